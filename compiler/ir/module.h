@@ -1,0 +1,121 @@
+// HLO modules: computations (entry last, as XLA prints them) plus the header
+// attributes and the stack-frame tables real dumps carry.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/computation.h"
+
+namespace fusebox {
+
+// input_output_alias={ {0}: (0, {}, may-alias) }
+struct InputOutputAlias {
+  std::vector<int64_t> output_index;
+  int64_t parameter_number = 0;
+  std::vector<int64_t> parameter_index;
+  std::string kind;  // "may-alias", "must-alias" or empty when not written
+  bool operator==(const InputOutputAlias&) const = default;
+};
+
+// buffer_donor={ (0, {}), (1, {0}) }
+struct BufferDonor {
+  int64_t parameter_number = 0;
+  std::vector<int64_t> parameter_index;
+  bool operator==(const BufferDonor&) const = default;
+};
+
+// entry_computation_layout={(f32[2]{0}, s32[])->f32[2]{0}}
+struct ComputationLayout {
+  std::vector<Shape> parameters;
+  Shape result;
+  std::string ToString() const;
+};
+
+// The tables XLA prints after the header (FileNames, FunctionNames, FileLocations,
+// StackFrames) that `metadata={stack_frame_id=N}` refers to. Ids are 1-based.
+struct StackFrameIndex {
+  struct FileLocation {
+    int64_t file_name_id = 0;
+    int64_t function_name_id = 0;
+    int64_t line = 0;
+    int64_t end_line = 0;
+    int64_t column = 0;
+    int64_t end_column = 0;
+  };
+  struct Frame {
+    int64_t file_location_id = 0;
+    int64_t parent_frame_id = 0;
+  };
+  std::vector<std::string> file_names;
+  std::vector<std::string> function_names;
+  std::vector<FileLocation> file_locations;
+  std::vector<Frame> stack_frames;
+  bool empty() const {
+    return file_names.empty() && function_names.empty() && file_locations.empty() &&
+           stack_frames.empty();
+  }
+  // "file.py:12 (fn)" for a frame id, innermost first, or "" if unknown.
+  std::string Describe(int64_t frame_id) const;
+};
+
+class Module {
+ public:
+  explicit Module(std::string name) : name_(std::move(name)) {}
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  Computation* AddComputation(std::unique_ptr<Computation> computation);
+  const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
+  Computation* FindComputation(const std::string& name) const;
+  Computation* entry() const { return entry_; }
+  void set_entry(Computation* entry);
+  // Removes computations nothing calls (except the entry).
+  int RemoveUnreachableComputations();
+
+  // Next unique instruction id; the parser and passes use it.
+  int64_t NextInstructionId() { return next_id_++; }
+
+  // Header attributes.
+  std::optional<ComputationLayout> entry_computation_layout;
+  std::vector<InputOutputAlias> input_output_alias;
+  bool has_input_output_alias = false;
+  std::vector<BufferDonor> buffer_donor;
+  bool has_buffer_donor = false;
+  std::optional<bool> is_scheduled;
+  std::optional<int64_t> replica_count;
+  std::optional<int64_t> num_partitions;
+  std::vector<std::pair<std::string, std::string>> frontend_attributes;
+  bool has_frontend_attributes = false;
+  std::optional<bool> alias_passthrough_params;
+  std::vector<bool> allow_spmd_sharding_propagation_to_parameters;
+  bool has_allow_spmd_to_parameters = false;
+  std::vector<bool> allow_spmd_sharding_propagation_to_output;
+  bool has_allow_spmd_to_output = false;
+  // Other header attributes (spmd_output_sharding, ...) kept verbatim in order.
+  std::vector<RawAttribute> raw_attributes;
+
+  StackFrameIndex stack_frames;
+
+  // Counts for `inspect`.
+  int64_t instruction_count() const;
+
+  // The module in XLA's text form: header, stack-frame tables, computations.
+  std::string ToString() const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Computation>> computations_;
+  // Name index; computations renamed after being added are found by a linear scan.
+  std::unordered_map<std::string, Computation*> by_name_;
+  Computation* entry_ = nullptr;
+  int64_t next_id_ = 0;
+};
+
+}  // namespace fusebox

@@ -1,0 +1,121 @@
+// Module summaries for inspect and the module browser.
+#include "compiler/ir/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/support/strings.h"
+
+namespace fusebox {
+
+ModuleSummary Summarize(const Module& module) {
+  ModuleSummary s;
+  s.name = module.name();
+  for (const auto& comp : module.computations()) {
+    ComputationSummary cs;
+    cs.name = comp->name();
+    cs.instruction_count = comp->instruction_count();
+    cs.parameter_count = comp->parameter_count();
+    cs.is_entry = comp.get() == module.entry();
+    cs.is_fusion = comp->IsFusionComputation();
+    s.computations.push_back(cs);
+    s.instruction_count += cs.instruction_count;
+    for (const auto& inst : comp->instructions()) {
+      ++s.opcode_counts[std::string(OpcodeName(inst->opcode()))];
+      if (inst->opcode() == Opcode::kFusion && !comp->IsFusionComputation()) ++s.fusion_count;
+      if (inst->opcode() == Opcode::kConstant) {
+        int64_t b = inst->shape().ByteSize();
+        if (b > 0) s.constant_bytes += b;
+      }
+    }
+  }
+  if (const Computation* entry = module.entry()) {
+    for (const Instruction* p : entry->parameters()) {
+      if (!p) continue;
+      s.entry_parameters.emplace_back(p->name(), p->shape());
+      int64_t b = p->shape().ByteSize();
+      if (b < 0 || s.parameter_bytes < 0) {
+        s.parameter_bytes = -1;
+      } else {
+        s.parameter_bytes += b;
+      }
+    }
+    if (entry->root()) {
+      s.entry_result = entry->root()->shape();
+      s.result_bytes = s.entry_result.ByteSize();
+    }
+  }
+  return s;
+}
+
+std::string SummaryToText(const ModuleSummary& s) {
+  std::string out;
+  char line[512];
+  out += "module " + s.name + "\n";
+  std::snprintf(line, sizeof(line), "  %lld computations, %lld instructions, %lld fusions\n",
+                static_cast<long long>(s.computations.size()),
+                static_cast<long long>(s.instruction_count), static_cast<long long>(s.fusion_count));
+  out += line;
+  out += "\ncomputations:\n";
+  for (const ComputationSummary& c : s.computations) {
+    std::snprintf(line, sizeof(line), "  %-8s %6lld instructions %4lld params  %%%s\n",
+                  c.is_entry ? "ENTRY" : c.is_fusion ? "fused" : "",
+                  static_cast<long long>(c.instruction_count),
+                  static_cast<long long>(c.parameter_count), c.name.c_str());
+    out += line;
+  }
+  out += "\ninstructions by opcode:\n";
+  std::vector<std::pair<std::string, int64_t>> counts(s.opcode_counts.begin(), s.opcode_counts.end());
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [op, n] : counts) {
+    std::snprintf(line, sizeof(line), "  %-28s %lld\n", op.c_str(), static_cast<long long>(n));
+    out += line;
+  }
+  out += "\nentry parameters:\n";
+  for (const auto& [name, shape] : s.entry_parameters) {
+    int64_t b = shape.ByteSize();
+    out += "  %" + name + ": " + shape.ToString(true) + "  (" +
+           (b < 0 ? std::string("dynamic") : HumanBytes(static_cast<uint64_t>(b))) + ")\n";
+  }
+  out += "  total: " +
+         (s.parameter_bytes < 0 ? std::string("unknown (dynamic shapes)")
+                                : HumanBytes(static_cast<uint64_t>(s.parameter_bytes)) + " (" +
+                                      std::to_string(s.parameter_bytes) + " bytes)") +
+         "\n";
+  out += "\nresult: " + s.entry_result.ToString(true) + "  (" +
+         (s.result_bytes < 0 ? std::string("dynamic") : HumanBytes(static_cast<uint64_t>(s.result_bytes))) +
+         ")\n";
+  if (s.constant_bytes > 0) out += "constants: " + HumanBytes(static_cast<uint64_t>(s.constant_bytes)) + "\n";
+  return out;
+}
+
+std::string SummaryToJson(const ModuleSummary& s) {
+  nlohmann::ordered_json j;
+  j["module"] = s.name;
+  j["instruction_count"] = s.instruction_count;
+  j["fusion_count"] = s.fusion_count;
+  j["computations"] = nlohmann::ordered_json::array();
+  for (const ComputationSummary& c : s.computations) {
+    j["computations"].push_back({{"name", c.name},
+                                 {"instructions", c.instruction_count},
+                                 {"parameters", c.parameter_count},
+                                 {"entry", c.is_entry},
+                                 {"fusion", c.is_fusion}});
+  }
+  j["opcode_counts"] = s.opcode_counts;
+  j["entry_parameters"] = nlohmann::ordered_json::array();
+  for (const auto& [name, shape] : s.entry_parameters) {
+    j["entry_parameters"].push_back(
+        {{"name", name}, {"shape", shape.ToString(true)}, {"bytes", shape.ByteSize()}});
+  }
+  j["parameter_bytes"] = s.parameter_bytes;
+  j["result"] = s.entry_result.ToString(true);
+  j["result_bytes"] = s.result_bytes;
+  j["constant_bytes"] = s.constant_bytes;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace fusebox

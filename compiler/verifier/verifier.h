@@ -1,0 +1,36 @@
+// The HLO verifier: structural checks (operand counts and types per opcode, called
+// computations and their signatures, unique names, roots, cycles) and shape inference
+// compared with the declared shapes. Every failure names the instruction, its
+// computation and its source location.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+struct VerifierOptions {
+  // Compare layouts too (XLA's default verifier ignores them; so do we by default).
+  bool check_layouts = false;
+  // Name of the file, for messages.
+  std::string filename = "<module>";
+};
+
+struct VerifierIssue {
+  enum class Severity { kError, kWarning };
+  Severity severity = Severity::kError;
+  const Instruction* instruction = nullptr;  // may be null (module/computation issue)
+  std::string message;  // full text: "file:line:col: in %comp, %instr: ..."
+};
+
+// Returns all problems found (errors and warnings), in module order.
+std::vector<VerifierIssue> VerifyModule(const Module& module, const VerifierOptions& options = {});
+
+// OK when there are no errors; otherwise an InvalidArgument status whose message
+// lists the first errors (one per line).
+Status Verify(const Module& module, const VerifierOptions& options = {});
+
+}  // namespace fusebox
