@@ -2,6 +2,11 @@
 function(fusebox_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow=local
                                            -Wno-unused-parameter -Wimplicit-fallthrough)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # GCC 12 reports -Wrestrict false positives inside std::string's operator+ at -O2
+    # (GCC bug 105651); nothing in our code is involved.
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
   if(FUSEBOX_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

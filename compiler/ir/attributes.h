@@ -269,8 +269,8 @@ struct InstructionAttributes {
   std::string async_execution_thread;  // async_execution_thread="..."
   bool has_async_execution_thread = false;
 
-  // Generic attributes (any instruction).
-  std::optional<OpMetadata> metadata;
+  // Generic attributes (any instruction). Metadata lives on the Instruction itself, as
+  // nearly every instruction of a real dump has it and nothing else.
   std::string backend_config;        // verbatim text (JSON or string content)
   bool has_backend_config = false;
   bool backend_config_is_string = false;  // backend_config="..." vs backend_config={...}

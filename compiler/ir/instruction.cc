@@ -70,6 +70,15 @@ InstructionAttributes& Instruction::mutable_attrs() {
   return *attrs_;
 }
 
+OpMetadata& Instruction::mutable_metadata() {
+  if (!metadata_) metadata_ = std::make_unique<OpMetadata>();
+  return *metadata_;
+}
+
+void Instruction::set_metadata(OpMetadata metadata) {
+  metadata_ = std::make_unique<OpMetadata>(std::move(metadata));
+}
+
 const std::vector<int64_t>& Instruction::dimensions() const {
   static const std::vector<int64_t> kEmpty;
   const auto& dims = attrs().dimensions;

@@ -105,7 +105,10 @@ class Instruction {
   const std::vector<int64_t>& dimensions() const;
   int64_t tuple_index() const { return attrs().tuple_index; }
   std::optional<FusionKind> fusion_kind() const { return attrs().fusion_kind; }
-  const OpMetadata* metadata() const { return attrs().metadata ? &*attrs().metadata : nullptr; }
+  const OpMetadata* metadata() const { return metadata_.get(); }
+  OpMetadata& mutable_metadata();
+  void set_metadata(OpMetadata metadata);
+  void clear_metadata() { metadata_.reset(); }
 
   // Where the instruction was defined in the parsed text (for messages).
   const SourceLocation& location() const { return location_; }
@@ -135,6 +138,7 @@ class Instruction {
   std::unique_ptr<Literal> literal_;
   bool literal_elided_ = false;
   std::unique_ptr<InstructionAttributes> attrs_;
+  std::unique_ptr<OpMetadata> metadata_;
   SourceLocation location_;
 };
 

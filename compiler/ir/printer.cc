@@ -260,7 +260,7 @@ std::string Instruction::AttributesToString() const {
   if (a.has_sharding) w.Add("sharding", "{" + a.sharding + "}");
   if (a.has_frontend_attributes) w.Add("frontend_attributes", FrontendAttributesToString(a.frontend_attributes));
   if (a.has_statistics) w.Add("statistics", "{" + a.statistics + "}");
-  if (a.metadata) w.Add("metadata", "{" + a.metadata->ToString() + "}");
+  if (metadata_) w.Add("metadata", "{" + metadata_->ToString() + "}");
   if (a.has_backend_config) {
     if (a.backend_config_is_string) {
       w.Str("backend_config", a.backend_config);

@@ -44,6 +44,11 @@ bool IsNameChar(char c) {
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// Tuple shapes, layouts' P(...) shapes and literal braces are parsed recursively; past
+// this depth the input is rejected rather than overflowing the stack. Real modules
+// nest a handful of levels.
+constexpr int kMaxNestingDepth = 100;
+
 // Thrown only inside this file and caught at the public entry points: it carries the
 // location of the first error. (Never crosses the library boundary.)
 struct ParseError {
@@ -135,6 +140,15 @@ class Cursor {
   [[noreturn]] void Fail(size_t offset, std::string message) const {
     throw ParseError{offset, std::move(message)};
   }
+
+  // Counts one level of recursive nesting at `offset`; fails past kMaxNestingDepth.
+  void EnterNesting(size_t offset, const char* what) {
+    if (++depth_ > kMaxNestingDepth) {
+      Fail(offset, std::string(what) + " nested more than " + std::to_string(kMaxNestingDepth) +
+                       " levels deep");
+    }
+  }
+  void LeaveNesting() { --depth_; }
   [[noreturn]] void FailHere(std::string message) {
     SkipSpace();
     Fail(pos_, std::move(message));
@@ -184,7 +198,20 @@ class Cursor {
   std::string filename_;
   size_t pos_ = 0;
   bool separator_seen_ = false;
+  int depth_ = 0;
   mutable std::vector<size_t> line_starts_;
+};
+
+// Scoped EnterNesting/LeaveNesting.
+class NestingGuard {
+ public:
+  NestingGuard(Cursor* c, size_t offset, const char* what) : c_(*c) { c_.EnterNesting(offset, what); }
+  ~NestingGuard() { c_.LeaveNesting(); }
+  NestingGuard(const NestingGuard&) = delete;
+  NestingGuard& operator=(const NestingGuard&) = delete;
+
+ private:
+  Cursor& c_;
 };
 
 // ---------------------------------------------------------------------------
@@ -416,7 +443,8 @@ class ShapeParser {
  public:
   ShapeParser(Cursor* c, Lexer* lex) : c_(*c), lex_(*lex) {}
 
-  // True if the cursor is at something that starts a shape.
+  // True if the cursor is at something that starts a shape: `(` or `word[`. An unknown
+  // word (`f33[2]`) counts, so that Parse() reports it as an unknown element type.
   bool AtShape() {
     c_.SkipSpace();
     char ch = c_.Peek();
@@ -425,13 +453,13 @@ class ShapeParser {
     std::string_view rest = c_.Rest();
     size_t n = 0;
     while (n < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[n])))) ++n;
-    if (n >= rest.size() || rest[n] != '[') return false;
-    return ParsePrimitiveType(rest.substr(0, n)).has_value();
+    return n < rest.size() && rest[n] == '[';
   }
 
   Shape Parse() {
     c_.SkipSpace();
     size_t start = c_.pos();
+    NestingGuard guard(&c_, start, "shape");
     if (c_.Peek() == '(') {
       c_.set_pos(start + 1);
       std::vector<Shape> elements;
@@ -448,9 +476,10 @@ class ShapeParser {
     while (n < rest.size() && std::isalnum(static_cast<unsigned char>(rest[n]))) ++n;
     std::optional<PrimitiveType> type = ParsePrimitiveType(rest.substr(0, n));
     if (!type || type == PrimitiveType::kTuple) {
-      c_.Fail(start, "expected shape, found " + c_.Describe() +
-                         (n > 0 ? " (unknown element type '" + std::string(rest.substr(0, n)) + "')"
-                                : std::string()));
+      if (n > 0 && n < rest.size() && rest[n] == '[') {
+        c_.Fail(start, "unknown element type '" + std::string(rest.substr(0, n)) + "'");
+      }
+      c_.Fail(start, "expected shape, found " + c_.Describe());
     }
     c_.set_pos(start + n);
     if (c_.Peek() != '[') c_.Fail(c_.pos(), "expected '[' after element type in shape");
@@ -630,13 +659,41 @@ class LiteralParser {
       c_.set_pos(c_.pos() + 5);
       return nullptr;
     }
+    // Each element takes at least one character, so a shape with more elements than the
+    // rest of the text is an error; checking before allocating keeps `f32[999999999999]
+    // constant({1})` from asking for terabytes.
+    int64_t elements = ElementsIn(shape);
+    if (elements < 0) {
+      c_.FailHere("literal of shape " + shape.ToString(false) +
+                  " is too large or has unbounded dimensions");
+    }
+    if (static_cast<uint64_t>(elements) > c_.Rest().size()) {
+      c_.FailHere("literal of shape " + shape.ToString(false) + " has " + std::to_string(elements) +
+                  " elements, more than the rest of the file can hold");
+    }
     auto literal = std::make_unique<Literal>(shape);
     ParseInto(shape, literal.get());
     return literal;
   }
 
  private:
+  // Elements in all arrays of `shape` (tuples summed); -1 on overflow or unbounded dims.
+  static int64_t ElementsIn(const Shape& shape) {
+    if (shape.IsTuple()) {
+      int64_t total = 0;
+      for (const Shape& element : shape.tuple_shapes()) {
+        int64_t n = ElementsIn(element);
+        if (n < 0 || total > std::numeric_limits<int64_t>::max() - n) return -1;
+        total += n;
+      }
+      return total;
+    }
+    return shape.IsArray() ? shape.ElementCount() : 0;
+  }
+
   void ParseInto(const Shape& shape, Literal* literal) {
+    c_.SkipSpace();
+    NestingGuard guard(&c_, c_.pos(), "literal");
     // An optional shape prefix (`f32[2] {1, 2}`) as older dumps write tuple elements.
     if (shapes_.AtShape() && c_.Peek() != '(') {
       size_t at = c_.pos();
@@ -682,6 +739,7 @@ class LiteralParser {
   void ParseNested(const Shape& shape, int64_t dim, Literal* literal, int64_t* index) {
     c_.SkipSpace();
     size_t open = c_.pos();
+    NestingGuard guard(&c_, open, "literal");
     c_.Expect('{', "to open literal dimension");
     int64_t expected = shape.dimensions(dim);
     int64_t seen = 0;
@@ -950,6 +1008,7 @@ class ModuleParser {
     auto module = std::make_unique<Module>("");
     module_ = module.get();
     pending_calls_.clear();
+    computations_.clear();
     size_t module_start = c_.pos();
     bool has_header = false;
     if (lex_.PeekIdentifier("HloModule")) {
@@ -1160,7 +1219,7 @@ class ModuleParser {
     c_.SkipSpace();
     name_at = c_.pos();
     std::string name(lex_.Name("computation name"));
-    if (module_->FindComputation(name) != nullptr) {
+    if (FindComputation(name) != nullptr) {
       c_.Fail(name_at, "duplicate computation name %" + name);
     }
     auto comp = std::make_unique<Computation>(name);
@@ -1188,6 +1247,7 @@ class ModuleParser {
     }
     c_.set_pos(c_.pos() + 1);
     Computation* raw = module_->AddComputation(std::move(comp));
+    computations_.emplace(name, raw);
     pending_operands_.clear();
     names_.clear();
     Instruction* root = nullptr;
@@ -1316,14 +1376,14 @@ class ModuleParser {
           c_.SkipSpace();
           size_t at = c_.pos();
           std::string operand(lex_.Name("operand name"));
+          // Appended once the computation is parsed (operands may be defined later).
           pending_operands_.push_back({raw, std::move(operand), at, false});
-          raw->AppendOperand(raw);  // placeholder, resolved at the end of the computation
         } while (c_.Consume(','));
         c_.Expect(')', "to close the operand list");
       }
     }
     comp->AddInstruction(std::move(inst));
-    names_[name] = raw;
+    names_[raw->name()] = raw;
     seen_attr_names_.clear();
     while (c_.Consume(',')) ParseAttribute(raw);
     return raw;
@@ -1337,10 +1397,11 @@ class ModuleParser {
     c_.Expect('=', ("after attribute name " + key).c_str());
     auto it = AttrTable().find(name);
     Attr attr = it == AttrTable().end() ? Attr::kUnknown : it->second;
-    for (std::string_view seen : seen_attr_names_) {
-      if (seen == name) c_.Fail(at, "attribute '" + key + "' given twice");
+    if (!seen_attr_names_.insert(name).second) c_.Fail(at, "attribute '" + key + "' given twice");
+    if (attr == Attr::kMetadata) {
+      inst->set_metadata(ParseMetadata());
+      return;
     }
-    seen_attr_names_.push_back(name);
     InstructionAttributes& a = inst->mutable_attrs();
     const char* what = key.c_str();
     switch (attr) {
@@ -1582,7 +1643,7 @@ class ModuleParser {
         a.has_statistics = true;
         a.statistics = std::string(lex_.BracedRaw(what));
         break;
-      case Attr::kMetadata: a.metadata = ParseMetadata(); break;
+      case Attr::kMetadata: break;  // handled above
       case Attr::kBackendConfig: {
         c_.SkipSpace();
         a.has_backend_config = true;
@@ -1655,7 +1716,7 @@ class ModuleParser {
     }
     // Callees defined earlier are linked now (shape inference may need them); later ones
     // at the end of the module.
-    inst->set_called_computation(slot, module_->FindComputation(name));
+    inst->set_called_computation(slot, FindComputation(name));
     pending_calls_.push_back({inst, slot, std::move(name), p});
   }
 
@@ -1671,7 +1732,7 @@ class ModuleParser {
       size_t p = c_.pos();
       std::string name(lex_.Name("computation name"));
       int64_t slot = static_cast<int64_t>(inst->called_computations().size());
-      inst->AppendCalledComputation(module_->FindComputation(name));
+      inst->AppendCalledComputation(FindComputation(name));
       pending_calls_.push_back({inst, slot, std::move(name), p});
     } while (c_.Consume(','));
     c_.Expect('}', "to close the list of computations");
@@ -1937,22 +1998,29 @@ class ModuleParser {
   }
 
   // --- Resolution ---
+  // The parser's own name index: Module::FindComputation scans every computation on a
+  // miss, which made each new name cost O(computations) and long files quadratic.
+  Computation* FindComputation(const std::string& name) const {
+    auto it = computations_.find(name);
+    return it == computations_.end() ? nullptr : it->second;
+  }
+
   void ResolveOperands(Computation* comp) {
     for (const PendingOperand& p : pending_operands_) {
-      auto it = names_.find(p.name);
-      if (it == names_.end()) {
+      if (names_.find(p.name) == names_.end()) {
         c_.Fail(p.offset, std::string(p.control ? "control predecessor" : "operand") + " %" + p.name +
                               " is not defined in computation %" + comp->name());
       }
-      if (p.control) p.user->AddControlPredecessor(it->second);
     }
-    // Replace operand placeholders (self pointers) in order.
-    std::unordered_map<Instruction*, int64_t> next_slot;
+    // Pending entries are in text order, so each user gets its operands in order. (Appending
+    // here rather than patching placeholders keeps wide operand lists linear.)
     for (const PendingOperand& p : pending_operands_) {
-      if (p.control) continue;
-      Instruction* target = names_[p.name];
-      int64_t slot = next_slot[p.user]++;
-      p.user->ReplaceOperand(slot, target);
+      Instruction* target = names_.find(p.name)->second;
+      if (p.control) {
+        p.user->AddControlPredecessor(target);
+      } else {
+        p.user->AppendOperand(target);
+      }
     }
     pending_operands_.clear();
     CheckAcyclic(comp);
@@ -2018,7 +2086,7 @@ class ModuleParser {
 
   void ResolveCalls(Module* module) {
     for (const PendingCall& p : pending_calls_) {
-      Computation* callee = module->FindComputation(p.name);
+      Computation* callee = FindComputation(p.name);
       if (callee == nullptr) c_.Fail(p.offset, "computation %" + p.name + " is not defined");
       if (callee == module->entry()) {
         c_.Fail(p.offset, "the entry computation %" + p.name + " cannot be called");
@@ -2042,23 +2110,40 @@ class ModuleParser {
         }
       }
     }
-    // Computations reachable from themselves through calls would recurse forever.
+    // Computations reachable from themselves through calls would recurse forever. An
+    // iterative three-colour DFS: call chains as long as the file must not overflow the stack.
+    using CallEdge = std::pair<const Instruction*, const Computation*>;
+    std::unordered_map<const Computation*, std::vector<CallEdge>> calls;
+    for (const auto& comp : module->computations()) {
+      auto& edges = calls[comp.get()];
+      for (const auto& inst : comp->instructions()) {
+        for (const Computation* callee : inst->called_computations()) edges.emplace_back(inst.get(), callee);
+      }
+    }
     std::unordered_map<const Computation*, int> colour;
-    std::function<void(const Computation*)> visit = [&](const Computation* c) {
-      colour[c] = 1;
-      for (const auto& inst : c->instructions()) {
-        for (Computation* callee : inst->called_computations()) {
-          if (colour[callee] == 1) {
-            c_.Fail(offsets_[inst.get()], "computation %" + callee->name() + " calls itself (through %" +
-                                              inst->name() + ")");
-          }
-          if (colour[callee] == 0) visit(callee);
+    for (const auto& root : module->computations()) {
+      if (colour[root.get()] != 0) continue;
+      std::vector<std::pair<const Computation*, size_t>> stack = {{root.get(), 0}};
+      colour[root.get()] = 1;
+      while (!stack.empty()) {
+        auto& [comp, next] = stack.back();
+        const std::vector<CallEdge>& edges = calls[comp];
+        if (next == edges.size()) {
+          colour[comp] = 2;
+          stack.pop_back();
+          continue;
+        }
+        auto [inst, callee] = edges[next++];
+        int& c = colour[callee];
+        if (c == 1) {
+          c_.Fail(offsets_[inst], "computation %" + callee->name() + " calls itself (through %" +
+                                      inst->name() + ")");
+        }
+        if (c == 0) {
+          c = 1;
+          stack.push_back({callee, 0});
         }
       }
-      colour[c] = 2;
-    };
-    for (const auto& comp : module->computations()) {
-      if (colour[comp.get()] == 0) visit(comp.get());
     }
   }
 
@@ -2071,9 +2156,10 @@ class ModuleParser {
   std::vector<PendingOperand> pending_operands_;
   std::vector<Instruction*> shape_pending_;
   std::vector<PendingCall> pending_calls_;
-  std::unordered_map<std::string, Instruction*> names_;
+  std::unordered_map<std::string_view, Instruction*> names_;  // keys view the names
+  std::unordered_map<std::string, Computation*> computations_;  // of the module being parsed
   std::unordered_map<const Instruction*, size_t> offsets_;
-  std::vector<std::string_view> seen_attr_names_;  // of the instruction being parsed
+  std::unordered_set<std::string_view> seen_attr_names_;  // of the instruction being parsed
   std::vector<ParseWarning> warnings_;
 };
 

@@ -60,15 +60,21 @@ bool AllUnique(const std::vector<int64_t>& v) {
 
 bool IsSorted(const std::vector<int64_t>& v) { return std::is_sorted(v.begin(), v.end()); }
 
+// `what` followed by the list: "dimensions={0,1}" when `what` ends in '=', else spaced.
+std::string Named(std::string_view what, const std::vector<int64_t>& dims) {
+  std::string out(what);
+  if (!out.empty() && out.back() != '=') out += ' ';
+  return out + DimList(dims);
+}
+
 // Every entry of `dims` is a valid index into a rank-`rank` array, each at most once.
 Status CheckDimensionList(const std::vector<int64_t>& dims, int64_t rank, std::string_view what) {
   for (int64_t d : dims) {
     if (d < 0 || d >= rank) {
-      return Invalid(what, " ", DimList(dims), " has dimension ", d, " out of range for rank ",
-                     rank);
+      return Invalid(Named(what, dims), " has dimension ", d, " out of range for rank ", rank);
     }
   }
-  if (!AllUnique(dims)) return Invalid(what, " ", DimList(dims), " repeats a dimension");
+  if (!AllUnique(dims)) return Invalid(Named(what, dims), " repeats a dimension");
   return Status::Ok();
 }
 
@@ -121,7 +127,6 @@ Shape WithType(const Shape& shape, PrimitiveType type) {
 }
 
 Shape NoLayout(Shape shape) {
-  ForEachSubshape(shape, [](const Shape&, const std::vector<int64_t>&) {});
   shape.clear_layout();
   if (shape.IsTuple()) {
     for (Shape& element : *shape.mutable_tuple_shapes()) element = NoLayout(std::move(element));
@@ -258,15 +263,26 @@ StatusOr<std::vector<PrimitiveType>> CheckReducer(const Computation* c,
   return acc_types;
 }
 
-// ---- Windows ----------------------------------------------------------------------
+// ---- Checked arithmetic: sizes come from user text, so overflow is an error ----------
 
-int64_t DilatedBound(int64_t bound, int64_t dilation) {
-  return bound <= 0 ? 0 : (bound - 1) * dilation + 1;
+StatusOr<int64_t> Add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return Invalid("size arithmetic overflows (", a, " + ", b, ")");
+  return r;
 }
 
-int64_t StridedBound(int64_t bound, int64_t window, int64_t stride) {
-  if (window > bound) return 0;
-  return (bound - window) / stride + 1;
+StatusOr<int64_t> Mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return Invalid("size arithmetic overflows (", a, " * ", b, ")");
+  return r;
+}
+
+// ---- Windows ----------------------------------------------------------------------
+
+StatusOr<int64_t> DilatedBound(int64_t bound, int64_t dilation) {
+  if (bound <= 0) return 0;
+  ASSIGN_OR_RETURN(int64_t scaled, Mul(bound - 1, dilation));
+  return Add(scaled, 1);
 }
 
 StatusOr<int64_t> WindowOutputSize(int64_t base, const WindowDimension& w) {
@@ -275,8 +291,12 @@ StatusOr<int64_t> WindowOutputSize(int64_t base, const WindowDimension& w) {
   if (w.base_dilation < 1 || w.window_dilation < 1) {
     return Invalid("window dilation must be at least 1");
   }
-  int64_t padded = w.padding_low + DilatedBound(base, w.base_dilation) + w.padding_high;
-  return StridedBound(padded, DilatedBound(w.size, w.window_dilation), w.stride);
+  ASSIGN_OR_RETURN(int64_t dilated_base, DilatedBound(base, w.base_dilation));
+  ASSIGN_OR_RETURN(int64_t low, Add(w.padding_low, dilated_base));
+  ASSIGN_OR_RETURN(int64_t padded, Add(low, w.padding_high));
+  ASSIGN_OR_RETURN(int64_t window, DilatedBound(w.size, w.window_dilation));
+  if (window > padded) return 0;
+  return (padded - window) / w.stride + 1;
 }
 
 StatusOr<std::vector<int64_t>> WindowOutputDims(const std::vector<int64_t>& base,
@@ -514,6 +534,9 @@ StatusOr<Shape> InferReshape(const Instruction& ins) {
   RETURN_IF_ERROR(ExpectArray(x, "the reshape operand"));
   if (!out.IsArray()) return Invalid("reshape must produce an array, declared ", Str(out));
   if (x.is_dynamic() || out.is_dynamic()) return WithType(out, x.element_type());
+  if (x.ElementCount() < 0 || out.ElementCount() < 0) {
+    return Invalid("reshape element count overflows: ", Str(x), " to ", Str(out));
+  }
   if (x.ElementCount() != out.ElementCount()) {
     return Invalid("reshape changes the element count: ", Str(x), " has ", x.ElementCount(),
                    " elements but ", Str(out), " has ", out.ElementCount());
@@ -556,7 +579,8 @@ StatusOr<Shape> InferSlice(const Instruction& ins) {
       return Invalid("slice [", s.start, ":", s.limit, "] is out of range for dimension ", i,
                      " of ", Str(x));
     }
-    dims.push_back((s.limit - s.start + s.stride - 1) / s.stride);
+    const int64_t span = s.limit - s.start;
+    dims.push_back(span == 0 ? 0 : (span - 1) / s.stride + 1);
   }
   return Shape(x.element_type(), dims);
 }
@@ -657,7 +681,7 @@ StatusOr<Shape> InferConcatenate(const Instruction& ins) {
                        Str(s));
       }
     }
-    total += s.dimensions(d);
+    ASSIGN_OR_RETURN(total, Add(total, s.dimensions(d)));
   }
   out.set_dimension(d, total);
   return out;
@@ -682,7 +706,10 @@ StatusOr<Shape> InferPad(const Instruction& ins) {
     const PaddingDimension& p = padding[i];
     if (p.interior < 0) return Invalid("pad interior padding ", p.interior, " is negative");
     const int64_t n = x.dimensions(i);
-    const int64_t size = p.low + p.high + n + p.interior * std::max<int64_t>(n - 1, 0);
+    ASSIGN_OR_RETURN(int64_t interior, Mul(p.interior, std::max<int64_t>(n - 1, 0)));
+    ASSIGN_OR_RETURN(int64_t edges, Add(p.low, p.high));
+    ASSIGN_OR_RETURN(int64_t inner, Add(n, interior));
+    ASSIGN_OR_RETURN(int64_t size, Add(edges, inner));
     if (size < 0) {
       return Invalid("padding=", PaddingToString(padding), " makes dimension ", i, " of ", Str(x),
                      " negative (", size, ")");
@@ -772,7 +799,6 @@ StatusOr<Shape> InferReduceWindow(const Instruction& ins) {
   }
   Window window;
   if (ins.attrs().window) window = *ins.attrs().window;
-  if (!ins.attrs().window && first.rank() == 0) window = Window{};
   ASSIGN_OR_RETURN(std::vector<int64_t> dims, WindowOutputDims(first.dimensions(), window));
   ASSIGN_OR_RETURN(const Computation* reducer, Called(ins, 0, "to_apply"));
   RETURN_IF_ERROR(CheckReducer(reducer, init_types, input_types, "reduce-window to_apply").status());
@@ -974,7 +1000,7 @@ std::vector<int64_t> ExpandedIndexDims(const Shape& indices, int64_t index_vecto
 
 Status CheckSortedUnique(const std::vector<int64_t>& dims, int64_t rank, std::string_view what) {
   RETURN_IF_ERROR(CheckDimensionList(dims, rank, what));
-  if (!IsSorted(dims)) return Invalid(what, " ", DimList(dims), " must be sorted");
+  if (!IsSorted(dims)) return Invalid(Named(what, dims), " must be sorted");
   return Status::Ok();
 }
 
@@ -1509,7 +1535,8 @@ StatusOr<Shape> InferGatherScatterCollective(const Instruction& ins, bool gather
     if (g <= 0) return NotInferable("group size of ", OpcodeName(ins.opcode()), " unknown");
     Shape r = NoLayout(x);
     if (gather) {
-      r.set_dimension(d, x.dimensions(d) * g);
+      ASSIGN_OR_RETURN(int64_t gathered, Mul(x.dimensions(d), g));
+      r.set_dimension(d, gathered);
     } else {
       if (x.dimensions(d) % g != 0) {
         return Invalid("reduce-scatter dimension ", d, " of ", Str(x),

@@ -15,6 +15,11 @@ namespace fusebox {
 struct VerifierOptions {
   // Compare layouts too (XLA's default verifier ignores them; so do we by default).
   bool check_layouts = false;
+  // Require instruction names to be unique across the whole module, as they are in a
+  // module XLA has loaded (its parser renames clashes). Text from XLA's tests and tools
+  // reuses names in different computations (`x`, `y` in every reducer) and XLA accepts
+  // it, so by default a name need only be unique within its computation.
+  bool module_unique_instruction_names = false;
   // Name of the file, for messages.
   std::string filename = "<module>";
 };

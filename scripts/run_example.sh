@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The main job, headless: installs what is missing, builds, and runs Fusebox on the
+# bundled example (the running example reduce_mean(x**2 * 3 + y) on 16384x16384 f32),
+# writing everything it produces to out/example/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+scripts/setup.sh
+scripts/build.sh release
+fb=build/release/app/fusebox
+example="${1:-assets/examples/running_example.hlo}"
+out=out/example
+mkdir -p "$out"
+"$fb" inspect "$example" | tee "$out/inspect.txt"
+"$fb" inspect --json "$example" > "$out/inspect.json"
+"$fb" print --verify "$example" -o "$out/canonical.hlo"
+"$fb" verify "$example"
+echo "fusebox: wrote $out/inspect.txt, $out/inspect.json, $out/canonical.hlo"
