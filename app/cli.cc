@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -99,11 +100,36 @@ int RunInspect(const CommonInput& in, bool json) {
   return any_errors ? kExitUserError : kExitOk;
 }
 
-int RunPrint(const CommonInput& in, bool verify, const std::string& out_path) {
+// Writes each module to DIR/<index>.<module name>.hlo (for tools that take one module per
+// file, such as XLA's own parser).
+int WriteSplit(const LoadedFile& file, const std::vector<size_t>& picked, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return ReportStatus(InvalidArgument(dir + ": cannot create folder: " + ec.message()));
+  for (size_t index : picked) {
+    const Module& module = *file.modules[index];
+    std::string name = module.name();
+    for (char& c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+    }
+    std::string path = dir + "/" + std::to_string(index) + "." + name + ".hlo";
+    std::ofstream out(path, std::ios::binary);
+    if (!out) return ReportStatus(InvalidArgument(path + ": cannot write"));
+    out << module.ToString();
+  }
+  return kExitOk;
+}
+
+int RunPrint(const CommonInput& in, bool verify, const std::string& out_path,
+             const std::string& split_dir) {
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
   auto picked = SelectModules(*file, in.module, /*allow_all=*/true);
   if (!picked.ok()) return ReportStatus(picked.status());
+  if (!split_dir.empty()) {
+    int rc = WriteSplit(*file, *picked, split_dir);
+    if (rc != kExitOk) return rc;
+  }
   std::string text;
   bool any_errors = false;
   for (size_t k = 0; k < picked->size(); ++k) {
@@ -118,7 +144,9 @@ int RunPrint(const CommonInput& in, bool verify, const std::string& out_path) {
     if (k > 0) text += "\n// -----\n\n";
     text += module.ToString();
   }
-  if (out_path.empty()) {
+  if (out_path.empty() && !split_dir.empty()) {
+    // Written to the folder only.
+  } else if (out_path.empty()) {
     std::cout << text;
   } else {
     std::ofstream out(out_path, std::ios::binary);
@@ -167,12 +195,14 @@ int RunCli(int argc, char** argv) {
 
     CommonInput print_in;
     bool print_verify = false;
-    std::string print_out;
+    std::string print_out, print_split;
     CLI::App* print = app.add_subcommand(
         "print", "Print the module(s) in canonical HLO text (XLA's format)");
     AddInputOptions(print, &print_in);
     print->add_flag("--verify", print_verify, "Also run the verifier; exit 1 on errors");
     print->add_option("-o,--output", print_out, "Write to this file instead of stdout");
+    print->add_option("--split-dir", print_split,
+                      "Write each module to DIR/<index>.<name>.hlo (instead of stdout)");
 
     CommonInput verify_in;
     CLI::App* verify = app.add_subcommand(
@@ -188,7 +218,7 @@ int RunCli(int argc, char** argv) {
     }
 
     if (inspect->parsed()) return RunInspect(inspect_in, inspect_json);
-    if (print->parsed()) return RunPrint(print_in, print_verify, print_out);
+    if (print->parsed()) return RunPrint(print_in, print_verify, print_out, print_split);
     if (verify->parsed()) return RunVerify(verify_in);
     std::cerr << app.help();
     return kExitUserError;

@@ -222,15 +222,18 @@ class Lexer {
  public:
   explicit Lexer(Cursor* c) : c_(*c) {}
 
-  // A name: `%foo.1`, `foo`, `fused_computation.2`. The `%` is dropped.
-  std::string_view Name(const char* what) {
+  // A name: `%foo.1`, `foo`, `fused_computation.2`. The `%` is dropped. Without a `%`
+  // a name starts with a letter or '_', except where `any_first` says the context is
+  // unambiguous (the module name, signature parameters), which the printer writes bare
+  // even for names like `%0` or `%.x`.
+  std::string_view Name(const char* what, bool any_first = false) {
     c_.SkipSpace();
     size_t start = c_.pos();
     bool percent = c_.Peek() == '%';
     if (percent) c_.set_pos(start + 1);
     size_t name_start = c_.pos();
     char first = c_.Peek();
-    if (!(IsNameStart(first) || (percent && IsNameChar(first)))) {
+    if (!(IsNameStart(first) || ((percent || any_first) && IsNameChar(first)))) {
       c_.Fail(start, std::string("expected ") + what + ", found " + c_.Describe());
     }
     size_t p = name_start;
@@ -1014,7 +1017,7 @@ class ModuleParser {
     if (lex_.PeekIdentifier("HloModule")) {
       has_header = true;
       lex_.Identifier("HloModule");
-      module->set_name(std::string(lex_.Name("module name")));
+      module->set_name(std::string(lex_.Name("module name", /*any_first=*/true)));
       while (c_.Consume(',')) ParseHeaderAttribute(module.get());
     }
     ParseStackFrameTables(module.get());
@@ -1028,6 +1031,11 @@ class ModuleParser {
       if (lex_.PeekIdentifier("HloModule")) {
         if (last == nullptr) c_.FailHere("module header without computations");
         break;
+      }
+      if (AtStackFrameTable()) {
+        // Some XLA versions write the tables after the computations.
+        ParseStackFrameTables(module.get());
+        continue;
       }
       size_t comp_offset = c_.pos();
       bool is_entry = false;
@@ -1136,8 +1144,24 @@ class ModuleParser {
     }
   }
 
+  // A table keyword followed by a numbered row (or nothing), not by a computation body.
+  bool AtStackFrameTable() {
+    c_.SkipSpace();
+    for (std::string_view word : {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}) {
+      if (!lex_.PeekIdentifier(word)) continue;
+      size_t save = c_.pos();
+      c_.set_pos(save + word.size());
+      c_.SkipSpace();
+      bool table = c_.AtEnd() || IsDigit(c_.Peek()) || IsNameStart(c_.Peek());
+      if (c_.Peek() == '{' || c_.Peek() == '(') table = false;
+      c_.set_pos(save);
+      return table;
+    }
+    return false;
+  }
+
   void ParseStackFrameTables(Module* m) {
-    while (true) {
+    while (AtStackFrameTable()) {
       c_.SkipSpace();
       if (lex_.PeekIdentifier("FileNames") || lex_.PeekIdentifier("FunctionNames")) {
         bool files = lex_.Identifier("table") == "FileNames";
@@ -1231,7 +1255,7 @@ class ModuleParser {
       has_signature = true;
       if (!c_.Consume(')')) {
         do {
-          std::string pname(lex_.Name("parameter name"));
+          std::string pname(lex_.Name("parameter name", /*any_first=*/true));
           c_.Expect(':', "after parameter name in computation signature");
           signature.emplace_back(std::move(pname), shapes_.Parse());
         } while (c_.Consume(','));

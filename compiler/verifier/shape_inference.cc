@@ -195,13 +195,12 @@ Status CheckParameters(const Computation* c, const std::vector<Shape>& expected,
   ASSIGN_OR_RETURN(std::vector<Shape> params, ParameterShapes(c));
   if (params.size() != expected.size()) {
     return Invalid(role, " computation ", CompName(c), " takes ", params.size(),
-                   " parameter(s) but must take ", expected.size(), " ",
-                   ShapeListString(expected));
+                   " parameter(s) but must take ", expected.size(), " ", ShapeListString(expected));
   }
   for (size_t i = 0; i < params.size(); ++i) {
     if (!ShapesAgree(params[i], expected[i])) {
-      return Invalid(role, " computation ", CompName(c), " parameter ", i, " is ",
-                     Str(params[i]), " but must be ", Str(expected[i]));
+      return Invalid(role, " computation ", CompName(c), " parameter ", i, " is ", Str(params[i]),
+                     " but must be ", Str(expected[i]));
     }
   }
   return Status::Ok();
@@ -267,13 +266,15 @@ StatusOr<std::vector<PrimitiveType>> CheckReducer(const Computation* c,
 
 StatusOr<int64_t> Add(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return Invalid("size arithmetic overflows (", a, " + ", b, ")");
+  if (__builtin_add_overflow(a, b, &r))
+    return Invalid("size arithmetic overflows (", a, " + ", b, ")");
   return r;
 }
 
 StatusOr<int64_t> Mul(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return Invalid("size arithmetic overflows (", a, " * ", b, ")");
+  if (__builtin_mul_overflow(a, b, &r))
+    return Invalid("size arithmetic overflows (", a, " * ", b, ")");
   return r;
 }
 
@@ -302,8 +303,8 @@ StatusOr<int64_t> WindowOutputSize(int64_t base, const WindowDimension& w) {
 StatusOr<std::vector<int64_t>> WindowOutputDims(const std::vector<int64_t>& base,
                                                 const Window& window) {
   if (window.dimensions.size() != base.size()) {
-    return Invalid("window has ", window.dimensions.size(), " dimension(s) but the operand has rank ",
-                   base.size());
+    return Invalid("window has ", window.dimensions.size(),
+                   " dimension(s) but the operand has rank ", base.size());
   }
   std::vector<int64_t> out;
   for (size_t i = 0; i < base.size(); ++i) {
@@ -395,11 +396,26 @@ StatusOr<Shape> InferUnary(const Instruction& ins) {
       std::vector<int64_t> dims(x.dimensions().begin(), x.dimensions().end() - 1);
       return Shape(out_type, dims);
     }
-    case Opcode::kCos: case Opcode::kSin: case Opcode::kTan: case Opcode::kExp:
-    case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
-    case Opcode::kRsqrt: case Opcode::kSqrt: case Opcode::kCbrt: case Opcode::kTanh:
-    case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAsin: case Opcode::kAsinh:
-    case Opcode::kAtan: case Opcode::kAtanh: case Opcode::kCosh: case Opcode::kSinh:
+    case Opcode::kCos:
+    case Opcode::kSin:
+    case Opcode::kTan:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
+    case Opcode::kRsqrt:
+    case Opcode::kSqrt:
+    case Opcode::kCbrt:
+    case Opcode::kTanh:
+    case Opcode::kAcos:
+    case Opcode::kAcosh:
+    case Opcode::kAsin:
+    case Opcode::kAsinh:
+    case Opcode::kAtan:
+    case Opcode::kAtanh:
+    case Opcode::kCosh:
+    case Opcode::kSinh:
     case Opcode::kErf:
       if (!IsFloat(t) && !IsComplex(t)) return bad("a floating-point or complex");
       return NoLayout(x);
@@ -416,12 +432,13 @@ StatusOr<Shape> InferBinary(const Instruction& ins) {
   RETURN_IF_ERROR(ExpectArray(a, "the lhs"));
   RETURN_IF_ERROR(ExpectArray(b, "the rhs"));
   if (!SameDims(a, b)) {
-    return Invalid(OpcodeName(op), " operands have different dimensions: ", Str(a), " and ",
-                   Str(b), " (HLO has no implicit broadcasting)");
+    return Invalid(OpcodeName(op), " operands have different dimensions: ", Str(a), " and ", Str(b),
+                   " (HLO has no implicit broadcasting)");
   }
   const PrimitiveType t = a.element_type();
   if (op == Opcode::kStochasticConvert) {
-    if (!IsFloat(t)) return Invalid("stochastic-convert expects a floating-point operand, got ", Str(a));
+    if (!IsFloat(t))
+      return Invalid("stochastic-convert expects a floating-point operand, got ", Str(a));
     if (!IsUnsignedInt(b.element_type()) || BitWidth(b.element_type()) != BitWidth(t)) {
       return Invalid("stochastic-convert random bits must be unsigned of the operand's width, got ",
                      Str(b), " for ", Str(a));
@@ -520,8 +537,8 @@ StatusOr<Shape> InferBroadcast(const Instruction& ins) {
     int64_t o = out.dimensions(dims[i]);
     if (x.dimensions(i) != o && x.dimensions(i) != kUnboundedSize && o != kUnboundedSize) {
       return Invalid("broadcast operand dimension ", i, " (size ", x.dimensions(i),
-                     ") maps to result dimension ", dims[i], " (size ", o, "): ", Str(x),
-                     " vs ", Str(out));
+                     ") maps to result dimension ", dims[i], " (size ", o, "): ", Str(x), " vs ",
+                     Str(out));
     }
   }
   return WithType(out, x.element_type());
@@ -574,7 +591,8 @@ StatusOr<Shape> InferSlice(const Instruction& ins) {
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < x.rank(); ++i) {
     const SliceDimension& s = slice[i];
-    if (s.stride <= 0) return Invalid("slice stride ", s.stride, " in dimension ", i, " is not positive");
+    if (s.stride <= 0)
+      return Invalid("slice stride ", s.stride, " in dimension ", i, " is not positive");
     if (s.start < 0 || s.limit < s.start || s.limit > x.dimensions(i)) {
       return Invalid("slice [", s.start, ":", s.limit, "] is out of range for dimension ", i,
                      " of ", Str(x));
@@ -597,14 +615,14 @@ Status CheckIndexOperands(const Instruction& ins, int64_t first, int64_t rank) {
     return Status::Ok();
   }
   if (count != rank) {
-    return Invalid(OpcodeName(ins.opcode()), " needs ", rank, " start indices (one per dimension), got ",
-                   count);
+    return Invalid(OpcodeName(ins.opcode()), " needs ", rank,
+                   " start indices (one per dimension), got ", count);
   }
   for (int64_t i = first; i < ins.operand_count(); ++i) {
     const Shape& s = OperandShape(ins, i);
     if (!s.IsScalar() || !IsInteger(s.element_type())) {
-      return Invalid(OpcodeName(ins.opcode()), " start index ", i - first, " must be an integer scalar, got ",
-                     Str(s));
+      return Invalid(OpcodeName(ins.opcode()), " start index ", i - first,
+                     " must be an integer scalar, got ", Str(s));
     }
   }
   return Status::Ok();
@@ -640,8 +658,8 @@ StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& ins) {
     return Invalid("dynamic-update-slice update ", Str(update), " must have the rank of ", Str(x));
   }
   if (!SameTypeIgnoringFpPrecision(update.element_type(), x.element_type())) {
-    return Invalid("dynamic-update-slice update ", Str(update), " has a different element type than ",
-                   Str(x));
+    return Invalid("dynamic-update-slice update ", Str(update),
+                   " has a different element type than ", Str(x));
   }
   for (int64_t i = 0; i < x.rank(); ++i) {
     if (update.dimensions(i) > x.dimensions(i)) {
@@ -655,7 +673,8 @@ StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& ins) {
 StatusOr<Shape> InferConcatenate(const Instruction& ins) {
   RETURN_IF_ERROR(ExpectOperandsAtLeast(ins, 1));
   const std::vector<int64_t>& dims = ins.dimensions();
-  if (dims.size() != 1) return Invalid("concatenate needs one dimension, got dimensions=", DimList(dims));
+  if (dims.size() != 1)
+    return Invalid("concatenate needs one dimension, got dimensions=", DimList(dims));
   const Shape& first = OperandShape(ins, 0);
   RETURN_IF_ERROR(ExpectArray(first, "concatenate operand 0"));
   const int64_t d = dims[0];
@@ -801,7 +820,8 @@ StatusOr<Shape> InferReduceWindow(const Instruction& ins) {
   if (ins.attrs().window) window = *ins.attrs().window;
   ASSIGN_OR_RETURN(std::vector<int64_t> dims, WindowOutputDims(first.dimensions(), window));
   ASSIGN_OR_RETURN(const Computation* reducer, Called(ins, 0, "to_apply"));
-  RETURN_IF_ERROR(CheckReducer(reducer, init_types, input_types, "reduce-window to_apply").status());
+  RETURN_IF_ERROR(
+      CheckReducer(reducer, init_types, input_types, "reduce-window to_apply").status());
   std::vector<Shape> results;
   for (int64_t i = 0; i < n; ++i) results.push_back(Shape(init_types[i], dims));
   return TupleOrSingle(std::move(results));
@@ -913,9 +933,12 @@ StatusOr<Shape> InferConvolution(const Instruction& ins) {
                    " operands, got ", Str(lhs), " and ", Str(rhs));
   }
   std::vector<int64_t> in_dims = {d.input_batch_dimension, d.input_feature_dimension};
-  in_dims.insert(in_dims.end(), d.input_spatial_dimensions.begin(), d.input_spatial_dimensions.end());
-  std::vector<int64_t> k_dims = {d.kernel_input_feature_dimension, d.kernel_output_feature_dimension};
-  k_dims.insert(k_dims.end(), d.kernel_spatial_dimensions.begin(), d.kernel_spatial_dimensions.end());
+  in_dims.insert(in_dims.end(), d.input_spatial_dimensions.begin(),
+                 d.input_spatial_dimensions.end());
+  std::vector<int64_t> k_dims = {d.kernel_input_feature_dimension,
+                                 d.kernel_output_feature_dimension};
+  k_dims.insert(k_dims.end(), d.kernel_spatial_dimensions.begin(),
+                d.kernel_spatial_dimensions.end());
   std::vector<int64_t> out_dims = {d.output_batch_dimension, d.output_feature_dimension};
   out_dims.insert(out_dims.end(), d.output_spatial_dimensions.begin(),
                   d.output_spatial_dimensions.end());
@@ -967,8 +990,9 @@ StatusOr<Shape> InferConvolution(const Instruction& ins) {
     }
   }
   if (static_cast<int64_t>(window.dimensions.size()) != spatial) {
-    return Invalid("convolution window has ", window.dimensions.size(), " dimension(s) but dim_labels=",
-                   d.ToString(), " has ", spatial, " spatial dimension(s)");
+    return Invalid("convolution window has ", window.dimensions.size(),
+                   " dimension(s) but dim_labels=", d.ToString(), " has ", spatial,
+                   " spatial dimension(s)");
   }
   std::vector<int64_t> dims(lhs.rank(), 0);
   dims[d.output_batch_dimension] = batch / bgc;
@@ -1135,27 +1159,29 @@ StatusOr<Shape> InferScatter(const Instruction& ins) {
       CheckSortedUnique(s.update_window_dims, updates.rank(), "scatter update_window_dims="));
   RETURN_IF_ERROR(
       CheckSortedUnique(s.inserted_window_dims, x.rank(), "scatter inserted_window_dims="));
-  RETURN_IF_ERROR(CheckSortedUnique(s.input_batching_dims, x.rank(), "scatter input_batching_dims="));
+  RETURN_IF_ERROR(
+      CheckSortedUnique(s.input_batching_dims, x.rank(), "scatter input_batching_dims="));
   for (int64_t dim : s.inserted_window_dims) {
     if (Contains(s.input_batching_dims, dim)) {
       return Invalid("scatter dimension ", dim, " is both inserted and a batching dimension");
     }
   }
   if (s.scatter_indices_batching_dims.size() != s.input_batching_dims.size()) {
-    return Invalid("scatter scatter_indices_batching_dims and input_batching_dims must have the "
-                   "same length");
+    return Invalid(
+        "scatter scatter_indices_batching_dims and input_batching_dims must have the "
+        "same length");
   }
   if (static_cast<int64_t>(s.scatter_dims_to_operand_dims.size()) != idx[ivd]) {
     return Invalid("scatter scatter_dims_to_operand_dims=", DimList(s.scatter_dims_to_operand_dims),
                    " has ", s.scatter_dims_to_operand_dims.size(),
-                   " entries but the index vector (dimension ", ivd, " of ", Str(indices),
-                   ") has ", idx[ivd]);
+                   " entries but the index vector (dimension ", ivd, " of ", Str(indices), ") has ",
+                   idx[ivd]);
   }
   RETURN_IF_ERROR(CheckDimensionList(s.scatter_dims_to_operand_dims, x.rank(),
                                      "scatter scatter_dims_to_operand_dims="));
   const int64_t window_count = static_cast<int64_t>(s.update_window_dims.size());
-  if (window_count + static_cast<int64_t>(s.inserted_window_dims.size() +
-                                          s.input_batching_dims.size()) !=
+  if (window_count +
+          static_cast<int64_t>(s.inserted_window_dims.size() + s.input_batching_dims.size()) !=
       x.rank()) {
     return Invalid("scatter update_window_dims=", DimList(s.update_window_dims),
                    " + inserted_window_dims=", DimList(s.inserted_window_dims),
@@ -1164,8 +1190,9 @@ StatusOr<Shape> InferScatter(const Instruction& ins) {
   }
   const int64_t scatter_rank = static_cast<int64_t>(idx.size()) - 1;
   if (updates.rank() != window_count + scatter_rank) {
-    return Invalid("scatter updates ", Str(updates), " must have rank ", window_count + scatter_rank,
-                   " (", window_count, " window + ", scatter_rank, " scatter dimension(s))");
+    return Invalid("scatter updates ", Str(updates), " must have rank ",
+                   window_count + scatter_rank, " (", window_count, " window + ", scatter_rank,
+                   " scatter dimension(s))");
   }
   // Window dimensions of the update against the operand's non-inserted dimensions.
   int64_t w = 0;
@@ -1187,8 +1214,8 @@ StatusOr<Shape> InferScatter(const Instruction& ins) {
     if (Contains(s.update_window_dims, i)) continue;
     if (updates.dimensions(i) != index_batch[k]) {
       return Invalid("scatter update dimension ", i, " of ", Str(updates), " is ",
-                     updates.dimensions(i), " but the matching indices dimension of ",
-                     Str(indices), " is ", index_batch[k]);
+                     updates.dimensions(i), " but the matching indices dimension of ", Str(indices),
+                     " is ", index_batch[k]);
     }
     ++k;
   }
@@ -1364,8 +1391,8 @@ StatusOr<Shape> InferTriangularSolve(const Instruction& ins) {
   const bool left = ins.attrs().left_side.value_or(false);
   const int64_t bd = left ? b.dimensions(r - 2) : b.dimensions(r - 1);
   if (bd != a.dimensions(r - 1)) {
-    return Invalid("triangular-solve b ", Str(b), " does not match a ", Str(a), " for left_side=",
-                   left ? "true" : "false");
+    return Invalid("triangular-solve b ", Str(b), " does not match a ", Str(a),
+                   " for left_side=", left ? "true" : "false");
   }
   return NoLayout(b);
 }
@@ -1415,7 +1442,8 @@ StatusOr<Shape> InferFft(const Instruction& ins) {
         return Invalid("RFFT expects an f32 or f64 operand, got ", Str(x));
       }
       RETURN_IF_ERROR(check_dims(n));
-      Shape out = WithType(x, t == PrimitiveType::kF32 ? PrimitiveType::kC64 : PrimitiveType::kC128);
+      Shape out =
+          WithType(x, t == PrimitiveType::kF32 ? PrimitiveType::kC64 : PrimitiveType::kC128);
       out.set_dimension(x.rank() - 1, len[n - 1] == 0 ? 0 : len[n - 1] / 2 + 1);
       return out;
     }
@@ -1512,8 +1540,8 @@ StatusOr<Shape> InferGatherScatterCollective(const Instruction& ins, bool gather
   RETURN_IF_ERROR(ExpectOperandsAtLeast(ins, 1));
   const std::vector<int64_t>& dims = ins.dimensions();
   if (dims.size() != 1) {
-    return Invalid(OpcodeName(ins.opcode()), " needs one dimension, got dimensions=",
-                   DimList(dims));
+    return Invalid(OpcodeName(ins.opcode()),
+                   " needs one dimension, got dimensions=", DimList(dims));
   }
   const int64_t d = dims[0];
   const int64_t n = ins.operand_count();
@@ -1554,8 +1582,8 @@ StatusOr<Shape> InferAllReduce(const Instruction& ins) {
   ASSIGN_OR_RETURN(const Computation* reducer, Called(ins, 0, "to_apply"));
   ASSIGN_OR_RETURN(std::vector<Shape> params, ParameterShapes(reducer));
   if (params.size() != 2) {
-    return Invalid(OpcodeName(ins.opcode()), " to_apply computation ", CompName(reducer),
-                   " takes ", params.size(), " parameter(s) but must take 2");
+    return Invalid(OpcodeName(ins.opcode()), " to_apply computation ", CompName(reducer), " takes ",
+                   params.size(), " parameter(s) but must take 2");
   }
   return TupleOrSingle(OperandShapes(ins));
 }
@@ -1603,48 +1631,83 @@ StatusOr<Shape> InferShape(const Instruction& ins) {
   if (IsElementwiseUnary(op)) return InferUnary(ins);
 
   switch (op) {
-    case Opcode::kSelect: return InferSelect(ins);
-    case Opcode::kClamp: return InferClamp(ins);
-    case Opcode::kBroadcast: return InferBroadcast(ins);
-    case Opcode::kReshape: return InferReshape(ins);
-    case Opcode::kTranspose: return InferTranspose(ins);
-    case Opcode::kSlice: return InferSlice(ins);
-    case Opcode::kDynamicSlice: return InferDynamicSlice(ins);
-    case Opcode::kDynamicUpdateSlice: return InferDynamicUpdateSlice(ins);
-    case Opcode::kConcatenate: return InferConcatenate(ins);
-    case Opcode::kPad: return InferPad(ins);
-    case Opcode::kIota: return InferIota(ins);
-    case Opcode::kReverse: return InferReverse(ins);
-    case Opcode::kReduce: return InferReduce(ins);
-    case Opcode::kReduceWindow: return InferReduceWindow(ins);
-    case Opcode::kSelectAndScatter: return InferSelectAndScatter(ins);
-    case Opcode::kDot: return InferDot(ins);
-    case Opcode::kConvolution: return InferConvolution(ins);
-    case Opcode::kGather: return InferGather(ins);
-    case Opcode::kScatter: return InferScatter(ins);
-    case Opcode::kTuple: return InferTuple(ins);
-    case Opcode::kGetTupleElement: return InferGetTupleElement(ins);
-    case Opcode::kMap: return InferMap(ins);
-    case Opcode::kSort: return InferSort(ins);
-    case Opcode::kWhile: return InferWhile(ins);
-    case Opcode::kConditional: return InferConditional(ins);
-    case Opcode::kCall: return InferCallLike(ins, "to_apply");
-    case Opcode::kFusion: return InferCallLike(ins, "fused");
-    case Opcode::kTriangularSolve: return InferTriangularSolve(ins);
-    case Opcode::kCholesky: return InferCholesky(ins);
-    case Opcode::kFft: return InferFft(ins);
+    case Opcode::kSelect:
+      return InferSelect(ins);
+    case Opcode::kClamp:
+      return InferClamp(ins);
+    case Opcode::kBroadcast:
+      return InferBroadcast(ins);
+    case Opcode::kReshape:
+      return InferReshape(ins);
+    case Opcode::kTranspose:
+      return InferTranspose(ins);
+    case Opcode::kSlice:
+      return InferSlice(ins);
+    case Opcode::kDynamicSlice:
+      return InferDynamicSlice(ins);
+    case Opcode::kDynamicUpdateSlice:
+      return InferDynamicUpdateSlice(ins);
+    case Opcode::kConcatenate:
+      return InferConcatenate(ins);
+    case Opcode::kPad:
+      return InferPad(ins);
+    case Opcode::kIota:
+      return InferIota(ins);
+    case Opcode::kReverse:
+      return InferReverse(ins);
+    case Opcode::kReduce:
+      return InferReduce(ins);
+    case Opcode::kReduceWindow:
+      return InferReduceWindow(ins);
+    case Opcode::kSelectAndScatter:
+      return InferSelectAndScatter(ins);
+    case Opcode::kDot:
+      return InferDot(ins);
+    case Opcode::kConvolution:
+      return InferConvolution(ins);
+    case Opcode::kGather:
+      return InferGather(ins);
+    case Opcode::kScatter:
+      return InferScatter(ins);
+    case Opcode::kTuple:
+      return InferTuple(ins);
+    case Opcode::kGetTupleElement:
+      return InferGetTupleElement(ins);
+    case Opcode::kMap:
+      return InferMap(ins);
+    case Opcode::kSort:
+      return InferSort(ins);
+    case Opcode::kWhile:
+      return InferWhile(ins);
+    case Opcode::kConditional:
+      return InferConditional(ins);
+    case Opcode::kCall:
+      return InferCallLike(ins, "to_apply");
+    case Opcode::kFusion:
+      return InferCallLike(ins, "fused");
+    case Opcode::kTriangularSolve:
+      return InferTriangularSolve(ins);
+    case Opcode::kCholesky:
+      return InferCholesky(ins);
+    case Opcode::kFft:
+      return InferFft(ins);
     case Opcode::kBatchNormTraining:
     case Opcode::kBatchNormInference:
-    case Opcode::kBatchNormGrad: return InferBatchNorm(ins);
-    case Opcode::kTopK: return InferTopK(ins);
+    case Opcode::kBatchNormGrad:
+      return InferBatchNorm(ins);
+    case Opcode::kTopK:
+      return InferTopK(ins);
 
     case Opcode::kAllReduce:
-    case Opcode::kAllReduceStart: return InferAllReduce(ins);
+    case Opcode::kAllReduceStart:
+      return InferAllReduce(ins);
     case Opcode::kAllReduceDone:
       RETURN_IF_ERROR(ExpectOperandCount(ins, 1));
       return NoLayout(OperandShape(ins, 0));
-    case Opcode::kAllGather: return InferGatherScatterCollective(ins, /*gather=*/true);
-    case Opcode::kReduceScatter: return InferGatherScatterCollective(ins, /*gather=*/false);
+    case Opcode::kAllGather:
+      return InferGatherScatterCollective(ins, /*gather=*/true);
+    case Opcode::kReduceScatter:
+      return InferGatherScatterCollective(ins, /*gather=*/false);
     case Opcode::kAllToAll:
     case Opcode::kCollectiveBroadcast:
       RETURN_IF_ERROR(ExpectOperandsAtLeast(ins, 1));
@@ -1722,15 +1785,18 @@ StatusOr<Shape> InferShape(const Instruction& ins) {
       if (a.element_type() != b.element_type()) {
         return Invalid("rng parameters have different element types: ", Str(a), " and ", Str(b));
       }
-      if (!ins.shape().IsArray()) return Invalid("rng must produce an array, declared ", Str(ins.shape()));
+      if (!ins.shape().IsArray())
+        return Invalid("rng must produce an array, declared ", Str(ins.shape()));
       return WithType(ins.shape(), a.element_type());
     }
     case Opcode::kRngGetAndUpdateState:
       return Shape(PrimitiveType::kU64, {2});
-    case Opcode::kRngBitGenerator: return InferRngBitGenerator(ins);
+    case Opcode::kRngBitGenerator:
+      return InferRngBitGenerator(ins);
     case Opcode::kOutfeed:
       RETURN_IF_ERROR(ExpectOperandCount(ins, 2));
-      if (ins.attrs().outfeed_shape && !ShapesAgree(*ins.attrs().outfeed_shape, OperandShape(ins, 0))) {
+      if (ins.attrs().outfeed_shape &&
+          !ShapesAgree(*ins.attrs().outfeed_shape, OperandShape(ins, 0))) {
         return Invalid("outfeed_shape=", Str(*ins.attrs().outfeed_shape),
                        " does not match the outfed operand ", Str(OperandShape(ins, 0)));
       }

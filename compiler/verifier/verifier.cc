@@ -91,8 +91,8 @@ std::string OperandCountProblem(const Instruction& ins) {
       if (!x.IsArray()) return "";
       if (n == 1 + x.rank()) return "";
       if (n == 2 && ins.operand(1)->shape().rank() == 1) return "";  // index-vector form
-      return expect(Cat(1 + x.rank(), " operands (operand + one start index per dimension of ",
-                        Str(x), ")"));
+      return expect(
+          Cat(1 + x.rank(), " operands (operand + one start index per dimension of ", Str(x), ")"));
     }
     case Opcode::kDynamicUpdateSlice: {
       if (n < 2) return expect("an operand, an update and start indices");
@@ -108,7 +108,8 @@ std::string OperandCountProblem(const Instruction& ins) {
       if (!ins.shape().IsArray()) return "";
       return n == 1 + ins.shape().rank()
                  ? ""
-                 : expect(Cat(1 + ins.shape().rank(), " operands (operand + one size per result dimension)"));
+                 : expect(Cat(1 + ins.shape().rank(),
+                              " operands (operand + one size per result dimension)"));
     case Opcode::kRng:
       return n == 2 ? "" : expect("2 operands");
     case Opcode::kConcatenate:
@@ -162,11 +163,16 @@ std::optional<std::pair<int64_t, int64_t>> CalledComputationCount(Opcode op) {
 
 std::string CalledRoleText(Opcode op) {
   switch (op) {
-    case Opcode::kWhile: return "a condition and a body";
-    case Opcode::kSelectAndScatter: return "select and scatter computations";
-    case Opcode::kConditional: return "branch computations";
-    case Opcode::kFusion: return "one fused computation (calls=)";
-    default: return "one to_apply computation";
+    case Opcode::kWhile:
+      return "a condition and a body";
+    case Opcode::kSelectAndScatter:
+      return "select and scatter computations";
+    case Opcode::kConditional:
+      return "branch computations";
+    case Opcode::kFusion:
+      return "one fused computation (calls=)";
+    default:
+      return "one to_apply computation";
   }
 }
 
@@ -233,7 +239,8 @@ class ModuleVerifier {
       auto [it, inserted] = computations.emplace(c->name(), c.get());
       if (!inserted) {
         Error(c.get(), nullptr,
-              Cat("computation name %", c->name(), " is already used", LineOf(it->second->location())));
+              Cat("computation name %", c->name(), " is already used",
+                  LineOf(it->second->location())));
       }
       for (const auto& ins : c->instructions()) {
         auto [at, fresh] = instructions.emplace(ins->name(), ins.get());
@@ -317,8 +324,9 @@ class ModuleVerifier {
                                    [&](const Frame& f) { return f.ins == dep; });
           for (auto it = from; it != stack.end(); ++it) path += "%" + it->ins->name() + " -> ";
           path += "%" + dep->name();
-          Error(&c, dep, Cat("instruction is part of a cycle: ", path,
-                             " (each uses the next as an operand or control predecessor)"));
+          Error(&c, dep,
+                Cat("instruction is part of a cycle: ", path,
+                    " (each uses the next as an operand or control predecessor)"));
           return;  // one report per computation is enough
         }
       }
@@ -341,7 +349,8 @@ class ModuleVerifier {
     }
     for (const Instruction* pred : ins.control_predecessors()) {
       if (pred != nullptr && pred->parent() != &c) {
-        Error(&c, &ins, Cat("control predecessor %", pred->name(), " belongs to another computation"));
+        Error(&c, &ins,
+              Cat("control predecessor %", pred->name(), " belongs to another computation"));
       }
     }
     if (!structural_ok) return;
@@ -356,8 +365,9 @@ class ModuleVerifier {
       const bool null_call = std::count(ins.called_computations().begin(),
                                         ins.called_computations().end(), nullptr) > 0;
       if (n < calls->first || (calls->second >= 0 && n > calls->second) || null_call) {
-        Error(&c, &ins, Cat(OpcodeName(ins.opcode()), " must call ", CalledRoleText(ins.opcode()),
-                            ", but calls ", n, " computation(s)"));
+        Error(&c, &ins,
+              Cat(OpcodeName(ins.opcode()), " must call ", CalledRoleText(ins.opcode()),
+                  ", but calls ", n, " computation(s)"));
         structural_ok = false;
       }
     }
@@ -391,8 +401,9 @@ class ModuleVerifier {
       return;
     }
     if (!ShapesAgree(literal->shape(), ins.shape())) {
-      Error(&c, &ins, Cat("constant literal has shape ", Str(literal->shape()),
-                          " but the instruction declares ", Str(ins.shape())));
+      Error(&c, &ins,
+            Cat("constant literal has shape ", Str(literal->shape()),
+                " but the instruction declares ", Str(ins.shape())));
     }
   }
 
@@ -492,25 +503,26 @@ class ModuleVerifier {
     const Instruction* root = entry->root();
     std::set<std::vector<int64_t>> outputs;
     for (const InputOutputAlias& alias : module_.input_output_alias) {
-      const std::string what = Cat("input_output_alias ", IndexString(alias.output_index), ": (",
-                                   alias.parameter_number, ", ",
-                                   IndexString(alias.parameter_index), ")");
+      const std::string what =
+          Cat("input_output_alias ", IndexString(alias.output_index), ": (", alias.parameter_number,
+              ", ", IndexString(alias.parameter_index), ")");
       const Shape* out = root ? Subshape(root->shape(), alias.output_index) : nullptr;
       if (root != nullptr && out == nullptr) {
-        Error(entry, nullptr, Cat(what, ": output index does not exist in the result ",
-                                  Str(root->shape())));
+        Error(entry, nullptr,
+              Cat(what, ": output index does not exist in the result ", Str(root->shape())));
         continue;
       }
       if (!outputs.insert(alias.output_index).second) {
         Error(entry, nullptr, Cat(what, ": output index is aliased more than once"));
       }
-      const Shape* in = CheckParameterIndex(entry, params, alias.parameter_number,
-                                            alias.parameter_index, what);
+      const Shape* in =
+          CheckParameterIndex(entry, params, alias.parameter_number, alias.parameter_index, what);
       if (in == nullptr || out == nullptr) continue;
       if (in->IsArray() && out->IsArray() && in->ByteSize() >= 0 && out->ByteSize() >= 0 &&
           in->ByteSize() != out->ByteSize()) {
-        Error(entry, nullptr, Cat(what, ": the parameter ", Str(*in), " and the output ",
-                                  Str(*out), " have different sizes"));
+        Error(entry, nullptr,
+              Cat(what, ": the parameter ", Str(*in), " and the output ", Str(*out),
+                  " have different sizes"));
       }
     }
     for (const BufferDonor& donor : module_.buffer_donor) {
@@ -529,9 +541,9 @@ class ModuleVerifier {
     }
     const Shape* s = Subshape(params[number]->shape(), index);
     if (s == nullptr) {
-      Error(entry, params[number], Cat(what, ": index ", IndexString(index),
-                                       " does not exist in the parameter ",
-                                       Str(params[number]->shape())));
+      Error(entry, params[number],
+            Cat(what, ": index ", IndexString(index), " does not exist in the parameter ",
+                Str(params[number]->shape())));
     }
     return s;
   }

@@ -28,7 +28,9 @@ struct VerifierIssue {
   enum class Severity { kError, kWarning };
   Severity severity = Severity::kError;
   const Instruction* instruction = nullptr;  // may be null (module/computation issue)
-  std::string message;  // full text: "file:line:col: in %comp, %instr: ..."
+  // Full text: "file:line:col: in computation %comp, instruction %instr: ..." (the
+  // line:col part is left out when the location is unknown).
+  std::string message;
 };
 
 // Returns all problems found (errors and warnings), in module order.

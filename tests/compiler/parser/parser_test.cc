@@ -154,6 +154,31 @@ ENTRY %main.1 (x.1: f32[2]) -> f32[2] {
   ExpectFixedPoint(*m);
 }
 
+TEST(ParserTest, StackFrameTablesAfterTheComputations) {
+  auto m = MustParse(R"(HloModule trailing
+
+ENTRY %main (x: f32[]) -> f32[] {
+  ROOT %x = f32[] parameter(0), metadata={op_name="x" stack_frame_id=1}
+}
+
+FileNames
+1 "a.py"
+
+FunctionNames
+1 "f"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=7 end_line=7 column=1 end_column=2}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+)");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->stack_frames.stack_frames.size(), 1u);
+  EXPECT_THAT(m->stack_frames.Describe(1), HasSubstr("a.py:7 (f)"));
+  ExpectFixedPoint(*m);
+}
+
 TEST(ParserTest, SeveralModulesInOneFile) {
   auto r = ParseModules(R"(
 HloModule first

@@ -60,9 +60,9 @@ void ExpectClean(std::string_view text) {
       return ::testing::AssertionSuccess();
     }
   }
-  return ::testing::AssertionFailure() << "no error at line " << line << " containing \""
-                                       << substring << "\"; got:\n"
-                                       << AllMessages(issues);
+  return ::testing::AssertionFailure()
+         << "no error at line " << line << " containing \"" << substring << "\"; got:\n"
+         << AllMessages(issues);
 }
 
 void ExpectError(std::string_view text, std::string_view substring, int line) {
@@ -325,7 +325,8 @@ ENTRY main {
 }
 
 TEST(VerifierValidTest, EntryLayoutAndAliasing) {
-  ExpectClean(R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }, entry_computation_layout={(f32[2,3]{1,0}, s32[])->(f32[2,3]{1,0}, s32[])}
+  ExpectClean(
+      R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }, entry_computation_layout={(f32[2,3]{1,0}, s32[])->(f32[2,3]{1,0}, s32[])}
 ENTRY main {
   a = f32[2,3]{1,0} parameter(0)
   n = s32[] parameter(1)
@@ -564,7 +565,8 @@ ENTRY main {
   // Within one computation, and between computations, a clash is always an error (the
   // parser rejects both, so make them by renaming).
   Find(*m, "zero")->set_name("r");
-  EXPECT_TRUE(HasErrorAt(*m, "instruction name %r is already used in computation %main (line 9)", 10));
+  EXPECT_TRUE(
+      HasErrorAt(*m, "instruction name %r is already used in computation %main (line 9)", 10));
   m->computations()[0]->set_name("main");
   EXPECT_TRUE(HasErrorAt(*m, "computation name %main is already used", 7));
 }
@@ -857,6 +859,21 @@ ENTRY main {
 }
 )",
               "input_output_alias {}: (3, {}): the entry computation has no parameter 3", 2);
+}
+
+TEST(VerifierErrorTest, ConstantLiteralShapeMismatch) {
+  // The parser checks literals against their shapes, so change the shape afterwards.
+  auto m = MustParse(R"(HloModule m
+ENTRY main {
+  ROOT c = f32[2] constant({1, 2})
+  elided = f32[5] constant({...})
+}
+)");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(Issues(*m).empty()) << AllMessages(Issues(*m));
+  Find(*m, "c")->set_shape(Shape(PrimitiveType::kF32, {3}));
+  EXPECT_TRUE(
+      HasErrorAt(*m, "constant literal has shape f32[2] but the instruction declares f32[3]", 3));
 }
 
 TEST(VerifierErrorTest, ErrorInNestedComputationNamesIt) {
