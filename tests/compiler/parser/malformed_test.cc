@@ -286,8 +286,8 @@ TEST_P(MalformedTest, FailsWithLocatedMessage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, MalformedTest, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<MalformedCase>& info) {
-                           return std::string(info.param.name);
+                         [](const ::testing::TestParamInfo<MalformedCase>& param) {
+                           return std::string(param.param.name);
                          });
 
 TEST(MalformedTest, HasEnoughCases) { EXPECT_GE(std::size(kCases), 45u); }
@@ -333,7 +333,7 @@ TEST(MalformedTest, ParseShapeReportsLocation) {
 
 TEST(MalformedTest, LiteralNestedTooDeep) {
   // Rank 200: the literal's braces nest 200 deep.
-  std::string dims, open, close;
+  std::string dims;
   for (int i = 0; i < 200; ++i) dims += i ? ",1" : "1";
   std::string text = "ENTRY e {\n  ROOT c = f32[" + dims + "] constant(" + std::string(200, '{') +
                      "1" + std::string(200, '}') + ")\n}\n";
@@ -381,6 +381,7 @@ TEST(MalformedTest, FuzzerRegressionsDoNotCrash) {
     CheckLikeTheFuzzer(buffer.str());
     ++count;
   }
+  EXPECT_GT(count, 0) << "no regression inputs found in " << dir;
   RecordProperty("regressions", count);
 }
 
