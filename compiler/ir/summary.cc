@@ -50,6 +50,16 @@ ModuleSummary Summarize(const Module& module) {
   return s;
 }
 
+namespace {
+// Bytes of a shape for display; says why when there is no number.
+std::string BytesText(const Shape& shape) {
+  int64_t b = shape.ByteSize();
+  if (b >= 0) return HumanBytes(static_cast<uint64_t>(b));
+  if (shape.is_unbounded_dynamic()) return "unbounded dynamic size";
+  return "size overflows 64 bits";
+}
+}  // namespace
+
 std::string SummaryToText(const ModuleSummary& s) {
   std::string out;
   char line[512];
@@ -76,18 +86,14 @@ std::string SummaryToText(const ModuleSummary& s) {
   }
   out += "\nentry parameters:\n";
   for (const auto& [name, shape] : s.entry_parameters) {
-    int64_t b = shape.ByteSize();
-    out += "  %" + name + ": " + shape.ToString(true) + "  (" +
-           (b < 0 ? std::string("dynamic") : HumanBytes(static_cast<uint64_t>(b))) + ")\n";
+    out += "  %" + name + ": " + shape.ToString(true) + "  (" + BytesText(shape) + ")\n";
   }
   out += "  total: " +
-         (s.parameter_bytes < 0 ? std::string("unknown (dynamic shapes)")
+         (s.parameter_bytes < 0 ? std::string("unknown (unbounded or overflowing sizes)")
                                 : HumanBytes(static_cast<uint64_t>(s.parameter_bytes)) + " (" +
                                       std::to_string(s.parameter_bytes) + " bytes)") +
          "\n";
-  out += "\nresult: " + s.entry_result.ToString(true) + "  (" +
-         (s.result_bytes < 0 ? std::string("dynamic") : HumanBytes(static_cast<uint64_t>(s.result_bytes))) +
-         ")\n";
+  out += "\nresult: " + s.entry_result.ToString(true) + "  (" + BytesText(s.entry_result) + ")\n";
   if (s.constant_bytes > 0) out += "constants: " + HumanBytes(static_cast<uint64_t>(s.constant_bytes)) + "\n";
   return out;
 }
