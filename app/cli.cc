@@ -11,7 +11,11 @@
 #include <iostream>
 #include <string>
 
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/npy.h"
+#include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/summary.h"
+#include "profiler/timer.h"
 #include "compiler/verifier/verifier.h"
 #include "importers/module_loader.h"
 
@@ -175,6 +179,117 @@ int RunVerify(const CommonInput& in) {
   return kExitUserError;
 }
 
+struct RunOptions {
+  std::string backend = "interpreter";
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+  std::string output_dir;
+  bool print = false;
+  int64_t print_limit = 1000;
+};
+
+// Flattens a (possibly nested) tuple result into named leaves: "output", or "output_0",
+// "output_1_0", ...
+void FlattenResult(const Literal& literal, const std::string& name,
+                   std::vector<std::pair<std::string, const Literal*>>* leaves) {
+  if (!literal.shape().IsTuple()) {
+    leaves->emplace_back(name, &literal);
+    return;
+  }
+  for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+    FlattenResult(literal.tuple_elements()[i], name + "_" + std::to_string(i), leaves);
+  }
+}
+
+int RunRun(const CommonInput& in, const RunOptions& opts) {
+  if (opts.backend != "interpreter") {
+    return ReportStatus(InvalidArgument("backend '" + opts.backend +
+                                        "' is not available yet; use --backend interpreter"));
+  }
+  auto file = Load(in);
+  if (!file.ok()) return ReportStatus(file.status());
+  auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
+  if (!picked.ok()) return ReportStatus(picked.status());
+  const Module& module = *file->modules[picked->front()];
+  VerifierOptions vopts;
+  vopts.filename = in.path;
+  bool verify_errors = false;
+  PrintVerifierIssues(VerifyModule(module, vopts), &verify_errors);
+  if (verify_errors) {
+    std::cerr << "error: " << in.path << ": the module does not verify; not running it\n";
+    return kExitUserError;
+  }
+
+  // Arguments: from .npy files, or random with the seed.
+  std::vector<Literal> args;
+  const Computation* entry = module.entry();
+  if (!opts.inputs.empty()) {
+    if (static_cast<int64_t>(opts.inputs.size()) != entry->parameter_count()) {
+      return ReportStatus(InvalidArgument(
+          "--inputs has " + std::to_string(opts.inputs.size()) + " file(s) but the entry computation %" +
+          entry->name() + " takes " + std::to_string(entry->parameter_count()) + " parameter(s)"));
+    }
+    for (size_t i = 0; i < opts.inputs.size(); ++i) {
+      const Instruction* p = entry->parameter(static_cast<int64_t>(i));
+      auto lit = ReadNpy(opts.inputs[i], &p->shape());
+      if (!lit.ok()) return ReportStatus(lit.status());
+      args.push_back(std::move(lit).value());
+    }
+  } else {
+    auto random = RandomArguments(module, opts.seed);
+    if (!random.ok()) return ReportStatus(random.status());
+    args = std::move(random).value();
+  }
+
+  Interpreter interpreter;
+  Stopwatch watch;
+  auto result = interpreter.Run(module, args);
+  double seconds = watch.ElapsedSeconds();
+  if (!result.ok()) return ReportStatus(result.status());
+  const InterpreterStats& stats = interpreter.stats();
+  std::fprintf(stderr, "ran %s on the interpreter in %.3f s: %lld instructions, %.3g elements/s\n",
+               module.name().c_str(), seconds, static_cast<long long>(stats.instructions_evaluated),
+               seconds > 0 ? static_cast<double>(stats.elements_produced) / seconds : 0.0);
+
+  std::vector<std::pair<std::string, const Literal*>> leaves;
+  FlattenResult(*result, "output", &leaves);
+  for (const auto& [name, lit] : leaves) {
+    std::cout << name << ": " << lit->shape().ToString(false);
+    if (opts.print) {
+      if (lit->element_count() <= opts.print_limit) {
+        std::cout << " " << lit->ToString();
+      } else {
+        std::cout << " (" << lit->element_count() << " elements; more than --print-limit "
+                  << opts.print_limit << ", not printed)";
+      }
+    }
+    std::cout << "\n";
+  }
+  if (!opts.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.output_dir, ec);
+    if (ec) return ReportStatus(InvalidArgument(opts.output_dir + ": cannot create folder: " + ec.message()));
+    for (const auto& [name, lit] : leaves) {
+      std::string path = opts.output_dir + "/" + name + ".npy";
+      Status st = WriteNpy(path, *lit);
+      if (!st.ok()) return ReportStatus(st);
+    }
+    if (opts.inputs.empty()) {
+      for (size_t i = 0; i < args.size(); ++i) {
+        std::vector<std::pair<std::string, const Literal*>> in_leaves;
+        FlattenResult(args[i], "input_" + std::to_string(i), &in_leaves);
+        for (const auto& [name, lit] : in_leaves) {
+          Status st = WriteNpy(opts.output_dir + "/" + name + ".npy", *lit);
+          if (!st.ok()) return ReportStatus(st);
+        }
+      }
+    }
+    std::cerr << "wrote " << leaves.size() << " output(s)" << (opts.inputs.empty() ? " and the random inputs" : "")
+              << " to " << opts.output_dir << "\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunCli(int argc, char** argv) {
@@ -210,6 +325,23 @@ int RunCli(int argc, char** argv) {
                   "computations, names, cycles) and report every problem");
     AddInputOptions(verify, &verify_in);
 
+    CommonInput run_in;
+    RunOptions run_opts;
+    CLI::App* run = app.add_subcommand(
+        "run", "Run the module: on the reference interpreter (the CPU and GPU backends come later), "
+               "with inputs from .npy files or random ones from a seed");
+    AddInputOptions(run, &run_in);
+    run->add_option("--backend", run_opts.backend, "interpreter (default)")
+        ->check(CLI::IsMember({"interpreter", "cpu", "gpu"}));
+    run->add_option("--inputs", run_opts.inputs, "One .npy file per entry parameter, in order")
+        ->delimiter(',');
+    run->add_option("--seed", run_opts.seed, "Seed of the random inputs (when --inputs is not given)");
+    run->add_option("--output-dir", run_opts.output_dir,
+                    "Write each output (and random inputs) as .npy into this folder");
+    run->add_flag("--print", run_opts.print, "Print the outputs in XLA's literal syntax");
+    run->add_option("--print-limit", run_opts.print_limit,
+                    "Largest output (in elements) that --print writes out (default 1000)");
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -220,6 +352,7 @@ int RunCli(int argc, char** argv) {
     if (inspect->parsed()) return RunInspect(inspect_in, inspect_json);
     if (print->parsed()) return RunPrint(print_in, print_verify, print_out, print_split);
     if (verify->parsed()) return RunVerify(verify_in);
+    if (run->parsed()) return RunRun(run_in, run_opts);
     std::cerr << app.help();
     return kExitUserError;
   } catch (const std::exception& e) {

@@ -70,6 +70,9 @@ class Module {
 
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
+  // The file the module was parsed from (for messages); "<text>" when parsed from a string.
+  const std::string& source_name() const { return source_name_; }
+  void set_source_name(std::string name) { source_name_ = std::move(name); }
 
   Computation* AddComputation(std::unique_ptr<Computation> computation);
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
@@ -111,6 +114,7 @@ class Module {
 
  private:
   std::string name_;
+  std::string source_name_ = "<text>";
   std::vector<std::unique_ptr<Computation>> computations_;
   // Name index; computations renamed after being added are found by a linear scan.
   std::unordered_map<std::string, Computation*> by_name_;

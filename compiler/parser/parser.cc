@@ -1009,6 +1009,7 @@ class ModuleParser {
   // --- Modules ---
   std::unique_ptr<Module> ParseOneModule() {
     auto module = std::make_unique<Module>("");
+    module->set_source_name(c_.filename());
     module_ = module.get();
     pending_calls_.clear();
     computations_.clear();

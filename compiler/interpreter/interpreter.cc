@@ -1,0 +1,534 @@
+// The interpreter core: evaluates computations in dependency order, owns the values,
+// frees them after their last use, and evaluates the structural and control-flow ops
+// (parameters, constants, tuples, calls, fusions, while, conditional, async wrappers,
+// rng, replica/partition ids, single-replica collectives). Everything numeric is in the
+// op-family files (ops_*.cc).
+#include "compiler/interpreter/interpreter.h"
+
+#include <cmath>
+#include <memory>
+#include <unordered_map>
+
+#include "compiler/interpreter/ops.h"
+#include "compiler/support/strings.h"
+
+namespace fusebox {
+
+namespace {
+
+using Value = std::shared_ptr<const Literal>;
+
+// splitmix64: a small, portable, well-mixed generator for the `rng` op and seeds.
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::string Where(const Instruction& inst) {
+  std::string out;
+  const Computation* comp = inst.parent();
+  const Module* module = comp ? comp->parent() : nullptr;
+  if (module) out += module->source_name();
+  if (inst.location().known()) {
+    out += ":" + std::to_string(inst.location().line) + ":" + std::to_string(inst.location().column);
+  }
+  out += ": %" + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) + "): ";
+  return out;
+}
+
+Status ErrorAt(const Instruction& inst, const Status& status) {
+  // Errors from nested computations already carry their own location; keep the innermost.
+  if (status.message().find(": %") != std::string::npos) return status;
+  return Status(status.code(), Where(inst) + status.message());
+}
+
+Literal CopyOf(const Literal& literal) { return literal; }
+
+// Custom-call targets with a meaning the interpreter knows (sharding annotations are
+// identities on a single device).
+bool IsIdentityCustomCall(const std::string& target) {
+  return target == "Sharding" || target == "SPMDFullToShardShape" ||
+         target == "SPMDShardToFullShape" || target == "MoveToHost" || target == "MoveToDevice" ||
+         target == "annotate_device_placement" || target == "xla.sdy.GlobalToLocalShape" ||
+         target == "xla.sdy.LocalToGlobalShape" || target == "LayoutConstraint";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// EvalContext
+// ---------------------------------------------------------------------------
+
+StatusOr<Literal> EvalContext::Call(const Computation& computation,
+                                    const std::vector<const Literal*>& args) {
+  if (interpreter_ == nullptr) return Internal("no interpreter to call %" + computation.name());
+  return interpreter_->RunComputation(computation, args);
+}
+
+uint64_t EvalContext::NextRandom() {
+  if (interpreter_ == nullptr) {
+    static uint64_t fallback = 42;
+    return SplitMix64(&fallback);
+  }
+  return SplitMix64(&interpreter_->rng_state_);
+}
+
+Status EvalContext::CheckCancelled() const {
+  if (interpreter_ && interpreter_->options_.cancel &&
+      interpreter_->options_.cancel->load(std::memory_order_relaxed)) {
+    return Unavailable("cancelled");
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Argument checks
+// ---------------------------------------------------------------------------
+
+Status CheckArguments(const Module& module, const std::vector<Literal>& arguments) {
+  const Computation* entry = module.entry();
+  if (entry == nullptr) return InvalidArgument("module " + module.name() + " has no entry computation");
+  int64_t n = entry->parameter_count();
+  if (static_cast<int64_t>(arguments.size()) != n) {
+    return InvalidArgument("module " + module.name() + " takes " + std::to_string(n) +
+                           " argument(s) but " + std::to_string(arguments.size()) + " were given");
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const Instruction* p = entry->parameter(i);
+    if (p == nullptr) return InvalidArgument("entry computation has no parameter " + std::to_string(i));
+    const Shape& want = p->shape();
+    const Shape& got = arguments[i].shape();
+    if (!want.Compatible(got)) {
+      // Dynamic (bounded) dims accept the same bound.
+      bool ok = want.IsArray() && got.IsArray() && want.element_type() == got.element_type() &&
+                want.dimensions() == got.dimensions();
+      if (!ok) {
+        return InvalidArgument("argument " + std::to_string(i) + " is " + got.ToString(false) +
+                               " but parameter %" + p->name() + " of the entry computation is " +
+                               want.ToString(false));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Interpreter
+// ---------------------------------------------------------------------------
+
+Interpreter::Interpreter(InterpreterOptions options) : options_(options) {
+  uint64_t s = options_.rng_seed;
+  rng_state_ = SplitMix64(&s);
+}
+
+StatusOr<Literal> Interpreter::Run(const Module& module, const std::vector<Literal>& arguments) {
+  RETURN_IF_ERROR(CheckArguments(module, arguments));
+  std::vector<const Literal*> args;
+  args.reserve(arguments.size());
+  for (const Literal& a : arguments) args.push_back(&a);
+  return RunComputation(*module.entry(), args);
+}
+
+namespace {
+
+// Evaluates the structural/control ops owned by the core. Returns NotMine() otherwise.
+class CoreEvaluator {
+ public:
+  CoreEvaluator(Interpreter* interp, EvalContext* ctx) : interp_(interp), ctx_(ctx) {}
+
+  StatusOr<Literal> Eval(const Instruction& inst, Operands ops) {
+    switch (inst.opcode()) {
+      case Opcode::kTuple: {
+        Literal out(inst.shape());
+        if (static_cast<int64_t>(out.tuple_elements().size()) != inst.operand_count()) {
+          return InvalidArgument("tuple shape has " + std::to_string(out.tuple_elements().size()) +
+                                 " elements but " + std::to_string(inst.operand_count()) +
+                                 " operands");
+        }
+        for (int64_t i = 0; i < inst.operand_count(); ++i) out.tuple_elements()[i] = *ops[i];
+        return out;
+      }
+      case Opcode::kCall:
+      case Opcode::kFusion:
+        return CallWith(*inst.called_computation(0), ops);
+      case Opcode::kWhile:
+        return While(inst, *ops[0]);
+      case Opcode::kConditional:
+        return Conditional(inst, ops);
+      case Opcode::kAddDependency:
+      case Opcode::kOptimizationBarrier:
+      case Opcode::kDomain:
+        return CopyOf(*ops[0]);
+      case Opcode::kAfterAll:
+        return Literal(inst.shape());
+      case Opcode::kReplicaId:
+      case Opcode::kPartitionId: {
+        Literal out(inst.shape());
+        out.SetUint64(0, inst.opcode() == Opcode::kReplicaId ? interp_->options().replica_id
+                                                              : interp_->options().partition_id);
+        return out;
+      }
+      case Opcode::kRng:
+        return Rng(inst, ops);
+      case Opcode::kRngGetAndUpdateState: {
+        // The state is a u64[2]-like value: return fresh random bits.
+        Literal out(inst.shape());
+        for (int64_t i = 0; i < out.element_count(); ++i) out.SetUint64(i, ctx_->NextRandom());
+        return out;
+      }
+      case Opcode::kRngBitGenerator:
+        return RngBitGenerator(inst, *ops[0]);
+      // Collectives on a single replica / partition.
+      case Opcode::kAllReduce:
+      case Opcode::kAllReduceStart:
+      case Opcode::kAllGather:
+      case Opcode::kReduceScatter:
+      case Opcode::kAllToAll:
+      case Opcode::kCollectiveBroadcast:
+      case Opcode::kCollectiveReduce:
+        return SingleReplicaCollective(inst, ops);
+      case Opcode::kAllReduceDone:
+        return CopyOf(*ops[0]);
+      case Opcode::kAllGatherStart: {
+        Literal out(inst.shape());
+        if (!inst.shape().IsTuple() || out.tuple_elements().size() != 2) return CopyOf(*ops[0]);
+        out.tuple_elements()[0] = *ops[0];
+        out.tuple_elements()[1] = *ops[0];
+        return out;
+      }
+      case Opcode::kAllGatherDone:
+      case Opcode::kCollectivePermuteDone:
+      case Opcode::kCopyDone:
+        if (ops[0]->shape().IsTuple() && ops[0]->tuple_elements().size() >= 2) {
+          return CopyOf(ops[0]->tuple_elements()[1]);
+        }
+        return CopyOf(*ops[0]);
+      case Opcode::kCollectivePermute:
+        return CollectivePermute(inst, *ops[0]);
+      case Opcode::kCollectivePermuteStart: {
+        Literal out(inst.shape());
+        if (!inst.shape().IsTuple() || out.tuple_elements().size() < 2) return CollectivePermute(inst, *ops[0]);
+        out.tuple_elements()[0] = *ops[0];
+        ASSIGN_OR_RETURN(out.tuple_elements()[1], CollectivePermute(inst, *ops[0]));
+        return out;
+      }
+      case Opcode::kCopyStart: {
+        Literal out(inst.shape());
+        if (!inst.shape().IsTuple() || out.tuple_elements().size() < 2) return CopyOf(*ops[0]);
+        out.tuple_elements()[0] = *ops[0];
+        out.tuple_elements()[1] = *ops[0];
+        return out;
+      }
+      case Opcode::kAsyncStart:
+        return AsyncStart(inst, ops);
+      case Opcode::kAsyncUpdate:
+        return CopyOf(*ops[0]);
+      case Opcode::kAsyncDone:
+        if (ops[0]->shape().IsTuple() && ops[0]->tuple_elements().size() >= 2) {
+          return CopyOf(ops[0]->tuple_elements()[1]);
+        }
+        return InvalidArgument("async-done operand is not an async-start tuple");
+      case Opcode::kCustomCall: {
+        const std::string& target = inst.attrs().custom_call_target;
+        if (IsIdentityCustomCall(target) && inst.operand_count() == 1 &&
+            ops[0]->shape().Compatible(inst.shape())) {
+          return CopyOf(*ops[0]);
+        }
+        return Unimplemented("custom-call target \"" + target +
+                             "\" is not supported by the interpreter (its meaning is defined by a "
+                             "runtime library Fusebox does not have)");
+      }
+      case Opcode::kInfeed:
+      case Opcode::kOutfeed:
+      case Opcode::kSend:
+      case Opcode::kSendDone:
+      case Opcode::kRecv:
+      case Opcode::kRecvDone:
+        return Unimplemented(std::string(OpcodeName(inst.opcode())) +
+                             " talks to a host or another device; the interpreter cannot run it");
+      default:
+        return NotMine();
+    }
+  }
+
+ private:
+  StatusOr<Literal> CallWith(const Computation& comp, Operands ops) {
+    std::vector<const Literal*> args(ops.begin(), ops.end());
+    return interp_->RunComputation(comp, args);
+  }
+
+  StatusOr<Literal> While(const Instruction& inst, const Literal& init) {
+    const Computation* cond = inst.while_condition();
+    const Computation* body = inst.while_body();
+    if (!cond || !body) return InvalidArgument("while needs condition and body");
+    Literal state = init;
+    for (int64_t iteration = 0;; ++iteration) {
+      RETURN_IF_ERROR(ctx_->CheckCancelled());
+      if (iteration >= interp_->options().max_while_iterations) {
+        return InvalidArgument("while loop did not finish within " +
+                               std::to_string(interp_->options().max_while_iterations) +
+                               " iterations");
+      }
+      ASSIGN_OR_RETURN(Literal keep_going, interp_->RunComputation(*cond, {&state}));
+      if (!keep_going.shape().IsScalar() || keep_going.shape().element_type() != PrimitiveType::kPred) {
+        return InvalidArgument("while condition %" + cond->name() + " must return pred[]");
+      }
+      if (!keep_going.GetBool(0)) break;
+      ASSIGN_OR_RETURN(Literal next, interp_->RunComputation(*body, {&state}));
+      state = std::move(next);
+    }
+    return state;
+  }
+
+  StatusOr<Literal> Conditional(const Instruction& inst, Operands ops) {
+    const Literal& selector = *ops[0];
+    const auto& branches = inst.called_computations();
+    if (branches.empty()) return InvalidArgument("conditional has no branches");
+    int64_t branch;
+    if (selector.shape().element_type() == PrimitiveType::kPred) {
+      // true -> the first (true) computation, false -> the second.
+      branch = selector.GetBool(0) ? 0 : 1;
+      if (branch >= static_cast<int64_t>(branches.size())) branch = static_cast<int64_t>(branches.size()) - 1;
+    } else {
+      branch = selector.GetInt64(0);
+      // Out-of-range indices run the last branch, as XLA defines.
+      if (branch < 0 || branch >= static_cast<int64_t>(branches.size())) {
+        branch = static_cast<int64_t>(branches.size()) - 1;
+      }
+    }
+    if (inst.operand_count() != static_cast<int64_t>(branches.size()) + 1) {
+      return InvalidArgument("conditional has " + std::to_string(branches.size()) +
+                             " branches but " + std::to_string(inst.operand_count() - 1) +
+                             " branch operands");
+    }
+    return interp_->RunComputation(*branches[branch], {ops[branch + 1]});
+  }
+
+  StatusOr<Literal> Rng(const Instruction& inst, Operands ops) {
+    auto dist = inst.attrs().distribution;
+    if (!dist) return InvalidArgument("rng needs distribution=");
+    Literal out(inst.shape());
+    PrimitiveType t = inst.shape().element_type();
+    double a = ops[0]->GetDouble(0), b = ops[1]->GetDouble(0);
+    for (int64_t i = 0; i < out.element_count(); ++i) {
+      double u = static_cast<double>(ctx_->NextRandom() >> 11) * 0x1.0p-53;  // [0, 1)
+      if (*dist == RandomDistribution::kUniform) {
+        if (IsInteger(t)) {
+          int64_t lo = ops[0]->GetInt64(0), hi = ops[1]->GetInt64(0);
+          uint64_t span = hi > lo ? static_cast<uint64_t>(hi - lo) : 1;
+          out.SetInt64(i, lo + static_cast<int64_t>(ctx_->NextRandom() % span));
+        } else {
+          out.SetDouble(i, a + (b - a) * u);
+        }
+      } else {
+        // Box-Muller.
+        double u2 = static_cast<double>(ctx_->NextRandom() >> 11) * 0x1.0p-53;
+        double z = std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(2.0 * M_PI * u2);
+        out.SetDouble(i, a + b * z);
+      }
+    }
+    return out;
+  }
+
+  // rng-bit-generator(state) -> (new_state, bits). Fusebox's generator: Philox-4x32-10
+  // keyed by the state's first word and counting from its second; the new state advances
+  // the counter. Deterministic, but not bit-identical to XLA's expansion.
+  StatusOr<Literal> RngBitGenerator(const Instruction& inst, const Literal& state) {
+    if (!inst.shape().IsTuple() || inst.shape().tuple_size() != 2) {
+      return InvalidArgument("rng-bit-generator must return (state, bits)");
+    }
+    Literal out(inst.shape());
+    Literal& new_state = out.tuple_elements()[0];
+    Literal& bits = out.tuple_elements()[1];
+    uint64_t key = state.element_count() > 0 ? state.GetUint64(0) : 0;
+    uint64_t counter = state.element_count() > 1 ? state.GetUint64(1) : 0;
+    int width = BitWidth(bits.shape().element_type());
+    auto philox = [&](uint64_t ctr, uint32_t outw[4]) {
+      uint32_t c[4] = {static_cast<uint32_t>(ctr), static_cast<uint32_t>(ctr >> 32), 0, 0};
+      uint32_t k[2] = {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
+      for (int round = 0; round < 10; ++round) {
+        uint64_t p0 = uint64_t{0xD2511F53} * c[0];
+        uint64_t p1 = uint64_t{0xCD9E8D57} * c[2];
+        uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0];
+        uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1];
+        c[0] = n0;
+        c[1] = static_cast<uint32_t>(p1);
+        c[2] = n2;
+        c[3] = static_cast<uint32_t>(p0);
+        k[0] += 0x9E3779B9;
+        k[1] += 0xBB67AE85;
+      }
+      for (int i = 0; i < 4; ++i) outw[i] = c[i];
+    };
+    uint32_t block[4];
+    int used = 4;
+    uint64_t ctr = counter;
+    auto next32 = [&]() {
+      if (used == 4) {
+        philox(ctr++, block);
+        used = 0;
+      }
+      return block[used++];
+    };
+    for (int64_t i = 0; i < bits.element_count(); ++i) {
+      uint64_t v = next32();
+      if (width > 32) v |= static_cast<uint64_t>(next32()) << 32;
+      bits.SetBits(i, width >= 64 ? v : (v & ((uint64_t{1} << width) - 1)));
+    }
+    new_state = state;
+    if (new_state.element_count() > 1) new_state.SetUint64(1, ctr);
+    return out;
+  }
+
+  StatusOr<Literal> SingleReplicaCollective(const Instruction& inst, Operands ops) {
+    // One participant: reductions see only their own value; gathers and scatters over a
+    // group of one are identities.
+    if (inst.shape().IsTuple() && inst.operand_count() > 1) {
+      Literal out(inst.shape());
+      for (int64_t i = 0; i < inst.operand_count() && i < inst.shape().tuple_size(); ++i) {
+        out.tuple_elements()[i] = *ops[i];
+      }
+      return out;
+    }
+    if (!ops[0]->shape().Compatible(inst.shape())) {
+      return Unimplemented("collective with a group larger than one (result " +
+                           inst.shape().ToString(false) + " from " + ops[0]->shape().ToString(false) +
+                           ") needs several devices; the interpreter runs one");
+    }
+    return CopyOf(*ops[0]);
+  }
+
+  StatusOr<Literal> CollectivePermute(const Instruction& inst, const Literal& operand) {
+    // This replica receives from whoever lists it as a target; with one replica that is
+    // only a {0,0} pair. Otherwise XLA's result is zeros.
+    uint32_t me = interp_->options().replica_id;
+    for (const auto& [src, dst] : inst.attrs().source_target_pairs) {
+      if (dst == me && src == me) return CopyOf(operand);
+    }
+    Literal zeros(inst.shape().IsTuple() ? operand.shape() : inst.shape());
+    return zeros;
+  }
+
+  StatusOr<Literal> AsyncStart(const Instruction& inst, Operands ops) {
+    // ((operands...), result, context...): the wrapped computation runs now.
+    ASSIGN_OR_RETURN(Literal result, CallWith(*inst.called_computation(0), ops));
+    if (!inst.shape().IsTuple() || inst.shape().tuple_size() < 2) {
+      return InvalidArgument("async-start must return a tuple (operands, result, ...)");
+    }
+    Literal out(inst.shape());
+    Literal& operands = out.tuple_elements()[0];
+    if (operands.shape().IsTuple()) {
+      for (size_t i = 0; i < operands.tuple_elements().size() && i < ops.size(); ++i) {
+        operands.tuple_elements()[i] = *ops[i];
+      }
+    }
+    out.tuple_elements()[1] = std::move(result);
+    return out;
+  }
+
+  Interpreter* interp_;
+  EvalContext* ctx_;
+};
+
+}  // namespace
+
+StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
+                                              const std::vector<const Literal*>& arguments) {
+  if (static_cast<int64_t>(arguments.size()) != computation.parameter_count()) {
+    return InvalidArgument("computation %" + computation.name() + " takes " +
+                           std::to_string(computation.parameter_count()) + " argument(s), got " +
+                           std::to_string(arguments.size()));
+  }
+  if (computation.root() == nullptr) return InvalidArgument("computation %" + computation.name() + " has no root");
+  EvalContext ctx(this);
+  CoreEvaluator core(this, &ctx);
+  std::vector<Instruction*> order = computation.PostOrder();
+
+  // Values by instruction; each is freed after its last user ran.
+  std::unordered_map<const Instruction*, Value> values;
+  std::unordered_map<const Instruction*, int64_t> remaining_uses;
+  values.reserve(order.size());
+  for (const Instruction* inst : order) {
+    for (const Instruction* op : inst->operands()) ++remaining_uses[op];
+  }
+
+  std::vector<const Literal*> operand_ptrs;
+  for (const Instruction* inst : order) {
+    RETURN_IF_ERROR(ctx.CheckCancelled());
+    Value result;
+    switch (inst->opcode()) {
+      case Opcode::kParameter: {
+        int64_t n = inst->parameter_number();
+        if (n < 0 || n >= static_cast<int64_t>(arguments.size()) || arguments[n] == nullptr) {
+          return ErrorAt(*inst, InvalidArgument("no argument for parameter " + std::to_string(n)));
+        }
+        // Arguments outlive the computation: alias them without copying.
+        result = Value(Value(), arguments[n]);
+        break;
+      }
+      case Opcode::kConstant: {
+        if (inst->literal() == nullptr) {
+          return ErrorAt(*inst, InvalidArgument(
+                                    "the constant's values were elided in the file ({...}); run a dump "
+                                    "written with --xla_dump_large_constants, or pass it as a parameter"));
+        }
+        result = Value(Value(), inst->literal());
+        break;
+      }
+      case Opcode::kGetTupleElement: {
+        const Value& tuple = values[inst->operand(0)];
+        int64_t index = inst->tuple_index();
+        if (!tuple->shape().IsTuple() || index < 0 ||
+            index >= static_cast<int64_t>(tuple->tuple_elements().size())) {
+          return ErrorAt(*inst, InvalidArgument("tuple index " + std::to_string(index) + " out of range"));
+        }
+        // Shares the tuple's storage.
+        result = Value(tuple, &tuple->tuple_elements()[index]);
+        break;
+      }
+      case Opcode::kBitcast:
+      case Opcode::kCopy: {
+        const Value& operand = values[inst->operand(0)];
+        if (operand->shape().Compatible(inst->shape())) {
+          result = operand;  // same logical value
+          break;
+        }
+        [[fallthrough]];
+      }
+      default: {
+        operand_ptrs.clear();
+        for (const Instruction* op : inst->operands()) operand_ptrs.push_back(values[op].get());
+        Operands ops(operand_ptrs.data(), operand_ptrs.size());
+        StatusOr<Literal> out = core.Eval(*inst, ops);
+        if (!out.ok() && IsNotMine(out.status())) out = EvalElementwise(*inst, ops, ctx);
+        if (!out.ok() && IsNotMine(out.status())) out = EvalDataMovement(*inst, ops, ctx);
+        if (!out.ok() && IsNotMine(out.status())) out = EvalReductionAndLinalg(*inst, ops, ctx);
+        if (!out.ok() && IsNotMine(out.status())) {
+          out = Unimplemented(std::string(OpcodeName(inst->opcode())) +
+                              " is not supported by the interpreter");
+        }
+        if (!out.ok()) return ErrorAt(*inst, out.status());
+        if (!out->shape().Compatible(inst->shape()) && inst->shape().IsArray()) {
+          return ErrorAt(*inst, Internal("evaluated to " + out->shape().ToString(false) +
+                                         " but the instruction declares " + inst->shape().ToString(false)));
+        }
+        result = std::make_shared<const Literal>(std::move(out).value());
+        break;
+      }
+    }
+    ++stats_.instructions_evaluated;
+    if (result->shape().IsArray()) stats_.elements_produced += result->element_count();
+    values[inst] = std::move(result);
+    // Release operands nobody needs any more.
+    for (const Instruction* op : inst->operands()) {
+      if (--remaining_uses[op] == 0 && op != computation.root()) values.erase(op);
+    }
+  }
+  const Value& root = values[computation.root()];
+  if (!root) return Internal("root of %" + computation.name() + " was not evaluated");
+  return *root;
+}
+
+}  // namespace fusebox

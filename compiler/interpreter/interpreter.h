@@ -1,0 +1,60 @@
+// The reference interpreter: evaluates an HLO module directly, op by op, with XLA's
+// semantics. It is the oracle the CPU and GPU backends are compared with, so it favours
+// clarity and exactness over speed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+struct InterpreterOptions {
+  // Seed of the `rng` op's generator (rng-bit-generator takes its state as an operand).
+  uint64_t rng_seed = 42;
+  // A while loop running longer than this fails (guards against non-terminating input).
+  int64_t max_while_iterations = int64_t{1} << 31;
+  // What replica-id / partition-id return (collectives have single-replica meaning).
+  uint32_t replica_id = 0;
+  uint32_t partition_id = 0;
+  // Set to true from another thread to stop evaluation (returns a Cancelled-like error).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Counters gathered while running, for benchmarks and the CLI.
+struct InterpreterStats {
+  int64_t instructions_evaluated = 0;
+  int64_t elements_produced = 0;  // array elements written by all instructions
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(InterpreterOptions options = {});
+
+  // Runs the entry computation on `arguments` (one literal per entry parameter, shapes
+  // compatible with the parameters'; layouts are ignored). Errors name the instruction
+  // and its source line.
+  StatusOr<Literal> Run(const Module& module, const std::vector<Literal>& arguments);
+
+  // Runs any computation (used for called computations and tests).
+  StatusOr<Literal> RunComputation(const Computation& computation,
+                                   const std::vector<const Literal*>& arguments);
+
+  const InterpreterStats& stats() const { return stats_; }
+  const InterpreterOptions& options() const { return options_; }
+
+ private:
+  friend class EvalContext;
+  InterpreterOptions options_;
+  InterpreterStats stats_;
+  uint64_t rng_state_;
+};
+
+// Checks that `arguments` fit the entry computation's parameters (count, element type,
+// dimensions) and says which one does not.
+Status CheckArguments(const Module& module, const std::vector<Literal>& arguments);
+
+}  // namespace fusebox

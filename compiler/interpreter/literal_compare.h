@@ -1,0 +1,48 @@
+// Comparing literals with tolerances: what "the backend matches the interpreter" means.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/literal.h"
+
+namespace fusebox {
+
+struct CompareOptions {
+  double atol = 1e-5;  // |a - b| <= atol + rtol * |b| passes (b: the expected value)
+  double rtol = 1e-5;
+  bool nan_equal = true;   // NaN matches NaN (any payload)
+  int max_reported = 5;    // how many mismatches to describe
+};
+
+struct Mismatch {
+  std::vector<int64_t> tuple_index;  // path into tuples, empty for arrays
+  std::vector<int64_t> index;        // multi-index of the element
+  std::string actual;
+  std::string expected;
+};
+
+struct CompareResult {
+  bool shapes_match = true;
+  std::string shape_message;       // why shapes differ
+  int64_t elements_compared = 0;
+  int64_t mismatch_count = 0;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  std::vector<Mismatch> first_mismatches;
+  bool ok() const { return shapes_match && mismatch_count == 0; }
+  // "12 of 4096 elements differ (max abs 0.5, max rel 1e-2); first: [0,3] actual 1.5 expected 1"
+  std::string ToString() const;
+};
+
+// Compares `actual` with `expected` elementwise. Shapes must agree in element type and
+// dimensions (layouts ignored). Integers and pred compare exactly; floats and complex with
+// tolerance; inf only equals inf of the same sign.
+CompareResult CompareLiterals(const Literal& actual, const Literal& expected,
+                              const CompareOptions& options = {});
+
+// Tolerances suited to an element type (looser for bf16/f16/f8).
+CompareOptions DefaultToleranceFor(PrimitiveType type);
+
+}  // namespace fusebox
