@@ -488,11 +488,12 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
         result = Value(tuple, &tuple->tuple_elements()[index]);
         break;
       }
-      case Opcode::kBitcast:
       case Opcode::kCopy: {
+        // A copy is the same logical value (only its layout may change): share it. (A
+        // bitcast reinterprets physical bytes, so layouts matter; it is evaluated in full.)
         const Value& operand = values[inst->operand(0)];
         if (operand->shape().Compatible(inst->shape())) {
-          result = operand;  // same logical value
+          result = operand;
           break;
         }
         [[fallthrough]];

@@ -83,8 +83,8 @@ ElementVerdict CompareExact(const Literal& actual, const Literal& expected, int6
     verdict.match = ua == ub;
     a = static_cast<double>(ua);
     b = static_cast<double>(ub);
-    SetErrors(ua > ub ? static_cast<double>(ua - ub) : static_cast<double>(ub - ua),
-              std::fabs(b), &verdict);
+    SetErrors(ua > ub ? static_cast<double>(ua - ub) : static_cast<double>(ub - ua), std::fabs(b),
+              &verdict);
   } else {
     const int64_t ia = actual.GetInt64(i);
     const int64_t ib = expected.GetInt64(i);
@@ -104,10 +104,9 @@ class Comparer {
   void Compare(const Literal& actual, const Literal& expected) {
     const Shape& as = actual.shape();
     const Shape& es = expected.shape();
-    if (as.IsTuple() != es.IsTuple() ||
-        (as.IsTuple() && as.tuple_size() != es.tuple_size()) ||
-        (!as.IsTuple() && (as.element_type() != es.element_type() ||
-                           as.dimensions() != es.dimensions()))) {
+    if (as.IsTuple() != es.IsTuple() || (as.IsTuple() && as.tuple_size() != es.tuple_size()) ||
+        (!as.IsTuple() &&
+         (as.element_type() != es.element_type() || as.dimensions() != es.dimensions()))) {
       ShapeMismatch(as, es);
       return;
     }
@@ -138,7 +137,8 @@ class Comparer {
   void ShapeMismatch(const Shape& actual, const Shape& expected) {
     result_->shapes_match = false;
     if (!result_->shape_message.empty()) result_->shape_message += "; ";
-    if (!path_.empty()) result_->shape_message += "at tuple index " + TupleIndexToString(path_) + ": ";
+    if (!path_.empty())
+      result_->shape_message += "at tuple index " + TupleIndexToString(path_) + ": ";
     result_->shape_message += "actual shape " + actual.ToString(/*print_layout=*/false) +
                               " differs from expected " + expected.ToString(false);
   }
@@ -212,9 +212,10 @@ CompareResult CompareLiterals(const Literal& actual, const Literal& expected,
   return result;
 }
 
-// Tolerances are a couple of units in the last place at magnitude 1, so results that
-// differ only by rounding order (a reduction summed in another order, an op computed in
-// f32 and rounded once more) pass, while a wrong element fails:
+// Tolerances let results that differ only by rounding order pass (a reduction summed in
+// another order, an op computed in f32 and rounded once more) while a wrong element fails.
+// For the narrow floats that is two units in the last place at magnitude 1 (atol + rtol);
+// f32 and f64 leave room for long accumulations:
 //   f64, c128          1e-12   (eps 2.2e-16: room for long accumulations)
 //   f32, c64           1e-5    (eps 1.2e-7)
 //   f16                1e-3    (eps 9.8e-4)

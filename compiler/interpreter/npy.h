@@ -36,8 +36,8 @@ StatusOr<Literal> ReadNpy(const std::string& path, const Shape* expected,
 // Parses .npy bytes (for tests and archives). `name` starts every error message.
 StatusOr<Literal> ParseNpy(const std::string& bytes, const std::string& name,
                            const Shape* expected = nullptr);
-StatusOr<Literal> ParseNpy(const std::string& bytes, const std::string& name,
-                           const Shape* expected, const std::string& expected_what);
+StatusOr<Literal> ParseNpy(const std::string& bytes, const std::string& name, const Shape* expected,
+                           const std::string& expected_what);
 
 // Writes an array literal as .npy (v1.0, little-endian, C order; v2.0 only if the header
 // would not fit v1.0's 64 KiB). Types NumPy lacks are written as raw void of their slot

@@ -85,6 +85,21 @@ const std::vector<int64_t>& Instruction::dimensions() const {
   return dims ? *dims : kEmpty;
 }
 
+std::unique_ptr<Instruction> Instruction::CloneWithOperands(
+    const std::vector<Instruction*>& operands, std::string name) const {
+  auto clone = std::make_unique<Instruction>(opcode_, std::move(name), shape_);
+  for (Instruction* op : operands) clone->AppendOperand(op);
+  clone->called_ = called_;
+  clone->call_form_ = call_form_;
+  clone->parameter_number_ = parameter_number_;
+  if (literal_) clone->literal_ = std::make_unique<Literal>(*literal_);
+  clone->literal_elided_ = literal_elided_;
+  if (attrs_) clone->attrs_ = std::make_unique<InstructionAttributes>(*attrs_);
+  if (metadata_) clone->metadata_ = std::make_unique<OpMetadata>(*metadata_);
+  clone->location_ = location_;
+  return clone;
+}
+
 bool Instruction::IsRoot() const { return parent_ != nullptr && parent_->root() == this; }
 bool Instruction::IsFused() const { return parent_ != nullptr && parent_->IsFusionComputation(); }
 

@@ -114,6 +114,12 @@ class Instruction {
   const SourceLocation& location() const { return location_; }
   void set_location(SourceLocation loc) { location_ = loc; }
 
+  // A copy of this instruction (opcode, shape, attributes, metadata, literal, called
+  // computations, parameter number) with other operands and name; no users, no parent,
+  // no control edges.
+  std::unique_ptr<Instruction> CloneWithOperands(const std::vector<Instruction*>& operands,
+                                                 std::string name) const;
+
   // `%name = f32[2]{0} add(%a, %b), attrs...` (no indentation, no ROOT).
   std::string ToString() const;
   // The attributes part only, starting with ", " when non-empty.

@@ -3,6 +3,8 @@
 
 #include <unordered_set>
 
+#include "compiler/parser/parser.h"
+
 namespace fusebox {
 
 Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
@@ -59,10 +61,35 @@ int Module::RemoveUnreachableComputations() {
   return removed;
 }
 
+std::string Module::UniqueName(const std::string& prefix) {
+  if (names_in_use_.empty()) {
+    for (const auto& c : computations_) {
+      names_in_use_.insert(c->name());
+      for (const auto& inst : c->instructions()) names_in_use_.insert(inst->name());
+    }
+  }
+  std::string base = prefix.empty() ? "v" : prefix;
+  std::string name = base;
+  // Continue from the last suffix handed out for this prefix.
+  int64_t& next = next_suffix_[base];
+  while (names_in_use_.count(name)) name = base + "." + std::to_string(++next);
+  names_in_use_.insert(name);
+  return name;
+}
+
 int64_t Module::instruction_count() const {
   int64_t n = 0;
   for (const auto& c : computations_) n += c->instruction_count();
   return n;
+}
+
+std::unique_ptr<Module> Module::Clone() const {
+  ParseOptions options;
+  options.filename = source_name_;
+  auto parsed = ParseModule(ToString(), options);
+  if (!parsed.ok()) return nullptr;  // cannot happen for a module that printed
+  (*parsed)->set_name(name_);
+  return std::move(parsed).value();
 }
 
 std::string StackFrameIndex::Describe(int64_t frame_id) const {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/ir/computation.h"
@@ -85,6 +86,14 @@ class Module {
   // Next unique instruction id; the parser and passes use it.
   int64_t NextInstructionId() { return next_id_++; }
 
+  // A name no instruction or computation of the module has yet: `prefix`, or
+  // `prefix.N` with the smallest free N. Passes name what they create with it.
+  std::string UniqueName(const std::string& prefix);
+
+  // A deep copy (through the printer and parser, which round-trip exactly); source
+  // locations refer to the printed text of this module.
+  std::unique_ptr<Module> Clone() const;
+
   // Header attributes.
   std::optional<ComputationLayout> entry_computation_layout;
   std::vector<InputOutputAlias> input_output_alias;
@@ -120,6 +129,8 @@ class Module {
   std::unordered_map<std::string, Computation*> by_name_;
   Computation* entry_ = nullptr;
   int64_t next_id_ = 0;
+  std::unordered_set<std::string> names_in_use_;  // filled on first UniqueName call
+  std::unordered_map<std::string, int64_t> next_suffix_;
 };
 
 }  // namespace fusebox
