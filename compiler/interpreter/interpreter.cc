@@ -5,7 +5,11 @@
 // op-family files (ops_*.cc).
 #include "compiler/interpreter/interpreter.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <new>
 #include <memory>
 #include <unordered_map>
 
@@ -121,6 +125,12 @@ Status CheckArguments(const Module& module, const std::vector<Literal>& argument
 Interpreter::Interpreter(InterpreterOptions options) : options_(options) {
   uint64_t s = options_.rng_seed;
   rng_state_ = SplitMix64(&s);
+  if (options_.max_result_bytes <= 0) {
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page_size = sysconf(_SC_PAGESIZE);
+    double physical = pages > 0 && page_size > 0 ? static_cast<double>(pages) * page_size : 16e9;
+    options_.max_result_bytes = static_cast<int64_t>(physical * 0.8);
+  }
 }
 
 StatusOr<Literal> Interpreter::Run(const Module& module, const std::vector<Literal>& arguments) {
@@ -434,6 +444,28 @@ class CoreEvaluator {
 
 }  // namespace
 
+const Interpreter::Plan& Interpreter::PlanFor(const Computation& computation) {
+  auto it = plans_.find(&computation);
+  if (it != plans_.end()) return *it->second;
+  auto plan = std::make_unique<Plan>();
+  std::vector<Instruction*> order = computation.PostOrder();
+  std::unordered_map<const Instruction*, int32_t> position;
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int32_t>(i);
+  plan->use_counts.assign(order.size(), 0);
+  for (const Instruction* inst : order) {
+    plan->order.push_back(inst);
+    std::vector<int32_t> slots;
+    for (const Instruction* op : inst->operands()) {
+      int32_t slot = position.at(op);
+      slots.push_back(slot);
+      ++plan->use_counts[slot];
+    }
+    plan->operand_slots.push_back(std::move(slots));
+  }
+  plan->root_slot = position.at(computation.root());
+  return *plans_.emplace(&computation, std::move(plan)).first->second;
+}
+
 StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
                                               const std::vector<const Literal*>& arguments) {
   if (static_cast<int64_t>(arguments.size()) != computation.parameter_count()) {
@@ -444,18 +476,15 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
   if (computation.root() == nullptr) return InvalidArgument("computation %" + computation.name() + " has no root");
   EvalContext ctx(this);
   CoreEvaluator core(this, &ctx);
-  std::vector<Instruction*> order = computation.PostOrder();
+  const Plan& plan = PlanFor(computation);
 
-  // Values by instruction; each is freed after its last user ran.
-  std::unordered_map<const Instruction*, Value> values;
-  std::unordered_map<const Instruction*, int64_t> remaining_uses;
-  values.reserve(order.size());
-  for (const Instruction* inst : order) {
-    for (const Instruction* op : inst->operands()) ++remaining_uses[op];
-  }
-
+  // Values by position; each is freed after its last user ran.
+  std::vector<Value> values(plan.order.size());
+  std::vector<int32_t> remaining_uses = plan.use_counts;
   std::vector<const Literal*> operand_ptrs;
-  for (const Instruction* inst : order) {
+  for (size_t pos = 0; pos < plan.order.size(); ++pos) {
+    const Instruction* inst = plan.order[pos];
+    const std::vector<int32_t>& slots = plan.operand_slots[pos];
     RETURN_IF_ERROR(ctx.CheckCancelled());
     Value result;
     switch (inst->opcode()) {
@@ -478,7 +507,7 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
         break;
       }
       case Opcode::kGetTupleElement: {
-        const Value& tuple = values[inst->operand(0)];
+        const Value& tuple = values[slots[0]];
         int64_t index = inst->tuple_index();
         if (!tuple->shape().IsTuple() || index < 0 ||
             index >= static_cast<int64_t>(tuple->tuple_elements().size())) {
@@ -491,7 +520,7 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
       case Opcode::kCopy: {
         // A copy is the same logical value (only its layout may change): share it. (A
         // bitcast reinterprets physical bytes, so layouts matter; it is evaluated in full.)
-        const Value& operand = values[inst->operand(0)];
+        const Value& operand = values[slots[0]];
         if (operand->shape().Compatible(inst->shape())) {
           result = operand;
           break;
@@ -499,13 +528,39 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
         [[fallthrough]];
       }
       default: {
+        // Refuse results larger than memory allows, before allocating anything.
+        int64_t bytes = 0;
+        bool too_large = false;
+        ForEachSubshape(inst->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+          if (!s.IsArray()) return;
+          int64_t n = s.ElementCount();
+          int64_t slot = std::max(1, ByteWidth(s.element_type()));
+          if (n < 0 || n > (int64_t{1} << 62) / slot) {
+            too_large = true;
+          } else {
+            bytes += n * slot;
+          }
+        });
+        if (too_large || bytes > options_.max_result_bytes) {
+          return ErrorAt(*inst, InvalidArgument(
+                                    "its result " + inst->shape().ToString(false) + " needs " +
+                                    (too_large ? std::string("more than 2^62 bytes")
+                                               : HumanBytes(static_cast<uint64_t>(bytes))) +
+                                    ", more than the interpreter may use (" +
+                                    HumanBytes(static_cast<uint64_t>(options_.max_result_bytes)) + ")"));
+        }
         operand_ptrs.clear();
-        for (const Instruction* op : inst->operands()) operand_ptrs.push_back(values[op].get());
+        for (int32_t slot : slots) operand_ptrs.push_back(values[slot].get());
         Operands ops(operand_ptrs.data(), operand_ptrs.size());
-        StatusOr<Literal> out = core.Eval(*inst, ops);
-        if (!out.ok() && IsNotMine(out.status())) out = EvalElementwise(*inst, ops, ctx);
-        if (!out.ok() && IsNotMine(out.status())) out = EvalDataMovement(*inst, ops, ctx);
-        if (!out.ok() && IsNotMine(out.status())) out = EvalReductionAndLinalg(*inst, ops, ctx);
+        StatusOr<Literal> out = NotMine();
+        try {
+          out = core.Eval(*inst, ops);
+          if (!out.ok() && IsNotMine(out.status())) out = EvalElementwise(*inst, ops, ctx);
+          if (!out.ok() && IsNotMine(out.status())) out = EvalDataMovement(*inst, ops, ctx);
+          if (!out.ok() && IsNotMine(out.status())) out = EvalReductionAndLinalg(*inst, ops, ctx);
+        } catch (const std::bad_alloc&) {
+          return ErrorAt(*inst, InvalidArgument("ran out of memory evaluating it"));
+        }
         if (!out.ok() && IsNotMine(out.status())) {
           out = Unimplemented(std::string(OpcodeName(inst->opcode())) +
                               " is not supported by the interpreter");
@@ -521,13 +576,13 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
     }
     ++stats_.instructions_evaluated;
     if (result->shape().IsArray()) stats_.elements_produced += result->element_count();
-    values[inst] = std::move(result);
+    values[pos] = std::move(result);
     // Release operands nobody needs any more.
-    for (const Instruction* op : inst->operands()) {
-      if (--remaining_uses[op] == 0 && op != computation.root()) values.erase(op);
+    for (int32_t slot : slots) {
+      if (--remaining_uses[slot] == 0 && slot != plan.root_slot) values[slot].reset();
     }
   }
-  const Value& root = values[computation.root()];
+  const Value& root = values[plan.root_slot];
   if (!root) return Internal("root of %" + computation.name() + " was not evaluated");
   return *root;
 }

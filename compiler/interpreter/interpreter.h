@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/ir/module.h"
@@ -20,6 +22,9 @@ struct InterpreterOptions {
   // What replica-id / partition-id return (collectives have single-replica meaning).
   uint32_t replica_id = 0;
   uint32_t partition_id = 0;
+  // Largest result one instruction may produce, in bytes; 0 means 80% of this machine's
+  // physical memory. Larger results fail with a clear message instead of exhausting memory.
+  int64_t max_result_bytes = 0;
   // Set to true from another thread to stop evaluation (returns a Cancelled-like error).
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -48,9 +53,20 @@ class Interpreter {
 
  private:
   friend class EvalContext;
+  // Evaluation order and operand positions of a computation, computed once: called
+  // computations (reducers, comparators) run millions of times.
+  struct Plan {
+    std::vector<const Instruction*> order;
+    std::vector<std::vector<int32_t>> operand_slots;  // per position: operands' positions
+    std::vector<int32_t> use_counts;                  // per position: number of uses
+    int32_t root_slot = -1;
+  };
+  const Plan& PlanFor(const Computation& computation);
+
   InterpreterOptions options_;
   InterpreterStats stats_;
   uint64_t rng_state_;
+  std::unordered_map<const Computation*, std::unique_ptr<Plan>> plans_;
 };
 
 // Checks that `arguments` fit the entry computation's parameters (count, element type,
