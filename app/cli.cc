@@ -185,6 +185,7 @@ struct RunOptions {
   uint64_t seed = 0;
   std::string output_dir;
   bool print = false;
+  bool save_inputs = false;
   int64_t print_limit = 1000;
 };
 
@@ -274,7 +275,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
       Status st = WriteNpy(path, *lit);
       if (!st.ok()) return ReportStatus(st);
     }
-    if (opts.inputs.empty()) {
+    if (opts.save_inputs) {
       for (size_t i = 0; i < args.size(); ++i) {
         std::vector<std::pair<std::string, const Literal*>> in_leaves;
         FlattenResult(args[i], "input_" + std::to_string(i), &in_leaves);
@@ -284,7 +285,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
         }
       }
     }
-    std::cerr << "wrote " << leaves.size() << " output(s)" << (opts.inputs.empty() ? " and the random inputs" : "")
+    std::cerr << "wrote " << leaves.size() << " output(s)" << (opts.save_inputs ? " and the inputs" : "")
               << " to " << opts.output_dir << "\n";
   }
   return kExitOk;
@@ -337,7 +338,10 @@ int RunCli(int argc, char** argv) {
         ->delimiter(',');
     run->add_option("--seed", run_opts.seed, "Seed of the random inputs (when --inputs is not given)");
     run->add_option("--output-dir", run_opts.output_dir,
-                    "Write each output (and random inputs) as .npy into this folder");
+                    "Write each output as .npy into this folder (output.npy, or output_0.npy, "
+                    "output_1.npy, ... for tuples)");
+    run->add_flag("--save-inputs", run_opts.save_inputs,
+                  "With --output-dir, also write the inputs used (input_0.npy, ...)");
     run->add_flag("--print", run_opts.print, "Print the outputs in XLA's literal syntax");
     run->add_option("--print-limit", run_opts.print_limit,
                     "Largest output (in elements) that --print writes out (default 1000)");

@@ -139,3 +139,68 @@ TEST(CliTest, StrictRejectsUnknownAttributes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliRunTest, RunsAnExampleOnTheInterpreterAndPrints) {
+  std::string hlo = WriteTemp("small.hlo",
+                              "HloModule small\nENTRY e {\n  x = f32[3] parameter(0)\n"
+                              "  c = f32[] constant(2)\n  b = f32[3] broadcast(c), dimensions={}\n"
+                              "  ROOT m = f32[3] multiply(x, b)\n}\n");
+  Result r = RunFusebox("run " + hlo + " --backend interpreter --seed 3 --print");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("output: f32[3] {"));
+  EXPECT_THAT(r.out, HasSubstr("on the interpreter"));
+}
+
+TEST(CliRunTest, SavedInputsReplayToTheSameOutputs) {
+  std::string dir1 = testing::TempDir() + "/run1", dir2 = testing::TempDir() + "/run2";
+  Result first = RunFusebox("run " + Example("mnist_train_step.hlo") +
+                            " --seed 5 --save-inputs --output-dir " + dir1);
+  ASSERT_EQ(first.code, 0) << first.out;
+  std::string inputs;
+  for (int i = 0; i < 64; ++i) {
+    std::string path = dir1 + "/input_" + std::to_string(i) + ".npy";
+    if (!std::ifstream(path)) break;
+    inputs += (inputs.empty() ? "" : ",") + path;
+  }
+  ASSERT_FALSE(inputs.empty());
+  Result second = RunFusebox("run " + Example("mnist_train_step.hlo") + " --inputs " + inputs +
+                             " --output-dir " + dir2);
+  ASSERT_EQ(second.code, 0) << second.out;
+  for (int i = 0; i < 64; ++i) {
+    std::string name = "/output_" + std::to_string(i) + ".npy";
+    std::ifstream a(dir1 + name, std::ios::binary), b(dir2 + name, std::ios::binary);
+    if (!a) break;
+    std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
+    EXPECT_EQ(sa, sb) << name;
+  }
+}
+
+TEST(CliRunTest, WrongInputsAreClearErrors) {
+  std::string hlo = WriteTemp("two.hlo",
+                              "HloModule two\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                              "  y = f32[2] parameter(1)\n  ROOT s = f32[2] add(x, y)\n}\n");
+  std::string dir = testing::TempDir() + "/one_run";
+  ASSERT_EQ(RunFusebox("run " + Example("reduce_sum.hlo") + " --seed 1 --output-dir " + dir).code, 0);
+  Result count = RunFusebox("run " + hlo + " --inputs " + dir + "/output.npy");
+  EXPECT_EQ(count.code, 1);
+  EXPECT_THAT(count.out, HasSubstr("takes 2 parameter(s)"));
+  Result shape = RunFusebox("run " + hlo + " --inputs " + dir + "/output.npy," + dir + "/output.npy");
+  EXPECT_EQ(shape.code, 1);
+  EXPECT_THAT(shape.out, HasSubstr("output.npy"));
+  Result backend = RunFusebox("run " + hlo + " --backend cpu");
+  EXPECT_EQ(backend.code, 1);
+  EXPECT_THAT(backend.out, HasSubstr("not available yet"));
+}
+
+TEST(CliRunTest, UnsupportedOpNamesFileLineAndExitsOne) {
+  std::string hlo = WriteTemp("cc.hlo",
+                              "HloModule cc\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                              "  ROOT c = f32[2] custom-call(x), custom_call_target=\"mystery\"\n}\n");
+  Result r = RunFusebox("run " + hlo);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr(hlo + ":4:8: %c (custom-call)"));
+}
+
+}  // namespace
