@@ -15,7 +15,8 @@
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/summary.h"
-#include "profiler/timer.h"
+#include "compiler/session/compile_session.h"
+#include "compiler/support/timer.h"
 #include "compiler/verifier/verifier.h"
 #include "importers/module_loader.h"
 
@@ -291,6 +292,95 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
   return kExitOk;
 }
 
+struct CompileOptions {
+  std::string stage = "optimized_hlo";
+  std::string dump_to;
+  std::string dump_pass_re = ".*";
+  std::vector<std::string> disabled_passes;
+  std::string output;
+};
+
+StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
+  auto file = Load(in);
+  if (!file.ok()) return file.status();
+  auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
+  if (!picked.ok()) return picked.status();
+  VerifierOptions vopts;
+  vopts.filename = in.path;
+  bool errors = false;
+  PrintVerifierIssues(VerifyModule(*file->modules[picked->front()], vopts), &errors);
+  if (errors) return InvalidArgument(in.path + ": the module does not verify; not compiling it");
+  return std::make_unique<CompileSession>(std::move(file->modules[picked->front()]));
+}
+
+int RunCompile(const CommonInput& in, const CompileOptions& opts) {
+  auto stage = ParseStage(opts.stage);
+  if (!stage) return ReportStatus(InvalidArgument("unknown stage '" + opts.stage + "'"));
+  auto session = MakeSession(in);
+  if (!session.ok()) return ReportStatus(session.status());
+  PipelineOptions popts;
+  popts.disabled_passes = opts.disabled_passes;
+  popts.snapshot_pass_regex = opts.dump_to.empty() ? "" : opts.dump_pass_re;
+  if (*stage != Stage::kHlo || !opts.dump_to.empty()) {
+    Status st = (*session)->Optimize(popts);
+    if (!st.ok()) return ReportStatus(st);
+  }
+  auto text = (*session)->StageText(*stage);
+  if (!text.ok()) return ReportStatus(text.status());
+  if (opts.output.empty()) {
+    std::cout << *text;
+  } else {
+    std::ofstream out(opts.output, std::ios::binary);
+    if (!out) return ReportStatus(InvalidArgument(opts.output + ": cannot write"));
+    out << *text;
+  }
+  std::cerr << "kernels: " << (*session)->kernels_before().ToString() << " before fusion";
+  if ((*session)->optimized()) std::cerr << "; " << (*session)->kernels_after().ToString() << " after";
+  std::cerr << "\n";
+  if ((*session)->optimized()) {
+    for (const PassRecord& r : (*session)->pipeline_result().passes) {
+      std::fprintf(stderr, "  pass %-24s %s %8.3f ms  %lld instructions\n", r.name.c_str(),
+                   r.skipped ? "skipped" : r.changed ? "changed" : "-      ", r.wall_ns * 1e-6,
+                   static_cast<long long>(r.instruction_count));
+    }
+  }
+  if (!opts.dump_to.empty()) {
+    auto written = WriteDump(**session, opts.dump_to);
+    if (!written.ok()) return ReportStatus(written.status());
+    std::cerr << "wrote " << written->size() << " file(s) to " << opts.dump_to << "\n";
+  }
+  return kExitOk;
+}
+
+int RunExplain(const CommonInput& in, const std::string& instruction) {
+  auto session = MakeSession(in);
+  if (!session.ok()) return ReportStatus(session.status());
+  Status st = (*session)->Optimize();
+  if (!st.ok()) return ReportStatus(st);
+  const PassContext& ctx = (*session)->pass_context();
+  std::vector<FusionDecision> decisions =
+      instruction.empty() ? ctx.decisions() : ctx.DecisionsFor(instruction);
+  if (!instruction.empty() && decisions.empty()) {
+    if ((*session)->input().entry() && !(*session)->input().FindComputation(instruction)) {
+      bool exists = false;
+      for (const auto& c : (*session)->input().computations()) exists |= c->FindInstruction(instruction) != nullptr;
+      if (!exists) return ReportStatus(InvalidArgument("no instruction %" + instruction + " in " + in.path));
+    }
+    std::cout << "%" << instruction << ": no fusion decisions (no fusion pass considered it)\n";
+    return kExitOk;
+  }
+  for (const FusionDecision& d : decisions) {
+    std::cout << (d.fused ? "fused     " : "not fused ") << "%" << d.producer << " -> %" << d.consumer;
+    if (!d.fusion.empty()) std::cout << "  (into %" << d.fusion << ")";
+    std::cout << "  [" << d.pass << ", in %" << d.computation << "]";
+    if (!d.reason.empty()) std::cout << ": " << d.reason;
+    std::cout << "\n";
+  }
+  std::cout << "kernels: " << (*session)->kernels_before().kernels << " before fusion, "
+            << (*session)->kernels_after().kernels << " after\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunCli(int argc, char** argv) {
@@ -346,6 +436,28 @@ int RunCli(int argc, char** argv) {
     run->add_option("--print-limit", run_opts.print_limit,
                     "Largest output (in elements) that --print writes out (default 1000)");
 
+    CommonInput compile_in;
+    CompileOptions compile_opts;
+    CLI::App* compile = app.add_subcommand(
+        "compile", "Run Fusebox's optimization pipeline and print a stage; with --dump-to, write "
+                   "XLA's dump layout (before/after optimizations, one file per pass, decisions)");
+    AddInputOptions(compile, &compile_in);
+    compile->add_option("--stage", compile_opts.stage, "hlo | optimized_hlo (default)");
+    compile->add_option("--dump-to", compile_opts.dump_to, "Write dumps into this folder");
+    compile->add_option("--dump-pass-re", compile_opts.dump_pass_re,
+                        "Snapshot only after passes matching this regex (default .*)");
+    compile->add_option("--disable-pass", compile_opts.disabled_passes, "Skip a pass by name")
+        ->delimiter(',');
+    compile->add_option("-o,--output", compile_opts.output, "Write the stage to this file");
+
+    CommonInput explain_in;
+    std::string explain_instruction;
+    CLI::App* explain = app.add_subcommand(
+        "explain", "Why each producer was or was not fused into its consumer");
+    AddInputOptions(explain, &explain_in);
+    explain->add_option("--instruction", explain_instruction,
+                        "Only decisions about this instruction (name without %)");
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -357,6 +469,8 @@ int RunCli(int argc, char** argv) {
     if (print->parsed()) return RunPrint(print_in, print_verify, print_out, print_split);
     if (verify->parsed()) return RunVerify(verify_in);
     if (run->parsed()) return RunRun(run_in, run_opts);
+    if (compile->parsed()) return RunCompile(compile_in, compile_opts);
+    if (explain->parsed()) return RunExplain(explain_in, explain_instruction);
     std::cerr << app.help();
     return kExitUserError;
   } catch (const std::exception& e) {

@@ -1,5 +1,5 @@
 // Monotonic clock access.
-#include "profiler/timer.h"
+#include "compiler/support/timer.h"
 
 namespace fusebox {
 

@@ -1,4 +1,4 @@
-// Wall-clock timing helpers shared by the CLI, benchmarks and (later) the tracers.
+// Wall-clock timing helpers shared by the pass pipeline, the CLI, benchmarks and the tracers.
 #pragma once
 
 #include <chrono>

@@ -1,0 +1,92 @@
+// Static kernel counting over the program computations of a module.
+#include "compiler/passes/kernel_count.h"
+
+#include <unordered_set>
+#include <vector>
+
+namespace fusebox {
+
+bool IsKernel(const Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kReshape:
+    case Opcode::kAfterAll:
+    case Opcode::kAddDependency:
+    case Opcode::kOptimizationBarrier:
+    case Opcode::kDomain:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kPartitionId:
+    case Opcode::kReplicaId:
+      return false;
+    default:
+      return true;
+  }
+}
+
+namespace {
+// Computations whose instructions run as a program (not inside a kernel).
+bool CallsProgram(const Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+    case Opcode::kAsyncStart:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+KernelCount CountKernels(const Module& module) {
+  KernelCount count;
+  if (module.entry() == nullptr) return count;
+  std::vector<const Computation*> work = {module.entry()};
+  std::unordered_set<const Computation*> seen = {module.entry()};
+  while (!work.empty()) {
+    const Computation* comp = work.back();
+    work.pop_back();
+    for (const auto& inst : comp->instructions()) {
+      if (CallsProgram(*inst)) {
+        for (const Computation* callee : inst->called_computations()) {
+          if (callee && seen.insert(callee).second) work.push_back(callee);
+        }
+      }
+      if (!IsKernel(*inst)) continue;
+      ++count.kernels;
+      std::string key(OpcodeName(inst->opcode()));
+      if (inst->opcode() == Opcode::kFusion && inst->fusion_kind()) {
+        key += "(" + std::string(FusionKindName(*inst->fusion_kind())) + ")";
+      }
+      ++count.by_opcode[key];
+    }
+  }
+  return count;
+}
+
+std::string KernelCount::ToString() const {
+  std::string out = std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels");
+  if (!by_opcode.empty()) {
+    out += " (";
+    bool first = true;
+    for (const auto& [op, n] : by_opcode) {
+      if (!first) out += ", ";
+      first = false;
+      out += op + " " + std::to_string(n);
+    }
+    out += ")";
+  }
+  return out;
+}
+
+}  // namespace fusebox

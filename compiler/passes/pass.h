@@ -1,0 +1,45 @@
+// The pass interface. A pass is one class with a short kebab-case name (used in dumps,
+// the UI and --disable-pass) and Run(module) -> changed. Passes record what they decided
+// (fusion decisions with reasons) in the PassContext.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+// One producer -> consumer edge a fusion pass looked at, and what it decided.
+struct FusionDecision {
+  std::string pass;         // the pass that decided ("loop-fusion", ...)
+  std::string computation;  // where the edge is
+  std::string producer;     // instruction names as they were when decided
+  std::string consumer;
+  bool fused = false;
+  std::string reason;       // why (not) fused, in words a user understands
+  std::string fusion;       // the fusion instruction it ended up in, when fused
+};
+
+class PassContext {
+ public:
+  void RecordDecision(FusionDecision decision) { decisions_.push_back(std::move(decision)); }
+  const std::vector<FusionDecision>& decisions() const { return decisions_; }
+  // Decisions whose producer or consumer is `instruction`.
+  std::vector<FusionDecision> DecisionsFor(const std::string& instruction) const;
+
+ private:
+  std::vector<FusionDecision> decisions_;
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual std::string_view name() const = 0;
+  // Returns whether the module changed.
+  virtual StatusOr<bool> Run(Module& module, PassContext& context) = 0;
+};
+
+}  // namespace fusebox

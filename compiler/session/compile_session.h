@@ -1,0 +1,61 @@
+// The compile session: one object that holds a module's stages — the input `hlo`, a
+// snapshot after every pass, and `optimized_hlo` — with the pass records, the fusion
+// decisions and the kernel counts before and after fusion. The CLI and the GUI are two
+// faces of this API; later backends add their stages (LLVM IR, assembly, PTX) here.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/passes/kernel_count.h"
+#include "compiler/passes/pipeline.h"
+
+namespace fusebox {
+
+// Stages in pipeline order: a comparison tells which comes first.
+enum class Stage { kHlo, kOptimizedHlo };
+std::string_view StageName(Stage stage);
+std::optional<Stage> ParseStage(std::string_view name);
+
+class CompileSession {
+ public:
+  // Takes the parsed input module.
+  explicit CompileSession(std::unique_ptr<Module> module);
+
+  const Module& input() const { return *input_; }
+
+  // Runs the optimization pipeline on a copy of the input (once; later calls return the
+  // cached status).
+  Status Optimize(const PipelineOptions& options = {});
+  bool optimized() const { return optimized_ != nullptr; }
+  const Module* optimized_module() const { return optimized_.get(); }
+
+  // Stage text: the module printed at that stage (Optimize() runs on demand).
+  StatusOr<std::string> StageText(Stage stage);
+
+  const PipelineResult& pipeline_result() const { return pipeline_result_; }
+  const PassContext& pass_context() const { return context_; }
+  KernelCount kernels_before() const { return CountKernels(*input_); }
+  // Kernels after fusion (requires Optimize()).
+  KernelCount kernels_after() const;
+
+ private:
+  std::unique_ptr<Module> input_;
+  std::unique_ptr<Module> optimized_;
+  PipelineResult pipeline_result_;
+  PassContext context_;
+  std::optional<Status> optimize_status_;
+};
+
+// Writes the session in XLA's dump layout into `dir`:
+//   module_NNNN.<name>.before_optimizations.txt
+//   module_NNNN.<name>.NNNN.<pipeline>.after_<pass>.before_<next>.txt   (one per snapshot)
+//   module_NNNN.<name>.cpu_after_optimizations.txt
+//   module_NNNN.<name>.fusion_decisions.json
+// `module_id` is NNNN. Returns the paths written.
+StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
+                                             int module_id = 0);
+
+}  // namespace fusebox
