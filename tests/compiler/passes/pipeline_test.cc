@@ -1,0 +1,214 @@
+// Pipeline mechanics (order, change records, snapshots, disabling, verification between
+// passes), kernel counting, the compile session and its XLA-layout dump.
+#include "compiler/passes/pipeline.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/parser/parser.h"
+#include "compiler/passes/kernel_count.h"
+#include "compiler/session/compile_session.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Negates the root's first operand in place of the root when the root is a negate of a
+// negate: a tiny real rewrite to drive the pipeline.
+class DoubleNegation : public Pass {
+ public:
+  std::string_view name() const override { return "double-negation"; }
+  StatusOr<bool> Run(Module& module, PassContext& context) override {
+    Computation* entry = module.entry();
+    Instruction* root = entry->root();
+    if (root->opcode() != Opcode::kNegate || root->operand(0)->opcode() != Opcode::kNegate) return false;
+    context.RecordDecision({std::string(name()), entry->name(), root->operand(0)->name(),
+                            root->name(), false, "not a fusion pass", ""});
+    entry->set_root(root->operand(0)->operand(0));
+    return true;
+  }
+};
+
+// Does nothing.
+class Idle : public Pass {
+ public:
+  std::string_view name() const override { return "idle"; }
+  StatusOr<bool> Run(Module&, PassContext&) override { return false; }
+};
+
+// Breaks the module: gives the root a wrong shape.
+class Breaker : public Pass {
+ public:
+  std::string_view name() const override { return "breaker"; }
+  StatusOr<bool> Run(Module& module, PassContext&) override {
+    module.entry()->root()->set_shape(Shape(PrimitiveType::kF32, {7}));
+    return true;
+  }
+};
+
+constexpr char kModule[] = R"(
+HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  n1 = f32[4] negate(x)
+  ROOT n2 = f32[4] negate(n1)
+}
+)";
+
+std::unique_ptr<Module> Parse(const char* text) {
+  auto m = ParseModule(text);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(m).value();
+}
+
+TEST(PipelineTest, RecordsChangesTimesAndSnapshots) {
+  auto m = Parse(kModule);
+  Pipeline p("test");
+  p.Add<Idle>();
+  p.Add<DoubleNegation>();
+  PassContext ctx;
+  PipelineResult result;
+  ASSERT_TRUE(p.Run(*m, {}, ctx, &result).ok());
+  ASSERT_EQ(result.passes.size(), 2u);
+  EXPECT_FALSE(result.passes[0].changed);
+  EXPECT_TRUE(result.passes[1].changed);
+  EXPECT_GE(result.passes[1].wall_ns, 0);
+  EXPECT_THAT(result.before, HasSubstr("ROOT %n2"));
+  EXPECT_TRUE(result.passes[1].has_snapshot);
+  EXPECT_THAT(result.passes[1].snapshot, HasSubstr("ROOT %x"));
+  EXPECT_EQ(ctx.decisions().size(), 1u);
+  EXPECT_EQ(ctx.DecisionsFor("n2").size(), 1u);
+  EXPECT_EQ(m->entry()->root()->name(), "x");
+}
+
+TEST(PipelineTest, DisabledOnlyAndRegexOptions) {
+  Pipeline p("test");
+  p.Add<Idle>();
+  p.Add<DoubleNegation>();
+  {
+    auto m = Parse(kModule);
+    PassContext ctx;
+    PipelineResult result;
+    PipelineOptions opts;
+    opts.disabled_passes = {"double-negation"};
+    ASSERT_TRUE(p.Run(*m, opts, ctx, &result).ok());
+    EXPECT_TRUE(result.passes[1].skipped);
+    EXPECT_EQ(m->entry()->root()->name(), "n2");
+  }
+  {
+    auto m = Parse(kModule);
+    PassContext ctx;
+    PipelineResult result;
+    PipelineOptions opts;
+    opts.only_passes = {"idle"};
+    opts.snapshot_pass_regex = "^idle$";
+    ASSERT_TRUE(p.Run(*m, opts, ctx, &result).ok());
+    EXPECT_TRUE(result.passes[0].has_snapshot);
+    EXPECT_TRUE(result.passes[1].skipped);
+    EXPECT_FALSE(result.passes[1].has_snapshot);
+  }
+  {
+    auto m = Parse(kModule);
+    PassContext ctx;
+    PipelineResult result;
+    PipelineOptions opts;
+    opts.disabled_passes = {"no-such-pass"};
+    Status st = p.Run(*m, opts, ctx, &result);
+    ASSERT_FALSE(st.ok());
+    EXPECT_THAT(st.message(), HasSubstr("no pass named 'no-such-pass'"));
+    opts.disabled_passes.clear();
+    opts.snapshot_pass_regex = "([";
+    EXPECT_FALSE(p.Run(*m, opts, ctx, &result).ok());
+  }
+}
+
+TEST(PipelineTest, AModuleThatNoLongerVerifiesStopsThePipelineNamingThePass) {
+  auto m = Parse(kModule);
+  Pipeline p("test");
+  p.Add<Breaker>();
+  p.Add<Idle>();
+  PassContext ctx;
+  PipelineResult result;
+  Status st = p.Run(*m, {}, ctx, &result);
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), HasSubstr("pass breaker left a module that does not verify"));
+  EXPECT_EQ(result.passes.size(), 1u);
+}
+
+TEST(KernelCountTest, CountsProgramInstructionsNotReducersOrFusedBodies) {
+  auto m = Parse(R"(
+HloModule k
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+fused { p = f32[8] parameter(0)  q = f32[8] exponential(p)  ROOT r = f32[8] negate(q) }
+cond { s = (s32[], f32[8]) parameter(0)  i = s32[] get-tuple-element(s), index=0  n = s32[] constant(3)  ROOT lt = pred[] compare(i, n), direction=LT }
+body {
+  s = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[8] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  v2 = f32[8] fusion(v), kind=kLoop, calls=fused
+  ROOT t = (s32[], f32[8]) tuple(i2, v2)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(z, x)
+  w = (s32[], f32[8]) while(init), condition=cond, body=body
+  v = f32[8] get-tuple-element(w), index=1
+  r = f32[2,4] reshape(v)
+  c = f32[] constant(0)
+  ROOT s = f32[] reduce(r, c), dimensions={0,1}, to_apply=add
+}
+)");
+  KernelCount count = CountKernels(*m);
+  // reduce (entry) + compare (while condition) + add and fusion (while body); reducers and
+  // fused computations are inside kernels, the reshape is free.
+  EXPECT_EQ(count.kernels, 4) << count.ToString();
+  EXPECT_EQ(count.by_opcode["compare"], 1);
+  EXPECT_EQ(count.by_opcode["reduce"], 1);
+  EXPECT_EQ(count.by_opcode["fusion(kLoop)"], 1);
+  EXPECT_EQ(count.by_opcode["add"], 1);
+}
+
+TEST(KernelCountTest, SeedProgramUnfused) {
+  auto file = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/reduce_sum.hlo");
+  ASSERT_TRUE(file.ok());
+  // multiply, add, reduce: the three kernels of the XLA overview's example.
+  EXPECT_EQ(CountKernels(*file->modules[0]).kernels, 3);
+}
+
+TEST(CompileSessionTest, StagesAndDumpLayout) {
+  auto file = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/reduce_sum.hlo");
+  ASSERT_TRUE(file.ok());
+  CompileSession session(std::move(file->modules[0]));
+  auto hlo = session.StageText(Stage::kHlo);
+  ASSERT_TRUE(hlo.ok());
+  EXPECT_THAT(*hlo, HasSubstr("HloModule jit_reduce_sum"));
+  auto optimized = session.StageText(Stage::kOptimizedHlo);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  EXPECT_TRUE(session.optimized());
+  std::string dir = testing::TempDir() + "/dump_test";
+  std::filesystem::remove_all(dir);
+  auto written = WriteDump(session, dir, 7);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_TRUE(std::filesystem::exists(dir + "/module_0007.jit_reduce_sum.before_optimizations.txt"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/module_0007.jit_reduce_sum.cpu_after_optimizations.txt"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/module_0007.jit_reduce_sum.fusion_decisions.json"));
+  // Every dumped module parses back.
+  for (const std::string& path : *written) {
+    if (path.size() > 4 && path.substr(path.size() - 4) == ".txt") {
+      EXPECT_TRUE(ParseFile(path).ok()) << path;
+    }
+  }
+  EXPECT_EQ(ParseStage("optimized_hlo"), Stage::kOptimizedHlo);
+  EXPECT_FALSE(ParseStage("llvm_ir").has_value());
+}
+
+}  // namespace
+}  // namespace fusebox
