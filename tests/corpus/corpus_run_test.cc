@@ -6,11 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +17,7 @@
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
 #include "compiler/verifier/verifier.h"
+#include "tests/corpus/run_with_budget.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FUSEBOX_SANITIZED 1
@@ -148,24 +144,9 @@ TEST_P(CorpusRunTest, RunsOnTheInterpreter) {
   // A time budget: some corpus modules are benchmarks of 10^12 operations, which a
   // reference interpreter cannot finish. Running past the budget counts as a failure,
   // so such modules must be listed with that reason.
-  std::atomic<bool> cancel{false};
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread watchdog([&] {
-    std::unique_lock<std::mutex> lock(mu);
-    if (!cv.wait_for(lock, std::chrono::seconds(kBudgetSeconds), [&] { return done; })) cancel = true;
-  });
   InterpreterOptions options;
   options.max_while_iterations = 1 << 20;
-  options.cancel = &cancel;
-  auto result = Interpreter(options).Run(module, *args);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    done = true;
-  }
-  cv.notify_all();
-  watchdog.join();
+  auto result = RunWithBudget(module, *args, kBudgetSeconds, options);
   auto known = KnownFailures().find(key);
   if (std::getenv("FUSEBOX_PRINT_RUN_FAILURES") && !result.ok()) {
     std::cout << "KNOWN {\"" << key << "\", {\"" << result.status().message().substr(0, 200)
