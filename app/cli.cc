@@ -373,7 +373,11 @@ int RunExplain(const CommonInput& in, const std::string& instruction) {
     std::cout << (d.fused ? "fused     " : "not fused ") << "%" << d.producer << " -> %" << d.consumer;
     if (!d.fusion.empty()) std::cout << "  (into %" << d.fusion << ")";
     std::cout << "  [" << d.pass << ", in %" << d.computation << "]";
-    if (!d.reason.empty()) std::cout << ": " << d.reason;
+    std::string reason = d.reason;
+    for (const char* prefix : {"fused: ", "not fused: "}) {
+      if (reason.rfind(prefix, 0) == 0) reason = reason.substr(std::string(prefix).size());
+    }
+    if (!reason.empty()) std::cout << ": " << reason;
     std::cout << "\n";
   }
   std::cout << "kernels: " << (*session)->kernels_before().kernels << " before fusion, "

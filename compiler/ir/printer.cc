@@ -1,6 +1,8 @@
 // The HLO text printer: instructions, computations and modules in XLA's dump format.
 // print -> parse -> print is a fixed point, and the text is accepted by XLA's parser.
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "compiler/ir/module.h"
 #include "compiler/support/strings.h"
@@ -312,9 +314,27 @@ void Computation::AppendTo(std::string* out) const {
   *out += ") -> ";
   if (root_) root_->shape().AppendTo(out, false);
   *out += " {\n";
-  for (const auto& inst : instructions_) {
+  // Definitions before uses, as XLA's parser needs: the stored order when it already is
+  // one (parsed input), else a post order (instructions passes appended).
+  bool ordered = true;
+  {
+    std::unordered_set<const Instruction*> defined;
+    for (const auto& inst : instructions_) {
+      for (const Instruction* op : inst->operands()) ordered = ordered && defined.count(op);
+      for (const Instruction* op : inst->control_predecessors()) ordered = ordered && defined.count(op);
+      if (!ordered) break;
+      defined.insert(inst.get());
+    }
+  }
+  std::vector<const Instruction*> order;
+  if (ordered) {
+    for (const auto& inst : instructions_) order.push_back(inst.get());
+  } else {
+    for (const Instruction* inst : PostOrder()) order.push_back(inst);
+  }
+  for (const Instruction* inst : order) {
     *out += "  ";
-    if (inst.get() == root_) *out += "ROOT ";
+    if (inst == root_) *out += "ROOT ";
     *out += inst->ToString();
     *out += '\n';
   }
@@ -417,9 +437,52 @@ std::string Module::ToString() const {
     }
   }
 
-  for (size_t i = 0; i < computations_.size(); ++i) {
+  // Callees before callers (XLA's parser resolves names as it reads); the stored order
+  // when it already is one.
+  std::vector<const Computation*> order;
+  std::unordered_set<const Computation*> placed;
+  std::vector<std::pair<const Computation*, size_t>> stack;
+  for (const auto& start : computations_) {
+    if (placed.count(start.get())) continue;
+    // Iterative DFS over called computations, in the order instructions call them.
+    std::unordered_set<const Computation*> on_stack;
+    std::vector<const Computation*> callees;
+    auto callees_of = [](const Computation* c) {
+      std::vector<const Computation*> list;
+      for (const auto& inst : c->instructions()) {
+        for (const Computation* callee : inst->called_computations()) {
+          if (callee) list.push_back(callee);
+        }
+      }
+      return list;
+    };
+    std::vector<std::pair<const Computation*, std::vector<const Computation*>>> frames;
+    frames.push_back({start.get(), callees_of(start.get())});
+    on_stack.insert(start.get());
+    std::vector<size_t> next = {0};
+    while (!frames.empty()) {
+      auto& [comp, list] = frames.back();
+      size_t& i = next.back();
+      if (i < list.size()) {
+        const Computation* callee = list[i++];
+        if (!placed.count(callee) && !on_stack.count(callee)) {
+          on_stack.insert(callee);
+          frames.push_back({callee, callees_of(callee)});
+          next.push_back(0);
+        }
+        continue;
+      }
+      placed.insert(comp);
+      order.push_back(comp);
+      on_stack.erase(comp);
+      frames.pop_back();
+      next.pop_back();
+    }
+  }
+  (void)stack;
+  for (size_t i = 0; i < order.size(); ++i) {
     if (i) out += '\n';
-    computations_[i]->AppendTo(&out);
+    order[i]->AppendTo(&out);
   }
   return out;
 }

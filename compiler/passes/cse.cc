@@ -86,9 +86,8 @@ bool RunOnComputation(Computation& computation,
     if (!CanMerge(*inst, cache)) continue;
     std::string attributes = AttributesWithoutMetadata(*inst);
     std::vector<Candidate>& bucket = buckets[BucketKey(*inst)];
-    auto match = std::find_if(bucket.begin(), bucket.end(), [&](const Candidate& c) {
-      return Equivalent(*inst, attributes, c);
-    });
+    auto match = std::find_if(bucket.begin(), bucket.end(),
+                              [&](const Candidate& c) { return Equivalent(*inst, attributes, c); });
     if (match == bucket.end()) {
       bucket.push_back({inst, std::move(attributes)});
       continue;

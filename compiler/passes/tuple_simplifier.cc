@@ -1,6 +1,7 @@
 // Tuple simplification (see tuple_simplifier.h).
 #include "compiler/passes/tuple_simplifier.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace fusebox {
@@ -38,7 +39,7 @@ Instruction* Simplified(const Instruction& inst) {
 }
 
 // Removes `inst` if nothing uses it, then its tuple/get-tuple-element operands that this
-// leaves unused. Only instructions already visited in post order are removed.
+// leaves unused.
 void RemoveDeadTuplePlumbing(Computation& computation, Instruction* inst) {
   std::vector<Instruction*> work = {inst};
   while (!work.empty()) {
