@@ -124,8 +124,13 @@ class FusionBuilder {
 
   bool StaysOutside(const Instruction* m) const { return staying_.count(m) != 0; }
 
-  std::string CloneName(const Instruction* original, bool original_stays) {
-    return original_stays ? module_->UniqueName(original->name()) : original->name();
+  // Moved instructions keep their names, unless the fused computation already has one
+  // by that name (instructions inlined from several fusions can share names).
+  std::string CloneName(const Instruction* original, bool original_stays, const Computation* fc) {
+    if (original_stays || fc->FindInstruction(original->name()) != nullptr) {
+      return module_->UniqueName(original->name());
+    }
+    return original->name();
   }
 
   Status InlineFusion(Instruction* member, Computation* fc, bool stays) {
@@ -147,7 +152,7 @@ class FusionBuilder {
       std::vector<Instruction*> ops;
       for (Instruction* op : inst->operands()) ops.push_back(local.at(op));
       // The member's computation goes away with it unless the member stays outside.
-      local[inst] = fc->AddInstruction(inst->CloneWithOperands(ops, CloneName(inst, stays)));
+      local[inst] = fc->AddInstruction(inst->CloneWithOperands(ops, CloneName(inst, stays, fc)));
     }
     value_[member] = local.at(inner->root());
     return Status::Ok();
@@ -180,7 +185,7 @@ class FusionBuilder {
       }
       std::vector<Instruction*> ops;
       for (Instruction* op : m->operands()) ops.push_back(value_.at(op));
-      value_[m] = fc->AddInstruction(m->CloneWithOperands(ops, CloneName(m, stays)));
+      value_[m] = fc->AddInstruction(m->CloneWithOperands(ops, CloneName(m, stays, fc.get())));
     }
     // Outputs.
     if (group_.multi_output) {

@@ -45,6 +45,9 @@ std::unique_ptr<Module> SimplifyAndCheck(const Module& original, bool expect_cha
   EXPECT_TRUE(verified.ok()) << verified.message() << "\n" << module->ToString();
   EXPECT_NE(module->Clone(), nullptr) << "printed module does not parse again";
 
+  // An unchanged module computes what it computed; the examples' 16384x16384 inputs
+  // make the interpreter slow enough to skip that run when the text is identical.
+  if (module->ToString() == original.ToString()) return module;
   StatusOr<std::vector<Literal>> args = RandomArguments(original, 1);
   if (!args.ok()) {
     ADD_FAILURE() << args.status().message();
@@ -743,9 +746,9 @@ TEST_P(AlgebraicSimplifierExampleTest, KeepsItsValues) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, AlgebraicSimplifierExampleTest,
                          ::testing::ValuesIn(ExampleFiles()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
                            std::string name;
-                           for (char c : info.param) name += std::isalnum(c) ? c : '_';
+                           for (char c : param_info.param) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
                          });
 
