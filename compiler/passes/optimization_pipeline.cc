@@ -1,7 +1,9 @@
 // The passes of the optimization pipeline, in order.
 #include "compiler/passes/optimization_pipeline.h"
 
+#include "compiler/passes/algebraic_simplifier.h"
 #include "compiler/passes/call_inliner.h"
+#include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/instruction_fusion.h"
@@ -15,6 +17,8 @@ Pipeline MakeOptimizationPipeline() {
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();
+  pipeline.Add<ConstantFolding>();
+  pipeline.Add<AlgebraicSimplifier>();
   pipeline.Add<CommonSubexpressionElimination>();
   pipeline.Add<DeadCodeElimination>();
   // Fusion: producer -> consumer (loop, input, output), then multi-output.
