@@ -576,6 +576,14 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
     }
     ++stats_.instructions_evaluated;
     if (result->shape().IsArray()) stats_.elements_produced += result->element_count();
+    if (options_.max_instructions > 0 && stats_.instructions_evaluated > options_.max_instructions) {
+      return ErrorAt(*inst, Unavailable("work limit reached: evaluated more than " +
+                                        std::to_string(options_.max_instructions) + " instructions"));
+    }
+    if (options_.max_elements > 0 && stats_.elements_produced > options_.max_elements) {
+      return ErrorAt(*inst, Unavailable("work limit reached: produced more than " +
+                                        std::to_string(options_.max_elements) + " elements"));
+    }
     values[pos] = std::move(result);
     // Release operands nobody needs any more.
     for (int32_t slot : slots) {

@@ -25,6 +25,11 @@ struct InterpreterOptions {
   // Largest result one instruction may produce, in bytes; 0 means 80% of this machine's
   // physical memory. Larger results fail with a clear message instead of exhausting memory.
   int64_t max_result_bytes = 0;
+  // Work limits (0: none): evaluation stops with an error once this many instructions
+  // have been evaluated, or this many array elements produced, counting called
+  // computations. Deterministic, unlike a time limit.
+  int64_t max_instructions = 0;
+  int64_t max_elements = 0;
   // Set to true from another thread to stop evaluation (returns a Cancelled-like error).
   const std::atomic<bool>* cancel = nullptr;
 };

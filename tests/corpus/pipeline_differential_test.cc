@@ -98,11 +98,10 @@ TEST_P(PipelineDifferentialTest, SameResultBeforeAndAfter) {
   ASSERT_TRUE(args.ok()) << args.status().message();
   InterpreterOptions options;
   options.max_while_iterations = 1 << 16;
-  // The examples must run; corpus benchmarks too slow for an interpreter are skipped
-  // (corpus_run_test lists them).
-  auto before = RunWithBudget(*module, *args, c.example ? 600 : 20, options);
+  // Corpus benchmarks too big for an interpreter are skipped (corpus_run_test lists them).
+  auto before = RunWithBudget(*module, *args, options);
   if (!before.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << before.status().message();
-  auto after = RunWithBudget(optimized, *args, c.example ? 600 : 60, options);
+  auto after = RunWithBudget(optimized, *args, options);
   ASSERT_TRUE(after.ok()) << "the optimized module fails where the input ran: "
                           << after.status().message();
   PrimitiveType type = PrimitiveType::kF32;

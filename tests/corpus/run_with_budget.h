@@ -1,36 +1,23 @@
-// Runs the interpreter with a wall-clock budget (some corpus modules are benchmarks of
-// 10^12 operations). Past the budget the run is cancelled and fails with "cancelled".
+// Runs the interpreter with a deterministic work budget (some corpus modules are
+// benchmarks of 10^12 operations): past it the run fails with "work limit reached".
+// Instruction and element counts, not wall time, so the outcome is the same on every
+// machine and in every build.
 #pragma once
-
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 #include "compiler/interpreter/interpreter.h"
 
 namespace fusebox {
 
+// 10^8 instructions (comparator-heavy sorts exceed it) and 10^10 elements (the running
+// example produces about 2*10^9).
+inline constexpr int64_t kMaxInstructions = 100'000'000;
+inline constexpr int64_t kMaxElements = 10'000'000'000;
+
 inline StatusOr<Literal> RunWithBudget(const Module& module, const std::vector<Literal>& args,
-                                       int seconds, InterpreterOptions options = {}) {
-  std::atomic<bool> cancel{false};
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread watchdog([&] {
-    std::unique_lock<std::mutex> lock(mu);
-    if (!cv.wait_for(lock, std::chrono::seconds(seconds), [&] { return done; })) cancel = true;
-  });
-  options.cancel = &cancel;
-  auto result = Interpreter(options).Run(module, args);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    done = true;
-  }
-  cv.notify_all();
-  watchdog.join();
-  return result;
+                                       InterpreterOptions options = {}) {
+  options.max_instructions = kMaxInstructions;
+  options.max_elements = kMaxElements;
+  return Interpreter(options).Run(module, args);
 }
 
 }  // namespace fusebox
