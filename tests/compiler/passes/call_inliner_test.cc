@@ -16,43 +16,22 @@
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
 #include "compiler/verifier/verifier.h"
+#include "tests/compiler/passes/pass_test_util.h"
 
 namespace fusebox {
 namespace {
 
-std::unique_ptr<Module> Parse(std::string_view text) {
-  auto parsed = ParseModule(text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
-  return parsed.ok() ? std::move(parsed).value() : nullptr;
-}
+using testing_util::ExpectSameResult;
+using testing_util::Parse;
+using testing_util::RunPassAndCheck;
 
-// Both modules give the same result on random inputs (seed 1), NaN equal to NaN.
-void ExpectSameResult(const Module& before, const Module& after) {
-  auto args = RandomArguments(before, 1);
-  ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(before, *args);
-  ASSERT_TRUE(expected.ok()) << expected.status().message();
-  auto actual = Interpreter().Run(after, *args);
-  ASSERT_TRUE(actual.ok()) << actual.status().message();
-  CompareResult result = CompareLiterals(*actual, *expected);
-  EXPECT_TRUE(result.ok()) << result.ToString();
-}
+
 
 // Runs the pass on `module`; checks that it verifies and (when `compare`) computes what
 // it did before. An unchanged module is not run again.
 bool RunPass(Module& module, bool compare = true) {
-  std::unique_ptr<Module> original = module.Clone();
-  EXPECT_NE(original, nullptr);
-  PassContext context;
   CallInliner pass;
-  auto changed = pass.Run(module, context);
-  EXPECT_TRUE(changed.ok()) << changed.status().message();
-  Status verified = Verify(module);
-  EXPECT_TRUE(verified.ok()) << verified.message() << "\n" << module.ToString();
-  if (compare && original != nullptr && original->ToString() != module.ToString()) {
-    ExpectSameResult(*original, module);
-  }
-  return changed.ok() && *changed;
+  return RunPassAndCheck(pass, module, compare);
 }
 
 int64_t Count(const Module& m, Opcode opcode) {

@@ -19,15 +19,15 @@
 #include "compiler/passes/instruction_fusion.h"
 #include "compiler/passes/kernel_count.h"
 #include "compiler/verifier/verifier.h"
+#include "tests/compiler/passes/pass_test_util.h"
 
 namespace fusebox {
 namespace {
 
-std::unique_ptr<Module> Parse(std::string_view text) {
-  auto parsed = ParseModule(text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
-  return parsed.ok() ? std::move(parsed).value() : nullptr;
-}
+using testing_util::ExpectSameResult;
+using testing_util::Parse;
+using testing_util::RunPassAndCheck;
+
 
 std::unique_ptr<Module> ParseExample(const std::string& name) {
   std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
@@ -36,16 +36,6 @@ std::unique_ptr<Module> ParseExample(const std::string& name) {
   return Parse(text.str());
 }
 
-void ExpectSameResult(const Module& before, const Module& after) {
-  auto args = RandomArguments(before, 1);
-  ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(before, *args);
-  ASSERT_TRUE(expected.ok()) << expected.status().message();
-  auto actual = Interpreter().Run(after, *args);
-  ASSERT_TRUE(actual.ok()) << actual.status().message();
-  CompareResult result = CompareLiterals(*actual, *expected);
-  EXPECT_TRUE(result.ok()) << result.ToString();
-}
 
 // Instruction fusion then multi-output fusion; checks verification, the text round trip
 // and (when `run`) the result. Returns the multi-output pass's context.

@@ -1,0 +1,56 @@
+// Helpers shared by the pass tests: parse inline HLO, run a pass and check that the
+// module still verifies and computes what it did before (reference interpreter, random
+// inputs with seed 1, NaN equal to NaN).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string_view>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/pass.h"
+#include "compiler/verifier/verifier.h"
+
+namespace fusebox {
+namespace testing_util {
+
+inline std::unique_ptr<Module> Parse(std::string_view text) {
+  auto parsed = ParseModule(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  return parsed.ok() ? std::move(parsed).value() : nullptr;
+}
+
+// Both modules give the same result on random inputs (seed 1), NaN equal to NaN.
+inline void ExpectSameResult(const Module& before, const Module& after) {
+  auto args = RandomArguments(before, 1);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto expected = Interpreter().Run(before, *args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto actual = Interpreter().Run(after, *args);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  CompareResult result = CompareLiterals(*actual, *expected);
+  EXPECT_TRUE(result.ok()) << result.ToString();
+}
+
+// Runs `pass` on `module`; checks that it verifies and (when `compare`) computes what it
+// did before. An unchanged module is not run again. Returns whether the pass changed it.
+inline bool RunPassAndCheck(Pass& pass, Module& module, bool compare = true) {
+  std::unique_ptr<Module> original = module.Clone();
+  EXPECT_NE(original, nullptr);
+  PassContext context;
+  auto changed = pass.Run(module, context);
+  EXPECT_TRUE(changed.ok()) << changed.status().message();
+  Status verified = Verify(module);
+  EXPECT_TRUE(verified.ok()) << verified.message() << "\n" << module.ToString();
+  if (compare && original != nullptr && original->ToString() != module.ToString()) {
+    ExpectSameResult(*original, module);
+  }
+  return changed.ok() && *changed;
+}
+
+}  // namespace testing_util
+}  // namespace fusebox
