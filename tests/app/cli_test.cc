@@ -204,3 +204,53 @@ TEST(CliRunTest, UnsupportedOpNamesFileLineAndExitsOne) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliCompileTest, SeedProgramFusesIntoOneKernel) {
+  std::string out = testing::TempDir() + "/opt.hlo";
+  Result r = RunFusebox("compile " + Example("reduce_sum.hlo") + " -o " + out);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("3 kernels"));
+  EXPECT_THAT(r.out, HasSubstr("1 kernel (fusion(kInput) 1) after"));
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_THAT(text, HasSubstr("kind=kInput, calls=%fused_computation"));
+  // The optimized module is valid input again.
+  EXPECT_EQ(RunFusebox("verify " + out).code, 0);
+}
+
+TEST(CliCompileTest, DumpToWritesXlaLayout) {
+  std::string dir = testing::TempDir() + "/dump_cli";
+  Result r = RunFusebox("compile " + Example("reduce_sum.hlo") + " --dump-to " + dir +
+                        " --dump-pass-re fusion");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(std::ifstream(dir + "/module_0000.jit_reduce_sum.before_optimizations.txt").good());
+  EXPECT_TRUE(std::ifstream(dir + "/module_0000.jit_reduce_sum.cpu_after_optimizations.txt").good());
+  EXPECT_TRUE(std::ifstream(dir + "/module_0000.jit_reduce_sum.fusion_decisions.json").good());
+  Result ls = RunFusebox("inspect " + dir + "/module_0000.jit_reduce_sum.cpu_after_optimizations.txt");
+  EXPECT_EQ(ls.code, 0) << ls.out;
+}
+
+TEST(CliCompileTest, DisabledFusionKeepsThreeKernelsAndUnknownPassIsAnError) {
+  Result r = RunFusebox("compile " + Example("reduce_sum.hlo") + " --disable-pass fusion,multi-output-fusion");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("3 kernels (add 1, multiply 1, reduce 1) after"));
+  Result bad = RunFusebox("compile " + Example("reduce_sum.hlo") + " --disable-pass no-such-pass");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_THAT(bad.out, HasSubstr("no pass named 'no-such-pass'"));
+}
+
+TEST(CliExplainTest, ReasonsForFusedAndNotFused) {
+  Result r = RunFusebox("explain " + Example("reduce_sum.hlo"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("fused     %mul.1 -> %add.1"));
+  EXPECT_THAT(r.out, HasSubstr("not fused %x.1 -> %add.1"));
+  EXPECT_THAT(r.out, HasSubstr("parameter"));
+  Result one = RunFusebox("explain " + Example("reduce_sum.hlo") + " --instruction mul.1");
+  EXPECT_EQ(one.code, 0);
+  EXPECT_THAT(one.out, ::testing::Not(HasSubstr("%x.1 -> %add.1")));
+  EXPECT_EQ(RunFusebox("explain " + Example("reduce_sum.hlo") + " --instruction nope").code, 1);
+}
+
+}  // namespace
