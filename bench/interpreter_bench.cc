@@ -42,14 +42,14 @@ void RunExample(benchmark::State& state, const std::string& file) {
   state.counters["instructions"] = static_cast<double>(instructions);
 }
 
-BENCHMARK_CAPTURE(RunExample, reduce_sum, "reduce_sum.hlo")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(RunExample, mnist_train_step, "mnist_train_step.hlo")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(RunExample, reduce_sum, "reduce_sum.hlo")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(RunExample, mnist_train_step, "mnist_train_step.hlo")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(RunExample, cifar_cnn_train_step, "cifar_cnn_train_step.hlo")
-    ->Unit(benchmark::kMillisecond)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()
     ->Iterations(1);
 // 16384x16384 f32: 2 GiB of inputs; one iteration is plenty.
 BENCHMARK_CAPTURE(RunExample, running_example, "running_example.hlo")
-    ->Unit(benchmark::kMillisecond)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()
     ->Iterations(1);
 
 }  // namespace

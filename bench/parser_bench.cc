@@ -69,7 +69,7 @@ void BM_ParseLargestCorpusFile(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
   state.SetLabel(fs::path(name).filename().string());
 }
-BENCHMARK(BM_ParseLargestCorpusFile)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseLargestCorpusFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ParseSynthetic(benchmark::State& state) {
   std::string text = SyntheticModule(static_cast<int>(state.range(0)));
@@ -81,7 +81,7 @@ void BM_ParseSynthetic(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
   state.counters["instructions"] = static_cast<double>(state.range(0));
 }
-BENCHMARK(BM_ParseSynthetic)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseSynthetic)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PrintLargestCorpusFile(benchmark::State& state) {
   auto r = ParseModules(LargestCorpusFile());
@@ -97,7 +97,7 @@ void BM_PrintLargestCorpusFile(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
 }
-BENCHMARK(BM_PrintLargestCorpusFile)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PrintLargestCorpusFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace fusebox
