@@ -297,6 +297,7 @@ struct CompileOptions {
   std::string dump_to;
   std::string dump_pass_re = ".*";
   std::vector<std::string> disabled_passes;
+  std::vector<std::string> only_passes;
   std::string output;
 };
 
@@ -320,6 +321,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   if (!session.ok()) return ReportStatus(session.status());
   PipelineOptions popts;
   popts.disabled_passes = opts.disabled_passes;
+  popts.only_passes = opts.only_passes;
   popts.snapshot_pass_regex = opts.dump_to.empty() ? "" : opts.dump_pass_re;
   if (*stage != Stage::kHlo || !opts.dump_to.empty()) {
     Status st = (*session)->Optimize(popts);
@@ -451,6 +453,8 @@ int RunCli(int argc, char** argv) {
     compile->add_option("--dump-pass-re", compile_opts.dump_pass_re,
                         "Snapshot only after passes matching this regex (default .*)");
     compile->add_option("--disable-pass", compile_opts.disabled_passes, "Skip a pass by name")
+        ->delimiter(',');
+    compile->add_option("--only-pass", compile_opts.only_passes, "Run only these passes (by name)")
         ->delimiter(',');
     compile->add_option("-o,--output", compile_opts.output, "Write the stage to this file");
 
