@@ -6,6 +6,11 @@ function(fusebox_set_warnings target)
     # GCC 12 reports -Wrestrict false positives inside std::string's operator+ at -O2
     # (GCC bug 105651); nothing in our code is involved.
     target_compile_options(${target} PRIVATE -Wno-restrict)
+    if(FUSEBOX_SANITIZE)
+      # With -fsanitize, GCC 12's -Wmaybe-uninitialized misfires inside libstdc++
+      # (std::regex's std::function members); the sanitizers themselves check this at run time.
+      target_compile_options(${target} PRIVATE -Wno-maybe-uninitialized)
+    endif()
   endif()
   if(FUSEBOX_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
