@@ -440,6 +440,13 @@ class ComputationPlanner {
                   "(output fusion)");
       }
       if (group.has_reduce) return No("consumer is a reduction fusion; a dot fuses only with elementwise epilogues");
+      if (m->user_count() > 1) {
+        // The consumer may be duplicated into its users' fusions; the dot would then run in
+        // this fusion and again for the other copies.
+        return No("consumer " + Name(m) + " has " + std::to_string(m->user_count()) +
+                  " users and may be duplicated into several fusions; the " +
+                  std::string(OpcodeName(p->opcode())) + " would be computed more than once");
+      }
       std::string why;
       if (!EpilogueFits(group, p->shape(), std::string(OpcodeName(p->opcode())).c_str(), &why)) {
         return No(why);

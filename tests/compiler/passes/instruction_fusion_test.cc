@@ -567,3 +567,39 @@ ENTRY e {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+// Regression: the forward dot of the MNIST step was once fused (output fusion) into one
+// copy of its duplicated bias-add and kept standalone for the other copy, so it ran twice.
+// Fusion must never multiply dots or convolutions.
+TEST(InstructionFusionTest, NeverDuplicatesDotsOrConvolutions) {
+  for (const char* name : {"mnist_train_step.hlo", "cifar_cnn_train_step.hlo"}) {
+    SCOPED_TRACE(name);
+    auto m = testing_util::Parse([&] {
+      std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
+      std::stringstream text;
+      text << in.rdbuf();
+      return text.str();
+    }());
+    ASSERT_NE(m, nullptr);
+    auto count = [](const Module& module) {
+      int64_t n = 0;
+      for (const auto& c : module.computations()) {
+        for (const auto& inst : c->instructions()) {
+          n += inst->opcode() == Opcode::kDot || inst->opcode() == Opcode::kConvolution;
+        }
+      }
+      return n;
+    };
+    int64_t before = count(*m);
+    InstructionFusion pass;
+    PassContext context;
+    ASSERT_TRUE(pass.Run(*m, context).ok());
+    EXPECT_EQ(count(*m), before);
+  }
+}
+
+}  // namespace
+}  // namespace fusebox
