@@ -26,6 +26,7 @@ namespace fusebox {
 namespace {
 
 using testing_util::ExpectSameResult;
+using testing_util::Fusions;
 using testing_util::Parse;
 using testing_util::RunPassAndCheck;
 
@@ -47,30 +48,10 @@ PassContext RunFusion(Module& module, InstructionFusionOptions options = {}, boo
   InstructionFusion pass(options);
   auto changed = pass.Run(module, context);
   EXPECT_TRUE(changed.ok()) << changed.status().message();
-  // Names unique across the module stay unique (the examples have them; inline test
-  // modules reuse `a`, `b` in reducers, which XLA accepts).
-  VerifierOptions strict;
-  strict.module_unique_instruction_names = true;
-  if (original == nullptr || !Verify(*original, strict).ok()) strict.module_unique_instruction_names = false;
-  Status verified = Verify(module, strict);
-  EXPECT_TRUE(verified.ok()) << verified.message() << "\n" << module.ToString();
-  std::string text = module.ToString();
-  auto reparsed = ParseModule(text);
-  EXPECT_TRUE(reparsed.ok()) << reparsed.status().message() << "\n" << text;
-  if (reparsed.ok()) {
-    EXPECT_EQ((*reparsed)->ToString(), text);
-  }
-  if (run && original != nullptr) ExpectSameResult(*original, module);
+  testing_util::ExpectValidAfterFusion(original.get(), module, run);
   return context;
 }
 
-std::vector<const Instruction*> Fusions(const Computation& comp) {
-  std::vector<const Instruction*> out;
-  for (const auto& inst : comp.instructions()) {
-    if (inst->opcode() == Opcode::kFusion) out.push_back(inst.get());
-  }
-  return out;
-}
 
 // Opcode names inside a fusion's computation, in text order (parameters left out).
 std::vector<std::string> FusedOpcodes(const Instruction& fusion) {

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
@@ -50,6 +52,33 @@ inline bool RunPassAndCheck(Pass& pass, Module& module, bool compare = true) {
     ExpectSameResult(*original, module);
   }
   return changed.ok() && *changed;
+}
+
+// After a fusion pass: the module verifies (with module-unique names when the original had
+// them; inline test modules reuse `a`, `b` in reducers, which XLA accepts), prints as text
+// that re-parses to the same text, and (when `run`) computes what `original` did.
+inline void ExpectValidAfterFusion(const Module* original, Module& module, bool run) {
+  VerifierOptions strict;
+  strict.module_unique_instruction_names = true;
+  if (original == nullptr || !Verify(*original, strict).ok()) strict.module_unique_instruction_names = false;
+  Status verified = Verify(module, strict);
+  EXPECT_TRUE(verified.ok()) << verified.message() << "\n" << module.ToString();
+  std::string text = module.ToString();
+  auto reparsed = ParseModule(text);
+  EXPECT_TRUE(reparsed.ok()) << reparsed.status().message() << "\n" << text;
+  if (reparsed.ok()) {
+    EXPECT_EQ((*reparsed)->ToString(), text);
+  }
+  if (run && original != nullptr) ExpectSameResult(*original, module);
+}
+
+// The fusion instructions of a computation, in text order.
+inline std::vector<const Instruction*> Fusions(const Computation& comp) {
+  std::vector<const Instruction*> out;
+  for (const auto& inst : comp.instructions()) {
+    if (inst->opcode() == Opcode::kFusion) out.push_back(inst.get());
+  }
+  return out;
 }
 
 }  // namespace testing_util
