@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/compiler/passes/pass_test_util.h"
 #include "tests/test_util.h"
 
 #include <algorithm>
@@ -56,22 +57,7 @@ std::unique_ptr<Module> RunAndCheck(const Module& original, std::vector<Pass*> p
   // An unchanged module computes what it computed; the examples' 16384x16384 inputs
   // make the interpreter slow enough to skip that run when the text is identical.
   if (module->ToString() == original.ToString()) return module;
-  StatusOr<std::vector<Literal>> args = RandomArguments(original, 1);
-  if (!args.ok()) {
-    ADD_FAILURE() << args.status().message();
-    return nullptr;
-  }
-  StatusOr<Literal> before = Interpreter().Run(original, *args);
-  StatusOr<Literal> after = Interpreter().Run(*module, *args);
-  EXPECT_TRUE(before.ok()) << before.status().message();
-  EXPECT_TRUE(after.ok()) << after.status().message();
-  if (before.ok() && after.ok()) {
-    CompareOptions exact;
-    exact.atol = 0;
-    exact.rtol = 0;
-    CompareResult result = CompareLiterals(*after, *before, exact);
-    EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << module->ToString();
-  }
+  if (!testing_util::ExpectBitIdenticalResult(original, *module)) return nullptr;
   return module;
 }
 

@@ -38,6 +38,28 @@ inline void ExpectSameResult(const Module& before, const Module& after) {
   EXPECT_TRUE(result.ok()) << result.ToString();
 }
 
+// Both modules give bit-identical results on random inputs (seed 1). Returns false when
+// the inputs could not be made (a failure is recorded).
+inline bool ExpectBitIdenticalResult(const Module& before_module, const Module& after_module) {
+  StatusOr<std::vector<Literal>> args = RandomArguments(before_module, 1);
+  if (!args.ok()) {
+    ADD_FAILURE() << args.status().message();
+    return false;
+  }
+  StatusOr<Literal> before = Interpreter().Run(before_module, *args);
+  StatusOr<Literal> after = Interpreter().Run(after_module, *args);
+  EXPECT_TRUE(before.ok()) << before.status().message();
+  EXPECT_TRUE(after.ok()) << after.status().message();
+  if (before.ok() && after.ok()) {
+    CompareOptions exact;
+    exact.atol = 0;
+    exact.rtol = 0;
+    CompareResult result = CompareLiterals(*after, *before, exact);
+    EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << after_module.ToString();
+  }
+  return true;
+}
+
 // Runs `pass` on `module`; checks that it verifies and (when `compare`) computes what it
 // did before. An unchanged module is not run again. Returns whether the pass changed it.
 inline bool RunPassAndCheck(Pass& pass, Module& module, bool compare = true) {
