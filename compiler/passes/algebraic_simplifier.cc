@@ -361,10 +361,16 @@ class Simplifier {
     return ReplaceWithExisting(inst, inst->operand(0));
   }
 
-  // reduce over no dimensions applies the reducer to (init, x) elementwise: with init the
-  // reducer's identity (add 0, multiply 1, and true, or false) that is x.
+  // reduce over no dimensions, or only over dimensions of size 1, applies the reducer to
+  // (init, x) once per element: with init the reducer's identity (add 0, multiply 1,
+  // and true, or false) that is x, reshaped to the result shape.
   bool HandleReduce(Instruction* inst) {
-    if (inst->operand_count() != 2 || !inst->dimensions().empty()) return false;
+    if (inst->operand_count() != 2 || !inst->shape().IsArray()) return false;
+    const Shape& in = inst->operand(0)->shape();
+    if (!in.IsArray()) return false;
+    for (int64_t d : inst->dimensions()) {
+      if (d < 0 || d >= in.rank() || in.dimensions(d) != 1) return false;
+    }
     const Computation* reducer = inst->to_apply();
     if (reducer == nullptr || reducer->root() == nullptr || reducer->parameter_count() != 2) {
       return false;
@@ -386,7 +392,9 @@ class Simplifier {
       case Opcode::kOr: identity = IsPred(type) && IsUniformValue(init, 0); break;
       default: break;
     }
-    return identity && ReplaceWithExisting(inst, inst->operand(0));
+    if (!identity) return false;
+    if (inst->dimensions().empty()) return ReplaceWithExisting(inst, inst->operand(0));
+    return ReplaceWithNew(inst, Make(Opcode::kReshape, inst, {inst->operand(0)}));
   }
 
   // dynamic-slice with constant starts -> slice. XLA clamps each start into

@@ -444,6 +444,38 @@ ENTRY e {
 )", /*expect_changed=*/false);
 }
 
+// Reducing only dimensions of size 1 adds the identity once per element: a reshape. The
+// MNIST step has two (a [128,1] and a [1,10] reduce_sum); each was a kernel of its own.
+constexpr char kF32AddModuleHeader[] = "HloModule m\nadd { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n";
+
+TEST(AlgebraicSimplifierTest, ReduceOverSizeOneDimensionsBecomesReshape) {
+  auto m = Simplify(kF32AddModuleHeader + std::string(R"(
+ENTRY e {
+  x = f32[1,10,1] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[10] reduce(x, z), dimensions={0,2}, to_apply=add
+}
+)"));
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Root(*m)->opcode(), Opcode::kReshape);
+  EXPECT_EQ(Root(*m)->operand(0)->name(), "x");
+  EXPECT_EQ(Root(*m)->shape().ToString(), "f32[10]");
+}
+
+TEST(AlgebraicSimplifierTest, KeepsReduceOverALongDimensionOrWithOtherInit) {
+  Simplify(kF32AddModuleHeader + std::string(R"(
+ENTRY e {
+  x = f32[2,10,1] parameter(0)
+  z = f32[] constant(0)
+  long = f32[10] reduce(x, z), dimensions={0,2}, to_apply=add
+  y = f32[1,10] parameter(1)
+  one = f32[] constant(1)
+  other = f32[10] reduce(y, one), dimensions={0}, to_apply=add
+  ROOT t = (f32[10], f32[10]) tuple(long, other)
+}
+)"), /*expect_changed=*/false);
+}
+
 TEST(AlgebraicSimplifierTest, CopyKeepingLayoutAndCopyOfCopy) {
   auto m = Simplify(R"(
 HloModule m

@@ -7,9 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "compiler/parser/parser.h"
 #include "compiler/passes/kernel_count.h"
+#include "compiler/passes/optimization_pipeline.h"
 #include "compiler/session/compile_session.h"
 
 namespace fusebox {
@@ -181,6 +183,101 @@ TEST(KernelCountTest, SeedProgramUnfused) {
   ASSERT_TRUE(file.ok());
   // multiply, add, reduce: the three kernels of the XLA overview's example.
   EXPECT_EQ(CountKernels(*file->modules[0]).kernels, 3);
+}
+
+// The names of the kernels of a module's entry computation.
+std::set<std::string> EntryKernels(const Module& module) {
+  std::set<std::string> names;
+  for (const auto& inst : module.entry()->instructions()) {
+    if (IsKernel(*inst)) names.insert(inst->name());
+  }
+  return names;
+}
+
+std::unique_ptr<Module> ParseExampleFile(const std::string& name) {
+  auto file = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
+  if (!file.ok() || file->modules.empty()) return nullptr;
+  return std::move(file->modules[0]);
+}
+
+// The MNIST training step after the whole pipeline against XLA CPU's own optimized module
+// (assets/examples/xla_cpu, dumped by scripts/make_examples.sh with jax 0.10.2): every
+// kernel of both sides is in exactly one row below, and each row says why the counts
+// differ. A change in fusion that moves a kernel fails here until the table is updated.
+TEST(KernelCountTest, MnistStepAgainstXlaCpuEveryDifferenceExplained) {
+  auto m = ParseExampleFile("mnist_train_step.hlo");
+  auto xla = ParseExampleFile("xla_cpu/mnist_train_step.after_optimizations.hlo");
+  ASSERT_NE(m, nullptr);
+  ASSERT_NE(xla, nullptr);
+  EXPECT_EQ(CountKernels(*m).kernels, 92);
+  Pipeline pipeline = MakeOptimizationPipeline();
+  PassContext context;
+  PipelineResult result;
+  ASSERT_TRUE(pipeline.Run(*m, {}, context, &result).ok());
+
+  struct Row {
+    const char* what;
+    std::vector<std::string> ours;
+    std::vector<std::string> theirs;
+    const char* why;
+  };
+  const std::vector<Row> rows = {
+      {"forward dot images x W", {"dot_general.2"}, {"ynn_fusion"},
+       "same: XLA CPU hands the dot to YNNPACK as a kCustom fusion; neither side output-fuses "
+       "the bias-add, whose result feeds two reductions"},
+      {"weight-gradient dot", {"dot_general.3"}, {"dot"},
+       "same: XLA folds the transpose into the dot's dimensions, we fuse it into the Adam "
+       "update that reads the dot"},
+      {"softmax: row max, exp, row sum", {"fusion.15", "fusion.13"},
+       {"add_reduce_fusion", "subtract_exponential_fusion", "wrapped_reduce"},
+       "-1: multi-output fusion gives the exp and its row sum one kernel; XLA CPU emits the "
+       "row sum as a reduce wrapped alone"},
+      {"cross-entropy row sums", {"fusion.1"},
+       {"negate_divide_fusion", "wrapped_log", "subtract_select_fusion"},
+       "-2: the log and the log-softmax elementwise work fuse into the reductions that read "
+       "them, and the two sibling row sums share a kernel; XLA CPU keeps the log and the "
+       "elementwise producers as loop kernels"},
+      {"logit gradient and bias gradient", {"fusion.5"},
+       {"multiply_add_fusion.4", "wrapped_reduce-window", "wrapped_reduce.1"},
+       "-2: one column-reduction kernel also writes the gradient; XLA CPU splits the "
+       "128-row column sum into a reduce-window and a reduce and keeps the gradient apart"},
+      {"mean loss", {"fusion"}, {"wrapped_reduce-window.1", "multiply_negate_fusion"},
+       "-1: the same reduction split on XLA's side; ours is one reduction with its scale "
+       "and negate as epilogue"},
+      {"step + 1 and Adam bias corrections", {"fusion.7", "fusion.9"},
+       {"subtract_divide_fusion", "subtract_divide_fusion.1", "wrapped_add"},
+       "-1: step + 1 and the correction that uses it are one multi-output kernel"},
+      {"Adam updates of W and b (m, v, param)", {"fusion.6", "fusion.2"},
+       {"multiply_add_fusion.3", "multiply_add_fusion.2", "divide_subtract_fusion.1",
+        "multiply_add_fusion", "multiply_add_fusion.1", "divide_subtract_fusion"},
+       "-4: XLA CPU writes m and v, then reads them back for the parameter update; one "
+       "multi-output loop fusion per tensor writes all three"},
+  };
+  std::set<std::string> ours_listed, theirs_listed;
+  int64_t ours_total = 0, theirs_total = 0;
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.what);
+    for (const std::string& n : row.ours) EXPECT_TRUE(ours_listed.insert(n).second) << n;
+    for (const std::string& n : row.theirs) EXPECT_TRUE(theirs_listed.insert(n).second) << n;
+    ours_total += static_cast<int64_t>(row.ours.size());
+    theirs_total += static_cast<int64_t>(row.theirs.size());
+  }
+  EXPECT_EQ(ours_listed, EntryKernels(*m)) << m->ToString();
+  EXPECT_EQ(theirs_listed, EntryKernels(*xla));
+  EXPECT_EQ(CountKernels(*m).kernels, ours_total);
+  EXPECT_EQ(CountKernels(*xla).kernels, theirs_total);
+  EXPECT_EQ(ours_total, 11);
+  EXPECT_EQ(theirs_total, 22);
+  // The rows name the right things: the Adam kernels write three tensors each, the dots
+  // are dots, and the XLA side's split reductions really are reduce-windows.
+  for (const char* name : {"fusion.6", "fusion.2"}) {
+    const Instruction* adam = m->entry()->FindInstruction(name);
+    ASSERT_NE(adam, nullptr);
+    EXPECT_EQ(adam->shape().tuple_shapes().size(), 3u);
+  }
+  EXPECT_EQ(m->entry()->FindInstruction("dot_general.3")->opcode(), Opcode::kDot);
+  EXPECT_EQ(xla->entry()->FindInstruction("wrapped_reduce-window")->fused_computation()->root()->opcode(),
+            Opcode::kReduceWindow);
 }
 
 TEST(CompileSessionTest, StagesAndDumpLayout) {
