@@ -4,6 +4,8 @@
 #include "app/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -12,6 +14,12 @@
 #include <string>
 
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "profiler/chrome_trace.h"
+#include "profiler/cpu_tracer.h"
+#include "profiler/kernel_summary.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/summary.h"
@@ -188,7 +196,65 @@ struct RunOptions {
   bool print = false;
   bool save_inputs = false;
   int64_t print_limit = 1000;
+  bool unfused = false;
+  int64_t iterations = 1;
+  std::string trace;
+  bool check = false;
+  int threads = 0;
 };
+
+// Runs `module` with the CPU backend: compiles (fused, or with --unfused one kernel per
+// op), runs --iterations times under the CPU tracer, prints the kernel summary, writes the
+// trace, and with --check compares the result with the interpreter's.
+StatusOr<Literal> RunOnCpu(const Module& module, const std::vector<Literal>& args, const RunOptions& opts,
+                           bool* check_failed) {
+  Stopwatch compile_watch;
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, !opts.unfused));
+  CpuExecutableOptions exe_opts;
+  exe_opts.threads = opts.threads;
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> exe, CpuExecutable::Create(std::move(optimized), exe_opts));
+  const double compile_s = compile_watch.ElapsedSeconds();
+  profiler::CpuTracer tracer;
+  std::optional<Literal> result;
+  std::vector<double> times;
+  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
+    CpuRunOptions run_opts;
+    run_opts.observer = &tracer;
+    run_opts.iteration = it;
+    Stopwatch watch;
+    ASSIGN_OR_RETURN(Literal out, exe->Run(args, run_opts));
+    times.push_back(watch.ElapsedSeconds());
+    result = std::move(out);
+  }
+  std::sort(times.begin(), times.end());
+  profiler::Trace trace = tracer.TakeTrace();
+  profiler::KernelSummary summary = profiler::Summarize(trace);
+  std::fprintf(stderr,
+               "ran %s on the CPU (%s, %d threads) %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "
+               "%lld kernels per run (%lld static)\n",
+               module.name().c_str(), opts.unfused ? "unfused" : "fused", exe->threads(),
+               static_cast<long long>(times.size()), compile_s, times.front() * 1e3, times[times.size() / 2] * 1e3,
+               static_cast<long long>(exe->last_kernel_launches()),
+               static_cast<long long>(CountKernels(exe->module()).kernels));
+  std::cerr << profiler::FormatSummaryTable(summary, 20);
+  if (!opts.trace.empty()) {
+    RETURN_IF_ERROR(profiler::WriteChromeTrace(trace, opts.trace));
+    std::cerr << "wrote the trace (" << trace.events().size() << " events) to " << opts.trace << "\n";
+  }
+  if (opts.check) {
+    ASSIGN_OR_RETURN(Literal expected, Interpreter().Run(module, args));
+    PrimitiveType type = expected.shape().IsArray() ? expected.shape().element_type() : PrimitiveType::kF32;
+    CompareResult cmp = CompareLiterals(*result, expected, DefaultToleranceFor(type));
+    if (cmp.ok()) {
+      std::fprintf(stderr, "check: matches the interpreter (%lld elements, max abs error %.3g, max rel error %.3g)\n",
+                   static_cast<long long>(cmp.elements_compared), cmp.max_abs_error, cmp.max_rel_error);
+    } else {
+      std::cerr << "check: MISMATCH with the interpreter: " << cmp.ToString() << "\n";
+      *check_failed = true;
+    }
+  }
+  return std::move(*result);
+}
 
 // Flattens a (possibly nested) tuple result into named leaves: "output", or "output_0",
 // "output_1_0", ...
@@ -204,9 +270,8 @@ void FlattenResult(const Literal& literal, const std::string& name,
 }
 
 int RunRun(const CommonInput& in, const RunOptions& opts) {
-  if (opts.backend != "interpreter") {
-    return ReportStatus(InvalidArgument("backend '" + opts.backend +
-                                        "' is not available yet; use --backend interpreter"));
+  if (opts.backend == "gpu") {
+    return ReportStatus(InvalidArgument("backend 'gpu' is not available yet; use --backend cpu or interpreter"));
   }
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
@@ -243,16 +308,25 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     args = std::move(random).value();
   }
 
-  Interpreter interpreter;
-  Stopwatch watch;
-  auto result = interpreter.Run(module, args);
-  double seconds = watch.ElapsedSeconds();
-  if (!result.ok()) return ReportStatus(result.status());
-  const InterpreterStats& stats = interpreter.stats();
-  std::fprintf(stderr, "ran %s on the interpreter in %.3f s: %lld instructions, %.3g elements/s\n",
-               module.name().c_str(), seconds, static_cast<long long>(stats.instructions_evaluated),
-               seconds > 0 ? static_cast<double>(stats.elements_produced) / seconds : 0.0);
-
+  std::optional<Literal> result_value;
+  bool check_failed = false;
+  if (opts.backend == "cpu") {
+    auto ran = RunOnCpu(module, args, opts, &check_failed);
+    if (!ran.ok()) return ReportStatus(ran.status());
+    result_value = std::move(*ran);
+  } else {
+    Interpreter interpreter;
+    Stopwatch watch;
+    auto ran = interpreter.Run(module, args);
+    double seconds = watch.ElapsedSeconds();
+    if (!ran.ok()) return ReportStatus(ran.status());
+    const InterpreterStats& stats = interpreter.stats();
+    std::fprintf(stderr, "ran %s on the interpreter in %.3f s: %lld instructions, %.3g elements/s\n",
+                 module.name().c_str(), seconds, static_cast<long long>(stats.instructions_evaluated),
+                 seconds > 0 ? static_cast<double>(stats.elements_produced) / seconds : 0.0);
+    result_value = std::move(*ran);
+  }
+  const Literal* result = &*result_value;
   std::vector<std::pair<std::string, const Literal*>> leaves;
   FlattenResult(*result, "output", &leaves);
   for (const auto& [name, lit] : leaves) {
@@ -289,7 +363,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     std::cerr << "wrote " << leaves.size() << " output(s)" << (opts.save_inputs ? " and the inputs" : "")
               << " to " << opts.output_dir << "\n";
   }
-  return kExitOk;
+  return check_failed ? kExitUserError : kExitOk;
 }
 
 struct CompileOptions {
@@ -347,7 +421,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
     }
   }
   if (!opts.dump_to.empty()) {
-    auto written = WriteDump(**session, opts.dump_to);
+    auto written = WriteDump(**session, opts.dump_to, 0, /*with_cpu=*/true);
     if (!written.ok()) return ReportStatus(written.status());
     std::cerr << "wrote " << written->size() << " file(s) to " << opts.dump_to << "\n";
   }
@@ -425,10 +499,15 @@ int RunCli(int argc, char** argv) {
     CommonInput run_in;
     RunOptions run_opts;
     CLI::App* run = app.add_subcommand(
-        "run", "Run the module: on the reference interpreter (the CPU and GPU backends come later), "
+        "run", "Run the module on the reference interpreter or the CPU backend (LLVM JIT), "
                "with inputs from .npy files or random ones from a seed");
     AddInputOptions(run, &run_in);
-    run->add_option("--backend", run_opts.backend, "interpreter (default)")
+    run->add_flag("--unfused", run_opts.unfused, "CPU: one kernel per op (the pipeline without fusion)");
+    run->add_option("--iterations", run_opts.iterations, "CPU: run this many times (timings, traces)");
+    run->add_option("--trace", run_opts.trace, "CPU: write a Chrome trace-event JSON (opens in Perfetto)");
+    run->add_flag("--check", run_opts.check, "CPU: compare with the interpreter; exit 1 on mismatch");
+    run->add_option("--threads", run_opts.threads, "CPU: worker threads (default: one per hardware thread)");
+    run->add_option("--backend", run_opts.backend, "interpreter (default) | cpu")
         ->check(CLI::IsMember({"interpreter", "cpu", "gpu"}));
     run->add_option("--inputs", run_opts.inputs, "One .npy file per entry parameter, in order")
         ->delimiter(',');
@@ -448,7 +527,8 @@ int RunCli(int argc, char** argv) {
         "compile", "Run Fusebox's optimization pipeline and print a stage; with --dump-to, write "
                    "XLA's dump layout (before/after optimizations, one file per pass, decisions)");
     AddInputOptions(compile, &compile_in);
-    compile->add_option("--stage", compile_opts.stage, "hlo | optimized_hlo (default)");
+    compile->add_option("--stage", compile_opts.stage,
+                        "hlo | optimized_hlo (default) | llvm_ir | llvm_ir_optimized | cpu_asm | buffer_assignment");
     compile->add_option("--dump-to", compile_opts.dump_to, "Write dumps into this folder");
     compile->add_option("--dump-pass-re", compile_opts.dump_pass_re,
                         "Snapshot only after passes matching this regex (default .*)");

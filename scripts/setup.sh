@@ -11,7 +11,7 @@ PACKAGES=(
   libgraphviz-dev graphviz
   fonts-dejavu-core fonts-jetbrains-mono
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev
+  libcli11-dev nlohmann-json3-dev libeigen3-dev
   clang-19 libclang-rt-19-dev
   python3
 )

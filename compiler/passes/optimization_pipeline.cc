@@ -27,4 +27,18 @@ Pipeline MakeOptimizationPipeline() {
   return pipeline;
 }
 
+std::vector<std::string> FusionPassNames() { return {"fusion", "multi-output-fusion"}; }
+
+StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused) {
+  std::unique_ptr<Module> copy = module.Clone();
+  if (copy == nullptr) return Internal("cannot copy module " + module.name());
+  PipelineOptions options;
+  options.snapshot_pass_regex = "";
+  if (!fused) options.disabled_passes = FusionPassNames();
+  PassContext context;
+  PipelineResult result;
+  RETURN_IF_ERROR(MakeOptimizationPipeline().Run(*copy, options, context, &result));
+  return copy;
+}
+
 }  // namespace fusebox

@@ -15,6 +15,10 @@ std::string_view StageName(Stage stage) {
   switch (stage) {
     case Stage::kHlo: return "hlo";
     case Stage::kOptimizedHlo: return "optimized_hlo";
+    case Stage::kLlvmIr: return "llvm_ir";
+    case Stage::kLlvmIrOptimized: return "llvm_ir_optimized";
+    case Stage::kCpuAsm: return "cpu_asm";
+    case Stage::kBufferAssignment: return "buffer_assignment";
   }
   return "?";
 }
@@ -22,6 +26,10 @@ std::string_view StageName(Stage stage) {
 std::optional<Stage> ParseStage(std::string_view name) {
   if (name == "hlo") return Stage::kHlo;
   if (name == "optimized_hlo") return Stage::kOptimizedHlo;
+  if (name == "llvm_ir") return Stage::kLlvmIr;
+  if (name == "llvm_ir_optimized") return Stage::kLlvmIrOptimized;
+  if (name == "cpu_asm") return Stage::kCpuAsm;
+  if (name == "buffer_assignment") return Stage::kBufferAssignment;
   return std::nullopt;
 }
 
@@ -50,8 +58,34 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
       if (!st.ok()) return st;
       return optimized_->ToString();
     }
+    case Stage::kLlvmIr:
+    case Stage::kLlvmIrOptimized:
+    case Stage::kCpuAsm:
+    case Stage::kBufferAssignment: {
+      ASSIGN_OR_RETURN(CpuExecutable * exe, CpuCompile());
+      if (stage == Stage::kLlvmIr) return exe->code().llvm_ir();
+      if (stage == Stage::kLlvmIrOptimized) return exe->code().llvm_ir_optimized();
+      if (stage == Stage::kCpuAsm) return exe->code().assembly();
+      return exe->BufferAssignmentText();
+    }
   }
   return Internal("unknown stage");
+}
+
+StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& options) {
+  if (cpu_status_) {
+    if (!cpu_status_->ok()) return *cpu_status_;
+    return cpu_.get();
+  }
+  Status st = Optimize();
+  if (!st.ok()) return st;
+  std::unique_ptr<Module> copy = optimized_->Clone();
+  if (copy == nullptr) return Internal("could not copy module " + optimized_->name());
+  auto exe = CpuExecutable::Create(std::move(copy), options);
+  cpu_status_ = exe.status();
+  if (!exe.ok()) return exe.status();
+  cpu_ = std::move(*exe);
+  return cpu_.get();
 }
 
 KernelCount CompileSession::kernels_after() const {
@@ -75,7 +109,7 @@ std::string Pad4(int64_t n) {
 }  // namespace
 
 StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
-                                             int module_id) {
+                                             int module_id, bool with_cpu) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -118,6 +152,20 @@ StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std:
                               {"fused", d.fused}, {"reason", d.reason}, {"fusion", d.fusion}});
   }
   RETURN_IF_ERROR(write(prefix + ".fusion_decisions.json", j.dump(2) + "\n"));
+  if (with_cpu) {
+    auto compiled = session.CpuCompile();
+    if (!compiled.ok()) {
+      // The HLO dumps stay useful when the backend cannot compile the module: say why.
+      RETURN_IF_ERROR(write(prefix + ".cpu_backend_error.txt", compiled.status().message() + "\n"));
+      return written;
+    }
+    CpuExecutable* exe = *compiled;
+    RETURN_IF_ERROR(write(prefix + ".ir-no-opt.ll", exe->code().llvm_ir()));
+    RETURN_IF_ERROR(write(prefix + ".ir-with-opt.ll", exe->code().llvm_ir_optimized()));
+    RETURN_IF_ERROR(write(prefix + ".s", exe->code().assembly()));
+    ASSIGN_OR_RETURN(std::string buffers, exe->BufferAssignmentText());
+    RETURN_IF_ERROR(write(prefix + ".cpu_after_optimizations-buffer-assignment.txt", buffers));
+  }
   return written;
 }
 

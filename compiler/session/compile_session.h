@@ -11,11 +11,12 @@
 
 #include "compiler/passes/kernel_count.h"
 #include "compiler/passes/pipeline.h"
+#include "compiler/runtime/cpu_executable.h"
 
 namespace fusebox {
 
 // Stages in pipeline order: a comparison tells which comes first.
-enum class Stage { kHlo, kOptimizedHlo };
+enum class Stage { kHlo, kOptimizedHlo, kLlvmIr, kLlvmIrOptimized, kCpuAsm, kBufferAssignment };
 std::string_view StageName(Stage stage);
 std::optional<Stage> ParseStage(std::string_view name);
 
@@ -35,6 +36,11 @@ class CompileSession {
   // Stage text: the module printed at that stage (Optimize() runs on demand).
   StatusOr<std::string> StageText(Stage stage);
 
+  // The CPU backend's compile of the optimized module (Optimize() and code generation
+  // run on demand, once). Stages llvm_ir, llvm_ir_optimized, cpu_asm and
+  // buffer_assignment come from it.
+  StatusOr<CpuExecutable*> CpuCompile(const CpuExecutableOptions& options = {});
+
   const PipelineResult& pipeline_result() const { return pipeline_result_; }
   const PassContext& pass_context() const { return context_; }
   KernelCount kernels_before() const { return CountKernels(*input_); }
@@ -47,6 +53,8 @@ class CompileSession {
   PipelineResult pipeline_result_;
   PassContext context_;
   std::optional<Status> optimize_status_;
+  std::unique_ptr<CpuExecutable> cpu_;
+  std::optional<Status> cpu_status_;
 };
 
 // Writes the session in XLA's dump layout into `dir`:
@@ -54,8 +62,10 @@ class CompileSession {
 //   module_NNNN.<name>.NNNN.<pipeline>.after_<pass>.before_<next>.txt   (one per snapshot)
 //   module_NNNN.<name>.cpu_after_optimizations.txt
 //   module_NNNN.<name>.fusion_decisions.json
+// and, when `with_cpu` (the CPU backend compiles the module), as XLA's CPU backend names
+// them: .ir-no-opt.ll, .ir-with-opt.ll, .s and .cpu_after_optimizations-buffer-assignment.txt
 // `module_id` is NNNN. Returns the paths written.
 StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
-                                             int module_id = 0);
+                                             int module_id = 0, bool with_cpu = false);
 
 }  // namespace fusebox

@@ -1,0 +1,83 @@
+// The CPU code generator: turns every kernel of an (optimized) HLO module into LLVM IR
+// functions, optimizes them, keeps the IR and x86 assembly as compile stages, and JITs
+// them with ORC LLJIT. Dots, convolutions and sorts run as library kernels
+// (compiler/runtime/library_kernels.h); a dot or convolution output fusion runs the
+// library op, then its elementwise epilogue as an emitted loop.
+//
+// This header has no LLVM types: the runtime and the CLI include it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+// `void kernel(void* const* buffers, int64_t begin, int64_t end)`: runs iterations
+// [begin, end) of the group's outermost parallel dimension. buffers = the kernel's
+// operand buffers, then its result buffers (tuple leaves in order), then scratch.
+using CpuKernelFunction = void (*)(void* const* buffers, int64_t begin, int64_t end);
+// Sort comparators: args[2k] / args[2k+1] point at the lhs / rhs element of operand k.
+using CpuComparatorFunction = bool (*)(const void* const* args, void* context);
+
+struct CpuLoopGroup {
+  std::string function;         // LLVM function name
+  CpuKernelFunction entry = nullptr;
+  int64_t extent = 1;           // iterations of the parallel dimension
+  int64_t elements_per_iteration = 1;
+};
+
+struct CpuKernel {
+  enum class Kind { kLoop, kLibrary, kOutputFusion };
+  const Instruction* hlo = nullptr;   // the kernel's instruction (a fusion or a single op)
+  std::string name;                   // base name of its LLVM functions
+  Kind kind = Kind::kLoop;
+  std::vector<CpuLoopGroup> groups;   // loops run in order (kLoop, kOutputFusion epilogue)
+  const Instruction* library_op = nullptr;  // dot / convolution / sort (kLibrary, kOutputFusion)
+  // For kOutputFusion: which kernel operands feed the library op, in its operand order.
+  std::vector<int64_t> library_operands;
+  int64_t scratch_bytes = 0;          // the library op's result for kOutputFusion
+  std::string comparator_function;
+  CpuComparatorFunction comparator = nullptr;
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  int64_t flops = 0;
+  std::string kind_name;              // "fusion(kLoop)", "dot", ...
+};
+
+struct CpuCompileOptions {
+  int opt_level = 2;           // LLVM -O level for the kernels
+  bool keep_assembly = true;   // produce the cpu_asm stage
+};
+
+// Compiled kernels of one module and the JIT that owns their code.
+class CpuCode {
+ public:
+  virtual ~CpuCode() = default;
+  // The kernel of `inst` (an instruction of a program computation), or null when the
+  // instruction needs no kernel (parameters, tuples, control flow, aliases).
+  virtual const CpuKernel* KernelFor(const Instruction* inst) const = 0;
+  virtual const std::vector<std::unique_ptr<CpuKernel>>& kernels() const = 0;
+  // Compile stages.
+  virtual const std::string& llvm_ir() const = 0;            // before LLVM optimization
+  virtual const std::string& llvm_ir_optimized() const = 0;
+  virtual const std::string& assembly() const = 0;           // x86 assembly of the kernels
+  virtual const std::string& target_cpu() const = 0;
+  // LLVM function name -> HLO instruction name (fusion or op) it implements.
+  virtual const std::map<std::string, std::string>& function_to_hlo() const = 0;
+};
+
+// Compiles every kernel of `module`'s program computations (entry, while bodies and
+// conditions, conditional branches, called computations). `module` must outlive the
+// result. Errors name the instruction the backend cannot emit.
+StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const CpuCompileOptions& options = {});
+
+// Whether the CPU runtime treats `inst` as a kernel (vs. free or host-side work).
+bool IsCpuKernel(const Instruction& inst);
+
+}  // namespace fusebox

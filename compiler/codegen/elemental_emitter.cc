@@ -1,0 +1,1155 @@
+#include "compiler/codegen/elemental_emitter.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <cmath>
+#include <limits>
+
+#include "compiler/ir/literal.h"
+
+namespace fusebox::codegen {
+namespace {
+
+bool IsF16Like(PrimitiveType t) { return t == PrimitiveType::kF16 || t == PrimitiveType::kBF16; }
+
+// Row-major strides of `shape`'s dimensions, in elements.
+std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape.dimensions(d + 1);
+  return strides;
+}
+
+}  // namespace
+
+StatusOr<llvm::Type*> StorageType(llvm::LLVMContext& c, PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kPred:
+    case PrimitiveType::kS8:
+    case PrimitiveType::kU8:
+      return llvm::Type::getInt8Ty(c);
+    case PrimitiveType::kS16:
+    case PrimitiveType::kU16:
+    case PrimitiveType::kF16:
+    case PrimitiveType::kBF16:
+      return llvm::Type::getInt16Ty(c);
+    case PrimitiveType::kS32:
+    case PrimitiveType::kU32:
+      return llvm::Type::getInt32Ty(c);
+    case PrimitiveType::kS64:
+    case PrimitiveType::kU64:
+      return llvm::Type::getInt64Ty(c);
+    case PrimitiveType::kF32:
+      return llvm::Type::getFloatTy(c);
+    case PrimitiveType::kF64:
+      return llvm::Type::getDoubleTy(c);
+    default:
+      return Unimplemented("the CPU backend does not support element type " +
+                           std::string(PrimitiveTypeName(type)) + " yet");
+  }
+}
+
+StatusOr<llvm::Type*> RegisterType(llvm::LLVMContext& c, PrimitiveType type) {
+  if (type == PrimitiveType::kPred) return llvm::Type::getInt1Ty(c);
+  if (IsF16Like(type)) return llvm::Type::getFloatTy(c);
+  return StorageType(c, type);
+}
+
+llvm::Value* IrArray::LinearIndex(llvm::IRBuilder<>& b, const IrIndex& index) const {
+  std::vector<int64_t> strides = Strides(shape_);
+  llvm::Value* linear = b.getInt64(0);
+  for (size_t d = 0; d < index.size(); ++d) {
+    if (shape_.dimensions(d) == 1) continue;
+    llvm::Value* term = strides[d] == 1 ? index[d] : b.CreateMul(index[d], b.getInt64(strides[d]), "", true, true);
+    linear = d == 0 && linear == b.getInt64(0) ? term : b.CreateAdd(linear, term, "", true, true);
+  }
+  return linear;
+}
+
+llvm::Value* IrArray::Address(llvm::IRBuilder<>& b, const IrIndex& index) const {
+  llvm::Type* type = *StorageType(b.getContext(), shape_.element_type());
+  return b.CreateInBoundsGEP(type, base_, {LinearIndex(b, index)});
+}
+
+llvm::Value* ToRegister(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* stored) {
+  if (type == PrimitiveType::kPred) return b.CreateICmpNE(stored, b.getInt8(0));
+  if (type == PrimitiveType::kF16) {
+    return b.CreateFPExt(b.CreateBitCast(stored, b.getHalfTy()), b.getFloatTy());
+  }
+  if (type == PrimitiveType::kBF16) {
+    llvm::Value* wide = b.CreateShl(b.CreateZExt(stored, b.getInt32Ty()), 16);
+    return b.CreateBitCast(wide, b.getFloatTy());
+  }
+  return stored;
+}
+
+llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value) {
+  if (type == PrimitiveType::kPred) return b.CreateZExt(value, b.getInt8Ty());
+  if (type == PrimitiveType::kF16) {
+    return b.CreateBitCast(b.CreateFPTrunc(value, b.getHalfTy()), b.getInt16Ty());
+  }
+  if (type == PrimitiveType::kBF16) {
+    // Round to nearest even on the bits; NaN stays a (quiet) NaN.
+    llvm::Value* bits = b.CreateBitCast(value, b.getInt32Ty());
+    llvm::Value* lsb = b.CreateAnd(b.CreateLShr(bits, 16), b.getInt32(1));
+    llvm::Value* rounded = b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7FFF)));
+    llvm::Value* is_nan = b.CreateFCmpUNO(value, value);
+    llvm::Value* nan_bits = b.CreateOr(bits, b.getInt32(0x00400000));
+    llvm::Value* chosen = b.CreateSelect(is_nan, nan_bits, rounded);
+    return b.CreateTrunc(b.CreateLShr(chosen, 16), b.getInt16Ty());
+  }
+  return value;
+}
+
+size_t ElementalEmitter::KeyHash::operator()(const CacheKey& key) const {
+  size_t h = std::hash<const void*>()(key.first);
+  for (llvm::Value* v : key.second) h = h * 31 + std::hash<const void*>()(v);
+  return h;
+}
+
+ElementalEmitter::ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module)
+    : b_(b), module_(module), context_(module.getContext()) {
+  scopes_.emplace_back();
+}
+
+void ElementalEmitter::BindArray(const Instruction* inst, IrArray array) {
+  arrays_[inst] = std::move(array);
+}
+
+void ElementalEmitter::BindScalar(const Instruction* inst, llvm::Value* value) {
+  scalars_[inst] = value;
+}
+
+llvm::Value* ElementalEmitter::Poison(const Shape& shape) {
+  if (!shape.IsArray()) return llvm::PoisonValue::get(b_.getInt64Ty());
+  auto type = RegisterType(context_, shape.element_type());
+  return llvm::PoisonValue::get(type.ok() ? *type : b_.getInt64Ty());
+}
+
+llvm::Value* ElementalEmitter::Fail(const Instruction* inst, const std::string& message) {
+  if (status_.ok()) {
+    status_ = Unimplemented("cannot emit " + inst->name() + " (" +
+                            std::string(OpcodeName(inst->opcode())) + "): " + message);
+  }
+  return Poison(inst->shape());
+}
+
+llvm::AllocaInst* ElementalEmitter::EntryAlloca(llvm::Type* type, const std::string& name) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+  return entry.CreateAlloca(type, nullptr, name);
+}
+
+llvm::Value* ElementalEmitter::Emit(const Instruction* inst, const IrIndex& index) {
+  std::vector<llvm::Value*> values = EmitAll(inst, index);
+  if (values.size() != 1) return Fail(inst, "a tuple-shaped value is used as an array");
+  return values[0];
+}
+
+std::vector<llvm::Value*> ElementalEmitter::EmitAll(const Instruction* inst, const IrIndex& index) {
+  if (auto it = scalars_.find(inst); it != scalars_.end()) return {it->second};
+  CacheKey key{inst, index};
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    if (auto it = scope->find(key); it != scope->end()) return it->second;
+  }
+  std::vector<llvm::Value*> values;
+  if (auto it = arrays_.find(inst); it != arrays_.end()) {
+    const IrArray& array = it->second;
+    PrimitiveType type = array.shape().element_type();
+    auto storage = StorageType(context_, type);
+    if (!storage.ok()) {
+      values = {Fail(inst, storage.status().message())};
+    } else {
+      llvm::Value* loaded = b_.CreateLoad(*storage, array.Address(b_, index), inst->name());
+      values = {ToRegister(b_, type, loaded)};
+    }
+  } else {
+    values = EmitUncached(inst, index);
+  }
+  scopes_.back()[key] = values;
+  return values;
+}
+
+void ElementalEmitter::EmitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name,
+                                const std::function<void(llvm::Value*)>& body) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* preheader = b_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, name + ".header", fn);
+  llvm::BasicBlock* loop_body = llvm::BasicBlock::Create(context_, name + ".body", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, name + ".exit", fn);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+  i->addIncoming(begin, preheader);
+  b_.CreateCondBr(b_.CreateICmpSLT(i, end), loop_body, exit);
+  b_.SetInsertPoint(loop_body);
+  scopes_.emplace_back();
+  body(i);
+  scopes_.pop_back();
+  llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), name + ".next", true, true);
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+}
+
+void ElementalEmitter::EmitLoopNest(const std::vector<int64_t>& bounds,
+                                    const std::vector<int64_t>& order, const std::string& name,
+                                    const std::function<void(const IrIndex&)>& body) {
+  IrIndex index(bounds.size(), nullptr);
+  std::function<void(size_t)> level = [&](size_t k) {
+    if (k == order.size()) {
+      body(index);
+      return;
+    }
+    int64_t dim = order[k];
+    if (bounds[dim] == 1) {
+      index[dim] = b_.getInt64(0);
+      level(k + 1);
+      return;
+    }
+    EmitLoop(b_.getInt64(0), b_.getInt64(bounds[dim]), name + "." + std::to_string(dim),
+             [&](llvm::Value* i) {
+               index[dim] = i;
+               level(k + 1);
+             });
+  };
+  level(0);
+}
+
+llvm::Value* ElementalEmitter::Constant(PrimitiveType type, double value) {
+  llvm::Type* t = *RegisterType(context_, type);
+  if (t->isFloatingPointTy()) return llvm::ConstantFP::get(t, value);
+  if (type == PrimitiveType::kPred) return b_.getInt1(value != 0);
+  return llvm::ConstantInt::get(t, static_cast<uint64_t>(static_cast<int64_t>(value)), true);
+}
+
+llvm::Value* ElementalEmitter::RoundToType(PrimitiveType type, llvm::Value* value) {
+  if (!IsF16Like(type)) return value;
+  return ToRegister(b_, type, ToStorage(b_, type, value));
+}
+
+llvm::Value* ElementalEmitter::CallLibm(const std::string& name, PrimitiveType type,
+                                        const std::vector<llvm::Value*>& args) {
+  llvm::Type* t = args[0]->getType();
+  std::string symbol = name + (t->isFloatTy() ? "f" : "");
+  std::vector<llvm::Type*> params(args.size(), t);
+  llvm::FunctionCallee callee =
+      module_.getOrInsertFunction(symbol, llvm::FunctionType::get(t, params, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setOnlyAccessesInaccessibleMemory();
+  }
+  return RoundToType(type, b_.CreateCall(callee, args));
+}
+
+llvm::Value* ElementalEmitter::Intrinsic(llvm::Intrinsic::ID id, PrimitiveType type,
+                                         const std::vector<llvm::Value*>& args) {
+  llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, id, {args[0]->getType()});
+  return RoundToType(type, b_.CreateCall(f, args));
+}
+
+std::vector<llvm::Value*> ElementalEmitter::EmitScalarComputation(
+    const Computation& computation, const std::vector<llvm::Value*>& args) {
+  for (int64_t i = 0; i < computation.parameter_count() && i < static_cast<int64_t>(args.size()); ++i) {
+    scalars_[computation.parameter(i)] = args[i];
+  }
+  // Values of the computation's body depend on the arguments: keep them in a scope.
+  scopes_.emplace_back();
+  std::vector<llvm::Value*> results;
+  const Instruction* root = computation.root();
+  if (root->opcode() == Opcode::kTuple) {
+    for (const Instruction* op : root->operands()) results.push_back(Emit(op, {}));
+  } else {
+    results = EmitAll(root, {});
+  }
+  scopes_.pop_back();
+  for (int64_t i = 0; i < computation.parameter_count(); ++i) scalars_.erase(computation.parameter(i));
+  return results;
+}
+
+std::vector<llvm::Value*> ElementalEmitter::EmitUncached(const Instruction* inst, const IrIndex& index) {
+  const Shape& shape = inst->shape();
+  const Opcode op = inst->opcode();
+  auto operand_at = [&](int64_t i) { return Emit(inst->operand(i), index); };
+  switch (op) {
+    case Opcode::kParameter:
+      return {Fail(inst, "parameter has no bound buffer")};
+    case Opcode::kConstant:
+      return {EmitConstant(inst, index)};
+    case Opcode::kTuple:
+      return {Fail(inst, "tuple is only supported as a kernel's root")};
+    case Opcode::kGetTupleElement: {
+      const Instruction* tuple = inst->operand(0);
+      if (tuple->opcode() == Opcode::kTuple) return EmitAll(tuple->operand(inst->tuple_index()), index);
+      std::vector<llvm::Value*> all = EmitAll(tuple, index);
+      if (inst->tuple_index() < 0 || inst->tuple_index() >= static_cast<int64_t>(all.size())) {
+        return {Fail(inst, "tuple index out of range")};
+      }
+      return {all[inst->tuple_index()]};
+    }
+    case Opcode::kCopy:
+    case Opcode::kBitcast:
+    case Opcode::kReshape:
+      if (op == Opcode::kCopy || shape.SameDimensions(inst->operand(0)->shape())) return {operand_at(0)};
+      return {EmitReshape(inst, index)};
+    case Opcode::kBroadcast: {
+      const std::vector<int64_t>& dims = inst->dimensions();
+      IrIndex source;
+      for (int64_t d : dims) source.push_back(index[d]);
+      return {Emit(inst->operand(0), source)};
+    }
+    case Opcode::kTranspose: {
+      const std::vector<int64_t>& perm = inst->dimensions();
+      IrIndex source(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) source[perm[i]] = index[i];
+      return {Emit(inst->operand(0), source)};
+    }
+    case Opcode::kReverse: {
+      IrIndex source = index;
+      for (int64_t d : inst->dimensions()) {
+        source[d] = b_.CreateSub(b_.getInt64(shape.dimensions(d) - 1), index[d]);
+      }
+      return {Emit(inst->operand(0), source)};
+    }
+    case Opcode::kSlice: {
+      const auto& slice = inst->attrs().slice;
+      IrIndex source(index.size());
+      for (size_t d = 0; d < index.size(); ++d) {
+        llvm::Value* v = index[d];
+        if (slice[d].stride != 1) v = b_.CreateMul(v, b_.getInt64(slice[d].stride));
+        source[d] = slice[d].start == 0 ? v : b_.CreateAdd(v, b_.getInt64(slice[d].start));
+      }
+      return {Emit(inst->operand(0), source)};
+    }
+    case Opcode::kConcatenate:
+      return {EmitConcatenate(inst, index)};
+    case Opcode::kPad:
+      return {EmitPad(inst, index)};
+    case Opcode::kIota:
+      return {EmitIota(inst, index)};
+    case Opcode::kDynamicSlice:
+      return {EmitDynamicSlice(inst, index)};
+    case Opcode::kDynamicUpdateSlice:
+      return {EmitDynamicUpdateSlice(inst, index)};
+    case Opcode::kGather:
+      return {EmitGather(inst, index)};
+    case Opcode::kReduce:
+      return EmitReduce(inst, index);
+    case Opcode::kReduceWindow:
+      return EmitReduceWindow(inst, index);
+    case Opcode::kDot:
+      return {EmitDot(inst, index)};
+    case Opcode::kConvolution:
+      return {EmitConvolution(inst, index)};
+    case Opcode::kSelect: {
+      llvm::Value* pred = inst->operand(0)->shape().IsScalar() && !shape.IsScalar()
+                              ? Emit(inst->operand(0), {})
+                              : operand_at(0);
+      return {b_.CreateSelect(pred, operand_at(1), operand_at(2))};
+    }
+    case Opcode::kClamp: {
+      auto at = [&](int64_t i) {
+        return inst->operand(i)->shape().IsScalar() && !shape.IsScalar() ? Emit(inst->operand(i), {})
+                                                                          : operand_at(i);
+      };
+      llvm::Value* lo = at(0);
+      llvm::Value* x = at(1);
+      llvm::Value* hi = at(2);
+      PrimitiveType type = shape.element_type();
+      llvm::Value* m = EmitBinary(inst, Opcode::kMaximum, type, x, lo);
+      llvm::Value* r = EmitBinary(inst, Opcode::kMinimum, type, m, hi);
+      if (IsFloat(type)) {
+        // A NaN in lo, x or hi (checked in that order) is the result.
+        r = b_.CreateSelect(b_.CreateFCmpUNO(hi, hi), hi, r);
+        r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+        r = b_.CreateSelect(b_.CreateFCmpUNO(lo, lo), lo, r);
+      }
+      return {r};
+    }
+    case Opcode::kCompare:
+      return {EmitCompare(inst, operand_at(0), operand_at(1))};
+    case Opcode::kConvert:
+      return {EmitConvert(inst, inst->operand(0)->shape().element_type(), shape.element_type(), operand_at(0))};
+    case Opcode::kBitcastConvert:
+      return {EmitBitcastConvert(inst, index)};
+    case Opcode::kMap: {
+      std::vector<llvm::Value*> args;
+      for (int64_t i = 0; i < inst->operand_count(); ++i) args.push_back(operand_at(i));
+      return EmitScalarComputation(*inst->to_apply(), args);
+    }
+    case Opcode::kReducePrecision: {
+      return {Fail(inst, "reduce-precision is not supported by the CPU backend yet")};
+    }
+    default:
+      break;
+  }
+  if (inst->operand_count() == 1 && IsArrayType(shape.element_type())) {
+    switch (op) {
+      case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign: case Opcode::kNot:
+      case Opcode::kPopulationCount: case Opcode::kClz: case Opcode::kIsFinite:
+      case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p:
+      case Opcode::kLogistic: case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kCbrt:
+      case Opcode::kSin: case Opcode::kCos: case Opcode::kTan: case Opcode::kTanh:
+      case Opcode::kSinh: case Opcode::kCosh: case Opcode::kAsin: case Opcode::kAcos:
+      case Opcode::kAtan: case Opcode::kAsinh: case Opcode::kAcosh: case Opcode::kAtanh:
+      case Opcode::kErf: case Opcode::kFloor: case Opcode::kCeil:
+      case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven:
+      case Opcode::kReal: case Opcode::kImag:
+        return {EmitUnary(inst, operand_at(0))};
+      default:
+        break;
+    }
+  }
+  if (inst->operand_count() == 2) {
+    switch (op) {
+      case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
+      case Opcode::kRemainder: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kPower:
+      case Opcode::kAtan2: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
+      case Opcode::kShiftLeft: case Opcode::kShiftRightLogical:
+      case Opcode::kShiftRightArithmetic: case Opcode::kMulhi:
+        return {EmitBinary(inst, op, shape.element_type(), operand_at(0), operand_at(1))};
+      default:
+        break;
+    }
+  }
+  return {Fail(inst, "the CPU backend has no emitter for this op")};
+}
+
+llvm::Value* ElementalEmitter::EmitConstant(const Instruction* inst, const IrIndex& index) {
+  const Literal* literal = inst->literal();
+  const PrimitiveType type = inst->shape().element_type();
+  if (literal == nullptr || inst->literal_elided()) return Fail(inst, "constant has no values");
+  if (!inst->shape().IsArray()) return Fail(inst, "tuple constants are not supported");
+  auto storage = StorageType(context_, type);
+  if (!storage.ok()) return Fail(inst, storage.status().message());
+  if (literal->element_count() == 1) {
+    uint64_t bits = literal->GetBits(0);
+    llvm::Value* stored = (*storage)->isFloatingPointTy()
+                              ? b_.CreateBitCast(llvm::ConstantInt::get(
+                                                     b_.getIntNTy((*storage)->getPrimitiveSizeInBits()), bits),
+                                                 *storage)
+                              : llvm::ConstantInt::get(*storage, bits);
+    if (auto* c = llvm::dyn_cast<llvm::Constant>(stored)) stored = c;
+    return ToRegister(b_, type, stored);
+  }
+  // An array constant becomes a private global in storage encoding.
+  std::string name = "constant_" + inst->name();
+  llvm::GlobalVariable* global = module_.getGlobalVariable(name, true);
+  if (global == nullptr) {
+    llvm::Constant* init = nullptr;
+    llvm::ArrayRef<uint8_t> bytes(literal->untyped_data(), literal->size_bytes());
+    init = llvm::ConstantDataArray::get(context_, bytes);
+    global = new llvm::GlobalVariable(module_, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                      init, name);
+    global->setAlignment(llvm::Align(64));
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  IrArray array(global, inst->shape());
+  return ToRegister(b_, type, b_.CreateLoad(*storage, array.Address(b_, index)));
+}
+
+llvm::Value* ElementalEmitter::EmitReshape(const Instruction* inst, const IrIndex& index) {
+  const Shape& out = inst->shape();
+  const Shape& in = inst->operand(0)->shape();
+  IrArray out_view(nullptr, out);
+  llvm::Value* linear = out_view.LinearIndex(b_, index);
+  IrIndex source(in.rank());
+  std::vector<int64_t> strides = Strides(in);
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    llvm::Value* v = strides[d] == 1 ? linear : b_.CreateUDiv(linear, b_.getInt64(strides[d]));
+    source[d] = d == 0 ? v : b_.CreateURem(v, b_.getInt64(in.dimensions(d)));
+  }
+  return Emit(inst->operand(0), source);
+}
+
+llvm::Value* ElementalEmitter::EmitConcatenate(const Instruction* inst, const IrIndex& index) {
+  const int64_t dim = inst->dimensions().at(0);
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(context_, "concat.merge", fn);
+  llvm::Type* type = *RegisterType(context_, inst->shape().element_type());
+  std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
+  int64_t offset = 0;
+  for (int64_t i = 0; i < inst->operand_count(); ++i) {
+    const int64_t size = inst->operand(i)->shape().dimensions(dim);
+    const bool last = i + 1 == inst->operand_count();
+    llvm::BasicBlock* here = llvm::BasicBlock::Create(context_, "concat.operand", fn);
+    llvm::BasicBlock* next = last ? nullptr : llvm::BasicBlock::Create(context_, "concat.next", fn);
+    if (last) {
+      b_.CreateBr(here);
+    } else {
+      b_.CreateCondBr(b_.CreateICmpSLT(index[dim], b_.getInt64(offset + size)), here, next);
+    }
+    b_.SetInsertPoint(here);
+    scopes_.emplace_back();
+    IrIndex source = index;
+    source[dim] = b_.CreateSub(index[dim], b_.getInt64(offset));
+    llvm::Value* v = Emit(inst->operand(i), source);
+    scopes_.pop_back();
+    incoming.emplace_back(v, b_.GetInsertBlock());
+    b_.CreateBr(merge);
+    if (next != nullptr) b_.SetInsertPoint(next);
+    offset += size;
+  }
+  b_.SetInsertPoint(merge);
+  llvm::PHINode* phi = b_.CreatePHI(type, incoming.size());
+  for (auto& [v, block] : incoming) phi->addIncoming(v, block);
+  return phi;
+}
+
+llvm::Value* ElementalEmitter::EmitPad(const Instruction* inst, const IrIndex& index) {
+  const auto& padding = inst->attrs().padding;
+  const Shape& in = inst->operand(0)->shape();
+  llvm::Value* in_bounds = b_.getTrue();
+  IrIndex source(index.size());
+  for (size_t d = 0; d < index.size(); ++d) {
+    // position = index - low; it is an operand element when position >= 0, divisible by
+    // (interior + 1), and position / (interior + 1) < operand dim.
+    llvm::Value* pos = b_.CreateSub(index[d], b_.getInt64(padding[d].low));
+    const int64_t step = padding[d].interior + 1;
+    llvm::Value* q = pos;
+    llvm::Value* ok = b_.CreateICmpSGE(pos, b_.getInt64(0));
+    if (step != 1) {
+      ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateSRem(pos, b_.getInt64(step)), b_.getInt64(0)));
+      q = b_.CreateSDiv(pos, b_.getInt64(step));
+    }
+    ok = b_.CreateAnd(ok, b_.CreateICmpSLT(q, b_.getInt64(in.dimensions(d))));
+    in_bounds = b_.CreateAnd(in_bounds, ok);
+    // Clamp so that the (discarded) load stays inside the operand.
+    llvm::Value* lo = b_.CreateSelect(b_.CreateICmpSLT(q, b_.getInt64(0)), b_.getInt64(0), q);
+    source[d] = b_.CreateSelect(b_.CreateICmpSGT(lo, b_.getInt64(in.dimensions(d) - 1)),
+                                b_.getInt64(std::max<int64_t>(in.dimensions(d) - 1, 0)), lo);
+  }
+  llvm::Value* pad_value = Emit(inst->operand(1), {});
+  if (in.ElementCount() == 0) return pad_value;
+  return b_.CreateSelect(in_bounds, Emit(inst->operand(0), source), pad_value);
+}
+
+llvm::Value* ElementalEmitter::EmitIota(const Instruction* inst, const IrIndex& index) {
+  const PrimitiveType type = inst->shape().element_type();
+  llvm::Value* i = index.at(inst->attrs().iota_dimension);
+  llvm::Type* t = *RegisterType(context_, type);
+  if (IsFloat(type)) return RoundToType(type, b_.CreateSIToFP(i, t));
+  if (type == PrimitiveType::kPred) return b_.CreateICmpNE(i, b_.getInt64(0));
+  return b_.CreateTrunc(i, t);
+}
+
+llvm::Value* ElementalEmitter::ClampIndex(llvm::Value* start, int64_t max_start, PrimitiveType type) {
+  llvm::Value* s = IsUnsignedInt(type) ? b_.CreateZExt(start, b_.getInt64Ty())
+                                       : b_.CreateSExt(start, b_.getInt64Ty());
+  s = b_.CreateSelect(b_.CreateICmpSLT(s, b_.getInt64(0)), b_.getInt64(0), s);
+  return b_.CreateSelect(b_.CreateICmpSGT(s, b_.getInt64(max_start)), b_.getInt64(max_start), s);
+}
+
+llvm::Value* ElementalEmitter::EmitDynamicSlice(const Instruction* inst, const IrIndex& index) {
+  const Shape& in = inst->operand(0)->shape();
+  IrIndex source(index.size());
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    const Instruction* start_inst = inst->operand(d + 1);
+    llvm::Value* start = ClampIndex(Emit(start_inst, {}), in.dimensions(d) - inst->shape().dimensions(d),
+                                    start_inst->shape().element_type());
+    source[d] = b_.CreateAdd(index[d], start);
+  }
+  return Emit(inst->operand(0), source);
+}
+
+llvm::Value* ElementalEmitter::EmitDynamicUpdateSlice(const Instruction* inst, const IrIndex& index) {
+  const Shape& in = inst->operand(0)->shape();
+  const Shape& update = inst->operand(1)->shape();
+  llvm::Value* inside = b_.getTrue();
+  IrIndex update_index(index.size());
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    const Instruction* start_inst = inst->operand(d + 2);
+    llvm::Value* start = ClampIndex(Emit(start_inst, {}), in.dimensions(d) - update.dimensions(d),
+                                    start_inst->shape().element_type());
+    llvm::Value* rel = b_.CreateSub(index[d], start);
+    inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(rel, b_.getInt64(0)),
+                                               b_.CreateICmpSLT(rel, b_.getInt64(update.dimensions(d)))));
+    update_index[d] = rel;
+  }
+  if (update.ElementCount() == 0) return Emit(inst->operand(0), index);
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, "dus.update", fn);
+  llvm::BasicBlock* else_block = llvm::BasicBlock::Create(context_, "dus.operand", fn);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(context_, "dus.merge", fn);
+  b_.CreateCondBr(inside, then_block, else_block);
+  b_.SetInsertPoint(then_block);
+  scopes_.emplace_back();
+  llvm::Value* u = Emit(inst->operand(1), update_index);
+  scopes_.pop_back();
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(else_block);
+  scopes_.emplace_back();
+  llvm::Value* o = Emit(inst->operand(0), index);
+  scopes_.pop_back();
+  llvm::BasicBlock* else_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  llvm::PHINode* phi = b_.CreatePHI(u->getType(), 2);
+  phi->addIncoming(u, then_end);
+  phi->addIncoming(o, else_end);
+  return phi;
+}
+
+llvm::Value* ElementalEmitter::EmitGather(const Instruction* inst, const IrIndex& index) {
+  const GatherDimensionNumbers& dnums = *inst->attrs().gather_dimension_numbers;
+  const Shape& operand = inst->operand(0)->shape();
+  const Shape& indices = inst->operand(1)->shape();
+  const std::vector<int64_t>& slice_sizes = inst->attrs().gather_slice_sizes;
+  const int64_t out_rank = inst->shape().rank();
+  // Output dims that are not offset dims are batch dims; they index the start indices
+  // (with the index vector dimension inserted).
+  std::vector<int64_t> batch_dims;
+  for (int64_t d = 0; d < out_rank; ++d) {
+    if (std::find(dnums.offset_dims.begin(), dnums.offset_dims.end(), d) == dnums.offset_dims.end()) {
+      batch_dims.push_back(d);
+    }
+  }
+  const bool vector_dim_implicit = dnums.index_vector_dim == indices.rank();
+  auto index_element = [&](int64_t k) {
+    IrIndex idx;
+    size_t b = 0;
+    for (int64_t d = 0; d < indices.rank(); ++d) {
+      if (!vector_dim_implicit && d == dnums.index_vector_dim) {
+        idx.push_back(b_.getInt64(k));
+      } else {
+        idx.push_back(index[batch_dims[b++]]);
+      }
+    }
+    return Emit(inst->operand(1), idx);
+  };
+  // Operand dims in order: those not collapsed and not batching take the offset dims.
+  std::vector<int64_t> window_operand_dims;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    bool collapsed = std::find(dnums.collapsed_slice_dims.begin(), dnums.collapsed_slice_dims.end(), d) !=
+                     dnums.collapsed_slice_dims.end();
+    bool batching = std::find(dnums.operand_batching_dims.begin(), dnums.operand_batching_dims.end(), d) !=
+                    dnums.operand_batching_dims.end();
+    if (!collapsed && !batching) window_operand_dims.push_back(d);
+  }
+  IrIndex source(operand.rank(), b_.getInt64(0));
+  for (size_t k = 0; k < dnums.start_index_map.size(); ++k) {
+    int64_t d = dnums.start_index_map[k];
+    llvm::Value* start = ClampIndex(index_element(static_cast<int64_t>(k)), operand.dimensions(d) - slice_sizes[d],
+                                    indices.element_type());
+    source[d] = start;
+  }
+  // Batching dims: operand_batching_dims[i] takes the batch index of start_indices_batching_dims[i].
+  for (size_t i = 0; i < dnums.operand_batching_dims.size(); ++i) {
+    int64_t indices_dim = dnums.start_indices_batching_dims[i];
+    // Position of indices_dim among the batch dims (skipping the index vector dim).
+    int64_t pos = indices_dim;
+    if (!vector_dim_implicit && indices_dim > dnums.index_vector_dim) --pos;
+    source[dnums.operand_batching_dims[i]] = index[batch_dims[pos]];
+  }
+  for (size_t k = 0; k < window_operand_dims.size(); ++k) {
+    int64_t d = window_operand_dims[k];
+    source[d] = b_.CreateAdd(source[d], index[dnums.offset_dims[k]]);
+  }
+  return Emit(inst->operand(0), source);
+}
+
+std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, const IrIndex& index) {
+  const int64_t n = inst->operand_count() / 2;
+  const Shape& in = inst->operand(0)->shape();
+  const std::vector<int64_t>& reduced = inst->dimensions();
+  std::vector<llvm::AllocaInst*> accumulators;
+  for (int64_t k = 0; k < n; ++k) {
+    llvm::Value* init = Emit(inst->operand(n + k), {});
+    llvm::AllocaInst* acc = EntryAlloca(init->getType(), inst->name() + ".acc");
+    b_.CreateStore(init, acc);
+    accumulators.push_back(acc);
+  }
+  // Kept dims come from the output index, in order.
+  IrIndex base(in.rank(), nullptr);
+  size_t out_d = 0;
+  std::vector<bool> is_reduced(in.rank(), false);
+  for (int64_t d : reduced) is_reduced[d] = true;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (!is_reduced[d]) base[d] = index[out_d++];
+  }
+  std::vector<int64_t> bounds;
+  std::vector<int64_t> order;  // reduced dims, major to minor
+  std::vector<int64_t> reduced_sorted(reduced.begin(), reduced.end());
+  std::sort(reduced_sorted.begin(), reduced_sorted.end());
+  for (int64_t d : reduced_sorted) bounds.push_back(in.dimensions(d));
+  for (size_t k = 0; k < reduced_sorted.size(); ++k) order.push_back(static_cast<int64_t>(k));
+  const Computation* reducer = inst->to_apply();
+  EmitLoopNest(bounds, order, inst->name() + ".reduce", [&](const IrIndex& inner) {
+    IrIndex source = base;
+    for (size_t k = 0; k < reduced_sorted.size(); ++k) source[reduced_sorted[k]] = inner[k];
+    std::vector<llvm::Value*> args;
+    for (int64_t k = 0; k < n; ++k) args.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
+    for (int64_t k = 0; k < n; ++k) args.push_back(Emit(inst->operand(k), source));
+    std::vector<llvm::Value*> results = EmitScalarComputation(*reducer, args);
+    for (int64_t k = 0; k < n && k < static_cast<int64_t>(results.size()); ++k) {
+      b_.CreateStore(results[k], accumulators[k]);
+    }
+  });
+  std::vector<llvm::Value*> values;
+  for (int64_t k = 0; k < n; ++k) values.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
+  return values;
+}
+
+std::vector<llvm::Value*> ElementalEmitter::EmitReduceWindow(const Instruction* inst, const IrIndex& index) {
+  const int64_t n = inst->operand_count() / 2;
+  const Shape& in = inst->operand(0)->shape();
+  const Window& window = *inst->attrs().window;
+  std::vector<llvm::Value*> inits;
+  std::vector<llvm::AllocaInst*> accumulators;
+  for (int64_t k = 0; k < n; ++k) {
+    llvm::Value* init = Emit(inst->operand(n + k), {});
+    inits.push_back(init);
+    llvm::AllocaInst* acc = EntryAlloca(init->getType(), inst->name() + ".acc");
+    b_.CreateStore(init, acc);
+    accumulators.push_back(acc);
+  }
+  std::vector<int64_t> bounds;
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    bounds.push_back(window.dimensions[d].size);
+    order.push_back(d);
+  }
+  EmitLoopNest(bounds, order, inst->name() + ".window", [&](const IrIndex& w) {
+    llvm::Value* inside = b_.getTrue();
+    IrIndex source(in.rank());
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      const WindowDimension& wd = window.dimensions[d];
+      // Position in the padded, base-dilated input.
+      llvm::Value* pos = b_.CreateAdd(b_.CreateMul(index[d], b_.getInt64(wd.stride)),
+                                      b_.CreateMul(w[d], b_.getInt64(wd.window_dilation)));
+      pos = b_.CreateSub(pos, b_.getInt64(wd.padding_low));
+      llvm::Value* ok = b_.CreateICmpSGE(pos, b_.getInt64(0));
+      llvm::Value* q = pos;
+      if (wd.base_dilation != 1) {
+        ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateSRem(pos, b_.getInt64(wd.base_dilation)), b_.getInt64(0)));
+        q = b_.CreateSDiv(pos, b_.getInt64(wd.base_dilation));
+      }
+      ok = b_.CreateAnd(ok, b_.CreateICmpSLT(q, b_.getInt64(in.dimensions(d))));
+      inside = b_.CreateAnd(inside, ok);
+      llvm::Value* lo = b_.CreateSelect(b_.CreateICmpSLT(q, b_.getInt64(0)), b_.getInt64(0), q);
+      source[d] = b_.CreateSelect(b_.CreateICmpSGT(lo, b_.getInt64(in.dimensions(d) - 1)),
+                                  b_.getInt64(in.dimensions(d) - 1), lo);
+    }
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, "window.inside", fn);
+    llvm::BasicBlock* merge = llvm::BasicBlock::Create(context_, "window.next", fn);
+    b_.CreateCondBr(inside, then_block, merge);
+    b_.SetInsertPoint(then_block);
+    scopes_.emplace_back();
+    std::vector<llvm::Value*> args;
+    for (int64_t k = 0; k < n; ++k) args.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
+    for (int64_t k = 0; k < n; ++k) args.push_back(Emit(inst->operand(k), source));
+    std::vector<llvm::Value*> results = EmitScalarComputation(*inst->to_apply(), args);
+    for (int64_t k = 0; k < n && k < static_cast<int64_t>(results.size()); ++k) {
+      b_.CreateStore(results[k], accumulators[k]);
+    }
+    scopes_.pop_back();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+  });
+  std::vector<llvm::Value*> values;
+  for (int64_t k = 0; k < n; ++k) values.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
+  return values;
+}
+
+llvm::Value* ElementalEmitter::EmitDot(const Instruction* inst, const IrIndex& index) {
+  // Elemental dot (used inside fusions and for small dots): one output element is a sum
+  // over the contracting dims. Output dims: batch, lhs free, rhs free.
+  const DotDimensionNumbers& dn = *inst->attrs().dot_dimension_numbers;
+  const Shape& lhs = inst->operand(0)->shape();
+  const Shape& rhs = inst->operand(1)->shape();
+  const PrimitiveType type = inst->shape().element_type();
+  if (IsComplex(type)) return Fail(inst, "complex dot is not supported");
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  IrIndex lhs_index(lhs.rank()), rhs_index(rhs.rank());
+  size_t out = 0;
+  for (size_t i = 0; i < dn.lhs_batch_dimensions.size(); ++i, ++out) {
+    lhs_index[dn.lhs_batch_dimensions[i]] = index[out];
+    rhs_index[dn.rhs_batch_dimensions[i]] = index[out];
+  }
+  for (int64_t d = 0; d < lhs.rank(); ++d) {
+    if (!contains(dn.lhs_batch_dimensions, d) && !contains(dn.lhs_contracting_dimensions, d)) lhs_index[d] = index[out++];
+  }
+  for (int64_t d = 0; d < rhs.rank(); ++d) {
+    if (!contains(dn.rhs_batch_dimensions, d) && !contains(dn.rhs_contracting_dimensions, d)) rhs_index[d] = index[out++];
+  }
+  llvm::Type* acc_type = *RegisterType(context_, type);
+  llvm::AllocaInst* acc = EntryAlloca(acc_type, inst->name() + ".acc");
+  b_.CreateStore(Constant(type, 0), acc);
+  std::vector<int64_t> bounds, order;
+  for (size_t k = 0; k < dn.lhs_contracting_dimensions.size(); ++k) {
+    bounds.push_back(lhs.dimensions(dn.lhs_contracting_dimensions[k]));
+    order.push_back(static_cast<int64_t>(k));
+  }
+  EmitLoopNest(bounds, order, inst->name() + ".k", [&](const IrIndex& k) {
+    IrIndex li = lhs_index, ri = rhs_index;
+    for (size_t c = 0; c < k.size(); ++c) {
+      li[dn.lhs_contracting_dimensions[c]] = k[c];
+      ri[dn.rhs_contracting_dimensions[c]] = k[c];
+    }
+    llvm::Value* a = EmitConvert(inst, inst->operand(0)->shape().element_type(), type, Emit(inst->operand(0), li));
+    llvm::Value* bv = EmitConvert(inst, inst->operand(1)->shape().element_type(), type, Emit(inst->operand(1), ri));
+    llvm::Value* sum = b_.CreateLoad(acc_type, acc);
+    llvm::Value* product = EmitBinary(inst, Opcode::kMultiply, IsF16Like(type) ? PrimitiveType::kF32 : type, a, bv);
+    b_.CreateStore(EmitBinary(inst, Opcode::kAdd, IsF16Like(type) ? PrimitiveType::kF32 : type, sum, product), acc);
+  });
+  return RoundToType(type, b_.CreateLoad(acc_type, acc));
+}
+
+llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const IrIndex&) {
+  return Fail(inst, "convolution runs as a library kernel, not inside a fusion");
+}
+
+llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x) {
+  const PrimitiveType type = inst->operand(0)->shape().element_type();
+  const PrimitiveType out_type = inst->shape().element_type();
+  const bool is_float = IsFloat(type);
+  const bool is_signed = IsSignedInt(type);
+  const int width = BitWidth(type);
+  switch (inst->opcode()) {
+    case Opcode::kAbs:
+      if (is_float) return Intrinsic(llvm::Intrinsic::fabs, type, {x});
+      if (is_signed) return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
+      if (IsUnsignedInt(type)) return x;
+      break;
+    case Opcode::kNegate:
+      if (is_float) return b_.CreateFNeg(x);
+      if (IsInteger(type)) return b_.CreateNeg(x);
+      break;
+    case Opcode::kSign:
+      if (is_float) {
+        llvm::Value* zero = llvm::ConstantFP::get(x->getType(), 0.0);
+        llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+        llvm::Value* nonzero = b_.CreateFCmpUNE(x, zero);
+        llvm::Value* magnitude = b_.CreateSelect(nonzero, one, zero);
+        llvm::Value* r = Intrinsic(llvm::Intrinsic::copysign, type, {magnitude, x});
+        return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+      }
+      if (is_signed) {
+        llvm::Value* zero = llvm::ConstantInt::get(x->getType(), 0);
+        llvm::Value* pos = b_.CreateZExt(b_.CreateICmpSGT(x, zero), x->getType());
+        llvm::Value* neg = b_.CreateZExt(b_.CreateICmpSLT(x, zero), x->getType());
+        return b_.CreateSub(pos, neg);
+      }
+      if (IsUnsignedInt(type)) return b_.CreateZExt(b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0)), x->getType());
+      break;
+    case Opcode::kNot:
+      if (type == PrimitiveType::kPred || IsInteger(type)) return b_.CreateNot(x);
+      break;
+    case Opcode::kPopulationCount:
+      if (IsInteger(type)) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+      break;
+    case Opcode::kClz:
+      if (IsInteger(type)) {
+        llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::ctlz, {x->getType()});
+        return b_.CreateCall(f, {x, b_.getFalse()});
+      }
+      break;
+    case Opcode::kIsFinite:
+      if (is_float) {
+        llvm::Value* a = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+        return b_.CreateFCmpONE(a, llvm::ConstantFP::getInfinity(x->getType()));
+      }
+      break;
+    case Opcode::kReal:
+      if (is_float) return x;
+      break;
+    case Opcode::kImag:
+      if (is_float) return llvm::ConstantFP::get(x->getType(), 0.0);
+      break;
+    default:
+      break;
+  }
+  (void)width;
+  (void)out_type;
+  if (!is_float) return Fail(inst, "unsupported element type " + std::string(PrimitiveTypeName(type)));
+  switch (inst->opcode()) {
+    case Opcode::kExp: return Intrinsic(llvm::Intrinsic::exp, type, {x});
+    case Opcode::kLog: return Intrinsic(llvm::Intrinsic::log, type, {x});
+    case Opcode::kSqrt: return Intrinsic(llvm::Intrinsic::sqrt, type, {x});
+    case Opcode::kFloor: return Intrinsic(llvm::Intrinsic::floor, type, {x});
+    case Opcode::kCeil: return Intrinsic(llvm::Intrinsic::ceil, type, {x});
+    case Opcode::kRoundNearestAfz: return Intrinsic(llvm::Intrinsic::round, type, {x});
+    case Opcode::kRoundNearestEven: return Intrinsic(llvm::Intrinsic::roundeven, type, {x});
+    case Opcode::kSin: return Intrinsic(llvm::Intrinsic::sin, type, {x});
+    case Opcode::kCos: return Intrinsic(llvm::Intrinsic::cos, type, {x});
+    case Opcode::kRsqrt: {
+      llvm::Value* s = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+      return RoundToType(type, b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), s));
+    }
+    case Opcode::kLogistic: {
+      llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
+      llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+      return RoundToType(type, b_.CreateFDiv(one, b_.CreateFAdd(one, e)));
+    }
+    case Opcode::kExpm1: return CallLibm("expm1", type, {x});
+    case Opcode::kLog1p: return CallLibm("log1p", type, {x});
+    case Opcode::kCbrt: return CallLibm("cbrt", type, {x});
+    case Opcode::kTan: return CallLibm("tan", type, {x});
+    case Opcode::kTanh: return CallLibm("tanh", type, {x});
+    case Opcode::kSinh: return CallLibm("sinh", type, {x});
+    case Opcode::kCosh: return CallLibm("cosh", type, {x});
+    case Opcode::kAsin: return CallLibm("asin", type, {x});
+    case Opcode::kAcos: return CallLibm("acos", type, {x});
+    case Opcode::kAtan: return CallLibm("atan", type, {x});
+    case Opcode::kAsinh: return CallLibm("asinh", type, {x});
+    case Opcode::kAcosh: return CallLibm("acosh", type, {x});
+    case Opcode::kAtanh: return CallLibm("atanh", type, {x});
+    case Opcode::kErf: return CallLibm("erf", type, {x});
+    default:
+      break;
+  }
+  return Fail(inst, "unsupported element type " + std::string(PrimitiveTypeName(type)));
+}
+
+llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode, PrimitiveType type,
+                                          llvm::Value* x, llvm::Value* y) {
+  const bool is_float = IsFloat(type);
+  const bool is_signed = IsSignedInt(type);
+  const bool is_pred = type == PrimitiveType::kPred;
+  const bool is_int = IsInteger(type);
+  llvm::Type* t = x->getType();
+  auto zero = [&] { return llvm::ConstantInt::get(t, 0); };
+  auto all_ones = [&] { return llvm::ConstantInt::get(t, -1, true); };
+  switch (opcode) {
+    case Opcode::kAdd:
+      if (is_float) return RoundToType(type, b_.CreateFAdd(x, y));
+      if (is_pred) return b_.CreateOr(x, y);
+      if (is_int) return b_.CreateAdd(x, y);
+      break;
+    case Opcode::kSubtract:
+      if (is_float) return RoundToType(type, b_.CreateFSub(x, y));
+      if (is_int) return b_.CreateSub(x, y);
+      break;
+    case Opcode::kMultiply:
+      if (is_float) return RoundToType(type, b_.CreateFMul(x, y));
+      if (is_pred) return b_.CreateAnd(x, y);
+      if (is_int) return b_.CreateMul(x, y);
+      break;
+    case Opcode::kDivide:
+      if (is_float) return RoundToType(type, b_.CreateFDiv(x, y));
+      if (is_int) {
+        // x / 0 = -1; signed x / -1 = -x (INT_MIN / -1 wraps to INT_MIN).
+        llvm::Value* y_zero = b_.CreateICmpEQ(y, zero());
+        if (is_signed) {
+          llvm::Value* y_minus_one = b_.CreateICmpEQ(y, all_ones());
+          llvm::Value* safe = b_.CreateSelect(b_.CreateOr(y_zero, y_minus_one), llvm::ConstantInt::get(t, 1), y);
+          llvm::Value* q = b_.CreateSDiv(x, safe);
+          q = b_.CreateSelect(y_minus_one, b_.CreateNeg(x), q);
+          return b_.CreateSelect(y_zero, all_ones(), q);
+        }
+        llvm::Value* safe = b_.CreateSelect(y_zero, llvm::ConstantInt::get(t, 1), y);
+        return b_.CreateSelect(y_zero, all_ones(), b_.CreateUDiv(x, safe));
+      }
+      break;
+    case Opcode::kRemainder:
+      if (is_float) return RoundToType(type, b_.CreateFRem(x, y));
+      if (is_int) {
+        llvm::Value* y_zero = b_.CreateICmpEQ(y, zero());
+        if (is_signed) {
+          llvm::Value* y_minus_one = b_.CreateICmpEQ(y, all_ones());
+          llvm::Value* safe = b_.CreateSelect(b_.CreateOr(y_zero, y_minus_one), llvm::ConstantInt::get(t, 1), y);
+          llvm::Value* r = b_.CreateSRem(x, safe);
+          r = b_.CreateSelect(y_minus_one, zero(), r);
+          return b_.CreateSelect(y_zero, x, r);
+        }
+        llvm::Value* safe = b_.CreateSelect(y_zero, llvm::ConstantInt::get(t, 1), y);
+        return b_.CreateSelect(y_zero, x, b_.CreateURem(x, safe));
+      }
+      break;
+    case Opcode::kMaximum:
+    case Opcode::kMinimum: {
+      const bool max = opcode == Opcode::kMaximum;
+      if (is_float) {
+        // std::max(x, y) is (x < y) ? y : x; a NaN operand wins, the first if both are.
+        llvm::Value* pick_y = max ? b_.CreateFCmpOLT(x, y) : b_.CreateFCmpOLT(y, x);
+        llvm::Value* r = b_.CreateSelect(pick_y, y, x);
+        r = b_.CreateSelect(b_.CreateFCmpUNO(y, y), y, r);
+        return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+      }
+      if (is_pred || IsUnsignedInt(type)) {
+        llvm::Value* pick_y = max ? b_.CreateICmpULT(x, y) : b_.CreateICmpULT(y, x);
+        return b_.CreateSelect(pick_y, y, x);
+      }
+      if (is_signed) {
+        llvm::Value* pick_y = max ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSLT(y, x);
+        return b_.CreateSelect(pick_y, y, x);
+      }
+      break;
+    }
+    case Opcode::kPower:
+      if (is_float) {
+        llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+        llvm::Value* p = b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+        llvm::Value* trivial = b_.CreateOr(b_.CreateFCmpOEQ(x, one), b_.CreateFCmpOEQ(y, llvm::ConstantFP::get(t, 0.0)));
+        return RoundToType(type, b_.CreateSelect(trivial, one, p));
+      }
+      if (is_pred) return b_.CreateOr(x, b_.CreateNot(y));
+      if (is_int) {
+        // Square-and-multiply over the exponent's bits (at most the width many steps).
+        llvm::Value* result = llvm::ConstantInt::get(t, 1);
+        llvm::Value* base = x;
+        llvm::Value* e = y;
+        for (unsigned i = 0; i < t->getIntegerBitWidth(); ++i) {
+          llvm::Value* bit = b_.CreateTrunc(b_.CreateAnd(e, llvm::ConstantInt::get(t, 1)), b_.getInt1Ty());
+          result = b_.CreateSelect(bit, b_.CreateMul(result, base), result);
+          base = b_.CreateMul(base, base);
+          e = b_.CreateLShr(e, llvm::ConstantInt::get(t, 1));
+        }
+        llvm::Value* one = llvm::ConstantInt::get(t, 1);
+        if (is_signed) result = b_.CreateSelect(b_.CreateICmpSLT(y, zero()), zero(), result);
+        llvm::Value* trivial = b_.CreateOr(b_.CreateICmpEQ(x, one), b_.CreateICmpEQ(y, zero()));
+        return b_.CreateSelect(trivial, one, result);
+      }
+      break;
+    case Opcode::kAtan2:
+      if (is_float) return CallLibm("atan2", type, {x, y});
+      break;
+    case Opcode::kAnd:
+      if (is_pred || is_int) return b_.CreateAnd(x, y);
+      break;
+    case Opcode::kOr:
+      if (is_pred || is_int) return b_.CreateOr(x, y);
+      break;
+    case Opcode::kXor:
+      if (is_pred || is_int) return b_.CreateXor(x, y);
+      break;
+    case Opcode::kShiftLeft:
+    case Opcode::kShiftRightLogical:
+    case Opcode::kShiftRightArithmetic:
+      if (is_int) {
+        llvm::Value* width = llvm::ConstantInt::get(t, t->getIntegerBitWidth());
+        llvm::Value* too_far = b_.CreateICmpUGE(y, width);
+        llvm::Value* safe = b_.CreateSelect(too_far, zero(), y);
+        if (opcode == Opcode::kShiftLeft) return b_.CreateSelect(too_far, zero(), b_.CreateShl(x, safe));
+        if (opcode == Opcode::kShiftRightLogical) return b_.CreateSelect(too_far, zero(), b_.CreateLShr(x, safe));
+        llvm::Value* sign = b_.CreateAShr(x, llvm::ConstantInt::get(t, t->getIntegerBitWidth() - 1));
+        return b_.CreateSelect(too_far, sign, b_.CreateAShr(x, safe));
+      }
+      break;
+    case Opcode::kMulhi:
+      if (is_int) {
+        unsigned w = t->getIntegerBitWidth();
+        llvm::Type* wide = b_.getIntNTy(2 * w);
+        llvm::Value* xw = is_signed ? b_.CreateSExt(x, wide) : b_.CreateZExt(x, wide);
+        llvm::Value* yw = is_signed ? b_.CreateSExt(y, wide) : b_.CreateZExt(y, wide);
+        return b_.CreateTrunc(b_.CreateLShr(b_.CreateMul(xw, yw), w), t);
+      }
+      break;
+    default:
+      break;
+  }
+  return Fail(inst, "unsupported element type " + std::string(PrimitiveTypeName(type)));
+}
+
+llvm::Value* ElementalEmitter::EmitCompare(const Instruction* inst, llvm::Value* x, llvm::Value* y) {
+  const PrimitiveType type = inst->operand(0)->shape().element_type();
+  const ComparisonDirection dir = *inst->attrs().comparison_direction;
+  const bool total_order = inst->attrs().comparison_type == ComparisonType::kTotalOrder;
+  if (IsFloat(type) && !total_order) {
+    switch (dir) {
+      case ComparisonDirection::kEq: return b_.CreateFCmpOEQ(x, y);
+      case ComparisonDirection::kNe: return b_.CreateFCmpUNE(x, y);
+      case ComparisonDirection::kGe: return b_.CreateFCmpOGE(x, y);
+      case ComparisonDirection::kGt: return b_.CreateFCmpOGT(x, y);
+      case ComparisonDirection::kLe: return b_.CreateFCmpOLE(x, y);
+      case ComparisonDirection::kLt: return b_.CreateFCmpOLT(x, y);
+    }
+  }
+  bool is_signed = IsSignedInt(type);
+  if (IsFloat(type)) {
+    // Total order: sign-magnitude bits mapped to two's complement, compared as signed.
+    PrimitiveType bits_type = PrimitiveType::kS32;
+    llvm::Type* int_type = b_.getInt32Ty();
+    if (type == PrimitiveType::kF64) {
+      bits_type = PrimitiveType::kS64;
+      int_type = b_.getInt64Ty();
+    }
+    (void)bits_type;
+    if (IsF16Like(type)) {
+      x = b_.CreateSExt(b_.CreateBitCast(ToStorage(b_, type, x), b_.getInt16Ty()), b_.getInt32Ty());
+      y = b_.CreateSExt(b_.CreateBitCast(ToStorage(b_, type, y), b_.getInt16Ty()), b_.getInt32Ty());
+      int_type = b_.getInt32Ty();
+    } else {
+      x = b_.CreateBitCast(x, int_type);
+      y = b_.CreateBitCast(y, int_type);
+    }
+    auto flip = [&](llvm::Value* v) {
+      unsigned w = int_type->getIntegerBitWidth();
+      llvm::Value* mask = b_.CreateLShr(b_.CreateAShr(v, w - 1), 1);
+      return b_.CreateXor(v, mask);
+    };
+    x = flip(x);
+    y = flip(y);
+    is_signed = true;
+  }
+  switch (dir) {
+    case ComparisonDirection::kEq: return b_.CreateICmpEQ(x, y);
+    case ComparisonDirection::kNe: return b_.CreateICmpNE(x, y);
+    case ComparisonDirection::kGe: return is_signed ? b_.CreateICmpSGE(x, y) : b_.CreateICmpUGE(x, y);
+    case ComparisonDirection::kGt: return is_signed ? b_.CreateICmpSGT(x, y) : b_.CreateICmpUGT(x, y);
+    case ComparisonDirection::kLe: return is_signed ? b_.CreateICmpSLE(x, y) : b_.CreateICmpULE(x, y);
+    case ComparisonDirection::kLt: return is_signed ? b_.CreateICmpSLT(x, y) : b_.CreateICmpULT(x, y);
+  }
+  return Fail(inst, "unknown comparison");
+}
+
+llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveType from, PrimitiveType to,
+                                           llvm::Value* x) {
+  if (from == to) return x;
+  auto to_type_or = RegisterType(context_, to);
+  if (!to_type_or.ok()) return Fail(inst, to_type_or.status().message());
+  llvm::Type* t = *to_type_or;
+  if (from == PrimitiveType::kPred) {
+    if (IsFloat(to)) return b_.CreateUIToFP(x, t);
+    return b_.CreateZExt(x, t);
+  }
+  if (to == PrimitiveType::kPred) {
+    if (IsFloat(from)) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+    return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+  }
+  if (IsFloat(from) && IsFloat(to)) {
+    if (IsF16Like(to)) {
+      // Through f32 in registers; from f64 round once directly to the narrow type.
+      llvm::Value* f = x->getType()->isDoubleTy()
+                           ? (to == PrimitiveType::kF16
+                                  ? b_.CreateFPExt(b_.CreateFPTrunc(x, b_.getHalfTy()), b_.getFloatTy())
+                                  : b_.CreateFPTrunc(x, b_.getFloatTy()))
+                           : x;
+      return RoundToType(to, f);
+    }
+    if (x->getType() == t) return x;
+    return t->getPrimitiveSizeInBits() > x->getType()->getPrimitiveSizeInBits() ? b_.CreateFPExt(x, t)
+                                                                                 : b_.CreateFPTrunc(x, t);
+  }
+  if (IsFloat(from) && IsInteger(to)) {
+    llvm::Intrinsic::ID id = IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, id, {t, x->getType()});
+    return b_.CreateCall(f, {x});
+  }
+  if (IsInteger(from) && IsFloat(to)) {
+    llvm::Value* f = IsSignedInt(from) ? b_.CreateSIToFP(x, t) : b_.CreateUIToFP(x, t);
+    return RoundToType(to, f);
+  }
+  if (IsInteger(from) && IsInteger(to)) {
+    return b_.CreateIntCast(x, t, IsSignedInt(from));
+  }
+  return Fail(inst, "unsupported conversion " + std::string(PrimitiveTypeName(from)) + " -> " +
+                        std::string(PrimitiveTypeName(to)));
+}
+
+llvm::Value* ElementalEmitter::EmitBitcastConvert(const Instruction* inst, const IrIndex& index) {
+  const PrimitiveType from = inst->operand(0)->shape().element_type();
+  const PrimitiveType to = inst->shape().element_type();
+  if (BitWidth(from) != BitWidth(to)) return Fail(inst, "bitcast-convert between widths is not supported");
+  auto storage = StorageType(context_, to);
+  if (!storage.ok()) return Fail(inst, storage.status().message());
+  llvm::Value* stored = ToStorage(b_, from, Emit(inst->operand(0), index));
+  if (from == PrimitiveType::kPred || to == PrimitiveType::kPred) return Fail(inst, "bitcast-convert of pred");
+  return ToRegister(b_, to, b_.CreateBitCast(stored, *storage));
+}
+
+}  // namespace fusebox::codegen

@@ -1,0 +1,139 @@
+// The elemental LLVM IR emitter: for an HLO instruction and a multi-dimensional index of
+// its result, emits the IR that computes that one element from its operands' elements.
+// Kernels are loops over an output index space that ask this emitter for the root's
+// element; a fused producer is then computed in registers where it is used and never
+// touches memory. Shared by the CPU backend and (later) the GPU backend.
+//
+// Buffers are dense and row-major with one slot per element in the element type's native
+// encoding (pred and sub-byte types one byte), exactly like `Literal`'s storage, so the
+// runtime moves literals in and out with memcpy. In registers, pred is i1, integers are
+// iN, f16/bf16 are float (rounded back to their type after every operation, as the
+// reference interpreter does), f32/f64 are float/double.
+//
+// Only files under compiler/codegen include this header (it includes LLVM's).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/computation.h"
+#include "compiler/ir/instruction.h"
+#include "compiler/support/status.h"
+
+namespace fusebox::codegen {
+
+using IrIndex = std::vector<llvm::Value*>;  // one i64 per logical dimension
+
+// The LLVM type of one element slot in memory, and of a value in registers.
+StatusOr<llvm::Type*> StorageType(llvm::LLVMContext& context, PrimitiveType type);
+StatusOr<llvm::Type*> RegisterType(llvm::LLVMContext& context, PrimitiveType type);
+
+// An array in memory: a base pointer and its shape (row-major, layout ignored).
+class IrArray {
+ public:
+  IrArray() = default;
+  IrArray(llvm::Value* base, Shape shape) : base_(base), shape_(std::move(shape)) {}
+  llvm::Value* base() const { return base_; }
+  const Shape& shape() const { return shape_; }
+  llvm::Value* LinearIndex(llvm::IRBuilder<>& b, const IrIndex& index) const;
+  llvm::Value* Address(llvm::IRBuilder<>& b, const IrIndex& index) const;
+
+ private:
+  llvm::Value* base_ = nullptr;
+  Shape shape_;
+};
+
+// Converts between the register and storage representation of an element type.
+llvm::Value* ToRegister(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* stored);
+llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value);
+
+class ElementalEmitter {
+ public:
+  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module);
+
+  // Elements of `inst` are read from memory instead of being computed.
+  void BindArray(const Instruction* inst, IrArray array);
+  // `inst` (a scalar, e.g. a reducer parameter) has the value `value` at every index.
+  void BindScalar(const Instruction* inst, llvm::Value* value);
+
+  // The element of `inst` at `index` (an i64 per dimension of its shape). A tuple-shaped
+  // instruction (a variadic reduce) gives one value per tuple element via EmitAll.
+  llvm::Value* Emit(const Instruction* inst, const IrIndex& index);
+  std::vector<llvm::Value*> EmitAll(const Instruction* inst, const IrIndex& index);
+
+  // Emits a scalar computation (reducer, comparator) applied to `args`: one value per
+  // root tuple element (or one for an array root).
+  std::vector<llvm::Value*> EmitScalarComputation(const Computation& computation,
+                                                  const std::vector<llvm::Value*>& args);
+
+  // The first error met (an op or type the emitter cannot emit); emission continues with
+  // placeholder values so that callers check once at the end.
+  const Status& status() const { return status_; }
+
+  // Emits `for (i = begin; i < end; ++i) body(i)`; the body's cached values stay inside.
+  void EmitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name,
+                const std::function<void(llvm::Value*)>& body);
+  // Nested loops over `bounds` (outermost first); body gets the index in `order` order
+  // mapped back to dimension order (order[k] is the dimension of loop k).
+  void EmitLoopNest(const std::vector<int64_t>& bounds, const std::vector<int64_t>& order,
+                    const std::string& name, const std::function<void(const IrIndex&)>& body);
+
+  // Allocas go to the function's entry block so that mem2reg promotes them.
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, const std::string& name);
+
+  // Operations on register values (exposed for kernels that combine values themselves).
+  llvm::Value* Constant(PrimitiveType type, double value);
+  llvm::Value* Int64(int64_t value) { return b_.getInt64(value); }
+
+ private:
+  using CacheKey = std::pair<const Instruction*, std::vector<llvm::Value*>>;
+  struct KeyHash {
+    size_t operator()(const CacheKey& key) const;
+  };
+  using Cache = std::unordered_map<CacheKey, std::vector<llvm::Value*>, KeyHash>;
+
+  llvm::Value* Fail(const Instruction* inst, const std::string& message);
+  llvm::Value* Poison(const Shape& shape);
+  std::vector<llvm::Value*> EmitUncached(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitUnary(const Instruction* inst, llvm::Value* x);
+  llvm::Value* EmitBinary(const Instruction* inst, Opcode opcode, PrimitiveType type,
+                          llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitCompare(const Instruction* inst, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitConvert(const Instruction* inst, PrimitiveType from, PrimitiveType to,
+                           llvm::Value* x);
+  llvm::Value* EmitBitcastConvert(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitConstant(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitReshape(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitConcatenate(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitPad(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitDynamicSlice(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitDynamicUpdateSlice(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitIota(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitGather(const Instruction* inst, const IrIndex& index);
+  std::vector<llvm::Value*> EmitReduce(const Instruction* inst, const IrIndex& index);
+  std::vector<llvm::Value*> EmitReduceWindow(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitDot(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitConvolution(const Instruction* inst, const IrIndex& index);
+  llvm::Value* RoundToType(PrimitiveType type, llvm::Value* value);
+  llvm::Value* CallLibm(const std::string& name, PrimitiveType type,
+                        const std::vector<llvm::Value*>& args);
+  llvm::Value* Intrinsic(llvm::Intrinsic::ID id, PrimitiveType type,
+                         const std::vector<llvm::Value*>& args);
+  llvm::Value* ClampIndex(llvm::Value* start, int64_t max_start, PrimitiveType type);
+
+  llvm::IRBuilder<>& b_;
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  std::unordered_map<const Instruction*, IrArray> arrays_;
+  std::unordered_map<const Instruction*, llvm::Value*> scalars_;
+  std::vector<Cache> scopes_;
+  Status status_;
+};
+
+}  // namespace fusebox::codegen

@@ -1,0 +1,523 @@
+#include "compiler/runtime/cpu_executable.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "compiler/backend/buffer_assignment.h"
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/runtime/library_kernels.h"
+
+namespace fusebox {
+
+// A fixed pool of workers running [begin, end) shards of one kernel at a time.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads) : threads_(std::max(1, threads)) {
+    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { Work(i); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  int threads() const { return threads_; }
+
+  // Runs fn(begin, end, worker) over [0, extent) in about `shards` pieces; the caller's
+  // thread takes part as worker 0.
+  void ParallelFor(int64_t extent, int64_t shards,
+                   const std::function<void(int64_t, int64_t, int)>& fn) {
+    shards = std::clamp<int64_t>(shards, 1, extent);
+    if (shards <= 1 || threads_ == 1) {
+      if (extent > 0) fn(0, extent, 0);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job_ = &fn;
+      extent_ = extent;
+      chunk_ = (extent + shards - 1) / shards;
+      next_ = 0;
+      pending_ = shards;
+      ++generation_;
+    }
+    wake_.notify_all();
+    RunShards(0);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void RunShards(int worker) {
+    while (true) {
+      int64_t begin;
+      const std::function<void(int64_t, int64_t, int)>* job;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (job_ == nullptr || next_ >= extent_) return;
+        begin = next_;
+        next_ += chunk_;
+        job = job_;
+      }
+      int64_t end = std::min(begin + chunk_, extent_);
+      (*job)(begin, end, worker);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--pending_ == 0) done_.notify_all();
+    }
+  }
+  void Work(int worker) {
+    uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && job_ != nullptr); });
+        if (stop_) return;
+        seen = generation_;
+      }
+      RunShards(worker);
+    }
+  }
+
+  int threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
+  int64_t extent_ = 0, chunk_ = 1, next_ = 0, pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+namespace {
+
+void CollectLeafPaths(const Shape& shape, std::vector<int64_t>* path, std::vector<std::vector<int64_t>>* out) {
+  if (shape.IsTuple()) {
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      path->push_back(i);
+      CollectLeafPaths(shape.tuple_shapes(i), path, out);
+      path->pop_back();
+    }
+  } else if (shape.IsArray()) {
+    out->push_back(*path);
+  }
+}
+
+std::vector<std::vector<int64_t>> LeafPaths(const Shape& shape) {
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> path;
+  CollectLeafPaths(shape, &path, &out);
+  return out;
+}
+
+std::vector<Shape> LeafShapes(const Shape& shape) {
+  std::vector<Shape> out;
+  for (const auto& path : LeafPaths(shape)) {
+    const Shape* s = &shape;
+    for (int64_t i : path) s = &s->tuple_shapes(i);
+    out.push_back(*s);
+  }
+  return out;
+}
+
+int64_t LeafBytes(const Shape& shape) {
+  return shape.ElementCount() * std::max(1, ByteWidth(shape.element_type()));
+}
+
+void NormalizeLayouts(Module& module) {
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) inst->mutable_shape()->SetDefaultLayout();
+  }
+}
+
+struct AlignedFree {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+
+}  // namespace
+
+// Everything needed to run one program computation: its schedule, buffer assignment,
+// memory for its temps and outputs (allocated once, reused by every invocation), and
+// where each instruction's leaves live.
+struct ProgramPlan {
+  const Computation* computation = nullptr;
+  std::vector<const Instruction*> schedule;
+  BufferAssignment assignment;
+  std::unique_ptr<uint8_t, AlignedFree> memory;
+  std::vector<int64_t> allocation_offsets;  // into memory, for temps and outputs
+  // Per instruction: (allocation, offset) of each array leaf, DFS order.
+  std::unordered_map<const Instruction*, std::vector<BufferSlice>> leaves;
+};
+
+struct ProgramPlans {
+  std::unordered_map<const Computation*, std::unique_ptr<ProgramPlan>> plans;
+};
+
+class CpuExecutable::Frame {
+ public:
+  Frame(CpuExecutable& exe, std::unordered_map<const Computation*, std::unique_ptr<ProgramPlan>>& plans,
+        const CpuRunOptions& options)
+      : exe_(exe), plans_(plans), options_(options) {}
+
+  StatusOr<ProgramPlan*> PlanFor(const Computation* comp) {
+    auto it = plans_.find(comp);
+    if (it != plans_.end()) return it->second.get();
+    auto plan = std::make_unique<ProgramPlan>();
+    plan->computation = comp;
+    for (Instruction* inst : comp->PostOrder()) plan->schedule.push_back(inst);
+    BufferAssignmentOptions options;
+    options.is_alias = [](const Instruction& inst) {
+      return inst.opcode() == Opcode::kBitcast || inst.opcode() == Opcode::kReshape ||
+             inst.opcode() == Opcode::kAddDependency;
+    };
+    ASSIGN_OR_RETURN(plan->assignment, AssignBuffers(*comp, plan->schedule, options));
+    int64_t total = 0;
+    const int64_t align = plan->assignment.alignment();
+    for (const Allocation& a : plan->assignment.allocations()) {
+      plan->allocation_offsets.push_back(total);
+      if (a.kind == Allocation::Kind::kTemp || a.kind == Allocation::Kind::kOutput) {
+        total += (a.size + align - 1) / align * align;
+      }
+    }
+    if (total > 0) {
+      void* p = std::aligned_alloc(static_cast<size_t>(align), static_cast<size_t>(total));
+      if (p == nullptr) return Unavailable("cannot allocate " + std::to_string(total) + " bytes for " + comp->name());
+      plan->memory.reset(static_cast<uint8_t*>(p));
+    }
+    for (const Instruction* inst : plan->schedule) {
+      std::vector<BufferSlice> slices;
+      for (const auto& path : LeafPaths(inst->shape())) {
+        auto slice = plan->assignment.GetSlice(*inst, path);
+        if (!slice.ok()) {
+          slices.push_back(BufferSlice{});
+          continue;
+        }
+        slices.push_back(*slice);
+      }
+      plan->leaves[inst] = std::move(slices);
+    }
+    ProgramPlan* raw = plan.get();
+    plans_[comp] = std::move(plan);
+    return raw;
+  }
+
+  // Runs `comp` with its parameters' leaves at `params` (one vector per parameter);
+  // returns the root's leaf pointers (inside this program's memory or the inputs).
+  StatusOr<std::vector<void*>> RunProgram(const Computation* comp, const std::vector<std::vector<void*>>& params) {
+    ASSIGN_OR_RETURN(ProgramPlan * plan, PlanFor(comp));
+    std::vector<void*> bases(plan->assignment.allocations().size(), nullptr);
+    for (const Allocation& a : plan->assignment.allocations()) {
+      switch (a.kind) {
+        case Allocation::Kind::kParameter: {
+          const int64_t p = a.parameter_number;
+          if (p < 0 || p >= static_cast<int64_t>(params.size())) return Internal("bad parameter allocation");
+          // Find the leaf position of parameter_index among the parameter's leaves.
+          auto paths = LeafPaths(comp->parameter(p)->shape());
+          auto pos = std::find(paths.begin(), paths.end(), a.parameter_index);
+          if (pos == paths.end() || static_cast<size_t>(pos - paths.begin()) >= params[p].size()) {
+            return Internal("parameter leaf missing");
+          }
+          bases[a.index] = params[p][pos - paths.begin()];
+          break;
+        }
+        case Allocation::Kind::kConstant: {
+          const LogicalValue& v = plan->assignment.values()[a.values.at(0).first];
+          const Literal* literal = v.instruction->literal();
+          if (literal == nullptr || v.instruction->literal_elided()) {
+            return InvalidArgument("constant " + v.instruction->name() + " has no values (elided in the file)");
+          }
+          bases[a.index] = const_cast<uint8_t*>(literal->untyped_data());
+          break;
+        }
+        default:
+          bases[a.index] = plan->memory.get() + plan->allocation_offsets[a.index];
+      }
+    }
+    auto leaf_ptrs = [&](const Instruction* inst) {
+      std::vector<void*> ptrs;
+      for (const BufferSlice& s : plan->leaves[inst]) {
+        ptrs.push_back(s.allocation < 0 ? nullptr : static_cast<uint8_t*>(bases[s.allocation]) + s.offset);
+      }
+      return ptrs;
+    };
+    for (const Instruction* inst : plan->schedule) {
+      RETURN_IF_ERROR(Execute(*inst, leaf_ptrs));
+    }
+    return leaf_ptrs(comp->root());
+  }
+
+  int64_t kernel_launches() const { return launches_; }
+
+ private:
+  Status Execute(const Instruction& inst, const std::function<std::vector<void*>(const Instruction*)>& leaves) {
+    const CpuKernel* kernel = exe_.code_->KernelFor(&inst);
+    if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
+    switch (inst.opcode()) {
+      case Opcode::kParameter:
+      case Opcode::kConstant:
+      case Opcode::kTuple:
+      case Opcode::kGetTupleElement:
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+      case Opcode::kAfterAll:
+      case Opcode::kAddDependency:
+        return Status::Ok();
+      case Opcode::kOptimizationBarrier:
+      case Opcode::kDomain:
+        return CopyLeaves(inst, leaves(inst.operand(0)), leaves(&inst));
+      case Opcode::kPartitionId:
+      case Opcode::kReplicaId: {
+        std::vector<void*> out = leaves(&inst);
+        if (!out.empty() && out[0] != nullptr) std::memset(out[0], 0, static_cast<size_t>(LeafBytes(inst.shape())));
+        return Status::Ok();
+      }
+      case Opcode::kGetDimensionSize: {
+        std::vector<void*> out = leaves(&inst);
+        int64_t dim = inst.dimensions().empty() ? 0 : inst.dimensions()[0];
+        int32_t size = static_cast<int32_t>(inst.operand(0)->shape().dimensions(dim));
+        if (!out.empty() && out[0] != nullptr) std::memcpy(out[0], &size, sizeof(size));
+        return Status::Ok();
+      }
+      case Opcode::kWhile:
+        return RunWhile(inst, leaves);
+      case Opcode::kConditional:
+        return RunConditional(inst, leaves);
+      case Opcode::kCall: {
+        std::vector<std::vector<void*>> params;
+        for (const Instruction* op : inst.operands()) params.push_back(leaves(op));
+        ASSIGN_OR_RETURN(std::vector<void*> result, RunProgram(inst.to_apply(), params));
+        return CopyLeaves(inst, result, leaves(&inst));
+      }
+      default:
+        return Unimplemented("CPU runtime: " + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) +
+                             ") has no kernel and is not host work");
+    }
+  }
+
+  Status CopyLeaves(const Instruction& inst, const std::vector<void*>& from, const std::vector<void*>& to) {
+    std::vector<Shape> shapes = LeafShapes(inst.shape());
+    if (from.size() != to.size() || to.size() != shapes.size()) {
+      return Internal(inst.name() + ": leaf counts differ in a host copy");
+    }
+    int64_t start = NowNs();
+    for (size_t i = 0; i < to.size(); ++i) {
+      if (from[i] != to[i] && from[i] != nullptr && to[i] != nullptr) {
+        std::memmove(to[i], from[i], static_cast<size_t>(LeafBytes(shapes[i])));
+      }
+    }
+    if (options_.observer != nullptr) options_.observer->OnHostWork("copy " + inst.name(), start, NowNs());
+    return Status::Ok();
+  }
+
+  Status RunWhile(const Instruction& inst, const std::function<std::vector<void*>(const Instruction*)>& leaves) {
+    std::vector<void*> state = leaves(&inst);
+    RETURN_IF_ERROR(CopyLeaves(inst, leaves(inst.operand(0)), state));
+    for (int64_t trip = 0;; ++trip) {
+      ASSIGN_OR_RETURN(std::vector<void*> cond, RunProgram(inst.while_condition(), {state}));
+      if (cond.empty() || cond[0] == nullptr) return Internal(inst.name() + ": the condition gave no value");
+      if (*static_cast<uint8_t*>(cond[0]) == 0) break;
+      if (trip >= (int64_t{1} << 31)) return InvalidArgument(inst.name() + ": the while loop did not terminate");
+      ASSIGN_OR_RETURN(std::vector<void*> next, RunProgram(inst.while_body(), {state}));
+      RETURN_IF_ERROR(CopyLeaves(inst, next, state));
+    }
+    return Status::Ok();
+  }
+
+  Status RunConditional(const Instruction& inst, const std::function<std::vector<void*>(const Instruction*)>& leaves) {
+    std::vector<void*> selector = leaves(inst.operand(0));
+    if (selector.empty() || selector[0] == nullptr) return Internal(inst.name() + ": no branch selector");
+    const int64_t branches = static_cast<int64_t>(inst.called_computations().size());
+    int64_t branch;
+    if (inst.operand(0)->shape().element_type() == PrimitiveType::kPred) {
+      branch = *static_cast<uint8_t*>(selector[0]) != 0 ? 0 : 1;
+    } else {
+      int32_t index;
+      std::memcpy(&index, selector[0], sizeof(index));
+      branch = index < 0 || index >= branches ? branches - 1 : index;
+    }
+    ASSIGN_OR_RETURN(std::vector<void*> result,
+                     RunProgram(inst.called_computations()[branch], {leaves(inst.operand(branch + 1))}));
+    return CopyLeaves(inst, result, leaves(&inst));
+  }
+
+  Status RunKernel(const CpuKernel& kernel, const Instruction& inst,
+                   const std::function<std::vector<void*>(const Instruction*)>& leaves) {
+    std::vector<void*> buffers;
+    for (const Instruction* op : inst.operands()) {
+      std::vector<void*> l = leaves(op);
+      if (l.size() != 1) return Internal(inst.name() + ": operand " + op->name() + " is not one array");
+      buffers.push_back(l[0]);
+    }
+    std::vector<void*> outputs = leaves(&inst);
+    buffers.insert(buffers.end(), outputs.begin(), outputs.end());
+    const int64_t start = NowNs();
+    KernelLaunch launch;
+    launch.kernel = kernel.name;
+    launch.hlo = inst.name();
+    launch.computation = inst.parent() != nullptr ? std::string_view(inst.parent()->name()) : std::string_view();
+    launch.kind = kernel.kind_name;
+    launch.bytes_read = kernel.bytes_read;
+    launch.bytes_written = kernel.bytes_written;
+    launch.flops = kernel.flops;
+    launch.iteration = options_.iteration;
+    const int threads = exe_.pool_->threads();
+    switch (kernel.kind) {
+      case CpuKernel::Kind::kLibrary:
+        RETURN_IF_ERROR(RunLibrary(kernel, inst, buffers, outputs, threads));
+        break;
+      case CpuKernel::Kind::kOutputFusion: {
+        std::vector<uint8_t> scratch(static_cast<size_t>(kernel.scratch_bytes));
+        const Instruction& op = *kernel.library_op;
+        const void* lhs = buffers.at(kernel.library_operands.at(0));
+        const void* rhs = buffers.at(kernel.library_operands.at(1));
+        if (op.opcode() == Opcode::kDot) {
+          RETURN_IF_ERROR(RunDot(op, lhs, rhs, scratch.data(), threads));
+        } else {
+          RETURN_IF_ERROR(RunConvolution(op, lhs, rhs, scratch.data(), threads));
+        }
+        buffers.push_back(scratch.data());
+        RunGroups(kernel, buffers, launch);
+        break;
+      }
+      case CpuKernel::Kind::kLoop:
+        RunGroups(kernel, buffers, launch);
+        break;
+    }
+    ++launches_;
+    if (options_.observer != nullptr) options_.observer->OnKernel(launch, start, NowNs(), 0);
+    return Status::Ok();
+  }
+
+  Status RunLibrary(const CpuKernel& kernel, const Instruction& inst, const std::vector<void*>& buffers,
+                    const std::vector<void*>& outputs, int threads) {
+    switch (inst.opcode()) {
+      case Opcode::kDot:
+        return RunDot(inst, buffers.at(0), buffers.at(1), outputs.at(0), threads);
+      case Opcode::kConvolution:
+        return RunConvolution(inst, buffers.at(0), buffers.at(1), outputs.at(0), threads);
+      case Opcode::kSort: {
+        if (outputs.size() != static_cast<size_t>(inst.operand_count())) return Internal(inst.name() + ": sort outputs");
+        for (int64_t i = 0; i < inst.operand_count(); ++i) {
+          if (outputs[i] != buffers[i]) {
+            std::memmove(outputs[i], buffers[i], static_cast<size_t>(LeafBytes(inst.operand(i)->shape())));
+          }
+        }
+        return RunSort(inst, outputs, kernel.comparator, nullptr);
+      }
+      default:
+        return Internal(inst.name() + ": not a library op");
+    }
+  }
+
+  void RunGroups(const CpuKernel& kernel, const std::vector<void*>& buffers, const KernelLaunch& launch) {
+    for (const CpuLoopGroup& g : kernel.groups) {
+      if (g.extent <= 0) continue;
+      // Shards of at least ~16K elements, up to 4 per thread for balance.
+      const int64_t work = g.extent * g.elements_per_iteration;
+      const int threads = exe_.pool_->threads();
+      int64_t shards = std::min<int64_t>(threads * 4, std::max<int64_t>(1, work / 16384));
+      ExecutionObserver* observer = options_.observer;
+      exe_.pool_->ParallelFor(g.extent, shards, [&](int64_t begin, int64_t end, int worker) {
+        const int64_t t0 = observer != nullptr ? NowNs() : 0;
+        g.entry(buffers.data(), begin, end);
+        if (observer != nullptr) observer->OnKernelShard(launch, t0, NowNs(), worker);
+      });
+    }
+  }
+
+  CpuExecutable& exe_;
+  std::unordered_map<const Computation*, std::unique_ptr<ProgramPlan>>& plans_;
+  const CpuRunOptions& options_;
+  int64_t launches_ = 0;
+};
+
+StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<Module> module,
+                                                               const CpuExecutableOptions& options) {
+  if (module == nullptr || module->entry() == nullptr) return InvalidArgument("no module to compile");
+  NormalizeLayouts(*module);
+  std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
+  exe->module_ = std::move(module);
+  ASSIGN_OR_RETURN(exe->code_, CompileForCpu(*exe->module_, options.compile));
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  exe->pool_ = std::make_unique<ThreadPool>(std::max(1, threads));
+  exe->plans_ = std::make_unique<ProgramPlans>();
+  return exe;
+}
+
+CpuExecutable::~CpuExecutable() = default;
+
+int CpuExecutable::threads() const { return pool_->threads(); }
+
+StatusOr<std::string> CpuExecutable::BufferAssignmentText() {
+  CpuRunOptions options;
+  Frame frame(*this, plans_->plans, options);
+  std::string text;
+  std::vector<const Computation*> order = {module_->entry()};
+  for (size_t i = 0; i < order.size(); ++i) {
+    ASSIGN_OR_RETURN(ProgramPlan * plan, frame.PlanFor(order[i]));
+    if (i > 0) text += "\n";
+    text += "computation " + order[i]->name() + ":\n" + plan->assignment.ToString();
+    for (const auto& inst : order[i]->instructions()) {
+      Opcode op = inst->opcode();
+      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
+      for (const Computation* callee : inst->called_computations()) {
+        if (std::find(order.begin(), order.end(), callee) == order.end()) order.push_back(callee);
+      }
+    }
+  }
+  return text;
+}
+
+StatusOr<int64_t> CpuExecutable::EntryPeakBytes() {
+  CpuRunOptions options;
+  Frame frame(*this, plans_->plans, options);
+  ASSIGN_OR_RETURN(ProgramPlan * plan, frame.PlanFor(module_->entry()));
+  return plan->assignment.peak_live_bytes();
+}
+
+StatusOr<Literal> CpuExecutable::Run(const std::vector<Literal>& arguments, const CpuRunOptions& options) {
+  RETURN_IF_ERROR(CheckArguments(*module_, arguments));
+  Frame frame(*this, plans_->plans, options);
+  std::vector<std::vector<void*>> params;
+  for (const Literal& arg : arguments) {
+    std::vector<void*> leaves;
+    std::function<void(const Literal&)> collect = [&](const Literal& l) {
+      if (l.shape().IsTuple()) {
+        for (const Literal& e : l.tuple_elements()) collect(e);
+      } else if (l.shape().IsArray()) {
+        leaves.push_back(const_cast<uint8_t*>(l.untyped_data()));
+      }
+    };
+    collect(arg);
+    params.push_back(std::move(leaves));
+  }
+  if (options.observer != nullptr) options.observer->OnRunStart(options.iteration, NowNs());
+  ASSIGN_OR_RETURN(std::vector<void*> result, frame.RunProgram(module_->entry(), params));
+  last_kernel_launches_ = frame.kernel_launches();
+  Literal out(module_->entry()->root()->shape());
+  size_t next = 0;
+  std::function<Status(Literal&)> fill = [&](Literal& l) -> Status {
+    if (l.shape().IsTuple()) {
+      for (Literal& e : l.tuple_elements()) RETURN_IF_ERROR(fill(e));
+      return Status::Ok();
+    }
+    if (!l.shape().IsArray()) return Status::Ok();
+    if (next >= result.size()) return Internal("result has fewer leaves than the root's shape");
+    if (result[next] != nullptr && l.size_bytes() > 0) std::memcpy(l.untyped_data(), result[next], static_cast<size_t>(l.size_bytes()));
+    ++next;
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(fill(out));
+  if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
+  return out;
+}
+
+}  // namespace fusebox

@@ -1,0 +1,1482 @@
+// Library kernels of the CPU runtime: dot and convolution through Eigen's GEMM, and a
+// comparator-driven stable sort. See the header for the contract.
+//
+// Sections:
+//   1. Errors, element types and layouts
+//   2. Element conversion: operand -> accumulator -> result, as the interpreter converts
+//   3. Strided copies (pack into scratch, unpack into results)
+//   4. Threads
+//   5. GEMM through Eigen
+//   6. dot
+//   7. convolution
+//   8. sort
+//   9. Cost estimates
+#include "compiler/runtime/library_kernels.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <new>
+#include <numeric>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "compiler/ir/literal.h"
+
+namespace fusebox {
+namespace {
+
+using CFloat = std::complex<float>;
+using CDouble = std::complex<double>;
+
+// ===========================================================================
+// 1. Errors, element types and layouts
+// ===========================================================================
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+std::string Prefix(const Instruction& inst) {
+  return std::string(OpcodeName(inst.opcode())) + " %" + inst.name() + ": ";
+}
+Status Invalid(const Instruction& inst, const std::string& message) {
+  return InvalidArgument(Prefix(inst) + message);
+}
+Status Unsupported(const Instruction& inst, const std::string& message) {
+  return Unimplemented(Prefix(inst) + message);
+}
+std::string TypeName(PrimitiveType type) { return std::string(PrimitiveTypeName(type)); }
+
+// Element types dot and convolution compute in: everything with a byte or more per element
+// and an arithmetic meaning.
+bool IsArithmeticType(PrimitiveType type) {
+  if (IsPred(type) || IsComplex(type)) return true;
+  return (IsInteger(type) || IsFloat(type)) && BitWidth(type) >= 8;
+}
+
+// Whether an operand of type `from` can feed a result of type `to` (the interpreter's
+// conversions; complex to real would silently drop the imaginary part, so it is refused).
+bool Convertible(PrimitiveType from, PrimitiveType to) {
+  if (from == to || IsComplex(to)) return true;
+  return !IsComplex(from);
+}
+
+// Element strides (per logical dimension) of a dense array laid out by `shape`'s layout.
+Status DenseStrides(const Instruction& inst, const Shape& shape, const std::string& what,
+                    std::vector<int64_t>* strides) {
+  if (!shape.IsArray()) return Invalid(inst, what + " must be an array, got " + shape.ToString());
+  const int64_t rank = shape.rank();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (shape.is_dynamic_dimension(d) || shape.dimensions(d) < 0) {
+      return Unsupported(inst, what + " " + shape.ToString() + " has dynamic dimensions");
+    }
+  }
+  std::vector<int64_t> minor_to_major(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) minor_to_major[d] = rank - 1 - d;
+  if (shape.has_layout()) {
+    const Layout& layout = shape.layout();
+    if (!layout.tiles.empty()) {
+      return Unsupported(inst, what + " " + shape.ToString() + " has a tiled layout");
+    }
+    for (DimLevelType level : layout.dim_level_types) {
+      if (level != DimLevelType::kDense) {
+        return Unsupported(inst, what + " " + shape.ToString() + " has a sparse layout");
+      }
+    }
+    if (layout.element_size_in_bits != 0 &&
+        layout.element_size_in_bits != 8 * ByteWidth(shape.element_type())) {
+      return Unsupported(inst, what + " " + shape.ToString() + " has packed elements");
+    }
+    if (!layout.minor_to_major.empty() || rank == 0) {
+      if (static_cast<int64_t>(layout.minor_to_major.size()) != rank) {
+        return Invalid(inst, what + " layout " + layout.ToString() + " does not fit rank " +
+                                 Str(rank));
+      }
+      std::vector<bool> seen(static_cast<size_t>(rank), false);
+      for (int64_t d : layout.minor_to_major) {
+        if (d < 0 || d >= rank || seen[d]) {
+          return Invalid(inst, what + " layout " + layout.ToString() + " is not a permutation");
+        }
+        seen[d] = true;
+      }
+      minor_to_major = layout.minor_to_major;
+    }
+  }
+  strides->assign(static_cast<size_t>(rank), 0);
+  int64_t stride = 1;
+  for (int64_t d : minor_to_major) {
+    (*strides)[d] = stride;
+    const int64_t size = std::max<int64_t>(shape.dimensions(d), 1);
+    if (stride > std::numeric_limits<int64_t>::max() / size) {
+      return Invalid(inst, what + " " + shape.ToString() + " is too large");
+    }
+    stride *= size;
+  }
+  return Status::Ok();
+}
+
+int64_t Product(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string DimsText(const std::vector<int64_t>& dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? "," : "") + Str(dims[i]);
+  return out + "]";
+}
+
+// ===========================================================================
+// 2. Element conversion
+// ===========================================================================
+//
+// Accumulators: float (f32 and narrower floats), double (f64), CFloat (c64), CDouble
+// (c128), uint32_t (integers of 32 bits or fewer: sums modulo 2^32 agree with the
+// interpreter's modulo-2^64 sums in every bit the result keeps) and uint64_t (64-bit
+// integers and pred, whose result is "any product was non-zero").
+
+template <typename S>
+S LoadRaw(const uint8_t* p) {
+  S v;
+  std::memcpy(&v, p, sizeof(S));
+  return v;
+}
+template <typename S>
+void StoreRaw(uint8_t* p, S v) {
+  std::memcpy(p, &v, sizeof(S));
+}
+
+float HalfToFloat(uint16_t bits) { return static_cast<float>(std::bit_cast<Eigen::half>(bits)); }
+float Bf16ToFloat(uint16_t bits) {
+  return static_cast<float>(std::bit_cast<Eigen::bfloat16>(bits));
+}
+uint16_t FloatToHalf(float v) { return std::bit_cast<uint16_t>(Eigen::half(v)); }
+uint16_t FloatToBf16(float v) { return std::bit_cast<uint16_t>(Eigen::bfloat16(v)); }
+
+// The value of a real (or pred, or integer) element, exactly for every float type.
+double ReadReal(PrimitiveType type, const uint8_t* p) {
+  switch (type) {
+    case PrimitiveType::kPred: return *p != 0 ? 1.0 : 0.0;
+    case PrimitiveType::kS8: return LoadRaw<int8_t>(p);
+    case PrimitiveType::kS16: return LoadRaw<int16_t>(p);
+    case PrimitiveType::kS32: return LoadRaw<int32_t>(p);
+    case PrimitiveType::kS64: return static_cast<double>(LoadRaw<int64_t>(p));
+    case PrimitiveType::kU8: return LoadRaw<uint8_t>(p);
+    case PrimitiveType::kU16: return LoadRaw<uint16_t>(p);
+    case PrimitiveType::kU32: return LoadRaw<uint32_t>(p);
+    case PrimitiveType::kU64: return static_cast<double>(LoadRaw<uint64_t>(p));
+    case PrimitiveType::kF16: return HalfToFloat(LoadRaw<uint16_t>(p));
+    case PrimitiveType::kBF16: return Bf16ToFloat(LoadRaw<uint16_t>(p));
+    case PrimitiveType::kF32: return LoadRaw<float>(p);
+    case PrimitiveType::kF64: return LoadRaw<double>(p);
+    case PrimitiveType::kC64: return LoadRaw<float>(p);
+    case PrimitiveType::kC128: return LoadRaw<double>(p);
+    default: return FloatBitsToDouble(type, *p);  // the 8-bit floats
+  }
+}
+
+CDouble ReadComplex(PrimitiveType type, const uint8_t* p) {
+  if (type == PrimitiveType::kC64) return {LoadRaw<float>(p), LoadRaw<float>(p + 4)};
+  if (type == PrimitiveType::kC128) return {LoadRaw<double>(p), LoadRaw<double>(p + 8)};
+  return {ReadReal(type, p), 0.0};
+}
+
+// An integer or pred element widened to 64 bits (sign-extended for signed types).
+uint64_t ReadIntBits(PrimitiveType type, const uint8_t* p) {
+  switch (type) {
+    case PrimitiveType::kPred: return *p != 0 ? 1 : 0;
+    case PrimitiveType::kS8: return static_cast<uint64_t>(LoadRaw<int8_t>(p));
+    case PrimitiveType::kS16: return static_cast<uint64_t>(LoadRaw<int16_t>(p));
+    case PrimitiveType::kS32: return static_cast<uint64_t>(LoadRaw<int32_t>(p));
+    case PrimitiveType::kS64: return static_cast<uint64_t>(LoadRaw<int64_t>(p));
+    case PrimitiveType::kU8: return LoadRaw<uint8_t>(p);
+    case PrimitiveType::kU16: return LoadRaw<uint16_t>(p);
+    case PrimitiveType::kU32: return LoadRaw<uint32_t>(p);
+    case PrimitiveType::kU64: return LoadRaw<uint64_t>(p);
+    default: return 0;
+  }
+}
+
+// `v` rounded to the real float type `type`.
+double RoundTo(PrimitiveType type, double v) {
+  if (type == PrimitiveType::kF64) return v;
+  if (type == PrimitiveType::kF32) return static_cast<float>(v);
+  return FloatBitsToDouble(type, DoubleToFloatBits(type, v));
+}
+
+int64_t ToInt64Saturating(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 0x1p63) return std::numeric_limits<int64_t>::max();
+  if (v <= -0x1p63) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+// The bits of an operand element converted to the integer (or pred) result type `to`,
+// modulo 2^64: what the interpreter's conversion through a scalar of `to` yields.
+uint64_t IntBitsFor(PrimitiveType from, PrimitiveType to, const uint8_t* p) {
+  if (from == to || (IsInteger(from) && IsInteger(to))) return ReadIntBits(from, p);
+  if (IsPred(to)) {
+    if (IsInteger(from)) return ReadIntBits(from, p) != 0 ? 1 : 0;
+    return ReadReal(from, p) != 0.0 ? 1 : 0;  // NaN counts as non-zero
+  }
+  if (IsPred(from)) return *p != 0 ? 1 : 0;
+  return static_cast<uint64_t>(ToInt64Saturating(ReadReal(from, p)));
+}
+
+// One operand element as accumulator T, converted to the result type `to` on the way.
+template <typename T>
+T ToAcc(PrimitiveType from, PrimitiveType to, const uint8_t* p) {
+  if constexpr (std::is_same_v<T, float>) {
+    const double v = ReadReal(from, p);
+    return static_cast<float>(from == to ? v : RoundTo(to, v));
+  } else if constexpr (std::is_same_v<T, double>) {
+    return ReadReal(from, p);
+  } else if constexpr (std::is_same_v<T, CFloat>) {
+    const CDouble v = ReadComplex(from, p);
+    return {static_cast<float>(v.real()), static_cast<float>(v.imag())};
+  } else if constexpr (std::is_same_v<T, CDouble>) {
+    return ReadComplex(from, p);
+  } else {
+    return static_cast<T>(IntBitsFor(from, to, p));
+  }
+}
+
+// An accumulator written as one element of the result type `to`.
+template <typename T>
+void FromAcc(T v, PrimitiveType to, uint8_t* p) {
+  if constexpr (std::is_same_v<T, float>) {
+    switch (to) {
+      case PrimitiveType::kF32: return StoreRaw<float>(p, v);
+      case PrimitiveType::kF16: return StoreRaw<uint16_t>(p, FloatToHalf(v));
+      case PrimitiveType::kBF16: return StoreRaw<uint16_t>(p, FloatToBf16(v));
+      default: *p = static_cast<uint8_t>(DoubleToFloatBits(to, v)); return;
+    }
+  } else if constexpr (std::is_same_v<T, double>) {
+    StoreRaw<double>(p, v);
+  } else if constexpr (std::is_same_v<T, CFloat> || std::is_same_v<T, CDouble>) {
+    StoreRaw<T>(p, v);
+  } else {
+    switch (ByteWidth(to)) {
+      case 1: *p = IsPred(to) ? (v != 0 ? 1 : 0) : static_cast<uint8_t>(v); return;
+      case 2: return StoreRaw<uint16_t>(p, static_cast<uint16_t>(v));
+      case 4: return StoreRaw<uint32_t>(p, static_cast<uint32_t>(v));
+      default: return StoreRaw<uint64_t>(p, static_cast<uint64_t>(v));
+    }
+  }
+}
+
+// Loads n operand elements, `src_step` bytes apart, into dst[i * dst_step].
+template <typename T>
+using LoadRunFn = void (*)(const uint8_t* src, int64_t src_step, int64_t n, T* dst,
+                           int64_t dst_step, PrimitiveType from, PrimitiveType to);
+// Stores n accumulators src[i * src_step] as result elements `dst_step` bytes apart.
+template <typename T>
+using StoreRunFn = void (*)(const T* src, int64_t src_step, int64_t n, uint8_t* dst,
+                            int64_t dst_step, PrimitiveType to);
+
+template <typename T, typename S>
+void LoadCastRun(const uint8_t* src, int64_t src_step, int64_t n, T* dst, int64_t dst_step,
+                 PrimitiveType, PrimitiveType) {
+  for (int64_t i = 0; i < n; ++i) dst[i * dst_step] = static_cast<T>(LoadRaw<S>(src + i * src_step));
+}
+template <typename T, float (*kConvert)(uint16_t)>
+void LoadHalfRun(const uint8_t* src, int64_t src_step, int64_t n, T* dst, int64_t dst_step,
+                 PrimitiveType, PrimitiveType) {
+  for (int64_t i = 0; i < n; ++i) {
+    dst[i * dst_step] = static_cast<T>(kConvert(LoadRaw<uint16_t>(src + i * src_step)));
+  }
+}
+template <typename T>
+void LoadAnyRun(const uint8_t* src, int64_t src_step, int64_t n, T* dst, int64_t dst_step,
+                PrimitiveType from, PrimitiveType to) {
+  for (int64_t i = 0; i < n; ++i) dst[i * dst_step] = ToAcc<T>(from, to, src + i * src_step);
+}
+
+// The integer storage type of an integer element type (unsigned: only the bits matter).
+template <typename T>
+LoadRunFn<T> PickIntLoad(PrimitiveType from) {
+  switch (from) {
+    case PrimitiveType::kS8: return &LoadCastRun<T, int8_t>;
+    case PrimitiveType::kS16: return &LoadCastRun<T, int16_t>;
+    case PrimitiveType::kS32: return &LoadCastRun<T, int32_t>;
+    case PrimitiveType::kS64: return &LoadCastRun<T, int64_t>;
+    case PrimitiveType::kU8: return &LoadCastRun<T, uint8_t>;
+    case PrimitiveType::kU16: return &LoadCastRun<T, uint16_t>;
+    case PrimitiveType::kU32: return &LoadCastRun<T, uint32_t>;
+    case PrimitiveType::kU64: return &LoadCastRun<T, uint64_t>;
+    default: return &LoadAnyRun<T>;
+  }
+}
+
+// The fastest loader that converts exactly as ToAcc does.
+template <typename T>
+LoadRunFn<T> PickLoad(PrimitiveType from, PrimitiveType to) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (from == PrimitiveType::kF32 && to == PrimitiveType::kF32) return &LoadCastRun<T, float>;
+    // f16 and bf16 values are exact in float; only a narrower result type would round them.
+    const bool to_wide = to == from || to == PrimitiveType::kF32;
+    if (from == PrimitiveType::kF16 && to_wide) return &LoadHalfRun<T, &HalfToFloat>;
+    if (from == PrimitiveType::kBF16 && to_wide) return &LoadHalfRun<T, &Bf16ToFloat>;
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (from == PrimitiveType::kF64) return &LoadCastRun<T, double>;
+    if (from == PrimitiveType::kF32) return &LoadCastRun<T, float>;
+  } else if constexpr (std::is_same_v<T, CFloat>) {
+    if (from == PrimitiveType::kC64) return &LoadCastRun<T, CFloat>;
+  } else if constexpr (std::is_same_v<T, CDouble>) {
+    if (from == PrimitiveType::kC128) return &LoadCastRun<T, CDouble>;
+  } else {
+    if (IsInteger(from) && IsInteger(to)) return PickIntLoad<T>(from);
+  }
+  return &LoadAnyRun<T>;
+}
+
+template <typename T, typename D>
+void StoreCastRun(const T* src, int64_t src_step, int64_t n, uint8_t* dst, int64_t dst_step,
+                  PrimitiveType) {
+  for (int64_t i = 0; i < n; ++i) StoreRaw<D>(dst + i * dst_step, static_cast<D>(src[i * src_step]));
+}
+template <uint16_t (*kConvert)(float)>
+void StoreHalfRun(const float* src, int64_t src_step, int64_t n, uint8_t* dst, int64_t dst_step,
+                  PrimitiveType) {
+  for (int64_t i = 0; i < n; ++i) StoreRaw<uint16_t>(dst + i * dst_step, kConvert(src[i * src_step]));
+}
+template <typename T>
+void StoreAnyRun(const T* src, int64_t src_step, int64_t n, uint8_t* dst, int64_t dst_step,
+                 PrimitiveType to) {
+  for (int64_t i = 0; i < n; ++i) FromAcc<T>(src[i * src_step], to, dst + i * dst_step);
+}
+
+template <typename T>
+StoreRunFn<T> PickStore(PrimitiveType to) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (to == PrimitiveType::kF32) return &StoreCastRun<T, float>;
+    if (to == PrimitiveType::kF16) return &StoreHalfRun<&FloatToHalf>;
+    if (to == PrimitiveType::kBF16) return &StoreHalfRun<&FloatToBf16>;
+  } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, CFloat> ||
+                       std::is_same_v<T, CDouble>) {
+    return &StoreCastRun<T, T>;
+  } else {
+    if (!IsPred(to)) {
+      switch (ByteWidth(to)) {
+        case 1: return &StoreCastRun<T, uint8_t>;
+        case 2: return &StoreCastRun<T, uint16_t>;
+        case 4: return &StoreCastRun<T, uint32_t>;
+        case 8: return &StoreCastRun<T, uint64_t>;
+        default: break;
+      }
+    }
+  }
+  return &StoreAnyRun<T>;
+}
+
+// Whether a buffer of element type `type` can be read as accumulators T in place.
+template <typename T>
+bool StorageIs(PrimitiveType type) {
+  if constexpr (std::is_same_v<T, float>) return type == PrimitiveType::kF32;
+  if constexpr (std::is_same_v<T, double>) return type == PrimitiveType::kF64;
+  if constexpr (std::is_same_v<T, CFloat>) return type == PrimitiveType::kC64;
+  if constexpr (std::is_same_v<T, CDouble>) return type == PrimitiveType::kC128;
+  if constexpr (std::is_same_v<T, uint32_t>) {
+    return type == PrimitiveType::kS32 || type == PrimitiveType::kU32;
+  }
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    return type == PrimitiveType::kS64 || type == PrimitiveType::kU64;
+  }
+  return false;
+}
+
+template <typename T>
+bool Aligned(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
+}
+
+// ===========================================================================
+// 3. Strided copies
+// ===========================================================================
+
+// One dimension of a copy: its size and the element strides on both sides.
+struct CopyDim {
+  int64_t size;
+  int64_t src_stride;
+  int64_t dst_stride;
+};
+
+// Calls fn(src_offset, dst_offset, n, src_step, dst_step) for runs covering every index of
+// `dims` once. Dimensions are ordered by the source strides (`by_source`) or the
+// destination strides, major first, so one side streams; dimensions contiguous on both
+// sides merge into longer runs.
+template <typename Fn>
+void ForEachRun(std::vector<CopyDim> dims, bool by_source, Fn&& fn) {
+  std::vector<CopyDim> kept;
+  for (const CopyDim& d : dims) {
+    if (d.size == 0) return;
+    if (d.size != 1) kept.push_back(d);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [by_source](const CopyDim& a, const CopyDim& b) {
+    return by_source ? a.src_stride > b.src_stride : a.dst_stride > b.dst_stride;
+  });
+  std::vector<CopyDim> merged;
+  for (const CopyDim& d : kept) {
+    if (!merged.empty()) {
+      CopyDim& outer = merged.back();
+      if (outer.src_stride == d.src_stride * d.size && outer.dst_stride == d.dst_stride * d.size) {
+        outer = {outer.size * d.size, d.src_stride, d.dst_stride};
+        continue;
+      }
+    }
+    merged.push_back(d);
+  }
+  if (merged.empty()) {
+    fn(int64_t{0}, int64_t{0}, int64_t{1}, int64_t{1}, int64_t{1});
+    return;
+  }
+  const CopyDim inner = merged.back();
+  merged.pop_back();
+  std::vector<int64_t> index(merged.size(), 0);
+  int64_t src = 0;
+  int64_t dst = 0;
+  while (true) {
+    fn(src, dst, inner.size, inner.src_stride, inner.dst_stride);
+    int64_t d = static_cast<int64_t>(merged.size()) - 1;
+    for (; d >= 0; --d) {
+      src += merged[d].src_stride;
+      dst += merged[d].dst_stride;
+      if (++index[d] < merged[d].size) break;
+      src -= merged[d].src_stride * merged[d].size;
+      dst -= merged[d].dst_stride * merged[d].size;
+      index[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+// Packs a strided operand into accumulators: dims' src strides index `src` (elements of
+// `from`), dst strides index `dst`.
+template <typename T>
+void PackInto(const std::vector<CopyDim>& dims, const uint8_t* src, PrimitiveType from,
+              PrimitiveType to, T* dst) {
+  const LoadRunFn<T> load = PickLoad<T>(from, to);
+  const int64_t bytes = ByteWidth(from);
+  ForEachRun(dims, /*by_source=*/true,
+             [&](int64_t s, int64_t d, int64_t n, int64_t s_step, int64_t d_step) {
+               load(src + s * bytes, s_step * bytes, n, dst + d, d_step, from, to);
+             });
+}
+
+// Writes accumulators (src strides index `src`) into a result buffer of type `to`.
+template <typename T>
+void UnpackFrom(const std::vector<CopyDim>& dims, const T* src, PrimitiveType to, uint8_t* dst) {
+  const StoreRunFn<T> store = PickStore<T>(to);
+  const int64_t bytes = ByteWidth(to);
+  ForEachRun(dims, /*by_source=*/false,
+             [&](int64_t s, int64_t d, int64_t n, int64_t s_step, int64_t d_step) {
+               store(src + s, s_step, n, dst + d * bytes, d_step * bytes, to);
+             });
+}
+
+// ===========================================================================
+// 4. Threads
+// ===========================================================================
+
+// Below this much work (flops) a second thread costs more than it saves.
+constexpr double kMinFlopsPerThread = 4e6;
+
+int ThreadsFor(double flops, int threads) {
+  if (threads <= 1) return 1;
+  const double useful = std::max(1.0, std::floor(flops / kMinFlopsPerThread));
+  return static_cast<int>(std::min<double>(threads, useful));
+}
+
+// Splits [0, n) into `threads` contiguous ranges and calls fn(begin, end, worker) for each,
+// on that many threads (the caller's included). Returns false if any call threw (the only
+// thing that can is running out of memory); exceptions never leave this function.
+template <typename Fn>
+bool ParallelFor(int64_t n, int threads, Fn&& fn) {
+  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(threads, n));
+  std::vector<char> worker_failed(static_cast<size_t>(workers), 0);
+  auto run = [&](int64_t w) {
+    const int64_t begin = n * w / workers;
+    const int64_t end = n * (w + 1) / workers;
+    try {
+      fn(begin, end, static_cast<int>(w));
+    } catch (...) {
+      worker_failed[w] = 1;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int64_t w = 1; w < workers; ++w) {
+    try {
+      pool.emplace_back(run, w);
+    } catch (...) {
+      run(w);  // no thread to be had: do that share here
+    }
+  }
+  run(0);
+  for (std::thread& t : pool) t.join();
+  return std::count(worker_failed.begin(), worker_failed.end(), 1) == 0;
+}
+
+Status OutOfMemory(const Instruction& inst) {
+  return Internal(Prefix(inst) + "out of memory for the kernel's scratch buffers");
+}
+
+// ===========================================================================
+// 5. GEMM through Eigen
+// ===========================================================================
+
+// A matrix in memory: element (i, j) at data[i * row_stride + j * col_stride].
+template <typename T>
+struct MatView {
+  T* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t row_stride = 0;
+  int64_t col_stride = 0;
+};
+
+template <typename T>
+MatView<T> Transposed(const MatView<T>& v) {
+  return {v.data, v.cols, v.rows, v.col_stride, v.row_stride};
+}
+// Eigen maps a matrix whose columns (column-major) or rows (row-major) are contiguous.
+template <typename T>
+bool ColumnMajorOk(const MatView<T>& v) {
+  return v.rows <= 1 || v.row_stride == 1;
+}
+template <typename T>
+bool RowMajorOk(const MatView<T>& v) {
+  return v.cols <= 1 || v.col_stride == 1;
+}
+template <typename T>
+bool EigenCanMap(const MatView<T>& v) {
+  return ColumnMajorOk(v) || RowMajorOk(v);
+}
+
+template <typename T, int kOrder>
+using EigenMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, kOrder>;
+template <typename T, int kOrder>
+using ConstMap = Eigen::Map<const EigenMatrix<T, kOrder>, Eigen::Unaligned, Eigen::OuterStride<>>;
+template <typename T>
+using OutMap = Eigen::Map<EigenMatrix<T, Eigen::ColMajor>, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+template <typename T, int kOrder>
+ConstMap<T, kOrder> MapOf(const MatView<T>& v) {
+  int64_t outer;
+  if constexpr (kOrder == Eigen::ColMajor) {
+    outer = v.cols <= 1 ? std::max<int64_t>(v.rows, 1) : v.col_stride;
+  } else {
+    outer = v.rows <= 1 ? std::max<int64_t>(v.cols, 1) : v.row_stride;
+  }
+  return ConstMap<T, kOrder>(v.data, v.rows, v.cols, Eigen::OuterStride<>(outer));
+}
+
+template <typename T, int kA, int kB>
+void GemmMapped(const MatView<T>& a, const MatView<T>& b, const MatView<T>& c) {
+  const int64_t outer = c.cols <= 1 ? std::max<int64_t>(c.rows, 1) : c.col_stride;
+  OutMap<T> out(c.data, c.rows, c.cols, Eigen::OuterStride<>(outer));
+  out.noalias() = MapOf<T, kA>(a) * MapOf<T, kB>(b);
+}
+
+// c = a * b on this thread. Every view must satisfy EigenCanMap.
+template <typename T>
+void Gemm(MatView<T> a, MatView<T> b, MatView<T> c) {
+  if (c.rows == 0 || c.cols == 0) return;
+  if (a.cols == 0) {
+    for (int64_t j = 0; j < c.cols; ++j) {
+      for (int64_t i = 0; i < c.rows; ++i) c.data[i * c.row_stride + j * c.col_stride] = T{};
+    }
+    return;
+  }
+  if (!ColumnMajorOk(c)) {  // a row-major result: c^T = b^T a^T is column-major
+    const MatView<T> at = Transposed(a);
+    a = Transposed(b);
+    b = at;
+    c = Transposed(c);
+  }
+  const bool a_col = ColumnMajorOk(a);
+  const bool b_col = ColumnMajorOk(b);
+  if (a_col && b_col) return GemmMapped<T, Eigen::ColMajor, Eigen::ColMajor>(a, b, c);
+  if (a_col) return GemmMapped<T, Eigen::ColMajor, Eigen::RowMajor>(a, b, c);
+  if (b_col) return GemmMapped<T, Eigen::RowMajor, Eigen::ColMajor>(a, b, c);
+  return GemmMapped<T, Eigen::RowMajor, Eigen::RowMajor>(a, b, c);
+}
+
+// c = a * b with up to `threads` threads, each computing a band of c's columns (or rows,
+// whichever c has more of). Returns false when a worker ran out of memory.
+template <typename T>
+bool GemmParallel(const MatView<T>& a, const MatView<T>& b, const MatView<T>& c, int threads) {
+  const double flops = 2.0 * static_cast<double>(c.rows) * static_cast<double>(c.cols) *
+                       static_cast<double>(a.cols);
+  const int workers = ThreadsFor(flops, threads);
+  const bool by_cols = c.cols >= c.rows;
+  const int64_t extent = by_cols ? c.cols : c.rows;
+  if (workers <= 1 || extent < 2 * workers) {
+    try {
+      Gemm(a, b, c);
+    } catch (...) {
+      return false;
+    }
+    return true;
+  }
+  // Bands of whole 16-element panels keep Eigen's kernels on full vectors.
+  const int64_t panels = (extent + 15) / 16;
+  return ParallelFor(std::min<int64_t>(panels, workers), workers, [&](int64_t w0, int64_t w1, int) {
+    const int64_t pieces = std::min<int64_t>(panels, workers);
+    for (int64_t w = w0; w < w1; ++w) {
+      const int64_t begin = std::min(extent, panels * w / pieces * 16);
+      const int64_t end = std::min(extent, panels * (w + 1) / pieces * 16);
+      if (begin >= end) continue;
+      MatView<T> aa = a, bb = b, cc = c;
+      if (by_cols) {
+        bb.data += begin * b.col_stride;
+        bb.cols = end - begin;
+        cc.data += begin * c.col_stride;
+        cc.cols = end - begin;
+      } else {
+        aa.data += begin * a.row_stride;
+        aa.rows = end - begin;
+        cc.data += begin * c.row_stride;
+        cc.rows = end - begin;
+      }
+      Gemm(aa, bb, cc);
+    }
+  });
+}
+
+// ===========================================================================
+// 6. dot
+// ===========================================================================
+
+// A dimension of an operand or the result: its size and element stride.
+struct SizeStride {
+  int64_t size;
+  int64_t stride;
+};
+using Group = std::vector<SizeStride>;  // dimensions linearized row-major, in this order
+
+// The group as one strided dimension, if its dimensions nest (each stride is the next
+// one's stride times its size; size-1 dimensions do not count).
+bool MergeGroup(const Group& group, SizeStride* merged) {
+  int64_t size = 1;
+  int64_t stride = 1;
+  bool first = true;
+  for (const SizeStride& d : group) {
+    if (d.size == 1) continue;
+    size *= d.size;
+    stride = d.stride;
+    first = false;
+  }
+  *merged = {size, stride};
+  return true;
+}
+
+int64_t GroupSize(const Group& group) {
+  int64_t n = 1;
+  for (const SizeStride& d : group) n *= d.size;
+  return n;
+}
+
+// The copy dimensions that place `group` row-major at `base_stride` in a packed buffer.
+void AppendPacked(const Group& group, int64_t base_stride, bool group_is_source,
+                  std::vector<CopyDim>* dims) {
+  int64_t stride = base_stride * GroupSize(group);
+  for (const SizeStride& d : group) {
+    stride = d.size == 0 ? 0 : stride / d.size;
+    if (group_is_source) {
+      dims->push_back({d.size, d.stride, stride});
+    } else {
+      dims->push_back({d.size, stride, d.stride});
+    }
+  }
+}
+
+// Whether the smallest stride (of a dimension of size > 1) belongs to `cols` rather than
+// `rows`: the packed copy then keeps the columns contiguous (row-major).
+bool ColumnsAreMinor(const Group& rows, const Group& cols) {
+  int64_t best = std::numeric_limits<int64_t>::max();
+  bool in_cols = true;
+  for (const SizeStride& d : rows) {
+    if (d.size > 1 && d.stride < best) best = d.stride, in_cols = false;
+  }
+  for (const SizeStride& d : cols) {
+    if (d.size > 1 && d.stride < best) best = d.stride, in_cols = true;
+  }
+  return in_cols;
+}
+
+struct DotPlan {
+  PrimitiveType lhs_type = PrimitiveType::kF32;
+  PrimitiveType rhs_type = PrimitiveType::kF32;
+  PrimitiveType out_type = PrimitiveType::kF32;
+  int64_t batch = 1, m = 1, k = 1, n = 1;
+  // lhs is [batch][m][k], rhs [batch][k][n], the result [batch][m][n], each group in the
+  // order XLA linearizes it (batch and contracting dimensions as listed, free ascending).
+  Group lhs_batch, lhs_m, lhs_k, rhs_batch, rhs_k, rhs_n, out_batch, out_m, out_n;
+};
+
+Status PlanDot(const Instruction& dot, DotPlan* plan) {
+  if (dot.opcode() != Opcode::kDot) return Invalid(dot, "not a dot");
+  if (dot.operand_count() != 2) {
+    return Invalid(dot, "expects 2 operands, got " + Str(dot.operand_count()));
+  }
+  const Shape& ls = dot.operand(0)->shape();
+  const Shape& rs = dot.operand(1)->shape();
+  const Shape& os = dot.shape();
+  std::vector<int64_t> lst, rst, ost;
+  RETURN_IF_ERROR(DenseStrides(dot, ls, "lhs", &lst));
+  RETURN_IF_ERROR(DenseStrides(dot, rs, "rhs", &rst));
+  RETURN_IF_ERROR(DenseStrides(dot, os, "result", &ost));
+  plan->lhs_type = ls.element_type();
+  plan->rhs_type = rs.element_type();
+  plan->out_type = os.element_type();
+  for (PrimitiveType t : {plan->lhs_type, plan->rhs_type, plan->out_type}) {
+    if (!IsArithmeticType(t)) return Unsupported(dot, "element type " + TypeName(t));
+  }
+  for (PrimitiveType t : {plan->lhs_type, plan->rhs_type}) {
+    if (!Convertible(t, plan->out_type)) {
+      return Unsupported(dot, TypeName(t) + " operands with a " + TypeName(plan->out_type) +
+                                  " result");
+    }
+  }
+  if (!dot.attrs().sparsity.empty()) return Unsupported(dot, "sparse dots");
+  static const DotDimensionNumbers kNone;
+  const DotDimensionNumbers& dn =
+      dot.attrs().dot_dimension_numbers ? *dot.attrs().dot_dimension_numbers : kNone;
+  if (dn.lhs_batch_dimensions.size() != dn.rhs_batch_dimensions.size() ||
+      dn.lhs_contracting_dimensions.size() != dn.rhs_contracting_dimensions.size()) {
+    return Invalid(dot, "lhs and rhs list different numbers of batch or contracting dimensions");
+  }
+  const std::vector<int64_t>& ld = ls.dimensions();
+  const std::vector<int64_t>& rd = rs.dimensions();
+  std::vector<bool> lused(ld.size(), false), rused(rd.size(), false);
+  auto claim = [&](const std::vector<int64_t>& list, std::vector<bool>& used,
+                   const char* what) -> Status {
+    for (int64_t d : list) {
+      if (d < 0 || d >= static_cast<int64_t>(used.size()) || used[d]) {
+        return Invalid(dot, std::string(what) + " dimension " + Str(d) +
+                                " is out of range or listed twice");
+      }
+      used[d] = true;
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(claim(dn.lhs_batch_dimensions, lused, "lhs batch"));
+  RETURN_IF_ERROR(claim(dn.lhs_contracting_dimensions, lused, "lhs contracting"));
+  RETURN_IF_ERROR(claim(dn.rhs_batch_dimensions, rused, "rhs batch"));
+  RETURN_IF_ERROR(claim(dn.rhs_contracting_dimensions, rused, "rhs contracting"));
+
+  std::vector<int64_t> out_dims;
+  for (size_t i = 0; i < dn.lhs_batch_dimensions.size(); ++i) {
+    const int64_t a = dn.lhs_batch_dimensions[i];
+    const int64_t b = dn.rhs_batch_dimensions[i];
+    if (ld[a] != rd[b]) {
+      return Invalid(dot, "batch dimension sizes differ: " + Str(ld[a]) + " vs " + Str(rd[b]));
+    }
+    plan->lhs_batch.push_back({ld[a], lst[a]});
+    plan->rhs_batch.push_back({rd[b], rst[b]});
+    out_dims.push_back(ld[a]);
+  }
+  for (size_t i = 0; i < dn.lhs_contracting_dimensions.size(); ++i) {
+    const int64_t a = dn.lhs_contracting_dimensions[i];
+    const int64_t b = dn.rhs_contracting_dimensions[i];
+    if (ld[a] != rd[b]) {
+      return Invalid(dot,
+                     "contracting dimension sizes differ: " + Str(ld[a]) + " vs " + Str(rd[b]));
+    }
+    plan->lhs_k.push_back({ld[a], lst[a]});
+    plan->rhs_k.push_back({rd[b], rst[b]});
+  }
+  for (size_t d = 0; d < ld.size(); ++d) {
+    if (!lused[d]) {
+      plan->lhs_m.push_back({ld[d], lst[d]});
+      out_dims.push_back(ld[d]);
+    }
+  }
+  for (size_t d = 0; d < rd.size(); ++d) {
+    if (!rused[d]) {
+      plan->rhs_n.push_back({rd[d], rst[d]});
+      out_dims.push_back(rd[d]);
+    }
+  }
+  if (os.dimensions() != out_dims) {
+    return Invalid(dot, "result dimensions " + DimsText(os.dimensions()) +
+                            " differ from the computed " + DimsText(out_dims));
+  }
+  size_t o = 0;
+  for (size_t i = 0; i < plan->lhs_batch.size(); ++i, ++o) {
+    plan->out_batch.push_back({out_dims[o], ost[o]});
+  }
+  for (size_t i = 0; i < plan->lhs_m.size(); ++i, ++o) plan->out_m.push_back({out_dims[o], ost[o]});
+  for (size_t i = 0; i < plan->rhs_n.size(); ++i, ++o) plan->out_n.push_back({out_dims[o], ost[o]});
+  plan->batch = GroupSize(plan->lhs_batch);
+  plan->m = GroupSize(plan->lhs_m);
+  plan->k = GroupSize(plan->lhs_k);
+  plan->n = GroupSize(plan->rhs_n);
+  return Status::Ok();
+}
+
+// One operand (or the result) as a batch of matrices: in place when its layout allows,
+// otherwise packed into `scratch`.
+template <typename T>
+struct BatchedView {
+  MatView<T> matrix;      // batch 0
+  int64_t batch_stride = 0;
+  bool packed = false;
+};
+
+template <typename T>
+BatchedView<T> InPlaceView(T* data, const Group& batch, const Group& rows, const Group& cols,
+                           bool* ok) {
+  BatchedView<T> v;
+  SizeStride b{1, 1}, r{1, 1}, c{1, 1};
+  *ok = MergeGroup(batch, &b) && MergeGroup(rows, &r) && MergeGroup(cols, &c) && Aligned<T>(data);
+  v.matrix = {data, r.size, c.size, r.stride, c.stride};
+  v.batch_stride = b.stride;
+  *ok = *ok && EigenCanMap(v.matrix);
+  return v;
+}
+
+// A packed [batch][rows][cols] buffer: row-major matrices when `row_major`, else
+// column-major.
+template <typename T>
+BatchedView<T> PackedView(T* data, int64_t rows, int64_t cols, bool row_major) {
+  BatchedView<T> v;
+  v.matrix = {data, rows, cols, row_major ? cols : 1, row_major ? 1 : rows};
+  v.batch_stride = rows * cols;
+  v.packed = true;
+  return v;
+}
+
+template <typename T>
+std::vector<CopyDim> PackedDims(const Group& batch, const Group& rows, const Group& cols,
+                                const BatchedView<T>& packed, bool group_is_source) {
+  std::vector<CopyDim> dims;
+  AppendPacked(batch, packed.batch_stride, group_is_source, &dims);
+  AppendPacked(rows, packed.matrix.row_stride, group_is_source, &dims);
+  AppendPacked(cols, packed.matrix.col_stride, group_is_source, &dims);
+  return dims;
+}
+
+template <typename T>
+BatchedView<T> PrepareOperand(const DotPlan& p, PrimitiveType type, const uint8_t* data,
+                              const Group& batch, const Group& rows, const Group& cols,
+                              std::vector<T>* scratch) {
+  bool ok = false;
+  if (StorageIs<T>(type) && type == p.out_type) {
+    BatchedView<T> v =
+        InPlaceView<T>(reinterpret_cast<T*>(const_cast<uint8_t*>(data)), batch, rows, cols, &ok);
+    if (ok) return v;
+  }
+  const int64_t r = GroupSize(rows);
+  const int64_t c = GroupSize(cols);
+  scratch->resize(static_cast<size_t>(p.batch * r * c));
+  BatchedView<T> v = PackedView<T>(scratch->data(), r, c, ColumnsAreMinor(rows, cols));
+  PackInto<T>(PackedDims(batch, rows, cols, v, /*group_is_source=*/true), data, type, p.out_type,
+              scratch->data());
+  return v;
+}
+
+template <typename T>
+Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, const uint8_t* rhs,
+               uint8_t* out, int threads) {
+  if (p.batch == 0 || p.m == 0 || p.n == 0) return Status::Ok();
+  std::vector<T> lhs_scratch, rhs_scratch, out_scratch;
+  BatchedView<T> l = PrepareOperand<T>(p, p.lhs_type, lhs, p.lhs_batch, p.lhs_m, p.lhs_k,
+                                       &lhs_scratch);
+  BatchedView<T> r = PrepareOperand<T>(p, p.rhs_type, rhs, p.rhs_batch, p.rhs_k, p.rhs_n,
+                                       &rhs_scratch);
+  bool in_place = false;
+  BatchedView<T> o;
+  if (StorageIs<T>(p.out_type)) {
+    o = InPlaceView<T>(reinterpret_cast<T*>(out), p.out_batch, p.out_m, p.out_n, &in_place);
+  }
+  if (!in_place) {
+    out_scratch.resize(static_cast<size_t>(p.batch * p.m * p.n));
+    o = PackedView<T>(out_scratch.data(), p.m, p.n, ColumnsAreMinor(p.out_m, p.out_n));
+  }
+
+  auto matrix = [](const BatchedView<T>& v, int64_t b) {
+    MatView<T> m = v.matrix;
+    m.data += b * v.batch_stride;
+    return m;
+  };
+  const double flops = 2.0 * static_cast<double>(p.batch) * static_cast<double>(p.m) *
+                       static_cast<double>(p.n) * static_cast<double>(p.k);
+  const int workers = ThreadsFor(flops, threads);
+  // Whole batches per thread when there are enough of them; otherwise each GEMM is split.
+  const int64_t batch_workers = std::min<int64_t>(p.batch, workers);
+  const int inner = static_cast<int>(std::max<int64_t>(1, workers / batch_workers));
+  std::vector<char> failed(static_cast<size_t>(batch_workers), 0);
+  const bool ok = ParallelFor(p.batch, static_cast<int>(batch_workers),
+                              [&](int64_t b0, int64_t b1, int w) {
+                                for (int64_t b = b0; b < b1; ++b) {
+                                  if (!GemmParallel(matrix(l, b), matrix(r, b), matrix(o, b),
+                                                    inner)) {
+                                    failed[w] = 1;
+                                  }
+                                }
+                              });
+  if (!ok || std::count(failed.begin(), failed.end(), 1) > 0) return OutOfMemory(dot);
+  if (!in_place) {
+    UnpackFrom<T>(PackedDims(p.out_batch, p.out_m, p.out_n, o, /*group_is_source=*/false),
+                  out_scratch.data(), p.out_type, out);
+  }
+  return Status::Ok();
+}
+
+// Calls fn(T{}) with the accumulator for the result type (see section 2).
+template <typename Fn>
+Status WithAccumulator(PrimitiveType type, Fn&& fn) {
+  switch (type) {
+    case PrimitiveType::kF64: return fn(double{});
+    case PrimitiveType::kC64: return fn(CFloat{});
+    case PrimitiveType::kC128: return fn(CDouble{});
+    case PrimitiveType::kS64:
+    case PrimitiveType::kU64:
+    case PrimitiveType::kPred: return fn(uint64_t{});
+    default: break;
+  }
+  if (IsInteger(type)) return fn(uint32_t{});
+  return fn(float{});
+}
+
+// ===========================================================================
+// 7. convolution
+// ===========================================================================
+
+struct ConvPlan {
+  PrimitiveType lhs_type = PrimitiveType::kF32;
+  PrimitiveType rhs_type = PrimitiveType::kF32;
+  PrimitiveType out_type = PrimitiveType::kF32;
+  ConvolutionDimensionNumbers dn;
+  std::vector<WindowDimension> window;
+  std::vector<int64_t> lhs_dims, rhs_dims, out_dims;
+  std::vector<int64_t> lhs_strides, rhs_strides, out_strides;
+  int64_t k_in = 0;             // kernel input features: input features per feature group
+  int64_t k_out = 0;            // kernel output features = result features
+  int64_t out_per_fgroup = 1;   // result features per feature group
+  int64_t out_per_bgroup = 1;   // result features per batch group
+  int64_t batch_group_size = 0; // input batch / batch_group_count = result batch
+};
+
+int64_t WindowedSize(int64_t in_size, const WindowDimension& w) {
+  const int64_t dilated_in = in_size == 0 ? 0 : (in_size - 1) * w.base_dilation + 1;
+  const int64_t padded = dilated_in + w.padding_low + w.padding_high;
+  const int64_t dilated_window = w.size == 0 ? 0 : (w.size - 1) * w.window_dilation + 1;
+  if (padded < dilated_window) return 0;
+  return (padded - dilated_window) / w.stride + 1;
+}
+
+Status PlanConvolution(const Instruction& conv, ConvPlan* p) {
+  if (conv.opcode() != Opcode::kConvolution) return Invalid(conv, "not a convolution");
+  if (conv.operand_count() != 2) {
+    return conv.operand_count() > 2
+               ? Unsupported(conv, "quantized convolutions (extra operands)")
+               : Invalid(conv, "expects an input and a kernel");
+  }
+  const Shape& ls = conv.operand(0)->shape();
+  const Shape& rs = conv.operand(1)->shape();
+  const Shape& os = conv.shape();
+  RETURN_IF_ERROR(DenseStrides(conv, ls, "input", &p->lhs_strides));
+  RETURN_IF_ERROR(DenseStrides(conv, rs, "kernel", &p->rhs_strides));
+  RETURN_IF_ERROR(DenseStrides(conv, os, "result", &p->out_strides));
+  p->lhs_type = ls.element_type();
+  p->rhs_type = rs.element_type();
+  p->out_type = os.element_type();
+  for (PrimitiveType t : {p->lhs_type, p->rhs_type, p->out_type}) {
+    if (!IsArithmeticType(t)) return Unsupported(conv, "element type " + TypeName(t));
+  }
+  for (PrimitiveType t : {p->lhs_type, p->rhs_type}) {
+    if (!Convertible(t, p->out_type)) {
+      return Unsupported(conv, TypeName(t) + " operands with a " + TypeName(p->out_type) +
+                                   " result");
+    }
+  }
+  if (!conv.attrs().convolution_dimension_numbers) return Invalid(conv, "missing dim_labels");
+  p->dn = *conv.attrs().convolution_dimension_numbers;
+  const ConvolutionDimensionNumbers& dn = p->dn;
+  p->lhs_dims = ls.dimensions();
+  p->rhs_dims = rs.dimensions();
+  p->out_dims = os.dimensions();
+  const size_t spatial = dn.input_spatial_dimensions.size();
+  const int64_t rank = static_cast<int64_t>(spatial) + 2;
+  if (dn.kernel_spatial_dimensions.size() != spatial ||
+      dn.output_spatial_dimensions.size() != spatial) {
+    return Invalid(conv, "dim_labels name different numbers of spatial dimensions");
+  }
+  if (ls.rank() != rank || rs.rank() != rank || os.rank() != rank) {
+    return Invalid(conv, "input, kernel and result must have rank " + Str(rank));
+  }
+  // Each of the three dimension lists must be a permutation of [0, rank).
+  auto check_labels = [&](int64_t a, int64_t b, const std::vector<int64_t>& rest,
+                          const char* what) -> Status {
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    std::vector<int64_t> all = rest;
+    all.push_back(a);
+    all.push_back(b);
+    for (int64_t d : all) {
+      if (d < 0 || d >= rank || seen[d]) {
+        return Invalid(conv, std::string("dim_labels: bad ") + what + " dimensions");
+      }
+      seen[d] = true;
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(check_labels(dn.input_batch_dimension, dn.input_feature_dimension,
+                               dn.input_spatial_dimensions, "input"));
+  RETURN_IF_ERROR(check_labels(dn.kernel_input_feature_dimension,
+                               dn.kernel_output_feature_dimension, dn.kernel_spatial_dimensions,
+                               "kernel"));
+  RETURN_IF_ERROR(check_labels(dn.output_batch_dimension, dn.output_feature_dimension,
+                               dn.output_spatial_dimensions, "output"));
+  if (spatial > 0) {
+    if (!conv.attrs().window || conv.attrs().window->dimensions.size() != spatial) {
+      return Invalid(conv, "the window must have " + Str(static_cast<int64_t>(spatial)) +
+                               " dimension(s)");
+    }
+    p->window = conv.attrs().window->dimensions;
+  }
+  for (const WindowDimension& w : p->window) {
+    if (w.size < 0 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1) {
+      return Invalid(conv, "window sizes must be >= 0 and strides and dilations >= 1");
+    }
+  }
+  const int64_t f_groups = conv.attrs().feature_group_count;
+  const int64_t b_groups = conv.attrs().batch_group_count;
+  if (f_groups < 1 || b_groups < 1) return Invalid(conv, "group counts must be >= 1");
+  const int64_t in_batch = p->lhs_dims[dn.input_batch_dimension];
+  const int64_t in_features = p->lhs_dims[dn.input_feature_dimension];
+  p->k_in = p->rhs_dims[dn.kernel_input_feature_dimension];
+  p->k_out = p->rhs_dims[dn.kernel_output_feature_dimension];
+  if (in_features % f_groups != 0 || in_features / f_groups != p->k_in) {
+    return Invalid(conv, "input features (" + Str(in_features) + ") / feature_group_count (" +
+                             Str(f_groups) + ") must equal the kernel input features (" +
+                             Str(p->k_in) + ")");
+  }
+  if (p->k_out % f_groups != 0 || p->k_out % b_groups != 0 || in_batch % b_groups != 0) {
+    return Invalid(conv, "kernel output features (" + Str(p->k_out) + ") and input batch (" +
+                             Str(in_batch) + ") must be divisible by the group counts");
+  }
+  p->out_per_fgroup = std::max<int64_t>(1, p->k_out / f_groups);
+  p->out_per_bgroup = std::max<int64_t>(1, p->k_out / b_groups);
+  p->batch_group_size = in_batch / b_groups;
+  std::vector<int64_t> expect(static_cast<size_t>(rank), 0);
+  expect[dn.output_batch_dimension] = p->batch_group_size;
+  expect[dn.output_feature_dimension] = p->k_out;
+  for (size_t s = 0; s < spatial; ++s) {
+    const WindowDimension& w = p->window[s];
+    if (p->rhs_dims[dn.kernel_spatial_dimensions[s]] != w.size) {
+      return Invalid(conv, "window size " + Str(w.size) + " differs from the kernel's " +
+                               Str(p->rhs_dims[dn.kernel_spatial_dimensions[s]]));
+    }
+    expect[dn.output_spatial_dimensions[s]] =
+        WindowedSize(p->lhs_dims[dn.input_spatial_dimensions[s]], w);
+  }
+  if (expect != p->out_dims) {
+    return Invalid(conv, "result dimensions " + DimsText(p->out_dims) +
+                             " differ from the computed " + DimsText(expect));
+  }
+  return Status::Ok();
+}
+
+// Output features [begin, end) that share one feature group and one batch group: one GEMM.
+struct ConvBlock {
+  int64_t feature_group;
+  int64_t batch_group;
+  int64_t begin;
+  int64_t end;
+};
+
+// Scratch per im2col chunk, in elements (the chunk's rows times the kernel's taps).
+constexpr int64_t kChunkElements = int64_t{1} << 21;
+
+template <typename T>
+Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs,
+                const uint8_t* rhs, uint8_t* out, int threads) {
+  const ConvolutionDimensionNumbers& dn = p.dn;
+  const size_t spatial = p.window.size();
+  if (Product(p.out_dims) == 0) return Status::Ok();
+  const int64_t lhs_bytes = ByteWidth(p.lhs_type);
+  const int64_t out_bytes = ByteWidth(p.out_type);
+
+  // Rows of the GEMM: result positions (batch, spatial...) in row-major order.
+  std::vector<int64_t> row_dims = {p.batch_group_size};
+  std::vector<int64_t> row_out_strides = {p.out_strides[dn.output_batch_dimension]};
+  int64_t taps = 1;
+  for (size_t s = 0; s < spatial; ++s) {
+    row_dims.push_back(p.out_dims[dn.output_spatial_dimensions[s]]);
+    row_out_strides.push_back(p.out_strides[dn.output_spatial_dimensions[s]]);
+    taps *= p.window[s].size;
+  }
+  const int64_t rows = Product(row_dims);
+  const int64_t kdim = taps * p.k_in;
+  const int64_t out_feature_stride = p.out_strides[dn.output_feature_dimension];
+  const StoreRunFn<T> store = PickStore<T>(p.out_type);
+
+  if (kdim == 0) {  // empty sums: every result element is zero
+    std::vector<CopyDim> dims;
+    for (size_t d = 0; d < p.out_dims.size(); ++d) dims.push_back({p.out_dims[d], 0, p.out_strides[d]});
+    const T zero{};
+    UnpackFrom<T>(dims, &zero, p.out_type, out);
+    return Status::Ok();
+  }
+
+  // Where kernel tap t of spatial dimension s reads the input at result position o:
+  // offsets[s][o * size + t] is the input element offset, or -1 in padding or a hole.
+  std::vector<std::vector<int64_t>> offsets(spatial);
+  for (size_t s = 0; s < spatial; ++s) {
+    const WindowDimension& w = p.window[s];
+    const int64_t in_size = p.lhs_dims[dn.input_spatial_dimensions[s]];
+    const int64_t in_stride = p.lhs_strides[dn.input_spatial_dimensions[s]];
+    const int64_t out_size = row_dims[s + 1];
+    offsets[s].assign(static_cast<size_t>(out_size * w.size), -1);
+    for (int64_t o = 0; o < out_size; ++o) {
+      for (int64_t t = 0; t < w.size; ++t) {
+        const int64_t k = t;
+        int64_t pos = o * w.stride - w.padding_low + k * w.window_dilation;
+        if (pos % w.base_dilation != 0) continue;
+        pos /= w.base_dilation;
+        if (pos >= 0 && pos < in_size) offsets[s][o * w.size + t] = pos * in_stride;
+      }
+    }
+  }
+
+  // The kernel as a [k_out][taps * k_in] matrix (column-major kdim x k_out).
+  std::vector<T> kernel(static_cast<size_t>(kdim * p.k_out));
+  {
+    std::vector<CopyDim> dims;
+    int64_t stride = kdim;
+    for (size_t s = 0; s < spatial; ++s) {
+      stride /= p.window[s].size;
+      dims.push_back({p.window[s].size, p.rhs_strides[dn.kernel_spatial_dimensions[s]], stride});
+    }
+    dims.push_back({p.k_in, p.rhs_strides[dn.kernel_input_feature_dimension], 1});
+    dims.push_back({p.k_out, p.rhs_strides[dn.kernel_output_feature_dimension], kdim});
+    PackInto<T>(dims, rhs, p.rhs_type, p.out_type, kernel.data());
+  }
+
+  std::vector<ConvBlock> blocks;
+  for (int64_t begin = 0; begin < p.k_out;) {
+    const int64_t fg = begin / p.out_per_fgroup;
+    const int64_t bg = begin / p.out_per_bgroup;
+    const int64_t end = std::min((fg + 1) * p.out_per_fgroup, (bg + 1) * p.out_per_bgroup);
+    blocks.push_back({fg, bg, begin, end});
+    begin = end;
+  }
+  int64_t max_block = 0;
+  for (const ConvBlock& b : blocks) max_block = std::max(max_block, b.end - b.begin);
+
+  const double flops = 2.0 * static_cast<double>(rows) * static_cast<double>(kdim) *
+                       static_cast<double>(p.k_out);
+  const int workers = ThreadsFor(flops, threads);
+  int64_t chunk = std::clamp<int64_t>(kChunkElements / kdim, 1, rows);
+  chunk = std::min(chunk, (rows + workers - 1) / workers);
+  const int64_t chunks = (rows + chunk - 1) / chunk;
+  const int64_t items = static_cast<int64_t>(blocks.size()) * chunks;
+
+  const LoadRunFn<T> load = PickLoad<T>(p.lhs_type, p.out_type);
+  const int64_t lhs_batch_stride = p.lhs_strides[dn.input_batch_dimension];
+  const int64_t lhs_feature_stride = p.lhs_strides[dn.input_feature_dimension];
+  const size_t nrow = row_dims.size();
+
+  const bool ok = ParallelFor(items, workers, [&](int64_t i0, int64_t i1, int) {
+    std::vector<T> patches(static_cast<size_t>(chunk * kdim));
+    std::vector<T> result(static_cast<size_t>(chunk * max_block));
+    std::vector<int64_t> index(nrow);
+    std::vector<int64_t> tap(spatial);
+    for (int64_t item = i0; item < i1; ++item) {
+      const ConvBlock& block = blocks[item / chunks];
+      const int64_t r0 = (item % chunks) * chunk;
+      const int64_t r1 = std::min(rows, r0 + chunk);
+      const int64_t in_base = block.batch_group * p.batch_group_size * lhs_batch_stride +
+                              block.feature_group * p.k_in * lhs_feature_stride;
+      // im2col: row r holds the taps * k_in inputs the window at result position r sees.
+      auto start_at = [&](int64_t r) {
+        for (int64_t d = static_cast<int64_t>(nrow) - 1; d >= 0; --d) {
+          index[d] = r % row_dims[d];
+          r /= row_dims[d];
+        }
+      };
+      auto next_row = [&] {
+        for (int64_t d = static_cast<int64_t>(nrow) - 1; d >= 0; --d) {
+          if (++index[d] < row_dims[d]) break;
+          index[d] = 0;
+        }
+      };
+      start_at(r0);
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t row_base = in_base + index[0] * lhs_batch_stride;
+        T* dst = patches.data() + (r - r0) * kdim;
+        std::fill(tap.begin(), tap.end(), 0);
+        for (int64_t t = 0; t < taps; ++t) {
+          int64_t offset = row_base;
+          bool inside = true;
+          for (size_t s = 0; s < spatial && inside; ++s) {
+            const int64_t o = offsets[s][index[s + 1] * p.window[s].size + tap[s]];
+            inside = o >= 0;
+            offset += o;
+          }
+          if (inside) {
+            load(lhs + offset * lhs_bytes, lhs_feature_stride * lhs_bytes, p.k_in, dst, 1,
+                 p.lhs_type, p.out_type);
+          } else {
+            std::fill(dst, dst + p.k_in, T{});
+          }
+          dst += p.k_in;
+          for (int64_t s = static_cast<int64_t>(spatial) - 1; s >= 0; --s) {
+            if (++tap[s] < p.window[s].size) break;
+            tap[s] = 0;
+          }
+        }
+        next_row();
+      }
+      // result[rows x block] = patches[rows x kdim] * kernel[kdim x block].
+      const int64_t nr = r1 - r0;
+      const int64_t nb = block.end - block.begin;
+      const MatView<T> a{patches.data(), nr, kdim, kdim, 1};
+      const MatView<T> b{kernel.data() + block.begin * kdim, kdim, nb, 1, kdim};
+      const MatView<T> c{result.data(), nr, nb, nb, 1};
+      Gemm(a, b, c);
+      // Each row's block of features goes to its result position.
+      start_at(r0);
+      for (int64_t r = 0; r < nr; ++r) {
+        int64_t offset = block.begin * out_feature_stride;
+        for (size_t d = 0; d < nrow; ++d) offset += index[d] * row_out_strides[d];
+        store(result.data() + r * nb, 1, nb, out + offset * out_bytes,
+              out_feature_stride * out_bytes, p.out_type);
+        next_row();
+      }
+    }
+  });
+  if (!ok) return OutOfMemory(conv);
+  return Status::Ok();
+}
+
+// ===========================================================================
+// 8. sort
+// ===========================================================================
+
+// Stable merge sort of the positions a[0, n) by less(x, y), with `tmp` of n slots:
+// insertion-sorted runs of 16 merged bottom-up. Every index stays in range whatever the
+// comparator answers.
+template <typename Less>
+void StableSort(int64_t* a, int64_t* tmp, int64_t n, Less&& less) {
+  constexpr int64_t kRun = 16;
+  for (int64_t lo = 0; lo < n; lo += kRun) {
+    const int64_t hi = std::min(n, lo + kRun);
+    for (int64_t i = lo + 1; i < hi; ++i) {
+      const int64_t v = a[i];
+      int64_t j = i;
+      for (; j > lo && less(v, a[j - 1]); --j) a[j] = a[j - 1];
+      a[j] = v;
+    }
+  }
+  int64_t* src = a;
+  int64_t* dst = tmp;
+  for (int64_t width = kRun; width < n; width *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * width) {
+      const int64_t mid = std::min(n, lo + width);
+      const int64_t hi = std::min(n, lo + 2 * width);
+      int64_t i = lo, j = mid, k = lo;
+      if (mid < hi && !less(src[mid], src[mid - 1])) {  // already in order
+        std::copy(src + lo, src + hi, dst + lo);
+        continue;
+      }
+      while (i < mid && j < hi) dst[k++] = less(src[j], src[i]) ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    std::swap(src, dst);
+  }
+  if (src != a) std::copy(src, src + n, a);
+}
+
+struct SortPlan {
+  std::vector<int64_t> dims;
+  int64_t axis = 0;
+  std::vector<std::vector<int64_t>> strides;  // per operand
+  std::vector<int64_t> bytes;                 // per operand
+};
+
+Status PlanSort(const Instruction& sort, SortPlan* p) {
+  if (sort.opcode() != Opcode::kSort) return Invalid(sort, "not a sort");
+  const int64_t n = sort.operand_count();
+  if (n == 0) return Invalid(sort, "expects at least one operand");
+  const Shape& result = sort.shape();
+  if (result.IsTuple() ? result.tuple_size() != n : n != 1) {
+    return Invalid(sort, "result shape " + result.ToString() + " does not match " + Str(n) +
+                             " operand(s)");
+  }
+  p->dims = sort.operand(0)->shape().dimensions();
+  for (int64_t k = 0; k < n; ++k) {
+    const Shape& operand = sort.operand(k)->shape();
+    const Shape& buffer = result.IsTuple() ? result.tuple_shapes(k) : result;
+    const std::string what = "operand " + Str(k);
+    if (!operand.IsArray() || !buffer.IsArray() ||
+        operand.element_type() != buffer.element_type()) {
+      return Invalid(sort, what + " and its result must be arrays of one element type");
+    }
+    if (operand.dimensions() != p->dims || buffer.dimensions() != p->dims) {
+      return Invalid(sort, what + " must have dimensions " + DimsText(p->dims));
+    }
+    std::vector<int64_t> strides;
+    RETURN_IF_ERROR(DenseStrides(sort, buffer, what, &strides));
+    p->strides.push_back(std::move(strides));
+    p->bytes.push_back(ByteWidth(buffer.element_type()));
+    if (p->bytes.back() <= 0) return Unsupported(sort, "element type " + TypeName(buffer.element_type()));
+  }
+  const std::vector<int64_t>& dimensions = sort.dimensions();
+  if (dimensions.size() != 1 || dimensions[0] < 0 ||
+      dimensions[0] >= static_cast<int64_t>(p->dims.size())) {
+    return Invalid(sort, "dimensions= must name one dimension of the operands");
+  }
+  p->axis = dimensions[0];
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool CanRunDot(const Instruction& dot, std::string* why) {
+  DotPlan plan;
+  const Status status = PlanDot(dot, &plan);
+  if (!status.ok() && why != nullptr) *why = status.message();
+  return status.ok();
+}
+
+Status RunDot(const Instruction& dot, const void* lhs, const void* rhs, void* out, int threads) {
+  DotPlan plan;
+  RETURN_IF_ERROR(PlanDot(dot, &plan));
+  if (plan.batch * plan.m * plan.n == 0) return Status::Ok();
+  if (out == nullptr || ((lhs == nullptr || rhs == nullptr) && plan.k != 0)) {
+    return Invalid(dot, "null buffer");
+  }
+  try {
+    return WithAccumulator(plan.out_type, [&](auto zero) -> Status {
+      using T = decltype(zero);
+      return DotImpl<T>(dot, plan, static_cast<const uint8_t*>(lhs),
+                        static_cast<const uint8_t*>(rhs), static_cast<uint8_t*>(out), threads);
+    });
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory(dot);
+  }
+}
+
+bool CanRunConvolution(const Instruction& conv, std::string* why) {
+  ConvPlan plan;
+  const Status status = PlanConvolution(conv, &plan);
+  if (!status.ok() && why != nullptr) *why = status.message();
+  return status.ok();
+}
+
+Status RunConvolution(const Instruction& conv, const void* lhs, const void* rhs, void* out,
+                      int threads) {
+  ConvPlan plan;
+  RETURN_IF_ERROR(PlanConvolution(conv, &plan));
+  if (Product(plan.out_dims) == 0) return Status::Ok();
+  if (out == nullptr || lhs == nullptr || rhs == nullptr) return Invalid(conv, "null buffer");
+  try {
+    return WithAccumulator(plan.out_type, [&](auto zero) -> Status {
+      using T = decltype(zero);
+      return ConvImpl<T>(conv, plan, static_cast<const uint8_t*>(lhs),
+                         static_cast<const uint8_t*>(rhs), static_cast<uint8_t*>(out), threads);
+    });
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory(conv);
+  }
+}
+
+bool CanRunSort(const Instruction& sort, std::string* why) {
+  SortPlan plan;
+  const Status status = PlanSort(sort, &plan);
+  if (!status.ok() && why != nullptr) *why = status.message();
+  return status.ok();
+}
+
+Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
+               SortComparator comparator, void* context) {
+  SortPlan p;
+  RETURN_IF_ERROR(PlanSort(sort, &p));
+  const size_t n = p.strides.size();
+  if (operands.size() != n) {
+    return Invalid(sort, "got " + Str(static_cast<int64_t>(operands.size())) +
+                             " buffers for " + Str(static_cast<int64_t>(n)) + " operands");
+  }
+  if (comparator == nullptr) return Invalid(sort, "no comparator");
+  const int64_t len = p.dims[p.axis];
+  if (Product(p.dims) == 0 || len <= 1) return Status::Ok();
+  for (void* buffer : operands) {
+    if (buffer == nullptr) return Invalid(sort, "null buffer");
+  }
+  try {
+    std::vector<int64_t> perm(static_cast<size_t>(len)), tmp(static_cast<size_t>(len));
+    std::vector<const void*> args(2 * n);
+    const int64_t max_bytes = *std::max_element(p.bytes.begin(), p.bytes.end());
+    std::vector<uint8_t> row(static_cast<size_t>(len * max_bytes));
+    std::vector<uint8_t*> base(n);
+    std::vector<int64_t> step(n);  // bytes between consecutive elements of a row
+    for (size_t k = 0; k < n; ++k) step[k] = p.strides[k][p.axis] * p.bytes[k];
+
+    // Every row: all dimensions but the axis, with one offset per operand.
+    std::vector<int64_t> outer;
+    for (size_t d = 0; d < p.dims.size(); ++d) {
+      if (static_cast<int64_t>(d) != p.axis) outer.push_back(static_cast<int64_t>(d));
+    }
+    std::vector<int64_t> index(outer.size(), 0);
+    auto less = [&](int64_t a, int64_t b) {
+      for (size_t k = 0; k < n; ++k) {
+        args[2 * k] = base[k] + a * step[k];
+        args[2 * k + 1] = base[k] + b * step[k];
+      }
+      return comparator(args.data(), context);
+    };
+    while (true) {
+      for (size_t k = 0; k < n; ++k) {
+        int64_t offset = 0;
+        for (size_t i = 0; i < outer.size(); ++i) offset += index[i] * p.strides[k][outer[i]];
+        base[k] = static_cast<uint8_t*>(operands[k]) + offset * p.bytes[k];
+      }
+      std::iota(perm.begin(), perm.end(), 0);
+      StableSort(perm.data(), tmp.data(), len, less);
+      for (size_t k = 0; k < n; ++k) {
+        const int64_t b = p.bytes[k];
+        for (int64_t j = 0; j < len; ++j) std::memcpy(&row[j * b], base[k] + perm[j] * step[k], b);
+        for (int64_t j = 0; j < len; ++j) std::memcpy(base[k] + j * step[k], &row[j * b], b);
+      }
+      int64_t d = static_cast<int64_t>(outer.size()) - 1;
+      for (; d >= 0; --d) {
+        if (++index[d] < p.dims[outer[d]]) break;
+        index[d] = 0;
+      }
+      if (d < 0) break;
+    }
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory(sort);
+  }
+  return Status::Ok();
+}
+
+// ===========================================================================
+// 9. Cost estimates
+// ===========================================================================
+
+int64_t DotFlops(const Instruction& dot) {
+  DotPlan plan;
+  if (!PlanDot(dot, &plan).ok()) return -1;
+  return 2 * plan.batch * plan.m * plan.n * plan.k;
+}
+
+int64_t ConvolutionFlops(const Instruction& conv) {
+  ConvPlan plan;
+  if (!PlanConvolution(conv, &plan).ok()) return -1;
+  int64_t taps = 1;
+  for (const WindowDimension& w : plan.window) taps *= w.size;
+  return 2 * Product(plan.out_dims) * taps * plan.k_in;
+}
+
+}  // namespace fusebox

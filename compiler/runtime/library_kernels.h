@@ -1,0 +1,70 @@
+// Library kernels of the CPU runtime: dot, convolution and sort, the ops better served by a
+// well-kept library (Eigen's GEMM) than by loops the code generator emits. The runtime
+// calls them with raw buffers; the reference interpreter is their oracle.
+//
+// Buffers are dense arrays laid out by their shapes' layouts (minor_to_major; a shape
+// without a layout is row-major): a dot's or convolution's operands by the operand
+// instructions' shapes, its result by the instruction's shape. Tiled, sparse, packed
+// sub-byte and dynamic layouts are refused with an error, as is any element type a
+// kernel does not cover; nothing here crashes on bad input or throws.
+//
+// Numerics follow the interpreter (compiler/interpreter/ops_reduction_linalg.cc): operands
+// are converted to the result element type first, then multiplied and accumulated in
+// float for f32 and narrower floats (f16, bf16, f8: one rounding at the end, as XLA's CPU
+// backend does), double for f64, complex<float>/complex<double> for c64/c128, and modulo
+// 2^32 or 2^64 for integers and pred, so integer results wrap exactly as the
+// interpreter's do. Only the order of float sums differs (Eigen blocks them).
+//
+// `threads` is a hint: the number of threads a call may use, itself included (0 or 1:
+// the calling thread only). Scratch memory is allocated once per call, never per element.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/instruction.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+// --- dot ---------------------------------------------------------------------------------
+// Any HLO dot: batch dimensions, several contracting dimensions, any layouts. Element
+// types: f16, bf16, f32, f64, the f8 types, c64, c128, s8..s64, u8..u64 and pred, with
+// operands of the result type or convertible to it as the interpreter converts them
+// (bf16 x bf16 -> f32, s8 x s8 -> s32, real -> complex, pred -> anything, ...).
+// Each batch is one 2-D GEMM; an operand whose dimensions merge into a strided matrix is
+// used in place, any other is packed into a contiguous scratch first.
+bool CanRunDot(const Instruction& dot, std::string* why);
+Status RunDot(const Instruction& dot, const void* lhs, const void* rhs, void* out, int threads);
+
+// --- convolution -------------------------------------------------------------------------
+// Any HLO convolution: dim_labels in any order, 1 or more spatial dimensions (or none),
+// window size, stride, padding (negative too), lhs and rhs dilation, window reversal,
+// feature_group_count and batch_group_count. Element types as for dot. Computed as
+// im2col into a scratch matrix plus one GEMM per (group, block of output rows).
+bool CanRunConvolution(const Instruction& conv, std::string* why);
+Status RunConvolution(const Instruction& conv, const void* lhs, const void* rhs, void* out,
+                      int threads);
+
+// --- sort --------------------------------------------------------------------------------
+// comparator(args, context) gets args[2*k] = the lhs element of operand k and
+// args[2*k+1] = its rhs element, and returns true when lhs sorts before rhs.
+using SortComparator = bool (*)(const void* const* args, void* context);
+
+// Sorts `operands` (the sort's operand buffers, one per operand, all of the same
+// dimensions) in place along the sort's dimension, every operand permuted alike. Each
+// buffer is laid out by the sort's result (sub)shape's layout: the buffers become the
+// results. Any array element type (sub-byte types take a byte). The sort is always stable
+// (a merge sort, so a comparator that is not a strict weak order cannot make it read out
+// of bounds); that satisfies is_stable and matches the interpreter, which is stable too.
+bool CanRunSort(const Instruction& sort, std::string* why);
+Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
+               SortComparator comparator, void* context);
+
+// --- cost estimates (for traces and benchmarks) ------------------------------------------
+// Multiply-adds counted as two operations; -1 when the instruction is malformed.
+int64_t DotFlops(const Instruction& dot);
+int64_t ConvolutionFlops(const Instruction& conv);
+
+}  // namespace fusebox

@@ -1,0 +1,270 @@
+// The CPU backend end to end: modules compiled fused and unfused, run by the CPU
+// executable, compared with the reference interpreter on random inputs.
+#include "compiler/runtime/cpu_executable.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "compiler/passes/kernel_count.h"
+#include "tests/compiler/runtime/cpu_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::CompileCpu;
+using testing_util::ExpectCpuMatchesInterpreter;
+using testing_util::ParseOrFail;
+
+constexpr char kAddF32[] = "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n";
+constexpr char kMaxF32[] = "max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }\n";
+
+std::string WithReducers(const std::string& body) { return "HloModule m\n" + std::string(kAddF32) + kMaxF32 + body; }
+
+TEST(CpuExecutableTest, ElementwiseChain) {
+  ExpectCpuMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[33,65] parameter(0)
+  y = f32[33,65] parameter(1)
+  m = f32[33,65] multiply(x, y)
+  a = f32[33,65] add(m, x)
+  t = f32[33,65] tanh(a)
+  ex = f32[33,65] exponential(y)
+  ROOT d = f32[33,65] divide(t, ex)
+})"));
+}
+
+TEST(CpuExecutableTest, ReduceSumSeedAtSmallSize) {
+  ExpectCpuMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[64,128] parameter(0)
+  y = f32[64,128] parameter(1)
+  z = f32[64,128] parameter(2)
+  yz = f32[64,128] multiply(y, z)
+  s = f32[64,128] add(x, yz)
+  c = f32[] constant(0)
+  ROOT r = f32[] reduce(s, c), dimensions={0,1}, to_apply=add
+})"));
+}
+
+TEST(CpuExecutableTest, RowColumnAndPartialReductionsWithEpilogue) {
+  ExpectCpuMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[16,24,8] parameter(0)
+  c = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  row = f32[16,24] reduce(x, c), dimensions={2}, to_apply=add
+  col = f32[24,8] reduce(x, ninf), dimensions={0}, to_apply=max
+  mid = f32[16,8] reduce(x, c), dimensions={1}, to_apply=add
+  k = f32[] constant(0.25)
+  kb = f32[16,24] broadcast(k), dimensions={}
+  scaled = f32[16,24] multiply(row, kb)
+  ROOT t = (f32[16,24], f32[24,8], f32[16,8]) tuple(scaled, col, mid)
+})"));
+}
+
+TEST(CpuExecutableTest, DataMovement) {
+  ExpectCpuMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[6,10] parameter(0)
+  y = f32[4,10] parameter(1)
+  t = f32[10,6] transpose(x), dimensions={1,0}
+  r = f32[60] reshape(x)
+  r2 = f32[3,20] reshape(r)
+  s = f32[3,4] slice(x), slice={[1:6:2], [2:10:2]}
+  cat = f32[10,10] concatenate(x, y), dimensions={0}
+  z = f32[] constant(-1)
+  p = f32[9,19] pad(x, z), padding=1_2_0x0_0_1
+  rev = f32[6,10] reverse(x), dimensions={0,1}
+  b = f32[2,6,10] broadcast(x), dimensions={1,2}
+  ROOT out = (f32[10,6], f32[3,20], f32[3,4], f32[10,10], f32[9,19], f32[6,10], f32[2,6,10]) tuple(t, r2, s, cat, p, rev, b)
+})"));
+}
+
+TEST(CpuExecutableTest, IotaCompareSelectConvert) {
+  ExpectCpuMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  i = s32[8,16] iota(), iota_dimension=1
+  f = f32[8,16] convert(i)
+  lt = pred[8,16] compare(x, f), direction=LT
+  sel = f32[8,16] select(lt, x, f)
+  back = s32[8,16] convert(sel)
+  u = u8[8,16] convert(back)
+  h = f16[8,16] convert(x)
+  bf = bf16[8,16] convert(x)
+  hh = f16[8,16] multiply(h, h)
+  bb = bf16[8,16] add(bf, bf)
+  ROOT t = (f32[8,16], s32[8,16], u8[8,16], f16[8,16], bf16[8,16], pred[8,16]) tuple(sel, back, u, hh, bb, lt)
+})"));
+}
+
+TEST(CpuExecutableTest, DynamicSliceAndUpdateSlice) {
+  ExpectCpuMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[10,12] parameter(0)
+  u = f32[3,4] parameter(1)
+  i = s32[] constant(8)
+  j = s32[] constant(-3)
+  ds = f32[3,4] dynamic-slice(x, i, j), dynamic_slice_sizes={3,4}
+  k = s32[] constant(2)
+  dus = f32[10,12] dynamic-update-slice(x, u, k, i)
+  ROOT t = (f32[3,4], f32[10,12]) tuple(ds, dus)
+})"));
+}
+
+TEST(CpuExecutableTest, IntegerEdgeCases) {
+  ExpectCpuMatchesInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = s32[64] parameter(0)
+  y = s32[64] parameter(1)
+  d = s32[64] divide(x, y)
+  r = s32[64] remainder(x, y)
+  sl = s32[64] shift-left(x, y)
+  sr = s32[64] shift-right-arithmetic(x, y)
+  srl = s32[64] shift-right-logical(x, y)
+  mx = s32[64] maximum(x, y)
+  pc = s32[64] popcnt(x)
+  cl = s32[64] count-leading-zeros(x)
+  a = s32[64] abs(x)
+  sg = s32[64] sign(x)
+  ROOT t = (s32[64], s32[64], s32[64], s32[64], s32[64], s32[64], s32[64], s32[64], s32[64], s32[64]) tuple(d, r, sl, sr, srl, mx, pc, cl, a, sg)
+})");
+}
+
+TEST(CpuExecutableTest, WhileLoopAndConditional) {
+  ExpectCpuMatchesInterpreter(R"(
+HloModule m
+cond {
+  s = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[8] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  half = f32[] constant(0.5)
+  hb = f32[8] broadcast(half), dimensions={}
+  v2 = f32[8] multiply(v, hb)
+  v3 = f32[8] add(v2, hb)
+  ROOT t = (s32[], f32[8]) tuple(i2, v3)
+}
+neg { p = f32[8] parameter(0)  ROOT n = f32[8] negate(p) }
+ident { p = f32[8] parameter(0)  ROOT c = f32[8] copy(p) }
+ENTRY e {
+  x = f32[8] parameter(0)
+  flag = pred[] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(z, x)
+  w = (s32[], f32[8]) while(init), condition=cond, body=body
+  v = f32[8] get-tuple-element(w), index=1
+  ROOT c = f32[8] conditional(flag, v, v), true_computation=neg, false_computation=ident
+})");
+}
+
+TEST(CpuExecutableTest, ReduceWindowGatherAndVariadicReduce) {
+  ExpectCpuMatchesInterpreter(WithReducers(R"(
+argmax {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  gt = pred[] compare(v0, v1), direction=GT
+  eq = pred[] compare(v0, v1), direction=EQ
+  lt = pred[] compare(i0, i1), direction=LT
+  tie = pred[] and(eq, lt)
+  keep = pred[] or(gt, tie)
+  v = f32[] select(keep, v0, v1)
+  i = s32[] select(keep, i0, i1)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[4,9,9,3] parameter(0)
+  ninf = f32[] constant(-inf)
+  pool = f32[4,5,5,3] reduce-window(x, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+  table = f32[10,6] parameter(1)
+  idx = s32[5,1] constant({{3},{0},{9},{11},{-2}})
+  g = f32[5,6] gather(table, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}
+  iota = s32[10,6] iota(), iota_dimension=0
+  zero = s32[] constant(0)
+  am = (f32[6], s32[6]) reduce(table, iota, ninf, zero), dimensions={0}, to_apply=argmax
+  amv = s32[6] get-tuple-element(am), index=1
+  ROOT t = (f32[4,5,5,3], f32[5,6], s32[6]) tuple(pool, g, amv)
+})"));
+}
+
+std::string ReadExample(const std::string& name) {
+  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(CpuExecutableTest, MnistTrainingStep) {
+  auto m = ParseOrFail(ReadExample("mnist_train_step.hlo"));
+  ASSERT_NE(m, nullptr);
+  ExpectCpuMatchesInterpreter(*m);
+}
+
+TEST(CpuExecutableTest, FusedRunsFewerKernelsThanUnfused) {
+  auto m = ParseOrFail(ReadExample("mnist_train_step.hlo"));
+  ASSERT_NE(m, nullptr);
+  auto args = RandomArguments(*m, 3);
+  ASSERT_TRUE(args.ok());
+  int64_t launches[2] = {0, 0};
+  for (bool fused : {false, true}) {
+    auto exe = CompileCpu(*m, fused);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    ASSERT_TRUE((*exe)->Run(*args).ok());
+    launches[fused] = (*exe)->last_kernel_launches();
+    // Without control flow every static kernel runs once.
+    EXPECT_EQ(launches[fused], CountKernels((*exe)->module()).kernels);
+  }
+  EXPECT_EQ(launches[1], 11);
+  EXPECT_GT(launches[0], 3 * launches[1]);
+}
+
+TEST(CpuExecutableTest, StagesAreKeptAndMapBackToHlo) {
+  auto m = ParseOrFail(WithReducers(R"(
+ENTRY e {
+  x = f32[256] parameter(0)
+  y = f32[256] parameter(1)
+  s = f32[256] add(x, y)
+  ROOT n = f32[256] negate(s)
+})"));
+  ASSERT_NE(m, nullptr);
+  auto exe = CompileCpu(*m, true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  const CpuCode& code = (*exe)->code();
+  ASSERT_EQ(code.kernels().size(), 1u);
+  const std::string& fn = code.kernels()[0]->groups.at(0).function;
+  EXPECT_THAT(code.llvm_ir(), HasSubstr("define void @" + fn + "("));
+  EXPECT_THAT(code.llvm_ir_optimized(), HasSubstr("fadd"));
+  EXPECT_THAT(code.assembly(), HasSubstr(fn));
+  EXPECT_EQ(code.function_to_hlo().at(fn), code.kernels()[0]->hlo->name());
+}
+
+TEST(CpuExecutableTest, UnsupportedOpIsAClearCompileError) {
+  auto m = ParseOrFail(R"(
+HloModule m
+ENTRY e {
+  x = f32[8] parameter(0)
+  ROOT f = c64[8] fft(x), fft_type=RFFT, fft_length={14}
+})");
+  if (m == nullptr) GTEST_SKIP() << "fft text not accepted";
+  auto exe = CompileCpu(*m, true);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_THAT(exe.status().message(), HasSubstr("fft"));
+  EXPECT_THAT(exe.status().message(), HasSubstr("cannot emit"));
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -1,0 +1,63 @@
+// Helpers for CPU backend tests: compile a module (fused through the optimization
+// pipeline, or unfused: the same pipeline without the fusion passes), run it on random
+// inputs and compare with the reference interpreter.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "compiler/passes/optimization_pipeline.h"
+
+namespace fusebox::testing_util {
+
+inline std::unique_ptr<Module> ParseOrFail(const std::string& text) {
+  auto parsed = ParseModule(text);
+  if (!parsed.ok()) {
+    ADD_FAILURE() << parsed.status().message();
+    return nullptr;
+  }
+  return std::move(*parsed);
+}
+
+// Compiles `module` for the CPU; `fused` runs the whole pipeline first, otherwise the
+// pipeline without fusion (one kernel per op).
+inline StatusOr<std::unique_ptr<CpuExecutable>> CompileCpu(const Module& module, bool fused, int threads = 2) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
+  CpuExecutableOptions options;
+  options.threads = threads;
+  return CpuExecutable::Create(std::move(optimized), options);
+}
+
+// Runs `module` on the CPU (fused and unfused) and in the interpreter on the same random
+// inputs; every element must agree within the element type's tolerance.
+inline void ExpectCpuMatchesInterpreter(const Module& module, uint64_t seed = 1) {
+  auto args = RandomArguments(module, seed);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto expected = Interpreter().Run(module, *args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    auto exe = CompileCpu(module, fused);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    auto actual = (*exe)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    PrimitiveType type = expected->shape().IsArray() ? expected->shape().element_type() : PrimitiveType::kF32;
+    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(type));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString() << "\n" << (*exe)->module().ToString();
+  }
+}
+
+inline void ExpectCpuMatchesInterpreter(const std::string& text, uint64_t seed = 1) {
+  auto m = ParseOrFail(text);
+  ASSERT_NE(m, nullptr);
+  ExpectCpuMatchesInterpreter(*m, seed);
+}
+
+}  // namespace fusebox::testing_util

@@ -1,0 +1,774 @@
+// The CPU runtime's library kernels (dot, convolution, sort) against the reference
+// interpreter: random inputs over many element types, layouts and configurations, then
+// every dot and convolution of the bundled examples and the XLA corpus.
+#include "compiler/runtime/library_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/index_util.h"
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/ops.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/ir/computation.h"
+#include "compiler/parser/parser.h"
+#include "compiler/verifier/shape_inference.h"
+
+namespace fusebox {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kCorpusFlopLimit = 2e7;  // sanitizers slow the interpreter down ~10x
+#else
+constexpr double kCorpusFlopLimit = 1e8;
+#endif
+
+// ---------------------------------------------------------------------------------------
+// Buffers laid out by a shape's layout, and the interpreter as oracle
+// ---------------------------------------------------------------------------------------
+
+std::vector<int64_t> PhysicalStrides(const Shape& shape) {
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> order;
+  if (shape.has_layout() && !shape.layout().minor_to_major.empty()) {
+    order = shape.layout().minor_to_major;
+  } else {
+    for (int64_t d = rank - 1; d >= 0; --d) order.push_back(d);
+  }
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 0);
+  int64_t stride = 1;
+  for (int64_t d : order) {
+    strides[d] = stride;
+    stride *= std::max<int64_t>(shape.dimensions(d), 1);
+  }
+  return strides;
+}
+
+// `literal` (row-major) copied into a buffer laid out as `shape` says.
+std::vector<uint8_t> ToBuffer(const Literal& literal, const Shape& shape) {
+  const int64_t slot = literal.slot_bytes();
+  std::vector<uint8_t> out(static_cast<size_t>(std::max<int64_t>(literal.size_bytes(), 1)));
+  const std::vector<int64_t> strides = PhysicalStrides(shape);
+  ForEachIndex(shape.dimensions(), [&](const std::vector<int64_t>& index, int64_t linear) {
+    std::memcpy(out.data() + LinearIndex(index, strides) * slot,
+                literal.untyped_data() + linear * slot, static_cast<size_t>(slot));
+  });
+  return out;
+}
+
+// A buffer laid out as `shape` says, read back into a row-major literal.
+Literal FromBuffer(const std::vector<uint8_t>& buffer, const Shape& shape) {
+  Literal literal(shape);
+  const int64_t slot = literal.slot_bytes();
+  const std::vector<int64_t> strides = PhysicalStrides(shape);
+  ForEachIndex(shape.dimensions(), [&](const std::vector<int64_t>& index, int64_t linear) {
+    std::memcpy(literal.untyped_data() + linear * slot,
+                buffer.data() + LinearIndex(index, strides) * slot, static_cast<size_t>(slot));
+  });
+  return literal;
+}
+
+StatusOr<Literal> Oracle(const Instruction& inst, const std::vector<Literal>& args) {
+  Interpreter interpreter;
+  EvalContext ctx(&interpreter);
+  std::vector<const Literal*> operands;
+  for (const Literal& arg : args) operands.push_back(&arg);
+  if (inst.opcode() == Opcode::kSort) return EvalDataMovement(inst, operands, ctx);
+  return EvalReductionAndLinalg(inst, operands, ctx);
+}
+
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// Runs a dot or convolution through its library kernel and the interpreter on random
+// inputs and compares. Returns false (after reporting) on a mismatch.
+bool CheckInstruction(const Instruction& inst, int threads, uint64_t seed,
+                      const std::string& context = "") {
+  const std::string where = context + inst.ToString();
+  std::vector<Literal> args;
+  std::vector<std::vector<uint8_t>> buffers;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    args.push_back(RandomLiteral(inst.operand(i)->shape(), seed * 7919 + i));
+    buffers.push_back(ToBuffer(args.back(), inst.operand(i)->shape()));
+  }
+  StatusOr<Literal> expected = Oracle(inst, args);
+  if (!expected.ok()) {
+    ADD_FAILURE() << "interpreter: " << expected.status().message() << "\n  " << where;
+    return false;
+  }
+  // Poison the result so that an element the kernel never writes shows up.
+  std::vector<uint8_t> out(static_cast<size_t>(std::max<int64_t>(expected->size_bytes(), 1)),
+                           0x7d);
+  const bool is_dot = inst.opcode() == Opcode::kDot;
+  const Status status =
+      is_dot ? RunDot(inst, buffers[0].data(), buffers[1].data(), out.data(), threads)
+             : RunConvolution(inst, buffers[0].data(), buffers[1].data(), out.data(), threads);
+  if (!status.ok()) {
+    ADD_FAILURE() << "kernel: " << status.message() << "\n  " << where;
+    return false;
+  }
+  const Literal actual = FromBuffer(out, inst.shape());
+  const PrimitiveType type = inst.shape().element_type();
+  CompareOptions options = DefaultToleranceFor(type);
+  // Float sums of n terms drift apart by reassociation roughly as sqrt(n).
+  const int64_t flops = is_dot ? DotFlops(inst) : ConvolutionFlops(inst);
+  const int64_t elements = std::max<int64_t>(inst.shape().ElementCount(), 1);
+  const double terms = std::max(1.0, static_cast<double>(flops) / (2.0 * elements));
+  if (type == PrimitiveType::kF32 || type == PrimitiveType::kC64 || type == PrimitiveType::kF64 ||
+      type == PrimitiveType::kC128) {
+    options.atol *= std::sqrt(terms);
+  }
+  const CompareResult result = CompareLiterals(actual, *expected, options);
+  if (!result.ok()) {
+    ADD_FAILURE() << result.ToString() << "\n  " << where;
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Module> Parse(const std::string& hlo) {
+  auto module = ParseModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status().message() << "\n" << hlo;
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+// An entry computation of two parameters and `root` (text using %a and %b).
+std::string TwoOperandModule(const std::string& a, const std::string& b, const std::string& root) {
+  return "HloModule m\nENTRY e {\n  %a = " + a + " parameter(0)\n  %b = " + b +
+         " parameter(1)\n  ROOT %r = " + root + "\n}\n";
+}
+
+// ---------------------------------------------------------------------------------------
+// dot
+// ---------------------------------------------------------------------------------------
+
+struct DotCase {
+  std::string name;
+  std::string lhs, rhs, out;  // shapes with $T for the element type
+  std::string dims;           // the dot's attributes
+  int threads = 1;
+};
+
+const std::vector<DotCase>& DotCases() {
+  static const std::vector<DotCase> cases = {
+      {"matmul", "$T[17,33]{1,0}", "$T[33,9]{1,0}", "$T[17,9]{1,0}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"lhs_col_major", "$T[17,33]{0,1}", "$T[33,9]{1,0}", "$T[17,9]{1,0}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"rhs_col_major", "$T[17,33]{1,0}", "$T[33,9]{0,1}", "$T[17,9]{1,0}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"all_col_major", "$T[17,33]{0,1}", "$T[33,9]{0,1}", "$T[17,9]{0,1}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"transposed_operands", "$T[33,17]{1,0}", "$T[9,33]{1,0}", "$T[17,9]{0,1}",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
+      {"matrix_vector", "$T[12,20]{1,0}", "$T[20]{0}", "$T[12]{0}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"vector_matrix", "$T[20]{0}", "$T[20,7]{0,1}", "$T[7]{0}",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      {"vector_vector", "$T[31]{0}", "$T[31]{0}", "$T[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      {"outer_product", "$T[5]{0}", "$T[6]{0}", "$T[5,6]{0,1}", ""},
+      {"non_leading_batch", "$T[5,3,7]{2,1,0}", "$T[7,3,6]{2,1,0}", "$T[3,5,6]{2,1,0}",
+       "lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, rhs_contracting_dims={0}"},
+      {"two_contracting_dims", "$T[4,3,5]{2,1,0}", "$T[5,6,3]{2,1,0}", "$T[4,6]{1,0}",
+       "lhs_contracting_dims={1,2}, rhs_contracting_dims={2,0}"},
+      {"two_contracting_dims_layouts", "$T[4,3,5]{0,2,1}", "$T[5,6,3]{1,0,2}", "$T[4,6]{0,1}",
+       "lhs_contracting_dims={2,1}, rhs_contracting_dims={0,2}"},
+      {"batches_contractions_and_free_dims", "$T[2,3,4,5,6]{4,3,2,1,0}",
+       "$T[6,3,2,5,7]{4,3,2,1,0}", "$T[3,2,4,7]{3,2,1,0}",
+       "lhs_batch_dims={1,0}, lhs_contracting_dims={4,3}, rhs_batch_dims={1,2}, "
+       "rhs_contracting_dims={0,3}"},
+      {"scrambled_layouts", "$T[2,3,4,5,6]{2,0,4,1,3}", "$T[6,3,2,5,7]{0,3,4,1,2}",
+       "$T[3,2,4,7]{1,3,0,2}",
+       "lhs_batch_dims={1,0}, lhs_contracting_dims={4,3}, rhs_batch_dims={1,2}, "
+       "rhs_contracting_dims={0,3}"},
+      {"batched_matmul", "$T[6,9,11]{2,1,0}", "$T[6,11,10]{1,2,0}", "$T[6,9,10]{2,1,0}",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}"},
+      {"batch_minor_in_memory", "$T[6,9,11]{0,2,1}", "$T[6,11,10]{0,1,2}", "$T[6,9,10]{0,1,2}",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}"},
+      {"unit_dims", "$T[1,8,1]{2,1,0}", "$T[1,8,1]{0,1,2}", "$T[1,1,1]{2,1,0}",
+       "lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1}"},
+      {"empty_contraction", "$T[4,0]{1,0}", "$T[0,5]{1,0}", "$T[4,5]{1,0}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"empty_result", "$T[0,3]{1,0}", "$T[3,5]{1,0}", "$T[0,5]{1,0}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"threaded_matmul", "$T[130,70]{1,0}", "$T[70,150]{0,1}", "$T[130,150]{1,0}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}", 4},
+      {"threaded_tall", "$T[400,64]{0,1}", "$T[64,40]{1,0}", "$T[400,40]{0,1}",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}", 3},
+      {"threaded_batches", "$T[5,40,48]{2,1,0}", "$T[5,48,40]{2,1,0}", "$T[5,40,40]{1,2,0}",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}",
+       8},
+  };
+  return cases;
+}
+
+std::string DotModule(const DotCase& c, const std::string& lhs_type, const std::string& rhs_type,
+                      const std::string& out_type) {
+  const std::string attrs = c.dims.empty() ? "" : ", " + c.dims;
+  return TwoOperandModule(Replace(c.lhs, "$T", lhs_type), Replace(c.rhs, "$T", rhs_type),
+                          Replace(c.out, "$T", out_type) + " dot(%a, %b)" + attrs);
+}
+
+void CheckDotCases(const std::string& lhs_type, const std::string& rhs_type,
+                   const std::string& out_type, bool large_cases = true) {
+  uint64_t seed = 1;
+  for (const DotCase& c : DotCases()) {
+    if (!large_cases && c.threads > 1) continue;
+    SCOPED_TRACE(c.name + " " + lhs_type + " x " + rhs_type + " -> " + out_type);
+    auto module = Parse(DotModule(c, lhs_type, rhs_type, out_type));
+    if (module == nullptr) continue;
+    CheckInstruction(*module->entry()->root(), c.threads, seed++);
+  }
+}
+
+class DotTypeTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DotTypeTest, MatchesInterpreter) { CheckDotCases(GetParam(), GetParam(), GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Types, DotTypeTest,
+                         ::testing::Values("f32", "f64", "f16", "bf16", "c64", "c128", "s8",
+                                           "s16", "s32", "s64", "u8", "u16", "u32", "u64", "pred",
+                                           "f8e4m3fn", "f8e5m2"),
+                         [](const auto& param_info) { return param_info.param; });
+
+struct MixedTypes {
+  std::string lhs, rhs, out;
+};
+
+class DotMixedTypeTest : public ::testing::TestWithParam<MixedTypes> {};
+
+TEST_P(DotMixedTypeTest, ConvertsOperandsLikeTheInterpreter) {
+  CheckDotCases(GetParam().lhs, GetParam().rhs, GetParam().out, /*large_cases=*/false);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Types, DotMixedTypeTest,
+    ::testing::Values(MixedTypes{"bf16", "bf16", "f32"}, MixedTypes{"f16", "f16", "f32"},
+                      MixedTypes{"f32", "f32", "bf16"}, MixedTypes{"bf16", "f32", "f16"},
+                      MixedTypes{"f32", "f32", "f64"}, MixedTypes{"s8", "s8", "s32"},
+                      MixedTypes{"u8", "s8", "s32"}, MixedTypes{"s32", "s32", "s8"},
+                      MixedTypes{"s64", "u16", "u32"}, MixedTypes{"pred", "pred", "s32"},
+                      MixedTypes{"s8", "s16", "pred"}, MixedTypes{"s32", "s32", "f32"},
+                      MixedTypes{"f32", "f32", "s32"}, MixedTypes{"f32", "c64", "c64"},
+                      MixedTypes{"s8", "f32", "c128"}),
+    [](const auto& param_info) {
+      const MixedTypes& types = param_info.param;
+      return types.lhs + "_" + types.rhs + "_to_" + types.out;
+    });
+
+TEST(DotTest, IntegerSumsWrapAroundLikeTheInterpreter) {
+  // 200 products of up to 8*8 overflow s8 and u8 many times over.
+  for (const std::string type : {"s8", "u8", "s16"}) {
+    auto module = Parse(TwoOperandModule(type + "[3,200]{1,0}", type + "[200,4]{0,1}",
+                                         type + "[3,4]{1,0} dot(%a, %b), "
+                                                "lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+    ASSERT_NE(module, nullptr);
+    CheckInstruction(*module->entry()->root(), 1, 3);
+  }
+}
+
+TEST(DotTest, LargeF32MatmulWithThreadsMatches) {
+  auto module = Parse(TwoOperandModule(
+      "f32[257,300]{1,0}", "f32[300,263]{1,0}",
+      "f32[257,263]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+  ASSERT_NE(module, nullptr);
+  const Instruction& dot = *module->entry()->root();
+  EXPECT_EQ(DotFlops(dot), 2 * 257 * 263 * 300);
+  for (int threads : {1, 2, 5}) CheckInstruction(dot, threads, 11);
+}
+
+TEST(DotTest, ThreadCountDoesNotChangeIntegerResults) {
+  auto module = Parse(TwoOperandModule(
+      "s32[200,300]{0,1}", "s32[300,100]{1,0}",
+      "s32[200,100]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+  ASSERT_NE(module, nullptr);
+  const Instruction& dot = *module->entry()->root();
+  Literal a = RandomLiteral(dot.operand(0)->shape(), 1);
+  Literal b = RandomLiteral(dot.operand(1)->shape(), 2);
+  std::vector<uint8_t> ab = ToBuffer(a, dot.operand(0)->shape());
+  std::vector<uint8_t> bb = ToBuffer(b, dot.operand(1)->shape());
+  std::vector<uint8_t> one(200 * 100 * 4), many(200 * 100 * 4);
+  ASSERT_TRUE(RunDot(dot, ab.data(), bb.data(), one.data(), 1).ok());
+  ASSERT_TRUE(RunDot(dot, ab.data(), bb.data(), many.data(), 7).ok());
+  EXPECT_EQ(one, many);
+}
+
+// ---------------------------------------------------------------------------------------
+// convolution
+// ---------------------------------------------------------------------------------------
+
+struct ConvCase {
+  std::string name;
+  std::string lhs, rhs;  // shapes with $T
+  std::string attrs;     // window, dim_labels, group counts
+  std::vector<int64_t> out_layout = {};  // minor_to_major of the result; empty: default
+  int threads = 1;
+};
+
+const std::vector<ConvCase>& ConvCases() {
+  static const std::vector<ConvCase> cases = {
+      {"1d_valid", "$T[2,11,3]{2,1,0}", "$T[3,3,4]{2,1,0}", "window={size=3}, dim_labels=b0f_0io->b0f"},
+      {"1d_stride_padding", "$T[2,11,3]{2,1,0}", "$T[4,3,5]{2,1,0}",
+       "window={size=4 stride=2 pad=1_2}, dim_labels=b0f_0io->b0f"},
+      {"2d_nhwc_same", "$T[2,7,8,5]{3,2,1,0}", "$T[3,3,5,6]{3,2,1,0}",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+      {"2d_nchw_strided", "$T[2,5,7,8]{3,2,1,0}", "$T[6,5,3,3]{3,2,1,0}",
+       "window={size=3x3 stride=2x2 pad=0_1x1_0}, dim_labels=bf01_oi01->bf01"},
+      {"negative_padding", "$T[2,9,8,3]{3,2,1,0}", "$T[2,3,3,4]{3,2,1,0}",
+       "window={size=2x3 pad=-1_2x1_-2}, dim_labels=b01f_01io->b01f"},
+      {"lhs_dilation", "$T[1,5,4,3]{3,2,1,0}", "$T[3,3,3,2]{3,2,1,0}",
+       "window={size=3x3 pad=2_2x1_1 lhs_dilate=2x3}, dim_labels=b01f_01io->b01f"},
+      {"rhs_dilation", "$T[2,12,11,3]{3,2,1,0}", "$T[3,2,3,4]{3,2,1,0}",
+       "window={size=3x2 stride=1x2 rhs_dilate=2x3}, dim_labels=b01f_01io->b01f"},
+      {"both_dilations_and_stride", "$T[2,6,7,2]{3,2,1,0}", "$T[3,3,2,3]{3,2,1,0}",
+       "window={size=3x3 stride=2x3 pad=1_2x0_3 lhs_dilate=2x2 rhs_dilate=2x1}, "
+       "dim_labels=b01f_01io->b01f"},
+      {"window_reversal", "$T[2,7,6,3]{3,2,1,0}", "$T[3,2,3,4]{3,2,1,0}",
+       "window={size=3x2 pad=1_1x0_1 rhs_reversal=1x0}, dim_labels=b01f_01io->b01f"},
+      {"feature_groups", "$T[2,6,6,6]{3,2,1,0}", "$T[3,3,3,4]{3,2,1,0}",
+       "window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=2"},
+      {"depthwise", "$T[2,8,7,4]{3,2,1,0}", "$T[3,3,1,8]{3,2,1,0}",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=4"},
+      {"batch_groups", "$T[4,6,5,3]{3,2,1,0}", "$T[3,2,3,6]{3,2,1,0}",
+       "window={size=3x2}, dim_labels=b01f_01io->b01f, batch_group_count=2"},
+      {"weight_gradient_batch_groups", "$T[3,8,8,4]{3,2,1,0}", "$T[3,6,6,8]{3,2,1,0}",
+       "window={size=6x6 pad=0_1x1_0}, dim_labels=f01b_i01o->01bf, batch_group_count=4",
+       {3, 2, 1, 0}},
+      {"scrambled_labels", "$T[5,3,6,2]{3,2,1,0}", "$T[2,3,3,2]{3,2,1,0}",
+       "window={size=3x2 stride=1x2 pad=1_0x0_1}, dim_labels=0f1b_o0i1->f01b"},
+      {"non_default_layouts", "$T[2,7,8,5]{1,0,3,2}", "$T[3,3,5,6]{0,3,2,1}",
+       "window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f", {0, 3, 1, 2}},
+      {"nchw_layout_nhwc_labels", "$T[2,7,8,5]{2,1,3,0}", "$T[3,3,5,6]{1,0,2,3}",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f", {2, 1, 3, 0}},
+      {"3d", "$T[1,5,6,4,2]{4,3,2,1,0}", "$T[2,3,2,2,3]{4,3,2,1,0}",
+       "window={size=2x3x2 stride=1x2x1 pad=0_1x1_1x0_0}, dim_labels=b012f_012io->b012f"},
+      {"no_spatial_dims", "$T[6,5]{1,0}", "$T[5,4]{0,1}", "dim_labels=bf_io->bf"},
+      {"window_larger_than_input", "$T[2,3,3,2]{3,2,1,0}", "$T[5,5,2,3]{3,2,1,0}",
+       "window={size=5x5 pad=2_2x3_1}, dim_labels=b01f_01io->b01f"},
+      {"no_input_features", "$T[2,5,0]{2,1,0}", "$T[3,0,4]{2,1,0}",
+       "window={size=3}, dim_labels=b0f_0io->b0f"},
+      {"empty_output", "$T[2,2,3]{2,1,0}", "$T[3,3,4]{2,1,0}",
+       "window={size=3}, dim_labels=b0f_0io->b0f"},
+      {"threaded_nhwc", "$T[4,24,24,16]{3,2,1,0}", "$T[3,3,16,24]{3,2,1,0}",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f", {}, 3},
+      {"threaded_groups_nchw", "$T[3,8,20,20]{3,2,1,0}", "$T[24,4,3,3]{3,2,1,0}",
+       "window={size=3x3 stride=1x1 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+       "feature_group_count=2",
+       {}, 4},
+  };
+  return cases;
+}
+
+// Parses the case with a placeholder result shape, then gives the convolution the shape
+// that shape inference computes, with the case's result layout.
+std::unique_ptr<Module> ConvModule(const ConvCase& c, const std::string& lhs_type,
+                                   const std::string& rhs_type, const std::string& out_type) {
+  auto module = Parse(TwoOperandModule(Replace(c.lhs, "$T", lhs_type),
+                                       Replace(c.rhs, "$T", rhs_type),
+                                       out_type + "[] convolution(%a, %b), " + c.attrs));
+  if (module == nullptr) return nullptr;
+  Instruction* conv = module->entry()->root();
+  StatusOr<Shape> shape = InferShape(*conv);
+  EXPECT_TRUE(shape.ok()) << shape.status().message();
+  if (!shape.ok()) return nullptr;
+  Shape result = *shape;
+  result.set_element_type(*ParsePrimitiveType(out_type));
+  if (c.out_layout.empty()) {
+    result.SetDefaultLayout();
+  } else {
+    result.set_layout(Layout(c.out_layout));
+  }
+  conv->set_shape(result);
+  return module;
+}
+
+void CheckConvCases(const std::string& lhs_type, const std::string& rhs_type,
+                    const std::string& out_type, bool large_cases = true) {
+  uint64_t seed = 100;
+  for (const ConvCase& c : ConvCases()) {
+    if (!large_cases && c.threads > 1) continue;
+    SCOPED_TRACE(c.name + " " + lhs_type + " x " + rhs_type + " -> " + out_type);
+    auto module = ConvModule(c, lhs_type, rhs_type, out_type);
+    if (module == nullptr) continue;
+    CheckInstruction(*module->entry()->root(), c.threads, seed++);
+  }
+}
+
+class ConvolutionTypeTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConvolutionTypeTest, MatchesInterpreter) {
+  const std::string type = GetParam();
+  const bool large = type == "f32" || type == "s32" || type == "bf16";
+  CheckConvCases(type, type, type, large);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, ConvolutionTypeTest,
+                         ::testing::Values("f32", "f64", "f16", "bf16", "c64", "s8", "s32", "s64",
+                                           "u8", "u32", "pred", "f8e4m3fn"),
+                         [](const auto& param_info) { return param_info.param; });
+
+TEST(ConvolutionTest, MixedOperandTypesConvertLikeTheInterpreter) {
+  CheckConvCases("bf16", "bf16", "f32", false);
+  CheckConvCases("s8", "s8", "s32", false);
+  CheckConvCases("f32", "f32", "bf16", false);
+}
+
+TEST(ConvolutionTest, ThreadCountDoesNotChangeIntegerResults) {
+  const ConvCase& c = ConvCases()[ConvCases().size() - 2];  // threaded_nhwc
+  auto module = ConvModule(c, "s32", "s32", "s32");
+  ASSERT_NE(module, nullptr);
+  const Instruction& conv = *module->entry()->root();
+  Literal a = RandomLiteral(conv.operand(0)->shape(), 1);
+  Literal b = RandomLiteral(conv.operand(1)->shape(), 2);
+  std::vector<uint8_t> ab = ToBuffer(a, conv.operand(0)->shape());
+  std::vector<uint8_t> bb = ToBuffer(b, conv.operand(1)->shape());
+  const size_t bytes = static_cast<size_t>(conv.shape().ByteSize());
+  std::vector<uint8_t> one(bytes), many(bytes);
+  ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), one.data(), 1).ok());
+  ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), many.data(), 5).ok());
+  EXPECT_EQ(one, many);
+}
+
+// ---------------------------------------------------------------------------------------
+// Every dot and convolution of the examples and the XLA corpus
+// ---------------------------------------------------------------------------------------
+
+struct CorpusCounts {
+  int files = 0;
+  int checked = 0;
+  int unsupported = 0;
+  int too_large = 0;
+  int failed = 0;
+};
+
+void CheckFile(const std::filesystem::path& path, CorpusCounts* counts) {
+  StatusOr<ParseResult> parsed = ParseFile(path.string());
+  if (!parsed.ok()) return;  // the corpus holds deliberately malformed files too
+  ++counts->files;
+  uint64_t seed = 1;
+  for (const auto& module : parsed->modules) {
+    for (const auto& computation : module->computations()) {
+      for (const auto& inst : computation->instructions()) {
+        if (inst->opcode() != Opcode::kDot && inst->opcode() != Opcode::kConvolution) continue;
+        const bool is_dot = inst->opcode() == Opcode::kDot;
+        std::string why;
+        if (!(is_dot ? CanRunDot(*inst, &why) : CanRunConvolution(*inst, &why))) {
+          ++counts->unsupported;
+          continue;
+        }
+        const int64_t flops = is_dot ? DotFlops(*inst) : ConvolutionFlops(*inst);
+        if (static_cast<double>(flops) > kCorpusFlopLimit) {
+          ++counts->too_large;
+          continue;
+        }
+        ++counts->checked;
+        const std::string where = path.filename().string() + ": ";
+        if (!CheckInstruction(*inst, 2, seed++, where)) ++counts->failed;
+      }
+    }
+  }
+}
+
+TEST(CorpusTest, EveryDotAndConvolutionMatchesInterpreter) {
+  const std::filesystem::path root(FUSEBOX_SOURCE_DIR);
+  CorpusCounts counts;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "assets/examples")) {
+    if (entry.path().extension() == ".hlo") CheckFile(entry.path(), &counts);
+  }
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(root / "tests/data/xla_corpus")) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".hlo" || ext == ".txt") &&
+        entry.path().filename() != "README.md") {
+      CheckFile(entry.path(), &counts);
+    }
+  }
+  EXPECT_GT(counts.checked, 20);
+  EXPECT_EQ(counts.failed, 0);
+  std::printf("corpus: %d files, %d dots/convolutions checked, %d unsupported, %d too large\n",
+              counts.files, counts.checked, counts.unsupported, counts.too_large);
+}
+
+// ---------------------------------------------------------------------------------------
+// sort
+// ---------------------------------------------------------------------------------------
+
+template <typename T>
+T At(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// Comparators as the runtime would get them: C++ functions over element pointers.
+bool F32Less(const void* const* args, void* context) {
+  if (context != nullptr) ++*static_cast<int64_t*>(context);
+  return At<float>(args[0]) < At<float>(args[1]);
+}
+bool S32GreaterKeysOnly(const void* const* args, void*) {
+  return At<int32_t>(args[0]) > At<int32_t>(args[1]);
+}
+bool S32LessThenF32Less(const void* const* args, void*) {
+  const int32_t a = At<int32_t>(args[0]), b = At<int32_t>(args[1]);
+  if (a != b) return a < b;
+  return At<float>(args[2]) < At<float>(args[3]);
+}
+bool U8LessKeysOnly(const void* const* args, void*) {
+  return At<uint8_t>(args[0]) < At<uint8_t>(args[1]);
+}
+
+struct SortCase {
+  std::string name;
+  std::string hlo;
+  SortComparator comparator;
+};
+
+const char kF32LessComputation[] =
+    "%cmp (p0: f32[], p1: f32[]) -> pred[] {\n  %p0 = f32[] parameter(0)\n"
+    "  %p1 = f32[] parameter(1)\n  ROOT %lt = pred[] compare(%p0, %p1), direction=LT\n}\n";
+
+std::vector<SortCase> SortCases() {
+  const std::string keys_values_greater =
+      "%cmp (p0: s32[], p1: s32[], p2: f32[], p3: f32[]) -> pred[] {\n"
+      "  %p0 = s32[] parameter(0)\n  %p1 = s32[] parameter(1)\n  %p2 = f32[] parameter(2)\n"
+      "  %p3 = f32[] parameter(3)\n  ROOT %gt = pred[] compare(%p0, %p1), direction=GT\n}\n";
+  const std::string lexicographic =
+      "%cmp (p0: s32[], p1: s32[], p2: f32[], p3: f32[]) -> pred[] {\n"
+      "  %p0 = s32[] parameter(0)\n  %p1 = s32[] parameter(1)\n  %p2 = f32[] parameter(2)\n"
+      "  %p3 = f32[] parameter(3)\n  %lt0 = pred[] compare(%p0, %p1), direction=LT\n"
+      "  %eq0 = pred[] compare(%p0, %p1), direction=EQ\n"
+      "  %lt1 = pred[] compare(%p2, %p3), direction=LT\n"
+      "  %both = pred[] and(%eq0, %lt1)\n  ROOT %or = pred[] or(%lt0, %both)\n}\n";
+  const std::string three_operands =
+      "%cmp (p0: u8[], p1: u8[], p2: f64[], p3: f64[], p4: pred[], p5: pred[]) -> pred[] {\n"
+      "  %p0 = u8[] parameter(0)\n  %p1 = u8[] parameter(1)\n  %p2 = f64[] parameter(2)\n"
+      "  %p3 = f64[] parameter(3)\n  %p4 = pred[] parameter(4)\n  %p5 = pred[] parameter(5)\n"
+      "  ROOT %lt = pred[] compare(%p0, %p1), direction=LT\n}\n";
+  return {
+      {"f32_last_dim",
+       std::string("HloModule s\n") + kF32LessComputation +
+           "ENTRY %e {\n  %x = f32[3,50]{1,0} parameter(0)\n"
+           "  ROOT %s = f32[3,50]{1,0} sort(%x), dimensions={1}, to_apply=%cmp\n}\n",
+       &F32Less},
+      {"f32_first_dim",
+       std::string("HloModule s\n") + kF32LessComputation +
+           "ENTRY %e {\n  %x = f32[40,3]{1,0} parameter(0)\n"
+           "  ROOT %s = f32[40,3]{1,0} sort(%x), dimensions={0}, to_apply=%cmp\n}\n",
+       &F32Less},
+      {"f32_middle_dim_column_major",
+       std::string("HloModule s\n") + kF32LessComputation +
+           "ENTRY %e {\n  %x = f32[4,37,5]{0,2,1} parameter(0)\n"
+           "  ROOT %s = f32[4,37,5]{0,2,1} sort(%x), dimensions={1}, to_apply=%cmp\n}\n",
+       &F32Less},
+      {"f32_long_rows",
+       std::string("HloModule s\n") + kF32LessComputation +
+           "ENTRY %e {\n  %x = f32[2,1000]{1,0} parameter(0)\n"
+           "  ROOT %s = f32[2,1000]{1,0} sort(%x), dimensions={1}, to_apply=%cmp\n}\n",
+       &F32Less},
+      {"keys_values_stable_descending",
+       "HloModule s\n" + keys_values_greater +
+           "ENTRY %e {\n  %k = s32[6,70]{1,0} parameter(0)\n  %v = f32[6,70]{1,0} parameter(1)\n"
+           "  ROOT %s = (s32[6,70]{1,0}, f32[6,70]{1,0}) sort(%k, %v), dimensions={1}, "
+           "is_stable=true, to_apply=%cmp\n}\n",
+       &S32GreaterKeysOnly},
+      {"keys_values_unstable_flag_first_dim",
+       "HloModule s\n" + keys_values_greater +
+           "ENTRY %e {\n  %k = s32[70,6]{0,1} parameter(0)\n  %v = f32[70,6]{1,0} parameter(1)\n"
+           "  ROOT %s = (s32[70,6]{0,1}, f32[70,6]{1,0}) sort(%k, %v), dimensions={0}, "
+           "to_apply=%cmp\n}\n",
+       &S32GreaterKeysOnly},
+      {"lexicographic_two_keys",
+       "HloModule s\n" + lexicographic +
+           "ENTRY %e {\n  %k = s32[3,9,33]{2,1,0} parameter(0)\n"
+           "  %v = f32[3,9,33]{1,2,0} parameter(1)\n"
+           "  ROOT %s = (s32[3,9,33]{2,1,0}, f32[3,9,33]{1,2,0}) sort(%k, %v), dimensions={2}, "
+           "is_stable=true, to_apply=%cmp\n}\n",
+       &S32LessThenF32Less},
+      {"three_operands_mixed_widths",
+       "HloModule s\n" + three_operands +
+           "ENTRY %e {\n  %k = u8[5,64]{1,0} parameter(0)\n  %v = f64[5,64]{0,1} parameter(1)\n"
+           "  %w = pred[5,64]{1,0} parameter(2)\n"
+           "  ROOT %s = (u8[5,64]{1,0}, f64[5,64]{0,1}, pred[5,64]{1,0}) sort(%k, %v, %w), "
+           "dimensions={1}, is_stable=true, to_apply=%cmp\n}\n",
+       &U8LessKeysOnly},
+  };
+}
+
+TEST(SortTest, MatchesInterpreter) {
+  uint64_t seed = 7;
+  for (const SortCase& c : SortCases()) {
+    SCOPED_TRACE(c.name);
+    auto module = Parse(c.hlo);
+    ASSERT_NE(module, nullptr);
+    const Instruction& sort = *module->entry()->root();
+    std::string why;
+    ASSERT_TRUE(CanRunSort(sort, &why)) << why;
+    std::vector<Literal> args;
+    std::vector<std::vector<uint8_t>> buffers;
+    std::vector<void*> pointers;
+    for (int64_t k = 0; k < sort.operand_count(); ++k) {
+      const Shape& buffer_shape = sort.shape().IsTuple() ? sort.shape().tuple_shapes(k) : sort.shape();
+      args.push_back(RandomLiteral(sort.operand(k)->shape(), seed++));
+      buffers.push_back(ToBuffer(args.back(), buffer_shape));
+    }
+    for (auto& b : buffers) pointers.push_back(b.data());
+    StatusOr<Literal> expected = Oracle(sort, args);
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    int64_t comparisons = 0;
+    const Status status = RunSort(sort, pointers, c.comparator, &comparisons);
+    ASSERT_TRUE(status.ok()) << status.message();
+    for (int64_t k = 0; k < sort.operand_count(); ++k) {
+      const Shape& buffer_shape = sort.shape().IsTuple() ? sort.shape().tuple_shapes(k) : sort.shape();
+      const Literal& want = sort.shape().IsTuple() ? expected->tuple_elements()[k] : *expected;
+      CompareOptions exact;
+      exact.atol = 0;
+      exact.rtol = 0;
+      const CompareResult result = CompareLiterals(FromBuffer(buffers[k], buffer_shape), want, exact);
+      EXPECT_TRUE(result.ok()) << "operand " << k << ": " << result.ToString();
+    }
+    if (c.comparator == &F32Less) {
+      EXPECT_GT(comparisons, 0);  // the context reaches the comparator
+    }
+  }
+}
+
+TEST(SortTest, NaNsAndAnInconsistentComparatorStillGiveAPermutation) {
+  auto module = Parse(std::string("HloModule s\n") + kF32LessComputation +
+                      "ENTRY %e {\n  %x = f32[300]{0} parameter(0)\n"
+                      "  ROOT %s = f32[300]{0} sort(%x), dimensions={0}, to_apply=%cmp\n}\n");
+  ASSERT_NE(module, nullptr);
+  std::vector<float> values(300);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = i % 7 == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(i % 13);
+  }
+  std::vector<float> sorted = values;
+  std::vector<void*> pointers = {sorted.data()};
+  ASSERT_TRUE(RunSort(*module->entry()->root(), pointers, &F32Less, nullptr).ok());
+  auto key = [](float v) { return std::isnan(v) ? 1e9f : v; };
+  std::vector<float> a, b;
+  for (float v : values) a.push_back(key(v));
+  for (float v : sorted) b.push_back(key(v));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+  // A comparator that answers at random must not break the sort either.
+  auto coin = [](const void* const*, void* state) {
+    uint64_t& s = *static_cast<uint64_t*>(state);
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return (s >> 62) != 0;
+  };
+  uint64_t state = 1;
+  ASSERT_TRUE(RunSort(*module->entry()->root(), pointers, +coin, &state).ok());
+  b.clear();
+  for (float v : sorted) b.push_back(key(v));
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors: a Status naming the op and the type, never a crash
+// ---------------------------------------------------------------------------------------
+
+TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
+  {
+    auto module = Parse(TwoOperandModule(
+        "s4[2,3]{1,0}", "s4[3,2]{1,0}",
+        "s4[2,2]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+    ASSERT_NE(module, nullptr);
+    std::string why;
+    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_NE(why.find("dot %r"), std::string::npos) << why;
+    EXPECT_NE(why.find("s4"), std::string::npos) << why;
+    uint8_t buffer[16] = {};
+    const Status status = RunDot(*module->entry()->root(), buffer, buffer, buffer, 1);
+    EXPECT_FALSE(status.ok());
+    EXPECT_EQ(status.message(), why);
+  }
+  {
+    auto module = Parse(TwoOperandModule(
+        "c64[2,3]{1,0}", "c64[3,2]{1,0}",
+        "f32[2,2]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+    ASSERT_NE(module, nullptr);
+    std::string why;
+    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_NE(why.find("c64"), std::string::npos) << why;
+  }
+  {
+    auto module = Parse(TwoOperandModule(
+        "f32[8,128]{1,0:T(8,128)}", "f32[128,8]{1,0}",
+        "f32[8,8]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+    ASSERT_NE(module, nullptr);
+    std::string why;
+    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_NE(why.find("tiled"), std::string::npos) << why;
+  }
+  {
+    auto module = Parse(TwoOperandModule(
+        "f32[<=8,4]{1,0}", "f32[4,3]{1,0}",
+        "f32[<=8,3]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+    ASSERT_NE(module, nullptr);
+    std::string why;
+    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_NE(why.find("dynamic"), std::string::npos) << why;
+  }
+  {
+    auto module = Parse(TwoOperandModule("u4[1,5,2]{2,1,0}", "u4[3,2,2]{2,1,0}",
+                                         "u4[1,3,2]{2,1,0} convolution(%a, %b), window={size=3}, "
+                                         "dim_labels=b0f_0io->b0f"));
+    ASSERT_NE(module, nullptr);
+    std::string why;
+    EXPECT_FALSE(CanRunConvolution(*module->entry()->root(), &why));
+    EXPECT_NE(why.find("convolution %r"), std::string::npos) << why;
+    EXPECT_NE(why.find("u4"), std::string::npos) << why;
+  }
+  {
+    // Wrong declared result dimensions.
+    auto module = Parse(TwoOperandModule("f32[1,5,2]{2,1,0}", "f32[3,2,2]{2,1,0}",
+                                         "f32[1,4,2]{2,1,0} convolution(%a, %b), window={size=3}, "
+                                         "dim_labels=b0f_0io->b0f"));
+    ASSERT_NE(module, nullptr);
+    float buffer[64] = {};
+    const Status status = RunConvolution(*module->entry()->root(), buffer, buffer, buffer, 1);
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.message().find("[1,3,2]"), std::string::npos) << status.message();
+  }
+  {
+    // Not the op the kernel runs.
+    auto module = Parse(TwoOperandModule("f32[2]{0}", "f32[2]{0}", "f32[2]{0} add(%a, %b)"));
+    ASSERT_NE(module, nullptr);
+    std::string why;
+    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_FALSE(CanRunConvolution(*module->entry()->root(), &why));
+    EXPECT_FALSE(CanRunSort(*module->entry()->root(), &why));
+    EXPECT_EQ(DotFlops(*module->entry()->root()), -1);
+  }
+  {
+    auto module = Parse(std::string("HloModule s\n") + kF32LessComputation +
+                        "ENTRY %e {\n  %x = f32[4]{0} parameter(0)\n"
+                        "  ROOT %s = f32[4]{0} sort(%x), dimensions={0}, to_apply=%cmp\n}\n");
+    ASSERT_NE(module, nullptr);
+    float data[4] = {3, 1, 2, 0};
+    std::vector<void*> one = {data};
+    std::vector<void*> two = {data, data};
+    EXPECT_FALSE(RunSort(*module->entry()->root(), one, nullptr, nullptr).ok());
+    EXPECT_FALSE(RunSort(*module->entry()->root(), two, &F32Less, nullptr).ok());
+    EXPECT_FALSE(RunSort(*module->entry()->root(), {nullptr}, &F32Less, nullptr).ok());
+    ASSERT_TRUE(RunSort(*module->entry()->root(), one, &F32Less, nullptr).ok());
+    EXPECT_EQ(std::vector<float>(data, data + 4), (std::vector<float>{0, 1, 2, 3}));
+  }
+}
+
+}  // namespace
+}  // namespace fusebox
