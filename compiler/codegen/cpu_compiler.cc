@@ -14,6 +14,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <cmath>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -169,6 +170,59 @@ int64_t EstimateFlops(const Instruction& inst) {
   }
 }
 
+// Whether `init` is the identity of `reducer` (add 0, multiply 1, max -inf, min +inf,
+// and all-ones, or 0): then splitting the reduction into per-row partials is exact up to
+// reassociation.
+bool IsIdentityInit(const Computation& reducer, const Instruction& init) {
+  const Instruction* root = reducer.root();
+  if (reducer.parameter_count() != 2 || root->operand_count() != 2 ||
+      root->operand(0)->opcode() != Opcode::kParameter || root->operand(1)->opcode() != Opcode::kParameter ||
+      root->operand(0) == root->operand(1)) {
+    return false;
+  }
+  if (init.opcode() != Opcode::kConstant || init.literal() == nullptr || init.literal_elided() ||
+      init.literal()->element_count() != 1) {
+    return false;
+  }
+  const PrimitiveType type = init.shape().element_type();
+  const Literal& v = *init.literal();
+  switch (root->opcode()) {
+    case Opcode::kAdd: return v.GetDouble(0) == 0 && !std::signbit(v.GetDouble(0));
+    case Opcode::kMultiply: return v.GetDouble(0) == 1;
+    case Opcode::kMaximum:
+      if (IsFloat(type)) return std::isinf(v.GetDouble(0)) && v.GetDouble(0) < 0;
+      return false;
+    case Opcode::kMinimum:
+      if (IsFloat(type)) return std::isinf(v.GetDouble(0)) && v.GetDouble(0) > 0;
+      return false;
+    case Opcode::kOr: return v.GetBits(0) == 0;
+    default: return false;
+  }
+}
+
+// A full reduction big enough to split: every dimension reduced, a long major
+// dimension to spread over threads, an identity init, one operand.
+const Instruction* SplittableReduce(const Instruction& inst) {
+  std::vector<const Instruction*> candidates;
+  if (inst.opcode() == Opcode::kReduce) {
+    candidates.push_back(&inst);
+  } else if (inst.opcode() == Opcode::kFusion) {
+    for (const auto& i : inst.fused_computation()->instructions()) {
+      if (i->opcode() == Opcode::kReduce) candidates.push_back(i.get());
+    }
+  }
+  for (const Instruction* r : candidates) {
+    if (r->operand_count() != 2 || r->to_apply() == nullptr) continue;
+    const Shape& in = r->operand(0)->shape();
+    if (in.rank() < 1 || static_cast<int64_t>(r->dimensions().size()) != in.rank()) continue;
+    if (in.dimensions(0) < 64 || in.ElementCount() < (int64_t{1} << 16)) continue;
+    if (!IsIdentityInit(*r->to_apply(), *r->operand(1))) continue;
+    if (IsComplex(in.element_type())) continue;
+    return r;
+  }
+  return nullptr;
+}
+
 class CpuCodeImpl : public CpuCode {
  public:
   const CpuKernel* KernelFor(const Instruction* inst) const override {
@@ -194,6 +248,7 @@ class KernelEmitter {
   KernelEmitter(llvm::Module& module) : module_(module), context_(module.getContext()) {}
 
   Status Emit(const Instruction& inst, CpuKernel* kernel) {
+    split_ = nullptr;
     kernel->hlo = &inst;
     kernel->name = inst.name();
     kernel->kind_name = std::string(OpcodeName(inst.opcode()));
@@ -285,8 +340,29 @@ class KernelEmitter {
       if (!placed) groups.push_back({i});
     }
     const int64_t operand_count = inst.operand_count();
+    // Reduction splitting: a full reduction with a tiny result would run on one thread;
+    // a first loop reduces each row of its operand in parallel into scratch, the kernel's
+    // own loop then folds the rows.
+    const Instruction* split = nullptr;
+    if (kernel->kind == CpuKernel::Kind::kLoop && groups.size() == 1 &&
+        outputs[groups[0][0]].shape.ElementCount() <= 16) {
+      split = SplittableReduce(inst);
+    }
+    if (split != nullptr) {
+      const Shape& in = split->operand(0)->shape();
+      kernel->scratch_bytes = in.dimensions(0) * std::max(1, ByteWidth(in.element_type()));
+    }
     const int64_t buffer_count = operand_count + static_cast<int64_t>(outputs.size()) +
-                                 (kernel->kind == CpuKernel::Kind::kOutputFusion ? 1 : 0);
+                                 (kernel->kind == CpuKernel::Kind::kOutputFusion || split != nullptr ? 1 : 0);
+    if (split != nullptr) {
+      CpuLoopGroup partial;
+      partial.function = kernel->name + ".partials";
+      partial.extent = split->operand(0)->shape().dimensions(0);
+      partial.elements_per_iteration = split->operand(0)->shape().ElementCount() / partial.extent;
+      RETURN_IF_ERROR(EmitPartials(inst, *kernel, *split, buffer_count, partial.function));
+      kernel->groups.push_back(partial);
+      split_ = split;
+    }
     for (size_t g = 0; g < groups.size(); ++g) {
       CpuLoopGroup group;
       group.function = groups.size() == 1 ? kernel->name : kernel->name + ".g" + std::to_string(g);
@@ -310,54 +386,17 @@ class KernelEmitter {
   Status EmitGroup(const Instruction& inst, const CpuKernel& kernel, const std::vector<OutputLeaf>& outputs,
                    const std::vector<int64_t>& members, int64_t partition_dim, int64_t buffer_count,
                    const std::string& name) {
-    llvm::Type* ptr = llvm::PointerType::getUnqual(context_);
-    llvm::Type* i64 = llvm::Type::getInt64Ty(context_);
     // The entry point loads the buffer pointers and calls an always-inlined body whose
     // pointer parameters are noalias (buffers of one kernel never overlap).
-    std::vector<llvm::Type*> body_params(buffer_count, ptr);
-    body_params.push_back(i64);
-    body_params.push_back(i64);
-    llvm::Function* body = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context_), body_params, false),
-                                                  llvm::GlobalValue::InternalLinkage, name + ".body", module_);
-    body->addFnAttr(llvm::Attribute::AlwaysInline);
-    body->addFnAttr(llvm::Attribute::NoUnwind);
-    for (int64_t i = 0; i < buffer_count; ++i) {
-      body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
-      body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::getWithAlignment(context_, llvm::Align(16)));
-    }
-    llvm::Function* entry = llvm::Function::Create(
-        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr, i64, i64}, false),
-        llvm::GlobalValue::ExternalLinkage, name, module_);
-    entry->addFnAttr(llvm::Attribute::NoUnwind);
-    {
-      llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", entry));
-      std::vector<llvm::Value*> args;
-      for (int64_t i = 0; i < buffer_count; ++i) {
-        llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(i));
-        args.push_back(b.CreateLoad(ptr, slot, "buffer" + std::to_string(i)));
-      }
-      args.push_back(entry->getArg(1));
-      args.push_back(entry->getArg(2));
-      b.CreateCall(body, args);
-      b.CreateRetVoid();
-    }
+    llvm::Function* body = DeclareKernel(buffer_count, name);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
     ElementalEmitter emitter(b, module_);
-    // Bind kernel inputs.
     const int64_t operand_count = inst.operand_count();
-    if (inst.opcode() == Opcode::kFusion) {
-      const Computation* fused = inst.fused_computation();
-      for (int64_t p = 0; p < fused->parameter_count(); ++p) {
-        emitter.BindArray(fused->parameter(p), IrArray(body->getArg(static_cast<unsigned>(p)), inst.operand(p)->shape()));
-      }
-      if (kernel.kind == CpuKernel::Kind::kOutputFusion) {
-        emitter.BindArray(kernel.library_op, IrArray(body->getArg(static_cast<unsigned>(buffer_count - 1)),
-                                                     kernel.library_op->shape()));
-      }
-    } else {
-      for (int64_t p = 0; p < operand_count; ++p) {
-        emitter.BindArray(inst.operand(p), IrArray(body->getArg(static_cast<unsigned>(p)), inst.operand(p)->shape()));
-      }
+    BindInputs(inst, kernel, body, emitter);
+    if (split_ != nullptr) {
+      const Shape& in = split_->operand(0)->shape();
+      emitter.BindPartials(split_, IrArray(body->getArg(static_cast<unsigned>(buffer_count - 1)),
+                                           Shape(in.element_type(), {in.dimensions(0)})));
     }
     const Shape& shape = outputs[members[0]].shape;
     llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
@@ -437,8 +476,80 @@ class KernelEmitter {
     return Status::Ok();
   }
 
+  // The partial (per-row) loop of a split reduction: partials[row] = reduce of row.
+  Status EmitPartials(const Instruction& inst, const CpuKernel& kernel, const Instruction& reduce,
+                      int64_t buffer_count, const std::string& name) {
+    llvm::Function* body = DeclareKernel(buffer_count, name);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
+    ElementalEmitter emitter(b, module_);
+    BindInputs(inst, kernel, body, emitter);
+    const Shape& in = reduce.operand(0)->shape();
+    IrArray partials(body->getArg(static_cast<unsigned>(buffer_count - 1)), Shape(in.element_type(), {in.dimensions(0)}));
+    llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
+    llvm::Value* end = body->getArg(static_cast<unsigned>(buffer_count + 1));
+    emitter.EmitLoop(begin, end, "row", [&](llvm::Value* row) {
+      llvm::Value* value = emitter.EmitReduceRow(&reduce, row);
+      b.CreateStore(codegen::ToStorage(b, in.element_type(), value), partials.Address(b, {row}));
+    });
+    b.CreateRetVoid();
+    return emitter.status();
+  }
+
+  // Declares `name(void** buffers, i64 begin, i64 end)` and its always-inlined body with
+  // noalias buffer parameters; returns the body.
+  llvm::Function* DeclareKernel(int64_t buffer_count, const std::string& name) {
+    llvm::Type* ptr = llvm::PointerType::getUnqual(context_);
+    llvm::Type* i64 = llvm::Type::getInt64Ty(context_);
+    std::vector<llvm::Type*> body_params(buffer_count, ptr);
+    body_params.push_back(i64);
+    body_params.push_back(i64);
+    llvm::Function* body = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context_), body_params, false),
+                                                  llvm::GlobalValue::InternalLinkage, name + ".body", module_);
+    body->addFnAttr(llvm::Attribute::AlwaysInline);
+    body->addFnAttr(llvm::Attribute::NoUnwind);
+    for (int64_t i = 0; i < buffer_count; ++i) {
+      body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::getWithAlignment(context_, llvm::Align(16)));
+    }
+    llvm::Function* entry = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr, i64, i64}, false),
+        llvm::GlobalValue::ExternalLinkage, name, module_);
+    entry->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", entry));
+    std::vector<llvm::Value*> args;
+    for (int64_t i = 0; i < buffer_count; ++i) {
+      llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(i));
+      args.push_back(b.CreateLoad(ptr, slot, "buffer" + std::to_string(i)));
+    }
+    args.push_back(entry->getArg(1));
+    args.push_back(entry->getArg(2));
+    b.CreateCall(body, args);
+    b.CreateRetVoid();
+    return body;
+  }
+
+  // Binds the kernel's operand buffers (and an output fusion's library result).
+  void BindInputs(const Instruction& inst, const CpuKernel& kernel, llvm::Function* body, ElementalEmitter& emitter) {
+    const int64_t buffer_count = static_cast<int64_t>(body->arg_size()) - 2;
+    if (inst.opcode() == Opcode::kFusion) {
+      const Computation* fused = inst.fused_computation();
+      for (int64_t p = 0; p < fused->parameter_count(); ++p) {
+        emitter.BindArray(fused->parameter(p), IrArray(body->getArg(static_cast<unsigned>(p)), inst.operand(p)->shape()));
+      }
+      if (kernel.kind == CpuKernel::Kind::kOutputFusion) {
+        emitter.BindArray(kernel.library_op, IrArray(body->getArg(static_cast<unsigned>(buffer_count - 1)),
+                                                     kernel.library_op->shape()));
+      }
+    } else {
+      for (int64_t p = 0; p < inst.operand_count(); ++p) {
+        emitter.BindArray(inst.operand(p), IrArray(body->getArg(static_cast<unsigned>(p)), inst.operand(p)->shape()));
+      }
+    }
+  }
+
   llvm::Module& module_;
   llvm::LLVMContext& context_;
+  const Instruction* split_ = nullptr;
 };
 
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level) {

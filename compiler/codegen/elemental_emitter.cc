@@ -116,6 +116,10 @@ void ElementalEmitter::BindArray(const Instruction* inst, IrArray array) {
   arrays_[inst] = std::move(array);
 }
 
+void ElementalEmitter::BindPartials(const Instruction* reduce, IrArray partials) {
+  partials_[reduce] = std::move(partials);
+}
+
 void ElementalEmitter::BindScalar(const Instruction* inst, llvm::Value* value) {
   scalars_[inst] = value;
 }
@@ -649,10 +653,21 @@ llvm::Value* ElementalEmitter::EmitGather(const Instruction* inst, const IrIndex
   return Emit(inst->operand(0), source);
 }
 
-std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, const IrIndex& index) {
+llvm::Value* ElementalEmitter::EmitReduceRow(const Instruction* reduce, llvm::Value* row) {
+  std::vector<llvm::Value*> values = EmitReduce(reduce, {}, row);
+  return values.empty() ? Fail(reduce, "no value") : values[0];
+}
+
+std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, const IrIndex& index,
+                                                       llvm::Value* fixed_row) {
   const int64_t n = inst->operand_count() / 2;
   const Shape& in = inst->operand(0)->shape();
-  const std::vector<int64_t>& reduced = inst->dimensions();
+  std::vector<int64_t> reduced = inst->dimensions();
+  if (fixed_row != nullptr) {
+    // One row of a full reduction: dimension 0 is fixed, the others are reduced.
+    reduced.clear();
+    for (int64_t d = 1; d < in.rank(); ++d) reduced.push_back(d);
+  }
   std::vector<llvm::AllocaInst*> accumulators;
   for (int64_t k = 0; k < n; ++k) {
     llvm::Value* init = Emit(inst->operand(n + k), {});
@@ -666,7 +681,7 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
   std::vector<bool> is_reduced(in.rank(), false);
   for (int64_t d : reduced) is_reduced[d] = true;
   for (int64_t d = 0; d < in.rank(); ++d) {
-    if (!is_reduced[d]) base[d] = index[out_d++];
+    if (!is_reduced[d]) base[d] = fixed_row != nullptr ? fixed_row : index[out_d++];
   }
   std::vector<int64_t> bounds;
   std::vector<int64_t> order;  // reduced dims, major to minor
@@ -675,17 +690,43 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
   for (int64_t d : reduced_sorted) bounds.push_back(in.dimensions(d));
   for (size_t k = 0; k < reduced_sorted.size(); ++k) order.push_back(static_cast<int64_t>(k));
   const Computation* reducer = inst->to_apply();
-  EmitLoopNest(bounds, order, inst->name() + ".reduce", [&](const IrIndex& inner) {
-    IrIndex source = base;
-    for (size_t k = 0; k < reduced_sorted.size(); ++k) source[reduced_sorted[k]] = inner[k];
-    std::vector<llvm::Value*> args;
-    for (int64_t k = 0; k < n; ++k) args.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
-    for (int64_t k = 0; k < n; ++k) args.push_back(Emit(inst->operand(k), source));
-    std::vector<llvm::Value*> results = EmitScalarComputation(*reducer, args);
-    for (int64_t k = 0; k < n && k < static_cast<int64_t>(results.size()); ++k) {
-      b_.CreateStore(results[k], accumulators[k]);
+  // Reassociating the reducer's ops (only those) lets LLVM keep several accumulators and
+  // vectorize the loop.
+  auto apply_reducer = [&](const std::vector<llvm::Value*>& args) {
+    llvm::FastMathFlags saved = b_.getFastMathFlags();
+    if (reassociate_) {
+      llvm::FastMathFlags fmf = saved;
+      fmf.setAllowReassoc();
+      b_.setFastMathFlags(fmf);
     }
-  });
+    std::vector<llvm::Value*> results = EmitScalarComputation(*reducer, args);
+    b_.setFastMathFlags(saved);
+    return results;
+  };
+  if (auto it = partials_.find(inst); it != partials_.end() && n == 1 && fixed_row == nullptr) {
+    const IrArray& partials = it->second;
+    EmitLoop(b_.getInt64(0), b_.getInt64(partials.shape().dimensions(0)), inst->name() + ".partials",
+             [&](llvm::Value* k) {
+               llvm::Value* acc = b_.CreateLoad(accumulators[0]->getAllocatedType(), accumulators[0]);
+               llvm::Value* stored = b_.CreateLoad(*StorageType(context_, partials.shape().element_type()),
+                                                   partials.Address(b_, {k}));
+               llvm::Value* v = ToRegister(b_, partials.shape().element_type(), stored);
+               std::vector<llvm::Value*> results = apply_reducer({acc, v});
+               if (!results.empty()) b_.CreateStore(results[0], accumulators[0]);
+             });
+  } else {
+    EmitLoopNest(bounds, order, inst->name() + ".reduce", [&](const IrIndex& inner) {
+      IrIndex source = base;
+      for (size_t k = 0; k < reduced_sorted.size(); ++k) source[reduced_sorted[k]] = inner[k];
+      std::vector<llvm::Value*> args;
+      for (int64_t k = 0; k < n; ++k) args.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
+      for (int64_t k = 0; k < n; ++k) args.push_back(Emit(inst->operand(k), source));
+      std::vector<llvm::Value*> results = apply_reducer(args);
+      for (int64_t k = 0; k < n && k < static_cast<int64_t>(results.size()); ++k) {
+        b_.CreateStore(results[k], accumulators[k]);
+      }
+    });
+  }
   std::vector<llvm::Value*> values;
   for (int64_t k = 0; k < n; ++k) values.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
   return values;

@@ -59,6 +59,15 @@ class ElementalEmitter {
 
   // Elements of `inst` are read from memory instead of being computed.
   void BindArray(const Instruction* inst, IrArray array);
+  // Reduction splitting: the full reduce `reduce` is computed from per-row partial
+  // results already in `partials` (f[rows]) instead of from its operand.
+  void BindPartials(const Instruction* reduce, IrArray partials);
+  // Reducer ops emitted while this is set may be reassociated (lets LLVM vectorize
+  // reductions, as XLA's CPU reduction emitter does with several accumulators).
+  void set_reassociate_reductions(bool on) { reassociate_ = on; }
+  // The reduction of row `row` (dimension 0 fixed) of a full reduce's operand: the
+  // partial result of reduction splitting, starting from the reduce's init value.
+  llvm::Value* EmitReduceRow(const Instruction* reduce, llvm::Value* row);
   // `inst` (a scalar, e.g. a reducer parameter) has the value `value` at every index.
   void BindScalar(const Instruction* inst, llvm::Value* value);
 
@@ -116,7 +125,8 @@ class ElementalEmitter {
   llvm::Value* EmitDynamicUpdateSlice(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitIota(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitGather(const Instruction* inst, const IrIndex& index);
-  std::vector<llvm::Value*> EmitReduce(const Instruction* inst, const IrIndex& index);
+  std::vector<llvm::Value*> EmitReduce(const Instruction* inst, const IrIndex& index,
+                                       llvm::Value* fixed_row = nullptr);
   std::vector<llvm::Value*> EmitReduceWindow(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitDot(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitConvolution(const Instruction* inst, const IrIndex& index);
@@ -132,6 +142,8 @@ class ElementalEmitter {
   llvm::LLVMContext& context_;
   std::unordered_map<const Instruction*, IrArray> arrays_;
   std::unordered_map<const Instruction*, llvm::Value*> scalars_;
+  std::unordered_map<const Instruction*, IrArray> partials_;
+  bool reassociate_ = true;
   std::vector<Cache> scopes_;
   Status status_;
 };

@@ -387,9 +387,12 @@ class CpuExecutable::Frame {
         RunGroups(kernel, buffers, launch);
         break;
       }
-      case CpuKernel::Kind::kLoop:
+      case CpuKernel::Kind::kLoop: {
+        std::vector<uint8_t> scratch(static_cast<size_t>(kernel.scratch_bytes));
+        if (kernel.scratch_bytes > 0) buffers.push_back(scratch.data());
         RunGroups(kernel, buffers, launch);
         break;
+      }
     }
     ++launches_;
     if (options_.observer != nullptr) options_.observer->OnKernel(launch, start, NowNs(), 0);

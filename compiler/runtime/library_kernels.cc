@@ -52,12 +52,14 @@ Status Unsupported(const Instruction& inst, const std::string& message) {
 }
 std::string TypeName(PrimitiveType type) { return std::string(PrimitiveTypeName(type)); }
 
-// Element types dot and convolution compute in: everything with a byte or more per element
-// and an arithmetic meaning.
+// Element types dot and convolution compute in: every type with an arithmetic meaning.
+// Sub-byte types (s4, u2, f4e2m1fn, ...) take a byte per element, value in the low bits.
 bool IsArithmeticType(PrimitiveType type) {
-  if (IsPred(type) || IsComplex(type)) return true;
-  return (IsInteger(type) || IsFloat(type)) && BitWidth(type) >= 8;
+  return IsPred(type) || IsInteger(type) || IsFloat(type) || IsComplex(type);
 }
+
+// The low `bits` bits of v.
+uint64_t LowBits(uint64_t v, int bits) { return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1); }
 
 // Whether an operand of type `from` can feed a result of type `to` (the interpreter's
 // conversions; complex to real would silently drop the imaginary part, so it is refused).
@@ -159,6 +161,8 @@ float Bf16ToFloat(uint16_t bits) {
 uint16_t FloatToHalf(float v) { return std::bit_cast<uint16_t>(Eigen::half(v)); }
 uint16_t FloatToBf16(float v) { return std::bit_cast<uint16_t>(Eigen::bfloat16(v)); }
 
+uint64_t ReadIntBits(PrimitiveType type, const uint8_t* p);
+
 // The value of a real (or pred, or integer) element, exactly for every float type.
 double ReadReal(PrimitiveType type, const uint8_t* p) {
   switch (type) {
@@ -177,8 +181,11 @@ double ReadReal(PrimitiveType type, const uint8_t* p) {
     case PrimitiveType::kF64: return LoadRaw<double>(p);
     case PrimitiveType::kC64: return LoadRaw<float>(p);
     case PrimitiveType::kC128: return LoadRaw<double>(p);
-    default: return FloatBitsToDouble(type, *p);  // the 8-bit floats
+    default: break;
   }
+  if (IsSignedInt(type)) return static_cast<double>(static_cast<int64_t>(ReadIntBits(type, p)));
+  if (IsUnsignedInt(type)) return static_cast<double>(ReadIntBits(type, p));
+  return FloatBitsToDouble(type, LowBits(*p, BitWidth(type)));  // f8 and f4 types
 }
 
 CDouble ReadComplex(PrimitiveType type, const uint8_t* p) {
@@ -199,8 +206,12 @@ uint64_t ReadIntBits(PrimitiveType type, const uint8_t* p) {
     case PrimitiveType::kU16: return LoadRaw<uint16_t>(p);
     case PrimitiveType::kU32: return LoadRaw<uint32_t>(p);
     case PrimitiveType::kU64: return LoadRaw<uint64_t>(p);
-    default: return 0;
+    default: break;
   }
+  const int bits = BitWidth(type);  // s1..s4, u1..u4
+  const uint64_t v = LowBits(*p, bits);
+  if (IsSignedInt(type) && (v >> (bits - 1)) != 0) return v | ~LowBits(~uint64_t{0}, bits);
+  return v;
 }
 
 // `v` rounded to the real float type `type`.
@@ -263,7 +274,9 @@ void FromAcc(T v, PrimitiveType to, uint8_t* p) {
     StoreRaw<T>(p, v);
   } else {
     switch (ByteWidth(to)) {
-      case 1: *p = IsPred(to) ? (v != 0 ? 1 : 0) : static_cast<uint8_t>(v); return;
+      case 1:
+        *p = IsPred(to) ? (v != 0 ? 1 : 0) : static_cast<uint8_t>(LowBits(v, BitWidth(to)));
+        return;
       case 2: return StoreRaw<uint16_t>(p, static_cast<uint16_t>(v));
       case 4: return StoreRaw<uint32_t>(p, static_cast<uint32_t>(v));
       default: return StoreRaw<uint64_t>(p, static_cast<uint64_t>(v));
@@ -362,7 +375,7 @@ StoreRunFn<T> PickStore(PrimitiveType to) {
                        std::is_same_v<T, CDouble>) {
     return &StoreCastRun<T, T>;
   } else {
-    if (!IsPred(to)) {
+    if (!IsPred(to) && BitWidth(to) == 8 * ByteWidth(to)) {
       switch (ByteWidth(to)) {
         case 1: return &StoreCastRun<T, uint8_t>;
         case 2: return &StoreCastRun<T, uint16_t>;
@@ -668,6 +681,7 @@ bool MergeGroup(const Group& group, SizeStride* merged) {
   bool first = true;
   for (const SizeStride& d : group) {
     if (d.size == 1) continue;
+    if (!first && stride != d.stride * d.size) return false;
     size *= d.size;
     stride = d.stride;
     first = false;
@@ -1138,7 +1152,7 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs,
     offsets[s].assign(static_cast<size_t>(out_size * w.size), -1);
     for (int64_t o = 0; o < out_size; ++o) {
       for (int64_t t = 0; t < w.size; ++t) {
-        const int64_t k = t;
+        const int64_t k = w.window_reversal ? w.size - 1 - t : t;
         int64_t pos = o * w.stride - w.padding_low + k * w.window_dilation;
         if (pos % w.base_dilation != 0) continue;
         pos /= w.base_dilation;

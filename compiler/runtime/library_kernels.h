@@ -4,9 +4,10 @@
 //
 // Buffers are dense arrays laid out by their shapes' layouts (minor_to_major; a shape
 // without a layout is row-major): a dot's or convolution's operands by the operand
-// instructions' shapes, its result by the instruction's shape. Tiled, sparse, packed
-// sub-byte and dynamic layouts are refused with an error, as is any element type a
-// kernel does not cover; nothing here crashes on bad input or throws.
+// instructions' shapes, its result by the instruction's shape. Sub-byte types (s4, u2,
+// f4e2m1fn, ...) take one byte per element, the value in its low bits; packed (E(4)),
+// tiled, sparse and dynamic layouts are refused with an error, as is any element type a
+// kernel does not cover. Nothing here crashes on bad input or throws.
 //
 // Numerics follow the interpreter (compiler/interpreter/ops_reduction_linalg.cc): operands
 // are converted to the result element type first, then multiplied and accumulated in
@@ -30,7 +31,7 @@ namespace fusebox {
 
 // --- dot ---------------------------------------------------------------------------------
 // Any HLO dot: batch dimensions, several contracting dimensions, any layouts. Element
-// types: f16, bf16, f32, f64, the f8 types, c64, c128, s8..s64, u8..u64 and pred, with
+// types: f16, bf16, f32, f64, the f8 and f4 types, c64, c128, s1..s64, u1..u64 and pred, with
 // operands of the result type or convertible to it as the interpreter converts them
 // (bf16 x bf16 -> f32, s8 x s8 -> s32, real -> complex, pred -> anything, ...).
 // Each batch is one 2-D GEMM; an operand whose dimensions merge into a strided matrix is

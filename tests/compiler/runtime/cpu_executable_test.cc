@@ -50,6 +50,38 @@ ENTRY e {
 })"));
 }
 
+// A full reduction with a big operand is split: per-row partials in parallel, then the
+// kernel folds the rows and applies the epilogue (the running example's shape of work).
+TEST(CpuExecutableTest, SplitFullReductionWithEpilogue) {
+  const std::string text = WithReducers(R"(
+ENTRY e {
+  x = f32[512,300] parameter(0)
+  y = f32[512,300] parameter(1)
+  sq = f32[512,300] multiply(x, x)
+  three = f32[] constant(3)
+  tb = f32[512,300] broadcast(three), dimensions={}
+  m = f32[512,300] multiply(sq, tb)
+  a = f32[512,300] add(m, y)
+  c = f32[] constant(0)
+  s = f32[] reduce(a, c), dimensions={0,1}, to_apply=add
+  n = f32[] constant(153600)
+  mean = f32[] divide(s, n)
+  ninf = f32[] constant(-inf)
+  mx = f32[] reduce(y, ninf), dimensions={0,1}, to_apply=max
+  ROOT t = (f32[], f32[]) tuple(mean, mx)
+})");
+  ExpectCpuMatchesInterpreter(text);
+  auto m = ParseOrFail(text);
+  ASSERT_NE(m, nullptr);
+  auto exe = CompileCpu(*m, true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  int split = 0;
+  for (const auto& k : (*exe)->code().kernels()) {
+    for (const CpuLoopGroup& g : k->groups) split += g.function.ends_with(".partials");
+  }
+  EXPECT_GE(split, 1) << (*exe)->code().llvm_ir();
+}
+
 TEST(CpuExecutableTest, RowColumnAndPartialReductionsWithEpilogue) {
   ExpectCpuMatchesInterpreter(WithReducers(R"(
 ENTRY e {

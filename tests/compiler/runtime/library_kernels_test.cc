@@ -240,7 +240,7 @@ TEST_P(DotTypeTest, MatchesInterpreter) { CheckDotCases(GetParam(), GetParam(), 
 INSTANTIATE_TEST_SUITE_P(Types, DotTypeTest,
                          ::testing::Values("f32", "f64", "f16", "bf16", "c64", "c128", "s8",
                                            "s16", "s32", "s64", "u8", "u16", "u32", "u64", "pred",
-                                           "f8e4m3fn", "f8e5m2"),
+                                           "f8e4m3fn", "f8e5m2", "s4", "u4", "s2", "f4e2m1fn"),
                          [](const auto& param_info) { return param_info.param; });
 
 struct MixedTypes {
@@ -416,7 +416,7 @@ TEST_P(ConvolutionTypeTest, MatchesInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(Types, ConvolutionTypeTest,
                          ::testing::Values("f32", "f64", "f16", "bf16", "c64", "s8", "s32", "s64",
-                                           "u8", "u32", "pred", "f8e4m3fn"),
+                                           "u8", "u32", "pred", "f8e4m3fn", "s4"),
                          [](const auto& param_info) { return param_info.param; });
 
 TEST(ConvolutionTest, MixedOperandTypesConvertLikeTheInterpreter) {
@@ -451,6 +451,7 @@ struct CorpusCounts {
   int unsupported = 0;
   int too_large = 0;
   int failed = 0;
+  std::vector<std::string> unsupported_reasons;
 };
 
 void CheckFile(const std::filesystem::path& path, CorpusCounts* counts) {
@@ -466,6 +467,7 @@ void CheckFile(const std::filesystem::path& path, CorpusCounts* counts) {
         std::string why;
         if (!(is_dot ? CanRunDot(*inst, &why) : CanRunConvolution(*inst, &why))) {
           ++counts->unsupported;
+          counts->unsupported_reasons.push_back(path.filename().string() + ": " + why);
           continue;
         }
         const int64_t flops = is_dot ? DotFlops(*inst) : ConvolutionFlops(*inst);
@@ -499,6 +501,9 @@ TEST(CorpusTest, EveryDotAndConvolutionMatchesInterpreter) {
   EXPECT_EQ(counts.failed, 0);
   std::printf("corpus: %d files, %d dots/convolutions checked, %d unsupported, %d too large\n",
               counts.files, counts.checked, counts.unsupported, counts.too_large);
+  for (const std::string& reason : counts.unsupported_reasons) {
+    std::printf("  unsupported: %s\n", reason.c_str());
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -684,13 +689,14 @@ TEST(SortTest, NaNsAndAnInconsistentComparatorStillGiveAPermutation) {
 TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
   {
     auto module = Parse(TwoOperandModule(
-        "s4[2,3]{1,0}", "s4[3,2]{1,0}",
+        "s4[2,3]{1,0:E(4)}", "s4[3,2]{1,0}",
         "s4[2,2]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
     ASSERT_NE(module, nullptr);
     std::string why;
     EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
     EXPECT_NE(why.find("dot %r"), std::string::npos) << why;
-    EXPECT_NE(why.find("s4"), std::string::npos) << why;
+    EXPECT_NE(why.find("s4[2,3]{1,0:E(4)}"), std::string::npos) << why;
+    EXPECT_NE(why.find("packed"), std::string::npos) << why;
     uint8_t buffer[16] = {};
     const Status status = RunDot(*module->entry()->root(), buffer, buffer, buffer, 1);
     EXPECT_FALSE(status.ok());
@@ -724,14 +730,14 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
     EXPECT_NE(why.find("dynamic"), std::string::npos) << why;
   }
   {
-    auto module = Parse(TwoOperandModule("u4[1,5,2]{2,1,0}", "u4[3,2,2]{2,1,0}",
-                                         "u4[1,3,2]{2,1,0} convolution(%a, %b), window={size=3}, "
+    auto module = Parse(TwoOperandModule("c64[1,5,2]{2,1,0}", "c64[3,2,2]{2,1,0}",
+                                         "f32[1,3,2]{2,1,0} convolution(%a, %b), window={size=3}, "
                                          "dim_labels=b0f_0io->b0f"));
     ASSERT_NE(module, nullptr);
     std::string why;
     EXPECT_FALSE(CanRunConvolution(*module->entry()->root(), &why));
     EXPECT_NE(why.find("convolution %r"), std::string::npos) << why;
-    EXPECT_NE(why.find("u4"), std::string::npos) << why;
+    EXPECT_NE(why.find("c64 operands with a f32 result"), std::string::npos) << why;
   }
   {
     // Wrong declared result dimensions.
