@@ -307,7 +307,7 @@ StatusOr<BufferAssignment> AssignBuffers(const Computation& computation,
   auto may_overwrite = [&](const Instruction& inst, int64_t u, int64_t size, int64_t s) {
     if (!options.may_share_operand || !inst.shape().IsArray()) return false;
     const LogicalValue& uv = ba.values_[u];
-    if (uv.live_out || uv.size != size) return false;
+    if (uv.live_out || uv.last_use != s || uv.size != size) return false;
     bool direct = false;
     for (int64_t j = 0; j < inst.operand_count(); ++j) {
       const BufferAssignment::LeafMap& leaves = ba.leaves_.at(inst.operand(j));

@@ -265,6 +265,7 @@ class KernelEmitter {
       }
     }
     if (std::string why = UnsupportedReason(inst); !why.empty()) return Unimplemented(inst.name() + ": " + why);
+    RETURN_IF_ERROR(CheckElementTypes(inst));
     if (IsLibraryOp(inst.opcode())) {
       kernel->kind = CpuKernel::Kind::kLibrary;
       kernel->library_op = &inst;
@@ -365,7 +366,8 @@ class KernelEmitter {
     }
     for (size_t g = 0; g < groups.size(); ++g) {
       CpuLoopGroup group;
-      group.function = groups.size() == 1 ? kernel->name : kernel->name + ".g" + std::to_string(g);
+      // Never the bare HLO name: "log" or "exp" would shadow the C library functions LLVM calls.
+      group.function = kernel->name + (groups.size() == 1 ? std::string(".kernel") : ".kernel" + std::to_string(g));
       const Shape& shape = outputs[groups[g][0]].shape;
       int64_t partition_dim = -1;
       for (int64_t d = 0; d < shape.rank(); ++d) {
@@ -473,6 +475,32 @@ class KernelEmitter {
     }
     b.CreateRet(b.CreateZExt(result[0], b.getInt8Ty()));
     kernel->comparator_function = name;
+    return Status::Ok();
+  }
+
+  // Every array the kernel touches (operands, results, fused and called computations)
+  // must have an element type the emitter supports; say which one does not.
+  Status CheckElementTypes(const Instruction& inst) {
+    std::vector<const Instruction*> work = {&inst};
+    for (const Instruction* op : inst.operands()) work.push_back(op);
+    std::vector<const Computation*> comps(inst.called_computations().begin(), inst.called_computations().end());
+    for (size_t c = 0; c < comps.size(); ++c) {
+      for (const auto& i : comps[c]->instructions()) {
+        work.push_back(i.get());
+        for (const Computation* callee : i->called_computations()) {
+          if (std::find(comps.begin(), comps.end(), callee) == comps.end()) comps.push_back(callee);
+        }
+      }
+    }
+    for (const Instruction* i : work) {
+      Status bad = Status::Ok();
+      ForEachSubshape(i->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+        if (!bad.ok() || !s.IsArray()) return;
+        auto type = codegen::StorageType(context_, s.element_type());
+        if (!type.ok()) bad = Unimplemented(inst.name() + ": " + i->name() + " is " + s.ToString(false) + ": " + type.status().message());
+      });
+      RETURN_IF_ERROR(bad);
+    }
     return Status::Ok();
   }
 

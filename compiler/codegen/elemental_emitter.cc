@@ -228,7 +228,7 @@ llvm::Value* ElementalEmitter::Constant(PrimitiveType type, double value) {
 }
 
 llvm::Value* ElementalEmitter::RoundToType(PrimitiveType type, llvm::Value* value) {
-  if (!IsF16Like(type)) return value;
+  if (!IsF16Like(type) || skip_rounding_) return value;
   return ToRegister(b_, type, ToStorage(b_, type, value));
 }
 
@@ -699,7 +699,12 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
       fmf.setAllowReassoc();
       b_.setFastMathFlags(fmf);
     }
+    // f16/bf16 accumulate in f32 and round once at the end (as XLA's evaluator and CPU
+    // backend do): rounding every step would lose far more than the type's tolerance.
+    const bool saved_rounding = skip_rounding_;
+    skip_rounding_ = true;
     std::vector<llvm::Value*> results = EmitScalarComputation(*reducer, args);
+    skip_rounding_ = saved_rounding;
     b_.setFastMathFlags(saved);
     return results;
   };
@@ -728,7 +733,10 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
     });
   }
   std::vector<llvm::Value*> values;
-  for (int64_t k = 0; k < n; ++k) values.push_back(b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k]));
+  for (int64_t k = 0; k < n; ++k) {
+    PrimitiveType type = inst->operand(n + k)->shape().element_type();
+    values.push_back(RoundToType(type, b_.CreateLoad(accumulators[k]->getAllocatedType(), accumulators[k])));
+  }
   return values;
 }
 

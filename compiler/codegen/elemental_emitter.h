@@ -144,6 +144,7 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, llvm::Value*> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
   bool reassociate_ = true;
+  bool skip_rounding_ = false;  // inside a reducer: f16/bf16 accumulate in f32
   std::vector<Cache> scopes_;
   Status status_;
 };

@@ -10,7 +10,8 @@
 //   6. dot
 //   7. convolution
 //   8. sort
-//   9. Cost estimates
+//   9. Entry points (outside the anonymous namespace)
+//  10. Cost estimates
 #include "compiler/runtime/library_kernels.h"
 
 #include <Eigen/Core>
@@ -96,8 +97,8 @@ Status DenseStrides(const Instruction& inst, const Shape& shape, const std::stri
     }
     if (!layout.minor_to_major.empty() || rank == 0) {
       if (static_cast<int64_t>(layout.minor_to_major.size()) != rank) {
-        return Invalid(inst, what + " layout " + layout.ToString() + " does not fit rank " +
-                                 Str(rank));
+        return Invalid(inst,
+                       what + " layout " + layout.ToString() + " does not fit rank " + Str(rank));
       }
       std::vector<bool> seen(static_cast<size_t>(rank), false);
       for (int64_t d : layout.minor_to_major) {
@@ -166,22 +167,38 @@ uint64_t ReadIntBits(PrimitiveType type, const uint8_t* p);
 // The value of a real (or pred, or integer) element, exactly for every float type.
 double ReadReal(PrimitiveType type, const uint8_t* p) {
   switch (type) {
-    case PrimitiveType::kPred: return *p != 0 ? 1.0 : 0.0;
-    case PrimitiveType::kS8: return LoadRaw<int8_t>(p);
-    case PrimitiveType::kS16: return LoadRaw<int16_t>(p);
-    case PrimitiveType::kS32: return LoadRaw<int32_t>(p);
-    case PrimitiveType::kS64: return static_cast<double>(LoadRaw<int64_t>(p));
-    case PrimitiveType::kU8: return LoadRaw<uint8_t>(p);
-    case PrimitiveType::kU16: return LoadRaw<uint16_t>(p);
-    case PrimitiveType::kU32: return LoadRaw<uint32_t>(p);
-    case PrimitiveType::kU64: return static_cast<double>(LoadRaw<uint64_t>(p));
-    case PrimitiveType::kF16: return HalfToFloat(LoadRaw<uint16_t>(p));
-    case PrimitiveType::kBF16: return Bf16ToFloat(LoadRaw<uint16_t>(p));
-    case PrimitiveType::kF32: return LoadRaw<float>(p);
-    case PrimitiveType::kF64: return LoadRaw<double>(p);
-    case PrimitiveType::kC64: return LoadRaw<float>(p);
-    case PrimitiveType::kC128: return LoadRaw<double>(p);
-    default: break;
+    case PrimitiveType::kPred:
+      return *p != 0 ? 1.0 : 0.0;
+    case PrimitiveType::kS8:
+      return LoadRaw<int8_t>(p);
+    case PrimitiveType::kS16:
+      return LoadRaw<int16_t>(p);
+    case PrimitiveType::kS32:
+      return LoadRaw<int32_t>(p);
+    case PrimitiveType::kS64:
+      return static_cast<double>(LoadRaw<int64_t>(p));
+    case PrimitiveType::kU8:
+      return LoadRaw<uint8_t>(p);
+    case PrimitiveType::kU16:
+      return LoadRaw<uint16_t>(p);
+    case PrimitiveType::kU32:
+      return LoadRaw<uint32_t>(p);
+    case PrimitiveType::kU64:
+      return static_cast<double>(LoadRaw<uint64_t>(p));
+    case PrimitiveType::kF16:
+      return HalfToFloat(LoadRaw<uint16_t>(p));
+    case PrimitiveType::kBF16:
+      return Bf16ToFloat(LoadRaw<uint16_t>(p));
+    case PrimitiveType::kF32:
+      return LoadRaw<float>(p);
+    case PrimitiveType::kF64:
+      return LoadRaw<double>(p);
+    case PrimitiveType::kC64:
+      return LoadRaw<float>(p);
+    case PrimitiveType::kC128:
+      return LoadRaw<double>(p);
+    default:
+      break;
   }
   if (IsSignedInt(type)) return static_cast<double>(static_cast<int64_t>(ReadIntBits(type, p)));
   if (IsUnsignedInt(type)) return static_cast<double>(ReadIntBits(type, p));
@@ -197,16 +214,26 @@ CDouble ReadComplex(PrimitiveType type, const uint8_t* p) {
 // An integer or pred element widened to 64 bits (sign-extended for signed types).
 uint64_t ReadIntBits(PrimitiveType type, const uint8_t* p) {
   switch (type) {
-    case PrimitiveType::kPred: return *p != 0 ? 1 : 0;
-    case PrimitiveType::kS8: return static_cast<uint64_t>(LoadRaw<int8_t>(p));
-    case PrimitiveType::kS16: return static_cast<uint64_t>(LoadRaw<int16_t>(p));
-    case PrimitiveType::kS32: return static_cast<uint64_t>(LoadRaw<int32_t>(p));
-    case PrimitiveType::kS64: return static_cast<uint64_t>(LoadRaw<int64_t>(p));
-    case PrimitiveType::kU8: return LoadRaw<uint8_t>(p);
-    case PrimitiveType::kU16: return LoadRaw<uint16_t>(p);
-    case PrimitiveType::kU32: return LoadRaw<uint32_t>(p);
-    case PrimitiveType::kU64: return LoadRaw<uint64_t>(p);
-    default: break;
+    case PrimitiveType::kPred:
+      return *p != 0 ? 1 : 0;
+    case PrimitiveType::kS8:
+      return static_cast<uint64_t>(LoadRaw<int8_t>(p));
+    case PrimitiveType::kS16:
+      return static_cast<uint64_t>(LoadRaw<int16_t>(p));
+    case PrimitiveType::kS32:
+      return static_cast<uint64_t>(LoadRaw<int32_t>(p));
+    case PrimitiveType::kS64:
+      return static_cast<uint64_t>(LoadRaw<int64_t>(p));
+    case PrimitiveType::kU8:
+      return LoadRaw<uint8_t>(p);
+    case PrimitiveType::kU16:
+      return LoadRaw<uint16_t>(p);
+    case PrimitiveType::kU32:
+      return LoadRaw<uint32_t>(p);
+    case PrimitiveType::kU64:
+      return LoadRaw<uint64_t>(p);
+    default:
+      break;
   }
   const int bits = BitWidth(type);  // s1..s4, u1..u4
   const uint64_t v = LowBits(*p, bits);
@@ -263,10 +290,15 @@ template <typename T>
 void FromAcc(T v, PrimitiveType to, uint8_t* p) {
   if constexpr (std::is_same_v<T, float>) {
     switch (to) {
-      case PrimitiveType::kF32: return StoreRaw<float>(p, v);
-      case PrimitiveType::kF16: return StoreRaw<uint16_t>(p, FloatToHalf(v));
-      case PrimitiveType::kBF16: return StoreRaw<uint16_t>(p, FloatToBf16(v));
-      default: *p = static_cast<uint8_t>(DoubleToFloatBits(to, v)); return;
+      case PrimitiveType::kF32:
+        return StoreRaw<float>(p, v);
+      case PrimitiveType::kF16:
+        return StoreRaw<uint16_t>(p, FloatToHalf(v));
+      case PrimitiveType::kBF16:
+        return StoreRaw<uint16_t>(p, FloatToBf16(v));
+      default:
+        *p = static_cast<uint8_t>(DoubleToFloatBits(to, v));
+        return;
     }
   } else if constexpr (std::is_same_v<T, double>) {
     StoreRaw<double>(p, v);
@@ -277,9 +309,12 @@ void FromAcc(T v, PrimitiveType to, uint8_t* p) {
       case 1:
         *p = IsPred(to) ? (v != 0 ? 1 : 0) : static_cast<uint8_t>(LowBits(v, BitWidth(to)));
         return;
-      case 2: return StoreRaw<uint16_t>(p, static_cast<uint16_t>(v));
-      case 4: return StoreRaw<uint32_t>(p, static_cast<uint32_t>(v));
-      default: return StoreRaw<uint64_t>(p, static_cast<uint64_t>(v));
+      case 2:
+        return StoreRaw<uint16_t>(p, static_cast<uint16_t>(v));
+      case 4:
+        return StoreRaw<uint32_t>(p, static_cast<uint32_t>(v));
+      default:
+        return StoreRaw<uint64_t>(p, static_cast<uint64_t>(v));
     }
   }
 }
@@ -296,7 +331,8 @@ using StoreRunFn = void (*)(const T* src, int64_t src_step, int64_t n, uint8_t* 
 template <typename T, typename S>
 void LoadCastRun(const uint8_t* src, int64_t src_step, int64_t n, T* dst, int64_t dst_step,
                  PrimitiveType, PrimitiveType) {
-  for (int64_t i = 0; i < n; ++i) dst[i * dst_step] = static_cast<T>(LoadRaw<S>(src + i * src_step));
+  for (int64_t i = 0; i < n; ++i)
+    dst[i * dst_step] = static_cast<T>(LoadRaw<S>(src + i * src_step));
 }
 template <typename T, float (*kConvert)(uint16_t)>
 void LoadHalfRun(const uint8_t* src, int64_t src_step, int64_t n, T* dst, int64_t dst_step,
@@ -315,15 +351,24 @@ void LoadAnyRun(const uint8_t* src, int64_t src_step, int64_t n, T* dst, int64_t
 template <typename T>
 LoadRunFn<T> PickIntLoad(PrimitiveType from) {
   switch (from) {
-    case PrimitiveType::kS8: return &LoadCastRun<T, int8_t>;
-    case PrimitiveType::kS16: return &LoadCastRun<T, int16_t>;
-    case PrimitiveType::kS32: return &LoadCastRun<T, int32_t>;
-    case PrimitiveType::kS64: return &LoadCastRun<T, int64_t>;
-    case PrimitiveType::kU8: return &LoadCastRun<T, uint8_t>;
-    case PrimitiveType::kU16: return &LoadCastRun<T, uint16_t>;
-    case PrimitiveType::kU32: return &LoadCastRun<T, uint32_t>;
-    case PrimitiveType::kU64: return &LoadCastRun<T, uint64_t>;
-    default: return &LoadAnyRun<T>;
+    case PrimitiveType::kS8:
+      return &LoadCastRun<T, int8_t>;
+    case PrimitiveType::kS16:
+      return &LoadCastRun<T, int16_t>;
+    case PrimitiveType::kS32:
+      return &LoadCastRun<T, int32_t>;
+    case PrimitiveType::kS64:
+      return &LoadCastRun<T, int64_t>;
+    case PrimitiveType::kU8:
+      return &LoadCastRun<T, uint8_t>;
+    case PrimitiveType::kU16:
+      return &LoadCastRun<T, uint16_t>;
+    case PrimitiveType::kU32:
+      return &LoadCastRun<T, uint32_t>;
+    case PrimitiveType::kU64:
+      return &LoadCastRun<T, uint64_t>;
+    default:
+      return &LoadAnyRun<T>;
   }
 }
 
@@ -352,12 +397,14 @@ LoadRunFn<T> PickLoad(PrimitiveType from, PrimitiveType to) {
 template <typename T, typename D>
 void StoreCastRun(const T* src, int64_t src_step, int64_t n, uint8_t* dst, int64_t dst_step,
                   PrimitiveType) {
-  for (int64_t i = 0; i < n; ++i) StoreRaw<D>(dst + i * dst_step, static_cast<D>(src[i * src_step]));
+  for (int64_t i = 0; i < n; ++i)
+    StoreRaw<D>(dst + i * dst_step, static_cast<D>(src[i * src_step]));
 }
 template <uint16_t (*kConvert)(float)>
 void StoreHalfRun(const float* src, int64_t src_step, int64_t n, uint8_t* dst, int64_t dst_step,
                   PrimitiveType) {
-  for (int64_t i = 0; i < n; ++i) StoreRaw<uint16_t>(dst + i * dst_step, kConvert(src[i * src_step]));
+  for (int64_t i = 0; i < n; ++i)
+    StoreRaw<uint16_t>(dst + i * dst_step, kConvert(src[i * src_step]));
 }
 template <typename T>
 void StoreAnyRun(const T* src, int64_t src_step, int64_t n, uint8_t* dst, int64_t dst_step,
@@ -377,11 +424,16 @@ StoreRunFn<T> PickStore(PrimitiveType to) {
   } else {
     if (!IsPred(to) && BitWidth(to) == 8 * ByteWidth(to)) {
       switch (ByteWidth(to)) {
-        case 1: return &StoreCastRun<T, uint8_t>;
-        case 2: return &StoreCastRun<T, uint16_t>;
-        case 4: return &StoreCastRun<T, uint32_t>;
-        case 8: return &StoreCastRun<T, uint64_t>;
-        default: break;
+        case 1:
+          return &StoreCastRun<T, uint8_t>;
+        case 2:
+          return &StoreCastRun<T, uint16_t>;
+        case 4:
+          return &StoreCastRun<T, uint32_t>;
+        case 8:
+          return &StoreCastRun<T, uint64_t>;
+        default:
+          break;
       }
     }
   }
@@ -624,8 +676,8 @@ void Gemm(MatView<T> a, MatView<T> b, MatView<T> c) {
 // whichever c has more of). Returns false when a worker ran out of memory.
 template <typename T>
 bool GemmParallel(const MatView<T>& a, const MatView<T>& b, const MatView<T>& c, int threads) {
-  const double flops = 2.0 * static_cast<double>(c.rows) * static_cast<double>(c.cols) *
-                       static_cast<double>(a.cols);
+  const double flops =
+      2.0 * static_cast<double>(c.rows) * static_cast<double>(c.cols) * static_cast<double>(a.cols);
   const int workers = ThreadsFor(flops, threads);
   const bool by_cols = c.cols >= c.rows;
   const int64_t extent = by_cols ? c.cols : c.rows;
@@ -754,8 +806,8 @@ Status PlanDot(const Instruction& dot, DotPlan* plan) {
   }
   for (PrimitiveType t : {plan->lhs_type, plan->rhs_type}) {
     if (!Convertible(t, plan->out_type)) {
-      return Unsupported(dot, TypeName(t) + " operands with a " + TypeName(plan->out_type) +
-                                  " result");
+      return Unsupported(dot,
+                         TypeName(t) + " operands with a " + TypeName(plan->out_type) + " result");
     }
   }
   if (!dot.attrs().sparsity.empty()) return Unsupported(dot, "sparse dots");
@@ -773,8 +825,8 @@ Status PlanDot(const Instruction& dot, DotPlan* plan) {
                    const char* what) -> Status {
     for (int64_t d : list) {
       if (d < 0 || d >= static_cast<int64_t>(used.size()) || used[d]) {
-        return Invalid(dot, std::string(what) + " dimension " + Str(d) +
-                                " is out of range or listed twice");
+        return Invalid(
+            dot, std::string(what) + " dimension " + Str(d) + " is out of range or listed twice");
       }
       used[d] = true;
     }
@@ -839,7 +891,7 @@ Status PlanDot(const Instruction& dot, DotPlan* plan) {
 // otherwise packed into `scratch`.
 template <typename T>
 struct BatchedView {
-  MatView<T> matrix;      // batch 0
+  MatView<T> matrix;  // batch 0
   int64_t batch_stride = 0;
   bool packed = false;
 };
@@ -901,10 +953,10 @@ Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, con
                uint8_t* out, int threads) {
   if (p.batch == 0 || p.m == 0 || p.n == 0) return Status::Ok();
   std::vector<T> lhs_scratch, rhs_scratch, out_scratch;
-  BatchedView<T> l = PrepareOperand<T>(p, p.lhs_type, lhs, p.lhs_batch, p.lhs_m, p.lhs_k,
-                                       &lhs_scratch);
-  BatchedView<T> r = PrepareOperand<T>(p, p.rhs_type, rhs, p.rhs_batch, p.rhs_k, p.rhs_n,
-                                       &rhs_scratch);
+  BatchedView<T> l =
+      PrepareOperand<T>(p, p.lhs_type, lhs, p.lhs_batch, p.lhs_m, p.lhs_k, &lhs_scratch);
+  BatchedView<T> r =
+      PrepareOperand<T>(p, p.rhs_type, rhs, p.rhs_batch, p.rhs_k, p.rhs_n, &rhs_scratch);
   bool in_place = false;
   BatchedView<T> o;
   if (StorageIs<T>(p.out_type)) {
@@ -927,15 +979,14 @@ Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, con
   const int64_t batch_workers = std::min<int64_t>(p.batch, workers);
   const int inner = static_cast<int>(std::max<int64_t>(1, workers / batch_workers));
   std::vector<char> failed(static_cast<size_t>(batch_workers), 0);
-  const bool ok = ParallelFor(p.batch, static_cast<int>(batch_workers),
-                              [&](int64_t b0, int64_t b1, int w) {
-                                for (int64_t b = b0; b < b1; ++b) {
-                                  if (!GemmParallel(matrix(l, b), matrix(r, b), matrix(o, b),
-                                                    inner)) {
-                                    failed[w] = 1;
-                                  }
-                                }
-                              });
+  const bool ok =
+      ParallelFor(p.batch, static_cast<int>(batch_workers), [&](int64_t b0, int64_t b1, int w) {
+        for (int64_t b = b0; b < b1; ++b) {
+          if (!GemmParallel(matrix(l, b), matrix(r, b), matrix(o, b), inner)) {
+            failed[w] = 1;
+          }
+        }
+      });
   if (!ok || std::count(failed.begin(), failed.end(), 1) > 0) return OutOfMemory(dot);
   if (!in_place) {
     UnpackFrom<T>(PackedDims(p.out_batch, p.out_m, p.out_n, o, /*group_is_source=*/false),
@@ -948,13 +999,18 @@ Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, con
 template <typename Fn>
 Status WithAccumulator(PrimitiveType type, Fn&& fn) {
   switch (type) {
-    case PrimitiveType::kF64: return fn(double{});
-    case PrimitiveType::kC64: return fn(CFloat{});
-    case PrimitiveType::kC128: return fn(CDouble{});
+    case PrimitiveType::kF64:
+      return fn(double{});
+    case PrimitiveType::kC64:
+      return fn(CFloat{});
+    case PrimitiveType::kC128:
+      return fn(CDouble{});
     case PrimitiveType::kS64:
     case PrimitiveType::kU64:
-    case PrimitiveType::kPred: return fn(uint64_t{});
-    default: break;
+    case PrimitiveType::kPred:
+      return fn(uint64_t{});
+    default:
+      break;
   }
   if (IsInteger(type)) return fn(uint32_t{});
   return fn(float{});
@@ -972,11 +1028,11 @@ struct ConvPlan {
   std::vector<WindowDimension> window;
   std::vector<int64_t> lhs_dims, rhs_dims, out_dims;
   std::vector<int64_t> lhs_strides, rhs_strides, out_strides;
-  int64_t k_in = 0;             // kernel input features: input features per feature group
-  int64_t k_out = 0;            // kernel output features = result features
-  int64_t out_per_fgroup = 1;   // result features per feature group
-  int64_t out_per_bgroup = 1;   // result features per batch group
-  int64_t batch_group_size = 0; // input batch / batch_group_count = result batch
+  int64_t k_in = 0;              // kernel input features: input features per feature group
+  int64_t k_out = 0;             // kernel output features = result features
+  int64_t out_per_fgroup = 1;    // result features per feature group
+  int64_t out_per_bgroup = 1;    // result features per batch group
+  int64_t batch_group_size = 0;  // input batch / batch_group_count = result batch
 };
 
 int64_t WindowedSize(int64_t in_size, const WindowDimension& w) {
@@ -990,9 +1046,8 @@ int64_t WindowedSize(int64_t in_size, const WindowDimension& w) {
 Status PlanConvolution(const Instruction& conv, ConvPlan* p) {
   if (conv.opcode() != Opcode::kConvolution) return Invalid(conv, "not a convolution");
   if (conv.operand_count() != 2) {
-    return conv.operand_count() > 2
-               ? Unsupported(conv, "quantized convolutions (extra operands)")
-               : Invalid(conv, "expects an input and a kernel");
+    return conv.operand_count() > 2 ? Unsupported(conv, "quantized convolutions (extra operands)")
+                                    : Invalid(conv, "expects an input and a kernel");
   }
   const Shape& ls = conv.operand(0)->shape();
   const Shape& rs = conv.operand(1)->shape();
@@ -1008,8 +1063,8 @@ Status PlanConvolution(const Instruction& conv, ConvPlan* p) {
   }
   for (PrimitiveType t : {p->lhs_type, p->rhs_type}) {
     if (!Convertible(t, p->out_type)) {
-      return Unsupported(conv, TypeName(t) + " operands with a " + TypeName(p->out_type) +
-                                   " result");
+      return Unsupported(conv,
+                         TypeName(t) + " operands with a " + TypeName(p->out_type) + " result");
     }
   }
   if (!conv.attrs().convolution_dimension_numbers) return Invalid(conv, "missing dim_labels");
@@ -1051,8 +1106,8 @@ Status PlanConvolution(const Instruction& conv, ConvPlan* p) {
                                dn.output_spatial_dimensions, "output"));
   if (spatial > 0) {
     if (!conv.attrs().window || conv.attrs().window->dimensions.size() != spatial) {
-      return Invalid(conv, "the window must have " + Str(static_cast<int64_t>(spatial)) +
-                               " dimension(s)");
+      return Invalid(
+          conv, "the window must have " + Str(static_cast<int64_t>(spatial)) + " dimension(s)");
     }
     p->window = conv.attrs().window->dimensions;
   }
@@ -1111,8 +1166,8 @@ struct ConvBlock {
 constexpr int64_t kChunkElements = int64_t{1} << 21;
 
 template <typename T>
-Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs,
-                const uint8_t* rhs, uint8_t* out, int threads) {
+Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, const uint8_t* rhs,
+                uint8_t* out, int threads) {
   const ConvolutionDimensionNumbers& dn = p.dn;
   const size_t spatial = p.window.size();
   if (Product(p.out_dims) == 0) return Status::Ok();
@@ -1135,7 +1190,8 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs,
 
   if (kdim == 0) {  // empty sums: every result element is zero
     std::vector<CopyDim> dims;
-    for (size_t d = 0; d < p.out_dims.size(); ++d) dims.push_back({p.out_dims[d], 0, p.out_strides[d]});
+    for (size_t d = 0; d < p.out_dims.size(); ++d)
+      dims.push_back({p.out_dims[d], 0, p.out_strides[d]});
     const T zero{};
     UnpackFrom<T>(dims, &zero, p.out_type, out);
     return Status::Ok();
@@ -1186,8 +1242,8 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs,
   int64_t max_block = 0;
   for (const ConvBlock& b : blocks) max_block = std::max(max_block, b.end - b.begin);
 
-  const double flops = 2.0 * static_cast<double>(rows) * static_cast<double>(kdim) *
-                       static_cast<double>(p.k_out);
+  const double flops =
+      2.0 * static_cast<double>(rows) * static_cast<double>(kdim) * static_cast<double>(p.k_out);
   const int workers = ThreadsFor(flops, threads);
   int64_t chunk = std::clamp<int64_t>(kChunkElements / kdim, 1, rows);
   chunk = std::min(chunk, (rows + workers - 1) / workers);
@@ -1324,8 +1380,8 @@ Status PlanSort(const Instruction& sort, SortPlan* p) {
   if (n == 0) return Invalid(sort, "expects at least one operand");
   const Shape& result = sort.shape();
   if (result.IsTuple() ? result.tuple_size() != n : n != 1) {
-    return Invalid(sort, "result shape " + result.ToString() + " does not match " + Str(n) +
-                             " operand(s)");
+    return Invalid(
+        sort, "result shape " + result.ToString() + " does not match " + Str(n) + " operand(s)");
   }
   p->dims = sort.operand(0)->shape().dimensions();
   for (int64_t k = 0; k < n; ++k) {
@@ -1343,7 +1399,8 @@ Status PlanSort(const Instruction& sort, SortPlan* p) {
     RETURN_IF_ERROR(DenseStrides(sort, buffer, what, &strides));
     p->strides.push_back(std::move(strides));
     p->bytes.push_back(ByteWidth(buffer.element_type()));
-    if (p->bytes.back() <= 0) return Unsupported(sort, "element type " + TypeName(buffer.element_type()));
+    if (p->bytes.back() <= 0)
+      return Unsupported(sort, "element type " + TypeName(buffer.element_type()));
   }
   const std::vector<int64_t>& dimensions = sort.dimensions();
   if (dimensions.size() != 1 || dimensions[0] < 0 ||
@@ -1355,6 +1412,10 @@ Status PlanSort(const Instruction& sort, SortPlan* p) {
 }
 
 }  // namespace
+
+// ===========================================================================
+// 9. Entry points
+// ===========================================================================
 
 bool CanRunDot(const Instruction& dot, std::string* why) {
   DotPlan plan;
@@ -1418,8 +1479,8 @@ Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
   RETURN_IF_ERROR(PlanSort(sort, &p));
   const size_t n = p.strides.size();
   if (operands.size() != n) {
-    return Invalid(sort, "got " + Str(static_cast<int64_t>(operands.size())) +
-                             " buffers for " + Str(static_cast<int64_t>(n)) + " operands");
+    return Invalid(sort, "got " + Str(static_cast<int64_t>(operands.size())) + " buffers for " +
+                             Str(static_cast<int64_t>(n)) + " operands");
   }
   if (comparator == nullptr) return Invalid(sort, "no comparator");
   const int64_t len = p.dims[p.axis];
@@ -1476,7 +1537,7 @@ Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
 }
 
 // ===========================================================================
-// 9. Cost estimates
+// 10. Cost estimates
 // ===========================================================================
 
 int64_t DotFlops(const Instruction& dot) {

@@ -1,0 +1,144 @@
+// Differential test of the CPU backend: every example and every corpus module the
+// interpreter can run is compiled fused (the whole pipeline) and unfused (one kernel per
+// op), run on random inputs, and compared with the interpreter. Modules the backend
+// cannot compile yet must be listed in kNotCompiled with the reason; the list only
+// shrinks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "compiler/verifier/verifier.h"
+#include "tests/corpus/run_with_budget.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FUSEBOX_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FUSEBOX_SANITIZED 1
+#endif
+#endif
+
+namespace fusebox {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  std::string file;
+  size_t module_index;
+  bool example;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file << "#" << c.module_index; }
+
+std::vector<Case> AllCases() {
+  std::vector<Case> cases;
+  fs::path src(FUSEBOX_SOURCE_DIR);
+  for (const char* dir : {"assets/examples", "tests/data/xla_corpus"}) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(src / dir)) {
+      std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".hlo" || ext == ".txt")) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      auto parsed = ParseFile(f.string());
+      if (!parsed.ok()) continue;
+      for (size_t i = 0; i < parsed->modules.size(); ++i) {
+        cases.push_back({fs::relative(f, src).string(), i, std::string(dir) == "assets/examples"});
+      }
+    }
+  }
+  return cases;
+}
+
+int64_t InputElements(const Module& m) {
+  int64_t total = 0;
+  for (const Instruction* p : m.entry()->parameters()) {
+    if (p == nullptr) continue;
+    ForEachSubshape(p->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+      if (s.IsArray()) total += std::max<int64_t>(s.ElementCount(), 0);
+    });
+  }
+  return total;
+}
+
+// Corpus files (relative to tests/data/xla_corpus) the CPU backend cannot compile yet,
+// with the op that stops it. A module that starts compiling must be removed from here.
+const std::map<std::string, std::string>& NotCompiled() {
+  static const auto* list = new std::map<std::string, std::string>{
+  };
+  return *list;
+}
+
+class CpuDifferentialTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
+  const Case& c = GetParam();
+  auto parsed = ParseFile((fs::path(FUSEBOX_SOURCE_DIR) / c.file).string());
+  ASSERT_TRUE(parsed.ok());
+  std::unique_ptr<Module> module = std::move(parsed->modules[c.module_index]);
+  if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
+#ifdef FUSEBOX_SANITIZED
+  const int64_t kLimit = int64_t{1} << 20;
+#else
+  const int64_t kLimit = c.example ? int64_t{1} << 24 : int64_t{1} << 22;
+#endif
+  if (InputElements(*module) > kLimit) GTEST_SKIP() << "inputs too large for this test";
+  auto args = RandomArguments(*module, 1);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  InterpreterOptions options;
+  options.max_while_iterations = 1 << 16;
+  auto expected = RunWithBudget(*module, *args, options);
+  if (!expected.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << expected.status().message();
+  PrimitiveType type = PrimitiveType::kF32;
+  ForEachSubshape(expected->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+    if (s.IsArray()) type = s.element_type();
+  });
+  const std::string key = fs::path(c.file).filename().string() + "#" + std::to_string(c.module_index);
+  auto listed = NotCompiled().find(key);
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    auto optimized = OptimizeForBackend(*module, fused);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    CpuExecutableOptions exe_options;
+    exe_options.threads = 2;
+    auto exe = CpuExecutable::Create(std::move(*optimized), exe_options);
+    if (!exe.ok()) {
+      EXPECT_NE(listed, NotCompiled().end()) << key << ": " << exe.status().message();
+      if (listed != NotCompiled().end()) {
+        EXPECT_NE(exe.status().message().find(listed->second), std::string::npos)
+            << key << " fails for another reason now: " << exe.status().message();
+      }
+      continue;
+    }
+    EXPECT_EQ(listed, NotCompiled().end()) << key << " compiles now: remove it from NotCompiled()";
+    auto actual = (*exe)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << key << ": " << actual.status().message();
+    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(type));
+    EXPECT_TRUE(cmp.ok()) << key << ": " << cmp.ToString();
+  }
+}
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = std::to_string(info.index) + "_" + fs::path(info.param.file).stem().string() +
+                     "_" + std::to_string(info.param.module_index);
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CpuDifferentialTest, ::testing::ValuesIn(AllCases()), CaseName);
+
+}  // namespace
+}  // namespace fusebox
