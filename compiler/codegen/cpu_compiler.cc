@@ -8,6 +8,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -38,6 +39,15 @@ void InitializeLlvmOnce() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
+    // Fully unrolling nests of small constant loops (a broadcast into f32[3,3,16,32])
+    // makes bodies of thousands of stores that later passes take seconds over (measured:
+    // 9 s for that one kernel); the vectorizer handles innermost loops better anyway.
+    // PipelineTuningOptions has no knob for it in LLVM 19, the pass's option does.
+    auto& options = llvm::cl::getRegisteredOptions();
+    if (auto it = options.find("unroll-full-max-count"); it != options.end()) {
+      // As if given on a command line: the pass reads it only when it "occurred".
+      (void)it->second->addOccurrence(1, "unroll-full-max-count", "8");
+    }
   });
 }
 
@@ -99,8 +109,6 @@ bool IsLibraryOp(Opcode op) {
 // Ops the loop emitter cannot run as a kernel of their own (yet).
 std::string UnsupportedReason(const Instruction& inst) {
   switch (inst.opcode()) {
-    case Opcode::kScatter:
-    case Opcode::kSelectAndScatter:
     case Opcode::kFft:
     case Opcode::kRng:
     case Opcode::kRngBitGenerator:
@@ -272,9 +280,17 @@ class KernelEmitter {
       if (inst.opcode() == Opcode::kSort) return EmitComparator(inst, kernel);
       return Status::Ok();
     }
+    if (IsScatterLike(inst.opcode())) return EmitScatterLike(inst, inst, kernel);
     if (inst.opcode() == Opcode::kFusion) {
       const Computation* fused = inst.fused_computation();
       if (fused == nullptr) return InvalidArgument(inst.name() + ": fusion without a fused computation");
+      for (const auto& i : fused->instructions()) {
+        if (IsScatterLike(i->opcode()) && i.get() != fused->root()) {
+          return Unimplemented(inst.name() + ": fused " + i->name() + " (" + std::string(OpcodeName(i->opcode())) +
+                               ") is supported only as the root of a fusion");
+        }
+      }
+      if (IsScatterLike(fused->root()->opcode())) return EmitScatterLike(inst, *fused->root(), kernel);
       for (const auto& i : fused->instructions()) {
         if (std::string why = UnsupportedReason(*i); !why.empty()) {
           return Unimplemented(inst.name() + ": fused " + i->name() + ": " + why);
@@ -476,6 +492,285 @@ class KernelEmitter {
     b.CreateRet(b.CreateZExt(result[0], b.getInt8Ty()));
     kernel->comparator_function = name;
     return Status::Ok();
+  }
+
+  static bool IsScatterLike(Opcode op) { return op == Opcode::kScatter || op == Opcode::kSelectAndScatter; }
+
+  // scatter / select-and-scatter (alone or as a fusion's root): a parallel loop writes the
+  // initial result (the operands' copy, or the init value), then one serial loop applies
+  // the updates in the interpreter's order, reading and writing the result buffers.
+  Status EmitScatterLike(const Instruction& inst, const Instruction& root, CpuKernel* kernel) {
+    const bool is_scatter = root.opcode() == Opcode::kScatter;
+    const int64_t n = is_scatter ? (root.operand_count() - 1) / 2 : 1;
+    if (is_scatter && (root.operand_count() < 3 || root.operand_count() % 2 == 0 ||
+                       !root.attrs().scatter_dimension_numbers || root.to_apply() == nullptr)) {
+      return InvalidArgument(inst.name() + ": malformed scatter");
+    }
+    if (!is_scatter && (root.operand_count() != 3 || !root.attrs().window || root.called_computations().size() < 2)) {
+      return InvalidArgument(inst.name() + ": malformed select-and-scatter");
+    }
+    std::vector<Shape> outs;
+    ForEachSubshape(root.shape(), [&](const Shape& sh, const std::vector<int64_t>&) {
+      if (sh.IsArray()) outs.push_back(sh);
+    });
+    if (static_cast<int64_t>(outs.size()) != n) return InvalidArgument(inst.name() + ": result shape does not match");
+    const int64_t operand_count = inst.operand_count();
+    const int64_t buffer_count = operand_count + n;
+    const Shape& shape = outs[0];
+    // Group 0: the initial result, in parallel.
+    {
+      CpuLoopGroup init;
+      init.function = kernel->name + ".init";
+      int64_t partition_dim = -1;
+      for (int64_t d = 0; d < shape.rank(); ++d) {
+        if (shape.dimensions(d) > 1) {
+          partition_dim = d;
+          break;
+        }
+      }
+      init.extent = shape.ElementCount() == 0 ? 0 : partition_dim < 0 ? 1 : shape.dimensions(partition_dim);
+      init.elements_per_iteration = init.extent == 0 ? 0 : std::max<int64_t>(1, shape.ElementCount() / init.extent);
+      llvm::Function* body = DeclareKernel(buffer_count, init.function);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
+      ElementalEmitter emitter(b, module_);
+      BindInputs(inst, *kernel, body, emitter);
+      llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
+      llvm::Value* end = body->getArg(static_cast<unsigned>(buffer_count + 1));
+      auto store = [&](const IrIndex& index) {
+        for (int64_t i = 0; i < n; ++i) {
+          llvm::Value* v = is_scatter ? emitter.Emit(root.operand(i), index) : emitter.Emit(root.operand(2), {});
+          IrArray out(body->getArg(static_cast<unsigned>(operand_count + i)), outs[i]);
+          b.CreateStore(codegen::ToStorage(b, outs[i].element_type(), v), out.Address(b, index));
+        }
+      };
+      EmitPartitionedLoops(emitter, b, shape, partition_dim, begin, end, store);
+      b.CreateRetVoid();
+      RETURN_IF_ERROR(emitter.status());
+      kernel->groups.push_back(init);
+    }
+    // Group 1: the updates, serially.
+    CpuLoopGroup apply;
+    apply.function = kernel->name + ".apply";
+    apply.extent = 1;
+    apply.elements_per_iteration = 1;
+    llvm::Function* body = DeclareKernel(buffer_count, apply.function);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
+    ElementalEmitter emitter(b, module_);
+    BindInputs(inst, *kernel, body, emitter);
+    std::vector<IrArray> results;
+    for (int64_t i = 0; i < n; ++i) results.emplace_back(body->getArg(static_cast<unsigned>(operand_count + i)), outs[i]);
+    llvm::Function* fn = body;
+    llvm::BasicBlock* run = llvm::BasicBlock::Create(context_, "run", fn);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "done", fn);
+    b.CreateCondBr(b.CreateICmpSLT(body->getArg(static_cast<unsigned>(buffer_count)),
+                                   body->getArg(static_cast<unsigned>(buffer_count + 1))),
+                   run, done);
+    b.SetInsertPoint(run);
+    if (is_scatter) {
+      EmitScatterUpdates(root, emitter, b, results);
+    } else {
+      EmitSelectAndScatterUpdates(root, emitter, b, results[0]);
+    }
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    b.CreateRetVoid();
+    RETURN_IF_ERROR(emitter.status());
+    kernel->groups.push_back(apply);
+    return Status::Ok();
+  }
+
+  // for i in [begin, end) of `partition_dim`, then every inner dimension: body(index).
+  void EmitPartitionedLoops(ElementalEmitter& emitter, llvm::IRBuilder<>& b, const Shape& shape, int64_t partition_dim,
+                            llvm::Value* begin, llvm::Value* end, const std::function<void(const IrIndex&)>& body) {
+    if (partition_dim < 0) {
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      llvm::BasicBlock* run = llvm::BasicBlock::Create(context_, "run", fn);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "done", fn);
+      b.CreateCondBr(b.CreateICmpSLT(begin, end), run, done);
+      b.SetInsertPoint(run);
+      body(IrIndex(shape.rank(), b.getInt64(0)));
+      b.CreateBr(done);
+      b.SetInsertPoint(done);
+      return;
+    }
+    emitter.EmitLoop(begin, end, "i" + std::to_string(partition_dim), [&](llvm::Value* outer) {
+      std::vector<int64_t> bounds(shape.dimensions().begin(), shape.dimensions().end());
+      std::vector<int64_t> order;
+      for (int64_t d = partition_dim + 1; d < shape.rank(); ++d) order.push_back(d);
+      emitter.EmitLoopNest(bounds, order, "i", [&](const IrIndex& inner) {
+        IrIndex index(shape.rank(), b.getInt64(0));
+        for (int64_t d = partition_dim + 1; d < shape.rank(); ++d) index[d] = inner[d];
+        index[partition_dim] = outer;
+        body(index);
+      });
+    });
+  }
+
+  static bool Contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+  void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                          const std::vector<IrArray>& results) {
+    const int64_t n = (scatter.operand_count() - 1) / 2;
+    const ScatterDimensionNumbers& dn = *scatter.attrs().scatter_dimension_numbers;
+    const Instruction* indices = scatter.operand(n);
+    const Shape& upd = scatter.operand(n + 1)->shape();
+    const Shape& op = results[0].shape();
+    const int64_t op_rank = op.rank();
+    const int64_t idx_rank = indices->shape().rank();
+    const bool implicit_vector = dn.index_vector_dim == idx_rank;
+    std::vector<int64_t> window_dims;  // operand dims the update window covers, in order
+    for (int64_t d = 0; d < op_rank; ++d) {
+      if (!Contains(dn.inserted_window_dims, d) && !Contains(dn.input_batching_dims, d)) window_dims.push_back(d);
+    }
+    std::vector<int64_t> scatter_upd_dims;
+    for (int64_t d = 0; d < upd.rank(); ++d) {
+      if (!Contains(dn.update_window_dims, d)) scatter_upd_dims.push_back(d);
+    }
+    std::vector<int64_t> index_batch_dims;  // indices dims other than the index vector dim
+    for (int64_t d = 0; d < idx_rank; ++d) {
+      if (implicit_vector || d != dn.index_vector_dim) index_batch_dims.push_back(d);
+    }
+    std::vector<int64_t> window_size(op_rank, 1);
+    for (size_t k = 0; k < window_dims.size() && k < dn.update_window_dims.size(); ++k) {
+      window_size[window_dims[k]] = upd.dimensions(dn.update_window_dims[k]);
+    }
+    std::vector<int64_t> scatter_bounds, scatter_order;
+    for (size_t k = 0; k < scatter_upd_dims.size(); ++k) {
+      scatter_bounds.push_back(upd.dimensions(scatter_upd_dims[k]));
+      scatter_order.push_back(static_cast<int64_t>(k));
+    }
+    emitter.EmitLoopNest(scatter_bounds, scatter_order, "scatter", [&](const IrIndex& sidx) {
+      std::vector<llvm::Value*> start(op_rank, b.getInt64(0));
+      for (size_t k = 0; k < dn.scatter_dims_to_operand_dims.size(); ++k) {
+        IrIndex at(idx_rank, nullptr);
+        for (size_t j = 0; j < index_batch_dims.size() && j < sidx.size(); ++j) at[index_batch_dims[j]] = sidx[j];
+        if (!implicit_vector) at[dn.index_vector_dim] = b.getInt64(static_cast<int64_t>(k));
+        llvm::Value* v = emitter.Emit(indices, at);
+        v = IsUnsignedInt(indices->shape().element_type()) ? b.CreateZExt(v, b.getInt64Ty()) : b.CreateSExt(v, b.getInt64Ty());
+        start[dn.scatter_dims_to_operand_dims[k]] = v;
+      }
+      for (size_t k = 0; k < dn.input_batching_dims.size(); ++k) {
+        int64_t pos = std::find(index_batch_dims.begin(), index_batch_dims.end(), dn.scatter_indices_batching_dims[k]) -
+                      index_batch_dims.begin();
+        if (pos < static_cast<int64_t>(sidx.size())) start[dn.input_batching_dims[k]] = sidx[pos];
+      }
+      llvm::Value* in_bounds = b.getTrue();
+      for (int64_t d = 0; d < op_rank; ++d) {
+        in_bounds = b.CreateAnd(in_bounds, b.CreateICmpSGE(start[d], b.getInt64(0)));
+        in_bounds = b.CreateAnd(in_bounds, b.CreateICmpSLE(start[d], b.getInt64(op.dimensions(d) - window_size[d])));
+      }
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, "scatter.apply", fn);
+      llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "scatter.next", fn);
+      b.CreateCondBr(in_bounds, then_block, next);
+      b.SetInsertPoint(then_block);
+      std::vector<int64_t> window_bounds, window_order;
+      for (size_t k = 0; k < dn.update_window_dims.size(); ++k) {
+        window_bounds.push_back(upd.dimensions(dn.update_window_dims[k]));
+        window_order.push_back(static_cast<int64_t>(k));
+      }
+      emitter.EmitLoopNest(window_bounds, window_order, "window", [&](const IrIndex& widx) {
+        IrIndex full = start;
+        for (size_t k = 0; k < window_dims.size() && k < widx.size(); ++k) {
+          full[window_dims[k]] = b.CreateAdd(start[window_dims[k]], widx[k]);
+        }
+        IrIndex u(upd.rank(), nullptr);
+        for (size_t k = 0; k < scatter_upd_dims.size(); ++k) u[scatter_upd_dims[k]] = sidx[k];
+        for (size_t k = 0; k < dn.update_window_dims.size(); ++k) u[dn.update_window_dims[k]] = widx[k];
+        std::vector<llvm::Value*> args;
+        std::vector<llvm::Value*> addresses;
+        for (int64_t i = 0; i < n; ++i) {
+          llvm::Value* address = results[i].Address(b, full);
+          addresses.push_back(address);
+          PrimitiveType t = results[i].shape().element_type();
+          args.push_back(codegen::ToRegister(b, t, b.CreateLoad(*codegen::StorageType(context_, t), address)));
+        }
+        for (int64_t i = 0; i < n; ++i) args.push_back(emitter.Emit(scatter.operand(n + 1 + i), u));
+        std::vector<llvm::Value*> combined = emitter.EmitScalarComputation(*scatter.to_apply(), args);
+        for (int64_t i = 0; i < n && i < static_cast<int64_t>(combined.size()); ++i) {
+          b.CreateStore(codegen::ToStorage(b, results[i].shape().element_type(), combined[i]), addresses[i]);
+        }
+      });
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+    });
+  }
+
+  void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                                   const IrArray& result) {
+    const Computation* select = sas.called_computation(0);
+    const Computation* scatter = sas.called_computation(1);
+    const Shape& in = sas.operand(0)->shape();
+    const Shape& source = sas.operand(1)->shape();
+    const Window& window = *sas.attrs().window;
+    const int64_t rank = in.rank();
+    llvm::Type* i64 = b.getInt64Ty();
+    std::vector<llvm::AllocaInst*> selected;
+    for (int64_t d = 0; d < rank; ++d) selected.push_back(emitter.EntryAlloca(i64, "selected"));
+    llvm::AllocaInst* has = emitter.EntryAlloca(b.getInt1Ty(), "has_selection");
+    std::vector<int64_t> source_bounds(source.dimensions().begin(), source.dimensions().end()), order;
+    for (int64_t d = 0; d < rank; ++d) order.push_back(d);
+    emitter.EmitLoopNest(source_bounds, order, "source", [&](const IrIndex& s) {
+      b.CreateStore(b.getFalse(), has);
+      std::vector<int64_t> window_bounds;
+      for (int64_t d = 0; d < rank; ++d) window_bounds.push_back(window.dimensions[d].size);
+      emitter.EmitLoopNest(window_bounds, order, "tap", [&](const IrIndex& w) {
+        llvm::Value* inside = b.getTrue();
+        IrIndex pos(rank);
+        for (int64_t d = 0; d < rank; ++d) {
+          const WindowDimension& wd = window.dimensions[d];
+          llvm::Value* p = b.CreateAdd(b.CreateMul(s[d], b.getInt64(wd.stride)), b.CreateMul(w[d], b.getInt64(wd.window_dilation)));
+          p = b.CreateSub(p, b.getInt64(wd.padding_low));
+          llvm::Value* ok = b.CreateICmpSGE(p, b.getInt64(0));
+          if (wd.base_dilation != 1) {
+            ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(p, b.getInt64(wd.base_dilation)), b.getInt64(0)));
+            p = b.CreateSDiv(p, b.getInt64(wd.base_dilation));
+          }
+          ok = b.CreateAnd(ok, b.CreateICmpSLT(p, b.getInt64(in.dimensions(d))));
+          inside = b.CreateAnd(inside, ok);
+          pos[d] = p;
+        }
+        llvm::Function* fn = b.GetInsertBlock()->getParent();
+        llvm::BasicBlock* tap = llvm::BasicBlock::Create(context_, "tap.inside", fn);
+        llvm::BasicBlock* first = llvm::BasicBlock::Create(context_, "tap.first", fn);
+        llvm::BasicBlock* compare = llvm::BasicBlock::Create(context_, "tap.compare", fn);
+        llvm::BasicBlock* take = llvm::BasicBlock::Create(context_, "tap.take", fn);
+        llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "tap.next", fn);
+        b.CreateCondBr(inside, tap, next);
+        b.SetInsertPoint(tap);
+        b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), has), compare, first);
+        b.SetInsertPoint(first);
+        b.CreateBr(take);
+        b.SetInsertPoint(compare);
+        IrIndex current(rank);
+        for (int64_t d = 0; d < rank; ++d) current[d] = b.CreateLoad(i64, selected[d]);
+        llvm::Value* a = emitter.Emit(sas.operand(0), current);
+        llvm::Value* c = emitter.Emit(sas.operand(0), pos);
+        std::vector<llvm::Value*> keep = emitter.EmitScalarComputation(*select, {a, c});
+        llvm::Value* keep_value = keep.empty() ? b.getTrue() : keep[0];
+        b.CreateCondBr(keep_value, next, take);
+        b.SetInsertPoint(take);
+        for (int64_t d = 0; d < rank; ++d) b.CreateStore(pos[d], selected[d]);
+        b.CreateStore(b.getTrue(), has);
+        b.CreateBr(next);
+        b.SetInsertPoint(next);
+      });
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      llvm::BasicBlock* apply = llvm::BasicBlock::Create(context_, "scatter.apply", fn);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "scatter.done", fn);
+      b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), has), apply, done);
+      b.SetInsertPoint(apply);
+      IrIndex at(rank);
+      for (int64_t d = 0; d < rank; ++d) at[d] = b.CreateLoad(i64, selected[d]);
+      PrimitiveType t = result.shape().element_type();
+      llvm::Value* address = result.Address(b, at);
+      llvm::Value* current = codegen::ToRegister(b, t, b.CreateLoad(*codegen::StorageType(context_, t), address));
+      llvm::Value* src = emitter.Emit(sas.operand(1), s);
+      std::vector<llvm::Value*> combined = emitter.EmitScalarComputation(*scatter, {src, current});
+      if (!combined.empty()) b.CreateStore(codegen::ToStorage(b, t, combined[0]), address);
+      b.CreateBr(done);
+      b.SetInsertPoint(done);
+    });
   }
 
   // Every array the kernel touches (operands, results, fused and called computations)

@@ -3,8 +3,10 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "compiler/ir/literal.h"
 
@@ -22,7 +24,146 @@ std::vector<int64_t> Strides(const Shape& shape) {
 
 }  // namespace
 
+namespace {
+
+// Narrow floats (f16, bf16, the f8 types and f4e2m1fn) live in float registers and are
+// rounded back to their type after every operation, as the reference interpreter does.
+bool IsNarrowFloat(PrimitiveType t) {
+  return IsFloat(t) && t != PrimitiveType::kF32 && t != PrimitiveType::kF64;
+}
+
+// s1..s4 and u1..u4: one byte per element holding the low bits, zero-extended (what
+// Literal::SetBits stores, so a negative s4 is 0x0F..0x08), and iN in registers.
+bool IsSubByteInt(PrimitiveType t) { return IsInteger(t) && BitWidth(t) < 8; }
+
+// A decoded narrow-float NaN keeps its encoding in the low bits of the float's payload,
+// under this tag, so that loads and stores (moves, bitcast-convert, total-order compares)
+// keep every NaN's bits; arithmetic results are canonicalized by RoundToType first.
+constexpr uint32_t kNanTag = 0x7FC00100;
+constexpr uint32_t kNanTagMask = 0x7FFFFF00;
+
+// What the literal codec (compiler/ir/literal.cc, DoubleToFloatBits) does with a narrow
+// float, read off the codec itself so that the emitted encoder matches it bit for bit.
+struct NarrowFloatCodec {
+  int width = 0;
+  int mantissa_bits = 0;
+  int bias = 0;
+  bool is_signed = true;        // f8e8m0fnu has no sign bit
+  bool has_subnormals = true;   // f8e8m0fnu has none (and no zero)
+  bool no_negative_zero = false;  // fnuz types: -0 encodes as +0
+  uint64_t max_finite = 0;      // the largest finite magnitude's encoding
+  uint64_t nan[2] = {0, 0};     // by sign: the NaN encoding of +NaN, -NaN
+  uint64_t overflow[2] = {0, 0};  // by sign: too large or infinite
+};
+
+NarrowFloatCodec MakeCodec(PrimitiveType type) {
+  NarrowFloatCodec c;
+  c.width = BitWidth(type);
+  c.mantissa_bits = MantissaBits(type);
+  // Exponent field 1 with a zero mantissa is the smallest normal, 2^(1 - bias).
+  c.bias = 1 - std::ilogb(FloatBitsToDouble(type, uint64_t{1} << c.mantissa_bits));
+  c.is_signed = type != PrimitiveType::kF8E8M0FNU;
+  c.has_subnormals = c.is_signed;
+  c.no_negative_zero = c.is_signed && DoubleToFloatBits(type, -0.0) == 0;
+  const uint64_t magnitudes = uint64_t{1} << (c.is_signed ? c.width - 1 : c.width);
+  for (uint64_t bits = 0; bits < magnitudes; ++bits) {
+    if (std::isfinite(FloatBitsToDouble(type, bits))) c.max_finite = bits;
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  c.nan[0] = DoubleToFloatBits(type, nan);
+  c.nan[1] = DoubleToFloatBits(type, -nan);
+  c.overflow[0] = DoubleToFloatBits(type, inf);
+  c.overflow[1] = DoubleToFloatBits(type, -inf);
+  return c;
+}
+
+const NarrowFloatCodec& CodecFor(PrimitiveType type) {
+  static const auto* codecs = [] {
+    auto* table = new std::map<PrimitiveType, NarrowFloatCodec>();
+    for (PrimitiveType t :
+         {PrimitiveType::kF16, PrimitiveType::kBF16, PrimitiveType::kF8E5M2, PrimitiveType::kF8E4M3,
+          PrimitiveType::kF8E4M3FN, PrimitiveType::kF8E4M3B11FNUZ, PrimitiveType::kF8E5M2FNUZ,
+          PrimitiveType::kF8E4M3FNUZ, PrimitiveType::kF8E3M4, PrimitiveType::kF8E8M0FNU,
+          PrimitiveType::kF4E2M1FN}) {
+      (*table)[t] = MakeCodec(t);
+    }
+    return table;
+  }();
+  return codecs->at(type);
+}
+
+// The encoding of the double `value` in narrow float `type` (an i64), rounded to nearest
+// even with the codec's overflow, NaN and zero rules: DoubleToFloatBits in IR.
+llvm::Value* EncodeNarrowFloat(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value) {
+  const NarrowFloatCodec& c = CodecFor(type);
+  auto k = [&](uint64_t v) { return b.getInt64(v); };
+  llvm::Value* bits = b.CreateBitCast(value, b.getInt64Ty());
+  llvm::Value* negative = b.CreateICmpSLT(bits, k(0));
+  llvm::Value* magnitude = b.CreateAnd(bits, k(0x7FFFFFFFFFFFFFFF));
+  llvm::Value* exponent = b.CreateLShr(magnitude, 52);
+  // Normal range: round the double's bits at the type's last mantissa bit; a carry moves
+  // into the exponent, and rebiasing the exponent field gives the encoding. Without
+  // mantissa bits (f8e8m0fnu) the significand 1 is odd, so ties round up.
+  const int shift = 52 - c.mantissa_bits;
+  llvm::Value* round = k(uint64_t{1} << (shift - 1));
+  if (c.mantissa_bits > 0) {
+    round = b.CreateAdd(k((uint64_t{1} << (shift - 1)) - 1), b.CreateAnd(b.CreateLShr(magnitude, shift), k(1)));
+  }
+  llvm::Value* normal = b.CreateSub(b.CreateLShr(b.CreateAdd(magnitude, round), shift),
+                                    k(static_cast<uint64_t>(1023 - c.bias) << c.mantissa_bits));
+  // Below the smallest normal: a count of the smallest subnormal (exact scaling, then
+  // round half to even); f8e8m0fnu gives its smallest value 2^-127 instead.
+  const int64_t min_normal_exponent = 1023 - c.bias + (c.has_subnormals ? 1 : 0);
+  llvm::Value* small = k(0);
+  if (c.has_subnormals) {
+    llvm::Value* abs = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value);
+    llvm::Value* scaled = b.CreateFMul(abs, llvm::ConstantFP::get(b.getDoubleTy(), std::ldexp(1.0, c.bias + c.mantissa_bits - 1)));
+    llvm::Value* rounded = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, scaled);
+    llvm::Function* to_int = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(), llvm::Intrinsic::fptoui_sat,
+                                                             {b.getInt64Ty(), b.getDoubleTy()});
+    small = b.CreateCall(to_int, {rounded});
+  }
+  llvm::Value* encoded = b.CreateSelect(b.CreateICmpSLT(exponent, k(min_normal_exponent)), small, normal);
+  llvm::Value* result = encoded;
+  if (c.is_signed) result = b.CreateOr(result, b.CreateSelect(negative, k(uint64_t{1} << (c.width - 1)), k(0)));
+  if (c.no_negative_zero) result = b.CreateSelect(b.CreateICmpEQ(encoded, k(0)), k(0), result);
+  llvm::Value* overflow = b.CreateICmpUGT(encoded, k(c.max_finite));
+  result = b.CreateSelect(overflow, b.CreateSelect(negative, k(c.overflow[1]), k(c.overflow[0])), result);
+  llvm::Value* is_nan = b.CreateFCmpUNO(value, value);
+  result = b.CreateSelect(is_nan, b.CreateSelect(negative, k(c.nan[1]), k(c.nan[0])), result);
+  if (!c.is_signed) {
+    // No zero and no negatives (not even -0): NaN.
+    llvm::Value* zero = b.CreateFCmpOEQ(value, llvm::ConstantFP::get(b.getDoubleTy(), 0.0));
+    result = b.CreateSelect(b.CreateOr(negative, zero), k(c.nan[0]), result);
+  }
+  return result;
+}
+
+// Every value of an f8/f4 type as float, indexed by encoding (NaNs tagged with theirs).
+llvm::GlobalVariable* DecodeTable(llvm::Module& module, PrimitiveType type) {
+  const std::string name = "fusebox.decode." + std::string(PrimitiveTypeName(type));
+  if (llvm::GlobalVariable* table = module.getGlobalVariable(name, true)) return table;
+  std::vector<float> values(size_t{1} << BitWidth(type));
+  for (uint64_t bits = 0; bits < values.size(); ++bits) {
+    const double v = FloatBitsToDouble(type, bits);
+    values[bits] = static_cast<float>(v);
+    if (std::isnan(v)) {
+      const uint32_t sign = std::signbit(v) ? 0x80000000u : 0u;
+      values[bits] = std::bit_cast<float>(sign | kNanTag | static_cast<uint32_t>(bits));
+    }
+  }
+  llvm::Constant* init = llvm::ConstantDataArray::get(module.getContext(), llvm::ArrayRef<float>(values));
+  auto* table = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
+  table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  table->setAlignment(llvm::Align(64));
+  return table;
+}
+
+}  // namespace
+
 StatusOr<llvm::Type*> StorageType(llvm::LLVMContext& c, PrimitiveType type) {
+  if (IsSubByteInt(type) || (IsNarrowFloat(type) && BitWidth(type) <= 8)) return llvm::Type::getInt8Ty(c);
   switch (type) {
     case PrimitiveType::kPred:
     case PrimitiveType::kS8:
@@ -51,7 +192,8 @@ StatusOr<llvm::Type*> StorageType(llvm::LLVMContext& c, PrimitiveType type) {
 
 StatusOr<llvm::Type*> RegisterType(llvm::LLVMContext& c, PrimitiveType type) {
   if (type == PrimitiveType::kPred) return llvm::Type::getInt1Ty(c);
-  if (IsF16Like(type)) return llvm::Type::getFloatTy(c);
+  if (IsSubByteInt(type)) return llvm::Type::getIntNTy(c, BitWidth(type));
+  if (IsNarrowFloat(type)) return llvm::Type::getFloatTy(c);
   return StorageType(c, type);
 }
 
@@ -73,30 +215,65 @@ llvm::Value* IrArray::Address(llvm::IRBuilder<>& b, const IrIndex& index) const 
 
 llvm::Value* ToRegister(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* stored) {
   if (type == PrimitiveType::kPred) return b.CreateICmpNE(stored, b.getInt8(0));
+  if (IsSubByteInt(type)) return b.CreateTrunc(stored, b.getIntNTy(BitWidth(type)));
   if (type == PrimitiveType::kF16) {
-    return b.CreateFPExt(b.CreateBitCast(stored, b.getHalfTy()), b.getFloatTy());
+    // fpext quiets a signaling NaN: NaNs move their sign and payload over bit by bit.
+    llvm::Value* value = b.CreateFPExt(b.CreateBitCast(stored, b.getHalfTy()), b.getFloatTy());
+    llvm::Value* wide = b.CreateZExt(stored, b.getInt32Ty());
+    llvm::Value* is_nan = b.CreateICmpUGT(b.CreateAnd(wide, 0x7FFF), b.getInt32(0x7C00));
+    llvm::Value* nan = b.CreateOr(b.CreateShl(b.CreateAnd(wide, 0x8000), 16),
+                                  b.CreateOr(b.CreateShl(b.CreateAnd(wide, 0x3FF), 13), b.getInt32(0x7F800000)));
+    return b.CreateSelect(is_nan, b.CreateBitCast(nan, b.getFloatTy()), value);
   }
   if (type == PrimitiveType::kBF16) {
     llvm::Value* wide = b.CreateShl(b.CreateZExt(stored, b.getInt32Ty()), 16);
     return b.CreateBitCast(wide, b.getFloatTy());
+  }
+  if (IsNarrowFloat(type)) {
+    llvm::GlobalVariable* table = DecodeTable(*b.GetInsertBlock()->getModule(), type);
+    const uint64_t mask = (uint64_t{1} << BitWidth(type)) - 1;
+    llvm::Value* index = b.CreateZExt(b.CreateAnd(stored, b.getInt8(static_cast<uint8_t>(mask))), b.getInt64Ty());
+    return b.CreateLoad(b.getFloatTy(), b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt64(0), index}));
   }
   return stored;
 }
 
 llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value) {
   if (type == PrimitiveType::kPred) return b.CreateZExt(value, b.getInt8Ty());
+  if (IsSubByteInt(type)) return b.CreateZExt(value, b.getInt8Ty());
+  if (IsNarrowFloat(type) && value->getType()->isDoubleTy()) {
+    // Straight from a double (convert from f64): one rounding, as the interpreter does.
+    return b.CreateTrunc(EncodeNarrowFloat(b, type, value), b.getIntNTy(BitWidth(type) > 8 ? 16 : 8));
+  }
   if (type == PrimitiveType::kF16) {
-    return b.CreateBitCast(b.CreateFPTrunc(value, b.getHalfTy()), b.getInt16Ty());
+    llvm::Value* half = b.CreateBitCast(b.CreateFPTrunc(value, b.getHalfTy()), b.getInt16Ty());
+    // fptrunc quiets a signaling NaN: NaNs keep their sign and top payload bits instead
+    // (a payload that does not reach them becomes the quiet bit).
+    llvm::Value* bits = b.CreateBitCast(value, b.getInt32Ty());
+    llvm::Value* payload = b.CreateAnd(b.CreateLShr(bits, 13), 0x3FF);
+    payload = b.CreateSelect(b.CreateICmpEQ(payload, b.getInt32(0)), b.getInt32(0x200), payload);
+    llvm::Value* nan = b.CreateOr(b.CreateAnd(b.CreateLShr(bits, 16), 0x8000), b.CreateOr(payload, 0x7C00));
+    return b.CreateSelect(b.CreateFCmpUNO(value, value), b.CreateTrunc(nan, b.getInt16Ty()), half);
   }
   if (type == PrimitiveType::kBF16) {
-    // Round to nearest even on the bits; NaN stays a (quiet) NaN.
+    // Round to nearest even on the bits; a NaN keeps its sign and top payload bits (the
+    // quiet bit when none of the payload reaches them).
     llvm::Value* bits = b.CreateBitCast(value, b.getInt32Ty());
     llvm::Value* lsb = b.CreateAnd(b.CreateLShr(bits, 16), b.getInt32(1));
     llvm::Value* rounded = b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7FFF)));
-    llvm::Value* is_nan = b.CreateFCmpUNO(value, value);
-    llvm::Value* nan_bits = b.CreateOr(bits, b.getInt32(0x00400000));
-    llvm::Value* chosen = b.CreateSelect(is_nan, nan_bits, rounded);
-    return b.CreateTrunc(b.CreateLShr(chosen, 16), b.getInt16Ty());
+    llvm::Value* top = b.CreateLShr(bits, 16);
+    llvm::Value* no_payload = b.CreateICmpEQ(b.CreateAnd(top, 0x7F), b.getInt32(0));
+    llvm::Value* nan = b.CreateOr(top, b.CreateSelect(no_payload, b.getInt32(0x40), b.getInt32(0)));
+    llvm::Value* chosen = b.CreateSelect(b.CreateFCmpUNO(value, value), nan, b.CreateLShr(rounded, 16));
+    return b.CreateTrunc(chosen, b.getInt16Ty());
+  }
+  if (IsNarrowFloat(type)) {
+    llvm::Value* encoded = EncodeNarrowFloat(b, type, b.CreateFPExt(value, b.getDoubleTy()));
+    // A NaN decoded from memory goes back to its own encoding.
+    llvm::Value* bits = b.CreateBitCast(value, b.getInt32Ty());
+    llvm::Value* tagged = b.CreateICmpEQ(b.CreateAnd(bits, kNanTagMask), b.getInt32(kNanTag));
+    llvm::Value* own = b.CreateZExt(b.CreateAnd(bits, 0xFF), b.getInt64Ty());
+    return b.CreateTrunc(b.CreateSelect(tagged, own, encoded), b.getInt8Ty());
   }
   return value;
 }
@@ -222,13 +399,22 @@ void ElementalEmitter::EmitLoopNest(const std::vector<int64_t>& bounds,
 
 llvm::Value* ElementalEmitter::Constant(PrimitiveType type, double value) {
   llvm::Type* t = *RegisterType(context_, type);
+  // A narrow float constant is the type's value nearest `value`.
+  if (IsNarrowFloat(type)) value = FloatBitsToDouble(type, DoubleToFloatBits(type, value));
   if (t->isFloatingPointTy()) return llvm::ConstantFP::get(t, value);
   if (type == PrimitiveType::kPred) return b_.getInt1(value != 0);
   return llvm::ConstantInt::get(t, static_cast<uint64_t>(static_cast<int64_t>(value)), true);
 }
 
 llvm::Value* ElementalEmitter::RoundToType(PrimitiveType type, llvm::Value* value) {
-  if (!IsF16Like(type) || skip_rounding_) return value;
+  if (!IsNarrowFloat(type) || skip_rounding_) return value;
+  if (value->getType()->isFloatTy()) {
+    // A NaN result is the type's quiet NaN with the result's sign, as the interpreter
+    // stores it (a NaN operand's payload does not survive arithmetic).
+    llvm::Value* sign = b_.CreateAnd(b_.CreateBitCast(value, b_.getInt32Ty()), 0x80000000);
+    llvm::Value* quiet = b_.CreateBitCast(b_.CreateOr(sign, 0x7FC00000), b_.getFloatTy());
+    value = b_.CreateSelect(b_.CreateFCmpUNO(value, value), quiet, value);
+  }
   return ToRegister(b_, type, ToStorage(b_, type, value));
 }
 
@@ -293,9 +479,20 @@ std::vector<llvm::Value*> ElementalEmitter::EmitUncached(const Instruction* inst
     }
     case Opcode::kCopy:
     case Opcode::kBitcast:
-    case Opcode::kReshape:
-      if (op == Opcode::kCopy || shape.SameDimensions(inst->operand(0)->shape())) return {operand_at(0)};
-      return {EmitReshape(inst, index)};
+    case Opcode::kReshape: {
+      llvm::Value* value = op == Opcode::kCopy || shape.SameDimensions(inst->operand(0)->shape())
+                               ? operand_at(0)
+                               : EmitReshape(inst, index);
+      const PrimitiveType from = inst->operand(0)->shape().element_type();
+      const PrimitiveType to = shape.element_type();
+      if (op != Opcode::kBitcast || from == to) return {value};
+      // A bitcast may also reinterpret the bits as another type of the same width.
+      auto storage = StorageType(context_, to);
+      if (!storage.ok() || BitWidth(from) != BitWidth(to) || from == PrimitiveType::kPred || to == PrimitiveType::kPred) {
+        return {Fail(inst, "bitcast between element types of different widths")};
+      }
+      return {ToRegister(b_, to, b_.CreateBitCast(ToStorage(b_, from, value), *storage))};
+    }
     case Opcode::kBroadcast: {
       const std::vector<int64_t>& dims = inst->dimensions();
       IrIndex source;
@@ -865,7 +1062,7 @@ llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x
       if (IsUnsignedInt(type)) return x;
       break;
     case Opcode::kNegate:
-      if (is_float) return b_.CreateFNeg(x);
+      if (is_float) return RoundToType(type, b_.CreateFNeg(x));
       if (IsInteger(type)) return b_.CreateNeg(x);
       break;
     case Opcode::kSign:
@@ -874,8 +1071,8 @@ llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x
         llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
         llvm::Value* nonzero = b_.CreateFCmpUNE(x, zero);
         llvm::Value* magnitude = b_.CreateSelect(nonzero, one, zero);
-        llvm::Value* r = Intrinsic(llvm::Intrinsic::copysign, type, {magnitude, x});
-        return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+        llvm::Value* r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x);
+        return RoundToType(type, b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r));
       }
       if (is_signed) {
         llvm::Value* zero = llvm::ConstantInt::get(x->getType(), 0);
@@ -907,7 +1104,7 @@ llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x
       if (is_float) return x;
       break;
     case Opcode::kImag:
-      if (is_float) return llvm::ConstantFP::get(x->getType(), 0.0);
+      if (is_float) return RoundToType(type, llvm::ConstantFP::get(x->getType(), 0.0));
       break;
     default:
       break;
@@ -1110,29 +1307,21 @@ llvm::Value* ElementalEmitter::EmitCompare(const Instruction* inst, llvm::Value*
   }
   bool is_signed = IsSignedInt(type);
   if (IsFloat(type)) {
-    // Total order: sign-magnitude bits mapped to two's complement, compared as signed.
-    PrimitiveType bits_type = PrimitiveType::kS32;
-    llvm::Type* int_type = b_.getInt32Ty();
-    if (type == PrimitiveType::kF64) {
-      bits_type = PrimitiveType::kS64;
-      int_type = b_.getInt64Ty();
-    }
-    (void)bits_type;
-    if (IsF16Like(type)) {
-      x = b_.CreateSExt(b_.CreateBitCast(ToStorage(b_, type, x), b_.getInt16Ty()), b_.getInt32Ty());
-      y = b_.CreateSExt(b_.CreateBitCast(ToStorage(b_, type, y), b_.getInt16Ty()), b_.getInt32Ty());
-      int_type = b_.getInt32Ty();
-    } else {
-      x = b_.CreateBitCast(x, int_type);
-      y = b_.CreateBitCast(y, int_type);
-    }
-    auto flip = [&](llvm::Value* v) {
-      unsigned w = int_type->getIntegerBitWidth();
-      llvm::Value* mask = b_.CreateLShr(b_.CreateAShr(v, w - 1), 1);
-      return b_.CreateXor(v, mask);
+    // Total order on the encodings: sign-magnitude read as a position, negatives mirrored
+    // (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN); f8e8m0fnu has no sign bit.
+    const int width = BitWidth(type);
+    auto key = [&](llvm::Value* v) {
+      llvm::Value* bits = ToStorage(b_, type, v);
+      if (bits->getType()->isFloatingPointTy()) bits = b_.CreateBitCast(bits, b_.getIntNTy(width));
+      bits = b_.CreateZExt(bits, b_.getInt64Ty());
+      if (type == PrimitiveType::kF8E8M0FNU) return bits;
+      const uint64_t sign = uint64_t{1} << (width - 1);
+      llvm::Value* magnitude = b_.CreateAnd(bits, b_.getInt64(sign - 1));
+      llvm::Value* negative = b_.CreateICmpNE(b_.CreateAnd(bits, b_.getInt64(sign)), b_.getInt64(0));
+      return b_.CreateSelect(negative, b_.CreateSub(b_.getInt64(~uint64_t{0}), magnitude), magnitude);
     };
-    x = flip(x);
-    y = flip(y);
+    x = key(x);
+    y = key(y);
     is_signed = true;
   }
   switch (dir) {
@@ -1151,9 +1340,10 @@ llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveTyp
   if (from == to) return x;
   auto to_type_or = RegisterType(context_, to);
   if (!to_type_or.ok()) return Fail(inst, to_type_or.status().message());
+  if (!RegisterType(context_, from).ok()) return Fail(inst, RegisterType(context_, from).status().message());
   llvm::Type* t = *to_type_or;
   if (from == PrimitiveType::kPred) {
-    if (IsFloat(to)) return b_.CreateUIToFP(x, t);
+    if (IsFloat(to)) return RoundToType(to, b_.CreateUIToFP(x, t));
     return b_.CreateZExt(x, t);
   }
   if (to == PrimitiveType::kPred) {
@@ -1161,25 +1351,24 @@ llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveTyp
     return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
   }
   if (IsFloat(from) && IsFloat(to)) {
-    if (IsF16Like(to)) {
-      // Through f32 in registers; from f64 round once directly to the narrow type.
-      llvm::Value* f = x->getType()->isDoubleTy()
-                           ? (to == PrimitiveType::kF16
-                                  ? b_.CreateFPExt(b_.CreateFPTrunc(x, b_.getHalfTy()), b_.getFloatTy())
-                                  : b_.CreateFPTrunc(x, b_.getFloatTy()))
-                           : x;
-      return RoundToType(to, f);
+    if (IsNarrowFloat(to)) {
+      // From f64 round once, straight from the double; narrower sources are floats.
+      if (x->getType()->isDoubleTy()) return ToRegister(b_, to, ToStorage(b_, to, x));
+      return RoundToType(to, x);
     }
     if (x->getType() == t) return x;
     return t->getPrimitiveSizeInBits() > x->getType()->getPrimitiveSizeInBits() ? b_.CreateFPExt(x, t)
                                                                                  : b_.CreateFPTrunc(x, t);
   }
   if (IsFloat(from) && IsInteger(to)) {
+    // Truncate toward zero, saturate, NaN -> 0.
     llvm::Intrinsic::ID id = IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, id, {t, x->getType()});
     return b_.CreateCall(f, {x});
   }
   if (IsInteger(from) && IsFloat(to)) {
+    // To narrow floats through float (one rounding to float, one to the type), as the
+    // interpreter converts integers.
     llvm::Value* f = IsSignedInt(from) ? b_.CreateSIToFP(x, t) : b_.CreateUIToFP(x, t);
     return RoundToType(to, f);
   }
@@ -1191,14 +1380,44 @@ llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveTyp
 }
 
 llvm::Value* ElementalEmitter::EmitBitcastConvert(const Instruction* inst, const IrIndex& index) {
-  const PrimitiveType from = inst->operand(0)->shape().element_type();
+  const Instruction* operand = inst->operand(0);
+  const PrimitiveType from = operand->shape().element_type();
   const PrimitiveType to = inst->shape().element_type();
-  if (BitWidth(from) != BitWidth(to)) return Fail(inst, "bitcast-convert between widths is not supported");
+  if (from == PrimitiveType::kPred || to == PrimitiveType::kPred) return Fail(inst, "bitcast-convert of pred");
   auto storage = StorageType(context_, to);
   if (!storage.ok()) return Fail(inst, storage.status().message());
-  llvm::Value* stored = ToStorage(b_, from, Emit(inst->operand(0), index));
-  if (from == PrimitiveType::kPred || to == PrimitiveType::kPred) return Fail(inst, "bitcast-convert of pred");
-  return ToRegister(b_, to, b_.CreateBitCast(stored, *storage));
+  if (!StorageType(context_, from).ok()) return Fail(inst, StorageType(context_, from).status().message());
+  const int from_width = BitWidth(from);
+  const int to_width = BitWidth(to);
+  // The operand element's encoding as an i64 (sub-byte types: their low bits).
+  auto bits_at = [&](const IrIndex& at) {
+    llvm::Value* stored = ToStorage(b_, from, Emit(operand, at));
+    if (stored->getType()->isFloatingPointTy()) stored = b_.CreateBitCast(stored, b_.getIntNTy(from_width));
+    return b_.CreateZExt(stored, b_.getInt64Ty());
+  };
+  llvm::Value* bits = nullptr;
+  if (from_width == to_width) {
+    bits = bits_at(index);
+  } else if (from_width > to_width) {
+    // Wide to narrow: the new minor dimension picks the piece, low bits first.
+    IrIndex at(index.begin(), index.end() - 1);
+    llvm::Value* shift = b_.CreateMul(index.back(), b_.getInt64(to_width));
+    bits = b_.CreateLShr(bits_at(at), shift);
+  } else {
+    // Narrow to wide: the operand's minor dimension holds the pieces, low bits first.
+    const int64_t pieces = to_width / from_width;
+    bits = b_.getInt64(0);
+    for (int64_t k = 0; k < pieces; ++k) {
+      IrIndex at = index;
+      at.push_back(b_.getInt64(k));
+      bits = b_.CreateOr(bits, b_.CreateShl(bits_at(at), static_cast<uint64_t>(k * from_width)));
+    }
+  }
+  // Keep the result's width; sub-byte types occupy the low bits of their byte.
+  llvm::Value* narrowed = b_.CreateTrunc(bits, b_.getIntNTy(to_width));
+  llvm::Value* stored = (*storage)->isFloatingPointTy() ? b_.CreateBitCast(narrowed, *storage)
+                                                        : b_.CreateZExt(narrowed, *storage);
+  return ToRegister(b_, to, stored);
 }
 
 }  // namespace fusebox::codegen

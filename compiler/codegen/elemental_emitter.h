@@ -144,7 +144,8 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, llvm::Value*> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
   bool reassociate_ = true;
-  bool skip_rounding_ = false;  // inside a reducer: f16/bf16 accumulate in f32
+  bool skip_rounding_ = false;
+  int64_t loops_emitted_ = 0;  // inside a reducer: f16/bf16 accumulate in f32
   std::vector<Cache> scopes_;
   Status status_;
 };

@@ -209,6 +209,12 @@ struct AlignedFree {
 
 }  // namespace
 
+// Whether something other than the parameter itself is written into a parameter
+// allocation (a donated input_output_alias buffer, an in-place update).
+bool WritesParameter(const Allocation& a) {
+  return a.kind == Allocation::Kind::kParameter && (a.values.size() > 1 || a.maybe_live_out);
+}
+
 // Everything needed to run one program computation: its schedule, buffer assignment,
 // memory for its temps and outputs (allocated once, reused by every invocation), and
 // where each instruction's leaves live.
@@ -248,7 +254,7 @@ class CpuExecutable::Frame {
     const int64_t align = plan->assignment.alignment();
     for (const Allocation& a : plan->assignment.allocations()) {
       plan->allocation_offsets.push_back(total);
-      if (a.kind == Allocation::Kind::kTemp || a.kind == Allocation::Kind::kOutput) {
+      if (a.kind == Allocation::Kind::kTemp || a.kind == Allocation::Kind::kOutput || WritesParameter(a)) {
         total += (a.size + align - 1) / align * align;
       }
     }
@@ -291,6 +297,13 @@ class CpuExecutable::Frame {
             return Internal("parameter leaf missing");
           }
           bases[a.index] = params[p][pos - paths.begin()];
+          if (WritesParameter(a)) {
+            // An input_output_alias output (or an in-place write) lands in this parameter's
+            // buffer: work on a copy, the caller's inputs stay as they were.
+            uint8_t* own = plan->memory.get() + plan->allocation_offsets[a.index];
+            std::memcpy(own, bases[a.index], static_cast<size_t>(a.size));
+            bases[a.index] = own;
+          }
           break;
         }
         case Allocation::Kind::kConstant: {
@@ -373,9 +386,24 @@ class CpuExecutable::Frame {
       return Internal(inst.name() + ": leaf counts differ in a host copy");
     }
     int64_t start = NowNs();
+    // A source may be another leaf's destination (a while body that returns its state
+    // permuted, like threefry's key rotation): stage those sources first.
+    std::vector<std::vector<uint8_t>> staged(to.size());
+    std::vector<const void*> source(from.begin(), from.end());
     for (size_t i = 0; i < to.size(); ++i) {
-      if (from[i] != to[i] && from[i] != nullptr && to[i] != nullptr) {
-        std::memmove(to[i], from[i], static_cast<size_t>(LeafBytes(shapes[i])));
+      if (from[i] == nullptr || from[i] == to[i]) continue;
+      for (size_t j = 0; j < to.size(); ++j) {
+        if (j != i && to[j] == from[i]) {
+          const auto* p = static_cast<const uint8_t*>(from[i]);
+          staged[i].assign(p, p + LeafBytes(shapes[i]));
+          source[i] = staged[i].data();
+          break;
+        }
+      }
+    }
+    for (size_t i = 0; i < to.size(); ++i) {
+      if (source[i] != to[i] && source[i] != nullptr && to[i] != nullptr) {
+        std::memmove(to[i], source[i], static_cast<size_t>(LeafBytes(shapes[i])));
       }
     }
     if (options_.observer != nullptr) options_.observer->OnHostWork("copy " + inst.name(), start, NowNs());

@@ -1,0 +1,313 @@
+// CPU backend speed on the seed workloads, fused against unfused (one kernel per op) and
+// the reference interpreter, next to a memory-copy bandwidth baseline measured in the same
+// run, so that "how far from the memory bound" is one counter (of_copy_bw). Measures only;
+// the 16384x16384 cases are opt-in with --benchmark_filter=Large (see bench/README.md).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/cpu_executable.h"
+
+namespace fusebox {
+namespace {
+
+constexpr size_t kCopyBytes = size_t{1} << 30;
+
+// The executable's thread pool has one thread per hardware thread (threads = 0).
+int HardwareThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// Copies `bytes` in `threads` contiguous page-aligned chunks, one thread each, as the
+// executable splits a kernel along its outermost dimension.
+void ParallelCopy(uint8_t* dst, const uint8_t* src, size_t bytes, int threads) {
+  if (threads <= 1) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  constexpr size_t kPage = 4096;
+  const size_t chunk = (bytes / threads + kPage - 1) / kPage * kPage;
+  std::vector<std::thread> workers;
+  for (size_t begin = 0; begin < bytes; begin += chunk) {
+    const size_t n = std::min(chunk, bytes - begin);
+    workers.emplace_back([=] { std::memcpy(dst + begin, src + begin, n); });
+  }
+  for (std::thread& t : workers) t.join();
+}
+
+// Two 1 GiB buffers, written once so that page faults are not part of any copy.
+struct CopyBuffers {
+  std::unique_ptr<uint8_t[]> src = std::make_unique_for_overwrite<uint8_t[]>(kCopyBytes);
+  std::unique_ptr<uint8_t[]> dst = std::make_unique_for_overwrite<uint8_t[]>(kCopyBytes);
+  CopyBuffers() {
+    std::memset(src.get(), 1, kCopyBytes);
+    std::memset(dst.get(), 0, kCopyBytes);
+  }
+};
+
+// Copy bandwidth in bytes/s with as many threads as the executable uses, counting bytes
+// read plus bytes written (2 GiB per 1 GiB copy), the same accounting as the workloads'
+// minimum traffic. Best of five copies: the bound, not the average, is the reference.
+// Measured on first use, before the caller allocates any workload data, and only once.
+double CopyBandwidth() {
+  static const double bandwidth = [] {
+    CopyBuffers buffers;
+    double best_s = 1e30;
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto start = std::chrono::steady_clock::now();
+      ParallelCopy(buffers.dst.get(), buffers.src.get(), kCopyBytes, HardwareThreads());
+      benchmark::ClobberMemory();
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      best_s = std::min(best_s, elapsed.count());
+    }
+    return 2.0 * static_cast<double>(kCopyBytes) / best_s;
+  }();
+  return bandwidth;
+}
+
+// Wall time of a benchmark's timing loop. Google Benchmark's own time is not visible to
+// the benchmark, and a rate counter would print of_copy_bw with a "/s" unit it does not have.
+class LoopClock {
+ public:
+  LoopClock() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// bytes_per_second from `bytes_per_iteration` moved per iteration, and of_copy_bw: that
+// rate over the copy bandwidth.
+void SetBandwidthCounters(benchmark::State& state, int64_t bytes_per_iteration, double loop_seconds) {
+  const double bytes = static_cast<double>(bytes_per_iteration) * static_cast<double>(state.iterations());
+  state.counters["bytes_per_second"] = benchmark::Counter(bytes, benchmark::Counter::kIsRate);
+  state.counters["of_copy_bw"] = bytes / loop_seconds / CopyBandwidth();
+}
+
+void CopyBaseline(benchmark::State& state) {
+  CopyBandwidth();  // measured before this benchmark's own buffers exist
+  const int threads = static_cast<int>(state.range(0));
+  CopyBuffers buffers;
+  const LoopClock clock;
+  for (auto _ : state) {
+    ParallelCopy(buffers.dst.get(), buffers.src.get(), kCopyBytes, threads);
+    benchmark::ClobberMemory();
+  }
+  SetBandwidthCounters(state, 2 * static_cast<int64_t>(kCopyBytes), clock.Seconds());
+}
+
+// --- Workloads ---
+
+struct Workload {
+  std::string name;  // unique: the key of the loaded-workload cache
+  std::string hlo;   // module text, or empty and read from `file`
+  std::string file;  // under assets/examples/
+};
+
+const char* kAddF32 =
+    "add_f32 {\n"
+    "  a = f32[] parameter(0)\n"
+    "  b = f32[] parameter(1)\n"
+    "  ROOT s = f32[] add(a, b)\n"
+    "}\n\n";
+
+// assets/examples/reduce_sum.hlo at n x n: sum(x + y * z).
+Workload ReduceSum(int64_t n) {
+  const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]{1,0}";
+  std::string hlo = "HloModule reduce_sum_" + std::to_string(n) + "\n\n" + kAddF32;
+  hlo += "ENTRY main {\n";
+  hlo += "  x = " + s + " parameter(0)\n";
+  hlo += "  y = " + s + " parameter(1)\n";
+  hlo += "  z = " + s + " parameter(2)\n";
+  hlo += "  mul = " + s + " multiply(y, z)\n";
+  hlo += "  add = " + s + " add(x, mul)\n";
+  hlo += "  zero = f32[] constant(0)\n";
+  hlo += "  ROOT sum = f32[] reduce(add, zero), dimensions={0,1}, to_apply=add_f32\n";
+  hlo += "}\n";
+  return {"reduce_sum/" + std::to_string(n), hlo, ""};
+}
+
+// assets/examples/running_example.hlo at n x n: mean(x**2 * 3 + y), the ops as JAX emits them.
+Workload RunningExample(int64_t n) {
+  const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]{1,0}";
+  std::string hlo = "HloModule running_example_" + std::to_string(n) + "\n\n" + kAddF32;
+  hlo += "ENTRY main {\n";
+  hlo += "  x = " + s + " parameter(0)\n";
+  hlo += "  y = " + s + " parameter(1)\n";
+  hlo += "  square = " + s + " multiply(x, x)\n";
+  hlo += "  three = f32[] constant(3)\n";
+  hlo += "  threes = " + s + " broadcast(three), dimensions={}\n";
+  hlo += "  scaled = " + s + " multiply(square, threes)\n";
+  hlo += "  shifted = " + s + " add(scaled, y)\n";
+  hlo += "  zero = f32[] constant(0)\n";
+  hlo += "  sum = f32[] reduce(shifted, zero), dimensions={0,1}, to_apply=add_f32\n";
+  hlo += "  count = f32[] constant(" + std::to_string(n * n) + ")\n";
+  hlo += "  ROOT mean = f32[] divide(sum, count)\n";
+  hlo += "}\n";
+  return {"running_example/" + std::to_string(n), hlo, ""};
+}
+
+Workload MnistTrainStep() { return {"mnist_train_step", "", "mnist_train_step.hlo"}; }
+
+// The workload whose module, inputs and executable are alive. Only one at a time: at
+// 16384x16384 each input is 1 GiB and an unfused executable keeps GiBs of temporaries,
+// so loading another workload (or another mode) frees the previous one first.
+struct Loaded {
+  std::string name;
+  std::unique_ptr<Module> module;
+  std::vector<Literal> args;
+  int64_t min_bytes = 0;  // inputs + outputs: what any implementation must read and write
+  std::unique_ptr<CpuExecutable> executable;
+  bool executable_fused = false;
+};
+
+std::unique_ptr<Loaded>& LoadedSlot() {
+  static std::unique_ptr<Loaded> loaded;
+  return loaded;
+}
+
+StatusOr<Loaded*> Load(const Workload& workload) {
+  std::unique_ptr<Loaded>& slot = LoadedSlot();
+  if (slot != nullptr && slot->name == workload.name) return slot.get();
+  slot.reset();
+  auto loaded = std::make_unique<Loaded>();
+  loaded->name = workload.name;
+  if (workload.file.empty()) {
+    ASSIGN_OR_RETURN(loaded->module, ParseModule(workload.hlo));
+  } else {
+    ASSIGN_OR_RETURN(ParseResult parsed,
+                     ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + workload.file));
+    if (parsed.modules.empty()) return InvalidArgument(workload.file + " holds no module");
+    loaded->module = std::move(parsed.modules[0]);
+  }
+  ASSIGN_OR_RETURN(loaded->args, RandomArguments(*loaded->module, 1));
+  const Computation& entry = *loaded->module->entry();
+  for (const Instruction* parameter : entry.parameters()) {
+    if (parameter != nullptr) loaded->min_bytes += parameter->shape().ByteSize();
+  }
+  loaded->min_bytes += entry.root()->shape().ByteSize();
+  slot = std::move(loaded);
+  return slot.get();
+}
+
+// The loaded workload's executable in the given mode, compiled and run once (untimed: the
+// first run faults in the temporaries' pages).
+StatusOr<CpuExecutable*> Compile(Loaded& loaded, bool fused) {
+  if (loaded.executable != nullptr && loaded.executable_fused == fused) return loaded.executable.get();
+  loaded.executable.reset();
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(*loaded.module, fused));
+  ASSIGN_OR_RETURN(loaded.executable, CpuExecutable::Create(std::move(optimized)));
+  loaded.executable_fused = fused;
+  ASSIGN_OR_RETURN(Literal warmup, loaded.executable->Run(loaded.args));
+  benchmark::DoNotOptimize(warmup);
+  return loaded.executable.get();
+}
+
+enum class Mode { kFused, kUnfused, kInterpreter };
+
+void RunWorkload(benchmark::State& state, const Workload& workload, Mode mode) {
+  CopyBandwidth();  // measured before any workload data is allocated
+  StatusOr<Loaded*> loaded = Load(workload);
+  if (!loaded.ok()) {
+    state.SkipWithError(loaded.status().message().c_str());
+    return;
+  }
+  double loop_seconds = 0;
+  if (mode == Mode::kInterpreter) {
+    (*loaded)->executable.reset();  // its temporaries are not needed
+    int64_t instructions = 0;
+    const LoopClock clock;
+    for (auto _ : state) {
+      Interpreter interpreter;
+      StatusOr<Literal> result = interpreter.Run(*(*loaded)->module, (*loaded)->args);
+      if (!result.ok()) {
+        state.SkipWithError(result.status().message().c_str());
+        return;
+      }
+      benchmark::DoNotOptimize(*result);
+      instructions = interpreter.stats().instructions_evaluated;
+    }
+    loop_seconds = clock.Seconds();
+    state.counters["instructions"] = static_cast<double>(instructions);
+  } else {
+    StatusOr<CpuExecutable*> executable = Compile(**loaded, mode == Mode::kFused);
+    if (!executable.ok()) {
+      state.SkipWithError(executable.status().message().c_str());
+      return;
+    }
+    const LoopClock clock;
+    for (auto _ : state) {
+      StatusOr<Literal> result = (*executable)->Run((*loaded)->args);
+      if (!result.ok()) {
+        state.SkipWithError(result.status().message().c_str());
+        return;
+      }
+      benchmark::DoNotOptimize(*result);
+    }
+    loop_seconds = clock.Seconds();
+    state.counters["kernels"] = static_cast<double>((*executable)->last_kernel_launches());
+    state.counters["threads"] = (*executable)->threads();
+  }
+  SetBandwidthCounters(state, (*loaded)->min_bytes, loop_seconds);
+}
+
+void Register(const std::string& group, const Workload& workload, bool with_interpreter) {
+  std::vector<std::pair<const char*, Mode>> modes = {{"fused", Mode::kFused}, {"unfused", Mode::kUnfused}};
+  if (with_interpreter) modes.push_back({"interpreter", Mode::kInterpreter});
+  for (const auto& [label, mode] : modes) {
+    const std::string name = group + "/" + label;
+    benchmark::RegisterBenchmark(name.c_str(), [workload, mode = mode](benchmark::State& state) {
+      RunWorkload(state, workload, mode);
+    })->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+}
+
+// Registration order is run order; benchmarks of one workload run back to back, so each
+// workload's inputs are generated once.
+void RegisterAll() {
+  benchmark::RegisterBenchmark("CopyBaseline/memcpy_1GiB", CopyBaseline)
+      ->ArgName("threads")
+      ->Arg(1)
+      ->Arg(HardwareThreads())
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  Register("ReduceSum/4096", ReduceSum(4096), /*with_interpreter=*/true);
+  Register("RunningExample/4096", RunningExample(4096), /*with_interpreter=*/true);
+  Register("MnistTrainStep", MnistTrainStep(), /*with_interpreter=*/true);
+  // 1 GiB per input: opt-in with --benchmark_filter=Large.
+  Register("ReduceSumLarge/16384", ReduceSum(16384), /*with_interpreter=*/false);
+  Register("RunningExampleLarge/16384", RunningExample(16384), /*with_interpreter=*/false);
+}
+
+}  // namespace
+}  // namespace fusebox
+
+int main(int argc, char** argv) {
+  fusebox::RegisterAll();
+  // Without a filter, leave out the Large cases (a negative filter), so that the default
+  // run takes minutes and a few GiB; --benchmark_filter=Large runs only them.
+  std::vector<char*> args(argv, argv + argc);
+  std::string default_filter = "--benchmark_filter=-Large";
+  const bool has_filter = std::any_of(args.begin() + 1, args.end(), [](const char* a) {
+    return std::strncmp(a, "--benchmark_filter", 18) == 0;
+  });
+  if (!has_filter) args.push_back(default_filter.data());
+  int count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,275 @@
+// CLI tests for the CPU backend: `fusebox run --backend cpu` and the CPU compile stages and
+// dump files, run through the real binary; exit codes and what users read.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result RunCommand(const std::string& cmd) {
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+Result RunFusebox(const std::string& args) { return RunCommand(std::string(FUSEBOX_BINARY) + " " + args + " 2>&1"); }
+
+// stdout alone (stderr dropped): what a user redirects into a file.
+Result RunFuseboxStdout(const std::string& args) {
+  return RunCommand(std::string(FUSEBOX_BINARY) + " " + args + " 2>/dev/null");
+}
+
+std::string Example(const std::string& name) { return std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name; }
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// The N of "N kernels per run" in a CPU run's report; -1 when absent.
+long long KernelsPerRun(const std::string& out) {
+  std::smatch m;
+  static const std::regex re("(\\d+) kernels per run");
+  return std::regex_search(out, m, re) ? std::stoll(m[1]) : -1;
+}
+
+constexpr char kSmallChain[] =
+    "HloModule small_chain\nENTRY e {\n  x = f32[64,32] parameter(0)\n  y = f32[64,32] parameter(1)\n"
+    "  m = f32[64,32] multiply(x, y)\n  a = f32[64,32] add(m, x)\n  ROOT t = f32[64,32] tanh(a)\n}\n";
+
+constexpr char kFft[] =
+    "HloModule fft_mod\nENTRY e {\n  x = c64[8,16] parameter(0)\n"
+    "  ROOT f = c64[8,16] fft(x), fft_type=FFT, fft_length={16}\n}\n";
+
+TEST(CliCpuRunTest, CheckMatchesTheInterpreterOnTheExamples) {
+  for (const char* name : {"reduce_sum.hlo", "mnist_train_step.hlo"}) {
+    Result r = RunFusebox("run " + Example(name) + " --backend cpu --check --threads 2 --seed 3");
+    EXPECT_EQ(r.code, 0) << name << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter")) << name;
+    EXPECT_THAT(r.out, HasSubstr("on the CPU (fused, 2 threads)")) << name;
+    EXPECT_THAT(r.out, HasSubstr("output")) << name;
+  }
+}
+
+TEST(CliCpuRunTest, UnfusedRunsMoreKernels) {
+  Result fused = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend cpu --threads 2");
+  ASSERT_EQ(fused.code, 0) << fused.out;
+  Result unfused = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend cpu --unfused --threads 2 --check");
+  ASSERT_EQ(unfused.code, 0) << unfused.out;
+  EXPECT_THAT(unfused.out, HasSubstr("(unfused, 2 threads)"));
+  EXPECT_EQ(KernelsPerRun(fused.out), 1) << fused.out;
+  EXPECT_EQ(KernelsPerRun(unfused.out), 3) << unfused.out;
+  EXPECT_THAT(unfused.out, HasSubstr("check: matches the interpreter"));
+
+  std::string chain = WriteTemp("cpu_chain.hlo", kSmallChain);
+  Result f2 = RunFusebox("run " + chain + " --backend cpu --threads 1");
+  Result u2 = RunFusebox("run " + chain + " --backend cpu --threads 1 --unfused");
+  ASSERT_EQ(f2.code, 0) << f2.out;
+  ASSERT_EQ(u2.code, 0) << u2.out;
+  EXPECT_LT(KernelsPerRun(f2.out), KernelsPerRun(u2.out)) << f2.out << "\n" << u2.out;
+  EXPECT_THAT(f2.out, HasSubstr("1 threads"));
+}
+
+TEST(CliCpuRunTest, TraceIsChromeJsonWithTheKernels) {
+  std::string path = testing::TempDir() + "/cli_cpu_trace.json";
+  std::filesystem::remove(path);
+  Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend cpu --unfused --threads 2 --iterations 2 --trace " +
+                        path);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("wrote the trace"));
+  EXPECT_THAT(r.out, HasSubstr(path));
+  nlohmann::json doc = nlohmann::json::parse(ReadFile(path), nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(doc.is_discarded()) << "not JSON: " << path;
+  ASSERT_TRUE(doc.contains("traceEvents"));
+  std::set<std::string> hlos;
+  int kernels = 0, runs = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("ph", "") != "X") continue;
+    if (e.value("cat", "") == "kernel") {
+      ++kernels;
+      hlos.insert(e["args"].value("hlo", ""));
+    }
+    if (e.value("cat", "") == "run") ++runs;
+  }
+  EXPECT_EQ(kernels, 6);  // three kernels, two iterations
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(hlos, (std::set<std::string>{"add.1", "mul.1", "reduce_sum.7"}));
+}
+
+TEST(CliCpuRunTest, TraceToAnUnwritablePathIsAUserError) {
+  Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend cpu --threads 1 --trace /nonexistent/dir/t.json");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("/nonexistent/dir/t.json"));
+}
+
+TEST(CliCpuRunTest, IterationsAreReported) {
+  Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend cpu --threads 2 --iterations 3");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("3 time(s)"));
+  EXPECT_THAT(r.out, HasSubstr("3 iterations"));
+  EXPECT_EQ(KernelsPerRun(r.out), 1);
+}
+
+TEST(CliCpuRunTest, OutputsAreWrittenLikeTheInterpreters) {
+  std::string cpu = testing::TempDir() + "/cpu_out", interp = testing::TempDir() + "/interp_out";
+  std::string chain = WriteTemp("cpu_chain_out.hlo", kSmallChain);
+  ASSERT_EQ(RunFusebox("run " + chain + " --backend cpu --threads 2 --seed 9 --output-dir " + cpu).code, 0);
+  ASSERT_EQ(RunFusebox("run " + chain + " --seed 9 --output-dir " + interp).code, 0);
+  const std::string a = ReadFile(cpu + "/output.npy"), b = ReadFile(interp + "/output.npy");
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a.size(), b.size());  // same header and shape; values are compared by --check
+}
+
+TEST(CliCpuRunTest, UnsupportedOpNamesTheOpAndExitsOne) {
+  std::string hlo = WriteTemp("cpu_fft.hlo", kFft);
+  Result r = RunFusebox("run " + hlo + " --backend cpu");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("fft"));
+  EXPECT_THAT(r.out, HasSubstr("error:"));
+  Result c = RunFusebox("compile " + hlo + " --stage llvm_ir");
+  EXPECT_EQ(c.code, 1) << c.out;
+  EXPECT_THAT(c.out, HasSubstr("fft"));
+  // The HLO stages do not need the backend.
+  EXPECT_EQ(RunFusebox("compile " + hlo + " --stage optimized_hlo").code, 0);
+}
+
+TEST(CliCpuRunTest, BadInputsAreClearErrors) {
+  Result missing = RunFusebox("run /nonexistent/x.hlo --backend cpu");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_THAT(missing.out, HasSubstr("no such file"));
+  std::string bad = WriteTemp("cpu_bad.hlo", "HloModule m\nENTRY e {\n  x = f32[4] parameter(0\n}\n");
+  Result garbage = RunFusebox("run " + bad + " --backend cpu");
+  EXPECT_EQ(garbage.code, 1);
+  EXPECT_THAT(garbage.out, HasSubstr(bad + ":4:"));
+  std::string binary = WriteTemp("cpu_bin.hlo", std::string("\x7f" "ELF\x02\x01\x01\x00", 8));
+  Result b = RunFusebox("run " + binary + " --backend cpu");
+  EXPECT_EQ(b.code, 1) << b.out;
+  EXPECT_THAT(b.out, HasSubstr("error"));
+  Result compile_missing = RunFusebox("compile /nonexistent/x.hlo --stage llvm_ir");
+  EXPECT_EQ(compile_missing.code, 1);
+  EXPECT_THAT(compile_missing.out, HasSubstr("no such file"));
+}
+
+TEST(CliCpuRunTest, GpuBackendIsNotAvailable) {
+  Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("not available"));
+  EXPECT_EQ(RunFusebox("run " + Example("reduce_sum.hlo") + " --backend tpu").code, 1);
+}
+
+TEST(CliCpuCompileTest, LlvmIrStageIsTheUnoptimizedModule) {
+  Result r = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage llvm_ir");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("; ModuleID = 'jit_reduce_sum'"));
+  EXPECT_THAT(r.out, HasSubstr("define void @fusion.kernel("));
+  EXPECT_THAT(r.out, HasSubstr("alwaysinline"));  // bodies are not inlined yet
+  EXPECT_THAT(r.out, Not(HasSubstr("kernels:")));  // the report goes to stderr
+}
+
+TEST(CliCpuCompileTest, LlvmIrOptimizedStageIsOptimized) {
+  Result plain = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage llvm_ir");
+  Result r = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage llvm_ir_optimized");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("define void @fusion.kernel("));
+  EXPECT_THAT(r.out, Not(HasSubstr("define internal void @fusion.kernel.body(")));  // inlined
+  EXPECT_THAT(r.out, Not(HasSubstr("alloca")));  // accumulators promoted to registers
+  EXPECT_NE(r.out, plain.out);
+}
+
+TEST(CliCpuCompileTest, CpuAsmStageIsX86Assembly) {
+  Result r = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage cpu_asm");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("fusion.kernel:"));
+  EXPECT_THAT(r.out, HasSubstr(".text"));
+  EXPECT_THAT(r.out, HasSubstr("ret"));
+  EXPECT_THAT(r.out, Not(HasSubstr("define void")));
+}
+
+TEST(CliCpuCompileTest, BufferAssignmentStage) {
+  Result r = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage buffer_assignment");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("BufferAssignment:"));
+  EXPECT_THAT(r.out, HasSubstr("parameter 0"));
+  EXPECT_THAT(r.out, HasSubstr("x.1"));
+  EXPECT_THAT(r.out, HasSubstr("maybe-live-out"));
+  EXPECT_THAT(r.out, HasSubstr("Total bytes used:"));
+}
+
+TEST(CliCpuCompileTest, UnknownStageIsAUserError) {
+  Result r = RunFusebox("compile " + Example("reduce_sum.hlo") + " --stage ptx_asm");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("ptx_asm"));
+}
+
+TEST(CliCpuCompileTest, StageToAFileMatchesStdout) {
+  std::string path = testing::TempDir() + "/cpu_stage.ll";
+  Result r = RunFusebox("compile " + Example("reduce_sum.hlo") + " --stage llvm_ir -o " + path);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string printed = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage llvm_ir").out;
+  EXPECT_FALSE(printed.empty());
+  EXPECT_TRUE(ReadFile(path) == printed) << "-o " << path << " differs from what stdout gets";
+}
+
+TEST(CliCpuCompileTest, DumpToWritesTheCpuFiles) {
+  std::string dir = testing::TempDir() + "/dump_cpu_cli";
+  std::filesystem::remove_all(dir);
+  Result r = RunFusebox("compile " + Example("reduce_sum.hlo") + " --dump-to " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string base = dir + "/module_0000.jit_reduce_sum.";
+  EXPECT_THAT(ReadFile(base + "ir-no-opt.ll"), HasSubstr("define void @fusion.kernel("));
+  EXPECT_THAT(ReadFile(base + "ir-with-opt.ll"), HasSubstr("define void @fusion.kernel("));
+  EXPECT_THAT(ReadFile(base + "s"), HasSubstr("fusion.kernel:"));
+  EXPECT_THAT(ReadFile(base + "cpu_after_optimizations-buffer-assignment.txt"), HasSubstr("BufferAssignment:"));
+  EXPECT_TRUE(std::filesystem::exists(base + "cpu_after_optimizations.txt"));
+  EXPECT_TRUE(std::filesystem::exists(base + "before_optimizations.txt"));
+  // The dumped stages are the ones the --stage flag prints.
+  EXPECT_TRUE(ReadFile(base + "ir-no-opt.ll") ==
+              RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage llvm_ir").out)
+      << "the dumped ir-no-opt.ll differs from --stage llvm_ir";
+  EXPECT_TRUE(ReadFile(base + "s") ==
+              RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage cpu_asm").out)
+      << "the dumped .s differs from --stage cpu_asm";
+}
+
+TEST(CliCpuCompileTest, DumpOfAnUnsupportedModuleStillWritesTheHlo) {
+  std::string hlo = WriteTemp("cpu_fft_dump.hlo", kFft);
+  std::string dir = testing::TempDir() + "/dump_cpu_fft";
+  std::filesystem::remove_all(dir);
+  Result r = RunFusebox("compile " + hlo + " --dump-to " + dir);
+  EXPECT_THAT(r.out, HasSubstr("fft"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/module_0000.fft_mod.cpu_after_optimizations.txt")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/module_0000.fft_mod.ir-no-opt.ll"));
+  // What stopped the backend is in the dump, for the bug report.
+  EXPECT_THAT(ReadFile(dir + "/module_0000.fft_mod.cpu_backend_error.txt"), HasSubstr("fft"));
+}
+
+}  // namespace

@@ -1,0 +1,982 @@
+// Op-by-op coverage of the CPU backend: generated modules for every elementwise op and
+// element type, conversions, data movement, reductions, sort, dot and convolution, each
+// compiled fused and unfused and compared with the reference interpreter, on random inputs
+// and on edge values (NaN, infinities, -0, integer extremes, x / 0, shifts past the width).
+//
+// One module per (op family, element type) with a tuple root keeps the LLVM compile count
+// low; a mismatch names the tuple element's instruction (named after its op).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tests/compiler/runtime/cpu_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::CompileCpu;
+using testing_util::ParseOrFail;
+using PT = PrimitiveType;
+
+// ---------------------------------------------------------------------------
+// Element types and module text
+
+std::string Name(PT type) { return std::string(PrimitiveTypeName(type)); }
+
+const std::vector<PT>& CoreTypes() {
+  static const std::vector<PT> types = {PT::kPred, PT::kS8,  PT::kS16, PT::kS32,  PT::kS64,
+                                        PT::kU8,   PT::kU16, PT::kU32, PT::kU64,  PT::kF16,
+                                        PT::kBF16, PT::kF32, PT::kF64};
+  return types;
+}
+
+const std::vector<PT>& SubByteTypes() {
+  static const std::vector<PT> types = {PT::kS2, PT::kS4, PT::kU2, PT::kU4};
+  return types;
+}
+
+const std::vector<PT>& NarrowFloatTypes() {
+  static const std::vector<PT> types = {PT::kF8E5M2,       PT::kF8E4M3,     PT::kF8E4M3FN,
+                                        PT::kF8E4M3B11FNUZ, PT::kF8E5M2FNUZ, PT::kF8E4M3FNUZ,
+                                        PT::kF8E3M4,       PT::kF8E8M0FNU,  PT::kF4E2M1FN};
+  return types;
+}
+
+const std::vector<PT>& ComplexTypes() {
+  static const std::vector<PT> types = {PT::kC64, PT::kC128};
+  return types;
+}
+
+// Every real element type: the core types, sub-byte integers and the f8/f4 floats.
+std::vector<PT> RealTypes() {
+  std::vector<PT> types = CoreTypes();
+  types.insert(types.end(), SubByteTypes().begin(), SubByteTypes().end());
+  types.insert(types.end(), NarrowFloatTypes().begin(), NarrowFloatTypes().end());
+  return types;
+}
+
+std::vector<PT> AllTypes() {
+  std::vector<PT> types = RealTypes();
+  types.insert(types.end(), ComplexTypes().begin(), ComplexTypes().end());
+  return types;
+}
+
+std::string ShapeText(PT type, const std::vector<int64_t>& dims) {
+  std::string text = Name(type) + "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i > 0 ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+// Instruction names from op spellings: `round-nearest-afz` -> `round_nearest_afz`.
+std::string Ident(std::string text) {
+  for (char& c : text) {
+    if (c == '-' || c == '.') c = '_';
+  }
+  return text;
+}
+
+// Writes a module: helper computations, an entry with parameters and instructions, and a
+// root that is the single result or a tuple of all results.
+class HloText {
+ public:
+  explicit HloText(std::string name) : name_(std::move(name)) {}
+
+  void Computation(const std::string& text) { computations_ += text + "\n"; }
+  std::string Param(const std::string& shape) {
+    std::string name = "p" + std::to_string(params_);
+    Line(name, shape, "parameter(" + std::to_string(params_) + ")");
+    ++params_;
+    return name;
+  }
+  std::string Line(const std::string& name, const std::string& shape, const std::string& rhs) {
+    lines_.push_back({name, shape, rhs});
+    return name;
+  }
+  std::string Result(const std::string& name, const std::string& shape, const std::string& rhs) {
+    Line(name, shape, rhs);
+    results_.push_back(lines_.size() - 1);
+    return name;
+  }
+  bool empty() const { return results_.empty(); }
+
+  std::string Build() const {
+    std::string text = "HloModule " + name_ + "\n\n" + computations_ + "\nENTRY e {\n";
+    const bool tuple = results_.size() != 1;
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      const bool root = !tuple && i == results_[0];
+      text += std::string(root ? "  ROOT " : "  ") + lines_[i].name + " = " + lines_[i].shape + " " +
+              lines_[i].rhs + "\n";
+    }
+    if (tuple) {
+      std::string shapes, names;
+      for (size_t k = 0; k < results_.size(); ++k) {
+        shapes += (k > 0 ? ", " : "") + lines_[results_[k]].shape;
+        names += (k > 0 ? ", " : "") + lines_[results_[k]].name;
+      }
+      text += "  ROOT result = (" + shapes + ") tuple(" + names + ")\n";
+    }
+    return text + "}\n";
+  }
+
+ private:
+  struct LineText {
+    std::string name, shape, rhs;
+  };
+  std::string name_;
+  std::string computations_;
+  std::vector<LineText> lines_;
+  std::vector<size_t> results_;
+  int params_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Arguments
+
+enum class Inputs {
+  kRandom,  // RandomArguments: floats in [-1, 1), small integers, indices in range
+  kEdge,    // EdgeArguments: special values for every pair of operands, then random bits
+  kGiven,   // OpCase::arguments
+};
+
+// Edge arguments are [kEdgeSize, kEdgeSize]: operand 0 takes special value i in row i,
+// operand 1 special value j in column j (so binary ops see every pair), operand 2 value
+// (i + j) mod kEdgeSize; positions past the specials hold random bit patterns.
+constexpr int64_t kEdgeSize = 64;
+
+std::vector<double> FloatSpecials() {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return {0.0,     -0.0,    1.0,     -1.0,     0.5,       -0.5,        1.5,          -1.5,
+          2.5,     -2.5,    0.25,    3.0,      -3.0,      0.1,         -0.7,         6.0,
+          7.0,     0.75,    100.0,   -100.0,   255.5,     256.0,       -129.0,       448.0,
+          464.0,   57344.0, 65504.0, 65520.0,  -65536.0,  1e10,        -3e9,         2147483648.0,
+          -2147483649.0,    9.3e18,  1.9e19,   -9.3e18,   3.0e38,      3.5e38,       1e300,
+          -1e300,  inf,     -inf,    nan,      -nan,      1e-3,        6e-8,         1e-40,
+          -1e-40,  1e-45,   5e-324,  -1e-310,  0x1p-126,  0x1p-14,     0x1p-127,     1.0 - 0x1p-24,
+          1.0 + 0x1p-23,    4.5,     -5.5};
+}
+
+std::vector<int64_t> IntSpecials(PT type) {
+  const int width = BitWidth(type);
+  std::vector<int64_t> values = {0,     1,      -1,     2,     -2,    3,     -3,    4,     5,
+                                 7,     -7,     8,      -8,    15,    16,    31,    32,    33,
+                                 63,    64,     65,     100,   127,   128,   -128,  -129,  255,
+                                 256,   32767,  -32768, 65535, 65536, -9,
+                                 std::numeric_limits<int32_t>::max(),
+                                 std::numeric_limits<int32_t>::min(),
+                                 std::numeric_limits<uint32_t>::max(),
+                                 std::numeric_limits<int64_t>::max(),
+                                 std::numeric_limits<int64_t>::min(),
+                                 std::numeric_limits<int64_t>::min() + 1,
+                                 width - 1,
+                                 width,
+                                 width + 1};
+  if (width < 64) {
+    values.push_back(int64_t{1} << (width - 1));           // INT_MIN / half range
+    values.push_back((int64_t{1} << (width - 1)) - 1);     // INT_MAX
+    values.push_back(-(int64_t{1} << (width - 1)));        // INT_MIN, sign-extended
+    values.push_back((int64_t{1} << (width - 1)) + 1);
+  }
+  return values;
+}
+
+uint64_t MixBits(uint64_t z) {
+  z += 0x9E3779B97F4A7C15;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+  return z ^ (z >> 31);
+}
+
+Literal EdgeLiteral(const Shape& shape, int64_t parameter) {
+  Literal literal(shape);
+  const PT type = shape.element_type();
+  const int64_t cols = shape.rank() > 0 ? shape.dimensions(shape.rank() - 1) : 1;
+  const std::vector<double> floats = FloatSpecials();
+  const std::vector<int64_t> ints = IsInteger(type) ? IntSpecials(type) : std::vector<int64_t>{};
+  for (int64_t e = 0; e < literal.element_count(); ++e) {
+    const int64_t i = e / cols, j = e % cols;
+    const int64_t k = parameter == 0 ? i : parameter == 1 ? j : (i + j) % cols;
+    const uint64_t bits = MixBits(static_cast<uint64_t>(e) * 8 + static_cast<uint64_t>(parameter));
+    if (IsPred(type)) {
+      literal.SetBool(e, k < 2 ? k == 1 : (bits & 1) != 0);
+    } else if (IsInteger(type)) {
+      if (k < static_cast<int64_t>(ints.size())) {
+        literal.SetInt64(e, ints[k]);
+      } else {
+        literal.SetBits(e, bits);
+      }
+    } else if (IsFloat(type)) {
+      if (k < static_cast<int64_t>(floats.size())) {
+        literal.SetDouble(e, floats[k]);
+      } else {
+        literal.SetBits(e, bits);
+      }
+    } else if (IsComplex(type)) {
+      const int64_t n = static_cast<int64_t>(floats.size());
+      literal.SetComplex(e, {floats[k % n], floats[(k * 7 + 3) % n]});
+    }
+  }
+  return literal;
+}
+
+std::vector<Literal> EdgeArguments(const Module& module) {
+  std::vector<Literal> args;
+  const Computation& entry = *module.entry();
+  for (int64_t p = 0; p < entry.parameter_count(); ++p) {
+    args.push_back(EdgeLiteral(entry.parameter(p)->shape(), p));
+  }
+  return args;
+}
+
+// ---------------------------------------------------------------------------
+// Cases
+
+struct OpCase {
+  std::string name;  // the test's name: letters, digits and '_'
+  std::string hlo;
+  Inputs inputs = Inputs::kRandom;
+  // For Inputs::kGiven: the arguments, from the parsed module.
+  std::function<std::vector<Literal>(const Module&)> arguments;
+  // Non-empty: the CPU backend must refuse the module (fused and unfused) with an error
+  // containing each of these.
+  std::vector<std::string> expected_error;
+};
+
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
+
+std::string CaseName(const ::testing::TestParamInfo<OpCase>& info) { return info.param.name; }
+
+// The element of every argument at `index`, for mismatch reports.
+std::string ArgumentsAt(const std::vector<Literal>& args, const std::vector<int64_t>& index) {
+  std::string text;
+  for (size_t p = 0; p < args.size(); ++p) {
+    const Literal& arg = args[p];
+    if (!arg.shape().IsArray() || arg.shape().rank() != static_cast<int64_t>(index.size())) continue;
+    int64_t linear = 0;
+    bool inside = true;
+    for (size_t d = 0; d < index.size(); ++d) {
+      inside &= index[d] < arg.shape().dimensions(d);
+      linear = linear * arg.shape().dimensions(d) + index[d];
+    }
+    if (!inside) continue;
+    text += " p" + std::to_string(p) + "=" + arg.ElementToString(linear);
+    if (!IsComplex(arg.shape().element_type())) {
+      char hex[32];
+      std::snprintf(hex, sizeof(hex), "(0x%llx)", static_cast<unsigned long long>(arg.GetBits(linear)));
+      text += hex;
+    }
+  }
+  return text;
+}
+
+// Compares each leaf of the result with its own element type's tolerance; a tuple root's
+// leaves are named after the instructions that produce them (with the index inside a
+// nested tuple, e.g. a sort of two operands).
+void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args, const Literal& actual,
+                       const Literal& expected) {
+  const Instruction* root = module.entry()->root();
+  std::function<void(const Literal&, const Literal&, const std::string&)> compare =
+      [&](const Literal& a, const Literal& e, const std::string& what) {
+        if (e.shape().IsTuple()) {
+          ASSERT_TRUE(a.shape().IsTuple()) << what;
+          ASSERT_EQ(a.tuple_elements().size(), e.tuple_elements().size()) << what;
+          for (size_t k = 0; k < e.tuple_elements().size(); ++k) {
+            compare(a.tuple_elements()[k], e.tuple_elements()[k], what + "{" + std::to_string(k) + "}");
+          }
+          return;
+        }
+        CompareResult cmp = CompareLiterals(a, e, DefaultToleranceFor(e.shape().element_type()));
+        std::string inputs;
+        if (!cmp.first_mismatches.empty()) inputs = ArgumentsAt(args, cmp.first_mismatches[0].index);
+        EXPECT_TRUE(cmp.ok()) << what << " (" << e.shape().ToString() << "): " << cmp.ToString()
+                              << "\n  inputs at the first mismatch:" << inputs;
+      };
+  if (!expected.shape().IsTuple() || root->opcode() != Opcode::kTuple) {
+    compare(actual, expected, root->name());
+    return;
+  }
+  ASSERT_TRUE(actual.shape().IsTuple());
+  ASSERT_EQ(actual.tuple_elements().size(), expected.tuple_elements().size());
+  for (size_t k = 0; k < expected.tuple_elements().size(); ++k) {
+    compare(actual.tuple_elements()[k], expected.tuple_elements()[k], root->operand(static_cast<int64_t>(k))->name());
+  }
+}
+
+void RunCase(const OpCase& c) {
+  auto module = ParseOrFail(c.hlo);
+  ASSERT_NE(module, nullptr) << c.hlo;
+  if (!c.expected_error.empty()) {
+    for (bool fused : {false, true}) {
+      SCOPED_TRACE(fused ? "fused" : "unfused");
+      auto exe = CompileCpu(*module, fused);
+      ASSERT_FALSE(exe.ok()) << "expected an error containing \"" << c.expected_error[0] << "\"";
+      for (const std::string& part : c.expected_error) {
+        EXPECT_THAT(exe.status().message(), HasSubstr(part));
+      }
+    }
+    return;
+  }
+  std::vector<Literal> args;
+  if (c.inputs == Inputs::kEdge) {
+    args = EdgeArguments(*module);
+  } else {
+    auto random = RandomArguments(*module, /*seed=*/7);
+    ASSERT_TRUE(random.ok()) << random.status().message();
+    args = std::move(*random);
+    if (c.inputs == Inputs::kGiven) args = c.arguments(*module);
+  }
+  auto expected = Interpreter().Run(*module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message() << "\n" << c.hlo;
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    auto exe = CompileCpu(*module, fused);
+    ASSERT_TRUE(exe.ok()) << exe.status().message() << "\n" << c.hlo;
+    auto actual = (*exe)->Run(args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    ExpectLeavesMatch(*module, args, *actual, *expected);
+  }
+}
+
+class CpuOpsTest : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(CpuOpsTest, MatchesInterpreter) { RunCase(GetParam()); }
+
+// Adds a random-input and an edge-input case for a module built by `make(dims)`.
+void AddBoth(std::vector<OpCase>* cases, const std::string& name,
+             const std::function<std::string(const std::vector<int64_t>&)>& make) {
+  cases->push_back({name, make({3, 67}), Inputs::kRandom, nullptr, {}});
+  cases->push_back({name + "_edge", make({kEdgeSize, kEdgeSize}), Inputs::kEdge, nullptr, {}});
+}
+
+// The error a module over an unsupported element type must give.
+std::vector<std::string> UnsupportedTypeError(PT type) { return {"element type " + Name(type)}; }
+
+bool BackendSupports(PT type) { return !IsComplex(type); }
+
+// ---------------------------------------------------------------------------
+// Elementwise unary ops
+
+const std::vector<std::string>& FloatFunctions() {
+  static const std::vector<std::string> ops = {
+      "exponential", "exponential-minus-one", "log",   "log-plus-one", "logistic", "sqrt",
+      "rsqrt",       "cbrt",                  "sine",  "cosine",       "tan",      "tanh",
+      "sinh",        "cosh",                  "asin",  "acos",         "atan",     "asinh",
+      "acosh",       "atanh",                 "erf",   "floor",        "ceil",     "round-nearest-afz",
+      "round-nearest-even"};
+  return ops;
+}
+
+// Unary ops valid for `type` (as the verifier and the interpreter accept them), with
+// their result types.
+std::vector<std::pair<std::string, PT>> UnaryOps(PT type) {
+  std::vector<std::pair<std::string, PT>> ops;
+  const PT component = IsComplex(type) ? ComplexComponentType(type) : type;
+  if (IsSignedInt(type) || IsFloat(type) || IsComplex(type)) ops.push_back({"abs", component});
+  if (!IsPred(type)) ops.push_back({"negate", type});
+  if (IsSignedInt(type) || IsFloat(type) || IsComplex(type)) ops.push_back({"sign", type});
+  if (IsPred(type) || IsInteger(type)) ops.push_back({"not", type});
+  if (IsInteger(type)) {
+    ops.push_back({"popcnt", type});
+    ops.push_back({"count-leading-zeros", type});
+  }
+  if (IsFloat(type)) {
+    ops.push_back({"is-finite", PT::kPred});
+    for (const std::string& op : FloatFunctions()) ops.push_back({op, type});
+  }
+  if (IsComplex(type)) {
+    for (const std::string& op : FloatFunctions()) {
+      if (op != "cbrt" && op != "erf" && op.find("round") == std::string::npos && op != "floor" &&
+          op != "ceil") {
+        ops.push_back({op, type});
+      }
+    }
+  }
+  if (IsFloat(type) || IsComplex(type)) {
+    ops.push_back({"real", component});
+    ops.push_back({"imag", component});
+  }
+  return ops;
+}
+
+std::string UnaryModule(PT type, const std::vector<int64_t>& dims) {
+  HloText hlo("unary_" + Name(type));
+  std::string x = hlo.Param(ShapeText(type, dims));
+  for (const auto& [op, out] : UnaryOps(type)) hlo.Result(Ident(op), ShapeText(out, dims), op + "(" + x + ")");
+  return hlo.Build();
+}
+
+std::vector<OpCase> UnaryCases() {
+  std::vector<OpCase> cases;
+  for (PT type : AllTypes()) {
+    if (!BackendSupports(type)) {
+      cases.push_back({"unary_" + Name(type), UnaryModule(type, {3, 67}), Inputs::kRandom, nullptr,
+                       UnsupportedTypeError(type)});
+      continue;
+    }
+    AddBoth(&cases, "unary_" + Name(type), [type](const std::vector<int64_t>& dims) { return UnaryModule(type, dims); });
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Unary, CpuOpsTest, ::testing::ValuesIn(UnaryCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// Elementwise binary ops
+
+std::vector<std::string> BinaryOps(PT type) {
+  const bool pred = IsPred(type), integer = IsInteger(type), real = IsFloat(type), complex = IsComplex(type);
+  std::vector<std::string> ops = {"add", "multiply", "power"};
+  if (!pred) {
+    ops.push_back("subtract");
+    ops.push_back("divide");
+  }
+  if (integer || real) ops.push_back("remainder");
+  if (!complex) {
+    ops.push_back("maximum");
+    ops.push_back("minimum");
+  }
+  if (real || complex) ops.push_back("atan2");
+  if (pred || integer) {
+    ops.push_back("and");
+    ops.push_back("or");
+    ops.push_back("xor");
+  }
+  if (integer) {
+    ops.push_back("shift-left");
+    ops.push_back("shift-right-logical");
+    ops.push_back("shift-right-arithmetic");
+    ops.push_back("mulhi");
+  }
+  return ops;
+}
+
+std::string BinaryModule(PT type, const std::vector<int64_t>& dims) {
+  HloText hlo("binary_" + Name(type));
+  const std::string shape = ShapeText(type, dims);
+  std::string x = hlo.Param(shape), y = hlo.Param(shape);
+  for (const std::string& op : BinaryOps(type)) hlo.Result(Ident(op), shape, op + "(" + x + ", " + y + ")");
+  return hlo.Build();
+}
+
+std::vector<OpCase> BinaryCases() {
+  std::vector<OpCase> cases;
+  for (PT type : AllTypes()) {
+    if (!BackendSupports(type)) {
+      cases.push_back({"binary_" + Name(type), BinaryModule(type, {3, 67}), Inputs::kRandom, nullptr,
+                       UnsupportedTypeError(type)});
+      continue;
+    }
+    AddBoth(&cases, "binary_" + Name(type), [type](const std::vector<int64_t>& dims) { return BinaryModule(type, dims); });
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Binary, CpuOpsTest, ::testing::ValuesIn(BinaryCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// compare, select, clamp
+
+std::string CompareModule(PT type, const std::vector<int64_t>& dims) {
+  HloText hlo("compare_" + Name(type));
+  const std::string shape = ShapeText(type, dims);
+  const std::string out = ShapeText(PT::kPred, dims);
+  std::string x = hlo.Param(shape), y = hlo.Param(shape);
+  std::vector<std::string> directions = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+  if (IsComplex(type)) directions = {"EQ", "NE"};
+  for (const std::string& dir : directions) {
+    hlo.Result("cmp_" + dir, out, "compare(" + x + ", " + y + "), direction=" + dir);
+  }
+  if (IsFloat(type)) {
+    for (const std::string& dir : directions) {
+      hlo.Result("cmp_total_" + dir, out, "compare(" + x + ", " + y + "), direction=" + dir + ", type=TOTALORDER");
+    }
+  }
+  return hlo.Build();
+}
+
+std::string SelectClampModule(PT type, const std::vector<int64_t>& dims) {
+  HloText hlo("select_clamp_" + Name(type));
+  const std::string shape = ShapeText(type, dims);
+  std::string lo = hlo.Param(shape), x = hlo.Param(shape), hi = hlo.Param(shape);
+  std::string p = hlo.Param(ShapeText(PT::kPred, dims));
+  std::string s = hlo.Param(ShapeText(type, {}));
+  hlo.Result("select", shape, "select(" + p + ", " + x + ", " + hi + ")");
+  if (!IsComplex(type)) {
+    hlo.Result("clamp", shape, "clamp(" + lo + ", " + x + ", " + hi + ")");
+    hlo.Result("clamp_scalar_lo", shape, "clamp(" + s + ", " + x + ", " + hi + ")");
+  }
+  return hlo.Build();
+}
+
+std::vector<OpCase> CompareCases() {
+  std::vector<OpCase> cases;
+  for (PT type : AllTypes()) {
+    if (!BackendSupports(type)) {
+      cases.push_back({"compare_" + Name(type), CompareModule(type, {3, 67}), Inputs::kRandom, nullptr,
+                       UnsupportedTypeError(type)});
+      cases.push_back({"select_clamp_" + Name(type), SelectClampModule(type, {3, 67}), Inputs::kRandom,
+                       nullptr, UnsupportedTypeError(type)});
+      continue;
+    }
+    AddBoth(&cases, "compare_" + Name(type), [type](const std::vector<int64_t>& dims) { return CompareModule(type, dims); });
+    AddBoth(&cases, "select_clamp_" + Name(type),
+            [type](const std::vector<int64_t>& dims) { return SelectClampModule(type, dims); });
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Compare, CpuOpsTest, ::testing::ValuesIn(CompareCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// convert and bitcast-convert
+
+std::string ConvertModule(PT from, const std::vector<PT>& targets, const std::vector<int64_t>& dims) {
+  HloText hlo("convert_" + Name(from));
+  std::string x = hlo.Param(ShapeText(from, dims));
+  for (PT to : targets) hlo.Result("to_" + Name(to), ShapeText(to, dims), "convert(" + x + ")");
+  return hlo.Build();
+}
+
+std::vector<OpCase> ConvertCases() {
+  std::vector<OpCase> cases;
+  const std::vector<PT> reals = RealTypes();
+  for (PT from : reals) {
+    AddBoth(&cases, "convert_" + Name(from),
+            [from, &reals](const std::vector<int64_t>& dims) { return ConvertModule(from, reals, dims); });
+  }
+  for (PT complex : ComplexTypes()) {
+    for (PT other : {PT::kF32, PT::kS32}) {
+      const std::string name = "convert_" + Name(other) + "_to_" + Name(complex);
+      OpCase c{name, ConvertModule(other, {complex}, {3, 67}), Inputs::kRandom, nullptr, {}};
+      if (!BackendSupports(complex)) c.expected_error = UnsupportedTypeError(complex);
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Convert, CpuOpsTest, ::testing::ValuesIn(ConvertCases()), CaseName);
+
+// bitcast-convert to every type of the same width, and between widths (the wider side
+// has an extra minor dimension).
+std::string BitcastModule(PT from, const std::vector<int64_t>& dims) {
+  HloText hlo("bitcast_" + Name(from));
+  std::string x = hlo.Param(ShapeText(from, dims));
+  const int width = BitWidth(from);
+  for (PT to : AllTypes()) {
+    if (to == from || IsPred(to) || !BackendSupports(to)) continue;
+    const int to_width = BitWidth(to);
+    std::vector<int64_t> out = dims;
+    if (to_width == width) {
+      // same shape
+    } else if (to_width < width && width % to_width == 0) {
+      out.push_back(width / to_width);
+    } else if (to_width > width && to_width % width == 0 && dims.back() == to_width / width) {
+      out.pop_back();
+    } else {
+      continue;
+    }
+    hlo.Result("to_" + Name(to), ShapeText(to, out), "bitcast-convert(" + x + ")");
+  }
+  return hlo.Build();
+}
+
+std::vector<OpCase> BitcastCases() {
+  std::vector<OpCase> cases;
+  for (PT from : RealTypes()) {
+    if (IsPred(from)) continue;
+    cases.push_back({"bitcast_" + Name(from), BitcastModule(from, {5, 7}), Inputs::kEdge, nullptr, {}});
+    // Narrow to wide needs a last dimension of (wide / narrow): one case per ratio.
+    for (int ratio : {2, 4, 8, 16, 32}) {
+      if (BitWidth(from) * ratio > 64) break;
+      cases.push_back({"bitcast_" + Name(from) + "_x" + std::to_string(ratio),
+                       BitcastModule(from, {6, ratio}), Inputs::kEdge, nullptr, {}});
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(BitcastConvert, CpuOpsTest, ::testing::ValuesIn(BitcastCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// Data movement: broadcast, transpose, reshape, slice, concatenate, pad, reverse, iota
+
+std::string DataMovementModule(PT type) {
+  HloText hlo("data_movement_" + Name(type));
+  std::string x = hlo.Param(ShapeText(type, {4, 6}));
+  std::string y = hlo.Param(ShapeText(type, {4, 3}));
+  std::string v = hlo.Param(ShapeText(type, {}));
+  hlo.Result("broadcast", ShapeText(type, {2, 4, 6}), "broadcast(" + x + "), dimensions={1,2}");
+  hlo.Result("broadcast_scalar", ShapeText(type, {3, 5}), "broadcast(" + v + "), dimensions={}");
+  hlo.Result("broadcast_minor", ShapeText(type, {6, 3, 4}), "broadcast(" + x + "), dimensions={2,0}");
+  hlo.Result("transpose", ShapeText(type, {6, 4}), "transpose(" + x + "), dimensions={1,0}");
+  hlo.Result("reshape", ShapeText(type, {3, 8}), "reshape(" + x + ")");
+  hlo.Result("reshape_3d", ShapeText(type, {2, 2, 6}), "reshape(" + x + ")");
+  hlo.Result("slice", ShapeText(type, {2, 2}), "slice(" + x + "), slice={[1:4:2], [0:6:3]}");
+  hlo.Result("slice_plain", ShapeText(type, {3, 4}), "slice(" + x + "), slice={[1:4], [2:6]}");
+  hlo.Result("concatenate", ShapeText(type, {4, 9}), "concatenate(" + x + ", " + y + "), dimensions={1}");
+  hlo.Result("concatenate_0", ShapeText(type, {8, 6}), "concatenate(" + x + ", " + x + "), dimensions={0}");
+  // dim 0: low -1, high 2, interior 1 -> 4 + 3 - 1 + 2 = 8; dim 1: low 2, high -1 -> 7.
+  hlo.Result("pad", ShapeText(type, {8, 7}), "pad(" + x + ", " + v + "), padding=-1_2_1x2_-1");
+  hlo.Result("pad_interior", ShapeText(type, {9, 11}), "pad(" + x + ", " + v + "), padding=1_1_1x0_0_1");
+  hlo.Result("reverse", ShapeText(type, {4, 6}), "reverse(" + x + "), dimensions={0,1}");
+  hlo.Result("reverse_1", ShapeText(type, {4, 3}), "reverse(" + y + "), dimensions={1}");
+  hlo.Result("copy", ShapeText(type, {4, 6}), "copy(" + x + ")");
+  return hlo.Build();
+}
+
+std::string IotaModule(PT type) {
+  HloText hlo("iota_" + Name(type));
+  hlo.Result("iota_0", ShapeText(type, {300, 3}), "iota(), iota_dimension=0");
+  hlo.Result("iota_1", ShapeText(type, {2, 70}), "iota(), iota_dimension=1");
+  return hlo.Build();
+}
+
+std::vector<OpCase> DataMovementCases() {
+  std::vector<OpCase> cases;
+  for (PT type : AllTypes()) {
+    OpCase movement{"data_movement_" + Name(type), DataMovementModule(type), Inputs::kRandom, nullptr, {}};
+    OpCase iota{"iota_" + Name(type), IotaModule(type), Inputs::kRandom, nullptr, {}};
+    if (!BackendSupports(type)) {
+      movement.expected_error = UnsupportedTypeError(type);
+      iota.expected_error = UnsupportedTypeError(type);
+    }
+    cases.push_back(movement);
+    cases.push_back(iota);
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(DataMovement, CpuOpsTest, ::testing::ValuesIn(DataMovementCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// dynamic-slice, dynamic-update-slice and gather with start indices in and out of range
+
+// Replaces the arguments of `module`'s scalar integer parameters with `starts` in order.
+std::function<std::vector<Literal>(const Module&)> WithStarts(std::vector<int64_t> starts) {
+  return [starts](const Module& module) {
+    auto random = RandomArguments(module, 11);
+    std::vector<Literal> args = std::move(*random);
+    size_t next = 0;
+    for (Literal& arg : args) {
+      if (arg.shape().IsArray() && IsInteger(arg.shape().element_type()) && next < starts.size()) {
+        for (int64_t i = 0; i < arg.element_count(); ++i) arg.SetInt64(i, starts[(next + static_cast<size_t>(i)) % starts.size()]);
+        next += static_cast<size_t>(arg.element_count());
+      }
+    }
+    return args;
+  };
+}
+
+std::string DynamicSliceModule(PT type, PT index_type) {
+  HloText hlo("dynamic_slice_" + Name(type));
+  std::string x = hlo.Param(ShapeText(type, {5, 7}));
+  std::string u = hlo.Param(ShapeText(type, {2, 3}));
+  std::string i = hlo.Param(ShapeText(index_type, {}));
+  std::string j = hlo.Param(ShapeText(index_type, {}));
+  hlo.Result("dynamic_slice", ShapeText(type, {2, 3}),
+             "dynamic-slice(" + x + ", " + i + ", " + j + "), dynamic_slice_sizes={2,3}");
+  hlo.Result("dynamic_update_slice", ShapeText(type, {5, 7}),
+             "dynamic-update-slice(" + x + ", " + u + ", " + i + ", " + j + ")");
+  return hlo.Build();
+}
+
+std::string GatherModule(PT type, PT index_type) {
+  HloText hlo("gather_" + Name(type));
+  std::string x = hlo.Param(ShapeText(type, {5, 6}));
+  std::string rows = hlo.Param(ShapeText(index_type, {3, 1}));
+  std::string points = hlo.Param(ShapeText(index_type, {4, 2}));
+  hlo.Result("gather_rows", ShapeText(type, {3, 6}),
+             "gather(" + x + ", " + rows +
+                 "), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+                 "slice_sizes={1,6}");
+  hlo.Result("gather_windows", ShapeText(type, {4, 2, 3}),
+             "gather(" + x + ", " + points +
+                 "), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, "
+                 "slice_sizes={2,3}");
+  hlo.Result("gather_points", ShapeText(type, {4}),
+             "gather(" + x + ", " + points +
+                 "), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={1,0}, index_vector_dim=1, "
+                 "slice_sizes={1,1}");
+  return hlo.Build();
+}
+
+std::vector<OpCase> IndexingCases() {
+  std::vector<OpCase> cases;
+  const std::vector<std::vector<int64_t>> starts = {
+      {1, 2}, {-3, 100}, {4, 5}, {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()}};
+  for (PT type : {PT::kF32, PT::kS8, PT::kBF16, PT::kPred, PT::kU4, PT::kF8E4M3FN, PT::kF64}) {
+    for (PT index_type : {PT::kS32, PT::kS64, PT::kU32, PT::kS8}) {
+      for (size_t k = 0; k < starts.size(); ++k) {
+        if (index_type != PT::kS32 && k != 1) continue;
+        const std::string suffix = Name(type) + "_" + Name(index_type) + "_starts" + std::to_string(k);
+        cases.push_back({"dynamic_slice_" + suffix, DynamicSliceModule(type, index_type), Inputs::kGiven,
+                         WithStarts(starts[k]), {}});
+        cases.push_back({"gather_" + suffix, GatherModule(type, index_type), Inputs::kGiven,
+                         WithStarts({starts[k][0], starts[k][1], 2, starts[k][0] + 1, 3, starts[k][1] - 1, 0}), {}});
+      }
+    }
+    cases.push_back({"dynamic_slice_" + Name(type) + "_random", DynamicSliceModule(type, PT::kS32), Inputs::kRandom, nullptr, {}});
+    cases.push_back({"gather_" + Name(type) + "_random", GatherModule(type, PT::kS32), Inputs::kRandom, nullptr, {}});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Indexing, CpuOpsTest, ::testing::ValuesIn(IndexingCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// reduce, reduce-window, map
+
+// The identity of `op` in `type`, as HLO literal text.
+std::string Identity(const std::string& op, PT type) {
+  const int width = BitWidth(type);
+  if (IsPred(type)) return op == "and" || op == "minimum" || op == "multiply" ? "true" : "false";
+  if (op == "add" || op == "or") return "0";
+  if (op == "multiply") return "1";
+  const bool max = op == "maximum";
+  if (IsFloat(type)) {
+    if (std::isinf(FloatBitsToDouble(type, DoubleToFloatBits(type, std::numeric_limits<double>::infinity())))) {
+      return max ? "-inf" : "inf";
+    }
+    // No infinities: the smallest or largest finite value.
+    double lowest = std::numeric_limits<double>::infinity(), highest = -lowest;
+    for (uint64_t bits = 0; bits < (uint64_t{1} << width); ++bits) {
+      const double v = FloatBitsToDouble(type, bits);
+      if (!std::isfinite(v)) continue;
+      lowest = std::min(lowest, v);
+      highest = std::max(highest, v);
+    }
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.17g", max ? lowest : highest);
+    return text;
+  }
+  if (IsUnsignedInt(type)) return max ? "0" : std::to_string(width == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << width) - 1);
+  if (width == 64) return max ? std::to_string(std::numeric_limits<int64_t>::min()) : std::to_string(std::numeric_limits<int64_t>::max());
+  return max ? std::to_string(-(int64_t{1} << (width - 1))) : std::to_string((int64_t{1} << (width - 1)) - 1);
+}
+
+std::string Reducer(const std::string& op, PT type) {
+  const std::string s = Name(type) + "[]";
+  return Ident(op) + "_" + Name(type) + " {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT r = " + s +
+         " " + op + "(a, b)\n}\n";
+}
+
+std::vector<std::string> ReduceOps(PT type) {
+  if (IsPred(type)) return {"and", "or"};
+  return {"add", "maximum", "minimum", "multiply"};
+}
+
+std::string ReduceModule(PT type) {
+  HloText hlo("reduce_" + Name(type));
+  std::string x = hlo.Param(ShapeText(type, {4, 5, 6}));
+  for (const std::string& op : ReduceOps(type)) {
+    hlo.Computation(Reducer(op, type));
+    const std::string init = hlo.Line("init_" + Ident(op), ShapeText(type, {}), "constant(" + Identity(op, type) + ")");
+    const std::string apply = ", to_apply=" + Ident(op) + "_" + Name(type);
+    const std::string args = "reduce(" + x + ", " + init + "), dimensions=";
+    hlo.Result(Ident(op) + "_all", ShapeText(type, {}), args + "{0,1,2}" + apply);
+    hlo.Result(Ident(op) + "_dim0", ShapeText(type, {5, 6}), args + "{0}" + apply);
+    hlo.Result(Ident(op) + "_dim1", ShapeText(type, {4, 6}), args + "{1}" + apply);
+    hlo.Result(Ident(op) + "_dim2", ShapeText(type, {4, 5}), args + "{2}" + apply);
+    hlo.Result(Ident(op) + "_dims02", ShapeText(type, {5}), args + "{0,2}" + apply);
+  }
+  return hlo.Build();
+}
+
+// Argmax: a variadic reduce over (value, index) pairs, ties to the smaller index.
+std::string ArgmaxModule(PT type) {
+  HloText hlo("argmax_" + Name(type));
+  const std::string s = Name(type) + "[]";
+  hlo.Computation("argmax {\n  a = " + s + " parameter(0)\n  ai = s32[] parameter(1)\n  b = " + s +
+                  " parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n"
+                  "  eq = pred[] compare(a, b), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n"
+                  "  tie = pred[] and(eq, lt)\n  take_a = pred[] or(gt, tie)\n  v = " + s +
+                  " select(take_a, a, b)\n  i = s32[] select(take_a, ai, bi)\n  ROOT t = (" + s +
+                  ", s32[]) tuple(v, i)\n}\n");
+  std::string x = hlo.Param(ShapeText(type, {7, 9}));
+  hlo.Line("iota", "s32[7,9]", "iota(), iota_dimension=1");
+  hlo.Line("init", s, "constant(" + Identity("maximum", type) + ")");
+  hlo.Line("zero", "s32[]", "constant(0)");
+  hlo.Result("argmax", "(" + ShapeText(type, {7}) + ", s32[7])",
+             "reduce(" + x + ", iota, init, zero), dimensions={1}, to_apply=argmax");
+  return hlo.Build();
+}
+
+// One dimension of a reduce-window's result.
+int64_t WindowedSize(int64_t in, int64_t size, int64_t stride, int64_t low, int64_t high, int64_t base_dilation,
+                     int64_t window_dilation) {
+  const int64_t padded = (in - 1) * base_dilation + 1 + low + high;
+  const int64_t window = (size - 1) * window_dilation + 1;
+  return padded < window ? 0 : (padded - window) / stride + 1;
+}
+
+std::string ReduceWindowModule(PT type) {
+  HloText hlo("reduce_window_" + Name(type));
+  std::string x = hlo.Param(ShapeText(type, {6, 7}));
+  struct WindowCase {
+    std::string name;
+    int64_t size[2], stride[2], low[2], high[2], base[2], dilation[2];
+  };
+  const std::vector<WindowCase> windows = {
+      {"plain", {2, 3}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, {1, 1}},
+      {"strided", {2, 3}, {2, 2}, {0, 0}, {0, 0}, {1, 1}, {1, 1}},
+      {"padded", {3, 2}, {2, 1}, {1, 0}, {1, 1}, {1, 1}, {1, 1}},
+      {"negative_padding", {2, 2}, {1, 2}, {-1, 1}, {0, -2}, {1, 1}, {1, 1}},
+      {"dilated", {2, 3}, {1, 1}, {0, 0}, {0, 1}, {2, 1}, {1, 2}},
+      {"base_dilated", {3, 2}, {2, 1}, {0, 1}, {0, 0}, {2, 2}, {1, 1}},
+  };
+  for (const std::string& op : {std::string("add"), std::string("maximum")}) {
+    hlo.Computation(Reducer(op, type));
+    const std::string init = hlo.Line("init_" + op, ShapeText(type, {}), "constant(" + Identity(op, type) + ")");
+    for (const WindowCase& w : windows) {
+      std::vector<int64_t> out;
+      const int64_t in[2] = {6, 7};
+      auto pair = [](const int64_t v[2], const std::string& sep) {
+        return std::to_string(v[0]) + sep + std::to_string(v[1]);
+      };
+      for (int d = 0; d < 2; ++d) {
+        out.push_back(WindowedSize(in[d], w.size[d], w.stride[d], w.low[d], w.high[d], w.base[d], w.dilation[d]));
+      }
+      const std::string window = "size=" + pair(w.size, "x") + " stride=" + pair(w.stride, "x") + " pad=" +
+                                 std::to_string(w.low[0]) + "_" + std::to_string(w.high[0]) + "x" +
+                                 std::to_string(w.low[1]) + "_" + std::to_string(w.high[1]) +
+                                 " lhs_dilate=" + pair(w.base, "x") + " rhs_dilate=" + pair(w.dilation, "x");
+      hlo.Result(op + "_" + w.name, ShapeText(type, out),
+                 "reduce-window(" + x + ", " + init + "), window={" + window + "}, to_apply=" + op + "_" + Name(type));
+    }
+  }
+  return hlo.Build();
+}
+
+std::string MapModule(PT type) {
+  HloText hlo("map_" + Name(type));
+  const std::string s = Name(type) + "[]";
+  hlo.Computation("fma {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  m = " + s +
+                  " multiply(a, b)\n  ROOT r = " + s + " add(m, a)\n}\n");
+  std::string x = hlo.Param(ShapeText(type, {5, 9})), y = hlo.Param(ShapeText(type, {5, 9}));
+  hlo.Result("map", ShapeText(type, {5, 9}), "map(" + x + ", " + y + "), dimensions={0,1}, to_apply=fma");
+  return hlo.Build();
+}
+
+std::vector<OpCase> ReductionCases() {
+  std::vector<OpCase> cases;
+  for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kBF16, PT::kS32, PT::kS64, PT::kS8, PT::kU8, PT::kU32,
+                  PT::kU64, PT::kPred, PT::kS4, PT::kU2, PT::kF8E4M3FN, PT::kF8E5M2}) {
+    cases.push_back({"reduce_" + Name(type), ReduceModule(type), Inputs::kRandom, nullptr, {}});
+    if (!IsPred(type)) {
+      cases.push_back({"argmax_" + Name(type), ArgmaxModule(type), Inputs::kRandom, nullptr, {}});
+      cases.push_back({"reduce_window_" + Name(type), ReduceWindowModule(type), Inputs::kRandom, nullptr, {}});
+      cases.push_back({"map_" + Name(type), MapModule(type), Inputs::kRandom, nullptr, {}});
+    }
+  }
+  cases.push_back({"reduce_f32_edge", ReduceModule(PT::kF32), Inputs::kEdge, nullptr, {}});
+  cases.push_back({"reduce_s32_edge", ReduceModule(PT::kS32), Inputs::kEdge, nullptr, {}});
+  cases.push_back({"argmax_f32_edge", ArgmaxModule(PT::kF32), Inputs::kEdge, nullptr, {}});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Reduction, CpuOpsTest, ::testing::ValuesIn(ReductionCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// sort
+
+std::string SortModule(PT type, bool total_order) {
+  HloText hlo("sort_" + Name(type));
+  const std::string s = Name(type) + "[]";
+  const std::string order = total_order ? ", type=TOTALORDER" : "";
+  hlo.Computation("less {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT" +
+                  order + "\n}\n");
+  hlo.Computation("less_pairs {\n  a = " + s + " parameter(0)\n  b = " + s +
+                  " parameter(1)\n  ai = s32[] parameter(2)\n  bi = s32[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT" +
+                  order + "\n}\n");
+  std::string x = hlo.Param(ShapeText(type, {4, 33}));
+  std::string v = hlo.Param("s32[4,33]");
+  hlo.Result("sort_1", ShapeText(type, {4, 33}), "sort(" + x + "), dimensions={1}, is_stable=true, to_apply=less");
+  hlo.Result("sort_0", ShapeText(type, {4, 33}), "sort(" + x + "), dimensions={0}, is_stable=true, to_apply=less");
+  hlo.Result("sort_pairs", "(" + ShapeText(type, {4, 33}) + ", s32[4,33])",
+             "sort(" + x + ", " + v + "), dimensions={1}, is_stable=true, to_apply=less_pairs");
+  return hlo.Build();
+}
+
+std::vector<OpCase> SortCases() {
+  std::vector<OpCase> cases;
+  for (PT type : {PT::kF32, PT::kS32, PT::kBF16, PT::kU8, PT::kF64, PT::kS4, PT::kF8E5M2}) {
+    cases.push_back({"sort_" + Name(type), SortModule(type, false), Inputs::kRandom, nullptr, {}});
+  }
+  for (PT type : {PT::kF32, PT::kF16, PT::kF64}) {
+    // Edge values under a total order (NaN, -0, infinities sort deterministically).
+    cases.push_back({"sort_total_order_" + Name(type), SortModule(type, true), Inputs::kEdge, nullptr, {}});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sort, CpuOpsTest, ::testing::ValuesIn(SortCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// dot and convolution
+
+std::string DotModule(PT type) {
+  HloText hlo("dot_" + Name(type));
+  std::string a = hlo.Param(ShapeText(type, {5, 7}));
+  std::string b = hlo.Param(ShapeText(type, {7, 3}));
+  std::string v = hlo.Param(ShapeText(type, {7}));
+  std::string at = hlo.Param(ShapeText(type, {7, 5}));
+  std::string ba = hlo.Param(ShapeText(type, {2, 3, 4}));
+  std::string bb = hlo.Param(ShapeText(type, {2, 4, 5}));
+  std::string c = hlo.Param(ShapeText(type, {3, 4, 5}));
+  std::string d = hlo.Param(ShapeText(type, {4, 5, 2}));
+  const std::string dot = "dot(";
+  hlo.Result("matmul", ShapeText(type, {5, 3}), dot + a + ", " + b + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  hlo.Result("matvec", ShapeText(type, {5}), dot + a + ", " + v + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  hlo.Result("vecmat", ShapeText(type, {3}), dot + v + ", " + b + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  hlo.Result("transposed_lhs", ShapeText(type, {5, 3}),
+             dot + at + ", " + b + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  hlo.Result("transposed_rhs", ShapeText(type, {5, 5}),
+             dot + a + ", " + at + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  hlo.Result("batch", ShapeText(type, {2, 3, 5}),
+             dot + ba + ", " + bb + "), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}");
+  hlo.Result("two_contracting", ShapeText(type, {3, 2}),
+             dot + c + ", " + d + "), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}");
+  hlo.Result("outer", ShapeText(type, {7, 7}), dot + v + ", " + v + "), lhs_contracting_dims={}, rhs_contracting_dims={}");
+  hlo.Result("inner", ShapeText(type, {}), dot + v + ", " + v + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  return hlo.Build();
+}
+
+std::string ConvolutionModule(PT type) {
+  HloText hlo("convolution_" + Name(type));
+  std::string x = hlo.Param(ShapeText(type, {2, 6, 5, 3}));
+  std::string w = hlo.Param(ShapeText(type, {3, 3, 3, 4}));
+  std::string x1 = hlo.Param(ShapeText(type, {2, 4, 9}));
+  std::string w1 = hlo.Param(ShapeText(type, {6, 2, 3}));
+  hlo.Result("conv2d", ShapeText(type, {2, 3, 5, 4}),
+             "convolution(" + x + ", " + w + "), window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  // 1-D, NCW, lhs and rhs dilation, two feature groups: 4 input features in 2 groups of 2,
+  // 6 output features. Input 9 dilated by 2 -> 17, padded 2+2 -> 21; window 3 dilated by 2 -> 5.
+  hlo.Result("conv1d_grouped_dilated", ShapeText(type, {2, 6, 17}),
+             "convolution(" + x1 + ", " + w1 +
+                 "), window={size=3 pad=2_2 lhs_dilate=2 rhs_dilate=2}, dim_labels=bf0_oi0->bf0, feature_group_count=2");
+  return hlo.Build();
+}
+
+std::vector<OpCase> LinearAlgebraCases() {
+  std::vector<OpCase> cases;
+  for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kBF16, PT::kS32, PT::kS64, PT::kU8}) {
+    cases.push_back({"dot_" + Name(type), DotModule(type), Inputs::kRandom, nullptr, {}});
+  }
+  for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kS32}) {
+    cases.push_back({"convolution_" + Name(type), ConvolutionModule(type), Inputs::kRandom, nullptr, {}});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(LinearAlgebra, CpuOpsTest, ::testing::ValuesIn(LinearAlgebraCases()), CaseName);
+
+}  // namespace
+}  // namespace fusebox
