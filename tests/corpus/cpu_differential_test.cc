@@ -80,6 +80,26 @@ const std::map<std::string, std::string>& NotCompiled() {
   return *list;
 }
 
+// Modules whose results depend on summation order more than the element type's default
+// tolerance allows, with the tolerance they get and why. The interpreter sums in double
+// in order; the backend sums in the element type, reassociated (vectorized, split) or
+// blocked (Eigen's GEMM).
+struct LooseTolerance {
+  CompareOptions options;
+  const char* why;
+};
+const std::map<std::string, LooseTolerance>& LooseTolerances() {
+  static const auto* list = new std::map<std::string, LooseTolerance>{
+      {"pairwise_biot_savart_grad_2048_f64.hlo", {{1e-9, 1e-9}, "2048-term f64 sums with cancellation"}},
+      {"pairwise_gravity_grad_2048_f64.hlo", {{1e-9, 1e-9}, "2048-term f64 sums with cancellation"}},
+      {"pairwise_rbf_gradient_grad_2048_f32.hlo", {{1e-2, 1e-3}, "2048-term f32 sums with cancellation"}},
+      {"pairwise_sum_distances_grad_2048_f32.hlo", {{1e-2, 1e-3}, "2048-term f32 sums with cancellation"}},
+      {"xnn.parallel_dots.optimized.hlo", {{1e-3, 1e-4}, "f32 dots: GEMM blocking order vs in-order double"}},
+      {"xnn.sequential_dots.optimized.hlo", {{1e-3, 1e-4}, "chained f32 dots: GEMM blocking order"}},
+  };
+  return *list;
+}
+
 class CpuDifferentialTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
@@ -124,7 +144,10 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
     EXPECT_EQ(listed, NotCompiled().end()) << key << " compiles now: remove it from NotCompiled()";
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << key << ": " << actual.status().message();
-    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(type));
+    CompareOptions tolerance = DefaultToleranceFor(type);
+    auto loose = LooseTolerances().find(fs::path(c.file).filename().string());
+    if (loose != LooseTolerances().end()) tolerance = loose->second.options;
+    CompareResult cmp = CompareLiterals(*actual, *expected, tolerance);
     EXPECT_TRUE(cmp.ok()) << key << ": " << cmp.ToString();
   }
 }
