@@ -376,6 +376,23 @@ StatusOr<BufferAssignment> AssignBuffers(const Computation& computation,
           }
           ba.notes_.push_back(what + why + "; the output gets its own buffer");
         }
+        // An output may also take over a temp operand that dies here (a while body's
+        // dynamic-update-slice of its state): that allocation becomes an output for good.
+        bool taken = false;
+        for (int64_t j = 0; j < inst.operand_count() && !taken && alias == alias_of.end(); ++j) {
+          const BufferAssignment::LeafMap& leaves = ba.leaves_.at(inst.operand(j));
+          if (leaves.size() != 1 || !leaves[0].first.empty()) continue;
+          int64_t u = leaves[0].second;
+          int64_t alloc = ba.value_slices_[u].allocation;
+          if (ba.allocations_[alloc].kind != Allocation::Kind::kTemp) continue;
+          if (!may_overwrite(inst, u, value.size, s)) continue;
+          ba.allocations_[alloc].kind = Allocation::Kind::kOutput;
+          place(v, alloc);
+          occupy(alloc, v);  // busy to the end: an output is never freed
+          shares_operand[v] = true;
+          taken = true;
+        }
+        if (taken) continue;
         place(v, new_allocation(Allocation::Kind::kOutput));
         continue;
       }

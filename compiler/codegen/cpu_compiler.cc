@@ -281,6 +281,7 @@ class KernelEmitter {
       return Status::Ok();
     }
     if (IsScatterLike(inst.opcode())) return EmitScatterLike(inst, inst, kernel);
+    if (const Instruction* dus = InPlaceUpdate(inst); dus != nullptr) return EmitInPlaceUpdate(inst, *dus, kernel);
     if (inst.opcode() == Opcode::kFusion) {
       const Computation* fused = inst.fused_computation();
       if (fused == nullptr) return InvalidArgument(inst.name() + ": fusion without a fused computation");
@@ -491,6 +492,85 @@ class KernelEmitter {
     }
     b.CreateRet(b.CreateZExt(result[0], b.getInt8Ty()));
     kernel->comparator_function = name;
+    return Status::Ok();
+  }
+
+  // A dynamic-update-slice (alone, or the root of a fusion whose operand 0 is a fused
+  // parameter that nothing else in the fusion reads) can write into its operand's buffer.
+  static const Instruction* InPlaceUpdate(const Instruction& inst) {
+    if (inst.opcode() == Opcode::kDynamicUpdateSlice) return inst.shape().IsArray() ? &inst : nullptr;
+    if (inst.opcode() != Opcode::kFusion || inst.fused_computation() == nullptr) return nullptr;
+    const Instruction* root = inst.fused_computation()->root();
+    if (root->opcode() != Opcode::kDynamicUpdateSlice || !root->shape().IsArray()) return nullptr;
+    const Instruction* base = root->operand(0);
+    if (base->opcode() != Opcode::kParameter) return nullptr;
+    for (const Instruction* user : base->users()) {
+      if (user != root) return nullptr;
+    }
+    for (int64_t i = 1; i < root->operand_count(); ++i) {
+      if (root->operand(i) == base) return nullptr;
+    }
+    return root;
+  }
+
+  // In place: a parallel copy of operand 0 (skipped at run time when the result already
+  // shares its buffer), then a parallel loop over the update writing only that window.
+  Status EmitInPlaceUpdate(const Instruction& inst, const Instruction& dus, CpuKernel* kernel) {
+    const int64_t base_operand = &dus == &inst ? 0 : dus.operand(0)->parameter_number();
+    kernel->in_place_operand = base_operand;
+    const int64_t operand_count = inst.operand_count();
+    const int64_t buffer_count = operand_count + 1;
+    const Shape& shape = dus.shape();
+    const Shape& update = dus.operand(1)->shape();
+    auto first_long_dim = [](const Shape& sh) {
+      for (int64_t d = 0; d < sh.rank(); ++d) {
+        if (sh.dimensions(d) > 1) return d;
+      }
+      return int64_t{-1};
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool copy = pass == 0;
+      const Shape& space = copy ? shape : update;
+      CpuLoopGroup group;
+      group.function = kernel->name + (copy ? ".copy" : ".update");
+      const int64_t partition_dim = first_long_dim(space);
+      group.extent = space.ElementCount() == 0 ? 0 : partition_dim < 0 ? 1 : space.dimensions(partition_dim);
+      group.elements_per_iteration = group.extent == 0 ? 0 : std::max<int64_t>(1, space.ElementCount() / group.extent);
+      if (copy) group.skip_if_aliased = base_operand;
+      llvm::Function* body = DeclareKernel(buffer_count, group.function);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
+      ElementalEmitter emitter(b, module_);
+      BindInputs(inst, *kernel, body, emitter);
+      IrArray out(body->getArg(static_cast<unsigned>(operand_count)), shape);
+      llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
+      llvm::Value* end = body->getArg(static_cast<unsigned>(buffer_count + 1));
+      if (copy) {
+        EmitPartitionedLoops(emitter, b, space, partition_dim, begin, end, [&](const IrIndex& index) {
+          llvm::Value* v = emitter.Emit(dus.operand(0), index);
+          b.CreateStore(codegen::ToStorage(b, shape.element_type(), v), out.Address(b, index));
+        });
+      } else {
+        // Start indices, clamped so the whole update fits (XLA's rule), computed once.
+        std::vector<llvm::Value*> starts;
+        for (int64_t d = 0; d < shape.rank(); ++d) {
+          const Instruction* start = dus.operand(2 + d);
+          llvm::Value* v = emitter.Emit(start, {});
+          v = IsUnsignedInt(start->shape().element_type()) ? b.CreateZExt(v, b.getInt64Ty()) : b.CreateSExt(v, b.getInt64Ty());
+          v = b.CreateSelect(b.CreateICmpSLT(v, b.getInt64(0)), b.getInt64(0), v);
+          const int64_t max_start = shape.dimensions(d) - update.dimensions(d);
+          starts.push_back(b.CreateSelect(b.CreateICmpSGT(v, b.getInt64(max_start)), b.getInt64(max_start), v));
+        }
+        EmitPartitionedLoops(emitter, b, space, partition_dim, begin, end, [&](const IrIndex& u) {
+          IrIndex at(shape.rank());
+          for (int64_t d = 0; d < shape.rank(); ++d) at[d] = b.CreateAdd(starts[d], u[d]);
+          llvm::Value* v = emitter.Emit(dus.operand(1), u);
+          b.CreateStore(codegen::ToStorage(b, shape.element_type(), v), out.Address(b, at));
+        });
+      }
+      b.CreateRetVoid();
+      RETURN_IF_ERROR(emitter.status());
+      kernel->groups.push_back(group);
+    }
     return Status::Ok();
   }
 

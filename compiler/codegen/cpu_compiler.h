@@ -30,6 +30,9 @@ struct CpuLoopGroup {
   CpuKernelFunction entry = nullptr;
   int64_t extent = 1;           // iterations of the parallel dimension
   int64_t elements_per_iteration = 1;
+  // The runtime skips this group when kernel operand `skip_if_aliased` shares the buffer
+  // of the kernel's first result (an in-place dynamic-update-slice needs no copy then).
+  int64_t skip_if_aliased = -1;
 };
 
 struct CpuKernel {
@@ -42,6 +45,9 @@ struct CpuKernel {
   // For kOutputFusion: which kernel operands feed the library op, in its operand order.
   std::vector<int64_t> library_operands;
   int64_t scratch_bytes = 0;          // the library op's result for kOutputFusion
+  // The operand whose buffer the result may take over (dynamic-update-slice in place):
+  // buffer assignment shares it when the operand dies here.
+  int64_t in_place_operand = -1;
   std::string comparator_function;
   CpuComparatorFunction comparator = nullptr;
   int64_t bytes_read = 0;

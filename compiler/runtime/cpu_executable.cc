@@ -245,6 +245,11 @@ class CpuExecutable::Frame {
     plan->computation = comp;
     for (Instruction* inst : comp->PostOrder()) plan->schedule.push_back(inst);
     BufferAssignmentOptions options;
+    const CpuCode* code = exe_.code_.get();
+    options.may_share_operand = [code](const Instruction& inst, int64_t operand) {
+      const CpuKernel* kernel = code->KernelFor(&inst);
+      return kernel != nullptr && kernel->in_place_operand == operand;
+    };
     options.is_alias = [](const Instruction& inst) {
       return inst.opcode() == Opcode::kBitcast || inst.opcode() == Opcode::kReshape ||
              inst.opcode() == Opcode::kAddDependency;
@@ -514,8 +519,13 @@ class CpuExecutable::Frame {
   }
 
   void RunGroups(const CpuKernel& kernel, const std::vector<void*>& buffers, const KernelLaunch& launch) {
+    const size_t first_output = kernel.hlo != nullptr ? static_cast<size_t>(kernel.hlo->operand_count()) : 0;
     for (const CpuLoopGroup& g : kernel.groups) {
       if (g.extent <= 0) continue;
+      if (g.skip_if_aliased >= 0 && first_output < buffers.size() &&
+          buffers[static_cast<size_t>(g.skip_if_aliased)] == buffers[first_output]) {
+        continue;  // in place: the result already holds the operand
+      }
       // Shards of at least ~16K elements, up to 4 per thread for balance.
       const int64_t work = g.extent * g.elements_per_iteration;
       const int threads = exe_.pool_->threads();

@@ -1163,7 +1163,7 @@ struct ConvBlock {
 };
 
 // Scratch per im2col chunk, in elements (the chunk's rows times the kernel's taps).
-constexpr int64_t kChunkElements = int64_t{1} << 21;
+constexpr int64_t kChunkElements = int64_t{1} << 18;
 
 template <typename T>
 Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, const uint8_t* rhs,
@@ -1254,6 +1254,17 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, 
   const int64_t lhs_batch_stride = p.lhs_strides[dn.input_batch_dimension];
   const int64_t lhs_feature_stride = p.lhs_strides[dn.input_feature_dimension];
   const size_t nrow = row_dims.size();
+  // Taps of the innermost window dimension are copied together when they read one
+  // contiguous stretch of input: features innermost and dense, no dilation, no reversal.
+  const int64_t last_size = spatial == 0 ? 1 : p.window[spatial - 1].size;
+  bool contiguous_last = false;
+  if (spatial > 0) {
+    const WindowDimension& w = p.window[spatial - 1];
+    contiguous_last = lhs_feature_stride == 1 &&
+                      p.lhs_strides[dn.input_spatial_dimensions[spatial - 1]] == p.k_in &&
+                      w.window_dilation == 1 && w.base_dilation == 1 && !w.window_reversal;
+  }
+  static constexpr int64_t kNoOffset = 0;
 
   const bool ok = ParallelFor(items, workers, [&](int64_t i0, int64_t i1, int) {
     std::vector<T> patches(static_cast<size_t>(chunk * kdim));
@@ -1283,23 +1294,45 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, 
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t row_base = in_base + index[0] * lhs_batch_stride;
         T* dst = patches.data() + (r - r0) * kdim;
+        // This row's taps of the innermost window dimension (one, at offset 0, when there
+        // are no spatial dimensions); the outer dimensions' taps are walked one by one.
+        const int64_t* last =
+            spatial == 0 ? &kNoOffset : &offsets[spatial - 1][index[spatial] * last_size];
         std::fill(tap.begin(), tap.end(), 0);
-        for (int64_t t = 0; t < taps; ++t) {
-          int64_t offset = row_base;
+        for (int64_t outer = 0; outer < taps / last_size; ++outer) {
+          int64_t base = row_base;
           bool inside = true;
-          for (size_t s = 0; s < spatial && inside; ++s) {
+          for (size_t s = 0; s + 1 < spatial && inside; ++s) {
             const int64_t o = offsets[s][index[s + 1] * p.window[s].size + tap[s]];
             inside = o >= 0;
-            offset += o;
+            base += o;
           }
-          if (inside) {
-            load(lhs + offset * lhs_bytes, lhs_feature_stride * lhs_bytes, p.k_in, dst, 1,
-                 p.lhs_type, p.out_type);
+          if (!inside) {
+            std::fill(dst, dst + last_size * p.k_in, T{});
+          } else if (contiguous_last) {
+            // The valid taps are one stretch of input, k_in features after k_in features.
+            int64_t lo = 0, hi = last_size;
+            while (lo < hi && last[lo] < 0) ++lo;
+            while (hi > lo && last[hi - 1] < 0) --hi;
+            std::fill(dst, dst + lo * p.k_in, T{});
+            if (hi > lo) {
+              load(lhs + (base + last[lo]) * lhs_bytes, lhs_bytes, (hi - lo) * p.k_in,
+                   dst + lo * p.k_in, 1, p.lhs_type, p.out_type);
+            }
+            std::fill(dst + hi * p.k_in, dst + last_size * p.k_in, T{});
           } else {
-            std::fill(dst, dst + p.k_in, T{});
+            for (int64_t t = 0; t < last_size; ++t) {
+              T* features = dst + t * p.k_in;
+              if (last[t] >= 0) {
+                load(lhs + (base + last[t]) * lhs_bytes, lhs_feature_stride * lhs_bytes, p.k_in,
+                     features, 1, p.lhs_type, p.out_type);
+              } else {
+                std::fill(features, features + p.k_in, T{});
+              }
+            }
           }
-          dst += p.k_in;
-          for (int64_t s = static_cast<int64_t>(spatial) - 1; s >= 0; --s) {
+          dst += last_size * p.k_in;
+          for (int64_t s = static_cast<int64_t>(spatial) - 2; s >= 0; --s) {
             if (++tap[s] < p.window[s].size) break;
             tap[s] = 0;
           }

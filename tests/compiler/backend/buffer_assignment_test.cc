@@ -111,8 +111,16 @@ void ExpectConsistent(const Computation& comp, const std::vector<const Instructi
     EXPECT_LE(slice.offset + slice.size, ba.allocations()[slice.allocation].size);
   }
   for (const Allocation& a : ba.allocations()) {
-    if (a.kind == Allocation::Kind::kOutput || a.kind == Allocation::Kind::kConstant) {
+    if (a.kind == Allocation::Kind::kConstant) {
       EXPECT_EQ(a.values.size(), 1u) << "allocation " << a.index;
+    }
+    if (a.kind == Allocation::Kind::kOutput) {
+      // An output holds one live-out value; before it, only temps the output took over in
+      // place (their lifetimes end where the output is defined).
+      int64_t live_out = 0;
+      for (const auto& [v, offset] : a.values) live_out += values[v].live_out ? 1 : 0;
+      EXPECT_EQ(live_out, 1) << "allocation " << a.index;
+      EXPECT_TRUE(values[a.values.back().first].live_out) << "allocation " << a.index;
     }
     for (size_t i = 0; i < a.values.size(); ++i) {
       for (size_t j = i + 1; j < a.values.size(); ++j) {
@@ -160,13 +168,15 @@ ENTRY %main (p: f32[16]) -> f32[16] {
   EXPECT_EQ(AllocationOf(ba, *m, "d").kind, Allocation::Kind::kOutput);
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), ba, false);
 
-  // Written in place, the chain needs one temp.
+  // Written in place, the chain needs one buffer: the output d takes over a = b = c.
   BufferAssignmentOptions in_place;
   in_place.may_share_operand = ElementwiseOrDusInPlace;
   BufferAssignment shared = Assign(*m, in_place);
-  EXPECT_EQ(CountKind(shared, Allocation::Kind::kTemp), 1);
+  EXPECT_EQ(CountKind(shared, Allocation::Kind::kTemp), 0);
+  EXPECT_EQ(CountKind(shared, Allocation::Kind::kOutput), 1);
   EXPECT_EQ(Slice(shared, *m, "a"), Slice(shared, *m, "b"));
   EXPECT_EQ(Slice(shared, *m, "b"), Slice(shared, *m, "c"));
+  EXPECT_EQ(Slice(shared, *m, "c"), Slice(shared, *m, "d"));
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), shared, true);
 }
 

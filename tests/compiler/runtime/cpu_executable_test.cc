@@ -148,6 +148,70 @@ ENTRY e {
 })"));
 }
 
+// dynamic-update-slice writes into its operand's buffer when the operand dies there
+// (then only the update window is written), and copies first when it does not.
+TEST(CpuExecutableTest, DynamicUpdateSliceInPlaceAndCopied) {
+  for (const char* root : {"ROOT t = (f32[64,48]) tuple(d)", "ROOT t = (f32[64,48], f32[64,48]) tuple(d, a)"}) {
+    SCOPED_TRACE(root);
+    const std::string text = std::string(R"(
+HloModule m
+ENTRY e {
+  x = f32[64,48] parameter(0)
+  u = f32[5,7] parameter(1)
+  a = f32[64,48] add(x, x)
+  i = s32[] constant(60)
+  j = s32[] constant(3)
+  d = f32[64,48] dynamic-update-slice(a, u, i, j)
+  )") + root + "\n}\n";
+    ExpectCpuMatchesInterpreter(text);
+    auto m = ParseOrFail(text);
+    ASSERT_NE(m, nullptr);
+    auto exe = CompileCpu(*m, false);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    const CpuKernel* dus = nullptr;
+    for (const auto& k : (*exe)->code().kernels()) {
+      if (k->hlo->opcode() == Opcode::kDynamicUpdateSlice) dus = k.get();
+    }
+    ASSERT_NE(dus, nullptr);
+    EXPECT_EQ(dus->in_place_operand, 0);
+    auto buffers = (*exe)->BufferAssignmentText();
+    ASSERT_TRUE(buffers.ok()) << buffers.status().message();
+  }
+}
+
+// A scan-like while loop updating one row of its carried state per trip.
+TEST(CpuExecutableTest, WhileLoopWithInPlaceRowUpdates) {
+  ExpectCpuMatchesInterpreter(R"(
+HloModule m
+cond {
+  s = (s32[], f32[16,32]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(16)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[16,32]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[16,32] get-tuple-element(s), index=1
+  z = s32[] constant(0)
+  row = f32[1,32] dynamic-slice(v, i, z), dynamic_slice_sizes={1,32}
+  two = f32[] constant(2)
+  tb = f32[1,32] broadcast(two), dimensions={}
+  r2 = f32[1,32] multiply(row, tb)
+  v2 = f32[16,32] dynamic-update-slice(v, r2, i, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[16,32]) tuple(i2, v2)
+}
+ENTRY e {
+  x = f32[16,32] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[16,32]) tuple(z, x)
+  w = (s32[], f32[16,32]) while(init), condition=cond, body=body
+  ROOT v = f32[16,32] get-tuple-element(w), index=1
+})");
+}
+
 TEST(CpuExecutableTest, IntegerEdgeCases) {
   ExpectCpuMatchesInterpreter(R"(
 HloModule m
