@@ -268,6 +268,15 @@ llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* va
     return b.CreateTrunc(chosen, b.getInt16Ty());
   }
   if (IsNarrowFloat(type)) {
+    // A value just read from the type's decode table stores back as the encoding it was
+    // read at (moves of f8 data need no encoder).
+    if (auto* load = llvm::dyn_cast<llvm::LoadInst>(value)) {
+      auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(load->getPointerOperand());
+      if (gep != nullptr && gep->getNumIndices() == 2 && b.GetInsertBlock() != nullptr &&
+          gep->getPointerOperand() == DecodeTable(*b.GetInsertBlock()->getModule(), type)) {
+        return b.CreateTrunc(gep->getOperand(2), b.getInt8Ty());
+      }
+    }
     llvm::Value* encoded = EncodeNarrowFloat(b, type, b.CreateFPExt(value, b.getDoubleTy()));
     // A NaN decoded from memory goes back to its own encoding.
     llvm::Value* bits = b.CreateBitCast(value, b.getInt32Ty());
@@ -1389,9 +1398,13 @@ llvm::Value* ElementalEmitter::EmitBitcastConvert(const Instruction* inst, const
   if (!StorageType(context_, from).ok()) return Fail(inst, StorageType(context_, from).status().message());
   const int from_width = BitWidth(from);
   const int to_width = BitWidth(to);
-  // The operand element's encoding as an i64 (sub-byte types: their low bits).
+  // The operand element's encoding as an i64 (sub-byte types: their low bits); read
+  // straight from memory when the operand is there (no decode and re-encode).
+  auto array = arrays_.find(operand);
+  const bool in_memory = array != arrays_.end() && scalars_.count(operand) == 0;
   auto bits_at = [&](const IrIndex& at) {
-    llvm::Value* stored = ToStorage(b_, from, Emit(operand, at));
+    llvm::Value* stored = in_memory ? b_.CreateLoad(*StorageType(context_, from), array->second.Address(b_, at))
+                                    : ToStorage(b_, from, Emit(operand, at));
     if (stored->getType()->isFloatingPointTy()) stored = b_.CreateBitCast(stored, b_.getIntNTy(from_width));
     return b_.CreateZExt(stored, b_.getInt64Ty());
   };

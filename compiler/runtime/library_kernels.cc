@@ -1254,16 +1254,7 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, 
   const int64_t lhs_batch_stride = p.lhs_strides[dn.input_batch_dimension];
   const int64_t lhs_feature_stride = p.lhs_strides[dn.input_feature_dimension];
   const size_t nrow = row_dims.size();
-  // Taps of the innermost window dimension are copied together when they read one
-  // contiguous stretch of input: features innermost and dense, no dilation, no reversal.
   const int64_t last_size = spatial == 0 ? 1 : p.window[spatial - 1].size;
-  bool contiguous_last = false;
-  if (spatial > 0) {
-    const WindowDimension& w = p.window[spatial - 1];
-    contiguous_last = lhs_feature_stride == 1 &&
-                      p.lhs_strides[dn.input_spatial_dimensions[spatial - 1]] == p.k_in &&
-                      w.window_dilation == 1 && w.base_dilation == 1 && !w.window_reversal;
-  }
   static constexpr int64_t kNoOffset = 0;
 
   const bool ok = ParallelFor(items, workers, [&](int64_t i0, int64_t i1, int) {
@@ -1309,17 +1300,6 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, 
           }
           if (!inside) {
             std::fill(dst, dst + last_size * p.k_in, T{});
-          } else if (contiguous_last) {
-            // The valid taps are one stretch of input, k_in features after k_in features.
-            int64_t lo = 0, hi = last_size;
-            while (lo < hi && last[lo] < 0) ++lo;
-            while (hi > lo && last[hi - 1] < 0) --hi;
-            std::fill(dst, dst + lo * p.k_in, T{});
-            if (hi > lo) {
-              load(lhs + (base + last[lo]) * lhs_bytes, lhs_bytes, (hi - lo) * p.k_in,
-                   dst + lo * p.k_in, 1, p.lhs_type, p.out_type);
-            }
-            std::fill(dst + hi * p.k_in, dst + last_size * p.k_in, T{});
           } else {
             for (int64_t t = 0; t < last_size; ++t) {
               T* features = dst + t * p.k_in;

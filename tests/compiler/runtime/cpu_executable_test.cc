@@ -212,6 +212,18 @@ ENTRY e {
 })");
 }
 
+// CIFAR's first convolution: NHWC with padding on every edge and 3 input features (an
+// im2col fast path for contiguous taps once got the right edge wrong; it is gone).
+TEST(CpuExecutableTest, ConvolutionPaddingEdges) {
+  ExpectCpuMatchesInterpreter(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,32,32,3] parameter(0)
+  w = f32[3,3,3,16] parameter(1)
+  ROOT c = f32[2,32,32,16] convolution(a, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})");
+}
+
 TEST(CpuExecutableTest, IntegerEdgeCases) {
   ExpectCpuMatchesInterpreter(R"(
 HloModule m
