@@ -1256,7 +1256,9 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
         }
         llvm::Value* one = llvm::ConstantInt::get(t, 1);
         if (is_signed) result = b_.CreateSelect(b_.CreateICmpSLT(y, zero()), zero(), result);
-        llvm::Value* trivial = b_.CreateOr(b_.CreateICmpEQ(x, one), b_.CreateICmpEQ(y, zero()));
+        llvm::Value* trivial = b_.CreateICmpEQ(y, zero());
+        // x == 1 gives 1; s1 has no 1 (its one bit is -1).
+        if (!is_signed || t->getIntegerBitWidth() > 1) trivial = b_.CreateOr(b_.CreateICmpEQ(x, one), trivial);
         return b_.CreateSelect(trivial, one, result);
       }
       break;

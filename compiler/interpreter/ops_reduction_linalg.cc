@@ -949,7 +949,8 @@ std::vector<T> LoadAll(const Literal& lit, PrimitiveType result_type) {
   std::vector<T> out(static_cast<size_t>(lit.element_count()));
   if constexpr (std::is_same_v<T, float>) {
     if (lit.shape().element_type() == PrimitiveType::kF32 && result_type == PrimitiveType::kF32) {
-      std::memcpy(out.data(), lit.untyped_data(), out.size() * sizeof(float));
+      // (An empty operand has no data pointer: memcpy from null is undefined even for 0 bytes.)
+      if (!out.empty()) std::memcpy(out.data(), lit.untyped_data(), out.size() * sizeof(float));
       return out;
     }
   }

@@ -76,6 +76,16 @@ int64_t InputElements(const Module& m) {
 // with the op that stops it. A module that starts compiling must be removed from here.
 const std::map<std::string, std::string>& NotCompiled() {
   static const auto* list = new std::map<std::string, std::string>{
+      // XLA's own optimized module: a scatter fused under a select (not the fusion's root).
+      {"cifar_cnn_train_step.after_optimizations.hlo#0", "is supported only as the root of a fusion"},
+      {"complex.hlo#0", "element type c64"},
+      {"dynamic_update_slice.hlo#0", "element type c64"},
+      {"reshape_c64.hlo#0", "element type c64"},
+      {"transpose_c64.hlo#0", "element type c64"},
+      {"vectorize_x1_c64.hlo#0", "element type c64"},
+      {"jax.issue.33666.linx.slow_0100.module_0007.hlo#0", "cannot emit custom-call"},
+      {"reduce_precision.hlo#0", "reduce-precision"},
+      {"topk_logits_k10_1x50000_bf16.hlo#0", "topk"},
   };
   return *list;
 }
@@ -109,7 +119,9 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
   std::unique_ptr<Module> module = std::move(parsed->modules[c.module_index]);
   if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
 #ifdef FUSEBOX_SANITIZED
-  const int64_t kLimit = int64_t{1} << 20;
+  // Under the sanitizers the emitter and runtime are checked on the smaller modules; the
+  // release run covers the rest.
+  const int64_t kLimit = int64_t{1} << 16;
 #else
   const int64_t kLimit = c.example ? int64_t{1} << 24 : int64_t{1} << 22;
 #endif
@@ -126,6 +138,7 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
   });
   const std::string key = fs::path(c.file).filename().string() + "#" + std::to_string(c.module_index);
   auto listed = NotCompiled().find(key);
+  bool any_failed = false;
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     auto optimized = OptimizeForBackend(*module, fused);
@@ -134,6 +147,7 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
     exe_options.threads = 2;
     auto exe = CpuExecutable::Create(std::move(*optimized), exe_options);
     if (!exe.ok()) {
+      any_failed = true;
       EXPECT_NE(listed, NotCompiled().end()) << key << ": " << exe.status().message();
       if (listed != NotCompiled().end()) {
         EXPECT_NE(exe.status().message().find(listed->second), std::string::npos)
@@ -141,7 +155,6 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
       }
       continue;
     }
-    EXPECT_EQ(listed, NotCompiled().end()) << key << " compiles now: remove it from NotCompiled()";
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << key << ": " << actual.status().message();
     CompareOptions tolerance = DefaultToleranceFor(type);
@@ -150,6 +163,8 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
     CompareResult cmp = CompareLiterals(*actual, *expected, tolerance);
     EXPECT_TRUE(cmp.ok()) << key << ": " << cmp.ToString();
   }
+  // Listed modules must still fail in at least one mode (fused or unfused).
+  EXPECT_TRUE(listed == NotCompiled().end() || any_failed) << key << " compiles now: remove it from NotCompiled()";
 }
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {

@@ -22,7 +22,6 @@ namespace fusebox {
 namespace {
 
 using ::testing::HasSubstr;
-using testing_util::CompileCpu;
 using testing_util::ParseOrFail;
 using PT = PrimitiveType;
 
@@ -39,7 +38,7 @@ const std::vector<PT>& CoreTypes() {
 }
 
 const std::vector<PT>& SubByteTypes() {
-  static const std::vector<PT> types = {PT::kS2, PT::kS4, PT::kU2, PT::kU4};
+  static const std::vector<PT> types = {PT::kS1, PT::kS2, PT::kS4, PT::kU1, PT::kU2, PT::kU4};
   return types;
 }
 
@@ -154,7 +153,7 @@ enum class Inputs {
 // Edge arguments are [kEdgeSize, kEdgeSize]: operand 0 takes special value i in row i,
 // operand 1 special value j in column j (so binary ops see every pair), operand 2 value
 // (i + j) mod kEdgeSize; positions past the specials hold random bit patterns.
-constexpr int64_t kEdgeSize = 64;
+constexpr int64_t kEdgeSize = 72;
 
 std::vector<double> FloatSpecials() {
   const double inf = std::numeric_limits<double>::infinity();
@@ -167,6 +166,18 @@ std::vector<double> FloatSpecials() {
           -1e300,  inf,     -inf,    nan,      -nan,      1e-3,        6e-8,         1e-40,
           -1e-40,  1e-45,   5e-324,  -1e-310,  0x1p-126,  0x1p-14,     0x1p-127,     1.0 - 0x1p-24,
           1.0 + 0x1p-23,    4.5,     -5.5};
+}
+
+// Encodings no decimal value gives: NaNs with payloads (signaling and quiet, both signs),
+// all ones, the smallest subnormal and the largest finite magnitude's neighbours.
+std::vector<uint64_t> FloatBitSpecials(PT type) {
+  const int width = BitWidth(type), mantissa = MantissaBits(type), exponent = ExponentBits(type);
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  const uint64_t exponent_ones = ((uint64_t{1} << exponent) - 1) << mantissa;
+  const uint64_t top = mantissa > 0 ? uint64_t{1} << (mantissa - 1) : 0;
+  return {exponent_ones | 1,         sign | exponent_ones | 1, exponent_ones | top | 1,
+          exponent_ones | (top - 1), (sign - 1) | sign,        1,
+          exponent_ones - 1,         sign | 1};
 }
 
 std::vector<int64_t> IntSpecials(PT type) {
@@ -219,8 +230,12 @@ Literal EdgeLiteral(const Shape& shape, int64_t parameter) {
         literal.SetBits(e, bits);
       }
     } else if (IsFloat(type)) {
-      if (k < static_cast<int64_t>(floats.size())) {
+      const std::vector<uint64_t> patterns = FloatBitSpecials(type);
+      const int64_t decimal = static_cast<int64_t>(floats.size());
+      if (k < decimal) {
         literal.SetDouble(e, floats[k]);
+      } else if (k - decimal < static_cast<int64_t>(patterns.size())) {
+        literal.SetBits(e, patterns[k - decimal]);
       } else {
         literal.SetBits(e, bits);
       }
@@ -315,28 +330,34 @@ void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args, c
   }
 }
 
-// Compiles like testing_util::CompileCpu, without the assembly listing (half the LLVM
-// time of a small module, and these modules are many).
-StatusOr<std::unique_ptr<CpuExecutable>> Compile(const Module& module, bool fused) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
-  CpuExecutableOptions options;
-  options.threads = 2;
-  options.compile.keep_assembly = false;
-  return CpuExecutable::Create(std::move(optimized), options);
+// The module compiled unfused (one kernel per op) and, when fusion changes it, fused:
+// modules of independent single ops fuse nothing, and compiling them twice would only
+// double the LLVM time. Like testing_util::CompileCpu, without the assembly listing.
+StatusOr<std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>>> Compile(const Module& module) {
+  std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>> executables;
+  std::string unfused_text;
+  for (bool fused : {false, true}) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
+    const std::string text = optimized->ToString();
+    if (fused && text == unfused_text) break;
+    unfused_text = text;
+    CpuExecutableOptions options;
+    options.threads = 2;
+    options.compile.keep_assembly = false;
+    auto exe = CpuExecutable::Create(std::move(optimized), options);
+    if (!exe.ok()) return Status(exe.status().code(), std::string(fused ? "fused: " : "unfused: ") + exe.status().message());
+    executables.emplace_back(fused ? "fused" : "unfused", std::move(*exe));
+  }
+  return executables;
 }
 
 void RunCase(const OpCase& c) {
   auto module = ParseOrFail(c.hlo);
   ASSERT_NE(module, nullptr) << c.hlo;
   if (!c.expected_error.empty()) {
-    for (bool fused : {false, true}) {
-      SCOPED_TRACE(fused ? "fused" : "unfused");
-      auto exe = Compile(*module, fused);
-      ASSERT_FALSE(exe.ok()) << "expected an error containing \"" << c.expected_error[0] << "\"";
-      for (const std::string& part : c.expected_error) {
-        EXPECT_THAT(exe.status().message(), HasSubstr(part));
-      }
-    }
+    auto exe = Compile(*module);
+    ASSERT_FALSE(exe.ok()) << "expected an error containing \"" << c.expected_error[0] << "\"";
+    for (const std::string& part : c.expected_error) EXPECT_THAT(exe.status().message(), HasSubstr(part));
     return;
   }
   // Argument sets, each with the interpreter's result.
@@ -357,14 +378,13 @@ void RunCase(const OpCase& c) {
     ASSERT_TRUE(result.ok()) << what << ": " << result.status().message() << "\n" << c.hlo;
     expected.push_back(std::move(*result));
   }
-  for (bool fused : {false, true}) {
-    SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto exe = Compile(*module, fused);
-    ASSERT_TRUE(exe.ok()) << exe.status().message() << "\n" << c.hlo;
-    if (getenv("DBG_KERNELS")) std::cerr << "KERNELS " << c.name << " " << fused << " " << (*exe)->code().kernels().size() << "\n";
+  auto executables = Compile(*module);
+  ASSERT_TRUE(executables.ok()) << executables.status().message() << "\n" << c.hlo;
+  for (auto& [mode, exe] : *executables) {
+    SCOPED_TRACE(mode);
     for (size_t k = 0; k < inputs.size(); ++k) {
       SCOPED_TRACE(inputs[k].first);
-      auto actual = (*exe)->Run(inputs[k].second);
+      auto actual = exe->Run(inputs[k].second);
       ASSERT_TRUE(actual.ok()) << actual.status().message();
       ExpectLeavesMatch(*module, inputs[k].second, *actual, expected[k]);
     }
@@ -581,10 +601,17 @@ std::string ConvertModule(PT from, const std::vector<PT>& targets, const std::ve
 
 std::vector<OpCase> ConvertCases() {
   std::vector<OpCase> cases;
+  // Every pair of core types, core types to and from every other type, and the f8, f4
+  // and sub-byte types among themselves through one representative of each kind.
   const std::vector<PT> reals = RealTypes();
+  std::vector<PT> narrow_targets = CoreTypes();
+  for (PT t : {PT::kS4, PT::kU2, PT::kF8E4M3FN, PT::kF8E5M2FNUZ, PT::kF8E8M0FNU, PT::kF4E2M1FN}) narrow_targets.push_back(t);
   for (PT from : reals) {
+    const bool core = std::find(CoreTypes().begin(), CoreTypes().end(), from) != CoreTypes().end();
+    std::vector<PT> targets = core ? reals : narrow_targets;
+    if (!core && std::find(targets.begin(), targets.end(), from) == targets.end()) targets.push_back(from);
     AddBoth(&cases, "convert_" + Name(from),
-            [from, &reals](const std::vector<int64_t>& dims) { return ConvertModule(from, reals, dims); });
+            [from, targets](const std::vector<int64_t>& dims) { return ConvertModule(from, targets, dims); });
   }
   for (PT complex : ComplexTypes()) {
     for (PT other : {PT::kF32, PT::kS32}) {
@@ -609,6 +636,11 @@ std::string BitcastModule(PT from) {
   for (PT to : AllTypes()) {
     if (to == from || IsPred(to) || !BackendSupports(to)) continue;
     const int to_width = BitWidth(to);
+    // Every type of the same width; of the other widths the unsigned integers and a float.
+    if (to_width != width && !IsUnsignedInt(to) && to != PT::kF16 && to != PT::kF64 && to != PT::kF8E5M2 &&
+        to != PT::kF4E2M1FN) {
+      continue;
+    }
     if (to_width == width) {
       hlo.Result("to_" + Name(to), ShapeText(to, {5, 7}), "bitcast-convert(" + x + ")");
     } else if (to_width < width && width % to_width == 0) {
@@ -631,6 +663,79 @@ std::vector<OpCase> BitcastCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(BitcastConvert, CpuOpsTest, ::testing::ValuesIn(BitcastCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// Edge values as constants: an array constant of special values (broadcast along the
+// columns) against the edge-valued parameter (specials along the rows), so every pair
+// meets once, through the constant paths of the emitter.
+
+std::string SpecialsLiteralText(PT type) {
+  std::vector<double> floats = FloatSpecials();
+  std::vector<int64_t> ints = IsInteger(type) ? IntSpecials(type) : std::vector<int64_t>{0, 1};
+  const int64_t n = IsFloat(type) ? static_cast<int64_t>(floats.size()) : static_cast<int64_t>(ints.size());
+  Literal literal(Shape(type, {n}));
+  for (int64_t i = 0; i < n; ++i) {
+    if (IsFloat(type)) {
+      literal.SetDouble(i, floats[i]);
+    } else {
+      literal.SetInt64(i, ints[i]);
+    }
+  }
+  return ShapeText(type, {n}) + " constant(" + literal.ToString() + ")";
+}
+
+std::string ConstantsModule(PT type) {
+  HloText hlo("constants_" + Name(type));
+  const std::string text = SpecialsLiteralText(type);
+  const std::string vector_shape = text.substr(0, text.find(' '));
+  const int64_t n = std::stoll(vector_shape.substr(vector_shape.find('[') + 1));
+  const std::string shape = ShapeText(type, {kEdgeSize, n});
+  std::string p = hlo.Param(shape);
+  hlo.Line("specials", vector_shape, text.substr(text.find(' ') + 1));
+  std::string c = hlo.Line("c", shape, "broadcast(specials), dimensions={1}");
+  const bool integer = IsInteger(type), real = IsFloat(type);
+  std::vector<std::string> ops = {"add", "multiply", "maximum", "minimum"};
+  if (integer || real) {
+    ops.push_back("subtract");
+    ops.push_back("divide");
+    ops.push_back("remainder");
+    ops.push_back("power");
+  }
+  if (integer) {
+    ops.push_back("shift-left");
+    ops.push_back("shift-right-logical");
+    ops.push_back("shift-right-arithmetic");
+  }
+  if (real) ops.push_back("atan2");
+  for (const std::string& op : ops) {
+    hlo.Result(Ident(op) + "_pc", shape, op + "(" + p + ", " + c + ")");
+    hlo.Result(Ident(op) + "_cp", shape, op + "(" + c + ", " + p + ")");
+  }
+  const std::string pred = ShapeText(PT::kPred, {kEdgeSize, n});
+  hlo.Result("compare_lt", pred, "compare(" + c + ", " + p + "), direction=LT");
+  if (real) hlo.Result("compare_total_lt", pred, "compare(" + c + ", " + p + "), direction=LT, type=TOTALORDER");
+  for (PT to : {PT::kF32, PT::kS32, PT::kU8, PT::kBF16, PT::kF8E4M3FN, PT::kS4}) {
+    if (to != type) hlo.Result("convert_" + Name(to), ShapeText(to, {kEdgeSize, n}), "convert(" + c + ")");
+  }
+  if (real) {
+    hlo.Result("sqrt", shape, "sqrt(" + c + ")");
+    hlo.Result("is_finite", pred, "is-finite(" + c + ")");
+    hlo.Result("round_nearest_even", shape, "round-nearest-even(" + c + ")");
+  }
+  hlo.Result("constant", shape, "copy(" + c + ")");
+  return hlo.Build();
+}
+
+std::vector<OpCase> ConstantCases() {
+  std::vector<OpCase> cases;
+  for (PT type : {PT::kPred, PT::kS8, PT::kS32, PT::kU32, PT::kS64, PT::kU64, PT::kS4, PT::kU2, PT::kF16, PT::kBF16,
+                  PT::kF32, PT::kF64, PT::kF8E4M3FN, PT::kF8E5M2FNUZ, PT::kF4E2M1FN}) {
+    cases.push_back({"constants_" + Name(type), ConstantsModule(type), Inputs::kEdge, nullptr, {}});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Constants, CpuOpsTest, ::testing::ValuesIn(ConstantCases()), CaseName);
 
 // ---------------------------------------------------------------------------
 // Data movement: broadcast, transpose, reshape, slice, concatenate, pad, reverse, iota
@@ -708,11 +813,11 @@ std::function<std::vector<std::vector<Literal>>(const Module&)> WithStarts(std::
 
 // dynamic-slice, dynamic-update-slice and gathers of a `type` operand, with start indices
 // of several integer types.
-std::string IndexingModule(PT type) {
+std::string IndexingModule(PT type, const std::vector<PT>& index_types) {
   HloText hlo("indexing_" + Name(type));
   std::string x = hlo.Param(ShapeText(type, {5, 7}));
   std::string u = hlo.Param(ShapeText(type, {2, 3}));
-  for (PT index_type : {PT::kS32, PT::kS64, PT::kU32, PT::kS8}) {
+  for (PT index_type : index_types) {
     const std::string suffix = "_" + Name(index_type);
     std::string i = hlo.Param(ShapeText(index_type, {}));
     std::string j = hlo.Param(ShapeText(index_type, {}));
@@ -742,7 +847,10 @@ std::vector<OpCase> IndexingCases() {
       {1, 2}, {-3, 100}, {4, 5}, {int_min, int_max}, {100, -1, 2, 3, -7, 6, 1}};
   std::vector<OpCase> cases;
   for (PT type : AllTypes()) {
-    OpCase c{"indexing_" + Name(type), IndexingModule(type), Inputs::kGiven, WithStarts(starts), {}};
+    // Start indices of every integer kind for two operand types, s32 for the rest.
+    std::vector<PT> index_types = {PT::kS32};
+    if (type == PT::kF32 || type == PT::kS8) index_types = {PT::kS32, PT::kS64, PT::kU32, PT::kS8, PT::kU8};
+    OpCase c{"indexing_" + Name(type), IndexingModule(type, index_types), Inputs::kGiven, WithStarts(starts), {}};
     if (!BackendSupports(type)) c.expected_error = UnsupportedTypeError(type);
     cases.push_back(c);
   }
