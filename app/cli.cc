@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <cstdio>
 #include <exception>
@@ -312,7 +313,12 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
   bool check_failed = false;
   if (opts.backend == "cpu") {
     auto ran = RunOnCpu(module, args, opts, &check_failed);
-    if (!ran.ok()) return ReportStatus(ran.status());
+    if (!ran.ok()) {
+      // "file:line:col: ..." when the message starts with a location, else "file: ...".
+      const std::string& m = ran.status().message();
+      const bool located = !m.empty() && std::isdigit(static_cast<unsigned char>(m[0]));
+      return ReportStatus(ran.status().WithPrefix(in.path + (located ? ":" : ": ")));
+    }
     result_value = std::move(*ran);
   } else {
     Interpreter interpreter;

@@ -135,6 +135,15 @@ std::string UnsupportedReason(const Instruction& inst) {
 }
 
 int64_t EstimateFlops(const Instruction& inst) {
+  // Data movement costs no arithmetic, alone or fused.
+  switch (inst.opcode()) {
+    case Opcode::kBroadcast: case Opcode::kCopy: case Opcode::kTranspose: case Opcode::kSlice:
+    case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kReverse: case Opcode::kIota:
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
+      return 0;
+    default:
+      break;
+  }
   auto count_elementwise = [](const Computation& c, int64_t elements) {
     int64_t ops = 0;
     for (const auto& i : c.instructions()) {
@@ -155,8 +164,15 @@ int64_t EstimateFlops(const Instruction& inst) {
     return ops;
   };
   switch (inst.opcode()) {
-    case Opcode::kFusion:
-      return count_elementwise(*inst.fused_computation(), inst.shape().ElementCount());
+    case Opcode::kFusion: {
+      int64_t flops = count_elementwise(*inst.fused_computation(), inst.shape().ElementCount());
+      for (const auto& i : inst.fused_computation()->instructions()) {
+        if (i->opcode() == Opcode::kDot || i->opcode() == Opcode::kConvolution) {
+          flops += EstimateFlops(*i) - (i->shape().IsArray() ? i->shape().ElementCount() : 0);
+        }
+      }
+      return flops;
+    }
     case Opcode::kDot: {
       int64_t k = 1;
       for (int64_t d : inst.attrs().dot_dimension_numbers->lhs_contracting_dimensions) {
@@ -1015,8 +1031,10 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
       auto kernel = std::make_unique<CpuKernel>();
       Status st = emitter.Emit(*inst, kernel.get());
       if (!st.ok()) {
-        std::string where = inst->location().line > 0 ? " (line " + std::to_string(inst->location().line) + ")" : "";
-        return Status(st.code(), "CPU backend: " + st.message() + where);
+        // "line:col: CPU backend: ..." (the CLI puts the file in front, as parse errors read).
+        const SourceLocation& at = inst->location();
+        std::string where = at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "";
+        return Status(st.code(), where + "CPU backend: " + st.message());
       }
       for (const CpuLoopGroup& g : kernel->groups) code->function_to_hlo_[g.function] = inst->name();
       if (!kernel->comparator_function.empty()) code->function_to_hlo_[kernel->comparator_function] = inst->name();

@@ -607,8 +607,13 @@ StatusOr<Literal> CpuExecutable::Run(const std::vector<Literal>& arguments, cons
     params.push_back(std::move(leaves));
   }
   if (options.observer != nullptr) options.observer->OnRunStart(options.iteration, NowNs());
-  ASSIGN_OR_RETURN(std::vector<void*> result, frame.RunProgram(module_->entry(), params));
+  auto ran = frame.RunProgram(module_->entry(), params);
   last_kernel_launches_ = frame.kernel_launches();
+  if (!ran.ok()) {
+    if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
+    return ran.status();
+  }
+  std::vector<void*> result = std::move(*ran);
   Literal out(module_->entry()->root()->shape());
   size_t next = 0;
   std::function<Status(Literal&)> fill = [&](Literal& l) -> Status {

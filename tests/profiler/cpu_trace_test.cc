@@ -368,7 +368,7 @@ TEST(CpuTraceFusionTest, FusedMnistLaunchesFewerKernelsAndMovesFewerBytes) {
 // the work disappear from the trace. DISABLED: EstimateFlops (compiler/codegen/
 // cpu_compiler.cc) counts a dot inside a fused computation as one flop per output element,
 // so this fusion reports 6,144 flops instead of about 1,052,672. Enable with the fix.
-TEST(CpuTraceFusionTest, DISABLED_DotOutputFusionCountsTheDotsFlops) {
+TEST(CpuTraceFusionTest, DotOutputFusionCountsTheDotsFlops) {
   auto module = Parse(R"(
 HloModule dot_bias
 ENTRY e {
