@@ -57,14 +57,15 @@ print(header)
 print("-" * len(header))
 for group, modes in groups.items():
     f, u, i = modes.get("fused"), modes.get("unfused"), modes.get("interpreter")
-    def cell(value, fmt, width):
-        return f"{value:{width}{fmt}}" if value is not None else f"{'-':>{width}}"
+    def cell(value, fmt, width, suffix=""):
+        text = f"{value:{fmt}}{suffix}" if value is not None else "-"
+        return f"{text:>{width}}"
     kernels = (f"{int(f['kernels'])}/{int(u['kernels'])}" if f and u else "-")
     print(f"{group:<26}"
           f" {cell(ms(f) if f else None, '.2f', 9)}"
           f" {cell(ms(u) if u else None, '.2f', 10)}"
-          f" {cell(ms(u) / ms(f) if f and u else None, '.2f', 7)}x"
-          f" {cell(ms(i) / ms(f) if f and i else None, '.1f', 11)}x"
+          f" {cell(ms(u) / ms(f) if f and u else None, '.2f', 8, 'x')}"
+          f" {cell(ms(i) / ms(f) if f and i else None, '.1f', 12, 'x')}"
           f" {cell(f['bytes_per_second'] / 1e9 if f else None, '.2f', 10)}"
           f" {cell(f['of_copy_bw'] if f else None, '.3f', 10)}"
           f" {cell(u['of_copy_bw'] if u else None, '.3f', 10)}"
