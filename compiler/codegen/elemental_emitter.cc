@@ -2,9 +2,13 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <map>
 
@@ -48,11 +52,11 @@ struct NarrowFloatCodec {
   int width = 0;
   int mantissa_bits = 0;
   int bias = 0;
-  bool is_signed = true;        // f8e8m0fnu has no sign bit
-  bool has_subnormals = true;   // f8e8m0fnu has none (and no zero)
+  bool is_signed = true;          // f8e8m0fnu has no sign bit
+  bool has_subnormals = true;     // f8e8m0fnu has none (and no zero)
   bool no_negative_zero = false;  // fnuz types: -0 encodes as +0
-  uint64_t max_finite = 0;      // the largest finite magnitude's encoding
-  uint64_t nan[2] = {0, 0};     // by sign: the NaN encoding of +NaN, -NaN
+  uint64_t max_finite = 0;        // the largest finite magnitude's encoding
+  uint64_t nan[2] = {0, 0};       // by sign: the NaN encoding of +NaN, -NaN
   uint64_t overflow[2] = {0, 0};  // by sign: too large or infinite
 };
 
@@ -108,7 +112,8 @@ llvm::Value* EncodeNarrowFloat(llvm::IRBuilder<>& b, PrimitiveType type, llvm::V
   const int shift = 52 - c.mantissa_bits;
   llvm::Value* round = k(uint64_t{1} << (shift - 1));
   if (c.mantissa_bits > 0) {
-    round = b.CreateAdd(k((uint64_t{1} << (shift - 1)) - 1), b.CreateAnd(b.CreateLShr(magnitude, shift), k(1)));
+    round = b.CreateAdd(k((uint64_t{1} << (shift - 1)) - 1),
+                        b.CreateAnd(b.CreateLShr(magnitude, shift), k(1)));
   }
   llvm::Value* normal = b.CreateSub(b.CreateLShr(b.CreateAdd(magnitude, round), shift),
                                     k(static_cast<uint64_t>(1023 - c.bias) << c.mantissa_bits));
@@ -118,18 +123,23 @@ llvm::Value* EncodeNarrowFloat(llvm::IRBuilder<>& b, PrimitiveType type, llvm::V
   llvm::Value* small = k(0);
   if (c.has_subnormals) {
     llvm::Value* abs = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value);
-    llvm::Value* scaled = b.CreateFMul(abs, llvm::ConstantFP::get(b.getDoubleTy(), std::ldexp(1.0, c.bias + c.mantissa_bits - 1)));
+    llvm::Value* scaled = b.CreateFMul(
+        abs, llvm::ConstantFP::get(b.getDoubleTy(), std::ldexp(1.0, c.bias + c.mantissa_bits - 1)));
     llvm::Value* rounded = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, scaled);
-    llvm::Function* to_int = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(), llvm::Intrinsic::fptoui_sat,
+    llvm::Function* to_int = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(),
+                                                             llvm::Intrinsic::fptoui_sat,
                                                              {b.getInt64Ty(), b.getDoubleTy()});
     small = b.CreateCall(to_int, {rounded});
   }
-  llvm::Value* encoded = b.CreateSelect(b.CreateICmpSLT(exponent, k(min_normal_exponent)), small, normal);
+  llvm::Value* encoded =
+      b.CreateSelect(b.CreateICmpSLT(exponent, k(min_normal_exponent)), small, normal);
   llvm::Value* result = encoded;
-  if (c.is_signed) result = b.CreateOr(result, b.CreateSelect(negative, k(uint64_t{1} << (c.width - 1)), k(0)));
+  if (c.is_signed)
+    result = b.CreateOr(result, b.CreateSelect(negative, k(uint64_t{1} << (c.width - 1)), k(0)));
   if (c.no_negative_zero) result = b.CreateSelect(b.CreateICmpEQ(encoded, k(0)), k(0), result);
   llvm::Value* overflow = b.CreateICmpUGT(encoded, k(c.max_finite));
-  result = b.CreateSelect(overflow, b.CreateSelect(negative, k(c.overflow[1]), k(c.overflow[0])), result);
+  result = b.CreateSelect(overflow, b.CreateSelect(negative, k(c.overflow[1]), k(c.overflow[0])),
+                          result);
   llvm::Value* is_nan = b.CreateFCmpUNO(value, value);
   result = b.CreateSelect(is_nan, b.CreateSelect(negative, k(c.nan[1]), k(c.nan[0])), result);
   if (!c.is_signed) {
@@ -153,8 +163,10 @@ llvm::GlobalVariable* DecodeTable(llvm::Module& module, PrimitiveType type) {
       values[bits] = std::bit_cast<float>(sign | kNanTag | static_cast<uint32_t>(bits));
     }
   }
-  llvm::Constant* init = llvm::ConstantDataArray::get(module.getContext(), llvm::ArrayRef<float>(values));
-  auto* table = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
+  llvm::Constant* init =
+      llvm::ConstantDataArray::get(module.getContext(), llvm::ArrayRef<float>(values));
+  auto* table = new llvm::GlobalVariable(module, init->getType(), true,
+                                         llvm::GlobalValue::PrivateLinkage, init, name);
   table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   table->setAlignment(llvm::Align(64));
   return table;
@@ -163,7 +175,8 @@ llvm::GlobalVariable* DecodeTable(llvm::Module& module, PrimitiveType type) {
 }  // namespace
 
 StatusOr<llvm::Type*> StorageType(llvm::LLVMContext& c, PrimitiveType type) {
-  if (IsSubByteInt(type) || (IsNarrowFloat(type) && BitWidth(type) <= 8)) return llvm::Type::getInt8Ty(c);
+  if (IsSubByteInt(type) || (IsNarrowFloat(type) && BitWidth(type) <= 8))
+    return llvm::Type::getInt8Ty(c);
   switch (type) {
     case PrimitiveType::kPred:
     case PrimitiveType::kS8:
@@ -184,6 +197,10 @@ StatusOr<llvm::Type*> StorageType(llvm::LLVMContext& c, PrimitiveType type) {
       return llvm::Type::getFloatTy(c);
     case PrimitiveType::kF64:
       return llvm::Type::getDoubleTy(c);
+    case PrimitiveType::kC64:  // {re, im}, laid out like std::complex
+      return llvm::StructType::get(c, {llvm::Type::getFloatTy(c), llvm::Type::getFloatTy(c)});
+    case PrimitiveType::kC128:
+      return llvm::StructType::get(c, {llvm::Type::getDoubleTy(c), llvm::Type::getDoubleTy(c)});
     default:
       return Unimplemented("the CPU backend does not support element type " +
                            std::string(PrimitiveTypeName(type)) + " yet");
@@ -202,7 +219,8 @@ llvm::Value* IrArray::LinearIndex(llvm::IRBuilder<>& b, const IrIndex& index) co
   llvm::Value* linear = b.getInt64(0);
   for (size_t d = 0; d < index.size(); ++d) {
     if (shape_.dimensions(d) == 1) continue;
-    llvm::Value* term = strides[d] == 1 ? index[d] : b.CreateMul(index[d], b.getInt64(strides[d]), "", true, true);
+    llvm::Value* term =
+        strides[d] == 1 ? index[d] : b.CreateMul(index[d], b.getInt64(strides[d]), "", true, true);
     linear = d == 0 && linear == b.getInt64(0) ? term : b.CreateAdd(linear, term, "", true, true);
   }
   return linear;
@@ -221,8 +239,9 @@ llvm::Value* ToRegister(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* s
     llvm::Value* value = b.CreateFPExt(b.CreateBitCast(stored, b.getHalfTy()), b.getFloatTy());
     llvm::Value* wide = b.CreateZExt(stored, b.getInt32Ty());
     llvm::Value* is_nan = b.CreateICmpUGT(b.CreateAnd(wide, 0x7FFF), b.getInt32(0x7C00));
-    llvm::Value* nan = b.CreateOr(b.CreateShl(b.CreateAnd(wide, 0x8000), 16),
-                                  b.CreateOr(b.CreateShl(b.CreateAnd(wide, 0x3FF), 13), b.getInt32(0x7F800000)));
+    llvm::Value* nan =
+        b.CreateOr(b.CreateShl(b.CreateAnd(wide, 0x8000), 16),
+                   b.CreateOr(b.CreateShl(b.CreateAnd(wide, 0x3FF), 13), b.getInt32(0x7F800000)));
     return b.CreateSelect(is_nan, b.CreateBitCast(nan, b.getFloatTy()), value);
   }
   if (type == PrimitiveType::kBF16) {
@@ -232,8 +251,10 @@ llvm::Value* ToRegister(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* s
   if (IsNarrowFloat(type)) {
     llvm::GlobalVariable* table = DecodeTable(*b.GetInsertBlock()->getModule(), type);
     const uint64_t mask = (uint64_t{1} << BitWidth(type)) - 1;
-    llvm::Value* index = b.CreateZExt(b.CreateAnd(stored, b.getInt8(static_cast<uint8_t>(mask))), b.getInt64Ty());
-    return b.CreateLoad(b.getFloatTy(), b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt64(0), index}));
+    llvm::Value* index =
+        b.CreateZExt(b.CreateAnd(stored, b.getInt8(static_cast<uint8_t>(mask))), b.getInt64Ty());
+    return b.CreateLoad(b.getFloatTy(),
+                        b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt64(0), index}));
   }
   return stored;
 }
@@ -243,7 +264,8 @@ llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* va
   if (IsSubByteInt(type)) return b.CreateZExt(value, b.getInt8Ty());
   if (IsNarrowFloat(type) && value->getType()->isDoubleTy()) {
     // Straight from a double (convert from f64): one rounding, as the interpreter does.
-    return b.CreateTrunc(EncodeNarrowFloat(b, type, value), b.getIntNTy(BitWidth(type) > 8 ? 16 : 8));
+    return b.CreateTrunc(EncodeNarrowFloat(b, type, value),
+                         b.getIntNTy(BitWidth(type) > 8 ? 16 : 8));
   }
   if (type == PrimitiveType::kF16) {
     llvm::Value* half = b.CreateBitCast(b.CreateFPTrunc(value, b.getHalfTy()), b.getInt16Ty());
@@ -252,7 +274,8 @@ llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* va
     llvm::Value* bits = b.CreateBitCast(value, b.getInt32Ty());
     llvm::Value* payload = b.CreateAnd(b.CreateLShr(bits, 13), 0x3FF);
     payload = b.CreateSelect(b.CreateICmpEQ(payload, b.getInt32(0)), b.getInt32(0x200), payload);
-    llvm::Value* nan = b.CreateOr(b.CreateAnd(b.CreateLShr(bits, 16), 0x8000), b.CreateOr(payload, 0x7C00));
+    llvm::Value* nan =
+        b.CreateOr(b.CreateAnd(b.CreateLShr(bits, 16), 0x8000), b.CreateOr(payload, 0x7C00));
     return b.CreateSelect(b.CreateFCmpUNO(value, value), b.CreateTrunc(nan, b.getInt16Ty()), half);
   }
   if (type == PrimitiveType::kBF16) {
@@ -264,7 +287,8 @@ llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* va
     llvm::Value* top = b.CreateLShr(bits, 16);
     llvm::Value* no_payload = b.CreateICmpEQ(b.CreateAnd(top, 0x7F), b.getInt32(0));
     llvm::Value* nan = b.CreateOr(top, b.CreateSelect(no_payload, b.getInt32(0x40), b.getInt32(0)));
-    llvm::Value* chosen = b.CreateSelect(b.CreateFCmpUNO(value, value), nan, b.CreateLShr(rounded, 16));
+    llvm::Value* chosen =
+        b.CreateSelect(b.CreateFCmpUNO(value, value), nan, b.CreateLShr(rounded, 16));
     return b.CreateTrunc(chosen, b.getInt16Ty());
   }
   if (IsNarrowFloat(type)) {
@@ -411,6 +435,12 @@ llvm::Value* ElementalEmitter::Constant(PrimitiveType type, double value) {
   // A narrow float constant is the type's value nearest `value`.
   if (IsNarrowFloat(type)) value = FloatBitsToDouble(type, DoubleToFloatBits(type, value));
   if (t->isFloatingPointTy()) return llvm::ConstantFP::get(t, value);
+  if (IsComplex(type)) {
+    llvm::Type* real = t->getStructElementType(0);
+    return llvm::ConstantStruct::get(
+        llvm::cast<llvm::StructType>(t),
+        {llvm::ConstantFP::get(real, value), llvm::ConstantFP::get(real, 0.0)});
+  }
   if (type == PrimitiveType::kPred) return b_.getInt1(value != 0);
   return llvm::ConstantInt::get(t, static_cast<uint64_t>(static_cast<int64_t>(value)), true);
 }
@@ -632,6 +662,12 @@ llvm::Value* ElementalEmitter::EmitConstant(const Instruction* inst, const IrInd
   if (!inst->shape().IsArray()) return Fail(inst, "tuple constants are not supported");
   auto storage = StorageType(context_, type);
   if (!storage.ok()) return Fail(inst, storage.status().message());
+  if (literal->element_count() == 1 && IsComplex(type)) {
+    const std::complex<double> v = literal->GetComplex(0);
+    llvm::Type* real = (*storage)->getStructElementType(0);
+    return llvm::ConstantStruct::get(llvm::cast<llvm::StructType>(*storage),
+                                     {llvm::ConstantFP::get(real, v.real()), llvm::ConstantFP::get(real, v.imag())});
+  }
   if (literal->element_count() == 1) {
     uint64_t bits = literal->GetBits(0);
     llvm::Value* stored = (*storage)->isFloatingPointTy()
@@ -739,6 +775,10 @@ llvm::Value* ElementalEmitter::EmitIota(const Instruction* inst, const IrIndex& 
   llvm::Value* i = index.at(inst->attrs().iota_dimension);
   llvm::Type* t = *RegisterType(context_, type);
   if (IsFloat(type)) return RoundToType(type, b_.CreateSIToFP(i, t));
+  if (IsComplex(type)) {
+    llvm::Type* real = t->getStructElementType(0);
+    return MakeComplex(b_.CreateSIToFP(i, real), llvm::ConstantFP::get(real, 0.0));
+  }
   if (type == PrimitiveType::kPred) return b_.CreateICmpNE(i, b_.getInt64(0));
   return b_.CreateTrunc(i, t);
 }
@@ -1058,9 +1098,262 @@ llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const Ir
   return Fail(inst, "convolution runs as a library kernel, not inside a fusion");
 }
 
+llvm::Value* ElementalEmitter::MakeComplex(llvm::Value* re, llvm::Value* im) {
+  llvm::Type* type = llvm::StructType::get(context_, {re->getType(), re->getType()});
+  llvm::Value* value = llvm::PoisonValue::get(type);
+  value = b_.CreateInsertValue(value, re, {0});
+  return b_.CreateInsertValue(value, im, {1});
+}
+
+llvm::Value* ElementalEmitter::CallComplex(const std::string& name, PrimitiveType type,
+                                           const std::vector<llvm::Value*>& args, bool unpacked,
+                                           bool real_result) {
+  // The x86-64 System V ABI, as clang lowers C's _Complex: a c64 argument is one
+  // <2 x float> (libgcc's __mulsc3/__divsc3 take four floats), a c128 argument two doubles;
+  // a c64 result is a <2 x float>, a c128 result {double, double}.
+  const bool c64 = type == PrimitiveType::kC64;
+  llvm::Type* real = c64 ? b_.getFloatTy() : b_.getDoubleTy();
+  llvm::Type* pair = llvm::FixedVectorType::get(b_.getFloatTy(), 2);
+  std::vector<llvm::Value*> values;
+  for (llvm::Value* arg : args) {
+    llvm::Value* re = b_.CreateExtractValue(arg, {0});
+    llvm::Value* im = b_.CreateExtractValue(arg, {1});
+    if (c64 && !unpacked) {
+      llvm::Value* v = b_.CreateInsertElement(llvm::PoisonValue::get(pair), re, b_.getInt64(0));
+      values.push_back(b_.CreateInsertElement(v, im, b_.getInt64(1)));
+    } else {
+      values.push_back(re);
+      values.push_back(im);
+    }
+  }
+  std::vector<llvm::Type*> params;
+  for (llvm::Value* v : values) params.push_back(v->getType());
+  llvm::Type* result = real_result ? real
+                       : c64       ? static_cast<llvm::Type*>(pair)
+                                   : llvm::StructType::get(context_, {real, real});
+  llvm::FunctionCallee callee =
+      module_.getOrInsertFunction(name, llvm::FunctionType::get(result, params, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setOnlyAccessesInaccessibleMemory();
+  }
+  llvm::Value* call = b_.CreateCall(callee, values);
+  if (real_result || !c64) return call;
+  return MakeComplex(b_.CreateExtractElement(call, b_.getInt64(0)),
+                     b_.CreateExtractElement(call, b_.getInt64(1)));
+}
+
+llvm::Value* ElementalEmitter::ComplexMultiply(PrimitiveType type, llvm::Value* x, llvm::Value* y) {
+  // As GCC compiles std::complex's *: the textbook formula, and libgcc's __mulsc3 /
+  // __muldc3 (C99 Annex G's recovery of infinities) when both parts come out NaN.
+  llvm::Value* a = b_.CreateExtractValue(x, {0});
+  llvm::Value* b = b_.CreateExtractValue(x, {1});
+  llvm::Value* c = b_.CreateExtractValue(y, {0});
+  llvm::Value* d = b_.CreateExtractValue(y, {1});
+  llvm::Value* re = b_.CreateFSub(b_.CreateFMul(a, c), b_.CreateFMul(b, d));
+  llvm::Value* im = b_.CreateFAdd(b_.CreateFMul(a, d), b_.CreateFMul(b, c));
+  llvm::Value* product = MakeComplex(re, im);
+  llvm::Value* both_nan = b_.CreateAnd(b_.CreateFCmpUNO(re, re), b_.CreateFCmpUNO(im, im));
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b_.GetInsertBlock();
+  llvm::BasicBlock* slow = llvm::BasicBlock::Create(context_, "cmul.nan", fn);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(context_, "cmul.merge", fn);
+  b_.CreateCondBr(both_nan, slow, merge);
+  b_.SetInsertPoint(slow);
+  llvm::Value* recovered = CallComplex(type == PrimitiveType::kC64 ? "__mulsc3" : "__muldc3", type,
+                                       {x, y}, /*unpacked=*/true, false);
+  llvm::BasicBlock* slow_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  llvm::PHINode* phi = b_.CreatePHI(product->getType(), 2);
+  phi->addIncoming(product, before);
+  phi->addIncoming(recovered, slow_end);
+  return phi;
+}
+
+llvm::Value* ElementalEmitter::ComplexDivide(PrimitiveType type, llvm::Value* x, llvm::Value* y) {
+  return CallComplex(type == PrimitiveType::kC64 ? "__divsc3" : "__divdc3", type, {x, y},
+                     /*unpacked=*/true, false);
+}
+
+llvm::Value* ElementalEmitter::EmitComplexUnary(const Instruction* inst, llvm::Value* x) {
+  if (llvm::Triple(module_.getTargetTriple()).getArch() != llvm::Triple::x86_64) {
+    return Fail(inst, "complex math follows the x86-64 calling convention; this target is " +
+                          module_.getTargetTriple());
+  }
+  const PrimitiveType type = inst->operand(0)->shape().element_type();
+  const PrimitiveType real = ComplexComponentType(type);
+  const std::string f = type == PrimitiveType::kC64 ? "f" : "";
+  llvm::Value* re = b_.CreateExtractValue(x, {0});
+  llvm::Value* im = b_.CreateExtractValue(x, {1});
+  llvm::Type* t = re->getType();
+  auto constant = [&](double v) { return llvm::ConstantFP::get(t, v); };
+  auto libm = [&](const char* name, llvm::Value* v) { return CallLibm(name, real, {v}); };
+  llvm::Value* one = MakeComplex(constant(1), constant(0));
+  // std::complex's functions are glibc's C99 ones (cexpf, ...): call the same.
+  const char* c99 = nullptr;
+  switch (inst->opcode()) {
+    case Opcode::kReal:
+      return re;
+    case Opcode::kImag:
+      return im;
+    case Opcode::kAbs:
+      return CallComplex("cabs" + f, type, {x}, false, /*real_result=*/true);
+    case Opcode::kNegate:
+      return MakeComplex(b_.CreateFNeg(re), b_.CreateFNeg(im));
+    case Opcode::kSign: {
+      llvm::Value* magnitude = CallComplex("cabs" + f, type, {x}, false, true);
+      llvm::Value* unit = MakeComplex(b_.CreateFDiv(re, magnitude), b_.CreateFDiv(im, magnitude));
+      return b_.CreateSelect(b_.CreateFCmpOEQ(magnitude, constant(0)),
+                             MakeComplex(constant(0), constant(0)), unit);
+    }
+    case Opcode::kRsqrt:
+      return ComplexDivide(type, one, CallComplex("csqrt" + f, type, {x}, false, false));
+    case Opcode::kLogistic: {
+      llvm::Value* e = CallComplex(
+          "cexp" + f, type, {MakeComplex(b_.CreateFNeg(re), b_.CreateFNeg(im))}, false, false);
+      llvm::Value* denominator =
+          MakeComplex(b_.CreateFAdd(constant(1), b_.CreateExtractValue(e, {0})),
+                      b_.CreateFAdd(constant(0), b_.CreateExtractValue(e, {1})));
+      return ComplexDivide(type, one, denominator);
+    }
+    case Opcode::kExpm1: {
+      // expm1(a) cos(b) - 2 sin^2(b / 2) + i exp(a) sin(b): accurate near zero.
+      llvm::Value* half_sin = libm("sin", b_.CreateFDiv(im, constant(2)));
+      llvm::Value* r = b_.CreateFSub(b_.CreateFMul(libm("expm1", re), libm("cos", im)),
+                                     b_.CreateFMul(b_.CreateFMul(constant(2), half_sin), half_sin));
+      return MakeComplex(r, b_.CreateFMul(libm("exp", re), libm("sin", im)));
+    }
+    case Opcode::kLog1p: {
+      // log1p(a (2 + a) + b^2) / 2 + i atan2(b, 1 + a).
+      llvm::Value* sum =
+          b_.CreateFAdd(b_.CreateFMul(re, b_.CreateFAdd(constant(2), re)), b_.CreateFMul(im, im));
+      llvm::Value* r = b_.CreateFDiv(libm("log1p", sum), constant(2));
+      return MakeComplex(r, CallLibm("atan2", real, {im, b_.CreateFAdd(constant(1), re)}));
+    }
+    case Opcode::kExp:
+      c99 = "cexp";
+      break;
+    case Opcode::kLog:
+      c99 = "clog";
+      break;
+    case Opcode::kSqrt:
+      c99 = "csqrt";
+      break;
+    case Opcode::kSin:
+      c99 = "csin";
+      break;
+    case Opcode::kCos:
+      c99 = "ccos";
+      break;
+    case Opcode::kTan:
+      c99 = "ctan";
+      break;
+    case Opcode::kTanh:
+      c99 = "ctanh";
+      break;
+    case Opcode::kSinh:
+      c99 = "csinh";
+      break;
+    case Opcode::kCosh:
+      c99 = "ccosh";
+      break;
+    case Opcode::kAsin:
+      c99 = "casin";
+      break;
+    case Opcode::kAcos:
+      c99 = "cacos";
+      break;
+    case Opcode::kAtan:
+      c99 = "catan";
+      break;
+    case Opcode::kAsinh:
+      c99 = "casinh";
+      break;
+    case Opcode::kAcosh:
+      c99 = "cacosh";
+      break;
+    case Opcode::kAtanh:
+      c99 = "catanh";
+      break;
+    default:
+      break;
+  }
+  if (c99 == nullptr)
+    return Fail(inst, "unsupported element type " + std::string(PrimitiveTypeName(type)));
+  return CallComplex(c99 + f, type, {x}, false, false);
+}
+
+llvm::Value* ElementalEmitter::EmitComplexBinary(const Instruction* inst, Opcode opcode,
+                                                 PrimitiveType type, llvm::Value* x,
+                                                 llvm::Value* y) {
+  if (llvm::Triple(module_.getTargetTriple()).getArch() != llvm::Triple::x86_64) {
+    return Fail(inst, "complex math follows the x86-64 calling convention; this target is " +
+                          module_.getTargetTriple());
+  }
+  // complex(re, im) builds the value from its parts.
+  if (opcode == Opcode::kComplex) return MakeComplex(x, y);
+  auto re = [&](llvm::Value* v) { return b_.CreateExtractValue(v, {0}); };
+  auto im = [&](llvm::Value* v) { return b_.CreateExtractValue(v, {1}); };
+  llvm::Type* t = re(x)->getType();
+  auto constant = [&](double v) { return llvm::ConstantFP::get(t, v); };
+  switch (opcode) {
+    case Opcode::kAdd:
+      return MakeComplex(b_.CreateFAdd(re(x), re(y)), b_.CreateFAdd(im(x), im(y)));
+    case Opcode::kSubtract:
+      return MakeComplex(b_.CreateFSub(re(x), re(y)), b_.CreateFSub(im(x), im(y)));
+    case Opcode::kMultiply:
+      return ComplexMultiply(type, x, y);
+    case Opcode::kDivide:
+      return ComplexDivide(type, x, y);
+    case Opcode::kPower: {
+      // 1^y = x^0 = 1; inf^(a + 0i) is inf for a > 0 and 0 for a < 0; else cpow.
+      const std::string name = type == PrimitiveType::kC64 ? "cpowf" : "cpow";
+      llvm::Value* p = CallComplex(name, type, {x, y}, false, false);
+      llvm::Value* zero = MakeComplex(constant(0), constant(0));
+      llvm::Value* x_pos_inf =
+          b_.CreateAnd(b_.CreateFCmpOEQ(im(x), constant(0)),
+                       b_.CreateFCmpOEQ(re(x), llvm::ConstantFP::getInfinity(t)));
+      llvm::Value* y_real = b_.CreateFCmpOEQ(im(y), constant(0));
+      p = b_.CreateSelect(
+          b_.CreateAnd(x_pos_inf, b_.CreateAnd(y_real, b_.CreateFCmpOLT(re(y), constant(0)))), zero,
+          p);
+      p = b_.CreateSelect(
+          b_.CreateAnd(x_pos_inf, b_.CreateAnd(y_real, b_.CreateFCmpOGT(re(y), constant(0)))), x,
+          p);
+      llvm::Value* x_one =
+          b_.CreateAnd(b_.CreateFCmpOEQ(re(x), constant(1)), b_.CreateFCmpOEQ(im(x), constant(0)));
+      llvm::Value* y_zero =
+          b_.CreateAnd(b_.CreateFCmpOEQ(re(y), constant(0)), b_.CreateFCmpOEQ(im(y), constant(0)));
+      return b_.CreateSelect(b_.CreateOr(x_one, y_zero), MakeComplex(constant(1), constant(0)), p);
+    }
+    case Opcode::kAtan2: {
+      // atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2)), with std::complex's operations.
+      const std::string f = type == PrimitiveType::kC64 ? "f" : "";
+      llvm::Value* const a_y = x;  // atan2's first operand is its y
+      llvm::Value* const a_x = y;
+      llvm::Value* i = MakeComplex(constant(0), constant(1));
+      llvm::Value* iy = ComplexMultiply(type, i, a_y);
+      llvm::Value* numerator =
+          MakeComplex(b_.CreateFAdd(re(a_x), re(iy)), b_.CreateFAdd(im(a_x), im(iy)));
+      llvm::Value* xx = ComplexMultiply(type, a_x, a_x);
+      llvm::Value* yy = ComplexMultiply(type, a_y, a_y);
+      llvm::Value* sum = MakeComplex(b_.CreateFAdd(re(xx), re(yy)), b_.CreateFAdd(im(xx), im(yy)));
+      llvm::Value* quotient =
+          ComplexDivide(type, numerator, CallComplex("csqrt" + f, type, {sum}, false, false));
+      llvm::Value* log = CallComplex("clog" + f, type, {quotient}, false, false);
+      return ComplexMultiply(type, MakeComplex(constant(-0.0), constant(-1)), log);
+    }
+    default:
+      break;
+  }
+  return Fail(inst, "unsupported element type " + std::string(PrimitiveTypeName(type)));
+}
+
 llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x) {
   const PrimitiveType type = inst->operand(0)->shape().element_type();
   const PrimitiveType out_type = inst->shape().element_type();
+  if (IsComplex(type)) return EmitComplexUnary(inst, x);
   const bool is_float = IsFloat(type);
   const bool is_signed = IsSignedInt(type);
   const int width = BitWidth(type);
@@ -1162,6 +1455,7 @@ llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x
 
 llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode, PrimitiveType type,
                                           llvm::Value* x, llvm::Value* y) {
+  if (IsComplex(type)) return EmitComplexBinary(inst, opcode, type, x, y);
   const bool is_float = IsFloat(type);
   const bool is_signed = IsSignedInt(type);
   const bool is_pred = type == PrimitiveType::kPred;
@@ -1244,17 +1538,44 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
       }
       if (is_pred) return b_.CreateOr(x, b_.CreateNot(y));
       if (is_int) {
-        // Square-and-multiply over the exponent's bits (at most the width many steps).
-        llvm::Value* result = llvm::ConstantInt::get(t, 1);
-        llvm::Value* base = x;
-        llvm::Value* e = y;
-        for (unsigned i = 0; i < t->getIntegerBitWidth(); ++i) {
-          llvm::Value* bit = b_.CreateTrunc(b_.CreateAnd(e, llvm::ConstantInt::get(t, 1)), b_.getInt1Ty());
-          result = b_.CreateSelect(bit, b_.CreateMul(result, base), result);
-          base = b_.CreateMul(base, base);
-          e = b_.CreateLShr(e, llvm::ConstantInt::get(t, 1));
-        }
+        // Square-and-multiply over the exponent's bits: unrolled up to 16 bits (straight
+        // code that vectorizes), a loop until the exponent runs out above (64 unrolled
+        // steps of dependent multiplies cost LLVM seconds per kernel).
         llvm::Value* one = llvm::ConstantInt::get(t, 1);
+        llvm::Value* result = one;
+        auto step = [&](llvm::Value* r, llvm::Value* base, llvm::Value* e) {
+          llvm::Value* bit = b_.CreateTrunc(b_.CreateAnd(e, one), b_.getInt1Ty());
+          return std::array<llvm::Value*, 3>{b_.CreateSelect(bit, b_.CreateMul(r, base), r), b_.CreateMul(base, base),
+                                             b_.CreateLShr(e, one)};
+        };
+        if (t->getIntegerBitWidth() <= 16) {
+          std::array<llvm::Value*, 3> state = {one, x, y};
+          for (unsigned i = 0; i < t->getIntegerBitWidth(); ++i) state = step(state[0], state[1], state[2]);
+          result = state[0];
+        } else {
+          llvm::Function* fn = b_.GetInsertBlock()->getParent();
+          llvm::BasicBlock* entry = b_.GetInsertBlock();
+          llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "ipow.header", fn);
+          llvm::BasicBlock* body = llvm::BasicBlock::Create(context_, "ipow.body", fn);
+          llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, "ipow.exit", fn);
+          b_.CreateBr(header);
+          b_.SetInsertPoint(header);
+          llvm::PHINode* r = b_.CreatePHI(t, 2);
+          llvm::PHINode* base = b_.CreatePHI(t, 2);
+          llvm::PHINode* e = b_.CreatePHI(t, 2);
+          b_.CreateCondBr(b_.CreateICmpNE(e, zero()), body, exit);
+          b_.SetInsertPoint(body);
+          std::array<llvm::Value*, 3> next = step(r, base, e);
+          b_.CreateBr(header);
+          r->addIncoming(one, entry);
+          r->addIncoming(next[0], body);
+          base->addIncoming(x, entry);
+          base->addIncoming(next[1], body);
+          e->addIncoming(y, entry);
+          e->addIncoming(next[2], body);
+          b_.SetInsertPoint(exit);
+          result = r;
+        }
         if (is_signed) result = b_.CreateSelect(b_.CreateICmpSLT(y, zero()), zero(), result);
         llvm::Value* trivial = b_.CreateICmpEQ(y, zero());
         // x == 1 gives 1; s1 has no 1 (its one bit is -1).
@@ -1302,18 +1623,38 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
   return Fail(inst, "unsupported element type " + std::string(PrimitiveTypeName(type)));
 }
 
-llvm::Value* ElementalEmitter::EmitCompare(const Instruction* inst, llvm::Value* x, llvm::Value* y) {
+llvm::Value* ElementalEmitter::EmitCompare(const Instruction* inst, llvm::Value* x,
+                                           llvm::Value* y) {
   const PrimitiveType type = inst->operand(0)->shape().element_type();
   const ComparisonDirection dir = *inst->attrs().comparison_direction;
   const bool total_order = inst->attrs().comparison_type == ComparisonType::kTotalOrder;
+  if (IsComplex(type)) {
+    // Equal when both parts are (NaN parts are unequal).
+    auto part = [&](llvm::Value* v, unsigned k) { return b_.CreateExtractValue(v, {k}); };
+    if (dir == ComparisonDirection::kEq) {
+      return b_.CreateAnd(b_.CreateFCmpOEQ(part(x, 0), part(y, 0)),
+                          b_.CreateFCmpOEQ(part(x, 1), part(y, 1)));
+    }
+    if (dir == ComparisonDirection::kNe) {
+      return b_.CreateOr(b_.CreateFCmpUNE(part(x, 0), part(y, 0)),
+                         b_.CreateFCmpUNE(part(x, 1), part(y, 1)));
+    }
+    return Fail(inst, "complex values compare only for EQ and NE");
+  }
   if (IsFloat(type) && !total_order) {
     switch (dir) {
-      case ComparisonDirection::kEq: return b_.CreateFCmpOEQ(x, y);
-      case ComparisonDirection::kNe: return b_.CreateFCmpUNE(x, y);
-      case ComparisonDirection::kGe: return b_.CreateFCmpOGE(x, y);
-      case ComparisonDirection::kGt: return b_.CreateFCmpOGT(x, y);
-      case ComparisonDirection::kLe: return b_.CreateFCmpOLE(x, y);
-      case ComparisonDirection::kLt: return b_.CreateFCmpOLT(x, y);
+      case ComparisonDirection::kEq:
+        return b_.CreateFCmpOEQ(x, y);
+      case ComparisonDirection::kNe:
+        return b_.CreateFCmpUNE(x, y);
+      case ComparisonDirection::kGe:
+        return b_.CreateFCmpOGE(x, y);
+      case ComparisonDirection::kGt:
+        return b_.CreateFCmpOGT(x, y);
+      case ComparisonDirection::kLe:
+        return b_.CreateFCmpOLE(x, y);
+      case ComparisonDirection::kLt:
+        return b_.CreateFCmpOLT(x, y);
     }
   }
   bool is_signed = IsSignedInt(type);
@@ -1328,31 +1669,59 @@ llvm::Value* ElementalEmitter::EmitCompare(const Instruction* inst, llvm::Value*
       if (type == PrimitiveType::kF8E8M0FNU) return bits;
       const uint64_t sign = uint64_t{1} << (width - 1);
       llvm::Value* magnitude = b_.CreateAnd(bits, b_.getInt64(sign - 1));
-      llvm::Value* negative = b_.CreateICmpNE(b_.CreateAnd(bits, b_.getInt64(sign)), b_.getInt64(0));
-      return b_.CreateSelect(negative, b_.CreateSub(b_.getInt64(~uint64_t{0}), magnitude), magnitude);
+      llvm::Value* negative =
+          b_.CreateICmpNE(b_.CreateAnd(bits, b_.getInt64(sign)), b_.getInt64(0));
+      return b_.CreateSelect(negative, b_.CreateSub(b_.getInt64(~uint64_t{0}), magnitude),
+                             magnitude);
     };
     x = key(x);
     y = key(y);
     is_signed = true;
   }
   switch (dir) {
-    case ComparisonDirection::kEq: return b_.CreateICmpEQ(x, y);
-    case ComparisonDirection::kNe: return b_.CreateICmpNE(x, y);
-    case ComparisonDirection::kGe: return is_signed ? b_.CreateICmpSGE(x, y) : b_.CreateICmpUGE(x, y);
-    case ComparisonDirection::kGt: return is_signed ? b_.CreateICmpSGT(x, y) : b_.CreateICmpUGT(x, y);
-    case ComparisonDirection::kLe: return is_signed ? b_.CreateICmpSLE(x, y) : b_.CreateICmpULE(x, y);
-    case ComparisonDirection::kLt: return is_signed ? b_.CreateICmpSLT(x, y) : b_.CreateICmpULT(x, y);
+    case ComparisonDirection::kEq:
+      return b_.CreateICmpEQ(x, y);
+    case ComparisonDirection::kNe:
+      return b_.CreateICmpNE(x, y);
+    case ComparisonDirection::kGe:
+      return is_signed ? b_.CreateICmpSGE(x, y) : b_.CreateICmpUGE(x, y);
+    case ComparisonDirection::kGt:
+      return is_signed ? b_.CreateICmpSGT(x, y) : b_.CreateICmpUGT(x, y);
+    case ComparisonDirection::kLe:
+      return is_signed ? b_.CreateICmpSLE(x, y) : b_.CreateICmpULE(x, y);
+    case ComparisonDirection::kLt:
+      return is_signed ? b_.CreateICmpSLT(x, y) : b_.CreateICmpULT(x, y);
   }
   return Fail(inst, "unknown comparison");
 }
 
-llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveType from, PrimitiveType to,
-                                           llvm::Value* x) {
+llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveType from,
+                                           PrimitiveType to, llvm::Value* x) {
   if (from == to) return x;
   auto to_type_or = RegisterType(context_, to);
   if (!to_type_or.ok()) return Fail(inst, to_type_or.status().message());
-  if (!RegisterType(context_, from).ok()) return Fail(inst, RegisterType(context_, from).status().message());
+  if (!RegisterType(context_, from).ok())
+    return Fail(inst, RegisterType(context_, from).status().message());
   llvm::Type* t = *to_type_or;
+  if (IsComplex(from) && to == PrimitiveType::kPred) {
+    llvm::Value* zero = llvm::ConstantFP::get(b_.CreateExtractValue(x, {0})->getType(), 0.0);
+    return b_.CreateOr(b_.CreateFCmpUNE(b_.CreateExtractValue(x, {0}), zero),
+                       b_.CreateFCmpUNE(b_.CreateExtractValue(x, {1}), zero));
+  }
+  if (IsComplex(from) && IsComplex(to)) {
+    const PrimitiveType from_real = ComplexComponentType(from), to_real = ComplexComponentType(to);
+    return MakeComplex(EmitConvert(inst, from_real, to_real, b_.CreateExtractValue(x, {0})),
+                       EmitConvert(inst, from_real, to_real, b_.CreateExtractValue(x, {1})));
+  }
+  if (IsComplex(from)) {
+    // To a real type: the real part, converted as its component type.
+    return EmitConvert(inst, ComplexComponentType(from), to, b_.CreateExtractValue(x, {0}));
+  }
+  if (IsComplex(to)) {
+    const PrimitiveType real = ComplexComponentType(to);
+    llvm::Value* re = EmitConvert(inst, from, real, x);
+    return MakeComplex(re, llvm::ConstantFP::get(re->getType(), 0.0));
+  }
   if (from == PrimitiveType::kPred) {
     if (IsFloat(to)) return RoundToType(to, b_.CreateUIToFP(x, t));
     return b_.CreateZExt(x, t);
@@ -1368,12 +1737,14 @@ llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveTyp
       return RoundToType(to, x);
     }
     if (x->getType() == t) return x;
-    return t->getPrimitiveSizeInBits() > x->getType()->getPrimitiveSizeInBits() ? b_.CreateFPExt(x, t)
-                                                                                 : b_.CreateFPTrunc(x, t);
+    return t->getPrimitiveSizeInBits() > x->getType()->getPrimitiveSizeInBits()
+               ? b_.CreateFPExt(x, t)
+               : b_.CreateFPTrunc(x, t);
   }
   if (IsFloat(from) && IsInteger(to)) {
     // Truncate toward zero, saturate, NaN -> 0.
-    llvm::Intrinsic::ID id = IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    llvm::Intrinsic::ID id =
+        IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, id, {t, x->getType()});
     return b_.CreateCall(f, {x});
   }
@@ -1394,21 +1765,35 @@ llvm::Value* ElementalEmitter::EmitBitcastConvert(const Instruction* inst, const
   const Instruction* operand = inst->operand(0);
   const PrimitiveType from = operand->shape().element_type();
   const PrimitiveType to = inst->shape().element_type();
-  if (from == PrimitiveType::kPred || to == PrimitiveType::kPred) return Fail(inst, "bitcast-convert of pred");
+  if (from == PrimitiveType::kPred || to == PrimitiveType::kPred)
+    return Fail(inst, "bitcast-convert of pred");
   auto storage = StorageType(context_, to);
   if (!storage.ok()) return Fail(inst, storage.status().message());
-  if (!StorageType(context_, from).ok()) return Fail(inst, StorageType(context_, from).status().message());
+  auto from_storage = StorageType(context_, from);
+  if (!from_storage.ok()) return Fail(inst, from_storage.status().message());
   const int from_width = BitWidth(from);
   const int to_width = BitWidth(to);
-  // The operand element's encoding as an i64 (sub-byte types: their low bits); read
-  // straight from memory when the operand is there (no decode and re-encode).
+  // Bits are moved in an i64, or an i128 when c128 is involved.
+  llvm::Type* word = b_.getIntNTy(std::max({from_width, to_width, 64}));
+  // The operand element's encoding (sub-byte types: their low bits), zero-extended to
+  // `word`; read straight from memory when the operand is there (no decode and re-encode).
   auto array = arrays_.find(operand);
   const bool in_memory = array != arrays_.end() && scalars_.count(operand) == 0;
   auto bits_at = [&](const IrIndex& at) {
-    llvm::Value* stored = in_memory ? b_.CreateLoad(*StorageType(context_, from), array->second.Address(b_, at))
+    llvm::Value* stored = in_memory ? b_.CreateLoad(*from_storage, array->second.Address(b_, at))
                                     : ToStorage(b_, from, Emit(operand, at));
-    if (stored->getType()->isFloatingPointTy()) stored = b_.CreateBitCast(stored, b_.getIntNTy(from_width));
-    return b_.CreateZExt(stored, b_.getInt64Ty());
+    if (IsComplex(from)) {
+      // The real part is the low half (std::complex's layout, little-endian).
+      const int half = from_width / 2;
+      llvm::Value* re = b_.CreateZExt(
+          b_.CreateBitCast(b_.CreateExtractValue(stored, {0}), b_.getIntNTy(half)), word);
+      llvm::Value* im = b_.CreateZExt(
+          b_.CreateBitCast(b_.CreateExtractValue(stored, {1}), b_.getIntNTy(half)), word);
+      return b_.CreateOr(re, b_.CreateShl(im, static_cast<uint64_t>(half)));
+    }
+    if (stored->getType()->isFloatingPointTy())
+      stored = b_.CreateBitCast(stored, b_.getIntNTy(from_width));
+    return b_.CreateZExt(stored, word);
   };
   llvm::Value* bits = nullptr;
   if (from_width == to_width) {
@@ -1416,17 +1801,26 @@ llvm::Value* ElementalEmitter::EmitBitcastConvert(const Instruction* inst, const
   } else if (from_width > to_width) {
     // Wide to narrow: the new minor dimension picks the piece, low bits first.
     IrIndex at(index.begin(), index.end() - 1);
-    llvm::Value* shift = b_.CreateMul(index.back(), b_.getInt64(to_width));
+    llvm::Value* shift = b_.CreateMul(b_.CreateZExtOrTrunc(index.back(), word),
+                                      llvm::ConstantInt::get(word, to_width));
     bits = b_.CreateLShr(bits_at(at), shift);
   } else {
     // Narrow to wide: the operand's minor dimension holds the pieces, low bits first.
     const int64_t pieces = to_width / from_width;
-    bits = b_.getInt64(0);
+    bits = llvm::ConstantInt::get(word, 0);
     for (int64_t k = 0; k < pieces; ++k) {
       IrIndex at = index;
       at.push_back(b_.getInt64(k));
       bits = b_.CreateOr(bits, b_.CreateShl(bits_at(at), static_cast<uint64_t>(k * from_width)));
     }
+  }
+  if (IsComplex(to)) {
+    const int half = to_width / 2;
+    llvm::Type* real = (*storage)->getStructElementType(0);
+    llvm::Value* re = b_.CreateBitCast(b_.CreateTrunc(bits, b_.getIntNTy(half)), real);
+    llvm::Value* im = b_.CreateBitCast(
+        b_.CreateTrunc(b_.CreateLShr(bits, static_cast<uint64_t>(half)), b_.getIntNTy(half)), real);
+    return MakeComplex(re, im);
   }
   // Keep the result's width; sub-byte types occupy the low bits of their byte.
   llvm::Value* narrowed = b_.CreateTrunc(bits, b_.getIntNTy(to_width));

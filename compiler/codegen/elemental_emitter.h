@@ -7,8 +7,9 @@
 // Buffers are dense and row-major with one slot per element in the element type's native
 // encoding (pred and sub-byte types one byte), exactly like `Literal`'s storage, so the
 // runtime moves literals in and out with memcpy. In registers, pred is i1, integers are
-// iN, f16/bf16 are float (rounded back to their type after every operation, as the
-// reference interpreter does), f32/f64 are float/double.
+// iN (s4 is i4), f16/bf16 and the f8/f4 types are float (rounded back to their type after
+// every operation, as the reference interpreter does), f32/f64 are float/double, and
+// c64/c128 are {re, im} structs.
 //
 // Only files under compiler/codegen include this header (it includes LLVM's).
 #pragma once
@@ -131,6 +132,16 @@ class ElementalEmitter {
   llvm::Value* EmitDot(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitConvolution(const Instruction* inst, const IrIndex& index);
   llvm::Value* RoundToType(PrimitiveType type, llvm::Value* value);
+  // Complex values (c64, c128) are {re, im} structs in registers and memory; their math
+  // is std::complex's: GCC's inline multiply, libgcc's division, glibc's C99 functions.
+  llvm::Value* MakeComplex(llvm::Value* re, llvm::Value* im);
+  llvm::Value* CallComplex(const std::string& name, PrimitiveType type,
+                           const std::vector<llvm::Value*>& args, bool unpacked, bool real_result);
+  llvm::Value* ComplexMultiply(PrimitiveType type, llvm::Value* x, llvm::Value* y);
+  llvm::Value* ComplexDivide(PrimitiveType type, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitComplexUnary(const Instruction* inst, llvm::Value* x);
+  llvm::Value* EmitComplexBinary(const Instruction* inst, Opcode opcode, PrimitiveType type,
+                                 llvm::Value* x, llvm::Value* y);
   llvm::Value* CallLibm(const std::string& name, PrimitiveType type,
                         const std::vector<llvm::Value*>& args);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, PrimitiveType type,

@@ -1,10 +1,23 @@
 // Op-by-op coverage of the CPU backend: generated modules for every elementwise op and
 // element type, conversions, data movement, reductions, sort, dot and convolution, each
-// compiled fused and unfused and compared with the reference interpreter, on random inputs
-// and on edge values (NaN, infinities, -0, integer extremes, x / 0, shifts past the width).
+// compiled unfused (and fused, where fusion changes the module) and compared with the
+// reference interpreter, on random inputs and on edge values (NaN with payloads,
+// infinities, -0, subnormals, integer extremes, x / 0, INT_MIN / -1, shifts past the width).
 //
 // One module per (op family, element type) with a tuple root keeps the LLVM compile count
-// low; a mismatch names the tuple element's instruction (named after its op).
+// low; a mismatch names the tuple element's instruction (named after its op) and the
+// arguments at the first differing element.
+//
+// Sections:
+//   1. Element types and module text
+//   2. Arguments (random, edge values, given)
+//   3. Cases and the check
+//   4. Elementwise unary, binary, compare/select/clamp
+//   5. convert and bitcast-convert
+//   6. Edge values as constants
+//   7. Data movement, iota, dynamic-slice / dynamic-update-slice / gather
+//   8. reduce, reduce-window, map, sort, dot, convolution
+//   9. Ops the backend refuses
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -31,8 +44,8 @@ using PT = PrimitiveType;
 std::string Name(PT type) { return std::string(PrimitiveTypeName(type)); }
 
 const std::vector<PT>& CoreTypes() {
-  static const std::vector<PT> types = {PT::kPred, PT::kS8,  PT::kS16, PT::kS32,  PT::kS64,
-                                        PT::kU8,   PT::kU16, PT::kU32, PT::kU64,  PT::kF16,
+  static const std::vector<PT> types = {PT::kPred, PT::kS8,  PT::kS16, PT::kS32, PT::kS64,
+                                        PT::kU8,   PT::kU16, PT::kU32, PT::kU64, PT::kF16,
                                         PT::kBF16, PT::kF32, PT::kF64};
   return types;
 }
@@ -43,9 +56,9 @@ const std::vector<PT>& SubByteTypes() {
 }
 
 const std::vector<PT>& NarrowFloatTypes() {
-  static const std::vector<PT> types = {PT::kF8E5M2,       PT::kF8E4M3,     PT::kF8E4M3FN,
+  static const std::vector<PT> types = {PT::kF8E5M2,        PT::kF8E4M3,     PT::kF8E4M3FN,
                                         PT::kF8E4M3B11FNUZ, PT::kF8E5M2FNUZ, PT::kF8E4M3FNUZ,
-                                        PT::kF8E3M4,       PT::kF8E8M0FNU,  PT::kF4E2M1FN};
+                                        PT::kF8E3M4,        PT::kF8E8M0FNU,  PT::kF4E2M1FN};
   return types;
 }
 
@@ -63,7 +76,8 @@ std::vector<PT> RealTypes() {
 }
 
 bool IsNarrowFloatType(PT type) {
-  return std::find(NarrowFloatTypes().begin(), NarrowFloatTypes().end(), type) != NarrowFloatTypes().end();
+  return std::find(NarrowFloatTypes().begin(), NarrowFloatTypes().end(), type) !=
+         NarrowFloatTypes().end();
 }
 
 std::vector<PT> AllTypes() {
@@ -115,8 +129,8 @@ class HloText {
     const bool tuple = results_.size() != 1;
     for (size_t i = 0; i < lines_.size(); ++i) {
       const bool root = !tuple && i == results_[0];
-      text += std::string(root ? "  ROOT " : "  ") + lines_[i].name + " = " + lines_[i].shape + " " +
-              lines_[i].rhs + "\n";
+      text += std::string(root ? "  ROOT " : "  ") + lines_[i].name + " = " + lines_[i].shape +
+              " " + lines_[i].rhs + "\n";
     }
     if (tuple) {
       std::string shapes, names;
@@ -158,14 +172,15 @@ constexpr int64_t kEdgeSize = 72;
 std::vector<double> FloatSpecials() {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  return {0.0,     -0.0,    1.0,     -1.0,     0.5,       -0.5,        1.5,          -1.5,
-          2.5,     -2.5,    0.25,    3.0,      -3.0,      0.1,         -0.7,         6.0,
-          7.0,     0.75,    100.0,   -100.0,   255.5,     256.0,       -129.0,       448.0,
-          464.0,   57344.0, 65504.0, 65520.0,  -65536.0,  1e10,        -3e9,         2147483648.0,
-          -2147483649.0,    9.3e18,  1.9e19,   -9.3e18,   3.0e38,      3.5e38,       1e300,
-          -1e300,  inf,     -inf,    nan,      -nan,      1e-3,        6e-8,         1e-40,
-          -1e-40,  1e-45,   5e-324,  -1e-310,  0x1p-126,  0x1p-14,     0x1p-127,     1.0 - 0x1p-24,
-          1.0 + 0x1p-23,    4.5,     -5.5};
+  return {0.0,      -0.0,    1.0,      -1.0,         0.5,           -0.5,          1.5,
+          -1.5,     2.5,     -2.5,     0.25,         3.0,           -3.0,          0.1,
+          -0.7,     6.0,     7.0,      0.75,         100.0,         -100.0,        255.5,
+          256.0,    -129.0,  448.0,    464.0,        57344.0,       65504.0,       65520.0,
+          -65536.0, 1e10,    -3e9,     2147483648.0, -2147483649.0, 9.3e18,        1.9e19,
+          -9.3e18,  3.0e38,  3.5e38,   1e300,        -1e300,        inf,           -inf,
+          nan,      -nan,    1e-3,     6e-8,         1e-40,         -1e-40,        1e-45,
+          5e-324,   -1e-310, 0x1p-126, 0x1p-14,      0x1p-127,      1.0 - 0x1p-24, 1.0 + 0x1p-23,
+          4.5,      -5.5};
 }
 
 // Encodings no decimal value gives: NaNs with payloads (signaling and quiet, both signs),
@@ -175,17 +190,47 @@ std::vector<uint64_t> FloatBitSpecials(PT type) {
   const uint64_t sign = uint64_t{1} << (width - 1);
   const uint64_t exponent_ones = ((uint64_t{1} << exponent) - 1) << mantissa;
   const uint64_t top = mantissa > 0 ? uint64_t{1} << (mantissa - 1) : 0;
-  return {exponent_ones | 1,         sign | exponent_ones | 1, exponent_ones | top | 1,
-          exponent_ones | (top - 1), (sign - 1) | sign,        1,
-          exponent_ones - 1,         sign | 1};
+  return {exponent_ones | 1,       sign | exponent_ones | 1,
+          exponent_ones | top | 1, exponent_ones | (top - 1),
+          (sign - 1) | sign,       1,
+          exponent_ones - 1,       sign | 1};
 }
 
 std::vector<int64_t> IntSpecials(PT type) {
   const int width = BitWidth(type);
-  std::vector<int64_t> values = {0,     1,      -1,     2,     -2,    3,     -3,    4,     5,
-                                 7,     -7,     8,      -8,    15,    16,    31,    32,    33,
-                                 63,    64,     65,     100,   127,   128,   -128,  -129,  255,
-                                 256,   32767,  -32768, 65535, 65536, -9,
+  std::vector<int64_t> values = {0,
+                                 1,
+                                 -1,
+                                 2,
+                                 -2,
+                                 3,
+                                 -3,
+                                 4,
+                                 5,
+                                 7,
+                                 -7,
+                                 8,
+                                 -8,
+                                 15,
+                                 16,
+                                 31,
+                                 32,
+                                 33,
+                                 63,
+                                 64,
+                                 65,
+                                 100,
+                                 127,
+                                 128,
+                                 -128,
+                                 -129,
+                                 255,
+                                 256,
+                                 32767,
+                                 -32768,
+                                 65535,
+                                 65536,
+                                 -9,
                                  std::numeric_limits<int32_t>::max(),
                                  std::numeric_limits<int32_t>::min(),
                                  std::numeric_limits<uint32_t>::max(),
@@ -196,9 +241,9 @@ std::vector<int64_t> IntSpecials(PT type) {
                                  width,
                                  width + 1};
   if (width < 64) {
-    values.push_back(int64_t{1} << (width - 1));           // INT_MIN / half range
-    values.push_back((int64_t{1} << (width - 1)) - 1);     // INT_MAX
-    values.push_back(-(int64_t{1} << (width - 1)));        // INT_MIN, sign-extended
+    values.push_back(int64_t{1} << (width - 1));        // INT_MIN / half range
+    values.push_back((int64_t{1} << (width - 1)) - 1);  // INT_MAX
+    values.push_back(-(int64_t{1} << (width - 1)));     // INT_MIN, sign-extended
     values.push_back((int64_t{1} << (width - 1)) + 1);
   }
   return values;
@@ -279,7 +324,8 @@ std::string ArgumentsAt(const std::vector<Literal>& args, const std::vector<int6
   std::string text;
   for (size_t p = 0; p < args.size(); ++p) {
     const Literal& arg = args[p];
-    if (!arg.shape().IsArray() || arg.shape().rank() != static_cast<int64_t>(index.size())) continue;
+    if (!arg.shape().IsArray() || arg.shape().rank() != static_cast<int64_t>(index.size()))
+      continue;
     int64_t linear = 0;
     bool inside = true;
     for (size_t d = 0; d < index.size(); ++d) {
@@ -290,7 +336,8 @@ std::string ArgumentsAt(const std::vector<Literal>& args, const std::vector<int6
     text += " p" + std::to_string(p) + "=" + arg.ElementToString(linear);
     if (!IsComplex(arg.shape().element_type())) {
       char hex[32];
-      std::snprintf(hex, sizeof(hex), "(0x%llx)", static_cast<unsigned long long>(arg.GetBits(linear)));
+      std::snprintf(hex, sizeof(hex), "(0x%llx)",
+                    static_cast<unsigned long long>(arg.GetBits(linear)));
       text += hex;
     }
   }
@@ -300,8 +347,8 @@ std::string ArgumentsAt(const std::vector<Literal>& args, const std::vector<int6
 // Compares each leaf of the result with its own element type's tolerance; a tuple root's
 // leaves are named after the instructions that produce them (with the index inside a
 // nested tuple, e.g. a sort of two operands).
-void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args, const Literal& actual,
-                       const Literal& expected) {
+void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args,
+                       const Literal& actual, const Literal& expected) {
   const Instruction* root = module.entry()->root();
   std::function<void(const Literal&, const Literal&, const std::string&)> compare =
       [&](const Literal& a, const Literal& e, const std::string& what) {
@@ -309,13 +356,15 @@ void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args, c
           ASSERT_TRUE(a.shape().IsTuple()) << what;
           ASSERT_EQ(a.tuple_elements().size(), e.tuple_elements().size()) << what;
           for (size_t k = 0; k < e.tuple_elements().size(); ++k) {
-            compare(a.tuple_elements()[k], e.tuple_elements()[k], what + "{" + std::to_string(k) + "}");
+            compare(a.tuple_elements()[k], e.tuple_elements()[k],
+                    what + "{" + std::to_string(k) + "}");
           }
           return;
         }
         CompareResult cmp = CompareLiterals(a, e, DefaultToleranceFor(e.shape().element_type()));
         std::string inputs;
-        if (!cmp.first_mismatches.empty()) inputs = ArgumentsAt(args, cmp.first_mismatches[0].index);
+        if (!cmp.first_mismatches.empty())
+          inputs = ArgumentsAt(args, cmp.first_mismatches[0].index);
         EXPECT_TRUE(cmp.ok()) << what << " (" << e.shape().ToString() << "): " << cmp.ToString()
                               << "\n  inputs at the first mismatch:" << inputs;
       };
@@ -326,14 +375,16 @@ void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args, c
   ASSERT_TRUE(actual.shape().IsTuple());
   ASSERT_EQ(actual.tuple_elements().size(), expected.tuple_elements().size());
   for (size_t k = 0; k < expected.tuple_elements().size(); ++k) {
-    compare(actual.tuple_elements()[k], expected.tuple_elements()[k], root->operand(static_cast<int64_t>(k))->name());
+    compare(actual.tuple_elements()[k], expected.tuple_elements()[k],
+            root->operand(static_cast<int64_t>(k))->name());
   }
 }
 
 // The module compiled unfused (one kernel per op) and, when fusion changes it, fused:
 // modules of independent single ops fuse nothing, and compiling them twice would only
 // double the LLVM time. Like testing_util::CompileCpu, without the assembly listing.
-StatusOr<std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>>> Compile(const Module& module) {
+StatusOr<std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>>> Compile(
+    const Module& module) {
   std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>> executables;
   std::string unfused_text;
   for (bool fused : {false, true}) {
@@ -345,7 +396,9 @@ StatusOr<std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>>> Co
     options.threads = 2;
     options.compile.keep_assembly = false;
     auto exe = CpuExecutable::Create(std::move(optimized), options);
-    if (!exe.ok()) return Status(exe.status().code(), std::string(fused ? "fused: " : "unfused: ") + exe.status().message());
+    if (!exe.ok())
+      return Status(exe.status().code(),
+                    std::string(fused ? "fused: " : "unfused: ") + exe.status().message());
     executables.emplace_back(fused ? "fused" : "unfused", std::move(*exe));
   }
   return executables;
@@ -357,7 +410,8 @@ void RunCase(const OpCase& c) {
   if (!c.expected_error.empty()) {
     auto exe = Compile(*module);
     ASSERT_FALSE(exe.ok()) << "expected an error containing \"" << c.expected_error[0] << "\"";
-    for (const std::string& part : c.expected_error) EXPECT_THAT(exe.status().message(), HasSubstr(part));
+    for (const std::string& part : c.expected_error)
+      EXPECT_THAT(exe.status().message(), HasSubstr(part));
     return;
   }
   // Argument sets, each with the interpreter's result.
@@ -369,9 +423,11 @@ void RunCase(const OpCase& c) {
   }
   if (c.inputs == Inputs::kGiven) {
     std::vector<std::vector<Literal>> sets = c.arguments(*module);
-    for (size_t k = 0; k < sets.size(); ++k) inputs.emplace_back("argument set " + std::to_string(k), std::move(sets[k]));
+    for (size_t k = 0; k < sets.size(); ++k)
+      inputs.emplace_back("argument set " + std::to_string(k), std::move(sets[k]));
   }
-  if (c.inputs == Inputs::kEdge || c.inputs == Inputs::kRandomAndEdge) inputs.emplace_back("edge inputs", EdgeArguments(*module));
+  if (c.inputs == Inputs::kEdge || c.inputs == Inputs::kRandomAndEdge)
+    inputs.emplace_back("edge inputs", EdgeArguments(*module));
   std::vector<Literal> expected;
   for (const auto& [what, args] : inputs) {
     auto result = Interpreter().Run(*module, args);
@@ -404,18 +460,37 @@ void AddBoth(std::vector<OpCase>* cases, const std::string& name,
 // The error a module over an unsupported element type must give.
 std::vector<std::string> UnsupportedTypeError(PT type) { return {"element type " + Name(type)}; }
 
-bool BackendSupports(PT type) { return !IsComplex(type); }
+bool BackendSupports(PT) { return true; }
 
 // ---------------------------------------------------------------------------
 // Elementwise unary ops
 
 const std::vector<std::string>& FloatFunctions() {
-  static const std::vector<std::string> ops = {
-      "exponential", "exponential-minus-one", "log",   "log-plus-one", "logistic", "sqrt",
-      "rsqrt",       "cbrt",                  "sine",  "cosine",       "tan",      "tanh",
-      "sinh",        "cosh",                  "asin",  "acos",         "atan",     "asinh",
-      "acosh",       "atanh",                 "erf",   "floor",        "ceil",     "round-nearest-afz",
-      "round-nearest-even"};
+  static const std::vector<std::string> ops = {"exponential",
+                                               "exponential-minus-one",
+                                               "log",
+                                               "log-plus-one",
+                                               "logistic",
+                                               "sqrt",
+                                               "rsqrt",
+                                               "cbrt",
+                                               "sine",
+                                               "cosine",
+                                               "tan",
+                                               "tanh",
+                                               "sinh",
+                                               "cosh",
+                                               "asin",
+                                               "acos",
+                                               "atan",
+                                               "asinh",
+                                               "acosh",
+                                               "atanh",
+                                               "erf",
+                                               "floor",
+                                               "ceil",
+                                               "round-nearest-afz",
+                                               "round-nearest-even"};
   return ops;
 }
 
@@ -439,8 +514,8 @@ std::vector<std::pair<std::string, PT>> UnaryOps(PT type) {
     const bool all = !IsNarrowFloatType(type) || type == PT::kF8E4M3FN || type == PT::kF8E5M2 ||
                      type == PT::kF4E2M1FN;
     for (const std::string& op : FloatFunctions()) {
-      if (all || op == "exponential" || op == "log" || op == "rsqrt" || op == "tanh" || op == "floor" ||
-          op == "round-nearest-even") {
+      if (all || op == "exponential" || op == "log" || op == "rsqrt" || op == "tanh" ||
+          op == "floor" || op == "round-nearest-even") {
         ops.push_back({op, type});
       }
     }
@@ -463,7 +538,8 @@ std::vector<std::pair<std::string, PT>> UnaryOps(PT type) {
 std::string UnaryModule(PT type, const std::vector<int64_t>& dims) {
   HloText hlo("unary_" + Name(type));
   std::string x = hlo.Param(ShapeText(type, dims));
-  for (const auto& [op, out] : UnaryOps(type)) hlo.Result(Ident(op), ShapeText(out, dims), op + "(" + x + ")");
+  for (const auto& [op, out] : UnaryOps(type))
+    hlo.Result(Ident(op), ShapeText(out, dims), op + "(" + x + ")");
   return hlo.Build();
 }
 
@@ -475,7 +551,8 @@ std::vector<OpCase> UnaryCases() {
                        UnsupportedTypeError(type)});
       continue;
     }
-    AddBoth(&cases, "unary_" + Name(type), [type](const std::vector<int64_t>& dims) { return UnaryModule(type, dims); });
+    AddBoth(&cases, "unary_" + Name(type),
+            [type](const std::vector<int64_t>& dims) { return UnaryModule(type, dims); });
   }
   return cases;
 }
@@ -486,7 +563,8 @@ INSTANTIATE_TEST_SUITE_P(Unary, CpuOpsTest, ::testing::ValuesIn(UnaryCases()), C
 // Elementwise binary ops
 
 std::vector<std::string> BinaryOps(PT type) {
-  const bool pred = IsPred(type), integer = IsInteger(type), real = IsFloat(type), complex = IsComplex(type);
+  const bool pred = IsPred(type), integer = IsInteger(type), real = IsFloat(type),
+             complex = IsComplex(type);
   std::vector<std::string> ops = {"add", "multiply", "power"};
   if (!pred) {
     ops.push_back("subtract");
@@ -516,7 +594,8 @@ std::string BinaryModule(PT type, const std::vector<int64_t>& dims) {
   HloText hlo("binary_" + Name(type));
   const std::string shape = ShapeText(type, dims);
   std::string x = hlo.Param(shape), y = hlo.Param(shape);
-  for (const std::string& op : BinaryOps(type)) hlo.Result(Ident(op), shape, op + "(" + x + ", " + y + ")");
+  for (const std::string& op : BinaryOps(type))
+    hlo.Result(Ident(op), shape, op + "(" + x + ", " + y + ")");
   return hlo.Build();
 }
 
@@ -524,11 +603,12 @@ std::vector<OpCase> BinaryCases() {
   std::vector<OpCase> cases;
   for (PT type : AllTypes()) {
     if (!BackendSupports(type)) {
-      cases.push_back({"binary_" + Name(type), BinaryModule(type, {3, 67}), Inputs::kRandom, nullptr,
-                       UnsupportedTypeError(type)});
+      cases.push_back({"binary_" + Name(type), BinaryModule(type, {3, 67}), Inputs::kRandom,
+                       nullptr, UnsupportedTypeError(type)});
       continue;
     }
-    AddBoth(&cases, "binary_" + Name(type), [type](const std::vector<int64_t>& dims) { return BinaryModule(type, dims); });
+    AddBoth(&cases, "binary_" + Name(type),
+            [type](const std::vector<int64_t>& dims) { return BinaryModule(type, dims); });
   }
   return cases;
 }
@@ -550,7 +630,8 @@ std::string CompareModule(PT type, const std::vector<int64_t>& dims) {
   }
   if (IsFloat(type)) {
     for (const std::string& dir : directions) {
-      hlo.Result("cmp_total_" + dir, out, "compare(" + x + ", " + y + "), direction=" + dir + ", type=TOTALORDER");
+      hlo.Result("cmp_total_" + dir, out,
+                 "compare(" + x + ", " + y + "), direction=" + dir + ", type=TOTALORDER");
     }
   }
   return hlo.Build();
@@ -574,13 +655,14 @@ std::vector<OpCase> CompareCases() {
   std::vector<OpCase> cases;
   for (PT type : AllTypes()) {
     if (!BackendSupports(type)) {
-      cases.push_back({"compare_" + Name(type), CompareModule(type, {3, 67}), Inputs::kRandom, nullptr,
-                       UnsupportedTypeError(type)});
-      cases.push_back({"select_clamp_" + Name(type), SelectClampModule(type, {3, 67}), Inputs::kRandom,
+      cases.push_back({"compare_" + Name(type), CompareModule(type, {3, 67}), Inputs::kRandom,
                        nullptr, UnsupportedTypeError(type)});
+      cases.push_back({"select_clamp_" + Name(type), SelectClampModule(type, {3, 67}),
+                       Inputs::kRandom, nullptr, UnsupportedTypeError(type)});
       continue;
     }
-    AddBoth(&cases, "compare_" + Name(type), [type](const std::vector<int64_t>& dims) { return CompareModule(type, dims); });
+    AddBoth(&cases, "compare_" + Name(type),
+            [type](const std::vector<int64_t>& dims) { return CompareModule(type, dims); });
     AddBoth(&cases, "select_clamp_" + Name(type),
             [type](const std::vector<int64_t>& dims) { return SelectClampModule(type, dims); });
   }
@@ -592,7 +674,8 @@ INSTANTIATE_TEST_SUITE_P(Compare, CpuOpsTest, ::testing::ValuesIn(CompareCases()
 // ---------------------------------------------------------------------------
 // convert and bitcast-convert
 
-std::string ConvertModule(PT from, const std::vector<PT>& targets, const std::vector<int64_t>& dims) {
+std::string ConvertModule(PT from, const std::vector<PT>& targets,
+                          const std::vector<int64_t>& dims) {
   HloText hlo("convert_" + Name(from));
   std::string x = hlo.Param(ShapeText(from, dims));
   for (PT to : targets) hlo.Result("to_" + Name(to), ShapeText(to, dims), "convert(" + x + ")");
@@ -605,21 +688,31 @@ std::vector<OpCase> ConvertCases() {
   // and sub-byte types among themselves through one representative of each kind.
   const std::vector<PT> reals = RealTypes();
   std::vector<PT> narrow_targets = CoreTypes();
-  for (PT t : {PT::kS4, PT::kU2, PT::kF8E4M3FN, PT::kF8E5M2FNUZ, PT::kF8E8M0FNU, PT::kF4E2M1FN}) narrow_targets.push_back(t);
+  for (PT t : {PT::kS4, PT::kU2, PT::kF8E4M3FN, PT::kF8E5M2FNUZ, PT::kF8E8M0FNU, PT::kF4E2M1FN})
+    narrow_targets.push_back(t);
   for (PT from : reals) {
     const bool core = std::find(CoreTypes().begin(), CoreTypes().end(), from) != CoreTypes().end();
     std::vector<PT> targets = core ? reals : narrow_targets;
-    if (!core && std::find(targets.begin(), targets.end(), from) == targets.end()) targets.push_back(from);
-    AddBoth(&cases, "convert_" + Name(from),
-            [from, targets](const std::vector<int64_t>& dims) { return ConvertModule(from, targets, dims); });
+    if (!core && std::find(targets.begin(), targets.end(), from) == targets.end())
+      targets.push_back(from);
+    AddBoth(&cases, "convert_" + Name(from), [from, targets](const std::vector<int64_t>& dims) {
+      return ConvertModule(from, targets, dims);
+    });
   }
-  for (PT complex : ComplexTypes()) {
-    for (PT other : {PT::kF32, PT::kS32}) {
-      const std::string name = "convert_" + Name(other) + "_to_" + Name(complex);
-      OpCase c{name, ConvertModule(other, {complex}, {3, 67}), Inputs::kRandom, nullptr, {}};
-      if (!BackendSupports(complex)) c.expected_error = UnsupportedTypeError(complex);
-      cases.push_back(c);
-    }
+  // Complex to and from the core types and each other.
+  std::vector<PT> complex_targets = CoreTypes();
+  complex_targets.insert(complex_targets.end(), {PT::kC64, PT::kC128, PT::kF8E4M3FN, PT::kS4});
+  for (PT from : ComplexTypes()) {
+    AddBoth(&cases, "convert_" + Name(from),
+            [from, complex_targets](const std::vector<int64_t>& dims) {
+              return ConvertModule(from, complex_targets, dims);
+            });
+  }
+  for (PT from : CoreTypes()) {
+    AddBoth(&cases, "convert_" + Name(from) + "_to_complex",
+            [from](const std::vector<int64_t>& dims) {
+              return ConvertModule(from, ComplexTypes(), dims);
+            });
   }
   return cases;
 }
@@ -637,14 +730,15 @@ std::string BitcastModule(PT from) {
     if (to == from || IsPred(to) || !BackendSupports(to)) continue;
     const int to_width = BitWidth(to);
     // Every type of the same width; of the other widths the unsigned integers and a float.
-    if (to_width != width && !IsUnsignedInt(to) && to != PT::kF16 && to != PT::kF64 && to != PT::kF8E5M2 &&
-        to != PT::kF4E2M1FN) {
+    if (to_width != width && !IsUnsignedInt(to) && to != PT::kF16 && to != PT::kF64 &&
+        to != PT::kF8E5M2 && to != PT::kF4E2M1FN) {
       continue;
     }
     if (to_width == width) {
       hlo.Result("to_" + Name(to), ShapeText(to, {5, 7}), "bitcast-convert(" + x + ")");
     } else if (to_width < width && width % to_width == 0) {
-      hlo.Result("to_" + Name(to), ShapeText(to, {5, 7, width / to_width}), "bitcast-convert(" + x + ")");
+      hlo.Result("to_" + Name(to), ShapeText(to, {5, 7, width / to_width}),
+                 "bitcast-convert(" + x + ")");
     } else if (to_width > width && to_width % width == 0) {
       const int ratio = to_width / width;
       if (pieces[ratio].empty()) pieces[ratio] = hlo.Param(ShapeText(from, {6, ratio}));
@@ -656,8 +750,9 @@ std::string BitcastModule(PT from) {
 
 std::vector<OpCase> BitcastCases() {
   std::vector<OpCase> cases;
-  for (PT from : RealTypes()) {
-    if (!IsPred(from)) cases.push_back({"bitcast_" + Name(from), BitcastModule(from), Inputs::kEdge, nullptr, {}});
+  for (PT from : AllTypes()) {
+    if (!IsPred(from))
+      cases.push_back({"bitcast_" + Name(from), BitcastModule(from), Inputs::kEdge, nullptr, {}});
   }
   return cases;
 }
@@ -672,7 +767,8 @@ INSTANTIATE_TEST_SUITE_P(BitcastConvert, CpuOpsTest, ::testing::ValuesIn(Bitcast
 std::string SpecialsLiteralText(PT type) {
   std::vector<double> floats = FloatSpecials();
   std::vector<int64_t> ints = IsInteger(type) ? IntSpecials(type) : std::vector<int64_t>{0, 1};
-  const int64_t n = IsFloat(type) ? static_cast<int64_t>(floats.size()) : static_cast<int64_t>(ints.size());
+  const int64_t n =
+      IsFloat(type) ? static_cast<int64_t>(floats.size()) : static_cast<int64_t>(ints.size());
   Literal literal(Shape(type, {n}));
   for (int64_t i = 0; i < n; ++i) {
     if (IsFloat(type)) {
@@ -694,32 +790,35 @@ std::string ConstantsModule(PT type) {
   hlo.Line("specials", vector_shape, text.substr(text.find(' ') + 1));
   std::string c = hlo.Line("c", shape, "broadcast(specials), dimensions={1}");
   const bool integer = IsInteger(type), real = IsFloat(type);
-  std::vector<std::string> ops = {"add", "multiply", "maximum", "minimum"};
+  // The ops with special cases, with the constant on either side where the side matters.
+  std::vector<std::string> both_sides = {"power"}, one_side = {"maximum", "add"};
   if (integer || real) {
-    ops.push_back("subtract");
-    ops.push_back("divide");
-    ops.push_back("remainder");
-    ops.push_back("power");
+    both_sides.push_back("divide");
+    both_sides.push_back("remainder");
   }
   if (integer) {
-    ops.push_back("shift-left");
-    ops.push_back("shift-right-logical");
-    ops.push_back("shift-right-arithmetic");
+    both_sides.push_back("shift-left");
+    one_side.push_back("shift-right-logical");
+    one_side.push_back("shift-right-arithmetic");
   }
-  if (real) ops.push_back("atan2");
-  for (const std::string& op : ops) {
+  if (real) both_sides.push_back("atan2");
+  for (const std::string& op : both_sides) {
     hlo.Result(Ident(op) + "_pc", shape, op + "(" + p + ", " + c + ")");
     hlo.Result(Ident(op) + "_cp", shape, op + "(" + c + ", " + p + ")");
   }
+  for (const std::string& op : one_side)
+    hlo.Result(Ident(op), shape, op + "(" + c + ", " + p + ")");
   const std::string pred = ShapeText(PT::kPred, {kEdgeSize, n});
   hlo.Result("compare_lt", pred, "compare(" + c + ", " + p + "), direction=LT");
-  if (real) hlo.Result("compare_total_lt", pred, "compare(" + c + ", " + p + "), direction=LT, type=TOTALORDER");
-  for (PT to : {PT::kF32, PT::kS32, PT::kU8, PT::kBF16, PT::kF8E4M3FN, PT::kS4}) {
-    if (to != type) hlo.Result("convert_" + Name(to), ShapeText(to, {kEdgeSize, n}), "convert(" + c + ")");
+  if (real)
+    hlo.Result("compare_total_lt", pred,
+               "compare(" + c + ", " + p + "), direction=LT, type=TOTALORDER");
+  for (PT to : {PT::kF32, PT::kS32, PT::kBF16, PT::kF8E4M3FN}) {
+    if (to != type)
+      hlo.Result("convert_" + Name(to), ShapeText(to, {kEdgeSize, n}), "convert(" + c + ")");
   }
   if (real) {
     hlo.Result("sqrt", shape, "sqrt(" + c + ")");
-    hlo.Result("is_finite", pred, "is-finite(" + c + ")");
     hlo.Result("round_nearest_even", shape, "round-nearest-even(" + c + ")");
   }
   hlo.Result("constant", shape, "copy(" + c + ")");
@@ -728,8 +827,9 @@ std::string ConstantsModule(PT type) {
 
 std::vector<OpCase> ConstantCases() {
   std::vector<OpCase> cases;
-  for (PT type : {PT::kPred, PT::kS8, PT::kS32, PT::kU32, PT::kS64, PT::kU64, PT::kS4, PT::kU2, PT::kF16, PT::kBF16,
-                  PT::kF32, PT::kF64, PT::kF8E4M3FN, PT::kF8E5M2FNUZ, PT::kF4E2M1FN}) {
+  for (PT type :
+       {PT::kPred, PT::kS8, PT::kS32, PT::kU32, PT::kS64, PT::kU64, PT::kS4, PT::kU2, PT::kF16,
+        PT::kBF16, PT::kF32, PT::kF64, PT::kF8E4M3FN, PT::kF8E5M2FNUZ, PT::kF4E2M1FN}) {
     cases.push_back({"constants_" + Name(type), ConstantsModule(type), Inputs::kEdge, nullptr, {}});
   }
   return cases;
@@ -747,17 +847,21 @@ std::string DataMovementModule(PT type) {
   std::string v = hlo.Param(ShapeText(type, {}));
   hlo.Result("broadcast", ShapeText(type, {2, 4, 6}), "broadcast(" + x + "), dimensions={1,2}");
   hlo.Result("broadcast_scalar", ShapeText(type, {3, 5}), "broadcast(" + v + "), dimensions={}");
-  hlo.Result("broadcast_minor", ShapeText(type, {6, 3, 4}), "broadcast(" + x + "), dimensions={2,0}");
+  hlo.Result("broadcast_minor", ShapeText(type, {6, 3, 4}),
+             "broadcast(" + x + "), dimensions={2,0}");
   hlo.Result("transpose", ShapeText(type, {6, 4}), "transpose(" + x + "), dimensions={1,0}");
   hlo.Result("reshape", ShapeText(type, {3, 8}), "reshape(" + x + ")");
   hlo.Result("reshape_3d", ShapeText(type, {2, 2, 6}), "reshape(" + x + ")");
   hlo.Result("slice", ShapeText(type, {2, 2}), "slice(" + x + "), slice={[1:4:2], [0:6:3]}");
   hlo.Result("slice_plain", ShapeText(type, {3, 4}), "slice(" + x + "), slice={[1:4], [2:6]}");
-  hlo.Result("concatenate", ShapeText(type, {4, 9}), "concatenate(" + x + ", " + y + "), dimensions={1}");
-  hlo.Result("concatenate_0", ShapeText(type, {8, 6}), "concatenate(" + x + ", " + x + "), dimensions={0}");
+  hlo.Result("concatenate", ShapeText(type, {4, 9}),
+             "concatenate(" + x + ", " + y + "), dimensions={1}");
+  hlo.Result("concatenate_0", ShapeText(type, {8, 6}),
+             "concatenate(" + x + ", " + x + "), dimensions={0}");
   // dim 0: low -1, high 2, interior 1 -> 4 + 3 - 1 + 2 = 8; dim 1: low 2, high -1 -> 7.
   hlo.Result("pad", ShapeText(type, {8, 7}), "pad(" + x + ", " + v + "), padding=-1_2_1x2_-1");
-  hlo.Result("pad_interior", ShapeText(type, {9, 11}), "pad(" + x + ", " + v + "), padding=1_1_1x0_0_1");
+  hlo.Result("pad_interior", ShapeText(type, {9, 11}),
+             "pad(" + x + ", " + v + "), padding=1_1_1x0_0_1");
   hlo.Result("reverse", ShapeText(type, {4, 6}), "reverse(" + x + "), dimensions={0,1}");
   hlo.Result("reverse_1", ShapeText(type, {4, 3}), "reverse(" + y + "), dimensions={1}");
   hlo.Result("copy", ShapeText(type, {4, 6}), "copy(" + x + ")");
@@ -774,7 +878,8 @@ std::string IotaModule(PT type) {
 std::vector<OpCase> DataMovementCases() {
   std::vector<OpCase> cases;
   for (PT type : AllTypes()) {
-    OpCase movement{"data_movement_" + Name(type), DataMovementModule(type), Inputs::kRandom, nullptr, {}};
+    OpCase movement{
+        "data_movement_" + Name(type), DataMovementModule(type), Inputs::kRandom, nullptr, {}};
     OpCase iota{"iota_" + Name(type), IotaModule(type), Inputs::kRandom, nullptr, {}};
     if (!BackendSupports(type)) {
       movement.expected_error = UnsupportedTypeError(type);
@@ -786,7 +891,8 @@ std::vector<OpCase> DataMovementCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(DataMovement, CpuOpsTest, ::testing::ValuesIn(DataMovementCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(DataMovement, CpuOpsTest, ::testing::ValuesIn(DataMovementCases()),
+                         CaseName);
 
 // ---------------------------------------------------------------------------
 // dynamic-slice, dynamic-update-slice and gather with start indices in and out of range
@@ -794,7 +900,8 @@ INSTANTIATE_TEST_SUITE_P(DataMovement, CpuOpsTest, ::testing::ValuesIn(DataMovem
 // Argument sets for a module whose index operands are its integer scalars and s32[n,2]
 // parameters: random values for the rest, and start indices from each row of `starts`
 // (in range and out of it on both sides), then RandomArguments' in-range ones.
-std::function<std::vector<std::vector<Literal>>(const Module&)> WithStarts(std::vector<std::vector<int64_t>> starts) {
+std::function<std::vector<std::vector<Literal>>(const Module&)> WithStarts(
+    std::vector<std::vector<int64_t>> starts) {
   return [starts](const Module& module) {
     std::vector<std::vector<Literal>> sets;
     for (const std::vector<int64_t>& row : starts) {
@@ -802,7 +909,8 @@ std::function<std::vector<std::vector<Literal>>(const Module&)> WithStarts(std::
       std::vector<Literal> args = std::move(*random);
       for (Literal& arg : args) {
         if (!arg.shape().IsArray() || !IsInteger(arg.shape().element_type())) continue;
-        for (int64_t i = 0; i < arg.element_count(); ++i) arg.SetInt64(i, row[static_cast<size_t>(i) % row.size()]);
+        for (int64_t i = 0; i < arg.element_count(); ++i)
+          arg.SetInt64(i, row[static_cast<size_t>(i) % row.size()]);
       }
       sets.push_back(std::move(args));
     }
@@ -830,27 +938,36 @@ std::string IndexingModule(PT type, const std::vector<PT>& index_types) {
     const std::string dims = "), offset_dims=";
     hlo.Result("gather_rows" + suffix, ShapeText(type, {3, 7}),
                "gather(" + x + ", " + rows + dims +
-                   "{1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,7}");
+                   "{1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+                   "slice_sizes={1,7}");
     hlo.Result("gather_windows" + suffix, ShapeText(type, {4, 2, 3}),
                "gather(" + x + ", " + points + dims +
-                   "{1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3}");
+                   "{1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, "
+                   "slice_sizes={2,3}");
     hlo.Result("gather_points" + suffix, ShapeText(type, {4}),
                "gather(" + x + ", " + points + dims +
-                   "{}, collapsed_slice_dims={0,1}, start_index_map={1,0}, index_vector_dim=1, slice_sizes={1,1}");
+                   "{}, collapsed_slice_dims={0,1}, start_index_map={1,0}, index_vector_dim=1, "
+                   "slice_sizes={1,1}");
   }
   return hlo.Build();
 }
 
 std::vector<OpCase> IndexingCases() {
-  const int64_t int_min = std::numeric_limits<int32_t>::min(), int_max = std::numeric_limits<int32_t>::max();
+  const int64_t int_min = std::numeric_limits<int32_t>::min(),
+                int_max = std::numeric_limits<int32_t>::max();
   const std::vector<std::vector<int64_t>> starts = {
       {1, 2}, {-3, 100}, {4, 5}, {int_min, int_max}, {100, -1, 2, 3, -7, 6, 1}};
   std::vector<OpCase> cases;
   for (PT type : AllTypes()) {
     // Start indices of every integer kind for two operand types, s32 for the rest.
     std::vector<PT> index_types = {PT::kS32};
-    if (type == PT::kF32 || type == PT::kS8) index_types = {PT::kS32, PT::kS64, PT::kU32, PT::kS8, PT::kU8};
-    OpCase c{"indexing_" + Name(type), IndexingModule(type, index_types), Inputs::kGiven, WithStarts(starts), {}};
+    if (type == PT::kF32 || type == PT::kS8)
+      index_types = {PT::kS32, PT::kS64, PT::kU32, PT::kS8, PT::kU8};
+    OpCase c{"indexing_" + Name(type),
+             IndexingModule(type, index_types),
+             Inputs::kGiven,
+             WithStarts(starts),
+             {}};
     if (!BackendSupports(type)) c.expected_error = UnsupportedTypeError(type);
     cases.push_back(c);
   }
@@ -864,13 +981,15 @@ INSTANTIATE_TEST_SUITE_P(Indexing, CpuOpsTest, ::testing::ValuesIn(IndexingCases
 
 // The identity of `op` in `type`, as HLO literal text.
 std::string Identity(const std::string& op, PT type) {
+  if (IsComplex(type)) return op == "multiply" ? "(1, 0)" : "(0, 0)";
   const int width = BitWidth(type);
   if (IsPred(type)) return op == "and" || op == "minimum" || op == "multiply" ? "true" : "false";
   if (op == "add" || op == "or") return "0";
   if (op == "multiply") return "1";
   const bool max = op == "maximum";
   if (IsFloat(type)) {
-    if (std::isinf(FloatBitsToDouble(type, DoubleToFloatBits(type, std::numeric_limits<double>::infinity())))) {
+    if (std::isinf(FloatBitsToDouble(
+            type, DoubleToFloatBits(type, std::numeric_limits<double>::infinity())))) {
       return max ? "-inf" : "inf";
     }
     // No infinities: the smallest or largest finite value.
@@ -885,19 +1004,26 @@ std::string Identity(const std::string& op, PT type) {
     std::snprintf(text, sizeof(text), "%.17g", max ? lowest : highest);
     return text;
   }
-  if (IsUnsignedInt(type)) return max ? "0" : std::to_string(width == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << width) - 1);
-  if (width == 64) return max ? std::to_string(std::numeric_limits<int64_t>::min()) : std::to_string(std::numeric_limits<int64_t>::max());
-  return max ? std::to_string(-(int64_t{1} << (width - 1))) : std::to_string((int64_t{1} << (width - 1)) - 1);
+  if (IsUnsignedInt(type))
+    return max ? "0"
+               : std::to_string(width == 64 ? std::numeric_limits<uint64_t>::max()
+                                            : (uint64_t{1} << width) - 1);
+  if (width == 64)
+    return max ? std::to_string(std::numeric_limits<int64_t>::min())
+               : std::to_string(std::numeric_limits<int64_t>::max());
+  return max ? std::to_string(-(int64_t{1} << (width - 1)))
+             : std::to_string((int64_t{1} << (width - 1)) - 1);
 }
 
 std::string Reducer(const std::string& op, PT type) {
   const std::string s = Name(type) + "[]";
-  return Ident(op) + "_" + Name(type) + " {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT r = " + s +
-         " " + op + "(a, b)\n}\n";
+  return Ident(op) + "_" + Name(type) + " {\n  a = " + s + " parameter(0)\n  b = " + s +
+         " parameter(1)\n  ROOT r = " + s + " " + op + "(a, b)\n}\n";
 }
 
 std::vector<std::string> ReduceOps(PT type) {
   if (IsPred(type)) return {"and", "or"};
+  if (IsComplex(type)) return {"add", "multiply"};
   return {"add", "maximum", "minimum", "multiply"};
 }
 
@@ -906,7 +1032,8 @@ std::string ReduceModule(PT type) {
   std::string x = hlo.Param(ShapeText(type, {4, 5, 6}));
   for (const std::string& op : ReduceOps(type)) {
     hlo.Computation(Reducer(op, type));
-    const std::string init = hlo.Line("init_" + Ident(op), ShapeText(type, {}), "constant(" + Identity(op, type) + ")");
+    const std::string init =
+        hlo.Line("init_" + Ident(op), ShapeText(type, {}), "constant(" + Identity(op, type) + ")");
     const std::string apply = ", to_apply=" + Ident(op) + "_" + Name(type);
     const std::string args = "reduce(" + x + ", " + init + "), dimensions=";
     hlo.Result(Ident(op) + "_all", ShapeText(type, {}), args + "{0,1,2}" + apply);
@@ -922,12 +1049,13 @@ std::string ReduceModule(PT type) {
 std::string ArgmaxModule(PT type) {
   HloText hlo("argmax_" + Name(type));
   const std::string s = Name(type) + "[]";
-  hlo.Computation("argmax {\n  a = " + s + " parameter(0)\n  ai = s32[] parameter(1)\n  b = " + s +
-                  " parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n"
-                  "  eq = pred[] compare(a, b), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n"
-                  "  tie = pred[] and(eq, lt)\n  take_a = pred[] or(gt, tie)\n  v = " + s +
-                  " select(take_a, a, b)\n  i = s32[] select(take_a, ai, bi)\n  ROOT t = (" + s +
-                  ", s32[]) tuple(v, i)\n}\n");
+  hlo.Computation(
+      "argmax {\n  a = " + s + " parameter(0)\n  ai = s32[] parameter(1)\n  b = " + s +
+      " parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n"
+      "  eq = pred[] compare(a, b), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n"
+      "  tie = pred[] and(eq, lt)\n  take_a = pred[] or(gt, tie)\n  v = " +
+      s + " select(take_a, a, b)\n  i = s32[] select(take_a, ai, bi)\n  ROOT t = (" + s +
+      ", s32[]) tuple(v, i)\n}\n");
   std::string x = hlo.Param(ShapeText(type, {7, 9}));
   hlo.Line("iota", "s32[7,9]", "iota(), iota_dimension=1");
   hlo.Line("init", s, "constant(" + Identity("maximum", type) + ")");
@@ -938,8 +1066,8 @@ std::string ArgmaxModule(PT type) {
 }
 
 // One dimension of a reduce-window's result.
-int64_t WindowedSize(int64_t in, int64_t size, int64_t stride, int64_t low, int64_t high, int64_t base_dilation,
-                     int64_t window_dilation) {
+int64_t WindowedSize(int64_t in, int64_t size, int64_t stride, int64_t low, int64_t high,
+                     int64_t base_dilation, int64_t window_dilation) {
   const int64_t padded = (in - 1) * base_dilation + 1 + low + high;
   const int64_t window = (size - 1) * window_dilation + 1;
   return padded < window ? 0 : (padded - window) / stride + 1;
@@ -962,7 +1090,8 @@ std::string ReduceWindowModule(PT type) {
   };
   for (const std::string& op : {std::string("add"), std::string("maximum")}) {
     hlo.Computation(Reducer(op, type));
-    const std::string init = hlo.Line("init_" + op, ShapeText(type, {}), "constant(" + Identity(op, type) + ")");
+    const std::string init =
+        hlo.Line("init_" + op, ShapeText(type, {}), "constant(" + Identity(op, type) + ")");
     for (const WindowCase& w : windows) {
       std::vector<int64_t> out;
       const int64_t in[2] = {6, 7};
@@ -970,14 +1099,17 @@ std::string ReduceWindowModule(PT type) {
         return std::to_string(v[0]) + sep + std::to_string(v[1]);
       };
       for (int d = 0; d < 2; ++d) {
-        out.push_back(WindowedSize(in[d], w.size[d], w.stride[d], w.low[d], w.high[d], w.base[d], w.dilation[d]));
+        out.push_back(WindowedSize(in[d], w.size[d], w.stride[d], w.low[d], w.high[d], w.base[d],
+                                   w.dilation[d]));
       }
-      const std::string window = "size=" + pair(w.size, "x") + " stride=" + pair(w.stride, "x") + " pad=" +
-                                 std::to_string(w.low[0]) + "_" + std::to_string(w.high[0]) + "x" +
-                                 std::to_string(w.low[1]) + "_" + std::to_string(w.high[1]) +
-                                 " lhs_dilate=" + pair(w.base, "x") + " rhs_dilate=" + pair(w.dilation, "x");
+      const std::string window = "size=" + pair(w.size, "x") + " stride=" + pair(w.stride, "x") +
+                                 " pad=" + std::to_string(w.low[0]) + "_" +
+                                 std::to_string(w.high[0]) + "x" + std::to_string(w.low[1]) + "_" +
+                                 std::to_string(w.high[1]) + " lhs_dilate=" + pair(w.base, "x") +
+                                 " rhs_dilate=" + pair(w.dilation, "x");
       hlo.Result(op + "_" + w.name, ShapeText(type, out),
-                 "reduce-window(" + x + ", " + init + "), window={" + window + "}, to_apply=" + op + "_" + Name(type));
+                 "reduce-window(" + x + ", " + init + "), window={" + window + "}, to_apply=" + op +
+                     "_" + Name(type));
     }
   }
   return hlo.Build();
@@ -989,24 +1121,29 @@ std::string MapModule(PT type) {
   hlo.Computation("fma {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  m = " + s +
                   " multiply(a, b)\n  ROOT r = " + s + " add(m, a)\n}\n");
   std::string x = hlo.Param(ShapeText(type, {5, 9})), y = hlo.Param(ShapeText(type, {5, 9}));
-  hlo.Result("map", ShapeText(type, {5, 9}), "map(" + x + ", " + y + "), dimensions={0,1}, to_apply=fma");
+  hlo.Result("map", ShapeText(type, {5, 9}),
+             "map(" + x + ", " + y + "), dimensions={0,1}, to_apply=fma");
   return hlo.Build();
 }
 
 std::vector<OpCase> ReductionCases() {
   std::vector<OpCase> cases;
-  for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kBF16, PT::kS32, PT::kS64, PT::kS8, PT::kU8, PT::kU32,
-                  PT::kU64, PT::kPred, PT::kS4, PT::kU2, PT::kF8E4M3FN, PT::kF8E5M2}) {
+  for (PT type :
+       {PT::kF32, PT::kF64, PT::kF16, PT::kBF16, PT::kS32, PT::kS64, PT::kS8, PT::kU8, PT::kU32,
+        PT::kU64, PT::kPred, PT::kS4, PT::kU2, PT::kF8E4M3FN, PT::kF8E5M2, PT::kC64, PT::kC128}) {
     cases.push_back({"reduce_" + Name(type), ReduceModule(type), Inputs::kRandom, nullptr, {}});
-    if (!IsPred(type)) {
+    if (!IsPred(type) && !IsComplex(type)) {
       cases.push_back({"argmax_" + Name(type), ArgmaxModule(type), Inputs::kRandom, nullptr, {}});
-      cases.push_back({"reduce_window_" + Name(type), ReduceWindowModule(type), Inputs::kRandom, nullptr, {}});
+      cases.push_back(
+          {"reduce_window_" + Name(type), ReduceWindowModule(type), Inputs::kRandom, nullptr, {}});
       cases.push_back({"map_" + Name(type), MapModule(type), Inputs::kRandom, nullptr, {}});
     }
   }
   cases.push_back({"reduce_f32_edge", ReduceModule(PT::kF32), Inputs::kEdge, nullptr, {}});
   cases.push_back({"reduce_s32_edge", ReduceModule(PT::kS32), Inputs::kEdge, nullptr, {}});
   cases.push_back({"argmax_f32_edge", ArgmaxModule(PT::kF32), Inputs::kEdge, nullptr, {}});
+  for (PT type : ComplexTypes())
+    cases.push_back({"map_" + Name(type), MapModule(type), Inputs::kRandomAndEdge, nullptr, {}});
   return cases;
 }
 
@@ -1019,15 +1156,19 @@ std::string SortModule(PT type, bool total_order) {
   HloText hlo("sort_" + Name(type));
   const std::string s = Name(type) + "[]";
   const std::string order = total_order ? ", type=TOTALORDER" : "";
-  hlo.Computation("less {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT" +
-                  order + "\n}\n");
+  hlo.Computation("less {\n  a = " + s + " parameter(0)\n  b = " + s +
+                  " parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT" + order +
+                  "\n}\n");
   hlo.Computation("less_pairs {\n  a = " + s + " parameter(0)\n  b = " + s +
-                  " parameter(1)\n  ai = s32[] parameter(2)\n  bi = s32[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT" +
+                  " parameter(1)\n  ai = s32[] parameter(2)\n  bi = s32[] parameter(3)\n  ROOT lt "
+                  "= pred[] compare(a, b), direction=LT" +
                   order + "\n}\n");
   std::string x = hlo.Param(ShapeText(type, {4, 33}));
   std::string v = hlo.Param("s32[4,33]");
-  hlo.Result("sort_1", ShapeText(type, {4, 33}), "sort(" + x + "), dimensions={1}, is_stable=true, to_apply=less");
-  hlo.Result("sort_0", ShapeText(type, {4, 33}), "sort(" + x + "), dimensions={0}, is_stable=true, to_apply=less");
+  hlo.Result("sort_1", ShapeText(type, {4, 33}),
+             "sort(" + x + "), dimensions={1}, is_stable=true, to_apply=less");
+  hlo.Result("sort_0", ShapeText(type, {4, 33}),
+             "sort(" + x + "), dimensions={0}, is_stable=true, to_apply=less");
   hlo.Result("sort_pairs", "(" + ShapeText(type, {4, 33}) + ", s32[4,33])",
              "sort(" + x + ", " + v + "), dimensions={1}, is_stable=true, to_apply=less_pairs");
   return hlo.Build();
@@ -1040,7 +1181,8 @@ std::vector<OpCase> SortCases() {
   }
   for (PT type : {PT::kF32, PT::kF16, PT::kF64}) {
     // Edge values under a total order (NaN, -0, infinities sort deterministically).
-    cases.push_back({"sort_total_order_" + Name(type), SortModule(type, true), Inputs::kEdge, nullptr, {}});
+    cases.push_back(
+        {"sort_total_order_" + Name(type), SortModule(type, true), Inputs::kEdge, nullptr, {}});
   }
   return cases;
 }
@@ -1061,19 +1203,43 @@ std::string DotModule(PT type) {
   std::string c = hlo.Param(ShapeText(type, {3, 4, 5}));
   std::string d = hlo.Param(ShapeText(type, {4, 5, 2}));
   const std::string dot = "dot(";
-  hlo.Result("matmul", ShapeText(type, {5, 3}), dot + a + ", " + b + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
-  hlo.Result("matvec", ShapeText(type, {5}), dot + a + ", " + v + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
-  hlo.Result("vecmat", ShapeText(type, {3}), dot + v + ", " + b + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  hlo.Result("matmul", ShapeText(type, {5, 3}),
+             dot + a + ", " + b + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  hlo.Result("matvec", ShapeText(type, {5}),
+             dot + a + ", " + v + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  hlo.Result("vecmat", ShapeText(type, {3}),
+             dot + v + ", " + b + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
   hlo.Result("transposed_lhs", ShapeText(type, {5, 3}),
              dot + at + ", " + b + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
   hlo.Result("transposed_rhs", ShapeText(type, {5, 5}),
              dot + a + ", " + at + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
   hlo.Result("batch", ShapeText(type, {2, 3, 5}),
-             dot + ba + ", " + bb + "), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}");
+             dot + ba + ", " + bb +
+                 "), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                 "rhs_contracting_dims={1}");
   hlo.Result("two_contracting", ShapeText(type, {3, 2}),
              dot + c + ", " + d + "), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}");
-  hlo.Result("outer", ShapeText(type, {7, 7}), dot + v + ", " + v + "), lhs_contracting_dims={}, rhs_contracting_dims={}");
-  hlo.Result("inner", ShapeText(type, {}), dot + v + ", " + v + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  hlo.Result("outer", ShapeText(type, {7, 7}),
+             dot + v + ", " + v + "), lhs_contracting_dims={}, rhs_contracting_dims={}");
+  hlo.Result("inner", ShapeText(type, {}),
+             dot + v + ", " + v + "), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  return hlo.Build();
+}
+
+// Dots with producers and consumers, which fusion may compute elementally.
+std::string DotFusedModule(PT type) {
+  HloText hlo("dot_fused_" + Name(type));
+  std::string a = hlo.Param(ShapeText(type, {4, 6}));
+  std::string b = hlo.Param(ShapeText(type, {6, 3}));
+  std::string v = hlo.Param(ShapeText(type, {6}));
+  hlo.Line("na", ShapeText(type, {4, 6}), "negate(" + a + ")");
+  hlo.Line("bt", ShapeText(type, {3, 6}), "transpose(" + b + "), dimensions={1,0}");
+  hlo.Line("d", ShapeText(type, {4, 3}),
+           "dot(na, bt), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
+  hlo.Result("dot_epilogue", ShapeText(type, {4, 3}), "multiply(d, d)");
+  hlo.Line("dv", ShapeText(type, {4}),
+           "dot(na, " + v + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  hlo.Result("matvec_epilogue", ShapeText(type, {4}), "add(dv, dv)");
   return hlo.Build();
 }
 
@@ -1084,27 +1250,70 @@ std::string ConvolutionModule(PT type) {
   std::string x1 = hlo.Param(ShapeText(type, {2, 4, 9}));
   std::string w1 = hlo.Param(ShapeText(type, {6, 2, 3}));
   hlo.Result("conv2d", ShapeText(type, {2, 3, 5, 4}),
-             "convolution(" + x + ", " + w + "), window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+             "convolution(" + x + ", " + w +
+                 "), window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
   // 1-D, NCW, lhs and rhs dilation, two feature groups: 4 input features in 2 groups of 2,
   // 6 output features. Input 9 dilated by 2 -> 17, padded 2+2 -> 21; window 3 dilated by 2 -> 5.
   hlo.Result("conv1d_grouped_dilated", ShapeText(type, {2, 6, 17}),
              "convolution(" + x1 + ", " + w1 +
-                 "), window={size=3 pad=2_2 lhs_dilate=2 rhs_dilate=2}, dim_labels=bf0_oi0->bf0, feature_group_count=2");
+                 "), window={size=3 pad=2_2 lhs_dilate=2 rhs_dilate=2}, dim_labels=bf0_oi0->bf0, "
+                 "feature_group_count=2");
   return hlo.Build();
 }
 
 std::vector<OpCase> LinearAlgebraCases() {
   std::vector<OpCase> cases;
-  for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kBF16, PT::kS32, PT::kS64, PT::kU8}) {
+  for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kBF16, PT::kS32, PT::kS64, PT::kU8, PT::kC64,
+                  PT::kC128, PT::kF8E4M3FN, PT::kS4}) {
     cases.push_back({"dot_" + Name(type), DotModule(type), Inputs::kRandom, nullptr, {}});
   }
+  for (PT type : {PT::kF32, PT::kF16, PT::kBF16, PT::kF8E4M3FN, PT::kS8, PT::kC64}) {
+    cases.push_back(
+        {"dot_fused_" + Name(type), DotFusedModule(type), Inputs::kRandom, nullptr, {}});
+  }
   for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kS32}) {
-    cases.push_back({"convolution_" + Name(type), ConvolutionModule(type), Inputs::kRandom, nullptr, {}});
+    cases.push_back(
+        {"convolution_" + Name(type), ConvolutionModule(type), Inputs::kRandom, nullptr, {}});
   }
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(LinearAlgebra, CpuOpsTest, ::testing::ValuesIn(LinearAlgebraCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(LinearAlgebra, CpuOpsTest, ::testing::ValuesIn(LinearAlgebraCases()),
+                         CaseName);
+
+// ---------------------------------------------------------------------------
+// Ops the CPU backend refuses, with the error it gives. `complex` is implemented in
+// ElementalEmitter::EmitBinary but not yet dispatched to it by EmitUncached; when it is,
+// this case becomes a MatchesInterpreter one.
+
+std::vector<OpCase> UnsupportedCases() {
+  std::vector<OpCase> cases;
+  {
+    HloText hlo("complex_op");
+    std::string re = hlo.Param("f32[4,5]"), im = hlo.Param("f32[4,5]");
+    hlo.Result("complex", "c64[4,5]", "complex(" + re + ", " + im + ")");
+    cases.push_back({"complex_op",
+                     hlo.Build(),
+                     Inputs::kRandom,
+                     nullptr,
+                     {"complex (complex)", "no emitter for this op"}});
+  }
+  {
+    HloText hlo("reduce_precision");
+    std::string x = hlo.Param("f32[4,5]");
+    hlo.Result("reduce_precision", "f32[4,5]",
+               "reduce-precision(" + x + "), exponent_bits=5, mantissa_bits=10");
+    cases.push_back({"reduce_precision_f32",
+                     hlo.Build(),
+                     Inputs::kRandom,
+                     nullptr,
+                     {"reduce-precision", "not supported"}});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Unsupported, CpuOpsTest, ::testing::ValuesIn(UnsupportedCases()),
+                         CaseName);
 
 }  // namespace
 }  // namespace fusebox
