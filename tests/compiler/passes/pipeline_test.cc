@@ -304,7 +304,9 @@ TEST(CompileSessionTest, StagesAndDumpLayout) {
     }
   }
   EXPECT_EQ(ParseStage("optimized_hlo"), Stage::kOptimizedHlo);
-  EXPECT_FALSE(ParseStage("llvm_ir").has_value());
+  EXPECT_EQ(ParseStage("llvm_ir"), Stage::kLlvmIr);
+  EXPECT_EQ(ParseStage("cpu_asm"), Stage::kCpuAsm);
+  EXPECT_FALSE(ParseStage("ptx").has_value());
 }
 
 }  // namespace
