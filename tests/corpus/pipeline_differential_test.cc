@@ -14,59 +14,18 @@
 #include "compiler/parser/parser.h"
 #include "compiler/session/compile_session.h"
 #include "compiler/verifier/verifier.h"
+#include "tests/corpus/corpus_cases.h"
 #include "tests/corpus/run_with_budget.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define FUSEBOX_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FUSEBOX_SANITIZED 1
-#endif
-#endif
 
 namespace fusebox {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Case {
-  std::string file;
-  size_t module_index;
-  bool example;
-};
-void PrintTo(const Case& c, std::ostream* os) { *os << c.file << "#" << c.module_index; }
-
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  fs::path src(FUSEBOX_SOURCE_DIR);
-  for (const char* dir : {"assets/examples", "tests/data/xla_corpus"}) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator(src / dir)) {
-      std::string ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".hlo" || ext == ".txt")) files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const fs::path& f : files) {
-      auto parsed = ParseFile(f.string());
-      if (!parsed.ok()) continue;
-      for (size_t i = 0; i < parsed->modules.size(); ++i) {
-        cases.push_back({fs::relative(f, src).string(), i, std::string(dir) == "assets/examples"});
-      }
-    }
-  }
-  return cases;
-}
-
-int64_t InputElements(const Module& m) {
-  int64_t total = 0;
-  for (const Instruction* p : m.entry()->parameters()) {
-    if (p == nullptr) continue;
-    ForEachSubshape(p->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
-      if (s.IsArray()) total += std::max<int64_t>(s.ElementCount(), 0);
-    });
-  }
-  return total;
-}
+using testing_util::AllCases;
+using testing_util::Case;
+using testing_util::CaseName;
+using testing_util::InputElements;
 
 class PipelineDifferentialTest : public ::testing::TestWithParam<Case> {};
 
@@ -110,15 +69,6 @@ TEST_P(PipelineDifferentialTest, SameResultBeforeAndAfter) {
   });
   CompareResult cmp = CompareLiterals(*after, *before, DefaultToleranceFor(type));
   EXPECT_TRUE(cmp.ok()) << c.file << ": " << cmp.ToString();
-}
-
-std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  std::string name = std::to_string(info.index) + "_" + fs::path(info.param.file).stem().string() +
-                     "_" + std::to_string(info.param.module_index);
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PipelineDifferentialTest, ::testing::ValuesIn(AllCases()), CaseName);
