@@ -18,6 +18,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cpu_executable.h"
+#include "compiler/support/large_buffer.h"
 
 namespace fusebox {
 namespace {
@@ -44,33 +45,76 @@ void ParallelCopy(uint8_t* dst, const uint8_t* src, size_t bytes, int threads) {
   for (std::thread& t : workers) t.join();
 }
 
-// Two 1 GiB buffers, written once so that page faults are not part of any copy.
+// Two 1 GiB buffers, written once so that page faults are not part of any copy. They come
+// from the allocator that literals and executables use (huge pages where the kernel
+// allows), so the baseline and the workloads see the same TLB behaviour.
 struct CopyBuffers {
-  std::unique_ptr<uint8_t[]> src = std::make_unique_for_overwrite<uint8_t[]>(kCopyBytes);
-  std::unique_ptr<uint8_t[]> dst = std::make_unique_for_overwrite<uint8_t[]>(kCopyBytes);
+  LargeBufferPtr src{static_cast<uint8_t*>(AllocateLargeBuffer(kCopyBytes))};
+  LargeBufferPtr dst{static_cast<uint8_t*>(AllocateLargeBuffer(kCopyBytes))};
   CopyBuffers() {
+    if (src == nullptr || dst == nullptr) throw std::bad_alloc();
     std::memset(src.get(), 1, kCopyBytes);
     std::memset(dst.get(), 0, kCopyBytes);
   }
 };
 
+// Sums `bytes` (a multiple of 8) as 64-bit words in `threads` contiguous chunks: a pure
+// streaming read, the other physical limit a reduction runs into. Integer adds are
+// associative, so the compiler vectorizes this loop at -O2/-O3 without fast-math.
+uint64_t ParallelSum(const uint8_t* src, size_t bytes, int threads) {
+  const auto* words = reinterpret_cast<const uint64_t*>(src);
+  const size_t n = bytes / sizeof(uint64_t);
+  const size_t chunk = (n + static_cast<size_t>(threads) - 1) / static_cast<size_t>(threads);
+  std::vector<uint64_t> sums(static_cast<size_t>(threads), 0);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      const size_t begin = std::min(n, chunk * static_cast<size_t>(t));
+      const size_t end = std::min(n, begin + chunk);
+      uint64_t sum = 0;
+      for (size_t i = begin; i < end; ++i) sum += words[i];
+      sums[static_cast<size_t>(t)] = sum;
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  uint64_t total = 0;
+  for (uint64_t s : sums) total += s;
+  return total;
+}
+
+// `bytes` over the best of five runs of `run` on fresh 1 GiB buffers: the bound, not the
+// average, is the reference.
+template <typename Fn>
+double BestRate(double bytes, const Fn& run) {
+  CopyBuffers buffers;
+  double best_s = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    run(buffers);
+    benchmark::ClobberMemory();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    best_s = std::min(best_s, elapsed.count());
+  }
+  return bytes / best_s;
+}
+
 // Copy bandwidth in bytes/s with as many threads as the executable uses, counting bytes
 // read plus bytes written (2 GiB per 1 GiB copy), the same accounting as the workloads'
-// minimum traffic. Best of five copies: the bound, not the average, is the reference.
-// Measured on first use, before the caller allocates any workload data, and only once.
+// minimum traffic. Measured on first use, before the caller allocates any workload data,
+// and only once.
 double CopyBandwidth() {
-  static const double bandwidth = [] {
-    CopyBuffers buffers;
-    double best_s = 1e30;
-    for (int rep = 0; rep < 5; ++rep) {
-      const auto start = std::chrono::steady_clock::now();
-      ParallelCopy(buffers.dst.get(), buffers.src.get(), kCopyBytes, HardwareThreads());
-      benchmark::ClobberMemory();
-      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-      best_s = std::min(best_s, elapsed.count());
-    }
-    return 2.0 * static_cast<double>(kCopyBytes) / best_s;
-  }();
+  static const double bandwidth = BestRate(2.0 * static_cast<double>(kCopyBytes), [](CopyBuffers& b) {
+    ParallelCopy(b.dst.get(), b.src.get(), kCopyBytes, HardwareThreads());
+  });
+  return bandwidth;
+}
+
+// Read bandwidth in bytes/s with the executable's thread count (sums of 1 GiB), measured
+// once like CopyBandwidth.
+double ReadBandwidth() {
+  static const double bandwidth = BestRate(static_cast<double>(kCopyBytes), [](CopyBuffers& b) {
+    benchmark::DoNotOptimize(ParallelSum(b.src.get(), kCopyBytes, HardwareThreads()));
+  });
   return bandwidth;
 }
 
@@ -93,10 +137,26 @@ void SetBandwidthCounters(benchmark::State& state, int64_t bytes_per_iteration, 
   const double bytes = static_cast<double>(bytes_per_iteration) * static_cast<double>(state.iterations());
   state.counters["bytes_per_second"] = benchmark::Counter(bytes, benchmark::Counter::kIsRate);
   state.counters["of_copy_bw"] = bytes / loop_seconds / CopyBandwidth();
+  state.counters["of_read_bw"] = bytes / loop_seconds / ReadBandwidth();
+}
+
+// Both baselines, measured before any workload data is allocated.
+void MeasureBaselines() {
+  CopyBandwidth();
+  ReadBandwidth();
+}
+
+void ReadBaseline(benchmark::State& state) {
+  MeasureBaselines();  // before this benchmark's own buffers exist
+  const int threads = static_cast<int>(state.range(0));
+  CopyBuffers buffers;
+  const LoopClock clock;
+  for (auto _ : state) benchmark::DoNotOptimize(ParallelSum(buffers.src.get(), kCopyBytes, threads));
+  SetBandwidthCounters(state, static_cast<int64_t>(kCopyBytes), clock.Seconds());
 }
 
 void CopyBaseline(benchmark::State& state) {
-  CopyBandwidth();  // measured before this benchmark's own buffers exist
+  MeasureBaselines();  // before this benchmark's own buffers exist
   const int threads = static_cast<int>(state.range(0));
   CopyBuffers buffers;
   const LoopClock clock;
@@ -122,40 +182,51 @@ const char* kAddF32 =
     "  ROOT s = f32[] add(a, b)\n"
     "}\n\n";
 
+// Module text for a workload over f32[n,n] arrays: `body` is the entry's lines, with `$s`
+// standing for the array shape and `$n2` for n*n.
+std::string SquareModule(const std::string& name, int64_t n, const std::vector<std::string>& body) {
+  const std::string shape = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]{1,0}";
+  std::string hlo = "HloModule " + name + "_" + std::to_string(n) + "\n\n" + kAddF32 + "ENTRY main {\n";
+  for (std::string line : body) {
+    for (size_t at; (at = line.find("$s")) != std::string::npos;) line.replace(at, 2, shape);
+    for (size_t at; (at = line.find("$n2")) != std::string::npos;) line.replace(at, 3, std::to_string(n * n));
+    hlo += "  " + line + "\n";
+  }
+  return hlo + "}\n";
+}
+
 // assets/examples/reduce_sum.hlo at n x n: sum(x + y * z).
 Workload ReduceSum(int64_t n) {
-  const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]{1,0}";
-  std::string hlo = "HloModule reduce_sum_" + std::to_string(n) + "\n\n" + kAddF32;
-  hlo += "ENTRY main {\n";
-  hlo += "  x = " + s + " parameter(0)\n";
-  hlo += "  y = " + s + " parameter(1)\n";
-  hlo += "  z = " + s + " parameter(2)\n";
-  hlo += "  mul = " + s + " multiply(y, z)\n";
-  hlo += "  add = " + s + " add(x, mul)\n";
-  hlo += "  zero = f32[] constant(0)\n";
-  hlo += "  ROOT sum = f32[] reduce(add, zero), dimensions={0,1}, to_apply=add_f32\n";
-  hlo += "}\n";
-  return {"reduce_sum/" + std::to_string(n), hlo, ""};
+  return {"reduce_sum/" + std::to_string(n),
+          SquareModule("reduce_sum", n,
+                       {"x = $s parameter(0)", "y = $s parameter(1)", "z = $s parameter(2)",
+                        "mul = $s multiply(y, z)", "add = $s add(x, mul)", "zero = f32[] constant(0)",
+                        "ROOT sum = f32[] reduce(add, zero), dimensions={0,1}, to_apply=add_f32"}),
+          ""};
 }
 
 // assets/examples/running_example.hlo at n x n: mean(x**2 * 3 + y), the ops as JAX emits them.
 Workload RunningExample(int64_t n) {
-  const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]{1,0}";
-  std::string hlo = "HloModule running_example_" + std::to_string(n) + "\n\n" + kAddF32;
-  hlo += "ENTRY main {\n";
-  hlo += "  x = " + s + " parameter(0)\n";
-  hlo += "  y = " + s + " parameter(1)\n";
-  hlo += "  square = " + s + " multiply(x, x)\n";
-  hlo += "  three = f32[] constant(3)\n";
-  hlo += "  threes = " + s + " broadcast(three), dimensions={}\n";
-  hlo += "  scaled = " + s + " multiply(square, threes)\n";
-  hlo += "  shifted = " + s + " add(scaled, y)\n";
-  hlo += "  zero = f32[] constant(0)\n";
-  hlo += "  sum = f32[] reduce(shifted, zero), dimensions={0,1}, to_apply=add_f32\n";
-  hlo += "  count = f32[] constant(" + std::to_string(n * n) + ")\n";
-  hlo += "  ROOT mean = f32[] divide(sum, count)\n";
-  hlo += "}\n";
-  return {"running_example/" + std::to_string(n), hlo, ""};
+  return {"running_example/" + std::to_string(n),
+          SquareModule("running_example", n,
+                       {"x = $s parameter(0)", "y = $s parameter(1)", "square = $s multiply(x, x)",
+                        "three = f32[] constant(3)", "threes = $s broadcast(three), dimensions={}",
+                        "scaled = $s multiply(square, threes)", "shifted = $s add(scaled, y)",
+                        "zero = f32[] constant(0)",
+                        "sum = f32[] reduce(shifted, zero), dimensions={0,1}, to_apply=add_f32",
+                        "count = f32[] constant($n2)", "ROOT mean = f32[] divide(sum, count)"}),
+          ""};
+}
+
+// An elementwise fusion that writes as much as it reads per input: relu(x * y + z), the
+// memory-bound shape of an activation epilogue.
+Workload Elementwise(int64_t n) {
+  return {"elementwise/" + std::to_string(n),
+          SquareModule("elementwise", n,
+                       {"x = $s parameter(0)", "y = $s parameter(1)", "z = $s parameter(2)",
+                        "mul = $s multiply(x, y)", "add = $s add(mul, z)", "zero = f32[] constant(0)",
+                        "zeros = $s broadcast(zero), dimensions={}", "ROOT relu = $s maximum(add, zeros)"}),
+          ""};
 }
 
 Workload MnistTrainStep() { return {"mnist_train_step", "", "mnist_train_step.hlo"}; }
@@ -169,6 +240,7 @@ struct Loaded {
   std::vector<Literal> args;
   int64_t min_bytes = 0;  // inputs + outputs: what any implementation must read and write
   std::unique_ptr<CpuExecutable> executable;
+  Literal result;  // the executable's result, reused by every run
   bool executable_fused = false;
 };
 
@@ -209,15 +281,14 @@ StatusOr<CpuExecutable*> Compile(Loaded& loaded, bool fused) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(*loaded.module, fused));
   ASSIGN_OR_RETURN(loaded.executable, CpuExecutable::Create(std::move(optimized)));
   loaded.executable_fused = fused;
-  ASSIGN_OR_RETURN(Literal warmup, loaded.executable->Run(loaded.args));
-  benchmark::DoNotOptimize(warmup);
+  RETURN_IF_ERROR(loaded.executable->RunInto(loaded.args, loaded.result));
   return loaded.executable.get();
 }
 
 enum class Mode { kFused, kUnfused, kInterpreter };
 
 void RunWorkload(benchmark::State& state, const Workload& workload, Mode mode) {
-  CopyBandwidth();  // measured before any workload data is allocated
+  MeasureBaselines();  // before any workload data is allocated
   StatusOr<Loaded*> loaded = Load(workload);
   if (!loaded.ok()) {
     state.SkipWithError(loaded.status().message().c_str());
@@ -248,12 +319,13 @@ void RunWorkload(benchmark::State& state, const Workload& workload, Mode mode) {
     }
     const LoopClock clock;
     for (auto _ : state) {
-      StatusOr<Literal> result = (*executable)->Run((*loaded)->args);
-      if (!result.ok()) {
-        state.SkipWithError(result.status().message().c_str());
+      // One result reused by every run, as a caller running a step in a loop would.
+      Status ran = (*executable)->RunInto((*loaded)->args, (*loaded)->result);
+      if (!ran.ok()) {
+        state.SkipWithError(ran.message().c_str());
         return;
       }
-      benchmark::DoNotOptimize(*result);
+      benchmark::DoNotOptimize((*loaded)->result.untyped_data());
     }
     loop_seconds = clock.Seconds();
     state.counters["kernels"] = static_cast<double>((*executable)->last_kernel_launches());
@@ -276,18 +348,23 @@ void Register(const std::string& group, const Workload& workload, bool with_inte
 // Registration order is run order; benchmarks of one workload run back to back, so each
 // workload's inputs are generated once.
 void RegisterAll() {
-  benchmark::RegisterBenchmark("CopyBaseline/memcpy_1GiB", CopyBaseline)
-      ->ArgName("threads")
-      ->Arg(1)
-      ->Arg(HardwareThreads())
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  for (const auto& [name, fn] : {std::pair{"CopyBaseline/memcpy_1GiB", &CopyBaseline},
+                                  std::pair{"ReadBaseline/sum_1GiB", &ReadBaseline}}) {
+    benchmark::RegisterBenchmark(name, fn)
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(HardwareThreads())
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   Register("ReduceSum/4096", ReduceSum(4096), /*with_interpreter=*/true);
   Register("RunningExample/4096", RunningExample(4096), /*with_interpreter=*/true);
+  Register("Elementwise/4096", Elementwise(4096), /*with_interpreter=*/true);
   Register("MnistTrainStep", MnistTrainStep(), /*with_interpreter=*/true);
   // 1 GiB per input: opt-in with --benchmark_filter=Large.
   Register("ReduceSumLarge/16384", ReduceSum(16384), /*with_interpreter=*/false);
   Register("RunningExampleLarge/16384", RunningExample(16384), /*with_interpreter=*/false);
+  Register("ElementwiseLarge/16384", Elementwise(16384), /*with_interpreter=*/false);
 }
 
 }  // namespace

@@ -39,9 +39,9 @@ def ms(b):
     return b["real_time"] * to_ms[b["time_unit"]]
 
 print()
-print("copy baseline (bytes read + written per second)")
+print("baselines (copy: bytes read + written per second; read: bytes summed per second)")
 for name, b in runs.items():
-    if name.startswith("CopyBaseline/"):
+    if name.startswith(("CopyBaseline/", "ReadBaseline/")):
         print(f"  {name:<36} {b['bytes_per_second'] / 1e9:7.2f} GB/s")
 
 groups = {}
@@ -52,7 +52,7 @@ for name, b in runs.items():
 
 print()
 header = (f"{'workload':<26} {'fused ms':>9} {'unfused ms':>10} {'speedup':>8} {'interp/fused':>12}"
-          f" {'fused GB/s':>10} {'of_copy_bw':>10} {'unfused of':>10} {'kernels':>9}")
+          f" {'fused GB/s':>10} {'of_copy_bw':>10} {'of_read_bw':>10} {'unfused of':>10} {'kernels':>9}")
 print(header)
 print("-" * len(header))
 for group, modes in groups.items():
@@ -68,10 +68,12 @@ for group, modes in groups.items():
           f" {cell(ms(i) / ms(f) if f and i else None, '.1f', 12, 'x')}"
           f" {cell(f['bytes_per_second'] / 1e9 if f else None, '.2f', 10)}"
           f" {cell(f['of_copy_bw'] if f else None, '.3f', 10)}"
+          f" {cell(f.get('of_read_bw') if f else None, '.3f', 10)}"
           f" {cell(u['of_copy_bw'] if u else None, '.3f', 10)}"
           f" {kernels:>9}")
 print()
 print("speedup = unfused time / fused time; interp/fused = interpreter time / fused time;")
 print("of_copy_bw = (inputs + outputs bytes / time) / multi-threaded copy bandwidth;")
+print("of_read_bw = the same over the multi-threaded read (sum) bandwidth;")
 print("kernels = launches per run, fused/unfused. JSON:", sys.argv[1])
 EOF

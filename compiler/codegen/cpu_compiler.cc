@@ -108,12 +108,15 @@ bool IsLibraryOp(Opcode op) {
 
 // Ops the loop emitter cannot run as a kernel of their own (yet).
 std::string UnsupportedReason(const Instruction& inst) {
+  if (inst.opcode() == Opcode::kCustomCall) {
+    return "custom-call target \"" + inst.attrs().custom_call_target +
+           "\" is external code the CPU backend does not have (custom calls are not supported)";
+  }
   switch (inst.opcode()) {
     case Opcode::kFft:
     case Opcode::kRng:
     case Opcode::kRngBitGenerator:
     case Opcode::kRngGetAndUpdateState:
-    case Opcode::kCustomCall:
     case Opcode::kTriangularSolve:
     case Opcode::kCholesky:
     case Opcode::kAllReduce:

@@ -617,9 +617,8 @@ std::vector<llvm::Value*> ElementalEmitter::EmitUncached(const Instruction* inst
       for (int64_t i = 0; i < inst->operand_count(); ++i) args.push_back(operand_at(i));
       return EmitScalarComputation(*inst->to_apply(), args);
     }
-    case Opcode::kReducePrecision: {
-      return {Fail(inst, "reduce-precision is not supported by the CPU backend yet")};
-    }
+    case Opcode::kReducePrecision:
+      return {EmitReducePrecision(inst, operand_at(0))};
     default:
       break;
   }
@@ -646,13 +645,57 @@ std::vector<llvm::Value*> ElementalEmitter::EmitUncached(const Instruction* inst
       case Opcode::kRemainder: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kPower:
       case Opcode::kAtan2: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
       case Opcode::kShiftLeft: case Opcode::kShiftRightLogical:
-      case Opcode::kShiftRightArithmetic: case Opcode::kMulhi:
+      case Opcode::kShiftRightArithmetic: case Opcode::kMulhi: case Opcode::kComplex:
         return {EmitBinary(inst, op, shape.element_type(), operand_at(0), operand_at(1))};
       default:
         break;
     }
   }
   return {Fail(inst, "the CPU backend has no emitter for this op")};
+}
+
+// reduce-precision on the register's bits (f32 for f32 and the narrow floats, f64 for
+// f64), as the interpreter does it: round to nearest even at `mantissa_bits`, flush what
+// falls below the reduced normal range to a signed zero, send what lies above it to a
+// signed infinity; NaN stays NaN, or becomes infinity when no mantissa bits remain.
+llvm::Value* ElementalEmitter::EmitReducePrecision(const Instruction* inst, llvm::Value* x) {
+  const PrimitiveType type = inst->shape().element_type();
+  const int64_t exponent_bits = inst->attrs().exponent_bits;
+  const int64_t mantissa_bits = inst->attrs().mantissa_bits;
+  if (!IsFloat(type) || IsComplex(type)) return Fail(inst, "reduce-precision needs a real floating-point operand");
+  if (exponent_bits < 1 || mantissa_bits < 0) {
+    return Fail(inst, "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0");
+  }
+  llvm::Type* float_type = x->getType();
+  const bool is_double = float_type->isDoubleTy();
+  const int width = is_double ? 64 : 32;
+  const int src_mantissa = is_double ? 52 : 23;
+  const int src_exponent = width - src_mantissa - 1;
+  llvm::Type* int_type = b_.getIntNTy(static_cast<unsigned>(width));
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(int_type, v); };
+  llvm::Value* bits = b_.CreateBitCast(x, int_type);
+  if (mantissa_bits < src_mantissa) {
+    const uint64_t last_kept = uint64_t{1} << (src_mantissa - mantissa_bits);
+    llvm::Value* odd = b_.CreateZExt(b_.CreateICmpNE(b_.CreateAnd(bits, c(last_kept)), c(0)), int_type);
+    llvm::Value* bias = b_.CreateAdd(c((last_kept >> 1) - 1), odd);
+    bits = b_.CreateAnd(b_.CreateAdd(bits, bias), c(~(last_kept - 1)));
+  }
+  if (exponent_bits < src_exponent) {
+    const uint64_t sign_mask = uint64_t{1} << (width - 1);
+    const uint64_t exponent_mask = ((uint64_t{1} << src_exponent) - 1) << src_mantissa;
+    const uint64_t bias = (uint64_t{1} << (src_exponent - 1)) - 1;
+    const uint64_t reduced_bias = (uint64_t{1} << (exponent_bits - 1)) - 1;
+    const uint64_t max_exponent = (bias + reduced_bias) << src_mantissa;
+    const uint64_t min_exponent = (bias - reduced_bias) << src_mantissa;
+    llvm::Value* exponent = b_.CreateAnd(bits, c(exponent_mask));
+    llvm::Value* sign = b_.CreateAnd(bits, c(sign_mask));
+    llvm::Value* overflow = b_.CreateICmpUGT(exponent, c(max_exponent));
+    llvm::Value* underflow = b_.CreateICmpULE(exponent, c(min_exponent));
+    bits = b_.CreateSelect(overflow, b_.CreateOr(sign, c(exponent_mask)), b_.CreateSelect(underflow, sign, bits));
+  }
+  llvm::Value* reduced = b_.CreateBitCast(bits, float_type);
+  llvm::Value* nan_result = mantissa_bits > 0 ? x : llvm::ConstantFP::getInfinity(float_type);
+  return RoundToType(type, b_.CreateSelect(b_.CreateFCmpUNO(x, x), nan_result, reduced));
 }
 
 llvm::Value* ElementalEmitter::EmitConstant(const Instruction* inst, const IrIndex& index) {

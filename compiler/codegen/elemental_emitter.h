@@ -119,6 +119,7 @@ class ElementalEmitter {
                            llvm::Value* x);
   llvm::Value* EmitBitcastConvert(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitConstant(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitReducePrecision(const Instruction* inst, llvm::Value* x);
   llvm::Value* EmitReshape(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitConcatenate(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitPad(const Instruction* inst, const IrIndex& index);

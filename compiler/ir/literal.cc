@@ -316,10 +316,14 @@ uint64_t DoubleToFloatBits(PrimitiveType type, double value) {
 // ---------------------------------------------------------------------------
 // Literal
 
-Literal::Literal(const Shape& shape) : shape_(shape) {
+Literal::Literal(const Shape& shape) : Literal(shape, /*zeroed=*/true) {}
+
+Literal Literal::CreateUninitialized(const Shape& shape) { return Literal(shape, /*zeroed=*/false); }
+
+Literal::Literal(const Shape& shape, bool zeroed) : shape_(shape) {
   if (shape.IsTuple()) {
     tuple_elements_.reserve(shape.tuple_shapes().size());
-    for (const Shape& element : shape.tuple_shapes()) tuple_elements_.emplace_back(element);
+    for (const Shape& element : shape.tuple_shapes()) tuple_elements_.push_back(Literal(element, zeroed));
     return;
   }
   if (!shape.IsArray()) return;  // token, opaque: no data
@@ -329,7 +333,11 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   // Unbounded dynamic dimensions or sizes beyond int64 get no storage.
   if (count < 0 || count > std::numeric_limits<int64_t>::max() / slot_bytes_) return;
   element_count_ = count;
-  data_.assign(static_cast<size_t>(count * slot_bytes_), 0);
+  if (zeroed) {
+    data_.assign(static_cast<size_t>(count * slot_bytes_), 0);
+  } else {
+    data_.resize(static_cast<size_t>(count * slot_bytes_));  // default-initialized bytes
+  }
 }
 
 // Raw element bits. Slots of 1, 2, 4 or 8 bytes hold one native integer; c128 slots

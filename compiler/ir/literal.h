@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/shape.h"
+#include "compiler/support/large_buffer.h"
 #include "compiler/support/status.h"
 
 namespace fusebox {
@@ -18,6 +19,9 @@ class Literal {
   Literal() : shape_(Shape::Tuple({})) {}
   // Zero-initialized literal of `shape` (array or tuple, recursively).
   explicit Literal(const Shape& shape);
+  // The same storage without zeroing it, for results that are about to be written in
+  // full (a kernel's output): a GiB-sized result is not written twice.
+  static Literal CreateUninitialized(const Shape& shape);
 
   const Shape& shape() const { return shape_; }
 
@@ -64,10 +68,13 @@ class Literal {
   bool operator!=(const Literal& other) const { return !(*this == other); }
 
  private:
+  Literal(const Shape& shape, bool zeroed);
+
   Shape shape_;
   int64_t element_count_ = 0;
   int slot_bytes_ = 0;
-  std::vector<uint8_t> data_;
+  // Huge-page backed when large: kernels stream through literals passed as arguments.
+  std::vector<uint8_t, LargeBufferAllocator<uint8_t>> data_;
   std::vector<Literal> tuple_elements_;
 };
 

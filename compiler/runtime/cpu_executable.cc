@@ -12,6 +12,7 @@
 #include "compiler/backend/buffer_assignment.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/runtime/library_kernels.h"
+#include "compiler/support/large_buffer.h"
 
 namespace fusebox {
 
@@ -203,10 +204,6 @@ void NormalizeLayouts(Module& module) {
   }
 }
 
-struct AlignedFree {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-
 }  // namespace
 
 // Whether something other than the parameter itself is written into a parameter
@@ -222,7 +219,7 @@ struct ProgramPlan {
   const Computation* computation = nullptr;
   std::vector<const Instruction*> schedule;
   BufferAssignment assignment;
-  std::unique_ptr<uint8_t, AlignedFree> memory;
+  LargeBufferPtr memory;
   std::vector<int64_t> allocation_offsets;  // into memory, for temps and outputs
   // Per instruction: (allocation, offset) of each array leaf, DFS order.
   std::unordered_map<const Instruction*, std::vector<BufferSlice>> leaves;
@@ -264,7 +261,7 @@ class CpuExecutable::Frame {
       }
     }
     if (total > 0) {
-      void* p = std::aligned_alloc(static_cast<size_t>(align), static_cast<size_t>(total));
+      void* p = AllocateLargeBuffer(static_cast<size_t>(total), static_cast<size_t>(align));
       if (p == nullptr) return Unavailable("cannot allocate " + std::to_string(total) + " bytes for " + comp->name());
       plan->memory.reset(static_cast<uint8_t*>(p));
     }
@@ -286,8 +283,14 @@ class CpuExecutable::Frame {
   }
 
   // Runs `comp` with its parameters' leaves at `params` (one vector per parameter);
-  // returns the root's leaf pointers (inside this program's memory or the inputs).
-  StatusOr<std::vector<void*>> RunProgram(const Computation* comp, const std::vector<std::vector<void*>>& params) {
+  // returns the root's leaf pointers (inside this program's memory or the inputs). With
+  // `outputs` (one destination of `output_bytes[i]` bytes per root leaf), a root leaf
+  // whose allocation holds nothing else at the end and fits is computed in place at its
+  // destination, so the caller copies nothing for it (the returned pointer is the
+  // destination).
+  StatusOr<std::vector<void*>> RunProgram(const Computation* comp, const std::vector<std::vector<void*>>& params,
+                                          const std::vector<void*>* outputs = nullptr,
+                                          const std::vector<int64_t>* output_bytes = nullptr) {
     ASSIGN_OR_RETURN(ProgramPlan * plan, PlanFor(comp));
     std::vector<void*> bases(plan->assignment.allocations().size(), nullptr);
     for (const Allocation& a : plan->assignment.allocations()) {
@@ -324,6 +327,7 @@ class CpuExecutable::Frame {
           bases[a.index] = plan->memory.get() + plan->allocation_offsets[a.index];
       }
     }
+    if (outputs != nullptr && output_bytes != nullptr) RedirectOutputs(*plan, comp, *outputs, *output_bytes, bases);
     auto leaf_ptrs = [&](const Instruction* inst) {
       std::vector<void*> ptrs;
       for (const BufferSlice& s : plan->leaves[inst]) {
@@ -340,6 +344,30 @@ class CpuExecutable::Frame {
   int64_t kernel_launches() const { return launches_; }
 
  private:
+  // Points output allocations at the caller's destinations where that is safe: the
+  // allocation is an output (not a parameter or constant), only one root leaf lives in
+  // it, that leaf starts at offset 0, and everything ever placed in it fits the
+  // destination.
+  static void RedirectOutputs(const ProgramPlan& plan, const Computation* comp, const std::vector<void*>& outputs,
+                              const std::vector<int64_t>& output_bytes, std::vector<void*>& bases) {
+    auto it = plan.leaves.find(comp->root());
+    if (it == plan.leaves.end() || it->second.size() != outputs.size() || output_bytes.size() != outputs.size()) {
+      return;
+    }
+    const std::vector<BufferSlice>& root = it->second;
+    std::unordered_map<int64_t, int> uses;
+    for (const BufferSlice& slice : root) {
+      if (slice.allocation >= 0) ++uses[slice.allocation];
+    }
+    for (size_t i = 0; i < root.size(); ++i) {
+      const BufferSlice& slice = root[i];
+      if (slice.allocation < 0 || outputs[i] == nullptr || slice.offset != 0 || uses[slice.allocation] != 1) continue;
+      const Allocation& a = plan.assignment.allocations()[static_cast<size_t>(slice.allocation)];
+      if (a.kind != Allocation::Kind::kOutput || a.size > output_bytes[i]) continue;
+      bases[static_cast<size_t>(slice.allocation)] = outputs[i];
+    }
+  }
+
   Status Execute(const Instruction& inst, const std::function<std::vector<void*>(const Instruction*)>& leaves) {
     const CpuKernel* kernel = exe_.code_->KernelFor(&inst);
     if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
@@ -591,45 +619,64 @@ StatusOr<int64_t> CpuExecutable::EntryPeakBytes() {
 }
 
 StatusOr<Literal> CpuExecutable::Run(const std::vector<Literal>& arguments, const CpuRunOptions& options) {
+  Literal result = Literal::CreateUninitialized(module_->entry()->root()->shape());
+  RETURN_IF_ERROR(RunInto(arguments, result, options));
+  return result;
+}
+
+namespace {
+
+// The array leaves of `literal`, depth first.
+template <typename L, typename Fn>
+void ForEachArrayLeaf(L& literal, const Fn& fn) {
+  if (literal.shape().IsTuple()) {
+    for (auto& element : literal.tuple_elements()) ForEachArrayLeaf(element, fn);
+  } else if (literal.shape().IsArray()) {
+    fn(literal);
+  }
+}
+
+}  // namespace
+
+Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& result, const CpuRunOptions& options) {
   RETURN_IF_ERROR(CheckArguments(*module_, arguments));
+  const Shape& root_shape = module_->entry()->root()->shape();
+  if (!(result.shape() == root_shape)) result = Literal::CreateUninitialized(root_shape);
   Frame frame(*this, plans_->plans, options);
   std::vector<std::vector<void*>> params;
   for (const Literal& arg : arguments) {
     std::vector<void*> leaves;
-    std::function<void(const Literal&)> collect = [&](const Literal& l) {
-      if (l.shape().IsTuple()) {
-        for (const Literal& e : l.tuple_elements()) collect(e);
-      } else if (l.shape().IsArray()) {
-        leaves.push_back(const_cast<uint8_t*>(l.untyped_data()));
-      }
-    };
-    collect(arg);
+    ForEachArrayLeaf(arg, [&](const Literal& l) { leaves.push_back(const_cast<uint8_t*>(l.untyped_data())); });
     params.push_back(std::move(leaves));
   }
+  std::vector<void*> destinations;
+  std::vector<int64_t> destination_bytes;
+  ForEachArrayLeaf(result, [&](Literal& l) {
+    destinations.push_back(l.size_bytes() > 0 ? l.untyped_data() : nullptr);
+    destination_bytes.push_back(l.size_bytes());
+  });
   if (options.observer != nullptr) options.observer->OnRunStart(options.iteration, NowNs());
-  auto ran = frame.RunProgram(module_->entry(), params);
+  auto ran = frame.RunProgram(module_->entry(), params, &destinations, &destination_bytes);
   last_kernel_launches_ = frame.kernel_launches();
   if (!ran.ok()) {
     if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
     return ran.status();
   }
-  std::vector<void*> result = std::move(*ran);
-  Literal out(module_->entry()->root()->shape());
-  size_t next = 0;
-  std::function<Status(Literal&)> fill = [&](Literal& l) -> Status {
-    if (l.shape().IsTuple()) {
-      for (Literal& e : l.tuple_elements()) RETURN_IF_ERROR(fill(e));
-      return Status::Ok();
+  const std::vector<void*>& computed = *ran;
+  if (computed.size() != destinations.size()) return Internal("result has fewer leaves than the root's shape");
+  // Leaves not computed in place (parameters passed through, constants, shared
+  // allocations) are copied; a leaf with no buffer is zero.
+  for (size_t i = 0; i < destinations.size(); ++i) {
+    if (destinations[i] == nullptr || computed[i] == destinations[i]) continue;
+    const size_t bytes = static_cast<size_t>(destination_bytes[i]);
+    if (computed[i] != nullptr) {
+      std::memmove(destinations[i], computed[i], bytes);
+    } else {
+      std::memset(destinations[i], 0, bytes);
     }
-    if (!l.shape().IsArray()) return Status::Ok();
-    if (next >= result.size()) return Internal("result has fewer leaves than the root's shape");
-    if (result[next] != nullptr && l.size_bytes() > 0) std::memcpy(l.untyped_data(), result[next], static_cast<size_t>(l.size_bytes()));
-    ++next;
-    return Status::Ok();
-  };
-  RETURN_IF_ERROR(fill(out));
+  }
   if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
-  return out;
+  return Status::Ok();
 }
 
 }  // namespace fusebox

@@ -41,6 +41,12 @@ class CpuExecutable {
 
   // Runs the entry computation. Arguments are checked against the entry parameters.
   StatusOr<Literal> Run(const std::vector<Literal>& arguments, const CpuRunOptions& options = {});
+  // The same, writing into `result`, which is reshaped to the root's shape if it has
+  // another. Output kernels write straight into `result`'s storage where buffer
+  // assignment allows, so a caller running the module repeatedly (benchmarks,
+  // `fusebox run --iterations`) reuses one result and copies nothing. An argument may
+  // not be `result` or share storage with it.
+  Status RunInto(const std::vector<Literal>& arguments, Literal& result, const CpuRunOptions& options = {});
 
   // The entry computation's buffer assignment in XLA's buffer-assignment.txt style, with
   // the peak memory; every program computation (while bodies, branches) follows.

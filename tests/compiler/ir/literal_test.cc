@@ -746,3 +746,33 @@ TEST(LiteralEqualityTest, TuplesCompareRecursively) {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+TEST(LiteralStorageTest, ZeroedAndUninitializedHaveTheSameLayout) {
+  const Shape shape = Shape::Tuple({Shape(PrimitiveType::kF32, {3, 5}), Shape(PrimitiveType::kS8, {7})});
+  Literal zeroed(shape);
+  Literal uninitialized = Literal::CreateUninitialized(shape);
+  ASSERT_EQ(uninitialized.shape(), shape);
+  ASSERT_EQ(uninitialized.tuple_elements().size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(uninitialized.tuple_elements()[i].element_count(), zeroed.tuple_elements()[i].element_count());
+    EXPECT_EQ(uninitialized.tuple_elements()[i].size_bytes(), zeroed.tuple_elements()[i].size_bytes());
+  }
+  for (int64_t i = 0; i < 15; ++i) EXPECT_EQ(zeroed.tuple_elements()[0].GetDouble(i), 0.0);
+}
+
+TEST(LiteralStorageTest, LargeArraysAreHugePageAligned) {
+  Literal small(Shape(PrimitiveType::kF32, {16}));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.untyped_data()) % 64, 0u);
+  Literal large(Shape(PrimitiveType::kF32, {1024, 1024}));  // 4 MiB
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.untyped_data()) % (uintptr_t{2} << 20), 0u);
+  large.SetDouble(1024 * 1024 - 1, 2.5);
+  EXPECT_EQ(large.GetDouble(1024 * 1024 - 1), 2.5);
+  Literal copy = large;
+  EXPECT_EQ(copy, large);
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -340,6 +340,49 @@ TEST(CpuExecutableTest, FusedRunsFewerKernelsThanUnfused) {
   EXPECT_GT(launches[0], 3 * launches[1]);
 }
 
+// RunInto writes kernel outputs straight into the caller's result and reuses it across
+// runs; leaves that cannot be computed in place (a parameter passed through, a constant,
+// one value returned twice) are copied. Every run must equal the interpreter.
+TEST(CpuExecutableTest, RunIntoReusesTheResultAndComputesOutputsInPlace) {
+  auto m = ParseOrFail(R"(
+HloModule run_into
+
+ENTRY e {
+  x = f32[64,32]{1,0} parameter(0)
+  y = f32[64,32]{1,0} parameter(1)
+  mul = f32[64,32]{1,0} multiply(x, y)
+  c = f32[3]{0} constant({1, 2, 3})
+  neg = f32[64,32]{1,0} negate(x)
+  ROOT t = (f32[64,32]{1,0}, f32[64,32]{1,0}, f32[3]{0}, f32[64,32]{1,0}, f32[64,32]{1,0}) tuple(mul, y, c, neg, neg)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    auto exe = CompileCpu(*m, fused);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    Literal result;  // an empty tuple: RunInto gives it the root's shape
+    const uint8_t* first_leaf = nullptr;
+    for (uint64_t seed : {1, 2, 3}) {
+      auto args = RandomArguments(*m, seed);
+      ASSERT_TRUE(args.ok());
+      auto expected = Interpreter().Run(*m, *args);
+      ASSERT_TRUE(expected.ok());
+      ASSERT_TRUE((*exe)->RunInto(*args, result).ok());
+      EXPECT_EQ(result, *expected) << "seed " << seed;
+      // The same storage every run: nothing reallocated.
+      if (first_leaf == nullptr) first_leaf = result.tuple_elements()[0].untyped_data();
+      EXPECT_EQ(result.tuple_elements()[0].untyped_data(), first_leaf);
+    }
+    // Run() gives the same values as RunInto.
+    auto args = RandomArguments(*m, 3);
+    ASSERT_TRUE(args.ok());
+    auto ran = (*exe)->Run(*args);
+    ASSERT_TRUE(ran.ok());
+    EXPECT_EQ(*ran, result);
+  }
+}
+
 TEST(CpuExecutableTest, StagesAreKeptAndMapBackToHlo) {
   auto m = ParseOrFail(WithReducers(R"(
 ENTRY e {

@@ -1282,32 +1282,62 @@ INSTANTIATE_TEST_SUITE_P(LinearAlgebra, CpuOpsTest, ::testing::ValuesIn(LinearAl
                          CaseName);
 
 // ---------------------------------------------------------------------------
-// Ops the CPU backend refuses, with the error it gives. `complex` is implemented in
-// ElementalEmitter::EmitBinary but not yet dispatched to it by EmitUncached; when it is,
-// this case becomes a MatchesInterpreter one.
+// complex(re, im) and reduce-precision, on random and edge inputs (NaN, infinities,
+// subnormals, the largest finite values): the rounding, flush-to-zero and overflow
+// paths of reduce-precision all run.
+
+std::vector<OpCase> ComplexAndReducePrecisionCases() {
+  std::vector<OpCase> cases;
+  for (PT part : {PT::kF32, PT::kF64}) {
+    const PT complex_type = part == PT::kF32 ? PT::kC64 : PT::kC128;
+    AddBoth(&cases, "complex_from_" + Name(part), [part, complex_type](const std::vector<int64_t>& dims) {
+      HloText hlo("complex_op");
+      std::string re = hlo.Param(ShapeText(part, dims)), im = hlo.Param(ShapeText(part, dims));
+      std::string c = hlo.Line("c", ShapeText(complex_type, dims), "complex(" + re + ", " + im + ")");
+      // Used again inside the fusion: multiply by itself.
+      hlo.Result("square", ShapeText(complex_type, dims), "multiply(" + c + ", " + c + ")");
+      return hlo.Build();
+    });
+  }
+  struct Format {
+    int exponent_bits, mantissa_bits;
+  };
+  const std::vector<Format> formats = {{8, 23}, {5, 10}, {8, 7}, {4, 3}, {5, 2}, {2, 1}, {1, 0}, {11, 52}, {3, 30}};
+  for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kBF16}) {
+    for (const Format& f : formats) {
+      AddBoth(&cases,
+              "reduce_precision_" + Name(type) + "_e" + std::to_string(f.exponent_bits) + "m" +
+                  std::to_string(f.mantissa_bits),
+              [type, f](const std::vector<int64_t>& dims) {
+                HloText hlo("reduce_precision");
+                std::string x = hlo.Param(ShapeText(type, dims));
+                hlo.Result("reduce_precision", ShapeText(type, dims),
+                           "reduce-precision(" + x + "), exponent_bits=" + std::to_string(f.exponent_bits) +
+                               ", mantissa_bits=" + std::to_string(f.mantissa_bits));
+                return hlo.Build();
+              });
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(ComplexAndReducePrecision, CpuOpsTest,
+                         ::testing::ValuesIn(ComplexAndReducePrecisionCases()), CaseName);
+
+// ---------------------------------------------------------------------------
+// Ops the CPU backend refuses, with the error it gives.
 
 std::vector<OpCase> UnsupportedCases() {
   std::vector<OpCase> cases;
   {
-    HloText hlo("complex_op");
-    std::string re = hlo.Param("f32[4,5]"), im = hlo.Param("f32[4,5]");
-    hlo.Result("complex", "c64[4,5]", "complex(" + re + ", " + im + ")");
-    cases.push_back({"complex_op",
-                     hlo.Build(),
-                     Inputs::kRandom,
-                     nullptr,
-                     {"complex (complex)", "no emitter for this op"}});
-  }
-  {
-    HloText hlo("reduce_precision");
+    HloText hlo("custom_call");
     std::string x = hlo.Param("f32[4,5]");
-    hlo.Result("reduce_precision", "f32[4,5]",
-               "reduce-precision(" + x + "), exponent_bits=5, mantissa_bits=10");
-    cases.push_back({"reduce_precision_f32",
+    hlo.Result("custom_call", "f32[4,5]", "custom-call(" + x + "), custom_call_target=\"my_kernel\"");
+    cases.push_back({"custom_call_f32",
                      hlo.Build(),
                      Inputs::kRandom,
                      nullptr,
-                     {"reduce-precision", "not supported"}});
+                     {"custom-call", "my_kernel"}});
   }
   return cases;
 }
