@@ -21,6 +21,7 @@
 #include <unordered_set>
 
 #include "compiler/codegen/elemental_emitter.h"
+#include "compiler/codegen/kernel_util.h"
 #include "compiler/passes/kernel_count.h"
 
 namespace fusebox {
@@ -29,6 +30,7 @@ bool IsCpuKernel(const Instruction& inst) { return IsKernel(inst); }
 
 namespace {
 
+using namespace codegen;  // NOLINT: the shared kernel helpers
 using codegen::ElementalEmitter;
 using codegen::IrArray;
 using codegen::IrIndex;
@@ -49,182 +51,6 @@ void InitializeLlvmOnce() {
       (void)it->second->addOccurrence(1, "unroll-full-max-count", "8");
     }
   });
-}
-
-std::string ToText(const llvm::Module& module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os, nullptr);
-  return text;
-}
-
-Status FromLlvm(llvm::Error error, const std::string& what) {
-  std::string message = llvm::toString(std::move(error));
-  return Internal(what + ": " + message);
-}
-
-// The computations whose instructions run as programs on the host.
-std::vector<const Computation*> ProgramComputations(const Module& module) {
-  std::vector<const Computation*> out;
-  if (module.entry() == nullptr) return out;
-  std::vector<const Computation*> work = {module.entry()};
-  std::unordered_set<const Computation*> seen = {module.entry()};
-  while (!work.empty()) {
-    const Computation* comp = work.back();
-    work.pop_back();
-    out.push_back(comp);
-    for (const auto& inst : comp->instructions()) {
-      Opcode op = inst->opcode();
-      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
-      for (const Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && seen.insert(callee).second) work.push_back(callee);
-      }
-    }
-  }
-  return out;
-}
-
-// One output of a kernel: an instruction and, for tuple-shaped instructions (variadic
-// reduce), which of its values.
-struct OutputLeaf {
-  const Instruction* inst;
-  int64_t value;  // -1: the array itself
-  Shape shape;
-};
-
-int64_t ArrayBytes(const Shape& shape) {
-  if (shape.IsTuple()) {
-    int64_t total = 0;
-    for (const Shape& s : shape.tuple_shapes()) total += ArrayBytes(s);
-    return total;
-  }
-  if (!shape.IsArray()) return 0;
-  return shape.ElementCount() * std::max(1, ByteWidth(shape.element_type()));
-}
-
-bool IsLibraryOp(Opcode op) {
-  return op == Opcode::kDot || op == Opcode::kConvolution || op == Opcode::kSort;
-}
-
-// Ops the loop emitter cannot run as a kernel of their own (yet).
-std::string UnsupportedReason(const Instruction& inst) {
-  if (inst.opcode() == Opcode::kCustomCall) {
-    return "custom-call target \"" + inst.attrs().custom_call_target +
-           "\" is external code the CPU backend does not have (custom calls are not supported)";
-  }
-  switch (inst.opcode()) {
-    case Opcode::kFft:
-    case Opcode::kRng:
-    case Opcode::kRngBitGenerator:
-    case Opcode::kRngGetAndUpdateState:
-    case Opcode::kTriangularSolve:
-    case Opcode::kCholesky:
-    case Opcode::kAllReduce:
-    case Opcode::kAllGather:
-    case Opcode::kAllToAll:
-    case Opcode::kCollectivePermute:
-    case Opcode::kReduceScatter:
-    case Opcode::kInfeed:
-    case Opcode::kOutfeed:
-    case Opcode::kSend:
-    case Opcode::kRecv:
-    case Opcode::kBatchNormTraining:
-    case Opcode::kBatchNormInference:
-    case Opcode::kBatchNormGrad:
-      return "the CPU backend cannot emit " + std::string(OpcodeName(inst.opcode())) + " yet";
-    default:
-      return "";
-  }
-}
-
-int64_t EstimateFlops(const Instruction& inst) {
-  // Data movement costs no arithmetic, alone or fused.
-  switch (inst.opcode()) {
-    case Opcode::kBroadcast: case Opcode::kCopy: case Opcode::kTranspose: case Opcode::kSlice:
-    case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kReverse: case Opcode::kIota:
-    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
-      return 0;
-    default:
-      break;
-  }
-  auto count_elementwise = [](const Computation& c, int64_t elements) {
-    int64_t ops = 0;
-    for (const auto& i : c.instructions()) {
-      switch (i->opcode()) {
-        case Opcode::kParameter: case Opcode::kConstant: case Opcode::kBroadcast:
-        case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kTranspose:
-        case Opcode::kSlice: case Opcode::kTuple: case Opcode::kGetTupleElement:
-        case Opcode::kCopy: case Opcode::kIota: case Opcode::kConcatenate: case Opcode::kPad:
-          break;
-        case Opcode::kReduce:
-          ops += i->operand(0)->shape().ElementCount();
-          break;
-        default:
-          ops += i->shape().IsArray() ? i->shape().ElementCount() : 0;
-      }
-    }
-    (void)elements;
-    return ops;
-  };
-  switch (inst.opcode()) {
-    case Opcode::kFusion: {
-      int64_t flops = count_elementwise(*inst.fused_computation(), inst.shape().ElementCount());
-      for (const auto& i : inst.fused_computation()->instructions()) {
-        if (i->opcode() == Opcode::kDot || i->opcode() == Opcode::kConvolution) {
-          flops += EstimateFlops(*i) - (i->shape().IsArray() ? i->shape().ElementCount() : 0);
-        }
-      }
-      return flops;
-    }
-    case Opcode::kDot: {
-      int64_t k = 1;
-      for (int64_t d : inst.attrs().dot_dimension_numbers->lhs_contracting_dimensions) {
-        k *= inst.operand(0)->shape().dimensions(d);
-      }
-      return 2 * inst.shape().ElementCount() * k;
-    }
-    case Opcode::kConvolution: {
-      const auto& dn = *inst.attrs().convolution_dimension_numbers;
-      const Shape& kernel = inst.operand(1)->shape();
-      int64_t per_output = kernel.dimensions(dn.kernel_input_feature_dimension);
-      for (int64_t d : dn.kernel_spatial_dimensions) per_output *= kernel.dimensions(d);
-      return 2 * inst.shape().ElementCount() * per_output;
-    }
-    case Opcode::kReduce:
-      return inst.operand(0)->shape().ElementCount();
-    default:
-      return inst.shape().IsArray() ? inst.shape().ElementCount() : 0;
-  }
-}
-
-// Whether `init` is the identity of `reducer` (add 0, multiply 1, max -inf, min +inf,
-// and all-ones, or 0): then splitting the reduction into per-row partials is exact up to
-// reassociation.
-bool IsIdentityInit(const Computation& reducer, const Instruction& init) {
-  const Instruction* root = reducer.root();
-  if (reducer.parameter_count() != 2 || root->operand_count() != 2 ||
-      root->operand(0)->opcode() != Opcode::kParameter || root->operand(1)->opcode() != Opcode::kParameter ||
-      root->operand(0) == root->operand(1)) {
-    return false;
-  }
-  if (init.opcode() != Opcode::kConstant || init.literal() == nullptr || init.literal_elided() ||
-      init.literal()->element_count() != 1) {
-    return false;
-  }
-  const PrimitiveType type = init.shape().element_type();
-  const Literal& v = *init.literal();
-  switch (root->opcode()) {
-    case Opcode::kAdd: return v.GetDouble(0) == 0 && !std::signbit(v.GetDouble(0));
-    case Opcode::kMultiply: return v.GetDouble(0) == 1;
-    case Opcode::kMaximum:
-      if (IsFloat(type)) return std::isinf(v.GetDouble(0)) && v.GetDouble(0) < 0;
-      return false;
-    case Opcode::kMinimum:
-      if (IsFloat(type)) return std::isinf(v.GetDouble(0)) && v.GetDouble(0) > 0;
-      return false;
-    case Opcode::kOr: return v.GetBits(0) == 0;
-    default: return false;
-  }
 }
 
 // A full reduction big enough to split: every dimension reduced, a long major
@@ -292,7 +118,7 @@ class KernelEmitter {
       }
     }
     if (std::string why = UnsupportedReason(inst); !why.empty()) return Unimplemented(inst.name() + ": " + why);
-    RETURN_IF_ERROR(CheckElementTypes(inst));
+    RETURN_IF_ERROR(CheckElementTypes(context_, inst));
     if (IsLibraryOp(inst.opcode())) {
       kernel->kind = CpuKernel::Kind::kLibrary;
       kernel->library_op = &inst;
@@ -338,28 +164,8 @@ class KernelEmitter {
   }
 
  private:
-  // The kernel's outputs: root tuple operands, a variadic reduce's values, or the root.
-  std::vector<OutputLeaf> Outputs(const Instruction& inst) {
-    const Instruction* root = inst.opcode() == Opcode::kFusion ? inst.fused_computation()->root() : &inst;
-    std::vector<OutputLeaf> leaves;
-    if (root->opcode() == Opcode::kTuple) {
-      for (const Instruction* op : root->operands()) {
-        if (op->shape().IsTuple()) {
-          for (int64_t k = 0; k < op->shape().tuple_size(); ++k) leaves.push_back({op, k, op->shape().tuple_shapes(k)});
-        } else {
-          leaves.push_back({op, -1, op->shape()});
-        }
-      }
-    } else if (root->shape().IsTuple()) {
-      for (int64_t k = 0; k < root->shape().tuple_size(); ++k) leaves.push_back({root, k, root->shape().tuple_shapes(k)});
-    } else {
-      leaves.push_back({root, -1, root->shape()});
-    }
-    return leaves;
-  }
-
   Status EmitLoops(const Instruction& inst, CpuKernel* kernel) {
-    std::vector<OutputLeaf> outputs = Outputs(inst);
+    std::vector<OutputLeaf> outputs = KernelOutputs(inst);
     for (const OutputLeaf& leaf : outputs) {
       if (!leaf.shape.IsArray()) return Unimplemented(inst.name() + ": nested tuple results are not supported");
     }
@@ -512,24 +318,6 @@ class KernelEmitter {
     b.CreateRet(b.CreateZExt(result[0], b.getInt8Ty()));
     kernel->comparator_function = name;
     return Status::Ok();
-  }
-
-  // A dynamic-update-slice (alone, or the root of a fusion whose operand 0 is a fused
-  // parameter that nothing else in the fusion reads) can write into its operand's buffer.
-  static const Instruction* InPlaceUpdate(const Instruction& inst) {
-    if (inst.opcode() == Opcode::kDynamicUpdateSlice) return inst.shape().IsArray() ? &inst : nullptr;
-    if (inst.opcode() != Opcode::kFusion || inst.fused_computation() == nullptr) return nullptr;
-    const Instruction* root = inst.fused_computation()->root();
-    if (root->opcode() != Opcode::kDynamicUpdateSlice || !root->shape().IsArray()) return nullptr;
-    const Instruction* base = root->operand(0);
-    if (base->opcode() != Opcode::kParameter) return nullptr;
-    for (const Instruction* user : base->users()) {
-      if (user != root) return nullptr;
-    }
-    for (int64_t i = 1; i < root->operand_count(); ++i) {
-      if (root->operand(i) == base) return nullptr;
-    }
-    return root;
   }
 
   // In place: a parallel copy of operand 0 (skipped at run time when the result already
@@ -705,199 +493,6 @@ class KernelEmitter {
     });
   }
 
-  static bool Contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-  void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
-                          const std::vector<IrArray>& results) {
-    const int64_t n = (scatter.operand_count() - 1) / 2;
-    const ScatterDimensionNumbers& dn = *scatter.attrs().scatter_dimension_numbers;
-    const Instruction* indices = scatter.operand(n);
-    const Shape& upd = scatter.operand(n + 1)->shape();
-    const Shape& op = results[0].shape();
-    const int64_t op_rank = op.rank();
-    const int64_t idx_rank = indices->shape().rank();
-    const bool implicit_vector = dn.index_vector_dim == idx_rank;
-    std::vector<int64_t> window_dims;  // operand dims the update window covers, in order
-    for (int64_t d = 0; d < op_rank; ++d) {
-      if (!Contains(dn.inserted_window_dims, d) && !Contains(dn.input_batching_dims, d)) window_dims.push_back(d);
-    }
-    std::vector<int64_t> scatter_upd_dims;
-    for (int64_t d = 0; d < upd.rank(); ++d) {
-      if (!Contains(dn.update_window_dims, d)) scatter_upd_dims.push_back(d);
-    }
-    std::vector<int64_t> index_batch_dims;  // indices dims other than the index vector dim
-    for (int64_t d = 0; d < idx_rank; ++d) {
-      if (implicit_vector || d != dn.index_vector_dim) index_batch_dims.push_back(d);
-    }
-    std::vector<int64_t> window_size(op_rank, 1);
-    for (size_t k = 0; k < window_dims.size() && k < dn.update_window_dims.size(); ++k) {
-      window_size[window_dims[k]] = upd.dimensions(dn.update_window_dims[k]);
-    }
-    std::vector<int64_t> scatter_bounds, scatter_order;
-    for (size_t k = 0; k < scatter_upd_dims.size(); ++k) {
-      scatter_bounds.push_back(upd.dimensions(scatter_upd_dims[k]));
-      scatter_order.push_back(static_cast<int64_t>(k));
-    }
-    emitter.EmitLoopNest(scatter_bounds, scatter_order, "scatter", [&](const IrIndex& sidx) {
-      std::vector<llvm::Value*> start(op_rank, b.getInt64(0));
-      for (size_t k = 0; k < dn.scatter_dims_to_operand_dims.size(); ++k) {
-        IrIndex at(idx_rank, nullptr);
-        for (size_t j = 0; j < index_batch_dims.size() && j < sidx.size(); ++j) at[index_batch_dims[j]] = sidx[j];
-        if (!implicit_vector) at[dn.index_vector_dim] = b.getInt64(static_cast<int64_t>(k));
-        llvm::Value* v = emitter.Emit(indices, at);
-        v = IsUnsignedInt(indices->shape().element_type()) ? b.CreateZExt(v, b.getInt64Ty()) : b.CreateSExt(v, b.getInt64Ty());
-        start[dn.scatter_dims_to_operand_dims[k]] = v;
-      }
-      for (size_t k = 0; k < dn.input_batching_dims.size(); ++k) {
-        int64_t pos = std::find(index_batch_dims.begin(), index_batch_dims.end(), dn.scatter_indices_batching_dims[k]) -
-                      index_batch_dims.begin();
-        if (pos < static_cast<int64_t>(sidx.size())) start[dn.input_batching_dims[k]] = sidx[pos];
-      }
-      llvm::Value* in_bounds = b.getTrue();
-      for (int64_t d = 0; d < op_rank; ++d) {
-        in_bounds = b.CreateAnd(in_bounds, b.CreateICmpSGE(start[d], b.getInt64(0)));
-        in_bounds = b.CreateAnd(in_bounds, b.CreateICmpSLE(start[d], b.getInt64(op.dimensions(d) - window_size[d])));
-      }
-      llvm::Function* fn = b.GetInsertBlock()->getParent();
-      llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, "scatter.apply", fn);
-      llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "scatter.next", fn);
-      b.CreateCondBr(in_bounds, then_block, next);
-      b.SetInsertPoint(then_block);
-      std::vector<int64_t> window_bounds, window_order;
-      for (size_t k = 0; k < dn.update_window_dims.size(); ++k) {
-        window_bounds.push_back(upd.dimensions(dn.update_window_dims[k]));
-        window_order.push_back(static_cast<int64_t>(k));
-      }
-      emitter.EmitLoopNest(window_bounds, window_order, "window", [&](const IrIndex& widx) {
-        IrIndex full = start;
-        for (size_t k = 0; k < window_dims.size() && k < widx.size(); ++k) {
-          full[window_dims[k]] = b.CreateAdd(start[window_dims[k]], widx[k]);
-        }
-        IrIndex u(upd.rank(), nullptr);
-        for (size_t k = 0; k < scatter_upd_dims.size(); ++k) u[scatter_upd_dims[k]] = sidx[k];
-        for (size_t k = 0; k < dn.update_window_dims.size(); ++k) u[dn.update_window_dims[k]] = widx[k];
-        std::vector<llvm::Value*> args;
-        std::vector<llvm::Value*> addresses;
-        for (int64_t i = 0; i < n; ++i) {
-          llvm::Value* address = results[i].Address(b, full);
-          addresses.push_back(address);
-          PrimitiveType t = results[i].shape().element_type();
-          args.push_back(codegen::ToRegister(b, t, b.CreateLoad(*codegen::StorageType(context_, t), address)));
-        }
-        for (int64_t i = 0; i < n; ++i) args.push_back(emitter.Emit(scatter.operand(n + 1 + i), u));
-        std::vector<llvm::Value*> combined = emitter.EmitScalarComputation(*scatter.to_apply(), args);
-        for (int64_t i = 0; i < n && i < static_cast<int64_t>(combined.size()); ++i) {
-          b.CreateStore(codegen::ToStorage(b, results[i].shape().element_type(), combined[i]), addresses[i]);
-        }
-      });
-      b.CreateBr(next);
-      b.SetInsertPoint(next);
-    });
-  }
-
-  void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
-                                   const IrArray& result) {
-    const Computation* select = sas.called_computation(0);
-    const Computation* scatter = sas.called_computation(1);
-    const Shape& in = sas.operand(0)->shape();
-    const Shape& source = sas.operand(1)->shape();
-    const Window& window = *sas.attrs().window;
-    const int64_t rank = in.rank();
-    llvm::Type* i64 = b.getInt64Ty();
-    std::vector<llvm::AllocaInst*> selected;
-    for (int64_t d = 0; d < rank; ++d) selected.push_back(emitter.EntryAlloca(i64, "selected"));
-    llvm::AllocaInst* has = emitter.EntryAlloca(b.getInt1Ty(), "has_selection");
-    std::vector<int64_t> source_bounds(source.dimensions().begin(), source.dimensions().end()), order;
-    for (int64_t d = 0; d < rank; ++d) order.push_back(d);
-    emitter.EmitLoopNest(source_bounds, order, "source", [&](const IrIndex& s) {
-      b.CreateStore(b.getFalse(), has);
-      std::vector<int64_t> window_bounds;
-      for (int64_t d = 0; d < rank; ++d) window_bounds.push_back(window.dimensions[d].size);
-      emitter.EmitLoopNest(window_bounds, order, "tap", [&](const IrIndex& w) {
-        llvm::Value* inside = b.getTrue();
-        IrIndex pos(rank);
-        for (int64_t d = 0; d < rank; ++d) {
-          const WindowDimension& wd = window.dimensions[d];
-          llvm::Value* p = b.CreateAdd(b.CreateMul(s[d], b.getInt64(wd.stride)), b.CreateMul(w[d], b.getInt64(wd.window_dilation)));
-          p = b.CreateSub(p, b.getInt64(wd.padding_low));
-          llvm::Value* ok = b.CreateICmpSGE(p, b.getInt64(0));
-          if (wd.base_dilation != 1) {
-            ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(p, b.getInt64(wd.base_dilation)), b.getInt64(0)));
-            p = b.CreateSDiv(p, b.getInt64(wd.base_dilation));
-          }
-          ok = b.CreateAnd(ok, b.CreateICmpSLT(p, b.getInt64(in.dimensions(d))));
-          inside = b.CreateAnd(inside, ok);
-          pos[d] = p;
-        }
-        llvm::Function* fn = b.GetInsertBlock()->getParent();
-        llvm::BasicBlock* tap = llvm::BasicBlock::Create(context_, "tap.inside", fn);
-        llvm::BasicBlock* first = llvm::BasicBlock::Create(context_, "tap.first", fn);
-        llvm::BasicBlock* compare = llvm::BasicBlock::Create(context_, "tap.compare", fn);
-        llvm::BasicBlock* take = llvm::BasicBlock::Create(context_, "tap.take", fn);
-        llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "tap.next", fn);
-        b.CreateCondBr(inside, tap, next);
-        b.SetInsertPoint(tap);
-        b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), has), compare, first);
-        b.SetInsertPoint(first);
-        b.CreateBr(take);
-        b.SetInsertPoint(compare);
-        IrIndex current(rank);
-        for (int64_t d = 0; d < rank; ++d) current[d] = b.CreateLoad(i64, selected[d]);
-        llvm::Value* a = emitter.Emit(sas.operand(0), current);
-        llvm::Value* c = emitter.Emit(sas.operand(0), pos);
-        std::vector<llvm::Value*> keep = emitter.EmitScalarComputation(*select, {a, c});
-        llvm::Value* keep_value = keep.empty() ? b.getTrue() : keep[0];
-        b.CreateCondBr(keep_value, next, take);
-        b.SetInsertPoint(take);
-        for (int64_t d = 0; d < rank; ++d) b.CreateStore(pos[d], selected[d]);
-        b.CreateStore(b.getTrue(), has);
-        b.CreateBr(next);
-        b.SetInsertPoint(next);
-      });
-      llvm::Function* fn = b.GetInsertBlock()->getParent();
-      llvm::BasicBlock* apply = llvm::BasicBlock::Create(context_, "scatter.apply", fn);
-      llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "scatter.done", fn);
-      b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), has), apply, done);
-      b.SetInsertPoint(apply);
-      IrIndex at(rank);
-      for (int64_t d = 0; d < rank; ++d) at[d] = b.CreateLoad(i64, selected[d]);
-      PrimitiveType t = result.shape().element_type();
-      llvm::Value* address = result.Address(b, at);
-      llvm::Value* current = codegen::ToRegister(b, t, b.CreateLoad(*codegen::StorageType(context_, t), address));
-      llvm::Value* src = emitter.Emit(sas.operand(1), s);
-      std::vector<llvm::Value*> combined = emitter.EmitScalarComputation(*scatter, {src, current});
-      if (!combined.empty()) b.CreateStore(codegen::ToStorage(b, t, combined[0]), address);
-      b.CreateBr(done);
-      b.SetInsertPoint(done);
-    });
-  }
-
-  // Every array the kernel touches (operands, results, fused and called computations)
-  // must have an element type the emitter supports; say which one does not.
-  Status CheckElementTypes(const Instruction& inst) {
-    std::vector<const Instruction*> work = {&inst};
-    for (const Instruction* op : inst.operands()) work.push_back(op);
-    std::vector<const Computation*> comps(inst.called_computations().begin(), inst.called_computations().end());
-    for (size_t c = 0; c < comps.size(); ++c) {
-      for (const auto& i : comps[c]->instructions()) {
-        work.push_back(i.get());
-        for (const Computation* callee : i->called_computations()) {
-          if (std::find(comps.begin(), comps.end(), callee) == comps.end()) comps.push_back(callee);
-        }
-      }
-    }
-    for (const Instruction* i : work) {
-      Status bad = Status::Ok();
-      ForEachSubshape(i->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
-        if (!bad.ok() || !s.IsArray()) return;
-        auto type = codegen::StorageType(context_, s.element_type());
-        if (!type.ok()) bad = Unimplemented(inst.name() + ": " + i->name() + " is " + s.ToString(false) + ": " + type.status().message());
-      });
-      RETURN_IF_ERROR(bad);
-    }
-    return Status::Ok();
-  }
-
   // The partial (per-row) loop of a split reduction: partials[row] = reduce of row.
   Status EmitPartials(const Instruction& inst, const CpuKernel& kernel, const Instruction& reduce,
                       int64_t buffer_count, const std::string& name) {
@@ -973,29 +568,6 @@ class KernelEmitter {
   llvm::LLVMContext& context_;
   const Instruction* split_ = nullptr;
 };
-
-Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = level >= 2;
-  tuning.SLPVectorization = level >= 2;
-  llvm::PassBuilder pb(tm, tuning);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel opt = level <= 0   ? llvm::OptimizationLevel::O0
-                                : level == 1 ? llvm::OptimizationLevel::O1
-                                : level == 2 ? llvm::OptimizationLevel::O2
-                                             : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = level <= 0 ? pb.buildO0DefaultPipeline(opt) : pb.buildPerModuleDefaultPipeline(opt);
-  mpm.run(module, mam);
-  return Status::Ok();
-}
 
 StatusOr<std::string> EmitAssembly(const llvm::Module& module, llvm::TargetMachine* tm) {
   std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module);

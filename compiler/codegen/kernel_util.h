@@ -1,0 +1,59 @@
+// Helpers shared by the CPU and GPU kernel emitters: which instructions are kernels and
+// what they produce, cost estimates, the ops no backend emits, and the serial scatter /
+// select-and-scatter update loops (the same IR on both targets). Only files under
+// compiler/codegen include this header (it includes LLVM's).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/elemental_emitter.h"
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox::codegen {
+
+// One output of a kernel: an instruction and, for tuple-shaped instructions (variadic
+// reduce), which of its values.
+struct OutputLeaf {
+  const Instruction* inst;
+  int64_t value;  // -1: the array itself
+  Shape shape;
+};
+
+std::string ToText(const llvm::Module& module);
+Status FromLlvm(llvm::Error error, const std::string& what);
+// The computations whose instructions run as programs on the host (entry, while bodies
+// and conditions, branches, called computations).
+std::vector<const Computation*> ProgramComputations(const Module& module);
+int64_t ArrayBytes(const Shape& shape);
+bool IsLibraryOp(Opcode op);
+// Why no backend can emit `inst` as a kernel, or "" when it can.
+std::string UnsupportedReason(const Instruction& inst);
+int64_t EstimateFlops(const Instruction& inst);
+// Whether `init` is the identity of `reducer` (add 0, multiply 1, max -inf, min +inf, or 0).
+bool IsIdentityInit(const Computation& reducer, const Instruction& init);
+// The kernel's outputs: root tuple operands, a variadic reduce's values, or the root.
+std::vector<OutputLeaf> KernelOutputs(const Instruction& inst);
+// A dynamic-update-slice (alone, or the root of a fusion whose operand 0 is a fused
+// parameter that nothing else in the fusion reads) can write into its operand's buffer.
+const Instruction* InPlaceUpdate(const Instruction& inst);
+bool Contains(const std::vector<int64_t>& v, int64_t x);
+// Every array the kernel touches must have an element type the emitter supports.
+Status CheckElementTypes(llvm::LLVMContext& context, const Instruction& inst);
+// The updates of a scatter, serially in the interpreter's order, into `results` (already
+// holding the initial values).
+void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                        const std::vector<IrArray>& results);
+// The updates of a select-and-scatter, serially, into `result` (holding the init value).
+void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                                 const IrArray& result);
+// LLVM's new-pass-manager pipeline at -O`level` for `tm`'s target.
+Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level);
+
+}  // namespace fusebox::codegen
