@@ -1,0 +1,85 @@
+// The GPU code generator: turns every kernel of an (optimized) HLO module into NVPTX
+// kernels with LLVM 19 and keeps the GPU LLVM IR and the PTX as compile stages. The
+// elemental emitter is the CPU backend's; what differs is the kernel around it: a thread
+// per output element (several, contiguous, for vectorized loads), warps and shared memory
+// for reductions and transposes, a tiled shared-memory kernel for dots, a bitonic network
+// for sorts.
+//
+// Kernel ABI (what the runtime passes to cuLaunchKernel): one pointer parameter per
+// buffer, in order: the kernel's operands, its result leaves (depth first), then its
+// scratch buffer when scratch_bytes > 0; then the launch's scalar arguments (i64 each).
+//
+// This header has no LLVM types: the runtime and the CLI include it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+// One cuLaunchKernel of a kernel's `.entry` function.
+struct GpuLaunch {
+  std::string function;                    // PTX entry name
+  std::array<int64_t, 3> grid = {1, 1, 1};  // blocks
+  std::array<int64_t, 3> block = {1, 1, 1}; // threads per block
+  int64_t shared_bytes = 0;                 // dynamic shared memory (0: static only)
+  std::vector<int64_t> scalar_args;         // after the buffer pointers
+  // The runtime skips this launch when kernel operand `skip_if_aliased` shares the
+  // buffer of the kernel's first result (an in-place dynamic-update-slice needs no copy).
+  int64_t skip_if_aliased = -1;
+};
+
+struct GpuKernel {
+  const Instruction* hlo = nullptr;  // the kernel's instruction (a fusion or a single op)
+  std::string name;                  // base name of its PTX entries
+  std::string kind_name;             // "fusion(kLoop)", "reduction(row)", "dot(tiled)", ...
+  std::vector<GpuLaunch> launches;   // run in order on one stream
+  int64_t scratch_bytes = 0;         // device scratch (reduction partials, sort indices)
+  // The operand whose buffer the result may take over (dynamic-update-slice in place).
+  int64_t in_place_operand = -1;
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  int64_t flops = 0;
+};
+
+struct GpuCompileOptions {
+  std::string arch = "sm_90";  // sm_75 ... sm_90a (ptxas refuses lower with CUDA 13)
+  int opt_level = 2;
+  // Contiguous elements per thread in elementwise kernels (lets LLVM merge loads into
+  // ld.global.v4 when buffers are aligned).
+  int elements_per_thread = 4;
+};
+
+// Compiled kernels of one module: PTX text and where each entry came from.
+class GpuCode {
+ public:
+  virtual ~GpuCode() = default;
+  virtual const GpuKernel* KernelFor(const Instruction* inst) const = 0;
+  virtual const std::vector<std::unique_ptr<GpuKernel>>& kernels() const = 0;
+  virtual const std::string& llvm_ir() const = 0;            // before LLVM optimization
+  virtual const std::string& llvm_ir_optimized() const = 0;
+  virtual const std::string& ptx() const = 0;
+  virtual const std::string& arch() const = 0;
+  // PTX entry / LLVM function name -> HLO instruction name (fusion or op).
+  virtual const std::map<std::string, std::string>& function_to_hlo() const = 0;
+};
+
+// Compiles every kernel of `module`'s program computations for NVPTX. `module` must
+// outlive the result; its layouts should be normalized (row-major). Errors name the
+// instruction the backend cannot emit. Needs no GPU, driver or CUDA toolkit.
+StatusOr<std::unique_ptr<GpuCode>> CompileForGpu(const Module& module, const GpuCompileOptions& options = {});
+
+// Whether the GPU runtime treats `inst` as a kernel (the same rule as the CPU backend).
+bool IsGpuKernel(const Instruction& inst);
+
+// Architectures accepted by --gpu-arch, e.g. {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}.
+const std::vector<std::string>& SupportedGpuArchs();
+
+}  // namespace fusebox
