@@ -378,6 +378,8 @@ struct CompileOptions {
   std::vector<std::string> disabled_passes;
   std::vector<std::string> only_passes;
   std::string output;
+  std::string backend = "cpu";
+  std::string gpu_arch = "sm_90";
 };
 
 StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
@@ -396,8 +398,16 @@ StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
 int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   auto stage = ParseStage(opts.stage);
   if (!stage) return ReportStatus(InvalidArgument("unknown stage '" + opts.stage + "'"));
+  if (opts.backend != "cpu" && opts.backend != "gpu") {
+    return ReportStatus(InvalidArgument("unknown backend '" + opts.backend + "' (cpu or gpu)"));
+  }
+  if (opts.backend == "gpu" && *stage == Stage::kLlvmIr) stage = Stage::kGpuLlvmIr;
+  if (opts.backend == "gpu" && *stage == Stage::kLlvmIrOptimized) stage = Stage::kGpuLlvmIrOptimized;
   auto session = MakeSession(in);
   if (!session.ok()) return ReportStatus(session.status());
+  GpuCompileOptions gpu_options;
+  gpu_options.arch = opts.gpu_arch;
+  (*session)->SetGpuOptions(gpu_options);
   PipelineOptions popts;
   popts.disabled_passes = opts.disabled_passes;
   popts.only_passes = opts.only_passes;
@@ -533,7 +543,11 @@ int RunCli(int argc, char** argv) {
                    "XLA's dump layout (before/after optimizations, one file per pass, decisions)");
     AddInputOptions(compile, &compile_in);
     compile->add_option("--stage", compile_opts.stage,
-                        "hlo | optimized_hlo (default) | llvm_ir | llvm_ir_optimized | cpu_asm | buffer_assignment");
+                        "hlo | optimized_hlo (default) | llvm_ir | llvm_ir_optimized | cpu_asm | buffer_assignment | "
+                        "gpu_llvm_ir | gpu_llvm_ir_optimized | ptx | ptxas_info | sass");
+    compile->add_option("--backend", compile_opts.backend,
+                        "cpu (default) | gpu: which backend's llvm_ir / llvm_ir_optimized to print");
+    compile->add_option("--gpu-arch", compile_opts.gpu_arch, "GPU target for the GPU stages (default sm_90)");
     compile->add_option("--dump-to", compile_opts.dump_to, "Write dumps into this folder");
     compile->add_option("--dump-pass-re", compile_opts.dump_pass_re,
                         "Snapshot only after passes matching this regex (default .*)");

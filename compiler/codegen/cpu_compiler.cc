@@ -104,21 +104,11 @@ class KernelEmitter {
     split_ = nullptr;
     kernel->hlo = &inst;
     kernel->name = inst.name();
-    kernel->kind_name = std::string(OpcodeName(inst.opcode()));
-    if (inst.opcode() == Opcode::kFusion && inst.fusion_kind()) {
-      kernel->kind_name += "(" + std::string(FusionKindName(*inst.fusion_kind())) + ")";
-    }
-    for (const Instruction* op : inst.operands()) kernel->bytes_read += ArrayBytes(op->shape());
-    kernel->bytes_written = ArrayBytes(inst.shape());
-    kernel->flops = EstimateFlops(inst);
-    for (const Instruction* op : inst.operands()) {
-      if (!op->shape().IsArray()) {
-        return Unimplemented(inst.name() + ": the CPU backend needs array operands for kernels; operand " +
-                             op->name() + " is a tuple");
-      }
-    }
-    if (std::string why = UnsupportedReason(inst); !why.empty()) return Unimplemented(inst.name() + ": " + why);
-    RETURN_IF_ERROR(CheckElementTypes(context_, inst));
+    ASSIGN_OR_RETURN(KernelFacts facts, DescribeKernel(context_, inst, "CPU backend"));
+    kernel->kind_name = facts.kind_name;
+    kernel->bytes_read = facts.bytes_read;
+    kernel->bytes_written = facts.bytes_written;
+    kernel->flops = facts.flops;
     if (IsLibraryOp(inst.opcode())) {
       kernel->kind = CpuKernel::Kind::kLibrary;
       kernel->library_op = &inst;
@@ -147,9 +137,8 @@ class KernelEmitter {
         if (i->opcode() == Opcode::kDot || i->opcode() == Opcode::kConvolution) {
           bool params_only = true;
           for (const Instruction* op : i->operands()) params_only &= op->opcode() == Opcode::kParameter;
-          if (!params_only && i->opcode() == Opcode::kConvolution) {
-            return Unimplemented(inst.name() + ": a convolution fused with its producers is not supported");
-          }
+          // A convolution fused with its producers is emitted elementally (a loop over
+          // taps per output element); one over parameters runs as the library kernel.
           if (params_only && kernel->library_op == nullptr &&
               (i->opcode() == Opcode::kConvolution || inst.fusion_kind() == FusionKind::kOutput)) {
             kernel->kind = CpuKernel::Kind::kOutputFusion;

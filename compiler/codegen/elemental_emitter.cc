@@ -331,8 +331,14 @@ void ElementalEmitter::BindPartials(const Instruction* reduce, IrArray partials)
 }
 
 void ElementalEmitter::BindScalar(const Instruction* inst, llvm::Value* value) {
-  scalars_[inst] = value;
+  scalars_[inst] = {value};
 }
+
+void ElementalEmitter::BindValues(const Instruction* inst, std::vector<llvm::Value*> values) {
+  scalars_[inst] = std::move(values);
+}
+
+void ElementalEmitter::Unbind(const Instruction* inst) { scalars_.erase(inst); }
 
 llvm::Value* ElementalEmitter::Poison(const Shape& shape) {
   if (!shape.IsArray()) return llvm::PoisonValue::get(b_.getInt64Ty());
@@ -361,7 +367,7 @@ llvm::Value* ElementalEmitter::Emit(const Instruction* inst, const IrIndex& inde
 }
 
 std::vector<llvm::Value*> ElementalEmitter::EmitAll(const Instruction* inst, const IrIndex& index) {
-  if (auto it = scalars_.find(inst); it != scalars_.end()) return {it->second};
+  if (auto it = scalars_.find(inst); it != scalars_.end()) return it->second;
   CacheKey key{inst, index};
   for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
     if (auto it = scope->find(key); it != scope->end()) return it->second;
@@ -480,7 +486,7 @@ llvm::Value* ElementalEmitter::Intrinsic(llvm::Intrinsic::ID id, PrimitiveType t
 std::vector<llvm::Value*> ElementalEmitter::EmitScalarComputation(
     const Computation& computation, const std::vector<llvm::Value*>& args) {
   for (int64_t i = 0; i < computation.parameter_count() && i < static_cast<int64_t>(args.size()); ++i) {
-    scalars_[computation.parameter(i)] = args[i];
+    scalars_[computation.parameter(i)] = {args[i]};
   }
   // Values of the computation's body depend on the arguments: keep them in a scope.
   scopes_.emplace_back();
@@ -1137,8 +1143,86 @@ llvm::Value* ElementalEmitter::EmitDot(const Instruction* inst, const IrIndex& i
   return RoundToType(type, b_.CreateLoad(acc_type, acc));
 }
 
-llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const IrIndex&) {
-  return Fail(inst, "convolution runs as a library kernel, not inside a fusion");
+// Elemental convolution (the GPU backend's, and any fused one): one output element is a
+// sum over the window's taps and the group's input features, in the interpreter's
+// semantics (feature and batch groups, strides, padding, base and window dilation,
+// window reversal). Taps outside the input contribute nothing.
+llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const IrIndex& index) {
+  if (!inst->attrs().convolution_dimension_numbers || !inst->attrs().window) {
+    return Fail(inst, "convolution without dim_labels or window");
+  }
+  if (inst->operand_count() != 2) return Fail(inst, "quantized convolutions (extra operands) are not supported");
+  const ConvolutionDimensionNumbers& dn = *inst->attrs().convolution_dimension_numbers;
+  const Window& window = *inst->attrs().window;
+  const Shape& lhs = inst->operand(0)->shape();
+  const Shape& rhs = inst->operand(1)->shape();
+  const PrimitiveType type = inst->shape().element_type();
+  if (IsComplex(type)) return Fail(inst, "complex convolution is not supported");
+  const size_t spatial = dn.input_spatial_dimensions.size();
+  if (window.dimensions.size() != spatial) return Fail(inst, "window rank does not match the spatial dimensions");
+  const int64_t feature_groups = std::max<int64_t>(1, inst->attrs().feature_group_count);
+  const int64_t batch_groups = std::max<int64_t>(1, inst->attrs().batch_group_count);
+  const int64_t k_in = rhs.dimensions(dn.kernel_input_feature_dimension);
+  const int64_t k_out = rhs.dimensions(dn.kernel_output_feature_dimension);
+  const int64_t per_feature_group = std::max<int64_t>(1, k_out / feature_groups);
+  const int64_t per_batch_group = std::max<int64_t>(1, k_out / batch_groups);
+  const int64_t batch_group_size = lhs.dimensions(dn.input_batch_dimension) / batch_groups;
+  llvm::Value* out_feature = index[dn.output_feature_dimension];
+  llvm::Value* feature_group = b_.CreateSDiv(out_feature, Int64(per_feature_group));
+  llvm::Value* batch_group = b_.CreateSDiv(out_feature, Int64(per_batch_group));
+  llvm::Value* lhs_batch =
+      b_.CreateAdd(index[dn.output_batch_dimension], b_.CreateMul(batch_group, Int64(batch_group_size)));
+  const PrimitiveType math_type = IsF16Like(type) ? PrimitiveType::kF32 : type;
+  llvm::Type* acc_type = *RegisterType(context_, type);
+  llvm::AllocaInst* acc = EntryAlloca(acc_type, inst->name() + ".acc");
+  b_.CreateStore(Constant(type, 0), acc);
+  // Loops: the window's taps (spatial dimensions in order), then the input features.
+  std::vector<int64_t> bounds, order;
+  for (size_t s = 0; s < spatial; ++s) {
+    bounds.push_back(window.dimensions[s].size);
+    order.push_back(static_cast<int64_t>(s));
+  }
+  bounds.push_back(k_in);
+  order.push_back(static_cast<int64_t>(spatial));
+  EmitLoopNest(bounds, order, inst->name() + ".tap", [&](const IrIndex& tap) {
+    IrIndex li(lhs.rank(), Int64(0)), ri(rhs.rank(), Int64(0));
+    llvm::Value* inside = b_.getTrue();
+    for (size_t s = 0; s < spatial; ++s) {
+      const WindowDimension& w = window.dimensions[s];
+      llvm::Value* pos = b_.CreateAdd(b_.CreateMul(index[dn.output_spatial_dimensions[s]], Int64(w.stride)),
+                                      b_.CreateMul(tap[s], Int64(w.window_dilation)));
+      pos = b_.CreateSub(pos, Int64(w.padding_low));
+      if (w.base_dilation > 1) {
+        inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateSRem(pos, Int64(w.base_dilation)), Int64(0)));
+        pos = b_.CreateSDiv(pos, Int64(w.base_dilation));
+      }
+      const int64_t size = lhs.dimensions(dn.input_spatial_dimensions[s]);
+      inside = b_.CreateAnd(inside, b_.CreateICmpSGE(pos, Int64(0)));
+      inside = b_.CreateAnd(inside, b_.CreateICmpSLT(pos, Int64(size)));
+      // Outside taps read element 0 (always there) and contribute nothing.
+      li[dn.input_spatial_dimensions[s]] = b_.CreateSelect(inside, pos, Int64(0));
+      ri[dn.kernel_spatial_dimensions[s]] = w.window_reversal ? b_.CreateSub(Int64(w.size - 1), tap[s]) : tap[s];
+    }
+    llvm::Value* z = tap[spatial];
+    li[dn.input_batch_dimension] = lhs_batch;
+    li[dn.input_feature_dimension] = b_.CreateAdd(b_.CreateMul(feature_group, Int64(k_in)), z);
+    ri[dn.kernel_input_feature_dimension] = z;
+    ri[dn.kernel_output_feature_dimension] = out_feature;
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* take = llvm::BasicBlock::Create(context_, "conv.tap", fn);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "conv.next", fn);
+    b_.CreateCondBr(inside, take, next);
+    b_.SetInsertPoint(take);
+    scopes_.emplace_back();  // values read under the branch stay under it
+    llvm::Value* a = EmitConvert(inst, lhs.element_type(), type, Emit(inst->operand(0), li));
+    llvm::Value* w = EmitConvert(inst, rhs.element_type(), type, Emit(inst->operand(1), ri));
+    llvm::Value* product = EmitBinary(inst, Opcode::kMultiply, math_type, a, w);
+    b_.CreateStore(EmitBinary(inst, Opcode::kAdd, math_type, b_.CreateLoad(acc_type, acc), product), acc);
+    scopes_.pop_back();
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
+  });
+  return RoundToType(type, b_.CreateLoad(acc_type, acc));
 }
 
 llvm::Value* ElementalEmitter::MakeComplex(llvm::Value* re, llvm::Value* im) {
@@ -1203,8 +1287,53 @@ llvm::Value* ElementalEmitter::ComplexMultiply(PrimitiveType type, llvm::Value* 
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(context_, "cmul.merge", fn);
   b_.CreateCondBr(both_nan, slow, merge);
   b_.SetInsertPoint(slow);
-  llvm::Value* recovered = CallComplex(type == PrimitiveType::kC64 ? "__mulsc3" : "__muldc3", type,
-                                       {x, y}, /*unpacked=*/true, false);
+  llvm::Value* recovered = nullptr;
+  if (llvm::Triple(module_.getTargetTriple()).getArch() == llvm::Triple::x86_64) {
+    recovered = CallComplex(type == PrimitiveType::kC64 ? "__mulsc3" : "__muldc3", type, {x, y},
+                            /*unpacked=*/true, false);
+  } else {
+    // No libgcc on the target (NVPTX): the same recovery written out. Infinite parts are
+    // boxed to +-1 and NaN partners zeroed, then the product is scaled by infinity.
+    llvm::Type* t = a->getType();
+    llvm::Value* inf = llvm::ConstantFP::getInfinity(t);
+    llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+    llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+    auto is_inf = [&](llvm::Value* v) {
+      return b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), inf);
+    };
+    auto is_nan = [&](llvm::Value* v) { return b_.CreateFCmpUNO(v, v); };
+    auto copysign = [&](llvm::Value* mag, llvm::Value* sign) {
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
+    };
+    auto boxed = [&](llvm::Value* v) { return copysign(b_.CreateSelect(is_inf(v), one, zero), v); };
+    auto nan_to_zero = [&](llvm::Value* v) { return b_.CreateSelect(is_nan(v), copysign(zero, v), v); };
+    llvm::Value* ac = b_.CreateFMul(a, c);
+    llvm::Value* bd = b_.CreateFMul(b, d);
+    llvm::Value* ad = b_.CreateFMul(a, d);
+    llvm::Value* bc = b_.CreateFMul(b, c);
+    llvm::Value* inf_ab = b_.CreateOr(is_inf(a), is_inf(b));
+    llvm::Value* a1 = b_.CreateSelect(inf_ab, boxed(a), a);
+    llvm::Value* b1 = b_.CreateSelect(inf_ab, boxed(b), b);
+    llvm::Value* c1 = b_.CreateSelect(inf_ab, nan_to_zero(c), c);
+    llvm::Value* d1 = b_.CreateSelect(inf_ab, nan_to_zero(d), d);
+    llvm::Value* inf_cd = b_.CreateOr(is_inf(c1), is_inf(d1));
+    llvm::Value* c2 = b_.CreateSelect(inf_cd, boxed(c1), c1);
+    llvm::Value* d2 = b_.CreateSelect(inf_cd, boxed(d1), d1);
+    llvm::Value* a2 = b_.CreateSelect(inf_cd, nan_to_zero(a1), a1);
+    llvm::Value* b2 = b_.CreateSelect(inf_cd, nan_to_zero(b1), b1);
+    llvm::Value* recalc = b_.CreateOr(inf_ab, inf_cd);
+    llvm::Value* overflow = b_.CreateAnd(
+        b_.CreateNot(recalc),
+        b_.CreateOr(b_.CreateOr(is_inf(ac), is_inf(bd)), b_.CreateOr(is_inf(ad), is_inf(bc))));
+    llvm::Value* a3 = b_.CreateSelect(overflow, nan_to_zero(a2), a2);
+    llvm::Value* b3 = b_.CreateSelect(overflow, nan_to_zero(b2), b2);
+    llvm::Value* c3 = b_.CreateSelect(overflow, nan_to_zero(c2), c2);
+    llvm::Value* d3 = b_.CreateSelect(overflow, nan_to_zero(d2), d2);
+    recalc = b_.CreateOr(recalc, overflow);
+    llvm::Value* re2 = b_.CreateFMul(inf, b_.CreateFSub(b_.CreateFMul(a3, c3), b_.CreateFMul(b3, d3)));
+    llvm::Value* im2 = b_.CreateFMul(inf, b_.CreateFAdd(b_.CreateFMul(a3, d3), b_.CreateFMul(b3, c3)));
+    recovered = MakeComplex(b_.CreateSelect(recalc, re2, re), b_.CreateSelect(recalc, im2, im));
+  }
   llvm::BasicBlock* slow_end = b_.GetInsertBlock();
   b_.CreateBr(merge);
   b_.SetInsertPoint(merge);
@@ -1220,10 +1349,6 @@ llvm::Value* ElementalEmitter::ComplexDivide(PrimitiveType type, llvm::Value* x,
 }
 
 llvm::Value* ElementalEmitter::EmitComplexUnary(const Instruction* inst, llvm::Value* x) {
-  if (llvm::Triple(module_.getTargetTriple()).getArch() != llvm::Triple::x86_64) {
-    return Fail(inst, "complex math follows the x86-64 calling convention; this target is " +
-                          module_.getTargetTriple());
-  }
   const PrimitiveType type = inst->operand(0)->shape().element_type();
   const PrimitiveType real = ComplexComponentType(type);
   const std::string f = type == PrimitiveType::kC64 ? "f" : "";
@@ -1240,6 +1365,18 @@ llvm::Value* ElementalEmitter::EmitComplexUnary(const Instruction* inst, llvm::V
       return re;
     case Opcode::kImag:
       return im;
+    case Opcode::kNegate:
+      return MakeComplex(b_.CreateFNeg(re), b_.CreateFNeg(im));
+    default:
+      break;
+  }
+  // The rest call the C library's complex routines.
+  if (llvm::Triple(module_.getTargetTriple()).getArch() != llvm::Triple::x86_64) {
+    return Fail(inst, "complex " + std::string(OpcodeName(inst->opcode())) +
+                          " calls C library routines that follow the x86-64 calling convention; this target is " +
+                          module_.getTargetTriple());
+  }
+  switch (inst->opcode()) {
     case Opcode::kAbs:
       return CallComplex("cabs" + f, type, {x}, false, /*real_result=*/true);
     case Opcode::kNegate:
@@ -1330,23 +1467,23 @@ llvm::Value* ElementalEmitter::EmitComplexUnary(const Instruction* inst, llvm::V
 llvm::Value* ElementalEmitter::EmitComplexBinary(const Instruction* inst, Opcode opcode,
                                                  PrimitiveType type, llvm::Value* x,
                                                  llvm::Value* y) {
-  if (llvm::Triple(module_.getTargetTriple()).getArch() != llvm::Triple::x86_64) {
-    return Fail(inst, "complex math follows the x86-64 calling convention; this target is " +
-                          module_.getTargetTriple());
-  }
   // complex(re, im) builds the value from its parts.
   if (opcode == Opcode::kComplex) return MakeComplex(x, y);
   auto re = [&](llvm::Value* v) { return b_.CreateExtractValue(v, {0}); };
   auto im = [&](llvm::Value* v) { return b_.CreateExtractValue(v, {1}); };
   llvm::Type* t = re(x)->getType();
   auto constant = [&](double v) { return llvm::ConstantFP::get(t, v); };
+  if (opcode == Opcode::kAdd) return MakeComplex(b_.CreateFAdd(re(x), re(y)), b_.CreateFAdd(im(x), im(y)));
+  if (opcode == Opcode::kSubtract) return MakeComplex(b_.CreateFSub(re(x), re(y)), b_.CreateFSub(im(x), im(y)));
+  if (opcode == Opcode::kMultiply) return ComplexMultiply(type, x, y);
+  // The rest call the C library's complex routines (libgcc's __mulsc3 keeps C's rules for
+  // infinities and NaN).
+  if (llvm::Triple(module_.getTargetTriple()).getArch() != llvm::Triple::x86_64) {
+    return Fail(inst, "complex " + std::string(OpcodeName(opcode)) +
+                          " calls C library routines that follow the x86-64 calling convention; this target is " +
+                          module_.getTargetTriple());
+  }
   switch (opcode) {
-    case Opcode::kAdd:
-      return MakeComplex(b_.CreateFAdd(re(x), re(y)), b_.CreateFAdd(im(x), im(y)));
-    case Opcode::kSubtract:
-      return MakeComplex(b_.CreateFSub(re(x), re(y)), b_.CreateFSub(im(x), im(y)));
-    case Opcode::kMultiply:
-      return ComplexMultiply(type, x, y);
     case Opcode::kDivide:
       return ComplexDivide(type, x, y);
     case Opcode::kPower: {

@@ -71,6 +71,10 @@ class ElementalEmitter {
   llvm::Value* EmitReduceRow(const Instruction* reduce, llvm::Value* row);
   // `inst` (a scalar, e.g. a reducer parameter) has the value `value` at every index.
   void BindScalar(const Instruction* inst, llvm::Value* value);
+  // The same for a tuple-shaped instruction (a variadic reduce): one value per element.
+  void BindValues(const Instruction* inst, std::vector<llvm::Value*> values);
+  // Forgets a BindScalar/BindValues binding.
+  void Unbind(const Instruction* inst);
 
   // The element of `inst` at `index` (an i64 per dimension of its shape). A tuple-shaped
   // instruction (a variadic reduce) gives one value per tuple element via EmitAll.
@@ -100,6 +104,20 @@ class ElementalEmitter {
   // Operations on register values (exposed for kernels that combine values themselves).
   llvm::Value* Constant(PrimitiveType type, double value);
   llvm::Value* Int64(int64_t value) { return b_.getInt64(value); }
+  // `x op y` on register values of `type`, with the interpreter's semantics (errors are
+  // reported against `inst`).
+  llvm::Value* Arithmetic(const Instruction* inst, Opcode op, PrimitiveType type, llvm::Value* x, llvm::Value* y) {
+    return EmitBinary(inst, op, type, x, y);
+  }
+  llvm::Value* Convert(const Instruction* inst, PrimitiveType from, PrimitiveType to, llvm::Value* x) {
+    return EmitConvert(inst, from, to, x);
+  }
+  // A value computed in f32 (f16, bf16, f8 results) rounded to `type`, as every op's result is.
+  llvm::Value* Round(PrimitiveType type, llvm::Value* value) { return RoundToType(type, value); }
+  // Cached values computed between PushScope and PopScope are forgotten afterwards: use
+  // around code that does not dominate what follows (a branch, a loop the caller emits).
+  void PushScope() { scopes_.emplace_back(); }
+  void PopScope() { scopes_.pop_back(); }
 
  private:
   using CacheKey = std::pair<const Instruction*, std::vector<llvm::Value*>>;
@@ -153,7 +171,7 @@ class ElementalEmitter {
   llvm::Module& module_;
   llvm::LLVMContext& context_;
   std::unordered_map<const Instruction*, IrArray> arrays_;
-  std::unordered_map<const Instruction*, llvm::Value*> scalars_;
+  std::unordered_map<const Instruction*, std::vector<llvm::Value*>> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
   bool reassociate_ = true;
   bool skip_rounding_ = false;

@@ -60,7 +60,7 @@ bool IsLibraryOp(Opcode op) {
 std::string UnsupportedReason(const Instruction& inst) {
   if (inst.opcode() == Opcode::kCustomCall) {
     return "custom-call target \"" + inst.attrs().custom_call_target +
-           "\" is external code the CPU backend does not have (custom calls are not supported)";
+           "\" is external code Fusebox does not have (custom calls are not supported)";
   }
   switch (inst.opcode()) {
     case Opcode::kFft:
@@ -81,7 +81,7 @@ std::string UnsupportedReason(const Instruction& inst) {
     case Opcode::kBatchNormTraining:
     case Opcode::kBatchNormInference:
     case Opcode::kBatchNormGrad:
-      return "the CPU backend cannot emit " + std::string(OpcodeName(inst.opcode())) + " yet";
+      return "Fusebox's backends cannot emit " + std::string(OpcodeName(inst.opcode())) + " yet";
     default:
       return "";
   }
@@ -434,6 +434,26 @@ Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level) {
   llvm::ModulePassManager mpm = level <= 0 ? pb.buildO0DefaultPipeline(opt) : pb.buildPerModuleDefaultPipeline(opt);
   mpm.run(module, mam);
   return Status::Ok();
+}
+
+StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instruction& inst, std::string_view backend) {
+  KernelFacts facts;
+  facts.kind_name = std::string(OpcodeName(inst.opcode()));
+  if (inst.opcode() == Opcode::kFusion && inst.fusion_kind()) {
+    facts.kind_name += "(" + std::string(FusionKindName(*inst.fusion_kind())) + ")";
+  }
+  for (const Instruction* op : inst.operands()) facts.bytes_read += ArrayBytes(op->shape());
+  facts.bytes_written = ArrayBytes(inst.shape());
+  facts.flops = EstimateFlops(inst);
+  for (const Instruction* op : inst.operands()) {
+    if (!op->shape().IsArray()) {
+      return Unimplemented(inst.name() + ": the " + std::string(backend) + " needs array operands for kernels; operand " +
+                           op->name() + " is a tuple");
+    }
+  }
+  if (std::string why = UnsupportedReason(inst); !why.empty()) return Unimplemented(inst.name() + ": " + why);
+  RETURN_IF_ERROR(CheckElementTypes(context, inst));
+  return facts;
 }
 
 }  // namespace fusebox::codegen

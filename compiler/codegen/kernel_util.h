@@ -53,6 +53,17 @@ void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, l
 // The updates of a select-and-scatter, serially, into `result` (holding the init value).
 void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
                                  const IrArray& result);
+// What every kernel reports (the trace's columns), and the checks every backend makes
+// before emitting one: array operands, no op the backends cannot emit, element types the
+// emitter knows. `backend` ("CPU backend") names who refuses.
+struct KernelFacts {
+  std::string kind_name;  // "fusion(kLoop)", "dot", ...
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  int64_t flops = 0;
+};
+StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instruction& inst, std::string_view backend);
+
 // LLVM's new-pass-manager pipeline at -O`level` for `tm`'s target.
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level);
 

@@ -78,6 +78,17 @@ class Literal {
   std::vector<Literal> tuple_elements_;
 };
 
+// Calls fn(leaf) for every array leaf of `literal` (a Literal or const Literal), depth
+// first: the order of a tuple's buffers in the runtimes.
+template <typename L, typename Fn>
+void ForEachArrayLeaf(L& literal, const Fn& fn) {
+  if (literal.shape().IsTuple()) {
+    for (auto& element : literal.tuple_elements()) ForEachArrayLeaf(element, fn);
+  } else if (literal.shape().IsArray()) {
+    fn(literal);
+  }
+}
+
 // Conversions between float formats and double, used by literals, the interpreter
 // and the code generators. Bits are the format's encoding, right-aligned.
 double FloatBitsToDouble(PrimitiveType type, uint64_t bits);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/backend/layout_normalization.h"
 #include "compiler/passes/optimization_pipeline.h"
 
 namespace fusebox {
@@ -19,6 +20,11 @@ std::string_view StageName(Stage stage) {
     case Stage::kLlvmIrOptimized: return "llvm_ir_optimized";
     case Stage::kCpuAsm: return "cpu_asm";
     case Stage::kBufferAssignment: return "buffer_assignment";
+    case Stage::kGpuLlvmIr: return "gpu_llvm_ir";
+    case Stage::kGpuLlvmIrOptimized: return "gpu_llvm_ir_optimized";
+    case Stage::kPtx: return "ptx";
+    case Stage::kPtxasInfo: return "ptxas_info";
+    case Stage::kSass: return "sass";
   }
   return "?";
 }
@@ -30,6 +36,11 @@ std::optional<Stage> ParseStage(std::string_view name) {
   if (name == "llvm_ir_optimized") return Stage::kLlvmIrOptimized;
   if (name == "cpu_asm") return Stage::kCpuAsm;
   if (name == "buffer_assignment") return Stage::kBufferAssignment;
+  if (name == "gpu_llvm_ir") return Stage::kGpuLlvmIr;
+  if (name == "gpu_llvm_ir_optimized") return Stage::kGpuLlvmIrOptimized;
+  if (name == "ptx") return Stage::kPtx;
+  if (name == "ptxas_info") return Stage::kPtxasInfo;
+  if (name == "sass") return Stage::kSass;
   return std::nullopt;
 }
 
@@ -68,6 +79,22 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
       if (stage == Stage::kCpuAsm) return exe->code().assembly();
       return exe->BufferAssignmentText();
     }
+    case Stage::kGpuLlvmIr:
+    case Stage::kGpuLlvmIrOptimized:
+    case Stage::kPtx: {
+      ASSIGN_OR_RETURN(const GpuCode* code, GpuCompile());
+      if (stage == Stage::kGpuLlvmIr) return code->llvm_ir();
+      if (stage == Stage::kGpuLlvmIrOptimized) return code->llvm_ir_optimized();
+      return code->ptx();
+    }
+    case Stage::kPtxasInfo: {
+      ASSIGN_OR_RETURN(const PtxasResult* assembled, Assemble());
+      return FormatPtxasInfo(assembled->kernels);
+    }
+    case Stage::kSass: {
+      ASSIGN_OR_RETURN(const PtxasResult* assembled, Assemble());
+      return DisassembleCubin(assembled->cubin, gpu_options_.arch);
+    }
   }
   return Internal("unknown stage");
 }
@@ -86,6 +113,40 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
   if (!exe.ok()) return exe.status();
   cpu_ = std::move(*exe);
   return cpu_.get();
+}
+
+StatusOr<const GpuCode*> CompileSession::GpuCompile() {
+  if (gpu_status_) {
+    if (!gpu_status_->ok()) return *gpu_status_;
+    return gpu_.get();
+  }
+  Status st = Optimize();
+  if (!st.ok()) return st;
+  gpu_module_ = optimized_->Clone();
+  if (gpu_module_ == nullptr) return Internal("could not copy module " + optimized_->name());
+  st = NormalizeLayoutsForBackend(*gpu_module_, "GPU backend");
+  if (st.ok()) {
+    auto code = CompileForGpu(*gpu_module_, gpu_options_);
+    st = code.status();
+    if (code.ok()) gpu_ = std::move(*code);
+  }
+  gpu_status_ = st;
+  if (!st.ok()) return st;
+  return gpu_.get();
+}
+
+StatusOr<const PtxasResult*> CompileSession::Assemble() {
+  if (ptxas_status_) {
+    if (!ptxas_status_->ok()) return *ptxas_status_;
+    return ptxas_.get();
+  }
+  auto code = GpuCompile();
+  if (!code.ok()) return code.status();
+  auto assembled = AssemblePtx((*code)->ptx(), (*code)->arch());
+  ptxas_status_ = assembled.status();
+  if (!assembled.ok()) return assembled.status();
+  ptxas_ = std::make_unique<PtxasResult>(std::move(*assembled));
+  return ptxas_.get();
 }
 
 KernelCount CompileSession::kernels_after() const {

@@ -11,12 +11,28 @@
 
 #include "compiler/passes/kernel_count.h"
 #include "compiler/passes/pipeline.h"
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/codegen/ptx_tools.h"
 #include "compiler/runtime/cpu_executable.h"
 
 namespace fusebox {
 
 // Stages in pipeline order: a comparison tells which comes first.
-enum class Stage { kHlo, kOptimizedHlo, kLlvmIr, kLlvmIrOptimized, kCpuAsm, kBufferAssignment };
+enum class Stage {
+  kHlo,
+  kOptimizedHlo,
+  // CPU backend
+  kLlvmIr,
+  kLlvmIrOptimized,
+  kCpuAsm,
+  kBufferAssignment,
+  // GPU backend (NVPTX)
+  kGpuLlvmIr,
+  kGpuLlvmIrOptimized,
+  kPtx,
+  kPtxasInfo,
+  kSass,
+};
 std::string_view StageName(Stage stage);
 std::optional<Stage> ParseStage(std::string_view name);
 
@@ -41,6 +57,15 @@ class CompileSession {
   // buffer_assignment come from it.
   StatusOr<CpuExecutable*> CpuCompile(const CpuExecutableOptions& options = {});
 
+  // The GPU code generator's compile of the optimized module (no GPU needed), once per
+  // session; its options are those of the first call (or SetGpuOptions before it).
+  // Stages gpu_llvm_ir, gpu_llvm_ir_optimized and ptx come from it.
+  StatusOr<const GpuCode*> GpuCompile();
+  void SetGpuOptions(const GpuCompileOptions& options) { gpu_options_ = options; }
+  const GpuCompileOptions& gpu_options() const { return gpu_options_; }
+  // ptxas over the PTX (stage ptxas_info, and the cubin SASS is disassembled from): needs
+  // the CUDA toolkit's ptxas; the message says where it was looked for when missing.
+  StatusOr<const PtxasResult*> Assemble();
   const PipelineResult& pipeline_result() const { return pipeline_result_; }
   const PassContext& pass_context() const { return context_; }
   KernelCount kernels_before() const { return CountKernels(*input_); }
@@ -55,6 +80,12 @@ class CompileSession {
   std::optional<Status> optimize_status_;
   std::unique_ptr<CpuExecutable> cpu_;
   std::optional<Status> cpu_status_;
+  GpuCompileOptions gpu_options_;
+  std::unique_ptr<Module> gpu_module_;  // the optimized module with normalized layouts
+  std::unique_ptr<GpuCode> gpu_;
+  std::optional<Status> gpu_status_;
+  std::unique_ptr<PtxasResult> ptxas_;
+  std::optional<Status> ptxas_status_;
 };
 
 // Writes the session in XLA's dump layout into `dir`:

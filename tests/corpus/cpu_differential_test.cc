@@ -30,6 +30,7 @@ using testing_util::AllCases;
 using testing_util::Case;
 using testing_util::CaseName;
 using testing_util::InputElements;
+using testing_util::LooseTolerances;
 
 // Corpus files (relative to tests/data/xla_corpus) the CPU backend cannot compile yet,
 // with the op that stops it. A module that starts compiling must be removed from here.
@@ -39,26 +40,6 @@ const std::map<std::string, std::string>& NotCompiled() {
       {"cifar_cnn_train_step.after_optimizations.hlo#0", "is supported only as the root of a fusion"},
       {"jax.issue.33666.linx.slow_0100.module_0007.hlo#0", "custom calls are not supported"},
       {"topk_logits_k10_1x50000_bf16.hlo#0", "topk"},
-  };
-  return *list;
-}
-
-// Modules whose results depend on summation order more than the element type's default
-// tolerance allows, with the tolerance they get and why. The interpreter sums in double
-// in order; the backend sums in the element type, reassociated (vectorized, split) or
-// blocked (Eigen's GEMM).
-struct LooseTolerance {
-  CompareOptions options;
-  const char* why;
-};
-const std::map<std::string, LooseTolerance>& LooseTolerances() {
-  static const auto* list = new std::map<std::string, LooseTolerance>{
-      {"pairwise_biot_savart_grad_2048_f64.hlo", {{1e-9, 1e-9}, "2048-term f64 sums with cancellation"}},
-      {"pairwise_gravity_grad_2048_f64.hlo", {{1e-9, 1e-9}, "2048-term f64 sums with cancellation"}},
-      {"pairwise_rbf_gradient_grad_2048_f32.hlo", {{1e-2, 1e-3}, "2048-term f32 sums with cancellation"}},
-      {"pairwise_sum_distances_grad_2048_f32.hlo", {{1e-2, 1e-3}, "2048-term f32 sums with cancellation"}},
-      {"xnn.parallel_dots.optimized.hlo", {{1e-3, 1e-4}, "f32 dots: GEMM blocking order vs in-order double"}},
-      {"xnn.sequential_dots.optimized.hlo", {{1e-3, 1e-4}, "chained f32 dots: GEMM blocking order"}},
   };
   return *list;
 }

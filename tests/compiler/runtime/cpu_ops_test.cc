@@ -1261,6 +1261,33 @@ std::string ConvolutionModule(PT type) {
   return hlo.Build();
 }
 
+// Convolutions fused with a producer: emitted elementally (the GPU backend's path), not
+// through the library kernel. Covers strides, padding, both dilations, feature groups,
+// batch groups and window reversal.
+std::string ElementalConvolutionModule(PT type) {
+  auto t = [type](const std::vector<int64_t>& dims) { return ShapeText(type, dims); };
+  auto fused = [&](const std::string& name, const std::string& x, const std::string& w, const std::string& out,
+                   const std::string& attrs) {
+    return name + " {\n  p0 = " + x + " parameter(0)\n  p1 = " + w + " parameter(1)\n  n = " + x +
+           " negate(p0)\n  ROOT c = " + out + " convolution(n, p1), " + attrs + "\n}\n";
+  };
+  HloText hlo("elemental_convolution_" + Name(type));
+  hlo.Computation(fused("conv2d", t({2, 6, 5, 3}), t({3, 3, 3, 4}), t({2, 3, 5, 4}),
+                        "window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  hlo.Computation(fused("conv1d", t({2, 4, 9}), t({6, 2, 3}), t({2, 6, 17}),
+                        "window={size=3 pad=2_2 lhs_dilate=2 rhs_dilate=2}, dim_labels=bf0_oi0->bf0, "
+                        "feature_group_count=2"));
+  hlo.Computation(fused("batch_groups", t({4, 3, 5}), t({3, 4, 2}), t({2, 4, 4}),
+                        "window={size=2 rhs_reversal=1}, dim_labels=bf0_io0->bf0, batch_group_count=2"));
+  std::string x = hlo.Param(t({2, 6, 5, 3})), w = hlo.Param(t({3, 3, 3, 4}));
+  std::string x1 = hlo.Param(t({2, 4, 9})), w1 = hlo.Param(t({6, 2, 3}));
+  std::string x2 = hlo.Param(t({4, 3, 5})), w2 = hlo.Param(t({3, 4, 2}));
+  hlo.Result("f2d", t({2, 3, 5, 4}), "fusion(" + x + ", " + w + "), kind=kOutput, calls=conv2d");
+  hlo.Result("f1d", t({2, 6, 17}), "fusion(" + x1 + ", " + w1 + "), kind=kOutput, calls=conv1d");
+  hlo.Result("fbg", t({2, 4, 4}), "fusion(" + x2 + ", " + w2 + "), kind=kOutput, calls=batch_groups");
+  return hlo.Build();
+}
+
 std::vector<OpCase> LinearAlgebraCases() {
   std::vector<OpCase> cases;
   for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kBF16, PT::kS32, PT::kS64, PT::kU8, PT::kC64,
@@ -1274,6 +1301,8 @@ std::vector<OpCase> LinearAlgebraCases() {
   for (PT type : {PT::kF32, PT::kF64, PT::kF16, PT::kS32}) {
     cases.push_back(
         {"convolution_" + Name(type), ConvolutionModule(type), Inputs::kRandom, nullptr, {}});
+    cases.push_back({"convolution_elemental_" + Name(type), ElementalConvolutionModule(type), Inputs::kRandom,
+                     nullptr, {}});
   }
   return cases;
 }

@@ -1,0 +1,454 @@
+#include "compiler/codegen/gpu_emulator.h"
+
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Support/TargetSelect.h>
+#include <ucontext.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+
+#include "compiler/backend/layout_normalization.h"
+#include "compiler/codegen/gpu_emulator_internal.h"
+#include "compiler/codegen/kernel_util.h"
+#include "compiler/passes/kernel_count.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FUSEBOX_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define FUSEBOX_ASAN 1
+#endif
+#ifdef FUSEBOX_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace fusebox {
+
+namespace {
+
+// --- Fibers: the threads of one block --------------------------------------------------
+
+constexpr size_t kFiberStack = size_t{256} << 10;
+constexpr int kWarpSize = 32;
+
+enum class Wait { kNone, kBlock, kWarp };
+
+struct Fiber {
+  ucontext_t context;
+  std::vector<uint8_t> stack;
+  int64_t tid = 0;
+  bool done = false;
+  Wait wait = Wait::kNone;
+  int32_t shuffle_value = 0;
+};
+
+// The block being run. One at a time, on the thread that called Run.
+struct Block {
+  using Entry = void (*)(void* const*);
+  Entry entry = nullptr;
+  void* const* args = nullptr;
+  int64_t ctaid[3] = {0, 0, 0};
+  std::vector<Fiber> fibers;
+  Fiber* current = nullptr;
+  ucontext_t scheduler;
+#ifdef FUSEBOX_ASAN
+  const void* scheduler_stack = nullptr;
+  size_t scheduler_stack_size = 0;
+#endif
+};
+
+Block* g_block = nullptr;
+std::mutex g_emulator_mutex;  // the emulator's globals serve one Run at a time
+
+void SwitchToScheduler(Fiber& fiber) {
+#ifdef FUSEBOX_ASAN
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(fiber.done ? nullptr : &fake, g_block->scheduler_stack,
+                                 g_block->scheduler_stack_size);
+  swapcontext(&fiber.context, &g_block->scheduler);
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+  swapcontext(&fiber.context, &g_block->scheduler);
+#endif
+}
+
+void SwitchToFiber(Fiber& fiber) {
+  g_block->current = &fiber;
+#ifdef FUSEBOX_ASAN
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, fiber.stack.data(), fiber.stack.size());
+  swapcontext(&g_block->scheduler, &fiber.context);
+  __sanitizer_finish_switch_fiber(fake, &g_block->scheduler_stack, &g_block->scheduler_stack_size);
+#else
+  swapcontext(&g_block->scheduler, &fiber.context);
+#endif
+}
+
+void FiberMain() {
+#ifdef FUSEBOX_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &g_block->scheduler_stack, &g_block->scheduler_stack_size);
+#endif
+  Fiber& self = *g_block->current;
+  g_block->entry(g_block->args);
+  self.done = true;
+  SwitchToScheduler(self);
+}
+
+// Waits until every live thread of the block (kBlock) or of the caller's warp (kWarp)
+// has arrived.
+void Arrive(Wait kind) {
+  Fiber& self = *g_block->current;
+  self.wait = kind;
+  while (self.wait != Wait::kNone) SwitchToScheduler(self);
+}
+
+extern "C" int32_t fusebox_gpu_emu_sreg(int32_t which) {
+  switch (which) {
+    case 0: return static_cast<int32_t>(g_block->current->tid);
+    case 1: return static_cast<int32_t>(g_block->ctaid[0]);
+    case 2: return static_cast<int32_t>(g_block->ctaid[1]);
+    case 3: return static_cast<int32_t>(g_block->ctaid[2]);
+    default: return 0;
+  }
+}
+
+extern "C" void fusebox_gpu_emu_barrier() { Arrive(Wait::kBlock); }
+
+extern "C" int32_t fusebox_gpu_emu_shfl_down(int32_t value, int32_t offset) {
+  Fiber& self = *g_block->current;
+  self.shuffle_value = value;
+  Arrive(Wait::kWarp);  // every lane has published its value
+  const int64_t lane = self.tid % kWarpSize;
+  const size_t partner = static_cast<size_t>(self.tid + offset);
+  int32_t result = value;
+  if (lane + offset < kWarpSize && partner < g_block->fibers.size()) result = g_block->fibers[partner].shuffle_value;
+  Arrive(Wait::kWarp);  // every lane has read before values change again
+  return result;
+}
+
+// Runs every thread of the block until all are done; releases barriers when every live
+// thread waits at one.
+Status RunBlock(Block& block) {
+  for (Fiber& f : block.fibers) {
+    f.done = false;
+    f.wait = Wait::kNone;
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack.data();
+    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_link = nullptr;
+    makecontext(&f.context, FiberMain, 0);
+  }
+  const size_t n = block.fibers.size();
+  while (true) {
+    bool all_done = true;
+    for (Fiber& f : block.fibers) {
+      if (f.done) continue;
+      all_done = false;
+      if (f.wait == Wait::kNone) SwitchToFiber(f);
+    }
+    if (all_done) return Status::Ok();
+    // Release a block barrier when every live thread waits at it, a warp's shuffle step
+    // when every live lane of the warp does.
+    bool released = false;
+    bool block_ready = true;
+    for (Fiber& f : block.fibers) block_ready &= f.done || f.wait == Wait::kBlock;
+    if (block_ready) {
+      for (Fiber& f : block.fibers) {
+        if (!f.done) f.wait = Wait::kNone;
+      }
+      released = true;
+    }
+    for (size_t w = 0; w < n; w += kWarpSize) {
+      bool warp_ready = true, any = false;
+      for (size_t i = w; i < std::min(n, w + kWarpSize); ++i) {
+        const Fiber& f = block.fibers[i];
+        warp_ready &= f.done || f.wait == Wait::kWarp;
+        any |= !f.done;
+      }
+      if (warp_ready && any) {
+        for (size_t i = w; i < std::min(n, w + kWarpSize); ++i) {
+          if (!block.fibers[i].done) block.fibers[i].wait = Wait::kNone;
+        }
+        released = true;
+      }
+    }
+    bool runnable = false;
+    for (const Fiber& f : block.fibers) runnable |= !f.done && f.wait == Wait::kNone;
+    if (!released && !runnable) {
+      return Internal("GPU emulator: the block's threads wait at different barriers (divergent __syncthreads)");
+    }
+  }
+}
+
+// A block whose threads never wait for each other: each runs to the end in turn.
+Status RunBlockSequentially(Block& block) {
+  for (Fiber& f : block.fibers) {
+    block.current = &f;
+    block.entry(block.args);
+  }
+  return Status::Ok();
+}
+
+// --- Host side --------------------------------------------------------------------------
+
+struct Buffer {
+  std::vector<uint8_t> bytes;
+};
+
+int64_t LeafBytes(const Shape& shape) {
+  return shape.ElementCount() * std::max(1, ByteWidth(shape.element_type()));
+}
+
+std::vector<Shape> Leaves(const Shape& shape) {
+  std::vector<Shape> out;
+  ForEachSubshape(shape, [&](const Shape& s, const std::vector<int64_t>&) {
+    if (s.IsArray()) out.push_back(s);
+  });
+  return out;
+}
+
+void InitializeHostOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+}  // namespace
+
+struct GpuEmulator::Jit {
+  std::unique_ptr<GpuCode> code;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::unordered_map<std::string, Block::Entry> entries;
+  std::unordered_map<std::string, bool> synchronizes;  // has barriers or shuffles
+};
+
+GpuEmulator::~GpuEmulator() = default;
+
+const GpuCode& GpuEmulator::code() const { return *jit_->code; }
+
+StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Module> module,
+                                                           const GpuCompileOptions& options) {
+  if (module == nullptr || module->entry() == nullptr) return InvalidArgument("no module to emulate");
+  InitializeHostOnce();
+  RETURN_IF_ERROR(NormalizeLayoutsForBackend(*module, "GPU backend"));
+  std::unique_ptr<GpuEmulator> emulator(new GpuEmulator());
+  emulator->module_ = std::move(module);
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return codegen::FromLlvm(jtmb.takeError(), "cannot describe the host CPU");
+  auto layout = jtmb->getDefaultDataLayoutForTarget();
+  if (!layout) return codegen::FromLlvm(layout.takeError(), "cannot get the host data layout");
+  auto context = std::make_unique<llvm::LLVMContext>();
+  ASSIGN_OR_RETURN(codegen::HostGpuModule host,
+                   codegen::EmitGpuKernelsForHost(*emulator->module_, options, jtmb->getTargetTriple().str(), *layout,
+                                                  *context));
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) return codegen::FromLlvm(tm.takeError(), "cannot create the target machine");
+  RETURN_IF_ERROR(codegen::Optimize(*host.module, tm->get(), 1));
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) return codegen::FromLlvm(jit.takeError(), "cannot create the JIT");
+  auto generator =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!generator) return codegen::FromLlvm(generator.takeError(), "cannot search the process for symbols");
+  (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  llvm::orc::SymbolMap runtime;
+  auto add = [&](const char* name, auto* fn) {
+    runtime[(*jit)->mangleAndIntern(name)] =
+        llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported);
+  };
+  add("fusebox_gpu_emu_sreg", &fusebox_gpu_emu_sreg);
+  add("fusebox_gpu_emu_barrier", &fusebox_gpu_emu_barrier);
+  add("fusebox_gpu_emu_shfl_down", &fusebox_gpu_emu_shfl_down);
+  if (auto err = (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
+    return codegen::FromLlvm(std::move(err), "cannot define the emulator's runtime");
+  }
+  // Entries that never synchronize run their threads one after another on this stack;
+  // only the others need fibers.
+  std::unordered_map<std::string, bool> synchronizes;
+  for (llvm::Function& f : *host.module) {
+    if (f.isDeclaration() || !f.hasFnAttribute("fusebox-gpu-entry")) continue;
+    bool sync = false;
+    for (llvm::BasicBlock& bb : f) {
+      for (llvm::Instruction& i : bb) {
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i); call != nullptr && call->getCalledFunction() != nullptr) {
+          const llvm::StringRef callee = call->getCalledFunction()->getName();
+          sync |= callee == "fusebox_gpu_emu_barrier" || callee == "fusebox_gpu_emu_shfl_down";
+        }
+      }
+    }
+    synchronizes[f.getName().str()] = sync;
+  }
+  if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(host.module), std::move(context)))) {
+    return codegen::FromLlvm(std::move(err), "cannot add the kernels to the JIT");
+  }
+  emulator->jit_ = std::make_unique<Jit>();
+  for (const auto& kernel : host.code->kernels()) {
+    for (const GpuLaunch& launch : kernel->launches) {
+      if (emulator->jit_->entries.count(launch.function) != 0) continue;
+      auto symbol = (*jit)->lookup(launch.function + "_emu");
+      if (!symbol) return codegen::FromLlvm(symbol.takeError(), "cannot find kernel " + launch.function);
+      emulator->jit_->entries[launch.function] = symbol->toPtr<Block::Entry>();
+      emulator->jit_->synchronizes[launch.function] = synchronizes[launch.function];
+    }
+  }
+  emulator->jit_->code = std::move(host.code);
+  emulator->jit_->jit = std::move(*jit);
+  return emulator;
+}
+
+StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
+  const Computation* entry = module_->entry();
+  if (static_cast<int64_t>(arguments.size()) != entry->parameter_count()) {
+    return InvalidArgument("expected " + std::to_string(entry->parameter_count()) + " arguments");
+  }
+  std::lock_guard<std::mutex> lock(g_emulator_mutex);
+  last_launches_ = 0;
+  // Every value's array leaves; buffers own the memory.
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  std::unordered_map<const Instruction*, std::vector<uint8_t*>> leaves;
+  auto fresh = [&](int64_t bytes) {
+    buffers.push_back(std::make_unique<Buffer>());
+    buffers.back()->bytes.assign(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 0);
+    return buffers.back()->bytes.data();
+  };
+  Block block;
+  for (const Instruction* inst : entry->PostOrder()) {
+    const Opcode op = inst->opcode();
+    if (const GpuKernel* kernel = jit_->code->KernelFor(inst); kernel != nullptr) {
+      std::vector<uint8_t*> outs;
+      for (const Shape& s : Leaves(inst->shape())) outs.push_back(fresh(LeafBytes(s)));
+      std::vector<void*> args;
+      for (const Instruction* operand : inst->operands()) {
+        const auto& l = leaves[operand];
+        if (l.size() != 1) return Unimplemented("GPU emulator: operand " + operand->name() + " is not an array");
+        args.push_back(l[0]);
+      }
+      for (uint8_t* o : outs) args.push_back(o);
+      if (kernel->scratch_bytes > 0) args.push_back(fresh(kernel->scratch_bytes));
+      for (const GpuLaunch& launch : kernel->launches) {
+        std::vector<int64_t> scalars = launch.scalar_args;
+        std::vector<void*> launch_args = args;
+        for (int64_t& s : scalars) launch_args.push_back(&s);
+        block.entry = jit_->entries.at(launch.function);
+        block.args = launch_args.data();
+        const int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
+        if (block.fibers.size() != static_cast<size_t>(threads)) {
+          block.fibers = std::vector<Fiber>(static_cast<size_t>(threads));
+          for (size_t t = 0; t < block.fibers.size(); ++t) {
+            block.fibers[t].stack.resize(kFiberStack);
+            block.fibers[t].tid = static_cast<int64_t>(t);
+          }
+        }
+        const bool sequential = !jit_->synchronizes.at(launch.function);
+        g_block = &block;
+        for (int64_t z = 0; z < launch.grid[2]; ++z) {
+          for (int64_t y = 0; y < launch.grid[1]; ++y) {
+            for (int64_t x = 0; x < launch.grid[0]; ++x) {
+              block.ctaid[0] = x;
+              block.ctaid[1] = y;
+              block.ctaid[2] = z;
+              Status st = sequential ? RunBlockSequentially(block) : RunBlock(block);
+              if (!st.ok()) {
+                g_block = nullptr;
+                return Status(st.code(), launch.function + ": " + st.message());
+              }
+            }
+          }
+        }
+        g_block = nullptr;
+        ++last_launches_;
+      }
+      leaves[inst] = std::move(outs);
+      continue;
+    }
+    switch (op) {
+      case Opcode::kParameter: {
+        const Literal& arg = arguments[static_cast<size_t>(inst->parameter_number())];
+        std::vector<uint8_t*> l;
+        std::function<void(const Literal&)> collect = [&](const Literal& lit) {
+          if (lit.shape().IsTuple()) {
+            for (const Literal& e : lit.tuple_elements()) collect(e);
+          } else if (lit.shape().IsArray()) {
+            uint8_t* p = fresh(lit.size_bytes());
+            if (lit.size_bytes() > 0) std::memcpy(p, lit.untyped_data(), static_cast<size_t>(lit.size_bytes()));
+            l.push_back(p);
+          }
+        };
+        collect(arg);
+        leaves[inst] = std::move(l);
+        break;
+      }
+      case Opcode::kConstant: {
+        const Literal* lit = inst->literal();
+        if (lit == nullptr || inst->literal_elided()) return InvalidArgument(inst->name() + " has no values");
+        uint8_t* p = fresh(lit->size_bytes());
+        if (lit->size_bytes() > 0) std::memcpy(p, lit->untyped_data(), static_cast<size_t>(lit->size_bytes()));
+        leaves[inst] = {p};
+        break;
+      }
+      case Opcode::kTuple: {
+        std::vector<uint8_t*> l;
+        for (const Instruction* operand : inst->operands()) {
+          const auto& o = leaves[operand];
+          l.insert(l.end(), o.begin(), o.end());
+        }
+        leaves[inst] = std::move(l);
+        break;
+      }
+      case Opcode::kGetTupleElement: {
+        const Shape& tuple = inst->operand(0)->shape();
+        size_t start = 0;
+        for (int64_t i = 0; i < inst->tuple_index(); ++i) start += Leaves(tuple.tuple_shapes(i)).size();
+        const size_t count = Leaves(inst->shape()).size();
+        const auto& o = leaves[inst->operand(0)];
+        if (start + count > o.size()) return Internal("GPU emulator: bad tuple leaves for " + inst->name());
+        leaves[inst] = std::vector<uint8_t*>(o.begin() + static_cast<std::ptrdiff_t>(start),
+                                             o.begin() + static_cast<std::ptrdiff_t>(start + count));
+        break;
+      }
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+      case Opcode::kAddDependency:
+      case Opcode::kOptimizationBarrier:
+        leaves[inst] = leaves[inst->operand(0)];
+        break;
+      case Opcode::kAfterAll:
+        leaves[inst] = {};
+        break;
+      default:
+        return Unimplemented("GPU emulator: " + inst->name() + " (" + std::string(OpcodeName(op)) +
+                             ") runs on the host; the emulator runs straight-line kernels only");
+    }
+  }
+  Literal result = Literal::CreateUninitialized(entry->root()->shape());
+  const auto& root = leaves[entry->root()];
+  size_t next = 0;
+  Status filled = Status::Ok();
+  std::function<void(Literal&)> fill = [&](Literal& l) {
+    if (l.shape().IsTuple()) {
+      for (Literal& e : l.tuple_elements()) fill(e);
+    } else if (l.shape().IsArray()) {
+      if (next >= root.size()) {
+        filled = Internal("GPU emulator: the root has fewer leaves than its shape");
+        return;
+      }
+      if (l.size_bytes() > 0) std::memcpy(l.untyped_data(), root[next], static_cast<size_t>(l.size_bytes()));
+      ++next;
+    }
+  };
+  fill(result);
+  RETURN_IF_ERROR(filled);
+  return result;
+}
+
+}  // namespace fusebox

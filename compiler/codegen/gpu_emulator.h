@@ -1,0 +1,49 @@
+// The GPU emulator: runs the GPU backend's kernels on the host CPU, so that their logic —
+// thread-to-element mapping, warp-shuffle and shared-memory reductions, tiled transposes
+// and dots, the bitonic sort network, in-place updates — is checked against the reference
+// interpreter on machines without a GPU.
+//
+// The kernels are the same LLVM IR the NVPTX backend compiles (one emitter, one switch:
+// see codegen::EmitGpuKernelsForHost), JIT-compiled for the host. Every thread of a block
+// is a cooperative fiber; a block's threads interleave only at barriers and warp
+// shuffles, blocks run one after another. That is one legal GPU schedule, not all of
+// them: races the hardware could expose are not found here. It is slow (a context switch
+// per thread per barrier) and meant for tests on small inputs.
+//
+// The host side is simple: straight-line entry computations (no while or conditional),
+// every instruction in its own buffers.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/ir/literal.h"
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+class GpuEmulator {
+ public:
+  // `module` is optimized (or not, for one kernel per op); layouts are normalized here.
+  static StatusOr<std::unique_ptr<GpuEmulator>> Create(std::unique_ptr<Module> module,
+                                                       const GpuCompileOptions& options = {});
+  ~GpuEmulator();
+
+  StatusOr<Literal> Run(const std::vector<Literal>& arguments);
+
+  const GpuCode& code() const;
+  const Module& module() const { return *module_; }
+  // Kernel launches (GpuLaunch entries run) by the last Run.
+  int64_t last_launches() const { return last_launches_; }
+
+ private:
+  GpuEmulator() = default;
+  struct Jit;
+  std::unique_ptr<Module> module_;
+  std::unique_ptr<Jit> jit_;
+  int64_t last_launches_ = 0;
+};
+
+}  // namespace fusebox

@@ -1,0 +1,638 @@
+// The CUDA driver wrapper: dlopen("libcuda.so.1"), dlsym of the versioned entry points,
+// and Status messages for every failing call. cuda.h supplies only types and enums; when
+// it is absent at build time every entry point reports "built without CUDA headers".
+#include "compiler/runtime/cuda_driver.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <utility>
+
+#ifdef FUSEBOX_HAVE_CUDA_HEADERS
+#include <cuda.h>
+#endif
+
+namespace fusebox {
+namespace {
+
+struct ErrorName {
+  int code;
+  const char* name;
+};
+
+// CUresult codes as the CUDA 13 driver defines them; kept here so that messages name the
+// error even when cuGetErrorName is missing (or the library is not a driver at all).
+constexpr ErrorName kErrorNames[] = {
+    {0, "CUDA_SUCCESS"},
+    {1, "CUDA_ERROR_INVALID_VALUE"},
+    {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+    {3, "CUDA_ERROR_NOT_INITIALIZED"},
+    {4, "CUDA_ERROR_DEINITIALIZED"},
+    {5, "CUDA_ERROR_PROFILER_DISABLED"},
+    {6, "CUDA_ERROR_PROFILER_NOT_INITIALIZED"},
+    {7, "CUDA_ERROR_PROFILER_ALREADY_STARTED"},
+    {8, "CUDA_ERROR_PROFILER_ALREADY_STOPPED"},
+    {34, "CUDA_ERROR_STUB_LIBRARY"},
+    {36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"},
+    {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
+    {100, "CUDA_ERROR_NO_DEVICE"},
+    {101, "CUDA_ERROR_INVALID_DEVICE"},
+    {102, "CUDA_ERROR_DEVICE_NOT_LICENSED"},
+    {200, "CUDA_ERROR_INVALID_IMAGE"},
+    {201, "CUDA_ERROR_INVALID_CONTEXT"},
+    {202, "CUDA_ERROR_CONTEXT_ALREADY_CURRENT"},
+    {205, "CUDA_ERROR_MAP_FAILED"},
+    {206, "CUDA_ERROR_UNMAP_FAILED"},
+    {207, "CUDA_ERROR_ARRAY_IS_MAPPED"},
+    {208, "CUDA_ERROR_ALREADY_MAPPED"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+    {210, "CUDA_ERROR_ALREADY_ACQUIRED"},
+    {211, "CUDA_ERROR_NOT_MAPPED"},
+    {212, "CUDA_ERROR_NOT_MAPPED_AS_ARRAY"},
+    {213, "CUDA_ERROR_NOT_MAPPED_AS_POINTER"},
+    {214, "CUDA_ERROR_ECC_UNCORRECTABLE"},
+    {215, "CUDA_ERROR_UNSUPPORTED_LIMIT"},
+    {216, "CUDA_ERROR_CONTEXT_ALREADY_IN_USE"},
+    {217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
+    {218, "CUDA_ERROR_INVALID_PTX"},
+    {219, "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT"},
+    {220, "CUDA_ERROR_NVLINK_UNCORRECTABLE"},
+    {221, "CUDA_ERROR_JIT_COMPILER_NOT_FOUND"},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+    {223, "CUDA_ERROR_JIT_COMPILATION_DISABLED"},
+    {224, "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY"},
+    {225, "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC"},
+    {226, "CUDA_ERROR_CONTAINED"},
+    {300, "CUDA_ERROR_INVALID_SOURCE"},
+    {301, "CUDA_ERROR_FILE_NOT_FOUND"},
+    {302, "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND"},
+    {303, "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED"},
+    {304, "CUDA_ERROR_OPERATING_SYSTEM"},
+    {400, "CUDA_ERROR_INVALID_HANDLE"},
+    {401, "CUDA_ERROR_ILLEGAL_STATE"},
+    {402, "CUDA_ERROR_LOSSY_QUERY"},
+    {500, "CUDA_ERROR_NOT_FOUND"},
+    {600, "CUDA_ERROR_NOT_READY"},
+    {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+    {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
+    {703, "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING"},
+    {704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
+    {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"},
+    {708, "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE"},
+    {709, "CUDA_ERROR_CONTEXT_IS_DESTROYED"},
+    {710, "CUDA_ERROR_ASSERT"},
+    {711, "CUDA_ERROR_TOO_MANY_PEERS"},
+    {712, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"},
+    {713, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"},
+    {714, "CUDA_ERROR_HARDWARE_STACK_ERROR"},
+    {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+    {716, "CUDA_ERROR_MISALIGNED_ADDRESS"},
+    {717, "CUDA_ERROR_INVALID_ADDRESS_SPACE"},
+    {718, "CUDA_ERROR_INVALID_PC"},
+    {719, "CUDA_ERROR_LAUNCH_FAILED"},
+    {720, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"},
+    {721, "CUDA_ERROR_TENSOR_MEMORY_LEAK"},
+    {800, "CUDA_ERROR_NOT_PERMITTED"},
+    {801, "CUDA_ERROR_NOT_SUPPORTED"},
+    {802, "CUDA_ERROR_SYSTEM_NOT_READY"},
+    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+    {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+    {805, "CUDA_ERROR_MPS_CONNECTION_FAILED"},
+    {806, "CUDA_ERROR_MPS_RPC_FAILURE"},
+    {807, "CUDA_ERROR_MPS_SERVER_NOT_READY"},
+    {808, "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED"},
+    {809, "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED"},
+    {810, "CUDA_ERROR_MPS_CLIENT_TERMINATED"},
+    {811, "CUDA_ERROR_CDP_NOT_SUPPORTED"},
+    {812, "CUDA_ERROR_CDP_VERSION_MISMATCH"},
+    {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
+    {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+    {902, "CUDA_ERROR_STREAM_CAPTURE_MERGE"},
+    {903, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED"},
+    {904, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED"},
+    {905, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION"},
+    {906, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"},
+    {907, "CUDA_ERROR_CAPTURED_EVENT"},
+    {908, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"},
+    {909, "CUDA_ERROR_TIMEOUT"},
+    {910, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE"},
+    {911, "CUDA_ERROR_EXTERNAL_DEVICE"},
+    {912, "CUDA_ERROR_INVALID_CLUSTER_SIZE"},
+    {913, "CUDA_ERROR_FUNCTION_NOT_LOADED"},
+    {914, "CUDA_ERROR_INVALID_RESOURCE_TYPE"},
+    {915, "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION"},
+    {916, "CUDA_ERROR_KEY_ROTATION"},
+    {999, "CUDA_ERROR_UNKNOWN"},
+};
+
+const char* KnownErrorName(int code) {
+  for (const ErrorName& e : kErrorNames) {
+    if (e.code == code) return e.name;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string CudaErrorName(int code) {
+  const char* known = KnownErrorName(code);
+  if (known != nullptr) return known;
+  return "CUDA_ERROR_" + std::to_string(code) + "_UNRECOGNIZED";
+}
+
+std::string FormatCudaError(std::string_view call, int code, std::string_view detail) {
+  std::string out =
+      std::string(call) + ": " + CudaErrorName(code) + " (" + std::to_string(code) + ")";
+  if (!detail.empty()) out += ": " + std::string(detail);
+  return out;
+}
+
+std::string CudaDeviceInfo::arch() const {
+  return "sm_" + std::to_string(compute_major) + std::to_string(compute_minor);
+}
+
+std::string CudaDeviceInfo::ToString() const {
+  char memory[32];
+  std::snprintf(memory, sizeof(memory), "%.1f GiB",
+                static_cast<double>(total_memory_bytes) / (1024.0 * 1024.0 * 1024.0));
+  return name + " (" + arch() + ", " + memory + ", " + std::to_string(multiprocessors) +
+         " SMs, driver " + std::to_string(driver_version / 1000) + "." +
+         std::to_string(driver_version % 1000 / 10) + ")";
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : context_(std::exchange(other.context_, nullptr)),
+      ptr_(std::exchange(other.ptr_, 0)),
+      size_(std::exchange(other.size_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    context_ = std::exchange(other.context_, nullptr);
+    ptr_ = std::exchange(other.ptr_, 0);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() { Reset(); }
+
+void DeviceBuffer::Reset() {
+  if (context_ != nullptr && ptr_ != 0) context_->Free(ptr_);
+  context_ = nullptr;
+  ptr_ = 0;
+  size_ = 0;
+}
+
+#ifndef FUSEBOX_HAVE_CUDA_HEADERS
+
+// Built without cuda.h: nothing can be loaded, and every entry point says why.
+namespace {
+Status NoHeaders() {
+  return Unavailable(
+      "no CUDA driver (Fusebox was built without CUDA headers: reconfigure with the CUDA toolkit)");
+}
+}  // namespace
+
+bool BuiltWithCudaHeaders() { return false; }
+StatusOr<int> CudaDeviceCount() { return NoHeaders(); }
+StatusOr<CudaDeviceInfo> DiscoverCudaDevice(int) { return NoHeaders(); }
+CudaModule::~CudaModule() = default;
+StatusOr<CudaFunction> CudaModule::GetFunction(const std::string&) const { return NoHeaders(); }
+StatusOr<std::unique_ptr<CudaContext>> CudaContext::Create(int) { return NoHeaders(); }
+CudaContext::~CudaContext() = default;
+StatusOr<DeviceBuffer> CudaContext::Allocate(int64_t) { return NoHeaders(); }
+Status CudaContext::CopyHostToDevice(DevicePtr, const void*, int64_t) { return NoHeaders(); }
+Status CudaContext::CopyDeviceToHost(void*, DevicePtr, int64_t) { return NoHeaders(); }
+Status CudaContext::CopyDeviceToDevice(DevicePtr, DevicePtr, int64_t) { return NoHeaders(); }
+Status CudaContext::Memset(DevicePtr, uint8_t, int64_t) { return NoHeaders(); }
+StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadPtx(const std::string&) {
+  return NoHeaders();
+}
+StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadCubin(const std::vector<uint8_t>&) {
+  return NoHeaders();
+}
+Status CudaContext::SetMaxDynamicSharedMemory(const CudaFunction&, int64_t) { return NoHeaders(); }
+Status CudaContext::Launch(const CudaFunction&, const std::array<int64_t, 3>&,
+                           const std::array<int64_t, 3>&, int64_t, void**) {
+  return NoHeaders();
+}
+Status CudaContext::Synchronize() { return NoHeaders(); }
+Status CudaContext::MakeCurrent() { return NoHeaders(); }
+StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadImage(const void*, bool) {
+  return NoHeaders();
+}
+void CudaContext::Free(DevicePtr) {}
+
+#else  // FUSEBOX_HAVE_CUDA_HEADERS
+
+namespace {
+
+// The driver entry points Fusebox uses, resolved by their versioned names (the names
+// cuda.h's macros map the plain names to), so no libcuda is needed at link time.
+struct CudaApi {
+  CUresult (*init)(unsigned int) = nullptr;
+  CUresult (*driver_get_version)(int*) = nullptr;
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*device_get_count)(int*) = nullptr;
+  CUresult (*device_get_name)(char*, int, CUdevice) = nullptr;
+  CUresult (*device_get_attribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
+  CUresult (*device_total_mem)(size_t*, CUdevice) = nullptr;
+  CUresult (*primary_ctx_retain)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*primary_ctx_release)(CUdevice) = nullptr;
+  CUresult (*ctx_set_current)(CUcontext) = nullptr;
+  CUresult (*ctx_synchronize)() = nullptr;
+  CUresult (*mem_alloc)(CUdeviceptr*, size_t) = nullptr;
+  CUresult (*mem_free)(CUdeviceptr) = nullptr;
+  CUresult (*memcpy_htod)(CUdeviceptr, const void*, size_t) = nullptr;
+  CUresult (*memcpy_dtoh)(void*, CUdeviceptr, size_t) = nullptr;
+  CUresult (*memcpy_dtod)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
+  CUresult (*memset_d8)(CUdeviceptr, unsigned char, size_t) = nullptr;
+  CUresult (*module_load_data_ex)(CUmodule*, const void*, unsigned int, CUjit_option*,
+                                  void**) = nullptr;
+  CUresult (*module_unload)(CUmodule) = nullptr;
+  CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*func_set_attribute)(CUfunction, CUfunction_attribute, int) = nullptr;
+  CUresult (*launch_kernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
+                            unsigned int, unsigned int, unsigned int, CUstream, void**,
+                            void**) = nullptr;
+  CUresult (*stream_create)(CUstream*, unsigned int) = nullptr;
+  CUresult (*stream_destroy)(CUstream) = nullptr;
+  CUresult (*stream_synchronize)(CUstream) = nullptr;
+  // Optional: used when present.
+  CUresult (*get_error_name)(CUresult, const char**) = nullptr;
+};
+
+struct LoadedApi {
+  CudaApi api;
+  Status status;  // why the driver is unusable, or OK
+};
+
+template <typename Fn>
+void Resolve(void* library, const char* name, Fn* out) {
+  *out = reinterpret_cast<Fn>(dlsym(library, name));
+}
+
+LoadedApi LoadApiOnce() {
+  LoadedApi loaded;
+  dlerror();
+  void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* first = dlerror();
+    std::string why = first != nullptr ? first : "unknown dlopen error";
+    library = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      loaded.status = Unavailable("no CUDA driver (libcuda.so.1 not found: " + why + ")");
+      return loaded;
+    }
+  }
+  // Never dlclose'd: the driver keeps threads and state for the life of the process.
+  CudaApi& a = loaded.api;
+  struct Required {
+    const char* name;
+    bool present;
+  };
+  std::vector<Required> required;
+  auto need = [&](const char* name, auto* out) {
+    Resolve(library, name, out);
+    required.push_back({name, *out != nullptr});
+  };
+  need("cuInit", &a.init);
+  need("cuDriverGetVersion", &a.driver_get_version);
+  need("cuDeviceGet", &a.device_get);
+  need("cuDeviceGetCount", &a.device_get_count);
+  need("cuDeviceGetName", &a.device_get_name);
+  need("cuDeviceGetAttribute", &a.device_get_attribute);
+  need("cuDeviceTotalMem_v2", &a.device_total_mem);
+  need("cuDevicePrimaryCtxRetain", &a.primary_ctx_retain);
+  need("cuDevicePrimaryCtxRelease_v2", &a.primary_ctx_release);
+  need("cuCtxSetCurrent", &a.ctx_set_current);
+  need("cuCtxSynchronize", &a.ctx_synchronize);
+  need("cuMemAlloc_v2", &a.mem_alloc);
+  need("cuMemFree_v2", &a.mem_free);
+  need("cuMemcpyHtoD_v2", &a.memcpy_htod);
+  need("cuMemcpyDtoH_v2", &a.memcpy_dtoh);
+  need("cuMemcpyDtoD_v2", &a.memcpy_dtod);
+  need("cuMemsetD8_v2", &a.memset_d8);
+  need("cuModuleLoadDataEx", &a.module_load_data_ex);
+  need("cuModuleUnload", &a.module_unload);
+  need("cuModuleGetFunction", &a.module_get_function);
+  need("cuFuncSetAttribute", &a.func_set_attribute);
+  need("cuLaunchKernel", &a.launch_kernel);
+  need("cuStreamCreate", &a.stream_create);
+  need("cuStreamDestroy_v2", &a.stream_destroy);
+  need("cuStreamSynchronize", &a.stream_synchronize);
+  Resolve(library, "cuGetErrorName", &a.get_error_name);
+  std::string missing;
+  for (const Required& r : required) {
+    if (!r.present) missing += (missing.empty() ? "" : ", ") + std::string(r.name);
+  }
+  if (!missing.empty()) {
+    loaded.status = Unavailable("no CUDA driver (the loaded libcuda lacks " + missing + ")");
+  }
+  return loaded;
+}
+
+const LoadedApi& Loaded() {
+  // Never destroyed: buffers and contexts held by static objects may be freed at exit.
+  static const LoadedApi* loaded = new LoadedApi(LoadApiOnce());
+  return *loaded;
+}
+
+// The driver's own name for codes the table does not know (newer drivers add codes).
+std::string ErrorText(std::string_view call, CUresult result, std::string_view detail = {}) {
+  const int code = static_cast<int>(result);
+  if (KnownErrorName(code) == nullptr && Loaded().api.get_error_name != nullptr) {
+    const char* name = nullptr;
+    if (Loaded().api.get_error_name(result, &name) == CUDA_SUCCESS && name != nullptr) {
+      std::string out = std::string(call) + ": " + name + " (" + std::to_string(code) + ")";
+      if (!detail.empty()) out += ": " + std::string(detail);
+      return out;
+    }
+  }
+  return FormatCudaError(call, code, detail);
+}
+
+Status CallError(std::string_view call, CUresult result, std::string_view detail = {}) {
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) return Unavailable(ErrorText(call, result, detail));
+  return Internal(ErrorText(call, result, detail));
+}
+
+#define FUSEBOX_CU(call_name, expr)                                    \
+  do {                                                                 \
+    CUresult _result = (expr);                                         \
+    if (_result != CUDA_SUCCESS) return CallError(call_name, _result); \
+  } while (0)
+
+// The loaded API after a successful cuInit (run once per process).
+StatusOr<const CudaApi*> InitializedApi() {
+  const LoadedApi& loaded = Loaded();
+  if (!loaded.status.ok()) return loaded.status;
+  static const Status init = [&]() -> Status {
+    CUresult result = loaded.api.init(0);
+    if (result == CUDA_SUCCESS) return Status::Ok();
+    if (result == CUDA_ERROR_STUB_LIBRARY) {
+      return Unavailable("no CUDA driver (" +
+                         ErrorText("cuInit", result,
+                                   "the libcuda found is the CUDA toolkit's stub, not a driver") +
+                         ")");
+    }
+    return Unavailable("no CUDA device (" + ErrorText("cuInit", result) + ")");
+  }();
+  if (!init.ok()) return init;
+  return &loaded.api;
+}
+
+StatusOr<CudaDeviceInfo> Describe(const CudaApi& api, int ordinal, CUdevice device) {
+  CudaDeviceInfo info;
+  info.ordinal = ordinal;
+  char name[256] = {};
+  FUSEBOX_CU("cuDeviceGetName",
+             api.device_get_name(name, static_cast<int>(sizeof(name) - 1), device));
+  info.name = name;
+  auto attribute = [&](CUdevice_attribute attr, int* out) {
+    return api.device_get_attribute(out, attr, device);
+  };
+  FUSEBOX_CU("cuDeviceGetAttribute",
+             attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &info.compute_major));
+  FUSEBOX_CU("cuDeviceGetAttribute",
+             attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &info.compute_minor));
+  FUSEBOX_CU("cuDeviceGetAttribute",
+             attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info.multiprocessors));
+  FUSEBOX_CU("cuDeviceGetAttribute",
+             attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &info.max_threads_per_block));
+  FUSEBOX_CU("cuDeviceGetAttribute", attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+                                               &info.max_shared_bytes_per_block));
+  FUSEBOX_CU("cuDeviceGetAttribute",
+             attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                       &info.max_shared_bytes_per_block_optin));
+  size_t bytes = 0;
+  FUSEBOX_CU("cuDeviceTotalMem_v2", api.device_total_mem(&bytes, device));
+  info.total_memory_bytes = static_cast<int64_t>(bytes);
+  FUSEBOX_CU("cuDriverGetVersion", api.driver_get_version(&info.driver_version));
+  return info;
+}
+
+StatusOr<CUdevice> GetDevice(const CudaApi& api, int ordinal) {
+  int count = 0;
+  FUSEBOX_CU("cuDeviceGetCount", api.device_get_count(&count));
+  if (count <= 0) return Unavailable("no CUDA device (0 devices)");
+  if (ordinal < 0 || ordinal >= count) {
+    return InvalidArgument("no CUDA device " + std::to_string(ordinal) + " (" +
+                           std::to_string(count) + " device" + (count == 1 ? "" : "s") + ")");
+  }
+  CUdevice device = 0;
+  FUSEBOX_CU("cuDeviceGet", api.device_get(&device, ordinal));
+  return device;
+}
+
+const CudaApi& Api() { return Loaded().api; }
+
+}  // namespace
+
+bool BuiltWithCudaHeaders() { return true; }
+
+StatusOr<int> CudaDeviceCount() {
+  ASSIGN_OR_RETURN(const CudaApi* api, InitializedApi());
+  int count = 0;
+  FUSEBOX_CU("cuDeviceGetCount", api->device_get_count(&count));
+  if (count <= 0) return Unavailable("no CUDA device (0 devices)");
+  return count;
+}
+
+StatusOr<CudaDeviceInfo> DiscoverCudaDevice(int ordinal) {
+  ASSIGN_OR_RETURN(const CudaApi* api, InitializedApi());
+  ASSIGN_OR_RETURN(CUdevice device, GetDevice(*api, ordinal));
+  return Describe(*api, ordinal, device);
+}
+
+CudaModule::~CudaModule() {
+  if (handle_ != nullptr && context_->MakeCurrent().ok())
+    Api().module_unload(static_cast<CUmodule>(handle_));
+}
+
+StatusOr<CudaFunction> CudaModule::GetFunction(const std::string& name) const {
+  RETURN_IF_ERROR(context_->MakeCurrent());
+  CUfunction function = nullptr;
+  CUresult result =
+      Api().module_get_function(&function, static_cast<CUmodule>(handle_), name.c_str());
+  if (result != CUDA_SUCCESS) return CallError("cuModuleGetFunction", result, "entry " + name);
+  return CudaFunction{function, name};
+}
+
+StatusOr<std::unique_ptr<CudaContext>> CudaContext::Create(int ordinal) {
+  ASSIGN_OR_RETURN(const CudaApi* api, InitializedApi());
+  ASSIGN_OR_RETURN(CUdevice device, GetDevice(*api, ordinal));
+  std::unique_ptr<CudaContext> context(new CudaContext());
+  ASSIGN_OR_RETURN(context->device_, Describe(*api, ordinal, device));
+  context->device_handle_ = static_cast<int>(device);
+  CUcontext primary = nullptr;
+  FUSEBOX_CU("cuDevicePrimaryCtxRetain", api->primary_ctx_retain(&primary, device));
+  context->context_ = primary;
+  RETURN_IF_ERROR(context->MakeCurrent());
+  CUstream stream = nullptr;
+  // CU_STREAM_DEFAULT: a blocking stream, ordered with the synchronous copies and memsets
+  // (which run on the legacy default stream).
+  FUSEBOX_CU("cuStreamCreate", api->stream_create(&stream, CU_STREAM_DEFAULT));
+  context->stream_ = stream;
+  return context;
+}
+
+CudaContext::~CudaContext() {
+  if (context_ == nullptr) return;
+  const CudaApi& api = Api();
+  if (MakeCurrent().ok() && stream_ != nullptr) {
+    api.stream_synchronize(static_cast<CUstream>(stream_));
+    api.stream_destroy(static_cast<CUstream>(stream_));
+  }
+  api.primary_ctx_release(static_cast<CUdevice>(device_handle_));
+}
+
+Status CudaContext::MakeCurrent() {
+  FUSEBOX_CU("cuCtxSetCurrent", Api().ctx_set_current(static_cast<CUcontext>(context_)));
+  return Status::Ok();
+}
+
+StatusOr<DeviceBuffer> CudaContext::Allocate(int64_t bytes) {
+  if (bytes < 0) return InvalidArgument("cannot allocate " + std::to_string(bytes) + " bytes");
+  RETURN_IF_ERROR(MakeCurrent());
+  CUdeviceptr ptr = 0;
+  const size_t size = static_cast<size_t>(bytes > 0 ? bytes : 1);
+  CUresult result = Api().mem_alloc(&ptr, size);
+  if (result != CUDA_SUCCESS) {
+    return CallError("cuMemAlloc_v2", result, std::to_string(size) + " bytes on " + device_.name);
+  }
+  return DeviceBuffer(this, static_cast<DevicePtr>(ptr), bytes);
+}
+
+void CudaContext::Free(DevicePtr ptr) {
+  if (MakeCurrent().ok()) Api().mem_free(static_cast<CUdeviceptr>(ptr));
+}
+
+Status CudaContext::CopyHostToDevice(DevicePtr dst, const void* src, int64_t bytes) {
+  if (bytes <= 0) return Status::Ok();
+  RETURN_IF_ERROR(MakeCurrent());
+  FUSEBOX_CU("cuMemcpyHtoD_v2",
+             Api().memcpy_htod(static_cast<CUdeviceptr>(dst), src, static_cast<size_t>(bytes)));
+  return Status::Ok();
+}
+
+Status CudaContext::CopyDeviceToHost(void* dst, DevicePtr src, int64_t bytes) {
+  if (bytes <= 0) return Status::Ok();
+  RETURN_IF_ERROR(MakeCurrent());
+  FUSEBOX_CU("cuMemcpyDtoH_v2",
+             Api().memcpy_dtoh(dst, static_cast<CUdeviceptr>(src), static_cast<size_t>(bytes)));
+  return Status::Ok();
+}
+
+Status CudaContext::CopyDeviceToDevice(DevicePtr dst, DevicePtr src, int64_t bytes) {
+  if (bytes <= 0 || dst == src) return Status::Ok();
+  RETURN_IF_ERROR(MakeCurrent());
+  FUSEBOX_CU("cuMemcpyDtoD_v2",
+             Api().memcpy_dtod(static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src),
+                               static_cast<size_t>(bytes)));
+  return Status::Ok();
+}
+
+Status CudaContext::Memset(DevicePtr dst, uint8_t value, int64_t bytes) {
+  if (bytes <= 0) return Status::Ok();
+  RETURN_IF_ERROR(MakeCurrent());
+  FUSEBOX_CU("cuMemsetD8_v2",
+             Api().memset_d8(static_cast<CUdeviceptr>(dst), value, static_cast<size_t>(bytes)));
+  return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadPtx(const std::string& ptx) {
+  // c_str() is NUL-terminated, as the driver requires of PTX text.
+  return LoadImage(ptx.c_str(), true);
+}
+
+StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadCubin(const std::vector<uint8_t>& cubin) {
+  if (cubin.empty()) return InvalidArgument("cuModuleLoadDataEx: empty cubin");
+  return LoadImage(cubin.data(), false);
+}
+
+StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadImage(const void* image, bool is_ptx) {
+  RETURN_IF_ERROR(MakeCurrent());
+  constexpr size_t kLogBytes = 16384;
+  std::vector<char> error_log(kLogBytes, '\0'), info_log(kLogBytes, '\0');
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_LOG_VERBOSE};
+  // Option values travel as void*; sizes and flags are integers cast to pointers.
+  void* values[] = {error_log.data(),
+                    reinterpret_cast<void*>(static_cast<uintptr_t>(kLogBytes - 1)), info_log.data(),
+                    reinterpret_cast<void*>(static_cast<uintptr_t>(kLogBytes - 1)),
+                    reinterpret_cast<void*>(static_cast<uintptr_t>(1))};
+  CUmodule module = nullptr;
+  CUresult result = Api().module_load_data_ex(
+      &module, image, static_cast<unsigned int>(std::size(options)), options, values);
+  if (result != CUDA_SUCCESS) {
+    std::string log(error_log.data());
+    while (!log.empty() && (log.back() == '\n' || log.back() == '\0')) log.pop_back();
+    if (log.empty()) log = is_ptx ? "loading PTX" : "loading a cubin";
+    return CallError("cuModuleLoadDataEx", result, log);
+  }
+  std::unique_ptr<CudaModule> out(new CudaModule(this, module));
+  out->info_log_ = info_log.data();
+  return out;
+}
+
+Status CudaContext::SetMaxDynamicSharedMemory(const CudaFunction& function, int64_t bytes) {
+  if (bytes > std::numeric_limits<int>::max())
+    return InvalidArgument(function.name + ": too much shared memory");
+  RETURN_IF_ERROR(MakeCurrent());
+  CUresult result = Api().func_set_attribute(static_cast<CUfunction>(function.handle),
+                                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             static_cast<int>(bytes));
+  if (result != CUDA_SUCCESS) {
+    return CallError("cuFuncSetAttribute", result,
+                     function.name + " wants " + std::to_string(bytes) +
+                         " bytes of dynamic shared memory; " + device_.name + " allows " +
+                         std::to_string(device_.max_shared_bytes_per_block_optin));
+  }
+  return Status::Ok();
+}
+
+Status CudaContext::Launch(const CudaFunction& function, const std::array<int64_t, 3>& grid,
+                           const std::array<int64_t, 3>& block, int64_t shared_bytes,
+                           void** params) {
+  constexpr int64_t kMax = std::numeric_limits<unsigned int>::max();
+  for (int i = 0; i < 3; ++i) {
+    if (grid[i] <= 0 || grid[i] > kMax || block[i] <= 0 || block[i] > kMax) {
+      return InvalidArgument("cuLaunchKernel: " + function.name + ": bad launch dimensions");
+    }
+  }
+  if (shared_bytes < 0 || shared_bytes > kMax)
+    return InvalidArgument("cuLaunchKernel: " + function.name + ": bad shared memory size");
+  RETURN_IF_ERROR(MakeCurrent());
+  auto u = [](int64_t v) { return static_cast<unsigned int>(v); };
+  CUresult result = Api().launch_kernel(
+      static_cast<CUfunction>(function.handle), u(grid[0]), u(grid[1]), u(grid[2]), u(block[0]),
+      u(block[1]), u(block[2]), u(shared_bytes), static_cast<CUstream>(stream_), params, nullptr);
+  if (result != CUDA_SUCCESS) {
+    return CallError("cuLaunchKernel", result,
+                     function.name + " grid (" + std::to_string(grid[0]) + "," +
+                         std::to_string(grid[1]) + "," + std::to_string(grid[2]) + ") block (" +
+                         std::to_string(block[0]) + "," + std::to_string(block[1]) + "," +
+                         std::to_string(block[2]) + ") shared " + std::to_string(shared_bytes));
+  }
+  return Status::Ok();
+}
+
+Status CudaContext::Synchronize() {
+  RETURN_IF_ERROR(MakeCurrent());
+  // The whole context, not just the stream: device-to-device copies and memsets run on
+  // the legacy default stream and may still be in flight.
+  FUSEBOX_CU("cuCtxSynchronize", Api().ctx_synchronize());
+  return Status::Ok();
+}
+
+#undef FUSEBOX_CU
+
+#endif  // FUSEBOX_HAVE_CUDA_HEADERS
+
+}  // namespace fusebox

@@ -1,0 +1,605 @@
+// The GPU executable: device memory planned per program computation from buffer
+// assignment, kernels launched with the ABI of gpu_compiler.h, control flow on the host.
+#include "compiler/runtime/gpu_executable.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "compiler/backend/buffer_assignment.h"
+#include "compiler/backend/layout_normalization.h"
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/runtime/cuda_driver.h"
+
+namespace fusebox {
+namespace {
+
+// Kernels may ask for this much dynamic shared memory without opting in.
+constexpr int64_t kDefaultSharedBytes = 48 * 1024;
+// cuMemAlloc returns 256-byte aligned memory; sub-buffers keep that alignment so vector
+// loads and stores stay legal.
+constexpr int64_t kDeviceAlignment = 256;
+
+using Leaves = std::vector<DevicePtr>;
+using LeafFn = std::function<Leaves(const Instruction*)>;
+
+// Tuple paths of the array leaves of `shape`, depth first.
+void AppendLeafPaths(const Shape& shape, std::vector<int64_t>& path,
+                     std::vector<std::vector<int64_t>>& out) {
+  if (shape.IsArray()) {
+    out.push_back(path);
+    return;
+  }
+  if (!shape.IsTuple()) return;
+  for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+    path.push_back(i);
+    AppendLeafPaths(shape.tuple_shapes(i), path, out);
+    path.pop_back();
+  }
+}
+
+std::vector<std::vector<int64_t>> LeafPaths(const Shape& shape) {
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> path;
+  AppendLeafPaths(shape, path, out);
+  return out;
+}
+
+int64_t ArrayBytes(const Shape& shape) {
+  return shape.ElementCount() * std::max(1, ByteWidth(shape.element_type()));
+}
+
+std::vector<int64_t> LeafBytes(const Shape& shape) {
+  std::vector<int64_t> out;
+  for (const auto& path : LeafPaths(shape)) {
+    const Shape* s = &shape;
+    for (int64_t i : path) s = &s->tuple_shapes(i);
+    out.push_back(ArrayBytes(*s));
+  }
+  return out;
+}
+
+
+// The computations the runtime runs itself: the entry and, transitively, the bodies,
+// conditions, branches and callees of its host-side control flow.
+std::vector<const Computation*> ProgramComputations(const Module& module) {
+  std::vector<const Computation*> order = {module.entry()};
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (const auto& inst : order[i]->instructions()) {
+      const Opcode op = inst->opcode();
+      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
+      for (const Computation* callee : inst->called_computations()) {
+        if (std::find(order.begin(), order.end(), callee) == order.end()) order.push_back(callee);
+      }
+    }
+  }
+  return order;
+}
+
+// Whether something other than the parameter is written into a parameter allocation (an
+// input_output_alias output, an in-place update): the program then works on a copy.
+bool ParameterIsWritten(const Allocation& a) {
+  return a.kind == Allocation::Kind::kParameter && (a.values.size() > 1 || a.maybe_live_out);
+}
+
+int ArchNumber(const std::string& arch) {
+  // "sm_90a" -> 90; anything else -> -1.
+  if (arch.rfind("sm_", 0) != 0) return -1;
+  int value = 0;
+  size_t i = 3;
+  for (; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i)
+    value = value * 10 + (arch[i] - '0');
+  return i == 3 ? -1 : value;
+}
+
+// The architecture to compile for on `device`: the requested one when it is the
+// device's own (sm_90a on an sm_90 part), else the newest portable one not above it.
+StatusOr<std::string> ArchForDevice(const CudaDeviceInfo& device, const std::string& requested) {
+  const int have = device.compute_major * 10 + device.compute_minor;
+  if (ArchNumber(requested) == have) return requested;
+  std::string best;
+  int best_number = -1;
+  for (const std::string& arch : SupportedGpuArchs()) {
+    const int n = ArchNumber(arch);
+    if (arch.back() == 'a' || n < 0 || n > have) continue;
+    if (n > best_number) {
+      best = arch;
+      best_number = n;
+    }
+  }
+  if (best.empty()) {
+    return Unavailable(
+        device.name + " is " + device.arch() + "; the GPU backend needs " +
+        (SupportedGpuArchs().empty() ? std::string("a newer GPU") : SupportedGpuArchs().front()) +
+        " or newer");
+  }
+  return best;
+}
+
+}  // namespace
+
+// One program computation's device memory: one allocation for all its temps, outputs
+// and written parameters (at assignment offsets), reused by every invocation.
+struct GpuProgram {
+  const Computation* computation = nullptr;
+  std::vector<const Instruction*> schedule;
+  BufferAssignment assignment;
+  DeviceBuffer memory;
+  std::vector<int64_t> allocation_offsets;
+  std::unordered_map<const Instruction*, std::vector<BufferSlice>> leaves;
+};
+
+struct GpuPrograms {
+  std::unique_ptr<CudaModule> cuda_module;
+  std::unordered_map<std::string, CudaFunction> functions;  // by PTX entry name
+  std::unordered_map<const Computation*, std::unique_ptr<GpuProgram>> programs;
+  std::unordered_map<const Instruction*, DeviceBuffer> constants;
+  std::vector<std::vector<DeviceBuffer>> arguments;  // per entry parameter, per array leaf
+  DeviceBuffer scratch;                              // the largest kernel scratch
+  int64_t bytes = 0;
+};
+
+class GpuExecutable::Frame {
+ public:
+  Frame(GpuExecutable& exe, const GpuRunOptions& options)
+      : exe_(exe), ctx_(*exe.context_), options_(options) {}
+
+  // Runs `comp` with its parameters' leaves at `params`; returns the root's leaves.
+  StatusOr<Leaves> RunProgram(const Computation* comp, const std::vector<Leaves>& params) {
+    auto it = exe_.programs_->programs.find(comp);
+    if (it == exe_.programs_->programs.end())
+      return Internal("no device plan for computation " + comp->name());
+    GpuProgram& program = *it->second;
+    std::vector<DevicePtr> bases(program.assignment.allocations().size(), 0);
+    for (const Allocation& a : program.assignment.allocations()) {
+      const size_t index = static_cast<size_t>(a.index);
+      switch (a.kind) {
+        case Allocation::Kind::kParameter: {
+          const int64_t p = a.parameter_number;
+          if (p < 0 || p >= static_cast<int64_t>(params.size()))
+            return Internal("bad parameter allocation");
+          const auto paths = LeafPaths(comp->parameter(p)->shape());
+          auto pos = std::find(paths.begin(), paths.end(), a.parameter_index);
+          const size_t leaf = static_cast<size_t>(pos - paths.begin());
+          if (pos == paths.end() || leaf >= params[static_cast<size_t>(p)].size()) {
+            return Internal("parameter leaf missing");
+          }
+          bases[index] = params[static_cast<size_t>(p)][leaf];
+          if (ParameterIsWritten(a)) {
+            // The program writes into this parameter's buffer: give it a copy so the
+            // caller's value stays as it was.
+            const DevicePtr own =
+                program.memory.ptr() + static_cast<DevicePtr>(program.allocation_offsets[index]);
+            RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(own, bases[index], a.size));
+            bases[index] = own;
+          }
+          break;
+        }
+        case Allocation::Kind::kConstant: {
+          const LogicalValue& v =
+              program.assignment.values()[static_cast<size_t>(a.values.at(0).first)];
+          auto c = exe_.programs_->constants.find(v.instruction);
+          if (c == exe_.programs_->constants.end())
+            return Internal("constant " + v.instruction->name() + " not uploaded");
+          bases[index] = c->second.ptr();
+          break;
+        }
+        default:
+          bases[index] =
+              program.memory.ptr() + static_cast<DevicePtr>(program.allocation_offsets[index]);
+      }
+    }
+    LeafFn leaves = [&](const Instruction* inst) {
+      Leaves out;
+      auto found = program.leaves.find(inst);
+      if (found == program.leaves.end()) return out;
+      for (const BufferSlice& s : found->second) {
+        out.push_back(s.allocation < 0 ? 0
+                                       : bases[static_cast<size_t>(s.allocation)] +
+                                             static_cast<DevicePtr>(s.offset));
+      }
+      return out;
+    };
+    for (const Instruction* inst : program.schedule) RETURN_IF_ERROR(Execute(*inst, leaves));
+    return leaves(comp->root());
+  }
+
+  int64_t launches() const { return launches_; }
+
+ private:
+  bool TimeEachKernel() const {
+    return options_.observer != nullptr && !options_.device_tracer_active;
+  }
+
+  void HostWork(const std::string& what, int64_t start) {
+    if (options_.observer != nullptr) options_.observer->OnHostWork(what, start, NowNs());
+  }
+
+  Status Execute(const Instruction& inst, const LeafFn& leaves) {
+    const GpuKernel* kernel = exe_.code_->KernelFor(&inst);
+    if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
+    switch (inst.opcode()) {
+      case Opcode::kParameter:
+      case Opcode::kConstant:
+      case Opcode::kTuple:
+      case Opcode::kGetTupleElement:
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+      case Opcode::kAfterAll:
+      case Opcode::kAddDependency:
+        return Status::Ok();
+      case Opcode::kOptimizationBarrier:
+      case Opcode::kDomain:
+        return CopyLeaves(inst, leaves(inst.operand(0)), leaves(&inst));
+      case Opcode::kPartitionId:
+      case Opcode::kReplicaId: {
+        Leaves out = leaves(&inst);
+        if (out.empty() || out[0] == 0) return Status::Ok();
+        return ctx_.Memset(out[0], 0, ArrayBytes(inst.shape()));
+      }
+      case Opcode::kGetDimensionSize: {
+        Leaves out = leaves(&inst);
+        const int64_t dim = inst.dimensions().empty() ? 0 : inst.dimensions()[0];
+        const int32_t size = static_cast<int32_t>(inst.operand(0)->shape().dimensions(dim));
+        if (out.empty() || out[0] == 0) return Status::Ok();
+        return ctx_.CopyHostToDevice(out[0], &size, sizeof(size));
+      }
+      case Opcode::kWhile:
+        return RunWhile(inst, leaves);
+      case Opcode::kConditional:
+        return RunConditional(inst, leaves);
+      case Opcode::kCall: {
+        std::vector<Leaves> params;
+        for (const Instruction* op : inst.operands()) params.push_back(leaves(op));
+        ASSIGN_OR_RETURN(Leaves result, RunProgram(inst.to_apply(), params));
+        return CopyLeaves(inst, result, leaves(&inst));
+      }
+      default:
+        return Unimplemented("GPU runtime: " + inst.name() + " (" +
+                             std::string(OpcodeName(inst.opcode())) +
+                             ") has no kernel and is not host work");
+    }
+  }
+
+  // Device-to-device copies of `inst`'s leaves (control-flow boundaries).
+  Status CopyLeaves(const Instruction& inst, const Leaves& from, const Leaves& to) {
+    const std::vector<int64_t> bytes = LeafBytes(inst.shape());
+    if (from.size() != to.size() || to.size() != bytes.size()) {
+      return Internal(inst.name() + ": leaf counts differ in a device copy");
+    }
+    const int64_t start = NowNs();
+    // A source that is also another leaf's destination (a loop state returned permuted)
+    // is staged first, so no copy reads a buffer another copy already overwrote.
+    std::vector<DeviceBuffer> staged;
+    Leaves source = from;
+    for (size_t i = 0; i < to.size(); ++i) {
+      if (from[i] == 0 || from[i] == to[i]) continue;
+      for (size_t j = 0; j < to.size(); ++j) {
+        if (j == i || to[j] != from[i]) continue;
+        ASSIGN_OR_RETURN(DeviceBuffer tmp, ctx_.Allocate(bytes[i]));
+        RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(tmp.ptr(), from[i], bytes[i]));
+        source[i] = tmp.ptr();
+        staged.push_back(std::move(tmp));
+        break;
+      }
+    }
+    for (size_t i = 0; i < to.size(); ++i) {
+      if (source[i] == 0 || to[i] == 0 || source[i] == to[i]) continue;
+      RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(to[i], source[i], bytes[i]));
+    }
+    if (!staged.empty()) RETURN_IF_ERROR(ctx_.Synchronize());  // before the staging buffers go
+    HostWork("copy " + inst.name(), start);
+    return Status::Ok();
+  }
+
+  Status RunWhile(const Instruction& inst, const LeafFn& leaves) {
+    Leaves state = leaves(&inst);
+    RETURN_IF_ERROR(CopyLeaves(inst, leaves(inst.operand(0)), state));
+    for (int64_t trip = 0;; ++trip) {
+      ASSIGN_OR_RETURN(Leaves cond, RunProgram(inst.while_condition(), {state}));
+      if (cond.empty() || cond[0] == 0)
+        return Internal(inst.name() + ": the condition gave no value");
+      const int64_t start = NowNs();
+      uint8_t predicate = 0;
+      // A synchronous copy: it waits for the condition's kernels.
+      RETURN_IF_ERROR(ctx_.CopyDeviceToHost(&predicate, cond[0], 1));
+      HostWork("while condition " + inst.name(), start);
+      if (predicate == 0) break;
+      if (trip >= (int64_t{1} << 31))
+        return InvalidArgument(inst.name() + ": the while loop did not terminate");
+      ASSIGN_OR_RETURN(Leaves next, RunProgram(inst.while_body(), {state}));
+      RETURN_IF_ERROR(CopyLeaves(inst, next, state));
+    }
+    return Status::Ok();
+  }
+
+  Status RunConditional(const Instruction& inst, const LeafFn& leaves) {
+    Leaves selector = leaves(inst.operand(0));
+    if (selector.empty() || selector[0] == 0) return Internal(inst.name() + ": no branch selector");
+    const int64_t branches = static_cast<int64_t>(inst.called_computations().size());
+    const int64_t start = NowNs();
+    int64_t branch;
+    if (inst.operand(0)->shape().element_type() == PrimitiveType::kPred) {
+      uint8_t pred = 0;
+      RETURN_IF_ERROR(ctx_.CopyDeviceToHost(&pred, selector[0], 1));
+      branch = pred != 0 ? 0 : 1;
+    } else {
+      int32_t index = 0;
+      RETURN_IF_ERROR(ctx_.CopyDeviceToHost(&index, selector[0], sizeof(index)));
+      branch = index < 0 || index >= branches ? branches - 1 : index;
+    }
+    HostWork("branch index " + inst.name(), start);
+    ASSIGN_OR_RETURN(Leaves result,
+                     RunProgram(inst.called_computations()[static_cast<size_t>(branch)],
+                                {leaves(inst.operand(branch + 1))}));
+    return CopyLeaves(inst, result, leaves(&inst));
+  }
+
+  // Kernel ABI (gpu_compiler.h): operand buffers, result leaves depth first, scratch when
+  // the kernel has some, then the launch's scalars as i64.
+  Status RunKernel(const GpuKernel& kernel, const Instruction& inst, const LeafFn& leaves) {
+    std::vector<DevicePtr> buffers;
+    for (const Instruction* op : inst.operands()) {
+      Leaves l = leaves(op);
+      if (l.size() != 1)
+        return Internal(inst.name() + ": operand " + op->name() + " is not one array");
+      buffers.push_back(l[0]);
+    }
+    const size_t first_output = buffers.size();
+    Leaves outputs = leaves(&inst);
+    buffers.insert(buffers.end(), outputs.begin(), outputs.end());
+    if (kernel.scratch_bytes > 0) {
+      // Zeroed for every kernel, so kernels may accumulate into it.
+      RETURN_IF_ERROR(ctx_.Memset(exe_.programs_->scratch.ptr(), 0, kernel.scratch_bytes));
+      buffers.push_back(exe_.programs_->scratch.ptr());
+    }
+    bool first = true;
+    for (const GpuLaunch& launch : kernel.launches) {
+      if (launch.skip_if_aliased >= 0 && first_output < buffers.size() &&
+          static_cast<size_t>(launch.skip_if_aliased) < first_output &&
+          buffers[static_cast<size_t>(launch.skip_if_aliased)] == buffers[first_output]) {
+        continue;  // in place: the result already holds the operand
+      }
+      auto fn = exe_.programs_->functions.find(launch.function);
+      if (fn == exe_.programs_->functions.end())
+        return Internal(inst.name() + ": entry " + launch.function + " not loaded");
+      std::vector<int64_t> scalars = launch.scalar_args;
+      std::vector<void*> params;
+      params.reserve(buffers.size() + scalars.size());
+      for (DevicePtr& b : buffers) params.push_back(&b);
+      for (int64_t& s : scalars) params.push_back(&s);
+      const bool timed = TimeEachKernel();
+      // Host timing needs an idle device at the start and the kernel done at the end.
+      if (timed) RETURN_IF_ERROR(ctx_.Synchronize());
+      const int64_t start = NowNs();
+      Status launched =
+          ctx_.Launch(fn->second, launch.grid, launch.block, launch.shared_bytes, params.data());
+      if (!launched.ok()) return launched.WithPrefix(inst.name() + ": ");
+      ++launches_;
+      if (timed) {
+        Status done = ctx_.Synchronize();
+        if (!done.ok()) return done.WithPrefix(inst.name() + " (" + launch.function + "): ");
+        KernelLaunch report;
+        report.kernel = launch.function;
+        report.hlo = inst.name();
+        report.computation =
+            inst.parent() != nullptr ? std::string_view(inst.parent()->name()) : std::string_view();
+        report.kind = kernel.kind_name;
+        // A kernel's traffic and work belong to it once: they go on its first launch.
+        report.bytes_read = first ? kernel.bytes_read : 0;
+        report.bytes_written = first ? kernel.bytes_written : 0;
+        report.flops = first ? kernel.flops : 0;
+        report.iteration = options_.iteration;
+        options_.observer->OnKernel(report, start, NowNs(), 0);
+      }
+      first = false;
+    }
+    return Status::Ok();
+  }
+
+  GpuExecutable& exe_;
+  CudaContext& ctx_;
+  const GpuRunOptions& options_;
+  int64_t launches_ = 0;
+};
+
+StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
+    std::unique_ptr<Module> module, const GpuExecutableOptions& options) {
+  if (module == nullptr || module->entry() == nullptr)
+    return InvalidArgument("no module to compile");
+  std::unique_ptr<GpuExecutable> exe(new GpuExecutable());
+  // The device first: without one there is nothing to compile for.
+  ASSIGN_OR_RETURN(exe->context_, CudaContext::Create(options.device));
+  RETURN_IF_ERROR(NormalizeLayoutsForBackend(*module, "GPU backend"));
+  exe->module_ = std::move(module);
+  GpuCompileOptions compile = options.compile;
+  if (options.arch_from_device) {
+    ASSIGN_OR_RETURN(compile.arch, ArchForDevice(exe->context_->device(), compile.arch));
+  }
+  ASSIGN_OR_RETURN(exe->code_, CompileForGpu(*exe->module_, compile));
+  CudaContext& ctx = *exe->context_;
+  exe->programs_ = std::make_unique<GpuPrograms>();
+  GpuPrograms& programs = *exe->programs_;
+
+  // Load the code and resolve every launch's entry.
+  if (options.ptx_to_cubin) {
+    ASSIGN_OR_RETURN(std::vector<uint8_t> cubin,
+                     options.ptx_to_cubin(exe->code_->ptx(), exe->code_->arch()));
+    ASSIGN_OR_RETURN(programs.cuda_module, ctx.LoadCubin(cubin));
+  } else {
+    ASSIGN_OR_RETURN(programs.cuda_module, ctx.LoadPtx(exe->code_->ptx()));
+  }
+  int64_t scratch_bytes = 0;
+  for (const auto& kernel : exe->code_->kernels()) {
+    scratch_bytes = std::max(scratch_bytes, kernel->scratch_bytes);
+    for (const GpuLaunch& launch : kernel->launches) {
+      auto it = programs.functions.find(launch.function);
+      if (it == programs.functions.end()) {
+        ASSIGN_OR_RETURN(CudaFunction fn, programs.cuda_module->GetFunction(launch.function));
+        it = programs.functions.emplace(launch.function, std::move(fn)).first;
+      }
+      if (launch.shared_bytes > kDefaultSharedBytes) {
+        RETURN_IF_ERROR(ctx.SetMaxDynamicSharedMemory(it->second, launch.shared_bytes));
+      }
+    }
+  }
+  if (scratch_bytes > 0) {
+    ASSIGN_OR_RETURN(programs.scratch, ctx.Allocate(scratch_bytes));
+    programs.bytes += scratch_bytes;
+  }
+
+  // Device memory for every program computation, constants uploaded once.
+  const GpuCode* code = exe->code_.get();
+  for (const Computation* comp : ProgramComputations(*exe->module_)) {
+    auto program = std::make_unique<GpuProgram>();
+    program->computation = comp;
+    for (Instruction* inst : comp->PostOrder()) program->schedule.push_back(inst);
+    BufferAssignmentOptions assign;
+    assign.may_share_operand = [code](const Instruction& inst, int64_t operand) {
+      const GpuKernel* kernel = code->KernelFor(&inst);
+      return kernel != nullptr && kernel->in_place_operand == operand;
+    };
+    assign.is_alias = [](const Instruction& inst) {
+      return inst.opcode() == Opcode::kBitcast || inst.opcode() == Opcode::kReshape ||
+             inst.opcode() == Opcode::kAddDependency;
+    };
+    assign.alignment = kDeviceAlignment;
+    ASSIGN_OR_RETURN(program->assignment, AssignBuffers(*comp, program->schedule, assign));
+    const int64_t align = std::max<int64_t>(program->assignment.alignment(), 1);
+    int64_t total = 0;
+    for (const Allocation& a : program->assignment.allocations()) {
+      program->allocation_offsets.push_back(total);
+      if (a.kind == Allocation::Kind::kTemp || a.kind == Allocation::Kind::kOutput ||
+          ParameterIsWritten(a)) {
+        total += (a.size + align - 1) / align * align;
+      }
+      if (a.kind == Allocation::Kind::kConstant) {
+        const LogicalValue& v =
+            program->assignment.values()[static_cast<size_t>(a.values.at(0).first)];
+        const Literal* literal = v.instruction->literal();
+        if (literal == nullptr || v.instruction->literal_elided()) {
+          return InvalidArgument("constant " + v.instruction->name() +
+                                 " has no values (elided in the file)");
+        }
+        if (programs.constants.count(v.instruction) == 0) {
+          const int64_t bytes = std::max(a.size, literal->size_bytes());
+          ASSIGN_OR_RETURN(DeviceBuffer buffer, ctx.Allocate(bytes));
+          RETURN_IF_ERROR(ctx.CopyHostToDevice(buffer.ptr(), literal->untyped_data(),
+                                               std::min(a.size, literal->size_bytes())));
+          programs.bytes += bytes;
+          programs.constants.emplace(v.instruction, std::move(buffer));
+        }
+      }
+    }
+    if (total > 0) {
+      ASSIGN_OR_RETURN(program->memory, ctx.Allocate(total));
+      programs.bytes += total;
+    }
+    for (const Instruction* inst : program->schedule) {
+      std::vector<BufferSlice> slices;
+      for (const auto& path : LeafPaths(inst->shape())) {
+        auto slice = program->assignment.GetSlice(*inst, path);
+        slices.push_back(slice.ok() ? *slice : BufferSlice{});
+      }
+      program->leaves[inst] = std::move(slices);
+    }
+    programs.programs[comp] = std::move(program);
+  }
+
+  // Device copies of the entry's arguments, filled by every run.
+  for (const Instruction* param : exe->module_->entry()->parameters()) {
+    std::vector<DeviceBuffer> leaves;
+    if (param != nullptr) {
+      for (int64_t bytes : LeafBytes(param->shape())) {
+        ASSIGN_OR_RETURN(DeviceBuffer buffer, ctx.Allocate(bytes));
+        programs.bytes += bytes;
+        leaves.push_back(std::move(buffer));
+      }
+    }
+    programs.arguments.push_back(std::move(leaves));
+  }
+  return exe;
+}
+
+GpuExecutable::~GpuExecutable() {
+  // Buffers and the module go while the context still lives.
+  programs_.reset();
+  code_.reset();
+}
+
+std::string GpuExecutable::device_description() const { return context_->device().ToString(); }
+
+int64_t GpuExecutable::device_bytes() const { return programs_->bytes; }
+
+StatusOr<Literal> GpuExecutable::Run(const std::vector<Literal>& arguments,
+                                     const GpuRunOptions& options) {
+  Literal result = Literal::CreateUninitialized(module_->entry()->root()->shape());
+  RETURN_IF_ERROR(RunInto(arguments, result, options));
+  return result;
+}
+
+
+Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& result,
+                              const GpuRunOptions& options) {
+  RETURN_IF_ERROR(CheckArguments(*module_, arguments));
+  const Shape& root_shape = module_->entry()->root()->shape();
+  if (!(result.shape() == root_shape)) result = Literal::CreateUninitialized(root_shape);
+  ExecutionObserver* observer = options.observer;
+  if (observer != nullptr) observer->OnRunStart(options.iteration, NowNs());
+  Frame frame(*this, options);
+  auto run = [&]() -> Status {
+    // Upload the arguments into their device copies.
+    const int64_t upload_start = NowNs();
+    std::vector<Leaves> params;
+    for (size_t p = 0; p < arguments.size(); ++p) {
+      Leaves leaves;
+      size_t leaf = 0;
+      Status copied = Status::Ok();
+      ForEachArrayLeaf(arguments[p], [&](const Literal& l) {
+        if (!copied.ok()) return;
+        if (p >= programs_->arguments.size() || leaf >= programs_->arguments[p].size()) {
+          copied =
+              Internal("argument " + std::to_string(p) + " has more leaves than its parameter");
+          return;
+        }
+        const DeviceBuffer& buffer = programs_->arguments[p][leaf++];
+        copied = context_->CopyHostToDevice(buffer.ptr(), l.untyped_data(),
+                                            std::min(l.size_bytes(), buffer.size()));
+        leaves.push_back(buffer.ptr());
+      });
+      RETURN_IF_ERROR(copied);
+      params.push_back(std::move(leaves));
+    }
+    if (observer != nullptr) observer->OnHostWork("upload arguments", upload_start, NowNs());
+    ASSIGN_OR_RETURN(Leaves computed, frame.RunProgram(module_->entry(), params));
+    RETURN_IF_ERROR(context_->Synchronize());
+    // Download the root's leaves into the result; a leaf with no buffer is zero.
+    const int64_t download_start = NowNs();
+    size_t leaf = 0;
+    Status copied = Status::Ok();
+    ForEachArrayLeaf(result, [&](Literal& l) {
+      if (!copied.ok()) return;
+      if (leaf >= computed.size()) {
+        copied = Internal("result has fewer leaves than the root's shape");
+        return;
+      }
+      const DevicePtr from = computed[leaf++];
+      if (l.size_bytes() == 0) return;
+      if (from == 0) {
+        std::memset(l.untyped_data(), 0, static_cast<size_t>(l.size_bytes()));
+      } else {
+        copied = context_->CopyDeviceToHost(l.untyped_data(), from, l.size_bytes());
+      }
+    });
+    RETURN_IF_ERROR(copied);
+    if (observer != nullptr) observer->OnHostWork("download results", download_start, NowNs());
+    return Status::Ok();
+  };
+  Status status = run();
+  last_kernel_launches_ = frame.launches();
+  if (observer != nullptr) observer->OnRunEnd(options.iteration, NowNs());
+  return status;
+}
+
+}  // namespace fusebox

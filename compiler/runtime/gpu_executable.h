@@ -1,0 +1,90 @@
+// The GPU executable: a module compiled by the GPU code generator and run through the CUDA
+// driver (loaded at run time, compiler/runtime/cuda_driver.h). Kernels launch in schedule
+// order on one stream; control flow (while, conditional, call) runs on the host, reading
+// predicates back from the device. The same public shape as CpuExecutable, so the CLI and
+// the session run either. See docs/gpu-runtime.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/ir/literal.h"
+#include "compiler/ir/module.h"
+#include "compiler/runtime/execution_observer.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+class CudaContext;
+struct GpuPrograms;
+
+struct GpuRunOptions {
+  ExecutionObserver* observer = nullptr;  // run, kernel and host-work events go here when set
+  int64_t iteration = 0;                  // passed to the observer
+  // A device-side tracer (the CUPTI tracer) records kernel times: kernels are then queued
+  // without a synchronize per launch and OnKernel is not called (the tracer has them, with
+  // device clocks); run and host-work callbacks still come.
+  bool device_tracer_active = false;
+};
+
+// Turns PTX into a cubin for `arch` ("sm_90"), e.g. by running ptxas.
+using PtxToCubin =
+    std::function<StatusOr<std::vector<uint8_t>>(const std::string& ptx, const std::string& arch)>;
+
+struct GpuExecutableOptions {
+  GpuCompileOptions compile;
+  // Compile for the device's own architecture (the newest supported one not above it)
+  // instead of compile.arch, so the driver can load the code.
+  bool arch_from_device = true;
+  int device = 0;  // CUDA device ordinal
+  // When set, the PTX is assembled to a cubin by this function and the cubin is loaded;
+  // otherwise the driver JIT-compiles the PTX.
+  PtxToCubin ptx_to_cubin;
+};
+
+class GpuExecutable {
+ public:
+  // Opens the device first (a machine without a driver or GPU gets "no CUDA driver (...)"
+  // or "no CUDA device (...)" before any compiling), normalizes layouts to row-major,
+  // compiles with CompileForGpu, loads the code and resolves every launch's function,
+  // then allocates device memory for every program computation and uploads constants.
+  static StatusOr<std::unique_ptr<GpuExecutable>> Create(std::unique_ptr<Module> module,
+                                                         const GpuExecutableOptions& options = {});
+  ~GpuExecutable();
+
+  // Runs the entry computation. Arguments are checked against the entry parameters.
+  StatusOr<Literal> Run(const std::vector<Literal>& arguments, const GpuRunOptions& options = {});
+  // The same, writing into `result` (reshaped to the root's shape if it has another):
+  // the root's leaves are copied device -> host into its storage.
+  Status RunInto(const std::vector<Literal>& arguments, Literal& result,
+                 const GpuRunOptions& options = {});
+
+  const Module& module() const { return *module_; }
+  const GpuCode& code() const { return *code_; }
+  // "NVIDIA H100 80GB HBM3 (sm_90, ...)"
+  std::string device_description() const;
+  // Device bytes held for temps, outputs, constants, parameter copies and scratch.
+  int64_t device_bytes() const;
+  // cuLaunchKernel calls made by the last Run (a kernel with two launches counts twice;
+  // launches skipped for an in-place update do not count).
+  int64_t last_kernel_launches() const { return last_kernel_launches_; }
+
+ private:
+  GpuExecutable() = default;
+  class Frame;
+  friend class Frame;
+
+  // Declaration order is destruction order in reverse: device memory and the loaded
+  // module go before the context that owns them.
+  std::unique_ptr<CudaContext> context_;
+  std::unique_ptr<Module> module_;
+  std::unique_ptr<GpuCode> code_;
+  std::unique_ptr<GpuPrograms> programs_;
+  int64_t last_kernel_launches_ = 0;
+};
+
+}  // namespace fusebox

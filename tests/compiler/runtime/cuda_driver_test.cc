@@ -1,0 +1,134 @@
+// The CUDA driver wrapper without a device: loading reports why there is no GPU (and
+// never crashes), and errors are named from Fusebox's own table. The device tests are in
+// gpu_runtime_test.cc (label `gpu`).
+#include "compiler/runtime/cuda_driver.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "tests/compiler/runtime/gpu_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(CudaErrorNameTest, NamesKnownCodes) {
+  EXPECT_EQ(CudaErrorName(0), "CUDA_SUCCESS");
+  EXPECT_EQ(CudaErrorName(1), "CUDA_ERROR_INVALID_VALUE");
+  EXPECT_EQ(CudaErrorName(2), "CUDA_ERROR_OUT_OF_MEMORY");
+  EXPECT_EQ(CudaErrorName(34), "CUDA_ERROR_STUB_LIBRARY");
+  EXPECT_EQ(CudaErrorName(100), "CUDA_ERROR_NO_DEVICE");
+  EXPECT_EQ(CudaErrorName(200), "CUDA_ERROR_INVALID_IMAGE");
+  EXPECT_EQ(CudaErrorName(209), "CUDA_ERROR_NO_BINARY_FOR_GPU");
+  EXPECT_EQ(CudaErrorName(218), "CUDA_ERROR_INVALID_PTX");
+  EXPECT_EQ(CudaErrorName(700), "CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(CudaErrorName(999), "CUDA_ERROR_UNKNOWN");
+}
+
+TEST(CudaErrorNameTest, UnknownCodesSayTheyAreUnrecognized) {
+  EXPECT_EQ(CudaErrorName(12345), "CUDA_ERROR_12345_UNRECOGNIZED");
+  EXPECT_EQ(CudaErrorName(-1), "CUDA_ERROR_-1_UNRECOGNIZED");
+  // Gaps in the driver's numbering are not given a neighbour's name.
+  EXPECT_EQ(CudaErrorName(9), "CUDA_ERROR_9_UNRECOGNIZED");
+  EXPECT_EQ(CudaErrorName(227), "CUDA_ERROR_227_UNRECOGNIZED");
+}
+
+TEST(CudaErrorNameTest, FormatsCallNameCodeAndDetail) {
+  EXPECT_EQ(
+      FormatCudaError("cuModuleLoadDataEx", 218, "ptxas application ptx input, line 3; error"),
+      "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (218): ptxas application ptx input, line 3; "
+      "error");
+  EXPECT_EQ(FormatCudaError("cuMemAlloc_v2", 2), "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2)");
+  EXPECT_EQ(FormatCudaError("cuInit", 4242), "cuInit: CUDA_ERROR_4242_UNRECOGNIZED (4242)");
+}
+
+TEST(CudaDeviceInfoTest, DescribesTheDevice) {
+  CudaDeviceInfo info;
+  info.name = "NVIDIA H100 80GB HBM3";
+  info.compute_major = 9;
+  info.compute_minor = 0;
+  info.total_memory_bytes = int64_t{80} << 30;
+  info.multiprocessors = 132;
+  info.driver_version = 13000;
+  EXPECT_EQ(info.arch(), "sm_90");
+  EXPECT_EQ(info.ToString(), "NVIDIA H100 80GB HBM3 (sm_90, 80.0 GiB, 132 SMs, driver 13.0)");
+  info.compute_major = 8;
+  info.compute_minor = 6;
+  info.driver_version = 12040;
+  EXPECT_EQ(info.arch(), "sm_86");
+  EXPECT_THAT(info.ToString(), HasSubstr("driver 12.4"));
+}
+
+// On the machines without libcuda this is the "no CUDA driver" path; with a driver but no
+// device the "no CUDA device" one. Either way a clean Status, the same on every call.
+TEST(CudaDriverTest, DiscoveryReportsWhyThereIsNoGpu) {
+  auto count = CudaDeviceCount();
+  if (count.ok()) {
+    EXPECT_GT(*count, 0);
+    auto info = DiscoverCudaDevice(0);
+    ASSERT_TRUE(info.ok()) << info.status().message();
+    EXPECT_FALSE(info->name.empty());
+    EXPECT_GE(info->compute_major, 3);
+    EXPECT_GT(info->total_memory_bytes, 0);
+    auto missing = DiscoverCudaDevice(*count);
+    EXPECT_FALSE(missing.ok());
+    GTEST_SKIP() << "a CUDA device is present: " << info->ToString();
+  }
+  const std::string& message = count.status().message();
+  EXPECT_EQ(count.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(message, AnyOf(StartsWith("no CUDA driver ("), StartsWith("no CUDA device (")));
+  if (!BuiltWithCudaHeaders()) {
+    EXPECT_THAT(message, HasSubstr("built without CUDA headers"));
+  }
+  // Asking again gives the same answer (the library is loaded, or not, once).
+  auto again = DiscoverCudaDevice(0);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().message(), message);
+  auto context = CudaContext::Create(0);
+  ASSERT_FALSE(context.ok());
+  EXPECT_EQ(context.status().message(), message);
+}
+
+TEST(CudaDriverTest, WithoutLibcudaTheMessageNamesTheLibrary) {
+  if (!BuiltWithCudaHeaders()) GTEST_SKIP() << "built without CUDA headers";
+  auto count = CudaDeviceCount();
+  if (count.ok() || count.status().message().find("no CUDA driver (libcuda.so.1 not found") ==
+                        std::string::npos) {
+    GTEST_SKIP() << "libcuda.so.1 is present on this machine";
+  }
+  EXPECT_THAT(count.status().message(), HasSubstr("libcuda.so.1"));
+  EXPECT_THAT(count.status().message(), HasSubstr("cannot open shared object file"));
+}
+
+// The PTX the device tests load is valid: ptxas (no GPU needed) assembles it.
+TEST(CudaDriverTest, HandWrittenPtxAssembles) {
+  const char* ptxas = "/usr/local/cuda/bin/ptxas";
+  if (std::FILE* f = std::fopen(ptxas, "rb")) {
+    std::fclose(f);
+  } else {
+    GTEST_SKIP() << "no ptxas at " << ptxas;
+  }
+  const std::string dir = ::testing::TempDir();
+  const std::string ptx = dir + "/fusebox_add_one.ptx", cubin = dir + "/fusebox_add_one.cubin";
+  {
+    std::ofstream out(ptx);
+    out << testing_util::kAddOnePtx;
+  }
+  const std::string command = std::string(ptxas) + " -arch=sm_75 " + ptx + " -o " + cubin + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(cubin, std::ios::binary);
+  EXPECT_TRUE(in.good());
+  std::remove(ptx.c_str());
+  std::remove(cubin.c_str());
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -1,0 +1,253 @@
+// GPU runtime tests that need a device (CTest label `gpu`); each skips with the reason
+// when there is no driver or device. The driver wrapper: memory round trips, a
+// hand-written PTX kernel, JIT error reporting. The executable: modules run fused and
+// unfused and compared with the reference interpreter.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "compiler/parser/parser.h"
+#include "compiler/runtime/cuda_driver.h"
+#include "compiler/runtime/gpu_executable.h"
+#include "tests/compiler/runtime/gpu_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::ExpectGpuMatchesInterpreter;
+using testing_util::kAddOnePtx;
+
+TEST(CudaDriverGpuTest, DescribesTheDevice) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto info = DiscoverCudaDevice(0);
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  std::cout << "device: " << info->ToString() << "\n";
+  EXPECT_GE(info->compute_major * 10 + info->compute_minor, 30);
+  EXPECT_GT(info->driver_version, 0);
+  EXPECT_GT(info->multiprocessors, 0);
+  EXPECT_GE(info->max_shared_bytes_per_block_optin, info->max_shared_bytes_per_block);
+}
+
+TEST(CudaDriverGpuTest, MemoryRoundTrip) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto ctx = CudaContext::Create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  constexpr int64_t kCount = 4099;
+  std::vector<int32_t> host(kCount), back(kCount, -1);
+  for (int64_t i = 0; i < kCount; ++i)
+    host[static_cast<size_t>(i)] = static_cast<int32_t>(i * 7 - 3);
+  const int64_t bytes = kCount * 4;
+  auto a = (*ctx)->Allocate(bytes);
+  auto b = (*ctx)->Allocate(bytes);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->ptr() % 256, 0u);
+  ASSERT_TRUE((*ctx)->CopyHostToDevice(a->ptr(), host.data(), bytes).ok());
+  ASSERT_TRUE((*ctx)->CopyDeviceToDevice(b->ptr(), a->ptr(), bytes).ok());
+  ASSERT_TRUE((*ctx)->CopyDeviceToHost(back.data(), b->ptr(), bytes).ok());
+  EXPECT_EQ(back, host);
+  ASSERT_TRUE((*ctx)->Memset(b->ptr(), 0xff, bytes).ok());
+  ASSERT_TRUE((*ctx)->CopyDeviceToHost(back.data(), b->ptr(), bytes).ok());
+  EXPECT_EQ(back, std::vector<int32_t>(kCount, -1));
+}
+
+TEST(CudaDriverGpuTest, RunsAHandWrittenPtxKernel) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto ctx = CudaContext::Create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  auto module = (*ctx)->LoadPtx(kAddOnePtx);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto fn = (*module)->GetFunction("add_one");
+  ASSERT_TRUE(fn.ok()) << fn.status().message();
+  constexpr int64_t kCount = 1000;
+  std::vector<float> in(kCount), out(kCount, 0.0f);
+  for (int64_t i = 0; i < kCount; ++i) in[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+  auto din = (*ctx)->Allocate(kCount * 4);
+  auto dout = (*ctx)->Allocate(kCount * 4);
+  ASSERT_TRUE(din.ok() && dout.ok());
+  ASSERT_TRUE((*ctx)->CopyHostToDevice(din->ptr(), in.data(), kCount * 4).ok());
+  DevicePtr in_ptr = din->ptr(), out_ptr = dout->ptr();
+  int64_t n = kCount;
+  void* params[] = {&in_ptr, &out_ptr, &n};
+  Status launched = (*ctx)->Launch(*fn, {(kCount + 127) / 128, 1, 1}, {128, 1, 1}, 0, params);
+  ASSERT_TRUE(launched.ok()) << launched.message();
+  ASSERT_TRUE((*ctx)->Synchronize().ok());
+  ASSERT_TRUE((*ctx)->CopyDeviceToHost(out.data(), dout->ptr(), kCount * 4).ok());
+  for (int64_t i = 0; i < kCount; ++i) {
+    ASSERT_EQ(out[static_cast<size_t>(i)], in[static_cast<size_t>(i)] + 1.0f) << "at " << i;
+  }
+}
+
+TEST(CudaDriverGpuTest, ReportsPtxJitErrorsWithTheLog) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto ctx = CudaContext::Create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  std::string bad = kAddOnePtx;
+  bad.replace(bad.find("add.f32"), 7, "frob.f32");
+  auto module = (*ctx)->LoadPtx(bad);
+  ASSERT_FALSE(module.ok());
+  EXPECT_THAT(module.status().message(),
+              HasSubstr("cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (218)"));
+  EXPECT_THAT(module.status().message(), HasSubstr("frob"));
+  auto good = (*ctx)->LoadPtx(kAddOnePtx);
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  auto missing = (*good)->GetFunction("no_such_entry");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (500)"));
+}
+
+constexpr char kReducers[] =
+    "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
+    "max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }\n";
+
+std::string WithReducers(const std::string& body) {
+  return "HloModule m\n" + std::string(kReducers) + body;
+}
+
+void ExpectMatches(const std::string& text) {
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  ExpectGpuMatchesInterpreter(**module);
+}
+
+TEST(GpuExecutableGpuTest, ElementwiseChain) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  ExpectMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[33,65] parameter(0)
+  y = f32[33,65] parameter(1)
+  m = f32[33,65] multiply(x, y)
+  a = f32[33,65] add(m, x)
+  t = f32[33,65] tanh(a)
+  ex = f32[33,65] exponential(y)
+  ROOT d = f32[33,65] divide(t, ex)
+})"));
+}
+
+TEST(GpuExecutableGpuTest, RowAndFullReductions) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  ExpectMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  y = f32[64,1000] parameter(1)
+  s = f32[64,1000] add(x, y)
+  c = f32[] constant(0)
+  rows = f32[64] reduce(s, c), dimensions={1}, to_apply=add
+  ninf = f32[] constant(-inf)
+  ROOT all = f32[] reduce(rows, ninf), dimensions={0}, to_apply=max
+})"));
+}
+
+TEST(GpuExecutableGpuTest, WhileLoop) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  ExpectMatches(R"(HloModule loop
+cond {
+  p = (s32[], f32[256]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[256]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[256] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  half = f32[] constant(0.5)
+  hb = f32[256] broadcast(half), dimensions={}
+  v1 = f32[256] multiply(v, hb)
+  v2 = f32[256] add(v1, hb)
+  ROOT t = (s32[], f32[256]) tuple(i1, v2)
+}
+ENTRY e {
+  x = f32[256] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[256]) tuple(zero, x)
+  w = (s32[], f32[256]) while(init), condition=cond, body=body
+  ROOT r = f32[256] get-tuple-element(w), index=1
+})");
+}
+
+TEST(GpuExecutableGpuTest, TupleOutput) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  ExpectMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[128,64] parameter(0)
+  y = f32[128,64] parameter(1)
+  s = f32[128,64] add(x, y)
+  d = f32[128,64] subtract(x, y)
+  c = f32[] constant(0)
+  r = f32[128] reduce(s, c), dimensions={1}, to_apply=add
+  ROOT t = (f32[128,64], f32[128], f32[128,64]) tuple(s, r, x)
+})"));
+}
+
+TEST(GpuExecutableGpuTest, ReduceSumExample) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/reduce_sum.hlo");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  ExpectMatches(text.str());
+}
+
+// Records every callback, to check what a host-timed run reports.
+class RecordingObserver : public ExecutionObserver {
+ public:
+  void OnRunStart(int64_t, int64_t) override { ++runs_started; }
+  void OnRunEnd(int64_t, int64_t) override { ++runs_ended; }
+  void OnKernel(const KernelLaunch& launch, int64_t start_ns, int64_t end_ns, int) override {
+    std::lock_guard<std::mutex> lock(mu);
+    kernels.emplace_back(launch.kernel);
+    hlos.emplace_back(launch.hlo);
+    EXPECT_LE(start_ns, end_ns);
+  }
+  std::mutex mu;
+  int runs_started = 0, runs_ended = 0;
+  std::vector<std::string> kernels, hlos;
+};
+
+TEST(GpuExecutableGpuTest, ObserverSeesEveryLaunch) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto module = ParseModule(WithReducers(R"(
+ENTRY e {
+  x = f32[1024] parameter(0)
+  y = f32[1024] parameter(1)
+  a = f32[1024] add(x, y)
+  m = f32[1024] multiply(a, y)
+  c = f32[] constant(0)
+  ROOT r = f32[] reduce(m, c), dimensions={0}, to_apply=add
+})"));
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto args = RandomArguments(**module, 3);
+  ASSERT_TRUE(args.ok());
+  for (bool fused : {false, true}) {
+    auto exe = testing_util::CompileGpu(**module, fused);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    RecordingObserver observer;
+    GpuRunOptions options;
+    options.observer = &observer;
+    auto result = (*exe)->Run(*args, options);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    EXPECT_EQ(observer.runs_started, 1);
+    EXPECT_EQ(observer.runs_ended, 1);
+    EXPECT_EQ(static_cast<int64_t>(observer.kernels.size()), (*exe)->last_kernel_launches());
+    EXPECT_GT((*exe)->last_kernel_launches(), 0);
+    // Without an observer the same launches are made, asynchronously.
+    auto quiet = (*exe)->Run(*args);
+    ASSERT_TRUE(quiet.ok()) << quiet.status().message();
+    EXPECT_EQ(static_cast<int64_t>(observer.kernels.size()), (*exe)->last_kernel_launches());
+    // Reductions may use atomics: compare within tolerance, not bit for bit.
+    CompareResult cmp = CompareLiterals(*quiet, *result, DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -1,0 +1,172 @@
+// The GPU backend over every example and corpus module, fused (the whole pipeline) and
+// unfused (one kernel per op):
+//  - every kernel's PTX assembles with ptxas for sm_80 and sm_90, and every launch names
+//    an entry ptxas compiled (skipped, with the reason, where ptxas is missing);
+//  - where the entry computation is straight-line and the inputs are small, the kernels
+//    run in the GPU emulator (compiler/codegen/gpu_emulator.h) and match the interpreter.
+// Modules the GPU backend cannot compile are listed in NotCompiledForGpu with the reason;
+// the list only shrinks.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+#include "compiler/backend/layout_normalization.h"
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/codegen/gpu_emulator.h"
+#include "compiler/codegen/ptx_tools.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/verifier/verifier.h"
+#include "tests/corpus/corpus_cases.h"
+#include "tests/corpus/run_with_budget.h"
+
+namespace fusebox {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing_util::AllCases;
+using testing_util::Case;
+using testing_util::CaseName;
+using testing_util::InputElements;
+using testing_util::LooseTolerances;
+
+const std::map<std::string, std::string>& NotCompiledForGpu() {
+  static const auto* list = new std::map<std::string, std::string>{
+      // XLA's own optimized module: a scatter fused under a select (not the fusion's root).
+      {"cifar_cnn_train_step.after_optimizations.hlo#0", "is supported only as the root of a fusion"},
+      {"jax.issue.33666.linx.slow_0100.module_0007.hlo#0", "custom calls are not supported"},
+      {"topk_logits_k10_1x50000_bf16.hlo#0", "topk"},
+  };
+  return *list;
+}
+
+std::unique_ptr<Module> Load(const Case& c) {
+  auto parsed = ParseFile((fs::path(FUSEBOX_SOURCE_DIR) / c.file).string());
+  if (!parsed.ok()) return nullptr;
+  return std::move(parsed->modules[c.module_index]);
+}
+
+// Why no backend could run `module` whatever it compiles to (the interpreter cannot
+// either): calls into external code, collectives across devices, constants whose values
+// the file leaves out. Empty when it is runnable.
+std::string NotRunnableReason(const Module& module) {
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      switch (inst->opcode()) {
+        case Opcode::kCustomCall: case Opcode::kAllGather: case Opcode::kAllReduce: case Opcode::kAllToAll:
+        case Opcode::kCollectivePermute: case Opcode::kReduceScatter: case Opcode::kSend: case Opcode::kRecv:
+        case Opcode::kInfeed: case Opcode::kOutfeed:
+          return inst->name() + " (" + std::string(OpcodeName(inst->opcode())) + ")";
+        case Opcode::kConstant:
+          if (inst->literal_elided()) return inst->name() + ": constant values elided in the file";
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return "";
+}
+
+std::string Key(const Case& c) { return fs::path(c.file).filename().string() + "#" + std::to_string(c.module_index); }
+
+class GpuCorpusTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GpuCorpusTest, EveryKernelAssemblesForSm80AndSm90) {
+  const Case& c = GetParam();
+  std::unique_ptr<Module> module = Load(c);
+  ASSERT_NE(module, nullptr);
+  if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
+#ifdef FUSEBOX_SANITIZED
+  if (InputElements(*module) > (int64_t{1} << 16)) GTEST_SKIP() << "large modules run in the release build";
+#endif
+  const std::string key = Key(c);
+  auto listed = NotCompiledForGpu().find(key);
+  if (std::string why = NotRunnableReason(*module); !why.empty() && listed == NotCompiledForGpu().end()) {
+    GTEST_SKIP() << "not runnable: " << why;
+  }
+  auto ptxas = FindPtxas();
+  bool any_failed = false;
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    auto optimized = OptimizeForBackend(*module, fused);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    Status normalized = NormalizeLayoutsForBackend(**optimized, "GPU backend");
+    ASSERT_TRUE(normalized.ok()) << normalized.message();
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      SCOPED_TRACE(arch);
+      GpuCompileOptions options;
+      options.arch = arch;
+      auto code = CompileForGpu(**optimized, options);
+      if (!code.ok()) {
+        any_failed = true;
+        ASSERT_NE(listed, NotCompiledForGpu().end()) << key << ": " << code.status().message();
+        EXPECT_NE(code.status().message().find(listed->second), std::string::npos)
+            << key << " fails for another reason now: " << code.status().message();
+        break;
+      }
+      if (!ptxas.ok()) continue;
+      auto assembled = AssemblePtx((*code)->ptx(), arch);
+      ASSERT_TRUE(assembled.ok()) << key << ": " << assembled.status().message();
+      std::set<std::string> entries;
+      for (const PtxasKernelInfo& k : assembled->kernels) entries.insert(k.name);
+      for (const auto& kernel : (*code)->kernels()) {
+        for (const GpuLaunch& launch : kernel->launches) {
+          EXPECT_EQ(entries.count(launch.function), 1u) << key << ": no entry " << launch.function;
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(listed == NotCompiledForGpu().end() || any_failed)
+      << key << " compiles now: remove it from NotCompiledForGpu()";
+  if (!ptxas.ok()) GTEST_SKIP() << "compiled; not assembled: " << ptxas.status().message();
+}
+
+TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
+  const Case& c = GetParam();
+  std::unique_ptr<Module> module = Load(c);
+  ASSERT_NE(module, nullptr);
+  if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
+  if (NotCompiledForGpu().count(Key(c)) != 0) GTEST_SKIP() << "the GPU backend cannot compile it (listed)";
+#ifdef FUSEBOX_SANITIZED
+  const int64_t kLimit = int64_t{1} << 14;
+#else
+  const int64_t kLimit = int64_t{1} << 18;
+#endif
+  if (InputElements(*module) > kLimit) GTEST_SKIP() << "inputs too large for the emulator";
+  auto args = RandomArguments(*module, 1);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto expected = RunWithBudget(*module, *args);
+  if (!expected.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << expected.status().message();
+  PrimitiveType type = PrimitiveType::kF32;
+  ForEachSubshape(expected->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+    if (s.IsArray()) type = s.element_type();
+  });
+  bool ran = false;
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    auto optimized = OptimizeForBackend(*module, fused);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << Key(c) << ": " << emulator.status().message();
+    auto actual = (*emulator)->Run(*args);
+    if (!actual.ok() && actual.status().message().find("runs on the host") != std::string::npos) continue;
+    ASSERT_TRUE(actual.ok()) << Key(c) << ": " << actual.status().message();
+    ran = true;
+    CompareOptions tolerance = DefaultToleranceFor(type);
+    auto loose = LooseTolerances().find(fs::path(c.file).filename().string());
+    if (loose != LooseTolerances().end()) tolerance = loose->second.options;
+    CompareResult cmp = CompareLiterals(*actual, *expected, tolerance);
+    EXPECT_TRUE(cmp.ok()) << Key(c) << ": " << cmp.ToString();
+  }
+  if (!ran) GTEST_SKIP() << "control flow on the host side: the emulator runs straight-line modules";
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, GpuCorpusTest, ::testing::ValuesIn(AllCases()), CaseName);
+
+}  // namespace
+}  // namespace fusebox
