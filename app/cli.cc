@@ -17,9 +17,12 @@
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "compiler/codegen/ptx_tools.h"
 #include "compiler/runtime/cpu_executable.h"
+#include "compiler/runtime/gpu_executable.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/cpu_tracer.h"
+#include "profiler/cupti_tracer.h"
 #include "profiler/kernel_summary.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
@@ -202,7 +205,33 @@ struct RunOptions {
   std::string trace;
   bool check = false;
   int threads = 0;
+  std::string gpu_arch;  // empty: the device's own
 };
+
+// After a backend run: the kernel summary table, the trace file (--trace), and with
+// --check the comparison with the interpreter.
+Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& args, const profiler::Trace& trace,
+                           const Literal& result, const RunOptions& opts, bool* check_failed) {
+  profiler::KernelSummary summary = profiler::Summarize(trace);
+  std::cerr << profiler::FormatSummaryTable(summary, 20);
+  if (!opts.trace.empty()) {
+    RETURN_IF_ERROR(profiler::WriteChromeTrace(trace, opts.trace));
+    std::cerr << "wrote the trace (" << trace.events().size() << " events) to " << opts.trace << "\n";
+  }
+  if (opts.check) {
+    ASSIGN_OR_RETURN(Literal expected, Interpreter().Run(module, args));
+    PrimitiveType type = expected.shape().IsArray() ? expected.shape().element_type() : PrimitiveType::kF32;
+    CompareResult cmp = CompareLiterals(result, expected, DefaultToleranceFor(type));
+    if (cmp.ok()) {
+      std::fprintf(stderr, "check: matches the interpreter (%lld elements, max abs error %.3g, max rel error %.3g)\n",
+                   static_cast<long long>(cmp.elements_compared), cmp.max_abs_error, cmp.max_rel_error);
+    } else {
+      std::cerr << "check: MISMATCH with the interpreter: " << cmp.ToString() << "\n";
+      *check_failed = true;
+    }
+  }
+  return Status::Ok();
+}
 
 // Runs `module` with the CPU backend: compiles (fused, or with --unfused one kernel per
 // op), runs --iterations times under the CPU tracer, prints the kernel summary, writes the
@@ -228,7 +257,6 @@ StatusOr<Literal> RunOnCpu(const Module& module, const std::vector<Literal>& arg
   }
   std::sort(times.begin(), times.end());
   profiler::Trace trace = tracer.TakeTrace();
-  profiler::KernelSummary summary = profiler::Summarize(trace);
   std::fprintf(stderr,
                "ran %s on the CPU (%s, %d threads) %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "
                "%lld kernels per run (%lld static)\n",
@@ -236,23 +264,62 @@ StatusOr<Literal> RunOnCpu(const Module& module, const std::vector<Literal>& arg
                static_cast<long long>(times.size()), compile_s, times.front() * 1e3, times[times.size() / 2] * 1e3,
                static_cast<long long>(exe->last_kernel_launches()),
                static_cast<long long>(CountKernels(exe->module()).kernels));
-  std::cerr << profiler::FormatSummaryTable(summary, 20);
-  if (!opts.trace.empty()) {
-    RETURN_IF_ERROR(profiler::WriteChromeTrace(trace, opts.trace));
-    std::cerr << "wrote the trace (" << trace.events().size() << " events) to " << opts.trace << "\n";
+  RETURN_IF_ERROR(ReportTraceAndCheck(module, args, trace, *result, opts, check_failed));
+  return std::move(*result);
+}
+
+// Runs `module` with the GPU backend (CUDA driver, loaded at run time): the same steps as
+// RunOnCpu, with kernel times from CUPTI when it can trace, else measured on the host
+// around each launch.
+StatusOr<Literal> RunOnGpu(const Module& module, const std::vector<Literal>& args, const RunOptions& opts,
+                           bool* check_failed) {
+  Stopwatch compile_watch;
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, !opts.unfused));
+  GpuExecutableOptions exe_opts;
+  if (!opts.gpu_arch.empty()) {
+    exe_opts.compile.arch = opts.gpu_arch;
+    exe_opts.arch_from_device = false;
   }
-  if (opts.check) {
-    ASSIGN_OR_RETURN(Literal expected, Interpreter().Run(module, args));
-    PrimitiveType type = expected.shape().IsArray() ? expected.shape().element_type() : PrimitiveType::kF32;
-    CompareResult cmp = CompareLiterals(*result, expected, DefaultToleranceFor(type));
-    if (cmp.ok()) {
-      std::fprintf(stderr, "check: matches the interpreter (%lld elements, max abs error %.3g, max rel error %.3g)\n",
-                   static_cast<long long>(cmp.elements_compared), cmp.max_abs_error, cmp.max_rel_error);
-    } else {
-      std::cerr << "check: MISMATCH with the interpreter: " << cmp.ToString() << "\n";
-      *check_failed = true;
+  if (FindPtxas().ok()) {
+    exe_opts.ptx_to_cubin = [](const std::string& ptx, const std::string& arch) -> StatusOr<std::vector<uint8_t>> {
+      ASSIGN_OR_RETURN(PtxasResult assembled, AssemblePtx(ptx, arch));
+      return std::vector<uint8_t>(assembled.cubin.begin(), assembled.cubin.end());
+    };
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> exe, GpuExecutable::Create(std::move(optimized), exe_opts));
+  const double compile_s = compile_watch.ElapsedSeconds();
+  profiler::CuptiTracer cupti;
+  cupti.SetAnnotations(profiler::AnnotationsFromGpuCode(exe->code()));
+  profiler::CpuTracer host_tracer;
+  const Status traced = cupti.Start();
+  if (!traced.ok()) std::cerr << traced.message() << "; kernel times are measured on the host around each launch\n";
+  std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
+  std::vector<double> times;
+  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
+    GpuRunOptions run_opts;
+    run_opts.observer = traced.ok() ? static_cast<ExecutionObserver*>(&cupti) : &host_tracer;
+    run_opts.device_tracer_active = traced.ok();
+    run_opts.iteration = it;
+    Stopwatch watch;
+    RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));
+    times.push_back(watch.ElapsedSeconds());
+  }
+  std::sort(times.begin(), times.end());
+  profiler::Trace trace = traced.ok() ? cupti.TakeTrace() : host_tracer.TakeTrace();
+  if (traced.ok()) {
+    RETURN_IF_ERROR(cupti.Stop());
+    if (cupti.dropped_records() > 0) {
+      std::cerr << "CUPTI dropped " << cupti.dropped_records() << " record(s): the trace misses kernels\n";
     }
   }
+  std::fprintf(stderr,
+               "ran %s on %s (%s) %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "
+               "%lld kernel launches per run (%lld kernels)\n",
+               module.name().c_str(), exe->device_description().c_str(), opts.unfused ? "unfused" : "fused",
+               static_cast<long long>(times.size()), compile_s, times.front() * 1e3, times[times.size() / 2] * 1e3,
+               static_cast<long long>(exe->last_kernel_launches()),
+               static_cast<long long>(CountKernels(exe->module()).kernels));
+  RETURN_IF_ERROR(ReportTraceAndCheck(module, args, trace, *result, opts, check_failed));
   return std::move(*result);
 }
 
@@ -270,9 +337,6 @@ void FlattenResult(const Literal& literal, const std::string& name,
 }
 
 int RunRun(const CommonInput& in, const RunOptions& opts) {
-  if (opts.backend == "gpu") {
-    return ReportStatus(InvalidArgument("backend 'gpu' is not available yet; use --backend cpu or interpreter"));
-  }
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
   auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
@@ -310,8 +374,9 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
 
   std::optional<Literal> result_value;
   bool check_failed = false;
-  if (opts.backend == "cpu") {
-    auto ran = RunOnCpu(module, args, opts, &check_failed);
+  if (opts.backend == "cpu" || opts.backend == "gpu") {
+    auto ran = opts.backend == "cpu" ? RunOnCpu(module, args, opts, &check_failed)
+                                     : RunOnGpu(module, args, opts, &check_failed);
     if (!ran.ok()) {
       // "file:line:col: ..." when the message starts with a location, else "file: ...".
       const std::string& m = ran.status().message();
@@ -514,15 +579,16 @@ int RunCli(int argc, char** argv) {
     CommonInput run_in;
     RunOptions run_opts;
     CLI::App* run = app.add_subcommand(
-        "run", "Run the module on the reference interpreter or the CPU backend (LLVM JIT), "
+        "run", "Run the module on the reference interpreter, the CPU backend (LLVM JIT) or the GPU backend (CUDA), "
                "with inputs from .npy files or random ones from a seed");
     AddInputOptions(run, &run_in);
-    run->add_flag("--unfused", run_opts.unfused, "CPU: one kernel per op (the pipeline without fusion)");
-    run->add_option("--iterations", run_opts.iterations, "CPU: run this many times (timings, traces)");
-    run->add_option("--trace", run_opts.trace, "CPU: write a Chrome trace-event JSON (opens in Perfetto)");
-    run->add_flag("--check", run_opts.check, "CPU: compare with the interpreter; exit 1 on mismatch");
+    run->add_flag("--unfused", run_opts.unfused, "CPU/GPU: one kernel per op (the pipeline without fusion)");
+    run->add_option("--iterations", run_opts.iterations, "CPU/GPU: run this many times (timings, traces)");
+    run->add_option("--trace", run_opts.trace, "CPU/GPU: write a Chrome trace-event JSON (opens in Perfetto)");
+    run->add_flag("--check", run_opts.check, "CPU/GPU: compare with the interpreter; exit 1 on mismatch");
     run->add_option("--threads", run_opts.threads, "CPU: worker threads (default: one per hardware thread)");
-    run->add_option("--backend", run_opts.backend, "interpreter (default) | cpu")
+    run->add_option("--gpu-arch", run_opts.gpu_arch, "GPU: compile for this target (default: the device's own)");
+    run->add_option("--backend", run_opts.backend, "interpreter (default) | cpu | gpu (CUDA driver and a GPU)")
         ->check(CLI::IsMember({"interpreter", "cpu", "gpu"}));
     run->add_option("--inputs", run_opts.inputs, "One .npy file per entry parameter, in order")
         ->delimiter(',');

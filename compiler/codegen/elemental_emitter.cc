@@ -17,7 +17,6 @@
 namespace fusebox::codegen {
 namespace {
 
-bool IsF16Like(PrimitiveType t) { return t == PrimitiveType::kF16 || t == PrimitiveType::kBF16; }
 
 // Row-major strides of `shape`'s dimensions, in elements.
 std::vector<int64_t> Strides(const Shape& shape) {
@@ -481,6 +480,15 @@ llvm::Value* ElementalEmitter::Intrinsic(llvm::Intrinsic::ID id, PrimitiveType t
                                          const std::vector<llvm::Value*>& args) {
   llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, id, {args[0]->getType()});
   return RoundToType(type, b_.CreateCall(f, args));
+}
+
+std::vector<llvm::Value*> ElementalEmitter::EmitReducer(const Computation& reducer,
+                                                       const std::vector<llvm::Value*>& args) {
+  const bool saved_rounding = skip_rounding_;
+  skip_rounding_ = true;
+  std::vector<llvm::Value*> results = EmitScalarComputation(reducer, args);
+  skip_rounding_ = saved_rounding;
+  return results;
 }
 
 std::vector<llvm::Value*> ElementalEmitter::EmitScalarComputation(
@@ -1137,8 +1145,8 @@ llvm::Value* ElementalEmitter::EmitDot(const Instruction* inst, const IrIndex& i
     llvm::Value* a = EmitConvert(inst, inst->operand(0)->shape().element_type(), type, Emit(inst->operand(0), li));
     llvm::Value* bv = EmitConvert(inst, inst->operand(1)->shape().element_type(), type, Emit(inst->operand(1), ri));
     llvm::Value* sum = b_.CreateLoad(acc_type, acc);
-    llvm::Value* product = EmitBinary(inst, Opcode::kMultiply, IsF16Like(type) ? PrimitiveType::kF32 : type, a, bv);
-    b_.CreateStore(EmitBinary(inst, Opcode::kAdd, IsF16Like(type) ? PrimitiveType::kF32 : type, sum, product), acc);
+    llvm::Value* product = EmitBinary(inst, Opcode::kMultiply, IsNarrowFloat(type) ? PrimitiveType::kF32 : type, a, bv);
+    b_.CreateStore(EmitBinary(inst, Opcode::kAdd, IsNarrowFloat(type) ? PrimitiveType::kF32 : type, sum, product), acc);
   });
   return RoundToType(type, b_.CreateLoad(acc_type, acc));
 }
@@ -1172,7 +1180,7 @@ llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const Ir
   llvm::Value* batch_group = b_.CreateSDiv(out_feature, Int64(per_batch_group));
   llvm::Value* lhs_batch =
       b_.CreateAdd(index[dn.output_batch_dimension], b_.CreateMul(batch_group, Int64(batch_group_size)));
-  const PrimitiveType math_type = IsF16Like(type) ? PrimitiveType::kF32 : type;
+  const PrimitiveType math_type = IsNarrowFloat(type) ? PrimitiveType::kF32 : type;
   llvm::Type* acc_type = *RegisterType(context_, type);
   llvm::AllocaInst* acc = EntryAlloca(acc_type, inst->name() + ".acc");
   b_.CreateStore(Constant(type, 0), acc);

@@ -86,6 +86,12 @@ class ElementalEmitter {
   std::vector<llvm::Value*> EmitScalarComputation(const Computation& computation,
                                                   const std::vector<llvm::Value*>& args);
 
+  // A reducer applied to accumulators and elements: narrow floats (f16, bf16, f8) stay
+  // unrounded f32 (round the final value with Round), as the CPU reduction loops and the
+  // interpreter accumulate them; rounding every step loses far more than the type's
+  // tolerance and makes the result depend on the summation order.
+  std::vector<llvm::Value*> EmitReducer(const Computation& reducer, const std::vector<llvm::Value*>& args);
+
   // The first error met (an op or type the emitter cannot emit); emission continues with
   // placeholder values so that callers check once at the end.
   const Status& status() const { return status_; }

@@ -779,7 +779,7 @@ class GpuKernelEmitter {
                                      current.begin() + static_cast<std::ptrdiff_t>(flat + n));
       args.insert(args.end(), values.begin() + static_cast<std::ptrdiff_t>(flat),
                   values.begin() + static_cast<std::ptrdiff_t>(flat + n));
-      std::vector<llvm::Value*> combined = e.emitter->EmitScalarComputation(*hero->to_apply(), args);
+      std::vector<llvm::Value*> combined = e.emitter->EmitReducer(*hero->to_apply(), args);
       for (size_t k = 0; k < n && k < combined.size(); ++k) {
         llvm::Value* next = b.CreateSelect(had, combined[k], values[flat + k]);
         next = b.CreateSelect(valid, next, current[flat + k]);
@@ -937,10 +937,12 @@ class GpuKernelEmitter {
       args = inits;
       args.insert(args.end(), current.begin() + static_cast<std::ptrdiff_t>(flat),
                   current.begin() + static_cast<std::ptrdiff_t>(flat + static_cast<size_t>(n)));
-      std::vector<llvm::Value*> combined = e.emitter->EmitScalarComputation(*hero->to_apply(), args);
+      std::vector<llvm::Value*> combined = e.emitter->EmitReducer(*hero->to_apply(), args);
       std::vector<llvm::Value*> result;
       for (int64_t k = 0; k < n && k < static_cast<int64_t>(combined.size()); ++k) {
-        result.push_back(b.CreateSelect(valid, combined[static_cast<size_t>(k)], inits[static_cast<size_t>(k)]));
+        const PrimitiveType type = hero->operand(n + k)->shape().element_type();
+        result.push_back(e.emitter->Round(
+            type, b.CreateSelect(valid, combined[static_cast<size_t>(k)], inits[static_cast<size_t>(k)])));
       }
       e.emitter->BindValues(hero, result);
       flat += static_cast<size_t>(n);
@@ -1253,7 +1255,7 @@ class GpuKernelEmitter {
     Entry e = BeginEntry(inst, launch.function, buffer_count, 0, launch.block[0]);
     llvm::IRBuilder<>& b = *e.b;
     ElementalEmitter& em = *e.emitter;
-    const PrimitiveType math_type = (type == PrimitiveType::kF16 || type == PrimitiveType::kBF16) ? PrimitiveType::kF32 : type;
+    const PrimitiveType math_type = (type == PrimitiveType::kF16 || type == PrimitiveType::kBF16) ? PrimitiveType::kF32 : type;  // tiled types only
     llvm::Type* acc_type = *RegisterType(context_, type);
     llvm::GlobalVariable* a_tile = SharedArray(acc_type, kDotTile * kDotTile, launch.function + "_lhs");
     llvm::GlobalVariable* b_tile = SharedArray(acc_type, kDotTile * kDotTile, launch.function + "_rhs");

@@ -306,7 +306,14 @@ TEST(CompileSessionTest, StagesAndDumpLayout) {
   EXPECT_EQ(ParseStage("optimized_hlo"), Stage::kOptimizedHlo);
   EXPECT_EQ(ParseStage("llvm_ir"), Stage::kLlvmIr);
   EXPECT_EQ(ParseStage("cpu_asm"), Stage::kCpuAsm);
-  EXPECT_FALSE(ParseStage("ptx").has_value());
+  EXPECT_EQ(ParseStage("ptx"), Stage::kPtx);
+  EXPECT_EQ(ParseStage("sass"), Stage::kSass);
+  EXPECT_FALSE(ParseStage("hsaco").has_value());
+  for (Stage stage : {Stage::kHlo, Stage::kOptimizedHlo, Stage::kLlvmIr, Stage::kLlvmIrOptimized, Stage::kCpuAsm,
+                      Stage::kBufferAssignment, Stage::kGpuLlvmIr, Stage::kGpuLlvmIrOptimized, Stage::kPtx,
+                      Stage::kPtxasInfo, Stage::kSass}) {
+    EXPECT_EQ(ParseStage(StageName(stage)), stage);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+// CLI tests for the GPU backend through the real binary: the GPU compile stages (no GPU
+// needed; ptxas and a disassembler where present) and `run --backend gpu`, which on a
+// machine without a driver or device must fail with a clear message and exit 1.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compiler/codegen/ptx_tools.h"
+#include "compiler/runtime/cuda_driver.h"
+#include "tests/app/cli_test_util.h"
+
+namespace {
+
+using fusebox::cli_test::Example;
+using fusebox::cli_test::Result;
+using fusebox::cli_test::RunFusebox;
+using fusebox::cli_test::RunFuseboxStdout;
+using ::testing::HasSubstr;
+
+TEST(CliGpuCompileTest, PtxStageHasAnEntryPerLaunchAndReductionsShuffle) {
+  Result r = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage ptx");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(".target sm_90"));
+  EXPECT_THAT(r.out, HasSubstr(".entry fusion_partials"));
+  EXPECT_THAT(r.out, HasSubstr(".entry fusion_kernel"));
+  EXPECT_THAT(r.out, HasSubstr("shfl.sync.down"));
+  Result sm80 = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage ptx --gpu-arch sm_80");
+  ASSERT_EQ(sm80.code, 0);
+  EXPECT_THAT(sm80.out, HasSubstr(".target sm_80"));
+}
+
+TEST(CliGpuCompileTest, GpuLlvmIrStages) {
+  Result ir = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage llvm_ir --backend gpu");
+  ASSERT_EQ(ir.code, 0);
+  EXPECT_THAT(ir.out, HasSubstr("nvptx64-nvidia-cuda"));
+  EXPECT_THAT(ir.out, HasSubstr("llvm.nvvm.shfl.sync.down.i32"));
+  Result opt = RunFuseboxStdout("compile " + Example("mnist_train_step.hlo") + " --stage gpu_llvm_ir_optimized");
+  ASSERT_EQ(opt.code, 0);
+  // exp and log come from libdevice, linked in and inlined: no call to a C library function stays.
+  EXPECT_THAT(opt.out, ::testing::Not(HasSubstr("declare float @expf")));
+}
+
+TEST(CliGpuCompileTest, UnsupportedArchIsAUserError) {
+  Result r = RunFusebox("compile " + Example("reduce_sum.hlo") + " --stage ptx --gpu-arch sm_70");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("sm_70 is not supported"));
+}
+
+TEST(CliGpuCompileTest, PtxasInfoAndSass) {
+  Result info = RunFusebox("compile " + Example("mnist_train_step.hlo") + " --stage ptxas_info");
+  if (!fusebox::FindPtxas().ok()) {
+    EXPECT_EQ(info.code, 1);
+    EXPECT_THAT(info.out, HasSubstr("ptxas not found"));
+    GTEST_SKIP() << "no ptxas here";
+  }
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_THAT(info.out, HasSubstr("registers"));
+  EXPECT_THAT(info.out, HasSubstr("dot_general_2_kernel"));
+  Result sass = RunFusebox("compile " + Example("reduce_sum.hlo") + " --stage sass");
+  if (fusebox::FindSassDisassembler().ok()) {
+    ASSERT_EQ(sass.code, 0) << sass.out;
+    EXPECT_THAT(sass.out, HasSubstr("fusion_partials"));
+  } else {
+    EXPECT_EQ(sass.code, 1);
+    EXPECT_THAT(sass.out, HasSubstr("SASS unavailable"));
+  }
+}
+
+TEST(CliGpuRunTest, RunsOrSaysWhatIsMissing) {
+  Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --check");
+  auto device = fusebox::DiscoverCudaDevice(0);
+  if (!device.ok()) {
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("no CUDA driver"), HasSubstr("no CUDA device")));
+    EXPECT_THAT(r.out, HasSubstr(device.status().message().substr(0, 14)));
+    return;
+  }
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter"));
+}
+
+}  // namespace
