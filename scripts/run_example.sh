@@ -18,6 +18,13 @@ mkdir -p "$out"
 "$fb" explain "$example" | tee "$out/explain.txt"
 "$fb" compile "$example" --stage llvm_ir_optimized -o "$out/kernels.ll"
 "$fb" compile "$example" --stage cpu_asm -o "$out/kernels.s"
+"$fb" compile "$example" --stage ptx -o "$out/kernels.ptx"
+# ptxas info needs CUDA's ptxas; the GPU run needs a driver and a GPU: say so and go on.
+"$fb" compile "$example" --stage ptxas_info -o "$out/ptxas_info.txt" || echo "fusebox: no ptxas_info (see above)"
+if ! "$fb" run "$example" --backend gpu --seed 1 --iterations 3 --trace "$out/trace_gpu.json" \
+  2>&1 | tee "$out/gpu_fused.txt"; then
+  echo "fusebox: no GPU run (see $out/gpu_fused.txt)"
+fi
 "$fb" run "$example" --backend cpu --seed 1 --iterations 3 --unfused --trace "$out/trace_unfused.json" \
   2>&1 | tee "$out/cpu_unfused.txt"
 "$fb" run "$example" --backend cpu --seed 1 --iterations 3 --trace "$out/trace_fused.json" --print \
@@ -25,5 +32,6 @@ mkdir -p "$out"
 "$fb" run "$example" --backend interpreter --seed 1 --print --output-dir "$out/run"
 echo "fusebox: wrote $out/inspect.txt, $out/inspect.json, $out/canonical.hlo, $out/optimized.hlo,"
 echo "         $out/explain.txt, $out/dump/ (XLA dump layout with LLVM IR, assembly, buffers),"
-echo "         $out/kernels.ll, $out/kernels.s, $out/cpu_{fused,unfused}.txt, $out/trace_*.json"
+echo "         $out/kernels.ll, $out/kernels.s, $out/kernels.ptx, $out/ptxas_info.txt,"
+echo "         $out/cpu_{fused,unfused}.txt, $out/gpu_fused.txt, $out/trace_*.json"
 echo "         (Chrome traces: open in https://ui.perfetto.dev), $out/run_cpu/ and $out/run/"

@@ -1,0 +1,125 @@
+// GPU backend benchmarks: the seed workloads fused vs unfused on the GPU, with kernel
+// launches per run and, where CUPTI can trace, the summed kernel time per run. Without a
+// CUDA driver or GPU every benchmark is skipped with the reason (the machine that builds
+// the project usually has none; a GPU machine runs this unchanged).
+//
+//   build/release/bench/gpu_backend_bench [--benchmark_filter=...]
+//
+// Counters: kernels = cuLaunchKernel calls per run; kernel_ms = GPU time of those kernels
+// per run (CUPTI; absent without it); wall time includes copying the inputs to the device
+// and the result back, which fused and unfused runs share.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/gpu_executable.h"
+#include "profiler/cupti_tracer.h"
+
+namespace fusebox {
+namespace {
+
+// The seed programs at n x n f32 (the CPU benchmark's shapes), and MNIST's step.
+std::string SquareProgram(const std::string& name, int64_t n, const std::string& body) {
+  const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]";
+  std::string text = "HloModule " + name + "\n\nadd_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                     "  ROOT s = f32[] add(a, b)\n}\n\nENTRY main {\n";
+  for (size_t at = 0, next; at < body.size(); at = next + 1) {
+    next = body.find('\n', at);
+    if (next == std::string::npos) next = body.size();
+    std::string line = body.substr(at, next - at);
+    for (size_t p; (p = line.find("$s")) != std::string::npos;) line.replace(p, 2, s);
+    if (!line.empty()) text += "  " + line + "\n";
+  }
+  return text + "}\n";
+}
+
+std::string ReduceSum(int64_t n) {
+  return SquareProgram("reduce_sum", n,
+                       "x = $s parameter(0)\ny = $s parameter(1)\nz = $s parameter(2)\nmul = $s multiply(y, z)\n"
+                       "add = $s add(x, mul)\nzero = f32[] constant(0)\n"
+                       "ROOT sum = f32[] reduce(add, zero), dimensions={0,1}, to_apply=add_f32");
+}
+
+std::string RunningExample(int64_t n) {
+  return SquareProgram("running_example", n,
+                       "x = $s parameter(0)\ny = $s parameter(1)\nsq = $s multiply(x, x)\nthree = f32[] constant(3)\n"
+                       "threes = $s broadcast(three), dimensions={}\nscaled = $s multiply(sq, threes)\n"
+                       "shifted = $s add(scaled, y)\nzero = f32[] constant(0)\n"
+                       "sum = f32[] reduce(shifted, zero), dimensions={0,1}, to_apply=add_f32\n"
+                       "count = f32[] constant(" + std::to_string(n * n) + ")\nROOT mean = f32[] divide(sum, count)");
+}
+
+void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
+  auto parsed = ParseModule(text);
+  if (!parsed.ok()) {
+    state.SkipWithError(parsed.status().message().c_str());
+    return;
+  }
+  auto args = RandomArguments(**parsed, 1);
+  auto optimized = OptimizeForBackend(**parsed, fused);
+  if (!args.ok() || !optimized.ok()) {
+    state.SkipWithError("cannot prepare the module");
+    return;
+  }
+  auto exe = GpuExecutable::Create(std::move(*optimized));
+  if (!exe.ok()) {
+    state.SkipWithError(exe.status().message().c_str());  // "no CUDA driver (...)" here
+    return;
+  }
+  Literal result;
+  if (Status warm = (*exe)->RunInto(*args, result); !warm.ok()) {
+    state.SkipWithError(warm.message().c_str());
+    return;
+  }
+  profiler::CuptiTracer cupti;
+  cupti.SetAnnotations(profiler::AnnotationsFromGpuCode((*exe)->code()));
+  const bool traced = cupti.Start().ok();
+  GpuRunOptions options;
+  options.observer = traced ? &cupti : nullptr;
+  options.device_tracer_active = traced;
+  int64_t runs = 0;
+  for (auto _ : state) {
+    options.iteration = runs++;
+    Status ran = (*exe)->RunInto(*args, result, options);
+    if (!ran.ok()) {
+      state.SkipWithError(ran.message().c_str());
+      return;
+    }
+  }
+  state.counters["kernels"] = static_cast<double>((*exe)->last_kernel_launches());
+  if (traced) {
+    profiler::Trace trace = cupti.TakeTrace();
+    int64_t kernel_ns = 0;
+    for (const profiler::TraceEvent& e : trace.Kernels()) kernel_ns += e.duration_ns();
+    state.counters["kernel_ms"] = runs > 0 ? static_cast<double>(kernel_ns) * 1e-6 / static_cast<double>(runs) : 0;
+    (void)cupti.Stop();
+  }
+}
+
+void Register(const std::string& name, const std::string& text) {
+  for (bool fused : {true, false}) {
+    benchmark::RegisterBenchmark((name + (fused ? "/fused" : "/unfused")).c_str(),
+                                 [text, fused](benchmark::State& state) { RunOnGpu(state, text, fused); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+}
+
+}  // namespace
+}  // namespace fusebox
+
+int main(int argc, char** argv) {
+  fusebox::Register("ReduceSum/4096", fusebox::ReduceSum(4096));
+  fusebox::Register("RunningExample/4096", fusebox::RunningExample(4096));
+  fusebox::Register("RunningExample/16384", fusebox::RunningExample(16384));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
