@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Regenerates tests/data/xla_dumps/<program>/: real XLA dump folders (what
+# --xla_dump_to writes) of Fusebox's seed programs, made by jax (CPU jaxlib) from PyPI
+# in a throwaway virtualenv outside the repository. Each program runs in its own
+# process, with the dump flags below, and the folder is then trimmed if it is large.
+#   FUSEBOX_JAX_VENV     venv folder        (default /tmp/fusebox-jax-venv)
+#   FUSEBOX_JAX_VERSION  jax version to use (default 0.10.2, the one the dumps came from)
+#   FUSEBOX_DUMP_MAX_KB  folders above this size get trimmed (default 3072)
+#   FUSEBOX_DUMP_KEEP    per-pass snapshots kept per module when trimming (default 40)
+# Usage: scripts/make_dumps.sh [PROGRAM...]   (default: all; see make_dumps.py list)
+set -euo pipefail
+
+VENV="${FUSEBOX_JAX_VENV:-/tmp/fusebox-jax-venv}"
+JAX_VERSION="${FUSEBOX_JAX_VERSION:-0.10.2}"
+MAX_KB="${FUSEBOX_DUMP_MAX_KB:-3072}"
+KEEP="${FUSEBOX_DUMP_KEEP:-40}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+OUT_REL="tests/data/xla_dumps"
+
+if ! "$VENV/bin/python" -c "import jax, sys; sys.exit(jax.__version__ != '$JAX_VERSION')" 2>/dev/null; then
+  echo "make_dumps: setting up $VENV with jax==$JAX_VERSION" >&2
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip >&2
+  "$VENV/bin/python" -m pip install -q "jax==$JAX_VERSION" "jaxlib==$JAX_VERSION" >&2
+fi
+
+if [[ $# -gt 0 ]]; then
+  programs=("$@")
+else
+  mapfile -t programs < <("$VENV/bin/python" "$HERE/make_dumps.py" list)
+fi
+
+# Run from the repository root and dump to a relative path, so the folder (and the
+# xla_dump_to recorded in its *.debug_options files) does not depend on the checkout.
+cd "$ROOT"
+mkdir -p "$OUT_REL"
+for program in "${programs[@]}"; do
+  dir="$OUT_REL/$program"
+  rm -rf "$dir"
+  # XLA_FLAGS from the caller would change what XLA dumps; this sets its own.
+  env -u XLA_FLAGS JAX_PLATFORMS=cpu \
+    XLA_FLAGS="--xla_dump_to=$dir --xla_dump_hlo_as_text --xla_dump_hlo_as_proto --xla_dump_hlo_pass_re=.*" \
+    "$VENV/bin/python" "$HERE/make_dumps.py" run "$program"
+  "$VENV/bin/python" "$HERE/make_dumps.py" trim "$dir" $((MAX_KB * 1024)) "$KEEP"
+done
+
+echo "make_dumps: folder sizes (KiB) and file counts:"
+for program in "${programs[@]}"; do
+  dir="$OUT_REL/$program"
+  printf '  %-24s %6s KiB %5s files\n' "$program" "$(du -sk "$dir" | cut -f1)" \
+    "$(find "$dir" -type f | wc -l)"
+done
+printf '  %-24s %6s KiB\n' "total" "$(du -sk "$OUT_REL" | cut -f1)"
