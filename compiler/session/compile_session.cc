@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,30 @@ std::optional<Stage> ParseStage(std::string_view name) {
   if (name == "sass") return Stage::kSass;
   return std::nullopt;
 }
+
+namespace {
+
+// The PTX with a comment header mapping each entry to its HLO instruction and launch
+// geometry (ptxas reads it unchanged: PTX comments are C++-style).
+std::string PtxWithLaunchMap(const GpuCode& code) {
+  std::string header = "// Fusebox GPU kernels for " + code.arch() + ": entry <- HLO instruction (kind), launches\n";
+  for (const auto& kernel : code.kernels()) {
+    std::map<std::string, int> launches;
+    for (const GpuLaunch& launch : kernel->launches) ++launches[launch.function];
+    for (const GpuLaunch& launch : kernel->launches) {
+      auto it = launches.find(launch.function);
+      if (it == launches.end()) continue;
+      header += "//   " + launch.function + " <- %" + (kernel->hlo != nullptr ? kernel->hlo->name() : "?") + " (" +
+                kernel->kind_name + "), grid " + std::to_string(launch.grid[0]) + "x" + std::to_string(launch.grid[1]) +
+                "x" + std::to_string(launch.grid[2]) + ", block " + std::to_string(launch.block[0]) +
+                (it->second > 1 ? ", launched " + std::to_string(it->second) + " times" : "") + "\n";
+      launches.erase(it);
+    }
+  }
+  return header + "\n" + code.ptx();
+}
+
+}  // namespace
 
 CompileSession::CompileSession(std::unique_ptr<Module> module) : input_(std::move(module)) {}
 
@@ -85,7 +110,7 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
       ASSIGN_OR_RETURN(const GpuCode* code, GpuCompile());
       if (stage == Stage::kGpuLlvmIr) return code->llvm_ir();
       if (stage == Stage::kGpuLlvmIrOptimized) return code->llvm_ir_optimized();
-      return code->ptx();
+      return PtxWithLaunchMap(*code);
     }
     case Stage::kPtxasInfo: {
       ASSIGN_OR_RETURN(const PtxasResult* assembled, Assemble());

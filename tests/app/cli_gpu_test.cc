@@ -25,6 +25,8 @@ TEST(CliGpuCompileTest, PtxStageHasAnEntryPerLaunchAndReductionsShuffle) {
   EXPECT_THAT(r.out, HasSubstr(".entry fusion_partials"));
   EXPECT_THAT(r.out, HasSubstr(".entry fusion_kernel"));
   EXPECT_THAT(r.out, HasSubstr("shfl.sync.down"));
+  // The header maps entries to HLO instructions and launch geometry.
+  EXPECT_THAT(r.out, HasSubstr("//   fusion_partials <- %fusion (reduction(full)), grid "));
   Result sm80 = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage ptx --gpu-arch sm_80");
   ASSERT_EQ(sm80.code, 0);
   EXPECT_THAT(sm80.out, HasSubstr(".target sm_80"));
