@@ -377,19 +377,8 @@ class KernelEmitter {
   // the updates in the interpreter's order, reading and writing the result buffers.
   Status EmitScatterLike(const Instruction& inst, const Instruction& root, CpuKernel* kernel) {
     const bool is_scatter = root.opcode() == Opcode::kScatter;
-    const int64_t n = is_scatter ? (root.operand_count() - 1) / 2 : 1;
-    if (is_scatter && (root.operand_count() < 3 || root.operand_count() % 2 == 0 ||
-                       !root.attrs().scatter_dimension_numbers || root.to_apply() == nullptr)) {
-      return InvalidArgument(inst.name() + ": malformed scatter");
-    }
-    if (!is_scatter && (root.operand_count() != 3 || !root.attrs().window || root.called_computations().size() < 2)) {
-      return InvalidArgument(inst.name() + ": malformed select-and-scatter");
-    }
-    std::vector<Shape> outs;
-    ForEachSubshape(root.shape(), [&](const Shape& sh, const std::vector<int64_t>&) {
-      if (sh.IsArray()) outs.push_back(sh);
-    });
-    if (static_cast<int64_t>(outs.size()) != n) return InvalidArgument(inst.name() + ": result shape does not match");
+    ASSIGN_OR_RETURN(const std::vector<Shape> outs, ScatterLikeResults(inst, root));
+    const int64_t n = static_cast<int64_t>(outs.size());
     const int64_t operand_count = inst.operand_count();
     const int64_t buffer_count = operand_count + n;
     const Shape& shape = outs[0];

@@ -416,6 +416,15 @@ class GpuKernelEmitter {
     return index;
   }
 
+  // How many of begin, begin + stride, ... lie below `end` (0 unless `active`): the trip
+  // count of a thread's strided loop.
+  static llvm::Value* StridedCount(llvm::IRBuilder<>& b, llvm::Value* active, llvm::Value* begin, llvm::Value* end,
+                                   int64_t stride) {
+    llvm::Value* span = b.CreateAdd(b.CreateSub(end, begin), b.getInt64(stride - 1));
+    return b.CreateSelect(b.CreateAnd(active, b.CreateICmpULT(begin, end)), b.CreateUDiv(span, b.getInt64(stride)),
+                          b.getInt64(0));
+  }
+
   // A `for (i = 0; i < count; ++i)` loop with the emitter's scoping.
   void Loop(Entry& e, llvm::Value* count, const std::string& name, const std::function<void(llvm::Value*)>& body) {
     e.emitter->EmitLoop(e.b->getInt64(0), count, name, body);
@@ -556,19 +565,8 @@ class GpuKernelEmitter {
   // order (updates to one element may collide; a serial pass keeps results exact).
   Status EmitScatterLike(const Instruction& inst, const Instruction& root, GpuKernel* kernel) {
     const bool is_scatter = root.opcode() == Opcode::kScatter;
-    const int64_t n = is_scatter ? (root.operand_count() - 1) / 2 : 1;
-    if (is_scatter && (root.operand_count() < 3 || root.operand_count() % 2 == 0 ||
-                       !root.attrs().scatter_dimension_numbers || root.to_apply() == nullptr)) {
-      return InvalidArgument(inst.name() + ": malformed scatter");
-    }
-    if (!is_scatter && (root.operand_count() != 3 || !root.attrs().window || root.called_computations().size() < 2)) {
-      return InvalidArgument(inst.name() + ": malformed select-and-scatter");
-    }
-    std::vector<Shape> outs;
-    ForEachSubshape(root.shape(), [&](const Shape& sh, const std::vector<int64_t>&) {
-      if (sh.IsArray()) outs.push_back(sh);
-    });
-    if (static_cast<int64_t>(outs.size()) != n) return InvalidArgument(inst.name() + ": result shape does not match");
+    ASSIGN_OR_RETURN(const std::vector<Shape> outs, ScatterLikeResults(inst, root));
+    const int64_t n = static_cast<int64_t>(outs.size());
     kernel->kind_name = std::string(OpcodeName(root.opcode())) + "(serial updates)";
     const int64_t operand_count = inst.operand_count();
     const int64_t buffer_count = operand_count + n;
@@ -1015,9 +1013,7 @@ class GpuKernelEmitter {
       llvm::Value* begin = b.CreateAdd(b.CreateMul(g, b.getInt64(chunk)), lane);
       llvm::Value* end = b.CreateMul(b.CreateAdd(g, b.getInt64(1)), b.getInt64(chunk));
       end = b.CreateSelect(b.CreateICmpULT(end, b.getInt64(info.length)), end, b.getInt64(info.length));
-      llvm::Value* count = b.CreateSelect(b.CreateICmpULT(begin, end),
-                                          b.CreateUDiv(b.CreateAdd(b.CreateSub(end, begin), b.getInt64(kBlock - 1)), b.getInt64(kBlock)),
-                                          b.getInt64(0));
+      llvm::Value* count = StridedCount(b, b.getTrue(), begin, end, kBlock);
       Loop(e, count, "r", [&](llvm::Value* i) {
         llvm::Value* r = b.CreateAdd(begin, b.CreateMul(i, b.getInt64(kBlock)));
         Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
@@ -1055,10 +1051,7 @@ class GpuKernelEmitter {
     llvm::Value* active = b.CreateICmpULT(o_raw, b.getInt64(info.outputs));
     llvm::Value* o = b.CreateSelect(active, o_raw, b.getInt64(0));
     Accumulator acc = MakeAccumulator(e, info);
-    llvm::Value* count = b.CreateSelect(
-        b.CreateAnd(active, b.CreateICmpULT(lane, b.getInt64(length))),
-        b.CreateUDiv(b.CreateAdd(b.CreateSub(b.getInt64(length), lane), b.getInt64(group - 1)), b.getInt64(group)),
-        b.getInt64(0));
+    llvm::Value* count = StridedCount(b, active, lane, b.getInt64(length), group);
     IrIndex kept = Delinearize(b, o, OutputDims(info));
     Loop(e, count, "r", [&](llvm::Value* i) {
       llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
@@ -1108,10 +1101,7 @@ class GpuKernelEmitter {
     llvm::Value* active = b.CreateICmpULT(o_raw, b.getInt64(info.outputs));
     llvm::Value* o = b.CreateSelect(active, o_raw, b.getInt64(0));
     Accumulator acc = MakeAccumulator(e, info);
-    llvm::Value* count = b.CreateSelect(
-        b.CreateAnd(active, b.CreateICmpULT(ty, b.getInt64(info.length))),
-        b.CreateUDiv(b.CreateAdd(b.CreateSub(b.getInt64(info.length), ty), b.getInt64(kRows - 1)), b.getInt64(kRows)),
-        b.getInt64(0));
+    llvm::Value* count = StridedCount(b, active, ty, b.getInt64(info.length), kRows);
     IrIndex kept = Delinearize(b, o, OutputDims(info));
     Loop(e, count, "r", [&](llvm::Value* i) {
       llvm::Value* r = b.CreateAdd(ty, b.CreateMul(i, b.getInt64(kRows)));

@@ -226,6 +226,24 @@ Status CheckElementTypes(llvm::LLVMContext& context, const Instruction& inst) {
 }
 
 
+StatusOr<std::vector<Shape>> ScatterLikeResults(const Instruction& inst, const Instruction& root) {
+  const bool is_scatter = root.opcode() == Opcode::kScatter;
+  const int64_t n = is_scatter ? (root.operand_count() - 1) / 2 : 1;
+  if (is_scatter && (root.operand_count() < 3 || root.operand_count() % 2 == 0 ||
+                     !root.attrs().scatter_dimension_numbers || root.to_apply() == nullptr)) {
+    return InvalidArgument(inst.name() + ": malformed scatter");
+  }
+  if (!is_scatter && (root.operand_count() != 3 || !root.attrs().window || root.called_computations().size() < 2)) {
+    return InvalidArgument(inst.name() + ": malformed select-and-scatter");
+  }
+  std::vector<Shape> outs;
+  ForEachSubshape(root.shape(), [&](const Shape& sh, const std::vector<int64_t>&) {
+    if (sh.IsArray()) outs.push_back(sh);
+  });
+  if (static_cast<int64_t>(outs.size()) != n) return InvalidArgument(inst.name() + ": result shape does not match");
+  return outs;
+}
+
 void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
                         const std::vector<IrArray>& results) {
   const int64_t n = (scatter.operand_count() - 1) / 2;

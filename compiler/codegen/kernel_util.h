@@ -46,6 +46,9 @@ const Instruction* InPlaceUpdate(const Instruction& inst);
 bool Contains(const std::vector<int64_t>& v, int64_t x);
 // Every array the kernel touches must have an element type the emitter supports.
 Status CheckElementTypes(llvm::LLVMContext& context, const Instruction& inst);
+// The result arrays of a scatter or select-and-scatter `root` (of kernel `inst`), after
+// checking its operands and attributes; one per scattered operand.
+StatusOr<std::vector<Shape>> ScatterLikeResults(const Instruction& inst, const Instruction& root);
 // The updates of a scatter, serially in the interpreter's order, into `results` (already
 // holding the initial values).
 void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
