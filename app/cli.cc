@@ -18,18 +18,18 @@
 #include "compiler/interpreter/literal_compare.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/codegen/ptx_tools.h"
-#include "compiler/runtime/cpu_executable.h"
-#include "compiler/runtime/gpu_executable.h"
 #include "profiler/chrome_trace.h"
-#include "profiler/cpu_tracer.h"
-#include "profiler/cupti_tracer.h"
 #include "profiler/kernel_summary.h"
+#include "profiler/profiled_run.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
+#include "compiler/ir/extract.h"
 #include "compiler/ir/summary.h"
 #include "compiler/session/compile_session.h"
 #include "compiler/support/timer.h"
 #include "compiler/verifier/verifier.h"
+#include "importers/dump_index.h"
+#include "importers/dump_stages.h"
 #include "importers/module_loader.h"
 
 #ifndef FUSEBOX_VERSION
@@ -43,13 +43,21 @@ namespace {
 struct CommonInput {
   std::string path;
   std::string module;
+  std::string dump_stage;
   bool strict = false;
 };
 
 void AddInputOptions(CLI::App* cmd, CommonInput* in) {
-  cmd->add_option("FILE", in->path, "HLO text file (.hlo / .txt) as XLA prints it")->required();
+  cmd->add_option("FILE", in->path,
+                  "HLO text (.hlo / .txt as XLA prints it), an HLO proto (.hlo.pb[.gz], HloSnapshot) "
+                  "or an XLA dump folder (--xla_dump_to)")
+      ->required();
   cmd->add_option("--module", in->module,
-                  "Module to use when the file holds several: index (0, 1, ...) or name");
+                  "Module to use when the input holds several: index (0, 1, ...) or name; in a dump "
+                  "folder its id (0003 or 3) or name");
+  cmd->add_option("--dump-stage", in->dump_stage,
+                  "Dump folders: which of the module's dumps to load: before_optimizations (default), "
+                  "after_optimizations (XLA's optimized HLO) or a pass step (0005)");
   cmd->add_flag("--strict", in->strict, "Treat unknown attributes as errors");
 }
 
@@ -61,12 +69,15 @@ int ReportStatus(const Status& status) {
 StatusOr<LoadedFile> Load(const CommonInput& in, bool quiet_warnings = false) {
   LoadOptions options;
   options.allow_unknown_attributes = !in.strict;
+  options.dump_stage = in.dump_stage;
+  if (IsDumpFolder(in.path)) options.module_selector = in.module;
   auto file = LoadFile(in.path, options);
   if (file.ok() && !quiet_warnings) {
     for (const ParseWarning& w : file->warnings) {
       std::cerr << in.path << ":" << w.location.line << ":" << w.location.column
                 << ": warning: " << w.message << "\n";
     }
+    for (const std::string& note : file->notes) std::cerr << "note: " << note << "\n";
   }
   return file;
 }
@@ -233,94 +244,23 @@ Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& arg
   return Status::Ok();
 }
 
-// Runs `module` with the CPU backend: compiles (fused, or with --unfused one kernel per
-// op), runs --iterations times under the CPU tracer, prints the kernel summary, writes the
-// trace, and with --check compares the result with the interpreter's.
-StatusOr<Literal> RunOnCpu(const Module& module, const std::vector<Literal>& args, const RunOptions& opts,
-                           bool* check_failed) {
-  Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, !opts.unfused));
-  CpuExecutableOptions exe_opts;
-  exe_opts.threads = opts.threads;
-  ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> exe, CpuExecutable::Create(std::move(optimized), exe_opts));
-  const double compile_s = compile_watch.ElapsedSeconds();
-  profiler::CpuTracer tracer;
-  std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
-  std::vector<double> times;
-  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
-    CpuRunOptions run_opts;
-    run_opts.observer = &tracer;
-    run_opts.iteration = it;
-    Stopwatch watch;
-    RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));  // one result, reused
-    times.push_back(watch.ElapsedSeconds());
-  }
-  std::sort(times.begin(), times.end());
-  profiler::Trace trace = tracer.TakeTrace();
-  std::fprintf(stderr,
-               "ran %s on the CPU (%s, %d threads) %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "
-               "%lld kernels per run (%lld static)\n",
-               module.name().c_str(), opts.unfused ? "unfused" : "fused", exe->threads(),
-               static_cast<long long>(times.size()), compile_s, times.front() * 1e3, times[times.size() / 2] * 1e3,
-               static_cast<long long>(exe->last_kernel_launches()),
-               static_cast<long long>(CountKernels(exe->module()).kernels));
-  RETURN_IF_ERROR(ReportTraceAndCheck(module, args, trace, *result, opts, check_failed));
-  return std::move(*result);
-}
-
-// Runs `module` with the GPU backend (CUDA driver, loaded at run time): the same steps as
-// RunOnCpu, with kernel times from CUPTI when it can trace, else measured on the host
-// around each launch.
-StatusOr<Literal> RunOnGpu(const Module& module, const std::vector<Literal>& args, const RunOptions& opts,
-                           bool* check_failed) {
-  Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, !opts.unfused));
-  GpuExecutableOptions exe_opts;
-  if (!opts.gpu_arch.empty()) {
-    exe_opts.compile.arch = opts.gpu_arch;
-    exe_opts.arch_from_device = false;
-  }
-  if (FindPtxas().ok()) {
-    exe_opts.ptx_to_cubin = [](const std::string& ptx, const std::string& arch) -> StatusOr<std::vector<uint8_t>> {
-      ASSIGN_OR_RETURN(PtxasResult assembled, AssemblePtx(ptx, arch));
-      return std::vector<uint8_t>(assembled.cubin.begin(), assembled.cubin.end());
-    };
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> exe, GpuExecutable::Create(std::move(optimized), exe_opts));
-  const double compile_s = compile_watch.ElapsedSeconds();
-  profiler::CuptiTracer cupti;
-  cupti.SetAnnotations(profiler::AnnotationsFromGpuCode(exe->code()));
-  profiler::CpuTracer host_tracer;
-  const Status traced = cupti.Start();
-  if (!traced.ok()) std::cerr << traced.message() << "; kernel times are measured on the host around each launch\n";
-  std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
-  std::vector<double> times;
-  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
-    GpuRunOptions run_opts;
-    run_opts.observer = traced.ok() ? static_cast<ExecutionObserver*>(&cupti) : &host_tracer;
-    run_opts.device_tracer_active = traced.ok();
-    run_opts.iteration = it;
-    Stopwatch watch;
-    RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));
-    times.push_back(watch.ElapsedSeconds());
-  }
-  std::sort(times.begin(), times.end());
-  profiler::Trace trace = traced.ok() ? cupti.TakeTrace() : host_tracer.TakeTrace();
-  if (traced.ok()) {
-    RETURN_IF_ERROR(cupti.Stop());
-    if (cupti.dropped_records() > 0) {
-      std::cerr << "CUPTI dropped " << cupti.dropped_records() << " record(s): the trace misses kernels\n";
-    }
-  }
-  std::fprintf(stderr,
-               "ran %s on %s (%s) %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "
-               "%lld kernel launches per run (%lld kernels)\n",
-               module.name().c_str(), exe->device_description().c_str(), opts.unfused ? "unfused" : "fused",
-               static_cast<long long>(times.size()), compile_s, times.front() * 1e3, times[times.size() / 2] * 1e3,
-               static_cast<long long>(exe->last_kernel_launches()),
-               static_cast<long long>(CountKernels(exe->module()).kernels));
-  RETURN_IF_ERROR(ReportTraceAndCheck(module, args, trace, *result, opts, check_failed));
-  return std::move(*result);
+// Runs `module` with the CPU or GPU backend (profiler/profiled_run.h): compiles (fused,
+// or with --unfused one kernel per op), runs --iterations times under the backend's
+// tracer, prints the kernel summary, writes the trace, and with --check compares the
+// result with the interpreter's.
+StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>& args, const RunOptions& opts,
+                               bool* check_failed) {
+  profiler::ProfiledRunOptions run_opts;
+  run_opts.backend = opts.backend;
+  run_opts.fused = !opts.unfused;
+  run_opts.iterations = opts.iterations;
+  run_opts.threads = opts.threads;
+  run_opts.gpu_arch = opts.gpu_arch;
+  ASSIGN_OR_RETURN(profiler::ProfiledRun run, profiler::RunProfiled(module, args, run_opts));
+  for (const std::string& note : run.notes) std::cerr << note << "\n";
+  std::cerr << run.Describe(module.name()) << "\n";
+  RETURN_IF_ERROR(ReportTraceAndCheck(module, args, run.trace, run.result, opts, check_failed));
+  return std::move(run.result);
 }
 
 // Flattens a (possibly nested) tuple result into named leaves: "output", or "output_0",
@@ -375,8 +315,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
   std::optional<Literal> result_value;
   bool check_failed = false;
   if (opts.backend == "cpu" || opts.backend == "gpu") {
-    auto ran = opts.backend == "cpu" ? RunOnCpu(module, args, opts, &check_failed)
-                                     : RunOnGpu(module, args, opts, &check_failed);
+    auto ran = RunOnBackend(module, args, opts, &check_failed);
     if (!ran.ok()) {
       // "file:line:col: ..." when the message starts with a location, else "file: ...".
       const std::string& m = ran.status().message();
@@ -445,7 +384,21 @@ struct CompileOptions {
   std::string output;
   std::string backend = "cpu";
   std::string gpu_arch = "sm_90";
+  bool list_stages = false;
 };
+
+// Writes `text` to `path`, or to stdout when `path` is empty.
+Status WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::cout << text;
+    return Status::Ok();
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return InvalidArgument(path + ": cannot write");
+  out << text;
+  if (!out) return InvalidArgument(path + ": write failed");
+  return Status::Ok();
+}
 
 StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
   auto file = Load(in);
@@ -457,12 +410,26 @@ StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
   bool errors = false;
   PrintVerifierIssues(VerifyModule(*file->modules[picked->front()], vopts), &errors);
   if (errors) return InvalidArgument(in.path + ": the module does not verify; not compiling it");
-  return std::make_unique<CompileSession>(std::move(file->modules[picked->front()]));
+  size_t chosen = picked->front();
+  auto session = std::make_unique<CompileSession>(std::move(file->modules[chosen]));
+  if (!file->module_keys.empty()) {
+    // From a dump folder: XLA's own stages of this module sit next to Fusebox's.
+    auto index = IndexDumpFolder(in.path);
+    if (index.ok()) {
+      auto module = index->Find(file->module_keys[chosen]);
+      if (module.ok()) AddXlaDumpStages(**module, session.get());
+    }
+  }
+  return session;
 }
 
 int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   auto stage = ParseStage(opts.stage);
-  if (!stage) return ReportStatus(InvalidArgument("unknown stage '" + opts.stage + "'"));
+  bool external = opts.stage.rfind("xla_", 0) == 0;
+  if (!stage && !external && !opts.list_stages) {
+    return ReportStatus(InvalidArgument("unknown stage '" + opts.stage +
+                                        "' (--list-stages shows the stages of a module)"));
+  }
   if (opts.backend != "cpu" && opts.backend != "gpu") {
     return ReportStatus(InvalidArgument("unknown backend '" + opts.backend + "' (cpu or gpu)"));
   }
@@ -470,6 +437,22 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   if (opts.backend == "gpu" && *stage == Stage::kLlvmIrOptimized) stage = Stage::kGpuLlvmIrOptimized;
   auto session = MakeSession(in);
   if (!session.ok()) return ReportStatus(session.status());
+  if (opts.list_stages) {
+    for (const std::string& name : (*session)->StageNames()) {
+      std::string description;
+      for (const ExternalStage& e : (*session)->external_stages()) {
+        if (e.name == name) description = e.description;
+      }
+      std::cout << name << (description.empty() ? "" : "  " + description) << "\n";
+    }
+    return kExitOk;
+  }
+  if (external) {
+    auto text = (*session)->ExternalStageText(opts.stage);
+    if (!text.ok()) return ReportStatus(text.status());
+    if (Status st = WriteOutput(opts.output, *text); !st.ok()) return ReportStatus(st);
+    return kExitOk;
+  }
   GpuCompileOptions gpu_options;
   gpu_options.arch = opts.gpu_arch;
   (*session)->SetGpuOptions(gpu_options);
@@ -483,13 +466,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   }
   auto text = (*session)->StageText(*stage);
   if (!text.ok()) return ReportStatus(text.status());
-  if (opts.output.empty()) {
-    std::cout << *text;
-  } else {
-    std::ofstream out(opts.output, std::ios::binary);
-    if (!out) return ReportStatus(InvalidArgument(opts.output + ": cannot write"));
-    out << *text;
-  }
+  if (Status st = WriteOutput(opts.output, *text); !st.ok()) return ReportStatus(st);
   std::cerr << "kernels: " << (*session)->kernels_before().ToString() << " before fusion";
   if ((*session)->optimized()) std::cerr << "; " << (*session)->kernels_after().ToString() << " after";
   std::cerr << "\n";
@@ -538,6 +515,158 @@ int RunExplain(const CommonInput& in, const std::string& instruction) {
   }
   std::cout << "kernels: " << (*session)->kernels_before().kernels << " before fusion, "
             << (*session)->kernels_after().kernels << " after\n";
+  return kExitOk;
+}
+
+// The modules of a dump folder a command works on: the one `selector` names, or all
+// (with `with_both_ends`, those that have both their input and XLA's optimized module).
+StatusOr<std::vector<const DumpModule*>> ChooseDumpModules(const DumpIndex& index, const std::string& selector,
+                                                           bool with_both_ends) {
+  std::vector<const DumpModule*> out;
+  if (!selector.empty()) {
+    ASSIGN_OR_RETURN(const DumpModule* found, index.Find(selector));
+    out.push_back(found);
+    return out;
+  }
+  for (const DumpModule& m : index.modules) {
+    if (!with_both_ends || (m.BeforeOptimizations() && m.AfterOptimizations())) out.push_back(&m);
+  }
+  if (out.empty()) {
+    return InvalidArgument(index.dir + ": no module has both a before_optimizations and an "
+                                       "after_optimizations dump");
+  }
+  return out;
+}
+
+struct IndexOptions {
+  std::string dir;
+  std::string module;
+  bool json = false;
+  bool check = false;
+};
+
+// `fusebox index DIR`: the modules × stages table of a dump folder; with --module, that
+// module's files in compilation order; with --check, every HLO file is loaded.
+int RunIndex(const IndexOptions& opts) {
+  if (!IsDumpFolder(opts.dir)) {
+    return ReportStatus(InvalidArgument(opts.dir + ": not a folder; `index` reads XLA dump folders "
+                                        "(use `inspect` for a single file)"));
+  }
+  auto index = IndexDumpFolder(opts.dir);
+  if (!index.ok()) return ReportStatus(index.status());
+  auto chosen = ChooseDumpModules(*index, opts.module, /*with_both_ends=*/false);
+  if (!chosen.ok()) return ReportStatus(chosen.status());
+  const std::vector<const DumpModule*>& shown = *chosen;
+  if (opts.json) {
+    std::cout << DumpIndexToJson(*index);
+  } else if (!opts.module.empty()) {
+    std::cout << FormatDumpModule(*shown.front());
+  } else {
+    std::cout << FormatDumpIndex(*index);
+  }
+  if (!opts.check) return kExitOk;
+  int loaded = 0, failed = 0;
+  for (const DumpModule* m : shown) {
+    for (const DumpFile& f : m->files) {
+      if (f.kind != DumpFileKind::kHloModule && f.kind != DumpFileKind::kSnapshot) continue;
+      auto module = LoadDumpHlo(f);
+      if (module.ok()) {
+        ++loaded;
+      } else {
+        ++failed;
+        std::cerr << "error: " << module.status().message() << "\n";
+      }
+    }
+  }
+  std::cerr << "check: loaded " << loaded << " of " << (loaded + failed) << " HLO file(s)";
+  if (failed > 0) std::cerr << "; " << failed << " could not be loaded (above)";
+  std::cerr << "\n";
+  return failed > 0 ? kExitUserError : kExitOk;
+}
+
+struct CompareFusionOptions {
+  std::string path;
+  std::string module;
+  bool json = false;
+  int max_names = 6;
+};
+
+// `fusebox compare-fusion DIR`: XLA's fusions (after_optimizations) against Fusebox's on
+// the same input (before_optimizations), for one module or every module of the folder.
+int RunCompareFusion(const CompareFusionOptions& opts) {
+  if (!IsDumpFolder(opts.path)) {
+    return ReportStatus(InvalidArgument(opts.path + ": not a folder; compare-fusion reads an XLA dump folder "
+                                        "(XLA_FLAGS=--xla_dump_to=DIR), which holds both XLA's input and its "
+                                        "optimized module"));
+  }
+  auto index = IndexDumpFolder(opts.path);
+  if (!index.ok()) return ReportStatus(index.status());
+  auto chosen = ChooseDumpModules(*index, opts.module, /*with_both_ends=*/true);
+  if (!chosen.ok()) return ReportStatus(chosen.status());
+  const std::vector<const DumpModule*>& modules = *chosen;
+  int failures = 0;
+  bool first = true;
+  if (opts.json) std::cout << "[\n";
+  for (const DumpModule* m : modules) {
+    auto result = CompareDumpFusion(*m);
+    if (!result.ok()) {
+      std::cerr << "error: " << result.status().message() << "\n";
+      ++failures;
+      continue;
+    }
+    for (const std::string& w : result->warnings) std::cerr << "warning: " << w << "\n";
+    if (opts.json) {
+      if (!first) std::cout << ",\n";
+      std::cout << result->comparison.ToJson();
+    } else {
+      if (!first) std::cout << "\n";
+      std::cout << "module " << m->key << " (XLA: " << result->xla_file << ")\n";
+      std::cout << result->comparison.ToText(opts.max_names);
+    }
+    first = false;
+  }
+  if (opts.json) std::cout << "]\n";
+  return failures > 0 ? kExitUserError : kExitOk;
+}
+
+struct ExtractCommandOptions {
+  std::string instruction;
+  int height = 0;
+  std::string stage;  // "" = where the instruction is found; "hlo" or "optimized_hlo"
+  std::string output;
+};
+
+// `fusebox extract PATH --instruction NAME [--height N]`: a standalone module around one
+// instruction. Fusions exist only after the pipeline: a name the input lacks is looked
+// for in Fusebox's optimized module (or asked for with --stage optimized_hlo).
+int RunExtract(const CommonInput& in, const ExtractCommandOptions& opts) {
+  if (opts.stage != "" && opts.stage != "hlo" && opts.stage != "optimized_hlo") {
+    return ReportStatus(InvalidArgument("--stage is hlo or optimized_hlo, not '" + opts.stage + "'"));
+  }
+  auto session = MakeSession(in);
+  if (!session.ok()) return ReportStatus(session.status());
+  const Module* source = &(*session)->input();
+  bool optimized = opts.stage == "optimized_hlo" || (opts.stage.empty() && !HasInstruction(*source, opts.instruction));
+  if (optimized) {
+    Status st = (*session)->Optimize();
+    if (!st.ok()) return ReportStatus(st);
+    source = (*session)->optimized_module();
+  }
+  ExtractOptions options;
+  options.height = opts.height;
+  auto extracted = ExtractInstruction(*source, opts.instruction, options);
+  if (!extracted.ok()) {
+    std::string where = optimized ? " (after Fusebox's pipeline)" : "";
+    return ReportStatus(extracted.status().WithPrefix(in.path + where + ": "));
+  }
+  std::string text = (*extracted)->ToString();
+  if (Status st = WriteOutput(opts.output, text); !st.ok()) return ReportStatus(st);
+  const Computation* entry = (*extracted)->entry();
+  std::cerr << "extracted %" << entry->root()->name() << (optimized ? " from Fusebox's optimized module" : "")
+            << ": " << entry->instructions().size() << " instruction(s), "
+            << std::count_if(entry->instructions().begin(), entry->instructions().end(),
+                             [](const auto& i) { return i->opcode() == Opcode::kParameter; })
+            << " parameter(s), height " << opts.height << "\n";
   return kExitOk;
 }
 
@@ -610,7 +739,9 @@ int RunCli(int argc, char** argv) {
     AddInputOptions(compile, &compile_in);
     compile->add_option("--stage", compile_opts.stage,
                         "hlo | optimized_hlo (default) | llvm_ir | llvm_ir_optimized | cpu_asm | buffer_assignment | "
-                        "gpu_llvm_ir | gpu_llvm_ir_optimized | ptx | ptxas_info | sass");
+                        "gpu_llvm_ir | gpu_llvm_ir_optimized | ptx | ptxas_info | sass; from a dump folder also "
+                        "XLA's own: xla_optimized_hlo | xla_pass_NNNN | xla_llvm_ir | xla_llvm_ir_optimized | xla_ptx | "
+                        "xla_asm | xla_buffer_assignment");
     compile->add_option("--backend", compile_opts.backend,
                         "cpu (default) | gpu: which backend's llvm_ir / llvm_ir_optimized to print");
     compile->add_option("--gpu-arch", compile_opts.gpu_arch, "GPU target for the GPU stages (default sm_90)");
@@ -622,6 +753,8 @@ int RunCli(int argc, char** argv) {
     compile->add_option("--only-pass", compile_opts.only_passes, "Run only these passes (by name)")
         ->delimiter(',');
     compile->add_option("-o,--output", compile_opts.output, "Write the stage to this file");
+    compile->add_flag("--list-stages", compile_opts.list_stages,
+                      "List the stages of the module (with XLA's own, xla_*, for a dump folder)");
 
     CommonInput explain_in;
     std::string explain_instruction;
@@ -630,6 +763,37 @@ int RunCli(int argc, char** argv) {
     AddInputOptions(explain, &explain_in);
     explain->add_option("--instruction", explain_instruction,
                         "Only decisions about this instruction (name without %)");
+
+    IndexOptions index_opts;
+    CLI::App* index = app.add_subcommand(
+        "index", "Index an XLA dump folder (--xla_dump_to): modules x stages, every file classified");
+    index->add_option("DIR", index_opts.dir, "The dump folder")->required();
+    index->add_option("--module", index_opts.module, "Show this module's files (id, 0003 or 3, or name)");
+    index->add_flag("--json", index_opts.json, "Write the index as JSON");
+    index->add_flag("--check", index_opts.check,
+                    "Also load every HLO file (text and proto); exit 1 if any cannot be loaded");
+
+    CompareFusionOptions cmp_opts;
+    CLI::App* cmp = app.add_subcommand(
+        "compare-fusion", "Compare XLA's fusions (from a dump folder) with Fusebox's on the same input: "
+                          "matching kernels, what one fuses and the other splits, kernel counts");
+    cmp->add_option("DIR", cmp_opts.path, "XLA dump folder")->required();
+    cmp->add_option("--module", cmp_opts.module, "Only this module (id or name); default: every module");
+    cmp->add_flag("--json", cmp_opts.json, "Write the comparison as JSON");
+    cmp->add_option("--max-names", cmp_opts.max_names, "Instruction names listed per kernel (default 6)");
+
+    CommonInput extract_in;
+    ExtractCommandOptions extract_opts;
+    CLI::App* extract = app.add_subcommand(
+        "extract", "Write a standalone, runnable module holding one instruction (or fusion) and N levels "
+                   "of its operands, parameters for the rest: the smallest thing to attach to a bug");
+    AddInputOptions(extract, &extract_in);
+    extract->add_option("--instruction", extract_opts.instruction, "The instruction or fusion (name)")->required();
+    extract->add_option("--height", extract_opts.height, "Levels of operands to keep (default 0)");
+    extract->add_option("--stage", extract_opts.stage,
+                        "hlo (the input) or optimized_hlo (after Fusebox's pipeline, where fusions are); "
+                        "default: the input, or the optimized module when only it has the name");
+    extract->add_option("-o,--output", extract_opts.output, "Write the module to this file");
 
     try {
       app.parse(argc, argv);
@@ -644,6 +808,9 @@ int RunCli(int argc, char** argv) {
     if (run->parsed()) return RunRun(run_in, run_opts);
     if (compile->parsed()) return RunCompile(compile_in, compile_opts);
     if (explain->parsed()) return RunExplain(explain_in, explain_instruction);
+    if (index->parsed()) return RunIndex(index_opts);
+    if (cmp->parsed()) return RunCompareFusion(cmp_opts);
+    if (extract->parsed()) return RunExtract(extract_in, extract_opts);
     std::cerr << app.help();
     return kExitUserError;
   } catch (const std::exception& e) {

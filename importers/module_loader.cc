@@ -5,19 +5,98 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <cstdio>
+
+#include "importers/dump_index.h"
+#include "importers/hlo_proto.h"
 
 namespace fusebox {
+
+namespace {
+
+// The file holding `module` at `stage` ("" = before optimizations).
+StatusOr<const DumpFile*> StageFile(const DumpModule& module, const std::string& stage) {
+  const DumpFile* file = nullptr;
+  if (stage.empty() || stage == "before_optimizations" || stage == "hlo") {
+    file = module.BeforeOptimizations();
+    if (file == nullptr) {
+      return InvalidArgument("module " + module.Label() +
+                             " has no before_optimizations dump (its input HLO); pick another stage "
+                             "with --dump-stage after_optimizations or a pass step");
+    }
+    return file;
+  }
+  if (stage == "after_optimizations" || stage == "optimized_hlo" || stage == "xla_optimized_hlo") {
+    file = module.AfterOptimizations();
+    if (file == nullptr) return InvalidArgument("module " + module.Label() + " has no after_optimizations dump");
+    return file;
+  }
+  bool numeric = stage.find_first_not_of("0123456789") == std::string::npos;
+  for (const DumpFile* pass : module.Passes()) {
+    if ((numeric && pass->step == std::stoi(stage)) || pass->filename == stage || pass->suffix == stage) {
+      return pass;
+    }
+  }
+  std::string steps;
+  for (const DumpFile* pass : module.Passes()) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "%04d", pass->step);
+    steps += std::string(steps.empty() ? "" : ", ") + buf;
+  }
+  return InvalidArgument("module " + module.Label() + " has no stage '" + stage +
+                         "'; stages: before_optimizations, after_optimizations" +
+                         (steps.empty() ? std::string() : ", pass steps " + steps));
+}
+
+StatusOr<LoadedFile> LoadDumpFolder(const std::string& path, const LoadOptions& options) {
+  auto index = IndexDumpFolder(path);
+  if (!index.ok()) return index.status();
+  std::vector<const DumpModule*> wanted;
+  if (!options.module_selector.empty()) {
+    auto found = index->Find(options.module_selector);
+    if (!found.ok()) return found.status();
+    wanted.push_back(*found);
+  } else {
+    for (const DumpModule& m : index->modules) wanted.push_back(&m);
+  }
+  LoadedFile file;
+  file.path = path;
+  file.notes = index->notes;
+  for (const DumpModule* m : wanted) {
+    auto stage_file = StageFile(*m, options.dump_stage);
+    if (!stage_file.ok()) {
+      // With one module asked for, that is an error; with all, skip it and say so.
+      if (wanted.size() == 1) return stage_file.status();
+      file.notes.push_back(stage_file.status().message());
+      continue;
+    }
+    auto loaded = LoadDumpHlo(**stage_file, options.allow_unknown_attributes);
+    if (!loaded.ok()) {
+      if (wanted.size() == 1) return loaded.status();
+      file.notes.push_back("skipped module " + m->Label() + ": " + loaded.status().message());
+      continue;
+    }
+    for (const std::string& w : loaded->warnings) file.notes.push_back(w);
+    file.modules.push_back(std::move(loaded->module));
+    file.module_keys.push_back(m->key);
+    file.module_files.push_back((*stage_file)->path);
+  }
+  if (file.modules.empty()) {
+    std::string why;
+    for (const std::string& n : file.notes) why += "\n  " + n;
+    return InvalidArgument(path + ": no module of this dump folder could be loaded" + why);
+  }
+  return file;
+}
+
+}  // namespace
 
 StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) return NotFound(path + ": no such file");
-  if (fs::is_directory(st)) {
-    return Unimplemented(path +
-                         ": is a directory; XLA dump folders are not supported yet — pass one of "
-                         "its *.txt / *.hlo module files instead");
-  }
+  if (fs::is_directory(st)) return LoadDumpFolder(path, options);
   uintmax_t size = fs::file_size(path, ec);
   if (ec) return InvalidArgument(path + ": cannot read file size: " + ec.message());
   if (static_cast<int64_t>(size) > options.max_bytes) {
@@ -29,13 +108,7 @@ StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadOptions& option
   std::string text(static_cast<size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   text.resize(static_cast<size_t>(in.gcount()));
-  if (text.find('\0') != std::string::npos) {
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
-        static_cast<unsigned char>(text[1]) == 0x8b) {
-      return InvalidArgument(path + ": is gzip-compressed; HLO protos (.hlo.pb[.gz]) are not supported yet");
-    }
-    return InvalidArgument(path + ": is a binary file, not HLO text (HLO protos are not supported yet)");
-  }
+  if (LooksLikeHloProtoFile(path, text)) return LoadHloProtoFile(path);
   ParseOptions popts;
   popts.filename = path;
   popts.allow_unknown_attributes = options.allow_unknown_attributes;
@@ -58,12 +131,30 @@ StatusOr<std::vector<size_t>> SelectModules(const LoadedFile& file, const std::s
     }
     std::string names;
     for (size_t i = 0; i < file.modules.size(); ++i) {
-      names += "\n  " + std::to_string(i) + ": " + file.modules[i]->name();
+      names += "\n  " + (file.module_keys.empty() ? std::to_string(i) + ":" : file.module_keys[i]) + " " +
+               file.modules[i]->name();
     }
     return InvalidArgument(file.path + ": holds " + std::to_string(file.modules.size()) +
                            " modules; choose one with --module INDEX|NAME:" + names);
   }
   bool numeric = !selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos;
+  if (!file.module_keys.empty()) {
+    // A dump folder: modules go by their key or id ("3" = "0003") or name.
+    for (size_t i = 0; i < file.modules.size(); ++i) {
+      const std::string& key = file.module_keys[i];
+      bool id_match = numeric && key.find_first_not_of("0123456789") == std::string::npos &&
+                      std::stoll(key) == std::stoll(selector);
+      if (key == selector || id_match || file.modules[i]->name() == selector) {
+        picked.push_back(i);
+        return picked;
+      }
+    }
+    std::string names;
+    for (size_t i = 0; i < file.modules.size(); ++i) {
+      names += "\n  " + file.module_keys[i] + " " + file.modules[i]->name();
+    }
+    return InvalidArgument(file.path + ": no module '" + selector + "' in this dump folder:" + names);
+  }
   for (size_t i = 0; i < file.modules.size(); ++i) {
     if ((numeric && std::to_string(i) == selector) || file.modules[i]->name() == selector) {
       picked.push_back(i);

@@ -26,6 +26,8 @@ PACKAGES=(
   fonts-dejavu-core fonts-jetbrains-mono
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libeigen3-dev
+  libprotobuf-dev protobuf-compiler zlib1g-dev
+  libdtl-dev libxml2-dev libarchive-dev chromium
   clang-19 libclang-rt-19-dev
   python3
 )

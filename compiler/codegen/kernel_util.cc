@@ -1,5 +1,7 @@
 #include "compiler/codegen/kernel_util.h"
+#include "compiler/codegen/llvm_version.h"
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -475,3 +477,9 @@ StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instructi
 }
 
 }  // namespace fusebox::codegen
+
+namespace fusebox {
+
+std::string LlvmVersionString() { return LLVM_VERSION_STRING; }
+
+}  // namespace fusebox

@@ -108,8 +108,9 @@ std::string StackFrameIndex::Describe(int64_t frame_id) const {
       if (!out.empty()) out += " <- ";
       out += file + ":" + std::to_string(loc.line) + " (" + fn + ")";
     }
-    if (frame.parent_frame_id == frame_id) break;
-    frame_id = frame.parent_frame_id;
+    // XLA's text prints a frame's parent one higher than the id it stores: 1 means "no
+    // parent", N + 1 means frame N (its HloModuleProto twin says so).
+    frame_id = frame.parent_frame_id - 1;
   }
   return out;
 }

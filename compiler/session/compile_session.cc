@@ -255,4 +255,43 @@ StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std:
   return written;
 }
 
+void CompileSession::AddExternalStage(ExternalStage stage) {
+  for (size_t i = 0; i < external_.size(); ++i) {
+    if (external_[i].name == stage.name) {
+      external_[i] = std::move(stage);
+      external_text_[i].reset();
+      return;
+    }
+  }
+  external_.push_back(std::move(stage));
+  external_text_.emplace_back();
+}
+
+StatusOr<std::string> CompileSession::ExternalStageText(const std::string& name) {
+  for (size_t i = 0; i < external_.size(); ++i) {
+    if (external_[i].name != name) continue;
+    if (!external_text_[i]) {
+      external_text_[i] = external_[i].load ? external_[i].load()
+                                            : StatusOr<std::string>(NotFound(name + ": nothing to load"));
+    }
+    return *external_text_[i];
+  }
+  std::string names;
+  for (const ExternalStage& e : external_) names += (names.empty() ? "" : ", ") + e.name;
+  return NotFound("no stage '" + name + "'" +
+                  (names.empty() ? std::string(" (external stages come from an XLA dump folder)")
+                                 : "; external stages: " + names));
+}
+
+std::vector<std::string> CompileSession::StageNames() const {
+  std::vector<std::string> names;
+  for (Stage s : {Stage::kHlo, Stage::kOptimizedHlo, Stage::kLlvmIr, Stage::kLlvmIrOptimized, Stage::kCpuAsm,
+                  Stage::kBufferAssignment, Stage::kGpuLlvmIr, Stage::kGpuLlvmIrOptimized, Stage::kPtx,
+                  Stage::kPtxasInfo, Stage::kSass}) {
+    names.emplace_back(StageName(s));
+  }
+  for (const ExternalStage& e : external_) names.push_back(e.name);
+  return names;
+}
+
 }  // namespace fusebox

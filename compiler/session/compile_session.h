@@ -4,6 +4,7 @@
 // faces of this API; later backends add their stages (LLVM IR, assembly, PTX) here.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,17 @@ enum class Stage {
 std::string_view StageName(Stage stage);
 std::optional<Stage> ParseStage(std::string_view name);
 
+// A stage another compiler produced for the same module — XLA's own optimized HLO, LLVM
+// IR, PTX, ... read from a dump folder — shown next to Fusebox's stages so the two
+// compilers can be compared side by side. Names start with "xla_"; the text loads on
+// first use.
+struct ExternalStage {
+  std::string name;         // "xla_optimized_hlo", "xla_pass_0005", "xla_llvm_ir", ...
+  std::string description;  // "XLA: cpu after optimizations"
+  std::string source;       // the file(s) it comes from
+  std::function<StatusOr<std::string>()> load;
+};
+
 class CompileSession {
  public:
   // Takes the parsed input module.
@@ -67,6 +79,14 @@ class CompileSession {
   // the CUDA toolkit's ptxas; the message says where it was looked for when missing.
   StatusOr<const PtxasResult*> Assemble();
   const PipelineResult& pipeline_result() const { return pipeline_result_; }
+
+  // External stages (see ExternalStage); a stage of the same name is replaced.
+  void AddExternalStage(ExternalStage stage);
+  const std::vector<ExternalStage>& external_stages() const { return external_; }
+  // The stage's text (loaded once); NotFound lists the external stages there are.
+  StatusOr<std::string> ExternalStageText(const std::string& name);
+  // Every stage name this session can show: Fusebox's, then the external ones.
+  std::vector<std::string> StageNames() const;
   const PassContext& pass_context() const { return context_; }
   KernelCount kernels_before() const { return CountKernels(*input_); }
   // Kernels after fusion (requires Optimize()).
@@ -86,6 +106,8 @@ class CompileSession {
   std::optional<Status> gpu_status_;
   std::unique_ptr<PtxasResult> ptxas_;
   std::optional<Status> ptxas_status_;
+  std::vector<ExternalStage> external_;
+  std::vector<std::optional<StatusOr<std::string>>> external_text_;
 };
 
 // Writes the session in XLA's dump layout into `dir`:

@@ -142,6 +142,9 @@ ENTRY %main.1 (x.1: f32[2]) -> f32[2] {
   EXPECT_EQ(m->stack_frames.file_locations[1].column, 11);
   EXPECT_EQ(m->stack_frames.stack_frames[1].file_location_id, 2);
   EXPECT_THAT(m->stack_frames.Describe(2), HasSubstr("model.py:3 (f)"));
+  // Frame 2's parent is printed as 1, which XLA writes for "no parent" (it prints the
+  // stored parent id plus one), so the chain stops at frame 2.
+  EXPECT_EQ(m->stack_frames.Describe(2), "model.py:3 (f)");
   const OpMetadata* md = Find(*m, "neg")->metadata();
   ASSERT_NE(md, nullptr);
   EXPECT_EQ(md->op_type, "Neg");

@@ -1,0 +1,11 @@
+// The LLVM version Fusebox's code generators were built with, for reports (callers need
+// no LLVM headers).
+#pragma once
+
+#include <string>
+
+namespace fusebox {
+
+std::string LlvmVersionString();  // "19.1.7"
+
+}  // namespace fusebox

@@ -1,0 +1,133 @@
+// Profiled runs on the CPU and GPU backends.
+#include "profiler/profiled_run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "compiler/codegen/ptx_tools.h"
+#include "compiler/passes/kernel_count.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "compiler/runtime/gpu_executable.h"
+#include "compiler/support/timer.h"
+#include "profiler/cpu_tracer.h"
+#include "profiler/cupti_tracer.h"
+
+namespace fusebox::profiler {
+
+namespace {
+
+StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& args, const ProfiledRunOptions& opts) {
+  ProfiledRun run;
+  run.backend = "cpu";
+  run.fused = opts.fused;
+  Stopwatch compile_watch;
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, opts.fused));
+  CpuExecutableOptions exe_opts;
+  exe_opts.threads = opts.threads;
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> exe, CpuExecutable::Create(std::move(optimized), exe_opts));
+  run.compile_s = compile_watch.ElapsedSeconds();
+  run.device = "the CPU (" + std::to_string(exe->threads()) + " threads)";
+  CpuTracer tracer;
+  std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
+  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
+    CpuRunOptions run_opts;
+    run_opts.observer = &tracer;
+    run_opts.iteration = it;
+    Stopwatch watch;
+    RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));  // one result, reused
+    run.times_s.push_back(watch.ElapsedSeconds());
+  }
+  std::sort(run.times_s.begin(), run.times_s.end());
+  run.trace = tracer.TakeTrace();
+  run.launches_per_run = exe->last_kernel_launches();
+  run.static_kernels = CountKernels(exe->module()).kernels;
+  run.result = std::move(*result);
+  return run;
+}
+
+StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& args, const ProfiledRunOptions& opts) {
+  ProfiledRun run;
+  run.backend = "gpu";
+  run.fused = opts.fused;
+  Stopwatch compile_watch;
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, opts.fused));
+  GpuExecutableOptions exe_opts;
+  if (!opts.gpu_arch.empty()) {
+    exe_opts.compile.arch = opts.gpu_arch;
+    exe_opts.arch_from_device = false;
+  }
+  if (FindPtxas().ok()) {
+    exe_opts.ptx_to_cubin = [](const std::string& ptx, const std::string& arch) -> StatusOr<std::vector<uint8_t>> {
+      ASSIGN_OR_RETURN(PtxasResult assembled, AssemblePtx(ptx, arch));
+      return std::vector<uint8_t>(assembled.cubin.begin(), assembled.cubin.end());
+    };
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> exe, GpuExecutable::Create(std::move(optimized), exe_opts));
+  run.compile_s = compile_watch.ElapsedSeconds();
+  run.device = exe->device_description();
+  CuptiTracer cupti;
+  cupti.SetAnnotations(AnnotationsFromGpuCode(exe->code()));
+  CpuTracer host_tracer;
+  const Status traced = cupti.Start();
+  if (!traced.ok()) run.notes.push_back(traced.message() + "; kernel times are measured on the host around each launch");
+  std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
+  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
+    GpuRunOptions run_opts;
+    run_opts.observer = traced.ok() ? static_cast<ExecutionObserver*>(&cupti) : &host_tracer;
+    run_opts.device_tracer_active = traced.ok();
+    run_opts.iteration = it;
+    Stopwatch watch;
+    RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));
+    run.times_s.push_back(watch.ElapsedSeconds());
+  }
+  std::sort(run.times_s.begin(), run.times_s.end());
+  run.trace = traced.ok() ? cupti.TakeTrace() : host_tracer.TakeTrace();
+  if (traced.ok()) {
+    RETURN_IF_ERROR(cupti.Stop());
+    if (cupti.dropped_records() > 0) {
+      run.notes.push_back("CUPTI dropped " + std::to_string(cupti.dropped_records()) +
+                          " record(s): the trace misses kernels");
+    }
+  }
+  run.launches_per_run = exe->last_kernel_launches();
+  run.static_kernels = CountKernels(exe->module()).kernels;
+  run.result = std::move(*result);
+  return run;
+}
+
+}  // namespace
+
+std::string ProfiledRun::Describe(const std::string& module_name) const {
+  char buf[768];
+  if (backend == "cpu") {
+    // device is "the CPU (N threads)": the mode goes in front of the thread count.
+    std::string where = device;
+    size_t paren = where.find('(');
+    if (paren != std::string::npos) where.insert(paren + 1, fused ? "fused, " : "unfused, ");
+    std::snprintf(buf, sizeof(buf),
+                  "ran %s on %s %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "
+                  "%lld kernels per run (%lld static)",
+                  module_name.c_str(), where.c_str(), static_cast<long long>(times_s.size()), compile_s,
+                  min_s() * 1e3, median_s() * 1e3, static_cast<long long>(launches_per_run),
+                  static_cast<long long>(static_kernels));
+  } else {
+    std::snprintf(buf, sizeof(buf),
+                  "ran %s on %s (%s) %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "
+                  "%lld kernel launches per run (%lld kernels)",
+                  module_name.c_str(), device.c_str(), fused ? "fused" : "unfused",
+                  static_cast<long long>(times_s.size()), compile_s, min_s() * 1e3, median_s() * 1e3,
+                  static_cast<long long>(launches_per_run), static_cast<long long>(static_kernels));
+  }
+  return buf;
+}
+
+StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Literal>& args,
+                                  const ProfiledRunOptions& options) {
+  if (options.backend == "cpu") return RunCpu(module, args, options);
+  if (options.backend == "gpu") return RunGpu(module, args, options);
+  return InvalidArgument("unknown backend '" + options.backend + "' (cpu or gpu)");
+}
+
+}  // namespace fusebox::profiler

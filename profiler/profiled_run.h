@@ -1,0 +1,47 @@
+// One profiled backend run of a module, shared by `fusebox run`, `fusebox report` and the
+// workbench: compile (fused, or one kernel per op), run N times under the backend's
+// tracer (the CPU tracer; CUPTI on the GPU, or host timing around each launch when
+// CUPTI cannot trace), and keep the trace, the times and the result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/literal.h"
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+#include "profiler/trace.h"
+
+namespace fusebox::profiler {
+
+struct ProfiledRunOptions {
+  std::string backend = "cpu";  // "cpu" or "gpu"
+  bool fused = true;            // false: the pipeline without fusion, one kernel per op
+  int64_t iterations = 1;
+  int threads = 0;              // CPU worker threads (0: one per hardware thread)
+  std::string gpu_arch;         // GPU target ("" = the device's own)
+};
+
+struct ProfiledRun {
+  std::string backend;
+  std::string device;      // "the CPU (2 threads)", "NVIDIA H100 ... (sm_90)"
+  bool fused = true;
+  double compile_s = 0;
+  std::vector<double> times_s;  // per iteration, ascending
+  int64_t launches_per_run = 0;  // kernel launches in the last run
+  int64_t static_kernels = 0;    // kernels in the compiled module
+  Trace trace;
+  Literal result;
+  std::vector<std::string> notes;  // e.g. "CUPTI unavailable: ...; kernel times measured on the host"
+
+  double min_s() const { return times_s.empty() ? 0 : times_s.front(); }
+  double median_s() const { return times_s.empty() ? 0 : times_s[times_s.size() / 2]; }
+  // "ran jit_f on the CPU (fused, 2 threads) 3 time(s): compile 0.1 s, run min ..., median ...; N kernels per run"
+  std::string Describe(const std::string& module_name) const;
+};
+
+StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Literal>& args,
+                                  const ProfiledRunOptions& options);
+
+}  // namespace fusebox::profiler
