@@ -28,9 +28,11 @@
 #include "compiler/session/compile_session.h"
 #include "compiler/support/timer.h"
 #include "compiler/verifier/verifier.h"
+#include "app/graph_command.h"
 #include "importers/dump_index.h"
 #include "importers/dump_stages.h"
 #include "importers/module_loader.h"
+#include "report/report.h"
 
 #ifndef FUSEBOX_VERSION
 #define FUSEBOX_VERSION "0.0.0"
@@ -670,6 +672,96 @@ int RunExtract(const CommonInput& in, const ExtractCommandOptions& opts) {
   return kExitOk;
 }
 
+struct ReportCommandOptions {
+  std::string out;
+  std::string backend = "cpu";
+  int64_t iterations = 3;
+  uint64_t seed = 0;
+  std::vector<std::string> inputs;
+  int threads = 0;
+  std::string gpu_arch;
+  bool no_pack = false;
+};
+
+std::string& CommandLine() {
+  static std::string line;
+  return line;
+}
+
+// `fusebox report PATH --out DIR`: see report/report.h for what it writes.
+int RunReport(const CommonInput& in, const ReportCommandOptions& opts) {
+  auto file = Load(in);
+  if (!file.ok()) return ReportStatus(file.status());
+  auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
+  if (!picked.ok()) return ReportStatus(picked.status());
+  size_t chosen = picked->front();
+  VerifierOptions vopts;
+  vopts.filename = in.path;
+  bool errors = false;
+  PrintVerifierIssues(VerifyModule(*file->modules[chosen], vopts), &errors);
+  if (errors) return ReportStatus(InvalidArgument(in.path + ": the module does not verify; no report"));
+
+  report::ReportInput input;
+  input.source = in.path;
+  report::ReportOptions options;
+  options.out_dir = opts.out;
+  options.backend = opts.backend;
+  options.iterations = opts.iterations;
+  options.seed = opts.seed;
+  options.threads = opts.threads;
+  options.gpu_arch = opts.gpu_arch;
+  options.pack = !opts.no_pack;
+  options.command_line = CommandLine();
+  if (!file->module_keys.empty()) {
+    // A dump folder: XLA's stages and its fusion, compared with Fusebox's.
+    input.source += " (module " + file->module_keys[chosen] + ", " + file->module_files[chosen] + ")";
+    auto index = IndexDumpFolder(in.path);
+    if (index.ok()) {
+      auto module = index->Find(file->module_keys[chosen]);
+      if (module.ok()) {
+        CompileSession stages(file->modules[chosen]->Clone());
+        AddXlaDumpStages(**module, &stages);
+        input.xla_stages = stages.external_stages();
+        auto compared = CompareDumpFusion(**module);
+        if (compared.ok()) {
+          input.xla_comparison = std::move(compared->comparison);
+        } else {
+          std::cerr << "note: no XLA comparison: " << compared.status().message() << "\n";
+        }
+      }
+    }
+  }
+  const Module& module = *file->modules[chosen];
+  if (!opts.inputs.empty()) {
+    if (static_cast<int64_t>(opts.inputs.size()) != module.entry()->parameter_count()) {
+      return ReportStatus(InvalidArgument("--inputs has " + std::to_string(opts.inputs.size()) +
+                                          " file(s) but the entry computation takes " +
+                                          std::to_string(module.entry()->parameter_count())));
+    }
+    for (size_t i = 0; i < opts.inputs.size(); ++i) {
+      auto lit = ReadNpy(opts.inputs[i], &module.entry()->parameter(static_cast<int64_t>(i))->shape());
+      if (!lit.ok()) return ReportStatus(lit.status());
+      options.inputs.push_back(std::move(*lit));
+    }
+  } else if (!file->arguments.empty()) {
+    // An HloSnapshot carries the arguments of the run it recorded.
+    options.inputs = std::move(file->arguments);
+    std::cerr << "note: using the " << options.inputs.size() << " argument(s) recorded in the snapshot\n";
+  }
+  input.module = std::move(file->modules[chosen]);
+  auto result = report::WriteReport(std::move(input), options);
+  if (!result.ok()) return ReportStatus(result.status());
+  for (const std::string& w : result->warnings) std::cerr << "note: " << w << "\n";
+  std::cout << "wrote " << result->html << "\n" << "wrote " << result->markdown << "\n";
+  if (!result->tarball.empty()) std::cout << "wrote " << result->tarball << "\n";
+  std::cout << "reproducer: " << result->repro_dir << "/replay.sh\n";
+  if (result->check_ran && !result->check_ok) {
+    std::cerr << "check: the fused run does NOT match the interpreter (see the report's check section)\n";
+    return kExitUserError;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunCli(int argc, char** argv) {
@@ -677,6 +769,7 @@ int RunCli(int argc, char** argv) {
     CLI::App app{"Fusebox: a workbench for XLA-style tensor compilers (HLO, fusion, kernels)",
                  "fusebox"};
     app.set_version_flag("--version", std::string("fusebox ") + FUSEBOX_VERSION);
+    for (int i = 0; i < argc; ++i) CommandLine() += (i ? " " : "") + std::string(argv[i]);
     app.require_subcommand(1);
     app.fallthrough(false);
 
@@ -795,6 +888,27 @@ int RunCli(int argc, char** argv) {
                         "default: the input, or the optimized module when only it has the name");
     extract->add_option("-o,--output", extract_opts.output, "Write the module to this file");
 
+    CommonInput report_in;
+    ReportCommandOptions report_opts;
+    CLI::App* report_cmd = app.add_subcommand(
+        "report", "Write a self-contained bug report: report.html (summary, kernels per cluster, timeline, "
+                  "fusion graph, decisions, stages and pass diffs, numerical check, environment), report.md, "
+                  "trace.json, graph.dot/svg/png, a reproducer folder and a .tar.gz of it all");
+    AddInputOptions(report_cmd, &report_in);
+    report_cmd->add_option("--out", report_opts.out, "Output folder")->required();
+    report_cmd->add_option("--backend", report_opts.backend, "cpu (default) | gpu")
+        ->check(CLI::IsMember({"cpu", "gpu"}));
+    report_cmd->add_option("--iterations", report_opts.iterations, "Runs of each executable (default 3)");
+    report_cmd->add_option("--seed", report_opts.seed, "Seed of the random inputs");
+    report_cmd->add_option("--inputs", report_opts.inputs, "One .npy file per entry parameter, in order")
+        ->delimiter(',');
+    report_cmd->add_option("--threads", report_opts.threads, "CPU worker threads");
+    report_cmd->add_option("--gpu-arch", report_opts.gpu_arch, "GPU target (default: the device's own)");
+    report_cmd->add_flag("--no-pack", report_opts.no_pack, "Do not write the .tar.gz");
+
+    GraphCommandOptions graph_opts;
+    CLI::App* graph_cmd = AddGraphCommand(app, &graph_opts);
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -811,6 +925,8 @@ int RunCli(int argc, char** argv) {
     if (index->parsed()) return RunIndex(index_opts);
     if (cmp->parsed()) return RunCompareFusion(cmp_opts);
     if (extract->parsed()) return RunExtract(extract_in, extract_opts);
+    if (report_cmd->parsed()) return RunReport(report_in, report_opts);
+    if (graph_cmd->parsed()) return RunGraphCommand(graph_opts);
     std::cerr << app.help();
     return kExitUserError;
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package Fusebox needs, only when something is missing.
-# Idempotent and quiet when all is present. Usage: scripts/setup.sh [--with-fuzz] [--with-cuda-tools]
+# Idempotent and quiet when all is present.
+# Usage: scripts/setup.sh [--with-fuzz] [--with-cuda-tools] [--with-venv]
 #
 # --with-cuda-tools (or FUSEBOX_WITH_CUDA_TOOLS=1) also installs CUDA 13's cuobjdump and
 # nvdisasm, which the SASS stage needs, from PyPI (nvidia-cuda-cuobjdump,
@@ -11,9 +12,11 @@
 set -euo pipefail
 
 WITH_CUDA_TOOLS="${FUSEBOX_WITH_CUDA_TOOLS:-0}"
+WITH_VENV=0
 for arg in "$@"; do
   case "$arg" in
     --with-cuda-tools) WITH_CUDA_TOOLS=1 ;;
+    --with-venv) WITH_VENV=1 ;;  # python3-venv, for the jax scripts (compare_xla, make_dumps)
   esac
 done
 
@@ -31,7 +34,7 @@ PACKAGES=(
   clang-19 libclang-rt-19-dev
   python3
 )
-if [ "$WITH_CUDA_TOOLS" = "1" ]; then
+if [ "$WITH_CUDA_TOOLS" = "1" ] || [ "$WITH_VENV" = "1" ]; then
   PACKAGES+=(python3-venv)
 fi
 

@@ -601,7 +601,7 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
     llvm::raw_string_ostream os(errors);
     if (llvm::verifyModule(*llvm_module, &os)) return Internal("CPU backend produced invalid LLVM IR: " + errors);
   }
-  RETURN_IF_ERROR(Optimize(*llvm_module, tm->get(), options.opt_level));
+  RETURN_IF_ERROR(Optimize(*llvm_module, tm->get(), options.opt_level, VectorMathLibraryLoaded()));
   code->llvm_ir_optimized_ = ToText(*llvm_module);
   if (options.keep_assembly) {
     ASSIGN_OR_RETURN(code->assembly_, EmitAssembly(*llvm_module, tm->get()));

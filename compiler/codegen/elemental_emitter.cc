@@ -1701,11 +1701,10 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
     case Opcode::kMinimum: {
       const bool max = opcode == Opcode::kMaximum;
       if (is_float) {
-        // std::max(x, y) is (x < y) ? y : x; a NaN operand wins, the first if both are.
-        llvm::Value* pick_y = max ? b_.CreateFCmpOLT(x, y) : b_.CreateFCmpOLT(y, x);
-        llvm::Value* r = b_.CreateSelect(pick_y, y, x);
-        r = b_.CreateSelect(b_.CreateFCmpUNO(y, y), y, r);
-        return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+        // A NaN operand wins (XLA's semantics). LLVM's maximum/minimum intrinsics say so
+        // too, and the vectorizer turns loops of them into vector max/min and
+        // reductions of them into vector reductions (select chains it cannot).
+        return b_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, x, y);
       }
       if (is_pred || IsUnsignedInt(type)) {
         llvm::Value* pick_y = max ? b_.CreateICmpULT(x, y) : b_.CreateICmpULT(y, x);

@@ -1,9 +1,12 @@
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/codegen/llvm_version.h"
 
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
 #include <cmath>
@@ -433,9 +436,25 @@ std::vector<OutputLeaf> KernelOutputs(const Instruction& inst) {
   return leaves;
 }
 
-Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level) {
+bool VectorMathLibraryLoaded() {
+  static const bool loaded = [] {
+    std::string error;
+    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1", &error);
+  }();
+  return loaded;
+}
+
+Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
+  // The vector math library is registered before the default analyses (the first
+  // registration of an analysis wins).
+  llvm::Triple triple(module.getTargetTriple());
+  llvm::TargetLibraryInfoImpl library_info(triple);
+  if (vector_math && triple.getArch() == llvm::Triple::x86_64) {
+    library_info.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+    fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
+  }
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;

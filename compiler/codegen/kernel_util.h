@@ -68,6 +68,13 @@ struct KernelFacts {
 StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instruction& inst, std::string_view backend);
 
 // LLVM's new-pass-manager pipeline at -O`level` for `tm`'s target.
-Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level);
+// With `vector_math`, the loop vectorizer may call glibc's libmvec (expf, logf, sinf,
+// powf... eight lanes at a time); the caller must have made libmvec's symbols resolvable
+// (VectorMathLibraryLoaded()).
+Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math = false);
+
+// Loads glibc's vector math library (libmvec.so.1) into the process once; false when it
+// is not there (the vectorizer then keeps scalar calls).
+bool VectorMathLibraryLoaded();
 
 }  // namespace fusebox::codegen

@@ -33,8 +33,6 @@ bool IsKernel(const Instruction& inst) {
   }
 }
 
-namespace {
-// Computations whose instructions run as a program (not inside a kernel).
 bool CallsProgram(const Instruction& inst) {
   switch (inst.opcode()) {
     case Opcode::kWhile:
@@ -46,7 +44,6 @@ bool CallsProgram(const Instruction& inst) {
       return false;
   }
 }
-}  // namespace
 
 KernelCount CountKernels(const Module& module) {
   KernelCount count;

@@ -25,4 +25,8 @@ KernelCount CountKernels(const Module& module);
 // Whether `inst` becomes a kernel of its own when it runs (see the file comment).
 bool IsKernel(const Instruction& inst);
 
+// Whether the computations `inst` calls run as programs (while, conditional, call,
+// async-start), not inside a kernel.
+bool CallsProgram(const Instruction& inst);
+
 }  // namespace fusebox

@@ -194,6 +194,10 @@ std::string Pad4(int64_t n) {
 }
 }  // namespace
 
+std::string DumpFilePrefix(const std::string& module_name, int module_id) {
+  return "module_" + Pad4(module_id) + "." + SafeName(module_name);
+}
+
 StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
                                              int module_id, bool with_cpu) {
   namespace fs = std::filesystem;
@@ -202,7 +206,7 @@ StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std:
   if (ec) return InvalidArgument(dir + ": cannot create folder: " + ec.message());
   Status st = session.Optimize();
   if (!st.ok()) return st;
-  std::string prefix = dir + "/module_" + Pad4(module_id) + "." + SafeName(session.input().name());
+  std::string prefix = dir + "/" + DumpFilePrefix(session.input().name(), module_id);
   std::vector<std::string> written;
   auto write = [&](const std::string& path, const std::string& text) -> Status {
     std::ofstream out(path, std::ios::binary);

@@ -118,6 +118,10 @@ class CompileSession {
 // and, when `with_cpu` (the CPU backend compiles the module), as XLA's CPU backend names
 // them: .ir-no-opt.ll, .ir-with-opt.ll, .s and .cpu_after_optimizations-buffer-assignment.txt
 // `module_id` is NNNN. Returns the paths written.
+// "module_0003.jit_f": how XLA's dump files of a module begin (unsafe name characters
+// become '_').
+std::string DumpFilePrefix(const std::string& module_name, int module_id = 0);
+
 StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
                                              int module_id = 0, bool with_cpu = false);
 

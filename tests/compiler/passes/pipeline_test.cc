@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -290,7 +291,7 @@ TEST(CompileSessionTest, StagesAndDumpLayout) {
   auto optimized = session.StageText(Stage::kOptimizedHlo);
   ASSERT_TRUE(optimized.ok()) << optimized.status().message();
   EXPECT_TRUE(session.optimized());
-  std::string dir = testing::TempDir() + "/dump_test";
+  std::string dir = testing::TempDir() + "/dump_test_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);
   auto written = WriteDump(session, dir, 7);
   ASSERT_TRUE(written.ok()) << written.status().message();

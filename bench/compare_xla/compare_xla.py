@@ -1,0 +1,177 @@
+"""Fusebox vs XLA's CPU backend, side by side, in one run.
+
+For each workload: jax lowers the function to HLO (the module XLA itself compiles), XLA
+compiles and runs it (jax.jit on CPU), and bench/compare_xla/fusebox_side.cc compiles
+and runs the same HLO on the same inputs with Fusebox's pipeline and CPU backend. The
+two halves alternate per workload so that both see the same machine state. Printed:
+run times and their ratio (XLA time / Fusebox time: above 1 means Fusebox is faster),
+compile times, kernel counts, and whether the outputs agree.
+
+Run through scripts/compare_xla.sh (it sets up the throwaway jax venv and builds).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import jax
+import jax.numpy as jnp
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+import seed_programs as sp  # noqa: E402
+
+f32 = jnp.float32
+
+
+# ------------------------------------------------------------------ workloads
+def softmax(x):
+    return jax.nn.softmax(x, axis=-1)
+
+
+def layer_norm(x, gamma, beta):
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean((x - mean) ** 2, axis=-1, keepdims=True)
+    return (x - mean) * jax.lax.rsqrt(var + 1e-5) * gamma + beta
+
+
+def elementwise(x, y, z):
+    return jax.nn.relu(x * y + z)
+
+
+def mlp_loss(params, x, labels):
+    w1, b1, w2, b2, w3, b3 = params
+    h = jax.nn.relu(x @ w1 + b1)
+    h = jax.nn.relu(h @ w2 + b2)
+    return sp.softmax_xent(h @ w3 + b3, labels)
+
+
+def mlp_train_step(params, x, labels):
+    loss, grads = jax.value_and_grad(mlp_loss)(params, x, labels)
+    return jax.tree.map(lambda p, g: p - 0.01 * g, params, grads), loss
+
+
+def rng_inputs(seed, shapes):
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape, kind in shapes:
+        if kind == "labels":
+            out.append(rng.integers(0, shape[1], size=shape[0]).astype(np.int32))
+        elif kind == "step":
+            out.append(np.int32(3))
+        else:
+            out.append((rng.standard_normal(shape) * 0.1).astype(np.float32))
+    return out
+
+
+def workloads(scale):
+    n = 4096 if scale == "full" else 1024
+    w = []
+    # (name, class, function, flat args, how args map to the function)
+    w.append(("reduce_sum", "elementwise/reduction", sp.reduce_sum,
+              rng_inputs(1, [((n, n), "f")] * 3), None))
+    w.append(("running_example", "elementwise/reduction", sp.running_example,
+              rng_inputs(2, [((n, n), "f")] * 2), None))
+    w.append(("elementwise", "elementwise/reduction", elementwise, rng_inputs(3, [((n, n), "f")] * 3), None))
+    w.append(("softmax", "elementwise/reduction", softmax, rng_inputs(4, [((n, 1024), "f")]), None))
+    w.append(("layer_norm", "elementwise/reduction", layer_norm,
+              rng_inputs(5, [((n, 1024), "f"), ((1024,), "f"), ((1024,), "f")]), None))
+    mlp = rng_inputs(6, [((784, 512), "f"), ((512,), "f"), ((512, 512), "f"), ((512,), "f"), ((512, 10), "f"),
+                         ((10,), "f"), ((256, 784), "f"), ((256, 10), "labels")])
+    w.append(("mlp_train_step", "dot/conv", lambda *a: mlp_train_step(tuple(a[:6]), a[6], a[7]), mlp, None))
+    mn = rng_inputs(7, [((784, 10), "f"), ((10,), "f"), ((784, 10), "f"), ((10,), "f"), ((784, 10), "f"),
+                        ((10,), "f"), ((), "step"), ((128, 784), "f"), ((128, 10), "labels")])
+    w.append(("mnist_train_step", "dot/conv",
+              lambda *a: sp.mnist_train_step(tuple(a[0:2]), tuple(a[2:4]), tuple(a[4:6]), a[6], a[7], a[8]), mn, None))
+    cnn = rng_inputs(8, [((3, 3, 3, 16), "f"), ((16,), "f"), ((3, 3, 16, 32), "f"), ((32,), "f"), ((2048, 10), "f"),
+                         ((10,), "f"), ((32, 32, 32, 3), "f"), ((32, 10), "labels")])
+    w.append(("cnn_train_step", "dot/conv", lambda *a: sp.cifar_cnn_train_step(tuple(a[:6]), a[6], a[7]), cnn, None))
+    return w
+
+
+def time_xla(fn, args, iterations):
+    device_args = [jax.device_put(a) for a in args]
+    jitted = jax.jit(fn)
+    t0 = time.perf_counter()
+    lowered = jitted.lower(*device_args)
+    t1 = time.perf_counter()
+    compiled = lowered.compile()
+    t2 = time.perf_counter()
+    out = compiled(*device_args)
+    jax.block_until_ready(out)  # warm-up
+    times = []
+    for _ in range(iterations):
+        s = time.perf_counter()
+        jax.block_until_ready(compiled(*device_args))
+        times.append(time.perf_counter() - s)
+    times.sort()
+    flat = jax.tree.leaves(out)
+    return lowered, {"lower_s": t1 - t0, "compile_s": t2 - t1, "run_min": times[0],
+                     "run_median": times[len(times) // 2]}, [np.asarray(o) for o in flat]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--fusebox", required=True, help="path of compare_xla_fusebox")
+    p.add_argument("--iterations", type=int, default=10)
+    p.add_argument("--scale", choices=["full", "small"], default="full")
+    p.add_argument("--only", default="", help="comma-separated workload names")
+    p.add_argument("--json", default="", help="write the results here")
+    p.add_argument("--workdir", default="", help="keep the HLO, inputs and outputs here")
+    args = p.parse_args()
+    workdir = args.workdir or tempfile.mkdtemp(prefix="fusebox_compare_xla_")
+    os.makedirs(workdir, exist_ok=True)
+    only = set(filter(None, args.only.split(",")))
+    results = []
+    print(f"jax {jax.__version__}, {jax.devices()[0].platform}, {os.cpu_count()} CPUs; work folder {workdir}",
+          flush=True)
+    for name, klass, fn, flat_args, _ in workloads(args.scale):
+        if only and name not in only:
+            continue
+        lowered, xla, outs = time_xla(fn, flat_args, args.iterations)
+        hlo = os.path.join(workdir, name + ".hlo")
+        with open(hlo, "w") as f:
+            f.write(lowered.as_text(dialect="hlo"))
+        inputs = []
+        for i, a in enumerate(flat_args):
+            path = os.path.join(workdir, f"{name}.input_{i}.npy")
+            np.save(path, np.asarray(a))
+            inputs.append(path)
+        expected = []
+        for i, o in enumerate(outs):
+            path = os.path.join(workdir, f"{name}.output_{i}.npy")
+            np.save(path, o)
+            expected.append(path)
+        cmd = [args.fusebox, "--hlo", hlo, "--inputs", ",".join(inputs), "--expected", ",".join(expected),
+               "--iterations", str(args.iterations)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            fb = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            fb = {"error": (proc.stdout + proc.stderr).strip()[-400:]}
+        row = {"name": name, "class": klass, "xla": xla, "fusebox": fb}
+        if "error" not in fb:
+            row["speed_ratio"] = xla["run_median"] / fb["run_s"]["median"]
+            row["compile_ratio"] = xla["compile_s"] / fb["compile_s"]["total"]
+        results.append(row)
+        if "error" in fb:
+            print(f"{name:18s} fusebox failed: {fb['error']}", flush=True)
+            continue
+        print(f"{name:18s} {klass:22s} XLA {xla['run_median'] * 1e3:9.3f} ms  Fusebox "
+              f"{fb['run_s']['median'] * 1e3:9.3f} ms  ratio {row['speed_ratio']:5.2f}   compile XLA "
+              f"{xla['compile_s']:6.3f} s Fusebox {fb['compile_s']['total']:6.3f} s (ratio {row['compile_ratio']:5.2f})"
+              f"   kernels {fb['kernels']}   outputs {'agree' if fb['match'] else 'DIFFER'}", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    bad = [r["name"] for r in results if "error" in r["fusebox"] or not r["fusebox"].get("match")]
+    if bad:
+        print("outputs differ or failed:", ", ".join(bad))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+// Graphviz for the fusion graph: our DOT text, an in-process `dot` layout whose
+// coordinates UIs draw from, and SVG/PNG rendering. Graphviz is not thread-safe; every
+// call into it here holds one process-wide lock, so these functions may be called from
+// any thread (a GUI lays out off its UI thread), one layout at a time.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/support/status.h"
+#include "graph/fusion_graph.h"
+
+namespace fusebox::graph {
+
+// The graph as DOT: HTML-like labels (escaped), clusters for expanded fusions and called
+// computations, rankdir=TB, DejaVu Sans. Node ids are "n<index>", clusters
+// "cluster_<index>"; SVG element ids are the instruction names.
+std::string ToDot(const FusionGraph& graph);
+
+struct LayoutOptions {
+  // From this many nodes on, network-simplex and crossing-minimisation iterations are
+  // capped (nslimit, nslimit1, mclimit): `dot` on deep chains of a few thousand nodes
+  // otherwise takes minutes (see PLATFORM.md).
+  int large_graph_nodes = 300;
+  double nslimit = 2.0;
+  double mclimit = 0.5;
+  // Above this many nodes edges are routed as polylines rather than splines (faster).
+  int polyline_edges_nodes = 1200;
+};
+
+struct Point {
+  double x = 0;
+  double y = 0;
+};
+
+// All coordinates in points (1/72 inch), origin at the top-left, y pointing down.
+struct NodeBox {
+  double x = 0;  // top-left corner
+  double y = 0;
+  double w = 0;
+  double h = 0;
+  Point center() const { return {x + w / 2, y + h / 2}; }
+};
+
+struct EdgePath {
+  int edge = 0;  // index in FusionGraph::edges
+  // Cubic Bézier control points p0 c1 c2 p1 c1 c2 p2 ... (3k+1 points; drawn as a polyline
+  // they are a fair approximation too). At least two points.
+  std::vector<Point> points;
+  bool has_arrow = false;  // the arrowhead runs from points.back() to arrow_tip
+  Point arrow_tip;
+};
+
+struct ClusterBox {
+  int cluster = 0;  // index in FusionGraph::clusters
+  NodeBox box;
+};
+
+struct GraphLayout {
+  double width = 0;  // the bounding box, from (0, 0)
+  double height = 0;
+  std::vector<NodeBox> nodes;        // parallel to FusionGraph::nodes
+  std::vector<EdgePath> edges;       // parallel to FusionGraph::edges
+  std::vector<ClusterBox> clusters;  // parallel to FusionGraph::clusters
+  double layout_ms = 0;              // time Graphviz spent in gvLayout
+};
+
+StatusOr<GraphLayout> Layout(const FusionGraph& graph, const LayoutOptions& options = {});
+
+// "dot" (ToDot's text), "svg" or "png" (Graphviz's cairo renderer). Unknown formats and
+// missing Graphviz plugins give a status that names them.
+StatusOr<std::string> Render(const FusionGraph& graph, std::string_view format,
+                             const LayoutOptions& options = {});
+
+// Whether `text` parses as a DOT graph (agmemread), for checks and tests.
+Status ParseDot(const std::string& text);
+
+}  // namespace fusebox::graph

@@ -1,0 +1,285 @@
+// Reports: the HTML parses as XML with every section and no external URL, the tarball
+// holds every file, the reproducer replays to the same result, missing pieces (a GPU)
+// leave notes instead of failures, and headless Chromium renders the page.
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+#include <libxml/xpathInternals.h>
+#include <stb_image.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/npy.h"
+#include "compiler/parser/parser.h"
+#include "importers/dump_index.h"
+#include "importers/dump_stages.h"
+#include "report/tarball.h"
+#include "tests/app/cli_test_util.h"
+
+namespace fusebox::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<Module> Example(const std::string& name) {
+  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  return std::move(parsed->modules[0]);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string OutDir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/fusebox_report_" + std::to_string(::getpid()) + "_" + name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+// The values of an XPath query over the document, as strings.
+std::vector<std::string> XPathValues(xmlDocPtr doc, const char* query) {
+  std::vector<std::string> out;
+  xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+  xmlXPathRegisterNs(ctx, BAD_CAST "h", BAD_CAST "http://www.w3.org/1999/xhtml");
+  xmlXPathObjectPtr result = xmlXPathEvalExpression(BAD_CAST query, ctx);
+  if (result && result->nodesetval) {
+    for (int i = 0; i < result->nodesetval->nodeNr; ++i) {
+      xmlChar* value = xmlNodeGetContent(result->nodesetval->nodeTab[i]);
+      out.emplace_back(value ? reinterpret_cast<const char*>(value) : "");
+      xmlFree(value);
+    }
+  }
+  xmlXPathFreeObject(result);
+  xmlXPathFreeContext(ctx);
+  return out;
+}
+
+class MnistReportTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(OutDir("mnist"));
+    ReportInput input;
+    input.module = Example("mnist_train_step.hlo");
+    input.source = "assets/examples/mnist_train_step.hlo";
+    ReportOptions options;
+    options.out_dir = *dir_;
+    options.iterations = 2;
+    options.seed = 4;
+    options.command_line = "report_test";
+    auto written = WriteReport(std::move(input), options);
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    result_ = new ReportResult(std::move(*written));
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete result_;
+  }
+  static std::string* dir_;
+  static ReportResult* result_;
+};
+std::string* MnistReportTest::dir_ = nullptr;
+ReportResult* MnistReportTest::result_ = nullptr;
+
+TEST_F(MnistReportTest, WritesEveryFile) {
+  for (const char* f : {"report.html", "report.md", "trace.json", "trace_unfused.json", "graph.dot", "graph.svg",
+                        "graph.png", "stages/hlo.txt", "stages/optimized_hlo.txt", "stages/llvm_ir_optimized.ll",
+                        "stages/cpu_asm.s", "repro/replay.sh",
+                        "repro/module_0000.jit_mnist_train_step.before_optimizations.txt",
+                        "repro/inputs/input_0.npy", "repro/expected/output_0.npy"}) {
+    EXPECT_TRUE(fs::exists(*dir_ + "/" + f)) << f;
+  }
+  EXPECT_TRUE(result_->warnings.empty()) << result_->warnings.front();
+  EXPECT_TRUE(result_->check_ran);
+  EXPECT_TRUE(result_->check_ok);
+  std::string md = ReadFile(result_->markdown);
+  EXPECT_NE(md.find("kernels: 92 before fusion, 11 after"), std::string::npos) << md;
+  EXPECT_NE(md.find("numerical check: ok"), std::string::npos) << md;
+}
+
+TEST_F(MnistReportTest, HtmlParsesWithEverySectionAndNoExternalUrls) {
+  std::string html = ReadFile(result_->html);
+  xmlDocPtr doc = xmlReadMemory(html.data(), static_cast<int>(html.size()), "report.html", "utf-8",
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  ASSERT_NE(doc, nullptr) << "report.html is not well-formed: " << xmlGetLastError()->message;
+  std::vector<std::string> ids = XPathValues(doc, "//h:section/@id");
+  std::set<std::string> got(ids.begin(), ids.end());
+  for (const char* id : {"summary", "clusters", "timeline", "graph", "decisions", "stages", "passes", "check",
+                         "environment", "reproducer"}) {
+    EXPECT_TRUE(got.count(id)) << "missing section " << id;
+  }
+  // Nothing is fetched: links stay inside the report folder, and no scripts, styles or
+  // images come from elsewhere.
+  for (const std::string& link : XPathValues(doc, "//@href | //@src | //@*[local-name()='href']")) {
+    EXPECT_EQ(link.find("//"), std::string::npos) << link;
+    EXPECT_EQ(link.find(':'), std::string::npos) << link;
+  }
+  EXPECT_TRUE(XPathValues(doc, "//h:script | //h:link | //h:iframe | //h:img").empty());
+  EXPECT_EQ(html.find("url("), std::string::npos);
+  EXPECT_EQ(html.find("<!DOCTYPE svg"), std::string::npos);
+  // The graph and both timelines are inline SVG; the timeline has one rect per kernel of
+  // the last run at least, with tooltips.
+  EXPECT_GE(XPathValues(doc, "//*[local-name()='svg']").size(), 3u);
+  EXPECT_GE(XPathValues(doc, "//*[@id='timeline']//*[local-name()='rect']/*[local-name()='title']").size(), 11u);
+  // Tables: 11 fused kernels, decisions, the environment with LLVM.
+  EXPECT_EQ(XPathValues(doc, "//*[@id='clusters']/h:table[1]/h:tr").size(), 12u);
+  EXPECT_FALSE(XPathValues(doc, "//*[@id='decisions']//h:tr").empty());
+  EXPECT_NE(html.find("19.1"), std::string::npos);
+  // Pass diffs for the passes that changed something.
+  EXPECT_GE(XPathValues(doc, "//*[@id='passes']//h:pre[@class='diff']").size(), 2u);
+  xmlFreeDoc(doc);
+}
+
+TEST_F(MnistReportTest, TarballHoldsEveryFile) {
+  ASSERT_FALSE(result_->tarball.empty());
+  auto names = ListTarGz(result_->tarball);
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  std::set<std::string> members(names->begin(), names->end());
+  for (const std::string& f : result_->files) {
+    EXPECT_TRUE(members.count("fusebox-report-jit_mnist_train_step/" + f)) << f;
+  }
+  EXPECT_EQ(members.size(), result_->files.size());
+}
+
+TEST_F(MnistReportTest, ReproducerReplaysToTheSameResult) {
+  std::string replayed = *dir_ + "/replayed";
+  auto run = cli_test::RunCommand("FUSEBOX=" + std::string(FUSEBOX_BINARY) + " sh " + *dir_ + "/repro/replay.sh " +
+                                  replayed + " 2>&1");
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("check: matches the interpreter"), std::string::npos) << run.out;
+  int compared = 0;
+  for (const auto& e : fs::directory_iterator(*dir_ + "/repro/expected")) {
+    auto expected = ReadNpy(e.path().string());
+    auto actual = ReadNpy(replayed + "/" + e.path().filename().string());
+    ASSERT_TRUE(expected.ok() && actual.ok()) << e.path();
+    CompareOptions exact;
+    exact.atol = 0;
+    exact.rtol = 1e-6;
+    EXPECT_TRUE(CompareLiterals(*actual, *expected, exact).ok()) << e.path();
+    ++compared;
+  }
+  EXPECT_EQ(compared, 8);
+}
+
+TEST_F(MnistReportTest, HeadlessChromiumRendersIt) {
+  auto which = cli_test::RunCommand("command -v chromium");
+  if (which.code != 0) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
+  std::string png = *dir_ + "/screenshot.png";
+  auto shot = cli_test::RunCommand("timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
+                                   "--screenshot=" + png + " --window-size=1280,2000 file://" + result_->html +
+                                   " 2>&1");
+  ASSERT_TRUE(fs::exists(png)) << shot.out;
+  int w = 0, h = 0, channels = 0;
+  unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 3);
+  ASSERT_NE(pixels, nullptr);
+  EXPECT_EQ(w, 1280);
+  EXPECT_EQ(h, 2000);
+  // Not blank: the header band is dark blue, the page light, and many colours appear.
+  std::set<int> colours;
+  for (int i = 0; i < w * h; i += 97) {
+    colours.insert((pixels[3 * i] << 16) | (pixels[3 * i + 1] << 8) | pixels[3 * i + 2]);
+  }
+  int header = (20 * w + 600) * 3;
+  EXPECT_LT(pixels[header] + pixels[header + 1] + pixels[header + 2], 3 * 110);
+  EXPECT_GT(colours.size(), 50u);
+  stbi_image_free(pixels);
+}
+
+TEST(ReportTest, MissingGpuLeavesNotesNotFailures) {
+  std::string dir = OutDir("gpu");
+  ReportInput input;
+  input.source = "small";
+  // A small module (the bundled reduce_sum example is 16384 x 16384).
+  auto small = ParseModule(R"(HloModule small
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (x: f32[64,64], y: f32[64,64]) -> f32[] {
+  %x = f32[64,64]{1,0} parameter(0)
+  %y = f32[64,64]{1,0} parameter(1)
+  %m = f32[64,64]{1,0} multiply(%x, %y)
+  %zero = f32[] constant(0)
+  ROOT %r = f32[] reduce(%m, %zero), dimensions={0,1}, to_apply=%sum
+}
+)");
+  ASSERT_TRUE(small.ok());
+  input.module = std::move(*small);
+  ReportOptions options;
+  options.out_dir = dir;
+  options.backend = "gpu";
+  options.iterations = 1;
+  auto written = WriteReport(std::move(input), options);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  bool no_gpu = false;
+  for (const std::string& w : written->warnings) no_gpu = no_gpu || w.find("CUDA") != std::string::npos;
+  if (!no_gpu) GTEST_SKIP() << "this machine has a GPU: the runs worked";
+  EXPECT_FALSE(written->check_ran);
+  std::string html = ReadFile(written->html);
+  EXPECT_NE(html.find("did not run"), std::string::npos);
+  EXPECT_NE(html.find("no CUDA"), std::string::npos);
+  // The GPU stages compile without a GPU.
+  EXPECT_TRUE(fs::exists(dir + "/stages/kernels.ptx"));
+  fs::remove_all(dir);
+}
+
+TEST(ReportTest, DumpFolderReportComparesWithXla) {
+  std::string dump = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/running_example";
+  auto index = IndexDumpFolder(dump);
+  ASSERT_TRUE(index.ok());
+  const DumpModule& m = index->modules[0];
+  auto loaded = LoadDumpHlo(*m.BeforeOptimizations());
+  ASSERT_TRUE(loaded.ok());
+  ReportInput input;
+  input.module = std::move(loaded->module);
+  input.source = dump;
+  CompileSession stages(input.module->Clone());
+  AddXlaDumpStages(m, &stages);
+  input.xla_stages = stages.external_stages();
+  auto compared = CompareDumpFusion(m);
+  ASSERT_TRUE(compared.ok());
+  input.xla_comparison = compared->comparison;
+  ReportOptions options;
+  options.out_dir = OutDir("dump");
+  options.iterations = 1;
+  options.pack = false;
+  auto written = WriteReport(std::move(input), options);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_TRUE(written->tarball.empty());
+  std::string html = ReadFile(written->html);
+  EXPECT_NE(html.find("<section id=\"xla\">"), std::string::npos);
+  EXPECT_NE(html.find("kernels: XLA 2, Fusebox 1"), std::string::npos);
+  EXPECT_TRUE(fs::exists(options.out_dir + "/stages/xla_optimized_hlo.txt"));
+  EXPECT_NE(ReadFile(written->markdown).find("XLA vs Fusebox: XLA 2 kernels, Fusebox 1"), std::string::npos);
+  fs::remove_all(options.out_dir);
+}
+
+TEST(ReportTest, BadOutputFolderIsAnError) {
+  ReportInput input;
+  input.module = Example("mnist_train_step.hlo");
+  ReportOptions options;
+  options.out_dir = "/proc/fusebox_cannot_write_here";
+  auto written = WriteReport(std::move(input), options);
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.status().message().find("cannot create folder"), std::string::npos) << written.status().message();
+}
+
+TEST(ReportTest, EscapesHtml) {
+  EXPECT_EQ(EscapeHtml("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(EscapeHtml(std::string("a\x01" "b")), "a&#xFFFD;b");
+}
+
+}  // namespace
+}  // namespace fusebox::report
