@@ -30,8 +30,17 @@ fi
 "$fb" run "$example" --backend cpu --seed 1 --iterations 3 --trace "$out/trace_fused.json" --print \
   --output-dir "$out/run_cpu" 2>&1 | tee "$out/cpu_fused.txt"
 "$fb" run "$example" --backend interpreter --seed 1 --print --output-dir "$out/run"
+"$fb" graph "$example" --format svg --out "$out/graph.svg"
+# The bug report: report.html, report.md, traces, graph, stages, reproducer, .tar.gz.
+"$fb" report "$example" --seed 1 --iterations 2 --out "$out/report"
+# A real XLA dump folder: its index, and XLA's fusion against Fusebox's.
+dump=tests/data/xla_dumps/mnist_train_step
+"$fb" index "$dump" | tee "$out/dump_index.txt"
+"$fb" compare-fusion "$dump" | tee "$out/compare_fusion.txt"
 echo "fusebox: wrote $out/inspect.txt, $out/inspect.json, $out/canonical.hlo, $out/optimized.hlo,"
 echo "         $out/explain.txt, $out/dump/ (XLA dump layout with LLVM IR, assembly, buffers),"
 echo "         $out/kernels.ll, $out/kernels.s, $out/kernels.ptx, $out/ptxas_info.txt,"
 echo "         $out/cpu_{fused,unfused}.txt, $out/gpu_fused.txt, $out/trace_*.json"
-echo "         (Chrome traces: open in https://ui.perfetto.dev), $out/run_cpu/ and $out/run/"
+echo "         (Chrome traces: open in https://ui.perfetto.dev), $out/run_cpu/ and $out/run/,"
+echo "         $out/graph.svg, $out/report/ (report.html, report.md, repro/, .tar.gz),"
+echo "         $out/dump_index.txt and $out/compare_fusion.txt"

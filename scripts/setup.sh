@@ -31,6 +31,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libeigen3-dev
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libdtl-dev libxml2-dev libarchive-dev chromium
+  libdnnl-dev
   clang-19 libclang-rt-19-dev
   python3
 )

@@ -195,7 +195,41 @@ class KernelEmitter {
       kernel->groups.push_back(partial);
       split_ = split;
     }
+    // Side outputs: a group of elementwise outputs shaped like a row reduction's operand
+    // is stored from inside that reduction's loop, one pass over the rows with each
+    // value computed once (softmax's exp and its sum), instead of a second loop nest.
+    std::vector<const Instruction*> side_reduce(groups.size(), nullptr);
+    std::vector<std::vector<int64_t>> side_members(groups.size());
+    std::vector<bool> merged(groups.size(), false);
+    if (split == nullptr) {
+      for (size_t g = 0; g < groups.size(); ++g) {
+        if (merged[g]) continue;
+        for (int64_t m : groups[g]) {
+          const Instruction* r = outputs[m].inst;
+          if (r->opcode() != Opcode::kReduce || side_reduce[g] != nullptr) continue;
+          const Shape& in = r->operand(0)->shape();
+          std::vector<int64_t> dims = r->dimensions();
+          std::sort(dims.begin(), dims.end());
+          const int64_t kept = in.rank() - static_cast<int64_t>(dims.size());
+          bool trailing = !dims.empty() && kept >= 1;
+          for (size_t k = 0; trailing && k < dims.size(); ++k) trailing = dims[k] == kept + static_cast<int64_t>(k);
+          if (!trailing || outputs[m].shape.rank() != kept || outputs[m].shape.ElementCount() < 2) continue;
+          for (size_t h = 0; h < groups.size(); ++h) {
+            if (h == g || merged[h] || side_reduce[h] != nullptr) continue;
+            if (outputs[groups[h][0]].shape.dimensions() != in.dimensions()) continue;
+            bool elementwise = true;
+            for (int64_t x : groups[h]) elementwise &= outputs[x].inst->opcode() != Opcode::kReduce;
+            if (!elementwise) continue;
+            side_reduce[g] = r;
+            side_members[g] = groups[h];
+            merged[h] = true;
+            break;
+          }
+        }
+      }
+    }
     for (size_t g = 0; g < groups.size(); ++g) {
+      if (merged[g]) continue;
       CpuLoopGroup group;
       // Never the bare HLO name: "log" or "exp" would shadow the C library functions LLVM calls.
       group.function = kernel->name + (groups.size() == 1 ? std::string(".kernel") : ".kernel" + std::to_string(g));
@@ -210,7 +244,8 @@ class KernelEmitter {
       group.extent = partition_dim < 0 ? 1 : shape.dimensions(partition_dim);
       group.elements_per_iteration = group.extent == 0 ? 0 : std::max<int64_t>(1, shape.ElementCount() / std::max<int64_t>(group.extent, 1));
       if (shape.ElementCount() == 0) group.extent = 0;
-      RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count, group.function));
+      RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count, group.function,
+                                side_reduce[g], side_members[g]));
       kernel->groups.push_back(group);
     }
     return Status::Ok();
@@ -218,7 +253,8 @@ class KernelEmitter {
 
   Status EmitGroup(const Instruction& inst, const CpuKernel& kernel, const std::vector<OutputLeaf>& outputs,
                    const std::vector<int64_t>& members, int64_t partition_dim, int64_t buffer_count,
-                   const std::string& name) {
+                   const std::string& name, const Instruction* side_reduce = nullptr,
+                   const std::vector<int64_t>& side_members = {}) {
     // The entry point loads the buffer pointers and calls an always-inlined body whose
     // pointer parameters are noalias (buffers of one kernel never overlap).
     llvm::Function* body = DeclareKernel(buffer_count, name);
@@ -234,21 +270,30 @@ class KernelEmitter {
     const Shape& shape = outputs[members[0]].shape;
     llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
     llvm::Value* end = body->getArg(static_cast<unsigned>(buffer_count + 1));
+    auto store = [&](int64_t m, const IrIndex& index) {
+      const OutputLeaf& leaf = outputs[m];
+      llvm::Value* value = nullptr;
+      if (leaf.value < 0) {
+        value = emitter.Emit(leaf.inst, index);
+      } else {
+        std::vector<llvm::Value*> all = emitter.EmitAll(leaf.inst, index);
+        value = leaf.value < static_cast<int64_t>(all.size()) ? all[leaf.value] : nullptr;
+        if (value == nullptr) return false;
+      }
+      IrArray out(body->getArg(static_cast<unsigned>(operand_count + m)), leaf.shape);
+      b.CreateStore(codegen::ToStorage(b, leaf.shape.element_type(), value), out.Address(b, index));
+      return true;
+    };
     auto store_all = [&](const IrIndex& index) {
       for (int64_t m : members) {
-        const OutputLeaf& leaf = outputs[m];
-        llvm::Value* value = nullptr;
-        if (leaf.value < 0) {
-          value = emitter.Emit(leaf.inst, index);
-        } else {
-          std::vector<llvm::Value*> all = emitter.EmitAll(leaf.inst, index);
-          value = leaf.value < static_cast<int64_t>(all.size()) ? all[leaf.value] : nullptr;
-          if (value == nullptr) return;
-        }
-        IrArray out(body->getArg(static_cast<unsigned>(operand_count + m)), leaf.shape);
-        b.CreateStore(codegen::ToStorage(b, leaf.shape.element_type(), value), out.Address(b, index));
+        if (!store(m, index)) return;
       }
     };
+    if (side_reduce != nullptr) {
+      emitter.SetReduceVisitor(side_reduce, [&](const IrIndex& source) {
+        for (int64_t m : side_members) store(m, source);
+      });
+    }
     if (partition_dim < 0) {
       // Scalars and all-ones shapes: one iteration when begin < end.
       llvm::Function* fn = body;

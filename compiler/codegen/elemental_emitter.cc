@@ -1033,6 +1033,7 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
       for (int64_t k = 0; k < n && k < static_cast<int64_t>(results.size()); ++k) {
         b_.CreateStore(results[k], accumulators[k]);
       }
+      if (inst == reduce_visitor_target_ && reduce_visitor_) reduce_visitor_(source);
     });
   }
   std::vector<llvm::Value*> values;

@@ -63,6 +63,15 @@ class ElementalEmitter {
   // Reduction splitting: the full reduce `reduce` is computed from per-row partial
   // results already in `partials` (f[rows]) instead of from its operand.
   void BindPartials(const Instruction* reduce, IrArray partials);
+  // Side outputs of a reduction: while the loop of `reduce` runs over its operand, `visit`
+  // is called with every operand index, so a kernel can store elementwise outputs of the
+  // operand's shape in the same pass (exp in softmax's exp-and-sum) instead of a second
+  // loop recomputing them. Values emitted at the same index inside the visit are the
+  // same SSA computations LLVM then merges with the reduction's own.
+  void SetReduceVisitor(const Instruction* reduce, std::function<void(const IrIndex&)> visit) {
+    reduce_visitor_target_ = reduce;
+    reduce_visitor_ = std::move(visit);
+  }
   // Reducer ops emitted while this is set may be reassociated (lets LLVM vectorize
   // reductions, as XLA's CPU reduction emitter does with several accumulators).
   void set_reassociate_reductions(bool on) { reassociate_ = on; }
@@ -180,6 +189,8 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, std::vector<llvm::Value*>> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
   bool reassociate_ = true;
+  const Instruction* reduce_visitor_target_ = nullptr;
+  std::function<void(const IrIndex&)> reduce_visitor_;
   bool skip_rounding_ = false;
   int64_t loops_emitted_ = 0;  // inside a reducer: f16/bf16 accumulate in f32
   std::vector<Cache> scopes_;
