@@ -76,6 +76,25 @@ const Instruction* SplittableReduce(const Instruction& inst) {
   return nullptr;
 }
 
+// Operand elements folded into each output element by the reductions of `inst` (itself
+// or fused) whose output has `shape`'s dimensions; 1 when there is none.
+int64_t ReducedElementsPerOutput(const Instruction& inst, const Shape& shape) {
+  int64_t most = 1;
+  auto consider = [&](const Instruction& r) {
+    if (r.opcode() != Opcode::kReduce || r.operand_count() < 2) return;
+    const Shape& out = r.shape().IsTuple() ? r.shape().tuple_shapes(0) : r.shape();
+    if (out.dimensions() != shape.dimensions()) return;
+    const int64_t in = r.operand(0)->shape().ElementCount();
+    most = std::max<int64_t>(most, in / std::max<int64_t>(1, out.ElementCount()));
+  };
+  if (inst.opcode() == Opcode::kFusion && inst.fused_computation() != nullptr) {
+    for (const auto& i : inst.fused_computation()->instructions()) consider(*i);
+  } else {
+    consider(inst);
+  }
+  return most;
+}
+
 class CpuCodeImpl : public CpuCode {
  public:
   const CpuKernel* KernelFor(const Instruction* inst) const override {
@@ -243,6 +262,10 @@ class KernelEmitter {
       }
       group.extent = partition_dim < 0 ? 1 : shape.dimensions(partition_dim);
       group.elements_per_iteration = group.extent == 0 ? 0 : std::max<int64_t>(1, shape.ElementCount() / std::max<int64_t>(group.extent, 1));
+      // A reduction's output element costs a whole row of its operand: the runtime sizes
+      // its shards (and so its thread count) by this work, not by the output alone — a
+      // row reduction to f32[4096] over 1024 columns is 4M elements of work, not 4096.
+      group.elements_per_iteration *= ReducedElementsPerOutput(inst, shape);
       if (shape.ElementCount() == 0) group.extent = 0;
       RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count, group.function,
                                 side_reduce[g], side_members[g]));

@@ -1251,6 +1251,31 @@ template <typename T>
 Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, const uint8_t* rhs,
                 uint8_t* out, int threads) {
   const ConvolutionDimensionNumbers& dn = p.dn;
+  // im2col reads k_in input features per tap. When the features are not the input's minor
+  // dimension — a weight-gradient convolution, whose "features" are the batch — every one
+  // of those reads is a cache line of its own. Repacking the input once with the features
+  // minor (batch, spatial..., feature) makes them contiguous runs: the CIFAR step's
+  // weight-gradient convolutions ran 3-4x faster.
+  if constexpr (std::is_same_v<T, float>) {
+    const int64_t feature_dim = dn.input_feature_dimension;
+    if (p.lhs_type == PrimitiveType::kF32 && p.k_in > 1 && p.lhs_strides[feature_dim] != 1 &&
+        Product(p.lhs_dims) > 0 && Product(p.lhs_dims) <= (int64_t{1} << 28)) {
+      ConvPlan q = p;
+      std::vector<int64_t> order = {dn.input_batch_dimension};
+      for (int64_t d : dn.input_spatial_dimensions) order.push_back(d);
+      order.push_back(feature_dim);
+      int64_t stride = 1;
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        q.lhs_strides[*it] = stride;
+        stride *= p.lhs_dims[*it];
+      }
+      std::vector<CopyDim> dims;
+      for (int64_t d : order) dims.push_back({p.lhs_dims[d], p.lhs_strides[d], q.lhs_strides[d]});
+      std::vector<float> packed(static_cast<size_t>(Product(p.lhs_dims)));
+      PackInto<float>(dims, lhs, PrimitiveType::kF32, PrimitiveType::kF32, packed.data());
+      return ConvImpl<T>(conv, q, reinterpret_cast<const uint8_t*>(packed.data()), rhs, out, threads);
+    }
+  }
   const size_t spatial = p.window.size();
   if (Product(p.out_dims) == 0) return Status::Ok();
   const int64_t lhs_bytes = ByteWidth(p.lhs_type);
