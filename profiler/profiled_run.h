@@ -36,7 +36,11 @@ struct ProfiledRun {
   std::vector<std::string> notes;  // e.g. "CUPTI unavailable: ...; kernel times measured on the host"
 
   double min_s() const { return times_s.empty() ? 0 : times_s.front(); }
-  double median_s() const { return times_s.empty() ? 0 : times_s[times_s.size() / 2]; }
+  double median_s() const {
+    if (times_s.empty()) return 0;
+    const size_t n = times_s.size();
+    return n % 2 == 1 ? times_s[n / 2] : 0.5 * (times_s[n / 2 - 1] + times_s[n / 2]);
+  }
   // "ran jit_f on the CPU (fused, 2 threads) 3 time(s): compile 0.1 s, run min ..., median ...; N kernels per run"
   std::string Describe(const std::string& module_name) const;
 };

@@ -38,6 +38,9 @@ struct ReportOptions {
   // Stage text above this many bytes is cut in report.html (stages/ has it whole).
   int64_t max_stage_bytes_in_html = 400 * 1024;
   bool pack = true;              // write the .tar.gz
+  // The reproducer carries inputs and expected outputs as .npy up to this many bytes;
+  // larger inputs replay from the seed (explicit larger inputs are still written).
+  int64_t max_repro_bytes = int64_t{64} << 20;
   std::string command_line;      // for the environment section
 };
 

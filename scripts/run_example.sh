@@ -32,7 +32,7 @@ fi
 "$fb" run "$example" --backend interpreter --seed 1 --print --output-dir "$out/run"
 "$fb" graph "$example" --format svg --out "$out/graph.svg"
 # The bug report: report.html, report.md, traces, graph, stages, reproducer, .tar.gz.
-"$fb" report "$example" --seed 1 --iterations 2 --out "$out/report"
+"$fb" report "$example" --seed 1 --iterations 3 --out "$out/report"
 # A real XLA dump folder: its index, and XLA's fusion against Fusebox's.
 dump=tests/data/xla_dumps/mnist_train_step
 "$fb" index "$dump" | tee "$out/dump_index.txt"

@@ -266,6 +266,55 @@ TEST(ReportTest, DumpFolderReportComparesWithXla) {
   fs::remove_all(options.out_dir);
 }
 
+// Inputs too large to attach replay from the seed, and still reproduce the result.
+TEST(ReportTest, LargeInputsReplayFromTheSeed) {
+  std::string dir = OutDir("seed");
+  ReportInput input;
+  input.module = Example("mnist_train_step.hlo");
+  input.source = "mnist";
+  ReportOptions options;
+  options.out_dir = dir;
+  options.iterations = 1;
+  options.seed = 9;
+  options.pack = false;
+  options.max_repro_bytes = 1024;  // the MNIST step's inputs are ~460 KiB
+  auto written = WriteReport(std::move(input), options);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  std::string script = ReadFile(dir + "/repro/replay.sh");
+  EXPECT_NE(script.find("--seed 9"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--inputs"), std::string::npos) << script;
+  EXPECT_FALSE(fs::exists(dir + "/repro/inputs/input_0.npy"));
+  // The outputs (~250 KiB) are over the limit too: expected/ is empty and a note says so.
+  EXPECT_FALSE(fs::exists(dir + "/repro/expected/output_0.npy"));
+  bool noted = false;
+  for (const std::string& w : written->warnings) noted = noted || w.find("too large to attach") != std::string::npos;
+  EXPECT_TRUE(noted);
+  auto run = cli_test::RunCommand("FUSEBOX=" + std::string(FUSEBOX_BINARY) + " sh " + dir + "/repro/replay.sh " + dir +
+                                  "/replayed 2>&1");
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("check: matches the interpreter"), std::string::npos) << run.out;
+  fs::remove_all(dir);
+}
+
+// A second report into the same folder packs only its own files.
+TEST(ReportTest, RewritingAFolderDropsStaleFiles) {
+  std::string dir = OutDir("rewrite");
+  fs::create_directories(dir + "/repro/inputs");
+  std::ofstream(dir + "/repro/inputs/stale.npy") << "old";
+  ReportInput input;
+  input.module = Example("mnist_train_step.hlo");
+  ReportOptions options;
+  options.out_dir = dir;
+  options.iterations = 1;
+  auto written = WriteReport(std::move(input), options);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_FALSE(fs::exists(dir + "/repro/inputs/stale.npy"));
+  auto names = ListTarGz(written->tarball);
+  ASSERT_TRUE(names.ok());
+  for (const std::string& n : *names) EXPECT_EQ(n.find("stale"), std::string::npos) << n;
+  fs::remove_all(dir);
+}
+
 TEST(ReportTest, BadOutputFolderIsAnError) {
   ReportInput input;
   input.module = Example("mnist_train_step.hlo");
