@@ -29,6 +29,7 @@
 #include "compiler/support/timer.h"
 #include "compiler/verifier/verifier.h"
 #include "app/graph_command.h"
+#include "app/gui/gui_app.h"
 #include "importers/dump_index.h"
 #include "importers/dump_stages.h"
 #include "importers/module_loader.h"
@@ -770,6 +771,12 @@ int RunCli(int argc, char** argv) {
                  "fusebox"};
     app.set_version_flag("--version", std::string("fusebox ") + FUSEBOX_VERSION);
     for (int i = 0; i < argc; ++i) CommandLine() += (i ? " " : "") + std::string(argv[i]);
+    if (argc == 1) {
+      // `fusebox` alone opens the workbench (the most recent file, or the bundled example).
+      gui::GuiOptions gui_opts;
+      gui_opts.command_line = CommandLine();
+      return gui::RunGui(gui_opts);
+    }
     app.require_subcommand(1);
     app.fallthrough(false);
 
@@ -909,6 +916,28 @@ int RunCli(int argc, char** argv) {
     GraphCommandOptions graph_opts;
     CLI::App* graph_cmd = AddGraphCommand(app, &graph_opts);
 
+    gui::GuiOptions gui_opts;
+    std::string gui_positional;
+    std::string gui_size;
+    CLI::App* gui_cmd = app.add_subcommand(
+        "gui", "Open the desktop workbench (also: `fusebox` alone, `fusebox open PATH`); with --screenshot or "
+               "--frames it renders, saves and exits (scripted, works under xvfb-run)");
+    gui_cmd->add_option("PATH", gui_positional, "File or dump folder to open");
+    gui_cmd->add_option("--open", gui_opts.open_path, "File or dump folder to open");
+    gui_cmd->add_option("--module", gui_opts.module, "Module to show (index, dump id or name)");
+    gui_cmd->add_option("--select", gui_opts.select, "Instruction to select once the module is open");
+    gui_cmd->add_option("--view", gui_opts.view, "stages | passes | graph | timeline")
+        ->check(CLI::IsMember({"stages", "passes", "graph", "timeline", "profile"}));
+    gui_cmd->add_option("--screenshot", gui_opts.screenshot,
+                        "Write a PNG of the window once the background work is done, then exit");
+    gui_cmd->add_option("--frames", gui_opts.frames, "Scripted: render at least N frames after the work settles, then exit");
+    gui_cmd->add_option("--size", gui_size, "Window size WxH (default 1600x1000)");
+    gui_cmd->add_option("--scale", gui_opts.scale, "UI scale (default: the monitor's; env FUSEBOX_UI_SCALE)");
+    gui_cmd->add_option("--timeout", gui_opts.timeout_s, "Scripted: seconds to wait for background work (default 300)");
+    std::string open_path;
+    CLI::App* open_cmd = app.add_subcommand("open", "Open a file or dump folder in the desktop workbench");
+    open_cmd->add_option("PATH", open_path, "File or dump folder")->required();
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -927,6 +956,20 @@ int RunCli(int argc, char** argv) {
     if (extract->parsed()) return RunExtract(extract_in, extract_opts);
     if (report_cmd->parsed()) return RunReport(report_in, report_opts);
     if (graph_cmd->parsed()) return RunGraphCommand(graph_opts);
+    if (gui_cmd->parsed() || open_cmd->parsed()) {
+      if (open_cmd->parsed()) gui_opts.open_path = open_path;
+      if (gui_opts.open_path.empty()) gui_opts.open_path = gui_positional;
+      if (!gui_size.empty()) {
+        int w = 0, h = 0;
+        if (std::sscanf(gui_size.c_str(), "%dx%d", &w, &h) != 2 || w < 320 || h < 240 || w > 8192 || h > 8192) {
+          return ReportStatus(InvalidArgument("--size: expected WxH between 320x240 and 8192x8192, got " + gui_size));
+        }
+        gui_opts.width = w;
+        gui_opts.height = h;
+      }
+      gui_opts.command_line = CommandLine();
+      return gui::RunGui(gui_opts);
+    }
     std::cerr << app.help();
     return kExitUserError;
   } catch (const std::exception& e) {

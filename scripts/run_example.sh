@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job, headless: installs what is missing, builds, and runs Fusebox on the
-# bundled example (the running example reduce_mean(x**2 * 3 + y) on 16384x16384 f32),
-# writing everything it produces to out/example/.
+# The main job: installs what is missing, builds, and runs Fusebox on the bundled
+# examples (the running example reduce_mean(x**2 * 3 + y) on 16384x16384 f32, and the
+# MNIST training step in the workbench), writing everything it produces to out/example/:
+# headless, the workbench's views are rendered to PNGs under Xvfb; with a display, the
+# workbench then opens.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
@@ -37,10 +39,22 @@ fi
 dump=tests/data/xla_dumps/mnist_train_step
 "$fb" index "$dump" | tee "$out/dump_index.txt"
 "$fb" compare-fusion "$dump" | tee "$out/compare_fusion.txt"
+# The workbench itself. With a display it opens on the example (after the files above are
+# written); headless, the scripted workbench renders each view to a PNG under Xvfb.
+gui_example=assets/examples/mnist_train_step.hlo
+for view in stages passes graph timeline; do
+  xvfb-run -a -s "-screen 0 1600x1000x24" "$fb" gui --open "$gui_example" --view "$view" \
+    --select dot_general.2 --size 1600x1000 --scale 1 --screenshot "$out/workbench_$view.png" ||
+    echo "fusebox: the workbench could not render the $view view (see above)"
+done
 echo "fusebox: wrote $out/inspect.txt, $out/inspect.json, $out/canonical.hlo, $out/optimized.hlo,"
 echo "         $out/explain.txt, $out/dump/ (XLA dump layout with LLVM IR, assembly, buffers),"
 echo "         $out/kernels.ll, $out/kernels.s, $out/kernels.ptx, $out/ptxas_info.txt,"
 echo "         $out/cpu_{fused,unfused}.txt, $out/gpu_fused.txt, $out/trace_*.json"
 echo "         (Chrome traces: open in https://ui.perfetto.dev), $out/run_cpu/ and $out/run/,"
 echo "         $out/graph.svg, $out/report/ (report.html, report.md, repro/, .tar.gz),"
-echo "         $out/dump_index.txt and $out/compare_fusion.txt"
+echo "         $out/dump_index.txt, $out/compare_fusion.txt and $out/workbench_*.png"
+if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" && -z "${FUSEBOX_HEADLESS:-}" ]]; then
+  echo "fusebox: opening the workbench on $gui_example (set FUSEBOX_HEADLESS=1 to skip)"
+  "$fb" open "$gui_example"
+fi

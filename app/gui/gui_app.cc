@@ -1,0 +1,311 @@
+#include "app/gui/gui_app.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <GL/gl.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/gui/workbench.h"
+
+namespace fusebox::gui {
+namespace fs = std::filesystem;
+
+namespace {
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string g_glfw_error;
+std::vector<std::string> g_dropped;
+
+void OnGlfwError(int code, const char* description) {
+  g_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
+}
+
+void OnDrop(GLFWwindow*, int count, const char** paths) {
+  for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+}
+
+std::string FirstExisting(std::initializer_list<const char*> paths) {
+  for (const char* p : paths) {
+    std::error_code ec;
+    if (fs::exists(p, ec)) return p;
+  }
+  return "";
+}
+
+std::string DefaultConfigDir() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::string(xdg) + "/fusebox";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/fusebox";
+  return "";
+}
+
+// The colours: ImGui's dark theme, a little softer, with rounded widgets.
+void ApplyStyle(float scale) {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 4;
+  style.FrameRounding = 3;
+  style.GrabRounding = 3;
+  style.TabRounding = 3;
+  style.ScrollbarRounding = 6;
+  style.FramePadding = ImVec2(6, 4);
+  style.ItemSpacing = ImVec2(8, 5);
+  ImVec4* c = style.Colors;
+  c[ImGuiCol_WindowBg] = ImVec4(0.11f, 0.12f, 0.14f, 1);
+  c[ImGuiCol_ChildBg] = ImVec4(0.11f, 0.12f, 0.14f, 1);
+  c[ImGuiCol_MenuBarBg] = ImVec4(0.15f, 0.16f, 0.19f, 1);
+  c[ImGuiCol_Header] = ImVec4(0.22f, 0.34f, 0.52f, 0.8f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.26f, 0.42f, 0.65f, 0.8f);
+  c[ImGuiCol_Tab] = ImVec4(0.17f, 0.19f, 0.23f, 1);
+  c[ImGuiCol_TabActive] = ImVec4(0.24f, 0.36f, 0.56f, 1);
+  c[ImGuiCol_TableRowBgAlt] = ImVec4(1, 1, 1, 0.03f);
+  style.ScaleAllSizes(scale);
+}
+
+// Reads the back buffer (before the swap) and writes it as a PNG, top row first.
+bool SaveScreenshot(const std::string& path, int width, int height, std::string* error) {
+  std::vector<unsigned char> pixels(static_cast<size_t>(width) * height * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  std::vector<unsigned char> flipped(pixels.size());
+  const size_t row = static_cast<size_t>(width) * 4;
+  for (int y = 0; y < height; ++y) {
+    std::copy_n(pixels.data() + (height - 1 - y) * row, row, flipped.data() + y * row);
+  }
+  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // opaque
+  std::error_code ec;
+  fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (!stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(row))) {
+    *error = path + ": cannot write the screenshot";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string FindExampleModule() {
+  const char* name = "/examples/mnist_train_step.hlo";
+  std::vector<fs::path> roots;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    // build/<preset>/app/fusebox -> the source tree three levels up; an install keeps
+    // assets in ../share/fusebox.
+    roots.push_back(exe.parent_path() / "../../../assets");
+    roots.push_back(exe.parent_path() / "../share/fusebox/assets");
+  }
+#ifdef FUSEBOX_ASSETS_DIR
+  roots.emplace_back(FUSEBOX_ASSETS_DIR);
+#endif
+  for (const fs::path& root : roots) {
+    fs::path candidate = fs::path(root.string() + name).lexically_normal();
+    if (fs::exists(candidate, ec)) return candidate.string();
+  }
+  return "";
+}
+
+int RunGui(const GuiOptions& options) {
+  const double start = NowSeconds();
+  const bool scripted = !options.screenshot.empty() || options.frames > 0;
+  std::optional<View> view;
+  if (!options.view.empty()) {
+    view = ParseView(options.view);
+    if (!view) {
+      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, graph or timeline)\n",
+                   options.view.c_str());
+      return 1;
+    }
+  }
+  if (!options.open_path.empty()) {
+    std::error_code ec;
+    if (!fs::exists(options.open_path, ec)) {
+      std::fprintf(stderr, "fusebox gui: %s: no such file or folder\n", options.open_path.c_str());
+      if (scripted) return 1;
+    }
+  }
+
+  glfwSetErrorCallback(OnGlfwError);
+  if (!glfwInit()) {
+    std::fprintf(stderr,
+                 "fusebox: cannot open a window: %s\n"
+                 "  (no display: set DISPLAY, or run under `xvfb-run -a fusebox gui ...`; every\n"
+                 "  command-line subcommand works without one — see `fusebox --help`)\n",
+                 g_glfw_error.empty() ? "glfwInit failed" : g_glfw_error.c_str());
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "Fusebox", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "fusebox: cannot create an OpenGL 3.3 window: %s\n", g_glfw_error.c_str());
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(scripted ? 0 : 1);
+  glfwSetDropCallback(window, OnDrop);
+
+  float scale = options.scale;
+  if (const char* env = std::getenv("FUSEBOX_UI_SCALE"); scale <= 0 && env) scale = std::strtof(env, nullptr);
+  if (scale <= 0) {
+    float xs = 1, ys = 1;
+    glfwGetWindowContentScale(window, &xs, &ys);
+    scale = std::max(1.0f, std::max(xs, ys));
+  }
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  std::string ini_path;
+  std::string config_dir = options.config_dir.empty() ? DefaultConfigDir() : options.config_dir;
+  if (scripted) {
+    io.IniFilename = nullptr;  // scripted runs look the same every time
+    config_dir.clear();
+  } else if (!config_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(config_dir, ec);
+    ini_path = config_dir + "/imgui.ini";
+    io.IniFilename = ini_path.c_str();
+  }
+  ApplyStyle(scale);
+  ImFont* ui_font = nullptr;
+  ImFont* mono_font = nullptr;
+  std::string ui_path = FirstExisting({"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"});
+  std::string mono_path = FirstExisting({"/usr/share/fonts/truetype/jetbrains-mono/JetBrainsMono-Regular.ttf",
+                                         "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"});
+  if (!ui_path.empty()) ui_font = io.Fonts->AddFontFromFileTTF(ui_path.c_str(), 15.0f * scale);
+  if (!ui_font) ui_font = io.Fonts->AddFontDefault();
+  if (!mono_path.empty()) mono_font = io.Fonts->AddFontFromFileTTF(mono_path.c_str(), 14.0f * scale);
+  if (!mono_font) mono_font = ui_font;
+  if (ui_path.empty() || mono_path.empty()) {
+    std::fprintf(stderr, "fusebox: note: DejaVu / JetBrains Mono fonts not found (scripts/setup.sh installs "
+                         "them); using ImGui's built-in font\n");
+  }
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  int exit_code = 0;
+  {
+    WorkbenchOptions wopts;
+    wopts.example_path = FindExampleModule();
+    wopts.config_dir = config_dir;
+    wopts.command_line = options.command_line;
+    Workbench workbench(wopts);
+    workbench.SetFonts(ui_font, mono_font);
+    if (view) workbench.ShowView(*view);
+    if (!options.select.empty()) workbench.Select(options.select);
+    if (!options.open_path.empty()) {
+      workbench.Open(options.open_path, options.module);
+    } else {
+      workbench.OpenInitial();
+    }
+
+    double first_frame_s = -1;
+    int frame = 0;
+    int settled = 0;
+    bool profile_started = false;
+    std::string title;
+    while (!glfwWindowShouldClose(window)) {
+      // Interactive and idle: sleep until input (or a tenth of a second, to pick up
+      // finished background work); busy or scripted: keep drawing.
+      if (!scripted && !workbench.busy()) {
+        glfwWaitEventsTimeout(0.1);
+      } else {
+        glfwPollEvents();
+      }
+      if (!g_dropped.empty()) {
+        workbench.OnDrop(g_dropped);
+        g_dropped.clear();
+      }
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      ImGui::PushFont(ui_font);
+      workbench.Frame();
+      ImGui::PopFont();
+      if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) glfwSetWindowShouldClose(window, 1);
+      if (workbench.quit_requested()) glfwSetWindowShouldClose(window, 1);
+      ImGui::Render();
+      int fb_width = 0, fb_height = 0;
+      glfwGetFramebufferSize(window, &fb_width, &fb_height);
+      glViewport(0, 0, fb_width, fb_height);
+      glClearColor(0.08f, 0.09f, 0.10f, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      ++frame;
+
+      std::string want_title = "Fusebox";
+      if (workbench.has_document()) want_title += " - " + workbench.document_path();
+      if (want_title != title) {
+        title = want_title;
+        glfwSetWindowTitle(window, title.c_str());
+      }
+
+      if (scripted) {
+        const double now = NowSeconds() - start;
+        // The timeline needs a run: scripted runs start one once the module is open.
+        if (view == View::kProfile && workbench.has_document() && !profile_started && !workbench.busy()) {
+          workbench.StartProfile();
+          profile_started = true;
+        }
+        bool ready = !workbench.busy() && (workbench.has_document() || !workbench.errors().empty());
+        if (ready && view == View::kGraph && workbench.has_document()) ready = workbench.graph_ready();
+        if (ready && view == View::kProfile && workbench.has_document()) ready = workbench.profile_ready();
+        settled = ready ? settled + 1 : 0;
+        const bool timed_out = now > options.timeout_s;
+        // A few frames after the work settles let ImGui finish sizing tables and popups.
+        if (settled >= std::max(options.frames, 4) || timed_out) {
+          if (timed_out) {
+            std::fprintf(stderr, "fusebox gui: gave up after %.0f s waiting for background work\n", now);
+            exit_code = 1;
+          }
+          if (!workbench.errors().empty()) exit_code = 1;
+          if (!options.screenshot.empty()) {
+            std::string error;
+            if (!SaveScreenshot(options.screenshot, fb_width, fb_height, &error)) {
+              std::fprintf(stderr, "fusebox gui: %s\n", error.c_str());
+              exit_code = 1;
+            } else {
+              std::fprintf(stderr, "fusebox gui: wrote %s (%dx%d)\n", options.screenshot.c_str(), fb_width,
+                           fb_height);
+            }
+          }
+          std::fprintf(stderr,
+                       "fusebox gui: first frame after %.0f ms; document loaded after %.0f ms; done after %.0f ms "
+                       "and %d frames\n",
+                       first_frame_s * 1e3, workbench.first_load_s() * 1e3, now * 1e3, frame);
+          glfwSetWindowShouldClose(window, 1);
+        }
+      }
+      glfwSwapBuffers(window);
+      if (first_frame_s < 0) first_frame_s = NowSeconds() - start;
+    }
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace fusebox::gui

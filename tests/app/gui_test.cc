@@ -1,0 +1,235 @@
+// The workbench's scripted mode under Xvfb: `fusebox gui --open F --view V --select N
+// --screenshot out.png` for each view, and checks of the PNGs — the right size, not blank,
+// and the regions each view draws (menu bar, module browser, the view's own colours).
+// Xvfb comes from scripts/setup.sh; without xvfb-run these tests fail rather than skip,
+// so CI cannot pass without running them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/test_util.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr int kWidth = 1280;
+constexpr int kHeight = 800;
+
+std::string Example(const std::string& name) {
+  return std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name;
+}
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+Result RunShell(const std::string& command) {
+  Result r;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.out.append(buffer, n);
+  int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool HaveXvfb() { return RunShell("command -v xvfb-run").code == 0; }
+
+struct Image {
+  int width = 0;
+  int height = 0;
+  std::vector<unsigned char> rgb;
+
+  const unsigned char* at(int x, int y) const { return &rgb[(static_cast<size_t>(y) * width + x) * 3]; }
+  // Distinct colours in a rectangle (quantized to 4 bits per channel).
+  int Colours(int x0, int y0, int x1, int y1) const {
+    std::set<int> colours;
+    for (int y = y0; y < y1; y += 2) {
+      for (int x = x0; x < x1; x += 2) {
+        const unsigned char* p = at(x, y);
+        colours.insert((p[0] >> 4) << 8 | (p[1] >> 4) << 4 | (p[2] >> 4));
+      }
+    }
+    return static_cast<int>(colours.size());
+  }
+  // Pixels in a rectangle within `tolerance` of a colour.
+  int Count(int x0, int y0, int x1, int y1, int r, int g, int b, int tolerance = 12) const {
+    int count = 0;
+    for (int y = y0; y < y1; ++y) {
+      for (int x = x0; x < x1; ++x) {
+        const unsigned char* p = at(x, y);
+        if (std::abs(p[0] - r) <= tolerance && std::abs(p[1] - g) <= tolerance && std::abs(p[2] - b) <= tolerance) {
+          ++count;
+        }
+      }
+    }
+    return count;
+  }
+  // Pixels that are brighter than the dark theme's backgrounds (text, boxes, lines).
+  int Bright(int x0, int y0, int x1, int y1) const {
+    int count = 0;
+    for (int y = y0; y < y1; ++y) {
+      for (int x = x0; x < x1; ++x) {
+        const unsigned char* p = at(x, y);
+        count += p[0] + p[1] + p[2] > 300;
+      }
+    }
+    return count;
+  }
+};
+
+Image LoadPng(const std::string& path) {
+  Image image;
+  int channels = 0;
+  unsigned char* pixels = stbi_load(path.c_str(), &image.width, &image.height, &channels, 3);
+  if (!pixels) return image;
+  image.rgb.assign(pixels, pixels + static_cast<size_t>(image.width) * image.height * 3);
+  stbi_image_free(pixels);
+  return image;
+}
+
+class GuiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(HaveXvfb()) << "xvfb-run is missing: scripts/setup.sh installs xvfb";
+    dir_ = fs::temp_directory_path() / ("fusebox_gui_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs the scripted workbench under a fresh Xvfb server; HOME points into the test's
+  // folder so recent files never leak between runs.
+  Result Gui(const std::string& args) {
+    std::string command = "cd " + dir_.string() + " && HOME=" + dir_.string() + " XDG_CONFIG_HOME=" +
+                          (dir_ / "config").string() + " xvfb-run -a -s '-screen 0 1600x1000x24' " +
+                          std::string(FUSEBOX_BINARY) + " gui --size " + std::to_string(kWidth) + "x" +
+                          std::to_string(kHeight) + " --scale 1 " + args;
+    return RunShell(command);
+  }
+  std::string Out(const std::string& name) const { return (dir_ / name).string(); }
+
+  // The checks every screenshot passes: size, not blank, menu bar and browser drawn.
+  Image CheckCommon(const std::string& png) {
+    Image image = LoadPng(png);
+    EXPECT_EQ(image.width, kWidth);
+    EXPECT_EQ(image.height, kHeight);
+    if (image.width != kWidth || image.height != kHeight) return image;
+    EXPECT_GT(image.Colours(0, 0, kWidth, kHeight), 40) << "the window looks blank";
+    // The menu bar: its own background, with the menu titles in bright text.
+    EXPECT_GT(image.Bright(0, 0, 300, 22), 40) << "no menu bar text";
+    // The module browser (left column) lists the module's computations.
+    EXPECT_GT(image.Bright(0, 30, kWidth / 5, kHeight - 40), 400) << "the module browser is empty";
+    // The status bar at the bottom.
+    EXPECT_GT(image.Bright(0, kHeight - 24, kWidth, kHeight), 30) << "no status bar";
+    return image;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(GuiTest, StagesViewWithSelection) {
+  Result r = Gui("--open " + Example("mnist_train_step.hlo") + " --view stages --select dot_general.2 --screenshot " +
+                 Out("stages.png"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("first frame after"));
+  Image image = CheckCommon(Out("stages.png"));
+  // Two stage panes of text in the middle column.
+  const int x0 = kWidth / 5, x1 = kWidth * 4 / 5;
+  EXPECT_GT(image.Bright(x0, 60, (x0 + x1) / 2, kHeight - 40), 2000) << "left stage pane is empty";
+  EXPECT_GT(image.Bright((x0 + x1) / 2, 60, x1, kHeight - 40), 2000) << "right stage pane is empty";
+  // The inspector names the selection.
+  EXPECT_GT(image.Bright(x1, 30, kWidth, 200), 100);
+}
+
+TEST_F(GuiTest, PassesViewShowsADiff) {
+  Result r = Gui("--open " + Example("running_example.hlo") + " --view passes --screenshot " + Out("passes.png"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  Image image = CheckCommon(Out("passes.png"));
+  // Changed passes are listed in green, and the diff colours added lines green and
+  // removed lines red: look for strongly green and strongly red pixels in the middle.
+  int greenish = 0, reddish = 0;
+  for (int y = 60; y < kHeight - 40; ++y) {
+    for (int x = kWidth / 5; x < kWidth * 4 / 5; ++x) {
+      const unsigned char* p = image.at(x, y);
+      greenish += p[1] > p[0] + 30 && p[1] > p[2] + 20;
+      reddish += p[0] > p[1] + 30 && p[0] > p[2] + 20;
+    }
+  }
+  EXPECT_GT(greenish, 200) << "no added lines or changed passes drawn";
+  EXPECT_GT(reddish, 200) << "no removed lines drawn";
+}
+
+TEST_F(GuiTest, GraphViewDrawsNodes) {
+  Result r = Gui("--open " + Example("mnist_train_step.hlo") + " --view graph --screenshot " + Out("graph.png"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  Image image = CheckCommon(Out("graph.png"));
+  // Nodes are filled boxes in the category colours: many colours in the canvas.
+  EXPECT_GT(image.Colours(kWidth / 5, 80, kWidth * 4 / 5, kHeight - 40), 25);
+  EXPECT_GT(image.Bright(kWidth / 5, 80, kWidth * 4 / 5, kHeight - 40), 3000);
+}
+
+TEST_F(GuiTest, TimelineViewAfterARun) {
+  Result r = Gui("--open " + Example("mnist_train_step.hlo") + " --view timeline --screenshot " +
+                 Out("timeline.png"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  Image image = CheckCommon(Out("timeline.png"));
+  EXPECT_GT(image.Colours(kWidth / 5, 80, kWidth * 4 / 5, kHeight / 2), 12) << "no timeline boxes";
+  // The per-cluster table below the timeline.
+  EXPECT_GT(image.Bright(kWidth / 5, kHeight / 2, kWidth * 4 / 5, kHeight - 40), 1000);
+}
+
+TEST_F(GuiTest, DumpFolderOpensWithXlaStages) {
+  const std::string dump = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/reduce_sum";
+  Result r = Gui("--open " + dump + " --view stages --screenshot " + Out("dump.png"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  CheckCommon(Out("dump.png"));
+}
+
+TEST_F(GuiTest, BadFileShowsTheErrorPanelAndExitsNonZero) {
+  const std::string bad = Out("bad.hlo");
+  std::ofstream(bad) << "HloModule broken\n\nENTRY %main {\n  %p = f32[4] parameter(0)\n  ROOT %r = f32[4] add(%p, %q)\n}\n";
+  Result r = Gui("--open " + bad + " --screenshot " + Out("error.png"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("bad.hlo:"));  // file:line:col
+  Image image = LoadPng(Out("error.png"));
+  ASSERT_EQ(image.width, kWidth) << r.out;
+  // The error panel's dark red background.
+  EXPECT_GT(image.Count(0, 0, kWidth, kHeight, 56, 18, 18, 10), 5000) << "no error panel";
+}
+
+TEST_F(GuiTest, NoDisplayIsAClearError) {
+  Result r = RunShell("env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(FUSEBOX_BINARY) + " gui --open " +
+                      Example("reduce_sum.hlo") + " --screenshot " + Out("none.png"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("cannot open a window"));
+  EXPECT_THAT(r.out, HasSubstr("xvfb-run"));
+  EXPECT_FALSE(fs::exists(Out("none.png")));
+}
+
+TEST_F(GuiTest, UnknownViewAndMissingFileAreUserErrors) {
+  EXPECT_EQ(Gui("--open " + Example("reduce_sum.hlo") + " --view bogus --screenshot " + Out("x.png")).code, 1);
+  Result r = Gui("--open " + Out("missing.hlo") + " --screenshot " + Out("y.png"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("no such file"));
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -1,0 +1,187 @@
+// The workbench driven headless: ImGui frames without a window or GL (the harness of the
+// view tests), real files, real background jobs. Checks what users rely on: documents
+// load off the UI thread, a bad file leaves the open document alone, the selection links
+// an instruction to its fusion and its LLVM function, each view gets its data.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "app/gui/task_runner.h"
+#include "app/gui/workbench.h"
+#include "tests/viewers/imgui_harness.h"
+
+namespace fusebox::gui {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string Example(const std::string& name) {
+  return std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name;
+}
+
+class WorkbenchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fusebox_workbench_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    WorkbenchOptions options;
+    options.example_path = Example("reduce_sum.hlo");
+    options.config_dir = (dir_ / "config").string();
+    options.export_dir = (dir_ / "export").string();
+    workbench_ = std::make_unique<Workbench>(options);
+  }
+  void TearDown() override {
+    workbench_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // Draws frames until the background work is done (and `until` holds), at most `limit_s`.
+  bool Settle(const std::function<bool()>& until = [] { return true; }, double limit_s = 180) {
+    auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      harness_.Frame([&] { workbench_->Frame(); });
+      if (!workbench_->busy() && until()) {
+        harness_.Frame([&] { workbench_->Frame(); });
+        return true;
+      }
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit_s) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+
+  viewers::testing::ImGuiHarness harness_{1400, 900};
+  fs::path dir_;
+  std::unique_ptr<Workbench> workbench_;
+};
+
+TEST(TaskRunnerTest, RunsInOrderAndAppliesOnPoll) {
+  TaskRunner runner;
+  std::vector<int> order;
+  for (int i = 0; i < 5; ++i) {
+    runner.Submit("job", [](TaskContext&) {}, [&order, i] { order.push_back(i); });
+  }
+  while (!runner.idle()) {
+    runner.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(TaskRunnerTest, CancelDropsResultsAndGroupsReplaceQueuedJobs) {
+  TaskRunner runner;
+  std::atomic<bool> release{false};
+  int done = 0;
+  runner.Submit("blocker", [&](TaskContext& c) {
+    while (!release && !c.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }, [&] { ++done; });
+  std::vector<int> ran;
+  for (int i = 0; i < 4; ++i) runner.Submit("stage", [](TaskContext&) {}, [&ran, i] { ran.push_back(i); }, "g");
+  release = true;
+  while (!runner.idle()) {
+    runner.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(done, 1);
+  EXPECT_EQ(ran, (std::vector<int>{3}));  // only the newest of the group ran
+
+  runner.Submit("long", [](TaskContext& c) {
+    while (!c.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }, [&] { ++done; });
+  while (!runner.Running(nullptr)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  runner.CancelAll();
+  while (!runner.idle()) {
+    runner.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(done, 1);  // the cancelled job's result was dropped
+}
+
+TEST(TaskRunnerTest, AJobThatThrowsBecomesAnError) {
+  TaskRunner runner;
+  runner.Submit("bad job", [](TaskContext&) { throw std::runtime_error("boom"); }, [] { FAIL(); });
+  while (!runner.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto errors = runner.TakeErrors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("bad job: internal error: boom"));
+}
+
+TEST_F(WorkbenchTest, FirstStartOpensTheExampleThenRemembersIt) {
+  workbench_->OpenInitial();
+  ASSERT_TRUE(Settle());
+  EXPECT_TRUE(workbench_->has_document());
+  EXPECT_THAT(workbench_->document_path(), HasSubstr("reduce_sum.hlo"));
+  EXPECT_GE(workbench_->first_load_s(), 0);
+  std::ifstream recent(dir_ / "config" / "recent.txt");
+  std::string line;
+  std::getline(recent, line);
+  EXPECT_THAT(line, HasSubstr("reduce_sum.hlo"));
+}
+
+TEST_F(WorkbenchTest, BadFileKeepsTheOpenDocument) {
+  workbench_->Open(Example("running_example.hlo"));
+  ASSERT_TRUE(Settle());
+  ASSERT_TRUE(workbench_->has_document());
+  const fs::path bad = dir_ / "bad.hlo";
+  std::ofstream(bad) << "HloModule m\nENTRY %e {\n  ROOT %x = f32[2] bogus-op(\n";
+  workbench_->Open(bad.string());
+  ASSERT_TRUE(Settle());
+  ASSERT_FALSE(workbench_->errors().empty());
+  EXPECT_THAT(workbench_->errors().back(), HasSubstr("bad.hlo:"));
+  EXPECT_THAT(workbench_->document_path(), HasSubstr("running_example.hlo"));
+  // Missing files and folders with nothing of XLA's are errors too.
+  workbench_->Open((dir_ / "missing.hlo").string());
+  fs::create_directories(dir_ / "empty");
+  workbench_->Open((dir_ / "empty").string());
+  ASSERT_TRUE(Settle());
+  EXPECT_GE(workbench_->errors().size(), 3u);
+  EXPECT_THAT(workbench_->document_path(), HasSubstr("running_example.hlo"));
+}
+
+TEST_F(WorkbenchTest, EveryViewGetsItsData) {
+  workbench_->Open(Example("mnist_train_step.hlo"));
+  workbench_->Select("dot_general.2");  // before the module is open: applied once it is
+  ASSERT_TRUE(Settle());
+  ASSERT_TRUE(workbench_->has_document());
+  EXPECT_EQ(workbench_->selection(), "dot_general.2");
+  for (View view : {View::kStages, View::kPasses, View::kGraph}) {
+    workbench_->ShowView(view);
+    ASSERT_TRUE(Settle([&] { return view != View::kGraph || workbench_->graph_ready(); }));
+    EXPECT_EQ(workbench_->view(), view);
+  }
+  workbench_->ShowView(View::kProfile);
+  workbench_->StartProfile();
+  ASSERT_TRUE(Settle([&] { return workbench_->profile_ready(); }));
+  EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+}
+
+TEST_F(WorkbenchTest, SelectionLinksTheFusionAndItsLlvmFunction) {
+  workbench_->Open(Example("running_example.hlo"));
+  workbench_->SetPaneStage(1, "llvm_ir");
+  ASSERT_TRUE(Settle());
+  // running_example fuses everything into one reduction kernel: its multiply runs there.
+  workbench_->Select("mul.3");
+  ASSERT_TRUE(Settle());
+  std::vector<std::string> linked = workbench_->linked_names();
+  ASSERT_GE(linked.size(), 3u) << ::testing::PrintToString(linked);
+  EXPECT_EQ(linked[0], "mul.3");
+  EXPECT_THAT(linked[1], HasSubstr("fusion"));
+  EXPECT_THAT(linked[2], HasSubstr("fusion"));  // the LLVM function of that kernel
+}
+
+TEST_F(WorkbenchTest, DumpFolderOpens) {
+  workbench_->Open(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/mnist_train_step");
+  ASSERT_TRUE(Settle());
+  EXPECT_TRUE(workbench_->has_document()) << (workbench_->errors().empty() ? "" : workbench_->errors().front());
+  EXPECT_TRUE(workbench_->errors().empty());
+}
+
+}  // namespace
+}  // namespace fusebox::gui
