@@ -220,7 +220,10 @@ void DiffView::Draw(const char* id) {
 
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   const float font_h = ImGui::GetFontSize();
-  const float cw = std::max(1.0f, ImGui::CalcTextSize("M").x);
+  // The glyph advance itself: CalcTextSize rounds widths up to whole pixels, which would
+  // drift tokens apart by a fraction of a pixel per character.
+  const float cw = std::max(1.0f, ImGui::GetFont()->GetCharAdvance('M') * ImGui::GetFontSize() /
+                                      ImGui::GetFont()->FontSize);
   const float pad = std::floor(cw * 0.5f) + 2;
   const float text_dy = (line_h - font_h) * 0.5f;
   int64_t max_line = 1;

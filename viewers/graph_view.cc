@@ -26,7 +26,9 @@ constexpr float kLineSpacing = 1.2f;  // Graphviz's line height, in font sizes
 constexpr float kNodeRoundingPt = 5;
 constexpr float kArrowHalfWidth = 0.35f;  // of the arrow's length, as Graphviz's "normal"
 
-constexpr float kMinTextPx = 6;  // text smaller than this is unreadable: boxes only
+constexpr float kMinTextPx = 6;
+constexpr float kMinTitlePx = 9;  // zoomed out, node titles are drawn at least this size
+constexpr int kMaxTitledNodes = 400;  // ... while no more nodes than this are on screen  // text smaller than this is unreadable: boxes only
 // Level of detail far out: nodes this short on screen are one filled rectangle without a
 // border, edges spanning fewer pixels are straight lines between their segments' ends.
 // That keeps a zoomed-out overview of thousands of nodes at ~4 vertices per primitive.
@@ -707,8 +709,21 @@ void GraphView::DrawCanvas() {
     } else {
       list->AddRect(p0, p1, paint.stroke, rounding, 0, pen);
     }
-    if (!text) continue;
     const graph::GraphNode& node = graph_.nodes[i];
+    if (!text) {
+      // Too far out for the whole label: the title alone, at the smallest size that can
+      // still be read, when the box has room for a few characters. An overview of a
+      // module is useless if no node says what it is.
+      // Only while few nodes are on screen (counted in the previous frame): thousands of
+      // tiny titles are noise, and vertices.
+      const float title_px = std::min(kMinTitlePx, p1.y - p0.y - 2);
+      if (last_drawn_nodes_ <= kMaxTitledNodes && p1.x - p0.x >= 4 * title_px && title_px >= kMinTextPx) {
+        ImVec4 clip(p0.x + 1, p0.y + 1, p1.x - 1, p1.y - 1);
+        CenteredText(list, font, title_px, p0.x + 2, p1.x - 2, (p0.y + p1.y - title_px) / 2, paint.font,
+                     node.title, clip, false);
+      }
+      continue;
+    }
     const int lines = 1 + static_cast<int>(node.lines.size());
     const float pad = 4 * z;
     float y = (p0.y + p1.y) / 2 - line_h * static_cast<float>(lines) / 2 + (line_h - font_px) / 2;

@@ -20,7 +20,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -146,7 +145,8 @@ class TextView {
   // For tests: lines drawn by the last Draw (the clipper's visible range).
   std::pair<int, int> last_visible_lines() const { return last_visible_; }
   // The screen rectangle of the character at byte `column` of `line` as of the last Draw;
-  // nullopt when the line was not drawn or the column is scrolled out of sight.
+  // nullopt when the line was not drawn, the column is scrolled out of sight or is past
+  // the line's end (the end itself gives the place right after the last character).
   std::optional<ScreenRect> CharRect(int line, int column) const;
   // Width of the line-number gutter in the last Draw (text starts right of it).
   float gutter_width() const { return gutter_width_; }
@@ -159,6 +159,7 @@ class TextView {
     int column;
   };
   struct Definition {
+    std::string_view name;  // in text_
     int line = -1;
     int end = -1;  // inclusive
     int rank = 0;  // lower wins when a name is defined twice (a body over a prototype)
@@ -166,7 +167,14 @@ class TextView {
   void RecomputeMatches();
   void RecomputeHighlight();
   void BuildDefinitions() const;
-  void AddDefinition(std::string_view name, int line, int end, int rank) const;
+  void ScanDefinitions() const;  // the lines -> candidates_
+  // Adds a candidate; returns its index (for the end of a block to be filled in).
+  int AddDefinition(std::string_view name, int line, int end, int rank) const;
+  struct DefinitionSlot {
+    uint32_t tag = 0;  // the high half of the name's hash
+    int entry = -1;    // index into definitions_, -1 when empty
+  };
+  int SlotOf(std::string_view name, size_t hash) const;
   // An LLVM IR %local or label defined in the function around `near_line`; -1 if none.
   int FindLocalDefinition(std::string_view name, int near_line) const;
   // The name under the mouse and the definition a click would go to.
@@ -225,7 +233,9 @@ class TextView {
 
   // Definitions, indexed on first use (FindDefinition is const).
   mutable bool definitions_built_ = false;
-  mutable std::unordered_map<std::string, Definition> definitions_;
+  mutable std::vector<Definition> definitions_;
+  mutable std::vector<DefinitionSlot> definition_slots_;
+  mutable std::vector<Definition> candidates_;  // while indexing
 };
 
 }  // namespace fusebox::viewers

@@ -9,6 +9,7 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -238,6 +239,9 @@ int RunGui(const GuiOptions& options) {
       }
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
+      // Scripted runs ignore the pointer (Xvfb parks it mid-screen, where it would open
+      // tooltips): screenshots show the state the script asked for, nothing else.
+      if (scripted) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
       ImGui::NewFrame();
       ImGui::PushFont(ui_font);
       workbench.Frame();

@@ -149,6 +149,32 @@ Workbench::ModuleDoc* Workbench::current_module() const {
   return document_->modules[document_->current].get();
 }
 
+void Workbench::CancelWork() {
+  tasks_.CancelAll();
+  // Cancelled jobs never report back: what waited on them says so instead of waiting.
+  if (document_) {
+    for (const auto& module : document_->modules) {
+      for (auto& [name, stage] : module->stages) {
+        if (!stage.loading) continue;
+        stage.loading = false;
+        stage.ready = true;
+        stage.error = "cancelled (pick the stage again to build it)";
+      }
+      if (module->optimize_started && !module->optimized && module->optimize_error.empty()) {
+        module->optimize_error = "the pipeline was cancelled (open the file again to run it)";
+      }
+    }
+  }
+  if (graph_loading_) {
+    graph_loading_ = false;
+    graph_message_ = "layout cancelled (change an option to lay the graph out again)";
+  }
+  if (profile_running_) {
+    profile_running_ = false;
+    profile_error_ = "cancelled";
+  }
+}
+
 void Workbench::AddError(std::string message) {
   std::fprintf(stderr, "fusebox: %s\n", message.c_str());
   errors_.push_back(std::move(message));
@@ -188,8 +214,8 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
           if (index.ok()) document->index = std::move(*index);
         }
         for (size_t i = 0; i < file->modules.size(); ++i) {
-          // A module that does not verify cannot be compiled: alone it is an error (the
-          // open document stays); in a dump folder it is skipped with a note.
+          // A module that does not verify still opens — users come to see what is wrong
+          // with it — but Fusebox will not compile it: the error panel lists the problems.
           VerifierOptions vopts;
           vopts.filename = path;
           std::string problems;
@@ -197,16 +223,6 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
           for (const auto& issue : VerifyModule(*file->modules[i], vopts)) {
             if (issue.severity != VerifierIssue::Severity::kError) continue;
             if (++errors <= 5) problems += "\n" + issue.message;
-          }
-          if (errors > 0) {
-            std::string message = file->modules[i]->name() + " does not verify (" + std::to_string(errors) +
-                                  " error(s)):" + problems;
-            if (file->modules.size() == 1) {
-              loaded->status = InvalidArgument(path + ": " + message);
-              return;
-            }
-            document->notes.push_back(message);
-            continue;
           }
           auto module = std::make_shared<ModuleDoc>();
           module->key = i < file->module_keys.size() ? file->module_keys[i] : std::to_string(i);
@@ -218,6 +234,10 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
             if (dump_module.ok()) AddXlaDumpStages(**dump_module, module->session.get());
           }
           if (file->modules.size() == 1) module->arguments = std::move(file->arguments);
+          if (errors > 0) {
+            module->verify_error = module->label + " does not verify (" + std::to_string(errors) +
+                                   " error(s)); Fusebox will not compile it:" + problems;
+          }
           document->modules.push_back(std::move(module));
         }
         if (document->modules.empty()) {
@@ -318,6 +338,11 @@ void Workbench::SelectModule(int index) {
 void Workbench::StartOptimize(ModuleDoc* module) {
   if (module->optimize_started) return;
   module->optimize_started = true;
+  if (!module->verify_error.empty()) {
+    module->optimize_error = module->verify_error;
+    AddError(module->verify_error);
+    return;
+  }
   struct Result {
     Status status = Status::Ok();
     std::map<std::string, std::string> kernel_of;
@@ -500,13 +525,14 @@ void Workbench::ApplySelectionToViews() {
   std::vector<std::string> linked = LinkedNames(selection_);
   for (StagePane& pane : panes_) pane.view.SetHighlight(linked);
   snapshot_view_.SetHighlight(linked);
-  graph_view_.SetSelection(selection_);
   const ModuleDoc* module = current_module();
   std::string kernel = selection_;
   if (module) {
     auto it = module->kernel_of.find(selection_);
     if (it != module->kernel_of.end()) kernel = it->second;
   }
+  // A fused instruction drawn inside a collapsed fusion lights up that fusion's node.
+  graph_view_.SetSelection(selection_, kernel != selection_ ? kernel : "");
   timeline_view_.SetSelection(kernel);
 }
 
@@ -634,7 +660,7 @@ void Workbench::DrawMenuBar() {
       ShowView(View::kProfile);
       StartProfile();
     }
-    if (ImGui::MenuItem("Cancel background work", nullptr, false, busy())) tasks_.CancelAll();
+    if (ImGui::MenuItem("Cancel background work", nullptr, false, busy())) CancelWork();
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -719,10 +745,32 @@ void Workbench::DrawModuleBrowser() {
       }
     }
   }
-  for (const std::string& note : document_->notes) ImGui::TextColored(kNotFusedColour, "note: %s", note.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, kNotFusedColour);
+  for (const std::string& note : document_->notes) ImGui::TextWrapped("note: %s", note.c_str());
+  ImGui::PopStyleColor();
 
   ModuleDoc* module = current_module();
   if (!module) return;
+  const auto& external = module->session->external_stages();
+  if (!external.empty() &&
+      ImGui::CollapsingHeader("XLA's stages of this module", ImGuiTreeNodeFlags_DefaultOpen)) {
+    // The dump's files by stage: a click shows one in the last stage pane, next to
+    // Fusebox's own stages.
+    const float height = std::min(7.0f, static_cast<float>(external.size()) + 0.5f) *
+                         ImGui::GetTextLineHeightWithSpacing();
+    ImGui::BeginChild("xla_stages", ImVec2(0, height));
+    for (const ExternalStage& stage : external) {
+      const int target = std::max(1, pane_count_ - 1);
+      if (ImGui::Selectable(stage.name.c_str(), panes_[target].stage == stage.name)) {
+        SetPaneStage(target, stage.name);
+        ShowView(View::kStages);
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", stage.description.c_str(), stage.source.c_str());
+      ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.5f);
+      ImGui::TextColored(kDimColour, "%s", stage.description.c_str());
+    }
+    ImGui::EndChild();
+  }
   const Module& input = module->session->input();
   ImGui::Separator();
   ImGui::Text("%s", input.name().c_str());
@@ -851,7 +899,13 @@ void Workbench::DrawStages() {
     ImGui::SetNextItemWidth(-1);
     if (ImGui::BeginCombo("##stage", pane.stage.c_str(), ImGuiComboFlags_HeightLarge)) {
       for (const std::string& stage : stages) {
-        if (ImGui::Selectable(stage.c_str(), stage == pane.stage)) pane.stage = stage;
+        if (ImGui::Selectable(stage.c_str(), stage == pane.stage)) {
+          pane.stage = stage;
+          pane.shown.clear();
+          // Picking a stage whose build was cancelled or failed builds it again.
+          auto it = module->stages.find(stage);
+          if (it != module->stages.end() && it->second.ready && !it->second.error.empty()) module->stages.erase(it);
+        }
       }
       ImGui::EndCombo();
     }
@@ -1010,6 +1064,15 @@ void Workbench::RequestGraph() {
   if (!module || graph_requested_) return;
   if (graph_stage_ == 1 && !module->optimized) return;  // wait for the pipeline
   graph_requested_ = true;
+  const std::string key = std::to_string(graph_stage_) + "|" + std::to_string(graph_fusions_) + "|" +
+                          (graph_neighbourhood_ ? selection_ + "|" + std::to_string(graph_radius_) : "");
+  if (auto cached = module->graphs.find(key); cached != module->graphs.end()) {
+    graph_message_ = cached->second->message;
+    graph_view_.SetGraph(cached->second->graph, cached->second->layout);
+    ApplySelectionToViews();
+    graph_view_.FitToView();
+    return;
+  }
   graph_loading_ = true;
   graph::FusionGraphOptions options;
   options.fusions = graph_fusions_ == 0   ? graph::FusionDisplay::kCollapseAll
@@ -1028,6 +1091,10 @@ void Workbench::RequestGraph() {
   auto session = module->session;
   const bool optimized = graph_stage_ == 1;
   const int generation = generation_;
+  std::shared_ptr<ModuleDoc> keep;
+  for (const auto& m : document_->modules) {
+    if (m.get() == module) keep = m;
+  }
   tasks_.Submit(
       "Laying out the fusion graph",
       [session, optimized, options, result](TaskContext& context) mutable {
@@ -1047,7 +1114,7 @@ void Workbench::RequestGraph() {
                                     std::to_string(result->graph->nodes.size()) + " nodes");
         result->layout = graph::Layout(*result->graph);
       },
-      [this, result, generation] {
+      [this, result, generation, keep, key] {
         if (generation != generation_) return;
         graph_loading_ = false;
         if (!result->graph.ok()) {
@@ -1065,8 +1132,13 @@ void Workbench::RequestGraph() {
         graph_message_ = buffer;
         for (const std::string& note : result->graph->notes) graph_message_ += "; " + note;
         if (!result->note.empty()) graph_message_ += "; " + result->note;
-        graph_view_.SetGraph(std::move(*result->graph), std::move(*result->layout));
-        graph_view_.SetSelection(selection_);
+        auto cached = std::make_shared<ModuleDoc::CachedGraph>();
+        cached->graph = std::move(*result->graph);
+        cached->layout = std::move(*result->layout);
+        cached->message = graph_message_;
+        keep->graphs[key] = cached;
+        graph_view_.SetGraph(cached->graph, cached->layout);
+        ApplySelectionToViews();
         graph_view_.FitToView();
       },
       "graph");
@@ -1366,7 +1438,7 @@ void Workbench::DrawInspector() {
   ImGui::Separator();
   ImGui::TextColored(kAccentColour, "Why (not) fused");
   if (!module->optimized) {
-    ImGui::TextDisabled("waiting for the pipeline");
+    ImGui::TextDisabled(module->optimize_error.empty() ? "waiting for the pipeline" : "the pipeline did not run");
     return;
   }
   const PassContext& context = module->session->pass_context();
@@ -1437,7 +1509,7 @@ void Workbench::DrawStatusBar() {
       ImGui::TextColored(kDimColour, "+%d queued", status.queued);
       ImGui::SameLine();
     }
-    if (ImGui::SmallButton("Cancel")) tasks_.CancelAll();
+    if (ImGui::SmallButton("Cancel")) CancelWork();
   } else if (!loading_path_.empty()) {
     ImGui::Text("Opening %s", loading_path_.c_str());
   } else {

@@ -103,6 +103,15 @@ class Workbench {
     std::string label;  // "0003 jit_f" / module name
     std::shared_ptr<CompileSession> session;
     std::vector<Literal> arguments;  // an HloSnapshot's
+    std::string verify_error;        // the verifier's errors ("" when it verifies)
+    // Laid-out fusion graphs by their options (Graphviz is the slow part: a graph is laid
+    // out once per module and option set).
+    struct CachedGraph {
+      graph::FusionGraph graph;
+      graph::GraphLayout layout;
+      std::string message;
+    };
+    std::map<std::string, std::shared_ptr<const CachedGraph>> graphs;
     bool optimize_started = false;
     bool optimized = false;
     std::string optimize_error;
@@ -133,6 +142,7 @@ class Workbench {
   void RequestStage(ModuleDoc* module, const std::string& stage);
   void RequestGraph();
   void AddError(std::string message);
+  void CancelWork();  // cancels every job and marks what waited on them
   void AddRecent(const std::string& path);
   void LoadRecent();
   std::vector<std::string> LinkedNames(const std::string& instruction) const;

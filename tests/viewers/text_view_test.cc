@@ -569,6 +569,41 @@ TEST(TokenizeTest, AsmFromFuseboxOutput) {
   EXPECT_EQ(TokenAt("\tleaq\t-1(%rdx), %rdi", s, "-1"), Expect("-1", TokenKind::kNumber));
 }
 
+TEST(TokenizeTest, SassAsAssembly) {
+  // `fusebox compile ... --stage sass` (nvdisasm's text).
+  const auto s = TextLanguage::kAsm;
+  const std::string ldc =
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;                  /* "
+      "0x00000a00ff017b82 */";
+  EXPECT_EQ(TokenAt(ldc, s, "/*0000*/"), Expect("/*0000*/", TokenKind::kComment));
+  EXPECT_EQ(TokenAt(ldc, s, "LDC"), Expect("LDC", TokenKind::kOpcode));
+  EXPECT_EQ(TokenAt(ldc, s, "R1"), Expect("R1", TokenKind::kRegister));
+  EXPECT_EQ(TokenAt(ldc, s, "0x28"), Expect("0x28", TokenKind::kNumber));
+  EXPECT_EQ(TokenAt(ldc, s, "/* 0x"), Expect("/* 0x00000a00ff017b82 */", TokenKind::kComment));
+  const std::string lea = "        /*00b0*/              @!P1 LEA R4, P0, R2, R4, 0x2 ;";
+  EXPECT_EQ(TokenAt(lea, s, "P1"), Expect("P1", TokenKind::kRegister));
+  EXPECT_EQ(TokenAt(lea, s, "LEA"), Expect("LEA", TokenKind::kOpcode));
+  EXPECT_EQ(TokenAt(lea, s, "P0"), Expect("P0", TokenKind::kRegister));
+  const std::string s2r = "        /*0010*/                   S2UR UR4, SR_CTAID.X ;";
+  EXPECT_EQ(TokenAt(s2r, s, "UR4"), Expect("UR4", TokenKind::kRegister));
+  EXPECT_EQ(TokenAt(s2r, s, "SR_CTAID.X"), Expect("SR_CTAID.X", TokenKind::kRegister));
+  EXPECT_EQ(TokenAt("\t\tFunction : fusion_kernel", s, "Function"),
+            Expect("Function", TokenKind::kKeyword));
+  EXPECT_EQ(TokenAt("\t\tFunction : fusion_kernel", s, "fusion"),
+            Expect("fusion_kernel", TokenKind::kName));
+
+  TextView view;
+  view.SetText(
+      "\tcode for sm_90\n\n\t\tFunction : fusion_kernel\n"
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+      "        /*0010*/                   EXIT ;\n\n"
+      "\t\tFunction : fusion_2_kernel\n"
+      "        /*0000*/                   EXIT ;\n",
+      TextLanguage::kAsm);
+  EXPECT_EQ(view.DefinitionRange("fusion_kernel"), std::make_pair(2, 4));
+  EXPECT_EQ(view.DefinitionRange("fusion_2_kernel"), std::make_pair(6, 7));
+}
+
 TEST(TokenizeTest, DiffAndPlain) {
   const auto d = TextLanguage::kDiff;
   EXPECT_EQ(TokenAt("+  %add.1 = f32[] add()", d, "+"),
@@ -1070,6 +1105,12 @@ TEST(DrawTest, MillionLinesDrawOnlyVisibleLines) {
   EXPECT_GT(visible.second - visible.first, 10);
   EXPECT_LT(visible.second - visible.first, 200);
   EXPECT_LT(stats.vertices, 60000);
+  const auto index_start = std::chrono::steady_clock::now();
+  EXPECT_EQ(d.view.FindDefinition("v.999999"), 999999);
+  std::printf(
+      "Definition index of 1,000,000 lines: %.1f ms\n",
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - index_start)
+          .count());
   d.view.ScrollToLine(999999);
   stats = d.Frame();
   visible = d.view.last_visible_lines();
@@ -1099,7 +1140,7 @@ TEST(DrawTest, OddInputsDraw) {
     d.Frame();
     EXPECT_EQ(d.view.last_visible_lines(), std::make_pair(0, 1));
     std::string odd = "\ttab\tbed\n\xff\xfe\x80 not utf8 \xc3\n";
-    odd += std::string("nul\0byte\x01\x7f", 12) + "\n";
+    odd += std::string("nul\0byte\x01\x7f", 10) + "\n";
     odd += "\xe2\x82\xac euro \xf0\x9f\x98\x80 emoji\n\n\n";
     d.view.SetText(odd, language);
     d.Frame();
@@ -1144,6 +1185,38 @@ TEST(DrawTest, VeryLongLineIsClippedSideways) {
 
 // ---------------------------------------------------------------------------------------
 // Mouse: click to go to a definition, hover, context menu, Ctrl+C
+
+TEST(ClickTest, GeometryFollowsLineHeightAndGutter) {
+  // Where a character is drawn, worked out the way a user of ImGui would: rows of
+  // GetTextLineHeightWithSpacing from the top of the pane, columns of one glyph width
+  // right of the gutter.
+  ViewDriver d;
+  d.view.SetText(ChainHlo(100), TextLanguage::kHlo);
+  d.Frame();
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  const float cw = ImGui::CalcTextSize("M").x;
+  const ImVec2 top_left = ImGui::GetStyle().WindowPadding;  // the harness window's content
+  EXPECT_GT(d.view.gutter_width(), 3 * cw);
+  for (int line : {0, 1, 7, 30}) {
+    std::optional<TextView::ScreenRect> first = d.view.CharRect(line, 0);
+    ASSERT_TRUE(first.has_value());
+    EXPECT_FLOAT_EQ(first->min_y, top_left.y + static_cast<float>(line) * line_h);
+    EXPECT_FLOAT_EQ(first->max_y - first->min_y, line_h);
+    EXPECT_GE(first->min_x, top_left.x + d.view.gutter_width());
+    EXPECT_LT(first->min_x, top_left.x + d.view.gutter_width() + 2 * cw);
+    EXPECT_FLOAT_EQ(d.view.CharRect(line, 5)->min_x, first->min_x + 5 * cw);
+  }
+  // A click placed by that arithmetic lands on the name.
+  const int line = 30;
+  const int column = ColumnOf(std::string(d.view.Line(line)), "%add.28");
+  const float x = d.view.CharRect(line, 0)->min_x + (static_cast<float>(column) + 0.5f) * cw;
+  const float y = top_left.y + (static_cast<float>(line) + 0.5f) * line_h;
+  d.harness.Click(x, y, d.body);
+  EXPECT_EQ(d.clicked, "add.28");
+  EXPECT_EQ(d.view.cursor_line(), 29);
+  EXPECT_FALSE(d.view.CharRect(line, 100000).has_value());
+  EXPECT_FALSE(d.view.CharRect(5000, 0).has_value());
+}
 
 TEST(ClickTest, ClickingANameJumpsToItsDefinitionAndReturnsIt) {
   ViewDriver d;

@@ -543,8 +543,8 @@ TEST(TimelineViewTest, KeysZoomAndPan) {
   EXPECT_EQ(view.view_end_ns() - view.view_start_ns(), span);
 }
 
-TEST(TimelineViewTest, ProfiledRunOfTheRunningExample) {
-  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/running_example.hlo");
+TEST(TimelineViewTest, ProfiledRunOfTheMnistStep) {
+  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/mnist_train_step.hlo");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   ASSERT_FALSE(parsed->modules.empty());
   const Module& module = *parsed->modules.front();
@@ -563,7 +563,7 @@ TEST(TimelineViewTest, ProfiledRunOfTheRunningExample) {
 
   ImGuiHarness h;
   TimelineView view;
-  view.SetTrace(trace, "running_example (cpu, fused)");
+  view.SetTrace(trace, "mnist_train_step (cpu, fused)");
   DrawFrame(h, view);
   EXPECT_LE(view.view_start_ns(), trace.start_ns());
   EXPECT_GE(view.view_end_ns(), trace.end_ns());
