@@ -926,8 +926,12 @@ int RunCli(int argc, char** argv) {
     gui_cmd->add_option("--open", gui_opts.open_path, "File or dump folder to open");
     gui_cmd->add_option("--module", gui_opts.module, "Module to show (index, dump id or name)");
     gui_cmd->add_option("--select", gui_opts.select, "Instruction to select once the module is open");
-    gui_cmd->add_option("--view", gui_opts.view, "stages | passes | graph | timeline")
-        ->check(CLI::IsMember({"stages", "passes", "graph", "timeline", "profile"}));
+    gui_cmd->add_option("--view", gui_opts.view,
+                        "stages | passes | xla-passes (a dump's own pass snapshots) | graph | timeline");
+    gui_cmd->add_option("--stages", gui_opts.stages,
+                        "Stage panes, left to right (1 to 4): hlo, optimized_hlo, llvm_ir_optimized, cpu_asm, ptx, "
+                        "xla_optimized_hlo, ... (see `fusebox compile --list-stages`)")
+        ->delimiter(',');
     gui_cmd->add_option("--screenshot", gui_opts.screenshot,
                         "Write a PNG of the window once the background work is done, then exit");
     gui_cmd->add_option("--frames", gui_opts.frames, "Scripted: render at least N frames after the work settles, then exit");

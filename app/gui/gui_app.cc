@@ -127,9 +127,9 @@ int RunGui(const GuiOptions& options) {
   const bool scripted = !options.screenshot.empty() || options.frames > 0;
   std::optional<View> view;
   if (!options.view.empty()) {
-    view = ParseView(options.view);
+    view = ParseView(options.view == "xla-passes" ? "passes" : options.view);
     if (!view) {
-      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, graph or timeline)\n",
+      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph or timeline)\n",
                    options.view.c_str());
       return 1;
     }
@@ -143,7 +143,8 @@ int RunGui(const GuiOptions& options) {
   }
 
   glfwSetErrorCallback(OnGlfwError);
-  if (!glfwInit()) {
+  const bool glfw_ok = glfwInit();
+  if (!glfw_ok) {
     std::fprintf(stderr,
                  "fusebox: cannot open a window: %s\n"
                  "  (no display: set DISPLAY, or run under `xvfb-run -a fusebox gui ...`; every\n"
@@ -213,6 +214,11 @@ int RunGui(const GuiOptions& options) {
     Workbench workbench(wopts);
     workbench.SetFonts(ui_font, mono_font);
     if (view) workbench.ShowView(*view);
+    if (options.view == "xla-passes") workbench.ShowXlaPasses(true);
+    for (size_t i = 0; i < options.stages.size() && i < 4; ++i) {
+      workbench.SetPaneStage(static_cast<int>(i), options.stages[i]);
+    }
+    if (!options.stages.empty()) workbench.SetPaneCount(static_cast<int>(std::min<size_t>(options.stages.size(), 4)));
     if (!options.select.empty()) workbench.Select(options.select);
     if (!options.open_path.empty()) {
       workbench.Open(options.open_path, options.module);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace fusebox::gui {
 
@@ -14,6 +15,7 @@ struct GuiOptions {
   std::string module;     // module selector inside it
   std::string select;     // instruction to select once loaded
   std::string view;       // stages | passes | graph | timeline
+  std::vector<std::string> stages;  // the stage panes, left to right (1 to 4)
   std::string screenshot; // PNG to write, then exit (scripted)
   int frames = 0;         // scripted: at least this many frames once the work is done
   int width = 1600;

@@ -317,6 +317,8 @@ void Workbench::SelectModule(int index) {
   }
   selected_pass_ = -1;
   diff_shown_pass_ = -2;
+  xla_selected_pass_ = 0;
+  xla_diff_shown_.clear();
   graph_view_.Clear();
   graph_requested_ = false;
   graph_message_.clear();
@@ -944,8 +946,76 @@ void Workbench::DrawStages() {
 // ---------------------------------------------------------------------------------------
 // Pass stepper
 
+void Workbench::DrawXlaPasses(ModuleDoc* module) {
+  std::vector<const ExternalStage*> passes;
+  for (const ExternalStage& e : module->session->external_stages()) {
+    if (StartsWith(e.name, "xla_pass_")) passes.push_back(&e);
+  }
+  const int count = static_cast<int>(passes.size());
+  if (count == 0) return;
+  xla_selected_pass_ = std::clamp(xla_selected_pass_, 0, count - 1);
+  if (ImGui::Button("< Previous") && xla_selected_pass_ > 0) --xla_selected_pass_;
+  ImGui::SameLine();
+  if (ImGui::Button("Next >") && xla_selected_pass_ + 1 < count) ++xla_selected_pass_;
+  ImGui::SameLine();
+  ImGui::TextColored(kDimColour, "XLA's pass snapshots in this dump: %d", count);
+  if (!ImGui::BeginTable("xla_passes_layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
+  ImGui::TableSetupColumn("list", ImGuiTableColumnFlags_WidthStretch, 0.3f);
+  ImGui::TableSetupColumn("diff", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::BeginChild("xla_pass_list", ImVec2(0, ImGui::GetContentRegionAvail().y));
+  for (int i = 0; i < count; ++i) {
+    std::string label = passes[i]->description;
+    if (StartsWith(label, "XLA: ")) label = label.substr(5);
+    ImGui::PushID(i);
+    if (ImGui::Selectable(label.c_str(), xla_selected_pass_ == i)) xla_selected_pass_ = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", passes[i]->source.c_str());
+    ImGui::PopID();
+  }
+  ImGui::EndChild();
+  ImGui::TableSetColumnIndex(1);
+  // XLA's first snapshot follows its first pass: before it is the module as dumped before
+  // optimizations, which is this session's input.
+  const std::string after = passes[xla_selected_pass_]->name;
+  const std::string before = xla_selected_pass_ == 0 ? "hlo" : passes[xla_selected_pass_ - 1]->name;
+  RequestStage(module, before);
+  RequestStage(module, after);
+  const StageText& b = module->stages[before];
+  const StageText& a = module->stages[after];
+  if (!b.ready || !a.ready) {
+    ImGui::TextColored(kDimColour, "loading XLA's snapshots ...");
+  } else if (!b.error.empty() || !a.error.empty()) {
+    ImGui::TextColored(kErrorColour, "%s", (!a.error.empty() ? a.error : b.error).c_str());
+  } else {
+    const std::string key = before + ">" + after;
+    if (xla_diff_shown_ != key) {
+      xla_diff_view_.SetTexts(b.text, a.text, before == "hlo" ? "before optimizations" : before, after);
+      xla_diff_view_.NextChange(1);
+      xla_diff_shown_ = key;
+    }
+    ImGui::PushFont(mono_font_);
+    xla_diff_view_.Draw("xla_pass_diff");
+    ImGui::PopFont();
+  }
+  ImGui::EndTable();
+}
+
 void Workbench::DrawPasses() {
   ModuleDoc* module = current_module();
+  bool has_xla_passes = false;
+  if (module) {
+    for (const ExternalStage& e : module->session->external_stages()) has_xla_passes |= StartsWith(e.name, "xla_pass_");
+  }
+  if (has_xla_passes) {
+    ImGui::RadioButton("Fusebox's pipeline", &passes_source_, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("XLA's passes (from the dump)", &passes_source_, 1);
+    if (passes_source_ == 1) {
+      DrawXlaPasses(module);
+      return;
+    }
+  }
   if (!module || !module->optimized) {
     ImGui::TextDisabled(module && !module->optimize_error.empty() ? "The pipeline failed." : "Running the pipeline...");
     return;

@@ -15,6 +15,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,6 +83,10 @@ class Workbench {
   std::vector<std::string> linked_names() const { return LinkedNames(selection_); }
   // Shows `stage` in stage pane `pane` (0-3), building it in the background.
   void SetPaneStage(int pane, const std::string& stage);
+  // The pass stepper steps through XLA's pass snapshots of a dump folder (true) or
+  // Fusebox's own pipeline (false).
+  void ShowXlaPasses(bool xla) { passes_source_ = xla ? 1 : 0; }
+  void SetPaneCount(int count) { pane_count_ = std::clamp(count, 1, 4); }
   View view() const { return view_; }
   // For scripted runs: when the first document finished loading (seconds since the
   // workbench was made; negative until then).
@@ -154,6 +159,7 @@ class Workbench {
   void DrawModuleBrowser();
   void DrawStages();
   void DrawPasses();
+  void DrawXlaPasses(ModuleDoc* module);
   void DrawGraph();
   void DrawProfile();
   void DrawInspector();
@@ -193,6 +199,10 @@ class Workbench {
   bool pass_show_snapshot_ = false;
   viewers::DiffView diff_view_;
   viewers::TextView snapshot_view_;
+  int passes_source_ = 0;  // 0: Fusebox's pipeline, 1: XLA's pass snapshots from a dump
+  int xla_selected_pass_ = 0;
+  std::string xla_diff_shown_;
+  viewers::DiffView xla_diff_view_;
 
   // Graph
   viewers::GraphView graph_view_;
