@@ -94,6 +94,9 @@ class Workbench {
   // Whether the graph view holds a layout, the profile has runs, the stage panes text.
   bool graph_ready() const { return graph_view_.has_graph() || !graph_message_.empty(); }
   bool profile_ready() const { return profile_done_; }
+  // What the graph view says about its graph (node count, layout time, notes) or why
+  // there is none.
+  const std::string& graph_message() const { return graph_message_; }
 
  private:
   struct StageText {

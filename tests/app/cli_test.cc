@@ -53,7 +53,20 @@ TEST(CliTest, HelpForEverySubcommand) {
 }
 
 TEST(CliTest, NoSubcommandOrBadFlagIsUserError) {
-  EXPECT_EQ(RunFusebox("").code, 1);
+  // `fusebox` alone opens the workbench; without a display that is a clear error.
+  Result alone;
+  {
+    std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(FUSEBOX_BINARY) + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) alone.out.append(buf.data(), n);
+    int status = pclose(pipe);
+    alone.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  EXPECT_EQ(alone.code, 1);
+  EXPECT_THAT(alone.out, HasSubstr("cannot open a window"));
   EXPECT_EQ(RunFusebox("inspect").code, 1);  // FILE missing
   EXPECT_EQ(RunFusebox("inspect --bogus x").code, 1);
 }

@@ -1,11 +1,12 @@
 // The workbench's scripted mode under Xvfb: `fusebox gui --open F --view V --select N
 // --screenshot out.png` for each view, and checks of the PNGs — the right size, not blank,
 // and the regions each view draws (menu bar, module browser, the view's own colours).
-// Xvfb comes from scripts/setup.sh; without xvfb-run these tests fail rather than skip,
-// so CI cannot pass without running them.
+// Xvfb comes from scripts/setup.sh; without it these tests fail rather than skip, so CI
+// cannot pass without running them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stb_image.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,7 +51,48 @@ Result RunShell(const std::string& command) {
   return r;
 }
 
-bool HaveXvfb() { return RunShell("command -v xvfb-run").code == 0; }
+bool HaveXvfb() { return RunShell("command -v Xvfb").code == 0; }
+
+// One Xvfb server for the test program, on a display it picks itself (-displayfd), so
+// tests running in parallel never race for a display number (xvfb-run -a does, and its
+// clean-up then fails with exit code 5).
+class XvfbServer {
+ public:
+  bool Start() {
+    int fds[2];
+    if (::pipe(fds) != 0) return false;
+    pid_ = ::fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      ::close(fds[0]);
+      std::string fd = std::to_string(fds[1]);
+      ::execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1600x1000x24", "-nolisten", "tcp",
+               static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    // Xvfb writes the display number once it accepts connections.
+    std::string number;
+    char c;
+    while (::read(fds[0], &c, 1) == 1 && c != '\n') number += c;
+    ::close(fds[0]);
+    if (number.empty()) return false;
+    display_ = ":" + number;
+    return true;
+  }
+  void Stop() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+  const std::string& display() const { return display_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string display_;
+};
 
 struct Image {
   int width = 0;
@@ -107,8 +149,14 @@ Image LoadPng(const std::string& path) {
 
 class GuiTest : public ::testing::Test {
  protected:
+  static void SetUpTestSuite() {
+    if (HaveXvfb()) started_ = server_.Start();
+  }
+  static void TearDownTestSuite() { server_.Stop(); }
+
   void SetUp() override {
-    ASSERT_TRUE(HaveXvfb()) << "xvfb-run is missing: scripts/setup.sh installs xvfb";
+    ASSERT_TRUE(HaveXvfb()) << "Xvfb is missing: scripts/setup.sh installs xvfb";
+    ASSERT_TRUE(started_) << "Xvfb did not start";
     dir_ = fs::temp_directory_path() / ("fusebox_gui_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
@@ -118,13 +166,13 @@ class GuiTest : public ::testing::Test {
   // Runs the scripted workbench under a fresh Xvfb server; HOME points into the test's
   // folder so recent files never leak between runs.
   Result Gui(const std::string& args) {
+    const std::string display = "DISPLAY=" + server_.display() + " ";
     // Under the sanitizers, Mesa's GL driver leaks inside LLVM (see gui_lsan.supp).
     const std::string lsan = SanitizerBuild() ? "LSAN_OPTIONS=suppressions=" + std::string(FUSEBOX_SOURCE_DIR) +
                                                     "/tests/app/gui_lsan.supp "
                                               : "";
     std::string command = "cd " + dir_.string() + " && " + lsan + "HOME=" + dir_.string() + " XDG_CONFIG_HOME=" +
-                          (dir_ / "config").string() + " xvfb-run -a -s '-screen 0 1600x1000x24' " +
-                          std::string(FUSEBOX_BINARY) + " gui --size " + std::to_string(kWidth) + "x" +
+                          (dir_ / "config").string() + " " + display + std::string(FUSEBOX_BINARY) + " gui --size " + std::to_string(kWidth) + "x" +
                           std::to_string(kHeight) + " --scale 1 " + args;
     return RunShell(command);
   }
@@ -147,7 +195,12 @@ class GuiTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  static XvfbServer server_;
+  static bool started_;
 };
+
+XvfbServer GuiTest::server_;
+bool GuiTest::started_ = false;
 
 TEST_F(GuiTest, StagesViewWithSelection) {
   Result r = Gui("--open " + Example("mnist_train_step.hlo") + " --view stages --select dot_general.2 --screenshot " +

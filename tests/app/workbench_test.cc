@@ -176,6 +176,32 @@ TEST_F(WorkbenchTest, SelectionLinksTheFusionAndItsLlvmFunction) {
   EXPECT_THAT(linked[2], HasSubstr("fusion"));  // the LLVM function of that kernel
 }
 
+TEST_F(WorkbenchTest, DroppedFileOpens) {
+  workbench_->OnDrop({Example("reduce_sum.hlo"), Example("running_example.hlo")});
+  ASSERT_TRUE(Settle());
+  EXPECT_THAT(workbench_->document_path(), HasSubstr("reduce_sum.hlo"));  // the first of a drop
+}
+
+TEST_F(WorkbenchTest, ModuleOverTheNodeBudgetOpensOnANeighbourhood) {
+  // 2,000 chained dots: none fuse, so even collapsed the graph is over the budget.
+  const fs::path big = dir_ / "chain.hlo";
+  {
+    std::ofstream out(big);
+    out << "HloModule chain\n\nENTRY %main (d0: f32[2,2]) -> f32[2,2] {\n  %d0 = f32[2,2]{1,0} parameter(0)\n";
+    for (int i = 1; i <= 2000; ++i) {
+      out << "  " << (i == 2000 ? "ROOT " : "") << "%d" << i << " = f32[2,2]{1,0} dot(%d" << i - 1 << ", %d" << i - 1
+          << "), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
+    }
+    out << "}\n";
+  }
+  workbench_->Open(big.string());
+  ASSERT_TRUE(Settle());
+  ASSERT_TRUE(workbench_->has_document()) << (workbench_->errors().empty() ? "" : workbench_->errors().front());
+  workbench_->ShowView(View::kGraph);
+  ASSERT_TRUE(Settle([&] { return workbench_->graph_ready(); }));
+  EXPECT_THAT(workbench_->graph_message(), HasSubstr("neighbourhood of the root d2000"));
+}
+
 TEST_F(WorkbenchTest, DumpFolderOpens) {
   workbench_->Open(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/mnist_train_step");
   ASSERT_TRUE(Settle());
