@@ -787,13 +787,12 @@ void Workbench::DrawModuleBrowser() {
   } else {
     ImGui::TextColored(kDimColour, "optimizing...");
   }
-  static int which = 0;
-  ImGui::RadioButton("input", &which, 0);
+  ImGui::RadioButton("input", &browser_module_, 0);
   ImGui::SameLine();
   if (!module->optimized) ImGui::BeginDisabled();
-  ImGui::RadioButton("optimized", &which, 1);
+  ImGui::RadioButton("optimized", &browser_module_, 1);
   if (!module->optimized) ImGui::EndDisabled();
-  const Module& shown = which == 1 && module->optimized ? *module->session->optimized_module() : input;
+  const Module& shown = browser_module_ == 1 && module->optimized ? *module->session->optimized_module() : input;
   ImGui::SetNextItemWidth(-1);
   ImGui::InputTextWithHint("##filter", "search instructions (name, opcode, shape)", module_filter_,
                            sizeof(module_filter_));

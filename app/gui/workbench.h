@@ -191,6 +191,7 @@ class Workbench {
   bool view_switch_pending_ = true;
   std::string selection_;
   char module_filter_[128] = {};
+  int browser_module_ = 0;  // the browser lists 0: the input module, 1: the optimized one
 
   // Stages
   int pane_count_ = 2;
