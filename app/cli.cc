@@ -927,7 +927,8 @@ int RunCli(int argc, char** argv) {
     gui_cmd->add_option("--module", gui_opts.module, "Module to show (index, dump id or name)");
     gui_cmd->add_option("--select", gui_opts.select, "Instruction to select once the module is open");
     gui_cmd->add_option("--view", gui_opts.view,
-                        "stages | passes | xla-passes (a dump's own pass snapshots) | graph | timeline");
+                        "stages | passes | xla-passes (a dump's own pass snapshots) | graph | timeline | compare (XLA's "
+                        "fusion against Fusebox's, dump folders)");
     gui_cmd->add_option("--stages", gui_opts.stages,
                         "Stage panes, left to right (1 to 4): hlo, optimized_hlo, llvm_ir_optimized, cpu_asm, ptx, "
                         "xla_optimized_hlo, ... (see `fusebox compile --list-stages`)")

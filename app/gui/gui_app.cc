@@ -129,7 +129,7 @@ int RunGui(const GuiOptions& options) {
   if (!options.view.empty()) {
     view = ParseView(options.view == "xla-passes" ? "passes" : options.view);
     if (!view) {
-      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph or timeline)\n",
+      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline or compare)\n",
                    options.view.c_str());
       return 1;
     }
@@ -280,6 +280,7 @@ int RunGui(const GuiOptions& options) {
         bool ready = !workbench.busy() && (workbench.has_document() || !workbench.errors().empty());
         if (ready && view == View::kGraph && workbench.has_document()) ready = workbench.graph_ready();
         if (ready && view == View::kProfile && workbench.has_document()) ready = workbench.profile_ready();
+        if (ready && view == View::kCompare && workbench.has_document()) ready = workbench.compare_ready();
         settled = ready ? settled + 1 : 0;
         const bool timed_out = now > options.timeout_s;
         // A few frames after the work settles let ImGui finish sizing tables and popups.

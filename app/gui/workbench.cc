@@ -125,6 +125,7 @@ std::optional<View> ParseView(std::string_view name) {
   if (name == "passes") return View::kPasses;
   if (name == "graph") return View::kGraph;
   if (name == "timeline" || name == "profile") return View::kProfile;
+  if (name == "compare") return View::kCompare;
   return std::nullopt;
 }
 
@@ -594,9 +595,13 @@ void Workbench::Frame() {
       const Tab tabs[] = {{"Stages", View::kStages},
                           {"Passes", View::kPasses},
                           {"Fusion graph", View::kGraph},
-                          {"Run & profile", View::kProfile}};
+                          {"Run & profile", View::kProfile},
+                          {"XLA vs Fusebox", View::kCompare}};
+      bool switched = false;
       for (const Tab& tab : tabs) {
+        if (tab.view == View::kCompare && !(current_module() && HasXlaDump(*current_module()))) continue;
         ImGuiTabItemFlags flags = view_switch_pending_ && view_ == tab.view ? ImGuiTabItemFlags_SetSelected : 0;
+        if (flags) switched = true;
         if (ImGui::BeginTabItem(tab.label, nullptr, flags)) {
           if (!view_switch_pending_) view_ = tab.view;
           switch (tab.view) {
@@ -604,11 +609,13 @@ void Workbench::Frame() {
             case View::kPasses: DrawPasses(); break;
             case View::kGraph: DrawGraph(); break;
             case View::kProfile: DrawProfile(); break;
+            case View::kCompare: DrawCompare(); break;
           }
           ImGui::EndTabItem();
         }
       }
-      view_switch_pending_ = false;
+      // A switch waits for its tab (XLA vs Fusebox appears once a dump folder is open).
+      if (switched) view_switch_pending_ = false;
       ImGui::EndTabBar();
     }
     ImGui::EndChild();
@@ -650,6 +657,10 @@ void Workbench::DrawMenuBar() {
     if (ImGui::MenuItem("Passes", nullptr, view_ == View::kPasses)) ShowView(View::kPasses);
     if (ImGui::MenuItem("Fusion graph", nullptr, view_ == View::kGraph)) ShowView(View::kGraph);
     if (ImGui::MenuItem("Run & profile", nullptr, view_ == View::kProfile)) ShowView(View::kProfile);
+    if (ImGui::MenuItem("XLA vs Fusebox", nullptr, view_ == View::kCompare,
+                        current_module() && HasXlaDump(*current_module()))) {
+      ShowView(View::kCompare);
+    }
     ImGui::Separator();
     for (int n = 1; n <= 4; ++n) {
       std::string label = std::to_string(n) + " stage pane" + (n > 1 ? "s" : "");
@@ -1445,6 +1456,142 @@ void Workbench::DrawProfile() {
       char overlay[16];
       std::snprintf(overlay, sizeof(overlay), "%.1f%%", k.share * 100);
       ImGui::ProgressBar(static_cast<float>(k.share), ImVec2(-1, 0), overlay);
+    }
+    ImGui::EndTable();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// XLA vs Fusebox (dump folders)
+
+bool Workbench::HasXlaDump(const ModuleDoc& module) const {
+  if (!document_ || !document_->index) return false;
+  for (const ExternalStage& e : module.session->external_stages()) {
+    if (e.name == "xla_optimized_hlo") return true;
+  }
+  return false;
+}
+
+bool Workbench::compare_ready() const {
+  const ModuleDoc* module = current_module();
+  return module && (module->compare_done || !HasXlaDump(*module));
+}
+
+void Workbench::DrawCompare() {
+  ModuleDoc* module = current_module();
+  if (!module || !HasXlaDump(*module)) {
+    ImGui::TextDisabled("Open an XLA dump folder to compare XLA's fusion with Fusebox's.");
+    return;
+  }
+  if (!module->compare_started) {
+    module->compare_started = true;
+    std::optional<DumpModule> dump_module;
+    auto found = document_->index->Find(module->key);
+    if (found.ok()) dump_module = **found;
+    struct Result {
+      StatusOr<DumpFusionComparison> comparison = InvalidArgument("not run");
+    };
+    auto result = std::make_shared<Result>();
+    std::shared_ptr<ModuleDoc> keep;
+    for (const auto& m : document_->modules) {
+      if (m.get() == module) keep = m;
+    }
+    tasks_.Submit(
+        "Comparing XLA's fusion with Fusebox's",
+        [dump_module, result](TaskContext& context) {
+          context.SetProgress(-1, "tracing every kernel's instructions to the input");
+          if (!dump_module) {
+            result->comparison = InvalidArgument("the module is not in the dump index");
+            return;
+          }
+          result->comparison = CompareDumpFusion(*dump_module);
+        },
+        [keep, result] {
+          keep->compare_done = true;
+          if (result->comparison.ok()) {
+            keep->comparison = std::move(result->comparison->comparison);
+          } else {
+            keep->compare_error = result->comparison.status().message();
+          }
+        });
+  }
+  if (!module->compare_done) {
+    ImGui::TextColored(kDimColour, "comparing ...");
+    return;
+  }
+  if (!module->comparison) {
+    ImGui::TextColored(kErrorColour, "No comparison:");
+    ImGui::TextWrapped("%s", module->compare_error.c_str());
+    return;
+  }
+  const FusionComparison& c = *module->comparison;
+  ImGui::Text("Kernels: %lld in the input (one per op), %lld after XLA's fusion, %lld after Fusebox's",
+              static_cast<long long>(c.input_kernels.kernels), static_cast<long long>(c.xla_count.kernels),
+              static_cast<long long>(c.fusebox_count.kernels));
+  ImGui::TextColored(kDimColour, "%d match, %d where XLA fuses more, %d where Fusebox fuses more, %d regrouped%s",
+                     c.Count(FusionMatch::kMatch), c.Count(FusionMatch::kXlaFusesMore),
+                     c.Count(FusionMatch::kFuseboxFusesMore), c.Count(FusionMatch::kRegrouped),
+                     c.approximate_links > 0 ? "; some members matched by op_name/shape" : "");
+  ImGui::TextColored(kDimColour, "Click a kernel to select it: XLA's names light up in xla_optimized_hlo, "
+                                 "Fusebox's everywhere.");
+  auto kernel_list = [&](const std::vector<int>& indices, const std::vector<ComparedKernel>& kernels) {
+    for (int i : indices) {
+      const ComparedKernel& k = kernels[i];
+      ImGui::PushID(&k);
+      if (ImGui::SmallButton(k.name.c_str())) Select(k.name);
+      if (ImGui::IsItemHovered()) {
+        std::string members;
+        for (size_t m = 0; m < k.originals.size() && m < 12; ++m) members += (m ? ", " : "") + k.originals[m];
+        ImGui::SetTooltip("%s, %lld instruction(s)\ncomputes: %s%s", k.kind.c_str(),
+                          static_cast<long long>(k.instructions), members.c_str(),
+                          k.originals.size() > 12 ? ", ..." : "");
+      }
+      ImGui::SameLine();
+      ImGui::TextColored(kDimColour, "%s", k.kind.c_str());
+      ImGui::PopID();
+    }
+  };
+  if (ImGui::BeginTable("compare", 4,
+                        ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                            ImGuiTableFlags_Resizable,
+                        ImVec2(0, ImGui::GetContentRegionAvail().y))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Fusebox fuses more").x + 8);
+    ImGui::TableSetupColumn("XLA's kernels", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("Fusebox's kernels", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("input instructions", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableHeadersRow();
+    for (const FusionGroup& g : c.groups) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      const ImVec4 colour = g.match == FusionMatch::kMatch            ? kFusedColour
+                            : g.match == FusionMatch::kFuseboxFusesMore ? kAccentColour
+                                                                       : kNotFusedColour;
+      ImGui::TextColored(colour, "%s",
+                         g.match == FusionMatch::kMatch              ? "match"
+                         : g.match == FusionMatch::kXlaFusesMore     ? "XLA fuses more"
+                         : g.match == FusionMatch::kFuseboxFusesMore ? "Fusebox fuses more"
+                                                                     : "regrouped");
+      ImGui::TableNextColumn();
+      kernel_list(g.xla, c.xla_kernels);
+      ImGui::TableNextColumn();
+      kernel_list(g.fusebox, c.fusebox_kernels);
+      ImGui::TableNextColumn();
+      std::string members;
+      for (size_t m = 0; m < g.originals.size() && m < 8; ++m) members += (m ? ", " : "") + g.originals[m];
+      if (g.originals.size() > 8) members += ", ... (" + std::to_string(g.originals.size()) + ")";
+      ImGui::TextWrapped("%s", members.c_str());
+    }
+    if (!c.xla_unmatched.empty() || !c.fusebox_unmatched.empty()) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kDimColour, "only on one side");
+      ImGui::TableNextColumn();
+      kernel_list(c.xla_unmatched, c.xla_kernels);
+      ImGui::TableNextColumn();
+      kernel_list(c.fusebox_unmatched, c.fusebox_kernels);
+      ImGui::TableNextColumn();
+      ImGui::TextWrapped("kernels that compute no input instruction (layout copies, iotas, new ops)");
     }
     ImGui::EndTable();
   }

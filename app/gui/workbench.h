@@ -27,6 +27,7 @@
 #include "app/gui/task_runner.h"
 #include "compiler/ir/literal.h"
 #include "compiler/session/compile_session.h"
+#include "compiler/session/fusion_comparison.h"
 #include "importers/dump_index.h"
 #include "profiler/kernel_summary.h"
 #include "profiler/profiled_run.h"
@@ -37,8 +38,9 @@
 
 namespace fusebox::gui {
 
-enum class View { kStages, kPasses, kGraph, kProfile };
-std::optional<View> ParseView(std::string_view name);  // stages|passes|graph|timeline|profile
+enum class View { kStages, kPasses, kGraph, kProfile, kCompare };
+// stages | passes | graph | timeline (or profile) | compare (XLA vs Fusebox, dump folders)
+std::optional<View> ParseView(std::string_view name);
 
 struct WorkbenchOptions {
   std::string example_path;  // the bundled example, opened on first start
@@ -94,6 +96,8 @@ class Workbench {
   // Whether the graph view holds a layout, the profile has runs, the stage panes text.
   bool graph_ready() const { return graph_view_.has_graph() || !graph_message_.empty(); }
   bool profile_ready() const { return profile_done_; }
+  // The XLA-vs-Fusebox comparison of the current module is done (or failed).
+  bool compare_ready() const;
   // What the graph view says about its graph (node count, layout time, notes) or why
   // there is none.
   const std::string& graph_message() const { return graph_message_; }
@@ -120,6 +124,11 @@ class Workbench {
       std::string message;
     };
     std::map<std::string, std::shared_ptr<const CachedGraph>> graphs;
+    // XLA's fusion against Fusebox's (dump folders only; computed on first view).
+    bool compare_started = false;
+    bool compare_done = false;
+    std::optional<FusionComparison> comparison;
+    std::string compare_error;
     bool optimize_started = false;
     bool optimized = false;
     std::string optimize_error;
@@ -165,6 +174,8 @@ class Workbench {
   void DrawXlaPasses(ModuleDoc* module);
   void DrawGraph();
   void DrawProfile();
+  void DrawCompare();
+  bool HasXlaDump(const ModuleDoc& module) const;
   void DrawInspector();
   void DrawStatusBar();
   void DrawErrorPanel();

@@ -277,6 +277,18 @@ TEST_F(GuiTest, DumpFolderStepsThroughXlasOwnPasses) {
   EXPECT_GT(greenish, 100) << "no added lines drawn";
 }
 
+TEST_F(GuiTest, DumpFolderComparesXlasFusionWithFuseboxs) {
+  const std::string dump = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/cifar_cnn_train_step";
+  Result r = Gui("--open " + dump + " --view compare --screenshot " + Out("compare.png"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  Image image = CheckCommon(Out("compare.png"));
+  // The groups table: kernel names on buttons (the accent blue) in both kernel columns.
+  const int blue_xla = image.Count(kWidth / 4, 120, kWidth / 2, kHeight - 40, 41, 74, 122, 30);
+  const int blue_fusebox = image.Count(kWidth / 2, 120, kWidth * 3 / 4, kHeight - 40, 41, 74, 122, 30);
+  EXPECT_GT(blue_xla, 5000) << "no XLA kernels listed";
+  EXPECT_GT(blue_fusebox, 5000) << "no Fusebox kernels listed";
+}
+
 TEST_F(GuiTest, BadFileShowsTheErrorPanelAndExitsNonZero) {
   const std::string bad = Out("bad.hlo");
   std::ofstream(bad) << "HloModule broken\n\nENTRY %main {\n  %p = f32[4] parameter(0)\n  ROOT %r = f32[4] add(%p, %q)\n}\n";

@@ -207,6 +207,10 @@ TEST_F(WorkbenchTest, DumpFolderOpens) {
   ASSERT_TRUE(Settle());
   EXPECT_TRUE(workbench_->has_document()) << (workbench_->errors().empty() ? "" : workbench_->errors().front());
   EXPECT_TRUE(workbench_->errors().empty());
+  workbench_->ShowView(View::kCompare);
+  ASSERT_TRUE(Settle([&] { return workbench_->compare_ready(); }));
+  EXPECT_EQ(workbench_->view(), View::kCompare);
+  EXPECT_TRUE(workbench_->errors().empty());
 }
 
 }  // namespace
