@@ -47,6 +47,9 @@ for view in stages passes graph timeline; do
     --select dot_general.2 --size 1600x1000 --scale 1 --screenshot "$out/workbench_$view.png" ||
     echo "fusebox: the workbench could not render the $view view (see above)"
 done
+xvfb-run -a -s "-screen 0 1600x1000x24" "$fb" gui --open "$dump" --view compare --size 1600x1000 \
+  --scale 1 --screenshot "$out/workbench_compare.png" ||
+  echo "fusebox: the workbench could not render the XLA-vs-Fusebox view (see above)"
 echo "fusebox: wrote $out/inspect.txt, $out/inspect.json, $out/canonical.hlo, $out/optimized.hlo,"
 echo "         $out/explain.txt, $out/dump/ (XLA dump layout with LLVM IR, assembly, buffers),"
 echo "         $out/kernels.ll, $out/kernels.s, $out/kernels.ptx, $out/ptxas_info.txt,"
