@@ -318,6 +318,7 @@ void Workbench::SelectModule(int index) {
   }
   selected_pass_ = -1;
   diff_shown_pass_ = -2;
+  filter_module_ = nullptr;
   xla_selected_pass_ = 0;
   xla_diff_shown_.clear();
   graph_view_.Clear();
@@ -827,14 +828,20 @@ void Workbench::DrawModuleBrowser() {
     ImGui::PopID();
   };
   if (!filter.empty()) {
-    // A flat list of matches across computations.
-    std::vector<const Instruction*> matches;
-    for (const auto& c : shown.computations()) {
-      for (const auto& inst : c->instructions()) {
-        std::string hay = inst->name() + " " + std::string(OpcodeName(inst->opcode())) + " " +
-                          inst->shape().ToString(false);
-        std::transform(hay.begin(), hay.end(), hay.begin(), ::tolower);
-        if (hay.find(filter) != std::string::npos) matches.push_back(inst.get());
+    // A flat list of matches across computations, computed when the query or the module
+    // changes (not every frame: big modules have hundreds of thousands of instructions).
+    std::vector<const Instruction*>& matches = filter_matches_;
+    if (filter != filter_query_ || &shown != filter_module_) {
+      filter_query_ = filter;
+      filter_module_ = &shown;
+      matches.clear();
+      for (const auto& c : shown.computations()) {
+        for (const auto& inst : c->instructions()) {
+          std::string hay = inst->name() + " " + std::string(OpcodeName(inst->opcode())) + " " +
+                            inst->shape().ToString(false);
+          std::transform(hay.begin(), hay.end(), hay.begin(), ::tolower);
+          if (hay.find(filter) != std::string::npos) matches.push_back(inst.get());
+        }
       }
     }
     ImGui::TextColored(kDimColour, "%zu match(es)", matches.size());
@@ -1699,9 +1706,13 @@ void Workbench::DrawInspector() {
       if (decisions_filter_ == 2 && all[i].fused) continue;
       shown.push_back(static_cast<int>(i));
     }
-    ImGui::TextColored(kDimColour, "%zu decision(s)", shown.size());
+    // Wrapped reasons have varying heights, so no clipper: the list stops at a few
+    // thousand (the filter and the selection's own decisions narrow it down).
+    constexpr size_t kMaxListed = 2000;
+    ImGui::TextColored(kDimColour, "%zu decision(s)%s", shown.size(),
+                       shown.size() > kMaxListed ? "; the first 2000 are listed" : "");
     ImGui::BeginChild("all_decisions");
-    for (int i : shown) draw_decision(all[i], 100000 + i);
+    for (size_t k = 0; k < shown.size() && k < kMaxListed; ++k) draw_decision(all[shown[k]], 100000 + shown[k]);
     ImGui::EndChild();
   }
 }

@@ -203,6 +203,9 @@ class Workbench {
   std::string selection_;
   char module_filter_[128] = {};
   int browser_module_ = 0;  // the browser lists 0: the input module, 1: the optimized one
+  std::string filter_query_;                    // the search the matches below are for
+  const Module* filter_module_ = nullptr;       // ... in this module
+  std::vector<const Instruction*> filter_matches_;
 
   // Stages
   int pane_count_ = 2;
