@@ -14,6 +14,8 @@
 #include <cstring>
 #include <utility>
 
+#include "viewers/draw_util.h"
+
 namespace fusebox::viewers {
 namespace {
 
@@ -78,21 +80,6 @@ ImU32 ParseColor(const char* text, ImU32 fallback) {
   if (std::strcmp(text, "white") == 0) return IM_COL32_WHITE;
   if (std::strcmp(text, "black") == 0) return IM_COL32_BLACK;
   return fallback;
-}
-
-// Component-wise a + (b - a) * t, alpha included.
-ImU32 Mix(ImU32 a, ImU32 b, float t) {
-  ImU32 out = 0;
-  for (int shift = 0; shift < 32; shift += 8) {
-    float ca = static_cast<float>((a >> shift) & 0xff);
-    float cb = static_cast<float>((b >> shift) & 0xff);
-    out |= static_cast<ImU32>(std::lround(ca + (cb - ca) * t)) << shift;
-  }
-  return out;
-}
-
-ImU32 WithAlpha(ImU32 color, int alpha) {
-  return (color & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT);
 }
 
 ImVec2 Lerp(ImVec2 a, ImVec2 b, float t) { return {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t}; }

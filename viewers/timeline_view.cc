@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "viewers/draw_util.h"
+
 namespace fusebox::viewers {
 namespace {
 
@@ -67,15 +69,6 @@ Palette ThemePalette() {
           .cursor = IM_COL32(0, 0, 0, 140)};
 }
 
-ImU32 Mix(ImU32 a, ImU32 b, float t) {
-  ImU32 out = 0;
-  for (int shift = 0; shift < 32; shift += 8) {
-    float ca = static_cast<float>((a >> shift) & 0xff);
-    float cb = static_cast<float>((b >> shift) & 0xff);
-    out |= static_cast<ImU32>(std::lround(ca + (cb - ca) * t)) << shift;
-  }
-  return out;
-}
 
 // Dark text on light boxes, white on dark ones.
 ImU32 TextOn(ImU32 fill) {
