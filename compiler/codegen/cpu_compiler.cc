@@ -15,7 +15,9 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -76,12 +78,139 @@ const Instruction* SplittableReduce(const Instruction& inst) {
   return nullptr;
 }
 
+// Column reductions: reduces whose reduced dimensions are the operand's leading ones,
+// so that the kept dimensions are minor and contiguous (a bias gradient, f32[N,H,W,C] to
+// f32[C]). Emitted per output element, each output walks its column with a stride of the
+// row. Instead, a first loop group (NAME.columns) splits the reduced rows into a fixed
+// number of chunks; each iteration folds one chunk's rows into per-chunk partials in
+// scratch, rows outer and the kept elements inner (contiguous, vectorized). The kernel's
+// own loops then fold each output's partials in chunk order: deterministic whatever the
+// thread count. Done only with the reducer's identity as init (the partials start from
+// it), one operand, and no reduce feeding the operand.
+struct ColumnPlan {
+  std::vector<const Instruction*> reduces;  // same operand dimensions and reduced dimensions
+  Shape operand;                            // the reduces' operand dimensions
+  int64_t reduced_rank = 0;                 // leading dimensions reduced
+  int64_t rows = 0;                         // product of the reduced dimensions
+  int64_t columns = 0;                      // product of the kept dimensions
+  int64_t chunks = 0;                       // the rows are split into this many chunks
+  int64_t block = 0;                        // kept elements per iteration
+  int64_t blocks = 0;                       // ceil(columns / block)
+  std::vector<int64_t> offsets;             // byte offset of each reduce's partials in scratch
+  int64_t scratch_bytes = 0;
+};
+
+// Partials accumulate in the reducer's register type: narrow floats as f32.
+PrimitiveType ColumnAccumulatorType(PrimitiveType type) {
+  return type == PrimitiveType::kF16 || type == PrimitiveType::kBF16 ? PrimitiveType::kF32 : type;
+}
+
+bool FeedsFromReduce(const Instruction* inst, std::unordered_set<const Instruction*>& seen) {
+  if (!seen.insert(inst).second) return false;
+  if (inst->opcode() == Opcode::kReduce || inst->opcode() == Opcode::kReduceWindow) return true;
+  for (const Instruction* op : inst->operands()) {
+    if (FeedsFromReduce(op, seen)) return true;
+  }
+  return false;
+}
+
+// The number of leading dimensions a column reduction reduces; 0 when `r` (in kernel
+// `kernel`) is not one.
+int64_t ColumnReducedRank(const Instruction& r, const Instruction& kernel) {
+  if (r.opcode() != Opcode::kReduce || r.operand_count() != 2 || r.to_apply() == nullptr) return 0;
+  const Shape& in = r.operand(0)->shape();
+  if (!in.IsArray() || !r.shape().IsArray()) return 0;
+  switch (in.element_type()) {
+    case PrimitiveType::kF16: case PrimitiveType::kBF16: case PrimitiveType::kF32: case PrimitiveType::kF64:
+    case PrimitiveType::kS32: case PrimitiveType::kS64: case PrimitiveType::kU32: case PrimitiveType::kU64:
+      break;
+    default:
+      return 0;
+  }
+  if (r.operand(1)->shape().element_type() != in.element_type() || r.shape().element_type() != in.element_type()) {
+    return 0;
+  }
+  std::vector<int64_t> dims = r.dimensions();
+  std::sort(dims.begin(), dims.end());
+  const int64_t reduced = static_cast<int64_t>(dims.size());
+  if (reduced < 1 || reduced >= in.rank()) return 0;
+  for (int64_t k = 0; k < reduced; ++k) {
+    if (dims[k] != k) return 0;
+  }
+  int64_t rows = 1;
+  for (int64_t d = 0; d < reduced; ++d) rows *= in.dimensions(d);
+  // Small reductions gain nothing from a second pass.
+  if (rows < 32 || in.ElementCount() < (int64_t{1} << 14)) return 0;
+  // The init value is often a constant the fusion takes as a parameter.
+  const Instruction* init = r.operand(1);
+  if (init->opcode() == Opcode::kParameter && &r != &kernel && kernel.opcode() == Opcode::kFusion &&
+      init->parameter_number() < kernel.operand_count()) {
+    init = kernel.operand(init->parameter_number());
+  }
+  if (!IsIdentityInit(*r.to_apply(), *init)) return 0;
+  // Inside a fusion the operand is computed in the pass: no reduce may feed it. A lone
+  // reduce reads its operand from memory.
+  std::unordered_set<const Instruction*> seen;
+  if (&r != &kernel && FeedsFromReduce(r.operand(0), seen)) return 0;
+  return reduced;
+}
+
+std::optional<ColumnPlan> PlanColumnReductions(const Instruction& inst) {
+  std::vector<const Instruction*> candidates;
+  if (inst.opcode() == Opcode::kReduce) {
+    candidates.push_back(&inst);
+  } else if (inst.opcode() == Opcode::kFusion && inst.fused_computation() != nullptr) {
+    for (const auto& i : inst.fused_computation()->instructions()) {
+      if (i->opcode() == Opcode::kReduce) candidates.push_back(i.get());
+    }
+  }
+  ColumnPlan plan;
+  for (const Instruction* r : candidates) {
+    const int64_t reduced = ColumnReducedRank(*r, inst);
+    if (reduced == 0) continue;
+    if (plan.reduces.empty()) {
+      plan.operand = r->operand(0)->shape();
+      plan.reduced_rank = reduced;
+    } else if (reduced != plan.reduced_rank || r->operand(0)->shape().dimensions() != plan.operand.dimensions()) {
+      continue;
+    }
+    plan.reduces.push_back(r);
+  }
+  if (plan.reduces.empty()) return std::nullopt;
+  plan.rows = 1;
+  for (int64_t d = 0; d < plan.reduced_rank; ++d) plan.rows *= plan.operand.dimensions(d);
+  plan.columns = plan.operand.ElementCount() / plan.rows;
+  // Kept elements per iteration: the whole row when it is short enough to stay in L1
+  // with its partials, else blocks of 1024.
+  plan.block = plan.columns <= 4096 ? plan.columns : 1024;
+  plan.blocks = (plan.columns + plan.block - 1) / plan.block;
+  int64_t row_bytes = 0;
+  for (const Instruction* r : plan.reduces) {
+    row_bytes += plan.columns * ByteWidth(ColumnAccumulatorType(r->shape().element_type()));
+  }
+  // Chunks of at least 64 rows, at most 64 of them, partials within 16 MiB.
+  plan.chunks = std::clamp<int64_t>(plan.rows / 64, 1, 64);
+  plan.chunks = std::max<int64_t>(1, std::min<int64_t>(plan.chunks, (int64_t{16} << 20) / std::max<int64_t>(row_bytes, 1)));
+  for (const Instruction* r : plan.reduces) {
+    plan.offsets.push_back(plan.scratch_bytes);
+    const int64_t bytes = plan.chunks * plan.columns * ByteWidth(ColumnAccumulatorType(r->shape().element_type()));
+    plan.scratch_bytes += (bytes + 63) / 64 * 64;
+  }
+  return plan;
+}
+
 // Operand elements folded into each output element by the reductions of `inst` (itself
-// or fused) whose output has `shape`'s dimensions; 1 when there is none.
-int64_t ReducedElementsPerOutput(const Instruction& inst, const Shape& shape) {
+// or fused) whose output has `shape`'s dimensions; 1 when there is none. A column
+// reduction's output element folds only its chunks' partials.
+int64_t ReducedElementsPerOutput(const Instruction& inst, const Shape& shape, const ColumnPlan* columns = nullptr) {
   int64_t most = 1;
   auto consider = [&](const Instruction& r) {
     if (r.opcode() != Opcode::kReduce || r.operand_count() < 2) return;
+    if (columns != nullptr && std::find(columns->reduces.begin(), columns->reduces.end(), &r) != columns->reduces.end()) {
+      const Shape& out = r.shape();
+      if (out.dimensions() == shape.dimensions()) most = std::max<int64_t>(most, columns->chunks);
+      return;
+    }
     const Shape& out = r.shape().IsTuple() ? r.shape().tuple_shapes(0) : r.shape();
     if (out.dimensions() != shape.dimensions()) return;
     const int64_t in = r.operand(0)->shape().ElementCount();
@@ -93,6 +222,67 @@ int64_t ReducedElementsPerOutput(const Instruction& inst, const Shape& shape) {
     consider(inst);
   }
   return most;
+}
+
+// Row chaining (see CpuKernel::rows): which parameters of fusion `inst` are read only at
+// the row its outputs are computed for, when every output is computed at indices whose
+// dimension 0 is the row. Follows the indices from the outputs to the parameters through
+// ops that keep dimension 0 (elementwise ops, broadcasts and reduces that keep it,
+// reshapes that keep its size); anything else reading a parameter makes it non-local.
+std::vector<bool> RowLocalParameters(const Instruction& inst) {
+  const Computation* fused = inst.fused_computation();
+  enum State { kUnseen, kRow, kOther };
+  std::unordered_map<const Instruction*, State> state;
+  auto request = [&](const Instruction* i, State s) {
+    State& cur = state[i];
+    cur = cur == kUnseen ? s : (cur == s ? cur : kOther);
+  };
+  const Instruction* root = fused->root();
+  if (root->opcode() == Opcode::kTuple) {
+    for (const Instruction* op : root->operands()) request(op, kRow);
+  } else {
+    request(root, kRow);
+  }
+  std::vector<Instruction*> order = fused->PostOrder();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Instruction* i = *it;
+    if (i == root && root->opcode() == Opcode::kTuple) continue;
+    const State s = state.count(i) ? state[i] : kUnseen;
+    if (s == kUnseen) continue;
+    const Shape& shape = i->shape();
+    for (int64_t k = 0; k < i->operand_count(); ++k) {
+      const Instruction* op = i->operand(k);
+      const Shape& os = op->shape();
+      State r = kOther;
+      if (s == kRow && os.IsArray() && shape.IsArray() && os.rank() >= 1 && shape.rank() >= 1) {
+        switch (i->opcode()) {
+          case Opcode::kBroadcast:
+            if (!i->dimensions().empty() && i->dimensions()[0] == 0) r = kRow;
+            break;
+          case Opcode::kReduce:
+            if (k < i->operand_count() / 2 &&
+                std::find(i->dimensions().begin(), i->dimensions().end(), 0) == i->dimensions().end()) {
+              r = kRow;
+            }
+            break;
+          case Opcode::kReshape:
+          case Opcode::kBitcast:
+            if (os.dimensions(0) == shape.dimensions(0)) r = kRow;
+            break;
+          default:
+            if (IsElementwise(i->opcode()) && os.dimensions() == shape.dimensions()) r = kRow;
+            break;
+        }
+      }
+      request(op, r);
+    }
+  }
+  std::vector<bool> local;
+  for (int64_t p = 0; p < fused->parameter_count(); ++p) {
+    auto it = state.find(fused->parameter(p));
+    local.push_back(it == state.end() || it->second != kOther);
+  }
+  return local;
 }
 
 class CpuCodeImpl : public CpuCode {
@@ -121,6 +311,7 @@ class KernelEmitter {
 
   Status Emit(const Instruction& inst, CpuKernel* kernel) {
     split_ = nullptr;
+    columns_.reset();
     kernel->hlo = &inst;
     kernel->name = inst.name();
     ASSIGN_OR_RETURN(KernelFacts facts, DescribeKernel(context_, inst, "CPU backend"));
@@ -203,8 +394,36 @@ class KernelEmitter {
       const Shape& in = split->operand(0)->shape();
       kernel->scratch_bytes = in.dimensions(0) * std::max(1, ByteWidth(in.element_type()));
     }
-    const int64_t buffer_count = operand_count + static_cast<int64_t>(outputs.size()) +
-                                 (kernel->kind == CpuKernel::Kind::kOutputFusion || split != nullptr ? 1 : 0);
+    if (kernel->kind == CpuKernel::Kind::kLoop && split == nullptr) columns_ = PlanColumnReductions(inst);
+    if (columns_) kernel->scratch_bytes = columns_->scratch_bytes;
+    const int64_t buffer_count =
+        operand_count + static_cast<int64_t>(outputs.size()) +
+        (kernel->kind == CpuKernel::Kind::kOutputFusion || split != nullptr || columns_ ? 1 : 0);
+    // Elementwise outputs shaped like the column reductions' operand are stored from
+    // inside their loop (each element is visited once), not by a second pass.
+    std::vector<bool> merged(groups.size(), false);
+    std::vector<int64_t> column_side;
+    if (columns_) {
+      for (size_t g = 0; g < groups.size(); ++g) {
+        if (outputs[groups[g][0]].shape.dimensions() != columns_->operand.dimensions()) continue;
+        bool elementwise = true;
+        for (int64_t x : groups[g]) {
+          std::unordered_set<const Instruction*> seen;
+          elementwise &= !FeedsFromReduce(outputs[x].inst, seen);
+        }
+        if (!elementwise) continue;
+        merged[g] = true;
+        column_side.insert(column_side.end(), groups[g].begin(), groups[g].end());
+      }
+    }
+    if (columns_) {
+      CpuLoopGroup partial;
+      partial.function = kernel->name + ".columns";
+      partial.extent = columns_->chunks * columns_->blocks;
+      partial.elements_per_iteration = columns_->rows / columns_->chunks * columns_->block;
+      RETURN_IF_ERROR(EmitColumnPartials(inst, *kernel, *columns_, buffer_count, partial.function, outputs, column_side));
+      kernel->groups.push_back(partial);
+    }
     if (split != nullptr) {
       CpuLoopGroup partial;
       partial.function = kernel->name + ".partials";
@@ -219,7 +438,6 @@ class KernelEmitter {
     // value computed once (softmax's exp and its sum), instead of a second loop nest.
     std::vector<const Instruction*> side_reduce(groups.size(), nullptr);
     std::vector<std::vector<int64_t>> side_members(groups.size());
-    std::vector<bool> merged(groups.size(), false);
     if (split == nullptr) {
       for (size_t g = 0; g < groups.size(); ++g) {
         if (merged[g]) continue;
@@ -247,6 +465,17 @@ class KernelEmitter {
         }
       }
     }
+    // Row chaining: every group iterates dimension 0 of its outputs, all of one extent.
+    if (kernel->kind == CpuKernel::Kind::kLoop && split == nullptr && !columns_ && inst.opcode() == Opcode::kFusion &&
+        !outputs.empty()) {
+      const int64_t rows = outputs[0].shape.rank() >= 1 ? outputs[0].shape.dimensions(0) : 0;
+      bool all = rows > 1;
+      for (const OutputLeaf& leaf : outputs) all &= leaf.shape.rank() >= 1 && leaf.shape.dimensions(0) == rows;
+      if (all) {
+        kernel->rows = rows;
+        kernel->row_local_operands = RowLocalParameters(inst);
+      }
+    }
     for (size_t g = 0; g < groups.size(); ++g) {
       if (merged[g]) continue;
       CpuLoopGroup group;
@@ -265,7 +494,7 @@ class KernelEmitter {
       // A reduction's output element costs a whole row of its operand: the runtime sizes
       // its shards (and so its thread count) by this work, not by the output alone — a
       // row reduction to f32[4096] over 1024 columns is 4M elements of work, not 4096.
-      group.elements_per_iteration *= ReducedElementsPerOutput(inst, shape);
+      group.elements_per_iteration *= ReducedElementsPerOutput(inst, shape, columns_ ? &*columns_ : nullptr);
       if (shape.ElementCount() == 0) group.extent = 0;
       RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count, group.function,
                                 side_reduce[g], side_members[g]));
@@ -289,6 +518,10 @@ class KernelEmitter {
       const Shape& in = split_->operand(0)->shape();
       emitter.BindPartials(split_, IrArray(body->getArg(static_cast<unsigned>(buffer_count - 1)),
                                            Shape(in.element_type(), {in.dimensions(0)})));
+    }
+    if (columns_) {
+      std::vector<IrArray> partials = ColumnPartials(b, body, buffer_count, false);
+      for (size_t j = 0; j < partials.size(); ++j) emitter.BindColumnPartials(columns_->reduces[j], partials[j]);
     }
     const Shape& shape = outputs[members[0]].shape;
     llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
@@ -481,11 +714,20 @@ class KernelEmitter {
       RETURN_IF_ERROR(emitter.status());
       kernel->groups.push_back(init);
     }
-    // Group 1: the updates, serially.
+    // Group 1: the updates, serially; a select-and-scatter whose window leaves one
+    // dimension alone (the batch of a max pool's gradient) in parallel slices along it.
     CpuLoopGroup apply;
     apply.function = kernel->name + ".apply";
     apply.extent = 1;
     apply.elements_per_iteration = 1;
+    const int64_t sas_dim = is_scatter ? -1 : SelectAndScatterParallelDim(root);
+    if (sas_dim >= 0) {
+      const Shape& source = root.operand(1)->shape();
+      int64_t taps = 1;
+      for (const WindowDimension& wd : root.attrs().window->dimensions) taps *= wd.size;
+      apply.extent = source.dimensions(sas_dim);
+      apply.elements_per_iteration = std::max<int64_t>(1, source.ElementCount() / apply.extent * taps);
+    }
     llvm::Function* body = DeclareKernel(buffer_count, apply.function);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
     ElementalEmitter emitter(b, module_);
@@ -501,6 +743,9 @@ class KernelEmitter {
     b.SetInsertPoint(run);
     if (is_scatter) {
       EmitScatterUpdates(root, emitter, b, results);
+    } else if (sas_dim >= 0) {
+      EmitSelectAndScatterUpdates(root, emitter, b, results[0], sas_dim, body->getArg(static_cast<unsigned>(buffer_count)),
+                                  body->getArg(static_cast<unsigned>(buffer_count + 1)));
     } else {
       EmitSelectAndScatterUpdates(root, emitter, b, results[0]);
     }
@@ -553,6 +798,107 @@ class KernelEmitter {
     emitter.EmitLoop(begin, end, "row", [&](llvm::Value* row) {
       llvm::Value* value = emitter.EmitReduceRow(&reduce, row);
       b.CreateStore(codegen::ToStorage(b, in.element_type(), value), partials.Address(b, {row}));
+    });
+    b.CreateRetVoid();
+    return emitter.status();
+  }
+
+  // Each column reduction's partials in the kernel's scratch (its last buffer): shape
+  // [chunks, columns] (`flat`) or [chunks, output dimensions...].
+  std::vector<IrArray> ColumnPartials(llvm::IRBuilder<>& b, llvm::Function* body, int64_t buffer_count, bool flat) {
+    llvm::Value* scratch = body->getArg(static_cast<unsigned>(buffer_count - 1));
+    std::vector<IrArray> partials;
+    for (size_t j = 0; j < columns_->reduces.size(); ++j) {
+      const Instruction* r = columns_->reduces[j];
+      llvm::Value* base = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), scratch, static_cast<uint64_t>(columns_->offsets[j]));
+      std::vector<int64_t> dims = {columns_->chunks};
+      if (flat) {
+        dims.push_back(columns_->columns);
+      } else {
+        dims.insert(dims.end(), r->shape().dimensions().begin(), r->shape().dimensions().end());
+      }
+      partials.emplace_back(base, Shape(ColumnAccumulatorType(r->shape().element_type()), dims));
+    }
+    return partials;
+  }
+
+  // The first loop of column reductions: iteration `it` folds the rows of chunk
+  // it / blocks into the partials of the kept elements in block it % blocks, the rows
+  // outer and the kept elements (contiguous in the operand and in the partials) inner.
+  // Outputs `side` (of the operand's shape) are stored at every visited element.
+  Status EmitColumnPartials(const Instruction& inst, const CpuKernel& kernel, const ColumnPlan& plan,
+                            int64_t buffer_count, const std::string& name, const std::vector<OutputLeaf>& outputs,
+                            const std::vector<int64_t>& side) {
+    llvm::Function* body = DeclareKernel(buffer_count, name);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
+    ElementalEmitter emitter(b, module_);
+    BindInputs(inst, kernel, body, emitter);
+    std::vector<IrArray> partials = ColumnPartials(b, body, buffer_count, true);
+    const Shape& in = plan.operand;
+    const int64_t rank = in.rank();
+    llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
+    llvm::Value* end = body->getArg(static_cast<unsigned>(buffer_count + 1));
+    emitter.EmitLoop(begin, end, "it", [&](llvm::Value* it) {
+      llvm::Value* chunk = it;
+      llvm::Value* k_begin = b.getInt64(0);
+      llvm::Value* k_end = b.getInt64(plan.columns);
+      if (plan.blocks > 1) {
+        chunk = b.CreateUDiv(it, b.getInt64(plan.blocks));
+        k_begin = b.CreateMul(b.CreateURem(it, b.getInt64(plan.blocks)), b.getInt64(plan.block));
+        llvm::Value* e = b.CreateAdd(k_begin, b.getInt64(plan.block));
+        k_end = b.CreateSelect(b.CreateICmpULT(e, b.getInt64(plan.columns)), e, b.getInt64(plan.columns));
+      }
+      llvm::Value* row_begin = b.CreateUDiv(b.CreateMul(chunk, b.getInt64(plan.rows)), b.getInt64(plan.chunks));
+      llvm::Value* row_end =
+          b.CreateUDiv(b.CreateMul(b.CreateAdd(chunk, b.getInt64(1)), b.getInt64(plan.rows)), b.getInt64(plan.chunks));
+      // The partials start from the init value, the reducer's identity.
+      emitter.EmitLoop(k_begin, k_end, "init", [&](llvm::Value* k) {
+        for (size_t j = 0; j < plan.reduces.size(); ++j) {
+          llvm::Value* init = emitter.Emit(plan.reduces[j]->operand(1), {});
+          const PrimitiveType acc = partials[j].shape().element_type();
+          b.CreateStore(codegen::ToStorage(b, acc, init), partials[j].Address(b, {chunk, k}));
+        }
+      });
+      emitter.EmitLoop(row_begin, row_end, "row", [&](llvm::Value* row) {
+        IrIndex index(rank, nullptr);
+        llvm::Value* rest = row;
+        for (int64_t d = plan.reduced_rank - 1; d > 0; --d) {
+          index[d] = b.CreateURem(rest, b.getInt64(in.dimensions(d)));
+          rest = b.CreateUDiv(rest, b.getInt64(in.dimensions(d)));
+        }
+        index[0] = rest;
+        emitter.EmitLoop(k_begin, k_end, "col", [&](llvm::Value* k) {
+          IrIndex at = index;
+          llvm::Value* kept = k;
+          for (int64_t d = rank - 1; d > plan.reduced_rank; --d) {
+            at[d] = b.CreateURem(kept, b.getInt64(in.dimensions(d)));
+            kept = b.CreateUDiv(kept, b.getInt64(in.dimensions(d)));
+          }
+          at[plan.reduced_rank] = kept;
+          for (size_t j = 0; j < plan.reduces.size(); ++j) {
+            const Instruction* r = plan.reduces[j];
+            const PrimitiveType acc = partials[j].shape().element_type();
+            llvm::Value* address = partials[j].Address(b, {chunk, k});
+            llvm::Value* old = codegen::ToRegister(b, acc, b.CreateLoad(*codegen::StorageType(context_, acc), address));
+            llvm::Value* v = emitter.Emit(r->operand(0), at);
+            std::vector<llvm::Value*> folded = emitter.EmitReducer(*r->to_apply(), {old, v});
+            if (folded.size() == 1) b.CreateStore(codegen::ToStorage(b, acc, folded[0]), address);
+          }
+          for (int64_t m : side) {
+            const OutputLeaf& leaf = outputs[m];
+            llvm::Value* value = nullptr;
+            if (leaf.value < 0) {
+              value = emitter.Emit(leaf.inst, at);
+            } else {
+              std::vector<llvm::Value*> all = emitter.EmitAll(leaf.inst, at);
+              if (leaf.value >= static_cast<int64_t>(all.size())) continue;
+              value = all[leaf.value];
+            }
+            IrArray out(body->getArg(static_cast<unsigned>(inst.operand_count() + m)), leaf.shape);
+            b.CreateStore(codegen::ToStorage(b, leaf.shape.element_type(), value), out.Address(b, at));
+          }
+        });
+      });
     });
     b.CreateRetVoid();
     return emitter.status();
@@ -613,6 +959,7 @@ class KernelEmitter {
   llvm::Module& module_;
   llvm::LLVMContext& context_;
   const Instruction* split_ = nullptr;
+  std::optional<ColumnPlan> columns_;
 };
 
 StatusOr<std::string> EmitAssembly(const llvm::Module& module, llvm::TargetMachine* tm) {

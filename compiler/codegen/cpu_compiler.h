@@ -48,6 +48,12 @@ struct CpuKernel {
   // The operand whose buffer the result may take over (dynamic-update-slice in place):
   // buffer assignment shares it when the operand dies here.
   int64_t in_place_operand = -1;
+  // Row chaining: when every loop group of this kernel iterates the rows (dimension 0)
+  // of its outputs, `rows` is that extent and iteration i writes only row i of every
+  // output; `row_local_operands[p]` says operand p is read only at row i by iteration i.
+  // The runtime may then run consecutive such kernels block of rows by block of rows.
+  int64_t rows = 0;
+  std::vector<bool> row_local_operands;
   std::string comparator_function;
   CpuComparatorFunction comparator = nullptr;
   int64_t bytes_read = 0;

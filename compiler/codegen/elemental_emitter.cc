@@ -329,6 +329,10 @@ void ElementalEmitter::BindPartials(const Instruction* reduce, IrArray partials)
   partials_[reduce] = std::move(partials);
 }
 
+void ElementalEmitter::BindColumnPartials(const Instruction* reduce, IrArray partials) {
+  column_partials_[reduce] = std::move(partials);
+}
+
 void ElementalEmitter::BindScalar(const Instruction* inst, llvm::Value* value) {
   scalars_[inst] = {value};
 }
@@ -1020,6 +1024,22 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
                                                    partials.Address(b_, {k}));
                llvm::Value* v = ToRegister(b_, partials.shape().element_type(), stored);
                std::vector<llvm::Value*> results = apply_reducer({acc, v});
+               if (!results.empty()) b_.CreateStore(results[0], accumulators[0]);
+             });
+  } else if (auto col = column_partials_.find(inst);
+             col != column_partials_.end() && n == 1 && fixed_row == nullptr) {
+    // A column reduction: fold the per-chunk partials of this output element, in chunk
+    // order (deterministic whatever the thread count).
+    const IrArray& partials = col->second;
+    const PrimitiveType acc_type = partials.shape().element_type();
+    EmitLoop(b_.getInt64(0), b_.getInt64(partials.shape().dimensions(0)), inst->name() + ".chunks",
+             [&](llvm::Value* c) {
+               IrIndex at;
+               at.push_back(c);
+               at.insert(at.end(), index.begin(), index.end());
+               llvm::Value* acc = b_.CreateLoad(accumulators[0]->getAllocatedType(), accumulators[0]);
+               llvm::Value* stored = b_.CreateLoad(*StorageType(context_, acc_type), partials.Address(b_, at));
+               std::vector<llvm::Value*> results = apply_reducer({acc, ToRegister(b_, acc_type, stored)});
                if (!results.empty()) b_.CreateStore(results[0], accumulators[0]);
              });
   } else {

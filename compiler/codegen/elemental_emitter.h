@@ -63,6 +63,10 @@ class ElementalEmitter {
   // Reduction splitting: the full reduce `reduce` is computed from per-row partial
   // results already in `partials` (f[rows]) instead of from its operand.
   void BindPartials(const Instruction* reduce, IrArray partials);
+  // Column reductions: the reduce `reduce` (leading dimensions reduced) is computed from
+  // per-chunk partial results already in `partials` (shape [chunks, output dims...], the
+  // accumulator type), folded in chunk order, instead of from its operand.
+  void BindColumnPartials(const Instruction* reduce, IrArray partials);
   // Side outputs of a reduction: while the loop of `reduce` runs over its operand, `visit`
   // is called with every operand index, so a kernel can store elementwise outputs of the
   // operand's shape in the same pass (exp in softmax's exp-and-sum) instead of a second
@@ -188,6 +192,7 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, IrArray> arrays_;
   std::unordered_map<const Instruction*, std::vector<llvm::Value*>> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
+  std::unordered_map<const Instruction*, IrArray> column_partials_;
   bool reassociate_ = true;
   const Instruction* reduce_visitor_target_ = nullptr;
   std::function<void(const IrIndex&)> reduce_visitor_;

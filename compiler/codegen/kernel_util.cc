@@ -338,8 +338,23 @@ void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, l
 }
 
 
+int64_t SelectAndScatterParallelDim(const Instruction& sas) {
+  if (sas.opcode() != Opcode::kSelectAndScatter || !sas.attrs().window) return -1;
+  const Shape& in = sas.operand(0)->shape();
+  const Shape& source = sas.operand(1)->shape();
+  const Window& window = *sas.attrs().window;
+  for (int64_t d = 0; d < in.rank() && d < static_cast<int64_t>(window.dimensions.size()); ++d) {
+    const WindowDimension& wd = window.dimensions[d];
+    if (wd.size == 1 && wd.stride == 1 && wd.padding_low == 0 && wd.padding_high == 0 && wd.base_dilation == 1 &&
+        wd.window_dilation == 1 && in.dimensions(d) > 1 && source.dimensions(d) == in.dimensions(d)) {
+      return d;
+    }
+  }
+  return -1;
+}
+
 void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
-                                 const IrArray& result) {
+                                 const IrArray& result, int64_t outer_dim, llvm::Value* begin, llvm::Value* end) {
   const Computation* select = sas.called_computation(0);
   const Computation* scatter = sas.called_computation(1);
   const Shape& in = sas.operand(0)->shape();
@@ -352,7 +367,7 @@ void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitt
   llvm::AllocaInst* has = emitter.EntryAlloca(b.getInt1Ty(), "has_selection");
   std::vector<int64_t> source_bounds(source.dimensions().begin(), source.dimensions().end()), order;
   for (int64_t d = 0; d < rank; ++d) order.push_back(d);
-  emitter.EmitLoopNest(source_bounds, order, "source", [&](const IrIndex& s) {
+  auto per_source = [&](const IrIndex& s) {
     b.CreateStore(b.getFalse(), has);
     std::vector<int64_t> window_bounds;
     for (int64_t d = 0; d < rank; ++d) window_bounds.push_back(window.dimensions[d].size);
@@ -412,6 +427,21 @@ void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitt
     if (!combined.empty()) b.CreateStore(codegen::ToStorage(b, t, combined[0]), address);
     b.CreateBr(done);
     b.SetInsertPoint(done);
+  };
+  if (outer_dim < 0 || begin == nullptr || end == nullptr) {
+    emitter.EmitLoopNest(source_bounds, order, "source", per_source);
+    return;
+  }
+  std::vector<int64_t> inner;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != outer_dim) inner.push_back(d);
+  }
+  emitter.EmitLoop(begin, end, "source.outer", [&](llvm::Value* o) {
+    emitter.EmitLoopNest(source_bounds, inner, "source", [&](const IrIndex& partial) {
+      IrIndex s = partial;
+      s[outer_dim] = o;
+      per_source(s);
+    });
   });
 }
 

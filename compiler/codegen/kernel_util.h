@@ -54,8 +54,15 @@ StatusOr<std::vector<Shape>> ScatterLikeResults(const Instruction& inst, const I
 void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
                         const std::vector<IrArray>& results);
 // The updates of a select-and-scatter, serially, into `result` (holding the init value).
+// With `outer_dim` >= 0 (a dimension whose window neither spans nor strides nor pads, see
+// SelectAndScatterParallelDim), only sources with that index in [begin, end): those
+// updates touch only the same slice of the result, so slices may run in parallel.
 void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
-                                 const IrArray& result);
+                                 const IrArray& result, int64_t outer_dim = -1, llvm::Value* begin = nullptr,
+                                 llvm::Value* end = nullptr);
+// A dimension of select-and-scatter `sas` along which the source index is the operand's
+// (window size 1, stride 1, no padding or dilation, more than one element); -1 if none.
+int64_t SelectAndScatterParallelDim(const Instruction& sas);
 // What every kernel reports (the trace's columns), and the checks every backend makes
 // before emitting one: array operands, no op the backends cannot emit, element types the
 // emitter knows. `backend` ("CPU backend") names who refuses.

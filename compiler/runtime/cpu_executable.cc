@@ -266,8 +266,16 @@ class CpuExecutable::Frame {
       }
       return ptrs;
     };
-    for (const Instruction* inst : plan->schedule) {
-      RETURN_IF_ERROR(Execute(*inst, leaf_ptrs));
+    const std::vector<const Instruction*>& schedule = plan->schedule;
+    for (size_t s = 0; s < schedule.size(); ++s) {
+      // Untraced runs chain row kernels (a traced run times every kernel on its own).
+      if (options_.observer == nullptr) {
+        if (const size_t taken = RunRowChain(schedule, s, leaf_ptrs); taken > 0) {
+          s += taken - 1;
+          continue;
+        }
+      }
+      RETURN_IF_ERROR(Execute(*schedule[s], leaf_ptrs));
     }
     return leaf_ptrs(comp->root());
   }
@@ -342,6 +350,113 @@ class CpuExecutable::Frame {
         return Unimplemented("CPU runtime: " + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) +
                              ") has no kernel and is not host work");
     }
+  }
+
+  // Row chaining: consecutive kernels that all iterate the rows (dimension 0) of their
+  // outputs, each reading what earlier ones wrote only at its own row, run as one
+  // parallel loop over blocks of rows: each block runs through every kernel in turn while
+  // its rows are still in cache (softmax's max, exp-and-sum and divide read a row from
+  // memory once instead of three times). Every row is computed by the same code as when
+  // the kernels run one by one, so the results are the same. Buffers written by the chain
+  // may not overlap any other buffer it reads. Returns how many schedule entries ran (0:
+  // no chain of two or more kernels starts at `s`).
+  size_t RunRowChain(const std::vector<const Instruction*>& schedule, size_t s,
+                     const std::function<std::vector<void*>(const Instruction*)>& leaves) {
+    struct Range {
+      const uint8_t* begin;
+      const uint8_t* end;
+      bool Overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
+    };
+    struct Member {
+      const CpuKernel* kernel;
+      std::vector<void*> buffers;
+      std::vector<Range> inputs, outputs;
+    };
+    auto chainable = [&](const Instruction* inst) -> const CpuKernel* {
+      const CpuKernel* k = exe_.code_->KernelFor(inst);
+      if (k == nullptr || k->kind != CpuKernel::Kind::kLoop || k->rows <= 1 || k->scratch_bytes > 0 ||
+          k->row_local_operands.size() != static_cast<size_t>(inst->operand_count())) {
+        return nullptr;
+      }
+      return k;
+    };
+    const CpuKernel* first = chainable(schedule[s]);
+    if (first == nullptr) return 0;
+    std::vector<Member> members;
+    size_t end = s;
+    for (size_t i = s; i < schedule.size(); ++i) {
+      const Instruction* inst = schedule[i];
+      if (exe_.code_->KernelFor(inst) == nullptr) {
+        const Opcode op = inst->opcode();
+        if (op == Opcode::kGetTupleElement || op == Opcode::kTuple || op == Opcode::kBitcast ||
+            op == Opcode::kReshape || op == Opcode::kParameter || op == Opcode::kConstant) {
+          continue;  // no work at run time
+        }
+        break;
+      }
+      const CpuKernel* k = chainable(inst);
+      if (k == nullptr || k->rows != first->rows) break;
+      Member m{k, {}, {}, {}};
+      bool ok = true;
+      for (int64_t p = 0; p < inst->operand_count() && ok; ++p) {
+        std::vector<void*> l = leaves(inst->operand(p));
+        ok = l.size() == 1 && l[0] != nullptr;
+        if (!ok) break;
+        const auto* b = static_cast<const uint8_t*>(l[0]);
+        Range r{b, b + LeafBytes(inst->operand(p)->shape())};
+        // Written by an earlier kernel of the chain: exactly that buffer, read row-locally.
+        for (const Member& earlier : members) {
+          for (const Range& w : earlier.outputs) {
+            if (w.Overlaps(r) && !(w.begin == r.begin && r.end <= w.end && k->row_local_operands[p])) ok = false;
+          }
+        }
+        m.buffers.push_back(l[0]);
+        m.inputs.push_back(r);
+      }
+      std::vector<void*> outs = leaves(inst);
+      std::vector<Shape> shapes = LeafShapes(inst->shape());
+      ok = ok && outs.size() == shapes.size();
+      for (size_t o = 0; ok && o < outs.size(); ++o) {
+        ok = outs[o] != nullptr;
+        if (!ok) break;
+        const auto* b = static_cast<const uint8_t*>(outs[o]);
+        Range r{b, b + LeafBytes(shapes[o])};
+        // Nothing read or written by the chain (this kernel included) may share it.
+        for (const Range& in : m.inputs) ok = ok && !in.Overlaps(r);
+        for (const Range& out : m.outputs) ok = ok && !out.Overlaps(r);
+        for (const Member& earlier : members) {
+          for (const Range& in : earlier.inputs) ok = ok && !in.Overlaps(r);
+          for (const Range& out : earlier.outputs) ok = ok && !out.Overlaps(r);
+        }
+        m.buffers.push_back(outs[o]);
+        m.outputs.push_back(r);
+      }
+      if (!ok) break;
+      members.push_back(std::move(m));
+      end = i + 1;
+    }
+    if (members.size() < 2) return 0;
+    // Blocks of rows whose data (every buffer's share) fits in about 512 KiB of L2.
+    const int64_t rows = first->rows;
+    int64_t bytes = 0, work = 0;
+    for (const Member& m : members) {
+      for (const Range& r : m.inputs) bytes += r.end - r.begin;
+      for (const Range& r : m.outputs) bytes += r.end - r.begin;
+      for (const CpuLoopGroup& g : m.kernel->groups) work += g.extent * g.elements_per_iteration;
+    }
+    const int64_t block = std::clamp<int64_t>((int64_t{512} << 10) / std::max<int64_t>(1, bytes / rows), 1, rows);
+    const int64_t by_work = std::max<int64_t>(1, work / 16384);
+    int64_t shards = std::min<int64_t>((rows + block - 1) / block, by_work);
+    shards = std::max<int64_t>(shards, std::min<int64_t>(exe_.pool_->threads() * 4, by_work));
+    exe_.pool_->ParallelFor(rows, shards, [&](int64_t begin, int64_t stop, int) {
+      for (const Member& m : members) {
+        for (const CpuLoopGroup& g : m.kernel->groups) {
+          if (g.extent > 0) g.entry(m.buffers.data(), begin, std::min(stop, g.extent));
+        }
+      }
+    });
+    launches_ += static_cast<int64_t>(members.size());
+    return end - s;
   }
 
   Status CopyLeaves(const Instruction& inst, const std::vector<void*>& from, const std::vector<void*>& to) {

@@ -98,6 +98,159 @@ ENTRY e {
 })"));
 }
 
+// Column reductions (the leading dimensions reduced, the kept ones minor: bias
+// gradients) fold chunks of rows into per-chunk partials in a first loop group
+// (NAME.columns), then combine them in chunk order. Covers a multi-output fusion of two
+// (add and max) over a relu gradient, a row too long for one block (5000 = 4 blocks of
+// 1024 and a partial one), two kept dimensions, f16 (accumulated in f32), s32, and an
+// epilogue and a broadcast consumer of the reduced result.
+TEST(CpuExecutableTest, ColumnReductionsInChunks) {
+  const std::string text = "HloModule m\n" + std::string(kAddF32) + kMaxF32 + R"(
+addh { a = f16[] parameter(0)  b = f16[] parameter(1)  ROOT s = f16[] add(a, b) }
+addi { a = s32[] parameter(0)  b = s32[] parameter(1)  ROOT s = s32[] add(a, b) }
+ENTRY e {
+  x = f32[32,16,16,32] parameter(0)
+  g = f32[32,16,16,32] parameter(1)
+  zero = f32[] constant(0)
+  zb = f32[32,16,16,32] broadcast(zero), dimensions={}
+  pos = pred[32,16,16,32] compare(x, zb), direction=GT
+  relu_grad = f32[32,16,16,32] select(pos, g, zb)
+  db = f32[32] reduce(relu_grad, zero), dimensions={0,1,2}, to_apply=add
+  ninf = f32[] constant(-inf)
+  mx = f32[32] reduce(g, ninf), dimensions={2,0,1}, to_apply=max
+  wide = f32[300,5000] parameter(2)
+  wsum = f32[5000] reduce(wide, zero), dimensions={0}, to_apply=add
+  half = f32[] constant(0.5)
+  hb = f32[5000] broadcast(half), dimensions={}
+  wscaled = f32[5000] multiply(wsum, hb)
+  two = f32[256,8,12] parameter(3)
+  tsum = f32[8,12] reduce(two, zero), dimensions={0}, to_apply=add
+  tb = f32[256,8,12] broadcast(tsum), dimensions={1,2}
+  centered = f32[256,8,12] subtract(two, tb)
+  h = f16[512,64] parameter(4)
+  hz = f16[] constant(0)
+  hsum = f16[64] reduce(h, hz), dimensions={0}, to_apply=addh
+  i = s32[1024,48] parameter(5)
+  iz = s32[] constant(0)
+  isum = s32[48] reduce(i, iz), dimensions={0}, to_apply=addi
+  lr = f32[] constant(0.01)
+  lrb = f32[32] broadcast(lr), dimensions={}
+  step = f32[32] multiply(db, lrb)
+  bias = f32[32] parameter(6)
+  new_bias = f32[32] subtract(bias, step)
+  ROOT t = (f32[32,16,16,32], f32[32], f32[32], f32[5000], f32[256,8,12], f16[64], s32[48])
+      tuple(relu_grad, new_bias, mx, wscaled, centered, hsum, isum)
+})";
+  ExpectCpuMatchesInterpreter(text);
+  auto m = ParseOrFail(text);
+  ASSERT_NE(m, nullptr);
+  auto args = RandomArguments(*m, 3);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  // Deterministic: the same bits on one thread and on four.
+  std::vector<Literal> results;
+  for (int threads : {1, 4}) {
+    auto exe = CompileCpu(*m, true, threads);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    int columns = 0;
+    for (const auto& k : (*exe)->code().kernels()) {
+      for (const CpuLoopGroup& g : k->groups) columns += g.function.ends_with(".columns");
+    }
+    EXPECT_GE(columns, 5) << (*exe)->module().ToString();
+    auto out = (*exe)->Run(*args);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    results.push_back(std::move(*out));
+  }
+  EXPECT_TRUE(results[0] == results[1]);
+}
+
+// Row chaining: softmax (max, exp-and-sum, divide) and layer norm are kernels that all
+// iterate the same rows; an untraced run takes them block of rows by block of rows.
+// Also a kernel reading a chained result transposed and column-reduced (not row-local:
+// it must wait for the whole chain), and a row kernel over other rows after it.
+TEST(CpuExecutableTest, RowChainedKernelsMatchTheInterpreter) {
+  const std::string text = WithReducers(R"(
+ENTRY e {
+  x = f32[512,300] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[512] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[512,300] broadcast(mx), dimensions={0}
+  d = f32[512,300] subtract(x, mb)
+  ex = f32[512,300] exponential(d)
+  s = f32[512] reduce(ex, zero), dimensions={1}, to_apply=add
+  sb = f32[512,300] broadcast(s), dimensions={0}
+  sm = f32[512,300] divide(ex, sb)
+  y = f32[300,256] parameter(1)
+  gamma = f32[256] parameter(2)
+  ysum = f32[300] reduce(y, zero), dimensions={1}, to_apply=add
+  n = f32[] constant(0.00390625)
+  nb = f32[300] broadcast(n), dimensions={}
+  mean = f32[300] multiply(ysum, nb)
+  meanb = f32[300,256] broadcast(mean), dimensions={0}
+  c = f32[300,256] subtract(y, meanb)
+  c2 = f32[300,256] multiply(c, c)
+  var = f32[300] reduce(c2, zero), dimensions={1}, to_apply=add
+  varn = f32[300] multiply(var, nb)
+  eps = f32[] constant(1e-5)
+  epsb = f32[300] broadcast(eps), dimensions={}
+  ve = f32[300] add(varn, epsb)
+  r = f32[300] rsqrt(ve)
+  rb = f32[300,256] broadcast(r), dimensions={0}
+  gb = f32[300,256] broadcast(gamma), dimensions={1}
+  cr = f32[300,256] multiply(c, rb)
+  ln = f32[300,256] multiply(cr, gb)
+  smt = f32[300,512] transpose(sm), dimensions={1,0}
+  colsum = f32[300] reduce(sm, zero), dimensions={0}, to_apply=add
+  smts = f32[300] reduce(smt, zero), dimensions={1}, to_apply=add
+  ROOT t = (f32[512,300], f32[300,256], f32[300,512], f32[300], f32[300]) tuple(sm, ln, smt, smts, colsum)
+})");
+  ExpectCpuMatchesInterpreter(text);
+  auto m = ParseOrFail(text);
+  ASSERT_NE(m, nullptr);
+  auto args = RandomArguments(*m, 5);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto exe = CompileCpu(*m, true, 3);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  int row_kernels = 0;
+  for (const auto& k : (*exe)->code().kernels()) row_kernels += k->rows > 1;
+  EXPECT_GE(row_kernels, 4) << (*exe)->module().ToString();
+  auto out = (*exe)->Run(*args);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  // Chained or not, every kernel counts as one launch.
+  EXPECT_EQ((*exe)->last_kernel_launches(), CountKernels((*exe)->module()).kernels);
+}
+
+// A max pool's gradient: the window leaves the batch (and here the features) alone, so the
+// updates run in parallel slices along the batch; overlapping windows with padding (ties
+// between windows, resolved in the interpreter's order within each slice) and a window
+// that spans every dimension (serial) too.
+TEST(CpuExecutableTest, SelectAndScatterInParallelSlices) {
+  const std::string text = WithReducers(R"(
+ge { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=GE }
+ENTRY e {
+  x = f32[8,16,16,4] parameter(0)
+  g = f32[8,8,8,4] parameter(1)
+  zero = f32[] constant(0)
+  pool = f32[8,16,16,4] select-and-scatter(x, g, zero), window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add
+  g2 = f32[8,8,8,4] parameter(2)
+  overlap = f32[8,16,16,4] select-and-scatter(x, g2, zero), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
+  y = f32[6,6] parameter(3)
+  h = f32[3,3] parameter(4)
+  serial = f32[6,6] select-and-scatter(y, h, zero), window={size=2x2 stride=2x2}, select=ge, scatter=add
+  ROOT t = (f32[8,16,16,4], f32[8,16,16,4], f32[6,6]) tuple(pool, overlap, serial)
+})");
+  ExpectCpuMatchesInterpreter(text);
+  auto m = ParseOrFail(text);
+  ASSERT_NE(m, nullptr);
+  auto exe = CompileCpu(*m, true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  int parallel = 0;
+  for (const auto& k : (*exe)->code().kernels()) {
+    for (const CpuLoopGroup& g : k->groups) parallel += g.function.ends_with(".apply") && g.extent == 8;
+  }
+  EXPECT_EQ(parallel, 2) << (*exe)->module().ToString();
+}
+
 TEST(CpuExecutableTest, DataMovement) {
   ExpectCpuMatchesInterpreter(WithReducers(R"(
 ENTRY e {
