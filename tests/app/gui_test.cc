@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "tests/test_util.h"
 
 namespace fusebox {
 namespace {
@@ -167,11 +166,7 @@ class GuiTest : public ::testing::Test {
   // folder so recent files never leak between runs.
   Result Gui(const std::string& args) {
     const std::string display = "DISPLAY=" + server_.display() + " ";
-    // Under the sanitizers, Mesa's GL driver leaks inside LLVM (see gui_lsan.supp).
-    const std::string lsan = SanitizerBuild() ? "LSAN_OPTIONS=suppressions=" + std::string(FUSEBOX_SOURCE_DIR) +
-                                                    "/tests/app/gui_lsan.supp "
-                                              : "";
-    std::string command = "cd " + dir_.string() + " && " + lsan + "HOME=" + dir_.string() + " XDG_CONFIG_HOME=" +
+    std::string command = "cd " + dir_.string() + " && HOME=" + dir_.string() + " XDG_CONFIG_HOME=" +
                           (dir_ / "config").string() + " " + display + std::string(FUSEBOX_BINARY) + " gui --size " + std::to_string(kWidth) + "x" +
                           std::to_string(kHeight) + " --scale 1 " + args;
     return RunShell(command);
