@@ -28,15 +28,6 @@ const ImVec4 kRemovedText(0.94f, 0.43f, 0.43f, 1.0f);
 // GLFW_KEY_F7; ImGui 1.86 has no ImGuiKey for function keys.
 constexpr int kGlfwKeyF7 = 296;
 
-int Digits(int64_t n) {
-  int d = 1;
-  while (n >= 10) {
-    n /= 10;
-    ++d;
-  }
-  return d;
-}
-
 // Side by side: unchanged lines on both sides; in each run of changes, removed lines on the
 // left beside the added lines on the right, in order, the shorter side padded.
 void AppendSideBySide(const std::vector<DiffLine>& lines, std::vector<DiffView::Row>* rows) {
@@ -229,7 +220,7 @@ void DiffView::Draw(const char* id) {
   int64_t max_line = 1;
   for (const DiffLine& line : diff_.lines)
     max_line = std::max({max_line, line.old_line, line.new_line});
-  const int digits = std::max(3, Digits(max_line));
+  const int digits = std::max(3, DecimalDigits(max_line));
   const float number_w = static_cast<float>(digits) * cw;
   const float text_w = static_cast<float>(max_columns_ + 2) * cw;
 

@@ -148,6 +148,24 @@ class TokenSink {
   std::vector<Token> tokens_;
 };
 
+// "/* ... */" and "..." read the same in HLO, PTX and assembly: adds the comment or
+// string starting at s[i] and returns its end, or i when neither starts there.
+int AddBlockCommentOrString(string_view s, int i, TokenSink& out) {
+  const int n = Size(s);
+  if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+    size_t close = s.find("*/", static_cast<size_t>(i) + 2);
+    int end = close == string_view::npos ? n : static_cast<int>(close) + 2;
+    out.Add(i, end, TokenKind::kComment);
+    return end;
+  }
+  if (s[i] == '"') {
+    int end = SkipString(s, i);
+    out.Add(i, end, TokenKind::kString);
+    return end;
+  }
+  return i;
+}
+
 // --- HLO ---
 
 // XLA names: letters, digits, '_', '.', '-' ("get-tuple-element.5", "param_0.1"), but
@@ -228,22 +246,13 @@ std::vector<Token> TokenizeHlo(string_view s) {
   int i = 0;
   while (i < n) {
     const char c = s[i];
-    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      size_t close = s.find("*/", static_cast<size_t>(i) + 2);
-      int end = close == string_view::npos ? n : static_cast<int>(close) + 2;
-      out.Add(i, end, TokenKind::kComment);
+    if (int end = AddBlockCommentOrString(s, i, out); end > i) {
       i = end;
       continue;
     }
     if (c == '/' && i + 1 < n && s[i + 1] == '/') {
       out.Add(i, n, TokenKind::kComment);
       break;
-    }
-    if (c == '"') {
-      int end = SkipString(s, i);
-      out.Add(i, end, TokenKind::kString);
-      i = end;
-      continue;
     }
     if (c == '%') {
       int end = ScanHloName(s, i + 1);
@@ -530,16 +539,7 @@ std::vector<Token> TokenizePtx(string_view s) {
       out.Add(i, n, TokenKind::kComment);
       break;
     }
-    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      size_t close = s.find("*/", static_cast<size_t>(i) + 2);
-      int end = close == string_view::npos ? n : static_cast<int>(close) + 2;
-      out.Add(i, end, TokenKind::kComment);
-      i = end;
-      continue;
-    }
-    if (c == '"') {
-      int end = SkipString(s, i);
-      out.Add(i, end, TokenKind::kString);
+    if (int end = AddBlockCommentOrString(s, i, out); end > i) {
       i = end;
       continue;
     }
@@ -664,16 +664,7 @@ std::vector<Token> TokenizeAsm(string_view s) {
       out.Add(i, n, TokenKind::kComment);
       break;
     }
-    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      size_t close = s.find("*/", static_cast<size_t>(i) + 2);
-      int end = close == string_view::npos ? n : static_cast<int>(close) + 2;
-      out.Add(i, end, TokenKind::kComment);
-      i = end;
-      continue;
-    }
-    if (c == '"') {
-      int end = SkipString(s, i);
-      out.Add(i, end, TokenKind::kString);
+    if (int end = AddBlockCommentOrString(s, i, out); end > i) {
       i = end;
       continue;
     }
@@ -926,7 +917,9 @@ constexpr ImU32 kGutterBackground = IM_COL32(0, 0, 0, 40);
 // io.KeysDown[GLFW_KEY_*]; letters are their ASCII capitals).
 constexpr int kGlfwKeyF3 = 292;
 
-int Digits(int n) {
+}  // namespace
+
+int DecimalDigits(int64_t n) {
   int d = 1;
   while (n >= 10) {
     n /= 10;
@@ -934,8 +927,6 @@ int Digits(int n) {
   }
   return d;
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 
@@ -1620,7 +1611,7 @@ std::optional<std::string> TextView::Draw(const char* id) {
   const float cw = std::max(1.0f, ImGui::GetFont()->GetCharAdvance('M') * ImGui::GetFontSize() /
                                       ImGui::GetFont()->FontSize);
   const float pad = std::floor(cw * 0.5f) + 2;
-  const float gutter_w = static_cast<float>(std::max(3, Digits(line_count())) + 1) * cw + pad;
+  const float gutter_w = static_cast<float>(std::max(3, DecimalDigits(line_count())) + 1) * cw + pad;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float content_w = gutter_w + pad + static_cast<float>(max_columns_ + 2) * cw;
   const float content_h = static_cast<float>(line_count()) * line_h;

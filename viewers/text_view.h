@@ -84,6 +84,9 @@ void DrawColouredLine(ImDrawList* draw_list, float x, float y, float char_width,
                       std::string_view line, const std::vector<Token>& tokens, float clip_min_x,
                       float clip_max_x);
 
+// Decimal digits of n >= 0 (line-number gutters size themselves with it).
+int DecimalDigits(int64_t n);
+
 class TextView {
  public:
   // Screen rectangle, as of the last Draw.
