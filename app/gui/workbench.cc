@@ -145,6 +145,13 @@ bool Workbench::busy() const { return !tasks_.idle(); }
 
 std::string Workbench::document_path() const { return document_ ? document_->path : ""; }
 
+std::shared_ptr<Workbench::ModuleDoc> Workbench::Owned(const ModuleDoc* module) const {
+  for (const auto& m : document_->modules) {
+    if (m.get() == module) return m;
+  }
+  return nullptr;
+}
+
 Workbench::ModuleDoc* Workbench::current_module() const {
   if (!document_ || document_->modules.empty()) return nullptr;
   return document_->modules[document_->current].get();
@@ -355,10 +362,7 @@ void Workbench::StartOptimize(ModuleDoc* module) {
   auto result = std::make_shared<Result>();
   auto session = module->session;
   const int generation = generation_;
-  std::shared_ptr<ModuleDoc> keep;
-  for (const auto& m : document_->modules) {
-    if (m.get() == module) keep = m;
-  }
+  std::shared_ptr<ModuleDoc> keep = Owned(module);
   tasks_.Submit(
       "Optimizing " + module->label,
       [session, result](TaskContext& context) {
@@ -400,10 +404,7 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
   };
   auto result = std::make_shared<Result>();
   auto session = module->session;
-  std::shared_ptr<ModuleDoc> keep;
-  for (const auto& m : document_->modules) {
-    if (m.get() == module) keep = m;
-  }
+  std::shared_ptr<ModuleDoc> keep = Owned(module);
   tasks_.Submit(
       "Building " + stage + " of " + module->label,
       [session, stage, result](TaskContext& context) {
@@ -1178,10 +1179,7 @@ void Workbench::RequestGraph() {
   auto session = module->session;
   const bool optimized = graph_stage_ == 1;
   const int generation = generation_;
-  std::shared_ptr<ModuleDoc> keep;
-  for (const auto& m : document_->modules) {
-    if (m.get() == module) keep = m;
-  }
+  std::shared_ptr<ModuleDoc> keep = Owned(module);
   tasks_.Submit(
       "Laying out the fusion graph",
       [session, optimized, options, result](TaskContext& context) mutable {
@@ -1499,10 +1497,7 @@ void Workbench::DrawCompare() {
       StatusOr<DumpFusionComparison> comparison = InvalidArgument("not run");
     };
     auto result = std::make_shared<Result>();
-    std::shared_ptr<ModuleDoc> keep;
-    for (const auto& m : document_->modules) {
-      if (m.get() == module) keep = m;
-    }
+    std::shared_ptr<ModuleDoc> keep = Owned(module);
     tasks_.Submit(
         "Comparing XLA's fusion with Fusebox's",
         [dump_module, result](TaskContext& context) {

@@ -153,6 +153,8 @@ class Workbench {
   };
 
   ModuleDoc* current_module() const;
+  // The shared owner of a module of the open document: jobs keep it alive while they run.
+  std::shared_ptr<ModuleDoc> Owned(const ModuleDoc* module) const;
   void SetDocument(std::unique_ptr<Document> document, const std::string& selector);
   void SelectModule(int index);
   void StartOptimize(ModuleDoc* module);
