@@ -46,17 +46,7 @@ extern "C" const char* __lsan_default_suppressions() {
          "leak:libglib-2.0.so\n"
          "leak:libgobject-2.0.so\n"
          "leak:libharfbuzz.so\n"
-         "leak:libexpat.so\n"
-         // The workbench's window system (the one process-wide suppression list lives
-         // here): Mesa's GL drivers, X11/xcb and GLFW keep allocations until exit.
-         "leak:libGLX_mesa.so\n"
-         "leak:libGLdispatch.so\n"
-         "leak:swrast_dri.so\n"
-         "leak:libLLVM-15.so\n"
-         "leak:libX11.so\n"
-         "leak:libxcb.so\n"
-         "leak:libglfw.so\n"
-         "leak:libdbus-1.so\n";
+         "leak:libexpat.so\n";
 }
 #endif
 
