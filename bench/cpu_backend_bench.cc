@@ -229,6 +229,61 @@ Workload Elementwise(int64_t n) {
           ""};
 }
 
+// softmax over the rows of f32[rows,1024], as jax.nn.softmax lowers it: row max, exp of
+// the difference, row sum, divide. Memory-bound when fused well: the minimum is one read
+// of the input and one write of the result.
+Workload Softmax(int64_t rows) {
+  const std::string m = "f32[" + std::to_string(rows) + ",1024]{1,0}";
+  const std::string v = "f32[" + std::to_string(rows) + "]{0}";
+  return {"softmax/" + std::to_string(rows),
+          "HloModule softmax\n\nmax_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+          "  ROOT m = f32[] maximum(a, b)\n}\n\n" + std::string(kAddF32) + "ENTRY main {\n"
+          "  x = " + m + " parameter(0)\n"
+          "  ninf = f32[] constant(-inf)\n"
+          "  max = " + v + " reduce(x, ninf), dimensions={1}, to_apply=max_f32\n"
+          "  maxb = " + m + " broadcast(max), dimensions={0}\n"
+          "  d = " + m + " subtract(x, maxb)\n"
+          "  e = " + m + " exponential(d)\n"
+          "  zero = f32[] constant(0)\n"
+          "  sum = " + v + " reduce(e, zero), dimensions={1}, to_apply=add_f32\n"
+          "  sumb = " + m + " broadcast(sum), dimensions={0}\n"
+          "  ROOT y = " + m + " divide(e, sumb)\n}\n",
+          ""};
+}
+
+// layer normalization over the rows of f32[rows,1024] with a scale and an offset, as the
+// compare_xla workload writes it: mean, variance of the centred rows, normalize.
+Workload LayerNorm(int64_t rows) {
+  const std::string m = "f32[" + std::to_string(rows) + ",1024]{1,0}";
+  const std::string v = "f32[" + std::to_string(rows) + "]{0}";
+  return {"layer_norm/" + std::to_string(rows),
+          "HloModule layer_norm\n\n" + std::string(kAddF32) + "ENTRY main {\n"
+          "  x = " + m + " parameter(0)\n"
+          "  gamma = f32[1024]{0} parameter(1)\n"
+          "  beta = f32[1024]{0} parameter(2)\n"
+          "  zero = f32[] constant(0)\n"
+          "  width = f32[] constant(1024)\n"
+          "  n = " + v + " broadcast(width), dimensions={}\n"
+          "  sum = " + v + " reduce(x, zero), dimensions={1}, to_apply=add_f32\n"
+          "  mean = " + v + " divide(sum, n)\n"
+          "  meanb = " + m + " broadcast(mean), dimensions={0}\n"
+          "  c = " + m + " subtract(x, meanb)\n"
+          "  c2 = " + m + " multiply(c, c)\n"
+          "  ss = " + v + " reduce(c2, zero), dimensions={1}, to_apply=add_f32\n"
+          "  var = " + v + " divide(ss, n)\n"
+          "  epsilon = f32[] constant(1e-05)\n"
+          "  eps = " + v + " broadcast(epsilon), dimensions={}\n"
+          "  ve = " + v + " add(var, eps)\n"
+          "  r = " + v + " rsqrt(ve)\n"
+          "  rb = " + m + " broadcast(r), dimensions={0}\n"
+          "  g = " + m + " broadcast(gamma), dimensions={1}\n"
+          "  b = " + m + " broadcast(beta), dimensions={1}\n"
+          "  cr = " + m + " multiply(c, rb)\n"
+          "  cg = " + m + " multiply(cr, g)\n"
+          "  ROOT y = " + m + " add(cg, b)\n}\n",
+          ""};
+}
+
 Workload MnistTrainStep() { return {"mnist_train_step", "", "mnist_train_step.hlo"}; }
 
 // The workload whose module, inputs and executable are alive. Only one at a time: at
@@ -360,6 +415,8 @@ void RegisterAll() {
   Register("ReduceSum/4096", ReduceSum(4096), /*with_interpreter=*/true);
   Register("RunningExample/4096", RunningExample(4096), /*with_interpreter=*/true);
   Register("Elementwise/4096", Elementwise(4096), /*with_interpreter=*/true);
+  Register("Softmax/4096x1024", Softmax(4096), /*with_interpreter=*/false);
+  Register("LayerNorm/4096x1024", LayerNorm(4096), /*with_interpreter=*/false);
   Register("MnistTrainStep", MnistTrainStep(), /*with_interpreter=*/true);
   // 1 GiB per input: opt-in with --benchmark_filter=Large.
   Register("ReduceSumLarge/16384", ReduceSum(16384), /*with_interpreter=*/false);

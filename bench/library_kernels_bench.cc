@@ -1,6 +1,7 @@
 // Throughput of the CPU runtime's library kernels in GFLOP/s: square f32 dots through
 // Eigen's GEMM on one thread and on every core, and each convolution of the CIFAR CNN
-// training step (forward, input gradient and weight gradients). Measures only.
+// training step (forward, input gradient and weight gradients), labelled with the path it
+// takes (FUSEBOX_CONV_IM2COL=1 forces the im2col path, for comparison). Measures only.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -44,6 +45,7 @@ void RunKernel(benchmark::State& state, const Instruction& inst, int threads) {
   }
   SetGflops(state, is_dot ? DotFlops(inst) : ConvolutionFlops(inst));
   state.counters["threads"] = threads;
+  if (!is_dot) state.SetLabel(ConvolutionPath(inst));  // direct, weight-gradient or im2col
 }
 
 // state.range(0): the matrix size n (n x n times n x n); state.range(1): threads, 0 for
@@ -68,6 +70,37 @@ BENCHMARK(DotF32Square)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// A 3x3 "same" NHWC convolution of 32 images of 16x16 pixels, C -> O channels, as the
+// forward pass (state.range(2) == 0) or as jax's weight gradient of it (1): the shapes
+// around the fast paths' feature limits. state.range(0): C, state.range(1): O; every core.
+void ConvSameNhwc(benchmark::State& state) {
+  const std::string c = std::to_string(state.range(0));
+  const std::string o = std::to_string(state.range(1));
+  const bool gradient = state.range(2) != 0;
+  const std::string text =
+      gradient ? "HloModule m\nENTRY e {\n  a = f32[32,16,16," + c +
+                     "]{3,2,1,0} parameter(0)\n  b = f32[32,16,16," + o +
+                     "]{3,2,1,0} parameter(1)\n  ROOT r = f32[3,3," + c + "," + o +
+                     "]{3,2,1,0} convolution(a, b), window={size=16x16 pad=1_1x1_1}, "
+                     "dim_labels=f01b_i01o->01bf\n}\n"
+               : "HloModule m\nENTRY e {\n  a = f32[32,16,16," + c +
+                     "]{3,2,1,0} parameter(0)\n  b = f32[3,3," + c + "," + o +
+                     "]{3,2,1,0} parameter(1)\n  ROOT r = f32[32,16,16," + o +
+                     "]{3,2,1,0} convolution(a, b), window={size=3x3 pad=1_1x1_1}, "
+                     "dim_labels=b01f_01io->b01f\n}\n";
+  auto module = ParseModule(text);
+  if (!module.ok()) {
+    state.SkipWithError(module.status().message().c_str());
+    return;
+  }
+  RunKernel(state, *(*module)->entry()->root(), AllCores());
+}
+BENCHMARK(ConvSameNhwc)
+    ->ArgNames({"c", "o", "gradient"})
+    ->ArgsProduct({{32, 64}, {32, 64, 128, 256}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // The CIFAR example's convolutions, registered by name at startup.
 std::unique_ptr<Module>& CifarModule() {
   static std::unique_ptr<Module> module;
@@ -84,7 +117,10 @@ void RegisterCifarConvolutions() {
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != Opcode::kConvolution) continue;
       const Instruction* conv = inst.get();
-      for (int threads : {1, 0}) {
+      // One thread, two (this project's machines have two cores), and every core.
+      std::vector<int> thread_counts = {1, 2};
+      if (AllCores() > 2) thread_counts.push_back(0);
+      for (int threads : thread_counts) {
         const std::string name = "ConvCifar/" + conv->name() + "/threads:" +
                                  (threads == 0 ? std::string("all") : std::to_string(threads));
         benchmark::RegisterBenchmark(name.c_str(),

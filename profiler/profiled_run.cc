@@ -24,10 +24,15 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   run.fused = opts.fused;
   Stopwatch compile_watch;
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, opts.fused));
+  run.compile_steps_s.emplace_back("HLO passes", compile_watch.ElapsedSeconds());
   CpuExecutableOptions exe_opts;
   exe_opts.threads = opts.threads;
+  exe_opts.compile.keep_llvm_ir = false;  // a run needs machine code only; stages come from
+  exe_opts.compile.keep_assembly = false; // `fusebox compile` and the workbench
   ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> exe, CpuExecutable::Create(std::move(optimized), exe_opts));
   run.compile_s = compile_watch.ElapsedSeconds();
+  for (const CompileStepTime& step : exe->code().step_times()) run.compile_steps_s.emplace_back(step.step, step.seconds);
+  run.compile_threads = exe->code().compile_threads();
   run.device = "the CPU (" + std::to_string(exe->threads()) + " threads)";
   CpuTracer tracer;
   std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
@@ -112,6 +117,16 @@ std::string ProfiledRun::Describe(const std::string& module_name) const {
                   module_name.c_str(), where.c_str(), static_cast<long long>(times_s.size()), compile_s,
                   min_s() * 1e3, median_s() * 1e3, static_cast<long long>(launches_per_run),
                   static_cast<long long>(static_kernels));
+    std::string steps;
+    for (const auto& [step, seconds] : compile_steps_s) {
+      char ms[32];
+      std::snprintf(ms, sizeof(ms), " %.1f ms", seconds * 1e3);
+      steps += (steps.empty() ? "" : ", ") + step + ms;
+    }
+    if (!steps.empty()) {
+      return std::string(buf) + "\n  compile steps: " + steps + " (kernels optimized and compiled on " +
+             std::to_string(compile_threads) + " thread" + (compile_threads == 1 ? "" : "s") + ")";
+    }
   } else {
     std::snprintf(buf, sizeof(buf),
                   "ran %s on %s (%s) %lld time(s): compile %.3f s, run min %.3f ms, median %.3f ms; "

@@ -28,6 +28,9 @@ struct ProfiledRun {
   std::string device;      // "the CPU (2 threads)", "NVIDIA H100 ... (sm_90)"
   bool fused = true;
   double compile_s = 0;
+  // Where the compile went (CPU): "HLO passes", then the code generator's steps.
+  std::vector<std::pair<std::string, double>> compile_steps_s;
+  int compile_threads = 1;
   std::vector<double> times_s;  // per iteration, ascending
   int64_t launches_per_run = 0;  // kernel launches in the last run
   int64_t static_kernels = 0;    // kernels in the compiled module
@@ -41,7 +44,8 @@ struct ProfiledRun {
     const size_t n = times_s.size();
     return n % 2 == 1 ? times_s[n / 2] : 0.5 * (times_s[n / 2 - 1] + times_s[n / 2]);
   }
-  // "ran jit_f on the CPU (fused, 2 threads) 3 time(s): compile 0.1 s, run min ..., median ...; N kernels per run"
+  // "ran jit_f on the CPU (fused, 2 threads) 3 time(s): compile 0.1 s, run min ..., median ...; N kernels per run",
+  // then for the CPU a second line with the compile's steps.
   std::string Describe(const std::string& module_name) const;
 };
 

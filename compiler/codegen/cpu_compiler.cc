@@ -1,11 +1,15 @@
 #include "compiler/codegen/cpu_compiler.h"
 
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
@@ -16,15 +20,18 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <optional>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/codegen/elemental_emitter.h"
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/passes/kernel_count.h"
+#include "compiler/support/timer.h"
 
 namespace fusebox {
 
@@ -33,7 +40,7 @@ bool IsCpuKernel(const Instruction& inst) { return IsKernel(inst); }
 namespace {
 
 using namespace codegen;  // NOLINT: the shared kernel helpers
-using codegen::ElementalEmitter;
+using ElementalEmitter = codegen::CpuElementalEmitter;  // CPU math choices (inline exp)
 using codegen::IrArray;
 using codegen::IrIndex;
 
@@ -54,6 +61,74 @@ void InitializeLlvmOnce() {
     }
   });
 }
+
+// Target machines for the host, kept between compiles. Making one parses the host's
+// feature string into a subtarget (measured: ~15% of a small module's compile, and each
+// compile made three: ours, the JIT's for its data layout, the JIT's compiler). A
+// compile borrows one per code-generation level and gives it back, so compiles on
+// several threads never share a target machine.
+class HostTargets {
+ public:
+  class Lease {
+   public:
+    Lease(HostTargets* owner, bool optimize, std::unique_ptr<llvm::TargetMachine> tm)
+        : owner_(owner), optimize_(optimize), tm_(std::move(tm)) {}
+    Lease(Lease&&) = default;
+    ~Lease() {
+      if (tm_) owner_->GiveBack(optimize_, std::move(tm_));
+    }
+    llvm::TargetMachine* get() const { return tm_.get(); }
+    llvm::TargetMachine* operator->() const { return tm_.get(); }
+
+   private:
+    HostTargets* owner_;
+    bool optimize_;
+    std::unique_ptr<llvm::TargetMachine> tm_;
+  };
+
+  static HostTargets& Get() {
+    static HostTargets* targets = new HostTargets();  // outlives every compile
+    return *targets;
+  }
+
+  StatusOr<llvm::orc::JITTargetMachineBuilder> Builder(bool optimize) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!host_) {
+      auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+      if (!jtmb) return FromLlvm(jtmb.takeError(), "cannot describe the host CPU");
+      host_ = std::move(*jtmb);
+    }
+    llvm::orc::JITTargetMachineBuilder copy = *host_;
+    copy.setCodeGenOptLevel(optimize ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None);
+    return copy;
+  }
+
+  StatusOr<Lease> Borrow(bool optimize) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto& free = free_[optimize ? 1 : 0];
+      if (!free.empty()) {
+        std::unique_ptr<llvm::TargetMachine> tm = std::move(free.back());
+        free.pop_back();
+        return Lease(this, optimize, std::move(tm));
+      }
+    }
+    ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder jtmb, Builder(optimize));
+    auto tm = jtmb.createTargetMachine();
+    if (!tm) return FromLlvm(tm.takeError(), "cannot create the target machine");
+    return Lease(this, optimize, std::move(*tm));
+  }
+
+ private:
+  void GiveBack(bool optimize, std::unique_ptr<llvm::TargetMachine> tm) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_[optimize ? 1 : 0].push_back(std::move(tm));
+  }
+
+  std::mutex mutex_;
+  std::optional<llvm::orc::JITTargetMachineBuilder> host_;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> free_[2];
+};
 
 // A full reduction big enough to split: every dimension reduced, a long major
 // dimension to spread over threads, an identity init, one operand.
@@ -297,8 +372,17 @@ class CpuCodeImpl : public CpuCode {
   const std::string& assembly() const override { return assembly_; }
   const std::string& target_cpu() const override { return target_cpu_; }
   const std::map<std::string, std::string>& function_to_hlo() const override { return function_to_hlo_; }
+  const std::vector<CompileStepTime>& step_times() const override { return step_times_; }
+  int compile_threads() const override { return compile_threads_; }
+
+  void EndStep(const char* step, Stopwatch& watch) {
+    step_times_.push_back({step, watch.ElapsedSeconds()});
+    watch.Reset();
+  }
 
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::vector<CompileStepTime> step_times_;
+  int compile_threads_ = 1;
   std::vector<std::unique_ptr<CpuKernel>> kernels_;
   std::unordered_map<const Instruction*, CpuKernel*> by_instruction_;
   std::string llvm_ir_, llvm_ir_optimized_, assembly_, target_cpu_;
@@ -976,60 +1060,283 @@ StatusOr<std::string> EmitAssembly(const llvm::Module& module, llvm::TargetMachi
 
 }  // namespace
 
-StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const CpuCompileOptions& options) {
-  InitializeLlvmOnce();
-  if (module.entry() == nullptr) return InvalidArgument("module " + module.name() + " has no entry computation");
-  auto code = std::make_unique<CpuCodeImpl>();
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
+namespace {
 
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) return FromLlvm(jtmb.takeError(), "cannot describe the host CPU");
-  jtmb->setCodeGenOptLevel(options.opt_level <= 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default);
-  auto tm = jtmb->createTargetMachine();
-  if (!tm) return FromLlvm(tm.takeError(), "cannot create the target machine");
-  code->target_cpu_ = (*tm)->getTargetCPU().str();
-  llvm_module->setDataLayout((*tm)->createDataLayout());
-  llvm_module->setTargetTriple((*tm)->getTargetTriple().str());
+// One kernel's LLVM module in its own context, so that kernels optimize and compile on
+// several threads at once (an LLVMContext is single-threaded).
+struct KernelModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  bool has_code = false;         // defines at least one function
+  Status status = Status::Ok();
+  std::unique_ptr<llvm::MemoryBuffer> object;  // compiled machine code (ELF)
+  llvm::SmallVector<char, 0> bitcode, bitcode_optimized;  // for the printed stages
+  std::string assembly;
+};
 
-  KernelEmitter emitter(*llvm_module);
-  for (const Computation* comp : ProgramComputations(module)) {
-    for (const auto& inst : comp->instructions()) {
-      if (!IsCpuKernel(*inst)) continue;
-      auto kernel = std::make_unique<CpuKernel>();
-      Status st = emitter.Emit(*inst, kernel.get());
-      if (!st.ok()) {
-        // "line:col: CPU backend: ..." (the CLI puts the file in front, as parse errors read).
-        const SourceLocation& at = inst->location();
-        std::string where = at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "";
-        return Status(st.code(), where + "CPU backend: " + st.message());
-      }
-      for (const CpuLoopGroup& g : kernel->groups) code->function_to_hlo_[g.function] = inst->name();
-      if (!kernel->comparator_function.empty()) code->function_to_hlo_[kernel->comparator_function] = inst->name();
-      code->by_instruction_[inst.get()] = kernel.get();
-      code->kernels_.push_back(std::move(kernel));
-    }
-  }
-  code->llvm_ir_ = ToText(*llvm_module);
+llvm::SmallVector<char, 0> ToBitcode(const llvm::Module& module) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::WriteBitcodeToFile(module, os);
+  return buffer;
+}
+
+// Verifies, optimizes and compiles one kernel module with a target machine of its own.
+void CompileKernelModule(KernelModule& km, const CpuCompileOptions& options) {
+  auto fail = [&](Status st) { km.status = std::move(st); };
   {
     std::string errors;
     llvm::raw_string_ostream os(errors);
-    if (llvm::verifyModule(*llvm_module, &os)) return Internal("CPU backend produced invalid LLVM IR: " + errors);
+    if (llvm::verifyModule(*km.module, &os)) return fail(Internal("CPU backend produced invalid LLVM IR: " + errors));
   }
-  RETURN_IF_ERROR(Optimize(*llvm_module, tm->get(), options.opt_level, VectorMathLibraryLoaded()));
-  code->llvm_ir_optimized_ = ToText(*llvm_module);
+  auto tm = HostTargets::Get().Borrow(options.opt_level > 0);
+  if (!tm.ok()) return fail(tm.status());
+  if (options.keep_llvm_ir) km.bitcode = ToBitcode(*km.module);
+  if (Status st = Optimize(*km.module, tm->get(), options.opt_level, VectorMathLibraryLoaded()); !st.ok()) return fail(st);
+  if (options.keep_llvm_ir) km.bitcode_optimized = ToBitcode(*km.module);
   if (options.keep_assembly) {
-    ASSIGN_OR_RETURN(code->assembly_, EmitAssembly(*llvm_module, tm->get()));
+    auto text = EmitAssembly(*km.module, tm->get());
+    if (!text.ok()) return fail(text.status());
+    km.assembly = std::move(*text);
+  }
+  auto object = llvm::orc::SimpleCompiler(*tm->get())(*km.module);
+  if (!object) return fail(FromLlvm(object.takeError(), "cannot compile the kernels"));
+  km.object = std::move(*object);
+}
+
+// The modules' IR linked into one module and printed, globals and functions in the order
+// they were emitted (`order`: "g" or "f" + name), as one module would have held them.
+StatusOr<std::string> LinkedText(std::vector<KernelModule>& modules, bool optimized,
+                                 const std::vector<std::string>& order, const std::string& name,
+                                 const llvm::DataLayout& layout, const std::string& triple) {
+  llvm::LLVMContext context;
+  llvm::Module linked(name, context);
+  linked.setDataLayout(layout);
+  linked.setTargetTriple(triple);
+  llvm::Linker linker(linked);
+  for (KernelModule& km : modules) {
+    if (!km.has_code) continue;
+    const auto& bitcode = optimized ? km.bitcode_optimized : km.bitcode;
+    auto part = llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), name),
+                                       context);
+    if (!part) return FromLlvm(part.takeError(), "cannot read back a kernel's LLVM IR");
+    if (linker.linkInModule(std::move(*part))) return Internal("cannot link the kernels' LLVM IR for printing");
+  }
+  // The same text whatever the partition: llvm.compiler.used (the vectorizer's list of
+  // vector math variants, appended per module) deduplicated and sorted, declarations
+  // sorted by name, then definitions in the order they were emitted (the linker moves
+  // things around; optimization may have dropped some).
+  if (llvm::GlobalVariable* used = linked.getGlobalVariable("llvm.compiler.used", true)) {
+    std::map<std::string, llvm::Constant*> unique;
+    if (auto* array = llvm::dyn_cast_or_null<llvm::ConstantArray>(used->getInitializer())) {
+      for (llvm::Use& op : array->operands()) {
+        auto* c = llvm::cast<llvm::Constant>(op.get());
+        unique.emplace(c->stripPointerCasts()->getName().str(), c);
+      }
+    }
+    used->eraseFromParent();
+    std::vector<llvm::Constant*> values;
+    for (const auto& [n, c] : unique) values.push_back(c);
+    if (!values.empty()) {
+      auto* type = llvm::ArrayType::get(llvm::PointerType::getUnqual(context), values.size());
+      auto* list = new llvm::GlobalVariable(linked, type, false, llvm::GlobalValue::AppendingLinkage,
+                                            llvm::ConstantArray::get(type, values), "llvm.compiler.used");
+      list->setSection("llvm.metadata");
+    }
+  }
+  for (const std::string& entry : order) {
+    if (entry[0] != 'g') continue;
+    if (llvm::GlobalVariable* v = linked.getGlobalVariable(entry.substr(1), true)) {
+      v->removeFromParent();
+      linked.insertGlobalVariable(v);
+    }
+  }
+  std::map<std::string, llvm::Function*> declarations;
+  for (llvm::Function& f : linked) {
+    if (f.isDeclaration()) declarations.emplace(f.getName().str(), &f);
+  }
+  for (auto& [n, f] : declarations) {
+    f->removeFromParent();
+    linked.getFunctionList().push_back(f);
+  }
+  for (const std::string& entry : order) {
+    if (entry[0] != 'f') continue;
+    llvm::Function* fn = linked.getFunction(entry.substr(1));
+    if (fn != nullptr && !fn->isDeclaration()) {
+      fn->removeFromParent();
+      linked.getFunctionList().push_back(fn);
+    }
+  }
+  return ToText(linked);
+}
+
+// A rough measure of the code a kernel makes, to balance the compile threads: fused
+// instructions, transcendental functions (inline polynomials) counting more.
+int64_t EstimatedCodeSize(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kFusion) return IsLibraryOp(inst.opcode()) ? 2 : 4;
+  int64_t size = 4;
+  for (const auto& i : inst.fused_computation()->instructions()) {
+    switch (i->opcode()) {
+      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kGetTupleElement:
+      case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kBroadcast:
+        size += 1;
+        break;
+      case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
+        size += 12;
+        break;
+      case Opcode::kReduce: case Opcode::kReduceWindow: case Opcode::kScatter: case Opcode::kSelectAndScatter:
+        size += 8;
+        break;
+      default:
+        size += 2;
+    }
+  }
+  return size;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const CpuCompileOptions& options) {
+  Stopwatch watch;
+  InitializeLlvmOnce();
+  if (module.entry() == nullptr) return InvalidArgument("module " + module.name() + " has no entry computation");
+  auto code = std::make_unique<CpuCodeImpl>();
+
+  const bool optimize_codegen = options.opt_level > 0;
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder jtmb, HostTargets::Get().Builder(optimize_codegen));
+  llvm::DataLayout data_layout("");
+  std::string triple;
+  {
+    ASSIGN_OR_RETURN(HostTargets::Lease tm, HostTargets::Get().Borrow(optimize_codegen));
+    code->target_cpu_ = tm->getTargetCPU().str();
+    data_layout = tm->createDataLayout();
+    triple = tm->getTargetTriple().str();
+  }
+  code->EndStep("target", watch);
+
+  // The kernels go into up to four modules per compile thread, each in a context of its
+  // own (an LLVMContext is single-threaded): kernels are assigned biggest first to the
+  // least loaded module by an estimate of their code, then emitted in program order on
+  // this thread (emitting is cheap). The threads then take modules, biggest first, until
+  // none is left. (Measured: a module per thread balances worse than this; a module per
+  // kernel pays LLVM's per-module set-up once per kernel in modules of hundreds.)
+  std::vector<const Instruction*> kernel_insts;
+  for (const Computation* comp : ProgramComputations(module)) {
+    for (const auto& inst : comp->instructions()) {
+      if (IsCpuKernel(*inst)) kernel_insts.push_back(inst.get());
+    }
+  }
+  int threads = options.compile_threads > 0 ? options.compile_threads
+                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(kernel_insts.size())));
+  const size_t partitions = std::max<size_t>(1, std::min<size_t>(kernel_insts.size(), 4 * static_cast<size_t>(threads)));
+  std::vector<int> partition_of(kernel_insts.size(), 0);
+  std::vector<int64_t> load(partitions, 0);
+  {
+    std::vector<size_t> by_cost(kernel_insts.size());
+    std::vector<int64_t> cost(kernel_insts.size());
+    for (size_t i = 0; i < kernel_insts.size(); ++i) {
+      by_cost[i] = i;
+      cost[i] = EstimatedCodeSize(*kernel_insts[i]);
+    }
+    std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) { return cost[a] > cost[b]; });
+    for (size_t i : by_cost) {
+      const size_t least = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      partition_of[i] = static_cast<int>(least);
+      load[least] += cost[i];
+    }
+  }
+  std::vector<KernelModule> modules(partitions);
+  for (size_t p = 0; p < modules.size(); ++p) {
+    KernelModule& km = modules[p];
+    km.context = std::make_unique<llvm::LLVMContext>();
+    km.module = std::make_unique<llvm::Module>(module.name() + "." + std::to_string(p), *km.context);
+    km.module->setDataLayout(data_layout);
+    km.module->setTargetTriple(triple);
+  }
+  std::vector<std::string> emitted;  // global and function names in program order (printing)
+  std::unordered_set<std::string> seen;
+  for (size_t i = 0; i < kernel_insts.size(); ++i) {
+    const Instruction* inst = kernel_insts[i];
+    llvm::Module& target = *modules[static_cast<size_t>(partition_of[i])].module;
+    auto kernel = std::make_unique<CpuKernel>();
+    KernelEmitter emitter(target);
+    Status st = emitter.Emit(*inst, kernel.get());
+    if (!st.ok()) {
+      // "line:col: CPU backend: ..." (the CLI puts the file in front, as parse errors read).
+      const SourceLocation& at = inst->location();
+      std::string where = at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "";
+      return Status(st.code(), where + "CPU backend: " + st.message());
+    }
+    if (options.keep_llvm_ir) {
+      for (const llvm::GlobalVariable& g : target.globals()) {
+        if (seen.insert("g" + g.getName().str()).second) emitted.push_back("g" + g.getName().str());
+      }
+      for (const llvm::Function& f : target) {
+        if (seen.insert("f" + f.getName().str()).second) emitted.push_back("f" + f.getName().str());
+      }
+    }
+    for (const CpuLoopGroup& g : kernel->groups) code->function_to_hlo_[g.function] = inst->name();
+    if (!kernel->comparator_function.empty()) code->function_to_hlo_[kernel->comparator_function] = inst->name();
+    code->by_instruction_[inst] = kernel.get();
+    code->kernels_.push_back(std::move(kernel));
+  }
+  for (KernelModule& km : modules) {
+    km.has_code = std::any_of(km.module->begin(), km.module->end(),
+                              [](const llvm::Function& f) { return !f.isDeclaration(); });
+  }
+  code->EndStep("emit_ir", watch);
+
+  // Optimize and compile the modules on `threads` threads, biggest first.
+  std::vector<size_t> order;
+  for (size_t p = 0; p < modules.size(); ++p) {
+    if (modules[p].has_code) order.push_back(p);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return load[a] > load[b]; });
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(order.size())));
+  {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t k = next++; k < order.size(); k = next++) CompileKernelModule(modules[order[k]], options);
+    };
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+    for (std::thread& t : helpers) t.join();
+  }
+  code->compile_threads_ = threads;
+  for (const KernelModule& km : modules) RETURN_IF_ERROR(km.status);
+  code->EndStep("optimize_and_compile", watch);
+
+  if (options.keep_llvm_ir) {
+    ASSIGN_OR_RETURN(code->llvm_ir_, LinkedText(modules, false, emitted, module.name(), data_layout, triple));
+    ASSIGN_OR_RETURN(code->llvm_ir_optimized_,
+                     LinkedText(modules, true, emitted, module.name(), data_layout, triple));
+    code->EndStep("print_ir", watch);
+  }
+  if (options.keep_assembly) {
+    for (const KernelModule& km : modules) code->assembly_ += km.assembly;
   }
 
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  // The JIT only links the compiled objects. No platform: kernels have no static
+  // initializers (the generic platform would compile a module of its own per JIT).
+  // Symbols (libm, libmvec, memcpy) come from the process.
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(jtmb))
+                 .setDataLayout(data_layout)
+                 .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+                 .setLinkProcessSymbolsByDefault(false)
+                 .create();
   if (!jit) return FromLlvm(jit.takeError(), "cannot create the JIT");
   auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!generator) return FromLlvm(generator.takeError(), "cannot search the process for symbols");
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
-  if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(llvm_module), std::move(context)))) {
-    return FromLlvm(std::move(err), "cannot add the kernels to the JIT");
+  for (KernelModule& km : modules) {
+    if (!km.object) continue;
+    if (auto err = (*jit)->addObjectFile(std::move(km.object))) {
+      return FromLlvm(std::move(err), "cannot add the kernels to the JIT");
+    }
   }
   for (auto& kernel : code->kernels_) {
     for (CpuLoopGroup& g : kernel->groups) {
@@ -1044,6 +1351,7 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
     }
   }
   code->jit_ = std::move(*jit);
+  code->EndStep("jit_link", watch);
   return std::unique_ptr<CpuCode>(std::move(code));
 }
 

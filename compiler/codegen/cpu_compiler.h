@@ -65,6 +65,17 @@ struct CpuKernel {
 struct CpuCompileOptions {
   int opt_level = 2;           // LLVM -O level for the kernels
   bool keep_assembly = true;   // produce the cpu_asm stage
+  bool keep_llvm_ir = true;    // produce the llvm_ir and llvm_ir_optimized stages
+  // Threads that optimize and compile kernels (each kernel is a module of its own);
+  // 0: one per hardware thread. The code is the same for any count.
+  int compile_threads = 0;
+};
+
+// Wall time of one compile step: "target", "emit_ir", "optimize_and_compile" (LLVM's
+// optimizations and code generation, kernels in parallel), "print_ir", "jit_link".
+struct CompileStepTime {
+  std::string step;
+  double seconds = 0;
 };
 
 // Compiled kernels of one module and the JIT that owns their code.
@@ -82,6 +93,10 @@ class CpuCode {
   virtual const std::string& target_cpu() const = 0;
   // LLVM function name -> HLO instruction name (fusion or op) it implements.
   virtual const std::map<std::string, std::string>& function_to_hlo() const = 0;
+  // Where the compile's time went, in order.
+  virtual const std::vector<CompileStepTime>& step_times() const = 0;
+  // Threads the kernels were optimized and compiled on.
+  virtual int compile_threads() const = 0;
 };
 
 // Compiles every kernel of `module`'s program computations (entry, while bodies and

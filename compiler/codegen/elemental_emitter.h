@@ -54,9 +54,19 @@ class IrArray {
 llvm::Value* ToRegister(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* stored);
 llvm::Value* ToStorage(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value);
 
+// Choices a backend makes about how math is emitted; the defaults are the GPU's.
+struct ElementalEmitterOptions {
+  // exp (and logistic's exp) as inline polynomial IR (EmitInlineExp in the .cc: Cody-Waite
+  // reduction, Taylor polynomial, 2^k in the exponent bits; <= 1 ulp for f32) instead of
+  // llvm.exp. On the CPU llvm.exp becomes calls into glibc's libmvec, which cost a third
+  // of softmax; on the GPU llvm.exp is linked from libdevice, already inline.
+  bool inline_exp = false;
+};
+
 class ElementalEmitter {
  public:
-  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module);
+  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module,
+                   const ElementalEmitterOptions& options = {});
 
   // Elements of `inst` are read from memory instead of being computed.
   void BindArray(const Instruction* inst, IrArray array);
@@ -184,11 +194,14 @@ class ElementalEmitter {
                         const std::vector<llvm::Value*>& args);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, PrimitiveType type,
                          const std::vector<llvm::Value*>& args);
+  // e^x on a float/double register value (unrounded), as options_.inline_exp chooses.
+  llvm::Value* Exp(llvm::Value* x);
   llvm::Value* ClampIndex(llvm::Value* start, int64_t max_start, PrimitiveType type);
 
   llvm::IRBuilder<>& b_;
   llvm::Module& module_;
   llvm::LLVMContext& context_;
+  ElementalEmitterOptions options_;
   std::unordered_map<const Instruction*, IrArray> arrays_;
   std::unordered_map<const Instruction*, std::vector<llvm::Value*>> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
@@ -200,6 +213,14 @@ class ElementalEmitter {
   int64_t loops_emitted_ = 0;  // inside a reducer: f16/bf16 accumulate in f32
   std::vector<Cache> scopes_;
   Status status_;
+};
+
+// The CPU backend's emitter: the same emitter with the CPU's math choices (the CPU
+// compiler names this type for every emitter it creates; the GPU compiler uses the base).
+class CpuElementalEmitter : public ElementalEmitter {
+ public:
+  CpuElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module)
+      : ElementalEmitter(b, module, ElementalEmitterOptions{.inline_exp = true}) {}
 };
 
 }  // namespace fusebox::codegen

@@ -43,10 +43,19 @@ Status RunDot(const Instruction& dot, const void* lhs, const void* rhs, void* ou
 // Any HLO convolution: dim_labels in any order, 1 or more spatial dimensions (or none),
 // window size, stride, padding (negative too), lhs and rhs dilation, window reversal,
 // feature_group_count and batch_group_count. Element types as for dot. Computed as
-// im2col into a scratch matrix plus one GEMM per (group, block of output rows).
+// im2col into a scratch matrix plus one GEMM per (group, block of output rows), except two
+// kinds of 1-D/2-D f32 convolution (one group, no lhs dilation) on CPUs with AVX-512:
+// those whose reduction is at least 8x their result positions, with at most 256 output
+// features ("weight-gradient": the reduction cut into a fixed number of chunks, partial
+// sums added in chunk order), and others with at most 128 output features whose result
+// has the features minor ("direct": result positions x feature vectors in registers). Those two give the same result for
+// any thread count; FUSEBOX_CONV_IM2COL=1 in the environment forces im2col.
 bool CanRunConvolution(const Instruction& conv, std::string* why);
 Status RunConvolution(const Instruction& conv, const void* lhs, const void* rhs, void* out,
                       int threads);
+// The path RunConvolution takes for `conv` on this machine: "direct", "weight-gradient",
+// "im2col", or "invalid" when the convolution is malformed. For tests and traces.
+const char* ConvolutionPath(const Instruction& conv);
 
 // --- sort --------------------------------------------------------------------------------
 // comparator(args, context) gets args[2*k] = the lhs element of operand k and

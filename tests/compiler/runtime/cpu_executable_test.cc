@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "compiler/passes/kernel_count.h"
@@ -554,6 +555,63 @@ ENTRY e {
   EXPECT_THAT(code.llvm_ir_optimized(), HasSubstr("fadd"));
   EXPECT_THAT(code.assembly(), HasSubstr(fn));
   EXPECT_EQ(code.function_to_hlo().at(fn), code.kernels()[0]->hlo->name());
+}
+
+// Kernels are optimized and compiled in several modules on several threads; the printed
+// stages are one module again, in program order, and neither they nor the results depend
+// on the thread count. The compile reports where its time went.
+TEST(CpuExecutableTest, CompileThreadsChangeNeitherStagesNorResults) {
+  auto m = ParseOrFail(ReadExample("mnist_train_step.hlo"));
+  ASSERT_NE(m, nullptr);
+  auto args = RandomArguments(*m, 5);
+  ASSERT_TRUE(args.ok());
+  std::string ir, ir_optimized;
+  std::optional<Literal> first;
+  for (int compile_threads : {1, 2, 3, 8}) {
+    SCOPED_TRACE("compile threads " + std::to_string(compile_threads));
+    auto optimized = OptimizeForBackend(*m, true);
+    ASSERT_TRUE(optimized.ok());
+    CpuExecutableOptions options;
+    options.threads = 2;
+    options.compile.compile_threads = compile_threads;
+    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    const CpuCode& code = (*exe)->code();
+    EXPECT_EQ(code.compile_threads(), compile_threads);
+    std::vector<std::string> steps;
+    for (const CompileStepTime& t : code.step_times()) {
+      steps.push_back(t.step);
+      EXPECT_GE(t.seconds, 0);
+    }
+    EXPECT_THAT(steps, ::testing::IsSupersetOf({"emit_ir", "optimize_and_compile", "print_ir", "jit_link"}));
+    // One module: one header, every kernel defined once, in the order they were emitted.
+    EXPECT_EQ(code.llvm_ir().find("target datalayout"), code.llvm_ir().rfind("target datalayout"));
+    size_t last = 0;
+    for (const auto& kernel : code.kernels()) {
+      for (const CpuLoopGroup& g : kernel->groups) {
+        const size_t at = code.llvm_ir().find("define void @" + g.function + "(");
+        ASSERT_NE(at, std::string::npos) << g.function;
+        EXPECT_GT(at, last) << g.function << " out of order";
+        last = at;
+        EXPECT_THAT(code.llvm_ir_optimized(), HasSubstr("@" + g.function + "("));
+        EXPECT_THAT(code.assembly(), HasSubstr(g.function + ":"));
+      }
+    }
+    if (ir.empty()) {
+      ir = code.llvm_ir();
+      ir_optimized = code.llvm_ir_optimized();
+    } else {
+      EXPECT_EQ(code.llvm_ir(), ir);
+      EXPECT_EQ(code.llvm_ir_optimized(), ir_optimized);
+    }
+    auto result = (*exe)->Run(*args);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    if (!first) {
+      first = std::move(*result);
+    } else {
+      EXPECT_EQ(*result, *first);
+    }
+  }
 }
 
 TEST(CpuExecutableTest, UnsupportedOpIsAClearCompileError) {

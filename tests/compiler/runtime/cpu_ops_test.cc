@@ -18,11 +18,15 @@
 //   7. Data movement, iota, dynamic-slice / dynamic-update-slice / gather
 //   8. reduce, reduce-window, map, sort, dot, convolution
 //   9. Ops the backend refuses
+//  10. exp's accuracy in ulps (inline polynomial exp, f32 and f64, and logistic)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <ostream>
@@ -1439,6 +1443,209 @@ max {
     std::string text = std::string("HloModule side_output\n") + kSum + "\n\n" + body + "\n";
     testing_util::ExpectCpuMatchesInterpreter(text, 3);
   }
+}
+
+}  // namespace
+}  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+// exp is inline polynomial IR on the CPU (ElementalEmitterOptions::inline_exp), not a call
+// into libm/libmvec. Its accuracy is measured here in ulps against glibc's exp (what the
+// interpreter calls), tighter than the f32/f64 comparison tolerance: the bound fails the
+// test if a change to the reduction, the polynomial or the scaling loses accuracy.
+
+// Distance in representable values between two finite values of the same type (a
+// negative value is mapped below +0, so -0 and +0 are one apart).
+template <typename Float, typename Int>
+int64_t UlpDistance(Float a, Float b) {
+  auto ordered = [](Float v) {
+    const Int bits = std::bit_cast<Int>(v);
+    return bits < 0 ? std::numeric_limits<Int>::min() - bits : bits;
+  };
+  const Int x = ordered(a), y = ordered(b);
+  // Both are in [-(2^(w-1) - 1), 2^(w-1) - 1] for finite values; the difference can
+  // exceed Int only between huge magnitudes of opposite signs, which exp never gives.
+  return x > y ? static_cast<int64_t>(x - y) : static_cast<int64_t>(y - x);
+}
+
+struct UlpReport {
+  int64_t max_ulp = 0;
+  double worst_input = 0;
+  int64_t special_mismatches = 0;  // NaN, inf or zero where the reference is not (or back)
+  std::string first_special;
+};
+
+// Compiles `op` (exponential or logistic) over `values`, runs it on the CPU and measures
+// every result against `reference`.
+template <typename Float, typename Int>
+UlpReport MeasureUlps(const std::string& op, const std::vector<Float>& values,
+                      const std::function<Float(Float)>& reference) {
+  UlpReport report;
+  const PT type = sizeof(Float) == 4 ? PT::kF32 : PT::kF64;
+  const std::string shape = ShapeText(type, {static_cast<int64_t>(values.size())});
+  const std::string text = "HloModule " + Ident(op) + "_ulps\n\nENTRY e {\n  x = " + shape +
+                           " parameter(0)\n  ROOT y = " + shape + " " + op + "(x)\n}\n";
+  auto module = ParseOrFail(text);
+  if (module == nullptr) return report;
+  auto exe = testing_util::CompileCpu(*module, /*fused=*/false);
+  EXPECT_TRUE(exe.ok()) << exe.status().message();
+  if (!exe.ok()) return report;
+  // No call into libm or libmvec survives: the loop is vectorized inline math.
+  const std::string& ir = (*exe)->code().llvm_ir_optimized();
+  for (const char* call : {"@exp", "@llvm.exp.", "@_ZGV"})
+    EXPECT_EQ(ir.find(call), std::string::npos) << op << " calls " << call;
+  EXPECT_NE(ir.find(sizeof(Float) == 4 ? " x float>" : " x double>"), std::string::npos)
+      << op << " is not vectorized";
+  Literal input(Shape(type, {static_cast<int64_t>(values.size())}));
+  for (size_t k = 0; k < values.size(); ++k) input.SetDouble(static_cast<int64_t>(k), values[k]);
+  std::vector<Literal> args;
+  args.push_back(std::move(input));
+  auto result = (*exe)->Run(args);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  if (!result.ok()) return report;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const Float got = static_cast<Float>(result->GetDouble(static_cast<int64_t>(k)));
+    const Float want = reference(values[k]);
+    const bool special_got = std::isnan(got) || std::isinf(got) || got == 0;
+    const bool special_want = std::isnan(want) || std::isinf(want) || want == 0;
+    if (special_got || special_want) {
+      const bool same = (std::isnan(got) && std::isnan(want)) ||
+                        (!std::isnan(got) && !std::isnan(want) && got == want &&
+                         std::signbit(got) == std::signbit(want));
+      // Next to the overflow and underflow thresholds a 1-ulp difference may be the
+      // difference between the largest finite value and inf, or the smallest subnormal
+      // and 0: count those as ulps, not as special mismatches.
+      if (!same && !std::isnan(got) && !std::isnan(want) &&
+          UlpDistance<Float, Int>(got, want) <= 1) {
+        report.max_ulp = std::max<int64_t>(report.max_ulp, 1);
+        continue;
+      }
+      if (!same) {
+        if (report.special_mismatches++ == 0) {
+          report.first_special = op + "(" + std::to_string(values[k]) +
+                                 ") = " + std::to_string(got) + ", expected " +
+                                 std::to_string(want);
+        }
+      }
+      continue;
+    }
+    const int64_t ulps = UlpDistance<Float, Int>(got, want);
+    if (ulps > report.max_ulp) {
+      report.max_ulp = ulps;
+      report.worst_input = static_cast<double>(values[k]);
+    }
+  }
+  return report;
+}
+
+// Edge values shared by both types: the overflow and underflow thresholds of f32, the
+// subnormal range, zeros, infinities, NaN, tiny arguments.
+template <typename Float>
+std::vector<Float> ExpEdgeValues() {
+  const Float inf = std::numeric_limits<Float>::infinity();
+  std::vector<Float> values = {0,
+                               -0.0f,
+                               1,
+                               -1,
+                               0.5,
+                               88.72f,
+                               88.7228f,
+                               88.73f,
+                               88.76f,
+                               89,
+                               -87.3f,
+                               -87.34f,
+                               -87.4f,
+                               -100,
+                               -103.9f,
+                               -103.97f,
+                               -103.98f,
+                               -104,
+                               -110,
+                               -200,
+                               100,
+                               1e-30f,
+                               -1e-30f,
+                               1e-45f,
+                               -1e-45f,
+                               1e-8f,
+                               -1e-8f,
+                               0.34657f,
+                               -0.34657f,
+                               0.34658f,
+                               inf,
+                               -inf,
+                               std::numeric_limits<Float>::quiet_NaN(),
+                               -std::numeric_limits<Float>::quiet_NaN(),
+                               std::numeric_limits<Float>::max(),
+                               std::numeric_limits<Float>::lowest(),
+                               std::numeric_limits<Float>::denorm_min()};
+  if (sizeof(Float) == 8) {
+    for (double v : {709.78, 709.782712893384, 709.7827128933841, 709.79, 710.0, -708.39, -708.4,
+                     -720.0, -744.44, -745.13, -745.1332191019411, -745.14, -746.0, -1000.0, 1000.0,
+                     1e300, -1e300, 5e-324}) {
+      values.push_back(static_cast<Float>(v));
+    }
+  }
+  return values;
+}
+
+TEST(CpuExpAccuracyTest, F32ExpWithinOneUlpOfLibm) {
+  std::vector<float> values = ExpEdgeValues<float>();
+  // Every 2^12th bit pattern plus an odd offset (all exponents, varied mantissas, both
+  // signs: NaNs, infinities and subnormal inputs included) ...
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 4093)
+    values.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  // ... and a dense sweep where e^x is finite and nonzero, subnormal results included.
+  constexpr int kSteps = 1 << 20;
+  for (int s = 0; s <= kSteps; ++s)
+    values.push_back(-104.0f + 193.0f * static_cast<float>(s) / kSteps);
+  // Neighbourhoods of the range-reduction boundaries k ln2 +- ln2 / 2.
+  for (int k = -150; k <= 128; ++k) {
+    float x = static_cast<float>((k + 0.5) * std::log(2.0));
+    for (int step = 0; step < 8; ++step) {
+      values.push_back(x);
+      x = std::nextafter(x, 1000.0f);
+    }
+  }
+  const UlpReport report =
+      MeasureUlps<float, int32_t>("exponential", values, [](float x) { return std::exp(x); });
+  std::printf("f32 exp: %zu inputs, max error %lld ulp (at %.9g)\n", values.size(),
+              static_cast<long long>(report.max_ulp), report.worst_input);
+  EXPECT_EQ(report.special_mismatches, 0) << report.first_special;
+  EXPECT_LE(report.max_ulp, 1) << "at x = " << report.worst_input;
+}
+
+TEST(CpuExpAccuracyTest, F64ExpWithinOneUlpOfLibm) {
+  std::vector<double> values = ExpEdgeValues<double>();
+  for (uint64_t k = 0; k < (uint64_t{1} << 18); ++k)
+    values.push_back(std::bit_cast<double>(MixBits(k)));
+  constexpr int kSteps = 1 << 20;
+  for (int s = 0; s <= kSteps; ++s) values.push_back(-746.0 + 1456.0 * s / kSteps);
+  const UlpReport report =
+      MeasureUlps<double, int64_t>("exponential", values, [](double x) { return std::exp(x); });
+  std::printf("f64 exp: %zu inputs, max error %lld ulp (at %.17g)\n", values.size(),
+              static_cast<long long>(report.max_ulp), report.worst_input);
+  EXPECT_EQ(report.special_mismatches, 0) << report.first_special;
+  EXPECT_LE(report.max_ulp, 1) << "at x = " << report.worst_input;
+}
+
+// logistic's exp is the same inline exp; 1 / (1 + e^-x) adds two roundings on both
+// sides, and where e^-x is large (ulp >= 2) adding 1 can meet a tie that a 1-ulp
+// difference in e^-x sends the other way: 3 ulps measured (at x = -16.91).
+TEST(CpuExpAccuracyTest, F32LogisticWithinThreeUlpsOfLibm) {
+  std::vector<float> values = ExpEdgeValues<float>();
+  constexpr int kSteps = 1 << 18;
+  for (int s = 0; s <= kSteps; ++s)
+    values.push_back(-110.0f + 220.0f * static_cast<float>(s) / kSteps);
+  const UlpReport report = MeasureUlps<float, int32_t>(
+      "logistic", values, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  std::printf("f32 logistic: %zu inputs, max error %lld ulp (at %.9g)\n", values.size(),
+              static_cast<long long>(report.max_ulp), report.worst_input);
+  EXPECT_EQ(report.special_mismatches, 0) << report.first_special;
+  EXPECT_LE(report.max_ulp, 3) << "at x = " << report.worst_input;
 }
 
 }  // namespace

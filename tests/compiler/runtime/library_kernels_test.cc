@@ -469,6 +469,222 @@ TEST(ConvolutionTest, ThreadCountDoesNotChangeIntegerResults) {
 }
 
 // ---------------------------------------------------------------------------------------
+// The direct and weight-gradient f32 convolution paths (AVX-512 machines)
+// ---------------------------------------------------------------------------------------
+
+bool HasAvx512() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return __builtin_cpu_supports("avx512f") != 0;
+#else
+  return false;
+#endif
+}
+
+struct PathCase {
+  ConvCase conv;
+  std::string path;  // the path taken where AVX-512 is available
+};
+
+const std::vector<PathCase>& PathCases() {
+  static const std::vector<PathCase> cases = {
+      // The CIFAR step's convolutions, exactly.
+      {{"cifar_forward_3_to_16", "$T[32,32,32,3]{3,2,1,0}", "$T[3,3,3,16]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+       "direct"},
+      {{"cifar_forward_16_to_32", "$T[32,16,16,16]{3,2,1,0}", "$T[3,3,16,32]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+       "direct"},
+      {{"cifar_input_gradient", "$T[32,16,16,32]{3,2,1,0}", "$T[3,3,16,32]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01oi->b01f"},
+       "direct"},
+      {{"cifar_weight_gradient_1",
+        "$T[32,32,32,3]{3,2,1,0}",
+        "$T[32,32,32,16]{3,2,1,0}",
+        "window={size=32x32 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf",
+        {3, 2, 1, 0}},
+       "weight-gradient"},
+      {{"cifar_weight_gradient_2",
+        "$T[32,16,16,16]{3,2,1,0}",
+        "$T[32,16,16,32]{3,2,1,0}",
+        "window={size=16x16 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf",
+        {3, 2, 1, 0}},
+       "weight-gradient"},
+      // Direct: odd sizes, feature tails, strides, dilation, negative padding, reversal,
+      // 1-D, inputs whose features are not minor.
+      {{"direct_odd_stride_padding", "$T[3,7,9,5]{3,2,1,0}", "$T[3,2,5,7]{3,2,1,0}",
+        "window={size=3x2 stride=2x1 pad=2_1x0_2}, dim_labels=b01f_01io->b01f"},
+       "direct"},
+      {{"direct_40_features_dilated", "$T[2,6,11,4]{3,2,1,0}", "$T[2,3,4,40]{3,2,1,0}",
+        "window={size=2x3 stride=1x2 pad=-1_1x1_1 rhs_dilate=2x1}, dim_labels=b01f_01io->b01f"},
+       "direct"},
+      {{"direct_128_features_reversed", "$T[2,5,6,3]{3,2,1,0}", "$T[3,3,3,128]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x1_1 rhs_reversal=1x1}, dim_labels=b01f_01io->b01f"},
+       "direct"},
+      {{"direct_1d", "$T[3,17,6]{2,1,0}", "$T[5,6,20]{2,1,0}",
+        "window={size=5 stride=2 pad=2_2}, dim_labels=b0f_0io->b0f"},
+       "direct"},
+      {{"direct_nchw_input", "$T[2,5,9,8]{3,2,1,0}", "$T[6,5,3,3]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x0_0}, dim_labels=bf01_oi01->b01f"},
+       "direct"},
+      {{"direct_input_layout_feature_major",
+        "$T[2,7,8,5]{2,1,3,0}",
+        "$T[3,3,5,6]{1,0,2,3}",
+        "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+        {3, 1, 2, 0}},
+       "direct"},
+      {{"direct_window_larger_than_input", "$T[2,3,3,2]{3,2,1,0}", "$T[5,5,2,3]{3,2,1,0}",
+        "window={size=5x5 pad=2_2x3_1}, dim_labels=b01f_01io->b01f"},
+       "direct"},
+      {{"direct_threaded_batch_1",
+        "$T[1,23,19,7]{3,2,1,0}",
+        "$T[3,3,7,17]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+        {},
+        3},
+       "direct"},
+      // Weight gradient: odd sizes, feature tails, strides, dilation, a kernel whose
+      // features are not minor, several chunk splits.
+      {{"gradient_odd",
+        "$T[5,9,7,3]{3,2,1,0}",
+        "$T[5,8,6,7]{3,2,1,0}",
+        "window={size=8x6 pad=1_0x0_1}, dim_labels=f01b_i01o->01bf",
+        {3, 2, 1, 0}},
+       "weight-gradient"},
+      {{"gradient_33_features_37_chunks",
+        "$T[37,10,9,2]{3,2,1,0}",
+        "$T[37,9,8,33]{3,2,1,0}",
+        "window={size=9x8 pad=1_1x0_1}, dim_labels=f01b_i01o->01bf",
+        {3, 2, 1, 0},
+        2},
+       "weight-gradient"},
+      {{"gradient_strided_dilated",
+        "$T[16,12,12,1]{3,2,1,0}",
+        "$T[16,4,4,5]{3,2,1,0}",
+        "window={size=4x4 stride=2x2 rhs_dilate=2x1}, dim_labels=f01b_i01o->01bf",
+        {0, 1, 2, 3}},
+       "weight-gradient"},
+      {{"gradient_kernel_features_major",
+        "$T[6,8,8,3]{3,2,1,0}",
+        "$T[6,8,8,9]{2,1,0,3}",
+        "window={size=8x8 pad=1_1x1_1 rhs_reversal=0x1}, dim_labels=f01b_i01o->01bf",
+        {},
+        2},
+       "weight-gradient"},
+      {{"gradient_1d",
+        "$T[12,30,2]{2,1,0}",
+        "$T[12,28,4]{2,1,0}",
+        "window={size=28 pad=1_1}, dim_labels=f0b_i0o->0bf",
+        {},
+        2},
+       "weight-gradient"},
+      // Every input column cut away by negative padding: all-zero padded rows.
+      {{"direct_all_columns_padding", "$T[1,4,6,2]{3,2,1,0}", "$T[2,2,2,3]{3,2,1,0}",
+        "window={size=2x2 pad=0_0x-6_6}, dim_labels=b01f_01io->b01f"},
+       "direct"},
+      {{"gradient_all_columns_padding", "$T[16,4,6,1]{3,2,1,0}", "$T[16,4,4,3]{3,2,1,0}",
+        "window={size=4x4 pad=0_0x-6_6}, dim_labels=f01b_i01o->01bf"},
+       "weight-gradient"},
+      // Not taken: groups, lhs dilation, 3-D, too many features, result features not minor.
+      {{"not_feature_groups", "$T[2,6,6,6]{3,2,1,0}", "$T[3,3,3,4]{3,2,1,0}",
+        "window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=2"},
+       "im2col"},
+      {{"not_batch_groups", "$T[3,8,8,4]{3,2,1,0}", "$T[3,6,6,8]{3,2,1,0}",
+        "window={size=6x6 pad=0_1x1_0}, dim_labels=f01b_i01o->01bf, batch_group_count=4"},
+       "im2col"},
+      {{"not_lhs_dilation", "$T[1,5,4,3]{3,2,1,0}", "$T[3,3,3,2]{3,2,1,0}",
+        "window={size=3x3 pad=2_2x1_1 lhs_dilate=2x3}, dim_labels=b01f_01io->b01f"},
+       "im2col"},
+      {{"not_3d", "$T[1,5,6,4,2]{4,3,2,1,0}", "$T[2,3,2,2,3]{4,3,2,1,0}",
+        "window={size=2x3x2}, dim_labels=b012f_012io->b012f"},
+       "im2col"},
+      {{"not_many_features", "$T[2,6,6,8]{3,2,1,0}", "$T[3,3,8,130]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+       "im2col"},
+      {{"not_many_gradient_features", "$T[4,8,8,2]{3,2,1,0}", "$T[4,8,8,260]{3,2,1,0}",
+        "window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"},
+       "im2col"},
+      {{"not_nchw_result", "$T[2,5,7,8]{3,2,1,0}", "$T[6,5,3,3]{3,2,1,0}",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"},
+       "im2col"},
+      {{"not_no_spatial_dims", "$T[6,5]{1,0}", "$T[5,4]{0,1}", "dim_labels=bf_io->bf"}, "im2col"},
+  };
+  return cases;
+}
+
+TEST(ConvolutionPathTest, FastPathsMatchInterpreter) {
+  uint64_t seed = 500;
+  for (const PathCase& c : PathCases()) {
+    std::vector<int> thread_counts = {1, 2};
+    if (c.conv.threads > 2) thread_counts.push_back(c.conv.threads);
+    for (int threads : thread_counts) {
+      SCOPED_TRACE(c.conv.name + " threads=" + std::to_string(threads));
+      auto module = ConvModule(c.conv, "f32", "f32", "f32");
+      ASSERT_NE(module, nullptr);
+      const Instruction& conv = *module->entry()->root();
+      EXPECT_EQ(ConvolutionPath(conv), HasAvx512() ? c.path : std::string("im2col"));
+      CheckInstruction(conv, threads, seed++);
+    }
+  }
+}
+
+TEST(ConvolutionPathTest, OtherElementTypesKeepIm2col) {
+  for (const char* type : {"f64", "bf16", "f16", "s32"}) {
+    auto module = ConvModule(PathCases()[0].conv, type, type, type);
+    ASSERT_NE(module, nullptr);
+    EXPECT_STREQ(ConvolutionPath(*module->entry()->root()), "im2col") << type;
+  }
+  auto mixed = ConvModule(PathCases()[0].conv, "bf16", "bf16", "f32");
+  ASSERT_NE(mixed, nullptr);
+  EXPECT_STREQ(ConvolutionPath(*mixed->entry()->root()), "im2col");
+}
+
+// The fast paths sum every result element in an order that does not depend on the
+// thread count: results are bit-identical for 1, 2 and 3 threads.
+TEST(ConvolutionPathTest, ThreadCountDoesNotChangeFastPathResults) {
+  for (const PathCase& c : PathCases()) {
+    if (c.path == "im2col") continue;
+    SCOPED_TRACE(c.conv.name);
+    auto module = ConvModule(c.conv, "f32", "f32", "f32");
+    ASSERT_NE(module, nullptr);
+    const Instruction& conv = *module->entry()->root();
+    const Literal a = RandomLiteral(conv.operand(0)->shape(), 3);
+    const Literal b = RandomLiteral(conv.operand(1)->shape(), 4);
+    const std::vector<uint8_t> ab = ToBuffer(a, conv.operand(0)->shape());
+    const std::vector<uint8_t> bb = ToBuffer(b, conv.operand(1)->shape());
+    const size_t bytes = static_cast<size_t>(conv.shape().ByteSize());
+    std::vector<uint8_t> one(bytes), two(bytes), three(bytes);
+    ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), one.data(), 1).ok());
+    ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), two.data(), 2).ok());
+    ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), three.data(), 3).ok());
+    EXPECT_EQ(one, two);
+    EXPECT_EQ(one, three);
+  }
+}
+
+// An infinite input element reaches the results it feeds and turns none into NaN (the
+// zero-padded scratch and the masked feature lanes add only finite zero terms).
+TEST(ConvolutionPathTest, InfiniteInputsPropagateWithoutNaN) {
+  for (size_t i : {size_t{0}, size_t{3}}) {
+    const PathCase& c = PathCases()[i];
+    auto module = ConvModule(c.conv, "f32", "f32", "f32");
+    ASSERT_NE(module, nullptr);
+    const Instruction& conv = *module->entry()->root();
+    std::vector<float> in(static_cast<size_t>(conv.operand(0)->shape().ElementCount()), 1.0f);
+    std::vector<float> ker(static_cast<size_t>(conv.operand(1)->shape().ElementCount()), 0.5f);
+    in[5] = std::numeric_limits<float>::infinity();
+    std::vector<float> out(static_cast<size_t>(conv.shape().ElementCount()), -1.0f);
+    ASSERT_TRUE(RunConvolution(conv, in.data(), ker.data(), out.data(), 2).ok());
+    int64_t nan = 0, inf = 0;
+    for (float v : out) {
+      nan += std::isnan(v) ? 1 : 0;
+      inf += std::isinf(v) ? 1 : 0;
+    }
+    EXPECT_EQ(nan, 0) << c.conv.name;
+    EXPECT_GT(inf, 0) << c.conv.name;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 // Every dot and convolution of the examples and the XLA corpus
 // ---------------------------------------------------------------------------------------
 
