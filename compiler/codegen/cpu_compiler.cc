@@ -7,6 +7,7 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
@@ -22,11 +23,15 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <unistd.h>
 
 #include "compiler/codegen/elemental_emitter.h"
 #include "compiler/codegen/kernel_util.h"
@@ -60,6 +65,51 @@ void InitializeLlvmOnce() {
       (void)it->second->addOccurrence(1, "unroll-full-max-count", "8");
     }
   });
+}
+
+// Loop groups with a streaming variant (see KernelEmitter::StreamsOutputs) name it so.
+constexpr char kStreamingSuffix[] = ".streaming";
+
+// FUSEBOX_STREAMING_MIN_BYTES when set (0 or less: never), else an eighth of the
+// last-level cache (sysconf; the cache is shared with the inputs, other threads and, on a
+// VM, other tenants), at least 8 MiB; 64 MiB when unknown. Measured on the 480 MiB-L3
+// development VM: an elementwise fusion writing 64 MiB ran 7.6-8.3 ms with cached stores
+// and 5.9-6.3 ms streaming (68-80% -> 94-97% of memcpy's bandwidth).
+int64_t StreamingThresholdBytes() {
+  static const int64_t bytes = [] {
+    if (const char* env = std::getenv("FUSEBOX_STREAMING_MIN_BYTES"); env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      const long long v = std::strtoll(env, &end, 10);
+      if (end != env && *end == '\0') return v > 0 ? static_cast<int64_t>(v) : std::numeric_limits<int64_t>::max();
+    }
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (llc <= 0) return int64_t{64} << 20;
+    return std::max<int64_t>(int64_t{8} << 20, static_cast<int64_t>(llc) / 8);
+  }();
+  return bytes;
+}
+
+// After optimization: the vector stores of streaming variants that LLVM proved aligned to
+// their size become non-temporal (x86 movntps and friends need that alignment; stores it
+// could not prove aligned stay ordinary).
+void MarkStreamingStores(llvm::Module& module) {
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration() || !f.getName().ends_with(kStreamingSuffix)) continue;
+    for (llvm::BasicBlock& block : f) {
+      for (llvm::Instruction& i : block) {
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&i);
+        if (store == nullptr || !store->getValueOperand()->getType()->isVectorTy()) continue;
+        const uint64_t size = layout.getTypeStoreSize(store->getValueOperand()->getType()).getFixedValue();
+        if (size < 16 || store->getAlign().value() < size) continue;
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                           llvm::MDNode::get(module.getContext(), {llvm::ConstantAsMetadata::get(
+                                                                      llvm::ConstantInt::get(
+                                                                          llvm::Type::getInt32Ty(module.getContext()), 1))}));
+      }
+    }
+  }
 }
 
 // Target machines for the host, kept between compiles. Making one parses the host's
@@ -391,7 +441,8 @@ class CpuCodeImpl : public CpuCode {
 
 class KernelEmitter {
  public:
-  KernelEmitter(llvm::Module& module) : module_(module), context_(module.getContext()) {}
+  KernelEmitter(llvm::Module& module, int64_t streaming_min_bytes = 0)
+      : module_(module), context_(module.getContext()), streaming_min_bytes_(streaming_min_bytes) {}
 
   Status Emit(const Instruction& inst, CpuKernel* kernel) {
     split_ = nullptr;
@@ -580,8 +631,20 @@ class KernelEmitter {
       // row reduction to f32[4096] over 1024 columns is 4M elements of work, not 4096.
       group.elements_per_iteration *= ReducedElementsPerOutput(inst, shape, columns_ ? &*columns_ : nullptr);
       if (shape.ElementCount() == 0) group.extent = 0;
-      RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count, group.function,
-                                side_reduce[g], side_members[g]));
+      if (StreamsOutputs(kernel->kind, outputs, groups[g], partition_dim, side_reduce[g] != nullptr)) {
+        // Two variants: one whose vector stores bypass the caches (x86 non-temporal), for
+        // output buffers aligned to 64 bytes, and the plain one; the entry picks at run time.
+        streaming_ = true;
+        RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count,
+                                  group.function + kStreamingSuffix, side_reduce[g], side_members[g]));
+        streaming_ = false;
+        RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count,
+                                  group.function + ".cached", side_reduce[g], side_members[g]));
+        EmitStreamingDispatch(group.function, buffer_count, inst.operand_count(), groups[g]);
+      } else {
+        RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count, group.function,
+                                  side_reduce[g], side_members[g]));
+      }
       kernel->groups.push_back(group);
     }
     return Status::Ok();
@@ -606,6 +669,14 @@ class KernelEmitter {
     if (columns_) {
       std::vector<IrArray> partials = ColumnPartials(b, body, buffer_count, false);
       for (size_t j = 0; j < partials.size(); ++j) emitter.BindColumnPartials(columns_->reduces[j], partials[j]);
+    }
+    if (streaming_) {
+      // The dispatcher checked it: the outputs start on 64-byte boundaries (lets LLVM
+      // prove the vector stores aligned, which non-temporal stores need).
+      for (int64_t m : members) {
+        llvm::Value* out = body->getArg(static_cast<unsigned>(operand_count + m));
+        b.CreateAlignmentAssumption(module_.getDataLayout(), out, 64);
+      }
     }
     const Shape& shape = outputs[members[0]].shape;
     llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
@@ -988,6 +1059,67 @@ class KernelEmitter {
     return emitter.status();
   }
 
+  // Whether a loop group's outputs are big enough to stream past the caches: plain
+  // elementwise groups (no reduction folded in) over rows of whole 64-byte multiples,
+  // writing more than StreamingThresholdBytes() (what they write would mostly be evicted
+  // before anything read it again anyway).
+  bool StreamsOutputs(CpuKernel::Kind kind, const std::vector<OutputLeaf>& outputs,
+                      const std::vector<int64_t>& members, int64_t partition_dim, bool side_reduce) const {
+    if (streaming_min_bytes_ < 0) return false;
+    if (kind != CpuKernel::Kind::kLoop || side_reduce || partition_dim < 0) return false;
+    int64_t bytes = 0;
+    for (int64_t m : members) {
+      const Shape& shape = outputs[m].shape;
+      if (outputs[m].inst->opcode() == Opcode::kReduce || outputs[m].value >= 0) return false;
+      int64_t row = ArrayBytes(shape) / std::max<int64_t>(1, shape.dimensions(partition_dim));
+      for (int64_t d = 0; d < partition_dim; ++d) row /= std::max<int64_t>(1, shape.dimensions(d));
+      if (partition_dim + 1 >= shape.rank() || row % 64 != 0) return false;
+      if (shape.has_layout()) {  // physically row-major, so rows are contiguous
+        const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
+        for (size_t k = 0; k < m2m.size(); ++k) {
+          if (m2m[k] != shape.rank() - 1 - static_cast<int64_t>(k)) return false;
+        }
+      }
+      bytes += ArrayBytes(shape);
+    }
+    return bytes >= (streaming_min_bytes_ > 0 ? streaming_min_bytes_ : StreamingThresholdBytes());
+  }
+
+  // `name(buffers, begin, end)`: the streaming variant when every output of the group is
+  // 64-byte aligned, else the cached one.
+  void EmitStreamingDispatch(const std::string& name, int64_t buffer_count, int64_t operand_count,
+                             const std::vector<int64_t>& members) {
+    llvm::Type* ptr = llvm::PointerType::getUnqual(context_);
+    llvm::Type* i64 = llvm::Type::getInt64Ty(context_);
+    llvm::FunctionType* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr, i64, i64}, false);
+    llvm::Function* entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
+    entry->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", entry));
+    llvm::Value* bits = b.getInt64(0);
+    for (int64_t m : members) {
+      llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(operand_count + m));
+      bits = b.CreateOr(bits, b.CreatePtrToInt(b.CreateLoad(ptr, slot), i64));
+    }
+    (void)buffer_count;
+    llvm::Value* aligned = b.CreateICmpEQ(b.CreateAnd(bits, b.getInt64(63)), b.getInt64(0));
+    llvm::BasicBlock* stream = llvm::BasicBlock::Create(context_, "stream", entry);
+    llvm::BasicBlock* cached = llvm::BasicBlock::Create(context_, "cached", entry);
+    b.CreateCondBr(aligned, stream, cached);
+    std::vector<llvm::Value*> args = {entry->getArg(0), entry->getArg(1), entry->getArg(2)};
+    // Kept out of line: the streaming stores are marked by function after optimization.
+    for (const char* suffix : {kStreamingSuffix, ".cached"}) {
+      module_.getFunction(name + suffix)->addFnAttr(llvm::Attribute::NoInline);
+    }
+    b.SetInsertPoint(stream);
+    b.CreateCall(module_.getFunction(name + kStreamingSuffix), args);
+    // Non-temporal stores are weakly ordered: fence them before the shard reports done.
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::x86_sse_sfence));
+    b.CreateRetVoid();
+    b.SetInsertPoint(cached);
+    b.CreateCall(module_.getFunction(name + ".cached"), args);
+    b.CreateRetVoid();
+  }
+
   // Declares `name(void** buffers, i64 begin, i64 end)` and its always-inlined body with
   // noalias buffer parameters; returns the body.
   llvm::Function* DeclareKernel(int64_t buffer_count, const std::string& name) {
@@ -1044,6 +1176,8 @@ class KernelEmitter {
   llvm::LLVMContext& context_;
   const Instruction* split_ = nullptr;
   std::optional<ColumnPlan> columns_;
+  bool streaming_ = false;  // emitting the streaming variant of a loop group
+  int64_t streaming_min_bytes_ = 0;  // CpuCompileOptions::streaming_store_min_bytes
 };
 
 StatusOr<std::string> EmitAssembly(const llvm::Module& module, llvm::TargetMachine* tm) {
@@ -1093,6 +1227,7 @@ void CompileKernelModule(KernelModule& km, const CpuCompileOptions& options) {
   if (!tm.ok()) return fail(tm.status());
   if (options.keep_llvm_ir) km.bitcode = ToBitcode(*km.module);
   if (Status st = Optimize(*km.module, tm->get(), options.opt_level, VectorMathLibraryLoaded()); !st.ok()) return fail(st);
+  MarkStreamingStores(*km.module);
   if (options.keep_llvm_ir) km.bitcode_optimized = ToBitcode(*km.module);
   if (options.keep_assembly) {
     auto text = EmitAssembly(*km.module, tm->get());
@@ -1260,7 +1395,7 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
     const Instruction* inst = kernel_insts[i];
     llvm::Module& target = *modules[static_cast<size_t>(partition_of[i])].module;
     auto kernel = std::make_unique<CpuKernel>();
-    KernelEmitter emitter(target);
+    KernelEmitter emitter(target, options.streaming_store_min_bytes);
     Status st = emitter.Emit(*inst, kernel.get());
     if (!st.ok()) {
       // "line:col: CPU backend: ..." (the CLI puts the file in front, as parse errors read).

@@ -69,6 +69,12 @@ struct CpuCompileOptions {
   // Threads that optimize and compile kernels (each kernel is a module of its own);
   // 0: one per hardware thread. The code is the same for any count.
   int compile_threads = 0;
+  // Loop groups writing at least this many bytes (rows of whole 64-byte multiples, no
+  // reduction) also get a variant with non-temporal vector stores, taken at run time when
+  // the outputs are 64-byte aligned: results that cannot stay in the caches skip the
+  // read-for-ownership of every line written. 0: FUSEBOX_STREAMING_MIN_BYTES, else an
+  // eighth of the last-level cache (at least 8 MiB); -1: never.
+  int64_t streaming_store_min_bytes = 0;
 };
 
 // Wall time of one compile step: "target", "emit_ir", "optimize_and_compile" (LLVM's
