@@ -1305,6 +1305,22 @@ StatusOr<std::string> LinkedText(std::vector<KernelModule>& modules, bool optimi
   return ToText(linked);
 }
 
+// Whether a loop kernel does enough arithmetic per element to be bound by it rather than
+// by memory: a transcendental function among its elementwise ops.
+bool ComputeBound(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kFusion) return false;
+  for (const auto& i : inst.fused_computation()->instructions()) {
+    switch (i->opcode()) {
+      case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
+      case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1: case Opcode::kLog1p: case Opcode::kErf:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 // A rough measure of the code a kernel makes, to balance the compile threads: fused
 // instructions, transcendental functions (inline polynomials) counting more.
 int64_t EstimatedCodeSize(const Instruction& inst) {
@@ -1396,12 +1412,20 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
     llvm::Module& target = *modules[static_cast<size_t>(partition_of[i])].module;
     auto kernel = std::make_unique<CpuKernel>();
     KernelEmitter emitter(target, options.streaming_store_min_bytes);
+    const size_t functions_before = target.size();
     Status st = emitter.Emit(*inst, kernel.get());
     if (!st.ok()) {
       // "line:col: CPU backend: ..." (the CLI puts the file in front, as parse errors read).
       const SourceLocation& at = inst->location();
       std::string where = at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "";
       return Status(st.code(), where + "CPU backend: " + st.message());
+    }
+    if (ComputeBound(*inst)) {
+      // Polynomials (inline exp) are bound by arithmetic, not memory: 512-bit vectors
+      // where the CPU has them (LLVM prefers 256 on AVX-512 parts unless told).
+      for (auto f = std::next(target.begin(), static_cast<std::ptrdiff_t>(functions_before)); f != target.end(); ++f) {
+        if (!f->isDeclaration()) f->addFnAttr("prefer-vector-width", "512");
+      }
     }
     if (options.keep_llvm_ir) {
       for (const llvm::GlobalVariable& g : target.globals()) {
