@@ -640,7 +640,7 @@ class KernelEmitter {
         streaming_ = false;
         RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count,
                                   group.function + ".cached", side_reduce[g], side_members[g]));
-        EmitStreamingDispatch(group.function, buffer_count, inst.operand_count(), groups[g]);
+        EmitStreamingDispatch(group.function, inst.operand_count(), groups[g]);
       } else {
         RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, groups[g], partition_dim, buffer_count, group.function,
                                   side_reduce[g], side_members[g]));
@@ -1087,8 +1087,7 @@ class KernelEmitter {
 
   // `name(buffers, begin, end)`: the streaming variant when every output of the group is
   // 64-byte aligned, else the cached one.
-  void EmitStreamingDispatch(const std::string& name, int64_t buffer_count, int64_t operand_count,
-                             const std::vector<int64_t>& members) {
+  void EmitStreamingDispatch(const std::string& name, int64_t operand_count, const std::vector<int64_t>& members) {
     llvm::Type* ptr = llvm::PointerType::getUnqual(context_);
     llvm::Type* i64 = llvm::Type::getInt64Ty(context_);
     llvm::FunctionType* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr, i64, i64}, false);
@@ -1100,7 +1099,6 @@ class KernelEmitter {
       llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(operand_count + m));
       bits = b.CreateOr(bits, b.CreatePtrToInt(b.CreateLoad(ptr, slot), i64));
     }
-    (void)buffer_count;
     llvm::Value* aligned = b.CreateICmpEQ(b.CreateAnd(bits, b.getInt64(63)), b.getInt64(0));
     llvm::BasicBlock* stream = llvm::BasicBlock::Create(context_, "stream", entry);
     llvm::BasicBlock* cached = llvm::BasicBlock::Create(context_, "cached", entry);
