@@ -1060,7 +1060,8 @@ class KernelEmitter {
   }
 
   // Whether a loop group's outputs are big enough to stream past the caches: plain
-  // elementwise groups (no reduction folded in) over rows of whole 64-byte multiples,
+  // elementwise groups (no reduction folded in) over rows (buffers are row-major, see
+  // layout_normalization.h) of whole 64-byte multiples,
   // writing more than StreamingThresholdBytes() (what they write would mostly be evicted
   // before anything read it again anyway).
   bool StreamsOutputs(CpuKernel::Kind kind, const std::vector<OutputLeaf>& outputs,
@@ -1074,12 +1075,6 @@ class KernelEmitter {
       int64_t row = ArrayBytes(shape) / std::max<int64_t>(1, shape.dimensions(partition_dim));
       for (int64_t d = 0; d < partition_dim; ++d) row /= std::max<int64_t>(1, shape.dimensions(d));
       if (partition_dim + 1 >= shape.rank() || row % 64 != 0) return false;
-      if (shape.has_layout()) {  // physically row-major, so rows are contiguous
-        const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
-        for (size_t k = 0; k < m2m.size(); ++k) {
-          if (m2m[k] != shape.rank() - 1 - static_cast<int64_t>(k)) return false;
-        }
-      }
       bytes += ArrayBytes(shape);
     }
     return bytes >= (streaming_min_bytes_ > 0 ? streaming_min_bytes_ : StreamingThresholdBytes());
@@ -1303,35 +1298,40 @@ StatusOr<std::string> LinkedText(std::vector<KernelModule>& modules, bool optimi
   return ToText(linked);
 }
 
+// Elementwise functions computed by polynomials or library calls: tens of operations per
+// element instead of one.
+bool IsTranscendental(Opcode op) {
+  switch (op) {
+    case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
+    case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1: case Opcode::kLog1p: case Opcode::kErf:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Whether a loop kernel does enough arithmetic per element to be bound by it rather than
 // by memory: a transcendental function among its elementwise ops.
 bool ComputeBound(const Instruction& inst) {
   if (inst.opcode() != Opcode::kFusion) return false;
-  for (const auto& i : inst.fused_computation()->instructions()) {
-    switch (i->opcode()) {
-      case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
-      case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1: case Opcode::kLog1p: case Opcode::kErf:
-        return true;
-      default:
-        break;
-    }
-  }
-  return false;
+  const auto& fused = inst.fused_computation()->instructions();
+  return std::any_of(fused.begin(), fused.end(), [](const auto& i) { return IsTranscendental(i->opcode()); });
 }
 
 // A rough measure of the code a kernel makes, to balance the compile threads: fused
-// instructions, transcendental functions (inline polynomials) counting more.
+// instructions, transcendental functions (inline polynomials) and reductions counting more.
 int64_t EstimatedCodeSize(const Instruction& inst) {
   if (inst.opcode() != Opcode::kFusion) return IsLibraryOp(inst.opcode()) ? 2 : 4;
   int64_t size = 4;
   for (const auto& i : inst.fused_computation()->instructions()) {
+    if (IsTranscendental(i->opcode())) {
+      size += 12;
+      continue;
+    }
     switch (i->opcode()) {
       case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kGetTupleElement:
       case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kBroadcast:
         size += 1;
-        break;
-      case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
-        size += 12;
         break;
       case Opcode::kReduce: case Opcode::kReduceWindow: case Opcode::kScatter: case Opcode::kSelectAndScatter:
         size += 8;
