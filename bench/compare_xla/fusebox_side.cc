@@ -4,7 +4,9 @@
 //
 //   compare_xla_fusebox --hlo F.hlo --inputs a.npy,b.npy --expected o0.npy,o1.npy
 //                       [--iterations N] [--threads N] [--unfused] [--compile-repeats N]
-//                       [--compile-threads N]
+//                       [--compile-threads N] [--llvm-o2]
+//   --llvm-o2: LLVM's standard -O2 pipeline instead of Fusebox's kernel pipeline
+//              (CpuCompileOptions::kernel_pipeline), to measure one against the other.
 //
 // Measures, never asserts: the Python driver puts XLA's numbers next to these.
 #include <algorithm>
@@ -56,7 +58,7 @@ int Fail(const std::string& message) {
 int Main(int argc, char** argv) {
   std::string hlo, inputs, expected;
   int iterations = 10, threads = 0, compile_repeats = 1, compile_threads = 0;
-  bool unfused = false;
+  bool unfused = false, llvm_o2 = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -68,6 +70,7 @@ int Main(int argc, char** argv) {
     else if (a == "--compile-repeats") compile_repeats = std::max(1, std::stoi(next()));
     else if (a == "--compile-threads") compile_threads = std::stoi(next());
     else if (a == "--unfused") unfused = true;
+    else if (a == "--llvm-o2") llvm_o2 = true;
     else return Fail("unknown argument " + a);
   }
   nlohmann::json j;
@@ -89,6 +92,7 @@ int Main(int argc, char** argv) {
   options.compile.keep_assembly = false;  // XLA prints neither assembly nor IR unless asked
   options.compile.keep_llvm_ir = false;
   options.compile.compile_threads = compile_threads;
+  options.compile.kernel_pipeline = !llvm_o2;
   {
     // The first compile in a process also pays LLVM's one-time set-up (targets, pass
     // registries, the host's symbols): reported apart, as "cold". XLA's numbers come

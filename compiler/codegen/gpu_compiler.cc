@@ -1439,7 +1439,7 @@ StatusOr<std::string> EmitPtx(llvm::Module& module, llvm::TargetMachine* tm) {
   llvm::raw_string_ostream os(ptx);
   llvm::buffer_ostream buffer(os);
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, buffer, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+  if (!AddCodegenPasses(*tm, pm, buffer, llvm::CodeGenFileType::AssemblyFile).ok()) {
     return Internal("the NVPTX target cannot emit PTX");
   }
   pm.run(module);

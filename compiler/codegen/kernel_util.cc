@@ -4,12 +4,15 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <unordered_set>
 
 namespace fusebox::codegen {
@@ -474,7 +477,8 @@ bool VectorMathLibraryLoaded() {
   return loaded;
 }
 
-Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math) {
+Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math,
+                std::string_view pipeline) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   // The vector math library is registered before the default analyses (the first
@@ -500,8 +504,66 @@ Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool v
                                 : level == 1 ? llvm::OptimizationLevel::O1
                                 : level == 2 ? llvm::OptimizationLevel::O2
                                              : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = level <= 0 ? pb.buildO0DefaultPipeline(opt) : pb.buildPerModuleDefaultPipeline(opt);
+  llvm::ModulePassManager mpm;
+  if (!pipeline.empty()) {
+    if (llvm::Error error = pb.parsePassPipeline(mpm, llvm::StringRef(pipeline.data(), pipeline.size()))) {
+      return FromLlvm(std::move(error), "bad LLVM pass pipeline");
+    }
+  } else {
+    mpm = level <= 0 ? pb.buildO0DefaultPipeline(opt) : pb.buildPerModuleDefaultPipeline(opt);
+  }
   mpm.run(module, mam);
+  return Status::Ok();
+}
+
+namespace {
+
+// The process-wide "disable-lsr" option, shared by pipelines built with the same value.
+class LoopStrengthReductionSwitch {
+ public:
+  static LoopStrengthReductionSwitch& Get() {
+    static LoopStrengthReductionSwitch instance;
+    return instance;
+  }
+  bool available() const { return option_ != nullptr; }
+  void Enter(bool disable) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return users_ == 0 || disabled_ == disable; });
+    if (disabled_ != disable) {
+      // As if given on a command line (the pass configuration reads the parsed value).
+      (void)option_->addOccurrence(1, "disable-lsr", disable ? "true" : "false");
+      disabled_ = disable;
+    }
+    ++users_;
+  }
+  void Leave() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--users_ == 0) cv_.notify_all();
+  }
+
+ private:
+  LoopStrengthReductionSwitch() {
+    auto& options = llvm::cl::getRegisteredOptions();
+    if (auto it = options.find("disable-lsr"); it != options.end()) option_ = it->second;
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int users_ = 0;
+  bool disabled_ = false;  // LLVM's default
+  llvm::cl::Option* option_ = nullptr;
+};
+
+}  // namespace
+
+Status AddCodegenPasses(llvm::TargetMachine& tm, llvm::legacy::PassManager& pm, llvm::raw_pwrite_stream& out,
+                        llvm::CodeGenFileType type, bool loop_strength_reduction) {
+  LoopStrengthReductionSwitch& lsr = LoopStrengthReductionSwitch::Get();
+  // Without the option (an LLVM that renamed it) the pipeline keeps LLVM's default.
+  const bool switched = lsr.available();
+  if (switched) lsr.Enter(!loop_strength_reduction);
+  const bool failed = tm.addPassesToEmitFile(pm, out, nullptr, type);
+  if (switched) lsr.Leave();
+  if (failed) return Internal("the " + tm.getTargetTriple().str() + " target cannot emit this kind of file");
   return Status::Ok();
 }
 

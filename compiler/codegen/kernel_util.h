@@ -5,8 +5,11 @@
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/CodeGen.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <string>
@@ -74,11 +77,21 @@ struct KernelFacts {
 };
 StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instruction& inst, std::string_view backend);
 
-// LLVM's new-pass-manager pipeline at -O`level` for `tm`'s target.
+// LLVM's new-pass-manager pipeline at -O`level` for `tm`'s target, or, when `pipeline` is
+// given, that pipeline (the text `opt -passes=` takes) with `tm`'s cost models.
 // With `vector_math`, the loop vectorizer may call glibc's libmvec (expf, logf, sinf,
 // powf... eight lanes at a time); the caller must have made libmvec's symbols resolvable
 // (VectorMathLibraryLoaded()).
-Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math = false);
+Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math = false,
+                std::string_view pipeline = {});
+
+// Adds `tm`'s code generation passes to `pm`, writing `type` to `out`, with LLVM's loop
+// strength reduction on or off. LLVM 19 has that switch only as a process-wide command-line
+// option ("disable-lsr") read while the passes are added, so pipelines are built under a
+// lock: any number at once with the same setting, one with the other setting waits until
+// they are built. Every code generation pipeline of the backends is built here.
+Status AddCodegenPasses(llvm::TargetMachine& tm, llvm::legacy::PassManager& pm, llvm::raw_pwrite_stream& out,
+                        llvm::CodeGenFileType type, bool loop_strength_reduction = true);
 
 // Loads glibc's vector math library (libmvec.so.1) into the process once; false when it
 // is not there (the vectorizer then keeps scalar calls).

@@ -616,6 +616,83 @@ TEST(CpuExecutableTest, CompileThreadsChangeNeitherStagesNorResults) {
   }
 }
 
+// Fusebox's kernel pipeline (the default) and LLVM's standard -O2 compute the same thing
+// on kernels of every kind the workloads have: softmax's row reductions and exp, a max
+// pool and its gradient (reduce-window, select-and-scatter: small constant window loops),
+// a zero fill, a library function the vectorizer maps to libmvec. The kernel pipeline
+// still vectorizes, calls libmvec where -O2 does, and runs no loop strength reduction.
+TEST(CpuExecutableTest, KernelPipelineMatchesLlvmO2) {
+  auto m = ParseOrFail(R"(
+HloModule kernels
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ge_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT p = pred[] compare(a, b), direction=GE
+}
+ENTRY e {
+  x = f32[64,256] parameter(0)
+  img = f32[8,16,16,4] parameter(1)
+  lo = f32[] constant(-inf)
+  mx = f32[64] reduce(x, lo), dimensions={1}, to_apply=max_f32
+  mxb = f32[64,256] broadcast(mx), dimensions={0}
+  xs = f32[64,256] subtract(x, mxb)
+  ex = f32[64,256] exponential(xs)
+  zero = f32[] constant(0)
+  sum = f32[64] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  sumb = f32[64,256] broadcast(sum), dimensions={0}
+  soft = f32[64,256] divide(ex, sumb)
+  pool = f32[8,8,8,4] reduce-window(img, lo), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max_f32
+  grad = f32[8,16,16,4] select-and-scatter(img, pool, zero), window={size=1x2x2x1 stride=1x2x2x1}, select=ge_f32, scatter=add_f32
+  fill = f32[64,256] broadcast(zero), dimensions={}
+  one = f32[] constant(1)
+  oneb = f32[64,256] broadcast(one), dimensions={}
+  sq = f32[64,256] multiply(x, x)
+  sq1 = f32[64,256] add(sq, oneb)
+  lg = f32[64,256] log(sq1)
+  ROOT t = (f32[64,256], f32[8,8,8,4], f32[8,16,16,4], f32[64,256], f32[64,256]) tuple(soft, pool, grad, fill, lg)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto args = RandomArguments(*m, 11);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto expected = Interpreter().Run(*m, *args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  std::string assembly[2];
+  for (bool kernel_pipeline : {true, false}) {
+    SCOPED_TRACE(kernel_pipeline ? "kernel pipeline" : "LLVM -O2");
+    auto optimized = OptimizeForBackend(*m, true);
+    ASSERT_TRUE(optimized.ok());
+    CpuExecutableOptions options;
+    options.threads = 2;
+    options.compile.kernel_pipeline = kernel_pipeline;
+    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    auto actual = (*exe)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    const CpuCode& code = (*exe)->code();
+    EXPECT_THAT(code.llvm_ir_optimized(), HasSubstr("x float>"));  // vectorized
+    assembly[kernel_pipeline ? 0 : 1] = code.assembly();
+  }
+  // libmvec's vector log where -O2 calls it (when glibc's libmvec is installed).
+  if (assembly[1].find("_ZGV") != std::string::npos) {
+    EXPECT_THAT(assembly[0], HasSubstr("_ZGV"));
+  }
+  // Different code generation (no loop strength reduction), same kernels.
+  EXPECT_NE(assembly[0], assembly[1]);
+}
+
 // Loop groups writing more than the threshold get a streaming variant (non-temporal
 // vector stores) and a dispatcher that takes it only for 64-byte aligned outputs; both
 // variants compute what the interpreter does, and small groups get no variant.
