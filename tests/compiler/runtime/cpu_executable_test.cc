@@ -693,6 +693,51 @@ ENTRY e {
   EXPECT_NE(assembly[0], assembly[1]);
 }
 
+// Kernels reading at least prefetch_min_bytes prefetch their loops' vector loads 1 KiB
+// ahead (prefetcht0 in the assembly, llvm.prefetch in the optimized IR); smaller ones and
+// -1 get none; results are the interpreter's either way.
+TEST(CpuExecutableTest, PrefetchesForBigReads) {
+  auto m = ParseOrFail(R"(
+HloModule prefetch
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[96,256] parameter(0)
+  y = f32[96,256] parameter(1)
+  p = f32[96,256] multiply(x, y)
+  zero = f32[] constant(0)
+  ROOT r = f32[96] reduce(p, zero), dimensions={1}, to_apply=add_f32
+})");
+  ASSERT_NE(m, nullptr);
+  auto args = RandomArguments(*m, 4);
+  ASSERT_TRUE(args.ok());
+  auto expected = Interpreter().Run(*m, *args);
+  ASSERT_TRUE(expected.ok());
+  const int64_t reads = 2 * 96 * 256 * 4;
+  for (int64_t min_bytes : {int64_t{1}, reads, reads + 1, int64_t{-1}}) {
+    SCOPED_TRACE("prefetch_min_bytes " + std::to_string(min_bytes));
+    auto optimized = OptimizeForBackend(*m, true);
+    ASSERT_TRUE(optimized.ok());
+    CpuExecutableOptions options;
+    options.threads = 2;
+    options.compile.prefetch_min_bytes = min_bytes;
+    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    const bool prefetches = min_bytes > 0 && min_bytes <= reads;
+    const CpuCode& code = (*exe)->code();
+    EXPECT_EQ(code.llvm_ir_optimized().find("@llvm.prefetch") != std::string::npos, prefetches);
+    EXPECT_EQ(code.assembly().find("prefetcht0") != std::string::npos, prefetches);
+    EXPECT_EQ(code.llvm_ir().find("@llvm.prefetch"), std::string::npos);  // added after optimization
+    auto actual = (*exe)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+  }
+}
+
 // Loop groups writing more than the threshold get a streaming variant (non-temporal
 // vector stores) and a dispatcher that takes it only for 64-byte aligned outputs; both
 // variants compute what the interpreter does, and small groups get no variant.
