@@ -42,6 +42,23 @@ void RunPipeline(benchmark::State& state, const std::string& relative) {
   state.counters["instructions"] = static_cast<double>(input.instruction_count());
 }
 
+// What a backend compile pays: OptimizeForBackend (no texts, one verification at the end).
+void ForBackend(benchmark::State& state, const std::string& relative) {
+  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/" + relative);
+  if (!parsed.ok()) {
+    state.SkipWithError(parsed.status().message().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto optimized = OptimizeForBackend(*parsed->modules[0], /*fused=*/true);
+    if (!optimized.ok()) {
+      state.SkipWithError(optimized.status().message().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(optimized->get());
+  }
+}
+
 BENCHMARK_CAPTURE(RunPipeline, diffrax,
                   "tests/data/xla_corpus/tensorflow_tensorflow/third_party/xla/xla/backends/cpu/"
                   "benchmarks/hlo/diffrax.b380012920.hlo")
@@ -56,6 +73,10 @@ BENCHMARK_CAPTURE(RunPipeline, dlrm,
 BENCHMARK_CAPTURE(RunPipeline, cifar_cnn_train_step, "assets/examples/cifar_cnn_train_step.hlo")
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(RunPipeline, mnist_train_step, "assets/examples/mnist_train_step.hlo")
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(ForBackend, cifar_cnn_train_step, "assets/examples/cifar_cnn_train_step.hlo")
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(ForBackend, mnist_train_step, "assets/examples/mnist_train_step.hlo")
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

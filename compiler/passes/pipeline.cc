@@ -28,7 +28,7 @@ std::vector<std::string> Pipeline::PassNames() const {
 Status Pipeline::Run(Module& module, const PipelineOptions& options, PassContext& context,
                      PipelineResult* result) const {
   result->pipeline_name = name_;
-  result->before = module.ToString();
+  if (options.keep_text_before) result->before = module.ToString();
   std::regex snapshot_re;
   bool snapshots = !options.snapshot_pass_regex.empty();
   if (snapshots) {

@@ -30,6 +30,9 @@ struct PipelineOptions {
   std::string snapshot_pass_regex = ".*";
   bool snapshot_only_when_changed = false;
   bool verify_between_passes = true;
+  // Keep the module's text from before the first pass (PipelineResult::before), for the
+  // stepper and diffs; a backend compile that shows nothing leaves it out.
+  bool keep_text_before = true;
 };
 
 struct PipelineResult {
