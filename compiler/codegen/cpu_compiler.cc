@@ -2,11 +2,9 @@
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
-#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IntrinsicsX86.h>
@@ -73,11 +71,6 @@ void InitializeLlvmOnce() {
 // Loop groups with a streaming variant (see KernelEmitter::StreamsOutputs) name it so.
 constexpr char kStreamingSuffix[] = ".streaming";
 
-// FUSEBOX_STREAMING_MIN_BYTES when set (0 or less: never), else an eighth of the
-// last-level cache (sysconf; the cache is shared with the inputs, other threads and, on a
-// VM, other tenants), at least 8 MiB; 64 MiB when unknown. Measured on the 480 MiB-L3
-// development VM: an elementwise fusion writing 64 MiB ran 7.6-8.3 ms with cached stores
-// and 5.9-6.3 ms streaming (68-80% -> 94-97% of memcpy's bandwidth).
 // Bytes `variable` says (0 or less: never, as the largest value), or `otherwise`.
 int64_t BytesFromEnvironment(const char* variable, int64_t otherwise) {
   if (const char* env = std::getenv(variable); env != nullptr && *env != '\0') {
@@ -101,6 +94,10 @@ int64_t PastCacheBytes() {
   return bytes;
 }
 
+// Loop groups writing at least this many bytes get a streaming variant
+// (CpuCompileOptions::streaming_store_min_bytes). Measured on the 480 MiB-L3 development
+// VM: an elementwise fusion writing 64 MiB ran 7.6-8.3 ms with cached stores and 5.9-6.3
+// ms streaming (68-80% -> 94-97% of memcpy's bandwidth).
 int64_t StreamingThresholdBytes() {
   static const int64_t bytes = BytesFromEnvironment("FUSEBOX_STREAMING_MIN_BYTES", PastCacheBytes());
   return bytes;
@@ -110,6 +107,12 @@ int64_t StreamingThresholdBytes() {
 int64_t PrefetchThresholdBytes() {
   static const int64_t bytes = BytesFromEnvironment("FUSEBOX_PREFETCH_MIN_BYTES", PastCacheBytes());
   return bytes;
+}
+
+// A threshold option as CpuCompileOptions spells them: bytes when positive, `fallback()`
+// (the environment or the cache size) when 0, never (the largest value) when negative.
+int64_t MinBytes(int64_t option, int64_t (*fallback)()) {
+  return option > 0 ? option : option == 0 ? fallback() : std::numeric_limits<int64_t>::max();
 }
 
 // Functions given this attribute (by kernels reading past the cache) prefetch their
@@ -1128,7 +1131,6 @@ class KernelEmitter {
   // before anything read it again anyway).
   bool StreamsOutputs(CpuKernel::Kind kind, const std::vector<OutputLeaf>& outputs,
                       const std::vector<int64_t>& members, int64_t partition_dim, bool side_reduce) const {
-    if (streaming_min_bytes_ < 0) return false;
     if (kind != CpuKernel::Kind::kLoop || side_reduce || partition_dim < 0) return false;
     int64_t bytes = 0;
     for (int64_t m : members) {
@@ -1139,7 +1141,7 @@ class KernelEmitter {
       if (partition_dim + 1 >= shape.rank() || row % 64 != 0) return false;
       bytes += ArrayBytes(shape);
     }
-    return bytes >= (streaming_min_bytes_ > 0 ? streaming_min_bytes_ : StreamingThresholdBytes());
+    return bytes >= MinBytes(streaming_min_bytes_, StreamingThresholdBytes);
   }
 
   // `name(buffers, begin, end)`: the streaming variant when every output of the group is
@@ -1245,10 +1247,6 @@ StatusOr<std::string> EmitAssembly(const llvm::Module& module, llvm::TargetMachi
   pm.run(*clone);
   return std::string(buffer.str());
 }
-
-}  // namespace
-
-namespace {
 
 // One kernel's LLVM module in its own context, so that kernels optimize and compile on
 // several threads at once (an LLVMContext is single-threaded).
@@ -1457,8 +1455,6 @@ int64_t EstimatedCodeSize(const Instruction& inst) {
   return size;
 }
 
-}  // namespace
-
 // The JIT's IR compiler: never used, kernels reach the JIT as objects.
 class ObjectsOnly : public llvm::orc::IRCompileLayer::IRCompiler {
  public:
@@ -1468,6 +1464,8 @@ class ObjectsOnly : public llvm::orc::IRCompileLayer::IRCompiler {
                                    "module " + module.getName().str() + ": the CPU JIT links compiled kernels only");
   }
 };
+
+}  // namespace
 
 StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const CpuCompileOptions& options) {
   Stopwatch watch;
@@ -1535,6 +1533,7 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
   }
   std::vector<std::string> emitted;  // global and function names in program order (printing)
   std::unordered_set<std::string> seen;
+  const int64_t prefetch_min = MinBytes(options.prefetch_min_bytes, PrefetchThresholdBytes);
   for (size_t i = 0; i < kernel_insts.size(); ++i) {
     const Instruction* inst = kernel_insts[i];
     llvm::Module& target = *modules[static_cast<size_t>(partition_of[i])].module;
@@ -1548,21 +1547,16 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
       std::string where = at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "";
       return Status(st.code(), where + "CPU backend: " + st.message());
     }
-    const int64_t prefetch_min = options.prefetch_min_bytes > 0   ? options.prefetch_min_bytes
-                                 : options.prefetch_min_bytes == 0 ? PrefetchThresholdBytes()
-                                                                   : std::numeric_limits<int64_t>::max();
-    if (kernel->bytes_read >= prefetch_min) {
+    // Attributes for the functions this kernel defined.
+    auto mark = [&](const char* attribute, const std::string& value) {
       for (auto f = std::next(target.begin(), static_cast<std::ptrdiff_t>(functions_before)); f != target.end(); ++f) {
-        if (!f->isDeclaration()) f->addFnAttr(kPrefetchAttribute, std::to_string(kPrefetchDistance));
+        if (!f->isDeclaration()) f->addFnAttr(attribute, value);
       }
-    }
-    if (ComputeBound(*inst)) {
-      // Polynomials (inline exp) are bound by arithmetic, not memory: 512-bit vectors
-      // where the CPU has them (LLVM prefers 256 on AVX-512 parts unless told).
-      for (auto f = std::next(target.begin(), static_cast<std::ptrdiff_t>(functions_before)); f != target.end(); ++f) {
-        if (!f->isDeclaration()) f->addFnAttr("prefer-vector-width", "512");
-      }
-    }
+    };
+    if (kernel->bytes_read >= prefetch_min) mark(kPrefetchAttribute, std::to_string(kPrefetchDistance));
+    // Polynomials (inline exp) are bound by arithmetic, not memory: 512-bit vectors where
+    // the CPU has them (LLVM prefers 256 on AVX-512 parts unless told).
+    if (ComputeBound(*inst)) mark("prefer-vector-width", "512");
     if (options.keep_llvm_ir) {
       for (const llvm::GlobalVariable& g : target.globals()) {
         if (seen.insert("g" + g.getName().str()).second) emitted.push_back("g" + g.getName().str());

@@ -66,8 +66,8 @@ struct CpuCompileOptions {
   int opt_level = 2;           // LLVM -O level for the kernels
   bool keep_assembly = true;   // produce the cpu_asm stage
   bool keep_llvm_ir = true;    // produce the llvm_ir and llvm_ir_optimized stages
-  // Threads that optimize and compile kernels (each kernel is a module of its own);
-  // 0: one per hardware thread. The code is the same for any count.
+  // Threads that optimize and compile kernels (grouped into LLVM modules, see
+  // CompileForCpu); 0: one per hardware thread. The code is the same for any count.
   int compile_threads = 0;
   // Loop groups writing at least this many bytes (rows of whole 64-byte multiples, no
   // reduction) also get a variant with non-temporal vector stores, taken at run time when

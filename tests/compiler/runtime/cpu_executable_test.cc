@@ -571,12 +571,9 @@ TEST(CpuExecutableTest, CompileThreadsChangeNeitherStagesNorResults) {
   std::optional<Literal> first;
   for (int compile_threads : {1, 2, 3, 8}) {
     SCOPED_TRACE("compile threads " + std::to_string(compile_threads));
-    auto optimized = OptimizeForBackend(*m, true);
-    ASSERT_TRUE(optimized.ok());
-    CpuExecutableOptions options;
-    options.threads = 2;
-    options.compile.compile_threads = compile_threads;
-    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    CpuCompileOptions compile;
+    compile.compile_threads = compile_threads;
+    auto exe = CompileCpu(*m, true, 2, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     const CpuCode& code = (*exe)->code();
     EXPECT_EQ(code.compile_threads(), compile_threads);
@@ -670,12 +667,9 @@ ENTRY e {
   std::string assembly[2];
   for (bool kernel_pipeline : {true, false}) {
     SCOPED_TRACE(kernel_pipeline ? "kernel pipeline" : "LLVM -O2");
-    auto optimized = OptimizeForBackend(*m, true);
-    ASSERT_TRUE(optimized.ok());
-    CpuExecutableOptions options;
-    options.threads = 2;
-    options.compile.kernel_pipeline = kernel_pipeline;
-    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    CpuCompileOptions compile;
+    compile.kernel_pipeline = kernel_pipeline;
+    auto exe = CompileCpu(*m, true, 2, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();
@@ -719,12 +713,9 @@ ENTRY e {
   const int64_t reads = 2 * 96 * 256 * 4;
   for (int64_t min_bytes : {int64_t{1}, reads, reads + 1, int64_t{-1}}) {
     SCOPED_TRACE("prefetch_min_bytes " + std::to_string(min_bytes));
-    auto optimized = OptimizeForBackend(*m, true);
-    ASSERT_TRUE(optimized.ok());
-    CpuExecutableOptions options;
-    options.threads = 2;
-    options.compile.prefetch_min_bytes = min_bytes;
-    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    CpuCompileOptions compile;
+    compile.prefetch_min_bytes = min_bytes;
+    auto exe = CompileCpu(*m, true, 2, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     const bool prefetches = min_bytes > 0 && min_bytes <= reads;
     const CpuCode& code = (*exe)->code();
@@ -761,11 +752,9 @@ ENTRY e {
   ASSERT_TRUE(expected.ok());
   for (int64_t min_bytes : {int64_t{4096}, int64_t{-1}}) {
     SCOPED_TRACE("streaming_store_min_bytes " + std::to_string(min_bytes));
-    auto optimized = OptimizeForBackend(*m, true);
-    ASSERT_TRUE(optimized.ok());
-    CpuExecutableOptions options;
-    options.compile.streaming_store_min_bytes = min_bytes;
-    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    CpuCompileOptions compile;
+    compile.streaming_store_min_bytes = min_bytes;
+    auto exe = CompileCpu(*m, true, 2, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     const CpuCode& code = (*exe)->code();
     ASSERT_EQ(code.kernels().size(), 1u);

@@ -27,11 +27,13 @@ inline std::unique_ptr<Module> ParseOrFail(const std::string& text) {
 }
 
 // Compiles `module` for the CPU; `fused` runs the whole pipeline first, otherwise the
-// pipeline without fusion (one kernel per op).
-inline StatusOr<std::unique_ptr<CpuExecutable>> CompileCpu(const Module& module, bool fused, int threads = 2) {
+// pipeline without fusion (one kernel per op). `compile` sets the code generator's options.
+inline StatusOr<std::unique_ptr<CpuExecutable>> CompileCpu(const Module& module, bool fused, int threads = 2,
+                                                           const CpuCompileOptions& compile = {}) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
   CpuExecutableOptions options;
   options.threads = threads;
+  options.compile = compile;
   return CpuExecutable::Create(std::move(optimized), options);
 }
 
