@@ -1,6 +1,7 @@
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/codegen/llvm_version.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -8,6 +9,7 @@
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <algorithm>
 #include <cmath>
@@ -477,6 +479,31 @@ bool VectorMathLibraryLoaded() {
   return loaded;
 }
 
+namespace {
+
+// "no-unroll-vectorized": marks every loop the loop vectorizer made (llvm.loop.isvectorized)
+// llvm.loop.unroll.disable, so a later loop-unroll leaves it as the vectorizer built it.
+// The vectorizer already interleaves (2-4 vector bodies per iteration); unrolling that
+// again (x86 targets whose scheduling model has a loop buffer, Zen 4 among them, ask for
+// partial unrolling) or fully (a 1024-element row is 16 iterations of 64 lanes) multiplies
+// the code without making memory-bound loops faster, and code generation's cost grows
+// with it: a 1 GiB reduce_sum kernel 20 -> 8-11 ms, softmax's three kernels 24-28 -> 15
+// ms of one thread's compile time (docs/cpu-backend.md, Compile time).
+class NoUnrollVectorizedPass : public llvm::PassInfoMixin<NoUnrollVectorizedPass> {
+ public:
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
+    llvm::LoopInfo& loops = fam.getResult<llvm::LoopAnalysis>(f);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      if (!llvm::getBooleanLoopAttribute(loop, "llvm.loop.isvectorized")) continue;
+      if (llvm::getBooleanLoopAttribute(loop, "llvm.loop.unroll.disable")) continue;
+      llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable", 1);
+    }
+    return llvm::PreservedAnalyses::all();  // only loop metadata changed: no analysis reads it
+  }
+};
+
+}  // namespace
+
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math,
                 std::string_view pipeline) {
   llvm::LoopAnalysisManager lam;
@@ -495,6 +522,12 @@ Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool v
   tuning.LoopVectorization = level >= 2;
   tuning.SLPVectorization = level >= 2;
   llvm::PassBuilder pb(tm, tuning);
+  pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::FunctionPassManager& fpm,
+                                        llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (name != "no-unroll-vectorized") return false;
+    fpm.addPass(NoUnrollVectorizedPass());
+    return true;
+  });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

@@ -81,7 +81,8 @@ StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instructi
 // given, that pipeline (the text `opt -passes=` takes) with `tm`'s cost models.
 // With `vector_math`, the loop vectorizer may call glibc's libmvec (expf, logf, sinf,
 // powf... eight lanes at a time); the caller must have made libmvec's symbols resolvable
-// (VectorMathLibraryLoaded()).
+// (VectorMathLibraryLoaded()). Pipelines may name one pass of Fusebox's own, the function
+// pass "no-unroll-vectorized": loops the loop vectorizer made get llvm.loop.unroll.disable.
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math = false,
                 std::string_view pipeline = {});
 

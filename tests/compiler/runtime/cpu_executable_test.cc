@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -685,6 +686,69 @@ ENTRY e {
   }
   // Different code generation (no loop strength reduction), same kernels.
   EXPECT_NE(assembly[0], assembly[1]);
+}
+
+// The kernel pipeline leaves the vectorizer's loops as it interleaved them: every loop
+// it vectorized is marked llvm.loop.unroll.disable (no-unroll-vectorized) and still
+// loops (a 1024-element row is not unrolled into straight-line code); -O2's unroller
+// may unroll them again, so the kernel pipeline's machine code is never the larger.
+TEST(CpuExecutableTest, KernelPipelineKeepsVectorizedLoops) {
+  auto m = ParseOrFail(R"(
+HloModule rows
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,1024] parameter(0)
+  y = f32[64,1024] parameter(1)
+  p = f32[64,1024] multiply(x, y)
+  zero = f32[] constant(0)
+  ROOT r = f32[64] reduce(p, zero), dimensions={1}, to_apply=add_f32
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto args = RandomArguments(*m, 5);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto expected = Interpreter().Run(*m, *args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  size_t assembly_lines[2] = {0, 0};
+  for (bool kernel_pipeline : {true, false}) {
+    SCOPED_TRACE(kernel_pipeline ? "kernel pipeline" : "LLVM -O2");
+    CpuCompileOptions compile;
+    compile.kernel_pipeline = kernel_pipeline;
+    auto exe = CompileCpu(*m, true, 1, compile);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    auto actual = (*exe)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    const std::string ir = (*exe)->code().llvm_ir_optimized();
+    const std::string assembly = (*exe)->code().assembly();
+    assembly_lines[kernel_pipeline ? 0 : 1] = static_cast<size_t>(std::count(assembly.begin(), assembly.end(), '\n'));
+    if (!kernel_pipeline) continue;
+    EXPECT_THAT(ir, HasSubstr("vector.body"));
+    // Each loop ID naming llvm.loop.isvectorized also names llvm.loop.unroll.disable.
+    std::istringstream lines(ir);
+    std::string line, vectorized_id, disable_id;
+    std::vector<std::string> loop_ids;
+    while (std::getline(lines, line)) {
+      if (line.find("!{!\"llvm.loop.isvectorized\", i32 1}") != std::string::npos) vectorized_id = line.substr(0, line.find(' '));
+      if (line.find("!{!\"llvm.loop.unroll.disable\", i32 1}") != std::string::npos) disable_id = line.substr(0, line.find(' '));
+      if (line.find("= distinct !{") != std::string::npos) loop_ids.push_back(line);
+    }
+    ASSERT_FALSE(vectorized_id.empty()) << ir;
+    ASSERT_FALSE(disable_id.empty()) << ir;
+    int vectorized_loops = 0;
+    for (const std::string& id : loop_ids) {
+      if (id.find(vectorized_id + ",") == std::string::npos && id.find(vectorized_id + "}") == std::string::npos) continue;
+      ++vectorized_loops;
+      EXPECT_TRUE(id.find(disable_id + ",") != std::string::npos || id.find(disable_id + "}") != std::string::npos) << id;
+    }
+    EXPECT_GT(vectorized_loops, 0);
+  }
+  EXPECT_LE(assembly_lines[0], assembly_lines[1]);
 }
 
 // Kernels reading at least prefetch_min_bytes prefetch their loops' vector loads 1 KiB
