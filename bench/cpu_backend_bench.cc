@@ -61,9 +61,10 @@ struct CopyBuffers {
 // Sums `bytes` (a multiple of 8) as 64-bit words in `threads` contiguous chunks: a pure
 // streaming read, the other physical limit a reduction runs into. Integer adds are
 // associative, so the compiler vectorizes this loop at -O2/-O3 without fast-math. Each
-// 64-byte line is prefetched 1 KiB ahead: the hardware prefetchers alone keep too few
-// lines in flight (measured on the 2-core development VM: 31-33 GB/s without, 38-40 with;
-// the same is done for the kernels, see InsertPrefetches in cpu_compiler.cc).
+// 64-byte line is prefetched 1 KiB ahead into L2: the hardware prefetchers alone keep too
+// few lines in flight (measured on the 2-core development VM: 31-33 GB/s without, 38-40
+// with; prefetcht0 instead slows a Zen 4 VM down; the same is done for the kernels, see
+// InsertPrefetches in cpu_compiler.cc).
 // One chunk of ParallelSum, compiled for AVX-512, AVX2 and baseline x86-64 and picked at
 // load time: wider loads keep more of the line fill buffers busy (AVX-512 reads ~5% faster
 // than SSE2 here).
@@ -73,8 +74,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) uint64_t SumWords(c
   Line acc0 = {}, acc1 = {};
   size_t i = begin;
   for (; i + 16 <= end; i += 16) {
-    __builtin_prefetch(words + i + 128);  // 1 KiB ahead
-    __builtin_prefetch(words + i + 136);
+    __builtin_prefetch(words + i + 128, 0, 2);  // 1 KiB ahead, into L2 (prefetcht1)
+    __builtin_prefetch(words + i + 136, 0, 2);
     Line a, b;
     std::memcpy(&a, words + i, sizeof(Line));
     std::memcpy(&b, words + i + 8, sizeof(Line));

@@ -4,7 +4,7 @@
 # outside the repository; neither the build nor the tests need it.
 #   FUSEBOX_JAX_VENV     venv folder        (default /tmp/fusebox-jax-venv)
 #   FUSEBOX_JAX_VERSION  jax version to use (default 0.10.2)
-# Usage: scripts/compare_xla.sh [--scale full|small] [--iterations N] [--only a,b] [--json OUT]
+# Usage: scripts/compare_xla.sh [--scale full|small] [--iterations N] [--rounds N] [--only a,b] [--json OUT]
 set -euo pipefail
 
 VENV="${FUSEBOX_JAX_VENV:-/tmp/fusebox-jax-venv}"

@@ -3,9 +3,10 @@
 For each workload: jax lowers the function to HLO (the module XLA itself compiles), XLA
 compiles and runs it (jax.jit on CPU), and bench/compare_xla/fusebox_side.cc compiles
 and runs the same HLO on the same inputs with Fusebox's pipeline and CPU backend. The
-two halves alternate per workload so that both see the same machine state. Printed:
-run times and their ratio (XLA time / Fusebox time: above 1 means Fusebox is faster),
-compile times, kernel counts, and whether the outputs agree.
+two halves alternate per workload, --rounds times (default 3), so that both see the same
+machine state. Printed: run times and their ratio (XLA time / Fusebox time: above 1 means
+Fusebox is faster; the median of the rounds' ratios, with their range), compile times
+and their ratio the same way, kernel counts, and whether the outputs agree.
 
 Run through scripts/compare_xla.sh (it sets up the throwaway jax venv and builds).
 """
@@ -125,6 +126,29 @@ def time_xla(fn, args, iterations, compile_repeats):
                      "run_median": times[len(times) // 2]}, [np.asarray(o) for o in flat]
 
 
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def write_case(workdir, name, lowered, flat_args, outs):
+    """Writes the module as jax lowered it, its inputs and XLA's outputs; returns their paths."""
+    hlo = os.path.join(workdir, name + ".hlo")
+    with open(hlo, "w") as f:
+        f.write(lowered.as_text(dialect="hlo"))
+    inputs = []
+    for i, a in enumerate(flat_args):
+        path = os.path.join(workdir, f"{name}.input_{i}.npy")
+        np.save(path, np.asarray(a))
+        inputs.append(path)
+    expected = []
+    for i, o in enumerate(outs):
+        path = os.path.join(workdir, f"{name}.output_{i}.npy")
+        np.save(path, o)
+        expected.append(path)
+    return hlo, inputs, expected
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--fusebox", required=True, help="path of compare_xla_fusebox")
@@ -137,6 +161,9 @@ def main():
                    help="Fusebox compiles each module this many times after a first, cold compile, the median "
                         "being its compile time; XLA compiles it this many more times after its first, the "
                         "median of all being XLA's (in a process that has compiled before)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="time XLA and Fusebox back to back this many times per workload; the ratios are "
+                        "medians of the rounds' ratios, printed with their range")
     args = p.parse_args()
     workdir = args.workdir or tempfile.mkdtemp(prefix="fusebox_compare_xla_")
     os.makedirs(workdir, exist_ok=True)
@@ -147,45 +174,54 @@ def main():
     for name, klass, fn, flat_args, _ in workloads(args.scale):
         if only and name not in only:
             continue
-        lowered, xla, outs = time_xla(fn, flat_args, args.iterations, args.compile_repeats)
-        hlo = os.path.join(workdir, name + ".hlo")
-        with open(hlo, "w") as f:
-            f.write(lowered.as_text(dialect="hlo"))
-        inputs = []
-        for i, a in enumerate(flat_args):
-            path = os.path.join(workdir, f"{name}.input_{i}.npy")
-            np.save(path, np.asarray(a))
-            inputs.append(path)
-        expected = []
-        for i, o in enumerate(outs):
-            path = os.path.join(workdir, f"{name}.output_{i}.npy")
-            np.save(path, o)
-            expected.append(path)
-        cmd = [args.fusebox, "--hlo", hlo, "--inputs", ",".join(inputs), "--expected", ",".join(expected),
-               "--iterations", str(args.iterations), "--compile-repeats", str(args.compile_repeats)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        try:
-            fb = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            fb = {"error": (proc.stdout + proc.stderr).strip()[-400:]}
+        rounds = []
+        for r in range(max(1, args.rounds)):
+            lowered, xla, outs = time_xla(fn, flat_args, args.iterations, args.compile_repeats)
+            if r == 0:
+                hlo, inputs, expected = write_case(workdir, name, lowered, flat_args, outs)
+            cmd = [args.fusebox, "--hlo", hlo, "--inputs", ",".join(inputs), "--expected", ",".join(expected),
+                   "--iterations", str(args.iterations), "--compile-repeats", str(args.compile_repeats)]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            try:
+                fb = json.loads(proc.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                fb = {"error": (proc.stdout + proc.stderr).strip()[-400:]}
+            rounds.append((xla, fb))
+            if "error" in fb:
+                break
+        xla, fb = rounds[-1]
         row = {"name": name, "class": klass, "xla": xla, "fusebox": fb}
-        if "error" not in fb:
-            row["speed_ratio"] = xla["run_median"] / fb["run_s"]["median"]
-            row["compile_ratio"] = xla["compile_s"] / fb["compile_s"]["total"]
         results.append(row)
         if "error" in fb:
             print(f"{name:18s} fusebox failed: {fb['error']}", flush=True)
             continue
+        # Each round times XLA and then Fusebox, back to back; the ratios are taken per round
+        # and their median reported (with the range), so that a slow spell of a shared
+        # machine falls on both sides of a ratio rather than on one.
+        speed = sorted(x["run_median"] / f["run_s"]["median"] for x, f in rounds)
+        comp = sorted(x["compile_s"] / f["compile_s"]["total"] for x, f in rounds)
+        row["rounds"] = [{"xla": x, "fusebox": f} for x, f in rounds]
+        row["speed_ratio"] = speed[len(speed) // 2]
+        row["compile_ratio"] = comp[len(comp) // 2]
+        row["speed_ratio_range"] = [speed[0], speed[-1]]
+        row["compile_ratio_range"] = [comp[0], comp[-1]]
+        x_run = median([x["run_median"] for x, _ in rounds])
+        f_run = median([f["run_s"]["median"] for _, f in rounds])
+        x_comp = median([x["compile_s"] for x, _ in rounds])
+        f_comp = median([f["compile_s"]["total"] for _, f in rounds])
+        spread = lambda r: f" [{r[0]:.2f}-{r[1]:.2f}]" if len(rounds) > 1 else ""
         steps = fb.get("compile_steps_s", {})
-        print(f"{name:18s} {klass:22s} XLA {xla['run_median'] * 1e3:9.3f} ms  Fusebox "
-              f"{fb['run_s']['median'] * 1e3:9.3f} ms  ratio {row['speed_ratio']:5.2f}   compile XLA "
-              f"{xla['compile_s'] * 1e3:7.1f} ms Fusebox {fb['compile_s']['total'] * 1e3:7.1f} ms "
-              f"(ratio {row['compile_ratio']:5.2f}; cold {fb.get('cold_codegen_and_jit_s', 0) * 1e3:6.1f} ms)"
-              f"   kernels {fb['kernels']}   outputs {'agree' if fb['match'] else 'DIFFER'}", flush=True)
+        match = all(f.get("match") for _, f in rounds)
+        print(f"{name:18s} {klass:22s} XLA {x_run * 1e3:9.3f} ms  Fusebox "
+              f"{f_run * 1e3:9.3f} ms  ratio {row['speed_ratio']:5.2f}{spread(row['speed_ratio_range'])}   compile XLA "
+              f"{x_comp * 1e3:7.1f} ms Fusebox {f_comp * 1e3:7.1f} ms "
+              f"(ratio {row['compile_ratio']:5.2f}{spread(row['compile_ratio_range'])}; cold {fb.get('cold_codegen_and_jit_s', 0) * 1e3:6.1f} ms)"
+              f"   kernels {fb['kernels']}   outputs {'agree' if match else 'DIFFER'}", flush=True)
         print(f"{'':18s} Fusebox compile steps (ms): parse {fb['compile_s']['parse'] * 1e3:.2f}, HLO passes "
               f"{fb['compile_s']['pipeline'] * 1e3:.2f}, "
               + ", ".join(f"{k} {v * 1e3:.2f}" for k, v in steps.items())
               + f" on {fb.get('compile_threads', 1)} thread(s)", flush=True)
+        row["fusebox"]["match"] = match
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

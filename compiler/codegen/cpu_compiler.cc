@@ -25,8 +25,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <limits>
+#include <string>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -81,15 +83,42 @@ int64_t BytesFromEnvironment(const char* variable, int64_t otherwise) {
   return otherwise;
 }
 
-// An eighth of the last-level cache (sysconf; the cache is shared with the inputs, other
-// threads and, on a VM, other tenants), at least 8 MiB; 64 MiB when unknown: data past
-// this is taken to come from and go to memory, not the caches.
+// The last-level cache in bytes as the kernel describes CPU 0's caches
+// (/sys/devices/system/cpu/cpu0/cache/index*/: the highest level's data or unified cache),
+// or glibc's sysconf where that is missing; 0 when neither knows. The kernel's view comes
+// first: on KVM guests sysconf's CPUID walk can report the host's whole L3 (seen: 320 MiB
+// on a guest whose L3 is 32 MiB), which put 16-40 MiB working sets "in cache".
+int64_t LastLevelCacheBytes() {
+  int best_level = 0;
+  int64_t best_bytes = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int level = 0;
+    std::string type, size;
+    if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) break;
+    if (type == "Instruction" || level < best_level) continue;
+    char* end = nullptr;
+    const long long value = std::strtoll(size.c_str(), &end, 10);
+    if (end == size.c_str() || value <= 0) continue;
+    const int64_t unit = *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : *end == 'G' ? int64_t{1} << 30 : 1;
+    best_level = level;
+    best_bytes = static_cast<int64_t>(value) * unit;
+  }
+  if (best_bytes > 0) return best_bytes;
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return llc > 0 ? static_cast<int64_t>(llc) : 0;
+}
+
+// An eighth of the last-level cache (the cache is shared with the inputs, other threads
+// and, on a VM, other tenants), at least 8 MiB; 64 MiB when unknown: data past this is
+// taken to come from and go to memory, not the caches.
 int64_t PastCacheBytes() {
   static const int64_t bytes = [] {
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    const int64_t llc = LastLevelCacheBytes();
     if (llc <= 0) return int64_t{64} << 20;
-    return std::max<int64_t>(int64_t{8} << 20, static_cast<int64_t>(llc) / 8);
+    return std::max<int64_t>(int64_t{8} << 20, llc / 8);
   }();
   return bytes;
 }
@@ -122,11 +151,14 @@ constexpr int64_t kPrefetchDistance = 1024;
 
 // After optimization: in marked functions, every vector load inside a loop (the
 // vectorized loops' contiguous loads; gathers are calls) is preceded by a prefetch of the
-// address `distance` bytes further (x86 prefetcht0; a prefetch never faults, past the end
-// of a buffer included). The hardware prefetchers alone keep too few lines in flight for
-// two cores to reach the memory's read bandwidth: a pure read of 1 GiB on 2 threads ran
-// 31 GB/s with 512-bit loads, 39-40 GB/s prefetching 512-1024 bytes ahead, 35 GB/s at
-// 4096 (development VM, copy 46-49 GB/s).
+// address `distance` bytes further into L2 (x86 prefetcht1; a prefetch never faults, past
+// the end of a buffer included). The hardware prefetchers alone may keep too few lines in
+// flight for two cores to reach the memory's read bandwidth: a pure read of 1 GiB on 2
+// threads ran 31 GB/s with 512-bit loads, 39-40 GB/s prefetching 512-1024 bytes ahead,
+// 35 GB/s at 4096 (development VM, copy 46-49 GB/s). Into L2, not L1: on a Zen 4 VM
+// prefetcht0 1 KiB ahead cut that read from 36-41 to 24-26 GB/s while prefetcht1 kept
+// 45-51 (/tmp probe, alternating), and reduce_sum over 3 x 64 MiB ran 9.7-11.0 ms with
+// prefetcht0 against 5.1-7.8 with prefetcht1.
 void InsertPrefetches(llvm::Module& module) {
   const llvm::DataLayout& layout = module.getDataLayout();
   for (llvm::Function& f : module) {
@@ -148,9 +180,9 @@ void InsertPrefetches(llvm::Module& module) {
     for (llvm::LoadInst* load : loads) {
       llvm::IRBuilder<> b(load);
       llvm::Value* ahead = b.CreateConstGEP1_64(b.getInt8Ty(), load->getPointerOperand(), distance, "prefetch");
-      // read, keep in all cache levels, data
+      // read, locality 2 (prefetcht1: L2 and outward), data
       b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ahead->getType()},
-                        {ahead, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+                        {ahead, b.getInt32(0), b.getInt32(2), b.getInt32(1)});
     }
   }
 }
@@ -1167,6 +1199,12 @@ class KernelEmitter {
     for (const char* suffix : {kStreamingSuffix, ".cached"}) {
       module_.getFunction(name + suffix)->addFnAttr(llvm::Attribute::NoInline);
     }
+    // The cached variant is the fallback for outputs that are not 64-byte aligned, which
+    // CpuExecutable never passes (its buffers are aligned, and it computes into a caller's
+    // destination only when that is aligned): it stays scalar, small to compile.
+    llvm::Function* fallback = module_.getFunction(name + ".cached");
+    fallback->addFnAttr(kVectorizeWidthAttribute, "1");
+    fallback->addFnAttr(kInterleaveAttribute, "1");
     b.SetInsertPoint(stream);
     b.CreateCall(module_.getFunction(name + kStreamingSuffix), args);
     // Non-temporal stores are weakly ordered: fence them before the shard reports done.
@@ -1280,6 +1318,9 @@ llvm::SmallVector<char, 0> ToBitcode(const llvm::Module& module) {
 //    of select-and-scatter and reduce-window (1.3x slower without);
 //  - loop-idiom: zero fills and copies become memset / memcpy;
 //  - inject-tli-mappings before the vectorizer: libmvec's vector functions;
+//  - loop-hints-from-attributes (Optimize's own pass) before it: the interleave counts and
+//    widths kernels ask for by function attribute (memory-bound kernels: 1; the cached
+//    fallback of streaming groups: scalar);
 //  - no-unroll-vectorized right after it (Optimize's own pass) and loop-unroll without
 //    partial or runtime unrolling: the vectorizer's loops stay as it interleaved them,
 //    only small constant loops it left scalar unroll fully. x86 targets whose scheduling
@@ -1299,7 +1340,7 @@ constexpr const char* kKernelPipeline =
     "loop-mssa(licm,loop-rotate,licm),simplifycfg,instcombine<no-verify-fixpoint>,"
     "loop(loop-idiom,indvars,loop-deletion,loop-unroll-full),"
     "sroa,jump-threading,gvn,instcombine<no-verify-fixpoint>,loop-mssa(licm),simplifycfg,"
-    "inject-tli-mappings,loop-vectorize,no-unroll-vectorized,infer-alignment,instcombine<no-verify-fixpoint>,simplifycfg,"
+    "inject-tli-mappings,loop-hints-from-attributes,loop-vectorize,no-unroll-vectorized,infer-alignment,instcombine<no-verify-fixpoint>,simplifycfg,"
     "loop-unroll<O2;no-partial;no-runtime>,instcombine<no-verify-fixpoint>,alignment-from-assumptions)";
 
 bool UsesKernelPipeline(const CpuCompileOptions& options) {
@@ -1560,6 +1601,11 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
       }
     };
     if (kernel->bytes_read >= prefetch_min) mark(kPrefetchAttribute, std::to_string(kPrefetchDistance));
+    // Loops of kernels bound by memory take one vector per iteration: interleaving more
+    // (2-4 by LLVM's cost model) multiplies their code, not their speed.
+    if (!ComputeBound(*inst) && kernel->bytes_read + kernel->bytes_written >= PastCacheBytes()) {
+      mark(kInterleaveAttribute, "1");
+    }
     // Polynomials (inline exp) are bound by arithmetic, not memory: 512-bit vectors where
     // the CPU has them (LLVM prefers 256 on AVX-512 parts unless told).
     if (ComputeBound(*inst)) mark("prefer-vector-width", "512");

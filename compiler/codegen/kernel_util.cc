@@ -502,6 +502,32 @@ class NoUnrollVectorizedPass : public llvm::PassInfoMixin<NoUnrollVectorizedPass
   }
 };
 
+// "loop-hints-from-attributes": in functions with the attribute kInterleaveAttribute or
+// kVectorizeWidthAttribute, every innermost loop without such a hint of its own gets the
+// attribute's value as llvm.loop.interleave.count / llvm.loop.vectorize.width, before the
+// loop vectorizer decides them.
+class LoopHintsFromAttributesPass : public llvm::PassInfoMixin<LoopHintsFromAttributesPass> {
+ public:
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
+    const std::pair<const char*, const char*> hints[] = {{kInterleaveAttribute, "llvm.loop.interleave.count"},
+                                                          {kVectorizeWidthAttribute, "llvm.loop.vectorize.width"}};
+    llvm::LoopInfo* loops = nullptr;
+    for (const auto& [attribute, hint] : hints) {
+      unsigned value = 0;
+      if (!f.hasFnAttribute(attribute) || f.getFnAttribute(attribute).getValueAsString().getAsInteger(10, value) ||
+          value == 0) {
+        continue;
+      }
+      if (loops == nullptr) loops = &fam.getResult<llvm::LoopAnalysis>(f);
+      for (llvm::Loop* loop : loops->getLoopsInPreorder()) {
+        if (!loop->isInnermost() || llvm::getOptionalIntLoopAttribute(loop, hint)) continue;
+        llvm::addStringMetadataToLoop(loop, hint, value);
+      }
+    }
+    return llvm::PreservedAnalyses::all();  // only loop metadata changed
+  }
+};
+
 }  // namespace
 
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math,
@@ -524,9 +550,15 @@ Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool v
   llvm::PassBuilder pb(tm, tuning);
   pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::FunctionPassManager& fpm,
                                         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-    if (name != "no-unroll-vectorized") return false;
-    fpm.addPass(NoUnrollVectorizedPass());
-    return true;
+    if (name == "no-unroll-vectorized") {
+      fpm.addPass(NoUnrollVectorizedPass());
+      return true;
+    }
+    if (name == "loop-hints-from-attributes") {
+      fpm.addPass(LoopHintsFromAttributesPass());
+      return true;
+    }
+    return false;
   });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

@@ -81,8 +81,13 @@ StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instructi
 // given, that pipeline (the text `opt -passes=` takes) with `tm`'s cost models.
 // With `vector_math`, the loop vectorizer may call glibc's libmvec (expf, logf, sinf,
 // powf... eight lanes at a time); the caller must have made libmvec's symbols resolvable
-// (VectorMathLibraryLoaded()). Pipelines may name one pass of Fusebox's own, the function
-// pass "no-unroll-vectorized": loops the loop vectorizer made get llvm.loop.unroll.disable.
+// (VectorMathLibraryLoaded()). Pipelines may name Fusebox's own function passes:
+//  - "no-unroll-vectorized": loops the loop vectorizer made get llvm.loop.unroll.disable;
+//  - "loop-hints-from-attributes": in functions with the attribute kInterleaveAttribute
+//    ("fusebox-interleave-count") or kVectorizeWidthAttribute ("fusebox-vectorize-width"),
+//    innermost loops get that interleave count / vectorization width (1: scalar).
+inline constexpr const char* kInterleaveAttribute = "fusebox-interleave-count";
+inline constexpr const char* kVectorizeWidthAttribute = "fusebox-vectorize-width";
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math = false,
                 std::string_view pipeline = {});
 

@@ -285,8 +285,9 @@ class CpuExecutable::Frame {
  private:
   // Points output allocations at the caller's destinations where that is safe: the
   // allocation is an output (not a parameter or constant), only one root leaf lives in
-  // it, that leaf starts at offset 0, and everything ever placed in it fits the
-  // destination.
+  // it, that leaf starts at offset 0, everything ever placed in it fits the destination,
+  // and the destination is aligned as the buffer assignment aligns (kernels with
+  // streaming stores run their fast variant only on 64-byte aligned outputs).
   static void RedirectOutputs(const ProgramPlan& plan, const Computation* comp, const std::vector<void*>& outputs,
                               const std::vector<int64_t>& output_bytes, std::vector<void*>& bases) {
     auto it = plan.leaves.find(comp->root());
@@ -303,6 +304,7 @@ class CpuExecutable::Frame {
       if (slice.allocation < 0 || outputs[i] == nullptr || slice.offset != 0 || uses[slice.allocation] != 1) continue;
       const Allocation& a = plan.assignment.allocations()[static_cast<size_t>(slice.allocation)];
       if (a.kind != Allocation::Kind::kOutput || a.size > output_bytes[i]) continue;
+      if (reinterpret_cast<uintptr_t>(outputs[i]) % static_cast<uintptr_t>(plan.assignment.alignment()) != 0) continue;
       bases[static_cast<size_t>(slice.allocation)] = outputs[i];
     }
   }

@@ -19,6 +19,7 @@ namespace fusebox {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing_util::CompileCpu;
 using testing_util::ExpectCpuMatchesInterpreter;
 using testing_util::ParseOrFail;
@@ -752,7 +753,7 @@ ENTRY e {
 }
 
 // Kernels reading at least prefetch_min_bytes prefetch their loops' vector loads 1 KiB
-// ahead (prefetcht0 in the assembly, llvm.prefetch in the optimized IR); smaller ones and
+// ahead (prefetcht1 in the assembly, llvm.prefetch in the optimized IR); smaller ones and
 // -1 get none; results are the interpreter's either way.
 TEST(CpuExecutableTest, PrefetchesForBigReads) {
   auto m = ParseOrFail(R"(
@@ -784,7 +785,7 @@ ENTRY e {
     const bool prefetches = min_bytes > 0 && min_bytes <= reads;
     const CpuCode& code = (*exe)->code();
     EXPECT_EQ(code.llvm_ir_optimized().find("@llvm.prefetch") != std::string::npos, prefetches);
-    EXPECT_EQ(code.assembly().find("prefetcht0") != std::string::npos, prefetches);
+    EXPECT_EQ(code.assembly().find("prefetcht1") != std::string::npos, prefetches);
     EXPECT_EQ(code.llvm_ir().find("@llvm.prefetch"), std::string::npos);  // added after optimization
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();
@@ -794,8 +795,9 @@ ENTRY e {
 }
 
 // Loop groups writing more than the threshold get a streaming variant (non-temporal
-// vector stores) and a dispatcher that takes it only for 64-byte aligned outputs; both
-// variants compute what the interpreter does, and small groups get no variant.
+// vector stores) and a dispatcher that takes it only for 64-byte aligned outputs, else a
+// scalar cached variant; both compute what the interpreter does, and small groups get no
+// variant.
 TEST(CpuExecutableTest, StreamingStoresForBigOutputs) {
   auto m = ParseOrFail(R"(
 HloModule streaming
@@ -828,6 +830,19 @@ ENTRY e {
               streaming);
     EXPECT_EQ(code.llvm_ir_optimized().find("!nontemporal") != std::string::npos, streaming);
     EXPECT_EQ(code.assembly().find("movntps") != std::string::npos, streaming);
+    if (streaming) {
+      // The cached variant (the fallback for unaligned outputs) stays scalar; the streaming
+      // one is vectorized.
+      const std::string& ir = code.llvm_ir_optimized();
+      auto body = [&](const std::string& suffix) {
+        const size_t begin = ir.find("define void @" + group.function + suffix + "(");
+        return begin == std::string::npos ? std::string() : ir.substr(begin, ir.find("\n}\n", begin) - begin);
+      };
+      EXPECT_THAT(body(".streaming"), HasSubstr("x float>"));
+      const std::string cached = body(".cached");
+      ASSERT_FALSE(cached.empty());
+      EXPECT_THAT(cached, Not(HasSubstr("x float>")));
+    }
     auto result = (*exe)->Run(*args);
     ASSERT_TRUE(result.ok()) << result.status().message();
     EXPECT_EQ(*result, *expected);
