@@ -487,8 +487,8 @@ namespace {
 // again (x86 targets whose scheduling model has a loop buffer, Zen 4 among them, ask for
 // partial unrolling) or fully (a 1024-element row is 16 iterations of 64 lanes) multiplies
 // the code without making memory-bound loops faster, and code generation's cost grows
-// with it: a 1 GiB reduce_sum kernel 20 -> 8-11 ms, softmax's three kernels 24-28 -> 15
-// ms of one thread's compile time (docs/cpu-backend.md, Compile time).
+// with it: reduce_sum's kernel over 3 x 64 MiB 20 -> 8-11 ms, softmax's three kernels
+// 24-28 -> 15 ms of one thread's compile time (docs/cpu-backend.md, Optimization).
 class NoUnrollVectorizedPass : public llvm::PassInfoMixin<NoUnrollVectorizedPass> {
  public:
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
