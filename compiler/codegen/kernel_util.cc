@@ -488,7 +488,7 @@ namespace {
 // partial unrolling) or fully (a 1024-element row is 16 iterations of 64 lanes) multiplies
 // the code without making memory-bound loops faster, and code generation's cost grows
 // with it: reduce_sum's kernel over 3 x 64 MiB 20 -> 8-11 ms, softmax's three kernels
-// 24-28 -> 15 ms of one thread's compile time (docs/cpu-backend.md, Optimization).
+// 24-28 -> 15-21 ms of one thread's compile time (docs/cpu-backend.md, Optimization).
 class NoUnrollVectorizedPass : public llvm::PassInfoMixin<NoUnrollVectorizedPass> {
  public:
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
