@@ -201,8 +201,8 @@ def main():
         speed = sorted(x["run_median"] / f["run_s"]["median"] for x, f in rounds)
         comp = sorted(x["compile_s"] / f["compile_s"]["total"] for x, f in rounds)
         row["rounds"] = [{"xla": x, "fusebox": f} for x, f in rounds]
-        row["speed_ratio"] = speed[len(speed) // 2]
-        row["compile_ratio"] = comp[len(comp) // 2]
+        row["speed_ratio"] = median(speed)
+        row["compile_ratio"] = median(comp)
         row["speed_ratio_range"] = [speed[0], speed[-1]]
         row["compile_ratio_range"] = [comp[0], comp[-1]]
         x_run = median([x["run_median"] for x, _ in rounds])

@@ -1601,14 +1601,15 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
       }
     };
     if (kernel->bytes_read >= prefetch_min) mark(kPrefetchAttribute, std::to_string(kPrefetchDistance));
-    // Loops of kernels bound by memory take one vector per iteration: interleaving more
-    // (2-4 by LLVM's cost model) multiplies their code, not their speed.
-    if (!ComputeBound(*inst) && kernel->bytes_read + kernel->bytes_written >= PastCacheBytes()) {
+    if (ComputeBound(*inst)) {
+      // Polynomials (inline exp) are bound by arithmetic, not memory: 512-bit vectors where
+      // the CPU has them (LLVM prefers 256 on AVX-512 parts unless told).
+      mark("prefer-vector-width", "512");
+    } else if (kernel->bytes_read + kernel->bytes_written >= PastCacheBytes()) {
+      // Loops of kernels bound by memory take one vector per iteration: interleaving more
+      // (2-4 by LLVM's cost model) multiplies their code, not their speed.
       mark(kInterleaveAttribute, "1");
     }
-    // Polynomials (inline exp) are bound by arithmetic, not memory: 512-bit vectors where
-    // the CPU has them (LLVM prefers 256 on AVX-512 parts unless told).
-    if (ComputeBound(*inst)) mark("prefer-vector-width", "512");
     if (options.keep_llvm_ir) {
       for (const llvm::GlobalVariable& g : target.globals()) {
         if (seen.insert("g" + g.getName().str()).second) emitted.push_back("g" + g.getName().str());

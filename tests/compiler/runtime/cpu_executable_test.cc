@@ -21,6 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing_util::CompileCpu;
+using testing_util::CompileRunAndCompare;
 using testing_util::ExpectCpuMatchesInterpreter;
 using testing_util::ParseOrFail;
 
@@ -671,13 +672,9 @@ ENTRY e {
     SCOPED_TRACE(kernel_pipeline ? "kernel pipeline" : "LLVM -O2");
     CpuCompileOptions compile;
     compile.kernel_pipeline = kernel_pipeline;
-    auto exe = CompileCpu(*m, true, 2, compile);
-    ASSERT_TRUE(exe.ok()) << exe.status().message();
-    auto actual = (*exe)->Run(*args);
-    ASSERT_TRUE(actual.ok()) << actual.status().message();
-    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32));
-    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
-    const CpuCode& code = (*exe)->code();
+    auto exe = CompileRunAndCompare(*m, *args, *expected, 2, compile);
+    ASSERT_NE(exe, nullptr);
+    const CpuCode& code = exe->code();
     EXPECT_THAT(code.llvm_ir_optimized(), HasSubstr("x float>"));  // vectorized
     assembly[kernel_pipeline ? 0 : 1] = code.assembly();
   }
@@ -719,14 +716,10 @@ ENTRY e {
     SCOPED_TRACE(kernel_pipeline ? "kernel pipeline" : "LLVM -O2");
     CpuCompileOptions compile;
     compile.kernel_pipeline = kernel_pipeline;
-    auto exe = CompileCpu(*m, true, 1, compile);
-    ASSERT_TRUE(exe.ok()) << exe.status().message();
-    auto actual = (*exe)->Run(*args);
-    ASSERT_TRUE(actual.ok()) << actual.status().message();
-    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32));
-    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
-    const std::string ir = (*exe)->code().llvm_ir_optimized();
-    const std::string assembly = (*exe)->code().assembly();
+    auto exe = CompileRunAndCompare(*m, *args, *expected, 1, compile);
+    ASSERT_NE(exe, nullptr);
+    const std::string& ir = exe->code().llvm_ir_optimized();
+    const std::string& assembly = exe->code().assembly();
     assembly_lines[kernel_pipeline ? 0 : 1] = static_cast<size_t>(std::count(assembly.begin(), assembly.end(), '\n'));
     if (!kernel_pipeline) continue;
     EXPECT_THAT(ir, HasSubstr("vector.body"));
@@ -780,17 +773,13 @@ ENTRY e {
     SCOPED_TRACE("prefetch_min_bytes " + std::to_string(min_bytes));
     CpuCompileOptions compile;
     compile.prefetch_min_bytes = min_bytes;
-    auto exe = CompileCpu(*m, true, 2, compile);
-    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    auto exe = CompileRunAndCompare(*m, *args, *expected, 2, compile);
+    ASSERT_NE(exe, nullptr);
     const bool prefetches = min_bytes > 0 && min_bytes <= reads;
-    const CpuCode& code = (*exe)->code();
+    const CpuCode& code = exe->code();
     EXPECT_EQ(code.llvm_ir_optimized().find("@llvm.prefetch") != std::string::npos, prefetches);
     EXPECT_EQ(code.assembly().find("prefetcht1") != std::string::npos, prefetches);
     EXPECT_EQ(code.llvm_ir().find("@llvm.prefetch"), std::string::npos);  // added after optimization
-    auto actual = (*exe)->Run(*args);
-    ASSERT_TRUE(actual.ok()) << actual.status().message();
-    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32));
-    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
   }
 }
 

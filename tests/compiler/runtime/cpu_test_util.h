@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
@@ -35,6 +36,23 @@ inline StatusOr<std::unique_ptr<CpuExecutable>> CompileCpu(const Module& module,
   options.threads = threads;
   options.compile = compile;
   return CpuExecutable::Create(std::move(optimized), options);
+}
+
+// Compiles `module` fused with `compile` on `threads` threads, runs it on `args` and
+// expects `expected` within the f32 tolerance; returns the executable for further checks
+// (nullptr, with the failure recorded, when compiling or running failed).
+inline std::unique_ptr<CpuExecutable> CompileRunAndCompare(const Module& module, const std::vector<Literal>& args,
+                                                           const Literal& expected, int threads,
+                                                           const CpuCompileOptions& compile) {
+  auto exe = CompileCpu(module, true, threads, compile);
+  EXPECT_TRUE(exe.ok()) << exe.status().message();
+  if (!exe.ok()) return nullptr;
+  auto actual = (*exe)->Run(args);
+  EXPECT_TRUE(actual.ok()) << actual.status().message();
+  if (!actual.ok()) return nullptr;
+  CompareResult cmp = CompareLiterals(*actual, expected, DefaultToleranceFor(PrimitiveType::kF32));
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+  return std::move(*exe);
 }
 
 // Runs `module` on the CPU (fused and unfused) and in the interpreter on the same random
