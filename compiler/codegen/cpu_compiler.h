@@ -54,6 +54,8 @@ struct CpuKernel {
   // The runtime may then run consecutive such kernels block of rows by block of rows.
   int64_t rows = 0;
   std::vector<bool> row_local_operands;
+  // A row kernel (passes/row_fusion.h): per row, each reduction once, then the outputs.
+  bool row_kernel = false;
   std::string comparator_function;
   CpuComparatorFunction comparator = nullptr;
   int64_t bytes_read = 0;

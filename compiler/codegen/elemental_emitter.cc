@@ -408,7 +408,12 @@ void ElementalEmitter::BindValues(const Instruction* inst, std::vector<llvm::Val
   scalars_[inst] = std::move(values);
 }
 
-void ElementalEmitter::Unbind(const Instruction* inst) { scalars_.erase(inst); }
+void ElementalEmitter::BindRowArray(const Instruction* inst, IrArray row) { row_arrays_[inst] = std::move(row); }
+
+void ElementalEmitter::Unbind(const Instruction* inst) {
+  scalars_.erase(inst);
+  row_arrays_.erase(inst);
+}
 
 llvm::Value* ElementalEmitter::Poison(const Shape& shape) {
   if (!shape.IsArray()) return llvm::PoisonValue::get(b_.getInt64Ty());
@@ -443,14 +448,21 @@ std::vector<llvm::Value*> ElementalEmitter::EmitAll(const Instruction* inst, con
     if (auto it = scope->find(key); it != scope->end()) return it->second;
   }
   std::vector<llvm::Value*> values;
-  if (auto it = arrays_.find(inst); it != arrays_.end()) {
-    const IrArray& array = it->second;
+  auto bound = arrays_.find(inst);
+  auto row = row_arrays_.find(inst);
+  if (bound != arrays_.end() || row != row_arrays_.end()) {
+    const IrArray& array = row != row_arrays_.end() ? row->second : bound->second;
+    IrIndex at = index;
+    if (row != row_arrays_.end()) {
+      const size_t drop = at.size() - std::min(at.size(), static_cast<size_t>(array.shape().rank()));
+      at.erase(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(drop));
+    }
     PrimitiveType type = array.shape().element_type();
     auto storage = StorageType(context_, type);
     if (!storage.ok()) {
       values = {Fail(inst, storage.status().message())};
     } else {
-      llvm::Value* loaded = b_.CreateLoad(*storage, array.Address(b_, index), inst->name());
+      llvm::Value* loaded = b_.CreateLoad(*storage, array.Address(b_, at), inst->name());
       values = {ToRegister(b_, type, loaded)};
     }
   } else {

@@ -70,6 +70,10 @@ class ElementalEmitter {
 
   // Elements of `inst` are read from memory instead of being computed.
   void BindArray(const Instruction* inst, IrArray array);
+  // Row kernels: elements of `inst` are read from `row`, a buffer holding the current row
+  // (shaped like the trailing dimensions of `inst`; the leading ones of the index are the
+  // row's and are dropped). Forgotten by Unbind.
+  void BindRowArray(const Instruction* inst, IrArray row);
   // Reduction splitting: the full reduce `reduce` is computed from per-row partial
   // results already in `partials` (f[rows]) instead of from its operand.
   void BindPartials(const Instruction* reduce, IrArray partials);
@@ -96,7 +100,7 @@ class ElementalEmitter {
   void BindScalar(const Instruction* inst, llvm::Value* value);
   // The same for a tuple-shaped instruction (a variadic reduce): one value per element.
   void BindValues(const Instruction* inst, std::vector<llvm::Value*> values);
-  // Forgets a BindScalar/BindValues binding.
+  // Forgets a BindScalar/BindValues/BindRowArray binding.
   void Unbind(const Instruction* inst);
 
   // The element of `inst` at `index` (an i64 per dimension of its shape). A tuple-shaped
@@ -203,6 +207,7 @@ class ElementalEmitter {
   llvm::LLVMContext& context_;
   ElementalEmitterOptions options_;
   std::unordered_map<const Instruction*, IrArray> arrays_;
+  std::unordered_map<const Instruction*, IrArray> row_arrays_;
   std::unordered_map<const Instruction*, std::vector<llvm::Value*>> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
   std::unordered_map<const Instruction*, IrArray> column_partials_;

@@ -22,6 +22,7 @@
 #include "compiler/codegen/elemental_emitter.h"
 #include "compiler/codegen/gpu_emulator_internal.h"
 #include "compiler/codegen/kernel_util.h"
+#include "compiler/passes/row_fusion.h"
 #include "compiler/passes/kernel_count.h"
 
 namespace fusebox {
@@ -260,6 +261,10 @@ class GpuKernelEmitter {
     std::vector<OutputLeaf> outputs = KernelOutputs(inst);
     for (const OutputLeaf& leaf : outputs) {
       if (!leaf.shape.IsArray()) return Unimplemented(inst.name() + ": nested tuple results are not supported");
+    }
+    if (std::optional<RowPlan> rows = PlanRowKernel(inst); rows) {
+      kernel->kind_name = "reduction(row kernel)";
+      return EmitRowKernel(inst, *rows, outputs, kernel);
     }
     if (std::optional<ReductionInfo> reduction = AnalyzeReduction(inst, outputs); reduction) {
       kernel->kind_name = reduction->row ? (reduction->kept.empty() ? "reduction(full)" : "reduction(row)")
@@ -1035,21 +1040,12 @@ class GpuKernelEmitter {
     }
     // The kernel proper: a group of threads per output folds its row (or its partials).
     const int64_t length = split ? splits : info.length;
-    const int64_t group = length >= 1024 ? kBlock : kWarp;
-    const int64_t groups = kBlock / group;
     GpuLaunch launch;
-    launch.function = kernel->name + "_kernel";
-    launch.block = {kBlock, 1, 1};
-    launch.grid = {CeilDiv(info.outputs, groups), 1, 1};
-    if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many outputs for one launch");
-    Entry e = BeginEntry(inst, launch.function, buffer_count, 0, kBlock);
+    ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + "_kernel", buffer_count, info.outputs, length, &launch));
+    Entry& e = rg.e;
     llvm::IRBuilder<>& b = *e.b;
-    llvm::Value* tid = ThreadX(b);
-    llvm::Value* group_in_block = b.CreateUDiv(tid, b.getInt64(group));
-    llvm::Value* lane = b.CreateURem(tid, b.getInt64(group));
-    llvm::Value* o_raw = b.CreateAdd(b.CreateMul(BlockX(b), b.getInt64(groups)), group_in_block);
-    llvm::Value* active = b.CreateICmpULT(o_raw, b.getInt64(info.outputs));
-    llvm::Value* o = b.CreateSelect(active, o_raw, b.getInt64(0));
+    const int64_t group = rg.group, groups = rg.groups;
+    llvm::Value *group_in_block = rg.group_in_block, *lane = rg.lane, *active = rg.active, *o = rg.o;
     Accumulator acc = MakeAccumulator(e, info);
     llvm::Value* count = StridedCount(b, active, lane, b.getInt64(length), group);
     IrIndex kept = Delinearize(b, o, OutputDims(info));
@@ -1075,6 +1071,99 @@ class GpuKernelEmitter {
     If(e, b.CreateAnd(active, b.CreateICmpEQ(lane, b.getInt64(0))), "write", [&] {
       FinishOutputs(e, inst, info, acc, outputs, o);
     });
+    RETURN_IF_ERROR(EndEntry(e));
+    kernel->launches.push_back(launch);
+    return Status::Ok();
+  }
+
+  // A launch with a group of threads per row of `length` elements (a block of kBlock for
+  // rows of 1024 or more, else a warp), `rows` rows: the entry, and per thread its group
+  // in the block, its lane, its row `o` (0 for the threads past the last row) and whether
+  // that row exists (`active`).
+  struct RowGroups {
+    Entry e;
+    int64_t group = 0, groups = 0;
+    llvm::Value *group_in_block = nullptr, *lane = nullptr, *active = nullptr, *o = nullptr;
+  };
+  StatusOr<RowGroups> BeginRowGroups(const Instruction& inst, const std::string& name, int64_t buffer_count,
+                                     int64_t rows, int64_t length, GpuLaunch* launch) {
+    RowGroups rg;
+    rg.group = length >= 1024 ? kBlock : kWarp;
+    rg.groups = kBlock / rg.group;
+    launch->function = name;
+    launch->block = {kBlock, 1, 1};
+    launch->grid = {CeilDiv(rows, rg.groups), 1, 1};
+    if (launch->grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many rows for one launch");
+    rg.e = BeginEntry(inst, name, buffer_count, 0, kBlock);
+    llvm::IRBuilder<>& b = *rg.e.b;
+    llvm::Value* tid = ThreadX(b);
+    rg.group_in_block = b.CreateUDiv(tid, b.getInt64(rg.group));
+    rg.lane = b.CreateURem(tid, b.getInt64(rg.group));
+    llvm::Value* o_raw = b.CreateAdd(b.CreateMul(BlockX(b), b.getInt64(rg.groups)), rg.group_in_block);
+    rg.active = b.CreateICmpULT(o_raw, b.getInt64(rows));
+    rg.o = b.CreateSelect(rg.active, o_raw, b.getInt64(0));
+    return rg;
+  }
+
+  // Row kernels (row_fusion.h: softmax, normalizations): a group of threads per row (a
+  // block for rows of 1024 elements or more, else a warp). Each reduce in turn: every
+  // thread folds its strided elements of the row (coalesced), the group combines them,
+  // lane 0 applies the init value and leaves the result in shared memory, and the whole
+  // group binds it for the rest of the row. Then the group stores the outputs over the
+  // row. The values the CPU keeps in row buffers are computed again (arithmetic is cheap
+  // next to memory traffic here).
+  Status EmitRowKernel(const Instruction& inst, const RowPlan& plan, const std::vector<OutputLeaf>& outputs,
+                       GpuKernel* kernel) {
+    const int64_t k = plan.row_rank;
+    const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
+    GpuLaunch launch;
+    ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + "_kernel", buffer_count, plan.rows, plan.row_length, &launch));
+    Entry& e = rg.e;
+    llvm::IRBuilder<>& b = *e.b;
+    const int64_t group = rg.group, groups = rg.groups;
+    llvm::Value *group_in_block = rg.group_in_block, *lane = rg.lane, *active = rg.active, *o = rg.o;
+    const std::vector<int64_t> row_dims(plan.dims.begin(), plan.dims.begin() + k);
+    const std::vector<int64_t> element_dims(plan.dims.begin() + k, plan.dims.end());
+    const IrIndex row = Delinearize(b, o, row_dims);
+    for (size_t j = 0; j < plan.reduces.size(); ++j) {
+      const Instruction* hero = plan.reduces[j];
+      ReductionInfo info;
+      info.heroes = {hero};
+      info.operand = hero->operand(0)->shape();
+      for (int64_t d = 0; d < info.operand.rank(); ++d) (d < k ? info.kept : info.reduced).push_back(d);
+      info.outputs = plan.rows;
+      info.length = plan.row_length;
+      Accumulator acc = MakeAccumulator(e, info);
+      llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
+      Loop(e, count, hero->name() + ".r", [&](llvm::Value* i) {
+        llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
+        Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, row, r)), b.getTrue());
+      });
+      const std::string name = launch.function + "_row" + std::to_string(j);
+      GroupReduce(e, info, acc, group, groups, group_in_block, lane, name);
+      llvm::Type* type = ValueTypes(info)[0];
+      llvm::GlobalVariable* shared = SharedArray(type, groups, name + "_value");
+      If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "publish", [&] {
+        llvm::Value* valid = b.CreateLoad(b.getInt1Ty(), acc.valid);
+        llvm::Value* init = e.emitter->Emit(hero->operand(1), {});
+        std::vector<llvm::Value*> combined = e.emitter->EmitReducer(*hero->to_apply(), {init, Load(e, acc)[0]});
+        llvm::Value* value = combined.empty() ? init : b.CreateSelect(valid, combined[0], init);
+        StoreShared(b, shared, group_in_block, e.emitter->Round(hero->shape().element_type(), value));
+      });
+      Barrier(b);
+      e.emitter->BindValues(hero, {LoadShared(b, shared, group_in_block, type)});
+    }
+    std::vector<int64_t> members;
+    for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) members.push_back(m);
+    llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
+    Loop(e, count, "i", [&](llvm::Value* i) {
+      llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
+      IrIndex index = row;
+      const IrIndex element = Delinearize(b, r, element_dims);
+      index.insert(index.end(), element.begin(), element.end());
+      StoreOutputs(e, inst, outputs, members, index);
+    });
+    for (const Instruction* hero : plan.reduces) e.emitter->Unbind(hero);
     RETURN_IF_ERROR(EndEntry(e));
     kernel->launches.push_back(launch);
     return Status::Ok();

@@ -10,6 +10,7 @@
 #include "compiler/passes/dce.h"
 #include "compiler/passes/instruction_fusion.h"
 #include "compiler/passes/multi_output_fusion.h"
+#include "compiler/passes/row_fusion.h"
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/verifier/verifier.h"
 
@@ -24,13 +25,15 @@ Pipeline MakeOptimizationPipeline() {
   pipeline.Add<AlgebraicSimplifier>();
   pipeline.Add<CommonSubexpressionElimination>();
   pipeline.Add<DeadCodeElimination>();
-  // Fusion: producer -> consumer (loop, input, output), then multi-output.
+  // Fusion: producer -> consumer (loop, input, output), then multi-output, then row
+  // reductions into the consumers that read them per row (softmax, normalizations).
   pipeline.Add<InstructionFusion>();
   pipeline.Add<MultiOutputFusion>();
+  pipeline.Add<RowFusion>();
   return pipeline;
 }
 
-std::vector<std::string> FusionPassNames() { return {"fusion", "multi-output-fusion"}; }
+std::vector<std::string> FusionPassNames() { return {"fusion", "multi-output-fusion", "row-fusion"}; }
 
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused) {
   std::unique_ptr<Module> copy = module.Clone();

@@ -15,6 +15,7 @@
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "tests/compiler/row_kernel_modules.h"
 
 namespace fusebox {
 namespace {
@@ -114,6 +115,15 @@ ENTRY e {
   ROOT m = f32[3] reduce(x, minf), dimensions={1}, to_apply=max_f32
 }
 )"));
+}
+
+// Row kernels (row_fusion.h): softmax as one launch, a warp per row for short rows and a
+// block per row for long ones; layer norm with two row dimensions.
+TEST(GpuEmulatorTest, RowKernelSoftmaxAndLayerNorm) {
+  ExpectEmulatorMatchesInterpreter(testing_util::RowKernelModule("softmax", "f32", testing_util::SoftmaxEntry("f32", 9, 100)));
+  ExpectEmulatorMatchesInterpreter(testing_util::RowKernelModule("softmax", "f32", testing_util::SoftmaxEntry("f32", 3, 1500)));
+  ExpectEmulatorMatchesInterpreter(
+      testing_util::RowKernelModule("layer_norm", "f32", testing_util::LayerNormEntry("f32", {2, 3, 40})));
 }
 
 TEST(GpuEmulatorTest, FullReductionSplitsIntoPartials) {

@@ -13,6 +13,7 @@
 
 #include "compiler/passes/kernel_count.h"
 #include "compiler/support/large_buffer.h"
+#include "tests/compiler/row_kernel_modules.h"
 #include "tests/compiler/runtime/cpu_test_util.h"
 
 namespace fusebox {
@@ -23,7 +24,10 @@ using ::testing::Not;
 using testing_util::CompileCpu;
 using testing_util::CompileRunAndCompare;
 using testing_util::ExpectCpuMatchesInterpreter;
+using testing_util::LayerNormEntry;
 using testing_util::ParseOrFail;
+using testing_util::RowKernelModule;
+using testing_util::SoftmaxEntry;
 
 constexpr char kAddF32[] = "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n";
 constexpr char kMaxF32[] = "max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }\n";
@@ -540,6 +544,45 @@ ENTRY e {
     ASSERT_TRUE(ran.ok());
     EXPECT_EQ(*ran, result);
   }
+}
+
+// Row kernels (row_fusion.h): softmax is one kernel whose two reductions run once per
+// row, exp kept in a row buffer between the sum's loop and the division; layer norm with
+// two row dimensions and bf16 values; results match the interpreter on 1-3 threads.
+TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
+  auto softmax = ParseOrFail(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 67, 300)));
+  ASSERT_NE(softmax, nullptr);
+  ExpectCpuMatchesInterpreter(*softmax, 3);
+  for (int threads : {1, 3}) {
+    auto exe = CompileCpu(*softmax, true, threads);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    const CpuCode& code = (*exe)->code();
+    ASSERT_EQ(code.kernels().size(), 1u);
+    // One loop group; the row buffer for exp; the two reduction loops and the outputs'
+    // loop sit inside the row loop (no reduction recomputed per element).
+    ASSERT_EQ(code.kernels()[0]->groups.size(), 1u);
+    EXPECT_THAT(code.llvm_ir(), HasSubstr("%ex.row = alloca [300 x float], align 64"));
+    auto count = [&](const std::string& needle) {
+      int n = 0;
+      for (size_t at = code.llvm_ir().find(needle); at != std::string::npos; at = code.llvm_ir().find(needle, at + 1)) ++n;
+      return n;
+    };
+    EXPECT_EQ(count("\nmax.reduce.0.header:"), 1);
+    EXPECT_EQ(count("\nsum.reduce.0.header:"), 1);
+    EXPECT_EQ(count("\ni.1.header:"), 1);  // the outputs' loop over the row
+    // Both reductions are emitted before the outputs' loop, not inside it (a reduce
+    // emitted per output element would cost a whole row per element).
+    EXPECT_LT(code.llvm_ir().find("\nsum.reduce.0.header:"), code.llvm_ir().find("\ni.1.header:"));
+    EXPECT_LT(code.llvm_ir().find("\nmax.reduce.0.header:"), code.llvm_ir().find("\nsum.reduce.0.header:"));
+    auto args = RandomArguments(*softmax, 5);
+    ASSERT_TRUE(args.ok());
+    auto expected = Interpreter().Run(*softmax, *args);
+    ASSERT_TRUE(expected.ok());
+    auto actual = (*exe)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    EXPECT_TRUE(CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  }
+  ExpectCpuMatchesInterpreter(RowKernelModule("layer_norm", "bf16", LayerNormEntry("bf16", {3, 5, 96})), 4);
 }
 
 TEST(CpuExecutableTest, StagesAreKeptAndMapBackToHlo) {
