@@ -262,7 +262,7 @@ class ComputationRowFusion {
         const int64_t size = static_cast<int64_t>(consumer->fused_computation()->instructions().size());
         if (!considered_.insert({producer->name(), consumer->name(), size}).second) continue;
         if (!OnlyFeeds(producer, consumer)) {
-          Record(producer, consumer, false, "the producer has users besides the consumer (its reductions would be computed twice)");
+          Record(producer->name(), consumer->name(), false, "the producer has users besides the consumer (its reductions would be computed twice)");
           continue;
         }
         // The consumer's parameters that the producer's values would replace.
@@ -286,7 +286,7 @@ class ComputationRowFusion {
         std::string why;
         std::optional<RowPlan> plan = PlanRowKernel({fused->root()}, resolve, &why);
         if (!plan) {
-          Record(producer, consumer, false, "together they are not a row kernel: " + why);
+          Record(producer->name(), consumer->name(), false, "together they are not a row kernel: " + why);
           continue;
         }
         const std::string producer_name = producer->name();
@@ -297,31 +297,27 @@ class ComputationRowFusion {
         group.root = consumer;
         group.reuse = consumer;
         ASSIGN_OR_RETURN(Instruction * made, BuildFusion(group));
-        FusionDecision d;
-        d.pass = "row-fusion";
-        d.computation = comp_->name();
-        d.producer = producer_name;
-        d.consumer = consumer_name;
-        d.fused = true;
-        d.reason = "fused: row reduction(s) computed once per row inside the consumer (" +
-                   std::to_string(plan->reduces.size()) + " reduce(s) over rows of " +
-                   std::to_string(plan->row_length) + " elements; the input is read from memory once)";
-        d.fusion = made->name();
-        context_.RecordDecision(std::move(d));
+        Record(producer_name, consumer_name, true,
+               "row reduction(s) computed once per row inside the consumer (" + std::to_string(plan->reduces.size()) +
+                   " reduce(s) over rows of " + std::to_string(plan->row_length) +
+                   " elements; the input is read from memory once)",
+               made->name());
         return true;
       }
     }
     return false;
   }
 
-  void Record(const Instruction* producer, const Instruction* consumer, bool fused, const std::string& reason) {
+  void Record(const std::string& producer, const std::string& consumer, bool fused, const std::string& reason,
+              const std::string& fusion = "") {
     FusionDecision d;
     d.pass = "row-fusion";
     d.computation = comp_->name();
-    d.producer = producer->name();
-    d.consumer = consumer->name();
+    d.producer = producer;
+    d.consumer = consumer;
     d.fused = fused;
     d.reason = (fused ? "fused: " : "not fused: ") + reason;
+    d.fusion = fusion;
     context_.RecordDecision(std::move(d));
   }
 
