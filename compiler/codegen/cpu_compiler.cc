@@ -537,10 +537,118 @@ class CpuCodeImpl : public CpuCode {
   std::map<std::string, std::string> function_to_hlo_;
 };
 
+// Elementwise functions computed by polynomials or library calls: tens of operations per
+// element instead of one.
+bool IsTranscendental(Opcode op) {
+  switch (op) {
+    case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
+    case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1: case Opcode::kLog1p: case Opcode::kErf:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A rough measure of the code an instruction makes, to balance the compile threads:
+// transcendental functions (inline polynomials) and reductions count more.
+int64_t EstimatedCodeSize(Opcode op) {
+  if (IsTranscendental(op)) return 12;
+  switch (op) {
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kGetTupleElement:
+    case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kBroadcast:
+      return 1;
+    case Opcode::kReduce: case Opcode::kReduceWindow: case Opcode::kScatter: case Opcode::kSelectAndScatter:
+      return 8;
+    default:
+      return 2;
+  }
+}
+
+// The same for a kernel: its fused instructions.
+int64_t EstimatedCodeSize(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kFusion) return IsLibraryOp(inst.opcode()) ? 2 : 4;
+  int64_t size = 4;
+  for (const auto& i : inst.fused_computation()->instructions()) size += EstimatedCodeSize(i->opcode());
+  return size;
+}
+
+// The loops of a row kernel (see KernelEmitter::EmitRowKernel): one per reduce, then the
+// outputs'. Each with the estimate of its code (the instructions it computes, not the
+// reduces before it, bound, nor the values it loads from row buffers) and, for a reduce,
+// whether it gets a function of its own: when its loop computes a transcendental function
+// (softmax's exp and sum), the code that costs the most to compile, which then compiles
+// on another thread than the rest. Every function costs LLVM ~1-1.5 ms here however small
+// (softmax's max loop alone: ~2 ms of optimization, ~2.5 of code generation), so cheap
+// loops stay inline: layer norm's two sums in a function each compiled in 6.2 ms on two
+// threads, 10.4 on one, against 6.5 as one function.
+struct RowLoop {
+  int64_t size = 0;
+  bool outlined = false;
+};
+
+std::vector<RowLoop> RowLoops(const Instruction& inst, const RowPlan& plan) {
+  std::vector<RowLoop> loops;
+  for (size_t loop = 0; loop <= plan.reduces.size(); ++loop) {
+    std::unordered_set<const Instruction*> seen;
+    for (size_t j = 0; j < plan.reduces.size(); ++j) {
+      if (j != loop) seen.insert(plan.reduces[j]);
+    }
+    for (const RowPlan::Materialized& m : plan.materialized) {
+      if (static_cast<size_t>(m.pass) < loop) seen.insert(m.value);
+    }
+    std::vector<const Instruction*> stack;
+    if (loop < plan.reduces.size()) {
+      stack.push_back(plan.reduces[loop]);
+    } else {
+      for (const OutputLeaf& leaf : KernelOutputs(inst)) stack.push_back(leaf.inst);
+    }
+    RowLoop row_loop;
+    while (!stack.empty()) {
+      const Instruction* i = stack.back();
+      stack.pop_back();
+      if (!seen.insert(i).second) continue;
+      row_loop.size += EstimatedCodeSize(i->opcode());
+      row_loop.outlined |= loop < plan.reduces.size() && IsTranscendental(i->opcode());
+      for (const Instruction* op : i->operands()) stack.push_back(op);
+    }
+    loops.push_back(row_loop);
+  }
+  return loops;
+}
+
+// The units CompileForCpu spreads over modules for one kernel: a row kernel's outlined
+// reduces, then the rest of it (its entry, inline loops included); or the whole kernel.
+std::vector<int64_t> CompileUnitSizes(const Instruction& inst) {
+  std::optional<RowPlan> plan;
+  if (inst.opcode() == Opcode::kFusion && inst.fused_computation() != nullptr && InPlaceUpdate(inst) == nullptr) {
+    const Opcode root = inst.fused_computation()->root()->opcode();
+    if (root != Opcode::kScatter && root != Opcode::kSelectAndScatter) plan = PlanRowKernel(inst);
+  }
+  if (!plan) return {EstimatedCodeSize(inst)};
+  std::vector<int64_t> sizes;
+  int64_t rest = 4;
+  for (const RowLoop& loop : RowLoops(inst, *plan)) {
+    if (loop.outlined) {
+      sizes.push_back(4 + loop.size);
+    } else {
+      rest += loop.size;
+    }
+  }
+  sizes.push_back(rest);
+  return sizes;
+}
+
 class KernelEmitter {
  public:
   KernelEmitter(llvm::Module& module, int64_t streaming_min_bytes = 0)
       : module_(module), context_(module.getContext()), streaming_min_bytes_(streaming_min_bytes) {}
+
+  // Modules for the outlined reduces of a row kernel (EmitRowKernel), in order; missing
+  // ones: the kernel's module.
+  void SetRowPieceModules(std::vector<llvm::Module*> modules) { row_piece_modules_ = std::move(modules); }
+  // The functions of a row kernel's outlined reduces, in the order emitted (each before the
+  // kernel's entry, which calls them).
+  const std::vector<std::string>& row_functions() const { return row_functions_; }
 
   Status Emit(const Instruction& inst, CpuKernel* kernel) {
     split_ = nullptr;
@@ -737,7 +845,9 @@ class KernelEmitter {
       // A row kernel loops over each row once per reduce and once more for its outputs.
       if (rows_) group.elements_per_iteration *= static_cast<int64_t>(rows_->reduces.size()) + 1;
       if (shape.ElementCount() == 0) group.extent = 0;
-      if (!rows_ && StreamsOutputs(kernel->kind, outputs, groups[g], partition_dim, side_reduce[g] != nullptr)) {
+      if (rows_ && partition_dim >= 0 && partition_dim < rows_->row_rank && inst.opcode() == Opcode::kFusion) {
+        RETURN_IF_ERROR(EmitRowKernel(inst, outputs, groups[g], partition_dim, buffer_count, group.function));
+      } else if (!rows_ && StreamsOutputs(kernel->kind, outputs, groups[g], partition_dim, side_reduce[g] != nullptr)) {
         // Two variants: one whose vector stores bypass the caches (x86 non-temporal), for
         // output buffers aligned to 64 bytes, and the plain one; the entry picks at run time.
         streaming_ = true;
@@ -788,18 +898,7 @@ class KernelEmitter {
     llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
     llvm::Value* end = body->getArg(static_cast<unsigned>(buffer_count + 1));
     auto store = [&](int64_t m, const IrIndex& index) {
-      const OutputLeaf& leaf = outputs[m];
-      llvm::Value* value = nullptr;
-      if (leaf.value < 0) {
-        value = emitter.Emit(leaf.inst, index);
-      } else {
-        std::vector<llvm::Value*> all = emitter.EmitAll(leaf.inst, index);
-        value = leaf.value < static_cast<int64_t>(all.size()) ? all[leaf.value] : nullptr;
-        if (value == nullptr) return false;
-      }
-      IrArray out(body->getArg(static_cast<unsigned>(operand_count + m)), leaf.shape);
-      b.CreateStore(codegen::ToStorage(b, leaf.shape.element_type(), value), out.Address(b, index));
-      return true;
+      return StoreOutput(emitter, b, body, operand_count, outputs, m, index);
     };
     auto store_all = [&](const IrIndex& index) {
       for (int64_t m : members) {
@@ -822,8 +921,6 @@ class KernelEmitter {
       store_all(index);
       b.CreateBr(done);
       b.SetInsertPoint(done);
-    } else if (rows_ && partition_dim < rows_->row_rank) {
-      EmitRows(emitter, b, shape, partition_dim, begin, end, store_all);
     } else {
       emitter.EmitLoop(begin, end, "i" + std::to_string(partition_dim), [&](llvm::Value* outer) {
         std::vector<int64_t> bounds(shape.dimensions().begin(), shape.dimensions().end());
@@ -843,25 +940,83 @@ class KernelEmitter {
     return Status::Ok();
   }
 
-  // The loops of a row kernel: for each row (the partition dimension split across
-  // threads, the other row dimensions nested), each reduce in turn as a loop over the row
-  // whose value is then bound for the rest of the row, storing the values the plan keeps
-  // in row buffers as it goes (exp in softmax); then the outputs over the row.
-  void EmitRows(ElementalEmitter& emitter, llvm::IRBuilder<>& b, const Shape& shape, int64_t partition_dim,
-                llvm::Value* begin, llvm::Value* end, const std::function<void(const IrIndex&)>& store_all) {
+  // A row kernel (see row_fusion.h): the loop group's entry `name` loops over the rows
+  // (the partition dimension split across threads, the other row dimensions nested); per
+  // row, each reduce in turn is a loop over the row whose value is then bound for the
+  // rest of the row (BindValues), storing the values the plan keeps in row buffers (an
+  // aligned stack array each) as it goes, loaded by the later loops (BindRowArray); a
+  // last loop stores the outputs. The row stays in L1 from one loop to the next. A reduce
+  // whose loop computes a transcendental function (RowLoops: softmax's exp and sum) is a
+  // function of its own, `name.row<j>`, called once per row, so that CompileForCpu can
+  // put it in another module and the kernel compiles on two threads, not one (a call
+  // costs a few ns a row). It shares, through the entry's stack: the buffer pointers,
+  // the reduce values found so far (one 16-byte slot each, in reduce order) and the row
+  // buffers.
+  Status EmitRowKernel(const Instruction& inst, const std::vector<OutputLeaf>& outputs,
+                       const std::vector<int64_t>& members, int64_t partition_dim, int64_t buffer_count,
+                       const std::string& name) {
     const RowPlan& plan = *rows_;
     const int64_t k = plan.row_rank;
-    std::vector<int64_t> bounds(shape.dimensions().begin(), shape.dimensions().end());
+    std::vector<int64_t> first_slot;
+    int64_t slots = 0;
+    for (const Instruction* reduce : plan.reduces) {
+      first_slot.push_back(slots);
+      slots += reduce->shape().IsTuple() ? reduce->shape().tuple_size() : 1;
+    }
+    const std::vector<RowLoop> loops = RowLoops(inst, plan);
+    const Shape& shape = outputs[members[0]].shape;
+    std::vector<size_t> outlined;
+    for (size_t j = 0; j < plan.reduces.size(); ++j) {
+      if (!loops[j].outlined) continue;
+      const size_t piece = outlined.size();
+      llvm::Module& target = piece < row_piece_modules_.size() && row_piece_modules_[piece] != nullptr
+                                 ? *row_piece_modules_[piece]
+                                 : module_;
+      outlined.push_back(j);
+      row_functions_.push_back(RowPieceName(name, j));
+      RETURN_IF_ERROR(EmitRowReduce(target, inst, shape, buffer_count, row_functions_.back(), j, first_slot));
+    }
+    llvm::Function* body = DeclareKernel(buffer_count, name);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", body));
+    ElementalEmitter emitter(b, module_);
+    BindFusionParameters(inst, body, emitter);
+    llvm::Type* ptr = llvm::PointerType::getUnqual(context_);
+    const std::vector<int64_t> bounds(shape.dimensions().begin(), shape.dimensions().end());
     const std::vector<int64_t> trailing(bounds.begin() + k, bounds.end());
-    std::vector<IrArray> buffers;
+    std::vector<IrArray> row_buffers;
     for (const RowPlan::Materialized& m : plan.materialized) {
-      const PrimitiveType type = m.value->shape().element_type();
-      llvm::Type* storage = *codegen::StorageType(context_, type);
+      llvm::Type* storage = *codegen::StorageType(context_, m.value->shape().element_type());
       llvm::AllocaInst* row = emitter.EntryAlloca(
           llvm::ArrayType::get(storage, static_cast<uint64_t>(plan.row_length)), m.value->name() + ".row");
       row->setAlignment(llvm::Align(64));
-      buffers.emplace_back(row, Shape(type, trailing));
+      row_buffers.emplace_back(row, Shape(m.value->shape().element_type(), trailing));
     }
+    // What the outlined reduces take (all on the stack): buffers, row, values, row buffers.
+    std::vector<llvm::Value*> shared;
+    llvm::Value* values = nullptr;
+    std::vector<llvm::FunctionCallee> callees(plan.reduces.size());
+    if (!outlined.empty()) {
+      auto list = [&](const std::vector<llvm::Value*>& pointers, const std::string& what) {
+        llvm::ArrayType* type = llvm::ArrayType::get(ptr, std::max<uint64_t>(1, pointers.size()));
+        llvm::AllocaInst* array = emitter.EntryAlloca(type, what);
+        for (size_t i = 0; i < pointers.size(); ++i) b.CreateStore(pointers[i], b.CreateConstInBoundsGEP2_64(type, array, 0, i));
+        return array;
+      };
+      std::vector<llvm::Value*> buffers;
+      for (int64_t i = 0; i < buffer_count; ++i) buffers.push_back(body->getArg(static_cast<unsigned>(i)));
+      std::vector<llvm::Value*> rows;
+      for (const IrArray& row : row_buffers) rows.push_back(row.base());
+      llvm::AllocaInst* slot_array = emitter.EntryAlloca(
+          llvm::ArrayType::get(b.getInt8Ty(), static_cast<uint64_t>(slots * kRowSlotBytes)), "row.values");
+      slot_array->setAlignment(llvm::Align(kRowSlotBytes));
+      values = slot_array;
+      shared = {list(buffers, "buffers"), values, list(rows, "row.buffers")};
+      for (size_t j : outlined) callees[j] = module_.getOrInsertFunction(RowPieceName(name, j), RowReduceType(context_, k));
+    }
+    const int64_t operand_count = inst.operand_count();
+    llvm::Value* begin = body->getArg(static_cast<unsigned>(buffer_count));
+    llvm::Value* end = body->getArg(static_cast<unsigned>(buffer_count + 1));
+    Status bind_status;
     emitter.EmitLoop(begin, end, "i" + std::to_string(partition_dim), [&](llvm::Value* outer) {
       std::vector<int64_t> row_order;
       for (int64_t d = partition_dim + 1; d < k; ++d) row_order.push_back(d);
@@ -871,36 +1026,208 @@ class KernelEmitter {
         row[partition_dim] = outer;
         for (size_t j = 0; j < plan.reduces.size(); ++j) {
           const Instruction* reduce = plan.reduces[j];
-          std::vector<size_t> kept;
+          std::vector<llvm::Value*> found;
+          if (loops[j].outlined) {
+            std::vector<llvm::Value*> args = {shared[0]};
+            args.insert(args.end(), row.begin(), row.end());
+            args.push_back(shared[1]);
+            args.push_back(shared[2]);
+            b.CreateCall(callees[j], args);
+            auto loaded = LoadRowValues(b, values, j, first_slot);
+            if (!loaded.ok()) {
+              bind_status = loaded.status();
+              return;
+            }
+            found = std::move(*loaded);
+          } else {
+            found = EmitRowReduction(emitter, b, j, row, row_buffers);
+            // For the outlined reduces after it.
+            const bool needed = std::any_of(outlined.begin(), outlined.end(), [&](size_t o) { return o > j; });
+            for (size_t v = 0; needed && v < found.size(); ++v) {
+              if (found[v] != nullptr) b.CreateStore(found[v], RowSlot(b, values, j, v, first_slot).second);
+            }
+          }
+          emitter.BindValues(reduce, found);
           for (size_t m = 0; m < plan.materialized.size(); ++m) {
-            if (plan.materialized[m].pass == static_cast<int64_t>(j)) kept.push_back(m);
+            if (static_cast<size_t>(plan.materialized[m].pass) == j) {
+              emitter.BindRowArray(plan.materialized[m].value, row_buffers[m]);
+            }
           }
-          if (!kept.empty()) {
-            emitter.SetReduceVisitor(reduce, [&](const IrIndex& source) {
-              const IrIndex at(source.begin() + k, source.end());
-              for (size_t m : kept) {
-                const Instruction* value = plan.materialized[m].value;
-                b.CreateStore(codegen::ToStorage(b, value->shape().element_type(), emitter.Emit(value, source)),
-                              buffers[m].Address(b, at));
-              }
-            });
-          }
-          std::vector<llvm::Value*> values = emitter.EmitAll(reduce, row);
-          emitter.SetReduceVisitor(nullptr, nullptr);
-          emitter.BindValues(reduce, values);
-          for (size_t m : kept) emitter.BindRowArray(plan.materialized[m].value, buffers[m]);
         }
         std::vector<int64_t> element_order;
         for (int64_t d = k; d < shape.rank(); ++d) element_order.push_back(d);
         emitter.EmitLoopNest(bounds, element_order, "i", [&](const IrIndex& element) {
           IrIndex index = element;
           for (int64_t d = 0; d < k; ++d) index[d] = row[d];
-          store_all(index);
+          for (int64_t m : members) {
+            if (!StoreOutput(emitter, b, body, operand_count, outputs, m, index)) return;
+          }
         });
         for (const Instruction* reduce : plan.reduces) emitter.Unbind(reduce);
         for (const RowPlan::Materialized& m : plan.materialized) emitter.Unbind(m.value);
       });
     });
+    b.CreateRetVoid();
+    RETURN_IF_ERROR(bind_status);
+    RETURN_IF_ERROR(emitter.status());
+    return Status::Ok();
+  }
+
+  // Reduce `j` of the row plan over `row`, storing the values kept for later loops into
+  // their row buffers as its loop computes them.
+  std::vector<llvm::Value*> EmitRowReduction(ElementalEmitter& emitter, llvm::IRBuilder<>& b, size_t j,
+                                             const IrIndex& row, const std::vector<IrArray>& row_buffers) const {
+    const RowPlan& plan = *rows_;
+    const Instruction* reduce = plan.reduces[j];
+    const size_t k = static_cast<size_t>(plan.row_rank);
+    std::vector<size_t> kept;
+    for (size_t m = 0; m < plan.materialized.size(); ++m) {
+      if (static_cast<size_t>(plan.materialized[m].pass) == j) kept.push_back(m);
+    }
+    if (!kept.empty()) {
+      emitter.SetReduceVisitor(reduce, [&](const IrIndex& source) {
+        const IrIndex at(source.begin() + static_cast<std::ptrdiff_t>(k), source.end());
+        for (size_t m : kept) {
+          const Instruction* value = plan.materialized[m].value;
+          b.CreateStore(codegen::ToStorage(b, value->shape().element_type(), emitter.Emit(value, source)),
+                        row_buffers[m].Address(b, at));
+        }
+      });
+    }
+    std::vector<llvm::Value*> found = emitter.EmitAll(reduce, row);
+    emitter.SetReduceVisitor(nullptr, nullptr);
+    return found;
+  }
+
+  // `name.row<j>(void** buffers, i64 row..., values, void** row_buffers)`.
+  static llvm::FunctionType* RowReduceType(llvm::LLVMContext& context, int64_t row_rank) {
+    llvm::Type* ptr = llvm::PointerType::getUnqual(context);
+    std::vector<llvm::Type*> params = {ptr};
+    params.insert(params.end(), static_cast<size_t>(row_rank), llvm::Type::getInt64Ty(context));
+    params.push_back(ptr);
+    params.push_back(ptr);
+    return llvm::FunctionType::get(llvm::Type::getVoidTy(context), params, false);
+  }
+
+  // Reduce `j`'s values from their slots.
+  StatusOr<std::vector<llvm::Value*>> LoadRowValues(llvm::IRBuilder<>& b, llvm::Value* values, size_t j,
+                                                    const std::vector<int64_t>& first_slot) const {
+    const Instruction* reduce = rows_->reduces[j];
+    const size_t count = reduce->shape().IsTuple() ? static_cast<size_t>(reduce->shape().tuple_size()) : 1;
+    std::vector<llvm::Value*> found;
+    for (size_t v = 0; v < count; ++v) {
+      auto [type, at] = RowSlot(b, values, j, v, first_slot);
+      ASSIGN_OR_RETURN(llvm::Type * reg, codegen::RegisterType(b.getContext(), type));
+      found.push_back(b.CreateLoad(reg, at, reduce->name() + ".value"));
+    }
+    return found;
+  }
+
+  static std::string RowPieceName(const std::string& kernel_function, size_t reduce) {
+    return kernel_function + ".row" + std::to_string(reduce);
+  }
+  static constexpr int64_t kRowSlotBytes = 16;  // one reduce value (complex128 at most)
+
+  static void BindFusionParameters(const Instruction& inst, llvm::Function* body, ElementalEmitter& emitter) {
+    const Computation* fused = inst.fused_computation();
+    for (int64_t p = 0; p < fused->parameter_count(); ++p) {
+      emitter.BindArray(fused->parameter(p), IrArray(body->getArg(static_cast<unsigned>(p)), inst.operand(p)->shape()));
+    }
+  }
+
+  // Address of value `i` of reduce `j` among a row kernel's value slots, and its type.
+  std::pair<PrimitiveType, llvm::Value*> RowSlot(llvm::IRBuilder<>& b, llvm::Value* values, size_t j, size_t i,
+                                                 const std::vector<int64_t>& first_slot) const {
+    const Shape& shape = rows_->reduces[j]->shape();
+    const PrimitiveType type = shape.IsTuple() ? shape.tuple_shapes(static_cast<int64_t>(i)).element_type()
+                                               : shape.element_type();
+    const int64_t at = (first_slot[j] + static_cast<int64_t>(i)) * kRowSlotBytes;
+    return {type, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), values, static_cast<uint64_t>(at))};
+  }
+
+  // Binds what a row kernel's first `done` reduces found (their values, from the slots)
+  // and kept (their row buffers).
+  Status BindRowState(ElementalEmitter& emitter, llvm::IRBuilder<>& b, size_t done, llvm::Value* values,
+                      const std::vector<IrArray>& row_buffers, const std::vector<int64_t>& first_slot) const {
+    const RowPlan& plan = *rows_;
+    for (size_t j = 0; j < done; ++j) {
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> found, LoadRowValues(b, values, j, first_slot));
+      emitter.BindValues(plan.reduces[j], std::move(found));
+    }
+    for (size_t m = 0; m < plan.materialized.size(); ++m) {
+      if (static_cast<size_t>(plan.materialized[m].pass) < done) emitter.BindRowArray(plan.materialized[m].value, row_buffers[m]);
+    }
+    return Status::Ok();
+  }
+
+  // Reduce `j` of a row kernel, in `target`: `name(void** buffers, i64 row..., values,
+  // void** row_buffers)` and its always-inlined body (noalias buffers, row buffers and
+  // value slots): the reduce over one row, the reduces before it bound, its value stored
+  // in its slot.
+  Status EmitRowReduce(llvm::Module& target, const Instruction& inst, const Shape& shape, int64_t buffer_count,
+                       const std::string& name, size_t j, const std::vector<int64_t>& first_slot) {
+    const RowPlan& plan = *rows_;
+    const int64_t k = plan.row_rank;
+    const int64_t kept_rows = static_cast<int64_t>(plan.materialized.size());
+    llvm::LLVMContext& context = target.getContext();
+    llvm::Type* ptr = llvm::PointerType::getUnqual(context);
+    llvm::Type* i64 = llvm::Type::getInt64Ty(context);
+    llvm::Type* void_type = llvm::Type::getVoidTy(context);
+    // body(buffers..., row buffers..., row..., values)
+    std::vector<llvm::Type*> body_params(static_cast<size_t>(buffer_count + kept_rows), ptr);
+    body_params.insert(body_params.end(), static_cast<size_t>(k), i64);
+    body_params.push_back(ptr);
+    llvm::Function* body = llvm::Function::Create(llvm::FunctionType::get(void_type, body_params, false),
+                                                  llvm::GlobalValue::InternalLinkage, name + ".body", target);
+    body->addFnAttr(llvm::Attribute::AlwaysInline);
+    body->addFnAttr(llvm::Attribute::NoUnwind);
+    for (int64_t i = 0; i < buffer_count + kept_rows; ++i) {
+      body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      body->addParamAttr(static_cast<unsigned>(i),
+                         llvm::Attribute::getWithAlignment(context, llvm::Align(i < buffer_count ? 16 : 64)));
+    }
+    const unsigned values_arg = static_cast<unsigned>(buffer_count + kept_rows + k);
+    body->addParamAttr(values_arg, llvm::Attribute::NoAlias);
+    llvm::Function* entry =
+        llvm::Function::Create(RowReduceType(context, k), llvm::GlobalValue::ExternalLinkage, name, target);
+    entry->addFnAttr(llvm::Attribute::NoUnwind);
+    {
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+      std::vector<llvm::Value*> args;
+      for (int64_t i = 0; i < buffer_count; ++i) {
+        llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(i));
+        args.push_back(b.CreateLoad(ptr, slot, "buffer" + std::to_string(i)));
+      }
+      for (int64_t m = 0; m < kept_rows; ++m) {
+        llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(static_cast<unsigned>(k + 2)),
+                                                         static_cast<uint64_t>(m));
+        args.push_back(b.CreateLoad(ptr, slot, "row.buffer" + std::to_string(m)));
+      }
+      for (int64_t d = 0; d < k; ++d) args.push_back(entry->getArg(static_cast<unsigned>(1 + d)));
+      args.push_back(entry->getArg(static_cast<unsigned>(k + 1)));
+      b.CreateCall(body, args);
+      b.CreateRetVoid();
+    }
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", body));
+    ElementalEmitter emitter(b, target);
+    BindFusionParameters(inst, body, emitter);
+    const std::vector<int64_t> trailing(shape.dimensions().begin() + k, shape.dimensions().end());
+    std::vector<IrArray> row_buffers;
+    for (int64_t m = 0; m < kept_rows; ++m) {
+      row_buffers.emplace_back(body->getArg(static_cast<unsigned>(buffer_count + m)),
+                               Shape(plan.materialized[static_cast<size_t>(m)].value->shape().element_type(), trailing));
+    }
+    IrIndex row(static_cast<size_t>(k));
+    for (int64_t d = 0; d < k; ++d) row[d] = body->getArg(static_cast<unsigned>(buffer_count + kept_rows + d));
+    llvm::Value* values = body->getArg(values_arg);
+    RETURN_IF_ERROR(BindRowState(emitter, b, j, values, row_buffers, first_slot));
+    std::vector<llvm::Value*> found = EmitRowReduction(emitter, b, j, row, row_buffers);
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (found[i] != nullptr) b.CreateStore(found[i], RowSlot(b, values, j, i, first_slot).second);
+    }
+    b.CreateRetVoid();
+    RETURN_IF_ERROR(emitter.status());
+    return Status::Ok();
   }
 
   Status EmitComparator(const Instruction& sort, CpuKernel* kernel) {
@@ -1207,19 +1534,7 @@ class KernelEmitter {
             std::vector<llvm::Value*> folded = emitter.EmitReducer(*r->to_apply(), {old, v});
             if (folded.size() == 1) b.CreateStore(codegen::ToStorage(b, acc, folded[0]), address);
           }
-          for (int64_t m : side) {
-            const OutputLeaf& leaf = outputs[m];
-            llvm::Value* value = nullptr;
-            if (leaf.value < 0) {
-              value = emitter.Emit(leaf.inst, at);
-            } else {
-              std::vector<llvm::Value*> all = emitter.EmitAll(leaf.inst, at);
-              if (leaf.value >= static_cast<int64_t>(all.size())) continue;
-              value = all[leaf.value];
-            }
-            IrArray out(body->getArg(static_cast<unsigned>(inst.operand_count() + m)), leaf.shape);
-            b.CreateStore(codegen::ToStorage(b, leaf.shape.element_type(), value), out.Address(b, at));
-          }
+          for (int64_t m : side) StoreOutput(emitter, b, body, inst.operand_count(), outputs, m, at);
         });
       });
     });
@@ -1286,6 +1601,25 @@ class KernelEmitter {
     b.CreateRetVoid();
   }
 
+  // Stores output `m` of a kernel at `index` into its buffer (the body's parameter after
+  // the operands'); false when a variadic reduce gave no such value.
+  static bool StoreOutput(ElementalEmitter& emitter, llvm::IRBuilder<>& b, llvm::Function* body,
+                          int64_t operand_count, const std::vector<OutputLeaf>& outputs, int64_t m,
+                          const IrIndex& index) {
+    const OutputLeaf& leaf = outputs[m];
+    llvm::Value* value = nullptr;
+    if (leaf.value < 0) {
+      value = emitter.Emit(leaf.inst, index);
+    } else {
+      std::vector<llvm::Value*> all = emitter.EmitAll(leaf.inst, index);
+      value = leaf.value < static_cast<int64_t>(all.size()) ? all[leaf.value] : nullptr;
+    }
+    if (value == nullptr) return false;
+    IrArray out(body->getArg(static_cast<unsigned>(operand_count + m)), leaf.shape);
+    b.CreateStore(codegen::ToStorage(b, leaf.shape.element_type(), value), out.Address(b, index));
+    return true;
+  }
+
   // Declares `name(void** buffers, i64 begin, i64 end)` and its always-inlined body with
   // noalias buffer parameters; returns the body.
   llvm::Function* DeclareKernel(int64_t buffer_count, const std::string& name) {
@@ -1343,6 +1677,8 @@ class KernelEmitter {
   const Instruction* split_ = nullptr;
   std::optional<ColumnPlan> columns_;
   std::optional<RowPlan> rows_;
+  std::vector<llvm::Module*> row_piece_modules_;
+  std::vector<std::string> row_functions_;
   bool streaming_ = false;  // emitting the streaming variant of a loop group
   int64_t streaming_min_bytes_ = 0;  // CpuCompileOptions::streaming_store_min_bytes
 };
@@ -1529,49 +1865,12 @@ StatusOr<std::string> LinkedText(std::vector<KernelModule>& modules, bool optimi
   return ToText(linked);
 }
 
-// Elementwise functions computed by polynomials or library calls: tens of operations per
-// element instead of one.
-bool IsTranscendental(Opcode op) {
-  switch (op) {
-    case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
-    case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1: case Opcode::kLog1p: case Opcode::kErf:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Whether a loop kernel does enough arithmetic per element to be bound by it rather than
 // by memory: a transcendental function among its elementwise ops.
 bool ComputeBound(const Instruction& inst) {
   if (inst.opcode() != Opcode::kFusion) return false;
   const auto& fused = inst.fused_computation()->instructions();
   return std::any_of(fused.begin(), fused.end(), [](const auto& i) { return IsTranscendental(i->opcode()); });
-}
-
-// A rough measure of the code a kernel makes, to balance the compile threads: fused
-// instructions, transcendental functions (inline polynomials) and reductions counting more.
-int64_t EstimatedCodeSize(const Instruction& inst) {
-  if (inst.opcode() != Opcode::kFusion) return IsLibraryOp(inst.opcode()) ? 2 : 4;
-  int64_t size = 4;
-  for (const auto& i : inst.fused_computation()->instructions()) {
-    if (IsTranscendental(i->opcode())) {
-      size += 12;
-      continue;
-    }
-    switch (i->opcode()) {
-      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kGetTupleElement:
-      case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kBroadcast:
-        size += 1;
-        break;
-      case Opcode::kReduce: case Opcode::kReduceWindow: case Opcode::kScatter: case Opcode::kSelectAndScatter:
-        size += 8;
-        break;
-      default:
-        size += 2;
-    }
-  }
-  return size;
 }
 
 // The JIT's IR compiler: never used, kernels reach the JIT as objects.
@@ -1605,41 +1904,50 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
   code->EndStep("target", watch);
 
   // The kernels go into modules, each in a context of its own (an LLVMContext is
-  // single-threaded): kernels are assigned biggest first to the least loaded module by an
-  // estimate of their code, then emitted in program order on this thread (emitting is
-  // cheap). The threads then take modules, biggest first, until none is left. Every
-  // module costs LLVM's set-up once (~0.5-1 ms here), while more modules than threads
-  // let the threads even out the estimate's errors: one module per thread for up to two
-  // kernels a thread, then one more per thread for every two kernels a thread, up to
-  // four. (Measured on 2 threads, compile ms: softmax and layer norm, 3 kernels: 9.1 on 3
-  // modules, 8.1-8.5 on 2; MNIST, 11 kernels: 25 on 8, 22.5 on 2 or 4; MLP, 20 kernels:
-  // 38 on 2, 37 on 4, 34 on 8; CNN, 24 kernels: 73-74 on 2, 4 or 8.)
+  // single-threaded), by units: a kernel, or a piece of a row kernel (EmitRowKernel), so
+  // that a program of one softmax still compiles on several threads. Units are assigned
+  // biggest first to the least loaded module by an estimate of their code, then the
+  // kernels are emitted in program order on this thread (emitting is cheap). The threads
+  // then take modules, biggest first, until none is left. Every module costs LLVM's set-up
+  // once (~0.5-1 ms here), while more modules than threads let the threads even out the
+  // estimate's errors: one module per thread for up to two units a thread, then one more
+  // per thread for every two units a thread, up to four. (Measured on 2 threads, compile
+  // ms: softmax and layer norm, 3 kernels: 9.1 on 3 modules, 8.1-8.5 on 2; MNIST, 11
+  // kernels: 25 on 8, 22.5 on 2 or 4; MLP, 20 kernels: 38 on 2, 37 on 4, 34 on 8; CNN, 24
+  // kernels: 73-74 on 2, 4 or 8.)
   std::vector<const Instruction*> kernel_insts;
   for (const Computation* comp : ProgramComputations(module)) {
     for (const auto& inst : comp->instructions()) {
       if (IsCpuKernel(*inst)) kernel_insts.push_back(inst.get());
     }
   }
+  struct Unit {
+    size_t kernel = 0;
+    int64_t size = 0;
+  };
+  std::vector<Unit> units;
+  std::vector<std::vector<size_t>> units_of(kernel_insts.size());
+  for (size_t i = 0; i < kernel_insts.size(); ++i) {
+    for (int64_t size : CompileUnitSizes(*kernel_insts[i])) {
+      units_of[i].push_back(units.size());
+      units.push_back({i, size});
+    }
+  }
   int threads = options.compile_threads > 0 ? options.compile_threads
                                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(kernel_insts.size())));
-  const size_t per_thread = std::clamp<size_t>(kernel_insts.size() / (2 * static_cast<size_t>(threads)), 1, 4);
-  const size_t partitions =
-      std::max<size_t>(1, std::min<size_t>(kernel_insts.size(), per_thread * static_cast<size_t>(threads)));
-  std::vector<int> partition_of(kernel_insts.size(), 0);
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(units.size())));
+  const size_t per_thread = std::clamp<size_t>(units.size() / (2 * static_cast<size_t>(threads)), 1, 4);
+  const size_t partitions = std::max<size_t>(1, std::min<size_t>(units.size(), per_thread * static_cast<size_t>(threads)));
+  std::vector<int> partition_of(units.size(), 0);
   std::vector<int64_t> load(partitions, 0);
   {
-    std::vector<size_t> by_cost(kernel_insts.size());
-    std::vector<int64_t> cost(kernel_insts.size());
-    for (size_t i = 0; i < kernel_insts.size(); ++i) {
-      by_cost[i] = i;
-      cost[i] = EstimatedCodeSize(*kernel_insts[i]);
-    }
-    std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) { return cost[a] > cost[b]; });
-    for (size_t i : by_cost) {
+    std::vector<size_t> by_size(units.size());
+    for (size_t u = 0; u < units.size(); ++u) by_size[u] = u;
+    std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) { return units[a].size > units[b].size; });
+    for (size_t u : by_size) {
       const size_t least = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      partition_of[i] = static_cast<int>(least);
-      load[least] += cost[i];
+      partition_of[u] = static_cast<int>(least);
+      load[least] += units[u].size;
     }
   }
   std::vector<KernelModule> modules(partitions);
@@ -1655,10 +1963,22 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
   const int64_t prefetch_min = MinBytes(options.prefetch_min_bytes, PrefetchThresholdBytes);
   for (size_t i = 0; i < kernel_insts.size(); ++i) {
     const Instruction* inst = kernel_insts[i];
-    llvm::Module& target = *modules[static_cast<size_t>(partition_of[i])].module;
+    // A row kernel's entry goes with its last piece (the outputs).
+    llvm::Module& target = *modules[static_cast<size_t>(partition_of[units_of[i].back()])].module;
     auto kernel = std::make_unique<CpuKernel>();
     KernelEmitter emitter(target, options.streaming_store_min_bytes);
-    const size_t functions_before = target.size();
+    std::vector<std::pair<llvm::Module*, size_t>> functions_before;  // the modules this kernel emits into
+    if (units_of[i].size() > 1) {
+      std::vector<llvm::Module*> pieces;
+      for (size_t u : units_of[i]) pieces.push_back(modules[static_cast<size_t>(partition_of[u])].module.get());
+      emitter.SetRowPieceModules(pieces);
+      for (llvm::Module* m : pieces) {
+        if (m != &target) functions_before.emplace_back(m, m->size());
+      }
+    }
+    std::sort(functions_before.begin(), functions_before.end());
+    functions_before.erase(std::unique(functions_before.begin(), functions_before.end()), functions_before.end());
+    functions_before.emplace(functions_before.begin(), &target, target.size());
     Status st = emitter.Emit(*inst, kernel.get());
     if (!st.ok()) {
       // "line:col: CPU backend: ..." (the CLI puts the file in front, as parse errors read).
@@ -1668,8 +1988,10 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
     }
     // Attributes for the functions this kernel defined.
     auto mark = [&](const char* attribute, const std::string& value) {
-      for (auto f = std::next(target.begin(), static_cast<std::ptrdiff_t>(functions_before)); f != target.end(); ++f) {
-        if (!f->isDeclaration()) f->addFnAttr(attribute, value);
+      for (auto [m, before] : functions_before) {
+        for (auto f = std::next(m->begin(), static_cast<std::ptrdiff_t>(before)); f != m->end(); ++f) {
+          if (!f->isDeclaration()) f->addFnAttr(attribute, value);
+        }
       }
     };
     if (kernel->bytes_read >= prefetch_min) mark(kPrefetchAttribute, std::to_string(kPrefetchDistance));
@@ -1688,14 +2010,33 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
       mark(kInterleaveAttribute, "1");
     }
     if (options.keep_llvm_ir) {
-      for (const llvm::GlobalVariable& g : target.globals()) {
-        if (seen.insert("g" + g.getName().str()).second) emitted.push_back("g" + g.getName().str());
+      // In the order of emission. A row kernel's pieces may be spread over modules: its
+      // globals by name, its functions piece by piece as one module would hold them.
+      std::vector<std::string> globals, functions;
+      for (auto [m, before] : functions_before) {
+        for (const llvm::GlobalVariable& g : m->globals()) {
+          if (seen.insert("g" + g.getName().str()).second) globals.push_back("g" + g.getName().str());
+        }
+        for (const llvm::Function& f : *m) {
+          if (seen.insert("f" + f.getName().str()).second) functions.push_back("f" + f.getName().str());
+        }
       }
-      for (const llvm::Function& f : target) {
-        if (seen.insert("f" + f.getName().str()).second) emitted.push_back("f" + f.getName().str());
+      if (!emitter.row_functions().empty()) {
+        std::vector<std::string> order;
+        for (const std::string& f : emitter.row_functions()) {
+          order.push_back("f" + f + ".body");
+          order.push_back("f" + f);
+        }
+        auto rank = [&](const std::string& f) { return std::find(order.begin(), order.end(), f) - order.begin(); };
+        std::stable_sort(functions.begin(), functions.end(),
+                         [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+        std::sort(globals.begin(), globals.end());
       }
+      emitted.insert(emitted.end(), globals.begin(), globals.end());
+      emitted.insert(emitted.end(), functions.begin(), functions.end());
     }
     for (const CpuLoopGroup& g : kernel->groups) code->function_to_hlo_[g.function] = inst->name();
+    for (const std::string& f : emitter.row_functions()) code->function_to_hlo_[f] = inst->name();
     if (!kernel->comparator_function.empty()) code->function_to_hlo_[kernel->comparator_function] = inst->name();
     code->by_instruction_[inst] = kernel.get();
     code->kernels_.push_back(std::move(kernel));

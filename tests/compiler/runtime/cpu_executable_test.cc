@@ -553,15 +553,30 @@ TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
   auto softmax = ParseOrFail(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 67, 300)));
   ASSERT_NE(softmax, nullptr);
   ExpectCpuMatchesInterpreter(*softmax, 3);
+  std::string first_ir;
   for (int threads : {1, 3}) {
-    auto exe = CompileCpu(*softmax, true, threads);
+    // Run threads and compile threads: the exp-and-sum loop, a function of its own,
+    // compiles on a second thread, into the same code.
+    CpuCompileOptions compile;
+    compile.compile_threads = threads;
+    auto exe = CompileCpu(*softmax, true, threads, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     const CpuCode& code = (*exe)->code();
     ASSERT_EQ(code.kernels().size(), 1u);
+    EXPECT_EQ(code.compile_threads(), std::min(threads, 2));
+    if (first_ir.empty()) first_ir = code.llvm_ir();
+    EXPECT_EQ(code.llvm_ir(), first_ir);
     // One loop group; the row buffer for exp; the two reduction loops and the outputs'
-    // loop sit inside the row loop (no reduction recomputed per element).
+    // loop sit inside the row loop (no reduction recomputed per element); the second
+    // reduction (exp and sum) is `.row1`, called once per row.
     ASSERT_EQ(code.kernels()[0]->groups.size(), 1u);
+    const std::string& fn = code.kernels()[0]->groups[0].function;
     EXPECT_THAT(code.llvm_ir(), HasSubstr("%ex.row = alloca [300 x float], align 64"));
+    EXPECT_THAT(code.llvm_ir(), HasSubstr("define void @" + fn + ".row1("));
+    EXPECT_THAT(code.llvm_ir(), HasSubstr("call void @" + fn + ".row1("));
+    EXPECT_THAT(code.llvm_ir(), Not(HasSubstr("@" + fn + ".row0")));
+    EXPECT_EQ(code.function_to_hlo().at(fn + ".row1"), code.kernels()[0]->hlo->name());
+    EXPECT_THAT(code.assembly(), HasSubstr(fn + ".row1:"));
     auto count = [&](const std::string& needle) {
       int n = 0;
       for (size_t at = code.llvm_ir().find(needle); at != std::string::npos; at = code.llvm_ir().find(needle, at + 1)) ++n;
@@ -570,10 +585,14 @@ TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
     EXPECT_EQ(count("\nmax.reduce.0.header:"), 1);
     EXPECT_EQ(count("\nsum.reduce.0.header:"), 1);
     EXPECT_EQ(count("\ni.1.header:"), 1);  // the outputs' loop over the row
-    // Both reductions are emitted before the outputs' loop, not inside it (a reduce
+    // In the entry, the max loop, then the call, then the outputs' loop (a reduce
     // emitted per output element would cost a whole row per element).
-    EXPECT_LT(code.llvm_ir().find("\nsum.reduce.0.header:"), code.llvm_ir().find("\ni.1.header:"));
-    EXPECT_LT(code.llvm_ir().find("\nmax.reduce.0.header:"), code.llvm_ir().find("\nsum.reduce.0.header:"));
+    const size_t entry = code.llvm_ir().find("define internal void @" + fn + ".body(");
+    ASSERT_NE(entry, std::string::npos);
+    EXPECT_LT(code.llvm_ir().find("\nsum.reduce.0.header:"), entry);
+    EXPECT_LT(entry, code.llvm_ir().find("\nmax.reduce.0.header:"));
+    EXPECT_LT(code.llvm_ir().find("\nmax.reduce.0.header:"), code.llvm_ir().find("call void @" + fn + ".row1("));
+    EXPECT_LT(code.llvm_ir().find("call void @" + fn + ".row1("), code.llvm_ir().find("\ni.1.header:"));
     auto args = RandomArguments(*softmax, 5);
     ASSERT_TRUE(args.ok());
     auto expected = Interpreter().Run(*softmax, *args);
@@ -583,6 +602,17 @@ TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
     EXPECT_TRUE(CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32)).ok());
   }
   ExpectCpuMatchesInterpreter(RowKernelModule("layer_norm", "bf16", LayerNormEntry("bf16", {3, 5, 96})), 4);
+  // Layer norm's sums are cheap loops: they stay in the kernel's function (another
+  // function costs more compile time than it moves to a second thread).
+  auto layer_norm = ParseOrFail(RowKernelModule("layer_norm", "f32", LayerNormEntry("f32", {64, 256})));
+  ASSERT_NE(layer_norm, nullptr);
+  auto exe = CompileCpu(*layer_norm, true, 2);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  ASSERT_EQ((*exe)->code().kernels().size(), 1u);
+  EXPECT_TRUE((*exe)->code().kernels()[0]->row_kernel);
+  EXPECT_THAT((*exe)->code().llvm_ir(), Not(HasSubstr(".row0")));
+  EXPECT_THAT((*exe)->code().llvm_ir(), Not(HasSubstr(".row1")));
+  EXPECT_EQ((*exe)->code().compile_threads(), 1);
 }
 
 TEST(CpuExecutableTest, StagesAreKeptAndMapBackToHlo) {
