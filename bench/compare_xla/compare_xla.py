@@ -158,8 +158,8 @@ def main():
     p.add_argument("--json", default="", help="write the results here")
     p.add_argument("--workdir", default="", help="keep the HLO, inputs and outputs here")
     p.add_argument("--compile-repeats", type=int, default=3,
-                   help="Fusebox compiles each module this many times after a first, cold compile, the median "
-                        "being its compile time; XLA compiles it this many more times after its first, the "
+                   help="Fusebox parses, runs its HLO passes on and compiles each module this many times after "
+                        "a first, cold time, the sum of the three steps' medians being its compile time; XLA compiles it this many more times after its first, the "
                         "median of all being XLA's (in a process that has compiled before)")
     p.add_argument("--rounds", type=int, default=3,
                    help="time XLA and Fusebox back to back this many times per workload; the ratios are "

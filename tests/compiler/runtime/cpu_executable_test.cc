@@ -615,6 +615,41 @@ TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
   EXPECT_EQ((*exe)->code().compile_threads(), 1);
 }
 
+// Code generation keeps one pass manager per pooled target machine and runs it on module
+// after module (ObjectEmitter in cpu_compiler.cc): modules compiled one after another on
+// one thread, the same module twice among them, all run right, and the first ones still
+// do after the later compiles.
+TEST(CpuExecutableTest, ModulesCompiledOneAfterAnotherShareCodeGeneration) {
+  auto softmax = ParseOrFail(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 67, 300)));
+  auto layer_norm = ParseOrFail(RowKernelModule("layer_norm", "f32", LayerNormEntry("f32", {64, 256})));
+  ASSERT_NE(softmax, nullptr);
+  ASSERT_NE(layer_norm, nullptr);
+  CpuCompileOptions compile;
+  compile.compile_threads = 1;
+  compile.keep_assembly = false;
+  compile.keep_llvm_ir = false;
+  struct Case {
+    std::vector<Literal> args;
+    Literal expected;
+    std::unique_ptr<CpuExecutable> exe;
+  };
+  std::vector<Case> cases;
+  for (const Module* m : {softmax.get(), layer_norm.get(), softmax.get(), layer_norm.get()}) {
+    auto args = RandomArguments(*m, 7 + cases.size());
+    ASSERT_TRUE(args.ok());
+    auto expected = Interpreter().Run(*m, *args);
+    ASSERT_TRUE(expected.ok());
+    auto exe = CompileRunAndCompare(*m, *args, *expected, 2, compile);
+    ASSERT_NE(exe, nullptr);
+    cases.push_back({std::move(*args), std::move(*expected), std::move(exe)});
+  }
+  for (const Case& c : cases) {
+    auto actual = c.exe->Run(c.args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    EXPECT_TRUE(CompareLiterals(*actual, c.expected, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  }
+}
+
 TEST(CpuExecutableTest, StagesAreKeptAndMapBackToHlo) {
   auto m = ParseOrFail(WithReducers(R"(
 ENTRY e {
