@@ -1240,15 +1240,8 @@ class KernelEmitter {
     {
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
       std::vector<llvm::Value*> args;
-      for (int64_t i = 0; i < buffer_count; ++i) {
-        llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(i));
-        args.push_back(b.CreateLoad(ptr, slot, "buffer" + std::to_string(i)));
-      }
-      for (int64_t m = 0; m < kept_rows; ++m) {
-        llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(static_cast<unsigned>(k + 2)),
-                                                         static_cast<uint64_t>(m));
-        args.push_back(b.CreateLoad(ptr, slot, "row.buffer" + std::to_string(m)));
-      }
+      LoadPointers(b, entry->getArg(0), buffer_count, "buffer", args);
+      LoadPointers(b, entry->getArg(static_cast<unsigned>(k + 2)), kept_rows, "row.buffer", args);
       for (int64_t d = 0; d < k; ++d) args.push_back(entry->getArg(static_cast<unsigned>(1 + d)));
       args.push_back(entry->getArg(static_cast<unsigned>(k + 1)));
       b.CreateCall(body, args);
@@ -1666,6 +1659,16 @@ class KernelEmitter {
     return true;
   }
 
+  // Appends the first `count` pointers of the array `array` points to, loaded.
+  static void LoadPointers(llvm::IRBuilder<>& b, llvm::Value* array, int64_t count, const std::string& name,
+                           std::vector<llvm::Value*>& out) {
+    llvm::Type* ptr = b.getPtrTy();
+    for (int64_t i = 0; i < count; ++i) {
+      llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, array, static_cast<uint64_t>(i));
+      out.push_back(b.CreateLoad(ptr, slot, name + std::to_string(i)));
+    }
+  }
+
   // Declares `name(void** buffers, i64 begin, i64 end)` and its always-inlined body with
   // noalias buffer parameters; returns the body.
   llvm::Function* DeclareKernel(int64_t buffer_count, const std::string& name) {
@@ -1688,10 +1691,7 @@ class KernelEmitter {
     entry->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", entry));
     std::vector<llvm::Value*> args;
-    for (int64_t i = 0; i < buffer_count; ++i) {
-      llvm::Value* slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(i));
-      args.push_back(b.CreateLoad(ptr, slot, "buffer" + std::to_string(i)));
-    }
+    LoadPointers(b, entry->getArg(0), buffer_count, "buffer", args);
     args.push_back(entry->getArg(1));
     args.push_back(entry->getArg(2));
     b.CreateCall(body, args);
