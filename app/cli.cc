@@ -15,7 +15,7 @@
 #include <string>
 
 #include "compiler/interpreter/interpreter.h"
-#include "compiler/interpreter/literal_compare.h"
+#include "compiler/check/numeric_check.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/codegen/ptx_tools.h"
 #include "profiler/chrome_trace.h"
@@ -218,12 +218,52 @@ struct RunOptions {
   int64_t iterations = 1;
   std::string trace;
   bool check = false;
+  std::vector<std::string> expected;  // --expected: one .npy per output leaf
   int threads = 0;
   std::string gpu_arch;  // empty: the device's own
 };
 
-// After a backend run: the kernel summary table, the trace file (--trace), and with
-// --check the comparison with the interpreter.
+// --check and --expected (compiler/check/numeric_check.h): judges `result` against the
+// interpreter and its f64 shadow, or against the user's outputs, prints the verdict and a
+// line per output (with the bound used) to stderr, and sets *check_failed when the check
+// fails or would be vacuous.
+Status CheckResult(const Module& module, const std::vector<Literal>& args, const Literal& result,
+                   const RunOptions& opts, bool* check_failed) {
+  if (!opts.check && opts.expected.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(CheckReference reference, ComputeCheckReference(module, args));
+  auto print = [&](const char* label, const CheckReport& report) {
+    std::cerr << label << ": " << report.Summary() << "\n";
+    if (!report.shadow_note.empty()) {
+      std::cerr << "  no f64 shadow (" << report.shadow_note << "): bounds are the element types' floors\n";
+    }
+    constexpr size_t kMaxLines = 20;
+    for (size_t i = 0; i < report.outputs.size() && i < kMaxLines; ++i) {
+      std::cerr << "  " << report.outputs[i].ToString() << "\n";
+    }
+    if (report.outputs.size() > kMaxLines) {
+      std::cerr << "  ... and " << report.outputs.size() - kMaxLines << " more output(s)\n";
+    }
+    if (!report.passed()) *check_failed = true;
+  };
+  if (opts.check) print("check", CheckOutputs(result, reference, args));
+  if (!opts.expected.empty()) {
+    std::vector<const Literal*> leaves;
+    ForEachArrayLeaf(result, [&](const Literal& leaf) { leaves.push_back(&leaf); });
+    if (leaves.size() != opts.expected.size()) {
+      return InvalidArgument("--expected has " + std::to_string(opts.expected.size()) +
+                             " file(s) but the module has " + std::to_string(leaves.size()) + " output(s)");
+    }
+    std::vector<Literal> expected;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      ASSIGN_OR_RETURN(Literal e, ReadNpy(opts.expected[i], &leaves[i]->shape()));
+      expected.push_back(std::move(e));
+    }
+    print("expected", CheckOutputsAgainstExpected(result, expected, reference, args));
+  }
+  return Status::Ok();
+}
+
+// After a backend run: the kernel summary table, the trace file (--trace), and the checks.
 Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& args, const profiler::Trace& trace,
                            const Literal& result, const RunOptions& opts, bool* check_failed) {
   profiler::KernelSummary summary = profiler::Summarize(trace);
@@ -232,19 +272,7 @@ Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& arg
     RETURN_IF_ERROR(profiler::WriteChromeTrace(trace, opts.trace));
     std::cerr << "wrote the trace (" << trace.events().size() << " events) to " << opts.trace << "\n";
   }
-  if (opts.check) {
-    ASSIGN_OR_RETURN(Literal expected, Interpreter().Run(module, args));
-    PrimitiveType type = expected.shape().IsArray() ? expected.shape().element_type() : PrimitiveType::kF32;
-    CompareResult cmp = CompareLiterals(result, expected, DefaultToleranceFor(type));
-    if (cmp.ok()) {
-      std::fprintf(stderr, "check: matches the interpreter (%lld elements, max abs error %.3g, max rel error %.3g)\n",
-                   static_cast<long long>(cmp.elements_compared), cmp.max_abs_error, cmp.max_rel_error);
-    } else {
-      std::cerr << "check: MISMATCH with the interpreter: " << cmp.ToString() << "\n";
-      *check_failed = true;
-    }
-  }
-  return Status::Ok();
+  return CheckResult(module, args, result, opts, check_failed);
 }
 
 // Runs `module` with the CPU or GPU backend (profiler/profiled_run.h): compiles (fused,
@@ -337,6 +365,13 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
                  module.name().c_str(), seconds, static_cast<long long>(stats.instructions_evaluated),
                  seconds > 0 ? static_cast<double>(stats.elements_produced) / seconds : 0.0);
     result_value = std::move(*ran);
+    if (opts.check) {
+      std::cerr << "check: --check compares a backend with the interpreter; use --backend cpu|gpu, "
+                   "or --expected to compare the interpreter with given outputs\n";
+      return kExitUserError;
+    }
+    Status checked = CheckResult(module, args, *result_value, opts, &check_failed);
+    if (!checked.ok()) return ReportStatus(checked);
   }
   const Literal* result = &*result_value;
   std::vector<std::pair<std::string, const Literal*>> leaves;
@@ -814,7 +849,15 @@ int RunCli(int argc, char** argv) {
     run->add_flag("--unfused", run_opts.unfused, "CPU/GPU: one kernel per op (the pipeline without fusion)");
     run->add_option("--iterations", run_opts.iterations, "CPU/GPU: run this many times (timings, traces)");
     run->add_option("--trace", run_opts.trace, "CPU/GPU: write a Chrome trace-event JSON (opens in Perfetto)");
-    run->add_flag("--check", run_opts.check, "CPU/GPU: compare with the interpreter; exit 1 on mismatch");
+    run->add_flag("--check", run_opts.check,
+                  "CPU/GPU: compare with the interpreter and its f64 shadow, output by output, within a bound "
+                  "derived from the interpreter's own rounding error (printed); NaN/inf compared by class; "
+                  "exit 1 on a mismatch, or when the check would be vacuous (every output NaN, constant or a "
+                  "parameter passed through)");
+    run->add_option("--expected", run_opts.expected,
+                    "One .npy per output (in order; XLA's own outputs, say): compare the run's outputs with them "
+                    "by the same rules as --check; exit 1 on a mismatch")
+        ->delimiter(',');
     run->add_option("--threads", run_opts.threads, "CPU: worker threads (default: one per hardware thread)");
     run->add_option("--gpu-arch", run_opts.gpu_arch, "GPU: compile for this target (default: the device's own)");
     run->add_option("--backend", run_opts.backend, "interpreter (default) | cpu | gpu (CUDA driver and a GPU)")

@@ -1,0 +1,34 @@
+// The f64 shadow of a module: the same program with every floating type widened to f64
+// (complex to c128), run by the interpreter next to the real one. Its result is the
+// "exact" answer the numeric check measures rounding against (numeric_check.h).
+//
+// What widens and what does not:
+//   * Every array shape with a floating element type (f64 stays), in every computation,
+//     constants included; converts between floating types become f64 -> f64 (no
+//     rounding: the shadow measures how far the program's own roundings take it).
+//   * Ops whose meaning depends on the bits of their type keep their types, with
+//     converts around them: bitcast-convert, reduce-precision, custom-call,
+//     stochastic-convert, infeed/outfeed/send/recv, rng-bit-generator. A kept op with a
+//     tuple of floats in or out makes the shadow unavailable (the reason says which).
+//   * It does not change integer or pred values, layouts or attributes.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compiler/ir/literal.h"
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+// `shape` with floating element types widened (f16/bf16/f32/f8… -> f64, c64 -> c128).
+Shape WidenToF64(const Shape& shape);
+
+// `literal` with floating leaves widened to f64 / c128 (values exact).
+Literal WidenLiteralToF64(const Literal& literal);
+
+// The shadow module, or why there is none.
+StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module);
+
+}  // namespace fusebox

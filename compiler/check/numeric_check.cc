@@ -1,0 +1,525 @@
+// The numeric check: outputs against the interpreter and its f64 shadow, per output, with
+// value classes, a bound from the interpreter's own error, and vacuity verdicts.
+#include "compiler/check/numeric_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+
+#include "compiler/check/f64_shadow.h"
+#include "compiler/interpreter/index_util.h"
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/support/strings.h"
+
+namespace fusebox {
+
+namespace {
+
+enum class ValueClass { kFinite, kNan, kPosInf, kNegInf };
+
+ValueClass ClassOf(double v) {
+  if (std::isnan(v)) return ValueClass::kNan;
+  if (std::isinf(v)) return v > 0 ? ValueClass::kPosInf : ValueClass::kNegInf;
+  return ValueClass::kFinite;
+}
+
+ValueClass ClassOf(std::complex<double> c) {
+  if (std::isnan(c.real()) || std::isnan(c.imag())) return ValueClass::kNan;
+  if (std::isinf(c.real()) || std::isinf(c.imag())) {
+    // Complex infinities have no sign: compare them by their parts' exact values instead.
+    return ValueClass::kPosInf;
+  }
+  return ValueClass::kFinite;
+}
+
+void Count(ValueClass c, ValueClasses* classes) {
+  switch (c) {
+    case ValueClass::kFinite: ++classes->finite; break;
+    case ValueClass::kNan: ++classes->nan; break;
+    case ValueClass::kPosInf: ++classes->pos_inf; break;
+    case ValueClass::kNegInf: ++classes->neg_inf; break;
+  }
+}
+
+std::string Percent(int64_t part, int64_t whole) {
+  if (whole <= 0) return "0%";
+  const double p = 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+  if (part == whole) return "100%";
+  if (p >= 99.95) return "99.9%";
+  return FormatDouble(std::round(p * 10) / 10) + "%";
+}
+
+std::string Sci(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3g", v);
+  return buffer;
+}
+
+// The leaves of a literal with their tuple paths, depth first.
+void Leaves(const Literal& literal, std::vector<int64_t>* path,
+            std::vector<std::pair<std::vector<int64_t>, const Literal*>>* out) {
+  if (literal.shape().IsTuple()) {
+    for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+      path->push_back(static_cast<int64_t>(i));
+      Leaves(literal.tuple_elements()[i], path, out);
+      path->pop_back();
+    }
+  } else if (literal.shape().IsArray()) {
+    out->emplace_back(*path, &literal);
+  }
+}
+
+std::vector<std::pair<std::vector<int64_t>, const Literal*>> LeavesOf(const Literal& literal) {
+  std::vector<std::pair<std::vector<int64_t>, const Literal*>> out;
+  std::vector<int64_t> path;
+  Leaves(literal, &path, &out);
+  return out;
+}
+
+std::string OutputName(const std::vector<int64_t>& path) {
+  if (path.empty()) return "output";
+  if (path.size() == 1) return "output " + std::to_string(path[0]);
+  return "output {" + Join(path, ",") + "}";
+}
+
+// Follows values that pass an operand through unchanged.
+const Instruction* PassThroughSource(const Instruction* ins) {
+  while (ins != nullptr) {
+    switch (ins->opcode()) {
+      case Opcode::kCopy:
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+      case Opcode::kOptimizationBarrier:
+        ins = ins->operand(0);
+        continue;
+      case Opcode::kGetTupleElement: {
+        const Instruction* tuple = ins->operand(0);
+        if (tuple->opcode() == Opcode::kTuple && ins->tuple_index() < tuple->operand_count()) {
+          ins = tuple->operand(ins->tuple_index());
+          continue;
+        }
+        // A leaf of a tuple parameter.
+        const Instruction* base = tuple;
+        while (base->opcode() == Opcode::kGetTupleElement) base = base->operand(0);
+        return base->opcode() == Opcode::kParameter ? base : nullptr;
+      }
+      default:
+        return ins;
+    }
+  }
+  return nullptr;
+}
+
+// For every array leaf of the entry's result (ForEachArrayLeaf order): the parameter it
+// returns unchanged, found structurally, or -1.
+void StructuralPassThrough(const Instruction* ins, const Shape& shape, std::vector<int64_t>* out) {
+  if (shape.IsTuple()) {
+    const Instruction* source = ins ? PassThroughSource(ins) : nullptr;
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      const Instruction* element = nullptr;
+      if (source != nullptr && source->opcode() == Opcode::kTuple && i < source->operand_count()) {
+        element = source->operand(i);
+      }
+      // A whole tuple parameter returned: its leaves are all passed through.
+      if (source != nullptr && source->opcode() == Opcode::kParameter) element = source;
+      StructuralPassThrough(element, shape.tuple_shapes(i), out);
+    }
+    return;
+  }
+  if (!shape.IsArray()) return;
+  const Instruction* source = ins ? PassThroughSource(ins) : nullptr;
+  out->push_back(source != nullptr && source->opcode() == Opcode::kParameter ? source->parameter_number()
+                                                                             : -1);
+}
+
+bool SameBits(const Literal& a, const Literal& b) {
+  return a.shape().element_type() == b.shape().element_type() &&
+         a.shape().dimensions() == b.shape().dimensions() && a.size_bytes() == b.size_bytes() &&
+         std::memcmp(a.untyped_data(), b.untyped_data(), static_cast<size_t>(a.size_bytes())) == 0;
+}
+
+bool AllEqual(const Literal& literal) {
+  const int64_t n = literal.element_count();
+  if (n < 2) return false;
+  const PrimitiveType type = literal.shape().element_type();
+  for (int64_t i = 1; i < n; ++i) {
+    if (IsFloat(type)) {
+      if (literal.GetDouble(i) != literal.GetDouble(0)) return false;  // NaNs never equal
+    } else if (literal.GetBits(i) != literal.GetBits(0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+class OutputJudge {
+ public:
+  OutputJudge(const CheckOptions& options, OutputCheck* out) : options_(options), out_(out) {}
+
+  // `reference` is R (or the user's expected value); finite elements are compared with
+  // `compare_to` (S) where it is finite. The bound's E is |interpreter - bound_shadow|.
+  void Judge(const Literal& actual, const Literal& reference, const Literal* compare_to,
+             const Literal* interpreter, const Literal* bound_shadow) {
+    const PrimitiveType type = reference.shape().element_type();
+    const int64_t n = reference.element_count();
+    out_->elements = n;
+    const CompareOptions floor = DefaultToleranceFor(type);
+    out_->atol = floor.atol;
+    out_->rtol = floor.rtol;
+    if (IsFloat(type) || IsComplex(type)) {
+      out_->k_factor = options_.k_factor;
+      // E: the interpreter's own error against the shadow, over this output.
+      if (bound_shadow != nullptr && interpreter != nullptr) {
+        out_->has_shadow = true;
+        double e = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double d = IsComplex(type)
+                               ? std::abs(interpreter->GetComplex(i) - bound_shadow->GetComplex(i))
+                               : std::fabs(interpreter->GetDouble(i) - bound_shadow->GetDouble(i));
+          if (std::isfinite(d)) e = std::max(e, d);
+        }
+        out_->interpreter_error = e;
+      }
+    }
+    out_->compared_with_shadow = compare_to != nullptr && out_->has_shadow;
+    for (int64_t i = 0; i < n; ++i) JudgeElement(actual, reference, compare_to, type, i);
+  }
+
+ private:
+  void JudgeElement(const Literal& actual, const Literal& reference, const Literal* shadow,
+                    PrimitiveType type, int64_t i) {
+    bool match = true;
+    if (IsFloat(type) || IsComplex(type)) {
+      const bool complex = IsComplex(type);
+      const std::complex<double> a = complex ? actual.GetComplex(i) : actual.GetDouble(i);
+      const std::complex<double> r = complex ? reference.GetComplex(i) : reference.GetDouble(i);
+      const ValueClass ca = complex ? ClassOf(a) : ClassOf(a.real());
+      const ValueClass cr = complex ? ClassOf(r) : ClassOf(r.real());
+      Count(ca, &out_->actual_classes);
+      Count(cr, &out_->reference_classes);
+      if (ca != cr) {
+        match = false;
+        ++out_->class_mismatches;
+      } else if (cr == ValueClass::kPosInf && complex) {
+        match = a == r;
+      } else if (cr == ValueClass::kFinite) {
+        std::complex<double> want = r;
+        if (shadow != nullptr) {
+          const std::complex<double> s = complex ? shadow->GetComplex(i) : shadow->GetDouble(i);
+          if (std::isfinite(s.real()) && std::isfinite(s.imag())) want = s;
+        }
+        const double error = std::abs(a - want);
+        const double bound = out_->k_factor * out_->interpreter_error + out_->atol +
+                             out_->rtol * std::abs(want);
+        out_->max_abs_error = std::max(out_->max_abs_error, error);
+        if (bound > 0) out_->max_error_over_bound = std::max(out_->max_error_over_bound, error / bound);
+        match = error <= bound;
+      }
+    } else {
+      out_->reference_classes.finite++;
+      out_->actual_classes.finite++;
+      const uint64_t a = actual.GetBits(i);
+      const uint64_t r = reference.GetBits(i);
+      match = a == r;
+      if (!match) {
+        const double d = std::fabs(static_cast<double>(actual.GetInt64(i)) -
+                                   static_cast<double>(reference.GetInt64(i)));
+        out_->max_abs_error = std::max(out_->max_abs_error, d);
+        out_->max_error_over_bound = std::numeric_limits<double>::infinity();
+      }
+    }
+    if (match) return;
+    ++out_->mismatches;
+    if (static_cast<int>(out_->first_mismatches.size()) < options_.max_reported) {
+      Mismatch m;
+      m.tuple_index = out_->tuple_index;
+      m.index = MultiIndex(i, reference.shape().dimensions());
+      m.actual = actual.ElementToString(i);
+      m.expected = reference.ElementToString(i);
+      out_->first_mismatches.push_back(std::move(m));
+    }
+  }
+
+  const CheckOptions& options_;
+  OutputCheck* out_;
+};
+
+bool ShapesAgree(const Literal& a, const Literal& b) {
+  return a.shape().element_type() == b.shape().element_type() &&
+         a.shape().dimensions() == b.shape().dimensions() && a.element_count() == b.element_count();
+}
+
+// The shared body of CheckOutputs and CheckOutputsAgainstExpected.
+CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expected,
+                  const CheckReference& reference, const std::vector<Literal>& arguments,
+                  const CheckOptions& options, bool expected_is_interpreter) {
+  CheckReport report;
+  report.shadow_note = reference.shadow_note;
+  if (!expected_is_interpreter) report.reference_name = "the expected outputs";
+  const auto actual_leaves = LeavesOf(actual);
+  const auto reference_leaves = LeavesOf(reference.reference);
+  std::vector<std::pair<std::vector<int64_t>, const Literal*>> shadow_leaves;
+  if (reference.shadow) shadow_leaves = LeavesOf(*reference.shadow);
+  std::vector<const Literal*> argument_leaves;
+  std::vector<int64_t> argument_numbers;
+  for (size_t p = 0; p < arguments.size(); ++p) {
+    ForEachArrayLeaf(arguments[p], [&](const Literal& leaf) {
+      argument_leaves.push_back(&leaf);
+      argument_numbers.push_back(static_cast<int64_t>(p));
+    });
+  }
+  const size_t count = std::max(expected.size(), actual_leaves.size());
+  for (size_t k = 0; k < count; ++k) {
+    OutputCheck out;
+    if (k < reference_leaves.size()) out.tuple_index = reference_leaves[k].first;
+    else if (k < actual_leaves.size()) out.tuple_index = actual_leaves[k].first;
+    out.name = OutputName(out.tuple_index);
+    if (k >= expected.size() || k >= actual_leaves.size() || expected[k] == nullptr) {
+      out.verdict = OutputVerdict::kShapeMismatch;
+      out.why = k >= actual_leaves.size() ? "missing from the backend's result"
+                                          : "missing from " + report.reference_name;
+      if (k < actual_leaves.size()) out.shape = actual_leaves[k].second->shape().ToString(false);
+      report.outputs.push_back(std::move(out));
+      continue;
+    }
+    const Literal& want = *expected[k];
+    const Literal& got = *actual_leaves[k].second;
+    out.shape = want.shape().ToString(false);
+    if (!ShapesAgree(got, want)) {
+      out.verdict = OutputVerdict::kShapeMismatch;
+      out.why = "the backend returned " + got.shape().ToString(false) + ", " + report.reference_name +
+                " " + out.shape;
+      report.outputs.push_back(std::move(out));
+      continue;
+    }
+    const Literal* interpreter = k < reference_leaves.size() ? reference_leaves[k].second : nullptr;
+    const Literal* shadow = nullptr;
+    if (k < shadow_leaves.size() && interpreter != nullptr && ShapesAgree(*interpreter, want) &&
+        shadow_leaves[k].second->shape().dimensions() == want.shape().dimensions()) {
+      shadow = shadow_leaves[k].second;
+    }
+    // Against the user's values the shadow still sets the bound (the interpreter's own
+    // error on this output), but the comparison is with what the user gave.
+    OutputJudge(options, &out).Judge(got, want, expected_is_interpreter ? shadow : nullptr,
+                                     interpreter, shadow);
+    // Why the output may not count.
+    const int64_t param = k < reference.pass_through_parameter.size() ? reference.pass_through_parameter[k] : -1;
+    if (param >= 0) {
+      out.verdict = OutputVerdict::kPassThrough;
+      out.why = "parameter " + std::to_string(param) + " passed through";
+    } else if (out.elements > 0 && out.reference_classes.finite == 0) {
+      out.verdict = OutputVerdict::kNonFinite;
+      const ValueClasses& c = out.reference_classes;
+      out.why = c.nan == out.elements ? "is 100% NaN in " + report.reference_name
+                                      : "is 100% non-finite in " + report.reference_name + " (" +
+                                            std::to_string(c.nan) + " NaN, " +
+                                            std::to_string(c.pos_inf + c.neg_inf) + " inf)";
+    } else if (AllEqual(want)) {
+      out.verdict = OutputVerdict::kConstant;
+      out.why = "is constant (every element " + want.ElementToString(0) + ") in " + report.reference_name;
+    } else if (got.element_count() >= 2) {
+      // Judged on the interpreter's value: the user's expected values may round an
+      // identity-like computation back to its input.
+      const Literal& value = interpreter != nullptr && ShapesAgree(*interpreter, want) ? *interpreter : want;
+      for (size_t a = 0; a < argument_leaves.size(); ++a) {
+        if (SameBits(value, *argument_leaves[a])) {
+          out.verdict = OutputVerdict::kPassThrough;
+          out.why = "equals parameter " + std::to_string(argument_numbers[a]) + " bit for bit";
+          break;
+        }
+      }
+    }
+    report.outputs.push_back(std::move(out));
+  }
+  return report;
+}
+
+}  // namespace
+
+std::string_view OutputVerdictName(OutputVerdict verdict) {
+  switch (verdict) {
+    case OutputVerdict::kCompared: return "compared";
+    case OutputVerdict::kNonFinite: return "non-finite";
+    case OutputVerdict::kConstant: return "constant";
+    case OutputVerdict::kPassThrough: return "passed through";
+    case OutputVerdict::kShapeMismatch: return "shape mismatch";
+  }
+  return "?";
+}
+
+std::string OutputCheck::BoundString() const {
+  if (k_factor == 0) return "exact";
+  std::string s = "atol " + Sci(atol) + " + rtol " + Sci(rtol) + "·|x|";
+  if (has_shadow) s += " + " + FormatDouble(k_factor) + " × interpreter error " + Sci(interpreter_error);
+  return s;
+}
+
+std::string OutputCheck::ToString() const {
+  std::string s = name + " (" + shape + "): ";
+  if (verdict == OutputVerdict::kShapeMismatch) return s + "shape mismatch: " + why;
+  if (verdict != OutputVerdict::kCompared) s += "not counted: " + why + "; ";
+  const ValueClasses& r = reference_classes;
+  if (mismatches == 0) {
+    s += elements == 1 ? "1 element matches" : std::to_string(elements) + " elements match";
+  } else {
+    s += std::to_string(mismatches) + " of " + std::to_string(elements) + " elements differ";
+    if (class_mismatches > 0) s += " (" + std::to_string(class_mismatches) + " of another class: NaN/inf/finite)";
+  }
+  if (k_factor != 0 && r.finite > 0) {
+    s += "; largest error " + Sci(max_abs_error) + " = " + Sci(max_error_over_bound) + " of the bound (" +
+         BoundString() + (compared_with_shadow ? ", against the f64 shadow" : "") + ")";
+  } else if (k_factor == 0) {
+    s += " (exact)";
+  }
+  if (r.non_finite() > 0 && r.finite > 0) {
+    s += "; " + Percent(r.non_finite(), elements) + " non-finite in the reference (" + std::to_string(r.nan) +
+         " NaN, " + std::to_string(r.pos_inf + r.neg_inf) + " inf), compared by class";
+  }
+  for (size_t i = 0; i < first_mismatches.size(); ++i) {
+    const Mismatch& m = first_mismatches[i];
+    s += i == 0 ? "; first: " : ", ";
+    s += "[" + Join(m.index, ",") + "] actual " + m.actual + " expected " + m.expected;
+  }
+  return s;
+}
+
+int64_t CheckReport::compared_outputs() const {
+  int64_t n = 0;
+  for (const OutputCheck& o : outputs) n += o.verdict == OutputVerdict::kCompared ? 1 : 0;
+  return n;
+}
+
+bool CheckReport::shapes_ok() const {
+  for (const OutputCheck& o : outputs) {
+    if (o.verdict == OutputVerdict::kShapeMismatch) return false;
+  }
+  return true;
+}
+
+bool CheckReport::ok() const {
+  for (const OutputCheck& o : outputs) {
+    if (!o.ok()) return false;
+  }
+  return true;
+}
+
+bool CheckReport::vacuous() const { return compared_outputs() == 0; }
+
+std::string CheckReport::Summary() const {
+  if (!ok()) {
+    std::string s = "MISMATCH with " + reference_name + ": ";
+    int shown = 0;
+    int failing = 0;
+    for (const OutputCheck& o : outputs) {
+      if (o.ok()) continue;
+      ++failing;
+      if (shown++ < 2) s += (shown > 1 ? "; " : "") + o.ToString();
+    }
+    if (failing > shown) s += "; and " + std::to_string(failing - shown) + " more output(s) differ";
+    return s;
+  }
+  int64_t counts[5] = {0, 0, 0, 0, 0};
+  int64_t elements = 0;
+  double worst = 0;
+  for (const OutputCheck& o : outputs) {
+    ++counts[static_cast<int>(o.verdict)];
+    if (o.verdict == OutputVerdict::kCompared) {
+      elements += o.elements;
+      worst = std::max(worst, o.max_error_over_bound);
+    }
+  }
+  std::vector<std::string> skipped;
+  if (counts[static_cast<int>(OutputVerdict::kPassThrough)] > 0)
+    skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kPassThrough)]) + " passed through");
+  if (counts[static_cast<int>(OutputVerdict::kConstant)] > 0)
+    skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kConstant)]) + " constant");
+  if (counts[static_cast<int>(OutputVerdict::kNonFinite)] > 0)
+    skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kNonFinite)]) + " all non-finite");
+  const std::string not_counted = skipped.empty() ? "" : "; not counted: " + Join(skipped, ", ");
+  if (vacuous()) {
+    std::string s = "the check would be vacuous: ";
+    int shown = 0;
+    for (const OutputCheck& o : outputs) {
+      if (shown == 3) {
+        s += "; and " + std::to_string(outputs.size() - 3) + " more";
+        break;
+      }
+      s += (shown++ ? "; " : "") + o.name + " (" + o.shape + ") " +
+           (o.why.rfind("parameter", 0) == 0 ? "is " + o.why : o.why);
+    }
+    if (outputs.empty()) s += "the module has no array output";
+    return s + "; use other inputs";
+  }
+  return "matches " + reference_name + ": " + std::to_string(compared_outputs()) + " of " +
+         std::to_string(outputs.size()) + " output(s) compared (" + std::to_string(elements) +
+         " elements, largest error " + Sci(worst) + " of its bound)" + not_counted;
+}
+
+std::string CheckReport::Details() const {
+  std::string s = Summary() + "\n";
+  if (!shadow_note.empty()) s += "  no f64 shadow: " + shadow_note + "; bounds are the element types' floors\n";
+  for (const OutputCheck& o : outputs) s += "  " + o.ToString() + "\n";
+  return s;
+}
+
+StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::vector<Literal>& arguments,
+                                               const CheckOptions& options) {
+  CheckReference ref;
+  InterpreterOptions iopts;
+  iopts.max_instructions = options.max_instructions;
+  {
+    Interpreter interpreter(iopts);
+    ASSIGN_OR_RETURN(ref.reference, interpreter.Run(module, arguments));
+  }
+  StructuralPassThrough(module.entry()->root(), module.entry()->root()->shape(), &ref.pass_through_parameter);
+  bool any_float = false;
+  ForEachArrayLeaf(ref.reference, [&](const Literal& leaf) {
+    const PrimitiveType t = leaf.shape().element_type();
+    any_float = any_float || IsFloat(t) || IsComplex(t);
+  });
+  if (!options.shadow) {
+    ref.shadow_note = "turned off";
+  } else if (any_float) {
+    auto shadow_module = MakeF64Shadow(module);
+    if (!shadow_module.ok()) {
+      ref.shadow_note = shadow_module.status().message();
+    } else {
+      std::vector<Literal> wide;
+      wide.reserve(arguments.size());
+      for (const Literal& a : arguments) wide.push_back(WidenLiteralToF64(a));
+      Interpreter interpreter(iopts);
+      auto shadow = interpreter.Run(**shadow_module, wide);
+      if (shadow.ok()) {
+        ref.shadow = std::move(shadow).value();
+      } else {
+        ref.shadow_note = "the interpreter could not run it in f64: " + shadow.status().message();
+      }
+    }
+  }
+  return ref;
+}
+
+CheckReport CheckOutputs(const Literal& actual, const CheckReference& reference,
+                         const std::vector<Literal>& arguments, const CheckOptions& options) {
+  std::vector<const Literal*> expected;
+  ForEachArrayLeaf(reference.reference, [&](const Literal& leaf) { expected.push_back(&leaf); });
+  return Check(actual, expected, reference, arguments, options, /*expected_is_interpreter=*/true);
+}
+
+CheckReport CheckOutputsAgainstExpected(const Literal& actual, const std::vector<Literal>& expected,
+                                        const CheckReference& reference,
+                                        const std::vector<Literal>& arguments, const CheckOptions& options) {
+  std::vector<const Literal*> pointers;
+  for (const Literal& e : expected) pointers.push_back(&e);
+  return Check(actual, pointers, reference, arguments, options, /*expected_is_interpreter=*/false);
+}
+
+StatusOr<CheckReport> CheckAgainstInterpreter(const Module& module, const std::vector<Literal>& arguments,
+                                              const Literal& actual, const CheckOptions& options) {
+  ASSIGN_OR_RETURN(CheckReference reference, ComputeCheckReference(module, arguments, options));
+  return CheckOutputs(actual, reference, arguments, options);
+}
+
+}  // namespace fusebox

@@ -1,0 +1,142 @@
+// The numeric check behind `--check` and `--expected`: a backend's outputs against the
+// reference interpreter, with a bound derived from the computation and a verdict that
+// says when the comparison could not have failed (a vacuous check).
+//
+// How an output is judged (one "output" is one array leaf of the result tuple):
+//   * The reference is the interpreter run in the module's own types (R) and, for
+//     floating outputs, an f64 shadow run (S: the same module with every floating type
+//     widened to f64, see f64_shadow.h).
+//   * Non-finite values are compared by class (NaN, +inf, -inf, finite) against R:
+//     overflow depends on the element type, so the f32 interpreter is the judge there.
+//   * A finite element passes when |actual - S| <= bound, where
+//         bound = k * E + atol + rtol * |S|,
+//     E = the largest |R - S| over the output (the interpreter's own error on it: how
+//     much the computation amplifies rounding), k = CheckOptions::k_factor, and atol /
+//     rtol the element type's floor (DefaultToleranceFor). Without a shadow (a module
+//     the widening cannot handle) the bound is atol + rtol * |R| against R, and the
+//     report says so.
+//   * Integers and pred compare exactly against R.
+//   * An output is not counted as checked (its verdict says why) when every element of
+//     the reference is non-finite, when it has more than one element and all reference
+//     elements are equal (constant), or when it is an entry parameter passed through.
+//     A check in which no output counts is vacuous: CheckReport::vacuous() is true and
+//     callers fail it ("the check would be vacuous: ...").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/ir/literal.h"
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+struct CheckOptions {
+  // Multiple of the interpreter's own error allowed to the backend (see the header).
+  double k_factor = 4;
+  // Run the f64 shadow (off: compare against the interpreter with the type's floor).
+  bool shadow = true;
+  // Mismatches described per output.
+  int max_reported = 5;
+  // Interpreter limits for the reference runs (0: none).
+  int64_t max_instructions = 0;
+};
+
+// Why an output does (or does not) count toward the check.
+enum class OutputVerdict {
+  kCompared,      // compared element by element against a non-trivial reference
+  kNonFinite,     // every reference element is NaN or inf: nothing to compare
+  kConstant,      // more than one element, all reference elements equal
+  kPassThrough,   // an entry parameter returned unchanged (structurally or bit for bit)
+  kShapeMismatch, // actual and reference shapes differ
+};
+std::string_view OutputVerdictName(OutputVerdict verdict);
+
+// Counts of each class of value.
+struct ValueClasses {
+  int64_t finite = 0, nan = 0, pos_inf = 0, neg_inf = 0;
+  int64_t non_finite() const { return nan + pos_inf + neg_inf; }
+};
+
+struct OutputCheck {
+  std::vector<int64_t> tuple_index;  // path into the result tuple; empty for an array result
+  std::string name;                  // "output 0", "output {1,0}"; "output" for an array result
+  std::string shape;                 // "f32[1,1000]"
+  OutputVerdict verdict = OutputVerdict::kCompared;
+  std::string why;                   // for a verdict other than kCompared: the reason in words
+  int64_t elements = 0;
+  int64_t mismatches = 0;            // elements out of bound or of another value class
+  ValueClasses reference_classes;    // of R
+  ValueClasses actual_classes;
+  int64_t class_mismatches = 0;      // NaN where the reference is finite, and so on
+  double max_abs_error = 0;          // largest |actual - reference| over finite pairs
+  double max_error_over_bound = 0;   // largest |actual - reference| / bound (<= 1 passes)
+  // The bound used: k * interpreter_error + atol + rtol * |reference|.
+  bool has_shadow = false;
+  bool compared_with_shadow = false; // finite elements measured against S (not R or the user's values)
+  double interpreter_error = 0;      // E: largest |R - S| (0 without a shadow)
+  double k_factor = 0, atol = 0, rtol = 0;
+  std::vector<Mismatch> first_mismatches;
+  bool ok() const { return mismatches == 0 && verdict != OutputVerdict::kShapeMismatch; }
+  // "atol 1e-05 + rtol 1e-05·|x| + 4 × interpreter error 2.1e-05"
+  std::string BoundString() const;
+  // One line: "output 0 (f32[256,10]): 2560 compared, max error 3.0e-04 (0.41 of the
+  // bound: ...)" or "output 3 (f32[512]): not counted: parameter 2 passed through".
+  std::string ToString() const;
+};
+
+struct CheckReport {
+  std::vector<OutputCheck> outputs;
+  std::string reference_name = "the interpreter";  // or "the expected outputs"
+  std::string shadow_note;  // why there is no f64 shadow, when there is none
+  int64_t compared_outputs() const;
+  bool shapes_ok() const;
+  bool ok() const;        // every output passes (counted or not)
+  bool vacuous() const;   // no output counts
+  // Passed, with at least one output that counts.
+  bool passed() const { return ok() && !vacuous(); }
+  // The one-line verdict: "matches the interpreter: 1 of 161 outputs compared (2560
+  // elements, max error 0.41 of the bound); 158 parameters passed through, 2 constant
+  // not counted", "MISMATCH ...", or "the check would be vacuous: output 0 (f32[1,1000])
+  // is 100% NaN in the reference; use other inputs".
+  std::string Summary() const;
+  // Summary plus a line per output (the bound used, classes, first mismatches).
+  std::string Details() const;
+};
+
+// The reference side of a check, computed once and reusable across backends and runs.
+struct CheckReference {
+  Literal reference;              // R: the interpreter in the module's own types
+  std::optional<Literal> shadow;  // S: the f64 shadow (floating leaves as f64)
+  std::string shadow_note;        // why there is no shadow, when there is none
+  // For each array leaf of the result, in ForEachArrayLeaf order: the entry parameter it
+  // passes through unchanged, or -1.
+  std::vector<int64_t> pass_through_parameter;
+};
+
+// Runs the interpreter (and the f64 shadow) on `arguments`.
+StatusOr<CheckReference> ComputeCheckReference(const Module& module,
+                                               const std::vector<Literal>& arguments,
+                                               const CheckOptions& options = {});
+
+// Judges `actual` (a backend's result) against the reference.
+CheckReport CheckOutputs(const Literal& actual, const CheckReference& reference,
+                         const std::vector<Literal>& arguments, const CheckOptions& options = {});
+
+// Judges `actual` against outputs the user gave (XLA's own, say), one literal per array
+// leaf in order, with the same rules; the bound still comes from the interpreter's own
+// error on this module (from `reference`).
+CheckReport CheckOutputsAgainstExpected(const Literal& actual, const std::vector<Literal>& expected,
+                                        const CheckReference& reference,
+                                        const std::vector<Literal>& arguments,
+                                        const CheckOptions& options = {});
+
+// ComputeCheckReference + CheckOutputs.
+StatusOr<CheckReport> CheckAgainstInterpreter(const Module& module, const std::vector<Literal>& arguments,
+                                              const Literal& actual, const CheckOptions& options = {});
+
+}  // namespace fusebox

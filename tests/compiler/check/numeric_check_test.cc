@@ -1,0 +1,303 @@
+// The numeric check: bounds from the interpreter's own error, value classes, vacuity,
+// the f64 shadow, and comparison with user-given outputs.
+#include "compiler/check/numeric_check.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "compiler/check/f64_shadow.h"
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/parser/parser.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::unique_ptr<Module> Parse(const char* text) {
+  auto m = ParseModule(text);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? std::move(m).value() : nullptr;
+}
+
+Literal Vector(PrimitiveType type, const std::vector<double>& values) {
+  Literal l(Shape(type, {static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) l.SetDouble(static_cast<int64_t>(i), values[i]);
+  return l;
+}
+
+// Rounds every element of an f32 literal to bf16 precision (a planted rounding bug).
+Literal RoundToBf16(const Literal& l) {
+  Literal out = l;
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    out.SetDouble(i, FloatBitsToDouble(PrimitiveType::kBF16,
+                                       DoubleToFloatBits(PrimitiveType::kBF16, l.GetDouble(i))));
+  }
+  return out;
+}
+
+// (a + b) - a with |a| ~ 1e3 and |b| ~ 1: the f32 result carries errors of ulp(1e3)
+// ~ 6e-5, far above the old fixed tolerance on outputs of magnitude 1.
+constexpr char kCancellation[] = R"(
+HloModule cancel
+ENTRY e {
+  a = f32[64] parameter(0)
+  b = f32[64] parameter(1)
+  s = f32[64] add(a, b)
+  ROOT d = f32[64] subtract(s, a)
+})";
+
+std::vector<Literal> CancellationArgs() {
+  std::vector<double> a, b;
+  for (int i = 0; i < 64; ++i) {
+    a.push_back(1000.0 + 0.37 * i);
+    b.push_back(std::sin(i) * 0.9);
+  }
+  std::vector<Literal> args;
+  args.push_back(Vector(PrimitiveType::kF32, a));
+  args.push_back(Vector(PrimitiveType::kF32, b));
+  return args;
+}
+
+TEST(NumericCheckTest, BoundComesFromTheInterpretersOwnError) {
+  auto m = Parse(kCancellation);
+  auto args = CancellationArgs();
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  ASSERT_TRUE(ref->shadow.has_value()) << ref->shadow_note;
+  // A backend that computes b exactly (the f64 answer rounded once to f32) differs from
+  // the interpreter by the interpreter's own rounding error: not a bug.
+  Literal exact = Literal::CreateUninitialized(m->entry()->root()->shape());
+  for (int64_t i = 0; i < 64; ++i) exact.SetDouble(i, ref->shadow->GetDouble(i));
+  CheckReport report = CheckOutputs(exact, *ref, args);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  ASSERT_EQ(report.outputs.size(), 1u);
+  EXPECT_GT(report.outputs[0].interpreter_error, 1e-5);  // the cancellation's rounding
+  EXPECT_THAT(report.outputs[0].ToString(), HasSubstr("interpreter error"));
+  // The old fixed tolerance calls the same values a mismatch: that was the false alarm.
+  EXPECT_FALSE(CompareLiterals(exact, ref->reference, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  // The interpreter's own result passes too.
+  EXPECT_TRUE(CheckOutputs(ref->reference, *ref, args).passed());
+}
+
+TEST(NumericCheckTest, CatchesAnIntermediateRoundedToBf16) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  a = f32[64] parameter(0)
+  b = f32[64] parameter(1)
+  ROOT p = f32[64] multiply(a, b)
+})");
+  std::vector<Literal> args;
+  std::vector<double> a, b;
+  for (int i = 0; i < 64; ++i) {
+    a.push_back(0.1 + 0.013 * i);
+    b.push_back(std::cos(i));
+  }
+  args.push_back(Vector(PrimitiveType::kF32, a));
+  args.push_back(Vector(PrimitiveType::kF32, b));
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  CheckReport report = CheckOutputs(RoundToBf16(ref->reference), *ref, args);
+  EXPECT_FALSE(report.ok());
+  EXPECT_FALSE(report.passed());
+  EXPECT_THAT(report.Summary(), HasSubstr("MISMATCH with the interpreter"));
+  EXPECT_THAT(report.Summary(), HasSubstr("of the bound"));
+}
+
+TEST(NumericCheckTest, NonFiniteValuesCompareByClass) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  ROOT r = f32[4] sqrt(a)
+})");
+  std::vector<Literal> args;
+  args.push_back(Vector(PrimitiveType::kF32, {4, -1, 9, 16}));  // sqrt(-1) = NaN
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  EXPECT_TRUE(CheckOutputs(ref->reference, *ref, args).passed());
+  // NaN where the reference is finite, and a finite value where it is NaN: both fail.
+  Literal nan_for_finite = ref->reference;
+  nan_for_finite.SetDouble(0, std::numeric_limits<double>::quiet_NaN());
+  CheckReport r1 = CheckOutputs(nan_for_finite, *ref, args);
+  EXPECT_FALSE(r1.ok());
+  EXPECT_EQ(r1.outputs[0].class_mismatches, 1);
+  Literal finite_for_nan = ref->reference;
+  finite_for_nan.SetDouble(1, 0.0);
+  EXPECT_FALSE(CheckOutputs(finite_for_nan, *ref, args).ok());
+  Literal inf_for_nan = ref->reference;
+  inf_for_nan.SetDouble(1, std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(CheckOutputs(inf_for_nan, *ref, args).ok());
+  EXPECT_THAT(CheckOutputs(ref->reference, *ref, args).outputs[0].ToString(),
+              HasSubstr("25% non-finite in the reference (1 NaN, 0 inf)"));
+}
+
+TEST(NumericCheckTest, AllNanOutputIsVacuous) {
+  // The batch-norm case: rsqrt of a negative variance makes every logit NaN.
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  x = f32[1,8] parameter(0)
+  var = f32[8] parameter(1)
+  eps = f32[] constant(0.001)
+  be = f32[8] broadcast(eps), dimensions={}
+  ve = f32[8] add(var, be)
+  r = f32[8] rsqrt(ve)
+  rb = f32[1,8] broadcast(r), dimensions={1}
+  ROOT y = f32[1,8] multiply(x, rb)
+})");
+  std::vector<Literal> args;
+  Literal x(Shape(PrimitiveType::kF32, {1, 8}));
+  for (int i = 0; i < 8; ++i) x.SetDouble(i, 0.5 + i);
+  args.push_back(std::move(x));
+  args.push_back(Vector(PrimitiveType::kF32, {-1, -2, -3, -4, -5, -6, -7, -8}));
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  CheckReport report = CheckOutputs(ref->reference, *ref, args);
+  EXPECT_TRUE(report.ok());        // nothing differs...
+  EXPECT_TRUE(report.vacuous());   // ...but nothing could have
+  EXPECT_FALSE(report.passed());
+  EXPECT_EQ(report.Summary(),
+            "the check would be vacuous: output (f32[1,8]) is 100% NaN in the interpreter; use other inputs");
+  // With positive variances the same module checks something.
+  args[1] = Vector(PrimitiveType::kF32, {1, 2, 3, 4, 5, 6, 7, 8});
+  auto good = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(good.ok());
+  EXPECT_TRUE(CheckOutputs(good->reference, *good, args).passed());
+}
+
+TEST(NumericCheckTest, PassThroughAndConstantOutputsDoNotCount) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  w = f32[16] parameter(0)
+  x = f32[16] parameter(1)
+  z = f32[] constant(0)
+  zeros = f32[16] broadcast(z), dimensions={}
+  cw = f32[16] copy(w)
+  ROOT t = (f32[16], f32[16], f32[16]) tuple(cw, zeros, x)
+})");
+  std::vector<Literal> args;
+  std::vector<double> v;
+  for (int i = 0; i < 16; ++i) v.push_back(0.25 * i - 1);
+  args.push_back(Vector(PrimitiveType::kF32, v));
+  args.push_back(Vector(PrimitiveType::kF32, v));
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  EXPECT_EQ(ref->pass_through_parameter, (std::vector<int64_t>{0, -1, 1}));
+  CheckReport report = CheckOutputs(ref->reference, *ref, args);
+  EXPECT_TRUE(report.vacuous());
+  EXPECT_EQ(report.outputs[0].verdict, OutputVerdict::kPassThrough);
+  EXPECT_EQ(report.outputs[1].verdict, OutputVerdict::kConstant);
+  EXPECT_EQ(report.outputs[2].verdict, OutputVerdict::kPassThrough);
+  EXPECT_THAT(report.Summary(), HasSubstr("output 0 (f32[16]) is parameter 0 passed through"));
+  // A passed-through output that comes back corrupted still fails the check.
+  Literal corrupted = ref->reference;
+  corrupted.tuple_elements()[2].SetDouble(3, 42.0);
+  EXPECT_FALSE(CheckOutputs(corrupted, *ref, args).ok());
+}
+
+TEST(NumericCheckTest, SummaryCountsWhatWasCompared) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  w = f32[16] parameter(0)
+  e = f32[16] exponential(w)
+  ROOT t = (f32[16], f32[16]) tuple(e, w)
+})");
+  std::vector<Literal> args;
+  std::vector<double> v;
+  for (int i = 0; i < 16; ++i) v.push_back(0.1 * i - 0.7);
+  args.push_back(Vector(PrimitiveType::kF32, v));
+  auto report = CheckAgainstInterpreter(*m, args, *Interpreter().Run(*m, args));
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->passed()) << report->Details();
+  EXPECT_THAT(report->Summary(), HasSubstr("matches the interpreter: 1 of 2 output(s) compared (16 elements"));
+  EXPECT_THAT(report->Summary(), HasSubstr("not counted: 1 passed through"));
+}
+
+TEST(NumericCheckTest, IntegersCompareExactly) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  a = s32[4] parameter(0)
+  ROOT n = s32[4] negate(a)
+})");
+  std::vector<Literal> args;
+  Literal a(Shape(PrimitiveType::kS32, {4}));
+  for (int i = 0; i < 4; ++i) a.SetInt64(i, i * 7 - 3);
+  args.push_back(std::move(a));
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  EXPECT_TRUE(CheckOutputs(ref->reference, *ref, args).passed());
+  Literal off = ref->reference;
+  off.SetInt64(2, off.GetInt64(2) + 1);
+  CheckReport report = CheckOutputs(off, *ref, args);
+  EXPECT_FALSE(report.ok());
+  EXPECT_THAT(report.Summary(), HasSubstr("(exact)"));
+}
+
+TEST(NumericCheckTest, ExpectedOutputsUseTheSameRules) {
+  auto m = Parse(kCancellation);
+  auto args = CancellationArgs();
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  // XLA's answer: the exact value rounded once.
+  std::vector<Literal> expected;
+  expected.push_back(Literal::CreateUninitialized(m->entry()->root()->shape()));
+  for (int64_t i = 0; i < 64; ++i) expected[0].SetDouble(i, ref->shadow->GetDouble(i));
+  CheckReport report = CheckOutputsAgainstExpected(ref->reference, expected, *ref, args);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  EXPECT_THAT(report.Summary(), HasSubstr("matches the expected outputs"));
+  expected[0].SetDouble(5, expected[0].GetDouble(5) + 0.5);
+  EXPECT_FALSE(CheckOutputsAgainstExpected(ref->reference, expected, *ref, args).ok());
+  // Shape disagreements are reported, not crashed on.
+  std::vector<Literal> wrong;
+  wrong.push_back(Vector(PrimitiveType::kF32, {1, 2, 3}));
+  CheckReport bad = CheckOutputsAgainstExpected(ref->reference, wrong, *ref, args);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_THAT(bad.Summary(), HasSubstr("shape mismatch"));
+}
+
+TEST(F64ShadowTest, WidensFloatsAndKeepsBitLevelOps) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  h = f16[4] convert(a)
+  back = f32[4] convert(h)
+  bits = s32[4] bitcast-convert(a)
+  c = f32[] constant(1.5)
+  cb = f32[4] broadcast(c), dimensions={}
+  s = f32[4] add(back, cb)
+  ROOT t = (f32[4], s32[4]) tuple(s, bits)
+})");
+  auto shadow = MakeF64Shadow(*m);
+  ASSERT_TRUE(shadow.ok()) << shadow.status().message();
+  const std::string text = (*shadow)->ToString();
+  EXPECT_THAT(text, HasSubstr("f64[4] convert"));
+  EXPECT_THAT(text, HasSubstr("%a.shadow = f32[4] convert(%a)"));
+  EXPECT_THAT(text, HasSubstr("%bits = s32[4] bitcast-convert(%a.shadow)"));
+  EXPECT_THAT(text, HasSubstr("f64[] constant(1.5)"));
+  // The shadow skips the f16 rounding: 0.1 stays 0.1 in f64, the f32 program rounds it.
+  std::vector<Literal> args;
+  args.push_back(Vector(PrimitiveType::kF32, {0.1, 0.2, 0.3, 1000.1}));
+  std::vector<Literal> wide;
+  wide.push_back(WidenLiteralToF64(args[0]));
+  auto s = Interpreter().Run(**shadow, wide);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto r = Interpreter().Run(*m, args);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(s->tuple_elements()[0].shape().element_type(), PrimitiveType::kF64);
+  EXPECT_NEAR(s->tuple_elements()[0].GetDouble(3), 1001.6, 1e-4);
+  EXPECT_NE(r->tuple_elements()[0].GetDouble(3), s->tuple_elements()[0].GetDouble(3));
+  // The kept bitcast-convert sees the same f32 bits in both.
+  EXPECT_EQ(r->tuple_elements()[1], s->tuple_elements()[1]);
+}
+
+}  // namespace
+}  // namespace fusebox
