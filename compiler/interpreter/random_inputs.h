@@ -1,9 +1,11 @@
 // Deterministic random inputs for a module's parameters, per element type and seed, with
-// index-like operands (gather/scatter indices, dynamic-slice starts) kept in range so the
-// module computes something meaningful.
+// each parameter's distribution chosen from its uses so the module computes something
+// meaningful: index-like operands (gather/scatter indices, dynamic-slice starts) kept in
+// range, values that reach sqrt/rsqrt/log/pow/a divisor kept positive.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compiler/ir/module.h"
@@ -46,9 +48,42 @@ uint64_t ParameterSeed(uint64_t seed, int64_t parameter_number);
 //   * dynamic-slice start k: operand dimension k minus the slice size plus one;
 //     dynamic-update-slice start k: operand dimension k minus the update's size plus one.
 //   * the branch index of a conditional (s32 form): the number of branches.
+//   * a shift amount (operand 1 of shift-left / shift-right-*): the shift's bit width.
 //   A leaf with several such uses takes the smallest bound; a bound below 1 becomes 1
 // (all zeros). Bounds are also capped where the element type cannot hold every integer
 // below them (s8: 128; bf16: 256). Pred and complex leaves are never bounded.
+//
+// Positive leaves. A real float leaf whose value reaches operand 0 of sqrt, rsqrt, log,
+// log-plus-one or power (the base), the divisor of divide or remainder, or the variance of
+// batch-norm-inference / batch-norm-grad, is uniform in [0.5, 1.5) instead (1 + u/2 for the
+// stream's u in [-1, 1)), so that batch-norm variances, normalizers and the like stay
+// finite. An integer leaf with such a use (an integer divisor, or one converted to a float
+// that reaches a sqrt) holds integers in [1, 8) (narrower types: up to their largest
+// value). The value reaches the use through what keeps positive operands positive: add,
+// multiply, divide (the dividend), maximum, minimum, select (the two values), convert,
+// reshape, bitcast, copy, broadcast, transpose, reverse, slice, concatenate, pad (operand
+// 0), dynamic-slice (operand 0), dynamic-update-slice (operand and update), tuples and
+// called computations as above; never through subtract, negate or anything else. An
+// index-like bound wins over positivity; f8e8m0fnu is positive already; pred and
+// complex leaves stay as they are.
 StatusOr<std::vector<Literal>> RandomArguments(const Module& module, uint64_t seed);
+
+// How RandomArguments fills one array leaf of an entry parameter, and why.
+struct InputChoice {
+  int64_t parameter_number = 0;
+  std::string parameter_name;      // without the %
+  std::vector<int64_t> leaf_path;  // the leaf's tuple index path; empty for an array parameter
+  Shape shape;                     // the leaf's shape
+  std::string distribution;        // "uniform [-1, 1)", "uniform [0.5, 1.5)", "integers in [0, 7)"
+  std::string reason;              // "default", "reaches rsqrt (%rsqrt.12) through add (%add.11)"
+
+  // "parameter 3 (%p.var, f32[64]): uniform [0.5, 1.5): reaches rsqrt (%rsqrt.12) through
+  // add (%add.11)"; a tuple leaf reads "parameter 1 (%state{0,1}, s32[]): ...".
+  std::string ToString() const;
+};
+
+// One InputChoice per array leaf of every entry parameter, in parameter order (tuple leaves
+// in index order); they hold for every seed. Token leaves have none.
+StatusOr<std::vector<InputChoice>> ExplainRandomArguments(const Module& module);
 
 }  // namespace fusebox

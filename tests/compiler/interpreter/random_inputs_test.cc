@@ -10,6 +10,7 @@
 #include <cmath>
 #include <set>
 
+#include "compiler/interpreter/interpreter.h"
 #include "compiler/parser/parser.h"
 
 namespace fusebox {
@@ -386,6 +387,257 @@ TEST(RandomInputsTest, ModuleWithoutEntryIsAnError) {
   auto arguments = RandomArguments(module, 0);
   ASSERT_FALSE(arguments.ok());
   EXPECT_EQ(arguments.status().message(), "module 'empty' has no entry computation");
+}
+
+// ---------------------------------------------------------------------------
+// Distributions chosen from uses: positive values, and the explanation
+
+// Smallest and largest element of a float literal.
+std::pair<double, double> MinMaxDouble(const Literal& literal) {
+  double lo = INFINITY;
+  double hi = -INFINITY;
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    lo = std::min(lo, literal.GetDouble(i));
+    hi = std::max(hi, literal.GetDouble(i));
+  }
+  return {lo, hi};
+}
+
+std::vector<std::string> MustExplain(const Module& module) {
+  auto choices = ExplainRandomArguments(module);
+  EXPECT_TRUE(choices.ok()) << choices.status().message();
+  std::vector<std::string> lines;
+  if (choices.ok()) {
+    for (const InputChoice& choice : *choices) lines.push_back(choice.ToString());
+  }
+  return lines;
+}
+
+// Batch-norm inference as jax writes it: (x - mean) * rsqrt(var + eps) * scale + offset.
+constexpr std::string_view kBatchNorm = R"(
+HloModule bn
+ENTRY e {
+  x = f32[16,64] parameter(0)
+  mean = f32[64] parameter(1)
+  var = f32[64] parameter(2)
+  scale = f32[64] parameter(3)
+  offset = f32[64] parameter(4)
+  eps = f32[] constant(0.001)
+  eps_b = f32[64] broadcast(eps), dimensions={}
+  add = f32[64] add(var, eps_b)
+  rsqrt = f32[64] rsqrt(add)
+  inv = f32[64] multiply(rsqrt, scale)
+  inv_b = f32[16,64] broadcast(inv), dimensions={1}
+  mean_b = f32[16,64] broadcast(mean), dimensions={1}
+  centered = f32[16,64] subtract(x, mean_b)
+  scaled = f32[16,64] multiply(centered, inv_b)
+  offset_b = f32[16,64] broadcast(offset), dimensions={1}
+  ROOT out = f32[16,64] add(scaled, offset_b)
+})";
+
+TEST(RandomInputsTest, BatchNormVarianceIsPositiveAndTheOutputFinite) {
+  auto module = MustParse(kBatchNorm);
+  ASSERT_TRUE(module);
+  for (uint64_t seed : {0, 1, 2, 3}) {
+    SCOPED_TRACE(seed);
+    const auto arguments = MustRandomArguments(*module, seed);
+    ASSERT_EQ(arguments.size(), 5u);
+    const auto [lo, hi] = MinMaxDouble(arguments[2]);
+    EXPECT_GE(lo, 0.5);
+    EXPECT_LT(hi, 1.5);
+    EXPECT_LT(lo, 0.6);  // the whole range is used
+    EXPECT_GT(hi, 1.4);
+    // Only the variance: x, mean, scale (it reaches no rsqrt) and offset are as before.
+    for (int p : {0, 1, 3, 4}) {
+      EXPECT_EQ(arguments[p], RandomLiteral(module->entry()->parameter(p)->shape(),
+                                            ParameterSeed(seed, p)))
+          << "parameter " << p;
+    }
+    auto result = Interpreter().Run(*module, arguments);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    for (int64_t i = 0; i < result->element_count(); ++i) {
+      ASSERT_TRUE(std::isfinite(result->GetDouble(i))) << "element " << i;
+    }
+  }
+}
+
+TEST(RandomInputsTest, PositiveValuesAreTheStreamShifted) {
+  // 1 + u/2 for the stream's u in [-1, 1): same seed, same bits.
+  auto module = MustParse(R"(
+HloModule m
+ENTRY e {
+  v = f32[100] parameter(0)
+  ROOT s = f32[100] sqrt(v)
+})");
+  ASSERT_TRUE(module);
+  const auto arguments = MustRandomArguments(*module, 9);
+  const Literal unit = RandomLiteral(Shape(PT::kF64, {100}), ParameterSeed(9, 0));
+  for (int64_t i = 0; i < 100; ++i) {
+    EXPECT_EQ(arguments[0].GetDouble(i),
+              static_cast<double>(static_cast<float>(1.0 + 0.5 * unit.GetDouble(i))));
+  }
+  EXPECT_EQ(MustRandomArguments(*module, 9)[0], arguments[0]);
+}
+
+TEST(RandomInputsTest, SubtractAndNegateDoNotPropagatePositivity) {
+  auto module = MustParse(R"(
+HloModule m
+ENTRY e {
+  a = f32[200] parameter(0)
+  b = f32[200] parameter(1)
+  c = f32[200] parameter(2)
+  d = f32[200] subtract(a, b)
+  n = f32[200] negate(c)
+  s = f32[200] add(d, n)
+  ROOT r = f32[200] rsqrt(s)
+})");
+  ASSERT_TRUE(module);
+  const auto arguments = MustRandomArguments(*module, 4);
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(arguments[p], RandomLiteral(Shape(PT::kF32, {200}), ParameterSeed(4, p)));
+    EXPECT_LT(MinMaxDouble(arguments[p]).first, 0);
+  }
+  EXPECT_THAT(MustExplain(*module),
+              ::testing::Each(::testing::EndsWith("f32[200]): uniform [-1, 1): default")));
+}
+
+TEST(RandomInputsTest, PositivityThroughFusionsTuplesWhileAndConverts) {
+  // log of a fused value; pow's base through a tuple and a while loop; a divisor through
+  // a convert; the exponent and the dividend's other operand stay signed.
+  auto module = MustParse(R"(
+HloModule m
+fused {
+  p0 = f32[8] parameter(0)
+  p1 = f32[8] parameter(1)
+  m = f32[8] maximum(p0, p1)
+  ROOT l = f32[8] log(m)
+}
+body {
+  st = (f32[8], f32[8], s32[]) parameter(0)
+  base = f32[8] get-tuple-element(st), index=0
+  ex = f32[8] get-tuple-element(st), index=1
+  i = s32[] get-tuple-element(st), index=2
+  pw = f32[8] power(base, ex)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (f32[8], f32[8], s32[]) tuple(base, pw, i1)
+}
+cond {
+  st = (f32[8], f32[8], s32[]) parameter(0)
+  i = s32[] get-tuple-element(st), index=2
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  f = f32[8] fusion(a, b), kind=kLoop, calls=fused
+  init = (f32[8], f32[8], s32[]) parameter(2)
+  w = (f32[8], f32[8], s32[]) while(init), condition=cond, body=body
+  r = f32[8] get-tuple-element(w), index=1
+  h = f16[8] parameter(3)
+  hc = f32[8] convert(h)
+  q = f32[8] divide(r, hc)
+  ROOT out = (f32[8], f32[8]) tuple(f, q)
+})");
+  ASSERT_TRUE(module);
+  const auto arguments = MustRandomArguments(*module, 3);
+  ASSERT_EQ(arguments.size(), 4u);
+  EXPECT_GE(MinMaxDouble(arguments[0]).first, 0.5);
+  EXPECT_GE(MinMaxDouble(arguments[1]).first, 0.5);
+  EXPECT_GE(MinMaxDouble(arguments[2].tuple_elements()[0]).first, 0.5);
+  // The exponent reaches pow as operand 1 and then the dividend: not a positive use.
+  EXPECT_LT(MinMaxDouble(arguments[2].tuple_elements()[1]).first, 0);
+  EXPECT_GE(MinMaxDouble(arguments[3]).first, 0.5);
+  const std::vector<std::string> lines = MustExplain(*module);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[0],
+            "parameter 0 (%a, f32[8]): uniform [0.5, 1.5): reaches log (%l) through parameter 0 "
+            "(%p0 in %fused), maximum (%m)");
+  EXPECT_EQ(lines[2],
+            "parameter 2 (%init{0}, f32[8]): uniform [0.5, 1.5): reaches power (%pw) as its base "
+            "through parameter 0 (%st in %body), get-tuple-element (%base)");
+  EXPECT_EQ(lines[3], "parameter 2 (%init{1}, f32[8]): uniform [-1, 1): default");
+  EXPECT_EQ(lines[4], "parameter 2 (%init{2}, s32[]): integers in [-8, 8): default");
+  EXPECT_EQ(lines[5],
+            "parameter 3 (%h, f16[8]): uniform [0.5, 1.5): reaches divide (%q) as its divisor "
+            "through convert (%hc)");
+}
+
+TEST(RandomInputsTest, IntegerDivisorsAndShiftAmounts) {
+  auto module = MustParse(R"(
+HloModule m
+ENTRY e {
+  n = s32[500] parameter(0)
+  d = s32[500] parameter(1)
+  k = u8[500] parameter(2)
+  x = u8[500] parameter(3)
+  q = s32[500] divide(n, d)
+  r = s32[500] remainder(n, d)
+  sh = u8[500] shift-left(x, k)
+  ROOT t = (s32[500], s32[500], u8[500]) tuple(q, r, sh)
+})");
+  ASSERT_TRUE(module);
+  const auto arguments = MustRandomArguments(*module, 8);
+  EXPECT_EQ(MinMax(arguments[0]), (std::pair<int64_t, int64_t>{-8, 7}));
+  EXPECT_EQ(MinMax(arguments[1]), (std::pair<int64_t, int64_t>{1, 7}));
+  EXPECT_EQ(MinMax(arguments[2]), (std::pair<int64_t, int64_t>{0, 7}));
+  EXPECT_EQ(MinMax(arguments[3]), (std::pair<int64_t, int64_t>{0, 15}));
+  EXPECT_THAT(MustExplain(*module),
+              ::testing::ElementsAre(
+                  "parameter 0 (%n, s32[500]): integers in [-8, 8): default",
+                  "parameter 1 (%d, s32[500]): integers in [1, 8): reaches divide (%q) as its "
+                  "divisor",
+                  "parameter 2 (%k, u8[500]): integers in [0, 8): shift amount of %sh",
+                  "parameter 3 (%x, u8[500]): integers in [0, 16): default"));
+}
+
+TEST(RandomInputsTest, ExplainsEveryLeafWithItsReason) {
+  auto module = MustParse(kBatchNorm);
+  ASSERT_TRUE(module);
+  EXPECT_THAT(
+      MustExplain(*module),
+      ::testing::ElementsAre(
+          "parameter 0 (%x, f32[16,64]): uniform [-1, 1): default",
+          "parameter 1 (%mean, f32[64]): uniform [-1, 1): default",
+          "parameter 2 (%var, f32[64]): uniform [0.5, 1.5): reaches rsqrt (%rsqrt) through add "
+          "(%add)",
+          "parameter 3 (%scale, f32[64]): uniform [-1, 1): default",
+          "parameter 4 (%offset, f32[64]): uniform [-1, 1): default"));
+
+  // Index-like leaves name their use and the chain that leads there.
+  auto ds = MustParse(R"(
+HloModule m
+ENTRY e {
+  x = f32[10,4] parameter(0)
+  i = s64[] parameter(1)
+  ic = s32[] convert(i)
+  z = s32[] constant(0)
+  ROOT ds = f32[4,4] dynamic-slice(x, ic, z), dynamic_slice_sizes={4,4}
+})");
+  ASSERT_TRUE(ds);
+  EXPECT_THAT(MustExplain(*ds),
+              ::testing::ElementsAre(
+                  "parameter 0 (%x, f32[10,4]): uniform [-1, 1): default",
+                  "parameter 1 (%i, s64[]): integers in [0, 7): dynamic-slice start of %ds "
+                  "through convert (%ic)"));
+}
+
+TEST(RandomInputsTest, AnIndexRangeWinsOverPositivity) {
+  // i is a dynamic-slice start and also a divisor: starts must be allowed to be 0.
+  auto module = MustParse(R"(
+HloModule m
+ENTRY e {
+  x = s32[10] parameter(0)
+  i = s32[] parameter(1)
+  ds = s32[3] dynamic-slice(x, i), dynamic_slice_sizes={3}
+  ib = s32[3] broadcast(i), dimensions={}
+  ROOT q = s32[3] divide(ds, ib)
+})");
+  ASSERT_TRUE(module);
+  EXPECT_THAT(MustExplain(*module)[1],
+              ::testing::StartsWith("parameter 1 (%i, s32[]): integers in [0, 8): dynamic-slice "
+                                    "start of %ds; it also reaches divide (%q) as its divisor"));
 }
 
 }  // namespace
