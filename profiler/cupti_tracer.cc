@@ -436,7 +436,7 @@ Status CuptiTracer::Stop() {
 CuptiTracer::CuptiTracer() = default;
 
 CuptiTracer::~CuptiTracer() {
-  Status stopped = Stop();
+  Status stopped = CuptiTracer::Stop();  // this class's own: a subclass is gone by now
   (void)stopped;  // nothing to tell anyone at destruction
 }
 
@@ -533,6 +533,13 @@ Trace CuptiTracer::TakeTrace() {
     trace_ = Trace();
   }
   out.SortEvents();
+  return out;
+}
+
+FinishedTrace StopAndTakeTrace(CuptiTracer& tracer) {
+  FinishedTrace out;
+  out.stopped = tracer.Stop();
+  out.trace = tracer.TakeTrace();
   return out;
 }
 

@@ -111,8 +111,10 @@ class CuptiTracer : public ExecutionObserver {
   // callbacks and enables kernel and memcpy records. Errors start with "CUPTI
   // unavailable: " (no library, no GPU, another tracer active).
   Status Start();
-  // Flushes every buffer and disables the records. Safe to call when not started.
-  Status Stop();
+  // Flushes every buffer and disables the records. Safe to call when not started. The
+  // final flush may deliver the last records: take the trace after (StopAndTakeTrace).
+  // Virtual so tests can stand in for CUPTI's final flush.
+  virtual Status Stop();
   bool started() const;
 
   // The events so far, sorted by start; the tracer starts over with an empty trace. When
@@ -153,5 +155,13 @@ class CuptiTracer : public ExecutionObserver {
   Trace trace_;  // runs and host work so far; GPU events join it in TakeTrace
   int64_t dropped_ = 0;
 };
+
+// Ends tracing in the one safe order: stop (its final flush hands over the records still
+// in CUPTI's buffers), then take the trace. Taking the trace first loses those records.
+struct FinishedTrace {
+  Trace trace;
+  Status stopped;  // Stop()'s status; the trace holds what arrived either way
+};
+FinishedTrace StopAndTakeTrace(CuptiTracer& tracer);
 
 }  // namespace fusebox::profiler

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "compiler/codegen/ptx_tools.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/passes/kernel_count.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cpu_executable.h"
@@ -78,7 +79,9 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   const Status traced = cupti.Start();
   if (!traced.ok()) run.notes.push_back(traced.message() + "; kernel times are measured on the host around each launch");
   std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
-  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
+  int64_t launches = 0;  // over all runs, to hold CUPTI's kernel count against
+  const int64_t runs = std::max<int64_t>(1, opts.iterations);
+  for (int64_t it = 0; it < runs; ++it) {
     GpuRunOptions run_opts;
     run_opts.observer = traced.ok() ? static_cast<ExecutionObserver*>(&cupti) : &host_tracer;
     run_opts.device_tracer_active = traced.ok();
@@ -86,15 +89,22 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     Stopwatch watch;
     RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));
     run.times_s.push_back(watch.ElapsedSeconds());
+    launches += exe->last_kernel_launches();
   }
   std::sort(run.times_s.begin(), run.times_s.end());
-  run.trace = traced.ok() ? cupti.TakeTrace() : host_tracer.TakeTrace();
   if (traced.ok()) {
-    RETURN_IF_ERROR(cupti.Stop());
+    // Stop first: the records of the last kernels may arrive in Stop's final flush.
+    FinishedTrace finished = StopAndTakeTrace(cupti);
+    RETURN_IF_ERROR(finished.stopped);
+    run.trace = std::move(finished.trace);
     if (cupti.dropped_records() > 0) {
       run.notes.push_back("CUPTI dropped " + std::to_string(cupti.dropped_records()) +
                           " record(s): the trace misses kernels");
     }
+    std::string counted = KernelCountNote(CountKernelEvents(run.trace), launches, runs);
+    if (!counted.empty()) run.notes.push_back(std::move(counted));
+  } else {
+    run.trace = host_tracer.TakeTrace();
   }
   run.launches_per_run = exe->last_kernel_launches();
   run.static_kernels = CountKernels(exe->module()).kernels;
@@ -138,8 +148,28 @@ std::string ProfiledRun::Describe(const std::string& module_name) const {
   return buf;
 }
 
+int64_t CountKernelEvents(const Trace& trace) {
+  return std::count_if(trace.events().begin(), trace.events().end(),
+                       [](const TraceEvent& e) { return e.is_kernel(); });
+}
+
+std::string KernelCountNote(int64_t traced_kernels, int64_t launches, int64_t runs) {
+  if (traced_kernels == launches) return "";
+  const std::string counts = "CUPTI recorded " + std::to_string(traced_kernels) + " kernel(s) but the executable made " +
+                             std::to_string(launches) + " launch(es) over " + std::to_string(runs) + " run(s): ";
+  if (traced_kernels < launches) {
+    return counts + "the trace misses " + std::to_string(launches - traced_kernels) +
+           "; kernel counts and times are incomplete";
+  }
+  return counts + "the trace has " + std::to_string(traced_kernels - launches) +
+         " kernel(s) this module did not launch (other work on the GPU?); kernel counts and times include them";
+}
+
 StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Literal>& args,
                                   const ProfiledRunOptions& options) {
+  // Checked on the module as given, so the message points into the user's file (the
+  // backends check again after the optimization pipeline).
+  RETURN_IF_ERROR(CheckCollectivesFit(module, /*devices=*/1));
   if (options.backend == "cpu") return RunCpu(module, args, options);
   if (options.backend == "gpu") return RunGpu(module, args, options);
   return InvalidArgument("unknown backend '" + options.backend + "' (cpu or gpu)");

@@ -49,7 +49,17 @@ struct ProfiledRun {
   std::string Describe(const std::string& module_name) const;
 };
 
+// Compiles and runs `module` on the backend. A module with collectives over more devices
+// than one is refused before compiling, with the instruction's location.
 StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Literal>& args,
                                   const ProfiledRunOptions& options);
+
+// Kernel events in `trace`.
+int64_t CountKernelEvents(const Trace& trace);
+
+// The run note when the kernels a device tracer recorded differ from the launches the
+// executable made over `runs` runs, "" when they agree: a trace that misses kernels (or
+// holds kernels of other work) would otherwise be summarized as if it were complete.
+std::string KernelCountNote(int64_t traced_kernels, int64_t launches, int64_t runs);
 
 }  // namespace fusebox::profiler

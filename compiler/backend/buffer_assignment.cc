@@ -507,4 +507,42 @@ std::string BufferAssignment::ToString() const {
   return out;
 }
 
+Status MissingSliceError(const Instruction& inst, const std::vector<int64_t>& index, const std::string& why) {
+  return Internal("internal error: buffer assignment has no slice for " + Name(inst) + " (output " +
+                  PathToString(index) + ")" + (why.empty() ? "" : "; " + why) +
+                  "; not running on with a null pointer or zeros in its place (a Fusebox bug: please report "
+                  "it with this module)");
+}
+
+StatusOr<std::vector<BufferSlice>> LeafSlices(const BufferAssignment& assignment, const Instruction& inst) {
+  std::vector<BufferSlice> slices;
+  Status status = Status::Ok();
+  Path path;
+  // Depth first through tuples, arrays only: the order the runtimes bind leaves in.
+  std::function<void(const Shape&)> walk = [&](const Shape& shape) {
+    if (!status.ok()) return;
+    if (shape.IsTuple()) {
+      for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+        path.push_back(i);
+        walk(shape.tuple_shapes(i));
+        path.pop_back();
+      }
+      return;
+    }
+    if (!shape.IsArray()) return;
+    StatusOr<BufferSlice> slice = assignment.GetSlice(inst, path);
+    if (!slice.ok()) {
+      status = MissingSliceError(inst, path, slice.status().message());
+    } else if (slice->allocation < 0 ||
+               slice->allocation >= static_cast<int64_t>(assignment.allocations().size())) {
+      status = MissingSliceError(inst, path, "its value was given no allocation");
+    } else {
+      slices.push_back(*slice);
+    }
+  };
+  walk(inst.shape());
+  if (!status.ok()) return status;
+  return slices;
+}
+
 }  // namespace fusebox

@@ -139,4 +139,16 @@ StatusOr<BufferAssignment> AssignBuffers(const Computation& computation,
                                          const std::vector<Instruction*>& schedule,
                                          const BufferAssignmentOptions& options = {});
 
+// The slices of `inst`'s array leaves, depth first through tuples (tokens have none), as
+// the runtimes bind them. A leaf without a slice (an instruction the assignment does not
+// know, a value left without an allocation) is an internal error naming the instruction
+// and the leaf: a runtime that ran on would hand a kernel a null pointer or return zeros,
+// a plausible wrong result.
+StatusOr<std::vector<BufferSlice>> LeafSlices(const BufferAssignment& assignment, const Instruction& inst);
+
+// "internal error: buffer assignment has no slice for %x (output {1}); <why>; ...": the
+// error for a missing slice, also for the runtimes' own checks (a root leaf computed
+// nowhere).
+Status MissingSliceError(const Instruction& inst, const std::vector<int64_t>& index, const std::string& why);
+
 }  // namespace fusebox

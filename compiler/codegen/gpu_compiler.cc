@@ -22,6 +22,7 @@
 #include "compiler/codegen/elemental_emitter.h"
 #include "compiler/codegen/gpu_emulator_internal.h"
 #include "compiler/codegen/kernel_util.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/kernel_count.h"
 
@@ -1586,6 +1587,8 @@ StatusOr<HostGpuModule> EmitGpuKernelsForHost(const Module& module, const GpuCom
 }  // namespace codegen
 
 StatusOr<std::unique_ptr<GpuCode>> CompileForGpu(const Module& module, const GpuCompileOptions& options) {
+  // The code is for one device: a collective over more would be emitted as a local value.
+  RETURN_IF_ERROR(CheckCollectivesFit(module, /*devices=*/1));
   const auto& archs = SupportedGpuArchs();
   if (std::find(archs.begin(), archs.end(), options.arch) == archs.end()) {
     std::string list;

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "compiler/interpreter/ops.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox {
@@ -135,6 +136,9 @@ Interpreter::Interpreter(InterpreterOptions options) : options_(options) {
 
 StatusOr<Literal> Interpreter::Run(const Module& module, const std::vector<Literal>& arguments) {
   RETURN_IF_ERROR(CheckArguments(module, arguments));
+  // The interpreter is one device: a collective whose groups reach other devices would
+  // give this device's own partial value as if it were the result.
+  RETURN_IF_ERROR(WithModuleFile(module, CheckCollectivesFit(module, /*devices=*/1)));
   std::vector<const Literal*> args;
   args.reserve(arguments.size());
   for (const Literal& a : arguments) args.push_back(&a);
@@ -394,7 +398,9 @@ class CoreEvaluator {
 
   StatusOr<Literal> SingleReplicaCollective(const Instruction& inst, Operands ops) {
     // One participant: reductions see only their own value; gathers and scatters over a
-    // group of one are identities.
+    // group of one are identities. Run refuses modules with larger groups up front; this
+    // covers computations run on their own.
+    RETURN_IF_ERROR(CheckCollectiveFits(inst, /*devices=*/1));
     if (inst.shape().IsTuple() && inst.operand_count() > 1) {
       Literal out(inst.shape());
       for (int64_t i = 0; i < inst.operand_count() && i < inst.shape().tuple_size(); ++i) {
@@ -413,6 +419,7 @@ class CoreEvaluator {
   StatusOr<Literal> CollectivePermute(const Instruction& inst, const Literal& operand) {
     // This replica receives from whoever lists it as a target; with one replica that is
     // only a {0,0} pair. Otherwise XLA's result is zeros.
+    RETURN_IF_ERROR(CheckCollectiveFits(inst, /*devices=*/1));
     uint32_t me = interp_->options().replica_id;
     for (const auto& [src, dst] : inst.attrs().source_target_pairs) {
       if (dst == me && src == me) return CopyOf(operand);

@@ -12,6 +12,7 @@
 #include "compiler/backend/buffer_assignment.h"
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/runtime/library_kernels.h"
 #include "compiler/support/large_buffer.h"
 
@@ -197,16 +198,7 @@ class CpuExecutable::Frame {
       plan->memory.reset(static_cast<uint8_t*>(p));
     }
     for (const Instruction* inst : plan->schedule) {
-      std::vector<BufferSlice> slices;
-      for (const auto& path : LeafPaths(inst->shape())) {
-        auto slice = plan->assignment.GetSlice(*inst, path);
-        if (!slice.ok()) {
-          slices.push_back(BufferSlice{});
-          continue;
-        }
-        slices.push_back(*slice);
-      }
-      plan->leaves[inst] = std::move(slices);
+      ASSIGN_OR_RETURN(plan->leaves[inst], LeafSlices(plan->assignment, *inst));
     }
     ProgramPlan* raw = plan.get();
     plans_[comp] = std::move(plan);
@@ -624,6 +616,8 @@ class CpuExecutable::Frame {
 StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<Module> module,
                                                                const CpuExecutableOptions& options) {
   if (module == nullptr || module->entry() == nullptr) return InvalidArgument("no module to compile");
+  // One device: collectives over more would compute a local value as if it were the result.
+  RETURN_IF_ERROR(CheckCollectivesFit(*module, /*devices=*/1));
   RETURN_IF_ERROR(NormalizeLayoutsForBackend(*module, "CPU backend"));
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   exe->module_ = std::move(module);
@@ -699,15 +693,17 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   const std::vector<void*>& computed = *ran;
   if (computed.size() != destinations.size()) return Internal("result has fewer leaves than the root's shape");
   // Leaves not computed in place (parameters passed through, constants, shared
-  // allocations) are copied; a leaf with no buffer is zero.
+  // allocations) are copied. Every leaf with bytes has a buffer (LeafSlices): one without
+  // is a bug, never a result of zeros.
+  const std::vector<std::vector<int64_t>> root_paths = LeafPaths(module_->entry()->root()->shape());
   for (size_t i = 0; i < destinations.size(); ++i) {
     if (destinations[i] == nullptr || computed[i] == destinations[i]) continue;
-    const size_t bytes = static_cast<size_t>(destination_bytes[i]);
-    if (computed[i] != nullptr) {
-      std::memmove(destinations[i], computed[i], bytes);
-    } else {
-      std::memset(destinations[i], 0, bytes);
+    if (computed[i] == nullptr) {
+      if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
+      return MissingSliceError(*module_->entry()->root(), i < root_paths.size() ? root_paths[i] : std::vector<int64_t>{},
+                               "the run computed this output nowhere");
     }
+    std::memmove(destinations[i], computed[i], static_cast<size_t>(destination_bytes[i]));
   }
   if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
   return Status::Ok();

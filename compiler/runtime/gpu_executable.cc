@@ -10,6 +10,7 @@
 #include "compiler/backend/buffer_assignment.h"
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/runtime/cuda_driver.h"
 
 namespace fusebox {
@@ -408,6 +409,9 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     std::unique_ptr<Module> module, const GpuExecutableOptions& options) {
   if (module == nullptr || module->entry() == nullptr)
     return InvalidArgument("no module to compile");
+  // Before the device: a module that needs more devices than a run has is refused the
+  // same with or without a GPU.
+  RETURN_IF_ERROR(CheckCollectivesFit(*module, /*devices=*/1));
   std::unique_ptr<GpuExecutable> exe(new GpuExecutable());
   // The device first: without one there is nothing to compile for.
   ASSIGN_OR_RETURN(exe->context_, CudaContext::Create(options.device));
@@ -497,12 +501,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
       programs.bytes += total;
     }
     for (const Instruction* inst : program->schedule) {
-      std::vector<BufferSlice> slices;
-      for (const auto& path : LeafPaths(inst->shape())) {
-        auto slice = program->assignment.GetSlice(*inst, path);
-        slices.push_back(slice.ok() ? *slice : BufferSlice{});
-      }
-      program->leaves[inst] = std::move(slices);
+      ASSIGN_OR_RETURN(program->leaves[inst], LeafSlices(program->assignment, *inst));
     }
     programs.programs[comp] = std::move(program);
   }
@@ -574,7 +573,9 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
     if (observer != nullptr) observer->OnHostWork("upload arguments", upload_start, NowNs());
     ASSIGN_OR_RETURN(Leaves computed, frame.RunProgram(module_->entry(), params));
     RETURN_IF_ERROR(context_->Synchronize());
-    // Download the root's leaves into the result; a leaf with no buffer is zero.
+    // Download the root's leaves into the result. Every leaf with bytes has a buffer
+    // (LeafSlices): one without is a bug, never a result of zeros.
+    const std::vector<std::vector<int64_t>> root_paths = LeafPaths(root_shape);
     const int64_t download_start = NowNs();
     size_t leaf = 0;
     Status copied = Status::Ok();
@@ -584,10 +585,13 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
         copied = Internal("result has fewer leaves than the root's shape");
         return;
       }
+      const size_t index = leaf;
       const DevicePtr from = computed[leaf++];
       if (l.size_bytes() == 0) return;
       if (from == 0) {
-        std::memset(l.untyped_data(), 0, static_cast<size_t>(l.size_bytes()));
+        copied = MissingSliceError(*module_->entry()->root(),
+                                   index < root_paths.size() ? root_paths[index] : std::vector<int64_t>{},
+                                   "the run computed this output nowhere");
       } else {
         copied = context_->CopyDeviceToHost(l.untyped_data(), from, l.size_bytes());
       }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/backend/layout_normalization.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/passes/optimization_pipeline.h"
 
 namespace fusebox {
@@ -129,6 +130,11 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
     if (!cpu_status_->ok()) return *cpu_status_;
     return cpu_.get();
   }
+  // Checked on the input, so the message points into the user's file.
+  if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, /*devices=*/1)); !fits.ok()) {
+    cpu_status_ = fits;
+    return fits;
+  }
   Status st = Optimize();
   if (!st.ok()) return st;
   std::unique_ptr<Module> copy = optimized_->Clone();
@@ -144,6 +150,10 @@ StatusOr<const GpuCode*> CompileSession::GpuCompile() {
   if (gpu_status_) {
     if (!gpu_status_->ok()) return *gpu_status_;
     return gpu_.get();
+  }
+  if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, /*devices=*/1)); !fits.ok()) {
+    gpu_status_ = fits;
+    return fits;
   }
   Status st = Optimize();
   if (!st.ok()) return st;

@@ -732,5 +732,52 @@ TEST(BufferAssignmentTest, CorpusAssignsWithoutLiveOverlap) {
   EXPECT_LE(unbounded, 8);  // only modules with `?` dimensions
 }
 
+// What the runtimes bind: every array leaf's slice, tokens skipped; a leaf without one is
+// an internal error naming the instruction and the leaf (the CPU and GPU runtimes used to
+// hand kernels a null pointer and return zeros for it).
+TEST(BufferAssignmentTest, LeafSlicesOrAnInternalErrorNamingTheLeaf) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY %e (p: f32[4], q: s32[2]) -> (f32[4], (s32[2], token[])) {
+  %p = f32[4]{0} parameter(0)
+  %q = s32[2]{0} parameter(1)
+  %t = token[] after-all()
+  %n = f32[4]{0} negate(%p)
+  %inner = (s32[2]{0}, token[]) tuple(%q, %t)
+  ROOT %out = (f32[4]{0}, (s32[2]{0}, token[])) tuple(%n, %inner)
+})");
+  ASSERT_NE(m, nullptr);
+  BufferAssignment ba = Assign(*m);
+  StatusOr<std::vector<BufferSlice>> slices = LeafSlices(ba, Find(*m, "out"));
+  ASSERT_TRUE(slices.ok()) << slices.status().message();
+  ASSERT_EQ(slices->size(), 2u);
+  EXPECT_EQ((*slices)[0], Slice(ba, *m, "n"));
+  EXPECT_EQ((*slices)[1], Slice(ba, *m, "q"));
+  StatusOr<std::vector<BufferSlice>> token = LeafSlices(ba, Find(*m, "t"));
+  ASSERT_TRUE(token.ok());
+  EXPECT_TRUE(token->empty());
+
+  // An instruction this assignment has no slice for: an error, never a null pointer.
+  auto other = Parse(R"(
+HloModule other
+ENTRY %e (p: f32[4]) -> (f32[4], f32[4]) {
+  %p = f32[4]{0} parameter(0)
+  %x = f32[4]{0} negate(%p)
+  ROOT %pair = (f32[4]{0}, f32[4]{0}) tuple(%x, %p)
+})");
+  ASSERT_NE(other, nullptr);
+  StatusOr<std::vector<BufferSlice>> missing = LeafSlices(ba, Find(*other, "pair"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("internal error: buffer assignment has no slice for %pair (output {0}); %pair is not an "
+                        "instruction of computation %e"));
+
+  Status error = MissingSliceError(Find(*m, "out"), {1, 0}, "the run computed this output nowhere");
+  EXPECT_EQ(error.code(), StatusCode::kInternal);
+  EXPECT_THAT(error.message(), HasSubstr("internal error: buffer assignment has no slice for %out (output {1,0}); "
+                                         "the run computed this output nowhere; not running on"));
+}
+
 }  // namespace
 }  // namespace fusebox
