@@ -31,6 +31,7 @@
 #include "app/graph_command.h"
 #include "app/gui/gui_app.h"
 #include "importers/dump_index.h"
+#include "importers/argument_files.h"
 #include "importers/dump_stages.h"
 #include "importers/module_loader.h"
 #include "report/report.h"
@@ -209,7 +210,9 @@ int RunVerify(const CommonInput& in) {
 struct RunOptions {
   std::string backend = "interpreter";
   std::vector<std::string> inputs;
+  bool explain_inputs = false;  // --explain-inputs: each parameter's values and why, to stdout
   uint64_t seed = 0;
+  bool seed_given = false;  // --seed on the command line (an HloSnapshot FILE then runs random)
   std::string output_dir;
   bool print = false;
   bool save_inputs = false;
@@ -322,26 +325,43 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     return kExitUserError;
   }
 
-  // Arguments: from .npy files, or random with the seed.
+  // Arguments: from --inputs (.npy files, one .npz, one HloSnapshot), or random with the
+  // seed, each parameter's distribution chosen from its uses.
   std::vector<Literal> args;
-  const Computation* entry = module.entry();
-  if (!opts.inputs.empty()) {
-    if (static_cast<int64_t>(opts.inputs.size()) != entry->parameter_count()) {
-      return ReportStatus(InvalidArgument(
-          "--inputs has " + std::to_string(opts.inputs.size()) + " file(s) but the entry computation %" +
-          entry->name() + " takes " + std::to_string(entry->parameter_count()) + " parameter(s)"));
+  std::vector<std::string> inputs = opts.inputs;
+  if (inputs.empty() && !file->arguments.empty() && !opts.seed_given) {
+    // An HloSnapshot as FILE brings the arguments it recorded.
+    std::cerr << "note: using the " << file->arguments.size()
+              << " argument(s) recorded in the snapshot (--seed N for random ones)\n";
+    inputs = {in.path};
+  }
+  if (!inputs.empty()) {
+    auto loaded = LoadArgumentFiles(module, inputs);
+    if (!loaded.ok()) return ReportStatus(loaded.status());
+    for (const std::string& note : loaded->notes) std::cerr << "note: " << note << "\n";
+    if (opts.explain_inputs) {
+      std::cout << "inputs of " << module.name() << " (from "
+                << (opts.inputs.empty() ? "the snapshot" : "--inputs") << "):\n";
+      const Computation* entry = module.entry();
+      for (int64_t p = 0; p < entry->parameter_count(); ++p) {
+        const Instruction* parameter = entry->parameter(p);
+        std::cout << "  parameter " << p << " (%" << parameter->name() << ", "
+                  << parameter->shape().ToString(false) << "): " << loaded->sources[p] << "\n";
+      }
     }
-    for (size_t i = 0; i < opts.inputs.size(); ++i) {
-      const Instruction* p = entry->parameter(static_cast<int64_t>(i));
-      auto lit = ReadNpy(opts.inputs[i], &p->shape());
-      if (!lit.ok()) return ReportStatus(lit.status());
-      args.push_back(std::move(lit).value());
-    }
+    args = std::move(loaded->arguments);
   } else {
+    if (opts.explain_inputs) {
+      auto choices = ExplainRandomArguments(module);
+      if (!choices.ok()) return ReportStatus(choices.status());
+      std::cout << "inputs of " << module.name() << " (random, seed " << opts.seed << "):\n";
+      for (const InputChoice& choice : *choices) std::cout << "  " << choice.ToString() << "\n";
+    }
     auto random = RandomArguments(module, opts.seed);
     if (!random.ok()) return ReportStatus(random.status());
     args = std::move(random).value();
   }
+  std::cout.flush();
 
   std::optional<Literal> result_value;
   bool check_failed = false;
@@ -862,9 +882,19 @@ int RunCli(int argc, char** argv) {
     run->add_option("--gpu-arch", run_opts.gpu_arch, "GPU: compile for this target (default: the device's own)");
     run->add_option("--backend", run_opts.backend, "interpreter (default) | cpu | gpu (CUDA driver and a GPU)")
         ->check(CLI::IsMember({"interpreter", "cpu", "gpu"}));
-    run->add_option("--inputs", run_opts.inputs, "One .npy file per entry parameter, in order")
+    run->add_option("--inputs", run_opts.inputs,
+                    "The arguments: a.npy,b.npy,... (one .npy per entry parameter, in order) | x.npz (one "
+                    "archive as numpy.savez writes it; members named like the parameters, with or without "
+                    "XLA's .N suffix, or arr_0, arr_1, ... by position) | snapshot.pb (an HloSnapshot from "
+                    "XLA's --xla_dump_hlo_snapshots: the arguments it recorded)")
         ->delimiter(',');
-    run->add_option("--seed", run_opts.seed, "Seed of the random inputs (when --inputs is not given)");
+    run->add_option("--seed", run_opts.seed,
+                    "Seed of the random inputs (when --inputs is not given). Each parameter's values "
+                    "follow its uses: uniform [-1, 1) by default, [0.5, 1.5) where they reach sqrt, "
+                    "rsqrt, log, pow's base or a divisor, integers in range for indices and shift amounts");
+    run->add_flag("--explain-inputs", run_opts.explain_inputs,
+                  "Before running, print to stdout each parameter's values and why: the distribution "
+                  "chosen and the use that asked for it (or the file it came from)");
     run->add_option("--output-dir", run_opts.output_dir,
                     "Write each output as .npy into this folder (output.npy, or output_0.npy, "
                     "output_1.npy, ... for tuples)");
@@ -996,7 +1026,10 @@ int RunCli(int argc, char** argv) {
     if (inspect->parsed()) return RunInspect(inspect_in, inspect_json);
     if (print->parsed()) return RunPrint(print_in, print_verify, print_out, print_split);
     if (verify->parsed()) return RunVerify(verify_in);
-    if (run->parsed()) return RunRun(run_in, run_opts);
+    if (run->parsed()) {
+      run_opts.seed_given = run->count("--seed") > 0;
+      return RunRun(run_in, run_opts);
+    }
     if (compile->parsed()) return RunCompile(compile_in, compile_opts);
     if (explain->parsed()) return RunExplain(explain_in, explain_instruction);
     if (index->parsed()) return RunIndex(index_opts);
