@@ -26,6 +26,7 @@
 #include "compiler/ir/extract.h"
 #include "compiler/ir/summary.h"
 #include "compiler/session/compile_session.h"
+#include "compiler/support/planted_bugs.h"
 #include "compiler/support/timer.h"
 #include "compiler/verifier/verifier.h"
 #include "app/graph_command.h"
@@ -903,6 +904,18 @@ int RunCli(int argc, char** argv) {
     run->add_flag("--print", run_opts.print, "Print the outputs in XLA's literal syntax");
     run->add_option("--print-limit", run_opts.print_limit,
                     "Largest output (in elements) that --print writes out (default 1000)");
+    // Hidden and test-only: compiles with a deliberate bug (compiler/support/planted_bugs.h),
+    // so that a user can watch --check fail.
+    run->add_option_function<std::string>(
+           "--plant-bug",
+           [](const std::string& name) {
+             const std::optional<PlantedBug> bug = PlantedBugFromName(name);
+             if (!bug) throw CLI::ValidationError("--plant-bug", "no planted bug is named " + name);
+             SetPlantedBug(*bug);
+             std::cerr << "planted bug " << name << " (" << PlantedBugSite(*bug) << "): results are wrong on purpose\n";
+           },
+           "TEST ONLY: compile with a deliberate bug (docs/testing.md, Planted bugs)")
+        ->group("");
 
     CommonInput compile_in;
     CompileOptions compile_opts;

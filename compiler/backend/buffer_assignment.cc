@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "compiler/ir/module.h"
+#include "compiler/support/planted_bugs.h"
 
 namespace fusebox {
 
@@ -209,11 +210,14 @@ StatusOr<BufferAssignment> AssignBuffers(const Computation& computation,
 
   // --- Liveness: a value is read wherever an instruction that is not a pure forwarder
   // reads a leaf that resolves to it. The root's leaves live to the end. ---
+  const bool first_use_only = BugPlanted(PlantedBug::kLivenessEndsAtFirstUse);
   for (int64_t s = 0; s < steps; ++s) {
     const Instruction& inst = *schedule[s];
     if (role[&inst] == Role::kForward) continue;
     for (const Instruction* op : inst.operands()) {
       for (const auto& [path, v] : ba.leaves_.at(op)) {
+        LogicalValue& read = ba.values_[v];
+        if (first_use_only && read.last_use != read.defined_at) continue;
         ba.values_[v].last_use = std::max(ba.values_[v].last_use, s);
       }
     }

@@ -40,6 +40,7 @@
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/passes/kernel_count.h"
 #include "compiler/passes/row_fusion.h"
+#include "compiler/support/planted_bugs.h"
 #include "compiler/support/timer.h"
 
 namespace fusebox {
@@ -1130,13 +1131,17 @@ class KernelEmitter {
     for (size_t m = 0; m < plan.materialized.size(); ++m) {
       if (static_cast<size_t>(plan.materialized[m].pass) == j) kept.push_back(m);
     }
+    const bool bf16_rows = BugPlanted(PlantedBug::kRowBufferInBf16);
     if (!kept.empty()) {
       emitter.SetReduceVisitor(reduce, [&](const IrIndex& source) {
         const IrIndex at(source.begin() + static_cast<std::ptrdiff_t>(k), source.end());
         for (size_t m : kept) {
           const Instruction* value = plan.materialized[m].value;
-          b.CreateStore(codegen::ToStorage(b, value->shape().element_type(), emitter.Emit(value, source)),
-                        row_buffers[m].Address(b, at));
+          llvm::Value* v = emitter.Emit(value, source);
+          if (bf16_rows && value->shape().element_type() == PrimitiveType::kF32) {
+            v = codegen::ToRegister(b, PrimitiveType::kBF16, codegen::ToStorage(b, PrimitiveType::kBF16, v));
+          }
+          b.CreateStore(codegen::ToStorage(b, value->shape().element_type(), v), row_buffers[m].Address(b, at));
         }
       });
     }

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "compiler/ir/literal.h"
+#include "compiler/support/planted_bugs.h"
 
 namespace fusebox::codegen {
 namespace {
@@ -220,7 +221,7 @@ llvm::Value* EmitInlineExp(llvm::IRBuilder<>& b, llvm::Value* x) {
   const double ln2_hi = f32 ? 0x1.63p-1 : 0x1.62e42fee00000p-1;
   const double ln2_lo = f32 ? static_cast<double>(-0x1.bd0106p-13f) : 0x1.a39ef35793c76p-33;
   llvm::Value* r = fma(k_float, c(-ln2_hi), x);
-  r = fma(k_float, c(-ln2_lo), r);
+  r = fma(k_float, c(BugPlanted(PlantedBug::kExpCorrectionSignFlipped) ? ln2_lo : -ln2_lo), r);
 
   // Horner's rule down to the constant term: 1 + r (1 + r (1/2 + r (1/6 + ...))).
   const int degree = f32 ? 7 : 13;
@@ -639,12 +640,25 @@ std::vector<llvm::Value*> ElementalEmitter::EmitUncached(const Instruction* inst
       const std::vector<int64_t>& dims = inst->dimensions();
       IrIndex source;
       for (int64_t d : dims) source.push_back(index[d]);
+      if (BugPlanted(PlantedBug::kBroadcastTrailingDimensions)) {
+        // NumPy's rule (operand dims aligned with the trailing output dims), where in bounds.
+        const size_t skip = index.size() - dims.size();
+        bool fits = true;
+        for (size_t i = 0; i < dims.size(); ++i) {
+          fits &= shape.dimensions(static_cast<int64_t>(skip + i)) <= inst->operand(0)->shape().dimensions(i);
+        }
+        if (fits) source.assign(index.begin() + static_cast<std::ptrdiff_t>(skip), index.end());
+      }
       return {Emit(inst->operand(0), source)};
     }
     case Opcode::kTranspose: {
       const std::vector<int64_t>& perm = inst->dimensions();
       IrIndex source(perm.size());
       for (size_t i = 0; i < perm.size(); ++i) source[perm[i]] = index[i];
+      if (BugPlanted(PlantedBug::kTransposeInversePermutation) &&
+          shape.dimensions() == inst->operand(0)->shape().dimensions()) {
+        for (size_t i = 0; i < perm.size(); ++i) source[i] = index[perm[i]];
+      }
       return {Emit(inst->operand(0), source)};
     }
     case Opcode::kReverse: {
@@ -660,7 +674,9 @@ std::vector<llvm::Value*> ElementalEmitter::EmitUncached(const Instruction* inst
       for (size_t d = 0; d < index.size(); ++d) {
         llvm::Value* v = index[d];
         if (slice[d].stride != 1) v = b_.CreateMul(v, b_.getInt64(slice[d].stride));
-        source[d] = slice[d].start == 0 ? v : b_.CreateAdd(v, b_.getInt64(slice[d].start));
+        const int64_t start =
+            slice[d].start - (slice[d].start > 0 && BugPlanted(PlantedBug::kSliceStartOffByOne) ? 1 : 0);
+        source[d] = start == 0 ? v : b_.CreateAdd(v, b_.getInt64(start));
       }
       return {Emit(inst->operand(0), source)};
     }
@@ -688,6 +704,7 @@ std::vector<llvm::Value*> ElementalEmitter::EmitUncached(const Instruction* inst
       llvm::Value* pred = inst->operand(0)->shape().IsScalar() && !shape.IsScalar()
                               ? Emit(inst->operand(0), {})
                               : operand_at(0);
+      if (BugPlanted(PlantedBug::kSelectOperandsSwapped)) return {b_.CreateSelect(pred, operand_at(2), operand_at(1))};
       return {b_.CreateSelect(pred, operand_at(1), operand_at(2))};
     }
     case Opcode::kClamp: {
@@ -896,7 +913,8 @@ llvm::Value* ElementalEmitter::EmitPad(const Instruction* inst, const IrIndex& i
   for (size_t d = 0; d < index.size(); ++d) {
     // position = index - low; it is an operand element when position >= 0, divisible by
     // (interior + 1), and position / (interior + 1) < operand dim.
-    llvm::Value* pos = b_.CreateSub(index[d], b_.getInt64(padding[d].low));
+    const int64_t low = BugPlanted(PlantedBug::kPadLowHighSwapped) ? padding[d].high : padding[d].low;
+    llvm::Value* pos = b_.CreateSub(index[d], b_.getInt64(low));
     const int64_t step = padding[d].interior + 1;
     llvm::Value* q = pos;
     llvm::Value* ok = b_.CreateICmpSGE(pos, b_.getInt64(0));
@@ -919,6 +937,7 @@ llvm::Value* ElementalEmitter::EmitPad(const Instruction* inst, const IrIndex& i
 llvm::Value* ElementalEmitter::EmitIota(const Instruction* inst, const IrIndex& index) {
   const PrimitiveType type = inst->shape().element_type();
   llvm::Value* i = index.at(inst->attrs().iota_dimension);
+  if (BugPlanted(PlantedBug::kIotaOffByOne)) i = b_.CreateAdd(i, b_.getInt64(1));
   llvm::Type* t = *RegisterType(context_, type);
   if (IsFloat(type)) return RoundToType(type, b_.CreateSIToFP(i, t));
   if (IsComplex(type)) {
@@ -1063,6 +1082,7 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
   std::vector<llvm::AllocaInst*> accumulators;
   for (int64_t k = 0; k < n; ++k) {
     llvm::Value* init = Emit(inst->operand(n + k), {});
+    if (BugPlanted(PlantedBug::kReduceInitIgnored)) init = Constant(inst->operand(n + k)->shape().element_type(), 0);
     llvm::AllocaInst* acc = EntryAlloca(init->getType(), inst->name() + ".acc");
     b_.CreateStore(init, acc);
     accumulators.push_back(acc);
@@ -1080,6 +1100,7 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduce(const Instruction* inst, 
   std::vector<int64_t> reduced_sorted(reduced.begin(), reduced.end());
   std::sort(reduced_sorted.begin(), reduced_sorted.end());
   for (int64_t d : reduced_sorted) bounds.push_back(in.dimensions(d));
+  if (!bounds.empty() && bounds.back() > 1 && BugPlanted(PlantedBug::kReduceSkipsLastElement)) --bounds.back();
   for (size_t k = 0; k < reduced_sorted.size(); ++k) order.push_back(static_cast<int64_t>(k));
   const Computation* reducer = inst->to_apply();
   // Reassociating the reducer's ops (only those) lets LLVM keep several accumulators and
@@ -1764,6 +1785,7 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
       if (is_int) return b_.CreateAdd(x, y);
       break;
     case Opcode::kSubtract:
+      if (is_float && BugPlanted(PlantedBug::kSubtractOperandsSwapped)) return RoundToType(type, b_.CreateFSub(y, x));
       if (is_float) return RoundToType(type, b_.CreateFSub(x, y));
       if (is_int) return b_.CreateSub(x, y);
       break;
@@ -1773,6 +1795,7 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
       if (is_int) return b_.CreateMul(x, y);
       break;
     case Opcode::kDivide:
+      if (is_float && BugPlanted(PlantedBug::kDivideOperandsSwapped)) return RoundToType(type, b_.CreateFDiv(y, x));
       if (is_float) return RoundToType(type, b_.CreateFDiv(x, y));
       if (is_int) {
         // x / 0 = -1; signed x / -1 = -x (INT_MIN / -1 wraps to INT_MIN).
@@ -1806,6 +1829,9 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
     case Opcode::kMaximum:
     case Opcode::kMinimum: {
       const bool max = opcode == Opcode::kMaximum;
+      if (is_float && max && BugPlanted(PlantedBug::kMaximumEmittedAsMinimum)) {
+        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, y);
+      }
       if (is_float) {
         // A NaN operand wins (XLA's semantics). LLVM's maximum/minimum intrinsics say so
         // too, and the vectorizer turns loops of them into vector max/min and
@@ -1935,6 +1961,8 @@ llvm::Value* ElementalEmitter::EmitCompare(const Instruction* inst, llvm::Value*
     return Fail(inst, "complex values compare only for EQ and NE");
   }
   if (IsFloat(type) && !total_order) {
+    if (BugPlanted(PlantedBug::kCompareGtLtSwapped) && dir == ComparisonDirection::kGt) return b_.CreateFCmpOLT(x, y);
+    if (BugPlanted(PlantedBug::kCompareGtLtSwapped) && dir == ComparisonDirection::kLt) return b_.CreateFCmpOGT(x, y);
     switch (dir) {
       case ComparisonDirection::kEq:
         return b_.CreateFCmpOEQ(x, y);
@@ -2036,6 +2064,7 @@ llvm::Value* ElementalEmitter::EmitConvert(const Instruction* inst, PrimitiveTyp
   }
   if (IsFloat(from) && IsInteger(to)) {
     // Truncate toward zero, saturate, NaN -> 0.
+    if (BugPlanted(PlantedBug::kConvertRoundsToNearest)) x = b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
     llvm::Intrinsic::ID id =
         IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, id, {t, x->getType()});

@@ -17,6 +17,8 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "compiler/support/planted_bugs.h"
+
 namespace fusebox::codegen {
 
 std::string ToText(const llvm::Module& module) {
@@ -173,6 +175,7 @@ bool IsIdentityInit(const Computation& reducer, const Instruction& init) {
   }
   const PrimitiveType type = init.shape().element_type();
   const Literal& v = *init.literal();
+  if (BugPlanted(PlantedBug::kAnyInitIsIdentity)) return true;
   switch (root->opcode()) {
     case Opcode::kAdd: return v.GetDouble(0) == 0 && !std::signbit(v.GetDouble(0));
     case Opcode::kMultiply: return v.GetDouble(0) == 1;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/passes/constant_folding.h"
+#include "compiler/support/planted_bugs.h"
 #include "compiler/verifier/shape_inference.h"
 
 namespace fusebox {
@@ -158,6 +159,9 @@ class Simplifier {
     Instruction* lhs = inst->operand(0);
     Instruction* rhs = inst->operand(1);
     if (IsPred(inst->shape().element_type())) return false;
+    if (BugPlanted(PlantedBug::kMultiplyByOneFoldedToOne) && IsUniformValue(rhs, 1)) {
+      return ReplaceWithExisting(inst, rhs);
+    }
     if (IsUniformValue(rhs, 1) && ReplaceWithExisting(inst, lhs)) return true;
     if (IsUniformValue(lhs, 1) && ReplaceWithExisting(inst, rhs)) return true;
     if (IsInteger(inst->shape().element_type())) {

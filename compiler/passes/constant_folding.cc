@@ -1,12 +1,14 @@
 // Constant folding with the reference interpreter as the evaluator.
 #include "compiler/passes/constant_folding.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/support/planted_bugs.h"
 #include "compiler/verifier/shape_inference.h"
 
 namespace fusebox {
@@ -94,6 +96,7 @@ StatusOr<Literal> EvaluateOnConstantOperands(const Instruction& instruction) {
     operands.push_back(
         scratch.AddInstruction(op->CloneWithOperands({}, "operand." + std::to_string(i))));
   }
+  if (BugPlanted(PlantedBug::kConstantFoldingOperandsReversed)) std::reverse(operands.begin(), operands.end());
   Instruction* root = scratch.AddInstruction(instruction.CloneWithOperands(operands, "folded"));
   scratch.set_root(root);
   InterpreterOptions options;

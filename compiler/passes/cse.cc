@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/passes/dce.h"
+#include "compiler/support/planted_bugs.h"
 
 namespace fusebox {
 namespace {
@@ -60,7 +61,10 @@ bool Equivalent(const Instruction& inst, const std::string& inst_attributes,
   if (!SameOperands(inst, o)) return false;
   if (inst.called_computations() != o.called_computations()) return false;
   if (inst.parameter_number() != o.parameter_number()) return false;
-  if (inst.opcode() == Opcode::kConstant && *inst.literal() != *o.literal()) return false;
+  if (inst.opcode() == Opcode::kConstant && *inst.literal() != *o.literal() &&
+      !BugPlanted(PlantedBug::kCseIgnoresConstantValues)) {
+    return false;
+  }
   return inst_attributes == other.attributes;
 }
 

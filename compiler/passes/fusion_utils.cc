@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/support/planted_bugs.h"
+
 namespace fusebox {
 
 bool IsMultiOutputFusion(const Instruction& instruction) {
@@ -203,6 +205,10 @@ class FusionBuilder {
     Instruction* root = nullptr;
     if (outputs_.size() == 1 && !group_.multi_output) {
       root = value_.at(outputs_[0]);
+      if (BugPlanted(PlantedBug::kFusionDropsEpilogue) && IsElementwise(root->opcode()) &&
+          root->operand_count() > 0 && root->operand(0)->shape() == root->shape()) {
+        root = root->operand(0);
+      }
     } else {
       std::vector<Shape> shapes;
       for (Instruction* o : outputs_) shapes.push_back(o->shape());
@@ -289,6 +295,10 @@ class FusionBuilder {
                                                  fused_->root()->operand(static_cast<int64_t>(k))->shape());
         gte->AppendOperand(fusion);
         gte->mutable_attrs().tuple_index = static_cast<int64_t>(k);
+        if (BugPlanted(PlantedBug::kMultiOutputFusionWrongOutput) && group_.multi_output && k > 0 &&
+            fused_->root()->operand(0)->shape() == gte->shape()) {
+          gte->mutable_attrs().tuple_index = 0;
+        }
         replacement = comp_->AddInstruction(std::move(gte));
       }
       for (Instruction* u : outside[k]) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "compiler/support/planted_bugs.h"
+
 namespace fusebox {
 namespace {
 
@@ -26,7 +28,8 @@ Instruction* Simplified(const Instruction& inst) {
     Instruction* source = nullptr;
     for (int64_t i = 0; i < inst.operand_count(); ++i) {
       const Instruction* gte = inst.operand(i);
-      if (gte->opcode() != Opcode::kGetTupleElement || gte->tuple_index() != i) return nullptr;
+      if (gte->opcode() != Opcode::kGetTupleElement) return nullptr;
+      if (gte->tuple_index() != i && !BugPlanted(PlantedBug::kTupleSimplifierIgnoresOrder)) return nullptr;
       if (source == nullptr) source = gte->operand(0);
       if (gte->operand(0) != source) return nullptr;
     }

@@ -15,6 +15,7 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/runtime/library_kernels.h"
 #include "compiler/support/large_buffer.h"
+#include "compiler/support/planted_bugs.h"
 
 namespace fusebox {
 
@@ -504,6 +505,7 @@ class CpuExecutable::Frame {
     int64_t branch;
     if (inst.operand(0)->shape().element_type() == PrimitiveType::kPred) {
       branch = *static_cast<uint8_t*>(selector[0]) != 0 ? 0 : 1;
+      if (BugPlanted(PlantedBug::kConditionalBranchesSwapped)) branch = 1 - branch;
     } else {
       int32_t index;
       std::memcpy(&index, selector[0], sizeof(index));

@@ -39,6 +39,7 @@
 #include <utility>
 
 #include "compiler/ir/literal.h"
+#include "compiler/support/planted_bugs.h"
 
 namespace fusebox {
 namespace {
@@ -1061,6 +1062,7 @@ Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, con
     m.data += b * v.batch_stride;
     return m;
   };
+  const bool transpose_rhs = BugPlanted(PlantedBug::kDotRhsTransposed) && r.matrix.rows == r.matrix.cols;
   const double flops = 2.0 * static_cast<double>(p.batch) * static_cast<double>(p.m) *
                        static_cast<double>(p.n) * static_cast<double>(p.k);
   const int workers = ThreadsFor(flops, threads);
@@ -1071,7 +1073,8 @@ Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, con
   const bool ok =
       ParallelFor(p.batch, static_cast<int>(batch_workers), [&](int64_t b0, int64_t b1, int w) {
         for (int64_t b = b0; b < b1; ++b) {
-          if (!GemmParallel(matrix(l, b), matrix(r, b), matrix(o, b), inner)) {
+          const MatView<T> rhs_view = transpose_rhs ? Transposed(matrix(r, b)) : matrix(r, b);
+          if (!GemmParallel(matrix(l, b), rhs_view, matrix(o, b), inner)) {
             failed[w] = 1;
           }
         }
