@@ -355,8 +355,8 @@ StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const
   if (bytes.size() < kMagic.size() || std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
     if (StartsWith(bytes, "PK\x03\x04")) {
       return InvalidArgument(prefix +
-                             "this is an .npz archive (a zip of .npy files); "
-                             "extract the arrays first (np.load(f)[name])");
+                             "this is an .npz archive (a zip of .npy files); give it as the "
+                             "only input file, or extract the arrays (np.load(f)[name])");
     }
     return InvalidArgument(prefix + "not a .npy file (it does not start with \\x93NUMPY)");
   }
