@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -383,6 +384,10 @@ const std::vector<BugCase>& Cases() {
       {PlantedBug::kDotRhsTransposed, kDot},
   };
   return *cases;
+}
+
+void PrintTo(const BugCase& c, std::ostream* os) {
+  *os << PlantedBugName(c.bug) << " on " << (c.example != nullptr ? c.example : "an inline module");
 }
 
 std::string CaseName(const BugCase& c) {
