@@ -881,7 +881,10 @@ int RunCli(int argc, char** argv) {
         ->delimiter(',');
     run->add_option("--threads", run_opts.threads, "CPU: worker threads (default: one per hardware thread)");
     run->add_option("--gpu-arch", run_opts.gpu_arch, "GPU: compile for this target (default: the device's own)");
-    run->add_option("--backend", run_opts.backend, "interpreter (default) | cpu | gpu (CUDA driver and a GPU)")
+    run->add_option("--backend", run_opts.backend,
+                    "interpreter (default) | cpu | gpu (CUDA driver and a GPU); each runs one device: a module "
+                    "whose collectives span more (replica groups over 4 devices) is refused, naming the "
+                    "instruction and the devices it needs")
         ->check(CLI::IsMember({"interpreter", "cpu", "gpu"}));
     run->add_option("--inputs", run_opts.inputs,
                     "The arguments: a.npy,b.npy,... (one .npy per entry parameter, in order) | x.npz (one "

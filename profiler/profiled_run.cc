@@ -165,6 +165,17 @@ std::string KernelCountNote(int64_t traced_kernels, int64_t launches, int64_t ru
          " kernel(s) this module did not launch (other work on the GPU?); kernel counts and times include them";
 }
 
+std::vector<std::string> RunNotes(const ProfiledRun* fused, const ProfiledRun* unfused) {
+  std::vector<std::string> notes;
+  if (fused != nullptr) {
+    for (const std::string& n : fused->notes) notes.push_back("fused run: " + n);
+  }
+  if (unfused != nullptr) {
+    for (const std::string& n : unfused->notes) notes.push_back("unfused run: " + n);
+  }
+  return notes;
+}
+
 StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Literal>& args,
                                   const ProfiledRunOptions& options) {
   // Checked on the module as given, so the message points into the user's file (the

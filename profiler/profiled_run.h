@@ -62,4 +62,8 @@ int64_t CountKernelEvents(const Trace& trace);
 // holds kernels of other work) would otherwise be summarized as if it were complete.
 std::string KernelCountNote(int64_t traced_kernels, int64_t launches, int64_t runs);
 
+// The notes of a module's fused and unfused runs (either may be null), each led by its
+// run ("fused run: CUPTI recorded ..."): what the report and the workbench show.
+std::vector<std::string> RunNotes(const ProfiledRun* fused, const ProfiledRun* unfused);
+
 }  // namespace fusebox::profiler

@@ -496,7 +496,10 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   rows.push_back({"fused run", RunTimes(g.fused, g.fused_error)});
   if (g.fused) {
     rows.push_back({"device", EscapeHtml(g.fused->device)});
-    for (const std::string& n : g.fused->notes) rows.push_back({"note", EscapeHtml(n)});
+  }
+  // Run notes (CUPTI's kernel count against the launches made, dropped records, ...).
+  for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
+    rows.push_back({"note", EscapeHtml(n)});
   }
   h << Table({"", ""}, rows) << "</section>\n";
 
@@ -643,6 +646,9 @@ std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
   else m << "- fused " << options.backend << " run failed: " << g.fused_error << "\n";
   if (g.fused && g.unfused && g.fused->min_s() > 0) {
     m << "- fused speedup: " << Fmt("%.2fx", g.unfused->min_s() / g.fused->min_s()) << " (best runs)\n";
+  }
+  for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
+    m << "- note: " << n << "\n";
   }
   m << "- numerical check: "
     << (g.check_ran ? (g.check_ok ? "ok" : CheckVacuous(g) ? "vacuous" : "MISMATCH") : "skipped") << " — "
@@ -796,6 +802,9 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   GatherRuns(module, options, &g);
   if (!g.fused_error.empty()) result.warnings.push_back("fused run: " + g.fused_error);
   if (!g.unfused_error.empty()) result.warnings.push_back("unfused run: " + g.unfused_error);
+  for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
+    result.warnings.push_back(n);
+  }
   GatherCheck(module, options, &g);
   result.check_ran = g.check_ran;
   result.check_ok = g.check_ok;

@@ -1412,7 +1412,10 @@ void Workbench::DrawProfile() {
     ImGui::TextWrapped("%s", fused.device.c_str());
     ImGui::EndTable();
   }
-  for (const std::string& note : fused.notes) ImGui::TextColored(kNotFusedColour, "note: %s", note.c_str());
+  // Run notes: CUPTI's kernel count against the launches made, dropped records, ...
+  for (const std::string& note : profiler::RunNotes(&fused, run_unfused_ ? &*run_unfused_ : nullptr)) {
+    ImGui::TextColored(kNotFusedColour, "note: %s", note.c_str());
+  }
 
   const float avail = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("timeline", ImVec2(0, avail * 0.55f), true);

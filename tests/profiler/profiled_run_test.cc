@@ -51,6 +51,18 @@ TEST(KernelCountNoteTest, CountsKernelEventsOnly) {
   EXPECT_EQ(KernelCountNote(CountKernelEvents(trace), 3, 1).empty(), false);
 }
 
+TEST(RunNotesTest, EachNoteSaysWhichRun) {
+  ProfiledRun fused, unfused;
+  fused.notes.push_back(KernelCountNote(10, 12, 3));
+  unfused.notes.push_back("CUPTI dropped 4 record(s): the trace misses kernels");
+  std::vector<std::string> notes = RunNotes(&fused, &unfused);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_THAT(notes[0], StartsWith("fused run: CUPTI recorded 10 kernel(s) but the executable made 12"));
+  EXPECT_EQ(notes[1], "unfused run: CUPTI dropped 4 record(s): the trace misses kernels");
+  EXPECT_EQ(RunNotes(nullptr, &unfused).size(), 1u);
+  EXPECT_TRUE(RunNotes(nullptr, nullptr).empty());
+}
+
 // Stands in for CUPTI: its final flush in Stop() hands over the last kernel's record, as
 // cuptiActivityFlushAll(FORCED) does for buffers still in flight.
 class FinalFlushTracer : public CuptiTracer {
