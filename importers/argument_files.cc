@@ -44,20 +44,21 @@ Status CheckReadable(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound(path + ": no such file");
   if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgument(path + ": is a folder; --inputs takes .npy files, one .npz or one "
-                                  "HloSnapshot .pb");
+    return InvalidArgument(path +
+                           ": is a folder; --inputs takes .npy files, one .npz or one "
+                           "HloSnapshot .pb");
   }
   return Status::Ok();
 }
 
 // "parameter 2 (%var.1)", and with the shape "parameter 2 (%var.1, f32[8])".
 std::string ParameterWhat(const Instruction* parameter) {
-  return "parameter " + std::to_string(parameter->parameter_number()) + " (%" +
-         parameter->name() + ")";
+  return "parameter " + std::to_string(parameter->parameter_number()) + " (%" + parameter->name() +
+         ")";
 }
 std::string ParameterWithShape(const Instruction* parameter) {
-  return "parameter " + std::to_string(parameter->parameter_number()) + " (%" +
-         parameter->name() + ", " + parameter->shape().ToString(false) + ")";
+  return "parameter " + std::to_string(parameter->parameter_number()) + " (%" + parameter->name() +
+         ", " + parameter->shape().ToString(false) + ")";
 }
 
 // "var.1" -> "var": the name without the ".N" XLA appends to make names unique; empty
@@ -126,19 +127,18 @@ StatusOr<ArgumentFiles> FromNpz(const Computation& entry, const std::string& pat
     if (!found) {
       std::string expected;
       for (size_t c = 0; c < candidates.size(); ++c) {
-        expected += (c == 0 ? "'" : c + 1 == candidates.size() ? "' or '" : "', '") +
-                    candidates[c];
+        expected += (c == 0 ? "'" : c + 1 == candidates.size() ? "' or '" : "', '") + candidates[c];
       }
       return InvalidArgument(path + ": no member for " + ParameterWithShape(parameter) +
                              ": expected " + expected + "'; the archive holds " +
                              std::to_string(members.size()) + " (" + JoinNames(member_names) +
-                             ") for " + std::to_string(entry.parameter_count()) +
-                             " parameter(s)");
+                             ") for " + std::to_string(entry.parameter_count()) + " parameter(s)");
     }
     if (taken_by[*found] >= 0) {
       return InvalidArgument(path + ": member '" + members[*found].name + "' matches both " +
                              ParameterWhat(entry.parameter(taken_by[*found])) + " and " +
-                             ParameterWhat(parameter) + "; name the members after the "
+                             ParameterWhat(parameter) +
+                             "; name the members after the "
                              "parameters' full names");
     }
     taken_by[*found] = p;
@@ -150,12 +150,11 @@ StatusOr<ArgumentFiles> FromNpz(const Computation& entry, const std::string& pat
     for (int64_t p = 0; p < entry.parameter_count(); ++p) {
       names.push_back(entry.parameter(p)->name());
     }
-    return InvalidArgument(path + ": member '" + members[m].name + "' matches no parameter: " +
-                           "the archive holds " + std::to_string(members.size()) +
-                           " arrays but the entry computation %" + entry.name() + " takes " +
-                           std::to_string(entry.parameter_count()) + " parameter(s) (" +
-                           JoinNames(names) + "; positionally arr_0 .. arr_" +
-                           std::to_string(entry.parameter_count() - 1) + ")");
+    return InvalidArgument(
+        path + ": member '" + members[m].name + "' matches no parameter: " + "the archive holds " +
+        std::to_string(members.size()) + " arrays but the entry computation %" + entry.name() +
+        " takes " + std::to_string(entry.parameter_count()) + " parameter(s) (" + JoinNames(names) +
+        "; positionally arr_0 .. arr_" + std::to_string(entry.parameter_count() - 1) + ")");
   }
   ArgumentFiles files;
   for (int64_t p = 0; p < entry.parameter_count(); ++p) {
@@ -215,9 +214,8 @@ StatusOr<ArgumentFiles> FromSnapshot(const Module& module, const std::string& pa
   if (static_cast<int64_t>(imported.arguments.size()) != entry.parameter_count()) {
     return InvalidArgument(path + ": the snapshot holds " +
                            std::to_string(imported.arguments.size()) +
-                           " argument(s) but the entry computation %" + entry.name() +
-                           " takes " + std::to_string(entry.parameter_count()) +
-                           " parameter(s)");
+                           " argument(s) but the entry computation %" + entry.name() + " takes " +
+                           std::to_string(entry.parameter_count()) + " parameter(s)");
   }
   ArgumentFiles files;
   for (int64_t p = 0; p < entry.parameter_count(); ++p) {
@@ -267,9 +265,9 @@ StatusOr<std::vector<NpzMember>> ReadNpz(const std::string& path) {
     members.push_back(std::move(member));
   }
   if (status != ARCHIVE_EOF) {
-    return error(members.empty() ? "not an .npz archive (a zip of .npy files)"
-                                 : "damaged after " + std::to_string(members.size()) +
-                                       " member(s)");
+    return error(members.empty()
+                     ? "not an .npz archive (a zip of .npy files)"
+                     : "damaged after " + std::to_string(members.size()) + " member(s)");
   }
   return members;
 }

@@ -112,8 +112,8 @@ Distribution Choose(PrimitiveType type, const LeafNeed* need, std::string* reaso
       distribution.kind = Distribution::Kind::kPositive;
       why = need->positive_reason;
     } else {
-      why = "default (" + need->positive_reason + ", but " +
-            std::string(PrimitiveTypeName(type)) + " has no positive values to draw)";
+      why = "default (" + need->positive_reason + ", but " + std::string(PrimitiveTypeName(type)) +
+            " has no positive values to draw)";
     }
   }
   if (reason != nullptr) *reason = why;
@@ -203,9 +203,9 @@ void FillLiteral(Literal* literal, uint64_t seed, const LeafNeeds& needs,
   }
   if (!literal->shape().IsArray()) return;
   const auto it = needs.find(*path);
-  FillArray(literal, seed,
-            Choose(literal->shape().element_type(), it == needs.end() ? nullptr : &it->second,
-                   nullptr));
+  FillArray(
+      literal, seed,
+      Choose(literal->shape().element_type(), it == needs.end() ? nullptr : &it->second, nullptr));
 }
 
 // ---------------------------------------------------------------------------
@@ -454,7 +454,8 @@ class UseAnalysis {
         // A shift by the bit width or more is defined in HLO but not in LLVM (poison), and
         // a negative amount is a huge unsigned one: keep amounts where every backend agrees.
         if (k == 1 && user->shape().IsArray() && IsInteger(user->shape().element_type())) {
-          AddBound(flow, BitWidth(user->shape().element_type()), "shift amount of %" + user->name());
+          AddBound(flow, BitWidth(user->shape().element_type()),
+                   "shift amount of %" + user->name());
         }
         break;
       default:
@@ -587,8 +588,7 @@ class UseAnalysis {
       bound = std::min(bound, StartCount(operand.dimensions(d), window.dimensions(d)));
     }
     if (bound != std::numeric_limits<int64_t>::max()) {
-      AddBound(flow, bound,
-               std::string(OpcodeName(user->opcode())) + " start of %" + user->name());
+      AddBound(flow, bound, std::string(OpcodeName(user->opcode())) + " start of %" + user->name());
     }
   }
 
@@ -647,8 +647,8 @@ void ExplainLeaves(const Shape& shape, const Instruction* parameter, const LeafN
   choice.parameter_name = parameter->name();
   choice.leaf_path = *path;
   choice.shape = shape;
-  const Distribution distribution = Choose(
-      shape.element_type(), it == needs.end() ? nullptr : &it->second, &choice.reason);
+  const Distribution distribution =
+      Choose(shape.element_type(), it == needs.end() ? nullptr : &it->second, &choice.reason);
   choice.distribution = Describe(shape.element_type(), distribution);
   choices->push_back(std::move(choice));
 }

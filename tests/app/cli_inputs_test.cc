@@ -103,8 +103,8 @@ TEST(CliInputsTest, ASnapshotAsFileRunsOnItsOwnArguments) {
 TEST(CliInputsTest, MismatchesAreUserErrors) {
   Result extra = RunFusebox("run " + kDump + " --inputs " + kData + "bad_extra.npz");
   EXPECT_EQ(extra.code, 1) << extra.out;
-  EXPECT_THAT(extra.out, HasSubstr("error: " + kData +
-                                   "bad_extra.npz: member 'arr_5' matches no parameter"));
+  EXPECT_THAT(extra.out,
+              HasSubstr("error: " + kData + "bad_extra.npz: member 'arr_5' matches no parameter"));
   Result shape = RunFusebox("run " + kDump + " --inputs " + kData + "bad_shape.npz");
   EXPECT_EQ(shape.code, 1) << shape.out;
   EXPECT_THAT(shape.out, HasSubstr("bad_shape.npz member 'arr_2': holds float32[4] but parameter 2 "

@@ -114,15 +114,18 @@ TEST(ArgumentFilesTest, NpzMismatchesNameMemberAndParameter) {
   auto module = BatchNormModule();
   ASSERT_TRUE(module);
   EXPECT_EQ(ErrorOf(*module, {kData + "bad_extra.npz"}),
-            kData + "bad_extra.npz: member 'arr_5' matches no parameter: the archive holds 6 "
-                    "arrays but the entry computation %main.1 takes 5 parameter(s) (x.1, mean.1, "
-                    "var.1, scale.1, offset.1; positionally arr_0 .. arr_4)");
+            kData +
+                "bad_extra.npz: member 'arr_5' matches no parameter: the archive holds 6 "
+                "arrays but the entry computation %main.1 takes 5 parameter(s) (x.1, mean.1, "
+                "var.1, scale.1, offset.1; positionally arr_0 .. arr_4)");
   EXPECT_EQ(ErrorOf(*module, {kData + "bad_shape.npz"}),
-            kData + "bad_shape.npz member 'arr_2': holds float32[4] but parameter 2 (%var.1) is "
-                    "f32[8]");
+            kData +
+                "bad_shape.npz member 'arr_2': holds float32[4] but parameter 2 (%var.1) is "
+                "f32[8]");
   EXPECT_EQ(ErrorOf(*module, {kData + "bad_dtype.npz"}),
-            kData + "bad_dtype.npz member 'arr_0': holds float64[4,8] but parameter 0 (%x.1) is "
-                    "f32[4,8]");
+            kData +
+                "bad_dtype.npz member 'arr_0': holds float64[4,8] but parameter 0 (%x.1) is "
+                "f32[4,8]");
   // Too few arrays: the first parameter without a member says what it looked for.
   auto six = MustParse(R"(
 HloModule six
@@ -137,9 +140,10 @@ ENTRY e {
 })");
   ASSERT_TRUE(six);
   EXPECT_EQ(ErrorOf(*six, {kData + "batch_norm_positional.npz"}),
-            kData + "batch_norm_positional.npz: no member for parameter 5 (%f, f32[2]): expected "
-                    "'f' or 'arr_5'; the archive holds 5 (arr_0, arr_1, arr_2, arr_3, arr_4) for 6 "
-                    "parameter(s)");
+            kData +
+                "batch_norm_positional.npz: no member for parameter 5 (%f, f32[2]): expected "
+                "'f' or 'arr_5'; the archive holds 5 (arr_0, arr_1, arr_2, arr_3, arr_4) for 6 "
+                "parameter(s)");
   // Named members that name no parameter.
   EXPECT_THAT(ErrorOf(*six, {kData + "batch_norm_named.npz"}),
               HasSubstr("batch_norm_named.npz: no member for parameter 0 (%a, f32[4,8]): "
@@ -157,8 +161,9 @@ ENTRY e {
 })");
   ASSERT_TRUE(two);
   EXPECT_EQ(ErrorOf(*two, {kSnapshot}),
-            kSnapshot + ": the snapshot holds 5 argument(s) but the entry computation %e takes 2 "
-                        "parameter(s)");
+            kSnapshot +
+                ": the snapshot holds 5 argument(s) but the entry computation %e takes 2 "
+                "parameter(s)");
   auto wrong = MustParse(R"(
 HloModule wrong
 ENTRY e {
