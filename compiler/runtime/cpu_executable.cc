@@ -697,12 +697,12 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   // Leaves not computed in place (parameters passed through, constants, shared
   // allocations) are copied. Every leaf with bytes has a buffer (LeafSlices): one without
   // is a bug, never a result of zeros.
-  const std::vector<std::vector<int64_t>> root_paths = LeafPaths(module_->entry()->root()->shape());
   for (size_t i = 0; i < destinations.size(); ++i) {
     if (destinations[i] == nullptr || computed[i] == destinations[i]) continue;
     if (computed[i] == nullptr) {
       if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
-      return MissingSliceError(*module_->entry()->root(), i < root_paths.size() ? root_paths[i] : std::vector<int64_t>{},
+      const std::vector<std::vector<int64_t>> paths = LeafPaths(root_shape);
+      return MissingSliceError(*module_->entry()->root(), i < paths.size() ? paths[i] : std::vector<int64_t>{},
                                "the run computed this output nowhere");
     }
     std::memmove(destinations[i], computed[i], static_cast<size_t>(destination_bytes[i]));

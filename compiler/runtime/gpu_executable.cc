@@ -575,7 +575,6 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
     RETURN_IF_ERROR(context_->Synchronize());
     // Download the root's leaves into the result. Every leaf with bytes has a buffer
     // (LeafSlices): one without is a bug, never a result of zeros.
-    const std::vector<std::vector<int64_t>> root_paths = LeafPaths(root_shape);
     const int64_t download_start = NowNs();
     size_t leaf = 0;
     Status copied = Status::Ok();
@@ -589,8 +588,9 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
       const DevicePtr from = computed[leaf++];
       if (l.size_bytes() == 0) return;
       if (from == 0) {
+        const std::vector<std::vector<int64_t>> paths = LeafPaths(root_shape);
         copied = MissingSliceError(*module_->entry()->root(),
-                                   index < root_paths.size() ? root_paths[index] : std::vector<int64_t>{},
+                                   index < paths.size() ? paths[index] : std::vector<int64_t>{},
                                    "the run computed this output nowhere");
       } else {
         copied = context_->CopyDeviceToHost(l.untyped_data(), from, l.size_bytes());
