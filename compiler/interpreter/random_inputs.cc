@@ -111,6 +111,9 @@ Distribution Choose(PrimitiveType type, const LeafNeed* need, std::string* reaso
     } else if (IsInteger(type) && PositiveIntEnd(type) > 1) {
       distribution.kind = Distribution::Kind::kPositive;
       why = need->positive_reason;
+    } else if (IsComplex(type)) {
+      // sqrt, log and division of complex values are finite off zero.
+      why = "default (" + need->positive_reason + "; complex values need not be positive)";
     } else {
       why = "default (" + need->positive_reason + ", but " + std::string(PrimitiveTypeName(type)) +
             " has no positive values to draw)";
