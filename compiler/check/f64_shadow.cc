@@ -1,6 +1,7 @@
 // Widening a module to f64 for the numeric check's shadow run.
 #include "compiler/check/f64_shadow.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace fusebox {
@@ -45,6 +46,111 @@ Instruction* AddConvert(Module& module, Computation& computation, Instruction* o
                                                module.UniqueName(operand->name() + ".shadow"), shape);
   convert->AppendOperand(operand);
   return computation.AddInstruction(std::move(convert));
+}
+
+// True for a reducer computation that adds its two parameters.
+bool AddsItsParameters(const Computation* c) {
+  if (c == nullptr || c->root() == nullptr || c->parameter_count() != 2) return false;
+  const Instruction* root = c->root();
+  return root->opcode() == Opcode::kAdd && root->operand(0)->opcode() == Opcode::kParameter &&
+         root->operand(1)->opcode() == Opcode::kParameter;
+}
+
+// A sum over terms: which operands hold the terms (the others are init values).
+std::vector<int64_t> SummedOperands(const Instruction& ins) {
+  switch (ins.opcode()) {
+    case Opcode::kReduce:
+    case Opcode::kReduceWindow:
+      if (ins.operand_count() == 2 && AddsItsParameters(ins.to_apply())) return {0};
+      return {};
+    default:
+      // Dots and convolutions: the interpreter accumulates them in the element type in
+      // sequential order, so its own error already measures theirs.
+      return {};
+  }
+}
+
+int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d >= 0 && d < shape.rank()) n *= std::max<int64_t>(shape.dimensions(d), 1);
+  }
+  return n;
+}
+
+// How many terms one element of `ins` sums (0: not a sum).
+int64_t TermsOf(const Instruction& ins) {
+  if (SummedOperands(ins).empty() || !ins.has_attributes()) return 0;
+  const InstructionAttributes& a = ins.attrs();
+  switch (ins.opcode()) {
+    case Opcode::kReduce:
+      return a.dimensions ? Product(ins.operand(0)->shape(), *a.dimensions) : 0;
+    case Opcode::kReduceWindow: {
+      if (!a.window) return 0;
+      int64_t n = 1;
+      for (const WindowDimension& w : a.window->dimensions) n *= std::max<int64_t>(w.size, 1);
+      return n;
+    }
+    default:
+      return 0;
+  }
+}
+
+// Longest chain of summed terms ending at each instruction; called computations count
+// with their roots' chains (their parameters start at 0).
+class SumDepth {
+ public:
+  int64_t Of(const Instruction* ins) {
+    auto it = depth_.find(ins);
+    if (it != depth_.end()) return it->second;
+    // Operands first, without recursion (deep graphs).
+    std::vector<const Instruction*> stack = {ins};
+    while (!stack.empty()) {
+      const Instruction* top = stack.back();
+      bool ready = true;
+      for (const Instruction* op : top->operands()) {
+        if (!depth_.count(op)) {
+          stack.push_back(op);
+          ready = false;
+        }
+      }
+      if (!ready) continue;
+      stack.pop_back();
+      if (depth_.count(top)) continue;
+      int64_t d = 0;
+      for (const Instruction* op : top->operands()) d = std::max(d, depth_.at(op));
+      int64_t called = 0;
+      for (const Computation* c : top->called_computations()) called = std::max(called, OfComputation(c));
+      depth_[top] = d + called + TermsOf(*top);
+    }
+    return depth_.at(ins);
+  }
+
+ private:
+  int64_t OfComputation(const Computation* c) {
+    if (c == nullptr || c->root() == nullptr) return 0;
+    auto it = computation_depth_.find(c);
+    if (it != computation_depth_.end()) return it->second;
+    computation_depth_[c] = 0;  // guards against (invalid) recursion
+    const int64_t d = Of(c->root());
+    computation_depth_[c] = d;
+    return d;
+  }
+
+  std::unordered_map<const Instruction*, int64_t> depth_;
+  std::unordered_map<const Computation*, int64_t> computation_depth_;
+};
+
+void LeafDepths(const Instruction* ins, const Shape& shape, SumDepth& depth, std::vector<int64_t>* out) {
+  if (shape.IsTuple()) {
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      const Instruction* element =
+          ins->opcode() == Opcode::kTuple && i < ins->operand_count() ? ins->operand(i) : ins;
+      LeafDepths(element, shape.tuple_shapes(i), depth, out);
+    }
+    return;
+  }
+  if (shape.IsArray()) out->push_back(depth.Of(ins));
 }
 
 }  // namespace
@@ -130,6 +236,38 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
     }
   }
   return shadow;
+}
+
+StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow) {
+  std::unique_ptr<Module> magnitude = shadow.Clone();
+  if (!magnitude || !magnitude->entry()) return Internal("the module has no entry computation");
+  for (const auto& computation : magnitude->computations()) {
+    std::vector<Instruction*> instructions;
+    for (const auto& ins : computation->instructions()) instructions.push_back(ins.get());
+    for (Instruction* ins : instructions) {
+      for (int64_t i : SummedOperands(*ins)) {
+        Instruction* operand = ins->operand(i);
+        const PrimitiveType type = operand->shape().element_type();
+        if (!operand->shape().IsArray() || !(IsFloat(type) || IsComplex(type))) continue;
+        // |x| of a complex value is real: keep the type by squaring nothing, use abs only
+        // for real terms.
+        if (IsComplex(type)) continue;
+        auto abs = std::make_unique<Instruction>(Opcode::kAbs, magnitude->UniqueName(operand->name() + ".abs"),
+                                                 operand->shape());
+        abs->AppendOperand(operand);
+        ins->ReplaceOperand(i, computation->AddInstruction(std::move(abs)));
+      }
+    }
+  }
+  return magnitude;
+}
+
+std::vector<int64_t> SummedTermsPerOutput(const Module& module) {
+  std::vector<int64_t> out;
+  if (module.entry() == nullptr || module.entry()->root() == nullptr) return out;
+  SumDepth depth;
+  LeafDepths(module.entry()->root(), module.entry()->root()->shape(), depth, &out);
+  return out;
 }
 
 }  // namespace fusebox

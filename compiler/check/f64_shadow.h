@@ -31,4 +31,18 @@ Literal WidenLiteralToF64(const Literal& literal);
 // The shadow module, or why there is none.
 StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module);
 
+// The magnitude module: a copy of `shadow` (MakeF64Shadow's result) in which every
+// reduce and reduce-window whose reducer adds sums the absolute values of its terms.
+// Where an output is (a scaled or shifted) sum, its value is the Σ|terms| that scales the
+// rounding error of that sum in any order: at most (n - 1) · u · Σ|terms|, typically
+// about sqrt(n) · u · Σ|terms| (u: the unit roundoff, n: the terms). Dots and
+// convolutions are left alone: the interpreter accumulates them in the element type, so
+// its own error already measures theirs.
+StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow);
+
+// For every array leaf of the entry's result (ForEachArrayLeaf order): the number of
+// terms summed along its longest chain of reduce-adds and reduce-window adds, counting
+// through called computations; 0 where it depends on no such sum.
+std::vector<int64_t> SummedTermsPerOutput(const Module& module);
+
 }  // namespace fusebox

@@ -17,6 +17,12 @@ namespace fusebox {
 
 namespace {
 
+// Multiple of sqrt(n) · u · Σ|terms| allowed to a sum of n terms taken in another order
+// than the interpreter's double accumulation: random rounding errors grow like sqrt(n),
+// about 0.6 · sqrt(n) · u · Σ|terms| for an f32 sequential sum; 4 leaves room for sums
+// whose partial sums do not cancel.
+constexpr double kSumFactor = 4;
+
 enum class ValueClass { kFinite, kNan, kPosInf, kNegInf };
 
 ValueClass ClassOf(double v) {
@@ -161,11 +167,13 @@ class OutputJudge {
   // `reference` is R (or the user's expected value); finite elements are compared with
   // `compare_to` (S) where it is finite. The bound's E is |interpreter - bound_shadow|.
   void Judge(const Literal& actual, const Literal& reference, const Literal* compare_to,
-             const Literal* interpreter, const Literal* bound_shadow) {
+             const Literal* interpreter, const Literal* bound_shadow, const Literal* magnitude,
+             int64_t summed_terms) {
     const PrimitiveType type = reference.shape().element_type();
     const int64_t n = reference.element_count();
     out_->elements = n;
-    const CompareOptions floor = DefaultToleranceFor(type);
+    const CompareOptions floor =
+        options_.floor && (IsFloat(type) || IsComplex(type)) ? *options_.floor : DefaultToleranceFor(type);
     out_->atol = floor.atol;
     out_->rtol = floor.rtol;
     if (IsFloat(type) || IsComplex(type)) {
@@ -181,6 +189,15 @@ class OutputJudge {
           if (std::isfinite(d)) e = std::max(e, d);
         }
         out_->interpreter_error = e;
+      }
+      if (magnitude != nullptr && summed_terms > 0 && IsFloat(type)) {
+        magnitude_ = magnitude;
+        out_->summed_terms = summed_terms;
+        out_->unit_roundoff = std::ldexp(1.0, -(MantissaBits(type) + 1));
+        for (int64_t i = 0; i < n; ++i) {
+          const double m = std::fabs(magnitude->GetDouble(i));
+          if (std::isfinite(m)) out_->max_magnitude = std::max(out_->max_magnitude, m);
+        }
       }
     }
     out_->compared_with_shadow = compare_to != nullptr && out_->has_shadow;
@@ -211,8 +228,11 @@ class OutputJudge {
           if (std::isfinite(s.real()) && std::isfinite(s.imag())) want = s;
         }
         const double error = std::abs(a - want);
-        const double bound = out_->k_factor * out_->interpreter_error + out_->atol +
-                             out_->rtol * std::abs(want);
+        double bound = out_->k_factor * out_->interpreter_error + out_->atol + out_->rtol * std::abs(want);
+        if (magnitude_ != nullptr) {
+          const double m = std::fabs(magnitude_->GetDouble(i));
+          if (std::isfinite(m)) bound += kSumFactor * std::sqrt(static_cast<double>(out_->summed_terms)) * out_->unit_roundoff * m;
+        }
         out_->max_abs_error = std::max(out_->max_abs_error, error);
         if (bound > 0) out_->max_error_over_bound = std::max(out_->max_error_over_bound, error / bound);
         match = error <= bound;
@@ -244,6 +264,7 @@ class OutputJudge {
 
   const CheckOptions& options_;
   OutputCheck* out_;
+  const Literal* magnitude_ = nullptr;
 };
 
 bool ShapesAgree(const Literal& a, const Literal& b) {
@@ -262,6 +283,8 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
   const auto reference_leaves = LeavesOf(reference.reference);
   std::vector<std::pair<std::vector<int64_t>, const Literal*>> shadow_leaves;
   if (reference.shadow) shadow_leaves = LeavesOf(*reference.shadow);
+  std::vector<std::pair<std::vector<int64_t>, const Literal*>> magnitude_leaves;
+  if (reference.magnitude) magnitude_leaves = LeavesOf(*reference.magnitude);
   std::vector<const Literal*> argument_leaves;
   std::vector<int64_t> argument_numbers;
   for (size_t p = 0; p < arguments.size(); ++p) {
@@ -302,8 +325,14 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
     }
     // Against the user's values the shadow still sets the bound (the interpreter's own
     // error on this output), but the comparison is with what the user gave.
+    const Literal* magnitude = nullptr;
+    if (shadow != nullptr && k < magnitude_leaves.size() &&
+        magnitude_leaves[k].second->shape().dimensions() == want.shape().dimensions()) {
+      magnitude = magnitude_leaves[k].second;
+    }
+    const int64_t terms = k < reference.summed_terms.size() ? reference.summed_terms[k] : 0;
     OutputJudge(options, &out).Judge(got, want, expected_is_interpreter ? shadow : nullptr,
-                                     interpreter, shadow);
+                                     interpreter, shadow, magnitude, terms);
     // Why the output may not count.
     const int64_t param = k < reference.pass_through_parameter.size() ? reference.pass_through_parameter[k] : -1;
     if (param >= 0) {
@@ -353,6 +382,10 @@ std::string OutputCheck::BoundString() const {
   if (k_factor == 0) return "exact";
   std::string s = "atol " + Sci(atol) + " + rtol " + Sci(rtol) + "·|x|";
   if (has_shadow) s += " + " + FormatDouble(k_factor) + " × interpreter error " + Sci(interpreter_error);
+  if (summed_terms > 0) {
+    s += " + " + FormatDouble(kSumFactor) + "·√n·u·Σ|terms| (n " + std::to_string(summed_terms) + ", u " + Sci(unit_roundoff) + ", Σ|terms| up to " +
+         Sci(max_magnitude) + ")";
+  }
   return s;
 }
 
@@ -467,8 +500,7 @@ std::string CheckReport::Details() const {
 StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::vector<Literal>& arguments,
                                                const CheckOptions& options) {
   CheckReference ref;
-  InterpreterOptions iopts;
-  iopts.max_instructions = options.max_instructions;
+  const InterpreterOptions& iopts = options.interpreter;
   {
     Interpreter interpreter(iopts);
     ASSIGN_OR_RETURN(ref.reference, interpreter.Run(module, arguments));
@@ -493,6 +525,20 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
       auto shadow = interpreter.Run(**shadow_module, wide);
       if (shadow.ok()) {
         ref.shadow = std::move(shadow).value();
+        ref.summed_terms = SummedTermsPerOutput(module);
+        bool any_sum = false;
+        for (int64_t n : ref.summed_terms) any_sum = any_sum || n > 0;
+        if (any_sum) {
+          // Without the magnitudes the check would be stricter than sums in another
+          // order allow: say so rather than raise false alarms.
+          auto magnitude_module = MakeMagnitudeShadow(**shadow_module);
+          if (magnitude_module.ok()) {
+            Interpreter magnitude_interpreter(iopts);
+            auto magnitude = magnitude_interpreter.Run(**magnitude_module, wide);
+            if (magnitude.ok()) ref.magnitude = std::move(magnitude).value();
+          }
+          if (!ref.magnitude) ref.summed_terms.assign(ref.summed_terms.size(), 0);
+        }
       } else {
         ref.shadow_note = "the interpreter could not run it in f64: " + shadow.status().message();
       }

@@ -9,12 +9,16 @@
 //   * Non-finite values are compared by class (NaN, +inf, -inf, finite) against R:
 //     overflow depends on the element type, so the f32 interpreter is the judge there.
 //   * A finite element passes when |actual - S| <= bound, where
-//         bound = k * E + atol + rtol * |S|,
+//         bound = k * E + atol + rtol * |S| + 4 * sqrt(n) * u * M,
 //     E = the largest |R - S| over the output (the interpreter's own error on it: how
-//     much the computation amplifies rounding), k = CheckOptions::k_factor, and atol /
-//     rtol the element type's floor (DefaultToleranceFor). Without a shadow (a module
-//     the widening cannot handle) the bound is atol + rtol * |R| against R, and the
-//     report says so.
+//     much the computation amplifies rounding), k = CheckOptions::k_factor, atol / rtol
+//     the element type's floor (DefaultToleranceFor), and 4 * sqrt(n) * u * M the room for
+//     sums taken in another order: n the terms summed along the output's longest chain
+//     of reduce-adds, u the element type's unit roundoff and M the element's value in the
+//     magnitude shadow (every reduce-add summing |terms|, f64_shadow.h). The interpreter
+//     sums reduce-adds in double, so E alone would not cover a backend that sums in f32
+//     (its dots accumulate in the element type, so E covers those). Without a shadow (a module the widening cannot handle) the bound
+//     is atol + rtol * |R| against R, and the report says so.
 //   * Integers and pred compare exactly against R.
 //   * An output is not counted as checked (its verdict says why) when every element of
 //     the reference is non-finite, when it has more than one element and all reference
@@ -28,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
@@ -40,10 +45,13 @@ struct CheckOptions {
   double k_factor = 4;
   // Run the f64 shadow (off: compare against the interpreter with the type's floor).
   bool shadow = true;
+  // Overrides the element type's floor (atol, rtol) for every floating output; for a
+  // backend whose documented rounding differs (see the GPU corpus test).
+  std::optional<CompareOptions> floor;
   // Mismatches described per output.
   int max_reported = 5;
-  // Interpreter limits for the reference runs (0: none).
-  int64_t max_instructions = 0;
+  // Options of the reference runs (work limits, while-loop bound); the same for R and S.
+  InterpreterOptions interpreter;
 };
 
 // Why an output does (or does not) count toward the check.
@@ -79,6 +87,9 @@ struct OutputCheck {
   bool has_shadow = false;
   bool compared_with_shadow = false; // finite elements measured against S (not R or the user's values)
   double interpreter_error = 0;      // E: largest |R - S| (0 without a shadow)
+  int64_t summed_terms = 0;          // n: terms along the longest chain of sums
+  double unit_roundoff = 0;          // u of the element type
+  double max_magnitude = 0;          // largest M (Σ|terms|) over the output
   double k_factor = 0, atol = 0, rtol = 0;
   std::vector<Mismatch> first_mismatches;
   bool ok() const { return mismatches == 0 && verdict != OutputVerdict::kShapeMismatch; }
@@ -112,6 +123,9 @@ struct CheckReport {
 struct CheckReference {
   Literal reference;              // R: the interpreter in the module's own types
   std::optional<Literal> shadow;  // S: the f64 shadow (floating leaves as f64)
+  std::optional<Literal> magnitude;  // M: the magnitude shadow (sums of |terms|)
+  // Per array leaf (ForEachArrayLeaf order): n, the terms summed along its longest chain.
+  std::vector<int64_t> summed_terms;
   std::string shadow_note;        // why there is no shadow, when there is none
   // For each array leaf of the result, in ForEachArrayLeaf order: the entry parameter it
   // passes through unchanged, or -1.

@@ -19,6 +19,7 @@
 #include "compiler/codegen/gpu_compiler.h"
 #include "compiler/codegen/gpu_emulator.h"
 #include "compiler/codegen/ptx_tools.h"
+#include "compiler/check/numeric_check.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cuda_driver.h"
@@ -36,7 +37,6 @@ using testing_util::AllCases;
 using testing_util::Case;
 using testing_util::CaseName;
 using testing_util::InputElements;
-using testing_util::LooseTolerances;
 
 const std::map<std::string, std::string>& NotCompiledForGpu() {
   static const auto* list = new std::map<std::string, std::string>{
@@ -153,14 +153,11 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
   InterpreterOptions budget;
   budget.max_instructions = kMaxInstructions;
   budget.max_elements = kLimit * 8;
-  Interpreter interpreter(budget);
-  auto expected = interpreter.Run(*module, *args);
-  if (!expected.ok()) GTEST_SKIP() << "too much work for the emulator, or the interpreter cannot run it: "
-                                   << expected.status().message();
-  PrimitiveType type = PrimitiveType::kF32;
-  ForEachSubshape(expected->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
-    if (s.IsArray()) type = s.element_type();
-  });
+  CheckOptions check_options;
+  check_options.interpreter = budget;
+  auto reference = ComputeCheckReference(*module, *args, check_options);
+  if (!reference.ok()) GTEST_SKIP() << "too much work for the emulator, or the interpreter cannot run it: "
+                                    << reference.status().message();
   bool ran = false;
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
@@ -172,17 +169,15 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
     if (!actual.ok() && actual.status().message().find("runs on the host") != std::string::npos) continue;
     ASSERT_TRUE(actual.ok()) << Key(c) << ": " << actual.status().message();
     ran = true;
-    CompareOptions tolerance = DefaultToleranceFor(type);
-    auto loose = LooseTolerances().find(fs::path(c.file).filename().string());
-    if (loose != LooseTolerances().end()) tolerance = loose->second.options;
-    CompareResult cmp = CompareLiterals(*actual, *expected, tolerance);
-    EXPECT_TRUE(cmp.ok()) << Key(c) << ": " << cmp.ToString();
+    CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
+    EXPECT_TRUE(report.ok()) << Key(c) << ": " << report.Details();
   }
   if (!ran) GTEST_SKIP() << "control flow on the host side: the emulator runs straight-line modules";
 }
 
-// Tolerances the real GPU needs beyond LooseTolerances(): its reductions fold in f32 in a
-// different order than the CPU backend (strided partials, warp trees, split passes).
+// Floors the real GPU needs beyond the check's bound (numeric_check.h): its reductions fold
+// in f32 in a different order than the interpreter (strided partials, warp trees, split
+// passes).
 const std::map<std::string, CompareOptions>& GpuLooseTolerances() {
   static const auto* list = new std::map<std::string, CompareOptions>{
       // f32 column sums of ~1000 terms: one output near zero differs by 1.7e-5 (rel 7.6e-3).
@@ -202,16 +197,15 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
   if (std::string why = NotRunnableReason(*module); !why.empty()) GTEST_SKIP() << "not runnable: " << why;
   auto args = RandomArguments(*module, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = RunWithBudget(*module, *args);
-  if (!expected.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << expected.status().message();
-  PrimitiveType type = PrimitiveType::kF32;
-  ForEachSubshape(expected->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
-    if (s.IsArray()) type = s.element_type();
-  });
+  CheckOptions check_options;
+  check_options.interpreter.max_instructions = kMaxInstructions;
+  check_options.interpreter.max_elements = kMaxElements;
   const std::string file = fs::path(c.file).filename().string();
-  CompareOptions tolerance = DefaultToleranceFor(type);
-  if (auto loose = LooseTolerances().find(file); loose != LooseTolerances().end()) tolerance = loose->second.options;
-  if (auto loose = GpuLooseTolerances().find(file); loose != GpuLooseTolerances().end()) tolerance = loose->second;
+  if (auto loose = GpuLooseTolerances().find(file); loose != GpuLooseTolerances().end()) {
+    check_options.floor = loose->second;
+  }
+  auto reference = ComputeCheckReference(*module, *args, check_options);
+  if (!reference.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << reference.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     auto optimized = OptimizeForBackend(*module, fused);
@@ -220,8 +214,8 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
     ASSERT_TRUE(exe.ok()) << Key(c) << ": " << exe.status().message();
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << Key(c) << ": " << actual.status().message();
-    CompareResult cmp = CompareLiterals(*actual, *expected, tolerance);
-    EXPECT_TRUE(cmp.ok()) << Key(c) << ": " << cmp.ToString();
+    CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
+    EXPECT_TRUE(report.ok()) << Key(c) << ": " << report.Details();
   }
 }
 

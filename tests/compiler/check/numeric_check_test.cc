@@ -83,6 +83,48 @@ TEST(NumericCheckTest, BoundComesFromTheInterpretersOwnError) {
   EXPECT_TRUE(CheckOutputs(ref->reference, *ref, args).passed());
 }
 
+// A 4096-term f32 sum with cancellation: the interpreter sums in double (its own error is
+// one rounding), a backend summing in f32 is further off, by an amount the magnitude term
+// (sqrt(n) · u · Σ|terms|) allows; a dropped term is still far outside.
+TEST(NumericCheckTest, SumsInAnotherOrderGetRoomFromTheirMagnitude) {
+  auto m = Parse(R"(
+HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[4096] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=add
+})");
+  std::vector<double> v;
+  // Partial sums climb to 2e5 and come back: each f32 addition there rounds by up to
+  // 0.008, while the result is a few units.
+  for (int i = 0; i < 4096; ++i) v.push_back((i < 2048 ? 1 : -1) * (100.0 + 0.37 * std::sin(i)));
+  std::vector<Literal> args;
+  args.push_back(Vector(PrimitiveType::kF32, v));
+  auto ref = ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  ASSERT_EQ(ref->summed_terms, (std::vector<int64_t>{4096}));
+  ASSERT_TRUE(ref->magnitude.has_value());
+  // The backend's way: a float accumulator, in order.
+  float acc = 0;
+  for (int i = 0; i < 4096; ++i) acc += static_cast<float>(args[0].GetDouble(i));
+  Literal actual(Shape(PrimitiveType::kF32, {}));
+  actual.SetDouble(0, acc);
+  CheckReport report = CheckOutputs(actual, *ref, args);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  EXPECT_THAT(report.outputs[0].BoundString(), HasSubstr("4·√n·u·Σ|terms| (n 4096"));
+  EXPECT_GT(report.outputs[0].max_magnitude, 4e5);
+  EXPECT_FALSE(CompareLiterals(actual, ref->reference, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  // The sum without its last term.
+  Literal dropped(Shape(PrimitiveType::kF32, {}));
+  dropped.SetDouble(0, ref->reference.GetDouble(0) - args[0].GetDouble(4095));
+  EXPECT_FALSE(CheckOutputs(dropped, *ref, args).ok());
+}
+
 TEST(NumericCheckTest, CatchesAnIntermediateRoundedToBf16) {
   auto m = Parse(R"(
 HloModule m
