@@ -1,18 +1,62 @@
 #!/usr/bin/env bash
-# Builds the `fuzz` preset and runs the HLO parser fuzzer for SECONDS (default 600).
-# Crash, timeout and OOM inputs are copied into fuzz/regressions/ (malformed_test
-# replays every file there); the script exits non-zero if it found any.
-# Usage: scripts/fuzz.sh [SECONDS]   (env: FUZZ_JOBS=N parallel workers, default 1)
+# Fuzzes the HLO parser (libFuzzer, the `fuzz` preset) or, with --differential, the
+# compiler (random valid modules, interpreter against the CPU backend; release build).
 set -euo pipefail
 
-SECONDS_TO_RUN="${1:-600}"
-JOBS="${FUZZ_JOBS:-1}"
+usage() {
+  cat <<'EOF'
+Usage: scripts/fuzz.sh [SECONDS]
+       scripts/fuzz.sh --differential SECONDS [differential_fuzzer options...]
+
+Without --differential: builds the `fuzz` preset (clang-19; only the support, ir, parser
+and verifier sources, under a minute from clean) and runs the HLO parser fuzzer for
+SECONDS (default 600). Any input must parse or fail with a located message; what parses
+must print to a fixed point; the verifier must not crash. Crash, timeout and OOM inputs
+are copied into fuzz/regressions/ (malformed_test replays every file there).
+
+With --differential: builds the release target differential_fuzzer and runs it for
+SECONDS: random valid modules (elementwise chains, broadcasts, reductions, dots,
+transposes, slices, pads, concatenates, selects, converts, while loops, conditionals,
+tuple roots), each run in a forked child by the interpreter, the CPU backend fused and
+unfused, and the GPU emulator when small, and judged by the numeric check. A mismatch,
+error, crash or hang keeps the module in tests/regressions/seed_<SEED>.hlo (replayed by
+the ctest differential_fuzzer_regressions); `build/release/fuzz/differential_fuzzer
+--replay FILE` runs one again, `--print SEED` shows a seed's module. Options after
+SECONDS go to differential_fuzzer (see its --help), e.g. --ops 48 --no-gpu.
+
+Exits non-zero when something failed.
+Environment: FUZZ_JOBS=N parallel parser-fuzzer workers (default 1); FUZZ_NO_BUILD=1
+uses the binaries already built.
+EOF
+}
+
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-scripts/setup.sh --with-fuzz
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target parser_fuzzer
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  --differential)
+    [ $# -ge 2 ] || { usage >&2; exit 2; }
+    DIFF_SECONDS="$2"
+    shift 2
+    if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+      cmake --preset release >/dev/null
+      cmake --build --preset release --target differential_fuzzer
+    fi
+    # Seeds start at a random point, so runs add up instead of repeating one another.
+    exec build/release/fuzz/differential_fuzzer --seconds "$DIFF_SECONDS" \
+      --seeds "$(( (RANDOM << 15 | RANDOM) + 1000 ))" --quiet "$@"
+    ;;
+esac
+
+SECONDS_TO_RUN="${1:-600}"
+JOBS="${FUZZ_JOBS:-1}"
+
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+  scripts/setup.sh --with-fuzz
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz --target parser_fuzzer
+fi
 
 BUILD="$ROOT/build/fuzz"
 FUZZER="$BUILD/fuzz/parser_fuzzer"

@@ -1,11 +1,103 @@
-// Line diffs over dtl's shortest edit script.
+// Line diffs: Myers' O(ND) shortest edit script over lines, written here because
+// Debian's dtl header (1.20) no longer compiles with clang 19.
 #include "compiler/support/text_diff.h"
 
-#include <dtl/dtl.hpp>
-
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 namespace fusebox {
+namespace {
+
+enum class EditKind { kSame, kDelete, kAdd };
+struct Edit {
+  EditKind kind;
+  int64_t index;  // into `a` for kSame and kDelete, into `b` for kAdd
+};
+
+// Past this many edits the search's memory (about D² ints) is not worth it: the lines
+// between the common prefix and suffix are shown as removed, then added.
+constexpr int64_t kMaxEdits = 3000;
+
+// The shortest edit script turning a[0, n) into b[0, m) (lines as integer ids), or
+// false when it needs more than kMaxEdits edits. Myers (1986), forward greedy search;
+// trace[d] keeps the furthest x on each diagonal k in [-d, d] before round d.
+bool ShortestEditScript(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                        std::vector<Edit>& out) {
+  const int64_t n = static_cast<int64_t>(a.size()), m = static_cast<int64_t>(b.size());
+  const int64_t max_d = std::min(n + m, kMaxEdits);
+  std::vector<int64_t> v(static_cast<size_t>(2 * max_d + 3), 0);
+  const int64_t off = max_d + 1;
+  std::vector<std::vector<int64_t>> trace;
+  for (int64_t d = 0; d <= max_d; ++d) {
+    trace.emplace_back(v.begin() + (off - d), v.begin() + (off + d + 1));
+    for (int64_t k = -d; k <= d; k += 2) {
+      int64_t x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1])) ? v[off + k + 1]
+                                                                           : v[off + k - 1] + 1;
+      int64_t y = x - k;
+      while (x < n && y < m && a[x] == b[y]) ++x, ++y;
+      v[off + k] = x;
+      if (x < n || y < m) continue;
+      // Walk back from (n, m) through the rounds, emitting edits last to first.
+      std::vector<Edit> reversed;
+      int64_t cx = n, cy = m;
+      for (int64_t e = d; e > 0; --e) {
+        const std::vector<int64_t>& t = trace[e];  // diagonal j at t[j + e]
+        int64_t ck = cx - cy;
+        bool down = ck == -e || (ck != e && t[ck - 1 + e] < t[ck + 1 + e]);
+        int64_t pk = down ? ck + 1 : ck - 1;
+        int64_t px = t[pk + e], py = px - pk;
+        while (cx > px && cy > py) reversed.push_back({EditKind::kSame, --cx}), --cy;
+        if (down) {
+          reversed.push_back({EditKind::kAdd, py});
+        } else {
+          reversed.push_back({EditKind::kDelete, px});
+        }
+        cx = px;
+        cy = py;
+      }
+      while (cx > 0 && cy > 0) reversed.push_back({EditKind::kSame, --cx}), --cy;
+      out.insert(out.end(), reversed.rbegin(), reversed.rend());
+      return true;
+    }
+  }
+  return false;
+}
+
+// The edit script of the whole texts: the common prefix and suffix are trimmed first
+// (pass snapshots differ in few lines), the middle goes to the O(ND) search.
+std::vector<Edit> EditScript(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::unordered_map<std::string_view, int32_t> ids;
+  auto to_ids = [&ids](const std::vector<std::string>& lines) {
+    std::vector<int32_t> out;
+    out.reserve(lines.size());
+    for (const std::string& line : lines) {
+      out.push_back(ids.emplace(line, static_cast<int32_t>(ids.size())).first->second);
+    }
+    return out;
+  };
+  std::vector<int32_t> ia = to_ids(a), ib = to_ids(b);
+  int64_t n = static_cast<int64_t>(ia.size()), m = static_cast<int64_t>(ib.size());
+  int64_t prefix = 0;
+  while (prefix < n && prefix < m && ia[prefix] == ib[prefix]) ++prefix;
+  int64_t suffix = 0;
+  while (suffix < n - prefix && suffix < m - prefix && ia[n - 1 - suffix] == ib[m - 1 - suffix]) ++suffix;
+  std::vector<Edit> edits;
+  for (int64_t i = 0; i < prefix; ++i) edits.push_back({EditKind::kSame, i});
+  std::vector<int32_t> mid_a(ia.begin() + prefix, ia.end() - suffix);
+  std::vector<int32_t> mid_b(ib.begin() + prefix, ib.end() - suffix);
+  std::vector<Edit> middle;
+  if (!ShortestEditScript(mid_a, mid_b, middle)) {
+    middle.clear();
+    for (int64_t i = 0; i < static_cast<int64_t>(mid_a.size()); ++i) middle.push_back({EditKind::kDelete, i});
+    for (int64_t i = 0; i < static_cast<int64_t>(mid_b.size()); ++i) middle.push_back({EditKind::kAdd, i});
+  }
+  for (Edit e : middle) edits.push_back({e.kind, e.index + prefix});
+  for (int64_t i = 0; i < suffix; ++i) edits.push_back({EditKind::kSame, n - suffix + i});
+  return edits;
+}
+
+}  // namespace
 
 std::vector<std::string> SplitLines(std::string_view text) {
   std::vector<std::string> lines;
@@ -23,25 +115,22 @@ TextDiff DiffText(std::string_view before, std::string_view after, int context) 
   TextDiff diff;
   std::vector<std::string> a = SplitLines(before);
   std::vector<std::string> b = SplitLines(after);
-  dtl::Diff<std::string, std::vector<std::string>> d(a, b);
-  if (a.size() + b.size() > 20000) d.onHuge();
-  d.compose();
   int64_t old_line = 0, new_line = 0;
-  for (const auto& [text, info] : d.getSes().getSequence()) {
+  for (const Edit& edit : EditScript(a, b)) {
     DiffLine line;
-    line.text = text;
-    switch (info.type) {
-      case dtl::SES_COMMON:
+    line.text = edit.kind == EditKind::kAdd ? b[edit.index] : a[edit.index];
+    switch (edit.kind) {
+      case EditKind::kSame:
         line.kind = DiffLine::Kind::kSame;
         line.old_line = ++old_line;
         line.new_line = ++new_line;
         break;
-      case dtl::SES_DELETE:
+      case EditKind::kDelete:
         line.kind = DiffLine::Kind::kRemoved;
         line.old_line = ++old_line;
         ++diff.removed;
         break;
-      case dtl::SES_ADD:
+      case EditKind::kAdd:
         line.kind = DiffLine::Kind::kAdded;
         line.new_line = ++new_line;
         ++diff.added;

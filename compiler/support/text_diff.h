@@ -1,6 +1,5 @@
 // Line diffs of stage text (a module before and after a pass, XLA's stage against
-// Fusebox's), computed with dtl (Debian's libdtl-dev, an O(ND) shortest-edit-script
-// implementation). The result keeps every line with its kind and both line numbers, so a
+// Fusebox's), computed as Myers' O(ND) shortest edit script (text_diff.cc). The result keeps every line with its kind and both line numbers, so a
 // viewer can draw it side by side or unified, and groups changes into hunks with context.
 #pragma once
 

@@ -80,5 +80,27 @@ TEST(TextDiffTest, RandomEditsRoundTripAndAreMinimal) {
   }
 }
 
+// Texts differing in more lines than the O(ND) search takes (kMaxEdits): the lines between
+// the common prefix and suffix are shown removed then added, and both sides still read back.
+TEST(TextDiffTest, HugeDifferenceFallsBackToRemoveThenAdd) {
+  std::string a = "head\n", b = "head\n";
+  for (int i = 0; i < 4000; ++i) {
+    a += "old " + std::to_string(i) + "\n";
+    b += "new " + std::to_string(i) + "\n";
+  }
+  a += "tail\n";
+  b += "tail\n";
+  TextDiff d = DiffText(a, b);
+  EXPECT_EQ(d.removed, 4000);
+  EXPECT_EQ(d.added, 4000);
+  ASSERT_EQ(d.lines.size(), 8002u);
+  EXPECT_EQ(d.lines.front().text, "head");
+  EXPECT_EQ(d.lines[1].kind, DiffLine::Kind::kRemoved);
+  EXPECT_EQ(d.lines[4001].kind, DiffLine::Kind::kAdded);
+  EXPECT_EQ(d.lines.back().text, "tail");
+  EXPECT_EQ(d.lines.back().old_line, 4002);
+  EXPECT_EQ(d.lines.back().new_line, 4002);
+}
+
 }  // namespace
 }  // namespace fusebox

@@ -1,0 +1,882 @@
+// The random module generator: builds HLO text instruction by instruction, keeping the
+// shape of every value it made, so each operation picks operands it can legally take.
+#include "fuzz/module_generator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+namespace fusebox::fuzz {
+namespace {
+
+enum class Type { kF32, kF16, kBF16, kS32, kPred };
+constexpr Type kAllTypes[] = {Type::kF32, Type::kF16, Type::kBF16, Type::kS32, Type::kPred};
+
+const char* TypeName(Type t) {
+  switch (t) {
+    case Type::kF32: return "f32";
+    case Type::kF16: return "f16";
+    case Type::kBF16: return "bf16";
+    case Type::kS32: return "s32";
+    case Type::kPred: return "pred";
+  }
+  return "f32";
+}
+
+bool IsFloat(Type t) { return t == Type::kF32 || t == Type::kF16 || t == Type::kBF16; }
+
+using Dims = std::vector<int64_t>;
+
+int64_t Elements(const Dims& dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+}
+
+std::string ShapeText(Type t, const Dims& dims) {
+  std::string s = std::string(TypeName(t)) + "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+std::string List(const std::vector<int64_t>& v) {
+  std::string s = "{";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
+// splitmix64: the same stream on every host (std's distributions are not portable).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int64_t Below(int64_t n) { return n <= 1 ? 0 : static_cast<int64_t>(Next() % static_cast<uint64_t>(n)); }
+  int64_t Range(int64_t lo, int64_t hi) { return lo + Below(hi - lo + 1); }  // inclusive
+  bool Chance(int percent) { return Below(100) < percent; }
+  template <typename T>
+  const T& Pick(const std::vector<T>& v) { return v[static_cast<size_t>(Below(static_cast<int64_t>(v.size())))]; }
+
+ private:
+  uint64_t state_;
+};
+
+struct Value {
+  std::string name;
+  Type type;
+  Dims dims;
+  bool is_parameter = false;
+  bool varies = false;  // depends on a parameter (not a constant or iota only)
+};
+
+// What all computations of one module share: the random stream, unique names, the
+// called computations already written (reducers once per kind).
+struct ModuleState {
+  explicit ModuleState(uint64_t seed, const GeneratorOptions& o) : rng(seed), options(o) {}
+  Rng rng;
+  GeneratorOptions options;
+  int64_t next_id = 0;
+  std::vector<std::string> computations;  // text, callees before callers
+  std::map<std::string, bool> reducers;
+  std::string Fresh(const std::string& prefix) { return prefix + "." + std::to_string(next_id++); }
+};
+
+// One computation being built.
+class Builder {
+ public:
+  Builder(ModuleState& m, bool entry, int depth) : m_(m), rng_(m.rng), entry_(entry), depth_(depth) {}
+
+  std::vector<std::string>& lines() { return lines_; }
+  std::vector<Value>& values() { return values_; }
+
+  Value Emit(Type t, const Dims& dims, const std::string& rhs, const std::string& prefix) {
+    Value v{m_.Fresh(prefix), t, dims};
+    std::string layout;
+    // Now and then a layout other than row-major on an entry value (the CPU backend
+    // normalizes layouts; the interpreter ignores them).
+    if (entry_ && dims.size() >= 2 && rng_.Chance(12)) {
+      std::vector<int64_t> minor_to_major(dims.size());
+      std::iota(minor_to_major.begin(), minor_to_major.end(), 0);
+      for (size_t i = minor_to_major.size(); i > 1; --i) {
+        std::swap(minor_to_major[i - 1], minor_to_major[static_cast<size_t>(rng_.Below(static_cast<int64_t>(i)))]);
+      }
+      layout = List(minor_to_major);
+    }
+    // Operands are the names inside the first parentheses.
+    size_t open = rhs.find('('), close = rhs.find(')');
+    bool leaf = rhs.rfind("constant(", 0) == 0 || rhs.rfind("iota(", 0) == 0;
+    std::string operands = open == std::string::npos || leaf ? "" : rhs.substr(open + 1, close - open - 1);
+    for (size_t at = 0; at < operands.size();) {
+      size_t end = std::min(operands.find(", ", at), operands.size());
+      std::string name = operands.substr(at, end - at);
+      auto known = std::find_if(values_.begin(), values_.end(), [&](const Value& o) { return o.name == name; });
+      // Tuples, while loops and conditionals are no values here: count them as varying.
+      if (known == values_.end() || known->varies) v.varies = true;
+      at = end + 2;
+    }
+    lines_.push_back("  " + v.name + " = " + ShapeText(t, dims) + layout + " " + rhs);
+    values_.push_back(v);
+    return v;
+  }
+
+  Value Parameter(Type t, const Dims& dims) {
+    Value v = Emit(t, dims, "parameter(" + std::to_string(parameters_++) + ")", "p");
+    values_.back().is_parameter = values_.back().varies = true;
+    v.is_parameter = v.varies = true;
+    return v;
+  }
+
+  Dims RandomDims(int max_rank, int64_t max_elements) {
+    int rank = static_cast<int>(rng_.Below(100) < 10 ? 0 : rng_.Range(1, max_rank));
+    Dims dims;
+    // Dimensions up to 9 at the default size limit, longer for larger limits.
+    int64_t longest = std::max<int64_t>(9, static_cast<int64_t>(std::cbrt(static_cast<double>(m_.options.max_elements))));
+    for (int i = 0; i < rank; ++i) dims.push_back(rng_.Chance(15) ? 1 : rng_.Range(2, rng_.Chance(70) ? 9 : longest));
+    while (Elements(dims) > max_elements) {
+      auto it = std::max_element(dims.begin(), dims.end());
+      *it = std::max<int64_t>(1, *it / 2);
+    }
+    return dims;
+  }
+
+  Type RandomType() {
+    int r = static_cast<int>(rng_.Below(100));
+    if (r < 55) return Type::kF32;
+    if (r < 65) return Type::kF16;
+    if (r < 73) return Type::kBF16;
+    if (r < 90) return Type::kS32;
+    return Type::kPred;
+  }
+
+  std::string ScalarConstantText(Type t, double value) {
+    if (t == Type::kPred) return value != 0 ? "true" : "false";
+    if (t == Type::kS32) return std::to_string(static_cast<int64_t>(value));
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g", value);
+    return buf;
+  }
+
+  Value Constant(Type t, double value) {
+    return Emit(t, {}, "constant(" + ScalarConstantText(t, value) + ")", "c");
+  }
+
+  Value Splat(Type t, double value, const Dims& dims) {
+    Value c = Constant(t, value);
+    if (dims.empty()) return c;
+    return Emit(t, dims, "broadcast(" + c.name + "), dimensions={}", "bcast");
+  }
+
+  Value Convert(const Value& v, Type t) {
+    if (v.type == t) return v;
+    return Emit(t, v.dims, "convert(" + v.name + ")", "convert");
+  }
+
+  Value Reshape(const Value& v, const Dims& dims) {
+    if (v.dims == dims) return v;
+    return Emit(v.type, dims, "reshape(" + v.name + ")", "reshape");
+  }
+
+  // A value of exactly this type and shape: one already made, a new parameter, or one
+  // derived from another value by convert, slice, pad, broadcast and reshape.
+  Value Get(Type t, const Dims& dims) {
+    std::vector<size_t> exact;
+    for (size_t i = 0; i < values_.size(); ++i) {
+      if (values_[i].type == t && values_[i].dims == dims && values_[i].varies) exact.push_back(i);
+    }
+    if (!exact.empty() && rng_.Chance(60)) return values_[rng_.Pick(exact)];
+    if (entry_ && parameters_ < m_.options.max_parameters && (values_.empty() || rng_.Chance(20))) {
+      return Parameter(t, dims);
+    }
+    if (values_.empty()) return Splat(t, 1, dims);
+    // Prefer recent values: chains get deep instead of wide.
+    size_t n = values_.size();
+    size_t pick = rng_.Chance(60) ? n - 1 - static_cast<size_t>(rng_.Below(std::min<int64_t>(4, static_cast<int64_t>(n))))
+                                  : static_cast<size_t>(rng_.Below(static_cast<int64_t>(n)));
+    for (int tries = 0; tries < 4 && !values_[pick].varies; ++tries) pick = static_cast<size_t>(rng_.Below(static_cast<int64_t>(n)));
+    Value v = Convert(values_[pick], t);
+    int64_t have = Elements(v.dims), need = Elements(dims);
+    if (have == need) return Reshape(v, dims);
+    if (have == 1 || (rng_.Chance(20) && have < need)) {
+      int64_t at = rng_.Below(have);
+      Value s = have == 1 ? Reshape(v, {}) : Reshape(Slice1D(Reshape(v, {have}), at, at + 1), {});
+      return dims.empty() ? s : Emit(t, dims, "broadcast(" + s.name + "), dimensions={}", "bcast");
+    }
+    // Same rank and every dimension at least as large: a slice keeps the structure.
+    if (v.dims.size() == dims.size() && have > need) {
+      bool fits = true;
+      for (size_t i = 0; i < dims.size(); ++i) fits = fits && v.dims[i] >= dims[i];
+      if (fits) {
+        std::string spec;
+        for (size_t i = 0; i < dims.size(); ++i) {
+          int64_t start = rng_.Below(v.dims[i] - dims[i] + 1);
+          spec += std::string(i ? ", " : "") + "[" + std::to_string(start) + ":" + std::to_string(start + dims[i]) + "]";
+        }
+        return Emit(t, dims, "slice(" + v.name + "), slice={" + spec + "}", "slice");
+      }
+    }
+    Value flat = Reshape(v, {have});
+    if (have > need) {
+      int64_t start = rng_.Below(have - need + 1);
+      return Reshape(Slice1D(flat, start, start + need), dims);
+    }
+    Value pad_value = Constant(t, t == Type::kPred ? 0 : static_cast<double>(rng_.Range(-1, 1)));
+    int64_t low = rng_.Below(need - have + 1);
+    Value padded = Emit(t, {need},
+                        "pad(" + flat.name + ", " + pad_value.name + "), padding=" + std::to_string(low) + "_" +
+                            std::to_string(need - have - low),
+                        "pad");
+    return Reshape(padded, dims);
+  }
+
+  Value Slice1D(const Value& v, int64_t start, int64_t limit) {
+    return Emit(v.type, {limit - start},
+                "slice(" + v.name + "), slice={[" + std::to_string(start) + ":" + std::to_string(limit) + "]}",
+                "slice");
+  }
+
+  Value AnyValue() {
+    if (values_.empty() || (entry_ && parameters_ == 0)) return Get(RandomType(), RandomDims(3, m_.options.max_elements / 4));
+    size_t n = values_.size();
+    if (rng_.Chance(70)) return values_[n - 1 - static_cast<size_t>(rng_.Below(std::min<int64_t>(3, static_cast<int64_t>(n))))];
+    return values_[static_cast<size_t>(rng_.Below(static_cast<int64_t>(n)))];
+  }
+
+  // --- Operations --------------------------------------------------------------------
+
+  Value Unary(const Value& v) {
+    if (v.type == Type::kPred) return Emit(v.type, v.dims, "not(" + v.name + ")", "not");
+    if (v.type == Type::kS32) {
+      static const std::vector<std::string> ops = {"negate", "abs", "sign", "not", "popcnt"};
+      const std::string& op = rng_.Pick(ops);
+      return Emit(v.type, v.dims, op + "(" + v.name + ")", op);
+    }
+    static const std::vector<std::string> ops = {"negate", "abs", "exponential", "tanh", "logistic", "sine",
+                                                 "cosine", "floor", "ceil", "sign", "round-nearest-even",
+                                                 "sqrt", "rsqrt", "log", "log-plus-one", "exponential-minus-one"};
+    const std::string& op = rng_.Pick(ops);
+    Value x = v;
+    if (op == "sqrt" || op == "rsqrt" || op == "log" || op == "log-plus-one") {
+      // Keep the argument in the domain: |x| + 1 (or |x| for sqrt).
+      x = Emit(v.type, v.dims, "abs(" + v.name + ")", "abs");
+      if (op != "sqrt") x = Binary2("add", x, Splat(v.type, 1, v.dims));
+    } else if (op == "exponential" || op == "exponential-minus-one") {
+      x = Emit(v.type, v.dims, "tanh(" + v.name + ")", "tanh");  // bounded: no overflow
+    }
+    return Emit(v.type, v.dims, op + "(" + x.name + ")", op == "round-nearest-even" ? "round" : op);
+  }
+
+  Value Binary2(const std::string& op, const Value& a, const Value& b) {
+    return Emit(a.type, a.dims, op + "(" + a.name + ", " + b.name + ")", op);
+  }
+
+  Value Binary(const Value& a) {
+    Value b = rng_.Chance(15) ? Splat(a.type, a.type == Type::kPred ? 1 : static_cast<double>(rng_.Range(-2, 3)), a.dims)
+                              : Get(a.type, a.dims);
+    if (a.type == Type::kPred) {
+      static const std::vector<std::string> ops = {"and", "or", "xor"};
+      return Binary2(rng_.Pick(ops), a, b);
+    }
+    if (a.type == Type::kS32) {
+      static const std::vector<std::string> ops = {"add", "subtract", "multiply", "maximum", "minimum", "and",
+                                                   "or", "xor", "divide", "remainder", "shift-left",
+                                                   "shift-right-arithmetic", "shift-right-logical"};
+      const std::string& op = rng_.Pick(ops);
+      Value rhs = b;
+      if (op == "divide" || op == "remainder") {
+        // Nonzero divisors mostly; XLA defines x / 0 and INT_MIN / -1, so some stay raw.
+        if (rng_.Chance(80)) rhs = Binary2("maximum", Emit(b.type, b.dims, "abs(" + b.name + ")", "abs"), Splat(b.type, 1, b.dims));
+      }
+      return Binary2(op, a, rhs);
+    }
+    static const std::vector<std::string> ops = {"add", "subtract", "multiply", "maximum", "minimum",
+                                                 "divide", "power", "atan2", "remainder"};
+    const std::string& op = rng_.Pick(ops);
+    Value lhs = a, rhs = b;
+    if (op == "divide" || op == "remainder") {
+      rhs = Binary2("add", Emit(b.type, b.dims, "abs(" + b.name + ")", "abs"), Splat(b.type, 1, b.dims));
+    } else if (op == "power") {
+      lhs = Binary2("add", Emit(a.type, a.dims, "abs(" + a.name + ")", "abs"), Splat(a.type, 1, a.dims));
+      rhs = Emit(b.type, b.dims, "tanh(" + b.name + ")", "tanh");
+    }
+    return Binary2(op, lhs, rhs);
+  }
+
+  Value CompareSelect(const Value& a) {
+    static const std::vector<std::string> dirs = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    Value b = Get(a.type, a.dims);
+    Value p = Emit(Type::kPred, a.dims, "compare(" + a.name + ", " + b.name + "), direction=" + rng_.Pick(dirs), "compare");
+    if (rng_.Chance(25)) return p;
+    Value on_true = rng_.Chance(50) ? a : b;
+    Value on_false = Get(a.type, a.dims);
+    if (rng_.Chance(20)) {
+      // A scalar predicate chooses whole arrays.
+      Value sp = Get(Type::kPred, {});
+      return Emit(a.type, a.dims, "select(" + sp.name + ", " + on_true.name + ", " + on_false.name + ")", "select");
+    }
+    return Emit(a.type, a.dims, "select(" + p.name + ", " + on_true.name + ", " + on_false.name + ")", "select");
+  }
+
+  Value ConvertOp(const Value& v) {
+    Type t = v.type;
+    while (t == v.type) t = kAllTypes[rng_.Below(5)];
+    Value x = v;
+    if (IsFloat(v.type) && t == Type::kS32 && rng_.Chance(70)) {
+      x = Binary2("multiply", v, Splat(v.type, 8, v.dims));  // integers other than 0 too
+    }
+    return Convert(x, t);
+  }
+
+  Value Broadcast(const Value& v) {
+    int64_t elements = Elements(v.dims);
+    Dims out = v.dims;
+    std::vector<bool> is_new(out.size(), false);
+    int extra = static_cast<int>(rng_.Range(1, 2));
+    for (int i = 0; i < extra && out.size() < 4; ++i) {
+      int64_t size = rng_.Range(1, 6);
+      if (elements * size > m_.options.max_elements) break;
+      elements *= size;
+      size_t pos = static_cast<size_t>(rng_.Below(static_cast<int64_t>(out.size()) + 1));
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(pos), size);
+      is_new.insert(is_new.begin() + static_cast<std::ptrdiff_t>(pos), true);
+    }
+    std::vector<int64_t> dimensions;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!is_new[i]) dimensions.push_back(static_cast<int64_t>(i));
+    }
+    if (out == v.dims) return Unary(v);
+    return Emit(v.type, out, "broadcast(" + v.name + "), dimensions=" + List(dimensions), "broadcast");
+  }
+
+  std::string Reducer(const std::string& kind, Type t) {
+    std::string name = kind + "_" + TypeName(t);
+    if (m_.reducers[name]) return name;
+    m_.reducers[name] = true;
+    std::string s = ShapeText(t, {});
+    m_.computations.push_back(name + " {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT r = " + s +
+                              " " + kind + "(a, b)\n}\n");
+    return name;
+  }
+
+  Value Reduce(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    std::vector<int64_t> reduced, kept_dims;
+    Dims out;
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      if (rng_.Chance(50)) {
+        reduced.push_back(static_cast<int64_t>(i));
+      } else {
+        out.push_back(v.dims[i]);
+      }
+    }
+    if (reduced.empty()) {
+      reduced.push_back(static_cast<int64_t>(v.dims.size()) - 1);
+      out.pop_back();
+    }
+    std::string kind;
+    std::string init;
+    if (v.type == Type::kPred) {
+      kind = rng_.Chance(50) ? "and" : "or";
+      init = kind == "and" ? "true" : "false";
+    } else {
+      static const std::vector<std::string> kinds = {"add", "add", "maximum", "minimum"};
+      kind = rng_.Pick(kinds);
+      bool is_int = v.type == Type::kS32;
+      if (kind == "add") init = "0";
+      if (kind == "maximum") init = is_int ? "-2147483648" : "-inf";
+      if (kind == "minimum") init = is_int ? "2147483647" : "inf";
+    }
+    Value c = Emit(v.type, {}, "constant(" + init + ")", "init");
+    return Emit(v.type, out,
+                "reduce(" + v.name + ", " + c.name + "), dimensions=" + List(reduced) + ", to_apply=" + Reducer(kind, v.type),
+                "reduce");
+  }
+
+  Value Dot(const Value& hint) {
+    Type t = IsFloat(hint.type) ? hint.type : (rng_.Chance(80) ? Type::kF32 : Type::kS32);
+    int batch = rng_.Chance(35) ? 1 : 0;
+    int contracting = rng_.Chance(15) ? 2 : 1;
+    int lhs_free = static_cast<int>(rng_.Below(3) > 0 ? 1 : 0);
+    int rhs_free = static_cast<int>(rng_.Below(3) > 0 ? 1 : 0);
+    // Logical dimensions: batch, contracting, free; sizes small.
+    Dims batch_sizes, k_sizes, m_sizes, n_sizes;
+    for (int i = 0; i < batch; ++i) batch_sizes.push_back(rng_.Range(1, 4));
+    for (int i = 0; i < contracting; ++i) k_sizes.push_back(rng_.Range(1, contracting == 2 ? 5 : 16));
+    for (int i = 0; i < lhs_free; ++i) m_sizes.push_back(rng_.Range(1, 12));
+    for (int i = 0; i < rhs_free; ++i) n_sizes.push_back(rng_.Range(1, 12));
+    // Lay each operand's logical dimensions out in a random order.
+    struct Role {
+      char kind;  // 'b', 'k', 'f'
+      int index;
+      int64_t size;
+    };
+    auto layout = [&](const Dims& free) {
+      std::vector<Role> roles;
+      for (int i = 0; i < batch; ++i) roles.push_back({'b', i, batch_sizes[static_cast<size_t>(i)]});
+      for (int i = 0; i < contracting; ++i) roles.push_back({'k', i, k_sizes[static_cast<size_t>(i)]});
+      for (size_t i = 0; i < free.size(); ++i) roles.push_back({'f', static_cast<int>(i), free[i]});
+      for (size_t i = roles.size(); i > 1; --i) std::swap(roles[i - 1], roles[static_cast<size_t>(rng_.Below(static_cast<int64_t>(i)))]);
+      return roles;
+    };
+    std::vector<Role> lr = layout(m_sizes), rr = layout(n_sizes);
+    auto dims_of = [](const std::vector<Role>& roles) {
+      Dims d;
+      for (const Role& r : roles) d.push_back(r.size);
+      return d;
+    };
+    auto positions = [](const std::vector<Role>& roles, char kind, int count) {
+      std::vector<int64_t> pos(static_cast<size_t>(count));
+      for (size_t i = 0; i < roles.size(); ++i) {
+        if (roles[i].kind == kind) pos[static_cast<size_t>(roles[i].index)] = static_cast<int64_t>(i);
+      }
+      return pos;
+    };
+    Dims out = batch_sizes;
+    for (const Role& r : lr) if (r.kind == 'f') out.push_back(r.size);
+    for (const Role& r : rr) if (r.kind == 'f') out.push_back(r.size);
+    Value lhs = Get(t, dims_of(lr));
+    Value rhs = Get(t, dims_of(rr));
+    std::string attrs;
+    if (batch) {
+      attrs += ", lhs_batch_dims=" + List(positions(lr, 'b', batch)) + ", rhs_batch_dims=" + List(positions(rr, 'b', batch));
+    }
+    attrs += ", lhs_contracting_dims=" + List(positions(lr, 'k', contracting)) +
+             ", rhs_contracting_dims=" + List(positions(rr, 'k', contracting));
+    return Emit(t, out, "dot(" + lhs.name + ", " + rhs.name + ")" + attrs, "dot");
+  }
+
+  Value Transpose(const Value& v) {
+    if (v.dims.size() < 2) return Broadcast(v);
+    std::vector<int64_t> perm(v.dims.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[static_cast<size_t>(rng_.Below(static_cast<int64_t>(i)))]);
+    Dims out;
+    for (int64_t p : perm) out.push_back(v.dims[static_cast<size_t>(p)]);
+    return Emit(v.type, out, "transpose(" + v.name + "), dimensions=" + List(perm), "transpose");
+  }
+
+  Value SliceOp(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    std::string spec;
+    Dims out;
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      int64_t d = v.dims[i];
+      int64_t start = rng_.Below(d);
+      int64_t limit = rng_.Range(start + 1, d);
+      int64_t stride = rng_.Chance(30) ? rng_.Range(2, 3) : 1;
+      out.push_back((limit - start + stride - 1) / stride);
+      spec += std::string(i ? ", " : "") + "[" + std::to_string(start) + ":" + std::to_string(limit) +
+              (stride > 1 ? ":" + std::to_string(stride) : "") + "]";
+    }
+    return Emit(v.type, out, "slice(" + v.name + "), slice={" + spec + "}", "slice");
+  }
+
+  Value PadOp(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    std::string spec;
+    Dims out;
+    int64_t elements = 1;
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      int64_t d = v.dims[i];
+      int64_t low = rng_.Range(d > 2 ? -1 : 0, 2), high = rng_.Range(d > 2 ? -1 : 0, 2);
+      int64_t interior = rng_.Chance(25) ? 1 : 0;
+      int64_t size = low + high + d + (d - 1) * interior;
+      if (size < 1 || elements * size > m_.options.max_elements) low = high = interior = 0, size = d;
+      elements *= size;
+      out.push_back(size);
+      spec += std::string(i ? "x" : "") + std::to_string(low) + "_" + std::to_string(high) +
+              (interior ? "_" + std::to_string(interior) : "");
+    }
+    Value pad_value = Constant(v.type, v.type == Type::kPred ? 1 : static_cast<double>(rng_.Range(-1, 2)));
+    return Emit(v.type, out, "pad(" + v.name + ", " + pad_value.name + "), padding=" + spec, "pad");
+  }
+
+  Value Concatenate(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    size_t dim = static_cast<size_t>(rng_.Below(static_cast<int64_t>(v.dims.size())));
+    std::vector<Value> parts = {v};
+    int64_t others = rng_.Range(1, 2);
+    Dims out = v.dims;
+    for (int64_t i = 0; i < others; ++i) {
+      Dims d = v.dims;
+      d[dim] = rng_.Range(1, 5);
+      if (Elements(out) / out[dim] * (out[dim] + d[dim]) > m_.options.max_elements) break;
+      out[dim] += d[dim];
+      parts.push_back(Get(v.type, d));
+    }
+    if (parts.size() == 1) return Unary(v);
+    if (rng_.Chance(50)) std::swap(parts[0], parts[1]);
+    std::string operands;
+    for (size_t i = 0; i < parts.size(); ++i) operands += (i ? ", " : "") + parts[i].name;
+    return Emit(v.type, out, "concatenate(" + operands + "), dimensions={" + std::to_string(dim) + "}", "concatenate");
+  }
+
+  Value Reverse(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    std::vector<int64_t> dims;
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      if (rng_.Chance(50)) dims.push_back(static_cast<int64_t>(i));
+    }
+    if (dims.empty()) dims.push_back(0);
+    return Emit(v.type, v.dims, "reverse(" + v.name + "), dimensions=" + List(dims), "reverse");
+  }
+
+  Value ReshapeOp(const Value& v) {
+    // Split the element count into a random number of factors.
+    int64_t n = Elements(v.dims);
+    std::vector<int64_t> primes;
+    for (int64_t p = 2; p * p <= n; ++p) {
+      while (n % p == 0) primes.push_back(p), n /= p;
+    }
+    if (n > 1) primes.push_back(n);
+    int rank = static_cast<int>(rng_.Range(1, 4));
+    Dims out(static_cast<size_t>(rank), 1);
+    for (int64_t p : primes) out[static_cast<size_t>(rng_.Below(rank))] *= p;
+    if (out == v.dims) return Unary(v);
+    return Reshape(v, out);
+  }
+
+  Value Clamp(const Value& v) {
+    if (v.type == Type::kPred) return Unary(v);
+    Value lo = Constant(v.type, static_cast<double>(rng_.Range(-3, 0)) / (IsFloat(v.type) ? 4 : 1));
+    Value hi = rng_.Chance(70) ? Constant(v.type, static_cast<double>(rng_.Range(0, 3)) / (IsFloat(v.type) ? 4 : 1))
+                               : Get(v.type, v.dims);
+    return Emit(v.type, v.dims, "clamp(" + lo.name + ", " + v.name + ", " + hi.name + ")", "clamp");
+  }
+
+  // Start indices: s32 scalars from anywhere (XLA clamps them into range), or constants.
+  std::string StartIndices(size_t rank, const Dims& operand, const Dims& window) {
+    std::string starts;
+    for (size_t i = 0; i < rank; ++i) {
+      Value s = rng_.Chance(50) ? Constant(Type::kS32, static_cast<double>(rng_.Range(-1, operand[i] - window[i] + 1)))
+                                : Get(Type::kS32, {});
+      starts += ", " + s.name;
+    }
+    return starts;
+  }
+
+  Value DynamicSlice(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    Dims sizes;
+    for (int64_t d : v.dims) sizes.push_back(rng_.Range(1, d));
+    std::string starts = StartIndices(v.dims.size(), v.dims, sizes);
+    return Emit(v.type, sizes, "dynamic-slice(" + v.name + starts + "), dynamic_slice_sizes=" + List(sizes),
+                "dynamic-slice");
+  }
+
+  Value DynamicUpdateSlice(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    Dims sizes;
+    for (int64_t d : v.dims) sizes.push_back(rng_.Range(1, d));
+    Value update = Get(v.type, sizes);
+    std::string starts = StartIndices(v.dims.size(), v.dims, sizes);
+    return Emit(v.type, v.dims, "dynamic-update-slice(" + v.name + ", " + update.name + starts + ")",
+                "dynamic-update-slice");
+  }
+
+  // Softmax, log-softmax, layer norm or RMS norm over a row (the trailing dimensions,
+  // now and then other ones): reductions whose values are read back through broadcasts,
+  // what row fusion turns into one kernel.
+  Value Normalization(const Value& hint) {
+    Type t = IsFloat(hint.type) ? hint.type : Type::kF32;
+    int rank = static_cast<int>(rng_.Range(2, 3));
+    Dims dims;
+    for (int i = 0; i < rank; ++i) dims.push_back(rng_.Range(1, i == rank - 1 ? 64 : 12));
+    while (Elements(dims) > 4 * m_.options.max_elements) dims[0] = std::max<int64_t>(1, dims[0] / 2);
+    std::vector<bool> reduced(dims.size(), false);
+    if (rng_.Chance(80)) {
+      int64_t trailing = rng_.Chance(75) ? 1 : rank - 1;
+      for (int64_t i = rank - trailing; i < rank; ++i) reduced[static_cast<size_t>(i)] = true;
+    } else {
+      reduced[static_cast<size_t>(rng_.Below(rank))] = true;
+    }
+    std::vector<int64_t> reduce_dims, kept;
+    Dims row_dims;
+    int64_t n = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (reduced[i]) {
+        reduce_dims.push_back(static_cast<int64_t>(i));
+        n *= dims[i];
+      } else {
+        kept.push_back(static_cast<int64_t>(i));
+        row_dims.push_back(dims[i]);
+      }
+    }
+    auto reduce = [&](const Value& v, const std::string& kind) {
+      std::string init = kind == "add" ? "0" : kind == "maximum" ? "-inf" : "inf";
+      Value c = Emit(t, {}, "constant(" + init + ")", "init");
+      return Emit(t, row_dims,
+                  "reduce(" + v.name + ", " + c.name + "), dimensions=" + List(reduce_dims) + ", to_apply=" + Reducer(kind, t),
+                  "reduce");
+    };
+    auto back = [&](const Value& r) {
+      return Emit(t, dims, "broadcast(" + r.name + "), dimensions=" + List(kept), "broadcast");
+    };
+    auto binary = [&](const std::string& op, const Value& a, const Value& b) { return Binary2(op, a, b); };
+    auto unary = [&](const std::string& op, const Value& a) { return Emit(t, dims, op + "(" + a.name + ")", op); };
+    Value x = Get(t, dims);
+    if (rng_.Chance(30)) x = Unary(x);  // something to fuse in front
+    switch (rng_.Below(4)) {
+      case 0: {  // softmax
+        Value shifted = binary("subtract", x, back(reduce(x, "maximum")));
+        Value e = unary("exponential", shifted);
+        return binary("divide", e, back(reduce(e, "add")));
+      }
+      case 1: {  // log-softmax
+        Value shifted = binary("subtract", x, back(reduce(x, "maximum")));
+        Value e = unary("exponential", shifted);
+        Value sum = reduce(e, "add");
+        Value log = Emit(t, row_dims, "log(" + sum.name + ")", "log");
+        return binary("subtract", shifted, back(log));
+      }
+      case 2: {  // layer norm, with a scale and a bias over the row
+        Value inv_n = Splat(t, 1.0 / static_cast<double>(n), dims);
+        Value mean = binary("multiply", back(reduce(x, "add")), inv_n);
+        Value centered = binary("subtract", x, mean);
+        Value var = binary("multiply", back(reduce(binary("multiply", centered, centered), "add")), inv_n);
+        Value norm = binary("multiply", centered, unary("rsqrt", binary("add", var, Splat(t, 1e-3, dims))));
+        if (rng_.Chance(50)) norm = binary("multiply", norm, Get(t, dims));
+        return rng_.Chance(50) ? binary("add", norm, Get(t, dims)) : norm;
+      }
+      default: {  // RMS norm
+        Value ms = reduce(binary("multiply", x, x), "add");
+        Value scaled = Emit(t, row_dims, "multiply(" + ms.name + ", " + Splat(t, 1.0 / static_cast<double>(n), row_dims).name + ")", "multiply");
+        Value r = Emit(t, row_dims, "rsqrt(" + Emit(t, row_dims, "add(" + scaled.name + ", " + Splat(t, 1e-3, row_dims).name + ")", "add").name + ")", "rsqrt");
+        return binary("multiply", x, back(r));
+      }
+    }
+  }
+
+  Value Iota() {
+    Dims dims = RandomDims(3, m_.options.max_elements / 8);
+    if (dims.empty()) dims.push_back(rng_.Range(2, 8));
+    Type t = rng_.Chance(60) ? Type::kS32 : Type::kF32;
+    return Emit(t, dims, "iota(), iota_dimension=" + std::to_string(rng_.Below(static_cast<int64_t>(dims.size()))), "iota");
+  }
+
+  // A computation taking one parameter of `param_shapes` (a tuple) and returning a value
+  // of type `t` and `dims`: `body` adds the random operations. Returns its name.
+  std::string SubComputation(const std::string& prefix, const std::vector<Value>& params, Type t, const Dims& dims,
+                             int steps, const std::function<void(Builder&, std::vector<Value>&)>& finish) {
+    Builder sub(m_, false, depth_ + 1);
+    std::string tuple_shape = "(";
+    for (size_t i = 0; i < params.size(); ++i) tuple_shape += (i ? ", " : "") + ShapeText(params[i].type, params[i].dims);
+    tuple_shape += ")";
+    std::string param = m_.Fresh("param");
+    sub.lines().push_back("  " + param + " = " + tuple_shape + " parameter(0)");
+    std::vector<Value> elements;
+    for (size_t i = 0; i < params.size(); ++i) {
+      elements.push_back(sub.Emit(params[i].type, params[i].dims,
+                                  "get-tuple-element(" + param + "), index=" + std::to_string(i), "gte"));
+      sub.values().back().varies = true;
+    }
+    for (int i = 0; i < steps; ++i) sub.Step();
+    std::vector<Value> results = {sub.Get(t, dims)};
+    finish(sub, results);
+    std::string root;
+    if (results.size() == 1) {
+      root = results[0].name;
+      // Mark the root: rewrite its line if it is the last one, else add a copy.
+      if (!sub.values().empty() && sub.values().back().name == root) {
+        sub.lines().back() = "  ROOT" + sub.lines().back().substr(1);
+      } else {
+        sub.lines().push_back("  ROOT " + m_.Fresh("root") + " = " + ShapeText(t, dims) + " copy(" + root + ")");
+      }
+    } else {
+      std::string shape = "(", operands;
+      for (size_t i = 0; i < results.size(); ++i) {
+        shape += (i ? ", " : "") + ShapeText(results[i].type, results[i].dims);
+        operands += (i ? ", " : "") + results[i].name;
+      }
+      sub.lines().push_back("  ROOT " + m_.Fresh("tuple") + " = " + shape + ") tuple(" + operands + ")");
+    }
+    std::string name = m_.Fresh(prefix);
+    std::string text = name + " {\n";
+    for (const std::string& line : sub.lines()) text += line + "\n";
+    m_.computations.push_back(text + "}\n");
+    return name;
+  }
+
+  std::string TupleShape(const std::vector<Value>& vs) {
+    std::string s = "(";
+    for (size_t i = 0; i < vs.size(); ++i) s += (i ? ", " : "") + ShapeText(vs[i].type, vs[i].dims);
+    return s + ")";
+  }
+
+  std::string TupleOf(const std::vector<Value>& vs) {
+    std::string operands;
+    for (size_t i = 0; i < vs.size(); ++i) operands += (i ? ", " : "") + vs[i].name;
+    std::string name = m_.Fresh("tuple");
+    lines_.push_back("  " + name + " = " + TupleShape(vs) + " tuple(" + operands + ")");
+    return name;
+  }
+
+  // A while loop running 0 to 4 times: state (counter, v, an invariant w).
+  Value While(const Value& v) {
+    Value w = AnyValue();
+    Value zero = Constant(Type::kS32, rng_.Chance(10) ? 3 : 0);
+    std::vector<Value> state = {zero, v, w};
+    int64_t trips = rng_.Range(1, 4);
+    std::string cond = m_.Fresh("cond");
+    {
+      std::string shape = TupleShape(state);
+      std::string p = m_.Fresh("param"), i = m_.Fresh("i"), n = m_.Fresh("n");
+      m_.computations.push_back(cond + " {\n  " + p + " = " + shape + " parameter(0)\n  " + i +
+                                " = s32[] get-tuple-element(" + p + "), index=0\n  " + n + " = s32[] constant(" +
+                                std::to_string(trips) + ")\n  ROOT " + m_.Fresh("lt") + " = pred[] compare(" + i + ", " + n +
+                                "), direction=LT\n}\n");
+    }
+    std::string body = SubComputation("body", state, v.type, v.dims, static_cast<int>(rng_.Range(1, 5)),
+                                      [&](Builder& b, std::vector<Value>& results) {
+                                        Value one = b.Constant(Type::kS32, 1);
+                                        Value next = b.Binary2("add", b.values()[0], one);
+                                        results = {next, results[0], b.values()[2]};
+                                      });
+    std::string init = TupleOf(state);
+    std::string loop = m_.Fresh("while");
+    lines_.push_back("  " + loop + " = " + TupleShape(state) + " while(" + init + "), condition=" + cond + ", body=" + body);
+    if (rng_.Chance(30)) Emit(Type::kS32, {}, "get-tuple-element(" + loop + "), index=0", "trips");
+    return Emit(v.type, v.dims, "get-tuple-element(" + loop + "), index=1", "gte");
+  }
+
+  // A conditional on a pred (two branches) or an s32 index (two to three branches);
+  // every branch takes (v, w) and returns a value of one random shape.
+  Value Conditional(const Value& v) {
+    Value w = AnyValue();
+    Type t = rng_.Chance(50) ? v.type : RandomType();
+    Dims dims = rng_.Chance(50) ? v.dims : RandomDims(3, m_.options.max_elements / 8);
+    bool indexed = rng_.Chance(40);
+    int branches = indexed ? static_cast<int>(rng_.Range(2, 3)) : 2;
+    Value selector = Get(indexed ? Type::kS32 : Type::kPred, {});
+    std::vector<std::string> names;
+    std::vector<std::string> operands;
+    for (int i = 0; i < branches; ++i) {
+      std::vector<Value> params = {v, w};
+      names.push_back(SubComputation("branch", params, t, dims, static_cast<int>(rng_.Range(0, 4)),
+                                     [](Builder&, std::vector<Value>&) {}));
+      operands.push_back(TupleOf(params));
+    }
+    std::string args = selector.name;
+    for (const std::string& o : operands) args += ", " + o;
+    if (indexed) {
+      std::string list;
+      for (size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
+      return Emit(t, dims, "conditional(" + args + "), branch_computations={" + list + "}", "conditional");
+    }
+    return Emit(t, dims, "conditional(" + args + "), true_computation=" + names[0] + ", false_computation=" + names[1],
+                "conditional");
+  }
+
+  // One random operation on recent values.
+  void Step() {
+    Value v = AnyValue();
+    int r = static_cast<int>(rng_.Below(100));
+    bool control = m_.options.control_flow && depth_ < 2;
+    if (r < 14) {
+      if (rng_.Chance(20)) {
+        DynamicSlice(v);
+      } else if (rng_.Chance(20)) {
+        DynamicUpdateSlice(v);
+      } else {
+        Unary(v);
+      }
+    } else if (r < 30) {
+      Binary(v);
+    } else if (r < 37) {
+      CompareSelect(v);
+    } else if (r < 43) {
+      ConvertOp(v);
+    } else if (r < 50) {
+      Broadcast(v);
+    } else if (r < 58) {
+      if (rng_.Chance(35)) {
+        Normalization(v);
+      } else {
+        Reduce(v);
+      }
+    } else if (r < 65) {
+      Dot(v);
+    } else if (r < 70) {
+      Transpose(v);
+    } else if (r < 75) {
+      SliceOp(v);
+    } else if (r < 79) {
+      PadOp(v);
+    } else if (r < 83) {
+      Concatenate(v);
+    } else if (r < 86) {
+      Reverse(v);
+    } else if (r < 90) {
+      ReshapeOp(v);
+    } else if (r < 91) {
+      Iota();
+    } else if (r < 92) {
+      Clamp(v);
+    } else if (r < 96 && control) {
+      While(v);
+    } else if (control) {
+      Conditional(v);
+    } else {
+      Binary(v);
+    }
+  }
+
+ private:
+  ModuleState& m_;
+  Rng& rng_;
+  bool entry_;
+  int depth_;
+  int parameters_ = 0;
+  std::vector<std::string> lines_;
+  std::vector<Value> values_;
+};
+
+}  // namespace
+
+std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options) {
+  ModuleState m(seed * 0x2545F4914F6CDD1Dull + 17, options);
+  Builder entry(m, true, 0);
+  int steps = static_cast<int>(m.rng.Range(std::max(1, options.max_instructions / 4), options.max_instructions));
+  // Arrays to start from, mostly f32; more parameters come as operations ask for them.
+  int64_t initial = m.rng.Range(1, 3);
+  for (int64_t i = 0; i < initial; ++i) {
+    Dims dims;
+    while (dims.empty()) dims = entry.RandomDims(3, options.max_elements / 4);
+    entry.Parameter(m.rng.Chance(70) ? Type::kF32 : entry.RandomType(), dims);
+  }
+  for (int i = 0; i < steps; ++i) entry.Step();
+  // Outputs: the last value and up to two others that are not parameters.
+  std::vector<Value> outputs = {entry.values().back()};
+  std::vector<Value> candidates;
+  for (const Value& v : entry.values()) {
+    if (!v.is_parameter && v.varies && v.name != outputs[0].name) candidates.push_back(v);
+  }
+  int extra = static_cast<int>(m.rng.Below(3));
+  for (int i = 0; i < extra && !candidates.empty(); ++i) outputs.push_back(m.rng.Pick(candidates));
+  std::string text = "HloModule fuzz_" + std::to_string(seed) + "\n\n";
+  for (const std::string& c : m.computations) text += c + "\n";
+  text += "ENTRY main {\n";
+  for (const std::string& line : entry.lines()) text += line + "\n";
+  if (outputs.size() == 1 && !outputs[0].is_parameter) {
+    // The last line defines the output: make it the root.
+    std::string& last = text;
+    size_t pos = last.rfind("\n  " + outputs[0].name + " = ");
+    last.replace(pos, 3, "\n  ROOT ");
+  } else {
+    std::string shape = "(", operands;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      shape += (i ? ", " : "") + ShapeText(outputs[i].type, outputs[i].dims);
+      operands += (i ? ", " : "") + outputs[i].name;
+    }
+    text += "  ROOT " + m.Fresh("tuple") + " = " + shape + ") tuple(" + operands + ")\n";
+  }
+  return text + "}\n";
+}
+
+}  // namespace fusebox::fuzz

@@ -1,0 +1,30 @@
+// Random valid HLO modules for the differential fuzzer: the text of a module made from a
+// seed (same seed, same text on every machine), which the parser and verifier accept.
+//
+// A module mixes elementwise chains (unary, binary, compare/select, converts between
+// f32, f16, bf16, s32 and pred), broadcasts, reshapes, reductions over any set of
+// dimensions, dots with batch and contracting dimensions, transposes, slices, pads
+// (negative and interior too), concatenates, reverses, iotas, small while loops and
+// conditionals whose bodies are generated the same way, and a tuple root of several
+// outputs. Shapes stay small (a few thousand elements at most), so a module runs in
+// milliseconds on every backend. Operands that must stay in a domain (divisors, the
+// arguments of log, sqrt and rsqrt) are made so by the generated code itself, not by
+// the inputs: any random input gives finite values on most outputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace fusebox::fuzz {
+
+struct GeneratorOptions {
+  int max_instructions = 24;    // random operations in the entry computation
+  int64_t max_elements = 2048;  // largest array a module holds
+  int max_parameters = 5;
+  bool control_flow = true;  // while loops and conditionals
+};
+
+// The module text for `seed`: "HloModule fuzz_<seed>", called computations, ENTRY.
+std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options = {});
+
+}  // namespace fusebox::fuzz
