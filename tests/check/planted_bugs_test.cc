@@ -13,12 +13,15 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <ostream>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "compiler/check/numeric_check.h"
 #include "compiler/interpreter/random_inputs.h"
@@ -27,6 +30,7 @@
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/support/planted_bugs.h"
 #include "compiler/verifier/verifier.h"
+#include "tests/app/cli_test_util.h"
 #include "tests/corpus/corpus_cases.h"
 #include "tests/corpus/run_with_budget.h"
 #include "tests/test_util.h"
@@ -557,6 +561,29 @@ TEST(PlantedBugs, NoneIsPlantedByDefaultAndScopesRestore) {
     EXPECT_FALSE(BugPlanted(PlantedBug::kNone));
   }
   EXPECT_EQ(CurrentPlantedBug(), PlantedBug::kNone);
+}
+
+// `fusebox run --plant-bug NAME` (hidden, test-only) lets a user watch --check fail.
+TEST(PlantedBugs, RunPlantBugMakesTheCheckFail) {
+  const fs::path file = fs::temp_directory_path() / ("planted_bugs_test_" + std::to_string(::getpid()) + ".hlo");
+  {
+    std::ofstream out(file);
+    out << kSubtract;
+  }
+  const std::string run = "run " + file.string() + " --backend cpu --check";
+  cli_test::Result clean = cli_test::RunFusebox(run);
+  EXPECT_EQ(clean.code, 0) << clean.out;
+  EXPECT_NE(clean.out.find("matches the interpreter"), std::string::npos) << clean.out;
+  cli_test::Result planted = cli_test::RunFusebox(run + " --plant-bug subtract-operands-swapped");
+  EXPECT_EQ(planted.code, 1) << planted.out;
+  EXPECT_NE(planted.out.find("planted bug subtract-operands-swapped"), std::string::npos) << planted.out;
+  EXPECT_NE(planted.out.find("MISMATCH"), std::string::npos) << planted.out;
+  cli_test::Result unknown = cli_test::RunFusebox(run + " --plant-bug no-such-bug");
+  EXPECT_NE(unknown.code, 0) << unknown.out;
+  EXPECT_NE(unknown.out.find("no planted bug is named no-such-bug"), std::string::npos) << unknown.out;
+  // Hidden: not in run --help.
+  EXPECT_EQ(cli_test::RunFusebox("run --help").out.find("plant"), std::string::npos);
+  fs::remove(file);
 }
 
 // Without a bug, no example or corpus module the CPU differential test runs raises a false
