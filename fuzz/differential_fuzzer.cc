@@ -207,6 +207,14 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   return r;  // detail: the first backend's summary
 }
 
+// The child running now, killed with the parent (ctest's timeout, Ctrl-C).
+volatile pid_t g_child = 0;
+
+void KillChildAndExit(int sig) {
+  if (g_child > 0) kill(g_child, SIGKILL);
+  _exit(128 + sig);
+}
+
 // Runs RunModule in a forked child (a crash or a hang is a result too).
 Result RunIsolated(const std::string& text, uint64_t input_seed, const Options& options) {
   if (!options.fork) return RunModule(text, input_seed, options.gpu);
@@ -216,6 +224,8 @@ Result RunIsolated(const std::string& text, uint64_t input_seed, const Options& 
   pid_t pid = ::fork();
   if (pid < 0) return {Outcome::kError, "fork failed"};
   if (pid == 0) {
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
     close(fds[0]);
     alarm(static_cast<unsigned>(options.timeout_s));
     Result r = RunModule(text, input_seed, options.gpu);
@@ -229,6 +239,7 @@ Result RunIsolated(const std::string& text, uint64_t input_seed, const Options& 
     close(fds[1]);
     _exit(0);
   }
+  g_child = pid;
   close(fds[1]);
   std::string out;
   char buf[4096];
@@ -237,6 +248,7 @@ Result RunIsolated(const std::string& text, uint64_t input_seed, const Options& 
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
+  g_child = 0;
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     if (sig == SIGALRM) return {Outcome::kTimeout, "no result after " + std::to_string(options.timeout_s) + " s"};
@@ -389,6 +401,8 @@ int Main(int argc, char** argv) {
   if (options.seconds <= 0 && options.replay.empty() && options.last_seed < options.first_seed) {
     options.last_seed = options.first_seed + 99;
   }
+  signal(SIGTERM, KillChildAndExit);
+  signal(SIGINT, KillChildAndExit);
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Stats stats;

@@ -163,6 +163,20 @@ class Builder {
     return buf;
   }
 
+  // A scalar constant other than a small integer now and then: the values where backends
+  // and the interpreter part ways (NaN, infinities, -0, overflow in f16, denormals,
+  // shift counts past the width, INT_MIN).
+  Value EdgeConstant(Type t) {
+    if (t == Type::kPred) return Constant(t, static_cast<double>(rng_.Below(2)));
+    if (t == Type::kS32) {
+      static const std::vector<std::string> values = {"-2147483648", "2147483647", "-1", "0", "31", "32", "33", "-33", "7"};
+      return Emit(t, {}, "constant(" + rng_.Pick(values) + ")", "c");
+    }
+    static const std::vector<std::string> values = {"nan", "inf", "-inf", "-0", "0", "0.5", "-1", "3", "1e+30",
+                                                    "-1e+30", "65504", "70000", "1e-40", "3e+09", "-2.5"};
+    return Emit(t, {}, "constant(" + rng_.Pick(values) + ")", "c");
+  }
+
   Value Constant(Type t, double value) {
     return Emit(t, {}, "constant(" + ScalarConstantText(t, value) + ")", "c");
   }
@@ -277,8 +291,13 @@ class Builder {
   }
 
   Value Binary(const Value& a) {
-    Value b = rng_.Chance(15) ? Splat(a.type, a.type == Type::kPred ? 1 : static_cast<double>(rng_.Range(-2, 3)), a.dims)
-                              : Get(a.type, a.dims);
+    Value b = Get(a.type, a.dims);
+    if (rng_.Chance(15)) {
+      b = Splat(a.type, a.type == Type::kPred ? 1 : static_cast<double>(rng_.Range(-2, 3)), a.dims);
+    } else if (rng_.Chance(8)) {
+      Value c = EdgeConstant(a.type);
+      b = a.dims.empty() ? c : Emit(a.type, a.dims, "broadcast(" + c.name + "), dimensions={}", "bcast");
+    }
     if (a.type == Type::kPred) {
       static const std::vector<std::string> ops = {"and", "or", "xor"};
       return Binary2(rng_.Pick(ops), a, b);
@@ -327,8 +346,10 @@ class Builder {
     Type t = v.type;
     while (t == v.type) t = kAllTypes[rng_.Below(5)];
     Value x = v;
-    if (IsFloat(v.type) && t == Type::kS32 && rng_.Chance(70)) {
-      x = Binary2("multiply", v, Splat(v.type, 8, v.dims));  // integers other than 0 too
+    if (IsFloat(v.type) && (t == Type::kS32 || IsFloat(t)) && rng_.Chance(70)) {
+      // Integers other than 0 too; now and then past the target's range (s32 saturates,
+      // f16 overflows to inf).
+      x = Binary2("multiply", v, Splat(v.type, rng_.Chance(80) ? 8 : 1e10, v.dims));
     }
     return Convert(x, t);
   }
@@ -576,8 +597,10 @@ class Builder {
     for (int64_t d : v.dims) sizes.push_back(rng_.Range(1, d));
     Value update = Get(v.type, sizes);
     std::string starts = StartIndices(v.dims.size(), v.dims, sizes);
-    return Emit(v.type, v.dims, "dynamic-update-slice(" + v.name + ", " + update.name + starts + ")",
-                "dynamic-update-slice");
+    Value out = Emit(v.type, v.dims, "dynamic-update-slice(" + v.name + ", " + update.name + starts + ")",
+                     "dynamic-update-slice");
+    // The operand read after the in-place update.
+    return rng_.Chance(40) && v.type != Type::kPred ? Binary2(rng_.Chance(50) ? "subtract" : "add", out, v) : out;
   }
 
   // Softmax, log-softmax, layer norm or RMS norm over a row (the trailing dimensions,
@@ -719,7 +742,7 @@ class Builder {
 
   // A while loop running 0 to 4 times: state (counter, v, an invariant w).
   Value While(const Value& v) {
-    Value w = AnyValue();
+    Value w = rng_.Chance(40) ? Get(v.type, v.dims) : AnyValue();
     Value zero = Constant(Type::kS32, rng_.Chance(10) ? 3 : 0);
     std::vector<Value> state = {zero, v, w};
     int64_t trips = rng_.Range(1, 4);
@@ -736,13 +759,24 @@ class Builder {
                                       [&](Builder& b, std::vector<Value>& results) {
                                         Value one = b.Constant(Type::kS32, 1);
                                         Value next = b.Binary2("add", b.values()[0], one);
-                                        results = {next, results[0], b.values()[2]};
+                                        Value kept = b.values()[2];
+                                        // Same shapes: now and then the state swaps places
+                                        // (a permuted state is copied back with staging).
+                                        if (kept.type == results[0].type && kept.dims == results[0].dims &&
+                                            rng_.Chance(40)) {
+                                          results = {next, kept, results[0]};
+                                        } else {
+                                          results = {next, results[0], kept};
+                                        }
                                       });
     std::string init = TupleOf(state);
     std::string loop = m_.Fresh("while");
     lines_.push_back("  " + loop + " = " + TupleShape(state) + " while(" + init + "), condition=" + cond + ", body=" + body);
     if (rng_.Chance(30)) Emit(Type::kS32, {}, "get-tuple-element(" + loop + "), index=0", "trips");
-    return Emit(v.type, v.dims, "get-tuple-element(" + loop + "), index=1", "gte");
+    Value out = Emit(v.type, v.dims, "get-tuple-element(" + loop + "), index=1", "gte");
+    // The loop's initial value read after the loop: its buffer must not have been updated
+    // in place.
+    return rng_.Chance(40) && v.type != Type::kPred ? Binary2("subtract", out, v) : out;
   }
 
   // A conditional on a pred (two branches) or an s32 index (two to three branches);
@@ -859,6 +893,9 @@ std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options) {
   }
   int extra = static_cast<int>(m.rng.Below(3));
   for (int i = 0; i < extra && !candidates.empty(); ++i) outputs.push_back(m.rng.Pick(candidates));
+  // Outputs that alias: a parameter returned as is, one value returned twice.
+  if (m.rng.Chance(10)) outputs.push_back(entry.values().front());
+  if (m.rng.Chance(10)) outputs.push_back(outputs[0]);
   std::string text = "HloModule fuzz_" + std::to_string(seed) + "\n\n";
   for (const std::string& c : m.computations) text += c + "\n";
   text += "ENTRY main {\n";
