@@ -676,6 +676,86 @@ class Builder {
     }
   }
 
+  // The index of the largest element along one dimension (a variadic reduce of the value
+  // and an iota), NaN first replaced by -inf so that every order of combining agrees.
+  Value ArgMax(const Value& hint) {
+    if (hint.dims.empty()) return Unary(hint);
+    Type t = IsFloat(hint.type) ? hint.type : Type::kF32;
+    Value x = Get(t, hint.dims);
+    Value is_nan = Emit(Type::kPred, x.dims, "compare(" + x.name + ", " + x.name + "), direction=NE", "isnan");
+    Value clean = Emit(t, x.dims, "select(" + is_nan.name + ", " + Splat(t, -INFINITY, x.dims).name + ", " + x.name + ")", "select");
+    int64_t dim = rng_.Below(static_cast<int64_t>(x.dims.size()));
+    Value index = Emit(Type::kS32, x.dims, "iota(), iota_dimension=" + std::to_string(dim), "iota");
+    std::string name = std::string("argmax_") + TypeName(t);
+    if (!m_.reducers[name]) {
+      m_.reducers[name] = true;
+      std::string ts = ShapeText(t, {});
+      m_.computations.push_back(name + " {\n  v0 = " + ts + " parameter(0)\n  i0 = s32[] parameter(1)\n  v1 = " + ts +
+                                " parameter(2)\n  i1 = s32[] parameter(3)\n  gt = pred[] compare(v0, v1), direction=GT\n"
+                                "  eq = pred[] compare(v0, v1), direction=EQ\n  lt = pred[] compare(i0, i1), direction=LT\n"
+                                "  tie = pred[] and(eq, lt)\n  keep = pred[] or(gt, tie)\n  v = " + ts +
+                                " select(keep, v0, v1)\n  i = s32[] select(keep, i0, i1)\n  ROOT r = (" + ts +
+                                ", s32[]) tuple(v, i)\n}\n");
+    }
+    Dims out = x.dims;
+    out.erase(out.begin() + dim);
+    Value init_v = Constant(t, -INFINITY), init_i = Constant(Type::kS32, 0);
+    std::string r = m_.Fresh("argmax");
+    lines_.push_back("  " + r + " = (" + ShapeText(t, out) + ", " + ShapeText(Type::kS32, out) + ") reduce(" + clean.name + ", " + index.name + ", " + init_v.name + ", " + init_i.name +
+                     "), dimensions={" + std::to_string(dim) + "}, to_apply=" + name);
+    if (rng_.Chance(50)) Emit(t, out, "get-tuple-element(" + r + "), index=0", "gte");
+    return Emit(Type::kS32, out, "get-tuple-element(" + r + "), index=1", "gte");
+  }
+
+  // A stable sort along one dimension, carrying an iota (the permutation) along; NaN
+  // replaced as in ArgMax so the comparator is a strict weak order.
+  Value Sort(const Value& hint) {
+    if (hint.dims.empty()) return Unary(hint);
+    Type t = hint.type == Type::kPred ? Type::kS32 : hint.type;
+    Value x = Get(t, hint.dims);
+    if (IsFloat(t)) {
+      Value is_nan = Emit(Type::kPred, x.dims, "compare(" + x.name + ", " + x.name + "), direction=NE", "isnan");
+      x = Emit(t, x.dims, "select(" + is_nan.name + ", " + Splat(t, 0, x.dims).name + ", " + x.name + ")", "select");
+    }
+    int64_t dim = rng_.Below(static_cast<int64_t>(x.dims.size()));
+    Value index = Emit(Type::kS32, x.dims, "iota(), iota_dimension=" + std::to_string(dim), "iota");
+    std::string direction = rng_.Chance(50) ? "LT" : "GT";
+    std::string name = m_.Fresh("compare");
+    std::string ts = ShapeText(t, {});
+    m_.computations.push_back(name + " {\n  a = " + ts + " parameter(0)\n  b = " + ts +
+                              " parameter(1)\n  ia = s32[] parameter(2)\n  ib = s32[] parameter(3)\n  ROOT r = pred[] compare(a, b), direction=" +
+                              direction + "\n}\n");
+    std::string r = m_.Fresh("sort");
+    lines_.push_back("  " + r + " = (" + ShapeText(t, x.dims) + ", " + ShapeText(Type::kS32, x.dims) + ") sort(" + x.name + ", " +
+                     index.name + "), dimensions={" + std::to_string(dim) + "}, is_stable=true, to_apply=" + name);
+    Value sorted = Emit(t, x.dims, "get-tuple-element(" + r + "), index=0", "gte");
+    return rng_.Chance(50) ? sorted : Emit(Type::kS32, x.dims, "get-tuple-element(" + r + "), index=1", "gte");
+  }
+
+  // Pooling: a window of 1 to 3 per dimension, strides 1 or 2, padding up to 1.
+  Value ReduceWindow(const Value& v) {
+    if (v.dims.empty() || v.type == Type::kPred) return Unary(v);
+    std::string size, stride, pad;
+    Dims out;
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      int64_t lo = rng_.Below(2), hi = rng_.Below(2);
+      int64_t w = rng_.Range(1, std::min<int64_t>(3, v.dims[i] + lo + hi));
+      int64_t st = rng_.Range(1, 2);
+      out.push_back((v.dims[i] + lo + hi - w) / st + 1);
+      std::string x = i ? "x" : "";
+      size += x + std::to_string(w);
+      stride += x + std::to_string(st);
+      pad += x + std::to_string(lo) + "_" + std::to_string(hi);
+    }
+    bool is_max = rng_.Chance(50);
+    std::string init = is_max ? (v.type == Type::kS32 ? "-2147483648" : "-inf") : "0";
+    Value c = Emit(v.type, {}, "constant(" + init + ")", "init");
+    return Emit(v.type, out,
+                "reduce-window(" + v.name + ", " + c.name + "), window={size=" + size + " stride=" + stride + " pad=" + pad +
+                    "}, to_apply=" + Reducer(is_max ? "maximum" : "add", v.type),
+                "reduce-window");
+  }
+
   Value Iota() {
     Dims dims = RandomDims(3, m_.options.max_elements / 8);
     if (dims.empty()) dims.push_back(rng_.Range(2, 8));
@@ -829,8 +909,15 @@ class Builder {
     } else if (r < 50) {
       Broadcast(v);
     } else if (r < 58) {
-      if (rng_.Chance(35)) {
+      int which = static_cast<int>(rng_.Below(100));
+      if (which < 30) {
         Normalization(v);
+      } else if (which < 42) {
+        ArgMax(v);
+      } else if (which < 52) {
+        Sort(v);
+      } else if (which < 64) {
+        ReduceWindow(v);
       } else {
         Reduce(v);
       }
