@@ -455,11 +455,15 @@ Status CheckCollectiveFits(const Instruction& inst, int64_t devices) {
   if (!found.ok()) return InvalidArgument(where + found.status().message());
   const CollectiveDevices& d = *found;
 
-  // The first group (or pair) that holds a device of the run and one outside it.
+  // The first group that holds a device of the run and one outside it; for
+  // collective-permute, the first pair that sends to a device of the run from outside it
+  // (what a device sends away does not change its own result).
   const std::vector<int64_t>* misfit = nullptr;
   for (const auto& g : d.groups) {
-    const bool touches = std::any_of(g.begin(), g.end(), [&](int64_t id) { return id < devices; });
-    const bool leaves = std::any_of(g.begin(), g.end(), [&](int64_t id) { return id >= devices; });
+    const bool touches = d.pairs ? g[1] < devices
+                                 : std::any_of(g.begin(), g.end(), [&](int64_t id) { return id < devices; });
+    const bool leaves = d.pairs ? g[0] >= devices
+                                : std::any_of(g.begin(), g.end(), [&](int64_t id) { return id >= devices; });
     if (touches && leaves) {
       misfit = &g;
       break;

@@ -65,8 +65,8 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst);
 // OK when a run on `devices` devices (global ids 0 .. devices-1) computes `inst` as the
 // module's own devices would: every group that holds a device of the run holds only
 // devices of the run, and every device of the run is in a group (collective-permute:
-// every pair touching the run stays in it). Groups of one ({{0},{1},{2},{3}}) fit one
-// device. Otherwise an error naming the instruction, its opcode, its groups as written,
+// every pair that sends to a device of the run sends from one; sending away does not
+// change a device's own result). Groups of one ({{0},{1},{2},{3}}) fit one device. Otherwise an error naming the instruction, its opcode, its groups as written,
 // the group that does not fit and the devices needed, led by "line:col: " when the
 // instruction has a source location (the caller puts the file in front), e.g.
 //   12:3: %all-reduce.3: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3})

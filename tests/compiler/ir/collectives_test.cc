@@ -246,10 +246,18 @@ TEST(CollectivesTest, OtherCollectivesAndPermute) {
   EXPECT_THAT(CheckCollectiveFits(Root(*ring), 1).message(),
               HasSubstr("%cp: collective-permute over source_target_pairs={{0,1},{1,2},{2,3},{3,0}} needs 4 devices"));
   EXPECT_TRUE(CheckCollectiveFits(Root(*ring), 4).ok());
-  // To itself, or only among devices the run does not have: device 0's value is right.
+  // To itself, only away from the run, or only among devices the run does not have:
+  // device 0's own value is right (its own value, or zeros: nobody sends to it).
   auto self = Entry("%cp = f32[4]{0} collective-permute(%p), source_target_pairs={{0,0}}");
   ASSERT_NE(self, nullptr);
   EXPECT_TRUE(CheckCollectiveFits(Root(*self), 1).ok());
+  auto away = Entry("%cp = f32[4]{0} collective-permute(%p), source_target_pairs={{0,1}}");
+  ASSERT_NE(away, nullptr);
+  EXPECT_TRUE(CheckCollectiveFits(Root(*away), 1).ok());
+  auto into = Entry("%cp = f32[4]{0} collective-permute-start(%p), source_target_pairs={{0,1},{1,0}}");
+  ASSERT_NE(into, nullptr);
+  EXPECT_THAT(CheckCollectiveFits(Root(*into), 1).message(),
+              HasSubstr("collective-permute-start over source_target_pairs={{0,1},{1,0}} needs 2 devices"));
   auto elsewhere = Entry("%cp = f32[4]{0} collective-permute(%p), source_target_pairs={{1,2}}");
   ASSERT_NE(elsewhere, nullptr);
   EXPECT_TRUE(CheckCollectiveFits(Root(*elsewhere), 1).ok());
