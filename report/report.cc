@@ -3,6 +3,7 @@
 #include "report/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "compiler/check/numeric_check.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/ir/summary.h"
 #include "compiler/passes/kernel_count.h"
 #include "compiler/support/text_diff.h"
@@ -253,6 +255,14 @@ void GatherStages(CompileSession& session, const ReportOptions& options, Gathere
   }
 }
 
+// A run's error as the report shows it: a located one ("41:8: %all-reduce: ...") with the
+// module's file in front, as the CLI prints it.
+std::string RunError(const Module& module, const Status& status) {
+  const std::string& m = status.message();
+  const bool located = !m.empty() && std::isdigit(static_cast<unsigned char>(m[0])) != 0;
+  return located ? WithModuleFile(module, status).message() : m;
+}
+
 void GatherRuns(const Module& module, const ReportOptions& options, Gathered* g) {
   profiler::ProfiledRunOptions run;
   run.backend = options.backend;
@@ -265,7 +275,7 @@ void GatherRuns(const Module& module, const ReportOptions& options, Gathered* g)
     g->unfused_summary = profiler::Summarize(unfused->trace);
     g->unfused = std::move(*unfused);
   } else {
-    g->unfused_error = unfused.status().message();
+    g->unfused_error = RunError(module, unfused.status());
   }
   run.fused = true;
   auto fused = profiler::RunProfiled(module, g->args, run);
@@ -273,7 +283,7 @@ void GatherRuns(const Module& module, const ReportOptions& options, Gathered* g)
     g->fused_summary = profiler::Summarize(fused->trace);
     g->fused = std::move(*fused);
   } else {
-    g->fused_error = fused.status().message();
+    g->fused_error = RunError(module, fused.status());
   }
 }
 

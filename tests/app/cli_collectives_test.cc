@@ -69,6 +69,14 @@ TEST(CliCollectivesTest, CheckedRunsAndCompileStagesRefuseToo) {
   }
 }
 
+TEST(CliCollectivesTest, ReportSaysWhyItHasNoRuns) {
+  const std::string path = Collectives("all_reduce_iota.hlo");
+  Result r = RunFusebox("report " + path + " --out " + testing::TempDir() + "/collectives_report");
+  EXPECT_THAT(r.out, AllOf(HasSubstr("fused run: " + path + ":41:8: %all-reduce: all-reduce over "
+                                     "replica_groups=[1,4]<=[4] (group {0,1,2,3}) needs 4 devices"),
+                           HasSubstr("unfused run: " + path + ":41:8:")));
+}
+
 TEST(CliCollectivesTest, GroupsOfOneDeviceStillRun) {
   Result r = RunFusebox("run " + Collectives("all_reduce_groups_of_one.hlo") + " --print");
   EXPECT_EQ(r.code, 0) << r.out;
