@@ -76,8 +76,8 @@ class MeshText {
       return name;
     }
     size_t start = pos_;
-    while (pos_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' || text_[pos_] == '.')) {
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                                   text_[pos_] == '_' || text_[pos_] == '.')) {
       ++pos_;
     }
     if (pos_ == start) return Fail("expected an axis name");
@@ -98,8 +98,8 @@ class MeshText {
     return Fail("unbalanced parentheses");
   }
   Status Fail(const std::string& what) const {
-    return InvalidArgument("cannot read replica_groups=" + std::string(text_) + ": " + what + " at offset " +
-                           std::to_string(pos_));
+    return InvalidArgument("cannot read replica_groups=" + std::string(text_) + ": " + what +
+                           " at offset " + std::to_string(pos_));
   }
 
  private:
@@ -108,10 +108,12 @@ class MeshText {
 };
 
 // Row-major ids of an iota [reshape_dims] transposed by `perm`, flattened.
-StatusOr<std::vector<int64_t>> IotaDevices(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+StatusOr<std::vector<int64_t>> IotaDevices(const std::vector<int64_t>& dims,
+                                           const std::vector<int64_t>& perm) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d <= 0 || n > kMaxDevices / d) return InvalidArgument("iota device list with dimensions out of range");
+    if (d <= 0 || n > kMaxDevices / d)
+      return InvalidArgument("iota device list with dimensions out of range");
     n *= d;
   }
   std::vector<int64_t> order = perm;
@@ -122,7 +124,8 @@ StatusOr<std::vector<int64_t>> IotaDevices(const std::vector<int64_t>& dims, con
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (sorted[i] != static_cast<int64_t>(i) || sorted.size() != dims.size()) {
-      return InvalidArgument("iota transpose T(...) is not a permutation of the reshape dimensions");
+      return InvalidArgument(
+          "iota transpose T(...) is not a permutation of the reshape dimensions");
     }
   }
   // Strides of the original (untransposed) dims.
@@ -175,10 +178,15 @@ CollectiveGroupMode ModeOf(const Instruction& inst) {
   const InstructionAttributes& a = inst.attrs();
   if (!a.channel_id.has_value()) return CollectiveGroupMode::kCrossReplica;
   switch (inst.opcode()) {
-    case Opcode::kAllReduce: case Opcode::kAllReduceStart: case Opcode::kAllGather:
-    case Opcode::kAllGatherStart: case Opcode::kReduceScatter: case Opcode::kCollectiveReduce:
-      return a.use_global_device_ids.value_or(false) ? CollectiveGroupMode::kFlattenedId
-                                                     : CollectiveGroupMode::kCrossReplicaAndPartition;
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatter:
+    case Opcode::kCollectiveReduce:
+      return a.use_global_device_ids.value_or(false)
+                 ? CollectiveGroupMode::kFlattenedId
+                 : CollectiveGroupMode::kCrossReplicaAndPartition;
     default:
       return a.use_global_device_ids.value_or(false) ? CollectiveGroupMode::kFlattenedId
                                                      : CollectiveGroupMode::kCrossPartition;
@@ -197,29 +205,33 @@ int64_t MaxId(const std::vector<std::vector<int64_t>>& groups) {
 
 std::string_view CollectiveGroupModeName(CollectiveGroupMode mode) {
   switch (mode) {
-    case CollectiveGroupMode::kCrossReplica: return "cross-replica";
-    case CollectiveGroupMode::kCrossPartition: return "cross-partition";
-    case CollectiveGroupMode::kCrossReplicaAndPartition: return "cross-replica-and-partition";
-    case CollectiveGroupMode::kFlattenedId: return "flattened-id";
+    case CollectiveGroupMode::kCrossReplica:
+      return "cross-replica";
+    case CollectiveGroupMode::kCrossPartition:
+      return "cross-partition";
+    case CollectiveGroupMode::kCrossReplicaAndPartition:
+      return "cross-replica-and-partition";
+    case CollectiveGroupMode::kFlattenedId:
+      return "flattened-id";
   }
   return "?";
 }
 
-bool IsCrossDeviceCollective(Opcode opcode) {
-  return IsCollective(opcode);
-}
+bool IsCrossDeviceCollective(Opcode opcode) { return IsCollective(opcode); }
 
 StatusOr<std::vector<std::vector<int64_t>>> ExpandIotaReplicaGroups(const ReplicaGroups& groups) {
   if (groups.iota_group_shape.size() != 2) {
     return InvalidArgument("iota replica groups need a [groups,size] shape, not [" +
                            std::to_string(groups.iota_group_shape.size()) + " dims]");
   }
-  ASSIGN_OR_RETURN(std::vector<int64_t> ids, IotaDevices(groups.iota_reshape_dims, groups.iota_transpose_perm));
+  ASSIGN_OR_RETURN(std::vector<int64_t> ids,
+                   IotaDevices(groups.iota_reshape_dims, groups.iota_transpose_perm));
   const int64_t count = groups.iota_group_shape[0];
   const int64_t size = groups.iota_group_shape[1];
   if (count < 0 || size < 0 || count * size != static_cast<int64_t>(ids.size())) {
-    return InvalidArgument("iota replica groups " + groups.ToString() + ": " + std::to_string(count) + "x" +
-                           std::to_string(size) + " ids from a list of " + std::to_string(ids.size()));
+    return InvalidArgument("iota replica groups " + groups.ToString() + ": " +
+                           std::to_string(count) + "x" + std::to_string(size) +
+                           " ids from a list of " + std::to_string(ids.size()));
   }
   std::vector<std::vector<int64_t>> out(static_cast<size_t>(count));
   for (int64_t g = 0; g < count; ++g) {
@@ -231,7 +243,8 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandIotaReplicaGroups(const Replic
 StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_view text) {
   MeshText in(text);
   if (in.Consume("maximal_mesh")) {
-    if (!in.Consume("[") || !in.Consume("device_id") || !in.Consume("=")) return in.Fail("expected [device_id=N]");
+    if (!in.Consume("[") || !in.Consume("device_id") || !in.Consume("="))
+      return in.Fail("expected [device_id=N]");
     ASSIGN_OR_RETURN(int64_t device, in.Int());
     if (!in.Consume("]")) return in.Fail("expected ']'");
     if (device < 0) return in.Fail("negative device id");
@@ -246,7 +259,8 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_
       ASSIGN_OR_RETURN(std::string name, in.Name());
       if (!in.Consume("=")) return in.Fail("expected '=' after axis " + name);
       ASSIGN_OR_RETURN(int64_t size, in.Int());
-      if (size <= 0 || devices > kMaxDevices / size) return in.Fail("axis " + name + " has size out of range");
+      if (size <= 0 || devices > kMaxDevices / size)
+        return in.Fail("axis " + name + " has size out of range");
       devices *= size;
       names.push_back(std::move(name));
       sizes.push_back(size);
@@ -256,7 +270,8 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_
   // An optional device order: device_ids=(<iota> or a list of ids).
   std::vector<int64_t> device_ids;
   if (in.Consume(",")) {
-    if (!in.Consume("device_ids") || !in.Consume("=") || !in.Consume("(")) return in.Fail("expected device_ids=(...)");
+    if (!in.Consume("device_ids") || !in.Consume("=") || !in.Consume("("))
+      return in.Fail("expected device_ids=(...)");
     ASSIGN_OR_RETURN(std::string_view inside, in.UntilClosingParen());
     if (inside.find("<=") != std::string_view::npos) {
       MeshText iota(inside);
@@ -299,8 +314,9 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_
         if (!in.Consume(")")) return in.Fail("expected ')'");
         ASSIGN_OR_RETURN(piece.size, in.Int());
         if (piece.pre <= 0 || piece.size <= 0 || sizes[axis] % (piece.pre * piece.size) != 0) {
-          return in.Fail("sub-axis " + name + ":(" + std::to_string(piece.pre) + ")" + std::to_string(piece.size) +
-                         " does not divide the axis of size " + std::to_string(sizes[axis]));
+          return in.Fail("sub-axis " + name + ":(" + std::to_string(piece.pre) + ")" +
+                         std::to_string(piece.size) + " does not divide the axis of size " +
+                         std::to_string(sizes[axis]));
         }
       }
       pieces.push_back(piece);
@@ -324,7 +340,8 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_
     for (size_t i = 0; i < sizes.size(); ++i) key_linear = key_linear * sizes[i] + key[i];
     auto [it, inserted] = group_of_key.emplace(key_linear, groups.size());
     if (inserted) groups.emplace_back();
-    groups[it->second].push_back(device_ids.empty() ? linear : device_ids[static_cast<size_t>(linear)]);
+    groups[it->second].push_back(device_ids.empty() ? linear
+                                                    : device_ids[static_cast<size_t>(linear)]);
     for (size_t i = sizes.size(); i-- > 0;) {
       if (++coord[i] < sizes[i]) break;
       coord[i] = 0;
@@ -335,7 +352,8 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_
 
 StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst) {
   if (!IsCrossDeviceCollective(inst.opcode())) {
-    return NotFound("%" + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) + ") is not a collective");
+    return NotFound("%" + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) +
+                    ") is not a collective");
   }
   const Computation* comp = inst.parent();
   const Module* module = comp != nullptr ? comp->parent() : nullptr;
@@ -350,8 +368,8 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst) {
   // The ids as written, in the id space of the mode.
   std::vector<std::vector<int64_t>> written;
   bool all_in_one = false;  // replica_groups={} or none: one group of every id
-  const bool permute =
-      inst.opcode() == Opcode::kCollectivePermute || inst.opcode() == Opcode::kCollectivePermuteStart;
+  const bool permute = inst.opcode() == Opcode::kCollectivePermute ||
+                       inst.opcode() == Opcode::kCollectivePermuteStart;
   if (permute) {
     out.pairs = true;
     out.written = "source_target_pairs=" + PairsText(a.source_target_pairs);
@@ -376,7 +394,8 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst) {
   for (const auto& g : written) {
     for (int64_t id : g) {
       if (id < 0) return InvalidArgument("%" + inst.name() + ": negative id in " + out.written);
-      if (id >= kMaxDevices) return InvalidArgument("%" + inst.name() + ": id out of range in " + out.written);
+      if (id >= kMaxDevices)
+        return InvalidArgument("%" + inst.name() + ": id out of range in " + out.written);
     }
   }
   const int64_t max_id = MaxId(written);
@@ -403,9 +422,15 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst) {
   };
   if (all_in_one) {
     switch (out.mode) {
-      case CollectiveGroupMode::kCrossReplica: written = {all(replicas)}; break;
-      case CollectiveGroupMode::kCrossPartition: written = {all(partitions)}; break;
-      default: written = {all(replicas * partitions)}; break;
+      case CollectiveGroupMode::kCrossReplica:
+        written = {all(replicas)};
+        break;
+      case CollectiveGroupMode::kCrossPartition:
+        written = {all(partitions)};
+        break;
+      default:
+        written = {all(replicas * partitions)};
+        break;
     }
   }
   // To global device ids: device = replica * partitions + partition.
@@ -448,8 +473,9 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst) {
 Status CheckCollectiveFits(const Instruction& inst, int64_t devices) {
   if (!IsCrossDeviceCollective(inst.opcode())) return Status::Ok();
   const SourceLocation& at = inst.location();
-  const std::string where = (at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "") +
-                            "%" + inst.name() + ": ";
+  const std::string where =
+      (at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "") + "%" +
+      inst.name() + ": ";
   const std::string op(OpcodeName(inst.opcode()));
   auto found = DevicesOfCollective(inst);
   if (!found.ok()) return InvalidArgument(where + found.status().message());
@@ -460,10 +486,12 @@ Status CheckCollectiveFits(const Instruction& inst, int64_t devices) {
   // (what a device sends away does not change its own result).
   const std::vector<int64_t>* misfit = nullptr;
   for (const auto& g : d.groups) {
-    const bool touches = d.pairs ? g[1] < devices
-                                 : std::any_of(g.begin(), g.end(), [&](int64_t id) { return id < devices; });
-    const bool leaves = d.pairs ? g[0] >= devices
-                                : std::any_of(g.begin(), g.end(), [&](int64_t id) { return id >= devices; });
+    const bool touches =
+        d.pairs ? g[1] < devices
+                : std::any_of(g.begin(), g.end(), [&](int64_t id) { return id < devices; });
+    const bool leaves =
+        d.pairs ? g[0] >= devices
+                : std::any_of(g.begin(), g.end(), [&](int64_t id) { return id >= devices; });
     if (touches && leaves) {
       misfit = &g;
       break;
@@ -473,9 +501,10 @@ Status CheckCollectiveFits(const Instruction& inst, int64_t devices) {
   if (misfit == nullptr && !d.pairs) {
     // A device of the run in no group: XLA refuses such a module on that device.
     for (int64_t device = 0; device < devices && detail.empty(); ++device) {
-      const bool listed = std::any_of(d.groups.begin(), d.groups.end(), [&](const std::vector<int64_t>& g) {
-        return std::find(g.begin(), g.end(), device) != g.end();
-      });
+      const bool listed =
+          std::any_of(d.groups.begin(), d.groups.end(), [&](const std::vector<int64_t>& g) {
+            return std::find(g.begin(), g.end(), device) != g.end();
+          });
       if (!listed) detail = " (device " + std::to_string(device) + " is in none of its groups)";
     }
     if (detail.empty()) return Status::Ok();
@@ -486,14 +515,16 @@ Status CheckCollectiveFits(const Instruction& inst, int64_t devices) {
     std::vector<int64_t> sorted = *misfit;
     std::sort(sorted.begin(), sorted.end());
     // Name the group unless it is already plain in the text as written.
-    const std::string group = d.pairs ? "{" + std::to_string((*misfit)[0]) + "," + std::to_string((*misfit)[1]) + "}"
-                                      : Braced(sorted);
+    const std::string group =
+        d.pairs ? "{" + std::to_string((*misfit)[0]) + "," + std::to_string((*misfit)[1]) + "}"
+                : Braced(sorted);
     if (d.written.find(group) == std::string::npos) {
       detail = d.pairs ? " (pair " + group + ")" : " (group " + group + ")";
     }
   }
-  return Unimplemented(where + op + " over " + d.written + detail + " needs " + std::to_string(d.devices) +
-                       " device" + (d.devices == 1 ? "" : "s") + "; this run has " + std::to_string(devices) +
+  return Unimplemented(where + op + " over " + d.written + detail + " needs " +
+                       std::to_string(d.devices) + " device" + (d.devices == 1 ? "" : "s") +
+                       "; this run has " + std::to_string(devices) +
                        " (multi-device runs are not supported yet)");
 }
 
@@ -512,8 +543,8 @@ Status CheckCollectivesFit(const Module& module, int64_t devices) {
     }
   }
   if (others == 0) return first;
-  return Status(first.code(), first.message() + " (and " + std::to_string(others) + " other collective" +
-                                  (others == 1 ? "" : "s") + " like it)");
+  return Status(first.code(), first.message() + " (and " + std::to_string(others) +
+                                  " other collective" + (others == 1 ? "" : "s") + " like it)");
 }
 
 Status WithModuleFile(const Module& module, const Status& status) {

@@ -66,9 +66,10 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst);
 // module's own devices would: every group that holds a device of the run holds only
 // devices of the run, and every device of the run is in a group (collective-permute:
 // every pair that sends to a device of the run sends from one; sending away does not
-// change a device's own result). Groups of one ({{0},{1},{2},{3}}) fit one device. Otherwise an error naming the instruction, its opcode, its groups as written,
-// the group that does not fit and the devices needed, led by "line:col: " when the
-// instruction has a source location (the caller puts the file in front), e.g.
+// change a device's own result). Groups of one ({{0},{1},{2},{3}}) fit one device.
+// Otherwise an error naming the instruction, its opcode, its groups as written, the group
+// that does not fit and the devices needed, led by "line:col: " when the instruction has
+// a source location (the caller puts the file in front), e.g.
 //   12:3: %all-reduce.3: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3})
 //   needs 4 devices; this run has 1 (multi-device runs are not supported yet)
 // Instructions that are not cross-device collectives fit.

@@ -27,12 +27,17 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {"all_reduce_explicit.hlo", ":29:8: %psum_invariant.7: all-reduce over replica_groups={{0,1,2,3}}"},
-    {"all_reduce_iota.hlo", ":41:8: %all-reduce: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3})"},
+    {"all_reduce_explicit.hlo",
+     ":29:8: %psum_invariant.7: all-reduce over replica_groups={{0,1,2,3}}"},
+    {"all_reduce_iota.hlo",
+     ":41:8: %all-reduce: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3})"},
     {"all_reduce_mesh.hlo",
-     ":41:8: %all-reduce: all-reduce over replica_groups=mesh['axis_0'=4,'axis_1'=1] {'axis_0'} (group {0,1,2,3})"},
-    {"all_reduce_empty.hlo", ":29:8: %psum_invariant.7: all-reduce over replica_groups={} (group {0,1,2,3})"},
-    {"reduce_scatter.hlo", ":29:8: %reduce_scatter.7: reduce-scatter over replica_groups={{0,1,2,3}}"},
+     ":41:8: %all-reduce: all-reduce over replica_groups=mesh['axis_0'=4,'axis_1'=1] {'axis_0'} "
+     "(group {0,1,2,3})"},
+    {"all_reduce_empty.hlo",
+     ":29:8: %psum_invariant.7: all-reduce over replica_groups={} (group {0,1,2,3})"},
+    {"reduce_scatter.hlo",
+     ":29:8: %reduce_scatter.7: reduce-scatter over replica_groups={{0,1,2,3}}"},
     {"all_to_all.hlo", ":55:3: %all-to-all: all-to-all over replica_groups={{0,1,2,3}}"},
     {"collective_permute.hlo",
      ":22:8: %ppermute.3: collective-permute over source_target_pairs={{0,1},{1,2},{2,3},{3,0}}"},
@@ -45,9 +50,12 @@ TEST(CliCollectivesTest, RunRefusesOnEveryBackend) {
       const std::string path = Collectives(c.file);
       Result r = RunFusebox("run " + path + " --backend " + backend);
       EXPECT_EQ(r.code, 1) << r.out;
-      EXPECT_THAT(r.out, AllOf(HasSubstr("error: " + path + c.located),
-                               HasSubstr(" needs 4 devices; this run has 1 (multi-device runs are not supported yet)"),
-                               Not(HasSubstr("output:"))));
+      EXPECT_THAT(
+          r.out,
+          AllOf(HasSubstr("error: " + path + c.located),
+                HasSubstr(
+                    " needs 4 devices; this run has 1 (multi-device runs are not supported yet)"),
+                Not(HasSubstr("output:"))));
       // The GPU backend says so before it looks for a driver or device.
       EXPECT_THAT(r.out, Not(HasSubstr("CUDA")));
     }
@@ -64,7 +72,8 @@ TEST(CliCollectivesTest, CheckedRunsAndCompileStagesRefuseToo) {
       SCOPED_TRACE(std::string(stage) + " " + backend);
       Result r = RunFusebox("compile " + path + " --backend " + backend + " --stage " + stage);
       EXPECT_EQ(r.code, 1) << r.out;
-      EXPECT_THAT(r.out, HasSubstr("error: " + path + ":41:8: %all-reduce: all-reduce over replica_groups=mesh["));
+      EXPECT_THAT(r.out, HasSubstr("error: " + path +
+                                   ":41:8: %all-reduce: all-reduce over replica_groups=mesh["));
     }
   }
 }
@@ -72,7 +81,8 @@ TEST(CliCollectivesTest, CheckedRunsAndCompileStagesRefuseToo) {
 TEST(CliCollectivesTest, ReportSaysWhyItHasNoRuns) {
   const std::string path = Collectives("all_reduce_iota.hlo");
   Result r = RunFusebox("report " + path + " --out " + testing::TempDir() + "/collectives_report");
-  EXPECT_THAT(r.out, AllOf(HasSubstr("fused run: " + path + ":41:8: %all-reduce: all-reduce over "
+  EXPECT_THAT(r.out, AllOf(HasSubstr("fused run: " + path +
+                                     ":41:8: %all-reduce: all-reduce over "
                                      "replica_groups=[1,4]<=[4] (group {0,1,2,3}) needs 4 devices"),
                            HasSubstr("unfused run: " + path + ":41:8:")));
 }

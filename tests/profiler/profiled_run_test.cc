@@ -27,20 +27,24 @@ TEST(KernelCountNoteTest, SilentWhenTheCountsAgree) {
 
 TEST(KernelCountNoteTest, SaysHowManyTheTraceMisses) {
   EXPECT_EQ(KernelCountNote(10, 12, 3),
-            "CUPTI recorded 10 kernel(s) but the executable made 12 launch(es) over 3 run(s): the trace misses 2; "
+            "CUPTI recorded 10 kernel(s) but the executable made 12 launch(es) over 3 run(s): the "
+            "trace misses 2; "
             "kernel counts and times are incomplete");
 }
 
 TEST(KernelCountNoteTest, SaysWhenTheTraceHasMore) {
-  EXPECT_THAT(KernelCountNote(5, 4, 1),
-              AllOf(StartsWith("CUPTI recorded 5 kernel(s) but the executable made 4 launch(es) over 1 run(s): "),
-                    HasSubstr("the trace has 1 kernel(s) this module did not launch")));
+  EXPECT_THAT(
+      KernelCountNote(5, 4, 1),
+      AllOf(StartsWith(
+                "CUPTI recorded 5 kernel(s) but the executable made 4 launch(es) over 1 run(s): "),
+            HasSubstr("the trace has 1 kernel(s) this module did not launch")));
 }
 
 TEST(KernelCountNoteTest, CountsKernelEventsOnly) {
   Trace trace;
   const int track = trace.FindOrAddTrack("GPU 0", "stream 7");
-  for (std::string_view category : {kCategoryKernel, kCategoryMemcpy, kCategoryKernel, kCategoryHost, kCategoryRun}) {
+  for (std::string_view category :
+       {kCategoryKernel, kCategoryMemcpy, kCategoryKernel, kCategoryHost, kCategoryRun}) {
     TraceEvent e;
     e.name = "e";
     e.category = std::string(category);
@@ -57,7 +61,8 @@ TEST(RunNotesTest, EachNoteSaysWhichRun) {
   unfused.notes.push_back("CUPTI dropped 4 record(s): the trace misses kernels");
   std::vector<std::string> notes = RunNotes(&fused, &unfused);
   ASSERT_EQ(notes.size(), 2u);
-  EXPECT_THAT(notes[0], StartsWith("fused run: CUPTI recorded 10 kernel(s) but the executable made 12"));
+  EXPECT_THAT(notes[0],
+              StartsWith("fused run: CUPTI recorded 10 kernel(s) but the executable made 12"));
   EXPECT_EQ(notes[1], "unfused run: CUPTI dropped 4 record(s): the trace misses kernels");
   EXPECT_EQ(RunNotes(nullptr, &unfused).size(), 1u);
   EXPECT_TRUE(RunNotes(nullptr, nullptr).empty());
@@ -113,10 +118,12 @@ TEST(RunProfiledTest, RefusesCollectivesOverMoreDevicesOnEveryBackend) {
     ASSERT_FALSE(run.ok());
     // Located in the file as given (the CLI puts the file in front); the GPU says this
     // before it looks for a driver.
-    EXPECT_THAT(run.status().message(),
-                AllOf(StartsWith("41:8: %all-reduce: all-reduce over replica_groups=mesh['axis_0'=4,'axis_1'=1] "
-                                 "{'axis_0'} (group {0,1,2,3}) needs 4 devices; this run has 1"),
-                      ::testing::Not(HasSubstr("CUDA"))));
+    EXPECT_THAT(
+        run.status().message(),
+        AllOf(StartsWith(
+                  "41:8: %all-reduce: all-reduce over replica_groups=mesh['axis_0'=4,'axis_1'=1] "
+                  "{'axis_0'} (group {0,1,2,3}) needs 4 devices; this run has 1"),
+              ::testing::Not(HasSubstr("CUDA"))));
   }
 }
 

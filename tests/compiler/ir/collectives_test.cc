@@ -40,7 +40,8 @@ std::unique_ptr<Module> AllReduce(const std::string& attributes, const std::stri
 
 ENTRY %main (p: f32[4]) -> f32[4] {
   %p = f32[4]{0} parameter(0)
-  ROOT %ar = f32[4]{0} all-reduce(%p), to_apply=%add)" + attributes + R"(
+  ROOT %ar = f32[4]{0} all-reduce(%p), to_apply=%add)" +
+                           attributes + R"(
 }
 )";
   auto parsed = ParseModule(text);
@@ -99,14 +100,18 @@ TEST(CollectivesTest, IotaGroups) {
   auto whole = AllReduce(", channel_id=1, replica_groups=[1,4]<=[4], use_global_device_ids=true");
   ASSERT_NE(whole, nullptr);
   EXPECT_EQ(GroupsOf(*whole), (Groups{{0, 1, 2, 3}}));
-  EXPECT_THAT(CheckCollectiveFits(Root(*whole), 1).message(),
-              HasSubstr("%ar: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3}) needs 4 devices"));
+  EXPECT_THAT(
+      CheckCollectiveFits(Root(*whole), 1).message(),
+      HasSubstr(
+          "%ar: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3}) needs 4 devices"));
 
   // [2,2]<=[2,2]T(1,0): the iota [[0,1],[2,3]] transposed, rows as groups.
-  auto transposed = AllReduce(", channel_id=1, replica_groups=[2,2]<=[2,2]T(1,0), use_global_device_ids=true");
+  auto transposed =
+      AllReduce(", channel_id=1, replica_groups=[2,2]<=[2,2]T(1,0), use_global_device_ids=true");
   ASSERT_NE(transposed, nullptr);
   EXPECT_EQ(GroupsOf(*transposed), (Groups{{0, 2}, {1, 3}}));
-  EXPECT_THAT(CheckCollectiveFits(Root(*transposed), 1).message(), HasSubstr("(group {0,2}) needs 4 devices"));
+  EXPECT_THAT(CheckCollectiveFits(Root(*transposed), 1).message(),
+              HasSubstr("(group {0,2}) needs 4 devices"));
   EXPECT_TRUE(CheckCollectiveFits(Root(*transposed), 4).ok());
   // Two devices split a group: still not enough.
   EXPECT_FALSE(CheckCollectiveFits(Root(*transposed), 2).ok());
@@ -124,35 +129,44 @@ TEST(CollectivesTest, IotaGroups) {
 
 TEST(CollectivesTest, MeshGroups) {
   // The form the issue quotes: the group is the axis named in braces.
-  auto m = AllReduce(", channel_id=1, replica_groups=mesh['axis_0'=1,'axis_1'=4] {'axis_1'}, use_global_device_ids=true");
+  auto m = AllReduce(
+      ", channel_id=1, replica_groups=mesh['axis_0'=1,'axis_1'=4] {'axis_1'}, "
+      "use_global_device_ids=true");
   ASSERT_NE(m, nullptr);
   auto d = DevicesOfCollective(Root(*m));
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_EQ(d->groups, (Groups{{0, 1, 2, 3}}));
   EXPECT_EQ(d->devices, 4);
-  EXPECT_THAT(CheckCollectiveFits(Root(*m), 1).message(),
-              AllOf(StartsWith("11:8: %ar: all-reduce over replica_groups=mesh['axis_0'=1,'axis_1'=4] {'axis_1'}"),
-                    HasSubstr("(group {0,1,2,3}) needs 4 devices; this run has 1")));
+  EXPECT_THAT(
+      CheckCollectiveFits(Root(*m), 1).message(),
+      AllOf(StartsWith(
+                "11:8: %ar: all-reduce over replica_groups=mesh['axis_0'=1,'axis_1'=4] {'axis_1'}"),
+            HasSubstr("(group {0,1,2,3}) needs 4 devices; this run has 1")));
 
   // Group size is the product of the named axes; devices, the product of all.
-  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['axis_0'=2,'axis_1'=2] {'axis_0'}"),
-              ElementsAre(ElementsAre(0, 2), ElementsAre(1, 3)));  // what shard_map writes as {{0,2},{1,3}}
+  EXPECT_THAT(
+      *ExpandMeshReplicaGroups("mesh['axis_0'=2,'axis_1'=2] {'axis_0'}"),
+      ElementsAre(ElementsAre(0, 2), ElementsAre(1, 3)));  // what shard_map writes as {{0,2},{1,3}}
   EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['axis_0'=2,'axis_1'=2] {'axis_1'}"),
               ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3)));
-  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['a'=2,'b'=2] {'a','b'}"), ElementsAre(ElementsAre(0, 1, 2, 3)));
+  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['a'=2,'b'=2] {'a','b'}"),
+              ElementsAre(ElementsAre(0, 1, 2, 3)));
   EXPECT_EQ(ExpandMeshReplicaGroups("mesh['a'=4,'b'=2] {}")->size(), 8u);
   // Bare names, sub-axes (pre-size)size, and a device order.
-  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh[x=4] {x:(1)2}"), ElementsAre(ElementsAre(0, 2), ElementsAre(1, 3)));
-  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['x'=4] {'x':(2)2}"), ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3)));
+  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh[x=4] {x:(1)2}"),
+              ElementsAre(ElementsAre(0, 2), ElementsAre(1, 3)));
+  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['x'=4] {'x':(2)2}"),
+              ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3)));
   EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['a'=2,'b'=2], device_ids=([2,2]<=[2,2]T(1,0)) {'b'}"),
               ElementsAre(ElementsAre(0, 2), ElementsAre(1, 3)));
   EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['a'=2,'b'=2], device_ids=(3,2,1,0) {'a'}"),
               ElementsAre(ElementsAre(3, 1), ElementsAre(2, 0)));
-  EXPECT_THAT(*ExpandMeshReplicaGroups("maximal_mesh[device_id=0] {}"), ElementsAre(ElementsAre(0)));
+  EXPECT_THAT(*ExpandMeshReplicaGroups("maximal_mesh[device_id=0] {}"),
+              ElementsAre(ElementsAre(0)));
 
   // What cannot be read is said, not guessed.
-  for (const char* bad : {"mesh['a'=2] {'b'}", "mesh['a'=2", "mesh['x'=4] {'x':(3)2}", "grid[a=2] {a}",
-                          "mesh['a'=2,'b'=2], device_ids=(0,1,2) {'a'}"}) {
+  for (const char* bad : {"mesh['a'=2] {'b'}", "mesh['a'=2", "mesh['x'=4] {'x':(3)2}",
+                          "grid[a=2] {a}", "mesh['a'=2,'b'=2], device_ids=(0,1,2) {'a'}"}) {
     auto expanded = ExpandMeshReplicaGroups(bad);
     EXPECT_FALSE(expanded.ok()) << bad;
     if (!expanded.ok()) {
@@ -161,7 +175,8 @@ TEST(CollectivesTest, MeshGroups) {
   }
   auto unreadable = AllReduce(", replica_groups=mesh['a'=2] {'b'}");
   ASSERT_NE(unreadable, nullptr);
-  EXPECT_THAT(CheckCollectiveFits(Root(*unreadable), 1).message(), HasSubstr("is not an axis of the mesh"));
+  EXPECT_THAT(CheckCollectiveFits(Root(*unreadable), 1).message(),
+              HasSubstr("is not an axis of the mesh"));
 }
 
 TEST(CollectivesTest, EmptyGroupsAreAllDevicesOfTheMode) {
@@ -181,8 +196,8 @@ TEST(CollectivesTest, EmptyGroupsAreAllDevicesOfTheMode) {
   EXPECT_THAT(CheckCollectiveFits(Root(*replicas), 1).message(), HasSubstr("needs 2 devices"));
 
   // Flattened ids (channel_id, use_global_device_ids): replicas x partitions.
-  auto flattened =
-      AllReduce(", channel_id=1, replica_groups={}, use_global_device_ids=true", ", num_partitions=4");
+  auto flattened = AllReduce(", channel_id=1, replica_groups={}, use_global_device_ids=true",
+                             ", num_partitions=4");
   ASSERT_NE(flattened, nullptr);
   auto d = DevicesOfCollective(Root(*flattened));
   ASSERT_TRUE(d.ok());
@@ -199,7 +214,8 @@ TEST(CollectivesTest, EmptyGroupsAreAllDevicesOfTheMode) {
   ASSERT_TRUE(both.ok());
   EXPECT_EQ(both->mode, CollectiveGroupMode::kCrossReplicaAndPartition);
   EXPECT_EQ(both->groups, (Groups{{0, 1}}));
-  EXPECT_THAT(CheckCollectiveFits(Root(*with_partitions), 1).message(), HasSubstr("(group {0,1}) needs 2 devices"));
+  EXPECT_THAT(CheckCollectiveFits(Root(*with_partitions), 1).message(),
+              HasSubstr("(group {0,1}) needs 2 devices"));
 
   // Without channel_id the same groups are per partition: device 0 is alone.
   auto per_partition = AllReduce(", replica_groups={{0}}", ", num_partitions=2");
@@ -217,34 +233,43 @@ TEST(CollectivesTest, GroupsOfOneFitOneDevice) {
   // Device 0 in no group: XLA refuses that on device 0, and so does a run.
   auto missing = AllReduce(", replica_groups={{1,2}}");
   ASSERT_NE(missing, nullptr);
-  EXPECT_THAT(CheckCollectiveFits(Root(*missing), 1).message(),
-              HasSubstr("over replica_groups={{1,2}} (device 0 is in none of its groups) needs 3 devices"));
+  EXPECT_THAT(
+      CheckCollectiveFits(Root(*missing), 1).message(),
+      HasSubstr("over replica_groups={{1,2}} (device 0 is in none of its groups) needs 3 devices"));
   // A group split by the run's edge does not fit two devices.
   auto split = AllReduce(", replica_groups={{0},{1,2}}");
   ASSERT_NE(split, nullptr);
-  EXPECT_THAT(CheckCollectiveFits(Root(*split), 2).message(), HasSubstr("needs 3 devices; this run has 2"));
+  EXPECT_THAT(CheckCollectiveFits(Root(*split), 2).message(),
+              HasSubstr("needs 3 devices; this run has 2"));
 }
 
 TEST(CollectivesTest, OtherCollectivesAndPermute) {
-  auto a2a = Entry("%a2a = f32[4]{0} all-to-all(%p), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}");
+  auto a2a = Entry(
+      "%a2a = f32[4]{0} all-to-all(%p), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}");
   ASSERT_NE(a2a, nullptr);
   auto d = DevicesOfCollective(Root(*a2a));
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->mode, CollectiveGroupMode::kCrossPartition);
-  EXPECT_THAT(CheckCollectiveFits(Root(*a2a), 1).message(), HasSubstr("%a2a: all-to-all over replica_groups={{0,1,2,3}} needs 4 devices"));
+  EXPECT_THAT(CheckCollectiveFits(Root(*a2a), 1).message(),
+              HasSubstr("%a2a: all-to-all over replica_groups={{0,1,2,3}} needs 4 devices"));
 
-  auto bcast = Entry("%cb = f32[4]{0} collective-broadcast(%p), replica_groups={{0,1}}, channel_id=1");
+  auto bcast =
+      Entry("%cb = f32[4]{0} collective-broadcast(%p), replica_groups={{0,1}}, channel_id=1");
   ASSERT_NE(bcast, nullptr);
-  EXPECT_THAT(CheckCollectiveFits(Root(*bcast), 1).message(), HasSubstr("collective-broadcast over replica_groups={{0,1}} needs 2 devices"));
+  EXPECT_THAT(CheckCollectiveFits(Root(*bcast), 1).message(),
+              HasSubstr("collective-broadcast over replica_groups={{0,1}} needs 2 devices"));
 
-  auto ring = Entry("%cp = f32[4]{0} collective-permute(%p), channel_id=1, source_target_pairs={{0,1},{1,2},{2,3},{3,0}}");
+  auto ring = Entry(
+      "%cp = f32[4]{0} collective-permute(%p), channel_id=1, "
+      "source_target_pairs={{0,1},{1,2},{2,3},{3,0}}");
   ASSERT_NE(ring, nullptr);
   auto pairs = DevicesOfCollective(Root(*ring));
   ASSERT_TRUE(pairs.ok());
   EXPECT_TRUE(pairs->pairs);
   EXPECT_EQ(pairs->devices, 4);
   EXPECT_THAT(CheckCollectiveFits(Root(*ring), 1).message(),
-              HasSubstr("%cp: collective-permute over source_target_pairs={{0,1},{1,2},{2,3},{3,0}} needs 4 devices"));
+              HasSubstr("%cp: collective-permute over "
+                        "source_target_pairs={{0,1},{1,2},{2,3},{3,0}} needs 4 devices"));
   EXPECT_TRUE(CheckCollectiveFits(Root(*ring), 4).ok());
   // To itself, only away from the run, or only among devices the run does not have:
   // device 0's own value is right (its own value, or zeros: nobody sends to it).
@@ -254,10 +279,12 @@ TEST(CollectivesTest, OtherCollectivesAndPermute) {
   auto away = Entry("%cp = f32[4]{0} collective-permute(%p), source_target_pairs={{0,1}}");
   ASSERT_NE(away, nullptr);
   EXPECT_TRUE(CheckCollectiveFits(Root(*away), 1).ok());
-  auto into = Entry("%cp = f32[4]{0} collective-permute-start(%p), source_target_pairs={{0,1},{1,0}}");
+  auto into =
+      Entry("%cp = f32[4]{0} collective-permute-start(%p), source_target_pairs={{0,1},{1,0}}");
   ASSERT_NE(into, nullptr);
-  EXPECT_THAT(CheckCollectiveFits(Root(*into), 1).message(),
-              HasSubstr("collective-permute-start over source_target_pairs={{0,1},{1,0}} needs 2 devices"));
+  EXPECT_THAT(
+      CheckCollectiveFits(Root(*into), 1).message(),
+      HasSubstr("collective-permute-start over source_target_pairs={{0,1},{1,0}} needs 2 devices"));
   auto elsewhere = Entry("%cp = f32[4]{0} collective-permute(%p), source_target_pairs={{1,2}}");
   ASSERT_NE(elsewhere, nullptr);
   EXPECT_TRUE(CheckCollectiveFits(Root(*elsewhere), 1).ok());
@@ -287,17 +314,18 @@ ENTRY %main (p: f32[4]) -> f32[4] {
 )");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   Status st = CheckCollectivesFit(**parsed, 1);
-  EXPECT_THAT(st.message(), AllOf(StartsWith("12:3: %first: all-reduce over replica_groups=[1,4]<=[4]"),
-                                  HasSubstr("(and 1 other collective like it)")));
+  EXPECT_THAT(st.message(),
+              AllOf(StartsWith("12:3: %first: all-reduce over replica_groups=[1,4]<=[4]"),
+                    HasSubstr("(and 1 other collective like it)")));
   EXPECT_TRUE(CheckCollectivesFit(**parsed, 4).ok());
 }
 
 // --- The runs refuse -----------------------------------------------------------------
 
 TEST(CollectivesTest, InterpreterRefusesEverySyntax) {
-  for (const char* file : {"all_reduce_explicit.hlo", "all_reduce_iota.hlo", "all_reduce_mesh.hlo",
-                           "all_reduce_empty.hlo", "reduce_scatter.hlo", "all_to_all.hlo",
-                           "collective_permute.hlo"}) {
+  for (const char* file :
+       {"all_reduce_explicit.hlo", "all_reduce_iota.hlo", "all_reduce_mesh.hlo",
+        "all_reduce_empty.hlo", "reduce_scatter.hlo", "all_to_all.hlo", "collective_permute.hlo"}) {
     SCOPED_TRACE(file);
     auto m = LoadTestData(file);
     ASSERT_NE(m, nullptr);
@@ -315,11 +343,13 @@ TEST(CollectivesTest, InterpreterRefusesEverySyntax) {
   ASSERT_TRUE(args.ok());
   EXPECT_EQ(Interpreter().Run(*iota, *args).status().message(),
             TestData("all_reduce_iota.hlo") +
-                ":41:8: %all-reduce: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3}) needs 4 devices; "
+                ":41:8: %all-reduce: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3}) "
+                "needs 4 devices; "
                 "this run has 1 (multi-device runs are not supported yet)");
   // A computation run on its own is refused at the collective too.
   auto direct = Interpreter().RunComputation(*iota->entry(), {&(*args)[0]});
-  EXPECT_THAT(direct.status().message(), HasSubstr("%all-reduce: all-reduce over replica_groups=[1,4]<=[4]"));
+  EXPECT_THAT(direct.status().message(),
+              HasSubstr("%all-reduce: all-reduce over replica_groups=[1,4]<=[4]"));
 }
 
 TEST(CollectivesTest, GroupsOfOneStillRunOnTheInterpreter) {
@@ -339,7 +369,8 @@ TEST(CollectivesTest, CpuExecutableAndGpuCompileRefuseWithoutAGpu) {
   gpu.arch = "sm_80";
   auto code = CompileForGpu(*m, gpu);
   ASSERT_FALSE(code.ok());
-  EXPECT_THAT(code.status().message(), HasSubstr("%all-reduce: all-reduce over replica_groups=mesh[") );
+  EXPECT_THAT(code.status().message(),
+              HasSubstr("%all-reduce: all-reduce over replica_groups=mesh["));
   EXPECT_THAT(code.status().message(), HasSubstr("needs 4 devices"));
 
   // The GPU executable says so before it looks for a device.
@@ -349,7 +380,8 @@ TEST(CollectivesTest, CpuExecutableAndGpuCompileRefuseWithoutAGpu) {
 
   auto cpu_exe = CpuExecutable::Create(m->Clone());
   ASSERT_FALSE(cpu_exe.ok());
-  EXPECT_THAT(cpu_exe.status().message(), HasSubstr("%all-reduce: all-reduce over replica_groups=mesh["));
+  EXPECT_THAT(cpu_exe.status().message(),
+              HasSubstr("%all-reduce: all-reduce over replica_groups=mesh["));
 }
 
 }  // namespace
