@@ -582,6 +582,13 @@ class Builder {
     return starts;
   }
 
+  // Combines a result with an operand whose buffer it may have reused, without the
+  // cancellation a subtract would bring (out - init of a loop that changed little is
+  // rounding noise the check cannot bound).
+  Value ReadAgain(const Value& out, const Value& operand) {
+    return Binary2(rng_.Chance(50) ? "maximum" : "multiply", out, operand);
+  }
+
   Value DynamicSlice(const Value& v) {
     if (v.dims.empty()) return Unary(v);
     Dims sizes;
@@ -600,7 +607,7 @@ class Builder {
     Value out = Emit(v.type, v.dims, "dynamic-update-slice(" + v.name + ", " + update.name + starts + ")",
                      "dynamic-update-slice");
     // The operand read after the in-place update.
-    return rng_.Chance(40) && v.type != Type::kPred ? Binary2(rng_.Chance(50) ? "subtract" : "add", out, v) : out;
+    return rng_.Chance(40) && v.type != Type::kPred ? ReadAgain(out, v) : out;
   }
 
   // Softmax, log-softmax, layer norm or RMS norm over a row (the trailing dimensions,
@@ -644,6 +651,12 @@ class Builder {
     auto binary = [&](const std::string& op, const Value& a, const Value& b) { return Binary2(op, a, b); };
     auto unary = [&](const std::string& op, const Value& a) { return Emit(t, dims, op + "(" + a.name + ")", op); };
     Value x = Get(t, dims);
+    // A ramp along the row, so that no row is constant: x - mean(x) over a constant row is
+    // rounding noise that the check's bound does not yet cover (a false alarm, kept in
+    // tests/regressions/pending/layer_norm_of_a_constant_row.hlo). Drop the ramp once the
+    // check propagates magnitudes through elementwise ops.
+    Value ramp = Emit(t, dims, "iota(), iota_dimension=" + std::to_string(reduce_dims.back()), "iota");
+    x = Binary2("add", x, Binary2("multiply", ramp, Splat(t, 0.125, dims)));
     if (rng_.Chance(30)) x = Unary(x);  // something to fuse in front
     switch (rng_.Below(4)) {
       case 0: {  // softmax
@@ -856,7 +869,7 @@ class Builder {
     Value out = Emit(v.type, v.dims, "get-tuple-element(" + loop + "), index=1", "gte");
     // The loop's initial value read after the loop: its buffer must not have been updated
     // in place.
-    return rng_.Chance(40) && v.type != Type::kPred ? Binary2("subtract", out, v) : out;
+    return rng_.Chance(40) && v.type != Type::kPred ? ReadAgain(out, v) : out;
   }
 
   // A conditional on a pred (two branches) or an s32 index (two to three branches);
