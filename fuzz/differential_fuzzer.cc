@@ -61,13 +61,20 @@ enum class Outcome { kPassed, kVacuous, kMismatch, kError, kInvalid, kCrash, kTi
 
 const char* OutcomeName(Outcome o) {
   switch (o) {
-    case Outcome::kPassed: return "passed";
-    case Outcome::kVacuous: return "vacuous";
-    case Outcome::kMismatch: return "MISMATCH";
-    case Outcome::kError: return "ERROR";
-    case Outcome::kInvalid: return "INVALID";
-    case Outcome::kCrash: return "CRASH";
-    case Outcome::kTimeout: return "TIMEOUT";
+    case Outcome::kPassed:
+      return "passed";
+    case Outcome::kVacuous:
+      return "vacuous";
+    case Outcome::kMismatch:
+      return "MISMATCH";
+    case Outcome::kError:
+      return "ERROR";
+    case Outcome::kInvalid:
+      return "INVALID";
+    case Outcome::kCrash:
+      return "CRASH";
+    case Outcome::kTimeout:
+      return "TIMEOUT";
   }
   return "?";
 }
@@ -109,11 +116,13 @@ class Checker {
     std::vector<const Literal*> actual_leaves, expected_leaves;
     ForEachArrayLeaf(actual, [&](const Literal& l) { actual_leaves.push_back(&l); });
     ForEachArrayLeaf(reference_, [&](const Literal& l) { expected_leaves.push_back(&l); });
-    if (actual_leaves.size() != expected_leaves.size()) return "the result has another number of outputs";
+    if (actual_leaves.size() != expected_leaves.size())
+      return "the result has another number of outputs";
     std::string why;
     for (size_t i = 0; i < actual_leaves.size(); ++i) {
-      CompareResult cmp = CompareLiterals(*actual_leaves[i], *expected_leaves[i],
-                                          DefaultToleranceFor(expected_leaves[i]->shape().element_type()));
+      CompareResult cmp =
+          CompareLiterals(*actual_leaves[i], *expected_leaves[i],
+                          DefaultToleranceFor(expected_leaves[i]->shape().element_type()));
       if (!cmp.ok()) why += "output " + std::to_string(i) + ": " + cmp.ToString() + "\n";
     }
     *summary = why.empty() ? "matches the interpreter" : "";
@@ -133,7 +142,8 @@ class Checker {
 bool StraightLine(const Module& module) {
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
-      if (instruction->opcode() == Opcode::kWhile || instruction->opcode() == Opcode::kConditional) return false;
+      if (instruction->opcode() == Opcode::kWhile || instruction->opcode() == Opcode::kConditional)
+        return false;
     }
   }
   return true;
@@ -157,7 +167,8 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) return {Outcome::kInvalid, "does not parse: " + parsed.status().message()};
   const Module& module = **parsed;
-  if (Status s = Verify(module); !s.ok()) return {Outcome::kInvalid, "does not verify: " + s.message()};
+  if (Status s = Verify(module); !s.ok())
+    return {Outcome::kInvalid, "does not verify: " + s.message()};
   auto args = RandomArguments(module, input_seed);
   if (!args.ok()) return {Outcome::kError, "random inputs: " + args.status().message()};
   auto checker = Checker::Create(module, *args);
@@ -182,7 +193,8 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   for (bool fused : {false, true}) {
     std::string backend = std::string("cpu ") + (fused ? "fused" : "unfused");
     auto optimized = OptimizeForBackend(module, fused);
-    if (!optimized.ok()) return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
+    if (!optimized.ok())
+      return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
     CpuExecutableOptions options;
     options.threads = 2;
     options.compile.keep_assembly = false;
@@ -196,9 +208,11 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
     for (bool fused : {false, true}) {
       std::string backend = std::string("gpu emulator ") + (fused ? "fused" : "unfused");
       auto optimized = OptimizeForBackend(module, fused);
-      if (!optimized.ok()) return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
+      if (!optimized.ok())
+        return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
       auto emulator = GpuEmulator::Create(std::move(*optimized));
-      if (!emulator.ok()) return {Outcome::kError, backend + " compile: " + emulator.status().message()};
+      if (!emulator.ok())
+        return {Outcome::kError, backend + " compile: " + emulator.status().message()};
       if (!judge(backend, (*emulator)->Run(*args))) return r;
     }
     r.gpu_emulated = true;
@@ -229,7 +243,8 @@ Result RunIsolated(const std::string& text, uint64_t input_seed, const Options& 
     close(fds[0]);
     alarm(static_cast<unsigned>(options.timeout_s));
     Result r = RunModule(text, input_seed, options.gpu);
-    std::string out = std::to_string(static_cast<int>(r.outcome)) + " " + (r.gpu_emulated ? "1" : "0") + "\n" + r.detail;
+    std::string out = std::to_string(static_cast<int>(r.outcome)) + " " +
+                      (r.gpu_emulated ? "1" : "0") + "\n" + r.detail;
     size_t done = 0;
     while (done < out.size()) {
       ssize_t n = write(fds[1], out.data() + done, out.size() - done);
@@ -251,11 +266,14 @@ Result RunIsolated(const std::string& text, uint64_t input_seed, const Options& 
   g_child = 0;
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
-    if (sig == SIGALRM) return {Outcome::kTimeout, "no result after " + std::to_string(options.timeout_s) + " s"};
-    return {Outcome::kCrash, std::string("killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")"};
+    if (sig == SIGALRM)
+      return {Outcome::kTimeout, "no result after " + std::to_string(options.timeout_s) + " s"};
+    return {Outcome::kCrash,
+            std::string("killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")"};
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.empty()) {
-    return {Outcome::kCrash, "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a result"};
+    return {Outcome::kCrash,
+            "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a result"};
   }
   Result r;
   size_t eol = out.find('\n');
@@ -275,8 +293,8 @@ void Save(const Options& options, uint64_t seed, const std::string& text, const 
   std::filesystem::create_directories(options.save_dir);
   std::string path = options.save_dir + "/seed_" + std::to_string(seed) + ".hlo";
   std::ofstream out(path);
-  out << "// differential_fuzzer --print " << seed << " (inputs seed " << seed << "): " << OutcomeName(r.outcome)
-      << ": " << FirstLine(r.detail) << "\n"
+  out << "// differential_fuzzer --print " << seed << " (inputs seed " << seed
+      << "): " << OutcomeName(r.outcome) << ": " << FirstLine(r.detail) << "\n"
       << text;
   std::printf("  kept as %s\n", path.c_str());
 }
@@ -289,19 +307,33 @@ uint64_t InputsSeedOf(const std::string& text) {
 }
 
 struct Stats {
-  int64_t tried = 0, compared = 0, vacuous = 0, mismatches = 0, errors = 0, invalid = 0, crashes = 0, timeouts = 0,
-          gpu_emulated = 0;
+  int64_t tried = 0, compared = 0, vacuous = 0, mismatches = 0, errors = 0, invalid = 0,
+          crashes = 0, timeouts = 0, gpu_emulated = 0;
   void Add(const Result& r) {
     ++tried;
     gpu_emulated += r.gpu_emulated;
     switch (r.outcome) {
-      case Outcome::kPassed: ++compared; break;
-      case Outcome::kVacuous: ++vacuous; break;
-      case Outcome::kMismatch: ++mismatches; break;
-      case Outcome::kError: ++errors; break;
-      case Outcome::kInvalid: ++invalid; break;
-      case Outcome::kCrash: ++crashes; break;
-      case Outcome::kTimeout: ++timeouts; break;
+      case Outcome::kPassed:
+        ++compared;
+        break;
+      case Outcome::kVacuous:
+        ++vacuous;
+        break;
+      case Outcome::kMismatch:
+        ++mismatches;
+        break;
+      case Outcome::kError:
+        ++errors;
+        break;
+      case Outcome::kInvalid:
+        ++invalid;
+        break;
+      case Outcome::kCrash:
+        ++crashes;
+        break;
+      case Outcome::kTimeout:
+        ++timeouts;
+        break;
     }
   }
   int64_t failures() const { return mismatches + errors + invalid + crashes + timeouts; }
@@ -356,7 +388,8 @@ int Main(int argc, char** argv) {
       std::string v = next();
       size_t colon = v.find(':');
       options.first_seed = std::stoull(v.substr(0, colon));
-      options.last_seed = colon == std::string::npos ? options.first_seed : std::stoull(v.substr(colon + 1));
+      options.last_seed =
+          colon == std::string::npos ? options.first_seed : std::stoull(v.substr(colon + 1));
     } else if (a == "--replay") {
       options.replay = next();
     } else if (a == "--print") {
@@ -404,7 +437,9 @@ int Main(int argc, char** argv) {
   signal(SIGTERM, KillChildAndExit);
   signal(SIGINT, KillChildAndExit);
   auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   Stats stats;
 
   if (!options.replay.empty()) {
@@ -418,7 +453,8 @@ int Main(int argc, char** argv) {
       files.push_back(options.replay);
     }
     if (files.empty()) {
-      std::fprintf(stderr, "differential_fuzzer: no module to replay in %s\n", options.replay.c_str());
+      std::fprintf(stderr, "differential_fuzzer: no module to replay in %s\n",
+                   options.replay.c_str());
       return 1;
     }
     for (const auto& file : files) {
@@ -440,7 +476,8 @@ int Main(int argc, char** argv) {
     }
   }
   std::printf(
-      "differential_fuzzer: %lld modules tried, %lld compared, %lld vacuous, %lld mismatches, %lld errors, "
+      "differential_fuzzer: %lld modules tried, %lld compared, %lld vacuous, %lld mismatches, %lld "
+      "errors, "
       "%lld invalid, %lld crashes, %lld timeouts; %lld also on the GPU emulator; %.1f s\n",
       static_cast<long long>(stats.tried), static_cast<long long>(stats.compared),
       static_cast<long long>(stats.vacuous), static_cast<long long>(stats.mismatches),

@@ -81,7 +81,8 @@ std::vector<Edit> EditScript(const std::vector<std::string>& a, const std::vecto
   int64_t prefix = 0;
   while (prefix < n && prefix < m && ia[prefix] == ib[prefix]) ++prefix;
   int64_t suffix = 0;
-  while (suffix < n - prefix && suffix < m - prefix && ia[n - 1 - suffix] == ib[m - 1 - suffix]) ++suffix;
+  while (suffix < n - prefix && suffix < m - prefix && ia[n - 1 - suffix] == ib[m - 1 - suffix])
+    ++suffix;
   std::vector<Edit> edits;
   for (int64_t i = 0; i < prefix; ++i) edits.push_back({EditKind::kSame, i});
   std::vector<int32_t> mid_a(ia.begin() + prefix, ia.end() - suffix);
@@ -89,8 +90,10 @@ std::vector<Edit> EditScript(const std::vector<std::string>& a, const std::vecto
   std::vector<Edit> middle;
   if (!ShortestEditScript(mid_a, mid_b, middle)) {
     middle.clear();
-    for (int64_t i = 0; i < static_cast<int64_t>(mid_a.size()); ++i) middle.push_back({EditKind::kDelete, i});
-    for (int64_t i = 0; i < static_cast<int64_t>(mid_b.size()); ++i) middle.push_back({EditKind::kAdd, i});
+    for (int64_t i = 0; i < static_cast<int64_t>(mid_a.size()); ++i)
+      middle.push_back({EditKind::kDelete, i});
+    for (int64_t i = 0; i < static_cast<int64_t>(mid_b.size()); ++i)
+      middle.push_back({EditKind::kAdd, i});
   }
   for (Edit e : middle) edits.push_back({e.kind, e.index + prefix});
   for (int64_t i = 0; i < suffix; ++i) edits.push_back({EditKind::kSame, n - suffix + i});
@@ -218,7 +221,9 @@ std::string TextDiff::Unified(const std::string& from_label, const std::string& 
     out += "@@ -" + std::to_string(h.old_start) + "," + std::to_string(h.old_count) + " +" +
            std::to_string(h.new_start) + "," + std::to_string(h.new_count) + " @@\n";
     for (const DiffLine& line : h.lines) {
-      out += line.kind == DiffLine::Kind::kSame ? ' ' : line.kind == DiffLine::Kind::kAdded ? '+' : '-';
+      out += line.kind == DiffLine::Kind::kSame    ? ' '
+             : line.kind == DiffLine::Kind::kAdded ? '+'
+                                                   : '-';
       out += line.text;
       out += '\n';
     }
