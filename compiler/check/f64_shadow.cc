@@ -2,6 +2,7 @@
 #include "compiler/check/f64_shadow.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace fusebox {
@@ -260,6 +261,95 @@ StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow) {
     }
   }
   return magnitude;
+}
+
+namespace {
+
+Instruction* AddOp(Module& module, Computation& computation, Opcode opcode, const std::string& name,
+                   const Shape& shape, const std::vector<Instruction*>& operands) {
+  auto ins = std::make_unique<Instruction>(opcode, module.UniqueName(name), shape);
+  for (Instruction* op : operands) ins->AppendOperand(op);
+  return computation.AddInstruction(std::move(ins));
+}
+
+Instruction* AddScalarBroadcast(Module& module, Computation& computation, const std::string& name,
+                                const Shape& shape, double value) {
+  auto constant = std::make_unique<Instruction>(Opcode::kConstant, module.UniqueName(name),
+                                                Shape::Scalar(PrimitiveType::kF64));
+  auto literal = std::make_unique<Literal>(Shape::Scalar(PrimitiveType::kF64));
+  literal->SetDouble(0, value);
+  constant->set_literal(std::move(literal));
+  Instruction* scalar = computation.AddInstruction(std::move(constant));
+  if (shape.rank() == 0) return scalar;
+  Instruction* broadcast = AddOp(module, computation, Opcode::kBroadcast, name, shape, {scalar});
+  broadcast->mutable_attrs().dimensions = std::vector<int64_t>{};
+  return broadcast;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, const Module& original) {
+  for (const auto& computation : original.computations()) {
+    for (const auto& ins : computation->instructions()) {
+      if (ins->opcode() == Opcode::kRng || ins->opcode() == Opcode::kRngGetAndUpdateState) {
+        return Unimplemented("%" + ins->name() + " draws random numbers; perturbed runs would shift its draws");
+      }
+    }
+  }
+  std::unique_ptr<Module> perturbed = shadow.Clone();
+  if (!perturbed || !perturbed->entry()) return Internal("the module has no entry computation");
+  for (const auto& computation : perturbed->computations()) {
+    const Computation* original_computation = original.FindComputation(computation->name());
+    std::vector<Instruction*> instructions;
+    for (const auto& ins : computation->instructions()) instructions.push_back(ins.get());
+    for (Instruction* sum : instructions) {
+      if (SummedOperands(*sum).empty()) continue;
+      const Shape& shape = sum->shape();
+      if (!shape.IsArray() || shape.element_type() != PrimitiveType::kF64 ||
+          sum->operand(0)->shape().element_type() != PrimitiveType::kF64) {
+        continue;
+      }
+      const Instruction* before =
+          original_computation != nullptr ? original_computation->FindInstruction(sum->name()) : nullptr;
+      if (before == nullptr || !before->shape().IsArray() || !IsFloat(before->shape().element_type())) continue;
+      const int64_t terms = TermsOf(*sum);
+      if (terms < 2) continue;
+      const double room = std::sqrt(static_cast<double>(terms)) *
+                          std::ldexp(1.0, -(MantissaBits(before->shape().element_type()) + 1));
+      Module& m = *perturbed;
+      Computation& c = *computation;
+      const std::string base = sum->name() + ".perturbed";
+      std::vector<Instruction*> users = sum->users();
+      const bool was_root = c.root() == sum;
+      // Σ|x|: the same sum over the absolute values.
+      Instruction* terms_abs = AddOp(m, c, Opcode::kAbs, base, sum->operand(0)->shape(), {sum->operand(0)});
+      std::vector<Instruction*> operands = sum->operands();
+      operands[0] = terms_abs;
+      Instruction* magnitude = c.AddInstruction(sum->CloneWithOperands(operands, m.UniqueName(base)));
+      // s: a random sign times a size in [0.5, 1).
+      Instruction* lo = AddScalarBroadcast(m, c, base, Shape::Scalar(PrimitiveType::kF64), -1.0);
+      Instruction* hi = AddScalarBroadcast(m, c, base, Shape::Scalar(PrimitiveType::kF64), 1.0);
+      Instruction* draw = AddOp(m, c, Opcode::kRng, base, shape, {lo, hi});
+      draw->mutable_attrs().distribution = RandomDistribution::kUniform;
+      Instruction* sign = AddOp(m, c, Opcode::kSign, base, shape, {draw});
+      Instruction* size = AddOp(m, c, Opcode::kAbs, base, shape, {draw});
+      Instruction* half = AddScalarBroadcast(m, c, base, shape, 0.5);
+      Instruction* half_size = AddOp(m, c, Opcode::kMultiply, base, shape, {size, half});
+      Instruction* span = AddOp(m, c, Opcode::kAdd, base, shape, {half_size, half});
+      Instruction* s = AddOp(m, c, Opcode::kMultiply, base, shape, {sign, span});
+      Instruction* scale = AddScalarBroadcast(m, c, base, shape, room);
+      Instruction* error = AddOp(m, c, Opcode::kMultiply, base, shape,
+                                 {AddOp(m, c, Opcode::kMultiply, base, shape, {s, scale}), magnitude});
+      Instruction* moved = AddOp(m, c, Opcode::kAdd, base, shape, {sum, error});
+      for (Instruction* user : users) {
+        for (int64_t i = 0; i < user->operand_count(); ++i) {
+          if (user->operand(i) == sum) user->ReplaceOperand(i, moved);
+        }
+      }
+      if (was_root) c.set_root(moved);
+    }
+  }
+  return perturbed;
 }
 
 std::vector<int64_t> SummedTermsPerOutput(const Module& module) {

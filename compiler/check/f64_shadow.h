@@ -40,6 +40,18 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module);
 // its own error already measures theirs.
 StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow);
 
+// The perturbed module: a copy of `shadow` in which every reduce and reduce-window that
+// adds (in a floating type of `original`, the module `shadow` was made from) gets an error
+// of the size an accumulation in another order can make: the sum plus s·√n·u·Σ|x|, with
+// u the unit roundoff of the sum's type in `original`, n its terms, and s a random sign
+// times a size in [0.5, 1) per element, drawn by `rng` (so the interpreter's rng seed
+// picks the draw). Run next to the shadow, its distance from the shadow is how far sums
+// in another order can move each output after everything downstream of them: a mean
+// subtracted from values equal to it, scaled by rsqrt of a near-zero variance, moves
+// by what the backend's own f32 sums move it. Refused for a module with rng ops of its
+// own (their draws would shift).
+StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, const Module& original);
+
 // For every array leaf of the entry's result (ForEachArrayLeaf order): the number of
 // terms summed along its longest chain of reduce-adds and reduce-window adds, counting
 // through called computations; 0 where it depends on no such sum.

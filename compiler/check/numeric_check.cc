@@ -22,6 +22,9 @@ namespace {
 // about 0.6 · sqrt(n) · u · Σ|terms| for an f32 sequential sum; 4 leaves room for sums
 // whose partial sums do not cancel.
 constexpr double kSumFactor = 4;
+// Multiple of P, the perturbed runs' spread (numeric_check.h), allowed on top: two draws
+// of a random sign and size in [0.5, 1) can both land on the small side.
+constexpr double kSpreadFactor = 2;
 
 enum class ValueClass { kFinite, kNan, kPosInf, kNegInf };
 
@@ -168,7 +171,7 @@ class OutputJudge {
   // `compare_to` (S) where it is finite. The bound's E is |interpreter - bound_shadow|.
   void Judge(const Literal& actual, const Literal& reference, const Literal* compare_to,
              const Literal* interpreter, const Literal* bound_shadow, const Literal* magnitude,
-             int64_t summed_terms) {
+             int64_t summed_terms, const Literal* spread) {
     const PrimitiveType type = reference.shape().element_type();
     const int64_t n = reference.element_count();
     out_->elements = n;
@@ -190,6 +193,13 @@ class OutputJudge {
         }
         out_->interpreter_error = e;
       }
+      if (spread != nullptr && IsFloat(type)) {
+        spread_ = spread;
+        for (int64_t i = 0; i < n; ++i) {
+          const double p = spread->GetDouble(i);
+          if (std::isfinite(p)) out_->max_sum_spread = std::max(out_->max_sum_spread, p);
+        }
+      }
       if (magnitude != nullptr && summed_terms > 0 && IsFloat(type)) {
         magnitude_ = magnitude;
         out_->summed_terms = summed_terms;
@@ -201,6 +211,14 @@ class OutputJudge {
       }
     }
     out_->compared_with_shadow = compare_to != nullptr && out_->has_shadow;
+    if (!IsFloat(type) && !IsComplex(type)) {
+      if (spread != nullptr && spread->shape().element_type() == type) int_spread_ = spread;
+      if (bound_shadow != nullptr && interpreter != nullptr && bound_shadow->shape().element_type() == type &&
+          interpreter->shape().element_type() == type) {
+        int_shadow_ = bound_shadow;
+        int_interpreter_ = interpreter;
+      }
+    }
     for (int64_t i = 0; i < n; ++i) JudgeElement(actual, reference, compare_to, type, i);
   }
 
@@ -229,6 +247,10 @@ class OutputJudge {
         }
         const double error = std::abs(a - want);
         double bound = out_->k_factor * out_->interpreter_error + out_->atol + out_->rtol * std::abs(want);
+        if (spread_ != nullptr) {
+          const double p = spread_->GetDouble(i);
+          if (std::isfinite(p)) bound += kSpreadFactor * p;
+        }
         if (magnitude_ != nullptr) {
           const double m = std::fabs(magnitude_->GetDouble(i));
           if (std::isfinite(m)) bound += kSumFactor * std::sqrt(static_cast<double>(out_->summed_terms)) * out_->unit_roundoff * m;
@@ -240,6 +262,14 @@ class OutputJudge {
     } else {
       out_->reference_classes.finite++;
       out_->actual_classes.finite++;
+      // An integer the summation order decides (the perturbed runs, or the interpreter
+      // against its shadow, disagree on it) is not a fact of the program: not compared.
+      if ((int_spread_ != nullptr && int_spread_->GetBits(i) != 0) ||
+          (int_shadow_ != nullptr && int_interpreter_ != nullptr &&
+           int_shadow_->GetBits(i) != int_interpreter_->GetBits(i))) {
+        ++out_->order_decided;
+        return;
+      }
       const uint64_t a = actual.GetBits(i);
       const uint64_t r = reference.GetBits(i);
       match = a == r;
@@ -265,6 +295,10 @@ class OutputJudge {
   const CheckOptions& options_;
   OutputCheck* out_;
   const Literal* magnitude_ = nullptr;
+  const Literal* spread_ = nullptr;
+  const Literal* int_spread_ = nullptr;
+  const Literal* int_shadow_ = nullptr;
+  const Literal* int_interpreter_ = nullptr;
 };
 
 bool ShapesAgree(const Literal& a, const Literal& b) {
@@ -285,6 +319,8 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
   if (reference.shadow) shadow_leaves = LeavesOf(*reference.shadow);
   std::vector<std::pair<std::vector<int64_t>, const Literal*>> magnitude_leaves;
   if (reference.magnitude) magnitude_leaves = LeavesOf(*reference.magnitude);
+  std::vector<std::pair<std::vector<int64_t>, const Literal*>> spread_leaves;
+  if (reference.sum_spread) spread_leaves = LeavesOf(*reference.sum_spread);
   std::vector<const Literal*> argument_leaves;
   std::vector<int64_t> argument_numbers;
   for (size_t p = 0; p < arguments.size(); ++p) {
@@ -331,11 +367,19 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
       magnitude = magnitude_leaves[k].second;
     }
     const int64_t terms = k < reference.summed_terms.size() ? reference.summed_terms[k] : 0;
+    const Literal* spread = nullptr;
+    if (shadow != nullptr && k < spread_leaves.size() &&
+        spread_leaves[k].second->shape().dimensions() == want.shape().dimensions()) {
+      spread = spread_leaves[k].second;
+    }
     OutputJudge(options, &out).Judge(got, want, expected_is_interpreter ? shadow : nullptr,
-                                     interpreter, shadow, magnitude, terms);
+                                     interpreter, shadow, magnitude, terms, spread);
     // Why the output may not count.
     const int64_t param = k < reference.pass_through_parameter.size() ? reference.pass_through_parameter[k] : -1;
-    if (param >= 0) {
+    if (out.elements > 0 && out.order_decided == out.elements) {
+      out.verdict = OutputVerdict::kOrderDecided;
+      out.why = "has every element decided by the summation order (a float sum converted to an integer)";
+    } else if (param >= 0) {
       out.verdict = OutputVerdict::kPassThrough;
       out.why = "parameter " + std::to_string(param) + " passed through";
     } else if (out.elements > 0 && out.reference_classes.finite == 0) {
@@ -365,6 +409,48 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
   return report;
 }
 
+// |perturbed - shadow| per element, the larger of two perturbed runs (f64_shadow.h's
+// MakePerturbedShadow); nothing when the module cannot be perturbed or a run fails.
+std::optional<Literal> SumSpread(const Module& module, const Module& shadow_module, const Literal& shadow,
+                                 const std::vector<Literal>& wide_arguments, const InterpreterOptions& options) {
+  auto perturbed_module = MakePerturbedShadow(shadow_module, module);
+  if (!perturbed_module.ok()) return std::nullopt;
+  Literal spread = shadow;
+  ForEachArrayLeaf(spread, [](Literal& leaf) {
+    for (int64_t i = 0; i < leaf.element_count(); ++i) leaf.SetBits(i, 0);
+  });
+  for (uint64_t seed : {uint64_t{1}, uint64_t{2}}) {
+    InterpreterOptions run_options = options;
+    run_options.rng_seed = seed;
+    auto perturbed = Interpreter(run_options).Run(**perturbed_module, wide_arguments);
+    if (!perturbed.ok()) return std::nullopt;
+    const auto p_leaves = LeavesOf(*perturbed);
+    const auto s_leaves = LeavesOf(shadow);
+    const auto out_leaves = LeavesOf(spread);
+    if (p_leaves.size() != s_leaves.size()) return std::nullopt;
+    for (size_t k = 0; k < s_leaves.size(); ++k) {
+      const Literal& p = *p_leaves[k].second;
+      const Literal& s = *s_leaves[k].second;
+      Literal& out = const_cast<Literal&>(*out_leaves[k].second);
+      if (p.element_count() != s.element_count() || !s.shape().IsArray()) continue;
+      const PrimitiveType type = s.shape().element_type();
+      if (IsInteger(type) || IsPred(type)) {
+        // 1 where the perturbed sums change an integer (a float converted to int).
+        for (int64_t i = 0; i < s.element_count(); ++i) {
+          if (p.GetBits(i) != s.GetBits(i)) out.SetBits(i, 1);
+        }
+        continue;
+      }
+      if (!IsFloat(type)) continue;
+      for (int64_t i = 0; i < s.element_count(); ++i) {
+        const double d = std::fabs(p.GetDouble(i) - s.GetDouble(i));
+        if (std::isfinite(d) && d > out.GetDouble(i)) out.SetDouble(i, d);
+      }
+    }
+  }
+  return spread;
+}
+
 }  // namespace
 
 std::string_view OutputVerdictName(OutputVerdict verdict) {
@@ -374,6 +460,7 @@ std::string_view OutputVerdictName(OutputVerdict verdict) {
     case OutputVerdict::kConstant: return "constant";
     case OutputVerdict::kPassThrough: return "passed through";
     case OutputVerdict::kShapeMismatch: return "shape mismatch";
+    case OutputVerdict::kOrderDecided: return "decided by the summation order";
   }
   return "?";
 }
@@ -385,6 +472,9 @@ std::string OutputCheck::BoundString() const {
   if (summed_terms > 0) {
     s += " + " + FormatDouble(kSumFactor) + "·√n·u·Σ|terms| (n " + std::to_string(summed_terms) + ", u " + Sci(unit_roundoff) + ", Σ|terms| up to " +
          Sci(max_magnitude) + ")";
+  }
+  if (max_sum_spread > 0) {
+    s += " + " + FormatDouble(kSpreadFactor) + " × sum-order spread (up to " + Sci(max_sum_spread) + ")";
   }
   return s;
 }
@@ -409,6 +499,11 @@ std::string OutputCheck::ToString() const {
   if (r.non_finite() > 0 && r.finite > 0) {
     s += "; " + Percent(r.non_finite(), elements) + " non-finite in the reference (" + std::to_string(r.nan) +
          " NaN, " + std::to_string(r.pos_inf + r.neg_inf) + " inf), compared by class";
+  }
+  if (order_decided > 0) {
+    s += "; " + std::to_string(order_decided) +
+         " integer element(s) not compared: the summation order decides them (a float sum converted to an "
+         "integer)";
   }
   for (size_t i = 0; i < first_mismatches.size(); ++i) {
     const Mismatch& m = first_mismatches[i];
@@ -453,13 +548,13 @@ std::string CheckReport::Summary() const {
     if (failing > shown) s += "; and " + std::to_string(failing - shown) + " more output(s) differ";
     return s;
   }
-  int64_t counts[5] = {0, 0, 0, 0, 0};
+  int64_t counts[6] = {0, 0, 0, 0, 0, 0};
   int64_t elements = 0;
   double worst = 0;
   for (const OutputCheck& o : outputs) {
     ++counts[static_cast<int>(o.verdict)];
     if (o.verdict == OutputVerdict::kCompared) {
-      elements += o.elements;
+      elements += o.elements - o.order_decided;
       worst = std::max(worst, o.max_error_over_bound);
     }
   }
@@ -470,6 +565,9 @@ std::string CheckReport::Summary() const {
     skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kConstant)]) + " constant");
   if (counts[static_cast<int>(OutputVerdict::kNonFinite)] > 0)
     skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kNonFinite)]) + " all non-finite");
+  if (counts[static_cast<int>(OutputVerdict::kOrderDecided)] > 0)
+    skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kOrderDecided)]) +
+                      " decided by the summation order");
   const std::string not_counted = skipped.empty() ? "" : "; not counted: " + Join(skipped, ", ");
   if (vacuous()) {
     std::string s = "the check would be vacuous: ";
@@ -538,6 +636,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
             if (magnitude.ok()) ref.magnitude = std::move(magnitude).value();
           }
           if (!ref.magnitude) ref.summed_terms.assign(ref.summed_terms.size(), 0);
+          ref.sum_spread = SumSpread(module, **shadow_module, *ref.shadow, wide, iopts);
         }
       } else {
         ref.shadow_note = "the interpreter could not run it in f64: " + shadow.status().message();

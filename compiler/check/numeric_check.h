@@ -9,7 +9,7 @@
 //   * Non-finite values are compared by class (NaN, +inf, -inf, finite) against R:
 //     overflow depends on the element type, so the f32 interpreter is the judge there.
 //   * A finite element passes when |actual - S| <= bound, where
-//         bound = k * E + atol + rtol * |S| + 4 * sqrt(n) * u * M,
+//         bound = k * E + atol + rtol * |S| + 4 * sqrt(n) * u * M + 2 * P,
 //     E = the largest |R - S| over the output (the interpreter's own error on it: how
 //     much the computation amplifies rounding), k = CheckOptions::k_factor, atol / rtol
 //     the element type's floor (DefaultToleranceFor), and 4 * sqrt(n) * u * M the room for
@@ -17,9 +17,14 @@
 //     of reduce-adds, u the element type's unit roundoff and M the element's value in the
 //     magnitude shadow (every reduce-add summing |terms|, f64_shadow.h). The interpreter
 //     sums reduce-adds in double, so E alone would not cover a backend that sums in f32
-//     (its dots accumulate in the element type, so E covers those). Without a shadow (a module the widening cannot handle) the bound
+//     (its dots accumulate in the element type, so E covers those). P is how far
+//     perturbing every such sum by an error of that size moves the element after
+//     everything downstream (a mean subtracted from values equal to it and scaled by
+//     rsqrt of a near-zero variance), measured on two perturbed shadow runs. Without a shadow (a module the widening cannot handle) the bound
 //     is atol + rtol * |R| against R, and the report says so.
-//   * Integers and pred compare exactly against R.
+//   * Integers and pred compare exactly against R, except elements the summation order
+//     decides (a float sum converted to an integer): where the perturbed runs or R and S
+//     disagree, the element is not compared and the output's line says how many.
 //   * An output is not counted as checked (its verdict says why) when every element of
 //     the reference is non-finite, when it has more than one element and all reference
 //     elements are equal (constant), or when it is an entry parameter passed through.
@@ -61,6 +66,7 @@ enum class OutputVerdict {
   kConstant,      // more than one element, all reference elements equal
   kPassThrough,   // an entry parameter returned unchanged (structurally or bit for bit)
   kShapeMismatch, // actual and reference shapes differ
+  kOrderDecided,  // integers every one of which the summation order decides
 };
 std::string_view OutputVerdictName(OutputVerdict verdict);
 
@@ -90,6 +96,8 @@ struct OutputCheck {
   int64_t summed_terms = 0;          // n: terms along the longest chain of sums
   double unit_roundoff = 0;          // u of the element type
   double max_magnitude = 0;          // largest M (Σ|terms|) over the output
+  double max_sum_spread = 0;         // largest P over the output
+  int64_t order_decided = 0;         // integer elements the summation order decides (not compared)
   double k_factor = 0, atol = 0, rtol = 0;
   std::vector<Mismatch> first_mismatches;
   bool ok() const { return mismatches == 0 && verdict != OutputVerdict::kShapeMismatch; }
@@ -124,6 +132,9 @@ struct CheckReference {
   Literal reference;              // R: the interpreter in the module's own types
   std::optional<Literal> shadow;  // S: the f64 shadow (floating leaves as f64)
   std::optional<Literal> magnitude;  // M: the magnitude shadow (sums of |terms|)
+  // P: per element, how far sums taken in another order move it after everything
+  // downstream (max over two perturbed shadow runs of |perturbed - S|, f64_shadow.h).
+  std::optional<Literal> sum_spread;
   // Per array leaf (ForEachArrayLeaf order): n, the terms summed along its longest chain.
   std::vector<int64_t> summed_terms;
   std::string shadow_note;        // why there is no shadow, when there is none

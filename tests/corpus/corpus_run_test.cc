@@ -134,7 +134,7 @@ TEST_P(CorpusRunTest, RunsOnTheInterpreter) {
   }
   if (!verifies) GTEST_SKIP() << "does not verify (corpus_test lists why)";
 #ifdef FUSEBOX_SANITIZED
-  if (InputElements(module) > (int64_t{1} << 22)) GTEST_SKIP() << "too large for a sanitizer build";
+  if (InputElements(module) > (int64_t{1} << 18)) GTEST_SKIP() << "too large for a sanitizer build";
 #endif
   auto args = RandomArguments(module, /*seed=*/1);
   ASSERT_TRUE(args.ok()) << args.status().message();

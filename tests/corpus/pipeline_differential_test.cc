@@ -36,7 +36,7 @@ TEST_P(PipelineDifferentialTest, SameResultBeforeAndAfter) {
   std::unique_ptr<Module> module = std::move(parsed->modules[c.module_index]);
   if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
 #ifdef FUSEBOX_SANITIZED
-  const int64_t kLimit = int64_t{1} << 20;
+  const int64_t kLimit = int64_t{1} << 18;
 #else
   const int64_t kLimit = c.example ? INT64_MAX : int64_t{1} << 22;
 #endif
