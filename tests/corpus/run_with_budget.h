@@ -4,14 +4,28 @@
 // machine and in every build.
 #pragma once
 
+#include <string>
+
 #include "compiler/interpreter/interpreter.h"
 
 namespace fusebox {
 
 // 10^8 instructions (comparator-heavy sorts exceed it) and 10^10 elements (the running
 // example produces about 2*10^9).
-inline constexpr int64_t kMaxInstructions = 100'000'000;
-inline constexpr int64_t kMaxElements = 10'000'000'000;
+// Sanitized builds run the interpreter several times slower: they get a tenth of the
+// budget, and the corpus sweeps skip what needs more (the release run covers it).
+#ifdef FUSEBOX_SANITIZED
+inline constexpr int64_t kBudgetDivisor = 10;
+#else
+inline constexpr int64_t kBudgetDivisor = 1;
+#endif
+inline constexpr int64_t kMaxInstructions = 100'000'000 / kBudgetDivisor;
+inline constexpr int64_t kMaxElements = 10'000'000'000 / kBudgetDivisor;
+
+// True for the error of a run stopped by the budget.
+inline bool StoppedByBudget(const Status& status) {
+  return status.message().find("work limit") != std::string::npos;
+}
 
 inline StatusOr<Literal> RunWithBudget(const Module& module, const std::vector<Literal>& args,
                                        InterpreterOptions options = {}) {
