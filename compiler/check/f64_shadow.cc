@@ -41,12 +41,43 @@ bool KeepsTypes(Opcode opcode) {
   }
 }
 
+Instruction* AddOp(Module& module, Computation& computation, Opcode opcode, const std::string& name,
+                   const Shape& shape, const std::vector<Instruction*>& operands) {
+  auto ins = std::make_unique<Instruction>(opcode, module.UniqueName(name), shape);
+  for (Instruction* op : operands) ins->AppendOperand(op);
+  return computation.AddInstruction(std::move(ins));
+}
+
+Instruction* AddScalarBroadcast(Module& module, Computation& computation, const std::string& name,
+                                const Shape& shape, double value) {
+  auto constant = std::make_unique<Instruction>(Opcode::kConstant, module.UniqueName(name),
+                                                Shape::Scalar(PrimitiveType::kF64));
+  auto literal = std::make_unique<Literal>(Shape::Scalar(PrimitiveType::kF64));
+  literal->SetDouble(0, value);
+  constant->set_literal(std::move(literal));
+  Instruction* scalar = computation.AddInstruction(std::move(constant));
+  if (shape.rank() == 0) return scalar;
+  Instruction* broadcast = AddOp(module, computation, Opcode::kBroadcast, name, shape, {scalar});
+  broadcast->mutable_attrs().dimensions = std::vector<int64_t>{};
+  return broadcast;
+}
+
+
 Instruction* AddConvert(Module& module, Computation& computation, Instruction* operand,
                         const Shape& shape) {
-  auto convert = std::make_unique<Instruction>(Opcode::kConvert,
-                                               module.UniqueName(operand->name() + ".shadow"), shape);
-  convert->AppendOperand(operand);
-  return computation.AddInstruction(std::move(convert));
+  return AddOp(module, computation, Opcode::kConvert, operand->name() + ".shadow", shape, {operand});
+}
+
+// Points every user of `from` that `users` lists (taken before `to` was made from it), and
+// the computation's root, at `to`.
+void Redirect(Computation& computation, Instruction* from, Instruction* to,
+              const std::vector<Instruction*>& users, bool was_root) {
+  for (Instruction* user : users) {
+    for (int64_t i = 0; i < user->operand_count(); ++i) {
+      if (user->operand(i) == from) user->ReplaceOperand(i, to);
+    }
+  }
+  if (was_root) computation.set_root(to);
 }
 
 // True for a reducer computation that adds its two parameters.
@@ -228,12 +259,7 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
       std::vector<Instruction*> users = ins->users();
       const bool was_root = computation->root() == ins;
       Instruction* widened = AddConvert(*shadow, *computation, ins, WidenToF64(ins->shape()));
-      for (Instruction* user : users) {
-        for (int64_t i = 0; i < user->operand_count(); ++i) {
-          if (user->operand(i) == ins) user->ReplaceOperand(i, widened);
-        }
-      }
-      if (was_root) computation->set_root(widened);
+      Redirect(*computation, ins, widened, users, was_root);
     }
   }
   return shadow;
@@ -263,30 +289,6 @@ StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow) {
   return magnitude;
 }
 
-namespace {
-
-Instruction* AddOp(Module& module, Computation& computation, Opcode opcode, const std::string& name,
-                   const Shape& shape, const std::vector<Instruction*>& operands) {
-  auto ins = std::make_unique<Instruction>(opcode, module.UniqueName(name), shape);
-  for (Instruction* op : operands) ins->AppendOperand(op);
-  return computation.AddInstruction(std::move(ins));
-}
-
-Instruction* AddScalarBroadcast(Module& module, Computation& computation, const std::string& name,
-                                const Shape& shape, double value) {
-  auto constant = std::make_unique<Instruction>(Opcode::kConstant, module.UniqueName(name),
-                                                Shape::Scalar(PrimitiveType::kF64));
-  auto literal = std::make_unique<Literal>(Shape::Scalar(PrimitiveType::kF64));
-  literal->SetDouble(0, value);
-  constant->set_literal(std::move(literal));
-  Instruction* scalar = computation.AddInstruction(std::move(constant));
-  if (shape.rank() == 0) return scalar;
-  Instruction* broadcast = AddOp(module, computation, Opcode::kBroadcast, name, shape, {scalar});
-  broadcast->mutable_attrs().dimensions = std::vector<int64_t>{};
-  return broadcast;
-}
-
-}  // namespace
 
 StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, const Module& original) {
   for (const auto& computation : original.computations()) {
@@ -341,12 +343,7 @@ StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, cons
       Instruction* error = AddOp(m, c, Opcode::kMultiply, base, shape,
                                  {AddOp(m, c, Opcode::kMultiply, base, shape, {s, scale}), magnitude});
       Instruction* moved = AddOp(m, c, Opcode::kAdd, base, shape, {sum, error});
-      for (Instruction* user : users) {
-        for (int64_t i = 0; i < user->operand_count(); ++i) {
-          if (user->operand(i) == sum) user->ReplaceOperand(i, moved);
-        }
-      }
-      if (was_root) c.set_root(moved);
+      Redirect(c, sum, moved, users, was_root);
     }
   }
   return perturbed;
