@@ -554,4 +554,9 @@ Status WithModuleFile(const Module& module, const Status& status) {
   return status.WithPrefix(module.source_name() + (located ? ":" : ": "));
 }
 
+StatusOr<std::vector<int64_t>> ExpandIotaDeviceList(const std::vector<int64_t>& dims,
+                                                   const std::vector<int64_t>& perm) {
+  return IotaDevices(dims, perm);
+}
+
 }  // namespace fusebox

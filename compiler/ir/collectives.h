@@ -46,6 +46,10 @@ struct CollectiveDevices {
   int64_t devices = 1;
 };
 
+// Row-major device ids of an iota list <=[dims] transposed by T(perm) (empty: none).
+StatusOr<std::vector<int64_t>> ExpandIotaDeviceList(const std::vector<int64_t>& dims,
+                                                   const std::vector<int64_t>& perm);
+
 // Expands iota replica groups [G,S]<=[dims]T(perm) into G groups of S ids.
 StatusOr<std::vector<std::vector<int64_t>>> ExpandIotaReplicaGroups(const ReplicaGroups& groups);
 

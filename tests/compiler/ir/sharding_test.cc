@@ -1,0 +1,141 @@
+#include "compiler/ir/sharding.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/parser/parser.h"
+
+namespace fusebox {
+namespace {
+
+Sharding Parse(const std::string& text) {
+  auto s = ParseSharding(text);
+  EXPECT_TRUE(s.ok()) << text << ": " << s.status().message();
+  return s.ok() ? *s : Sharding{};
+}
+
+TEST(ShardingTest, SimpleKinds) {
+  EXPECT_EQ(Parse("{replicated}").kind, Sharding::Kind::kReplicated);
+  EXPECT_EQ(Parse("{manual}").kind, Sharding::Kind::kManual);
+  Sharding m = Parse("{maximal device=3}");
+  EXPECT_EQ(m.kind, Sharding::Kind::kMaximal);
+  EXPECT_EQ(m.device, 3);
+  EXPECT_EQ(m.DeviceCount(), 4);
+  EXPECT_EQ(Parse("replicated").kind, Sharding::Kind::kReplicated);  // without braces
+}
+
+TEST(ShardingTest, ExplicitAndIotaTilesAgree) {
+  Sharding a = Parse("{devices=[2,2]0,2,1,3}");
+  Sharding b = Parse("{devices=[2,2]<=[2,2]T(1,0)}");
+  EXPECT_EQ(a.tile_devices, (std::vector<int64_t>{0, 2, 1, 3}));
+  EXPECT_TRUE(a.SameMeaning(b));
+  EXPECT_FALSE(a.SameMeaning(Parse("{devices=[2,2]<=[4]}")));
+  EXPECT_EQ(b.ToString(), "{devices=[2,2]<=[2,2]T(1,0)}");
+  EXPECT_EQ(a.ToString(), "{devices=[2,2]0,2,1,3}");
+  auto index = a.TileIndexOf(2);
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(*index, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(a.DeviceAt({1, 0}), 1);
+}
+
+TEST(ShardingTest, ShardShapesAndOffsets) {
+  Sharding s = Parse("{devices=[4,1]<=[4]}");
+  Shape global(PrimitiveType::kF32, {10, 3});
+  auto shard = s.ShardShape(global);
+  ASSERT_TRUE(shard.ok());
+  EXPECT_EQ(shard->dimensions(), (std::vector<int64_t>{3, 3}));  // rounded up, XLA pads
+  auto off = s.ShardOffsets(global, 3);
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(*off, (std::vector<int64_t>{9, 0}));
+  EXPECT_FALSE(s.ShardOffsets(global, 4).ok());  // not in the sharding
+  EXPECT_FALSE(s.ShardShape(Shape(PrimitiveType::kF32, {8})).ok());  // rank mismatch
+}
+
+TEST(ShardingTest, PartialReplicationAndSubgroups) {
+  Sharding s = Parse("{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  EXPECT_EQ(s.DataRank(), 2);
+  EXPECT_EQ(s.TilesAlong(0), 2);
+  EXPECT_EQ(s.TilesAlong(2), 1);  // the subgroup dim is not data
+  EXPECT_EQ(s.ToString(), "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  Sharding m = Parse("{devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}");
+  EXPECT_EQ(m.DataRank(), 2);
+  ASSERT_EQ(m.subgroups.size(), 2u);
+  EXPECT_EQ(m.subgroups[0], SubgroupKind::kManual);
+  EXPECT_TRUE(m.IsManual());
+  EXPECT_FALSE(m.IsFullyReplicated());
+  EXPECT_TRUE(Parse("{devices=[1,4]<=[4] last_tile_dim_replicate}").IsFullyReplicated());
+  EXPECT_EQ(Parse("{devices=[1,1,4]<=[4] last_tile_dims={manual,replicated}}").ToString(),
+            "{devices=[1,1,4]<=[4] last_tile_dims={manual, replicated}}");
+}
+
+TEST(ShardingTest, TuplesAndMetadataAreKept) {
+  Sharding t = Parse("{{replicated}, {devices=[4]<=[4] metadata={op_name=\"a/b\"}}}");
+  ASSERT_TRUE(t.IsTuple());
+  ASSERT_EQ(t.elements.size(), 2u);
+  EXPECT_EQ(t.Leaf(1).trailing, "metadata={op_name=\"a/b\"}");
+  EXPECT_EQ(t.ToString(), "{{replicated}, {devices=[4]<=[4] metadata={op_name=\"a/b\"}}}");
+}
+
+TEST(ShardingTest, BadTextSaysWhere) {
+  for (const char* bad : {"{devices=[2,2]0,1,2}", "{devices=[2]0,0}", "{maximal}", "{bogus}",
+                          "{devices=[2]<=[3]}", "{devices=[1,1]0 last_tile_dims={weird}}",
+                          "{devices=[99999999,99999999]<=[4]}", "{replicated"}) {
+    auto s = ParseSharding(bad);
+    EXPECT_FALSE(s.ok()) << bad;
+    if (!s.ok()) {
+      EXPECT_NE(std::string(s.status().message()).find("sharding:"), std::string::npos);
+    }
+  }
+}
+
+TEST(ShardingTest, ShardyMeshesAndShardings) {
+  auto meshes = ParseSdyMeshes(R"({mesh = #sdy.mesh<[\"data\"=2, \"model\"=2]>})");
+  ASSERT_TRUE(meshes.ok()) << meshes.status().message();
+  ASSERT_EQ(meshes->size(), 1u);
+  EXPECT_EQ((*meshes)[0].name, "mesh");
+  EXPECT_EQ((*meshes)[0].DeviceCount(), 4);
+  auto shardings = ParseSdyShardings(R"(#sdy.sharding_per_value<[<@mesh, [{\"model\"}, {}]>, <@mesh, [{}, {\"data\", ?}]>]>)");
+  ASSERT_TRUE(shardings.ok()) << shardings.status().message();
+  ASSERT_EQ(shardings->size(), 2u);
+  // dim 0 over "model" (the minor mesh axis), replicated over "data": devices (0,2) hold
+  // tile 0, (1,3) tile 1.
+  auto s0 = SdyToSharding((*shardings)[0], (*meshes)[0], 2);
+  ASSERT_TRUE(s0.ok()) << s0.status().message();
+  EXPECT_EQ(s0->tile_dims, (std::vector<int64_t>{2, 1, 2}));
+  EXPECT_EQ(s0->tile_devices, (std::vector<int64_t>{0, 2, 1, 3}));
+  EXPECT_EQ(s0->ToString(), "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  EXPECT_FALSE((*shardings)[1].dim_closed[1]);
+  auto s1 = SdyToSharding((*shardings)[1], (*meshes)[0], 2);
+  ASSERT_TRUE(s1.ok());
+  EXPECT_EQ(s1->ToString(), "{devices=[1,2,2]<=[4] last_tile_dim_replicate}");
+  // Manual axes become a manual subgroup.
+  auto manual = ParseSdyManualAxes(R"(#sdy<manual_axes{\"data\"}>)");
+  ASSERT_TRUE(manual.ok());
+  auto s2 = SdyToSharding((*shardings)[0], (*meshes)[0], 2, *manual);
+  ASSERT_TRUE(s2.ok());
+  EXPECT_EQ(s2->ToString(), "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dims={manual}}");
+  // Errors: wrong rank, unknown axis.
+  EXPECT_FALSE(SdyToSharding((*shardings)[0], (*meshes)[0], 3).ok());
+  auto bad = ParseSdyShardings(R"(#sdy.sharding<@mesh, [{"nope"}]>)");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE(SdyToSharding((*bad)[0], (*meshes)[0], 1).ok());
+}
+
+TEST(ShardingTest, ShardingOfAnInstruction) {
+  auto m = ParseModule(R"(HloModule m, num_partitions=4
+ENTRY e {
+  p = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT n = f32[8,4] negate(p)
+})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const Computation* entry = (*m)->entry();
+  auto s = ShardingOf(*entry->parameter(0));
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s->has_value());
+  EXPECT_EQ((*s)->TilesAlong(0), 4);
+  auto none = ShardingOf(*entry->root());
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+}  // namespace
+}  // namespace fusebox
