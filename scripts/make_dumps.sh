@@ -52,3 +52,8 @@ for program in "${programs[@]}"; do
     "$(find "$dir" -type f | wc -l)"
 done
 printf '  %-24s %6s KiB\n' "total" "$(du -sk "$OUT_REL" | cut -f1)"
+
+# A full run also remakes the multi-device programs (tests/data/multidevice/).
+if [[ $# -eq 0 ]]; then
+  FUSEBOX_JAX_VENV="$VENV" FUSEBOX_JAX_VERSION="$JAX_VERSION" "$HERE/make_multidevice_dumps.sh"
+fi

@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+"""Makes tests/data/multidevice/<program>/: small sharded jax programs run by XLA on N
+host CPU devices, with the HLO before and after SPMD partitioning, the global inputs
+and XLA's global outputs, and a manifest of the shardings and collectives.
+
+Called by scripts/make_multidevice_dumps.sh, once per program and in a fresh process
+each time: XLA reads XLA_FLAGS (device count, dump folder) only once, when it loads.
+  make_multidevice_dumps.py list                 print the program names
+  make_multidevice_dumps.py run PROGRAM OUTDIR   run PROGRAM, write OUTDIR/*
+  make_multidevice_dumps.py readme ROOT          write ROOT/README.md from the manifests
+Each OUTDIR holds:
+  module.hlo        the module jax hands to XLA (XLA's dump before optimizations: the
+                    shardings, the xla.sdy.* custom calls and attributes, num_partitions)
+  partitioned.hlo   XLA's optimized per-device module (compile().as_text())
+  xla_dump/         the few dump files around partitioning (see DUMP_PASSES)
+  inputs.npz        global inputs arg0, arg1, ... in entry parameter order
+  expected<i>.npy   XLA's global outputs, in the order of the entry root tuple
+  manifest.json     mesh, shardings per parameter and output, XLA's collectives
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+# name -> (device count, one line on what it is)
+PROGRAMS = {
+    "dp_train_step": (4, "data-parallel SGD step of a 2-layer MLP: shard_map over 'd', "
+                         "batch sharded, params replicated, grads and loss averaged "
+                         "with lax.pmean"),
+    "tp_mlp": (4, "tensor-parallel MLP under jit: w1 column-sharded P(None,'d'), relu, "
+                  "w2 row-sharded P('d',None), output replicated"),
+    "fsdp_layer": (4, "dense + gelu + dense on a 2x2 mesh ('data','model'): batch on "
+                      "'data', weights sharded on both axes (FSDP on 'data', tensor "
+                      "parallel on 'model'), hidden constrained to P('data','model')"),
+    "shard_map_collectives": (4, "shard_map with lax.ppermute (ring shift), "
+                                 "lax.all_to_all, lax.psum_scatter and lax.all_gather"),
+    "sharded_xent": (4, "softmax cross-entropy of logits [8,64] sharded over the vocab "
+                        "P(None,'d'), int32 labels replicated; mean and per-example loss"),
+    "psum_8dev": (8, "shard_map over 8 devices with lax.psum and lax.all_gather"),
+}
+
+# Snapshots copied from XLA's dump folder, besides before/after optimizations.
+DUMP_PASSES = ["shardy-xla", "spmd-partitioning"]
+
+COLLECTIVES = ["all-reduce-start", "all-reduce", "all-gather-start", "all-gather",
+               "reduce-scatter", "all-to-all", "collective-permute-start",
+               "collective-permute", "collective-broadcast"]
+_INSTR = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*(.*?)\s+([a-z][a-z0-9\-]*)\(")
+
+
+# ----------------------------------------------------------------------------------
+# The programs. Each returns (function to jit, args pytree, mesh, jit kwargs).
+# ----------------------------------------------------------------------------------
+
+def build(name, jax, np):
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    f32 = np.float32
+    rng = np.random.default_rng(sorted(PROGRAMS).index(name))
+
+    def rand(*shape, scale=1.0):
+        return (rng.standard_normal(shape) * scale).astype(f32)
+
+    devices = jax.devices()
+    jnp = jax.numpy
+    lax = jax.lax
+
+    if name == "dp_train_step":
+        mesh = Mesh(np.array(devices[:4]), ("d",))
+
+        def mse(params, x, y):
+            w1, b1, w2, b2 = params
+            h = jnp.tanh(x @ w1 + b1)
+            return jnp.mean((h @ w2 + b2 - y) ** 2)
+
+        # check_vma=False: the gradient of a replicated parameter stays per-device
+        # (the classic pattern), so the explicit pmean is what averages it.
+        def local_step(params, x, y):
+            loss, grads = jax.value_and_grad(mse)(params, x, y)
+            grads = lax.pmean(grads, "d")
+            loss = lax.pmean(loss, "d")
+            new = tuple(p - f32(0.1) * g for p, g in zip(params, grads))
+            return new, loss
+
+        step = jax.shard_map(local_step, mesh=mesh, check_vma=False,
+                             in_specs=(P(), P("d"), P("d")), out_specs=(P(), P()))
+
+        def dp_train_step(params, x, y):
+            return step(params, x, y)
+
+        params = (rand(16, 32, scale=0.25), rand(32, scale=0.1),
+                  rand(32, 8, scale=0.2), rand(8, scale=0.1))
+        return dp_train_step, (params, rand(16, 16), rand(16, 8)), mesh, {}
+
+    if name == "tp_mlp":
+        mesh = Mesh(np.array(devices[:4]), ("d",))
+
+        def s(*spec):
+            return NamedSharding(mesh, P(*spec))
+
+        def tp_mlp(x, w1, w2):
+            h = jax.nn.relu(x @ w1)
+            h = lax.with_sharding_constraint(h, s(None, "d"))
+            return h @ w2
+
+        kw = dict(in_shardings=(s(), s(None, "d"), s("d", None)), out_shardings=s())
+        return tp_mlp, (rand(8, 16), rand(16, 32, scale=0.25), rand(32, 16, scale=0.2)), \
+            mesh, kw
+
+    if name == "fsdp_layer":
+        mesh = Mesh(np.array(devices[:4]).reshape(2, 2), ("data", "model"))
+
+        def s(*spec):
+            return NamedSharding(mesh, P(*spec))
+
+        # FSDP on 'data' (each weight's other dim sharded over the batch axis, gathered
+        # before use) and tensor parallel on 'model' (w1 columns, w2 rows).
+        def fsdp_layer(x, w1, b1, w2, b2):
+            h = jax.nn.gelu(x @ w1 + b1)  # approximate=True: tanh, no erf
+            h = lax.with_sharding_constraint(h, s("data", "model"))
+            return h @ w2 + b2
+
+        kw = dict(in_shardings=(s("data", None), s("data", "model"), s("model"),
+                                s("model", "data"), s("data")),
+                  out_shardings=s("data", None))
+        args = (rand(8, 16), rand(16, 32, scale=0.25), rand(32, scale=0.1),
+                rand(32, 16, scale=0.2), rand(16, scale=0.1))
+        return fsdp_layer, args, mesh, kw
+
+    if name == "shard_map_collectives":
+        mesh = Mesh(np.array(devices[:4]), ("d",))
+        n = 4
+
+        def local(x, y):  # x, y: [4, 8] blocks of [16, 8]
+            shifted = lax.ppermute(x, "d", perm=[(i, (i + 1) % n) for i in range(n)])
+            ring = shifted * f32(2.0) - x
+            # [4, 8] -> 4 chunks of [4, 2] along dim 1, one to each device -> [16, 2]
+            swapped = lax.all_to_all(y, "d", split_axis=1, concat_axis=0, tiled=True)
+            # sum over devices of [4, 8], each device keeps one row -> [1, 8]
+            scattered = lax.psum_scatter(x * y, "d", scatter_dimension=0, tiled=True)
+            gathered = lax.all_gather(jnp.sum(y, axis=0, keepdims=True), "d",
+                                      axis=0, tiled=True, to="invarying")  # [4, 8]
+            return ring, swapped, scattered, gathered @ gathered.T
+
+        sm = jax.shard_map(local, mesh=mesh, in_specs=(P("d"), P("d")),
+                           out_specs=(P("d"), P("d"), P("d"), P()))
+
+        def shard_map_collectives(x, y):
+            return sm(x, y)
+
+        return shard_map_collectives, (rand(16, 8), rand(16, 8)), mesh, {}
+
+    if name == "sharded_xent":
+        mesh = Mesh(np.array(devices[:4]), ("d",))
+
+        def s(*spec):
+            return NamedSharding(mesh, P(*spec))
+
+        def sharded_xent(logits, labels):
+            logp = jax.nn.log_softmax(logits, axis=-1)
+            # one-hot rather than take_along_axis: an iota compare, not a gather
+            onehot = jax.nn.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+            per_example = -jnp.sum(logp * onehot, axis=-1)
+            return jnp.mean(per_example), per_example
+
+        kw = dict(in_shardings=(s(None, "d"), s()), out_shardings=(s(), s()))
+        labels = rng.integers(0, 64, size=(8,)).astype(np.int32)
+        return sharded_xent, (rand(8, 64, scale=2.0), labels), mesh, kw
+
+    if name == "psum_8dev":
+        mesh = Mesh(np.array(devices[:8]), ("d",))
+
+        def local(x):  # x: [4, 8] block of [32, 8]
+            total = lax.psum(jnp.sum(x, axis=0), "d")  # [8]
+            scaled = x * total
+            gathered = lax.all_gather(jnp.max(scaled, axis=0), "d", tiled=False,
+                                      to="invarying")  # [8 devices, 8]
+            return total, scaled, gathered
+
+        sm = jax.shard_map(local, mesh=mesh, in_specs=P("d"),
+                           out_specs=(P(), P("d"), P()))
+
+        def psum_8dev(x):
+            return sm(x)
+
+        return psum_8dev, (rand(32, 8),), mesh, {}
+
+    sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
+             f"{' '.join(PROGRAMS)}")
+
+
+# ----------------------------------------------------------------------------------
+# HLO text scraping (regexes; enough for the attributes below, not a parser).
+# ----------------------------------------------------------------------------------
+
+def attr(line, key):
+    """The text of attribute `key=` on an instruction line, or None. Scans to the first
+    comma outside brackets and quotes, so {{0,1},{2,3}}, [1,4]<=[4] and
+    mesh['a'=2,'b'=2] {'a'} come back whole."""
+    m = re.search(r"(?:^|[\s,])" + re.escape(key) + "=", line)
+    if not m:
+        return None
+    i, depth, quoted, out = m.end(), 0, False, []
+    while i < len(line):
+        c = line[i]
+        if quoted:
+            if c == "\\" and i + 1 < len(line):
+                out.append(line[i:i + 2])
+                i += 2
+                continue
+            quoted = c != '"'
+        elif c == '"':
+            quoted = True
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+        elif c == "," and depth == 0:
+            break
+        out.append(c)
+        i += 1
+    return "".join(out).strip()
+
+
+def sdy_sharding(line):
+    m = re.search(r'xla\.sdy\.sharding="((?:[^"\\]|\\.)*)"', line)
+    return m.group(1).replace('\\"', '"') if m else None
+
+
+def entry_lines(text):
+    lines, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("ENTRY "):
+            inside = True
+            continue
+        if inside:
+            if line.startswith("}"):
+                break
+            lines.append(line)
+    return lines
+
+
+def entry_params(text):
+    """{index: (shape, line)} of the ENTRY computation's parameters."""
+    params = {}
+    for line in entry_lines(text):
+        m = _INSTR.match(line)
+        if m and m.group(3) == "parameter":
+            idx = int(re.search(r"parameter\((\d+)\)", line).group(1))
+            params[idx] = (m.group(2), line)
+    return params
+
+
+def entry_root(text):
+    for line in entry_lines(text):
+        if line.lstrip().startswith("ROOT "):
+            m = _INSTR.match(line)
+            return m.group(2), m.group(3), line
+    raise ValueError("no ROOT in ENTRY")
+
+
+def collectives(text):
+    found = []
+    for line in text.splitlines():
+        m = _INSTR.match(line)
+        if not m or m.group(3) not in COLLECTIVES:
+            continue
+        c = {"name": m.group(1), "opcode": m.group(3), "shape": m.group(2)}
+        for key in ("replica_groups", "source_target_pairs", "dimensions",
+                    "channel_id", "use_global_device_ids"):
+            v = attr(line, key)
+            if v is not None:
+                c[key] = v
+        found.append(c)
+    return found
+
+
+# ----------------------------------------------------------------------------------
+# run
+# ----------------------------------------------------------------------------------
+
+def run(name, outdir):
+    devices, about = PROGRAMS[name]
+    dump = tempfile.mkdtemp(prefix=f"fusebox-md-{name}-")
+    os.environ["XLA_FLAGS"] = (
+        f"--xla_force_host_platform_device_count={devices} --xla_dump_to={dump} "
+        f"--xla_dump_hlo_as_text --xla_dump_hlo_pass_re={'|'.join(DUMP_PASSES)}")
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+    import numpy as np
+    import jax
+    import jaxlib
+
+    # Source locations inside the HLO name this script relative to the repository root.
+    repo_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    jax.config.update("jax_hlo_source_file_canonicalization_regex",
+                      "^" + re.escape(repo_root + os.sep))
+    assert len(jax.devices()) == devices, jax.devices()
+
+    fn, args, mesh, kw = build(name, jax, np)
+    jitted = jax.jit(fn, **kw)
+    lowered = jitted.lower(*args)
+    compiled = lowered.compile()
+    out = jitted(*args)
+    jax.block_until_ready(out)
+
+    flat_in = [np.asarray(a) for a in jax.tree_util.tree_leaves(args)]
+    flat_out = [np.asarray(o) for o in jax.tree_util.tree_leaves(out)]
+    for i, o in enumerate(flat_out):
+        if not np.all(np.isfinite(o)):
+            sys.exit(f"make_multidevice_dumps: {name}: output {i} is not finite")
+
+    # The module XLA received: its dump before optimizations (carries num_partitions and
+    # the module's frontend attributes, which compiler_ir('hlo') leaves out).
+    befores = glob.glob(os.path.join(dump, f"module_*.jit_{name}.before_optimizations.txt"))
+    if len(befores) != 1:
+        sys.exit(f"make_multidevice_dumps: {name}: expected one jit_{name} module in "
+                 f"{dump}, found {befores}")
+    prefix = befores[0][:-len("before_optimizations.txt")]
+    with open(befores[0]) as f:
+        module_text = f.read()
+    partitioned_text = compiled.as_text()
+
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(os.path.join(outdir, "xla_dump"))
+    with open(os.path.join(outdir, "module.hlo"), "w") as f:
+        f.write(module_text)
+    with open(os.path.join(outdir, "partitioned.hlo"), "w") as f:
+        f.write(partitioned_text)
+    kept = [befores[0]] + sorted(glob.glob(prefix + "cpu_after_optimizations.txt"))
+    for pass_name in DUMP_PASSES:
+        kept += sorted(glob.glob(prefix + f"*.after_{pass_name}.*txt"))
+    for path in kept:
+        shutil.copy(path, os.path.join(outdir, "xla_dump", os.path.basename(path)))
+    shutil.rmtree(dump)
+
+    params = entry_params(module_text)
+    if sorted(params) != list(range(len(flat_in))):
+        sys.exit(f"make_multidevice_dumps: {name}: {len(flat_in)} inputs but entry "
+                 f"parameters {sorted(params)}")
+    np.savez(os.path.join(outdir, "inputs.npz"),
+             **{f"arg{i}": a for i, a in enumerate(flat_in)})
+    for i, o in enumerate(flat_out):
+        np.save(os.path.join(outdir, f"expected{i}.npy"), o)
+
+    def spec(s):  # PartitionSpec where jax has one, else the HLO sharding jit chose
+        if hasattr(s, "spec"):
+            return str(s.spec)
+        return re.sub(r", memory_kind=\w+\)$", ")", str(s))
+
+    in_shardings = jax.tree_util.tree_leaves(compiled.input_shardings)
+    out_shardings = jax.tree_util.tree_leaves(compiled.output_shardings)
+    part_params = entry_params(partitioned_text)
+    parameters = []
+    for i, a in enumerate(flat_in):
+        shape, line = params[i]
+        pshape, pline = part_params[i]
+        parameters.append({
+            "key": f"arg{i}", "name": _INSTR.match(line).group(1), "shape": shape,
+            "dtype": str(a.dtype), "jax_spec": spec(in_shardings[i]),
+            "hlo_sharding": attr(line, "sharding"), "sdy_sharding": sdy_sharding(line),
+            "per_device_shape": pshape, "partitioned_sharding": attr(pline, "sharding")})
+
+    root_shape, root_op, root_line = entry_root(module_text)
+    sdy_results = [sdy_sharding(l) for l in entry_lines(module_text)
+                   if 'custom_call_target="xla.sdy.FuncResultSharding"' in l]
+    pshape = entry_root(partitioned_text)[0]
+    outputs = []
+    for i, o in enumerate(flat_out):
+        outputs.append({
+            "file": f"expected{i}.npy", "shape": list(o.shape), "dtype": str(o.dtype),
+            "jax_spec": spec(out_shardings[i]),
+            "sdy_sharding": sdy_results[i] if i < len(sdy_results) else None})
+    found = collectives(partitioned_text)
+    counts = {}
+    for c in found:
+        counts[c["opcode"]] = counts.get(c["opcode"], 0) + 1
+    m = re.search(r"num_partitions=(\d+)", module_text)
+    manifest = {
+        "program": name, "description": about, "devices": devices,
+        "num_partitions": int(m.group(1)) if m else None,
+        "mesh": {"axes": dict(mesh.shape), "device_ids": mesh.device_ids.tolist()},
+        "jax": jax.__version__, "jaxlib": jaxlib.__version__,
+        "parameters": parameters, "outputs": outputs,
+        "module_root": {"shape": root_shape, "opcode": root_op,
+                        "hlo_sharding": attr(root_line, "sharding")},
+        "partitioned_root": {"shape": pshape},
+        "collectives": found, "collective_counts": counts,
+        "files": sorted(os.path.relpath(os.path.join(d, f), outdir)
+                        for d, _, fs in os.walk(outdir) for f in fs) + ["manifest.json"],
+    }
+    with open(os.path.join(outdir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    print(f"make_multidevice_dumps: ran {name} on {devices} devices with jax "
+          f"{jax.__version__}, jaxlib {jaxlib.__version__}; collectives {counts}")
+
+
+# ----------------------------------------------------------------------------------
+# readme
+# ----------------------------------------------------------------------------------
+
+README_HEAD = """\
+# Multi-device programs
+
+Small sharded jax programs that XLA compiled and ran on N host CPU devices
+(`XLA_FLAGS=--xla_force_host_platform_device_count=N`), for Fusebox's multi-device work
+(issue 23). Made by `scripts/make_multidevice_dumps.sh` (also run at the end of
+`scripts/make_dumps.sh`), which runs `scripts/make_multidevice_dumps.py run PROGRAM
+tests/data/multidevice/PROGRAM` once per program, each in its own process, with
+jax {jax} (jaxlib {jaxlib}) on the CPU:
+
+    FUSEBOX_JAX_VENV=/tmp/fusebox-jax-venv scripts/make_multidevice_dumps.sh [PROGRAM...]
+
+Each folder holds:
+
+- `module.hlo`: the module jax handed to XLA, before partitioning: XLA's dump
+  `*.before_optimizations.txt` (`--xla_dump_to`). It carries `num_partitions` and the
+  mesh in the module's `frontend_attributes={{xla.sdy.meshes={{...}}}}`. Under
+  `jax.jit(in_shardings=...)` each entry parameter has a `sharding={{...}}` plus an
+  `xla.sdy.sharding` frontend attribute, each result goes through a
+  `custom_call_target="xla.sdy.FuncResultSharding"`, and `with_sharding_constraint` is
+  a `custom_call_target="Sharding"`. A `shard_map` leaves the parameters unsharded
+  and is a `call` of `%xla.sdy.manual_computation_body.N` (`inlineable="false"`)
+  between custom calls `xla.sdy.GlobalToLocalShape` and `xla.sdy.LocalToGlobalShape`
+  (attributes `xla.sdy.in_shardings`, `xla.sdy.out_shardings`, `xla.sdy.manual_axes`);
+  the body holds the explicit collectives on per-device shapes.
+- `partitioned.hlo`: XLA's optimized per-device module
+  (`jax.jit(f, ...).lower(...).compile().as_text()`), with the collectives XLA inserted
+  and per-device parameter shapes.
+- `xla_dump/`: the dump files around partitioning: before optimizations, after the
+  `shardy-xla` and `spmd-partitioning` passes, and `cpu_after_optimizations.txt`.
+- `inputs.npz`: the global inputs `arg0`, `arg1`, ... in entry parameter order.
+- `expected0.npy`, ...: XLA's global outputs, in the order of the entry root tuple.
+- `manifest.json`: mesh, each parameter's and output's sharding (jax's spec, the HLO
+  `sharding=`, the `xla.sdy.sharding` attribute, the per-device shape), and every
+  collective in `partitioned.hlo` (opcode, shape, replica groups or source-target
+  pairs) with a count per kind.
+
+## Programs
+
+| program | devices | mesh | what |
+|---|---|---|---|
+"""
+
+
+def readme(root):
+    manifests = []
+    for name in PROGRAMS:
+        path = os.path.join(root, name, "manifest.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                manifests.append(json.load(f))
+    if not manifests:
+        sys.exit(f"make_multidevice_dumps: no manifests under {root}")
+    text = README_HEAD.format(jax=manifests[0]["jax"], jaxlib=manifests[0]["jaxlib"])
+    for m in manifests:
+        mesh = ", ".join(f"'{k}'={v}" for k, v in m["mesh"]["axes"].items())
+        text += f"| `{m['program']}` | {m['devices']} | {mesh} | {m['description']} |\n"
+
+    def shape(s):
+        return re.sub(r"\{[\d,]*\}", "", s)
+
+    text += ("\n## Shardings\n\nParameters: global shape, jax's spec (or the HLO sharding "
+             "jit chose for a shard_map's inputs), per-device shape in "
+             "`partitioned.hlo`. Outputs: global shape and jax's spec.\n\n"
+             "| program | parameters | outputs |\n|---|---|---|\n")
+    for m in manifests:
+        ins = "<br>".join(f"`{shape(p['shape'])}` {p['jax_spec']} → "
+                          f"`{shape(p['per_device_shape'])}`" for p in m["parameters"])
+        outs = "<br>".join(f"`{o['dtype']}[{','.join(map(str, o['shape']))}]` "
+                           f"{o['jax_spec']}" for o in m["outputs"])
+        text += f"| `{m['program']}` | {ins} | {outs} |\n"
+
+    kinds = [k for k in COLLECTIVES if any(k in m["collective_counts"] for m in manifests)]
+    text += ("\n## XLA's collectives in partitioned.hlo\n\n| program | "
+             + " | ".join(kinds) + " |\n|---|" + "---|" * len(kinds) + "\n")
+    for m in manifests:
+        counts = [str(m["collective_counts"].get(k, 0)) for k in kinds]
+        text += f"| `{m['program']}` | " + " | ".join(counts) + " |\n"
+    text += "\nReplica groups and source-target pairs per instruction: `manifest.json`.\n"
+
+    shardings, groups = {}, {}
+    for m in manifests:
+        for p in m["parameters"]:
+            for key in ("hlo_sharding", "partitioned_sharding"):
+                if p[key]:
+                    shardings.setdefault(p[key], m["program"])
+        if m["module_root"]["hlo_sharding"]:
+            shardings.setdefault(m["module_root"]["hlo_sharding"], m["program"])
+        for c in m["collectives"]:
+            for key in ("replica_groups", "source_target_pairs"):
+                if key in c:
+                    groups.setdefault(f"{key}={c[key]}", m["program"])
+    text += ("\n## Syntax seen\n\nEntry `sharding=` values (module.hlo and "
+             "partitioned.hlo), first program that has each:\n\n")
+    text += "".join(f"- `sharding={k}` ({v})\n" for k, v in sorted(shardings.items()))
+    text += "\nDevice groups of XLA's collectives in partitioned.hlo:\n\n"
+    text += "".join(f"- `{k}` ({v})\n" for k, v in sorted(groups.items()))
+    with open(os.path.join(root, "README.md"), "w") as f:
+        f.write(text)
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "list":
+        print("\n".join(PROGRAMS))
+    elif len(argv) == 4 and argv[1] == "run":
+        run(argv[2], argv[3])
+    elif len(argv) == 3 and argv[1] == "readme":
+        readme(argv[2])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
