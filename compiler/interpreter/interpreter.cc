@@ -15,6 +15,7 @@
 
 #include "compiler/interpreter/ops.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/runtime/collective_hub.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox {
@@ -138,7 +139,8 @@ StatusOr<Literal> Interpreter::Run(const Module& module, const std::vector<Liter
   RETURN_IF_ERROR(CheckArguments(module, arguments));
   // The interpreter is one device: a collective whose groups reach other devices would
   // give this device's own partial value as if it were the result.
-  RETURN_IF_ERROR(WithModuleFile(module, CheckCollectivesFit(module, /*devices=*/1)));
+  RETURN_IF_ERROR(WithModuleFile(
+      module, CheckCollectivesFit(module, options_.hub != nullptr ? options_.hub->devices() : 1)));
   std::vector<const Literal*> args;
   args.reserve(arguments.size());
   for (const Literal& a : arguments) args.push_back(&a);
@@ -207,9 +209,9 @@ class CoreEvaluator {
         return CopyOf(*ops[0]);
       case Opcode::kAllGatherStart: {
         Literal out(inst.shape());
-        if (!inst.shape().IsTuple() || out.tuple_elements().size() != 2) return CopyOf(*ops[0]);
+        if (!inst.shape().IsTuple() || out.tuple_elements().size() != 2) return SingleReplicaCollective(inst, ops);
         out.tuple_elements()[0] = *ops[0];
-        out.tuple_elements()[1] = *ops[0];
+        ASSIGN_OR_RETURN(out.tuple_elements()[1], SingleReplicaCollective(inst, ops));
         return out;
       }
       case Opcode::kAllGatherDone:
@@ -397,6 +399,10 @@ class CoreEvaluator {
   }
 
   StatusOr<Literal> SingleReplicaCollective(const Instruction& inst, Operands ops) {
+    if (CollectiveHub* hub = interp_->options().hub) {
+      std::vector<const Literal*> operands(ops.begin(), ops.end());
+      return hub->Exchange(inst, interp_->options().device, operands);
+    }
     // One participant: reductions see only their own value; gathers and scatters over a
     // group of one are identities. Run refuses modules with larger groups up front; this
     // covers computations run on their own.
@@ -417,6 +423,9 @@ class CoreEvaluator {
   }
 
   StatusOr<Literal> CollectivePermute(const Instruction& inst, const Literal& operand) {
+    if (CollectiveHub* hub = interp_->options().hub) {
+      return hub->Exchange(inst, interp_->options().device, {&operand});
+    }
     // This replica receives from whoever lists it as a target; with one replica that is
     // only a {0,0} pair. Otherwise XLA's result is zeros.
     RETURN_IF_ERROR(CheckCollectiveFits(inst, /*devices=*/1));

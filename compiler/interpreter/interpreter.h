@@ -14,14 +14,21 @@
 
 namespace fusebox {
 
+class CollectiveHub;
+
 struct InterpreterOptions {
   // Seed of the `rng` op's generator (rng-bit-generator takes its state as an operand).
   uint64_t rng_seed = 42;
   // A while loop running longer than this fails (guards against non-terminating input).
   int64_t max_while_iterations = int64_t{1} << 31;
-  // What replica-id / partition-id return (collectives have single-replica meaning).
+  // What replica-id / partition-id return.
   uint32_t replica_id = 0;
   uint32_t partition_id = 0;
+  // Multi-device runs: the hub that exchanges collectives between the devices' threads,
+  // and this device's global id. Without a hub the interpreter is one device: collectives
+  // over groups of one are copies, larger groups are refused.
+  CollectiveHub* hub = nullptr;
+  int64_t device = 0;
   // Largest result one instruction may produce, in bytes; 0 means 80% of this machine's
   // physical memory. Larger results fail with a clear message instead of exhausting memory.
   int64_t max_result_bytes = 0;

@@ -27,6 +27,20 @@ bool IsKernel(const Instruction& inst) {
     case Opcode::kGetDimensionSize:
     case Opcode::kPartitionId:
     case Opcode::kReplicaId:
+    // Collectives are the runtime's exchanges between devices, not kernels (XLA's CPU
+    // runtime calls its collectives library for them too).
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectiveBroadcast:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone:
       return false;
     default:
       return true;

@@ -13,6 +13,7 @@
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/runtime/collective_hub.h"
 #include "compiler/runtime/library_kernels.h"
 #include "compiler/support/large_buffer.h"
 #include "compiler/support/planted_bugs.h"
@@ -321,8 +322,34 @@ class CpuExecutable::Frame {
       case Opcode::kPartitionId:
       case Opcode::kReplicaId: {
         std::vector<void*> out = leaves(&inst);
-        if (!out.empty() && out[0] != nullptr) std::memset(out[0], 0, static_cast<size_t>(LeafBytes(inst.shape())));
+        uint32_t id = inst.opcode() == Opcode::kPartitionId ? options_.partition_id : options_.replica_id;
+        if (!out.empty() && out[0] != nullptr && LeafBytes(inst.shape()) == sizeof(id)) std::memcpy(out[0], &id, sizeof(id));
         return Status::Ok();
+      }
+      case Opcode::kAllReduce:
+      case Opcode::kAllGather:
+      case Opcode::kReduceScatter:
+      case Opcode::kAllToAll:
+      case Opcode::kCollectivePermute:
+      case Opcode::kCollectiveBroadcast:
+      case Opcode::kAllReduceStart:
+      case Opcode::kAllGatherStart:
+      case Opcode::kCollectivePermuteStart:
+        return RunCollective(inst, leaves);
+      case Opcode::kAllReduceDone:
+      case Opcode::kAllGatherDone:
+      case Opcode::kCollectivePermuteDone: {
+        // The start produced the result: as the whole value, or as element 1 of its tuple.
+        const Instruction* start = inst.operand(0);
+        std::vector<void*> from = leaves(start);
+        if (start->shape().IsTuple() && start->shape().tuple_size() >= 2) {
+          size_t skip = LeafShapes(start->shape().tuple_shapes(0)).size();
+          size_t count = LeafShapes(start->shape().tuple_shapes(1)).size();
+          if (skip + count > from.size()) return Internal(inst.name() + ": start tuple has too few leaves");
+          from = std::vector<void*>(from.begin() + static_cast<std::ptrdiff_t>(skip),
+                                    from.begin() + static_cast<std::ptrdiff_t>(skip + count));
+        }
+        return CopyLeaves(inst, from, leaves(&inst));
       }
       case Opcode::kGetDimensionSize: {
         std::vector<void*> out = leaves(&inst);
@@ -452,6 +479,75 @@ class CpuExecutable::Frame {
     });
     launches_ += static_cast<int64_t>(members.size());
     return end - s;
+  }
+
+  // A collective as host work: operands copied out of their buffers, exchanged through
+  // the hub (or, on one device, checked to involve only this device), the result copied
+  // into the instruction's buffers. A -start form with a tuple shape (operands, result,
+  // ...) gets its operands in element 0 and the result in element 1.
+  Status RunCollective(const Instruction& inst, const std::function<std::vector<void*>(const Instruction*)>& leaves) {
+    int64_t start = NowNs();
+    std::vector<Literal> operands;
+    for (const Instruction* op : inst.operands()) {
+      Literal l = Literal::CreateUninitialized(op->shape());
+      std::vector<void*> from = leaves(op);
+      size_t i = 0;
+      Status st = Status::Ok();
+      ForEachArrayLeaf(l, [&](Literal& leaf) {
+        if (i >= from.size() || from[i] == nullptr) {
+          if (leaf.size_bytes() > 0) st = Internal(inst.name() + ": operand " + op->name() + " has no buffer");
+        } else {
+          std::memcpy(leaf.untyped_data(), from[i], static_cast<size_t>(leaf.size_bytes()));
+        }
+        ++i;
+      });
+      RETURN_IF_ERROR(st);
+      operands.push_back(std::move(l));
+    }
+    Literal result;
+    if (options_.hub != nullptr) {
+      std::vector<const Literal*> ptrs;
+      for (const Literal& l : operands) ptrs.push_back(&l);
+      ASSIGN_OR_RETURN(result, options_.hub->Exchange(inst, options_.device, ptrs));
+    } else {
+      RETURN_IF_ERROR(CheckCollectiveFits(inst, /*devices=*/1));
+      if (inst.opcode() == Opcode::kCollectivePermute || inst.opcode() == Opcode::kCollectivePermuteStart) {
+        bool self = false;
+        for (const auto& [src, dst] : inst.attrs().source_target_pairs) self |= src == 0 && dst == 0;
+        result = self ? operands[0] : Literal(operands[0].shape());
+      } else if (operands.size() == 1) {
+        result = operands[0];
+      } else {
+        std::vector<Shape> shapes;
+        for (const Literal& l : operands) shapes.push_back(l.shape());
+        result = Literal(Shape::Tuple(shapes));
+        for (size_t i = 0; i < operands.size(); ++i) result.tuple_elements()[i] = operands[i];
+      }
+    }
+    std::vector<void*> to = leaves(&inst);
+    std::vector<const Literal*> parts;
+    const bool start_tuple = (inst.opcode() == Opcode::kAllGatherStart || inst.opcode() == Opcode::kCollectivePermuteStart ||
+                              inst.opcode() == Opcode::kAllReduceStart) &&
+                             inst.shape().IsTuple() && inst.shape().tuple_size() >= 2 && !result.shape().IsTuple();
+    if (start_tuple) {
+      if (operands.size() == 1) {
+        ForEachArrayLeaf(operands[0], [&](const Literal& leaf) { parts.push_back(&leaf); });
+      } else {
+        for (const Literal& l : operands) ForEachArrayLeaf(l, [&](const Literal& leaf) { parts.push_back(&leaf); });
+      }
+    }
+    ForEachArrayLeaf(result, [&](const Literal& leaf) { parts.push_back(&leaf); });
+    std::vector<Shape> shapes = LeafShapes(inst.shape());
+    if (parts.size() > to.size()) return Internal(inst.name() + ": the collective's result has more leaves than its shape");
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (to[i] == nullptr) continue;
+      if (parts[i]->size_bytes() != LeafBytes(shapes[i]))
+        return Internal(inst.name() + ": the collective's result leaf " + std::to_string(i) + " has " +
+                        std::to_string(parts[i]->size_bytes()) + " bytes for " + shapes[i].ToString(false));
+      std::memcpy(to[i], parts[i]->untyped_data(), static_cast<size_t>(parts[i]->size_bytes()));
+    }
+    (void)start;
+    return Status::Ok();
   }
 
   Status CopyLeaves(const Instruction& inst, const std::vector<void*>& from, const std::vector<void*>& to) {
@@ -618,8 +714,9 @@ class CpuExecutable::Frame {
 StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<Module> module,
                                                                const CpuExecutableOptions& options) {
   if (module == nullptr || module->entry() == nullptr) return InvalidArgument("no module to compile");
-  // One device: collectives over more would compute a local value as if it were the result.
-  RETURN_IF_ERROR(CheckCollectivesFit(*module, /*devices=*/1));
+  // Collectives over more devices than the run has would compute a local value as if it
+  // were the result.
+  RETURN_IF_ERROR(CheckCollectivesFit(*module, std::max<int64_t>(1, options.devices)));
   RETURN_IF_ERROR(NormalizeLayoutsForBackend(*module, "CPU backend"));
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   exe->module_ = std::move(module);
@@ -633,6 +730,10 @@ StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<M
 CpuExecutable::~CpuExecutable() = default;
 
 int CpuExecutable::threads() const { return pool_->threads(); }
+
+void CpuExecutable::PrepareSlots(int count) {
+  while (static_cast<int>(slot_plans_.size()) + 1 < count) slot_plans_.push_back(std::make_unique<ProgramPlans>());
+}
 
 StatusOr<std::string> CpuExecutable::BufferAssignmentText() {
   CpuRunOptions options;
@@ -672,7 +773,13 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   RETURN_IF_ERROR(CheckArguments(*module_, arguments));
   const Shape& root_shape = module_->entry()->root()->shape();
   if (!(result.shape() == root_shape)) result = Literal::CreateUninitialized(root_shape);
-  Frame frame(*this, plans_->plans, options);
+  ProgramPlans* plans = plans_.get();
+  if (options.slot != 0) {
+    if (options.slot < 0 || options.slot > static_cast<int>(slot_plans_.size()))
+      return Internal("CPU run: buffer slot " + std::to_string(options.slot) + " was not prepared");
+    plans = slot_plans_[static_cast<size_t>(options.slot - 1)].get();
+  }
+  Frame frame(*this, plans->plans, options);
   std::vector<std::vector<void*>> params;
   for (const Literal& arg : arguments) {
     std::vector<void*> leaves;

@@ -5,6 +5,7 @@
 // "unfused" mode, like an op-by-op executor); the fused module one kernel per fusion.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,14 +21,28 @@ namespace fusebox {
 class ThreadPool;
 struct ProgramPlans;
 
+class CollectiveHub;
+
 struct CpuRunOptions {
   ExecutionObserver* observer = nullptr;  // kernel events go here when set
   int64_t iteration = 0;                  // passed to the observer
+  // Multi-device runs: the hub that exchanges collectives, this run's device (global id)
+  // and what replica-id / partition-id return. Without a hub the run is one device, and
+  // collectives over groups of one are copies.
+  CollectiveHub* hub = nullptr;
+  int64_t device = 0;
+  uint32_t replica_id = 0;
+  uint32_t partition_id = 0;
+  // Runs that may overlap (devices of one multi-device run, on their own threads) each
+  // need their own buffers: slot k has its own. Slots other than 0 need PrepareSlots.
+  int slot = 0;
 };
 
 struct CpuExecutableOptions {
   CpuCompileOptions compile;
   int threads = 0;  // 0: one per hardware thread
+  // Devices the executable runs on (a multi-device run); collectives must fit them.
+  int64_t devices = 1;
 };
 
 class CpuExecutable {
@@ -54,6 +69,10 @@ class CpuExecutable {
   // Bytes of temps and outputs of the entry computation, and its peak live bytes.
   StatusOr<int64_t> EntryPeakBytes();
 
+  // Makes `count` buffer slots (CpuRunOptions::slot) so that that many runs can overlap;
+  // call before the runs start. The executable's pool should then have one thread.
+  void PrepareSlots(int count);
+
   const Module& module() const { return *module_; }
   const CpuCode& code() const { return *code_; }
   int threads() const;
@@ -69,7 +88,8 @@ class CpuExecutable {
   std::unique_ptr<CpuCode> code_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<ProgramPlans> plans_;  // per program computation, reused by every run
-  int64_t last_kernel_launches_ = 0;
+  std::vector<std::unique_ptr<ProgramPlans>> slot_plans_;  // slots 1..n-1
+  std::atomic<int64_t> last_kernel_launches_{0};
 };
 
 }  // namespace fusebox

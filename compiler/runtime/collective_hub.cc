@@ -1,0 +1,467 @@
+#include "compiler/runtime/collective_hub.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/collectives.h"
+#include "compiler/ir/computation.h"
+#include "compiler/ir/instruction.h"
+
+namespace fusebox {
+namespace {
+
+int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Leaves of a literal in order (the literal itself when it is an array).
+void Leaves(const Literal& l, std::vector<const Literal*>& out) {
+  if (l.shape().IsTuple()) {
+    for (const Literal& e : l.tuple_elements()) Leaves(e, out);
+  } else {
+    out.push_back(&l);
+  }
+}
+
+std::string DeviceList(const std::vector<int64_t>& ids) {
+  std::string s = "{";
+  for (size_t i = 0; i < ids.size(); ++i) s += (i ? "," : "") + std::to_string(ids[i]);
+  return s + "}";
+}
+
+// The elementwise combiner of an all-reduce / reduce-scatter: a recognised binary op of
+// the two parameters, or the computation itself run by an interpreter.
+class Combiner {
+ public:
+  explicit Combiner(const Computation* computation) : computation_(computation) {
+    if (computation == nullptr) return;
+    const Instruction* root = computation->root();
+    if (root != nullptr && root->operand_count() == 2 &&
+        root->operand(0)->opcode() == Opcode::kParameter && root->operand(1)->opcode() == Opcode::kParameter) {
+      op_ = root->opcode();
+    }
+  }
+
+  // acc = combine(acc, x), element by element, rounded to the element type each step.
+  Status Apply(Literal& acc, const Literal& x) {
+    const PrimitiveType type = acc.shape().element_type();
+    const bool is_float = IsFloat(type);
+    const bool is_pred = type == PrimitiveType::kPred;
+    const int64_t n = acc.element_count();
+    switch (op_) {
+      case Opcode::kAdd:
+      case Opcode::kMultiply:
+      case Opcode::kMaximum:
+      case Opcode::kMinimum:
+      case Opcode::kAnd:
+      case Opcode::kOr:
+        break;
+      default:
+        return ApplyByInterpreter(acc, x);
+    }
+    if (IsComplex(type)) return ApplyByInterpreter(acc, x);
+    for (int64_t i = 0; i < n; ++i) {
+      if (is_float) {
+        double a = acc.GetDouble(i), b = x.GetDouble(i), r = 0;
+        switch (op_) {
+          case Opcode::kAdd: r = a + b; break;
+          case Opcode::kMultiply: r = a * b; break;
+          // XLA's max/min propagate NaN.
+          case Opcode::kMaximum: r = (a != a || b != b) ? (a != a ? a : b) : std::max(a, b); break;
+          case Opcode::kMinimum: r = (a != a || b != b) ? (a != a ? a : b) : std::min(a, b); break;
+          default: return ApplyByInterpreter(acc, x);
+        }
+        acc.SetDouble(i, r);
+      } else if (is_pred) {
+        bool a = acc.GetBool(i), b = x.GetBool(i);
+        acc.SetBool(i, op_ == Opcode::kAnd || op_ == Opcode::kMultiply || op_ == Opcode::kMinimum ? (a && b) : (a || b));
+      } else if (IsUnsignedInt(type)) {
+        uint64_t a = acc.GetUint64(i), b = x.GetUint64(i), r = 0;
+        switch (op_) {
+          case Opcode::kAdd: r = a + b; break;
+          case Opcode::kMultiply: r = a * b; break;
+          case Opcode::kMaximum: r = std::max(a, b); break;
+          case Opcode::kMinimum: r = std::min(a, b); break;
+          case Opcode::kAnd: r = a & b; break;
+          case Opcode::kOr: r = a | b; break;
+          default: break;
+        }
+        acc.SetUint64(i, r);
+      } else {
+        int64_t a = acc.GetInt64(i), b = x.GetInt64(i), r = 0;
+        switch (op_) {
+          // Wrapping arithmetic, as the device's integer add does.
+          case Opcode::kAdd: r = static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); break;
+          case Opcode::kMultiply: r = static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); break;
+          case Opcode::kMaximum: r = std::max(a, b); break;
+          case Opcode::kMinimum: r = std::min(a, b); break;
+          case Opcode::kAnd: r = a & b; break;
+          case Opcode::kOr: r = a | b; break;
+          default: break;
+        }
+        acc.SetInt64(i, r);
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status ApplyByInterpreter(Literal& acc, const Literal& x) {
+    if (computation_ == nullptr) return InvalidArgument("the collective has no reduction computation");
+    Shape scalar = Shape::Scalar(acc.shape().element_type());
+    for (int64_t i = 0; i < acc.element_count(); ++i) {
+      Literal a(scalar), b(scalar);
+      a.SetBits(0, acc.GetBits(i));
+      b.SetBits(0, x.GetBits(i));
+      ASSIGN_OR_RETURN(Literal r, interpreter_.RunComputation(*computation_, {&a, &b}));
+      if (r.shape().IsTuple()) return Unimplemented("a reduction computation with a tuple result");
+      acc.SetBits(i, r.GetBits(0));
+    }
+    return Status::Ok();
+  }
+
+  const Computation* computation_;
+  Opcode op_ = Opcode::kParameter;
+  Interpreter interpreter_;
+};
+
+int64_t LeafBytes(const Literal& l) {
+  std::vector<const Literal*> leaves;
+  Leaves(l, leaves);
+  int64_t b = 0;
+  for (const Literal* x : leaves) b += x->size_bytes();
+  return b;
+}
+
+}  // namespace
+
+Literal SliceAlong(const Literal& literal, int64_t dim, int64_t start, int64_t size) {
+  Shape shape = literal.shape();
+  const std::vector<int64_t>& dims = literal.shape().dimensions();
+  shape.set_dimension(dim, size);
+  Literal out(shape);
+  int64_t outer = 1, inner = literal.slot_bytes();
+  for (int64_t d = 0; d < dim; ++d) outer *= dims[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(dim) + 1; d < dims.size(); ++d) inner *= dims[d];
+  const int64_t full = dims[static_cast<size_t>(dim)];
+  const uint8_t* src = literal.untyped_data();
+  uint8_t* dst = out.untyped_data();
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t take = std::max<int64_t>(0, std::min(size, full - start));
+    if (take > 0) {
+      std::memcpy(dst + o * size * inner, src + (o * full + start) * inner, static_cast<size_t>(take * inner));
+    }
+  }
+  return out;
+}
+
+Literal ConcatAlong(const std::vector<const Literal*>& parts, int64_t dim) {
+  Shape shape = parts[0]->shape();
+  int64_t total = 0;
+  for (const Literal* p : parts) total += p->shape().dimensions(dim);
+  shape.set_dimension(dim, total);
+  Literal out(shape);
+  const std::vector<int64_t>& dims = shape.dimensions();
+  int64_t outer = 1, inner = out.slot_bytes();
+  for (int64_t d = 0; d < dim; ++d) outer *= dims[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(dim) + 1; d < dims.size(); ++d) inner *= dims[d];
+  uint8_t* dst = out.untyped_data();
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t at = 0;
+    for (const Literal* p : parts) {
+      int64_t n = p->shape().dimensions(dim);
+      std::memcpy(dst + (o * total + at) * inner, p->untyped_data() + o * n * inner, static_cast<size_t>(n * inner));
+      at += n;
+    }
+  }
+  return out;
+}
+
+CollectiveHub::CollectiveHub(int64_t devices)
+    : devices_(devices),
+      start_ns_(SteadyNs()),
+      occurrences_(static_cast<size_t>(devices)),
+      state_(static_cast<size_t>(devices), 0),
+      waiting_at_(static_cast<size_t>(devices)),
+      stopped_status_(static_cast<size_t>(devices)) {}
+
+int64_t CollectiveHub::NowNs() const { return SteadyNs() - start_ns_; }
+
+StatusOr<std::vector<int64_t>> CollectiveHub::GroupOf(const Instruction& inst, int64_t device,
+                                                      bool* permute) const {
+  ASSIGN_OR_RETURN(CollectiveDevices cd, DevicesOfCollective(inst));
+  *permute = cd.pairs;
+  std::vector<int64_t> all(static_cast<size_t>(devices_));
+  for (int64_t i = 0; i < devices_; ++i) all[static_cast<size_t>(i)] = i;
+  if (cd.pairs) return all;  // every device runs the permute; pairs say who sends where
+  if (cd.groups.empty()) return all;
+  for (const auto& g : cd.groups) {
+    if (std::find(g.begin(), g.end(), device) != g.end()) {
+      for (int64_t id : g) {
+        if (id < 0 || id >= devices_) {
+          return InvalidArgument("%" + inst.name() + ": group " + DeviceList(g) + " names device " +
+                                 std::to_string(id) + "; this run has " + std::to_string(devices_));
+        }
+      }
+      return g;
+    }
+  }
+  return InvalidArgument("%" + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) + ", " + cd.written +
+                         "): device " + std::to_string(device) + " is in none of its groups");
+}
+
+StatusOr<Literal> CollectiveHub::Exchange(const Instruction& inst, int64_t device,
+                                          const std::vector<const Literal*>& operands) {
+  if (device < 0 || device >= devices_) return Internal("collective hub: device out of range");
+  bool permute = false;
+  ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(inst, device, &permute));
+  const std::string base = (inst.parent() ? inst.parent()->name() : std::string("?")) + "/" + inst.name();
+  CollectiveEvent event;
+  event.device = device;
+  event.instruction = inst.name();
+  event.kind = std::string(OpcodeName(inst.opcode()));
+  event.group = group;
+  for (const Literal* op : operands) event.bytes_sent += LeafBytes(*op);
+  std::unique_lock<std::mutex> lock(mu_);
+  event.start_ns = NowNs();
+  int64_t occurrence = occurrences_[static_cast<size_t>(device)][base]++;
+  event.occurrence = occurrence;
+  const std::string key = base + "#" + std::to_string(occurrence) + "@" + std::to_string(group[0]);
+  Round& round = rounds_[key];
+  if (round.group.empty()) round.group = group;
+  if (round.group != group) {
+    return InvalidArgument("%" + inst.name() + ": devices disagree on its group (" + DeviceList(round.group) +
+                           " vs " + DeviceList(group) + ")");
+  }
+  std::vector<Literal>& mine = round.in[device];
+  mine.clear();
+  for (const Literal* op : operands) mine.push_back(*op);
+  if (static_cast<int64_t>(round.in.size()) == static_cast<int64_t>(group.size())) {
+    round.error = Compute(inst, round, permute);
+    round.complete = true;
+    // The members are running again from now on (before they wake), so that a deadlock
+    // check made meanwhile does not count them as waiting.
+    for (int64_t d : group) {
+      if (state_[static_cast<size_t>(d)] == 1 && waiting_at_[static_cast<size_t>(d)] == key)
+        state_[static_cast<size_t>(d)] = 0;
+    }
+    cv_.notify_all();
+  } else {
+    state_[static_cast<size_t>(device)] = 1;
+    waiting_at_[static_cast<size_t>(device)] = key;
+    CheckDeadlockLocked();
+    cv_.wait(lock, [&] { return round.complete; });
+    state_[static_cast<size_t>(device)] = 0;
+    waiting_at_[static_cast<size_t>(device)].clear();
+  }
+  Status error = round.error;
+  Literal result;
+  if (error.ok()) {
+    auto it = round.out.find(device);
+    if (it == round.out.end()) error = Internal("collective hub: no result for device " + std::to_string(device));
+    else result = std::move(it->second);
+  }
+  event.end_ns = NowNs();
+  if (error.ok()) event.bytes_received = LeafBytes(result);
+  if (++round.taken == static_cast<int64_t>(round.group.size()) || !error.ok()) {
+    if (round.taken == static_cast<int64_t>(round.group.size())) rounds_.erase(key);
+  }
+  events_.push_back(std::move(event));
+  if (!error.ok()) return error;
+  return result;
+}
+
+void CollectiveHub::DeviceStopped(int64_t device, const Status& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (device < 0 || device >= devices_) return;
+  state_[static_cast<size_t>(device)] = 2;
+  stopped_status_[static_cast<size_t>(device)] = status;
+  CheckDeadlockLocked();
+}
+
+void CollectiveHub::CheckDeadlockLocked() {
+  // Progress is possible while some device runs. Once every device waits or has stopped,
+  // no waiting round can complete: fail them all, saying who is missing.
+  for (int s : state_) {
+    if (s == 0) return;
+  }
+  bool any = false;
+  for (auto& [key, round] : rounds_) {
+    if (round.complete) continue;
+    std::string missing;
+    for (int64_t d : round.group) {
+      if (round.in.count(d)) continue;
+      if (!missing.empty()) missing += "; ";
+      missing += "device " + std::to_string(d);
+      if (state_[static_cast<size_t>(d)] == 2) {
+        const Status& st = stopped_status_[static_cast<size_t>(d)];
+        missing += st.ok() ? " finished without reaching it" : " failed: " + std::string(st.message());
+      } else {
+        const std::string& at = waiting_at_[static_cast<size_t>(d)];
+        missing += " waits at " + at.substr(0, at.find('@'));
+      }
+    }
+    const std::string name = key.substr(0, key.find('@'));
+    round.error = Unavailable("collective " + name + " over " + DeviceList(round.group) +
+                          " cannot complete: " + missing);
+    round.complete = true;
+    any = true;
+  }
+  if (any) cv_.notify_all();
+}
+
+std::vector<CollectiveEvent> CollectiveHub::events() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_;
+}
+
+Status CollectiveHub::Compute(const Instruction& inst, Round& round, bool permute) {
+  const std::vector<int64_t>& group = round.group;
+  const size_t k = group.size();
+  auto operands_of = [&](int64_t d) -> const std::vector<Literal>& { return round.in.at(d); };
+  Opcode op = inst.opcode();
+  switch (op) {
+    case Opcode::kAllReduceStart: op = Opcode::kAllReduce; break;
+    case Opcode::kAllGatherStart: op = Opcode::kAllGather; break;
+    case Opcode::kCollectivePermuteStart: op = Opcode::kCollectivePermute; break;
+    default: break;
+  }
+  const std::string what = "%" + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) + ")";
+  // Operands per member, flattened to array leaves, same count everywhere.
+  std::vector<std::vector<const Literal*>> leaves(k);
+  for (size_t m = 0; m < k; ++m) {
+    for (const Literal& l : operands_of(group[m])) Leaves(l, leaves[m]);
+    if (leaves[m].size() != leaves[0].size()) return Internal(what + ": devices passed different operands");
+  }
+  const size_t n_leaves = leaves[0].size();
+  auto pack = [&](std::vector<Literal> results) -> Literal {
+    if (results.size() == 1 && !inst.shape().IsTuple()) return std::move(results[0]);
+    std::vector<Shape> shapes;
+    for (const Literal& r : results) shapes.push_back(r.shape());
+    Literal t(Shape::Tuple(shapes));
+    for (size_t i = 0; i < results.size(); ++i) t.tuple_elements()[i] = std::move(results[i]);
+    return t;
+  };
+  const std::vector<int64_t>& dims = inst.dimensions();
+  switch (op) {
+    case Opcode::kAllReduce:
+    case Opcode::kReduceScatter: {
+      Combiner combiner(inst.to_apply());
+      std::vector<Literal> reduced;
+      for (size_t i = 0; i < n_leaves; ++i) {
+        Literal acc = *leaves[0][i];
+        for (size_t m = 1; m < k; ++m) {
+          if (leaves[m][i]->shape().dimensions() != acc.shape().dimensions())
+            return Internal(what + ": devices passed operands of different shapes");
+          RETURN_IF_ERROR(combiner.Apply(acc, *leaves[m][i]));
+        }
+        reduced.push_back(std::move(acc));
+      }
+      for (size_t m = 0; m < k; ++m) {
+        std::vector<Literal> mine;
+        for (size_t i = 0; i < n_leaves; ++i) {
+          if (op == Opcode::kAllReduce) {
+            mine.push_back(reduced[i]);
+          } else {
+            if (dims.empty()) return InvalidArgument(what + " has no scatter dimension");
+            int64_t d = dims[0];
+            if (d < 0 || d >= reduced[i].shape().rank()) return InvalidArgument(what + ": scatter dimension out of range");
+            int64_t full = reduced[i].shape().dimensions(d);
+            if (full % static_cast<int64_t>(k) != 0)
+              return InvalidArgument(what + ": dimension " + std::to_string(d) + " (" + std::to_string(full) +
+                                     ") does not split " + std::to_string(k) + " ways");
+            int64_t block = full / static_cast<int64_t>(k);
+            mine.push_back(SliceAlong(reduced[i], d, static_cast<int64_t>(m) * block, block));
+          }
+        }
+        round.out[group[m]] = pack(std::move(mine));
+      }
+      return Status::Ok();
+    }
+    case Opcode::kAllGather: {
+      if (dims.empty()) return InvalidArgument(what + " has no gather dimension");
+      int64_t d = dims[0];
+      std::vector<Literal> gathered;
+      for (size_t i = 0; i < n_leaves; ++i) {
+        std::vector<const Literal*> parts;
+        for (size_t m = 0; m < k; ++m) parts.push_back(leaves[m][i]);
+        if (d < 0 || d >= parts[0]->shape().rank()) return InvalidArgument(what + ": gather dimension out of range");
+        for (const Literal* p : parts) {
+          for (int64_t x = 0; x < p->shape().rank(); ++x) {
+            if (x != d && p->shape().dimensions(x) != parts[0]->shape().dimensions(x))
+              return Internal(what + ": devices passed operands of different shapes");
+          }
+        }
+        gathered.push_back(ConcatAlong(parts, d));
+      }
+      for (size_t m = 0; m < k; ++m) round.out[group[m]] = pack(gathered);
+      return Status::Ok();
+    }
+    case Opcode::kAllToAll: {
+      if (!dims.empty()) {
+        // Array form: split along d into k blocks; block j to member j.
+        int64_t d = dims[0];
+        if (n_leaves != 1) return Unimplemented(what + ": array all-to-all with several operands");
+        const Shape& s = leaves[0][0]->shape();
+        if (d < 0 || d >= s.rank()) return InvalidArgument(what + ": split dimension out of range");
+        if (s.dimensions(d) % static_cast<int64_t>(k) != 0)
+          return InvalidArgument(what + ": dimension " + std::to_string(d) + " does not split " + std::to_string(k) + " ways");
+        int64_t block = s.dimensions(d) / static_cast<int64_t>(k);
+        for (size_t j = 0; j < k; ++j) {
+          std::vector<Literal> blocks;
+          for (size_t m = 0; m < k; ++m) blocks.push_back(SliceAlong(*leaves[m][0], d, static_cast<int64_t>(j) * block, block));
+          std::vector<const Literal*> parts;
+          for (const Literal& b : blocks) parts.push_back(&b);
+          round.out[group[j]] = ConcatAlong(parts, d);
+        }
+        return Status::Ok();
+      }
+      // Tuple form: operand j of every member goes to member j.
+      if (n_leaves != k)
+        return InvalidArgument(what + ": tuple all-to-all needs one operand per group member (" +
+                               std::to_string(n_leaves) + " operands, " + std::to_string(k) + " members)");
+      for (size_t j = 0; j < k; ++j) {
+        std::vector<Literal> received;
+        for (size_t m = 0; m < k; ++m) received.push_back(*leaves[m][j]);
+        round.out[group[j]] = pack(std::move(received));
+      }
+      return Status::Ok();
+    }
+    case Opcode::kCollectivePermute: {
+      (void)permute;
+      for (size_t m = 0; m < k; ++m) {
+        int64_t me = group[m];
+        const std::vector<const Literal*>* from = nullptr;
+        for (const auto& [src, dst] : inst.attrs().source_target_pairs) {
+          if (dst == me) {
+            auto it = std::find(group.begin(), group.end(), src);
+            if (it == group.end()) return InvalidArgument(what + ": source " + std::to_string(src) + " is not a device of the run");
+            from = &leaves[static_cast<size_t>(it - group.begin())];
+          }
+        }
+        std::vector<Literal> got;
+        for (size_t i = 0; i < n_leaves; ++i) {
+          got.push_back(from ? *(*from)[i] : Literal(leaves[m][i]->shape()));
+        }
+        round.out[me] = pack(std::move(got));
+      }
+      return Status::Ok();
+    }
+    case Opcode::kCollectiveBroadcast: {
+      for (size_t m = 0; m < k; ++m) {
+        std::vector<Literal> got;
+        for (size_t i = 0; i < n_leaves; ++i) got.push_back(*leaves[0][i]);
+        round.out[group[m]] = pack(std::move(got));
+      }
+      return Status::Ok();
+    }
+    default:
+      return Unimplemented(what + ": not a collective the multi-device runtime exchanges");
+  }
+}
+
+}  // namespace fusebox

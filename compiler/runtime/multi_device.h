@@ -1,0 +1,100 @@
+// Runs a per-device (SPMD-partitioned) program on N logical devices in this process:
+// one thread per device, as XLA's host platform does, each running its copy of the
+// program on the interpreter or the CPU backend, with collectives exchanged through a
+// CollectiveHub. Inputs and outputs are GLOBAL arrays: arguments are split into each
+// device's tile by the entry parameters' shardings, and the result is assembled from the
+// devices' tiles by the root's sharding.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/literal.h"
+#include "compiler/ir/module.h"
+#include "compiler/ir/sharding.h"
+#include "compiler/runtime/collective_hub.h"
+#include "compiler/runtime/execution_observer.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+class CpuExecutable;
+
+// Devices a module's program runs on: num_partitions × replica_count, widened to what
+// its collectives' groups and shardings name.
+int64_t DevicesOfModule(const Module& module);
+
+// Whether `module` is a per-device program (its parameters hold tiles): it has
+// cross-device collectives or partition-id/replica-id, or its header says
+// is_scheduled (XLA's optimized output). A module with Shardy attributes or sharding
+// custom-calls is a global program that still needs partitioning.
+bool IsPerDeviceProgram(const Module& module);
+
+// The sharding of entry parameter `i` (replicated when it has none).
+StatusOr<Sharding> ParameterSharding(const Module& module, int64_t i);
+// The sharding of the entry root (replicated when it has none).
+StatusOr<Sharding> RootSharding(const Module& module);
+
+// Each device's arguments from the global ones: device d gets its tile of each
+// (padded with zeros where the last tile is short, as XLA pads). An argument whose shape
+// is the per-device shape rather than the global one is an error that says so.
+StatusOr<std::vector<std::vector<Literal>>> SplitArguments(const Module& per_device,
+                                                           const std::vector<Literal>& global,
+                                                           int64_t devices);
+
+// The global result from the devices' results. `global_shape` gives the true global
+// shape where tiles were padded (empty: tiles × the per-device shape). Replicated parts
+// are taken from the first device holding them; every other holder must agree bit for
+// bit, or `disagreements` gets a line naming the output and the devices.
+// `root_sharding` overrides the root's own (XLA's optimized modules lose the output
+// shardings from the text: they live in the module's config).
+StatusOr<Literal> AssembleResult(const Module& per_device, const std::vector<Literal>& per_device_results,
+                                 const Shape* global_shape, std::vector<std::string>* disagreements,
+                                 const Sharding* root_sharding = nullptr);
+
+// The output sharding and global result shape recorded in a module before partitioning
+// (its root's sharding; XLA's dumps after shardy-xla or before spmd-partitioning have
+// it), for running the partitioned module. NotFound when its root has no sharding.
+struct GlobalOutputs {
+  Sharding sharding;
+  Shape shape;
+};
+StatusOr<GlobalOutputs> GlobalOutputsOf(const Module& unpartitioned);
+
+enum class DeviceBackend { kInterpreter, kCpu };
+
+struct MultiDeviceOptions {
+  int64_t devices = 0;  // 0: DevicesOfModule
+  DeviceBackend backend = DeviceBackend::kInterpreter;
+  InterpreterOptions interpreter;  // base options (limits, seed) for every device
+  // CPU backend: an executable compiled from the per-device module (fused or not) with
+  // CpuExecutableOptions::devices set and one thread; the runner prepares its slots.
+  CpuExecutable* cpu = nullptr;
+  // Kernel events per device (the trace's device tracks); may be null, or shorter.
+  std::vector<ExecutionObserver*> observers;
+  const Shape* global_result_shape = nullptr;
+  const Sharding* root_sharding = nullptr;  // overrides the root's own
+};
+
+struct MultiDeviceResult {
+  Literal global;                       // assembled by the root sharding
+  std::vector<Literal> per_device;      // each device's own result
+  std::vector<CollectiveEvent> collectives;  // in the order they completed
+  std::vector<int64_t> device_wall_ns;  // per device, its thread's run
+  std::vector<std::string> disagreements;  // replicated outputs the devices disagree on
+  int64_t devices = 0;
+};
+
+// Runs the per-device program `module` on `options.devices` devices with global
+// arguments. The first device error stops the run and is returned, led by "device N: ".
+StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector<Literal>& global_arguments,
+                                         const MultiDeviceOptions& options);
+
+// The interpreter on `devices` devices, global in, global out: for tests and checks.
+StatusOr<Literal> RunGlobal(const Module& per_device_module, const std::vector<Literal>& global_args,
+                            int64_t devices);
+
+}  // namespace fusebox
