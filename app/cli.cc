@@ -15,6 +15,12 @@
 #include <string>
 
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/sharding.h"
+#include "compiler/parser/parser.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "compiler/runtime/multi_device.h"
+#include "profiler/cpu_tracer.h"
+#include "profiler/multi_device_trace.h"
 #include "compiler/check/numeric_check.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/codegen/ptx_tools.h"
@@ -225,6 +231,9 @@ struct RunOptions {
   std::vector<std::string> expected;  // --expected: one .npy per output leaf
   int threads = 0;
   std::string gpu_arch;  // empty: the device's own
+  int64_t devices = 0;            // --devices: 0 = what the module needs
+  std::string output_sharding;    // --output-sharding: the root's sharding, XLA's text
+  std::string unpartitioned;      // --unpartitioned: the module before partitioning
 };
 
 // --check and --expected (compiler/check/numeric_check.h): judges `result` against the
@@ -232,9 +241,9 @@ struct RunOptions {
 // line per output (with the bound used) to stderr, and sets *check_failed when the check
 // fails or would be vacuous.
 Status CheckResult(const Module& module, const std::vector<Literal>& args, const Literal& result,
-                   const RunOptions& opts, bool* check_failed) {
+                   const RunOptions& opts, bool* check_failed, const CheckOptions& check_options = {}) {
   if (!opts.check && opts.expected.empty()) return Status::Ok();
-  ASSIGN_OR_RETURN(CheckReference reference, ComputeCheckReference(module, args));
+  ASSIGN_OR_RETURN(CheckReference reference, ComputeCheckReference(module, args, check_options));
   auto print = [&](const char* label, const CheckReport& report) {
     std::cerr << label << ": " << report.Summary() << "\n";
     if (!report.shadow_note.empty()) {
@@ -249,7 +258,7 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
     }
     if (!report.passed()) *check_failed = true;
   };
-  if (opts.check) print("check", CheckOutputs(result, reference, args));
+  if (opts.check) print("check", CheckOutputs(result, reference, args, check_options));
   if (!opts.expected.empty()) {
     std::vector<const Literal*> leaves;
     ForEachArrayLeaf(result, [&](const Literal& leaf) { leaves.push_back(&leaf); });
@@ -262,7 +271,7 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
       ASSIGN_OR_RETURN(Literal e, ReadNpy(opts.expected[i], &leaves[i]->shape()));
       expected.push_back(std::move(e));
     }
-    print("expected", CheckOutputsAgainstExpected(result, expected, reference, args));
+    print("expected", CheckOutputsAgainstExpected(result, expected, reference, args, check_options));
   }
   return Status::Ok();
 }
@@ -311,6 +320,210 @@ void FlattenResult(const Literal& literal, const std::string& name,
   }
 }
 
+
+// Prints the outputs (shapes, --print values), writes --output-dir, and gives the exit
+// code of the run.
+int WriteRunOutputs(const Literal& result_literal, const std::vector<Literal>& args, const RunOptions& opts,
+                    bool check_failed) {
+  const Literal* result = &result_literal;
+  std::vector<std::pair<std::string, const Literal*>> leaves;
+  FlattenResult(*result, "output", &leaves);
+  for (const auto& [name, lit] : leaves) {
+    std::cout << name << ": " << lit->shape().ToString(false);
+    if (opts.print) {
+      if (lit->element_count() <= opts.print_limit) {
+        std::cout << " " << lit->ToString();
+      } else {
+        std::cout << " (" << lit->element_count() << " elements; more than --print-limit "
+                  << opts.print_limit << ", not printed)";
+      }
+    }
+    std::cout << "\n";
+  }
+  if (!opts.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.output_dir, ec);
+    if (ec) return ReportStatus(InvalidArgument(opts.output_dir + ": cannot create folder: " + ec.message()));
+    for (const auto& [name, lit] : leaves) {
+      std::string path = opts.output_dir + "/" + name + ".npy";
+      Status st = WriteNpy(path, *lit);
+      if (!st.ok()) return ReportStatus(st);
+    }
+    if (opts.save_inputs) {
+      for (size_t i = 0; i < args.size(); ++i) {
+        std::vector<std::pair<std::string, const Literal*>> in_leaves;
+        FlattenResult(args[i], "input_" + std::to_string(i), &in_leaves);
+        for (const auto& [name, lit] : in_leaves) {
+          Status st = WriteNpy(opts.output_dir + "/" + name + ".npy", *lit);
+          if (!st.ok()) return ReportStatus(st);
+        }
+      }
+    }
+    std::cerr << "wrote " << leaves.size() << " output(s)" << (opts.save_inputs ? " and the inputs" : "")
+              << " to " << opts.output_dir << "\n";
+  }
+  return check_failed ? kExitUserError : kExitOk;
+}
+
+// The module XLA wrote before partitioning, beside a partitioned one from the same dump:
+// `*.before_spmd-partitioning.txt` (or a `before_optimizations` dump) of a module with the
+// same name, in FILE's folder or under it. Empty when there is none.
+std::string FindUnpartitionedDump(const std::string& path, const std::string& module_name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::string best;
+  int best_rank = 0;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 2) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    const std::string name = it->path().filename().string();
+    if (name.find("." + module_name + ".") == std::string::npos) continue;
+    int rank = name.find("before_spmd-partitioning") != std::string::npos ? 2 : 0;
+    if (rank == 0) continue;
+    if (rank > best_rank) {
+      best_rank = rank;
+      best = it->path().string();
+    }
+  }
+  return best;
+}
+
+// `fusebox run FILE --devices N`: the per-device program on N logical devices (threads)
+// on the interpreter or the CPU backend, global arguments in, global outputs out.
+Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const RunOptions& opts, int64_t devices,
+                           std::vector<Literal>* global_args, std::optional<Literal>* result_value,
+                           bool* check_failed) {
+  if (opts.backend == "gpu") {
+    return Unimplemented("multi-device runs on the GPU (NCCL across the GPUs of one machine) are not supported yet; "
+                         "use --backend interpreter or cpu");
+  }
+  if (!IsPerDeviceProgram(module)) {
+    return Unimplemented(module.name() + " is a global program (shardings, Shardy or sharding custom-calls) that "
+                         "needs SPMD partitioning before it runs on " + std::to_string(devices) + " devices");
+  }
+  // How the outputs are split: the root's sharding, --output-sharding, or the module
+  // before partitioning (XLA's optimized text drops the output shardings).
+  std::optional<Sharding> root_sharding;
+  std::optional<Shape> global_result_shape;
+  std::unique_ptr<Module> unpartitioned;
+  std::string unpartitioned_path = opts.unpartitioned;
+  auto own = ShardingOf(*module.entry()->root());
+  if (!own.ok()) return own.status();
+  if (unpartitioned_path.empty() && !own->has_value() && opts.output_sharding.empty()) {
+    unpartitioned_path = FindUnpartitionedDump(in.path, module.name());
+  }
+  if (!unpartitioned_path.empty()) {
+    auto parsed = ParseFile(unpartitioned_path);
+    if (!parsed.ok()) return parsed.status();
+    if (parsed->modules.empty()) return InvalidArgument(unpartitioned_path + ": no module");
+    unpartitioned = std::move(parsed->modules[0]);
+    auto outputs = GlobalOutputsOf(*unpartitioned);
+    if (outputs.ok()) {
+      root_sharding = outputs->sharding;
+      global_result_shape = outputs->shape;
+    }
+    std::cerr << "note: global shapes and output shardings from " << unpartitioned_path << "\n";
+  }
+  if (!opts.output_sharding.empty()) {
+    auto parsed = ParseSharding(opts.output_sharding);
+    if (!parsed.ok()) return InvalidArgument("--output-sharding: " + std::string(parsed.status().message()));
+    root_sharding = *parsed;
+  }
+  const bool outputs_known = own->has_value() || root_sharding.has_value();
+
+  // Global arguments: loaded or random, by a view of the module with global parameters.
+  ASSIGN_OR_RETURN(std::vector<Shape> global_shapes, GlobalParameterShapes(module, unpartitioned.get()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(module, global_shapes));
+  if (!opts.inputs.empty()) {
+    ASSIGN_OR_RETURN(ArgumentFiles loaded, LoadArgumentFiles(*view, opts.inputs));
+    for (const std::string& note : loaded.notes) std::cerr << "note: " << note << "\n";
+    *global_args = std::move(loaded.arguments);
+  } else {
+    ASSIGN_OR_RETURN(*global_args, RandomArguments(*view, opts.seed));
+  }
+
+  MultiDeviceOptions mopts;
+  mopts.devices = devices;
+  if (root_sharding) mopts.root_sharding = &*root_sharding;
+  if (global_result_shape) mopts.global_result_shape = &*global_result_shape;
+  std::unique_ptr<CpuExecutable> exe;
+  std::vector<std::unique_ptr<profiler::CpuTracer>> tracers;
+  std::string how = "the interpreter";
+  if (opts.backend == "cpu") {
+    Stopwatch compile_watch;
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, !opts.unfused));
+    CpuExecutableOptions eo;
+    eo.threads = 1;  // one thread per device, as XLA's host devices
+    eo.devices = devices;
+    ASSIGN_OR_RETURN(exe, CpuExecutable::Create(std::move(optimized), eo));
+    std::fprintf(stderr, "compiled %s for the CPU (%s) in %.3f s\n", module.name().c_str(),
+                 opts.unfused ? "unfused" : "fused", compile_watch.ElapsedSeconds());
+    mopts.backend = DeviceBackend::kCpu;
+    mopts.cpu = exe.get();
+    for (int64_t d = 0; d < devices; ++d) {
+      tracers.push_back(std::make_unique<profiler::CpuTracer>());
+      mopts.observers.push_back(tracers.back().get());
+    }
+    how = std::string("the CPU backend (") + (opts.unfused ? "unfused" : "fused") + ", one thread per device)";
+  }
+  const Module& program = exe ? exe->module() : module;
+  std::vector<CollectiveEvent> collectives;
+  std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
+  std::vector<double> times;
+  MultiDeviceResult last;
+  const int64_t iterations = opts.backend == "cpu" ? std::max<int64_t>(1, opts.iterations) : 1;
+  for (int64_t it = 0; it < iterations; ++it) {
+    const int64_t start = NowNs();
+    Stopwatch watch;
+    ASSIGN_OR_RETURN(last, RunOnDevices(program, *global_args, mopts));
+    times.push_back(watch.ElapsedSeconds());
+    for (const CollectiveEvent& e : last.collectives) collectives.push_back(e);
+    for (int64_t d = 0; d < devices; ++d) {
+      spans[static_cast<size_t>(d)] = {start, start + last.device_wall_ns[static_cast<size_t>(d)]};
+    }
+  }
+  std::sort(times.begin(), times.end());
+  std::fprintf(stderr, "ran %s on %lld devices on %s: %.3f ms%s\n", module.name().c_str(),
+               static_cast<long long>(devices), how.c_str(), times.front() * 1e3,
+               iterations > 1 ? (" (fastest of " + std::to_string(iterations) + ")").c_str() : "");
+  std::vector<profiler::Trace> traces;
+  for (auto& tracer : tracers) traces.push_back(tracer->TakeTrace());
+  profiler::Trace trace = profiler::MergeDeviceTraces(traces, collectives, spans);
+  std::cerr << profiler::FormatDeviceTable(profiler::SummarizeDevices(trace));
+  std::cerr << profiler::FormatCollectiveTable(profiler::SummarizeCollectives(trace));
+  if (!opts.trace.empty()) {
+    RETURN_IF_ERROR(profiler::WriteChromeTrace(trace, opts.trace));
+    std::cerr << "wrote the trace (" << trace.events().size() << " events, " << devices << " device tracks) to "
+              << opts.trace << "\n";
+  }
+  for (const std::string& d : last.disagreements) std::cerr << "warning: " << d << "\n";
+  if (!last.disagreements.empty() && !outputs_known) {
+    return InvalidArgument("the per-device program does not say how its outputs are split (XLA's optimized text "
+                           "drops output shardings), and its devices hold different values for them; give "
+                           "--output-sharding '{...}' or --unpartitioned <the module before partitioning>");
+  }
+  *result_value = std::move(last.global);
+
+  // Checks: the reference is the same program on the same devices in the interpreter.
+  CheckOptions check_options;
+  check_options.run = [&](const Module& m, const std::vector<Literal>& args,
+                          const InterpreterOptions& io) -> StatusOr<Literal> {
+    MultiDeviceOptions ref = mopts;
+    ref.backend = DeviceBackend::kInterpreter;
+    ref.cpu = nullptr;
+    ref.observers.clear();
+    ref.interpreter = io;
+    ASSIGN_OR_RETURN(MultiDeviceResult r, RunOnDevices(m, args, ref));
+    return std::move(r.global);
+  };
+  return CheckResult(module, *global_args, **result_value, opts, check_failed, check_options);
+}
+
 int RunRun(const CommonInput& in, const RunOptions& opts) {
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
@@ -324,6 +537,22 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
   if (verify_errors) {
     std::cerr << "error: " << in.path << ": the module does not verify; not running it\n";
     return kExitUserError;
+  }
+
+  // Several devices: --devices N, or a per-device program that needs more than one.
+  const int64_t needed = DevicesOfModule(module);
+  const int64_t devices = opts.devices > 0 ? opts.devices : (IsPerDeviceProgram(module) ? needed : 1);
+  if (devices > 1) {
+    std::vector<Literal> global_args;
+    std::optional<Literal> result_value;
+    bool check_failed = false;
+    Status ran = RunOnDevicesCommand(in, module, opts, devices, &global_args, &result_value, &check_failed);
+    if (!ran.ok()) {
+      const std::string& m = ran.message();
+      const bool located = !m.empty() && std::isdigit(static_cast<unsigned char>(m[0]));
+      return ReportStatus(ran.WithPrefix(in.path + (located ? ":" : ": ")));
+    }
+    return WriteRunOutputs(*result_value, global_args, opts, check_failed);
   }
 
   // Arguments: from --inputs (.npy files, one .npz, one HloSnapshot), or random with the
@@ -394,44 +623,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     Status checked = CheckResult(module, args, *result_value, opts, &check_failed);
     if (!checked.ok()) return ReportStatus(checked);
   }
-  const Literal* result = &*result_value;
-  std::vector<std::pair<std::string, const Literal*>> leaves;
-  FlattenResult(*result, "output", &leaves);
-  for (const auto& [name, lit] : leaves) {
-    std::cout << name << ": " << lit->shape().ToString(false);
-    if (opts.print) {
-      if (lit->element_count() <= opts.print_limit) {
-        std::cout << " " << lit->ToString();
-      } else {
-        std::cout << " (" << lit->element_count() << " elements; more than --print-limit "
-                  << opts.print_limit << ", not printed)";
-      }
-    }
-    std::cout << "\n";
-  }
-  if (!opts.output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(opts.output_dir, ec);
-    if (ec) return ReportStatus(InvalidArgument(opts.output_dir + ": cannot create folder: " + ec.message()));
-    for (const auto& [name, lit] : leaves) {
-      std::string path = opts.output_dir + "/" + name + ".npy";
-      Status st = WriteNpy(path, *lit);
-      if (!st.ok()) return ReportStatus(st);
-    }
-    if (opts.save_inputs) {
-      for (size_t i = 0; i < args.size(); ++i) {
-        std::vector<std::pair<std::string, const Literal*>> in_leaves;
-        FlattenResult(args[i], "input_" + std::to_string(i), &in_leaves);
-        for (const auto& [name, lit] : in_leaves) {
-          Status st = WriteNpy(opts.output_dir + "/" + name + ".npy", *lit);
-          if (!st.ok()) return ReportStatus(st);
-        }
-      }
-    }
-    std::cerr << "wrote " << leaves.size() << " output(s)" << (opts.save_inputs ? " and the inputs" : "")
-              << " to " << opts.output_dir << "\n";
-  }
-  return check_failed ? kExitUserError : kExitOk;
+  return WriteRunOutputs(*result_value, args, opts, check_failed);
 }
 
 struct CompileOptions {
@@ -880,6 +1072,16 @@ int RunCli(int argc, char** argv) {
                     "by the same rules as --check; exit 1 on a mismatch")
         ->delimiter(',');
     run->add_option("--threads", run_opts.threads, "CPU: worker threads (default: one per hardware thread)");
+    run->add_option("--devices", run_opts.devices,
+                    "Run the per-device (SPMD-partitioned) program on N logical devices, one thread each, "
+                    "with collectives exchanged in the process; --inputs and outputs are global arrays "
+                    "(default: what the module needs)");
+    run->add_option("--output-sharding", run_opts.output_sharding,
+                    "Multi-device: how the outputs are split, in XLA's text ('{devices=[4,1]<=[4]}', tuples "
+                    "'{{replicated}, {...}}'), for a partitioned module whose root does not say");
+    run->add_option("--unpartitioned", run_opts.unpartitioned,
+                    "Multi-device: the module before partitioning (XLA's before_spmd-partitioning dump): "
+                    "global parameter shapes and output shardings (found beside FILE when it is in a dump)");
     run->add_option("--gpu-arch", run_opts.gpu_arch, "GPU: compile for this target (default: the device's own)");
     run->add_option("--backend", run_opts.backend,
                     "interpreter (default) | cpu | gpu (CUDA driver and a GPU); each runs one device: a module "

@@ -47,6 +47,7 @@ Json ArgsFor(const TraceEvent& e) {
   if (!e.hlo.empty()) args["hlo"] = e.hlo;
   if (!e.computation.empty()) args["computation"] = e.computation;
   if (!e.kind.empty()) args["kind"] = e.kind;
+  if (!e.group.empty()) args["group"] = e.group;
   args["iteration"] = e.iteration;
   args["bytes_read"] = e.bytes_read;
   args["bytes_written"] = e.bytes_written;

@@ -18,6 +18,8 @@ inline constexpr std::string_view kCategoryKernel = "kernel";
 inline constexpr std::string_view kCategoryShard = "shard";
 inline constexpr std::string_view kCategoryHost = "host";
 inline constexpr std::string_view kCategoryRun = "run";
+// A collective: one device's part of an exchange between devices (multi-device runs).
+inline constexpr std::string_view kCategoryCollective = "collective";
 
 // One horizontal lane of the timeline. `process` groups lanes ("CPU", "GPU 0"); `name` is
 // the lane within it ("thread 0", "worker 3", "stream 7").
@@ -42,6 +44,7 @@ struct TraceEvent {
   int64_t bytes_written = 0;
   int64_t flops = 0;
   int64_t iteration = 0;  // which run of the executable (0-based)
+  std::string group;      // collectives: the devices exchanged with, "{0,1,2,3}"
 
   int64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
   int64_t bytes() const { return bytes_read + bytes_written; }

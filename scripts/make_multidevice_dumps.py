@@ -342,7 +342,7 @@ def run(name, outdir):
         sys.exit(f"make_multidevice_dumps: {name}: {len(flat_in)} inputs but entry "
                  f"parameters {sorted(params)}")
     np.savez(os.path.join(outdir, "inputs.npz"),
-             **{f"arg{i}": a for i, a in enumerate(flat_in)})
+             *flat_in)  # arr_0, arr_1, ...: numpy's names, which --inputs maps to parameters
     for i, o in enumerate(flat_out):
         np.save(os.path.join(outdir, f"expected{i}.npy"), o)
 
@@ -359,7 +359,7 @@ def run(name, outdir):
         shape, line = params[i]
         pshape, pline = part_params[i]
         parameters.append({
-            "key": f"arg{i}", "name": _INSTR.match(line).group(1), "shape": shape,
+            "key": f"arr_{i}", "name": _INSTR.match(line).group(1), "shape": shape,
             "dtype": str(a.dtype), "jax_spec": spec(in_shardings[i]),
             "hlo_sharding": attr(line, "sharding"), "sdy_sharding": sdy_sharding(line),
             "per_device_shape": pshape, "partitioned_sharding": attr(pline, "sharding")})

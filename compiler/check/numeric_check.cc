@@ -411,8 +411,16 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
 
 // |perturbed - shadow| per element, the larger of two perturbed runs (f64_shadow.h's
 // MakePerturbedShadow); nothing when the module cannot be perturbed or a run fails.
+// One run of a module of the reference: the caller's runner, or one interpreter.
+StatusOr<Literal> RunReference(const CheckOptions& check, const Module& module, const std::vector<Literal>& arguments,
+                               const InterpreterOptions& options) {
+  if (check.run) return check.run(module, arguments, options);
+  return Interpreter(options).Run(module, arguments);
+}
+
 std::optional<Literal> SumSpread(const Module& module, const Module& shadow_module, const Literal& shadow,
-                                 const std::vector<Literal>& wide_arguments, const InterpreterOptions& options) {
+                                 const std::vector<Literal>& wide_arguments, const CheckOptions& check) {
+  const InterpreterOptions& options = check.interpreter;
   auto perturbed_module = MakePerturbedShadow(shadow_module, module);
   if (!perturbed_module.ok()) return std::nullopt;
   Literal spread = shadow;
@@ -422,7 +430,7 @@ std::optional<Literal> SumSpread(const Module& module, const Module& shadow_modu
   for (uint64_t seed : {uint64_t{1}, uint64_t{2}}) {
     InterpreterOptions run_options = options;
     run_options.rng_seed = seed;
-    auto perturbed = Interpreter(run_options).Run(**perturbed_module, wide_arguments);
+    auto perturbed = RunReference(check, **perturbed_module, wide_arguments, run_options);
     if (!perturbed.ok()) return std::nullopt;
     const auto p_leaves = LeavesOf(*perturbed);
     const auto s_leaves = LeavesOf(shadow);
@@ -599,10 +607,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
                                                const CheckOptions& options) {
   CheckReference ref;
   const InterpreterOptions& iopts = options.interpreter;
-  {
-    Interpreter interpreter(iopts);
-    ASSIGN_OR_RETURN(ref.reference, interpreter.Run(module, arguments));
-  }
+  ASSIGN_OR_RETURN(ref.reference, RunReference(options, module, arguments, iopts));
   StructuralPassThrough(module.entry()->root(), module.entry()->root()->shape(), &ref.pass_through_parameter);
   bool any_float = false;
   ForEachArrayLeaf(ref.reference, [&](const Literal& leaf) {
@@ -619,8 +624,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
       std::vector<Literal> wide;
       wide.reserve(arguments.size());
       for (const Literal& a : arguments) wide.push_back(WidenLiteralToF64(a));
-      Interpreter interpreter(iopts);
-      auto shadow = interpreter.Run(**shadow_module, wide);
+      auto shadow = RunReference(options, **shadow_module, wide, iopts);
       if (shadow.ok()) {
         ref.shadow = std::move(shadow).value();
         ref.summed_terms = SummedTermsPerOutput(module);
@@ -631,12 +635,11 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
           // order allow: say so rather than raise false alarms.
           auto magnitude_module = MakeMagnitudeShadow(**shadow_module);
           if (magnitude_module.ok()) {
-            Interpreter magnitude_interpreter(iopts);
-            auto magnitude = magnitude_interpreter.Run(**magnitude_module, wide);
+            auto magnitude = RunReference(options, **magnitude_module, wide, iopts);
             if (magnitude.ok()) ref.magnitude = std::move(magnitude).value();
           }
           if (!ref.magnitude) ref.summed_terms.assign(ref.summed_terms.size(), 0);
-          ref.sum_spread = SumSpread(module, **shadow_module, *ref.shadow, wide, iopts);
+          ref.sum_spread = SumSpread(module, **shadow_module, *ref.shadow, wide, options);
         }
       } else {
         ref.shadow_note = "the interpreter could not run it in f64: " + shadow.status().message();

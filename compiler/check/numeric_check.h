@@ -32,6 +32,8 @@
 //     callers fail it ("the check would be vacuous: ...").
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,6 +59,10 @@ struct CheckOptions {
   int max_reported = 5;
   // Options of the reference runs (work limits, while-loop bound); the same for R and S.
   InterpreterOptions interpreter;
+  // Runs each module of the reference (R, the shadows) in place of one interpreter: a
+  // multi-device run of a per-device program, say. Gets the module, its arguments and the
+  // interpreter options to use (the perturbed runs change the seed).
+  std::function<StatusOr<Literal>(const Module&, const std::vector<Literal>&, const InterpreterOptions&)> run;
 };
 
 // Why an output does (or does not) count toward the check.

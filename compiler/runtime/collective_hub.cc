@@ -189,7 +189,7 @@ CollectiveHub::CollectiveHub(int64_t devices)
       waiting_at_(static_cast<size_t>(devices)),
       stopped_status_(static_cast<size_t>(devices)) {}
 
-int64_t CollectiveHub::NowNs() const { return SteadyNs() - start_ns_; }
+int64_t CollectiveHub::NowNs() const { return SteadyNs(); }
 
 StatusOr<std::vector<int64_t>> CollectiveHub::GroupOf(const Instruction& inst, int64_t device,
                                                       bool* permute) const {

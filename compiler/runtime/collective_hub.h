@@ -43,7 +43,7 @@ struct CollectiveEvent {
   std::vector<int64_t> group;  // the devices this device exchanged with (global ids)
   int64_t bytes_sent = 0;      // this device's operand bytes
   int64_t bytes_received = 0;  // result bytes that came from other devices
-  int64_t start_ns = 0;        // arrival at the hub (steady clock, since the hub started)
+  int64_t start_ns = 0;        // arrival at the hub (steady clock, absolute ns, as NowNs)
   int64_t end_ns = 0;          // result handed back
   int64_t occurrence = 0;      // which instance of the instruction on this device
 };
@@ -65,7 +65,7 @@ class CollectiveHub {
   void DeviceStopped(int64_t device, const Status& status);
 
   std::vector<CollectiveEvent> events() const;
-  int64_t NowNs() const;
+  int64_t NowNs() const;  // steady clock, absolute (the runtime's NowNs)
 
  private:
   struct Round {

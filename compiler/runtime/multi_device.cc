@@ -245,6 +245,14 @@ StatusOr<Literal> AssembleResult(const Module& module, const std::vector<Literal
   if (global_shape != nullptr) {
     LeafShapesOf(*global_shape, global_leaves);
     if (global_leaves.size() != local_leaves.size()) return InvalidArgument("the global result shape has another tuple structure");
+    // Dimensions from the global shape; the element type is the program's (a check's f64
+    // shadow runs the same program widened).
+    for (size_t i = 0; i < global_leaves.size(); ++i) {
+      global_leaves[i].set_element_type(local_leaves[i].element_type());
+      if (global_leaves[i].rank() != local_leaves[i].rank())
+        return InvalidArgument("the global result shape " + global_leaves[i].ToString(false) + " has another rank than " +
+                               local_leaves[i].ToString(false));
+    }
   } else {
     for (size_t i = 0; i < local_leaves.size(); ++i) {
       Shape g = local_leaves[i];
@@ -313,6 +321,50 @@ StatusOr<Literal> AssembleResult(const Module& module, const std::vector<Literal
     }
   }
   return out;
+}
+
+StatusOr<std::vector<Shape>> GlobalParameterShapes(const Module& module, const Module* unpartitioned) {
+  const Computation& entry = *module.entry();
+  std::vector<Shape> shapes;
+  if (unpartitioned != nullptr) {
+    const Computation& g = *unpartitioned->entry();
+    if (g.parameter_count() != entry.parameter_count()) {
+      return InvalidArgument("the module before partitioning has " + std::to_string(g.parameter_count()) +
+                             " parameters; the partitioned one " + std::to_string(entry.parameter_count()));
+    }
+    for (int64_t p = 0; p < g.parameter_count(); ++p) shapes.push_back(g.parameter(p)->shape());
+    return shapes;
+  }
+  for (int64_t p = 0; p < entry.parameter_count(); ++p) {
+    ASSIGN_OR_RETURN(Sharding s, ParameterSharding(module, p));
+    const Shape& local = entry.parameter(p)->shape();
+    if (local.IsTuple()) {
+      Shape g = local;
+      for (int64_t i = 0; i < g.tuple_size(); ++i) {
+        Shape& leaf = (*g.mutable_tuple_shapes())[static_cast<size_t>(i)];
+        const Sharding& ls = s.Leaf(static_cast<size_t>(i));
+        for (int64_t x = 0; x < leaf.rank(); ++x) leaf.set_dimension(x, leaf.dimensions(x) * ls.TilesAlong(x));
+      }
+      shapes.push_back(g);
+      continue;
+    }
+    Shape g = local;
+    for (int64_t x = 0; x < g.rank(); ++x) g.set_dimension(x, g.dimensions(x) * s.TilesAlong(x));
+    shapes.push_back(g);
+  }
+  return shapes;
+}
+
+StatusOr<std::unique_ptr<Module>> GlobalParameterView(const Module& module, const std::vector<Shape>& shapes) {
+  std::unique_ptr<Module> view = module.Clone();
+  Computation* entry = view->entry();
+  if (static_cast<int64_t>(shapes.size()) != entry->parameter_count())
+    return InvalidArgument("global parameter shapes do not match the parameters");
+  for (int64_t p = 0; p < entry->parameter_count(); ++p) {
+    Shape shape = shapes[static_cast<size_t>(p)];
+    *entry->parameter(p)->mutable_shape() = shape;
+  }
+  return view;
 }
 
 StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector<Literal>& global_arguments,

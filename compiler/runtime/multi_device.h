@@ -64,6 +64,16 @@ struct GlobalOutputs {
 };
 StatusOr<GlobalOutputs> GlobalOutputsOf(const Module& unpartitioned);
 
+// The global shapes of the entry parameters of a per-device program: from the module
+// before partitioning when given (`unpartitioned`, same parameters in the same order),
+// else each parameter's tiles times its per-device shape.
+StatusOr<std::vector<Shape>> GlobalParameterShapes(const Module& per_device, const Module* unpartitioned);
+
+// A copy of `per_device` whose entry parameters have the global shapes: what argument
+// loaders and random-input generators read to make global arguments. Not a program to
+// run (its users still expect tiles).
+StatusOr<std::unique_ptr<Module>> GlobalParameterView(const Module& per_device, const std::vector<Shape>& shapes);
+
 enum class DeviceBackend { kInterpreter, kCpu };
 
 struct MultiDeviceOptions {

@@ -195,10 +195,10 @@ Program Load(const std::string& program, const std::string& file) {
   auto members = ReadNpz(DataDir(program) + "/inputs.npz");
   EXPECT_TRUE(members.ok()) << members.status().message();
   if (!members.ok()) return p;
-  // Members are arg0, arg1, ... in parameter order.
+  // Members are arr_0, arr_1, ... in parameter order.
   for (size_t i = 0; i < members->size(); ++i) {
     for (const NpzMember& m : *members) {
-      if (m.name != "arg" + std::to_string(i)) continue;
+      if (m.name != "arr_" + std::to_string(i)) continue;
       auto l = ParseNpy(m.bytes, m.name);
       EXPECT_TRUE(l.ok()) << l.status().message();
       if (l.ok()) p.inputs.push_back(std::move(*l));
