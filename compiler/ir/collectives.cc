@@ -524,8 +524,8 @@ Status CheckCollectiveFits(const Instruction& inst, int64_t devices) {
   }
   return Unimplemented(where + op + " over " + d.written + detail + " needs " +
                        std::to_string(d.devices) + " device" + (d.devices == 1 ? "" : "s") +
-                       "; this run has " + std::to_string(devices) +
-                       " (multi-device runs are not supported yet)");
+                       "; this run has " + std::to_string(devices) + " (fusebox run --devices " +
+                       std::to_string(d.devices) + " runs it on the interpreter or the CPU backend)");
 }
 
 Status CheckCollectivesFit(const Module& module, int64_t devices) {

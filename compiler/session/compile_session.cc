@@ -1,6 +1,8 @@
 // The compile session and the XLA-layout dump writer.
 #include "compiler/session/compile_session.h"
 
+#include "compiler/runtime/multi_device.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -130,8 +132,11 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
     if (!cpu_status_->ok()) return *cpu_status_;
     return cpu_.get();
   }
-  // Checked on the input, so the message points into the user's file.
-  if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, /*devices=*/1)); !fits.ok()) {
+  // A per-device program compiles for the devices it names (its collectives are the
+  // runtime's exchanges); checked on the input, so a message points into the user's file.
+  CpuExecutableOptions with_devices = options;
+  with_devices.devices = std::max<int64_t>(options.devices, IsPerDeviceProgram(*input_) ? DevicesOfModule(*input_) : 1);
+  if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, with_devices.devices)); !fits.ok()) {
     cpu_status_ = fits;
     return fits;
   }
@@ -139,7 +144,7 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
   if (!st.ok()) return st;
   std::unique_ptr<Module> copy = optimized_->Clone();
   if (copy == nullptr) return Internal("could not copy module " + optimized_->name());
-  auto exe = CpuExecutable::Create(std::move(copy), options);
+  auto exe = CpuExecutable::Create(std::move(copy), with_devices);
   cpu_status_ = exe.status();
   if (!exe.ok()) return exe.status();
   cpu_ = std::move(*exe);

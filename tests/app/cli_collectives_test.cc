@@ -1,7 +1,8 @@
 // CLI tests: modules XLA partitioned for 4 devices (tests/data/collectives) are refused by
-// `fusebox run` on every backend and by the compile stages, with the instruction located
-// in the file, its groups and the devices it needs; never a result. A module whose groups
-// are all of one device still runs.
+// `fusebox run --devices 1` on every backend and by the GPU compile stages, with the
+// instruction located in the file, its groups and the devices it needs; never a result.
+// Run on the 4 devices they name (the default), they run; a module whose groups are all
+// of one device still runs on one.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -43,32 +44,58 @@ const Case kCases[] = {
      ":22:8: %ppermute.3: collective-permute over source_target_pairs={{0,1},{1,2},{2,3},{3,0}}"},
 };
 
-TEST(CliCollectivesTest, RunRefusesOnEveryBackend) {
+TEST(CliCollectivesTest, RunOnOneDeviceRefusesOnEveryBackend) {
   for (const Case& c : kCases) {
-    for (const char* backend : {"interpreter", "cpu", "gpu"}) {
+    for (const char* backend : {"interpreter", "cpu"}) {
       SCOPED_TRACE(std::string(c.file) + " --backend " + backend);
       const std::string path = Collectives(c.file);
-      Result r = RunFusebox("run " + path + " --backend " + backend);
+      Result r = RunFusebox("run " + path + " --devices 1 --backend " + backend);
       EXPECT_EQ(r.code, 1) << r.out;
-      EXPECT_THAT(
-          r.out,
-          AllOf(HasSubstr("error: " + path + c.located),
-                HasSubstr(
-                    " needs 4 devices; this run has 1 (multi-device runs are not supported yet)"),
-                Not(HasSubstr("output:"))));
-      // The GPU backend says so before it looks for a driver or device.
-      EXPECT_THAT(r.out, Not(HasSubstr("CUDA")));
+      EXPECT_THAT(r.out, AllOf(HasSubstr("error: " + path + c.located),
+                               HasSubstr(" needs 4 devices; this run has 1 (fusebox run --devices 4 runs it on "
+                                         "the interpreter or the CPU backend)"),
+                               Not(HasSubstr("output:"))));
     }
+    // The GPU has no multi-device runs yet: it says so before it looks for a driver.
+    Result gpu = RunFusebox("run " + Collectives(c.file) + " --backend gpu");
+    EXPECT_EQ(gpu.code, 1) << gpu.out;
+    EXPECT_THAT(gpu.out, AllOf(HasSubstr("multi-device runs on the GPU"), Not(HasSubstr("CUDA")),
+                               Not(HasSubstr("output:"))));
   }
 }
 
-TEST(CliCollectivesTest, CheckedRunsAndCompileStagesRefuseToo) {
+TEST(CliCollectivesTest, RunsOnTheDevicesTheModuleNames) {
+  // Replicated outputs (all-reduce results) need no output sharding.
+  for (const char* file : {"all_reduce_explicit.hlo", "all_reduce_iota.hlo", "all_reduce_mesh.hlo"}) {
+    for (const char* backend : {"interpreter", "cpu"}) {
+      SCOPED_TRACE(std::string(file) + " " + backend);
+      Result r = RunFusebox("run " + Collectives(file) + " --backend " + backend);
+      EXPECT_EQ(r.code, 0) << r.out;
+      EXPECT_THAT(r.out, AllOf(HasSubstr("on 4 devices"), HasSubstr("output: f32[")));
+    }
+  }
+  // A sharded output whose sharding the text does not give: an error that says what to
+  // give, never device 0's tile as if it were the whole result.
+  const std::string permute = Collectives("collective_permute.hlo");
+  Result unknown = RunFusebox("run " + permute);
+  EXPECT_EQ(unknown.code, 1) << unknown.out;
+  EXPECT_THAT(unknown.out, AllOf(HasSubstr("--output-sharding"), Not(HasSubstr("output:"))));
+  Result given = RunFusebox("run " + permute + " --output-sharding '{devices=[4]<=[4]}'");
+  EXPECT_EQ(given.code, 0) << given.out;
+  EXPECT_THAT(given.out, HasSubstr("output: f32[16]"));
+}
+
+TEST(CliCollectivesTest, CheckedRunsAndGpuCompileStagesRefuseOnOneDevice) {
   const std::string path = Collectives("all_reduce_mesh.hlo");
-  Result checked = RunFusebox("run " + path + " --backend cpu --check");
+  Result checked = RunFusebox("run " + path + " --backend cpu --check --devices 1");
   EXPECT_EQ(checked.code, 1) << checked.out;
   EXPECT_THAT(checked.out, HasSubstr("needs 4 devices"));
-  for (const char* stage : {"ptx", "llvm_ir"}) {
-    for (const char* backend : {"gpu", "cpu"}) {
+  // The CPU compiles the per-device program (collectives are the runtime's exchanges);
+  // the GPU backend has no collectives yet.
+  Result cpu = RunFusebox("compile " + path + " --backend cpu --stage llvm_ir");
+  EXPECT_EQ(cpu.code, 0) << cpu.out;
+  for (const char* stage : {"ptx"}) {
+    for (const char* backend : {"gpu"}) {
       SCOPED_TRACE(std::string(stage) + " " + backend);
       Result r = RunFusebox("compile " + path + " --backend " + backend + " --stage " + stage);
       EXPECT_EQ(r.code, 1) << r.out;
@@ -88,7 +115,7 @@ TEST(CliCollectivesTest, ReportSaysWhyItHasNoRuns) {
 }
 
 TEST(CliCollectivesTest, GroupsOfOneDeviceStillRun) {
-  Result r = RunFusebox("run " + Collectives("all_reduce_groups_of_one.hlo") + " --print");
+  Result r = RunFusebox("run " + Collectives("all_reduce_groups_of_one.hlo") + " --devices 1 --print");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("output: f32[4]"));
 }

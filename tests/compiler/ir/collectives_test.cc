@@ -93,7 +93,7 @@ TEST(CollectivesTest, ExplicitGroups) {
   // Located, named, with the opcode, the groups as written and the devices needed.
   EXPECT_EQ(one.message(),
             "11:8: %ar: all-reduce over replica_groups={{0,1,2,3}} needs 4 devices; this run has 1 "
-            "(multi-device runs are not supported yet)");
+            "(fusebox run --devices 4 runs it on the interpreter or the CPU backend)");
 }
 
 TEST(CollectivesTest, IotaGroups) {
@@ -345,7 +345,7 @@ TEST(CollectivesTest, InterpreterRefusesEverySyntax) {
             TestData("all_reduce_iota.hlo") +
                 ":41:8: %all-reduce: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3}) "
                 "needs 4 devices; "
-                "this run has 1 (multi-device runs are not supported yet)");
+                "this run has 1 (fusebox run --devices 4 runs it on the interpreter or the CPU backend)");
   // A computation run on its own is refused at the collective too.
   auto direct = Interpreter().RunComputation(*iota->entry(), {&(*args)[0]});
   EXPECT_THAT(direct.status().message(),

@@ -1,0 +1,130 @@
+// CLI tests of multi-device runs: XLA's partitioned jax programs (tests/data/multidevice)
+// run with `fusebox run --devices N` on the interpreter and the CPU backend, fused and
+// unfused, reproduce XLA's outputs under --expected; wrong expected outputs fail; the
+// Chrome trace of an 8-device run has 8 device processes with their collectives.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "compiler/interpreter/npy.h"
+#include "tests/app/cli_test_util.h"
+
+namespace {
+
+using fusebox::cli_test::Result;
+using fusebox::cli_test::RunFusebox;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Dir(const std::string& program) {
+  return std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/" + program;
+}
+
+std::string ExpectedList(const std::string& program) {
+  std::string list;
+  for (int i = 0;; ++i) {
+    std::string path = Dir(program) + "/expected" + std::to_string(i) + ".npy";
+    if (!std::filesystem::exists(path)) break;
+    list += (list.empty() ? "" : ",") + path;
+  }
+  return list;
+}
+
+class CliMultiDeviceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliMultiDeviceTest, XlasPartitionedModuleMatchesXlasOutputs) {
+  const std::string p = GetParam();
+  for (const char* how : {"--backend interpreter", "--backend cpu", "--backend cpu --unfused"}) {
+    SCOPED_TRACE(how);
+    Result r = RunFusebox("run " + Dir(p) + "/partitioned.hlo --inputs " + Dir(p) + "/inputs.npz --expected " +
+                          ExpectedList(p) + " " + how);
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_THAT(r.out, AllOf(HasSubstr("expected: matches the expected outputs"), HasSubstr(" devices on "),
+                             Not(HasSubstr("warning:"))));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
+                         ::testing::Values("dp_train_step", "tp_mlp", "fsdp_layer", "shard_map_collectives",
+                                           "sharded_xent", "psum_8dev"));
+
+TEST(CliMultiDeviceTest, WrongExpectedOutputsFail) {
+  // tp_mlp's output scaled by 1.001: every element off by far more than rounding.
+  const std::string p = "tp_mlp";
+  auto expected = fusebox::ReadNpy(Dir(p) + "/expected0.npy");
+  ASSERT_TRUE(expected.ok());
+  for (int64_t i = 0; i < expected->element_count(); ++i) expected->SetDouble(i, expected->GetDouble(i) * 1.001 + 1e-3);
+  const std::string wrong = testing::TempDir() + "/tp_mlp_wrong.npy";
+  ASSERT_TRUE(fusebox::WriteNpy(wrong, *expected).ok());
+  Result r = RunFusebox("run " + Dir(p) + "/partitioned.hlo --inputs " + Dir(p) + "/inputs.npz --expected " + wrong +
+                        " --backend cpu");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("expected: MISMATCH"));
+}
+
+TEST(CliMultiDeviceTest, CheckAgainstTheInterpreterOnTheSameDevices) {
+  const std::string p = "sharded_xent";
+  Result r = RunFusebox("run " + Dir(p) + "/partitioned.hlo --inputs " + Dir(p) + "/inputs.npz --backend cpu --check");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter"));
+}
+
+TEST(CliMultiDeviceTest, TooFewDevicesIsAnError) {
+  Result r = RunFusebox("run " + Dir("tp_mlp") + "/partitioned.hlo --devices 2");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("needs 4 devices; this run has 2"), Not(HasSubstr("output:"))));
+}
+
+TEST(CliMultiDeviceTest, PerDeviceShapedInputsAreRefused) {
+  // Device 0's tile of x (f32[8,16] split 4 ways on dim 0 in dp_train_step): 2 rows.
+  const std::string tile = testing::TempDir() + "/tile.npy";
+  fusebox::Literal l(fusebox::Shape(fusebox::PrimitiveType::kF32, {4, 16}));
+  ASSERT_TRUE(fusebox::WriteNpy(tile, l).ok());
+  Result r = RunFusebox("run " + Dir("psum_8dev") + "/partitioned.hlo --inputs " + tile);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, Not(HasSubstr("output:")));
+}
+
+TEST(CliMultiDeviceTest, EightDeviceTraceHasATrackPerDeviceWithItsCollectives) {
+  const std::string trace = testing::TempDir() + "/psum_8dev_trace.json";
+  const std::string p = "psum_8dev";
+  Result r = RunFusebox("run " + Dir(p) + "/partitioned.hlo --inputs " + Dir(p) + "/inputs.npz --backend cpu --trace " +
+                        trace);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("8 device tracks"));
+  std::ifstream in(trace);
+  nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json& events = j.is_array() ? j : j["traceEvents"];
+  std::map<int, std::string> process_names;
+  std::map<int, int> collectives_per_pid;
+  std::set<std::string> kinds;
+  for (const auto& e : events) {
+    if (e.value("ph", "") == "M" && e.value("name", "") == "process_name") {
+      process_names[e["pid"].get<int>()] = e["args"]["name"].get<std::string>();
+    }
+    if (e.value("cat", "") == "collective") {
+      ++collectives_per_pid[e["pid"].get<int>()];
+      kinds.insert(e["args"]["kind"].get<std::string>());
+      EXPECT_GT(e["args"]["bytes_read"].get<int64_t>(), 0);
+      EXPECT_EQ(e["args"]["group"].get<std::string>(), "{0,1,2,3,4,5,6,7}");
+    }
+  }
+  std::set<std::string> devices;
+  for (const auto& [pid, name] : process_names) {
+    if (name.rfind("device ", 0) == 0) {
+      devices.insert(name);
+      EXPECT_EQ(collectives_per_pid[pid], 2) << name;  // one all-reduce, one all-gather each
+    }
+  }
+  EXPECT_EQ(devices.size(), 8u);
+  EXPECT_EQ(kinds, (std::set<std::string>{"all-reduce", "all-gather"}));
+}
+
+}  // namespace
