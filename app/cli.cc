@@ -548,7 +548,10 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     bool check_failed = false;
     Status ran = RunOnDevicesCommand(in, module, opts, devices, &global_args, &result_value, &check_failed);
     if (!ran.ok()) {
+      // "file:line:col: ..." when the message starts with a location, else "file: ...";
+      // as it is when it names the file already ("device 2: file:12:3: ...").
       const std::string& m = ran.message();
+      if (m.find(in.path) != std::string::npos) return ReportStatus(ran);
       const bool located = !m.empty() && std::isdigit(static_cast<unsigned char>(m[0]));
       return ReportStatus(ran.WithPrefix(in.path + (located ? ":" : ": ")));
     }

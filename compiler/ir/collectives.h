@@ -75,7 +75,8 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst);
 // that does not fit and the devices needed, led by "line:col: " when the instruction has
 // a source location (the caller puts the file in front), e.g.
 //   12:3: %all-reduce.3: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3})
-//   needs 4 devices; this run has 1 (multi-device runs are not supported yet)
+//   needs 4 devices; this run has 1 (fusebox run --devices 4 runs it on the interpreter or
+//   the CPU backend)
 // Instructions that are not cross-device collectives fit.
 Status CheckCollectiveFits(const Instruction& inst, int64_t devices);
 

@@ -117,6 +117,16 @@ StatusOr<Sharding> ParseSharding(std::string_view text);
 // The sharding of `inst` (nullopt when it has none); error when its text cannot be read.
 StatusOr<std::optional<Sharding>> ShardingOf(const Instruction& inst);
 
+// Devices a module's program runs on: num_partitions × replica_count, widened to what
+// its collectives' groups and shardings name.
+int64_t DevicesOfModule(const Module& module);
+
+// Whether `module` is a per-device program (its parameters hold tiles): it has
+// cross-device collectives or partition-id/replica-id, or its header says
+// is_scheduled (XLA's optimized output). A module with Shardy attributes or sharding
+// custom-calls is a global program that still needs partitioning.
+bool IsPerDeviceProgram(const Module& module);
+
 // Shardy (`xla.sdy.*` frontend attributes, as jax writes them into HLO text).
 struct SdyMesh {
   std::string name;                                  // "mesh"

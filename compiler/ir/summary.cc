@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/ir/collectives.h"
+#include "compiler/ir/sharding.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox {
@@ -45,6 +47,71 @@ ModuleSummary Summarize(const Module& module) {
     if (entry->root()) {
       s.entry_result = entry->root()->shape();
       s.result_bytes = s.entry_result.ByteSize();
+    }
+  }
+  DeviceSummary& d = s.devices;
+  d.num_partitions = module.num_partitions.value_or(1);
+  d.replica_count = module.replica_count.value_or(1);
+  d.devices = DevicesOfModule(module);
+  const bool per_device = IsPerDeviceProgram(module);
+  bool has_shardings = false;
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      if (inst->attrs().has_sharding) {
+        ++d.sharded_instructions;
+        has_shardings = true;
+      }
+      if (IsCrossDeviceCollective(inst->opcode())) {
+        ++d.collective_counts[std::string(OpcodeName(inst->opcode()))];
+        auto cd = DevicesOfCollective(*inst);
+        if (d.collective_lines.size() < 40) {
+          d.collective_lines.push_back("%" + inst->name() + ": " + std::string(OpcodeName(inst->opcode())) + " " +
+                                       inst->shape().ToString(false) + " over " +
+                                       (cd.ok() ? cd->written + " (" + std::to_string(cd->devices) + " devices)"
+                                                : std::string("unreadable groups: ") + std::string(cd.status().message())));
+        }
+      }
+    }
+  }
+  for (const auto& [key, value] : module.frontend_attributes) {
+    if (key != "xla.sdy.meshes") continue;
+    auto meshes = ParseSdyMeshes(value);
+    if (!meshes.ok()) {
+      d.meshes.push_back("unreadable: " + std::string(meshes.status().message()));
+      continue;
+    }
+    for (const SdyMesh& m : *meshes) {
+      std::string text = m.name + ": [";
+      for (size_t i = 0; i < m.axes.size(); ++i)
+        text += (i ? ", " : "") + m.axes[i].first + "=" + std::to_string(m.axes[i].second);
+      d.meshes.push_back(text + "]");
+    }
+  }
+  if (d.devices <= 1 && !has_shardings && d.meshes.empty()) {
+    d.program = "single device";
+  } else if (per_device) {
+    d.program = "per-device program (partitioned; shapes are each device's tiles)";
+  } else {
+    d.program = "global program with shardings (needs SPMD partitioning to run on " + std::to_string(d.devices) +
+                " devices)";
+  }
+  if (const Computation* entry = module.entry()) {
+    std::vector<const Instruction*> values(entry->parameters().begin(), entry->parameters().end());
+    if (entry->root()) values.push_back(entry->root());
+    for (const Instruction* v : values) {
+      if (v == nullptr) continue;
+      auto sh = ShardingOf(*v);
+      if (!sh.ok()) {
+        d.values.push_back({v->name(), "unreadable: " + std::string(sh.status().message()), ""});
+        continue;
+      }
+      if (!sh->has_value()) continue;
+      std::string shard;
+      if (!per_device) {
+        auto shape = (*sh)->ShardShape(v->shape());
+        shard = shape.ok() ? shape->ToString(false) : "?";
+      }
+      d.values.push_back({v->name(), (*sh)->ToString(), shard});
     }
   }
   return s;
@@ -95,6 +162,26 @@ std::string SummaryToText(const ModuleSummary& s) {
          "\n";
   out += "\nresult: " + s.entry_result.ToString(true) + "  (" + BytesText(s.entry_result) + ")\n";
   if (s.constant_bytes > 0) out += "constants: " + HumanBytes(static_cast<uint64_t>(s.constant_bytes)) + "\n";
+  const DeviceSummary& d = s.devices;
+  if (d.program != "single device") {
+    std::snprintf(line, sizeof(line), "\ndevices: %lld (num_partitions %lld, replica_count %lld): %s\n",
+                  static_cast<long long>(d.devices), static_cast<long long>(d.num_partitions),
+                  static_cast<long long>(d.replica_count), d.program.c_str());
+    out += line;
+    for (const std::string& m : d.meshes) out += "  mesh " + m + "\n";
+    if (d.sharded_instructions > 0) out += "  " + std::to_string(d.sharded_instructions) + " instruction(s) with a sharding\n";
+    for (const DeviceSummary::Value& v : d.values) {
+      out += "  %" + v.name + ": sharding=" + v.sharding;
+      if (!v.shard_shape.empty()) out += "  (each device: " + v.shard_shape + ")";
+      out += "\n";
+    }
+    if (!d.collective_counts.empty()) {
+      out += "  collectives:";
+      for (const auto& [kind, n] : d.collective_counts) out += " " + kind + " " + std::to_string(n);
+      out += "\n";
+      for (const std::string& c : d.collective_lines) out += "    " + c + "\n";
+    }
+  }
   return out;
 }
 
@@ -121,6 +208,21 @@ std::string SummaryToJson(const ModuleSummary& s) {
   j["result"] = s.entry_result.ToString(true);
   j["result_bytes"] = s.result_bytes;
   j["constant_bytes"] = s.constant_bytes;
+  const DeviceSummary& d = s.devices;
+  nlohmann::ordered_json dj;
+  dj["devices"] = d.devices;
+  dj["num_partitions"] = d.num_partitions;
+  dj["replica_count"] = d.replica_count;
+  dj["program"] = d.program;
+  dj["meshes"] = d.meshes;
+  dj["sharded_instructions"] = d.sharded_instructions;
+  dj["values"] = nlohmann::ordered_json::array();
+  for (const DeviceSummary::Value& v : d.values) {
+    dj["values"].push_back({{"name", v.name}, {"sharding", v.sharding}, {"shard_shape", v.shard_shape}});
+  }
+  dj["collective_counts"] = d.collective_counts;
+  dj["collectives"] = d.collective_lines;
+  j["devices"] = dj;
   return j.dump(2) + "\n";
 }
 

@@ -19,6 +19,27 @@ struct ComputationSummary {
   bool is_fusion = false;  // called by a fusion instruction
 };
 
+// How a module spreads over devices: what `inspect` shows of an SPMD program.
+struct DeviceSummary {
+  int64_t devices = 1;            // what the module needs (partitions × replicas, groups)
+  int64_t num_partitions = 1;
+  int64_t replica_count = 1;
+  std::string program;            // "single device", "per-device program (partitioned)", "global program ..."
+  std::vector<std::string> meshes;  // Shardy meshes, "mesh: [\"d\"=4]"
+  // Entry parameters and root with a sharding: name, sharding text, per-device shape
+  // (for a global program; empty for a per-device one, whose shapes are tiles already).
+  struct Value {
+    std::string name;
+    std::string sharding;
+    std::string shard_shape;
+  };
+  std::vector<Value> values;
+  // Collectives by kind: count and the groups they use (first few).
+  std::map<std::string, int64_t> collective_counts;
+  std::vector<std::string> collective_lines;  // "%all-reduce.3: all-reduce over replica_groups=... (4 devices)"
+  int64_t sharded_instructions = 0;  // instructions with a sharding attribute
+};
+
 struct ModuleSummary {
   std::string name;
   std::vector<ComputationSummary> computations;
@@ -30,6 +51,7 @@ struct ModuleSummary {
   int64_t result_bytes = 0;
   int64_t fusion_count = 0;     // fusion instructions outside fused computations
   int64_t constant_bytes = 0;
+  DeviceSummary devices;
 };
 
 ModuleSummary Summarize(const Module& module);

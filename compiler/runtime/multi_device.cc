@@ -94,42 +94,6 @@ std::string ShapeText(const Shape& s) { return s.ToString(false); }
 
 }  // namespace
 
-int64_t DevicesOfModule(const Module& module) {
-  int64_t n = std::max<int64_t>(1, module.num_partitions.value_or(1)) *
-              std::max<int64_t>(1, module.replica_count.value_or(1));
-  for (const auto& comp : module.computations()) {
-    for (const auto& inst : comp->instructions()) {
-      if (IsCrossDeviceCollective(inst->opcode())) {
-        auto cd = DevicesOfCollective(*inst);
-        if (cd.ok()) n = std::max(n, cd->devices);
-      }
-      auto s = ShardingOf(*inst);
-      if (s.ok() && s->has_value()) n = std::max(n, (*s)->DeviceCount());
-    }
-  }
-  return n;
-}
-
-bool IsPerDeviceProgram(const Module& module) {
-  for (const auto& [key, value] : module.frontend_attributes) {
-    if (key.rfind("xla.sdy.", 0) == 0) return false;
-  }
-  bool per_device = module.is_scheduled.value_or(false);
-  for (const auto& comp : module.computations()) {
-    for (const auto& inst : comp->instructions()) {
-      const Opcode op = inst->opcode();
-      if (op == Opcode::kCustomCall) {
-        const std::string& t = inst->attrs().custom_call_target;
-        if (t == "Sharding" || t == "SPMDFullToShardShape" || t == "SPMDShardToFullShape" ||
-            t.rfind("xla.sdy.", 0) == 0)
-          return false;
-      }
-      if (IsCrossDeviceCollective(op) || op == Opcode::kPartitionId || op == Opcode::kReplicaId) per_device = true;
-    }
-  }
-  return per_device;
-}
-
 StatusOr<Sharding> ParameterSharding(const Module& module, int64_t i) {
   ASSIGN_OR_RETURN(std::optional<Sharding> s, ShardingOf(*module.entry()->parameter(i)));
   return s.value_or(Sharding::Replicated());

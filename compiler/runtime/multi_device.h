@@ -23,16 +23,6 @@ namespace fusebox {
 
 class CpuExecutable;
 
-// Devices a module's program runs on: num_partitions × replica_count, widened to what
-// its collectives' groups and shardings name.
-int64_t DevicesOfModule(const Module& module);
-
-// Whether `module` is a per-device program (its parameters hold tiles): it has
-// cross-device collectives or partition-id/replica-id, or its header says
-// is_scheduled (XLA's optimized output). A module with Shardy attributes or sharding
-// custom-calls is a global program that still needs partitioning.
-bool IsPerDeviceProgram(const Module& module);
-
 // The sharding of entry parameter `i` (replicated when it has none).
 StatusOr<Sharding> ParameterSharding(const Module& module, int64_t i);
 // The sharding of the entry root (replicated when it has none).

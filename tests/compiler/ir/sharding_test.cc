@@ -139,3 +139,41 @@ ENTRY e {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+TEST(ShardingTest, ProgramsKnowTheirDevices) {
+  auto global = ParseModule(R"(HloModule g, num_partitions=4
+ENTRY e {
+  p = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT n = f32[8,4] negate(p), sharding={replicated}
+})");
+  ASSERT_TRUE(global.ok());
+  EXPECT_EQ(DevicesOfModule(**global), 4);
+  EXPECT_FALSE(IsPerDeviceProgram(**global));  // no collectives: tiles not taken yet
+  auto per_device = ParseModule(R"(HloModule d, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4] parameter(0), sharding={devices=[2]<=[2]}
+  ROOT ar = f32[4] all-reduce(p), channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true, to_apply=add
+})");
+  ASSERT_TRUE(per_device.ok());
+  EXPECT_TRUE(IsPerDeviceProgram(**per_device));
+  EXPECT_EQ(DevicesOfModule(**per_device), 2);
+  auto sdy = ParseModule(R"(HloModule s, num_partitions=4, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["d"=4]>}}
+ENTRY e {
+  p = f32[8] parameter(0)
+  id = u32[] partition-id()
+  ROOT n = f32[8] negate(p)
+})");
+  ASSERT_TRUE(sdy.ok()) << sdy.status().message();
+  EXPECT_FALSE(IsPerDeviceProgram(**sdy));  // Shardy attributes: a global program
+}
+
+}  // namespace
+}  // namespace fusebox
