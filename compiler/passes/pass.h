@@ -3,6 +3,7 @@
 // (fusion decisions with reasons) in the PassContext.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,23 @@ struct FusionDecision {
   std::string fusion;       // the fusion instruction it ended up in, when fused
 };
 
+// One collective an SPMD pass inserted (or one instruction it computed whole on every
+// device: kind "replicated-fallback"), and why.
+struct CollectiveDecision {
+  std::string pass;             // "spmd-partitioner"
+  std::string computation;      // where the collective is
+  std::string collective;       // name of the inserted instruction
+  std::string kind;             // opcode name: "all-reduce", "all-gather", ...
+  std::string for_instruction;  // the instruction it serves
+  std::string operand;          // the value it moves
+  std::string groups;           // replica_groups / source_target_pairs text
+  int64_t bytes_per_device = 0;  // the collective's result bytes on one device
+  std::string reason;           // in words a user understands
+};
+
+// A readable table of `decisions`, one line per collective (explain --collectives).
+std::string FormatCollectiveDecisions(const std::vector<CollectiveDecision>& decisions);
+
 class PassContext {
  public:
   void RecordDecision(FusionDecision decision) { decisions_.push_back(std::move(decision)); }
@@ -30,8 +48,12 @@ class PassContext {
   // Decisions whose producer or consumer is `instruction`.
   std::vector<FusionDecision> DecisionsFor(const std::string& instruction) const;
 
+  void RecordCollective(CollectiveDecision decision) { collectives_.push_back(std::move(decision)); }
+  const std::vector<CollectiveDecision>& collectives() const { return collectives_; }
+
  private:
   std::vector<FusionDecision> decisions_;
+  std::vector<CollectiveDecision> collectives_;
 };
 
 class Pass {

@@ -1,0 +1,845 @@
+// Sharding propagation (see sharding_propagation.h).
+//
+//   1. helpers: device lists, dim maps, reshape groups
+//   2. the graph: one node per array leaf, classes (while loops), edges with rules
+//   3. the solver: rounds of best candidates until nothing changes
+#include "compiler/passes/sharding_propagation.h"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/ir/collectives.h"
+
+namespace fusebox {
+
+// --- 1. helpers -------------------------------------------------------------------------
+
+namespace {
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+// Row-major `devices` over `dims`, with the axes put in `perm` order.
+std::vector<int64_t> TransposeDevices(const std::vector<int64_t>& devices,
+                                      const std::vector<int64_t>& dims,
+                                      const std::vector<int64_t>& perm) {
+  const size_t rank = dims.size();
+  std::vector<int64_t> strides(rank, 1);
+  for (size_t i = rank; i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  std::vector<int64_t> out_dims(rank);
+  for (size_t i = 0; i < rank; ++i) out_dims[i] = dims[static_cast<size_t>(perm[i])];
+  std::vector<int64_t> out;
+  out.reserve(devices.size());
+  std::vector<int64_t> index(rank, 0);
+  for (size_t n = 0; n < devices.size(); ++n) {
+    int64_t src = 0;
+    for (size_t i = 0; i < rank; ++i) src += index[i] * strides[static_cast<size_t>(perm[i])];
+    out.push_back(devices[static_cast<size_t>(src)]);
+    for (size_t i = rank; i-- > 0;) {
+      if (++index[i] < out_dims[i]) break;
+      index[i] = 0;
+    }
+  }
+  return out;
+}
+
+// Ordered factorizations of n into `k` factors, each at least 2.
+void Factorizations(int64_t n, int k, std::vector<int64_t>& current,
+                    std::vector<std::vector<int64_t>>& out) {
+  if (k == 1) {
+    if (n >= 2) {
+      current.push_back(n);
+      out.push_back(current);
+      current.pop_back();
+    }
+    return;
+  }
+  for (int64_t f = 2; f * 2 <= n; ++f) {
+    if (n % f != 0) continue;
+    current.push_back(f);
+    Factorizations(n / f, k - 1, current, out);
+    current.pop_back();
+  }
+}
+
+bool HasManual(const Sharding& s) {
+  if (s.kind == Sharding::Kind::kManual) return true;
+  return s.IsTiled() && std::find(s.subgroups.begin(), s.subgroups.end(), SubgroupKind::kManual) !=
+                            s.subgroups.end();
+}
+
+int64_t DataTiles(const Sharding& s) {
+  int64_t t = 1;
+  for (int64_t d = 0; d < s.DataRank(); ++d) t *= s.TilesAlong(d);
+  return t;
+}
+
+}  // namespace
+
+std::string DeviceListText(const std::vector<int64_t>& devices) {
+  const int64_t n = static_cast<int64_t>(devices.size());
+  std::vector<int64_t> sorted = devices;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = true;
+  for (int64_t i = 0; i < n; ++i) permutation &= sorted[static_cast<size_t>(i)] == i;
+  std::string explicit_list;
+  for (int64_t i = 0; i < n; ++i)
+    explicit_list += (i ? "," : "") + std::to_string(devices[static_cast<size_t>(i)]);
+  if (!permutation || n == 0) return explicit_list;
+  bool identity = true;
+  for (int64_t i = 0; i < n; ++i) identity &= devices[static_cast<size_t>(i)] == i;
+  if (identity) return "<=[" + std::to_string(n) + "]";
+  if (n > 4096) return explicit_list;
+  for (int k = 2; k <= 4; ++k) {
+    std::vector<std::vector<int64_t>> dims_list;
+    std::vector<int64_t> current;
+    Factorizations(n, k, current, dims_list);
+    for (const std::vector<int64_t>& dims : dims_list) {
+      std::vector<int64_t> perm(dims.size());
+      std::iota(perm.begin(), perm.end(), 0);
+      while (std::next_permutation(perm.begin(), perm.end())) {
+        auto ids = ExpandIotaDeviceList(dims, perm);
+        if (!ids.ok() || *ids != devices) continue;
+        std::string text = "<=[";
+        for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+        text += "]T(";
+        for (size_t i = 0; i < perm.size(); ++i) text += (i ? "," : "") + std::to_string(perm[i]);
+        return text + ")";
+      }
+    }
+  }
+  return explicit_list;
+}
+
+std::optional<Sharding> MapShardingDims(const Sharding& s, const std::vector<int64_t>& source_dim) {
+  switch (s.kind) {
+    case Sharding::Kind::kReplicated:
+      return Sharding::Replicated();
+    case Sharding::Kind::kManual:
+      return Sharding::Manual();
+    case Sharding::Kind::kMaximal:
+      return Sharding::Maximal(s.device);
+    case Sharding::Kind::kTiled:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const int64_t rank = s.DataRank();
+  std::vector<bool> used(static_cast<size_t>(rank), false);
+  std::vector<int64_t> perm, tiles;
+  for (int64_t src : source_dim) {
+    if (src >= 0 && src < rank && !used[static_cast<size_t>(src)]) {
+      used[static_cast<size_t>(src)] = true;
+      perm.push_back(src);
+      tiles.push_back(s.tile_dims[static_cast<size_t>(src)]);
+    } else {
+      tiles.push_back(1);
+    }
+  }
+  int64_t manual = 1, replicated = 1;
+  for (size_t k = 0; k < s.subgroups.size(); ++k) {
+    if (s.subgroups[k] == SubgroupKind::kManual) {
+      perm.push_back(rank + static_cast<int64_t>(k));
+      manual *= s.tile_dims[static_cast<size_t>(rank) + k];
+    } else if (s.subgroups[k] != SubgroupKind::kReplicated) {
+      return std::nullopt;
+    }
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (used[static_cast<size_t>(d)]) continue;
+    perm.push_back(d);
+    replicated *= s.tile_dims[static_cast<size_t>(d)];
+  }
+  for (size_t k = 0; k < s.subgroups.size(); ++k) {
+    if (s.subgroups[k] != SubgroupKind::kReplicated) continue;
+    perm.push_back(rank + static_cast<int64_t>(k));
+    replicated *= s.tile_dims[static_cast<size_t>(rank) + k];
+  }
+  const bool data_tiled = Product(tiles) > 1;
+  if (!data_tiled) {
+    if (manual == 1) return Sharding::Replicated();
+    if (replicated == 1) return Sharding::Manual();
+  }
+  std::vector<int64_t> devices = TransposeDevices(s.tile_devices, s.tile_dims, perm);
+  std::vector<SubgroupKind> subgroups;
+  if (manual > 1) {
+    tiles.push_back(manual);
+    subgroups.push_back(SubgroupKind::kManual);
+  }
+  if (replicated > 1) {
+    tiles.push_back(replicated);
+    subgroups.push_back(SubgroupKind::kReplicated);
+  }
+  Sharding out =
+      Sharding::TiledWithDevices(std::move(tiles), std::move(devices), std::move(subgroups));
+  out.device_list_text = DeviceListText(out.tile_devices);
+  return out;
+}
+
+std::vector<int64_t> ReshapeDimSources(const Shape& from, const Shape& to,
+                                       const Sharding& sharding) {
+  std::vector<int64_t> sources(static_cast<size_t>(to.rank()), -1);
+  if (from.ElementCount() != to.ElementCount() || from.ElementCount() <= 0) return sources;
+  const int64_t rin = from.rank(), rout = to.rank();
+  int64_t i = 0, j = 0;
+  while (i < rin && j < rout) {
+    if (from.dimensions(i) == 1) {
+      ++i;
+      continue;
+    }
+    if (to.dimensions(j) == 1) {
+      ++j;
+      continue;
+    }
+    const int64_t i0 = i, j0 = j;
+    int64_t pi = from.dimensions(i), pj = to.dimensions(j);
+    while (pi != pj) {
+      if (pi < pj) {
+        if (++i >= rin) return sources;
+        pi *= from.dimensions(i);
+      } else {
+        if (++j >= rout) return sources;
+        pj *= to.dimensions(j);
+      }
+    }
+    // The group from[i0..i] == to[j0..j]; the major dims carry whole tiles when both
+    // divide by the tile count (each tile is then one contiguous run of the group).
+    const int64_t t = sharding.TilesAlong(i0);
+    if (t > 1 && from.dimensions(i0) % t == 0 && to.dimensions(j0) % t == 0)
+      sources[static_cast<size_t>(j0)] = i0;
+    ++i;
+    ++j;
+  }
+  return sources;
+}
+
+// --- 2. the graph ------------------------------------------------------------------------
+
+namespace {
+
+using Rule = std::function<std::optional<Sharding>(const Sharding&)>;
+
+struct Edge {
+  int64_t src = 0;  // node
+  int64_t dst = 0;
+  int order = 0;  // 0: from an operand, 1: from a user, 2: through a call boundary
+  int64_t index = 0;
+  Rule rule;
+  const char* what = "";
+};
+
+struct Score {
+  int manual = 0;
+  int tiled = 0;
+  int fixed = 0;
+  int64_t tiles = 1;
+  auto operator<=>(const Score&) const = default;
+};
+
+Score ScoreOf(const Sharding& s, bool from_fixed) {
+  Score score;
+  score.manual = HasManual(s) ? 1 : 0;
+  score.tiles = DataTiles(s);
+  score.tiled = score.tiles > 1 ? 1 : 0;
+  score.fixed = from_fixed ? 1 : 0;
+  return score;
+}
+
+void CollectLeaves(const Shape& shape, std::vector<const Shape*>& out) {
+  if (!shape.IsTuple()) {
+    out.push_back(&shape);
+    return;
+  }
+  for (const Shape& e : shape.tuple_shapes()) CollectLeaves(e, out);
+}
+
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& e : shape.tuple_shapes()) n += LeafCount(e);
+  return n;
+}
+
+int64_t LeafOffset(const Shape& shape, int64_t element) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < element && i < shape.tuple_size(); ++i)
+    n += LeafCount(shape.tuple_shapes(i));
+  return n;
+}
+
+Rule Identity() {
+  return [](const Sharding& s) -> std::optional<Sharding> { return s; };
+}
+
+Rule Dims(std::vector<int64_t> sources) {
+  return [sources = std::move(sources)](const Sharding& s) { return MapShardingDims(s, sources); };
+}
+
+Rule Reshape(Shape from, Shape to) {
+  return [from = std::move(from), to = std::move(to)](const Sharding& s) {
+    return MapShardingDims(s, ReshapeDimSources(from, to, s));
+  };
+}
+
+// Dims kept as they are where `keep[d]`, others one tile.
+std::vector<int64_t> KeepDims(const std::vector<bool>& keep) {
+  std::vector<int64_t> sources;
+  for (size_t d = 0; d < keep.size(); ++d)
+    sources.push_back(keep[d] ? static_cast<int64_t>(d) : -1);
+  return sources;
+}
+
+struct ClassState {
+  std::optional<Sharding> sharding;
+  bool fixed = false;
+  Score score;
+  std::string reason;
+};
+
+class Propagator {
+ public:
+  Propagator(Module& module, std::vector<std::string>& log) : module_(module), log_(log) {}
+  StatusOr<bool> Run();
+
+ private:
+  void CollectScope(Computation* comp);
+  int64_t Node(const Instruction* inst, int64_t leaf) const { return base_.at(inst) + leaf; }
+  int64_t Find(int64_t node) {
+    while (parent_[static_cast<size_t>(node)] != node) {
+      parent_[static_cast<size_t>(node)] =
+          parent_[static_cast<size_t>(parent_[static_cast<size_t>(node)])];
+      node = parent_[static_cast<size_t>(node)];
+    }
+    return node;
+  }
+  void Union(int64_t a, int64_t b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[static_cast<size_t>(std::max(a, b))] = std::min(a, b);
+  }
+  void AddEdge(const Instruction* from, int64_t from_leaf, const Instruction* to, int64_t to_leaf,
+               int order, int64_t index, Rule rule, const char* what);
+  // Both ways between an operand and its user, array leaves.
+  void Link(const Instruction* user, int64_t operand_index, int64_t user_leaf, int64_t operand_leaf,
+            Rule forward, Rule backward, const char* what);
+  // Leaf-by-leaf identity between two same-shaped values (tuples included).
+  void LinkLeaves(const Instruction* a, int64_t a_offset, const Instruction* b, int64_t b_offset,
+                  int64_t count, int order, const char* what);
+  void BuildEdges(const Instruction* inst);
+  Status Seed();
+  void Solve();
+  bool Accepts(int64_t node, const Sharding& s) const;
+  bool Write();
+
+  Module& module_;
+  std::vector<std::string>& log_;
+  std::vector<Computation*> scope_;
+  std::vector<const Instruction*> instructions_;  // scope, post order per computation
+  std::unordered_map<const Instruction*, int64_t> base_;
+  std::vector<const Instruction*> node_inst_;
+  std::vector<const Shape*> node_shape_;
+  std::vector<int64_t> parent_;
+  std::vector<Edge> edges_;
+  std::vector<ClassState> state_;  // by class root
+  std::unordered_set<const Instruction*> had_sharding_;
+};
+
+void Propagator::CollectScope(Computation* comp) {
+  if (comp == nullptr || std::find(scope_.begin(), scope_.end(), comp) != scope_.end()) return;
+  scope_.push_back(comp);
+  for (const auto& inst : comp->instructions()) {
+    Opcode op = inst->opcode();
+    if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall) {
+      for (Computation* callee : inst->called_computations()) CollectScope(callee);
+    }
+  }
+}
+
+void Propagator::AddEdge(const Instruction* from, int64_t from_leaf, const Instruction* to,
+                         int64_t to_leaf, int order, int64_t index, Rule rule, const char* what) {
+  if (!base_.count(from) || !base_.count(to)) return;
+  Edge e;
+  e.src = Node(from, from_leaf);
+  e.dst = Node(to, to_leaf);
+  if (!node_shape_[static_cast<size_t>(e.src)]->IsArray() ||
+      !node_shape_[static_cast<size_t>(e.dst)]->IsArray())
+    return;
+  e.order = order;
+  e.index = index;
+  e.rule = std::move(rule);
+  e.what = what;
+  edges_.push_back(std::move(e));
+}
+
+void Propagator::Link(const Instruction* user, int64_t operand_index, int64_t user_leaf,
+                      int64_t operand_leaf, Rule forward, Rule backward, const char* what) {
+  const Instruction* operand = user->operand(operand_index);
+  if (forward)
+    AddEdge(operand, operand_leaf, user, user_leaf, 0, operand_index, std::move(forward), what);
+  if (backward)
+    AddEdge(user, user_leaf, operand, operand_leaf, 1, operand_index, std::move(backward), what);
+}
+
+void Propagator::LinkLeaves(const Instruction* a, int64_t a_offset, const Instruction* b,
+                            int64_t b_offset, int64_t count, int order, const char* what) {
+  for (int64_t k = 0; k < count; ++k) {
+    AddEdge(a, a_offset + k, b, b_offset + k, order, k, Identity(), what);
+    AddEdge(b, b_offset + k, a, a_offset + k, order, k, Identity(), what);
+  }
+}
+
+void Propagator::BuildEdges(const Instruction* inst) {
+  const Opcode op = inst->opcode();
+  const Shape& shape = inst->shape();
+  auto same_rank = [&](int64_t k) {
+    const Shape& s = inst->operand(k)->shape();
+    return s.IsArray() && shape.IsArray() && s.rank() == shape.rank();
+  };
+  const bool sharding_cc =
+      op == Opcode::kCustomCall && inst->attrs().custom_call_target == "Sharding";
+  if (IsElementwise(op) || op == Opcode::kMap || sharding_cc) {
+    for (int64_t k = 0; k < inst->operand_count(); ++k)
+      if (same_rank(k)) Link(inst, k, 0, 0, Identity(), Identity(), "elementwise");
+    return;
+  }
+  switch (op) {
+    case Opcode::kBroadcast: {
+      const std::vector<int64_t>& dims = inst->dimensions();
+      std::vector<int64_t> fwd(static_cast<size_t>(shape.rank()), -1), bwd;
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] >= 0 && dims[i] < shape.rank())
+          fwd[static_cast<size_t>(dims[i])] = static_cast<int64_t>(i);
+        bwd.push_back(dims[i]);
+      }
+      Link(inst, 0, 0, 0, Dims(fwd), Dims(bwd), "broadcast");
+      return;
+    }
+    case Opcode::kReshape:
+    case Opcode::kBitcast: {
+      const Shape& from = inst->operand(0)->shape();
+      if (!from.IsArray() || !shape.IsArray() || from.element_type() != shape.element_type())
+        return;
+      Link(inst, 0, 0, 0, Reshape(from, shape), Reshape(shape, from), "reshape");
+      return;
+    }
+    case Opcode::kTranspose: {
+      const std::vector<int64_t>& perm = inst->dimensions();
+      std::vector<int64_t> bwd(perm.size(), -1);
+      for (size_t i = 0; i < perm.size(); ++i)
+        if (perm[i] >= 0 && perm[i] < static_cast<int64_t>(perm.size()))
+          bwd[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+      Link(inst, 0, 0, 0, Dims(perm), Dims(bwd), "transpose");
+      return;
+    }
+    case Opcode::kDot: {
+      if (!inst->attrs().dot_dimension_numbers || inst->operand_count() != 2) return;
+      const DotDimensionNumbers& dn = *inst->attrs().dot_dimension_numbers;
+      auto free_dims = [](int64_t rank, const std::vector<int64_t>& batch,
+                          const std::vector<int64_t>& contracting) {
+        std::vector<int64_t> out;
+        for (int64_t d = 0; d < rank; ++d)
+          if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+              std::find(contracting.begin(), contracting.end(), d) == contracting.end())
+            out.push_back(d);
+        return out;
+      };
+      const int64_t lrank = inst->operand(0)->shape().rank(),
+                    rrank = inst->operand(1)->shape().rank();
+      std::vector<int64_t> lfree =
+          free_dims(lrank, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+      std::vector<int64_t> rfree =
+          free_dims(rrank, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+      const int64_t nb = static_cast<int64_t>(dn.lhs_batch_dimensions.size());
+      if (nb + static_cast<int64_t>(lfree.size() + rfree.size()) != shape.rank() ||
+          dn.rhs_batch_dimensions.size() != dn.lhs_batch_dimensions.size())
+        return;
+      std::vector<int64_t> fl(static_cast<size_t>(shape.rank()), -1), fr = fl;
+      std::vector<int64_t> bl(static_cast<size_t>(lrank), -1), br(static_cast<size_t>(rrank), -1);
+      for (int64_t b = 0; b < nb; ++b) {
+        fl[static_cast<size_t>(b)] = dn.lhs_batch_dimensions[static_cast<size_t>(b)];
+        fr[static_cast<size_t>(b)] = dn.rhs_batch_dimensions[static_cast<size_t>(b)];
+        bl[static_cast<size_t>(dn.lhs_batch_dimensions[static_cast<size_t>(b)])] = b;
+        br[static_cast<size_t>(dn.rhs_batch_dimensions[static_cast<size_t>(b)])] = b;
+      }
+      for (size_t j = 0; j < lfree.size(); ++j) {
+        fl[static_cast<size_t>(nb) + j] = lfree[j];
+        bl[static_cast<size_t>(lfree[j])] = nb + static_cast<int64_t>(j);
+      }
+      const size_t roff = static_cast<size_t>(nb) + lfree.size();
+      for (size_t j = 0; j < rfree.size(); ++j) {
+        fr[roff + j] = rfree[j];
+        br[static_cast<size_t>(rfree[j])] = static_cast<int64_t>(roff + j);
+      }
+      Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "dot lhs");
+      Link(inst, 1, 0, 0, Dims(fr), Dims(br), "dot rhs");
+      return;
+    }
+    case Opcode::kReduce: {
+      const int64_t n = inst->operand_count() / 2;
+      const std::vector<int64_t>& reduced = inst->dimensions();
+      for (int64_t k = 0; k < n; ++k) {
+        const Shape& in = inst->operand(k)->shape();
+        if (!in.IsArray()) continue;
+        std::vector<int64_t> fwd, bwd(static_cast<size_t>(in.rank()), -1);
+        for (int64_t d = 0; d < in.rank(); ++d) {
+          if (std::find(reduced.begin(), reduced.end(), d) != reduced.end()) continue;
+          bwd[static_cast<size_t>(d)] = static_cast<int64_t>(fwd.size());
+          fwd.push_back(d);
+        }
+        Link(inst, k, shape.IsTuple() ? k : 0, 0, Dims(fwd), Dims(bwd), "reduce");
+      }
+      return;
+    }
+    case Opcode::kConvolution: {
+      const InstructionAttributes& a = inst->attrs();
+      if (!a.convolution_dimension_numbers || a.feature_group_count != 1 ||
+          a.batch_group_count != 1 || inst->operand_count() != 2)
+        return;
+      const ConvolutionDimensionNumbers& cd = *a.convolution_dimension_numbers;
+      const int64_t rank = shape.rank();
+      std::vector<int64_t> fl(static_cast<size_t>(rank), -1), fr = fl;
+      std::vector<int64_t> bl(static_cast<size_t>(inst->operand(0)->shape().rank()), -1);
+      std::vector<int64_t> br(static_cast<size_t>(inst->operand(1)->shape().rank()), -1);
+      if (cd.output_batch_dimension >= rank || cd.output_feature_dimension >= rank ||
+          cd.input_batch_dimension >= static_cast<int64_t>(bl.size()) ||
+          cd.kernel_output_feature_dimension >= static_cast<int64_t>(br.size()))
+        return;
+      fl[static_cast<size_t>(cd.output_batch_dimension)] = cd.input_batch_dimension;
+      bl[static_cast<size_t>(cd.input_batch_dimension)] = cd.output_batch_dimension;
+      fr[static_cast<size_t>(cd.output_feature_dimension)] = cd.kernel_output_feature_dimension;
+      br[static_cast<size_t>(cd.kernel_output_feature_dimension)] = cd.output_feature_dimension;
+      Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
+      Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
+      return;
+    }
+    case Opcode::kSlice: {
+      const Shape& in = inst->operand(0)->shape();
+      const auto& slice = inst->attrs().slice;
+      if (!in.IsArray() || static_cast<int64_t>(slice.size()) != in.rank()) return;
+      std::vector<bool> keep;
+      for (int64_t d = 0; d < in.rank(); ++d) {
+        const SliceDimension& sd = slice[static_cast<size_t>(d)];
+        keep.push_back(sd.start == 0 && sd.limit == in.dimensions(d) && sd.stride == 1);
+      }
+      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "slice");
+      return;
+    }
+    case Opcode::kPad: {
+      const auto& padding = inst->attrs().padding;
+      if (!same_rank(0) || static_cast<int64_t>(padding.size()) != shape.rank()) return;
+      std::vector<bool> keep;
+      for (const PaddingDimension& p : padding)
+        keep.push_back(p.low == 0 && p.high == 0 && p.interior == 0);
+      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "pad");
+      return;
+    }
+    case Opcode::kConcatenate: {
+      if (inst->dimensions().size() != 1) return;
+      std::vector<bool> keep(static_cast<size_t>(shape.rank()), true);
+      int64_t cat = inst->dimensions()[0];
+      if (cat >= 0 && cat < shape.rank()) keep[static_cast<size_t>(cat)] = false;
+      for (int64_t k = 0; k < inst->operand_count(); ++k)
+        if (same_rank(k))
+          Link(inst, k, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "concatenate");
+      return;
+    }
+    case Opcode::kDynamicSlice: {
+      const auto& sizes = inst->attrs().dynamic_slice_sizes;
+      if (!same_rank(0)) return;
+      std::vector<bool> keep;
+      for (int64_t d = 0; d < shape.rank(); ++d)
+        keep.push_back(shape.dimensions(d) == inst->operand(0)->shape().dimensions(d) &&
+                       (sizes.empty() || sizes[static_cast<size_t>(d)] == shape.dimensions(d)));
+      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "dynamic-slice");
+      return;
+    }
+    case Opcode::kDynamicUpdateSlice: {
+      if (inst->operand_count() < 2 || !same_rank(0) || !same_rank(1)) return;
+      std::vector<bool> keep;
+      for (int64_t d = 0; d < shape.rank(); ++d)
+        keep.push_back(inst->operand(1)->shape().dimensions(d) == shape.dimensions(d));
+      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "dynamic-update-slice");
+      Link(inst, 1, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "dynamic-update-slice");
+      return;
+    }
+    case Opcode::kReverse: {
+      if (!same_rank(0)) return;
+      std::vector<bool> keep(static_cast<size_t>(shape.rank()), true);
+      for (int64_t d : inst->dimensions())
+        if (d >= 0 && d < shape.rank()) keep[static_cast<size_t>(d)] = false;
+      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "reverse");
+      return;
+    }
+    case Opcode::kSort: {
+      if (inst->dimensions().size() != 1) return;
+      for (int64_t k = 0; k < inst->operand_count(); ++k) {
+        const Shape& in = inst->operand(k)->shape();
+        if (!in.IsArray()) continue;
+        std::vector<bool> keep(static_cast<size_t>(in.rank()), true);
+        int64_t dim = inst->dimensions()[0];
+        if (dim >= 0 && dim < in.rank()) keep[static_cast<size_t>(dim)] = false;
+        Link(inst, k, shape.IsTuple() ? k : 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)),
+             "sort");
+      }
+      return;
+    }
+    case Opcode::kGetTupleElement: {
+      const Shape& in = inst->operand(0)->shape();
+      if (!in.IsTuple() || inst->tuple_index() < 0 || inst->tuple_index() >= in.tuple_size())
+        return;
+      const int64_t off = LeafOffset(in, inst->tuple_index());
+      for (int64_t k = 0; k < LeafCount(shape); ++k)
+        Link(inst, 0, k, off + k, Identity(), Identity(), "get-tuple-element");
+      return;
+    }
+    case Opcode::kTuple:
+    case Opcode::kOptimizationBarrier: {
+      if (op == Opcode::kOptimizationBarrier) {
+        for (int64_t k = 0; k < LeafCount(shape); ++k)
+          Link(inst, 0, k, k, Identity(), Identity(), "opt-barrier");
+        return;
+      }
+      int64_t off = 0;
+      for (int64_t k = 0; k < inst->operand_count(); ++k) {
+        const int64_t n = LeafCount(inst->operand(k)->shape());
+        for (int64_t l = 0; l < n; ++l) Link(inst, k, off + l, l, Identity(), Identity(), "tuple");
+        off += n;
+      }
+      return;
+    }
+    case Opcode::kWhile: {
+      const Computation* cond = inst->while_condition();
+      const Computation* body = inst->while_body();
+      const int64_t n = LeafCount(shape);
+      for (int64_t k = 0; k < n; ++k) Link(inst, 0, k, k, Identity(), Identity(), "while init");
+      auto tie = [&](const Instruction* other) {
+        if (other == nullptr || !base_.count(other) || LeafCount(other->shape()) != n) return;
+        for (int64_t k = 0; k < n; ++k) Union(Node(inst, k), Node(other, k));
+      };
+      if (body != nullptr && body->parameter_count() == 1) {
+        tie(body->parameter(0));
+        tie(body->root());
+      }
+      if (cond != nullptr && cond->parameter_count() == 1) tie(cond->parameter(0));
+      return;
+    }
+    case Opcode::kConditional: {
+      const auto& branches = inst->called_computations();
+      for (size_t c = 0; c < branches.size(); ++c) {
+        const Computation* branch = branches[c];
+        if (branch == nullptr || static_cast<int64_t>(c) + 1 >= inst->operand_count()) continue;
+        const Instruction* operand = inst->operand(static_cast<int64_t>(c) + 1);
+        if (branch->parameter_count() == 1 && branch->parameter(0) != nullptr)
+          LinkLeaves(operand, 0, branch->parameter(0), 0, LeafCount(operand->shape()), 2,
+                     "conditional operand");
+        if (branch->root() != nullptr && LeafCount(branch->root()->shape()) == LeafCount(shape))
+          LinkLeaves(branch->root(), 0, inst, 0, LeafCount(shape), 2, "conditional result");
+      }
+      return;
+    }
+    case Opcode::kCall: {
+      const Computation* callee = inst->to_apply();
+      if (callee == nullptr) return;
+      for (int64_t k = 0; k < inst->operand_count() && k < callee->parameter_count(); ++k) {
+        const Instruction* param = callee->parameter(k);
+        if (param != nullptr)
+          LinkLeaves(inst->operand(k), 0, param, 0, LeafCount(inst->operand(k)->shape()), 2,
+                     "call operand");
+      }
+      if (callee->root() != nullptr && LeafCount(callee->root()->shape()) == LeafCount(shape))
+        LinkLeaves(callee->root(), 0, inst, 0, LeafCount(shape), 2, "call result");
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+Status Propagator::Seed() {
+  const Computation* entry = module_.entry();
+  for (const Instruction* inst : instructions_) {
+    auto sharding = ShardingOf(*inst);
+    if (!sharding.ok())
+      return InvalidArgument("sharding-propagation: " + std::string(sharding.status().message()));
+    const int64_t n = LeafCount(inst->shape());
+    std::vector<std::optional<Sharding>> leaves(static_cast<size_t>(n));
+    if (sharding->has_value()) {
+      had_sharding_.insert(inst);
+      const Sharding& s = **sharding;
+      if (s.IsTuple() && static_cast<int64_t>(s.elements.size()) != n)
+        return InvalidArgument("sharding-propagation: %" + inst->name() +
+                               " has a tuple sharding of " + std::to_string(s.elements.size()) +
+                               " for " + std::to_string(n) + " leaves");
+      for (int64_t k = 0; k < n; ++k)
+        leaves[static_cast<size_t>(k)] = s.Leaf(static_cast<size_t>(k));
+    } else if (inst->parent() == entry) {
+      // Entry parameters and outputs the header keeps as they are (unsharded: replicated).
+      auto pinned = [](const std::vector<bool>& flags, bool has, int64_t i) {
+        if (!has || flags.empty()) return false;
+        bool allow =
+            flags.size() == 1
+                ? flags[0]
+                : (i < static_cast<int64_t>(flags.size()) ? flags[static_cast<size_t>(i)] : true);
+        return !allow;
+      };
+      if (inst->opcode() == Opcode::kParameter &&
+          pinned(module_.allow_spmd_sharding_propagation_to_parameters,
+                 module_.has_allow_spmd_to_parameters, inst->parameter_number()))
+        for (auto& l : leaves) l = Sharding::Replicated();
+      if (inst->IsRoot())
+        for (int64_t k = 0; k < n; ++k)
+          if (pinned(module_.allow_spmd_sharding_propagation_to_output,
+                     module_.has_allow_spmd_to_output, k))
+            leaves[static_cast<size_t>(k)] = Sharding::Replicated();
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      if (!leaves[static_cast<size_t>(k)]) continue;
+      ClassState& c = state_[static_cast<size_t>(Find(Node(inst, k)))];
+      if (c.fixed) {
+        if (!c.sharding->SameMeaning(*leaves[static_cast<size_t>(k)]))
+          log_.push_back("%" + inst->name() + ": given " +
+                         leaves[static_cast<size_t>(k)]->ToString() + " differs from " +
+                         c.sharding->ToString() +
+                         " given to the same loop-carried value; the loop uses the latter");
+        continue;
+      }
+      c.sharding = leaves[static_cast<size_t>(k)];
+      c.fixed = true;
+      c.reason = "given";
+    }
+  }
+  return Status::Ok();
+}
+
+bool Propagator::Accepts(int64_t node, const Sharding& s) const {
+  const Shape& shape = *node_shape_[static_cast<size_t>(node)];
+  if (!s.IsTiled()) return true;
+  if (s.DataRank() != shape.rank()) return false;
+  for (int64_t d = 0; d < shape.rank(); ++d)
+    if (s.TilesAlong(d) > std::max<int64_t>(shape.dimensions(d), 1)) return false;
+  return true;
+}
+
+void Propagator::Solve() {
+  // Incoming edges of each class, operands (in order) before users before call links.
+  std::unordered_map<int64_t, std::vector<const Edge*>> incoming;
+  std::vector<int64_t> classes;
+  for (size_t n = 0; n < parent_.size(); ++n) {
+    int64_t c = Find(static_cast<int64_t>(n));
+    if (c == static_cast<int64_t>(n)) classes.push_back(c);
+  }
+  for (const Edge& e : edges_) incoming[Find(e.dst)].push_back(&e);
+  for (auto& [c, list] : incoming) {
+    std::stable_sort(list.begin(), list.end(), [](const Edge* a, const Edge* b) {
+      if (a->order != b->order) return a->order < b->order;
+      return a->order == 0 && a->index < b->index;
+    });
+  }
+  for (int round = 0; round < 1000; ++round) {
+    bool changed = false;
+    for (int64_t c : classes) {
+      ClassState& st = state_[static_cast<size_t>(c)];
+      if (st.fixed) continue;
+      auto it = incoming.find(c);
+      if (it == incoming.end()) continue;
+      std::optional<Sharding> best;
+      Score best_score;
+      const Edge* best_edge = nullptr;
+      for (const Edge* e : it->second) {
+        const ClassState& src = state_[static_cast<size_t>(Find(e->src))];
+        if (!src.sharding) continue;
+        std::optional<Sharding> candidate = e->rule(*src.sharding);
+        if (!candidate || !Accepts(e->dst, *candidate)) continue;
+        Score score = ScoreOf(*candidate, src.fixed);
+        if (!best || score > best_score) {
+          best = std::move(candidate);
+          best_score = score;
+          best_edge = e;
+        }
+      }
+      if (!best || (st.sharding && !(best_score > st.score))) continue;
+      st.sharding = std::move(best);
+      st.score = best_score;
+      const Instruction* from = node_inst_[static_cast<size_t>(best_edge->src)];
+      st.reason = std::string(best_edge->order == 1 ? "backward" : "forward") + " (" +
+                  best_edge->what + ") from %" + from->name() +
+                  (best_score.fixed ? " (given)" : "");
+      changed = true;
+    }
+    if (!changed) break;
+  }
+}
+
+bool Propagator::Write() {
+  bool changed = false;
+  for (const Instruction* inst : instructions_) {
+    if (had_sharding_.count(inst)) continue;
+    const int64_t n = LeafCount(inst->shape());
+    std::vector<Sharding> leaves;
+    std::string reasons;
+    for (int64_t k = 0; k < n; ++k) {
+      const ClassState& st = state_[static_cast<size_t>(Find(Node(inst, k)))];
+      leaves.push_back(st.sharding ? *st.sharding : Sharding::Replicated());
+      std::string why = st.sharding ? st.reason : "no candidate: replicated";
+      if (n > 1) why = "{" + std::to_string(k) + "} " + why;
+      reasons += (k ? "; " : "") + why;
+    }
+    Sharding s;
+    if (inst->shape().IsTuple()) {
+      s.kind = Sharding::Kind::kTuple;
+      s.elements = std::move(leaves);
+    } else {
+      s = std::move(leaves[0]);
+    }
+    std::string text = s.ToString();
+    Instruction* mutable_inst = const_cast<Instruction*>(inst);
+    mutable_inst->mutable_attrs().sharding = text.substr(1, text.size() - 2);
+    mutable_inst->mutable_attrs().has_sharding = true;
+    log_.push_back("%" + inst->name() + ": " + text + " <- " + reasons);
+    changed = true;
+  }
+  return changed;
+}
+
+StatusOr<bool> Propagator::Run() {
+  if (module_.num_partitions.value_or(1) <= 1 || module_.entry() == nullptr) return false;
+  CollectScope(module_.entry());
+  for (Computation* comp : scope_) {
+    for (Instruction* inst : comp->PostOrder()) {
+      base_[inst] = static_cast<int64_t>(node_inst_.size());
+      instructions_.push_back(inst);
+      std::vector<const Shape*> leaves;
+      CollectLeaves(inst->shape(), leaves);
+      for (const Shape* leaf : leaves) {
+        node_inst_.push_back(inst);
+        node_shape_.push_back(leaf);
+      }
+    }
+  }
+  parent_.resize(node_inst_.size());
+  std::iota(parent_.begin(), parent_.end(), 0);
+  for (const Instruction* inst : instructions_) BuildEdges(inst);
+  state_.resize(node_inst_.size());
+  RETURN_IF_ERROR(Seed());
+  Solve();
+  return Write();
+}
+
+}  // namespace
+
+StatusOr<bool> ShardingPropagation::Run(Module& module, PassContext& context) {
+  (void)context;
+  log_.clear();
+  Propagator propagator(module, log_);
+  return propagator.Run();
+}
+
+}  // namespace fusebox

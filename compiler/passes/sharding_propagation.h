@@ -1,0 +1,77 @@
+// Sharding propagation: the "sharding-propagation" pass. Gives every instruction of an
+// SPMD module's entry computation (and of the computations its while, conditional and
+// call ops call) a `sharding=` attribute, starting from the shardings the user gave.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/sharding.h"
+#include "compiler/passes/pass.h"
+
+namespace fusebox {
+
+// Runs only on modules with num_partitions > 1. Shardings an instruction already has
+// (parameters, root, `Sharding` custom calls, SPMDFullToShardShape/SPMDShardToFullShape
+// and the copies around them, manual regions) are fixed: never changed. An entry
+// parameter (or root leaf) without one is fixed replicated when the module header says
+// allow_spmd_sharding_propagation_to_parameters (to_output) is false for it; otherwise
+// propagation may choose it.
+//
+// Every array value (each leaf of a tuple) gets candidates from its operands (forward)
+// and its users (backward) through per-op rules: elementwise ops keep the sharding;
+// broadcast, transpose and reduce map dims (dims that disappear become a replicated
+// subgroup: a reduce over a sharded dim is a partial result the partitioner all-reduces);
+// reshape keeps the tiles of the major dim of each group of dims that split or merge when
+// both sides divide; dot maps batch dims and each side's free dims (a sharded contracting
+// dim leaves the output replicated unless its users or the other operand's free dims say
+// otherwise); convolution maps batch and output-feature dims (feature/batch groups of 1);
+// slice, pad, concatenate, dynamic-slice, dynamic-update-slice, reverse and sort keep the
+// dims they do not cut; get-tuple-element, tuple, call, conditional and while pass leaf
+// shardings through, and a while loop's result, body parameter, body root and condition
+// parameter share one sharding. Iota, constants and rng take their users' sharding.
+// Manual (and partially manual) shardings spread to everything they touch.
+//
+// Candidates are ranked: manual first, then any tiling over none, then one read directly
+// off a fixed (user-given) sharding, then more tiles; ties go to operands in order before
+// users. A value changes only to a strictly better candidate, so the rounds end; they
+// repeat until nothing changes. A value with no candidate becomes {replicated}.
+//
+// It does not: merge two partial candidates into one finer tiling, propagate through
+// gather, scatter, fusion, collectives or unknown custom calls (their results end up
+// replicated unless a user says otherwise), or change shapes. Unreduced subgroups are
+// not propagated. Computations applied to scalars (reduce's to_apply, ...) get no
+// shardings, as in XLA.
+class ShardingPropagation : public Pass {
+ public:
+  std::string_view name() const override { return "sharding-propagation"; }
+  StatusOr<bool> Run(Module& module, PassContext& context) override;
+
+  // One line per instruction the last Run gave a sharding: which rule and neighbour chose
+  // it (or that nothing did).
+  const std::vector<std::string>& log() const { return log_; }
+
+ private:
+  std::vector<std::string> log_;
+};
+
+// Building blocks (exposed for tests).
+
+// The sharding of a value whose data dim i takes the tiles of `source` data dim
+// `source_dim[i]` (-1: one tile). Source dims nothing takes become (or join) a
+// replicated subgroup; manual subgroups stay. Replicated and manual map to themselves.
+// Nullopt for shardings it cannot map (tuples, unreduced subgroups).
+std::optional<Sharding> MapShardingDims(const Sharding& source,
+                                        const std::vector<int64_t>& source_dim);
+
+// For a reshape from `from` to `to`: the source dim each `to` dim takes its tiles from
+// under `sharding` (-1: none), following the rule in the class comment.
+std::vector<int64_t> ReshapeDimSources(const Shape& from, const Shape& to,
+                                       const Sharding& sharding);
+
+// XLA's shortest spelling of a device list: "<=[4]", "<=[2,2]T(1,0)" or "0,2,1,3".
+std::string DeviceListText(const std::vector<int64_t>& devices);
+
+}  // namespace fusebox

@@ -1,0 +1,51 @@
+// Shardy import: the "shardy-import" pass. Turns the `xla.sdy.*` attributes and custom
+// calls jax writes into HLO text into XLA's own (GSPMD) form, which the sharding
+// propagation and SPMD partitioner read.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/passes/pass.h"
+
+namespace fusebox {
+
+// What it converts (meshes come from the module's `xla.sdy.meshes` frontend attribute):
+//  - `xla.sdy.sharding` on any instruction (`#sdy.sharding<...>` or
+//    `#sdy.sharding_per_value<[...]>`, one per leaf of a tuple result) becomes its
+//    `sharding=` attribute; inside a manual region the region's manual axes become a
+//    manual subgroup (as XLA writes them). A `sharding=` jax wrote too is overwritten:
+//    Shardy's attribute is the source of truth.
+//  - `xla.sdy.FuncResultSharding` custom calls become `Sharding` custom calls (GSPMD's
+//    constraint) with the result sharding they carry.
+//  - A shard_map region, `xla.sdy.GlobalToLocalShape` ... `xla.sdy.LocalToGlobalShape`
+//    (attributes `xla.sdy.in_shardings`, `xla.sdy.out_shardings`, `xla.sdy.manual_axes`),
+//    becomes, per value, `copy` (global sharding) + `SPMDFullToShardShape` (manual, the
+//    per-device shape) at the start, and `copy` (manual) + `SPMDShardToFullShape` (global
+//    sharding, the global shape) at the end. Every instruction of the region (what the
+//    region's inputs reach before the LocalToGlobalShape, and everything in the
+//    computations a `call`, `while` or `conditional` there calls) gets `{manual}`, or,
+//    when only some mesh axes are manual, `{devices=[1,..,1,M,R] last_tile_dims={manual,
+//    replicated}}` (the free axes replicated). jax 0.10.2 writes GlobalToLocalShape
+//    results already in per-device shapes; global ones are accepted too.
+//  - The consumed `xla.sdy.*` frontend attributes are removed.
+//
+// It does not: propagate shardings (sharding-propagation does), partition, or inline the
+// region's `call` (its `inlineable="false"` stays). An `xla.sdy.*` custom call or
+// frontend attribute it does not know, sub-axes (`"x":(1)2`) and nested manual regions
+// are errors that name the instruction; nothing is dropped silently. A module without
+// any `xla.sdy.*` is left as it is.
+class ShardyImport : public Pass {
+ public:
+  std::string_view name() const override { return "shardy-import"; }
+  StatusOr<bool> Run(Module& module, PassContext& context) override;
+
+  // One line per conversion of the last Run (for tests and dumps).
+  const std::vector<std::string>& log() const { return log_; }
+
+ private:
+  std::vector<std::string> log_;
+};
+
+}  // namespace fusebox

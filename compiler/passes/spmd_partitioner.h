@@ -1,0 +1,62 @@
+// SPMD partitioning: the "spmd-partitioner" pass turns a module whose instructions carry
+// GSPMD shardings (global shapes) into the per-device program XLA writes for
+// num_partitions devices, with the collectives that program needs, and records a
+// decision with a reason for every collective it inserts.
+#pragma once
+
+#include <string_view>
+
+#include "compiler/passes/pass.h"
+
+namespace fusebox {
+
+// Input: num_partitions = N > 1 (replica_count 1), every instruction of the entry
+// computation and of the computations that while / conditional / call reach carries a
+// `sharding=` (GSPMD text, as sharding-propagation leaves it); shapes are global except
+// between SPMDFullToShardShape and SPMDShardToFullShape (manual regions, whose ops are
+// already per-device code and are kept as they are).
+//
+// Output: every shape is the per-device shard shape; entry parameters and the entry root
+// keep their `sharding=` (the runtime splits inputs and assembles outputs with it), other
+// instructions lose theirs; the header keeps num_partitions; the entry computation is
+// renamed `<name>_spmd`, as XLA does. Collectives are spelled as
+// XLA spells them (channel_id, explicit replica_groups of partition ids,
+// use_global_device_ids=true); a device's offsets come from partition-id through a
+// constant table.
+//
+// What it does natively: elementwise ops; resharding (local dynamic-slice when the
+// target tile lies within the held one, all-to-all when a split moves from one dim to
+// another over the same devices, all-gather otherwise); dot with batch, free or
+// contracting dims split (partial sums + all-reduce, or reduce-scatter when the dot's
+// own sharding splits a dim over the devices that hold the partial sums); reduce
+// (all-reduce with the reducer when a reduced dim is split and the init value is the
+// reducer's identity); broadcast, transpose, reshape (splits and merges of the major
+// dim), slice / pad / concatenate / dynamic-slice / dynamic-update-slice / reverse along
+// unsplit dims (split dims are gathered first), convolution split on batch or output
+// feature, iota (plus the device's offset), constants (sliced per device), tuples,
+// while / conditional / call bodies, manual regions and `Sharding` custom calls.
+//
+// What it does not do: anything else is computed whole on every device (operands
+// all-gathered, the result sliced), recorded as a "replicated-fallback" decision. Uneven
+// splits (a dim not divisible by its tile count) are refused with an error naming the
+// instruction, as are partially manual shardings (last_tile_dims={manual}) and nested
+// tuples. Maximal shardings are computed as replicated. No collective-permute is
+// inserted (halo exchanges for windows are not done; such ops fall back).
+class SpmdPartitioner : public Pass {
+ public:
+  std::string_view name() const override { return "spmd-partitioner"; }
+  StatusOr<bool> Run(Module& module, PassContext& context) override;
+};
+
+// Whether `module` is an SPMD program still to be partitioned. The rule: it names more
+// than one partition (num_partitions > 1) or carries sharding markers (custom calls
+// `Sharding`, `SPMDFullToShardShape`, `SPMDShardToFullShape`, `xla.sdy.*`, or the
+// `xla.sdy.meshes` module attribute); and it is not already partitioned. Already
+// partitioned means: the entry computation's name ends in "_spmd" (XLA names the
+// partitioned entry so, and so does this pass), or is_scheduled=true (XLA's
+// after-optimizations output), or there is no sharding marker at all while some
+// cross-device collective with a channel_id or a partition-id sits outside a manual
+// region (sharding={manual}).
+bool NeedsSpmdPartitioning(const Module& module);
+
+}  // namespace fusebox

@@ -1,0 +1,432 @@
+// Tests of sharding propagation on hand-written modules: tensor-parallel MLP, batch-sharded
+// chains, reduce over a sharded dim, transpose, reshape split/merge, broadcast, while
+// loops, calls, conflicts; given shardings never change; the module computes the same.
+#include "compiler/passes/sharding_propagation.h"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <string>
+
+#include "compiler/ir/sharding.h"
+#include "tests/compiler/passes/pass_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using testing_util::Parse;
+using testing_util::RunPassAndCheck;
+
+std::string S(const Module& m, const std::string& name, const Computation* comp = nullptr) {
+  const Instruction* inst = (comp != nullptr ? comp : m.entry())->FindInstruction(name);
+  if (inst == nullptr) return "<no " + name + ">";
+  if (!inst->has_attributes() || !inst->attrs().has_sharding) return "<none>";
+  return "{" + inst->attrs().sharding + "}";
+}
+
+// Runs the pass (verifies; compares interpreter results before/after unless the module has
+// a manual region, which means nothing on one device); every instruction
+// of the entry ends up with a sharding.
+std::unique_ptr<Module> Propagate(const std::string& text, ShardingPropagation* pass = nullptr,
+                                  bool compare = true) {
+  auto m = Parse(text);
+  if (m == nullptr) return nullptr;
+  ShardingPropagation local;
+  ShardingPropagation& p = pass != nullptr ? *pass : local;
+  RunPassAndCheck(p, *m, compare);
+  for (const auto& inst : m->entry()->instructions())
+    EXPECT_TRUE(inst->has_attributes() && inst->attrs().has_sharding) << inst->ToString();
+  for (const std::string& line : p.log()) std::cout << "  " << line << "\n";
+  return m;
+}
+
+TEST(ShardingPropagationTest, TensorParallelMlp) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={replicated}
+  w1 = f32[16,32] parameter(1), sharding={devices=[1,4]<=[4]}
+  w2 = f32[32,16] parameter(2), sharding={devices=[4,1]<=[4]}
+  h = f32[8,32] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  zero = f32[] constant(0)
+  zeros = f32[8,32] broadcast(zero), dimensions={}
+  relu = f32[8,32] maximum(h, zeros)
+  ROOT y = f32[8,16] dot(relu, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "h"), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "zeros"), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "relu"), "{devices=[1,4]<=[4]}");
+  // Contracting dims sharded on both sides: a partial sum; its free dims are whole.
+  EXPECT_EQ(S(*m, "y"), "{replicated}");
+  EXPECT_EQ(S(*m, "zero"), "{replicated}");
+  // Given shardings stay as written.
+  EXPECT_EQ(S(*m, "x"), "{replicated}");
+  EXPECT_EQ(S(*m, "w2"), "{devices=[4,1]<=[4]}");
+}
+
+// w2's sharding comes from a Sharding custom call (with_sharding_constraint); the
+// unsharded parameter takes it backward; the output follows the root's wish.
+TEST(ShardingPropagationTest, ConstraintShardsAnUnshardedParameter) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  w2 = f32[16,4] parameter(1)
+  c = f32[16,4] custom-call(w2), custom_call_target="Sharding", sharding={devices=[4,1]<=[4]}
+  d = f32[8,4] dot(x, c), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT n = f32[8,4] negate(d), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "w2"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "c"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "d"), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "x"), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+}
+
+TEST(ShardingPropagationTest, BatchShardedElementwiseChain) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  y = f32[16,8] parameter(1)
+  e1 = f32[16,8] exponential(x)
+  one = f32[] constant(1)
+  ones = f32[16,8] broadcast(one), dimensions={}
+  a = f32[16,8] add(e1, ones)
+  t = f32[16,8] tanh(a)
+  s = f32[16,8] subtract(t, y)
+  p = pred[16,8] compare(s, ones), direction=GT
+  ROOT r = f32[16,8] select(p, s, ones)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  for (const char* name : {"y", "e1", "ones", "a", "t", "s", "p", "r"})
+    EXPECT_EQ(S(*m, name), "{devices=[4,1]<=[4]}") << name;
+}
+
+TEST(ShardingPropagationTest, ReduceKeepsKeptDimsAndReplicatesReducedOnes) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[2,2]<=[4]}
+  z = f32[] constant(0)
+  rows = f32[8] reduce(x, z), dimensions={1}, to_apply=sum
+  cols = f32[16] reduce(x, z), dimensions={0}, to_apply=sum
+  v = f32[8,16] parameter(1), sharding={devices=[1,4]<=[4]}
+  all = f32[8] reduce(v, z), dimensions={1}, to_apply=sum
+  ROOT t = (f32[8], f32[16], f32[8]) tuple(rows, cols, all)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "rows"), "{devices=[2,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "cols"), "{devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "all"), "{replicated}");
+  EXPECT_EQ(S(*m, "t"),
+            "{{devices=[2,2]<=[4] last_tile_dim_replicate}, {devices=[2,2]<=[2,2]T(1,0) "
+            "last_tile_dim_replicate}, "
+            "{replicated}}");
+}
+
+TEST(ShardingPropagationTest, TransposePermutesTiles) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[4,1]<=[4]}
+  t = f32[16,8] transpose(x), dimensions={1,0}
+  y = f32[8,16,4] parameter(1), sharding={devices=[2,2,1]<=[4]}
+  u = f32[4,8,16] transpose(y), dimensions={2,0,1}
+  w = f32[16,8,4] transpose(y), dimensions={1,0,2}
+  ROOT r = (f32[16,8], f32[4,8,16], f32[16,8,4]) tuple(t, u, w)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "t"), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "u"), "{devices=[1,2,2]<=[4]}");
+  EXPECT_EQ(S(*m, "w"), "{devices=[2,2,1]<=[2,2]T(1,0)}");
+}
+
+TEST(ShardingPropagationTest, ReshapeSplitAndMerge) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  split = f32[4,4,8] reshape(x)
+  merged = f32[128] reshape(split)
+  y = f32[8,16] parameter(1), sharding={devices=[1,4]<=[4]}
+  minor = f32[8,4,4] reshape(y)
+  z = f32[6,4] parameter(2), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  uneven = f32[3,8] reshape(z)
+  ones = f32[1,16,8] reshape(x)
+  ROOT r = (f32[128], f32[8,4,4], f32[3,8], f32[1,16,8]) tuple(merged, minor, uneven, ones)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "split"), "{devices=[4,1,1]<=[4]}");
+  EXPECT_EQ(S(*m, "merged"), "{devices=[4]<=[4]}");
+  EXPECT_EQ(S(*m, "minor"), "{devices=[1,4,1]<=[4]}");
+  // 2 tiles of 6 rows do not make whole rows of 8: replicated.
+  EXPECT_EQ(S(*m, "uneven"), "{replicated}");
+  EXPECT_EQ(S(*m, "ones"), "{devices=[1,4,1]<=[4]}");
+}
+
+TEST(ShardingPropagationTest, BroadcastForwardAndBackward) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  b = f32[8] parameter(0), sharding={devices=[4]<=[4]}
+  bb = f32[8,16] broadcast(b), dimensions={0}
+  c = f32[16] parameter(1)
+  cb = f32[8,16] broadcast(c), dimensions={1}
+  x = f32[8,16] parameter(2), sharding={devices=[1,4]<=[4]}
+  s = f32[8,16] add(x, cb)
+  ROOT r = (f32[8,16], f32[8,16]) tuple(bb, s)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "bb"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "cb"), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "c"), "{devices=[4]<=[4]}");  // backward through the broadcast
+}
+
+TEST(ShardingPropagationTest, WhileLoopCarriesOneSharding) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+cond {
+  cp = (s32[], f32[16,8]) parameter(0)
+  ci = s32[] get-tuple-element(cp), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+body {
+  bp = (s32[], f32[16,8]) parameter(0)
+  i = s32[] get-tuple-element(bp), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  v = f32[16,8] get-tuple-element(bp), index=1
+  v2 = f32[16,8] multiply(v, v)
+  ROOT bt = (s32[], f32[16,8]) tuple(i1, v2)
+}
+ENTRY e {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  zero = s32[] constant(0)
+  init = (s32[], f32[16,8]) tuple(zero, x)
+  w = (s32[], f32[16,8]) while(init), condition=cond, body=body
+  ROOT out = f32[16,8] get-tuple-element(w), index=1
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const std::string carried = "{{replicated}, {devices=[4,1]<=[4]}}";
+  EXPECT_EQ(S(*m, "init"), carried);
+  EXPECT_EQ(S(*m, "w"), carried);
+  EXPECT_EQ(S(*m, "out"), "{devices=[4,1]<=[4]}");
+  const Computation* body = m->FindComputation("body");
+  const Computation* cond = m->FindComputation("cond");
+  EXPECT_EQ(S(*m, "bp", body), carried);
+  EXPECT_EQ(S(*m, "bt", body), carried);
+  EXPECT_EQ(S(*m, "v2", body), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "i1", body), "{replicated}");
+  EXPECT_EQ(S(*m, "cp", cond), carried);
+}
+
+TEST(ShardingPropagationTest, CallBodyGetsShardings) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+f {
+  a = f32[8,16] parameter(0)
+  ROOT n = f32[8,16] negate(a)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[1,4]<=[4]}
+  c = f32[8,16] call(x), to_apply=f
+  ROOT r = f32[8,16] exponential(c)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const Computation* f = m->FindComputation("f");
+  EXPECT_EQ(S(*m, "a", f), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "n", f), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "c"), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "r"), "{devices=[1,4]<=[4]}");
+}
+
+TEST(ShardingPropagationTest, DotBatchAndFreeDims) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  a = f32[4,8,16] parameter(0), sharding={devices=[2,1,1,2]<=[4] last_tile_dim_replicate}
+  b = f32[4,16,32] parameter(1), sharding={devices=[1,1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  ROOT d = f32[4,8,32] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  // Both sides give 2 tiles; both are given: the lhs (operand 0) wins the tie.
+  EXPECT_EQ(S(*m, "d"), "{devices=[2,1,1,2]<=[4] last_tile_dim_replicate}");
+}
+
+TEST(ShardingPropagationTest, ConflictsPreferTiledThenGivenThenMoreTiles) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  a = f32[8,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  b = f32[8,8] parameter(1), sharding={devices=[1,4]<=[4]}
+  tie = f32[8,8] add(a, b)
+  r = f32[8,8] parameter(2), sharding={replicated}
+  eb = f32[8,8] exponential(b)
+  tiled = f32[8,8] add(r, eb)
+  g = f32[8,8] parameter(3), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  given = f32[8,8] add(eb, g)
+  ROOT t = (f32[8,8], f32[8,8], f32[8,8]) tuple(tie, tiled, given)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "tie"), "{devices=[4,1]<=[4]}");    // equal: operand 0
+  EXPECT_EQ(S(*m, "tiled"), "{devices=[1,4]<=[4]}");  // tiled beats replicated, given or not
+  // A given operand's 2 tiles beat a propagated operand's 4.
+  EXPECT_EQ(S(*m, "given"), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "r"), "{replicated}");
+}
+
+TEST(ShardingPropagationTest, SliceConcatPadKeepUncutDims) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  s = f32[16,4] slice(x), slice={[0:16], [2:6]}
+  cut = f32[8,8] slice(x), slice={[0:8], [0:8]}
+  z = f32[] constant(0)
+  p = f32[16,10] pad(x, z), padding=0_0x1_1
+  c = f32[16,18] concatenate(p, x), dimensions={1}
+  i = s32[] constant(1)
+  ds = f32[16,2] dynamic-slice(x, i, i), dynamic_slice_sizes={16,2}
+  ROOT t = (f32[16,4], f32[8,8], f32[16,18], f32[16,2]) tuple(s, cut, c, ds)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "s"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "cut"), "{replicated}");
+  EXPECT_EQ(S(*m, "p"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "c"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "ds"), "{devices=[4,1]<=[4]}");
+}
+
+TEST(ShardingPropagationTest, ConvolutionBatchAndFeature) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[4,8,8,3] parameter(0), sharding={devices=[4,1,1,1]<=[4]}
+  k = f32[3,3,3,16] parameter(1)
+  ROOT c = f32[4,8,8,16] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "c"), "{devices=[4,1,1,1]<=[4]}");
+  EXPECT_EQ(S(*m, "k"), "{replicated}");
+}
+
+// The header pins an unsharded parameter to replicated.
+TEST(ShardingPropagationTest, HeaderFlagsPinParameters) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4, allow_spmd_sharding_propagation_to_parameters={false,true}
+ENTRY e {
+  x = f32[16,8] parameter(0)
+  y = f32[16,8] parameter(1)
+  c = f32[16,8] custom-call(x), custom_call_target="Sharding", sharding={devices=[4,1]<=[4]}
+  ROOT a = f32[16,8] add(c, y)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "x"), "{replicated}");
+  EXPECT_EQ(S(*m, "y"), "{devices=[4,1]<=[4]}");
+}
+
+// Manual values stay manual through whatever reads them.
+TEST(ShardingPropagationTest, ManualSpreads) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  c = f32[16,8] copy(x), sharding={devices=[4,1]<=[4]}
+  l = f32[4,8] custom-call(c), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  n = f32[4,8] negate(l)
+  k = f32[] constant(2)
+  kb = f32[4,8] broadcast(k), dimensions={}
+  m = f32[4,8] multiply(n, kb)
+  c2 = f32[4,8] copy(m), sharding={manual}
+  ROOT g = f32[16,8] custom-call(c2), custom_call_target="SPMDShardToFullShape", sharding={devices=[4,1]<=[4]}
+}
+)",
+                     nullptr, /*compare=*/false);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "n"), "{manual}");
+  EXPECT_EQ(S(*m, "kb"), "{manual}");
+  EXPECT_EQ(S(*m, "m"), "{manual}");
+  EXPECT_EQ(S(*m, "k"), "{manual}");
+}
+
+TEST(ShardingPropagationTest, SinglePartitionModulesAreLeftAlone) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  ShardingPropagation pass;
+  EXPECT_FALSE(RunPassAndCheck(pass, *m));
+  EXPECT_EQ(S(*m, "n"), "<none>");
+}
+
+TEST(ShardingPropagationTest, LogSaysWhy) {
+  ShardingPropagation pass;
+  auto m = Propagate(R"(
+HloModule m, num_partitions=2
+ENTRY e {
+  x = f32[4] parameter(0), sharding={devices=[2]<=[2]}
+  ROOT n = f32[4] negate(x)
+}
+)",
+                     &pass);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(pass.log().size(), 1u);
+  EXPECT_NE(pass.log()[0].find("%n: {devices=[2]<=[2]} <- forward (elementwise) from %x (given)"),
+            std::string::npos)
+      << pass.log()[0];
+}
+
+TEST(ShardingBuildingBlocksTest, DeviceListText) {
+  EXPECT_EQ(DeviceListText({0, 1, 2, 3}), "<=[4]");
+  EXPECT_EQ(DeviceListText({0, 2, 1, 3}), "<=[2,2]T(1,0)");
+  EXPECT_EQ(DeviceListText({0, 4, 1, 5, 2, 6, 3, 7}), "<=[2,4]T(1,0)");
+  EXPECT_EQ(DeviceListText({3, 1, 0, 2}), "3,1,0,2");
+}
+
+TEST(ShardingBuildingBlocksTest, MapDims) {
+  auto s = ParseSharding("{devices=[2,2]<=[4]}");
+  ASSERT_TRUE(s.ok());
+  auto t = MapShardingDims(*s, {1, 0});
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->ToString(), "{devices=[2,2]<=[2,2]T(1,0)}");
+  auto dropped = MapShardingDims(*s, {0, -1});
+  ASSERT_TRUE(dropped.has_value());
+  EXPECT_EQ(dropped->ToString(), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  auto none = MapShardingDims(*s, {-1});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->ToString(), "{replicated}");
+  auto manual = ParseSharding("{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}");
+  ASSERT_TRUE(manual.ok());
+  auto kept = MapShardingDims(*manual, {-1, -1, 1});
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->ToString(), "{devices=[1,1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}");
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -1,0 +1,599 @@
+// Tests of the SPMD partitioner: hand-written fully sharded modules (as sharding
+// propagation leaves them) become per-device programs with the collectives XLA would
+// insert, a decision with a reason for each, and the global module's result when run on
+// N devices by the multi-device runtime (interpreter per device).
+#include "compiler/passes/spmd_partitioner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/runtime/multi_device.h"
+#include "compiler/verifier/verifier.h"
+#include "tests/compiler/passes/pass_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using testing_util::Parse;
+
+struct Partitioned {
+  std::unique_ptr<Module> module;
+  PassContext context;
+};
+
+// Runs the pass; checks that it changed the module, that the result verifies, and that
+// it prints as text that parses back to the same text.
+std::unique_ptr<Partitioned> Partition(std::string_view text) {
+  auto out = std::make_unique<Partitioned>();
+  out->module = Parse(text);
+  if (out->module == nullptr) return nullptr;
+  SpmdPartitioner pass;
+  StatusOr<bool> changed = pass.Run(*out->module, out->context);
+  EXPECT_TRUE(changed.ok()) << changed.status().message();
+  if (!changed.ok()) return nullptr;
+  EXPECT_TRUE(*changed);
+  Status verified = Verify(*out->module);
+  EXPECT_TRUE(verified.ok()) << verified.message() << "\n" << out->module->ToString();
+  const std::string printed = out->module->ToString();
+  auto reparsed = ParseModule(printed);
+  EXPECT_TRUE(reparsed.ok()) << reparsed.status().message() << "\n" << printed;
+  if (reparsed.ok()) {
+    EXPECT_EQ((*reparsed)->ToString(), printed);
+  }
+  return out;
+}
+
+// Instructions per opcode name across the module.
+std::map<std::string, int> OpcodeCounts(const Module& module) {
+  std::map<std::string, int> counts;
+  for (const auto& c : module.computations()) {
+    for (const auto& inst : c->instructions()) counts[std::string(OpcodeName(inst->opcode()))]++;
+  }
+  return counts;
+}
+
+int CollectiveCount(const Module& module) {
+  int n = 0;
+  for (const auto& c : module.computations()) {
+    for (const auto& inst : c->instructions()) n += IsCollective(inst->opcode()) ? 1 : 0;
+  }
+  return n;
+}
+
+// The per-device program on `devices` devices gives what the global `reference` gives
+// on the same random global inputs (seed 1).
+void ExpectSameGlobalResult(const Module& reference, const Module& partitioned, int64_t devices) {
+  StatusOr<std::vector<Literal>> args = RandomArguments(reference, 1);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  StatusOr<Literal> expected = Interpreter().Run(reference, *args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  StatusOr<Literal> actual = RunGlobal(partitioned, *args, devices);
+  ASSERT_TRUE(actual.ok()) << actual.status().message() << "\n" << partitioned.ToString();
+  CompareResult result = CompareLiterals(*actual, *expected);
+  EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << partitioned.ToString();
+}
+
+void ExpectSameGlobalResult(std::string_view reference_text, const Module& partitioned,
+                            int64_t devices) {
+  auto reference = Parse(reference_text);
+  ASSERT_NE(reference, nullptr);
+  ExpectSameGlobalResult(*reference, partitioned, devices);
+}
+
+const CollectiveDecision* FindDecision(const PassContext& context, const std::string& kind) {
+  for (const CollectiveDecision& d : context.collectives()) {
+    if (d.kind == kind) return &d;
+  }
+  return nullptr;
+}
+
+constexpr char kTpMlp[] = R"(
+HloModule tp_mlp, num_partitions=4
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={replicated}
+  w1 = f32[16,32] parameter(1), sharding={devices=[1,4]<=[4]}
+  dot1 = f32[8,32] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[1,4]<=[4]}
+  zero = f32[] constant(0), sharding={replicated}
+  zeros = f32[8,32] broadcast(zero), dimensions={}, sharding={devices=[1,4]<=[4]}
+  relu = f32[8,32] maximum(dot1, zeros), sharding={devices=[1,4]<=[4]}
+  w2 = f32[32,16] parameter(2), sharding={devices=[4,1]<=[4]}
+  ROOT dot2 = f32[8,16] dot(relu, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={replicated}
+}
+)";
+
+TEST(SpmdPartitionerTest, TensorParallelMlpHasOneAllReduceAfterTheSecondDot) {
+  auto p = Partition(kTpMlp);
+  ASSERT_NE(p, nullptr);
+  const Module& m = *p->module;
+  auto counts = OpcodeCounts(m);
+  EXPECT_EQ(counts["all-reduce"], 1);
+  EXPECT_EQ(CollectiveCount(m), 1) << m.ToString();
+  // Per-device shapes, shardings kept on parameters and root, the header kept.
+  EXPECT_EQ(m.num_partitions.value_or(0), 4);
+  EXPECT_EQ(m.entry()->name(), "main_spmd");
+  const Instruction* w1 = m.entry()->parameter(1);
+  EXPECT_EQ(w1->shape().ToString(false), "f32[16,8]");
+  EXPECT_TRUE(w1->attrs().has_sharding);
+  EXPECT_EQ(m.entry()->parameter(2)->shape().ToString(false), "f32[8,16]");
+  const Instruction* root = m.entry()->root();
+  EXPECT_EQ(root->opcode(), Opcode::kAllReduce);
+  EXPECT_EQ(root->operand(0)->name(), "dot2");
+  EXPECT_EQ(root->operand(0)->opcode(), Opcode::kDot);
+  EXPECT_EQ(root->operand(0)->shape().ToString(false), "f32[8,16]");
+  EXPECT_TRUE(root->attrs().has_sharding);
+  EXPECT_EQ(root->attrs().replica_groups->ToString(), "{{0,1,2,3}}");
+  EXPECT_TRUE(root->attrs().channel_id.has_value());
+  EXPECT_TRUE(root->attrs().use_global_device_ids.value_or(false));
+  // The decision says why.
+  ASSERT_EQ(p->context.collectives().size(), 1u);
+  const CollectiveDecision& d = p->context.collectives()[0];
+  EXPECT_EQ(d.kind, "all-reduce");
+  EXPECT_EQ(d.for_instruction, "dot2");
+  EXPECT_EQ(d.collective, root->name());
+  EXPECT_EQ(d.bytes_per_device, 8 * 16 * 4);
+  EXPECT_NE(d.reason.find("contracting dim 1 of %relu is split 4 ways"), std::string::npos)
+      << d.reason;
+  EXPECT_NE(FormatCollectiveDecisions(p->context.collectives()).find("all-reduce"),
+            std::string::npos);
+  EXPECT_FALSE(NeedsSpmdPartitioning(m));
+  ExpectSameGlobalResult(kTpMlp, m, 4);
+}
+
+TEST(SpmdPartitionerTest, BatchShardedElementwiseNeedsNoCollectives) {
+  constexpr char kText[] = R"(
+HloModule batch, num_partitions=4
+
+ENTRY main {
+  a = f32[8,6] parameter(0), sharding={devices=[4,1]<=[4]}
+  b = f32[8,6] parameter(1), sharding={devices=[4,1]<=[4]}
+  c = f32[] constant(3), sharding={replicated}
+  cb = f32[8,6] broadcast(c), dimensions={}, sharding={devices=[4,1]<=[4]}
+  s = f32[8,6] add(a, b), sharding={devices=[4,1]<=[4]}
+  ROOT m = f32[8,6] multiply(s, cb), sharding={devices=[4,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  EXPECT_TRUE(p->context.collectives().empty());
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[2,6]");
+  EXPECT_EQ(FormatCollectiveDecisions(p->context.collectives()), "no collectives inserted\n");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, ReduceOverSplitDimAllReducesWithItsReducer) {
+  constexpr char kText[] = R"(
+HloModule reduce, num_partitions=4
+
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] maximum(x, y)
+}
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8,16] parameter(0), sharding={devices=[4,1]<=[4]}
+  zero = f32[] constant(0), sharding={replicated}
+  ninf = f32[] constant(-inf), sharding={replicated}
+  total = f32[16] reduce(p, zero), dimensions={0}, to_apply=sum, sharding={replicated}
+  rowmax = f32[8] reduce(p, ninf), dimensions={1}, to_apply=max, sharding={devices=[4]<=[4]}
+  colmax = f32[16] reduce(p, ninf), dimensions={0}, to_apply=max, sharding={devices=[4]<=[4]}
+  ROOT t = (f32[16], f32[8], f32[16]) tuple(total, rowmax, colmax), sharding={{replicated}, {devices=[4]<=[4]}, {devices=[4]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  // total and colmax reduce the split dim; rowmax does not.
+  EXPECT_EQ(counts["all-reduce"], 2) << p->module->ToString();
+  EXPECT_EQ(counts["all-gather"], 0);
+  int with_max = 0;
+  for (const auto& inst : p->module->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kAllReduce && inst->to_apply()->name() == "max") ++with_max;
+  }
+  EXPECT_EQ(with_max, 1);
+  const CollectiveDecision* d = FindDecision(p->context, "all-reduce");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("reduced dim 0 of %p is split 4 ways"), std::string::npos) << d->reason;
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, ReduceWithNonIdentityInitGathersInstead) {
+  constexpr char kText[] = R"(
+HloModule reduce_init, num_partitions=4
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  one = f32[] constant(1), sharding={replicated}
+  ROOT total = f32[4] reduce(p, one), dimensions={0}, to_apply=sum, sharding={replicated}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-reduce"], 0);
+  EXPECT_EQ(counts["all-gather"], 1);
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, ContractingSplitOnTwoByTwoMeshReducesOverModelAxisOnly) {
+  // Devices d = 2*data + model. lhs: rows by data, contracting by model; rhs: contracting
+  // by model, replicated over data; result rows by data, replicated over model.
+  constexpr char kText[] = R"(
+HloModule mesh, num_partitions=4
+
+ENTRY main {
+  a = f32[8,16] parameter(0), sharding={devices=[2,2]<=[4]}
+  b = f32[16,6] parameter(1), sharding={devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  ROOT d = f32[8,6] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  const Instruction* root = p->module->entry()->root();
+  ASSERT_EQ(root->opcode(), Opcode::kAllReduce);
+  EXPECT_EQ(root->attrs().replica_groups->ToString(), "{{0,1},{2,3}}");
+  EXPECT_EQ(root->shape().ToString(false), "f32[4,6]");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, ContractingSplitWithSplitResultUsesReduceScatter) {
+  constexpr char kText[] = R"(
+HloModule rs, num_partitions=4
+
+ENTRY main {
+  a = f32[8,16] parameter(0), sharding={devices=[1,4]<=[4]}
+  b = f32[16,6] parameter(1), sharding={devices=[4,1]<=[4]}
+  ROOT d = f32[8,6] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[4,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["reduce-scatter"], 1) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 1);
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[2,6]");
+  const CollectiveDecision* d = FindDecision(p->context, "reduce-scatter");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("contracting dim 1 of %a is split 4 ways"), std::string::npos)
+      << d->reason;
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, ReshardFromDimZeroToDimOneIsAnAllToAll) {
+  constexpr char kText[] = R"(
+HloModule a2a, num_partitions=4
+
+ENTRY main {
+  p = f32[8,12] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT c = f32[8,12] custom-call(p), custom_call_target="Sharding", sharding={devices=[1,4]<=[4]}
+}
+)";
+  constexpr char kReference[] = R"(
+HloModule a2a_ref
+ENTRY main {
+  p = f32[8,12] parameter(0)
+  ROOT c = f32[8,12] copy(p)
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-to-all"], 1) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 1);
+  EXPECT_EQ(counts["custom-call"], 0);
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[8,3]");
+  const CollectiveDecision* d = FindDecision(p->context, "all-to-all");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("from dim 0 to dim 1"), std::string::npos) << d->reason;
+  ExpectSameGlobalResult(kReference, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, ReshardToOtherDeviceOrderGathersThenSlices) {
+  constexpr char kText[] = R"(
+HloModule regather, num_partitions=4
+
+ENTRY main {
+  p = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT c = f32[8,4] custom-call(p), custom_call_target="Sharding", sharding={devices=[4,1]3,2,1,0}
+}
+)";
+  constexpr char kReference[] = R"(
+HloModule regather_ref
+ENTRY main {
+  p = f32[8,4] parameter(0)
+  ROOT c = f32[8,4] copy(p)
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 1) << p->module->ToString();
+  EXPECT_GE(counts["partition-id"], 1);
+  const CollectiveDecision* d = FindDecision(p->context, "all-gather");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("all-gather of %p along dim 0 over {{0,1,2,3}}"), std::string::npos)
+      << d->reason;
+  ExpectSameGlobalResult(kReference, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, SortAlongSplitDimFallsBackToReplicated) {
+  constexpr char kText[] = R"(
+HloModule sort, num_partitions=4
+
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY main {
+  p = f32[3,8] parameter(0), sharding={devices=[1,4]<=[4]}
+  ROOT s = f32[3,8] sort(p), dimensions={1}, to_apply=less, sharding={devices=[1,4]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 1) << p->module->ToString();
+  EXPECT_EQ(counts["dynamic-slice"] >= 1, true);
+  const CollectiveDecision* fallback = FindDecision(p->context, "replicated-fallback");
+  ASSERT_NE(fallback, nullptr);
+  EXPECT_EQ(fallback->for_instruction, "s");
+  EXPECT_NE(fallback->reason.find("replicated fallback"), std::string::npos);
+  const CollectiveDecision* gather = FindDecision(p->context, "all-gather");
+  ASSERT_NE(gather, nullptr);
+  EXPECT_NE(gather->reason.find("%s needs it replicated"), std::string::npos) << gather->reason;
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[3,2]");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, WhileBodyIsPartitionedWithItsCarriedSharding) {
+  constexpr char kText[] = R"(
+HloModule loop, num_partitions=4
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+cond {
+  st = (s32[], f32[8,4]) parameter(0), sharding={{replicated}, {devices=[4,1]<=[4]}}
+  i = s32[] get-tuple-element(st), index=0, sharding={replicated}
+  n = s32[] constant(3), sharding={replicated}
+  ROOT lt = pred[] compare(i, n), direction=LT, sharding={replicated}
+}
+
+body {
+  st = (s32[], f32[8,4]) parameter(0), sharding={{replicated}, {devices=[4,1]<=[4]}}
+  i = s32[] get-tuple-element(st), index=0, sharding={replicated}
+  x = f32[8,4] get-tuple-element(st), index=1, sharding={devices=[4,1]<=[4]}
+  one = s32[] constant(1), sharding={replicated}
+  i1 = s32[] add(i, one), sharding={replicated}
+  zero = f32[] constant(0), sharding={replicated}
+  col = f32[4] reduce(x, zero), dimensions={0}, to_apply=sum, sharding={replicated}
+  colb = f32[8,4] broadcast(col), dimensions={1}, sharding={devices=[4,1]<=[4]}
+  half = f32[] constant(0.125), sharding={replicated}
+  halfb = f32[8,4] broadcast(half), dimensions={}, sharding={devices=[4,1]<=[4]}
+  scaled = f32[8,4] multiply(colb, halfb), sharding={devices=[4,1]<=[4]}
+  x1 = f32[8,4] add(x, scaled), sharding={devices=[4,1]<=[4]}
+  ROOT out = (s32[], f32[8,4]) tuple(i1, x1), sharding={{replicated}, {devices=[4,1]<=[4]}}
+}
+
+ENTRY main {
+  p = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  z = s32[] constant(0), sharding={replicated}
+  init = (s32[], f32[8,4]) tuple(z, p), sharding={{replicated}, {devices=[4,1]<=[4]}}
+  w = (s32[], f32[8,4]) while(init), condition=cond, body=body, sharding={{replicated}, {devices=[4,1]<=[4]}}
+  ROOT r = f32[8,4] get-tuple-element(w), index=1, sharding={devices=[4,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  const Module& m = *p->module;
+  const Instruction* loop = nullptr;
+  for (const auto& inst : m.entry()->instructions()) {
+    if (inst->opcode() == Opcode::kWhile) loop = inst.get();
+  }
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->shape().ToString(false), "(s32[], f32[2,4])");
+  int body_all_reduces = 0;
+  for (const auto& inst : loop->while_body()->instructions()) {
+    body_all_reduces += inst->opcode() == Opcode::kAllReduce ? 1 : 0;
+  }
+  EXPECT_EQ(body_all_reduces, 1) << m.ToString();
+  EXPECT_EQ(CollectiveCount(m), 1);
+  const CollectiveDecision* d = FindDecision(p->context, "all-reduce");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->computation, loop->while_body()->name());
+  ExpectSameGlobalResult(kText, m, 4);
+}
+
+TEST(SpmdPartitionerTest, ManualRegionKeepsItsCodeAndAddsNoCollectives) {
+  constexpr char kText[] = R"(
+HloModule manual, num_partitions=4
+
+sum {
+  x = f32[] parameter(0), sharding={manual}
+  y = f32[] parameter(1), sharding={manual}
+  ROOT s = f32[] add(x, y), sharding={manual}
+}
+
+ENTRY main {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  c = f32[16,8] copy(x), sharding={devices=[4,1]<=[4]}
+  local = f32[4,8] custom-call(c), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  all = f32[4,8] all-reduce(local), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=sum, sharding={manual}
+  y = f32[4,8] add(all, local), sharding={manual}
+  yc = f32[4,8] copy(y), sharding={manual}
+  ROOT full = f32[16,8] custom-call(yc), custom_call_target="SPMDShardToFullShape", sharding={devices=[4,1]<=[4]}
+}
+)";
+  // The same computation on the global array: every block plus the sum of the blocks.
+  constexpr char kReference[] = R"(
+HloModule manual_ref
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  x = f32[16,8] parameter(0)
+  blocks = f32[4,4,8] reshape(x)
+  zero = f32[] constant(0)
+  total = f32[4,8] reduce(blocks, zero), dimensions={0}, to_apply=sum
+  spread = f32[4,4,8] broadcast(total), dimensions={1,2}
+  flat = f32[16,8] reshape(spread)
+  ROOT out = f32[16,8] add(flat, x)
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  const Module& m = *p->module;
+  EXPECT_TRUE(p->context.collectives().empty());
+  EXPECT_EQ(CollectiveCount(m), 1);  // the region's own all-reduce
+  auto counts = OpcodeCounts(m);
+  EXPECT_EQ(counts["custom-call"], 0) << m.ToString();
+  EXPECT_EQ(m.entry()->parameter(0)->shape().ToString(false), "f32[4,8]");
+  EXPECT_EQ(m.entry()->root()->shape().ToString(false), "f32[4,8]");
+  ExpectSameGlobalResult(kReference, m, 4);
+}
+
+TEST(SpmdPartitionerTest, IotaConstantTransposeAndReshapeMapTiles) {
+  constexpr char kText[] = R"(
+HloModule mapping, num_partitions=4
+
+ENTRY main {
+  p = f32[8,6] parameter(0), sharding={devices=[4,1]<=[4]}
+  io = f32[8,6] iota(), iota_dimension=0, sharding={devices=[4,1]<=[4]}
+  k = f32[8,6] constant({{0,1,2,3,4,5},{1,2,3,4,5,6},{2,3,4,5,6,7},{3,4,5,6,7,8},{4,5,6,7,8,9},{5,6,7,8,9,10},{6,7,8,9,10,11},{7,8,9,10,11,12}}), sharding={devices=[4,1]<=[4]}
+  s = f32[8,6] add(p, io), sharding={devices=[4,1]<=[4]}
+  s2 = f32[8,6] multiply(s, k), sharding={devices=[4,1]<=[4]}
+  t = f32[6,8] transpose(s2), dimensions={1,0}, sharding={devices=[1,4]<=[4]}
+  r = f32[6,4,2] reshape(t), sharding={devices=[1,4,1]<=[4]}
+  f = f32[48] reshape(s2), sharding={devices=[4]<=[4]}
+  ROOT out = (f32[6,4,2], f32[48]) tuple(r, f), sharding={{devices=[1,4,1]<=[4]}, {devices=[4]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// XLA's own modules just before its spmd-partitioning pass (shardings everywhere, GSPMD
+// form): partitioned here, they compute what the global module computes.
+std::unique_ptr<Module> ParseXlaDump(const std::string& program) {
+  const std::string dir =
+      std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/" + program + "/xla_dump/";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find("before_spmd-partitioning") == std::string::npos) continue;
+    auto parsed = ParseFile(entry.path().string());
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+    if (!parsed.ok() || parsed->modules.empty()) return nullptr;
+    return std::move(parsed->modules[0]);
+  }
+  ADD_FAILURE() << "no before_spmd-partitioning dump in " << dir;
+  return nullptr;
+}
+
+TEST(SpmdPartitionerTest, XlaDumpsBeforePartitioningComputeTheGlobalResult) {
+  // program, devices, all-reduces XLA inserted (tests/data/multidevice/*/partitioned.hlo)
+  const std::vector<std::tuple<std::string, int64_t, int>> programs = {
+      {"tp_mlp", 4, 1}, {"fsdp_layer", 4, 1}, {"sharded_xent", 4, -1}};
+  for (const auto& [program, devices, all_reduces] : programs) {
+    SCOPED_TRACE(program);
+    std::unique_ptr<Module> global = ParseXlaDump(program);
+    ASSERT_NE(global, nullptr);
+    EXPECT_TRUE(NeedsSpmdPartitioning(*global));
+    std::unique_ptr<Module> m = global->Clone();
+    PassContext context;
+    StatusOr<bool> changed = SpmdPartitioner().Run(*m, context);
+    ASSERT_TRUE(changed.ok()) << changed.status().message();
+    Status verified = Verify(*m);
+    EXPECT_TRUE(verified.ok()) << verified.message() << "\n" << m->ToString();
+    if (all_reduces >= 0) {
+      EXPECT_EQ(OpcodeCounts(*m)["all-reduce"], all_reduces) << m->ToString();
+    }
+    EXPECT_EQ(context.collectives().size(),
+              static_cast<size_t>(CollectiveCount(*m)) +
+                  (FindDecision(context, "replicated-fallback") ? 1 : 0))
+        << FormatCollectiveDecisions(context.collectives());
+    ExpectSameGlobalResult(*global, *m, devices);
+  }
+}
+
+TEST(SpmdPartitionerTest, UnevenSplitIsRefusedNamingTheInstruction) {
+  auto m = Parse(R"(
+HloModule uneven, num_partitions=4
+ENTRY main {
+  p = f32[6,3] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT n = f32[6,3] negate(p), sharding={devices=[4,1]<=[4]}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  PassContext context;
+  StatusOr<bool> changed = SpmdPartitioner().Run(*m, context);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_NE(changed.status().message().find("%p"), std::string::npos) << changed.status().message();
+  EXPECT_NE(changed.status().message().find("does not split evenly"), std::string::npos);
+}
+
+TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
+  auto global = Parse(kTpMlp);
+  ASSERT_NE(global, nullptr);
+  EXPECT_TRUE(NeedsSpmdPartitioning(*global));
+  auto single = Parse("HloModule s\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n");
+  ASSERT_NE(single, nullptr);
+  EXPECT_FALSE(NeedsSpmdPartitioning(*single));
+  // XLA's own partitioned, optimized output.
+  auto xla =
+      ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/tp_mlp/partitioned.hlo");
+  ASSERT_TRUE(xla.ok()) << xla.status().message();
+  ASSERT_FALSE(xla->modules.empty());
+  EXPECT_FALSE(NeedsSpmdPartitioning(*xla->modules[0]));
+  auto before =
+      ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/tp_mlp/module.hlo");
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  ASSERT_FALSE(before->modules.empty());
+  EXPECT_TRUE(NeedsSpmdPartitioning(*before->modules[0]));
+  // The pass leaves a module that needs nothing more.
+  auto p = Partition(kTpMlp);
+  ASSERT_NE(p, nullptr);
+  EXPECT_FALSE(NeedsSpmdPartitioning(*p->module));
+  PassContext again;
+  StatusOr<bool> changed = SpmdPartitioner().Run(*p->module, again);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+}
+
+}  // namespace
+}  // namespace fusebox
