@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <type_traits>
 
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/ir/collectives.h"
@@ -64,6 +65,15 @@ class Combiner {
         return ApplyByInterpreter(acc, x);
     }
     if (IsComplex(type)) return ApplyByInterpreter(acc, x);
+    // The common element types run as typed loops (the same arithmetic, in the type).
+    switch (type) {
+      case PrimitiveType::kF32: return Typed<float>(acc, x, is_float);
+      case PrimitiveType::kF64: return Typed<double>(acc, x, is_float);
+      case PrimitiveType::kS32: return Typed<int32_t>(acc, x, is_float);
+      case PrimitiveType::kS64: return Typed<int64_t>(acc, x, is_float);
+      case PrimitiveType::kU32: return Typed<uint32_t>(acc, x, is_float);
+      default: break;
+    }
     for (int64_t i = 0; i < n; ++i) {
       if (is_float) {
         double a = acc.GetDouble(i), b = x.GetDouble(i), r = 0;
@@ -107,6 +117,51 @@ class Combiner {
       }
     }
     return Status::Ok();
+  }
+
+  template <typename T>
+  Status Typed(Literal& acc, const Literal& x, bool is_float) {
+    T* a = reinterpret_cast<T*>(acc.untyped_data());
+    const T* b = reinterpret_cast<const T*>(x.untyped_data());
+    const int64_t n = acc.element_count();
+    using U = std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>;
+    switch (op_) {
+      case Opcode::kAdd:
+        if constexpr (std::is_integral_v<T>) {
+          for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) + static_cast<U>(b[i]));
+        } else {
+          for (int64_t i = 0; i < n; ++i) a[i] = a[i] + b[i];
+        }
+        return Status::Ok();
+      case Opcode::kMultiply:
+        if constexpr (std::is_integral_v<T>) {
+          for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) * static_cast<U>(b[i]));
+        } else {
+          for (int64_t i = 0; i < n; ++i) a[i] = a[i] * b[i];
+        }
+        return Status::Ok();
+      case Opcode::kMaximum:
+        for (int64_t i = 0; i < n; ++i) {
+          if (is_float && (a[i] != a[i] || b[i] != b[i])) a[i] = a[i] != a[i] ? a[i] : b[i];  // NaN wins
+          else a[i] = std::max(a[i], b[i]);
+        }
+        return Status::Ok();
+      case Opcode::kMinimum:
+        for (int64_t i = 0; i < n; ++i) {
+          if (is_float && (a[i] != a[i] || b[i] != b[i])) a[i] = a[i] != a[i] ? a[i] : b[i];
+          else a[i] = std::min(a[i], b[i]);
+        }
+        return Status::Ok();
+      case Opcode::kAnd:
+      case Opcode::kOr:
+        if constexpr (std::is_integral_v<T>) {
+          for (int64_t i = 0; i < n; ++i) a[i] = op_ == Opcode::kAnd ? (a[i] & b[i]) : (a[i] | b[i]);
+          return Status::Ok();
+        }
+        return InvalidArgument("and/or of floating-point values");
+      default:
+        return ApplyByInterpreter(acc, x);
+    }
   }
 
  private:
