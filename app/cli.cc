@@ -12,9 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/collectives.h"
 #include "compiler/ir/sharding.h"
 #include "compiler/parser/parser.h"
 #include "compiler/runtime/cpu_executable.h"
@@ -23,6 +25,7 @@
 #include "profiler/multi_device_trace.h"
 #include "compiler/check/numeric_check.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "compiler/passes/spmd_partitioner.h"
 #include "compiler/codegen/ptx_tools.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/kernel_summary.h"
@@ -402,19 +405,47 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     return Unimplemented("multi-device runs on the GPU (NCCL across the GPUs of one machine) are not supported yet; "
                          "use --backend interpreter or cpu");
   }
+  // A global program (shardings on global shapes, Shardy attributes, shard_map regions)
+  // is partitioned first, by the same passes `fusebox compile` runs.
+  std::unique_ptr<Module> partitioned;
+  const Module* global_program = nullptr;
   if (!IsPerDeviceProgram(module)) {
-    return Unimplemented(module.name() + " is a global program (shardings, Shardy or sharding custom-calls) that "
-                         "needs SPMD partitioning before it runs on " + std::to_string(devices) + " devices");
+    const int64_t partitions = module.num_partitions.value_or(1);
+    if (partitions != devices) {
+      return InvalidArgument(module.name() + " is a global program for num_partitions=" + std::to_string(partitions) +
+                             "; it runs on that many devices (or --devices 1, shardings ignored), not " +
+                             std::to_string(devices));
+    }
+    PassContext context;
+    Stopwatch watch;
+    auto made = PartitionForDevices(module, context);
+    if (!made.ok()) {
+      return Status(made.status().code(), "SPMD partitioning failed: " + std::string(made.status().message()) +
+                                              " (--devices 1 runs it on one device, shardings ignored)");
+    }
+    partitioned = std::move(*made);
+    global_program = &module;
+    std::map<std::string, int64_t> kinds;
+    for (const CollectiveDecision& d : context.collectives()) ++kinds[d.kind];
+    std::string list;
+    for (const auto& [kind, n] : kinds) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    std::fprintf(stderr, "partitioned %s for %lld devices in %.3f s: %s (fusebox explain --collectives: why)\n",
+                 module.name().c_str(), static_cast<long long>(devices), watch.ElapsedSeconds(),
+                 list.empty() ? "no collectives" : list.c_str());
   }
+  const Module& per_device = partitioned ? *partitioned : module;
   // How the outputs are split: the root's sharding, --output-sharding, or the module
   // before partitioning (XLA's optimized text drops the output shardings).
   std::optional<Sharding> root_sharding;
   std::optional<Shape> global_result_shape;
   std::unique_ptr<Module> unpartitioned;
   std::string unpartitioned_path = opts.unpartitioned;
-  auto own = ShardingOf(*module.entry()->root());
+  auto own = ShardingOf(*per_device.entry()->root());
   if (!own.ok()) return own.status();
-  if (unpartitioned_path.empty() && !own->has_value() && opts.output_sharding.empty()) {
+  if (global_program != nullptr) {
+    global_result_shape = global_program->entry()->root()->shape();
+    unpartitioned_path.clear();
+  } else if (unpartitioned_path.empty() && !own->has_value() && opts.output_sharding.empty()) {
     unpartitioned_path = FindUnpartitionedDump(in.path, module.name());
   }
   if (!unpartitioned_path.empty()) {
@@ -429,6 +460,9 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     }
     std::cerr << "note: global shapes and output shardings from " << unpartitioned_path << "\n";
   }
+  // The optimized program's root may lose the attribute (tuple simplification, fusion):
+  // keep the per-device program's own.
+  if (!root_sharding && own->has_value()) root_sharding = **own;
   if (!opts.output_sharding.empty()) {
     auto parsed = ParseSharding(opts.output_sharding);
     if (!parsed.ok()) return InvalidArgument("--output-sharding: " + std::string(parsed.status().message()));
@@ -437,8 +471,9 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
   const bool outputs_known = own->has_value() || root_sharding.has_value();
 
   // Global arguments: loaded or random, by a view of the module with global parameters.
-  ASSIGN_OR_RETURN(std::vector<Shape> global_shapes, GlobalParameterShapes(module, unpartitioned.get()));
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(module, global_shapes));
+  ASSIGN_OR_RETURN(std::vector<Shape> global_shapes,
+                   GlobalParameterShapes(per_device, global_program != nullptr ? global_program : unpartitioned.get()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(per_device, global_shapes));
   if (!opts.inputs.empty()) {
     ASSIGN_OR_RETURN(ArgumentFiles loaded, LoadArgumentFiles(*view, opts.inputs));
     for (const std::string& note : loaded.notes) std::cerr << "note: " << note << "\n";
@@ -456,7 +491,7 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
   std::string how = "the interpreter";
   if (opts.backend == "cpu") {
     Stopwatch compile_watch;
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, !opts.unfused));
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(per_device, !opts.unfused));
     CpuExecutableOptions eo;
     eo.threads = 1;  // one thread per device, as XLA's host devices
     eo.devices = devices;
@@ -471,7 +506,7 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     }
     how = std::string("the CPU backend (") + (opts.unfused ? "unfused" : "fused") + ", one thread per device)";
   }
-  const Module& program = exe ? exe->module() : module;
+  const Module& program = exe ? exe->module() : per_device;
   std::vector<CollectiveEvent> collectives;
   std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
   std::vector<double> times;
@@ -501,11 +536,17 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     std::cerr << "wrote the trace (" << trace.events().size() << " events, " << devices << " device tracks) to "
               << opts.trace << "\n";
   }
-  for (const std::string& d : last.disagreements) std::cerr << "warning: " << d << "\n";
+  // Devices that hold the same part of an output must agree: otherwise the assembled
+  // result would be one device's view presented as the answer.
+  for (const std::string& d : last.disagreements) std::cerr << "error: " << d << "\n";
   if (!last.disagreements.empty() && !outputs_known) {
     return InvalidArgument("the per-device program does not say how its outputs are split (XLA's optimized text "
                            "drops output shardings), and its devices hold different values for them; give "
                            "--output-sharding '{...}' or --unpartitioned <the module before partitioning>");
+  }
+  if (!last.disagreements.empty()) {
+    return InvalidArgument("devices disagree on " + std::to_string(last.disagreements.size()) +
+                           " output part(s) they should hold alike (see above); no result");
   }
   *result_value = std::move(last.global);
 
@@ -521,7 +562,18 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     ASSIGN_OR_RETURN(MultiDeviceResult r, RunOnDevices(m, args, ref));
     return std::move(r.global);
   };
-  return CheckResult(module, *global_args, **result_value, opts, check_failed, check_options);
+  if (global_program != nullptr && (opts.check || !opts.expected.empty())) {
+    // A program Fusebox partitioned is judged against the global program on one device,
+    // so that the check covers the partitioning too. A global program the interpreter
+    // cannot run whole (shard_map regions are per-device code) falls back to the
+    // partitioned program on the same devices, and says so.
+    auto whole = ComputeCheckReference(*global_program, *global_args);
+    if (whole.ok()) return CheckResult(*global_program, *global_args, **result_value, opts, check_failed);
+    std::cerr << "note: the check's reference runs the partitioned program on " << devices
+              << " devices in the interpreter (the global program does not run on one: "
+              << whole.status().message() << ")\n";
+  }
+  return CheckResult(per_device, *global_args, **result_value, opts, check_failed, check_options);
 }
 
 int RunRun(const CommonInput& in, const RunOptions& opts) {
@@ -541,7 +593,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
 
   // Several devices: --devices N, or a per-device program that needs more than one.
   const int64_t needed = DevicesOfModule(module);
-  const int64_t devices = opts.devices > 0 ? opts.devices : (IsPerDeviceProgram(module) ? needed : 1);
+  const int64_t devices = opts.devices > 0 ? opts.devices : needed;
   if (devices > 1) {
     std::vector<Literal> global_args;
     std::optional<Literal> result_value;
@@ -739,12 +791,36 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   return kExitOk;
 }
 
-int RunExplain(const CommonInput& in, const std::string& instruction) {
+int RunExplain(const CommonInput& in, const std::string& instruction, bool collectives) {
   auto session = MakeSession(in);
   if (!session.ok()) return ReportStatus(session.status());
   Status st = (*session)->Optimize();
   if (!st.ok()) return ReportStatus(st);
   const PassContext& ctx = (*session)->pass_context();
+  if (collectives) {
+    // The collectives the spmd-partitioner inserted, each with its reason.
+    const Module& input = (*session)->input();
+    if (ctx.collectives().empty()) {
+      if (IsPerDeviceProgram(input)) {
+        std::cout << input.name() << " is already a per-device program: its collectives were written before "
+                  << "Fusebox saw it (fusebox inspect lists them)\n";
+      } else if (DevicesOfModule(input) <= 1) {
+        std::cout << input.name() << " runs on one device: no collectives\n";
+      } else {
+        // The program's own collectives (shard_map regions) run as written.
+        int64_t own = 0;
+        for (const auto& c : input.computations()) {
+          for (const auto& i : c->instructions()) own += IsCrossDeviceCollective(i->opcode()) ? 1 : 0;
+        }
+        std::cout << "the spmd-partitioner inserted no collectives: every device computes its tiles alone";
+        if (own > 0) std::cout << "; the program's own " << own << " collective(s) (in its manual regions) run as written";
+        std::cout << "\n";
+      }
+      return kExitOk;
+    }
+    std::cout << FormatCollectiveDecisions(ctx.collectives());
+    return kExitOk;
+  }
   std::vector<FusionDecision> decisions =
       instruction.empty() ? ctx.decisions() : ctx.DecisionsFor(instruction);
   if (!instruction.empty() && decisions.empty()) {
@@ -1152,9 +1228,13 @@ int RunCli(int argc, char** argv) {
 
     CommonInput explain_in;
     std::string explain_instruction;
+    bool explain_collectives = false;
     CLI::App* explain = app.add_subcommand(
         "explain", "Why each producer was or was not fused into its consumer");
     AddInputOptions(explain, &explain_in);
+    explain->add_flag("--collectives", explain_collectives,
+                      "The collectives the SPMD partitioner inserted, each with its reason (which dim of "
+                      "which operand is split how many ways), its groups and bytes");
     explain->add_option("--instruction", explain_instruction,
                         "Only decisions about this instruction (name without %)");
 
@@ -1252,7 +1332,7 @@ int RunCli(int argc, char** argv) {
       return RunRun(run_in, run_opts);
     }
     if (compile->parsed()) return RunCompile(compile_in, compile_opts);
-    if (explain->parsed()) return RunExplain(explain_in, explain_instruction);
+    if (explain->parsed()) return RunExplain(explain_in, explain_instruction, explain_collectives);
     if (index->parsed()) return RunIndex(index_opts);
     if (cmp->parsed()) return RunCompareFusion(cmp_opts);
     if (extract->parsed()) return RunExtract(extract_in, extract_opts);

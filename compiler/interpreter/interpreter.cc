@@ -58,7 +58,8 @@ bool IsIdentityCustomCall(const std::string& target) {
   return target == "Sharding" || target == "SPMDFullToShardShape" ||
          target == "SPMDShardToFullShape" || target == "MoveToHost" || target == "MoveToDevice" ||
          target == "annotate_device_placement" || target == "xla.sdy.GlobalToLocalShape" ||
-         target == "xla.sdy.LocalToGlobalShape" || target == "LayoutConstraint";
+         target == "xla.sdy.LocalToGlobalShape" || target == "LayoutConstraint" ||
+         target == "xla.sdy.FuncResultSharding" || target == "xla.sdy.ShardingConstraint";
 }
 
 }  // namespace

@@ -511,7 +511,10 @@ bool IsPerDeviceProgram(const Module& module) {
   for (const auto& [key, value] : module.frontend_attributes) {
     if (key.rfind("xla.sdy.", 0) == 0) return false;
   }
-  bool per_device = module.is_scheduled.value_or(false);
+  // XLA names a partitioned entry computation `<name>_spmd`, as the spmd-partitioner does.
+  const std::string& entry_name = module.entry() != nullptr ? module.entry()->name() : std::string();
+  bool per_device = module.is_scheduled.value_or(false) ||
+                    (entry_name.size() > 5 && entry_name.compare(entry_name.size() - 5, 5, "_spmd") == 0);
   for (const auto& comp : module.computations()) {
     for (const auto& inst : comp->instructions()) {
       const Opcode op = inst->opcode();

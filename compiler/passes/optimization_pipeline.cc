@@ -11,13 +11,45 @@
 #include "compiler/passes/instruction_fusion.h"
 #include "compiler/passes/multi_output_fusion.h"
 #include "compiler/passes/row_fusion.h"
+#include "compiler/passes/sharding_propagation.h"
+#include "compiler/passes/shardy_import.h"
+#include "compiler/passes/spmd_partitioner.h"
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/verifier/verifier.h"
 
 namespace fusebox {
 
-Pipeline MakeOptimizationPipeline() {
+namespace {
+
+void AddSpmdPasses(Pipeline& pipeline) {
+  // Shardy's attributes and shard_map regions to GSPMD form, a sharding on every value,
+  // then the per-device program with its collectives.
+  pipeline.Add<ShardyImport>();
+  pipeline.Add<ShardingPropagation>();
+  pipeline.Add<SpmdPartitioner>();
+}
+
+}  // namespace
+
+std::vector<std::string> SpmdPassNames() { return {"shardy-import", "sharding-propagation", "spmd-partitioner"}; }
+
+StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, PassContext& context) {
+  std::unique_ptr<Module> copy = module.Clone();
+  if (copy == nullptr) return Internal("cannot copy module " + module.name());
+  if (!NeedsSpmdPartitioning(*copy)) return copy;
+  Pipeline pipeline("spmd-partitioning");
+  AddSpmdPasses(pipeline);
+  PipelineOptions options;
+  options.snapshot_pass_regex = "";
+  options.keep_text_before = false;
+  PipelineResult result;
+  RETURN_IF_ERROR(pipeline.Run(*copy, options, context, &result));
+  return copy;
+}
+
+Pipeline MakeOptimizationPipeline(const Module* module) {
   Pipeline pipeline("cpu-optimizations");
+  if (module != nullptr && NeedsSpmdPartitioning(*module)) AddSpmdPasses(pipeline);
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();
@@ -50,7 +82,7 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   if (!fused) options.disabled_passes = FusionPassNames();
   PassContext context;
   PipelineResult result;
-  RETURN_IF_ERROR(MakeOptimizationPipeline().Run(*copy, options, context, &result));
+  RETURN_IF_ERROR(MakeOptimizationPipeline(copy.get()).Run(*copy, options, context, &result));
   // As between passes, only a module some pass changed is verified (an input the
   // pipeline leaves alone is the backend's to refuse, with its own message).
   const bool changed = std::any_of(result.passes.begin(), result.passes.end(),

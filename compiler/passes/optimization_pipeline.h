@@ -11,8 +11,18 @@
 
 namespace fusebox {
 
-// The pipeline for the CPU backend (the GPU backend shares it for now).
-Pipeline MakeOptimizationPipeline();
+// The pipeline for the CPU backend (the GPU backend shares it for now). For a module that
+// still needs SPMD partitioning (NeedsSpmdPartitioning), it starts with shardy-import,
+// sharding-propagation and spmd-partitioner: the optimized module is then the
+// per-device program.
+Pipeline MakeOptimizationPipeline(const Module* module = nullptr);
+
+// The SPMD passes alone: shardy-import, sharding-propagation, spmd-partitioner.
+std::vector<std::string> SpmdPassNames();
+
+// A copy of `module` partitioned into its per-device program by the SPMD passes (the
+// collective decisions go to `context`); a copy unchanged when it needs no partitioning.
+StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, PassContext& context);
 
 // The names of the fusion passes: disabling them gives the "unfused" module, one kernel
 // per op, that backends run to show what fusion buys.

@@ -81,7 +81,7 @@ Status CompileSession::Optimize(const PipelineOptions& options) {
     optimize_status_ = Internal("could not copy module " + input_->name());
     return *optimize_status_;
   }
-  Pipeline pipeline = MakeOptimizationPipeline();
+  Pipeline pipeline = MakeOptimizationPipeline(work.get());
   Status st = pipeline.Run(*work, options, context_, &pipeline_result_);
   optimize_status_ = st;
   if (st.ok()) optimized_ = std::move(work);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -51,9 +52,78 @@ TEST_P(CliMultiDeviceTest, XlasPartitionedModuleMatchesXlasOutputs) {
   }
 }
 
+TEST_P(CliMultiDeviceTest, FuseboxPartitionsTheGlobalModuleAndMatchesXlasOutputs) {
+  // module.hlo is what jax gave XLA (Shardy attributes, shardings, shard_map regions):
+  // Fusebox partitions it itself, then runs it on the devices it names.
+  const std::string p = GetParam();
+  for (const char* how : {"--backend interpreter", "--backend cpu", "--backend cpu --unfused"}) {
+    SCOPED_TRACE(how);
+    Result r = RunFusebox("run " + Dir(p) + "/module.hlo --inputs " + Dir(p) + "/inputs.npz --expected " +
+                          ExpectedList(p) + " " + how);
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_THAT(r.out, AllOf(HasSubstr("partitioned jit_"), HasSubstr("expected: matches the expected outputs"),
+                             Not(HasSubstr("error:"))));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                          ::testing::Values("dp_train_step", "tp_mlp", "fsdp_layer", "shard_map_collectives",
                                            "sharded_xent", "psum_8dev"));
+
+// Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
+// own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
+std::map<std::string, int> CollectiveCounts(const std::string& text) {
+  std::map<std::string, int> counts;
+  for (const char* kind : {"all-reduce(", "all-gather(", "reduce-scatter(", "all-to-all(", "collective-permute("}) {
+    size_t at = 0;
+    while ((at = text.find(std::string(" ") + kind, at)) != std::string::npos) {
+      ++counts[std::string(kind, std::string(kind).size() - 1)];
+      ++at;
+    }
+  }
+  return counts;
+}
+
+TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
+  struct Want {
+    const char* program;
+    std::map<std::string, int> fusebox;  // what Fusebox's program has
+    std::map<std::string, int> xla;      // what XLA's partitioned.hlo has (manifest.json)
+  };
+  const Want wants[] = {
+      // The same as XLA's.
+      {"tp_mlp", {{"all-reduce", 1}}, {{"all-reduce", 1}}},
+      {"sharded_xent", {{"all-reduce", 3}}, {{"all-reduce", 3}}},
+      {"psum_8dev", {{"all-reduce", 1}, {"all-gather", 1}}, {{"all-reduce", 1}, {"all-gather", 1}}},
+      {"shard_map_collectives",
+       {{"collective-permute", 1}, {"all-gather", 1}, {"reduce-scatter", 1}, {"all-to-all", 1}},
+       {{"collective-permute", 1}, {"all-gather", 1}, {"reduce-scatter", 1}, {"all-to-all", 1}}},
+      // XLA's all-reduce combiner merges the step's five pmeans into one tuple all-reduce;
+      // Fusebox runs them as written.
+      {"dp_train_step", {{"all-reduce", 5}}, {{"all-reduce", 1}}},
+      // Propagation leaves the first dot [2,1,2] (partially replicated) where XLA merges it
+      // to [2,2]: Fusebox moves x's split with an all-to-all and reduce-scatters the partial
+      // sums where XLA all-gathers x (docs/multi-device.md has each decision's reason).
+      {"fsdp_layer", {{"all-to-all", 2}, {"all-gather", 2}, {"reduce-scatter", 1}, {"all-reduce", 1}},
+       {{"all-gather", 3}, {"all-reduce", 1}}},
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(w.program);
+    Result r = fusebox::cli_test::RunFuseboxStdout("compile " + Dir(w.program) + "/module.hlo --stage optimized_hlo");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(CollectiveCounts(r.out), w.fusebox);
+    std::ifstream in(Dir(w.program) + "/partitioned.hlo");
+    std::string xla((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(CollectiveCounts(xla), w.xla);
+  }
+}
+
+TEST(CliMultiDeviceTest, ExplainCollectivesGivesTheReasons) {
+  Result r = RunFusebox("explain " + Dir("tp_mlp") + "/module.hlo --collectives");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("all-reduce"), HasSubstr("groups={{0,1,2,3}}"),
+                           HasSubstr("contracting dim 1 of %"), HasSubstr("is split 4 ways")));
+}
 
 TEST(CliMultiDeviceTest, WrongExpectedOutputsFail) {
   // tp_mlp's output scaled by 1.001: every element off by far more than rounding.
