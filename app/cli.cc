@@ -22,6 +22,7 @@
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/runtime/multi_device.h"
 #include "profiler/cpu_tracer.h"
+#include "profiler/multi_device_run.h"
 #include "profiler/multi_device_trace.h"
 #include "compiler/check/numeric_check.h"
 #include "compiler/passes/optimization_pipeline.h"
@@ -368,212 +369,99 @@ int WriteRunOutputs(const Literal& result_literal, const std::vector<Literal>& a
   return check_failed ? kExitUserError : kExitOk;
 }
 
-// The module XLA wrote before partitioning, beside a partitioned one from the same dump:
-// `*.before_spmd-partitioning.txt` (or a `before_optimizations` dump) of a module with the
-// same name, in FILE's folder or under it. Empty when there is none.
-std::string FindUnpartitionedDump(const std::string& path, const std::string& module_name) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path dir = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  std::string best;
-  int best_rank = 0;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it.depth() > 2) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file(ec)) continue;
-    const std::string name = it->path().filename().string();
-    if (name.find("." + module_name + ".") == std::string::npos) continue;
-    int rank = name.find("before_spmd-partitioning") != std::string::npos ? 2 : 0;
-    if (rank == 0) continue;
-    if (rank > best_rank) {
-      best_rank = rank;
-      best = it->path().string();
-    }
+// Prints one check report as `run --check` does (verdict, then a line per output) and
+// sets *check_failed when it does not pass.
+void PrintCheckReport(const char* label, const CheckReport& report, bool* check_failed) {
+  std::cerr << label << ": " << report.Summary() << "\n";
+  if (!report.shadow_note.empty()) {
+    std::cerr << "  no f64 shadow (" << report.shadow_note << "): bounds are the element types' floors\n";
   }
-  return best;
+  constexpr size_t kMaxLines = 20;
+  for (size_t i = 0; i < report.outputs.size() && i < kMaxLines; ++i) {
+    std::cerr << "  " << report.outputs[i].ToString() << "\n";
+  }
+  if (report.outputs.size() > kMaxLines) {
+    std::cerr << "  ... and " << report.outputs.size() - kMaxLines << " more output(s)\n";
+  }
+  if (!report.passed()) *check_failed = true;
 }
 
-// `fusebox run FILE --devices N`: the per-device program on N logical devices (threads)
-// on the interpreter or the CPU backend, global arguments in, global outputs out.
+// `fusebox run FILE --devices N` (profiler/multi_device_run.h): partitions a global
+// program, runs the per-device one on N logical devices, prints the per-device and
+// per-collective tables, writes the trace, and checks.
 Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const RunOptions& opts, int64_t devices,
                            std::vector<Literal>* global_args, std::optional<Literal>* result_value,
                            bool* check_failed) {
-  if (opts.backend == "gpu") {
-    return Unimplemented("multi-device runs on the GPU (NCCL across the GPUs of one machine) are not supported yet; "
-                         "use --backend interpreter or cpu");
-  }
-  // A global program (shardings on global shapes, Shardy attributes, shard_map regions)
-  // is partitioned first, by the same passes `fusebox compile` runs.
-  std::unique_ptr<Module> partitioned;
-  const Module* global_program = nullptr;
-  if (!IsPerDeviceProgram(module)) {
-    const int64_t partitions = module.num_partitions.value_or(1);
-    if (partitions != devices) {
-      return InvalidArgument(module.name() + " is a global program for num_partitions=" + std::to_string(partitions) +
-                             "; it runs on that many devices (or --devices 1, shardings ignored), not " +
-                             std::to_string(devices));
-    }
-    PassContext context;
-    Stopwatch watch;
-    auto made = PartitionForDevices(module, context);
-    if (!made.ok()) {
-      return Status(made.status().code(), "SPMD partitioning failed: " + std::string(made.status().message()) +
-                                              " (--devices 1 runs it on one device, shardings ignored)");
-    }
-    partitioned = std::move(*made);
-    global_program = &module;
-    std::map<std::string, int64_t> kinds;
-    for (const CollectiveDecision& d : context.collectives()) ++kinds[d.kind];
-    std::string list;
-    for (const auto& [kind, n] : kinds) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
-    std::fprintf(stderr, "partitioned %s for %lld devices in %.3f s: %s (fusebox explain --collectives: why)\n",
-                 module.name().c_str(), static_cast<long long>(devices), watch.ElapsedSeconds(),
-                 list.empty() ? "no collectives" : list.c_str());
-  }
-  const Module& per_device = partitioned ? *partitioned : module;
-  // How the outputs are split: the root's sharding, --output-sharding, or the module
-  // before partitioning (XLA's optimized text drops the output shardings).
-  std::optional<Sharding> root_sharding;
-  std::optional<Shape> global_result_shape;
-  std::unique_ptr<Module> unpartitioned;
-  std::string unpartitioned_path = opts.unpartitioned;
-  auto own = ShardingOf(*per_device.entry()->root());
-  if (!own.ok()) return own.status();
-  if (global_program != nullptr) {
-    global_result_shape = global_program->entry()->root()->shape();
-    unpartitioned_path.clear();
-  } else if (unpartitioned_path.empty() && !own->has_value() && opts.output_sharding.empty()) {
-    unpartitioned_path = FindUnpartitionedDump(in.path, module.name());
-  }
-  if (!unpartitioned_path.empty()) {
-    auto parsed = ParseFile(unpartitioned_path);
-    if (!parsed.ok()) return parsed.status();
-    if (parsed->modules.empty()) return InvalidArgument(unpartitioned_path + ": no module");
-    unpartitioned = std::move(parsed->modules[0]);
-    auto outputs = GlobalOutputsOf(*unpartitioned);
-    if (outputs.ok()) {
-      root_sharding = outputs->sharding;
-      global_result_shape = outputs->shape;
-    }
-    std::cerr << "note: global shapes and output shardings from " << unpartitioned_path << "\n";
-  }
-  // The optimized program's root may lose the attribute (tuple simplification, fusion):
-  // keep the per-device program's own.
-  if (!root_sharding && own->has_value()) root_sharding = **own;
-  if (!opts.output_sharding.empty()) {
-    auto parsed = ParseSharding(opts.output_sharding);
-    if (!parsed.ok()) return InvalidArgument("--output-sharding: " + std::string(parsed.status().message()));
-    root_sharding = *parsed;
-  }
-  const bool outputs_known = own->has_value() || root_sharding.has_value();
-
-  // Global arguments: loaded or random, by a view of the module with global parameters.
-  ASSIGN_OR_RETURN(std::vector<Shape> global_shapes,
-                   GlobalParameterShapes(per_device, global_program != nullptr ? global_program : unpartitioned.get()));
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(per_device, global_shapes));
+  profiler::MultiDeviceRunOptions mo;
+  mo.devices = devices;
+  mo.backend = opts.backend;
+  mo.fused = !opts.unfused;
+  mo.iterations = opts.iterations;
+  mo.output_sharding = opts.output_sharding;
+  mo.unpartitioned_path = opts.unpartitioned;
+  mo.source_path = in.path;
+  mo.seed = opts.seed;
   if (!opts.inputs.empty()) {
-    ASSIGN_OR_RETURN(ArgumentFiles loaded, LoadArgumentFiles(*view, opts.inputs));
+    // Global arrays: read against a view of the module with global parameter shapes.
+    std::unique_ptr<Module> global_view;
+    const Module* shapes_from = &module;
+    if (IsPerDeviceProgram(module)) {
+      std::unique_ptr<Module> unpartitioned;
+      std::string path = opts.unpartitioned;
+      if (path.empty() && opts.output_sharding.empty()) path = profiler::FindUnpartitionedDump(in.path, module.name());
+      if (!path.empty()) {
+        ASSIGN_OR_RETURN(ParseResult parsed, ParseFile(path));
+        if (!parsed.modules.empty()) unpartitioned = std::move(parsed.modules[0]);
+      }
+      ASSIGN_OR_RETURN(std::vector<Shape> shapes, GlobalParameterShapes(module, unpartitioned.get()));
+      ASSIGN_OR_RETURN(global_view, GlobalParameterView(module, shapes));
+      shapes_from = global_view.get();
+    }
+    ASSIGN_OR_RETURN(ArgumentFiles loaded, LoadArgumentFiles(*shapes_from, opts.inputs));
     for (const std::string& note : loaded.notes) std::cerr << "note: " << note << "\n";
-    *global_args = std::move(loaded.arguments);
-  } else {
-    ASSIGN_OR_RETURN(*global_args, RandomArguments(*view, opts.seed));
+    mo.arguments = std::move(loaded.arguments);
   }
-
-  MultiDeviceOptions mopts;
-  mopts.devices = devices;
-  if (root_sharding) mopts.root_sharding = &*root_sharding;
-  if (global_result_shape) mopts.global_result_shape = &*global_result_shape;
-  std::unique_ptr<CpuExecutable> exe;
-  std::vector<std::unique_ptr<profiler::CpuTracer>> tracers;
-  std::string how = "the interpreter";
+  ASSIGN_OR_RETURN(profiler::MultiDeviceRun run, profiler::RunOnDevicesProfiled(module, std::move(mo)));
+  for (const std::string& note : run.notes) std::cerr << "note: " << note << "\n";
   if (opts.backend == "cpu") {
-    Stopwatch compile_watch;
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(per_device, !opts.unfused));
-    CpuExecutableOptions eo;
-    eo.threads = 1;  // one thread per device, as XLA's host devices
-    eo.devices = devices;
-    ASSIGN_OR_RETURN(exe, CpuExecutable::Create(std::move(optimized), eo));
     std::fprintf(stderr, "compiled %s for the CPU (%s) in %.3f s\n", module.name().c_str(),
-                 opts.unfused ? "unfused" : "fused", compile_watch.ElapsedSeconds());
-    mopts.backend = DeviceBackend::kCpu;
-    mopts.cpu = exe.get();
-    for (int64_t d = 0; d < devices; ++d) {
-      tracers.push_back(std::make_unique<profiler::CpuTracer>());
-      mopts.observers.push_back(tracers.back().get());
-    }
-    how = std::string("the CPU backend (") + (opts.unfused ? "unfused" : "fused") + ", one thread per device)";
+                 opts.unfused ? "unfused" : "fused", run.compile_s);
   }
-  const Module& program = exe ? exe->module() : per_device;
-  std::vector<CollectiveEvent> collectives;
-  std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
-  std::vector<double> times;
-  MultiDeviceResult last;
-  const int64_t iterations = opts.backend == "cpu" ? std::max<int64_t>(1, opts.iterations) : 1;
-  for (int64_t it = 0; it < iterations; ++it) {
-    const int64_t start = NowNs();
-    Stopwatch watch;
-    ASSIGN_OR_RETURN(last, RunOnDevices(program, *global_args, mopts));
-    times.push_back(watch.ElapsedSeconds());
-    for (const CollectiveEvent& e : last.collectives) collectives.push_back(e);
-    for (int64_t d = 0; d < devices; ++d) {
-      spans[static_cast<size_t>(d)] = {start, start + last.device_wall_ns[static_cast<size_t>(d)]};
-    }
-  }
-  std::sort(times.begin(), times.end());
   std::fprintf(stderr, "ran %s on %lld devices on %s: %.3f ms%s\n", module.name().c_str(),
-               static_cast<long long>(devices), how.c_str(), times.front() * 1e3,
-               iterations > 1 ? (" (fastest of " + std::to_string(iterations) + ")").c_str() : "");
-  std::vector<profiler::Trace> traces;
-  for (auto& tracer : tracers) traces.push_back(tracer->TakeTrace());
-  profiler::Trace trace = profiler::MergeDeviceTraces(traces, collectives, spans);
-  std::cerr << profiler::FormatDeviceTable(profiler::SummarizeDevices(trace));
-  std::cerr << profiler::FormatCollectiveTable(profiler::SummarizeCollectives(trace));
+               static_cast<long long>(run.devices), run.how.c_str(), run.times_s.front() * 1e3,
+               run.times_s.size() > 1 ? (" (fastest of " + std::to_string(run.times_s.size()) + ")").c_str() : "");
+  std::cerr << profiler::FormatDeviceTable(run.device_rows);
+  std::cerr << profiler::FormatCollectiveTable(run.collective_rows);
   if (!opts.trace.empty()) {
-    RETURN_IF_ERROR(profiler::WriteChromeTrace(trace, opts.trace));
-    std::cerr << "wrote the trace (" << trace.events().size() << " events, " << devices << " device tracks) to "
-              << opts.trace << "\n";
+    RETURN_IF_ERROR(profiler::WriteChromeTrace(run.trace, opts.trace));
+    std::cerr << "wrote the trace (" << run.trace.events().size() << " events, " << run.devices
+              << " device tracks) to " << opts.trace << "\n";
   }
-  // Devices that hold the same part of an output must agree: otherwise the assembled
-  // result would be one device's view presented as the answer.
-  for (const std::string& d : last.disagreements) std::cerr << "error: " << d << "\n";
-  if (!last.disagreements.empty() && !outputs_known) {
-    return InvalidArgument("the per-device program does not say how its outputs are split (XLA's optimized text "
-                           "drops output shardings), and its devices hold different values for them; give "
-                           "--output-sharding '{...}' or --unpartitioned <the module before partitioning>");
+  std::optional<std::vector<Literal>> expected;
+  if (!opts.expected.empty()) {
+    std::vector<const Literal*> leaves;
+    ForEachArrayLeaf(run.result, [&](const Literal& leaf) { leaves.push_back(&leaf); });
+    if (leaves.size() != opts.expected.size()) {
+      return InvalidArgument("--expected has " + std::to_string(opts.expected.size()) +
+                             " file(s) but the module has " + std::to_string(leaves.size()) + " output(s)");
+    }
+    expected.emplace();
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      ASSIGN_OR_RETURN(Literal e, ReadNpy(opts.expected[i], &leaves[i]->shape()));
+      expected->push_back(std::move(e));
+    }
   }
-  if (!last.disagreements.empty()) {
-    return InvalidArgument("devices disagree on " + std::to_string(last.disagreements.size()) +
-                           " output part(s) they should hold alike (see above); no result");
+  if (opts.check && opts.backend == "interpreter") {
+    return InvalidArgument("--check compares a backend with the interpreter; use --backend cpu, or --expected");
   }
-  *result_value = std::move(last.global);
-
-  // Checks: the reference is the same program on the same devices in the interpreter.
-  CheckOptions check_options;
-  check_options.run = [&](const Module& m, const std::vector<Literal>& args,
-                          const InterpreterOptions& io) -> StatusOr<Literal> {
-    MultiDeviceOptions ref = mopts;
-    ref.backend = DeviceBackend::kInterpreter;
-    ref.cpu = nullptr;
-    ref.observers.clear();
-    ref.interpreter = io;
-    ASSIGN_OR_RETURN(MultiDeviceResult r, RunOnDevices(m, args, ref));
-    return std::move(r.global);
-  };
-  if (global_program != nullptr && (opts.check || !opts.expected.empty())) {
-    // A program Fusebox partitioned is judged against the global program on one device,
-    // so that the check covers the partitioning too. A global program the interpreter
-    // cannot run whole (shard_map regions are per-device code) falls back to the
-    // partitioned program on the same devices, and says so.
-    auto whole = ComputeCheckReference(*global_program, *global_args);
-    if (whole.ok()) return CheckResult(*global_program, *global_args, **result_value, opts, check_failed);
-    std::cerr << "note: the check's reference runs the partitioned program on " << devices
-              << " devices in the interpreter (the global program does not run on one: "
-              << whole.status().message() << ")\n";
-  }
-  return CheckResult(per_device, *global_args, **result_value, opts, check_failed, check_options);
+  ASSIGN_OR_RETURN(profiler::MultiDeviceCheck checked,
+                   profiler::CheckMultiDeviceRun(run, opts.check, expected ? &*expected : nullptr));
+  if (!checked.note.empty()) std::cerr << "note: " << checked.note << "\n";
+  if (checked.against_interpreter) PrintCheckReport("check", *checked.against_interpreter, check_failed);
+  if (checked.against_expected) PrintCheckReport("expected", *checked.against_expected, check_failed);
+  *global_args = std::move(run.arguments);
+  *result_value = std::move(run.result);
+  return Status::Ok();
 }
 
 int RunRun(const CommonInput& in, const RunOptions& opts) {

@@ -56,10 +56,10 @@ TEST(CliCollectivesTest, RunOnOneDeviceRefusesOnEveryBackend) {
                                          "the interpreter or the CPU backend)"),
                                Not(HasSubstr("output:"))));
     }
-    // The GPU has no multi-device runs yet: it says so before it looks for a driver.
+    // The GPU needs a GPU per device (and NCCL): here, without a driver, it says so.
     Result gpu = RunFusebox("run " + Collectives(c.file) + " --backend gpu");
     EXPECT_EQ(gpu.code, 1) << gpu.out;
-    EXPECT_THAT(gpu.out, AllOf(HasSubstr("multi-device runs on the GPU"), Not(HasSubstr("CUDA")),
+    EXPECT_THAT(gpu.out, AllOf(HasSubstr("multi-device runs on the GPU need one GPU per device (4)"),
                                Not(HasSubstr("output:"))));
   }
 }

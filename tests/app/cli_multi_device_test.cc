@@ -125,6 +125,20 @@ TEST(CliMultiDeviceTest, ExplainCollectivesGivesTheReasons) {
                            HasSubstr("contracting dim 1 of %"), HasSubstr("is split 4 ways")));
 }
 
+// The corpus's two modules with 8-device collectives: XLA's L2-prefetch test (an
+// all-reduce over 8 replicas) runs on 8 devices; the collective-CSE test calls an opaque
+// custom-call target, which no backend can run faithfully, and says so.
+TEST(CliMultiDeviceTest, CorpusModulesWithEightDeviceCollectives) {
+  const std::string corpus = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_corpus/openxla_xla/xla/";
+  const std::string prefetch = corpus + "service/gpu/tests/l2_prefetch.hlo";
+  Result r = RunFusebox("run " + prefetch + " --backend cpu");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("on 8 devices"), HasSubstr("{0,1,2,3,4,5,6,7}"), HasSubstr("output: bf16[")));
+  Result cse = RunFusebox("run " + corpus + "tools/hlo_opt/tests/gpu_hlo_collective_cse.hlo");
+  EXPECT_EQ(cse.code, 1) << cse.out;
+  EXPECT_THAT(cse.out, AllOf(HasSubstr("my_custom_call1"), Not(HasSubstr("output:"))));
+}
+
 TEST(CliMultiDeviceTest, WrongExpectedOutputsFail) {
   // tp_mlp's output scaled by 1.001: every element off by far more than rounding.
   const std::string p = "tp_mlp";

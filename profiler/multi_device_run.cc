@@ -1,0 +1,264 @@
+#include "profiler/multi_device_run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "compiler/runtime/cuda_driver.h"
+#include "compiler/runtime/execution_observer.h"
+#include "compiler/runtime/multi_device.h"
+#include "compiler/support/timer.h"
+#include "profiler/cpu_tracer.h"
+
+namespace fusebox::profiler {
+
+std::string FindUnpartitionedDump(const std::string& path, const std::string& module_name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 2) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    const std::string name = it->path().filename().string();
+    if (name.find("." + module_name + ".") == std::string::npos) continue;
+    if (name.find("before_spmd-partitioning") != std::string::npos) return it->path().string();
+  }
+  return "";
+}
+
+namespace {
+
+// The reference runner of a check: the same per-device program on the same devices in the
+// interpreter (outputs assembled with the same shardings).
+struct ReferenceRunner {
+  int64_t devices;
+  std::optional<Sharding> root_sharding;
+  std::optional<Shape> global_shape;
+  StatusOr<Literal> operator()(const Module& m, const std::vector<Literal>& args, const InterpreterOptions& io) const {
+    MultiDeviceOptions ref;
+    ref.devices = devices;
+    ref.interpreter = io;
+    if (root_sharding) ref.root_sharding = &*root_sharding;
+    if (global_shape) ref.global_result_shape = &*global_shape;
+    ASSIGN_OR_RETURN(MultiDeviceResult r, RunOnDevices(m, args, ref));
+    return std::move(r.global);
+  }
+};
+
+}  // namespace
+
+StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceRunOptions options) {
+  MultiDeviceRun run;
+  const int64_t devices = options.devices > 0 ? options.devices : DevicesOfModule(module);
+  run.devices = devices;
+  if (options.backend == "gpu") {
+    // One GPU per device, collectives through NCCL: say which part is missing here.
+    const std::string what = "multi-device runs on the GPU need one GPU per device (" + std::to_string(devices) + ")";
+    auto gpus = CudaDeviceCount();
+    if (!gpus.ok()) return Unavailable(what + ": " + std::string(gpus.status().message()));
+    if (*gpus < devices) {
+      return Unavailable(what + "; this machine has " + std::to_string(*gpus) + " GPU(s): use the interpreter or "
+                         "the CPU backend, which run any number of devices");
+    }
+    return Unimplemented(what + " and NCCL (libnccl.so.2) for the collectives, which Fusebox does not drive yet; "
+                         "use the interpreter or the CPU backend");
+  }
+  if (options.backend != "interpreter" && options.backend != "cpu") {
+    return InvalidArgument("unknown backend '" + options.backend + "' for a multi-device run");
+  }
+  // A global program (shardings on global shapes, Shardy attributes, shard_map regions) is
+  // partitioned first, by the same passes `fusebox compile` runs.
+  std::unique_ptr<Module> partitioned;
+  if (!IsPerDeviceProgram(module)) {
+    const int64_t partitions = module.num_partitions.value_or(1);
+    if (partitions != devices) {
+      return InvalidArgument(module.name() + " is a global program for num_partitions=" + std::to_string(partitions) +
+                             "; it runs on that many devices (or on 1, shardings ignored), not " +
+                             std::to_string(devices));
+    }
+    PassContext context;
+    Stopwatch watch;
+    auto made = PartitionForDevices(module, context);
+    if (!made.ok()) {
+      return Status(made.status().code(), "SPMD partitioning failed: " + std::string(made.status().message()) +
+                                              " (on 1 device it runs with its shardings ignored)");
+    }
+    partitioned = std::move(*made);
+    run.global_program = &module;
+    run.decisions = context.collectives();
+    std::map<std::string, int64_t> kinds;
+    for (const CollectiveDecision& d : run.decisions) ++kinds[d.kind];
+    std::string list;
+    for (const auto& [kind, n] : kinds) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    char line[256];
+    std::snprintf(line, sizeof(line), "partitioned %s for %lld devices in %.3f s: %s", module.name().c_str(),
+                  static_cast<long long>(devices), watch.ElapsedSeconds(),
+                  list.empty() ? "no collectives inserted" : list.c_str());
+    run.notes.push_back(std::string(line) + " (fusebox explain --collectives: why)");
+  } else {
+    partitioned = module.Clone();
+  }
+  const Module& per_device = *partitioned;
+
+  // How the outputs are split: the root's sharding, --output-sharding, or the module
+  // before partitioning (XLA's optimized text drops the output shardings).
+  std::optional<Sharding> root_sharding;
+  std::optional<Shape> global_result_shape;
+  std::unique_ptr<Module> unpartitioned;
+  std::string unpartitioned_path = options.unpartitioned_path;
+  ASSIGN_OR_RETURN(std::optional<Sharding> own, ShardingOf(*per_device.entry()->root()));
+  if (run.global_program != nullptr) {
+    global_result_shape = run.global_program->entry()->root()->shape();
+    unpartitioned_path.clear();
+  } else if (unpartitioned_path.empty() && !own.has_value() && options.output_sharding.empty() &&
+             !options.source_path.empty()) {
+    unpartitioned_path = FindUnpartitionedDump(options.source_path, module.name());
+  }
+  if (!unpartitioned_path.empty()) {
+    ASSIGN_OR_RETURN(ParseResult parsed, ParseFile(unpartitioned_path));
+    if (parsed.modules.empty()) return InvalidArgument(unpartitioned_path + ": no module");
+    unpartitioned = std::move(parsed.modules[0]);
+    auto outputs = GlobalOutputsOf(*unpartitioned);
+    if (outputs.ok()) {
+      root_sharding = outputs->sharding;
+      global_result_shape = outputs->shape;
+    }
+    run.notes.push_back("global shapes and output shardings from " + unpartitioned_path);
+  }
+  // The optimized program's root may lose the attribute (tuple simplification, fusion):
+  // keep the per-device program's own.
+  if (!root_sharding && own.has_value()) root_sharding = *own;
+  if (!options.output_sharding.empty()) {
+    auto parsed = ParseSharding(options.output_sharding);
+    if (!parsed.ok()) return InvalidArgument("output sharding: " + std::string(parsed.status().message()));
+    root_sharding = *parsed;
+  }
+  const bool outputs_known = root_sharding.has_value();
+
+  // Global arguments: given, or random by a view of the module with global parameters.
+  ASSIGN_OR_RETURN(std::vector<Shape> global_shapes,
+                   GlobalParameterShapes(per_device, run.global_program != nullptr ? run.global_program
+                                                                                   : unpartitioned.get()));
+  if (!options.arguments.empty()) {
+    run.arguments = std::move(options.arguments);
+  } else {
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(per_device, global_shapes));
+    ASSIGN_OR_RETURN(run.arguments, RandomArguments(*view, options.seed));
+  }
+
+  MultiDeviceOptions mopts;
+  mopts.devices = devices;
+  if (root_sharding) mopts.root_sharding = &*root_sharding;
+  if (global_result_shape) mopts.global_result_shape = &*global_result_shape;
+  std::unique_ptr<CpuExecutable> exe;
+  std::vector<std::unique_ptr<CpuTracer>> tracers;
+  run.how = "the interpreter";
+  if (options.backend == "cpu") {
+    Stopwatch compile_watch;
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(per_device, options.fused));
+    CpuExecutableOptions eo;
+    eo.threads = 1;  // one thread per device, as XLA's host devices
+    eo.devices = devices;
+    ASSIGN_OR_RETURN(exe, CpuExecutable::Create(std::move(optimized), eo));
+    run.compile_s = compile_watch.ElapsedSeconds();
+    mopts.backend = DeviceBackend::kCpu;
+    mopts.cpu = exe.get();
+    for (int64_t d = 0; d < devices; ++d) {
+      tracers.push_back(std::make_unique<CpuTracer>());
+      mopts.observers.push_back(tracers.back().get());
+    }
+    run.how = std::string("the CPU backend (") + (options.fused ? "fused" : "unfused") + ", one thread per device)";
+  }
+  const Module& program = exe ? exe->module() : per_device;
+  std::vector<CollectiveEvent> collectives;
+  std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
+  MultiDeviceResult last;
+  const int64_t iterations = options.backend == "cpu" ? std::max<int64_t>(1, options.iterations) : 1;
+  for (int64_t it = 0; it < iterations; ++it) {
+    const int64_t start = NowNs();
+    Stopwatch watch;
+    ASSIGN_OR_RETURN(last, RunOnDevices(program, run.arguments, mopts));
+    run.times_s.push_back(watch.ElapsedSeconds());
+    for (const CollectiveEvent& e : last.collectives) collectives.push_back(e);
+    for (int64_t d = 0; d < devices; ++d) {
+      spans[static_cast<size_t>(d)] = {start, start + last.device_wall_ns[static_cast<size_t>(d)]};
+    }
+  }
+  std::sort(run.times_s.begin(), run.times_s.end());
+  std::vector<Trace> traces;
+  for (auto& tracer : tracers) traces.push_back(tracer->TakeTrace());
+  run.trace = MergeDeviceTraces(traces, collectives, spans);
+  run.device_rows = SummarizeDevices(run.trace);
+  run.collective_rows = SummarizeCollectives(run.trace);
+  for (const DeviceRow& r : run.device_rows) {
+    run.kernels_per_device = std::max(run.kernels_per_device, iterations > 0 ? r.kernels / iterations : r.kernels);
+  }
+  // Devices that hold the same part of an output must agree: otherwise the assembled
+  // result would be one device's view presented as the answer.
+  if (!last.disagreements.empty()) {
+    std::string all;
+    for (const std::string& d : last.disagreements) all += "\n  " + d;
+    if (!outputs_known) {
+      return InvalidArgument("the per-device program does not say how its outputs are split (XLA's optimized text "
+                             "drops output shardings), and its devices hold different values for them; give the "
+                             "output sharding (run --output-sharding '{devices=[4,1]<=[4]}') or the module before "
+                             "partitioning (run --unpartitioned FILE):" + all);
+    }
+    return InvalidArgument("devices disagree on output parts they should hold alike; no result:" + all);
+  }
+  run.result = std::move(last.global);
+  run.per_device = std::move(partitioned);
+  // Keep the root sharding and global shape for the check's reference runs.
+  if (root_sharding) {
+    run.per_device->entry()->root()->mutable_attrs().sharding = root_sharding->ToString().substr(
+        1, root_sharding->ToString().size() - 2);
+    run.per_device->entry()->root()->mutable_attrs().has_sharding = true;
+  }
+  return run;
+}
+
+StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool check,
+                                               const std::vector<Literal>* expected) {
+  MultiDeviceCheck out;
+  if (!check && expected == nullptr) return out;
+  const Module* reference_module = run.per_device.get();
+  CheckOptions options;
+  if (run.global_program != nullptr) {
+    // A program Fusebox partitioned is judged against the global program on one device,
+    // so that the check covers the partitioning too; one the interpreter cannot run whole
+    // (shard_map regions are per-device code) falls back to the per-device program.
+    auto whole = ComputeCheckReference(*run.global_program, run.arguments);
+    if (whole.ok()) {
+      if (check) out.against_interpreter = CheckOutputs(run.result, *whole, run.arguments);
+      if (expected != nullptr) {
+        out.against_expected = CheckOutputsAgainstExpected(run.result, *expected, *whole, run.arguments);
+      }
+      return out;
+    }
+    out.note = "the check's reference runs the partitioned program on " + std::to_string(run.devices) +
+               " devices in the interpreter (the global program does not run on one: " +
+               std::string(whole.status().message()) + ")";
+  }
+  ReferenceRunner runner{run.devices, std::nullopt, std::nullopt};
+  auto own = ShardingOf(*reference_module->entry()->root());
+  if (own.ok() && own->has_value()) runner.root_sharding = **own;
+  if (run.result.shape().IsArray() || run.result.shape().IsTuple()) runner.global_shape = run.result.shape();
+  options.run = runner;
+  ASSIGN_OR_RETURN(CheckReference reference, ComputeCheckReference(*reference_module, run.arguments, options));
+  if (check) out.against_interpreter = CheckOutputs(run.result, reference, run.arguments, options);
+  if (expected != nullptr) {
+    out.against_expected = CheckOutputsAgainstExpected(run.result, *expected, reference, run.arguments, options);
+  }
+  return out;
+}
+
+}  // namespace fusebox::profiler
