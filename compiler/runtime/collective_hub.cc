@@ -393,8 +393,15 @@ Status CollectiveHub::Compute(const Instruction& inst, Round& round, bool permut
     if (leaves[m].size() != leaves[0].size()) return Internal(what + ": devices passed different operands");
   }
   const size_t n_leaves = leaves[0].size();
+  // The collective's own result shape: a -start form's tuple (operands, result, ...)
+  // holds it as element 1.
+  const bool start_form = inst.opcode() == Opcode::kAllReduceStart || inst.opcode() == Opcode::kAllGatherStart ||
+                          inst.opcode() == Opcode::kCollectivePermuteStart;
+  const Shape& result_shape = start_form && inst.shape().IsTuple() && inst.shape().tuple_size() >= 2
+                                  ? inst.shape().tuple_shapes(1)
+                                  : inst.shape();
   auto pack = [&](std::vector<Literal> results) -> Literal {
-    if (results.size() == 1 && !inst.shape().IsTuple()) return std::move(results[0]);
+    if (results.size() == 1 && !result_shape.IsTuple()) return std::move(results[0]);
     std::vector<Shape> shapes;
     for (const Literal& r : results) shapes.push_back(r.shape());
     Literal t(Shape::Tuple(shapes));

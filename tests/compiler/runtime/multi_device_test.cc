@@ -172,6 +172,77 @@ ENTRY e {
   EXPECT_NE(r->disagreements[0].find("devices 0 and 1 hold different values"), std::string::npos);
 }
 
+TEST(MultiDeviceTest, AsyncFormsOnTheInterpreterAndTheCpu) {
+  // all-reduce-start/done, all-gather-start/done and collective-permute-start/done give
+  // what their synchronous forms give, on both runtimes.
+  auto m = Parse(R"(HloModule async, num_partitions=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[1,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ars = f32[1,4] all-reduce-start(p), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=add
+  ard = f32[1,4] all-reduce-done(ars)
+  ags = (f32[1,4], f32[4,4]) all-gather-start(p), channel_id=2, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  agd = f32[4,4] all-gather-done(ags)
+  cps = (f32[1,4], f32[1,4], u32[], u32[]) collective-permute-start(p), channel_id=3, source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
+  cpd = f32[1,4] collective-permute-done(cps)
+  ROOT t = (f32[1,4], f32[4,4], f32[1,4]) tuple(ard, agd, cpd), sharding={{replicated}, {replicated}, {devices=[4,1]<=[4]}}
+})");
+  ASSERT_TRUE(m);
+  Literal x = F32({4, 4}, Iota(16));
+  std::vector<double> sum = {24, 28, 32, 36};  // column sums of x
+  std::vector<double> shifted = {12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};  // row d from d-1
+  auto check = [&](const Literal& r, const std::string& how) {
+    ASSERT_EQ(r.tuple_elements().size(), 3u) << how;
+    EXPECT_EQ(Values(r.tuple_elements()[0]), sum) << how;
+    EXPECT_EQ(Values(r.tuple_elements()[1]), Iota(16)) << how;
+    EXPECT_EQ(Values(r.tuple_elements()[2]), shifted) << how;
+  };
+  auto interpreted = RunGlobal(*m, {x}, 4);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  check(*interpreted, "interpreter");
+  CpuExecutableOptions eo;
+  eo.threads = 1;
+  eo.devices = 4;
+  auto exe = CpuExecutable::Create(m->Clone(), eo);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  MultiDeviceOptions options;
+  options.backend = DeviceBackend::kCpu;
+  options.cpu = exe->get();
+  auto compiled = RunOnDevices((*exe)->module(), {x}, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  check(compiled->global, "cpu");
+}
+
+TEST(MultiDeviceTest, ReplicasAndPartitionsTogether) {
+  // 2 replicas x 2 partitions: device = replica * 2 + partition. A cross-replica all-reduce
+  // (no channel_id) sums over the replicas of each partition: {0,2} and {1,3}.
+  auto m = Parse(R"(HloModule rp, replica_count=2, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  ten = u32[] constant(10)
+  r10 = u32[] multiply(r, ten)
+  id = u32[] add(r10, p)
+  f = f32[] convert(id)
+  v = f32[1] broadcast(f), dimensions={}
+  ROOT ar = f32[1] all-reduce(v), replica_groups={{0,1}}, to_apply=add, sharding={devices=[2,2]0,2,1,3 last_tile_dim_replicate}
+})");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(DevicesOfModule(*m), 4);
+  auto r = RunGlobal(*m, {}, 4);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Values(*r), (std::vector<double>{10, 12}));  // partition p: p + (10 + p)
+}
+
 // --- XLA's own partitioned modules against XLA's outputs --------------------------------
 
 std::string DataDir(const std::string& program) {
