@@ -60,8 +60,13 @@ class MeshText {
     SkipSpace();
     size_t start = pos_;
     if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    const size_t digits = pos_;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    if (pos_ == start) return Fail("expected a number");
+    // A lone '-' or more digits than an int64 holds is not a number (std::stoll throws).
+    if (pos_ == digits || pos_ - start > 18) {
+      pos_ = start;
+      return Fail("expected a number");
+    }
     return std::stoll(std::string(text_.substr(start, pos_ - start)));
   }
   // 'name', "name" or a bare name.

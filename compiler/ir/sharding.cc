@@ -49,8 +49,12 @@ class Cursor {
     Skip();
     size_t start = pos_;
     if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    const size_t digits = pos_;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    if (pos_ == start || pos_ - start > 18) return Fail("expected a number");
+    if (pos_ == digits || pos_ - start > 18) {
+      pos_ = start;
+      return Fail("expected a number");
+    }
     return std::stoll(std::string(text_.substr(start, pos_ - start)));
   }
   StatusOr<std::vector<int64_t>> IntList(char open, char close) {

@@ -386,3 +386,17 @@ TEST(CollectivesTest, CpuExecutableAndGpuCompileRefuseWithoutAGpu) {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+// A lone '-' or a number longer than int64 in a mesh is an error (it threw from std::stoll).
+TEST(CollectivesTest, MalformedMeshNumbersAreErrors) {
+  for (const char* text : {"mesh['x'=-] {'x'}", "mesh['x'=99999999999999999999] {'x'}", "maximal_mesh[device_id=-]"}) {
+    auto groups = ExpandMeshReplicaGroups(text);
+    EXPECT_FALSE(groups.ok()) << text;
+  }
+}
+
+}  // namespace
+}  // namespace fusebox

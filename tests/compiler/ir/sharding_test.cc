@@ -177,3 +177,53 @@ ENTRY e {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+// Malformed sharding text (truncated, bytes replaced, numbers made huge or negative) is an
+// error or a valid sharding, never a crash; whatever parses answers every query.
+TEST(ShardingTest, MutatedTextNeverCrashes) {
+  const std::vector<std::string> seeds = {
+      "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}",
+      "{devices=[1,1,2,2]0,1,2,3 last_tile_dims={manual, replicated} metadata={op_name=\"x\"}}",
+      "{{replicated}, {maximal device=3}, {devices=[4]<=[4]}}",
+      "{manual}",
+  };
+  const std::string alphabet = "{}[]<=T(),0123456789-  abcdevislmrtpu=\"";
+  uint64_t state = 12345;
+  auto next = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  Shape shape(PrimitiveType::kF32, {8, 4});
+  int parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = seeds[next() % seeds.size()];
+    const int edits = 1 + static_cast<int>(next() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      size_t at = next() % text.size();
+      switch (next() % 3) {
+        case 0: text[at] = alphabet[next() % alphabet.size()]; break;
+        case 1: text.erase(at, 1 + next() % 3); break;
+        default: text.insert(at, std::string(1 + next() % 12, alphabet[next() % alphabet.size()])); break;
+      }
+    }
+    auto s = ParseSharding(text);
+    if (!s.ok()) continue;
+    ++parsed;
+    (void)s->ShardShape(shape);
+    for (int64_t d = 0; d < 5; ++d) (void)s->ShardOffsets(shape, d);
+    (void)s->DeviceCount();
+    (void)s->ToString();
+    (void)s->IsFullyReplicated();
+  }
+  EXPECT_GT(parsed, 0);  // some mutations stay valid: the queries ran on them
+  for (const char* bad : {"{mesh = #sdy.mesh<[\"d\"=4", "{m = #sdy.mesh<[\"d\"=-1]>}", "{m = #sdy.mesh<[\"d\"=99999999999999999999]>}",
+                          "#sdy.sharding_per_value<[<@mesh, [{\"d\"}, {", "#sdy<manual_axes{\"d\""}) {
+    EXPECT_FALSE(ParseSdyMeshes(bad).ok() && ParseSdyShardings(bad).ok() && ParseSdyManualAxes(bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace fusebox
