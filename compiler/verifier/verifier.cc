@@ -3,6 +3,8 @@
 // operand counts, called-computation counts and declared-vs-inferred shapes.
 #include "compiler/verifier/verifier.h"
 
+#include "compiler/ir/sharding.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -335,7 +337,32 @@ class ModuleVerifier {
 
   // ---- Instructions ----------------------------------------------------------------
 
+  // A sharding must read (XLA's text) and fit the shape it splits: as many data dims as
+  // the array has, one element per leaf for a tuple sharding of a tuple.
+  void CheckSharding(const Computation& c, const Instruction& ins) {
+    if (!ins.attrs().has_sharding) return;
+    auto parsed = ParseSharding("{" + ins.attrs().sharding + "}");
+    if (!parsed.ok()) {
+      Error(&c, &ins, std::string(parsed.status().message()));
+      return;
+    }
+    const Sharding& s = *parsed;
+    if (s.IsTuple() && ins.shape().IsTuple()) {
+      int64_t leaves = 0;
+      ForEachSubshape(ins.shape(), [&](const Shape& sub, const std::vector<int64_t>&) { leaves += sub.IsTuple() ? 0 : 1; });
+      if (static_cast<int64_t>(s.elements.size()) != leaves && !s.elements.empty()) {
+        Error(&c, &ins, Cat("tuple sharding has ", s.elements.size(), " element(s) for ", leaves, " leaves"));
+      }
+      return;
+    }
+    if (s.IsTiled() && ins.shape().IsArray() && s.DataRank() != ins.shape().rank()) {
+      Error(&c, &ins, Cat("sharding ", s.ToString(), " splits ", s.DataRank(), " dim(s) of a rank-",
+                          ins.shape().rank(), " array"));
+    }
+  }
+
   void CheckInstruction(const Computation& c, const Instruction& ins) {
+    CheckSharding(c, ins);
     bool structural_ok = true;
     for (int64_t i = 0; i < ins.operand_count(); ++i) {
       const Instruction* op = ins.operand(i);

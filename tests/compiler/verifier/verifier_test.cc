@@ -923,5 +923,32 @@ ENTRY main {
   EXPECT_THAT(s.message(), HasSubstr("\n<module>:5:"));
 }
 
+// Shardings must read and fit the shape they split.
+TEST(VerifierShardingTest, MalformedOrMisfittingShardingsAreErrors) {
+  ExpectError(R"(HloModule m, num_partitions=4
+ENTRY e {
+  p = f32[8,4] parameter(0), sharding={devices=[2,2]0,1}
+  ROOT n = f32[8,4] negate(p)
+})", "names 4 tiles but the list has 2 devices", 3);
+  ExpectError(R"(HloModule m, num_partitions=4
+ENTRY e {
+  p = f32[8,4] parameter(0), sharding={devices=[4]<=[4]}
+  ROOT n = f32[8,4] negate(p)
+})", "splits 1 dim(s) of a rank-2 array", 3);
+  ExpectError(R"(HloModule m, num_partitions=2
+ENTRY e {
+  p = f32[8] parameter(0)
+  ROOT t = (f32[8], f32[8]) tuple(p, p), sharding={{replicated}, {replicated}, {maximal device=0}}
+})", "tuple sharding has 3 element(s) for 2 leaves", 4);
+  // A partially replicated tiling has its subgroup dim on top of the data dims.
+  auto ok = MustParse(R"(HloModule m, num_partitions=4
+ENTRY e {
+  p = f32[8,4] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  ROOT n = f32[8,4] negate(p), sharding={replicated}
+})");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(AllMessages(Issues(*ok)), "");
+}
+
 }  // namespace
 }  // namespace fusebox
