@@ -154,6 +154,8 @@ struct ProgramPlan {
   std::vector<const Instruction*> schedule;
   BufferAssignment assignment;
   LargeBufferPtr memory;
+  int64_t memory_bytes = 0;   // what `memory` holds (allocated again after a fresh-buffer run freed it)
+  int64_t memory_align = 64;
   std::vector<int64_t> allocation_offsets;  // into memory, for temps and outputs
   // Per instruction: (allocation, offset) of each array leaf, DFS order.
   std::unordered_map<const Instruction*, std::vector<BufferSlice>> leaves;
@@ -194,17 +196,27 @@ class CpuExecutable::Frame {
         total += (a.size + align - 1) / align * align;
       }
     }
-    if (total > 0) {
-      void* p = AllocateLargeBuffer(static_cast<size_t>(total), static_cast<size_t>(align));
-      if (p == nullptr) return Unavailable("cannot allocate " + std::to_string(total) + " bytes for " + comp->name());
-      plan->memory.reset(static_cast<uint8_t*>(p));
-    }
+    plan->memory_bytes = total;
+    plan->memory_align = align;
+    RETURN_IF_ERROR(EnsureMemory(*plan, *comp));
     for (const Instruction* inst : plan->schedule) {
       ASSIGN_OR_RETURN(plan->leaves[inst], LeafSlices(plan->assignment, *inst));
     }
     ProgramPlan* raw = plan.get();
     plans_[comp] = std::move(plan);
     return raw;
+  }
+
+  // The plan's temps and outputs, allocated when the plan has none (first use, or after a
+  // run with CpuRunOptions::fresh_buffers released them).
+  static Status EnsureMemory(ProgramPlan& plan, const Computation& comp) {
+    if (plan.memory != nullptr || plan.memory_bytes <= 0) return Status::Ok();
+    void* p = AllocateLargeBuffer(static_cast<size_t>(plan.memory_bytes), static_cast<size_t>(plan.memory_align));
+    if (p == nullptr) {
+      return Unavailable("cannot allocate " + std::to_string(plan.memory_bytes) + " bytes for " + comp.name());
+    }
+    plan.memory.reset(static_cast<uint8_t*>(p));
+    return Status::Ok();
   }
 
   // Runs `comp` with its parameters' leaves at `params` (one vector per parameter);
@@ -217,6 +229,7 @@ class CpuExecutable::Frame {
                                           const std::vector<void*>* outputs = nullptr,
                                           const std::vector<int64_t>* output_bytes = nullptr) {
     ASSIGN_OR_RETURN(ProgramPlan * plan, PlanFor(comp));
+    RETURN_IF_ERROR(EnsureMemory(*plan, *comp));
     std::vector<void*> bases(plan->assignment.allocations().size(), nullptr);
     for (const Allocation& a : plan->assignment.allocations()) {
       switch (a.kind) {
@@ -795,6 +808,16 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   if (options.observer != nullptr) options.observer->OnRunStart(options.iteration, NowNs());
   auto ran = frame.RunProgram(module_->entry(), params, &destinations, &destination_bytes);
   last_kernel_launches_ = frame.kernel_launches();
+  // Temps and outputs as a caller that allocates per call has them: released after this
+  // run (once its results are copied out below), allocated again by the next.
+  struct ReleaseAfter {
+    ProgramPlans* plans;
+    bool release;
+    ~ReleaseAfter() {
+      if (!release) return;
+      for (auto& [comp, plan] : plans->plans) plan->memory.reset();
+    }
+  } release_after{plans, options.fresh_buffers};
   if (!ran.ok()) {
     if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
     return ran.status();

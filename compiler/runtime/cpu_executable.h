@@ -36,6 +36,10 @@ struct CpuRunOptions {
   // Runs that may overlap (devices of one multi-device run, on their own threads) each
   // need their own buffers: slot k has its own. Slots other than 0 need PrepareSlots.
   int slot = 0;
+  // Allocate the run's temps and outputs at its start and release them at its end, as a
+  // runtime that allocates per call does (XLA's CPU client): for fair timings. Otherwise
+  // they are allocated once and reused by every run.
+  bool fresh_buffers = false;
 };
 
 struct CpuExecutableOptions {

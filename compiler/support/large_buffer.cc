@@ -1,5 +1,7 @@
 #include "compiler/support/large_buffer.h"
 
+#include <atomic>
+
 #include <cstdlib>
 
 #if defined(__linux__)
@@ -21,11 +23,18 @@ void* AllocateLargeBuffer(size_t bytes, size_t alignment) {
   void* p = std::aligned_alloc(alignment, rounded);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   // Advice only: where transparent huge pages are off, the kernel ignores it.
-  if (p != nullptr && rounded >= kHugePage) madvise(p, rounded, MADV_HUGEPAGE);
+  if (p != nullptr && rounded >= kHugePage && LargeBufferHugePages()) madvise(p, rounded, MADV_HUGEPAGE);
 #endif
   return p;
 }
 
 void FreeLargeBuffer(void* p) { std::free(p); }
+
+namespace {
+std::atomic<bool> huge_pages{true};
+}  // namespace
+
+void SetLargeBufferHugePages(bool enabled) { huge_pages.store(enabled, std::memory_order_relaxed); }
+bool LargeBufferHugePages() { return huge_pages.load(std::memory_order_relaxed); }
 
 }  // namespace fusebox

@@ -17,6 +17,11 @@ namespace fusebox {
 // At least `alignment` (a power of two) aligned; nullptr when out of memory. Zeroed
 // memory is not promised. Release with FreeLargeBuffer.
 void* AllocateLargeBuffer(size_t bytes, size_t alignment = 64);
+
+// Whether large allocations get the huge-page advice (default on). Off makes them
+// ordinary memory, as another runtime's allocator gives (bench/compare_xla's fair mode).
+void SetLargeBufferHugePages(bool enabled);
+bool LargeBufferHugePages();
 void FreeLargeBuffer(void* p);
 
 struct LargeBufferFree {

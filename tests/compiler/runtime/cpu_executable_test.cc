@@ -47,6 +47,60 @@ ENTRY e {
 })"));
 }
 
+// Runs that allocate their temporaries and output per call (bench/compare_xla's fair
+// mode) give what runs reusing them give, run after run, with a while loop whose body's
+// buffers come and go too, in ordinary memory and with huge pages.
+TEST(CpuExecutableTest, FreshBuffersPerRunGiveTheSameResults) {
+  auto module = ParseOrFail(WithReducers(R"(
+body {
+  s = (s32[], f32[300,300]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[300,300] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  t = f32[300,300] tanh(x)
+  y = f32[300,300] add(t, x)
+  ROOT r = (s32[], f32[300,300]) tuple(n, y)
+}
+cond {
+  s = (s32[], f32[300,300]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT c = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  x = f32[300,300] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[300,300]) tuple(zero, x)
+  w = (s32[], f32[300,300]) while(init), condition=cond, body=body
+  y = f32[300,300] get-tuple-element(w), index=1
+  c = f32[] constant(0)
+  ROOT r = f32[300] reduce(y, c), dimensions={1}, to_apply=add
+})"));
+  ASSERT_TRUE(module);
+  Literal x(Shape(PrimitiveType::kF32, {300, 300}));
+  for (int64_t i = 0; i < x.element_count(); ++i) x.SetDouble(i, static_cast<double>(i % 17) / 17.0 - 0.5);
+  auto exe = CompileCpu(*module, /*fused=*/true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto reused = (*exe)->Run({x});
+  ASSERT_TRUE(reused.ok()) << reused.status().message();
+  for (bool huge_pages : {false, true}) {
+    SetLargeBufferHugePages(huge_pages);
+    CpuRunOptions fresh;
+    fresh.fresh_buffers = true;
+    for (int run = 0; run < 3; ++run) {
+      auto r = (*exe)->Run({x}, fresh);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_TRUE(*r == *reused) << "run " << run << (huge_pages ? " with" : " without") << " huge pages";
+    }
+    // And reuse again after fresh runs released the buffers.
+    auto again = (*exe)->Run({x});
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(*again == *reused);
+  }
+  EXPECT_TRUE(LargeBufferHugePages());
+}
+
 TEST(CpuExecutableTest, ReduceSumSeedAtSmallSize) {
   ExpectCpuMatchesInterpreter(WithReducers(R"(
 ENTRY e {
