@@ -30,6 +30,13 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   exe_opts.threads = opts.threads;
   exe_opts.compile.keep_llvm_ir = false;  // a run needs machine code only; stages come from
   exe_opts.compile.keep_assembly = false; // `fusebox compile` and the workbench
+  exe_opts.compile.cancel = opts.cancel;
+  if (opts.progress) {
+    exe_opts.compile.progress = [&](int64_t done, int64_t total) {
+      opts.progress(total > 0 ? 0.5f * static_cast<float>(done) / static_cast<float>(total) : -1.f,
+                    "compiling: " + std::to_string(done) + " of " + std::to_string(total) + " steps");
+    };
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> exe, CpuExecutable::Create(std::move(optimized), exe_opts));
   run.compile_s = compile_watch.ElapsedSeconds();
   for (const CompileStepTime& step : exe->code().step_times()) run.compile_steps_s.emplace_back(step.step, step.seconds);
@@ -37,9 +44,16 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   run.device = "the CPU (" + std::to_string(exe->threads()) + " threads)";
   CpuTracer tracer;
   std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
-  for (int64_t it = 0; it < std::max<int64_t>(1, opts.iterations); ++it) {
+  const int64_t iterations = std::max<int64_t>(1, opts.iterations);
+  for (int64_t it = 0; it < iterations; ++it) {
+    if (opts.cancel != nullptr && opts.cancel->load(std::memory_order_relaxed)) return Cancelled();
+    if (opts.progress) {
+      opts.progress(0.5f + 0.5f * static_cast<float>(it) / static_cast<float>(iterations),
+                    "run " + std::to_string(it + 1) + " of " + std::to_string(iterations));
+    }
     CpuRunOptions run_opts;
     run_opts.observer = &tracer;
+    run_opts.cancel = opts.cancel;
     run_opts.iteration = it;
     Stopwatch watch;
     RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));  // one result, reused

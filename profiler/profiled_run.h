@@ -4,6 +4,9 @@
 // CUPTI cannot trace), and keep the trace, the times and the result.
 #pragma once
 
+#include <atomic>
+#include <functional>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +24,10 @@ struct ProfiledRunOptions {
   int64_t iterations = 1;
   int threads = 0;              // CPU worker threads (0: one per hardware thread)
   std::string gpu_arch;         // GPU target ("" = the device's own)
+  // CPU: checked during the compile and between iterations; set, the run stops with
+  // Cancelled(). `progress` gets (fraction, step) as the compile and the runs go.
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(float, const std::string&)> progress;
 };
 
 struct ProfiledRun {

@@ -20,6 +20,9 @@ namespace fusebox::gui {
 class TaskContext {
  public:
   bool cancelled() const { return cancelled_.load(); }
+  // The flag itself, for work that checks it deep inside (the interpreter's loop, the pass
+  // pipeline, the CPU compile and runs take a `const std::atomic<bool>*`).
+  const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
   // Progress in [0, 1] (or negative: unknown) and what the job is doing now.
   void SetProgress(float fraction, std::string step);
 

@@ -1998,7 +1998,12 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
   std::vector<std::string> emitted;  // global and function names in program order (printing)
   std::unordered_set<std::string> seen;
   const int64_t prefetch_min = MinBytes(options.prefetch_min_bytes, PrefetchThresholdBytes);
+  auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed); };
+  std::atomic<int64_t> steps_done{0};
+  const int64_t steps_total = static_cast<int64_t>(kernel_insts.size() + modules.size());
   for (size_t i = 0; i < kernel_insts.size(); ++i) {
+    if (cancelled()) return Cancelled();
+    if (options.progress) options.progress(steps_done++, steps_total);
     const Instruction* inst = kernel_insts[i];
     // A row kernel's entry goes with its last piece (the outputs).
     llvm::Module& target = *modules[static_cast<size_t>(partition_of[units_of[i].back()])].module;
@@ -2094,7 +2099,11 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
   {
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t k = next++; k < order.size(); k = next++) CompileKernelModule(modules[order[k]], options);
+      for (size_t k = next++; k < order.size(); k = next++) {
+        if (cancelled()) break;
+        CompileKernelModule(modules[order[k]], options);
+        if (options.progress) options.progress(steps_done++ + 1, steps_total);
+      }
     };
     std::vector<std::thread> helpers;
     for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
@@ -2102,6 +2111,7 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
     for (std::thread& t : helpers) t.join();
   }
   code->compile_threads_ = threads;
+  if (cancelled()) return Cancelled();
   for (const KernelModule& km : modules) RETURN_IF_ERROR(km.status);
   code->EndStep("optimize_and_compile", watch);
 

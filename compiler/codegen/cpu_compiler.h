@@ -7,6 +7,9 @@
 // This header has no LLVM types: the runtime and the CLI include it.
 #pragma once
 
+#include <atomic>
+#include <functional>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -87,6 +90,11 @@ struct CpuCompileOptions {
   // loop strength reduction; about a third less compile time for the same run time) or,
   // false, LLVM's standard -O2 pipeline and code generation.
   bool kernel_pipeline = true;
+  // Checked between kernels emitted and between LLVM modules compiled: set from another
+  // thread, the compile stops with Cancelled() (modules already compiling finish).
+  const std::atomic<bool>* cancel = nullptr;
+  // Progress: steps done of the total (every kernel emitted, then every module compiled).
+  std::function<void(int64_t done, int64_t total)> progress;
 };
 
 // Wall time of one compile step: "target", "emit_ir", "optimize_and_compile" (LLVM's

@@ -52,7 +52,11 @@ Status Pipeline::Run(Module& module, const PipelineOptions& options, PassContext
     }
   }
   Stopwatch total;
+  size_t done = 0;
   for (const auto& pass : passes_) {
+    if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) return Cancelled();
+    if (done > 0 && options.progress) options.progress(done, passes_.size(), result->passes.back().name);
+    ++done;
     PassRecord record;
     record.name = std::string(pass->name());
     if (listed(options.disabled_passes, record.name) ||
@@ -88,6 +92,7 @@ Status Pipeline::Run(Module& module, const PipelineOptions& options, PassContext
     result->passes.push_back(std::move(record));
   }
   result->total_ns = total.ElapsedNanos();
+  if (options.progress && !result->passes.empty()) options.progress(passes_.size(), passes_.size(), result->passes.back().name);
   return Status::Ok();
 }
 

@@ -3,7 +3,10 @@
 // the module text after it — what the pass stepper and `--dump-to` show.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +36,10 @@ struct PipelineOptions {
   // Keep the module's text from before the first pass (PipelineResult::before), for the
   // stepper and diffs; a backend compile that shows nothing leaves it out.
   bool keep_text_before = true;
+  // Checked before each pass: set from another thread, the run stops with Cancelled().
+  const std::atomic<bool>* cancel = nullptr;
+  // After each pass (run or skipped): passes done of the total, and the one just done.
+  std::function<void(size_t done, size_t total, std::string_view pass)> progress;
 };
 
 struct PipelineResult {

@@ -275,6 +275,7 @@ class CpuExecutable::Frame {
     };
     const std::vector<const Instruction*>& schedule = plan->schedule;
     for (size_t s = 0; s < schedule.size(); ++s) {
+      if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) return Cancelled();
       // Untraced runs chain row kernels (a traced run times every kernel on its own).
       if (options_.observer == nullptr) {
         if (const size_t taken = RunRowChain(schedule, s, leaf_ptrs); taken > 0) {

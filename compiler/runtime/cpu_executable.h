@@ -40,6 +40,9 @@ struct CpuRunOptions {
   // runtime that allocates per call does (XLA's CPU client): for fair timings. Otherwise
   // they are allocated once and reused by every run.
   bool fresh_buffers = false;
+  // Checked between kernels (and so between while-loop iterations): set from another
+  // thread, the run stops with Cancelled().
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct CpuExecutableOptions {

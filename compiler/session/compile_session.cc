@@ -82,7 +82,20 @@ Status CompileSession::Optimize(const PipelineOptions& options) {
     return *optimize_status_;
   }
   Pipeline pipeline = MakeOptimizationPipeline(work.get());
-  Status st = pipeline.Run(*work, options, context_, &pipeline_result_);
+  PipelineOptions with_cancel = options;
+  if (with_cancel.cancel == nullptr) with_cancel.cancel = cancel_;
+  if (!with_cancel.progress && progress_) {
+    with_cancel.progress = [this](size_t done, size_t total, std::string_view pass) {
+      progress_(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.f,
+                "pass " + std::to_string(done) + " of " + std::to_string(total) + " (" + std::string(pass) + ")");
+    };
+  }
+  PassContext context;
+  PipelineResult result;
+  Status st = pipeline.Run(*work, with_cancel, context, &result);
+  if (IsCancelled(st)) return st;  // not remembered: the next call runs the pipeline again
+  context_ = std::move(context);
+  pipeline_result_ = std::move(result);
   optimize_status_ = st;
   if (st.ok()) optimized_ = std::move(work);
   return st;
@@ -144,7 +157,15 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
   if (!st.ok()) return st;
   std::unique_ptr<Module> copy = optimized_->Clone();
   if (copy == nullptr) return Internal("could not copy module " + optimized_->name());
+  if (with_devices.compile.cancel == nullptr) with_devices.compile.cancel = cancel_;
+  if (!with_devices.compile.progress && progress_) {
+    with_devices.compile.progress = [this](int64_t done, int64_t total) {
+      progress_(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.f,
+                "compiling kernels: " + std::to_string(done) + " of " + std::to_string(total) + " steps");
+    };
+  }
   auto exe = CpuExecutable::Create(std::move(copy), with_devices);
+  if (!exe.ok() && IsCancelled(exe.status())) return exe.status();  // not remembered
   cpu_status_ = exe.status();
   if (!exe.ok()) return exe.status();
   cpu_ = std::move(*exe);

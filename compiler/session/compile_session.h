@@ -4,6 +4,9 @@
 // faces of this API; later backends add their stages (LLVM IR, assembly, PTX) here.
 #pragma once
 
+#include <atomic>
+#include <functional>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -88,6 +91,12 @@ class CompileSession {
   // Every stage name this session can show: Fusebox's, then the external ones.
   std::vector<std::string> StageNames() const;
   const PassContext& pass_context() const { return context_; }
+
+  // Long work (the pipeline, the CPU compile) checks `cancel` and stops with Cancelled()
+  // when it is set; a cancelled stage is not remembered, the next request starts it again.
+  // `progress` gets (fraction of the step done, what the step is).
+  void SetCancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
+  void SetProgress(std::function<void(float, const std::string&)> progress) { progress_ = std::move(progress); }
   KernelCount kernels_before() const { return CountKernels(*input_); }
   // Kernels after fusion (requires Optimize()).
   KernelCount kernels_after() const;
@@ -97,6 +106,8 @@ class CompileSession {
   std::unique_ptr<Module> optimized_;
   PipelineResult pipeline_result_;
   PassContext context_;
+  const std::atomic<bool>* cancel_ = nullptr;
+  std::function<void(float, const std::string&)> progress_;
   std::optional<Status> optimize_status_;
   std::unique_ptr<CpuExecutable> cpu_;
   std::optional<Status> cpu_status_;

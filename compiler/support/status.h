@@ -56,6 +56,15 @@ inline Status Unavailable(std::string message) {
 inline Status Internal(std::string message) {
   return Status(StatusCode::kInternal, std::move(message));
 }
+// Work stopped because its caller cancelled it (a cancel flag seen set): not a failure
+// of the input, and not worth remembering as the outcome of the work.
+inline Status Cancelled() { return Status(StatusCode::kUnavailable, "cancelled"); }
+inline bool IsCancelled(const Status& status) {
+  // Callers may put where it stopped in front ("12:3: %w (while): cancelled").
+  const std::string& m = status.message();
+  return status.code() == StatusCode::kUnavailable &&
+         (m == "cancelled" || (m.size() > 11 && m.compare(m.size() - 11, 11, ": cancelled") == 0));
+}
 
 template <typename T>
 class [[nodiscard]] StatusOr {
