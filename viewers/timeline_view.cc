@@ -846,10 +846,16 @@ void TimelineView::DrawTooltip() const {
   ImGui::Text("start: +%s", a);
   ImGui::Text("duration: %s", b);
   const double ns = static_cast<double>(std::max<int64_t>(1, e.duration_ns()));
+  if (!e.group.empty()) ImGui::Text("group: %s", e.group.c_str());
   if (e.bytes() > 0) {
     FormatBytes(e.bytes_read, a, sizeof(a));
     FormatBytes(e.bytes_written, b, sizeof(b));
-    ImGui::Text("bytes: %s read, %s written", a, b);
+    // A collective's trace event keeps what it sent as read and what it received as written.
+    if (e.category == profiler::kCategoryCollective) {
+      ImGui::Text("bytes: %s sent, %s received", a, b);
+    } else {
+      ImGui::Text("bytes: %s read, %s written", a, b);
+    }
     ImGui::Text("bandwidth: %.2f GB/s", static_cast<double>(e.bytes()) / ns);  // bytes/ns
   }
   if (e.flops > 0) ImGui::Text("compute: %.2f GFLOP/s", static_cast<double>(e.flops) / ns);

@@ -8,10 +8,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/gui/workbench_internal.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/computation.h"
 #include "compiler/ir/instruction.h"
 #include "compiler/ir/opcode.h"
+#include "compiler/ir/sharding.h"
 #include "compiler/verifier/verifier.h"
 #include "graph/fusion_graph.h"
 #include "graph/graph_layout.h"
@@ -28,12 +30,6 @@ namespace {
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-const ImVec4 kErrorColour(1.0f, 0.45f, 0.40f, 1.0f);
-const ImVec4 kDimColour(0.60f, 0.62f, 0.66f, 1.0f);
-const ImVec4 kFusedColour(0.45f, 0.85f, 0.50f, 1.0f);
-const ImVec4 kNotFusedColour(1.0f, 0.70f, 0.35f, 1.0f);
-const ImVec4 kAccentColour(0.45f, 0.70f, 1.0f, 1.0f);
 
 // Fusebox's stages a session can show, in pipeline order, with the backend they need.
 const char* const kCpuStages[] = {"llvm_ir", "llvm_ir_optimized", "cpu_asm", "buffer_assignment"};
@@ -53,32 +49,6 @@ std::string PassStageName(size_t index, const std::string& pass) {
 std::optional<size_t> ParsePassStage(const std::string& stage) {
   if (!StartsWith(stage, "pass ")) return std::nullopt;
   return static_cast<size_t>(std::strtoul(stage.c_str() + 5, nullptr, 10));
-}
-
-std::string FormatBytes(int64_t bytes) {
-  char buffer[32];
-  if (bytes >= (int64_t{1} << 30)) {
-    std::snprintf(buffer, sizeof(buffer), "%.2f GiB", bytes / 1073741824.0);
-  } else if (bytes >= (1 << 20)) {
-    std::snprintf(buffer, sizeof(buffer), "%.2f MiB", bytes / 1048576.0);
-  } else if (bytes >= 1024) {
-    std::snprintf(buffer, sizeof(buffer), "%.1f KiB", bytes / 1024.0);
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%lld B", static_cast<long long>(bytes));
-  }
-  return buffer;
-}
-
-std::string FormatSeconds(double s) {
-  char buffer[32];
-  if (s >= 1) {
-    std::snprintf(buffer, sizeof(buffer), "%.3f s", s);
-  } else if (s >= 1e-3) {
-    std::snprintf(buffer, sizeof(buffer), "%.3f ms", s * 1e3);
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%.1f us", s * 1e6);
-  }
-  return buffer;
 }
 
 // Every fused instruction (at any depth) -> the top-level fusion that runs it; kernels
@@ -119,6 +89,32 @@ profiler::KernelSummary SummarizeWithoutWarmUp(const profiler::Trace& trace) {
 }
 
 }  // namespace
+
+std::string FormatBytes(int64_t bytes) {
+  char buffer[32];
+  if (bytes >= (int64_t{1} << 30)) {
+    std::snprintf(buffer, sizeof(buffer), "%.2f GiB", bytes / 1073741824.0);
+  } else if (bytes >= (1 << 20)) {
+    std::snprintf(buffer, sizeof(buffer), "%.2f MiB", bytes / 1048576.0);
+  } else if (bytes >= 1024) {
+    std::snprintf(buffer, sizeof(buffer), "%.1f KiB", bytes / 1024.0);
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%lld B", static_cast<long long>(bytes));
+  }
+  return buffer;
+}
+
+std::string FormatSeconds(double s) {
+  char buffer[32];
+  if (s >= 1) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f s", s);
+  } else if (s >= 1e-3) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f ms", s * 1e3);
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%.1f us", s * 1e6);
+  }
+  return buffer;
+}
 
 std::optional<View> ParseView(std::string_view name) {
   if (name == "stages") return View::kStages;
@@ -236,6 +232,8 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
           module->key = i < file->module_keys.size() ? file->module_keys[i] : std::to_string(i);
           module->label = file->modules[i]->name();
           if (i < file->module_keys.size()) module->label = file->module_keys[i] + " " + module->label;
+          module->devices = fusebox::Summarize(*file->modules[i]).devices;
+          module->input_global = module->devices.devices > 1 && !IsPerDeviceProgram(*file->modules[i]);
           module->session = std::make_shared<CompileSession>(std::move(file->modules[i]));
           if (document->index && i < file->module_keys.size()) {
             auto dump_module = document->index->Find(file->module_keys[i]);
@@ -335,6 +333,8 @@ void Workbench::SelectModule(int index) {
   timeline_view_.Clear();
   run_fused_.reset();
   run_unfused_.reset();
+  md_fused_.reset();
+  md_unfused_.reset();
   profile_done_ = false;
   profile_running_ = false;
   profile_error_.clear();
@@ -358,6 +358,8 @@ void Workbench::StartOptimize(ModuleDoc* module) {
     Status status = Status::Ok();
     std::map<std::string, std::string> kernel_of;
     std::vector<std::string> stage_names;
+    DeviceSummary optimized_devices;
+    bool optimized_global = false;
   };
   auto result = std::make_shared<Result>();
   auto session = module->session;
@@ -368,7 +370,12 @@ void Workbench::StartOptimize(ModuleDoc* module) {
       [session, result](TaskContext& context) {
         context.SetProgress(-1, "running the pass pipeline");
         result->status = session->Optimize();
-        if (result->status.ok()) MapKernels(*session->optimized_module(), &result->kernel_of);
+        if (result->status.ok()) {
+          MapKernels(*session->optimized_module(), &result->kernel_of);
+          result->optimized_devices = fusebox::Summarize(*session->optimized_module()).devices;
+          result->optimized_global =
+              result->optimized_devices.devices > 1 && !IsPerDeviceProgram(*session->optimized_module());
+        }
         result->stage_names = session->StageNames();
       },
       [this, keep, result, generation] {
@@ -378,6 +385,8 @@ void Workbench::StartOptimize(ModuleDoc* module) {
           if (generation == generation_) AddError(keep->label + ": " + keep->optimize_error);
         }
         keep->kernel_of = std::move(result->kernel_of);
+        keep->optimized_devices = std::move(result->optimized_devices);
+        keep->optimized_global = result->optimized_global;
         keep->stage_names = std::move(result->stage_names);
         if (generation == generation_) ApplySelectionToViews();
       });
@@ -800,6 +809,7 @@ void Workbench::DrawModuleBrowser() {
   } else {
     ImGui::TextColored(kDimColour, "optimizing...");
   }
+  DrawDevicesPanel(module);
   ImGui::RadioButton("input", &browser_module_, 0);
   ImGui::SameLine();
   if (!module->optimized) ImGui::BeginDisabled();
@@ -1274,6 +1284,10 @@ void Workbench::DrawGraph() {
 void Workbench::StartProfile() {
   ModuleDoc* module = current_module();
   if (!module || profile_running_) return;
+  if (module->devices.devices > 1) {
+    StartMultiDeviceProfile(module);
+    return;
+  }
   profile_running_ = true;
   profile_error_.clear();
   struct Result {
@@ -1350,6 +1364,10 @@ void Workbench::DrawProfile() {
   ModuleDoc* module = current_module();
   if (!module) {
     ImGui::TextDisabled("Open a module to run it.");
+    return;
+  }
+  if (module->devices.devices > 1) {
+    DrawMultiDeviceProfile();
     return;
   }
   ImGui::SetNextItemWidth(90);
@@ -1645,6 +1663,7 @@ void Workbench::DrawInspector() {
       } else if (module->optimized) {
         ImGui::TextColored(kDimColour, "not in the optimized module (simplified away or renamed)");
       }
+      DrawInfoLines(InspectorDevicesLines(*module));
       if (ImGui::TreeNodeEx("operands", ImGuiTreeNodeFlags_DefaultOpen, "operands (%lld)",
                             static_cast<long long>(inst->operand_count()))) {
         for (const Instruction* op : inst->operands()) DrawInstructionLink(op->name());

@@ -2,6 +2,8 @@
 // browser (a dump folder's modules x stages, or one module's computations and
 // instructions), stage panes side by side with cross-links, the pass stepper with diffs,
 // the fusion graph, the why-(not)-fused log, run & profile with a timeline, and export.
+// Multi-device (SPMD) programs: a devices panel, shardings and collectives in the
+// inspector, and runs on N devices (workbench_devices.cc).
 // It owns no window: gui_app.cc gives it frames (GLFW + OpenGL 3), and tests can give it
 // frames headless. Heavy work (loading, the pipeline, code generation, layout, runs) goes
 // to a TaskRunner; the UI thread never waits on it.
@@ -26,10 +28,12 @@
 #include "app/gui/file_browser.h"
 #include "app/gui/task_runner.h"
 #include "compiler/ir/literal.h"
+#include "compiler/ir/summary.h"
 #include "compiler/session/compile_session.h"
 #include "compiler/session/fusion_comparison.h"
 #include "importers/dump_index.h"
 #include "profiler/kernel_summary.h"
+#include "profiler/multi_device_run.h"
 #include "profiler/profiled_run.h"
 #include "viewers/diff_view.h"
 #include "viewers/graph_view.h"
@@ -89,6 +93,8 @@ class Workbench {
   // Fusebox's own pipeline (false).
   void ShowXlaPasses(bool xla) { passes_source_ = xla ? 1 : 0; }
   void SetPaneCount(int count) { pane_count_ = std::clamp(count, 1, 4); }
+  // The Run & profile view's backend: 0 the CPU, 1 the GPU.
+  void SetProfileBackend(int backend) { profile_backend_ = std::clamp(backend, 0, 1); }
   View view() const { return view_; }
   // For scripted runs: when the first document finished loading (seconds since the
   // workbench was made; negative until then).
@@ -101,6 +107,24 @@ class Workbench {
   // What the graph view says about its graph (node count, layout time, notes) or why
   // there is none.
   const std::string& graph_message() const { return graph_message_; }
+
+  // Multi-device programs. What the devices panel shows of the current module (devices,
+  // program kind, meshes, shardings with each device's shape, collectives, the
+  // partitioner's decisions), one line per row; "" for a single-device module.
+  std::string devices_text() const;
+  // What the inspector shows of the selection's sharding and, for a collective, its
+  // groups, bytes and the partitioner's reason for inserting it; "" when none applies.
+  std::string inspector_devices_text() const;
+  // The last profile's runs on N devices (null when the module runs on one device or
+  // has not run).
+  const profiler::MultiDeviceRun* multi_device_run(bool unfused = false) const {
+    const auto& run = unfused ? md_unfused_ : md_fused_;
+    return run ? &*run : nullptr;
+  }
+  // The trace the timeline shows (null before a run).
+  const profiler::Trace* timeline_trace() const {
+    return timeline_view_.has_trace() ? &timeline_view_.trace() : nullptr;
+  }
 
  private:
   struct StageText {
@@ -116,6 +140,14 @@ class Workbench {
     std::shared_ptr<CompileSession> session;
     std::vector<Literal> arguments;  // an HloSnapshot's
     std::string verify_error;        // the verifier's errors ("" when it verifies)
+    // How the input spreads over devices (computed when it loads) and, once optimized,
+    // the per-device program's collectives.
+    DeviceSummary devices;
+    DeviceSummary optimized_devices;
+    // Whether the input / the optimized module is a global program on several devices
+    // (shapes are whole arrays; each device holds a shard).
+    bool input_global = false;
+    bool optimized_global = false;
     // Laid-out fusion graphs by their options (Graphviz is the slow part: a graph is laid
     // out once per module and option set).
     struct CachedGraph {
@@ -184,6 +216,26 @@ class Workbench {
   void DrawExportPopup();
   void DrawInstructionLink(const std::string& name);
 
+  // Multi-device (workbench_devices.cc). A line of the devices panel or the inspector:
+  // drawn by kind, and read back as text by the tests.
+  struct InfoLine {
+    enum class Kind { kText, kDim, kWarning, kLink, kReason };
+    InfoLine(Kind k, std::string t, std::string l = "", std::string a = "")
+        : kind(k), text(std::move(t)), link(std::move(l)), after(std::move(a)) {}
+    Kind kind = Kind::kText;
+    std::string text;
+    std::string link;   // kLink: the instruction the line names (clickable, after `text`)
+    std::string after;  // kLink: what follows the link
+  };
+  std::vector<InfoLine> DevicesLines(const ModuleDoc& module) const;
+  std::vector<InfoLine> InspectorDevicesLines(const ModuleDoc& module) const;
+  void DrawInfoLines(const std::vector<InfoLine>& lines);
+  void DrawDevicesPanel(ModuleDoc* module);
+  void DrawCollectiveDecisions(const std::vector<CollectiveDecision>& decisions);
+  void StartMultiDeviceProfile(ModuleDoc* module);
+  void DrawMultiDeviceProfile();
+  void ShowMultiDeviceTrace(bool unfused);
+
   WorkbenchOptions options_;
   TaskRunner tasks_;
   FileBrowser browser_;
@@ -247,6 +299,9 @@ class Workbench {
   profiler::KernelSummary summary_fused_;
   profiler::KernelSummary summary_unfused_;
   viewers::TimelineView timeline_view_;
+  // Runs on N devices (the module runs on more than one): these instead of run_*_.
+  std::optional<profiler::MultiDeviceRun> md_fused_;
+  std::optional<profiler::MultiDeviceRun> md_unfused_;
 
   // Decisions filter
   int decisions_filter_ = 0;  // 0 all, 1 fused, 2 not fused

@@ -248,6 +248,23 @@ TEST_F(GuiTest, TimelineViewAfterARun) {
   EXPECT_GT(image.Bright(kWidth / 5, kHeight / 2, kWidth * 4 / 5, kHeight - 40), 1000);
 }
 
+// A program sharded over 4 devices: the run goes to the 4 devices, and the view shows the
+// per-device and per-collective tables over a timeline with a process per device. The
+// inspector shows the selected all-reduce with the partitioner's reason.
+TEST_F(GuiTest, MultiDeviceTimelineAfterARunOnFourDevices) {
+  const std::string module = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/tp_mlp/module.hlo";
+  Result r = Gui("--open " + module + " --view timeline --select all-reduce --screenshot " + Out("multidevice.png"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("failed")));
+  Image image = CheckCommon(Out("multidevice.png"));
+  const int x0 = kWidth / 5, x1 = kWidth * 4 / 5;
+  // Cards and the two tables above, the timeline's coloured boxes below.
+  EXPECT_GT(image.Bright(x0, 60, x1, kHeight / 2), 1500) << "no device or collective tables";
+  EXPECT_GT(image.Colours(x0, kHeight / 2, x1, kHeight - 40), 12) << "no timeline boxes";
+  // The inspector: the all-reduce's groups, bytes and reason.
+  EXPECT_GT(image.Bright(x1, 30, kWidth, kHeight / 2), 300);
+}
+
 TEST_F(GuiTest, DumpFolderOpensWithXlaStages) {
   const std::string dump = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/reduce_sum";
   Result r = Gui("--open " + dump + " --view stages --screenshot " + Out("dump.png"));

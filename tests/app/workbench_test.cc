@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -211,6 +212,109 @@ TEST_F(WorkbenchTest, DumpFolderOpens) {
   ASSERT_TRUE(Settle([&] { return workbench_->compare_ready(); }));
   EXPECT_EQ(workbench_->view(), View::kCompare);
   EXPECT_TRUE(workbench_->errors().empty());
+}
+
+// A global program sharded over 4 devices (jax's tensor-parallel MLP): the devices panel,
+// the inspector on the collective the partitioner inserted, and a run on 4 devices.
+TEST_F(WorkbenchTest, MultiDeviceProgramShowsDevicesShardingsAndRunsOnEachDevice) {
+  workbench_->Open(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/tp_mlp/module.hlo");
+  ASSERT_TRUE(Settle());
+  ASSERT_TRUE(workbench_->has_document()) << (workbench_->errors().empty() ? "" : workbench_->errors().front());
+  EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+
+  const std::string devices = workbench_->devices_text();
+  EXPECT_THAT(devices, HasSubstr("4 devices (num_partitions 4"));
+  EXPECT_THAT(devices, HasSubstr("global program"));
+  EXPECT_THAT(devices, HasSubstr("mesh mesh: [d=4]"));
+  EXPECT_THAT(devices, HasSubstr("%w1.1  {devices=[1,4]<=[4]}"));
+  EXPECT_THAT(devices, HasSubstr("each device: f32[16,8]"));
+  EXPECT_THAT(devices, HasSubstr("%w2.1  {devices=[4,1]<=[4]}"));
+  EXPECT_THAT(devices, HasSubstr("per-device program (optimized) collectives: 1 all-reduce"));
+  // The decisions table: the collective, what it serves and why.
+  EXPECT_THAT(devices, HasSubstr("%all-reduce  all-reduce {{0,1,2,3}}, 512 B/device  for %dot_general.4: "));
+
+  // The input's parameter: its sharding and the shape each device holds.
+  workbench_->Select("w1.1");
+  ASSERT_TRUE(Settle());
+  EXPECT_THAT(workbench_->inspector_devices_text(), HasSubstr("sharding: {devices=[1,4]<=[4]}"));
+  EXPECT_THAT(workbench_->inspector_devices_text(), HasSubstr("each device holds: f32[16,8]"));
+
+  // The all-reduce of the optimized (per-device) program: groups, bytes and the reason.
+  workbench_->Select("all-reduce");
+  ASSERT_TRUE(Settle());
+  const std::string inspector = workbench_->inspector_devices_text();
+  EXPECT_THAT(inspector, HasSubstr("collective: all-reduce"));
+  EXPECT_THAT(inspector, HasSubstr("groups: replica_groups={{0,1,2,3}}"));
+  EXPECT_THAT(inspector, HasSubstr("1 group(s): {0,1,2,3}"));
+  EXPECT_THAT(inspector, HasSubstr("devices: 4"));
+  EXPECT_THAT(inspector, HasSubstr("bytes: 512 B per device"));
+  EXPECT_THAT(inspector, HasSubstr("inserted by spmd-partitioner for %dot_general.4"));
+  EXPECT_THAT(inspector, HasSubstr("is split 4 ways"));
+  // ... and the instruction it serves points back at it.
+  workbench_->Select("dot_general.4");
+  ASSERT_TRUE(Settle());
+  EXPECT_THAT(workbench_->inspector_devices_text(), HasSubstr("the partitioner added %all-reduce (all-reduce over {{0,1,2,3}})"));
+
+  // Run & profile: the run goes to the 4 devices, fused and unfused.
+  workbench_->ShowView(View::kProfile);
+  workbench_->StartProfile();
+  ASSERT_TRUE(Settle([&] { return workbench_->profile_ready(); }));
+  ASSERT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+  const profiler::MultiDeviceRun* fused = workbench_->multi_device_run();
+  const profiler::MultiDeviceRun* unfused = workbench_->multi_device_run(/*unfused=*/true);
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(unfused, nullptr);
+  EXPECT_EQ(fused->devices, 4);
+  EXPECT_EQ(fused->device_rows.size(), 4u);
+  EXPECT_GT(fused->kernels_per_device, 0);
+  EXPECT_GT(unfused->kernels_per_device, fused->kernels_per_device);
+  ASSERT_EQ(fused->collective_rows.size(), 1u);
+  EXPECT_EQ(fused->collective_rows[0].kind, "all-reduce");
+  EXPECT_EQ(fused->collective_rows[0].devices, 4);
+  for (const profiler::DeviceRow& row : fused->device_rows) EXPECT_GT(row.collectives, 0);
+  // The timeline holds the merged trace: a process per device, each with collectives.
+  const profiler::Trace* trace = workbench_->timeline_trace();
+  ASSERT_NE(trace, nullptr);
+  std::map<std::string, int> collectives_by_process;
+  for (const profiler::Track& track : trace->tracks()) collectives_by_process[track.process] += 0;
+  for (const profiler::TraceEvent& e : trace->events()) {
+    if (e.category != profiler::kCategoryCollective) continue;
+    const profiler::Track* track = trace->FindTrack(e.track);
+    ASSERT_NE(track, nullptr);
+    ++collectives_by_process[track->process];
+    EXPECT_EQ(e.group, "{0,1,2,3}");
+    EXPECT_GT(e.bytes(), 0);
+  }
+  EXPECT_EQ(collectives_by_process.size(), 4u) << ::testing::PrintToString(collectives_by_process);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_GT(collectives_by_process["device " + std::to_string(d)], 0) << "device " << d;
+  }
+}
+
+// A multi-device run on the GPU is refused with the library's reason; nothing is lost.
+TEST_F(WorkbenchTest, MultiDeviceRunOnTheGpuSaysWhatItNeeds) {
+  workbench_->Open(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/tp_mlp/module.hlo");
+  ASSERT_TRUE(Settle());
+  ASSERT_TRUE(workbench_->has_document());
+  workbench_->SetProfileBackend(1);
+  workbench_->ShowView(View::kProfile);
+  workbench_->StartProfile();
+  ASSERT_TRUE(Settle([&] { return workbench_->profile_ready(); }));
+  ASSERT_FALSE(workbench_->errors().empty());
+  EXPECT_THAT(workbench_->errors().back(), HasSubstr("multi-device runs on the GPU need one GPU per device (4)"));
+  EXPECT_TRUE(workbench_->has_document());
+  EXPECT_THAT(workbench_->devices_text(), HasSubstr("4 devices"));
+}
+
+// A single-device module shows no devices panel and keeps the single-device profile.
+TEST_F(WorkbenchTest, SingleDeviceModuleHasNoDevicesPanel) {
+  workbench_->Open(Example("running_example.hlo"));
+  ASSERT_TRUE(Settle());
+  ASSERT_TRUE(workbench_->has_document());
+  EXPECT_EQ(workbench_->devices_text(), "");
+  workbench_->Select("mul.3");
+  ASSERT_TRUE(Settle());
+  EXPECT_EQ(workbench_->inspector_devices_text(), "");
 }
 
 }  // namespace
