@@ -184,6 +184,76 @@ std::optional<Sharding> MapShardingDims(const Sharding& s, const std::vector<int
   return out;
 }
 
+std::optional<Sharding> MergeShardings(const Sharding& a, const Sharding& b) {
+  if (!a.IsTiled() || !b.IsTiled()) return std::nullopt;
+  for (const Sharding* s : {&a, &b})
+    for (SubgroupKind kind : s->subgroups)
+      if (kind != SubgroupKind::kReplicated) return std::nullopt;
+  const int64_t rank = a.DataRank();
+  const size_t n = a.tile_devices.size();
+  if (b.DataRank() != rank || b.tile_devices.size() != n || n == 0) return std::nullopt;
+  if (Product(a.tile_dims) != static_cast<int64_t>(n) ||
+      Product(b.tile_dims) != static_cast<int64_t>(n))
+    return std::nullopt;
+  // Each device's data tile under `s` (positions are row-major over all tile dims).
+  auto tiles_of = [rank](const Sharding& s) {
+    std::unordered_map<int64_t, std::vector<int64_t>> out;
+    std::vector<int64_t> index(s.tile_dims.size(), 0);
+    for (int64_t device : s.tile_devices) {
+      if (!out.emplace(device, std::vector<int64_t>(index.begin(), index.begin() + rank)).second)
+        return std::unordered_map<int64_t, std::vector<int64_t>>{};  // a device twice
+      for (size_t i = index.size(); i-- > 0;) {
+        if (++index[i] < s.tile_dims[i]) break;
+        index[i] = 0;
+      }
+    }
+    return out;
+  };
+  const auto ta = tiles_of(a), tb = tiles_of(b);
+  if (ta.size() != n || tb.size() != n) return std::nullopt;
+  // A dim split by both must be split alike (same tiles, same devices in each): checked
+  // per device below; a dim split by one takes that one's tiles.
+  std::vector<int64_t> tiles(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t x = a.TilesAlong(d), y = b.TilesAlong(d);
+    if (x != y && x != 1 && y != 1) return std::nullopt;
+    tiles[static_cast<size_t>(d)] = std::max(x, y);
+  }
+  const int64_t data_tiles = Product(tiles);
+  if (static_cast<int64_t>(n) % data_tiles != 0) return std::nullopt;
+  const int64_t copies = static_cast<int64_t>(n) / data_tiles;
+  // Every device goes where both put it; each merged tile must then hold the same number
+  // of devices, else no tile assignment satisfies both (the parts split over shared axes).
+  std::vector<std::vector<int64_t>> holders(static_cast<size_t>(data_tiles));
+  for (const auto& [device, ia] : ta) {
+    auto it = tb.find(device);
+    if (it == tb.end()) return std::nullopt;
+    const std::vector<int64_t>& ib = it->second;
+    int64_t linear = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      const size_t k = static_cast<size_t>(d);
+      if (a.TilesAlong(d) > 1 && b.TilesAlong(d) > 1 && ia[k] != ib[k]) return std::nullopt;
+      linear = linear * tiles[k] + (a.TilesAlong(d) > 1 ? ia[k] : ib[k]);
+    }
+    holders[static_cast<size_t>(linear)].push_back(device);
+  }
+  std::vector<int64_t> devices;
+  for (std::vector<int64_t>& h : holders) {
+    if (static_cast<int64_t>(h.size()) != copies) return std::nullopt;
+    std::sort(h.begin(), h.end());  // the order among copies means nothing; keep it short
+    devices.insert(devices.end(), h.begin(), h.end());
+  }
+  std::vector<SubgroupKind> subgroups;
+  if (copies > 1) {
+    tiles.push_back(copies);
+    subgroups.push_back(SubgroupKind::kReplicated);
+  }
+  Sharding out =
+      Sharding::TiledWithDevices(std::move(tiles), std::move(devices), std::move(subgroups));
+  out.device_list_text = DeviceListText(out.tile_devices);
+  return out;
+}
+
 std::vector<int64_t> ReshapeDimSources(const Shape& from, const Shape& to,
                                        const Sharding& sharding) {
   std::vector<int64_t> sources(static_cast<size_t>(to.rank()), -1);
@@ -234,6 +304,10 @@ struct Edge {
   int64_t index = 0;
   Rule rule;
   const char* what = "";
+  // Forward through a broadcast: loses ties to users' candidates, as in XLA, which
+  // propagates forward through broadcasts last so that a broadcast is built the way its
+  // users want it rather than resharded after.
+  bool weak = false;
 };
 
 struct Score {
@@ -241,11 +315,13 @@ struct Score {
   int tiled = 0;
   int fixed = 0;
   int64_t tiles = 1;
+  int strong = 1;  // 0: from a weak edge
   auto operator<=>(const Score&) const = default;
 };
 
-Score ScoreOf(const Sharding& s, bool from_fixed) {
+Score ScoreOf(const Sharding& s, bool from_fixed, bool strong = true) {
   Score score;
+  score.strong = strong ? 1 : 0;
   score.manual = HasManual(s) ? 1 : 0;
   score.tiles = DataTiles(s);
   score.tiled = score.tiles > 1 ? 1 : 0;
@@ -419,7 +495,9 @@ void Propagator::BuildEdges(const Instruction* inst) {
           fwd[static_cast<size_t>(dims[i])] = static_cast<int64_t>(i);
         bwd.push_back(dims[i]);
       }
+      const size_t first = edges_.size();
       Link(inst, 0, 0, 0, Dims(fwd), Dims(bwd), "broadcast");
+      for (size_t k = first; k < edges_.size(); ++k) edges_[k].weak = edges_[k].order == 0;
       return;
     }
     case Opcode::kReshape:
@@ -752,26 +830,56 @@ void Propagator::Solve() {
       if (it == incoming.end()) continue;
       std::optional<Sharding> best;
       Score best_score;
-      const Edge* best_edge = nullptr;
+      std::string best_reason;
+      // Operand candidates, for merging: sharding, score, reason.
+      struct Candidate {
+        Sharding sharding;
+        Score score;
+        std::string reason;
+      };
+      std::vector<Candidate> forward;
       for (const Edge* e : it->second) {
         const ClassState& src = state_[static_cast<size_t>(Find(e->src))];
         if (!src.sharding) continue;
         std::optional<Sharding> candidate = e->rule(*src.sharding);
         if (!candidate || !Accepts(e->dst, *candidate)) continue;
-        Score score = ScoreOf(*candidate, src.fixed);
+        Score score = ScoreOf(*candidate, src.fixed, !e->weak);
+        std::string reason = std::string(e->what) + ") from %" +
+                             node_inst_[static_cast<size_t>(e->src)]->name() +
+                             (score.fixed ? " (given)" : "");
+        if (e->order == 0 && score.tiled && !score.manual)
+          forward.push_back({*candidate, score, "(" + reason});
         if (!best || score > best_score) {
           best = std::move(candidate);
           best_score = score;
-          best_edge = e;
+          best_reason = std::string(e->order == 1 ? "backward" : "forward") + " (" + reason;
+        }
+      }
+      if (forward.size() > 1) {
+        // The best operand candidate, refined by the others it merges with (best first).
+        std::stable_sort(forward.begin(), forward.end(),
+                         [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+        Candidate merged = forward[0];
+        bool any = false;
+        for (size_t k = 1; k < forward.size(); ++k) {
+          std::optional<Sharding> m = MergeShardings(merged.sharding, forward[k].sharding);
+          if (!m || !Accepts(c, *m) || DataTiles(*m) <= DataTiles(merged.sharding)) continue;
+          merged.sharding = std::move(*m);
+          merged.score = ScoreOf(merged.sharding, merged.score.fixed || forward[k].score.fixed,
+                                 merged.score.strong && forward[k].score.strong);
+          merged.reason += " + " + forward[k].reason;
+          any = true;
+        }
+        if (any && (!best || merged.score > best_score)) {
+          best = std::move(merged.sharding);
+          best_score = merged.score;
+          best_reason = "forward, merged " + merged.reason;
         }
       }
       if (!best || (st.sharding && !(best_score > st.score))) continue;
       st.sharding = std::move(best);
       st.score = best_score;
-      const Instruction* from = node_inst_[static_cast<size_t>(best_edge->src)];
-      st.reason = std::string(best_edge->order == 1 ? "backward" : "forward") + " (" +
-                  best_edge->what + ") from %" + from->name() +
-                  (best_score.fixed ? " (given)" : "");
+      st.reason = std::move(best_reason);
       changed = true;
     }
     if (!changed) break;

@@ -36,10 +36,16 @@ namespace fusebox {
 //
 // Candidates are ranked: manual first, then any tiling over none, then one read directly
 // off a fixed (user-given) sharding, then more tiles; ties go to operands in order before
-// users. A value changes only to a strictly better candidate, so the rounds end; they
+// users, except that a broadcast's users win a tie with its operand (as XLA propagates
+// forward through broadcasts last: the broadcast is built split as its users want it,
+// rather than resharded after). Candidates from operands that split different dims over
+// disjoint groups of devices are merged into one finer tiling (MergeShardings: a dot's
+// lhs batch/free split and its rhs free split, elementwise operands split differently);
+// the merged candidate counts as fixed when a part is, and wins over its parts by its
+// tiles. A value changes only to a strictly better candidate, so the rounds end; they
 // repeat until nothing changes. A value with no candidate becomes {replicated}.
 //
-// It does not: merge two partial candidates into one finer tiling, propagate through
+// It does not: merge a user's candidate with an operand's, propagate through
 // gather, scatter, fusion, collectives or unknown custom calls (their results end up
 // replicated unless a user says otherwise), or change shapes. Unreduced subgroups are
 // not propagated. Computations applied to scalars (reduce's to_apply, ...) get no
@@ -65,6 +71,15 @@ class ShardingPropagation : public Pass {
 // Nullopt for shardings it cannot map (tuples, unreduced subgroups).
 std::optional<Sharding> MapShardingDims(const Sharding& source,
                                         const std::vector<int64_t>& source_dim);
+
+// One tiling that refines both `a` and `b` (tiled, same data rank and devices, no
+// subgroup but replicated): a dim split in both must be split alike, a dim split in one
+// takes its tiles, and every device sits in the tile both put it in; the devices left per
+// tile form the replicated subgroup (its size shrinks by the tiles gained). Nullopt when
+// no tile assignment satisfies both (e.g. both split over the same devices).
+//   {devices=[2,1,2]<=[4] last_tile_dim_replicate} + {devices=[1,2,2]<=[2,2]T(1,0)
+//   last_tile_dim_replicate} -> {devices=[2,2]<=[4]}
+std::optional<Sharding> MergeShardings(const Sharding& a, const Sharding& b);
 
 // For a reshape from `from` to `to`: the source dim each `to` dim takes its tiles from
 // under `sharding` (-1: none), following the rule in the class comment.

@@ -257,6 +257,47 @@ bool GroupsHoldEachPieceOnce(const std::vector<std::vector<int64_t>>& groups,
   return true;
 }
 
+// The dims (a, b) when going from `from` to `to` moves one split from dim a to dim b over
+// the same devices and keeps every other dim as it is: what one all-to-all does.
+std::optional<std::pair<int64_t, int64_t>> AllToAllDims(const Grid& from, const Grid& to) {
+  if (from.rank() != to.rank() || from.devices() != to.devices()) return std::nullopt;
+  int64_t a = -1, b = -1;
+  for (int64_t k = 0; k < from.rank(); ++k) {
+    if (from.counts[k] == to.counts[k]) {
+      for (int64_t d = 0; d < from.devices(); ++d) {
+        if (from.index[d][k] != to.index[d][k]) return std::nullopt;
+      }
+      continue;
+    }
+    if (from.counts[k] > 1 && to.counts[k] == 1 && a < 0) {
+      a = k;
+    } else if (from.counts[k] == 1 && to.counts[k] > 1 && b < 0) {
+      b = k;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (a < 0 || b < 0 || from.counts[a] != to.counts[b]) return std::nullopt;
+  for (int64_t d = 0; d < from.devices(); ++d) {
+    if (from.index[d][a] != to.index[d][b]) return std::nullopt;
+  }
+  return std::make_pair(a, b);
+}
+
+// Whether every device's tile under `to` lies within the one it holds under `from` (a
+// local slice, no collective, reaches `to`).
+bool HeldCovers(const Grid& from, const Grid& to) {
+  if (from.rank() != to.rank() || from.devices() != to.devices()) return false;
+  for (int64_t k = 0; k < from.rank(); ++k) {
+    if (to.counts[k] % from.counts[k] != 0) return false;
+    const int64_t per = to.counts[k] / from.counts[k];
+    for (int64_t d = 0; d < from.devices(); ++d) {
+      if (to.index[d][k] / per != from.index[d][k]) return false;
+    }
+  }
+  return true;
+}
+
 // --- The partitioner ----------------------------------------------------------------------
 
 class Partitioner {
@@ -558,27 +599,10 @@ StatusOr<std::optional<Instruction*>> Partitioner::TryAllToAll(Instruction* loca
                                                                const std::string& for_instruction,
                                                                const std::string& why) {
   const int64_t rank = from.rank();
-  int64_t a = -1, b = -1;
-  for (int64_t k = 0; k < rank; ++k) {
-    if (from.counts[k] == to.counts[k]) {
-      for (int64_t d = 0; d < devices_; ++d) {
-        if (from.index[d][k] != to.index[d][k]) return std::optional<Instruction*>();
-      }
-      continue;
-    }
-    if (from.counts[k] > 1 && to.counts[k] == 1 && a < 0) {
-      a = k;
-    } else if (from.counts[k] == 1 && to.counts[k] > 1 && b < 0) {
-      b = k;
-    } else {
-      return std::optional<Instruction*>();
-    }
-  }
-  if (a < 0 || b < 0 || from.counts[a] != to.counts[b]) return std::optional<Instruction*>();
+  const std::optional<std::pair<int64_t, int64_t>> moved_split = AllToAllDims(from, to);
+  if (!moved_split) return std::optional<Instruction*>();
+  const int64_t a = moved_split->first, b = moved_split->second;
   const int64_t n = from.counts[a];
-  for (int64_t d = 0; d < devices_; ++d) {
-    if (from.index[d][a] != to.index[d][b]) return std::optional<Instruction*>();
-  }
   ASSIGN_OR_RETURN(Shape to_shape, LocalShape(to, global, "%" + for_instruction));
   auto groups = GroupDevices(
       devices_,
@@ -871,33 +895,25 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
                     " is split " + std::to_string(src.counts[cdims[i]]) + " ways";
     }
     const std::string why = "%" + inst.name() + " computes partial sums where " + split_text;
-    // (1) The dot's own grid: its copies hold the pieces -> all-reduce.
+    // Where the partial sums are computed and how they are reduced: (1) on the dot's own
+    // grid when its copies hold the pieces (all-reduce); (2) with one split dim j of it
+    // made whole when its devices hold the pieces (reduce-scatter along j); (3) whole on
+    // every device (all-reduce, then slice).
     auto tile_groups = [&](const Grid& c) {
       return GroupDevices(
           devices_, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
     };
-    auto groups = tile_groups(target);
-    if (GroupsHoldEachPieceOnce(groups, piece, pieces)) {
-      auto [lg, rg] = operand_grids(target, piece, ccounts);
-      ASSIGN_OR_RETURN(Instruction * partial, local_dot(target, lg, rg, why));
-      Instruction* sum = Add(Opcode::kAllReduce, "all-reduce", partial->shape(), {partial});
-      InstructionAttributes& attrs = sum->mutable_attrs();
-      attrs.channel_id = next_channel_++;
-      attrs.replica_groups = ReplicaGroups{};
-      attrs.replica_groups->groups = groups;
-      attrs.use_global_device_ids = true;
-      sum->AppendCalledComputation(Adder(inst.shape().element_type()));
-      sum->set_call_form(CallForm::kToApply);
-      const std::string text = GroupsText(groups);
-      Record(sum, inst.name(), inst.name(), text,
-             "all-reduce of %" + inst.name() + " over " + text + ": " + split_text);
-      return Value{sum, inst.shape(), {target}};
+    struct PartialPlan {
+      Grid computed;
+      std::vector<std::vector<int64_t>> groups;
+      int64_t scatter_dim = -1;
+    };
+    std::optional<PartialPlan> plan;
+    if (auto groups = tile_groups(target); GroupsHoldEachPieceOnce(groups, piece, pieces)) {
+      plan = PartialPlan{target, groups, -1};
     }
-    // (2) One split dim j of the dot's grid made whole: its devices hold the pieces ->
-    // reduce-scatter along j.
-    for (int64_t j = 0; j < target.rank(); ++j) {
+    for (int64_t j = 0; !plan && j < target.rank(); ++j) {
       if (target.counts[j] == 1) continue;
-      Grid whole = Relaxed(target, {j});
       auto rs_groups = GroupDevices(
           devices_,
           [&](int64_t d) {
@@ -907,45 +923,116 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
             return key;
           },
           [&](int64_t d) { return target.index[d][j]; });
-      if (!GroupsHoldEachPieceOnce(rs_groups, piece, pieces) || pieces != target.counts[j])
-        continue;
-      auto [lg, rg] = operand_grids(whole, piece, ccounts);
-      ASSIGN_OR_RETURN(Instruction * partial, local_dot(whole, lg, rg, why));
-      ASSIGN_OR_RETURN(Shape out, LocalShape(target, inst.shape(), "%" + inst.name()));
-      Instruction* scatter = Add(Opcode::kReduceScatter, "reduce-scatter", out, {partial});
-      InstructionAttributes& attrs = scatter->mutable_attrs();
-      attrs.channel_id = next_channel_++;
-      attrs.replica_groups = ReplicaGroups{};
-      attrs.replica_groups->groups = rs_groups;
-      attrs.use_global_device_ids = true;
-      attrs.dimensions = std::vector<int64_t>{j};
-      scatter->AppendCalledComputation(Adder(inst.shape().element_type()));
-      scatter->set_call_form(CallForm::kToApply);
-      const std::string text = GroupsText(rs_groups);
-      Record(scatter, inst.name(), inst.name(), text,
-             "reduce-scatter of %" + inst.name() + " along dim " + std::to_string(j) + " over " +
-                 text + ": " + split_text + " and %" + inst.name() + " is split along dim " +
-                 std::to_string(j) + " over the same devices");
-      return Value{scatter, inst.shape(), {target}};
+      if (GroupsHoldEachPieceOnce(rs_groups, piece, pieces) && pieces == target.counts[j])
+        plan = PartialPlan{Relaxed(target, {j}), rs_groups, j};
     }
-    // (3) Every device holds a piece of the whole result -> all-reduce, then slice.
-    Grid whole = ReplicatedGrid(target.rank(), devices_);
-    auto all = tile_groups(whole);
-    if (GroupsHoldEachPieceOnce(all, piece, pieces)) {
-      auto [lg, rg] = operand_grids(whole, piece, ccounts);
-      ASSIGN_OR_RETURN(Instruction * partial, local_dot(whole, lg, rg, why));
-      Instruction* sum = Add(Opcode::kAllReduce, "all-reduce", partial->shape(), {partial});
+    if (!plan) {
+      Grid whole = ReplicatedGrid(target.rank(), devices_);
+      if (auto all = tile_groups(whole); GroupsHoldEachPieceOnce(all, piece, pieces))
+        plan = PartialPlan{whole, all, -1};
+    }
+    // (0) XLA's choice when the result splits an lhs-free dim and an rhs-free dim over
+    // different devices and one operand splits the contracting dims: gather that operand
+    // along them (over the devices that split them) so the dot is local, rather than
+    // move the other operand's split with an all-to-all and reduce partial sums, when the
+    // gather brings no more bytes to a device than that plan hands to its collectives.
+    // Bytes compared: what the all-gather adds to each device, against what that plan
+    // hands to its collectives per device (the other operand's tile, the partial sums).
+    auto gather_instead = [&](int64_t gi) -> std::optional<std::string> {
+      const int64_t oi = 1 - gi;
+      const Grid& gcur = gi == 0 ? lcur : rcur;
+      const Grid& ocur = gi == 0 ? rcur : lcur;
+      const int64_t nl = static_cast<int64_t>(lfree.size());
+      std::set<std::vector<int64_t>> pairs;
+      for (int64_t d = 0; d < devices_; ++d) {
+        const std::vector<int64_t>& idx = target.index[d];
+        pairs.insert(std::vector<int64_t>(idx.begin() + nb, idx.end()));
+      }
+      int64_t lcount = 1, rcount = 1;
+      for (int64_t k = nb; k < target.rank(); ++k)
+        (k < nb + nl ? lcount : rcount) *= target.counts[k];
+      if (lcount == 1 || rcount == 1 || static_cast<int64_t>(pairs.size()) != lcount * rcount)
+        return std::nullopt;
+      const std::vector<int64_t>& gcdims =
+          gi == 0 ? dn.lhs_contracting_dimensions : dn.rhs_contracting_dimensions;
+      auto [lg_local, rg_local] = operand_grids(target, {}, {});
+      auto [lg_part, rg_part] = operand_grids(plan->computed, piece, ccounts);
+      const Grid& g_local = gi == 0 ? lg_local : rg_local;
+      const Grid& o_local = gi == 0 ? rg_local : lg_local;
+      const Grid& g_part = gi == 0 ? lg_part : rg_part;
+      const Grid& o_part = gi == 0 ? rg_part : lg_part;
+      // Gathering moves only the split operand's contracting dims; the partial-sum plan
+      // moves only the other operand, by one all-to-all.
+      if (!HeldCovers(ocur, o_local) || !HeldCovers(Relaxed(gcur, gcdims), g_local)) {
+        return std::nullopt;
+      }
+      if (!HeldCovers(gcur, g_part) || HeldCovers(ocur, o_part) || !AllToAllDims(ocur, o_part)) {
+        return std::nullopt;
+      }
+      const Instruction& gop = *inst.operand(gi);
+      const Instruction& oop = *inst.operand(oi);
+      StatusOr<Shape> gtile = LocalShape(gcur, gop.shape(), gop.name());
+      StatusOr<Shape> otile = LocalShape(ocur, oop.shape(), oop.name());
+      StatusOr<Shape> partial = LocalShape(plan->computed, inst.shape(), inst.name());
+      if (!gtile.ok() || !otile.ok() || !partial.ok()) return std::nullopt;
+      int64_t ways = 1;
+      std::string dims_text;
+      for (int64_t k : gcdims) {
+        ways *= gcur.counts[k];
+        if (gcur.counts[k] > 1) dims_text += (dims_text.empty() ? "" : ",") + std::to_string(k);
+      }
+      const int64_t gathered = gtile->ByteSize() * (ways - 1);
+      const int64_t moved = otile->ByteSize(), reduced = partial->ByteSize();
+      if (gathered < 0 || moved < 0 || reduced < 0 || gathered > moved + reduced) {
+        return std::nullopt;
+      }
+      return "%" + inst.name() + " splits lhs-free and rhs-free dims over different devices (" +
+             DescribeGrid(target) + "): gathering contracting dim " + dims_text + " of %" +
+             gop.name() + " makes it local and brings " + std::to_string(gathered) +
+             " B to each device, not more than an all-to-all of %" + oop.name() + " (" +
+             std::to_string(moved) + " B/device) and a " +
+             (plan->scatter_dim >= 0 ? "reduce-scatter" : "all-reduce") + " of partial sums (" +
+             std::to_string(reduced) + " B/device)";
+    };
+    if (plan && lhs_split != rhs_split) {
+      const std::optional<std::string> gather_why = gather_instead(lhs_split ? 0 : 1);
+      if (gather_why) {
+        auto [lg, rg] = operand_grids(target, {}, {});
+        ASSIGN_OR_RETURN(Instruction * local, local_dot(target, lg, rg, *gather_why));
+        return Value{local, inst.shape(), {target}};
+      }
+    }
+    if (plan) {
+      const bool scatter = plan->scatter_dim >= 0;
+      auto [lg, rg] = operand_grids(plan->computed, piece, ccounts);
+      ASSIGN_OR_RETURN(Instruction * partial, local_dot(plan->computed, lg, rg, why));
+      const std::string text = GroupsText(plan->groups);
+      Shape out = partial->shape();
+      if (scatter) {
+        ASSIGN_OR_RETURN(out, LocalShape(target, inst.shape(), "%" + inst.name()));
+      }
+      Instruction* sum = Add(scatter ? Opcode::kReduceScatter : Opcode::kAllReduce,
+                             scatter ? "reduce-scatter" : "all-reduce", out, {partial});
       InstructionAttributes& attrs = sum->mutable_attrs();
       attrs.channel_id = next_channel_++;
       attrs.replica_groups = ReplicaGroups{};
-      attrs.replica_groups->groups = all;
+      attrs.replica_groups->groups = plan->groups;
       attrs.use_global_device_ids = true;
+      if (scatter) attrs.dimensions = std::vector<int64_t>{plan->scatter_dim};
       sum->AppendCalledComputation(Adder(inst.shape().element_type()));
       sum->set_call_form(CallForm::kToApply);
-      const std::string text = GroupsText(all);
+      if (scatter) {
+        const std::string j = std::to_string(plan->scatter_dim);
+        Record(sum, inst.name(), inst.name(), text,
+               "reduce-scatter of %" + inst.name() + " along dim " + j + " over " + text + ": " +
+                   split_text + " and %" + inst.name() + " is split along dim " + j +
+                   " over the same devices");
+        return Value{sum, inst.shape(), {target}};
+      }
       Record(sum, inst.name(), inst.name(), text,
              "all-reduce of %" + inst.name() + " over " + text + ": " + split_text);
-      return Finish(inst, sum, whole, target);
+      if (plan->computed.SameTiles(target)) return Value{sum, inst.shape(), {target}};
+      return Finish(inst, sum, plan->computed, target);
     }
   }
   // Contracting dims whole: batch and free dims split as the result, no reduction.

@@ -28,7 +28,11 @@ namespace fusebox {
 // target tile lies within the held one, all-to-all when a split moves from one dim to
 // another over the same devices, all-gather otherwise); dot with batch, free or
 // contracting dims split (partial sums + all-reduce, or reduce-scatter when the dot's
-// own sharding splits a dim over the devices that hold the partial sums); reduce
+// own sharding splits a dim over the devices that hold the partial sums; but when the
+// result splits an lhs-free and an rhs-free dim over different devices and one operand
+// splits the contracting dims, that operand is all-gathered along them instead, as XLA
+// does, if that brings no more bytes to a device than the partial-sum plan hands to its
+// all-to-all and reduction); reduce
 // (all-reduce with the reducer when a reduced dim is split and the init value is the
 // reducer's identity); broadcast, transpose, reshape (splits and merges of the major
 // dim), slice / pad / concatenate / dynamic-slice / dynamic-update-slice / reverse along

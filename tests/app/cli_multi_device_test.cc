@@ -101,11 +101,10 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // XLA's all-reduce combiner merges the step's five pmeans into one tuple all-reduce;
       // Fusebox runs them as written.
       {"dp_train_step", {{"all-reduce", 5}}, {{"all-reduce", 1}}},
-      // Propagation leaves the first dot [2,1,2] (partially replicated) where XLA merges it
-      // to [2,2]: Fusebox moves x's split with an all-to-all and reduce-scatters the partial
-      // sums where XLA all-gathers x (docs/multi-device.md has each decision's reason).
-      {"fsdp_layer", {{"all-to-all", 2}, {"all-gather", 2}, {"reduce-scatter", 1}, {"all-reduce", 1}},
-       {{"all-gather", 3}, {"all-reduce", 1}}},
+      // The same as XLA's: propagation merges x's and w1's candidates so the first dot is
+      // [2,2], whose contracting dim the partitioner gathers (w1 over 'data'); the second
+      // dot all-gathers w2 and all-reduces; b2 is gathered before its broadcast.
+      {"fsdp_layer", {{"all-gather", 3}, {"all-reduce", 1}}, {{"all-gather", 3}, {"all-reduce", 1}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);

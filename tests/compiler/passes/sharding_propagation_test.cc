@@ -1,11 +1,13 @@
 // Tests of sharding propagation on hand-written modules: tensor-parallel MLP, batch-sharded
 // chains, reduce over a sharded dim, transpose, reshape split/merge, broadcast, while
-// loops, calls, conflicts; given shardings never change; the module computes the same.
+// loops, calls, conflicts, merged partial candidates (MergeShardings); given shardings
+// never change; the module computes the same.
 #include "compiler/passes/sharding_propagation.h"
 
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "compiler/ir/sharding.h"
@@ -267,8 +269,9 @@ ENTRY e {
 }
 )");
   ASSERT_NE(m, nullptr);
-  // Both sides give 2 tiles; both are given: the lhs (operand 0) wins the tie.
-  EXPECT_EQ(S(*m, "d"), "{devices=[2,1,1,2]<=[4] last_tile_dim_replicate}");
+  // The lhs splits the batch dim over devices {0,1}|{2,3}, the rhs its free dim over
+  // {0,2}|{1,3}: disjoint groups, so the two merge into one 4-way tiling.
+  EXPECT_EQ(S(*m, "d"), "{devices=[2,1,2]<=[4]}");
 }
 
 TEST(ShardingPropagationTest, ConflictsPreferTiledThenGivenThenMoreTiles) {
@@ -385,6 +388,83 @@ ENTRY e {
   EXPECT_EQ(S(*m, "n"), "<none>");
 }
 
+// fsdp_layer's first dot: x splits the batch over 'data' (devices {0,1}|{2,3}), w1 its
+// contracting dim over 'data' and its free dim over 'model' ({0,2}|{1,3}). The lhs and
+// rhs candidates merge into XLA's [2,2]; the bias add keeps it.
+TEST(ShardingPropagationTest, DotMergesLhsAndRhsFreeSplitsOnTwoByTwoMesh) {
+  ShardingPropagation pass;
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  w1 = f32[16,32] parameter(1), sharding={devices=[2,2]<=[4]}
+  d = f32[8,32] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT n = f32[8,32] negate(d)
+}
+)",
+                     &pass);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "d"), "{devices=[2,2]<=[4]}");
+  EXPECT_EQ(S(*m, "n"), "{devices=[2,2]<=[4]}");
+  bool logged = false;
+  for (const std::string& line : pass.log())
+    logged |= line.find(
+                  "%d: {devices=[2,2]<=[4]} <- forward, merged (dot lhs) from %x (given) + "
+                  "(dot rhs) from %w1 (given)") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
+// The same mesh with the axes the other way round in the device order: dim 0 over
+// {0,2}|{1,3}, dim 1 over {0,1}|{2,3}. The merged tiling must put device 2 at (0,1),
+// which only the transposed iota list does.
+TEST(ShardingPropagationTest, ElementwiseMergesPartialSplitsWithTransposedDeviceOrder) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  a = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  b = f32[8,16] parameter(1), sharding={devices=[1,2,2]<=[4] last_tile_dim_replicate}
+  ROOT s = f32[8,16] add(a, b)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "s"), "{devices=[2,2]<=[2,2]T(1,0)}");
+}
+
+// Both operands split over the same devices ({0,1}|{2,3}), one on dim 0 and one on dim
+// 1: no tiling puts each device where both say, so nothing merges and operand 0 wins.
+TEST(ShardingPropagationTest, SplitsOverTheSameDevicesDoNotMerge) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  a = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  b = f32[8,16] parameter(1), sharding={devices=[1,2,2]<=[4] last_tile_dim_replicate}
+  ROOT s = f32[8,16] add(a, b)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "s"), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+}
+
+// fsdp_layer's bias: its broadcast could split its columns as the bias does or its rows
+// as the add it feeds; on a tie the user wins (XLA propagates forward through broadcasts
+// last), so the partitioner gathers the small bias rather than reshard the broadcast.
+TEST(ShardingPropagationTest, BroadcastTakesItsUsersSplitOnATie) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  b = f32[16] parameter(0), sharding={devices=[2,2]<=[4] last_tile_dim_replicate}
+  n = f32[16] negate(b)
+  bb = f32[8,16] broadcast(n), dimensions={1}
+  y = f32[8,16] parameter(1), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  ROOT s = f32[8,16] add(y, bb)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "s"), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "bb"), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "n"), "{devices=[2,2]<=[4] last_tile_dim_replicate}");
+}
+
 TEST(ShardingPropagationTest, LogSaysWhy) {
   ShardingPropagation pass;
   auto m = Propagate(R"(
@@ -426,6 +506,46 @@ TEST(ShardingBuildingBlocksTest, MapDims) {
   auto kept = MapShardingDims(*manual, {-1, -1, 1});
   ASSERT_TRUE(kept.has_value());
   EXPECT_EQ(kept->ToString(), "{devices=[1,1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}");
+}
+
+TEST(ShardingBuildingBlocksTest, MergeShardings) {
+  auto merge = [](const std::string& a, const std::string& b) -> std::string {
+    auto sa = ParseSharding(a);
+    auto sb = ParseSharding(b);
+    if (!sa.ok() || !sb.ok()) return "<parse error>";
+    std::optional<Sharding> m = MergeShardings(*sa, *sb);
+    return m ? m->ToString() : "<none>";
+  };
+  // 2x2 mesh ('data', 'model'), devices in mesh order.
+  EXPECT_EQ(merge("{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
+                  "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"),
+            "{devices=[2,2]<=[4]}");
+  // The same, with dim 0 over 'model' and dim 1 over 'data'.
+  EXPECT_EQ(merge("{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}",
+                  "{devices=[1,2,2]<=[4] last_tile_dim_replicate}"),
+            "{devices=[2,2]<=[2,2]T(1,0)}");
+  // A dim both split alike merges with a dim one of them splits.
+  EXPECT_EQ(merge("{devices=[2,2]<=[4]}", "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"),
+            "{devices=[2,2]<=[4]}");
+  // 8 devices (2x2x2): two dims over the first two axes; the third stays replicated.
+  EXPECT_EQ(merge("{devices=[2,1,4]<=[8] last_tile_dim_replicate}",
+                  "{devices=[1,2,4]<=[2,2,2]T(1,0,2) last_tile_dim_replicate}"),
+            "{devices=[2,2,2]<=[8] last_tile_dim_replicate}");
+  // Not merged: both split over the same devices; a dim split alike in count but over
+  // other devices; more tiles than devices; a manual subgroup; different ranks.
+  EXPECT_EQ(merge("{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
+                  "{devices=[1,2,2]<=[4] last_tile_dim_replicate}"),
+            "<none>");
+  EXPECT_EQ(merge("{devices=[2,2]<=[4]}", "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}"),
+            "<none>");
+  EXPECT_EQ(merge("{devices=[4,1]<=[4]}", "{devices=[1,4]<=[4]}"), "<none>");
+  EXPECT_EQ(merge("{devices=[2,1,2]<=[4] last_tile_dims={manual}}",
+                  "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"),
+            "<none>");
+  EXPECT_EQ(merge("{devices=[2,2]<=[4] last_tile_dim_replicate}",
+                  "{devices=[1,2,2]<=[4] last_tile_dim_replicate}"),
+            "<none>");
+  EXPECT_EQ(merge("{replicated}", "{devices=[2,2]<=[4]}"), "<none>");
 }
 
 }  // namespace

@@ -284,6 +284,66 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// fsdp_layer's first dot: the result splits rows (lhs free) over 'data' and columns (rhs
+// free) over 'model'; w1 splits its contracting dim over 'data'. XLA's choice: gather w1
+// along dim 0 over the 'data' devices ({0,2},{1,3}) so the dot is local, instead of
+// moving x's split with an all-to-all and reduce-scattering partial sums.
+TEST(SpmdPartitionerTest, DotSplitOverBothFreeDimsGathersTheContractingSplitOperand) {
+  constexpr char kText[] = R"(
+HloModule fsdp, num_partitions=4
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  w1 = f32[16,32] parameter(1), sharding={devices=[2,2]<=[4]}
+  ROOT d = f32[8,32] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[2,2]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 1) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  const Instruction* root = p->module->entry()->root();
+  ASSERT_EQ(root->opcode(), Opcode::kDot);
+  EXPECT_EQ(root->shape().ToString(false), "f32[4,16]");
+  const Instruction* gathered = root->operand(1);
+  ASSERT_EQ(gathered->opcode(), Opcode::kAllGather);
+  EXPECT_EQ(gathered->attrs().replica_groups->ToString(), "{{0,2},{1,3}}");
+  EXPECT_EQ(gathered->attrs().dimensions, std::vector<int64_t>{0});
+  const CollectiveDecision* d = FindDecision(p->context, "all-gather");
+  ASSERT_NE(d, nullptr);
+  // 512 B gathered (w1's other [8,16] tile) against 256 B (x's tile) + 512 B (partials).
+  EXPECT_NE(d->reason.find("gathering contracting dim 0 of %w1 makes it local and brings 512 B "
+                           "to each device, not more than an all-to-all of %x (256 B/device) "
+                           "and a reduce-scatter of partial sums (512 B/device)"),
+            std::string::npos)
+      << d->reason;
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// The same split with a few rows and a large weight: gathering w1 (4096 B per device)
+// would bring more than the all-to-all of x and the reduce-scatter of the partial sums
+// (256 B + 256 B), so the dot computes partial sums.
+TEST(SpmdPartitionerTest, DotKeepsPartialSumsWhenGatheringTheWeightIsLarger) {
+  constexpr char kText[] = R"(
+HloModule fsdp_wide, num_partitions=4
+
+ENTRY main {
+  x = f32[2,64] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  w1 = f32[64,64] parameter(1), sharding={devices=[2,2]<=[4]}
+  ROOT d = f32[2,64] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[2,2]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-to-all"], 1) << p->module->ToString();
+  EXPECT_EQ(counts["reduce-scatter"], 1) << p->module->ToString();
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[1,32]");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 TEST(SpmdPartitionerTest, ReshardFromDimZeroToDimOneIsAnAllToAll) {
   constexpr char kText[] = R"(
 HloModule a2a, num_partitions=4
