@@ -12,18 +12,21 @@
 #include <map>
 #include <sstream>
 
-#include "compiler/interpreter/interpreter.h"
 #include "compiler/check/numeric_check.h"
+#include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/ir/sharding.h"
 #include "compiler/ir/summary.h"
+#include "compiler/parser/parser.h"
 #include "compiler/passes/kernel_count.h"
 #include "compiler/support/text_diff.h"
 #include "graph/fusion_graph.h"
 #include "graph/graph_layout.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/kernel_summary.h"
+#include "profiler/multi_device_run.h"
 #include "profiler/profiled_run.h"
 #include "report/environment.h"
 #include "report/tarball.h"
@@ -75,6 +78,14 @@ std::string Bytes(int64_t bytes) {
   return buf;
 }
 
+// A cross-device collective of a per-device program, as the Devices section lists it.
+struct CollectiveInstruction {
+  std::string name;
+  std::string kind;    // opcode without "-start"
+  std::string groups;  // the attribute as written
+  int64_t bytes = 0;   // its result on one device
+};
+
 // Everything the writers need, gathered once.
 struct Gathered {
   std::string module_name;
@@ -107,6 +118,25 @@ struct Gathered {
   std::optional<FusionComparison> xla_comparison;
   std::vector<Literal> args;
   std::string repro_command;
+
+  // Modules for more than one device: the runs above are multi-device runs (their traces
+  // hold a process per device), and the Devices section shows what follows.
+  int64_t devices = 1;
+  struct DeviceRun {
+    std::string how;
+    std::vector<std::string> notes;
+    std::vector<profiler::DeviceRow> device_rows;
+    std::vector<profiler::CollectiveRow> collective_rows;
+    int64_t runs = 1;
+  };
+  std::optional<DeviceRun> devices_fused, devices_unfused;
+  std::vector<CollectiveDecision> collective_decisions;
+  bool per_device_listed = false;
+  std::vector<CollectiveInstruction> fusebox_collectives;  // of the per-device program that ran
+  std::string check_note;  // which reference the multi-device check used
+  bool xla_collectives_listed = false;
+  std::vector<CollectiveInstruction> xla_collectives;  // of XLA's optimized module
+  std::string xla_collectives_note;
 };
 
 // ---- SVG timeline ----
@@ -120,16 +150,22 @@ std::string ColorFor(const std::string& key) {
   return "hsl(" + std::to_string(hue) + ",62%,62%)";
 }
 
+// Events a timeline lane shows: kernels, shards, host work and (on several devices) the
+// collectives each device took part in.
+bool Drawn(const profiler::TraceEvent& e) {
+  return e.is_kernel() || e.category == profiler::kCategoryShard ||
+         e.category == profiler::kCategoryHost || e.category == profiler::kCategoryCollective;
+}
+
 std::string TimelineSvg(const profiler::Trace& full, const std::string& title) {
   if (full.empty()) return "<p class=\"note\">no events were recorded</p>";
   std::vector<int64_t> iterations = full.Iterations();
   profiler::Trace trace = iterations.empty() ? full : full.FilterIteration(iterations.back());
   std::vector<int> order;
   for (int id : trace.TrackDisplayOrder()) {
-    bool used = std::any_of(trace.events().begin(), trace.events().end(), [&](const profiler::TraceEvent& e) {
-      return e.track == id && (e.is_kernel() || e.category == profiler::kCategoryShard ||
-                               e.category == profiler::kCategoryHost);
-    });
+    bool used =
+        std::any_of(trace.events().begin(), trace.events().end(),
+                    [&](const profiler::TraceEvent& e) { return e.track == id && Drawn(e); });
     if (used) order.push_back(id);
   }
   const double width = 1060, label_w = 130, lane_h = 20, top = 24;
@@ -165,7 +201,7 @@ std::string TimelineSvg(const profiler::Trace& full, const std::string& title) {
   for (const profiler::TraceEvent& e : trace.events()) {
     auto lane = std::find(order.begin(), order.end(), e.track);
     if (lane == order.end()) continue;
-    if (!(e.is_kernel() || e.category == profiler::kCategoryShard || e.category == profiler::kCategoryHost)) continue;
+    if (!Drawn(e)) continue;
     double y = top + lane_h * static_cast<double>(lane - order.begin());
     double x = label_w + plot_w * static_cast<double>(e.start_ns - t0) / span;
     double w = std::max(0.8, plot_w * static_cast<double>(e.duration_ns()) / span);
@@ -292,6 +328,7 @@ void GatherCheck(const Module& module, const ReportOptions& options, Gathered* g
     g->check_text = "not run: the fused " + options.backend + " run failed (" + g->fused_error + ")";
     return;
   }
+  if (g->devices > 1) return;  // checked with the runs, against the multi-device reference
   int64_t elements = InputElementCount(module);
   if (elements > options.check_max_input_elements) {
     g->check_text = "skipped: the inputs hold " + std::to_string(elements) +
@@ -314,6 +351,186 @@ void GatherCheck(const Module& module, const ReportOptions& options, Gathered* g
 // A check that ran but could not have failed (numeric_check.h's vacuous verdict).
 bool CheckVacuous(const Gathered& g) {
   return g.check_ran && !g.check_ok && g.check_text.rfind("the check would be vacuous", 0) == 0;
+}
+
+// ---- multi-device ----
+
+// The bytes a collective leaves on one device: its result. The async all-gather and
+// collective-permute starts hold (operand, result, ...) tuples; their result is the second.
+int64_t CollectiveResultBytes(const Instruction& inst) {
+  const Shape& shape = inst.shape();
+  const std::string_view op = OpcodeName(inst.opcode());
+  const bool pair_start = op == "all-gather-start" || op == "collective-permute-start";
+  const int64_t bytes = pair_start && shape.IsTuple() && shape.tuple_size() >= 2
+                            ? shape.tuple_shapes(1).ByteSize()
+                            : shape.ByteSize();
+  return std::max<int64_t>(0, bytes);
+}
+
+std::vector<CollectiveInstruction> ListCollectives(const Module& module) {
+  std::vector<CollectiveInstruction> out;
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      if (!IsCrossDeviceCollective(inst->opcode())) continue;
+      CollectiveInstruction c;
+      c.name = inst->name();
+      c.kind = std::string(OpcodeName(inst->opcode()));
+      if (c.kind.size() > 6 && c.kind.compare(c.kind.size() - 6, 6, "-start") == 0)
+        c.kind.resize(c.kind.size() - 6);
+      auto devices = DevicesOfCollective(*inst);
+      c.groups = devices.ok() ? devices->written
+                              : "(groups unreadable: " + devices.status().message() + ")";
+      c.bytes = CollectiveResultBytes(*inst);
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+// Multi-device runs number none of their runs (every event is iteration 0); number them
+// by each device's run events, so the timeline shows the last run and the kernel table
+// counts per run. Run events are renamed to match.
+profiler::Trace NumberDeviceRuns(const profiler::Trace& trace) {
+  std::map<std::string, std::vector<int64_t>> run_starts;  // per process, ascending
+  for (const profiler::TraceEvent& e : trace.events()) {
+    const profiler::Track* track = trace.FindTrack(e.track);
+    if (e.category == profiler::kCategoryRun && track != nullptr)
+      run_starts[track->process].push_back(e.start_ns);
+  }
+  for (auto& [process, starts] : run_starts) std::sort(starts.begin(), starts.end());
+  profiler::Trace out;
+  std::map<int, int> remap;
+  for (const profiler::Track& track : trace.tracks())
+    remap[track.id] = out.AddTrack(track.process, track.name);
+  for (profiler::TraceEvent e : trace.events()) {
+    const profiler::Track* track = trace.FindTrack(e.track);
+    const std::vector<int64_t>& starts = run_starts[track != nullptr ? track->process : ""];
+    auto after = std::upper_bound(starts.begin(), starts.end(), e.start_ns);
+    e.iteration = after == starts.begin() ? 0 : (after - starts.begin()) - 1;
+    if (e.category == profiler::kCategoryRun) e.name = "run " + std::to_string(e.iteration);
+    e.track = remap[e.track];
+    out.AddEvent(std::move(e));
+  }
+  out.SortEvents();
+  return out;
+}
+
+int64_t ElementCount(const std::vector<Literal>& literals) {
+  int64_t n = 0;
+  for (const Literal& l : literals) {
+    ForEachSubshape(l.shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+      if (s.IsArray()) n += std::max<int64_t>(0, s.ElementCount());
+    });
+  }
+  return n;
+}
+
+// The fused multi-device run against its reference (profiler::CheckMultiDeviceRun: the
+// global program on one device where the interpreter runs it, else the per-device program
+// on the same devices).
+void GatherMultiDeviceCheck(const ReportOptions& options, const profiler::MultiDeviceRun& run,
+                            Gathered* g) {
+  const int64_t elements = ElementCount(run.arguments);
+  if (elements > options.check_max_input_elements) {
+    g->check_text =
+        "skipped: the inputs hold " + std::to_string(elements) +
+        " elements, more than the report's limit of " +
+        std::to_string(options.check_max_input_elements) +
+        " for the reference interpreter; `fusebox run --check` checks it without a limit";
+    return;
+  }
+  auto checked = profiler::CheckMultiDeviceRun(run, /*check=*/true, nullptr);
+  if (!checked.ok()) {
+    g->check_text = "the reference could not run: " + checked.status().message();
+    return;
+  }
+  g->check_note = checked->note;
+  if (!checked->against_interpreter) {
+    g->check_text = "the check made no report";
+    return;
+  }
+  g->check_ran = true;
+  g->check_ok = checked->against_interpreter->passed();
+  g->check_text = checked->against_interpreter->Details();
+  if (!g->check_text.empty() && g->check_text.back() == '\n') g->check_text.pop_back();
+}
+
+// A module for several devices runs on them (profiler/multi_device_run.h), unfused and
+// fused, one thread per device on the CPU backend; `--backend gpu` leaves the library's
+// reason where the runs would be. Both runs get the same global arguments: the given
+// inputs, else those the first run drew from the seed.
+void GatherMultiDeviceRuns(const Module& module, const ReportOptions& options,
+                           const std::string& source_path, Gathered* g) {
+  std::vector<Literal> arguments = options.inputs;
+  for (bool fused : {false, true}) {
+    profiler::MultiDeviceRunOptions run_options;
+    run_options.backend = options.backend;
+    run_options.fused = fused;
+    run_options.iterations = options.iterations;
+    run_options.seed = options.seed;
+    run_options.source_path = source_path;
+    run_options.arguments = arguments;
+    auto run = profiler::RunOnDevicesProfiled(module, std::move(run_options));
+    if (!run.ok()) {
+      (fused ? g->fused_error : g->unfused_error) = RunError(module, run.status());
+      continue;
+    }
+    if (arguments.empty()) arguments = run->arguments;
+    Gathered::DeviceRun& rows = (fused ? g->devices_fused : g->devices_unfused).emplace();
+    rows.how = run->how;
+    rows.notes = run->notes;
+    rows.device_rows = run->device_rows;
+    rows.collective_rows = run->collective_rows;
+    rows.runs = std::max<int64_t>(1, static_cast<int64_t>(run->times_s.size()));
+    if (!g->per_device_listed && run->per_device != nullptr) {
+      g->per_device_listed = true;
+      g->collective_decisions = run->decisions;
+      g->fusebox_collectives = ListCollectives(*run->per_device);
+    }
+    if (fused) GatherMultiDeviceCheck(options, *run, g);
+    // As a profiled run, so the summary, kernel tables, timeline, traces and reproducer
+    // treat it like a run on one device.
+    profiler::ProfiledRun as_run;
+    as_run.backend = options.backend;
+    as_run.device = run->how + " on " + std::to_string(run->devices) + " logical devices";
+    as_run.fused = fused;
+    as_run.compile_s = run->compile_s;
+    as_run.times_s = run->times_s;
+    as_run.launches_per_run = run->kernels_per_device;
+    as_run.trace = NumberDeviceRuns(run->trace);
+    as_run.result = std::move(run->result);
+    (fused ? g->fused_summary : g->unfused_summary) = profiler::Summarize(as_run.trace);
+    (fused ? g->fused : g->unfused) = std::move(as_run);
+  }
+  g->args = std::move(arguments);
+}
+
+// XLA's cross-device collectives, from its optimized module in the dump folder, to set
+// beside the per-device program Fusebox ran.
+void GatherXlaCollectives(Gathered* g) {
+  for (const ExternalStage& stage : g->xla_stages) {
+    if (stage.name != "xla_optimized_hlo" || !stage.load) continue;
+    g->xla_collectives_listed = true;
+    auto text = stage.load();
+    if (!text.ok()) {
+      g->xla_collectives_note =
+          "XLA's optimized module could not be read: " + text.status().message();
+      return;
+    }
+    auto parsed = ParseModule(*text);
+    if (!parsed.ok()) {
+      g->xla_collectives_note =
+          "XLA's optimized module does not parse: " + parsed.status().message();
+      return;
+    }
+    g->xla_collectives = ListCollectives(**parsed);
+    return;
+  }
+}
+
+// The check's verdict in one word, as the summary card and report.md show it.
+std::string CheckWord(const Gathered& g) {
+  return g.check_ran ? (g.check_ok ? "ok" : CheckVacuous(g) ? "vacuous" : "MISMATCH") : "skipped";
 }
 
 void GatherGraph(const Module& optimized, const std::string& dir, ReportResult* result, Gathered* g) {
@@ -365,6 +582,7 @@ nav a{margin-right:14px;color:#1f3a5f;text-decoration:none}
 main{padding:8px 28px 40px 28px}
 section{background:#fff;border:1px solid #d8dde6;border-radius:6px;margin:16px 0;padding:12px 18px}
 h2{font-size:17px;margin:4px 0 10px 0;color:#1f3a5f}
+h3{font-size:14px;margin:14px 0 6px 0;color:#1f3a5f}
 table{border-collapse:collapse;font-size:13px;margin:6px 0}
 th,td{border-bottom:1px solid #e3e7ee;padding:3px 10px;text-align:left;vertical-align:top}
 th{background:#eef1f6}
@@ -454,11 +672,202 @@ std::string DiffPre(const std::string& unified) {
   return out.str();
 }
 
-std::string RunTimes(const std::optional<profiler::ProfiledRun>& run, const std::string& error) {
+std::string RunTimes(const std::optional<profiler::ProfiledRun>& run, const std::string& error,
+                     const std::string& launches) {
   if (!run) return "<span class=\"bad\">did not run</span>: " + EscapeHtml(error);
-  return EscapeHtml(Fmt("%.3f ms", run->median_s() * 1e3)) + " median of " + std::to_string(run->times_s.size()) +
-         " (min " + EscapeHtml(Fmt("%.3f ms", run->min_s() * 1e3)) + "), " + std::to_string(run->launches_per_run) +
-         " kernel launches per run, compile " + EscapeHtml(Fmt("%.3f s", run->compile_s));
+  return EscapeHtml(Fmt("%.3f ms", run->median_s() * 1e3)) + " median of " +
+         std::to_string(run->times_s.size()) + " (min " +
+         EscapeHtml(Fmt("%.3f ms", run->min_s() * 1e3)) + "), " +
+         std::to_string(run->launches_per_run) + launches + ", compile " +
+         EscapeHtml(Fmt("%.3f s", run->compile_s));
+}
+
+// Per-run rows of one multi-device run: each device's run time, kernels, collectives,
+// bytes and time inside collectives, as means over the runs.
+std::string DeviceTable(const Gathered::DeviceRun& run, const std::string& id) {
+  std::vector<std::vector<std::string>> rows;
+  const int64_t n = run.runs;
+  for (const profiler::DeviceRow& r : run.device_rows) {
+    rows.push_back(
+        {std::to_string(r.device),
+         Fmt("%.3f", static_cast<double>(r.run_ns) / 1e6 / static_cast<double>(n)),
+         std::to_string(r.kernels / n), std::to_string(r.collectives / n), Bytes(r.bytes_sent / n),
+         Bytes(r.bytes_received / n),
+         Fmt("%.3f", static_cast<double>(r.collective_ns) / 1e6 / static_cast<double>(n))});
+  }
+  return "<div id=\"" + id + "\">" +
+         Table({"device", "run ms", "kernels", "collectives", "bytes sent", "bytes received",
+                "ms in collectives"},
+               rows, {true, true, true, true, true, true, true}) +
+         "</div>";
+}
+
+// Communication per collective instruction of one run, over all its devices and runs.
+std::string CollectiveTable(const Gathered::DeviceRun& run, const std::string& id) {
+  std::vector<std::vector<std::string>> rows;
+  for (const profiler::CollectiveRow& c : run.collective_rows) {
+    const double mean_ms =
+        c.instances > 0 ? static_cast<double>(c.total_ns) / 1e6 / static_cast<double>(c.instances)
+                        : 0;
+    rows.push_back({EscapeHtml("%" + c.instruction), EscapeHtml(c.kind), std::to_string(c.devices),
+                    std::to_string(c.instances), Bytes(c.bytes_per_device), Bytes(c.total_bytes),
+                    Fmt("%.3f", mean_ms), EscapeHtml(c.group)});
+  }
+  if (rows.empty()) return "<p class=\"note\">no collective ran</p>";
+  return "<div id=\"" + id + "\">" +
+         Table({"collective", "kind", "devices", "instances", "bytes per device", "bytes moved",
+                "mean ms", "groups"},
+               rows, {false, false, true, true, true, true, true, false}) +
+         "</div>";
+}
+
+// Collectives by kind: how many, and the bytes their results hold on one device.
+struct KindTotal {
+  int64_t count = 0;
+  int64_t bytes = 0;
+};
+std::map<std::string, KindTotal> ByKind(const std::vector<CollectiveInstruction>& list) {
+  std::map<std::string, KindTotal> out;
+  for (const CollectiveInstruction& c : list) {
+    out[c.kind].count += 1;
+    out[c.kind].bytes += c.bytes;
+  }
+  return out;
+}
+
+// What one device sent per run in each kind of collective, measured in the run.
+std::map<std::string, int64_t> SentPerDeviceByKind(const Gathered::DeviceRun& run) {
+  std::map<std::string, int64_t> out;
+  for (const profiler::CollectiveRow& c : run.collective_rows) {
+    out[c.kind] += c.total_bytes / std::max<int64_t>(1, c.devices) / run.runs;
+  }
+  return out;
+}
+
+std::string DevicesSection(const Gathered& g) {
+  std::ostringstream h;
+  const DeviceSummary& d = g.summary.devices;
+  h << "<section id=\"devices\"><h2>Devices</h2>";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"devices", std::to_string(g.devices) + " (num_partitions " +
+                                 std::to_string(d.num_partitions) + ", replica_count " +
+                                 std::to_string(d.replica_count) + ")"});
+  rows.push_back({"program", EscapeHtml(d.program)});
+  for (const std::string& mesh : d.meshes) rows.push_back({"mesh", EscapeHtml(mesh)});
+  const Gathered::DeviceRun* ran = g.devices_fused     ? &*g.devices_fused
+                                   : g.devices_unfused ? &*g.devices_unfused
+                                                       : nullptr;
+  if (ran != nullptr) rows.push_back({"runs", EscapeHtml(ran->how)});
+  for (const std::string& note : ran != nullptr ? ran->notes : std::vector<std::string>{}) {
+    rows.push_back({"note", EscapeHtml(note)});
+  }
+  rows.push_back({"check", "<a href=\"#check\">" + EscapeHtml(CheckWord(g)) + "</a>" +
+                               EscapeHtml(g.check_note.empty() ? "" : " (" + g.check_note + ")")});
+  h << Table({"", ""}, rows);
+
+  h << "<h3>Shardings</h3>";
+  if (d.values.empty()) {
+    h << "<p class=\"note\">no parameter or root carries a sharding</p>";
+  } else {
+    std::vector<std::vector<std::string>> values;
+    for (const DeviceSummary::Value& v : d.values) {
+      values.push_back({EscapeHtml(v.name), EscapeHtml(v.sharding), EscapeHtml(v.shard_shape)});
+    }
+    h << Table({"value", "sharding", "one device holds"}, values);
+  }
+
+  h << "<h3>Collectives the partitioner inserted</h3>";
+  if (!g.collective_decisions.empty()) {
+    std::vector<std::vector<std::string>> decisions;
+    for (const CollectiveDecision& c : g.collective_decisions) {
+      decisions.push_back({EscapeHtml("%" + c.collective), EscapeHtml(c.kind),
+                           EscapeHtml("%" + c.for_instruction), EscapeHtml(c.groups),
+                           Bytes(c.bytes_per_device), EscapeHtml(c.reason)});
+    }
+    h << "<div id=\"collective-decisions\">"
+      << Table({"collective", "kind", "for", "groups", "bytes per device", "reason"}, decisions,
+               {false, false, false, false, true, false})
+      << "</div>";
+  } else if (!g.per_device_listed) {
+    h << "<p class=\"note\">no run partitioned the module (see the runs' errors in the "
+         "summary)</p>";
+  } else if (g.summary.devices.program.find("per-device") != std::string::npos) {
+    h << "<p class=\"note\">the module is a per-device program already: its collectives are its "
+         "own</p>";
+  } else {
+    h << "<p class=\"note\">the partitioner inserted no collective</p>";
+  }
+
+  h << "<h3>Per device (fused run, mean of each device's runs)</h3>";
+  if (g.devices_fused) {
+    h << DeviceTable(*g.devices_fused, "devices-fused");
+  } else {
+    h << "<p class=\"note\">no fused run: " << EscapeHtml(g.fused_error) << "</p>";
+  }
+  if (g.devices_unfused) {
+    h << "<details><summary>Unfused run, per device</summary>"
+      << DeviceTable(*g.devices_unfused, "devices-unfused") << "</details>";
+  } else {
+    h << "<p class=\"note\">no unfused run: " << EscapeHtml(g.unfused_error) << "</p>";
+  }
+
+  h << "<h3>Communication per collective (fused run, all devices and runs)</h3>";
+  if (g.devices_fused) h << CollectiveTable(*g.devices_fused, "collectives-fused");
+  if (g.devices_unfused) {
+    h << "<details><summary>Unfused run, per collective</summary>"
+      << CollectiveTable(*g.devices_unfused, "collectives-unfused") << "</details>";
+  }
+
+  if (g.xla_collectives_listed) {
+    h << "<h3>XLA's collectives and Fusebox's</h3>";
+    if (!g.xla_collectives_note.empty()) {
+      h << "<p class=\"note\">" << EscapeHtml(g.xla_collectives_note) << "</p>";
+    } else {
+      h << "<p class=\"note\">XLA's from its optimized module in the dump folder, Fusebox's from "
+           "the per-device "
+           "program it ran; bytes are each collective's result on one device, summed over the "
+           "kind. \"sent\" is what "
+           "one device sent per run in Fusebox's fused run.</p>";
+      std::map<std::string, KindTotal> xla = ByKind(g.xla_collectives);
+      std::map<std::string, KindTotal> ours = ByKind(g.fusebox_collectives);
+      std::map<std::string, int64_t> sent;
+      if (g.devices_fused) sent = SentPerDeviceByKind(*g.devices_fused);
+      std::map<std::string, bool> kinds;
+      for (const auto& [k, v] : xla) kinds[k] = true;
+      for (const auto& [k, v] : ours) kinds[k] = true;
+      for (const auto& [k, v] : sent) kinds[k] = true;
+      std::vector<std::vector<std::string>> rows_by_kind;
+      for (const auto& [kind, unused] : kinds) {
+        const KindTotal x = xla.count(kind) ? xla.at(kind) : KindTotal{};
+        const KindTotal f = ours.count(kind) ? ours.at(kind) : KindTotal{};
+        rows_by_kind.push_back(
+            {EscapeHtml(kind), std::to_string(x.count), Bytes(x.bytes), std::to_string(f.count),
+             Bytes(f.bytes), sent.count(kind) ? Bytes(sent.at(kind)) : "-",
+             x.count == f.count && x.bytes == f.bytes ? "same"
+                                                      : "<span class=\"notfused\">differs</span>"});
+      }
+      h << "<div id=\"xla-collectives\">"
+        << Table({"kind", "XLA", "XLA bytes per device", "Fusebox", "Fusebox bytes per device",
+                  "Fusebox sent", ""},
+                 rows_by_kind, {false, true, true, true, true, true, false})
+        << "</div>";
+      std::vector<std::vector<std::string>> each;
+      for (const CollectiveInstruction& c : g.xla_collectives) {
+        each.push_back({"XLA", EscapeHtml("%" + c.name), EscapeHtml(c.kind), EscapeHtml(c.groups),
+                        Bytes(c.bytes)});
+      }
+      for (const CollectiveInstruction& c : g.fusebox_collectives) {
+        each.push_back({"Fusebox", EscapeHtml("%" + c.name), EscapeHtml(c.kind),
+                        EscapeHtml(c.groups), Bytes(c.bytes)});
+      }
+      h << "<details><summary>Each collective</summary>"
+        << Table({"", "instruction", "kind", "groups", "bytes per device"}, each,
+                 {false, false, false, false, true})
+        << "</details>";
+    }
+  }
+  h << "</section>\n";
+  return h.str();
 }
 
 std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
@@ -468,10 +877,15 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   h << "<header><h1>Fusebox report: " << EscapeHtml(g.module_name) << "</h1><div class=\"sub\">"
     << EscapeHtml(g.source) << " &#183; backend " << EscapeHtml(options.backend) << " &#183; " << EscapeHtml(g.env.date)
     << "</div></header>\n";
-  h << "<nav><a href=\"#summary\">Summary</a><a href=\"#clusters\">Kernels</a><a href=\"#timeline\">Timeline</a>"
-    << "<a href=\"#graph\">Fusion graph</a><a href=\"#decisions\">Fusion decisions</a><a href=\"#stages\">Stages</a>"
-    << "<a href=\"#passes\">Passes</a>" << (g.xla_comparison ? "<a href=\"#xla\">XLA vs Fusebox</a>" : "")
-    << "<a href=\"#check\">Check</a><a href=\"#environment\">Environment</a><a href=\"#reproducer\">Reproducer</a></nav>\n<main>\n";
+  h << "<nav><a href=\"#summary\">Summary</a>"
+    << (g.devices > 1 ? "<a href=\"#devices\">Devices</a>" : "")
+    << "<a href=\"#clusters\">Kernels</a><a href=\"#timeline\">Timeline</a>"
+    << "<a href=\"#graph\">Fusion graph</a><a href=\"#decisions\">Fusion decisions</a><a "
+       "href=\"#stages\">Stages</a>"
+    << "<a href=\"#passes\">Passes</a>"
+    << (g.xla_comparison ? "<a href=\"#xla\">XLA vs Fusebox</a>" : "")
+    << "<a href=\"#check\">Check</a><a href=\"#environment\">Environment</a><a "
+       "href=\"#reproducer\">Reproducer</a></nav>\n<main>\n";
 
   // Summary.
   h << "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">";
@@ -486,8 +900,7 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
     h << Card(Fmt("%.1f GB/s", static_cast<double>(g.fused_summary.bytes) / static_cast<double>(g.fused_summary.total_kernel_ns)),
               "fused kernels' bandwidth");
   }
-  h << Card(g.check_ran ? (g.check_ok ? "ok" : CheckVacuous(g) ? "vacuous" : "MISMATCH") : "skipped",
-            "numerical check");
+  h << Card(CheckWord(g), "numerical check");
   h << "</div>\n";
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"module", EscapeHtml(g.module_name)});
@@ -502,8 +915,14 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   rows.push_back({"result", EscapeHtml(g.summary.entry_result.ToString(false))});
   rows.push_back({"kernels before fusion", EscapeHtml(g.before.ToString())});
   rows.push_back({"kernels after fusion", EscapeHtml(g.after.ToString())});
-  rows.push_back({"unfused run", RunTimes(g.unfused, g.unfused_error)});
-  rows.push_back({"fused run", RunTimes(g.fused, g.fused_error)});
+  if (g.devices > 1) {
+    rows.push_back({"devices", "<a href=\"#devices\">" + std::to_string(g.devices) +
+                                   "</a>: " + EscapeHtml(g.summary.devices.program)});
+  }
+  const std::string launches =
+      g.devices > 1 ? " kernel launches per run and device" : " kernel launches per run";
+  rows.push_back({"unfused run", RunTimes(g.unfused, g.unfused_error, launches)});
+  rows.push_back({"fused run", RunTimes(g.fused, g.fused_error, launches)});
   if (g.fused) {
     rows.push_back({"device", EscapeHtml(g.fused->device)});
   }
@@ -513,6 +932,8 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   }
   h << Table({"", ""}, rows) << "</section>\n";
 
+  if (g.devices > 1) h << DevicesSection(g);
+
   // Per-cluster table.
   h << "<section id=\"clusters\"><h2>Kernels per fusion cluster (fused run)</h2>";
   if (g.fused_summary.kernels.empty()) {
@@ -520,8 +941,11 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   } else {
     std::vector<std::vector<std::string>> k;
     KernelRows(g.fused_summary, &k);
-    h << "<p class=\"note\">" << g.fused_summary.kernel_count << " kernel launches over " << g.fused_summary.iterations.size()
-      << " run(s); times summed over all runs; GB/s counts bytes read and written.</p>";
+    h << "<p class=\"note\">" << g.fused_summary.kernel_count << " kernel launches over "
+      << g.fused_summary.iterations.size() << " run(s)"
+      << (g.devices > 1 ? " of " + std::to_string(g.devices) + " devices (calls count every device)"
+                        : "")
+      << "; times summed over all runs; GB/s counts bytes read and written.</p>";
     h << Table({"HLO", "kind", "calls", "total ms", "mean us", "bytes", "GB/s", "GFLOP/s", "share"}, k,
                {false, false, true, true, true, true, true, true, false});
   }
@@ -621,14 +1045,22 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   }
 
   h << "<section id=\"check\"><h2>Numerical check</h2><p>"
-    << (g.check_ran ? (g.check_ok ? "<span class=\"ok\">ok</span> "
-                                  : CheckVacuous(g) ? "<span class=\"bad\">vacuous</span> "
-                                                    : "<span class=\"bad\">mismatch</span> ")
+    << (g.check_ran ? (g.check_ok        ? "<span class=\"ok\">ok</span> "
+                       : CheckVacuous(g) ? "<span class=\"bad\">vacuous</span> "
+                                         : "<span class=\"bad\">mismatch</span> ")
                     : "")
     << "The fused " << EscapeHtml(options.backend)
-    << " result against the reference interpreter and its f64 shadow on the same inputs, output by output, "
-       "within a bound derived from the interpreter's own rounding error: </p><pre>"
-    << EscapeHtml(g.check_text) << "</pre></section>\n";
+    << (g.devices > 1 ? " result, assembled from " + std::to_string(g.devices) + " devices,"
+                      : std::string(" result"))
+    << " against the reference interpreter and its f64 shadow on the same inputs, output by "
+       "output, "
+       "within a bound derived from the interpreter's own rounding error"
+    << (g.devices > 1
+            ? "; the reference is the global program on one device where the interpreter can run it"
+            : "")
+    << ": </p>"
+    << (g.check_note.empty() ? "" : "<p class=\"note\">" + EscapeHtml(g.check_note) + "</p>")
+    << "<pre>" << EscapeHtml(g.check_text) << "</pre></section>\n";
 
   std::vector<std::vector<std::string>> env;
   for (const auto& [k, v] : g.env.Rows()) env.push_back({EscapeHtml(k), EscapeHtml(v)});
@@ -639,6 +1071,44 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
     << EscapeHtml(g.repro_command) << "</pre></section>\n";
   h << "</main>\n</body>\n</html>\n";
   return h.str();
+}
+
+// "N x kind (bytes)" per kind of `list`, or "none".
+std::string KindList(const std::vector<CollectiveInstruction>& list) {
+  std::string out;
+  for (const auto& [kind, total] : ByKind(list)) {
+    out += (out.empty() ? "" : ", ") + std::to_string(total.count) + " " + kind + " (" +
+           Bytes(total.bytes) + "/device)";
+  }
+  return out.empty() ? "none" : out;
+}
+
+// report.md's lines on devices and collectives.
+std::string MarkdownDevices(const Gathered& g) {
+  std::ostringstream m;
+  m << "- devices: " << g.devices << ", " << g.summary.devices.program << "\n";
+  if (g.per_device_listed) {
+    m << "- collectives (Fusebox's per-device program): " << KindList(g.fusebox_collectives);
+    if (g.devices_fused) {
+      int64_t sent = 0, ns = 0;
+      for (const profiler::DeviceRow& r : g.devices_fused->device_rows) {
+        sent = std::max(sent, r.bytes_sent / g.devices_fused->runs);
+        ns = std::max(ns, r.collective_ns / g.devices_fused->runs);
+      }
+      m << "; fused run: up to " << Bytes(sent) << " sent and "
+        << Fmt("%.3f ms", static_cast<double>(ns) / 1e6) << " in collectives per device and run";
+    }
+    m << "\n";
+  }
+  for (const CollectiveDecision& c : g.collective_decisions) {
+    m << "  - `%" << c.collective << "` " << c.kind << ": " << c.reason << "\n";
+  }
+  if (g.xla_collectives_listed) {
+    m << "- XLA's collectives: "
+      << (g.xla_collectives_note.empty() ? KindList(g.xla_collectives) : g.xla_collectives_note)
+      << "\n";
+  }
+  return m.str();
 }
 
 std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
@@ -660,9 +1130,9 @@ std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
   for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
     m << "- note: " << n << "\n";
   }
-  m << "- numerical check: "
-    << (g.check_ran ? (g.check_ok ? "ok" : CheckVacuous(g) ? "vacuous" : "MISMATCH") : "skipped") << " — "
+  m << "- numerical check: " << CheckWord(g) << " — "
     << g.check_text.substr(0, g.check_text.find('\n')) << "\n";
+  if (g.devices > 1) m << MarkdownDevices(g);
   if (g.xla_comparison) {
     m << "- XLA vs Fusebox: XLA " << g.xla_comparison->xla_count.kernels << " kernels, Fusebox "
       << g.xla_comparison->fusebox_count.kernels << "; " << g.xla_comparison->Count(FusionMatch::kMatch) << " match, "
@@ -803,13 +1273,22 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   g.after = session.kernels_after();
   g.decisions = session.pass_context().decisions();
 
-  if (!options.inputs.empty()) {
-    RETURN_IF_ERROR(CheckArguments(module, options.inputs));
-    for (const Literal& l : options.inputs) g.args.push_back(l);
+  g.devices = DevicesOfModule(module);
+  if (g.devices > 1) {
+    // Inputs are global arrays here; the run checks them against the shardings.
+    std::error_code exists_ec;
+    const std::string source_path = fs::exists(input.source, exists_ec) ? input.source : "";
+    GatherMultiDeviceRuns(module, options, source_path, &g);
+    GatherXlaCollectives(&g);
   } else {
-    ASSIGN_OR_RETURN(g.args, RandomArguments(module, options.seed));
+    if (!options.inputs.empty()) {
+      RETURN_IF_ERROR(CheckArguments(module, options.inputs));
+      for (const Literal& l : options.inputs) g.args.push_back(l);
+    } else {
+      ASSIGN_OR_RETURN(g.args, RandomArguments(module, options.seed));
+    }
+    GatherRuns(module, options, &g);
   }
-  GatherRuns(module, options, &g);
   if (!g.fused_error.empty()) result.warnings.push_back("fused run: " + g.fused_error);
   if (!g.unfused_error.empty()) result.warnings.push_back("unfused run: " + g.unfused_error);
   for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {

@@ -2,7 +2,7 @@
 // `fusebox run --devices 1` on every backend and by the GPU compile stages, with the
 // instruction located in the file, its groups and the devices it needs; never a result.
 // Run on the 4 devices they name (the default), they run; a module whose groups are all
-// of one device still runs on one.
+// of one device still runs on one, and the report runs them on their devices.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -105,13 +105,27 @@ TEST(CliCollectivesTest, CheckedRunsAndGpuCompileStagesRefuseOnOneDevice) {
   }
 }
 
-TEST(CliCollectivesTest, ReportSaysWhyItHasNoRuns) {
-  const std::string path = Collectives("all_reduce_iota.hlo");
-  Result r = RunFusebox("report " + path + " --out " + testing::TempDir() + "/collectives_report");
-  EXPECT_THAT(r.out, AllOf(HasSubstr("fused run: " + path +
-                                     ":41:8: %all-reduce: all-reduce over "
-                                     "replica_groups=[1,4]<=[4] (group {0,1,2,3}) needs 4 devices"),
-                           HasSubstr("unfused run: " + path + ":41:8:")));
+// The report runs a per-device program on the devices it names (its Devices section and
+// report.md say so); one whose outputs' split is unknown and whose devices disagree on
+// them has the library's reason where the runs would be.
+TEST(CliCollectivesTest, ReportRunsOnTheDevicesTheModuleNames) {
+  const std::string dir = testing::TempDir() + "/collectives_report";
+  Result r =
+      RunFusebox("report " + Collectives("all_reduce_iota.hlo") + " --out " + dir + " --no-pack");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, AllOf(Not(HasSubstr("fused run: ")), Not(HasSubstr("unfused run: "))));
+  Result md = fusebox::cli_test::RunCommand("cat " + dir + "/report.md");
+  EXPECT_THAT(md.out,
+              AllOf(HasSubstr("- devices: 4, per-device program"),
+                    HasSubstr("1 all-reduce (64 B/device)"), HasSubstr("- numerical check: ok")));
+
+  Result unknown =
+      RunFusebox("report " + Collectives("reduce_scatter.hlo") + " --out " + dir + "_rs --no-pack");
+  EXPECT_EQ(unknown.code, 0) << unknown.out;
+  EXPECT_THAT(
+      unknown.out,
+      AllOf(HasSubstr("fused run: the per-device program does not say how its outputs are split"),
+            HasSubstr("unfused run: the per-device program does not say how")));
 }
 
 TEST(CliCollectivesTest, GroupsOfOneDeviceStillRun) {

@@ -1,6 +1,8 @@
 // Reports: the HTML parses as XML with every section and no external URL, the tarball
 // holds every file, the reproducer replays to the same result, missing pieces (a GPU)
-// leave notes instead of failures, and headless Chromium renders the page.
+// leave notes instead of failures, and headless Chromium renders the page. Modules for
+// several devices run on them: the Devices section, a trace process per device, XLA's
+// collectives beside Fusebox's from a dump folder.
 #include "report/report.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +13,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -323,6 +327,228 @@ TEST(ReportTest, BadOutputFolderIsAnError) {
   auto written = WriteReport(std::move(input), options);
   ASSERT_FALSE(written.ok());
   EXPECT_NE(written.status().message().find("cannot create folder"), std::string::npos) << written.status().message();
+}
+
+// ---- modules for several devices ----
+
+std::string MultiDevice(const std::string& path) {
+  return std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/multidevice/" + path;
+}
+
+// The text of every row (tr with td) under the element with `id`, cells joined by '|'.
+std::vector<std::string> RowsUnder(xmlDocPtr doc, const std::string& id) {
+  std::vector<std::string> rows;
+  const std::string query = "//*[@id='" + id + "']//h:tr[h:td]";
+  xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+  xmlXPathRegisterNs(ctx, BAD_CAST "h", BAD_CAST "http://www.w3.org/1999/xhtml");
+  xmlXPathObjectPtr result = xmlXPathEvalExpression(BAD_CAST query.c_str(), ctx);
+  if (result && result->nodesetval) {
+    for (int i = 0; i < result->nodesetval->nodeNr; ++i) {
+      std::string row;
+      for (xmlNodePtr cell = result->nodesetval->nodeTab[i]->children; cell != nullptr;
+           cell = cell->next) {
+        if (cell->type != XML_ELEMENT_NODE) continue;
+        xmlChar* value = xmlNodeGetContent(cell);
+        row += (row.empty() ? "" : "|") +
+               std::string(value ? reinterpret_cast<const char*>(value) : "");
+        xmlFree(value);
+      }
+      rows.push_back(row);
+    }
+  }
+  xmlXPathFreeObject(result);
+  xmlXPathFreeContext(ctx);
+  return rows;
+}
+
+xmlDocPtr ParseHtml(const std::string& html) {
+  return xmlReadMemory(html.data(), static_cast<int>(html.size()), "report.html", "utf-8",
+                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+}
+
+// tp_mlp: a global program for 4 devices that Fusebox partitions (one all-reduce of the
+// second dot's partial sums) and runs on 4 devices, fused and unfused.
+class TpMlpReportTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(OutDir("tp_mlp"));
+    ReportInput input;
+    auto parsed = ParseFile(MultiDevice("tp_mlp/module.hlo"));
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    input.module = std::move(parsed->modules[0]);
+    input.source = MultiDevice("tp_mlp/module.hlo");
+    ReportOptions options;
+    options.out_dir = *dir_;
+    options.iterations = 2;
+    options.seed = 3;
+    options.pack = false;
+    auto written = WriteReport(std::move(input), options);
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    result_ = new ReportResult(std::move(*written));
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete result_;
+  }
+  static std::string* dir_;
+  static ReportResult* result_;
+};
+std::string* TpMlpReportTest::dir_ = nullptr;
+ReportResult* TpMlpReportTest::result_ = nullptr;
+
+TEST_F(TpMlpReportTest, RunsOnFourDevicesAndTheCheckPasses) {
+  ASSERT_NE(result_, nullptr);
+  for (const std::string& w : result_->warnings) {
+    EXPECT_EQ(w.find("run: "), std::string::npos) << "a run failed: " << w;
+  }
+  EXPECT_TRUE(result_->check_ran);
+  EXPECT_TRUE(result_->check_ok);
+}
+
+TEST_F(TpMlpReportTest, HtmlHasTheDevicesSection) {
+  ASSERT_NE(result_, nullptr);
+  std::string html = ReadFile(result_->html);
+  xmlDocPtr doc = ParseHtml(html);
+  ASSERT_NE(doc, nullptr) << "report.html is not well-formed: " << xmlGetLastError()->message;
+  EXPECT_EQ(XPathValues(doc, "//h:section[@id='devices']").size(), 1u);
+  EXPECT_EQ(XPathValues(doc, "//h:nav/h:a[@href='#devices']").size(), 1u);
+  // A row per device, fused and unfused, each with the one all-reduce and its bytes.
+  for (const char* id : {"devices-fused", "devices-unfused"}) {
+    std::vector<std::string> rows = RowsUnder(doc, id);
+    ASSERT_EQ(rows.size(), 4u) << id;
+    for (size_t d = 0; d < rows.size(); ++d) {
+      EXPECT_EQ(rows[d].rfind(std::to_string(d) + "|", 0), 0u) << rows[d];
+      EXPECT_NE(rows[d].find("|1|512 B|512 B|"), std::string::npos) << rows[d];
+    }
+  }
+  // The partitioner's decision with its reason.
+  std::vector<std::string> decisions = RowsUnder(doc, "collective-decisions");
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_NE(decisions[0].find("all-reduce"), std::string::npos) << decisions[0];
+  EXPECT_NE(decisions[0].find("is split 4 ways"), std::string::npos) << decisions[0];
+  // Communication: the all-reduce on 4 devices, 2 runs each.
+  std::vector<std::string> collectives = RowsUnder(doc, "collectives-fused");
+  ASSERT_EQ(collectives.size(), 1u);
+  EXPECT_NE(collectives[0].find("|all-reduce|4|8|512 B|4.0 KiB|"), std::string::npos)
+      << collectives[0];
+  // Shardings of the parameters and the root; the check's verdict.
+  EXPECT_NE(html.find("{devices=[1,4]&lt;=[4]}"), std::string::npos);
+  std::vector<std::string> check = XPathValues(doc, "//*[@id='check']//h:span[@class='ok']");
+  EXPECT_EQ(check.size(), 1u);
+  // The timeline draws the collectives each device took part in.
+  EXPECT_FALSE(
+      XPathValues(
+          doc,
+          "//*[@id='timeline']//*[local-name()='text'][starts-with(., 'device 3 / collectives')]")
+          .empty());
+  xmlFreeDoc(doc);
+}
+
+TEST_F(TpMlpReportTest, TraceHasAProcessPerDevice) {
+  ASSERT_NE(result_, nullptr);
+  auto trace =
+      nlohmann::json::parse(ReadFile(*dir_ + "/trace.json"), nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(trace.is_discarded());
+  const nlohmann::json& events = trace.is_object() ? trace["traceEvents"] : trace;
+  std::map<int, std::string> processes;
+  std::set<int> with_collectives;
+  for (const auto& e : events) {
+    if (e.value("ph", "") == "M" && e.value("name", "") == "process_name") {
+      processes[e.value("pid", -1)] = e["args"].value("name", "");
+    }
+    if (e.value("cat", "") == "collective") with_collectives.insert(e.value("pid", -1));
+  }
+  std::set<std::string> names;
+  for (const auto& [pid, name] : processes) names.insert(name);
+  EXPECT_EQ(names, (std::set<std::string>{"device 0", "device 1", "device 2", "device 3"}));
+  EXPECT_EQ(with_collectives.size(), 4u);
+  EXPECT_TRUE(fs::exists(*dir_ + "/trace_unfused.json"));
+}
+
+TEST_F(TpMlpReportTest, MarkdownHasDevicesAndCollectives) {
+  ASSERT_NE(result_, nullptr);
+  std::string md = ReadFile(result_->markdown);
+  EXPECT_NE(md.find("- devices: 4, global program"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 all-reduce (512 B/device)"), std::string::npos) << md;
+  EXPECT_NE(md.find("is split 4 ways"), std::string::npos) << md;
+  EXPECT_NE(md.find("numerical check: ok"), std::string::npos) << md;
+}
+
+// The reproducer holds global inputs: `fusebox run` replays on the 4 devices.
+TEST_F(TpMlpReportTest, ReproducerReplaysOnTheDevices) {
+  ASSERT_NE(result_, nullptr);
+  std::string replayed = *dir_ + "/replayed";
+  auto run = cli_test::RunCommand("FUSEBOX=" + std::string(FUSEBOX_BINARY) + " sh " + *dir_ +
+                                  "/repro/replay.sh " + replayed + " 2>&1");
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("check: matches the interpreter"), std::string::npos) << run.out;
+  auto expected = ReadNpy(*dir_ + "/repro/expected/output.npy");
+  auto actual = ReadNpy(replayed + "/output.npy");
+  ASSERT_TRUE(expected.ok() && actual.ok());
+  CompareOptions exact;
+  exact.atol = 0;
+  exact.rtol = 1e-6;
+  EXPECT_TRUE(CompareLiterals(*actual, *expected, exact).ok());
+}
+
+// From XLA's dump folder: XLA's optimized module's collectives beside Fusebox's.
+TEST(ReportTest, MultiDeviceDumpFolderSetsXlaCollectivesBesideFusebox) {
+  const std::string dump = MultiDevice("tp_mlp/xla_dump");
+  auto index = IndexDumpFolder(dump);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  ASSERT_FALSE(index->modules.empty());
+  const DumpModule& m = index->modules[0];
+  ASSERT_NE(m.BeforeOptimizations(), nullptr);
+  auto loaded = LoadDumpHlo(*m.BeforeOptimizations());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ReportInput input;
+  input.module = std::move(loaded->module);
+  input.source = dump;
+  CompileSession stages(input.module->Clone());
+  AddXlaDumpStages(m, &stages);
+  input.xla_stages = stages.external_stages();
+  ReportOptions options;
+  options.out_dir = OutDir("tp_mlp_dump");
+  options.iterations = 1;
+  options.pack = false;
+  auto written = WriteReport(std::move(input), options);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  std::string html = ReadFile(written->html);
+  xmlDocPtr doc = ParseHtml(html);
+  ASSERT_NE(doc, nullptr) << "report.html is not well-formed: " << xmlGetLastError()->message;
+  std::vector<std::string> rows = RowsUnder(doc, "xla-collectives");
+  ASSERT_EQ(rows.size(), 1u);
+  // kind | XLA | XLA bytes | Fusebox | Fusebox bytes | sent | verdict
+  EXPECT_EQ(rows[0], "all-reduce|1|512 B|1|512 B|512 B|same");
+  xmlFreeDoc(doc);
+  EXPECT_NE(ReadFile(written->markdown).find("- XLA's collectives: 1 all-reduce (512 B/device)"),
+            std::string::npos);
+  fs::remove_all(options.out_dir);
+}
+
+// The GPU does not run multi-device programs: the report shows the library's reason
+// where the runs would be, and still writes everything else.
+TEST(ReportTest, MultiDeviceOnTheGpuSaysWhyItHasNoRuns) {
+  ReportInput input;
+  auto parsed = ParseFile(MultiDevice("tp_mlp/module.hlo"));
+  ASSERT_TRUE(parsed.ok());
+  input.module = std::move(parsed->modules[0]);
+  input.source = "tp_mlp";
+  ReportOptions options;
+  options.out_dir = OutDir("tp_mlp_gpu");
+  options.backend = "gpu";
+  options.iterations = 1;
+  options.pack = false;
+  auto written = WriteReport(std::move(input), options);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_FALSE(written->check_ran);
+  std::string html = ReadFile(written->html);
+  EXPECT_NE(html.find("multi-device runs on the GPU need one GPU per device (4)"),
+            std::string::npos);
+  EXPECT_NE(html.find("<section id=\"devices\">"), std::string::npos);
+  EXPECT_NE(html.find("no fused run: "), std::string::npos);
+  fs::remove_all(options.out_dir);
 }
 
 TEST(ReportTest, EscapesHtml) {
