@@ -4,6 +4,7 @@
 // any thread (a GUI lays out off its UI thread), one layout at a time.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,10 @@ struct LayoutOptions {
   double mclimit = 0.5;
   // Above this many nodes edges are routed as polylines rather than splines (faster).
   int polyline_edges_nodes = 1200;
+  // Graphviz cannot be interrupted: with a cancel flag the layout runs in a child process
+  // that is killed when the flag is set (Layout then returns Cancelled() within ~20 ms).
+  // Without one it runs in this process.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct Point {

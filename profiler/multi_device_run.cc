@@ -157,6 +157,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
 
   MultiDeviceOptions mopts;
   mopts.devices = devices;
+  mopts.cancel = options.cancel;
   if (root_sharding) mopts.root_sharding = &*root_sharding;
   if (global_result_shape) mopts.global_result_shape = &*global_result_shape;
   std::unique_ptr<CpuExecutable> exe;
@@ -168,6 +169,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
     CpuExecutableOptions eo;
     eo.threads = 1;  // one thread per device, as XLA's host devices
     eo.devices = devices;
+    eo.compile.cancel = options.cancel;
     ASSIGN_OR_RETURN(exe, CpuExecutable::Create(std::move(optimized), eo));
     run.compile_s = compile_watch.ElapsedSeconds();
     mopts.backend = DeviceBackend::kCpu;
@@ -184,6 +186,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
   MultiDeviceResult last;
   const int64_t iterations = options.backend == "cpu" ? std::max<int64_t>(1, options.iterations) : 1;
   for (int64_t it = 0; it < iterations; ++it) {
+    if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) return Cancelled();
     const int64_t start = NowNs();
     Stopwatch watch;
     ASSIGN_OR_RETURN(last, RunOnDevices(program, run.arguments, mopts));

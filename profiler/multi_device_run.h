@@ -40,6 +40,8 @@ struct MultiDeviceRunOptions {
   // Global arguments; empty: random ones (seed), drawn per parameter from its uses.
   std::vector<Literal> arguments;
   uint64_t seed = 0;
+  // Checked by the partitioner's pipeline, the CPU compile and every device's run.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct MultiDeviceRun {

@@ -369,7 +369,12 @@ void Workbench::StartOptimize(ModuleDoc* module) {
       "Optimizing " + module->label,
       [session, result](TaskContext& context) {
         context.SetProgress(-1, "running the pass pipeline");
+        // Cancel stops the pipeline between passes; progress is passes done of all.
+        session->SetCancel(context.cancel_flag());
+        session->SetProgress([&context](float f, const std::string& step) { context.SetProgress(f, step); });
         result->status = session->Optimize();
+        session->SetCancel(nullptr);
+        session->SetProgress(nullptr);
         if (result->status.ok()) {
           MapKernels(*session->optimized_module(), &result->kernel_of);
           result->optimized_devices = fusebox::Summarize(*session->optimized_module()).devices;
@@ -427,12 +432,16 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
           result->text = InvalidArgument("unknown stage " + stage);
           return;
         }
+        session->SetCancel(context.cancel_flag());
+        session->SetProgress([&context](float f, const std::string& step) { context.SetProgress(f, step); });
         result->text = session->StageText(*parsed);
         // The code generators name each LLVM function / PTX entry after the kernel it
         // implements: remember which, so a selection lights up its code too.
         auto add = [&](const std::map<std::string, std::string>& function_to_hlo) {
           for (const auto& [function, hlo] : function_to_hlo) result->functions_of[hlo].push_back(function);
         };
+        session->SetCancel(nullptr);
+        session->SetProgress(nullptr);
         if (*parsed >= Stage::kLlvmIr && *parsed <= Stage::kBufferAssignment) {
           auto cpu = session->CpuCompile();
           if (cpu.ok()) add((*cpu)->code().function_to_hlo());
@@ -1207,7 +1216,11 @@ void Workbench::RequestGraph() {
         if (!result->graph.ok() || context.cancelled()) return;
         context.SetProgress(-1, "Graphviz dot layout of " +
                                     std::to_string(result->graph->nodes.size()) + " nodes");
-        result->layout = graph::Layout(*result->graph);
+        // Graphviz cannot be interrupted: with the cancel flag the layout runs in a child
+        // process that Cancel kills.
+        graph::LayoutOptions layout_options;
+        layout_options.cancel = context.cancel_flag();
+        result->layout = graph::Layout(*result->graph, layout_options);
       },
       [this, result, generation, keep, key] {
         if (generation != generation_) return;
@@ -1318,6 +1331,8 @@ void Workbench::StartProfile() {
         context.SetProgress(0.1f, "compiling and running fused");
         profiler::ProfiledRunOptions fused = options;
         fused.fused = true;
+        fused.cancel = context.cancel_flag();
+        fused.progress = [&context](float f, const std::string& step) { context.SetProgress(0.1f + 0.45f * f, "fused: " + step); };
         auto run = profiler::RunProfiled(m, arguments, fused);
         if (!run.ok()) {
           result->error = run.status().message();
@@ -1328,6 +1343,10 @@ void Workbench::StartProfile() {
         context.SetProgress(0.55f, "compiling and running unfused (one kernel per op)");
         profiler::ProfiledRunOptions unfused = options;
         unfused.fused = false;
+        unfused.cancel = context.cancel_flag();
+        unfused.progress = [&context](float f, const std::string& step) {
+          context.SetProgress(0.55f + 0.45f * f, "unfused: " + step);
+        };
         auto run2 = profiler::RunProfiled(m, arguments, unfused);
         if (!run2.ok()) {
           result->error = "unfused: " + run2.status().message();

@@ -315,6 +315,7 @@ void Workbench::StartMultiDeviceProfile(ModuleDoc* module) {
         context.SetProgress(0.1f, "partitioning, compiling and running fused");
         profiler::MultiDeviceRunOptions fused = options;
         fused.fused = true;
+        fused.cancel = context.cancel_flag();
         auto run = profiler::RunOnDevicesProfiled(session->input(), fused);
         if (!run.ok()) {
           result->error = std::string(run.status().message());
@@ -324,6 +325,7 @@ void Workbench::StartMultiDeviceProfile(ModuleDoc* module) {
         context.SetProgress(0.55f, "compiling and running unfused (one kernel per op)");
         profiler::MultiDeviceRunOptions unfused = options;
         unfused.fused = false;
+        unfused.cancel = context.cancel_flag();
         unfused.arguments = run->arguments;  // the same inputs as the fused run
         result->fused = std::move(*run);
         auto run2 = profiler::RunOnDevicesProfiled(session->input(), unfused);

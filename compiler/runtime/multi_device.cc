@@ -352,6 +352,7 @@ StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector
     StatusOr<Literal> r = Internal("not run");
     if (options.backend == DeviceBackend::kInterpreter) {
       InterpreterOptions io = options.interpreter;
+      if (options.cancel != nullptr) io.cancel = options.cancel;
       io.hub = &hub;
       io.device = d;
       io.replica_id = replica;
@@ -365,6 +366,7 @@ StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector
       ro.replica_id = replica;
       ro.partition_id = partition;
       ro.slot = static_cast<int>(d);
+      ro.cancel = options.cancel;
       if (static_cast<size_t>(d) < options.observers.size()) ro.observer = options.observers[static_cast<size_t>(d)];
       r = options.cpu->Run(args[static_cast<size_t>(d)], ro);
     }
@@ -389,6 +391,7 @@ StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector
       first_device = d;
     }
   }
+  if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) return Cancelled();
   if (first != nullptr) {
     return Status(first->code(), "device " + std::to_string(first_device) + ": " + std::string(first->message()));
   }

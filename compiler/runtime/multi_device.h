@@ -77,6 +77,9 @@ struct MultiDeviceOptions {
   std::vector<ExecutionObserver*> observers;
   const Shape* global_result_shape = nullptr;
   const Sharding* root_sharding = nullptr;  // overrides the root's own
+  // Set from another thread: every device stops (interpreter loop, between CPU kernels)
+  // and the run returns Cancelled().
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct MultiDeviceResult {

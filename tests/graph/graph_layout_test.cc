@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -252,6 +254,76 @@ TEST(GraphLayoutTest, TrainingStepsLayOut) {
                 << " ms with reading)\n";
     }
   }
+}
+
+}  // namespace
+}  // namespace fusebox::graph
+
+namespace fusebox::graph {
+namespace {
+
+// A deep chain with skip edges: `dot` without its iteration caps takes many seconds on it.
+std::string SlowLayoutModule(int n) {
+  std::string text = "HloModule slow\nENTRY e {\n  x0 = f32[4] parameter(0)\n";
+  for (int i = 1; i <= n; ++i) {
+    const int back = i > 7 ? i - 7 : 0;
+    text += "  x" + std::to_string(i) + " = f32[4] add(x" + std::to_string(i - 1) + ", x" + std::to_string(back) + ")\n";
+  }
+  text += "  ROOT r = f32[4] negate(x" + std::to_string(n) + ")\n}\n";
+  return text;
+}
+
+// With a cancel flag the layout runs in a child process: the same geometry as in this
+// process, and a cancel kills it within a second of being set.
+TEST(GraphLayoutTest, CancellableLayoutRunsInAChildAndStopsOnCancel) {
+  auto small = LoadExample("mnist_train_step.hlo");
+  ASSERT_TRUE(small);
+  FusionGraph g = MustBuild(*small, {});
+  auto here = Layout(g);
+  ASSERT_TRUE(here.ok()) << here.status().message();
+  std::atomic<bool> never{false};
+  LayoutOptions in_child;
+  in_child.cancel = &never;
+  auto there = Layout(g, in_child);
+  ASSERT_TRUE(there.ok()) << there.status().message();
+  // The same graph laid out by the same Graphviz: every node, edge and cluster comes back,
+  // inside the drawing, about as large (text is measured again in the child, so sizes may
+  // differ by a few points).
+  ASSERT_EQ(there->nodes.size(), here->nodes.size());
+  ASSERT_EQ(there->edges.size(), here->edges.size());
+  ASSERT_EQ(there->clusters.size(), here->clusters.size());
+  EXPECT_NEAR(there->width, here->width, 0.1 * here->width);
+  EXPECT_NEAR(there->height, here->height, 0.1 * here->height);
+  for (size_t i = 0; i < there->nodes.size(); ++i) {
+    const NodeBox& b = there->nodes[i];
+    EXPECT_GT(b.w, 0);
+    EXPECT_GE(b.x, -1);
+    EXPECT_LE(b.x + b.w, there->width + 1);
+    EXPECT_NEAR(b.h, here->nodes[i].h, 0.5 * here->nodes[i].h + 1);
+  }
+  for (size_t i = 0; i < there->edges.size(); ++i) {
+    EXPECT_EQ(there->edges[i].edge, here->edges[i].edge);
+    EXPECT_GE(there->edges[i].points.size(), 2u);
+  }
+
+  auto slow = ParseModule(SlowLayoutModule(1400));
+  ASSERT_TRUE(slow.ok()) << slow.status().message();
+  FusionGraph big = MustBuild(**slow, {});
+  std::atomic<bool> cancel{false};
+  LayoutOptions options;
+  options.cancel = &cancel;
+  options.large_graph_nodes = 1 << 30;  // no iteration caps: a long layout
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    cancel = true;
+  });
+  Stopwatch watch;
+  auto laid_out = Layout(big, options);
+  const double took = watch.ElapsedSeconds();
+  canceller.join();
+  ASSERT_FALSE(laid_out.ok()) << "the layout finished in " << took << " s, before the cancel: make it bigger";
+  EXPECT_TRUE(IsCancelled(laid_out.status())) << laid_out.status().message();
+  EXPECT_LT(took, 1.5);  // 0.5 s before the cancel, then at most a poll interval and a kill
 }
 
 }  // namespace
