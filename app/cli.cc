@@ -954,8 +954,16 @@ int RunReport(const CommonInput& in, const ReportCommandOptions& opts) {
                                           " file(s) but the entry computation takes " +
                                           std::to_string(module.entry()->parameter_count())));
     }
+    // A per-device program's runs take global arrays: tiles × the parameter's shape.
+    std::vector<Shape> shapes;
+    for (int64_t p = 0; p < module.entry()->parameter_count(); ++p) shapes.push_back(module.entry()->parameter(p)->shape());
+    if (DevicesOfModule(module) > 1 && IsPerDeviceProgram(module)) {
+      auto global = GlobalParameterShapes(module, nullptr);
+      if (!global.ok()) return ReportStatus(global.status());
+      shapes = std::move(*global);
+    }
     for (size_t i = 0; i < opts.inputs.size(); ++i) {
-      auto lit = ReadNpy(opts.inputs[i], &module.entry()->parameter(static_cast<int64_t>(i))->shape());
+      auto lit = ReadNpy(opts.inputs[i], &shapes[i]);
       if (!lit.ok()) return ReportStatus(lit.status());
       options.inputs.push_back(std::move(*lit));
     }

@@ -189,6 +189,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
     if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) return Cancelled();
     const int64_t start = NowNs();
     Stopwatch watch;
+    mopts.iteration = it;
     ASSIGN_OR_RETURN(last, RunOnDevices(program, run.arguments, mopts));
     run.times_s.push_back(watch.ElapsedSeconds());
     for (const CollectiveEvent& e : last.collectives) collectives.push_back(e);

@@ -367,6 +367,7 @@ StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector
       ro.partition_id = partition;
       ro.slot = static_cast<int>(d);
       ro.cancel = options.cancel;
+      ro.iteration = options.iteration;
       if (static_cast<size_t>(d) < options.observers.size()) ro.observer = options.observers[static_cast<size_t>(d)];
       r = options.cpu->Run(args[static_cast<size_t>(d)], ro);
     }

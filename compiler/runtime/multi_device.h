@@ -80,6 +80,7 @@ struct MultiDeviceOptions {
   // Set from another thread: every device stops (interpreter loop, between CPU kernels)
   // and the run returns Cancelled().
   const std::atomic<bool>* cancel = nullptr;
+  int64_t iteration = 0;  // passed to the observers (which run of a repeated profile)
 };
 
 struct MultiDeviceResult {

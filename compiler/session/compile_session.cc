@@ -148,7 +148,7 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
   // A per-device program compiles for the devices it names (its collectives are the
   // runtime's exchanges); checked on the input, so a message points into the user's file.
   CpuExecutableOptions with_devices = options;
-  with_devices.devices = std::max<int64_t>(options.devices, IsPerDeviceProgram(*input_) ? DevicesOfModule(*input_) : 1);
+  with_devices.devices = std::max<int64_t>(options.devices, DevicesOfModule(*input_));
   if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, with_devices.devices)); !fits.ok()) {
     cpu_status_ = fits;
     return fits;

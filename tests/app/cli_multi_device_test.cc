@@ -138,6 +138,19 @@ TEST(CliMultiDeviceTest, CorpusModulesWithEightDeviceCollectives) {
   EXPECT_THAT(cse.out, AllOf(HasSubstr("my_custom_call1"), Not(HasSubstr("output:"))));
 }
 
+// The report of XLA's partitioned module takes global .npy inputs (what run --save-inputs
+// writes), not tiles.
+TEST(CliMultiDeviceTest, ReportTakesGlobalInputsOfAPartitionedModule) {
+  const std::string out = testing::TempDir() + "/psum_8dev_inputs";
+  const std::string p = Dir("psum_8dev");
+  Result saved = RunFusebox("run " + p + "/partitioned.hlo --inputs " + p + "/inputs.npz --save-inputs --output-dir " + out);
+  ASSERT_EQ(saved.code, 0) << saved.out;
+  Result report = RunFusebox("report " + p + "/partitioned.hlo --inputs " + out + "/input_0.npy --iterations 1 --out " +
+                             testing::TempDir() + "/psum_8dev_report");
+  EXPECT_EQ(report.code, 0) << report.out;
+  EXPECT_THAT(report.out, Not(HasSubstr("error")));
+}
+
 TEST(CliMultiDeviceTest, WrongExpectedOutputsFail) {
   // tp_mlp's output scaled by 1.001: every element off by far more than rounding.
   const std::string p = "tp_mlp";
