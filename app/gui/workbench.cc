@@ -1517,6 +1517,37 @@ bool Workbench::HasXlaDump(const ModuleDoc& module) const {
   return false;
 }
 
+std::string Workbench::pane_text(int pane) const {
+  const ModuleDoc* module = current_module();
+  if (module == nullptr || pane < 0 || pane >= 4) return "";
+  auto it = module->stages.find(panes_[pane].stage);
+  if (it == module->stages.end() || !it->second.ready) return "";
+  return it->second.error.empty() ? it->second.text : it->second.error;
+}
+
+std::vector<std::string> Workbench::stage_names() const {
+  const ModuleDoc* module = current_module();
+  return module ? module->stage_names : std::vector<std::string>{};
+}
+
+size_t Workbench::pass_snapshot_count() const {
+  const ModuleDoc* module = current_module();
+  if (module == nullptr) return 0;
+  size_t n = 0;
+  if (passes_source_ == 1) {
+    for (const std::string& s : module->stage_names) n += StartsWith(s, "xla_pass_") ? 1 : 0;
+    return n;
+  }
+  if (!module->optimized) return 0;
+  for (const PassRecord& p : module->session->pipeline_result().passes) n += p.has_snapshot ? 1 : 0;
+  return n;
+}
+
+size_t Workbench::compare_group_count() const {
+  const ModuleDoc* module = current_module();
+  return module && module->comparison ? module->comparison->groups.size() : 0;
+}
+
 bool Workbench::compare_ready() const {
   const ModuleDoc* module = current_module();
   return module && (module->compare_done || !HasXlaDump(*module));
@@ -1548,12 +1579,14 @@ void Workbench::DrawCompare() {
           }
           result->comparison = CompareDumpFusion(*dump_module);
         },
-        [keep, result] {
+        [this, keep, result, generation = generation_] {
           keep->compare_done = true;
           if (result->comparison.ok()) {
             keep->comparison = std::move(result->comparison->comparison);
           } else {
             keep->compare_error = result->comparison.status().message();
+            // The view says so, and the error panel too (it is easy to miss in a tab).
+            if (generation == generation_) AddError(keep->label + ": no XLA-vs-Fusebox comparison: " + keep->compare_error);
           }
         });
   }

@@ -108,6 +108,17 @@ class Workbench {
   // there is none.
   const std::string& graph_message() const { return graph_message_; }
 
+  // What the views hold, for tests that check what is shown rather than what was asked:
+  // the text stage pane `pane` shows ("" until it is built; its error when it failed);
+  // the current module's stages (Fusebox's, and XLA's from a dump folder); the pass
+  // snapshots the stepper steps through; the nodes of the graph view's layout; the
+  // kernel groups of the XLA-vs-Fusebox comparison (0 until done or when it failed).
+  std::string pane_text(int pane) const;
+  std::vector<std::string> stage_names() const;
+  size_t pass_snapshot_count() const;
+  size_t graph_node_count() const { return graph_view_.has_graph() ? graph_view_.graph().nodes.size() : 0; }
+  size_t compare_group_count() const;
+
   // Multi-device programs. What the devices panel shows of the current module (devices,
   // program kind, meshes, shardings with each device's shape, collectives, the
   // partitioner's decisions), one line per row; "" for a single-device module.

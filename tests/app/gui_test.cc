@@ -266,10 +266,15 @@ TEST_F(GuiTest, MultiDeviceTimelineAfterARunOnFourDevices) {
 }
 
 TEST_F(GuiTest, DumpFolderOpensWithXlaStages) {
+  // Fusebox's optimized module beside XLA's own: both panes hold text.
   const std::string dump = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/reduce_sum";
-  Result r = Gui("--open " + dump + " --view stages --screenshot " + Out("dump.png"));
+  Result r = Gui("--open " + dump + " --view stages --stages optimized_hlo,xla_optimized_hlo --screenshot " +
+                 Out("dump.png"));
   ASSERT_EQ(r.code, 0) << r.out;
-  CheckCommon(Out("dump.png"));
+  Image image = CheckCommon(Out("dump.png"));
+  const int x0 = kWidth / 5, x1 = kWidth * 4 / 5;
+  EXPECT_GT(image.Bright(x0, 60, (x0 + x1) / 2, kHeight - 40), 2000) << "Fusebox's pane is empty";
+  EXPECT_GT(image.Bright((x0 + x1) / 2, 60, x1, kHeight - 40), 2000) << "XLA's pane is empty";
 }
 
 TEST_F(GuiTest, DumpFolderStepsThroughXlasOwnPasses) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <string>
@@ -152,14 +153,25 @@ TEST_F(WorkbenchTest, EveryViewGetsItsData) {
   ASSERT_TRUE(Settle());
   ASSERT_TRUE(workbench_->has_document());
   EXPECT_EQ(workbench_->selection(), "dot_general.2");
-  for (View view : {View::kStages, View::kPasses, View::kGraph}) {
-    workbench_->ShowView(view);
-    ASSERT_TRUE(Settle([&] { return view != View::kGraph || workbench_->graph_ready(); }));
-    EXPECT_EQ(workbench_->view(), view);
-  }
+  // What each view holds, not which view was asked for: the stage panes' text, the pass
+  // stepper's snapshots, the graph's nodes, the profile's trace.
+  workbench_->ShowView(View::kStages);
+  workbench_->SetPaneStage(0, "hlo");
+  workbench_->SetPaneStage(1, "optimized_hlo");
+  ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(1).empty(); }));
+  EXPECT_THAT(workbench_->pane_text(0), HasSubstr("dot_general.2 = "));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("fusion"));
+  workbench_->ShowView(View::kPasses);
+  ASSERT_TRUE(Settle());
+  EXPECT_GE(workbench_->pass_snapshot_count(), 5u);  // every pass of the pipeline kept one
+  workbench_->ShowView(View::kGraph);
+  ASSERT_TRUE(Settle([&] { return workbench_->graph_ready(); }));
+  EXPECT_GT(workbench_->graph_node_count(), 10u) << workbench_->graph_message();
   workbench_->ShowView(View::kProfile);
   workbench_->StartProfile();
   ASSERT_TRUE(Settle([&] { return workbench_->profile_ready(); }));
+  ASSERT_NE(workbench_->timeline_trace(), nullptr);
+  EXPECT_FALSE(workbench_->timeline_trace()->Kernels().empty());
   EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
 }
 
@@ -206,12 +218,47 @@ TEST_F(WorkbenchTest, ModuleOverTheNodeBudgetOpensOnANeighbourhood) {
 TEST_F(WorkbenchTest, DumpFolderOpens) {
   workbench_->Open(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/mnist_train_step");
   ASSERT_TRUE(Settle());
-  EXPECT_TRUE(workbench_->has_document()) << (workbench_->errors().empty() ? "" : workbench_->errors().front());
+  ASSERT_TRUE(workbench_->has_document()) << (workbench_->errors().empty() ? "" : workbench_->errors().front());
   EXPECT_TRUE(workbench_->errors().empty());
+  // XLA's stages are listed, and one opens in a pane.
+  const std::vector<std::string> stages = workbench_->stage_names();
+  EXPECT_NE(std::find(stages.begin(), stages.end(), "xla_optimized_hlo"), stages.end())
+      << ::testing::PrintToString(stages);
+  workbench_->ShowView(View::kStages);
+  workbench_->SetPaneStage(1, "xla_optimized_hlo");
+  ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(1).empty(); }));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("HloModule"));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("fusion"));
+  // The comparison has its kernel groups.
   workbench_->ShowView(View::kCompare);
   ASSERT_TRUE(Settle([&] { return workbench_->compare_ready(); }));
-  EXPECT_EQ(workbench_->view(), View::kCompare);
-  EXPECT_TRUE(workbench_->errors().empty());
+  EXPECT_GT(workbench_->compare_group_count(), 0u);
+  EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+}
+
+// A dump folder whose optimized module is damaged: the comparison fails, and the error
+// reaches the error panel (it used to stay inside the comparison tab).
+TEST_F(WorkbenchTest, ComparisonErrorReachesTheErrorPanel) {
+  const fs::path source = fs::path(FUSEBOX_SOURCE_DIR) / "tests/data/xla_dumps/reduce_sum";
+  const fs::path copy = dir_ / "damaged_dump";
+  fs::create_directories(copy);
+  for (const auto& entry : fs::directory_iterator(source)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    if (name.find("after_optimizations.txt") != std::string::npos) {
+      std::ofstream(copy / name) << "HloModule broken\nENTRY e {\n  this is not HLO\n";
+    } else {
+      fs::copy_file(entry.path(), copy / name);
+    }
+  }
+  workbench_->Open(copy.string());
+  ASSERT_TRUE(Settle());
+  ASSERT_TRUE(workbench_->has_document());
+  workbench_->ShowView(View::kCompare);
+  ASSERT_TRUE(Settle([&] { return workbench_->compare_ready(); }));
+  EXPECT_EQ(workbench_->compare_group_count(), 0u);
+  ASSERT_FALSE(workbench_->errors().empty());
+  EXPECT_THAT(workbench_->errors().back(), HasSubstr("no XLA-vs-Fusebox comparison"));
 }
 
 // A global program sharded over 4 devices (jax's tensor-parallel MLP): the devices panel,
