@@ -204,7 +204,7 @@ TEST(ReportTest, MissingGpuLeavesNotesNotFailures) {
   std::string dir = OutDir("gpu");
   ReportInput input;
   input.source = "small";
-  // A small module (the bundled reduce_sum example is 16384 x 16384).
+  // A small module of its own (64 x 64; the bundled reduce_sum example is 1024 x 1024).
   auto small = ParseModule(R"(HloModule small
 %sum (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
