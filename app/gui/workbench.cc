@@ -218,6 +218,10 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
           if (index.ok()) document->index = std::move(*index);
         }
         for (size_t i = 0; i < file->modules.size(); ++i) {
+          if (context.cancelled()) return;
+          context.SetProgress(static_cast<float>(i) / static_cast<float>(file->modules.size()),
+                              "verifying module " + std::to_string(i + 1) + " of " +
+                                  std::to_string(file->modules.size()));
           // A module that does not verify still opens — users come to see what is wrong
           // with it — but Fusebox will not compile it: the error panel lists the problems.
           VerifierOptions vopts;
