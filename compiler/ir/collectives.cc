@@ -2,6 +2,8 @@
 // run has the devices they need. See collectives.h.
 #include "compiler/ir/collectives.h"
 
+#include "compiler/support/text_cursor.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -34,82 +36,14 @@ std::string PairsText(const std::vector<std::pair<int64_t, int64_t>>& pairs) {
   return out + "}";
 }
 
-// A small cursor over the mesh text.
-class MeshText {
+// A cursor over the mesh text; errors name the attribute and the offset.
+class MeshText : public TextCursor {
  public:
-  explicit MeshText(std::string_view text) : text_(text) {}
-
-  void SkipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  bool Consume(std::string_view s) {
-    SkipSpace();
-    if (text_.substr(pos_, s.size()) != s) return false;
-    pos_ += s.size();
-    return true;
-  }
-  bool AtEnd() {
-    SkipSpace();
-    return pos_ >= text_.size();
-  }
-  char Peek() {
-    SkipSpace();
-    return pos_ < text_.size() ? text_[pos_] : '\0';
-  }
-  StatusOr<int64_t> Int() {
-    SkipSpace();
-    size_t start = pos_;
-    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    const size_t digits = pos_;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    // A lone '-' or more digits than an int64 holds is not a number (std::stoll throws).
-    if (pos_ == digits || pos_ - start > 18) {
-      pos_ = start;
-      return Fail("expected a number");
-    }
-    return std::stoll(std::string(text_.substr(start, pos_ - start)));
-  }
-  // 'name', "name" or a bare name.
-  StatusOr<std::string> Name() {
-    SkipSpace();
-    if (pos_ < text_.size() && (text_[pos_] == '\'' || text_[pos_] == '"')) {
-      const char quote = text_[pos_++];
-      size_t end = text_.find(quote, pos_);
-      if (end == std::string_view::npos) return Fail("unterminated axis name");
-      std::string name(text_.substr(pos_, end - pos_));
-      pos_ = end + 1;
-      return name;
-    }
-    size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                   text_[pos_] == '_' || text_[pos_] == '.')) {
-      ++pos_;
-    }
-    if (pos_ == start) return Fail("expected an axis name");
-    return std::string(text_.substr(start, pos_ - start));
-  }
-  // The text up to the parenthesis closing one already consumed.
-  StatusOr<std::string_view> UntilClosingParen() {
-    int depth = 1;
-    size_t start = pos_;
-    for (; pos_ < text_.size(); ++pos_) {
-      if (text_[pos_] == '(') ++depth;
-      if (text_[pos_] == ')' && --depth == 0) {
-        std::string_view inside = text_.substr(start, pos_ - start);
-        ++pos_;
-        return inside;
-      }
-    }
-    return Fail("unbalanced parentheses");
-  }
-  Status Fail(const std::string& what) const {
-    return InvalidArgument("cannot read replica_groups=" + std::string(text_) + ": " + what +
-                           " at offset " + std::to_string(pos_));
-  }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
+  explicit MeshText(std::string_view text)
+      : TextCursor(text, [text](const std::string& what, size_t pos) {
+          return "cannot read replica_groups=" + std::string(text) + ": " + what + " at offset " + std::to_string(pos);
+        }) {}
+  StatusOr<std::string> Name() { return TextCursor::Name("axis name", "."); }
 };
 
 // Row-major ids of an iota [reshape_dims] transposed by `perm`, flattened.

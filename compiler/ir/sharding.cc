@@ -1,5 +1,7 @@
 #include "compiler/ir/sharding.h"
 
+#include "compiler/support/text_cursor.h"
+
 #include <algorithm>
 #include <cctype>
 #include <numeric>
@@ -14,114 +16,13 @@ namespace {
 
 constexpr int64_t kMaxShardingDevices = int64_t{1} << 20;
 
-// A small cursor over sharding text; errors say where they are.
-class Cursor {
+// A cursor over sharding text; errors quote it and say the column.
+class Cursor : public TextCursor {
  public:
-  explicit Cursor(std::string_view text) : text_(text) {}
-  void Skip() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  bool Consume(std::string_view s) {
-    Skip();
-    if (text_.substr(pos_, s.size()) != s) return false;
-    pos_ += s.size();
-    return true;
-  }
-  // A keyword: `s` not followed by a name character.
-  bool Keyword(std::string_view s) {
-    Skip();
-    if (text_.substr(pos_, s.size()) != s) return false;
-    size_t end = pos_ + s.size();
-    if (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_'))
-      return false;
-    pos_ = end;
-    return true;
-  }
-  char Peek() {
-    Skip();
-    return pos_ < text_.size() ? text_[pos_] : '\0';
-  }
-  bool AtEnd() {
-    Skip();
-    return pos_ >= text_.size();
-  }
-  StatusOr<int64_t> Int() {
-    Skip();
-    size_t start = pos_;
-    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    const size_t digits = pos_;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    if (pos_ == digits || pos_ - start > 18) {
-      pos_ = start;
-      return Fail("expected a number");
-    }
-    return std::stoll(std::string(text_.substr(start, pos_ - start)));
-  }
-  StatusOr<std::vector<int64_t>> IntList(char open, char close) {
-    std::vector<int64_t> v;
-    if (!Consume(std::string(1, open))) return Fail(std::string("expected '") + open + "'");
-    if (Consume(std::string(1, close))) return v;
-    do {
-      ASSIGN_OR_RETURN(int64_t x, Int());
-      v.push_back(x);
-    } while (Consume(","));
-    if (!Consume(std::string(1, close))) return Fail(std::string("expected '") + close + "'");
-    return v;
-  }
-  // A quoted name ("d" or 'd') or a bare one.
-  StatusOr<std::string> Name() {
-    Skip();
-    if (pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'')) {
-      char q = text_[pos_++];
-      size_t start = pos_;
-      while (pos_ < text_.size() && text_[pos_] != q) ++pos_;
-      if (pos_ >= text_.size()) return Fail("unterminated name");
-      return std::string(text_.substr(start, pos_++ - start));
-    }
-    size_t start = pos_;
-    while (pos_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
-            text_[pos_] == '.' || text_[pos_] == '-'))
-      ++pos_;
-    if (pos_ == start) return Fail("expected a name");
-    return std::string(text_.substr(start, pos_ - start));
-  }
-  // Text up to the matching close of the bracket at the cursor (exclusive), consumed.
-  StatusOr<std::string_view> Balanced(char open, char close) {
-    Skip();
-    if (Peek() != open) return Fail(std::string("expected '") + open + "'");
-    size_t start = pos_;
-    int depth = 0;
-    bool quoted = false;
-    for (; pos_ < text_.size(); ++pos_) {
-      char c = text_[pos_];
-      if (quoted) {
-        if (c == '\\') ++pos_;
-        else if (c == '"') quoted = false;
-        continue;
-      }
-      if (c == '"') quoted = true;
-      else if (c == open) ++depth;
-      else if (c == close && --depth == 0) {
-        ++pos_;
-        return text_.substr(start + 1, pos_ - start - 2);
-      }
-    }
-    return Fail("unbalanced brackets");
-  }
-  std::string_view Rest() {
-    Skip();
-    return text_.substr(pos_);
-  }
-  size_t pos() const { return pos_; }
-  Status Fail(const std::string& message) const {
-    return InvalidArgument("sharding: " + message + " at column " + std::to_string(pos_ + 1) +
-                           " of '" + std::string(text_) + "'");
-  }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
+  explicit Cursor(std::string_view text)
+      : TextCursor(text, [text](const std::string& what, size_t pos) {
+          return "sharding: " + what + " at column " + std::to_string(pos + 1) + " of '" + std::string(text) + "'";
+        }) {}
 };
 
 int64_t Product(const std::vector<int64_t>& v) {
