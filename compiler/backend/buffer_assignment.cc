@@ -1,5 +1,6 @@
 // Buffer assignment: values and their liveness over a schedule, then one linear scan that
-// places parameters, constants, outputs and temps, reusing dead temps best-fit.
+// places parameters, constants, outputs and temps, reusing dead temps best-fit. The
+// phases are BufferAssigner's member functions; AssignBuffers runs them in order.
 #include "compiler/backend/buffer_assignment.h"
 
 #include <algorithm>
@@ -52,6 +53,13 @@ const int64_t* FindLeaf(const std::vector<std::pair<Path, int64_t>>& leaves, con
     if (p == path) return &v;
   }
   return nullptr;
+}
+
+// The start of a note on an input_output_alias entry that is declined.
+std::string AliasNotHonoured(const InputOutputAlias& alias) {
+  return "input_output_alias " + PathToString(alias.output_index) + ": (" +
+         std::to_string(alias.parameter_number) + ", " + PathToString(alias.parameter_index) +
+         ") not honoured: ";
 }
 
 Status ValidateSchedule(const Computation& computation,
@@ -109,6 +117,441 @@ StatusOr<BufferAssignment> AssignBuffers(const Computation& computation,
                        options);
 }
 
+// The phases of AssignBuffers over the assignment they fill in, in the order they run:
+// values and aliases, liveness, parameters and constants, input_output_alias requests,
+// the linear scan over temps and outputs, totals. Each phase reads what the ones before
+// it left in the assignment and in the members below.
+class BufferAssigner {
+ public:
+  BufferAssigner(const Computation& computation, const std::vector<const Instruction*>& schedule,
+                 const BufferAssignmentOptions& options, BufferAssignment* ba)
+      : computation_(computation),
+        schedule_(schedule),
+        options_(options),
+        ba_(*ba),
+        steps_(static_cast<int64_t>(schedule.size())) {}
+
+  // Values: what each instruction defines, and every instruction's leaves (tuples and
+  // get-tuple-element forward their operands' leaves, aliases operand 0's).
+  Status DefineValues();
+  // Liveness: a value is read wherever an instruction that is not a pure forwarder reads
+  // a leaf that resolves to it. The root's leaves live to the end.
+  void ComputeLiveness();
+  // Parameters (by number) and constants first, one allocation per leaf: they are never
+  // reused.
+  void PlaceParametersAndConstants();
+  // input_output_alias (entry only): output value -> the parameter value whose buffer it
+  // should take over. Whether that is safe is decided when the output is defined; the
+  // requests that cannot be honoured at all are noted here.
+  void CollectAliasRequests();
+  // Temps: a linear scan. An allocation is busy until the last use of the value last
+  // placed in it; at step s those busy until before s are free.
+  void PlaceTempsAndOutputs();
+  // Total and temp bytes, and the peak of the bytes live at any step.
+  void ComputeTotals();
+
+ private:
+  using LeafMap = BufferAssignment::LeafMap;
+  using Busy = std::pair<int64_t, int64_t>;  // (until, allocation)
+
+  bool IsAlias(const Instruction& inst) const {
+    return options_.is_alias ? options_.is_alias(inst) : inst.opcode() == Opcode::kBitcast;
+  }
+  Role RoleOf(const Instruction& inst) const;
+  // The leaves of a tuple: each operand's, under the operand's number.
+  void ForwardTupleLeaves(const Instruction& inst, LeafMap* leaves) const;
+  // The leaves of a get-tuple-element: its operand's under the tuple index.
+  Status ForwardTupleElementLeaves(const Instruction& inst, LeafMap* leaves) const;
+  // An alias: the same buffers as operand 0, leaf for leaf.
+  Status ForwardAliasLeaves(const Instruction& inst, LeafMap* leaves) const;
+  // A new value for every array of `inst`'s result, defined at step `defined_at`.
+  Status DefineArrayValues(const Instruction& inst, int64_t defined_at, LeafMap* leaves);
+
+  int64_t NewAllocation(Allocation::Kind kind);
+  void Place(int64_t v, int64_t alloc);
+  // Marks `alloc` busy until the last use of value `v`, just placed in it.
+  void Occupy(int64_t alloc, int64_t v);
+  // Frees the temps whose last value died before step `s`.
+  void ReleaseDeadTemps(int64_t s);
+  // Whether `inst`, which defines one array of `size` bytes at step `s`, may write it
+  // over value `u` it reads: the code generator allows it for every operand that reads
+  // `u`, one of them is `u` itself, and `u` dies here.
+  bool MayOverwrite(const Instruction& inst, int64_t u, int64_t size, int64_t s) const;
+  // Places output value `v`: in the parameter buffer input_output_alias asks for when
+  // that is safe, else over a dying temp operand, else in an allocation of its own.
+  void PlaceOutput(const Instruction& inst, int64_t v, int64_t s);
+  // Places output value `v` in the buffer of parameter value `in` as `entry` asks, or
+  // notes why not and returns false.
+  bool TryParameterBuffer(const Instruction& inst, int64_t v, int64_t s, int64_t in,
+                          const InputOutputAlias& entry);
+  // Places value `v` in place over a temp operand of `inst` that dies at step `s`, when
+  // the code generator allows it; `becomes_output`: that allocation becomes an output
+  // for good (a while body's dynamic-update-slice of its state).
+  bool TryOperandBuffer(const Instruction& inst, int64_t v, int64_t s, bool becomes_output);
+  // Places temp value `v`: in place over a dying operand, else best fit among free temps
+  // at least as large; else grow the largest free one (it costs less than a new
+  // allocation); else a new one.
+  void PlaceTemp(const Instruction& inst, int64_t v, int64_t s);
+
+  const Computation& computation_;
+  const std::vector<const Instruction*>& schedule_;
+  const BufferAssignmentOptions& options_;
+  BufferAssignment& ba_;
+  const int64_t steps_;
+  std::unordered_map<const Instruction*, Role> role_;
+  std::vector<const Instruction*> params_;  // by parameter number
+  std::unordered_map<int64_t, std::pair<int64_t, const InputOutputAlias*>> alias_of_;
+  // The linear scan's state.
+  std::vector<int64_t> busy_until_;
+  std::vector<bool> is_free_;
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<Busy>> busy_;
+  std::set<std::pair<int64_t, int64_t>> free_temps_;  // (size, allocation)
+  std::vector<bool> shares_operand_;
+};
+
+Role BufferAssigner::RoleOf(const Instruction& inst) const {
+  switch (inst.opcode()) {
+    case Opcode::kParameter: return Role::kParameter;
+    case Opcode::kConstant: return Role::kConstant;
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement: return Role::kForward;
+    default: return IsAlias(inst) ? Role::kForward : Role::kDefine;
+  }
+}
+
+void BufferAssigner::ForwardTupleLeaves(const Instruction& inst, LeafMap* leaves) const {
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    for (const auto& [path, v] : ba_.leaves_.at(inst.operand(i))) {
+      Path p = {i};
+      p.insert(p.end(), path.begin(), path.end());
+      leaves->emplace_back(std::move(p), v);
+    }
+  }
+}
+
+Status BufferAssigner::ForwardTupleElementLeaves(const Instruction& inst, LeafMap* leaves) const {
+  if (inst.operand_count() != 1) {
+    return InvalidArgument(Name(inst) + " must have one operand");
+  }
+  const int64_t k = inst.tuple_index();
+  for (const auto& [path, v] : ba_.leaves_.at(inst.operand(0))) {
+    if (!path.empty() && path[0] == k) leaves->emplace_back(Path(path.begin() + 1, path.end()), v);
+  }
+  return Status::Ok();
+}
+
+Status BufferAssigner::ForwardAliasLeaves(const Instruction& inst, LeafMap* leaves) const {
+  if (inst.operand_count() < 1) {
+    return InvalidArgument(Name(inst) + " is treated as an alias but has no operand");
+  }
+  Status status = Status::Ok();
+  const LeafMap& source = ba_.leaves_.at(inst.operand(0));
+  ForEachSubshape(inst.shape(), [&](const Shape& sub, const Path& path) {
+    if (!status.ok() || !sub.IsArray()) return;
+    const int64_t* v = FindLeaf(source, path);
+    StatusOr<int64_t> bytes = ArrayBytes(sub, inst);
+    if (!bytes.ok()) {
+      status = bytes.status();
+    } else if (v == nullptr || ba_.values_[*v].size != *bytes) {
+      status = InvalidArgument(Name(inst) + " is treated as an alias of its operand " +
+                               Name(*inst.operand(0)) + ", but its array at " +
+                               PathToString(path) + " is not the same number of bytes");
+    } else {
+      leaves->emplace_back(path, *v);
+    }
+  });
+  return status;
+}
+
+Status BufferAssigner::DefineArrayValues(const Instruction& inst, int64_t defined_at,
+                                         LeafMap* leaves) {
+  Status status = Status::Ok();
+  ForEachSubshape(inst.shape(), [&](const Shape& sub, const Path& path) {
+    if (!status.ok() || !sub.IsArray()) return;
+    StatusOr<int64_t> bytes = ArrayBytes(sub, inst);
+    if (!bytes.ok()) {
+      status = bytes.status();
+      return;
+    }
+    LogicalValue value;
+    value.instruction = &inst;
+    value.index = path;
+    value.shape = sub;
+    value.size = *bytes;
+    value.defined_at = defined_at;
+    value.last_use = value.defined_at;
+    leaves->emplace_back(path, static_cast<int64_t>(ba_.values_.size()));
+    ba_.values_.push_back(std::move(value));
+  });
+  return status;
+}
+
+Status BufferAssigner::DefineValues() {
+  for (int64_t s = 0; s < steps_; ++s) {
+    const Instruction& inst = *schedule_[s];
+    LeafMap& leaves = ba_.leaves_[&inst];
+    const Role r = RoleOf(inst);
+    role_[&inst] = r;
+    if (inst.opcode() == Opcode::kTuple) {
+      ForwardTupleLeaves(inst, &leaves);
+    } else if (inst.opcode() == Opcode::kGetTupleElement) {
+      RETURN_IF_ERROR(ForwardTupleElementLeaves(inst, &leaves));
+    } else if (r == Role::kForward) {
+      RETURN_IF_ERROR(ForwardAliasLeaves(inst, &leaves));
+    } else {
+      RETURN_IF_ERROR(DefineArrayValues(inst, r == Role::kParameter ? -1 : s, &leaves));
+    }
+  }
+  return Status::Ok();
+}
+
+void BufferAssigner::ComputeLiveness() {
+  const bool first_use_only = BugPlanted(PlantedBug::kLivenessEndsAtFirstUse);
+  for (int64_t s = 0; s < steps_; ++s) {
+    const Instruction& inst = *schedule_[s];
+    if (role_[&inst] == Role::kForward) continue;
+    for (const Instruction* op : inst.operands()) {
+      for (const auto& [path, v] : ba_.leaves_.at(op)) {
+        LogicalValue& read = ba_.values_[v];
+        if (first_use_only && read.last_use != read.defined_at) continue;
+        ba_.values_[v].last_use = std::max(ba_.values_[v].last_use, s);
+      }
+    }
+  }
+  for (const auto& [path, v] : ba_.leaves_.at(computation_.root())) {
+    ba_.values_[v].live_out = true;
+    ba_.values_[v].last_use = steps_;
+  }
+}
+
+int64_t BufferAssigner::NewAllocation(Allocation::Kind kind) {
+  Allocation a;
+  a.index = static_cast<int64_t>(ba_.allocations_.size());
+  a.kind = kind;
+  ba_.allocations_.push_back(std::move(a));
+  return ba_.allocations_.back().index;
+}
+
+void BufferAssigner::Place(int64_t v, int64_t alloc) {
+  Allocation& a = ba_.allocations_[alloc];
+  a.size = std::max(a.size, ba_.values_[v].size);
+  a.values.emplace_back(v, 0);
+  if (ba_.values_[v].live_out) a.maybe_live_out = true;
+  ba_.value_slices_[v] = BufferSlice{alloc, 0, ba_.values_[v].size};
+}
+
+void BufferAssigner::PlaceParametersAndConstants() {
+  ba_.value_slices_.assign(ba_.values_.size(), BufferSlice{});
+  for (const Instruction* inst : schedule_) {
+    if (inst->opcode() == Opcode::kParameter) params_.push_back(inst);
+  }
+  std::stable_sort(params_.begin(), params_.end(), [](const Instruction* a, const Instruction* b) {
+    return a->parameter_number() < b->parameter_number();
+  });
+  for (const Instruction* p : params_) {
+    for (const auto& [path, v] : ba_.leaves_.at(p)) {
+      int64_t alloc = NewAllocation(Allocation::Kind::kParameter);
+      ba_.allocations_[alloc].parameter_number = p->parameter_number();
+      ba_.allocations_[alloc].parameter_index = path;
+      Place(v, alloc);
+    }
+  }
+  for (const Instruction* inst : schedule_) {
+    if (inst->opcode() != Opcode::kConstant) continue;
+    for (const auto& [path, v] : ba_.leaves_.at(inst)) Place(v, NewAllocation(Allocation::Kind::kConstant));
+  }
+}
+
+void BufferAssigner::CollectAliasRequests() {
+  const Module* module = computation_.parent();
+  if (module == nullptr || module->entry() != &computation_) return;
+  const LeafMap& root_leaves = ba_.leaves_.at(computation_.root());
+  for (const InputOutputAlias& alias : module->input_output_alias) {
+    const std::string what = AliasNotHonoured(alias);
+    const int64_t* out = FindLeaf(root_leaves, alias.output_index);
+    if (out == nullptr) {
+      ba_.notes_.push_back(what + "the output has no array at that index");
+      continue;
+    }
+    const Instruction* param = nullptr;
+    for (const Instruction* p : params_) {
+      if (p->parameter_number() == alias.parameter_number) param = p;
+    }
+    const int64_t* in = param ? FindLeaf(ba_.leaves_.at(param), alias.parameter_index) : nullptr;
+    if (in == nullptr) {
+      ba_.notes_.push_back(what + "no such parameter array");
+      continue;
+    }
+    if (*in == *out) continue;  // the parameter is returned as is
+    const LogicalValue& value = ba_.values_[*out];
+    Opcode op = value.instruction->opcode();
+    if (op == Opcode::kParameter || op == Opcode::kConstant) {
+      ba_.notes_.push_back(what + "the output is " + Name(*value.instruction) +
+                           ", which has its own buffer (the runtime copies it)");
+      continue;
+    }
+    if (alias_of_.count(*out)) {
+      ba_.notes_.push_back(what + "the same array is already aliased with another parameter");
+      continue;
+    }
+    alias_of_[*out] = {*in, &alias};
+  }
+}
+
+bool BufferAssigner::MayOverwrite(const Instruction& inst, int64_t u, int64_t size,
+                                  int64_t s) const {
+  if (!options_.may_share_operand || !inst.shape().IsArray()) return false;
+  const LogicalValue& uv = ba_.values_[u];
+  if (uv.live_out || uv.last_use != s || uv.size != size) return false;
+  bool direct = false;
+  for (int64_t j = 0; j < inst.operand_count(); ++j) {
+    const LeafMap& leaves = ba_.leaves_.at(inst.operand(j));
+    bool reads = std::any_of(leaves.begin(), leaves.end(),
+                             [&](const auto& leaf) { return leaf.second == u; });
+    if (!reads) continue;
+    if (!options_.may_share_operand(inst, j)) return false;
+    if (leaves.size() == 1 && leaves[0].first.empty()) direct = true;
+  }
+  return direct;
+}
+
+void BufferAssigner::Occupy(int64_t alloc, int64_t v) {
+  if (static_cast<size_t>(alloc) >= busy_until_.size()) {
+    busy_until_.resize(alloc + 1, 0);
+    is_free_.resize(alloc + 1, false);
+  }
+  is_free_[alloc] = false;
+  busy_until_[alloc] = ba_.values_[v].last_use;
+  busy_.emplace(busy_until_[alloc], alloc);
+}
+
+void BufferAssigner::ReleaseDeadTemps(int64_t s) {
+  while (!busy_.empty() && busy_.top().first < s) {
+    auto [until, alloc] = busy_.top();
+    busy_.pop();
+    if (until != busy_until_[alloc] || is_free_[alloc]) continue;  // stale entry
+    is_free_[alloc] = true;
+    free_temps_.emplace(ba_.allocations_[alloc].size, alloc);
+  }
+}
+
+bool BufferAssigner::TryParameterBuffer(const Instruction& inst, int64_t v, int64_t s, int64_t in,
+                                        const InputOutputAlias& entry) {
+  const LogicalValue& value = ba_.values_[v];
+  const LogicalValue& param = ba_.values_[in];
+  int64_t alloc = ba_.value_slices_[in].allocation;
+  std::string why;
+  if (ba_.allocations_[alloc].values.size() > 1) {
+    why = "the parameter's buffer already holds another output";
+  } else if (param.live_out) {
+    why = "the parameter is returned too";
+  } else if (value.size > ba_.allocations_[alloc].size) {
+    why = "the output is larger than the parameter";
+  } else if (param.last_use > s ||
+             (param.last_use == s && !MayOverwrite(inst, in, value.size, s))) {
+    why = Name(inst) + " is computed while the parameter is still read";
+  }
+  if (why.empty()) {
+    Place(v, alloc);
+    if (param.last_use == s) shares_operand_[v] = true;
+    return true;
+  }
+  ba_.notes_.push_back(AliasNotHonoured(entry) + why + "; the output gets its own buffer");
+  return false;
+}
+
+bool BufferAssigner::TryOperandBuffer(const Instruction& inst, int64_t v, int64_t s,
+                                      bool becomes_output) {
+  const int64_t size = ba_.values_[v].size;
+  for (int64_t j = 0; j < inst.operand_count(); ++j) {
+    const LeafMap& leaves = ba_.leaves_.at(inst.operand(j));
+    if (leaves.size() != 1 || !leaves[0].first.empty()) continue;
+    int64_t u = leaves[0].second;
+    int64_t alloc = ba_.value_slices_[u].allocation;
+    if (ba_.allocations_[alloc].kind != Allocation::Kind::kTemp) continue;
+    if (!MayOverwrite(inst, u, size, s)) continue;
+    if (becomes_output) ba_.allocations_[alloc].kind = Allocation::Kind::kOutput;
+    Place(v, alloc);
+    Occupy(alloc, v);  // for an output: busy to the end, an output is never freed
+    shares_operand_[v] = true;
+    return true;
+  }
+  return false;
+}
+
+void BufferAssigner::PlaceOutput(const Instruction& inst, int64_t v, int64_t s) {
+  auto alias = alias_of_.find(v);
+  if (alias != alias_of_.end()) {
+    auto [in, entry] = alias->second;
+    if (TryParameterBuffer(inst, v, s, in, *entry)) return;
+  } else if (TryOperandBuffer(inst, v, s, /*becomes_output=*/true)) {
+    return;
+  }
+  Place(v, NewAllocation(Allocation::Kind::kOutput));
+}
+
+void BufferAssigner::PlaceTemp(const Instruction& inst, int64_t v, int64_t s) {
+  if (TryOperandBuffer(inst, v, s, /*becomes_output=*/false)) return;
+  int64_t alloc = -1;
+  auto fit = free_temps_.lower_bound({ba_.values_[v].size, -1});
+  if (fit == free_temps_.end() && !free_temps_.empty()) fit = std::prev(free_temps_.end());
+  if (fit != free_temps_.end()) {
+    alloc = fit->second;
+    free_temps_.erase(fit);
+  } else {
+    alloc = NewAllocation(Allocation::Kind::kTemp);
+  }
+  Place(v, alloc);
+  Occupy(alloc, v);
+}
+
+void BufferAssigner::PlaceTempsAndOutputs() {
+  busy_until_.assign(ba_.allocations_.size(), 0);
+  is_free_.assign(ba_.allocations_.size(), false);
+  shares_operand_.assign(ba_.values_.size(), false);
+  for (int64_t s = 0; s < steps_; ++s) {
+    ReleaseDeadTemps(s);
+    const Instruction& inst = *schedule_[s];
+    if (role_[&inst] != Role::kDefine) continue;
+    for (const auto& [path, v] : ba_.leaves_.at(&inst)) {
+      if (ba_.values_[v].live_out) {
+        PlaceOutput(inst, v, s);
+      } else {
+        PlaceTemp(inst, v, s);
+      }
+    }
+  }
+}
+
+void BufferAssigner::ComputeTotals() {
+  int64_t resident = 0;
+  for (const Allocation& a : ba_.allocations_) {
+    ba_.total_bytes_ += a.size;
+    if (a.kind == Allocation::Kind::kTemp) ba_.temp_bytes_ += a.size;
+    if (a.kind == Allocation::Kind::kParameter || a.kind == Allocation::Kind::kConstant) {
+      resident += a.size;
+    }
+  }
+  std::vector<int64_t> delta(steps_ + 1, 0);
+  for (size_t v = 0; v < ba_.values_.size(); ++v) {
+    const LogicalValue& value = ba_.values_[v];
+    Allocation::Kind kind = ba_.allocations_[ba_.value_slices_[v].allocation].kind;
+    if (kind != Allocation::Kind::kTemp && kind != Allocation::Kind::kOutput) continue;
+    // A value written over its operand shares the operand's bytes at the defining step.
+    int64_t start = value.defined_at + (shares_operand_[v] ? 1 : 0);
+    int64_t end = std::min(value.last_use, steps_ - 1);
+    if (start > end) continue;
+    delta[start] += value.size;
+    delta[end + 1] -= value.size;
+  }
+  int64_t live = 0, peak = 0;
+  for (int64_t s = 0; s < steps_; ++s) {
+    live += delta[s];
+    peak = std::max(peak, live);
+  }
+  ba_.peak_live_bytes_ = resident + peak;
+}
+
 StatusOr<BufferAssignment> AssignBuffers(const Computation& computation,
                                          const std::vector<const Instruction*>& schedule,
                                          const BufferAssignmentOptions& options) {
@@ -125,339 +568,13 @@ StatusOr<BufferAssignment> AssignBuffers(const Computation& computation,
   BufferAssignment ba;
   ba.computation_name_ = computation.name();
   ba.alignment_ = options.alignment;
-  const int64_t steps = static_cast<int64_t>(schedule.size());
-  auto is_alias = [&](const Instruction& inst) {
-    return options.is_alias ? options.is_alias(inst) : inst.opcode() == Opcode::kBitcast;
-  };
-
-  // --- Values: what each instruction defines, and every instruction's leaves. ---
-  std::unordered_map<const Instruction*, Role> role;
-  for (int64_t s = 0; s < steps; ++s) {
-    const Instruction& inst = *schedule[s];
-    BufferAssignment::LeafMap& leaves = ba.leaves_[&inst];
-    Role r = Role::kDefine;
-    switch (inst.opcode()) {
-      case Opcode::kParameter: r = Role::kParameter; break;
-      case Opcode::kConstant: r = Role::kConstant; break;
-      case Opcode::kTuple:
-      case Opcode::kGetTupleElement: r = Role::kForward; break;
-      default: r = is_alias(inst) ? Role::kForward : Role::kDefine; break;
-    }
-    role[&inst] = r;
-    if (inst.opcode() == Opcode::kTuple) {
-      for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        for (const auto& [path, v] : ba.leaves_.at(inst.operand(i))) {
-          Path p = {i};
-          p.insert(p.end(), path.begin(), path.end());
-          leaves.emplace_back(std::move(p), v);
-        }
-      }
-      continue;
-    }
-    if (inst.opcode() == Opcode::kGetTupleElement) {
-      if (inst.operand_count() != 1) {
-        return InvalidArgument(Name(inst) + " must have one operand");
-      }
-      const int64_t k = inst.tuple_index();
-      for (const auto& [path, v] : ba.leaves_.at(inst.operand(0))) {
-        if (!path.empty() && path[0] == k) leaves.emplace_back(Path(path.begin() + 1, path.end()), v);
-      }
-      continue;
-    }
-    Status status = Status::Ok();
-    if (r == Role::kForward) {
-      // An alias: the same buffers as operand 0, leaf for leaf.
-      if (inst.operand_count() < 1) {
-        return InvalidArgument(Name(inst) + " is treated as an alias but has no operand");
-      }
-      const BufferAssignment::LeafMap& source = ba.leaves_.at(inst.operand(0));
-      ForEachSubshape(inst.shape(), [&](const Shape& sub, const Path& path) {
-        if (!status.ok() || !sub.IsArray()) return;
-        const int64_t* v = FindLeaf(source, path);
-        StatusOr<int64_t> bytes = ArrayBytes(sub, inst);
-        if (!bytes.ok()) {
-          status = bytes.status();
-        } else if (v == nullptr || ba.values_[*v].size != *bytes) {
-          status = InvalidArgument(Name(inst) + " is treated as an alias of its operand " +
-                                   Name(*inst.operand(0)) + ", but its array at " +
-                                   PathToString(path) + " is not the same number of bytes");
-        } else {
-          leaves.emplace_back(path, *v);
-        }
-      });
-      RETURN_IF_ERROR(status);
-      continue;
-    }
-    ForEachSubshape(inst.shape(), [&](const Shape& sub, const Path& path) {
-      if (!status.ok() || !sub.IsArray()) return;
-      StatusOr<int64_t> bytes = ArrayBytes(sub, inst);
-      if (!bytes.ok()) {
-        status = bytes.status();
-        return;
-      }
-      LogicalValue value;
-      value.instruction = &inst;
-      value.index = path;
-      value.shape = sub;
-      value.size = *bytes;
-      value.defined_at = r == Role::kParameter ? -1 : s;
-      value.last_use = value.defined_at;
-      leaves.emplace_back(path, static_cast<int64_t>(ba.values_.size()));
-      ba.values_.push_back(std::move(value));
-    });
-    RETURN_IF_ERROR(status);
-  }
-
-  // --- Liveness: a value is read wherever an instruction that is not a pure forwarder
-  // reads a leaf that resolves to it. The root's leaves live to the end. ---
-  const bool first_use_only = BugPlanted(PlantedBug::kLivenessEndsAtFirstUse);
-  for (int64_t s = 0; s < steps; ++s) {
-    const Instruction& inst = *schedule[s];
-    if (role[&inst] == Role::kForward) continue;
-    for (const Instruction* op : inst.operands()) {
-      for (const auto& [path, v] : ba.leaves_.at(op)) {
-        LogicalValue& read = ba.values_[v];
-        if (first_use_only && read.last_use != read.defined_at) continue;
-        ba.values_[v].last_use = std::max(ba.values_[v].last_use, s);
-      }
-    }
-  }
-  const BufferAssignment::LeafMap& root_leaves = ba.leaves_.at(computation.root());
-  for (const auto& [path, v] : root_leaves) {
-    ba.values_[v].live_out = true;
-    ba.values_[v].last_use = steps;
-  }
-
-  // --- Allocations. ---
-  ba.value_slices_.assign(ba.values_.size(), BufferSlice{});
-  auto new_allocation = [&](Allocation::Kind kind) {
-    Allocation a;
-    a.index = static_cast<int64_t>(ba.allocations_.size());
-    a.kind = kind;
-    ba.allocations_.push_back(std::move(a));
-    return ba.allocations_.back().index;
-  };
-  auto place = [&](int64_t v, int64_t alloc) {
-    Allocation& a = ba.allocations_[alloc];
-    a.size = std::max(a.size, ba.values_[v].size);
-    a.values.emplace_back(v, 0);
-    if (ba.values_[v].live_out) a.maybe_live_out = true;
-    ba.value_slices_[v] = BufferSlice{alloc, 0, ba.values_[v].size};
-  };
-
-  // Parameters (by number) and constants first: they are never reused.
-  std::vector<const Instruction*> params;
-  for (const Instruction* inst : schedule) {
-    if (inst->opcode() == Opcode::kParameter) params.push_back(inst);
-  }
-  std::stable_sort(params.begin(), params.end(), [](const Instruction* a, const Instruction* b) {
-    return a->parameter_number() < b->parameter_number();
-  });
-  for (const Instruction* p : params) {
-    for (const auto& [path, v] : ba.leaves_.at(p)) {
-      int64_t alloc = new_allocation(Allocation::Kind::kParameter);
-      ba.allocations_[alloc].parameter_number = p->parameter_number();
-      ba.allocations_[alloc].parameter_index = path;
-      place(v, alloc);
-    }
-  }
-  for (const Instruction* inst : schedule) {
-    if (inst->opcode() != Opcode::kConstant) continue;
-    for (const auto& [path, v] : ba.leaves_.at(inst)) place(v, new_allocation(Allocation::Kind::kConstant));
-  }
-
-  // input_output_alias (entry only): output value -> the parameter value whose buffer it
-  // should take over. Whether that is safe is decided when the output is defined.
-  std::unordered_map<int64_t, std::pair<int64_t, const InputOutputAlias*>> alias_of;
-  const Module* module = computation.parent();
-  if (module != nullptr && module->entry() == &computation) {
-    for (const InputOutputAlias& alias : module->input_output_alias) {
-      const std::string what = "input_output_alias " + PathToString(alias.output_index) + ": (" +
-                               std::to_string(alias.parameter_number) + ", " +
-                               PathToString(alias.parameter_index) + ") not honoured: ";
-      const int64_t* out = FindLeaf(root_leaves, alias.output_index);
-      if (out == nullptr) {
-        ba.notes_.push_back(what + "the output has no array at that index");
-        continue;
-      }
-      const Instruction* param = nullptr;
-      for (const Instruction* p : params) {
-        if (p->parameter_number() == alias.parameter_number) param = p;
-      }
-      const int64_t* in = param ? FindLeaf(ba.leaves_.at(param), alias.parameter_index) : nullptr;
-      if (in == nullptr) {
-        ba.notes_.push_back(what + "no such parameter array");
-        continue;
-      }
-      if (*in == *out) continue;  // the parameter is returned as is
-      const LogicalValue& value = ba.values_[*out];
-      Opcode op = value.instruction->opcode();
-      if (op == Opcode::kParameter || op == Opcode::kConstant) {
-        ba.notes_.push_back(what + "the output is " + Name(*value.instruction) +
-                            ", which has its own buffer (the runtime copies it)");
-        continue;
-      }
-      if (alias_of.count(*out)) {
-        ba.notes_.push_back(what + "the same array is already aliased with another parameter");
-        continue;
-      }
-      alias_of[*out] = {*in, &alias};
-    }
-  }
-
-  // Whether `inst`, which defines one array of `size` bytes at step `s`, may write it over
-  // value `u` it reads: the code generator allows it for every operand that reads `u`,
-  // one of them is `u` itself, and `u` dies here.
-  auto may_overwrite = [&](const Instruction& inst, int64_t u, int64_t size, int64_t s) {
-    if (!options.may_share_operand || !inst.shape().IsArray()) return false;
-    const LogicalValue& uv = ba.values_[u];
-    if (uv.live_out || uv.last_use != s || uv.size != size) return false;
-    bool direct = false;
-    for (int64_t j = 0; j < inst.operand_count(); ++j) {
-      const BufferAssignment::LeafMap& leaves = ba.leaves_.at(inst.operand(j));
-      bool reads = std::any_of(leaves.begin(), leaves.end(),
-                               [&](const auto& leaf) { return leaf.second == u; });
-      if (!reads) continue;
-      if (!options.may_share_operand(inst, j)) return false;
-      if (leaves.size() == 1 && leaves[0].first.empty()) direct = true;
-    }
-    return direct;
-  };
-
-  // Temps: a linear scan. An allocation is busy until the last use of the value last
-  // placed in it; at step s those busy until before s are free.
-  std::vector<int64_t> busy_until(ba.allocations_.size(), 0);
-  std::vector<bool> is_free(ba.allocations_.size(), false);
-  using Busy = std::pair<int64_t, int64_t>;  // (until, allocation)
-  std::priority_queue<Busy, std::vector<Busy>, std::greater<Busy>> busy;
-  std::set<std::pair<int64_t, int64_t>> free_temps;  // (size, allocation)
-  std::vector<bool> shares_operand(ba.values_.size(), false);
-  auto occupy = [&](int64_t alloc, int64_t v) {
-    if (static_cast<size_t>(alloc) >= busy_until.size()) {
-      busy_until.resize(alloc + 1, 0);
-      is_free.resize(alloc + 1, false);
-    }
-    is_free[alloc] = false;
-    busy_until[alloc] = ba.values_[v].last_use;
-    busy.emplace(busy_until[alloc], alloc);
-  };
-  for (int64_t s = 0; s < steps; ++s) {
-    while (!busy.empty() && busy.top().first < s) {
-      auto [until, alloc] = busy.top();
-      busy.pop();
-      if (until != busy_until[alloc] || is_free[alloc]) continue;  // stale entry
-      is_free[alloc] = true;
-      free_temps.emplace(ba.allocations_[alloc].size, alloc);
-    }
-    const Instruction& inst = *schedule[s];
-    if (role[&inst] != Role::kDefine) continue;
-    for (const auto& [path, v] : ba.leaves_.at(&inst)) {
-      const LogicalValue& value = ba.values_[v];
-      if (value.live_out) {
-        auto alias = alias_of.find(v);
-        if (alias != alias_of.end()) {
-          auto [in, entry] = alias->second;
-          const std::string what = "input_output_alias " + PathToString(entry->output_index) +
-                                   ": (" + std::to_string(entry->parameter_number) + ", " +
-                                   PathToString(entry->parameter_index) + ") not honoured: ";
-          const LogicalValue& param = ba.values_[in];
-          int64_t alloc = ba.value_slices_[in].allocation;
-          std::string why;
-          if (ba.allocations_[alloc].values.size() > 1) {
-            why = "the parameter's buffer already holds another output";
-          } else if (param.live_out) {
-            why = "the parameter is returned too";
-          } else if (value.size > ba.allocations_[alloc].size) {
-            why = "the output is larger than the parameter";
-          } else if (param.last_use > s ||
-                     (param.last_use == s && !may_overwrite(inst, in, value.size, s))) {
-            why = Name(inst) + " is computed while the parameter is still read";
-          }
-          if (why.empty()) {
-            place(v, alloc);
-            if (param.last_use == s) shares_operand[v] = true;
-            continue;
-          }
-          ba.notes_.push_back(what + why + "; the output gets its own buffer");
-        }
-        // An output may also take over a temp operand that dies here (a while body's
-        // dynamic-update-slice of its state): that allocation becomes an output for good.
-        bool taken = false;
-        for (int64_t j = 0; j < inst.operand_count() && !taken && alias == alias_of.end(); ++j) {
-          const BufferAssignment::LeafMap& leaves = ba.leaves_.at(inst.operand(j));
-          if (leaves.size() != 1 || !leaves[0].first.empty()) continue;
-          int64_t u = leaves[0].second;
-          int64_t alloc = ba.value_slices_[u].allocation;
-          if (ba.allocations_[alloc].kind != Allocation::Kind::kTemp) continue;
-          if (!may_overwrite(inst, u, value.size, s)) continue;
-          ba.allocations_[alloc].kind = Allocation::Kind::kOutput;
-          place(v, alloc);
-          occupy(alloc, v);  // busy to the end: an output is never freed
-          shares_operand[v] = true;
-          taken = true;
-        }
-        if (taken) continue;
-        place(v, new_allocation(Allocation::Kind::kOutput));
-        continue;
-      }
-      // In place over an operand that dies here, when the code generator allows it.
-      bool shared = false;
-      for (int64_t j = 0; j < inst.operand_count() && !shared; ++j) {
-        const BufferAssignment::LeafMap& leaves = ba.leaves_.at(inst.operand(j));
-        if (leaves.size() != 1 || !leaves[0].first.empty()) continue;
-        int64_t u = leaves[0].second;
-        int64_t alloc = ba.value_slices_[u].allocation;
-        if (ba.allocations_[alloc].kind != Allocation::Kind::kTemp) continue;
-        if (!may_overwrite(inst, u, value.size, s)) continue;
-        place(v, alloc);
-        occupy(alloc, v);
-        shares_operand[v] = true;
-        shared = true;
-      }
-      if (shared) continue;
-      // Best fit among free temps at least as large; else grow the largest free one (it
-      // costs less than a new allocation); else a new one.
-      int64_t alloc = -1;
-      auto fit = free_temps.lower_bound({value.size, -1});
-      if (fit == free_temps.end() && !free_temps.empty()) fit = std::prev(free_temps.end());
-      if (fit != free_temps.end()) {
-        alloc = fit->second;
-        free_temps.erase(fit);
-      } else {
-        alloc = new_allocation(Allocation::Kind::kTemp);
-      }
-      place(v, alloc);
-      occupy(alloc, v);
-    }
-  }
-
-  // --- Totals. ---
-  int64_t resident = 0;
-  for (const Allocation& a : ba.allocations_) {
-    ba.total_bytes_ += a.size;
-    if (a.kind == Allocation::Kind::kTemp) ba.temp_bytes_ += a.size;
-    if (a.kind == Allocation::Kind::kParameter || a.kind == Allocation::Kind::kConstant) {
-      resident += a.size;
-    }
-  }
-  std::vector<int64_t> delta(steps + 1, 0);
-  for (size_t v = 0; v < ba.values_.size(); ++v) {
-    const LogicalValue& value = ba.values_[v];
-    Allocation::Kind kind = ba.allocations_[ba.value_slices_[v].allocation].kind;
-    if (kind != Allocation::Kind::kTemp && kind != Allocation::Kind::kOutput) continue;
-    // A value written over its operand shares the operand's bytes at the defining step.
-    int64_t start = value.defined_at + (shares_operand[v] ? 1 : 0);
-    int64_t end = std::min(value.last_use, steps - 1);
-    if (start > end) continue;
-    delta[start] += value.size;
-    delta[end + 1] -= value.size;
-  }
-  int64_t live = 0, peak = 0;
-  for (int64_t s = 0; s < steps; ++s) {
-    live += delta[s];
-    peak = std::max(peak, live);
-  }
-  ba.peak_live_bytes_ = resident + peak;
+  BufferAssigner assigner(computation, schedule, options, &ba);
+  RETURN_IF_ERROR(assigner.DefineValues());
+  assigner.ComputeLiveness();
+  assigner.PlaceParametersAndConstants();
+  assigner.CollectAliasRequests();
+  assigner.PlaceTempsAndOutputs();
+  assigner.ComputeTotals();
   return ba;
 }
 

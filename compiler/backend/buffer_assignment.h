@@ -112,6 +112,7 @@ class BufferAssignment {
   friend StatusOr<BufferAssignment> AssignBuffers(const Computation&,
                                                   const std::vector<const Instruction*>&,
                                                   const BufferAssignmentOptions&);
+  friend class BufferAssigner;  // AssignBuffers' phases (buffer_assignment.cc)
   using LeafMap = std::vector<std::pair<std::vector<int64_t>, int64_t>>;  // path -> value id
 
   std::string computation_name_;
