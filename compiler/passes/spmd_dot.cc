@@ -1,0 +1,316 @@
+// The SPMD partitioner's dot rule: a dot whose operands split batch or free dims is
+// computed tile by tile; one whose operands split contracting dims computes partial sums
+// and reduces them (all-reduce, or reduce-scatter onto the dot's own split), unless
+// gathering the split operand brings no more bytes to a device (XLA's choice).
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/passes/spmd_partitioner_internal.h"
+
+namespace fusebox {
+namespace spmd_internal {
+
+// A dot's dimension numbers with the free dims of each operand.
+struct DotDims {
+  explicit DotDims(const Instruction& inst);
+
+  // Operand grids for a result computed as `c`, with contracting dim i split by piece[d][i]
+  // (counts ccounts; empty piece: contracting dims whole).
+  std::pair<Grid, Grid> OperandGrids(const Grid& c, const std::vector<std::vector<int64_t>>& piece,
+                                     const std::vector<int64_t>& ccounts, int64_t devices) const;
+
+  const DotDimensionNumbers& dn;
+  int64_t lrank, rrank;
+  std::vector<int64_t> lfree, rfree;
+  int64_t nb, nc;  // batch and contracting dim counts
+};
+
+// How the operand that splits the contracting dims splits them.
+struct ContractingSplit {
+  std::vector<std::vector<int64_t>> piece;  // per device: its piece, per contracting dim
+  std::vector<int64_t> ccounts;             // per contracting dim: its tile count
+  int64_t pieces = 1;
+  std::string text;  // "contracting dim k of %x is split n ways", for the reasons
+};
+
+// Where a dot's partial sums are computed and the device groups that reduce them
+// (a reduce-scatter along scatter_dim when it is >= 0, else an all-reduce).
+struct PartialPlan {
+  Grid computed;
+  std::vector<std::vector<int64_t>> groups;
+  int64_t scatter_dim = -1;
+};
+
+// The dims of one dot operand that are neither batch nor contracting dims, in order.
+std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < rank; ++k) {
+    if (std::find(batch.begin(), batch.end(), k) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), k) == contracting.end()) {
+      out.push_back(k);
+    }
+  }
+  return out;
+}
+
+DotDims::DotDims(const Instruction& inst)
+    : dn(*inst.attrs().dot_dimension_numbers),
+      lrank(inst.operand(0)->shape().rank()),
+      rrank(inst.operand(1)->shape().rank()),
+      lfree(FreeDims(lrank, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions)),
+      rfree(FreeDims(rrank, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions)),
+      nb(static_cast<int64_t>(dn.lhs_batch_dimensions.size())),
+      nc(static_cast<int64_t>(dn.lhs_contracting_dimensions.size())) {}
+
+std::pair<Grid, Grid> DotDims::OperandGrids(const Grid& c,
+                                            const std::vector<std::vector<int64_t>>& piece,
+                                            const std::vector<int64_t>& ccounts,
+                                            int64_t devices) const {
+  std::vector<int64_t> lfrom(lrank, -1), rfrom(rrank, -1);
+  for (int64_t i = 0; i < nb; ++i) {
+    lfrom[dn.lhs_batch_dimensions[i]] = i;
+    rfrom[dn.rhs_batch_dimensions[i]] = i;
+  }
+  for (size_t i = 0; i < lfree.size(); ++i) lfrom[lfree[i]] = nb + static_cast<int64_t>(i);
+  for (size_t i = 0; i < rfree.size(); ++i) {
+    rfrom[rfree[i]] = nb + static_cast<int64_t>(lfree.size() + i);
+  }
+  Grid lg = Derived(c, lfrom), rg = Derived(c, rfrom);
+  if (!piece.empty()) {
+    for (int64_t i = 0; i < nc; ++i) {
+      const int64_t lk = dn.lhs_contracting_dimensions[i], rk = dn.rhs_contracting_dimensions[i];
+      lg.counts[lk] = ccounts[i];
+      rg.counts[rk] = ccounts[i];
+      for (int64_t d = 0; d < devices; ++d) {
+        lg.index[d][lk] = piece[d][i];
+        rg.index[d][rk] = piece[d][i];
+      }
+    }
+    RenumberCopies(lg);
+    RenumberCopies(rg);
+  }
+  return std::make_pair(lg, rg);
+}
+
+ContractingSplit SplitOfContractingDims(const Grid& src, const std::vector<int64_t>& cdims,
+                                        const std::string& src_name, int64_t devices) {
+  ContractingSplit split;
+  split.piece.resize(devices);
+  for (int64_t k : cdims) {
+    split.ccounts.push_back(src.counts[k]);
+    split.pieces *= src.counts[k];
+  }
+  for (int64_t d = 0; d < devices; ++d) {
+    for (int64_t k : cdims) split.piece[d].push_back(src.index[d][k]);
+  }
+  for (size_t i = 0; i < cdims.size(); ++i) {
+    if (src.counts[cdims[i]] == 1) continue;
+    if (!split.text.empty()) split.text += ", ";
+    split.text += "contracting dim " + std::to_string(cdims[i]) + " of %" + src_name +
+                  " is split " + std::to_string(src.counts[cdims[i]]) + " ways";
+  }
+  return split;
+}
+
+// Where the partial sums are computed and how they are reduced: (1) on the dot's own
+// grid when its copies hold the pieces (all-reduce); (2) with one split dim j of it
+// made whole when its devices hold the pieces (reduce-scatter along j); (3) whole on
+// every device (all-reduce, then slice). nullopt when none of these holds the pieces.
+std::optional<PartialPlan> PlanPartialSums(const Grid& target, const ContractingSplit& split,
+                                           int64_t devices) {
+  auto tile_groups = [&](const Grid& c) {
+    return GroupDevices(
+        devices, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
+  };
+  std::optional<PartialPlan> plan;
+  if (auto groups = tile_groups(target); GroupsHoldEachPieceOnce(groups, split.piece, split.pieces)) {
+    plan = PartialPlan{target, groups, -1};
+  }
+  for (int64_t j = 0; !plan && j < target.rank(); ++j) {
+    if (target.counts[j] == 1) continue;
+    auto rs_groups = GroupDevices(
+        devices,
+        [&](int64_t d) {
+          std::vector<int64_t> key = target.index[d];
+          key[j] = 0;
+          key.push_back(target.copy[d]);
+          return key;
+        },
+        [&](int64_t d) { return target.index[d][j]; });
+    if (GroupsHoldEachPieceOnce(rs_groups, split.piece, split.pieces) &&
+        split.pieces == target.counts[j])
+      plan = PartialPlan{Relaxed(target, {j}), rs_groups, j};
+  }
+  if (!plan) {
+    Grid whole = ReplicatedGrid(target.rank(), devices);
+    if (auto all = tile_groups(whole); GroupsHoldEachPieceOnce(all, split.piece, split.pieces))
+      plan = PartialPlan{whole, all, -1};
+  }
+  return plan;
+}
+
+// (0) XLA's choice when the result splits an lhs-free dim and an rhs-free dim over
+// different devices and one operand (`gi`) splits the contracting dims: gather that
+// operand along them (over the devices that split them) so the dot is local, rather than
+// move the other operand's split with an all-to-all and reduce partial sums, when the
+// gather brings no more bytes to a device than that plan hands to its collectives.
+// Bytes compared: what the all-gather adds to each device, against what that plan
+// hands to its collectives per device (the other operand's tile, the partial sums).
+// Returns the reason for gathering, or nullopt to keep the partial-sum plan.
+std::optional<std::string> GatherInsteadWhy(const Instruction& inst, const Grid& target,
+                                            const DotDims& dims, const Grid& lcur,
+                                            const Grid& rcur, const PartialPlan& plan,
+                                            const ContractingSplit& split, int64_t gi,
+                                            int64_t devices) {
+  const DotDimensionNumbers& dn = dims.dn;
+  const int64_t nb = dims.nb;
+  const int64_t oi = 1 - gi;
+  const Grid& gcur = gi == 0 ? lcur : rcur;
+  const Grid& ocur = gi == 0 ? rcur : lcur;
+  const int64_t nl = static_cast<int64_t>(dims.lfree.size());
+  std::set<std::vector<int64_t>> pairs;
+  for (int64_t d = 0; d < devices; ++d) {
+    const std::vector<int64_t>& idx = target.index[d];
+    pairs.insert(std::vector<int64_t>(idx.begin() + nb, idx.end()));
+  }
+  int64_t lcount = 1, rcount = 1;
+  for (int64_t k = nb; k < target.rank(); ++k)
+    (k < nb + nl ? lcount : rcount) *= target.counts[k];
+  if (lcount == 1 || rcount == 1 || static_cast<int64_t>(pairs.size()) != lcount * rcount)
+    return std::nullopt;
+  const std::vector<int64_t>& gcdims =
+      gi == 0 ? dn.lhs_contracting_dimensions : dn.rhs_contracting_dimensions;
+  auto [lg_local, rg_local] = dims.OperandGrids(target, {}, {}, devices);
+  auto [lg_part, rg_part] = dims.OperandGrids(plan.computed, split.piece, split.ccounts, devices);
+  const Grid& g_local = gi == 0 ? lg_local : rg_local;
+  const Grid& o_local = gi == 0 ? rg_local : lg_local;
+  const Grid& g_part = gi == 0 ? lg_part : rg_part;
+  const Grid& o_part = gi == 0 ? rg_part : lg_part;
+  // Gathering moves only the split operand's contracting dims; the partial-sum plan
+  // moves only the other operand, by one all-to-all.
+  if (!HeldCovers(ocur, o_local) || !HeldCovers(Relaxed(gcur, gcdims), g_local)) {
+    return std::nullopt;
+  }
+  if (!HeldCovers(gcur, g_part) || HeldCovers(ocur, o_part) || !AllToAllDims(ocur, o_part)) {
+    return std::nullopt;
+  }
+  const Instruction& gop = *inst.operand(gi);
+  const Instruction& oop = *inst.operand(oi);
+  StatusOr<Shape> gtile = LocalShape(gcur, gop.shape(), gop.name());
+  StatusOr<Shape> otile = LocalShape(ocur, oop.shape(), oop.name());
+  StatusOr<Shape> partial = LocalShape(plan.computed, inst.shape(), inst.name());
+  if (!gtile.ok() || !otile.ok() || !partial.ok()) return std::nullopt;
+  int64_t ways = 1;
+  std::string dims_text;
+  for (int64_t k : gcdims) {
+    ways *= gcur.counts[k];
+    if (gcur.counts[k] > 1) dims_text += (dims_text.empty() ? "" : ",") + std::to_string(k);
+  }
+  const int64_t gathered = gtile->ByteSize() * (ways - 1);
+  const int64_t moved = otile->ByteSize(), reduced = partial->ByteSize();
+  if (gathered < 0 || moved < 0 || reduced < 0 || gathered > moved + reduced) {
+    return std::nullopt;
+  }
+  return "%" + inst.name() + " splits lhs-free and rhs-free dims over different devices (" +
+         DescribeGrid(target) + "): gathering contracting dim " + dims_text + " of %" +
+         gop.name() + " makes it local and brings " + std::to_string(gathered) +
+         " B to each device, not more than an all-to-all of %" + oop.name() + " (" +
+         std::to_string(moved) + " B/device) and a " +
+         (plan.scatter_dim >= 0 ? "reduce-scatter" : "all-reduce") + " of partial sums (" +
+         std::to_string(reduced) + " B/device)";
+}
+
+StatusOr<Instruction*> Partitioner::LocalDot(const Instruction& inst, const Grid& c,
+                                             const Grid& lg, const Grid& rg,
+                                             const std::string& why) {
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(c, inst.shape(), "%" + inst.name()));
+  ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, lg, why));
+  ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, rg, why));
+  return Clone(inst, {lhs, rhs}, shape);
+}
+
+StatusOr<Value> Partitioner::ReducePartialSums(const Instruction& inst, const Grid& target,
+                                               const DotDims& dims, const PartialPlan& plan,
+                                               const ContractingSplit& split,
+                                               const std::string& why) {
+  const bool scatter = plan.scatter_dim >= 0;
+  auto [lg, rg] = dims.OperandGrids(plan.computed, split.piece, split.ccounts, devices_);
+  ASSIGN_OR_RETURN(Instruction * partial, LocalDot(inst, plan.computed, lg, rg, why));
+  const std::string text = GroupsText(plan.groups);
+  Shape out = partial->shape();
+  if (scatter) {
+    ASSIGN_OR_RETURN(out, LocalShape(target, inst.shape(), "%" + inst.name()));
+  }
+  Instruction* sum = Add(scatter ? Opcode::kReduceScatter : Opcode::kAllReduce,
+                         scatter ? "reduce-scatter" : "all-reduce", out, {partial});
+  InstructionAttributes& attrs = sum->mutable_attrs();
+  attrs.channel_id = next_channel_++;
+  attrs.replica_groups = ReplicaGroups{};
+  attrs.replica_groups->groups = plan.groups;
+  attrs.use_global_device_ids = true;
+  if (scatter) attrs.dimensions = std::vector<int64_t>{plan.scatter_dim};
+  sum->AppendCalledComputation(Adder(inst.shape().element_type()));
+  sum->set_call_form(CallForm::kToApply);
+  if (scatter) {
+    const std::string j = std::to_string(plan.scatter_dim);
+    Record(sum, inst.name(), inst.name(), text,
+           "reduce-scatter of %" + inst.name() + " along dim " + j + " over " + text + ": " +
+               split.text + " and %" + inst.name() + " is split along dim " + j +
+               " over the same devices");
+    return Value{sum, inst.shape(), {target}};
+  }
+  Record(sum, inst.name(), inst.name(), text,
+         "all-reduce of %" + inst.name() + " over " + text + ": " + split.text);
+  if (plan.computed.SameTiles(target)) return Value{sum, inst.shape(), {target}};
+  return Finish(inst, sum, plan.computed, target);
+}
+
+StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
+  const DotDims dims(inst);
+  const DotDimensionNumbers& dn = dims.dn;
+  // Contracting dims split on an operand: partial sums, reduced over the devices that
+  // hold the pieces of one result tile.
+  ASSIGN_OR_RETURN(Grid lcur, OperandGrid(inst, 0));
+  ASSIGN_OR_RETURN(Grid rcur, OperandGrid(inst, 1));
+  const bool lhs_split =
+      std::any_of(dn.lhs_contracting_dimensions.begin(), dn.lhs_contracting_dimensions.end(),
+                  [&](int64_t k) { return lcur.counts[k] > 1; });
+  const bool rhs_split =
+      std::any_of(dn.rhs_contracting_dimensions.begin(), dn.rhs_contracting_dimensions.end(),
+                  [&](int64_t k) { return rcur.counts[k] > 1; });
+  if (lhs_split || rhs_split) {
+    const ContractingSplit split = SplitOfContractingDims(
+        lhs_split ? lcur : rcur,
+        lhs_split ? dn.lhs_contracting_dimensions : dn.rhs_contracting_dimensions,
+        inst.operand(lhs_split ? 0 : 1)->name(), devices_);
+    const std::string why = "%" + inst.name() + " computes partial sums where " + split.text;
+    const std::optional<PartialPlan> plan = PlanPartialSums(target, split, devices_);
+    if (plan && lhs_split != rhs_split) {
+      const std::optional<std::string> gather_why = GatherInsteadWhy(
+          inst, target, dims, lcur, rcur, *plan, split, lhs_split ? 0 : 1, devices_);
+      if (gather_why) {
+        auto [lg, rg] = dims.OperandGrids(target, {}, {}, devices_);
+        ASSIGN_OR_RETURN(Instruction * local, LocalDot(inst, target, lg, rg, *gather_why));
+        return Value{local, inst.shape(), {target}};
+      }
+    }
+    if (plan) return ReducePartialSums(inst, target, dims, *plan, split, why);
+  }
+  // Contracting dims whole: batch and free dims split as the result, no reduction.
+  auto [lg, rg] = dims.OperandGrids(target, {}, {}, devices_);
+  ASSIGN_OR_RETURN(Instruction * local,
+                   LocalDot(inst, target, lg, rg,
+                            "%" + inst.name() +
+                                " needs its contracting dims whole and its batch "
+                                "and free dims split as its result (" +
+                                DescribeGrid(target) + ")"));
+  return Value{local, inst.shape(), {target}};
+}
+
+}  // namespace spmd_internal
+}  // namespace fusebox

@@ -1,0 +1,240 @@
+// Internal to the SPMD partitioner (spmd_partitioner.cc, spmd_rules.cc, spmd_dot.cc): the
+// grid a sharding gives each device, the value a partitioned instruction becomes, and the
+// Partitioner that walks a computation. Not for use outside those files.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/collectives.h"
+#include "compiler/ir/module.h"
+#include "compiler/ir/sharding.h"
+#include "compiler/passes/pass.h"
+
+namespace fusebox {
+namespace spmd_internal {
+
+inline constexpr char kPassName[] = "spmd-partitioner";
+
+// --- Grids ------------------------------------------------------------------------------
+
+// One array's sharding seen per device: the tile each device holds (tiles of a dim are
+// equal: uneven splits are refused). Devices holding the same tile are numbered by
+// `copy` (0, 1, ... in device order), which is what groups them for collectives.
+struct Grid {
+  std::vector<int64_t> counts;              // tiles per data dim
+  std::vector<std::vector<int64_t>> index;  // per device: its tile, per data dim
+  std::vector<int64_t> copy;                // per device: rank among holders of its tile
+
+  int64_t rank() const { return static_cast<int64_t>(counts.size()); }
+  int64_t devices() const { return static_cast<int64_t>(index.size()); }
+  bool Replicated() const {
+    return std::all_of(counts.begin(), counts.end(), [](int64_t c) { return c == 1; });
+  }
+  bool SameTiles(const Grid& other) const { return counts == other.counts && index == other.index; }
+};
+
+// One leaf of a value: its grid, or nullopt for a manual (already per-device) leaf.
+using LeafGrid = std::optional<Grid>;
+
+// An instruction of the global computation as partitioned: its per-device instruction,
+// its global shape and each leaf's grid.
+struct Value {
+  Instruction* local = nullptr;
+  Shape global;
+  std::vector<LeafGrid> leaves;  // one per array, one per element of a (flat) tuple
+};
+
+// Renumbers `copy` after `counts` or `index` changed.
+void RenumberCopies(Grid& grid);
+
+// A grid of `rank` whole dims: every device holds everything.
+Grid ReplicatedGrid(int64_t rank, int64_t devices);
+
+// `grid` with the dims in `dims` whole on every device.
+Grid Relaxed(Grid grid, const std::vector<int64_t>& dims);
+
+// A grid of `rank` dims whose dim k is split as `source`'s dim from[k] (-1: whole).
+Grid Derived(const Grid& source, const std::vector<int64_t>& from);
+
+// "{devices=[1,4]...}" for messages; grids come from shardings or are derived.
+std::string DescribeGrid(const Grid& g);
+
+// The grid of an array sharding; nullopt for manual. Maximal is computed as replicated.
+StatusOr<std::optional<Grid>> GridOf(const Sharding& s, int64_t rank, int64_t devices,
+                                     const std::string& where);
+
+// The per-device shape of `global` under `grid`; uneven splits are refused.
+StatusOr<Shape> LocalShape(const Grid& grid, const Shape& global, const std::string& where);
+
+// Where device d's tile starts, per dim.
+std::vector<int64_t> TileStart(const Grid& grid, const Shape& global, int64_t d);
+
+// Devices grouped by `key`, each group sorted by `order`.
+template <typename KeyFn, typename OrderFn>
+std::vector<std::vector<int64_t>> GroupDevices(int64_t devices, KeyFn key, OrderFn order) {
+  std::map<std::vector<int64_t>, std::vector<int64_t>> by_key;
+  for (int64_t d = 0; d < devices; ++d) by_key[key(d)].push_back(d);
+  std::vector<std::vector<int64_t>> groups;
+  for (auto& [k, members] : by_key) {
+    std::stable_sort(members.begin(), members.end(),
+                     [&](int64_t a, int64_t b) { return order(a) < order(b); });
+    groups.push_back(members);
+  }
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+// Replica groups as XLA's text writes them ("{{0,1},{2,3}}").
+std::string GroupsText(const std::vector<std::vector<int64_t>>& groups);
+
+// Whether two values' leaves have the same grids (or are both manual).
+bool SameLeaves(const std::vector<LeafGrid>& a, const std::vector<LeafGrid>& b);
+
+// The reducer's identity check: the computation is (x, y) -> op(x, y) for one of add,
+// multiply, maximum, minimum, and, or, and `init` is that op's identity.
+bool InitIsIdentity(const Computation& reducer, const Instruction& init);
+
+// Pieces of a split reduction: every device computes the partial result of one piece
+// of the reduced dims; `groups` are the devices whose partials add up to a whole result.
+// Valid when each group holds every piece exactly once.
+bool GroupsHoldEachPieceOnce(const std::vector<std::vector<int64_t>>& groups,
+                             const std::vector<std::vector<int64_t>>& piece, int64_t pieces);
+
+// The dims (a, b) when going from `from` to `to` moves one split from dim a to dim b over
+// the same devices and keeps every other dim as it is: what one all-to-all does.
+std::optional<std::pair<int64_t, int64_t>> AllToAllDims(const Grid& from, const Grid& to);
+
+// Whether every device's tile under `to` lies within the one it holds under `from` (a
+// local slice, no collective, reaches `to`).
+bool HeldCovers(const Grid& from, const Grid& to);
+
+// The dot rule's planning types (spmd_dot.cc).
+struct DotDims;
+struct ContractingSplit;
+struct PartialPlan;
+
+// --- The partitioner ----------------------------------------------------------------------
+
+// Builds the per-device computations of one module, numbering the channels of the
+// collectives it inserts after the module's own.
+class Partitioner {
+ public:
+  Partitioner(Module& module, PassContext& context, int64_t devices)
+      : module_(module), context_(context), devices_(devices) {
+    int64_t max_channel = 0;
+    for (const auto& c : module.computations()) {
+      for (const auto& inst : c->instructions()) {
+        if (inst->has_attributes() && inst->attrs().channel_id) {
+          max_channel = std::max(max_channel, *inst->attrs().channel_id);
+        }
+      }
+    }
+    next_channel_ = max_channel + 1;
+  }
+
+  // The per-device version of `old`: parameters take `params` (leaves per parameter),
+  // the root is resharded to `root`. `entry` keeps parameter and root shardings.
+  StatusOr<std::unique_ptr<Computation>> PartitionComputation(
+      const Computation& old, const std::vector<std::vector<LeafGrid>>& params,
+      const std::vector<LeafGrid>& root, const std::string& name, bool entry);
+
+ private:
+  struct Scope {
+    Computation* computation = nullptr;
+    Instruction* partition_id = nullptr;
+    std::unordered_map<const Instruction*, Value> values;
+  };
+
+  // --- building blocks ---
+  Instruction* Add(Opcode opcode, const std::string& prefix, Shape shape,
+                   const std::vector<Instruction*>& operands);
+  // As Add, named exactly `name` (an instruction of the global computation this one
+  // replaces) unless the new computation already has it.
+  Instruction* AddNamed(Opcode opcode, const std::string& name, Shape shape,
+                        const std::vector<Instruction*>& operands);
+  Instruction* Clone(const Instruction& inst, const std::vector<Instruction*>& operands,
+                     const Shape& shape);
+  Instruction* PartitionId();
+  Instruction* ScalarS32(int64_t value);
+  // This device's entry of `per_device` as an s32[] (a constant table indexed by
+  // partition-id, or one constant when every device has the same value).
+  Instruction* PerDeviceOffset(const std::vector<int64_t>& per_device);
+  // A dynamic-slice of `local` at per-device offsets (per device, per dim) to `shape`.
+  Instruction* SliceAt(Instruction* local, const std::vector<std::vector<int64_t>>& offsets,
+                       const Shape& shape);
+  Computation* Adder(PrimitiveType type);
+  void Record(Instruction* collective, const std::string& for_instruction,
+              const std::string& operand, const std::string& groups, const std::string& reason);
+  void RecordFallback(const Instruction& inst, const std::string& why);
+
+  // --- resharding ---
+  StatusOr<Instruction*> Reshard(Instruction* local, const Grid& from, const Grid& to,
+                                 const Shape& global, const std::string& operand,
+                                 const std::string& for_instruction, const std::string& why);
+  std::optional<Instruction*> TrySliceTo(Instruction* local, const Grid& from, const Grid& to,
+                                         const Shape& global, const std::string& where);
+  StatusOr<std::optional<Instruction*>> TryAllToAll(Instruction* local, const Grid& from,
+                                                    const Grid& to, const Shape& global,
+                                                    const std::string& operand,
+                                                    const std::string& for_instruction,
+                                                    const std::string& why);
+  StatusOr<Instruction*> AllGather(Instruction* local, Grid& grid, int64_t dim, const Shape& global,
+                                   const std::string& operand, const std::string& for_instruction,
+                                   const std::string& why);
+  StatusOr<Instruction*> ReshardValue(const Value& value, const std::vector<LeafGrid>& to,
+                                      const std::string& operand,
+                                      const std::string& for_instruction, const std::string& why);
+  // Operand i of `inst` as an array with `grid`.
+  StatusOr<Instruction*> Operand(const Instruction& inst, int64_t i, const Grid& grid,
+                                 const std::string& why);
+  StatusOr<Grid> OperandGrid(const Instruction& inst, int64_t i);
+
+  // --- rules (spmd_rules.cc; the dot rule in spmd_dot.cc) ---
+  StatusOr<std::vector<LeafGrid>> TargetLeaves(const Instruction& inst);
+  StatusOr<Value> Visit(const Instruction& inst);
+  // The custom calls that mark shardings: SPMDFullToShardShape, SPMDShardToFullShape and
+  // Sharding.
+  StatusOr<Value> ShardingMarker(const Instruction& inst, const std::string& target_name,
+                                 const std::vector<LeafGrid>& target);
+  StatusOr<Value> Parameter(const Instruction& inst, const std::vector<LeafGrid>& target);
+  StatusOr<Value> GetTupleElement(const Instruction& inst, const std::vector<LeafGrid>& target);
+  StatusOr<Value> Tuple(const Instruction& inst, const std::vector<LeafGrid>& target);
+  // The rules for an array-shaped result with an automatic sharding `t`.
+  StatusOr<Value> ArrayOp(const Instruction& inst, const Grid& t,
+                          const std::vector<LeafGrid>& target);
+  StatusOr<Value> Finish(const Instruction& inst, Instruction* local, const Grid& computed,
+                         const Grid& target);
+  StatusOr<Value> Elementwise(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Dot(const Instruction& inst, const Grid& target);
+  StatusOr<Instruction*> LocalDot(const Instruction& inst, const Grid& c, const Grid& lg,
+                                  const Grid& rg, const std::string& why);
+  StatusOr<Value> ReducePartialSums(const Instruction& inst, const Grid& target,
+                                    const DotDims& dims, const PartialPlan& plan,
+                                    const ContractingSplit& split, const std::string& why);
+  StatusOr<Value> Reduce(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Reshape(const Instruction& inst, const Grid& target);
+  StatusOr<Value> AlongUnsplitDims(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Convolution(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Iota(const Instruction& inst, const Grid& target);
+  StatusOr<Value> ControlFlow(const Instruction& inst, const std::vector<LeafGrid>& target);
+  StatusOr<Value> Manual(const Instruction& inst, const std::vector<LeafGrid>& target);
+  StatusOr<Value> Fallback(const Instruction& inst, const std::vector<LeafGrid>& target,
+                           const std::string& why);
+
+  Module& module_;
+  PassContext& context_;
+  int64_t devices_;
+  int64_t next_channel_ = 1;
+  std::map<PrimitiveType, Computation*> adders_;
+  Scope* scope_ = nullptr;
+};
+
+}  // namespace spmd_internal
+}  // namespace fusebox

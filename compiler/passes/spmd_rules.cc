@@ -1,0 +1,606 @@
+// The SPMD partitioner's rules per opcode: how each instruction becomes per-device code
+// (elementwise, reduce, reshape, ops along unsplit dims, convolution, iota, control flow,
+// manual regions, sharding markers, tuples), and the replicated fallback for the rest.
+// The dot rule has a file of its own (spmd_dot.cc).
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/passes/spmd_partitioner_internal.h"
+
+namespace fusebox {
+namespace spmd_internal {
+
+// --- Rules ----------------------------------------------------------------------------------
+
+StatusOr<std::vector<LeafGrid>> Partitioner::TargetLeaves(const Instruction& inst) {
+  const std::string where = "%" + inst.name();
+  ASSIGN_OR_RETURN(std::optional<Sharding> sharding, ShardingOf(inst));
+  Sharding s = sharding ? *sharding : Sharding::Replicated();
+  std::vector<LeafGrid> leaves;
+  if (!inst.shape().IsTuple()) {
+    if (s.IsTuple()) {
+      if (s.elements.size() != 1) return InvalidArgument(where + ": tuple sharding on an array");
+      s = s.elements[0];
+    }
+    const int64_t rank = inst.shape().IsArray() ? inst.shape().rank() : 0;
+    if (!inst.shape().IsArray()) s = s.IsManual() ? Sharding::Manual() : Sharding::Replicated();
+    ASSIGN_OR_RETURN(LeafGrid g, GridOf(s, rank, devices_, where));
+    leaves.push_back(std::move(g));
+    return leaves;
+  }
+  if (s.IsTuple() && static_cast<int64_t>(s.elements.size()) != inst.shape().tuple_size()) {
+    return InvalidArgument(where + ": tuple sharding has " + std::to_string(s.elements.size()) +
+                           " elements for a tuple of " + std::to_string(inst.shape().tuple_size()));
+  }
+  for (int64_t i = 0; i < inst.shape().tuple_size(); ++i) {
+    const Shape& element = inst.shape().tuple_shapes(i);
+    if (element.IsTuple()) {
+      return InvalidArgument(where + ": nested tuples are not supported by spmd-partitioner");
+    }
+    Sharding leaf = s.Leaf(static_cast<size_t>(i));
+    if (!element.IsArray()) leaf = leaf.IsManual() ? Sharding::Manual() : Sharding::Replicated();
+    ASSIGN_OR_RETURN(LeafGrid g, GridOf(leaf, element.IsArray() ? element.rank() : 0, devices_,
+                                        where + " (tuple element " + std::to_string(i) + ")"));
+    leaves.push_back(std::move(g));
+  }
+  return leaves;
+}
+
+StatusOr<Value> Partitioner::Finish(const Instruction& inst, Instruction* local,
+                                    const Grid& computed, const Grid& target) {
+  ASSIGN_OR_RETURN(Instruction * out,
+                   Reshard(local, computed, target, inst.shape(), inst.name(), inst.name(),
+                           "%" + inst.name() + " is wanted " + DescribeGrid(target)));
+  return Value{out, inst.shape(), {target}};
+}
+
+StatusOr<Value> Partitioner::Elementwise(const Instruction& inst, const Grid& target) {
+  ASSIGN_OR_RETURN(Shape local_shape, LocalShape(target, inst.shape(), "%" + inst.name()));
+  std::vector<Instruction*> operands;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Shape& s = inst.operand(i)->shape();
+    Grid want = s.rank() == 0 ? ReplicatedGrid(0, devices_) : target;
+    ASSIGN_OR_RETURN(Instruction * op, Operand(inst, i, want,
+                                               "%" + inst.name() +
+                                                   " needs its operands split as "
+                                                   "its result (" +
+                                                   DescribeGrid(want) + ")"));
+    operands.push_back(op);
+  }
+  return Value{Clone(inst, operands, local_shape), inst.shape(), {target}};
+}
+
+StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target) {
+  const Instruction& operand = *inst.operand(0);
+  const std::vector<int64_t>& reduced = inst.dimensions();
+  const int64_t rank = operand.shape().rank();
+  std::vector<int64_t> kept_from(rank, -1);  // operand dim -> result dim
+  int64_t next = 0;
+  for (int64_t k = 0; k < rank; ++k) {
+    if (std::find(reduced.begin(), reduced.end(), k) == reduced.end()) kept_from[k] = next++;
+  }
+  ASSIGN_OR_RETURN(Grid cur, OperandGrid(inst, 0));
+  std::vector<int64_t> split;  // reduced dims the operand holds split
+  for (int64_t k : reduced) {
+    if (cur.counts[k] > 1) split.push_back(k);
+  }
+  Instruction* init = scope_->values.at(inst.operand(1)).local;
+  if (!split.empty() && InitIsIdentity(*inst.to_apply(), *inst.operand(1))) {
+    std::vector<std::vector<int64_t>> piece(devices_);
+    int64_t pieces = 1;
+    for (int64_t k : split) pieces *= cur.counts[k];
+    for (int64_t d = 0; d < devices_; ++d) {
+      for (int64_t k : split) piece[d].push_back(cur.index[d][k]);
+    }
+    std::string split_text;
+    for (int64_t k : split) {
+      split_text += std::string(split_text.empty() ? "" : ", ") + "reduced dim " +
+                    std::to_string(k) + " of %" + operand.name() + " is split " +
+                    std::to_string(cur.counts[k]) + " ways";
+    }
+    for (const Grid& c : {target, ReplicatedGrid(target.rank(), devices_)}) {
+      auto groups = GroupDevices(
+          devices_, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
+      if (!GroupsHoldEachPieceOnce(groups, piece, pieces)) continue;
+      Grid want = Derived(c, kept_from);
+      for (int64_t k : split) {
+        want.counts[k] = cur.counts[k];
+        for (int64_t d = 0; d < devices_; ++d) want.index[d][k] = cur.index[d][k];
+      }
+      RenumberCopies(want);
+      ASSIGN_OR_RETURN(Shape shape, LocalShape(c, inst.shape(), "%" + inst.name()));
+      ASSIGN_OR_RETURN(Instruction * op,
+                       Operand(inst, 0, want,
+                               "%" + inst.name() + " reduces partial pieces where " + split_text));
+      Instruction* partial = Clone(inst, {op, init}, shape);
+      Instruction* sum = Add(Opcode::kAllReduce, "all-reduce", shape, {partial});
+      InstructionAttributes& attrs = sum->mutable_attrs();
+      attrs.channel_id = next_channel_++;
+      attrs.replica_groups = ReplicaGroups{};
+      attrs.replica_groups->groups = groups;
+      attrs.use_global_device_ids = true;
+      sum->AppendCalledComputation(inst.to_apply());
+      sum->set_call_form(CallForm::kToApply);
+      const std::string text = GroupsText(groups);
+      Record(sum, inst.name(), inst.name(), text,
+             "all-reduce of %" + inst.name() + " over " + text + " with %" +
+                 inst.to_apply()->name() + ": " + split_text);
+      return Finish(inst, sum, c, target);
+    }
+  }
+  Grid want = Derived(target, kept_from);
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(target, inst.shape(), "%" + inst.name()));
+  std::string why = "%" + inst.name() + " needs its reduced dims whole";
+  if (!split.empty() && !InitIsIdentity(*inst.to_apply(), *inst.operand(1))) {
+    why += " (its init value is not a known identity of %" + inst.to_apply()->name() + ")";
+  }
+  ASSIGN_OR_RETURN(Instruction * op, Operand(inst, 0, want, why));
+  return Value{Clone(inst, {op, init}, shape), inst.shape(), {target}};
+}
+
+StatusOr<Value> Partitioner::Reshape(const Instruction& inst, const Grid& target) {
+  const Shape& in = inst.operand(0)->shape();
+  const Shape& out = inst.shape();
+  // Group input and output dims whose sizes multiply to the same number.
+  std::vector<int64_t> in_from(in.rank(), -1);
+  std::vector<int64_t> unsplittable;
+  int64_t i = 0, o = 0;
+  while (i < in.rank() || o < out.rank()) {
+    std::vector<int64_t> ins, outs;
+    int64_t pi = 1, po = 1;
+    if (i < in.rank()) {
+      pi *= in.dimensions(i);
+      ins.push_back(i++);
+    }
+    if (o < out.rank()) {
+      po *= out.dimensions(o);
+      outs.push_back(o++);
+    }
+    while (pi != po) {
+      if (pi < po && i < in.rank()) {
+        pi *= in.dimensions(i);
+        ins.push_back(i++);
+      } else if (po < pi && o < out.rank()) {
+        po *= out.dimensions(o);
+        outs.push_back(o++);
+      } else {
+        break;
+      }
+    }
+    auto major = [](const Shape& s, const std::vector<int64_t>& dims) -> int64_t {
+      for (int64_t d : dims) {
+        if (s.dimensions(d) > 1) return d;
+      }
+      return dims.empty() ? -1 : dims[0];
+    };
+    const int64_t in_major = major(in, ins), out_major = major(out, outs);
+    for (int64_t d : outs) {
+      if (target.counts[d] == 1) continue;
+      const bool ok = d == out_major && in_major >= 0 && pi == po &&
+                      in.dimensions(in_major) % target.counts[d] == 0 &&
+                      out.dimensions(d) % target.counts[d] == 0;
+      if (ok) {
+        in_from[in_major] = d;
+      } else {
+        unsplittable.push_back(d);
+      }
+    }
+  }
+  Grid computed = Relaxed(target, unsplittable);
+  Grid want = Derived(computed, in_from);
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(computed, out, "%" + inst.name()));
+  ASSIGN_OR_RETURN(
+      Instruction * op,
+      Operand(inst, 0, want, "%" + inst.name() + " maps its input's tiles to its result's tiles"));
+  return Finish(inst, Clone(inst, {op}, shape), computed, target);
+}
+
+// Ops that keep their operand's dims and change some of them (slice, pad, reverse,
+// concatenate, dynamic-slice, dynamic-update-slice): computed with those dims whole.
+StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Grid& target) {
+  const Shape& global = inst.shape();
+  const int64_t rank = global.rank();
+  std::vector<int64_t> changed;
+  const InstructionAttributes& attrs = inst.attrs();
+  const Shape& in = inst.operand(0)->shape();
+  for (int64_t k = 0; k < rank; ++k) {
+    bool c = false;
+    switch (inst.opcode()) {
+      case Opcode::kSlice:
+        c = in.dimensions(k) != global.dimensions(k) || attrs.slice[k].stride != 1;
+        break;
+      case Opcode::kPad: {
+        const PaddingDimension& p = attrs.padding[k];
+        c = p.low != 0 || p.high != 0 || p.interior != 0;
+        break;
+      }
+      case Opcode::kReverse:
+      case Opcode::kConcatenate: {
+        const auto& dims = inst.dimensions();
+        c = std::find(dims.begin(), dims.end(), k) != dims.end();
+        break;
+      }
+      case Opcode::kDynamicSlice:
+        c = in.dimensions(k) != global.dimensions(k);
+        break;
+      case Opcode::kDynamicUpdateSlice:
+        c = inst.operand(1)->shape().dimensions(k) != global.dimensions(k);
+        break;
+      default:
+        c = true;
+    }
+    if (c) changed.push_back(k);
+  }
+  Grid computed = Relaxed(target, changed);
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(computed, global, "%" + inst.name()));
+  std::vector<Instruction*> operands;
+  const std::string why = "%" + inst.name() + " needs the dims it changes whole";
+  for (int64_t k = 0; k < inst.operand_count(); ++k) {
+    const bool array_operand = inst.operand(k)->shape().rank() == rank && rank > 0;
+    Grid want =
+        array_operand ? computed : ReplicatedGrid(inst.operand(k)->shape().rank(), devices_);
+    ASSIGN_OR_RETURN(Instruction * op, Operand(inst, k, want, why));
+    operands.push_back(op);
+  }
+  Instruction* local = Clone(inst, operands, shape);
+  if (inst.opcode() == Opcode::kSlice) {
+    for (int64_t k = 0; k < rank; ++k) {
+      if (computed.counts[k] > 1) local->mutable_attrs().slice[k].limit = shape.dimensions(k);
+    }
+  }
+  if (inst.opcode() == Opcode::kDynamicSlice) {
+    local->mutable_attrs().dynamic_slice_sizes = shape.dimensions();
+  }
+  return Finish(inst, local, computed, target);
+}
+
+StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& target) {
+  const ConvolutionDimensionNumbers& dn = *inst.attrs().convolution_dimension_numbers;
+  std::vector<int64_t> spatial = dn.output_spatial_dimensions;
+  Grid computed = Relaxed(target, spatial);
+  std::vector<int64_t> lfrom(inst.operand(0)->shape().rank(), -1);
+  std::vector<int64_t> rfrom(inst.operand(1)->shape().rank(), -1);
+  lfrom[dn.input_batch_dimension] = dn.output_batch_dimension;
+  rfrom[dn.kernel_output_feature_dimension] = dn.output_feature_dimension;
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(computed, inst.shape(), "%" + inst.name()));
+  const std::string why = "%" + inst.name() + " is computed split on batch and output feature only";
+  ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, Derived(computed, lfrom), why));
+  ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, Derived(computed, rfrom), why));
+  return Finish(inst, Clone(inst, {lhs, rhs}, shape), computed, target);
+}
+
+StatusOr<Value> Partitioner::Iota(const Instruction& inst, const Grid& target) {
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(target, inst.shape(), "%" + inst.name()));
+  Instruction* local = Clone(inst, {}, shape);
+  const int64_t dim = inst.attrs().iota_dimension;
+  if (dim < 0 || dim >= target.rank() || target.counts[dim] == 1) {
+    return Value{local, inst.shape(), {target}};
+  }
+  std::vector<int64_t> offsets(devices_);
+  for (int64_t d = 0; d < devices_; ++d) offsets[d] = target.index[d][dim] * shape.dimensions(dim);
+  Instruction* offset = PerDeviceOffset(offsets);
+  const PrimitiveType type = shape.element_type();
+  if (type != PrimitiveType::kS32) {
+    offset = Add(Opcode::kConvert, "convert", Shape::Scalar(type), {offset});
+  }
+  Shape bshape = shape;
+  Instruction* spread = Add(Opcode::kBroadcast, "broadcast", bshape, {offset});
+  spread->mutable_attrs().dimensions = std::vector<int64_t>{};
+  return Value{Add(Opcode::kAdd, "add", shape, {local, spread}), inst.shape(), {target}};
+}
+
+StatusOr<Value> Partitioner::ControlFlow(const Instruction& inst,
+                                         const std::vector<LeafGrid>& target) {
+  // Leaves of a computation's parameter: its own sharding when it has one.
+  auto param_leaves =
+      [&](const Computation& c, int64_t i,
+          const std::vector<LeafGrid>& fallback) -> StatusOr<std::vector<LeafGrid>> {
+    const Instruction* p = c.parameter(i);
+    if (p == nullptr)
+      return InvalidArgument("%" + c.name() + " lacks parameter " + std::to_string(i));
+    if (!p->has_attributes() || !p->attrs().has_sharding) return fallback;
+    return TargetLeaves(*p);
+  };
+  auto partition = [&](const Computation& c, const std::vector<std::vector<LeafGrid>>& params,
+                       const std::vector<LeafGrid>& root) -> StatusOr<Computation*> {
+    Scope* saved = scope_;
+    auto result =
+        PartitionComputation(c, params, root, module_.UniqueName(c.name() + "_spmd"), false);
+    scope_ = saved;
+    if (!result.ok()) return result.status();
+    return module_.AddComputation(std::move(*result));
+  };
+  const std::string why = "%" + inst.name() + " passes it to its called computation";
+  if (inst.opcode() == Opcode::kWhile) {
+    const Value& state = scope_->values.at(inst.operand(0));
+    ASSIGN_OR_RETURN(Instruction * init,
+                     ReshardValue(state, target, inst.operand(0)->name(), inst.name(), why));
+    std::vector<LeafGrid> pred_leaves = {ReplicatedGrid(0, devices_)};
+    ASSIGN_OR_RETURN(Computation * cond, partition(*inst.while_condition(), {target}, pred_leaves));
+    ASSIGN_OR_RETURN(Computation * body, partition(*inst.while_body(), {target}, target));
+    Instruction* local = Clone(inst, {init}, init->shape());
+    local->set_called_computation(0, cond);
+    local->set_called_computation(1, body);
+    return Value{local, inst.shape(), target};
+  }
+  if (inst.opcode() == Opcode::kCall) {
+    const Computation& callee = *inst.to_apply();
+    std::vector<Instruction*> operands;
+    std::vector<std::vector<LeafGrid>> params;
+    for (int64_t i = 0; i < inst.operand_count(); ++i) {
+      const Value& v = scope_->values.at(inst.operand(i));
+      ASSIGN_OR_RETURN(std::vector<LeafGrid> want, param_leaves(callee, i, v.leaves));
+      ASSIGN_OR_RETURN(Instruction * op,
+                       ReshardValue(v, want, inst.operand(i)->name(), inst.name(), why));
+      operands.push_back(op);
+      params.push_back(want);
+    }
+    ASSIGN_OR_RETURN(Computation * body, partition(callee, params, target));
+    Instruction* local = Clone(inst, operands, body->root()->shape());
+    local->set_called_computation(0, body);
+    return Value{local, inst.shape(), target};
+  }
+  // Conditional: operand 0 picks the branch, operand i+1 goes to branch i.
+  std::vector<Instruction*> operands;
+  ASSIGN_OR_RETURN(Instruction * selector,
+                   Operand(inst, 0, ReplicatedGrid(inst.operand(0)->shape().rank(), devices_),
+                           "%" + inst.name() + " needs its branch selector on every device"));
+  operands.push_back(selector);
+  std::vector<Computation*> branches;
+  for (int64_t b = 0; b < static_cast<int64_t>(inst.called_computations().size()); ++b) {
+    const Computation& branch = *inst.called_computation(b);
+    const Value& v = scope_->values.at(inst.operand(b + 1));
+    ASSIGN_OR_RETURN(std::vector<LeafGrid> want, param_leaves(branch, 0, v.leaves));
+    ASSIGN_OR_RETURN(Instruction * op,
+                     ReshardValue(v, want, inst.operand(b + 1)->name(), inst.name(), why));
+    operands.push_back(op);
+    ASSIGN_OR_RETURN(Computation * local_branch, partition(branch, {want}, target));
+    branches.push_back(local_branch);
+  }
+  Instruction* local =
+      Clone(inst, operands, branches.empty() ? inst.shape() : branches[0]->root()->shape());
+  for (size_t b = 0; b < branches.size(); ++b)
+    local->set_called_computation(static_cast<int64_t>(b), branches[b]);
+  return Value{local, inst.shape(), target};
+}
+
+StatusOr<Value> Partitioner::Manual(const Instruction& inst, const std::vector<LeafGrid>& target) {
+  std::vector<Instruction*> operands;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Value& v = scope_->values.at(inst.operand(i));
+    bool ok = true;
+    for (const LeafGrid& leaf : v.leaves) ok = ok && (!leaf || leaf->Replicated());
+    if (!ok) {
+      return InvalidArgument("%" + inst.name() + ": manual instruction reads %" +
+                             inst.operand(i)->name() +
+                             ", which is split automatically; a manual region must start with "
+                             "SPMDFullToShardShape");
+    }
+    operands.push_back(v.local);
+  }
+  return Value{Clone(inst, operands, inst.shape()), inst.shape(), target};
+}
+
+StatusOr<Value> Partitioner::Fallback(const Instruction& inst, const std::vector<LeafGrid>& target,
+                                      const std::string& why) {
+  RecordFallback(inst, why);
+  std::vector<Instruction*> operands;
+  const std::string need = "%" + inst.name() + " needs it replicated (replicated fallback)";
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Value& v = scope_->values.at(inst.operand(i));
+    std::vector<LeafGrid> whole;
+    for (size_t l = 0; l < v.leaves.size(); ++l) {
+      if (!v.leaves[l]) {
+        return InvalidArgument("%" + inst.name() + ": operand %" + inst.operand(i)->name() +
+                               " is manual (per-device) but %" + inst.name() + " is not");
+      }
+      whole.push_back(ReplicatedGrid(v.leaves[l]->rank(), devices_));
+    }
+    ASSIGN_OR_RETURN(Instruction * op,
+                     ReshardValue(v, whole, inst.operand(i)->name(), inst.name(), need));
+    operands.push_back(op);
+  }
+  Instruction* local = Clone(inst, operands, inst.shape());
+  std::vector<LeafGrid> whole;
+  for (const LeafGrid& leaf : target) {
+    if (!leaf)
+      return InvalidArgument("%" + inst.name() + ": a manual result outside a manual region");
+    whole.push_back(ReplicatedGrid(leaf->rank(), devices_));
+  }
+  Value computed{local, inst.shape(), whole};
+  ASSIGN_OR_RETURN(Instruction * out, ReshardValue(computed, target, inst.name(), inst.name(),
+                                                   "%" + inst.name() + " is wanted split"));
+  return Value{out, inst.shape(), target};
+}
+
+StatusOr<Value> Partitioner::ShardingMarker(const Instruction& inst, const std::string& target_name,
+                                            const std::vector<LeafGrid>& target) {
+  const bool array = !inst.shape().IsTuple() && inst.shape().IsArray();
+  if (target_name == "SPMDFullToShardShape") {
+    const Value& v = scope_->values.at(inst.operand(0));
+    if (v.leaves.size() != 1 || !v.leaves[0]) {
+      return InvalidArgument("%" + inst.name() +
+                             ": SPMDFullToShardShape of a value that is not split automatically");
+    }
+    if (!v.local->shape().SameDimensions(inst.shape())) {
+      return InvalidArgument("%" + inst.name() + ": SPMDFullToShardShape gives " +
+                             inst.shape().ToString(false) + " but %" + inst.operand(0)->name() +
+                             "'s tile is " + v.local->shape().ToString(false));
+    }
+    Instruction* local = AddNamed(Opcode::kCopy, inst.name(), inst.shape(), {v.local});
+    return Value{local, inst.shape(), {std::nullopt}};
+  }
+  if (target_name == "SPMDShardToFullShape") {
+    const Value& v = scope_->values.at(inst.operand(0));
+    if (!array || target.size() != 1 || !target[0]) {
+      return InvalidArgument("%" + inst.name() +
+                             ": SPMDShardToFullShape needs an array with an automatic sharding");
+    }
+    ASSIGN_OR_RETURN(Shape shape, LocalShape(*target[0], inst.shape(), "%" + inst.name()));
+    if (!v.local->shape().SameDimensions(shape)) {
+      return InvalidArgument("%" + inst.name() + ": SPMDShardToFullShape of a " +
+                             v.local->shape().ToString(false) +
+                             " tile, but its sharding's tile is " + shape.ToString(false));
+    }
+    return Value{AddNamed(Opcode::kCopy, inst.name(), shape, {v.local}), inst.shape(), target};
+  }
+  // "Sharding": a constraint, met by resharding the operand.
+  const Value& v = scope_->values.at(inst.operand(0));
+  ASSIGN_OR_RETURN(Instruction * op, ReshardValue(v, target, inst.operand(0)->name(), inst.name(),
+                                                  "sharding constraint %" + inst.name()));
+  return Value{AddNamed(Opcode::kCopy, inst.name(), op->shape(), {op}), inst.shape(), target};
+}
+
+StatusOr<Value> Partitioner::Parameter(const Instruction& inst,
+                                       const std::vector<LeafGrid>& target) {
+  Shape local_shape = inst.shape();
+  if (inst.shape().IsTuple()) {
+    for (int64_t i = 0; i < inst.shape().tuple_size(); ++i) {
+      Shape s = inst.shape().tuple_shapes(i);
+      if (target[i]) {
+        ASSIGN_OR_RETURN(s, LocalShape(*target[i], s, "%" + inst.name()));
+      }
+      (*local_shape.mutable_tuple_shapes())[i] = s;
+    }
+  } else if (target[0]) {
+    ASSIGN_OR_RETURN(local_shape, LocalShape(*target[0], inst.shape(), "%" + inst.name()));
+  }
+  return Value{Clone(inst, {}, local_shape), inst.shape(), target};
+}
+
+StatusOr<Value> Partitioner::GetTupleElement(const Instruction& inst,
+                                             const std::vector<LeafGrid>& target) {
+  const Value& v = scope_->values.at(inst.operand(0));
+  const int64_t index = inst.tuple_index();
+  if (!v.global.IsTuple() || index < 0 || index >= v.global.tuple_size()) {
+    return InvalidArgument("%" + inst.name() + ": bad tuple index");
+  }
+  Instruction* element = Clone(inst, {v.local}, v.local->shape().tuple_shapes(index));
+  Value ev{element, inst.shape(), {v.leaves[index]}};
+  ASSIGN_OR_RETURN(Instruction * out, ReshardValue(ev, target, inst.name(), inst.name(),
+                                                   "%" + inst.name() + " is wanted split so"));
+  return Value{out, inst.shape(), target};
+}
+
+StatusOr<Value> Partitioner::Tuple(const Instruction& inst, const std::vector<LeafGrid>& target) {
+  std::vector<Instruction*> operands;
+  std::vector<Shape> shapes;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Value& v = scope_->values.at(inst.operand(i));
+    ASSIGN_OR_RETURN(Instruction * op,
+                     ReshardValue(v, {target[i]}, inst.operand(i)->name(), inst.name(),
+                                  "%" + inst.name() + " holds it as element " + std::to_string(i)));
+    operands.push_back(op);
+    shapes.push_back(op->shape());
+  }
+  return Value{Clone(inst, operands, Shape::Tuple(shapes)), inst.shape(), target};
+}
+
+StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
+                                     const std::vector<LeafGrid>& target) {
+  const Opcode op = inst.opcode();
+  bool same_dims = true;
+  for (const Instruction* operand : inst.operands()) {
+    const Shape& s = operand->shape();
+    if (!s.IsArray() || (s.rank() != 0 && s.dimensions() != inst.shape().dimensions()))
+      same_dims = false;
+  }
+  if ((IsElementwise(op) || op == Opcode::kCopy) && same_dims) return Elementwise(inst, t);
+  switch (op) {
+    case Opcode::kDot:
+      if (inst.operand_count() == 2 && inst.attrs().dot_dimension_numbers &&
+          inst.attrs().sparsity.empty()) {
+        return Dot(inst, t);
+      }
+      break;
+    case Opcode::kReduce:
+      if (inst.operand_count() == 2) return Reduce(inst, t);
+      break;
+    case Opcode::kBroadcast: {
+      std::vector<int64_t> from;
+      for (int64_t d : inst.dimensions()) from.push_back(d);
+      Grid want = Derived(t, from);
+      ASSIGN_OR_RETURN(Shape shape, LocalShape(t, inst.shape(), "%" + inst.name()));
+      ASSIGN_OR_RETURN(Instruction * operand,
+                       Operand(inst, 0, want, "%" + inst.name() + " broadcasts it tile by tile"));
+      return Value{Clone(inst, {operand}, shape), inst.shape(), {t}};
+    }
+    case Opcode::kTranspose: {
+      const std::vector<int64_t>& perm = inst.dimensions();
+      std::vector<int64_t> from(perm.size(), -1);
+      for (size_t i = 0; i < perm.size(); ++i) from[perm[i]] = static_cast<int64_t>(i);
+      ASSIGN_OR_RETURN(Shape shape, LocalShape(t, inst.shape(), "%" + inst.name()));
+      ASSIGN_OR_RETURN(
+          Instruction * operand,
+          Operand(inst, 0, Derived(t, from), "%" + inst.name() + " transposes it tile by tile"));
+      return Value{Clone(inst, {operand}, shape), inst.shape(), {t}};
+    }
+    case Opcode::kReshape:
+      return Reshape(inst, t);
+    case Opcode::kSlice:
+    case Opcode::kPad:
+    case Opcode::kReverse:
+    case Opcode::kConcatenate:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+      return AlongUnsplitDims(inst, t);
+    case Opcode::kConvolution:
+      if (inst.attrs().feature_group_count == 1 && inst.attrs().batch_group_count == 1 &&
+          inst.attrs().convolution_dimension_numbers) {
+        return Convolution(inst, t);
+      }
+      break;
+    case Opcode::kIota:
+      return Iota(inst, t);
+    default:
+      break;
+  }
+  return Fallback(inst, target, "no native rule for " + std::string(OpcodeName(op)) + " here");
+}
+
+StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
+  ASSIGN_OR_RETURN(std::vector<LeafGrid> target, TargetLeaves(inst));
+  const bool manual =
+      std::all_of(target.begin(), target.end(), [](const LeafGrid& l) { return !l; });
+  const bool array = !inst.shape().IsTuple() && inst.shape().IsArray();
+  const std::string target_name = inst.has_attributes() && inst.attrs().has_custom_call_target
+                                      ? inst.attrs().custom_call_target
+                                      : std::string();
+  if (inst.opcode() == Opcode::kCustomCall &&
+      (target_name == "SPMDFullToShardShape" || target_name == "SPMDShardToFullShape" ||
+       target_name == "Sharding")) {
+    return ShardingMarker(inst, target_name, target);
+  }
+  if (manual && inst.opcode() != Opcode::kParameter) return Manual(inst, target);
+  switch (inst.opcode()) {
+    case Opcode::kParameter:
+      return Parameter(inst, target);
+    case Opcode::kConstant: {
+      Instruction* whole = Clone(inst, {}, inst.shape());
+      if (!array) return Value{whole, inst.shape(), target};
+      return Finish(inst, whole, ReplicatedGrid(inst.shape().rank(), devices_), *target[0]);
+    }
+    case Opcode::kGetTupleElement:
+      return GetTupleElement(inst, target);
+    case Opcode::kTuple:
+      return Tuple(inst, target);
+    case Opcode::kWhile:
+    case Opcode::kCall:
+    case Opcode::kConditional:
+      return ControlFlow(inst, target);
+    default:
+      break;
+  }
+  if (!array || !target[0]) {
+    return Fallback(
+        inst, target,
+        "no native rule for a tuple-shaped or non-array " + std::string(OpcodeName(inst.opcode())));
+  }
+  return ArrayOp(inst, *target[0], target);
+}
+
+}  // namespace spmd_internal
+}  // namespace fusebox
