@@ -349,9 +349,18 @@ std::string DescribeFile(const NpyDtype& dtype, const std::vector<int64_t>& dims
   return text;
 }
 
-StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const Shape* expected,
-                        const std::string& what) {
-  const std::string prefix = name + ": ";
+// What a .npy header says: the element layout, the dimensions and the order.
+struct NpyHeader {
+  NpyDtype dtype;
+  std::vector<int64_t> dims;
+  bool fortran_order = false;
+  size_t data_offset = 0;  // where the element data starts in the file
+};
+
+// The magic, the version and the header length: returns the header dict's text and sets
+// `data_offset` to the byte after it.
+StatusOr<std::string_view> FindHeaderText(const std::string& bytes, const std::string& prefix,
+                                          size_t* data_offset) {
   if (bytes.size() < kMagic.size() || std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
     if (StartsWith(bytes, "PK\x03\x04")) {
       return InvalidArgument(prefix +
@@ -377,9 +386,15 @@ StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const
                            std::to_string(header_length) + " bytes but the file ends after " +
                            std::to_string(bytes.size() - header_start));
   }
-  const std::string_view header(bytes.data() + header_start, header_length);
-  const size_t data_offset = header_start + header_length;
+  *data_offset = header_start + header_length;
+  return std::string_view(bytes.data() + header_start, header_length);
+}
 
+// Reads the header dict: its three keys, their kinds, and the dtype.
+StatusOr<NpyHeader> ReadHeader(const std::string& bytes, const std::string& prefix) {
+  NpyHeader result;
+  ASSIGN_OR_RETURN(const std::string_view header,
+                   FindHeaderText(bytes, prefix, &result.data_offset));
   std::map<std::string, HeaderValue> dict;
   HeaderParser parser(header);
   std::string shown(header.substr(0, 120));
@@ -414,15 +429,19 @@ StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const
     return InvalidArgument(prefix + "malformed .npy header: 'shape' is not a tuple" +
                            header_context);
   }
-  const bool fortran_order = dict["fortran_order"].boolean;
-  const std::vector<int64_t>& dims = dict["shape"].tuple;
-
-  NpyDtype dtype;
-  if (std::string error = ParseDescr(descr.text, &dtype); !error.empty()) {
+  result.fortran_order = dict["fortran_order"].boolean;
+  result.dims = dict["shape"].tuple;
+  if (std::string error = ParseDescr(descr.text, &result.dtype); !error.empty()) {
     return InvalidArgument(prefix + error);
   }
+  return result;
+}
 
-  // Decide the element type and check the file against `expected`.
+// Decides the element type and checks the file against `expected`.
+StatusOr<PrimitiveType> ChooseElementType(const NpyHeader& header, const Shape* expected,
+                                          const std::string& what, const std::string& prefix) {
+  const NpyDtype& dtype = header.dtype;
+  const std::vector<int64_t>& dims = header.dims;
   if (expected != nullptr && !expected->IsArray()) {
     return InvalidArgument(prefix + what + " is " + expected->ToString(false) +
                            ", which a .npy file (one array) cannot hold");
@@ -451,8 +470,15 @@ StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const
     return InvalidArgument(prefix + "holds " + DescribeFile(dtype, dims) + " but " + what + " is " +
                            expected->ToString(false));
   }
+  return type;
+}
 
-  // Sizes, with overflow checks: a corrupt header must not make us allocate wildly.
+// The element count, checked against the data the file holds. Sizes are checked for
+// overflow: a corrupt header must not make us allocate wildly.
+StatusOr<int64_t> CheckDataSize(const NpyHeader& header, size_t file_size,
+                                const std::string& prefix) {
+  const NpyDtype& dtype = header.dtype;
+  const std::vector<int64_t>& dims = header.dims;
   int64_t count = 1;
   for (int64_t d : dims) {
     if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) {
@@ -464,7 +490,7 @@ StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const
     return InvalidArgument(prefix + "shape " + DimsToString(dims) + " is too large");
   }
   const uint64_t needed = static_cast<uint64_t>(count) * static_cast<uint64_t>(dtype.size);
-  const uint64_t available = bytes.size() - data_offset;
+  const uint64_t available = file_size - header.data_offset;
   if (available < needed) {
     return InvalidArgument(prefix + "truncated data: " + DescribeFile(dtype, dims) + " needs " +
                            std::to_string(needed) + " bytes but the file has " +
@@ -475,25 +501,41 @@ StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const
                            " unexpected bytes after the " + DescribeFile(dtype, dims) +
                            " data (a .npy file holds one array)");
   }
+  return count;
+}
 
-  Literal literal(expected != nullptr ? *expected : Shape(type, dims));
-  if (literal.element_count() != count) {
-    return InvalidArgument(prefix + "shape " + DimsToString(dims) + " is too large");
-  }
-  const uint8_t* elements = data + data_offset;
-  if (fortran_order && dims.size() > 1) {
+// Decodes `count` elements at `elements` into `literal`, in row-major order.
+void DecodeElements(const uint8_t* elements, const NpyHeader& header, int64_t count,
+                    Literal* literal) {
+  const NpyDtype& dtype = header.dtype;
+  const std::vector<int64_t>& dims = header.dims;
+  if (header.fortran_order && dims.size() > 1) {
     // Column-major: the first dimension varies fastest.
     std::vector<int64_t> strides(dims.size(), 1);
     for (size_t d = 1; d < dims.size(); ++d) strides[d] = strides[d - 1] * dims[d - 1];
     ForEachIndex(dims, [&](const std::vector<int64_t>& index, int64_t linear) {
       const int64_t source = LinearIndex(index, strides);
-      DecodeElement(elements + source * dtype.size, dtype, linear, &literal);
+      DecodeElement(elements + source * dtype.size, dtype, linear, literal);
     });
   } else {
     for (int64_t i = 0; i < count; ++i) {
-      DecodeElement(elements + i * dtype.size, dtype, i, &literal);
+      DecodeElement(elements + i * dtype.size, dtype, i, literal);
     }
   }
+}
+
+StatusOr<Literal> Parse(const std::string& bytes, const std::string& name, const Shape* expected,
+                        const std::string& what) {
+  const std::string prefix = name + ": ";
+  ASSIGN_OR_RETURN(const NpyHeader header, ReadHeader(bytes, prefix));
+  ASSIGN_OR_RETURN(const PrimitiveType type, ChooseElementType(header, expected, what, prefix));
+  ASSIGN_OR_RETURN(const int64_t count, CheckDataSize(header, bytes.size(), prefix));
+  Literal literal(expected != nullptr ? *expected : Shape(type, header.dims));
+  if (literal.element_count() != count) {
+    return InvalidArgument(prefix + "shape " + DimsToString(header.dims) + " is too large");
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  DecodeElements(data + header.data_offset, header, count, &literal);
   return literal;
 }
 
