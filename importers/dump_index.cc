@@ -123,73 +123,82 @@ const std::regex& PassRe() {
   return re;
 }
 
-// Classifies `suffix` (the file name after the module name). Returns false when
-// nothing matched.
-bool ClassifySuffix(std::string_view suffix, DumpFile* file) {
-  file->suffix = std::string(suffix);
+// What one suffix pattern says about a file name: not this pattern (try the next),
+// classified, or this pattern's prefix but a name the grammar rejects.
+enum class SuffixMatch { kNo, kClassified, kRejected };
+
+// before_optimizations.<hlo extension>, and its memory usage report.
+SuffixMatch MatchBeforeOptimizations(std::string_view suffix, DumpFile* file) {
+  if (!StartsWith(suffix, "before_optimizations")) return SuffixMatch::kNo;
   std::string_view stem, ext;
-  // Before optimizations.
-  if (StartsWith(suffix, "before_optimizations")) {
-    std::string_view tail = suffix.substr(std::string_view("before_optimizations").size());
-    if (tail.empty() || !StripHloExtension(tail, &stem, &ext) || !stem.empty()) {
-      if (tail == "-memory-usage-report.txt" || tail == "-memory-usage-report.pb") {
-        file->kind = DumpFileKind::kMemoryReport;
-        file->stage = DumpStage::kBeforeOptimizations;
-        file->format = EndsWith(tail, ".pb") ? DumpFormat::kBinary : DumpFormat::kText;
-        return true;
-      }
-      return false;
+  std::string_view tail = suffix.substr(std::string_view("before_optimizations").size());
+  if (tail.empty() || !StripHloExtension(tail, &stem, &ext) || !stem.empty()) {
+    if (tail == "-memory-usage-report.txt" || tail == "-memory-usage-report.pb") {
+      file->kind = DumpFileKind::kMemoryReport;
+      file->stage = DumpStage::kBeforeOptimizations;
+      file->format = EndsWith(tail, ".pb") ? DumpFormat::kBinary : DumpFormat::kText;
+      return SuffixMatch::kClassified;
     }
-    SetHloFormat(ext, file);
-    file->stage = DumpStage::kBeforeOptimizations;
-    return true;
+    return SuffixMatch::kRejected;
   }
-  // After optimizations (and the buffer assignment written with it).
+  SetHloFormat(ext, file);
+  file->stage = DumpStage::kBeforeOptimizations;
+  return SuffixMatch::kClassified;
+}
+
+// [<platform>_]after_optimizations.<hlo extension>, and the buffer assignment and
+// reports written with it.
+SuffixMatch MatchAfterOptimizations(std::string_view suffix, DumpFile* file) {
   std::smatch m;
   std::string s(suffix);
-  if (std::regex_match(s, m, AfterOptimizationsRe())) {
-    file->platform = m[1].matched ? m[1].str() : "";
-    file->stage = DumpStage::kAfterOptimizations;
-    std::string tail = m[2].str();
-    struct Extra {
-      const char* tail;
-      DumpFileKind kind;
-      const char* detail;
-      DumpFormat format;
-    };
-    static const Extra kExtras[] = {
-        {"-buffer-assignment.txt", DumpFileKind::kBufferAssignment, "", DumpFormat::kText},
-        {"-buffer-assignment-values.txt", DumpFileKind::kBufferAssignment, "values", DumpFormat::kText},
-        {"-live-range.txt", DumpFileKind::kBufferAssignment, "live-range", DumpFormat::kText},
-        {"-memory-usage-report.txt", DumpFileKind::kMemoryReport, "", DumpFormat::kText},
-        {"-memory-usage-report.pb", DumpFileKind::kMemoryReport, "proto", DumpFormat::kBinary},
-        {"-thunk-sequence.txt", DumpFileKind::kThunkSequence, "", DumpFormat::kText},
-    };
-    for (const Extra& extra : kExtras) {
-      if (tail == extra.tail) {
-        file->kind = extra.kind;
-        file->detail = extra.detail;
-        file->format = extra.format;
-        return true;
-      }
+  if (!std::regex_match(s, m, AfterOptimizationsRe())) return SuffixMatch::kNo;
+  file->platform = m[1].matched ? m[1].str() : "";
+  file->stage = DumpStage::kAfterOptimizations;
+  std::string tail = m[2].str();
+  struct Extra {
+    const char* tail;
+    DumpFileKind kind;
+    const char* detail;
+    DumpFormat format;
+  };
+  static const Extra kExtras[] = {
+      {"-buffer-assignment.txt", DumpFileKind::kBufferAssignment, "", DumpFormat::kText},
+      {"-buffer-assignment-values.txt", DumpFileKind::kBufferAssignment, "values", DumpFormat::kText},
+      {"-live-range.txt", DumpFileKind::kBufferAssignment, "live-range", DumpFormat::kText},
+      {"-memory-usage-report.txt", DumpFileKind::kMemoryReport, "", DumpFormat::kText},
+      {"-memory-usage-report.pb", DumpFileKind::kMemoryReport, "proto", DumpFormat::kBinary},
+      {"-thunk-sequence.txt", DumpFileKind::kThunkSequence, "", DumpFormat::kText},
+  };
+  for (const Extra& extra : kExtras) {
+    if (tail == extra.tail) {
+      file->kind = extra.kind;
+      file->detail = extra.detail;
+      file->format = extra.format;
+      return SuffixMatch::kClassified;
     }
-    if (StripHloExtension(tail, &stem, &ext) && stem.empty()) {
-      SetHloFormat(ext, file);
-      return true;
-    }
-    file->stage = DumpStage::kNone;
-    file->platform.clear();
-    return false;
   }
-  // HLO snapshots: execution_NNNN.hlo_snapshot.pb
-  if (StartsWith(suffix, "execution_") && EndsWith(suffix, ".hlo_snapshot.pb")) {
-    file->kind = DumpFileKind::kSnapshot;
-    file->format = DumpFormat::kProto;
-    std::string_view n = suffix.substr(10, suffix.size() - 10 - 16);
-    file->detail = "execution " + std::string(n);
-    return true;
+  std::string_view stem, ext;
+  if (StripHloExtension(tail, &stem, &ext) && stem.empty()) {
+    SetHloFormat(ext, file);
+    return SuffixMatch::kClassified;
   }
-  // LLVM IR: [<kernel>.]ir-no-opt.ll, ir-with-opt.ll, ir-with-opt-noconst.ll
+  file->stage = DumpStage::kNone;
+  file->platform.clear();
+  return SuffixMatch::kRejected;
+}
+
+// HLO snapshots: execution_NNNN.hlo_snapshot.pb
+SuffixMatch MatchSnapshot(std::string_view suffix, DumpFile* file) {
+  if (!StartsWith(suffix, "execution_") || !EndsWith(suffix, ".hlo_snapshot.pb")) return SuffixMatch::kNo;
+  file->kind = DumpFileKind::kSnapshot;
+  file->format = DumpFormat::kProto;
+  std::string_view n = suffix.substr(10, suffix.size() - 10 - 16);
+  file->detail = "execution " + std::string(n);
+  return SuffixMatch::kClassified;
+}
+
+// LLVM IR: [<kernel>.]ir-no-opt.ll, ir-with-opt.ll, ir-with-opt-noconst.ll
+SuffixMatch MatchLlvmIr(std::string_view suffix, DumpFile* file) {
   for (const char* tag : {"ir-no-opt", "ir-with-opt"}) {
     for (const char* tail : {".ll", "-noconst.ll"}) {
       std::string end = std::string(tag) + tail;
@@ -199,41 +208,53 @@ bool ClassifySuffix(std::string_view suffix, DumpFile* file) {
         file->optimized_ir = std::string_view(tag) == "ir-with-opt";
         if (suffix.size() > end.size()) file->kernel = std::string(suffix.substr(0, suffix.size() - end.size() - 1));
         if (std::string_view(tail) == "-noconst.ll") file->detail = "noconst";
-        return true;
+        return SuffixMatch::kClassified;
       }
     }
   }
-  // Objects: obj-file.<kernel>.o (XLA CPU), .o, .cubin
-  if (EndsWith(suffix, ".o") || EndsWith(suffix, ".cubin")) {
-    file->kind = DumpFileKind::kObjectFile;
-    file->format = DumpFormat::kBinary;
-    std::string_view k = suffix.substr(0, suffix.rfind('.'));
-    if (StartsWith(k, "obj-file.")) k.remove_prefix(9);
-    file->kernel = std::string(k);
-    return true;
-  }
+  return SuffixMatch::kNo;
+}
+
+// Objects: obj-file.<kernel>.o (XLA CPU), .o, .cubin
+SuffixMatch MatchObjectFile(std::string_view suffix, DumpFile* file) {
+  if (!EndsWith(suffix, ".o") && !EndsWith(suffix, ".cubin")) return SuffixMatch::kNo;
+  file->kind = DumpFileKind::kObjectFile;
+  file->format = DumpFormat::kBinary;
+  std::string_view k = suffix.substr(0, suffix.rfind('.'));
+  if (StartsWith(k, "obj-file.")) k.remove_prefix(9);
+  file->kernel = std::string(k);
+  return SuffixMatch::kClassified;
+}
+
+// [<kernel>.]ptx, [<kernel>.]s and <what>.mlir: code of one stage.
+SuffixMatch MatchCodeText(std::string_view suffix, DumpFile* file) {
   if (EndsWith(suffix, ".ptx")) {
     file->kind = DumpFileKind::kPtx;
     if (suffix != "ptx" && suffix.size() > 4) file->kernel = std::string(suffix.substr(0, suffix.size() - 4));
-    return true;
+    return SuffixMatch::kClassified;
   }
   if (suffix == "s" || EndsWith(suffix, ".s")) {
     file->kind = DumpFileKind::kAssembly;
     if (suffix.size() > 2) file->kernel = std::string(suffix.substr(0, suffix.size() - 2));
-    return true;
+    return SuffixMatch::kClassified;
   }
   if (EndsWith(suffix, ".mlir")) {
     file->kind = DumpFileKind::kMlir;
     file->detail = std::string(suffix.substr(0, suffix.size() - 5));
-    return true;
+    return SuffixMatch::kClassified;
   }
+  return SuffixMatch::kNo;
+}
+
+// Fusion decisions, thunk sequences, options and configs, fusion visualizations.
+SuffixMatch MatchReportsAndMetadata(std::string_view suffix, DumpFile* file) {
   if (suffix == "fusion_decisions.json") {
     file->kind = DumpFileKind::kFusionDecisions;
-    return true;
+    return SuffixMatch::kClassified;
   }
   if (suffix == "thunk_sequence.txt" || EndsWith(suffix, "thunk_sequence.txt")) {
     file->kind = DumpFileKind::kThunkSequence;
-    return true;
+    return SuffixMatch::kClassified;
   }
   if (suffix == "debug_options" || suffix == "metadata.textproto" ||
       EndsWith(suffix, ".pbtxt") || StartsWith(suffix, "autotune_results") ||
@@ -242,32 +263,57 @@ bool ClassifySuffix(std::string_view suffix, DumpFile* file) {
     file->kind = DumpFileKind::kMetadata;
     file->format = EndsWith(suffix, ".pb") ? DumpFormat::kBinary : DumpFormat::kText;
     file->detail = std::string(suffix);
-    return true;
+    return SuffixMatch::kClassified;
   }
   if (EndsWith(suffix, "_fusion.html")) {
     file->kind = DumpFileKind::kGraph;
     file->detail = "fusion-visualization";
-    return true;
+    return SuffixMatch::kClassified;
   }
-  // Per-pass snapshots last: their grammar is the loosest.
-  if (std::regex_match(s, m, PassRe())) {
-    std::string_view rest_stem, rest_ext;
-    std::string rest = m[3].str();
-    if (!StripHloExtension(rest, &rest_stem, &rest_ext)) return false;
-    SetHloFormat(rest_ext, file);
-    file->stage = DumpStage::kPass;
-    file->step = std::stoi(m[1].str());
-    file->pipeline = m[2].str();
-    std::string what(rest_stem);
-    if (StartsWith(what, "after_")) {
-      size_t before = what.find(".before_");
-      file->after_pass = what.substr(6, before == std::string::npos ? std::string::npos : before - 6);
-      if (before != std::string::npos) file->before_pass = what.substr(before + 8);
-    } else {
-      // Written during a pass: <pass>.<step>.
-      file->after_pass = what;
-    }
-    return true;
+  return SuffixMatch::kNo;
+}
+
+// Per-pass snapshots: NNNN.<pipeline>.after_<pass>[.before_<next>].<hlo extension>, or
+// NNNN.<pass>.<step>.<hlo extension> for dumps written during a pass.
+SuffixMatch MatchPassSnapshot(std::string_view suffix, DumpFile* file) {
+  std::smatch m;
+  std::string s(suffix);
+  if (!std::regex_match(s, m, PassRe())) return SuffixMatch::kNo;
+  std::string_view rest_stem, rest_ext;
+  std::string rest = m[3].str();
+  if (!StripHloExtension(rest, &rest_stem, &rest_ext)) return SuffixMatch::kRejected;
+  SetHloFormat(rest_ext, file);
+  file->stage = DumpStage::kPass;
+  file->step = std::stoi(m[1].str());
+  file->pipeline = m[2].str();
+  std::string what(rest_stem);
+  if (StartsWith(what, "after_")) {
+    size_t before = what.find(".before_");
+    file->after_pass = what.substr(6, before == std::string::npos ? std::string::npos : before - 6);
+    if (before != std::string::npos) file->before_pass = what.substr(before + 8);
+  } else {
+    // Written during a pass: <pass>.<step>.
+    file->after_pass = what;
+  }
+  return SuffixMatch::kClassified;
+}
+
+// The suffix patterns in the order they are tried. Per-pass snapshots last: their
+// grammar is the loosest.
+using SuffixMatcher = SuffixMatch (*)(std::string_view suffix, DumpFile* file);
+constexpr SuffixMatcher kSuffixMatchers[] = {
+    MatchBeforeOptimizations, MatchAfterOptimizations, MatchSnapshot,
+    MatchLlvmIr,              MatchObjectFile,         MatchCodeText,
+    MatchReportsAndMetadata,  MatchPassSnapshot,
+};
+
+// Classifies `suffix` (the file name after the module name). Returns false when
+// nothing matched.
+bool ClassifySuffix(std::string_view suffix, DumpFile* file) {
+  file->suffix = std::string(suffix);
+  for (SuffixMatcher match : kSuffixMatchers) {
+    const SuffixMatch result = match(suffix, file);
+    if (result != SuffixMatch::kNo) return result == SuffixMatch::kClassified;
   }
   return false;
 }
@@ -412,186 +458,224 @@ bool IsDumpFolder(const std::string& path) {
   return fs::is_directory(path, ec);
 }
 
-StatusOr<DumpIndex> IndexDumpFolder(const std::string& dir) {
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return NotFound(dir + ": no such folder");
-  if (!fs::is_directory(dir, ec)) return InvalidArgument(dir + ": not a folder");
+namespace {
 
-  DumpIndex index;
-  index.dir = dir;
-  while (index.dir.size() > 1 && index.dir.back() == '/') index.dir.pop_back();
+// One file found while listing the folder, before it is grouped into its module.
+struct FolderEntry {
+  NameParts parts;
+  fs::path path;
+  std::string filename;
+  bool in_module_folder = false;  // a file inside PJRT's module_NNNN.<name>/ folder
+};
 
-  struct Entry {
-    NameParts parts;
-    fs::path path;
-    std::string filename;
-    bool in_module_folder = false;  // a file inside PJRT's module_NNNN.<name>/ folder
-  };
-  std::vector<Entry> entries;
+// What listing the folder found, besides the notes and unrecognized files it records
+// in the index.
+struct FolderListing {
+  std::vector<FolderEntry> entries;
   // Snapshots keyed by module name (XLA's overload without a module id).
-  std::vector<Entry> named_snapshots;
+  std::vector<FolderEntry> named_snapshots;
+};
 
+// (timestamp, id): the files of one module of one run.
+using ModuleKey = std::pair<std::string, std::string>;
+using NameVotes = std::map<ModuleKey, std::map<std::string, int>>;
+
+DumpFile FileAt(const fs::path& path, const std::string& filename) {
+  DumpFile file;
+  file.path = path.string();
+  file.filename = filename;
+  file.bytes = FileBytes(path);
+  return file;
+}
+
+// The folder's entries in path order; an error midway is noted and ends the listing.
+StatusOr<std::vector<fs::directory_entry>> SortedListing(const std::string& dir, DumpIndex* index) {
+  std::error_code ec;
   fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) return InvalidArgument(dir + ": cannot read folder: " + ec.message());
   std::vector<fs::directory_entry> listing;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) {
-      index.notes.push_back("stopped listing the folder early: " + ec.message());
+      index->notes.push_back("stopped listing the folder early: " + ec.message());
       break;
     }
     listing.push_back(*it);
   }
   std::sort(listing.begin(), listing.end(),
             [](const fs::directory_entry& a, const fs::directory_entry& b) { return a.path() < b.path(); });
+  return listing;
+}
 
-  for (const fs::directory_entry& de : listing) {
-    std::string filename = de.path().filename().string();
-    std::error_code sec;
-    if (de.is_directory(sec)) {
-      // PJRT writes module_NNNN.<name>/ with module.mlir and compile options.
-      NameParts parts;
-      std::string probe = filename + ".x";
-      if (SplitModulePrefix(probe, &parts)) {
-        parts.rest = parts.rest.substr(0, parts.rest.size() - 2);
-        fs::directory_iterator sub(de.path(), fs::directory_options::skip_permission_denied, sec);
-        std::vector<fs::path> inner;
-        for (; !sec && sub != fs::directory_iterator(); sub.increment(sec)) {
-          if (sub->is_regular_file()) inner.push_back(sub->path());
-        }
-        std::sort(inner.begin(), inner.end());
-        for (const fs::path& p : inner) {
-          ++index.total_files;
-          Entry e;
-          e.parts = parts;
-          e.path = p;
-          e.filename = filename + "/" + p.filename().string();
-          e.in_module_folder = true;
-          entries.push_back(std::move(e));
-        }
-      } else {
-        index.notes.push_back(filename + "/: a subfolder, not indexed");
-      }
-      continue;
-    }
-    if (!de.is_regular_file(sec)) continue;
-    ++index.total_files;
-    static const std::regex named_snapshot_re(R"(^module_(.+)\.execution_(\d+)\.hlo_snapshot\.pb$)");
-    NameParts parts;
-    std::smatch m;
-    if (SplitModulePrefix(filename, &parts)) {
-      entries.push_back(Entry{parts, de.path(), filename, false});
-    } else if (std::regex_match(filename, m, named_snapshot_re)) {
-      Entry e;
-      e.parts.rest = m[1].str();  // the module name
-      e.parts.id = m[2].str();    // the execution number
-      e.path = de.path();
-      e.filename = filename;
-      named_snapshots.push_back(std::move(e));
-    } else {
-      DumpFile file;
-      file.path = de.path().string();
-      file.filename = filename;
-      file.bytes = FileBytes(de.path());
-      index.unrecognized.push_back(std::move(file));
-    }
+// PJRT writes module_NNNN.<name>/ with module.mlir and compile options: each file in it
+// belongs to that module. Other subfolders are noted and skipped.
+void ListModuleFolder(const fs::directory_entry& de, const std::string& filename, DumpIndex* index,
+                      FolderListing* listing) {
+  NameParts parts;
+  std::string probe = filename + ".x";
+  if (!SplitModulePrefix(probe, &parts)) {
+    index->notes.push_back(filename + "/: a subfolder, not indexed");
+    return;
   }
+  parts.rest = parts.rest.substr(0, parts.rest.size() - 2);
+  std::error_code sec;
+  fs::directory_iterator sub(de.path(), fs::directory_options::skip_permission_denied, sec);
+  std::vector<fs::path> inner;
+  for (; !sec && sub != fs::directory_iterator(); sub.increment(sec)) {
+    if (sub->is_regular_file()) inner.push_back(sub->path());
+  }
+  std::sort(inner.begin(), inner.end());
+  for (const fs::path& p : inner) {
+    ++index->total_files;
+    FolderEntry e;
+    e.parts = parts;
+    e.path = p;
+    e.filename = filename + "/" + p.filename().string();
+    e.in_module_folder = true;
+    listing->entries.push_back(std::move(e));
+  }
+}
 
-  // Module names per (timestamp, id): from the file whose suffix pins it down.
-  using Key = std::pair<std::string, std::string>;
-  std::map<Key, std::map<std::string, int>> name_votes;
-  for (const Entry& e : entries) {
+// Sorts one folder entry: a module file, a snapshot named by module, or unrecognized.
+void ListEntry(const fs::directory_entry& de, DumpIndex* index, FolderListing* listing) {
+  std::string filename = de.path().filename().string();
+  std::error_code sec;
+  if (de.is_directory(sec)) {
+    ListModuleFolder(de, filename, index, listing);
+    return;
+  }
+  if (!de.is_regular_file(sec)) return;
+  ++index->total_files;
+  static const std::regex named_snapshot_re(R"(^module_(.+)\.execution_(\d+)\.hlo_snapshot\.pb$)");
+  NameParts parts;
+  std::smatch m;
+  if (SplitModulePrefix(filename, &parts)) {
+    listing->entries.push_back(FolderEntry{parts, de.path(), filename, false});
+  } else if (std::regex_match(filename, m, named_snapshot_re)) {
+    FolderEntry e;
+    e.parts.rest = m[1].str();  // the module name
+    e.parts.id = m[2].str();    // the execution number
+    e.path = de.path();
+    e.filename = filename;
+    listing->named_snapshots.push_back(std::move(e));
+  } else {
+    index->unrecognized.push_back(FileAt(de.path(), filename));
+  }
+}
+
+// Module names per (timestamp, id): from the files whose suffix pins it down.
+NameVotes VoteNames(const std::vector<FolderEntry>& entries) {
+  NameVotes name_votes;
+  for (const FolderEntry& e : entries) {
     if (e.in_module_folder) continue;
     std::string name;
     if (NameFromRest(e.parts.rest, &name)) ++name_votes[{e.parts.timestamp, e.parts.id}][name];
   }
+  return name_votes;
+}
 
-  std::map<Key, DumpModule> grouped;
-  for (const Entry& e : entries) {
-    Key key{e.parts.timestamp, e.parts.id};
+// The name: the most common one this id's files agree on (longest on ties, so a name
+// that itself contains a suffix-like part wins over a shorter reading).
+std::string VotedName(const NameVotes& name_votes, const ModuleKey& key) {
+  std::string name;
+  auto votes = name_votes.find(key);
+  if (votes != name_votes.end()) {
+    int best = -1;
+    for (const auto& [candidate, count] : votes->second) {
+      if (candidate.empty()) continue;
+      if (count > best || (count == best && candidate.size() > name.size())) {
+        best = count;
+        name = candidate;
+      }
+    }
+  }
+  return name;
+}
+
+// A file of PJRT's module folder: its whole file name is the suffix; protos in it are
+// metadata.
+void AddModuleFolderFile(const FolderEntry& e, DumpModule* module) {
+  DumpFile file = FileAt(e.path, e.filename);
+  if (module->name.empty()) module->name = e.parts.rest;
+  std::string inner = e.path.filename().string();
+  if (!ClassifySuffix(inner, &file)) file.kind = DumpFileKind::kOther;
+  if (EndsWith(inner, ".pb")) {
+    file.kind = DumpFileKind::kMetadata;
+    file.format = DumpFormat::kBinary;
+    file.detail = inner;
+  }
+  file.suffix = inner;
+  module->files.push_back(std::move(file));
+}
+
+// A module_<id>.<name>.<suffix> file, classified by what follows `name` (the voted
+// module name, or "" when none) or, failing that, by a reading of its own.
+void AddModuleFile(const FolderEntry& e, const std::string& name, DumpModule* module,
+                   DumpIndex* index) {
+  DumpFile file = FileAt(e.path, e.filename);
+  const std::string& rest = e.parts.rest;
+  bool classified = false;
+  if (!name.empty() && StartsWith(rest, name + ".")) {
+    classified = ClassifySuffix(std::string_view(rest).substr(name.size() + 1), &file);
+    if (module->name.empty()) module->name = name;
+  }
+  if (!classified) {
+    // The name was dropped (too long), or this file carries a different name.
+    file = FileAt(e.path, e.filename);
+    if (ClassifySuffix(rest, &file)) {
+      file.name_dropped = true;
+      classified = true;
+    } else {
+      std::string other;
+      if (NameFromRest(rest, &other) && !other.empty() && ClassifySuffix(rest.substr(other.size() + 1), &file)) {
+        classified = true;
+        if (module->name.empty()) module->name = other;
+        if (other != name && !name.empty()) {
+          index->notes.push_back(e.filename + ": module name '" + other + "' differs from '" + name +
+                                 "' of the other files of module " + e.parts.id);
+        }
+      }
+    }
+  }
+  if (!classified) {
+    file.kind = DumpFileKind::kOther;
+    file.suffix = !name.empty() && StartsWith(rest, name + ".") ? rest.substr(name.size() + 1) : rest;
+  }
+  module->files.push_back(std::move(file));
+}
+
+// Groups the listed files into modules by (timestamp, id), in key order.
+void GroupModules(const std::vector<FolderEntry>& entries, DumpIndex* index) {
+  const NameVotes name_votes = VoteNames(entries);
+  std::map<ModuleKey, DumpModule> grouped;
+  for (const FolderEntry& e : entries) {
+    ModuleKey key{e.parts.timestamp, e.parts.id};
     DumpModule& module = grouped[key];
     module.timestamp = e.parts.timestamp;
     module.id = e.parts.id;
-    DumpFile file;
-    file.path = e.path.string();
-    file.filename = e.filename;
-    file.bytes = FileBytes(e.path);
     if (e.in_module_folder) {
-      if (module.name.empty()) module.name = e.parts.rest;
-      std::string inner = e.path.filename().string();
-      if (!ClassifySuffix(inner, &file)) file.kind = DumpFileKind::kOther;
-      if (EndsWith(inner, ".pb")) {
-        file.kind = DumpFileKind::kMetadata;
-        file.format = DumpFormat::kBinary;
-        file.detail = inner;
-      }
-      file.suffix = inner;
-      module.files.push_back(std::move(file));
-      continue;
+      AddModuleFolderFile(e, &module);
+    } else {
+      AddModuleFile(e, VotedName(name_votes, key), &module, index);
     }
-    // The name: the most common one this id's files agree on (longest on ties, so a
-    // name that itself contains a suffix-like part wins over a shorter reading).
-    std::string name;
-    auto votes = name_votes.find(key);
-    if (votes != name_votes.end()) {
-      int best = -1;
-      for (const auto& [candidate, count] : votes->second) {
-        if (candidate.empty()) continue;
-        if (count > best || (count == best && candidate.size() > name.size())) {
-          best = count;
-          name = candidate;
-        }
-      }
-    }
-    const std::string& rest = e.parts.rest;
-    bool classified = false;
-    if (!name.empty() && StartsWith(rest, name + ".")) {
-      classified = ClassifySuffix(std::string_view(rest).substr(name.size() + 1), &file);
-      if (module.name.empty()) module.name = name;
-    }
-    if (!classified) {
-      // The name was dropped (too long), or this file carries a different name.
-      file = DumpFile{};
-      file.path = e.path.string();
-      file.filename = e.filename;
-      file.bytes = FileBytes(e.path);
-      if (ClassifySuffix(rest, &file)) {
-        file.name_dropped = true;
-        classified = true;
-      } else {
-        std::string other;
-        if (NameFromRest(rest, &other) && !other.empty() && ClassifySuffix(rest.substr(other.size() + 1), &file)) {
-          classified = true;
-          if (module.name.empty()) module.name = other;
-          if (other != name && !name.empty()) {
-            index.notes.push_back(e.filename + ": module name '" + other + "' differs from '" + name +
-                                  "' of the other files of module " + e.parts.id);
-          }
-        }
-      }
-    }
-    if (!classified) {
-      file.kind = DumpFileKind::kOther;
-      file.suffix = !name.empty() && StartsWith(rest, name + ".") ? rest.substr(name.size() + 1) : rest;
-    }
-    module.files.push_back(std::move(file));
   }
-
   for (auto& [key, module] : grouped) {
     module.ids = {module.id};
     std::sort(module.files.begin(), module.files.end(), FileLess);
-    index.modules.push_back(std::move(module));
+    index->modules.push_back(std::move(module));
   }
+}
 
-  // XLA prefixes snapshot files with a timestamp even when the other files have none:
-  // snapshot-only groups join the module of the same id (and name) without one.
-  for (size_t i = 0; i < index.modules.size();) {
-    DumpModule& m = index.modules[i];
+// XLA prefixes snapshot files with a timestamp even when the other files have none:
+// snapshot-only groups join the module of the same id (and name) without one.
+void JoinTimestampedSnapshots(DumpIndex* index) {
+  for (size_t i = 0; i < index->modules.size();) {
+    DumpModule& m = index->modules[i];
     bool only_snapshots = !m.timestamp.empty() && !m.files.empty() &&
                           std::all_of(m.files.begin(), m.files.end(),
                                       [](const DumpFile& f) { return f.kind == DumpFileKind::kSnapshot; });
     DumpModule* home = nullptr;
     if (only_snapshots) {
-      for (DumpModule& other : index.modules) {
+      for (DumpModule& other : index->modules) {
         if (&other != &m && other.timestamp.empty() && other.id == m.id && (m.name.empty() || other.name == m.name)) {
           home = &other;
         }
@@ -602,70 +686,95 @@ StatusOr<DumpIndex> IndexDumpFolder(const std::string& dir) {
       continue;
     }
     for (DumpFile& f : m.files) home->files.push_back(std::move(f));
-    index.modules.erase(index.modules.begin() + static_cast<std::ptrdiff_t>(i));
+    index->modules.erase(index->modules.begin() + static_cast<std::ptrdiff_t>(i));
   }
+}
 
-  // Snapshots dumped without an id attach to the module of that name.
-  for (const Entry& e : named_snapshots) {
-    DumpFile file;
-    file.path = e.path.string();
-    file.filename = e.filename;
-    file.bytes = FileBytes(e.path);
+// Snapshots dumped without an id attach to the module of that name.
+void AttachNamedSnapshots(const std::vector<FolderEntry>& named_snapshots, DumpIndex* index) {
+  for (const FolderEntry& e : named_snapshots) {
+    DumpFile file = FileAt(e.path, e.filename);
     file.kind = DumpFileKind::kSnapshot;
     file.format = DumpFormat::kProto;
     file.suffix = "execution_" + e.parts.id + ".hlo_snapshot.pb";
     file.detail = "execution " + e.parts.id;
     DumpModule* owner = nullptr;
-    for (DumpModule& m : index.modules) {
+    for (DumpModule& m : index->modules) {
       if (m.name == e.parts.rest) owner = &m;
     }
     if (owner == nullptr) {
-      index.modules.push_back(DumpModule{});
-      owner = &index.modules.back();
+      index->modules.push_back(DumpModule{});
+      owner = &index->modules.back();
       owner->name = e.parts.rest;
       owner->id = "";
     }
     owner->files.push_back(std::move(file));
   }
+}
 
-  // One compilation split across two ids: a module with the input HLO but no optimized
-  // HLO or code, followed by a module of the same name (same run) that has them but no
-  // input. XLA renumbers a module when a compiler clones it between the HLO passes and
-  // code generation.
-  for (size_t i = 0; i < index.modules.size(); ++i) {
-    DumpModule& first = index.modules[i];
+// One compilation split across two ids: a module with the input HLO but no optimized
+// HLO or code, followed by a module of the same name (same run) that has them but no
+// input. XLA renumbers a module when a compiler clones it between the HLO passes and
+// code generation.
+void MergeRenumberedModules(DumpIndex* index) {
+  for (size_t i = 0; i < index->modules.size(); ++i) {
+    DumpModule& first = index->modules[i];
     if (first.name.empty() || !HasStage(first, DumpStage::kBeforeOptimizations) ||
         HasStage(first, DumpStage::kAfterOptimizations) || HasCodegen(first)) {
       continue;
     }
-    for (size_t j = i + 1; j < index.modules.size(); ++j) {
-      DumpModule& second = index.modules[j];
+    for (size_t j = i + 1; j < index->modules.size(); ++j) {
+      DumpModule& second = index->modules[j];
       if (second.name != first.name || second.timestamp.empty() != first.timestamp.empty() ||
           HasStage(second, DumpStage::kBeforeOptimizations) ||
           !(HasStage(second, DumpStage::kAfterOptimizations) || HasCodegen(second) ||
             HasStage(second, DumpStage::kPass))) {
         continue;
       }
-      index.notes.push_back("module " + second.id + " (" + second.name + ") continues module " + first.id +
-                            ": XLA renumbered the module during compilation; shown as one");
+      index->notes.push_back("module " + second.id + " (" + second.name + ") continues module " + first.id +
+                             ": XLA renumbered the module during compilation; shown as one");
       for (DumpFile& f : second.files) first.files.push_back(std::move(f));
       first.ids.insert(first.ids.end(), second.ids.begin(), second.ids.end());
       std::stable_sort(first.files.begin(), first.files.end(), FileLess);
-      index.modules.erase(index.modules.begin() + static_cast<std::ptrdiff_t>(j));
+      index->modules.erase(index->modules.begin() + static_cast<std::ptrdiff_t>(j));
       break;
     }
   }
+}
 
-  // Keys: the id alone unless several runs (timestamps) reuse it.
+// Keys: the id alone unless several runs (timestamps) reuse it.
+void AssignKeys(DumpIndex* index) {
   std::map<std::string, int> id_uses;
-  for (const DumpModule& m : index.modules) ++id_uses[m.id];
-  for (DumpModule& m : index.modules) {
+  for (const DumpModule& m : index->modules) ++id_uses[m.id];
+  for (DumpModule& m : index->modules) {
     if (m.id.empty()) {
       m.key = m.name;
     } else {
       m.key = (id_uses[m.id] > 1 && !m.timestamp.empty()) ? m.timestamp + "." + m.id : m.id;
     }
   }
+}
+
+}  // namespace
+
+StatusOr<DumpIndex> IndexDumpFolder(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return NotFound(dir + ": no such folder");
+  if (!fs::is_directory(dir, ec)) return InvalidArgument(dir + ": not a folder");
+
+  DumpIndex index;
+  index.dir = dir;
+  while (index.dir.size() > 1 && index.dir.back() == '/') index.dir.pop_back();
+
+  ASSIGN_OR_RETURN(const std::vector<fs::directory_entry> entries, SortedListing(dir, &index));
+  FolderListing listing;
+  for (const fs::directory_entry& de : entries) ListEntry(de, &index, &listing);
+
+  GroupModules(listing.entries, &index);
+  JoinTimestampedSnapshots(&index);
+  AttachNamedSnapshots(listing.named_snapshots, &index);
+  MergeRenumberedModules(&index);
+  AssignKeys(&index);
 
   if (index.modules.empty()) {
     std::string seen = std::to_string(index.total_files) + " file(s)";
