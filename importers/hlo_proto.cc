@@ -2,24 +2,17 @@
 // schema (importers/proto/xla_hlo.proto), write the module as HLO text in XLA's
 // syntax and parse that with Fusebox's parser.
 //
-// Sections:
-//   1. Element types, shapes, layouts.
-//   2. Literals.
-//   3. Attribute text (sharding, replica groups, metadata, ...).
-//   4. Module -> HLO text (TextWriter).
-//   5. Wire-level scan: which message a file holds; what a truncated file still holds.
-//   6. gzip.
-//   7. Public entry points.
+// This file: the module -> HLO text writer (TextWriter) and the public entry points.
+// Beside it: hlo_proto_values.cc (element types, shapes, layouts, literals),
+// hlo_proto_attributes.cc (attribute text: sharding, replica groups, metadata, the
+// opcode attributes' values) and hlo_proto_wire.cc (the wire-level scan of files that
+// do not decode, and gzip); hlo_proto_internal.h declares what they share.
 #include "importers/hlo_proto.h"
 
-#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/unknown_field_set.h>
-#include <zlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -30,503 +23,14 @@
 #include "compiler/ir/attributes.h"
 #include "compiler/parser/parser.h"
 #include "compiler/support/strings.h"
+#include "importers/hlo_proto_internal.h"
 #include "importers/module_loader.h"
-#include "importers/proto/xla_hlo.pb.h"
 
 namespace fusebox {
 
+namespace hlo_proto_internal {
+
 namespace {
-
-namespace px = ::fusebox::xla;
-
-// Shapes and literals nest; past this depth a file is rejected rather than recursed into.
-constexpr int kMaxDepth = 64;
-
-// ---------------------------------------------------------------------------
-// 1. Element types, shapes, layouts
-// ---------------------------------------------------------------------------
-
-// clang-format off
-std::optional<PrimitiveType> TypeFromProto(int type) {
-  switch (type) {
-    case px::PRED: return PrimitiveType::kPred;
-    case px::S1: return PrimitiveType::kS1;
-    case px::S2: return PrimitiveType::kS2;
-    case px::S4: return PrimitiveType::kS4;
-    case px::S8: return PrimitiveType::kS8;
-    case px::S16: return PrimitiveType::kS16;
-    case px::S32: return PrimitiveType::kS32;
-    case px::S64: return PrimitiveType::kS64;
-    case px::U1: return PrimitiveType::kU1;
-    case px::U2: return PrimitiveType::kU2;
-    case px::U4: return PrimitiveType::kU4;
-    case px::U8: return PrimitiveType::kU8;
-    case px::U16: return PrimitiveType::kU16;
-    case px::U32: return PrimitiveType::kU32;
-    case px::U64: return PrimitiveType::kU64;
-    case px::F16: return PrimitiveType::kF16;
-    case px::BF16: return PrimitiveType::kBF16;
-    case px::F32: return PrimitiveType::kF32;
-    case px::F64: return PrimitiveType::kF64;
-    case px::F8E5M2: return PrimitiveType::kF8E5M2;
-    case px::F8E4M3: return PrimitiveType::kF8E4M3;
-    case px::F8E4M3FN: return PrimitiveType::kF8E4M3FN;
-    case px::F8E4M3B11FNUZ: return PrimitiveType::kF8E4M3B11FNUZ;
-    case px::F8E5M2FNUZ: return PrimitiveType::kF8E5M2FNUZ;
-    case px::F8E4M3FNUZ: return PrimitiveType::kF8E4M3FNUZ;
-    case px::F8E3M4: return PrimitiveType::kF8E3M4;
-    case px::F8E8M0FNU: return PrimitiveType::kF8E8M0FNU;
-    case px::F4E2M1FN: return PrimitiveType::kF4E2M1FN;
-    case px::C64: return PrimitiveType::kC64;
-    case px::C128: return PrimitiveType::kC128;
-    case px::TUPLE: return PrimitiveType::kTuple;
-    case px::OPAQUE_TYPE: return PrimitiveType::kOpaque;
-    case px::TOKEN: return PrimitiveType::kToken;
-    default:
-      return std::nullopt;
-  }
-}
-// clang-format on
-
-std::string TypeNumberText(int type) {
-  const std::string& name = px::PrimitiveType_Name(static_cast<px::PrimitiveType>(type));
-  return name.empty() ? "element type " + std::to_string(type) : "element type " + name;
-}
-
-// XLA marks a tile dimension that combines the dimensions it covers with INT64_MIN.
-constexpr int64_t kProtoCombineDimension = INT64_MIN;
-
-StatusOr<Shape> ShapeFromProto(const px::ShapeProto& proto, int depth = 0);
-
-Status LayoutFromProto(const px::LayoutProto& proto, int depth, Layout* layout) {
-  layout->minor_to_major.assign(proto.minor_to_major().begin(), proto.minor_to_major().end());
-  for (int dlt : proto.dim_level_types()) {
-    switch (dlt) {
-      case px::DIM_DENSE:
-        layout->dim_level_types.push_back(DimLevelType::kDense);
-        break;
-      case px::DIM_COMPRESSED:
-        layout->dim_level_types.push_back(DimLevelType::kCompressed);
-        break;
-      case px::DIM_SINGLETON:
-        layout->dim_level_types.push_back(DimLevelType::kSingleton);
-        break;
-      case px::DIM_LOOSE_COMPRESSED:
-        layout->dim_level_types.push_back(DimLevelType::kLooseCompressed);
-        break;
-      default:
-        return InvalidArgument("unknown dimension level type " + std::to_string(dlt));
-    }
-  }
-  // Lists holding only the default (true) are left empty, as the text parser does.
-  auto all_true = [](const auto& list) {
-    return std::all_of(list.begin(), list.end(), [](bool b) { return b; });
-  };
-  if (!all_true(proto.dim_unique()))
-    layout->dim_unique.assign(proto.dim_unique().begin(), proto.dim_unique().end());
-  if (!all_true(proto.dim_ordered())) {
-    layout->dim_ordered.assign(proto.dim_ordered().begin(), proto.dim_ordered().end());
-  }
-  for (const px::TileProto& tile : proto.tiles()) {
-    Tile t;
-    for (int64_t d : tile.dimensions())
-      t.dimensions.push_back(d == kProtoCombineDimension ? Tile::kCombine : d);
-    layout->tiles.push_back(std::move(t));
-  }
-  layout->tail_padding_alignment_in_elements = proto.tail_padding_alignment_in_elements() > 1
-                                                   ? proto.tail_padding_alignment_in_elements()
-                                                   : 1;
-  if (proto.index_primitive_type() != px::PRIMITIVE_TYPE_INVALID) {
-    layout->index_primitive_type = TypeFromProto(proto.index_primitive_type());
-    if (!layout->index_primitive_type) {
-      return InvalidArgument("layout index type: unsupported " +
-                             TypeNumberText(proto.index_primitive_type()));
-    }
-  }
-  if (proto.pointer_primitive_type() != px::PRIMITIVE_TYPE_INVALID) {
-    layout->pointer_primitive_type = TypeFromProto(proto.pointer_primitive_type());
-    if (!layout->pointer_primitive_type) {
-      return InvalidArgument("layout pointer type: unsupported " +
-                             TypeNumberText(proto.pointer_primitive_type()));
-    }
-  }
-  layout->element_size_in_bits = proto.element_size_in_bits();
-  layout->memory_space = proto.memory_space();
-  for (const px::SplitConfigProto& sc : proto.split_configs()) {
-    layout->split_configs.push_back(
-        SplitConfig{sc.dimension(), {sc.split_indices().begin(), sc.split_indices().end()}});
-  }
-  if (proto.has_physical_shape()) {
-    ASSIGN_OR_RETURN(Shape physical, ShapeFromProto(proto.physical_shape(), depth + 1));
-    layout->physical_shape = std::make_unique<Shape>(std::move(physical));
-  }
-  layout->dynamic_shape_metadata_prefix_bytes = proto.dynamic_shape_metadata_prefix_bytes();
-  return Status::Ok();
-}
-
-StatusOr<Shape> ShapeFromProto(const px::ShapeProto& proto, int depth) {
-  if (depth > kMaxDepth) return InvalidArgument("shape nested more than 64 levels deep");
-  std::optional<PrimitiveType> type = TypeFromProto(proto.element_type());
-  if (!type) return InvalidArgument("unsupported " + TypeNumberText(proto.element_type()));
-  if (*type == PrimitiveType::kTuple) {
-    std::vector<Shape> elements;
-    for (const px::ShapeProto& element : proto.tuple_shapes()) {
-      ASSIGN_OR_RETURN(Shape s, ShapeFromProto(element, depth + 1));
-      elements.push_back(std::move(s));
-    }
-    return Shape::Tuple(std::move(elements));
-  }
-  if (!IsArrayType(*type)) return Shape(*type, {});
-  Shape shape(*type, {});
-  for (int i = 0; i < proto.dimensions_size(); ++i) {
-    bool dynamic = i < proto.is_dynamic_dimension_size() && proto.is_dynamic_dimension(i);
-    int64_t size = proto.dimensions(i);
-    if (size < 0 && !(dynamic && size == kUnboundedSize)) {
-      return InvalidArgument("negative dimension size " + std::to_string(size));
-    }
-    shape.add_dimension(size, dynamic);
-  }
-  if (proto.has_layout()) {
-    Layout layout;
-    RETURN_IF_ERROR(LayoutFromProto(proto.layout(), depth, &layout));
-    shape.set_layout(std::move(layout));
-  }
-  return shape;
-}
-
-// ---------------------------------------------------------------------------
-// 2. Literals
-// ---------------------------------------------------------------------------
-
-// Values of one array in a LiteralProto: how many the proto holds for `type`, or -1
-// when the stored bytes do not divide into whole elements.
-// clang-format off
-int64_t StoredValueCount(const px::LiteralProto& p, PrimitiveType type, int64_t expected) {
-  auto bytes = [](const std::string& s, int64_t width) -> int64_t {
-    return static_cast<int64_t>(s.size()) % width ? -1 : static_cast<int64_t>(s.size()) / width;
-  };
-  // Sub-byte types: one element per byte, or packed when the byte count says so.
-  auto sub_byte = [&](const std::string& s, int bits) -> int64_t {
-    int64_t n = static_cast<int64_t>(s.size());
-    if (n == expected) return n;
-    if (expected > 0 && n == (expected * bits + 7) / 8) return expected;
-    return n == 0 ? 0 : -1;
-  };
-  switch (type) {
-    case PrimitiveType::kPred: return p.preds_size();
-    case PrimitiveType::kS1: return sub_byte(p.s1s(), 1);
-    case PrimitiveType::kS2: return sub_byte(p.s2s(), 2);
-    case PrimitiveType::kS4: return sub_byte(p.s4s(), 4);
-    case PrimitiveType::kU1: return sub_byte(p.u1s(), 1);
-    case PrimitiveType::kU2: return sub_byte(p.u2s(), 2);
-    case PrimitiveType::kU4: return sub_byte(p.u4s(), 4);
-    case PrimitiveType::kF4E2M1FN: return sub_byte(p.f4e2m1fns(), 4);
-    case PrimitiveType::kS8: return bytes(p.s8s(), 1);
-    case PrimitiveType::kU8: return bytes(p.u8s(), 1);
-    case PrimitiveType::kS16: return bytes(p.s16s(), 2);
-    case PrimitiveType::kU16: return bytes(p.u16s(), 2);
-    case PrimitiveType::kF16: return bytes(p.f16s(), 2);
-    case PrimitiveType::kBF16: return bytes(p.bf16s(), 2);
-    case PrimitiveType::kS32: return p.s32s_size();
-    case PrimitiveType::kS64: return p.s64s_size();
-    case PrimitiveType::kU32: return p.u32s_size();
-    case PrimitiveType::kU64: return p.u64s_size();
-    case PrimitiveType::kF32: return p.f32s_size();
-    case PrimitiveType::kF64: return p.f64s_size();
-    case PrimitiveType::kC64: return p.c64s_size() % 2 ? -1 : p.c64s_size() / 2;
-    case PrimitiveType::kC128: return p.c128s_size() % 2 ? -1 : p.c128s_size() / 2;
-    case PrimitiveType::kF8E5M2: return bytes(p.f8e5m2s(), 1);
-    case PrimitiveType::kF8E4M3: return bytes(p.f8e4m3s(), 1);
-    case PrimitiveType::kF8E4M3FN: return bytes(p.f8e4m3fns(), 1);
-    case PrimitiveType::kF8E4M3B11FNUZ: return bytes(p.f8e4m3b11fnuzs(), 1);
-    case PrimitiveType::kF8E5M2FNUZ: return bytes(p.f8e5m2fnuzs(), 1);
-    case PrimitiveType::kF8E4M3FNUZ: return bytes(p.f8e4m3fnuzs(), 1);
-    case PrimitiveType::kF8E3M4: return bytes(p.f8e3m4s(), 1);
-    case PrimitiveType::kF8E8M0FNU: return bytes(p.f8e8m0fnus(), 1);
-    default:
-      return -1;
-  }
-}
-// clang-format on
-
-// clang-format off
-const std::string* ByteField(const px::LiteralProto& p, PrimitiveType type) {
-  switch (type) {
-    case PrimitiveType::kS1: return &p.s1s();
-    case PrimitiveType::kS2: return &p.s2s();
-    case PrimitiveType::kS4: return &p.s4s();
-    case PrimitiveType::kU1: return &p.u1s();
-    case PrimitiveType::kU2: return &p.u2s();
-    case PrimitiveType::kU4: return &p.u4s();
-    case PrimitiveType::kF4E2M1FN: return &p.f4e2m1fns();
-    case PrimitiveType::kS8: return &p.s8s();
-    case PrimitiveType::kU8: return &p.u8s();
-    case PrimitiveType::kS16: return &p.s16s();
-    case PrimitiveType::kU16: return &p.u16s();
-    case PrimitiveType::kF16: return &p.f16s();
-    case PrimitiveType::kBF16: return &p.bf16s();
-    case PrimitiveType::kF8E5M2: return &p.f8e5m2s();
-    case PrimitiveType::kF8E4M3: return &p.f8e4m3s();
-    case PrimitiveType::kF8E4M3FN: return &p.f8e4m3fns();
-    case PrimitiveType::kF8E4M3B11FNUZ: return &p.f8e4m3b11fnuzs();
-    case PrimitiveType::kF8E5M2FNUZ: return &p.f8e5m2fnuzs();
-    case PrimitiveType::kF8E4M3FNUZ: return &p.f8e4m3fnuzs();
-    case PrimitiveType::kF8E3M4: return &p.f8e3m4s();
-    case PrimitiveType::kF8E8M0FNU: return &p.f8e8m0fnus();
-    default:
-      return nullptr;
-  }
-}
-// clang-format on
-
-// Checks that every array of `proto` holds exactly the values `shape` needs. Sets
-// `*elided` when the literal carries no values at all (XLA writes such constants when it
-// leaves large data out); a literal that holds some values but not all is an error.
-Status CheckLiteral(const px::LiteralProto& proto, const Shape& shape, int depth,
-                    int64_t* arrays_with_data, int64_t* arrays_without_data) {
-  if (depth > kMaxDepth) return InvalidArgument("literal nested more than 64 levels deep");
-  if (shape.IsTuple()) {
-    if (proto.tuple_literals_size() != shape.tuple_size()) {
-      if (proto.tuple_literals_size() == 0) {
-        ++*arrays_without_data;
-        return Status::Ok();
-      }
-      return InvalidArgument("tuple literal has " + std::to_string(proto.tuple_literals_size()) +
-                             " elements, its shape " + shape.ToString(false) + " needs " +
-                             std::to_string(shape.tuple_size()));
-    }
-    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
-      RETURN_IF_ERROR(CheckLiteral(proto.tuple_literals(static_cast<int>(i)), shape.tuple_shapes(i),
-                                   depth + 1, arrays_with_data, arrays_without_data));
-    }
-    return Status::Ok();
-  }
-  if (!shape.IsArray()) {
-    return InvalidArgument("literals of type " +
-                           std::string(PrimitiveTypeName(shape.element_type())) +
-                           " are not supported");
-  }
-  int64_t expected = shape.ElementCount();
-  if (expected < 0)
-    return InvalidArgument("literal shape " + shape.ToString(false) + " is too large");
-  int64_t stored = StoredValueCount(proto, shape.element_type(), expected);
-  if (stored == expected) {
-    ++*arrays_with_data;
-  } else if (stored == 0) {
-    ++*arrays_without_data;
-  } else {
-    return InvalidArgument(
-        "literal of shape " + shape.ToString(false) + " holds " +
-        (stored < 0 ? std::string("a partial element") : std::to_string(stored) + " values") +
-        ", the shape needs " + std::to_string(expected));
-  }
-  return Status::Ok();
-}
-
-// For each element in the order the proto stores it (the shape's layout, minor-most
-// dimension fastest), its row-major logical index.
-std::vector<int64_t> PhysicalToLogical(const Shape& shape) {
-  int64_t n = shape.ElementCount();
-  std::vector<int64_t> order;
-  int64_t rank = shape.rank();
-  bool identity = !shape.has_layout() || rank < 2 ||
-                  static_cast<int64_t>(shape.layout().minor_to_major.size()) != rank;
-  if (!identity) {
-    identity = true;
-    std::vector<bool> seen(static_cast<size_t>(rank), false);
-    for (int64_t i = 0; i < rank; ++i) {
-      int64_t d = shape.layout().minor_to_major[i];
-      identity = identity && d == rank - 1 - i;
-      // Not a permutation: the parser rejects the layout; read the data as row-major.
-      if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) return order;
-      seen[static_cast<size_t>(d)] = true;
-    }
-  }
-  if (identity) return order;  // empty: the identity
-  const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
-  std::vector<int64_t> stride(rank, 1);  // row-major strides
-  for (int64_t d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape.dimensions(d + 1);
-  std::vector<int64_t> index(rank, 0);
-  order.reserve(static_cast<size_t>(n));
-  int64_t logical = 0;
-  for (int64_t p = 0; p < n; ++p) {
-    order.push_back(logical);
-    for (int64_t k = 0; k < rank; ++k) {  // increment, minor-most dimension first
-      int64_t d = m2m[k];
-      if (++index[d] < shape.dimensions(d)) {
-        logical += stride[d];
-        break;
-      }
-      logical -= stride[d] * (index[d] - 1);
-      index[d] = 0;
-    }
-  }
-  return order;
-}
-
-uint64_t ReadLittleEndian(const std::string& bytes, int64_t offset, int width) {
-  uint64_t v = 0;
-  for (int b = 0; b < width; ++b) {
-    v |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[static_cast<size_t>(offset + b)]))
-         << (8 * b);
-  }
-  return v;
-}
-
-void FillArray(const px::LiteralProto& p, Literal* literal) {
-  const Shape& shape = literal->shape();
-  PrimitiveType type = shape.element_type();
-  int64_t n = shape.ElementCount();
-  std::vector<int64_t> order = PhysicalToLogical(shape);
-  auto at = [&](int64_t physical) {
-    return order.empty() ? physical : order[static_cast<size_t>(physical)];
-  };
-  int bits = BitWidth(type);
-  const std::string* bytes = ByteField(p, type);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t dst = at(i);
-    int idx = static_cast<int>(i);
-    switch (type) {
-      case PrimitiveType::kPred:
-        literal->SetBool(dst, p.preds(idx));
-        break;
-      case PrimitiveType::kS32:
-        literal->SetInt64(dst, p.s32s(idx));
-        break;
-      case PrimitiveType::kS64:
-        literal->SetInt64(dst, p.s64s(idx));
-        break;
-      case PrimitiveType::kU32:
-        literal->SetUint64(dst, p.u32s(idx));
-        break;
-      case PrimitiveType::kU64:
-        literal->SetUint64(dst, p.u64s(idx));
-        break;
-      case PrimitiveType::kF32: {
-        float f = p.f32s(idx);
-        uint32_t b;
-        std::memcpy(&b, &f, sizeof b);
-        literal->SetBits(dst, b);
-        break;
-      }
-      case PrimitiveType::kF64: {
-        double d = p.f64s(idx);
-        uint64_t b;
-        std::memcpy(&b, &d, sizeof b);
-        literal->SetBits(dst, b);
-        break;
-      }
-      case PrimitiveType::kC64:
-        literal->SetComplex(dst, {p.c64s(2 * idx), p.c64s(2 * idx + 1)});
-        break;
-      case PrimitiveType::kC128:
-        literal->SetComplex(dst, {p.c128s(2 * idx), p.c128s(2 * idx + 1)});
-        break;
-      default: {
-        // Byte-string types: 16-bit ones little-endian, 8-bit ones a byte each, sub-byte
-        // ones a byte each or packed low bits first.
-        uint64_t raw;
-        if (bits == 16) {
-          raw = ReadLittleEndian(*bytes, 2 * i, 2);
-        } else if (bits >= 8 || static_cast<int64_t>(bytes->size()) == n) {
-          raw = static_cast<unsigned char>((*bytes)[static_cast<size_t>(i)]);
-        } else {
-          int64_t bit = i * bits;
-          raw = static_cast<unsigned char>((*bytes)[static_cast<size_t>(bit / 8)]) >> (bit % 8);
-        }
-        if (bits < 64) raw &= (uint64_t{1} << bits) - 1;
-        if (IsSignedInt(type)) {
-          int64_t v = static_cast<int64_t>(raw);
-          if (bits < 64 && (raw >> (bits - 1)) & 1) v -= int64_t{1} << bits;
-          literal->SetInt64(dst, v);
-        } else if (IsUnsignedInt(type)) {
-          literal->SetUint64(dst, raw);
-        } else {
-          literal->SetBits(dst, raw);
-        }
-        break;
-      }
-    }
-  }
-}
-
-void FillLiteral(const px::LiteralProto& p, Literal* literal) {
-  if (literal->shape().IsTuple()) {
-    for (size_t i = 0; i < literal->tuple_elements().size(); ++i) {
-      FillLiteral(p.tuple_literals(static_cast<int>(i)), &literal->tuple_elements()[i]);
-    }
-    return;
-  }
-  FillArray(p, literal);
-}
-
-// The literal of `proto` with shape `shape`; nullopt when it carries no values.
-StatusOr<std::optional<Literal>> LiteralWithShape(const px::LiteralProto& proto,
-                                                  const Shape& shape) {
-  int64_t with_data = 0, without_data = 0;
-  RETURN_IF_ERROR(CheckLiteral(proto, shape, 0, &with_data, &without_data));
-  if (without_data > 0) {
-    if (with_data > 0)
-      return InvalidArgument("literal holds values for only some of its tuple elements");
-    return std::optional<Literal>();
-  }
-  Literal literal(shape);
-  FillLiteral(proto, &literal);
-  return std::optional<Literal>(std::move(literal));
-}
-
-// ---------------------------------------------------------------------------
-// 3. Attribute text
-// ---------------------------------------------------------------------------
-
-bool IsValidName(const std::string& name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-std::string Braced(const google::protobuf::RepeatedField<int64_t>& values) {
-  return "{" + Join(values, ",") + "}";
-}
-
-std::string Quoted(const std::string& s) { return "\"" + CEscape(s) + "\""; }
-
-// Frontend attributes sorted by key, as XLA prints its map.
-std::string FrontendAttributesText(const px::FrontendAttributes& attrs) {
-  std::map<std::string, std::string> sorted(attrs.map().begin(), attrs.map().end());
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [key, value] : sorted) {
-    if (!first) out += ',';
-    first = false;
-    bool identifier = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
-    for (char c : key) {
-      identifier = identifier && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                  (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-');
-    }
-    out += (identifier ? key : Quoted(key)) + "=" + Quoted(value);
-  }
-  return out + "}";
-}
-
-OpMetadata MetadataFromProto(const px::OpMetadata& p) {
-  OpMetadata md;
-  md.op_type = p.op_type();
-  md.op_name = p.op_name();
-  md.source_file = p.source_file();
-  md.source_line = p.source_line();
-  md.source_end_line = p.source_end_line();
-  md.source_column = p.source_column();
-  md.source_end_column = p.source_end_column();
-  md.stack_frame_id = p.stack_frame_id();
-  md.deduplicated_name = p.deduplicated_name();
-  md.scheduling_name = p.scheduling_name();
-  return md;
-}
 
 // Collects warnings, counting repeats of one kind so a module with 10,000 sharded
 // instructions yields one line.
@@ -555,123 +59,8 @@ class WarningLog {
   std::vector<std::string> order_;
 };
 
-// clang-format off
-std::string_view ShardingTypeText(int type) {
-  switch (type) {
-    case px::OpSharding::REPLICATED: return "replicated";
-    case px::OpSharding::MANUAL: return "manual";
-    case px::OpSharding::UNKNOWN: return "unknown";
-    case px::OpSharding::UNREDUCED: return "unreduced";
-    case px::OpSharding::MAXIMAL: return "maximal";
-    default:
-      return "";
-  }
-}
-// clang-format on
-
-// The text inside `sharding={...}`: `replicated`, `maximal device=1`,
-// `devices=[2,1]0,1`, `devices=[4]<=[2,2]T(1,0) last_tile_dim_replicate`, or for
-// tuples `{replicated}, {maximal device=0}`. Returns false for forms Fusebox does not
-// spell (named shardings).
-bool ShardingText(const px::OpSharding& s, int depth, std::string* out, bool* had_metadata) {
-  if (depth > kMaxDepth || !s.named_sharding().empty()) return false;
-  if (s.metadata_size() > 0) *had_metadata = true;
-  std::string text;
-  switch (s.type()) {
-    case px::OpSharding::TUPLE: {
-      for (int i = 0; i < s.tuple_shardings_size(); ++i) {
-        std::string element;
-        if (!ShardingText(s.tuple_shardings(i), depth + 1, &element, had_metadata)) return false;
-        if (i) text += ", ";
-        text += "{" + element + "}";
-      }
-      *out = text;
-      return true;
-    }
-    case px::OpSharding::MAXIMAL:
-      text =
-          "maximal device=" +
-          std::to_string(s.tile_assignment_devices_size() > 0 ? s.tile_assignment_devices(0) : 0);
-      break;
-    case px::OpSharding::OTHER: {
-      text = "devices=[" + Join(s.tile_assignment_dimensions(), ",") + "]";
-      if (s.iota_reshape_dims_size() > 0) {
-        text += "<=[" + Join(s.iota_reshape_dims(), ",") + "]";
-        bool identity = true;
-        for (int i = 0; i < s.iota_transpose_perm_size(); ++i)
-          identity = identity && s.iota_transpose_perm(i) == i;
-        if (!identity) text += "T(" + Join(s.iota_transpose_perm(), ",") + ")";
-      } else {
-        text += Join(s.tile_assignment_devices(), ",");
-      }
-      if (s.replicate_on_last_tile_dim()) {
-        text += " last_tile_dim_replicate";
-      } else if (s.last_tile_dims_size() > 0) {
-        text += " last_tile_dims={";
-        for (int i = 0; i < s.last_tile_dims_size(); ++i) {
-          if (i) text += ", ";
-          text += std::string(ShardingTypeText(s.last_tile_dims(i)));
-        }
-        text += "}";
-      }
-      break;
-    }
-    default:
-      text = std::string(ShardingTypeText(s.type()));
-      if (text.empty()) return false;
-      break;
-  }
-  if (s.is_shard_group()) {
-    text += (s.shard_group_type() == px::OpSharding::AS ? " shard_as " : " shard_like ") +
-            std::to_string(s.shard_group_id());
-  }
-  *out = text;
-  return true;
-}
-
-ReplicaGroups ReplicaGroupsFromProto(const px::HloInstructionProto& inst) {
-  ReplicaGroups groups;
-  if (inst.has_collective_device_list() &&
-      inst.collective_device_list().has_iota_replica_group_list()) {
-    const px::IotaReplicaGroupListProto& iota =
-        inst.collective_device_list().iota_replica_group_list();
-    groups.iota = true;
-    groups.iota_group_shape = {iota.num_replica_groups(), iota.num_devices_per_group()};
-    groups.iota_reshape_dims.assign(iota.iota_reshape_dims().begin(),
-                                    iota.iota_reshape_dims().end());
-    bool identity = true;
-    for (int i = 0; i < iota.iota_transpose_perm_size(); ++i)
-      identity = identity && iota.iota_transpose_perm(i) == i;
-    if (!identity) {
-      groups.iota_transpose_perm.assign(iota.iota_transpose_perm().begin(),
-                                        iota.iota_transpose_perm().end());
-    }
-    return groups;
-  }
-  const auto& list = inst.has_collective_device_list()
-                         ? inst.collective_device_list().replica_groups()
-                         : inst.replica_groups();
-  for (const px::ReplicaGroup& g : list)
-    groups.groups.emplace_back(g.replica_ids().begin(), g.replica_ids().end());
-  return groups;
-}
-
-// "ALG_DOT_BF16_BF16_F32" -> "dot_bf16_bf16_f32".
-std::string AlgorithmText(int algorithm) {
-  std::string name =
-      px::PrecisionConfig::Algorithm_Name(static_cast<px::PrecisionConfig::Algorithm>(algorithm));
-  if (StartsWith(name, "ALG_")) name = name.substr(4);
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](char c) { return static_cast<char>(std::tolower(c)); });
-  return name;
-}
-
-bool OneOf(const std::string& op, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), op) != names.end();
-}
-
 // ---------------------------------------------------------------------------
-// 4. Module -> HLO text
+// Module -> HLO text
 // ---------------------------------------------------------------------------
 
 class TextWriter {
@@ -1106,19 +495,28 @@ class TextWriter {
     return Status::Ok();
   }
 
+  // The attributes particular to an opcode (or to proto fields only some opcodes set),
+  // in the order XLA prints them. Each family below is a table of "when, name, text";
+  // the texts are spelled in hlo_proto_attributes.cc.
   template <typename Add>
   void WriteOpcodeAttributes(const px::HloInstructionProto& inst,
                              const std::vector<const InstInfo*>& operands, const std::string& where,
                              Add&& add) {
+    WriteStructureAttributes(inst, add);
+    WriteConvolutionAndDotAttributes(inst, where, add);
+    WriteGatherScatterAttributes(inst, add);
+    WriteOpOptionAttributes(inst, operands, add);
+    WriteCallAndTransferAttributes(inst, where, add);
+  }
+
+  // Custom-call target, parameter replication, dimensions, tuple index, collectives'
+  // channel and groups, slices, padding and window.
+  template <typename Add>
+  void WriteStructureAttributes(const px::HloInstructionProto& inst, Add&& add) {
     const std::string& op = inst.opcode();
     if (op == "custom-call") add("custom_call_target", Quoted(inst.custom_call_target()));
     if (op == "parameter" && inst.parameter_replication().replicated_at_leaf_buffers_size() > 0) {
-      std::string s = "{";
-      for (int i = 0; i < inst.parameter_replication().replicated_at_leaf_buffers_size(); ++i) {
-        if (i) s += ",";
-        s += inst.parameter_replication().replicated_at_leaf_buffers(i) ? "true" : "false";
-      }
-      add("parameter_replication", s + "}");
+      add("parameter_replication", ParameterReplicationText(inst));
     }
     if (op == "iota") {
       add("iota_dimension", std::to_string(inst.dimensions_size() > 0 ? inst.dimensions(0) : 0));
@@ -1140,51 +538,22 @@ class TextWriter {
                    "reduce-scatter", "collective-broadcast", "ragged-all-to-all"})) {
       add("replica_groups", ReplicaGroupsFromProto(inst).ToString());
     }
-    if (op == "slice" || inst.slice_dimensions_size() > 0) {
-      std::string s = "{";
-      for (int i = 0; i < inst.slice_dimensions_size(); ++i) {
-        const auto& d = inst.slice_dimensions(i);
-        if (i) s += ", ";
-        s += "[" + std::to_string(d.start()) + ":" + std::to_string(d.limit());
-        if (d.stride() != 1) s += ":" + std::to_string(d.stride());
-        s += "]";
-      }
-      add("slice", s + "}");
-    }
+    if (op == "slice" || inst.slice_dimensions_size() > 0) add("slice", SliceText(inst));
     if (op == "dynamic-slice" || inst.dynamic_slice_sizes_size() > 0) {
       add("dynamic_slice_sizes", Braced(inst.dynamic_slice_sizes()));
     }
-    if (inst.padding_config().dimensions_size() > 0) {
-      std::vector<PaddingDimension> padding;
-      for (const auto& d : inst.padding_config().dimensions()) {
-        padding.push_back({d.edge_padding_low(), d.edge_padding_high(), d.interior_padding()});
-      }
-      add("padding", PaddingToString(padding));
-    }
-    if (inst.window().dimensions_size() > 0) {
-      Window window;
-      for (const auto& d : inst.window().dimensions()) {
-        window.dimensions.push_back({d.size(), d.stride(), d.padding_low(), d.padding_high(),
-                                     d.window_dilation(), d.base_dilation(), d.window_reversal()});
-      }
-      add("window", "{" + window.ToString() + "}");
-    }
+    if (inst.padding_config().dimensions_size() > 0) add("padding", PaddingText(inst));
+    if (inst.window().dimensions_size() > 0) add("window", WindowText(inst));
+  }
+
+  // Convolution dimension labels and group counts, dot and ragged-dot dimensions,
+  // operand precision and algorithm.
+  template <typename Add>
+  void WriteConvolutionAndDotAttributes(const px::HloInstructionProto& inst,
+                                        const std::string& where, Add&& add) {
+    const std::string& op = inst.opcode();
     if (op == "convolution" || (op == "custom-call" && inst.has_convolution_dimension_numbers())) {
-      const auto& c = inst.convolution_dimension_numbers();
-      ConvolutionDimensionNumbers dn;
-      dn.input_batch_dimension = c.input_batch_dimension();
-      dn.input_feature_dimension = c.input_feature_dimension();
-      dn.input_spatial_dimensions.assign(c.input_spatial_dimensions().begin(),
-                                         c.input_spatial_dimensions().end());
-      dn.kernel_input_feature_dimension = c.kernel_input_feature_dimension();
-      dn.kernel_output_feature_dimension = c.kernel_output_feature_dimension();
-      dn.kernel_spatial_dimensions.assign(c.kernel_spatial_dimensions().begin(),
-                                          c.kernel_spatial_dimensions().end());
-      dn.output_batch_dimension = c.output_batch_dimension();
-      dn.output_feature_dimension = c.output_feature_dimension();
-      dn.output_spatial_dimensions.assign(c.output_spatial_dimensions().begin(),
-                                          c.output_spatial_dimensions().end());
-      add("dim_labels", dn.ToString());
+      add("dim_labels", DimLabelsText(inst));
     }
     if (inst.feature_group_count() > 1)
       add("feature_group_count", std::to_string(inst.feature_group_count()));
@@ -1209,23 +578,15 @@ class TextWriter {
     }
     if (!inst.dot_sparsity().empty())
       log_.Add("dot sparsity descriptors are not decoded; left out", where);
-    const auto& precision = inst.precision_config();
-    bool any_precision = false;
-    for (int p : precision.operand_precision())
-      any_precision = any_precision || p != px::PrecisionConfig::DEFAULT;
-    if (any_precision) {
-      std::string s = "{";
-      for (int i = 0; i < precision.operand_precision_size(); ++i) {
-        if (i) s += ",";
-        std::string name = px::PrecisionConfig::Precision_Name(precision.operand_precision(i));
-        std::transform(name.begin(), name.end(), name.begin(),
-                       [](char c) { return static_cast<char>(std::tolower(c)); });
-        s += name.empty() ? "default" : name;
-      }
-      add("operand_precision", s + "}");
-    }
-    if (precision.algorithm() != px::PrecisionConfig::ALG_UNSET)
-      add("algorithm", AlgorithmText(precision.algorithm()));
+    if (HasOperandPrecision(inst)) add("operand_precision", OperandPrecisionText(inst));
+    if (inst.precision_config().algorithm() != px::PrecisionConfig::ALG_UNSET)
+      add("algorithm", AlgorithmText(inst.precision_config().algorithm()));
+  }
+
+  // Gather and scatter dimension numbers and their index flags.
+  template <typename Add>
+  void WriteGatherScatterAttributes(const px::HloInstructionProto& inst, Add&& add) {
+    const std::string& op = inst.opcode();
     if (op == "gather") {
       const auto& g = inst.gather_dimension_numbers();
       add("offset_dims", Braced(g.offset_dims()));
@@ -1253,6 +614,14 @@ class TextWriter {
     }
     if (inst.indices_are_sorted()) add("indices_are_sorted", "true");
     if (inst.unique_indices()) add("unique_indices", "true");
+  }
+
+  // Options of single opcodes: compare, fusion, rng, reduce-precision, batch norm, fft,
+  // triangular solve, cholesky, sort, topk.
+  template <typename Add>
+  void WriteOpOptionAttributes(const px::HloInstructionProto& inst,
+                               const std::vector<const InstInfo*>& operands, Add&& add) {
+    const std::string& op = inst.opcode();
     if (op == "compare") {
       add("direction", inst.comparison_direction());
       // XLA leaves the comparison type out when it is the default for the operands.
@@ -1262,17 +631,9 @@ class TextWriter {
       if (!inst.comparison_type().empty() && !is_default) add("type", inst.comparison_type());
     }
     if (op == "fusion" && !inst.fusion_kind().empty()) add("kind", inst.fusion_kind());
-    if (op == "rng") {
-      std::string name = px::RandomDistribution_Name(inst.distribution());
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](char c) { return static_cast<char>(std::tolower(c)); });
-      add("distribution", name);
-    }
+    if (op == "rng") add("distribution", LowerCase(px::RandomDistribution_Name(inst.distribution())));
     if (op == "rng-bit-generator") {
-      std::string name = px::RandomAlgorithm_Name(inst.rng_algorithm());
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](char c) { return static_cast<char>(std::tolower(c)); });
-      add("algorithm", name);
+      add("algorithm", LowerCase(px::RandomAlgorithm_Name(inst.rng_algorithm())));
     }
     if (op == "rng-get-and-update-state") add("delta", std::to_string(inst.delta()));
     if (op == "reduce-precision") {
@@ -1303,21 +664,21 @@ class TextWriter {
       add("k", std::to_string(inst.k()));
       add("largest", inst.largest() ? "true" : "false");
     }
+  }
+
+  // Custom-call options and layouts, aliasing, collective-permute pairs, host
+  // transfers, infeed and outfeed, prefetch, async threads and sharding domains.
+  template <typename Add>
+  void WriteCallAndTransferAttributes(const px::HloInstructionProto& inst,
+                                      const std::string& where, Add&& add) {
+    const std::string& op = inst.opcode();
     if (op == "custom-call") {
       if (inst.custom_call_api_version() != px::API_VERSION_ORIGINAL &&
           inst.custom_call_api_version() != px::API_VERSION_UNSPECIFIED) {
         add("api_version", px::CustomCallApiVersion_Name(inst.custom_call_api_version()));
       }
       if (inst.custom_call_has_side_effect()) add("custom_call_has_side_effect", "true");
-      if (inst.constrain_layout()) {
-        std::string s = "{";
-        for (int i = 0; i < inst.operand_shapes_with_layout_size(); ++i) {
-          StatusOr<Shape> shape = ShapeFromProto(inst.operand_shapes_with_layout(i));
-          if (i) s += ", ";
-          s += shape.ok() ? shape->ToString(true) : "()";
-        }
-        add("operand_layout_constraints", s + "}");
-      }
+      if (inst.constrain_layout()) add("operand_layout_constraints", OperandLayoutsText(inst));
       if (inst.custom_call_schedule() != px::SCHEDULE_NONE) {
         add("schedule", px::CustomCallSchedule_Name(inst.custom_call_schedule()));
       }
@@ -1325,26 +686,13 @@ class TextWriter {
       add("constrain_layout", "true");
     }
     if (inst.output_operand_aliasing_size() > 0) {
-      std::string s = "{";
-      for (int i = 0; i < inst.output_operand_aliasing_size(); ++i) {
-        const auto& a = inst.output_operand_aliasing(i);
-        if (i) s += ", ";
-        s += Braced(a.output_shape_index()) + ": (" + std::to_string(a.operand_index()) + ", " +
-             Braced(a.operand_shape_index()) + ")";
-      }
-      add("output_to_operand_aliasing", s + "}");
+      add("output_to_operand_aliasing", OutputOperandAliasingText(inst));
     }
     if (inst.padding_type() != px::PADDING_INVALID)
       add("padding_type", px::PaddingType_Name(inst.padding_type()));
     if (OneOf(op, {"collective-permute", "collective-permute-start"}) ||
         inst.source_target_pairs_size() > 0) {
-      std::string s = "{";
-      for (int i = 0; i < inst.source_target_pairs_size(); ++i) {
-        if (i) s += ",";
-        s += "{" + std::to_string(inst.source_target_pairs(i).source()) + "," +
-             std::to_string(inst.source_target_pairs(i).target()) + "}";
-      }
-      add("source_target_pairs", s + "}");
+      add("source_target_pairs", SourceTargetPairsText(inst));
     }
     if (inst.use_global_device_ids()) add("use_global_device_ids", "true");
     if (inst.is_host_transfer()) add("is_host_transfer", "true");
@@ -1364,11 +712,9 @@ class TextWriter {
       add("async_execution_thread", Quoted(inst.async_execution_thread()));
     }
     if (op == "domain") {
-      bool metadata = false;
-      std::string entry, exit;
-      if (ShardingText(inst.domain_entry_sharding(), 0, &entry, &metadata) &&
-          ShardingText(inst.domain_exit_sharding(), 0, &exit, &metadata)) {
-        add("domain", "{kind=\"sharding\", entry={" + entry + "}, exit={" + exit + "}}");
+      std::string text;
+      if (DomainText(inst, &text)) {
+        add("domain", text);
       } else {
         log_.Add("domain shardings Fusebox cannot spell; left out", where);
       }
@@ -1491,275 +837,17 @@ class TextWriter {
   WarningLog log_;
 };
 
-// ---------------------------------------------------------------------------
-// 5. Wire-level scan
-// ---------------------------------------------------------------------------
-
-// One field of a message as the wire format lays it out.
-struct WireField {
-  uint32_t number = 0;
-  int wire_type = 0;
-  size_t start = 0;          // offset of the tag
-  size_t payload_begin = 0;  // for length-delimited fields
-  size_t payload_end = 0;    // declared end; may lie past the data when truncated
-};
-
-struct WireScan {
-  std::vector<WireField> fields;  // complete fields, plus a last incomplete one if truncated
-  bool truncated = false;         // the data ends inside the last field
-  bool corrupt = false;           // bytes that are not protobuf wire format
-  size_t stop = 0;                // where scanning stopped
-};
-
-// Walks the fields of one message in data[begin, end) without interpreting them.
-WireScan ScanFields(std::string_view data, size_t begin, size_t end) {
-  WireScan scan;
-  const auto* base = reinterpret_cast<const uint8_t*>(data.data()) + begin;
-  int size = static_cast<int>(end - begin);
-  google::protobuf::io::CodedInputStream in(base, size);
-  // A varint that cannot be read with fewer than 10 bytes left is cut, not corrupt.
-  auto cut_or_corrupt = [&](size_t at) {
-    scan.stop = at;
-    if (end - at < 10) {
-      scan.truncated = true;
-    } else {
-      scan.corrupt = true;
-    }
-  };
-  while (true) {
-    size_t at = begin + static_cast<size_t>(in.CurrentPosition());
-    if (at == end) {
-      scan.stop = at;
-      return scan;
-    }
-    uint32_t tag = in.ReadTag();
-    if (tag == 0) {
-      if (data[at] == 0) {  // field number 0 does not exist
-        scan.corrupt = true;
-        scan.stop = at;
-      } else {
-        cut_or_corrupt(at);
-      }
-      return scan;
-    }
-    WireField f;
-    f.number = tag >> 3;
-    f.wire_type = static_cast<int>(tag & 7);
-    f.start = at;
-    bool ok = true;
-    switch (f.wire_type) {
-      case 0: {
-        uint64_t v;
-        ok = in.ReadVarint64(&v);
-        if (!ok) cut_or_corrupt(at);
-        break;
-      }
-      case 1:
-      case 5: {
-        int width = f.wire_type == 1 ? 8 : 4;
-        ok = in.Skip(width);
-        if (!ok) {
-          scan.truncated = true;
-          scan.stop = at;
-        }
-        break;
-      }
-      case 2: {
-        uint32_t length;
-        if (!in.ReadVarint32(&length)) {
-          ok = false;
-          cut_or_corrupt(at);
-          break;
-        }
-        f.payload_begin = begin + static_cast<size_t>(in.CurrentPosition());
-        f.payload_end = f.payload_begin + length;
-        if (f.payload_end > end) {
-          ok = false;
-          scan.truncated = true;
-          scan.stop = at;
-          scan.fields.push_back(f);
-          return scan;
-        }
-        in.Skip(static_cast<int>(length));
-        break;
-      }
-      default:
-        ok = false;
-        scan.corrupt = true;
-        scan.stop = at;
-        break;
-    }
-    if (!ok) {
-      if (scan.truncated) {
-        f.payload_end = end + 1;
-        scan.fields.push_back(f);
-      }
-      return scan;
-    }
-    f.payload_end = std::max(f.payload_end, begin + static_cast<size_t>(in.CurrentPosition()));
-    scan.fields.push_back(f);
-  }
-}
-
-bool LooksLikeName(std::string_view data, const WireField& f) {
-  if (f.wire_type != 2 || f.payload_end > data.size() || f.payload_end == f.payload_begin)
-    return false;
-  for (size_t i = f.payload_begin; i < f.payload_end; ++i) {
-    unsigned char c = static_cast<unsigned char>(data[i]);
-    if (c < 0x20 || c >= 0x7f) return false;
-  }
-  return true;
-}
-
-// Explains why `bytes` did not decode: a truncated module (with what survives) or
-// bytes that are not an HLO proto.
-Status DiagnoseUndecodable(std::string_view bytes, const std::string& filename) {
-  std::string total = std::to_string(bytes.size());
-  WireScan top = ScanFields(bytes, 0, bytes.size());
-  if (top.corrupt) {
-    return InvalidArgument(filename + ": not an HLO proto (bytes at offset " +
-                           std::to_string(top.stop) + " are not protobuf wire format)");
-  }
-  // Find the module: the top level (HloModuleProto) or field 1 of it, once (HloProto)
-  // or twice (HloSnapshot). A module level starts with its name and lists computations
-  // as field 3.
-  const char* wrappers[] = {"", "HloProto", "HloSnapshot"};
-  size_t begin = 0, end = bytes.size();
-  WireScan level = top;
-  for (int depth = 0; depth < 3; ++depth) {
-    bool has_name = !level.fields.empty() && level.fields[0].number == 1 &&
-                    LooksLikeName(bytes, level.fields[0]);
-    int complete = 0;
-    const WireField* last_complete = nullptr;
-    const WireField* cut = nullptr;
-    for (const WireField& f : level.fields) {
-      if (f.number != 3 || f.wire_type != 2) continue;
-      if (f.payload_end <= end) {
-        ++complete;
-        last_complete = &f;
-      } else {
-        cut = &f;
-      }
-    }
-    if (has_name && (complete > 0 || cut != nullptr) && level.truncated) {
-      std::string msg = filename + ": truncated HLO proto: decoding stopped at byte " +
-                        std::to_string(level.stop) + " of " + total;
-      if (cut != nullptr) {
-        msg += " inside computation " + std::to_string(complete + 1) + " (it needs " +
-               std::to_string(cut->payload_end - cut->payload_begin) + " bytes, " +
-               std::to_string(end - cut->payload_begin) + " remain); " + std::to_string(complete) +
-               " of the computations are complete";
-      } else {
-        msg += "; all " + std::to_string(complete) +
-               " computations are complete, a later field of the module is cut";
-      }
-      if (last_complete != nullptr) {
-        px::HloComputationProto comp;
-        if (comp.ParseFromArray(
-                bytes.data() + last_complete->payload_begin,
-                static_cast<int>(last_complete->payload_end - last_complete->payload_begin))) {
-          msg += " (the last is %" + comp.name() + ", " + std::to_string(comp.instructions_size()) +
-                 " instructions)";
-        }
-      }
-      if (cut != nullptr) msg += "; the module cannot be loaded without the rest";
-      return InvalidArgument(msg);
-    }
-    if (has_name && !level.truncated && depth > 0) {
-      // The module is whole; what follows it in the wrapper is cut.
-      return InvalidArgument(filename + ": truncated " + wrappers[depth] +
-                             ": decoding stopped at byte " + std::to_string(top.stop) + " of " +
-                             total + "; the module is complete but the data after it is cut");
-    }
-    // Descend into field 1 when it is the (last, cut) wrapper field.
-    if (level.fields.empty()) break;
-    WireField inner = level.fields.front();  // a copy: `level` is replaced below
-    if (inner.number != 1 || inner.wire_type != 2) break;
-    begin = inner.payload_begin;
-    end = std::min(inner.payload_end, bytes.size());
-    level = ScanFields(bytes, begin, end);
-    if (level.corrupt) break;
-    if (!level.truncated && inner.payload_end > bytes.size()) level.truncated = true;
-  }
-  if (top.truncated) {
-    return InvalidArgument(
-        filename + ": not an HLO proto (protobuf data ends inside a field at byte " +
-        std::to_string(top.stop) + " of " + total + ", and no HLO module was found before it)");
-  }
-  return InvalidArgument(filename +
-                         ": not an HLO proto (it decodes as protobuf but holds no HLO module with "
-                         "computations)");
-}
-
-// ---------------------------------------------------------------------------
-// 6. gzip
-// ---------------------------------------------------------------------------
-
 }  // namespace
+}  // namespace hlo_proto_internal
 
-bool IsGzip(std::string_view bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-         static_cast<unsigned char>(bytes[1]) == 0x8b;
-}
-
-StatusOr<std::string> Gunzip(std::string_view bytes, const std::string& filename,
-                             int64_t max_bytes) {
-  z_stream zs;
-  std::memset(&zs, 0, sizeof zs);
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-    return Internal(filename + ": cannot initialize zlib");
-  std::string out;
-  char buffer[1 << 16];
-  size_t offset = 0;
-  Status status;
-  bool ended = false;
-  while (true) {
-    if (zs.avail_in == 0 && offset < bytes.size()) {
-      size_t chunk = std::min<size_t>(bytes.size() - offset, 1u << 30);
-      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data() + offset));
-      zs.avail_in = static_cast<uInt>(chunk);
-      offset += chunk;
-    }
-    zs.next_out = reinterpret_cast<Bytef*>(buffer);
-    zs.avail_out = sizeof buffer;
-    int rc = inflate(&zs, Z_NO_FLUSH);
-    out.append(buffer, sizeof buffer - zs.avail_out);
-    if (static_cast<int64_t>(out.size()) > max_bytes) {
-      status = InvalidArgument(filename + ": gzip data inflates to more than " +
-                               std::to_string(max_bytes) + " bytes; refusing");
-      break;
-    }
-    if (rc == Z_STREAM_END) {
-      ended = true;
-      // Concatenated gzip members (as `cat a.gz b.gz` makes) continue the stream.
-      if (zs.avail_in == 0 && offset >= bytes.size()) break;
-      if (inflateReset(&zs) != Z_OK) {
-        status = InvalidArgument(filename + ": bad gzip stream after byte " +
-                                 std::to_string(zs.total_in));
-        break;
-      }
-      ended = false;
-      continue;
-    }
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && offset >= bytes.size()) {
-      status = InvalidArgument(filename + ": gzip stream ends early (truncated .gz file?) after " +
-                               std::to_string(out.size()) + " uncompressed bytes");
-      break;
-    }
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      status = InvalidArgument(filename + ": bad gzip stream (zlib: " +
-                               (zs.msg ? zs.msg : "error " + std::to_string(rc)) + ")");
-      break;
-    }
-  }
-  inflateEnd(&zs);
-  if (!status.ok()) return status;
-  if (!ended) return InvalidArgument(filename + ": gzip stream ends early (truncated .gz file?)");
-  return out;
-}
+namespace px = ::fusebox::xla;
+using hlo_proto_internal::DiagnoseUndecodable;
+using hlo_proto_internal::LiteralWithShape;
+using hlo_proto_internal::ShapeFromProto;
+using hlo_proto_internal::TextWriter;
 
 // ---------------------------------------------------------------------------
-// 7. Public entry points
+// Public entry points
 // ---------------------------------------------------------------------------
 
 // clang-format off
