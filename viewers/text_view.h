@@ -13,7 +13,8 @@
 // are their ASCII capitals: 'F', 'C'), F3 as GLFW_KEY_F3 (292). A left click on a name
 // that has a definition jumps there; a right click opens a menu (copy line, copy name,
 // go to definition, find the name). SASS (cuobjdump / nvdisasm text) is read as assembly:
-// its /*addr*/ comments, registers and "Function : name" blocks.
+// its /*addr*/ comments, registers and "Function : name" blocks. The languages and their
+// tokenizers are in text_tokenizers.h, the definition scanners in text_definitions.h.
 #pragma once
 
 #include <cstdint>
@@ -23,57 +24,14 @@
 #include <utility>
 #include <vector>
 
+#include "viewers/text_definitions.h"
+#include "viewers/text_tokenizers.h"
+
 struct ImDrawList;
+struct ImRect;
 
 namespace fusebox::viewers {
 
-enum class TextLanguage { kPlain, kHlo, kLlvmIr, kPtx, kAsm, kDiff };
-
-// The language of a stage by its name: "hlo", "optimized_hlo", "xla_pass_0003" and
-// anything ending in "hlo" -> kHlo; "*llvm_ir*" -> kLlvmIr; "ptx" -> kPtx; "cpu_asm",
-// "xla_asm", "sass" -> kAsm; else kPlain.
-TextLanguage LanguageForStage(std::string_view stage);
-
-// One coloured run of a line. kKeyword: HLO's ROOT / ENTRY / attribute keys, LLVM's
-// define / declare / linkage and flags, PTX and assembler directives; kOpcode: HLO opcodes,
-// LLVM IR instructions (call, load, store, br, ret, ...), PTX instructions, x86 mnemonics;
-// kName: names a click can follow (%instr, @function, %local, labels, kernels, symbols);
-// kRegister: PTX and x86 registers (%rd4, %rax); kComment also covers HLO metadata={...}
-// and LLVM metadata (!3) and attribute groups (#0); kAdded / kRemoved: diff lines.
-enum class TokenKind {
-  kText,
-  kKeyword,
-  kName,
-  kType,
-  kNumber,
-  kString,
-  kComment,
-  kOpcode,
-  kAdded,
-  kRemoved,
-  kRegister,
-};
-struct Token {
-  int begin = 0;  // byte offsets in the line
-  int end = 0;
-  TokenKind kind = TokenKind::kText;
-};
-// Splits one line into coloured runs (the tokens cover the line, in order; an empty line
-// has none).
-std::vector<Token> Tokenize(std::string_view line, TextLanguage language);
-
-// The name a click at byte `column` of `line` refers to, without sigils ("%add.3" ->
-// "add.3", "@fusion_2" -> "fusion_2"); nullopt when the column is not on a name.
-std::optional<std::string> NameAt(std::string_view line, int column, TextLanguage language);
-
-// Display geometry shared with DiffView (and tests): tabs expand to 4-column stops, each
-// UTF-8 character and each byte that is not valid UTF-8 takes one column.
-int DisplayColumns(std::string_view line);
-// The display column at which byte `byte` starts (the width of the line past its end).
-int ColumnOfByte(std::string_view line, int byte);
-// The first byte of the character at display `column` (a tab covers all its columns);
-// line.size() past the end, 0 for negative columns.
-int ByteAtColumn(std::string_view line, int column);
 // The RGBA colour (ImU32) a token kind is drawn with.
 uint32_t TokenColor(TokenKind kind);
 // Draws `line` coloured by `tokens` in the current font: column 0 at screen x `x`, top at
@@ -161,25 +119,16 @@ class TextView {
     int line;
     int column;
   };
-  struct Definition {
-    std::string_view name;  // in text_
-    int line = -1;
-    int end = -1;  // inclusive
-    int rank = 0;  // lower wins when a name is defined twice (a body over a prototype)
-  };
+  using Definition = TextDefinition;  // names view text_
   void RecomputeMatches();
   void RecomputeHighlight();
+  TextLines Lines() const { return TextLines{text_, &line_starts_}; }
   void BuildDefinitions() const;
-  void ScanDefinitions() const;  // the lines -> candidates_
-  // Adds a candidate; returns its index (for the end of a block to be filled in).
-  int AddDefinition(std::string_view name, int line, int end, int rank) const;
   struct DefinitionSlot {
     uint32_t tag = 0;  // the high half of the name's hash
     int entry = -1;    // index into definitions_, -1 when empty
   };
   int SlotOf(std::string_view name, size_t hash) const;
-  // An LLVM IR %local or label defined in the function around `near_line`; -1 if none.
-  int FindLocalDefinition(std::string_view name, int near_line) const;
   // The name under the mouse and the definition a click would go to.
   struct Target {
     std::string name;
@@ -189,6 +138,34 @@ class TextView {
   };
   std::optional<Target> TargetAt(int line, int column) const;
   void CloseSearch();
+  // Draw's steps. The sizes of one frame, in pixels:
+  struct FrameLayout {
+    float line_h = 0, font_h = 0, char_w = 0, pad = 0;
+    float gutter_w = 0;                  // line numbers
+    float content_w = 0, content_h = 0;  // the whole text
+    float view_h = 0, text_w = 0;        // the visible text area
+    float text_dy = 0;                   // text baseline offset within a line
+  };
+  // What the mouse is over in this frame: the pane, a line, and on it maybe a name.
+  struct MouseTarget {
+    bool hovered = false;
+    int line = -1;
+    std::optional<Target> name;
+  };
+  FrameLayout MeasureFrame() const;
+  void RequestScroll(const FrameLayout& frame);
+  void RecordGeometry(const FrameLayout& frame, const ImRect& inner);
+  MouseTarget FindMouseTarget(const FrameLayout& frame, bool hovered) const;
+  std::vector<std::pair<int, int>> DrawVisibleLines(ImDrawList* draw_list, const FrameLayout& frame,
+                                                    const MouseTarget& mouse);
+  void DrawLineBackground(ImDrawList* draw_list, const FrameLayout& frame, int i,
+                          std::string_view line, float y) const;
+  void DrawLineNumbers(ImDrawList* draw_list, const FrameLayout& frame, float gutter_x,
+                       const std::vector<std::pair<int, int>>& drawn) const;
+  void TrackHover(const MouseTarget& mouse);
+  void GoTo(const Target& target, std::optional<std::string>* clicked);
+  void HandleClicks(const MouseTarget& mouse, std::optional<std::string>* clicked);
+  void DrawContextMenu(std::optional<std::string>* clicked);
   void DrawSearchBar();
   void HandleKeys();
   void CopyToClipboard(const std::string& text) const;
@@ -238,7 +215,6 @@ class TextView {
   mutable bool definitions_built_ = false;
   mutable std::vector<Definition> definitions_;
   mutable std::vector<DefinitionSlot> definition_slots_;
-  mutable std::vector<Definition> candidates_;  // while indexing
 };
 
 }  // namespace fusebox::viewers
