@@ -1,10 +1,12 @@
 // The HLO text printer: instructions, computations and modules in XLA's dump format.
 // print -> parse -> print is a fixed point, and the text is accepted by XLA's parser.
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "compiler/ir/module.h"
+#include "compiler/ir/printer_internal.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox {
@@ -300,26 +302,15 @@ std::string Instruction::ToString() const {
   return out;
 }
 
-void Computation::AppendTo(std::string* out) const {
-  if (is_entry_) *out += "ENTRY ";
-  *out += "%" + name_ + " (";
-  bool first = true;
-  for (const Instruction* p : parameters_) {
-    if (!p) continue;
-    if (!first) *out += ", ";
-    first = false;
-    *out += p->name() + ": ";
-    p->shape().AppendTo(out, false);
-  }
-  *out += ") -> ";
-  if (root_) root_->shape().AppendTo(out, false);
-  *out += " {\n";
+namespace ir_internal {
+
+std::vector<const Instruction*> InstructionsInPrintOrder(const Computation& computation) {
   // Definitions before uses, as XLA's parser needs: the stored order when it already is
   // one (parsed input), else a post order (instructions passes appended).
   bool ordered = true;
   {
     std::unordered_set<const Instruction*> defined;
-    for (const auto& inst : instructions_) {
+    for (const auto& inst : computation.instructions()) {
       for (const Instruction* op : inst->operands()) ordered = ordered && defined.count(op);
       for (const Instruction* op : inst->control_predecessors()) ordered = ordered && defined.count(op);
       if (!ordered) break;
@@ -328,20 +319,52 @@ void Computation::AppendTo(std::string* out) const {
   }
   std::vector<const Instruction*> order;
   if (ordered) {
-    for (const auto& inst : instructions_) order.push_back(inst.get());
+    for (const auto& inst : computation.instructions()) order.push_back(inst.get());
   } else {
-    for (const Instruction* inst : PostOrder()) order.push_back(inst);
+    for (const Instruction* inst : computation.PostOrder()) order.push_back(inst);
   }
-  for (const Instruction* inst : order) {
+  return order;
+}
+
+}  // namespace ir_internal
+
+namespace {
+
+// The computation's text; `offsets`, when given, learns where it and its instructions
+// start in `out`.
+void AppendComputation(const Computation& computation, std::string* out,
+                       ir_internal::PrintedOffsets* offsets) {
+  if (offsets != nullptr) offsets->computations[&computation] = out->size();
+  if (computation.is_entry()) *out += "ENTRY ";
+  *out += "%" + computation.name() + " (";
+  bool first = true;
+  for (const Instruction* p : computation.parameters()) {
+    if (!p) continue;
+    if (!first) *out += ", ";
+    first = false;
+    *out += p->name() + ": ";
+    p->shape().AppendTo(out, false);
+  }
+  *out += ") -> ";
+  if (computation.root()) computation.root()->shape().AppendTo(out, false);
+  *out += " {\n";
+  for (const Instruction* inst : ir_internal::InstructionsInPrintOrder(computation)) {
     *out += "  ";
-    if (inst == root_) *out += "ROOT ";
+    if (inst == computation.root()) *out += "ROOT ";
+    if (offsets != nullptr) offsets->instructions[inst] = out->size();
     *out += inst->ToString();
     *out += '\n';
   }
   *out += '}';
-  if (!execution_thread_.empty()) *out += ", execution_thread=\"" + CEscape(execution_thread_) + "\"";
+  if (!computation.execution_thread().empty()) {
+    *out += ", execution_thread=\"" + CEscape(computation.execution_thread()) + "\"";
+  }
   *out += '\n';
 }
+
+}  // namespace
+
+void Computation::AppendTo(std::string* out) const { AppendComputation(*this, out, nullptr); }
 
 std::string Computation::ToString() const {
   std::string out;
@@ -360,17 +383,21 @@ std::string ComputationLayout::ToString() const {
   return out + "}";
 }
 
-std::string Module::ToString() const {
-  std::string out = "HloModule " + name_;
+namespace {
+
+// The header line's attributes after the module name, each as ", key=value".
+void AppendModuleAttributes(const Module& module, std::string* out) {
   auto add = [&](const std::string& key, const std::string& value) {
-    out += ", " + key + "=" + value;
+    *out += ", " + key + "=" + value;
   };
-  if (is_scheduled) add("is_scheduled", *is_scheduled ? "true" : "false");
-  if (entry_computation_layout) add("entry_computation_layout", entry_computation_layout->ToString());
-  if (has_input_output_alias) {
+  if (module.is_scheduled) add("is_scheduled", *module.is_scheduled ? "true" : "false");
+  if (module.entry_computation_layout) {
+    add("entry_computation_layout", module.entry_computation_layout->ToString());
+  }
+  if (module.has_input_output_alias) {
     std::string s = "{ ";
-    for (size_t i = 0; i < input_output_alias.size(); ++i) {
-      const InputOutputAlias& a = input_output_alias[i];
+    for (size_t i = 0; i < module.input_output_alias.size(); ++i) {
+      const InputOutputAlias& a = module.input_output_alias[i];
       if (i) s += ", ";
       s += Braced(a.output_index) + ": (" + std::to_string(a.parameter_number) + ", " +
            Braced(a.parameter_index);
@@ -379,83 +406,90 @@ std::string Module::ToString() const {
     }
     add("input_output_alias", s + " }");
   }
-  if (has_buffer_donor) {
+  if (module.has_buffer_donor) {
     std::string s = "{ ";
-    for (size_t i = 0; i < buffer_donor.size(); ++i) {
+    for (size_t i = 0; i < module.buffer_donor.size(); ++i) {
       if (i) s += ", ";
-      s += "(" + std::to_string(buffer_donor[i].parameter_number) + ", " +
-           Braced(buffer_donor[i].parameter_index) + ")";
+      s += "(" + std::to_string(module.buffer_donor[i].parameter_number) + ", " +
+           Braced(module.buffer_donor[i].parameter_index) + ")";
     }
     add("buffer_donor", s + " }");
   }
-  if (alias_passthrough_params) add("alias_passthrough_params", *alias_passthrough_params ? "true" : "false");
-  if (has_allow_spmd_to_parameters) {
+  if (module.alias_passthrough_params) {
+    add("alias_passthrough_params", *module.alias_passthrough_params ? "true" : "false");
+  }
+  if (module.has_allow_spmd_to_parameters) {
     add("allow_spmd_sharding_propagation_to_parameters",
-        BoolList(allow_spmd_sharding_propagation_to_parameters));
+        BoolList(module.allow_spmd_sharding_propagation_to_parameters));
   }
-  if (has_allow_spmd_to_output) {
-    add("allow_spmd_sharding_propagation_to_output", BoolList(allow_spmd_sharding_propagation_to_output));
+  if (module.has_allow_spmd_to_output) {
+    add("allow_spmd_sharding_propagation_to_output",
+        BoolList(module.allow_spmd_sharding_propagation_to_output));
   }
-  if (replica_count) add("replica_count", std::to_string(*replica_count));
-  if (num_partitions) add("num_partitions", std::to_string(*num_partitions));
-  if (has_frontend_attributes) add("frontend_attributes", FrontendAttributesToString(frontend_attributes));
-  for (const RawAttribute& raw : raw_attributes) add(raw.name, raw.value);
-  out += "\n\n";
+  if (module.replica_count) add("replica_count", std::to_string(*module.replica_count));
+  if (module.num_partitions) add("num_partitions", std::to_string(*module.num_partitions));
+  if (module.has_frontend_attributes) {
+    add("frontend_attributes", FrontendAttributesToString(module.frontend_attributes));
+  }
+  for (const RawAttribute& raw : module.raw_attributes) add(raw.name, raw.value);
+}
 
-  if (!stack_frames.empty()) {
-    auto strings = [&](const char* title, const std::vector<std::string>& items) {
-      if (items.empty()) return;
-      out += title;
-      out += '\n';
-      for (size_t i = 0; i < items.size(); ++i) {
-        out += std::to_string(i + 1) + " \"" + CEscape(items[i]) + "\"\n";
-      }
-      out += '\n';
-    };
-    strings("FileNames", stack_frames.file_names);
-    strings("FunctionNames", stack_frames.function_names);
-    if (!stack_frames.file_locations.empty()) {
-      out += "FileLocations\n";
-      for (size_t i = 0; i < stack_frames.file_locations.size(); ++i) {
-        const auto& l = stack_frames.file_locations[i];
-        out += std::to_string(i + 1) + " {file_name_id=" + std::to_string(l.file_name_id) +
-               " function_name_id=" + std::to_string(l.function_name_id) +
-               " line=" + std::to_string(l.line) + " end_line=" + std::to_string(l.end_line) +
-               " column=" + std::to_string(l.column) + " end_column=" + std::to_string(l.end_column) +
-               "}\n";
-      }
-      out += '\n';
+// The FileNames, FunctionNames, FileLocations and StackFrames tables that
+// metadata={stack_frame_id=N} refers to; each is left out when empty.
+void AppendStackFrameTables(const StackFrameIndex& index, std::string* out) {
+  auto strings = [&](const char* title, const std::vector<std::string>& items) {
+    if (items.empty()) return;
+    *out += title;
+    *out += '\n';
+    for (size_t i = 0; i < items.size(); ++i) {
+      *out += std::to_string(i + 1) + " \"" + CEscape(items[i]) + "\"\n";
     }
-    if (!stack_frames.stack_frames.empty()) {
-      out += "StackFrames\n";
-      for (size_t i = 0; i < stack_frames.stack_frames.size(); ++i) {
-        const auto& f = stack_frames.stack_frames[i];
-        out += std::to_string(i + 1) + " {file_location_id=" + std::to_string(f.file_location_id) +
-               " parent_frame_id=" + std::to_string(f.parent_frame_id) + "}\n";
-      }
-      out += '\n';
+    *out += '\n';
+  };
+  strings("FileNames", index.file_names);
+  strings("FunctionNames", index.function_names);
+  if (!index.file_locations.empty()) {
+    *out += "FileLocations\n";
+    for (size_t i = 0; i < index.file_locations.size(); ++i) {
+      const auto& l = index.file_locations[i];
+      *out += std::to_string(i + 1) + " {file_name_id=" + std::to_string(l.file_name_id) +
+              " function_name_id=" + std::to_string(l.function_name_id) +
+              " line=" + std::to_string(l.line) + " end_line=" + std::to_string(l.end_line) +
+              " column=" + std::to_string(l.column) + " end_column=" + std::to_string(l.end_column) +
+              "}\n";
     }
+    *out += '\n';
   }
+  if (!index.stack_frames.empty()) {
+    *out += "StackFrames\n";
+    for (size_t i = 0; i < index.stack_frames.size(); ++i) {
+      const auto& f = index.stack_frames[i];
+      *out += std::to_string(i + 1) + " {file_location_id=" + std::to_string(f.file_location_id) +
+              " parent_frame_id=" + std::to_string(f.parent_frame_id) + "}\n";
+    }
+    *out += '\n';
+  }
+}
 
-  // Callees before callers (XLA's parser resolves names as it reads); the stored order
-  // when it already is one.
+// The computations with callees before callers (XLA's parser resolves names as it
+// reads); the stored order when it already is one.
+std::vector<const Computation*> CalleesFirst(
+    const std::vector<std::unique_ptr<Computation>>& computations) {
   std::vector<const Computation*> order;
   std::unordered_set<const Computation*> placed;
-  std::vector<std::pair<const Computation*, size_t>> stack;
-  for (const auto& start : computations_) {
+  auto callees_of = [](const Computation* c) {
+    std::vector<const Computation*> list;
+    for (const auto& inst : c->instructions()) {
+      for (const Computation* callee : inst->called_computations()) {
+        if (callee) list.push_back(callee);
+      }
+    }
+    return list;
+  };
+  for (const auto& start : computations) {
     if (placed.count(start.get())) continue;
     // Iterative DFS over called computations, in the order instructions call them.
     std::unordered_set<const Computation*> on_stack;
-    std::vector<const Computation*> callees;
-    auto callees_of = [](const Computation* c) {
-      std::vector<const Computation*> list;
-      for (const auto& inst : c->instructions()) {
-        for (const Computation* callee : inst->called_computations()) {
-          if (callee) list.push_back(callee);
-        }
-      }
-      return list;
-    };
     std::vector<std::pair<const Computation*, std::vector<const Computation*>>> frames;
     frames.push_back({start.get(), callees_of(start.get())});
     on_stack.insert(start.get());
@@ -479,12 +513,54 @@ std::string Module::ToString() const {
       next.pop_back();
     }
   }
-  (void)stack;
+  return order;
+}
+
+}  // namespace
+
+namespace ir_internal {
+
+std::vector<const Computation*> ComputationsInPrintOrder(const Module& module) {
+  return CalleesFirst(module.computations());
+}
+
+std::string PrintModule(const Module& module, PrintedOffsets* offsets) {
+  std::string out = "HloModule " + module.name();
+  AppendModuleAttributes(module, &out);
+  out += "\n\n";
+  if (!module.stack_frames.empty()) AppendStackFrameTables(module.stack_frames, &out);
+  const std::vector<const Computation*> order = CalleesFirst(module.computations());
   for (size_t i = 0; i < order.size(); ++i) {
     if (i) out += '\n';
-    order[i]->AppendTo(&out);
+    AppendComputation(*order[i], &out, offsets);
   }
   return out;
+}
+
+}  // namespace ir_internal
+
+std::string Module::ToString() const { return ir_internal::PrintModule(*this, nullptr); }
+
+void Module::LocateInPrintedText() {
+  ir_internal::PrintedOffsets offsets;
+  const std::string text = ir_internal::PrintModule(*this, &offsets);
+  // Offsets to 1-based line and byte column, as the parser counts them.
+  std::vector<size_t> line_starts = {0};
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') line_starts.push_back(i + 1);
+  }
+  auto locate = [&](size_t offset) {
+    auto next = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
+    const size_t line = static_cast<size_t>(next - line_starts.begin());
+    return SourceLocation{static_cast<int32_t>(line), static_cast<int32_t>(offset - line_starts[line - 1] + 1)};
+  };
+  // Every computation and instruction is printed, so each has an offset.
+  for (const auto& computation : computations_) {
+    computation->set_location(locate(offsets.computations.at(computation.get())));
+    for (const auto& instruction : computation->instructions()) {
+      instruction->set_location(locate(offsets.instructions.at(instruction.get())));
+    }
+  }
 }
 
 }  // namespace fusebox
