@@ -22,7 +22,7 @@
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/runtime/multi_device.h"
 #include "profiler/cpu_tracer.h"
-#include "profiler/multi_device_run.h"
+#include "compiler/session/multi_device_run.h"
 #include "profiler/multi_device_trace.h"
 #include "compiler/check/numeric_check.h"
 #include "compiler/passes/optimization_pipeline.h"
@@ -30,12 +30,13 @@
 #include "compiler/codegen/ptx_tools.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/kernel_summary.h"
-#include "profiler/profiled_run.h"
+#include "compiler/session/profiled_run.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
-#include "compiler/ir/extract.h"
+#include "compiler/passes/extract.h"
 #include "compiler/ir/summary.h"
 #include "compiler/session/compile_session.h"
+#include "compiler/session/source_map.h"
 #include "compiler/support/planted_bugs.h"
 #include "compiler/support/timer.h"
 #include "compiler/verifier/verifier.h"
@@ -292,19 +293,19 @@ Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& arg
   return CheckResult(module, args, result, opts, check_failed);
 }
 
-// Runs `module` with the CPU or GPU backend (profiler/profiled_run.h): compiles (fused,
+// Runs `module` with the CPU or GPU backend (compiler/session/profiled_run.h): compiles (fused,
 // or with --unfused one kernel per op), runs --iterations times under the backend's
 // tracer, prints the kernel summary, writes the trace, and with --check compares the
 // result with the interpreter's.
 StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>& args, const RunOptions& opts,
                                bool* check_failed) {
-  profiler::ProfiledRunOptions run_opts;
+  session::ProfiledRunOptions run_opts;
   run_opts.backend = opts.backend;
   run_opts.fused = !opts.unfused;
   run_opts.iterations = opts.iterations;
   run_opts.threads = opts.threads;
   run_opts.gpu_arch = opts.gpu_arch;
-  ASSIGN_OR_RETURN(profiler::ProfiledRun run, profiler::RunProfiled(module, args, run_opts));
+  ASSIGN_OR_RETURN(session::ProfiledRun run, session::RunProfiled(module, args, run_opts));
   for (const std::string& note : run.notes) std::cerr << note << "\n";
   std::cerr << run.Describe(module.name()) << "\n";
   RETURN_IF_ERROR(ReportTraceAndCheck(module, args, run.trace, run.result, opts, check_failed));
@@ -386,13 +387,13 @@ void PrintCheckReport(const char* label, const CheckReport& report, bool* check_
   if (!report.passed()) *check_failed = true;
 }
 
-// `fusebox run FILE --devices N` (profiler/multi_device_run.h): partitions a global
+// `fusebox run FILE --devices N` (compiler/session/multi_device_run.h): partitions a global
 // program, runs the per-device one on N logical devices, prints the per-device and
 // per-collective tables, writes the trace, and checks.
 Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const RunOptions& opts, int64_t devices,
                            std::vector<Literal>* global_args, std::optional<Literal>* result_value,
                            bool* check_failed) {
-  profiler::MultiDeviceRunOptions mo;
+  session::MultiDeviceRunOptions mo;
   mo.devices = devices;
   mo.backend = opts.backend;
   mo.fused = !opts.unfused;
@@ -408,7 +409,7 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     if (IsPerDeviceProgram(module)) {
       std::unique_ptr<Module> unpartitioned;
       std::string path = opts.unpartitioned;
-      if (path.empty() && opts.output_sharding.empty()) path = profiler::FindUnpartitionedDump(in.path, module.name());
+      if (path.empty() && opts.output_sharding.empty()) path = session::FindUnpartitionedDump(in.path, module.name());
       if (!path.empty()) {
         ASSIGN_OR_RETURN(ParseResult parsed, ParseFile(path));
         if (!parsed.modules.empty()) unpartitioned = std::move(parsed.modules[0]);
@@ -421,7 +422,7 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     for (const std::string& note : loaded.notes) std::cerr << "note: " << note << "\n";
     mo.arguments = std::move(loaded.arguments);
   }
-  ASSIGN_OR_RETURN(profiler::MultiDeviceRun run, profiler::RunOnDevicesProfiled(module, std::move(mo)));
+  ASSIGN_OR_RETURN(session::MultiDeviceRun run, session::RunOnDevicesProfiled(module, std::move(mo)));
   for (const std::string& note : run.notes) std::cerr << "note: " << note << "\n";
   if (opts.backend == "cpu") {
     std::fprintf(stderr, "compiled %s for the CPU (%s) in %.3f s\n", module.name().c_str(),
@@ -454,8 +455,8 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
   if (opts.check && opts.backend == "interpreter") {
     return InvalidArgument("--check compares a backend with the interpreter; use --backend cpu, or --expected");
   }
-  ASSIGN_OR_RETURN(profiler::MultiDeviceCheck checked,
-                   profiler::CheckMultiDeviceRun(run, opts.check, expected ? &*expected : nullptr));
+  ASSIGN_OR_RETURN(session::MultiDeviceCheck checked,
+                   session::CheckMultiDeviceRun(run, opts.check, expected ? &*expected : nullptr));
   if (!checked.note.empty()) std::cerr << "note: " << checked.note << "\n";
   if (checked.against_interpreter) PrintCheckReport("check", *checked.against_interpreter, check_failed);
   if (checked.against_expected) PrintCheckReport("expected", *checked.against_expected, check_failed);
@@ -579,6 +580,7 @@ struct CompileOptions {
   std::string backend = "cpu";
   std::string gpu_arch = "sm_90";
   bool list_stages = false;
+  std::string source_map;  // --source-map FILE.json
 };
 
 // Writes `text` to `path`, or to stdout when `path` is empty.
@@ -675,6 +677,15 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
     auto written = WriteDump(**session, opts.dump_to, 0, /*with_cpu=*/true);
     if (!written.ok()) return ReportStatus(written.status());
     std::cerr << "wrote " << written->size() << " file(s) to " << opts.dump_to << "\n";
+  }
+  if (!opts.source_map.empty()) {
+    // Instruction -> kernel -> LLVM functions / PTX entries / trace names, with where each
+    // is defined in the stages (compiler/session/source_map.h).
+    auto map = session::BuildSourceMap(**session);
+    if (!map.ok()) return ReportStatus(map.status());
+    if (Status st = WriteOutput(opts.source_map, map->ToJson()); !st.ok()) return ReportStatus(st);
+    for (const std::string& note : map->notes()) std::cerr << "note: source map: " << note << "\n";
+    std::cerr << "wrote the source map to " << opts.source_map << "\n";
   }
   return kExitOk;
 }
@@ -1119,6 +1130,9 @@ int RunCli(int argc, char** argv) {
     compile->add_option("--only-pass", compile_opts.only_passes, "Run only these passes (by name)")
         ->delimiter(',');
     compile->add_option("-o,--output", compile_opts.output, "Write the stage to this file");
+    compile->add_option("--source-map", compile_opts.source_map,
+                        "Write the source map (instruction -> kernel -> LLVM functions, PTX entries, trace "
+                        "names, with their lines in the stages) to this JSON file");
     compile->add_flag("--list-stages", compile_opts.list_stages,
                       "List the stages of the module (with XLA's own, xla_*, for a dump folder)");
 

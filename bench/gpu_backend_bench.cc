@@ -18,6 +18,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/gpu_executable.h"
+#include "compiler/session/profiled_run.h"
 #include "profiler/cupti_tracer.h"
 
 namespace fusebox {
@@ -77,7 +78,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
     return;
   }
   profiler::CuptiTracer cupti;
-  cupti.SetAnnotations(profiler::AnnotationsFromGpuCode((*exe)->code()));
+  cupti.SetAnnotations(session::AnnotationsFromGpuCode((*exe)->code()));
   const bool traced = cupti.Start().ok();
   GpuRunOptions options;
   options.observer = traced ? &cupti : nullptr;

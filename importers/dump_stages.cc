@@ -3,7 +3,6 @@
 
 #include <cstdio>
 
-#include "compiler/passes/optimization_pipeline.h"
 
 namespace fusebox {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string_view>
 
-#include "compiler/runtime/execution_observer.h"
+#include "profiler/execution_observer.h"
 #include "profiler/trace.h"
 
 namespace fusebox::profiler {

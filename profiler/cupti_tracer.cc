@@ -20,31 +20,6 @@
 
 namespace fusebox::profiler {
 
-KernelAnnotations AnnotationsFromGpuCode(const GpuCode& code) {
-  KernelAnnotations out;
-  for (const auto& kernel : code.kernels()) {
-    KernelAnnotation base;
-    if (kernel->hlo != nullptr) {
-      base.hlo = kernel->hlo->name();
-      if (kernel->hlo->parent() != nullptr) base.computation = kernel->hlo->parent()->name();
-    }
-    base.kind = kernel->kind_name;
-    bool first = true;
-    for (const GpuLaunch& launch : kernel->launches) {
-      if (out.count(launch.function) != 0) continue;
-      KernelAnnotation a = base;
-      if (first) {
-        a.bytes_read = kernel->bytes_read;
-        a.bytes_written = kernel->bytes_written;
-        a.flops = kernel->flops;
-      }
-      first = false;
-      out.emplace(launch.function, std::move(a));
-    }
-  }
-  return out;
-}
-
 ClockMapping ClockMapping::FromSample(uint64_t gpu, int64_t host) {
   ClockMapping m;
   m.gpu0 = gpu;

@@ -12,8 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/codegen/gpu_compiler.h"
-#include "compiler/runtime/execution_observer.h"
+#include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 #include "profiler/trace.h"
 
@@ -36,9 +35,6 @@ struct KernelAnnotation {
 };
 using KernelAnnotations =
     std::map<std::string, KernelAnnotation, std::less<>>;  // by PTX entry name
-
-// The annotations of every launch of every kernel of `code`.
-KernelAnnotations AnnotationsFromGpuCode(const GpuCode& code);
 
 // One activity record, decoded from CUPTI's structs into plain fields.
 struct GpuActivity {

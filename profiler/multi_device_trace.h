@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/runtime/collective_hub.h"
+#include "compiler/interpreter/collective_hub.h"
 #include "profiler/trace.h"
 
 namespace fusebox::profiler {

@@ -10,9 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "compiler/codegen/llvm_version.h"
-#include "compiler/codegen/ptx_tools.h"
-#include "compiler/runtime/cuda_driver.h"
+#include "compiler/session/toolchain.h"
 
 #ifndef FUSEBOX_VERSION
 #define FUSEBOX_VERSION "0.0.0"
@@ -85,7 +83,8 @@ std::vector<std::pair<std::string, std::string>> Environment::Rows() const {
 Environment CollectEnvironment(const std::string& command_line) {
   Environment env;
   env.fusebox_version = FUSEBOX_VERSION;
-  env.llvm_version = LlvmVersionString();
+  const session::Toolchain toolchain = session::ProbeToolchain();
+  env.llvm_version = toolchain.llvm_version;
 #if defined(__clang__)
   env.cxx_compiler = std::string("clang ") + __clang_version__;
 #elif defined(__GNUC__)
@@ -102,10 +101,8 @@ Environment CollectEnvironment(const std::string& command_line) {
   env.cpu = CpuModel();
   env.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
   env.memory_gib = MemoryGib();
-  auto device = DiscoverCudaDevice(0);
-  env.gpu = device.ok() ? device->ToString() : device.status().message();
-  auto ptxas = FindPtxas();
-  env.ptxas = ptxas.ok() ? *ptxas : ptxas.status().message();
+  env.gpu = toolchain.gpu;
+  env.ptxas = toolchain.ptxas;
   env.command_line = command_line;
   std::time_t now = std::time(nullptr);
   char date[64];

@@ -20,14 +20,14 @@
 #include "compiler/ir/sharding.h"
 #include "compiler/ir/summary.h"
 #include "compiler/parser/parser.h"
-#include "compiler/passes/kernel_count.h"
+#include "compiler/support/strings.h"
 #include "compiler/support/text_diff.h"
 #include "graph/fusion_graph.h"
 #include "graph/graph_layout.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/kernel_summary.h"
-#include "profiler/multi_device_run.h"
-#include "profiler/profiled_run.h"
+#include "compiler/session/multi_device_run.h"
+#include "compiler/session/profiled_run.h"
 #include "report/environment.h"
 #include "report/tarball.h"
 
@@ -35,27 +35,7 @@ namespace fusebox::report {
 
 namespace fs = std::filesystem;
 
-std::string EscapeHtml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default:
-        // Control characters other than tab/newline are not allowed in XHTML.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += "&#xFFFD;";
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+std::string EscapeHtml(std::string_view text) { return HtmlEscape(text, HtmlContext::kDocument); }
 
 namespace {
 
@@ -65,18 +45,8 @@ std::string Fmt(const char* format, double value) {
   return buf;
 }
 
-std::string Bytes(int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
+// The report's byte counts: one decimal, up to TiB.
+std::string Bytes(int64_t bytes) { return FormatBytes(bytes, {.largest = ByteUnit::kTiB}); }
 
 // A cross-device collective of a per-device program, as the Devices section lists it.
 struct CollectiveInstruction {
@@ -92,7 +62,7 @@ struct Gathered {
   std::string source;
   ModuleSummary summary;
   KernelCount before, after;
-  std::optional<profiler::ProfiledRun> unfused, fused;
+  std::optional<session::ProfiledRun> unfused, fused;
   std::string unfused_error, fused_error;
   profiler::KernelSummary fused_summary, unfused_summary;
   std::string graph_svg, graph_note;
@@ -300,13 +270,13 @@ std::string RunError(const Module& module, const Status& status) {
 }
 
 void GatherRuns(const Module& module, const ReportOptions& options, Gathered* g) {
-  profiler::ProfiledRunOptions run;
+  session::ProfiledRunOptions run;
   run.backend = options.backend;
   run.iterations = options.iterations;
   run.threads = options.threads;
   run.gpu_arch = options.gpu_arch;
   run.fused = false;
-  auto unfused = profiler::RunProfiled(module, g->args, run);
+  auto unfused = session::RunProfiled(module, g->args, run);
   if (unfused.ok()) {
     g->unfused_summary = profiler::Summarize(unfused->trace);
     g->unfused = std::move(*unfused);
@@ -314,7 +284,7 @@ void GatherRuns(const Module& module, const ReportOptions& options, Gathered* g)
     g->unfused_error = RunError(module, unfused.status());
   }
   run.fused = true;
-  auto fused = profiler::RunProfiled(module, g->args, run);
+  auto fused = session::RunProfiled(module, g->args, run);
   if (fused.ok()) {
     g->fused_summary = profiler::Summarize(fused->trace);
     g->fused = std::move(*fused);
@@ -425,10 +395,10 @@ int64_t ElementCount(const std::vector<Literal>& literals) {
   return n;
 }
 
-// The fused multi-device run against its reference (profiler::CheckMultiDeviceRun: the
+// The fused multi-device run against its reference (session::CheckMultiDeviceRun: the
 // global program on one device where the interpreter runs it, else the per-device program
 // on the same devices).
-void GatherMultiDeviceCheck(const ReportOptions& options, const profiler::MultiDeviceRun& run,
+void GatherMultiDeviceCheck(const ReportOptions& options, const session::MultiDeviceRun& run,
                             Gathered* g) {
   const int64_t elements = ElementCount(run.arguments);
   if (elements > options.check_max_input_elements) {
@@ -439,7 +409,7 @@ void GatherMultiDeviceCheck(const ReportOptions& options, const profiler::MultiD
         " for the reference interpreter; `fusebox run --check` checks it without a limit";
     return;
   }
-  auto checked = profiler::CheckMultiDeviceRun(run, /*check=*/true, nullptr);
+  auto checked = session::CheckMultiDeviceRun(run, /*check=*/true, nullptr);
   if (!checked.ok()) {
     g->check_text = "the reference could not run: " + checked.status().message();
     return;
@@ -455,7 +425,7 @@ void GatherMultiDeviceCheck(const ReportOptions& options, const profiler::MultiD
   if (!g->check_text.empty() && g->check_text.back() == '\n') g->check_text.pop_back();
 }
 
-// A module for several devices runs on them (profiler/multi_device_run.h), unfused and
+// A module for several devices runs on them (compiler/session/multi_device_run.h), unfused and
 // fused, one thread per device on the CPU backend; `--backend gpu` leaves the library's
 // reason where the runs would be. Both runs get the same global arguments: the given
 // inputs, else those the first run drew from the seed.
@@ -463,14 +433,14 @@ void GatherMultiDeviceRuns(const Module& module, const ReportOptions& options,
                            const std::string& source_path, Gathered* g) {
   std::vector<Literal> arguments = options.inputs;
   for (bool fused : {false, true}) {
-    profiler::MultiDeviceRunOptions run_options;
+    session::MultiDeviceRunOptions run_options;
     run_options.backend = options.backend;
     run_options.fused = fused;
     run_options.iterations = options.iterations;
     run_options.seed = options.seed;
     run_options.source_path = source_path;
     run_options.arguments = arguments;
-    auto run = profiler::RunOnDevicesProfiled(module, std::move(run_options));
+    auto run = session::RunOnDevicesProfiled(module, std::move(run_options));
     if (!run.ok()) {
       (fused ? g->fused_error : g->unfused_error) = RunError(module, run.status());
       continue;
@@ -490,7 +460,7 @@ void GatherMultiDeviceRuns(const Module& module, const ReportOptions& options,
     if (fused) GatherMultiDeviceCheck(options, *run, g);
     // As a profiled run, so the summary, kernel tables, timeline, traces and reproducer
     // treat it like a run on one device.
-    profiler::ProfiledRun as_run;
+    session::ProfiledRun as_run;
     as_run.backend = options.backend;
     as_run.device = run->how + " on " + std::to_string(run->devices) + " logical devices";
     as_run.fused = fused;
@@ -672,7 +642,7 @@ std::string DiffPre(const std::string& unified) {
   return out.str();
 }
 
-std::string RunTimes(const std::optional<profiler::ProfiledRun>& run, const std::string& error,
+std::string RunTimes(const std::optional<session::ProfiledRun>& run, const std::string& error,
                      const std::string& launches) {
   if (!run) return "<span class=\"bad\">did not run</span>: " + EscapeHtml(error);
   return EscapeHtml(Fmt("%.3f ms", run->median_s() * 1e3)) + " median of " +
@@ -927,7 +897,7 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
     rows.push_back({"device", EscapeHtml(g.fused->device)});
   }
   // Run notes (CUPTI's kernel count against the launches made, dropped records, ...).
-  for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
+  for (const std::string& n : session::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
     rows.push_back({"note", EscapeHtml(n)});
   }
   h << Table({"", ""}, rows) << "</section>\n";
@@ -1116,7 +1086,7 @@ std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
   m << "## Fusebox report: `" << g.module_name << "`\n\n";
   m << "- source: `" << g.source << "`\n";
   m << "- kernels: " << g.before.kernels << " before fusion, " << g.after.kernels << " after\n";
-  auto times = [](const profiler::ProfiledRun& r) {
+  auto times = [](const session::ProfiledRun& r) {
     return Fmt("%.3f ms", r.min_s() * 1e3) + " best, " + Fmt("%.3f ms", r.median_s() * 1e3) + " median of " +
            std::to_string(r.times_s.size());
   };
@@ -1127,7 +1097,7 @@ std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
   if (g.fused && g.unfused && g.fused->min_s() > 0) {
     m << "- fused speedup: " << Fmt("%.2fx", g.unfused->min_s() / g.fused->min_s()) << " (best runs)\n";
   }
-  for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
+  for (const std::string& n : session::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
     m << "- note: " << n << "\n";
   }
   m << "- numerical check: " << CheckWord(g) << " — "
@@ -1261,7 +1231,11 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   g.xla_stages = std::move(input.xla_stages);
   g.xla_comparison = std::move(input.xla_comparison);
 
-  CompileSession session(module.Clone());
+  // The session's input gives lines of the printed module in its messages, as the
+  // reparsed copy it used to be did.
+  std::unique_ptr<Module> session_input = module.Clone();
+  session_input->LocateInPrintedText();
+  CompileSession session(std::move(session_input));
   if (options.backend == "gpu") {
     GpuCompileOptions gpu;
     if (!options.gpu_arch.empty()) gpu.arch = options.gpu_arch;
@@ -1291,7 +1265,7 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   }
   if (!g.fused_error.empty()) result.warnings.push_back("fused run: " + g.fused_error);
   if (!g.unfused_error.empty()) result.warnings.push_back("unfused run: " + g.unfused_error);
-  for (const std::string& n : profiler::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
+  for (const std::string& n : session::RunNotes(g.fused ? &*g.fused : nullptr, g.unfused ? &*g.unfused : nullptr)) {
     result.warnings.push_back(n);
   }
   GatherCheck(module, options, &g);

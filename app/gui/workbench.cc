@@ -14,6 +14,7 @@
 #include "compiler/ir/instruction.h"
 #include "compiler/ir/opcode.h"
 #include "compiler/ir/sharding.h"
+#include "compiler/support/strings.h"
 #include "compiler/verifier/verifier.h"
 #include "graph/fusion_graph.h"
 #include "graph/graph_layout.h"
@@ -91,17 +92,7 @@ profiler::KernelSummary SummarizeWithoutWarmUp(const profiler::Trace& trace) {
 }  // namespace
 
 std::string FormatBytes(int64_t bytes) {
-  char buffer[32];
-  if (bytes >= (int64_t{1} << 30)) {
-    std::snprintf(buffer, sizeof(buffer), "%.2f GiB", bytes / 1073741824.0);
-  } else if (bytes >= (1 << 20)) {
-    std::snprintf(buffer, sizeof(buffer), "%.2f MiB", bytes / 1048576.0);
-  } else if (bytes >= 1024) {
-    std::snprintf(buffer, sizeof(buffer), "%.1f KiB", bytes / 1024.0);
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%lld B", static_cast<long long>(bytes));
-  }
-  return buffer;
+  return fusebox::FormatBytes(bytes, {.largest = ByteUnit::kGiB, .two_decimals_from = ByteUnit::kMiB});
 }
 
 std::string FormatSeconds(double s) {
@@ -1308,14 +1299,14 @@ void Workbench::StartProfile() {
   profile_running_ = true;
   profile_error_.clear();
   struct Result {
-    std::optional<profiler::ProfiledRun> fused, unfused;
+    std::optional<session::ProfiledRun> fused, unfused;
     std::string error;
   };
   auto result = std::make_shared<Result>();
   auto session = module->session;
   std::vector<Literal> arguments;
   for (const Literal& a : module->arguments) arguments.push_back(a);
-  profiler::ProfiledRunOptions options;
+  session::ProfiledRunOptions options;
   options.backend = profile_backend_ == 1 ? "gpu" : "cpu";
   options.iterations = profile_iterations_;
   const int generation = generation_;
@@ -1333,11 +1324,11 @@ void Workbench::StartProfile() {
           arguments = std::move(*random);
         }
         context.SetProgress(0.1f, "compiling and running fused");
-        profiler::ProfiledRunOptions fused = options;
+        session::ProfiledRunOptions fused = options;
         fused.fused = true;
         fused.cancel = context.cancel_flag();
         fused.progress = [&context](float f, const std::string& step) { context.SetProgress(0.1f + 0.45f * f, "fused: " + step); };
-        auto run = profiler::RunProfiled(m, arguments, fused);
+        auto run = session::RunProfiled(m, arguments, fused);
         if (!run.ok()) {
           result->error = run.status().message();
           return;
@@ -1345,13 +1336,13 @@ void Workbench::StartProfile() {
         result->fused = std::move(*run);
         if (context.cancelled()) return;
         context.SetProgress(0.55f, "compiling and running unfused (one kernel per op)");
-        profiler::ProfiledRunOptions unfused = options;
+        session::ProfiledRunOptions unfused = options;
         unfused.fused = false;
         unfused.cancel = context.cancel_flag();
         unfused.progress = [&context](float f, const std::string& step) {
           context.SetProgress(0.55f + 0.45f * f, "unfused: " + step);
         };
-        auto run2 = profiler::RunProfiled(m, arguments, unfused);
+        auto run2 = session::RunProfiled(m, arguments, unfused);
         if (!run2.ok()) {
           result->error = "unfused: " + run2.status().message();
           return;
@@ -1407,7 +1398,7 @@ void Workbench::DrawProfile() {
     bool unfused = profile_show_unfused_;
     if (ImGui::Checkbox("show the unfused run", &unfused)) {
       profile_show_unfused_ = unfused;
-      const profiler::ProfiledRun& run = unfused ? *run_unfused_ : *run_fused_;
+      const session::ProfiledRun& run = unfused ? *run_unfused_ : *run_fused_;
       const auto iterations = run.trace.Iterations();
       timeline_view_.SetTrace(iterations.empty() ? run.trace : run.trace.FilterIteration(iterations.back()),
                               unfused ? "unfused" : "fused");
@@ -1431,7 +1422,7 @@ void Workbench::DrawProfile() {
     return;
   }
   // Summary cards: kernels and time, fused against unfused.
-  const profiler::ProfiledRun& fused = *run_fused_;
+  const session::ProfiledRun& fused = *run_fused_;
   if (ImGui::BeginTable("cards", 4, ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
@@ -1454,7 +1445,7 @@ void Workbench::DrawProfile() {
     ImGui::EndTable();
   }
   // Run notes: CUPTI's kernel count against the launches made, dropped records, ...
-  for (const std::string& note : profiler::RunNotes(&fused, run_unfused_ ? &*run_unfused_ : nullptr)) {
+  for (const std::string& note : session::RunNotes(&fused, run_unfused_ ? &*run_unfused_ : nullptr)) {
     ImGui::TextColored(kNotFusedColour, "note: %s", note.c_str());
   }
 
@@ -1900,6 +1891,7 @@ void Workbench::DrawExportPopup() {
             report::ReportInput in;
             in.source = source;
             in.module = session->input().Clone();
+            in.module->LocateInPrintedText();  // lines of the printed module, as before
             in.xla_stages = session->external_stages();
             if (dump_module) {
               auto compared = CompareDumpFusion(*dump_module);

@@ -33,8 +33,8 @@
 #include "compiler/session/fusion_comparison.h"
 #include "importers/dump_index.h"
 #include "profiler/kernel_summary.h"
-#include "profiler/multi_device_run.h"
-#include "profiler/profiled_run.h"
+#include "compiler/session/multi_device_run.h"
+#include "compiler/session/profiled_run.h"
 #include "viewers/diff_view.h"
 #include "viewers/graph_view.h"
 #include "viewers/text_view.h"
@@ -128,7 +128,7 @@ class Workbench {
   std::string inspector_devices_text() const;
   // The last profile's runs on N devices (null when the module runs on one device or
   // has not run).
-  const profiler::MultiDeviceRun* multi_device_run(bool unfused = false) const {
+  const session::MultiDeviceRun* multi_device_run(bool unfused = false) const {
     const auto& run = unfused ? md_unfused_ : md_fused_;
     return run ? &*run : nullptr;
   }
@@ -305,14 +305,14 @@ class Workbench {
   bool profile_done_ = false;
   bool profile_show_unfused_ = false;
   std::string profile_error_;
-  std::optional<profiler::ProfiledRun> run_fused_;
-  std::optional<profiler::ProfiledRun> run_unfused_;
+  std::optional<session::ProfiledRun> run_fused_;
+  std::optional<session::ProfiledRun> run_unfused_;
   profiler::KernelSummary summary_fused_;
   profiler::KernelSummary summary_unfused_;
   viewers::TimelineView timeline_view_;
   // Runs on N devices (the module runs on more than one): these instead of run_*_.
-  std::optional<profiler::MultiDeviceRun> md_fused_;
-  std::optional<profiler::MultiDeviceRun> md_unfused_;
+  std::optional<session::MultiDeviceRun> md_fused_;
+  std::optional<session::MultiDeviceRun> md_unfused_;
 
   // Decisions filter
   int decisions_filter_ = 0;  // 0 all, 1 fused, 2 not fused

@@ -1,6 +1,6 @@
 // The workbench's multi-device parts (issue 23): the devices panel of the module browser,
 // the inspector's sharding and collective lines with the partitioner's reasons, and Run &
-// profile on N devices (profiler::RunOnDevicesProfiled, fused and unfused) with its
+// profile on N devices (session::RunOnDevicesProfiled, fused and unfused) with its
 // per-device and per-collective tables and a timeline with a process per device.
 #include <algorithm>
 #include <cstdio>
@@ -295,12 +295,12 @@ void Workbench::StartMultiDeviceProfile(ModuleDoc* module) {
   profile_running_ = true;
   profile_error_.clear();
   struct Result {
-    std::optional<profiler::MultiDeviceRun> fused, unfused;
+    std::optional<session::MultiDeviceRun> fused, unfused;
     std::string error;
   };
   auto result = std::make_shared<Result>();
   auto session = module->session;
-  profiler::MultiDeviceRunOptions options;
+  session::MultiDeviceRunOptions options;
   options.backend = profile_backend_ == 1 ? "gpu" : "cpu";
   options.iterations = profile_iterations_;
   options.source_path = document_ ? document_->path : "";
@@ -313,22 +313,22 @@ void Workbench::StartMultiDeviceProfile(ModuleDoc* module) {
           (profile_backend_ == 1 ? "GPU" : "CPU") + ")",
       [session, options, result](TaskContext& context) mutable {
         context.SetProgress(0.1f, "partitioning, compiling and running fused");
-        profiler::MultiDeviceRunOptions fused = options;
+        session::MultiDeviceRunOptions fused = options;
         fused.fused = true;
         fused.cancel = context.cancel_flag();
-        auto run = profiler::RunOnDevicesProfiled(session->input(), fused);
+        auto run = session::RunOnDevicesProfiled(session->input(), fused);
         if (!run.ok()) {
           result->error = std::string(run.status().message());
           return;
         }
         if (context.cancelled()) return;
         context.SetProgress(0.55f, "compiling and running unfused (one kernel per op)");
-        profiler::MultiDeviceRunOptions unfused = options;
+        session::MultiDeviceRunOptions unfused = options;
         unfused.fused = false;
         unfused.cancel = context.cancel_flag();
         unfused.arguments = run->arguments;  // the same inputs as the fused run
         result->fused = std::move(*run);
-        auto run2 = profiler::RunOnDevicesProfiled(session->input(), unfused);
+        auto run2 = session::RunOnDevicesProfiled(session->input(), unfused);
         if (!run2.ok()) {
           result->error = "unfused: " + std::string(run2.status().message());
           return;
@@ -401,9 +401,9 @@ void Workbench::DrawMultiDeviceProfile() {
     }
     return;
   }
-  const profiler::MultiDeviceRun& fused = *md_fused_;
-  const profiler::MultiDeviceRun* unfused = md_unfused_ ? &*md_unfused_ : nullptr;
-  const profiler::MultiDeviceRun& shown = profile_show_unfused_ && unfused ? *unfused : fused;
+  const session::MultiDeviceRun& fused = *md_fused_;
+  const session::MultiDeviceRun* unfused = md_unfused_ ? &*md_unfused_ : nullptr;
+  const session::MultiDeviceRun& shown = profile_show_unfused_ && unfused ? *unfused : fused;
   if (ImGui::BeginTable("md_cards", 4, ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();

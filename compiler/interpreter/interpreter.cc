@@ -15,7 +15,7 @@
 
 #include "compiler/interpreter/ops.h"
 #include "compiler/ir/collectives.h"
-#include "compiler/runtime/collective_hub.h"
+#include "compiler/interpreter/collective_hub.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox {
@@ -562,9 +562,9 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
           return ErrorAt(*inst, InvalidArgument(
                                     "its result " + inst->shape().ToString(false) + " needs " +
                                     (too_large ? std::string("more than 2^62 bytes")
-                                               : HumanBytes(static_cast<uint64_t>(bytes))) +
+                                               : FormatBytes(bytes)) +
                                     ", more than the interpreter may use (" +
-                                    HumanBytes(static_cast<uint64_t>(options_.max_result_bytes)) + ")"));
+                                    FormatBytes(options_.max_result_bytes) + ")"));
         }
         operand_ptrs.clear();
         for (int32_t slot : slots) operand_ptrs.push_back(values[slot].get());

@@ -13,7 +13,7 @@
 #include "compiler/codegen/cpu_compiler.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
-#include "compiler/runtime/execution_observer.h"
+#include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 
 namespace fusebox {

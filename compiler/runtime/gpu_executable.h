@@ -14,7 +14,7 @@
 #include "compiler/codegen/gpu_compiler.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
-#include "compiler/runtime/execution_observer.h"
+#include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 
 namespace fusebox {

@@ -15,8 +15,8 @@
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
 #include "compiler/ir/sharding.h"
-#include "compiler/runtime/collective_hub.h"
-#include "compiler/runtime/execution_observer.h"
+#include "compiler/interpreter/collective_hub.h"
+#include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 
 namespace fusebox {

@@ -307,8 +307,8 @@ TEST_F(WorkbenchTest, MultiDeviceProgramShowsDevicesShardingsAndRunsOnEachDevice
   workbench_->StartProfile();
   ASSERT_TRUE(Settle([&] { return workbench_->profile_ready(); }));
   ASSERT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
-  const profiler::MultiDeviceRun* fused = workbench_->multi_device_run();
-  const profiler::MultiDeviceRun* unfused = workbench_->multi_device_run(/*unfused=*/true);
+  const session::MultiDeviceRun* fused = workbench_->multi_device_run();
+  const session::MultiDeviceRun* unfused = workbench_->multi_device_run(/*unfused=*/true);
   ASSERT_NE(fused, nullptr);
   ASSERT_NE(unfused, nullptr);
   EXPECT_EQ(fused->devices, 4);

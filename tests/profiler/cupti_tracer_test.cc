@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/parser/parser.h"
+#include "compiler/session/profiled_run.h"
 #include "profiler/kernel_summary.h"
 
 #ifdef FUSEBOX_HAVE_CUPTI_HEADERS
@@ -307,7 +308,7 @@ ENTRY main.3 {
 })");
   ASSERT_TRUE(module.ok()) << module.status().message();
   FakeGpuCode code(**module);
-  KernelAnnotations a = AnnotationsFromGpuCode(code);
+  KernelAnnotations a = session::AnnotationsFromGpuCode(code);
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a["reduce_2_partials"].hlo, "reduce.2");
   EXPECT_EQ(a["reduce_2_partials"].computation, "main.3");

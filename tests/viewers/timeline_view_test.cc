@@ -19,7 +19,7 @@
 
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
-#include "profiler/profiled_run.h"
+#include "compiler/session/profiled_run.h"
 #include "tests/test_util.h"
 #include "tests/viewers/imgui_harness.h"
 
@@ -551,12 +551,12 @@ TEST(TimelineViewTest, ProfiledRunOfTheMnistStep) {
   if (TooBigForThisBuild(module)) GTEST_SKIP() << "too slow under the sanitizers";
   auto args = RandomArguments(module, 42);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  profiler::ProfiledRunOptions options;
+  session::ProfiledRunOptions options;
   options.backend = "cpu";
   options.fused = true;
   options.iterations = 2;
   options.threads = 2;
-  auto run = profiler::RunProfiled(module, *args, options);
+  auto run = session::RunProfiled(module, *args, options);
   ASSERT_TRUE(run.ok()) << run.status().message();
   const Trace& trace = run->trace;
   ASSERT_FALSE(trace.Kernels().empty());

@@ -1,5 +1,5 @@
 // `extract`: standalone modules around one instruction, checked by running them.
-#include "compiler/ir/extract.h"
+#include "compiler/passes/extract.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "compiler/runtime/collective_hub.h"
+#include "compiler/interpreter/collective_hub.h"
 
 #include <algorithm>
 #include <chrono>

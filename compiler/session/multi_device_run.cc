@@ -1,4 +1,4 @@
-#include "profiler/multi_device_run.h"
+#include "compiler/session/multi_device_run.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,12 +10,15 @@
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/runtime/cuda_driver.h"
-#include "compiler/runtime/execution_observer.h"
+#include "profiler/execution_observer.h"
 #include "compiler/runtime/multi_device.h"
 #include "compiler/support/timer.h"
 #include "profiler/cpu_tracer.h"
 
-namespace fusebox::profiler {
+namespace fusebox::session {
+
+// The profiler's tracers and trace model, which the profiled runs drive.
+using namespace profiler;  // NOLINT(google-build-using-namespace)
 
 std::string FindUnpartitionedDump(const std::string& path, const std::string& module_name) {
   namespace fs = std::filesystem;
@@ -265,4 +268,4 @@ StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool c
   return out;
 }
 
-}  // namespace fusebox::profiler
+}  // namespace fusebox::session

@@ -1,7 +1,7 @@
 // Extraction through the printer and parser: the kept instructions are printed exactly as
 // in the original, with parameters standing in for what is cut off under the same names,
 // so the result parses back into a module that reads like the original.
-#include "compiler/ir/extract.h"
+#include "compiler/passes/extract.h"
 
 #include <algorithm>
 #include <functional>

@@ -14,9 +14,11 @@
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
+#include "compiler/codegen/gpu_compiler.h"
+#include "profiler/cupti_tracer.h"
 #include "profiler/trace.h"
 
-namespace fusebox::profiler {
+namespace fusebox::session {
 
 struct ProfiledRunOptions {
   std::string backend = "cpu";  // "cpu" or "gpu"
@@ -41,7 +43,7 @@ struct ProfiledRun {
   std::vector<double> times_s;  // per iteration, ascending
   int64_t launches_per_run = 0;  // kernel launches in the last run
   int64_t static_kernels = 0;    // kernels in the compiled module
-  Trace trace;
+  profiler::Trace trace;
   Literal result;
   std::vector<std::string> notes;  // e.g. "CUPTI unavailable: ...; kernel times measured on the host"
 
@@ -61,8 +63,12 @@ struct ProfiledRun {
 StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Literal>& args,
                                   const ProfiledRunOptions& options);
 
+// What the compiler knows about the PTX entries of `code`, for the CUPTI tracer: the
+// annotations of every launch of every kernel.
+profiler::KernelAnnotations AnnotationsFromGpuCode(const GpuCode& code);
+
 // Kernel events in `trace`.
-int64_t CountKernelEvents(const Trace& trace);
+int64_t CountKernelEvents(const profiler::Trace& trace);
 
 // The run note when the kernels a device tracer recorded differ from the launches the
 // executable made over `runs` runs, "" when they agree: a trace that misses kernels (or
@@ -73,4 +79,4 @@ std::string KernelCountNote(int64_t traced_kernels, int64_t launches, int64_t ru
 // run ("fused run: CUPTI recorded ..."): what the report and the workbench show.
 std::vector<std::string> RunNotes(const ProfiledRun* fused, const ProfiledRun* unfused);
 
-}  // namespace fusebox::profiler
+}  // namespace fusebox::session

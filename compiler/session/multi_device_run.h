@@ -18,11 +18,11 @@
 #include "compiler/ir/module.h"
 #include "compiler/ir/sharding.h"
 #include "compiler/passes/pass.h"
-#include "compiler/runtime/collective_hub.h"
+#include "compiler/interpreter/collective_hub.h"
 #include "profiler/multi_device_trace.h"
 #include "profiler/trace.h"
 
-namespace fusebox::profiler {
+namespace fusebox::session {
 
 struct MultiDeviceRunOptions {
   int64_t devices = 0;                 // 0: what the module needs
@@ -55,9 +55,9 @@ struct MultiDeviceRun {
   Literal result;                      // global
   double compile_s = 0;
   std::vector<double> times_s;         // per iteration, ascending
-  Trace trace;                         // a process per device
-  std::vector<DeviceRow> device_rows;
-  std::vector<CollectiveRow> collective_rows;
+  profiler::Trace trace;                         // a process per device
+  std::vector<profiler::DeviceRow> device_rows;
+  std::vector<profiler::CollectiveRow> collective_rows;
   int64_t kernels_per_device = 0;      // in the last run, the largest over devices
 };
 
@@ -79,4 +79,4 @@ StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool c
 // `*.<module_name>.*before_spmd-partitioning*` up to two folders down; "" when none.
 std::string FindUnpartitionedDump(const std::string& path, const std::string& module_name);
 
-}  // namespace fusebox::profiler
+}  // namespace fusebox::session

@@ -1,5 +1,5 @@
 // Profiled runs on the CPU and GPU backends.
-#include "profiler/profiled_run.h"
+#include "compiler/session/profiled_run.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -15,7 +15,35 @@
 #include "profiler/cpu_tracer.h"
 #include "profiler/cupti_tracer.h"
 
-namespace fusebox::profiler {
+namespace fusebox::session {
+
+// The profiler's tracers and trace model, which the profiled runs drive.
+using namespace profiler;  // NOLINT(google-build-using-namespace)
+
+profiler::KernelAnnotations AnnotationsFromGpuCode(const GpuCode& code) {
+  profiler::KernelAnnotations out;
+  for (const auto& kernel : code.kernels()) {
+    profiler::KernelAnnotation base;
+    if (kernel->hlo != nullptr) {
+      base.hlo = kernel->hlo->name();
+      if (kernel->hlo->parent() != nullptr) base.computation = kernel->hlo->parent()->name();
+    }
+    base.kind = kernel->kind_name;
+    bool first = true;
+    for (const GpuLaunch& launch : kernel->launches) {
+      if (out.count(launch.function) != 0) continue;
+      profiler::KernelAnnotation a = base;
+      if (first) {
+        a.bytes_read = kernel->bytes_read;
+        a.bytes_written = kernel->bytes_written;
+        a.flops = kernel->flops;
+      }
+      first = false;
+      out.emplace(launch.function, std::move(a));
+    }
+  }
+  return out;
+}
 
 namespace {
 
@@ -200,4 +228,4 @@ StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Litera
   return InvalidArgument("unknown backend '" + options.backend + "' (cpu or gpu)");
 }
 
-}  // namespace fusebox::profiler
+}  // namespace fusebox::session

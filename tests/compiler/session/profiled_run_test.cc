@@ -1,7 +1,7 @@
 // Profiled runs without a GPU: the CUPTI kernel count held against the launches made, the
 // order that keeps the records of CUPTI's final flush, and the refusal of collectives over
 // more devices than a run has, on the CPU and before the GPU backend needs a device.
-#include "profiler/profiled_run.h"
+#include "compiler/session/profiled_run.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,8 +13,10 @@
 #include "compiler/parser/parser.h"
 #include "profiler/cupti_tracer.h"
 
-namespace fusebox::profiler {
+namespace fusebox::session {
 namespace {
+
+using namespace profiler;  // NOLINT(google-build-using-namespace): the trace model and tracers
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -128,4 +130,4 @@ TEST(RunProfiledTest, RefusesCollectivesOverMoreDevicesOnEveryBackend) {
 }
 
 }  // namespace
-}  // namespace fusebox::profiler
+}  // namespace fusebox::session

@@ -1,0 +1,20 @@
+// The toolchain probe: LLVM's version, the CUDA driver's device 0, ptxas.
+#include "compiler/session/toolchain.h"
+
+#include "compiler/codegen/llvm_version.h"
+#include "compiler/codegen/ptx_tools.h"
+#include "compiler/runtime/cuda_driver.h"
+
+namespace fusebox::session {
+
+Toolchain ProbeToolchain() {
+  Toolchain t;
+  t.llvm_version = LlvmVersionString();
+  auto device = DiscoverCudaDevice(0);
+  t.gpu = device.ok() ? device->ToString() : device.status().message();
+  auto ptxas = FindPtxas();
+  t.ptxas = ptxas.ok() ? *ptxas : ptxas.status().message();
+  return t;
+}
+
+}  // namespace fusebox::session

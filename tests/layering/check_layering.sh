@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The include rules of docs/architecture.md, checked on the source tree: each folder may
+# include only the folders below it on the data path. The build targets make most upward
+# reaches link errors; this catches the rest (a header-only use, an include that happens to
+# resolve through the shared include root) and names the file and line.
+#
+#   tests/layering/check_layering.sh [SOURCE_DIR]     exit 0: clean; 1: violations listed
+set -uo pipefail
+root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+cd "$root" || { echo "check_layering: no source tree at $root" >&2; exit 2; }
+
+# folder -> the include prefixes it may use (its own folder is always allowed). Order:
+# support < hlo (ir < verifier < parser) < interpreter/check < profiler < passes/backend
+# < codegen < runtime < session < importers/graph/report/viewers < app.
+declare -A allowed=(
+  [compiler/support]=""
+  [compiler/ir]="compiler/support"
+  [compiler/verifier]="compiler/support compiler/ir"
+  [compiler/parser]="compiler/support compiler/ir compiler/verifier"
+  [compiler/interpreter]="compiler/support compiler/ir compiler/verifier compiler/parser"
+  [compiler/check]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter"
+  [profiler]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter"
+  [compiler/passes]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter compiler/check compiler/backend"
+  [compiler/backend]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/passes"
+  [compiler/codegen]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter compiler/passes compiler/backend"
+  [compiler/runtime]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter compiler/check compiler/passes compiler/backend compiler/codegen profiler"
+  [compiler/session]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter compiler/check compiler/passes compiler/backend compiler/codegen compiler/runtime profiler"
+  [importers]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter compiler/check compiler/session profiler"
+  [graph]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/passes"
+  [report]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter compiler/check compiler/session profiler graph"
+  [viewers]="compiler/support compiler/ir profiler graph"
+)
+# The project's top-level source folders an include can name.
+project_prefix='^(compiler/[a-z_]+|profiler|importers|graph|report|viewers|app)/'
+
+violations=0
+complain() { echo "$1"; violations=$((violations + 1)); }
+
+for folder in "${!allowed[@]}"; do
+  [ -d "$folder" ] || continue
+  while IFS= read -r -d '' file; do
+    lineno=0
+    while IFS= read -r line; do
+      lineno=$((lineno + 1))
+      [[ "$line" =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*([\"\<])([^\"\>]+)[\"\>] ]] || continue
+      target="${BASH_REMATCH[2]}"
+      # LLVM's headers belong to the code generators alone.
+      if [[ "$target" == llvm/* || "$target" == llvm-c/* ]]; then
+        [ "$folder" = compiler/codegen ] ||
+          complain "$file:$lineno: includes LLVM ($target): only compiler/codegen may"
+        continue
+      fi
+      [[ "$target" =~ $project_prefix ]] || continue
+      prefix="${BASH_REMATCH[1]}"
+      [ "$prefix" = "$folder" ] && continue
+      ok=0
+      for a in ${allowed[$folder]}; do [ "$prefix" = "$a" ] && ok=1 && break; done
+      [ $ok = 1 ] || complain "$file:$lineno: $folder may not include $target (allowed: ${allowed[$folder]:-nothing})"
+    done < "$file"
+  done < <(find "$folder" -maxdepth 1 -type f \( -name '*.h' -o -name '*.cc' \) -print0)
+done
+
+# A folder under compiler/ or at the top that the rules above do not cover is a new stage:
+# it needs a line in this table and in docs/architecture.md.
+for dir in compiler/*/ profiler/ importers/ graph/ report/ viewers/; do
+  dir="${dir%/}"
+  [ -n "${allowed[$dir]+set}" ] || complain "$dir: a source folder without layering rules (add it to tests/layering/check_layering.sh and docs/architecture.md)"
+done
+
+if [ $violations -gt 0 ]; then
+  echo "check_layering: $violations include(s) break the layering (docs/architecture.md)"
+  exit 1
+fi
+echo "check_layering: every include follows the layering (${#allowed[@]} folders)"
