@@ -170,12 +170,130 @@ void DiffView::NextChange(int direction) {
   scroll_to_row_ = change_row(current_change_);
 }
 
-void DiffView::Draw(const char* id) {
-  ImGui::PushID(id);
-  ImGuiIO& io = ImGui::GetIO();
-  EnsureRows();
+namespace {
 
-  // Toolbar.
+// One frame's row geometry, in pixels. Side by side each half has its own gutter and
+// shares one horizontal scroll; unified has both line numbers and a sign column.
+struct RowGeometry {
+  float line_h = 0, font_h = 0, cw = 0, pad = 0, text_dy = 0;
+  float number_w = 0;         // one column of line numbers
+  float gutter_w = 0;         // line numbers (and the sign) left of the text
+  float half_w = 0;           // side by side: each half's width
+  float left = 0, right = 0;  // the visible rows' screen x range
+  float scroll_x = 0;
+};
+
+// Paints rows: line numbers, cells (background, the differing bytes of a changed pair, the
+// coloured text), hunk headers.
+class RowPainter {
+ public:
+  RowPainter(ImDrawList* draw_list, const RowGeometry& g, TextLanguage language)
+      : draw_list_(draw_list),
+        g_(g),
+        language_(language),
+        number_colour_(ImGui::GetColorU32(ImGuiCol_TextDisabled)),
+        text_colour_(ImGui::GetColorU32(ImGuiCol_Text)) {}
+
+  void HunkHeader(const DiffHunk& h, float y) const {
+    draw_list_->AddRectFilled(ImVec2(g_.left, y), ImVec2(g_.right, y + g_.line_h), kHunkBackground);
+    char header[128];
+    const int len =
+        std::snprintf(header, sizeof(header), "@@ -%lld,%lld +%lld,%lld @@",
+                      static_cast<long long>(h.old_start), static_cast<long long>(h.old_count),
+                      static_cast<long long>(h.new_start), static_cast<long long>(h.new_count));
+    draw_list_->AddText(ImVec2(g_.left + g_.pad, y + g_.text_dy), TokenColor(TokenKind::kKeyword),
+                        header, header + std::clamp(len, 0, static_cast<int>(sizeof(header)) - 1));
+  }
+
+  void SideBySide(const DiffView::Row& row, float y) const {
+    const float left0 = g_.left;
+    const float right0 = g_.left + g_.half_w;
+    const float gutter_w = g_.gutter_w;
+    const bool pair = row.left && row.right && row.left->kind == DiffLine::Kind::kRemoved &&
+                      row.right->kind == DiffLine::Kind::kAdded;
+    const bool removed = row.left && row.left->kind == DiffLine::Kind::kRemoved;
+    const bool added = row.right && row.right->kind == DiffLine::Kind::kAdded;
+    draw_list_->AddRectFilled(ImVec2(left0, y), ImVec2(left0 + gutter_w, y + g_.line_h),
+                              kGutterBackground);
+    draw_list_->AddRectFilled(ImVec2(right0, y), ImVec2(right0 + gutter_w, y + g_.line_h),
+                              kGutterBackground);
+    if (row.left) Number(row.left->old_line, left0 + gutter_w - g_.pad, y);
+    if (row.right) Number(row.right->new_line, right0 + gutter_w - g_.pad, y);
+    Cell(row.left, pair ? row.right : nullptr, left0 + gutter_w, right0 - 1, y,
+         removed ? kRemovedBackground : 0, pair ? kRemovedBytes : 0);
+    Cell(row.right, pair ? row.left : nullptr, right0 + gutter_w, g_.right, y,
+         added ? kAddedBackground : 0, pair ? kAddedBytes : 0);
+    draw_list_->AddLine(ImVec2(right0 - 1, y), ImVec2(right0 - 1, y + g_.line_h), number_colour_);
+  }
+
+  void Unified(const DiffLine* line, float y) const {
+    const float x0 = g_.left;
+    const float pad = g_.pad;
+    const float number_w = g_.number_w;
+    draw_list_->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + g_.gutter_w, y + g_.line_h),
+                              kGutterBackground);
+    Number(line->old_line, x0 + pad + number_w, y);
+    Number(line->new_line, x0 + 2 * pad + 2 * number_w, y);
+    const bool removed = line->kind == DiffLine::Kind::kRemoved;
+    const bool added = line->kind == DiffLine::Kind::kAdded;
+    const char* sign = removed ? "-" : added ? "+" : " ";
+    draw_list_->AddText(ImVec2(x0 + 3 * pad + 2 * number_w, y + g_.text_dy),
+                        removed ? TokenColor(TokenKind::kRemoved)
+                        : added ? TokenColor(TokenKind::kAdded)
+                                : text_colour_,
+                        sign, sign + 1);
+    Cell(line, nullptr, x0 + g_.gutter_w, g_.right, y,
+         removed ? kRemovedBackground
+         : added ? kAddedBackground
+                 : 0,
+         0);
+  }
+
+ private:
+  void Number(int64_t value, float right_x, float y) const {
+    if (value <= 0) return;
+    char number[32];
+    const int len = std::snprintf(number, sizeof(number), "%lld", static_cast<long long>(value));
+    draw_list_->AddText(ImVec2(right_x - static_cast<float>(len) * g_.cw, y + g_.text_dy),
+                        number_colour_, number, number + len);
+  }
+
+  void Cell(const DiffLine* line, const DiffLine* other, float x0, float x1, float y,
+            ImU32 background, ImU32 bytes_colour) const {
+    const float line_h = g_.line_h;
+    if (line == nullptr) {
+      draw_list_->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + line_h), kFiller);
+      return;
+    }
+    if (background != 0)
+      draw_list_->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + line_h), background);
+    const float text_x = x0 + g_.pad - g_.scroll_x;
+    draw_list_->PushClipRect(ImVec2(x0, y), ImVec2(x1, y + line_h), true);
+    if (other != nullptr && bytes_colour != 0) {
+      auto [prefix, suffix] = DifferingBytes(line->text, other->text);
+      const int end = static_cast<int>(line->text.size()) - suffix;
+      if (end > prefix) {
+        const float bx0 = text_x + static_cast<float>(ColumnOfByte(line->text, prefix)) * g_.cw;
+        const float bx1 = text_x + static_cast<float>(ColumnOfByte(line->text, end)) * g_.cw;
+        draw_list_->AddRectFilled(ImVec2(bx0, y), ImVec2(bx1, y + line_h), bytes_colour);
+      }
+    }
+    DrawColouredLine(draw_list_, text_x, y + g_.text_dy, g_.cw, line->text,
+                     Tokenize(line->text, language_), x0, x1);
+    draw_list_->PopClipRect();
+  }
+
+  ImDrawList* draw_list_;
+  const RowGeometry& g_;
+  TextLanguage language_;
+  ImU32 number_colour_;
+  ImU32 text_colour_;
+};
+
+}  // namespace
+
+// Mode, changes-only, previous / next change, and the counts.
+void DiffView::DrawToolbar() {
   bool side_by_side = mode_ == Mode::kSideBySide;
   if (ImGui::RadioButton("Side by side", side_by_side)) SetMode(Mode::kSideBySide);
   ImGui::SameLine();
@@ -203,28 +321,10 @@ void DiffView::Draw(const char* id) {
       ImGui::TextDisabled("%d change%s", change_count(), change_count() == 1 ? "" : "s");
     }
   }
-  EnsureRows();  // after a mode switched from the toolbar
+}
 
-  if (focused_) {
-    if (ImGui::IsKeyPressed(kGlfwKeyF7)) NextChange(io.KeyShift ? -1 : 1);
-  }
-
-  const float line_h = ImGui::GetTextLineHeightWithSpacing();
-  const float font_h = ImGui::GetFontSize();
-  // The glyph advance itself: CalcTextSize rounds widths up to whole pixels, which would
-  // drift tokens apart by a fraction of a pixel per character.
-  const float cw = std::max(1.0f, ImGui::GetFont()->GetCharAdvance('M') * ImGui::GetFontSize() /
-                                      ImGui::GetFont()->FontSize);
-  const float pad = std::floor(cw * 0.5f) + 2;
-  const float text_dy = (line_h - font_h) * 0.5f;
-  int64_t max_line = 1;
-  for (const DiffLine& line : diff_.lines)
-    max_line = std::max({max_line, line.old_line, line.new_line});
-  const int digits = std::max(3, DecimalDigits(max_line));
-  const float number_w = static_cast<float>(digits) * cw;
-  const float text_w = static_cast<float>(max_columns_ + 2) * cw;
-
-  // Titles: which text is which.
+// Titles: which text is which.
+void DiffView::DrawTitles() const {
   const ImVec2 avail_top = ImGui::GetContentRegionAvail();
   if (mode_ == Mode::kSideBySide) {
     const float x0 = ImGui::GetCursorPosX();
@@ -236,17 +336,10 @@ void DiffView::Draw(const char* id) {
     ImGui::SameLine();
     ImGui::TextColored(kAddedText, "+++ %s", after_title_.c_str());
   }
+}
 
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  // Side by side each half has its own gutter and shares one horizontal scroll; unified
-  // has both line numbers and a sign column.
-  const float half_w = std::floor(avail.x * 0.5f);
-  const float gutter_w =
-      mode_ == Mode::kSideBySide ? number_w + 2 * pad : 2 * number_w + 3 * pad + 2 * cw;
-  const float visible_text_w = mode_ == Mode::kSideBySide ? half_w - gutter_w : avail.x - gutter_w;
-  const float content_w = avail.x + std::max(0.0f, text_w - visible_text_w);
-  const float content_h = static_cast<float>(rows_.size()) * line_h;
-
+// Scroll requests go in before BeginChild so they apply in this frame.
+void DiffView::RequestScroll(float line_h, float avail_h) {
   float target_x = -1;
   float target_y = -1;
   if (reset_scroll_) {  // new texts start at the top left
@@ -256,12 +349,53 @@ void DiffView::Draw(const char* id) {
     reset_scroll_ = false;
   }
   if (scroll_to_row_ >= 0) {
-    const float view_h = std::max(line_h, avail.y - ImGui::GetStyle().ScrollbarSize);
+    const float view_h = std::max(line_h, avail_h - ImGui::GetStyle().ScrollbarSize);
     const float y = static_cast<float>(scroll_to_row_) * line_h;
     if (y < scroll_y_ || y + line_h > scroll_y_ + view_h) target_y = std::max(0.0f, y - view_h / 3);
     scroll_to_row_ = -1;
   }
   if (target_x >= 0 || target_y >= 0) ImGui::SetNextWindowScroll(ImVec2(target_x, target_y));
+}
+
+void DiffView::Draw(const char* id) {
+  ImGui::PushID(id);
+  ImGuiIO& io = ImGui::GetIO();
+  EnsureRows();
+  DrawToolbar();
+  EnsureRows();  // after a mode switched from the toolbar
+
+  if (focused_) {
+    if (ImGui::IsKeyPressed(kGlfwKeyF7)) NextChange(io.KeyShift ? -1 : 1);
+  }
+
+  RowGeometry g;
+  g.line_h = ImGui::GetTextLineHeightWithSpacing();
+  g.font_h = ImGui::GetFontSize();
+  // The glyph advance itself: CalcTextSize rounds widths up to whole pixels, which would
+  // drift tokens apart by a fraction of a pixel per character.
+  g.cw = std::max(1.0f, ImGui::GetFont()->GetCharAdvance('M') * ImGui::GetFontSize() /
+                            ImGui::GetFont()->FontSize);
+  g.pad = std::floor(g.cw * 0.5f) + 2;
+  g.text_dy = (g.line_h - g.font_h) * 0.5f;
+  int64_t max_line = 1;
+  for (const DiffLine& line : diff_.lines)
+    max_line = std::max({max_line, line.old_line, line.new_line});
+  const int digits = std::max(3, DecimalDigits(max_line));
+  g.number_w = static_cast<float>(digits) * g.cw;
+  const float text_w = static_cast<float>(max_columns_ + 2) * g.cw;
+
+  DrawTitles();
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  g.half_w = std::floor(avail.x * 0.5f);
+  g.gutter_w =
+      mode_ == Mode::kSideBySide ? g.number_w + 2 * g.pad : 2 * g.number_w + 3 * g.pad + 2 * g.cw;
+  const float visible_text_w =
+      mode_ == Mode::kSideBySide ? g.half_w - g.gutter_w : avail.x - g.gutter_w;
+  const float content_w = avail.x + std::max(0.0f, text_w - visible_text_w);
+  const float content_h = static_cast<float>(rows_.size()) * g.line_h;
+
+  RequestScroll(g.line_h, avail.y);
   ImGui::SetNextWindowContentSize(ImVec2(content_w, content_h));
   ImGui::BeginChild("##rows", ImVec2(0, 0), false,
                     ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoNavInputs);
@@ -270,108 +404,33 @@ void DiffView::Draw(const char* id) {
   ImDrawList* draw_list = ImGui::GetWindowDrawList();
   const ImRect inner = window->InnerRect;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float scroll_x = ImGui::GetScrollX();
+  g.scroll_x = ImGui::GetScrollX();
+  g.left = inner.Min.x;
+  g.right = inner.Max.x;
   scroll_y_ = ImGui::GetScrollY();
   view_height_ = inner.GetHeight();
-  const ImU32 number_colour = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text);
+  const RowPainter painter(draw_list, g, language_);
   const int current_row = change_row(current_change_);
-  char number[32];
-
-  auto draw_number = [&](int64_t value, float right_x, float y) {
-    if (value <= 0) return;
-    const int len = std::snprintf(number, sizeof(number), "%lld", static_cast<long long>(value));
-    draw_list->AddText(ImVec2(right_x - static_cast<float>(len) * cw, y + text_dy), number_colour,
-                       number, number + len);
-  };
-  // One cell: background, the differing bytes of a changed pair, the coloured text.
-  auto draw_text = [&](const DiffLine* line, const DiffLine* other, float x0, float x1, float y,
-                       ImU32 background, ImU32 bytes_colour) {
-    if (line == nullptr) {
-      draw_list->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + line_h), kFiller);
-      return;
-    }
-    if (background != 0)
-      draw_list->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + line_h), background);
-    const float text_x = x0 + pad - scroll_x;
-    draw_list->PushClipRect(ImVec2(x0, y), ImVec2(x1, y + line_h), true);
-    if (other != nullptr && bytes_colour != 0) {
-      auto [prefix, suffix] = DifferingBytes(line->text, other->text);
-      const int end = static_cast<int>(line->text.size()) - suffix;
-      if (end > prefix) {
-        const float bx0 = text_x + static_cast<float>(ColumnOfByte(line->text, prefix)) * cw;
-        const float bx1 = text_x + static_cast<float>(ColumnOfByte(line->text, end)) * cw;
-        draw_list->AddRectFilled(ImVec2(bx0, y), ImVec2(bx1, y + line_h), bytes_colour);
-      }
-    }
-    DrawColouredLine(draw_list, text_x, y + text_dy, cw, line->text,
-                     Tokenize(line->text, language_), x0, x1);
-    draw_list->PopClipRect();
-  };
 
   std::vector<std::pair<int, int>> drawn;
   ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(rows_.size()), line_h);
+  clipper.Begin(static_cast<int>(rows_.size()), g.line_h);
   while (clipper.Step()) {
     drawn.emplace_back(clipper.DisplayStart, clipper.DisplayEnd);
     for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
       const Row& row = rows_[static_cast<size_t>(r)];
-      const float y = origin.y + static_cast<float>(r) * line_h;
+      const float y = origin.y + static_cast<float>(r) * g.line_h;
       if (row.hunk >= 0) {
-        const DiffHunk& h = diff_.hunks[static_cast<size_t>(row.hunk)];
-        draw_list->AddRectFilled(ImVec2(inner.Min.x, y), ImVec2(inner.Max.x, y + line_h),
-                                 kHunkBackground);
-        char header[128];
-        const int len =
-            std::snprintf(header, sizeof(header), "@@ -%lld,%lld +%lld,%lld @@",
-                          static_cast<long long>(h.old_start), static_cast<long long>(h.old_count),
-                          static_cast<long long>(h.new_start), static_cast<long long>(h.new_count));
-        draw_list->AddText(ImVec2(inner.Min.x + pad, y + text_dy), TokenColor(TokenKind::kKeyword),
-                           header,
-                           header + std::clamp(len, 0, static_cast<int>(sizeof(header)) - 1));
+        painter.HunkHeader(diff_.hunks[static_cast<size_t>(row.hunk)], y);
         continue;
       }
       if (mode_ == Mode::kSideBySide) {
-        const float left0 = inner.Min.x;
-        const float right0 = inner.Min.x + half_w;
-        const bool pair = row.left && row.right && row.left->kind == DiffLine::Kind::kRemoved &&
-                          row.right->kind == DiffLine::Kind::kAdded;
-        const bool removed = row.left && row.left->kind == DiffLine::Kind::kRemoved;
-        const bool added = row.right && row.right->kind == DiffLine::Kind::kAdded;
-        draw_list->AddRectFilled(ImVec2(left0, y), ImVec2(left0 + gutter_w, y + line_h),
-                                 kGutterBackground);
-        draw_list->AddRectFilled(ImVec2(right0, y), ImVec2(right0 + gutter_w, y + line_h),
-                                 kGutterBackground);
-        if (row.left) draw_number(row.left->old_line, left0 + gutter_w - pad, y);
-        if (row.right) draw_number(row.right->new_line, right0 + gutter_w - pad, y);
-        draw_text(row.left, pair ? row.right : nullptr, left0 + gutter_w, right0 - 1, y,
-                  removed ? kRemovedBackground : 0, pair ? kRemovedBytes : 0);
-        draw_text(row.right, pair ? row.left : nullptr, right0 + gutter_w, inner.Max.x, y,
-                  added ? kAddedBackground : 0, pair ? kAddedBytes : 0);
-        draw_list->AddLine(ImVec2(right0 - 1, y), ImVec2(right0 - 1, y + line_h), number_colour);
+        painter.SideBySide(row, y);
       } else {
-        const DiffLine* line = row.left;
-        const float x0 = inner.Min.x;
-        draw_list->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + gutter_w, y + line_h),
-                                 kGutterBackground);
-        draw_number(line->old_line, x0 + pad + number_w, y);
-        draw_number(line->new_line, x0 + 2 * pad + 2 * number_w, y);
-        const bool removed = line->kind == DiffLine::Kind::kRemoved;
-        const bool added = line->kind == DiffLine::Kind::kAdded;
-        const char* sign = removed ? "-" : added ? "+" : " ";
-        draw_list->AddText(ImVec2(x0 + 3 * pad + 2 * number_w, y + text_dy),
-                           removed ? TokenColor(TokenKind::kRemoved)
-                           : added ? TokenColor(TokenKind::kAdded)
-                                   : text_colour,
-                           sign, sign + 1);
-        draw_text(line, nullptr, x0 + gutter_w, inner.Max.x, y,
-                  removed ? kRemovedBackground
-                  : added ? kAddedBackground
-                          : 0,
-                  0);
+        painter.Unified(row.left, y);
       }
       if (r == current_row) {  // mark the change navigated to
-        draw_list->AddRectFilled(ImVec2(inner.Min.x, y), ImVec2(inner.Min.x + 3, y + line_h),
+        draw_list->AddRectFilled(ImVec2(inner.Min.x, y), ImVec2(inner.Min.x + 3, y + g.line_h),
                                  kCurrentChange);
       }
     }

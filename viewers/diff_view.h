@@ -60,6 +60,10 @@ class DiffView {
  private:
   void EnsureRows() const;
   void RowsChanged();
+  // Draw's steps.
+  void DrawToolbar();
+  void DrawTitles() const;
+  void RequestScroll(float line_h, float avail_h);
   const std::vector<int>& ChangeRows() const;
 
   TextDiff diff_;
