@@ -8,6 +8,8 @@
 #include <string>
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
 namespace {
 
 using ::testing::HasSubstr;
@@ -243,6 +245,45 @@ TEST(CliCompileTest, DumpToWritesXlaLayout) {
   EXPECT_TRUE(std::ifstream(dir + "/module_0000.jit_reduce_sum.fusion_decisions.json").good());
   Result ls = RunFusebox("inspect " + dir + "/module_0000.jit_reduce_sum.cpu_after_optimizations.txt");
   EXPECT_EQ(ls.code, 0) << ls.out;
+}
+
+// --source-map: the JSON names, for an instruction inside the fusion, the fusion and the
+// code made for it; each code name is defined in the stage the CLI prints.
+TEST(CliCompileTest, SourceMapLinksInstructionsToCode) {
+  const std::string path = testing::TempDir() + "/running_example.source_map.json";
+  std::remove(path.c_str());
+  Result r = RunFusebox("compile " + Example("running_example.hlo") + " --source-map " + path + " -o /dev/null");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("wrote the source map to " + path));
+  std::ifstream in(path);
+  nlohmann::json map = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(map.is_discarded());
+  EXPECT_EQ(map["schema"], "fusebox.source_map/1");
+  bool found = false;
+  for (const auto& inst : map["instructions"]) {
+    if (inst["name"] == "mul.3") {
+      found = true;
+      EXPECT_EQ(inst["kernel"], "fusion");
+    }
+  }
+  EXPECT_TRUE(found);
+  ASSERT_EQ(map["kernels"].size(), 1u) << map.dump(1);
+  const auto& kernel = map["kernels"][0];
+  EXPECT_EQ(kernel["name"], "fusion");
+  EXPECT_EQ(kernel["cpu"]["llvm_functions"], nlohmann::json({"fusion.kernel", "fusion.partials"}));
+  EXPECT_EQ(kernel["gpu"]["ptx_entries"], nlohmann::json({"fusion_kernel", "fusion_partials"}));
+  EXPECT_EQ(kernel["cpu"]["trace_names"], nlohmann::json({"fusion"}));
+  Result ll = RunFusebox("compile " + Example("running_example.hlo") + " --stage llvm_ir");
+  Result ptx = RunFusebox("compile " + Example("running_example.hlo") + " --stage ptx");
+  for (const auto& f : kernel["cpu"]["llvm_functions"]) {
+    EXPECT_THAT(ll.out, HasSubstr("define void @" + f.get<std::string>() + "("));
+  }
+  for (const auto& e : kernel["gpu"]["ptx_entries"]) {
+    EXPECT_THAT(ptx.out, HasSubstr(".entry " + e.get<std::string>() + "("));
+  }
+  Result bad = RunFusebox("compile " + Example("running_example.hlo") + " --source-map /no/such/dir/map.json");
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_THAT(bad.out, HasSubstr("/no/such/dir/map.json: cannot write"));
 }
 
 TEST(CliCompileTest, DisabledFusionKeepsThreeKernelsAndUnknownPassIsAnError) {

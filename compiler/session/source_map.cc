@@ -1,0 +1,354 @@
+// The source map: kernels from the optimized module, code names from the backends,
+// definitions found in the stage texts, and the JSON the CLI writes.
+#include "compiler/session/source_map.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <set>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/codegen/cpu_compiler.h"
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/ir/computation.h"
+#include "compiler/ir/instruction.h"
+#include "compiler/ir/opcode.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "compiler/session/compile_session.h"
+
+namespace fusebox::session {
+namespace {
+
+void AddOnce(std::vector<std::string>& list, const std::string& name) {
+  if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+}
+
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$';
+}
+
+// The name a line defines, and the 0-based column where it starts; "" when the line
+// defines none. HLO: `[ROOT ]%name = ...`; LLVM IR: `define ... @name(`; PTX:
+// `[.visible ].entry name(`.
+enum class TextKind { kHlo, kLlvm, kPtx, kNone };
+
+TextKind KindOfStage(const std::string& stage) {
+  if (stage == "hlo" || stage == "optimized_hlo") return TextKind::kHlo;
+  if (stage.find("llvm_ir") != std::string::npos) return TextKind::kLlvm;
+  if (stage == "ptx") return TextKind::kPtx;
+  return TextKind::kNone;
+}
+
+std::string_view NameAt(std::string_view line, size_t start) {
+  size_t end = start;
+  while (end < line.size() && IsNameChar(line[end])) ++end;
+  return line.substr(start, end - start);
+}
+
+std::string_view DefinedName(TextKind kind, std::string_view line, size_t* column) {
+  switch (kind) {
+    case TextKind::kHlo: {
+      size_t at = line.find_first_not_of(' ');
+      if (at == std::string_view::npos) return {};
+      if (line.compare(at, 5, "ROOT ") == 0) at += 5;
+      if (at >= line.size() || line[at] != '%') return {};
+      std::string_view name = NameAt(line, at + 1);
+      if (name.empty() || line.compare(at + 1 + name.size(), 3, " = ") != 0) return {};
+      *column = at + 1;
+      return name;
+    }
+    case TextKind::kLlvm: {
+      if (line.compare(0, 7, "define ") != 0) return {};
+      size_t at = line.find('@');
+      if (at == std::string_view::npos) return {};
+      size_t start = at + 1;
+      if (start < line.size() && line[start] == '"') {
+        size_t close = line.find('"', start + 1);
+        if (close == std::string_view::npos) return {};
+        *column = start + 1;
+        return line.substr(start + 1, close - start - 1);
+      }
+      *column = start;
+      return NameAt(line, start);
+    }
+    case TextKind::kPtx: {
+      size_t at = line.find(".entry ");
+      if (at == std::string_view::npos || line.compare(0, 2, "//") == 0) return {};
+      size_t start = line.find_first_not_of(' ', at + 7);
+      if (start == std::string_view::npos) return {};
+      *column = start;
+      return NameAt(line, start);
+    }
+    case TextKind::kNone: break;
+  }
+  return {};
+}
+
+// Every name the text defines -> where (the first definition of a name counts).
+std::map<std::string, SourceLocation, std::less<>> Definitions(const std::string& stage, const std::string& text) {
+  std::map<std::string, SourceLocation, std::less<>> found;
+  const TextKind kind = KindOfStage(stage);
+  if (kind == TextKind::kNone) return found;
+  int64_t line_number = 0;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    ++line_number;
+    size_t column = 0;
+    std::string_view name = DefinedName(kind, std::string_view(text).substr(begin, end - begin), &column);
+    if (!name.empty()) {
+      found.emplace(std::string(name), SourceLocation{stage, line_number, static_cast<int64_t>(column) + 1});
+    }
+    if (end == text.size()) break;
+    begin = end + 1;
+  }
+  return found;
+}
+
+nlohmann::ordered_json LocationJson(const SourceLocation& location) {
+  nlohmann::ordered_json j;
+  j["stage"] = location.stage;
+  j["line"] = location.line;
+  j["column"] = location.column;
+  return j;
+}
+
+}  // namespace
+
+std::string SourceLocation::ToString() const {
+  return stage + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+KernelSource& SourceMap::KernelNamed(const std::string& name) {
+  KernelSource& kernel = kernels_[name];
+  if (kernel.name.empty()) kernel.name = name;
+  return kernel;
+}
+
+void SourceMap::MapKernels(const Module& optimized) {
+  module_name_ = optimized.name();
+  // Fused instructions at any depth run in the kernel of their outermost fusion.
+  std::function<void(const Computation*, KernelSource&)> walk = [&](const Computation* c, KernelSource& kernel) {
+    for (const auto& inst : c->instructions()) {
+      kernel_of_.emplace(inst->name(), kernel.name);
+      kernel.instructions.push_back(inst->name());
+      if (inst->opcode() == Opcode::kFusion && inst->fused_computation()) walk(inst->fused_computation(), kernel);
+    }
+  };
+  // Regions a reduce, sort or scatter applies are no fusion computations either: their
+  // instructions link to themselves, but run no code of their own.
+  std::set<const Computation*> program;
+  for (const Computation* c : ProgramComputations(optimized)) program.insert(c);
+  for (const auto& computation : optimized.computations()) {
+    if (computation->IsFusionComputation()) continue;
+    const bool in_program = program.count(computation.get()) != 0;
+    for (const auto& inst : computation->instructions()) {
+      kernel_of_[inst->name()] = inst->name();
+      KernelSource& kernel = KernelNamed(inst->name());
+      kernel.opcode = std::string(OpcodeName(inst->opcode()));
+      if (inst->fusion_kind()) kernel.fusion_kind = std::string(FusionKindName(*inst->fusion_kind()));
+      kernel.runs_code = in_program && (IsCpuKernel(*inst) || IsGpuKernel(*inst));
+      kernel.instructions = {inst->name()};
+      if (inst->opcode() == Opcode::kFusion && inst->fused_computation()) walk(inst->fused_computation(), kernel);
+    }
+  }
+}
+
+void SourceMap::MapInput(const Module& input) {
+  if (module_name_.empty()) module_name_ = input.name();
+  instructions_.clear();
+  for (const auto& computation : input.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      InstructionSource source;
+      source.name = inst->name();
+      source.opcode = std::string(OpcodeName(inst->opcode()));
+      if (const std::string* kernel = KernelOf(inst->name())) source.kernel = *kernel;
+      instructions_.push_back(std::move(source));
+    }
+  }
+}
+
+void SourceMap::AddCode(const std::string& kernel_name, const std::string& function, bool gpu) {
+  KernelSource& kernel = KernelNamed(kernel_name);
+  if (gpu) {
+    AddOnce(kernel.gpu_functions, function);
+    AddOnce(kernel.ptx_entries, function);  // NVPTX makes each kernel function an entry
+  } else {
+    AddOnce(kernel.cpu_functions, function);
+  }
+  AddOnce(kernel.code_names, function);
+}
+
+void SourceMap::AddCpuCode(const CpuCode& code) {
+  for (const auto& [function, hlo] : code.function_to_hlo()) AddCode(hlo, function, /*gpu=*/false);
+  // The CPU tracer names each run after the kernel (profiler/cpu_tracer.cc).
+  for (const auto& kernel : code.kernels()) {
+    if (kernel->hlo != nullptr) AddOnce(KernelNamed(kernel->hlo->name()).cpu_trace_names, kernel->name);
+  }
+}
+
+void SourceMap::AddGpuCode(const GpuCode& code) {
+  for (const auto& [function, hlo] : code.function_to_hlo()) AddCode(hlo, function, /*gpu=*/true);
+  // CUPTI names each run after the launched entry (profiler/cupti_tracer.cc).
+  for (const auto& kernel : code.kernels()) {
+    if (kernel->hlo == nullptr) continue;
+    KernelSource& source = KernelNamed(kernel->hlo->name());
+    for (const GpuLaunch& launch : kernel->launches) AddOnce(source.gpu_trace_names, launch.function);
+  }
+}
+
+void SourceMap::AddLocations(const std::string& stage, const std::string& text) {
+  const auto found = Definitions(stage, text);
+  if (found.empty()) return;
+  AddOnce(stages_, stage);
+  if (stage == "hlo") {
+    for (InstructionSource& inst : instructions_) {
+      if (auto it = found.find(inst.name); it != found.end()) inst.location = it->second;
+    }
+    return;
+  }
+  for (auto& [name, kernel] : kernels_) {
+    std::vector<std::string> names = stage == "optimized_hlo" ? std::vector<std::string>{name} : kernel.code_names;
+    for (const std::string& n : names) {
+      auto it = found.find(n);
+      if (it == found.end()) continue;
+      auto& list = kernel.locations[n];
+      if (std::find(list.begin(), list.end(), it->second) == list.end()) list.push_back(it->second);
+    }
+  }
+}
+
+void SourceMap::Merge(const SourceMap& other) {
+  if (module_name_.empty()) module_name_ = other.module_name_;
+  for (const auto& [inst, kernel] : other.kernel_of_) kernel_of_[inst] = kernel;
+  for (const auto& [name, theirs] : other.kernels_) {
+    KernelSource& ours = KernelNamed(name);
+    if (ours.opcode.empty()) {
+      ours.opcode = theirs.opcode;
+      ours.fusion_kind = theirs.fusion_kind;
+      ours.runs_code = theirs.runs_code;
+      ours.instructions = theirs.instructions;
+    }
+    for (const auto& f : theirs.cpu_functions) AddOnce(ours.cpu_functions, f);
+    for (const auto& f : theirs.gpu_functions) AddOnce(ours.gpu_functions, f);
+    for (const auto& f : theirs.ptx_entries) AddOnce(ours.ptx_entries, f);
+    for (const auto& f : theirs.cpu_trace_names) AddOnce(ours.cpu_trace_names, f);
+    for (const auto& f : theirs.gpu_trace_names) AddOnce(ours.gpu_trace_names, f);
+    for (const auto& f : theirs.code_names) AddOnce(ours.code_names, f);
+    for (const auto& [n, locations] : theirs.locations) {
+      auto& list = ours.locations[n];
+      for (const SourceLocation& l : locations) {
+        if (std::find(list.begin(), list.end(), l) == list.end()) list.push_back(l);
+      }
+    }
+  }
+  if (instructions_.empty()) instructions_ = other.instructions_;
+  for (const auto& s : other.stages_) AddOnce(stages_, s);
+  for (const auto& n : other.notes_) notes_.push_back(n);
+}
+
+const std::string* SourceMap::KernelOf(const std::string& instruction) const {
+  auto it = kernel_of_.find(instruction);
+  return it == kernel_of_.end() ? nullptr : &it->second;
+}
+
+const KernelSource* SourceMap::FindKernel(const std::string& name) const {
+  auto it = kernels_.find(name);
+  return it == kernels_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> SourceMap::LinkedNames(const std::string& instruction) const {
+  std::vector<std::string> names;
+  if (instruction.empty()) return names;
+  names.push_back(instruction);
+  std::string kernel = instruction;
+  if (const std::string* k = KernelOf(instruction)) kernel = *k;
+  if (kernel != instruction) names.push_back(kernel);
+  if (const KernelSource* source = FindKernel(kernel)) {
+    for (const std::string& f : source->code_names) names.push_back(f);
+  }
+  return names;
+}
+
+std::string SourceMap::ToJson(int indent) const {
+  using Json = nlohmann::ordered_json;
+  Json root;
+  root["schema"] = "fusebox.source_map/1";
+  root["module"] = module_name_;
+  root["stages"] = stages_;
+  root["notes"] = notes_;
+  Json instructions = Json::array();
+  for (const InstructionSource& inst : instructions_) {
+    Json j;
+    j["name"] = inst.name;
+    j["opcode"] = inst.opcode;
+    j["kernel"] = inst.kernel.empty() ? Json(nullptr) : Json(inst.kernel);
+    j["location"] = inst.location ? LocationJson(*inst.location) : Json(nullptr);
+    instructions.push_back(std::move(j));
+  }
+  root["instructions"] = std::move(instructions);
+  Json kernels = Json::array();
+  for (const auto& [name, kernel] : kernels_) {
+    if (!kernel.runs_code && kernel.code_names.empty()) continue;
+    Json j;
+    j["name"] = name;
+    j["opcode"] = kernel.opcode;
+    j["fusion_kind"] = kernel.fusion_kind.empty() ? Json(nullptr) : Json(kernel.fusion_kind);
+    j["instructions"] = kernel.instructions;
+    j["cpu"] = Json{{"llvm_functions", kernel.cpu_functions}, {"trace_names", kernel.cpu_trace_names}};
+    j["gpu"] = Json{{"llvm_functions", kernel.gpu_functions},
+                    {"ptx_entries", kernel.ptx_entries},
+                    {"trace_names", kernel.gpu_trace_names}};
+    // The kernel's own definition first, then its code names'.
+    Json locations = Json::object();
+    std::vector<std::string> names = {name};
+    names.insert(names.end(), kernel.code_names.begin(), kernel.code_names.end());
+    for (const std::string& n : names) {
+      auto it = kernel.locations.find(n);
+      if (it == kernel.locations.end() || locations.contains(n)) continue;
+      Json list = Json::array();
+      for (const SourceLocation& l : it->second) list.push_back(LocationJson(l));
+      locations[n] = std::move(list);
+    }
+    j["locations"] = std::move(locations);
+    kernels.push_back(std::move(j));
+  }
+  root["kernels"] = std::move(kernels);
+  return root.dump(indent) + "\n";
+}
+
+StatusOr<SourceMap> BuildSourceMap(CompileSession& session, const SourceMapOptions& options) {
+  RETURN_IF_ERROR(session.Optimize());
+  SourceMap map;
+  map.MapKernels(*session.optimized_module());
+  map.MapInput(session.input());
+  std::vector<Stage> stages = {Stage::kHlo, Stage::kOptimizedHlo};
+  if (options.cpu) {
+    auto cpu = session.CpuCompile();
+    if (cpu.ok()) {
+      map.AddCpuCode((*cpu)->code());
+      stages.insert(stages.end(), {Stage::kLlvmIr, Stage::kLlvmIrOptimized});
+    } else {
+      map.AddNote("cpu: " + cpu.status().message());
+    }
+  }
+  if (options.gpu) {
+    auto gpu = session.GpuCompile();
+    if (gpu.ok()) {
+      map.AddGpuCode(**gpu);
+      stages.insert(stages.end(), {Stage::kGpuLlvmIr, Stage::kGpuLlvmIrOptimized, Stage::kPtx});
+    } else {
+      map.AddNote("gpu: " + gpu.status().message());
+    }
+  }
+  for (Stage stage : stages) {
+    ASSIGN_OR_RETURN(std::string text, session.StageText(stage));
+    map.AddLocations(std::string(StageName(stage)), text);
+  }
+  return map;
+}
+
+}  // namespace fusebox::session
