@@ -410,6 +410,14 @@ class Propagator {
   void LinkLeaves(const Instruction* a, int64_t a_offset, const Instruction* b, int64_t b_offset,
                   int64_t count, int order, const char* what);
   void BuildEdges(const Instruction* inst);
+  // BuildEdges per op family.
+  void LayoutEdges(const Instruction* inst);
+  void DotEdges(const Instruction* inst);
+  void ReduceEdges(const Instruction* inst);
+  void ConvolutionEdges(const Instruction* inst);
+  void KeptDimsEdges(const Instruction* inst);
+  void TupleEdges(const Instruction* inst);
+  void ControlFlowEdges(const Instruction* inst);
   Status Seed();
   void Solve();
   bool Accepts(int64_t node, const Sharding& s) const;
@@ -472,21 +480,60 @@ void Propagator::LinkLeaves(const Instruction* a, int64_t a_offset, const Instru
   }
 }
 
+// Whether operand k of `inst` is an array of the rank of `inst`'s (array) result.
+bool SameRank(const Instruction* inst, int64_t k) {
+  const Shape& s = inst->operand(k)->shape();
+  const Shape& shape = inst->shape();
+  return s.IsArray() && shape.IsArray() && s.rank() == shape.rank();
+}
+
 void Propagator::BuildEdges(const Instruction* inst) {
   const Opcode op = inst->opcode();
-  const Shape& shape = inst->shape();
-  auto same_rank = [&](int64_t k) {
-    const Shape& s = inst->operand(k)->shape();
-    return s.IsArray() && shape.IsArray() && s.rank() == shape.rank();
-  };
   const bool sharding_cc =
       op == Opcode::kCustomCall && inst->attrs().custom_call_target == "Sharding";
   if (IsElementwise(op) || op == Opcode::kMap || sharding_cc) {
     for (int64_t k = 0; k < inst->operand_count(); ++k)
-      if (same_rank(k)) Link(inst, k, 0, 0, Identity(), Identity(), "elementwise");
+      if (SameRank(inst, k)) Link(inst, k, 0, 0, Identity(), Identity(), "elementwise");
     return;
   }
   switch (op) {
+    case Opcode::kBroadcast:
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kTranspose:
+      return LayoutEdges(inst);
+    case Opcode::kDot:
+      return DotEdges(inst);
+    case Opcode::kReduce:
+      return ReduceEdges(inst);
+    case Opcode::kConvolution:
+      return ConvolutionEdges(inst);
+    case Opcode::kSlice:
+    case Opcode::kPad:
+    case Opcode::kConcatenate:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kReverse:
+    case Opcode::kSort:
+      return KeptDimsEdges(inst);
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kOptimizationBarrier:
+      return TupleEdges(inst);
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return ControlFlowEdges(inst);
+    default:
+      return;
+  }
+}
+
+// broadcast, reshape / bitcast, transpose: dims map one to one where they survive; a
+// broadcast's forward edge is weak.
+void Propagator::LayoutEdges(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  switch (inst->opcode()) {
     case Opcode::kBroadcast: {
       const std::vector<int64_t>& dims = inst->dimensions();
       std::vector<int64_t> fwd(static_cast<size_t>(shape.rank()), -1), bwd;
@@ -517,87 +564,107 @@ void Propagator::BuildEdges(const Instruction* inst) {
       Link(inst, 0, 0, 0, Dims(perm), Dims(bwd), "transpose");
       return;
     }
-    case Opcode::kDot: {
-      if (!inst->attrs().dot_dimension_numbers || inst->operand_count() != 2) return;
-      const DotDimensionNumbers& dn = *inst->attrs().dot_dimension_numbers;
-      auto free_dims = [](int64_t rank, const std::vector<int64_t>& batch,
-                          const std::vector<int64_t>& contracting) {
-        std::vector<int64_t> out;
-        for (int64_t d = 0; d < rank; ++d)
-          if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-              std::find(contracting.begin(), contracting.end(), d) == contracting.end())
-            out.push_back(d);
-        return out;
-      };
-      const int64_t lrank = inst->operand(0)->shape().rank(),
-                    rrank = inst->operand(1)->shape().rank();
-      std::vector<int64_t> lfree =
-          free_dims(lrank, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
-      std::vector<int64_t> rfree =
-          free_dims(rrank, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
-      const int64_t nb = static_cast<int64_t>(dn.lhs_batch_dimensions.size());
-      if (nb + static_cast<int64_t>(lfree.size() + rfree.size()) != shape.rank() ||
-          dn.rhs_batch_dimensions.size() != dn.lhs_batch_dimensions.size())
-        return;
-      std::vector<int64_t> fl(static_cast<size_t>(shape.rank()), -1), fr = fl;
-      std::vector<int64_t> bl(static_cast<size_t>(lrank), -1), br(static_cast<size_t>(rrank), -1);
-      for (int64_t b = 0; b < nb; ++b) {
-        fl[static_cast<size_t>(b)] = dn.lhs_batch_dimensions[static_cast<size_t>(b)];
-        fr[static_cast<size_t>(b)] = dn.rhs_batch_dimensions[static_cast<size_t>(b)];
-        bl[static_cast<size_t>(dn.lhs_batch_dimensions[static_cast<size_t>(b)])] = b;
-        br[static_cast<size_t>(dn.rhs_batch_dimensions[static_cast<size_t>(b)])] = b;
-      }
-      for (size_t j = 0; j < lfree.size(); ++j) {
-        fl[static_cast<size_t>(nb) + j] = lfree[j];
-        bl[static_cast<size_t>(lfree[j])] = nb + static_cast<int64_t>(j);
-      }
-      const size_t roff = static_cast<size_t>(nb) + lfree.size();
-      for (size_t j = 0; j < rfree.size(); ++j) {
-        fr[roff + j] = rfree[j];
-        br[static_cast<size_t>(rfree[j])] = static_cast<int64_t>(roff + j);
-      }
-      Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "dot lhs");
-      Link(inst, 1, 0, 0, Dims(fr), Dims(br), "dot rhs");
+    default:
       return;
+  }
+}
+
+// dot: batch and free dims of each operand map to the result's; contracting dims to none.
+void Propagator::DotEdges(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  if (!inst->attrs().dot_dimension_numbers || inst->operand_count() != 2) return;
+  const DotDimensionNumbers& dn = *inst->attrs().dot_dimension_numbers;
+  auto free_dims = [](int64_t rank, const std::vector<int64_t>& batch,
+                      const std::vector<int64_t>& contracting) {
+    std::vector<int64_t> out;
+    for (int64_t d = 0; d < rank; ++d)
+      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+          std::find(contracting.begin(), contracting.end(), d) == contracting.end())
+        out.push_back(d);
+    return out;
+  };
+  const int64_t lrank = inst->operand(0)->shape().rank(),
+                rrank = inst->operand(1)->shape().rank();
+  std::vector<int64_t> lfree =
+      free_dims(lrank, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+  std::vector<int64_t> rfree =
+      free_dims(rrank, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+  const int64_t nb = static_cast<int64_t>(dn.lhs_batch_dimensions.size());
+  if (nb + static_cast<int64_t>(lfree.size() + rfree.size()) != shape.rank() ||
+      dn.rhs_batch_dimensions.size() != dn.lhs_batch_dimensions.size())
+    return;
+  std::vector<int64_t> fl(static_cast<size_t>(shape.rank()), -1), fr = fl;
+  std::vector<int64_t> bl(static_cast<size_t>(lrank), -1), br(static_cast<size_t>(rrank), -1);
+  for (int64_t b = 0; b < nb; ++b) {
+    fl[static_cast<size_t>(b)] = dn.lhs_batch_dimensions[static_cast<size_t>(b)];
+    fr[static_cast<size_t>(b)] = dn.rhs_batch_dimensions[static_cast<size_t>(b)];
+    bl[static_cast<size_t>(dn.lhs_batch_dimensions[static_cast<size_t>(b)])] = b;
+    br[static_cast<size_t>(dn.rhs_batch_dimensions[static_cast<size_t>(b)])] = b;
+  }
+  for (size_t j = 0; j < lfree.size(); ++j) {
+    fl[static_cast<size_t>(nb) + j] = lfree[j];
+    bl[static_cast<size_t>(lfree[j])] = nb + static_cast<int64_t>(j);
+  }
+  const size_t roff = static_cast<size_t>(nb) + lfree.size();
+  for (size_t j = 0; j < rfree.size(); ++j) {
+    fr[roff + j] = rfree[j];
+    br[static_cast<size_t>(rfree[j])] = static_cast<int64_t>(roff + j);
+  }
+  Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "dot lhs");
+  Link(inst, 1, 0, 0, Dims(fr), Dims(br), "dot rhs");
+  return;
+}
+
+// reduce: each input's kept dims map to its result's.
+void Propagator::ReduceEdges(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  const int64_t n = inst->operand_count() / 2;
+  const std::vector<int64_t>& reduced = inst->dimensions();
+  for (int64_t k = 0; k < n; ++k) {
+    const Shape& in = inst->operand(k)->shape();
+    if (!in.IsArray()) continue;
+    std::vector<int64_t> fwd, bwd(static_cast<size_t>(in.rank()), -1);
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      if (std::find(reduced.begin(), reduced.end(), d) != reduced.end()) continue;
+      bwd[static_cast<size_t>(d)] = static_cast<int64_t>(fwd.size());
+      fwd.push_back(d);
     }
-    case Opcode::kReduce: {
-      const int64_t n = inst->operand_count() / 2;
-      const std::vector<int64_t>& reduced = inst->dimensions();
-      for (int64_t k = 0; k < n; ++k) {
-        const Shape& in = inst->operand(k)->shape();
-        if (!in.IsArray()) continue;
-        std::vector<int64_t> fwd, bwd(static_cast<size_t>(in.rank()), -1);
-        for (int64_t d = 0; d < in.rank(); ++d) {
-          if (std::find(reduced.begin(), reduced.end(), d) != reduced.end()) continue;
-          bwd[static_cast<size_t>(d)] = static_cast<int64_t>(fwd.size());
-          fwd.push_back(d);
-        }
-        Link(inst, k, shape.IsTuple() ? k : 0, 0, Dims(fwd), Dims(bwd), "reduce");
-      }
-      return;
-    }
-    case Opcode::kConvolution: {
-      const InstructionAttributes& a = inst->attrs();
-      if (!a.convolution_dimension_numbers || a.feature_group_count != 1 ||
-          a.batch_group_count != 1 || inst->operand_count() != 2)
-        return;
-      const ConvolutionDimensionNumbers& cd = *a.convolution_dimension_numbers;
-      const int64_t rank = shape.rank();
-      std::vector<int64_t> fl(static_cast<size_t>(rank), -1), fr = fl;
-      std::vector<int64_t> bl(static_cast<size_t>(inst->operand(0)->shape().rank()), -1);
-      std::vector<int64_t> br(static_cast<size_t>(inst->operand(1)->shape().rank()), -1);
-      if (cd.output_batch_dimension >= rank || cd.output_feature_dimension >= rank ||
-          cd.input_batch_dimension >= static_cast<int64_t>(bl.size()) ||
-          cd.kernel_output_feature_dimension >= static_cast<int64_t>(br.size()))
-        return;
-      fl[static_cast<size_t>(cd.output_batch_dimension)] = cd.input_batch_dimension;
-      bl[static_cast<size_t>(cd.input_batch_dimension)] = cd.output_batch_dimension;
-      fr[static_cast<size_t>(cd.output_feature_dimension)] = cd.kernel_output_feature_dimension;
-      br[static_cast<size_t>(cd.kernel_output_feature_dimension)] = cd.output_feature_dimension;
-      Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
-      Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
-      return;
-    }
+    Link(inst, k, shape.IsTuple() ? k : 0, 0, Dims(fwd), Dims(bwd), "reduce");
+  }
+  return;
+}
+
+// convolution (no feature or batch groups): the input batch dim and the kernel's output
+// feature dim map to the result's batch and feature dims.
+void Propagator::ConvolutionEdges(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  const InstructionAttributes& a = inst->attrs();
+  if (!a.convolution_dimension_numbers || a.feature_group_count != 1 ||
+      a.batch_group_count != 1 || inst->operand_count() != 2)
+    return;
+  const ConvolutionDimensionNumbers& cd = *a.convolution_dimension_numbers;
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> fl(static_cast<size_t>(rank), -1), fr = fl;
+  std::vector<int64_t> bl(static_cast<size_t>(inst->operand(0)->shape().rank()), -1);
+  std::vector<int64_t> br(static_cast<size_t>(inst->operand(1)->shape().rank()), -1);
+  if (cd.output_batch_dimension >= rank || cd.output_feature_dimension >= rank ||
+      cd.input_batch_dimension >= static_cast<int64_t>(bl.size()) ||
+      cd.kernel_output_feature_dimension >= static_cast<int64_t>(br.size()))
+    return;
+  fl[static_cast<size_t>(cd.output_batch_dimension)] = cd.input_batch_dimension;
+  bl[static_cast<size_t>(cd.input_batch_dimension)] = cd.output_batch_dimension;
+  fr[static_cast<size_t>(cd.output_feature_dimension)] = cd.kernel_output_feature_dimension;
+  br[static_cast<size_t>(cd.kernel_output_feature_dimension)] = cd.output_feature_dimension;
+  Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
+  Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
+  return;
+}
+
+// slice, pad, concatenate, dynamic-slice, dynamic-update-slice, reverse, sort: the dims
+// the op leaves whole keep their sharding; the dims it cuts, moves or reorders do not.
+void Propagator::KeptDimsEdges(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  switch (inst->opcode()) {
     case Opcode::kSlice: {
       const Shape& in = inst->operand(0)->shape();
       const auto& slice = inst->attrs().slice;
@@ -612,7 +679,7 @@ void Propagator::BuildEdges(const Instruction* inst) {
     }
     case Opcode::kPad: {
       const auto& padding = inst->attrs().padding;
-      if (!same_rank(0) || static_cast<int64_t>(padding.size()) != shape.rank()) return;
+      if (!SameRank(inst, 0) || static_cast<int64_t>(padding.size()) != shape.rank()) return;
       std::vector<bool> keep;
       for (const PaddingDimension& p : padding)
         keep.push_back(p.low == 0 && p.high == 0 && p.interior == 0);
@@ -625,13 +692,13 @@ void Propagator::BuildEdges(const Instruction* inst) {
       int64_t cat = inst->dimensions()[0];
       if (cat >= 0 && cat < shape.rank()) keep[static_cast<size_t>(cat)] = false;
       for (int64_t k = 0; k < inst->operand_count(); ++k)
-        if (same_rank(k))
+        if (SameRank(inst, k))
           Link(inst, k, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "concatenate");
       return;
     }
     case Opcode::kDynamicSlice: {
       const auto& sizes = inst->attrs().dynamic_slice_sizes;
-      if (!same_rank(0)) return;
+      if (!SameRank(inst, 0)) return;
       std::vector<bool> keep;
       for (int64_t d = 0; d < shape.rank(); ++d)
         keep.push_back(shape.dimensions(d) == inst->operand(0)->shape().dimensions(d) &&
@@ -640,7 +707,7 @@ void Propagator::BuildEdges(const Instruction* inst) {
       return;
     }
     case Opcode::kDynamicUpdateSlice: {
-      if (inst->operand_count() < 2 || !same_rank(0) || !same_rank(1)) return;
+      if (inst->operand_count() < 2 || !SameRank(inst, 0) || !SameRank(inst, 1)) return;
       std::vector<bool> keep;
       for (int64_t d = 0; d < shape.rank(); ++d)
         keep.push_back(inst->operand(1)->shape().dimensions(d) == shape.dimensions(d));
@@ -649,7 +716,7 @@ void Propagator::BuildEdges(const Instruction* inst) {
       return;
     }
     case Opcode::kReverse: {
-      if (!same_rank(0)) return;
+      if (!SameRank(inst, 0)) return;
       std::vector<bool> keep(static_cast<size_t>(shape.rank()), true);
       for (int64_t d : inst->dimensions())
         if (d >= 0 && d < shape.rank()) keep[static_cast<size_t>(d)] = false;
@@ -669,6 +736,16 @@ void Propagator::BuildEdges(const Instruction* inst) {
       }
       return;
     }
+    default:
+      return;
+  }
+}
+
+// get-tuple-element, tuple, opt-barrier: leaf to leaf.
+void Propagator::TupleEdges(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  const Opcode op = inst->opcode();
+  switch (inst->opcode()) {
     case Opcode::kGetTupleElement: {
       const Shape& in = inst->operand(0)->shape();
       if (!in.IsTuple() || inst->tuple_index() < 0 || inst->tuple_index() >= in.tuple_size())
@@ -693,6 +770,16 @@ void Propagator::BuildEdges(const Instruction* inst) {
       }
       return;
     }
+    default:
+      return;
+  }
+}
+
+// while (its body and condition tied into one class per leaf), conditional and call
+// (operands to parameters, roots to the result, across the call boundary).
+void Propagator::ControlFlowEdges(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  switch (inst->opcode()) {
     case Opcode::kWhile: {
       const Computation* cond = inst->while_condition();
       const Computation* body = inst->while_body();
@@ -740,7 +827,6 @@ void Propagator::BuildEdges(const Instruction* inst) {
       return;
   }
 }
-
 Status Propagator::Seed() {
   const Computation* entry = module_.entry();
   for (const Instruction* inst : instructions_) {
