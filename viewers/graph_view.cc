@@ -544,131 +544,167 @@ std::optional<std::string> GraphView::Draw(const char* id) {
   return clicked;
 }
 
-void GraphView::DrawCanvas() {
-  ImDrawList* list = ImGui::GetWindowDrawList();
-  ImFont* font = ImGui::GetFont();
-  const float z = static_cast<float>(zoom_);
-  auto to_screen = [&](double x, double y) {
-    return ImVec2(static_cast<float>(origin_x_ + (x - pan_x_) * zoom_),
-                  static_cast<float>(origin_y_ + (y - pan_y_) * zoom_));
-  };
+// One frame of the canvas: where layout points land on screen and which are visible.
+struct GraphView::Frame {
+  ImDrawList* list = nullptr;
+  ImFont* font = nullptr;
+  float z = 1;  // zoom_ as a float, for sizes
+  double zoom = 1, pan_x = 0, pan_y = 0;
+  float origin_x = 0, origin_y = 0;
   // The visible rectangle in layout points.
-  const double view_x0 = pan_x_, view_y0 = pan_y_;
-  const double view_x1 = pan_x_ + canvas_w_ / zoom_, view_y1 = pan_y_ + canvas_h_ / zoom_;
-  auto visible = [&](double x0, double y0, double x1, double y1) {
-    return x1 >= view_x0 && x0 <= view_x1 && y1 >= view_y0 && y0 <= view_y1;
-  };
+  double view_x0 = 0, view_y0 = 0, view_x1 = 0, view_y1 = 0;
 
-  // Clusters, outer first.
+  ImVec2 ToScreen(double x, double y) const {
+    return ImVec2(static_cast<float>(origin_x + (x - pan_x) * zoom),
+                  static_cast<float>(origin_y + (y - pan_y) * zoom));
+  }
+  bool Visible(double x0, double y0, double x1, double y1) const {
+    return x1 >= view_x0 && x0 <= view_x1 && y1 >= view_y0 && y0 <= view_y1;
+  }
+};
+
+void GraphView::DrawCanvas() {
+  Frame f;
+  f.list = ImGui::GetWindowDrawList();
+  f.font = ImGui::GetFont();
+  f.z = static_cast<float>(zoom_);
+  f.zoom = zoom_;
+  f.pan_x = pan_x_;
+  f.pan_y = pan_y_;
+  f.origin_x = origin_x_;
+  f.origin_y = origin_y_;
+  f.view_x0 = pan_x_, f.view_y0 = pan_y_;
+  f.view_x1 = pan_x_ + canvas_w_ / zoom_, f.view_y1 = pan_y_ + canvas_h_ / zoom_;
+  DrawClusters(f);
+  DrawEdges(f);
+  DrawNodes(f);
+  DrawOutlines(f);
+}
+
+// Clusters, outer first.
+void GraphView::DrawClusters(const Frame& f) const {
+  const float z = f.z;
   const float cluster_font = kClusterFontPt * z;
   for (int c : cluster_order_) {
     const graph::NodeBox& b = layout_.clusters[c].box;
-    if (b.w <= 0 || !visible(b.x, b.y, b.x + b.w, b.y + b.h)) continue;
+    if (b.w <= 0 || !f.Visible(b.x, b.y, b.x + b.w, b.y + b.h)) continue;
     const ClusterPaint& paint = cluster_paint_[c];
-    ImVec2 p0 = to_screen(b.x, b.y), p1 = to_screen(b.x + b.w, b.y + b.h);
+    ImVec2 p0 = f.ToScreen(b.x, b.y), p1 = f.ToScreen(b.x + b.w, b.y + b.h);
     float rounding = std::min(kNodeRoundingPt * 1.5f * z, 10.0f);
     if (rounding < 1.5f) rounding = 0;
-    list->AddRectFilled(p0, p1, paint.fill, rounding);
-    list->AddRect(p0, p1, paint.stroke, rounding, 0, std::max(1.0f, paint.pen * std::min(z, 1.5f)));
+    f.list->AddRectFilled(p0, p1, paint.fill, rounding);
+    f.list->AddRect(p0, p1, paint.stroke, rounding, 0,
+                    std::max(1.0f, paint.pen * std::min(z, 1.5f)));
     if (cluster_font >= kMinTextPx && !graph_.clusters[c].label.empty()) {
       const std::string& label = graph_.clusters[c].label;
       ImVec4 clip(p0.x, p0.y, p1.x - 2, p1.y);
-      list->AddText(font, cluster_font, {p0.x + 6 * z, p0.y + 3 * z},
-                    Mix(paint.stroke, IM_COL32_BLACK, 0.45f), label.data(),
-                    label.data() + label.size(), 0, &clip);
+      f.list->AddText(f.font, cluster_font, {p0.x + 6 * z, p0.y + 3 * z},
+                      Mix(paint.stroke, IM_COL32_BLACK, 0.45f), label.data(),
+                      label.data() + label.size(), 0, &clip);
     }
   }
+}
 
-  // Edges: the selection's last, on top.
-  const float edge_width = std::clamp(z, 1.0f, 2.0f);
-  auto draw_edge = [&](size_t i, ImU32 color, float thickness, bool emphasised) {
-    const graph::EdgePath& path = layout_.edges[i];
-    const EdgePaint& paint = edge_paint_[i];
-    const std::vector<Point>& pts = path.points;
-    const size_t n = pts.size();
-    if (n < 2) return;
-    const bool cubic = n >= 4 && (n - 1) % 3 == 0;
-    float extent =
-        static_cast<float>(std::max(paint.max_x - paint.min_x, paint.max_y - paint.min_y)) * z;
-    if (extent < kSmallEdgePx && !paint.dashed) {
-      // Through the on-curve points only (every third of a Bézier's), the last one
-      // replaced by the arrow's tip.
-      const size_t stride = cubic ? 3 : 1;
-      ImVec2 prev = to_screen(pts[0].x, pts[0].y);
-      for (size_t k = stride; k < n; k += stride) {
-        const Point& p = k + stride >= n && path.has_arrow ? path.arrow_tip : pts[k];
-        ImVec2 next = to_screen(p.x, p.y);
-        list->AddLine(prev, next, color, thickness);
-        prev = next;
-      }
-      return;
+void GraphView::DrawEdge(const Frame& f, size_t i, uint32_t color, float thickness,
+                         bool emphasised) const {
+  ImDrawList* list = f.list;
+  const float z = f.z;
+  auto to_screen = [&](double x, double y) { return f.ToScreen(x, y); };
+  const graph::EdgePath& path = layout_.edges[i];
+  const EdgePaint& paint = edge_paint_[i];
+  const std::vector<Point>& pts = path.points;
+  const size_t n = pts.size();
+  if (n < 2) return;
+  const bool cubic = n >= 4 && (n - 1) % 3 == 0;
+  float extent =
+      static_cast<float>(std::max(paint.max_x - paint.min_x, paint.max_y - paint.min_y)) * z;
+  if (extent < kSmallEdgePx && !paint.dashed) {
+    // Through the on-curve points only (every third of a Bézier's), the last one
+    // replaced by the arrow's tip.
+    const size_t stride = cubic ? 3 : 1;
+    ImVec2 prev = to_screen(pts[0].x, pts[0].y);
+    for (size_t k = stride; k < n; k += stride) {
+      const Point& p = k + stride >= n && path.has_arrow ? path.arrow_tip : pts[k];
+      ImVec2 next = to_screen(p.x, p.y);
+      list->AddLine(prev, next, color, thickness);
+      prev = next;
     }
-    if (paint.dashed) {
-      Dasher dasher(list, color, thickness, std::max(3.0f, 5 * z), std::max(2.0f, 3 * z));
-      if (cubic) {
-        for (size_t k = 0; k + 3 < n; k += 3) {
-          ImVec2 a = to_screen(pts[k].x, pts[k].y), b = to_screen(pts[k + 1].x, pts[k + 1].y);
-          ImVec2 c = to_screen(pts[k + 2].x, pts[k + 2].y),
-                 d = to_screen(pts[k + 3].x, pts[k + 3].y);
-          float hull = Distance(a, b) + Distance(b, c) + Distance(c, d);
-          int steps = std::clamp(static_cast<int>(hull / 6), 2, 48);
-          ImVec2 prev = a;
-          for (int s = 1; s <= steps; ++s) {
-            ImVec2 next = BezierAt(a, b, c, d, static_cast<float>(s) / static_cast<float>(steps));
-            dasher.Segment(prev, next);
-            prev = next;
-          }
-        }
-      } else {
-        for (size_t k = 0; k + 1 < n; ++k)
-          dasher.Segment(to_screen(pts[k].x, pts[k].y), to_screen(pts[k + 1].x, pts[k + 1].y));
-      }
-    } else if (cubic) {
+    return;
+  }
+  if (paint.dashed) {
+    Dasher dasher(list, color, thickness, std::max(3.0f, 5 * z), std::max(2.0f, 3 * z));
+    if (cubic) {
       for (size_t k = 0; k + 3 < n; k += 3) {
-        list->AddBezierCubic(to_screen(pts[k].x, pts[k].y), to_screen(pts[k + 1].x, pts[k + 1].y),
-                             to_screen(pts[k + 2].x, pts[k + 2].y),
-                             to_screen(pts[k + 3].x, pts[k + 3].y), color, thickness);
+        ImVec2 a = to_screen(pts[k].x, pts[k].y), b = to_screen(pts[k + 1].x, pts[k + 1].y);
+        ImVec2 c = to_screen(pts[k + 2].x, pts[k + 2].y), d = to_screen(pts[k + 3].x, pts[k + 3].y);
+        float hull = Distance(a, b) + Distance(b, c) + Distance(c, d);
+        int steps = std::clamp(static_cast<int>(hull / 6), 2, 48);
+        ImVec2 prev = a;
+        for (int s = 1; s <= steps; ++s) {
+          ImVec2 next = BezierAt(a, b, c, d, static_cast<float>(s) / static_cast<float>(steps));
+          dasher.Segment(prev, next);
+          prev = next;
+        }
       }
     } else {
-      for (size_t k = 0; k + 1 < n; ++k) {
-        list->AddLine(to_screen(pts[k].x, pts[k].y), to_screen(pts[k + 1].x, pts[k + 1].y), color,
-                      thickness);
-      }
+      for (size_t k = 0; k + 1 < n; ++k)
+        dasher.Segment(to_screen(pts[k].x, pts[k].y), to_screen(pts[k + 1].x, pts[k + 1].y));
     }
-    if (path.has_arrow) {
-      ImVec2 base = to_screen(pts.back().x, pts.back().y);
-      ImVec2 tip = to_screen(path.arrow_tip.x, path.arrow_tip.y);
-      float length = Distance(base, tip);
-      if (length >= 1.5f) {
-        // The selection's edges are thicker: widen their heads to match.
-        float half = kArrowHalfWidth * length * (emphasised ? 1.4f : 1.0f);
-        ImVec2 normal((tip.y - base.y) / length * half, -(tip.x - base.x) / length * half);
-        list->AddTriangleFilled(tip, {base.x + normal.x, base.y + normal.y},
-                                {base.x - normal.x, base.y - normal.y}, color);
-      }
+  } else if (cubic) {
+    for (size_t k = 0; k + 3 < n; k += 3) {
+      list->AddBezierCubic(to_screen(pts[k].x, pts[k].y), to_screen(pts[k + 1].x, pts[k + 1].y),
+                           to_screen(pts[k + 2].x, pts[k + 2].y),
+                           to_screen(pts[k + 3].x, pts[k + 3].y), color, thickness);
     }
-  };
+  } else {
+    for (size_t k = 0; k + 1 < n; ++k) {
+      list->AddLine(to_screen(pts[k].x, pts[k].y), to_screen(pts[k + 1].x, pts[k + 1].y), color,
+                    thickness);
+    }
+  }
+  if (path.has_arrow) {
+    ImVec2 base = to_screen(pts.back().x, pts.back().y);
+    ImVec2 tip = to_screen(path.arrow_tip.x, path.arrow_tip.y);
+    float length = Distance(base, tip);
+    if (length >= 1.5f) {
+      // The selection's edges are thicker: widen their heads to match.
+      float half = kArrowHalfWidth * length * (emphasised ? 1.4f : 1.0f);
+      ImVec2 normal((tip.y - base.y) / length * half, -(tip.x - base.x) / length * half);
+      list->AddTriangleFilled(tip, {base.x + normal.x, base.y + normal.y},
+                              {base.x - normal.x, base.y - normal.y}, color);
+    }
+  }
+}
+
+// Edges: the selection's last, on top.
+void GraphView::DrawEdges(const Frame& f) {
+  const float edge_width = std::clamp(f.z, 1.0f, 2.0f);
   int drawn_edges = 0;
   const int sel = selected_node_;
   for (size_t i = 0; i < layout_.edges.size(); ++i) {
     const EdgePaint& paint = edge_paint_[i];
     if (sel >= 0 && (paint.from == sel || paint.to == sel)) continue;
-    if (!visible(paint.min_x, paint.min_y, paint.max_x, paint.max_y)) continue;
+    if (!f.Visible(paint.min_x, paint.min_y, paint.max_x, paint.max_y)) continue;
     ++drawn_edges;
-    draw_edge(i, paint.color, edge_width, false);
+    DrawEdge(f, i, paint.color, edge_width, false);
   }
   if (sel >= 0) {
     for (size_t i = 0; i < layout_.edges.size(); ++i) {
       const EdgePaint& paint = edge_paint_[i];
       if (paint.from != sel && paint.to != sel) continue;
-      if (!visible(paint.min_x, paint.min_y, paint.max_x, paint.max_y)) continue;
+      if (!f.Visible(paint.min_x, paint.min_y, paint.max_x, paint.max_y)) continue;
       ++drawn_edges;
-      draw_edge(i, paint.to == sel ? kOperandEdge : kUserEdge, edge_width + 1.5f, true);
+      DrawEdge(f, i, paint.to == sel ? kOperandEdge : kUserEdge, edge_width + 1.5f, true);
     }
   }
   last_drawn_edges_ = drawn_edges;
+}
 
-  // Nodes.
+// Nodes: boxes, and labels as far as the zoom lets them be read.
+void GraphView::DrawNodes(const Frame& f) {
+  ImDrawList* list = f.list;
+  ImFont* font = f.font;
+  const float z = f.z;
   const int node_count = static_cast<int>(std::min(graph_.nodes.size(), layout_.nodes.size()));
   const float font_px = kNodeFontPt * z;
   const bool text = font_px >= kMinTextPx;
@@ -676,10 +712,10 @@ void GraphView::DrawCanvas() {
   int drawn = 0;
   for (int i = 0; i < node_count; ++i) {
     const graph::NodeBox& b = layout_.nodes[i];
-    if (!visible(b.x, b.y, b.x + b.w, b.y + b.h)) continue;
+    if (!f.Visible(b.x, b.y, b.x + b.w, b.y + b.h)) continue;
     ++drawn;
     const NodePaint& paint = node_paint_[i];
-    ImVec2 p0 = to_screen(b.x, b.y), p1 = to_screen(b.x + b.w, b.y + b.h);
+    ImVec2 p0 = f.ToScreen(b.x, b.y), p1 = f.ToScreen(b.x + b.w, b.y + b.h);
     if (p1.x - p0.x < kSmallNodePx || p1.y - p0.y < kSmallNodePx) {
       // One rectangle, in a colour between fill and border so white nodes still show on
       // the white background.
@@ -704,10 +740,11 @@ void GraphView::DrawCanvas() {
       // Only while few nodes are on screen (counted in the previous frame): thousands of
       // tiny titles are noise, and vertices.
       const float title_px = std::min(kMinTitlePx, p1.y - p0.y - 2);
-      if (last_drawn_nodes_ <= kMaxTitledNodes && p1.x - p0.x >= 4 * title_px && title_px >= kMinTextPx) {
+      if (last_drawn_nodes_ <= kMaxTitledNodes && p1.x - p0.x >= 4 * title_px &&
+          title_px >= kMinTextPx) {
         ImVec4 clip(p0.x + 1, p0.y + 1, p1.x - 1, p1.y - 1);
-        CenteredText(list, font, title_px, p0.x + 2, p1.x - 2, (p0.y + p1.y - title_px) / 2, paint.font,
-                     node.title, clip, false);
+        CenteredText(list, font, title_px, p0.x + 2, p1.x - 2, (p0.y + p1.y - title_px) / 2,
+                     paint.font, node.title, clip, false);
       }
       continue;
     }
@@ -724,12 +761,16 @@ void GraphView::DrawCanvas() {
     }
   }
   last_drawn_nodes_ = drawn;
+}
 
-  // Selection and hover outlines on top of everything. Far out they keep a minimum size,
-  // so the selection stays findable in a zoomed-out overview.
+// Selection and hover outlines on top of everything. Far out they keep a minimum size,
+// so the selection stays findable in a zoomed-out overview.
+void GraphView::DrawOutlines(const Frame& f) const {
+  ImDrawList* list = f.list;
+  const float z = f.z;
   auto outline = [&](const graph::NodeBox& b, ImU32 color, float thickness, float halo,
                      float rounding) {
-    ImVec2 p0 = to_screen(b.x, b.y), p1 = to_screen(b.x + b.w, b.y + b.h);
+    ImVec2 p0 = f.ToScreen(b.x, b.y), p1 = f.ToScreen(b.x + b.w, b.y + b.h);
     const float min_size = 10;
     if (p1.x - p0.x < min_size) {
       float c = (p0.x + p1.x) / 2;
@@ -747,14 +788,14 @@ void GraphView::DrawCanvas() {
   };
   if (selected_cluster_ >= 0 && selected_cluster_ < static_cast<int>(layout_.clusters.size())) {
     const graph::NodeBox& b = layout_.clusters[selected_cluster_].box;
-    if (visible(b.x, b.y, b.x + b.w, b.y + b.h))
+    if (f.Visible(b.x, b.y, b.x + b.w, b.y + b.h))
       outline(b, kSelectColor, selected_node_ >= 0 ? 2.0f : 3.0f, 0, std::min(8 * z, 10.0f));
   }
   if (hovered_node_ >= 0 && hovered_node_ != selected_node_)
     outline(layout_.nodes[hovered_node_], kHoverColor, 2, 0, std::min(kNodeRoundingPt * z, 6.0f));
   if (selected_node_ >= 0) {
     const graph::NodeBox& b = layout_.nodes[selected_node_];
-    if (visible(b.x, b.y, b.x + b.w, b.y + b.h))
+    if (f.Visible(b.x, b.y, b.x + b.w, b.y + b.h))
       outline(b, kSelectColor, 3, 4, std::min(kNodeRoundingPt * z, 6.0f));
   }
 }

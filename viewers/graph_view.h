@@ -96,7 +96,14 @@ class GraphView {
   void ApplyPending();
   void ZoomAround(double new_zoom, float screen_x, float screen_y);
   double MinZoom() const;
+  // The canvas in four layers: clusters, edges, nodes, then the selection's outlines.
+  struct Frame;  // where layout points land on screen in this frame (graph_view.cc)
   void DrawCanvas();
+  void DrawClusters(const Frame& f) const;
+  void DrawEdges(const Frame& f);
+  void DrawEdge(const Frame& f, size_t i, uint32_t color, float thickness, bool emphasised) const;
+  void DrawNodes(const Frame& f);
+  void DrawOutlines(const Frame& f) const;
   // The legend overlay's size for the current canvas (width 0: it does not fit).
   struct LegendBox {
     float width = 0;
