@@ -97,12 +97,72 @@ void AppendCalledComputations(const Instruction& inst, AttrWriter& w) {
   }
 }
 
-}  // namespace
+// --- Opcode attributes, in the order XLA prints them: each family a table of
+// "when, name, value"; values with a list syntax are spelled by the *Text functions ---
 
-std::string Instruction::AttributesToString() const {
-  std::string out;
-  AttrWriter w(&out);
-  const InstructionAttributes& a = attrs();
+std::string SliceText(const std::vector<SliceDimension>& slice) {
+  std::string s = "{";
+  for (size_t i = 0; i < slice.size(); ++i) {
+    if (i) s += ", ";
+    const SliceDimension& d = slice[i];
+    s += "[" + std::to_string(d.start) + ":" + std::to_string(d.limit);
+    if (d.stride != 1) s += ":" + std::to_string(d.stride);
+    s += "]";
+  }
+  return s + "}";
+}
+
+std::string OperandPrecisionText(const InstructionAttributes& a) {
+  std::string s = "{";
+  for (size_t i = 0; i < a.operand_precision.size(); ++i) {
+    if (i) s += ',';
+    s += PrecisionName(a.operand_precision[i]);
+  }
+  return s + "}";
+}
+
+std::string OutputOperandAliasingText(const InstructionAttributes& a) {
+  std::string s = "{";
+  for (size_t i = 0; i < a.output_to_operand_aliasing.size(); ++i) {
+    const OutputOperandAlias& al = a.output_to_operand_aliasing[i];
+    if (i) s += ", ";
+    s += Braced(al.output_index) + ": (" + std::to_string(al.operand_number) + ", " +
+         Braced(al.operand_index) + ")";
+  }
+  return s + "}";
+}
+
+std::string OperandLayoutsText(const InstructionAttributes& a) {
+  std::string s = "{";
+  for (size_t i = 0; i < a.operand_layout_constraints.size(); ++i) {
+    if (i) s += ", ";
+    s += a.operand_layout_constraints[i].ToString(true);
+  }
+  return s + "}";
+}
+
+std::string SourceTargetPairsText(const InstructionAttributes& a) {
+  std::string s = "{";
+  for (size_t i = 0; i < a.source_target_pairs.size(); ++i) {
+    if (i) s += ',';
+    s += "{" + std::to_string(a.source_target_pairs[i].first) + "," +
+         std::to_string(a.source_target_pairs[i].second) + "}";
+  }
+  return s + "}";
+}
+
+std::string SliceSizesListText(const InstructionAttributes& a) {
+  std::string s = "{";
+  for (size_t i = 0; i < a.slice_sizes_list.size(); ++i) {
+    if (i) s += ',';
+    s += Braced(a.slice_sizes_list[i]);
+  }
+  return s + "}";
+}
+
+// Custom-call target, parameter replication, iota dimension, tuple index, channel and
+// replica groups, dimensions, slices, padding and window.
+void AppendStructureAttributes(const InstructionAttributes& a, Opcode opcode, AttrWriter& w) {
   if (a.has_custom_call_target) w.Str("custom_call_target", a.custom_call_target);
   if (a.has_parameter_replication) w.Add("parameter_replication", BoolList(a.parameter_replication));
   if (a.iota_dimension >= 0) w.Int("iota_dimension", a.iota_dimension);
@@ -110,22 +170,17 @@ std::string Instruction::AttributesToString() const {
   if (a.channel_id) w.Int("channel_id", *a.channel_id);
   if (a.replica_groups) w.Add("replica_groups", a.replica_groups->ToString());
   if (a.dimensions) w.Dims("dimensions", *a.dimensions);
-  if (!a.slice.empty()) {
-    std::string s = "{";
-    for (size_t i = 0; i < a.slice.size(); ++i) {
-      if (i) s += ", ";
-      const SliceDimension& d = a.slice[i];
-      s += "[" + std::to_string(d.start) + ":" + std::to_string(d.limit);
-      if (d.stride != 1) s += ":" + std::to_string(d.stride);
-      s += "]";
-    }
-    w.Add("slice", s + "}");
-  }
-  if (!a.dynamic_slice_sizes.empty() || opcode_ == Opcode::kDynamicSlice) {
+  if (!a.slice.empty()) w.Add("slice", SliceText(a.slice));
+  if (!a.dynamic_slice_sizes.empty() || opcode == Opcode::kDynamicSlice) {
     w.Dims("dynamic_slice_sizes", a.dynamic_slice_sizes);
   }
   if (!a.padding.empty()) w.Add("padding", PaddingToString(a.padding));
   if (a.window) w.Add("window", "{" + a.window->ToString() + "}");
+}
+
+// Convolution labels and group counts, dot and ragged-dot dimensions, sparsity,
+// operand precision and the dot algorithm.
+void AppendConvolutionAndDotAttributes(const InstructionAttributes& a, AttrWriter& w) {
   if (a.convolution_dimension_numbers) {
     w.Add("dim_labels", a.convolution_dimension_numbers->ToString());
   }
@@ -144,15 +199,12 @@ std::string Instruction::AttributesToString() const {
     if (!r.rhs_group_dimensions.empty()) w.Dims("rhs_group_dims", r.rhs_group_dimensions);
   }
   if (!a.sparsity.empty()) w.Add("sparsity", a.sparsity);
-  if (!a.operand_precision.empty()) {
-    std::string s = "{";
-    for (size_t i = 0; i < a.operand_precision.size(); ++i) {
-      if (i) s += ',';
-      s += PrecisionName(a.operand_precision[i]);
-    }
-    w.Add("operand_precision", s + "}");
-  }
+  if (!a.operand_precision.empty()) w.Add("operand_precision", OperandPrecisionText(a));
   if (!a.dot_algorithm.empty()) w.Add("algorithm", a.dot_algorithm);
+}
+
+// Gather and scatter dimension numbers and their index flags.
+void AppendGatherScatterAttributes(const InstructionAttributes& a, AttrWriter& w) {
   if (a.gather_dimension_numbers) {
     const GatherDimensionNumbers& g = *a.gather_dimension_numbers;
     w.Dims("offset_dims", g.offset_dims);
@@ -178,12 +230,17 @@ std::string Instruction::AttributesToString() const {
   }
   if (a.indices_are_sorted) w.Bool("indices_are_sorted", true);
   if (a.unique_indices) w.Bool("unique_indices", true);
+}
+
+// Options of single opcodes: compare, fusion, rng, reduce-precision, batch norm, fft,
+// triangular solve, sort, topk, scan.
+void AppendOpOptionAttributes(const InstructionAttributes& a, Opcode opcode, AttrWriter& w) {
   if (a.comparison_direction) w.Add("direction", std::string(ComparisonDirectionName(*a.comparison_direction)));
   if (a.comparison_type) w.Add("type", std::string(ComparisonTypeName(*a.comparison_type)));
   if (a.fusion_kind) w.Add("kind", std::string(FusionKindName(*a.fusion_kind)));
   if (a.distribution) w.Add("distribution", std::string(RandomDistributionName(*a.distribution)));
   if (a.rng_algorithm) w.Add("algorithm", std::string(RandomAlgorithmName(*a.rng_algorithm)));
-  if (opcode_ == Opcode::kRngGetAndUpdateState) w.Int("delta", a.rng_delta);
+  if (opcode == Opcode::kRngGetAndUpdateState) w.Int("delta", a.rng_delta);
   if (a.exponent_bits >= 0) w.Int("exponent_bits", a.exponent_bits);
   if (a.mantissa_bits >= 0) w.Int("mantissa_bits", a.mantissa_bits);
   if (a.epsilon) w.Add("epsilon", FormatFloat(static_cast<float>(*a.epsilon)));
@@ -200,45 +257,21 @@ std::string Instruction::AttributesToString() const {
   if (a.num_carries >= 0) w.Int("num_carries", a.num_carries);
   if (a.is_reverse) w.Bool("is_reverse", *a.is_reverse);
   if (a.is_associative) w.Bool("is_associative", *a.is_associative);
+}
+
+// Custom-call options, aliasing and layouts; collective pairs and flags, host
+// transfers, infeed and outfeed, prefetch and async threads.
+void AppendCustomCallAndChannelAttributes(const InstructionAttributes& a, AttrWriter& w) {
   if (a.api_version) w.Add("api_version", std::string(CustomCallApiVersionName(*a.api_version)));
   if (a.custom_call_has_side_effect) w.Bool("custom_call_has_side_effect", true);
   if (a.has_output_to_operand_aliasing) {
-    std::string s = "{";
-    for (size_t i = 0; i < a.output_to_operand_aliasing.size(); ++i) {
-      const OutputOperandAlias& al = a.output_to_operand_aliasing[i];
-      if (i) s += ", ";
-      s += Braced(al.output_index) + ": (" + std::to_string(al.operand_number) + ", " +
-           Braced(al.operand_index) + ")";
-    }
-    w.Add("output_to_operand_aliasing", s + "}");
+    w.Add("output_to_operand_aliasing", OutputOperandAliasingText(a));
   }
-  if (a.has_operand_layout_constraints) {
-    std::string s = "{";
-    for (size_t i = 0; i < a.operand_layout_constraints.size(); ++i) {
-      if (i) s += ", ";
-      s += a.operand_layout_constraints[i].ToString(true);
-    }
-    w.Add("operand_layout_constraints", s + "}");
-  }
+  if (a.has_operand_layout_constraints) w.Add("operand_layout_constraints", OperandLayoutsText(a));
   if (!a.custom_call_schedule.empty()) w.Add("schedule", a.custom_call_schedule);
   if (!a.padding_type.empty()) w.Add("padding_type", a.padding_type);
-  if (a.has_source_target_pairs) {
-    std::string s = "{";
-    for (size_t i = 0; i < a.source_target_pairs.size(); ++i) {
-      if (i) s += ',';
-      s += "{" + std::to_string(a.source_target_pairs[i].first) + "," +
-           std::to_string(a.source_target_pairs[i].second) + "}";
-    }
-    w.Add("source_target_pairs", s + "}");
-  }
-  if (!a.slice_sizes_list.empty()) {
-    std::string s = "{";
-    for (size_t i = 0; i < a.slice_sizes_list.size(); ++i) {
-      if (i) s += ',';
-      s += Braced(a.slice_sizes_list[i]);
-    }
-    w.Add("slice_sizes", s + "}");
-  }
+  if (a.has_source_target_pairs) w.Add("source_target_pairs", SourceTargetPairsText(a));
+  if (!a.slice_sizes_list.empty()) w.Add("slice_sizes", SliceSizesListText(a));
   if (a.use_global_device_ids) w.Bool("use_global_device_ids", *a.use_global_device_ids);
   if (a.constrain_layout) w.Bool("constrain_layout", *a.constrain_layout);
   if (a.is_host_transfer) w.Bool("is_host_transfer", *a.is_host_transfer);
@@ -250,6 +283,19 @@ std::string Instruction::AttributesToString() const {
     w.Int("cross_program_prefetch_index", *a.cross_program_prefetch_index);
   }
   if (a.has_async_execution_thread) w.Str("async_execution_thread", a.async_execution_thread);
+}
+
+}  // namespace
+
+std::string Instruction::AttributesToString() const {
+  std::string out;
+  AttrWriter w(&out);
+  const InstructionAttributes& a = attrs();
+  AppendStructureAttributes(a, opcode_, w);
+  AppendConvolutionAndDotAttributes(a, w);
+  AppendGatherScatterAttributes(a, w);
+  AppendOpOptionAttributes(a, opcode_, w);
+  AppendCustomCallAndChannelAttributes(a, w);
 
   AppendCalledComputations(*this, w);
 
