@@ -52,29 +52,6 @@ std::optional<size_t> ParsePassStage(const std::string& stage) {
   return static_cast<size_t>(std::strtoul(stage.c_str() + 5, nullptr, 10));
 }
 
-// Every fused instruction (at any depth) -> the top-level fusion that runs it; kernels
-// map to themselves.
-void MapKernels(const Module& module, std::map<std::string, std::string>* kernel_of) {
-  std::function<void(const Computation*, const std::string&)> walk = [&](const Computation* c,
-                                                                        const std::string& kernel) {
-    for (const auto& inst : c->instructions()) {
-      kernel_of->emplace(inst->name(), kernel);
-      if (inst->opcode() == Opcode::kFusion && inst->fused_computation()) {
-        walk(inst->fused_computation(), kernel);
-      }
-    }
-  };
-  for (const auto& computation : module.computations()) {
-    if (computation->IsFusionComputation()) continue;
-    for (const auto& inst : computation->instructions()) {
-      (*kernel_of)[inst->name()] = inst->name();
-      if (inst->opcode() == Opcode::kFusion && inst->fused_computation()) {
-        walk(inst->fused_computation(), inst->name());
-      }
-    }
-  }
-}
-
 // Kernel statistics of every run but the first when there are several: the first run
 // pays for one-time work (library JIT, page faults on fresh buffers) that is not the
 // kernel's cost.
@@ -351,7 +328,7 @@ void Workbench::StartOptimize(ModuleDoc* module) {
   }
   struct Result {
     Status status = Status::Ok();
-    std::map<std::string, std::string> kernel_of;
+    session::SourceMap source_map;  // the kernel of every instruction
     std::vector<std::string> stage_names;
     DeviceSummary optimized_devices;
     bool optimized_global = false;
@@ -371,7 +348,7 @@ void Workbench::StartOptimize(ModuleDoc* module) {
         session->SetCancel(nullptr);
         session->SetProgress(nullptr);
         if (result->status.ok()) {
-          MapKernels(*session->optimized_module(), &result->kernel_of);
+          result->source_map.MapKernels(*session->optimized_module());
           result->optimized_devices = fusebox::Summarize(*session->optimized_module()).devices;
           result->optimized_global =
               result->optimized_devices.devices > 1 && !IsPerDeviceProgram(*session->optimized_module());
@@ -384,7 +361,7 @@ void Workbench::StartOptimize(ModuleDoc* module) {
           keep->optimize_error = result->status.message();
           if (generation == generation_) AddError(keep->label + ": " + keep->optimize_error);
         }
-        keep->kernel_of = std::move(result->kernel_of);
+        keep->source_map.Merge(result->source_map);
         keep->optimized_devices = std::move(result->optimized_devices);
         keep->optimized_global = result->optimized_global;
         keep->stage_names = std::move(result->stage_names);
@@ -409,7 +386,7 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
   entry.loading = true;
   struct Result {
     StatusOr<std::string> text = std::string();
-    std::map<std::string, std::vector<std::string>> functions_of;
+    session::SourceMap code;  // the LLVM functions / PTX entries of each kernel
   };
   auto result = std::make_shared<Result>();
   auto session = module->session;
@@ -432,17 +409,14 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
         result->text = session->StageText(*parsed);
         // The code generators name each LLVM function / PTX entry after the kernel it
         // implements: remember which, so a selection lights up its code too.
-        auto add = [&](const std::map<std::string, std::string>& function_to_hlo) {
-          for (const auto& [function, hlo] : function_to_hlo) result->functions_of[hlo].push_back(function);
-        };
         session->SetCancel(nullptr);
         session->SetProgress(nullptr);
         if (*parsed >= Stage::kLlvmIr && *parsed <= Stage::kBufferAssignment) {
           auto cpu = session->CpuCompile();
-          if (cpu.ok()) add((*cpu)->code().function_to_hlo());
+          if (cpu.ok()) result->code.AddCpuCode((*cpu)->code());
         } else if (*parsed >= Stage::kGpuLlvmIr) {
           auto gpu = session->GpuCompile();
-          if (gpu.ok()) add((*gpu)->function_to_hlo());
+          if (gpu.ok()) result->code.AddGpuCode(**gpu);
         }
       },
       [this, keep, stage, result] {
@@ -454,12 +428,7 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
         } else {
           done.error = result->text.status().message();
         }
-        for (auto& [hlo, functions] : result->functions_of) {
-          auto& list = keep->functions_of[hlo];
-          for (auto& f : functions) {
-            if (std::find(list.begin(), list.end(), f) == list.end()) list.push_back(f);
-          }
-        }
+        keep->source_map.Merge(result->code);
         ApplySelectionToViews();
       },
       "stage:" + module->key + ":" + stage);
@@ -510,20 +479,9 @@ const Instruction* Workbench::FindInstruction(const std::string& name, bool* in_
 }
 
 std::vector<std::string> Workbench::LinkedNames(const std::string& instruction) const {
-  std::vector<std::string> names;
-  if (instruction.empty()) return names;
-  names.push_back(instruction);
   const ModuleDoc* module = current_module();
-  if (!module) return names;
-  std::string kernel = instruction;
-  auto it = module->kernel_of.find(instruction);
-  if (it != module->kernel_of.end()) kernel = it->second;
-  if (kernel != instruction) names.push_back(kernel);
-  auto functions = module->functions_of.find(kernel);
-  if (functions != module->functions_of.end()) {
-    for (const std::string& f : functions->second) names.push_back(f);
-  }
-  return names;
+  if (!module) return instruction.empty() ? std::vector<std::string>{} : std::vector<std::string>{instruction};
+  return module->source_map.LinkedNames(instruction);
 }
 
 void Workbench::Select(const std::string& instruction) {
@@ -546,8 +504,7 @@ void Workbench::ApplySelectionToViews() {
   const ModuleDoc* module = current_module();
   std::string kernel = selection_;
   if (module) {
-    auto it = module->kernel_of.find(selection_);
-    if (it != module->kernel_of.end()) kernel = it->second;
+    if (const std::string* k = module->source_map.KernelOf(selection_)) kernel = *k;
   }
   // A fused instruction drawn inside a collapsed fusion lights up that fusion's node.
   graph_view_.SetSelection(selection_, kernel != selection_ ? kernel : "");
@@ -1700,12 +1657,11 @@ void Workbench::DrawInspector() {
           ImGui::TextWrapped("source: %s:%lld", md->source_file.c_str(), static_cast<long long>(md->source_line));
         }
       }
-      auto kernel = module->kernel_of.find(selection_);
-      if (kernel != module->kernel_of.end()) {
-        ImGui::TextUnformatted(kernel->second == selection_ ? "runs as its own kernel" : "runs in kernel");
-        if (kernel->second != selection_) {
+      if (const std::string* kernel = module->source_map.KernelOf(selection_)) {
+        ImGui::TextUnformatted(*kernel == selection_ ? "runs as its own kernel" : "runs in kernel");
+        if (*kernel != selection_) {
           ImGui::SameLine();
-          DrawInstructionLink(kernel->second);
+          DrawInstructionLink(*kernel);
         }
       } else if (module->optimized) {
         ImGui::TextColored(kDimColour, "not in the optimized module (simplified away or renamed)");

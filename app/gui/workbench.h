@@ -31,6 +31,7 @@
 #include "compiler/ir/summary.h"
 #include "compiler/session/compile_session.h"
 #include "compiler/session/fusion_comparison.h"
+#include "compiler/session/source_map.h"
 #include "importers/dump_index.h"
 #include "profiler/kernel_summary.h"
 #include "compiler/session/multi_device_run.h"
@@ -175,10 +176,10 @@ class Workbench {
     bool optimize_started = false;
     bool optimized = false;
     std::string optimize_error;
-    // instruction -> the fusion (kernel) that runs it in the optimized module
-    std::map<std::string, std::string> kernel_of;
-    // HLO kernel -> LLVM functions / PTX entries implementing it (filled by codegen jobs)
-    std::map<std::string, std::vector<std::string>> functions_of;
+    // Instruction -> the fusion (kernel) that runs it in the optimized module (when the
+    // pipeline reports back) -> the LLVM functions / PTX entries implementing it (as the
+    // code stages are built).
+    session::SourceMap source_map;
     std::map<std::string, StageText> stages;
     std::vector<std::string> stage_names;
   };
