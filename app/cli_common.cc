@@ -1,0 +1,105 @@
+// What the CLI's commands share: the input options, loading with warnings, verifier
+// output, exit codes from a status, writing a stage, a compile session from the input.
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli.h"
+#include "app/cli_internal.h"
+#include "compiler/verifier/verifier.h"
+#include "importers/dump_index.h"
+#include "importers/dump_stages.h"
+
+namespace fusebox::cli_internal {
+
+void AddInputOptions(CLI::App* cmd, CommonInput* in) {
+  cmd->add_option(
+         "FILE", in->path,
+         "HLO text (.hlo / .txt as XLA prints it), an HLO proto (.hlo.pb[.gz], HloSnapshot) "
+         "or an XLA dump folder (--xla_dump_to)")
+      ->required();
+  cmd->add_option(
+      "--module", in->module,
+      "Module to use when the input holds several: index (0, 1, ...) or name; in a dump "
+      "folder its id (0003 or 3) or name");
+  cmd->add_option(
+      "--dump-stage", in->dump_stage,
+      "Dump folders: which of the module's dumps to load: before_optimizations (default), "
+      "after_optimizations (XLA's optimized HLO) or a pass step (0005)");
+  cmd->add_flag("--strict", in->strict, "Treat unknown attributes as errors");
+}
+
+int ReportStatus(const Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  return status.code() == StatusCode::kInternal ? kExitInternal : kExitUserError;
+}
+
+StatusOr<LoadedFile> Load(const CommonInput& in, bool quiet_warnings) {
+  LoadOptions options;
+  options.allow_unknown_attributes = !in.strict;
+  options.dump_stage = in.dump_stage;
+  if (IsDumpFolder(in.path)) options.module_selector = in.module;
+  auto file = LoadFile(in.path, options);
+  if (file.ok() && !quiet_warnings) {
+    for (const ParseWarning& w : file->warnings) {
+      std::cerr << in.path << ":" << w.location.line << ":" << w.location.column
+                << ": warning: " << w.message << "\n";
+    }
+    for (const std::string& note : file->notes) std::cerr << "note: " << note << "\n";
+  }
+  return file;
+}
+
+int PrintVerifierIssues(const std::vector<VerifierIssue>& issues, bool* has_errors) {
+  int errors = 0;
+  for (const VerifierIssue& issue : issues) {
+    bool error = issue.severity == VerifierIssue::Severity::kError;
+    std::cerr << (error ? "error: " : "warning: ") << issue.message << "\n";
+    if (error) ++errors;
+  }
+  if (has_errors) *has_errors = errors > 0;
+  return errors;
+}
+
+// Writes `text` to `path`, or to stdout when `path` is empty.
+Status WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::cout << text;
+    return Status::Ok();
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return InvalidArgument(path + ": cannot write");
+  out << text;
+  if (!out) return InvalidArgument(path + ": write failed");
+  return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
+  auto file = Load(in);
+  if (!file.ok()) return file.status();
+  auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
+  if (!picked.ok()) return picked.status();
+  VerifierOptions vopts;
+  vopts.filename = in.path;
+  bool errors = false;
+  PrintVerifierIssues(VerifyModule(*file->modules[picked->front()], vopts), &errors);
+  if (errors) return InvalidArgument(in.path + ": the module does not verify; not compiling it");
+  size_t chosen = picked->front();
+  auto session = std::make_unique<CompileSession>(std::move(file->modules[chosen]));
+  if (!file->module_keys.empty()) {
+    // From a dump folder: XLA's own stages of this module sit next to Fusebox's.
+    auto index = IndexDumpFolder(in.path);
+    if (index.ok()) {
+      auto module = index->Find(file->module_keys[chosen]);
+      if (module.ok()) AddXlaDumpStages(**module, session.get());
+    }
+  }
+  return session;
+}
+
+std::string& CommandLine() {
+  static std::string line;
+  return line;
+}
+
+}  // namespace fusebox::cli_internal

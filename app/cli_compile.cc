@@ -1,0 +1,123 @@
+// `fusebox compile`: Fusebox's pipeline on a module, a stage printed or written, XLA's
+// dump layout (--dump-to), the stages listed, the source map as JSON (--source-map).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli.h"
+#include "app/cli_internal.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/session/compile_session.h"
+#include "compiler/session/source_map.h"
+#include "importers/dump_stages.h"
+
+namespace fusebox::cli_internal {
+
+int RunCompile(const CommonInput& in, const CompileOptions& opts) {
+  auto stage = ParseStage(opts.stage);
+  bool external = opts.stage.rfind("xla_", 0) == 0;
+  if (!stage && !external && !opts.list_stages) {
+    return ReportStatus(InvalidArgument("unknown stage '" + opts.stage +
+                                        "' (--list-stages shows the stages of a module)"));
+  }
+  if (opts.backend != "cpu" && opts.backend != "gpu") {
+    return ReportStatus(InvalidArgument("unknown backend '" + opts.backend + "' (cpu or gpu)"));
+  }
+  if (opts.backend == "gpu" && *stage == Stage::kLlvmIr) stage = Stage::kGpuLlvmIr;
+  if (opts.backend == "gpu" && *stage == Stage::kLlvmIrOptimized)
+    stage = Stage::kGpuLlvmIrOptimized;
+  auto session = MakeSession(in);
+  if (!session.ok()) return ReportStatus(session.status());
+  if (opts.list_stages) {
+    for (const std::string& name : (*session)->StageNames()) {
+      std::string description;
+      for (const ExternalStage& e : (*session)->external_stages()) {
+        if (e.name == name) description = e.description;
+      }
+      std::cout << name << (description.empty() ? "" : "  " + description) << "\n";
+    }
+    return kExitOk;
+  }
+  if (external) {
+    auto text = (*session)->ExternalStageText(opts.stage);
+    if (!text.ok()) return ReportStatus(text.status());
+    if (Status st = WriteOutput(opts.output, *text); !st.ok()) return ReportStatus(st);
+    return kExitOk;
+  }
+  GpuCompileOptions gpu_options;
+  gpu_options.arch = opts.gpu_arch;
+  (*session)->SetGpuOptions(gpu_options);
+  PipelineOptions popts;
+  popts.disabled_passes = opts.disabled_passes;
+  popts.only_passes = opts.only_passes;
+  popts.snapshot_pass_regex = opts.dump_to.empty() ? "" : opts.dump_pass_re;
+  if (*stage != Stage::kHlo || !opts.dump_to.empty()) {
+    Status st = (*session)->Optimize(popts);
+    if (!st.ok()) return ReportStatus(st);
+  }
+  auto text = (*session)->StageText(*stage);
+  if (!text.ok()) return ReportStatus(text.status());
+  if (Status st = WriteOutput(opts.output, *text); !st.ok()) return ReportStatus(st);
+  std::cerr << "kernels: " << (*session)->kernels_before().ToString() << " before fusion";
+  if ((*session)->optimized())
+    std::cerr << "; " << (*session)->kernels_after().ToString() << " after";
+  std::cerr << "\n";
+  if ((*session)->optimized()) {
+    for (const PassRecord& r : (*session)->pipeline_result().passes) {
+      std::fprintf(stderr, "  pass %-24s %s %8.3f ms  %lld instructions\n", r.name.c_str(),
+                   r.skipped   ? "skipped"
+                   : r.changed ? "changed"
+                               : "-      ",
+                   r.wall_ns * 1e-6, static_cast<long long>(r.instruction_count));
+    }
+  }
+  if (!opts.dump_to.empty()) {
+    auto written = WriteDump(**session, opts.dump_to, 0, /*with_cpu=*/true);
+    if (!written.ok()) return ReportStatus(written.status());
+    std::cerr << "wrote " << written->size() << " file(s) to " << opts.dump_to << "\n";
+  }
+  if (!opts.source_map.empty()) {
+    // Instruction -> kernel -> LLVM functions / PTX entries / trace names, with where each
+    // is defined in the stages (compiler/session/source_map.h).
+    auto map = session::BuildSourceMap(**session);
+    if (!map.ok()) return ReportStatus(map.status());
+    if (Status st = WriteOutput(opts.source_map, map->ToJson()); !st.ok()) return ReportStatus(st);
+    for (const std::string& note : map->notes()) std::cerr << "note: source map: " << note << "\n";
+    std::cerr << "wrote the source map to " << opts.source_map << "\n";
+  }
+  return kExitOk;
+}
+
+CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts) {
+  CLI::App* cmd = app.add_subcommand(
+      "compile",
+      "Run Fusebox's optimization pipeline and print a stage; with --dump-to, write "
+      "XLA's dump layout (before/after optimizations, one file per pass, decisions)");
+  AddInputOptions(cmd, in);
+  cmd->add_option(
+      "--stage", opts->stage,
+      "hlo | optimized_hlo (default) | llvm_ir | llvm_ir_optimized | cpu_asm | buffer_assignment | "
+      "gpu_llvm_ir | gpu_llvm_ir_optimized | ptx | ptxas_info | sass; from a dump folder also "
+      "XLA's own: xla_optimized_hlo | xla_pass_NNNN | xla_llvm_ir | xla_llvm_ir_optimized | "
+      "xla_ptx | "
+      "xla_asm | xla_buffer_assignment");
+  cmd->add_option("--backend", opts->backend,
+                  "cpu (default) | gpu: which backend's llvm_ir / llvm_ir_optimized to print");
+  cmd->add_option("--gpu-arch", opts->gpu_arch, "GPU target for the GPU stages (default sm_90)");
+  cmd->add_option("--dump-to", opts->dump_to, "Write dumps into this folder");
+  cmd->add_option("--dump-pass-re", opts->dump_pass_re,
+                  "Snapshot only after passes matching this regex (default .*)");
+  cmd->add_option("--disable-pass", opts->disabled_passes, "Skip a pass by name")->delimiter(',');
+  cmd->add_option("--only-pass", opts->only_passes, "Run only these passes (by name)")
+      ->delimiter(',');
+  cmd->add_option("-o,--output", opts->output, "Write the stage to this file");
+  cmd->add_option(
+      "--source-map", opts->source_map,
+      "Write the source map (instruction -> kernel -> LLVM functions, PTX entries, trace "
+      "names, with their lines in the stages) to this JSON file");
+  cmd->add_flag("--list-stages", opts->list_stages,
+                "List the stages of the module (with XLA's own, xla_*, for a dump folder)");
+  return cmd;
+}
+
+}  // namespace fusebox::cli_internal

@@ -1,0 +1,168 @@
+// Internal to the CLI (app/cli*.cc): the input options every module command takes, the
+// helpers the commands share, and each command's options, registration (Add*Command, on
+// the CLI11 app) and body (Run*). cli.cc parses the command line and dispatches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gui/gui_app.h"
+#include "compiler/session/compile_session.h"
+#include "compiler/support/status.h"
+#include "compiler/verifier/verifier.h"
+#include "importers/module_loader.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace fusebox::cli_internal {
+
+// --- shared by the commands (cli_common.cc) ---
+
+// FILE, --module, --dump-stage, --strict.
+struct CommonInput {
+  std::string path;
+  std::string module;
+  std::string dump_stage;
+  bool strict = false;
+};
+void AddInputOptions(CLI::App* cmd, CommonInput* in);
+
+// Prints `error: <message>` and gives the exit code: internal errors 2, the rest 1.
+int ReportStatus(const Status& status);
+// Loads FILE (a dump folder's module by --module), printing parse warnings and notes.
+StatusOr<LoadedFile> Load(const CommonInput& in, bool quiet_warnings = false);
+// Prints each issue to stderr; returns the number of errors and sets *has_errors.
+int PrintVerifierIssues(const std::vector<VerifierIssue>& issues, bool* has_errors);
+// Writes `text` to `path`, or to stdout when `path` is empty.
+Status WriteOutput(const std::string& path, const std::string& text);
+// A compile session on the one module of the input, verified; from a dump folder, with
+// XLA's own stages of that module beside Fusebox's.
+StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in);
+// The command line as typed (reports and the workbench record it).
+std::string& CommandLine();
+
+// --- commands that read a module (cli_module.cc) ---
+
+struct PrintOptions {
+  bool verify = false;
+  std::string output;
+  std::string split_dir;
+};
+struct ExplainOptions {
+  std::string instruction;
+  bool collectives = false;
+};
+struct ExtractCommandOptions {
+  std::string instruction;
+  int height = 0;
+  std::string stage;  // "" = where the instruction is found; "hlo" or "optimized_hlo"
+  std::string output;
+};
+CLI::App* AddInspectCommand(CLI::App& app, CommonInput* in, bool* json);
+CLI::App* AddPrintCommand(CLI::App& app, CommonInput* in, PrintOptions* opts);
+CLI::App* AddVerifyCommand(CLI::App& app, CommonInput* in);
+CLI::App* AddExplainCommand(CLI::App& app, CommonInput* in, ExplainOptions* opts);
+CLI::App* AddExtractCommand(CLI::App& app, CommonInput* in, ExtractCommandOptions* opts);
+int RunInspect(const CommonInput& in, bool json);
+int RunPrint(const CommonInput& in, bool verify, const std::string& out_path,
+             const std::string& split_dir);
+int RunVerify(const CommonInput& in);
+int RunExplain(const CommonInput& in, const std::string& instruction, bool collectives);
+int RunExtract(const CommonInput& in, const ExtractCommandOptions& opts);
+
+// --- run (cli_run.cc) ---
+
+struct RunOptions {
+  std::string backend = "interpreter";
+  std::vector<std::string> inputs;
+  bool explain_inputs = false;  // --explain-inputs: each parameter's values and why, to stdout
+  uint64_t seed = 0;
+  bool seed_given = false;  // --seed on the command line (an HloSnapshot FILE then runs random)
+  std::string output_dir;
+  bool print = false;
+  bool save_inputs = false;
+  int64_t print_limit = 1000;
+  bool unfused = false;
+  int64_t iterations = 1;
+  std::string trace;
+  bool check = false;
+  std::vector<std::string> expected;  // --expected: one .npy per output leaf
+  int threads = 0;
+  std::string gpu_arch;         // empty: the device's own
+  int64_t devices = 0;          // --devices: 0 = what the module needs
+  std::string output_sharding;  // --output-sharding: the root's sharding, XLA's text
+  std::string unpartitioned;    // --unpartitioned: the module before partitioning
+};
+CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts);
+int RunRun(const CommonInput& in, const RunOptions& opts);
+
+// --- compile (cli_compile.cc) ---
+
+struct CompileOptions {
+  std::string stage = "optimized_hlo";
+  std::string dump_to;
+  std::string dump_pass_re = ".*";
+  std::vector<std::string> disabled_passes;
+  std::vector<std::string> only_passes;
+  std::string output;
+  std::string backend = "cpu";
+  std::string gpu_arch = "sm_90";
+  bool list_stages = false;
+  std::string source_map;  // --source-map FILE.json
+};
+CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts);
+int RunCompile(const CommonInput& in, const CompileOptions& opts);
+
+// --- dump folders: index, compare-fusion (cli_dump.cc) ---
+
+struct IndexOptions {
+  std::string dir;
+  std::string module;
+  bool json = false;
+  bool check = false;
+};
+
+struct CompareFusionOptions {
+  std::string path;
+  std::string module;
+  bool json = false;
+  int max_names = 6;
+};
+CLI::App* AddIndexCommand(CLI::App& app, IndexOptions* opts);
+CLI::App* AddCompareFusionCommand(CLI::App& app, CompareFusionOptions* opts);
+int RunIndex(const IndexOptions& opts);
+int RunCompareFusion(const CompareFusionOptions& opts);
+
+// --- report (cli_report.cc) ---
+
+struct ReportCommandOptions {
+  std::string out;
+  std::string backend = "cpu";
+  int64_t iterations = 3;
+  uint64_t seed = 0;
+  std::vector<std::string> inputs;
+  int threads = 0;
+  std::string gpu_arch;
+  bool no_pack = false;
+};
+CLI::App* AddReportCommand(CLI::App& app, CommonInput* in, ReportCommandOptions* opts);
+int RunReport(const CommonInput& in, const ReportCommandOptions& opts);
+
+// --- gui and open (cli_gui.cc) ---
+
+struct GuiCommandOptions {
+  gui::GuiOptions gui;
+  std::string positional;  // gui PATH
+  std::string size;        // --size WxH
+  std::string open_path;   // open PATH
+  CLI::App* open_cmd = nullptr;
+};
+// Registers `gui` and `open`; returns `gui` (`open` is in opts->open_cmd).
+CLI::App* AddGuiCommands(CLI::App& app, GuiCommandOptions* opts);
+int RunGuiCommand(GuiCommandOptions& opts);
+
+}  // namespace fusebox::cli_internal
