@@ -483,6 +483,59 @@ const Interpreter::Plan& Interpreter::PlanFor(const Computation& computation) {
   return *plans_.emplace(&computation, std::move(plan)).first->second;
 }
 
+namespace {
+
+// Refuses a result larger than memory allows, before anything is allocated.
+Status CheckResultFits(const Instruction& inst, int64_t max_result_bytes) {
+  int64_t bytes = 0;
+  bool too_large = false;
+  ForEachSubshape(inst.shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+    if (!s.IsArray()) return;
+    int64_t n = s.ElementCount();
+    int64_t slot = std::max(1, ByteWidth(s.element_type()));
+    if (n < 0 || n > (int64_t{1} << 62) / slot) {
+      too_large = true;
+    } else {
+      bytes += n * slot;
+    }
+  });
+  if (too_large || bytes > max_result_bytes) {
+    return ErrorAt(inst, InvalidArgument(
+                             "its result " + inst.shape().ToString(false) + " needs " +
+                             (too_large ? std::string("more than 2^62 bytes") : FormatBytes(bytes)) +
+                             ", more than the interpreter may use (" +
+                             FormatBytes(max_result_bytes) + ")"));
+  }
+  return Status::Ok();
+}
+
+// Evaluates `inst` on its operands: the core's ops first, then each op family in turn.
+// Errors name the instruction.
+StatusOr<Literal> EvaluateOp(CoreEvaluator& core, const Instruction& inst, Operands ops,
+                             EvalContext& ctx) {
+  StatusOr<Literal> out = NotMine();
+  try {
+    out = core.Eval(inst, ops);
+    if (!out.ok() && IsNotMine(out.status())) out = EvalElementwise(inst, ops, ctx);
+    if (!out.ok() && IsNotMine(out.status())) out = EvalDataMovement(inst, ops, ctx);
+    if (!out.ok() && IsNotMine(out.status())) out = EvalReductionAndLinalg(inst, ops, ctx);
+  } catch (const std::bad_alloc&) {
+    return ErrorAt(inst, InvalidArgument("ran out of memory evaluating it"));
+  }
+  if (!out.ok() && IsNotMine(out.status())) {
+    out = Unimplemented(std::string(OpcodeName(inst.opcode())) +
+                        " is not supported by the interpreter");
+  }
+  if (!out.ok()) return ErrorAt(inst, out.status());
+  if (!out->shape().Compatible(inst.shape()) && inst.shape().IsArray()) {
+    return ErrorAt(inst, Internal("evaluated to " + out->shape().ToString(false) +
+                                  " but the instruction declares " + inst.shape().ToString(false)));
+  }
+  return out;
+}
+
+}  // namespace
+
 StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
                                               const std::vector<const Literal*>& arguments) {
   if (static_cast<int64_t>(arguments.size()) != computation.parameter_count()) {
@@ -545,49 +598,12 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
         [[fallthrough]];
       }
       default: {
-        // Refuse results larger than memory allows, before allocating anything.
-        int64_t bytes = 0;
-        bool too_large = false;
-        ForEachSubshape(inst->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
-          if (!s.IsArray()) return;
-          int64_t n = s.ElementCount();
-          int64_t slot = std::max(1, ByteWidth(s.element_type()));
-          if (n < 0 || n > (int64_t{1} << 62) / slot) {
-            too_large = true;
-          } else {
-            bytes += n * slot;
-          }
-        });
-        if (too_large || bytes > options_.max_result_bytes) {
-          return ErrorAt(*inst, InvalidArgument(
-                                    "its result " + inst->shape().ToString(false) + " needs " +
-                                    (too_large ? std::string("more than 2^62 bytes")
-                                               : FormatBytes(bytes)) +
-                                    ", more than the interpreter may use (" +
-                                    FormatBytes(options_.max_result_bytes) + ")"));
-        }
+        RETURN_IF_ERROR(CheckResultFits(*inst, options_.max_result_bytes));
         operand_ptrs.clear();
         for (int32_t slot : slots) operand_ptrs.push_back(values[slot].get());
         Operands ops(operand_ptrs.data(), operand_ptrs.size());
-        StatusOr<Literal> out = NotMine();
-        try {
-          out = core.Eval(*inst, ops);
-          if (!out.ok() && IsNotMine(out.status())) out = EvalElementwise(*inst, ops, ctx);
-          if (!out.ok() && IsNotMine(out.status())) out = EvalDataMovement(*inst, ops, ctx);
-          if (!out.ok() && IsNotMine(out.status())) out = EvalReductionAndLinalg(*inst, ops, ctx);
-        } catch (const std::bad_alloc&) {
-          return ErrorAt(*inst, InvalidArgument("ran out of memory evaluating it"));
-        }
-        if (!out.ok() && IsNotMine(out.status())) {
-          out = Unimplemented(std::string(OpcodeName(inst->opcode())) +
-                              " is not supported by the interpreter");
-        }
-        if (!out.ok()) return ErrorAt(*inst, out.status());
-        if (!out->shape().Compatible(inst->shape()) && inst->shape().IsArray()) {
-          return ErrorAt(*inst, Internal("evaluated to " + out->shape().ToString(false) +
-                                         " but the instruction declares " + inst->shape().ToString(false)));
-        }
-        result = std::make_shared<const Literal>(std::move(out).value());
+        ASSIGN_OR_RETURN(Literal out, EvaluateOp(core, *inst, ops, ctx));
+        result = std::make_shared<const Literal>(std::move(out));
         break;
       }
     }
