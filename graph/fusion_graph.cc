@@ -176,22 +176,9 @@ std::string TooltipText(const Module& module, const Instruction& inst) {
 
 // Every computation reached from the entry through while/conditional/call/async: the
 // computations whose instructions run as a program.
-std::unordered_set<const Computation*> ProgramComputations(const Module& module) {
-  std::unordered_set<const Computation*> seen;
-  if (module.entry() == nullptr) return seen;
-  std::vector<const Computation*> work = {module.entry()};
-  seen.insert(module.entry());
-  while (!work.empty()) {
-    const Computation* comp = work.back();
-    work.pop_back();
-    for (const auto& inst : comp->instructions()) {
-      if (!CallsProgram(*inst)) continue;
-      for (const Computation* callee : inst->called_computations()) {
-        if (callee && seen.insert(callee).second) work.push_back(callee);
-      }
-    }
-  }
-  return seen;
+std::unordered_set<const Computation*> ProgramComputationSet(const Module& module) {
+  const std::vector<Computation*> program = ProgramComputations(module, {.through_async_start = true});
+  return {program.begin(), program.end()};
 }
 
 const Instruction* FindAnyInstruction(const Module& module, std::string_view name) {
@@ -213,7 +200,7 @@ class Builder {
   FusionGraph Build() {
     graph_.title = options_.title.empty() ? module_.name() : options_.title;
     if (module_.entry() == nullptr) return std::move(graph_);
-    program_ = ProgramComputations(module_);
+    program_ = ProgramComputationSet(module_);
     drawn_.insert(module_.entry());
     AddComputation(*module_.entry(), /*cluster=*/-1, /*fusion=*/"");
     AddEdges();
@@ -823,7 +810,7 @@ StatusOr<FusionGraph> BuildFusionGraph(const Module& module, const FusionGraphOp
       }
       return NotFound(message);
     }
-    std::unordered_set<const Computation*> program = ProgramComputations(module);
+    std::unordered_set<const Computation*> program = ProgramComputationSet(module);
     const Computation* comp = center->parent();
     if (comp && comp->IsFusionComputation()) {
       const Instruction* fusion = comp->fusion_instruction();

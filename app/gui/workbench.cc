@@ -1848,6 +1848,7 @@ void Workbench::DrawExportPopup() {
             in.source = source;
             in.module = session->input().Clone();
             in.module->LocateInPrintedText();  // lines of the printed module, as before
+            in.module->LocateInPrintedText();  // lines of the printed module, as before
             in.xla_stages = session->external_stages();
             if (dump_module) {
               auto compared = CompareDumpFusion(*dump_module);

@@ -222,6 +222,8 @@ Literal WidenLiteralToF64(const Literal& literal) {
 StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
   std::unique_ptr<Module> shadow = module.Clone();
   if (!shadow || !shadow->entry()) return Internal("the module has no entry computation to widen");
+  // The shadows' messages give lines of the printed module (copies used to be reparsed).
+  shadow->LocateInPrintedText();
   shadow->entry_computation_layout.reset();
   for (const auto& computation : shadow->computations()) {
     // Snapshot the instruction list: converts are added while walking.
@@ -268,6 +270,7 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
 StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow) {
   std::unique_ptr<Module> magnitude = shadow.Clone();
   if (!magnitude || !magnitude->entry()) return Internal("the module has no entry computation");
+  magnitude->LocateInPrintedText();
   for (const auto& computation : magnitude->computations()) {
     std::vector<Instruction*> instructions;
     for (const auto& ins : computation->instructions()) instructions.push_back(ins.get());
@@ -300,6 +303,7 @@ StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, cons
   }
   std::unique_ptr<Module> perturbed = shadow.Clone();
   if (!perturbed || !perturbed->entry()) return Internal("the module has no entry computation");
+  perturbed->LocateInPrintedText();
   for (const auto& computation : perturbed->computations()) {
     const Computation* original_computation = original.FindComputation(computation->name());
     std::vector<Instruction*> instructions;

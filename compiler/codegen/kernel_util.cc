@@ -33,27 +33,6 @@ Status FromLlvm(llvm::Error error, const std::string& what) {
   return Internal(what + ": " + message);
 }
 
-// The computations whose instructions run as programs on the host.
-std::vector<const Computation*> ProgramComputations(const Module& module) {
-  std::vector<const Computation*> out;
-  if (module.entry() == nullptr) return out;
-  std::vector<const Computation*> work = {module.entry()};
-  std::unordered_set<const Computation*> seen = {module.entry()};
-  while (!work.empty()) {
-    const Computation* comp = work.back();
-    work.pop_back();
-    out.push_back(comp);
-    for (const auto& inst : comp->instructions()) {
-      Opcode op = inst->opcode();
-      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
-      for (const Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && seen.insert(callee).second) work.push_back(callee);
-      }
-    }
-  }
-  return out;
-}
-
 int64_t ArrayBytes(const Shape& shape) {
   if (shape.IsTuple()) {
     int64_t total = 0;

@@ -31,9 +31,6 @@ struct OutputLeaf {
 
 std::string ToText(const llvm::Module& module);
 Status FromLlvm(llvm::Error error, const std::string& what);
-// The computations whose instructions run as programs on the host (entry, while bodies
-// and conditions, branches, called computations).
-std::vector<const Computation*> ProgramComputations(const Module& module);
 int64_t ArrayBytes(const Shape& shape);
 bool IsLibraryOp(Opcode op);
 // Why no backend can emit `inst` as a kernel, or "" when it can.

@@ -63,6 +63,29 @@ struct StackFrameIndex {
   std::string Describe(int64_t frame_id) const;
 };
 
+// Which computations ProgramComputations walks into, and in which order. The defaults
+// are what the fusion passes and the CPU and GPU code generators use; each field names
+// a place that differs.
+struct ProgramWalk {
+  // Also the computations an async-start wraps: the fusion graph draws them and the
+  // kernel count counts their kernels, while the backends run an async-start whole.
+  bool through_async_start = false;
+  // Leave out callees that are fused computations (only a malformed module calls one
+  // from a while or call; the fusion passes must not fuse inside a fusion again).
+  bool skip_fused = false;
+  // Breadth first: the entry, what it calls in call order, then what those call (the
+  // GPU runtime sets up its programs in this order). Otherwise depth first, the last
+  // callee found walked next.
+  bool breadth_first = false;
+};
+
+class Module;
+
+// The computations whose instructions run as programs rather than inside a kernel: the
+// entry and, transitively, the conditions, bodies, branches and callees of its while,
+// conditional and call instructions; each once, the entry first. Empty without an entry.
+std::vector<Computation*> ProgramComputations(const Module& module, const ProgramWalk& walk = {});
+
 class Module {
  public:
   explicit Module(std::string name) : name_(std::move(name)) {}
@@ -90,9 +113,21 @@ class Module {
   // `prefix.N` with the smallest free N. Passes name what they create with it.
   std::string UniqueName(const std::string& prefix);
 
-  // A deep copy (through the printer and parser, which round-trip exactly); source
-  // locations refer to the printed text of this module.
+  // A deep copy built in memory: computations and instructions in the order ToString()
+  // prints them, every field copied (ids, literals, attributes, metadata, source
+  // locations), operands, control edges and called computations pointing into the copy,
+  // the header and stack-frame tables. The copy prints exactly as this module does and
+  // names what passes create in it as a module parsed from that text would (its
+  // UniqueName state starts afresh). Locations still point into the file this module was
+  // read from; LocateInPrintedText() moves them into the printed text. Null when an
+  // operand, control edge or called computation lies outside the module.
   std::unique_ptr<Module> Clone() const;
+
+  // Sets every computation's and instruction's location to where ToString() prints it
+  // (line and column of `ENTRY`/`%name`, 1-based): the locations the module would have
+  // if its printed text were parsed again. For copies whose messages refer to a printed
+  // stage (the optimized HLO a compile shows) rather than to the input file.
+  void LocateInPrintedText();
 
   // Header attributes.
   std::optional<ComputationLayout> entry_computation_layout;

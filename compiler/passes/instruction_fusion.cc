@@ -122,28 +122,6 @@ std::optional<std::string> IsExpensive(const Instruction& inst) {
   }
 }
 
-std::vector<Computation*> ProgramComputations(const Module& module) {
-  std::vector<Computation*> out;
-  if (module.entry() == nullptr) return out;
-  std::unordered_set<const Computation*> seen = {module.entry()};
-  std::vector<Computation*> work = {module.entry()};
-  while (!work.empty()) {
-    Computation* comp = work.back();
-    work.pop_back();
-    out.push_back(comp);
-    for (const auto& inst : comp->instructions()) {
-      Opcode op = inst->opcode();
-      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
-      for (Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && !callee->IsFusionComputation() && seen.insert(callee).second) {
-          work.push_back(callee);
-        }
-      }
-    }
-  }
-  return out;
-}
-
 // ---- Fusibility reasons ---------------------------------------------------------------
 
 namespace {
@@ -507,7 +485,7 @@ class ComputationPlanner {
 
 StatusOr<bool> InstructionFusion::Run(Module& module, PassContext& context) {
   bool changed = false;
-  for (Computation* comp : ProgramComputations(module)) {
+  for (Computation* comp : ProgramComputations(module, {.skip_fused = true})) {
     ComputationPlanner planner(comp, options_);
     ASSIGN_OR_RETURN(bool c, planner.Run(context));
     changed = changed || c;

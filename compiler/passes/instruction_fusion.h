@@ -57,8 +57,4 @@ class InstructionFusion : public Pass {
 // convolution, reduce and anything not elementwise or data movement.
 std::optional<std::string> IsExpensive(const Instruction& instruction);
 
-// The computations of `module` whose instructions run as a program (see above), entry
-// first.
-std::vector<Computation*> ProgramComputations(const Module& module);
-
 }  // namespace fusebox

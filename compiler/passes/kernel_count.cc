@@ -61,18 +61,9 @@ bool CallsProgram(const Instruction& inst) {
 
 KernelCount CountKernels(const Module& module) {
   KernelCount count;
-  if (module.entry() == nullptr) return count;
-  std::vector<const Computation*> work = {module.entry()};
-  std::unordered_set<const Computation*> seen = {module.entry()};
-  while (!work.empty()) {
-    const Computation* comp = work.back();
-    work.pop_back();
+  // The computations CallsProgram reaches: async-start's as well.
+  for (const Computation* comp : ProgramComputations(module, {.through_async_start = true})) {
     for (const auto& inst : comp->instructions()) {
-      if (CallsProgram(*inst)) {
-        for (const Computation* callee : inst->called_computations()) {
-          if (callee && seen.insert(callee).second) work.push_back(callee);
-        }
-      }
       if (!IsKernel(*inst)) continue;
       ++count.kernels;
       std::string key(OpcodeName(inst->opcode()));

@@ -254,7 +254,7 @@ class ComputationMof {
 
 StatusOr<bool> MultiOutputFusion::Run(Module& module, PassContext& context) {
   bool changed = false;
-  for (Computation* comp : ProgramComputations(module)) {
+  for (Computation* comp : ProgramComputations(module, {.skip_fused = true})) {
     ComputationMof mof(comp, options_, context);
     ASSIGN_OR_RETURN(bool c, mof.Run());
     changed = changed || c;

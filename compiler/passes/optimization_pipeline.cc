@@ -36,6 +36,9 @@ std::vector<std::string> SpmdPassNames() { return {"shardy-import", "sharding-pr
 StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, PassContext& context) {
   std::unique_ptr<Module> copy = module.Clone();
   if (copy == nullptr) return Internal("cannot copy module " + module.name());
+  // Messages about the copy give lines of the printed module, as they did when copies
+  // were printed and parsed again.
+  copy->LocateInPrintedText();
   if (!NeedsSpmdPartitioning(*copy)) return copy;
   Pipeline pipeline("spmd-partitioning");
   AddSpmdPasses(pipeline);
@@ -70,6 +73,7 @@ std::vector<std::string> FusionPassNames() { return {"fusion", "multi-output-fus
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused) {
   std::unique_ptr<Module> copy = module.Clone();
   if (copy == nullptr) return Internal("cannot copy module " + module.name());
+  copy->LocateInPrintedText();  // as in PartitionForDevices
   // What a backend needs is the optimized module: no texts, and one verification at the
   // end instead of one after every pass that changed something (bench/pipeline_bench,
   // MNIST's step: 2.15 ms for the passes with both, 1.94 ms for this with the copy of the

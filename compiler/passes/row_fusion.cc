@@ -343,7 +343,7 @@ std::optional<RowPlan> PlanRowKernel(const Instruction& fusion) {
 
 StatusOr<bool> RowFusion::Run(Module& module, PassContext& context) {
   bool changed = false;
-  for (Computation* comp : ProgramComputations(module)) {
+  for (Computation* comp : ProgramComputations(module, {.skip_fused = true})) {
     ComputationRowFusion rows(comp, context);
     ASSIGN_OR_RETURN(bool c, rows.Run());
     changed = changed || c;

@@ -62,22 +62,6 @@ std::vector<int64_t> LeafBytes(const Shape& shape) {
 }
 
 
-// The computations the runtime runs itself: the entry and, transitively, the bodies,
-// conditions, branches and callees of its host-side control flow.
-std::vector<const Computation*> ProgramComputations(const Module& module) {
-  std::vector<const Computation*> order = {module.entry()};
-  for (size_t i = 0; i < order.size(); ++i) {
-    for (const auto& inst : order[i]->instructions()) {
-      const Opcode op = inst->opcode();
-      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
-      for (const Computation* callee : inst->called_computations()) {
-        if (std::find(order.begin(), order.end(), callee) == order.end()) order.push_back(callee);
-      }
-    }
-  }
-  return order;
-}
-
 // Whether something other than the parameter is written into a parameter allocation (an
 // input_output_alias output, an in-place update): the program then works on a copy.
 bool ParameterIsWritten(const Allocation& a) {
@@ -455,7 +439,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
 
   // Device memory for every program computation, constants uploaded once.
   const GpuCode* code = exe->code_.get();
-  for (const Computation* comp : ProgramComputations(*exe->module_)) {
+  for (const Computation* comp : ProgramComputations(*exe->module_, {.breadth_first = true})) {
     auto program = std::make_unique<GpuProgram>();
     program->computation = comp;
     for (Instruction* inst : comp->PostOrder()) program->schedule.push_back(inst);

@@ -321,6 +321,10 @@ StatusOr<std::vector<Shape>> GlobalParameterShapes(const Module& module, const M
 
 StatusOr<std::unique_ptr<Module>> GlobalParameterView(const Module& module, const std::vector<Shape>& shapes) {
   std::unique_ptr<Module> view = module.Clone();
+  if (view == nullptr) return Internal("cannot copy module " + module.name());
+  // Messages of runs of the view give lines of the printed module (copies used to be
+  // reparsed).
+  view->LocateInPrintedText();
   Computation* entry = view->entry();
   if (static_cast<int64_t>(shapes.size()) != entry->parameter_count())
     return InvalidArgument("global parameter shapes do not match the parameters");

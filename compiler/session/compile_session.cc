@@ -81,6 +81,9 @@ Status CompileSession::Optimize(const PipelineOptions& options) {
     optimize_status_ = Internal("could not copy module " + input_->name());
     return *optimize_status_;
   }
+  // Pass and verifier messages give lines of the HLO stage (the printed input), and the
+  // backends' messages lines of the optimized HLO stage below.
+  work->LocateInPrintedText();
   Pipeline pipeline = MakeOptimizationPipeline(work.get());
   PipelineOptions with_cancel = options;
   if (with_cancel.cancel == nullptr) with_cancel.cancel = cancel_;
@@ -157,6 +160,7 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
   if (!st.ok()) return st;
   std::unique_ptr<Module> copy = optimized_->Clone();
   if (copy == nullptr) return Internal("could not copy module " + optimized_->name());
+  copy->LocateInPrintedText();
   if (with_devices.compile.cancel == nullptr) with_devices.compile.cancel = cancel_;
   if (!with_devices.compile.progress && progress_) {
     with_devices.compile.progress = [this](int64_t done, int64_t total) {
@@ -185,6 +189,7 @@ StatusOr<const GpuCode*> CompileSession::GpuCompile() {
   if (!st.ok()) return st;
   gpu_module_ = optimized_->Clone();
   if (gpu_module_ == nullptr) return Internal("could not copy module " + optimized_->name());
+  gpu_module_->LocateInPrintedText();
   st = NormalizeLayoutsForBackend(*gpu_module_, "GPU backend");
   if (st.ok()) {
     auto code = CompileForGpu(*gpu_module_, gpu_options_);

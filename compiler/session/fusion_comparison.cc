@@ -28,13 +28,6 @@ std::string_view FusionMatchName(FusionMatch match) {
 
 namespace {
 
-// The computations that run as programs: the entry and what while/conditional/call reach.
-std::vector<const Computation*> ProgramComputationsOf(const Module& module) {
-  std::vector<const Computation*> out;
-  for (Computation* comp : ProgramComputations(module)) out.push_back(comp);
-  return out;
-}
-
 // Instructions that compute something a user would recognize: what runs as a kernel,
 // plus reshapes (free in a kernel count, but real operations of the input), and not the
 // fusion wrappers themselves (their fused instructions are traced instead).
@@ -90,7 +83,7 @@ bool CompatibleOpNames(const std::string& a, const std::string& b) {
 class Tracer {
  public:
   explicit Tracer(const Module& input) {
-    for (const Computation* comp : ProgramComputationsOf(input)) {
+    for (const Computation* comp : ProgramComputations(input, {.skip_fused = true})) {
       for (const auto& inst : comp->instructions()) {
         if (!Traceable(*inst)) continue;
         int id = static_cast<int>(ops_.size());
@@ -254,7 +247,7 @@ std::vector<ComparedKernel> TraceKernels(const Module& module, Tracer& tracer, s
   tracer.Reset(module);
   owner->assign(tracer.ops().size(), -1);
   std::vector<ComparedKernel> kernels;
-  for (const Computation* comp : ProgramComputationsOf(module)) {
+  for (const Computation* comp : ProgramComputations(module, {.skip_fused = true})) {
     for (const auto& inst : comp->instructions()) {
       if (!IsKernel(*inst)) continue;
       ComparedKernel kernel;

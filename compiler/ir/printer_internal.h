@@ -1,0 +1,31 @@
+// What the printer shares with the rest of compiler/ir: the order it writes computations
+// and instructions in (Module::Clone builds its copy in that order, as a module parsed
+// from the printed text has it) and where each of them starts in the text.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/module.h"
+
+namespace fusebox::ir_internal {
+
+// Callees before callers, otherwise the stored order.
+std::vector<const Computation*> ComputationsInPrintOrder(const Module& module);
+
+// The stored order when it defines every operand before its users, else a post order.
+std::vector<const Instruction*> InstructionsInPrintOrder(const Computation& computation);
+
+// Byte offsets into Module::ToString()'s text: where a computation's first line starts
+// (at `ENTRY` or `%`) and where an instruction's `%name` starts (after `ROOT `).
+struct PrintedOffsets {
+  std::unordered_map<const Computation*, size_t> computations;
+  std::unordered_map<const Instruction*, size_t> instructions;
+};
+
+// Module::ToString(), recording the offsets.
+std::string PrintModule(const Module& module, PrintedOffsets* offsets);
+
+}  // namespace fusebox::ir_internal
