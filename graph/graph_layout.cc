@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 
+#include "compiler/support/strings.h"
 #include "compiler/support/timer.h"
 
 #include <poll.h>
@@ -66,33 +67,7 @@ constexpr const char* kFont = "DejaVu Sans";
 
 // Text inside an HTML-like label: markup characters become entities. Newlines start a
 // new line of the label.
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\n':
-        out += "<br/>";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) break;  // other control characters
-        out += c;
-    }
-  }
-  return out;
-}
+std::string LabelText(std::string_view text) { return HtmlEscape(text, HtmlContext::kGraphvizLabel); }
 
 // A DOT double-quoted string. Graphviz reads `\` escapes (\n, \N, \G, ...) in some
 // attributes, so backslashes are doubled; newlines become an XML character reference
@@ -128,9 +103,9 @@ void AppendNode(const GraphNode& node, const std::string& indent, std::string* o
   NodeStyle style = StyleFor(node.category);
   // A collapsed fusion keeps the grey fill; its border says the kind, as clusters do.
   if (node.kind == NodeKind::kFusion) style.stroke = StyleForFusionKind(node.fusion_kind).stroke;
-  std::string label = "<b>" + HtmlEscape(node.title) + "</b>";
-  if (node.kind == NodeKind::kCutOff) label = HtmlEscape(node.title);
-  for (const std::string& line : node.lines) label += "<br/>" + HtmlEscape(line);
+  std::string label = "<b>" + LabelText(node.title) + "</b>";
+  if (node.kind == NodeKind::kCutOff) label = LabelText(node.title);
+  for (const std::string& line : node.lines) label += "<br/>" + LabelText(line);
   std::string svg_id =
       node.kind == NodeKind::kCutOff ? "more_" + std::to_string(node.id) : node.instruction;
   std::string line = indent + NodeId(node.id) + " [id=" + Quoted(svg_id) + ", label=<" + label +
@@ -154,7 +129,7 @@ void AppendCluster(const FusionGraph& graph, int cluster,
   out->append(indent + "subgraph " + ClusterId(cluster) + " {\n");
   std::string inner = indent + "  ";
   out->append(inner + "id=" + Quoted("cluster_" + c.instruction) + ";\n");
-  out->append(inner + "label=<" + HtmlEscape(c.label) + ">;\n");
+  out->append(inner + "label=<" + LabelText(c.label) + ">;\n");
   out->append(inner + "tooltip=" + Quoted(c.label) + ";\n");
   out->append(inner + "style=\"rounded,filled" +
               std::string(c.kind == ClusterKind::kFusion ? ",bold" : "") +
@@ -171,17 +146,17 @@ std::string GraphLabel(const FusionGraph& graph) {
   constexpr size_t kPerRow = 4;
   size_t columns = std::max<size_t>(1, std::min(kPerRow, graph.legend.size()));
   label += "<tr><td colspan=\"" + std::to_string(columns) + "\" border=\"0\"><b>" +
-           HtmlEscape(graph.title) + "</b></td></tr>";
+           LabelText(graph.title) + "</b></td></tr>";
   for (const std::string& note : graph.notes) {
     label += "<tr><td colspan=\"" + std::to_string(columns) + "\" border=\"0\">" +
-             HtmlEscape(note) + "</td></tr>";
+             LabelText(note) + "</td></tr>";
   }
   for (size_t i = 0; i < graph.legend.size(); ++i) {
     if (i % kPerRow == 0) label += "<tr>";
     NodeStyle style = StyleFor(graph.legend[i].category);
     label += std::string("<td bgcolor=\"") + style.fill + "\" color=\"" + style.stroke +
              "\"><font color=\"" + style.font + "\">" +
-             HtmlEscape(CategoryName(graph.legend[i].category)) + "</font></td>";
+             LabelText(CategoryName(graph.legend[i].category)) + "</font></td>";
     if (i % kPerRow == kPerRow - 1 || i + 1 == graph.legend.size()) label += "</tr>";
   }
   return label + "</table>";

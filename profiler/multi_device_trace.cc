@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "compiler/support/strings.h"
+
 namespace fusebox::profiler {
 namespace {
 
@@ -24,13 +26,8 @@ int64_t DeviceOf(const std::string& process) {
   }
 }
 
-std::string Bytes(int64_t b) {
-  char buf[32];
-  if (b >= (int64_t{1} << 20)) std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(b) / (1 << 20));
-  else if (b >= 1024) std::snprintf(buf, sizeof(buf), "%.1f KiB", static_cast<double>(b) / 1024);
-  else std::snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(b));
-  return buf;
-}
+// The tables' byte counts: one decimal, up to MiB.
+std::string Bytes(int64_t b) { return FormatBytes(b, {.largest = ByteUnit::kMiB}); }
 
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compiler/support/strings.h"
 #include "viewers/draw_util.h"
 
 namespace fusebox::viewers {
@@ -128,18 +129,8 @@ void FormatTime(double ns, char* out, size_t size) {
   }
 }
 
-void FormatBytes(int64_t bytes, char* out, size_t size) {
-  double b = static_cast<double>(bytes);
-  if (b < 1024) {
-    std::snprintf(out, size, "%" PRId64 " B", bytes);
-  } else if (b < 1024.0 * 1024) {
-    std::snprintf(out, size, "%.1f KiB", b / 1024);
-  } else if (b < 1024.0 * 1024 * 1024) {
-    std::snprintf(out, size, "%.1f MiB", b / (1024.0 * 1024));
-  } else {
-    std::snprintf(out, size, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-  }
-}
+// The tooltips' byte counts: up to GiB, two decimals there.
+constexpr ByteFormat kTooltipBytes = {.largest = ByteUnit::kGiB, .two_decimals_from = ByteUnit::kGiB};
 
 // 1, 2 or 5 times a power of ten, at least `minimum`.
 double NiceStep(double minimum) {
@@ -848,13 +839,13 @@ void TimelineView::DrawTooltip() const {
   const double ns = static_cast<double>(std::max<int64_t>(1, e.duration_ns()));
   if (!e.group.empty()) ImGui::Text("group: %s", e.group.c_str());
   if (e.bytes() > 0) {
-    FormatBytes(e.bytes_read, a, sizeof(a));
-    FormatBytes(e.bytes_written, b, sizeof(b));
+    const std::string read = FormatBytes(e.bytes_read, kTooltipBytes);
+    const std::string written = FormatBytes(e.bytes_written, kTooltipBytes);
     // A collective's trace event keeps what it sent as read and what it received as written.
     if (e.category == profiler::kCategoryCollective) {
-      ImGui::Text("bytes: %s sent, %s received", a, b);
+      ImGui::Text("bytes: %s sent, %s received", read.c_str(), written.c_str());
     } else {
-      ImGui::Text("bytes: %s read, %s written", a, b);
+      ImGui::Text("bytes: %s read, %s written", read.c_str(), written.c_str());
     }
     ImGui::Text("bandwidth: %.2f GB/s", static_cast<double>(e.bytes()) / ns);  // bytes/ns
   }

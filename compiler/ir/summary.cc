@@ -121,7 +121,7 @@ namespace {
 // Bytes of a shape for display; says why when there is no number.
 std::string BytesText(const Shape& shape) {
   int64_t b = shape.ByteSize();
-  if (b >= 0) return HumanBytes(static_cast<uint64_t>(b));
+  if (b >= 0) return FormatBytes(b);
   if (shape.is_unbounded_dynamic()) return "unbounded dynamic size";
   return "size overflows 64 bits";
 }
@@ -157,11 +157,11 @@ std::string SummaryToText(const ModuleSummary& s) {
   }
   out += "  total: " +
          (s.parameter_bytes < 0 ? std::string("unknown (unbounded or overflowing sizes)")
-                                : HumanBytes(static_cast<uint64_t>(s.parameter_bytes)) + " (" +
+                                : FormatBytes(s.parameter_bytes) + " (" +
                                       std::to_string(s.parameter_bytes) + " bytes)") +
          "\n";
   out += "\nresult: " + s.entry_result.ToString(true) + "  (" + BytesText(s.entry_result) + ")\n";
-  if (s.constant_bytes > 0) out += "constants: " + HumanBytes(static_cast<uint64_t>(s.constant_bytes)) + "\n";
+  if (s.constant_bytes > 0) out += "constants: " + FormatBytes(s.constant_bytes) + "\n";
   const DeviceSummary& d = s.devices;
   if (d.program != "single device") {
     std::snprintf(line, sizeof(line), "\ndevices: %lld (num_partitions %lld, replica_count %lld): %s\n",

@@ -1,6 +1,7 @@
 // Implementation of the shared string helpers.
 #include "compiler/support/strings.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -116,21 +117,48 @@ std::vector<std::string_view> Split(std::string_view text, char sep) {
   }
 }
 
-std::string HumanBytes(uint64_t bytes) {
+std::string FormatBytes(int64_t bytes, const ByteFormat& format) {
   static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  const int largest = std::min(static_cast<int>(format.largest), 5);
+  // Dividing by 1024 is exact, so the value is the one a single division would give.
   double value = static_cast<double>(bytes);
   int unit = 0;
-  while (value >= 1024.0 && unit < 5) {
+  while (value >= 1024.0 && unit < largest) {
     value /= 1024.0;
     ++unit;
   }
-  char buf[32];
+  char buf[48];
   if (unit == 0) {
-    std::snprintf(buf, sizeof(buf), "%llu B", static_cast<unsigned long long>(bytes));
+    std::snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(bytes));
   } else {
-    std::snprintf(buf, sizeof(buf), "%.1f %s", value, kUnits[unit]);
+    const bool two = format.two_decimals_from != ByteUnit::kNone &&
+                     unit >= static_cast<int>(format.two_decimals_from);
+    std::snprintf(buf, sizeof(buf), two ? "%.2f %s" : "%.1f %s", value, kUnits[unit]);
   }
   return buf;
+}
+
+std::string HtmlEscape(std::string_view text, HtmlContext context) {
+  const bool label = context == HtmlContext::kGraphvizLabel;
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += label ? "'" : "&#39;"; break;
+      case '\n': out += label ? "<br/>" : "\n"; break;
+      default:
+        if (static_cast<unsigned char>(c) >= 0x20) {
+          out += c;
+        } else if (!label) {
+          out += c == '\t' || c == '\r' ? std::string(1, c) : std::string("&#xFFFD;");
+        }
+    }
+  }
+  return out;
 }
 
 }  // namespace fusebox

@@ -1,5 +1,5 @@
-// Small string helpers shared by the compiler: joining, number formatting that
-// round-trips, and C-style escaping as XLA's text format uses it.
+// Small string helpers shared by the compiler and the tools: joining, number formatting
+// that round-trips, C-style escaping as XLA's text format uses it, byte counts and HTML.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +47,33 @@ bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 std::vector<std::string_view> Split(std::string_view text, char sep);
 
-// Human-readable byte count: "1.5 GiB".
-std::string HumanBytes(uint64_t bytes);
+// The units FormatBytes writes a byte count in, each 1024 times the one before.
+enum class ByteUnit : uint8_t { kB, kKiB, kMiB, kGiB, kTiB, kPiB, kNone };
+
+// How a view writes byte counts. Views keep the style their readers know (a report's
+// tables, the workbench's panels, the timeline's tooltips), so the style is a parameter.
+struct ByteFormat {
+  // The largest unit used; larger counts stay in it ("2048.0 GiB").
+  ByteUnit largest = ByteUnit::kPiB;
+  // The unit from which on two decimals are written instead of one; kNone: always one.
+  ByteUnit two_decimals_from = ByteUnit::kNone;
+};
+
+// A byte count in the largest unit it reaches: "512 B", "1.5 KiB", "2.0 GiB" (whole bytes
+// below 1 KiB, negative counts included).
+std::string FormatBytes(int64_t bytes, const ByteFormat& format = {});
+
+// Where HtmlEscape's text goes.
+enum class HtmlContext : uint8_t {
+  // Text or an attribute value of an (X)HTML document: &, <, >, " and ' become entities;
+  // control characters other than tab, newline and carriage return (not allowed in
+  // XHTML) become U+FFFD.
+  kDocument,
+  // A Graphviz HTML-like label: &, <, > and " become entities, a newline starts a new
+  // line (<br/>), other control characters are dropped and ' stays.
+  kGraphvizLabel,
+};
+
+std::string HtmlEscape(std::string_view text, HtmlContext context = HtmlContext::kDocument);
 
 }  // namespace fusebox
