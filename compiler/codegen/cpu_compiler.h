@@ -85,7 +85,7 @@ struct CpuCompileOptions {
   // short of the bandwidth). 0: FUSEBOX_PREFETCH_MIN_BYTES, else an eighth of the
   // last-level cache (at least 8 MiB); -1: never.
   int64_t prefetch_min_bytes = 0;
-  // At opt_level 2: Fusebox's kernel pipeline (kKernelPipeline in cpu_compiler.cc: the
+  // At opt_level 2: Fusebox's kernel pipeline (kKernelPipeline in cpu_jit.cc: the
   // function passes of LLVM's -O2 that loop kernels need, and code generation without
   // loop strength reduction; about a third less compile time for the same run time) or,
   // false, LLVM's standard -O2 pipeline and code generation.
