@@ -1,5 +1,5 @@
-// What the workbench's files (workbench.cc, workbench_devices.cc) share: the colours of
-// the interface and how times and byte counts are written.
+// What the workbench's files (workbench*.cc and the panels, panels.h) share: the colours
+// of the interface and how times and byte counts are written.
 #pragma once
 
 #include <imgui.h>

@@ -1,0 +1,209 @@
+// The workbench's panels, each with its view state; one file each:
+//   module_browser_panel.cc  the document's modules, XLA's stages, the instruction list
+//   stages_panel.cc          stage panes side by side with cross-links
+//   passes_panel.cc          the pass stepper (Fusebox's pipeline, XLA's snapshots) with diffs
+//   graph_panel.cc           the fusion graph, laid out in the background
+//   profile_panel.cc         run & profile fused and unfused, timeline, time per cluster
+//   profile_panel_devices.cc the same on N devices (multi-device programs)
+//   compare_panel.cc         XLA's fusion against Fusebox's (dump folders)
+//   inspector_panel.cc       the selection and why (not) fused
+//   devices_panel.cc         devices, shardings and collectives (browser and inspector)
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/gui/panel.h"
+#include "compiler/session/multi_device_run.h"
+#include "compiler/session/profiled_run.h"
+#include "profiler/kernel_summary.h"
+#include "viewers/diff_view.h"
+#include "viewers/graph_view.h"
+#include "viewers/text_view.h"
+#include "viewers/timeline_view.h"
+
+namespace fusebox::gui {
+
+class ModuleBrowserPanel : public Panel {
+ public:
+  const char* title() const override { return "Modules"; }
+  void Draw(WorkbenchContext& context) override;
+  void OnModuleSelected(WorkbenchContext& context) override { filter_module_ = nullptr; }
+
+ private:
+  void DrawDocument(WorkbenchContext& context, const Document& document);
+  void DrawXlaStages(WorkbenchContext& context, const ModuleDoc& module);
+  void DrawModuleSummary(const ModuleDoc& module);
+  void DrawInstructions(WorkbenchContext& context, const ModuleDoc& module);
+
+  char module_filter_[128] = {};
+  int browser_module_ = 0;  // the browser lists 0: the input module, 1: the optimized one
+  std::string filter_query_;               // the search the matches below are for
+  const Module* filter_module_ = nullptr;  // ... in this module
+  std::vector<const Instruction*> filter_matches_;
+};
+
+class StagesPanel : public Panel {
+ public:
+  StagesPanel();
+  const char* title() const override { return "Stages"; }
+  void Draw(WorkbenchContext& context) override;
+  void OnModuleSelected(WorkbenchContext& context) override;
+  void OnSelection(const std::string& selection, const std::vector<std::string>& linked,
+                   const std::string& kernel) override;
+
+  // Shows `stage` in pane `pane` (0-3), adding panes up to it.
+  void SetPaneStage(int pane, const std::string& stage);
+  void SetPaneCount(int count) { pane_count_ = std::clamp(count, 1, 4); }
+  int pane_count() const { return pane_count_; }
+  const std::string& pane_stage(int pane) const { return panes_[pane].stage; }
+
+ private:
+  struct StagePane {
+    std::string stage;
+    std::string shown;  // the stage whose text the view holds
+    viewers::TextView view;
+  };
+  void DrawPane(WorkbenchContext& context, ModuleDoc* module, StagePane& pane, const std::vector<std::string>& stages);
+
+  int pane_count_ = 2;
+  StagePane panes_[4];
+};
+
+class PassesPanel : public Panel {
+ public:
+  const char* title() const override { return "Passes"; }
+  void Draw(WorkbenchContext& context) override;
+  void OnModuleSelected(WorkbenchContext& context) override;
+  void OnSelection(const std::string& selection, const std::vector<std::string>& linked,
+                   const std::string& kernel) override {
+    snapshot_view_.SetHighlight(linked);
+  }
+  // Steps through XLA's pass snapshots of a dump folder (true) or Fusebox's pipeline.
+  void ShowXlaPasses(bool xla) { passes_source_ = xla ? 1 : 0; }
+  bool showing_xla_passes() const { return passes_source_ == 1; }
+
+ private:
+  void DrawXlaPasses(WorkbenchContext& context, ModuleDoc* module);
+  void DrawStepper(const PipelineResult& pipeline);
+  void DrawPassList(const PipelineResult& pipeline);
+  void DrawPass(WorkbenchContext& context, const PipelineResult& pipeline);
+
+  int selected_pass_ = -1;
+  int diff_shown_pass_ = -2;
+  bool pass_show_snapshot_ = false;
+  viewers::DiffView diff_view_;
+  viewers::TextView snapshot_view_;
+  int passes_source_ = 0;  // 0: Fusebox's pipeline, 1: XLA's pass snapshots from a dump
+  int xla_selected_pass_ = 0;
+  std::string xla_diff_shown_;
+  viewers::DiffView xla_diff_view_;
+};
+
+class GraphPanel : public Panel {
+ public:
+  const char* title() const override { return "Fusion graph"; }
+  void Draw(WorkbenchContext& context) override;
+  void OnModuleSelected(WorkbenchContext& context) override;
+  void OnSelection(const std::string& selection, const std::vector<std::string>& linked,
+                   const std::string& kernel) override;
+  void OnCancel() override;
+  // A new selection: the view centres on it, a neighbourhood view follows it.
+  void CenterOn(const std::string& instruction);
+
+  bool ready() const { return view_.has_graph() || !message_.empty(); }
+  const std::string& message() const { return message_; }
+  const viewers::GraphView& view() const { return view_; }
+
+ private:
+  void RequestGraph(WorkbenchContext& context);
+
+  viewers::GraphView view_;
+  bool requested_ = false;
+  bool loading_ = false;
+  std::string message_;  // why there is no graph / notes
+  int stage_ = 1;        // 0 input, 1 optimized
+  int fusions_ = 2;      // 0 collapse, 1 expand, 2 expand small
+  bool neighbourhood_ = false;
+  int radius_ = 2;
+};
+
+class ProfilePanel : public Panel {
+ public:
+  const char* title() const override { return "Run & profile"; }
+  void Draw(WorkbenchContext& context) override;
+  void OnModuleSelected(WorkbenchContext& context) override;
+  void OnSelection(const std::string& selection, const std::vector<std::string>& linked,
+                   const std::string& kernel) override {
+    timeline_view_.SetSelection(kernel);
+  }
+  void OnCancel() override;
+  // Runs the current module fused and unfused on the chosen backend (on its devices when
+  // it runs on several).
+  void Start(WorkbenchContext& context);
+
+  void SetBackend(int backend) { backend_ = std::clamp(backend, 0, 1); }
+  int backend() const { return backend_; }  // 0 the CPU, 1 the GPU
+  bool running() const { return running_; }
+  bool done() const { return done_; }
+  const std::optional<session::ProfiledRun>& run_fused() const { return run_fused_; }
+  const std::optional<session::ProfiledRun>& run_unfused() const { return run_unfused_; }
+  const std::optional<session::MultiDeviceRun>& multi_device_run(bool unfused) const {
+    return unfused ? md_unfused_ : md_fused_;
+  }
+  const viewers::TimelineView& timeline() const { return timeline_view_; }
+
+ private:
+  void ShowTrace(WorkbenchContext& context, bool unfused);
+  void DrawControls(WorkbenchContext& context);
+  void DrawCards();
+  void DrawClusters(WorkbenchContext& context);
+  // Several devices (profile_panel_devices.cc).
+  void StartMultiDevice(WorkbenchContext& context, ModuleDoc* module);
+  void ShowMultiDeviceTrace(WorkbenchContext& context, bool unfused);
+  void DrawMultiDevice(WorkbenchContext& context);
+  void DrawMultiDeviceCards();
+  void DrawDeviceTable(const session::MultiDeviceRun& shown);
+  void DrawCollectiveTable(WorkbenchContext& context, const session::MultiDeviceRun& shown);
+
+  int backend_ = 0;  // 0 cpu, 1 gpu
+  int iterations_ = 5;
+  bool running_ = false;
+  bool done_ = false;
+  bool show_unfused_ = false;
+  std::string error_;
+  std::optional<session::ProfiledRun> run_fused_;
+  std::optional<session::ProfiledRun> run_unfused_;
+  profiler::KernelSummary summary_fused_;
+  profiler::KernelSummary summary_unfused_;
+  viewers::TimelineView timeline_view_;
+  // Runs on N devices (the module runs on more than one): these instead of run_*_.
+  std::optional<session::MultiDeviceRun> md_fused_;
+  std::optional<session::MultiDeviceRun> md_unfused_;
+};
+
+class ComparePanel : public Panel {
+ public:
+  const char* title() const override { return "XLA vs Fusebox"; }
+  void Draw(WorkbenchContext& context) override;
+
+ private:
+  void StartComparison(WorkbenchContext& context, ModuleDoc* module);
+  void DrawGroups(WorkbenchContext& context, const FusionComparison& c);
+};
+
+class InspectorPanel : public Panel {
+ public:
+  const char* title() const override { return "Inspector"; }
+  void Draw(WorkbenchContext& context) override;
+
+ private:
+  void DrawSelection(WorkbenchContext& context, const ModuleDoc& module);
+  void DrawDecisions(WorkbenchContext& context, const ModuleDoc& module);
+
+  int decisions_filter_ = 0;  // 0 all, 1 fused, 2 not fused
+};
+
+}  // namespace fusebox::gui

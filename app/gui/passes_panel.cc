@@ -1,0 +1,225 @@
+// The Passes panel: steps through Fusebox's pipeline pass by pass (each pass's diff, or
+// the module after it) or, for a dump folder, through XLA's own pass snapshots.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "app/gui/panels.h"
+#include "app/gui/workbench_internal.h"
+#include "compiler/support/strings.h"
+
+namespace fusebox::gui {
+namespace {
+
+// The next pass from `from` in `direction` (+1 / -1) that changed the module; `from`
+// when there is none.
+int NextChanged(const PipelineResult& pipeline, int from, int direction) {
+  const int count = static_cast<int>(pipeline.passes.size());
+  for (int i = from + direction; i >= 0 && i < count; i += direction) {
+    if (pipeline.passes[i].changed) return i;
+  }
+  return from;
+}
+
+}  // namespace
+
+void PassesPanel::OnModuleSelected(WorkbenchContext& context) {
+  selected_pass_ = -1;
+  diff_shown_pass_ = -2;
+  xla_selected_pass_ = 0;
+  xla_diff_shown_.clear();
+}
+
+void PassesPanel::DrawXlaPasses(WorkbenchContext& context, ModuleDoc* module) {
+  std::vector<const ExternalStage*> passes;
+  for (const ExternalStage& e : module->session->external_stages()) {
+    if (StartsWith(e.name, "xla_pass_")) passes.push_back(&e);
+  }
+  const int count = static_cast<int>(passes.size());
+  if (count == 0) return;
+  xla_selected_pass_ = std::clamp(xla_selected_pass_, 0, count - 1);
+  if (ImGui::Button("< Previous") && xla_selected_pass_ > 0) --xla_selected_pass_;
+  ImGui::SameLine();
+  if (ImGui::Button("Next >") && xla_selected_pass_ + 1 < count) ++xla_selected_pass_;
+  ImGui::SameLine();
+  ImGui::TextColored(kDimColour, "XLA's pass snapshots in this dump: %d", count);
+  if (!ImGui::BeginTable("xla_passes_layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
+  ImGui::TableSetupColumn("list", ImGuiTableColumnFlags_WidthStretch, 0.3f);
+  ImGui::TableSetupColumn("diff", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::BeginChild("xla_pass_list", ImVec2(0, ImGui::GetContentRegionAvail().y));
+  for (int i = 0; i < count; ++i) {
+    std::string label = passes[i]->description;
+    if (StartsWith(label, "XLA: ")) label = label.substr(5);
+    ImGui::PushID(i);
+    if (ImGui::Selectable(label.c_str(), xla_selected_pass_ == i)) xla_selected_pass_ = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", passes[i]->source.c_str());
+    ImGui::PopID();
+  }
+  ImGui::EndChild();
+  ImGui::TableSetColumnIndex(1);
+  // XLA's first snapshot follows its first pass: before it is the module as dumped before
+  // optimizations, which is this session's input.
+  const std::string after = passes[xla_selected_pass_]->name;
+  const std::string before = xla_selected_pass_ == 0 ? "hlo" : passes[xla_selected_pass_ - 1]->name;
+  context.RequestStage(module, before);
+  context.RequestStage(module, after);
+  const StageText& b = module->stages[before];
+  const StageText& a = module->stages[after];
+  if (!b.ready || !a.ready) {
+    ImGui::TextColored(kDimColour, "loading XLA's snapshots ...");
+  } else if (!b.error.empty() || !a.error.empty()) {
+    ImGui::TextColored(kErrorColour, "%s", (!a.error.empty() ? a.error : b.error).c_str());
+  } else {
+    const std::string key = before + ">" + after;
+    if (xla_diff_shown_ != key) {
+      xla_diff_view_.SetTexts(b.text, a.text, before == "hlo" ? "before optimizations" : before, after);
+      xla_diff_view_.NextChange(1);
+      xla_diff_shown_ = key;
+    }
+    ImGui::PushFont(context.mono_font());
+    xla_diff_view_.Draw("xla_pass_diff");
+    ImGui::PopFont();
+  }
+  ImGui::EndTable();
+}
+
+void PassesPanel::Draw(WorkbenchContext& context) {
+  ModuleDoc* module = context.current_module();
+  bool has_xla_passes = false;
+  if (module) {
+    for (const ExternalStage& e : module->session->external_stages()) has_xla_passes |= StartsWith(e.name, "xla_pass_");
+  }
+  if (has_xla_passes) {
+    ImGui::RadioButton("Fusebox's pipeline", &passes_source_, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("XLA's passes (from the dump)", &passes_source_, 1);
+    if (passes_source_ == 1) {
+      DrawXlaPasses(context, module);
+      return;
+    }
+  }
+  if (!module || !module->optimized) {
+    ImGui::TextDisabled(module && !module->optimize_error.empty() ? "The pipeline failed." : "Running the pipeline...");
+    return;
+  }
+  const PipelineResult& pipeline = module->session->pipeline_result();
+  const int count = static_cast<int>(pipeline.passes.size());
+  if (selected_pass_ < 0 && count > 0) selected_pass_ = NextChanged(pipeline, -1, 1);
+  if (selected_pass_ >= count) selected_pass_ = count - 1;
+
+  DrawStepper(pipeline);
+  if (!ImGui::BeginTable("passes_layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
+  ImGui::TableSetupColumn("list", ImGuiTableColumnFlags_WidthStretch, 0.3f);
+  ImGui::TableSetupColumn("diff", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  DrawPassList(pipeline);
+  ImGui::TableSetColumnIndex(1);
+  DrawPass(context, pipeline);
+  ImGui::EndTable();
+}
+
+// Previous / next (changed) pass, the snapshot-or-diff switch, the pipeline's totals.
+void PassesPanel::DrawStepper(const PipelineResult& pipeline) {
+  const int count = static_cast<int>(pipeline.passes.size());
+  if (ImGui::Button("< Previous") && selected_pass_ > 0) --selected_pass_;
+  ImGui::SameLine();
+  if (ImGui::Button("Next >") && selected_pass_ + 1 < count) ++selected_pass_;
+  ImGui::SameLine();
+  if (ImGui::Button("<< Previous change")) selected_pass_ = NextChanged(pipeline, selected_pass_, -1);
+  ImGui::SameLine();
+  if (ImGui::Button("Next change >>")) selected_pass_ = NextChanged(pipeline, selected_pass_, 1);
+  ImGui::SameLine();
+  ImGui::Checkbox("module after the pass instead of the diff", &pass_show_snapshot_);
+  int changed = 0;
+  for (const PassRecord& r : pipeline.passes) changed += r.changed;
+  ImGui::TextColored(kDimColour, "%s: %d passes, %d changed the module, %.2f ms in all",
+                     pipeline.pipeline_name.c_str(), count, changed, pipeline.total_ns * 1e-6);
+}
+
+// Every pass with its time and instruction count; changed passes stand out.
+void PassesPanel::DrawPassList(const PipelineResult& pipeline) {
+  const int count = static_cast<int>(pipeline.passes.size());
+  if (ImGui::BeginTable("pass_list", 4,
+                        ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter,
+                        ImVec2(0, ImGui::GetContentRegionAvail().y))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, 24);
+    ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 52);
+    ImGui::TableSetupColumn("instrs", ImGuiTableColumnFlags_WidthFixed, 48);
+    ImGui::TableHeadersRow();
+    for (int i = 0; i < count; ++i) {
+      const PassRecord& r = pipeline.passes[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", i);
+      ImGui::TableNextColumn();
+      ImVec4 colour = r.skipped ? kDimColour : r.changed ? kFusedColour : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+      ImGui::PushStyleColor(ImGuiCol_Text, colour);
+      std::string label = std::string(r.changed ? "* " : "  ") + r.name + (r.skipped ? " (skipped)" : "");
+      ImGui::PushID(i);
+      if (ImGui::Selectable(label.c_str(), selected_pass_ == i, ImGuiSelectableFlags_SpanAllColumns)) {
+        selected_pass_ = i;
+      }
+      if (selected_pass_ == i && diff_shown_pass_ != i) ImGui::SetScrollHereY(0.3f);
+      ImGui::PopID();
+      ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", r.wall_ns * 1e-6);
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(r.instruction_count));
+    }
+    ImGui::EndTable();
+  }
+}
+
+// The selected pass: what it did, and its diff against the module before it (or the
+// module after it).
+void PassesPanel::DrawPass(WorkbenchContext& context, const PipelineResult& pipeline) {
+  const int count = static_cast<int>(pipeline.passes.size());
+  if (selected_pass_ >= 0 && selected_pass_ < count) {
+    const PassRecord& r = pipeline.passes[selected_pass_];
+    // The module before this pass: the latest snapshot before it, or the input.
+    std::string before = pipeline.before;
+    std::string before_title = "before the pipeline";
+    for (int j = selected_pass_ - 1; j >= 0; --j) {
+      if (pipeline.passes[j].has_snapshot) {
+        before = pipeline.passes[j].snapshot;
+        before_title = "after " + pipeline.passes[j].name;
+        break;
+      }
+    }
+    if (diff_shown_pass_ != selected_pass_) {
+      if (r.has_snapshot) {
+        diff_view_.SetTexts(before, r.snapshot, before_title, "after " + r.name);
+        if (r.changed) diff_view_.NextChange(1);  // open on the first change
+        snapshot_view_.SetText(r.snapshot, viewers::TextLanguage::kHlo);
+        snapshot_view_.SetHighlight(context.LinkedNames(context.selection()));
+      }
+      diff_shown_pass_ = selected_pass_;
+    }
+    ImGui::Text("%d. %s", selected_pass_, r.name.c_str());
+    ImGui::SameLine();
+    ImGui::TextColored(r.changed ? kFusedColour : kDimColour, "%s",
+                       r.skipped ? "skipped" : r.changed ? "changed the module" : "no change");
+    ImGui::SameLine();
+    ImGui::TextColored(kDimColour, "  %.3f ms, %lld instructions after", r.wall_ns * 1e-6,
+                       static_cast<long long>(r.instruction_count));
+    if (!r.has_snapshot) {
+      ImGui::TextDisabled("No snapshot was kept after this pass.");
+    } else {
+      ImGui::PushFont(context.mono_font());
+      if (pass_show_snapshot_) {
+        if (auto clicked = snapshot_view_.Draw("snapshot")) context.Select(*clicked);
+      } else {
+        diff_view_.Draw("pass_diff");
+      }
+      ImGui::PopFont();
+    }
+  }
+}
+
+}  // namespace fusebox::gui
