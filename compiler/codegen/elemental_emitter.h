@@ -161,10 +161,26 @@ class ElementalEmitter {
 
   llvm::Value* Fail(const Instruction* inst, const std::string& message);
   llvm::Value* Poison(const Shape& shape);
+  // Dispatches by opcode to the Emit* below.
   std::vector<llvm::Value*> EmitUncached(const Instruction* inst, const IrIndex& index);
+  std::vector<llvm::Value*> EmitTupleElement(const Instruction* inst, const IrIndex& index);
+  // Data movement (elemental_data_movement.cc): the operand at a remapped index.
+  llvm::Value* EmitCopyOrBitcast(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitBroadcast(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitTranspose(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitReverse(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitSlice(const Instruction* inst, const IrIndex& index);
+  // Elementwise arithmetic (elemental_arithmetic.cc).
+  llvm::Value* EmitSelect(const Instruction* inst, const IrIndex& index);
+  llvm::Value* EmitClamp(const Instruction* inst, const IrIndex& index);
+  // A unary or binary elementwise op; an error for any other op.
+  llvm::Value* EmitElementwise(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitUnary(const Instruction* inst, llvm::Value* x);
   llvm::Value* EmitBinary(const Instruction* inst, Opcode opcode, PrimitiveType type,
                           llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitIntegerDivide(bool is_signed, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitIntegerRemainder(bool is_signed, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitIntegerPower(bool is_signed, llvm::Value* x, llvm::Value* y);
   llvm::Value* EmitCompare(const Instruction* inst, llvm::Value* x, llvm::Value* y);
   llvm::Value* EmitConvert(const Instruction* inst, PrimitiveType from, PrimitiveType to,
                            llvm::Value* x);
