@@ -306,132 +306,128 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
   return emulator;
 }
 
-StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
-  const Computation* entry = module_->entry();
-  if (static_cast<int64_t>(arguments.size()) != entry->parameter_count()) {
-    return InvalidArgument("expected " + std::to_string(entry->parameter_count()) + " arguments");
-  }
-  std::lock_guard<std::mutex> lock(g_emulator_mutex);
-  last_launches_ = 0;
-  // Every value's array leaves; buffers own the memory.
+namespace {
+
+// The host side of a Run: every value's array leaves, in buffers the run owns.
+struct HostValues {
   std::vector<std::unique_ptr<Buffer>> buffers;
   std::unordered_map<const Instruction*, std::vector<uint8_t*>> leaves;
-  auto fresh = [&](int64_t bytes) {
+
+  // A zeroed buffer of `bytes` (at least one byte).
+  uint8_t* Fresh(int64_t bytes) {
     buffers.push_back(std::make_unique<Buffer>());
     buffers.back()->bytes.assign(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 0);
     return buffers.back()->bytes.data();
-  };
-  Block block;
-  for (const Instruction* inst : entry->PostOrder()) {
-    const Opcode op = inst->opcode();
-    if (const GpuKernel* kernel = jit_->code->KernelFor(inst); kernel != nullptr) {
-      std::vector<uint8_t*> outs;
-      for (const Shape& s : Leaves(inst->shape())) outs.push_back(fresh(LeafBytes(s)));
-      std::vector<void*> args;
-      for (const Instruction* operand : inst->operands()) {
-        const auto& l = leaves[operand];
-        if (l.size() != 1) return Unimplemented("GPU emulator: operand " + operand->name() + " is not an array");
-        args.push_back(l[0]);
-      }
-      for (uint8_t* o : outs) args.push_back(o);
-      if (kernel->scratch_bytes > 0) args.push_back(fresh(kernel->scratch_bytes));
-      for (const GpuLaunch& launch : kernel->launches) {
-        std::vector<int64_t> scalars = launch.scalar_args;
-        std::vector<void*> launch_args = args;
-        for (int64_t& s : scalars) launch_args.push_back(&s);
-        block.entry = jit_->entries.at(launch.function);
-        block.args = launch_args.data();
-        const int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
-        if (block.fibers.size() != static_cast<size_t>(threads)) {
-          block.fibers = std::vector<Fiber>(static_cast<size_t>(threads));
-          for (size_t t = 0; t < block.fibers.size(); ++t) {
-            block.fibers[t].stack.resize(kFiberStack);
-            block.fibers[t].tid = static_cast<int64_t>(t);
-          }
-        }
-        const bool sequential = !jit_->synchronizes.at(launch.function);
-        g_block = &block;
-        for (int64_t z = 0; z < launch.grid[2]; ++z) {
-          for (int64_t y = 0; y < launch.grid[1]; ++y) {
-            for (int64_t x = 0; x < launch.grid[0]; ++x) {
-              block.ctaid[0] = x;
-              block.ctaid[1] = y;
-              block.ctaid[2] = z;
-              Status st = sequential ? RunBlockSequentially(block) : RunBlock(block);
-              if (!st.ok()) {
-                g_block = nullptr;
-                return Status(st.code(), launch.function + ": " + st.message());
-              }
-            }
-          }
-        }
-        g_block = nullptr;
-        ++last_launches_;
-      }
-      leaves[inst] = std::move(outs);
-      continue;
-    }
-    switch (op) {
-      case Opcode::kParameter: {
-        const Literal& arg = arguments[static_cast<size_t>(inst->parameter_number())];
-        std::vector<uint8_t*> l;
-        std::function<void(const Literal&)> collect = [&](const Literal& lit) {
-          if (lit.shape().IsTuple()) {
-            for (const Literal& e : lit.tuple_elements()) collect(e);
-          } else if (lit.shape().IsArray()) {
-            uint8_t* p = fresh(lit.size_bytes());
-            if (lit.size_bytes() > 0) std::memcpy(p, lit.untyped_data(), static_cast<size_t>(lit.size_bytes()));
-            l.push_back(p);
-          }
-        };
-        collect(arg);
-        leaves[inst] = std::move(l);
-        break;
-      }
-      case Opcode::kConstant: {
-        const Literal* lit = inst->literal();
-        if (lit == nullptr || inst->literal_elided()) return InvalidArgument(inst->name() + " has no values");
-        uint8_t* p = fresh(lit->size_bytes());
-        if (lit->size_bytes() > 0) std::memcpy(p, lit->untyped_data(), static_cast<size_t>(lit->size_bytes()));
-        leaves[inst] = {p};
-        break;
-      }
-      case Opcode::kTuple: {
-        std::vector<uint8_t*> l;
-        for (const Instruction* operand : inst->operands()) {
-          const auto& o = leaves[operand];
-          l.insert(l.end(), o.begin(), o.end());
-        }
-        leaves[inst] = std::move(l);
-        break;
-      }
-      case Opcode::kGetTupleElement: {
-        const Shape& tuple = inst->operand(0)->shape();
-        size_t start = 0;
-        for (int64_t i = 0; i < inst->tuple_index(); ++i) start += Leaves(tuple.tuple_shapes(i)).size();
-        const size_t count = Leaves(inst->shape()).size();
-        const auto& o = leaves[inst->operand(0)];
-        if (start + count > o.size()) return Internal("GPU emulator: bad tuple leaves for " + inst->name());
-        leaves[inst] = std::vector<uint8_t*>(o.begin() + static_cast<std::ptrdiff_t>(start),
-                                             o.begin() + static_cast<std::ptrdiff_t>(start + count));
-        break;
-      }
-      case Opcode::kBitcast:
-      case Opcode::kReshape:
-      case Opcode::kAddDependency:
-      case Opcode::kOptimizationBarrier:
-        leaves[inst] = leaves[inst->operand(0)];
-        break;
-      case Opcode::kAfterAll:
-        leaves[inst] = {};
-        break;
-      default:
-        return Unimplemented("GPU emulator: " + inst->name() + " (" + std::string(OpcodeName(op)) +
-                             ") runs on the host; the emulator runs straight-line kernels only");
+  }
+};
+
+// Runs one launch over its whole grid, block after block, each block's threads as
+// fibers of `block` (made anew when the launch's block size changes). Errors are
+// prefixed with the launch's function.
+Status RunLaunch(const GpuLaunch& launch, const std::vector<void*>& args, Block::Entry entry, bool synchronizes,
+                 Block& block) {
+  std::vector<int64_t> scalars = launch.scalar_args;
+  std::vector<void*> launch_args = args;
+  for (int64_t& s : scalars) launch_args.push_back(&s);
+  block.entry = entry;
+  block.args = launch_args.data();
+  const int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
+  if (block.fibers.size() != static_cast<size_t>(threads)) {
+    block.fibers = std::vector<Fiber>(static_cast<size_t>(threads));
+    for (size_t t = 0; t < block.fibers.size(); ++t) {
+      block.fibers[t].stack.resize(kFiberStack);
+      block.fibers[t].tid = static_cast<int64_t>(t);
     }
   }
-  Literal result = Literal::CreateUninitialized(entry->root()->shape());
-  const auto& root = leaves[entry->root()];
+  const bool sequential = !synchronizes;
+  g_block = &block;
+  for (int64_t z = 0; z < launch.grid[2]; ++z) {
+    for (int64_t y = 0; y < launch.grid[1]; ++y) {
+      for (int64_t x = 0; x < launch.grid[0]; ++x) {
+        block.ctaid[0] = x;
+        block.ctaid[1] = y;
+        block.ctaid[2] = z;
+        Status st = sequential ? RunBlockSequentially(block) : RunBlock(block);
+        if (!st.ok()) {
+          g_block = nullptr;
+          return Status(st.code(), launch.function + ": " + st.message());
+        }
+      }
+    }
+  }
+  g_block = nullptr;
+  return Status::Ok();
+}
+
+// The leaves of an instruction the host handles (parameters, constants, tuples and
+// aliases); an error for anything else (control flow).
+Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments, HostValues& values) {
+  auto& leaves = values.leaves;
+  const Opcode op = inst->opcode();
+  switch (op) {
+    case Opcode::kParameter: {
+      const Literal& arg = arguments[static_cast<size_t>(inst->parameter_number())];
+      std::vector<uint8_t*> l;
+      std::function<void(const Literal&)> collect = [&](const Literal& lit) {
+        if (lit.shape().IsTuple()) {
+          for (const Literal& e : lit.tuple_elements()) collect(e);
+        } else if (lit.shape().IsArray()) {
+          uint8_t* p = values.Fresh(lit.size_bytes());
+          if (lit.size_bytes() > 0) std::memcpy(p, lit.untyped_data(), static_cast<size_t>(lit.size_bytes()));
+          l.push_back(p);
+        }
+      };
+      collect(arg);
+      leaves[inst] = std::move(l);
+      break;
+    }
+    case Opcode::kConstant: {
+      const Literal* lit = inst->literal();
+      if (lit == nullptr || inst->literal_elided()) return InvalidArgument(inst->name() + " has no values");
+      uint8_t* p = values.Fresh(lit->size_bytes());
+      if (lit->size_bytes() > 0) std::memcpy(p, lit->untyped_data(), static_cast<size_t>(lit->size_bytes()));
+      leaves[inst] = {p};
+      break;
+    }
+    case Opcode::kTuple: {
+      std::vector<uint8_t*> l;
+      for (const Instruction* operand : inst->operands()) {
+        const auto& o = leaves[operand];
+        l.insert(l.end(), o.begin(), o.end());
+      }
+      leaves[inst] = std::move(l);
+      break;
+    }
+    case Opcode::kGetTupleElement: {
+      const Shape& tuple = inst->operand(0)->shape();
+      size_t start = 0;
+      for (int64_t i = 0; i < inst->tuple_index(); ++i) start += Leaves(tuple.tuple_shapes(i)).size();
+      const size_t count = Leaves(inst->shape()).size();
+      const auto& o = leaves[inst->operand(0)];
+      if (start + count > o.size()) return Internal("GPU emulator: bad tuple leaves for " + inst->name());
+      leaves[inst] = std::vector<uint8_t*>(o.begin() + static_cast<std::ptrdiff_t>(start),
+                                           o.begin() + static_cast<std::ptrdiff_t>(start + count));
+      break;
+    }
+    case Opcode::kBitcast:
+    case Opcode::kReshape:
+    case Opcode::kAddDependency:
+    case Opcode::kOptimizationBarrier:
+      leaves[inst] = leaves[inst->operand(0)];
+      break;
+    case Opcode::kAfterAll:
+      leaves[inst] = {};
+      break;
+    default:
+      return Unimplemented("GPU emulator: " + inst->name() + " (" + std::string(OpcodeName(op)) +
+                           ") runs on the host; the emulator runs straight-line kernels only");
+  }
+  return Status::Ok();
+}
+
+// A literal of `shape` filled from the root's leaves, in order.
+StatusOr<Literal> ResultLiteral(const Shape& shape, const std::vector<uint8_t*>& root) {
+  Literal result = Literal::CreateUninitialized(shape);
   size_t next = 0;
   Status filled = Status::Ok();
   std::function<void(Literal&)> fill = [&](Literal& l) {
@@ -449,6 +445,43 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
   fill(result);
   RETURN_IF_ERROR(filled);
   return result;
+}
+
+}  // namespace
+
+StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
+  const Computation* entry = module_->entry();
+  if (static_cast<int64_t>(arguments.size()) != entry->parameter_count()) {
+    return InvalidArgument("expected " + std::to_string(entry->parameter_count()) + " arguments");
+  }
+  std::lock_guard<std::mutex> lock(g_emulator_mutex);
+  last_launches_ = 0;
+  HostValues values;
+  Block block;
+  for (const Instruction* inst : entry->PostOrder()) {
+    const GpuKernel* kernel = jit_->code->KernelFor(inst);
+    if (kernel == nullptr) {
+      RETURN_IF_ERROR(RunOnHost(inst, arguments, values));
+      continue;
+    }
+    std::vector<uint8_t*> outs;
+    for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
+    std::vector<void*> args;
+    for (const Instruction* operand : inst->operands()) {
+      const auto& l = values.leaves[operand];
+      if (l.size() != 1) return Unimplemented("GPU emulator: operand " + operand->name() + " is not an array");
+      args.push_back(l[0]);
+    }
+    for (uint8_t* o : outs) args.push_back(o);
+    if (kernel->scratch_bytes > 0) args.push_back(values.Fresh(kernel->scratch_bytes));
+    for (const GpuLaunch& launch : kernel->launches) {
+      RETURN_IF_ERROR(RunLaunch(launch, args, jit_->entries.at(launch.function),
+                                jit_->synchronizes.at(launch.function), block));
+      ++last_launches_;
+    }
+    values.leaves[inst] = std::move(outs);
+  }
+  return ResultLiteral(entry->root()->shape(), values.leaves[entry->root()]);
 }
 
 }  // namespace fusebox
