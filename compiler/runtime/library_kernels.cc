@@ -1259,50 +1259,204 @@ constexpr int64_t kChunkElements = int64_t{1} << 18;
 
 template <typename T>
 Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, const uint8_t* rhs,
-                uint8_t* out, int threads) {
+                uint8_t* out, int threads);
+
+// im2col reads k_in input features per tap. When the features are not the input's minor
+// dimension — a weight-gradient convolution, whose "features" are the batch — every one
+// of those reads is a cache line of its own. Repacking the input once with the features
+// minor (batch, spatial..., feature) makes them contiguous runs: the CIFAR step's
+// weight-gradient convolutions ran 3-4x faster. Whether `p` (f32) gains from it:
+bool RepacksInputFeatures(const ConvPlan& p) {
+  return p.lhs_type == PrimitiveType::kF32 && p.k_in > 1 && p.lhs_strides[p.dn.input_feature_dimension] != 1 &&
+         Product(p.lhs_dims) > 0 && Product(p.lhs_dims) <= (int64_t{1} << 28);
+}
+
+// The f32 convolution of an input repacked with its features minor.
+Status ConvWithFeaturesMinor(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, const uint8_t* rhs,
+                             uint8_t* out, int threads) {
   const ConvolutionDimensionNumbers& dn = p.dn;
-  // im2col reads k_in input features per tap. When the features are not the input's minor
-  // dimension — a weight-gradient convolution, whose "features" are the batch — every one
-  // of those reads is a cache line of its own. Repacking the input once with the features
-  // minor (batch, spatial..., feature) makes them contiguous runs: the CIFAR step's
-  // weight-gradient convolutions ran 3-4x faster.
-  if constexpr (std::is_same_v<T, float>) {
-    const int64_t feature_dim = dn.input_feature_dimension;
-    if (p.lhs_type == PrimitiveType::kF32 && p.k_in > 1 && p.lhs_strides[feature_dim] != 1 &&
-        Product(p.lhs_dims) > 0 && Product(p.lhs_dims) <= (int64_t{1} << 28)) {
-      ConvPlan q = p;
-      std::vector<int64_t> order = {dn.input_batch_dimension};
-      for (int64_t d : dn.input_spatial_dimensions) order.push_back(d);
-      order.push_back(feature_dim);
-      int64_t stride = 1;
-      for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        q.lhs_strides[*it] = stride;
-        stride *= p.lhs_dims[*it];
+  const int64_t feature_dim = dn.input_feature_dimension;
+  ConvPlan q = p;
+  std::vector<int64_t> order = {dn.input_batch_dimension};
+  for (int64_t d : dn.input_spatial_dimensions) order.push_back(d);
+  order.push_back(feature_dim);
+  int64_t stride = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    q.lhs_strides[*it] = stride;
+    stride *= p.lhs_dims[*it];
+  }
+  std::vector<CopyDim> dims;
+  for (int64_t d : order) dims.push_back({p.lhs_dims[d], p.lhs_strides[d], q.lhs_strides[d]});
+  std::vector<float> packed(static_cast<size_t>(Product(p.lhs_dims)));
+  PackInto<float>(dims, lhs, PrimitiveType::kF32, PrimitiveType::kF32, packed.data());
+  return ConvImpl<float>(conv, q, reinterpret_cast<const uint8_t*>(packed.data()), rhs, out, threads);
+}
+
+// The GEMM's rows and columns for im2col: rows are the result positions (batch,
+// spatial...) in row-major order, columns the kernel's taps times its input features.
+struct Im2colShape {
+  std::vector<int64_t> row_dims;         // batch group size, then the result's spatial sizes
+  std::vector<int64_t> row_out_strides;  // each row dimension's stride in the result
+  int64_t taps = 1;                      // window positions
+  int64_t rows = 0;
+  int64_t kdim = 0;                      // taps * k_in
+  // Where kernel tap t of spatial dimension s reads the input at result position o:
+  // offsets[s][o * size + t] is the input element offset, or -1 in padding or a hole.
+  std::vector<std::vector<int64_t>> offsets;
+};
+
+Im2colShape MakeIm2colShape(const ConvPlan& p) {
+  const ConvolutionDimensionNumbers& dn = p.dn;
+  const size_t spatial = p.window.size();
+  Im2colShape g;
+  g.row_dims = {p.batch_group_size};
+  g.row_out_strides = {p.out_strides[dn.output_batch_dimension]};
+  for (size_t s = 0; s < spatial; ++s) {
+    g.row_dims.push_back(p.out_dims[dn.output_spatial_dimensions[s]]);
+    g.row_out_strides.push_back(p.out_strides[dn.output_spatial_dimensions[s]]);
+    g.taps *= p.window[s].size;
+  }
+  g.rows = Product(g.row_dims);
+  g.kdim = g.taps * p.k_in;
+  if (g.kdim == 0) return g;
+  g.offsets.resize(spatial);
+  for (size_t s = 0; s < spatial; ++s) {
+    const WindowDimension& w = p.window[s];
+    const int64_t in_size = p.lhs_dims[dn.input_spatial_dimensions[s]];
+    const int64_t in_stride = p.lhs_strides[dn.input_spatial_dimensions[s]];
+    const int64_t out_size = g.row_dims[s + 1];
+    g.offsets[s].assign(static_cast<size_t>(out_size * w.size), -1);
+    for (int64_t o = 0; o < out_size; ++o) {
+      for (int64_t t = 0; t < w.size; ++t) {
+        const int64_t k = w.window_reversal ? w.size - 1 - t : t;
+        int64_t pos = o * w.stride - w.padding_low + k * w.window_dilation;
+        if (pos % w.base_dilation != 0) continue;
+        pos /= w.base_dilation;
+        if (pos >= 0 && pos < in_size) g.offsets[s][o * w.size + t] = pos * in_stride;
       }
-      std::vector<CopyDim> dims;
-      for (int64_t d : order) dims.push_back({p.lhs_dims[d], p.lhs_strides[d], q.lhs_strides[d]});
-      std::vector<float> packed(static_cast<size_t>(Product(p.lhs_dims)));
-      PackInto<float>(dims, lhs, PrimitiveType::kF32, PrimitiveType::kF32, packed.data());
-      return ConvImpl<T>(conv, q, reinterpret_cast<const uint8_t*>(packed.data()), rhs, out, threads);
     }
   }
-  const size_t spatial = p.window.size();
-  if (Product(p.out_dims) == 0) return Status::Ok();
-  const int64_t lhs_bytes = ByteWidth(p.lhs_type);
-  const int64_t out_bytes = ByteWidth(p.out_type);
+  return g;
+}
 
-  // Rows of the GEMM: result positions (batch, spatial...) in row-major order.
-  std::vector<int64_t> row_dims = {p.batch_group_size};
-  std::vector<int64_t> row_out_strides = {p.out_strides[dn.output_batch_dimension]};
-  int64_t taps = 1;
-  for (size_t s = 0; s < spatial; ++s) {
-    row_dims.push_back(p.out_dims[dn.output_spatial_dimensions[s]]);
-    row_out_strides.push_back(p.out_strides[dn.output_spatial_dimensions[s]]);
-    taps *= p.window[s].size;
+// The kernel as a [k_out][taps * k_in] matrix (column-major kdim x k_out).
+template <typename T>
+std::vector<T> PackConvKernel(const ConvPlan& p, const uint8_t* rhs, int64_t kdim) {
+  const ConvolutionDimensionNumbers& dn = p.dn;
+  std::vector<T> kernel(static_cast<size_t>(kdim * p.k_out));
+  std::vector<CopyDim> dims;
+  int64_t stride = kdim;
+  for (size_t s = 0; s < p.window.size(); ++s) {
+    stride /= p.window[s].size;
+    dims.push_back({p.window[s].size, p.rhs_strides[dn.kernel_spatial_dimensions[s]], stride});
   }
-  const int64_t rows = Product(row_dims);
-  const int64_t kdim = taps * p.k_in;
-  const int64_t out_feature_stride = p.out_strides[dn.output_feature_dimension];
+  dims.push_back({p.k_in, p.rhs_strides[dn.kernel_input_feature_dimension], 1});
+  dims.push_back({p.k_out, p.rhs_strides[dn.kernel_output_feature_dimension], kdim});
+  PackInto<T>(dims, rhs, p.rhs_type, p.out_type, kernel.data());
+  return kernel;
+}
+
+// The output features cut into blocks that each share one feature group and one batch
+// group.
+std::vector<ConvBlock> ConvBlocks(const ConvPlan& p) {
+  std::vector<ConvBlock> blocks;
+  for (int64_t begin = 0; begin < p.k_out;) {
+    const int64_t fg = begin / p.out_per_fgroup;
+    const int64_t bg = begin / p.out_per_bgroup;
+    const int64_t end = std::min((fg + 1) * p.out_per_fgroup, (bg + 1) * p.out_per_bgroup);
+    blocks.push_back({fg, bg, begin, end});
+    begin = end;
+  }
+  return blocks;
+}
+
+// One worker's walk over result positions: `index` is the current row's (batch,
+// spatial...) position, `tap` the outer window dimensions' tap.
+struct RowCursor {
+  explicit RowCursor(const Im2colShape& g) : row_dims(g.row_dims), index(g.row_dims.size()) {}
+  void StartAt(int64_t r) {
+    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+      index[d] = r % row_dims[d];
+      r /= row_dims[d];
+    }
+  }
+  void Next() {
+    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+      if (++index[d] < row_dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  const std::vector<int64_t>& row_dims;
+  std::vector<int64_t> index;
+};
+
+// im2col of result rows [r0, r1) of `block` into `patches`: row r holds the taps * k_in
+// inputs the window at result position r sees (zeros in padding and holes).
+template <typename T>
+void FillPatches(const ConvPlan& p, const Im2colShape& g, const ConvBlock& block, const uint8_t* lhs,
+                 LoadRunFn<T> load, int64_t r0, int64_t r1, RowCursor& cursor, T* patches) {
+  static constexpr int64_t kNoOffset = 0;
+  const ConvolutionDimensionNumbers& dn = p.dn;
+  const size_t spatial = p.window.size();
+  const int64_t lhs_bytes = ByteWidth(p.lhs_type);
+  const int64_t lhs_batch_stride = p.lhs_strides[dn.input_batch_dimension];
+  const int64_t lhs_feature_stride = p.lhs_strides[dn.input_feature_dimension];
+  const int64_t last_size = spatial == 0 ? 1 : p.window[spatial - 1].size;
+  const std::vector<int64_t>& index = cursor.index;
+  std::vector<int64_t> tap(spatial);
+  const int64_t in_base = block.batch_group * p.batch_group_size * lhs_batch_stride +
+                          block.feature_group * p.k_in * lhs_feature_stride;
+  cursor.StartAt(r0);
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t row_base = in_base + index[0] * lhs_batch_stride;
+    T* dst = patches + (r - r0) * g.kdim;
+    // This row's taps of the innermost window dimension (one, at offset 0, when there
+    // are no spatial dimensions); the outer dimensions' taps are walked one by one.
+    const int64_t* last = spatial == 0 ? &kNoOffset : &g.offsets[spatial - 1][index[spatial] * last_size];
+    std::fill(tap.begin(), tap.end(), 0);
+    for (int64_t outer = 0; outer < g.taps / last_size; ++outer) {
+      int64_t base = row_base;
+      bool inside = true;
+      for (size_t s = 0; s + 1 < spatial && inside; ++s) {
+        const int64_t o = g.offsets[s][index[s + 1] * p.window[s].size + tap[s]];
+        inside = o >= 0;
+        base += o;
+      }
+      if (!inside) {
+        std::fill(dst, dst + last_size * p.k_in, T{});
+      } else {
+        for (int64_t t = 0; t < last_size; ++t) {
+          T* features = dst + t * p.k_in;
+          if (last[t] >= 0) {
+            load(lhs + (base + last[t]) * lhs_bytes, lhs_feature_stride * lhs_bytes, p.k_in, features, 1,
+                 p.lhs_type, p.out_type);
+          } else {
+            std::fill(features, features + p.k_in, T{});
+          }
+        }
+      }
+      dst += last_size * p.k_in;
+      for (int64_t s = static_cast<int64_t>(spatial) - 2; s >= 0; --s) {
+        if (++tap[s] < p.window[s].size) break;
+        tap[s] = 0;
+      }
+    }
+    cursor.Next();
+  }
+}
+
+template <typename T>
+Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, const uint8_t* rhs,
+                uint8_t* out, int threads) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (RepacksInputFeatures(p)) return ConvWithFeaturesMinor(conv, p, lhs, rhs, out, threads);
+  }
+  if (Product(p.out_dims) == 0) return Status::Ok();
+  const int64_t out_bytes = ByteWidth(p.out_type);
+  const Im2colShape g = MakeIm2colShape(p);
+  const int64_t rows = g.rows;
+  const int64_t kdim = g.kdim;
+  const int64_t out_feature_stride = p.out_strides[p.dn.output_feature_dimension];
   const StoreRunFn<T> store = PickStore<T>(p.out_type);
 
   if (kdim == 0) {  // empty sums: every result element is zero
@@ -1314,48 +1468,8 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, 
     return Status::Ok();
   }
 
-  // Where kernel tap t of spatial dimension s reads the input at result position o:
-  // offsets[s][o * size + t] is the input element offset, or -1 in padding or a hole.
-  std::vector<std::vector<int64_t>> offsets(spatial);
-  for (size_t s = 0; s < spatial; ++s) {
-    const WindowDimension& w = p.window[s];
-    const int64_t in_size = p.lhs_dims[dn.input_spatial_dimensions[s]];
-    const int64_t in_stride = p.lhs_strides[dn.input_spatial_dimensions[s]];
-    const int64_t out_size = row_dims[s + 1];
-    offsets[s].assign(static_cast<size_t>(out_size * w.size), -1);
-    for (int64_t o = 0; o < out_size; ++o) {
-      for (int64_t t = 0; t < w.size; ++t) {
-        const int64_t k = w.window_reversal ? w.size - 1 - t : t;
-        int64_t pos = o * w.stride - w.padding_low + k * w.window_dilation;
-        if (pos % w.base_dilation != 0) continue;
-        pos /= w.base_dilation;
-        if (pos >= 0 && pos < in_size) offsets[s][o * w.size + t] = pos * in_stride;
-      }
-    }
-  }
-
-  // The kernel as a [k_out][taps * k_in] matrix (column-major kdim x k_out).
-  std::vector<T> kernel(static_cast<size_t>(kdim * p.k_out));
-  {
-    std::vector<CopyDim> dims;
-    int64_t stride = kdim;
-    for (size_t s = 0; s < spatial; ++s) {
-      stride /= p.window[s].size;
-      dims.push_back({p.window[s].size, p.rhs_strides[dn.kernel_spatial_dimensions[s]], stride});
-    }
-    dims.push_back({p.k_in, p.rhs_strides[dn.kernel_input_feature_dimension], 1});
-    dims.push_back({p.k_out, p.rhs_strides[dn.kernel_output_feature_dimension], kdim});
-    PackInto<T>(dims, rhs, p.rhs_type, p.out_type, kernel.data());
-  }
-
-  std::vector<ConvBlock> blocks;
-  for (int64_t begin = 0; begin < p.k_out;) {
-    const int64_t fg = begin / p.out_per_fgroup;
-    const int64_t bg = begin / p.out_per_bgroup;
-    const int64_t end = std::min((fg + 1) * p.out_per_fgroup, (bg + 1) * p.out_per_bgroup);
-    blocks.push_back({fg, bg, begin, end});
-    begin = end;
-  }
+  std::vector<T> kernel = PackConvKernel<T>(p, rhs, kdim);
+  const std::vector<ConvBlock> blocks = ConvBlocks(p);
   int64_t max_block = 0;
   for (const ConvBlock& b : blocks) max_block = std::max(max_block, b.end - b.begin);
 
@@ -1366,76 +1480,17 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, 
   chunk = std::min(chunk, (rows + workers - 1) / workers);
   const int64_t chunks = (rows + chunk - 1) / chunk;
   const int64_t items = static_cast<int64_t>(blocks.size()) * chunks;
-
   const LoadRunFn<T> load = PickLoad<T>(p.lhs_type, p.out_type);
-  const int64_t lhs_batch_stride = p.lhs_strides[dn.input_batch_dimension];
-  const int64_t lhs_feature_stride = p.lhs_strides[dn.input_feature_dimension];
-  const size_t nrow = row_dims.size();
-  const int64_t last_size = spatial == 0 ? 1 : p.window[spatial - 1].size;
-  static constexpr int64_t kNoOffset = 0;
 
   const bool ok = ParallelFor(items, workers, [&](int64_t i0, int64_t i1, int) {
     std::vector<T> patches(static_cast<size_t>(chunk * kdim));
     std::vector<T> result(static_cast<size_t>(chunk * max_block));
-    std::vector<int64_t> index(nrow);
-    std::vector<int64_t> tap(spatial);
+    RowCursor cursor(g);
     for (int64_t item = i0; item < i1; ++item) {
       const ConvBlock& block = blocks[item / chunks];
       const int64_t r0 = (item % chunks) * chunk;
       const int64_t r1 = std::min(rows, r0 + chunk);
-      const int64_t in_base = block.batch_group * p.batch_group_size * lhs_batch_stride +
-                              block.feature_group * p.k_in * lhs_feature_stride;
-      // im2col: row r holds the taps * k_in inputs the window at result position r sees.
-      auto start_at = [&](int64_t r) {
-        for (int64_t d = static_cast<int64_t>(nrow) - 1; d >= 0; --d) {
-          index[d] = r % row_dims[d];
-          r /= row_dims[d];
-        }
-      };
-      auto next_row = [&] {
-        for (int64_t d = static_cast<int64_t>(nrow) - 1; d >= 0; --d) {
-          if (++index[d] < row_dims[d]) break;
-          index[d] = 0;
-        }
-      };
-      start_at(r0);
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t row_base = in_base + index[0] * lhs_batch_stride;
-        T* dst = patches.data() + (r - r0) * kdim;
-        // This row's taps of the innermost window dimension (one, at offset 0, when there
-        // are no spatial dimensions); the outer dimensions' taps are walked one by one.
-        const int64_t* last =
-            spatial == 0 ? &kNoOffset : &offsets[spatial - 1][index[spatial] * last_size];
-        std::fill(tap.begin(), tap.end(), 0);
-        for (int64_t outer = 0; outer < taps / last_size; ++outer) {
-          int64_t base = row_base;
-          bool inside = true;
-          for (size_t s = 0; s + 1 < spatial && inside; ++s) {
-            const int64_t o = offsets[s][index[s + 1] * p.window[s].size + tap[s]];
-            inside = o >= 0;
-            base += o;
-          }
-          if (!inside) {
-            std::fill(dst, dst + last_size * p.k_in, T{});
-          } else {
-            for (int64_t t = 0; t < last_size; ++t) {
-              T* features = dst + t * p.k_in;
-              if (last[t] >= 0) {
-                load(lhs + (base + last[t]) * lhs_bytes, lhs_feature_stride * lhs_bytes, p.k_in,
-                     features, 1, p.lhs_type, p.out_type);
-              } else {
-                std::fill(features, features + p.k_in, T{});
-              }
-            }
-          }
-          dst += last_size * p.k_in;
-          for (int64_t s = static_cast<int64_t>(spatial) - 2; s >= 0; --s) {
-            if (++tap[s] < p.window[s].size) break;
-            tap[s] = 0;
-          }
-        }
-        next_row();
-      }
+      FillPatches<T>(p, g, block, lhs, load, r0, r1, cursor, patches.data());
       // result[rows x block] = patches[rows x kdim] * kernel[kdim x block].
       const int64_t nr = r1 - r0;
       const int64_t nb = block.end - block.begin;
@@ -1446,13 +1501,13 @@ Status ConvImpl(const Instruction& conv, const ConvPlan& p, const uint8_t* lhs, 
       if constexpr (std::is_same_v<T, float>) done = OneDnnGemm(a, b, c, /*threads=*/1);  // inside a worker
       if (!done) Gemm(a, b, c);
       // Each row's block of features goes to its result position.
-      start_at(r0);
+      cursor.StartAt(r0);
       for (int64_t r = 0; r < nr; ++r) {
         int64_t offset = block.begin * out_feature_stride;
-        for (size_t d = 0; d < nrow; ++d) offset += index[d] * row_out_strides[d];
+        for (size_t d = 0; d < cursor.index.size(); ++d) offset += cursor.index[d] * g.row_out_strides[d];
         store(result.data() + r * nb, 1, nb, out + offset * out_bytes,
               out_feature_stride * out_bytes, p.out_type);
-        next_row();
+        cursor.Next();
       }
     }
   });
