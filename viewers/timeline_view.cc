@@ -366,13 +366,7 @@ std::optional<TimelineView::ScreenRect> TimelineView::EventRect(int event) const
   return rect;
 }
 
-std::optional<std::string> TimelineView::Draw(const char* id) {
-  ImGui::PushID(id);
-  ImGuiIO& io = ImGui::GetIO();
-  std::optional<std::string> clicked;
-  const bool usable = has_trace_ && !trace_.empty();
-
-  // Toolbar.
+void TimelineView::DrawToolbar() {
   if (ImGui::Button("Fit")) FitAll();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the whole trace (F, or double-click)");
   ImGui::SameLine();
@@ -393,6 +387,95 @@ std::optional<std::string> TimelineView::Draw(const char* id) {
       ImGui::TextUnformatted(title_.c_str());
     }
   }
+}
+
+// Drag to pan (and scroll the tracks), the wheel to zoom (Shift: pan, Ctrl: scroll), W/S
+// to zoom and A/D to pan, F to fit. Returns whether the canvas is being dragged.
+bool TimelineView::HandleNavigation(bool hovered, bool active) {
+  ImGuiIO& io = ImGui::GetIO();
+  const bool dragging = active && (io.MouseDown[0] || io.MouseDown[2]);
+  if (dragging) {
+    if (io.MouseDelta.x != 0)
+      SetView(view_start_ - io.MouseDelta.x * view_span_ / plot_w_, view_span_);
+    scroll_y_ -= io.MouseDelta.y;
+  }
+  if (hovered) {
+    float wheel = io.MouseWheel;
+    float wheel_h = io.MouseWheelH;
+    if (wheel != 0 && io.KeyShift) std::swap(wheel, wheel_h);
+    if (wheel != 0 && io.KeyCtrl) {
+      scroll_y_ -= wheel * 3 * ImGui::GetFontSize();
+    } else if (wheel != 0) {
+      ZoomAround(std::pow(kWheelStep, -static_cast<double>(wheel)), io.MousePos.x);
+    }
+    if (wheel_h != 0) SetView(view_start_ - wheel_h * 0.1 * view_span_, view_span_);
+    if (!io.WantTextInput) {
+      const double dt = io.DeltaTime;
+      if (ImGui::IsKeyDown('W')) ZoomAround(std::pow(kKeyZoomPerSecond, -dt), io.MousePos.x);
+      if (ImGui::IsKeyDown('S')) ZoomAround(std::pow(kKeyZoomPerSecond, dt), io.MousePos.x);
+      if (ImGui::IsKeyDown('A'))
+        SetView(view_start_ - kKeyPanPerSecond * dt * view_span_, view_span_);
+      if (ImGui::IsKeyDown('D'))
+        SetView(view_start_ + kKeyPanPerSecond * dt * view_span_, view_span_);
+      if (ImGui::IsKeyPressed('F', false)) FitAll();
+    }
+  }
+  const float view_h = std::max(0.0f, rows_bottom_ - rows_top_);
+  scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content_height_ - view_h));
+  return dragging;
+}
+
+// The time under the cursor: a line over the tracks, its offset in the ruler.
+void TimelineView::DrawCursorTime(float top, float right) {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const Palette palette = ThemePalette();
+  list->AddLine({mouse_x_, top}, {mouse_x_, rows_bottom_}, palette.cursor);
+  char label[48];
+  FormatTime(XToTime(mouse_x_) - static_cast<double>(trace_.start_ns()), label, sizeof(label));
+  ImVec2 text_size = ImGui::CalcTextSize(label);
+  float x = std::min(mouse_x_ + 4, right - text_size.x - 4);
+  list->AddRectFilled({x - 2, top + 1}, {x + text_size.x + 2, top + 1 + text_size.y},
+                      palette.ruler);
+  list->AddText({x, top + 1}, palette.text, label);
+}
+
+// A click folds a process, selects an event or zooms into a merged block; a double click
+// zooms to an event or fits the trace. Returns the name clicked.
+std::optional<std::string> TimelineView::HandleClicks(bool pressed, bool hovered) {
+  ImGuiIO& io = ImGui::GetIO();
+  std::optional<std::string> clicked;
+  const bool click =
+      pressed && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+      io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < kClickSlopPx * kClickSlopPx;
+  if (click) {
+    if (hovered_header_ >= 0) {
+      processes_[hovered_header_].folded = !processes_[hovered_header_].folded;
+    } else if (hovered_event_ >= 0) {
+      const profiler::TraceEvent& e = trace_.events()[hovered_event_];
+      clicked = e.hlo.empty() ? e.name : e.hlo;
+      SetSelection(*clicked);
+    } else if (hovered_merged_count_ > 0) {
+      int64_t pad = (hovered_merged_end_ - hovered_merged_start_) / 10;
+      ZoomTo(hovered_merged_start_ - pad, hovered_merged_end_ + pad);
+    }
+  }
+  if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && hovered_header_ < 0) {
+    if (hovered_event_ >= 0) {
+      const profiler::TraceEvent& e = trace_.events()[hovered_event_];
+      int64_t pad = std::max<int64_t>((e.end_ns - e.start_ns) / 10, 1);
+      ZoomTo(e.start_ns - pad, e.end_ns + pad);
+    } else if (hovered_merged_count_ == 0) {
+      FitAll();
+    }
+  }
+  return clicked;
+}
+
+std::optional<std::string> TimelineView::Draw(const char* id) {
+  ImGui::PushID(id);
+  ImGuiIO& io = ImGui::GetIO();
+  const bool usable = has_trace_ && !trace_.empty();
+  DrawToolbar();
 
   // The canvas: ruler on top, track labels on the left, events in the rest.
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -429,79 +512,16 @@ std::optional<std::string> TimelineView::Draw(const char* id) {
   }
 
   LayoutRows();
-  const bool dragging = active && (io.MouseDown[0] || io.MouseDown[2]);
-  if (dragging) {
-    if (io.MouseDelta.x != 0)
-      SetView(view_start_ - io.MouseDelta.x * view_span_ / plot_w_, view_span_);
-    scroll_y_ -= io.MouseDelta.y;
-  }
-  if (hovered) {
-    float wheel = io.MouseWheel;
-    float wheel_h = io.MouseWheelH;
-    if (wheel != 0 && io.KeyShift) std::swap(wheel, wheel_h);
-    if (wheel != 0 && io.KeyCtrl) {
-      scroll_y_ -= wheel * 3 * ImGui::GetFontSize();
-    } else if (wheel != 0) {
-      ZoomAround(std::pow(kWheelStep, -static_cast<double>(wheel)), io.MousePos.x);
-    }
-    if (wheel_h != 0) SetView(view_start_ - wheel_h * 0.1 * view_span_, view_span_);
-    if (!io.WantTextInput) {
-      const double dt = io.DeltaTime;
-      if (ImGui::IsKeyDown('W')) ZoomAround(std::pow(kKeyZoomPerSecond, -dt), io.MousePos.x);
-      if (ImGui::IsKeyDown('S')) ZoomAround(std::pow(kKeyZoomPerSecond, dt), io.MousePos.x);
-      if (ImGui::IsKeyDown('A'))
-        SetView(view_start_ - kKeyPanPerSecond * dt * view_span_, view_span_);
-      if (ImGui::IsKeyDown('D'))
-        SetView(view_start_ + kKeyPanPerSecond * dt * view_span_, view_span_);
-      if (ImGui::IsKeyPressed('F', false)) FitAll();
-    }
-  }
-  const float view_h = std::max(0.0f, rows_bottom_ - rows_top_);
-  scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content_height_ - view_h));
-
+  const bool dragging = HandleNavigation(hovered, active);
   mouse_x_ = io.MousePos.x;
   mouse_y_ = io.MousePos.y;
   mouse_in_plot_ = hovered && mouse_x_ >= plot_x_ && mouse_y_ >= rows_top_;
 
   DrawRows(rows_top_, rows_bottom_);
   DrawRuler(origin.x, origin.y, canvas_max.x, rows_top_);
+  if (hovered && mouse_x_ >= plot_x_ && !dragging) DrawCursorTime(origin.y, canvas_max.x);
 
-  // The time under the cursor: a line over the tracks, its offset in the ruler.
-  if (hovered && mouse_x_ >= plot_x_ && !dragging) {
-    list->AddLine({mouse_x_, origin.y}, {mouse_x_, rows_bottom_}, palette.cursor);
-    char label[48];
-    FormatTime(XToTime(mouse_x_) - static_cast<double>(trace_.start_ns()), label, sizeof(label));
-    ImVec2 text_size = ImGui::CalcTextSize(label);
-    float x = std::min(mouse_x_ + 4, canvas_max.x - text_size.x - 4);
-    list->AddRectFilled({x - 2, origin.y + 1}, {x + text_size.x + 2, origin.y + 1 + text_size.y},
-                        palette.ruler);
-    list->AddText({x, origin.y + 1}, palette.text, label);
-  }
-
-  const bool click =
-      pressed && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
-      io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < kClickSlopPx * kClickSlopPx;
-  if (click) {
-    if (hovered_header_ >= 0) {
-      processes_[hovered_header_].folded = !processes_[hovered_header_].folded;
-    } else if (hovered_event_ >= 0) {
-      const profiler::TraceEvent& e = trace_.events()[hovered_event_];
-      clicked = e.hlo.empty() ? e.name : e.hlo;
-      SetSelection(*clicked);
-    } else if (hovered_merged_count_ > 0) {
-      int64_t pad = (hovered_merged_end_ - hovered_merged_start_) / 10;
-      ZoomTo(hovered_merged_start_ - pad, hovered_merged_end_ + pad);
-    }
-  }
-  if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && hovered_header_ < 0) {
-    if (hovered_event_ >= 0) {
-      const profiler::TraceEvent& e = trace_.events()[hovered_event_];
-      int64_t pad = std::max<int64_t>((e.end_ns - e.start_ns) / 10, 1);
-      ZoomTo(e.start_ns - pad, e.end_ns + pad);
-    } else if (hovered_merged_count_ == 0) {
-      FitAll();
-    }
-  }
+  std::optional<std::string> clicked = HandleClicks(pressed, hovered);
   if (hovered && !dragging) {
     if (hovered_event_ >= 0 || hovered_merged_count_ > 0) {
       DrawTooltip();
@@ -573,26 +593,27 @@ void TimelineView::DrawRuler(float x0, float y0, float x1, float y1) {
   list->PopClipRect();
 }
 
-void TimelineView::DrawRows(float top, float bottom) {
-  ImDrawList* list = ImGui::GetWindowDrawList();
-  ImFont* font = ImGui::GetFont();
-  const float font_size = ImGui::GetFontSize();
-  const Palette palette = ThemePalette();
-  const std::vector<profiler::TraceEvent>& events = trace_.events();
-  const float left = plot_x_ - kLabelWidth;
-  const float right = plot_x_ + plot_w_;
-  const double vs = view_start_, ve = view_start_ + view_span_;
-  const double px_per_ns = plot_w_ / view_span_;
-  const bool dim = selected_count_ > 0;
-  auto x_of = [&](double ns) { return static_cast<float>(plot_x_ + (ns - vs) * px_per_ns); };
+// One frame of the track rows: their screen extent, the view's time range and how times
+// map to x.
+struct TimelineView::RowsFrame {
+  ImDrawList* list = nullptr;
+  ImFont* font = nullptr;
+  float font_size = 0;
+  Palette palette;
+  const std::vector<profiler::TraceEvent>* events = nullptr;
+  float top = 0, bottom = 0, left = 0, right = 0;
+  float plot_x = 0;
+  double vs = 0, ve = 0;  // the view, in nanoseconds
+  double px_per_ns = 0;
+  bool dim = false;  // a selection dims the other events
+
+  float XOf(double ns) const { return static_cast<float>(plot_x + (ns - vs) * px_per_ns); }
+};
+
+// Row backgrounds: process headers (the one under the mouse is noted) and alternate tracks.
+void TimelineView::DrawRowBackgrounds(const RowsFrame& f) {
+  const float top = f.top, bottom = f.bottom, left = f.left, right = f.right;
   const bool mouse_in_rows = mouse_y_ >= top && mouse_y_ < bottom;
-
-  hovered_event_ = -1;
-  hovered_merged_count_ = 0;
-  hovered_header_ = -1;
-  list->PushClipRect({left, top}, {right, bottom}, true);
-
-  // Row backgrounds.
   int track_index = 0;
   for (const Row& row : rows_) {
     if (row.height <= 0) continue;
@@ -600,167 +621,185 @@ void TimelineView::DrawRows(float top, float bottom) {
     if (!row.header) ++track_index;
     if (y1 < top || y0 > bottom) continue;
     if (row.header) {
-      list->AddRectFilled({left, y0}, {right, y1}, palette.header);
+      f.list->AddRectFilled({left, y0}, {right, y1}, f.palette.header);
       if (mouse_in_rows && mouse_y_ >= y0 && mouse_y_ < y1 && mouse_x_ >= left && mouse_x_ < right)
         hovered_header_ = row.process;
     } else {
-      if (track_index % 2 == 0) list->AddRectFilled({plot_x_, y0}, {right, y1}, palette.alternate);
-      list->AddLine({left, y1 - 0.5f}, {right, y1 - 0.5f}, palette.separator);
+      if (track_index % 2 == 0)
+        f.list->AddRectFilled({plot_x_, y0}, {right, y1}, f.palette.alternate);
+      f.list->AddLine({left, y1 - 0.5f}, {right, y1 - 0.5f}, f.palette.separator);
     }
   }
+}
 
-  // Events, lane by lane.
-  int drawn = 0, highlighted = 0;
-  list->PushClipRect({plot_x_, top}, {right, bottom}, true);
-  char text[96];
-  for (size_t l = 0; l < lanes_.size(); ++l) {
-    const Lane& lane = lanes_[l];
-    if (lane.height <= 0 || lane.events.empty()) continue;
-    const float y0 = top + lane.y - scroll_y_ + 1, y1 = y0 + lane.height - 2;
-    if (y1 < top || y0 > bottom) continue;
-    const bool mouse_in_lane = mouse_in_plot_ && mouse_y_ >= y0 && mouse_y_ < y1;
-    const size_t n = lane.events.size();
-    // The first event that may reach into the view.
-    const size_t first = static_cast<size_t>(
-        std::upper_bound(lane.max_end.begin(), lane.max_end.end(), vs,
-                         [](double t, int64_t end) { return t < static_cast<double>(end); }) -
-        lane.max_end.begin());
+// An event wide enough to see: fill, edge, and its name and duration where they fit.
+void TimelineView::DrawEventBox(const RowsFrame& f, int index, float x0, float x1, float y0,
+                                float y1, bool mouse_in_lane) {
+  ImDrawList* list = f.list;
+  const float font_size = f.font_size;
+  const profiler::TraceEvent& e = (*f.events)[index];
+  const float bx0 = std::max(x0, plot_x_ - 2), bx1 = std::min(x1, f.right + 2);
+  ImU32 color = event_color_[index];
+  if (f.dim && !event_selected_[index]) color = Mix(color, f.palette.background, 0.45f);
+  list->AddRectFilled({bx0, y0}, {bx1, y1}, color);
+  if (bx1 - bx0 >= 5) list->AddRect({bx0, y0}, {bx1, y1}, Mix(color, IM_COL32_BLACK, 0.25f));
+  if (mouse_in_lane && mouse_x_ >= bx0 && mouse_x_ < bx1) hovered_event_ = index;
+  // The label starts at the visible part of the box, as Tracy does for long zones.
+  const float lx0 = std::max(bx0, plot_x_) + 4, lx1 = std::min(bx1, f.right) - 3;
+  if (lx1 - lx0 + 7 >= kLabelMinPx && y1 - y0 >= font_size - 1) {
+    const ImVec4 clip(lx0, y0, lx1, y1);
+    const ImU32 ink = TextOn(color);
+    const float ty = y0 + (y1 - y0 - font_size) / 2;
+    const std::string& name = e.name.empty() ? e.hlo : e.name;
+    const char* name_end = name.data() + name.size();
+    float name_w = f.font->CalcTextSizeA(font_size, FLT_MAX, 0, name.data(), name_end).x;
+    list->AddText(f.font, font_size, {lx0, ty}, ink, name.data(), name_end, 0, &clip);
+    char duration[40];
+    FormatTime(static_cast<double>(e.duration_ns()), duration, sizeof(duration));
+    char text[96];
+    std::snprintf(text, sizeof(text), " %s", duration);
+    float duration_w = f.font->CalcTextSizeA(font_size, FLT_MAX, 0, text).x;
+    if (lx0 + name_w + duration_w <= lx1)
+      list->AddText(f.font, font_size, {lx0 + name_w, ty}, Mix(ink, color, 0.35f), text);
+  }
+}
 
-    // A run of merged tiny events waiting to be drawn.
-    bool open = false;
-    float mx0 = 0, mx1 = 0;
-    int merged_first = -1, merged_count = 0;
-    int64_t merged_start = 0, merged_end = 0;
-    auto flush = [&]() {
-      if (!open) return;
-      open = false;
-      const float bx1 = std::max(mx1, mx0 + 1);
-      ImU32 color = event_color_[merged_first];
-      if (merged_count > 1) {
-        // Unresolved: the first event's colour, greyed, as a solid block.
-        color = Mix(color, IM_COL32(110, 110, 110, 255), 0.35f);
-      }
-      if (dim && (merged_count > 1 || !event_selected_[merged_first]))
-        color = Mix(color, palette.background, 0.45f);
-      list->AddRectFilled({mx0, y0}, {bx1, y1}, color);
-      ++drawn;
-      if (mouse_in_lane && mouse_x_ >= mx0 - 0.5f && mouse_x_ <= bx1 + 0.5f) {
-        if (merged_count == 1) {
-          hovered_event_ = merged_first;
-        } else {
-          hovered_event_ = -1;
-          hovered_merged_count_ = merged_count;
-          hovered_merged_start_ = merged_start;
-          hovered_merged_end_ = merged_end;
-        }
-      }
-    };
+// One lane's events from `first` on: boxes for those wide enough to see, merged blocks
+// (one per pixel column) for runs of tiny ones. Returns the boxes drawn.
+int TimelineView::DrawLaneEvents(const RowsFrame& f, const Lane& lane, size_t first, float y0,
+                                 float y1) {
+  ImDrawList* list = f.list;
+  const std::vector<profiler::TraceEvent>& events = *f.events;
+  const double vs = f.vs, ve = f.ve, px_per_ns = f.px_per_ns;
+  auto x_of = [&](double ns) { return f.XOf(ns); };
+  const bool mouse_in_lane = mouse_in_plot_ && mouse_y_ >= y0 && mouse_y_ < y1;
+  const size_t n = lane.events.size();
+  int drawn = 0;
 
-    size_t i = first;
-    while (i < n) {
-      const int index = lane.events[i];
-      const profiler::TraceEvent& e = events[index];
-      if (static_cast<double>(e.start_ns) >= ve) break;
-      const int64_t end = EffectiveEnd(e);
-      if (static_cast<double>(end) <= vs) {
-        ++i;
-        continue;
+  // A run of merged tiny events waiting to be drawn.
+  bool open = false;
+  float mx0 = 0, mx1 = 0;
+  int merged_first = -1, merged_count = 0;
+  int64_t merged_start = 0, merged_end = 0;
+  auto flush = [&]() {
+    if (!open) return;
+    open = false;
+    const float bx1 = std::max(mx1, mx0 + 1);
+    ImU32 color = event_color_[merged_first];
+    if (merged_count > 1) {
+      // Unresolved: the first event's colour, greyed, as a solid block.
+      color = Mix(color, IM_COL32(110, 110, 110, 255), 0.35f);
+    }
+    if (f.dim && (merged_count > 1 || !event_selected_[merged_first]))
+      color = Mix(color, f.palette.background, 0.45f);
+    list->AddRectFilled({mx0, y0}, {bx1, y1}, color);
+    ++drawn;
+    if (mouse_in_lane && mouse_x_ >= mx0 - 0.5f && mouse_x_ <= bx1 + 0.5f) {
+      if (merged_count == 1) {
+        hovered_event_ = merged_first;
+      } else {
+        hovered_event_ = -1;
+        hovered_merged_count_ = merged_count;
+        hovered_merged_start_ = merged_start;
+        hovered_merged_end_ = merged_end;
       }
-      const float x0 = x_of(static_cast<double>(e.start_ns));
-      const float x1 = x_of(static_cast<double>(e.end_ns));
-      if (x1 - x0 < kMergePx) {
-        // A run holds the tiny events starting in one pixel column: one box per column.
-        if (open && x0 < std::floor(mx0) + 1) {
-          mx1 = std::max(mx1, x1);
-          merged_end = std::max(merged_end, end);
-          ++merged_count;
-        } else {
-          flush();
-          open = true;
-          mx0 = x0, mx1 = x1;
-          merged_first = index, merged_count = 1;
-          merged_start = e.start_ns, merged_end = end;
-        }
-        // Everything else starting in the column joins the run: jump past it by binary
-        // search. Only the last of those can reach further, so it is looked at.
-        const double reach = vs + (std::floor(mx0) + 1 - plot_x_) / px_per_ns;
-        auto next = std::lower_bound(
-            lane.events.begin() + static_cast<std::ptrdiff_t>(i) + 1, lane.events.end(), reach,
-            [&](int a, double t) { return static_cast<double>(events[a].start_ns) < t; });
-        const size_t j = static_cast<size_t>(next - lane.events.begin());
-        if (j >= i + 3) {
-          // Events i+1 .. j-2 lie inside the run; j-1 is processed next.
-          merged_count += static_cast<int>(j - i - 2);
-          merged_end = std::max(merged_end, lane.max_end[j - 2]);
-          mx1 = std::max(mx1, x_of(static_cast<double>(lane.max_end[j - 2])));
-          i = j - 1;
-        } else {
-          ++i;
-        }
-        continue;
-      }
-      flush();
+    }
+  };
+
+  size_t i = first;
+  while (i < n) {
+    const int index = lane.events[i];
+    const profiler::TraceEvent& e = events[index];
+    if (static_cast<double>(e.start_ns) >= ve) break;
+    const int64_t end = EffectiveEnd(e);
+    if (static_cast<double>(end) <= vs) {
       ++i;
-      // A box wide enough to see: fill, edge, label.
-      const float bx0 = std::max(x0, plot_x_ - 2), bx1 = std::min(x1, right + 2);
-      ImU32 color = event_color_[index];
-      if (dim && !event_selected_[index]) color = Mix(color, palette.background, 0.45f);
-      list->AddRectFilled({bx0, y0}, {bx1, y1}, color);
-      if (bx1 - bx0 >= 5) list->AddRect({bx0, y0}, {bx1, y1}, Mix(color, IM_COL32_BLACK, 0.25f));
-      ++drawn;
-      if (mouse_in_lane && mouse_x_ >= bx0 && mouse_x_ < bx1) hovered_event_ = index;
-      // The label starts at the visible part of the box, as Tracy does for long zones.
-      const float lx0 = std::max(bx0, plot_x_) + 4, lx1 = std::min(bx1, right) - 3;
-      if (lx1 - lx0 + 7 >= kLabelMinPx && y1 - y0 >= font_size - 1) {
-        const ImVec4 clip(lx0, y0, lx1, y1);
-        const ImU32 ink = TextOn(color);
-        const float ty = y0 + (y1 - y0 - font_size) / 2;
-        const std::string& name = e.name.empty() ? e.hlo : e.name;
-        const char* name_end = name.data() + name.size();
-        float name_w = font->CalcTextSizeA(font_size, FLT_MAX, 0, name.data(), name_end).x;
-        list->AddText(font, font_size, {lx0, ty}, ink, name.data(), name_end, 0, &clip);
-        char duration[40];
-        FormatTime(static_cast<double>(e.duration_ns()), duration, sizeof(duration));
-        std::snprintf(text, sizeof(text), " %s", duration);
-        float duration_w = font->CalcTextSizeA(font_size, FLT_MAX, 0, text).x;
-        if (lx0 + name_w + duration_w <= lx1)
-          list->AddText(font, font_size, {lx0 + name_w, ty}, Mix(ink, color, 0.35f), text);
+      continue;
+    }
+    const float x0 = x_of(static_cast<double>(e.start_ns));
+    const float x1 = x_of(static_cast<double>(e.end_ns));
+    if (x1 - x0 < kMergePx) {
+      // A run holds the tiny events starting in one pixel column: one box per column.
+      if (open && x0 < std::floor(mx0) + 1) {
+        mx1 = std::max(mx1, x1);
+        merged_end = std::max(merged_end, end);
+        ++merged_count;
+      } else {
+        flush();
+        open = true;
+        mx0 = x0, mx1 = x1;
+        merged_first = index, merged_count = 1;
+        merged_start = e.start_ns, merged_end = end;
       }
+      // Everything else starting in the column joins the run: jump past it by binary
+      // search. Only the last of those can reach further, so it is looked at.
+      const double reach = vs + (std::floor(mx0) + 1 - plot_x_) / px_per_ns;
+      auto next = std::lower_bound(
+          lane.events.begin() + static_cast<std::ptrdiff_t>(i) + 1, lane.events.end(), reach,
+          [&](int a, double t) { return static_cast<double>(events[a].start_ns) < t; });
+      const size_t j = static_cast<size_t>(next - lane.events.begin());
+      if (j >= i + 3) {
+        // Events i+1 .. j-2 lie inside the run; j-1 is processed next.
+        merged_count += static_cast<int>(j - i - 2);
+        merged_end = std::max(merged_end, lane.max_end[j - 2]);
+        mx1 = std::max(mx1, x_of(static_cast<double>(lane.max_end[j - 2])));
+        i = j - 1;
+      } else {
+        ++i;
+      }
+      continue;
     }
     flush();
-
-    // The selection's events: a bright outline around those wide enough to see, a bright
-    // line one pixel column wide for those narrower (once per column, and thinner where
-    // they crowd, so a dense selection reads as density rather than a solid bar).
-    if (!lane.selected.empty()) {
-      auto pos =
-          std::lower_bound(lane.selected.begin(), lane.selected.end(), static_cast<int>(first));
-      float last_column = -1e9f;
-      for (; pos != lane.selected.end(); ++pos) {
-        const profiler::TraceEvent& e = events[lane.events[*pos]];
-        if (static_cast<double>(e.start_ns) >= ve) break;
-        if (static_cast<double>(EffectiveEnd(e)) <= vs) continue;
-        ++highlighted;
-        const float x0 = x_of(static_cast<double>(e.start_ns));
-        const float x1 = x_of(static_cast<double>(e.end_ns));
-        if (x1 - x0 >= kMergePx) {
-          list->AddRect({std::max(x0, plot_x_ - 3) - 1, y0 - 1},
-                        {std::min(x1, right + 3) + 1, y1 + 1}, kHighlight, 0, 0, 2);
-          continue;
-        }
-        const float column = std::floor(x0);
-        if (column <= last_column) continue;
-        const float width = column - last_column > 8 ? 2 : 1;  // isolated ones bolder
-        list->AddRectFilled({column, y0 - 1}, {column + width, y1 + 1}, kHighlight);
-        last_column = column + width - 1;
-      }
-    }
+    ++i;
+    DrawEventBox(f, index, x0, x1, y0, y1, mouse_in_lane);
+    ++drawn;
   }
-  list->PopClipRect();
-  last_drawn_events_ = drawn;
-  highlighted_events_ = highlighted;
+  flush();
+  return drawn;
+}
 
-  // The label column, over everything that scrolled under it.
+// The selection's events: a bright outline around those wide enough to see, a bright
+// line one pixel column wide for those narrower (once per column, and thinner where
+// they crowd, so a dense selection reads as density rather than a solid bar). Returns how
+// many it marked.
+int TimelineView::DrawLaneSelection(const RowsFrame& f, const Lane& lane, size_t first, float y0,
+                                    float y1) const {
+  if (lane.selected.empty()) return 0;
+  ImDrawList* list = f.list;
+  const std::vector<profiler::TraceEvent>& events = *f.events;
+  int highlighted = 0;
+  auto pos = std::lower_bound(lane.selected.begin(), lane.selected.end(), static_cast<int>(first));
+  float last_column = -1e9f;
+  for (; pos != lane.selected.end(); ++pos) {
+    const profiler::TraceEvent& e = events[lane.events[*pos]];
+    if (static_cast<double>(e.start_ns) >= f.ve) break;
+    if (static_cast<double>(EffectiveEnd(e)) <= f.vs) continue;
+    ++highlighted;
+    const float x0 = f.XOf(static_cast<double>(e.start_ns));
+    const float x1 = f.XOf(static_cast<double>(e.end_ns));
+    if (x1 - x0 >= kMergePx) {
+      list->AddRect({std::max(x0, plot_x_ - 3) - 1, y0 - 1},
+                    {std::min(x1, f.right + 3) + 1, y1 + 1}, kHighlight, 0, 0, 2);
+      continue;
+    }
+    const float column = std::floor(x0);
+    if (column <= last_column) continue;
+    const float width = column - last_column > 8 ? 2 : 1;  // isolated ones bolder
+    list->AddRectFilled({column, y0 - 1}, {column + width, y1 + 1}, kHighlight);
+    last_column = column + width - 1;
+  }
+  return highlighted;
+}
+
+// The label column, over everything that scrolled under it: process headers with their
+// fold arrows, track names and their lane counts.
+void TimelineView::DrawRowLabels(const RowsFrame& f) const {
+  ImDrawList* list = f.list;
+  ImFont* font = f.font;
+  const float font_size = f.font_size;
+  const Palette& palette = f.palette;
+  const float top = f.top, bottom = f.bottom, left = f.left;
+  char text[96];
   list->AddRectFilled({left, top}, {plot_x_, bottom}, palette.label_bg);
   list->AddLine({plot_x_ - 0.5f, top}, {plot_x_ - 0.5f, bottom}, palette.grid);
   for (const Row& row : rows_) {
@@ -799,7 +838,51 @@ void TimelineView::DrawRows(float top, float bottom) {
       }
     }
   }
-  list->PopClipRect();
+}
+
+void TimelineView::DrawRows(float top, float bottom) {
+  RowsFrame f;
+  f.list = ImGui::GetWindowDrawList();
+  f.font = ImGui::GetFont();
+  f.font_size = ImGui::GetFontSize();
+  f.palette = ThemePalette();
+  f.events = &trace_.events();
+  f.top = top;
+  f.bottom = bottom;
+  f.left = plot_x_ - kLabelWidth;
+  f.right = plot_x_ + plot_w_;
+  f.plot_x = plot_x_;
+  f.vs = view_start_, f.ve = view_start_ + view_span_;
+  f.px_per_ns = plot_w_ / view_span_;
+  f.dim = selected_count_ > 0;
+
+  hovered_event_ = -1;
+  hovered_merged_count_ = 0;
+  hovered_header_ = -1;
+  f.list->PushClipRect({f.left, top}, {f.right, bottom}, true);
+  DrawRowBackgrounds(f);
+
+  // Events, lane by lane.
+  int drawn = 0, highlighted = 0;
+  f.list->PushClipRect({plot_x_, top}, {f.right, bottom}, true);
+  for (size_t l = 0; l < lanes_.size(); ++l) {
+    const Lane& lane = lanes_[l];
+    if (lane.height <= 0 || lane.events.empty()) continue;
+    const float y0 = top + lane.y - scroll_y_ + 1, y1 = y0 + lane.height - 2;
+    if (y1 < top || y0 > bottom) continue;
+    // The first event that may reach into the view.
+    const size_t first = static_cast<size_t>(
+        std::upper_bound(lane.max_end.begin(), lane.max_end.end(), f.vs,
+                         [](double t, int64_t end) { return t < static_cast<double>(end); }) -
+        lane.max_end.begin());
+    drawn += DrawLaneEvents(f, lane, first, y0, y1);
+    highlighted += DrawLaneSelection(f, lane, first, y0, y1);
+  }
+  f.list->PopClipRect();
+  last_drawn_events_ = drawn;
+  highlighted_events_ = highlighted;
+  DrawRowLabels(f);
+  f.list->PopClipRect();
 }
 
 void TimelineView::DrawTooltip() const {

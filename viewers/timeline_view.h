@@ -97,8 +97,22 @@ class TimelineView {
   void SetView(double start_ns, double span_ns);
   void ZoomAround(double factor, float screen_x);
   float LaneHeight(const Lane& lane) const;
+  // Draw's steps.
+  void DrawToolbar();
+  bool HandleNavigation(bool hovered, bool active);
+  void DrawCursorTime(float top, float right);
+  std::optional<std::string> HandleClicks(bool pressed, bool hovered);
   void DrawRuler(float x0, float y0, float x1, float y1);
+  // The rows in layers: backgrounds, each lane's events and selection, the label column.
+  struct RowsFrame;  // one frame's geometry of the rows (timeline_view.cc)
   void DrawRows(float top, float bottom);
+  void DrawRowBackgrounds(const RowsFrame& f);
+  int DrawLaneEvents(const RowsFrame& f, const Lane& lane, size_t first, float y0, float y1);
+  void DrawEventBox(const RowsFrame& f, int index, float x0, float x1, float y0, float y1,
+                    bool mouse_in_lane);
+  int DrawLaneSelection(const RowsFrame& f, const Lane& lane, size_t first, float y0,
+                        float y1) const;
+  void DrawRowLabels(const RowsFrame& f) const;
   void DrawTooltip() const;
 
   std::vector<Process> processes_;
