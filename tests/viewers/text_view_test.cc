@@ -870,6 +870,34 @@ TEST(DefinitionTest, PlainAndDiffHaveNone) {
   EXPECT_EQ(view.FindDefinition("a"), -1);
 }
 
+// The scanners of text_definitions.h work on a text and its line starts, without a view:
+// every definition in line order, blocks with their last line, ranks for duplicates.
+TEST(DefinitionTest, ScannersWorkWithoutAView) {
+  const std::string text =
+      "declare void @g(ptr)\n"
+      "define void @g(ptr %0) {\n"
+      "entry:\n"
+      "  %1 = load float, ptr %0\n"
+      "  ret void\n"
+      "}\n";
+  std::vector<int64_t> starts;
+  for (size_t i = 0; i < text.size(); i = text.find('\n', i) + 1) starts.push_back(static_cast<int64_t>(i));
+  const TextLines lines{text, &starts};
+  ASSERT_EQ(lines.count(), 6);
+  EXPECT_EQ(lines.Line(3), "  %1 = load float, ptr %0");
+  const std::vector<TextDefinition> found = ScanDefinitions(lines, TextLanguage::kLlvmIr);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].name, "g");  // the prototype, rank 2
+  EXPECT_EQ(found[0].rank, 2);
+  EXPECT_EQ(std::make_pair(found[1].line, found[1].end), std::make_pair(1, 5));  // the body
+  EXPECT_EQ(found[1].rank, 0);
+  EXPECT_EQ(FindLlvmLocalDefinition(lines, "1", 4), 3);
+  EXPECT_EQ(FindLlvmLocalDefinition(lines, "0", 4), 1);  // a parameter
+  EXPECT_EQ(FindLlvmLocalDefinition(lines, "entry", 4), 2);
+  EXPECT_EQ(FindLlvmLocalDefinition(lines, "2", 4), -1);
+  EXPECT_TRUE(ScanDefinitions(lines, TextLanguage::kPlain).empty());
+}
+
 // ---------------------------------------------------------------------------------------
 // Lines and display columns
 
