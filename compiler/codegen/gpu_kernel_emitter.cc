@@ -1,0 +1,775 @@
+// The GPU kernel emitter's kernels other than reductions: the choice of kernel (Emit),
+// entries and thread indexing, loops over an output space, in-place updates, scatters,
+// sorts (a bitonic network in shared memory), tiled transposes and tiled dots; and the
+// analyses that choose reduction, tiled-dot and tiled-transpose kernels.
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/codegen/gpu_kernel_emitter.h"
+#include "compiler/codegen/kernel_util.h"
+#include "compiler/passes/row_fusion.h"
+
+namespace fusebox::codegen::gpu {
+
+namespace {
+
+
+bool DependsOn(const Instruction* from, const Instruction* target, std::unordered_set<const Instruction*>& seen) {
+  if (from == target) return true;
+  if (!seen.insert(from).second) return false;
+  for (const Instruction* op : from->operands()) {
+    if (DependsOn(op, target, seen)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std::vector<OutputLeaf>& outputs) {
+  ReductionInfo info;
+  if (inst.opcode() == Opcode::kReduce) {
+    info.heroes.push_back(&inst);
+  } else if (inst.opcode() == Opcode::kFusion && inst.fused_computation() != nullptr) {
+    for (const auto& i : inst.fused_computation()->instructions()) {
+      if (i->opcode() == Opcode::kReduce) info.heroes.push_back(i.get());
+    }
+  }
+  if (info.heroes.empty()) return std::nullopt;
+  const Instruction* first = info.heroes[0];
+  for (const Instruction* hero : info.heroes) {
+    const int64_t n = hero->operand_count() / 2;
+    if (hero->operand_count() < 2 || hero->operand_count() % 2 != 0 || hero->to_apply() == nullptr) return std::nullopt;
+    if (hero->dimensions() != first->dimensions()) return std::nullopt;
+    for (int64_t k = 0; k < n; ++k) {
+      if (!hero->operand(k)->shape().IsArray() ||
+          hero->operand(k)->shape().dimensions() != first->operand(0)->shape().dimensions()) {
+        return std::nullopt;
+      }
+    }
+    for (const Instruction* other : info.heroes) {
+      std::unordered_set<const Instruction*> seen;
+      for (int64_t k = 0; k < hero->operand_count(); ++k) {
+        if (other != hero && DependsOn(hero->operand(k), other, seen)) return std::nullopt;
+      }
+    }
+  }
+  info.operand = first->operand(0)->shape();
+  info.reduced = first->dimensions();
+  std::sort(info.reduced.begin(), info.reduced.end());
+  for (int64_t d = 0; d < info.operand.rank(); ++d) {
+    if (!Contains(info.reduced, d)) {
+      info.kept.push_back(d);
+      info.outputs *= info.operand.dimensions(d);
+    } else {
+      info.length *= info.operand.dimensions(d);
+    }
+  }
+  for (const OutputLeaf& leaf : outputs) {
+    if (!leaf.shape.IsArray()) return std::nullopt;
+    std::vector<int64_t> kept_dims;
+    for (int64_t d : info.kept) kept_dims.push_back(info.operand.dimensions(d));
+    if (leaf.shape.dimensions() != kept_dims) return std::nullopt;
+  }
+  info.row = true;
+  for (int64_t d = info.operand.rank() - 1; d >= 0; --d) {
+    if (info.operand.dimensions(d) > 1) {
+      info.row = Contains(info.reduced, d);
+      break;
+    }
+  }
+  return info;
+}
+
+// The dot at the heart of a kernel whose other instructions are all elementwise
+// consumers of it of its shape (an output fusion's epilogue), or null.
+const Instruction* TileableDot(const Instruction& inst) {
+  const Instruction* dot = nullptr;
+  if (inst.opcode() == Opcode::kDot) {
+    dot = &inst;
+  } else if (inst.opcode() == Opcode::kFusion && inst.fused_computation() != nullptr) {
+    for (const auto& i : inst.fused_computation()->instructions()) {
+      if (i->opcode() != Opcode::kDot) continue;
+      if (dot != nullptr) return nullptr;
+      dot = i.get();
+    }
+    if (dot == nullptr || !inst.shape().IsArray()) return nullptr;
+    for (const auto& i : inst.fused_computation()->instructions()) {
+      std::unordered_set<const Instruction*> seen;
+      if (i.get() == dot || !DependsOn(i.get(), dot, seen)) continue;
+      if (!IsElementwise(i->opcode()) || !i->shape().IsArray() ||
+          i->shape().dimensions() != dot->shape().dimensions()) {
+        return nullptr;
+      }
+    }
+  }
+  if (dot == nullptr || !dot->attrs().dot_dimension_numbers) return nullptr;
+  const PrimitiveType t = dot->shape().element_type();
+  switch (t) {
+    case PrimitiveType::kF16: case PrimitiveType::kBF16: case PrimitiveType::kF32: case PrimitiveType::kF64:
+    case PrimitiveType::kS32: case PrimitiveType::kS64: case PrimitiveType::kU32: case PrimitiveType::kU64:
+      return dot;
+    default:
+      return nullptr;
+  }
+}
+
+// A kernel whose root is a transpose that moves the minor dimension (needs tiles through
+// shared memory for coalesced reads and writes), or null.
+const Instruction* TileableTranspose(const Instruction& inst, const std::vector<OutputLeaf>& outputs) {
+  if (outputs.size() != 1) return nullptr;
+  const Instruction* root = inst.opcode() == Opcode::kFusion ? inst.fused_computation()->root() : &inst;
+  if (root->opcode() != Opcode::kTranspose || !root->shape().IsArray() || root->shape().rank() < 2) return nullptr;
+  const std::vector<int64_t>& perm = root->dimensions();
+  const int64_t rank = root->shape().rank();
+  if (static_cast<int64_t>(perm.size()) != rank || perm[rank - 1] == rank - 1) return nullptr;
+  const Shape& in = root->operand(0)->shape();
+  if (in.dimensions(rank - 1) < 2 || in.dimensions(perm[rank - 1]) < 2) return nullptr;
+  return root;
+}
+
+void GpuKernelEmitter::EmitEmulatorWrappers() {
+  std::vector<llvm::Function*> entries;
+  for (llvm::Function& f : module_) {
+    if (!f.isDeclaration() && f.hasFnAttribute("fusebox-gpu-entry")) entries.push_back(&f);
+  }
+  llvm::Type* ptr = llvm::PointerType::getUnqual(context_);
+  for (llvm::Function* f : entries) {
+    llvm::Function* w = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false),
+                                               llvm::GlobalValue::ExternalLinkage, f->getName() + "_emu", module_);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", w));
+    std::vector<llvm::Value*> args;
+    for (unsigned i = 0; i < f->arg_size(); ++i) {
+      llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, w->getArg(0), i));
+      llvm::Type* t = f->getArg(i)->getType();
+      args.push_back(t->isPointerTy() ? slot : b.CreateLoad(t, slot));
+    }
+    b.CreateCall(f, args);
+    b.CreateRetVoid();
+  }
+}
+
+Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
+  kernel->hlo = &inst;
+  kernel->name = EntryBaseName(inst.name());
+  ASSIGN_OR_RETURN(KernelFacts facts, DescribeKernel(context_, inst, "GPU backend"));
+  kernel->kind_name = facts.kind_name;
+  kernel->bytes_read = facts.bytes_read;
+  kernel->bytes_written = facts.bytes_written;
+  kernel->flops = facts.flops;
+  if (inst.opcode() == Opcode::kFusion) {
+    const Computation* fused = inst.fused_computation();
+    if (fused == nullptr) return InvalidArgument(inst.name() + ": fusion without a fused computation");
+    for (const auto& i : fused->instructions()) {
+      if (std::string why = UnsupportedReason(*i); !why.empty()) {
+        return Unimplemented(inst.name() + ": fused " + i->name() + ": " + why);
+      }
+      if (i->opcode() == Opcode::kSort) {
+        return Unimplemented(inst.name() + ": sort inside a fusion is not supported by the GPU backend");
+      }
+      if (IsScatterLike(i->opcode()) && i.get() != fused->root()) {
+        return Unimplemented(inst.name() + ": fused " + i->name() + " (" + std::string(OpcodeName(i->opcode())) +
+                             ") is supported only as the root of a fusion");
+      }
+    }
+    if (IsScatterLike(fused->root()->opcode())) return EmitScatterLike(inst, *fused->root(), kernel);
+  }
+  if (IsScatterLike(inst.opcode())) return EmitScatterLike(inst, inst, kernel);
+  if (inst.opcode() == Opcode::kSort) return EmitSort(inst, kernel);
+  if (const Instruction* dus = InPlaceUpdate(inst); dus != nullptr) return EmitInPlaceUpdate(inst, *dus, kernel);
+
+  std::vector<OutputLeaf> outputs = KernelOutputs(inst);
+  for (const OutputLeaf& leaf : outputs) {
+    if (!leaf.shape.IsArray()) return Unimplemented(inst.name() + ": nested tuple results are not supported");
+  }
+  if (std::optional<RowPlan> rows = PlanRowKernel(inst); rows) {
+    kernel->kind_name = "reduction(row kernel)";
+    return EmitRowKernel(inst, *rows, outputs, kernel);
+  }
+  if (std::optional<ReductionInfo> reduction = AnalyzeReduction(inst, outputs); reduction) {
+    kernel->kind_name = reduction->row ? (reduction->kept.empty() ? "reduction(full)" : "reduction(row)")
+                                       : "reduction(column)";
+    return EmitReduction(inst, *reduction, outputs, kernel);
+  }
+  if (const Instruction* dot = TileableDot(inst); dot != nullptr) {
+    kernel->kind_name = "dot(tiled)";
+    return EmitTiledDot(inst, *dot, kernel);
+  }
+  if (const Instruction* transpose = TileableTranspose(inst, outputs); transpose != nullptr) {
+    kernel->kind_name = "transpose(tiled)";
+    return EmitTiledTranspose(inst, *transpose, kernel);
+  }
+  return EmitLoops(inst, outputs, kernel);
+}
+
+std::string GpuKernelEmitter::EntryBaseName(const std::string& hlo_name) {
+  std::string base;
+  for (char c : hlo_name) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "k_" + base;
+  std::string name = base;
+  for (int n = 2; !used_names_.insert(name).second; ++n) name = base + "_" + std::to_string(n);
+  return name;
+}
+
+GpuKernelEmitter::Entry GpuKernelEmitter::BeginEntry(const Instruction& inst, const std::string& name, int64_t buffer_count, int64_t scalars,
+                                                     int64_t block_threads) {
+  Entry e;
+  e.buffer_count = buffer_count;
+  llvm::Type* ptr = llvm::PointerType::getUnqual(context_);
+  std::vector<llvm::Type*> params(static_cast<size_t>(buffer_count), ptr);
+  for (int64_t i = 0; i < scalars; ++i) params.push_back(llvm::Type::getInt64Ty(context_));
+  e.fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context_), params, false),
+                                llvm::GlobalValue::ExternalLinkage, name, module_);
+  e.fn->addFnAttr(llvm::Attribute::NoUnwind);
+  e.fn->addFnAttr("fusebox-gpu-entry");
+  for (int64_t i = 0; i < buffer_count; ++i) {
+    e.fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    e.fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::getWithAlignment(context_, llvm::Align(16)));
+  }
+  if (!emulate_) {
+    e.fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    llvm::NamedMDNode* annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
+    auto i32 = [&](int64_t v) {
+      return llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context_), v));
+    };
+    annotations->addOperand(llvm::MDNode::get(
+        context_, {llvm::ConstantAsMetadata::get(e.fn), llvm::MDString::get(context_, "kernel"), i32(1)}));
+    annotations->addOperand(llvm::MDNode::get(
+        context_, {llvm::ConstantAsMetadata::get(e.fn), llvm::MDString::get(context_, "maxntidx"), i32(block_threads)}));
+  }
+  e.b = std::make_unique<llvm::IRBuilder<>>(llvm::BasicBlock::Create(context_, "entry", e.fn));
+  e.emitter = std::make_unique<ElementalEmitter>(*e.b, module_);
+  if (inst.opcode() == Opcode::kFusion) {
+    const Computation* fused = inst.fused_computation();
+    for (int64_t p = 0; p < fused->parameter_count(); ++p) {
+      e.emitter->BindArray(fused->parameter(p), IrArray(e.buffer(p), inst.operand(p)->shape()));
+    }
+  } else {
+    for (int64_t p = 0; p < inst.operand_count(); ++p) {
+      e.emitter->BindArray(inst.operand(p), IrArray(e.buffer(p), inst.operand(p)->shape()));
+    }
+  }
+  return e;
+}
+
+Status GpuKernelEmitter::EndEntry(Entry& e) {
+  e.b->CreateRetVoid();
+  return e.emitter->status();
+}
+
+llvm::Value* GpuKernelEmitter::Special(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, int which) {
+  llvm::Value* v = nullptr;
+  if (emulate_) {
+    llvm::FunctionCallee f = module_.getOrInsertFunction(
+        "fusebox_gpu_emu_sreg", llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty()}, false));
+    v = b.CreateCall(f, {b.getInt32(static_cast<uint32_t>(which))});
+  } else {
+    v = b.CreateCall(llvm::Intrinsic::getDeclaration(&module_, id));
+  }
+  return b.CreateZExt(v, b.getInt64Ty());
+}
+
+void GpuKernelEmitter::Barrier(llvm::IRBuilder<>& b) {
+  if (emulate_) {
+    b.CreateCall(module_.getOrInsertFunction("fusebox_gpu_emu_barrier", llvm::FunctionType::get(b.getVoidTy(), false)));
+    return;
+  }
+  b.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_barrier0));
+}
+
+llvm::Value* GpuKernelEmitter::GlobalThread(llvm::IRBuilder<>& b, int64_t block) {
+  return b.CreateAdd(b.CreateMul(BlockX(b), b.getInt64(block)), ThreadX(b));
+}
+
+void GpuKernelEmitter::If(Entry& e, llvm::Value* condition, const std::string& name, const std::function<void()>& body) {
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, name, e.fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, name + ".done", e.fn);
+  b.CreateCondBr(condition, then_block, done);
+  b.SetInsertPoint(then_block);
+  e.emitter->PushScope();
+  body();
+  e.emitter->PopScope();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+}
+
+IrIndex GpuKernelEmitter::Delinearize(llvm::IRBuilder<>& b, llvm::Value* linear, const std::vector<int64_t>& dims) {
+  int64_t total = 1;
+  for (int64_t d : dims) total *= std::max<int64_t>(d, 1);
+  const bool narrow = total < (int64_t{1} << 31);
+  llvm::Type* t = narrow ? b.getInt32Ty() : b.getInt64Ty();
+  llvm::Value* rest = narrow ? b.CreateTrunc(linear, t) : linear;
+  IrIndex index(dims.size(), b.getInt64(0));
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    const int64_t size = dims[static_cast<size_t>(d)];
+    if (size <= 1) continue;
+    llvm::Value* size_value = llvm::ConstantInt::get(t, static_cast<uint64_t>(size));
+    llvm::Value* component = d == 0 ? rest : b.CreateURem(rest, size_value);
+    index[static_cast<size_t>(d)] = narrow ? b.CreateZExt(component, b.getInt64Ty()) : component;
+    if (d > 0) rest = b.CreateUDiv(rest, size_value);
+  }
+  return index;
+}
+
+llvm::Value* GpuKernelEmitter::StridedCount(llvm::IRBuilder<>& b, llvm::Value* active, llvm::Value* begin, llvm::Value* end,
+                                                   int64_t stride) {
+  llvm::Value* span = b.CreateAdd(b.CreateSub(end, begin), b.getInt64(stride - 1));
+  return b.CreateSelect(b.CreateAnd(active, b.CreateICmpULT(begin, end)), b.CreateUDiv(span, b.getInt64(stride)),
+                        b.getInt64(0));
+}
+
+void GpuKernelEmitter::Loop(Entry& e, llvm::Value* count, const std::string& name, const std::function<void(llvm::Value*)>& body) {
+  e.emitter->EmitLoop(e.b->getInt64(0), count, name, body);
+}
+
+void GpuKernelEmitter::StoreOutputs(Entry& e, const Instruction& inst, const std::vector<OutputLeaf>& outputs,
+                                    const std::vector<int64_t>& members, const IrIndex& index) {
+  llvm::IRBuilder<>& b = *e.b;
+  for (int64_t m : members) {
+    const OutputLeaf& leaf = outputs[static_cast<size_t>(m)];
+    llvm::Value* value = nullptr;
+    if (leaf.value < 0) {
+      value = e.emitter->Emit(leaf.inst, index);
+    } else {
+      std::vector<llvm::Value*> all = e.emitter->EmitAll(leaf.inst, index);
+      if (leaf.value >= static_cast<int64_t>(all.size())) continue;
+      value = all[static_cast<size_t>(leaf.value)];
+    }
+    IrArray out(e.buffer(inst.operand_count() + m), leaf.shape);
+    b.CreateStore(ToStorage(b, leaf.shape.element_type(), value), out.Address(b, index));
+  }
+}
+
+GpuLaunch GpuKernelEmitter::Launch1D(const std::string& function, int64_t threads, int64_t block) {
+  GpuLaunch launch;
+  launch.function = function;
+  const int64_t b = std::min(block, std::max<int64_t>(kWarp, CeilDiv(threads, kWarp) * kWarp));
+  launch.block = {b, 1, 1};
+  launch.grid = {std::max<int64_t>(1, CeilDiv(threads, b)), 1, 1};
+  return launch;
+}
+
+Status GpuKernelEmitter::EmitSpaceLoop(const Instruction& inst, GpuKernel* kernel, const std::string& name, const Shape& space,
+                                       int64_t buffer_count, int64_t skip_if_aliased,
+                                       const std::function<void(Entry&, const IrIndex&)>& body) {
+  const int64_t n = space.ElementCount();
+  if (n == 0) return Status::Ok();
+  const int64_t rank = space.rank();
+  int64_t per_thread = std::max(1, options_.elements_per_thread);
+  if (rank == 0 || space.dimensions(rank - 1) % per_thread != 0 || n < per_thread * kWarp) per_thread = 1;
+  std::vector<int64_t> dims(space.dimensions().begin(), space.dimensions().end());
+  if (rank > 0) dims.back() /= per_thread;
+  const int64_t threads = n / per_thread;
+  GpuLaunch launch = Launch1D(name, threads);
+  if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many elements for one launch");
+  launch.skip_if_aliased = skip_if_aliased;
+  Entry e = BeginEntry(inst, name, buffer_count, 0, launch.block[0]);
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::Value* t = GlobalThread(b, launch.block[0]);
+  If(e, b.CreateICmpULT(t, b.getInt64(threads)), "in_range", [&] {
+    IrIndex base = Delinearize(b, t, dims);
+    for (int64_t u = 0; u < per_thread; ++u) {
+      IrIndex index = base;
+      if (rank > 0 && per_thread > 1) {
+        index.back() = b.CreateAdd(b.CreateMul(base.back(), b.getInt64(per_thread)), b.getInt64(u));
+      }
+      body(e, index);
+    }
+  });
+  RETURN_IF_ERROR(EndEntry(e));
+  kernel->launches.push_back(launch);
+  return Status::Ok();
+}
+
+Status GpuKernelEmitter::EmitLoops(const Instruction& inst, const std::vector<OutputLeaf>& outputs, GpuKernel* kernel) {
+  // One launch per distinct output shape (a multi-output fusion's outputs of one shape
+  // share a thread per element).
+  std::vector<std::vector<int64_t>> groups;
+  for (int64_t i = 0; i < static_cast<int64_t>(outputs.size()); ++i) {
+    bool placed = false;
+    for (auto& g : groups) {
+      if (outputs[static_cast<size_t>(g[0])].shape.dimensions() == outputs[static_cast<size_t>(i)].shape.dimensions()) {
+        g.push_back(i);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) groups.push_back({i});
+  }
+  const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const std::string name = kernel->name + (groups.size() == 1 ? std::string("_kernel") : "_kernel" + std::to_string(g));
+    const Shape& space = outputs[static_cast<size_t>(groups[g][0])].shape;
+    RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, name, space, buffer_count, -1, [&](Entry& e, const IrIndex& index) {
+      StoreOutputs(e, inst, outputs, groups[g], index);
+    }));
+  }
+  return Status::Ok();
+}
+
+Status GpuKernelEmitter::EmitInPlaceUpdate(const Instruction& inst, const Instruction& dus, GpuKernel* kernel) {
+  const int64_t base_operand = &dus == &inst ? 0 : dus.operand(0)->parameter_number();
+  kernel->in_place_operand = base_operand;
+  kernel->kind_name = "dynamic-update-slice(in place)";
+  const int64_t operand_count = inst.operand_count();
+  const int64_t buffer_count = operand_count + 1;
+  const Shape& shape = dus.shape();
+  const Shape& update = dus.operand(1)->shape();
+  // The copy of operand 0, skipped when the result took over its buffer.
+  RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, kernel->name + "_copy", shape, buffer_count, base_operand,
+                                [&](Entry& e, const IrIndex& index) {
+                                  llvm::Value* v = e.emitter->Emit(dus.operand(0), index);
+                                  IrArray out(e.buffer(operand_count), shape);
+                                  e.b->CreateStore(ToStorage(*e.b, shape.element_type(), v), out.Address(*e.b, index));
+                                }));
+  // The update window, at clamped start indices.
+  return EmitSpaceLoop(inst, kernel, kernel->name + "_update", update, buffer_count, -1,
+                       [&](Entry& e, const IrIndex& u) {
+                         llvm::IRBuilder<>& b = *e.b;
+                         IrIndex at(static_cast<size_t>(shape.rank()));
+                         for (int64_t d = 0; d < shape.rank(); ++d) {
+                           const Instruction* start = dus.operand(2 + d);
+                           llvm::Value* v = e.emitter->Emit(start, {});
+                           v = IsUnsignedInt(start->shape().element_type()) ? b.CreateZExt(v, b.getInt64Ty())
+                                                                            : b.CreateSExt(v, b.getInt64Ty());
+                           v = b.CreateSelect(b.CreateICmpSLT(v, b.getInt64(0)), b.getInt64(0), v);
+                           const int64_t max_start = shape.dimensions(d) - update.dimensions(d);
+                           v = b.CreateSelect(b.CreateICmpSGT(v, b.getInt64(max_start)), b.getInt64(max_start), v);
+                           at[static_cast<size_t>(d)] = b.CreateAdd(v, u[static_cast<size_t>(d)]);
+                         }
+                         llvm::Value* value = e.emitter->Emit(dus.operand(1), u);
+                         IrArray out(e.buffer(operand_count), shape);
+                         b.CreateStore(ToStorage(b, shape.element_type(), value), out.Address(b, at));
+                       });
+}
+
+Status GpuKernelEmitter::EmitScatterLike(const Instruction& inst, const Instruction& root, GpuKernel* kernel) {
+  const bool is_scatter = root.opcode() == Opcode::kScatter;
+  ASSIGN_OR_RETURN(const std::vector<Shape> outs, ScatterLikeResults(inst, root));
+  const int64_t n = static_cast<int64_t>(outs.size());
+  kernel->kind_name = std::string(OpcodeName(root.opcode())) + "(serial updates)";
+  const int64_t operand_count = inst.operand_count();
+  const int64_t buffer_count = operand_count + n;
+  RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, kernel->name + "_init", outs[0], buffer_count, -1,
+                                [&](Entry& e, const IrIndex& index) {
+                                  for (int64_t i = 0; i < n; ++i) {
+                                    llvm::Value* v = is_scatter ? e.emitter->Emit(root.operand(i), index)
+                                                                : e.emitter->Emit(root.operand(2), {});
+                                    IrArray out(e.buffer(operand_count + i), outs[static_cast<size_t>(i)]);
+                                    e.b->CreateStore(ToStorage(*e.b, outs[static_cast<size_t>(i)].element_type(), v),
+                                                     out.Address(*e.b, index));
+                                  }
+                                }));
+  GpuLaunch apply;
+  apply.function = kernel->name + "_apply";
+  Entry e = BeginEntry(inst, apply.function, buffer_count, 0, 1);
+  std::vector<IrArray> results;
+  for (int64_t i = 0; i < n; ++i) results.emplace_back(e.buffer(operand_count + i), outs[static_cast<size_t>(i)]);
+  if (is_scatter) {
+    EmitScatterUpdates(root, *e.emitter, *e.b, results);
+  } else {
+    EmitSelectAndScatterUpdates(root, *e.emitter, *e.b, results[0]);
+  }
+  RETURN_IF_ERROR(EndEntry(e));
+  kernel->launches.push_back(apply);
+  return Status::Ok();
+}
+
+Status GpuKernelEmitter::EmitSort(const Instruction& sort, GpuKernel* kernel) {
+  const Computation* comparator = sort.to_apply();
+  if (comparator == nullptr || sort.dimensions().size() != 1) return InvalidArgument(sort.name() + ": malformed sort");
+  const int64_t n_ops = sort.operand_count();
+  const Shape& shape = sort.operand(0)->shape();
+  const int64_t dim = sort.dimensions()[0];
+  if (dim < 0 || dim >= shape.rank()) return InvalidArgument(sort.name() + ": sort dimension out of range");
+  const int64_t length = shape.dimensions(dim);
+  const int64_t total = shape.ElementCount();
+  kernel->kind_name = "sort(bitonic)";
+  if (total == 0) return Status::Ok();
+  if (length >= (int64_t{1} << 30)) return Unimplemented(sort.name() + ": sort dimension too long");
+  kernel->scratch_bytes = total * 4;  // s32 positions
+  const int64_t buffer_count = n_ops + n_ops + 1;
+  const int64_t scratch = buffer_count - 1;
+  const Shape positions(PrimitiveType::kS32, shape.dimensions());
+  RETURN_IF_ERROR(EmitSpaceLoop(sort, kernel, kernel->name + "_init", shape, buffer_count, -1,
+                                [&](Entry& e, const IrIndex& index) {
+                                  llvm::IRBuilder<>& b = *e.b;
+                                  for (int64_t k = 0; k < n_ops; ++k) {
+                                    const Shape& s = sort.operand(k)->shape();
+                                    llvm::Value* v = e.emitter->Emit(sort.operand(k), index);
+                                    IrArray out(e.buffer(n_ops + k), s);
+                                    b.CreateStore(ToStorage(b, s.element_type(), v), out.Address(b, index));
+                                  }
+                                  IrArray pos(e.buffer(scratch), positions);
+                                  b.CreateStore(b.CreateTrunc(index[static_cast<size_t>(dim)], b.getInt32Ty()),
+                                                pos.Address(b, index));
+                                }));
+  if (length < 2) return Status::Ok();
+  int64_t padded = 1;
+  while (padded < length) padded *= 2;
+  const int64_t rows = total / length;
+  const int64_t threads = rows * (padded / 2);
+  const std::string step = kernel->name + "_step";
+  GpuLaunch base = Launch1D(step, threads);
+  if (base.grid[0] > kMaxGridX) return Unimplemented(sort.name() + ": too many elements for one launch");
+  Entry e = BeginEntry(sort, step, buffer_count, 2, base.block[0]);
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::Value* flip = e.scalar(0);
+  llvm::Value* distance = e.scalar(1);
+  llvm::Value* t = GlobalThread(b, base.block[0]);
+  If(e, b.CreateICmpULT(t, b.getInt64(threads)), "in_range", [&] {
+    llvm::Value* half = b.getInt64(padded / 2);
+    llvm::Value* row = b.CreateUDiv(t, half);
+    llvm::Value* i = b.CreateURem(t, half);
+    llvm::Value* group = b.CreateUDiv(i, distance);
+    llvm::Value* offset = b.CreateURem(i, distance);
+    llvm::Value* start = b.CreateMul(group, b.CreateMul(distance, b.getInt64(2)));
+    llvm::Value* lo = b.CreateAdd(start, offset);
+    llvm::Value* hi_flip = b.CreateSub(b.CreateAdd(start, b.CreateMul(distance, b.getInt64(2))), b.CreateAdd(offset, b.getInt64(1)));
+    llvm::Value* hi = b.CreateSelect(b.CreateICmpNE(flip, b.getInt64(0)), hi_flip, b.CreateAdd(lo, distance));
+    std::vector<int64_t> row_dims;
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      if (d != dim) row_dims.push_back(shape.dimensions(d));
+    }
+    IrIndex row_index = Delinearize(b, row, row_dims);
+    auto full_index = [&](llvm::Value* p) {
+      IrIndex index;
+      size_t r = 0;
+      for (int64_t d = 0; d < shape.rank(); ++d) index.push_back(d == dim ? p : row_index[r++]);
+      return index;
+    };
+    If(e, b.CreateICmpULT(hi, b.getInt64(length)), "partner", [&] {
+      IrIndex lo_index = full_index(lo), hi_index = full_index(hi);
+      std::vector<llvm::Value*> lo_addr, hi_addr, lo_val, hi_val;
+      for (int64_t k = 0; k < n_ops; ++k) {
+        const Shape& s = sort.operand(k)->shape();
+        IrArray out(e.buffer(n_ops + k), s);
+        llvm::Type* storage = *StorageType(context_, s.element_type());
+        lo_addr.push_back(out.Address(b, lo_index));
+        hi_addr.push_back(out.Address(b, hi_index));
+        lo_val.push_back(b.CreateLoad(storage, lo_addr.back()));
+        hi_val.push_back(b.CreateLoad(storage, hi_addr.back()));
+      }
+      IrArray pos(e.buffer(scratch), positions);
+      llvm::Value* lo_pos_addr = pos.Address(b, lo_index);
+      llvm::Value* hi_pos_addr = pos.Address(b, hi_index);
+      llvm::Value* lo_pos = b.CreateLoad(b.getInt32Ty(), lo_pos_addr);
+      llvm::Value* hi_pos = b.CreateLoad(b.getInt32Ty(), hi_pos_addr);
+      auto less = [&](const std::vector<llvm::Value*>& x, const std::vector<llvm::Value*>& y) {
+        std::vector<llvm::Value*> args;
+        for (int64_t k = 0; k < n_ops; ++k) {
+          const PrimitiveType type = sort.operand(k)->shape().element_type();
+          args.push_back(ToRegister(b, type, x[static_cast<size_t>(k)]));
+          args.push_back(ToRegister(b, type, y[static_cast<size_t>(k)]));
+        }
+        std::vector<llvm::Value*> r = e.emitter->EmitScalarComputation(*comparator, args);
+        return r.empty() ? b.getFalse() : r[0];
+      };
+      // hi goes first when it compares less, or on a tie when it came first.
+      llvm::Value* hi_first = less(hi_val, lo_val);
+      llvm::Value* tie = b.CreateAnd(b.CreateNot(hi_first), b.CreateNot(less(lo_val, hi_val)));
+      llvm::Value* swap = b.CreateOr(hi_first, b.CreateAnd(tie, b.CreateICmpSLT(hi_pos, lo_pos)));
+      If(e, swap, "swap", [&] {
+        for (int64_t k = 0; k < n_ops; ++k) {
+          b.CreateStore(hi_val[static_cast<size_t>(k)], lo_addr[static_cast<size_t>(k)]);
+          b.CreateStore(lo_val[static_cast<size_t>(k)], hi_addr[static_cast<size_t>(k)]);
+        }
+        b.CreateStore(hi_pos, lo_pos_addr);
+        b.CreateStore(lo_pos, hi_pos_addr);
+      });
+    });
+  });
+  RETURN_IF_ERROR(EndEntry(e));
+  for (int64_t size = 2; size <= padded; size *= 2) {
+    for (int64_t d = size / 2; d >= 1; d /= 2) {
+      GpuLaunch launch = base;
+      launch.scalar_args = {d == size / 2 ? 1 : 0, d};
+      kernel->launches.push_back(launch);
+    }
+  }
+  return Status::Ok();
+}
+
+Status GpuKernelEmitter::EmitTiledTranspose(const Instruction& inst, const Instruction& transpose, GpuKernel* kernel) {
+  const Shape& in = transpose.operand(0)->shape();
+  const Shape& out = transpose.shape();
+  const std::vector<int64_t>& perm = transpose.dimensions();
+  const int64_t rank = in.rank();
+  const int64_t a_dim = perm[static_cast<size_t>(rank - 1)];  // input dim that becomes the output's minor
+  const int64_t b_dim = rank - 1;                              // input minor
+  std::vector<int64_t> other_dims, other_sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != a_dim && d != b_dim) {
+      other_dims.push_back(d);
+      other_sizes.push_back(in.dimensions(d));
+    }
+  }
+  int64_t others = 1;
+  for (int64_t s : other_sizes) others *= s;
+  const int64_t a_size = in.dimensions(a_dim), b_size = in.dimensions(b_dim);
+  GpuLaunch launch;
+  launch.function = kernel->name + "_kernel";
+  launch.block = {kTile * 8, 1, 1};
+  launch.grid = {CeilDiv(b_size, kTile), CeilDiv(a_size, kTile), others};
+  if (launch.grid[1] > kMaxGridYZ || launch.grid[2] > kMaxGridYZ) {
+    return EmitLoops(inst, KernelOutputs(inst), kernel);
+  }
+  const int64_t buffer_count = inst.operand_count() + 1;
+  Entry e = BeginEntry(inst, launch.function, buffer_count, 0, launch.block[0]);
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::Type* value_type = *RegisterType(context_, in.element_type());
+  llvm::GlobalVariable* tile = SharedArray(value_type, kTile * (kTile + 1), launch.function + "_tile");
+  llvm::Value* tid = ThreadX(b);
+  llvm::Value* tx = b.CreateURem(tid, b.getInt64(kTile));
+  llvm::Value* ty = b.CreateUDiv(tid, b.getInt64(kTile));
+  llvm::Value* b0 = b.CreateMul(BlockX(b), b.getInt64(kTile));
+  llvm::Value* a0 = b.CreateMul(BlockY(b), b.getInt64(kTile));
+  IrIndex other = Delinearize(b, BlockZ(b), other_sizes);
+  auto input_index = [&](llvm::Value* a, llvm::Value* bb) {
+    IrIndex index(static_cast<size_t>(rank), b.getInt64(0));
+    for (size_t k = 0; k < other_dims.size(); ++k) index[static_cast<size_t>(other_dims[k])] = other[k];
+    index[static_cast<size_t>(a_dim)] = a;
+    index[static_cast<size_t>(b_dim)] = bb;
+    return index;
+  };
+  // Read: rows a0 + ty + 8j, column b0 + tx.
+  for (int64_t j = 0; j < kTile / 8; ++j) {
+    llvm::Value* row = b.CreateAdd(ty, b.getInt64(8 * j));
+    llvm::Value* a = b.CreateAdd(a0, row);
+    llvm::Value* bb = b.CreateAdd(b0, tx);
+    If(e, b.CreateAnd(b.CreateICmpULT(a, b.getInt64(a_size)), b.CreateICmpULT(bb, b.getInt64(b_size))), "read", [&] {
+      llvm::Value* v = e.emitter->Emit(transpose.operand(0), input_index(a, bb));
+      StoreShared(b, tile, b.CreateAdd(b.CreateMul(row, b.getInt64(kTile + 1)), tx), v);
+    });
+  }
+  Barrier(b);
+  // Write: output element for input (a0 + tx, b0 + ty + 8j).
+  for (int64_t j = 0; j < kTile / 8; ++j) {
+    llvm::Value* col = b.CreateAdd(ty, b.getInt64(8 * j));
+    llvm::Value* a = b.CreateAdd(a0, tx);
+    llvm::Value* bb = b.CreateAdd(b0, col);
+    If(e, b.CreateAnd(b.CreateICmpULT(a, b.getInt64(a_size)), b.CreateICmpULT(bb, b.getInt64(b_size))), "write", [&] {
+      llvm::Value* v = LoadShared(b, tile, b.CreateAdd(b.CreateMul(tx, b.getInt64(kTile + 1)), col), value_type);
+      IrIndex src = input_index(a, bb);
+      IrIndex dst(static_cast<size_t>(rank));
+      for (int64_t d = 0; d < rank; ++d) dst[static_cast<size_t>(d)] = src[static_cast<size_t>(perm[static_cast<size_t>(d)])];
+      IrArray result(e.buffer(inst.operand_count()), out);
+      b.CreateStore(ToStorage(b, out.element_type(), v), result.Address(b, dst));
+    });
+  }
+  RETURN_IF_ERROR(EndEntry(e));
+  kernel->launches.push_back(launch);
+  return Status::Ok();
+}
+
+Status GpuKernelEmitter::EmitTiledDot(const Instruction& inst, const Instruction& dot, GpuKernel* kernel) {
+  const DotDimensionNumbers& dn = *dot.attrs().dot_dimension_numbers;
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
+  const PrimitiveType type = dot.shape().element_type();
+  std::vector<int64_t> batch_sizes, m_dims, n_dims, k_sizes;
+  for (int64_t d : dn.lhs_batch_dimensions) batch_sizes.push_back(lhs.dimensions(d));
+  for (int64_t d = 0; d < lhs.rank(); ++d) {
+    if (!Contains(dn.lhs_batch_dimensions, d) && !Contains(dn.lhs_contracting_dimensions, d)) m_dims.push_back(d);
+  }
+  for (int64_t d = 0; d < rhs.rank(); ++d) {
+    if (!Contains(dn.rhs_batch_dimensions, d) && !Contains(dn.rhs_contracting_dimensions, d)) n_dims.push_back(d);
+  }
+  for (int64_t d : dn.lhs_contracting_dimensions) k_sizes.push_back(lhs.dimensions(d));
+  std::vector<int64_t> m_sizes, n_sizes;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  for (int64_t s : batch_sizes) batch *= s;
+  for (int64_t d : m_dims) m_sizes.push_back(lhs.dimensions(d)), m *= lhs.dimensions(d);
+  for (int64_t d : n_dims) n_sizes.push_back(rhs.dimensions(d)), n *= rhs.dimensions(d);
+  for (int64_t s : k_sizes) k *= s;
+  GpuLaunch launch;
+  launch.function = kernel->name + "_kernel";
+  launch.block = {kDotTile * kDotTile, 1, 1};
+  launch.grid = {CeilDiv(n, kDotTile), CeilDiv(m, kDotTile), batch};
+  if (launch.grid[1] > kMaxGridYZ || launch.grid[2] > kMaxGridYZ || dot.shape().ElementCount() == 0) {
+    return EmitLoops(inst, KernelOutputs(inst), kernel);
+  }
+  const int64_t buffer_count = inst.operand_count() + 1;
+  Entry e = BeginEntry(inst, launch.function, buffer_count, 0, launch.block[0]);
+  llvm::IRBuilder<>& b = *e.b;
+  ElementalEmitter& em = *e.emitter;
+  const PrimitiveType math_type = (type == PrimitiveType::kF16 || type == PrimitiveType::kBF16) ? PrimitiveType::kF32 : type;  // tiled types only
+  llvm::Type* acc_type = *RegisterType(context_, type);
+  llvm::GlobalVariable* a_tile = SharedArray(acc_type, kDotTile * kDotTile, launch.function + "_lhs");
+  llvm::GlobalVariable* b_tile = SharedArray(acc_type, kDotTile * kDotTile, launch.function + "_rhs");
+  llvm::Value* tid = ThreadX(b);
+  llvm::Value* tx = b.CreateURem(tid, b.getInt64(kDotTile));
+  llvm::Value* ty = b.CreateUDiv(tid, b.getInt64(kDotTile));
+  llvm::Value* n0 = b.CreateMul(BlockX(b), b.getInt64(kDotTile));
+  llvm::Value* m0 = b.CreateMul(BlockY(b), b.getInt64(kDotTile));
+  IrIndex batch_index = Delinearize(b, BlockZ(b), batch_sizes);
+  llvm::AllocaInst* acc = em.EntryAlloca(acc_type, "dot.acc");
+  b.CreateStore(em.Constant(type, 0), acc);
+  auto lhs_index = [&](llvm::Value* mi, llvm::Value* ki) {
+    IrIndex index(static_cast<size_t>(lhs.rank()), b.getInt64(0));
+    for (size_t i = 0; i < dn.lhs_batch_dimensions.size(); ++i) index[static_cast<size_t>(dn.lhs_batch_dimensions[i])] = batch_index[i];
+    IrIndex mm = Delinearize(b, mi, m_sizes), kk = Delinearize(b, ki, k_sizes);
+    for (size_t i = 0; i < m_dims.size(); ++i) index[static_cast<size_t>(m_dims[i])] = mm[i];
+    for (size_t i = 0; i < dn.lhs_contracting_dimensions.size(); ++i) index[static_cast<size_t>(dn.lhs_contracting_dimensions[i])] = kk[i];
+    return index;
+  };
+  auto rhs_index = [&](llvm::Value* ki, llvm::Value* ni) {
+    IrIndex index(static_cast<size_t>(rhs.rank()), b.getInt64(0));
+    for (size_t i = 0; i < dn.rhs_batch_dimensions.size(); ++i) index[static_cast<size_t>(dn.rhs_batch_dimensions[i])] = batch_index[i];
+    IrIndex nn = Delinearize(b, ni, n_sizes), kk = Delinearize(b, ki, k_sizes);
+    for (size_t i = 0; i < n_dims.size(); ++i) index[static_cast<size_t>(n_dims[i])] = nn[i];
+    for (size_t i = 0; i < dn.rhs_contracting_dimensions.size(); ++i) index[static_cast<size_t>(dn.rhs_contracting_dimensions[i])] = kk[i];
+    return index;
+  };
+  llvm::Value* row = b.CreateAdd(m0, ty);
+  llvm::Value* col = b.CreateAdd(n0, tx);
+  Loop(e, b.getInt64(CeilDiv(k, kDotTile)), "kslice", [&](llvm::Value* slice) {
+    llvm::Value* k0 = b.CreateMul(slice, b.getInt64(kDotTile));
+    llvm::Value* slot = b.CreateAdd(b.CreateMul(ty, b.getInt64(kDotTile)), tx);
+    // lhs tile [ty][tx] = lhs(row, k0 + tx); rhs tile [ty][tx] = rhs(k0 + ty, col); zero outside.
+    StoreShared(b, a_tile, slot, em.Constant(type, 0));
+    StoreShared(b, b_tile, slot, em.Constant(type, 0));
+    llvm::Value* ka = b.CreateAdd(k0, tx);
+    If(e, b.CreateAnd(b.CreateICmpULT(row, b.getInt64(m)), b.CreateICmpULT(ka, b.getInt64(k))), "load_lhs", [&] {
+      llvm::Value* v = em.Convert(&dot, lhs.element_type(), type, em.Emit(dot.operand(0), lhs_index(row, ka)));
+      StoreShared(b, a_tile, slot, v);
+    });
+    llvm::Value* kb = b.CreateAdd(k0, ty);
+    If(e, b.CreateAnd(b.CreateICmpULT(col, b.getInt64(n)), b.CreateICmpULT(kb, b.getInt64(k))), "load_rhs", [&] {
+      llvm::Value* v = em.Convert(&dot, rhs.element_type(), type, em.Emit(dot.operand(1), rhs_index(kb, col)));
+      StoreShared(b, b_tile, slot, v);
+    });
+    Barrier(b);
+    for (int64_t kk = 0; kk < kDotTile; ++kk) {
+      llvm::Value* x = LoadShared(b, a_tile, b.CreateAdd(b.CreateMul(ty, b.getInt64(kDotTile)), b.getInt64(kk)), acc_type);
+      llvm::Value* y = LoadShared(b, b_tile, b.CreateAdd(b.getInt64(kk * kDotTile), tx), acc_type);
+      llvm::Value* product = em.Arithmetic(&dot, Opcode::kMultiply, math_type, x, y);
+      b.CreateStore(em.Arithmetic(&dot, Opcode::kAdd, math_type, b.CreateLoad(acc_type, acc), product), acc);
+    }
+    Barrier(b);
+  });
+  If(e, b.CreateAnd(b.CreateICmpULT(row, b.getInt64(m)), b.CreateICmpULT(col, b.getInt64(n))), "write", [&] {
+    em.BindScalar(&dot, em.Round(type, b.CreateLoad(acc_type, acc)));
+    // Output index: batch, lhs free, rhs free.
+    IrIndex index;
+    for (llvm::Value* v : batch_index) index.push_back(v);
+    for (llvm::Value* v : Delinearize(b, row, m_sizes)) index.push_back(v);
+    for (llvm::Value* v : Delinearize(b, col, n_sizes)) index.push_back(v);
+    const Instruction* root = inst.opcode() == Opcode::kFusion ? inst.fused_computation()->root() : &inst;
+    llvm::Value* value = em.Emit(root, index);
+    IrArray out(e.buffer(inst.operand_count()), inst.shape());
+    b.CreateStore(ToStorage(b, inst.shape().element_type(), value), out.Address(b, index));
+    em.Unbind(&dot);
+  });
+  RETURN_IF_ERROR(EndEntry(e));
+  kernel->launches.push_back(launch);
+  return Status::Ok();
+}
+
+}  // namespace fusebox::codegen::gpu

@@ -1,0 +1,275 @@
+// The GPU kernel emitter: one kernel (a fusion or a single op) to NVPTX entries (or, for
+// the GPU emulator, host functions), its launches recorded in a GpuKernel. Loops,
+// in-place updates, scatters, sorts and tiled transposes and dots are emitted in
+// gpu_kernel_emitter.cc; reductions (warp and block trees, row kernels, column
+// reductions) in gpu_reduction_emitter.cc. Internal to compiler/codegen: CompileForGpu
+// and EmitGpuKernelsForHost (gpu_compiler.cc) drive it.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/codegen/elemental_emitter.h"
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/codegen/kernel_util.h"
+#include "compiler/passes/row_fusion.h"
+
+namespace fusebox::codegen::gpu {
+
+inline constexpr int64_t kBlock = 256;        // threads per block of most kernels
+inline constexpr int64_t kWarp = 32;
+inline constexpr int64_t kTile = 32;          // transpose tile
+inline constexpr int64_t kDotTile = 16;       // dot tile (16x16 threads, 16-wide K slices)
+inline constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
+inline constexpr int64_t kMaxGridYZ = 65535;
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The reduces a reduction kernel is built around ("heroes", as XLA calls them): every
+// reduce of the fusion, all over operands of one shape and the same dimensions, none
+// feeding another, and every output of the kernel shaped like their result.
+struct ReductionInfo {
+  std::vector<const Instruction*> heroes;
+  Shape operand;
+  std::vector<int64_t> reduced, kept;  // operand dimensions
+  int64_t outputs = 1;                 // elements of the reduce result
+  int64_t length = 1;                  // elements reduced into each
+  bool row = true;                     // the operand's minor dimension is reduced
+};
+
+// The reduction `inst` is built around, when it is one: every output of the kernel
+// shaped like the heroes' result (see ReductionInfo).
+std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std::vector<OutputLeaf>& outputs);
+
+// The dot at the heart of a kernel whose other instructions are all elementwise
+// consumers of it of its shape (an output fusion's epilogue), or null.
+const Instruction* TileableDot(const Instruction& inst);
+
+// A kernel whose root is a transpose that moves the minor dimension (needs tiles through
+// shared memory for coalesced reads and writes), or null.
+const Instruction* TileableTranspose(const Instruction& inst, const std::vector<OutputLeaf>& outputs);
+
+class GpuKernelEmitter {
+ public:
+  // `emulate`: kernels for the host CPU run by the GPU emulator (gpu_emulator.h): thread
+  // ids, barriers and shuffles become calls into it, shared memory is ordinary memory.
+  GpuKernelEmitter(llvm::Module& module, const GpuCompileOptions& options, bool emulate)
+      : module_(module), context_(module.getContext()), options_(options), emulate_(emulate) {}
+
+  // For the emulator: `<entry>_emu(ptr args)` calling each entry with its arguments read
+  // from args[i] (a buffer pointer, or a pointer to an i64 scalar).
+  void EmitEmulatorWrappers();
+
+  Status Emit(const Instruction& inst, GpuKernel* kernel);
+
+ private:
+  static bool IsScatterLike(Opcode op) { return op == Opcode::kScatter || op == Opcode::kSelectAndScatter; }
+
+  // PTX identifiers take letters, digits, '_' and '$': "fusion.2" -> "fusion_2", made
+  // unique in the module; entries are this plus "_kernel", "_partials", ...
+  std::string EntryBaseName(const std::string& hlo_name);
+
+  // --- Kernel entries -------------------------------------------------------------
+
+  // One kernel entry being emitted: the function, a builder and an elemental emitter with
+  // the kernel's inputs bound.
+  struct Entry {
+    llvm::Function* fn = nullptr;
+    std::unique_ptr<llvm::IRBuilder<>> b;
+    std::unique_ptr<ElementalEmitter> emitter;
+    int64_t buffer_count = 0;
+    llvm::Value* buffer(int64_t i) const { return fn->getArg(static_cast<unsigned>(i)); }
+    llvm::Value* scalar(int64_t i) const { return fn->getArg(static_cast<unsigned>(buffer_count + i)); }
+  };
+
+  // Declares `name(ptr buffers..., i64 scalars...)` as a kernel (PTX .entry) with
+  // `block_threads` as its maximum block size, and binds the kernel's inputs.
+  Entry BeginEntry(const Instruction& inst, const std::string& name, int64_t buffer_count, int64_t scalars,
+                   int64_t block_threads);
+
+  Status EndEntry(Entry& e);
+
+  // A special register (thread or block index), as i64. `which` numbers them for the
+  // emulator: 0 tid.x, 1 ctaid.x, 2 ctaid.y, 3 ctaid.z.
+  llvm::Value* Special(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, int which);
+  llvm::Value* ThreadX(llvm::IRBuilder<>& b) { return Special(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, 0); }
+  llvm::Value* BlockX(llvm::IRBuilder<>& b) { return Special(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, 1); }
+  llvm::Value* BlockY(llvm::IRBuilder<>& b) { return Special(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y, 2); }
+  llvm::Value* BlockZ(llvm::IRBuilder<>& b) { return Special(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z, 3); }
+  void Barrier(llvm::IRBuilder<>& b);
+
+  // The global thread id of a 1-D launch.
+  llvm::Value* GlobalThread(llvm::IRBuilder<>& b, int64_t block);
+
+  // Runs `body` when `condition` holds. Values cached inside stay inside.
+  void If(Entry& e, llvm::Value* condition, const std::string& name, const std::function<void()>& body);
+
+  // Row-major multi-index of `linear` over `dims`, in 32-bit arithmetic when the space
+  // fits (64-bit division is a long instruction sequence on GPUs).
+  IrIndex Delinearize(llvm::IRBuilder<>& b, llvm::Value* linear, const std::vector<int64_t>& dims);
+
+  // How many of begin, begin + stride, ... lie below `end` (0 unless `active`): the trip
+  // count of a thread's strided loop.
+  static llvm::Value* StridedCount(llvm::IRBuilder<>& b, llvm::Value* active, llvm::Value* begin, llvm::Value* end,
+                                   int64_t stride);
+
+  // A `for (i = 0; i < count; ++i)` loop with the emitter's scoping.
+  void Loop(Entry& e, llvm::Value* count, const std::string& name, const std::function<void(llvm::Value*)>& body);
+
+  // Stores every output of `members` at `index`.
+  void StoreOutputs(Entry& e, const Instruction& inst, const std::vector<OutputLeaf>& outputs,
+                    const std::vector<int64_t>& members, const IrIndex& index);
+
+  static GpuLaunch Launch1D(const std::string& function, int64_t threads, int64_t block = kBlock);
+
+  // --- Elementwise / generic loops ---------------------------------------------------
+
+  // A loop kernel over `space`: thread t computes `per_thread` consecutive elements of the
+  // minor dimension (when it divides), so that loads of same-shaped operands are
+  // contiguous and 16-byte aligned and LLVM merges them into vector loads.
+  Status EmitSpaceLoop(const Instruction& inst, GpuKernel* kernel, const std::string& name, const Shape& space,
+                       int64_t buffer_count, int64_t skip_if_aliased,
+                       const std::function<void(Entry&, const IrIndex&)>& body);
+
+  Status EmitLoops(const Instruction& inst, const std::vector<OutputLeaf>& outputs, GpuKernel* kernel);
+
+  // --- In-place dynamic-update-slice ----------------------------------------------------
+
+  Status EmitInPlaceUpdate(const Instruction& inst, const Instruction& dus, GpuKernel* kernel);
+
+  // --- scatter / select-and-scatter -------------------------------------------------------
+
+  // The initial result in parallel, then the updates in one thread, in the interpreter's
+  // order (updates to one element may collide; a serial pass keeps results exact).
+  Status EmitScatterLike(const Instruction& inst, const Instruction& root, GpuKernel* kernel);
+
+  // --- Sort: a bitonic network ----------------------------------------------------------
+
+  // Copies the operands into the results and numbers the elements along the sort
+  // dimension (the stable tie-break), then one launch per compare-exchange step of a
+  // bitonic network over the next power of two; partners past the end are skipped, which
+  // sorts any length when each merge starts with the "flip" step.
+  Status EmitSort(const Instruction& sort, GpuKernel* kernel);
+
+  // --- Reductions -----------------------------------------------------------------------
+
+  // The running value of a reduction in one thread: per hero, its values; and whether any
+  // element has been folded in yet (the init value is applied once, at the end, so any
+  // associative reducer works, identity init or not).
+  struct Accumulator {
+    std::vector<std::vector<llvm::AllocaInst*>> values;
+    llvm::AllocaInst* valid = nullptr;
+  };
+
+  // Flattened register types of all hero values.
+  std::vector<llvm::Type*> ValueTypes(const ReductionInfo& info);
+
+  Accumulator MakeAccumulator(Entry& e, const ReductionInfo& info);
+
+  std::vector<llvm::Value*> Load(Entry& e, const Accumulator& acc);
+
+  // Folds `values` (flattened, one per hero value), valid when `valid`, into `acc`.
+  void Fold(Entry& e, const ReductionInfo& info, const Accumulator& acc, const std::vector<llvm::Value*>& values,
+            llvm::Value* valid);
+
+  // Moves `v` down `offset` lanes of the warp, any register type.
+  llvm::Value* ShuffleDown(llvm::IRBuilder<>& b, llvm::Value* v, int64_t offset);
+
+  // Tree reduction across the warp's lanes by shuffles (lane 0 ends with the result of
+  // lanes [0, width)).
+  void WarpReduce(Entry& e, const ReductionInfo& info, const Accumulator& acc, int64_t width);
+
+  llvm::GlobalVariable* SharedArray(llvm::Type* element, int64_t count, const std::string& name);
+
+  void StoreShared(llvm::IRBuilder<>& b, llvm::GlobalVariable* array, llvm::Value* slot, llvm::Value* v);
+
+  llvm::Value* LoadShared(llvm::IRBuilder<>& b, llvm::GlobalVariable* array, llvm::Value* slot, llvm::Type* type);
+
+  // The reduction of a group of `group` threads (lanes `lane`, `groups` groups per block):
+  // shuffles within warps, then shared memory across the group's warps. Lane 0 of the
+  // group ends with the result. Every thread of the block must call this (it has a barrier).
+  void GroupReduce(Entry& e, const ReductionInfo& info, const Accumulator& acc, int64_t group, int64_t groups,
+                   llvm::Value* group_in_block, llvm::Value* lane, const std::string& name);
+
+  // Index of the heroes' operand for output element `o` (over the kept dimensions) and
+  // reduced element `r` (over the reduced dimensions).
+  IrIndex OperandIndex(llvm::IRBuilder<>& b, const ReductionInfo& info, const IrIndex& kept, llvm::Value* r);
+
+  std::vector<int64_t> OutputDims(const ReductionInfo& info);
+
+  // The heroes' operand values at `index`, flattened.
+  std::vector<llvm::Value*> HeroInputs(Entry& e, const ReductionInfo& info, const IrIndex& index);
+
+  // Applies the init values, binds the heroes' results and stores every output at `o`.
+  void FinishOutputs(Entry& e, const Instruction& inst, const ReductionInfo& info, const Accumulator& acc,
+                     const std::vector<OutputLeaf>& outputs, llvm::Value* o);
+
+  // Byte offsets of each flattened value's partials array (and of the valid bytes) in
+  // scratch, `rows` entries each.
+  std::vector<int64_t> PartialOffsets(const ReductionInfo& info, int64_t rows, int64_t* total);
+
+  llvm::Value* PartialAddress(llvm::IRBuilder<>& b, llvm::Value* scratch, int64_t offset, llvm::Type* t, llvm::Value* row);
+
+  Status EmitReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
+                       GpuKernel* kernel);
+
+  // A launch with a group of threads per row of `length` elements (a block of kBlock for
+  // rows of 1024 or more, else a warp), `rows` rows: the entry, and per thread its group
+  // in the block, its lane, its row `o` (0 for the threads past the last row) and whether
+  // that row exists (`active`).
+  struct RowGroups {
+    Entry e;
+    int64_t group = 0, groups = 0;
+    llvm::Value *group_in_block = nullptr, *lane = nullptr, *active = nullptr, *o = nullptr;
+  };
+  StatusOr<RowGroups> BeginRowGroups(const Instruction& inst, const std::string& name, int64_t buffer_count,
+                                     int64_t rows, int64_t length, GpuLaunch* launch);
+
+  // Row kernels (row_fusion.h: softmax, normalizations): a group of threads per row (a
+  // block for rows of 1024 elements or more, else a warp). Each reduce in turn: every
+  // thread folds its strided elements of the row (coalesced), the group combines them,
+  // lane 0 applies the init value and leaves the result in shared memory, and the whole
+  // group binds it for the rest of the row. Then the group stores the outputs over the
+  // row. The values the CPU keeps in row buffers are computed again (arithmetic is cheap
+  // next to memory traffic here).
+  Status EmitRowKernel(const Instruction& inst, const RowPlan& plan, const std::vector<OutputLeaf>& outputs,
+                       GpuKernel* kernel);
+
+  // Reductions that keep the operand's minor dimension: 32 consecutive outputs per block
+  // (coalesced reads along it), 8 threads per output striding over the reduced elements,
+  // folded through shared memory.
+  Status EmitColumnReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
+                             GpuKernel* kernel);
+
+  // --- Tiled transpose ------------------------------------------------------------------
+
+  // 32x32 tiles of the two dimensions the transpose swaps into and out of the minor
+  // position: a block reads a tile with consecutive threads along the input's minor
+  // dimension, writes it through shared memory with consecutive threads along the
+  // output's minor dimension. Remaining dimensions go to grid.z.
+  Status EmitTiledTranspose(const Instruction& inst, const Instruction& transpose, GpuKernel* kernel);
+
+  // --- Tiled dot ------------------------------------------------------------------------
+
+  // 16x16 output tiles per block of 16x16 threads; 16-wide slices of the contracted
+  // dimension staged in shared memory; operands computed elementally (fused producers run
+  // in the load), the epilogue applied at the store.
+  Status EmitTiledDot(const Instruction& inst, const Instruction& dot, GpuKernel* kernel);
+
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  const GpuCompileOptions& options_;
+  const bool emulate_;
+  std::unordered_set<std::string> used_names_;
+};
+
+}  // namespace fusebox::codegen::gpu

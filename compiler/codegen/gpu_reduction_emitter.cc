@@ -1,0 +1,475 @@
+// The GPU kernel emitter's reductions: per-thread accumulators, warp shuffles and
+// shared-memory trees, row reductions (a warp or block per row, split into partials when
+// rows are few and long), row kernels and column reductions.
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/codegen/gpu_kernel_emitter.h"
+#include "compiler/codegen/kernel_util.h"
+#include "compiler/passes/row_fusion.h"
+
+namespace fusebox::codegen::gpu {
+
+std::vector<llvm::Type*> GpuKernelEmitter::ValueTypes(const ReductionInfo& info) {
+  std::vector<llvm::Type*> types;
+  for (const Instruction* hero : info.heroes) {
+    const int64_t n = hero->operand_count() / 2;
+    for (int64_t k = 0; k < n; ++k) types.push_back(*RegisterType(context_, hero->operand(n + k)->shape().element_type()));
+  }
+  return types;
+}
+
+GpuKernelEmitter::Accumulator GpuKernelEmitter::MakeAccumulator(Entry& e, const ReductionInfo& info) {
+  Accumulator acc;
+  llvm::IRBuilder<>& b = *e.b;
+  for (const Instruction* hero : info.heroes) {
+    const int64_t n = hero->operand_count() / 2;
+    std::vector<llvm::AllocaInst*> slots;
+    for (int64_t k = 0; k < n; ++k) {
+      llvm::Value* init = e.emitter->Emit(hero->operand(n + k), {});
+      llvm::AllocaInst* slot = e.emitter->EntryAlloca(init->getType(), hero->name() + ".acc");
+      b.CreateStore(init, slot);
+      slots.push_back(slot);
+    }
+    acc.values.push_back(slots);
+  }
+  acc.valid = e.emitter->EntryAlloca(b.getInt1Ty(), "acc.valid");
+  b.CreateStore(b.getFalse(), acc.valid);
+  return acc;
+}
+
+std::vector<llvm::Value*> GpuKernelEmitter::Load(Entry& e, const Accumulator& acc) {
+  std::vector<llvm::Value*> flat;
+  for (const auto& slots : acc.values) {
+    for (llvm::AllocaInst* slot : slots) flat.push_back(e.b->CreateLoad(slot->getAllocatedType(), slot));
+  }
+  return flat;
+}
+
+void GpuKernelEmitter::Fold(Entry& e, const ReductionInfo& info, const Accumulator& acc, const std::vector<llvm::Value*>& values,
+                            llvm::Value* valid) {
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::Value* had = b.CreateLoad(b.getInt1Ty(), acc.valid);
+  std::vector<llvm::Value*> current = Load(e, acc);
+  size_t flat = 0;
+  for (size_t h = 0; h < info.heroes.size(); ++h) {
+    const Instruction* hero = info.heroes[h];
+    const size_t n = acc.values[h].size();
+    std::vector<llvm::Value*> args(current.begin() + static_cast<std::ptrdiff_t>(flat),
+                                   current.begin() + static_cast<std::ptrdiff_t>(flat + n));
+    args.insert(args.end(), values.begin() + static_cast<std::ptrdiff_t>(flat),
+                values.begin() + static_cast<std::ptrdiff_t>(flat + n));
+    std::vector<llvm::Value*> combined = e.emitter->EmitReducer(*hero->to_apply(), args);
+    for (size_t k = 0; k < n && k < combined.size(); ++k) {
+      llvm::Value* next = b.CreateSelect(had, combined[k], values[flat + k]);
+      next = b.CreateSelect(valid, next, current[flat + k]);
+      b.CreateStore(next, acc.values[h][k]);
+    }
+    flat += n;
+  }
+  b.CreateStore(b.CreateOr(had, valid), acc.valid);
+}
+
+llvm::Value* GpuKernelEmitter::ShuffleDown(llvm::IRBuilder<>& b, llvm::Value* v, int64_t offset) {
+  llvm::Type* t = v->getType();
+  if (auto* st = llvm::dyn_cast<llvm::StructType>(t)) {
+    llvm::Value* out = llvm::PoisonValue::get(st);
+    for (unsigned i = 0; i < st->getNumElements(); ++i) {
+      out = b.CreateInsertValue(out, ShuffleDown(b, b.CreateExtractValue(v, {i}), offset), {i});
+    }
+    return out;
+  }
+  const unsigned bits = static_cast<unsigned>(t->getPrimitiveSizeInBits());
+  auto shuffle32 = [&](llvm::Value* x) -> llvm::Value* {
+    if (emulate_) {
+      llvm::FunctionCallee f = module_.getOrInsertFunction(
+          "fusebox_gpu_emu_shfl_down", llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty(), b.getInt32Ty()}, false));
+      return b.CreateCall(f, {x, b.getInt32(static_cast<uint32_t>(offset))});
+    }
+    llvm::Function* shfl = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_down_i32);
+    return b.CreateCall(shfl, {b.getInt32(0xffffffffu), x, b.getInt32(static_cast<uint32_t>(offset)), b.getInt32(31)});
+  };
+  llvm::Type* int_type = b.getIntNTy(bits);
+  llvm::Value* as_int = t->isIntegerTy() ? v : b.CreateBitCast(v, int_type);
+  llvm::Value* moved = nullptr;
+  if (bits <= 32) {
+    moved = b.CreateTrunc(shuffle32(b.CreateZExt(as_int, b.getInt32Ty())), int_type);
+  } else {
+    llvm::Value* wide = b.CreateZExt(as_int, b.getInt64Ty());
+    llvm::Value* lo = shuffle32(b.CreateTrunc(wide, b.getInt32Ty()));
+    llvm::Value* hi = shuffle32(b.CreateTrunc(b.CreateLShr(wide, 32), b.getInt32Ty()));
+    llvm::Value* joined = b.CreateOr(b.CreateZExt(lo, b.getInt64Ty()), b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32));
+    moved = b.CreateTrunc(joined, int_type);
+  }
+  return t->isIntegerTy() ? moved : b.CreateBitCast(moved, t);
+}
+
+void GpuKernelEmitter::WarpReduce(Entry& e, const ReductionInfo& info, const Accumulator& acc, int64_t width) {
+  llvm::IRBuilder<>& b = *e.b;
+  for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
+    std::vector<llvm::Value*> mine = Load(e, acc);
+    std::vector<llvm::Value*> theirs;
+    for (llvm::Value* v : mine) theirs.push_back(ShuffleDown(b, v, offset));
+    llvm::Value* their_valid = ShuffleDown(b, b.CreateLoad(b.getInt1Ty(), acc.valid), offset);
+    Fold(e, info, acc, theirs, their_valid);
+  }
+}
+
+llvm::GlobalVariable* GpuKernelEmitter::SharedArray(llvm::Type* element, int64_t count, const std::string& name) {
+  llvm::Type* type = element->isIntegerTy(1) ? llvm::Type::getInt8Ty(context_) : element;
+  auto* array = llvm::ArrayType::get(type, static_cast<uint64_t>(count));
+  auto* g = new llvm::GlobalVariable(module_, array, false, llvm::GlobalValue::InternalLinkage,
+                                     llvm::UndefValue::get(array), name, nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, emulate_ ? 0 : 3);
+  g->setAlignment(llvm::Align(16));
+  return g;
+}
+
+void GpuKernelEmitter::StoreShared(llvm::IRBuilder<>& b, llvm::GlobalVariable* array, llvm::Value* slot, llvm::Value* v) {
+  llvm::Type* element = array->getValueType()->getArrayElementType();
+  llvm::Value* address = b.CreateInBoundsGEP(array->getValueType(), array, {b.getInt64(0), slot});
+  b.CreateStore(v->getType()->isIntegerTy(1) ? b.CreateZExt(v, element) : v, address);
+}
+
+llvm::Value* GpuKernelEmitter::LoadShared(llvm::IRBuilder<>& b, llvm::GlobalVariable* array, llvm::Value* slot, llvm::Type* type) {
+  llvm::Type* element = array->getValueType()->getArrayElementType();
+  llvm::Value* address = b.CreateInBoundsGEP(array->getValueType(), array, {b.getInt64(0), slot});
+  llvm::Value* v = b.CreateLoad(element, address);
+  return type->isIntegerTy(1) ? b.CreateICmpNE(v, llvm::ConstantInt::get(element, 0)) : v;
+}
+
+void GpuKernelEmitter::GroupReduce(Entry& e, const ReductionInfo& info, const Accumulator& acc, int64_t group, int64_t groups,
+                                   llvm::Value* group_in_block, llvm::Value* lane, const std::string& name) {
+  llvm::IRBuilder<>& b = *e.b;
+  WarpReduce(e, info, acc, std::min(group, kWarp));
+  if (group <= kWarp) return;
+  const int64_t warps = group / kWarp;
+  std::vector<llvm::Type*> types = ValueTypes(info);
+  std::vector<llvm::GlobalVariable*> shared;
+  for (size_t v = 0; v < types.size(); ++v) shared.push_back(SharedArray(types[v], warps * groups, name + "_smem" + std::to_string(v)));
+  llvm::GlobalVariable* shared_valid = SharedArray(b.getInt1Ty(), warps * groups, name + "_smem_valid");
+  llvm::Value* warp = b.CreateUDiv(lane, b.getInt64(kWarp));
+  llvm::Value* slot = b.CreateAdd(b.CreateMul(group_in_block, b.getInt64(warps)), warp);
+  If(e, b.CreateICmpEQ(b.CreateURem(lane, b.getInt64(kWarp)), b.getInt64(0)), "warp_leader", [&] {
+    std::vector<llvm::Value*> values = Load(e, acc);
+    for (size_t v = 0; v < values.size(); ++v) StoreShared(b, shared[v], slot, values[v]);
+    StoreShared(b, shared_valid, slot, b.CreateLoad(b.getInt1Ty(), acc.valid));
+  });
+  Barrier(b);
+  // The first warp of the group folds the warps' results.
+  llvm::Value* reads = b.CreateICmpULT(lane, b.getInt64(warps));
+  llvm::Value* from = b.CreateAdd(b.CreateMul(group_in_block, b.getInt64(warps)), b.CreateSelect(reads, lane, b.getInt64(0)));
+  b.CreateStore(b.getFalse(), acc.valid);
+  If(e, reads, "gather_warps", [&] {
+    std::vector<llvm::Value*> values;
+    for (size_t v = 0; v < types.size(); ++v) values.push_back(LoadShared(b, shared[v], from, types[v]));
+    Fold(e, info, acc, values, LoadShared(b, shared_valid, from, b.getInt1Ty()));
+  });
+  WarpReduce(e, info, acc, warps);
+}
+
+IrIndex GpuKernelEmitter::OperandIndex(llvm::IRBuilder<>& b, const ReductionInfo& info, const IrIndex& kept, llvm::Value* r) {
+  std::vector<int64_t> reduced_dims;
+  for (int64_t d : info.reduced) reduced_dims.push_back(info.operand.dimensions(d));
+  IrIndex reduced = Delinearize(b, r, reduced_dims);
+  IrIndex index(static_cast<size_t>(info.operand.rank()), b.getInt64(0));
+  for (size_t k = 0; k < info.kept.size(); ++k) index[static_cast<size_t>(info.kept[k])] = kept[k];
+  for (size_t k = 0; k < info.reduced.size(); ++k) index[static_cast<size_t>(info.reduced[k])] = reduced[k];
+  return index;
+}
+
+std::vector<int64_t> GpuKernelEmitter::OutputDims(const ReductionInfo& info) {
+  std::vector<int64_t> dims;
+  for (int64_t d : info.kept) dims.push_back(info.operand.dimensions(d));
+  return dims;
+}
+
+std::vector<llvm::Value*> GpuKernelEmitter::HeroInputs(Entry& e, const ReductionInfo& info, const IrIndex& index) {
+  std::vector<llvm::Value*> values;
+  for (const Instruction* hero : info.heroes) {
+    const int64_t n = hero->operand_count() / 2;
+    for (int64_t k = 0; k < n; ++k) values.push_back(e.emitter->Emit(hero->operand(k), index));
+  }
+  return values;
+}
+
+void GpuKernelEmitter::FinishOutputs(Entry& e, const Instruction& inst, const ReductionInfo& info, const Accumulator& acc,
+                                     const std::vector<OutputLeaf>& outputs, llvm::Value* o) {
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::Value* valid = b.CreateLoad(b.getInt1Ty(), acc.valid);
+  std::vector<llvm::Value*> current = Load(e, acc);
+  size_t flat = 0;
+  for (size_t h = 0; h < info.heroes.size(); ++h) {
+    const Instruction* hero = info.heroes[h];
+    const int64_t n = hero->operand_count() / 2;
+    std::vector<llvm::Value*> args, inits;
+    for (int64_t k = 0; k < n; ++k) inits.push_back(e.emitter->Emit(hero->operand(n + k), {}));
+    args = inits;
+    args.insert(args.end(), current.begin() + static_cast<std::ptrdiff_t>(flat),
+                current.begin() + static_cast<std::ptrdiff_t>(flat + static_cast<size_t>(n)));
+    std::vector<llvm::Value*> combined = e.emitter->EmitReducer(*hero->to_apply(), args);
+    std::vector<llvm::Value*> result;
+    for (int64_t k = 0; k < n && k < static_cast<int64_t>(combined.size()); ++k) {
+      const PrimitiveType type = hero->operand(n + k)->shape().element_type();
+      result.push_back(e.emitter->Round(
+          type, b.CreateSelect(valid, combined[static_cast<size_t>(k)], inits[static_cast<size_t>(k)])));
+    }
+    e.emitter->BindValues(hero, result);
+    flat += static_cast<size_t>(n);
+  }
+  std::vector<int64_t> members;
+  for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) members.push_back(m);
+  StoreOutputs(e, inst, outputs, members, Delinearize(b, o, OutputDims(info)));
+  for (const Instruction* hero : info.heroes) e.emitter->Unbind(hero);
+}
+
+std::vector<int64_t> GpuKernelEmitter::PartialOffsets(const ReductionInfo& info, int64_t rows, int64_t* total) {
+  const llvm::DataLayout& layout = module_.getDataLayout();
+  std::vector<int64_t> offsets;
+  int64_t at = 0;
+  for (llvm::Type* t : ValueTypes(info)) {
+    offsets.push_back(at);
+    const int64_t size = static_cast<int64_t>(layout.getTypeAllocSize(t->isIntegerTy(1) ? llvm::Type::getInt8Ty(context_) : t));
+    at += CeilDiv(size * rows, 16) * 16;
+  }
+  offsets.push_back(at);  // valid flags, one byte each
+  at += CeilDiv(rows, 16) * 16;
+  *total = at;
+  return offsets;
+}
+
+llvm::Value* GpuKernelEmitter::PartialAddress(llvm::IRBuilder<>& b, llvm::Value* scratch, int64_t offset, llvm::Type* t, llvm::Value* row) {
+  llvm::Type* stored = t->isIntegerTy(1) ? b.getInt8Ty() : t;
+  llvm::Value* base = b.CreateInBoundsGEP(b.getInt8Ty(), scratch, b.getInt64(offset));
+  return b.CreateInBoundsGEP(stored, base, row);
+}
+
+Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
+                                       GpuKernel* kernel) {
+  const int64_t operand_count = inst.operand_count();
+  const int64_t n_outputs = static_cast<int64_t>(outputs.size());
+  if (info.outputs == 0) return Status::Ok();
+  if (!info.row) return EmitColumnReduction(inst, info, outputs, kernel);
+  // Few outputs over long rows (a full reduction): split each row over `splits` blocks
+  // writing partials, then fold the partials per output.
+  int64_t splits = 1;
+  if (info.outputs < 2048 && info.length >= 16384) {
+    splits = std::min(CeilDiv(info.length, 4096), std::max<int64_t>(1, 4096 / info.outputs));
+  }
+  const std::vector<llvm::Type*> types = ValueTypes(info);
+  const bool split = splits > 1;
+  int64_t scratch_bytes = 0;
+  std::vector<int64_t> offsets;
+  if (split) {
+    offsets = PartialOffsets(info, info.outputs * splits, &scratch_bytes);
+    kernel->scratch_bytes = scratch_bytes;
+  }
+  const int64_t buffer_count = operand_count + n_outputs + (split ? 1 : 0);
+  if (split) {
+    // Phase 1: block (o, g) folds its chunk of row o into partials[o * splits + g].
+    const int64_t chunk = CeilDiv(info.length, splits);
+    GpuLaunch launch;
+    launch.function = kernel->name + "_partials";
+    launch.block = {kBlock, 1, 1};
+    launch.grid = {info.outputs * splits, 1, 1};
+    Entry e = BeginEntry(inst, launch.function, buffer_count, 0, kBlock);
+    llvm::IRBuilder<>& b = *e.b;
+    llvm::Value* row = BlockX(b);
+    llvm::Value* lane = ThreadX(b);
+    llvm::Value* o = b.CreateUDiv(row, b.getInt64(splits));
+    llvm::Value* g = b.CreateURem(row, b.getInt64(splits));
+    Accumulator acc = MakeAccumulator(e, info);
+    IrIndex kept = Delinearize(b, o, OutputDims(info));
+    llvm::Value* begin = b.CreateAdd(b.CreateMul(g, b.getInt64(chunk)), lane);
+    llvm::Value* end = b.CreateMul(b.CreateAdd(g, b.getInt64(1)), b.getInt64(chunk));
+    end = b.CreateSelect(b.CreateICmpULT(end, b.getInt64(info.length)), end, b.getInt64(info.length));
+    llvm::Value* count = StridedCount(b, b.getTrue(), begin, end, kBlock);
+    Loop(e, count, "r", [&](llvm::Value* i) {
+      llvm::Value* r = b.CreateAdd(begin, b.CreateMul(i, b.getInt64(kBlock)));
+      Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
+    });
+    GroupReduce(e, info, acc, kBlock, 1, b.getInt64(0), lane, launch.function);
+    llvm::Value* scratch = e.buffer(buffer_count - 1);
+    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "write_partial", [&] {
+      std::vector<llvm::Value*> values = Load(e, acc);
+      for (size_t v = 0; v < values.size(); ++v) {
+        llvm::Value* x = values[v];
+        if (x->getType()->isIntegerTy(1)) x = b.CreateZExt(x, b.getInt8Ty());
+        b.CreateStore(x, PartialAddress(b, scratch, offsets[v], types[v], row));
+      }
+      b.CreateStore(b.CreateZExt(b.CreateLoad(b.getInt1Ty(), acc.valid), b.getInt8Ty()),
+                    PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row));
+    });
+    RETURN_IF_ERROR(EndEntry(e));
+    kernel->launches.push_back(launch);
+  }
+  // The kernel proper: a group of threads per output folds its row (or its partials).
+  const int64_t length = split ? splits : info.length;
+  GpuLaunch launch;
+  ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + "_kernel", buffer_count, info.outputs, length, &launch));
+  Entry& e = rg.e;
+  llvm::IRBuilder<>& b = *e.b;
+  const int64_t group = rg.group, groups = rg.groups;
+  llvm::Value *group_in_block = rg.group_in_block, *lane = rg.lane, *active = rg.active, *o = rg.o;
+  Accumulator acc = MakeAccumulator(e, info);
+  llvm::Value* count = StridedCount(b, active, lane, b.getInt64(length), group);
+  IrIndex kept = Delinearize(b, o, OutputDims(info));
+  Loop(e, count, "r", [&](llvm::Value* i) {
+    llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
+    if (!split) {
+      Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
+      return;
+    }
+    llvm::Value* scratch = e.buffer(buffer_count - 1);
+    llvm::Value* row = b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), r);
+    std::vector<llvm::Value*> values;
+    for (size_t v = 0; v < types.size(); ++v) {
+      llvm::Type* stored = types[v]->isIntegerTy(1) ? b.getInt8Ty() : types[v];
+      llvm::Value* x = b.CreateLoad(stored, PartialAddress(b, scratch, offsets[v], types[v], row));
+      values.push_back(types[v]->isIntegerTy(1) ? b.CreateICmpNE(x, b.getInt8(0)) : x);
+    }
+    llvm::Value* valid = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row)),
+                                        b.getInt8(0));
+    Fold(e, info, acc, values, valid);
+  });
+  GroupReduce(e, info, acc, group, groups, group_in_block, lane, launch.function);
+  If(e, b.CreateAnd(active, b.CreateICmpEQ(lane, b.getInt64(0))), "write", [&] {
+    FinishOutputs(e, inst, info, acc, outputs, o);
+  });
+  RETURN_IF_ERROR(EndEntry(e));
+  kernel->launches.push_back(launch);
+  return Status::Ok();
+}
+
+StatusOr<GpuKernelEmitter::RowGroups> GpuKernelEmitter::BeginRowGroups(const Instruction& inst, const std::string& name, int64_t buffer_count,
+                                                                       int64_t rows, int64_t length, GpuLaunch* launch) {
+  RowGroups rg;
+  rg.group = length >= 1024 ? kBlock : kWarp;
+  rg.groups = kBlock / rg.group;
+  launch->function = name;
+  launch->block = {kBlock, 1, 1};
+  launch->grid = {CeilDiv(rows, rg.groups), 1, 1};
+  if (launch->grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many rows for one launch");
+  rg.e = BeginEntry(inst, name, buffer_count, 0, kBlock);
+  llvm::IRBuilder<>& b = *rg.e.b;
+  llvm::Value* tid = ThreadX(b);
+  rg.group_in_block = b.CreateUDiv(tid, b.getInt64(rg.group));
+  rg.lane = b.CreateURem(tid, b.getInt64(rg.group));
+  llvm::Value* o_raw = b.CreateAdd(b.CreateMul(BlockX(b), b.getInt64(rg.groups)), rg.group_in_block);
+  rg.active = b.CreateICmpULT(o_raw, b.getInt64(rows));
+  rg.o = b.CreateSelect(rg.active, o_raw, b.getInt64(0));
+  return rg;
+}
+
+Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const RowPlan& plan, const std::vector<OutputLeaf>& outputs,
+                                       GpuKernel* kernel) {
+  const int64_t k = plan.row_rank;
+  const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
+  GpuLaunch launch;
+  ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + "_kernel", buffer_count, plan.rows, plan.row_length, &launch));
+  Entry& e = rg.e;
+  llvm::IRBuilder<>& b = *e.b;
+  const int64_t group = rg.group, groups = rg.groups;
+  llvm::Value *group_in_block = rg.group_in_block, *lane = rg.lane, *active = rg.active, *o = rg.o;
+  const std::vector<int64_t> row_dims(plan.dims.begin(), plan.dims.begin() + k);
+  const std::vector<int64_t> element_dims(plan.dims.begin() + k, plan.dims.end());
+  const IrIndex row = Delinearize(b, o, row_dims);
+  for (size_t j = 0; j < plan.reduces.size(); ++j) {
+    const Instruction* hero = plan.reduces[j];
+    ReductionInfo info;
+    info.heroes = {hero};
+    info.operand = hero->operand(0)->shape();
+    for (int64_t d = 0; d < info.operand.rank(); ++d) (d < k ? info.kept : info.reduced).push_back(d);
+    info.outputs = plan.rows;
+    info.length = plan.row_length;
+    Accumulator acc = MakeAccumulator(e, info);
+    llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
+    Loop(e, count, hero->name() + ".r", [&](llvm::Value* i) {
+      llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
+      Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, row, r)), b.getTrue());
+    });
+    const std::string name = launch.function + "_row" + std::to_string(j);
+    GroupReduce(e, info, acc, group, groups, group_in_block, lane, name);
+    llvm::Type* type = ValueTypes(info)[0];
+    llvm::GlobalVariable* shared = SharedArray(type, groups, name + "_value");
+    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "publish", [&] {
+      llvm::Value* valid = b.CreateLoad(b.getInt1Ty(), acc.valid);
+      llvm::Value* init = e.emitter->Emit(hero->operand(1), {});
+      std::vector<llvm::Value*> combined = e.emitter->EmitReducer(*hero->to_apply(), {init, Load(e, acc)[0]});
+      llvm::Value* value = combined.empty() ? init : b.CreateSelect(valid, combined[0], init);
+      StoreShared(b, shared, group_in_block, e.emitter->Round(hero->shape().element_type(), value));
+    });
+    Barrier(b);
+    e.emitter->BindValues(hero, {LoadShared(b, shared, group_in_block, type)});
+  }
+  std::vector<int64_t> members;
+  for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) members.push_back(m);
+  llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
+  Loop(e, count, "i", [&](llvm::Value* i) {
+    llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
+    IrIndex index = row;
+    const IrIndex element = Delinearize(b, r, element_dims);
+    index.insert(index.end(), element.begin(), element.end());
+    StoreOutputs(e, inst, outputs, members, index);
+  });
+  for (const Instruction* hero : plan.reduces) e.emitter->Unbind(hero);
+  RETURN_IF_ERROR(EndEntry(e));
+  kernel->launches.push_back(launch);
+  return Status::Ok();
+}
+
+Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
+                                             GpuKernel* kernel) {
+  constexpr int64_t kRows = kBlock / kWarp;  // threads per output
+  const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
+  GpuLaunch launch;
+  launch.function = kernel->name + "_kernel";
+  launch.block = {kBlock, 1, 1};
+  launch.grid = {CeilDiv(info.outputs, kWarp), 1, 1};
+  if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many outputs for one launch");
+  Entry e = BeginEntry(inst, launch.function, buffer_count, 0, kBlock);
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::Value* tid = ThreadX(b);
+  llvm::Value* tx = b.CreateURem(tid, b.getInt64(kWarp));
+  llvm::Value* ty = b.CreateUDiv(tid, b.getInt64(kWarp));
+  llvm::Value* o_raw = b.CreateAdd(b.CreateMul(BlockX(b), b.getInt64(kWarp)), tx);
+  llvm::Value* active = b.CreateICmpULT(o_raw, b.getInt64(info.outputs));
+  llvm::Value* o = b.CreateSelect(active, o_raw, b.getInt64(0));
+  Accumulator acc = MakeAccumulator(e, info);
+  llvm::Value* count = StridedCount(b, active, ty, b.getInt64(info.length), kRows);
+  IrIndex kept = Delinearize(b, o, OutputDims(info));
+  Loop(e, count, "r", [&](llvm::Value* i) {
+    llvm::Value* r = b.CreateAdd(ty, b.CreateMul(i, b.getInt64(kRows)));
+    Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
+  });
+  std::vector<llvm::Type*> types = ValueTypes(info);
+  std::vector<llvm::GlobalVariable*> shared;
+  for (size_t v = 0; v < types.size(); ++v) {
+    shared.push_back(SharedArray(types[v], kBlock, launch.function + "_smem" + std::to_string(v)));
+  }
+  llvm::GlobalVariable* shared_valid = SharedArray(b.getInt1Ty(), kBlock, launch.function + "_smem_valid");
+  std::vector<llvm::Value*> mine = Load(e, acc);
+  for (size_t v = 0; v < mine.size(); ++v) StoreShared(b, shared[v], tid, mine[v]);
+  StoreShared(b, shared_valid, tid, b.CreateLoad(b.getInt1Ty(), acc.valid));
+  Barrier(b);
+  If(e, b.CreateAnd(active, b.CreateICmpEQ(ty, b.getInt64(0))), "write", [&] {
+    for (int64_t k = 1; k < kRows; ++k) {
+      llvm::Value* slot = b.CreateAdd(tx, b.getInt64(k * kWarp));
+      std::vector<llvm::Value*> values;
+      for (size_t v = 0; v < types.size(); ++v) values.push_back(LoadShared(b, shared[v], slot, types[v]));
+      Fold(e, info, acc, values, LoadShared(b, shared_valid, slot, b.getInt1Ty()));
+    }
+    FinishOutputs(e, inst, info, acc, outputs, o);
+  });
+  RETURN_IF_ERROR(EndEntry(e));
+  kernel->launches.push_back(launch);
+  return Status::Ok();
+}
+
+}  // namespace fusebox::codegen::gpu
