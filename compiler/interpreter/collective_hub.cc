@@ -374,155 +374,186 @@ std::vector<CollectiveEvent> CollectiveHub::events() const {
   return events_;
 }
 
-Status CollectiveHub::Compute(const Instruction& inst, Round& round, bool permute) {
-  const std::vector<int64_t>& group = round.group;
-  const size_t k = group.size();
-  auto operands_of = [&](int64_t d) -> const std::vector<Literal>& { return round.in.at(d); };
-  Opcode op = inst.opcode();
-  switch (op) {
-    case Opcode::kAllReduceStart: op = Opcode::kAllReduce; break;
-    case Opcode::kAllGatherStart: op = Opcode::kAllGather; break;
-    case Opcode::kCollectivePermuteStart: op = Opcode::kCollectivePermute; break;
-    default: break;
-  }
-  const std::string what = "%" + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) + ")";
-  // Operands per member, flattened to array leaves, same count everywhere.
-  std::vector<std::vector<const Literal*>> leaves(k);
-  for (size_t m = 0; m < k; ++m) {
-    for (const Literal& l : operands_of(group[m])) Leaves(l, leaves[m]);
-    if (leaves[m].size() != leaves[0].size()) return Internal(what + ": devices passed different operands");
-  }
-  const size_t n_leaves = leaves[0].size();
-  // The collective's own result shape: a -start form's tuple (operands, result, ...)
-  // holds it as element 1.
-  const bool start_form = inst.opcode() == Opcode::kAllReduceStart || inst.opcode() == Opcode::kAllGatherStart ||
-                          inst.opcode() == Opcode::kCollectivePermuteStart;
-  const Shape& result_shape = start_form && inst.shape().IsTuple() && inst.shape().tuple_size() >= 2
-                                  ? inst.shape().tuple_shapes(1)
-                                  : inst.shape();
-  auto pack = [&](std::vector<Literal> results) -> Literal {
+namespace {
+
+// One round's inputs, flattened for the exchange rules below: the group in order, every
+// member's operands as array leaves (the same count everywhere), the collective's own
+// result shape, and its name for messages.
+struct ExchangeInputs {
+  const Instruction& inst;
+  const std::vector<int64_t>& group;
+  std::vector<std::vector<const Literal*>> leaves;  // [member][leaf]
+  size_t n_leaves = 0;
+  Shape result_shape;  // a -start form's tuple (operands, result, ...) holds it as element 1
+  std::string what;    // "%name (opcode)"
+
+  size_t members() const { return group.size(); }
+  // `results` as the collective's result: the literal itself, or a tuple of them.
+  Literal Pack(std::vector<Literal> results) const {
     if (results.size() == 1 && !result_shape.IsTuple()) return std::move(results[0]);
     std::vector<Shape> shapes;
     for (const Literal& r : results) shapes.push_back(r.shape());
     Literal t(Shape::Tuple(shapes));
     for (size_t i = 0; i < results.size(); ++i) t.tuple_elements()[i] = std::move(results[i]);
     return t;
-  };
-  const std::vector<int64_t>& dims = inst.dimensions();
-  switch (op) {
-    case Opcode::kAllReduce:
-    case Opcode::kReduceScatter: {
-      Combiner combiner(inst.to_apply());
-      std::vector<Literal> reduced;
-      for (size_t i = 0; i < n_leaves; ++i) {
-        Literal acc = *leaves[0][i];
-        for (size_t m = 1; m < k; ++m) {
-          if (leaves[m][i]->shape().dimensions() != acc.shape().dimensions())
-            return Internal(what + ": devices passed operands of different shapes");
-          RETURN_IF_ERROR(combiner.Apply(acc, *leaves[m][i]));
-        }
-        reduced.push_back(std::move(acc));
-      }
-      for (size_t m = 0; m < k; ++m) {
-        std::vector<Literal> mine;
-        for (size_t i = 0; i < n_leaves; ++i) {
-          if (op == Opcode::kAllReduce) {
-            mine.push_back(reduced[i]);
-          } else {
-            if (dims.empty()) return InvalidArgument(what + " has no scatter dimension");
-            int64_t d = dims[0];
-            if (d < 0 || d >= reduced[i].shape().rank()) return InvalidArgument(what + ": scatter dimension out of range");
-            int64_t full = reduced[i].shape().dimensions(d);
-            if (full % static_cast<int64_t>(k) != 0)
-              return InvalidArgument(what + ": dimension " + std::to_string(d) + " (" + std::to_string(full) +
-                                     ") does not split " + std::to_string(k) + " ways");
-            int64_t block = full / static_cast<int64_t>(k);
-            mine.push_back(SliceAlong(reduced[i], d, static_cast<int64_t>(m) * block, block));
-          }
-        }
-        round.out[group[m]] = pack(std::move(mine));
-      }
-      return Status::Ok();
+  }
+};
+using Results = std::map<int64_t, Literal>;  // by member
+
+// all-reduce: every member gets the combination of all; reduce-scatter: member m gets block
+// m of it along the scatter dimension.
+Status ExchangeReduce(const ExchangeInputs& x, bool scatter, Results& out) {
+  const size_t k = x.members();
+  Combiner combiner(x.inst.to_apply());
+  std::vector<Literal> reduced;
+  for (size_t i = 0; i < x.n_leaves; ++i) {
+    Literal acc = *x.leaves[0][i];
+    for (size_t m = 1; m < k; ++m) {
+      if (x.leaves[m][i]->shape().dimensions() != acc.shape().dimensions())
+        return Internal(x.what + ": devices passed operands of different shapes");
+      RETURN_IF_ERROR(combiner.Apply(acc, *x.leaves[m][i]));
     }
-    case Opcode::kAllGather: {
-      if (dims.empty()) return InvalidArgument(what + " has no gather dimension");
+    reduced.push_back(std::move(acc));
+  }
+  const std::vector<int64_t>& dims = x.inst.dimensions();
+  for (size_t m = 0; m < k; ++m) {
+    std::vector<Literal> mine;
+    for (size_t i = 0; i < x.n_leaves; ++i) {
+      if (!scatter) {
+        mine.push_back(reduced[i]);
+        continue;
+      }
+      if (dims.empty()) return InvalidArgument(x.what + " has no scatter dimension");
       int64_t d = dims[0];
-      std::vector<Literal> gathered;
-      for (size_t i = 0; i < n_leaves; ++i) {
-        std::vector<const Literal*> parts;
-        for (size_t m = 0; m < k; ++m) parts.push_back(leaves[m][i]);
-        if (d < 0 || d >= parts[0]->shape().rank()) return InvalidArgument(what + ": gather dimension out of range");
-        for (const Literal* p : parts) {
-          for (int64_t x = 0; x < p->shape().rank(); ++x) {
-            if (x != d && p->shape().dimensions(x) != parts[0]->shape().dimensions(x))
-              return Internal(what + ": devices passed operands of different shapes");
-          }
-        }
-        gathered.push_back(ConcatAlong(parts, d));
-      }
-      for (size_t m = 0; m < k; ++m) round.out[group[m]] = pack(gathered);
-      return Status::Ok();
+      if (d < 0 || d >= reduced[i].shape().rank()) return InvalidArgument(x.what + ": scatter dimension out of range");
+      int64_t full = reduced[i].shape().dimensions(d);
+      if (full % static_cast<int64_t>(k) != 0)
+        return InvalidArgument(x.what + ": dimension " + std::to_string(d) + " (" + std::to_string(full) +
+                               ") does not split " + std::to_string(k) + " ways");
+      int64_t block = full / static_cast<int64_t>(k);
+      mine.push_back(SliceAlong(reduced[i], d, static_cast<int64_t>(m) * block, block));
     }
-    case Opcode::kAllToAll: {
-      if (!dims.empty()) {
-        // Array form: split along d into k blocks; block j to member j.
-        int64_t d = dims[0];
-        if (n_leaves != 1) return Unimplemented(what + ": array all-to-all with several operands");
-        const Shape& s = leaves[0][0]->shape();
-        if (d < 0 || d >= s.rank()) return InvalidArgument(what + ": split dimension out of range");
-        if (s.dimensions(d) % static_cast<int64_t>(k) != 0)
-          return InvalidArgument(what + ": dimension " + std::to_string(d) + " does not split " + std::to_string(k) + " ways");
-        int64_t block = s.dimensions(d) / static_cast<int64_t>(k);
-        for (size_t j = 0; j < k; ++j) {
-          std::vector<Literal> blocks;
-          for (size_t m = 0; m < k; ++m) blocks.push_back(SliceAlong(*leaves[m][0], d, static_cast<int64_t>(j) * block, block));
-          std::vector<const Literal*> parts;
-          for (const Literal& b : blocks) parts.push_back(&b);
-          round.out[group[j]] = ConcatAlong(parts, d);
-        }
-        return Status::Ok();
+    out[x.group[m]] = x.Pack(std::move(mine));
+  }
+  return Status::Ok();
+}
+
+// all-gather: every member gets the members' operands concatenated along the dimension.
+Status ExchangeAllGather(const ExchangeInputs& x, Results& out) {
+  const std::vector<int64_t>& dims = x.inst.dimensions();
+  if (dims.empty()) return InvalidArgument(x.what + " has no gather dimension");
+  int64_t d = dims[0];
+  std::vector<Literal> gathered;
+  for (size_t i = 0; i < x.n_leaves; ++i) {
+    std::vector<const Literal*> parts;
+    for (size_t m = 0; m < x.members(); ++m) parts.push_back(x.leaves[m][i]);
+    if (d < 0 || d >= parts[0]->shape().rank()) return InvalidArgument(x.what + ": gather dimension out of range");
+    for (const Literal* p : parts) {
+      for (int64_t a = 0; a < p->shape().rank(); ++a) {
+        if (a != d && p->shape().dimensions(a) != parts[0]->shape().dimensions(a))
+          return Internal(x.what + ": devices passed operands of different shapes");
       }
-      // Tuple form: operand j of every member goes to member j.
-      if (n_leaves != k)
-        return InvalidArgument(what + ": tuple all-to-all needs one operand per group member (" +
-                               std::to_string(n_leaves) + " operands, " + std::to_string(k) + " members)");
-      for (size_t j = 0; j < k; ++j) {
-        std::vector<Literal> received;
-        for (size_t m = 0; m < k; ++m) received.push_back(*leaves[m][j]);
-        round.out[group[j]] = pack(std::move(received));
-      }
-      return Status::Ok();
     }
-    case Opcode::kCollectivePermute: {
-      (void)permute;
-      for (size_t m = 0; m < k; ++m) {
-        int64_t me = group[m];
-        const std::vector<const Literal*>* from = nullptr;
-        for (const auto& [src, dst] : inst.attrs().source_target_pairs) {
-          if (dst == me) {
-            auto it = std::find(group.begin(), group.end(), src);
-            if (it == group.end()) return InvalidArgument(what + ": source " + std::to_string(src) + " is not a device of the run");
-            from = &leaves[static_cast<size_t>(it - group.begin())];
-          }
-        }
-        std::vector<Literal> got;
-        for (size_t i = 0; i < n_leaves; ++i) {
-          got.push_back(from ? *(*from)[i] : Literal(leaves[m][i]->shape()));
-        }
-        round.out[me] = pack(std::move(got));
-      }
-      return Status::Ok();
+    gathered.push_back(ConcatAlong(parts, d));
+  }
+  for (size_t m = 0; m < x.members(); ++m) out[x.group[m]] = x.Pack(gathered);
+  return Status::Ok();
+}
+
+// all-to-all. Array form: each operand split along the dimension into k blocks, block j to
+// member j. Tuple form: operand j of every member goes to member j.
+Status ExchangeAllToAll(const ExchangeInputs& x, Results& out) {
+  const size_t k = x.members();
+  const std::vector<int64_t>& dims = x.inst.dimensions();
+  if (!dims.empty()) {
+    int64_t d = dims[0];
+    if (x.n_leaves != 1) return Unimplemented(x.what + ": array all-to-all with several operands");
+    const Shape& s = x.leaves[0][0]->shape();
+    if (d < 0 || d >= s.rank()) return InvalidArgument(x.what + ": split dimension out of range");
+    if (s.dimensions(d) % static_cast<int64_t>(k) != 0)
+      return InvalidArgument(x.what + ": dimension " + std::to_string(d) + " does not split " + std::to_string(k) + " ways");
+    int64_t block = s.dimensions(d) / static_cast<int64_t>(k);
+    for (size_t j = 0; j < k; ++j) {
+      std::vector<Literal> blocks;
+      for (size_t m = 0; m < k; ++m) blocks.push_back(SliceAlong(*x.leaves[m][0], d, static_cast<int64_t>(j) * block, block));
+      std::vector<const Literal*> parts;
+      for (const Literal& b : blocks) parts.push_back(&b);
+      out[x.group[j]] = ConcatAlong(parts, d);
     }
-    case Opcode::kCollectiveBroadcast: {
-      for (size_t m = 0; m < k; ++m) {
-        std::vector<Literal> got;
-        for (size_t i = 0; i < n_leaves; ++i) got.push_back(*leaves[0][i]);
-        round.out[group[m]] = pack(std::move(got));
+    return Status::Ok();
+  }
+  if (x.n_leaves != k)
+    return InvalidArgument(x.what + ": tuple all-to-all needs one operand per group member (" +
+                           std::to_string(x.n_leaves) + " operands, " + std::to_string(k) + " members)");
+  for (size_t j = 0; j < k; ++j) {
+    std::vector<Literal> received;
+    for (size_t m = 0; m < k; ++m) received.push_back(*x.leaves[m][j]);
+    out[x.group[j]] = x.Pack(std::move(received));
+  }
+  return Status::Ok();
+}
+
+// collective-permute: each member gets its source's operands, or zeros when no pair names
+// it as a target.
+Status ExchangePermute(const ExchangeInputs& x, Results& out) {
+  for (size_t m = 0; m < x.members(); ++m) {
+    int64_t me = x.group[m];
+    const std::vector<const Literal*>* from = nullptr;
+    for (const auto& [src, dst] : x.inst.attrs().source_target_pairs) {
+      if (dst == me) {
+        auto it = std::find(x.group.begin(), x.group.end(), src);
+        if (it == x.group.end()) return InvalidArgument(x.what + ": source " + std::to_string(src) + " is not a device of the run");
+        from = &x.leaves[static_cast<size_t>(it - x.group.begin())];
       }
-      return Status::Ok();
     }
+    std::vector<Literal> got;
+    for (size_t i = 0; i < x.n_leaves; ++i) {
+      got.push_back(from ? *(*from)[i] : Literal(x.leaves[m][i]->shape()));
+    }
+    out[me] = x.Pack(std::move(got));
+  }
+  return Status::Ok();
+}
+
+// collective-broadcast: every member gets the first member's operands.
+Status ExchangeBroadcast(const ExchangeInputs& x, Results& out) {
+  for (size_t m = 0; m < x.members(); ++m) {
+    std::vector<Literal> got;
+    for (size_t i = 0; i < x.n_leaves; ++i) got.push_back(*x.leaves[0][i]);
+    out[x.group[m]] = x.Pack(std::move(got));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CollectiveHub::Compute(const Instruction& inst, Round& round, bool permute) {
+  (void)permute;
+  const Opcode opcode = inst.opcode();
+  const bool start_form = opcode == Opcode::kAllReduceStart || opcode == Opcode::kAllGatherStart ||
+                          opcode == Opcode::kCollectivePermuteStart;
+  ExchangeInputs x{inst, round.group, {}, 0,
+                   start_form && inst.shape().IsTuple() && inst.shape().tuple_size() >= 2 ? inst.shape().tuple_shapes(1)
+                                                                                          : inst.shape(),
+                   "%" + inst.name() + " (" + std::string(OpcodeName(opcode)) + ")"};
+  x.leaves.resize(x.members());
+  for (size_t m = 0; m < x.members(); ++m) {
+    for (const Literal& l : round.in.at(x.group[m])) Leaves(l, x.leaves[m]);
+    if (x.leaves[m].size() != x.leaves[0].size()) return Internal(x.what + ": devices passed different operands");
+  }
+  x.n_leaves = x.leaves[0].size();
+  switch (opcode) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart: return ExchangeReduce(x, /*scatter=*/false, round.out);
+    case Opcode::kReduceScatter: return ExchangeReduce(x, /*scatter=*/true, round.out);
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart: return ExchangeAllGather(x, round.out);
+    case Opcode::kAllToAll: return ExchangeAllToAll(x, round.out);
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart: return ExchangePermute(x, round.out);
+    case Opcode::kCollectiveBroadcast: return ExchangeBroadcast(x, round.out);
     default:
-      return Unimplemented(what + ": not a collective the multi-device runtime exchanges");
+      return Unimplemented(x.what + ": not a collective the multi-device runtime exchanges");
   }
 }
 

@@ -59,68 +59,69 @@ struct ReferenceRunner {
 
 }  // namespace
 
-StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceRunOptions options) {
-  MultiDeviceRun run;
-  const int64_t devices = options.devices > 0 ? options.devices : DevicesOfModule(module);
-  run.devices = devices;
-  if (options.backend == "gpu") {
-    // One GPU per device, collectives through NCCL: say which part is missing here.
-    const std::string what = "multi-device runs on the GPU need one GPU per device (" + std::to_string(devices) + ")";
-    auto gpus = CudaDeviceCount();
-    if (!gpus.ok()) return Unavailable(what + ": " + std::string(gpus.status().message()));
-    if (*gpus < devices) {
-      return Unavailable(what + "; this machine has " + std::to_string(*gpus) + " GPU(s): use the interpreter or "
-                         "the CPU backend, which run any number of devices");
-    }
-    return Unimplemented(what + " and NCCL (libnccl.so.2) for the collectives, which Fusebox does not drive yet; "
-                         "use the interpreter or the CPU backend");
-  }
-  if (options.backend != "interpreter" && options.backend != "cpu") {
-    return InvalidArgument("unknown backend '" + options.backend + "' for a multi-device run");
-  }
-  // A global program (shardings on global shapes, Shardy attributes, shard_map regions) is
-  // partitioned first, by the same passes `fusebox compile` runs.
-  std::unique_ptr<Module> partitioned;
-  if (!IsPerDeviceProgram(module)) {
-    const int64_t partitions = module.num_partitions.value_or(1);
-    if (partitions != devices) {
-      return InvalidArgument(module.name() + " is a global program for num_partitions=" + std::to_string(partitions) +
-                             "; it runs on that many devices (or on 1, shardings ignored), not " +
-                             std::to_string(devices));
-    }
-    PassContext context;
-    Stopwatch watch;
-    auto made = PartitionForDevices(module, context);
-    if (!made.ok()) {
-      return Status(made.status().code(), "SPMD partitioning failed: " + std::string(made.status().message()) +
-                                              " (on 1 device it runs with its shardings ignored)");
-    }
-    partitioned = std::move(*made);
-    run.global_program = &module;
-    run.decisions = context.collectives();
-    std::map<std::string, int64_t> kinds;
-    for (const CollectiveDecision& d : run.decisions) ++kinds[d.kind];
-    std::string list;
-    for (const auto& [kind, n] : kinds) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
-    char line[256];
-    std::snprintf(line, sizeof(line), "partitioned %s for %lld devices in %.3f s: %s", module.name().c_str(),
-                  static_cast<long long>(devices), watch.ElapsedSeconds(),
-                  list.empty() ? "no collectives inserted" : list.c_str());
-    run.notes.push_back(std::string(line) + " (fusebox explain --collectives: why)");
-  } else {
-    partitioned = module.Clone();
-  }
-  const Module& per_device = *partitioned;
+namespace {
 
-  // How the outputs are split: the root's sharding, --output-sharding, or the module
-  // before partitioning (XLA's optimized text drops the output shardings).
+// The GPU needs one GPU per device and NCCL: say which part is missing here.
+Status RefuseGpuRun(int64_t devices) {
+  const std::string what = "multi-device runs on the GPU need one GPU per device (" + std::to_string(devices) + ")";
+  auto gpus = CudaDeviceCount();
+  if (!gpus.ok()) return Unavailable(what + ": " + std::string(gpus.status().message()));
+  if (*gpus < devices) {
+    return Unavailable(what + "; this machine has " + std::to_string(*gpus) + " GPU(s): use the interpreter or "
+                       "the CPU backend, which run any number of devices");
+  }
+  return Unimplemented(what + " and NCCL (libnccl.so.2) for the collectives, which Fusebox does not drive yet; "
+                       "use the interpreter or the CPU backend");
+}
+
+// The per-device program: a global program (shardings on global shapes, Shardy attributes,
+// shard_map regions) partitioned by the same passes `fusebox compile` runs, with a note
+// and the partitioner's decisions in `run`; a per-device program copied as it is.
+StatusOr<std::unique_ptr<Module>> PerDeviceProgram(const Module& module, int64_t devices, MultiDeviceRun& run) {
+  if (IsPerDeviceProgram(module)) return module.Clone();
+  const int64_t partitions = module.num_partitions.value_or(1);
+  if (partitions != devices) {
+    return InvalidArgument(module.name() + " is a global program for num_partitions=" + std::to_string(partitions) +
+                           "; it runs on that many devices (or on 1, shardings ignored), not " +
+                           std::to_string(devices));
+  }
+  PassContext context;
+  Stopwatch watch;
+  auto made = PartitionForDevices(module, context);
+  if (!made.ok()) {
+    return Status(made.status().code(), "SPMD partitioning failed: " + std::string(made.status().message()) +
+                                            " (on 1 device it runs with its shardings ignored)");
+  }
+  run.global_program = &module;
+  run.decisions = context.collectives();
+  std::map<std::string, int64_t> kinds;
+  for (const CollectiveDecision& d : run.decisions) ++kinds[d.kind];
+  std::string list;
+  for (const auto& [kind, n] : kinds) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+  char line[256];
+  std::snprintf(line, sizeof(line), "partitioned %s for %lld devices in %.3f s: %s", module.name().c_str(),
+                static_cast<long long>(devices), watch.ElapsedSeconds(),
+                list.empty() ? "no collectives inserted" : list.c_str());
+  run.notes.push_back(std::string(line) + " (fusebox explain --collectives: why)");
+  return std::move(*made);
+}
+
+// How the outputs are split and what they assemble into.
+struct OutputLayout {
   std::optional<Sharding> root_sharding;
   std::optional<Shape> global_result_shape;
-  std::unique_ptr<Module> unpartitioned;
+  std::unique_ptr<Module> unpartitioned;  // the module before partitioning, when read
+};
+
+// The root's sharding, --output-sharding, or the module before partitioning (XLA's
+// optimized text drops the output shardings: found beside the source when not given).
+StatusOr<OutputLayout> ResolveOutputs(const Module& module, const Module& per_device,
+                                      const MultiDeviceRunOptions& options, MultiDeviceRun& run) {
+  OutputLayout out;
   std::string unpartitioned_path = options.unpartitioned_path;
   ASSIGN_OR_RETURN(std::optional<Sharding> own, ShardingOf(*per_device.entry()->root()));
   if (run.global_program != nullptr) {
-    global_result_shape = run.global_program->entry()->root()->shape();
+    out.global_result_shape = run.global_program->entry()->root()->shape();
     unpartitioned_path.clear();
   } else if (unpartitioned_path.empty() && !own.has_value() && options.output_sharding.empty() &&
              !options.source_path.empty()) {
@@ -129,67 +130,76 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
   if (!unpartitioned_path.empty()) {
     ASSIGN_OR_RETURN(ParseResult parsed, ParseFile(unpartitioned_path));
     if (parsed.modules.empty()) return InvalidArgument(unpartitioned_path + ": no module");
-    unpartitioned = std::move(parsed.modules[0]);
-    auto outputs = GlobalOutputsOf(*unpartitioned);
+    out.unpartitioned = std::move(parsed.modules[0]);
+    auto outputs = GlobalOutputsOf(*out.unpartitioned);
     if (outputs.ok()) {
-      root_sharding = outputs->sharding;
-      global_result_shape = outputs->shape;
+      out.root_sharding = outputs->sharding;
+      out.global_result_shape = outputs->shape;
     }
     run.notes.push_back("global shapes and output shardings from " + unpartitioned_path);
   }
   // The optimized program's root may lose the attribute (tuple simplification, fusion):
   // keep the per-device program's own.
-  if (!root_sharding && own.has_value()) root_sharding = *own;
+  if (!out.root_sharding && own.has_value()) out.root_sharding = *own;
   if (!options.output_sharding.empty()) {
     auto parsed = ParseSharding(options.output_sharding);
     if (!parsed.ok()) return InvalidArgument("output sharding: " + std::string(parsed.status().message()));
-    root_sharding = *parsed;
+    out.root_sharding = *parsed;
   }
-  const bool outputs_known = root_sharding.has_value();
+  return out;
+}
 
-  // Global arguments: given, or random by a view of the module with global parameters.
+// Global arguments: given, or random by a view of the module with global parameters.
+Status GlobalArguments(const Module& per_device, const OutputLayout& outputs, MultiDeviceRunOptions& options,
+                       MultiDeviceRun& run) {
   ASSIGN_OR_RETURN(std::vector<Shape> global_shapes,
                    GlobalParameterShapes(per_device, run.global_program != nullptr ? run.global_program
-                                                                                   : unpartitioned.get()));
+                                                                                   : outputs.unpartitioned.get()));
   if (!options.arguments.empty()) {
     run.arguments = std::move(options.arguments);
-  } else {
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(per_device, global_shapes));
-    ASSIGN_OR_RETURN(run.arguments, RandomArguments(*view, options.seed));
+    return Status::Ok();
   }
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(per_device, global_shapes));
+  ASSIGN_OR_RETURN(run.arguments, RandomArguments(*view, options.seed));
+  return Status::Ok();
+}
 
-  MultiDeviceOptions mopts;
-  mopts.devices = devices;
-  mopts.cancel = options.cancel;
-  if (root_sharding) mopts.root_sharding = &*root_sharding;
-  if (global_result_shape) mopts.global_result_shape = &*global_result_shape;
+// The CPU backend's side of a run: the per-device program compiled once (one thread per
+// device, as XLA's host devices) and a tracer per device.
+struct CpuDevices {
   std::unique_ptr<CpuExecutable> exe;
   std::vector<std::unique_ptr<CpuTracer>> tracers;
-  run.how = "the interpreter";
-  if (options.backend == "cpu") {
-    Stopwatch compile_watch;
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(per_device, options.fused));
-    CpuExecutableOptions eo;
-    eo.threads = 1;  // one thread per device, as XLA's host devices
-    eo.devices = devices;
-    eo.compile.cancel = options.cancel;
-    ASSIGN_OR_RETURN(exe, CpuExecutable::Create(std::move(optimized), eo));
-    run.compile_s = compile_watch.ElapsedSeconds();
-    mopts.backend = DeviceBackend::kCpu;
-    mopts.cpu = exe.get();
-    for (int64_t d = 0; d < devices; ++d) {
-      tracers.push_back(std::make_unique<CpuTracer>());
-      mopts.observers.push_back(tracers.back().get());
-    }
-    run.how = std::string("the CPU backend (") + (options.fused ? "fused" : "unfused") + ", one thread per device)";
+};
+
+Status PrepareCpu(const Module& per_device, int64_t devices, const MultiDeviceRunOptions& options,
+                  MultiDeviceOptions& mopts, CpuDevices& cpu, MultiDeviceRun& run) {
+  Stopwatch compile_watch;
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(per_device, options.fused));
+  CpuExecutableOptions eo;
+  eo.threads = 1;
+  eo.devices = devices;
+  eo.compile.cancel = options.cancel;
+  ASSIGN_OR_RETURN(cpu.exe, CpuExecutable::Create(std::move(optimized), eo));
+  run.compile_s = compile_watch.ElapsedSeconds();
+  mopts.backend = DeviceBackend::kCpu;
+  mopts.cpu = cpu.exe.get();
+  for (int64_t d = 0; d < devices; ++d) {
+    cpu.tracers.push_back(std::make_unique<CpuTracer>());
+    mopts.observers.push_back(cpu.tracers.back().get());
   }
-  const Module& program = exe ? exe->module() : per_device;
-  std::vector<CollectiveEvent> collectives;
-  std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
+  run.how = std::string("the CPU backend (") + (options.fused ? "fused" : "unfused") + ", one thread per device)";
+  return Status::Ok();
+}
+
+// Runs `iterations` times; the last run's result, every run's collectives and each
+// device's span of the last run are kept, the times sorted into `run`.
+StatusOr<MultiDeviceResult> RunIterations(const Module& program, int64_t devices, int64_t iterations,
+                                          const std::atomic<bool>* cancel, MultiDeviceOptions& mopts,
+                                          MultiDeviceRun& run, std::vector<CollectiveEvent>& collectives,
+                                          std::vector<std::pair<int64_t, int64_t>>& spans) {
   MultiDeviceResult last;
-  const int64_t iterations = options.backend == "cpu" ? std::max<int64_t>(1, options.iterations) : 1;
   for (int64_t it = 0; it < iterations; ++it) {
-    if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) return Cancelled();
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return Cancelled();
     const int64_t start = NowNs();
     Stopwatch watch;
     mopts.iteration = it;
@@ -201,33 +211,68 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
     }
   }
   std::sort(run.times_s.begin(), run.times_s.end());
+  return last;
+}
+
+// Devices that hold the same part of an output must agree: otherwise the assembled result
+// would be one device's view presented as the answer.
+Status CheckAgreement(const MultiDeviceResult& last, bool outputs_known) {
+  if (last.disagreements.empty()) return Status::Ok();
+  std::string all;
+  for (const std::string& d : last.disagreements) all += "\n  " + d;
+  if (!outputs_known) {
+    return InvalidArgument("the per-device program does not say how its outputs are split (XLA's optimized text "
+                           "drops output shardings), and its devices hold different values for them; give the "
+                           "output sharding (run --output-sharding '{devices=[4,1]<=[4]}') or the module before "
+                           "partitioning (run --unpartitioned FILE):" + all);
+  }
+  return InvalidArgument("devices disagree on output parts they should hold alike; no result:" + all);
+}
+
+}  // namespace
+
+StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceRunOptions options) {
+  MultiDeviceRun run;
+  const int64_t devices = options.devices > 0 ? options.devices : DevicesOfModule(module);
+  run.devices = devices;
+  if (options.backend == "gpu") return RefuseGpuRun(devices);
+  if (options.backend != "interpreter" && options.backend != "cpu") {
+    return InvalidArgument("unknown backend '" + options.backend + "' for a multi-device run");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> partitioned, PerDeviceProgram(module, devices, run));
+  const Module& per_device = *partitioned;
+  ASSIGN_OR_RETURN(OutputLayout outputs, ResolveOutputs(module, per_device, options, run));
+  RETURN_IF_ERROR(GlobalArguments(per_device, outputs, options, run));
+
+  MultiDeviceOptions mopts;
+  mopts.devices = devices;
+  mopts.cancel = options.cancel;
+  if (outputs.root_sharding) mopts.root_sharding = &*outputs.root_sharding;
+  if (outputs.global_result_shape) mopts.global_result_shape = &*outputs.global_result_shape;
+  CpuDevices cpu;
+  run.how = "the interpreter";
+  if (options.backend == "cpu") RETURN_IF_ERROR(PrepareCpu(per_device, devices, options, mopts, cpu, run));
+  const Module& program = cpu.exe ? cpu.exe->module() : per_device;
+  std::vector<CollectiveEvent> collectives;
+  std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
+  const int64_t iterations = options.backend == "cpu" ? std::max<int64_t>(1, options.iterations) : 1;
+  ASSIGN_OR_RETURN(MultiDeviceResult last,
+                   RunIterations(program, devices, iterations, options.cancel, mopts, run, collectives, spans));
   std::vector<Trace> traces;
-  for (auto& tracer : tracers) traces.push_back(tracer->TakeTrace());
+  for (auto& tracer : cpu.tracers) traces.push_back(tracer->TakeTrace());
   run.trace = MergeDeviceTraces(traces, collectives, spans);
   run.device_rows = SummarizeDevices(run.trace);
   run.collective_rows = SummarizeCollectives(run.trace);
   for (const DeviceRow& r : run.device_rows) {
     run.kernels_per_device = std::max(run.kernels_per_device, iterations > 0 ? r.kernels / iterations : r.kernels);
   }
-  // Devices that hold the same part of an output must agree: otherwise the assembled
-  // result would be one device's view presented as the answer.
-  if (!last.disagreements.empty()) {
-    std::string all;
-    for (const std::string& d : last.disagreements) all += "\n  " + d;
-    if (!outputs_known) {
-      return InvalidArgument("the per-device program does not say how its outputs are split (XLA's optimized text "
-                             "drops output shardings), and its devices hold different values for them; give the "
-                             "output sharding (run --output-sharding '{devices=[4,1]<=[4]}') or the module before "
-                             "partitioning (run --unpartitioned FILE):" + all);
-    }
-    return InvalidArgument("devices disagree on output parts they should hold alike; no result:" + all);
-  }
+  RETURN_IF_ERROR(CheckAgreement(last, outputs.root_sharding.has_value()));
   run.result = std::move(last.global);
   run.per_device = std::move(partitioned);
   // Keep the root sharding and global shape for the check's reference runs.
-  if (root_sharding) {
-    run.per_device->entry()->root()->mutable_attrs().sharding = root_sharding->ToString().substr(
-        1, root_sharding->ToString().size() - 2);
+  if (outputs.root_sharding) {
+    const std::string text = outputs.root_sharding->ToString();
+    run.per_device->entry()->root()->mutable_attrs().sharding = text.substr(1, text.size() - 2);
     run.per_device->entry()->root()->mutable_attrs().has_sharding = true;
   }
   return run;
