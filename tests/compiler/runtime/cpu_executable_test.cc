@@ -670,7 +670,7 @@ TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
 }
 
 // Code generation keeps one pass manager per pooled target machine and runs it on module
-// after module (ObjectEmitter in cpu_compiler.cc): modules compiled one after another on
+// after module (ObjectEmitter in cpu_jit.cc): modules compiled one after another on
 // one thread, the same module twice among them, all run right, and the first ones still
 // do after the later compiles.
 TEST(CpuExecutableTest, ModulesCompiledOneAfterAnotherShareCodeGeneration) {
