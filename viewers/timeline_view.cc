@@ -107,7 +107,7 @@ ImU32 KindColor(std::string_view kind) {
   for (const Known& known : kKnown) {
     if (StartsWith(kind, known.prefix)) return known.color;
   }
-  uint32_t h = 2166136261u;  // FNV-1a, as report/report.cc's timeline
+  uint32_t h = 2166136261u;  // FNV-1a, as report/report_html.cc's timeline
   for (char c : kind) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
   float r = 0, g = 0, b = 0;
   ImGui::ColorConvertHSVtoRGB(static_cast<float>(h % 360) / 360.0f, 0.42f, 0.92f, r, g, b);
