@@ -495,6 +495,7 @@ void Workbench::Frame() {
   DrawExportPopup();
   DrawErrorPanel();
 }
+
 // The main area: a tab per view; a requested view's tab opens once it is there.
 void Workbench::DrawMainTabs() {
   if (ImGui::BeginTabBar("views")) {
