@@ -36,10 +36,10 @@ namespace {
 // fails or would be vacuous.
 Status CheckResult(const Module& module, const std::vector<Literal>& args, const Literal& result,
                    const RunOptions& opts, bool* check_failed,
-                   const CheckOptions& check_options = {}) {
+                   const check::CheckOptions& check_options = {}) {
   if (!opts.check && opts.expected.empty()) return Status::Ok();
-  ASSIGN_OR_RETURN(CheckReference reference, ComputeCheckReference(module, args, check_options));
-  auto print = [&](const char* label, const CheckReport& report) {
+  ASSIGN_OR_RETURN(check::CheckReference reference, check::ComputeCheckReference(module, args, check_options));
+  auto print = [&](const char* label, const check::CheckReport& report) {
     std::cerr << label << ": " << report.Summary() << "\n";
     if (!report.shadow_note.empty()) {
       std::cerr << "  no f64 shadow (" << report.shadow_note
@@ -54,7 +54,7 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
     }
     if (!report.passed()) *check_failed = true;
   };
-  if (opts.check) print("check", CheckOutputs(result, reference, args, check_options));
+  if (opts.check) print("check", check::CheckOutputs(result, reference, args, check_options));
   if (!opts.expected.empty()) {
     std::vector<const Literal*> leaves;
     ForEachArrayLeaf(result, [&](const Literal& leaf) { leaves.push_back(&leaf); });
@@ -69,7 +69,7 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
       expected.push_back(std::move(e));
     }
     print("expected",
-          CheckOutputsAgainstExpected(result, expected, reference, args, check_options));
+          check::CheckOutputsAgainstExpected(result, expected, reference, args, check_options));
   }
   return Status::Ok();
 }
@@ -168,7 +168,7 @@ int WriteRunOutputs(const Literal& result_literal, const std::vector<Literal>& a
 
 // Prints one check report as `run --check` does (verdict, then a line per output) and
 // sets *check_failed when it does not pass.
-void PrintCheckReport(const char* label, const CheckReport& report, bool* check_failed) {
+void PrintCheckReport(const char* label, const check::CheckReport& report, bool* check_failed) {
   std::cerr << label << ": " << report.Summary() << "\n";
   if (!report.shadow_note.empty()) {
     std::cerr << "  no f64 shadow (" << report.shadow_note

@@ -96,7 +96,7 @@ class Checker {
     Checker c;
     c.args_ = &args;
 #ifdef FUSEBOX_HAVE_NUMERIC_CHECK
-    ASSIGN_OR_RETURN(c.reference_, ComputeCheckReference(module, args));
+    ASSIGN_OR_RETURN(c.reference_, check::ComputeCheckReference(module, args));
 #else
     ASSIGN_OR_RETURN(c.reference_, Interpreter().Run(module, args));
 #endif
@@ -107,7 +107,7 @@ class Checker {
   std::string Check(const Literal& actual, bool* vacuous, std::string* summary) const {
     *vacuous = false;
 #ifdef FUSEBOX_HAVE_NUMERIC_CHECK
-    CheckReport report = CheckOutputs(actual, reference_, *args_);
+    check::CheckReport report = CheckOutputs(actual, reference_, *args_);
     if (!report.ok()) return report.Details();
     *vacuous = report.vacuous();
     *summary = report.Summary();
@@ -132,7 +132,7 @@ class Checker {
 
  private:
 #ifdef FUSEBOX_HAVE_NUMERIC_CHECK
-  CheckReference reference_;
+  check::CheckReference reference_;
 #else
   Literal reference_;
 #endif

@@ -184,7 +184,7 @@ void GatherCheck(const Module& module, const ReportOptions& options, Gathered* g
                     " for the reference interpreter; `fusebox run --check` checks it without a limit";
     return;
   }
-  auto checked = CheckAgainstInterpreter(module, g->args, g->fused->result);
+  auto checked = check::CheckAgainstInterpreter(module, g->args, g->fused->result);
   if (!checked.ok()) {
     g->check_text = "the interpreter cannot run the module: " + checked.status().message();
     return;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
-namespace fusebox {
+namespace fusebox::check {
 
 namespace {
 
@@ -361,4 +361,4 @@ std::vector<int64_t> SummedTermsPerOutput(const Module& module) {
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::check

@@ -20,7 +20,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::check {
 
 // `shape` with floating element types widened (f16/bf16/f32/f8… -> f64, c64 -> c128).
 Shape WidenToF64(const Shape& shape);
@@ -57,4 +57,4 @@ StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, cons
 // through called computations; 0 where it depends on no such sum.
 std::vector<int64_t> SummedTermsPerOutput(const Module& module);
 
-}  // namespace fusebox
+}  // namespace fusebox::check

@@ -13,7 +13,7 @@
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/support/strings.h"
 
-namespace fusebox {
+namespace fusebox::check {
 
 namespace {
 
@@ -670,4 +670,4 @@ StatusOr<CheckReport> CheckAgainstInterpreter(const Module& module, const std::v
   return CheckOutputs(actual, reference, arguments, options);
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::check

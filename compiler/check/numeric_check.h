@@ -45,7 +45,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::check {
 
 struct CheckOptions {
   // Multiple of the interpreter's own error allowed to the backend (see the header).
@@ -170,4 +170,4 @@ CheckReport CheckOutputsAgainstExpected(const Literal& actual, const std::vector
 StatusOr<CheckReport> CheckAgainstInterpreter(const Module& module, const std::vector<Literal>& arguments,
                                               const Literal& actual, const CheckOptions& options = {});
 
-}  // namespace fusebox
+}  // namespace fusebox::check

@@ -283,16 +283,16 @@ StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool c
   MultiDeviceCheck out;
   if (!check && expected == nullptr) return out;
   const Module* reference_module = run.per_device.get();
-  CheckOptions options;
+  check::CheckOptions options;
   if (run.global_program != nullptr) {
     // A program Fusebox partitioned is judged against the global program on one device,
     // so that the check covers the partitioning too; one the interpreter cannot run whole
     // (shard_map regions are per-device code) falls back to the per-device program.
-    auto whole = ComputeCheckReference(*run.global_program, run.arguments);
+    auto whole = check::ComputeCheckReference(*run.global_program, run.arguments);
     if (whole.ok()) {
-      if (check) out.against_interpreter = CheckOutputs(run.result, *whole, run.arguments);
+      if (check) out.against_interpreter = check::CheckOutputs(run.result, *whole, run.arguments);
       if (expected != nullptr) {
-        out.against_expected = CheckOutputsAgainstExpected(run.result, *expected, *whole, run.arguments);
+        out.against_expected = check::CheckOutputsAgainstExpected(run.result, *expected, *whole, run.arguments);
       }
       return out;
     }
@@ -305,10 +305,10 @@ StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool c
   if (own.ok() && own->has_value()) runner.root_sharding = **own;
   if (run.result.shape().IsArray() || run.result.shape().IsTuple()) runner.global_shape = run.result.shape();
   options.run = runner;
-  ASSIGN_OR_RETURN(CheckReference reference, ComputeCheckReference(*reference_module, run.arguments, options));
-  if (check) out.against_interpreter = CheckOutputs(run.result, reference, run.arguments, options);
+  ASSIGN_OR_RETURN(check::CheckReference reference, check::ComputeCheckReference(*reference_module, run.arguments, options));
+  if (check) out.against_interpreter = check::CheckOutputs(run.result, reference, run.arguments, options);
   if (expected != nullptr) {
-    out.against_expected = CheckOutputsAgainstExpected(run.result, *expected, reference, run.arguments, options);
+    out.against_expected = check::CheckOutputsAgainstExpected(run.result, *expected, reference, run.arguments, options);
   }
   return out;
 }

@@ -68,8 +68,8 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
 // `expected` (one literal per output leaf), with the reference described above; `note`
 // gets a line when the reference is the per-device program.
 struct MultiDeviceCheck {
-  std::optional<CheckReport> against_interpreter;
-  std::optional<CheckReport> against_expected;
+  std::optional<check::CheckReport> against_interpreter;
+  std::optional<check::CheckReport> against_expected;
   std::string note;
 };
 StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool check,

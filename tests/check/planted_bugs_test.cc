@@ -415,11 +415,11 @@ std::string CaseName(const BugCase& c) {
 
 struct Outcome {
   std::string error;  // compiling or running failed
-  CheckReport report;
+  check::CheckReport report;
 };
 
 Outcome CompileRunAndCheck(const Module& module, bool fused, const std::vector<Literal>& args,
-                           const CheckReference& reference) {
+                           const check::CheckReference& reference) {
   Outcome outcome;
   auto optimized = OptimizeForBackend(module, fused);
   if (!optimized.ok()) {
@@ -438,15 +438,15 @@ Outcome CompileRunAndCheck(const Module& module, bool fused, const std::vector<L
     outcome.error = "running: " + actual.status().message();
     return outcome;
   }
-  outcome.report = CheckOutputs(*actual, reference, args);
+  outcome.report = check::CheckOutputs(*actual, reference, args);
   return outcome;
 }
 
 // A mismatch on an output that counts (compared against a non-trivial reference): a
 // difference on an output that is all NaN in the reference, say, is not evidence.
-bool CountedMismatch(const CheckReport& report) {
-  for (const OutputCheck& output : report.outputs) {
-    if (output.verdict == OutputVerdict::kCompared && output.mismatches > 0) return true;
+bool CountedMismatch(const check::CheckReport& report) {
+  for (const check::OutputCheck& output : report.outputs) {
+    if (output.verdict == check::OutputVerdict::kCompared && output.mismatches > 0) return true;
   }
   return false;
 }
@@ -501,7 +501,7 @@ TEST_P(PlantedBugTest, CaughtByTheCheckAndNoFalseAlarmWithoutIt) {
       for (int64_t i = 0; i < arg.element_count(); ++i) arg.SetDouble(i, 1 + std::fabs(arg.GetDouble(i)));
     }
   }
-  auto reference = ComputeCheckReference(**module, *args);
+  auto reference = check::ComputeCheckReference(**module, *args);
   ASSERT_TRUE(reference.ok()) << reference.status().message();
 
   // Without the bug: both modes pass, and the check is not vacuous.
@@ -615,7 +615,7 @@ TEST(PlantedBugs, DISABLED_NoFalseAlarmOnExamplesAndCorpus) {
       std::printf("skipped %s: %s\n", key.c_str(), screened.status().message().c_str());
       continue;
     }
-    auto reference = ComputeCheckReference(*module, *args);
+    auto reference = check::ComputeCheckReference(*module, *args);
     if (!reference.ok()) {
       ++skipped;
       std::printf("skipped %s: %s\n", key.c_str(), reference.status().message().c_str());

@@ -68,9 +68,9 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
   options.max_elements = kMaxElements;
   // The interpreter and its f64 shadow: the check's bound comes from the interpreter's own
   // error on each output, so long sums with cancellation need no hand-set tolerance.
-  CheckOptions check_options;
+  check::CheckOptions check_options;
   check_options.interpreter = options;
-  auto reference = ComputeCheckReference(*module, *args, check_options);
+  auto reference = check::ComputeCheckReference(*module, *args, check_options);
   if (!reference.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << reference.status().message();
   const std::string key = fs::path(c.file).filename().string() + "#" + std::to_string(c.module_index);
   auto listed = NotCompiled().find(key);
@@ -93,7 +93,7 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
     }
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << key << ": " << actual.status().message();
-    CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
+    check::CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
     EXPECT_TRUE(report.ok()) << key << ": " << report.Details();
     // A module whose outputs are all constant or NaN on these inputs checks nothing:
     // said in the log (corpus modules are what they are; none may fail for it).

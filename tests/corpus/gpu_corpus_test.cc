@@ -153,9 +153,9 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
   InterpreterOptions budget;
   budget.max_instructions = kMaxInstructions;
   budget.max_elements = kLimit * 8;
-  CheckOptions check_options;
+  check::CheckOptions check_options;
   check_options.interpreter = budget;
-  auto reference = ComputeCheckReference(*module, *args, check_options);
+  auto reference = check::ComputeCheckReference(*module, *args, check_options);
   if (!reference.ok()) GTEST_SKIP() << "too much work for the emulator, or the interpreter cannot run it: "
                                     << reference.status().message();
   bool ran = false;
@@ -169,7 +169,7 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
     if (!actual.ok() && actual.status().message().find("runs on the host") != std::string::npos) continue;
     ASSERT_TRUE(actual.ok()) << Key(c) << ": " << actual.status().message();
     ran = true;
-    CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
+    check::CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
     EXPECT_TRUE(report.ok()) << Key(c) << ": " << report.Details();
   }
   if (!ran) GTEST_SKIP() << "control flow on the host side: the emulator runs straight-line modules";
@@ -197,14 +197,14 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
   if (std::string why = NotRunnableReason(*module); !why.empty()) GTEST_SKIP() << "not runnable: " << why;
   auto args = RandomArguments(*module, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  CheckOptions check_options;
+  check::CheckOptions check_options;
   check_options.interpreter.max_instructions = kMaxInstructions;
   check_options.interpreter.max_elements = kMaxElements;
   const std::string file = fs::path(c.file).filename().string();
   if (auto loose = GpuLooseTolerances().find(file); loose != GpuLooseTolerances().end()) {
     check_options.floor = loose->second;
   }
-  auto reference = ComputeCheckReference(*module, *args, check_options);
+  auto reference = check::ComputeCheckReference(*module, *args, check_options);
   if (!reference.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << reference.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
@@ -214,7 +214,7 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
     ASSERT_TRUE(exe.ok()) << Key(c) << ": " << exe.status().message();
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << Key(c) << ": " << actual.status().message();
-    CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
+    check::CheckReport report = CheckOutputs(*actual, *reference, *args, check_options);
     EXPECT_TRUE(report.ok()) << Key(c) << ": " << report.Details();
   }
 }

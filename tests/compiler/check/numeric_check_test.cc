@@ -65,14 +65,14 @@ std::vector<Literal> CancellationArgs() {
 TEST(NumericCheckTest, BoundComesFromTheInterpretersOwnError) {
   auto m = Parse(kCancellation);
   auto args = CancellationArgs();
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok()) << ref.status().message();
   ASSERT_TRUE(ref->shadow.has_value()) << ref->shadow_note;
   // A backend that computes b exactly (the f64 answer rounded once to f32) differs from
   // the interpreter by the interpreter's own rounding error: not a bug.
   Literal exact = Literal::CreateUninitialized(m->entry()->root()->shape());
   for (int64_t i = 0; i < 64; ++i) exact.SetDouble(i, ref->shadow->GetDouble(i));
-  CheckReport report = CheckOutputs(exact, *ref, args);
+  check::CheckReport report = CheckOutputs(exact, *ref, args);
   EXPECT_TRUE(report.passed()) << report.Details();
   ASSERT_EQ(report.outputs.size(), 1u);
   EXPECT_GT(report.outputs[0].interpreter_error, 1e-5);  // the cancellation's rounding
@@ -80,7 +80,7 @@ TEST(NumericCheckTest, BoundComesFromTheInterpretersOwnError) {
   // The old fixed tolerance calls the same values a mismatch: that was the false alarm.
   EXPECT_FALSE(CompareLiterals(exact, ref->reference, DefaultToleranceFor(PrimitiveType::kF32)).ok());
   // The interpreter's own result passes too.
-  EXPECT_TRUE(CheckOutputs(ref->reference, *ref, args).passed());
+  EXPECT_TRUE(check::CheckOutputs(ref->reference, *ref, args).passed());
 }
 
 // A 4096-term f32 sum with cancellation: the interpreter sums in double (its own error is
@@ -105,7 +105,7 @@ ENTRY e {
   for (int i = 0; i < 4096; ++i) v.push_back((i < 2048 ? 1 : -1) * (100.0 + 0.37 * std::sin(i)));
   std::vector<Literal> args;
   args.push_back(Vector(PrimitiveType::kF32, v));
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok());
   ASSERT_EQ(ref->summed_terms, (std::vector<int64_t>{4096}));
   ASSERT_TRUE(ref->magnitude.has_value());
@@ -114,7 +114,7 @@ ENTRY e {
   for (int i = 0; i < 4096; ++i) acc += static_cast<float>(args[0].GetDouble(i));
   Literal actual(Shape(PrimitiveType::kF32, {}));
   actual.SetDouble(0, acc);
-  CheckReport report = CheckOutputs(actual, *ref, args);
+  check::CheckReport report = CheckOutputs(actual, *ref, args);
   EXPECT_TRUE(report.passed()) << report.Details();
   EXPECT_THAT(report.outputs[0].BoundString(), HasSubstr("4·√n·u·Σ|terms| (n 4096"));
   EXPECT_GT(report.outputs[0].max_magnitude, 4e5);
@@ -122,7 +122,7 @@ ENTRY e {
   // The sum without its last term.
   Literal dropped(Shape(PrimitiveType::kF32, {}));
   dropped.SetDouble(0, ref->reference.GetDouble(0) - args[0].GetDouble(4095));
-  EXPECT_FALSE(CheckOutputs(dropped, *ref, args).ok());
+  EXPECT_FALSE(check::CheckOutputs(dropped, *ref, args).ok());
 }
 
 TEST(NumericCheckTest, CatchesAnIntermediateRoundedToBf16) {
@@ -141,9 +141,9 @@ ENTRY e {
   }
   args.push_back(Vector(PrimitiveType::kF32, a));
   args.push_back(Vector(PrimitiveType::kF32, b));
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok());
-  CheckReport report = CheckOutputs(RoundToBf16(ref->reference), *ref, args);
+  check::CheckReport report = CheckOutputs(RoundToBf16(ref->reference), *ref, args);
   EXPECT_FALSE(report.ok());
   EXPECT_FALSE(report.passed());
   EXPECT_THAT(report.Summary(), HasSubstr("MISMATCH with the interpreter"));
@@ -159,22 +159,22 @@ ENTRY e {
 })");
   std::vector<Literal> args;
   args.push_back(Vector(PrimitiveType::kF32, {4, -1, 9, 16}));  // sqrt(-1) = NaN
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok());
-  EXPECT_TRUE(CheckOutputs(ref->reference, *ref, args).passed());
+  EXPECT_TRUE(check::CheckOutputs(ref->reference, *ref, args).passed());
   // NaN where the reference is finite, and a finite value where it is NaN: both fail.
   Literal nan_for_finite = ref->reference;
   nan_for_finite.SetDouble(0, std::numeric_limits<double>::quiet_NaN());
-  CheckReport r1 = CheckOutputs(nan_for_finite, *ref, args);
+  check::CheckReport r1 = CheckOutputs(nan_for_finite, *ref, args);
   EXPECT_FALSE(r1.ok());
   EXPECT_EQ(r1.outputs[0].class_mismatches, 1);
   Literal finite_for_nan = ref->reference;
   finite_for_nan.SetDouble(1, 0.0);
-  EXPECT_FALSE(CheckOutputs(finite_for_nan, *ref, args).ok());
+  EXPECT_FALSE(check::CheckOutputs(finite_for_nan, *ref, args).ok());
   Literal inf_for_nan = ref->reference;
   inf_for_nan.SetDouble(1, std::numeric_limits<double>::infinity());
-  EXPECT_FALSE(CheckOutputs(inf_for_nan, *ref, args).ok());
-  EXPECT_THAT(CheckOutputs(ref->reference, *ref, args).outputs[0].ToString(),
+  EXPECT_FALSE(check::CheckOutputs(inf_for_nan, *ref, args).ok());
+  EXPECT_THAT(check::CheckOutputs(ref->reference, *ref, args).outputs[0].ToString(),
               HasSubstr("25% non-finite in the reference (1 NaN, 0 inf)"));
 }
 
@@ -197,9 +197,9 @@ ENTRY e {
   for (int i = 0; i < 8; ++i) x.SetDouble(i, 0.5 + i);
   args.push_back(std::move(x));
   args.push_back(Vector(PrimitiveType::kF32, {-1, -2, -3, -4, -5, -6, -7, -8}));
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok());
-  CheckReport report = CheckOutputs(ref->reference, *ref, args);
+  check::CheckReport report = CheckOutputs(ref->reference, *ref, args);
   EXPECT_TRUE(report.ok());        // nothing differs...
   EXPECT_TRUE(report.vacuous());   // ...but nothing could have
   EXPECT_FALSE(report.passed());
@@ -207,9 +207,9 @@ ENTRY e {
             "the check would be vacuous: output (f32[1,8]) is 100% NaN in the interpreter; use other inputs");
   // With positive variances the same module checks something.
   args[1] = Vector(PrimitiveType::kF32, {1, 2, 3, 4, 5, 6, 7, 8});
-  auto good = ComputeCheckReference(*m, args);
+  auto good = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(good.ok());
-  EXPECT_TRUE(CheckOutputs(good->reference, *good, args).passed());
+  EXPECT_TRUE(check::CheckOutputs(good->reference, *good, args).passed());
 }
 
 TEST(NumericCheckTest, PassThroughAndConstantOutputsDoNotCount) {
@@ -228,19 +228,19 @@ ENTRY e {
   for (int i = 0; i < 16; ++i) v.push_back(0.25 * i - 1);
   args.push_back(Vector(PrimitiveType::kF32, v));
   args.push_back(Vector(PrimitiveType::kF32, v));
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok());
   EXPECT_EQ(ref->pass_through_parameter, (std::vector<int64_t>{0, -1, 1}));
-  CheckReport report = CheckOutputs(ref->reference, *ref, args);
+  check::CheckReport report = CheckOutputs(ref->reference, *ref, args);
   EXPECT_TRUE(report.vacuous());
-  EXPECT_EQ(report.outputs[0].verdict, OutputVerdict::kPassThrough);
-  EXPECT_EQ(report.outputs[1].verdict, OutputVerdict::kConstant);
-  EXPECT_EQ(report.outputs[2].verdict, OutputVerdict::kPassThrough);
+  EXPECT_EQ(report.outputs[0].verdict, check::OutputVerdict::kPassThrough);
+  EXPECT_EQ(report.outputs[1].verdict, check::OutputVerdict::kConstant);
+  EXPECT_EQ(report.outputs[2].verdict, check::OutputVerdict::kPassThrough);
   EXPECT_THAT(report.Summary(), HasSubstr("output 0 (f32[16]) is parameter 0 passed through"));
   // A passed-through output that comes back corrupted still fails the check.
   Literal corrupted = ref->reference;
   corrupted.tuple_elements()[2].SetDouble(3, 42.0);
-  EXPECT_FALSE(CheckOutputs(corrupted, *ref, args).ok());
+  EXPECT_FALSE(check::CheckOutputs(corrupted, *ref, args).ok());
 }
 
 TEST(NumericCheckTest, SummaryCountsWhatWasCompared) {
@@ -255,7 +255,7 @@ ENTRY e {
   std::vector<double> v;
   for (int i = 0; i < 16; ++i) v.push_back(0.1 * i - 0.7);
   args.push_back(Vector(PrimitiveType::kF32, v));
-  auto report = CheckAgainstInterpreter(*m, args, *Interpreter().Run(*m, args));
+  auto report = check::CheckAgainstInterpreter(*m, args, *Interpreter().Run(*m, args));
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->passed()) << report->Details();
   EXPECT_THAT(report->Summary(), HasSubstr("matches the interpreter: 1 of 2 output(s) compared (16 elements"));
@@ -273,12 +273,12 @@ ENTRY e {
   Literal a(Shape(PrimitiveType::kS32, {4}));
   for (int i = 0; i < 4; ++i) a.SetInt64(i, i * 7 - 3);
   args.push_back(std::move(a));
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok());
-  EXPECT_TRUE(CheckOutputs(ref->reference, *ref, args).passed());
+  EXPECT_TRUE(check::CheckOutputs(ref->reference, *ref, args).passed());
   Literal off = ref->reference;
   off.SetInt64(2, off.GetInt64(2) + 1);
-  CheckReport report = CheckOutputs(off, *ref, args);
+  check::CheckReport report = CheckOutputs(off, *ref, args);
   EXPECT_FALSE(report.ok());
   EXPECT_THAT(report.Summary(), HasSubstr("(exact)"));
 }
@@ -286,21 +286,21 @@ ENTRY e {
 TEST(NumericCheckTest, ExpectedOutputsUseTheSameRules) {
   auto m = Parse(kCancellation);
   auto args = CancellationArgs();
-  auto ref = ComputeCheckReference(*m, args);
+  auto ref = check::ComputeCheckReference(*m, args);
   ASSERT_TRUE(ref.ok());
   // XLA's answer: the exact value rounded once.
   std::vector<Literal> expected;
   expected.push_back(Literal::CreateUninitialized(m->entry()->root()->shape()));
   for (int64_t i = 0; i < 64; ++i) expected[0].SetDouble(i, ref->shadow->GetDouble(i));
-  CheckReport report = CheckOutputsAgainstExpected(ref->reference, expected, *ref, args);
+  check::CheckReport report = CheckOutputsAgainstExpected(ref->reference, expected, *ref, args);
   EXPECT_TRUE(report.passed()) << report.Details();
   EXPECT_THAT(report.Summary(), HasSubstr("matches the expected outputs"));
   expected[0].SetDouble(5, expected[0].GetDouble(5) + 0.5);
-  EXPECT_FALSE(CheckOutputsAgainstExpected(ref->reference, expected, *ref, args).ok());
+  EXPECT_FALSE(check::CheckOutputsAgainstExpected(ref->reference, expected, *ref, args).ok());
   // Shape disagreements are reported, not crashed on.
   std::vector<Literal> wrong;
   wrong.push_back(Vector(PrimitiveType::kF32, {1, 2, 3}));
-  CheckReport bad = CheckOutputsAgainstExpected(ref->reference, wrong, *ref, args);
+  check::CheckReport bad = CheckOutputsAgainstExpected(ref->reference, wrong, *ref, args);
   EXPECT_FALSE(bad.ok());
   EXPECT_THAT(bad.Summary(), HasSubstr("shape mismatch"));
 }
@@ -318,7 +318,7 @@ ENTRY e {
   s = f32[4] add(back, cb)
   ROOT t = (f32[4], s32[4]) tuple(s, bits)
 })");
-  auto shadow = MakeF64Shadow(*m);
+  auto shadow = check::MakeF64Shadow(*m);
   ASSERT_TRUE(shadow.ok()) << shadow.status().message();
   const std::string text = (*shadow)->ToString();
   EXPECT_THAT(text, HasSubstr("f64[4] convert"));
@@ -329,7 +329,7 @@ ENTRY e {
   std::vector<Literal> args;
   args.push_back(Vector(PrimitiveType::kF32, {0.1, 0.2, 0.3, 1000.1}));
   std::vector<Literal> wide;
-  wide.push_back(WidenLiteralToF64(args[0]));
+  wide.push_back(check::WidenLiteralToF64(args[0]));
   auto s = Interpreter().Run(**shadow, wide);
   ASSERT_TRUE(s.ok()) << s.status().message();
   auto r = Interpreter().Run(*m, args);
