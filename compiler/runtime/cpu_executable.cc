@@ -13,7 +13,7 @@
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/ir/collectives.h"
-#include "compiler/runtime/collective_hub.h"
+#include "compiler/interpreter/collective_hub.h"
 #include "compiler/runtime/library_kernels.h"
 #include "compiler/support/large_buffer.h"
 #include "compiler/support/planted_bugs.h"
