@@ -34,12 +34,12 @@ int ReportStatus(const Status& status) {
   return status.code() == StatusCode::kInternal ? kExitInternal : kExitUserError;
 }
 
-StatusOr<LoadedFile> Load(const CommonInput& in, bool quiet_warnings) {
-  LoadOptions options;
+StatusOr<importers::LoadedFile> Load(const CommonInput& in, bool quiet_warnings) {
+  importers::LoadOptions options;
   options.allow_unknown_attributes = !in.strict;
   options.dump_stage = in.dump_stage;
-  if (IsDumpFolder(in.path)) options.module_selector = in.module;
-  auto file = LoadFile(in.path, options);
+  if (importers::IsDumpFolder(in.path)) options.module_selector = in.module;
+  auto file = importers::LoadFile(in.path, options);
   if (file.ok() && !quiet_warnings) {
     for (const ParseWarning& w : file->warnings) {
       std::cerr << in.path << ":" << w.location.line << ":" << w.location.column
@@ -74,10 +74,10 @@ Status WriteOutput(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
+StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput& in) {
   auto file = Load(in);
   if (!file.ok()) return file.status();
-  auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
+  auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/false);
   if (!picked.ok()) return picked.status();
   VerifierOptions vopts;
   vopts.filename = in.path;
@@ -85,13 +85,13 @@ StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in) {
   PrintVerifierIssues(VerifyModule(*file->modules[picked->front()], vopts), &errors);
   if (errors) return InvalidArgument(in.path + ": the module does not verify; not compiling it");
   size_t chosen = picked->front();
-  auto session = std::make_unique<CompileSession>(std::move(file->modules[chosen]));
+  auto session = std::make_unique<session::CompileSession>(std::move(file->modules[chosen]));
   if (!file->module_keys.empty()) {
     // From a dump folder: XLA's own stages of this module sit next to Fusebox's.
-    auto index = IndexDumpFolder(in.path);
+    auto index = importers::IndexDumpFolder(in.path);
     if (index.ok()) {
       auto module = index->Find(file->module_keys[chosen]);
-      if (module.ok()) AddXlaDumpStages(**module, session.get());
+      if (module.ok()) importers::AddXlaDumpStages(**module, session.get());
     }
   }
   return session;

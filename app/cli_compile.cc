@@ -14,7 +14,7 @@
 namespace fusebox::cli_internal {
 
 int RunCompile(const CommonInput& in, const CompileOptions& opts) {
-  auto stage = ParseStage(opts.stage);
+  auto stage = session::ParseStage(opts.stage);
   bool external = opts.stage.rfind("xla_", 0) == 0;
   if (!stage && !external && !opts.list_stages) {
     return ReportStatus(InvalidArgument("unknown stage '" + opts.stage +
@@ -23,15 +23,15 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   if (opts.backend != "cpu" && opts.backend != "gpu") {
     return ReportStatus(InvalidArgument("unknown backend '" + opts.backend + "' (cpu or gpu)"));
   }
-  if (opts.backend == "gpu" && *stage == Stage::kLlvmIr) stage = Stage::kGpuLlvmIr;
-  if (opts.backend == "gpu" && *stage == Stage::kLlvmIrOptimized)
-    stage = Stage::kGpuLlvmIrOptimized;
+  if (opts.backend == "gpu" && *stage == session::Stage::kLlvmIr) stage = session::Stage::kGpuLlvmIr;
+  if (opts.backend == "gpu" && *stage == session::Stage::kLlvmIrOptimized)
+    stage = session::Stage::kGpuLlvmIrOptimized;
   auto session = MakeSession(in);
   if (!session.ok()) return ReportStatus(session.status());
   if (opts.list_stages) {
     for (const std::string& name : (*session)->StageNames()) {
       std::string description;
-      for (const ExternalStage& e : (*session)->external_stages()) {
+      for (const session::ExternalStage& e : (*session)->external_stages()) {
         if (e.name == name) description = e.description;
       }
       std::cout << name << (description.empty() ? "" : "  " + description) << "\n";
@@ -51,7 +51,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   popts.disabled_passes = opts.disabled_passes;
   popts.only_passes = opts.only_passes;
   popts.snapshot_pass_regex = opts.dump_to.empty() ? "" : opts.dump_pass_re;
-  if (*stage != Stage::kHlo || !opts.dump_to.empty()) {
+  if (*stage != session::Stage::kHlo || !opts.dump_to.empty()) {
     Status st = (*session)->Optimize(popts);
     if (!st.ok()) return ReportStatus(st);
   }
@@ -72,7 +72,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
     }
   }
   if (!opts.dump_to.empty()) {
-    auto written = WriteDump(**session, opts.dump_to, 0, /*with_cpu=*/true);
+    auto written = session::WriteDump(**session, opts.dump_to, 0, /*with_cpu=*/true);
     if (!written.ok()) return ReportStatus(written.status());
     std::cerr << "wrote " << written->size() << " file(s) to " << opts.dump_to << "\n";
   }

@@ -15,16 +15,16 @@ namespace {
 
 // The modules of a dump folder a command works on: the one `selector` names, or all
 // (with `with_both_ends`, those that have both their input and XLA's optimized module).
-StatusOr<std::vector<const DumpModule*>> ChooseDumpModules(const DumpIndex& index,
+StatusOr<std::vector<const importers::DumpModule*>> ChooseDumpModules(const importers::DumpIndex& index,
                                                            const std::string& selector,
                                                            bool with_both_ends) {
-  std::vector<const DumpModule*> out;
+  std::vector<const importers::DumpModule*> out;
   if (!selector.empty()) {
-    ASSIGN_OR_RETURN(const DumpModule* found, index.Find(selector));
+    ASSIGN_OR_RETURN(const importers::DumpModule* found, index.Find(selector));
     out.push_back(found);
     return out;
   }
-  for (const DumpModule& m : index.modules) {
+  for (const importers::DumpModule& m : index.modules) {
     if (!with_both_ends || (m.BeforeOptimizations() && m.AfterOptimizations())) out.push_back(&m);
   }
   if (out.empty()) {
@@ -40,27 +40,27 @@ StatusOr<std::vector<const DumpModule*>> ChooseDumpModules(const DumpIndex& inde
 // `fusebox index DIR`: the modules × stages table of a dump folder; with --module, that
 // module's files in compilation order; with --check, every HLO file is loaded.
 int RunIndex(const IndexOptions& opts) {
-  if (!IsDumpFolder(opts.dir)) {
+  if (!importers::IsDumpFolder(opts.dir)) {
     return ReportStatus(InvalidArgument(opts.dir + ": not a folder; `index` reads XLA dump folders "
                                                    "(use `inspect` for a single file)"));
   }
-  auto index = IndexDumpFolder(opts.dir);
+  auto index = importers::IndexDumpFolder(opts.dir);
   if (!index.ok()) return ReportStatus(index.status());
   auto chosen = ChooseDumpModules(*index, opts.module, /*with_both_ends=*/false);
   if (!chosen.ok()) return ReportStatus(chosen.status());
-  const std::vector<const DumpModule*>& shown = *chosen;
+  const std::vector<const importers::DumpModule*>& shown = *chosen;
   if (opts.json) {
-    std::cout << DumpIndexToJson(*index);
+    std::cout << importers::DumpIndexToJson(*index);
   } else if (!opts.module.empty()) {
-    std::cout << FormatDumpModule(*shown.front());
+    std::cout << importers::FormatDumpModule(*shown.front());
   } else {
-    std::cout << FormatDumpIndex(*index);
+    std::cout << importers::FormatDumpIndex(*index);
   }
   if (!opts.check) return kExitOk;
   int loaded = 0, failed = 0;
-  for (const DumpModule* m : shown) {
-    for (const DumpFile& f : m->files) {
-      if (f.kind != DumpFileKind::kHloModule && f.kind != DumpFileKind::kSnapshot) continue;
+  for (const importers::DumpModule* m : shown) {
+    for (const importers::DumpFile& f : m->files) {
+      if (f.kind != importers::DumpFileKind::kHloModule && f.kind != importers::DumpFileKind::kSnapshot) continue;
       auto module = LoadDumpHlo(f);
       if (module.ok()) {
         ++loaded;
@@ -79,22 +79,22 @@ int RunIndex(const IndexOptions& opts) {
 // `fusebox compare-fusion DIR`: XLA's fusions (after_optimizations) against Fusebox's on
 // the same input (before_optimizations), for one module or every module of the folder.
 int RunCompareFusion(const CompareFusionOptions& opts) {
-  if (!IsDumpFolder(opts.path)) {
+  if (!importers::IsDumpFolder(opts.path)) {
     return ReportStatus(
         InvalidArgument(opts.path +
                         ": not a folder; compare-fusion reads an XLA dump folder "
                         "(XLA_FLAGS=--xla_dump_to=DIR), which holds both XLA's input and its "
                         "optimized module"));
   }
-  auto index = IndexDumpFolder(opts.path);
+  auto index = importers::IndexDumpFolder(opts.path);
   if (!index.ok()) return ReportStatus(index.status());
   auto chosen = ChooseDumpModules(*index, opts.module, /*with_both_ends=*/true);
   if (!chosen.ok()) return ReportStatus(chosen.status());
-  const std::vector<const DumpModule*>& modules = *chosen;
+  const std::vector<const importers::DumpModule*>& modules = *chosen;
   int failures = 0;
   bool first = true;
   if (opts.json) std::cout << "[\n";
-  for (const DumpModule* m : modules) {
+  for (const importers::DumpModule* m : modules) {
     auto result = CompareDumpFusion(*m);
     if (!result.ok()) {
       std::cerr << "error: " << result.status().message() << "\n";

@@ -34,14 +34,14 @@ void AddInputOptions(CLI::App* cmd, CommonInput* in);
 // Prints `error: <message>` and gives the exit code: internal errors 2, the rest 1.
 int ReportStatus(const Status& status);
 // Loads FILE (a dump folder's module by --module), printing parse warnings and notes.
-StatusOr<LoadedFile> Load(const CommonInput& in, bool quiet_warnings = false);
+StatusOr<importers::LoadedFile> Load(const CommonInput& in, bool quiet_warnings = false);
 // Prints each issue to stderr; returns the number of errors and sets *has_errors.
 int PrintVerifierIssues(const std::vector<VerifierIssue>& issues, bool* has_errors);
 // Writes `text` to `path`, or to stdout when `path` is empty.
 Status WriteOutput(const std::string& path, const std::string& text);
 // A compile session on the one module of the input, verified; from a dump folder, with
 // XLA's own stages of that module beside Fusebox's.
-StatusOr<std::unique_ptr<CompileSession>> MakeSession(const CommonInput& in);
+StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput& in);
 // The command line as typed (reports and the workbench record it).
 std::string& CommandLine();
 

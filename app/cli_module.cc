@@ -25,7 +25,7 @@ namespace {
 
 // Writes each module to DIR/<index>.<module name>.hlo (for tools that take one module per
 // file, such as XLA's own parser).
-int WriteSplit(const LoadedFile& file, const std::vector<size_t>& picked, const std::string& dir) {
+int WriteSplit(const importers::LoadedFile& file, const std::vector<size_t>& picked, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return ReportStatus(InvalidArgument(dir + ": cannot create folder: " + ec.message()));
@@ -48,7 +48,7 @@ int WriteSplit(const LoadedFile& file, const std::vector<size_t>& picked, const 
 int RunInspect(const CommonInput& in, bool json) {
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
-  auto picked = SelectModules(*file, in.module, /*allow_all=*/true);
+  auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/true);
   if (!picked.ok()) return ReportStatus(picked.status());
   bool any_errors = false;
   bool first = true;
@@ -84,7 +84,7 @@ int RunPrint(const CommonInput& in, bool verify, const std::string& out_path,
              const std::string& split_dir) {
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
-  auto picked = SelectModules(*file, in.module, /*allow_all=*/true);
+  auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/true);
   if (!picked.ok()) return ReportStatus(picked.status());
   if (!split_dir.empty()) {
     int rc = WriteSplit(*file, *picked, split_dir);
@@ -119,7 +119,7 @@ int RunPrint(const CommonInput& in, bool verify, const std::string& out_path,
 int RunVerify(const CommonInput& in) {
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
-  auto picked = SelectModules(*file, in.module, /*allow_all=*/true);
+  auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/true);
   if (!picked.ok()) return ReportStatus(picked.status());
   int total_errors = 0;
   for (size_t index : *picked) {

@@ -16,7 +16,7 @@ namespace fusebox::cli_internal {
 int RunReport(const CommonInput& in, const ReportCommandOptions& opts) {
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
-  auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
+  auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/false);
   if (!picked.ok()) return ReportStatus(picked.status());
   size_t chosen = picked->front();
   VerifierOptions vopts;
@@ -41,14 +41,14 @@ int RunReport(const CommonInput& in, const ReportCommandOptions& opts) {
     // A dump folder: XLA's stages and its fusion, compared with Fusebox's.
     input.source +=
         " (module " + file->module_keys[chosen] + ", " + file->module_files[chosen] + ")";
-    auto index = IndexDumpFolder(in.path);
+    auto index = importers::IndexDumpFolder(in.path);
     if (index.ok()) {
       auto module = index->Find(file->module_keys[chosen]);
       if (module.ok()) {
-        CompileSession stages(file->modules[chosen]->Clone());
-        AddXlaDumpStages(**module, &stages);
+        session::CompileSession stages(file->modules[chosen]->Clone());
+        importers::AddXlaDumpStages(**module, &stages);
         input.xla_stages = stages.external_stages();
-        auto compared = CompareDumpFusion(**module);
+        auto compared = importers::CompareDumpFusion(**module);
         if (compared.ok()) {
           input.xla_comparison = std::move(compared->comparison);
         } else {
@@ -69,7 +69,7 @@ int RunReport(const CommonInput& in, const ReportCommandOptions& opts) {
     for (int64_t p = 0; p < module.entry()->parameter_count(); ++p)
       shapes.push_back(module.entry()->parameter(p)->shape());
     if (DevicesOfModule(module) > 1 && IsPerDeviceProgram(module)) {
-      auto global = GlobalParameterShapes(module, nullptr);
+      auto global = runtime::GlobalParameterShapes(module, nullptr);
       if (!global.ok()) return ReportStatus(global.status());
       shapes = std::move(*global);
     }

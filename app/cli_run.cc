@@ -213,11 +213,11 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
         if (!parsed.modules.empty()) unpartitioned = std::move(parsed.modules[0]);
       }
       ASSIGN_OR_RETURN(std::vector<Shape> shapes,
-                       GlobalParameterShapes(module, unpartitioned.get()));
-      ASSIGN_OR_RETURN(global_view, GlobalParameterView(module, shapes));
+                       runtime::GlobalParameterShapes(module, unpartitioned.get()));
+      ASSIGN_OR_RETURN(global_view, runtime::GlobalParameterView(module, shapes));
       shapes_from = global_view.get();
     }
-    ASSIGN_OR_RETURN(ArgumentFiles loaded, LoadArgumentFiles(*shapes_from, opts.inputs));
+    ASSIGN_OR_RETURN(importers::ArgumentFiles loaded, importers::LoadArgumentFiles(*shapes_from, opts.inputs));
     for (const std::string& note : loaded.notes) std::cerr << "note: " << note << "\n";
     mo.arguments = std::move(loaded.arguments);
   }
@@ -276,7 +276,7 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
 int RunRun(const CommonInput& in, const RunOptions& opts) {
   auto file = Load(in);
   if (!file.ok()) return ReportStatus(file.status());
-  auto picked = SelectModules(*file, in.module, /*allow_all=*/false);
+  auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/false);
   if (!picked.ok()) return ReportStatus(picked.status());
   const Module& module = *file->modules[picked->front()];
   VerifierOptions vopts;
@@ -319,7 +319,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     inputs = {in.path};
   }
   if (!inputs.empty()) {
-    auto loaded = LoadArgumentFiles(module, inputs);
+    auto loaded = importers::LoadArgumentFiles(module, inputs);
     if (!loaded.ok()) return ReportStatus(loaded.status());
     for (const std::string& note : loaded->notes) std::cerr << "note: " << note << "\n";
     if (opts.explain_inputs) {

@@ -104,14 +104,14 @@ int RunGraphCommand(const GraphCommandOptions& options) {
   if (options.radius < 0) return Fail(InvalidArgument("--radius must be 0 or more"));
   if (options.max_nodes < 0) return Fail(InvalidArgument("--max-nodes must be 0 or more"));
 
-  LoadOptions load;
+  importers::LoadOptions load;
   load.allow_unknown_attributes = !options.strict;
   load.dump_stage = options.dump_stage;
-  if (IsDumpFolder(options.path)) load.module_selector = options.module;
-  auto file = LoadFile(options.path, load);
+  if (importers::IsDumpFolder(options.path)) load.module_selector = options.module;
+  auto file = importers::LoadFile(options.path, load);
   if (!file.ok()) return Fail(file.status());
   for (const std::string& note : file->notes) std::cerr << "note: " << note << "\n";
-  auto picked = SelectModules(*file, options.module, /*allow_all=*/false);
+  auto picked = importers::SelectModules(*file, options.module, /*allow_all=*/false);
   if (!picked.ok()) return Fail(picked.status());
   std::unique_ptr<Module> loaded = std::move(file->modules[picked->front()]);
 
@@ -123,10 +123,10 @@ int RunGraphCommand(const GraphCommandOptions& options) {
         InvalidArgument(options.path + ": the module does not verify:\n" + verified.message()));
   }
 
-  std::unique_ptr<CompileSession> session;
+  std::unique_ptr<session::CompileSession> session;
   const Module* module = loaded.get();
   if (options.stage == "optimized_hlo") {
-    session = std::make_unique<CompileSession>(std::move(loaded));
+    session = std::make_unique<session::CompileSession>(std::move(loaded));
     PipelineOptions popts;
     popts.snapshot_pass_regex = "";  // the graph needs the result only
     Status st = session->Optimize(popts);

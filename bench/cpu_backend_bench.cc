@@ -320,7 +320,7 @@ struct Loaded {
   std::unique_ptr<Module> module;
   std::vector<Literal> args;
   int64_t min_bytes = 0;  // inputs + outputs: what any implementation must read and write
-  std::unique_ptr<CpuExecutable> executable;
+  std::unique_ptr<runtime::CpuExecutable> executable;
   Literal result;  // the executable's result, reused by every run
   bool executable_fused = false;
 };
@@ -356,11 +356,11 @@ StatusOr<Loaded*> Load(const Workload& workload) {
 
 // The loaded workload's executable in the given mode, compiled and run once (untimed: the
 // first run faults in the temporaries' pages).
-StatusOr<CpuExecutable*> Compile(Loaded& loaded, bool fused) {
+StatusOr<runtime::CpuExecutable*> Compile(Loaded& loaded, bool fused) {
   if (loaded.executable != nullptr && loaded.executable_fused == fused) return loaded.executable.get();
   loaded.executable.reset();
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(*loaded.module, fused));
-  ASSIGN_OR_RETURN(loaded.executable, CpuExecutable::Create(std::move(optimized)));
+  ASSIGN_OR_RETURN(loaded.executable, runtime::CpuExecutable::Create(std::move(optimized)));
   loaded.executable_fused = fused;
   RETURN_IF_ERROR(loaded.executable->RunInto(loaded.args, loaded.result));
   return loaded.executable.get();
@@ -393,7 +393,7 @@ void RunWorkload(benchmark::State& state, const Workload& workload, Mode mode) {
     loop_seconds = clock.Seconds();
     state.counters["instructions"] = static_cast<double>(instructions);
   } else {
-    StatusOr<CpuExecutable*> executable = Compile(**loaded, mode == Mode::kFused);
+    StatusOr<runtime::CpuExecutable*> executable = Compile(**loaded, mode == Mode::kFused);
     if (!executable.ok()) {
       state.SkipWithError(executable.status().message().c_str());
       return;

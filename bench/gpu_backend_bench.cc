@@ -67,7 +67,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
     state.SkipWithError("cannot prepare the module");
     return;
   }
-  auto exe = GpuExecutable::Create(std::move(*optimized));
+  auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
   if (!exe.ok()) {
     state.SkipWithError(exe.status().message().c_str());  // "no CUDA driver (...)" here
     return;
@@ -80,7 +80,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
   profiler::CuptiTracer cupti;
   cupti.SetAnnotations(session::AnnotationsFromGpuCode((*exe)->code()));
   const bool traced = cupti.Start().ok();
-  GpuRunOptions options;
+  runtime::GpuRunOptions options;
   options.observer = traced ? &cupti : nullptr;
   options.device_tracer_active = traced;
   int64_t runs = 0;

@@ -34,8 +34,8 @@ void RunKernel(benchmark::State& state, const Instruction& inst, int threads) {
   const bool is_dot = inst.opcode() == Opcode::kDot;
   for (auto _ : state) {
     const Status status =
-        is_dot ? RunDot(inst, lhs.untyped_data(), rhs.untyped_data(), out.data(), threads)
-               : RunConvolution(inst, lhs.untyped_data(), rhs.untyped_data(), out.data(), threads);
+        is_dot ? runtime::RunDot(inst, lhs.untyped_data(), rhs.untyped_data(), out.data(), threads)
+               : runtime::RunConvolution(inst, lhs.untyped_data(), rhs.untyped_data(), out.data(), threads);
     if (!status.ok()) {
       state.SkipWithError(status.message().c_str());
       return;
@@ -43,9 +43,9 @@ void RunKernel(benchmark::State& state, const Instruction& inst, int threads) {
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  SetGflops(state, is_dot ? DotFlops(inst) : ConvolutionFlops(inst));
+  SetGflops(state, is_dot ? runtime::DotFlops(inst) : runtime::ConvolutionFlops(inst));
   state.counters["threads"] = threads;
-  if (!is_dot) state.SetLabel(ConvolutionPath(inst));  // direct, weight-gradient or im2col
+  if (!is_dot) state.SetLabel(runtime::ConvolutionPath(inst));  // direct, weight-gradient or im2col
 }
 
 // state.range(0): the matrix size n (n x n times n x n); state.range(1): threads, 0 for

@@ -43,7 +43,7 @@ std::string Program(int64_t devices, int64_t elements, int reduces) {
 }
 
 struct Setup {
-  std::unique_ptr<CpuExecutable> exe;
+  std::unique_ptr<runtime::CpuExecutable> exe;
   std::vector<Literal> global;
   std::vector<std::vector<Literal>> per_device;
 };
@@ -52,16 +52,16 @@ Setup Make(int64_t devices, int64_t elements, int reduces) {
   Setup s;
   auto module = ParseModule(Program(devices, elements, reduces));
   if (!module.ok()) throw std::runtime_error(std::string(module.status().message()));
-  CpuExecutableOptions eo;
+  runtime::CpuExecutableOptions eo;
   eo.threads = 1;
   eo.devices = devices;
-  auto exe = CpuExecutable::Create(std::move(*module), eo);
+  auto exe = runtime::CpuExecutable::Create(std::move(*module), eo);
   if (!exe.ok()) throw std::runtime_error(std::string(exe.status().message()));
   s.exe = std::move(*exe);
   Literal g(Shape(PrimitiveType::kF32, {devices * elements}));
   for (int64_t i = 0; i < g.element_count(); ++i) g.SetDouble(i, static_cast<double>(i % 97) / 97.0);
   s.global.push_back(std::move(g));
-  auto split = SplitArguments(s.exe->module(), s.global, devices);
+  auto split = runtime::SplitArguments(s.exe->module(), s.global, devices);
   if (!split.ok()) throw std::runtime_error(std::string(split.status().message()));
   s.per_device = std::move(*split);
   return s;
@@ -85,12 +85,12 @@ void BM_SequentialDeviceRuns(benchmark::State& state) {
 void BM_MultiDeviceRun(benchmark::State& state) {
   const int64_t devices = state.range(0), elements = state.range(1);
   Setup s = Make(devices, elements, 0);
-  MultiDeviceOptions options;
+  runtime::MultiDeviceOptions options;
   options.devices = devices;
-  options.backend = DeviceBackend::kCpu;
+  options.backend = runtime::DeviceBackend::kCpu;
   options.cpu = s.exe.get();
   for (auto _ : state) {
-    auto r = RunOnDevices(s.exe->module(), s.global, options);
+    auto r = runtime::RunOnDevices(s.exe->module(), s.global, options);
     if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
     benchmark::DoNotOptimize(r);
   }
@@ -102,12 +102,12 @@ void BM_AllReduceChain(benchmark::State& state) {
   const int64_t devices = state.range(0), elements = state.range(1);
   constexpr int kReduces = 16;
   Setup s = Make(devices, elements, kReduces);
-  MultiDeviceOptions options;
+  runtime::MultiDeviceOptions options;
   options.devices = devices;
-  options.backend = DeviceBackend::kCpu;
+  options.backend = runtime::DeviceBackend::kCpu;
   options.cpu = s.exe.get();
   for (auto _ : state) {
-    auto r = RunOnDevices(s.exe->module(), s.global, options);
+    auto r = runtime::RunOnDevices(s.exe->module(), s.global, options);
     if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
     benchmark::DoNotOptimize(r);
   }

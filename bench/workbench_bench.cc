@@ -108,7 +108,7 @@ void BM_GraphViewCifarExpanded(benchmark::State& state) {
     state.SkipWithError(parsed.status().message().c_str());
     return;
   }
-  CompileSession session(std::move(parsed->modules.front()));
+  session::CompileSession session(std::move(parsed->modules.front()));
   if (!session.Optimize().ok()) {
     state.SkipWithError("pipeline failed");
     return;

@@ -195,11 +195,11 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
     auto optimized = OptimizeForBackend(module, fused);
     if (!optimized.ok())
       return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
-    CpuExecutableOptions options;
+    runtime::CpuExecutableOptions options;
     options.threads = 2;
     options.compile.keep_assembly = false;
     options.compile.keep_llvm_ir = false;
-    auto exe = CpuExecutable::Create(std::move(*optimized), options);
+    auto exe = runtime::CpuExecutable::Create(std::move(*optimized), options);
     if (!exe.ok()) return {Outcome::kError, backend + " compile: " + exe.status().message()};
     if (!judge(backend, (*exe)->Run(*args))) return r;
   }

@@ -18,7 +18,7 @@
 #include "compiler/interpreter/npy.h"
 #include "importers/hlo_proto.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 namespace {
 
@@ -294,4 +294,4 @@ StatusOr<ArgumentFiles> LoadArgumentFiles(const Module& module,
   return FromNpyFiles(*entry, paths);
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

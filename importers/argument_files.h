@@ -11,7 +11,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 // One member of an .npz archive: its name without the `.npy` suffix ("arr_0", "x") and
 // its bytes (an .npy file).
@@ -45,4 +45,4 @@ struct ArgumentFiles {
 StatusOr<ArgumentFiles> LoadArgumentFiles(const Module& module,
                                           const std::vector<std::string>& paths);
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

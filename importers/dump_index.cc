@@ -16,7 +16,7 @@
 
 #include "importers/module_loader.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 namespace fs = std::filesystem;
 
@@ -838,9 +838,9 @@ StatusOr<LoadedDumpModule> LoadDumpHlo(const DumpFile& file, bool allow_unknown_
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::importers
 
-namespace fusebox {
+namespace fusebox::importers {
 
 namespace {
 
@@ -1053,4 +1053,4 @@ std::string DumpIndexToJson(const DumpIndex& index) {
   return j.dump(2) + "\n";
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

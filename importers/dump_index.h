@@ -24,7 +24,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 enum class DumpFileKind {
   kHloModule,         // an HLO module at some stage (text or proto)
@@ -125,4 +125,4 @@ std::string DumpIndexToJson(const DumpIndex& index);
 // One line saying what a file is: "pass 0005 simplification: after algsimp, before cse".
 std::string DescribeDumpFile(const DumpFile& file);
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

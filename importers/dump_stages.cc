@@ -4,7 +4,7 @@
 #include <cstdio>
 
 
-namespace fusebox {
+namespace fusebox::importers {
 
 StatusOr<std::string> JoinDumpFiles(const std::vector<const DumpFile*>& files, const std::string& comment) {
   if (files.size() == 1) return ReadDumpText(*files[0]);
@@ -39,12 +39,12 @@ std::function<StatusOr<std::string>()> HloLoader(DumpFile file) {
   };
 }
 
-void AddJoined(CompileSession* session, const std::string& name, const std::string& description,
+void AddJoined(session::CompileSession* session, const std::string& name, const std::string& description,
                std::vector<const DumpFile*> files, const std::string& comment, int* added) {
   if (files.empty()) return;
   std::vector<DumpFile> copies;
   for (const DumpFile* f : files) copies.push_back(*f);
-  ExternalStage stage;
+  session::ExternalStage stage;
   stage.name = name;
   stage.description = description;
   stage.source = Sources(files);
@@ -59,10 +59,10 @@ void AddJoined(CompileSession* session, const std::string& name, const std::stri
 
 }  // namespace
 
-int AddXlaDumpStages(const DumpModule& module, CompileSession* session) {
+int AddXlaDumpStages(const DumpModule& module, session::CompileSession* session) {
   int added = 0;
   if (const DumpFile* after = module.AfterOptimizations()) {
-    ExternalStage stage;
+    session::ExternalStage stage;
     stage.name = "xla_optimized_hlo";
     stage.description = "XLA: " + DescribeDumpFile(*after);
     stage.source = after->path;
@@ -73,7 +73,7 @@ int AddXlaDumpStages(const DumpModule& module, CompileSession* session) {
   for (const DumpFile* pass : module.Passes()) {
     char name[32];
     std::snprintf(name, sizeof(name), "xla_pass_%04d", pass->step);
-    ExternalStage stage;
+    session::ExternalStage stage;
     stage.name = name;
     stage.description = "XLA: " + DescribeDumpFile(*pass);
     stage.source = pass->path;
@@ -116,11 +116,11 @@ StatusOr<DumpFusionComparison> CompareDumpFusion(const DumpModule& module, const
   if (!xla.ok()) return xla.status();
   out.warnings = input->warnings;
   out.warnings.insert(out.warnings.end(), xla->warnings.begin(), xla->warnings.end());
-  CompileSession session(input->module->Clone());
+  session::CompileSession session(input->module->Clone());
   Status st = session.Optimize(options);
   if (!st.ok()) return st.WithPrefix(before->path + ": Fusebox's pipeline failed: ");
-  out.comparison = CompareFusion(*input->module, *xla->module, *session.optimized_module());
+  out.comparison = session::CompareFusion(*input->module, *xla->module, *session.optimized_module());
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

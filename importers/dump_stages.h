@@ -10,7 +10,7 @@
 #include "compiler/session/fusion_comparison.h"
 #include "importers/dump_index.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 // Adds the dump's stages to `session` as external stages (loaded on first use):
 //   xla_optimized_hlo          <platform>_after_optimizations (text, or the proto printed)
@@ -20,7 +20,7 @@ namespace fusebox {
 //   xla_ptx, xla_asm           .ptx / .s files
 //   xla_buffer_assignment      -buffer-assignment.txt
 // Returns how many stages were added.
-int AddXlaDumpStages(const DumpModule& module, CompileSession* session);
+int AddXlaDumpStages(const DumpModule& module, session::CompileSession* session);
 
 // Joins several text files of one stage, each under a `<comment> ---- <file> ----` header.
 StatusOr<std::string> JoinDumpFiles(const std::vector<const DumpFile*>& files, const std::string& comment);
@@ -29,10 +29,10 @@ StatusOr<std::string> JoinDumpFiles(const std::vector<const DumpFile*>& files, c
 // on the module's before_optimizations dump. Fails, naming what is missing, when the
 // dump lacks either stage.
 struct DumpFusionComparison {
-  FusionComparison comparison;
+  session::FusionComparison comparison;
   std::string input_file, xla_file;
   std::vector<std::string> warnings;
 };
 StatusOr<DumpFusionComparison> CompareDumpFusion(const DumpModule& module, const PipelineOptions& options = {});
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

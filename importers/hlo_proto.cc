@@ -26,7 +26,7 @@
 #include "importers/hlo_proto_internal.h"
 #include "importers/module_loader.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 namespace hlo_proto_internal {
 
@@ -997,4 +997,4 @@ StatusOr<LoadedFile> LoadHloProtoFile(const std::string& path) {
   return file;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

@@ -15,12 +15,12 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
-
-namespace xla {
+namespace fusebox::xla {
 class HloModuleProto;
 class LiteralProto;
-}  // namespace xla
+}  // namespace fusebox::xla
+
+namespace fusebox::importers {
 
 struct LoadedFile;  // importers/module_loader.h
 
@@ -71,4 +71,4 @@ StatusOr<std::string> HloModuleProtoToText(const xla::HloModuleProto& module,
 // in logical (row-major) order whatever the proto's layout.
 StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto);
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

@@ -7,7 +7,7 @@
 #include "compiler/support/strings.h"
 #include "importers/hlo_proto_internal.h"
 
-namespace fusebox::hlo_proto_internal {
+namespace fusebox::importers::hlo_proto_internal {
 
 namespace {
 
@@ -308,4 +308,4 @@ bool DomainText(const px::HloInstructionProto& inst, std::string* out) {
   return true;
 }
 
-}  // namespace fusebox::hlo_proto_internal
+}  // namespace fusebox::importers::hlo_proto_internal

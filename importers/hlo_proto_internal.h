@@ -14,7 +14,7 @@
 #include "compiler/support/status.h"
 #include "importers/proto/xla_hlo.pb.h"
 
-namespace fusebox::hlo_proto_internal {
+namespace fusebox::importers::hlo_proto_internal {
 
 namespace px = ::fusebox::xla;
 
@@ -66,4 +66,4 @@ bool DomainText(const px::HloInstructionProto& inst, std::string* out);
 // bytes that are not an HLO proto.
 Status DiagnoseUndecodable(std::string_view bytes, const std::string& filename);
 
-}  // namespace fusebox::hlo_proto_internal
+}  // namespace fusebox::importers::hlo_proto_internal

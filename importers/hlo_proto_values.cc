@@ -6,7 +6,7 @@
 #include "compiler/support/strings.h"
 #include "importers/hlo_proto_internal.h"
 
-namespace fusebox::hlo_proto_internal {
+namespace fusebox::importers::hlo_proto_internal {
 
 namespace {
 
@@ -447,4 +447,4 @@ StatusOr<std::optional<Literal>> LiteralWithShape(const px::LiteralProto& proto,
   return std::optional<Literal>(std::move(literal));
 }
 
-}  // namespace fusebox::hlo_proto_internal
+}  // namespace fusebox::importers::hlo_proto_internal

@@ -9,7 +9,7 @@
 #include "importers/hlo_proto.h"
 #include "importers/hlo_proto_internal.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 namespace hlo_proto_internal {
 
@@ -284,4 +284,4 @@ StatusOr<std::string> Gunzip(std::string_view bytes, const std::string& filename
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

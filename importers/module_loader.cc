@@ -10,7 +10,7 @@
 #include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 namespace {
 
@@ -165,4 +165,4 @@ StatusOr<std::vector<size_t>> SelectModules(const LoadedFile& file, const std::s
                          std::to_string(file.modules.size()) + ")");
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

@@ -9,7 +9,7 @@
 
 #include "compiler/parser/parser.h"
 
-namespace fusebox {
+namespace fusebox::importers {
 
 struct LoadedFile {
   std::string path;
@@ -42,4 +42,4 @@ StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadOptions& option
 StatusOr<std::vector<size_t>> SelectModules(const LoadedFile& file, const std::string& selector,
                                             bool allow_all);
 
-}  // namespace fusebox
+}  // namespace fusebox::importers

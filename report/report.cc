@@ -86,29 +86,29 @@ int64_t InputElementCount(const Module& module) {
   return n;
 }
 
-void GatherStages(CompileSession& session, const ReportOptions& options, Gathered* g) {
+void GatherStages(session::CompileSession& session, const ReportOptions& options, Gathered* g) {
   struct Want {
-    Stage stage;
+    session::Stage stage;
     const char* file;
   };
-  std::vector<Want> wanted = {{Stage::kHlo, "hlo.txt"}, {Stage::kOptimizedHlo, "optimized_hlo.txt"}};
+  std::vector<Want> wanted = {{session::Stage::kHlo, "hlo.txt"}, {session::Stage::kOptimizedHlo, "optimized_hlo.txt"}};
   if (options.backend == "gpu") {
-    wanted.push_back({Stage::kGpuLlvmIrOptimized, "gpu_llvm_ir_optimized.ll"});
-    wanted.push_back({Stage::kPtx, "kernels.ptx"});
+    wanted.push_back({session::Stage::kGpuLlvmIrOptimized, "gpu_llvm_ir_optimized.ll"});
+    wanted.push_back({session::Stage::kPtx, "kernels.ptx"});
   } else {
-    wanted.push_back({Stage::kLlvmIrOptimized, "llvm_ir_optimized.ll"});
-    wanted.push_back({Stage::kCpuAsm, "cpu_asm.s"});
-    wanted.push_back({Stage::kBufferAssignment, "buffer_assignment.txt"});
+    wanted.push_back({session::Stage::kLlvmIrOptimized, "llvm_ir_optimized.ll"});
+    wanted.push_back({session::Stage::kCpuAsm, "cpu_asm.s"});
+    wanted.push_back({session::Stage::kBufferAssignment, "buffer_assignment.txt"});
   }
   for (const Want& w : wanted) {
     auto text = session.StageText(w.stage);
     if (!text.ok()) {
-      g->stage_notes.push_back(std::string(StageName(w.stage)) + ": " + text.status().message());
+      g->stage_notes.push_back(std::string(session::StageName(w.stage)) + ": " + text.status().message());
       continue;
     }
-    g->stages.push_back({std::string(StageName(w.stage)), w.file, std::string(StageName(w.stage)), *text});
+    g->stages.push_back({std::string(session::StageName(w.stage)), w.file, std::string(StageName(w.stage)), *text});
   }
-  for (const ExternalStage& e : g->xla_stages) {
+  for (const session::ExternalStage& e : g->xla_stages) {
     if (e.name.rfind("xla_pass_", 0) == 0 || !e.load) continue;  // XLA's passes: in its dump
     auto text = e.load();
     if (!text.ok()) {
@@ -351,7 +351,7 @@ void GatherMultiDeviceRuns(const Module& module, const ReportOptions& options,
 // XLA's cross-device collectives, from its optimized module in the dump folder, to set
 // beside the per-device program Fusebox ran.
 void GatherXlaCollectives(Gathered* g) {
-  for (const ExternalStage& stage : g->xla_stages) {
+  for (const session::ExternalStage& stage : g->xla_stages) {
     if (stage.name != "xla_optimized_hlo" || !stage.load) continue;
     g->xla_collectives_listed = true;
     auto text = stage.load();
@@ -420,13 +420,13 @@ Status WriteText(const std::string& path, const std::string& text) {
 
 // The reproducer in XLA's dump layout. Arrays go as .npy (exact inputs); a module with a
 // tuple parameter replays from the random seed instead.
-Status WriteRepro(const Module& module, CompileSession& session, const std::string& dir, Gathered* g,
+Status WriteRepro(const Module& module, session::CompileSession& session, const std::string& dir, Gathered* g,
                   const ReportOptions& options, ReportResult* result) {
   std::error_code ec;
   fs::create_directories(dir + "/inputs", ec);
   fs::create_directories(dir + "/expected", ec);
   if (ec) return InvalidArgument(dir + ": cannot create folder: " + ec.message());
-  std::string prefix = DumpFilePrefix(module.name(), 0);
+  std::string prefix = session::DumpFilePrefix(module.name(), 0);
   RETURN_IF_ERROR(WriteText(dir + "/" + prefix + ".before_optimizations.txt", module.ToString()));
   if (session.optimized_module()) {
     RETURN_IF_ERROR(WriteText(dir + "/" + prefix + ".cpu_after_optimizations.txt", session.optimized_module()->ToString()));
@@ -517,7 +517,7 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   // reparsed copy it used to be did.
   std::unique_ptr<Module> session_input = module.Clone();
   session_input->LocateInPrintedText();
-  CompileSession session(std::move(session_input));
+  session::CompileSession session(std::move(session_input));
   if (options.backend == "gpu") {
     GpuCompileOptions gpu;
     if (!options.gpu_arch.empty()) gpu.arch = options.gpu_arch;
@@ -583,7 +583,7 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   result.files.push_back("report.md");
 
   if (options.pack) {
-    std::string base = "fusebox-report-" + DumpFilePrefix(module.name(), 0).substr(12);
+    std::string base = "fusebox-report-" + session::DumpFilePrefix(module.name(), 0).substr(12);
     result.tarball = options.out_dir + "/" + base + ".tar.gz";
     // A tarball from an earlier report in the same folder is not packed into the new one.
     std::vector<std::string> skip;

@@ -48,8 +48,8 @@ struct ReportInput {
   std::unique_ptr<Module> module;  // the module as loaded (the compiler's input)
   std::string source;              // where it came from (file or dump folder + module)
   // From a dump folder: XLA's stages and its fusion compared with Fusebox's.
-  std::vector<ExternalStage> xla_stages;
-  std::optional<FusionComparison> xla_comparison;
+  std::vector<session::ExternalStage> xla_stages;
+  std::optional<session::FusionComparison> xla_comparison;
 };
 
 struct ReportResult {

@@ -58,8 +58,8 @@ struct Gathered {
   bool check_ran = false, check_ok = false;
   std::string check_text;
   Environment env;
-  std::vector<ExternalStage> xla_stages;
-  std::optional<FusionComparison> xla_comparison;
+  std::vector<session::ExternalStage> xla_stages;
+  std::optional<session::FusionComparison> xla_comparison;
   std::vector<Literal> args;
   std::string repro_command;
 

@@ -76,10 +76,10 @@ std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
   if (g.devices > 1) m << MarkdownDevices(g);
   if (g.xla_comparison) {
     m << "- XLA vs Fusebox: XLA " << g.xla_comparison->xla_count.kernels << " kernels, Fusebox "
-      << g.xla_comparison->fusebox_count.kernels << "; " << g.xla_comparison->Count(FusionMatch::kMatch) << " match, "
-      << g.xla_comparison->Count(FusionMatch::kXlaFusesMore) << " XLA fuses more, "
-      << g.xla_comparison->Count(FusionMatch::kFuseboxFusesMore) << " Fusebox fuses more, "
-      << g.xla_comparison->Count(FusionMatch::kRegrouped) << " regrouped\n";
+      << g.xla_comparison->fusebox_count.kernels << "; " << g.xla_comparison->Count(session::FusionMatch::kMatch) << " match, "
+      << g.xla_comparison->Count(session::FusionMatch::kXlaFusesMore) << " XLA fuses more, "
+      << g.xla_comparison->Count(session::FusionMatch::kFuseboxFusesMore) << " Fusebox fuses more, "
+      << g.xla_comparison->Count(session::FusionMatch::kRegrouped) << " regrouped\n";
   }
   m << "- environment: Fusebox " << g.env.fusebox_version << ", LLVM " << g.env.llvm_version << ", " << g.env.cpu << ", "
     << g.env.os << "; GPU: " << g.env.gpu << "\n\n";

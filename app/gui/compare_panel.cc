@@ -31,13 +31,13 @@ void ComparePanel::Draw(WorkbenchContext& context) {
     ImGui::TextWrapped("%s", module->compare_error.c_str());
     return;
   }
-  const FusionComparison& c = *module->comparison;
+  const session::FusionComparison& c = *module->comparison;
   ImGui::Text("Kernels: %lld in the input (one per op), %lld after XLA's fusion, %lld after Fusebox's",
               static_cast<long long>(c.input_kernels.kernels), static_cast<long long>(c.xla_count.kernels),
               static_cast<long long>(c.fusebox_count.kernels));
   ImGui::TextColored(kDimColour, "%d match, %d where XLA fuses more, %d where Fusebox fuses more, %d regrouped%s",
-                     c.Count(FusionMatch::kMatch), c.Count(FusionMatch::kXlaFusesMore),
-                     c.Count(FusionMatch::kFuseboxFusesMore), c.Count(FusionMatch::kRegrouped),
+                     c.Count(session::FusionMatch::kMatch), c.Count(session::FusionMatch::kXlaFusesMore),
+                     c.Count(session::FusionMatch::kFuseboxFusesMore), c.Count(session::FusionMatch::kRegrouped),
                      c.approximate_links > 0 ? "; some members matched by op_name/shape" : "");
   ImGui::TextColored(kDimColour, "Click a kernel to select it: XLA's names light up in xla_optimized_hlo, "
                                  "Fusebox's everywhere.");
@@ -47,11 +47,11 @@ void ComparePanel::Draw(WorkbenchContext& context) {
 // Traces every kernel of XLA's and Fusebox's optimized modules to the input instructions
 // it computes, in the background.
 void ComparePanel::StartComparison(WorkbenchContext& context, ModuleDoc* module) {
-  std::optional<DumpModule> dump_module;
+  std::optional<importers::DumpModule> dump_module;
   auto found = context.document()->index->Find(module->key);
   if (found.ok()) dump_module = **found;
   struct Result {
-    StatusOr<DumpFusionComparison> comparison = InvalidArgument("not run");
+    StatusOr<importers::DumpFusionComparison> comparison = InvalidArgument("not run");
   };
   auto result = std::make_shared<Result>();
   std::shared_ptr<ModuleDoc> keep = context.Owned(module);
@@ -63,7 +63,7 @@ void ComparePanel::StartComparison(WorkbenchContext& context, ModuleDoc* module)
           result->comparison = InvalidArgument("the module is not in the dump index");
           return;
         }
-        result->comparison = CompareDumpFusion(*dump_module);
+        result->comparison = importers::CompareDumpFusion(*dump_module);
       },
       [ctx = &context, keep, result, generation = context.generation()] {
         keep->compare_done = true;
@@ -78,10 +78,10 @@ void ComparePanel::StartComparison(WorkbenchContext& context, ModuleDoc* module)
 }
 
 // The groups of kernels that compute the same input instructions, side by side.
-void ComparePanel::DrawGroups(WorkbenchContext& context, const FusionComparison& c) {
-  auto kernel_list = [&](const std::vector<int>& indices, const std::vector<ComparedKernel>& kernels) {
+void ComparePanel::DrawGroups(WorkbenchContext& context, const session::FusionComparison& c) {
+  auto kernel_list = [&](const std::vector<int>& indices, const std::vector<session::ComparedKernel>& kernels) {
     for (int i : indices) {
-      const ComparedKernel& k = kernels[i];
+      const session::ComparedKernel& k = kernels[i];
       ImGui::PushID(&k);
       if (ImGui::SmallButton(k.name.c_str())) context.Select(k.name);
       if (ImGui::IsItemHovered()) {
@@ -106,16 +106,16 @@ void ComparePanel::DrawGroups(WorkbenchContext& context, const FusionComparison&
     ImGui::TableSetupColumn("Fusebox's kernels", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("input instructions", ImGuiTableColumnFlags_WidthStretch, 1.2f);
     ImGui::TableHeadersRow();
-    for (const FusionGroup& g : c.groups) {
+    for (const session::FusionGroup& g : c.groups) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      const ImVec4 colour = g.match == FusionMatch::kMatch            ? kFusedColour
-                            : g.match == FusionMatch::kFuseboxFusesMore ? kAccentColour
+      const ImVec4 colour = g.match == session::FusionMatch::kMatch            ? kFusedColour
+                            : g.match == session::FusionMatch::kFuseboxFusesMore ? kAccentColour
                                                                        : kNotFusedColour;
       ImGui::TextColored(colour, "%s",
-                         g.match == FusionMatch::kMatch              ? "match"
-                         : g.match == FusionMatch::kXlaFusesMore     ? "XLA fuses more"
-                         : g.match == FusionMatch::kFuseboxFusesMore ? "Fusebox fuses more"
+                         g.match == session::FusionMatch::kMatch              ? "match"
+                         : g.match == session::FusionMatch::kXlaFusesMore     ? "XLA fuses more"
+                         : g.match == session::FusionMatch::kFuseboxFusesMore ? "Fusebox fuses more"
                                                                      : "regrouped");
       ImGui::TableNextColumn();
       kernel_list(g.xla, c.xla_kernels);

@@ -69,7 +69,7 @@ void FileBrowser::Navigate(const std::string& dir) {
   });
   // A folder whose files are module_NNNN.* is a dump folder: mark the folder we are in.
   for (Entry& entry : entries_) {
-    if (entry.is_dir) entry.is_dump = IsDumpFolder(dir_ + "/" + entry.name);
+    if (entry.is_dir) entry.is_dump = importers::IsDumpFolder(dir_ + "/" + entry.name);
   }
 }
 

@@ -41,7 +41,7 @@ void ModuleBrowserPanel::DrawDocument(WorkbenchContext& context, const Document&
   ImGui::TextColored(kDimColour, "%s", fs::path(document.path).filename().string().c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", document.path.c_str());
   if (document.index) {
-    const DumpIndex& index = *document.index;
+    const importers::DumpIndex& index = *document.index;
     ImGui::Text("XLA dump: %zu module(s), %lld file(s)", index.modules.size(),
                 static_cast<long long>(index.total_files));
     float height = std::min(8.0f, 1.5f + document.modules.size()) * ImGui::GetTextLineHeightWithSpacing();
@@ -57,8 +57,8 @@ void ModuleBrowserPanel::DrawDocument(WorkbenchContext& context, const Document&
       ImGui::TableHeadersRow();
       for (size_t i = 0; i < document.modules.size(); ++i) {
         const ModuleDoc& m = *document.modules[i];
-        const DumpModule* dm = nullptr;
-        for (const DumpModule& candidate : index.modules) {
+        const importers::DumpModule* dm = nullptr;
+        for (const importers::DumpModule& candidate : index.modules) {
           if (candidate.key == m.key) dm = &candidate;
         }
         ImGui::TableNextRow();
@@ -69,8 +69,8 @@ void ModuleBrowserPanel::DrawDocument(WorkbenchContext& context, const Document&
         }
         if (dm) {
           int code = 0;
-          for (const DumpFile& f : dm->files) {
-            code += f.kind == DumpFileKind::kLlvmIr || f.kind == DumpFileKind::kPtx || f.kind == DumpFileKind::kAssembly;
+          for (const importers::DumpFile& f : dm->files) {
+            code += f.kind == importers::DumpFileKind::kLlvmIr || f.kind == importers::DumpFileKind::kPtx || f.kind == importers::DumpFileKind::kAssembly;
           }
           ImGui::TableNextColumn();
           ImGui::Text("%zu", dm->Passes().size());
@@ -105,7 +105,7 @@ void ModuleBrowserPanel::DrawXlaStages(WorkbenchContext& context, const ModuleDo
     const float height = std::min(7.0f, static_cast<float>(external.size()) + 0.5f) *
                          ImGui::GetTextLineHeightWithSpacing();
     ImGui::BeginChild("xla_stages", ImVec2(0, height));
-    for (const ExternalStage& stage : external) {
+    for (const session::ExternalStage& stage : external) {
       const int target = std::max(1, stages.pane_count() - 1);
       if (ImGui::Selectable(stage.name.c_str(), stages.pane_stage(target) == stage.name)) {
         stages.SetPaneStage(target, stage.name);

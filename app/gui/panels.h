@@ -191,7 +191,7 @@ class ComparePanel : public Panel {
 
  private:
   void StartComparison(WorkbenchContext& context, ModuleDoc* module);
-  void DrawGroups(WorkbenchContext& context, const FusionComparison& c);
+  void DrawGroups(WorkbenchContext& context, const session::FusionComparison& c);
 };
 
 class InspectorPanel : public Panel {

@@ -31,8 +31,8 @@ void PassesPanel::OnModuleSelected(WorkbenchContext& context) {
 }
 
 void PassesPanel::DrawXlaPasses(WorkbenchContext& context, ModuleDoc* module) {
-  std::vector<const ExternalStage*> passes;
-  for (const ExternalStage& e : module->session->external_stages()) {
+  std::vector<const session::ExternalStage*> passes;
+  for (const session::ExternalStage& e : module->session->external_stages()) {
     if (StartsWith(e.name, "xla_pass_")) passes.push_back(&e);
   }
   const int count = static_cast<int>(passes.size());
@@ -89,7 +89,7 @@ void PassesPanel::Draw(WorkbenchContext& context) {
   ModuleDoc* module = context.current_module();
   bool has_xla_passes = false;
   if (module) {
-    for (const ExternalStage& e : module->session->external_stages()) has_xla_passes |= StartsWith(e.name, "xla_pass_");
+    for (const session::ExternalStage& e : module->session->external_stages()) has_xla_passes |= StartsWith(e.name, "xla_pass_");
   }
   if (has_xla_passes) {
     ImGui::RadioButton("Fusebox's pipeline", &passes_source_, 0);

@@ -40,7 +40,7 @@ void StagesPanel::OnModuleSelected(WorkbenchContext& context) {
     pane.view.SetText("", viewers::TextLanguage::kPlain);
   }
   bool has_xla = false;
-  for (const ExternalStage& e : module->session->external_stages()) has_xla |= e.name == "xla_optimized_hlo";
+  for (const session::ExternalStage& e : module->session->external_stages()) has_xla |= e.name == "xla_optimized_hlo";
   if (has_xla) {
     pane_count_ = std::max(pane_count_, 3);
     panes_[2].stage = "xla_optimized_hlo";
@@ -96,7 +96,7 @@ void StagesPanel::Draw(WorkbenchContext& context) {
       if (pipeline.passes[i].has_snapshot) stages.push_back(PassStageName(i, pipeline.passes[i].name));
     }
   }
-  for (const ExternalStage& e : module->session->external_stages()) stages.push_back(e.name);
+  for (const session::ExternalStage& e : module->session->external_stages()) stages.push_back(e.name);
 
   if (!ImGui::BeginTable("panes", pane_count_, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
   ImGui::TableNextRow();

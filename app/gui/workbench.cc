@@ -124,7 +124,7 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
       "Opening " + path,
       [path, loaded](TaskContext& context) {
         context.SetProgress(-1, "reading and parsing");
-        auto file = LoadFile(path);
+        auto file = importers::LoadFile(path);
         if (!file.ok()) {
           loaded->status = file.status();
           return;
@@ -139,7 +139,7 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
         for (const ParseWarning& warning : file->warnings) document->notes.push_back(warning.message);
         if (!file->module_keys.empty()) {
           context.SetProgress(-1, "indexing the dump folder");
-          auto index = IndexDumpFolder(path);
+          auto index = importers::IndexDumpFolder(path);
           if (index.ok()) document->index = std::move(*index);
         }
         for (size_t i = 0; i < file->modules.size(); ++i) {
@@ -163,10 +163,10 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
           if (i < file->module_keys.size()) module->label = file->module_keys[i] + " " + module->label;
           module->devices = fusebox::Summarize(*file->modules[i]).devices;
           module->input_global = module->devices.devices > 1 && !IsPerDeviceProgram(*file->modules[i]);
-          module->session = std::make_shared<CompileSession>(std::move(file->modules[i]));
+          module->session = std::make_shared<session::CompileSession>(std::move(file->modules[i]));
           if (document->index && i < file->module_keys.size()) {
             auto dump_module = document->index->Find(file->module_keys[i]);
-            if (dump_module.ok()) AddXlaDumpStages(**dump_module, module->session.get());
+            if (dump_module.ok()) importers::AddXlaDumpStages(**dump_module, module->session.get());
           }
           if (file->modules.size() == 1) module->arguments = std::move(file->arguments);
           if (errors > 0) {
@@ -325,7 +325,7 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
           result->text = session->ExternalStageText(stage);
           return;
         }
-        auto parsed = ParseStage(stage);
+        auto parsed = session::ParseStage(stage);
         if (!parsed) {
           result->text = InvalidArgument("unknown stage " + stage);
           return;
@@ -337,10 +337,10 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
         // implements: remember which, so a selection lights up its code too.
         session->SetCancel(nullptr);
         session->SetProgress(nullptr);
-        if (*parsed >= Stage::kLlvmIr && *parsed <= Stage::kBufferAssignment) {
+        if (*parsed >= session::Stage::kLlvmIr && *parsed <= session::Stage::kBufferAssignment) {
           auto cpu = session->CpuCompile();
           if (cpu.ok()) result->code.AddCpuCode((*cpu)->code());
-        } else if (*parsed >= Stage::kGpuLlvmIr) {
+        } else if (*parsed >= session::Stage::kGpuLlvmIr) {
           auto gpu = session->GpuCompile();
           if (gpu.ok()) result->code.AddGpuCode(**gpu);
         }
@@ -530,7 +530,7 @@ void Workbench::DrawMainTabs() {
 
 bool Workbench::HasXlaDump(const ModuleDoc& module) const {
   if (!document_ || !document_->index) return false;
-  for (const ExternalStage& e : module.session->external_stages()) {
+  for (const session::ExternalStage& e : module.session->external_stages()) {
     if (e.name == "xla_optimized_hlo") return true;
   }
   return false;

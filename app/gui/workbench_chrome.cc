@@ -167,7 +167,7 @@ void Workbench::DrawExportPopup() {
       options.backend = profile_.backend() == 1 ? "gpu" : "cpu";
       options.command_line = options_.command_line;
       for (const Literal& a : module->arguments) options.inputs.push_back(a);
-      std::optional<DumpModule> dump_module;
+      std::optional<importers::DumpModule> dump_module;
       if (document_->index) {
         auto found = document_->index->Find(module->key);
         if (found.ok()) dump_module = **found;
@@ -182,7 +182,7 @@ void Workbench::DrawExportPopup() {
             in.module->LocateInPrintedText();  // lines of the printed module, as before
             in.xla_stages = session->external_stages();
             if (dump_module) {
-              auto compared = CompareDumpFusion(*dump_module);
+              auto compared = importers::CompareDumpFusion(*dump_module);
               if (compared.ok()) in.xla_comparison = std::move(compared->comparison);
             }
             auto written = report::WriteReport(std::move(in), options);

@@ -32,7 +32,7 @@ struct StageText {
 struct ModuleDoc {
   std::string key;    // dump key, or the module's index
   std::string label;  // "0003 jit_f" / module name
-  std::shared_ptr<CompileSession> session;
+  std::shared_ptr<session::CompileSession> session;
   std::vector<Literal> arguments;  // an HloSnapshot's
   std::string verify_error;        // the verifier's errors ("" when it verifies)
   // How the input spreads over devices (computed when it loads) and, once optimized,
@@ -54,7 +54,7 @@ struct ModuleDoc {
   // XLA's fusion against Fusebox's (dump folders only; computed on first view).
   bool compare_started = false;
   bool compare_done = false;
-  std::optional<FusionComparison> comparison;
+  std::optional<session::FusionComparison> comparison;
   std::string compare_error;
   bool optimize_started = false;
   bool optimized = false;
@@ -69,7 +69,7 @@ struct ModuleDoc {
 
 struct Document {
   std::string path;
-  std::optional<DumpIndex> index;  // dump folders
+  std::optional<importers::DumpIndex> index;  // dump folders
   std::vector<std::shared_ptr<ModuleDoc>> modules;
   int current = 0;
   std::vector<std::string> notes;

@@ -122,7 +122,7 @@ int Main(int argc, char** argv) {
   j["kernels"] = CountKernels(**optimized).kernels;
   j["kernels_unfused"] = CountKernels(*module).kernels;
 
-  CpuExecutableOptions options;
+  runtime::CpuExecutableOptions options;
   options.threads = threads;
   options.compile.keep_assembly = false;  // XLA prints neither assembly nor IR unless asked
   options.compile.keep_llvm_ir = false;
@@ -135,7 +135,7 @@ int Main(int argc, char** argv) {
     // compile of the same module (Fusebox keeps no cache: it is a full recompile).
     auto copy = (*optimized)->Clone();
     Stopwatch cold_watch;
-    auto cold = CpuExecutable::Create(std::move(copy), options);
+    auto cold = runtime::CpuExecutable::Create(std::move(copy), options);
     if (!cold.ok()) return Fail(cold.status().message());
     j["cold_codegen_and_jit_s"] = cold_watch.ElapsedSeconds();
   }
@@ -143,12 +143,12 @@ int Main(int argc, char** argv) {
   std::vector<double> warm;
   for (int r = 1; r < compile_repeats; ++r) {
     Stopwatch repeat_watch;
-    auto again = CpuExecutable::Create((*optimized)->Clone(), options);
+    auto again = runtime::CpuExecutable::Create((*optimized)->Clone(), options);
     if (!again.ok()) return Fail(again.status().message());
     warm.push_back(repeat_watch.ElapsedSeconds());
   }
   Stopwatch codegen_watch;
-  auto exe = CpuExecutable::Create(std::move(*optimized), options);
+  auto exe = runtime::CpuExecutable::Create(std::move(*optimized), options);
   if (!exe.ok()) return Fail(exe.status().message());
   warm.push_back(codegen_watch.ElapsedSeconds());
   std::sort(warm.begin(), warm.end());
@@ -175,7 +175,7 @@ int Main(int argc, char** argv) {
   }
   Literal result = Literal::CreateUninitialized(entry->root()->shape());
   std::vector<double> times;
-  CpuRunOptions run_options;
+  runtime::CpuRunOptions run_options;
   run_options.fresh_buffers = fair;
   for (int it = 0; it < std::max(1, iterations) + 1; ++it) {  // the first run warms up
     Stopwatch watch;

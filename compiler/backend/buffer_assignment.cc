@@ -12,7 +12,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/planted_bugs.h"
 
-namespace fusebox {
+namespace fusebox::backend {
 
 namespace {
 
@@ -666,4 +666,4 @@ StatusOr<std::vector<BufferSlice>> LeafSlices(const BufferAssignment& assignment
   return slices;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::backend

@@ -20,7 +20,7 @@
 #include "compiler/ir/computation.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::backend {
 
 // A leaf array value: the array at tuple path `index` (empty for arrays) of the result of
 // `instruction`, which defines it. Instructions that only forward buffers (tuple,
@@ -152,4 +152,4 @@ StatusOr<std::vector<BufferSlice>> LeafSlices(const BufferAssignment& assignment
 // nowhere).
 Status MissingSliceError(const Instruction& inst, const std::vector<int64_t>& index, const std::string& why);
 
-}  // namespace fusebox
+}  // namespace fusebox::backend

@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace fusebox {
+namespace fusebox::backend {
 
 namespace {
 
@@ -85,4 +85,4 @@ Status NormalizeLayoutsForBackend(Module& module, std::string_view backend) {
   return Status::Ok();
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::backend

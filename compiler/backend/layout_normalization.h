@@ -10,7 +10,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::backend {
 
 // Rewrites layout-changing bitcasts; errors (a bitcast that also changes the element
 // type under a non-default layout) are prefixed with `backend`.
@@ -20,4 +20,4 @@ void SetDefaultLayouts(Module& module);
 // Both, in order.
 Status NormalizeLayoutsForBackend(Module& module, std::string_view backend);
 
-}  // namespace fusebox
+}  // namespace fusebox::backend

@@ -241,7 +241,7 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
                                                            const GpuCompileOptions& options) {
   if (module == nullptr || module->entry() == nullptr) return InvalidArgument("no module to emulate");
   InitializeHostOnce();
-  RETURN_IF_ERROR(NormalizeLayoutsForBackend(*module, "GPU backend"));
+  RETURN_IF_ERROR(backend::NormalizeLayoutsForBackend(*module, "GPU backend"));
   std::unique_ptr<GpuEmulator> emulator(new GpuEmulator());
   emulator->module_ = std::move(module);
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();

@@ -18,7 +18,7 @@
 #include "compiler/support/large_buffer.h"
 #include "compiler/support/planted_bugs.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 // A fixed pool of workers running [begin, end) shards of one kernel at a time.
 class ThreadPool {
@@ -142,8 +142,8 @@ int64_t LeafBytes(const Shape& shape) {
 
 // Whether something other than the parameter itself is written into a parameter
 // allocation (a donated input_output_alias buffer, an in-place update).
-bool WritesParameter(const Allocation& a) {
-  return a.kind == Allocation::Kind::kParameter && (a.values.size() > 1 || a.maybe_live_out);
+bool WritesParameter(const backend::Allocation& a) {
+  return a.kind == backend::Allocation::Kind::kParameter && (a.values.size() > 1 || a.maybe_live_out);
 }
 
 // Everything needed to run one program computation: its schedule, buffer assignment,
@@ -152,13 +152,13 @@ bool WritesParameter(const Allocation& a) {
 struct ProgramPlan {
   const Computation* computation = nullptr;
   std::vector<const Instruction*> schedule;
-  BufferAssignment assignment;
+  backend::BufferAssignment assignment;
   LargeBufferPtr memory;
   int64_t memory_bytes = 0;   // what `memory` holds (allocated again after a fresh-buffer run freed it)
   int64_t memory_align = 64;
   std::vector<int64_t> allocation_offsets;  // into memory, for temps and outputs
   // Per instruction: (allocation, offset) of each array leaf, DFS order.
-  std::unordered_map<const Instruction*, std::vector<BufferSlice>> leaves;
+  std::unordered_map<const Instruction*, std::vector<backend::BufferSlice>> leaves;
 };
 
 struct ProgramPlans {
@@ -177,7 +177,7 @@ class CpuExecutable::Frame {
     auto plan = std::make_unique<ProgramPlan>();
     plan->computation = comp;
     for (Instruction* inst : comp->PostOrder()) plan->schedule.push_back(inst);
-    BufferAssignmentOptions options;
+    backend::BufferAssignmentOptions options;
     const CpuCode* code = exe_.code_.get();
     options.may_share_operand = [code](const Instruction& inst, int64_t operand) {
       const CpuKernel* kernel = code->KernelFor(&inst);
@@ -187,12 +187,12 @@ class CpuExecutable::Frame {
       return inst.opcode() == Opcode::kBitcast || inst.opcode() == Opcode::kReshape ||
              inst.opcode() == Opcode::kAddDependency;
     };
-    ASSIGN_OR_RETURN(plan->assignment, AssignBuffers(*comp, plan->schedule, options));
+    ASSIGN_OR_RETURN(plan->assignment, backend::AssignBuffers(*comp, plan->schedule, options));
     int64_t total = 0;
     const int64_t align = plan->assignment.alignment();
-    for (const Allocation& a : plan->assignment.allocations()) {
+    for (const backend::Allocation& a : plan->assignment.allocations()) {
       plan->allocation_offsets.push_back(total);
-      if (a.kind == Allocation::Kind::kTemp || a.kind == Allocation::Kind::kOutput || WritesParameter(a)) {
+      if (a.kind == backend::Allocation::Kind::kTemp || a.kind == backend::Allocation::Kind::kOutput || WritesParameter(a)) {
         total += (a.size + align - 1) / align * align;
       }
     }
@@ -200,7 +200,7 @@ class CpuExecutable::Frame {
     plan->memory_align = align;
     RETURN_IF_ERROR(EnsureMemory(*plan, *comp));
     for (const Instruction* inst : plan->schedule) {
-      ASSIGN_OR_RETURN(plan->leaves[inst], LeafSlices(plan->assignment, *inst));
+      ASSIGN_OR_RETURN(plan->leaves[inst], backend::LeafSlices(plan->assignment, *inst));
     }
     ProgramPlan* raw = plan.get();
     plans_[comp] = std::move(plan);
@@ -231,9 +231,9 @@ class CpuExecutable::Frame {
     ASSIGN_OR_RETURN(ProgramPlan * plan, PlanFor(comp));
     RETURN_IF_ERROR(EnsureMemory(*plan, *comp));
     std::vector<void*> bases(plan->assignment.allocations().size(), nullptr);
-    for (const Allocation& a : plan->assignment.allocations()) {
+    for (const backend::Allocation& a : plan->assignment.allocations()) {
       switch (a.kind) {
-        case Allocation::Kind::kParameter: {
+        case backend::Allocation::Kind::kParameter: {
           const int64_t p = a.parameter_number;
           if (p < 0 || p >= static_cast<int64_t>(params.size())) return Internal("bad parameter allocation");
           // Find the leaf position of parameter_index among the parameter's leaves.
@@ -252,8 +252,8 @@ class CpuExecutable::Frame {
           }
           break;
         }
-        case Allocation::Kind::kConstant: {
-          const LogicalValue& v = plan->assignment.values()[a.values.at(0).first];
+        case backend::Allocation::Kind::kConstant: {
+          const backend::LogicalValue& v = plan->assignment.values()[a.values.at(0).first];
           const Literal* literal = v.instruction->literal();
           if (literal == nullptr || v.instruction->literal_elided()) {
             return InvalidArgument("constant " + v.instruction->name() + " has no values (elided in the file)");
@@ -268,7 +268,7 @@ class CpuExecutable::Frame {
     if (outputs != nullptr && output_bytes != nullptr) RedirectOutputs(*plan, comp, *outputs, *output_bytes, bases);
     auto leaf_ptrs = [&](const Instruction* inst) {
       std::vector<void*> ptrs;
-      for (const BufferSlice& s : plan->leaves[inst]) {
+      for (const backend::BufferSlice& s : plan->leaves[inst]) {
         ptrs.push_back(s.allocation < 0 ? nullptr : static_cast<uint8_t*>(bases[s.allocation]) + s.offset);
       }
       return ptrs;
@@ -302,16 +302,16 @@ class CpuExecutable::Frame {
     if (it == plan.leaves.end() || it->second.size() != outputs.size() || output_bytes.size() != outputs.size()) {
       return;
     }
-    const std::vector<BufferSlice>& root = it->second;
+    const std::vector<backend::BufferSlice>& root = it->second;
     std::unordered_map<int64_t, int> uses;
-    for (const BufferSlice& slice : root) {
+    for (const backend::BufferSlice& slice : root) {
       if (slice.allocation >= 0) ++uses[slice.allocation];
     }
     for (size_t i = 0; i < root.size(); ++i) {
-      const BufferSlice& slice = root[i];
+      const backend::BufferSlice& slice = root[i];
       if (slice.allocation < 0 || outputs[i] == nullptr || slice.offset != 0 || uses[slice.allocation] != 1) continue;
-      const Allocation& a = plan.assignment.allocations()[static_cast<size_t>(slice.allocation)];
-      if (a.kind != Allocation::Kind::kOutput || a.size > output_bytes[i]) continue;
+      const backend::Allocation& a = plan.assignment.allocations()[static_cast<size_t>(slice.allocation)];
+      if (a.kind != backend::Allocation::Kind::kOutput || a.size > output_bytes[i]) continue;
       if (reinterpret_cast<uintptr_t>(outputs[i]) % static_cast<uintptr_t>(plan.assignment.alignment()) != 0) continue;
       bases[static_cast<size_t>(slice.allocation)] = outputs[i];
     }
@@ -731,7 +731,7 @@ StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<M
   // Collectives over more devices than the run has would compute a local value as if it
   // were the result.
   RETURN_IF_ERROR(CheckCollectivesFit(*module, std::max<int64_t>(1, options.devices)));
-  RETURN_IF_ERROR(NormalizeLayoutsForBackend(*module, "CPU backend"));
+  RETURN_IF_ERROR(backend::NormalizeLayoutsForBackend(*module, "CPU backend"));
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   exe->module_ = std::move(module);
   ASSIGN_OR_RETURN(exe->code_, CompileForCpu(*exe->module_, options.compile));
@@ -833,7 +833,7 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
     if (computed[i] == nullptr) {
       if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
       const std::vector<std::vector<int64_t>> paths = LeafPaths(root_shape);
-      return MissingSliceError(*module_->entry()->root(), i < paths.size() ? paths[i] : std::vector<int64_t>{},
+      return backend::MissingSliceError(*module_->entry()->root(), i < paths.size() ? paths[i] : std::vector<int64_t>{},
                                "the run computed this output nowhere");
     }
     std::memmove(destinations[i], computed[i], static_cast<size_t>(destination_bytes[i]));
@@ -842,4 +842,4 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   return Status::Ok();
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

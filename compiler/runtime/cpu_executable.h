@@ -16,12 +16,18 @@
 #include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 class ThreadPool;
 struct ProgramPlans;
 
+}  // namespace fusebox::runtime
+
+namespace fusebox {
 class CollectiveHub;
+}  // namespace fusebox
+
+namespace fusebox::runtime {
 
 struct CpuRunOptions {
   ExecutionObserver* observer = nullptr;  // kernel events go here when set
@@ -99,4 +105,4 @@ class CpuExecutable {
   std::atomic<int64_t> last_kernel_launches_{0};
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

@@ -14,7 +14,7 @@
 #include <cuda.h>
 #endif
 
-namespace fusebox {
+namespace fusebox::runtime {
 namespace {
 
 struct ErrorName {
@@ -635,4 +635,4 @@ Status CudaContext::Synchronize() {
 
 #endif  // FUSEBOX_HAVE_CUDA_HEADERS
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

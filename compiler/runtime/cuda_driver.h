@@ -17,7 +17,7 @@
 
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 // A device address (CUdeviceptr). 0 is "no buffer".
 using DevicePtr = uint64_t;
@@ -158,4 +158,4 @@ class CudaContext {
   void* stream_ = nullptr;   // CUstream
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

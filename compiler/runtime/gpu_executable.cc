@@ -13,7 +13,7 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/runtime/cuda_driver.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 namespace {
 
 // Kernels may ask for this much dynamic shared memory without opting in.
@@ -64,8 +64,8 @@ std::vector<int64_t> LeafBytes(const Shape& shape) {
 
 // Whether something other than the parameter is written into a parameter allocation (an
 // input_output_alias output, an in-place update): the program then works on a copy.
-bool ParameterIsWritten(const Allocation& a) {
-  return a.kind == Allocation::Kind::kParameter && (a.values.size() > 1 || a.maybe_live_out);
+bool ParameterIsWritten(const backend::Allocation& a) {
+  return a.kind == backend::Allocation::Kind::kParameter && (a.values.size() > 1 || a.maybe_live_out);
 }
 
 int ArchNumber(const std::string& arch) {
@@ -109,10 +109,10 @@ StatusOr<std::string> ArchForDevice(const CudaDeviceInfo& device, const std::str
 struct GpuProgram {
   const Computation* computation = nullptr;
   std::vector<const Instruction*> schedule;
-  BufferAssignment assignment;
+  backend::BufferAssignment assignment;
   DeviceBuffer memory;
   std::vector<int64_t> allocation_offsets;
-  std::unordered_map<const Instruction*, std::vector<BufferSlice>> leaves;
+  std::unordered_map<const Instruction*, std::vector<backend::BufferSlice>> leaves;
 };
 
 struct GpuPrograms {
@@ -137,10 +137,10 @@ class GpuExecutable::Frame {
       return Internal("no device plan for computation " + comp->name());
     GpuProgram& program = *it->second;
     std::vector<DevicePtr> bases(program.assignment.allocations().size(), 0);
-    for (const Allocation& a : program.assignment.allocations()) {
+    for (const backend::Allocation& a : program.assignment.allocations()) {
       const size_t index = static_cast<size_t>(a.index);
       switch (a.kind) {
-        case Allocation::Kind::kParameter: {
+        case backend::Allocation::Kind::kParameter: {
           const int64_t p = a.parameter_number;
           if (p < 0 || p >= static_cast<int64_t>(params.size()))
             return Internal("bad parameter allocation");
@@ -161,8 +161,8 @@ class GpuExecutable::Frame {
           }
           break;
         }
-        case Allocation::Kind::kConstant: {
-          const LogicalValue& v =
+        case backend::Allocation::Kind::kConstant: {
+          const backend::LogicalValue& v =
               program.assignment.values()[static_cast<size_t>(a.values.at(0).first)];
           auto c = exe_.programs_->constants.find(v.instruction);
           if (c == exe_.programs_->constants.end())
@@ -179,7 +179,7 @@ class GpuExecutable::Frame {
       Leaves out;
       auto found = program.leaves.find(inst);
       if (found == program.leaves.end()) return out;
-      for (const BufferSlice& s : found->second) {
+      for (const backend::BufferSlice& s : found->second) {
         out.push_back(s.allocation < 0 ? 0
                                        : bases[static_cast<size_t>(s.allocation)] +
                                              static_cast<DevicePtr>(s.offset));
@@ -399,7 +399,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   std::unique_ptr<GpuExecutable> exe(new GpuExecutable());
   // The device first: without one there is nothing to compile for.
   ASSIGN_OR_RETURN(exe->context_, CudaContext::Create(options.device));
-  RETURN_IF_ERROR(NormalizeLayoutsForBackend(*module, "GPU backend"));
+  RETURN_IF_ERROR(backend::NormalizeLayoutsForBackend(*module, "GPU backend"));
   exe->module_ = std::move(module);
   GpuCompileOptions compile = options.compile;
   if (options.arch_from_device) {
@@ -443,7 +443,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     auto program = std::make_unique<GpuProgram>();
     program->computation = comp;
     for (Instruction* inst : comp->PostOrder()) program->schedule.push_back(inst);
-    BufferAssignmentOptions assign;
+    backend::BufferAssignmentOptions assign;
     assign.may_share_operand = [code](const Instruction& inst, int64_t operand) {
       const GpuKernel* kernel = code->KernelFor(&inst);
       return kernel != nullptr && kernel->in_place_operand == operand;
@@ -453,17 +453,17 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
              inst.opcode() == Opcode::kAddDependency;
     };
     assign.alignment = kDeviceAlignment;
-    ASSIGN_OR_RETURN(program->assignment, AssignBuffers(*comp, program->schedule, assign));
+    ASSIGN_OR_RETURN(program->assignment, backend::AssignBuffers(*comp, program->schedule, assign));
     const int64_t align = std::max<int64_t>(program->assignment.alignment(), 1);
     int64_t total = 0;
-    for (const Allocation& a : program->assignment.allocations()) {
+    for (const backend::Allocation& a : program->assignment.allocations()) {
       program->allocation_offsets.push_back(total);
-      if (a.kind == Allocation::Kind::kTemp || a.kind == Allocation::Kind::kOutput ||
+      if (a.kind == backend::Allocation::Kind::kTemp || a.kind == backend::Allocation::Kind::kOutput ||
           ParameterIsWritten(a)) {
         total += (a.size + align - 1) / align * align;
       }
-      if (a.kind == Allocation::Kind::kConstant) {
-        const LogicalValue& v =
+      if (a.kind == backend::Allocation::Kind::kConstant) {
+        const backend::LogicalValue& v =
             program->assignment.values()[static_cast<size_t>(a.values.at(0).first)];
         const Literal* literal = v.instruction->literal();
         if (literal == nullptr || v.instruction->literal_elided()) {
@@ -485,7 +485,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
       programs.bytes += total;
     }
     for (const Instruction* inst : program->schedule) {
-      ASSIGN_OR_RETURN(program->leaves[inst], LeafSlices(program->assignment, *inst));
+      ASSIGN_OR_RETURN(program->leaves[inst], backend::LeafSlices(program->assignment, *inst));
     }
     programs.programs[comp] = std::move(program);
   }
@@ -573,7 +573,7 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
       if (l.size_bytes() == 0) return;
       if (from == 0) {
         const std::vector<std::vector<int64_t>> paths = LeafPaths(root_shape);
-        copied = MissingSliceError(*module_->entry()->root(),
+        copied = backend::MissingSliceError(*module_->entry()->root(),
                                    index < paths.size() ? paths[index] : std::vector<int64_t>{},
                                    "the run computed this output nowhere");
       } else {
@@ -590,4 +590,4 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   return status;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

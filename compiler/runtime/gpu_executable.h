@@ -17,7 +17,7 @@
 #include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 class CudaContext;
 struct GpuPrograms;
@@ -87,4 +87,4 @@ class GpuExecutable {
   int64_t last_kernel_launches_ = 0;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

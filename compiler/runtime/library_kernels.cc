@@ -93,7 +93,7 @@ Status PlanSort(const Instruction& sort, SortPlan* p) {
 }  // namespace
 }  // namespace fusebox::runtime::library
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 using namespace runtime::library;  // NOLINT: the library kernels' shared machinery
 
@@ -167,4 +167,4 @@ Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
   return Status::Ok();
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

@@ -27,7 +27,7 @@
 #include "compiler/ir/instruction.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 // --- dot ---------------------------------------------------------------------------------
 // Any HLO dot: batch dimensions, several contracting dimensions, any layouts. Element
@@ -77,4 +77,4 @@ Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
 int64_t DotFlops(const Instruction& dot);
 int64_t ConvolutionFlops(const Instruction& conv);
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

@@ -923,7 +923,7 @@ const char* ConvPathName(ConvPath path) {
 }  // namespace
 }  // namespace fusebox::runtime::library
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 using namespace runtime::library;  // NOLINT: the library kernels' shared machinery
 
@@ -976,4 +976,4 @@ int64_t ConvolutionFlops(const Instruction& conv) {
   return 2 * Product(plan.out_dims) * taps * plan.k_in;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

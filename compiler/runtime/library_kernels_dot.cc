@@ -292,7 +292,7 @@ Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, con
 }  // namespace
 }  // namespace fusebox::runtime::library
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 using namespace runtime::library;  // NOLINT: the library kernels' shared machinery
 
@@ -327,4 +327,4 @@ int64_t DotFlops(const Instruction& dot) {
   return 2 * plan.batch * plan.m * plan.n * plan.k;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

@@ -12,7 +12,7 @@
 #include "compiler/ir/instruction.h"
 #include "compiler/runtime/cpu_executable.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 namespace {
 
 int64_t SteadyNs() {
@@ -417,4 +417,4 @@ StatusOr<Literal> RunGlobal(const Module& module, const std::vector<Literal>& gl
   return std::move(r.global);
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

@@ -19,7 +19,7 @@
 #include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::runtime {
 
 class CpuExecutable;
 
@@ -101,4 +101,4 @@ StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector
 StatusOr<Literal> RunGlobal(const Module& per_device_module, const std::vector<Literal>& global_args,
                             int64_t devices);
 
-}  // namespace fusebox
+}  // namespace fusebox::runtime

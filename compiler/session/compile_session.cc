@@ -14,7 +14,7 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/passes/optimization_pipeline.h"
 
-namespace fusebox {
+namespace fusebox::session {
 
 std::string_view StageName(Stage stage) {
   switch (stage) {
@@ -117,7 +117,7 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
     case Stage::kLlvmIrOptimized:
     case Stage::kCpuAsm:
     case Stage::kBufferAssignment: {
-      ASSIGN_OR_RETURN(CpuExecutable * exe, CpuCompile());
+      ASSIGN_OR_RETURN(runtime::CpuExecutable * exe, CpuCompile());
       if (stage == Stage::kLlvmIr) return exe->code().llvm_ir();
       if (stage == Stage::kLlvmIrOptimized) return exe->code().llvm_ir_optimized();
       if (stage == Stage::kCpuAsm) return exe->code().assembly();
@@ -143,14 +143,14 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
   return Internal("unknown stage");
 }
 
-StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& options) {
+StatusOr<runtime::CpuExecutable*> CompileSession::CpuCompile(const runtime::CpuExecutableOptions& options) {
   if (cpu_status_) {
     if (!cpu_status_->ok()) return *cpu_status_;
     return cpu_.get();
   }
   // A per-device program compiles for the devices it names (its collectives are the
   // runtime's exchanges); checked on the input, so a message points into the user's file.
-  CpuExecutableOptions with_devices = options;
+  runtime::CpuExecutableOptions with_devices = options;
   with_devices.devices = std::max<int64_t>(options.devices, DevicesOfModule(*input_));
   if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, with_devices.devices)); !fits.ok()) {
     cpu_status_ = fits;
@@ -168,7 +168,7 @@ StatusOr<CpuExecutable*> CompileSession::CpuCompile(const CpuExecutableOptions& 
                 "compiling kernels: " + std::to_string(done) + " of " + std::to_string(total) + " steps");
     };
   }
-  auto exe = CpuExecutable::Create(std::move(copy), with_devices);
+  auto exe = runtime::CpuExecutable::Create(std::move(copy), with_devices);
   if (!exe.ok() && IsCancelled(exe.status())) return exe.status();  // not remembered
   cpu_status_ = exe.status();
   if (!exe.ok()) return exe.status();
@@ -190,7 +190,7 @@ StatusOr<const GpuCode*> CompileSession::GpuCompile() {
   gpu_module_ = optimized_->Clone();
   if (gpu_module_ == nullptr) return Internal("could not copy module " + optimized_->name());
   gpu_module_->LocateInPrintedText();
-  st = NormalizeLayoutsForBackend(*gpu_module_, "GPU backend");
+  st = backend::NormalizeLayoutsForBackend(*gpu_module_, "GPU backend");
   if (st.ok()) {
     auto code = CompileForGpu(*gpu_module_, gpu_options_);
     st = code.status();
@@ -290,7 +290,7 @@ StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std:
       RETURN_IF_ERROR(write(prefix + ".cpu_backend_error.txt", compiled.status().message() + "\n"));
       return written;
     }
-    CpuExecutable* exe = *compiled;
+    runtime::CpuExecutable* exe = *compiled;
     RETURN_IF_ERROR(write(prefix + ".ir-no-opt.ll", exe->code().llvm_ir()));
     RETURN_IF_ERROR(write(prefix + ".ir-with-opt.ll", exe->code().llvm_ir_optimized()));
     RETURN_IF_ERROR(write(prefix + ".s", exe->code().assembly()));
@@ -339,4 +339,4 @@ std::vector<std::string> CompileSession::StageNames() const {
   return names;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::session

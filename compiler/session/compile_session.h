@@ -19,7 +19,7 @@
 #include "compiler/codegen/ptx_tools.h"
 #include "compiler/runtime/cpu_executable.h"
 
-namespace fusebox {
+namespace fusebox::session {
 
 // Stages in pipeline order: a comparison tells which comes first.
 enum class Stage {
@@ -70,7 +70,7 @@ class CompileSession {
   // The CPU backend's compile of the optimized module (Optimize() and code generation
   // run on demand, once). Stages llvm_ir, llvm_ir_optimized, cpu_asm and
   // buffer_assignment come from it.
-  StatusOr<CpuExecutable*> CpuCompile(const CpuExecutableOptions& options = {});
+  StatusOr<runtime::CpuExecutable*> CpuCompile(const runtime::CpuExecutableOptions& options = {});
 
   // The GPU code generator's compile of the optimized module (no GPU needed), once per
   // session; its options are those of the first call (or SetGpuOptions before it).
@@ -109,7 +109,7 @@ class CompileSession {
   const std::atomic<bool>* cancel_ = nullptr;
   std::function<void(float, const std::string&)> progress_;
   std::optional<Status> optimize_status_;
-  std::unique_ptr<CpuExecutable> cpu_;
+  std::unique_ptr<runtime::CpuExecutable> cpu_;
   std::optional<Status> cpu_status_;
   GpuCompileOptions gpu_options_;
   std::unique_ptr<Module> gpu_module_;  // the optimized module with normalized layouts
@@ -136,4 +136,4 @@ std::string DumpFilePrefix(const std::string& module_name, int module_id = 0);
 StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
                                              int module_id = 0, bool with_cpu = false);
 
-}  // namespace fusebox
+}  // namespace fusebox::session

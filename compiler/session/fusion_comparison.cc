@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace fusebox {
+namespace fusebox::session {
 
 std::string_view FusionMatchName(FusionMatch match) {
   switch (match) {
@@ -503,4 +503,4 @@ std::string FusionComparison::ToJson() const {
   return j.dump(2) + "\n";
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::session

@@ -18,7 +18,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/passes/kernel_count.h"
 
-namespace fusebox {
+namespace fusebox::session {
 
 struct ComparedKernel {
   std::string name;     // the kernel's instruction name ("fusion.3", "dot.1")
@@ -60,4 +60,4 @@ struct FusionComparison {
 // `fusebox` Fusebox's.
 FusionComparison CompareFusion(const Module& input, const Module& xla, const Module& fusebox);
 
-}  // namespace fusebox
+}  // namespace fusebox::session

@@ -47,12 +47,12 @@ struct ReferenceRunner {
   std::optional<Sharding> root_sharding;
   std::optional<Shape> global_shape;
   StatusOr<Literal> operator()(const Module& m, const std::vector<Literal>& args, const InterpreterOptions& io) const {
-    MultiDeviceOptions ref;
+    runtime::MultiDeviceOptions ref;
     ref.devices = devices;
     ref.interpreter = io;
     if (root_sharding) ref.root_sharding = &*root_sharding;
     if (global_shape) ref.global_result_shape = &*global_shape;
-    ASSIGN_OR_RETURN(MultiDeviceResult r, RunOnDevices(m, args, ref));
+    ASSIGN_OR_RETURN(runtime::MultiDeviceResult r, runtime::RunOnDevices(m, args, ref));
     return std::move(r.global);
   }
 };
@@ -64,7 +64,7 @@ namespace {
 // The GPU needs one GPU per device and NCCL: say which part is missing here.
 Status RefuseGpuRun(int64_t devices) {
   const std::string what = "multi-device runs on the GPU need one GPU per device (" + std::to_string(devices) + ")";
-  auto gpus = CudaDeviceCount();
+  auto gpus = runtime::CudaDeviceCount();
   if (!gpus.ok()) return Unavailable(what + ": " + std::string(gpus.status().message()));
   if (*gpus < devices) {
     return Unavailable(what + "; this machine has " + std::to_string(*gpus) + " GPU(s): use the interpreter or "
@@ -78,7 +78,12 @@ Status RefuseGpuRun(int64_t devices) {
 // shard_map regions) partitioned by the same passes `fusebox compile` runs, with a note
 // and the partitioner's decisions in `run`; a per-device program copied as it is.
 StatusOr<std::unique_ptr<Module>> PerDeviceProgram(const Module& module, int64_t devices, MultiDeviceRun& run) {
-  if (IsPerDeviceProgram(module)) return module.Clone();
+  if (IsPerDeviceProgram(module)) {
+    std::unique_ptr<Module> copy = module.Clone();
+    if (copy == nullptr) return Internal(module.name() + ": the module could not be copied");
+    copy->LocateInPrintedText();  // messages point into the printed module, as PartitionForDevices's
+    return copy;
+  }
   const int64_t partitions = module.num_partitions.value_or(1);
   if (partitions != devices) {
     return InvalidArgument(module.name() + " is a global program for num_partitions=" + std::to_string(partitions) +
@@ -131,7 +136,7 @@ StatusOr<OutputLayout> ResolveOutputs(const Module& module, const Module& per_de
     ASSIGN_OR_RETURN(ParseResult parsed, ParseFile(unpartitioned_path));
     if (parsed.modules.empty()) return InvalidArgument(unpartitioned_path + ": no module");
     out.unpartitioned = std::move(parsed.modules[0]);
-    auto outputs = GlobalOutputsOf(*out.unpartitioned);
+    auto outputs = runtime::GlobalOutputsOf(*out.unpartitioned);
     if (outputs.ok()) {
       out.root_sharding = outputs->sharding;
       out.global_result_shape = outputs->shape;
@@ -153,13 +158,13 @@ StatusOr<OutputLayout> ResolveOutputs(const Module& module, const Module& per_de
 Status GlobalArguments(const Module& per_device, const OutputLayout& outputs, MultiDeviceRunOptions& options,
                        MultiDeviceRun& run) {
   ASSIGN_OR_RETURN(std::vector<Shape> global_shapes,
-                   GlobalParameterShapes(per_device, run.global_program != nullptr ? run.global_program
+                   runtime::GlobalParameterShapes(per_device, run.global_program != nullptr ? run.global_program
                                                                                    : outputs.unpartitioned.get()));
   if (!options.arguments.empty()) {
     run.arguments = std::move(options.arguments);
     return Status::Ok();
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> view, GlobalParameterView(per_device, global_shapes));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> view, runtime::GlobalParameterView(per_device, global_shapes));
   ASSIGN_OR_RETURN(run.arguments, RandomArguments(*view, options.seed));
   return Status::Ok();
 }
@@ -167,21 +172,21 @@ Status GlobalArguments(const Module& per_device, const OutputLayout& outputs, Mu
 // The CPU backend's side of a run: the per-device program compiled once (one thread per
 // device, as XLA's host devices) and a tracer per device.
 struct CpuDevices {
-  std::unique_ptr<CpuExecutable> exe;
+  std::unique_ptr<runtime::CpuExecutable> exe;
   std::vector<std::unique_ptr<CpuTracer>> tracers;
 };
 
 Status PrepareCpu(const Module& per_device, int64_t devices, const MultiDeviceRunOptions& options,
-                  MultiDeviceOptions& mopts, CpuDevices& cpu, MultiDeviceRun& run) {
+                  runtime::MultiDeviceOptions& mopts, CpuDevices& cpu, MultiDeviceRun& run) {
   Stopwatch compile_watch;
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(per_device, options.fused));
-  CpuExecutableOptions eo;
+  runtime::CpuExecutableOptions eo;
   eo.threads = 1;
   eo.devices = devices;
   eo.compile.cancel = options.cancel;
-  ASSIGN_OR_RETURN(cpu.exe, CpuExecutable::Create(std::move(optimized), eo));
+  ASSIGN_OR_RETURN(cpu.exe, runtime::CpuExecutable::Create(std::move(optimized), eo));
   run.compile_s = compile_watch.ElapsedSeconds();
-  mopts.backend = DeviceBackend::kCpu;
+  mopts.backend = runtime::DeviceBackend::kCpu;
   mopts.cpu = cpu.exe.get();
   for (int64_t d = 0; d < devices; ++d) {
     cpu.tracers.push_back(std::make_unique<CpuTracer>());
@@ -193,17 +198,17 @@ Status PrepareCpu(const Module& per_device, int64_t devices, const MultiDeviceRu
 
 // Runs `iterations` times; the last run's result, every run's collectives and each
 // device's span of the last run are kept, the times sorted into `run`.
-StatusOr<MultiDeviceResult> RunIterations(const Module& program, int64_t devices, int64_t iterations,
-                                          const std::atomic<bool>* cancel, MultiDeviceOptions& mopts,
+StatusOr<runtime::MultiDeviceResult> RunIterations(const Module& program, int64_t devices, int64_t iterations,
+                                          const std::atomic<bool>* cancel, runtime::MultiDeviceOptions& mopts,
                                           MultiDeviceRun& run, std::vector<CollectiveEvent>& collectives,
                                           std::vector<std::pair<int64_t, int64_t>>& spans) {
-  MultiDeviceResult last;
+  runtime::MultiDeviceResult last;
   for (int64_t it = 0; it < iterations; ++it) {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return Cancelled();
     const int64_t start = NowNs();
     Stopwatch watch;
     mopts.iteration = it;
-    ASSIGN_OR_RETURN(last, RunOnDevices(program, run.arguments, mopts));
+    ASSIGN_OR_RETURN(last, runtime::RunOnDevices(program, run.arguments, mopts));
     run.times_s.push_back(watch.ElapsedSeconds());
     for (const CollectiveEvent& e : last.collectives) collectives.push_back(e);
     for (int64_t d = 0; d < devices; ++d) {
@@ -216,7 +221,7 @@ StatusOr<MultiDeviceResult> RunIterations(const Module& program, int64_t devices
 
 // Devices that hold the same part of an output must agree: otherwise the assembled result
 // would be one device's view presented as the answer.
-Status CheckAgreement(const MultiDeviceResult& last, bool outputs_known) {
+Status CheckAgreement(const runtime::MultiDeviceResult& last, bool outputs_known) {
   if (last.disagreements.empty()) return Status::Ok();
   std::string all;
   for (const std::string& d : last.disagreements) all += "\n  " + d;
@@ -244,7 +249,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
   ASSIGN_OR_RETURN(OutputLayout outputs, ResolveOutputs(module, per_device, options, run));
   RETURN_IF_ERROR(GlobalArguments(per_device, outputs, options, run));
 
-  MultiDeviceOptions mopts;
+  runtime::MultiDeviceOptions mopts;
   mopts.devices = devices;
   mopts.cancel = options.cancel;
   if (outputs.root_sharding) mopts.root_sharding = &*outputs.root_sharding;
@@ -256,7 +261,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
   std::vector<CollectiveEvent> collectives;
   std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
   const int64_t iterations = options.backend == "cpu" ? std::max<int64_t>(1, options.iterations) : 1;
-  ASSIGN_OR_RETURN(MultiDeviceResult last,
+  ASSIGN_OR_RETURN(runtime::MultiDeviceResult last,
                    RunIterations(program, devices, iterations, options.cancel, mopts, run, collectives, spans));
   std::vector<Trace> traces;
   for (auto& tracer : cpu.tracers) traces.push_back(tracer->TakeTrace());

@@ -54,7 +54,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   Stopwatch compile_watch;
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, opts.fused));
   run.compile_steps_s.emplace_back("HLO passes", compile_watch.ElapsedSeconds());
-  CpuExecutableOptions exe_opts;
+  runtime::CpuExecutableOptions exe_opts;
   exe_opts.threads = opts.threads;
   exe_opts.compile.keep_llvm_ir = false;  // a run needs machine code only; stages come from
   exe_opts.compile.keep_assembly = false; // `fusebox compile` and the workbench
@@ -65,7 +65,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
                     "compiling: " + std::to_string(done) + " of " + std::to_string(total) + " steps");
     };
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> exe, CpuExecutable::Create(std::move(optimized), exe_opts));
+  ASSIGN_OR_RETURN(std::unique_ptr<runtime::CpuExecutable> exe, runtime::CpuExecutable::Create(std::move(optimized), exe_opts));
   run.compile_s = compile_watch.ElapsedSeconds();
   for (const CompileStepTime& step : exe->code().step_times()) run.compile_steps_s.emplace_back(step.step, step.seconds);
   run.compile_threads = exe->code().compile_threads();
@@ -79,7 +79,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
       opts.progress(0.5f + 0.5f * static_cast<float>(it) / static_cast<float>(iterations),
                     "run " + std::to_string(it + 1) + " of " + std::to_string(iterations));
     }
-    CpuRunOptions run_opts;
+    runtime::CpuRunOptions run_opts;
     run_opts.observer = &tracer;
     run_opts.cancel = opts.cancel;
     run_opts.iteration = it;
@@ -101,7 +101,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.fused = opts.fused;
   Stopwatch compile_watch;
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, opts.fused));
-  GpuExecutableOptions exe_opts;
+  runtime::GpuExecutableOptions exe_opts;
   if (!opts.gpu_arch.empty()) {
     exe_opts.compile.arch = opts.gpu_arch;
     exe_opts.arch_from_device = false;
@@ -112,7 +112,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
       return std::vector<uint8_t>(assembled.cubin.begin(), assembled.cubin.end());
     };
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> exe, GpuExecutable::Create(std::move(optimized), exe_opts));
+  ASSIGN_OR_RETURN(std::unique_ptr<runtime::GpuExecutable> exe, runtime::GpuExecutable::Create(std::move(optimized), exe_opts));
   run.compile_s = compile_watch.ElapsedSeconds();
   run.device = exe->device_description();
   CuptiTracer cupti;
@@ -124,7 +124,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   int64_t launches = 0;  // over all runs, to hold CUPTI's kernel count against
   const int64_t runs = std::max<int64_t>(1, opts.iterations);
   for (int64_t it = 0; it < runs; ++it) {
-    GpuRunOptions run_opts;
+    runtime::GpuRunOptions run_opts;
     run_opts.observer = traced.ok() ? static_cast<ExecutionObserver*>(&cupti) : &host_tracer;
     run_opts.device_tracer_active = traced.ok();
     run_opts.iteration = it;

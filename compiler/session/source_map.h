@@ -19,10 +19,13 @@
 #include "compiler/support/status.h"
 
 namespace fusebox {
-class CompileSession;
 class CpuCode;
 class GpuCode;
 }  // namespace fusebox
+
+namespace fusebox::session {
+class CompileSession;
+}  // namespace fusebox::session
 
 namespace fusebox::session {
 

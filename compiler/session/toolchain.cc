@@ -10,7 +10,7 @@ namespace fusebox::session {
 Toolchain ProbeToolchain() {
   Toolchain t;
   t.llvm_version = LlvmVersionString();
-  auto device = DiscoverCudaDevice(0);
+  auto device = runtime::DiscoverCudaDevice(0);
   t.gpu = device.ok() ? device->ToString() : device.status().message();
   auto ptxas = FindPtxas();
   t.ptxas = ptxas.ok() ? *ptxas : ptxas.status().message();

@@ -80,14 +80,14 @@ TEST(CancelTest, InterpreterLoopStopsWithinASecond) {
 TEST(CancelTest, CpuRunStopsBetweenKernelsWithinASecond) {
   auto module = ParseModule(kLongLoop);
   ASSERT_TRUE(module.ok()) << module.status().message();
-  CpuExecutableOptions eo;
+  runtime::CpuExecutableOptions eo;
   eo.threads = 1;
-  auto exe = CpuExecutable::Create(std::move(*module), eo);
+  auto exe = runtime::CpuExecutable::Create(std::move(*module), eo);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   Literal x(Shape(PrimitiveType::kF32, {64}));
   Status status;
   const double took = CancelAfter(std::chrono::milliseconds(300), [&](TaskContext& ctx) {
-    CpuRunOptions options;
+    runtime::CpuRunOptions options;
     options.cancel = ctx.cancel_flag();
     return (*exe)->Run({x}, options).status();
   }, &status);

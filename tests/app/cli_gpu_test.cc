@@ -73,7 +73,7 @@ TEST(CliGpuCompileTest, PtxasInfoAndSass) {
 
 TEST(CliGpuRunTest, RunsOrSaysWhatIsMissing) {
   Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --check");
-  auto device = fusebox::DiscoverCudaDevice(0);
+  auto device = fusebox::runtime::DiscoverCudaDevice(0);
   if (!device.ok()) {
     EXPECT_EQ(r.code, 1);
     EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("no CUDA driver"), HasSubstr("no CUDA device")));

@@ -426,9 +426,9 @@ Outcome CompileRunAndCheck(const Module& module, bool fused, const std::vector<L
     outcome.error = "optimizing: " + optimized.status().message();
     return outcome;
   }
-  CpuExecutableOptions options;
+  runtime::CpuExecutableOptions options;
   options.threads = 2;
-  auto exe = CpuExecutable::Create(std::move(*optimized), options);
+  auto exe = runtime::CpuExecutable::Create(std::move(*optimized), options);
   if (!exe.ok()) {
     outcome.error = "compiling: " + exe.status().message();
     return outcome;

@@ -79,9 +79,9 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     auto optimized = OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    CpuExecutableOptions exe_options;
+    runtime::CpuExecutableOptions exe_options;
     exe_options.threads = 2;
-    auto exe = CpuExecutable::Create(std::move(*optimized), exe_options);
+    auto exe = runtime::CpuExecutable::Create(std::move(*optimized), exe_options);
     if (!exe.ok()) {
       any_failed = true;
       EXPECT_NE(listed, NotCompiled().end()) << key << ": " << exe.status().message();

@@ -99,7 +99,7 @@ TEST_P(GpuCorpusTest, EveryKernelAssemblesForSm80AndSm90) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     auto optimized = OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    Status normalized = NormalizeLayoutsForBackend(**optimized, "GPU backend");
+    Status normalized = backend::NormalizeLayoutsForBackend(**optimized, "GPU backend");
     ASSERT_TRUE(normalized.ok()) << normalized.message();
     for (const char* arch : {"sm_80", "sm_90"}) {
       SCOPED_TRACE(arch);
@@ -187,7 +187,7 @@ const std::map<std::string, CompareOptions>& GpuLooseTolerances() {
 }
 
 TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
-  auto devices = CudaDeviceCount();
+  auto devices = runtime::CudaDeviceCount();
   if (!devices.ok()) GTEST_SKIP() << devices.status().message();
   const Case& c = GetParam();
   std::unique_ptr<Module> module = Load(c);
@@ -210,7 +210,7 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     auto optimized = OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    auto exe = GpuExecutable::Create(std::move(*optimized));
+    auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
     ASSERT_TRUE(exe.ok()) << Key(c) << ": " << exe.status().message();
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << Key(c) << ": " << actual.status().message();

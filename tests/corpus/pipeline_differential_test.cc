@@ -42,7 +42,7 @@ TEST_P(PipelineDifferentialTest, SameResultBeforeAndAfter) {
 #endif
   if (InputElements(*module) > kLimit) GTEST_SKIP() << "inputs too large for this test";
 
-  CompileSession session(module->Clone());
+  session::CompileSession session(module->Clone());
   Status st = session.Optimize();
   ASSERT_TRUE(st.ok()) << st.message();
   const Module& optimized = *session.optimized_module();

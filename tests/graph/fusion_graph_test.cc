@@ -399,7 +399,7 @@ TEST(FusionGraphTest, NodeBudgetCollapsesThenRefusesOnTheLargestCorpusModule) {
   auto parsed = ParseFile(path);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   ASSERT_FALSE(parsed->modules.empty());
-  CompileSession session(std::move(parsed->modules.front()));
+  session::CompileSession session(std::move(parsed->modules.front()));
   PipelineOptions popts;
   popts.snapshot_pass_regex = "";
   ASSERT_TRUE(session.Optimize(popts).ok());

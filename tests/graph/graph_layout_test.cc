@@ -33,10 +33,10 @@ std::unique_ptr<Module> LoadExample(const std::string& name) {
 }
 
 // The example after Fusebox's pipeline; the session owns the module.
-std::unique_ptr<CompileSession> OptimizedExample(const std::string& name) {
+std::unique_ptr<session::CompileSession> OptimizedExample(const std::string& name) {
   auto module = LoadExample(name);
   if (module == nullptr) return nullptr;
-  auto session = std::make_unique<CompileSession>(std::move(module));
+  auto session = std::make_unique<session::CompileSession>(std::move(module));
   PipelineOptions options;
   options.snapshot_pass_regex = "";
   Status st = session->Optimize(options);

@@ -26,7 +26,7 @@ const std::string kData = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/inputs/
 const std::string kSnapshot = kData + "batch_norm/module_0000.jit_batch_norm.snapshot.0.pb";
 
 std::unique_ptr<Module> BatchNormModule() {
-  auto file = LoadFile(kData + "batch_norm/module_0000.jit_batch_norm.before_optimizations.txt");
+  auto file = importers::LoadFile(kData + "batch_norm/module_0000.jit_batch_norm.before_optimizations.txt");
   EXPECT_TRUE(file.ok()) << file.status().message();
   return file.ok() ? std::move(file->modules.front()) : nullptr;
 }
@@ -38,13 +38,13 @@ std::unique_ptr<Module> MustParse(std::string_view text) {
 }
 
 std::string ErrorOf(const Module& module, const std::vector<std::string>& paths) {
-  auto loaded = LoadArgumentFiles(module, paths);
+  auto loaded = importers::LoadArgumentFiles(module, paths);
   EXPECT_FALSE(loaded.ok());
   return loaded.ok() ? "" : loaded.status().message();
 }
 
 // Running the module on the loaded arguments gives jax's result (to float rounding).
-void ExpectJaxResult(const Module& module, const ArgumentFiles& files) {
+void ExpectJaxResult(const Module& module, const importers::ArgumentFiles& files) {
   auto result = Interpreter().Run(module, files.arguments);
   ASSERT_TRUE(result.ok()) << result.status().message();
   auto expected = ReadNpy(kData + "batch_norm_expected.npy");
@@ -58,15 +58,15 @@ void ExpectJaxResult(const Module& module, const ArgumentFiles& files) {
 }
 
 TEST(ArgumentFilesTest, ReadsStoredAndDeflatedArchives) {
-  auto stored = ReadNpz(kData + "batch_norm_positional.npz");
+  auto stored = importers::ReadNpz(kData + "batch_norm_positional.npz");
   ASSERT_TRUE(stored.ok()) << stored.status().message();
   std::vector<std::string> names;
-  for (const NpzMember& member : *stored) names.push_back(member.name);
+  for (const importers::NpzMember& member : *stored) names.push_back(member.name);
   EXPECT_THAT(names, ElementsAre("arr_0", "arr_1", "arr_2", "arr_3", "arr_4"));
-  auto deflated = ReadNpz(kData + "batch_norm_named.npz");
+  auto deflated = importers::ReadNpz(kData + "batch_norm_named.npz");
   ASSERT_TRUE(deflated.ok()) << deflated.status().message();
   names.clear();
-  for (const NpzMember& member : *deflated) names.push_back(member.name);
+  for (const importers::NpzMember& member : *deflated) names.push_back(member.name);
   EXPECT_THAT(names, ElementsAre("x", "mean", "var", "scale", "offset"));
   // The same arrays either way.
   for (size_t m = 0; m < 5; ++m) {
@@ -80,7 +80,7 @@ TEST(ArgumentFilesTest, ReadsStoredAndDeflatedArchives) {
 TEST(ArgumentFilesTest, PositionalNpzGivesJaxResult) {
   auto module = BatchNormModule();
   ASSERT_TRUE(module);
-  auto files = LoadArgumentFiles(*module, {kData + "batch_norm_positional.npz"});
+  auto files = importers::LoadArgumentFiles(*module, {kData + "batch_norm_positional.npz"});
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(files->sources[2], kData + "batch_norm_positional.npz member 'arr_2'");
   ExpectJaxResult(*module, *files);
@@ -90,7 +90,7 @@ TEST(ArgumentFilesTest, NamedNpzMatchesNamesWithoutXlaSuffix) {
   // Members x, mean, var, ... for parameters %x.1, %mean.1, %var.1, ...
   auto module = BatchNormModule();
   ASSERT_TRUE(module);
-  auto files = LoadArgumentFiles(*module, {kData + "batch_norm_named.npz"});
+  auto files = importers::LoadArgumentFiles(*module, {kData + "batch_norm_named.npz"});
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(files->sources[2], kData + "batch_norm_named.npz member 'var'");
   ExpectJaxResult(*module, *files);
@@ -99,13 +99,13 @@ TEST(ArgumentFilesTest, NamedNpzMatchesNamesWithoutXlaSuffix) {
 TEST(ArgumentFilesTest, SnapshotArgumentsGiveJaxResult) {
   auto module = BatchNormModule();
   ASSERT_TRUE(module);
-  auto files = LoadArgumentFiles(*module, {kSnapshot});
+  auto files = importers::LoadArgumentFiles(*module, {kSnapshot});
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(files->sources[4], kSnapshot + " argument 4");
   EXPECT_TRUE(files->notes.empty());
   ExpectJaxResult(*module, *files);
   // The snapshot's arguments are the positional archive's arrays.
-  auto npz = LoadArgumentFiles(*module, {kData + "batch_norm_positional.npz"});
+  auto npz = importers::LoadArgumentFiles(*module, {kData + "batch_norm_positional.npz"});
   ASSERT_TRUE(npz.ok());
   for (size_t p = 0; p < 5; ++p) EXPECT_EQ(files->arguments[p], npz->arguments[p]) << p;
 }
@@ -175,7 +175,7 @@ ENTRY e {
   ROOT t = (f32[4,8], s32[8]) tuple(a, c)
 })");
   ASSERT_TRUE(wrong);
-  auto files = LoadArgumentFiles(*wrong, {kSnapshot});
+  auto files = importers::LoadArgumentFiles(*wrong, {kSnapshot});
   ASSERT_FALSE(files.ok());
   EXPECT_EQ(files.status().message(),
             kSnapshot + " argument 2 (for parameter 2 (%c)) is f32[8] but should be s32[8]");

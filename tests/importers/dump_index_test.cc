@@ -45,10 +45,10 @@ class RealDumpTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealDumpTest, IndexesEveryFile) {
   const std::string program = GetParam();
-  auto index = IndexDumpFolder(DumpDir(program));
+  auto index = importers::IndexDumpFolder(DumpDir(program));
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 1u);
-  const DumpModule& m = index->modules[0];
+  const importers::DumpModule& m = index->modules[0];
   EXPECT_EQ(m.id, "0000");
   EXPECT_EQ(m.key, "0000");
   EXPECT_EQ(m.name, "jit_" + program);
@@ -60,13 +60,13 @@ TEST_P(RealDumpTest, IndexesEveryFile) {
   EXPECT_EQ(index->total_files, all - 0);
   // README.md is not in these folders; every file belongs to the module.
   EXPECT_EQ(static_cast<int>(m.files.size()), all);
-  for (const DumpFile& f : m.files) {
-    EXPECT_NE(f.kind, DumpFileKind::kOther) << f.filename;
+  for (const importers::DumpFile& f : m.files) {
+    EXPECT_NE(f.kind, importers::DumpFileKind::kOther) << f.filename;
     EXPECT_FALSE(f.name_dropped) << f.filename;
   }
 
   ASSERT_NE(m.BeforeOptimizations(), nullptr);
-  EXPECT_EQ(m.BeforeOptimizations()->format, DumpFormat::kText);
+  EXPECT_EQ(m.BeforeOptimizations()->format, importers::DumpFormat::kText);
   ASSERT_NE(m.AfterOptimizations(), nullptr);
   EXPECT_EQ(m.AfterOptimizations()->platform, "cpu");
 
@@ -81,29 +81,29 @@ TEST_P(RealDumpTest, IndexesEveryFile) {
     EXPECT_EQ(passes[i]->step, static_cast<int>(i)) << passes[i]->filename;
     EXPECT_FALSE(passes[i]->pipeline.empty());
     EXPECT_FALSE(passes[i]->after_pass.empty());
-    EXPECT_EQ(passes[i]->format, DumpFormat::kText);
+    EXPECT_EQ(passes[i]->format, importers::DumpFormat::kText);
   }
 
   // Per-kernel LLVM IR and objects: as many as the folder holds, with kernel names.
   int ir = CountFiles(DumpDir(program), [](const std::string& n) { return EndsWith(n, ".ll"); });
   int objects = CountFiles(DumpDir(program), [](const std::string& n) { return EndsWith(n, ".o"); });
-  EXPECT_EQ(static_cast<int>(m.OfKind(DumpFileKind::kLlvmIr).size()), ir);
-  EXPECT_EQ(static_cast<int>(m.OfKind(DumpFileKind::kObjectFile).size()), objects);
-  for (const DumpFile* f : m.OfKind(DumpFileKind::kLlvmIr)) {
+  EXPECT_EQ(static_cast<int>(m.OfKind(importers::DumpFileKind::kLlvmIr).size()), ir);
+  EXPECT_EQ(static_cast<int>(m.OfKind(importers::DumpFileKind::kObjectFile).size()), objects);
+  for (const importers::DumpFile* f : m.OfKind(importers::DumpFileKind::kLlvmIr)) {
     EXPECT_FALSE(f->kernel.empty()) << f->filename;
     EXPECT_EQ(f->optimized_ir, EndsWith(f->filename, "ir-with-opt.ll")) << f->filename;
   }
-  EXPECT_EQ(m.OfKind(DumpFileKind::kBufferAssignment).size(), 3u);
-  EXPECT_EQ(m.OfKind(DumpFileKind::kMemoryReport).size(), 2u);
-  EXPECT_EQ(m.OfKind(DumpFileKind::kMlir).size(), 1u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kBufferAssignment).size(), 3u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kMemoryReport).size(), 2u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kMlir).size(), 1u);
 }
 
 TEST_P(RealDumpTest, LoadsEveryTextStage) {
-  auto index = IndexDumpFolder(DumpDir(GetParam()));
+  auto index = importers::IndexDumpFolder(DumpDir(GetParam()));
   ASSERT_TRUE(index.ok()) << index.status().message();
   int loaded = 0;
-  for (const DumpFile& f : index->modules[0].files) {
-    if (f.kind != DumpFileKind::kHloModule || f.format != DumpFormat::kText) continue;
+  for (const importers::DumpFile& f : index->modules[0].files) {
+    if (f.kind != importers::DumpFileKind::kHloModule || f.format != importers::DumpFormat::kText) continue;
     auto module = LoadDumpHlo(f);
     ASSERT_TRUE(module.ok()) << module.status().message();
     EXPECT_EQ(module->module->name(), "jit_" + GetParam());
@@ -113,17 +113,17 @@ TEST_P(RealDumpTest, LoadsEveryTextStage) {
 }
 
 TEST_P(RealDumpTest, LoadsEveryProtoStageLikeItsTextTwin) {
-  auto index = IndexDumpFolder(DumpDir(GetParam()));
+  auto index = importers::IndexDumpFolder(DumpDir(GetParam()));
   ASSERT_TRUE(index.ok()) << index.status().message();
   int compared = 0;
-  for (const DumpFile& f : index->modules[0].files) {
-    if (f.kind != DumpFileKind::kHloModule || f.format != DumpFormat::kProto) continue;
+  for (const importers::DumpFile& f : index->modules[0].files) {
+    if (f.kind != importers::DumpFileKind::kHloModule || f.format != importers::DumpFormat::kProto) continue;
     auto from_proto = LoadDumpHlo(f);
     ASSERT_TRUE(from_proto.ok()) << from_proto.status().message();
-    DumpFile twin = f;
+    importers::DumpFile twin = f;
     twin.path = f.path.substr(0, f.path.size() - std::string(".hlo.pb").size()) + ".txt";
-    twin.format = DumpFormat::kText;
-    auto from_text = LoadDumpHlo(twin);
+    twin.format = importers::DumpFormat::kText;
+    auto from_text = importers::LoadDumpHlo(twin);
     ASSERT_TRUE(from_text.ok()) << from_text.status().message();
     EXPECT_EQ(from_proto->module->entry() != nullptr, true);
     EXPECT_EQ(from_proto->module->computations().size(), from_text->module->computations().size()) << f.filename;
@@ -133,50 +133,50 @@ TEST_P(RealDumpTest, LoadsEveryProtoStageLikeItsTextTwin) {
 }
 
 TEST_P(RealDumpTest, LoadFileTakesTheFolder) {
-  auto file = LoadFile(DumpDir(GetParam()));
+  auto file = importers::LoadFile(DumpDir(GetParam()));
   ASSERT_TRUE(file.ok()) << file.status().message();
   ASSERT_EQ(file->modules.size(), 1u);
   ASSERT_EQ(file->module_keys.size(), 1u);
   EXPECT_EQ(file->module_keys[0], "0000");
   EXPECT_TRUE(EndsWith(file->module_files[0], ".before_optimizations.txt"));
   for (const std::string& selector : {std::string("0"), std::string("0000"), "jit_" + GetParam()}) {
-    auto picked = SelectModules(*file, selector, false);
+    auto picked = importers::SelectModules(*file, selector, false);
     ASSERT_TRUE(picked.ok()) << selector << ": " << picked.status().message();
     EXPECT_EQ(picked->front(), 0u);
   }
-  EXPECT_FALSE(SelectModules(*file, "7", false).ok());
+  EXPECT_FALSE(importers::SelectModules(*file, "7", false).ok());
 
-  LoadOptions after;
+  importers::LoadOptions after;
   after.dump_stage = "after_optimizations";
   auto optimized = LoadFile(DumpDir(GetParam()), after);
   ASSERT_TRUE(optimized.ok()) << optimized.status().message();
   EXPECT_TRUE(EndsWith(optimized->module_files[0], ".cpu_after_optimizations.txt"));
 
-  LoadOptions pass;
+  importers::LoadOptions pass;
   pass.dump_stage = "0003";
-  auto snapshot = LoadFile(DumpDir(GetParam()), pass);
+  auto snapshot = importers::LoadFile(DumpDir(GetParam()), pass);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().message();
   EXPECT_NE(snapshot->module_files[0].find(".0003."), std::string::npos);
 
-  LoadOptions missing;
+  importers::LoadOptions missing;
   missing.dump_stage = "9999";
-  auto none = LoadFile(DumpDir(GetParam()), missing);
+  auto none = importers::LoadFile(DumpDir(GetParam()), missing);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no stage '9999'"), std::string::npos) << none.status().message();
 }
 
 TEST_P(RealDumpTest, XlaStagesJoinTheSession) {
-  auto index = IndexDumpFolder(DumpDir(GetParam()));
+  auto index = importers::IndexDumpFolder(DumpDir(GetParam()));
   ASSERT_TRUE(index.ok());
-  const DumpModule& m = index->modules[0];
-  auto input = LoadDumpHlo(*m.BeforeOptimizations());
+  const importers::DumpModule& m = index->modules[0];
+  auto input = importers::LoadDumpHlo(*m.BeforeOptimizations());
   ASSERT_TRUE(input.ok());
-  CompileSession session(std::move(input->module));
-  int added = AddXlaDumpStages(m, &session);
+  session::CompileSession session(std::move(input->module));
+  int added = importers::AddXlaDumpStages(m, &session);
   EXPECT_EQ(added, static_cast<int>(session.external_stages().size()));
   auto optimized = session.ExternalStageText("xla_optimized_hlo");
   ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-  auto expected = ReadDumpText(*m.AfterOptimizations());
+  auto expected = importers::ReadDumpText(*m.AfterOptimizations());
   ASSERT_TRUE(expected.ok());
   EXPECT_EQ(*optimized, *expected);
   auto pass = session.ExternalStageText("xla_pass_0000");
@@ -185,7 +185,7 @@ TEST_P(RealDumpTest, XlaStagesJoinTheSession) {
   auto buffers = session.ExternalStageText("xla_buffer_assignment");
   ASSERT_TRUE(buffers.ok()) << buffers.status().message();
   EXPECT_NE(buffers->find("allocation"), std::string::npos);
-  if (!m.OfKind(DumpFileKind::kLlvmIr).empty()) {
+  if (!m.OfKind(importers::DumpFileKind::kLlvmIr).empty()) {
     auto ir = session.ExternalStageText("xla_llvm_ir_optimized");
     ASSERT_TRUE(ir.ok()) << ir.status().message();
     EXPECT_NE(ir->find("define "), std::string::npos);
@@ -200,18 +200,18 @@ TEST_P(RealDumpTest, XlaStagesJoinTheSession) {
 // Metadata's stack frames resolve to the Python call chain (XLA prints a frame's parent
 // one higher than it stores it; the proto twin confirms the reading).
 TEST(DumpStackFramesTest, RealDumpChainsResolve) {
-  auto file = LoadFile(DumpDir("running_example"));
+  auto file = importers::LoadFile(DumpDir("running_example"));
   ASSERT_TRUE(file.ok());
   EXPECT_EQ(file->modules[0]->stack_frames.Describe(5),
             "scripts/seed_programs.py:19 (running_example) <- scripts/make_dumps.py:68 (run) <- "
             "scripts/make_dumps.py:98 (main) <- scripts/make_dumps.py:108 (<module>)");
-  DumpFile pb;
-  auto index = IndexDumpFolder(DumpDir("running_example"));
+  importers::DumpFile pb;
+  auto index = importers::IndexDumpFolder(DumpDir("running_example"));
   ASSERT_TRUE(index.ok());
-  for (const DumpFile& f : index->modules[0].files) {
-    if (f.stage == DumpStage::kBeforeOptimizations && f.format == DumpFormat::kProto) pb = f;
+  for (const importers::DumpFile& f : index->modules[0].files) {
+    if (f.stage == importers::DumpStage::kBeforeOptimizations && f.format == importers::DumpFormat::kProto) pb = f;
   }
-  auto from_proto = LoadDumpHlo(pb);
+  auto from_proto = importers::LoadDumpHlo(pb);
   ASSERT_TRUE(from_proto.ok()) << from_proto.status().message();
   EXPECT_EQ(from_proto->module->stack_frames.Describe(5), file->modules[0]->stack_frames.Describe(5));
 }
@@ -251,7 +251,7 @@ TEST_F(SyntheticDumpTest, TimestampsSeparateRunsThatReuseIds) {
   Write("1700000000000001.module_0001.jit_f.before_optimizations.txt", Module("jit_f"));
   Write("1700000000000001.module_0001.jit_f.cpu_after_optimizations.txt", Module("jit_f"));
   Write("1700000000999999.module_0001.jit_f.before_optimizations.txt", Module("jit_f"));
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 2u);
   EXPECT_EQ(index->modules[0].timestamp, "1700000000000001");
@@ -277,10 +277,10 @@ TEST_F(SyntheticDumpTest, DroppedNamesAndNamesWithDots) {
   Write("module_0005.jit_f.1.cpu_after_optimizations.hlo.pb.gz", "not read by the index");
   Write("module_0005.jit_f.1.0007.simplification.after_algsimp.before_dce.txt", Module("jit_f.1"));
   Write("module_0005.jit_f.1.fusion.3_kernel_module.ir-with-opt.ll", "define void @f() { ret void }\n");
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 2u);
-  const DumpModule& dropped = index->modules[0];
+  const importers::DumpModule& dropped = index->modules[0];
   EXPECT_EQ(dropped.id, "0002");
   EXPECT_EQ(dropped.name, "");
   ASSERT_NE(dropped.BeforeOptimizations(), nullptr);
@@ -288,20 +288,20 @@ TEST_F(SyntheticDumpTest, DroppedNamesAndNamesWithDots) {
   ASSERT_EQ(dropped.Passes().size(), 1u);
   EXPECT_EQ(dropped.Passes()[0]->after_pass, "algsimp");
   EXPECT_EQ(dropped.Passes()[0]->before_pass, "dce");
-  auto loaded = LoadDumpHlo(*dropped.BeforeOptimizations());
+  auto loaded = importers::LoadDumpHlo(*dropped.BeforeOptimizations());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ(loaded->module->name(), "a_very_long_name");
 
-  const DumpModule& dotted = index->modules[1];
+  const importers::DumpModule& dotted = index->modules[1];
   EXPECT_EQ(dotted.name, "jit_f.1");
   ASSERT_NE(dotted.AfterOptimizations(), nullptr);
-  EXPECT_EQ(dotted.AfterOptimizations()->format, DumpFormat::kProtoGz);
+  EXPECT_EQ(dotted.AfterOptimizations()->format, importers::DumpFormat::kProtoGz);
   EXPECT_EQ(dotted.AfterOptimizations()->platform, "cpu");
   ASSERT_EQ(dotted.Passes().size(), 1u);
   EXPECT_EQ(dotted.Passes()[0]->step, 7);
-  ASSERT_EQ(dotted.OfKind(DumpFileKind::kLlvmIr).size(), 1u);
-  EXPECT_EQ(dotted.OfKind(DumpFileKind::kLlvmIr)[0]->kernel, "fusion.3_kernel_module");
-  EXPECT_TRUE(dotted.OfKind(DumpFileKind::kLlvmIr)[0]->optimized_ir);
+  ASSERT_EQ(dotted.OfKind(importers::DumpFileKind::kLlvmIr).size(), 1u);
+  EXPECT_EQ(dotted.OfKind(importers::DumpFileKind::kLlvmIr)[0]->kernel, "fusion.3_kernel_module");
+  EXPECT_TRUE(dotted.OfKind(importers::DumpFileKind::kLlvmIr)[0]->optimized_ir);
   auto found = index->Find("jit_f.1");
   ASSERT_TRUE(found.ok());
   EXPECT_EQ((*found)->id, "0005");
@@ -316,25 +316,25 @@ TEST_F(SyntheticDumpTest, OneCompilationUnderTwoIdsIsOneModule) {
   Write("module_0004.jit_g.ir-with-opt.ll", "; with-opt\n");
   Write("module_0004.jit_g.ptx", "// ptx\n.version 8.0\n");
   Write("module_0004.jit_g.thunk_sequence.txt", "kernel thunk\n");
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 1u);
-  const DumpModule& m = index->modules[0];
+  const importers::DumpModule& m = index->modules[0];
   EXPECT_EQ(m.ids, (std::vector<std::string>{"0003", "0004"}));
   ASSERT_NE(m.AfterOptimizations(), nullptr);
   EXPECT_EQ(m.AfterOptimizations()->platform, "sm_8.0_gpu");
-  EXPECT_EQ(m.OfKind(DumpFileKind::kPtx).size(), 1u);
-  EXPECT_EQ(m.OfKind(DumpFileKind::kThunkSequence).size(), 1u);
-  EXPECT_EQ(m.OfKind(DumpFileKind::kLlvmIr).size(), 2u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kPtx).size(), 1u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kThunkSequence).size(), 1u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kLlvmIr).size(), 2u);
   ASSERT_EQ(index->notes.size(), 1u);
   EXPECT_NE(index->notes[0].find("continues module 0003"), std::string::npos) << index->notes[0];
   ASSERT_TRUE(index->Find("4").ok());
   EXPECT_EQ((*index->Find("4"))->id, "0003");
 
-  auto input = LoadDumpHlo(*m.BeforeOptimizations());
+  auto input = importers::LoadDumpHlo(*m.BeforeOptimizations());
   ASSERT_TRUE(input.ok());
-  CompileSession session(std::move(input->module));
-  AddXlaDumpStages(m, &session);
+  session::CompileSession session(std::move(input->module));
+  importers::AddXlaDumpStages(m, &session);
   auto ptx = session.ExternalStageText("xla_ptx");
   ASSERT_TRUE(ptx.ok()) << ptx.status().message();
   EXPECT_EQ(*ptx, "// ptx\n.version 8.0\n");
@@ -350,13 +350,13 @@ TEST_F(SyntheticDumpTest, SnapshotsJoinTheirModule) {
   Write("1700000000000042.module_0006.jit_h.execution_0001.hlo_snapshot.pb", "x");
   // The overload without a module id names the module instead.
   Write("module_jit_h.execution_0002.hlo_snapshot.pb", "x");
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 1u);
-  auto snapshots = index->modules[0].OfKind(DumpFileKind::kSnapshot);
+  auto snapshots = index->modules[0].OfKind(importers::DumpFileKind::kSnapshot);
   ASSERT_EQ(snapshots.size(), 3u);
   std::set<std::string> details;
-  for (const DumpFile* f : snapshots) details.insert(f->detail);
+  for (const importers::DumpFile* f : snapshots) details.insert(f->detail);
   EXPECT_EQ(details, (std::set<std::string>{"execution 0000", "execution 0001", "execution 0002"}));
 }
 
@@ -366,17 +366,17 @@ TEST_F(SyntheticDumpTest, UnknownFilesAreListedNotFatal) {
   Write("notes.txt", "my notes");
   Write("autotune_results.pbtxt", "version: 3");
   fs::create_directories(dir_ / "unrelated");
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 1u);
-  auto other = index->modules[0].OfKind(DumpFileKind::kOther);
+  auto other = index->modules[0].OfKind(importers::DumpFileKind::kOther);
   ASSERT_EQ(other.size(), 1u);
   EXPECT_EQ(other[0]->suffix, "something_new.bin");
   ASSERT_EQ(index->unrecognized.size(), 2u);
-  std::string table = FormatDumpIndex(*index);
+  std::string table = importers::FormatDumpIndex(*index);
   EXPECT_NE(table.find("notes.txt"), std::string::npos) << table;
   EXPECT_NE(table.find("unrelated/: a subfolder, not indexed"), std::string::npos) << table;
-  std::string json = DumpIndexToJson(*index);
+  std::string json = importers::DumpIndexToJson(*index);
   EXPECT_NE(json.find("\"module_0007.jit_k.something_new.bin\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"kind\": \"other\""), std::string::npos);
 }
@@ -390,21 +390,21 @@ TEST_F(SyntheticDumpTest, TruncatedTextSaysSoAndTheRestLoads) {
   ASSERT_GT(full.size(), 20000u);
   Write("module_0008.jit_t.before_optimizations.txt", Module("jit_t"));
   Write("module_0008.jit_t.cpu_after_optimizations.txt", full.substr(0, full.size() / 2));
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
-  const DumpModule& m = index->modules[0];
-  auto broken = LoadDumpHlo(*m.AfterOptimizations());
+  const importers::DumpModule& m = index->modules[0];
+  auto broken = importers::LoadDumpHlo(*m.AfterOptimizations());
   ASSERT_FALSE(broken.ok());
   const std::string& message = broken.status().message();
   EXPECT_NE(message.find(m.AfterOptimizations()->path + ":"), std::string::npos) << message;
   EXPECT_NE(message.find("looks truncated"), std::string::npos) << message;
   EXPECT_TRUE(LoadDumpHlo(*m.BeforeOptimizations()).ok());
   // Loading the folder still works at the stage that is whole.
-  auto file = LoadFile(Dir());
+  auto file = importers::LoadFile(Dir());
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_EQ(file->modules.size(), 1u);
   // Asking for the broken stage names the file.
-  LoadOptions after;
+  importers::LoadOptions after;
   after.dump_stage = "after_optimizations";
   auto bad = LoadFile(Dir(), after);
   ASSERT_FALSE(bad.ok());
@@ -418,18 +418,18 @@ TEST_F(SyntheticDumpTest, CorruptProtoIsAnErrorNotACrash) {
   Write("module_0009.jit_c.before_optimizations.hlo.pb", junk);
   Write("module_0009.jit_c.before_optimizations.txt", Module("jit_c"));
   Write("module_0010.jit_d.before_optimizations.hlo.pb", junk);
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 2u);
   // Text is preferred where both exist; the proto alone fails with the file named.
-  auto ok = LoadDumpHlo(*index->modules[0].BeforeOptimizations());
+  auto ok = importers::LoadDumpHlo(*index->modules[0].BeforeOptimizations());
   EXPECT_TRUE(ok.ok()) << ok.status().message();
   auto bad = LoadDumpHlo(*index->modules[1].BeforeOptimizations());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("module_0010.jit_d.before_optimizations.hlo.pb"), std::string::npos)
       << bad.status().message();
   // The folder loads with the module that works and a note on the one that does not.
-  auto file = LoadFile(Dir());
+  auto file = importers::LoadFile(Dir());
   ASSERT_TRUE(file.ok()) << file.status().message();
   ASSERT_EQ(file->modules.size(), 1u);
   EXPECT_EQ(file->module_keys[0], "0009");
@@ -438,18 +438,18 @@ TEST_F(SyntheticDumpTest, CorruptProtoIsAnErrorNotACrash) {
 }
 
 TEST_F(SyntheticDumpTest, EmptyOrForeignFoldersAreClearErrors) {
-  auto empty = IndexDumpFolder(Dir());
+  auto empty = importers::IndexDumpFolder(Dir());
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("no XLA dump files here (0 file(s)"), std::string::npos)
       << empty.status().message();
   Write("photo.jpg", "\xff\xd8");
-  auto foreign = IndexDumpFolder(Dir());
+  auto foreign = importers::IndexDumpFolder(Dir());
   ASSERT_FALSE(foreign.ok());
   EXPECT_NE(foreign.status().message().find("1 file(s)"), std::string::npos);
-  auto missing = IndexDumpFolder(Dir() + "/nope");
+  auto missing = importers::IndexDumpFolder(Dir() + "/nope");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("no such folder"), std::string::npos);
-  auto load = LoadFile(Dir());
+  auto load = importers::LoadFile(Dir());
   EXPECT_FALSE(load.ok());
 }
 
@@ -457,25 +457,25 @@ TEST_F(SyntheticDumpTest, FuseboxOwnDumpIsIndexed) {
   // `fusebox compile --dump-to` writes XLA's layout; the index reads it back.
   auto parsed = ParseModule(Module("jit_own"));
   ASSERT_TRUE(parsed.ok());
-  CompileSession session(std::move(*parsed));
+  session::CompileSession session(std::move(*parsed));
   PipelineOptions options;
   options.snapshot_pass_regex = ".*";
   ASSERT_TRUE(session.Optimize(options).ok());
-  auto written = WriteDump(session, Dir(), 12, /*with_cpu=*/true);
+  auto written = session::WriteDump(session, Dir(), 12, /*with_cpu=*/true);
   ASSERT_TRUE(written.ok()) << written.status().message();
-  auto index = IndexDumpFolder(Dir());
+  auto index = importers::IndexDumpFolder(Dir());
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->modules.size(), 1u);
-  const DumpModule& m = index->modules[0];
+  const importers::DumpModule& m = index->modules[0];
   EXPECT_EQ(m.id, "0012");
   EXPECT_EQ(m.name, "jit_own");
   EXPECT_NE(m.BeforeOptimizations(), nullptr);
   EXPECT_NE(m.AfterOptimizations(), nullptr);
-  EXPECT_EQ(m.OfKind(DumpFileKind::kFusionDecisions).size(), 1u);
-  EXPECT_FALSE(m.OfKind(DumpFileKind::kLlvmIr).empty());
-  EXPECT_FALSE(m.OfKind(DumpFileKind::kAssembly).empty());
-  for (const DumpFile& f : m.files) EXPECT_NE(f.kind, DumpFileKind::kOther) << f.filename;
-  for (const DumpFile* pass : m.Passes()) EXPECT_TRUE(LoadDumpHlo(*pass).ok()) << pass->filename;
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kFusionDecisions).size(), 1u);
+  EXPECT_FALSE(m.OfKind(importers::DumpFileKind::kLlvmIr).empty());
+  EXPECT_FALSE(m.OfKind(importers::DumpFileKind::kAssembly).empty());
+  for (const importers::DumpFile& f : m.files) EXPECT_NE(f.kind, importers::DumpFileKind::kOther) << f.filename;
+  for (const importers::DumpFile* pass : m.Passes()) EXPECT_TRUE(LoadDumpHlo(*pass).ok()) << pass->filename;
 }
 
 }  // namespace

@@ -94,9 +94,9 @@ class DumpProtoTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(DumpProtoTest, MatchesTextTwin) {
   const std::string& path = GetParam();
-  auto imported = ImportHloProtoFile(path);
+  auto imported = importers::ImportHloProtoFile(path);
   ASSERT_TRUE(imported.ok()) << imported.status().message();
-  EXPECT_EQ(imported->kind, HloProtoKind::kHloProto);  // what --xla_dump_hlo_as_proto writes
+  EXPECT_EQ(imported->kind, importers::HloProtoKind::kHloProto);  // what --xla_dump_hlo_as_proto writes
   ASSERT_NE(imported->module, nullptr);
   EXPECT_EQ(imported->module->source_name(), path);
   EXPECT_TRUE(imported->arguments.empty());
@@ -133,17 +133,17 @@ TEST(HloProtoTest, BareModuleProtoImportsLikeTheHloProto) {
   px::HloProto hlo;
   ASSERT_TRUE(hlo.ParseFromString(ReadBytes(MnistOptimized())));
   std::string bytes = hlo.hlo_module().SerializeAsString();
-  auto bare = ImportHloProto(bytes, "bare.pb");
+  auto bare = importers::ImportHloProto(bytes, "bare.pb");
   ASSERT_TRUE(bare.ok()) << bare.status().message();
-  EXPECT_EQ(bare->kind, HloProtoKind::kModule);
-  auto wrapped = ImportHloProtoFile(MnistOptimized().string());
+  EXPECT_EQ(bare->kind, importers::HloProtoKind::kModule);
+  auto wrapped = importers::ImportHloProtoFile(MnistOptimized().string());
   ASSERT_TRUE(wrapped.ok()) << wrapped.status().message();
   EXPECT_EQ(bare->module->ToString(), wrapped->module->ToString());
   EXPECT_EQ(bare->hlo_text, wrapped->hlo_text);
 }
 
 TEST(HloProtoTest, ScheduledModuleKeepsScheduleOrder) {
-  auto imported = ImportHloProtoFile(MnistOptimized().string());
+  auto imported = importers::ImportHloProtoFile(MnistOptimized().string());
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   EXPECT_TRUE(imported->module->is_scheduled.value_or(false));
   EXPECT_NE(imported->hlo_text.find("is_scheduled=true"), std::string::npos);
@@ -155,19 +155,19 @@ TEST(HloProtoTest, GzipRoundTrip) {
   std::string bytes = ReadBytes(MnistOptimized());
   fs::path gz = TempPath("mnist.hlo.pb.gz");
   WriteBytes(gz, GzipCompress(bytes));
-  auto from_gz = ImportHloProtoFile(gz.string());
+  auto from_gz = importers::ImportHloProtoFile(gz.string());
   ASSERT_TRUE(from_gz.ok()) << from_gz.status().message();
-  auto plain = ImportHloProto(bytes, "plain");
+  auto plain = importers::ImportHloProto(bytes, "plain");
   ASSERT_TRUE(plain.ok()) << plain.status().message();
   EXPECT_EQ(from_gz->module->ToString(), plain->module->ToString());
 
   // Detected by content, whatever the name says.
   fs::path misnamed = TempPath("mnist_gz_without_suffix.bin");
   WriteBytes(misnamed, GzipCompress(bytes));
-  EXPECT_TRUE(ImportHloProtoFile(misnamed.string()).ok());
+  EXPECT_TRUE(importers::ImportHloProtoFile(misnamed.string()).ok());
 
   // And through the general file loader.
-  auto loaded = LoadFile(gz.string());
+  auto loaded = importers::LoadFile(gz.string());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   ASSERT_EQ(loaded->modules.size(), 1u);
   EXPECT_EQ(loaded->modules[0]->ToString(), plain->module->ToString());
@@ -178,7 +178,7 @@ TEST(HloProtoTest, BadGzipNamesTheFile) {
   fs::path bad = TempPath("bad.hlo.pb.gz");
   std::string garbage = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03 this is not deflate data at all";
   WriteBytes(bad, garbage);
-  auto result = ImportHloProtoFile(bad.string());
+  auto result = importers::ImportHloProtoFile(bad.string());
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(result.status().message().find(bad.string()), std::string::npos)
@@ -189,7 +189,7 @@ TEST(HloProtoTest, BadGzipNamesTheFile) {
   std::string gz = GzipCompress(ReadBytes(MnistOptimized()));
   fs::path cut = TempPath("cut.hlo.pb.gz");
   WriteBytes(cut, std::string_view(gz).substr(0, gz.size() / 2));
-  auto truncated = ImportHloProtoFile(cut.string());
+  auto truncated = importers::ImportHloProtoFile(cut.string());
   ASSERT_FALSE(truncated.ok());
   EXPECT_NE(truncated.status().message().find(cut.string() + ": gzip stream ends early"),
             std::string::npos)
@@ -257,9 +257,9 @@ TEST(HloProtoTest, SnapshotArgumentsAndResult) {
   for (float v : {11.0f, 22.0f, 33.0f, 44.0f}) result->add_f32s(v);
 
   std::string bytes = snapshot.SerializeAsString();
-  auto imported = ImportHloProto(bytes, "snapshot.pb");
+  auto imported = importers::ImportHloProto(bytes, "snapshot.pb");
   ASSERT_TRUE(imported.ok()) << imported.status().message();
-  EXPECT_EQ(imported->kind, HloProtoKind::kSnapshot);
+  EXPECT_EQ(imported->kind, importers::HloProtoKind::kSnapshot);
   EXPECT_EQ(imported->execution_platform, "Host");
   ASSERT_EQ(imported->arguments.size(), 2u);
   for (int64_t i = 0; i < 4; ++i) {
@@ -281,7 +281,7 @@ TEST(HloProtoTest, SnapshotArgumentsAndResult) {
   // LoadFile hands the arguments on.
   fs::path path = TempPath("snapshot.pb");
   WriteBytes(path, bytes);
-  auto loaded = LoadFile(path.string());
+  auto loaded = importers::LoadFile(path.string());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   ASSERT_EQ(loaded->modules.size(), 1u);
   ASSERT_EQ(loaded->arguments.size(), 2u);
@@ -292,7 +292,7 @@ TEST(HloProtoTest, LiteralElementTypes) {
   px::LiteralProto bf16;
   *bf16.mutable_shape() = ArrayShape(px::BF16, {2}, {0});
   bf16.set_bf16s(std::string("\x80\x3f\x00\xc0", 4));  // 1.0, -2.0 little-endian
-  auto b = LiteralFromProto(bf16);
+  auto b = importers::LiteralFromProto(bf16);
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->GetDouble(0), 1.0);
   EXPECT_EQ(b->GetDouble(1), -2.0);
@@ -300,7 +300,7 @@ TEST(HloProtoTest, LiteralElementTypes) {
   px::LiteralProto s8;
   *s8.mutable_shape() = ArrayShape(px::S8, {3}, {0});
   s8.set_s8s(std::string("\x01\xff\x80", 3));
-  auto s = LiteralFromProto(s8);
+  auto s = importers::LiteralFromProto(s8);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->GetInt64(0), 1);
   EXPECT_EQ(s->GetInt64(1), -1);
@@ -309,7 +309,7 @@ TEST(HloProtoTest, LiteralElementTypes) {
   px::LiteralProto s4;  // one element per byte
   *s4.mutable_shape() = ArrayShape(px::S4, {2}, {0});
   s4.set_s4s(std::string("\x07\x0f", 2));
-  auto i4 = LiteralFromProto(s4);
+  auto i4 = importers::LiteralFromProto(s4);
   ASSERT_TRUE(i4.ok()) << i4.status().message();
   EXPECT_EQ(i4->GetInt64(0), 7);
   EXPECT_EQ(i4->GetInt64(1), -1);
@@ -318,7 +318,7 @@ TEST(HloProtoTest, LiteralElementTypes) {
   *pred.mutable_shape() = ArrayShape(px::PRED, {2}, {0});
   pred.add_preds(true);
   pred.add_preds(false);
-  auto p = LiteralFromProto(pred);
+  auto p = importers::LiteralFromProto(pred);
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_TRUE(p->GetBool(0));
   EXPECT_FALSE(p->GetBool(1));
@@ -327,7 +327,7 @@ TEST(HloProtoTest, LiteralElementTypes) {
   *c64.mutable_shape() = ArrayShape(px::C64, {1}, {0});
   c64.add_c64s(1.5f);
   c64.add_c64s(-2.0f);
-  auto c = LiteralFromProto(c64);
+  auto c = importers::LiteralFromProto(c64);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->GetComplex(0), std::complex<double>(1.5, -2.0));
 
@@ -335,7 +335,7 @@ TEST(HloProtoTest, LiteralElementTypes) {
   *tuple.mutable_shape()->mutable_tuple_shapes()->Add() = s8.shape();
   tuple.mutable_shape()->set_element_type(px::TUPLE);
   *tuple.add_tuple_literals() = s8;
-  auto t = LiteralFromProto(tuple);
+  auto t = importers::LiteralFromProto(tuple);
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->tuple_elements().size(), 1u);
   EXPECT_EQ(t->tuple_elements()[0].GetInt64(2), -128);
@@ -343,7 +343,7 @@ TEST(HloProtoTest, LiteralElementTypes) {
   px::LiteralProto short_data;
   *short_data.mutable_shape() = ArrayShape(px::F32, {3}, {0});
   short_data.add_f32s(1.0f);
-  auto bad = LiteralFromProto(short_data);
+  auto bad = importers::LiteralFromProto(short_data);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("holds 1 values, the shape needs 3"), std::string::npos)
       << bad.status().message();
@@ -402,7 +402,7 @@ TEST(HloProtoTest, ControlFlowFollowsXlaConventions) {
   branch->add_called_computation_ids(3);
   branch->add_called_computation_ids(4);
 
-  auto imported = ImportHloProto(m.SerializeAsString(), "control_flow.pb");
+  auto imported = importers::ImportHloProto(m.SerializeAsString(), "control_flow.pb");
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   const std::string& text = imported->hlo_text;
   EXPECT_NE(text.find("condition=%cond, body=%body"), std::string::npos) << text;
@@ -466,7 +466,7 @@ TEST(HloProtoTest, ShardingCollectivesAndCustomCalls) {
   cc->set_custom_call_has_side_effect(true);
   cc->mutable_sharding()->set_type(px::OpSharding::REPLICATED);
 
-  auto imported = ImportHloProto(m.SerializeAsString(), "spmd.pb");
+  auto imported = importers::ImportHloProto(m.SerializeAsString(), "spmd.pb");
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   EXPECT_TRUE(imported->warnings.empty());
   const Computation* entry = imported->module->entry();
@@ -500,7 +500,7 @@ TEST(HloProtoTest, ConstantWithoutDataLoadsElided) {
   *small->mutable_literal()->mutable_shape() = small->shape();
   small->mutable_literal()->add_s32s(-3);
   small->mutable_literal()->add_s32s(9);
-  auto imported = ImportHloProto(m.SerializeAsString(), "elided.pb");
+  auto imported = importers::ImportHloProto(m.SerializeAsString(), "elided.pb");
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   const Instruction* b = imported->module->entry()->FindInstruction("big");
   ASSERT_NE(b, nullptr);
@@ -521,7 +521,7 @@ TEST(HloProtoTest, RandomBytesAreNotAnHloProto) {
   for (int trial = 0; trial < 200; ++trial) {
     std::string bytes(static_cast<size_t>(1 + rng() % 4096), '\0');
     for (char& c : bytes) c = static_cast<char>(rng());
-    auto result = ImportHloProto(bytes, "random.pb");
+    auto result = importers::ImportHloProto(bytes, "random.pb");
     ASSERT_FALSE(result.ok()) << "trial " << trial;
     EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(result.status().message().rfind("random.pb: not an HLO proto (", 0), 0u)
@@ -529,7 +529,7 @@ TEST(HloProtoTest, RandomBytesAreNotAnHloProto) {
   }
   fs::path path = TempPath("random.hlo.pb");
   WriteBytes(path, "\x9a\x17\xff\x00\x12\x34 random bytes");
-  auto loaded = LoadFile(path.string());
+  auto loaded = importers::LoadFile(path.string());
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.status().message().find(path.string() + ": not an HLO proto"), std::string::npos)
       << loaded.status().message();
@@ -540,7 +540,7 @@ TEST(HloProtoTest, TruncatedFileSaysWhereAndWhatSurvives) {
   fs::path path = TempPath("half.hlo.pb");
   std::string half = bytes.substr(0, bytes.size() / 2);
   WriteBytes(path, half);
-  auto result = ImportHloProtoFile(path.string());
+  auto result = importers::ImportHloProtoFile(path.string());
   ASSERT_FALSE(result.ok());
   const std::string& msg = result.status().message();
   EXPECT_EQ(msg.rfind(path.string() + ": truncated HLO proto: decoding stopped at byte ", 0), 0u)
@@ -550,7 +550,7 @@ TEST(HloProtoTest, TruncatedFileSaysWhereAndWhatSurvives) {
 
   // Every cut point gives an error, never a crash or a bogus module.
   for (size_t cut = 1; cut < bytes.size(); cut += bytes.size() / 97) {
-    auto r = ImportHloProto(std::string_view(bytes).substr(0, cut), "cut.pb");
+    auto r = importers::ImportHloProto(std::string_view(bytes).substr(0, cut), "cut.pb");
     EXPECT_FALSE(r.ok()) << "cut at " << cut;
   }
 }
@@ -567,7 +567,7 @@ TEST(HloProtoTest, MutatedProtosNeverCrash) {
     std::string bytes = original;
     int flips = 1 + static_cast<int>(rng() % 4);
     for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = static_cast<char>(rng());
-    auto result = ImportHloProto(bytes, "mutated.pb");
+    auto result = importers::ImportHloProto(bytes, "mutated.pb");
     if (result.ok()) {
       ++ok;
       EXPECT_NE(result->module, nullptr);
@@ -596,7 +596,7 @@ TEST(HloProtoTest, DanglingOperandIdNamesTheInstruction) {
   }
   ASSERT_NE(victim, nullptr);
   victim->set_operand_ids(0, 987654321);
-  auto result = ImportHloProto(hlo.SerializeAsString(), "dangling.pb");
+  auto result = importers::ImportHloProto(hlo.SerializeAsString(), "dangling.pb");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().message(),
             "dangling.pb: instruction %" + victim->name() + " in computation %" + comp->name() +
@@ -615,7 +615,7 @@ TEST(HloProtoTest, DanglingCalledComputationAndEntry) {
   }
   ASSERT_NE(caller, nullptr);
   caller->set_called_computation_ids(0, 424242);
-  auto result = ImportHloProto(hlo.SerializeAsString(), "calls.pb");
+  auto result = importers::ImportHloProto(hlo.SerializeAsString(), "calls.pb");
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().message().find("instruction %" + caller->name()), std::string::npos);
   EXPECT_NE(
@@ -626,7 +626,7 @@ TEST(HloProtoTest, DanglingCalledComputationAndEntry) {
   px::HloProto no_entry = MnistProto();
   no_entry.mutable_hlo_module()->set_entry_computation_name("nowhere");
   no_entry.mutable_hlo_module()->set_entry_computation_id(31337);
-  auto missing = ImportHloProto(no_entry.SerializeAsString(), "entry.pb");
+  auto missing = importers::ImportHloProto(no_entry.SerializeAsString(), "entry.pb");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find(
                 "entry.pb: the entry computation %nowhere (id 31337) is not among"),
@@ -639,7 +639,7 @@ TEST(HloProtoTest, UnknownOpcodeIsReportedByTheParser) {
   px::HloInstructionProto* inst =
       hlo.mutable_hlo_module()->mutable_computations(0)->mutable_instructions(0);
   inst->set_opcode("frobnicate");
-  auto result = ImportHloProto(hlo.SerializeAsString(), "opcode.pb");
+  auto result = importers::ImportHloProto(hlo.SerializeAsString(), "opcode.pb");
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().message().find("opcode.pb (decoded to HLO text):"), std::string::npos)
       << result.status().message();
@@ -648,17 +648,17 @@ TEST(HloProtoTest, UnknownOpcodeIsReportedByTheParser) {
 }
 
 TEST(HloProtoTest, EmptyAndNonProtoFiles) {
-  auto empty = ImportHloProto("", "empty.pb");
+  auto empty = importers::ImportHloProto("", "empty.pb");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.status().message(), "empty.pb: not an HLO proto (the file is empty)");
   // Valid protobuf that holds no module.
   px::LiteralProto literal;
   literal.add_f32s(1.0f);
-  auto other = ImportHloProto(literal.SerializeAsString(), "literal.pb");
+  auto other = importers::ImportHloProto(literal.SerializeAsString(), "literal.pb");
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.status().message().rfind("literal.pb: not an HLO proto (", 0), 0u)
       << other.status().message();
-  auto missing = ImportHloProtoFile(TempPath("does_not_exist.pb").string());
+  auto missing = importers::ImportHloProtoFile(TempPath("does_not_exist.pb").string());
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }

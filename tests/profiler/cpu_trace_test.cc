@@ -132,7 +132,7 @@ bool DoesArithmetic(const Instruction& inst) {
 }
 
 struct TracedRun {
-  std::unique_ptr<CpuExecutable> exe;
+  std::unique_ptr<runtime::CpuExecutable> exe;
   std::vector<Literal> args;
   std::vector<Literal> results;  // one per iteration
   std::vector<int64_t> launches;  // last_kernel_launches() after each iteration
@@ -144,11 +144,11 @@ struct TracedRun {
 void CompileAndTrace(const Module& module, bool fused, TracedRun* out) {
   auto optimized = OptimizeForBackend(module, fused);
   ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-  CpuExecutableOptions options;
+  runtime::CpuExecutableOptions options;
   options.threads = kThreads;
   options.compile.opt_level = 1;
   options.compile.keep_assembly = false;
-  auto exe = CpuExecutable::Create(std::move(*optimized), options);
+  auto exe = runtime::CpuExecutable::Create(std::move(*optimized), options);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   out->exe = std::move(*exe);
   auto args = RandomArguments(module, 7);
@@ -156,7 +156,7 @@ void CompileAndTrace(const Module& module, bool fused, TracedRun* out) {
   out->args = std::move(*args);
   CpuTracer tracer;
   for (int it = 0; it < kIterations; ++it) {
-    CpuRunOptions run;
+    runtime::CpuRunOptions run;
     run.observer = &tracer;
     run.iteration = it;
     auto result = out->exe->Run(out->args, run);

@@ -241,15 +241,15 @@ ENTRY %main (x: f32[64,64], y: f32[64,64]) -> f32[] {
 
 TEST(ReportTest, DumpFolderReportComparesWithXla) {
   std::string dump = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps/running_example";
-  auto index = IndexDumpFolder(dump);
+  auto index = importers::IndexDumpFolder(dump);
   ASSERT_TRUE(index.ok());
-  const DumpModule& m = index->modules[0];
+  const importers::DumpModule& m = index->modules[0];
   auto loaded = LoadDumpHlo(*m.BeforeOptimizations());
   ASSERT_TRUE(loaded.ok());
   ReportInput input;
   input.module = std::move(loaded->module);
   input.source = dump;
-  CompileSession stages(input.module->Clone());
+  session::CompileSession stages(input.module->Clone());
   AddXlaDumpStages(m, &stages);
   input.xla_stages = stages.external_stages();
   auto compared = CompareDumpFusion(m);
@@ -495,17 +495,17 @@ TEST_F(TpMlpReportTest, ReproducerReplaysOnTheDevices) {
 // From XLA's dump folder: XLA's optimized module's collectives beside Fusebox's.
 TEST(ReportTest, MultiDeviceDumpFolderSetsXlaCollectivesBesideFusebox) {
   const std::string dump = MultiDevice("tp_mlp/xla_dump");
-  auto index = IndexDumpFolder(dump);
+  auto index = importers::IndexDumpFolder(dump);
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_FALSE(index->modules.empty());
-  const DumpModule& m = index->modules[0];
+  const importers::DumpModule& m = index->modules[0];
   ASSERT_NE(m.BeforeOptimizations(), nullptr);
   auto loaded = LoadDumpHlo(*m.BeforeOptimizations());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   ReportInput input;
   input.module = std::move(loaded->module);
   input.source = dump;
-  CompileSession stages(input.module->Clone());
+  session::CompileSession stages(input.module->Clone());
   AddXlaDumpStages(m, &stages);
   input.xla_stages = stages.external_stages();
   ReportOptions options;

@@ -36,11 +36,11 @@ constexpr ImU32 kOperandEdge = IM_COL32(2, 136, 209, 255);
 constexpr ImU32 kUserEdge = IM_COL32(230, 81, 0, 255);
 
 // The example after Fusebox's pipeline; the session owns the module.
-std::unique_ptr<CompileSession> OptimizedExample(const std::string& name) {
+std::unique_ptr<session::CompileSession> OptimizedExample(const std::string& name) {
   auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   if (!parsed.ok() || parsed->modules.empty()) return nullptr;
-  auto session = std::make_unique<CompileSession>(std::move(parsed->modules.front()));
+  auto session = std::make_unique<session::CompileSession>(std::move(parsed->modules.front()));
   PipelineOptions options;
   options.snapshot_pass_regex = "";
   Status st = session->Optimize(options);
@@ -55,7 +55,7 @@ struct LaidOut {
 
 // The optimized MNIST step's graph and layout, built once per fusion display.
 const LaidOut& Mnist(graph::FusionDisplay fusions) {
-  static std::unique_ptr<CompileSession> session = OptimizedExample("mnist_train_step.hlo");
+  static std::unique_ptr<session::CompileSession> session = OptimizedExample("mnist_train_step.hlo");
   static LaidOut collapsed, expanded;
   static bool built[2] = {false, false};
   const int which = fusions == graph::FusionDisplay::kCollapseAll ? 0 : 1;

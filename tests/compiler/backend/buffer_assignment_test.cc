@@ -35,27 +35,27 @@ std::vector<const Instruction*> PostOrder(const Computation& comp) {
   return {order.begin(), order.end()};
 }
 
-BufferAssignment Assign(const Module& m, const BufferAssignmentOptions& options = {}) {
-  StatusOr<BufferAssignment> ba = AssignBuffers(*m.entry(), PostOrder(*m.entry()), options);
+backend::BufferAssignment Assign(const Module& m, const backend::BufferAssignmentOptions& options = {}) {
+  StatusOr<backend::BufferAssignment> ba = backend::AssignBuffers(*m.entry(), PostOrder(*m.entry()), options);
   EXPECT_TRUE(ba.ok()) << ba.status().message();
-  return ba.ok() ? std::move(ba).value() : BufferAssignment();
+  return ba.ok() ? std::move(ba).value() : backend::BufferAssignment();
 }
 
-BufferSlice Slice(const BufferAssignment& ba, const Module& m, const std::string& name,
+backend::BufferSlice Slice(const backend::BufferAssignment& ba, const Module& m, const std::string& name,
                   const std::vector<int64_t>& index = {}) {
-  StatusOr<BufferSlice> slice = ba.GetSlice(Find(m, name), index);
+  StatusOr<backend::BufferSlice> slice = ba.GetSlice(Find(m, name), index);
   EXPECT_TRUE(slice.ok()) << slice.status().message();
-  return slice.ok() ? *slice : BufferSlice{};
+  return slice.ok() ? *slice : backend::BufferSlice{};
 }
 
-const Allocation& AllocationOf(const BufferAssignment& ba, const Module& m,
+const backend::Allocation& AllocationOf(const backend::BufferAssignment& ba, const Module& m,
                                const std::string& name, const std::vector<int64_t>& index = {}) {
   return ba.allocations()[Slice(ba, m, name, index).allocation];
 }
 
-int64_t CountKind(const BufferAssignment& ba, Allocation::Kind kind) {
+int64_t CountKind(const backend::BufferAssignment& ba, backend::Allocation::Kind kind) {
   return std::count_if(ba.allocations().begin(), ba.allocations().end(),
-                       [&](const Allocation& a) { return a.kind == kind; });
+                       [&](const backend::Allocation& a) { return a.kind == kind; });
 }
 
 // Code generation that writes elementwise results and dynamic-update-slice in place.
@@ -71,7 +71,7 @@ bool ElementwiseOrDusInPlace(const Instruction& inst, int64_t operand) {
 // (except a value written in place over an operand that dies where it is defined, when
 // `in_place` allows that).
 void ExpectConsistent(const Computation& comp, const std::vector<const Instruction*>& schedule,
-                      const BufferAssignment& ba, bool in_place) {
+                      const backend::BufferAssignment& ba, bool in_place) {
   const auto& values = ba.values();
   const int64_t steps = static_cast<int64_t>(schedule.size());
   std::vector<int64_t> first(values.size(), INT64_MAX), last(values.size(), -2);
@@ -106,15 +106,15 @@ void ExpectConsistent(const Computation& comp, const std::vector<const Instructi
   for (size_t v = 0; v < values.size(); ++v) {
     EXPECT_EQ(values[v].defined_at, first[v]) << values[v].instruction->name();
     EXPECT_EQ(values[v].last_use, std::max(last[v], first[v])) << values[v].instruction->name();
-    const BufferSlice& slice = ba.value_slice(v);
+    const backend::BufferSlice& slice = ba.value_slice(v);
     ASSERT_GE(slice.allocation, 0);
     EXPECT_LE(slice.offset + slice.size, ba.allocations()[slice.allocation].size);
   }
-  for (const Allocation& a : ba.allocations()) {
-    if (a.kind == Allocation::Kind::kConstant) {
+  for (const backend::Allocation& a : ba.allocations()) {
+    if (a.kind == backend::Allocation::Kind::kConstant) {
       EXPECT_EQ(a.values.size(), 1u) << "allocation " << a.index;
     }
-    if (a.kind == Allocation::Kind::kOutput) {
+    if (a.kind == backend::Allocation::Kind::kOutput) {
       // An output holds one live-out value; before it, only temps the output took over in
       // place (their lifetimes end where the output is defined).
       int64_t live_out = 0;
@@ -125,8 +125,8 @@ void ExpectConsistent(const Computation& comp, const std::vector<const Instructi
     for (size_t i = 0; i < a.values.size(); ++i) {
       for (size_t j = i + 1; j < a.values.size(); ++j) {
         int64_t x = a.values[i].first, y = a.values[j].first;
-        const BufferSlice& sx = ba.value_slice(x);
-        const BufferSlice& sy = ba.value_slice(y);
+        const backend::BufferSlice& sx = ba.value_slice(x);
+        const backend::BufferSlice& sy = ba.value_slice(y);
         bool bytes_overlap = sx.size > 0 && sy.size > 0 && sx.offset < sy.offset + sy.size &&
                              sy.offset < sx.offset + sx.size;
         int64_t lx = std::max(last[x], first[x]), ly = std::max(last[y], first[y]);
@@ -160,20 +160,20 @@ ENTRY %main (p: f32[16]) -> f32[16] {
 }
 )");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
-  EXPECT_EQ(CountKind(ba, Allocation::Kind::kTemp), 2);
+  backend::BufferAssignment ba = Assign(*m);
+  EXPECT_EQ(CountKind(ba, backend::Allocation::Kind::kTemp), 2);
   EXPECT_EQ(ba.temp_bytes(), 128);
   EXPECT_EQ(Slice(ba, *m, "a"), Slice(ba, *m, "c"));  // a is dead when c is defined
   EXPECT_NE(Slice(ba, *m, "a").allocation, Slice(ba, *m, "b").allocation);
-  EXPECT_EQ(AllocationOf(ba, *m, "d").kind, Allocation::Kind::kOutput);
+  EXPECT_EQ(AllocationOf(ba, *m, "d").kind, backend::Allocation::Kind::kOutput);
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), ba, false);
 
   // Written in place, the chain needs one buffer: the output d takes over a = b = c.
-  BufferAssignmentOptions in_place;
+  backend::BufferAssignmentOptions in_place;
   in_place.may_share_operand = ElementwiseOrDusInPlace;
-  BufferAssignment shared = Assign(*m, in_place);
-  EXPECT_EQ(CountKind(shared, Allocation::Kind::kTemp), 0);
-  EXPECT_EQ(CountKind(shared, Allocation::Kind::kOutput), 1);
+  backend::BufferAssignment shared = Assign(*m, in_place);
+  EXPECT_EQ(CountKind(shared, backend::Allocation::Kind::kTemp), 0);
+  EXPECT_EQ(CountKind(shared, backend::Allocation::Kind::kOutput), 1);
   EXPECT_EQ(Slice(shared, *m, "a"), Slice(shared, *m, "b"));
   EXPECT_EQ(Slice(shared, *m, "b"), Slice(shared, *m, "c"));
   EXPECT_EQ(Slice(shared, *m, "c"), Slice(shared, *m, "d"));
@@ -196,7 +196,7 @@ ENTRY %main (p: f32[16]) -> (f32[8], f32[32]) {
 }
 )");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
+  backend::BufferAssignment ba = Assign(*m);
   EXPECT_EQ(Slice(ba, *m, "c").allocation, Slice(ba, *m, "a").allocation);
   EXPECT_EQ(AllocationOf(ba, *m, "a").size, 64);
   EXPECT_EQ(Slice(ba, *m, "c").size, 32);
@@ -214,10 +214,10 @@ ENTRY %main (p: f32[4]) -> f32[8] {
 }
 )");
   ASSERT_NE(g, nullptr);
-  BufferAssignment grown = Assign(*g);
+  backend::BufferAssignment grown = Assign(*g);
   EXPECT_EQ(Slice(grown, *g, "c").allocation, Slice(grown, *g, "a").allocation);
   EXPECT_EQ(AllocationOf(grown, *g, "a").size, 32);
-  EXPECT_EQ(CountKind(grown, Allocation::Kind::kTemp), 2);
+  EXPECT_EQ(CountKind(grown, backend::Allocation::Kind::kTemp), 2);
   ExpectConsistent(*g->entry(), PostOrder(*g->entry()), grown, false);
 }
 
@@ -237,7 +237,7 @@ ENTRY %main (p: f32[4], q: s32[3]) -> (f32[4], s32[3]) {
 }
 )");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
+  backend::BufferAssignment ba = Assign(*m);
   EXPECT_EQ(ba.values().size(), 5u);  // p, q, a, b, n
   EXPECT_EQ(Slice(ba, *m, "t", {0}), Slice(ba, *m, "a"));
   EXPECT_EQ(Slice(ba, *m, "t", {1}), Slice(ba, *m, "b"));
@@ -245,16 +245,16 @@ ENTRY %main (p: f32[4], q: s32[3]) -> (f32[4], s32[3]) {
   EXPECT_EQ(Slice(ba, *m, "r", {0}), Slice(ba, *m, "a"));
   EXPECT_EQ(Slice(ba, *m, "r", {1}), Slice(ba, *m, "n"));
   // A tuple has no buffer of its own, and nothing lies past the shape.
-  StatusOr<BufferSlice> whole = ba.GetSlice(Find(*m, "t"));
+  StatusOr<backend::BufferSlice> whole = ba.GetSlice(Find(*m, "t"));
   ASSERT_FALSE(whole.ok());
   EXPECT_THAT(whole.status().message(), HasSubstr("no array buffer at index {}"));
   EXPECT_FALSE(ba.GetSlice(Find(*m, "t"), {2}).ok());
   EXPECT_FALSE(ba.GetSlice(Find(*m, "n"), {0}).ok());
   // b is read through the tuple and gte by n; a lives out through the root.
-  const LogicalValue& b = ba.values()[ba.GetValueId(Find(*m, "b"))];
+  const backend::LogicalValue& b = ba.values()[ba.GetValueId(Find(*m, "b"))];
   EXPECT_EQ(b.last_use, ba.values()[ba.GetValueId(Find(*m, "n"))].defined_at);
-  EXPECT_EQ(AllocationOf(ba, *m, "a").kind, Allocation::Kind::kOutput);
-  EXPECT_EQ(AllocationOf(ba, *m, "b").kind, Allocation::Kind::kTemp);
+  EXPECT_EQ(AllocationOf(ba, *m, "a").kind, backend::Allocation::Kind::kOutput);
+  EXPECT_EQ(AllocationOf(ba, *m, "b").kind, backend::Allocation::Kind::kTemp);
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), ba, false);
 }
 
@@ -271,21 +271,21 @@ ENTRY %main (p: f32[4,4]) -> f32[16] {
 }
 )");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
+  backend::BufferAssignment ba = Assign(*m);
   EXPECT_EQ(Slice(ba, *m, "bc"), Slice(ba, *m, "a"));
   EXPECT_NE(Slice(ba, *m, "rs"), Slice(ba, *m, "a"));  // reshape copies by default
   EXPECT_EQ(ba.values().size(), 5u);
 
-  BufferAssignmentOptions options;
+  backend::BufferAssignmentOptions options;
   options.is_alias = [](const Instruction& inst) {
     return inst.opcode() == Opcode::kBitcast || inst.opcode() == Opcode::kReshape;
   };
-  BufferAssignment aliased = Assign(*m, options);
+  backend::BufferAssignment aliased = Assign(*m, options);
   EXPECT_EQ(aliased.values().size(), 3u);  // p, a, e
   EXPECT_EQ(Slice(aliased, *m, "rs"), Slice(aliased, *m, "a"));
   // The root is e seen through a reshape: e is the output.
   EXPECT_EQ(Slice(aliased, *m, "r"), Slice(aliased, *m, "e"));
-  EXPECT_EQ(AllocationOf(aliased, *m, "e").kind, Allocation::Kind::kOutput);
+  EXPECT_EQ(AllocationOf(aliased, *m, "e").kind, backend::Allocation::Kind::kOutput);
   // a is read (through two aliases) by e.
   EXPECT_EQ(aliased.values()[aliased.GetValueId(Find(*m, "a"))].last_use,
             aliased.values()[aliased.GetValueId(Find(*m, "e"))].defined_at);
@@ -300,7 +300,7 @@ ENTRY %main (p: f32[4]) -> f32[4,4] {
 }
 )");
   ASSERT_NE(b, nullptr);
-  StatusOr<BufferAssignment> bad = AssignBuffers(*b->entry(), PostOrder(*b->entry()), options);
+  StatusOr<backend::BufferAssignment> bad = backend::AssignBuffers(*b->entry(), PostOrder(*b->entry()), options);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("not the same number of bytes"));
 }
@@ -317,20 +317,20 @@ ENTRY %main (p: f32[4]) -> (f32[4], f32[4], f32[], f32[4], f32[4]) {
 }
 )");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
-  EXPECT_EQ(CountKind(ba, Allocation::Kind::kOutput), 2);  // a (twice in the tuple) and b
-  EXPECT_EQ(CountKind(ba, Allocation::Kind::kTemp), 0);
+  backend::BufferAssignment ba = Assign(*m);
+  EXPECT_EQ(CountKind(ba, backend::Allocation::Kind::kOutput), 2);  // a (twice in the tuple) and b
+  EXPECT_EQ(CountKind(ba, backend::Allocation::Kind::kTemp), 0);
   EXPECT_EQ(Slice(ba, *m, "t", {0}), Slice(ba, *m, "t", {4}));
-  const Allocation& a = AllocationOf(ba, *m, "a");
-  EXPECT_EQ(a.kind, Allocation::Kind::kOutput);
+  const backend::Allocation& a = AllocationOf(ba, *m, "a");
+  EXPECT_EQ(a.kind, backend::Allocation::Kind::kOutput);
   EXPECT_TRUE(a.maybe_live_out);
   EXPECT_EQ(a.values.size(), 1u);
   // A returned parameter or constant keeps its allocation; the runtime copies it out.
-  EXPECT_EQ(AllocationOf(ba, *m, "t", {1}).kind, Allocation::Kind::kParameter);
+  EXPECT_EQ(AllocationOf(ba, *m, "t", {1}).kind, backend::Allocation::Kind::kParameter);
   EXPECT_TRUE(AllocationOf(ba, *m, "t", {1}).maybe_live_out);
-  EXPECT_EQ(AllocationOf(ba, *m, "t", {2}).kind, Allocation::Kind::kConstant);
+  EXPECT_EQ(AllocationOf(ba, *m, "t", {2}).kind, backend::Allocation::Kind::kConstant);
   EXPECT_TRUE(AllocationOf(ba, *m, "t", {2}).maybe_live_out);
-  for (const LogicalValue& v : ba.values()) EXPECT_TRUE(v.live_out) << v.instruction->name();
+  for (const backend::LogicalValue& v : ba.values()) EXPECT_TRUE(v.live_out) << v.instruction->name();
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), ba, false);
 }
 
@@ -344,11 +344,11 @@ ENTRY %main (p: (f32[4], (s32[2], pred[3]), s4[5], c64[2], token[])) -> s32[2] {
 }
 )");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
-  ASSERT_EQ(CountKind(ba, Allocation::Kind::kParameter), 5);  // the token has no buffer
+  backend::BufferAssignment ba = Assign(*m);
+  ASSERT_EQ(CountKind(ba, backend::Allocation::Kind::kParameter), 5);  // the token has no buffer
   std::map<std::vector<int64_t>, int64_t> sizes;
-  for (const Allocation& a : ba.allocations()) {
-    EXPECT_EQ(a.kind, Allocation::Kind::kParameter);
+  for (const backend::Allocation& a : ba.allocations()) {
+    EXPECT_EQ(a.kind, backend::Allocation::Kind::kParameter);
     EXPECT_EQ(a.parameter_number, 0);
     sizes[a.parameter_index] = a.size;
   }
@@ -377,24 +377,24 @@ ENTRY %main (p0: f32[16], p1: f32[16]) -> (f32[16], f32[16]) {
   ASSERT_NE(m, nullptr);
   // b is defined after p0's last read: it takes over p0's buffer. c reads p1 while it
   // computes, which only in-place code generation makes safe.
-  BufferAssignment ba = Assign(*m);
-  const Allocation& p0 = AllocationOf(ba, *m, "p0");
+  backend::BufferAssignment ba = Assign(*m);
+  const backend::Allocation& p0 = AllocationOf(ba, *m, "p0");
   EXPECT_EQ(Slice(ba, *m, "b"), Slice(ba, *m, "p0"));
-  EXPECT_EQ(p0.kind, Allocation::Kind::kParameter);
+  EXPECT_EQ(p0.kind, backend::Allocation::Kind::kParameter);
   EXPECT_TRUE(p0.maybe_live_out);
   EXPECT_EQ(p0.values.size(), 2u);
-  EXPECT_EQ(AllocationOf(ba, *m, "c").kind, Allocation::Kind::kOutput);
+  EXPECT_EQ(AllocationOf(ba, *m, "c").kind, backend::Allocation::Kind::kOutput);
   ASSERT_EQ(ba.notes().size(), 1u);
   EXPECT_THAT(ba.notes()[0], HasSubstr("input_output_alias {1}: (1, {}) not honoured"));
   EXPECT_THAT(ba.ToString(), HasSubstr("note: input_output_alias {1}"));
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), ba, false);
 
-  BufferAssignmentOptions in_place;
+  backend::BufferAssignmentOptions in_place;
   in_place.may_share_operand = ElementwiseOrDusInPlace;
-  BufferAssignment shared = Assign(*m, in_place);
+  backend::BufferAssignment shared = Assign(*m, in_place);
   EXPECT_EQ(Slice(shared, *m, "c"), Slice(shared, *m, "p1"));
   EXPECT_TRUE(shared.notes().empty());
-  EXPECT_EQ(CountKind(shared, Allocation::Kind::kOutput), 0);
+  EXPECT_EQ(CountKind(shared, backend::Allocation::Kind::kOutput), 0);
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), shared, true);
 
   // A parameter still read after the output is computed keeps its own buffer.
@@ -408,7 +408,7 @@ ENTRY %main (p0: f32[16]) -> (f32[16], f32[16]) {
 }
 )");
   ASSERT_NE(late, nullptr);
-  BufferAssignment declined = Assign(*late, in_place);
+  backend::BufferAssignment declined = Assign(*late, in_place);
   EXPECT_NE(Slice(declined, *late, "a").allocation, Slice(declined, *late, "p0").allocation);
   ASSERT_EQ(declined.notes().size(), 1u);
   EXPECT_THAT(declined.notes()[0], HasSubstr("computed while the parameter is still read"));
@@ -428,16 +428,16 @@ ENTRY %main (p: f32[16], u: f32[4], i: s32[]) -> f32[16] {
 )";
   auto m = Parse(kText);
   ASSERT_NE(m, nullptr);
-  BufferAssignmentOptions in_place;
+  backend::BufferAssignmentOptions in_place;
   in_place.may_share_operand = [](const Instruction& inst, int64_t operand) {
     return inst.opcode() == Opcode::kDynamicUpdateSlice && operand == 0;
   };
-  BufferAssignment shared = Assign(*m, in_place);
+  backend::BufferAssignment shared = Assign(*m, in_place);
   EXPECT_EQ(Slice(shared, *m, "d"), Slice(shared, *m, "a"));
   EXPECT_EQ(AllocationOf(shared, *m, "d").values.size(), 2u);
   ExpectConsistent(*m->entry(), PostOrder(*m->entry()), shared, true);
 
-  BufferAssignment copied = Assign(*m);
+  backend::BufferAssignment copied = Assign(*m);
   EXPECT_NE(Slice(copied, *m, "d").allocation, Slice(copied, *m, "a").allocation);
 
   // Not when the operand is read later.
@@ -453,7 +453,7 @@ ENTRY %main (p: f32[16], u: f32[4], i: s32[]) -> f32[16] {
 }
 )");
   ASSERT_NE(later, nullptr);
-  BufferAssignment not_shared = Assign(*later, in_place);
+  backend::BufferAssignment not_shared = Assign(*later, in_place);
   EXPECT_NE(Slice(not_shared, *later, "d").allocation, Slice(not_shared, *later, "a").allocation);
 
   // Into a donated parameter: the classic in-place update of an aliased input.
@@ -467,12 +467,12 @@ ENTRY %main (p: f32[16], u: f32[4], i: s32[]) -> f32[16] {
 }
 )");
   ASSERT_NE(donated, nullptr);
-  BufferAssignment into_param = Assign(*donated, in_place);
+  backend::BufferAssignment into_param = Assign(*donated, in_place);
   EXPECT_EQ(Slice(into_param, *donated, "d"), Slice(into_param, *donated, "p"));
   EXPECT_TRUE(into_param.notes().empty());
   ExpectConsistent(*donated->entry(), PostOrder(*donated->entry()), into_param, true);
-  BufferAssignment no_codegen_support = Assign(*donated);
-  EXPECT_EQ(AllocationOf(no_codegen_support, *donated, "d").kind, Allocation::Kind::kOutput);
+  backend::BufferAssignment no_codegen_support = Assign(*donated);
+  EXPECT_EQ(AllocationOf(no_codegen_support, *donated, "d").kind, backend::Allocation::Kind::kOutput);
   EXPECT_EQ(no_codegen_support.notes().size(), 1u);
 }
 
@@ -494,7 +494,7 @@ ENTRY %main (p: f32[8]) -> f32[2,4] {
   //   step 3: b 128 + s 32    -> 192
   //   step 4: s 32 + d 32     -> 96
   // Temps: a (32); b (128, a is still read at step 2); s takes a's allocation.
-  BufferAssignment ba = Assign(*m);
+  backend::BufferAssignment ba = Assign(*m);
   EXPECT_EQ(ba.peak_live_bytes(), 192);
   EXPECT_EQ(ba.temp_bytes(), 160);
   EXPECT_EQ(ba.total_bytes(), 32 + 160 + 32);
@@ -514,7 +514,7 @@ ENTRY %main (x.1: f32[16]) -> f32[16] {
 }
 )");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
+  backend::BufferAssignment ba = Assign(*m);
   EXPECT_EQ(ba.ToString(),
             "BufferAssignment:\n"
             "allocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}:\n"
@@ -569,7 +569,7 @@ ENTRY %main (q: f32[4]) -> f32[4] {
   const Instruction* a = &Find(*m, "a");
   const Instruction* b = &Find(*m, "b");
   auto error = [&](const std::vector<const Instruction*>& schedule) {
-    StatusOr<BufferAssignment> ba = AssignBuffers(comp, schedule);
+    StatusOr<backend::BufferAssignment> ba = backend::AssignBuffers(comp, schedule);
     EXPECT_FALSE(ba.ok());
     return ba.ok() ? std::string() : ba.status().message();
   };
@@ -579,11 +579,11 @@ ENTRY %main (q: f32[4]) -> f32[4] {
   EXPECT_THAT(error({p, a, b, &Find(*other, "q")}),
               HasSubstr("%q (step 3) is not an instruction of this computation"));
   EXPECT_THAT(error({p, nullptr, a, b}), HasSubstr("null entry"));
-  EXPECT_TRUE(AssignBuffers(comp, {p, a, b}).ok());
+  EXPECT_TRUE(backend::AssignBuffers(comp, {p, a, b}).ok());
 
-  BufferAssignmentOptions odd;
+  backend::BufferAssignmentOptions odd;
   odd.alignment = 48;
-  EXPECT_FALSE(AssignBuffers(comp, {p, a, b}, odd).ok());
+  EXPECT_FALSE(backend::AssignBuffers(comp, {p, a, b}, odd).ok());
 
   // A schedule must respect control edges too.
   auto ctrl = Parse(R"(
@@ -600,7 +600,7 @@ ENTRY %main (p: f32[4]) -> (f32[4], f32[4]) {
   const Instruction* ca = &Find(*ctrl, "a");
   const Instruction* cb = &Find(*ctrl, "b");
   const Instruction* ct = &Find(*ctrl, "t");
-  StatusOr<BufferAssignment> bad = AssignBuffers(*ctrl->entry(), {cp, cb, ca, ct});
+  StatusOr<backend::BufferAssignment> bad = backend::AssignBuffers(*ctrl->entry(), {cp, cb, ca, ct});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("control predecessor %a"));
 
@@ -613,8 +613,8 @@ ENTRY %main (p: f32[?]) -> f32[?] {
 }
 )");
   ASSERT_NE(dynamic, nullptr);
-  StatusOr<BufferAssignment> unbounded =
-      AssignBuffers(*dynamic->entry(), PostOrder(*dynamic->entry()));
+  StatusOr<backend::BufferAssignment> unbounded =
+      backend::AssignBuffers(*dynamic->entry(), PostOrder(*dynamic->entry()));
   ASSERT_FALSE(unbounded.ok());
   EXPECT_THAT(unbounded.status().message(), HasSubstr("unbounded dynamic dimension"));
 }
@@ -645,19 +645,19 @@ ENTRY %main (init: (s32[], f32[4])) -> (s32[], f32[4]) {
   ASSERT_NE(m, nullptr);
   const Computation* body = m->FindComputation("body");
   ASSERT_NE(body, nullptr);
-  StatusOr<BufferAssignment> ba = AssignBuffers(*body, PostOrder(*body));
+  StatusOr<backend::BufferAssignment> ba = backend::AssignBuffers(*body, PostOrder(*body));
   ASSERT_TRUE(ba.ok()) << ba.status().message();
-  EXPECT_EQ(CountKind(*ba, Allocation::Kind::kParameter), 2);
-  EXPECT_EQ(CountKind(*ba, Allocation::Kind::kOutput), 2);  // the module's alias is the entry's
+  EXPECT_EQ(CountKind(*ba, backend::Allocation::Kind::kParameter), 2);
+  EXPECT_EQ(CountKind(*ba, backend::Allocation::Kind::kOutput), 2);  // the module's alias is the entry's
   EXPECT_TRUE(ba->notes().empty());
   ExpectConsistent(*body, PostOrder(*body), *ba, false);
 
   // In the entry the while defines new buffers for its results (the runtime copies the
   // body's results into them). It reads the donated parameter while it runs, so its
   // result cannot take the parameter's buffer.
-  BufferAssignment entry = Assign(*m);
-  EXPECT_EQ(CountKind(entry, Allocation::Kind::kParameter), 2);
-  EXPECT_EQ(CountKind(entry, Allocation::Kind::kOutput), 2);
+  backend::BufferAssignment entry = Assign(*m);
+  EXPECT_EQ(CountKind(entry, backend::Allocation::Kind::kParameter), 2);
+  EXPECT_EQ(CountKind(entry, backend::Allocation::Kind::kOutput), 2);
   EXPECT_THAT(entry.notes(), ::testing::ElementsAre(HasSubstr("still read")));
 }
 
@@ -675,19 +675,19 @@ TEST(BufferAssignmentTest, MnistAfterFusionHasNoLiveOverlap) {
   ASSERT_GT(testing_util::Fusions(entry).size(), 0u);
   std::vector<const Instruction*> schedule = PostOrder(entry);
 
-  BufferAssignment ba = Assign(m);
+  backend::BufferAssignment ba = Assign(m);
   ExpectConsistent(entry, schedule, ba, false);
   int64_t temp_values = 0;
   for (size_t v = 0; v < ba.values().size(); ++v) {
-    if (ba.allocations()[ba.value_slice(v).allocation].kind == Allocation::Kind::kTemp) {
+    if (ba.allocations()[ba.value_slice(v).allocation].kind == backend::Allocation::Kind::kTemp) {
       ++temp_values;
     }
   }
-  EXPECT_LT(CountKind(ba, Allocation::Kind::kTemp), temp_values);  // temps are reused
-  EXPECT_EQ(CountKind(ba, Allocation::Kind::kParameter), 9);
+  EXPECT_LT(CountKind(ba, backend::Allocation::Kind::kTemp), temp_values);  // temps are reused
+  EXPECT_EQ(CountKind(ba, backend::Allocation::Kind::kParameter), 9);
   EXPECT_LE(ba.peak_live_bytes(), ba.total_bytes());
 
-  BufferAssignmentOptions in_place;
+  backend::BufferAssignmentOptions in_place;
   in_place.may_share_operand = ElementwiseOrDusInPlace;
   ExpectConsistent(entry, schedule, Assign(m, in_place), true);
 }
@@ -705,7 +705,7 @@ TEST(BufferAssignmentTest, CorpusAssignsWithoutLiveOverlap) {
   std::sort(files.begin(), files.end());
   ASSERT_FALSE(files.empty());
   int64_t assigned = 0, unbounded = 0;
-  BufferAssignmentOptions in_place;
+  backend::BufferAssignmentOptions in_place;
   in_place.may_share_operand = ElementwiseOrDusInPlace;
   for (const fs::path& file : files) {
     auto parsed = ParseFile(file.string());
@@ -716,8 +716,8 @@ TEST(BufferAssignmentTest, CorpusAssignsWithoutLiveOverlap) {
       if (m.entry() == nullptr || m.entry()->instruction_count() > kMaxInstructions) continue;
       if (!Verify(m).ok()) continue;
       std::vector<const Instruction*> schedule = PostOrder(*m.entry());
-      for (const BufferAssignmentOptions& options : {BufferAssignmentOptions{}, in_place}) {
-        StatusOr<BufferAssignment> ba = AssignBuffers(*m.entry(), schedule, options);
+      for (const backend::BufferAssignmentOptions& options : {backend::BufferAssignmentOptions{}, in_place}) {
+        StatusOr<backend::BufferAssignment> ba = backend::AssignBuffers(*m.entry(), schedule, options);
         if (!ba.ok() && ba.status().message().find("unbounded dynamic") != std::string::npos) {
           ++unbounded;
           continue;
@@ -747,13 +747,13 @@ ENTRY %e (p: f32[4], q: s32[2]) -> (f32[4], (s32[2], token[])) {
   ROOT %out = (f32[4]{0}, (s32[2]{0}, token[])) tuple(%n, %inner)
 })");
   ASSERT_NE(m, nullptr);
-  BufferAssignment ba = Assign(*m);
-  StatusOr<std::vector<BufferSlice>> slices = LeafSlices(ba, Find(*m, "out"));
+  backend::BufferAssignment ba = Assign(*m);
+  StatusOr<std::vector<backend::BufferSlice>> slices = backend::LeafSlices(ba, Find(*m, "out"));
   ASSERT_TRUE(slices.ok()) << slices.status().message();
   ASSERT_EQ(slices->size(), 2u);
   EXPECT_EQ((*slices)[0], Slice(ba, *m, "n"));
   EXPECT_EQ((*slices)[1], Slice(ba, *m, "q"));
-  StatusOr<std::vector<BufferSlice>> token = LeafSlices(ba, Find(*m, "t"));
+  StatusOr<std::vector<backend::BufferSlice>> token = LeafSlices(ba, Find(*m, "t"));
   ASSERT_TRUE(token.ok());
   EXPECT_TRUE(token->empty());
 
@@ -766,14 +766,14 @@ ENTRY %e (p: f32[4]) -> (f32[4], f32[4]) {
   ROOT %pair = (f32[4]{0}, f32[4]{0}) tuple(%x, %p)
 })");
   ASSERT_NE(other, nullptr);
-  StatusOr<std::vector<BufferSlice>> missing = LeafSlices(ba, Find(*other, "pair"));
+  StatusOr<std::vector<backend::BufferSlice>> missing = LeafSlices(ba, Find(*other, "pair"));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kInternal);
   EXPECT_THAT(missing.status().message(),
               HasSubstr("internal error: buffer assignment has no slice for %pair (output {0}); %pair is not an "
                         "instruction of computation %e"));
 
-  Status error = MissingSliceError(Find(*m, "out"), {1, 0}, "the run computed this output nowhere");
+  Status error = backend::MissingSliceError(Find(*m, "out"), {1, 0}, "the run computed this output nowhere");
   EXPECT_EQ(error.code(), StatusCode::kInternal);
   EXPECT_THAT(error.message(), HasSubstr("internal error: buffer assignment has no slice for %out (output {1,0}); "
                                          "the run computed this output nowhere; not running on"));

@@ -374,11 +374,11 @@ TEST(CollectivesTest, CpuExecutableAndGpuCompileRefuseWithoutAGpu) {
   EXPECT_THAT(code.status().message(), HasSubstr("needs 4 devices"));
 
   // The GPU executable says so before it looks for a device.
-  auto gpu_exe = GpuExecutable::Create(m->Clone());
+  auto gpu_exe = runtime::GpuExecutable::Create(m->Clone());
   ASSERT_FALSE(gpu_exe.ok());
   EXPECT_THAT(gpu_exe.status().message(), HasSubstr("needs 4 devices; this run has 1"));
 
-  auto cpu_exe = CpuExecutable::Create(m->Clone());
+  auto cpu_exe = runtime::CpuExecutable::Create(m->Clone());
   ASSERT_FALSE(cpu_exe.ok());
   EXPECT_THAT(cpu_exe.status().message(),
               HasSubstr("%all-reduce: all-reduce over replica_groups=mesh["));

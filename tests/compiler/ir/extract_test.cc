@@ -109,7 +109,7 @@ ENTRY %main (x: f32[2048]) -> f32[2048] {
   EXPECT_EQ((*out)->entry()->FindInstruction("c")->opcode(), Opcode::kIota);
   ExtractOptions tiny;
   tiny.max_constant_elements = 4;
-  auto folded = CompileSession(module->Clone());
+  auto folded = session::CompileSession(module->Clone());
   // A constant of 2048 elements: made by constant folding the iota.
   PipelineOptions popts;
   ASSERT_TRUE(folded.Optimize(popts).ok());
@@ -128,7 +128,7 @@ ENTRY %main (x: f32[2048]) -> f32[2048] {
 
 TEST(ExtractTest, FusedInstructionsAndFusionsExtract) {
   auto module = Example("mnist_train_step.hlo");
-  CompileSession session(module->Clone());
+  session::CompileSession session(module->Clone());
   ASSERT_TRUE(session.Optimize().ok());
   const Module& optimized = *session.optimized_module();
   int fusions = 0;
@@ -151,7 +151,7 @@ TEST(ExtractTest, FusedInstructionsAndFusionsExtract) {
 TEST(ExtractTest, ExtractedFusionsRunOnTheCpuAndMatchTheInterpreter) {
   for (const char* example : {"mnist_train_step.hlo", "cifar_cnn_train_step.hlo"}) {
     auto module = Example(example);
-    CompileSession session(module->Clone());
+    session::CompileSession session(module->Clone());
     ASSERT_TRUE(session.Optimize().ok());
     const Module& optimized = *session.optimized_module();
     int ran = 0;
@@ -167,9 +167,9 @@ TEST(ExtractTest, ExtractedFusionsRunOnTheCpuAndMatchTheInterpreter) {
       ASSERT_TRUE(expected.ok()) << expected.status().message();
       auto prepared = OptimizeForBackend(**out, /*fused=*/true);
       ASSERT_TRUE(prepared.ok()) << prepared.status().message();
-      CpuExecutableOptions options;
+      runtime::CpuExecutableOptions options;
       options.threads = 2;
-      auto exe = CpuExecutable::Create(std::move(*prepared), options);
+      auto exe = runtime::CpuExecutable::Create(std::move(*prepared), options);
       ASSERT_TRUE(exe.ok()) << exe.status().message();
       auto actual = (*exe)->Run(*args);
       ASSERT_TRUE(actual.ok()) << actual.status().message();

@@ -284,16 +284,16 @@ TEST(KernelCountTest, MnistStepAgainstXlaCpuEveryDifferenceExplained) {
 TEST(CompileSessionTest, StagesAndDumpLayout) {
   auto file = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/reduce_sum.hlo");
   ASSERT_TRUE(file.ok());
-  CompileSession session(std::move(file->modules[0]));
-  auto hlo = session.StageText(Stage::kHlo);
+  session::CompileSession session(std::move(file->modules[0]));
+  auto hlo = session.StageText(session::Stage::kHlo);
   ASSERT_TRUE(hlo.ok());
   EXPECT_THAT(*hlo, HasSubstr("HloModule jit_reduce_sum"));
-  auto optimized = session.StageText(Stage::kOptimizedHlo);
+  auto optimized = session.StageText(session::Stage::kOptimizedHlo);
   ASSERT_TRUE(optimized.ok()) << optimized.status().message();
   EXPECT_TRUE(session.optimized());
   std::string dir = testing::TempDir() + "/dump_test_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);
-  auto written = WriteDump(session, dir, 7);
+  auto written = session::WriteDump(session, dir, 7);
   ASSERT_TRUE(written.ok()) << written.status().message();
   EXPECT_TRUE(std::filesystem::exists(dir + "/module_0007.jit_reduce_sum.before_optimizations.txt"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/module_0007.jit_reduce_sum.cpu_after_optimizations.txt"));
@@ -304,16 +304,16 @@ TEST(CompileSessionTest, StagesAndDumpLayout) {
       EXPECT_TRUE(ParseFile(path).ok()) << path;
     }
   }
-  EXPECT_EQ(ParseStage("optimized_hlo"), Stage::kOptimizedHlo);
-  EXPECT_EQ(ParseStage("llvm_ir"), Stage::kLlvmIr);
-  EXPECT_EQ(ParseStage("cpu_asm"), Stage::kCpuAsm);
-  EXPECT_EQ(ParseStage("ptx"), Stage::kPtx);
-  EXPECT_EQ(ParseStage("sass"), Stage::kSass);
-  EXPECT_FALSE(ParseStage("hsaco").has_value());
-  for (Stage stage : {Stage::kHlo, Stage::kOptimizedHlo, Stage::kLlvmIr, Stage::kLlvmIrOptimized, Stage::kCpuAsm,
-                      Stage::kBufferAssignment, Stage::kGpuLlvmIr, Stage::kGpuLlvmIrOptimized, Stage::kPtx,
-                      Stage::kPtxasInfo, Stage::kSass}) {
-    EXPECT_EQ(ParseStage(StageName(stage)), stage);
+  EXPECT_EQ(session::ParseStage("optimized_hlo"), session::Stage::kOptimizedHlo);
+  EXPECT_EQ(session::ParseStage("llvm_ir"), session::Stage::kLlvmIr);
+  EXPECT_EQ(session::ParseStage("cpu_asm"), session::Stage::kCpuAsm);
+  EXPECT_EQ(session::ParseStage("ptx"), session::Stage::kPtx);
+  EXPECT_EQ(session::ParseStage("sass"), session::Stage::kSass);
+  EXPECT_FALSE(session::ParseStage("hsaco").has_value());
+  for (session::Stage stage : {session::Stage::kHlo, session::Stage::kOptimizedHlo, session::Stage::kLlvmIr, session::Stage::kLlvmIrOptimized, session::Stage::kCpuAsm,
+                      session::Stage::kBufferAssignment, session::Stage::kGpuLlvmIr, session::Stage::kGpuLlvmIrOptimized, session::Stage::kPtx,
+                      session::Stage::kPtxasInfo, session::Stage::kSass}) {
+    EXPECT_EQ(session::ParseStage(session::StageName(stage)), stage);
   }
 }
 

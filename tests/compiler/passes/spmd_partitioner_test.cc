@@ -77,7 +77,7 @@ void ExpectSameGlobalResult(const Module& reference, const Module& partitioned, 
   ASSERT_TRUE(args.ok()) << args.status().message();
   StatusOr<Literal> expected = Interpreter().Run(reference, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
-  StatusOr<Literal> actual = RunGlobal(partitioned, *args, devices);
+  StatusOr<Literal> actual = runtime::RunGlobal(partitioned, *args, devices);
   ASSERT_TRUE(actual.ok()) << actual.status().message() << "\n" << partitioned.ToString();
   CompareResult result = CompareLiterals(*actual, *expected);
   EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << partitioned.ToString();

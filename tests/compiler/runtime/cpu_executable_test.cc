@@ -86,7 +86,7 @@ ENTRY e {
   ASSERT_TRUE(reused.ok()) << reused.status().message();
   for (bool huge_pages : {false, true}) {
     SetLargeBufferHugePages(huge_pages);
-    CpuRunOptions fresh;
+    runtime::CpuRunOptions fresh;
     fresh.fresh_buffers = true;
     for (int run = 0; run < 3; ++run) {
       auto r = (*exe)->Run({x}, fresh);
@@ -685,7 +685,7 @@ TEST(CpuExecutableTest, ModulesCompiledOneAfterAnotherShareCodeGeneration) {
   struct Case {
     std::vector<Literal> args;
     Literal expected;
-    std::unique_ptr<CpuExecutable> exe;
+    std::unique_ptr<runtime::CpuExecutable> exe;
   };
   std::vector<Case> cases;
   for (const Module* m : {softmax.get(), layer_norm.get(), softmax.get(), layer_norm.get()}) {

@@ -387,19 +387,19 @@ void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args,
 // The module compiled unfused (one kernel per op) and, when fusion changes it, fused:
 // modules of independent single ops fuse nothing, and compiling them twice would only
 // double the LLVM time. Like testing_util::CompileCpu, without the assembly listing.
-StatusOr<std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>>> Compile(
+StatusOr<std::vector<std::pair<std::string, std::unique_ptr<runtime::CpuExecutable>>>> Compile(
     const Module& module) {
-  std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>> executables;
+  std::vector<std::pair<std::string, std::unique_ptr<runtime::CpuExecutable>>> executables;
   std::string unfused_text;
   for (bool fused : {false, true}) {
     ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
     const std::string text = optimized->ToString();
     if (fused && text == unfused_text) break;
     unfused_text = text;
-    CpuExecutableOptions options;
+    runtime::CpuExecutableOptions options;
     options.threads = 2;
     options.compile.keep_assembly = false;
-    auto exe = CpuExecutable::Create(std::move(optimized), options);
+    auto exe = runtime::CpuExecutable::Create(std::move(optimized), options);
     if (!exe.ok())
       return Status(exe.status().code(),
                     std::string(fused ? "fused: " : "unfused: ") + exe.status().message());

@@ -29,19 +29,19 @@ inline std::unique_ptr<Module> ParseOrFail(const std::string& text) {
 
 // Compiles `module` for the CPU; `fused` runs the whole pipeline first, otherwise the
 // pipeline without fusion (one kernel per op). `compile` sets the code generator's options.
-inline StatusOr<std::unique_ptr<CpuExecutable>> CompileCpu(const Module& module, bool fused, int threads = 2,
+inline StatusOr<std::unique_ptr<runtime::CpuExecutable>> CompileCpu(const Module& module, bool fused, int threads = 2,
                                                            const CpuCompileOptions& compile = {}) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
-  CpuExecutableOptions options;
+  runtime::CpuExecutableOptions options;
   options.threads = threads;
   options.compile = compile;
-  return CpuExecutable::Create(std::move(optimized), options);
+  return runtime::CpuExecutable::Create(std::move(optimized), options);
 }
 
 // Compiles `module` fused with `compile` on `threads` threads, runs it on `args` and
 // expects `expected` within the f32 tolerance; returns the executable for further checks
 // (nullptr, with the failure recorded, when compiling or running failed).
-inline std::unique_ptr<CpuExecutable> CompileRunAndCompare(const Module& module, const std::vector<Literal>& args,
+inline std::unique_ptr<runtime::CpuExecutable> CompileRunAndCompare(const Module& module, const std::vector<Literal>& args,
                                                            const Literal& expected, int threads,
                                                            const CpuCompileOptions& compile) {
   auto exe = CompileCpu(module, true, threads, compile);

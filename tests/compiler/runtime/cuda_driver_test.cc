@@ -21,37 +21,37 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 TEST(CudaErrorNameTest, NamesKnownCodes) {
-  EXPECT_EQ(CudaErrorName(0), "CUDA_SUCCESS");
-  EXPECT_EQ(CudaErrorName(1), "CUDA_ERROR_INVALID_VALUE");
-  EXPECT_EQ(CudaErrorName(2), "CUDA_ERROR_OUT_OF_MEMORY");
-  EXPECT_EQ(CudaErrorName(34), "CUDA_ERROR_STUB_LIBRARY");
-  EXPECT_EQ(CudaErrorName(100), "CUDA_ERROR_NO_DEVICE");
-  EXPECT_EQ(CudaErrorName(200), "CUDA_ERROR_INVALID_IMAGE");
-  EXPECT_EQ(CudaErrorName(209), "CUDA_ERROR_NO_BINARY_FOR_GPU");
-  EXPECT_EQ(CudaErrorName(218), "CUDA_ERROR_INVALID_PTX");
-  EXPECT_EQ(CudaErrorName(700), "CUDA_ERROR_ILLEGAL_ADDRESS");
-  EXPECT_EQ(CudaErrorName(999), "CUDA_ERROR_UNKNOWN");
+  EXPECT_EQ(runtime::CudaErrorName(0), "CUDA_SUCCESS");
+  EXPECT_EQ(runtime::CudaErrorName(1), "CUDA_ERROR_INVALID_VALUE");
+  EXPECT_EQ(runtime::CudaErrorName(2), "CUDA_ERROR_OUT_OF_MEMORY");
+  EXPECT_EQ(runtime::CudaErrorName(34), "CUDA_ERROR_STUB_LIBRARY");
+  EXPECT_EQ(runtime::CudaErrorName(100), "CUDA_ERROR_NO_DEVICE");
+  EXPECT_EQ(runtime::CudaErrorName(200), "CUDA_ERROR_INVALID_IMAGE");
+  EXPECT_EQ(runtime::CudaErrorName(209), "CUDA_ERROR_NO_BINARY_FOR_GPU");
+  EXPECT_EQ(runtime::CudaErrorName(218), "CUDA_ERROR_INVALID_PTX");
+  EXPECT_EQ(runtime::CudaErrorName(700), "CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(runtime::CudaErrorName(999), "CUDA_ERROR_UNKNOWN");
 }
 
 TEST(CudaErrorNameTest, UnknownCodesSayTheyAreUnrecognized) {
-  EXPECT_EQ(CudaErrorName(12345), "CUDA_ERROR_12345_UNRECOGNIZED");
-  EXPECT_EQ(CudaErrorName(-1), "CUDA_ERROR_-1_UNRECOGNIZED");
+  EXPECT_EQ(runtime::CudaErrorName(12345), "CUDA_ERROR_12345_UNRECOGNIZED");
+  EXPECT_EQ(runtime::CudaErrorName(-1), "CUDA_ERROR_-1_UNRECOGNIZED");
   // Gaps in the driver's numbering are not given a neighbour's name.
-  EXPECT_EQ(CudaErrorName(9), "CUDA_ERROR_9_UNRECOGNIZED");
-  EXPECT_EQ(CudaErrorName(227), "CUDA_ERROR_227_UNRECOGNIZED");
+  EXPECT_EQ(runtime::CudaErrorName(9), "CUDA_ERROR_9_UNRECOGNIZED");
+  EXPECT_EQ(runtime::CudaErrorName(227), "CUDA_ERROR_227_UNRECOGNIZED");
 }
 
 TEST(CudaErrorNameTest, FormatsCallNameCodeAndDetail) {
   EXPECT_EQ(
-      FormatCudaError("cuModuleLoadDataEx", 218, "ptxas application ptx input, line 3; error"),
+      runtime::FormatCudaError("cuModuleLoadDataEx", 218, "ptxas application ptx input, line 3; error"),
       "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (218): ptxas application ptx input, line 3; "
       "error");
-  EXPECT_EQ(FormatCudaError("cuMemAlloc_v2", 2), "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2)");
-  EXPECT_EQ(FormatCudaError("cuInit", 4242), "cuInit: CUDA_ERROR_4242_UNRECOGNIZED (4242)");
+  EXPECT_EQ(runtime::FormatCudaError("cuMemAlloc_v2", 2), "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2)");
+  EXPECT_EQ(runtime::FormatCudaError("cuInit", 4242), "cuInit: CUDA_ERROR_4242_UNRECOGNIZED (4242)");
 }
 
 TEST(CudaDeviceInfoTest, DescribesTheDevice) {
-  CudaDeviceInfo info;
+  runtime::CudaDeviceInfo info;
   info.name = "NVIDIA H100 80GB HBM3";
   info.compute_major = 9;
   info.compute_minor = 0;
@@ -70,36 +70,36 @@ TEST(CudaDeviceInfoTest, DescribesTheDevice) {
 // On the machines without libcuda this is the "no CUDA driver" path; with a driver but no
 // device the "no CUDA device" one. Either way a clean Status, the same on every call.
 TEST(CudaDriverTest, DiscoveryReportsWhyThereIsNoGpu) {
-  auto count = CudaDeviceCount();
+  auto count = runtime::CudaDeviceCount();
   if (count.ok()) {
     EXPECT_GT(*count, 0);
-    auto info = DiscoverCudaDevice(0);
+    auto info = runtime::DiscoverCudaDevice(0);
     ASSERT_TRUE(info.ok()) << info.status().message();
     EXPECT_FALSE(info->name.empty());
     EXPECT_GE(info->compute_major, 3);
     EXPECT_GT(info->total_memory_bytes, 0);
-    auto missing = DiscoverCudaDevice(*count);
+    auto missing = runtime::DiscoverCudaDevice(*count);
     EXPECT_FALSE(missing.ok());
     GTEST_SKIP() << "a CUDA device is present: " << info->ToString();
   }
   const std::string& message = count.status().message();
   EXPECT_EQ(count.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(message, AnyOf(StartsWith("no CUDA driver ("), StartsWith("no CUDA device (")));
-  if (!BuiltWithCudaHeaders()) {
+  if (!runtime::BuiltWithCudaHeaders()) {
     EXPECT_THAT(message, HasSubstr("built without CUDA headers"));
   }
   // Asking again gives the same answer (the library is loaded, or not, once).
-  auto again = DiscoverCudaDevice(0);
+  auto again = runtime::DiscoverCudaDevice(0);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().message(), message);
-  auto context = CudaContext::Create(0);
+  auto context = runtime::CudaContext::Create(0);
   ASSERT_FALSE(context.ok());
   EXPECT_EQ(context.status().message(), message);
 }
 
 TEST(CudaDriverTest, WithoutLibcudaTheMessageNamesTheLibrary) {
-  if (!BuiltWithCudaHeaders()) GTEST_SKIP() << "built without CUDA headers";
-  auto count = CudaDeviceCount();
+  if (!runtime::BuiltWithCudaHeaders()) GTEST_SKIP() << "built without CUDA headers";
+  auto count = runtime::CudaDeviceCount();
   if (count.ok() || count.status().message().find("no CUDA driver (libcuda.so.1 not found") ==
                         std::string::npos) {
     GTEST_SKIP() << "libcuda.so.1 is present on this machine";

@@ -24,14 +24,14 @@ ENTRY e {
 })";
 
 TEST(GpuExecutableTest, WithoutADriverCreateSaysSo) {
-  auto devices = CudaDeviceCount();
+  auto devices = runtime::CudaDeviceCount();
   if (devices.ok()) GTEST_SKIP() << "a CUDA device is present; see gpu_runtime_test";
   auto module = ParseModule(kSmall);
   ASSERT_TRUE(module.ok()) << module.status().message();
   for (bool fused : {false, true}) {
     auto optimized = OptimizeForBackend(**module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    auto exe = GpuExecutable::Create(std::move(*optimized));
+    auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
     ASSERT_FALSE(exe.ok());
     EXPECT_EQ(exe.status().code(), StatusCode::kUnavailable);
     EXPECT_THAT(exe.status().message(),
@@ -42,25 +42,25 @@ TEST(GpuExecutableTest, WithoutADriverCreateSaysSo) {
 }
 
 TEST(GpuExecutableTest, WithoutADriverTheMessageIsNoCudaDriver) {
-  auto devices = CudaDeviceCount();
+  auto devices = runtime::CudaDeviceCount();
   if (devices.ok() || devices.status().message().rfind("no CUDA driver", 0) != 0) {
     GTEST_SKIP() << "this machine has a CUDA driver";
   }
   auto module = ParseModule(kSmall);
   ASSERT_TRUE(module.ok()) << module.status().message();
-  GpuExecutableOptions options;
+  runtime::GpuExecutableOptions options;
   options.ptx_to_cubin = [](const std::string&,
                             const std::string&) -> StatusOr<std::vector<uint8_t>> {
     ADD_FAILURE() << "nothing should be assembled without a driver";
     return std::vector<uint8_t>{};
   };
-  auto exe = GpuExecutable::Create(std::move(*module), options);
+  auto exe = runtime::GpuExecutable::Create(std::move(*module), options);
   ASSERT_FALSE(exe.ok());
   EXPECT_THAT(exe.status().message(), HasSubstr("no CUDA driver"));
 }
 
 TEST(GpuExecutableTest, RejectsAMissingModule) {
-  auto exe = GpuExecutable::Create(nullptr);
+  auto exe = runtime::GpuExecutable::Create(nullptr);
   ASSERT_FALSE(exe.ok());
   EXPECT_EQ(exe.status().code(), StatusCode::kInvalidArgument);
 }

@@ -25,7 +25,7 @@ using testing_util::kAddOnePtx;
 
 TEST(CudaDriverGpuTest, DescribesTheDevice) {
   FUSEBOX_SKIP_WITHOUT_GPU();
-  auto info = DiscoverCudaDevice(0);
+  auto info = runtime::DiscoverCudaDevice(0);
   ASSERT_TRUE(info.ok()) << info.status().message();
   std::cout << "device: " << info->ToString() << "\n";
   EXPECT_GE(info->compute_major * 10 + info->compute_minor, 30);
@@ -36,7 +36,7 @@ TEST(CudaDriverGpuTest, DescribesTheDevice) {
 
 TEST(CudaDriverGpuTest, MemoryRoundTrip) {
   FUSEBOX_SKIP_WITHOUT_GPU();
-  auto ctx = CudaContext::Create(0);
+  auto ctx = runtime::CudaContext::Create(0);
   ASSERT_TRUE(ctx.ok()) << ctx.status().message();
   constexpr int64_t kCount = 4099;
   std::vector<int32_t> host(kCount), back(kCount, -1);
@@ -58,7 +58,7 @@ TEST(CudaDriverGpuTest, MemoryRoundTrip) {
 
 TEST(CudaDriverGpuTest, RunsAHandWrittenPtxKernel) {
   FUSEBOX_SKIP_WITHOUT_GPU();
-  auto ctx = CudaContext::Create(0);
+  auto ctx = runtime::CudaContext::Create(0);
   ASSERT_TRUE(ctx.ok()) << ctx.status().message();
   auto module = (*ctx)->LoadPtx(kAddOnePtx);
   ASSERT_TRUE(module.ok()) << module.status().message();
@@ -71,7 +71,7 @@ TEST(CudaDriverGpuTest, RunsAHandWrittenPtxKernel) {
   auto dout = (*ctx)->Allocate(kCount * 4);
   ASSERT_TRUE(din.ok() && dout.ok());
   ASSERT_TRUE((*ctx)->CopyHostToDevice(din->ptr(), in.data(), kCount * 4).ok());
-  DevicePtr in_ptr = din->ptr(), out_ptr = dout->ptr();
+  runtime::DevicePtr in_ptr = din->ptr(), out_ptr = dout->ptr();
   int64_t n = kCount;
   void* params[] = {&in_ptr, &out_ptr, &n};
   Status launched = (*ctx)->Launch(*fn, {(kCount + 127) / 128, 1, 1}, {128, 1, 1}, 0, params);
@@ -85,7 +85,7 @@ TEST(CudaDriverGpuTest, RunsAHandWrittenPtxKernel) {
 
 TEST(CudaDriverGpuTest, ReportsPtxJitErrorsWithTheLog) {
   FUSEBOX_SKIP_WITHOUT_GPU();
-  auto ctx = CudaContext::Create(0);
+  auto ctx = runtime::CudaContext::Create(0);
   ASSERT_TRUE(ctx.ok()) << ctx.status().message();
   std::string bad = kAddOnePtx;
   bad.replace(bad.find("add.f32"), 7, "frob.f32");
@@ -231,7 +231,7 @@ ENTRY e {
     auto exe = testing_util::CompileGpu(**module, fused);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     RecordingObserver observer;
-    GpuRunOptions options;
+    runtime::GpuRunOptions options;
     options.observer = &observer;
     auto result = (*exe)->Run(*args, options);
     ASSERT_TRUE(result.ok()) << result.status().message();

@@ -59,13 +59,13 @@ DONE:
 // Skips the calling test (with the reason printed) when there is no driver or device.
 #define FUSEBOX_SKIP_WITHOUT_GPU()                                   \
   do {                                                               \
-    auto _devices = ::fusebox::CudaDeviceCount();                    \
+    auto _devices = ::fusebox::runtime::CudaDeviceCount();                    \
     if (!_devices.ok()) GTEST_SKIP() << _devices.status().message(); \
   } while (0)
 
-inline StatusOr<std::unique_ptr<GpuExecutable>> CompileGpu(const Module& module, bool fused) {
+inline StatusOr<std::unique_ptr<runtime::GpuExecutable>> CompileGpu(const Module& module, bool fused) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
-  return GpuExecutable::Create(std::move(optimized));
+  return runtime::GpuExecutable::Create(std::move(optimized));
 }
 
 // Runs `module` on the GPU (fused and unfused) and in the interpreter on the same random

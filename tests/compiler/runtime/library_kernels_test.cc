@@ -118,8 +118,8 @@ bool CheckInstruction(const Instruction& inst, int threads, uint64_t seed,
   std::vector<uint8_t> out(static_cast<size_t>(std::max<int64_t>(expected->size_bytes(), 1)), 0x7d);
   const bool is_dot = inst.opcode() == Opcode::kDot;
   const Status status =
-      is_dot ? RunDot(inst, buffers[0].data(), buffers[1].data(), out.data(), threads)
-             : RunConvolution(inst, buffers[0].data(), buffers[1].data(), out.data(), threads);
+      is_dot ? runtime::RunDot(inst, buffers[0].data(), buffers[1].data(), out.data(), threads)
+             : runtime::RunConvolution(inst, buffers[0].data(), buffers[1].data(), out.data(), threads);
   if (!status.ok()) {
     ADD_FAILURE() << "kernel: " << status.message() << "\n  " << where;
     return false;
@@ -128,7 +128,7 @@ bool CheckInstruction(const Instruction& inst, int threads, uint64_t seed,
   const PrimitiveType type = inst.shape().element_type();
   CompareOptions options = DefaultToleranceFor(type);
   // Float sums of n terms drift apart by reassociation roughly as sqrt(n).
-  const int64_t flops = is_dot ? DotFlops(inst) : ConvolutionFlops(inst);
+  const int64_t flops = is_dot ? runtime::DotFlops(inst) : runtime::ConvolutionFlops(inst);
   const int64_t elements = std::max<int64_t>(inst.shape().ElementCount(), 1);
   const double terms = std::max(1.0, static_cast<double>(flops) / (2.0 * elements));
   if (type == PrimitiveType::kF32 || type == PrimitiveType::kC64 || type == PrimitiveType::kF64 ||
@@ -296,7 +296,7 @@ TEST(DotTest, LargeF32MatmulWithThreadsMatches) {
       "f32[257,263]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
   ASSERT_NE(module, nullptr);
   const Instruction& dot = *module->entry()->root();
-  EXPECT_EQ(DotFlops(dot), 2 * 257 * 263 * 300);
+  EXPECT_EQ(runtime::DotFlops(dot), 2 * 257 * 263 * 300);
   for (int threads : {1, 2, 5}) CheckInstruction(dot, threads, 11);
 }
 
@@ -311,8 +311,8 @@ TEST(DotTest, ThreadCountDoesNotChangeIntegerResults) {
   std::vector<uint8_t> ab = ToBuffer(a, dot.operand(0)->shape());
   std::vector<uint8_t> bb = ToBuffer(b, dot.operand(1)->shape());
   std::vector<uint8_t> one(200 * 100 * 4), many(200 * 100 * 4);
-  ASSERT_TRUE(RunDot(dot, ab.data(), bb.data(), one.data(), 1).ok());
-  ASSERT_TRUE(RunDot(dot, ab.data(), bb.data(), many.data(), 7).ok());
+  ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), one.data(), 1).ok());
+  ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), many.data(), 7).ok());
   EXPECT_EQ(one, many);
 }
 
@@ -463,8 +463,8 @@ TEST(ConvolutionTest, ThreadCountDoesNotChangeIntegerResults) {
   std::vector<uint8_t> bb = ToBuffer(b, conv.operand(1)->shape());
   const size_t bytes = static_cast<size_t>(conv.shape().ByteSize());
   std::vector<uint8_t> one(bytes), many(bytes);
-  ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), one.data(), 1).ok());
-  ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), many.data(), 5).ok());
+  ASSERT_TRUE(runtime::RunConvolution(conv, ab.data(), bb.data(), one.data(), 1).ok());
+  ASSERT_TRUE(runtime::RunConvolution(conv, ab.data(), bb.data(), many.data(), 5).ok());
   EXPECT_EQ(one, many);
 }
 
@@ -621,7 +621,7 @@ TEST(ConvolutionPathTest, FastPathsMatchInterpreter) {
       auto module = ConvModule(c.conv, "f32", "f32", "f32");
       ASSERT_NE(module, nullptr);
       const Instruction& conv = *module->entry()->root();
-      EXPECT_EQ(ConvolutionPath(conv), HasAvx512() ? c.path : std::string("im2col"));
+      EXPECT_EQ(runtime::ConvolutionPath(conv), HasAvx512() ? c.path : std::string("im2col"));
       CheckInstruction(conv, threads, seed++);
     }
   }
@@ -631,11 +631,11 @@ TEST(ConvolutionPathTest, OtherElementTypesKeepIm2col) {
   for (const char* type : {"f64", "bf16", "f16", "s32"}) {
     auto module = ConvModule(PathCases()[0].conv, type, type, type);
     ASSERT_NE(module, nullptr);
-    EXPECT_STREQ(ConvolutionPath(*module->entry()->root()), "im2col") << type;
+    EXPECT_STREQ(runtime::ConvolutionPath(*module->entry()->root()), "im2col") << type;
   }
   auto mixed = ConvModule(PathCases()[0].conv, "bf16", "bf16", "f32");
   ASSERT_NE(mixed, nullptr);
-  EXPECT_STREQ(ConvolutionPath(*mixed->entry()->root()), "im2col");
+  EXPECT_STREQ(runtime::ConvolutionPath(*mixed->entry()->root()), "im2col");
 }
 
 // The fast paths sum every result element in an order that does not depend on the
@@ -653,9 +653,9 @@ TEST(ConvolutionPathTest, ThreadCountDoesNotChangeFastPathResults) {
     const std::vector<uint8_t> bb = ToBuffer(b, conv.operand(1)->shape());
     const size_t bytes = static_cast<size_t>(conv.shape().ByteSize());
     std::vector<uint8_t> one(bytes), two(bytes), three(bytes);
-    ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), one.data(), 1).ok());
-    ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), two.data(), 2).ok());
-    ASSERT_TRUE(RunConvolution(conv, ab.data(), bb.data(), three.data(), 3).ok());
+    ASSERT_TRUE(runtime::RunConvolution(conv, ab.data(), bb.data(), one.data(), 1).ok());
+    ASSERT_TRUE(runtime::RunConvolution(conv, ab.data(), bb.data(), two.data(), 2).ok());
+    ASSERT_TRUE(runtime::RunConvolution(conv, ab.data(), bb.data(), three.data(), 3).ok());
     EXPECT_EQ(one, two);
     EXPECT_EQ(one, three);
   }
@@ -673,7 +673,7 @@ TEST(ConvolutionPathTest, InfiniteInputsPropagateWithoutNaN) {
     std::vector<float> ker(static_cast<size_t>(conv.operand(1)->shape().ElementCount()), 0.5f);
     in[5] = std::numeric_limits<float>::infinity();
     std::vector<float> out(static_cast<size_t>(conv.shape().ElementCount()), -1.0f);
-    ASSERT_TRUE(RunConvolution(conv, in.data(), ker.data(), out.data(), 2).ok());
+    ASSERT_TRUE(runtime::RunConvolution(conv, in.data(), ker.data(), out.data(), 2).ok());
     int64_t nan = 0, inf = 0;
     for (float v : out) {
       nan += std::isnan(v) ? 1 : 0;
@@ -708,12 +708,12 @@ void CheckFile(const std::filesystem::path& path, CorpusCounts* counts) {
         if (inst->opcode() != Opcode::kDot && inst->opcode() != Opcode::kConvolution) continue;
         const bool is_dot = inst->opcode() == Opcode::kDot;
         std::string why;
-        if (!(is_dot ? CanRunDot(*inst, &why) : CanRunConvolution(*inst, &why))) {
+        if (!(is_dot ? runtime::CanRunDot(*inst, &why) : runtime::CanRunConvolution(*inst, &why))) {
           ++counts->unsupported;
           counts->unsupported_reasons.push_back(path.filename().string() + ": " + why);
           continue;
         }
-        const int64_t flops = is_dot ? DotFlops(*inst) : ConvolutionFlops(*inst);
+        const int64_t flops = is_dot ? runtime::DotFlops(*inst) : runtime::ConvolutionFlops(*inst);
         if (static_cast<double>(flops) > kCorpusFlopLimit) {
           ++counts->too_large;
           continue;
@@ -780,7 +780,7 @@ bool U8LessKeysOnly(const void* const* args, void*) {
 struct SortCase {
   std::string name;
   std::string hlo;
-  SortComparator comparator;
+  runtime::SortComparator comparator;
 };
 
 const char kF32LessComputation[] =
@@ -862,7 +862,7 @@ TEST(SortTest, MatchesInterpreter) {
     ASSERT_NE(module, nullptr);
     const Instruction& sort = *module->entry()->root();
     std::string why;
-    ASSERT_TRUE(CanRunSort(sort, &why)) << why;
+    ASSERT_TRUE(runtime::CanRunSort(sort, &why)) << why;
     std::vector<Literal> args;
     std::vector<std::vector<uint8_t>> buffers;
     std::vector<void*> pointers;
@@ -876,7 +876,7 @@ TEST(SortTest, MatchesInterpreter) {
     StatusOr<Literal> expected = Oracle(sort, args);
     ASSERT_TRUE(expected.ok()) << expected.status().message();
     int64_t comparisons = 0;
-    const Status status = RunSort(sort, pointers, c.comparator, &comparisons);
+    const Status status = runtime::RunSort(sort, pointers, c.comparator, &comparisons);
     ASSERT_TRUE(status.ok()) << status.message();
     for (int64_t k = 0; k < sort.operand_count(); ++k) {
       const Shape& buffer_shape =
@@ -906,7 +906,7 @@ TEST(SortTest, NaNsAndAnInconsistentComparatorStillGiveAPermutation) {
   }
   std::vector<float> sorted = values;
   std::vector<void*> pointers = {sorted.data()};
-  ASSERT_TRUE(RunSort(*module->entry()->root(), pointers, &F32Less, nullptr).ok());
+  ASSERT_TRUE(runtime::RunSort(*module->entry()->root(), pointers, &F32Less, nullptr).ok());
   auto key = [](float v) { return std::isnan(v) ? 1e9f : v; };
   std::vector<float> a, b;
   for (float v : values) a.push_back(key(v));
@@ -921,7 +921,7 @@ TEST(SortTest, NaNsAndAnInconsistentComparatorStillGiveAPermutation) {
     return (s >> 62) != 0;
   };
   uint64_t state = 1;
-  ASSERT_TRUE(RunSort(*module->entry()->root(), pointers, +coin, &state).ok());
+  ASSERT_TRUE(runtime::RunSort(*module->entry()->root(), pointers, +coin, &state).ok());
   b.clear();
   for (float v : sorted) b.push_back(key(v));
   std::sort(b.begin(), b.end());
@@ -939,12 +939,12 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
         "s4[2,2]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
     ASSERT_NE(module, nullptr);
     std::string why;
-    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_FALSE(runtime::CanRunDot(*module->entry()->root(), &why));
     EXPECT_NE(why.find("dot %r"), std::string::npos) << why;
     EXPECT_NE(why.find("s4[2,3]{1,0:E(4)}"), std::string::npos) << why;
     EXPECT_NE(why.find("packed"), std::string::npos) << why;
     uint8_t buffer[16] = {};
-    const Status status = RunDot(*module->entry()->root(), buffer, buffer, buffer, 1);
+    const Status status = runtime::RunDot(*module->entry()->root(), buffer, buffer, buffer, 1);
     EXPECT_FALSE(status.ok());
     EXPECT_EQ(status.message(), why);
   }
@@ -954,7 +954,7 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
         "f32[2,2]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
     ASSERT_NE(module, nullptr);
     std::string why;
-    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_FALSE(runtime::CanRunDot(*module->entry()->root(), &why));
     EXPECT_NE(why.find("c64"), std::string::npos) << why;
   }
   {
@@ -963,7 +963,7 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
         "f32[8,8]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
     ASSERT_NE(module, nullptr);
     std::string why;
-    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_FALSE(runtime::CanRunDot(*module->entry()->root(), &why));
     EXPECT_NE(why.find("tiled"), std::string::npos) << why;
   }
   {
@@ -972,7 +972,7 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
         "f32[<=8,3]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
     ASSERT_NE(module, nullptr);
     std::string why;
-    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
+    EXPECT_FALSE(runtime::CanRunDot(*module->entry()->root(), &why));
     EXPECT_NE(why.find("dynamic"), std::string::npos) << why;
   }
   {
@@ -981,7 +981,7 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
                                          "dim_labels=b0f_0io->b0f"));
     ASSERT_NE(module, nullptr);
     std::string why;
-    EXPECT_FALSE(CanRunConvolution(*module->entry()->root(), &why));
+    EXPECT_FALSE(runtime::CanRunConvolution(*module->entry()->root(), &why));
     EXPECT_NE(why.find("convolution %r"), std::string::npos) << why;
     EXPECT_NE(why.find("c64 operands with a f32 result"), std::string::npos) << why;
   }
@@ -992,7 +992,7 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
                                          "dim_labels=b0f_0io->b0f"));
     ASSERT_NE(module, nullptr);
     float buffer[64] = {};
-    const Status status = RunConvolution(*module->entry()->root(), buffer, buffer, buffer, 1);
+    const Status status = runtime::RunConvolution(*module->entry()->root(), buffer, buffer, buffer, 1);
     EXPECT_FALSE(status.ok());
     EXPECT_NE(status.message().find("[1,3,2]"), std::string::npos) << status.message();
   }
@@ -1001,10 +1001,10 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
     auto module = Parse(TwoOperandModule("f32[2]{0}", "f32[2]{0}", "f32[2]{0} add(%a, %b)"));
     ASSERT_NE(module, nullptr);
     std::string why;
-    EXPECT_FALSE(CanRunDot(*module->entry()->root(), &why));
-    EXPECT_FALSE(CanRunConvolution(*module->entry()->root(), &why));
-    EXPECT_FALSE(CanRunSort(*module->entry()->root(), &why));
-    EXPECT_EQ(DotFlops(*module->entry()->root()), -1);
+    EXPECT_FALSE(runtime::CanRunDot(*module->entry()->root(), &why));
+    EXPECT_FALSE(runtime::CanRunConvolution(*module->entry()->root(), &why));
+    EXPECT_FALSE(runtime::CanRunSort(*module->entry()->root(), &why));
+    EXPECT_EQ(runtime::DotFlops(*module->entry()->root()), -1);
   }
   {
     auto module = Parse(std::string("HloModule s\n") + kF32LessComputation +
@@ -1014,10 +1014,10 @@ TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
     float data[4] = {3, 1, 2, 0};
     std::vector<void*> one = {data};
     std::vector<void*> two = {data, data};
-    EXPECT_FALSE(RunSort(*module->entry()->root(), one, nullptr, nullptr).ok());
-    EXPECT_FALSE(RunSort(*module->entry()->root(), two, &F32Less, nullptr).ok());
-    EXPECT_FALSE(RunSort(*module->entry()->root(), {nullptr}, &F32Less, nullptr).ok());
-    ASSERT_TRUE(RunSort(*module->entry()->root(), one, &F32Less, nullptr).ok());
+    EXPECT_FALSE(runtime::RunSort(*module->entry()->root(), one, nullptr, nullptr).ok());
+    EXPECT_FALSE(runtime::RunSort(*module->entry()->root(), two, &F32Less, nullptr).ok());
+    EXPECT_FALSE(runtime::RunSort(*module->entry()->root(), {nullptr}, &F32Less, nullptr).ok());
+    ASSERT_TRUE(runtime::RunSort(*module->entry()->root(), one, &F32Less, nullptr).ok());
     EXPECT_EQ(std::vector<float>(data, data + 4), (std::vector<float>{0, 1, 2, 3}));
   }
 }

@@ -61,7 +61,7 @@ TEST(MultiDeviceTest, AllReduceSumsTheTilesOfEveryDevice) {
   EXPECT_EQ(DevicesOfModule(*m), 4);
   EXPECT_TRUE(IsPerDeviceProgram(*m));
   Literal x = F32({8, 3}, Iota(24));  // global: 4 tiles of [2,3]
-  auto r = RunGlobal(*m, {x}, 4);
+  auto r = runtime::RunGlobal(*m, {x}, 4);
   ASSERT_TRUE(r.ok()) << r.status().message();
   // Element (i,j) sums x[i+2k, j] over k = 0..3.
   std::vector<double> want;
@@ -78,7 +78,7 @@ TEST(MultiDeviceTest, AllReduceSumsTheTilesOfEveryDevice) {
 TEST(MultiDeviceTest, OneDeviceRefusesAGroupOfFour) {
   auto m = Parse(kAllReduce);
   ASSERT_TRUE(m);
-  auto r = RunGlobal(*m, {F32({2, 3}, Iota(6))}, 1);
+  auto r = runtime::RunGlobal(*m, {F32({2, 3}, Iota(6))}, 1);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(std::string(r.status().message()).find("needs 4 devices"), std::string::npos) << r.status().message();
 }
@@ -86,7 +86,7 @@ TEST(MultiDeviceTest, OneDeviceRefusesAGroupOfFour) {
 TEST(MultiDeviceTest, PerDeviceShapedInputIsRefusedWithAHint) {
   auto m = Parse(kAllReduce);
   ASSERT_TRUE(m);
-  auto r = RunGlobal(*m, {F32({2, 3}, Iota(6))}, 4);
+  auto r = runtime::RunGlobal(*m, {F32({2, 3}, Iota(6))}, 4);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(std::string(r.status().message()).find("per-device shape"), std::string::npos) << r.status().message();
 }
@@ -108,7 +108,7 @@ ENTRY e {
 })");
   ASSERT_TRUE(m);
   Literal x = F32({4, 4}, Iota(16));
-  auto r = RunGlobal(*m, {x}, 4);
+  auto r = runtime::RunGlobal(*m, {x}, 4);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->tuple_elements().size(), 4u);
   EXPECT_EQ(Values(r->tuple_elements()[0]), Iota(16));  // everyone gathers the whole x
@@ -150,7 +150,7 @@ ENTRY e {
   ROOT c = f32[2] conditional(first, p, p), true_computation=without, false_computation=with_ar, sharding={replicated}
 })");
   ASSERT_TRUE(m);
-  auto r = RunGlobal(*m, {F32({2}, {1, 2})}, 2);
+  auto r = runtime::RunGlobal(*m, {F32({2}, {1, 2})}, 2);
   ASSERT_FALSE(r.ok());
   const std::string msg(r.status().message());
   EXPECT_NE(msg.find("cannot complete"), std::string::npos) << msg;
@@ -164,9 +164,9 @@ ENTRY e {
   ROOT f = f32[] convert(id), sharding={replicated}
 })");
   ASSERT_TRUE(m);
-  MultiDeviceOptions options;
+  runtime::MultiDeviceOptions options;
   options.devices = 2;
-  auto r = RunOnDevices(*m, {}, options);
+  auto r = runtime::RunOnDevices(*m, {}, options);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->disagreements.size(), 1u);
   EXPECT_NE(r->disagreements[0].find("devices 0 and 1 hold different values"), std::string::npos);
@@ -201,18 +201,18 @@ ENTRY e {
     EXPECT_EQ(Values(r.tuple_elements()[1]), Iota(16)) << how;
     EXPECT_EQ(Values(r.tuple_elements()[2]), shifted) << how;
   };
-  auto interpreted = RunGlobal(*m, {x}, 4);
+  auto interpreted = runtime::RunGlobal(*m, {x}, 4);
   ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
   check(*interpreted, "interpreter");
-  CpuExecutableOptions eo;
+  runtime::CpuExecutableOptions eo;
   eo.threads = 1;
   eo.devices = 4;
-  auto exe = CpuExecutable::Create(m->Clone(), eo);
+  auto exe = runtime::CpuExecutable::Create(m->Clone(), eo);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
-  MultiDeviceOptions options;
-  options.backend = DeviceBackend::kCpu;
+  runtime::MultiDeviceOptions options;
+  options.backend = runtime::DeviceBackend::kCpu;
   options.cpu = exe->get();
-  auto compiled = RunOnDevices((*exe)->module(), {x}, options);
+  auto compiled = runtime::RunOnDevices((*exe)->module(), {x}, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status().message();
   check(compiled->global, "cpu");
 }
@@ -238,7 +238,7 @@ ENTRY e {
 })");
   ASSERT_TRUE(m);
   EXPECT_EQ(DevicesOfModule(*m), 4);
-  auto r = RunGlobal(*m, {}, 4);
+  auto r = runtime::RunGlobal(*m, {}, 4);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Values(*r), (std::vector<double>{10, 12}));  // partition p: p + (10 + p)
 }
@@ -251,7 +251,7 @@ std::string DataDir(const std::string& program) {
 
 struct Program {
   std::unique_ptr<Module> module;
-  GlobalOutputs outputs;  // from XLA's dump before spmd-partitioning
+  runtime::GlobalOutputs outputs;  // from XLA's dump before spmd-partitioning
   bool has_outputs = false;
   std::vector<Literal> inputs;
   std::vector<Literal> expected;
@@ -263,12 +263,12 @@ Program Load(const std::string& program, const std::string& file) {
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   if (!parsed.ok()) return p;
   p.module = std::move(parsed->modules[0]);
-  auto members = ReadNpz(DataDir(program) + "/inputs.npz");
+  auto members = importers::ReadNpz(DataDir(program) + "/inputs.npz");
   EXPECT_TRUE(members.ok()) << members.status().message();
   if (!members.ok()) return p;
   // Members are arr_0, arr_1, ... in parameter order.
   for (size_t i = 0; i < members->size(); ++i) {
-    for (const NpzMember& m : *members) {
+    for (const importers::NpzMember& m : *members) {
       if (m.name != "arr_" + std::to_string(i)) continue;
       auto l = ParseNpy(m.bytes, m.name);
       EXPECT_TRUE(l.ok()) << l.status().message();
@@ -283,7 +283,7 @@ Program Load(const std::string& program, const std::string& file) {
     EXPECT_TRUE(before.ok()) << before.status().message();
     if (!before.ok()) continue;
     // A root without a sharding (all outputs replicated) leaves the root's own.
-    auto outputs = GlobalOutputsOf(*before->modules[0]);
+    auto outputs = runtime::GlobalOutputsOf(*before->modules[0]);
     if (outputs.ok()) p.outputs = *outputs;
     p.has_outputs = outputs.ok();
   }
@@ -325,14 +325,14 @@ TEST_P(XlaPartitionedTest, InterpreterMatchesXla) {
   Program p = Load(GetParam(), "partitioned.hlo");
   ASSERT_TRUE(p.module);
   EXPECT_TRUE(IsPerDeviceProgram(*p.module));
-  MultiDeviceOptions options;
+  runtime::MultiDeviceOptions options;
   if (p.has_outputs) {
     if (p.has_outputs) {
       options.root_sharding = &p.outputs.sharding;
       options.global_result_shape = &p.outputs.shape;
     }
   }
-  auto r = RunOnDevices(*p.module, p.inputs, options);
+  auto r = runtime::RunOnDevices(*p.module, p.inputs, options);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->disagreements.empty()) << r->disagreements[0];
   EXPECT_FALSE(r->collectives.empty());
@@ -346,19 +346,19 @@ TEST_P(XlaPartitionedTest, CpuBackendMatchesXlaFusedAndUnfused) {
   for (bool fused : {false, true}) {
     auto optimized = OptimizeForBackend(*p.module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    CpuExecutableOptions eo;
+    runtime::CpuExecutableOptions eo;
     eo.threads = 1;
     eo.devices = devices;
-    auto exe = CpuExecutable::Create(std::move(*optimized), eo);
+    auto exe = runtime::CpuExecutable::Create(std::move(*optimized), eo);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
-    MultiDeviceOptions options;
-    options.backend = DeviceBackend::kCpu;
+    runtime::MultiDeviceOptions options;
+    options.backend = runtime::DeviceBackend::kCpu;
     options.cpu = exe->get();
     if (p.has_outputs) {
       options.root_sharding = &p.outputs.sharding;
       options.global_result_shape = &p.outputs.shape;
     }
-    auto r = RunOnDevices((*exe)->module(), p.inputs, options);
+    auto r = runtime::RunOnDevices((*exe)->module(), p.inputs, options);
     ASSERT_TRUE(r.ok()) << r.status().message();
     ExpectMatchesXla(r->global, p.expected, GetParam() + (fused ? " (cpu fused)" : " (cpu unfused)"));
   }

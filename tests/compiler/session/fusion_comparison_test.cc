@@ -101,12 +101,12 @@ TEST(FusionComparisonTest, IdenticalFusionMatches) {
   auto input = Parse(kInput);
   auto a = Parse(kOneFusion);
   auto b = Parse(kOneFusion);
-  FusionComparison c = CompareFusion(*input, *a, *b);
+  session::FusionComparison c = session::CompareFusion(*input, *a, *b);
   EXPECT_EQ(c.input_kernels.kernels, 5);
   EXPECT_EQ(c.xla_count.kernels, 1);
   EXPECT_EQ(c.fusebox_count.kernels, 1);
   ASSERT_EQ(c.groups.size(), 1u);
-  EXPECT_EQ(c.groups[0].match, FusionMatch::kMatch);
+  EXPECT_EQ(c.groups[0].match, session::FusionMatch::kMatch);
   EXPECT_EQ(c.groups[0].originals,
             (std::vector<std::string>{"add.1", "b.1", "exp.1", "mul.1", "reduce.1"}));
   EXPECT_TRUE(c.only_in_xla.empty());
@@ -118,12 +118,12 @@ TEST(FusionComparisonTest, XlaFusesWhatFuseboxSplits) {
   auto input = Parse(kInput);
   auto xla = Parse(kOneFusion);
   auto fusebox = Parse(kTwoKernels);
-  FusionComparison c = CompareFusion(*input, *xla, *fusebox);
+  session::FusionComparison c = session::CompareFusion(*input, *xla, *fusebox);
   EXPECT_EQ(c.xla_count.kernels, 1);
   EXPECT_EQ(c.fusebox_count.kernels, 2);
   ASSERT_EQ(c.groups.size(), 1u);
-  EXPECT_EQ(c.groups[0].match, FusionMatch::kXlaFusesMore);
-  EXPECT_EQ(c.Count(FusionMatch::kXlaFusesMore), 1);
+  EXPECT_EQ(c.groups[0].match, session::FusionMatch::kXlaFusesMore);
+  EXPECT_EQ(c.Count(session::FusionMatch::kXlaFusesMore), 1);
   ASSERT_EQ(c.groups[0].fusebox.size(), 2u);
   std::string text = c.ToText();
   EXPECT_NE(text.find("kernels: XLA 1, Fusebox 2 (the input, unfused: 5)"), std::string::npos) << text;
@@ -135,9 +135,9 @@ TEST(FusionComparisonTest, XlaFusesWhatFuseboxSplits) {
 
 TEST(FusionComparisonTest, FuseboxFusesWhatXlaSplits) {
   auto input = Parse(kInput);
-  FusionComparison c = CompareFusion(*input, *Parse(kTwoKernels), *Parse(kOneFusion));
+  session::FusionComparison c = session::CompareFusion(*input, *Parse(kTwoKernels), *Parse(kOneFusion));
   ASSERT_EQ(c.groups.size(), 1u);
-  EXPECT_EQ(c.groups[0].match, FusionMatch::kFuseboxFusesMore);
+  EXPECT_EQ(c.groups[0].match, session::FusionMatch::kFuseboxFusesMore);
   EXPECT_EQ(c.groups[0].xla.size(), 2u);
   EXPECT_NE(c.ToText().find("Fusebox fuses, XLA splits"), std::string::npos);
 }
@@ -159,9 +159,9 @@ TEST(FusionComparisonTest, RewrittenOpsTraceByOpName) {
   auto input = Parse(kInput);
   auto xla = Parse(rewritten);
   ASSERT_NE(xla, nullptr);
-  FusionComparison c = CompareFusion(*input, *xla, *Parse(kOneFusion));
+  session::FusionComparison c = session::CompareFusion(*input, *xla, *Parse(kOneFusion));
   ASSERT_EQ(c.groups.size(), 1u);
-  EXPECT_EQ(c.groups[0].match, FusionMatch::kMatch);
+  EXPECT_EQ(c.groups[0].match, session::FusionMatch::kMatch);
   EXPECT_EQ(c.approximate_links, 1);
   EXPECT_TRUE(c.only_in_fusebox.empty());
 }
@@ -174,10 +174,10 @@ TEST(FusionComparisonTest, OpsOneCompilerRemovedAreListed) {
   folded.replace(folded.find("add(%mul.0, %b.0)"), std::string("add(%mul.0, %b.0)").size(), "add(%mul.0, %mul.0)");
   auto fusebox = Parse(folded);
   ASSERT_NE(fusebox, nullptr);
-  FusionComparison c = CompareFusion(*Parse(kInput), *Parse(kOneFusion), *fusebox);
+  session::FusionComparison c = session::CompareFusion(*Parse(kInput), *Parse(kOneFusion), *fusebox);
   EXPECT_EQ(c.only_in_xla, (std::vector<std::string>{"b.1"}));
   ASSERT_EQ(c.groups.size(), 1u);
-  EXPECT_EQ(c.groups[0].match, FusionMatch::kMatch);
+  EXPECT_EQ(c.groups[0].match, session::FusionMatch::kMatch);
 }
 
 // Real dumps: Fusebox's pipeline against XLA's CPU output for the seed programs.
@@ -186,42 +186,42 @@ std::string DumpDir(const std::string& program) {
 }
 
 TEST(FusionComparisonTest, RealDumpsReduceSumMatchesXla) {
-  auto index = IndexDumpFolder(DumpDir("reduce_sum"));
+  auto index = importers::IndexDumpFolder(DumpDir("reduce_sum"));
   ASSERT_TRUE(index.ok());
-  auto result = CompareDumpFusion(index->modules[0]);
+  auto result = importers::CompareDumpFusion(index->modules[0]);
   ASSERT_TRUE(result.ok()) << result.status().message();
-  const FusionComparison& c = result->comparison;
+  const session::FusionComparison& c = result->comparison;
   // XLA CPU fuses x + y*z and the sum into one library (ynn) fusion; so does Fusebox.
   EXPECT_EQ(c.xla_count.kernels, 1);
   EXPECT_EQ(c.fusebox_count.kernels, 1);
   ASSERT_EQ(c.groups.size(), 1u);
-  EXPECT_EQ(c.groups[0].match, FusionMatch::kMatch);
+  EXPECT_EQ(c.groups[0].match, session::FusionMatch::kMatch);
   EXPECT_EQ(c.groups[0].originals.size(), 3u);
 }
 
 TEST(FusionComparisonTest, RealDumpsRunningExampleFuseboxFusesTheDivide) {
-  auto index = IndexDumpFolder(DumpDir("running_example"));
+  auto index = importers::IndexDumpFolder(DumpDir("running_example"));
   ASSERT_TRUE(index.ok());
-  auto result = CompareDumpFusion(index->modules[0]);
+  auto result = importers::CompareDumpFusion(index->modules[0]);
   ASSERT_TRUE(result.ok()) << result.status().message();
-  const FusionComparison& c = result->comparison;
+  const session::FusionComparison& c = result->comparison;
   // XLA: a ynn fusion for the reduction and a wrapped multiply for the mean's divide.
   // Fusebox: one fusion with both.
   EXPECT_EQ(c.xla_count.kernels, 2);
   EXPECT_EQ(c.fusebox_count.kernels, 1);
   ASSERT_EQ(c.groups.size(), 1u);
-  EXPECT_EQ(c.groups[0].match, FusionMatch::kFuseboxFusesMore);
+  EXPECT_EQ(c.groups[0].match, session::FusionMatch::kFuseboxFusesMore);
   EXPECT_EQ(c.groups[0].xla.size(), 2u);
   EXPECT_EQ(c.groups[0].originals.size(), 6u);
 }
 
 TEST(FusionComparisonTest, RealDumpsTrainingStepsTraceMostKernels) {
   for (const char* program : {"mnist_train_step", "cifar_cnn_train_step"}) {
-    auto index = IndexDumpFolder(DumpDir(program));
+    auto index = importers::IndexDumpFolder(DumpDir(program));
     ASSERT_TRUE(index.ok());
-    auto result = CompareDumpFusion(index->modules[0]);
+    auto result = importers::CompareDumpFusion(index->modules[0]);
     ASSERT_TRUE(result.ok()) << result.status().message();
-    const FusionComparison& c = result->comparison;
+    const session::FusionComparison& c = result->comparison;
     EXPECT_EQ(c.xla_count.kernels, static_cast<int64_t>(c.xla_kernels.size())) << program;
     EXPECT_EQ(c.fusebox_count.kernels, static_cast<int64_t>(c.fusebox_kernels.size())) << program;
     EXPECT_LT(c.fusebox_count.kernels, c.input_kernels.kernels) << program;

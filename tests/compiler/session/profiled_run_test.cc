@@ -58,7 +58,7 @@ TEST(KernelCountNoteTest, CountsKernelEventsOnly) {
 }
 
 TEST(RunNotesTest, EachNoteSaysWhichRun) {
-  ProfiledRun fused, unfused;
+  session::ProfiledRun fused, unfused;
   fused.notes.push_back(KernelCountNote(10, 12, 3));
   unfused.notes.push_back("CUPTI dropped 4 record(s): the trace misses kernels");
   std::vector<std::string> notes = RunNotes(&fused, &unfused);
@@ -114,7 +114,7 @@ TEST(RunProfiledTest, RefusesCollectivesOverMoreDevicesOnEveryBackend) {
   ASSERT_TRUE(args.ok());
   for (const char* backend : {"cpu", "gpu"}) {
     SCOPED_TRACE(backend);
-    ProfiledRunOptions options;
+    session::ProfiledRunOptions options;
     options.backend = backend;
     auto run = RunProfiled(module, *args, options);
     ASSERT_FALSE(run.ok());

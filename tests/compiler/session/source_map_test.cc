@@ -28,7 +28,7 @@ std::unique_ptr<CompileSession> SessionOf(const std::string& example) {
   return std::make_unique<CompileSession>(std::move(*module));
 }
 
-std::string Stage(CompileSession& session, fusebox::Stage stage) {
+std::string StageOf(CompileSession& session, Stage stage) {
   auto text = session.StageText(stage);
   EXPECT_TRUE(text.ok()) << text.status().message();
   return text.ok() ? *text : "";
@@ -106,9 +106,9 @@ TEST(SourceMapTest, RunningExampleLinksEveryStage) {
   ASSERT_NE(region_add, nullptr);
   EXPECT_FALSE(region_add->runs_code);
 
-  const std::string llvm_ir = Stage(*session, fusebox::Stage::kLlvmIr);
-  const std::string ptx = Stage(*session, fusebox::Stage::kPtx);
-  const std::string optimized = Stage(*session, fusebox::Stage::kOptimizedHlo);
+  const std::string llvm_ir = StageOf(*session, Stage::kLlvmIr);
+  const std::string ptx = StageOf(*session, Stage::kPtx);
+  const std::string optimized = StageOf(*session, Stage::kOptimizedHlo);
   for (const std::string& f : fusion->cpu_functions) {
     EXPECT_TRUE(Defines(llvm_ir, "define void @" + f + "(")) << f;
     ExpectDefinedAt(*fusion, f, "llvm_ir", llvm_ir, "define void @" + f + "(");
@@ -127,9 +127,9 @@ TEST(SourceMapTest, MultiOutputFusionsOfMnist) {
   ASSERT_NE(session, nullptr);
   auto map = BuildSourceMap(*session);
   ASSERT_TRUE(map.ok()) << map.status().message();
-  const std::string llvm_ir = Stage(*session, fusebox::Stage::kLlvmIr);
-  const std::string ptx = Stage(*session, fusebox::Stage::kPtx);
-  const std::string optimized = Stage(*session, fusebox::Stage::kOptimizedHlo);
+  const std::string llvm_ir = StageOf(*session, Stage::kLlvmIr);
+  const std::string ptx = StageOf(*session, Stage::kPtx);
+  const std::string optimized = StageOf(*session, Stage::kOptimizedHlo);
 
   // An input instruction deep in fusion.1's fused computation runs in fusion.1.
   ASSERT_NE(map->KernelOf("mul.31"), nullptr);
