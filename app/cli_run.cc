@@ -30,6 +30,24 @@ namespace fusebox::cli_internal {
 
 namespace {
 
+// Prints one check report as `run --check` does (verdict, then a line per output) and
+// sets *check_failed when it does not pass.
+void PrintCheckReport(const char* label, const check::CheckReport& report, bool* check_failed) {
+  std::cerr << label << ": " << report.Summary() << "\n";
+  if (!report.shadow_note.empty()) {
+    std::cerr << "  no f64 shadow (" << report.shadow_note
+              << "): bounds are the element types' floors\n";
+  }
+  constexpr size_t kMaxLines = 20;
+  for (size_t i = 0; i < report.outputs.size() && i < kMaxLines; ++i) {
+    std::cerr << "  " << report.outputs[i].ToString() << "\n";
+  }
+  if (report.outputs.size() > kMaxLines) {
+    std::cerr << "  ... and " << report.outputs.size() - kMaxLines << " more output(s)\n";
+  }
+  if (!report.passed()) *check_failed = true;
+}
+
 // --check and --expected (compiler/check/numeric_check.h): judges `result` against the
 // interpreter and its f64 shadow, or against the user's outputs, prints the verdict and a
 // line per output (with the bound used) to stderr, and sets *check_failed when the check
@@ -40,19 +58,7 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
   if (!opts.check && opts.expected.empty()) return Status::Ok();
   ASSIGN_OR_RETURN(check::CheckReference reference, check::ComputeCheckReference(module, args, check_options));
   auto print = [&](const char* label, const check::CheckReport& report) {
-    std::cerr << label << ": " << report.Summary() << "\n";
-    if (!report.shadow_note.empty()) {
-      std::cerr << "  no f64 shadow (" << report.shadow_note
-                << "): bounds are the element types' floors\n";
-    }
-    constexpr size_t kMaxLines = 20;
-    for (size_t i = 0; i < report.outputs.size() && i < kMaxLines; ++i) {
-      std::cerr << "  " << report.outputs[i].ToString() << "\n";
-    }
-    if (report.outputs.size() > kMaxLines) {
-      std::cerr << "  ... and " << report.outputs.size() - kMaxLines << " more output(s)\n";
-    }
-    if (!report.passed()) *check_failed = true;
+    PrintCheckReport(label, report, check_failed);
   };
   if (opts.check) print("check", check::CheckOutputs(result, reference, args, check_options));
   if (!opts.expected.empty()) {
@@ -166,23 +172,6 @@ int WriteRunOutputs(const Literal& result_literal, const std::vector<Literal>& a
   return check_failed ? kExitUserError : kExitOk;
 }
 
-// Prints one check report as `run --check` does (verdict, then a line per output) and
-// sets *check_failed when it does not pass.
-void PrintCheckReport(const char* label, const check::CheckReport& report, bool* check_failed) {
-  std::cerr << label << ": " << report.Summary() << "\n";
-  if (!report.shadow_note.empty()) {
-    std::cerr << "  no f64 shadow (" << report.shadow_note
-              << "): bounds are the element types' floors\n";
-  }
-  constexpr size_t kMaxLines = 20;
-  for (size_t i = 0; i < report.outputs.size() && i < kMaxLines; ++i) {
-    std::cerr << "  " << report.outputs[i].ToString() << "\n";
-  }
-  if (report.outputs.size() > kMaxLines) {
-    std::cerr << "  ... and " << report.outputs.size() - kMaxLines << " more output(s)\n";
-  }
-  if (!report.passed()) *check_failed = true;
-}
 
 // `fusebox run FILE --devices N` (compiler/session/multi_device_run.h): partitions a global
 // program, runs the per-device one on N logical devices, prints the per-device and
