@@ -1,4 +1,5 @@
-// DOT writing, layout and rendering through Graphviz's gvc/cgraph libraries in-process.
+// DOT writing, layout and rendering through Graphviz's gvc/cgraph libraries in-process
+// (a layout that must be cancellable runs Graphviz's dot program and reads its positions).
 // One lazily created GVC context lives for the whole process (reachable, so leak checkers
 // do not count it); every graph read, laid out or rendered is freed before the lock is
 // released.
@@ -9,18 +10,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 
 #include "compiler/support/strings.h"
+#include "compiler/support/subprocess.h"
 #include "compiler/support/timer.h"
-
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 // LeakSanitizer: Graphviz 2.43 (Debian 12's libgvc6) never frees some of its own memory
 // — the virtual and auxiliary edges dot makes for clusters (new_virtual_edge,
@@ -279,6 +277,31 @@ class LaidOutGraph {
     return out;
   }
 
+  // A graph `dot -Tdot` printed with its positions, taken as they are (the nop2 engine
+  // reads node positions and edge splines; the bounding box is dot's own, as in-process).
+  static StatusOr<std::unique_ptr<LaidOutGraph>> FromPositions(const std::string& laid_out_dot) {
+    GVC_t* context = Context();
+    if (context == nullptr) return Unavailable("Graphviz could not create its context");
+    GraphvizErrors().clear();
+    Agraph_t* graph = agmemread(laid_out_dot.c_str());
+    if (graph == nullptr) return Internal("Graphviz could not read dot's laid-out graph" + TrimmedErrors());
+    std::unique_ptr<LaidOutGraph> out(new LaidOutGraph(context, graph));
+    char bb_attr[] = "bb", notranslate[] = "notranslate", yes[] = "true", none[] = "";
+    boxf bb{};
+    const char* bb_text = agget(graph, bb_attr);
+    if (bb_text == nullptr ||
+        std::sscanf(bb_text, "%lf,%lf,%lf,%lf", &bb.LL.x, &bb.LL.y, &bb.UR.x, &bb.UR.y) != 4) {
+      return Internal("dot's laid-out graph has no bounding box");
+    }
+    agsafeset(graph, notranslate, yes, none);
+    if (gvLayout(context, graph, "nop2") != 0) {
+      return Unavailable("Graphviz could not take dot's positions (nop2 layout)" + TrimmedErrors());
+    }
+    out->laid_out_ = true;
+    GD_bb(graph) = bb;
+    return out;
+  }
+
   GVC_t* context() const { return context_; }
   Agraph_t* graph() const { return graph_; }
 
@@ -315,173 +338,9 @@ std::string ToDot(const FusionGraph& graph) { return ToDotWith(graph, nullptr); 
 
 namespace {
 
-// The layout as bytes through a pipe (the child's answer): doubles and counts in this
-// machine's own representation (the parent is the same binary).
-void PutDouble(std::string& out, double v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
-void PutInt(std::string& out, int64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
-
-std::string SerializeLayout(const GraphLayout& l) {
-  std::string out;
-  PutDouble(out, l.width);
-  PutDouble(out, l.height);
-  PutDouble(out, l.layout_ms);
-  PutInt(out, static_cast<int64_t>(l.nodes.size()));
-  for (const NodeBox& n : l.nodes) {
-    PutDouble(out, n.x);
-    PutDouble(out, n.y);
-    PutDouble(out, n.w);
-    PutDouble(out, n.h);
-  }
-  PutInt(out, static_cast<int64_t>(l.edges.size()));
-  for (const EdgePath& e : l.edges) {
-    PutInt(out, e.edge);
-    PutInt(out, e.has_arrow ? 1 : 0);
-    PutDouble(out, e.arrow_tip.x);
-    PutDouble(out, e.arrow_tip.y);
-    PutInt(out, static_cast<int64_t>(e.points.size()));
-    for (const Point& p : e.points) {
-      PutDouble(out, p.x);
-      PutDouble(out, p.y);
-    }
-  }
-  PutInt(out, static_cast<int64_t>(l.clusters.size()));
-  for (const ClusterBox& c : l.clusters) {
-    PutInt(out, c.cluster);
-    PutDouble(out, c.box.x);
-    PutDouble(out, c.box.y);
-    PutDouble(out, c.box.w);
-    PutDouble(out, c.box.h);
-  }
-  return out;
-}
-
-class Reader {
- public:
-  explicit Reader(const std::string& data) : data_(data) {}
-  bool Double(double* v) { return Take(v, sizeof *v); }
-  bool Int(int64_t* v) { return Take(v, sizeof *v); }
-  bool Count(size_t* n) {
-    int64_t v = 0;
-    if (!Int(&v) || v < 0 || v > static_cast<int64_t>(data_.size())) return false;
-    *n = static_cast<size_t>(v);
-    return true;
-  }
-
- private:
-  bool Take(void* v, size_t bytes) {
-    if (pos_ + bytes > data_.size()) return false;
-    std::memcpy(v, data_.data() + pos_, bytes);
-    pos_ += bytes;
-    return true;
-  }
-  const std::string& data_;
-  size_t pos_ = 0;
-};
-
-bool DeserializeLayout(const std::string& data, GraphLayout* l) {
-  Reader r(data);
-  size_t n = 0;
-  if (!r.Double(&l->width) || !r.Double(&l->height) || !r.Double(&l->layout_ms) || !r.Count(&n)) return false;
-  l->nodes.resize(n);
-  for (NodeBox& b : l->nodes) {
-    if (!r.Double(&b.x) || !r.Double(&b.y) || !r.Double(&b.w) || !r.Double(&b.h)) return false;
-  }
-  if (!r.Count(&n)) return false;
-  l->edges.resize(n);
-  for (EdgePath& e : l->edges) {
-    int64_t edge = 0, arrow = 0;
-    size_t points = 0;
-    if (!r.Int(&edge) || !r.Int(&arrow) || !r.Double(&e.arrow_tip.x) || !r.Double(&e.arrow_tip.y) || !r.Count(&points))
-      return false;
-    e.edge = static_cast<int>(edge);
-    e.has_arrow = arrow != 0;
-    e.points.resize(points);
-    for (Point& p : e.points) {
-      if (!r.Double(&p.x) || !r.Double(&p.y)) return false;
-    }
-  }
-  if (!r.Count(&n)) return false;
-  l->clusters.resize(n);
-  for (ClusterBox& c : l->clusters) {
-    int64_t cluster = 0;
-    if (!r.Int(&cluster) || !r.Double(&c.box.x) || !r.Double(&c.box.y) || !r.Double(&c.box.w) || !r.Double(&c.box.h))
-      return false;
-    c.cluster = static_cast<int>(cluster);
-  }
-  return true;
-}
-
-// The layout in a child process the cancel flag can kill: the child lays out and writes
-// the result (or an error) to a pipe; the parent reads it, checking the flag every 20 ms.
-StatusOr<GraphLayout> LayoutInChild(const FusionGraph& graph, const LayoutOptions& options) {
-  int fds[2];
-  if (pipe(fds) != 0) return Unavailable(std::string("cannot make a pipe for the layout: ") + std::strerror(errno));
-  LayoutOptions in_child = options;
-  in_child.cancel = nullptr;
-  const pid_t child = fork();
-  if (child < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return Unavailable(std::string("cannot start the layout process: ") + std::strerror(errno));
-  }
-  if (child == 0) {
-    // The child: lay out, write "L" + layout or "E" + message, leave without running the
-    // parent's exit handlers (they belong to the parent).
-    close(fds[0]);
-    auto laid_out = Layout(graph, in_child);
-    std::string out = laid_out.ok() ? "L" + SerializeLayout(*laid_out) : "E" + laid_out.status().message();
-    const char* p = out.data();
-    size_t left = out.size();
-    while (left > 0) {
-      ssize_t w = write(fds[1], p, left);
-      if (w <= 0) break;
-      p += w;
-      left -= static_cast<size_t>(w);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string data;
-  char buffer[65536];
-  bool cancelled = false;
-  while (true) {
-    if (options.cancel->load(std::memory_order_relaxed)) {
-      cancelled = true;
-      kill(child, SIGKILL);
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int ready = poll(&pfd, 1, 20);
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n <= 0) break;  // EOF: the child is done
-    data.append(buffer, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (cancelled) return Cancelled();
-  if (data.empty()) return Internal("the layout process ended without an answer (status " + std::to_string(status) + ")");
-  if (data[0] == 'E') return Unavailable(data.substr(1));
-  GraphLayout layout;
-  if (data[0] != 'L' || !DeserializeLayout(data.substr(1), &layout)) {
-    return Internal("the layout process gave an answer that does not read");
-  }
-  return layout;
-}
-
-}  // namespace
-
-StatusOr<GraphLayout> Layout(const FusionGraph& graph, const LayoutOptions& options) {
-  if (options.cancel != nullptr) return LayoutInChild(graph, options);
-  std::string dot = ToDotWith(graph, &options);
-  std::lock_guard<std::mutex> lock(GraphvizMutex());
-  GraphLayout layout;
-  ASSIGN_OR_RETURN(std::unique_ptr<LaidOutGraph> laid_out,
-                   LaidOutGraph::Create(dot, &layout.layout_ms));
-  Agraph_t* g = laid_out->graph();
+// Node boxes, edge paths and cluster boxes of a laid-out graph, in screen coordinates.
+// Requires the lock.
+Status ExtractLayout(const FusionGraph& graph, Agraph_t* g, GraphLayout& layout) {
   boxf bb = GD_bb(g);
   const double left = bb.LL.x;
   const double top = bb.UR.y;
@@ -534,6 +393,56 @@ StatusOr<GraphLayout> Layout(const FusionGraph& graph, const LayoutOptions& opti
   for (size_t i = 0; i < graph.clusters.size(); ++i)
     layout.clusters[i].cluster = static_cast<int>(i);
   CollectClusters(g, top, left, &layout.clusters);
+  return Status::Ok();
+}
+
+// The layout by Graphviz's own `dot` program in a child process the cancel flag can kill:
+// the program gets the DOT text and prints it back with positions (-Tdot), which this
+// process reads and takes the positions of. Started with posix_spawn, not fork: a fork of
+// this multi-threaded process would inherit locks other threads held at that moment
+// (the allocator's, under ASan), and a child that waits on one never ends.
+StatusOr<GraphLayout> LayoutInChild(const FusionGraph& graph, const LayoutOptions& options,
+                                    const std::string& dot_program) {
+  ProcessOptions process;
+  process.argv = {dot_program, "-Tdot"};
+  process.input = ToDotWith(graph, &options);
+  process.timeout_seconds = 0;
+  process.cancel = options.cancel;
+  process.merge_stderr = false;
+  Stopwatch watch;
+  ASSIGN_OR_RETURN(ProcessResult run, RunProcess(process));
+  const double layout_ms = watch.ElapsedSeconds() * 1e3;
+  if (run.cancelled) return Cancelled();
+  if (run.exit_code != 0 || run.output.empty()) {
+    std::string errors = run.errors;
+    while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
+    const std::string how = run.signal != 0 ? "was killed by signal " + std::to_string(run.signal)
+                                            : "exited with status " + std::to_string(run.exit_code);
+    return Unavailable("Graphviz's dot program (" + dot_program + ") " + how +
+                       (errors.empty() ? "" : ": " + errors));
+  }
+  std::lock_guard<std::mutex> lock(GraphvizMutex());
+  ASSIGN_OR_RETURN(std::unique_ptr<LaidOutGraph> laid_out, LaidOutGraph::FromPositions(run.output));
+  GraphLayout layout;
+  layout.layout_ms = layout_ms;
+  RETURN_IF_ERROR(ExtractLayout(graph, laid_out->graph(), layout));
+  return layout;
+}
+
+}  // namespace
+
+StatusOr<GraphLayout> Layout(const FusionGraph& graph, const LayoutOptions& options) {
+  if (options.cancel != nullptr) {
+    // Without the program (a build machine with only the libraries) the layout runs here
+    // and cannot be interrupted; it is the same layout.
+    const std::string dot_program = FindProgram("dot");
+    if (!dot_program.empty()) return LayoutInChild(graph, options, dot_program);
+  }
+  std::string dot = ToDotWith(graph, &options);
+  std::lock_guard<std::mutex> lock(GraphvizMutex());
+  GraphLayout layout;
+  ASSIGN_OR_RETURN(std::unique_ptr<LaidOutGraph> laid_out, LaidOutGraph::Create(dot, &layout.layout_ms));
+  RETURN_IF_ERROR(ExtractLayout(graph, laid_out->graph(), layout));
   return layout;
 }
 

@@ -28,9 +28,10 @@ struct LayoutOptions {
   double mclimit = 0.5;
   // Above this many nodes edges are routed as polylines rather than splines (faster).
   int polyline_edges_nodes = 1200;
-  // Graphviz cannot be interrupted: with a cancel flag the layout runs in a child process
-  // that is killed when the flag is set (Layout then returns Cancelled() within ~20 ms).
-  // Without one it runs in this process.
+  // Graphviz cannot be interrupted: with a cancel flag the layout runs in Graphviz's
+  // `dot` program (found in $PATH, started with posix_spawn) that is killed when the flag
+  // is set (Layout then returns Cancelled() within ~20 ms); its positions are read back
+  // here. Without a flag, or without the program, it runs in this process.
   const std::atomic<bool>* cancel = nullptr;
 };
 

@@ -3,16 +3,12 @@
 #include "compiler/codegen/ptx_tools.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,7 +17,7 @@
 #include <sstream>
 #include <utility>
 
-extern char** environ;
+#include "compiler/support/subprocess.h"
 
 namespace fusebox {
 
@@ -232,92 +228,6 @@ StatusOr<SassDisassembler> FindSassDisassembler(const ToolSearchOptions& search)
 
 namespace {
 
-struct ProcessResult {
-  int exit_code = -1;  // -1 when killed by a signal
-  int signal = 0;
-  bool timed_out = false;
-  std::string output;  // stdout and stderr, interleaved as written
-};
-
-// Runs argv[0] (a path; no shell, no $PATH lookup) with stdin from /dev/null and stdout
-// and stderr into one pipe. `env_overrides` ("NAME=value") replace or extend the
-// environment. Kills the child after `timeout_seconds`.
-StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
-                                   const std::vector<std::string>& env_overrides,
-                                   int timeout_seconds) {
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-
-  std::vector<std::string> env_storage;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    std::string_view name = entry.substr(0, entry.find('='));
-    bool overridden =
-        std::any_of(env_overrides.begin(), env_overrides.end(), [&](const std::string& o) {
-          return o.size() > name.size() && o.compare(0, name.size(), name) == 0 &&
-                 o[name.size()] == '=';
-        });
-    if (!overridden) env_storage.emplace_back(entry);
-  }
-  env_storage.insert(env_storage.end(), env_overrides.begin(), env_overrides.end());
-  std::vector<char*> env;
-  for (std::string& entry : env_storage) env.push_back(entry.data());
-  env.push_back(nullptr);
-
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return Unavailable("cannot run " + argv[0] + ": pipe: " + std::strerror(errno));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  pid_t pid = 0;
-  int spawn_error =
-      ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
-  if (spawn_error != 0) {
-    ::close(fds[0]);
-    return Unavailable("cannot run " + argv[0] + ": " + std::strerror(spawn_error));
-  }
-
-  ProcessResult result;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
-  char buffer[65536];
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      ::kill(pid, SIGKILL);
-      result.timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (ready < 0 && errno != EINTR) {
-      ::kill(pid, SIGKILL);  // we can no longer read it; do not wait for it forever
-      break;
-    }
-    if (ready <= 0) continue;
-    ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
-    if (n > 0) {
-      result.output.append(buffer, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;  // end of output: the child closed both streams (normally: it exited)
-    }
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  return result;
-}
-
 // A private folder under $TMPDIR (mkdtemp, mode 0700), removed with everything in it.
 class TempDir {
  public:
@@ -402,7 +312,10 @@ StatusOr<PtxasResult> AssemblePtx(std::string_view ptx, std::string_view arch,
   if (options.opt_level >= 0) argv.push_back("-O" + std::to_string(options.opt_level));
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   argv.insert(argv.end(), {"-o", cubin_path, ptx_path});
-  ASSIGN_OR_RETURN(ProcessResult run, RunProcess(argv, {}, options.timeout_seconds));
+  ProcessOptions process;
+  process.argv = argv;
+  process.timeout_seconds = options.timeout_seconds;
+  ASSIGN_OR_RETURN(ProcessResult run, RunProcess(process));
 
   PtxasResult result;
   result.log =
@@ -588,7 +501,11 @@ StatusOr<std::string> DisassembleCubin(std::string_view cubin, std::string_view 
     tool_name = "nvdisasm";
     argv = {tools->nvdisasm, "-c", cubin_path};  // -c: code sections only
   }
-  ASSIGN_OR_RETURN(ProcessResult run, RunProcess(argv, env, options.timeout_seconds));
+  ProcessOptions process;
+  process.argv = argv;
+  process.env_overrides = env;
+  process.timeout_seconds = options.timeout_seconds;
+  ASSIGN_OR_RETURN(ProcessResult run, RunProcess(process));
   std::string output =
       ReplaceAll(ReplaceAll(run.output, cubin_path, "<cubin>"), dir.path(), "<tmp>");
   if (run.timed_out) {
