@@ -74,7 +74,7 @@ int RunReport(const CommonInput& in, const ReportCommandOptions& opts) {
       shapes = std::move(*global);
     }
     for (size_t i = 0; i < opts.inputs.size(); ++i) {
-      auto lit = ReadNpy(opts.inputs[i], &shapes[i]);
+      auto lit = interpreter::ReadNpy(opts.inputs[i], &shapes[i]);
       if (!lit.ok()) return ReportStatus(lit.status());
       options.inputs.push_back(std::move(*lit));
     }

@@ -71,7 +71,7 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
     }
     std::vector<Literal> expected;
     for (size_t i = 0; i < leaves.size(); ++i) {
-      ASSIGN_OR_RETURN(Literal e, ReadNpy(opts.expected[i], &leaves[i]->shape()));
+      ASSIGN_OR_RETURN(Literal e, interpreter::ReadNpy(opts.expected[i], &leaves[i]->shape()));
       expected.push_back(std::move(e));
     }
     print("expected",
@@ -153,7 +153,7 @@ int WriteRunOutputs(const Literal& result_literal, const std::vector<Literal>& a
           InvalidArgument(opts.output_dir + ": cannot create folder: " + ec.message()));
     for (const auto& [name, lit] : leaves) {
       std::string path = opts.output_dir + "/" + name + ".npy";
-      Status st = WriteNpy(path, *lit);
+      Status st = interpreter::WriteNpy(path, *lit);
       if (!st.ok()) return ReportStatus(st);
     }
     if (opts.save_inputs) {
@@ -161,7 +161,7 @@ int WriteRunOutputs(const Literal& result_literal, const std::vector<Literal>& a
         std::vector<std::pair<std::string, const Literal*>> in_leaves;
         FlattenResult(args[i], "input_" + std::to_string(i), &in_leaves);
         for (const auto& [name, lit] : in_leaves) {
-          Status st = WriteNpy(opts.output_dir + "/" + name + ".npy", *lit);
+          Status st = interpreter::WriteNpy(opts.output_dir + "/" + name + ".npy", *lit);
           if (!st.ok()) return ReportStatus(st);
         }
       }
@@ -240,7 +240,7 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
     }
     expected.emplace();
     for (size_t i = 0; i < leaves.size(); ++i) {
-      ASSIGN_OR_RETURN(Literal e, ReadNpy(opts.expected[i], &leaves[i]->shape()));
+      ASSIGN_OR_RETURN(Literal e, interpreter::ReadNpy(opts.expected[i], &leaves[i]->shape()));
       expected->push_back(std::move(e));
     }
   }
@@ -324,12 +324,12 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     args = std::move(loaded->arguments);
   } else {
     if (opts.explain_inputs) {
-      auto choices = ExplainRandomArguments(module);
+      auto choices = interpreter::ExplainRandomArguments(module);
       if (!choices.ok()) return ReportStatus(choices.status());
       std::cout << "inputs of " << module.name() << " (random, seed " << opts.seed << "):\n";
-      for (const InputChoice& choice : *choices) std::cout << "  " << choice.ToString() << "\n";
+      for (const interpreter::InputChoice& choice : *choices) std::cout << "  " << choice.ToString() << "\n";
     }
-    auto random = RandomArguments(module, opts.seed);
+    auto random = interpreter::RandomArguments(module, opts.seed);
     if (!random.ok()) return ReportStatus(random.status());
     args = std::move(random).value();
   }
@@ -347,12 +347,12 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     }
     result_value = std::move(*ran);
   } else {
-    Interpreter interpreter;
+    interpreter::Interpreter interpreter;
     Stopwatch watch;
     auto ran = interpreter.Run(module, args);
     double seconds = watch.ElapsedSeconds();
     if (!ran.ok()) return ReportStatus(ran.status());
-    const InterpreterStats& stats = interpreter.stats();
+    const interpreter::InterpreterStats& stats = interpreter.stats();
     std::fprintf(
         stderr, "ran %s on the interpreter in %.3f s: %lld instructions, %.3g elements/s\n",
         module.name().c_str(), seconds, static_cast<long long>(stats.instructions_evaluated),

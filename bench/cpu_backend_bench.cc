@@ -344,7 +344,7 @@ StatusOr<Loaded*> Load(const Workload& workload) {
     if (parsed.modules.empty()) return InvalidArgument(workload.file + " holds no module");
     loaded->module = std::move(parsed.modules[0]);
   }
-  ASSIGN_OR_RETURN(loaded->args, RandomArguments(*loaded->module, 1));
+  ASSIGN_OR_RETURN(loaded->args, interpreter::RandomArguments(*loaded->module, 1));
   const Computation& entry = *loaded->module->entry();
   for (const Instruction* parameter : entry.parameters()) {
     if (parameter != nullptr) loaded->min_bytes += parameter->shape().ByteSize();
@@ -381,7 +381,7 @@ void RunWorkload(benchmark::State& state, const Workload& workload, Mode mode) {
     int64_t instructions = 0;
     const LoopClock clock;
     for (auto _ : state) {
-      Interpreter interpreter;
+      interpreter::Interpreter interpreter;
       StatusOr<Literal> result = interpreter.Run(*(*loaded)->module, (*loaded)->args);
       if (!result.ok()) {
         state.SkipWithError(result.status().message().c_str());

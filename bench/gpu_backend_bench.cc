@@ -61,7 +61,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
     state.SkipWithError(parsed.status().message().c_str());
     return;
   }
-  auto args = RandomArguments(**parsed, 1);
+  auto args = interpreter::RandomArguments(**parsed, 1);
   auto optimized = OptimizeForBackend(**parsed, fused);
   if (!args.ok() || !optimized.ok()) {
     state.SkipWithError("cannot prepare the module");

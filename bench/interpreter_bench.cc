@@ -21,14 +21,14 @@ void RunExample(benchmark::State& state, const std::string& file) {
     return;
   }
   const Module& m = *module->modules[0];
-  auto args = RandomArguments(m, 1);
+  auto args = interpreter::RandomArguments(m, 1);
   if (!args.ok()) {
     state.SkipWithError(args.status().message().c_str());
     return;
   }
   int64_t elements = 0, instructions = 0;
   for (auto _ : state) {
-    Interpreter interpreter;
+    interpreter::Interpreter interpreter;
     auto result = interpreter.Run(m, *args);
     if (!result.ok()) {
       state.SkipWithError(result.status().message().c_str());

@@ -28,8 +28,8 @@ void SetGflops(benchmark::State& state, int64_t flops) {
 // Runs `inst` (a dot or convolution) on random inputs, laid out row-major as the example's
 // default layouts are.
 void RunKernel(benchmark::State& state, const Instruction& inst, int threads) {
-  const Literal lhs = RandomLiteral(inst.operand(0)->shape(), 1);
-  const Literal rhs = RandomLiteral(inst.operand(1)->shape(), 2);
+  const Literal lhs = interpreter::RandomLiteral(inst.operand(0)->shape(), 1);
+  const Literal rhs = interpreter::RandomLiteral(inst.operand(1)->shape(), 2);
   std::vector<uint8_t> out(static_cast<size_t>(inst.shape().ByteSize()));
   const bool is_dot = inst.opcode() == Opcode::kDot;
   for (auto _ : state) {

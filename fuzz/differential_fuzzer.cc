@@ -120,7 +120,7 @@ class Checker {
       return "the result has another number of outputs";
     std::string why;
     for (size_t i = 0; i < actual_leaves.size(); ++i) {
-      CompareResult cmp =
+      interpreter::CompareResult cmp =
           CompareLiterals(*actual_leaves[i], *expected_leaves[i],
                           DefaultToleranceFor(expected_leaves[i]->shape().element_type()));
       if (!cmp.ok()) why += "output " + std::to_string(i) + ": " + cmp.ToString() + "\n";
@@ -169,7 +169,7 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   const Module& module = **parsed;
   if (Status s = Verify(module); !s.ok())
     return {Outcome::kInvalid, "does not verify: " + s.message()};
-  auto args = RandomArguments(module, input_seed);
+  auto args = interpreter::RandomArguments(module, input_seed);
   if (!args.ok()) return {Outcome::kError, "random inputs: " + args.status().message()};
   auto checker = Checker::Create(module, *args);
   if (!checker.ok()) return {Outcome::kError, "interpreter: " + checker.status().message()};

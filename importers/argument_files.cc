@@ -90,7 +90,7 @@ StatusOr<ArgumentFiles> FromNpyFiles(const Computation& entry,
   for (size_t i = 0; i < paths.size(); ++i) {
     const Instruction* parameter = entry.parameter(static_cast<int64_t>(i));
     ASSIGN_OR_RETURN(Literal literal,
-                     ReadNpy(paths[i], &parameter->shape(), ParameterWhat(parameter)));
+                     interpreter::ReadNpy(paths[i], &parameter->shape(), ParameterWhat(parameter)));
     files.arguments.push_back(std::move(literal));
     files.sources.push_back(paths[i]);
   }
@@ -162,7 +162,7 @@ StatusOr<ArgumentFiles> FromNpz(const Computation& entry, const std::string& pat
     const NpzMember& member = members[chosen[p]];
     const std::string source = path + " member '" + member.name + "'";
     ASSIGN_OR_RETURN(Literal literal,
-                     ParseNpy(member.bytes, source, &parameter->shape(), ParameterWhat(parameter)));
+                     interpreter::ParseNpy(member.bytes, source, &parameter->shape(), ParameterWhat(parameter)));
     files.arguments.push_back(std::move(literal));
     files.sources.push_back(source);
   }

@@ -31,7 +31,7 @@ std::string Bytes(int64_t b) { return FormatBytes(b, {.largest = ByteUnit::kMiB}
 
 }  // namespace
 
-Trace MergeDeviceTraces(const std::vector<Trace>& per_device, const std::vector<CollectiveEvent>& collectives,
+Trace MergeDeviceTraces(const std::vector<Trace>& per_device, const std::vector<interpreter::CollectiveEvent>& collectives,
                         const std::vector<std::pair<int64_t, int64_t>>& run_spans) {
   Trace merged;
   const size_t devices = std::max(per_device.size(), run_spans.size());
@@ -59,7 +59,7 @@ Trace MergeDeviceTraces(const std::vector<Trace>& per_device, const std::vector<
     }
     merged.FindOrAddTrack(process, "collectives");
   }
-  for (const CollectiveEvent& c : collectives) {
+  for (const interpreter::CollectiveEvent& c : collectives) {
     TraceEvent e;
     e.name = c.kind + " " + c.instruction;
     e.hlo = c.instruction;

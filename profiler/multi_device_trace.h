@@ -19,7 +19,7 @@ namespace fusebox::profiler {
 // `per_device[d]` is device d's own trace (may be empty: an interpreter run records none);
 // `run_spans[d]` its run's {start, end} (steady ns), added as a "run" event when the
 // device's trace has none.
-Trace MergeDeviceTraces(const std::vector<Trace>& per_device, const std::vector<CollectiveEvent>& collectives,
+Trace MergeDeviceTraces(const std::vector<Trace>& per_device, const std::vector<interpreter::CollectiveEvent>& collectives,
                         const std::vector<std::pair<int64_t, int64_t>>& run_spans);
 
 // Per device: kernels, collectives, bytes sent and received, time inside collectives.

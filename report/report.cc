@@ -445,7 +445,7 @@ Status WriteRepro(const Module& module, session::CompileSession& session, const 
     std::string list;
     for (size_t i = 0; i < g->args.size(); ++i) {
       std::string name = "inputs/input_" + std::to_string(i) + ".npy";
-      RETURN_IF_ERROR(WriteNpy(dir + "/" + name, g->args[i]));
+      RETURN_IF_ERROR(interpreter::WriteNpy(dir + "/" + name, g->args[i]));
       list += std::string(list.empty() ? "" : ",") + "\"$d/" + name + "\"";
     }
     inputs_flag = " --inputs " + list;
@@ -465,7 +465,7 @@ Status WriteRepro(const Module& module, session::CompileSession& session, const 
     int64_t output_bytes = 0;
     for (const auto& leaf : leaves) output_bytes += leaf.second->size_bytes();
     if (output_bytes <= options.max_repro_bytes) {
-      for (const auto& [name, lit] : leaves) RETURN_IF_ERROR(WriteNpy(dir + "/expected/" + name + ".npy", *lit));
+      for (const auto& [name, lit] : leaves) RETURN_IF_ERROR(interpreter::WriteNpy(dir + "/expected/" + name + ".npy", *lit));
     } else {
       result->warnings.push_back("repro: the outputs (" + Bytes(output_bytes) +
                                  ") are too large to attach; expected/ is empty");
@@ -538,10 +538,10 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
     GatherXlaCollectives(&g);
   } else {
     if (!options.inputs.empty()) {
-      RETURN_IF_ERROR(CheckArguments(module, options.inputs));
+      RETURN_IF_ERROR(interpreter::CheckArguments(module, options.inputs));
       for (const Literal& l : options.inputs) g.args.push_back(l);
     } else {
-      ASSIGN_OR_RETURN(g.args, RandomArguments(module, options.seed));
+      ASSIGN_OR_RETURN(g.args, interpreter::RandomArguments(module, options.seed));
     }
     GatherRuns(module, options, &g);
   }

@@ -85,7 +85,7 @@ void ProfilePanel::Start(WorkbenchContext& context) {
         const Module& m = session->input();
         if (arguments.empty()) {
           job.SetProgress(0.05f, "random inputs");
-          auto random = RandomArguments(m, 0);
+          auto random = interpreter::RandomArguments(m, 0);
           if (!random.ok()) {
             result->error = random.status().message();
             return;

@@ -169,7 +169,7 @@ int Main(int argc, char** argv) {
   for (const std::string& path : SplitCommas(inputs)) {
     if (path.empty()) continue;
     const Instruction* p = entry->parameter(static_cast<int64_t>(args.size()));
-    auto lit = ReadNpy(path, &p->shape());
+    auto lit = interpreter::ReadNpy(path, &p->shape());
     if (!lit.ok()) return Fail(lit.status().message());
     args.push_back(std::move(*lit));
   }
@@ -202,12 +202,12 @@ int Main(int argc, char** argv) {
   double max_abs = 0, max_rel = 0;
   bool all_ok = true;
   for (size_t i = 0; i < outs.size() && i < expected_paths.size(); ++i) {
-    auto want = ReadNpy(expected_paths[i], &outs[i]->shape());
+    auto want = interpreter::ReadNpy(expected_paths[i], &outs[i]->shape());
     if (!want.ok()) return Fail(want.status().message());
-    CompareOptions tol = DefaultToleranceFor(outs[i]->shape().element_type());
+    interpreter::CompareOptions tol = interpreter::DefaultToleranceFor(outs[i]->shape().element_type());
     tol.rtol = std::max(tol.rtol, 2e-4);  // two compilers, two summation orders
     tol.atol = std::max(tol.atol, 1e-5);
-    CompareResult cmp = CompareLiterals(*outs[i], *want, tol);
+    interpreter::CompareResult cmp = CompareLiterals(*outs[i], *want, tol);
     all_ok = all_ok && cmp.ok();
     max_abs = std::max(max_abs, cmp.max_abs_error);
     max_rel = std::max(max_rel, cmp.max_rel_error);

@@ -175,8 +175,8 @@ class OutputJudge {
     const PrimitiveType type = reference.shape().element_type();
     const int64_t n = reference.element_count();
     out_->elements = n;
-    const CompareOptions floor =
-        options_.floor && (IsFloat(type) || IsComplex(type)) ? *options_.floor : DefaultToleranceFor(type);
+    const interpreter::CompareOptions floor =
+        options_.floor && (IsFloat(type) || IsComplex(type)) ? *options_.floor : interpreter::DefaultToleranceFor(type);
     out_->atol = floor.atol;
     out_->rtol = floor.rtol;
     if (IsFloat(type) || IsComplex(type)) {
@@ -283,9 +283,9 @@ class OutputJudge {
     if (match) return;
     ++out_->mismatches;
     if (static_cast<int>(out_->first_mismatches.size()) < options_.max_reported) {
-      Mismatch m;
+      interpreter::Mismatch m;
       m.tuple_index = out_->tuple_index;
-      m.index = MultiIndex(i, reference.shape().dimensions());
+      m.index = interpreter::MultiIndex(i, reference.shape().dimensions());
       m.actual = actual.ElementToString(i);
       m.expected = reference.ElementToString(i);
       out_->first_mismatches.push_back(std::move(m));
@@ -413,14 +413,14 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
 // MakePerturbedShadow); nothing when the module cannot be perturbed or a run fails.
 // One run of a module of the reference: the caller's runner, or one interpreter.
 StatusOr<Literal> RunReference(const CheckOptions& check, const Module& module, const std::vector<Literal>& arguments,
-                               const InterpreterOptions& options) {
+                               const interpreter::InterpreterOptions& options) {
   if (check.run) return check.run(module, arguments, options);
-  return Interpreter(options).Run(module, arguments);
+  return interpreter::Interpreter(options).Run(module, arguments);
 }
 
 std::optional<Literal> SumSpread(const Module& module, const Module& shadow_module, const Literal& shadow,
                                  const std::vector<Literal>& wide_arguments, const CheckOptions& check) {
-  const InterpreterOptions& options = check.interpreter;
+  const interpreter::InterpreterOptions& options = check.interpreter;
   auto perturbed_module = MakePerturbedShadow(shadow_module, module);
   if (!perturbed_module.ok()) return std::nullopt;
   Literal spread = shadow;
@@ -428,7 +428,7 @@ std::optional<Literal> SumSpread(const Module& module, const Module& shadow_modu
     for (int64_t i = 0; i < leaf.element_count(); ++i) leaf.SetBits(i, 0);
   });
   for (uint64_t seed : {uint64_t{1}, uint64_t{2}}) {
-    InterpreterOptions run_options = options;
+    interpreter::InterpreterOptions run_options = options;
     run_options.rng_seed = seed;
     auto perturbed = RunReference(check, **perturbed_module, wide_arguments, run_options);
     if (!perturbed.ok()) return std::nullopt;
@@ -514,7 +514,7 @@ std::string OutputCheck::ToString() const {
          "integer)";
   }
   for (size_t i = 0; i < first_mismatches.size(); ++i) {
-    const Mismatch& m = first_mismatches[i];
+    const interpreter::Mismatch& m = first_mismatches[i];
     s += i == 0 ? "; first: " : ", ";
     s += "[" + Join(m.index, ",") + "] actual " + m.actual + " expected " + m.expected;
   }
@@ -606,7 +606,7 @@ std::string CheckReport::Details() const {
 StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::vector<Literal>& arguments,
                                                const CheckOptions& options) {
   CheckReference ref;
-  const InterpreterOptions& iopts = options.interpreter;
+  const interpreter::InterpreterOptions& iopts = options.interpreter;
   ASSIGN_OR_RETURN(ref.reference, RunReference(options, module, arguments, iopts));
   StructuralPassThrough(module.entry()->root(), module.entry()->root()->shape(), &ref.pass_through_parameter);
   bool any_float = false;

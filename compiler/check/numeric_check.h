@@ -54,15 +54,15 @@ struct CheckOptions {
   bool shadow = true;
   // Overrides the element type's floor (atol, rtol) for every floating output; for a
   // backend whose documented rounding differs (see the GPU corpus test).
-  std::optional<CompareOptions> floor;
+  std::optional<interpreter::CompareOptions> floor;
   // Mismatches described per output.
   int max_reported = 5;
   // Options of the reference runs (work limits, while-loop bound); the same for R and S.
-  InterpreterOptions interpreter;
+  interpreter::InterpreterOptions interpreter;
   // Runs each module of the reference (R, the shadows) in place of one interpreter: a
   // multi-device run of a per-device program, say. Gets the module, its arguments and the
   // interpreter options to use (the perturbed runs change the seed).
-  std::function<StatusOr<Literal>(const Module&, const std::vector<Literal>&, const InterpreterOptions&)> run;
+  std::function<StatusOr<Literal>(const Module&, const std::vector<Literal>&, const interpreter::InterpreterOptions&)> run;
 };
 
 // Why an output does (or does not) count toward the check.
@@ -105,7 +105,7 @@ struct OutputCheck {
   double max_sum_spread = 0;         // largest P over the output
   int64_t order_decided = 0;         // integer elements the summation order decides (not compared)
   double k_factor = 0, atol = 0, rtol = 0;
-  std::vector<Mismatch> first_mismatches;
+  std::vector<interpreter::Mismatch> first_mismatches;
   bool ok() const { return mismatches == 0 && verdict != OutputVerdict::kShapeMismatch; }
   // "atol 1e-05 + rtol 1e-05·|x| + 4 × interpreter error 2.1e-05"
   std::string BoundString() const;

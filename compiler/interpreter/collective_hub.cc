@@ -10,7 +10,7 @@
 #include "compiler/ir/computation.h"
 #include "compiler/ir/instruction.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 int64_t SteadyNs() {
@@ -557,4 +557,4 @@ Status CollectiveHub::Compute(const Instruction& inst, Round& round, bool permut
   }
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

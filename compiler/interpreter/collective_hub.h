@@ -32,7 +32,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 // One collective as one device saw it, for the profile.
 struct CollectiveEvent {
@@ -99,4 +99,4 @@ Literal SliceAlong(const Literal& literal, int64_t dim, int64_t start, int64_t s
 // `parts` (same shape except along `dim`) concatenated along `dim`.
 Literal ConcatAlong(const std::vector<const Literal*>& parts, int64_t dim);
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

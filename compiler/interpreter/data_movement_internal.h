@@ -23,7 +23,7 @@
 #include "compiler/ir/instruction.h"
 #include "compiler/support/strings.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace data_movement_internal {
 
 // ---------------------------------------------------------------------------
@@ -388,4 +388,4 @@ StatusOr<Literal> EvalSort(const Instruction& inst, Operands operands, EvalConte
 StatusOr<Literal> EvalTopK(const Instruction& inst, Operands operands);
 
 }  // namespace data_movement_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -30,7 +30,7 @@
 #include "compiler/ir/opcode.h"
 #include "compiler/ir/primitive_type.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace elementwise_internal {
 
 using PT = PrimitiveType;
@@ -607,4 +607,4 @@ Status EvalStochasticConvert(const Instruction& inst, const Literal& a, const Li
                              Literal* out);
 
 }  // namespace elementwise_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -1,7 +1,7 @@
 // Index helpers.
 #include "compiler/interpreter/index_util.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
@@ -21,4 +21,4 @@ std::vector<int64_t> MultiIndex(int64_t linear, const std::vector<int64_t>& dims
   return index;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

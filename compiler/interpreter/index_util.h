@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 // Row-major strides (in elements) of `dims`: the last dimension has stride 1.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
@@ -45,4 +45,4 @@ void ForEachIndex(const std::vector<int64_t>& dims, Fn&& fn) {
   } while (NextIndex(&index, dims));
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

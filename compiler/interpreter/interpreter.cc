@@ -18,7 +18,7 @@
 #include "compiler/interpreter/collective_hub.h"
 #include "compiler/support/strings.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 namespace {
 
@@ -628,4 +628,4 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
   return *root;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

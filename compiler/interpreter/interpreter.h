@@ -12,7 +12,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 class CollectiveHub;
 
@@ -85,4 +85,4 @@ class Interpreter {
 // dimensions) and says which one does not.
 Status CheckArguments(const Module& module, const std::vector<Literal>& arguments);
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

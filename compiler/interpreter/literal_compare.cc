@@ -9,7 +9,7 @@
 #include "compiler/interpreter/index_util.h"
 #include "compiler/support/strings.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 namespace {
 
@@ -257,4 +257,4 @@ CompareOptions DefaultToleranceFor(PrimitiveType type) {
   return options;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -7,7 +7,7 @@
 
 #include "compiler/ir/literal.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 struct CompareOptions {
   double atol = 1e-5;  // |a - b| <= atol + rtol * |b| passes (b: the expected value)
@@ -54,4 +54,4 @@ CompareResult CompareLiterals(const Literal& actual, const Literal& expected,
 // atol equals rtol. The table is in literal_compare.cc.
 CompareOptions DefaultToleranceFor(PrimitiveType type);
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -16,7 +16,7 @@
 #include "compiler/interpreter/index_util.h"
 #include "compiler/support/strings.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 namespace {
 
@@ -673,4 +673,4 @@ Status WriteNpy(const std::string& path, const Literal& literal) {
   return Status::Ok();
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -18,7 +18,7 @@
 #include "compiler/ir/literal.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 // Reads an .npy file into a literal with the file's dtype and shape. Fortran-order arrays
 // are transposed into row-major. `expected` (optional) lets raw-bit dtypes (ml_dtypes'
@@ -47,4 +47,4 @@ Status WriteNpy(const std::string& path, const Literal& literal);
 // The bytes WriteNpy writes; empty for a literal WriteNpy would refuse.
 std::string SerializeNpy(const Literal& literal);
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

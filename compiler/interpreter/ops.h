@@ -10,7 +10,7 @@
 #include "compiler/ir/literal.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 class Interpreter;
 
@@ -50,4 +50,4 @@ inline bool IsNotMine(const Status& s) {
   return s.code() == StatusCode::kUnimplemented && s.message() == "__not_mine__";
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

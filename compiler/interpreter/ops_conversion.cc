@@ -13,7 +13,7 @@
 
 #include "compiler/interpreter/elementwise_internal.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace elementwise_internal {
 namespace {
 
@@ -195,4 +195,4 @@ Status EvalStochasticConvert(const Instruction& inst, const Literal& a, const Li
 }
 
 }  // namespace elementwise_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

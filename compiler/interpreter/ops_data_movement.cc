@@ -28,7 +28,7 @@
 #include "compiler/interpreter/ops.h"
 #include "compiler/support/strings.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 using namespace data_movement_internal;  // NOLINT(build/namespaces): the shared helpers
 
@@ -512,4 +512,4 @@ StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands operands, E
   }
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -15,7 +15,7 @@
 
 #include "compiler/interpreter/reduction_linalg_internal.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace reduction_linalg_internal {
 namespace {
 
@@ -402,4 +402,4 @@ StatusOr<Literal> EvalConvolution(const Instruction& inst, Operands operands, Ev
 }
 
 }  // namespace reduction_linalg_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

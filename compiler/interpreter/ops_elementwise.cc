@@ -28,7 +28,7 @@
 #include "compiler/ir/opcode.h"
 #include "compiler/ir/primitive_type.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 using namespace elementwise_internal;  // NOLINT(build/namespaces): the codec and loops below
 
@@ -820,4 +820,4 @@ StatusOr<Literal> EvalElementwise(const Instruction& inst, Operands operands, Ev
   return result;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

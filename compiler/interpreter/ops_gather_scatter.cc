@@ -15,7 +15,7 @@
 #include "compiler/interpreter/data_movement_internal.h"
 #include "compiler/interpreter/index_util.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace data_movement_internal {
 namespace {
 
@@ -615,4 +615,4 @@ StatusOr<Literal> EvalScatter(const Instruction& inst, Operands operands, EvalCo
 }
 
 }  // namespace data_movement_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

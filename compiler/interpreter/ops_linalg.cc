@@ -14,7 +14,7 @@
 
 #include "compiler/interpreter/reduction_linalg_internal.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace reduction_linalg_internal {
 namespace {
 
@@ -441,4 +441,4 @@ StatusOr<Literal> EvalBatchNormGrad(const Instruction& inst, Operands operands) 
 }
 
 }  // namespace reduction_linalg_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -55,7 +55,7 @@
 #include "compiler/ir/computation.h"
 #include "compiler/ir/instruction.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 using namespace reduction_linalg_internal;  // NOLINT(build/namespaces): the shared helpers
 
@@ -776,4 +776,4 @@ StatusOr<Literal> EvalReductionAndLinalg(const Instruction& inst, Operands opera
   }
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

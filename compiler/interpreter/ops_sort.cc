@@ -14,7 +14,7 @@
 #include "compiler/interpreter/data_movement_internal.h"
 #include "compiler/interpreter/index_util.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace data_movement_internal {
 namespace {
 
@@ -304,4 +304,4 @@ StatusOr<Literal> EvalTopK(const Instruction& inst, Operands operands) {
 }
 
 }  // namespace data_movement_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -13,7 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 namespace {
 
@@ -698,4 +698,4 @@ std::string InputChoice::ToString() const {
   return text + ", " + shape.ToString(false) + "): " + distribution + ": " + reason;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -11,7 +11,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 
 // A random literal of `shape`: floats uniform in [-1, 1) (complex: both parts), signed ints
 // in [-8, 8), unsigned in [0, 16), pred fair coin; tuples element-wise. Same seed -> same
@@ -86,4 +86,4 @@ struct InputChoice {
 // in index order); they hold for every seed. Token leaves have none.
 StatusOr<std::vector<InputChoice>> ExplainRandomArguments(const Module& module);
 
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -15,7 +15,7 @@
 #include "compiler/ir/computation.h"
 #include "compiler/ir/instruction.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace reduction_linalg_internal {
 
 using Complex = std::complex<double>;
@@ -196,4 +196,4 @@ StatusOr<Literal> EvalBatchNormTraining(const Instruction& inst, Operands operan
 StatusOr<Literal> EvalBatchNormGrad(const Instruction& inst, Operands operands);
 
 }  // namespace reduction_linalg_internal
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

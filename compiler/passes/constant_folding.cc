@@ -99,10 +99,10 @@ StatusOr<Literal> EvaluateOnConstantOperands(const Instruction& instruction) {
   if (BugPlanted(PlantedBug::kConstantFoldingOperandsReversed)) std::reverse(operands.begin(), operands.end());
   Instruction* root = scratch.AddInstruction(instruction.CloneWithOperands(operands, "folded"));
   scratch.set_root(root);
-  InterpreterOptions options;
+  interpreter::InterpreterOptions options;
   // Anything this large is beyond every folding limit; fail fast instead of allocating.
   options.max_result_bytes = int64_t{1} << 30;
-  Interpreter interpreter(options);
+  interpreter::Interpreter interpreter(options);
   return interpreter.RunComputation(scratch, {});
 }
 

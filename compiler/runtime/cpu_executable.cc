@@ -784,7 +784,7 @@ StatusOr<Literal> CpuExecutable::Run(const std::vector<Literal>& arguments, cons
 
 
 Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& result, const CpuRunOptions& options) {
-  RETURN_IF_ERROR(CheckArguments(*module_, arguments));
+  RETURN_IF_ERROR(interpreter::CheckArguments(*module_, arguments));
   const Shape& root_shape = module_->entry()->root()->shape();
   if (!(result.shape() == root_shape)) result = Literal::CreateUninitialized(root_shape);
   ProgramPlans* plans = plans_.get();

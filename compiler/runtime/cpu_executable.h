@@ -23,9 +23,9 @@ struct ProgramPlans;
 
 }  // namespace fusebox::runtime
 
-namespace fusebox {
+namespace fusebox::interpreter {
 class CollectiveHub;
-}  // namespace fusebox
+}  // namespace fusebox::interpreter
 
 namespace fusebox::runtime {
 
@@ -35,7 +35,7 @@ struct CpuRunOptions {
   // Multi-device runs: the hub that exchanges collectives, this run's device (global id)
   // and what replica-id / partition-id return. Without a hub the run is one device, and
   // collectives over groups of one are copies.
-  CollectiveHub* hub = nullptr;
+  interpreter::CollectiveHub* hub = nullptr;
   int64_t device = 0;
   uint32_t replica_id = 0;
   uint32_t partition_id = 0;

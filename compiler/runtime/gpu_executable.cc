@@ -525,7 +525,7 @@ StatusOr<Literal> GpuExecutable::Run(const std::vector<Literal>& arguments,
 
 Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& result,
                               const GpuRunOptions& options) {
-  RETURN_IF_ERROR(CheckArguments(*module_, arguments));
+  RETURN_IF_ERROR(interpreter::CheckArguments(*module_, arguments));
   const Shape& root_shape = module_->entry()->root()->shape();
   if (!(result.shape() == root_shape)) result = Literal::CreateUninitialized(root_shape);
   ExecutionObserver* observer = options.observer;

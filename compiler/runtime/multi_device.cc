@@ -341,7 +341,7 @@ StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector
   if (devices > 4096) return InvalidArgument("a run on " + std::to_string(devices) + " devices is too large");
   RETURN_IF_ERROR(WithModuleFile(module, CheckCollectivesFit(module, devices)));
   ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> args, SplitArguments(module, global_arguments, devices));
-  CollectiveHub hub(devices);
+  interpreter::CollectiveHub hub(devices);
   const int64_t partitions = std::max<int64_t>(1, module.num_partitions.value_or(1));
   std::vector<StatusOr<Literal>> results(static_cast<size_t>(devices), StatusOr<Literal>(Internal("not run")));
   std::vector<int64_t> wall(static_cast<size_t>(devices), 0);
@@ -355,13 +355,13 @@ StatusOr<MultiDeviceResult> RunOnDevices(const Module& module, const std::vector
     const uint32_t partition = static_cast<uint32_t>(d % partitions);
     StatusOr<Literal> r = Internal("not run");
     if (options.backend == DeviceBackend::kInterpreter) {
-      InterpreterOptions io = options.interpreter;
+      interpreter::InterpreterOptions io = options.interpreter;
       if (options.cancel != nullptr) io.cancel = options.cancel;
       io.hub = &hub;
       io.device = d;
       io.replica_id = replica;
       io.partition_id = partition;
-      Interpreter interpreter(io);
+      interpreter::Interpreter interpreter(io);
       r = interpreter.Run(module, args[static_cast<size_t>(d)]);
     } else {
       CpuRunOptions ro;

@@ -69,7 +69,7 @@ enum class DeviceBackend { kInterpreter, kCpu };
 struct MultiDeviceOptions {
   int64_t devices = 0;  // 0: DevicesOfModule
   DeviceBackend backend = DeviceBackend::kInterpreter;
-  InterpreterOptions interpreter;  // base options (limits, seed) for every device
+  interpreter::InterpreterOptions interpreter;  // base options (limits, seed) for every device
   // CPU backend: an executable compiled from the per-device module (fused or not) with
   // CpuExecutableOptions::devices set and one thread; the runner prepares its slots.
   CpuExecutable* cpu = nullptr;
@@ -86,7 +86,7 @@ struct MultiDeviceOptions {
 struct MultiDeviceResult {
   Literal global;                       // assembled by the root sharding
   std::vector<Literal> per_device;      // each device's own result
-  std::vector<CollectiveEvent> collectives;  // in the order they completed
+  std::vector<interpreter::CollectiveEvent> collectives;  // in the order they completed
   std::vector<int64_t> device_wall_ns;  // per device, its thread's run
   std::vector<std::string> disagreements;  // replicated outputs the devices disagree on
   int64_t devices = 0;

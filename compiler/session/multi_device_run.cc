@@ -46,7 +46,7 @@ struct ReferenceRunner {
   int64_t devices;
   std::optional<Sharding> root_sharding;
   std::optional<Shape> global_shape;
-  StatusOr<Literal> operator()(const Module& m, const std::vector<Literal>& args, const InterpreterOptions& io) const {
+  StatusOr<Literal> operator()(const Module& m, const std::vector<Literal>& args, const interpreter::InterpreterOptions& io) const {
     runtime::MultiDeviceOptions ref;
     ref.devices = devices;
     ref.interpreter = io;
@@ -165,7 +165,7 @@ Status GlobalArguments(const Module& per_device, const OutputLayout& outputs, Mu
     return Status::Ok();
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Module> view, runtime::GlobalParameterView(per_device, global_shapes));
-  ASSIGN_OR_RETURN(run.arguments, RandomArguments(*view, options.seed));
+  ASSIGN_OR_RETURN(run.arguments, interpreter::RandomArguments(*view, options.seed));
   return Status::Ok();
 }
 
@@ -200,7 +200,7 @@ Status PrepareCpu(const Module& per_device, int64_t devices, const MultiDeviceRu
 // device's span of the last run are kept, the times sorted into `run`.
 StatusOr<runtime::MultiDeviceResult> RunIterations(const Module& program, int64_t devices, int64_t iterations,
                                           const std::atomic<bool>* cancel, runtime::MultiDeviceOptions& mopts,
-                                          MultiDeviceRun& run, std::vector<CollectiveEvent>& collectives,
+                                          MultiDeviceRun& run, std::vector<interpreter::CollectiveEvent>& collectives,
                                           std::vector<std::pair<int64_t, int64_t>>& spans) {
   runtime::MultiDeviceResult last;
   for (int64_t it = 0; it < iterations; ++it) {
@@ -210,7 +210,7 @@ StatusOr<runtime::MultiDeviceResult> RunIterations(const Module& program, int64_
     mopts.iteration = it;
     ASSIGN_OR_RETURN(last, runtime::RunOnDevices(program, run.arguments, mopts));
     run.times_s.push_back(watch.ElapsedSeconds());
-    for (const CollectiveEvent& e : last.collectives) collectives.push_back(e);
+    for (const interpreter::CollectiveEvent& e : last.collectives) collectives.push_back(e);
     for (int64_t d = 0; d < devices; ++d) {
       spans[static_cast<size_t>(d)] = {start, start + last.device_wall_ns[static_cast<size_t>(d)]};
     }
@@ -258,7 +258,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
   run.how = "the interpreter";
   if (options.backend == "cpu") RETURN_IF_ERROR(PrepareCpu(per_device, devices, options, mopts, cpu, run));
   const Module& program = cpu.exe ? cpu.exe->module() : per_device;
-  std::vector<CollectiveEvent> collectives;
+  std::vector<interpreter::CollectiveEvent> collectives;
   std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(devices));
   const int64_t iterations = options.backend == "cpu" ? std::max<int64_t>(1, options.iterations) : 1;
   ASSIGN_OR_RETURN(runtime::MultiDeviceResult last,

@@ -69,9 +69,9 @@ TEST(CancelTest, InterpreterLoopStopsWithinASecond) {
   Literal x(Shape(PrimitiveType::kF32, {64}));
   Status status;
   const double took = CancelAfter(std::chrono::milliseconds(300), [&](TaskContext& ctx) {
-    InterpreterOptions options;
+    interpreter::InterpreterOptions options;
     options.cancel = ctx.cancel_flag();
-    return Interpreter(options).Run(**module, {x}).status();
+    return interpreter::Interpreter(options).Run(**module, {x}).status();
   }, &status);
   EXPECT_LT(took, 1.0);
   EXPECT_TRUE(IsCancelled(status)) << status.message();

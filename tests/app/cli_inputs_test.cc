@@ -62,8 +62,8 @@ void ExpectJaxOutput(const std::string& args) {
   std::filesystem::remove_all(dir);
   Result r = RunFusebox("run " + kDump + " " + args + " --output-dir " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
-  auto got = fusebox::ReadNpy(dir + "/output.npy");
-  auto want = fusebox::ReadNpy(kData + "batch_norm_expected.npy");
+  auto got = fusebox::interpreter::ReadNpy(dir + "/output.npy");
+  auto want = fusebox::interpreter::ReadNpy(kData + "batch_norm_expected.npy");
   ASSERT_TRUE(got.ok() && want.ok());
   ASSERT_EQ(got->element_count(), want->element_count());
   for (int64_t i = 0; i < got->element_count(); ++i) {

@@ -154,11 +154,11 @@ TEST(CliMultiDeviceTest, ReportTakesGlobalInputsOfAPartitionedModule) {
 TEST(CliMultiDeviceTest, WrongExpectedOutputsFail) {
   // tp_mlp's output scaled by 1.001: every element off by far more than rounding.
   const std::string p = "tp_mlp";
-  auto expected = fusebox::ReadNpy(Dir(p) + "/expected0.npy");
+  auto expected = fusebox::interpreter::ReadNpy(Dir(p) + "/expected0.npy");
   ASSERT_TRUE(expected.ok());
   for (int64_t i = 0; i < expected->element_count(); ++i) expected->SetDouble(i, expected->GetDouble(i) * 1.001 + 1e-3);
   const std::string wrong = testing::TempDir() + "/tp_mlp_wrong.npy";
-  ASSERT_TRUE(fusebox::WriteNpy(wrong, *expected).ok());
+  ASSERT_TRUE(fusebox::interpreter::WriteNpy(wrong, *expected).ok());
   Result r = RunFusebox("run " + Dir(p) + "/partitioned.hlo --inputs " + Dir(p) + "/inputs.npz --expected " + wrong +
                         " --backend cpu");
   EXPECT_EQ(r.code, 1) << r.out;
@@ -182,7 +182,7 @@ TEST(CliMultiDeviceTest, PerDeviceShapedInputsAreRefused) {
   // Device 0's tile of x (f32[8,16] split 4 ways on dim 0 in dp_train_step): 2 rows.
   const std::string tile = testing::TempDir() + "/tile.npy";
   fusebox::Literal l(fusebox::Shape(fusebox::PrimitiveType::kF32, {4, 16}));
-  ASSERT_TRUE(fusebox::WriteNpy(tile, l).ok());
+  ASSERT_TRUE(fusebox::interpreter::WriteNpy(tile, l).ok());
   Result r = RunFusebox("run " + Dir("psum_8dev") + "/partitioned.hlo --inputs " + tile);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_THAT(r.out, Not(HasSubstr("output:")));

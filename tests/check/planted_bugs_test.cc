@@ -493,7 +493,7 @@ TEST_P(PlantedBugTest, CaughtByTheCheckAndNoFalseAlarmWithoutIt) {
   auto module = LoadCase(c);
   ASSERT_TRUE(module.ok()) << module.status().message();
   ASSERT_TRUE(Verify(**module).ok());
-  auto args = RandomArguments(**module, 1);
+  auto args = interpreter::RandomArguments(**module, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
   if (c.positive_inputs) {
     for (Literal& arg : *args) {
@@ -602,13 +602,13 @@ TEST(PlantedBugs, DISABLED_NoFalseAlarmOnExamplesAndCorpus) {
       ++skipped;
       continue;
     }
-    auto args = RandomArguments(*module, 1);
+    auto args = interpreter::RandomArguments(*module, 1);
     if (!args.ok()) {
       ++skipped;
       continue;
     }
     // Corpus benchmarks of 10^12 operations: screened with the differential test's budget.
-    InterpreterOptions budget;
+    interpreter::InterpreterOptions budget;
     budget.max_while_iterations = 1 << 16;
     if (auto screened = RunWithBudget(*module, *args, budget); !screened.ok()) {
       ++skipped;

@@ -70,7 +70,7 @@ inline int64_t InputElements(const Module& m) {
 // in order; the backends sum in the element type, reassociated (vectorized, split, warp
 // trees) or blocked (Eigen's GEMM).
 struct LooseTolerance {
-  CompareOptions options;
+  interpreter::CompareOptions options;
   const char* why;
 };
 inline const std::map<std::string, LooseTolerance>& LooseTolerances() {

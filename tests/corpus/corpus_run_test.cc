@@ -136,12 +136,12 @@ TEST_P(CorpusRunTest, RunsOnTheInterpreter) {
 #ifdef FUSEBOX_SANITIZED
   if (InputElements(module) > (int64_t{1} << 18)) GTEST_SKIP() << "too large for a sanitizer build";
 #endif
-  auto args = RandomArguments(module, /*seed=*/1);
+  auto args = interpreter::RandomArguments(module, /*seed=*/1);
   ASSERT_TRUE(args.ok()) << args.status().message();
   // A work budget: some corpus modules are benchmarks of 10^12 operations, which a
   // reference interpreter cannot finish. Running past the budget counts as a failure,
   // so such modules must be listed with that reason.
-  InterpreterOptions options;
+  interpreter::InterpreterOptions options;
   options.max_while_iterations = 1 << 20;
   auto result = RunWithBudget(module, *args, options);
 #ifdef FUSEBOX_SANITIZED

@@ -60,9 +60,9 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
   const int64_t kLimit = c.example ? int64_t{1} << 24 : int64_t{1} << 22;
 #endif
   if (InputElements(*module) > kLimit) GTEST_SKIP() << "inputs too large for this test";
-  auto args = RandomArguments(*module, 1);
+  auto args = interpreter::RandomArguments(*module, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  InterpreterOptions options;
+  interpreter::InterpreterOptions options;
   options.max_while_iterations = 1 << 16;
   options.max_instructions = kMaxInstructions;
   options.max_elements = kMaxElements;

@@ -145,12 +145,12 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
   const int64_t kLimit = int64_t{1} << 17;
 #endif
   if (InputElements(*module) > kLimit) GTEST_SKIP() << "inputs too large for the emulator";
-  auto args = RandomArguments(*module, 1);
+  auto args = interpreter::RandomArguments(*module, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
   // The emulator runs a block's threads one at a time: a module whose intermediates hold
   // millions of elements takes minutes there (those run on a real GPU, ctest -L gpu). The
   // interpreter's element budget finds them, and stops early on them.
-  InterpreterOptions budget;
+  interpreter::InterpreterOptions budget;
   budget.max_instructions = kMaxInstructions;
   budget.max_elements = kLimit * 8;
   check::CheckOptions check_options;
@@ -178,8 +178,8 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
 // Floors the real GPU needs beyond the check's bound (numeric_check.h): its reductions fold
 // in f32 in a different order than the interpreter (strided partials, warp trees, split
 // passes).
-const std::map<std::string, CompareOptions>& GpuLooseTolerances() {
-  static const auto* list = new std::map<std::string, CompareOptions>{
+const std::map<std::string, interpreter::CompareOptions>& GpuLooseTolerances() {
+  static const auto* list = new std::map<std::string, interpreter::CompareOptions>{
       // f32 column sums of ~1000 terms: one output near zero differs by 1.7e-5 (rel 7.6e-3).
       {"odd_sizes.hlo", {1e-4, 1e-5}},
   };
@@ -195,7 +195,7 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
   if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
   if (NotCompiledForGpu().count(Key(c)) != 0) GTEST_SKIP() << "the GPU backend cannot compile it (listed)";
   if (std::string why = NotRunnableReason(*module); !why.empty()) GTEST_SKIP() << "not runnable: " << why;
-  auto args = RandomArguments(*module, 1);
+  auto args = interpreter::RandomArguments(*module, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
   check::CheckOptions check_options;
   check_options.interpreter.max_instructions = kMaxInstructions;

@@ -53,9 +53,9 @@ TEST_P(PipelineDifferentialTest, SameResultBeforeAndAfter) {
   ASSERT_TRUE(reparsed.ok()) << reparsed.status().message();
   EXPECT_EQ((*reparsed)->ToString(), text);
 
-  auto args = RandomArguments(*module, 1);
+  auto args = interpreter::RandomArguments(*module, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  InterpreterOptions options;
+  interpreter::InterpreterOptions options;
   options.max_while_iterations = 1 << 16;
   // Corpus benchmarks too big for an interpreter are skipped (corpus_run_test lists them).
   auto before = RunWithBudget(*module, *args, options);
@@ -70,7 +70,7 @@ TEST_P(PipelineDifferentialTest, SameResultBeforeAndAfter) {
   ForEachSubshape(before->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
     if (s.IsArray()) type = s.element_type();
   });
-  CompareResult cmp = CompareLiterals(*after, *before, DefaultToleranceFor(type));
+  interpreter::CompareResult cmp = interpreter::CompareLiterals(*after, *before, interpreter::DefaultToleranceFor(type));
   EXPECT_TRUE(cmp.ok()) << c.file << ": " << cmp.ToString();
 }
 

@@ -28,10 +28,10 @@ inline bool StoppedByBudget(const Status& status) {
 }
 
 inline StatusOr<Literal> RunWithBudget(const Module& module, const std::vector<Literal>& args,
-                                       InterpreterOptions options = {}) {
+                                       interpreter::InterpreterOptions options = {}) {
   options.max_instructions = kMaxInstructions;
   options.max_elements = kMaxElements;
-  return Interpreter(options).Run(module, args);
+  return interpreter::Interpreter(options).Run(module, args);
 }
 
 }  // namespace fusebox

@@ -45,9 +45,9 @@ std::string ErrorOf(const Module& module, const std::vector<std::string>& paths)
 
 // Running the module on the loaded arguments gives jax's result (to float rounding).
 void ExpectJaxResult(const Module& module, const importers::ArgumentFiles& files) {
-  auto result = Interpreter().Run(module, files.arguments);
+  auto result = interpreter::Interpreter().Run(module, files.arguments);
   ASSERT_TRUE(result.ok()) << result.status().message();
-  auto expected = ReadNpy(kData + "batch_norm_expected.npy");
+  auto expected = interpreter::ReadNpy(kData + "batch_norm_expected.npy");
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   ASSERT_EQ(result->element_count(), 32);
   for (int64_t i = 0; i < 32; ++i) {
@@ -70,8 +70,8 @@ TEST(ArgumentFilesTest, ReadsStoredAndDeflatedArchives) {
   EXPECT_THAT(names, ElementsAre("x", "mean", "var", "scale", "offset"));
   // The same arrays either way.
   for (size_t m = 0; m < 5; ++m) {
-    auto a = ParseNpy((*stored)[m].bytes, "stored");
-    auto b = ParseNpy((*deflated)[m].bytes, "deflated");
+    auto a = interpreter::ParseNpy((*stored)[m].bytes, "stored");
+    auto b = interpreter::ParseNpy((*deflated)[m].bytes, "deflated");
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_EQ(*a, *b) << m;
   }
@@ -193,9 +193,9 @@ TEST(ArgumentFilesTest, NpyListsAndNotArchives) {
   // One .npy for five parameters.
   const std::string dir = testing::TempDir() + "/argument_files";
   std::filesystem::create_directories(dir);
-  auto x = ReadNpy(kData + "batch_norm_expected.npy");
+  auto x = interpreter::ReadNpy(kData + "batch_norm_expected.npy");
   ASSERT_TRUE(x.ok());
-  ASSERT_TRUE(WriteNpy(dir + "/x.npy", *x).ok());
+  ASSERT_TRUE(interpreter::WriteNpy(dir + "/x.npy", *x).ok());
   EXPECT_EQ(ErrorOf(*module, {dir + "/x.npy"}),
             "--inputs has 1 file(s) but the entry computation %main.1 takes 5 parameter(s) (or "
             "give one .npz, or one HloSnapshot .pb)");

@@ -151,7 +151,7 @@ void CompileAndTrace(const Module& module, bool fused, TracedRun* out) {
   auto exe = runtime::CpuExecutable::Create(std::move(*optimized), options);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   out->exe = std::move(*exe);
-  auto args = RandomArguments(module, 7);
+  auto args = interpreter::RandomArguments(module, 7);
   ASSERT_TRUE(args.ok()) << args.status().message();
   out->args = std::move(*args);
   CpuTracer tracer;
@@ -166,7 +166,7 @@ void CompileAndTrace(const Module& module, bool fused, TracedRun* out) {
   }
   out->trace = tracer.TakeTrace();
   // The executable reads its arguments in place; running must not write into them.
-  auto fresh = RandomArguments(module, 7);
+  auto fresh = interpreter::RandomArguments(module, 7);
   ASSERT_TRUE(fresh.ok());
   ASSERT_EQ(fresh->size(), out->args.size());
   for (size_t i = 0; i < fresh->size(); ++i) EXPECT_TRUE((*fresh)[i] == out->args[i]) << "argument " << i << " changed";
@@ -335,9 +335,9 @@ TEST_P(CpuTraceTest, WhileLoopLaunchesBodyKernelsPerTrip) {
   for (const TraceEvent& e : run.trace.EventsInIteration(0)) host += e.category == profiler::kCategoryHost ? 1 : 0;
   EXPECT_GT(host, 0);
   // The result is the interpreter's.
-  auto expected = Interpreter().Run(*module, run.args);
+  auto expected = interpreter::Interpreter().Run(*module, run.args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
-  CompareResult cmp = CompareLiterals(run.results[0], *expected, DefaultToleranceFor(PrimitiveType::kF32));
+  interpreter::CompareResult cmp = interpreter::CompareLiterals(run.results[0], *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
   EXPECT_TRUE(cmp.ok()) << cmp.ToString();
 }
 
@@ -359,7 +359,7 @@ TEST(CpuTraceFusionTest, FusedMnistLaunchesFewerKernelsAndMovesFewerBytes) {
   EXPECT_LT(f.bytes, u.bytes);
   // Both compute the same step.
   for (size_t i = 0; i < fused.results.size(); ++i) {
-    CompareResult cmp = CompareLiterals(fused.results[i], unfused.results[i], DefaultToleranceFor(PrimitiveType::kF32));
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(fused.results[i], unfused.results[i], interpreter::DefaultToleranceFor(PrimitiveType::kF32));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString();
   }
 }

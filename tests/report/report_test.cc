@@ -164,10 +164,10 @@ TEST_F(MnistReportTest, ReproducerReplaysToTheSameResult) {
   EXPECT_NE(run.out.find("check: matches the interpreter"), std::string::npos) << run.out;
   int compared = 0;
   for (const auto& e : fs::directory_iterator(*dir_ + "/repro/expected")) {
-    auto expected = ReadNpy(e.path().string());
-    auto actual = ReadNpy(replayed + "/" + e.path().filename().string());
+    auto expected = interpreter::ReadNpy(e.path().string());
+    auto actual = interpreter::ReadNpy(replayed + "/" + e.path().filename().string());
     ASSERT_TRUE(expected.ok() && actual.ok()) << e.path();
-    CompareOptions exact;
+    interpreter::CompareOptions exact;
     exact.atol = 0;
     exact.rtol = 1e-6;
     EXPECT_TRUE(CompareLiterals(*actual, *expected, exact).ok()) << e.path();
@@ -483,10 +483,10 @@ TEST_F(TpMlpReportTest, ReproducerReplaysOnTheDevices) {
                                   "/repro/replay.sh " + replayed + " 2>&1");
   ASSERT_EQ(run.code, 0) << run.out;
   EXPECT_NE(run.out.find("check: matches the interpreter"), std::string::npos) << run.out;
-  auto expected = ReadNpy(*dir_ + "/repro/expected/output.npy");
-  auto actual = ReadNpy(replayed + "/output.npy");
+  auto expected = interpreter::ReadNpy(*dir_ + "/repro/expected/output.npy");
+  auto actual = interpreter::ReadNpy(replayed + "/output.npy");
   ASSERT_TRUE(expected.ok() && actual.ok());
-  CompareOptions exact;
+  interpreter::CompareOptions exact;
   exact.atol = 0;
   exact.rtol = 1e-6;
   EXPECT_TRUE(CompareLiterals(*actual, *expected, exact).ok());

@@ -549,7 +549,7 @@ TEST(TimelineViewTest, ProfiledRunOfTheMnistStep) {
   ASSERT_FALSE(parsed->modules.empty());
   const Module& module = *parsed->modules.front();
   if (TooBigForThisBuild(module)) GTEST_SKIP() << "too slow under the sanitizers";
-  auto args = RandomArguments(module, 42);
+  auto args = interpreter::RandomArguments(module, 42);
   ASSERT_TRUE(args.ok()) << args.status().message();
   session::ProfiledRunOptions options;
   options.backend = "cpu";

@@ -78,7 +78,7 @@ TEST(NumericCheckTest, BoundComesFromTheInterpretersOwnError) {
   EXPECT_GT(report.outputs[0].interpreter_error, 1e-5);  // the cancellation's rounding
   EXPECT_THAT(report.outputs[0].ToString(), HasSubstr("interpreter error"));
   // The old fixed tolerance calls the same values a mismatch: that was the false alarm.
-  EXPECT_FALSE(CompareLiterals(exact, ref->reference, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  EXPECT_FALSE(interpreter::CompareLiterals(exact, ref->reference, interpreter::DefaultToleranceFor(PrimitiveType::kF32)).ok());
   // The interpreter's own result passes too.
   EXPECT_TRUE(check::CheckOutputs(ref->reference, *ref, args).passed());
 }
@@ -118,7 +118,7 @@ ENTRY e {
   EXPECT_TRUE(report.passed()) << report.Details();
   EXPECT_THAT(report.outputs[0].BoundString(), HasSubstr("4·√n·u·Σ|terms| (n 4096"));
   EXPECT_GT(report.outputs[0].max_magnitude, 4e5);
-  EXPECT_FALSE(CompareLiterals(actual, ref->reference, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  EXPECT_FALSE(interpreter::CompareLiterals(actual, ref->reference, interpreter::DefaultToleranceFor(PrimitiveType::kF32)).ok());
   // The sum without its last term.
   Literal dropped(Shape(PrimitiveType::kF32, {}));
   dropped.SetDouble(0, ref->reference.GetDouble(0) - args[0].GetDouble(4095));
@@ -255,7 +255,7 @@ ENTRY e {
   std::vector<double> v;
   for (int i = 0; i < 16; ++i) v.push_back(0.1 * i - 0.7);
   args.push_back(Vector(PrimitiveType::kF32, v));
-  auto report = check::CheckAgainstInterpreter(*m, args, *Interpreter().Run(*m, args));
+  auto report = check::CheckAgainstInterpreter(*m, args, *interpreter::Interpreter().Run(*m, args));
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->passed()) << report->Details();
   EXPECT_THAT(report->Summary(), HasSubstr("matches the interpreter: 1 of 2 output(s) compared (16 elements"));
@@ -330,9 +330,9 @@ ENTRY e {
   args.push_back(Vector(PrimitiveType::kF32, {0.1, 0.2, 0.3, 1000.1}));
   std::vector<Literal> wide;
   wide.push_back(check::WidenLiteralToF64(args[0]));
-  auto s = Interpreter().Run(**shadow, wide);
+  auto s = interpreter::Interpreter().Run(**shadow, wide);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  auto r = Interpreter().Run(*m, args);
+  auto r = interpreter::Interpreter().Run(*m, args);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(s->tuple_elements()[0].shape().element_type(), PrimitiveType::kF64);
   EXPECT_NEAR(s->tuple_elements()[0].GetDouble(3), 1001.6, 1e-4);

@@ -65,9 +65,9 @@ void ExpectEmulatorMatchesInterpreter(const std::string& text, uint64_t seed = 1
   auto parsed = ParseModule(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   const Module& module = **parsed;
-  auto args = RandomArguments(module, seed);
+  auto args = interpreter::RandomArguments(module, seed);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(module, *args);
+  auto expected = interpreter::Interpreter().Run(module, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
@@ -78,7 +78,7 @@ void ExpectEmulatorMatchesInterpreter(const std::string& text, uint64_t seed = 1
     auto actual = (*emulator)->Run(*args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();
     PrimitiveType type = expected->shape().IsArray() ? expected->shape().element_type() : PrimitiveType::kF32;
-    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(type));
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(type));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString() << "\n" << (*emulator)->module().ToString();
     EXPECT_GT((*emulator)->last_launches(), 0);
   }

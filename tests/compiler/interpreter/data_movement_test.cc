@@ -13,7 +13,7 @@
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/parser/parser.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 using Ints = std::vector<int64_t>;
@@ -880,4 +880,4 @@ ENTRY e {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -19,7 +19,7 @@
 #include "compiler/ir/literal.h"
 #include "compiler/parser/parser.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 using PT = PrimitiveType;
@@ -910,4 +910,4 @@ ENTRY e {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

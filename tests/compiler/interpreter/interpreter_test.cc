@@ -8,7 +8,7 @@
 
 #include "compiler/parser/parser.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 using ::testing::HasSubstr;
@@ -272,4 +272,4 @@ TEST(InterpreterTest, CancellationStopsEvaluation) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

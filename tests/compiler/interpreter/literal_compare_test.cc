@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 using ::testing::ElementsAre;
@@ -277,4 +277,4 @@ TEST(LiteralCompareTest, DefaultTolerancesAllowRoundingNotWrongValues) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

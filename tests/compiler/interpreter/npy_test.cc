@@ -15,7 +15,7 @@
 
 #include "compiler/parser/parser.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 using ::testing::HasSubstr;
@@ -451,4 +451,4 @@ TEST(NpyTest, MalformedHeaders) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

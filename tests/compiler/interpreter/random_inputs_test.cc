@@ -13,7 +13,7 @@
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/parser/parser.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 using PT = PrimitiveType;
@@ -641,4 +641,4 @@ ENTRY e {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

@@ -13,7 +13,7 @@
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/parser/parser.h"
 
-namespace fusebox {
+namespace fusebox::interpreter {
 namespace {
 
 using ::testing::HasSubstr;
@@ -829,4 +829,4 @@ ENTRY e {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::interpreter

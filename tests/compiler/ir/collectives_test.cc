@@ -329,9 +329,9 @@ TEST(CollectivesTest, InterpreterRefusesEverySyntax) {
     SCOPED_TRACE(file);
     auto m = LoadTestData(file);
     ASSERT_NE(m, nullptr);
-    auto args = RandomArguments(*m, 1);
+    auto args = interpreter::RandomArguments(*m, 1);
     ASSERT_TRUE(args.ok());
-    auto ran = Interpreter().Run(*m, *args);
+    auto ran = interpreter::Interpreter().Run(*m, *args);
     ASSERT_FALSE(ran.ok()) << "gave a value a single device cannot compute";
     // file:line:col: %name: opcode over <groups> ... needs 4 devices; this run has 1
     EXPECT_THAT(ran.status().message(), AllOf(StartsWith(TestData(file) + ":"), HasSubstr(": %"),
@@ -339,15 +339,15 @@ TEST(CollectivesTest, InterpreterRefusesEverySyntax) {
   }
   auto iota = LoadTestData("all_reduce_iota.hlo");
   ASSERT_NE(iota, nullptr);
-  auto args = RandomArguments(*iota, 1);
+  auto args = interpreter::RandomArguments(*iota, 1);
   ASSERT_TRUE(args.ok());
-  EXPECT_EQ(Interpreter().Run(*iota, *args).status().message(),
+  EXPECT_EQ(interpreter::Interpreter().Run(*iota, *args).status().message(),
             TestData("all_reduce_iota.hlo") +
                 ":41:8: %all-reduce: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3}) "
                 "needs 4 devices; "
                 "this run has 1 (fusebox run --devices 4 runs it on the interpreter or the CPU backend)");
   // A computation run on its own is refused at the collective too.
-  auto direct = Interpreter().RunComputation(*iota->entry(), {&(*args)[0]});
+  auto direct = interpreter::Interpreter().RunComputation(*iota->entry(), {&(*args)[0]});
   EXPECT_THAT(direct.status().message(),
               HasSubstr("%all-reduce: all-reduce over replica_groups=[1,4]<=[4]"));
 }
@@ -355,9 +355,9 @@ TEST(CollectivesTest, InterpreterRefusesEverySyntax) {
 TEST(CollectivesTest, GroupsOfOneStillRunOnTheInterpreter) {
   auto m = LoadTestData("all_reduce_groups_of_one.hlo");
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 3);
+  auto args = interpreter::RandomArguments(*m, 3);
   ASSERT_TRUE(args.ok());
-  auto ran = Interpreter().Run(*m, *args);
+  auto ran = interpreter::Interpreter().Run(*m, *args);
   ASSERT_TRUE(ran.ok()) << ran.status().message();
   EXPECT_EQ(ran->ToString(), (*args)[0].ToString());  // a sum over a group of one
 }

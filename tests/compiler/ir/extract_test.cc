@@ -85,13 +85,13 @@ TEST(ExtractTest, FullHeightComputesWhatTheOriginalComputes) {
   auto out = ExtractInstruction(*module, "r", {.height = 10});
   ASSERT_TRUE(out.ok());
   // Parameters come in order of first use: x, then y — the original's order here.
-  auto args = RandomArguments(*module, 3);
+  auto args = interpreter::RandomArguments(*module, 3);
   ASSERT_TRUE(args.ok());
-  Interpreter a, b;
+  interpreter::Interpreter a, b;
   auto expected = a.Run(*module, *args);
   auto actual = b.Run(**out, *args);
   ASSERT_TRUE(expected.ok() && actual.ok());
-  EXPECT_TRUE(CompareLiterals(*actual, *expected, CompareOptions{}).ok());
+  EXPECT_TRUE(CompareLiterals(*actual, *expected, interpreter::CompareOptions{}).ok());
 }
 
 TEST(ExtractTest, LargeConstantsBecomeParameters) {
@@ -160,9 +160,9 @@ TEST(ExtractTest, ExtractedFusionsRunOnTheCpuAndMatchTheInterpreter) {
       SCOPED_TRACE(std::string(example) + " %" + inst->name());
       auto out = ExtractInstruction(optimized, inst->name(), {.height = 1});
       ASSERT_TRUE(out.ok()) << out.status().message();
-      auto args = RandomArguments(**out, 11);
+      auto args = interpreter::RandomArguments(**out, 11);
       ASSERT_TRUE(args.ok()) << args.status().message();
-      Interpreter interpreter;
+      interpreter::Interpreter interpreter;
       auto expected = interpreter.Run(**out, *args);
       ASSERT_TRUE(expected.ok()) << expected.status().message();
       auto prepared = OptimizeForBackend(**out, /*fused=*/true);
@@ -173,10 +173,10 @@ TEST(ExtractTest, ExtractedFusionsRunOnTheCpuAndMatchTheInterpreter) {
       ASSERT_TRUE(exe.ok()) << exe.status().message();
       auto actual = (*exe)->Run(*args);
       ASSERT_TRUE(actual.ok()) << actual.status().message();
-      CompareOptions tolerance;
+      interpreter::CompareOptions tolerance;
       tolerance.rtol = 1e-4;
       tolerance.atol = 1e-5;
-      CompareResult cmp = CompareLiterals(*actual, *expected, tolerance);
+      interpreter::CompareResult cmp = CompareLiterals(*actual, *expected, tolerance);
       EXPECT_TRUE(cmp.ok()) << cmp.ToString();
       ++ran;
     }

@@ -28,33 +28,33 @@ inline std::unique_ptr<Module> Parse(std::string_view text) {
 
 // Both modules give the same result on random inputs (seed 1), NaN equal to NaN.
 inline void ExpectSameResult(const Module& before, const Module& after) {
-  auto args = RandomArguments(before, 1);
+  auto args = interpreter::RandomArguments(before, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(before, *args);
+  auto expected = interpreter::Interpreter().Run(before, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
-  auto actual = Interpreter().Run(after, *args);
+  auto actual = interpreter::Interpreter().Run(after, *args);
   ASSERT_TRUE(actual.ok()) << actual.status().message();
-  CompareResult result = CompareLiterals(*actual, *expected);
+  interpreter::CompareResult result = interpreter::CompareLiterals(*actual, *expected);
   EXPECT_TRUE(result.ok()) << result.ToString();
 }
 
 // Both modules give bit-identical results on random inputs (seed 1). Returns false when
 // the inputs could not be made (a failure is recorded).
 inline bool ExpectBitIdenticalResult(const Module& before_module, const Module& after_module) {
-  StatusOr<std::vector<Literal>> args = RandomArguments(before_module, 1);
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(before_module, 1);
   if (!args.ok()) {
     ADD_FAILURE() << args.status().message();
     return false;
   }
-  StatusOr<Literal> before = Interpreter().Run(before_module, *args);
-  StatusOr<Literal> after = Interpreter().Run(after_module, *args);
+  StatusOr<Literal> before = interpreter::Interpreter().Run(before_module, *args);
+  StatusOr<Literal> after = interpreter::Interpreter().Run(after_module, *args);
   EXPECT_TRUE(before.ok()) << before.status().message();
   EXPECT_TRUE(after.ok()) << after.status().message();
   if (before.ok() && after.ok()) {
-    CompareOptions exact;
+    interpreter::CompareOptions exact;
     exact.atol = 0;
     exact.rtol = 0;
-    CompareResult result = CompareLiterals(*after, *before, exact);
+    interpreter::CompareResult result = CompareLiterals(*after, *before, exact);
     EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << after_module.ToString();
   }
   return true;

@@ -73,13 +73,13 @@ int CollectiveCount(const Module& module) {
 // The per-device program on `devices` devices gives what the global `reference` gives
 // on the same random global inputs (seed 1).
 void ExpectSameGlobalResult(const Module& reference, const Module& partitioned, int64_t devices) {
-  StatusOr<std::vector<Literal>> args = RandomArguments(reference, 1);
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(reference, 1);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  StatusOr<Literal> expected = Interpreter().Run(reference, *args);
+  StatusOr<Literal> expected = interpreter::Interpreter().Run(reference, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   StatusOr<Literal> actual = runtime::RunGlobal(partitioned, *args, devices);
   ASSERT_TRUE(actual.ok()) << actual.status().message() << "\n" << partitioned.ToString();
-  CompareResult result = CompareLiterals(*actual, *expected);
+  interpreter::CompareResult result = interpreter::CompareLiterals(*actual, *expected);
   EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << partitioned.ToString();
 }
 

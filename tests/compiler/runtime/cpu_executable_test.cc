@@ -208,7 +208,7 @@ ENTRY e {
   ExpectCpuMatchesInterpreter(text);
   auto m = ParseOrFail(text);
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 3);
+  auto args = interpreter::RandomArguments(*m, 3);
   ASSERT_TRUE(args.ok()) << args.status().message();
   // Deterministic: the same bits on one thread and on four.
   std::vector<Literal> results;
@@ -271,7 +271,7 @@ ENTRY e {
   ExpectCpuMatchesInterpreter(text);
   auto m = ParseOrFail(text);
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 5);
+  auto args = interpreter::RandomArguments(*m, 5);
   ASSERT_TRUE(args.ok()) << args.status().message();
   auto exe = CompileCpu(*m, true, 3);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
@@ -542,7 +542,7 @@ TEST(CpuExecutableTest, MnistTrainingStep) {
 TEST(CpuExecutableTest, FusedRunsFewerKernelsThanUnfused) {
   auto m = ParseOrFail(ReadExample("mnist_train_step.hlo"));
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 3);
+  auto args = interpreter::RandomArguments(*m, 3);
   ASSERT_TRUE(args.ok());
   int64_t launches[2] = {0, 0};
   for (bool fused : {false, true}) {
@@ -581,9 +581,9 @@ ENTRY e {
     Literal result;  // an empty tuple: RunInto gives it the root's shape
     const uint8_t* first_leaf = nullptr;
     for (uint64_t seed : {1, 2, 3}) {
-      auto args = RandomArguments(*m, seed);
+      auto args = interpreter::RandomArguments(*m, seed);
       ASSERT_TRUE(args.ok());
-      auto expected = Interpreter().Run(*m, *args);
+      auto expected = interpreter::Interpreter().Run(*m, *args);
       ASSERT_TRUE(expected.ok());
       ASSERT_TRUE((*exe)->RunInto(*args, result).ok());
       EXPECT_EQ(result, *expected) << "seed " << seed;
@@ -592,7 +592,7 @@ ENTRY e {
       EXPECT_EQ(result.tuple_elements()[0].untyped_data(), first_leaf);
     }
     // Run() gives the same values as RunInto.
-    auto args = RandomArguments(*m, 3);
+    auto args = interpreter::RandomArguments(*m, 3);
     ASSERT_TRUE(args.ok());
     auto ran = (*exe)->Run(*args);
     ASSERT_TRUE(ran.ok());
@@ -647,13 +647,13 @@ TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
     EXPECT_LT(entry, code.llvm_ir().find("\nmax.reduce.0.header:"));
     EXPECT_LT(code.llvm_ir().find("\nmax.reduce.0.header:"), code.llvm_ir().find("call void @" + fn + ".row1("));
     EXPECT_LT(code.llvm_ir().find("call void @" + fn + ".row1("), code.llvm_ir().find("\ni.1.header:"));
-    auto args = RandomArguments(*softmax, 5);
+    auto args = interpreter::RandomArguments(*softmax, 5);
     ASSERT_TRUE(args.ok());
-    auto expected = Interpreter().Run(*softmax, *args);
+    auto expected = interpreter::Interpreter().Run(*softmax, *args);
     ASSERT_TRUE(expected.ok());
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();
-    EXPECT_TRUE(CompareLiterals(*actual, *expected, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+    EXPECT_TRUE(interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32)).ok());
   }
   ExpectCpuMatchesInterpreter(RowKernelModule("layer_norm", "bf16", LayerNormEntry("bf16", {3, 5, 96})), 4);
   // Layer norm's sums are cheap loops: they stay in the kernel's function (another
@@ -689,9 +689,9 @@ TEST(CpuExecutableTest, ModulesCompiledOneAfterAnotherShareCodeGeneration) {
   };
   std::vector<Case> cases;
   for (const Module* m : {softmax.get(), layer_norm.get(), softmax.get(), layer_norm.get()}) {
-    auto args = RandomArguments(*m, 7 + cases.size());
+    auto args = interpreter::RandomArguments(*m, 7 + cases.size());
     ASSERT_TRUE(args.ok());
-    auto expected = Interpreter().Run(*m, *args);
+    auto expected = interpreter::Interpreter().Run(*m, *args);
     ASSERT_TRUE(expected.ok());
     auto exe = CompileRunAndCompare(*m, *args, *expected, 2, compile);
     ASSERT_NE(exe, nullptr);
@@ -700,7 +700,7 @@ TEST(CpuExecutableTest, ModulesCompiledOneAfterAnotherShareCodeGeneration) {
   for (const Case& c : cases) {
     auto actual = c.exe->Run(c.args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();
-    EXPECT_TRUE(CompareLiterals(*actual, c.expected, DefaultToleranceFor(PrimitiveType::kF32)).ok());
+    EXPECT_TRUE(interpreter::CompareLiterals(*actual, c.expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32)).ok());
   }
 }
 
@@ -730,7 +730,7 @@ ENTRY e {
 TEST(CpuExecutableTest, CompileThreadsChangeNeitherStagesNorResults) {
   auto m = ParseOrFail(ReadExample("mnist_train_step.hlo"));
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 5);
+  auto args = interpreter::RandomArguments(*m, 5);
   ASSERT_TRUE(args.ok());
   std::string ir, ir_optimized;
   std::optional<Literal> first;
@@ -825,9 +825,9 @@ ENTRY e {
 }
 )");
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 11);
+  auto args = interpreter::RandomArguments(*m, 11);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(*m, *args);
+  auto expected = interpreter::Interpreter().Run(*m, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   std::string assembly[2];
   for (bool kernel_pipeline : {true, false}) {
@@ -869,9 +869,9 @@ ENTRY e {
 }
 )");
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 5);
+  auto args = interpreter::RandomArguments(*m, 5);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(*m, *args);
+  auto expected = interpreter::Interpreter().Run(*m, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   size_t assembly_lines[2] = {0, 0};
   for (bool kernel_pipeline : {true, false}) {
@@ -926,9 +926,9 @@ ENTRY e {
   ROOT r = f32[96] reduce(p, zero), dimensions={1}, to_apply=add_f32
 })");
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 4);
+  auto args = interpreter::RandomArguments(*m, 4);
   ASSERT_TRUE(args.ok());
-  auto expected = Interpreter().Run(*m, *args);
+  auto expected = interpreter::Interpreter().Run(*m, *args);
   ASSERT_TRUE(expected.ok());
   const int64_t reads = 2 * 96 * 256 * 4;
   for (int64_t min_bytes : {int64_t{1}, reads, reads + 1, int64_t{-1}}) {
@@ -963,9 +963,9 @@ ENTRY e {
   ROOT r = f32[96,256] maximum(s, zeros)
 })");
   ASSERT_NE(m, nullptr);
-  auto args = RandomArguments(*m, 7);
+  auto args = interpreter::RandomArguments(*m, 7);
   ASSERT_TRUE(args.ok());
-  auto expected = Interpreter().Run(*m, *args);
+  auto expected = interpreter::Interpreter().Run(*m, *args);
   ASSERT_TRUE(expected.ok());
   for (int64_t min_bytes : {int64_t{4096}, int64_t{-1}}) {
     SCOPED_TRACE("streaming_store_min_bytes " + std::to_string(min_bytes));

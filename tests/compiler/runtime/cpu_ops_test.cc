@@ -365,7 +365,7 @@ void ExpectLeavesMatch(const Module& module, const std::vector<Literal>& args,
           }
           return;
         }
-        CompareResult cmp = CompareLiterals(a, e, DefaultToleranceFor(e.shape().element_type()));
+        interpreter::CompareResult cmp = interpreter::CompareLiterals(a, e, interpreter::DefaultToleranceFor(e.shape().element_type()));
         std::string inputs;
         if (!cmp.first_mismatches.empty())
           inputs = ArgumentsAt(args, cmp.first_mismatches[0].index);
@@ -421,7 +421,7 @@ void RunCase(const OpCase& c) {
   // Argument sets, each with the interpreter's result.
   std::vector<std::pair<std::string, std::vector<Literal>>> inputs;
   if (c.inputs == Inputs::kRandom || c.inputs == Inputs::kRandomAndEdge) {
-    auto random = RandomArguments(*module, /*seed=*/7);
+    auto random = interpreter::RandomArguments(*module, /*seed=*/7);
     ASSERT_TRUE(random.ok()) << random.status().message();
     inputs.emplace_back("random inputs", std::move(*random));
   }
@@ -434,7 +434,7 @@ void RunCase(const OpCase& c) {
     inputs.emplace_back("edge inputs", EdgeArguments(*module));
   std::vector<Literal> expected;
   for (const auto& [what, args] : inputs) {
-    auto result = Interpreter().Run(*module, args);
+    auto result = interpreter::Interpreter().Run(*module, args);
     ASSERT_TRUE(result.ok()) << what << ": " << result.status().message() << "\n" << c.hlo;
     expected.push_back(std::move(*result));
   }
@@ -909,7 +909,7 @@ std::function<std::vector<std::vector<Literal>>(const Module&)> WithStarts(
   return [starts](const Module& module) {
     std::vector<std::vector<Literal>> sets;
     for (const std::vector<int64_t>& row : starts) {
-      auto random = RandomArguments(module, 11);
+      auto random = interpreter::RandomArguments(module, 11);
       std::vector<Literal> args = std::move(*random);
       for (Literal& arg : args) {
         if (!arg.shape().IsArray() || !IsInteger(arg.shape().element_type())) continue;
@@ -918,7 +918,7 @@ std::function<std::vector<std::vector<Literal>>(const Module&)> WithStarts(
       }
       sets.push_back(std::move(args));
     }
-    sets.push_back(std::move(*RandomArguments(module, 13)));
+    sets.push_back(std::move(*interpreter::RandomArguments(module, 13)));
     return sets;
   };
 }

@@ -50,7 +50,7 @@ inline std::unique_ptr<runtime::CpuExecutable> CompileRunAndCompare(const Module
   auto actual = (*exe)->Run(args);
   EXPECT_TRUE(actual.ok()) << actual.status().message();
   if (!actual.ok()) return nullptr;
-  CompareResult cmp = CompareLiterals(*actual, expected, DefaultToleranceFor(PrimitiveType::kF32));
+  interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
   EXPECT_TRUE(cmp.ok()) << cmp.ToString();
   return std::move(*exe);
 }
@@ -58,9 +58,9 @@ inline std::unique_ptr<runtime::CpuExecutable> CompileRunAndCompare(const Module
 // Runs `module` on the CPU (fused and unfused) and in the interpreter on the same random
 // inputs; every element must agree within the element type's tolerance.
 inline void ExpectCpuMatchesInterpreter(const Module& module, uint64_t seed = 1) {
-  auto args = RandomArguments(module, seed);
+  auto args = interpreter::RandomArguments(module, seed);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(module, *args);
+  auto expected = interpreter::Interpreter().Run(module, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
@@ -69,7 +69,7 @@ inline void ExpectCpuMatchesInterpreter(const Module& module, uint64_t seed = 1)
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();
     PrimitiveType type = expected->shape().IsArray() ? expected->shape().element_type() : PrimitiveType::kF32;
-    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(type));
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(type));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString() << "\n" << (*exe)->module().ToString();
   }
 }

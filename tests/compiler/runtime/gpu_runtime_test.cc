@@ -225,7 +225,7 @@ ENTRY e {
   ROOT r = f32[] reduce(m, c), dimensions={0}, to_apply=add
 })"));
   ASSERT_TRUE(module.ok()) << module.status().message();
-  auto args = RandomArguments(**module, 3);
+  auto args = interpreter::RandomArguments(**module, 3);
   ASSERT_TRUE(args.ok());
   for (bool fused : {false, true}) {
     auto exe = testing_util::CompileGpu(**module, fused);
@@ -244,7 +244,7 @@ ENTRY e {
     ASSERT_TRUE(quiet.ok()) << quiet.status().message();
     EXPECT_EQ(static_cast<int64_t>(observer.kernels.size()), (*exe)->last_kernel_launches());
     // Reductions may use atomics: compare within tolerance, not bit for bit.
-    CompareResult cmp = CompareLiterals(*quiet, *result, DefaultToleranceFor(PrimitiveType::kF32));
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(*quiet, *result, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString();
   }
 }

@@ -71,9 +71,9 @@ inline StatusOr<std::unique_ptr<runtime::GpuExecutable>> CompileGpu(const Module
 // Runs `module` on the GPU (fused and unfused) and in the interpreter on the same random
 // inputs; every element must agree within the element type's tolerance.
 inline void ExpectGpuMatchesInterpreter(const Module& module, uint64_t seed = 1) {
-  auto args = RandomArguments(module, seed);
+  auto args = interpreter::RandomArguments(module, seed);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  auto expected = Interpreter().Run(module, *args);
+  auto expected = interpreter::Interpreter().Run(module, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
@@ -83,7 +83,7 @@ inline void ExpectGpuMatchesInterpreter(const Module& module, uint64_t seed = 1)
     ASSERT_TRUE(actual.ok()) << actual.status().message();
     PrimitiveType type =
         expected->shape().IsArray() ? expected->shape().element_type() : PrimitiveType::kF32;
-    CompareResult cmp = CompareLiterals(*actual, *expected, DefaultToleranceFor(type));
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(type));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString() << "\n" << (*exe)->module().ToString();
   }
 }

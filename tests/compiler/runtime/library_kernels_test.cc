@@ -57,8 +57,8 @@ std::vector<uint8_t> ToBuffer(const Literal& literal, const Shape& shape) {
   const int64_t slot = literal.slot_bytes();
   std::vector<uint8_t> out(static_cast<size_t>(std::max<int64_t>(literal.size_bytes(), 1)));
   const std::vector<int64_t> strides = PhysicalStrides(shape);
-  ForEachIndex(shape.dimensions(), [&](const std::vector<int64_t>& index, int64_t linear) {
-    std::memcpy(out.data() + LinearIndex(index, strides) * slot,
+  interpreter::ForEachIndex(shape.dimensions(), [&](const std::vector<int64_t>& index, int64_t linear) {
+    std::memcpy(out.data() + interpreter::LinearIndex(index, strides) * slot,
                 literal.untyped_data() + linear * slot, static_cast<size_t>(slot));
   });
   return out;
@@ -69,16 +69,16 @@ Literal FromBuffer(const std::vector<uint8_t>& buffer, const Shape& shape) {
   Literal literal(shape);
   const int64_t slot = literal.slot_bytes();
   const std::vector<int64_t> strides = PhysicalStrides(shape);
-  ForEachIndex(shape.dimensions(), [&](const std::vector<int64_t>& index, int64_t linear) {
+  interpreter::ForEachIndex(shape.dimensions(), [&](const std::vector<int64_t>& index, int64_t linear) {
     std::memcpy(literal.untyped_data() + linear * slot,
-                buffer.data() + LinearIndex(index, strides) * slot, static_cast<size_t>(slot));
+                buffer.data() + interpreter::LinearIndex(index, strides) * slot, static_cast<size_t>(slot));
   });
   return literal;
 }
 
 StatusOr<Literal> Oracle(const Instruction& inst, const std::vector<Literal>& args) {
-  Interpreter interpreter;
-  EvalContext ctx(&interpreter);
+  interpreter::Interpreter interpreter;
+  interpreter::EvalContext ctx(&interpreter);
   std::vector<const Literal*> operands;
   for (const Literal& arg : args) operands.push_back(&arg);
   if (inst.opcode() == Opcode::kSort) return EvalDataMovement(inst, operands, ctx);
@@ -100,7 +100,7 @@ bool CheckInstruction(const Instruction& inst, int threads, uint64_t seed,
   std::vector<Literal> args;
   std::vector<std::vector<uint8_t>> buffers;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
-    args.push_back(RandomLiteral(inst.operand(i)->shape(), seed * 7919 + i));
+    args.push_back(interpreter::RandomLiteral(inst.operand(i)->shape(), seed * 7919 + i));
     buffers.push_back(ToBuffer(args.back(), inst.operand(i)->shape()));
   }
   // An empty operand makes every sum empty: the result is all zeros. (Checked without the
@@ -126,7 +126,7 @@ bool CheckInstruction(const Instruction& inst, int threads, uint64_t seed,
   }
   const Literal actual = FromBuffer(out, inst.shape());
   const PrimitiveType type = inst.shape().element_type();
-  CompareOptions options = DefaultToleranceFor(type);
+  interpreter::CompareOptions options = interpreter::DefaultToleranceFor(type);
   // Float sums of n terms drift apart by reassociation roughly as sqrt(n).
   const int64_t flops = is_dot ? runtime::DotFlops(inst) : runtime::ConvolutionFlops(inst);
   const int64_t elements = std::max<int64_t>(inst.shape().ElementCount(), 1);
@@ -135,7 +135,7 @@ bool CheckInstruction(const Instruction& inst, int threads, uint64_t seed,
       type == PrimitiveType::kC128) {
     options.atol *= std::sqrt(terms);
   }
-  const CompareResult result = CompareLiterals(actual, *expected, options);
+  const interpreter::CompareResult result = CompareLiterals(actual, *expected, options);
   if (!result.ok()) {
     ADD_FAILURE() << result.ToString() << "\n  " << where;
     return false;
@@ -306,8 +306,8 @@ TEST(DotTest, ThreadCountDoesNotChangeIntegerResults) {
       "s32[200,100]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
   ASSERT_NE(module, nullptr);
   const Instruction& dot = *module->entry()->root();
-  Literal a = RandomLiteral(dot.operand(0)->shape(), 1);
-  Literal b = RandomLiteral(dot.operand(1)->shape(), 2);
+  Literal a = interpreter::RandomLiteral(dot.operand(0)->shape(), 1);
+  Literal b = interpreter::RandomLiteral(dot.operand(1)->shape(), 2);
   std::vector<uint8_t> ab = ToBuffer(a, dot.operand(0)->shape());
   std::vector<uint8_t> bb = ToBuffer(b, dot.operand(1)->shape());
   std::vector<uint8_t> one(200 * 100 * 4), many(200 * 100 * 4);
@@ -457,8 +457,8 @@ TEST(ConvolutionTest, ThreadCountDoesNotChangeIntegerResults) {
   auto module = ConvModule(c, "s32", "s32", "s32");
   ASSERT_NE(module, nullptr);
   const Instruction& conv = *module->entry()->root();
-  Literal a = RandomLiteral(conv.operand(0)->shape(), 1);
-  Literal b = RandomLiteral(conv.operand(1)->shape(), 2);
+  Literal a = interpreter::RandomLiteral(conv.operand(0)->shape(), 1);
+  Literal b = interpreter::RandomLiteral(conv.operand(1)->shape(), 2);
   std::vector<uint8_t> ab = ToBuffer(a, conv.operand(0)->shape());
   std::vector<uint8_t> bb = ToBuffer(b, conv.operand(1)->shape());
   const size_t bytes = static_cast<size_t>(conv.shape().ByteSize());
@@ -647,8 +647,8 @@ TEST(ConvolutionPathTest, ThreadCountDoesNotChangeFastPathResults) {
     auto module = ConvModule(c.conv, "f32", "f32", "f32");
     ASSERT_NE(module, nullptr);
     const Instruction& conv = *module->entry()->root();
-    const Literal a = RandomLiteral(conv.operand(0)->shape(), 3);
-    const Literal b = RandomLiteral(conv.operand(1)->shape(), 4);
+    const Literal a = interpreter::RandomLiteral(conv.operand(0)->shape(), 3);
+    const Literal b = interpreter::RandomLiteral(conv.operand(1)->shape(), 4);
     const std::vector<uint8_t> ab = ToBuffer(a, conv.operand(0)->shape());
     const std::vector<uint8_t> bb = ToBuffer(b, conv.operand(1)->shape());
     const size_t bytes = static_cast<size_t>(conv.shape().ByteSize());
@@ -869,7 +869,7 @@ TEST(SortTest, MatchesInterpreter) {
     for (int64_t k = 0; k < sort.operand_count(); ++k) {
       const Shape& buffer_shape =
           sort.shape().IsTuple() ? sort.shape().tuple_shapes(k) : sort.shape();
-      args.push_back(RandomLiteral(sort.operand(k)->shape(), seed++));
+      args.push_back(interpreter::RandomLiteral(sort.operand(k)->shape(), seed++));
       buffers.push_back(ToBuffer(args.back(), buffer_shape));
     }
     for (auto& b : buffers) pointers.push_back(b.data());
@@ -882,10 +882,10 @@ TEST(SortTest, MatchesInterpreter) {
       const Shape& buffer_shape =
           sort.shape().IsTuple() ? sort.shape().tuple_shapes(k) : sort.shape();
       const Literal& want = sort.shape().IsTuple() ? expected->tuple_elements()[k] : *expected;
-      CompareOptions exact;
+      interpreter::CompareOptions exact;
       exact.atol = 0;
       exact.rtol = 0;
-      const CompareResult result =
+      const interpreter::CompareResult result =
           CompareLiterals(FromBuffer(buffers[k], buffer_shape), want, exact);
       EXPECT_TRUE(result.ok()) << "operand " << k << ": " << result.ToString();
     }

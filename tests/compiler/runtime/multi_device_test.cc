@@ -270,7 +270,7 @@ Program Load(const std::string& program, const std::string& file) {
   for (size_t i = 0; i < members->size(); ++i) {
     for (const importers::NpzMember& m : *members) {
       if (m.name != "arr_" + std::to_string(i)) continue;
-      auto l = ParseNpy(m.bytes, m.name);
+      auto l = interpreter::ParseNpy(m.bytes, m.name);
       EXPECT_TRUE(l.ok()) << l.status().message();
       if (l.ok()) p.inputs.push_back(std::move(*l));
     }
@@ -290,7 +290,7 @@ Program Load(const std::string& program, const std::string& file) {
   for (int i = 0;; ++i) {
     std::string path = DataDir(program) + "/expected" + std::to_string(i) + ".npy";
     if (!std::ifstream(path).good()) break;
-    auto l = ReadNpy(path);
+    auto l = interpreter::ReadNpy(path);
     EXPECT_TRUE(l.ok()) << l.status().message();
     if (l.ok()) p.expected.push_back(std::move(*l));
   }

@@ -110,7 +110,7 @@ TEST(RunProfiledTest, RefusesCollectivesOverMoreDevicesOnEveryBackend) {
   auto parsed = ParseFile(Collectives("all_reduce_mesh.hlo"));
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   const Module& module = *parsed->modules[0];
-  auto args = RandomArguments(module, 1);
+  auto args = interpreter::RandomArguments(module, 1);
   ASSERT_TRUE(args.ok());
   for (const char* backend : {"cpu", "gpu"}) {
     SCOPED_TRACE(backend);
