@@ -47,7 +47,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   GpuCompileOptions gpu_options;
   gpu_options.arch = opts.gpu_arch;
   (*session)->SetGpuOptions(gpu_options);
-  PipelineOptions popts;
+  passes::PipelineOptions popts;
   popts.disabled_passes = opts.disabled_passes;
   popts.only_passes = opts.only_passes;
   popts.snapshot_pass_regex = opts.dump_to.empty() ? "" : opts.dump_pass_re;
@@ -63,7 +63,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
     std::cerr << "; " << (*session)->kernels_after().ToString() << " after";
   std::cerr << "\n";
   if ((*session)->optimized()) {
-    for (const PassRecord& r : (*session)->pipeline_result().passes) {
+    for (const passes::PassRecord& r : (*session)->pipeline_result().passes) {
       std::fprintf(stderr, "  pass %-24s %s %8.3f ms  %lld instructions\n", r.name.c_str(),
                    r.skipped   ? "skipped"
                    : r.changed ? "changed"

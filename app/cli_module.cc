@@ -140,7 +140,7 @@ int RunExplain(const CommonInput& in, const std::string& instruction, bool colle
   if (!session.ok()) return ReportStatus(session.status());
   Status st = (*session)->Optimize();
   if (!st.ok()) return ReportStatus(st);
-  const PassContext& ctx = (*session)->pass_context();
+  const passes::PassContext& ctx = (*session)->pass_context();
   if (collectives) {
     // The collectives the spmd-partitioner inserted, each with its reason.
     const Module& input = (*session)->input();
@@ -170,7 +170,7 @@ int RunExplain(const CommonInput& in, const std::string& instruction, bool colle
     std::cout << FormatCollectiveDecisions(ctx.collectives());
     return kExitOk;
   }
-  std::vector<FusionDecision> decisions =
+  std::vector<passes::FusionDecision> decisions =
       instruction.empty() ? ctx.decisions() : ctx.DecisionsFor(instruction);
   if (!instruction.empty() && decisions.empty()) {
     if ((*session)->input().entry() && !(*session)->input().FindComputation(instruction)) {
@@ -183,7 +183,7 @@ int RunExplain(const CommonInput& in, const std::string& instruction, bool colle
     std::cout << "%" << instruction << ": no fusion decisions (no fusion pass considered it)\n";
     return kExitOk;
   }
-  for (const FusionDecision& d : decisions) {
+  for (const passes::FusionDecision& d : decisions) {
     std::cout << (d.fused ? "fused     " : "not fused ") << "%" << d.producer << " -> %"
               << d.consumer;
     if (!d.fusion.empty()) std::cout << "  (into %" << d.fusion << ")";
@@ -212,13 +212,13 @@ int RunExtract(const CommonInput& in, const ExtractCommandOptions& opts) {
   if (!session.ok()) return ReportStatus(session.status());
   const Module* source = &(*session)->input();
   bool optimized = opts.stage == "optimized_hlo" ||
-                   (opts.stage.empty() && !HasInstruction(*source, opts.instruction));
+                   (opts.stage.empty() && !passes::HasInstruction(*source, opts.instruction));
   if (optimized) {
     Status st = (*session)->Optimize();
     if (!st.ok()) return ReportStatus(st);
     source = (*session)->optimized_module();
   }
-  ExtractOptions options;
+  passes::ExtractOptions options;
   options.height = opts.height;
   auto extracted = ExtractInstruction(*source, opts.instruction, options);
   if (!extracted.ok()) {

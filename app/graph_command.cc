@@ -127,7 +127,7 @@ int RunGraphCommand(const GraphCommandOptions& options) {
   const Module* module = loaded.get();
   if (options.stage == "optimized_hlo") {
     session = std::make_unique<session::CompileSession>(std::move(loaded));
-    PipelineOptions popts;
+    passes::PipelineOptions popts;
     popts.snapshot_pass_regex = "";  // the graph needs the result only
     Status st = session->Optimize(popts);
     if (!st.ok()) return Fail(st);

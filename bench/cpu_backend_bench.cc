@@ -359,7 +359,7 @@ StatusOr<Loaded*> Load(const Workload& workload) {
 StatusOr<runtime::CpuExecutable*> Compile(Loaded& loaded, bool fused) {
   if (loaded.executable != nullptr && loaded.executable_fused == fused) return loaded.executable.get();
   loaded.executable.reset();
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(*loaded.module, fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(*loaded.module, fused));
   ASSIGN_OR_RETURN(loaded.executable, runtime::CpuExecutable::Create(std::move(optimized)));
   loaded.executable_fused = fused;
   RETURN_IF_ERROR(loaded.executable->RunInto(loaded.args, loaded.result));

@@ -62,7 +62,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
     return;
   }
   auto args = interpreter::RandomArguments(**parsed, 1);
-  auto optimized = OptimizeForBackend(**parsed, fused);
+  auto optimized = passes::OptimizeForBackend(**parsed, fused);
   if (!args.ok() || !optimized.ok()) {
     state.SkipWithError("cannot prepare the module");
     return;

@@ -25,17 +25,17 @@ void RunPipeline(benchmark::State& state, const std::string& relative) {
     state.PauseTiming();
     std::unique_ptr<Module> module = input.Clone();
     state.ResumeTiming();
-    Pipeline pipeline = MakeOptimizationPipeline();
-    PipelineOptions options;
+    passes::Pipeline pipeline = passes::MakeOptimizationPipeline();
+    passes::PipelineOptions options;
     options.snapshot_pass_regex = "";  // time the passes, not the printing
-    PassContext context;
-    PipelineResult result;
+    passes::PassContext context;
+    passes::PipelineResult result;
     Status st = pipeline.Run(*module, options, context, &result);
     if (!st.ok()) {
       state.SkipWithError(st.message().c_str());
       return;
     }
-    for (const PassRecord& r : result.passes) pass_ns[r.name] += static_cast<double>(r.wall_ns);
+    for (const passes::PassRecord& r : result.passes) pass_ns[r.name] += static_cast<double>(r.wall_ns);
     ++runs;
   }
   for (const auto& [name, ns] : pass_ns) state.counters[name + "_ms"] = ns / runs * 1e-6;
@@ -50,7 +50,7 @@ void ForBackend(benchmark::State& state, const std::string& relative) {
     return;
   }
   for (auto _ : state) {
-    auto optimized = OptimizeForBackend(*parsed->modules[0], /*fused=*/true);
+    auto optimized = passes::OptimizeForBackend(*parsed->modules[0], /*fused=*/true);
     if (!optimized.ok()) {
       state.SkipWithError(optimized.status().message().c_str());
       return;

@@ -192,7 +192,7 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   };
   for (bool fused : {false, true}) {
     std::string backend = std::string("cpu ") + (fused ? "fused" : "unfused");
-    auto optimized = OptimizeForBackend(module, fused);
+    auto optimized = passes::OptimizeForBackend(module, fused);
     if (!optimized.ok())
       return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
     runtime::CpuExecutableOptions options;
@@ -207,7 +207,7 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   if (gpu && StraightLine(module) && LargestArray(module) <= 1024) {
     for (bool fused : {false, true}) {
       std::string backend = std::string("gpu emulator ") + (fused ? "fused" : "unfused");
-      auto optimized = OptimizeForBackend(module, fused);
+      auto optimized = passes::OptimizeForBackend(module, fused);
       if (!optimized.ok())
         return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
       auto emulator = GpuEmulator::Create(std::move(*optimized));

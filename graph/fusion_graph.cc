@@ -252,7 +252,7 @@ class Builder {
         continue;
       }
       AddInstructionNode(*inst, cluster, fusion);
-      if (CallsProgram(*inst)) {
+      if (passes::CallsProgram(*inst)) {
         for (const Computation* callee : inst->called_computations()) {
           if (callee == nullptr || !program_.count(callee) || !drawn_.insert(callee).second)
             continue;
@@ -407,7 +407,7 @@ class Builder {
         }
       }
       // A called program computation's result flows back into its caller.
-      if (CallsProgram(*inst)) {
+      if (passes::CallsProgram(*inst)) {
         for (const Computation* callee : inst->called_computations()) {
           if (callee == nullptr || !program_.count(callee) || callee->root() == nullptr) continue;
           for (int from : Sources(callee->root())) {

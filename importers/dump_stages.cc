@@ -98,7 +98,7 @@ int AddXlaDumpStages(const DumpModule& module, session::CompileSession* session)
   return added;
 }
 
-StatusOr<DumpFusionComparison> CompareDumpFusion(const DumpModule& module, const PipelineOptions& options) {
+StatusOr<DumpFusionComparison> CompareDumpFusion(const DumpModule& module, const passes::PipelineOptions& options) {
   const DumpFile* before = module.BeforeOptimizations();
   const DumpFile* after = module.AfterOptimizations();
   if (before == nullptr || after == nullptr) {

@@ -33,6 +33,6 @@ struct DumpFusionComparison {
   std::string input_file, xla_file;
   std::vector<std::string> warnings;
 };
-StatusOr<DumpFusionComparison> CompareDumpFusion(const DumpModule& module, const PipelineOptions& options = {});
+StatusOr<DumpFusionComparison> CompareDumpFusion(const DumpModule& module, const passes::PipelineOptions& options = {});
 
 }  // namespace fusebox::importers

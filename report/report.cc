@@ -118,9 +118,9 @@ void GatherStages(session::CompileSession& session, const ReportOptions& options
     g->stages.push_back({e.name, e.name + ".txt", e.description, *text});
   }
   // Pass diffs: each pass's snapshot against the module before it.
-  const PipelineResult& pipeline = session.pipeline_result();
+  const passes::PipelineResult& pipeline = session.pipeline_result();
   std::string previous = pipeline.before;
-  for (const PassRecord& r : pipeline.passes) {
+  for (const passes::PassRecord& r : pipeline.passes) {
     Gathered::PassDiff d;
     d.name = r.name;
     d.changed = r.changed;
@@ -508,7 +508,7 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   g.module_name = module.name();
   g.source = input.source;
   g.summary = Summarize(module);
-  g.before = CountKernels(module);
+  g.before = passes::CountKernels(module);
   g.env = CollectEnvironment(options.command_line);
   g.xla_stages = std::move(input.xla_stages);
   g.xla_comparison = std::move(input.xla_comparison);
@@ -523,7 +523,7 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
     if (!options.gpu_arch.empty()) gpu.arch = options.gpu_arch;
     session.SetGpuOptions(gpu);
   }
-  PipelineOptions popts;
+  passes::PipelineOptions popts;
   popts.snapshot_pass_regex = ".*";
   RETURN_IF_ERROR(session.Optimize(popts));
   g.after = session.kernels_after();

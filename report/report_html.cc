@@ -308,7 +308,7 @@ std::string PartitionerCollectivesPart(const Gathered& g) {
   h << "<h3>Collectives the partitioner inserted</h3>";
   if (!g.collective_decisions.empty()) {
     std::vector<std::vector<std::string>> decisions;
-    for (const CollectiveDecision& c : g.collective_decisions) {
+    for (const passes::CollectiveDecision& c : g.collective_decisions) {
       decisions.push_back({EscapeHtml("%" + c.collective), EscapeHtml(c.kind),
                            EscapeHtml("%" + c.for_instruction), EscapeHtml(c.groups),
                            Bytes(c.bytes_per_device), EscapeHtml(c.reason)});
@@ -562,7 +562,7 @@ std::string DecisionsSection(const Gathered& g) {
   } else {
     std::vector<std::vector<std::string>> d;
     int fused = 0;
-    for (const FusionDecision& x : g.decisions) {
+    for (const passes::FusionDecision& x : g.decisions) {
       fused += x.fused ? 1 : 0;
       d.push_back({x.fused ? "<span class=\"fused\">fused</span>" : "<span class=\"notfused\">not fused</span>",
                    EscapeHtml("%" + x.producer), EscapeHtml("%" + x.consumer), EscapeHtml(x.fusion.empty() ? "" : "%" + x.fusion),

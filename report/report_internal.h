@@ -35,12 +35,12 @@ struct Gathered {
   std::string module_name;
   std::string source;
   ModuleSummary summary;
-  KernelCount before, after;
+  passes::KernelCount before, after;
   std::optional<session::ProfiledRun> unfused, fused;
   std::string unfused_error, fused_error;
   profiler::KernelSummary fused_summary, unfused_summary;
   std::string graph_svg, graph_note;
-  std::vector<FusionDecision> decisions;
+  std::vector<passes::FusionDecision> decisions;
   struct StageText {
     std::string name, file, title, text;
   };
@@ -74,7 +74,7 @@ struct Gathered {
     int64_t runs = 1;
   };
   std::optional<DeviceRun> devices_fused, devices_unfused;
-  std::vector<CollectiveDecision> collective_decisions;
+  std::vector<passes::CollectiveDecision> collective_decisions;
   bool per_device_listed = false;
   std::vector<CollectiveInstruction> fusebox_collectives;  // of the per-device program that ran
   std::string check_note;  // which reference the multi-device check used

@@ -37,7 +37,7 @@ std::string MarkdownDevices(const Gathered& g) {
     }
     m << "\n";
   }
-  for (const CollectiveDecision& c : g.collective_decisions) {
+  for (const passes::CollectiveDecision& c : g.collective_decisions) {
     m << "  - `%" << c.collective << "` " << c.kind << ": " << c.reason << "\n";
   }
   if (g.xla_collectives_listed) {

@@ -35,7 +35,7 @@ struct DecisionCells {
   std::string what;
   std::string reason;
 };
-DecisionCells CellsOf(const CollectiveDecision& d) {
+DecisionCells CellsOf(const passes::CollectiveDecision& d) {
   return {d.kind + " " + d.groups + ", " + FormatBytes(d.bytes_per_device) + "/device", d.reason};
 }
 
@@ -148,7 +148,7 @@ std::vector<InfoLine> InspectorDevicesLines(const WorkbenchContext& context, con
   // Why the partitioner put it there (or, for the instruction it serves, which
   // collective it needed).
   if (module.optimized) {
-    for (const CollectiveDecision& d : module.session->pass_context().collectives()) {
+    for (const passes::CollectiveDecision& d : module.session->pass_context().collectives()) {
       if (in_optimized && d.collective == inst->name()) {
         lines.push_back({K::kLink, "inserted by " + d.pass + " for ", d.for_instruction, ""});
         lines.push_back({K::kReason, d.reason, ""});
@@ -169,7 +169,7 @@ std::string DevicesText(const ModuleDoc* module) {
     out += line.text + (line.link.empty() ? "" : "%" + line.link) + line.after + "\n";
   }
   if (out.empty() || !module->optimized) return out;
-  for (const CollectiveDecision& d : module->session->pass_context().collectives()) {
+  for (const passes::CollectiveDecision& d : module->session->pass_context().collectives()) {
     DecisionCells cells = CellsOf(d);
     out += "%" + d.collective + "  " + cells.what + "  for %" + d.for_instruction + ": " +
            cells.reason + "\n";
@@ -234,7 +234,7 @@ void DrawInfoLines(WorkbenchContext& context, const std::vector<InfoLine>& lines
   }
 }
 
-void DrawCollectiveDecisions(WorkbenchContext& context, const std::vector<CollectiveDecision>& decisions) {
+void DrawCollectiveDecisions(WorkbenchContext& context, const std::vector<passes::CollectiveDecision>& decisions) {
   if (decisions.empty()) return;
   ImGui::TextColored(kAccentColour, "Collectives the partitioner inserted (%zu)", decisions.size());
   if (!ImGui::BeginTable(
@@ -247,7 +247,7 @@ void DrawCollectiveDecisions(WorkbenchContext& context, const std::vector<Collec
   ImGui::TableSetupColumn("reason", ImGuiTableColumnFlags_WidthStretch, 1.6f);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < decisions.size(); ++i) {
-    const CollectiveDecision& d = decisions[i];
+    const passes::CollectiveDecision& d = decisions[i];
     const DecisionCells cells = CellsOf(d);
     ImGui::PushID(static_cast<int>(i));
     ImGui::TableNextRow();
@@ -270,7 +270,7 @@ void DrawDevicesPanel(WorkbenchContext& context, ModuleDoc* module) {
   if (lines.empty()) return;
   const std::string title = "Devices (" + std::to_string(module->devices.devices) + ")###devices";
   if (!ImGui::CollapsingHeader(title.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const std::vector<CollectiveDecision>* decisions =
+  const std::vector<passes::CollectiveDecision>* decisions =
       module->optimized ? &module->session->pass_context().collectives() : nullptr;
   // Its own scrolled region, so that a program with many shardings leaves room for the
   // instruction list below.

@@ -33,7 +33,7 @@ std::string DevicesText(const ModuleDoc* module);
 std::string InspectorDevicesText(const WorkbenchContext& context);
 
 void DrawInfoLines(WorkbenchContext& context, const std::vector<InfoLine>& lines);
-void DrawCollectiveDecisions(WorkbenchContext& context, const std::vector<CollectiveDecision>& decisions);
+void DrawCollectiveDecisions(WorkbenchContext& context, const std::vector<passes::CollectiveDecision>& decisions);
 // The collapsible devices panel of the module browser (nothing for one device).
 void DrawDevicesPanel(WorkbenchContext& context, ModuleDoc* module);
 

@@ -91,8 +91,8 @@ void InspectorPanel::DrawDecisions(WorkbenchContext& workbench, const ModuleDoc&
     ImGui::TextDisabled(module.optimize_error.empty() ? "waiting for the pipeline" : "the pipeline did not run");
     return;
   }
-  const PassContext& context = module.session->pass_context();
-  auto draw_decision = [&](const FusionDecision& d, int id) {
+  const passes::PassContext& context = module.session->pass_context();
+  auto draw_decision = [&](const passes::FusionDecision& d, int id) {
     ImGui::PushID(id);
     ImGui::TextColored(d.fused ? kFusedColour : kNotFusedColour, "%s", d.fused ? "fused" : "not fused");
     ImGui::SameLine();
@@ -115,7 +115,7 @@ void InspectorPanel::DrawDecisions(WorkbenchContext& workbench, const ModuleDoc&
   };
   const std::string& selection = workbench.selection();
   if (!selection.empty()) {
-    std::vector<FusionDecision> decisions = context.DecisionsFor(selection);
+    std::vector<passes::FusionDecision> decisions = context.DecisionsFor(selection);
     if (decisions.empty()) {
       ImGui::TextColored(kDimColour, "No fusion pass looked at an edge of %%%s.", selection.c_str());
     }

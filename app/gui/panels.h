@@ -87,9 +87,9 @@ class PassesPanel : public Panel {
 
  private:
   void DrawXlaPasses(WorkbenchContext& context, ModuleDoc* module);
-  void DrawStepper(const PipelineResult& pipeline);
-  void DrawPassList(const PipelineResult& pipeline);
-  void DrawPass(WorkbenchContext& context, const PipelineResult& pipeline);
+  void DrawStepper(const passes::PipelineResult& pipeline);
+  void DrawPassList(const passes::PipelineResult& pipeline);
+  void DrawPass(WorkbenchContext& context, const passes::PipelineResult& pipeline);
 
   int selected_pass_ = -1;
   int diff_shown_pass_ = -2;

@@ -13,7 +13,7 @@ namespace {
 
 // The next pass from `from` in `direction` (+1 / -1) that changed the module; `from`
 // when there is none.
-int NextChanged(const PipelineResult& pipeline, int from, int direction) {
+int NextChanged(const passes::PipelineResult& pipeline, int from, int direction) {
   const int count = static_cast<int>(pipeline.passes.size());
   for (int i = from + direction; i >= 0 && i < count; i += direction) {
     if (pipeline.passes[i].changed) return i;
@@ -104,7 +104,7 @@ void PassesPanel::Draw(WorkbenchContext& context) {
     ImGui::TextDisabled(module && !module->optimize_error.empty() ? "The pipeline failed." : "Running the pipeline...");
     return;
   }
-  const PipelineResult& pipeline = module->session->pipeline_result();
+  const passes::PipelineResult& pipeline = module->session->pipeline_result();
   const int count = static_cast<int>(pipeline.passes.size());
   if (selected_pass_ < 0 && count > 0) selected_pass_ = NextChanged(pipeline, -1, 1);
   if (selected_pass_ >= count) selected_pass_ = count - 1;
@@ -122,7 +122,7 @@ void PassesPanel::Draw(WorkbenchContext& context) {
 }
 
 // Previous / next (changed) pass, the snapshot-or-diff switch, the pipeline's totals.
-void PassesPanel::DrawStepper(const PipelineResult& pipeline) {
+void PassesPanel::DrawStepper(const passes::PipelineResult& pipeline) {
   const int count = static_cast<int>(pipeline.passes.size());
   if (ImGui::Button("< Previous") && selected_pass_ > 0) --selected_pass_;
   ImGui::SameLine();
@@ -134,13 +134,13 @@ void PassesPanel::DrawStepper(const PipelineResult& pipeline) {
   ImGui::SameLine();
   ImGui::Checkbox("module after the pass instead of the diff", &pass_show_snapshot_);
   int changed = 0;
-  for (const PassRecord& r : pipeline.passes) changed += r.changed;
+  for (const passes::PassRecord& r : pipeline.passes) changed += r.changed;
   ImGui::TextColored(kDimColour, "%s: %d passes, %d changed the module, %.2f ms in all",
                      pipeline.pipeline_name.c_str(), count, changed, pipeline.total_ns * 1e-6);
 }
 
 // Every pass with its time and instruction count; changed passes stand out.
-void PassesPanel::DrawPassList(const PipelineResult& pipeline) {
+void PassesPanel::DrawPassList(const passes::PipelineResult& pipeline) {
   const int count = static_cast<int>(pipeline.passes.size());
   if (ImGui::BeginTable("pass_list", 4,
                         ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter,
@@ -152,7 +152,7 @@ void PassesPanel::DrawPassList(const PipelineResult& pipeline) {
     ImGui::TableSetupColumn("instrs", ImGuiTableColumnFlags_WidthFixed, 48);
     ImGui::TableHeadersRow();
     for (int i = 0; i < count; ++i) {
-      const PassRecord& r = pipeline.passes[i];
+      const passes::PassRecord& r = pipeline.passes[i];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text("%d", i);
@@ -178,10 +178,10 @@ void PassesPanel::DrawPassList(const PipelineResult& pipeline) {
 
 // The selected pass: what it did, and its diff against the module before it (or the
 // module after it).
-void PassesPanel::DrawPass(WorkbenchContext& context, const PipelineResult& pipeline) {
+void PassesPanel::DrawPass(WorkbenchContext& context, const passes::PipelineResult& pipeline) {
   const int count = static_cast<int>(pipeline.passes.size());
   if (selected_pass_ >= 0 && selected_pass_ < count) {
-    const PassRecord& r = pipeline.passes[selected_pass_];
+    const passes::PassRecord& r = pipeline.passes[selected_pass_];
     // The module before this pass: the latest snapshot before it, or the input.
     std::string before = pipeline.before;
     std::string before_title = "before the pipeline";

@@ -91,7 +91,7 @@ void StagesPanel::Draw(WorkbenchContext& context) {
   for (const char* s : kCpuStages) stages.push_back(s);
   for (const char* s : kGpuStages) stages.push_back(s);
   if (module->optimized) {
-    const PipelineResult& pipeline = module->session->pipeline_result();
+    const passes::PipelineResult& pipeline = module->session->pipeline_result();
     for (size_t i = 0; i < pipeline.passes.size(); ++i) {
       if (pipeline.passes[i].has_snapshot) stages.push_back(PassStageName(i, pipeline.passes[i].name));
     }

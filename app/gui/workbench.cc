@@ -300,7 +300,7 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
   if (entry.loading || entry.ready) return;
   if (auto pass = ParsePassStage(stage)) {
     if (!module->optimized) return;  // wait for the pipeline
-    const PipelineResult& pipeline = module->session->pipeline_result();
+    const passes::PipelineResult& pipeline = module->session->pipeline_result();
     entry.ready = true;
     if (*pass < pipeline.passes.size() && pipeline.passes[*pass].has_snapshot) {
       entry.text = pipeline.passes[*pass].snapshot;
@@ -558,7 +558,7 @@ size_t Workbench::pass_snapshot_count() const {
     return n;
   }
   if (!module->optimized) return 0;
-  for (const PassRecord& p : module->session->pipeline_result().passes) n += p.has_snapshot ? 1 : 0;
+  for (const passes::PassRecord& p : module->session->pipeline_result().passes) n += p.has_snapshot ? 1 : 0;
   return n;
 }
 

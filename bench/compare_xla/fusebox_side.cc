@@ -107,7 +107,7 @@ int Main(int argc, char** argv) {
     module = std::move(parsed->modules[0]);
     parse_s.push_back(parse_watch.ElapsedSeconds());
     Stopwatch pipeline_watch;
-    optimized = OptimizeForBackend(*module, !unfused);
+    optimized = passes::OptimizeForBackend(*module, !unfused);
     if (!optimized.ok()) return Fail(optimized.status().message());
     pipeline_s.push_back(pipeline_watch.ElapsedSeconds());
   }
@@ -119,8 +119,8 @@ int Main(int argc, char** argv) {
   };
   j["compile_s"]["parse"] = warm_median(parse_s);
   j["compile_s"]["pipeline"] = warm_median(pipeline_s);
-  j["kernels"] = CountKernels(**optimized).kernels;
-  j["kernels_unfused"] = CountKernels(*module).kernels;
+  j["kernels"] = passes::CountKernels(**optimized).kernels;
+  j["kernels_unfused"] = passes::CountKernels(*module).kernels;
 
   runtime::CpuExecutableOptions options;
   options.threads = threads;

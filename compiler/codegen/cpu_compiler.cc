@@ -24,7 +24,7 @@
 
 namespace fusebox {
 
-bool IsCpuKernel(const Instruction& inst) { return IsKernel(inst); }
+bool IsCpuKernel(const Instruction& inst) { return passes::IsKernel(inst); }
 
 namespace {
 

@@ -94,7 +94,7 @@ struct RowLoop {
   bool outlined = false;
 };
 
-std::vector<RowLoop> RowLoops(const Instruction& inst, const RowPlan& plan);
+std::vector<RowLoop> RowLoops(const Instruction& inst, const passes::RowPlan& plan);
 
 // The units CompileForCpu spreads over modules for one kernel: a row kernel's outlined
 // reduces, then the rest of it (its entry, inline loops included); or the whole kernel.

@@ -137,7 +137,7 @@ const Instruction* KernelEmitter::PlanReductions(const Instruction& inst, const 
   // own loop then folds the rows.
   // Row kernels (softmax, normalizations; see row_fusion.h): every reduce once per row.
   if (kernel->kind == CpuKernel::Kind::kLoop && inst.opcode() == Opcode::kFusion && groups.size() == 1) {
-    rows_ = PlanRowKernel(inst);
+    rows_ = passes::PlanRowKernel(inst);
     kernel->row_kernel = rows_.has_value();
   }
   const Instruction* split = nullptr;

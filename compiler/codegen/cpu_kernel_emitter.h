@@ -199,7 +199,7 @@ class KernelEmitter {
   llvm::LLVMContext& context_;
   const Instruction* split_ = nullptr;
   std::optional<ColumnPlan> columns_;
-  std::optional<RowPlan> rows_;
+  std::optional<passes::RowPlan> rows_;
   std::vector<llvm::Module*> row_piece_modules_;
   std::vector<std::string> row_functions_;
   bool streaming_ = false;  // emitting the streaming variant of a loop group

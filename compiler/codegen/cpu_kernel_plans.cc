@@ -258,14 +258,14 @@ bool IsTranscendental(Opcode op) {
   }
 }
 
-std::vector<RowLoop> RowLoops(const Instruction& inst, const RowPlan& plan) {
+std::vector<RowLoop> RowLoops(const Instruction& inst, const passes::RowPlan& plan) {
   std::vector<RowLoop> loops;
   for (size_t loop = 0; loop <= plan.reduces.size(); ++loop) {
     std::unordered_set<const Instruction*> seen;
     for (size_t j = 0; j < plan.reduces.size(); ++j) {
       if (j != loop) seen.insert(plan.reduces[j]);
     }
-    for (const RowPlan::Materialized& m : plan.materialized) {
+    for (const passes::RowPlan::Materialized& m : plan.materialized) {
       if (static_cast<size_t>(m.pass) < loop) seen.insert(m.value);
     }
     std::vector<const Instruction*> stack;
@@ -291,10 +291,10 @@ std::vector<RowLoop> RowLoops(const Instruction& inst, const RowPlan& plan) {
 // The units CompileForCpu spreads over modules for one kernel: a row kernel's outlined
 // reduces, then the rest of it (its entry, inline loops included); or the whole kernel.
 std::vector<int64_t> CompileUnitSizes(const Instruction& inst) {
-  std::optional<RowPlan> plan;
+  std::optional<passes::RowPlan> plan;
   if (inst.opcode() == Opcode::kFusion && inst.fused_computation() != nullptr && InPlaceUpdate(inst) == nullptr) {
     const Opcode root = inst.fused_computation()->root()->opcode();
-    if (root != Opcode::kScatter && root != Opcode::kSelectAndScatter) plan = PlanRowKernel(inst);
+    if (root != Opcode::kScatter && root != Opcode::kSelectAndScatter) plan = passes::PlanRowKernel(inst);
   }
   if (!plan) return {EstimatedCodeSize(inst)};
   std::vector<int64_t> sizes;

@@ -12,7 +12,7 @@ namespace fusebox::codegen::cpu {
 Status KernelEmitter::EmitRowKernel(const Instruction& inst, const std::vector<OutputLeaf>& outputs,
                                     const std::vector<int64_t>& members, int64_t partition_dim, int64_t buffer_count,
                                     const std::string& name) {
-  const RowPlan& plan = *rows_;
+  const passes::RowPlan& plan = *rows_;
   const int64_t k = plan.row_rank;
   std::vector<int64_t> first_slot;
   int64_t slots = 0;
@@ -41,7 +41,7 @@ Status KernelEmitter::EmitRowKernel(const Instruction& inst, const std::vector<O
   const std::vector<int64_t> bounds(shape.dimensions().begin(), shape.dimensions().end());
   const std::vector<int64_t> trailing(bounds.begin() + k, bounds.end());
   std::vector<IrArray> row_buffers;
-  for (const RowPlan::Materialized& m : plan.materialized) {
+  for (const passes::RowPlan::Materialized& m : plan.materialized) {
     llvm::Type* storage = *codegen::StorageType(context_, m.value->shape().element_type());
     llvm::AllocaInst* row = emitter.EntryAlloca(
         llvm::ArrayType::get(storage, static_cast<uint64_t>(plan.row_length)), m.value->name() + ".row");
@@ -121,7 +121,7 @@ Status KernelEmitter::EmitRowKernel(const Instruction& inst, const std::vector<O
         }
       });
       for (const Instruction* reduce : plan.reduces) emitter.Unbind(reduce);
-      for (const RowPlan::Materialized& m : plan.materialized) emitter.Unbind(m.value);
+      for (const passes::RowPlan::Materialized& m : plan.materialized) emitter.Unbind(m.value);
     });
   });
   b.CreateRetVoid();
@@ -132,7 +132,7 @@ Status KernelEmitter::EmitRowKernel(const Instruction& inst, const std::vector<O
 
 std::vector<llvm::Value*> KernelEmitter::EmitRowReduction(ElementalEmitter& emitter, llvm::IRBuilder<>& b, size_t j,
                                                           const IrIndex& row, const std::vector<IrArray>& row_buffers) const {
-  const RowPlan& plan = *rows_;
+  const passes::RowPlan& plan = *rows_;
   const Instruction* reduce = plan.reduces[j];
   const size_t k = static_cast<size_t>(plan.row_rank);
   std::vector<size_t> kept;
@@ -202,7 +202,7 @@ std::pair<PrimitiveType, llvm::Value*> KernelEmitter::RowSlot(llvm::IRBuilder<>&
 
 Status KernelEmitter::BindRowState(ElementalEmitter& emitter, llvm::IRBuilder<>& b, size_t done, llvm::Value* values,
                                    const std::vector<IrArray>& row_buffers, const std::vector<int64_t>& first_slot) const {
-  const RowPlan& plan = *rows_;
+  const passes::RowPlan& plan = *rows_;
   for (size_t j = 0; j < done; ++j) {
     ASSIGN_OR_RETURN(std::vector<llvm::Value*> found, LoadRowValues(b, values, j, first_slot));
     emitter.BindValues(plan.reduces[j], std::move(found));
@@ -215,7 +215,7 @@ Status KernelEmitter::BindRowState(ElementalEmitter& emitter, llvm::IRBuilder<>&
 
 Status KernelEmitter::EmitRowReduce(llvm::Module& target, const Instruction& inst, const Shape& shape, int64_t buffer_count,
                                     const std::string& name, size_t j, const std::vector<int64_t>& first_slot) {
-  const RowPlan& plan = *rows_;
+  const passes::RowPlan& plan = *rows_;
   const int64_t k = plan.row_rank;
   const int64_t kept_rows = static_cast<int64_t>(plan.materialized.size());
   llvm::LLVMContext& context = target.getContext();

@@ -32,7 +32,7 @@
 
 namespace fusebox {
 
-bool IsGpuKernel(const Instruction& inst) { return IsKernel(inst); }
+bool IsGpuKernel(const Instruction& inst) { return passes::IsKernel(inst); }
 
 const std::vector<std::string>& SupportedGpuArchs() {
   static const std::vector<std::string> archs = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};

@@ -187,7 +187,7 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
   for (const OutputLeaf& leaf : outputs) {
     if (!leaf.shape.IsArray()) return Unimplemented(inst.name() + ": nested tuple results are not supported");
   }
-  if (std::optional<RowPlan> rows = PlanRowKernel(inst); rows) {
+  if (std::optional<passes::RowPlan> rows = passes::PlanRowKernel(inst); rows) {
     kernel->kind_name = "reduction(row kernel)";
     return EmitRowKernel(inst, *rows, outputs, kernel);
   }

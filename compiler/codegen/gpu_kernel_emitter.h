@@ -241,7 +241,7 @@ class GpuKernelEmitter {
   // group binds it for the rest of the row. Then the group stores the outputs over the
   // row. The values the CPU keeps in row buffers are computed again (arithmetic is cheap
   // next to memory traffic here).
-  Status EmitRowKernel(const Instruction& inst, const RowPlan& plan, const std::vector<OutputLeaf>& outputs,
+  Status EmitRowKernel(const Instruction& inst, const passes::RowPlan& plan, const std::vector<OutputLeaf>& outputs,
                        GpuKernel* kernel);
 
   // Reductions that keep the operand's minor dimension: 32 consecutive outputs per block

@@ -367,7 +367,7 @@ StatusOr<GpuKernelEmitter::RowGroups> GpuKernelEmitter::BeginRowGroups(const Ins
   return rg;
 }
 
-Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const RowPlan& plan, const std::vector<OutputLeaf>& outputs,
+Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::RowPlan& plan, const std::vector<OutputLeaf>& outputs,
                                        GpuKernel* kernel) {
   const int64_t k = plan.row_rank;
   const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());

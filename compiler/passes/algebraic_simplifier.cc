@@ -12,7 +12,7 @@
 #include "compiler/support/planted_bugs.h"
 #include "compiler/verifier/shape_inference.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 namespace {
 
@@ -463,4 +463,4 @@ StatusOr<bool> AlgebraicSimplifier::Run(Module& module, PassContext& /*context*/
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

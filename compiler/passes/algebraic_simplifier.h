@@ -22,7 +22,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 struct AlgebraicSimplifierOptions {
   // Sweeps over a computation before giving up on reaching a fixed point.
@@ -39,4 +39,4 @@ class AlgebraicSimplifier : public Pass {
   AlgebraicSimplifierOptions options_;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 // Nested calls are inlined one level per round; deeper nesting than this means a
@@ -133,4 +133,4 @@ StatusOr<bool> CallInliner::Run(Module& module, PassContext& /*context*/) {
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -5,7 +5,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // Replaces every `call` instruction with a copy of its callee's instructions: the
 // callee's parameters become the call's operands and the copy of its root takes over
@@ -26,4 +26,4 @@ class CallInliner : public Pass {
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

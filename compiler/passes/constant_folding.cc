@@ -11,7 +11,7 @@
 #include "compiler/support/planted_bugs.h"
 #include "compiler/verifier/shape_inference.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 namespace {
 
@@ -148,4 +148,4 @@ StatusOr<bool> ConstantFolding::Run(Module& module, PassContext& /*context*/) {
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

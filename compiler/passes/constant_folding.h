@@ -17,7 +17,7 @@
 #include "compiler/ir/literal.h"
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 struct ConstantFoldingOptions {
   // Largest result, in elements, the pass folds into a literal.
@@ -43,4 +43,4 @@ class ConstantFolding : public Pass {
   ConstantFoldingOptions options_;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

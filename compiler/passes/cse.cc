@@ -9,7 +9,7 @@
 #include "compiler/passes/dce.h"
 #include "compiler/support/planted_bugs.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 // The attribute text of `inst` without its metadata, which says where an op came from
@@ -116,4 +116,4 @@ StatusOr<bool> CommonSubexpressionElimination::Run(Module& module, PassContext& 
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -5,7 +5,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // Within each computation, merges instructions that compute the same value into the
 // first of them (in post order): same opcode, same shape including layout, the same
@@ -26,4 +26,4 @@ class CommonSubexpressionElimination : public Pass {
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 bool ComputationHasSideEffect(const Computation& computation,
@@ -122,4 +122,4 @@ StatusOr<bool> DeadCodeElimination::Run(Module& module, PassContext& /*context*/
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -6,7 +6,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // Removes instructions nothing uses, in every computation, then the computations nothing
 // calls any more. An instruction is dead when it has no users, is not its computation's
@@ -36,4 +36,4 @@ bool HasSideEffectNoRecurse(const Instruction& instruction);
 bool HasSideEffect(const Instruction& instruction,
                    std::unordered_map<const Computation*, bool>* cache = nullptr);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -14,7 +14,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/verifier/verifier.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 namespace {
 
@@ -180,4 +180,4 @@ StatusOr<std::unique_ptr<Module>> ExtractInstruction(const Module& module, const
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -12,7 +12,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 struct ExtractOptions {
   int height = 0;  // levels of operands kept (0: just the instruction)
@@ -30,4 +30,4 @@ StatusOr<std::unique_ptr<Module>> ExtractInstruction(const Module& module, const
 // Whether `module` has an instruction named `name`.
 bool HasInstruction(const Module& module, const std::string& name);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

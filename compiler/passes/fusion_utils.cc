@@ -8,7 +8,7 @@
 
 #include "compiler/support/planted_bugs.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 bool IsMultiOutputFusion(const Instruction& instruction) {
   return instruction.opcode() == Opcode::kFusion && instruction.fused_computation() != nullptr &&
@@ -382,4 +382,4 @@ StatusOr<Instruction*> FuseSiblings(Instruction* a, Instruction* b, FusionKind k
   return BuildFusion(group);
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

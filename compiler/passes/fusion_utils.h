@@ -16,7 +16,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // A group of instructions of one computation to become one fusion.
 struct FusionGroup {
@@ -71,4 +71,4 @@ bool Reaches(const Instruction* from, const Instruction* to);
 // into `from` as a multi-output fusion would turn into a cycle.
 const Instruction* IndirectPath(const Instruction* from, const Instruction* to);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

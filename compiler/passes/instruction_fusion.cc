@@ -9,7 +9,7 @@
 
 #include "compiler/passes/fusion_utils.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // ---- Op classes ---------------------------------------------------------------------
 
@@ -493,4 +493,4 @@ StatusOr<bool> InstructionFusion::Run(Module& module, PassContext& context) {
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

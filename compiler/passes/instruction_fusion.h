@@ -32,7 +32,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 struct InstructionFusionOptions {
   int64_t max_fusion_operands = 64;
@@ -57,4 +57,4 @@ class InstructionFusion : public Pass {
 // convolution, reduce and anything not elementwise or data movement.
 std::optional<std::string> IsExpensive(const Instruction& instruction);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

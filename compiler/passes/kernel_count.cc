@@ -4,7 +4,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace fusebox {
+namespace fusebox::passes {
 
 bool IsKernel(const Instruction& inst) {
   switch (inst.opcode()) {
@@ -91,4 +91,4 @@ std::string KernelCount::ToString() const {
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -12,7 +12,7 @@
 
 #include "compiler/ir/module.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 struct KernelCount {
   int64_t kernels = 0;
@@ -29,4 +29,4 @@ bool IsKernel(const Instruction& inst);
 // async-start), not inside a kernel.
 bool CallsProgram(const Instruction& inst);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

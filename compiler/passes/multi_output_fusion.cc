@@ -9,7 +9,7 @@
 #include "compiler/passes/fusion_utils.h"
 #include "compiler/passes/instruction_fusion.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 std::string Name(const Instruction* inst) { return "%" + inst->name(); }
@@ -262,4 +262,4 @@ StatusOr<bool> MultiOutputFusion::Run(Module& module, PassContext& context) {
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

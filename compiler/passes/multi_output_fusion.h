@@ -24,7 +24,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 struct MultiOutputFusionOptions {
   int64_t max_fusion_operands = 64;
@@ -41,4 +41,4 @@ class MultiOutputFusion : public Pass {
   MultiOutputFusionOptions options_;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -17,7 +17,7 @@
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/verifier/verifier.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 namespace {
 
@@ -100,4 +100,4 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   return copy;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

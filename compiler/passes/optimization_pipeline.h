@@ -9,7 +9,7 @@
 
 #include "compiler/passes/pipeline.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // The pipeline for the CPU backend (the GPU backend shares it for now). For a module that
 // still needs SPMD partitioning (NeedsSpmdPartitioning), it starts with shardy-import,
@@ -31,4 +31,4 @@ std::vector<std::string> FusionPassNames();
 // A copy of `module` after the pipeline; `fused` false disables the fusion passes.
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -11,7 +11,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // One producer -> consumer edge a fusion pass looked at, and what it decided.
 struct FusionDecision {
@@ -64,4 +64,4 @@ class Pass {
   virtual StatusOr<bool> Run(Module& module, PassContext& context) = 0;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

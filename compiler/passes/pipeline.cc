@@ -7,7 +7,7 @@
 #include "compiler/verifier/verifier.h"
 #include "compiler/support/timer.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 std::vector<FusionDecision> PassContext::DecisionsFor(const std::string& instruction) const {
   std::vector<FusionDecision> out;
@@ -96,4 +96,4 @@ Status Pipeline::Run(Module& module, const PipelineOptions& options, PassContext
   return Status::Ok();
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

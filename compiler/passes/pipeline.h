@@ -13,7 +13,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 struct PassRecord {
   std::string name;
@@ -74,4 +74,4 @@ class Pipeline {
   std::vector<std::unique_ptr<Pass>> passes_;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

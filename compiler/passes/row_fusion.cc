@@ -16,7 +16,7 @@
 #include "compiler/passes/fusion_utils.h"
 #include "compiler/passes/instruction_fusion.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 // Ops a row kernel takes: what the elemental emitters compute per element. Anything else
@@ -351,4 +351,4 @@ StatusOr<bool> RowFusion::Run(Module& module, PassContext& context) {
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -23,7 +23,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // How a fusion runs as a row kernel. Its outputs all have dimensions `dims` (rank n);
 // the first `row_rank` dimensions index a row, the others an element of the row. Every
@@ -70,4 +70,4 @@ class RowFusion : public Pass {
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

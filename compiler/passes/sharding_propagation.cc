@@ -15,7 +15,7 @@
 
 #include "compiler/ir/collectives.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // --- 1. helpers -------------------------------------------------------------------------
 
@@ -1036,4 +1036,4 @@ StatusOr<bool> ShardingPropagation::Run(Module& module, PassContext& context) {
   return propagator.Run();
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -11,7 +11,7 @@
 #include "compiler/ir/sharding.h"
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // Runs only on modules with num_partitions > 1. Shardings an instruction already has
 // (parameters, root, `Sharding` custom calls, SPMDFullToShardShape/SPMDShardToFullShape
@@ -89,4 +89,4 @@ std::vector<int64_t> ReshapeDimSources(const Shape& from, const Shape& to,
 // XLA's shortest spelling of a device list: "<=[4]", "<=[2,2]T(1,0)" or "0,2,1,3".
 std::string DeviceListText(const std::vector<int64_t>& devices);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

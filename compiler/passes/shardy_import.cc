@@ -12,7 +12,7 @@
 
 #include "compiler/ir/sharding.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 constexpr std::string_view kSdyPrefix = "xla.sdy.";
@@ -723,4 +723,4 @@ StatusOr<bool> ShardyImport::Run(Module& module, PassContext& context) {
   return importer.Run();
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

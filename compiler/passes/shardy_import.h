@@ -9,7 +9,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // What it converts (meshes come from the module's `xla.sdy.meshes` frontend attribute):
 //  - `xla.sdy.sharding` on any instruction (`#sdy.sharding<...>` or
@@ -48,4 +48,4 @@ class ShardyImport : public Pass {
   std::vector<std::string> log_;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -11,7 +11,7 @@
 
 #include "compiler/passes/spmd_partitioner_internal.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace spmd_internal {
 
 // A dot's dimension numbers with the free dims of each operand.
@@ -313,4 +313,4 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
 }
 
 }  // namespace spmd_internal
-}  // namespace fusebox
+}  // namespace fusebox::passes

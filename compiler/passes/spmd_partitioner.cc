@@ -22,7 +22,7 @@
 #include "compiler/ir/sharding.h"
 #include "compiler/passes/spmd_partitioner_internal.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace spmd_internal {
 
 // --- Grids ------------------------------------------------------------------------------
@@ -802,4 +802,4 @@ std::string FormatCollectiveDecisions(const std::vector<CollectiveDecision>& dec
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -8,7 +8,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // Input: num_partitions = N > 1 (replica_count 1), every instruction of the entry
 // computation and of the computations that while / conditional / call reach carries a
@@ -63,4 +63,4 @@ class SpmdPartitioner : public Pass {
 // region (sharding={manual}).
 bool NeedsSpmdPartitioning(const Module& module);
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -17,7 +17,7 @@
 #include "compiler/ir/sharding.h"
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace spmd_internal {
 
 inline constexpr char kPassName[] = "spmd-partitioner";
@@ -237,4 +237,4 @@ class Partitioner {
 };
 
 }  // namespace spmd_internal
-}  // namespace fusebox
+}  // namespace fusebox::passes

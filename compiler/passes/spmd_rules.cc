@@ -10,7 +10,7 @@
 
 #include "compiler/passes/spmd_partitioner_internal.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace spmd_internal {
 
 // --- Rules ----------------------------------------------------------------------------------
@@ -603,4 +603,4 @@ StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
 }
 
 }  // namespace spmd_internal
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -6,7 +6,7 @@
 
 #include "compiler/support/planted_bugs.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 bool HasControlEdges(const Instruction& inst) {
@@ -91,4 +91,4 @@ StatusOr<bool> TupleSimplifier::Run(Module& module, PassContext& /*context*/) {
   return changed;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -5,7 +5,7 @@
 
 #include "compiler/passes/pass.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 
 // Removes tuple packing that is undone right away, in every computation:
 //   get-tuple-element(tuple(a, b, ...), index=i)        -> the i-th operand
@@ -24,4 +24,4 @@ class TupleSimplifier : public Pass {
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::passes

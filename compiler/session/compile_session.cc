@@ -74,7 +74,7 @@ std::string PtxWithLaunchMap(const GpuCode& code) {
 
 CompileSession::CompileSession(std::unique_ptr<Module> module) : input_(std::move(module)) {}
 
-Status CompileSession::Optimize(const PipelineOptions& options) {
+Status CompileSession::Optimize(const passes::PipelineOptions& options) {
   if (optimize_status_) return *optimize_status_;
   std::unique_ptr<Module> work = input_->Clone();
   if (work == nullptr) {
@@ -84,8 +84,8 @@ Status CompileSession::Optimize(const PipelineOptions& options) {
   // Pass and verifier messages give lines of the HLO stage (the printed input), and the
   // backends' messages lines of the optimized HLO stage below.
   work->LocateInPrintedText();
-  Pipeline pipeline = MakeOptimizationPipeline(work.get());
-  PipelineOptions with_cancel = options;
+  passes::Pipeline pipeline = passes::MakeOptimizationPipeline(work.get());
+  passes::PipelineOptions with_cancel = options;
   if (with_cancel.cancel == nullptr) with_cancel.cancel = cancel_;
   if (!with_cancel.progress && progress_) {
     with_cancel.progress = [this](size_t done, size_t total, std::string_view pass) {
@@ -93,8 +93,8 @@ Status CompileSession::Optimize(const PipelineOptions& options) {
                 "pass " + std::to_string(done) + " of " + std::to_string(total) + " (" + std::string(pass) + ")");
     };
   }
-  PassContext context;
-  PipelineResult result;
+  passes::PassContext context;
+  passes::PipelineResult result;
   Status st = pipeline.Run(*work, with_cancel, context, &result);
   if (IsCancelled(st)) return st;  // not remembered: the next call runs the pipeline again
   context_ = std::move(context);
@@ -215,8 +215,8 @@ StatusOr<const PtxasResult*> CompileSession::Assemble() {
   return ptxas_.get();
 }
 
-KernelCount CompileSession::kernels_after() const {
-  return optimized_ ? CountKernels(*optimized_) : KernelCount{};
+passes::KernelCount CompileSession::kernels_after() const {
+  return optimized_ ? passes::CountKernels(*optimized_) : passes::KernelCount{};
 }
 
 namespace {
@@ -257,9 +257,9 @@ StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std:
     return Status::Ok();
   };
   RETURN_IF_ERROR(write(prefix + ".before_optimizations.txt", session.input().ToString()));
-  const PipelineResult& result = session.pipeline_result();
+  const passes::PipelineResult& result = session.pipeline_result();
   for (size_t i = 0; i < result.passes.size(); ++i) {
-    const PassRecord& record = result.passes[i];
+    const passes::PassRecord& record = result.passes[i];
     if (!record.has_snapshot) continue;
     std::string next = i + 1 < result.passes.size() ? result.passes[i + 1].name : "end";
     RETURN_IF_ERROR(write(prefix + "." + Pad4(static_cast<int64_t>(i)) + "." + result.pipeline_name +
@@ -272,12 +272,12 @@ StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std:
   j["kernels_before"] = session.kernels_before().kernels;
   j["kernels_after"] = session.kernels_after().kernels;
   j["passes"] = nlohmann::ordered_json::array();
-  for (const PassRecord& r : result.passes) {
+  for (const passes::PassRecord& r : result.passes) {
     j["passes"].push_back({{"name", r.name}, {"changed", r.changed}, {"skipped", r.skipped},
                            {"wall_ns", r.wall_ns}, {"instructions", r.instruction_count}});
   }
   j["decisions"] = nlohmann::ordered_json::array();
-  for (const FusionDecision& d : session.pass_context().decisions()) {
+  for (const passes::FusionDecision& d : session.pass_context().decisions()) {
     j["decisions"].push_back({{"pass", d.pass}, {"computation", d.computation},
                               {"producer", d.producer}, {"consumer", d.consumer},
                               {"fused", d.fused}, {"reason", d.reason}, {"fusion", d.fusion}});

@@ -60,7 +60,7 @@ class CompileSession {
 
   // Runs the optimization pipeline on a copy of the input (once; later calls return the
   // cached status).
-  Status Optimize(const PipelineOptions& options = {});
+  Status Optimize(const passes::PipelineOptions& options = {});
   bool optimized() const { return optimized_ != nullptr; }
   const Module* optimized_module() const { return optimized_.get(); }
 
@@ -81,7 +81,7 @@ class CompileSession {
   // ptxas over the PTX (stage ptxas_info, and the cubin SASS is disassembled from): needs
   // the CUDA toolkit's ptxas; the message says where it was looked for when missing.
   StatusOr<const PtxasResult*> Assemble();
-  const PipelineResult& pipeline_result() const { return pipeline_result_; }
+  const passes::PipelineResult& pipeline_result() const { return pipeline_result_; }
 
   // External stages (see ExternalStage); a stage of the same name is replaced.
   void AddExternalStage(ExternalStage stage);
@@ -90,22 +90,22 @@ class CompileSession {
   StatusOr<std::string> ExternalStageText(const std::string& name);
   // Every stage name this session can show: Fusebox's, then the external ones.
   std::vector<std::string> StageNames() const;
-  const PassContext& pass_context() const { return context_; }
+  const passes::PassContext& pass_context() const { return context_; }
 
   // Long work (the pipeline, the CPU compile) checks `cancel` and stops with Cancelled()
   // when it is set; a cancelled stage is not remembered, the next request starts it again.
   // `progress` gets (fraction of the step done, what the step is).
   void SetCancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
   void SetProgress(std::function<void(float, const std::string&)> progress) { progress_ = std::move(progress); }
-  KernelCount kernels_before() const { return CountKernels(*input_); }
+  passes::KernelCount kernels_before() const { return passes::CountKernels(*input_); }
   // Kernels after fusion (requires Optimize()).
-  KernelCount kernels_after() const;
+  passes::KernelCount kernels_after() const;
 
  private:
   std::unique_ptr<Module> input_;
   std::unique_ptr<Module> optimized_;
-  PipelineResult pipeline_result_;
-  PassContext context_;
+  passes::PipelineResult pipeline_result_;
+  passes::PassContext context_;
   const std::atomic<bool>* cancel_ = nullptr;
   std::function<void(float, const std::string&)> progress_;
   std::optional<Status> optimize_status_;

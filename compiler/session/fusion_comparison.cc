@@ -33,7 +33,7 @@ namespace {
 // fusion wrappers themselves (their fused instructions are traced instead).
 bool Traceable(const Instruction& inst) {
   if (inst.opcode() == Opcode::kFusion) return false;
-  return IsKernel(inst) || inst.opcode() == Opcode::kReshape;
+  return passes::IsKernel(inst) || inst.opcode() == Opcode::kReshape;
 }
 
 // "add.12" -> "add"; "param_0.3" -> "param_0"; "multiply.1.clone" -> "multiply".
@@ -249,7 +249,7 @@ std::vector<ComparedKernel> TraceKernels(const Module& module, Tracer& tracer, s
   std::vector<ComparedKernel> kernels;
   for (const Computation* comp : ProgramComputations(module, {.skip_fused = true})) {
     for (const auto& inst : comp->instructions()) {
-      if (!IsKernel(*inst)) continue;
+      if (!passes::IsKernel(*inst)) continue;
       ComparedKernel kernel;
       kernel.name = inst->name();
       kernel.kind = KindOf(*inst);
@@ -310,9 +310,9 @@ int FusionComparison::Count(FusionMatch match) const {
 FusionComparison CompareFusion(const Module& input, const Module& xla, const Module& fusebox) {
   FusionComparison result;
   result.module_name = input.name();
-  result.input_kernels = CountKernels(input);
-  result.xla_count = CountKernels(xla);
-  result.fusebox_count = CountKernels(fusebox);
+  result.input_kernels = passes::CountKernels(input);
+  result.xla_count = passes::CountKernels(xla);
+  result.fusebox_count = passes::CountKernels(fusebox);
 
   Tracer tracer(input);
   std::vector<int> xla_owner, fb_owner;
@@ -454,7 +454,7 @@ std::string FusionComparison::ToText(int max_names) const {
 
 std::string FusionComparison::ToJson() const {
   using nlohmann::json;
-  auto count_json = [](const KernelCount& c) {
+  auto count_json = [](const passes::KernelCount& c) {
     json j;
     j["kernels"] = c.kernels;
     j["by_opcode"] = c.by_opcode;

@@ -40,9 +40,9 @@ struct FusionGroup {
 
 struct FusionComparison {
   std::string module_name;
-  KernelCount input_kernels;    // the input, one kernel per op
-  KernelCount xla_count;        // XLA's optimized module
-  KernelCount fusebox_count;    // Fusebox's optimized module
+  passes::KernelCount input_kernels;    // the input, one kernel per op
+  passes::KernelCount xla_count;        // XLA's optimized module
+  passes::KernelCount fusebox_count;    // Fusebox's optimized module
   std::vector<ComparedKernel> xla_kernels, fusebox_kernels;
   std::vector<FusionGroup> groups;   // kernels that share input instructions
   std::vector<int> xla_unmatched;      // kernels computing no input instruction (copies, new ops)

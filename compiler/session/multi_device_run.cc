@@ -90,7 +90,7 @@ StatusOr<std::unique_ptr<Module>> PerDeviceProgram(const Module& module, int64_t
                            "; it runs on that many devices (or on 1, shardings ignored), not " +
                            std::to_string(devices));
   }
-  PassContext context;
+  passes::PassContext context;
   Stopwatch watch;
   auto made = PartitionForDevices(module, context);
   if (!made.ok()) {
@@ -100,7 +100,7 @@ StatusOr<std::unique_ptr<Module>> PerDeviceProgram(const Module& module, int64_t
   run.global_program = &module;
   run.decisions = context.collectives();
   std::map<std::string, int64_t> kinds;
-  for (const CollectiveDecision& d : run.decisions) ++kinds[d.kind];
+  for (const passes::CollectiveDecision& d : run.decisions) ++kinds[d.kind];
   std::string list;
   for (const auto& [kind, n] : kinds) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
   char line[256];
@@ -179,7 +179,7 @@ struct CpuDevices {
 Status PrepareCpu(const Module& per_device, int64_t devices, const MultiDeviceRunOptions& options,
                   runtime::MultiDeviceOptions& mopts, CpuDevices& cpu, MultiDeviceRun& run) {
   Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(per_device, options.fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(per_device, options.fused));
   runtime::CpuExecutableOptions eo;
   eo.threads = 1;
   eo.devices = devices;

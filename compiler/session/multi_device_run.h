@@ -48,7 +48,7 @@ struct MultiDeviceRun {
   int64_t devices = 0;
   std::string how;                     // "the interpreter", "the CPU backend (fused, ...)"
   std::vector<std::string> notes;      // partitioning, where shardings came from, ...
-  std::vector<CollectiveDecision> decisions;  // what the partitioner inserted, with reasons
+  std::vector<passes::CollectiveDecision> decisions;  // what the partitioner inserted, with reasons
   std::unique_ptr<Module> per_device;  // the program that ran (before backend passes)
   const Module* global_program = nullptr;  // the input, when it was partitioned here
   std::vector<Literal> arguments;      // global

@@ -52,7 +52,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   run.backend = "cpu";
   run.fused = opts.fused;
   Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, opts.fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, opts.fused));
   run.compile_steps_s.emplace_back("HLO passes", compile_watch.ElapsedSeconds());
   runtime::CpuExecutableOptions exe_opts;
   exe_opts.threads = opts.threads;
@@ -90,7 +90,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   std::sort(run.times_s.begin(), run.times_s.end());
   run.trace = tracer.TakeTrace();
   run.launches_per_run = exe->last_kernel_launches();
-  run.static_kernels = CountKernels(exe->module()).kernels;
+  run.static_kernels = passes::CountKernels(exe->module()).kernels;
   run.result = std::move(*result);
   return run;
 }
@@ -100,7 +100,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.backend = "gpu";
   run.fused = opts.fused;
   Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, opts.fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, opts.fused));
   runtime::GpuExecutableOptions exe_opts;
   if (!opts.gpu_arch.empty()) {
     exe_opts.compile.arch = opts.gpu_arch;
@@ -149,7 +149,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     run.trace = host_tracer.TakeTrace();
   }
   run.launches_per_run = exe->last_kernel_launches();
-  run.static_kernels = CountKernels(exe->module()).kernels;
+  run.static_kernels = passes::CountKernels(exe->module()).kernels;
   run.result = std::move(*result);
   return run;
 }

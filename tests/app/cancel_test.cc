@@ -96,10 +96,10 @@ TEST(CancelTest, CpuRunStopsBetweenKernelsWithinASecond) {
 }
 
 // A pass that takes 100 ms (a stand-in for a slow pass on a big module).
-class SlowPass : public Pass {
+class SlowPass : public passes::Pass {
  public:
   std::string_view name() const override { return "slow"; }
-  StatusOr<bool> Run(Module&, PassContext&) override {
+  StatusOr<bool> Run(Module&, passes::PassContext&) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ++runs;
     return false;
@@ -110,20 +110,20 @@ class SlowPass : public Pass {
 TEST(CancelTest, PipelineStopsBetweenPassesWithinASecond) {
   auto module = ParseModule(kLongLoop);
   ASSERT_TRUE(module.ok());
-  Pipeline pipeline("slow-pipeline");
+  passes::Pipeline pipeline("slow-pipeline");
   for (int i = 0; i < 200; ++i) pipeline.Add<SlowPass>();  // 20 s in all
   Status status;
   std::vector<float> fractions;
   SlowPass::runs = 0;
   const double took = CancelAfter(std::chrono::milliseconds(350), [&](TaskContext& ctx) {
-    PipelineOptions options;
+    passes::PipelineOptions options;
     options.cancel = ctx.cancel_flag();
     options.snapshot_pass_regex = "";
     options.progress = [&](size_t done, size_t total, std::string_view) {
       fractions.push_back(static_cast<float>(done) / static_cast<float>(total));
     };
-    PassContext context;
-    PipelineResult result;
+    passes::PassContext context;
+    passes::PipelineResult result;
     return pipeline.Run(**module, options, context, &result);
   }, &status);
   EXPECT_LT(took, 1.0);

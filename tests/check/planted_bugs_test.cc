@@ -421,7 +421,7 @@ struct Outcome {
 Outcome CompileRunAndCheck(const Module& module, bool fused, const std::vector<Literal>& args,
                            const check::CheckReference& reference) {
   Outcome outcome;
-  auto optimized = OptimizeForBackend(module, fused);
+  auto optimized = passes::OptimizeForBackend(module, fused);
   if (!optimized.ok()) {
     outcome.error = "optimizing: " + optimized.status().message();
     return outcome;

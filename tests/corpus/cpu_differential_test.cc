@@ -77,7 +77,7 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
   bool any_failed = false;
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto optimized = OptimizeForBackend(*module, fused);
+    auto optimized = passes::OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     runtime::CpuExecutableOptions exe_options;
     exe_options.threads = 2;

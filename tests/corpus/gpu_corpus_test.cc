@@ -97,7 +97,7 @@ TEST_P(GpuCorpusTest, EveryKernelAssemblesForSm80AndSm90) {
   bool any_failed = false;
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto optimized = OptimizeForBackend(*module, fused);
+    auto optimized = passes::OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     Status normalized = backend::NormalizeLayoutsForBackend(**optimized, "GPU backend");
     ASSERT_TRUE(normalized.ok()) << normalized.message();
@@ -161,7 +161,7 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
   bool ran = false;
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto optimized = OptimizeForBackend(*module, fused);
+    auto optimized = passes::OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     auto emulator = GpuEmulator::Create(std::move(*optimized));
     ASSERT_TRUE(emulator.ok()) << Key(c) << ": " << emulator.status().message();
@@ -208,7 +208,7 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
   if (!reference.ok()) GTEST_SKIP() << "the interpreter cannot run it: " << reference.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto optimized = OptimizeForBackend(*module, fused);
+    auto optimized = passes::OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
     ASSERT_TRUE(exe.ok()) << Key(c) << ": " << exe.status().message();

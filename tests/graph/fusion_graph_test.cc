@@ -400,7 +400,7 @@ TEST(FusionGraphTest, NodeBudgetCollapsesThenRefusesOnTheLargestCorpusModule) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   ASSERT_FALSE(parsed->modules.empty());
   session::CompileSession session(std::move(parsed->modules.front()));
-  PipelineOptions popts;
+  passes::PipelineOptions popts;
   popts.snapshot_pass_regex = "";
   ASSERT_TRUE(session.Optimize(popts).ok());
   const Module& module = *session.optimized_module();

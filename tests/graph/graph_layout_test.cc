@@ -37,7 +37,7 @@ std::unique_ptr<session::CompileSession> OptimizedExample(const std::string& nam
   auto module = LoadExample(name);
   if (module == nullptr) return nullptr;
   auto session = std::make_unique<session::CompileSession>(std::move(module));
-  PipelineOptions options;
+  passes::PipelineOptions options;
   options.snapshot_pass_regex = "";
   Status st = session->Optimize(options);
   EXPECT_TRUE(st.ok()) << st.message();

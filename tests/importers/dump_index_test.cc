@@ -458,7 +458,7 @@ TEST_F(SyntheticDumpTest, FuseboxOwnDumpIsIndexed) {
   auto parsed = ParseModule(Module("jit_own"));
   ASSERT_TRUE(parsed.ok());
   session::CompileSession session(std::move(*parsed));
-  PipelineOptions options;
+  passes::PipelineOptions options;
   options.snapshot_pass_regex = ".*";
   ASSERT_TRUE(session.Optimize(options).ok());
   auto written = session::WriteDump(session, Dir(), 12, /*with_cpu=*/true);

@@ -102,7 +102,7 @@ std::unique_ptr<Module> Parse(const std::string& text) {
 // Kernels one execution of `comp`'s instructions launches (not counting callees).
 int64_t KernelsIn(const Computation& comp) {
   int64_t n = 0;
-  for (const auto& inst : comp.instructions()) n += IsKernel(*inst) ? 1 : 0;
+  for (const auto& inst : comp.instructions()) n += passes::IsKernel(*inst) ? 1 : 0;
   return n;
 }
 
@@ -142,7 +142,7 @@ struct TracedRun {
 // Optimizes (fused or not), compiles with cheap LLVM settings (the trace does not depend on
 // code quality) and runs kIterations times under one tracer.
 void CompileAndTrace(const Module& module, bool fused, TracedRun* out) {
-  auto optimized = OptimizeForBackend(module, fused);
+  auto optimized = passes::OptimizeForBackend(module, fused);
   ASSERT_TRUE(optimized.ok()) << optimized.status().message();
   runtime::CpuExecutableOptions options;
   options.threads = kThreads;
@@ -216,7 +216,7 @@ void ExpectConsistentTrace(const TracedRun& run, int64_t expected_per_iteration)
     SCOPED_TRACE(k->computation + "/" + k->hlo);
     const Instruction* inst = EventInstruction(module, *k);
     ASSERT_NE(inst, nullptr) << "the event names no instruction of the module";
-    EXPECT_TRUE(IsKernel(*inst));
+    EXPECT_TRUE(passes::IsKernel(*inst));
     const CpuKernel* compiled = run.exe->code().KernelFor(inst);
     ASSERT_NE(compiled, nullptr);
     EXPECT_EQ(k->name, compiled->name);
@@ -281,7 +281,7 @@ TEST_P(CpuTraceTest, ReduceSum) {
   TracedRun run;
   CompileAndTrace(*module, fused(), &run);
   if (HasFatalFailure()) return;
-  const int64_t expected = CountKernels(run.exe->module()).kernels;
+  const int64_t expected = passes::CountKernels(run.exe->module()).kernels;
   EXPECT_EQ(expected, fused() ? 1 : 3);
   ExpectConsistentTrace(run, expected);
   // The fused kernel reads the three 4 MiB inputs once and writes one float.
@@ -300,7 +300,7 @@ TEST_P(CpuTraceTest, MnistTrainStep) {
   TracedRun run;
   CompileAndTrace(*module, fused(), &run);
   if (HasFatalFailure()) return;
-  ExpectConsistentTrace(run, CountKernels(run.exe->module()).kernels);
+  ExpectConsistentTrace(run, passes::CountKernels(run.exe->module()).kernels);
 }
 
 TEST_P(CpuTraceTest, WhileLoopLaunchesBodyKernelsPerTrip) {
@@ -320,7 +320,7 @@ TEST_P(CpuTraceTest, WhileLoopLaunchesBodyKernelsPerTrip) {
   const int64_t cond = KernelsIn(*loop->while_condition());
   ASSERT_GT(body, 0);
   ASSERT_GT(cond, 0);
-  EXPECT_EQ(entry + body + cond, CountKernels(compiled).kernels);
+  EXPECT_EQ(entry + body + cond, passes::CountKernels(compiled).kernels);
   // The body runs once per trip, the condition once more than that (the final test).
   ExpectConsistentTrace(run, entry + kWhileTrips * body + (kWhileTrips + 1) * cond);
   // Each body kernel appears kWhileTrips times per iteration, in the body computation.

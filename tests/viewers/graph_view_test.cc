@@ -41,7 +41,7 @@ std::unique_ptr<session::CompileSession> OptimizedExample(const std::string& nam
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   if (!parsed.ok() || parsed->modules.empty()) return nullptr;
   auto session = std::make_unique<session::CompileSession>(std::move(parsed->modules.front()));
-  PipelineOptions options;
+  passes::PipelineOptions options;
   options.snapshot_pass_regex = "";
   Status st = session->Optimize(options);
   EXPECT_TRUE(st.ok()) << st.message();

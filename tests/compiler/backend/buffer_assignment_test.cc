@@ -665,11 +665,11 @@ TEST(BufferAssignmentTest, MnistAfterFusionHasNoLiveOverlap) {
   auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/mnist_train_step.hlo");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   Module& m = *parsed->modules[0];
-  PassContext context;
-  PipelineResult result;
-  PipelineOptions options;
+  passes::PassContext context;
+  passes::PipelineResult result;
+  passes::PipelineOptions options;
   options.snapshot_pass_regex = "";
-  Status run = MakeOptimizationPipeline().Run(m, options, context, &result);
+  Status run = passes::MakeOptimizationPipeline().Run(m, options, context, &result);
   ASSERT_TRUE(run.ok()) << run.message();
   const Computation& entry = *m.entry();
   ASSERT_GT(testing_util::Fusions(entry).size(), 0u);

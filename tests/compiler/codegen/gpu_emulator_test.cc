@@ -71,7 +71,7 @@ void ExpectEmulatorMatchesInterpreter(const std::string& text, uint64_t seed = 1
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto optimized = OptimizeForBackend(module, fused);
+    auto optimized = passes::OptimizeForBackend(module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     auto emulator = GpuEmulator::Create(std::move(*optimized));
     ASSERT_TRUE(emulator.ok()) << emulator.status().message();

@@ -51,7 +51,7 @@ ENTRY %main (x: f32[4,8], y: f32[4,8]) -> f32[4] {
 
 TEST(ExtractTest, HeightZeroKeepsJustTheInstruction) {
   auto module = Parse(kChain);
-  auto out = ExtractInstruction(*module, "%a");
+  auto out = passes::ExtractInstruction(*module, "%a");
   ASSERT_TRUE(out.ok()) << out.status().message();
   const Computation* entry = (*out)->entry();
   EXPECT_EQ((*out)->name(), "extracted_a");
@@ -65,7 +65,7 @@ TEST(ExtractTest, HeightZeroKeepsJustTheInstruction) {
 
 TEST(ExtractTest, HeightKeepsOperandsAndCalledComputations) {
   auto module = Parse(kChain);
-  auto out = ExtractInstruction(*module, "r", {.height = 1});
+  auto out = passes::ExtractInstruction(*module, "r", {.height = 1});
   ASSERT_TRUE(out.ok()) << out.status().message();
   const Computation* entry = (*out)->entry();
   EXPECT_NE((*out)->FindComputation("sum"), nullptr);
@@ -74,7 +74,7 @@ TEST(ExtractTest, HeightKeepsOperandsAndCalledComputations) {
   EXPECT_EQ(entry->FindInstruction("m")->opcode(), Opcode::kParameter);
   // Small constants stay constants past the height.
   EXPECT_EQ(entry->FindInstruction("b2")->opcode(), Opcode::kParameter);
-  auto full = ExtractInstruction(*module, "r", {.height = 5});
+  auto full = passes::ExtractInstruction(*module, "r", {.height = 5});
   ASSERT_TRUE(full.ok());
   EXPECT_EQ((*full)->entry()->FindInstruction("two")->opcode(), Opcode::kConstant);
   EXPECT_EQ((*full)->entry()->FindInstruction("x")->opcode(), Opcode::kParameter);
@@ -82,7 +82,7 @@ TEST(ExtractTest, HeightKeepsOperandsAndCalledComputations) {
 
 TEST(ExtractTest, FullHeightComputesWhatTheOriginalComputes) {
   auto module = Parse(kChain);
-  auto out = ExtractInstruction(*module, "r", {.height = 10});
+  auto out = passes::ExtractInstruction(*module, "r", {.height = 10});
   ASSERT_TRUE(out.ok());
   // Parameters come in order of first use: x, then y — the original's order here.
   auto args = interpreter::RandomArguments(*module, 3);
@@ -104,14 +104,14 @@ ENTRY %main (x: f32[2048]) -> f32[2048] {
 )";
   auto module = Parse(text);
   // iota is not a constant: at height 1 it is kept.
-  auto out = ExtractInstruction(*module, "a", {.height = 1});
+  auto out = passes::ExtractInstruction(*module, "a", {.height = 1});
   ASSERT_TRUE(out.ok());
   EXPECT_EQ((*out)->entry()->FindInstruction("c")->opcode(), Opcode::kIota);
-  ExtractOptions tiny;
+  passes::ExtractOptions tiny;
   tiny.max_constant_elements = 4;
   auto folded = session::CompileSession(module->Clone());
   // A constant of 2048 elements: made by constant folding the iota.
-  PipelineOptions popts;
+  passes::PipelineOptions popts;
   ASSERT_TRUE(folded.Optimize(popts).ok());
   const Module* optimized = folded.optimized_module();
   for (const auto& comp : optimized->computations()) {
@@ -135,12 +135,12 @@ TEST(ExtractTest, FusedInstructionsAndFusionsExtract) {
   for (const auto& inst : optimized.entry()->instructions()) {
     if (inst->opcode() != Opcode::kFusion) continue;
     ++fusions;
-    auto out = ExtractInstruction(optimized, inst->name());
+    auto out = passes::ExtractInstruction(optimized, inst->name());
     ASSERT_TRUE(out.ok()) << inst->name() << ": " << out.status().message();
     EXPECT_EQ((*out)->entry()->root()->opcode(), Opcode::kFusion);
     // Inside the fusion: its root, alone.
     const Instruction* fused_root = inst->fused_computation()->root();
-    auto inner = ExtractInstruction(optimized, fused_root->name(), {.height = 1});
+    auto inner = passes::ExtractInstruction(optimized, fused_root->name(), {.height = 1});
     ASSERT_TRUE(inner.ok()) << fused_root->name() << ": " << inner.status().message();
   }
   EXPECT_GE(fusions, 5);
@@ -158,14 +158,14 @@ TEST(ExtractTest, ExtractedFusionsRunOnTheCpuAndMatchTheInterpreter) {
     for (const auto& inst : optimized.entry()->instructions()) {
       if (inst->opcode() != Opcode::kFusion) continue;
       SCOPED_TRACE(std::string(example) + " %" + inst->name());
-      auto out = ExtractInstruction(optimized, inst->name(), {.height = 1});
+      auto out = passes::ExtractInstruction(optimized, inst->name(), {.height = 1});
       ASSERT_TRUE(out.ok()) << out.status().message();
       auto args = interpreter::RandomArguments(**out, 11);
       ASSERT_TRUE(args.ok()) << args.status().message();
       interpreter::Interpreter interpreter;
       auto expected = interpreter.Run(**out, *args);
       ASSERT_TRUE(expected.ok()) << expected.status().message();
-      auto prepared = OptimizeForBackend(**out, /*fused=*/true);
+      auto prepared = passes::OptimizeForBackend(**out, /*fused=*/true);
       ASSERT_TRUE(prepared.ok()) << prepared.status().message();
       runtime::CpuExecutableOptions options;
       options.threads = 2;
@@ -186,11 +186,11 @@ TEST(ExtractTest, ExtractedFusionsRunOnTheCpuAndMatchTheInterpreter) {
 
 TEST(ExtractTest, UnknownNamesSuggestCloseOnes) {
   auto module = Parse(kChain);
-  auto out = ExtractInstruction(*module, "rr");
+  auto out = passes::ExtractInstruction(*module, "rr");
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("no instruction %rr in module chain; did you mean %r"), std::string::npos)
       << out.status().message();
-  EXPECT_FALSE(ExtractInstruction(*module, "a", {.height = -1}).ok());
+  EXPECT_FALSE(passes::ExtractInstruction(*module, "a", {.height = -1}).ok());
 }
 
 }  // namespace

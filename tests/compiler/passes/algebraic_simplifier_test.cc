@@ -22,7 +22,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/verifier/verifier.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 namespace fs = std::filesystem;
@@ -774,4 +774,4 @@ INSTANTIATE_TEST_SUITE_P(Examples, AlgebraicSimplifierExampleTest,
                          });
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -18,7 +18,7 @@
 #include "compiler/verifier/verifier.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::ExpectSameResult;
@@ -240,4 +240,4 @@ TEST(CallInlinerTest, ExamplesComputeTheSame) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -24,7 +24,7 @@
 #include "compiler/passes/algebraic_simplifier.h"
 #include "compiler/verifier/verifier.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 namespace fs = std::filesystem;
@@ -370,4 +370,4 @@ INSTANTIATE_TEST_SUITE_P(Examples, ConstantFoldingExampleTest,
                          });
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -17,7 +17,7 @@
 #include "compiler/verifier/verifier.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::ExpectSameResult;
@@ -256,4 +256,4 @@ TEST(DeadCodeEliminationTest, ExamplesComputeTheSame) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -22,7 +22,7 @@
 #include "compiler/verifier/verifier.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::ExpectSameResult;
@@ -547,9 +547,9 @@ ENTRY e {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 // Regression: the forward dot of the MNIST step was once fused (output fusion) into one
@@ -583,4 +583,4 @@ TEST(InstructionFusionTest, NeverDuplicatesDotsOrConvolutions) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

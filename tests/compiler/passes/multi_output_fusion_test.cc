@@ -21,7 +21,7 @@
 #include "compiler/verifier/verifier.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::ExpectSameResult;
@@ -182,4 +182,4 @@ TEST(MultiOutputFusionTest, ExamplesComputeTheSameAfterBothPasses) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -62,10 +62,10 @@ inline bool ExpectBitIdenticalResult(const Module& before_module, const Module& 
 
 // Runs `pass` on `module`; checks that it verifies and (when `compare`) computes what it
 // did before. An unchanged module is not run again. Returns whether the pass changed it.
-inline bool RunPassAndCheck(Pass& pass, Module& module, bool compare = true) {
+inline bool RunPassAndCheck(passes::Pass& pass, Module& module, bool compare = true) {
   std::unique_ptr<Module> original = module.Clone();
   EXPECT_NE(original, nullptr);
-  PassContext context;
+  passes::PassContext context;
   auto changed = pass.Run(module, context);
   EXPECT_TRUE(changed.ok()) << changed.status().message();
   Status verified = Verify(module);

@@ -15,7 +15,7 @@
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/session/compile_session.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using ::testing::ElementsAre;
@@ -318,4 +318,4 @@ TEST(CompileSessionTest, StagesAndDumpLayout) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -16,7 +16,7 @@
 #include "tests/compiler/passes/pass_test_util.h"
 #include "tests/compiler/row_kernel_modules.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::Fusions;
@@ -181,4 +181,4 @@ TEST(RowFusionTest, PlanRefusesOpsOutsideRowKernels) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

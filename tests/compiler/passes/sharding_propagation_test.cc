@@ -13,7 +13,7 @@
 #include "compiler/ir/sharding.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::Parse;
@@ -549,4 +549,4 @@ TEST(ShardingBuildingBlocksTest, MergeShardings) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -22,7 +22,7 @@
 #include "compiler/verifier/verifier.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::Parse;
@@ -420,4 +420,4 @@ ENTRY %e (x: f32[4]) -> f32[4] {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -21,7 +21,7 @@
 #include "compiler/verifier/verifier.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::Parse;
@@ -656,4 +656,4 @@ TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

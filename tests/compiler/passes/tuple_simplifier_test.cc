@@ -18,7 +18,7 @@
 #include "compiler/verifier/verifier.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
-namespace fusebox {
+namespace fusebox::passes {
 namespace {
 
 using testing_util::ExpectSameResult;
@@ -201,4 +201,4 @@ TEST(TupleSimplifierTest, ExamplesComputeTheSame) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::passes

@@ -281,7 +281,7 @@ ENTRY e {
   auto out = (*exe)->Run(*args);
   ASSERT_TRUE(out.ok()) << out.status().message();
   // Chained or not, every kernel counts as one launch.
-  EXPECT_EQ((*exe)->last_kernel_launches(), CountKernels((*exe)->module()).kernels);
+  EXPECT_EQ((*exe)->last_kernel_launches(), passes::CountKernels((*exe)->module()).kernels);
 }
 
 // A max pool's gradient: the window leaves the batch (and here the features) alone, so the
@@ -551,7 +551,7 @@ TEST(CpuExecutableTest, FusedRunsFewerKernelsThanUnfused) {
     ASSERT_TRUE((*exe)->Run(*args).ok());
     launches[fused] = (*exe)->last_kernel_launches();
     // Without control flow every static kernel runs once.
-    EXPECT_EQ(launches[fused], CountKernels((*exe)->module()).kernels);
+    EXPECT_EQ(launches[fused], passes::CountKernels((*exe)->module()).kernels);
   }
   EXPECT_EQ(launches[1], 11);
   EXPECT_GT(launches[0], 3 * launches[1]);

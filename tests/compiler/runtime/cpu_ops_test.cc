@@ -392,7 +392,7 @@ StatusOr<std::vector<std::pair<std::string, std::unique_ptr<runtime::CpuExecutab
   std::vector<std::pair<std::string, std::unique_ptr<runtime::CpuExecutable>>> executables;
   std::string unfused_text;
   for (bool fused : {false, true}) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused));
     const std::string text = optimized->ToString();
     if (fused && text == unfused_text) break;
     unfused_text = text;

@@ -31,7 +31,7 @@ inline std::unique_ptr<Module> ParseOrFail(const std::string& text) {
 // pipeline without fusion (one kernel per op). `compile` sets the code generator's options.
 inline StatusOr<std::unique_ptr<runtime::CpuExecutable>> CompileCpu(const Module& module, bool fused, int threads = 2,
                                                            const CpuCompileOptions& compile = {}) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused));
   runtime::CpuExecutableOptions options;
   options.threads = threads;
   options.compile = compile;

@@ -29,7 +29,7 @@ TEST(GpuExecutableTest, WithoutADriverCreateSaysSo) {
   auto module = ParseModule(kSmall);
   ASSERT_TRUE(module.ok()) << module.status().message();
   for (bool fused : {false, true}) {
-    auto optimized = OptimizeForBackend(**module, fused);
+    auto optimized = passes::OptimizeForBackend(**module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
     ASSERT_FALSE(exe.ok());

@@ -64,7 +64,7 @@ DONE:
   } while (0)
 
 inline StatusOr<std::unique_ptr<runtime::GpuExecutable>> CompileGpu(const Module& module, bool fused) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, OptimizeForBackend(module, fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused));
   return runtime::GpuExecutable::Create(std::move(optimized));
 }
 

@@ -344,7 +344,7 @@ TEST_P(XlaPartitionedTest, CpuBackendMatchesXlaFusedAndUnfused) {
   ASSERT_TRUE(p.module);
   const int64_t devices = DevicesOfModule(*p.module);
   for (bool fused : {false, true}) {
-    auto optimized = OptimizeForBackend(*p.module, fused);
+    auto optimized = passes::OptimizeForBackend(*p.module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     runtime::CpuExecutableOptions eo;
     eo.threads = 1;
