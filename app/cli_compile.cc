@@ -44,7 +44,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
     if (Status st = WriteOutput(opts.output, *text); !st.ok()) return ReportStatus(st);
     return kExitOk;
   }
-  GpuCompileOptions gpu_options;
+  codegen::GpuCompileOptions gpu_options;
   gpu_options.arch = opts.gpu_arch;
   (*session)->SetGpuOptions(gpu_options);
   passes::PipelineOptions popts;

@@ -210,7 +210,7 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
       auto optimized = passes::OptimizeForBackend(module, fused);
       if (!optimized.ok())
         return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
-      auto emulator = GpuEmulator::Create(std::move(*optimized));
+      auto emulator = codegen::GpuEmulator::Create(std::move(*optimized));
       if (!emulator.ok())
         return {Outcome::kError, backend + " compile: " + emulator.status().message()};
       if (!judge(backend, (*emulator)->Run(*args))) return r;

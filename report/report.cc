@@ -519,7 +519,7 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   session_input->LocateInPrintedText();
   session::CompileSession session(std::move(session_input));
   if (options.backend == "gpu") {
-    GpuCompileOptions gpu;
+    codegen::GpuCompileOptions gpu;
     if (!options.gpu_arch.empty()) gpu.arch = options.gpu_arch;
     session.SetGpuOptions(gpu);
   }

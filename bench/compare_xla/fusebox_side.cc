@@ -154,7 +154,7 @@ int Main(int argc, char** argv) {
   std::sort(warm.begin(), warm.end());
   j["compile_s"]["codegen_and_jit"] = warm[warm.size() / 2];
   j["codegen_and_jit_min_s"] = warm.front();  // the least noisy of the repeats, for A/B runs
-  for (const CompileStepTime& t : (*exe)->code().step_times()) j["compile_steps_s"][t.step] = t.seconds;
+  for (const codegen::CompileStepTime& t : (*exe)->code().step_times()) j["compile_steps_s"][t.step] = t.seconds;
   j["compile_threads"] = (*exe)->code().compile_threads();
   double total = 0;
   for (const auto& [k, v] : j["compile_s"].items()) total += v.get<double>();

@@ -22,13 +22,13 @@
 #include "compiler/passes/kernel_count.h"
 #include "compiler/support/timer.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 bool IsCpuKernel(const Instruction& inst) { return passes::IsKernel(inst); }
 
 namespace {
 
-using namespace codegen::cpu;  // NOLINT: the CPU code generator's pieces
+using namespace cpu;  // NOLINT: the CPU code generator's pieces
 
 class CpuCodeImpl : public CpuCode {
  public:
@@ -308,4 +308,4 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
   return std::unique_ptr<CpuCode>(std::move(code));
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

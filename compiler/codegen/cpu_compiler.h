@@ -19,7 +19,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 // `void kernel(void* const* buffers, int64_t begin, int64_t end)`: runs iterations
 // [begin, end) of the group's outermost parallel dimension. buffers = the kernel's
@@ -133,4 +133,4 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
 // Whether the CPU runtime treats `inst` as a kernel (vs. free or host-side work).
 bool IsCpuKernel(const Instruction& inst);
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

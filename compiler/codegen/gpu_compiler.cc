@@ -30,7 +30,7 @@
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/kernel_count.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 bool IsGpuKernel(const Instruction& inst) { return passes::IsKernel(inst); }
 
@@ -41,7 +41,6 @@ const std::vector<std::string>& SupportedGpuArchs() {
 
 namespace {
 
-using namespace codegen;  // NOLINT: the shared kernel helpers
 using codegen::gpu::GpuKernelEmitter;
 
 void InitializeNvptxOnce() {
@@ -219,8 +218,6 @@ Status EmitKernels(const Module& module, const GpuCompileOptions& options, bool 
 
 }  // namespace
 
-namespace codegen {
-
 StatusOr<HostGpuModule> EmitGpuKernelsForHost(const Module& module, const GpuCompileOptions& options,
                                               const std::string& triple, const llvm::DataLayout& layout,
                                               llvm::LLVMContext& context) {
@@ -241,8 +238,6 @@ StatusOr<HostGpuModule> EmitGpuKernelsForHost(const Module& module, const GpuCom
   out.module = std::move(llvm_module);
   return out;
 }
-
-}  // namespace codegen
 
 StatusOr<std::unique_ptr<GpuCode>> CompileForGpu(const Module& module, const GpuCompileOptions& options) {
   // The code is for one device: a collective over more would be emitted as a local value.
@@ -288,4 +283,4 @@ StatusOr<std::unique_ptr<GpuCode>> CompileForGpu(const Module& module, const Gpu
   return std::unique_ptr<GpuCode>(std::move(code));
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

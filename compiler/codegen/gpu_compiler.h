@@ -22,7 +22,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 // One cuLaunchKernel of a kernel's `.entry` function.
 struct GpuLaunch {
@@ -82,4 +82,4 @@ bool IsGpuKernel(const Instruction& inst);
 // Architectures accepted by --gpu-arch, e.g. {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}.
 const std::vector<std::string>& SupportedGpuArchs();
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

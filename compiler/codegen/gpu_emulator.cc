@@ -31,7 +31,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 namespace {
 
@@ -484,4 +484,4 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
   return ResultLiteral(entry->root()->shape(), values.leaves[entry->root()]);
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

@@ -22,7 +22,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 class GpuEmulator {
  public:
@@ -46,4 +46,4 @@ class GpuEmulator {
   int64_t last_launches_ = 0;
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

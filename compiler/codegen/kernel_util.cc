@@ -634,10 +634,7 @@ StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instructi
   return facts;
 }
 
-}  // namespace fusebox::codegen
-
-namespace fusebox {
 
 std::string LlvmVersionString() { return LLVM_VERSION_STRING; }
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

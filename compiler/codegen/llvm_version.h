@@ -4,8 +4,8 @@
 
 #include <string>
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 std::string LlvmVersionString();  // "19.1.7"
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

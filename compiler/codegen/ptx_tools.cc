@@ -19,7 +19,7 @@
 
 #include "compiler/support/subprocess.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 namespace fs = std::filesystem;
 
@@ -583,4 +583,4 @@ std::string FormatPtxasInfo(const std::vector<PtxasKernelInfo>& kernels) {
   return out;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

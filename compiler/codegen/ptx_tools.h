@@ -22,7 +22,7 @@
 
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 
 // Which places the Find* functions search. Tests turn places off to get a known answer.
 struct ToolSearchOptions {
@@ -105,4 +105,4 @@ StatusOr<std::string> DisassembleCubin(std::string_view cubin, std::string_view 
 // cmem[0], stack frame, spill stores/loads and barriers (bytes as plain numbers).
 std::string FormatPtxasInfo(const std::vector<PtxasKernelInfo>& kernels);
 
-}  // namespace fusebox
+}  // namespace fusebox::codegen

@@ -178,9 +178,9 @@ class CpuExecutable::Frame {
     plan->computation = comp;
     for (Instruction* inst : comp->PostOrder()) plan->schedule.push_back(inst);
     backend::BufferAssignmentOptions options;
-    const CpuCode* code = exe_.code_.get();
+    const codegen::CpuCode* code = exe_.code_.get();
     options.may_share_operand = [code](const Instruction& inst, int64_t operand) {
-      const CpuKernel* kernel = code->KernelFor(&inst);
+      const codegen::CpuKernel* kernel = code->KernelFor(&inst);
       return kernel != nullptr && kernel->in_place_operand == operand;
     };
     options.is_alias = [](const Instruction& inst) {
@@ -318,7 +318,7 @@ class CpuExecutable::Frame {
   }
 
   Status Execute(const Instruction& inst, const std::function<std::vector<void*>(const Instruction*)>& leaves) {
-    const CpuKernel* kernel = exe_.code_->KernelFor(&inst);
+    const codegen::CpuKernel* kernel = exe_.code_->KernelFor(&inst);
     if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
     switch (inst.opcode()) {
       case Opcode::kParameter:
@@ -404,19 +404,19 @@ class CpuExecutable::Frame {
       bool Overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
     };
     struct Member {
-      const CpuKernel* kernel;
+      const codegen::CpuKernel* kernel;
       std::vector<void*> buffers;
       std::vector<Range> inputs, outputs;
     };
-    auto chainable = [&](const Instruction* inst) -> const CpuKernel* {
-      const CpuKernel* k = exe_.code_->KernelFor(inst);
-      if (k == nullptr || k->kind != CpuKernel::Kind::kLoop || k->rows <= 1 || k->scratch_bytes > 0 ||
+    auto chainable = [&](const Instruction* inst) -> const codegen::CpuKernel* {
+      const codegen::CpuKernel* k = exe_.code_->KernelFor(inst);
+      if (k == nullptr || k->kind != codegen::CpuKernel::Kind::kLoop || k->rows <= 1 || k->scratch_bytes > 0 ||
           k->row_local_operands.size() != static_cast<size_t>(inst->operand_count())) {
         return nullptr;
       }
       return k;
     };
-    const CpuKernel* first = chainable(schedule[s]);
+    const codegen::CpuKernel* first = chainable(schedule[s]);
     if (first == nullptr) return 0;
     std::vector<Member> members;
     size_t end = s;
@@ -430,7 +430,7 @@ class CpuExecutable::Frame {
         }
         break;
       }
-      const CpuKernel* k = chainable(inst);
+      const codegen::CpuKernel* k = chainable(inst);
       if (k == nullptr || k->rows != first->rows) break;
       Member m{k, {}, {}, {}};
       bool ok = true;
@@ -478,7 +478,7 @@ class CpuExecutable::Frame {
     for (const Member& m : members) {
       for (const Range& r : m.inputs) bytes += r.end - r.begin;
       for (const Range& r : m.outputs) bytes += r.end - r.begin;
-      for (const CpuLoopGroup& g : m.kernel->groups) work += g.extent * g.elements_per_iteration;
+      for (const codegen::CpuLoopGroup& g : m.kernel->groups) work += g.extent * g.elements_per_iteration;
     }
     const int64_t block = std::clamp<int64_t>((int64_t{512} << 10) / std::max<int64_t>(1, bytes / rows), 1, rows);
     const int64_t by_work = std::max<int64_t>(1, work / 16384);
@@ -486,7 +486,7 @@ class CpuExecutable::Frame {
     shards = std::max<int64_t>(shards, std::min<int64_t>(exe_.pool_->threads() * 4, by_work));
     exe_.pool_->ParallelFor(rows, shards, [&](int64_t begin, int64_t stop, int) {
       for (const Member& m : members) {
-        for (const CpuLoopGroup& g : m.kernel->groups) {
+        for (const codegen::CpuLoopGroup& g : m.kernel->groups) {
           if (g.extent > 0) g.entry(m.buffers.data(), begin, std::min(stop, g.extent));
         }
       }
@@ -626,7 +626,7 @@ class CpuExecutable::Frame {
     return CopyLeaves(inst, result, leaves(&inst));
   }
 
-  Status RunKernel(const CpuKernel& kernel, const Instruction& inst,
+  Status RunKernel(const codegen::CpuKernel& kernel, const Instruction& inst,
                    const std::function<std::vector<void*>(const Instruction*)>& leaves) {
     std::vector<void*> buffers;
     for (const Instruction* op : inst.operands()) {
@@ -648,10 +648,10 @@ class CpuExecutable::Frame {
     launch.iteration = options_.iteration;
     const int threads = exe_.pool_->threads();
     switch (kernel.kind) {
-      case CpuKernel::Kind::kLibrary:
+      case codegen::CpuKernel::Kind::kLibrary:
         RETURN_IF_ERROR(RunLibrary(kernel, inst, buffers, outputs, threads));
         break;
-      case CpuKernel::Kind::kOutputFusion: {
+      case codegen::CpuKernel::Kind::kOutputFusion: {
         std::vector<uint8_t> scratch(static_cast<size_t>(kernel.scratch_bytes));
         const Instruction& op = *kernel.library_op;
         const void* lhs = buffers.at(kernel.library_operands.at(0));
@@ -665,7 +665,7 @@ class CpuExecutable::Frame {
         RunGroups(kernel, buffers, launch);
         break;
       }
-      case CpuKernel::Kind::kLoop: {
+      case codegen::CpuKernel::Kind::kLoop: {
         std::vector<uint8_t> scratch(static_cast<size_t>(kernel.scratch_bytes));
         if (kernel.scratch_bytes > 0) buffers.push_back(scratch.data());
         RunGroups(kernel, buffers, launch);
@@ -677,7 +677,7 @@ class CpuExecutable::Frame {
     return Status::Ok();
   }
 
-  Status RunLibrary(const CpuKernel& kernel, const Instruction& inst, const std::vector<void*>& buffers,
+  Status RunLibrary(const codegen::CpuKernel& kernel, const Instruction& inst, const std::vector<void*>& buffers,
                     const std::vector<void*>& outputs, int threads) {
     switch (inst.opcode()) {
       case Opcode::kDot:
@@ -698,9 +698,9 @@ class CpuExecutable::Frame {
     }
   }
 
-  void RunGroups(const CpuKernel& kernel, const std::vector<void*>& buffers, const KernelLaunch& launch) {
+  void RunGroups(const codegen::CpuKernel& kernel, const std::vector<void*>& buffers, const KernelLaunch& launch) {
     const size_t first_output = kernel.hlo != nullptr ? static_cast<size_t>(kernel.hlo->operand_count()) : 0;
-    for (const CpuLoopGroup& g : kernel.groups) {
+    for (const codegen::CpuLoopGroup& g : kernel.groups) {
       if (g.extent <= 0) continue;
       if (g.skip_if_aliased >= 0 && first_output < buffers.size() &&
           buffers[static_cast<size_t>(g.skip_if_aliased)] == buffers[first_output]) {

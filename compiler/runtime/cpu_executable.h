@@ -52,7 +52,7 @@ struct CpuRunOptions {
 };
 
 struct CpuExecutableOptions {
-  CpuCompileOptions compile;
+  codegen::CpuCompileOptions compile;
   int threads = 0;  // 0: one per hardware thread
   // Devices the executable runs on (a multi-device run); collectives must fit them.
   int64_t devices = 1;
@@ -87,7 +87,7 @@ class CpuExecutable {
   void PrepareSlots(int count);
 
   const Module& module() const { return *module_; }
-  const CpuCode& code() const { return *code_; }
+  const codegen::CpuCode& code() const { return *code_; }
   int threads() const;
   // Kernels launched by the last Run (loops, library calls; not host work).
   int64_t last_kernel_launches() const { return last_kernel_launches_; }
@@ -98,7 +98,7 @@ class CpuExecutable {
   friend class Frame;
 
   std::unique_ptr<Module> module_;
-  std::unique_ptr<CpuCode> code_;
+  std::unique_ptr<codegen::CpuCode> code_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<ProgramPlans> plans_;  // per program computation, reused by every run
   std::vector<std::unique_ptr<ProgramPlans>> slot_plans_;  // slots 1..n-1

@@ -85,7 +85,7 @@ StatusOr<std::string> ArchForDevice(const CudaDeviceInfo& device, const std::str
   if (ArchNumber(requested) == have) return requested;
   std::string best;
   int best_number = -1;
-  for (const std::string& arch : SupportedGpuArchs()) {
+  for (const std::string& arch : codegen::SupportedGpuArchs()) {
     const int n = ArchNumber(arch);
     if (arch.back() == 'a' || n < 0 || n > have) continue;
     if (n > best_number) {
@@ -96,7 +96,7 @@ StatusOr<std::string> ArchForDevice(const CudaDeviceInfo& device, const std::str
   if (best.empty()) {
     return Unavailable(
         device.name + " is " + device.arch() + "; the GPU backend needs " +
-        (SupportedGpuArchs().empty() ? std::string("a newer GPU") : SupportedGpuArchs().front()) +
+        (codegen::SupportedGpuArchs().empty() ? std::string("a newer GPU") : codegen::SupportedGpuArchs().front()) +
         " or newer");
   }
   return best;
@@ -202,7 +202,7 @@ class GpuExecutable::Frame {
   }
 
   Status Execute(const Instruction& inst, const LeafFn& leaves) {
-    const GpuKernel* kernel = exe_.code_->KernelFor(&inst);
+    const codegen::GpuKernel* kernel = exe_.code_->KernelFor(&inst);
     if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
     switch (inst.opcode()) {
       case Opcode::kParameter:
@@ -323,7 +323,7 @@ class GpuExecutable::Frame {
 
   // Kernel ABI (gpu_compiler.h): operand buffers, result leaves depth first, scratch when
   // the kernel has some, then the launch's scalars as i64.
-  Status RunKernel(const GpuKernel& kernel, const Instruction& inst, const LeafFn& leaves) {
+  Status RunKernel(const codegen::GpuKernel& kernel, const Instruction& inst, const LeafFn& leaves) {
     std::vector<DevicePtr> buffers;
     for (const Instruction* op : inst.operands()) {
       Leaves l = leaves(op);
@@ -340,7 +340,7 @@ class GpuExecutable::Frame {
       buffers.push_back(exe_.programs_->scratch.ptr());
     }
     bool first = true;
-    for (const GpuLaunch& launch : kernel.launches) {
+    for (const codegen::GpuLaunch& launch : kernel.launches) {
       if (launch.skip_if_aliased >= 0 && first_output < buffers.size() &&
           static_cast<size_t>(launch.skip_if_aliased) < first_output &&
           buffers[static_cast<size_t>(launch.skip_if_aliased)] == buffers[first_output]) {
@@ -401,7 +401,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   ASSIGN_OR_RETURN(exe->context_, CudaContext::Create(options.device));
   RETURN_IF_ERROR(backend::NormalizeLayoutsForBackend(*module, "GPU backend"));
   exe->module_ = std::move(module);
-  GpuCompileOptions compile = options.compile;
+  codegen::GpuCompileOptions compile = options.compile;
   if (options.arch_from_device) {
     ASSIGN_OR_RETURN(compile.arch, ArchForDevice(exe->context_->device(), compile.arch));
   }
@@ -421,7 +421,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   int64_t scratch_bytes = 0;
   for (const auto& kernel : exe->code_->kernels()) {
     scratch_bytes = std::max(scratch_bytes, kernel->scratch_bytes);
-    for (const GpuLaunch& launch : kernel->launches) {
+    for (const codegen::GpuLaunch& launch : kernel->launches) {
       auto it = programs.functions.find(launch.function);
       if (it == programs.functions.end()) {
         ASSIGN_OR_RETURN(CudaFunction fn, programs.cuda_module->GetFunction(launch.function));
@@ -438,14 +438,14 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   }
 
   // Device memory for every program computation, constants uploaded once.
-  const GpuCode* code = exe->code_.get();
+  const codegen::GpuCode* code = exe->code_.get();
   for (const Computation* comp : ProgramComputations(*exe->module_, {.breadth_first = true})) {
     auto program = std::make_unique<GpuProgram>();
     program->computation = comp;
     for (Instruction* inst : comp->PostOrder()) program->schedule.push_back(inst);
     backend::BufferAssignmentOptions assign;
     assign.may_share_operand = [code](const Instruction& inst, int64_t operand) {
-      const GpuKernel* kernel = code->KernelFor(&inst);
+      const codegen::GpuKernel* kernel = code->KernelFor(&inst);
       return kernel != nullptr && kernel->in_place_operand == operand;
     };
     assign.is_alias = [](const Instruction& inst) {

@@ -36,7 +36,7 @@ using PtxToCubin =
     std::function<StatusOr<std::vector<uint8_t>>(const std::string& ptx, const std::string& arch)>;
 
 struct GpuExecutableOptions {
-  GpuCompileOptions compile;
+  codegen::GpuCompileOptions compile;
   // Compile for the device's own architecture (the newest supported one not above it)
   // instead of compile.arch, so the driver can load the code.
   bool arch_from_device = true;
@@ -64,7 +64,7 @@ class GpuExecutable {
                  const GpuRunOptions& options = {});
 
   const Module& module() const { return *module_; }
-  const GpuCode& code() const { return *code_; }
+  const codegen::GpuCode& code() const { return *code_; }
   // "NVIDIA H100 80GB HBM3 (sm_90, ...)"
   std::string device_description() const;
   // Device bytes held for temps, outputs, constants, parameter copies and scratch.
@@ -82,7 +82,7 @@ class GpuExecutable {
   // module go before the context that owns them.
   std::unique_ptr<CudaContext> context_;
   std::unique_ptr<Module> module_;
-  std::unique_ptr<GpuCode> code_;
+  std::unique_ptr<codegen::GpuCode> code_;
   std::unique_ptr<GpuPrograms> programs_;
   int64_t last_kernel_launches_ = 0;
 };

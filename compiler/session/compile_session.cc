@@ -52,12 +52,12 @@ namespace {
 
 // The PTX with a comment header mapping each entry to its HLO instruction and launch
 // geometry (ptxas reads it unchanged: PTX comments are C++-style).
-std::string PtxWithLaunchMap(const GpuCode& code) {
+std::string PtxWithLaunchMap(const codegen::GpuCode& code) {
   std::string header = "// Fusebox GPU kernels for " + code.arch() + ": entry <- HLO instruction (kind), launches\n";
   for (const auto& kernel : code.kernels()) {
     std::map<std::string, int> launches;
-    for (const GpuLaunch& launch : kernel->launches) ++launches[launch.function];
-    for (const GpuLaunch& launch : kernel->launches) {
+    for (const codegen::GpuLaunch& launch : kernel->launches) ++launches[launch.function];
+    for (const codegen::GpuLaunch& launch : kernel->launches) {
       auto it = launches.find(launch.function);
       if (it == launches.end()) continue;
       header += "//   " + launch.function + " <- %" + (kernel->hlo != nullptr ? kernel->hlo->name() : "?") + " (" +
@@ -126,18 +126,18 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
     case Stage::kGpuLlvmIr:
     case Stage::kGpuLlvmIrOptimized:
     case Stage::kPtx: {
-      ASSIGN_OR_RETURN(const GpuCode* code, GpuCompile());
+      ASSIGN_OR_RETURN(const codegen::GpuCode* code, GpuCompile());
       if (stage == Stage::kGpuLlvmIr) return code->llvm_ir();
       if (stage == Stage::kGpuLlvmIrOptimized) return code->llvm_ir_optimized();
       return PtxWithLaunchMap(*code);
     }
     case Stage::kPtxasInfo: {
-      ASSIGN_OR_RETURN(const PtxasResult* assembled, Assemble());
+      ASSIGN_OR_RETURN(const codegen::PtxasResult* assembled, Assemble());
       return FormatPtxasInfo(assembled->kernels);
     }
     case Stage::kSass: {
-      ASSIGN_OR_RETURN(const PtxasResult* assembled, Assemble());
-      return DisassembleCubin(assembled->cubin, gpu_options_.arch);
+      ASSIGN_OR_RETURN(const codegen::PtxasResult* assembled, Assemble());
+      return codegen::DisassembleCubin(assembled->cubin, gpu_options_.arch);
     }
   }
   return Internal("unknown stage");
@@ -176,7 +176,7 @@ StatusOr<runtime::CpuExecutable*> CompileSession::CpuCompile(const runtime::CpuE
   return cpu_.get();
 }
 
-StatusOr<const GpuCode*> CompileSession::GpuCompile() {
+StatusOr<const codegen::GpuCode*> CompileSession::GpuCompile() {
   if (gpu_status_) {
     if (!gpu_status_->ok()) return *gpu_status_;
     return gpu_.get();
@@ -201,17 +201,17 @@ StatusOr<const GpuCode*> CompileSession::GpuCompile() {
   return gpu_.get();
 }
 
-StatusOr<const PtxasResult*> CompileSession::Assemble() {
+StatusOr<const codegen::PtxasResult*> CompileSession::Assemble() {
   if (ptxas_status_) {
     if (!ptxas_status_->ok()) return *ptxas_status_;
     return ptxas_.get();
   }
   auto code = GpuCompile();
   if (!code.ok()) return code.status();
-  auto assembled = AssemblePtx((*code)->ptx(), (*code)->arch());
+  auto assembled = codegen::AssemblePtx((*code)->ptx(), (*code)->arch());
   ptxas_status_ = assembled.status();
   if (!assembled.ok()) return assembled.status();
-  ptxas_ = std::make_unique<PtxasResult>(std::move(*assembled));
+  ptxas_ = std::make_unique<codegen::PtxasResult>(std::move(*assembled));
   return ptxas_.get();
 }
 

@@ -75,12 +75,12 @@ class CompileSession {
   // The GPU code generator's compile of the optimized module (no GPU needed), once per
   // session; its options are those of the first call (or SetGpuOptions before it).
   // Stages gpu_llvm_ir, gpu_llvm_ir_optimized and ptx come from it.
-  StatusOr<const GpuCode*> GpuCompile();
-  void SetGpuOptions(const GpuCompileOptions& options) { gpu_options_ = options; }
-  const GpuCompileOptions& gpu_options() const { return gpu_options_; }
+  StatusOr<const codegen::GpuCode*> GpuCompile();
+  void SetGpuOptions(const codegen::GpuCompileOptions& options) { gpu_options_ = options; }
+  const codegen::GpuCompileOptions& gpu_options() const { return gpu_options_; }
   // ptxas over the PTX (stage ptxas_info, and the cubin SASS is disassembled from): needs
   // the CUDA toolkit's ptxas; the message says where it was looked for when missing.
-  StatusOr<const PtxasResult*> Assemble();
+  StatusOr<const codegen::PtxasResult*> Assemble();
   const passes::PipelineResult& pipeline_result() const { return pipeline_result_; }
 
   // External stages (see ExternalStage); a stage of the same name is replaced.
@@ -111,11 +111,11 @@ class CompileSession {
   std::optional<Status> optimize_status_;
   std::unique_ptr<runtime::CpuExecutable> cpu_;
   std::optional<Status> cpu_status_;
-  GpuCompileOptions gpu_options_;
+  codegen::GpuCompileOptions gpu_options_;
   std::unique_ptr<Module> gpu_module_;  // the optimized module with normalized layouts
-  std::unique_ptr<GpuCode> gpu_;
+  std::unique_ptr<codegen::GpuCode> gpu_;
   std::optional<Status> gpu_status_;
-  std::unique_ptr<PtxasResult> ptxas_;
+  std::unique_ptr<codegen::PtxasResult> ptxas_;
   std::optional<Status> ptxas_status_;
   std::vector<ExternalStage> external_;
   std::vector<std::optional<StatusOr<std::string>>> external_text_;

@@ -20,7 +20,7 @@ namespace fusebox::session {
 // The profiler's tracers and trace model, which the profiled runs drive.
 using namespace profiler;  // NOLINT(google-build-using-namespace)
 
-profiler::KernelAnnotations AnnotationsFromGpuCode(const GpuCode& code) {
+profiler::KernelAnnotations AnnotationsFromGpuCode(const codegen::GpuCode& code) {
   profiler::KernelAnnotations out;
   for (const auto& kernel : code.kernels()) {
     profiler::KernelAnnotation base;
@@ -30,7 +30,7 @@ profiler::KernelAnnotations AnnotationsFromGpuCode(const GpuCode& code) {
     }
     base.kind = kernel->kind_name;
     bool first = true;
-    for (const GpuLaunch& launch : kernel->launches) {
+    for (const codegen::GpuLaunch& launch : kernel->launches) {
       if (out.count(launch.function) != 0) continue;
       profiler::KernelAnnotation a = base;
       if (first) {
@@ -67,7 +67,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   }
   ASSIGN_OR_RETURN(std::unique_ptr<runtime::CpuExecutable> exe, runtime::CpuExecutable::Create(std::move(optimized), exe_opts));
   run.compile_s = compile_watch.ElapsedSeconds();
-  for (const CompileStepTime& step : exe->code().step_times()) run.compile_steps_s.emplace_back(step.step, step.seconds);
+  for (const codegen::CompileStepTime& step : exe->code().step_times()) run.compile_steps_s.emplace_back(step.step, step.seconds);
   run.compile_threads = exe->code().compile_threads();
   run.device = "the CPU (" + std::to_string(exe->threads()) + " threads)";
   CpuTracer tracer;
@@ -106,9 +106,9 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     exe_opts.compile.arch = opts.gpu_arch;
     exe_opts.arch_from_device = false;
   }
-  if (FindPtxas().ok()) {
+  if (codegen::FindPtxas().ok()) {
     exe_opts.ptx_to_cubin = [](const std::string& ptx, const std::string& arch) -> StatusOr<std::vector<uint8_t>> {
-      ASSIGN_OR_RETURN(PtxasResult assembled, AssemblePtx(ptx, arch));
+      ASSIGN_OR_RETURN(codegen::PtxasResult assembled, codegen::AssemblePtx(ptx, arch));
       return std::vector<uint8_t>(assembled.cubin.begin(), assembled.cubin.end());
     };
   }

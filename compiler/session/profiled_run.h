@@ -65,7 +65,7 @@ StatusOr<ProfiledRun> RunProfiled(const Module& module, const std::vector<Litera
 
 // What the compiler knows about the PTX entries of `code`, for the CUPTI tracer: the
 // annotations of every launch of every kernel.
-profiler::KernelAnnotations AnnotationsFromGpuCode(const GpuCode& code);
+profiler::KernelAnnotations AnnotationsFromGpuCode(const codegen::GpuCode& code);
 
 // Kernel events in `trace`.
 int64_t CountKernelEvents(const profiler::Trace& trace);

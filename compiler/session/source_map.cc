@@ -150,7 +150,7 @@ void SourceMap::MapKernels(const Module& optimized) {
       KernelSource& kernel = KernelNamed(inst->name());
       kernel.opcode = std::string(OpcodeName(inst->opcode()));
       if (inst->fusion_kind()) kernel.fusion_kind = std::string(FusionKindName(*inst->fusion_kind()));
-      kernel.runs_code = in_program && (IsCpuKernel(*inst) || IsGpuKernel(*inst));
+      kernel.runs_code = in_program && (codegen::IsCpuKernel(*inst) || codegen::IsGpuKernel(*inst));
       kernel.instructions = {inst->name()};
       if (inst->opcode() == Opcode::kFusion && inst->fused_computation()) walk(inst->fused_computation(), kernel);
     }
@@ -182,7 +182,7 @@ void SourceMap::AddCode(const std::string& kernel_name, const std::string& funct
   AddOnce(kernel.code_names, function);
 }
 
-void SourceMap::AddCpuCode(const CpuCode& code) {
+void SourceMap::AddCpuCode(const codegen::CpuCode& code) {
   for (const auto& [function, hlo] : code.function_to_hlo()) AddCode(hlo, function, /*gpu=*/false);
   // The CPU tracer names each run after the kernel (profiler/cpu_tracer.cc).
   for (const auto& kernel : code.kernels()) {
@@ -190,13 +190,13 @@ void SourceMap::AddCpuCode(const CpuCode& code) {
   }
 }
 
-void SourceMap::AddGpuCode(const GpuCode& code) {
+void SourceMap::AddGpuCode(const codegen::GpuCode& code) {
   for (const auto& [function, hlo] : code.function_to_hlo()) AddCode(hlo, function, /*gpu=*/true);
   // CUPTI names each run after the launched entry (profiler/cupti_tracer.cc).
   for (const auto& kernel : code.kernels()) {
     if (kernel->hlo == nullptr) continue;
     KernelSource& source = KernelNamed(kernel->hlo->name());
-    for (const GpuLaunch& launch : kernel->launches) AddOnce(source.gpu_trace_names, launch.function);
+    for (const codegen::GpuLaunch& launch : kernel->launches) AddOnce(source.gpu_trace_names, launch.function);
   }
 }
 

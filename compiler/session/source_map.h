@@ -18,10 +18,10 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 class CpuCode;
 class GpuCode;
-}  // namespace fusebox
+}  // namespace fusebox::codegen
 
 namespace fusebox::session {
 class CompileSession;
@@ -85,8 +85,8 @@ class SourceMap {
   void MapInput(const Module& input);
   // A backend's code: LLVM function / PTX entry -> the kernel it implements (the code
   // generators' function_to_hlo), plus the names the backend's tracer gives each run.
-  void AddCpuCode(const CpuCode& code);
-  void AddGpuCode(const GpuCode& code);
+  void AddCpuCode(const codegen::CpuCode& code);
+  void AddGpuCode(const codegen::GpuCode& code);
   // Finds the definitions in a stage's text (HLO instructions, LLVM `define`s, PTX
   // `.entry`s, by the stage's name) and records those of the map's names.
   void AddLocations(const std::string& stage, const std::string& text);

@@ -9,10 +9,10 @@ namespace fusebox::session {
 
 Toolchain ProbeToolchain() {
   Toolchain t;
-  t.llvm_version = LlvmVersionString();
+  t.llvm_version = codegen::LlvmVersionString();
   auto device = runtime::DiscoverCudaDevice(0);
   t.gpu = device.ok() ? device->ToString() : device.status().message();
-  auto ptxas = FindPtxas();
+  auto ptxas = codegen::FindPtxas();
   t.ptxas = ptxas.ok() ? *ptxas : ptxas.status().message();
   return t;
 }

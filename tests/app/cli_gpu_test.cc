@@ -53,7 +53,7 @@ TEST(CliGpuCompileTest, UnsupportedArchIsAUserError) {
 TEST(CliGpuCompileTest, PtxasInfoAndSass) {
   Result info = RunFusebox("compile " + Example("mnist_train_step.hlo") + " --stage ptxas_info");
   if (info.code != 0 && info.out.find("libdevice") != std::string::npos) GTEST_SKIP() << info.out;
-  if (!fusebox::FindPtxas().ok()) {
+  if (!fusebox::codegen::FindPtxas().ok()) {
     EXPECT_EQ(info.code, 1);
     EXPECT_THAT(info.out, HasSubstr("ptxas not found"));
     GTEST_SKIP() << "no ptxas here";
@@ -62,7 +62,7 @@ TEST(CliGpuCompileTest, PtxasInfoAndSass) {
   EXPECT_THAT(info.out, HasSubstr("registers"));
   EXPECT_THAT(info.out, HasSubstr("dot_general_2_kernel"));
   Result sass = RunFusebox("compile " + Example("reduce_sum.hlo") + " --stage sass");
-  if (fusebox::FindSassDisassembler().ok()) {
+  if (fusebox::codegen::FindSassDisassembler().ok()) {
     ASSERT_EQ(sass.code, 0) << sass.out;
     EXPECT_THAT(sass.out, HasSubstr("fusion_partials"));
   } else {

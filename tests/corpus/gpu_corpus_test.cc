@@ -93,7 +93,7 @@ TEST_P(GpuCorpusTest, EveryKernelAssemblesForSm80AndSm90) {
   if (std::string why = NotRunnableReason(*module); !why.empty() && listed == NotCompiledForGpu().end()) {
     GTEST_SKIP() << "not runnable: " << why;
   }
-  auto ptxas = FindPtxas();
+  auto ptxas = codegen::FindPtxas();
   bool any_failed = false;
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
@@ -103,7 +103,7 @@ TEST_P(GpuCorpusTest, EveryKernelAssemblesForSm80AndSm90) {
     ASSERT_TRUE(normalized.ok()) << normalized.message();
     for (const char* arch : {"sm_80", "sm_90"}) {
       SCOPED_TRACE(arch);
-      GpuCompileOptions options;
+      codegen::GpuCompileOptions options;
       options.arch = arch;
       auto code = CompileForGpu(**optimized, options);
       if (!code.ok() && code.status().message().find("libdevice (CUDA's math library) not found") != std::string::npos) {
@@ -117,12 +117,12 @@ TEST_P(GpuCorpusTest, EveryKernelAssemblesForSm80AndSm90) {
         break;
       }
       if (!ptxas.ok()) continue;
-      auto assembled = AssemblePtx((*code)->ptx(), arch);
+      auto assembled = codegen::AssemblePtx((*code)->ptx(), arch);
       ASSERT_TRUE(assembled.ok()) << key << ": " << assembled.status().message();
       std::set<std::string> entries;
-      for (const PtxasKernelInfo& k : assembled->kernels) entries.insert(k.name);
+      for (const codegen::PtxasKernelInfo& k : assembled->kernels) entries.insert(k.name);
       for (const auto& kernel : (*code)->kernels()) {
-        for (const GpuLaunch& launch : kernel->launches) {
+        for (const codegen::GpuLaunch& launch : kernel->launches) {
           EXPECT_EQ(entries.count(launch.function), 1u) << key << ": no entry " << launch.function;
         }
       }
@@ -163,7 +163,7 @@ TEST_P(GpuCorpusTest, EmulatedKernelsMatchTheInterpreter) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     auto optimized = passes::OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    auto emulator = codegen::GpuEmulator::Create(std::move(*optimized));
     ASSERT_TRUE(emulator.ok()) << Key(c) << ": " << emulator.status().message();
     auto actual = (*emulator)->Run(*args);
     if (!actual.ok() && actual.status().message().find("runs on the host") != std::string::npos) continue;

@@ -217,7 +217,7 @@ void ExpectConsistentTrace(const TracedRun& run, int64_t expected_per_iteration)
     const Instruction* inst = EventInstruction(module, *k);
     ASSERT_NE(inst, nullptr) << "the event names no instruction of the module";
     EXPECT_TRUE(passes::IsKernel(*inst));
-    const CpuKernel* compiled = run.exe->code().KernelFor(inst);
+    const codegen::CpuKernel* compiled = run.exe->code().KernelFor(inst);
     ASSERT_NE(compiled, nullptr);
     EXPECT_EQ(k->name, compiled->name);
     EXPECT_EQ(k->kind, compiled->kind_name);

@@ -268,11 +268,11 @@ TEST(CuptiTracerTest, BuildsTheTraceFromActivitiesAndRuns) {
 }
 
 // A fake compiled module: two kernels, one with two launches.
-class FakeGpuCode : public GpuCode {
+class FakeGpuCode : public codegen::GpuCode {
  public:
   explicit FakeGpuCode(const Module& module) {
     const Computation* entry = module.entry();
-    auto reduce = std::make_unique<GpuKernel>();
+    auto reduce = std::make_unique<codegen::GpuKernel>();
     reduce->hlo = entry->root();
     reduce->name = "reduce_2";
     reduce->kind_name = "reduction(row)";
@@ -284,8 +284,8 @@ class FakeGpuCode : public GpuCode {
     reduce->flops = 200;
     kernels_.push_back(std::move(reduce));
   }
-  const GpuKernel* KernelFor(const Instruction*) const override { return nullptr; }
-  const std::vector<std::unique_ptr<GpuKernel>>& kernels() const override { return kernels_; }
+  const codegen::GpuKernel* KernelFor(const Instruction*) const override { return nullptr; }
+  const std::vector<std::unique_ptr<codegen::GpuKernel>>& kernels() const override { return kernels_; }
   const std::string& llvm_ir() const override { return empty_; }
   const std::string& llvm_ir_optimized() const override { return empty_; }
   const std::string& ptx() const override { return empty_; }
@@ -293,7 +293,7 @@ class FakeGpuCode : public GpuCode {
   const std::map<std::string, std::string>& function_to_hlo() const override { return map_; }
 
  private:
-  std::vector<std::unique_ptr<GpuKernel>> kernels_;
+  std::vector<std::unique_ptr<codegen::GpuKernel>> kernels_;
   std::string empty_;
   std::map<std::string, std::string> map_;
 };

@@ -17,7 +17,7 @@
 #include "compiler/passes/optimization_pipeline.h"
 #include "tests/compiler/row_kernel_modules.h"
 
-namespace fusebox {
+namespace fusebox::codegen {
 namespace {
 
 const char* kReducers = R"(
@@ -300,4 +300,4 @@ TEST(GpuEmulatorTest, Examples) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::codegen

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-namespace fusebox {
+namespace fusebox::codegen {
 namespace {
 
 // Sets (or unsets) an environment variable for one test and restores it afterwards.
@@ -547,4 +547,4 @@ TEST(DisassembleCubinTest, RealCubin) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::codegen

@@ -365,7 +365,7 @@ TEST(CollectivesTest, GroupsOfOneStillRunOnTheInterpreter) {
 TEST(CollectivesTest, CpuExecutableAndGpuCompileRefuseWithoutAGpu) {
   auto m = LoadTestData("all_reduce_mesh.hlo");
   ASSERT_NE(m, nullptr);
-  GpuCompileOptions gpu;
+  codegen::GpuCompileOptions gpu;
   gpu.arch = "sm_80";
   auto code = CompileForGpu(*m, gpu);
   ASSERT_FALSE(code.ok());

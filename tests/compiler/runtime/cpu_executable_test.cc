@@ -141,7 +141,7 @@ ENTRY e {
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   int split = 0;
   for (const auto& k : (*exe)->code().kernels()) {
-    for (const CpuLoopGroup& g : k->groups) split += g.function.ends_with(".partials");
+    for (const codegen::CpuLoopGroup& g : k->groups) split += g.function.ends_with(".partials");
   }
   EXPECT_GE(split, 1) << (*exe)->code().llvm_ir();
 }
@@ -217,7 +217,7 @@ ENTRY e {
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     int columns = 0;
     for (const auto& k : (*exe)->code().kernels()) {
-      for (const CpuLoopGroup& g : k->groups) columns += g.function.ends_with(".columns");
+      for (const codegen::CpuLoopGroup& g : k->groups) columns += g.function.ends_with(".columns");
     }
     EXPECT_GE(columns, 5) << (*exe)->module().ToString();
     auto out = (*exe)->Run(*args);
@@ -310,7 +310,7 @@ ENTRY e {
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   int parallel = 0;
   for (const auto& k : (*exe)->code().kernels()) {
-    for (const CpuLoopGroup& g : k->groups) parallel += g.function.ends_with(".apply") && g.extent == 8;
+    for (const codegen::CpuLoopGroup& g : k->groups) parallel += g.function.ends_with(".apply") && g.extent == 8;
   }
   EXPECT_EQ(parallel, 2) << (*exe)->module().ToString();
 }
@@ -385,7 +385,7 @@ ENTRY e {
     ASSERT_NE(m, nullptr);
     auto exe = CompileCpu(*m, false);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
-    const CpuKernel* dus = nullptr;
+    const codegen::CpuKernel* dus = nullptr;
     for (const auto& k : (*exe)->code().kernels()) {
       if (k->hlo->opcode() == Opcode::kDynamicUpdateSlice) dus = k.get();
     }
@@ -611,11 +611,11 @@ TEST(CpuExecutableTest, RowKernelsComputeEachReductionOncePerRow) {
   for (int threads : {1, 3}) {
     // Run threads and compile threads: the exp-and-sum loop, a function of its own,
     // compiles on a second thread, into the same code.
-    CpuCompileOptions compile;
+    codegen::CpuCompileOptions compile;
     compile.compile_threads = threads;
     auto exe = CompileCpu(*softmax, true, threads, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
-    const CpuCode& code = (*exe)->code();
+    const codegen::CpuCode& code = (*exe)->code();
     ASSERT_EQ(code.kernels().size(), 1u);
     EXPECT_EQ(code.compile_threads(), std::min(threads, 2));
     if (first_ir.empty()) first_ir = code.llvm_ir();
@@ -678,7 +678,7 @@ TEST(CpuExecutableTest, ModulesCompiledOneAfterAnotherShareCodeGeneration) {
   auto layer_norm = ParseOrFail(RowKernelModule("layer_norm", "f32", LayerNormEntry("f32", {64, 256})));
   ASSERT_NE(softmax, nullptr);
   ASSERT_NE(layer_norm, nullptr);
-  CpuCompileOptions compile;
+  codegen::CpuCompileOptions compile;
   compile.compile_threads = 1;
   compile.keep_assembly = false;
   compile.keep_llvm_ir = false;
@@ -715,7 +715,7 @@ ENTRY e {
   ASSERT_NE(m, nullptr);
   auto exe = CompileCpu(*m, true);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
-  const CpuCode& code = (*exe)->code();
+  const codegen::CpuCode& code = (*exe)->code();
   ASSERT_EQ(code.kernels().size(), 1u);
   const std::string& fn = code.kernels()[0]->groups.at(0).function;
   EXPECT_THAT(code.llvm_ir(), HasSubstr("define void @" + fn + "("));
@@ -736,14 +736,14 @@ TEST(CpuExecutableTest, CompileThreadsChangeNeitherStagesNorResults) {
   std::optional<Literal> first;
   for (int compile_threads : {1, 2, 3, 8}) {
     SCOPED_TRACE("compile threads " + std::to_string(compile_threads));
-    CpuCompileOptions compile;
+    codegen::CpuCompileOptions compile;
     compile.compile_threads = compile_threads;
     auto exe = CompileCpu(*m, true, 2, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
-    const CpuCode& code = (*exe)->code();
+    const codegen::CpuCode& code = (*exe)->code();
     EXPECT_EQ(code.compile_threads(), compile_threads);
     std::vector<std::string> steps;
-    for (const CompileStepTime& t : code.step_times()) {
+    for (const codegen::CompileStepTime& t : code.step_times()) {
       steps.push_back(t.step);
       EXPECT_GE(t.seconds, 0);
     }
@@ -752,7 +752,7 @@ TEST(CpuExecutableTest, CompileThreadsChangeNeitherStagesNorResults) {
     EXPECT_EQ(code.llvm_ir().find("target datalayout"), code.llvm_ir().rfind("target datalayout"));
     size_t last = 0;
     for (const auto& kernel : code.kernels()) {
-      for (const CpuLoopGroup& g : kernel->groups) {
+      for (const codegen::CpuLoopGroup& g : kernel->groups) {
         const size_t at = code.llvm_ir().find("define void @" + g.function + "(");
         ASSERT_NE(at, std::string::npos) << g.function;
         EXPECT_GT(at, last) << g.function << " out of order";
@@ -832,11 +832,11 @@ ENTRY e {
   std::string assembly[2];
   for (bool kernel_pipeline : {true, false}) {
     SCOPED_TRACE(kernel_pipeline ? "kernel pipeline" : "LLVM -O2");
-    CpuCompileOptions compile;
+    codegen::CpuCompileOptions compile;
     compile.kernel_pipeline = kernel_pipeline;
     auto exe = CompileRunAndCompare(*m, *args, *expected, 2, compile);
     ASSERT_NE(exe, nullptr);
-    const CpuCode& code = exe->code();
+    const codegen::CpuCode& code = exe->code();
     EXPECT_THAT(code.llvm_ir_optimized(), HasSubstr("x float>"));  // vectorized
     assembly[kernel_pipeline ? 0 : 1] = code.assembly();
   }
@@ -876,7 +876,7 @@ ENTRY e {
   size_t assembly_lines[2] = {0, 0};
   for (bool kernel_pipeline : {true, false}) {
     SCOPED_TRACE(kernel_pipeline ? "kernel pipeline" : "LLVM -O2");
-    CpuCompileOptions compile;
+    codegen::CpuCompileOptions compile;
     compile.kernel_pipeline = kernel_pipeline;
     auto exe = CompileRunAndCompare(*m, *args, *expected, 1, compile);
     ASSERT_NE(exe, nullptr);
@@ -933,12 +933,12 @@ ENTRY e {
   const int64_t reads = 2 * 96 * 256 * 4;
   for (int64_t min_bytes : {int64_t{1}, reads, reads + 1, int64_t{-1}}) {
     SCOPED_TRACE("prefetch_min_bytes " + std::to_string(min_bytes));
-    CpuCompileOptions compile;
+    codegen::CpuCompileOptions compile;
     compile.prefetch_min_bytes = min_bytes;
     auto exe = CompileRunAndCompare(*m, *args, *expected, 2, compile);
     ASSERT_NE(exe, nullptr);
     const bool prefetches = min_bytes > 0 && min_bytes <= reads;
-    const CpuCode& code = exe->code();
+    const codegen::CpuCode& code = exe->code();
     EXPECT_EQ(code.llvm_ir_optimized().find("@llvm.prefetch") != std::string::npos, prefetches);
     EXPECT_EQ(code.assembly().find("prefetcht1") != std::string::npos, prefetches);
     EXPECT_EQ(code.llvm_ir().find("@llvm.prefetch"), std::string::npos);  // added after optimization
@@ -969,13 +969,13 @@ ENTRY e {
   ASSERT_TRUE(expected.ok());
   for (int64_t min_bytes : {int64_t{4096}, int64_t{-1}}) {
     SCOPED_TRACE("streaming_store_min_bytes " + std::to_string(min_bytes));
-    CpuCompileOptions compile;
+    codegen::CpuCompileOptions compile;
     compile.streaming_store_min_bytes = min_bytes;
     auto exe = CompileCpu(*m, true, 2, compile);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
-    const CpuCode& code = (*exe)->code();
+    const codegen::CpuCode& code = (*exe)->code();
     ASSERT_EQ(code.kernels().size(), 1u);
-    const CpuLoopGroup& group = code.kernels()[0]->groups.at(0);
+    const codegen::CpuLoopGroup& group = code.kernels()[0]->groups.at(0);
     const bool streaming = min_bytes > 0;
     EXPECT_EQ(code.llvm_ir_optimized().find("define void @" + group.function + ".streaming(") != std::string::npos,
               streaming);

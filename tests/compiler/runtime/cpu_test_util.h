@@ -30,7 +30,7 @@ inline std::unique_ptr<Module> ParseOrFail(const std::string& text) {
 // Compiles `module` for the CPU; `fused` runs the whole pipeline first, otherwise the
 // pipeline without fusion (one kernel per op). `compile` sets the code generator's options.
 inline StatusOr<std::unique_ptr<runtime::CpuExecutable>> CompileCpu(const Module& module, bool fused, int threads = 2,
-                                                           const CpuCompileOptions& compile = {}) {
+                                                           const codegen::CpuCompileOptions& compile = {}) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused));
   runtime::CpuExecutableOptions options;
   options.threads = threads;
@@ -43,7 +43,7 @@ inline StatusOr<std::unique_ptr<runtime::CpuExecutable>> CompileCpu(const Module
 // (nullptr, with the failure recorded, when compiling or running failed).
 inline std::unique_ptr<runtime::CpuExecutable> CompileRunAndCompare(const Module& module, const std::vector<Literal>& args,
                                                            const Literal& expected, int threads,
-                                                           const CpuCompileOptions& compile) {
+                                                           const codegen::CpuCompileOptions& compile) {
   auto exe = CompileCpu(module, true, threads, compile);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return nullptr;
