@@ -18,7 +18,7 @@
 #define FUSEBOX_VERSION "0.0.0"
 #endif
 
-namespace fusebox {
+namespace fusebox::cli {
 
 using namespace cli_internal;
 
@@ -106,4 +106,4 @@ int RunCli(int argc, char** argv) {
   }
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::cli

@@ -3,7 +3,7 @@
 // 2 internal error (a Fusebox bug).
 #pragma once
 
-namespace fusebox {
+namespace fusebox::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUserError = 1;
@@ -11,4 +11,4 @@ inline constexpr int kExitInternal = 2;
 
 int RunCli(int argc, char** argv);
 
-}  // namespace fusebox
+}  // namespace fusebox::cli

@@ -10,7 +10,7 @@
 #include "importers/dump_index.h"
 #include "importers/dump_stages.h"
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 void AddInputOptions(CLI::App* cmd, CommonInput* in) {
   cmd->add_option(
@@ -102,4 +102,4 @@ std::string& CommandLine() {
   return line;
 }
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

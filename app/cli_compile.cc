@@ -11,7 +11,7 @@
 #include "compiler/session/source_map.h"
 #include "importers/dump_stages.h"
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   auto stage = session::ParseStage(opts.stage);
@@ -120,4 +120,4 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
   return cmd;
 }
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

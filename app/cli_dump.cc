@@ -9,7 +9,7 @@
 #include "importers/dump_stages.h"
 #include "importers/module_loader.h"
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 namespace {
 
@@ -140,4 +140,4 @@ CLI::App* AddCompareFusionCommand(CLI::App& app, CompareFusionOptions* opts) {
   return cmd;
 }
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

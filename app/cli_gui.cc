@@ -6,7 +6,7 @@
 #include "app/cli_internal.h"
 #include "app/gui/gui_app.h"
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 CLI::App* AddGuiCommands(CLI::App& app, GuiCommandOptions* opts) {
   CLI::App* cmd =
@@ -60,4 +60,4 @@ int RunGuiCommand(GuiCommandOptions& opts) {
   return gui::RunGui(gui_opts);
 }
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

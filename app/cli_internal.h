@@ -18,7 +18,7 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 // --- shared by the commands (cli_common.cc) ---
 
@@ -165,4 +165,4 @@ struct GuiCommandOptions {
 CLI::App* AddGuiCommands(CLI::App& app, GuiCommandOptions* opts);
 int RunGuiCommand(GuiCommandOptions& opts);
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

@@ -19,7 +19,7 @@
 #include "compiler/verifier/verifier.h"
 #include "importers/module_loader.h"
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 namespace {
 
@@ -295,4 +295,4 @@ CLI::App* AddExtractCommand(CLI::App& app, CommonInput* in, ExtractCommandOption
   return cmd;
 }
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

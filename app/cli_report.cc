@@ -10,7 +10,7 @@
 #include "importers/dump_stages.h"
 #include "report/report.h"
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 // `fusebox report PATH --out DIR`: see report/report.h for what it writes.
 int RunReport(const CommonInput& in, const ReportCommandOptions& opts) {
@@ -120,4 +120,4 @@ CLI::App* AddReportCommand(CLI::App& app, CommonInput* in, ReportCommandOptions*
   return cmd;
 }
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

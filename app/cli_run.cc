@@ -26,7 +26,7 @@
 #include "profiler/kernel_summary.h"
 #include "profiler/multi_device_trace.h"
 
-namespace fusebox::cli_internal {
+namespace fusebox::cli::cli_internal {
 
 namespace {
 
@@ -455,4 +455,4 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
   return cmd;
 }
 
-}  // namespace fusebox::cli_internal
+}  // namespace fusebox::cli::cli_internal

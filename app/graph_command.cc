@@ -16,7 +16,7 @@
 #include "importers/dump_index.h"
 #include "importers/module_loader.h"
 
-namespace fusebox {
+namespace fusebox::cli {
 
 namespace {
 
@@ -170,4 +170,4 @@ int RunGraphCommand(const GraphCommandOptions& options) {
   return kExitOk;
 }
 
-}  // namespace fusebox
+}  // namespace fusebox::cli

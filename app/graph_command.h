@@ -8,7 +8,7 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
-namespace fusebox {
+namespace fusebox::cli {
 
 struct GraphCommandOptions {
   std::string path;            // HLO file, HLO proto or XLA dump folder
@@ -36,4 +36,4 @@ CLI::App* AddGraphCommand(CLI::App& app, GraphCommandOptions* options);
 // an internal error.
 int RunGraphCommand(const GraphCommandOptions& options);
 
-}  // namespace fusebox
+}  // namespace fusebox::cli

@@ -1,4 +1,4 @@
 // Entry point of the `fusebox` executable.
 #include "app/cli.h"
 
-int main(int argc, char** argv) { return fusebox::RunCli(argc, argv); }
+int main(int argc, char** argv) { return fusebox::cli::RunCli(argc, argv); }

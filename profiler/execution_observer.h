@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace fusebox {
+namespace fusebox::profiler {
 
 // Nanoseconds on the steady clock: the one time base of every observer callback.
 inline int64_t NowNs() {
@@ -49,4 +49,4 @@ class ExecutionObserver {
   virtual void OnHostWork(std::string_view /*what*/, int64_t /*start_ns*/, int64_t /*end_ns*/) {}
 };
 
-}  // namespace fusebox
+}  // namespace fusebox::profiler

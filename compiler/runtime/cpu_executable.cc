@@ -500,7 +500,7 @@ class CpuExecutable::Frame {
   // into the instruction's buffers. A -start form with a tuple shape (operands, result,
   // ...) gets its operands in element 0 and the result in element 1.
   Status RunCollective(const Instruction& inst, const std::function<std::vector<void*>(const Instruction*)>& leaves) {
-    int64_t start = NowNs();
+    int64_t start = profiler::NowNs();
     std::vector<Literal> operands;
     for (const Instruction* op : inst.operands()) {
       Literal l = Literal::CreateUninitialized(op->shape());
@@ -569,7 +569,7 @@ class CpuExecutable::Frame {
     if (from.size() != to.size() || to.size() != shapes.size()) {
       return Internal(inst.name() + ": leaf counts differ in a host copy");
     }
-    int64_t start = NowNs();
+    int64_t start = profiler::NowNs();
     // A source may be another leaf's destination (a while body that returns its state
     // permuted, like threefry's key rotation): stage those sources first.
     std::vector<std::vector<uint8_t>> staged(to.size());
@@ -590,7 +590,7 @@ class CpuExecutable::Frame {
         std::memmove(to[i], source[i], static_cast<size_t>(LeafBytes(shapes[i])));
       }
     }
-    if (options_.observer != nullptr) options_.observer->OnHostWork("copy " + inst.name(), start, NowNs());
+    if (options_.observer != nullptr) options_.observer->OnHostWork("copy " + inst.name(), start, profiler::NowNs());
     return Status::Ok();
   }
 
@@ -636,8 +636,8 @@ class CpuExecutable::Frame {
     }
     std::vector<void*> outputs = leaves(&inst);
     buffers.insert(buffers.end(), outputs.begin(), outputs.end());
-    const int64_t start = NowNs();
-    KernelLaunch launch;
+    const int64_t start = profiler::NowNs();
+    profiler::KernelLaunch launch;
     launch.kernel = kernel.name;
     launch.hlo = inst.name();
     launch.computation = inst.parent() != nullptr ? std::string_view(inst.parent()->name()) : std::string_view();
@@ -673,7 +673,7 @@ class CpuExecutable::Frame {
       }
     }
     ++launches_;
-    if (options_.observer != nullptr) options_.observer->OnKernel(launch, start, NowNs(), 0);
+    if (options_.observer != nullptr) options_.observer->OnKernel(launch, start, profiler::NowNs(), 0);
     return Status::Ok();
   }
 
@@ -698,7 +698,7 @@ class CpuExecutable::Frame {
     }
   }
 
-  void RunGroups(const codegen::CpuKernel& kernel, const std::vector<void*>& buffers, const KernelLaunch& launch) {
+  void RunGroups(const codegen::CpuKernel& kernel, const std::vector<void*>& buffers, const profiler::KernelLaunch& launch) {
     const size_t first_output = kernel.hlo != nullptr ? static_cast<size_t>(kernel.hlo->operand_count()) : 0;
     for (const codegen::CpuLoopGroup& g : kernel.groups) {
       if (g.extent <= 0) continue;
@@ -710,11 +710,11 @@ class CpuExecutable::Frame {
       const int64_t work = g.extent * g.elements_per_iteration;
       const int threads = exe_.pool_->threads();
       int64_t shards = std::min<int64_t>(threads * 4, std::max<int64_t>(1, work / 16384));
-      ExecutionObserver* observer = options_.observer;
+      profiler::ExecutionObserver* observer = options_.observer;
       exe_.pool_->ParallelFor(g.extent, shards, [&](int64_t begin, int64_t end, int worker) {
-        const int64_t t0 = observer != nullptr ? NowNs() : 0;
+        const int64_t t0 = observer != nullptr ? profiler::NowNs() : 0;
         g.entry(buffers.data(), begin, end);
-        if (observer != nullptr) observer->OnKernelShard(launch, t0, NowNs(), worker);
+        if (observer != nullptr) observer->OnKernelShard(launch, t0, profiler::NowNs(), worker);
       });
     }
   }
@@ -806,7 +806,7 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
     destinations.push_back(l.size_bytes() > 0 ? l.untyped_data() : nullptr);
     destination_bytes.push_back(l.size_bytes());
   });
-  if (options.observer != nullptr) options.observer->OnRunStart(options.iteration, NowNs());
+  if (options.observer != nullptr) options.observer->OnRunStart(options.iteration, profiler::NowNs());
   auto ran = frame.RunProgram(module_->entry(), params, &destinations, &destination_bytes);
   last_kernel_launches_ = frame.kernel_launches();
   // Temps and outputs as a caller that allocates per call has them: released after this
@@ -820,7 +820,7 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
     }
   } release_after{plans, options.fresh_buffers};
   if (!ran.ok()) {
-    if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
+    if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, profiler::NowNs());
     return ran.status();
   }
   const std::vector<void*>& computed = *ran;
@@ -831,14 +831,14 @@ Status CpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   for (size_t i = 0; i < destinations.size(); ++i) {
     if (destinations[i] == nullptr || computed[i] == destinations[i]) continue;
     if (computed[i] == nullptr) {
-      if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
+      if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, profiler::NowNs());
       const std::vector<std::vector<int64_t>> paths = LeafPaths(root_shape);
       return backend::MissingSliceError(*module_->entry()->root(), i < paths.size() ? paths[i] : std::vector<int64_t>{},
                                "the run computed this output nowhere");
     }
     std::memmove(destinations[i], computed[i], static_cast<size_t>(destination_bytes[i]));
   }
-  if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, NowNs());
+  if (options.observer != nullptr) options.observer->OnRunEnd(options.iteration, profiler::NowNs());
   return Status::Ok();
 }
 

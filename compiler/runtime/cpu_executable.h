@@ -30,7 +30,7 @@ class CollectiveHub;
 namespace fusebox::runtime {
 
 struct CpuRunOptions {
-  ExecutionObserver* observer = nullptr;  // kernel events go here when set
+  profiler::ExecutionObserver* observer = nullptr;  // kernel events go here when set
   int64_t iteration = 0;                  // passed to the observer
   // Multi-device runs: the hub that exchanges collectives, this run's device (global id)
   // and what replica-id / partition-id return. Without a hub the run is one device, and

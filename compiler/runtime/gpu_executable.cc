@@ -198,7 +198,7 @@ class GpuExecutable::Frame {
   }
 
   void HostWork(const std::string& what, int64_t start) {
-    if (options_.observer != nullptr) options_.observer->OnHostWork(what, start, NowNs());
+    if (options_.observer != nullptr) options_.observer->OnHostWork(what, start, profiler::NowNs());
   }
 
   Status Execute(const Instruction& inst, const LeafFn& leaves) {
@@ -253,7 +253,7 @@ class GpuExecutable::Frame {
     if (from.size() != to.size() || to.size() != bytes.size()) {
       return Internal(inst.name() + ": leaf counts differ in a device copy");
     }
-    const int64_t start = NowNs();
+    const int64_t start = profiler::NowNs();
     // A source that is also another leaf's destination (a loop state returned permuted)
     // is staged first, so no copy reads a buffer another copy already overwrote.
     std::vector<DeviceBuffer> staged;
@@ -285,7 +285,7 @@ class GpuExecutable::Frame {
       ASSIGN_OR_RETURN(Leaves cond, RunProgram(inst.while_condition(), {state}));
       if (cond.empty() || cond[0] == 0)
         return Internal(inst.name() + ": the condition gave no value");
-      const int64_t start = NowNs();
+      const int64_t start = profiler::NowNs();
       uint8_t predicate = 0;
       // A synchronous copy: it waits for the condition's kernels.
       RETURN_IF_ERROR(ctx_.CopyDeviceToHost(&predicate, cond[0], 1));
@@ -303,7 +303,7 @@ class GpuExecutable::Frame {
     Leaves selector = leaves(inst.operand(0));
     if (selector.empty() || selector[0] == 0) return Internal(inst.name() + ": no branch selector");
     const int64_t branches = static_cast<int64_t>(inst.called_computations().size());
-    const int64_t start = NowNs();
+    const int64_t start = profiler::NowNs();
     int64_t branch;
     if (inst.operand(0)->shape().element_type() == PrimitiveType::kPred) {
       uint8_t pred = 0;
@@ -357,7 +357,7 @@ class GpuExecutable::Frame {
       const bool timed = TimeEachKernel();
       // Host timing needs an idle device at the start and the kernel done at the end.
       if (timed) RETURN_IF_ERROR(ctx_.Synchronize());
-      const int64_t start = NowNs();
+      const int64_t start = profiler::NowNs();
       Status launched =
           ctx_.Launch(fn->second, launch.grid, launch.block, launch.shared_bytes, params.data());
       if (!launched.ok()) return launched.WithPrefix(inst.name() + ": ");
@@ -365,7 +365,7 @@ class GpuExecutable::Frame {
       if (timed) {
         Status done = ctx_.Synchronize();
         if (!done.ok()) return done.WithPrefix(inst.name() + " (" + launch.function + "): ");
-        KernelLaunch report;
+        profiler::KernelLaunch report;
         report.kernel = launch.function;
         report.hlo = inst.name();
         report.computation =
@@ -376,7 +376,7 @@ class GpuExecutable::Frame {
         report.bytes_written = first ? kernel.bytes_written : 0;
         report.flops = first ? kernel.flops : 0;
         report.iteration = options_.iteration;
-        options_.observer->OnKernel(report, start, NowNs(), 0);
+        options_.observer->OnKernel(report, start, profiler::NowNs(), 0);
       }
       first = false;
     }
@@ -528,12 +528,12 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   RETURN_IF_ERROR(interpreter::CheckArguments(*module_, arguments));
   const Shape& root_shape = module_->entry()->root()->shape();
   if (!(result.shape() == root_shape)) result = Literal::CreateUninitialized(root_shape);
-  ExecutionObserver* observer = options.observer;
-  if (observer != nullptr) observer->OnRunStart(options.iteration, NowNs());
+  profiler::ExecutionObserver* observer = options.observer;
+  if (observer != nullptr) observer->OnRunStart(options.iteration, profiler::NowNs());
   Frame frame(*this, options);
   auto run = [&]() -> Status {
     // Upload the arguments into their device copies.
-    const int64_t upload_start = NowNs();
+    const int64_t upload_start = profiler::NowNs();
     std::vector<Leaves> params;
     for (size_t p = 0; p < arguments.size(); ++p) {
       Leaves leaves;
@@ -554,12 +554,12 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
       RETURN_IF_ERROR(copied);
       params.push_back(std::move(leaves));
     }
-    if (observer != nullptr) observer->OnHostWork("upload arguments", upload_start, NowNs());
+    if (observer != nullptr) observer->OnHostWork("upload arguments", upload_start, profiler::NowNs());
     ASSIGN_OR_RETURN(Leaves computed, frame.RunProgram(module_->entry(), params));
     RETURN_IF_ERROR(context_->Synchronize());
     // Download the root's leaves into the result. Every leaf with bytes has a buffer
     // (LeafSlices): one without is a bug, never a result of zeros.
-    const int64_t download_start = NowNs();
+    const int64_t download_start = profiler::NowNs();
     size_t leaf = 0;
     Status copied = Status::Ok();
     ForEachArrayLeaf(result, [&](Literal& l) {
@@ -581,12 +581,12 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
       }
     });
     RETURN_IF_ERROR(copied);
-    if (observer != nullptr) observer->OnHostWork("download results", download_start, NowNs());
+    if (observer != nullptr) observer->OnHostWork("download results", download_start, profiler::NowNs());
     return Status::Ok();
   };
   Status status = run();
   last_kernel_launches_ = frame.launches();
-  if (observer != nullptr) observer->OnRunEnd(options.iteration, NowNs());
+  if (observer != nullptr) observer->OnRunEnd(options.iteration, profiler::NowNs());
   return status;
 }
 

@@ -23,7 +23,7 @@ class CudaContext;
 struct GpuPrograms;
 
 struct GpuRunOptions {
-  ExecutionObserver* observer = nullptr;  // run, kernel and host-work events go here when set
+  profiler::ExecutionObserver* observer = nullptr;  // run, kernel and host-work events go here when set
   int64_t iteration = 0;                  // passed to the observer
   // A device-side tracer (the CUPTI tracer) records kernel times: kernels are then queued
   // without a synchronize per launch and OnKernel is not called (the tracer has them, with

@@ -74,7 +74,7 @@ struct MultiDeviceOptions {
   // CpuExecutableOptions::devices set and one thread; the runner prepares its slots.
   CpuExecutable* cpu = nullptr;
   // Kernel events per device (the trace's device tracks); may be null, or shorter.
-  std::vector<ExecutionObserver*> observers;
+  std::vector<profiler::ExecutionObserver*> observers;
   const Shape* global_result_shape = nullptr;
   const Sharding* root_sharding = nullptr;  // overrides the root's own
   // Set from another thread: every device stops (interpreter loop, between CPU kernels)

@@ -125,7 +125,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   const int64_t runs = std::max<int64_t>(1, opts.iterations);
   for (int64_t it = 0; it < runs; ++it) {
     runtime::GpuRunOptions run_opts;
-    run_opts.observer = traced.ok() ? static_cast<ExecutionObserver*>(&cupti) : &host_tracer;
+    run_opts.observer = traced.ok() ? static_cast<profiler::ExecutionObserver*>(&cupti) : &host_tracer;
     run_opts.device_tracer_active = traced.ok();
     run_opts.iteration = it;
     Stopwatch watch;

@@ -16,7 +16,7 @@
 
 // Under the sanitizers Graphviz's own leaks are suppressed by graph/graph_layout.cc.
 
-namespace fusebox {
+namespace fusebox::cli {
 namespace {
 
 using ::testing::HasSubstr;
@@ -177,4 +177,4 @@ TEST_F(CliGraphTest, FlagsParse) {
 }
 
 }  // namespace
-}  // namespace fusebox
+}  // namespace fusebox::cli

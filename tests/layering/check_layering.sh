@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The include rules of docs/architecture.md, checked on the source tree: each folder may
-# include only the folders below it on the data path. The build targets make most upward
+# The include and namespace rules of docs/architecture.md, checked on the source tree: each
+# folder may include only the folders below it on the data path, and opens its own namespace. The build targets make most upward
 # reaches link errors; this catches the rest (a header-only use, an include that happens to
 # resolve through the shared include root) and names the file and line.
 #
@@ -67,8 +67,44 @@ for dir in compiler/*/ profiler/ importers/ graph/ report/ viewers/; do
   [ -n "${allowed[$dir]+set}" ] || complain "$dir: a source folder without layering rules (add it to tests/layering/check_layering.sh and docs/architecture.md)"
 done
 
+# Namespaces follow the folders (docs/architecture.md): a folder's code opens its own
+# namespace or one inside it. A block in another namespace may only forward-declare
+# (`class X;`, `struct X;`). The HLO vocabulary is the root namespace `fusebox`.
+declare -A namespace_of=(
+  [compiler/support]=fusebox [compiler/ir]=fusebox [compiler/verifier]=fusebox [compiler/parser]=fusebox
+  [compiler/interpreter]=fusebox::interpreter [compiler/check]=fusebox::check
+  [compiler/passes]=fusebox::passes [compiler/backend]=fusebox::backend
+  [compiler/codegen]=fusebox::codegen [compiler/runtime]=fusebox::runtime
+  [compiler/session]=fusebox::session [importers]=fusebox::importers [profiler]=fusebox::profiler
+  [graph]=fusebox::graph [report]=fusebox::report [viewers]=fusebox::viewers
+  [app]=fusebox::cli [app/gui]=fusebox::gui
+)
+for folder in "${!namespace_of[@]}"; do
+  [ -d "$folder" ] || continue
+  own="${namespace_of[$folder]}"
+  while IFS= read -r -d '' file; do
+    while IFS= read -r found; do
+      [ -n "$found" ] && complain "$found"
+    done < <(awk -v own="$own" -v file="$file" '
+      function inside(ns) {
+        # The root folders may also open fusebox::<feature>_internal.
+        if (own == "fusebox") return ns == "fusebox" || ns ~ /^fusebox::[a-z_]+_internal(::|$)/
+        return ns == own || index(ns, own "::") == 1
+      }
+      /^namespace fusebox[a-z_:]* \{/ {
+        ns = $2; start = FNR; foreign = !inside(ns); declares_only = 1; next
+      }
+      foreign && /^}/ {
+        if (!declares_only) print file ":" start ": opens namespace " ns " (" own " expected for this folder; another namespace only to forward-declare)"
+        foreign = 0; next
+      }
+      foreign && !/^[[:space:]]*$/ && !/^[[:space:]]*\/\// && !/^(class|struct) [A-Za-z_0-9]+;/ { declares_only = 0 }
+    ' "$file")
+  done < <(find "$folder" -maxdepth 1 -type f \( -name '*.h' -o -name '*.cc' \) -print0)
+done
+
 if [ $violations -gt 0 ]; then
-  echo "check_layering: $violations include(s) break the layering (docs/architecture.md)"
+  echo "check_layering: $violations include(s) or namespace(s) break the layering (docs/architecture.md)"
   exit 1
 fi
-echo "check_layering: every include follows the layering (${#allowed[@]} folders)"
+echo "check_layering: every include and namespace follows the layering (${#allowed[@]} folders)"

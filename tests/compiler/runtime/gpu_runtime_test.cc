@@ -198,11 +198,11 @@ TEST(GpuExecutableGpuTest, ReduceSumExample) {
 }
 
 // Records every callback, to check what a host-timed run reports.
-class RecordingObserver : public ExecutionObserver {
+class RecordingObserver : public profiler::ExecutionObserver {
  public:
   void OnRunStart(int64_t, int64_t) override { ++runs_started; }
   void OnRunEnd(int64_t, int64_t) override { ++runs_ended; }
-  void OnKernel(const KernelLaunch& launch, int64_t start_ns, int64_t end_ns, int) override {
+  void OnKernel(const profiler::KernelLaunch& launch, int64_t start_ns, int64_t end_ns, int) override {
     std::lock_guard<std::mutex> lock(mu);
     kernels.emplace_back(launch.kernel);
     hlos.emplace_back(launch.hlo);
