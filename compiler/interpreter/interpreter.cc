@@ -15,6 +15,7 @@
 
 #include "compiler/interpreter/ops.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/interpreter/collective_hub.h"
 #include "compiler/support/strings.h"
 
@@ -253,6 +254,10 @@ class CoreEvaluator {
             ops[0]->shape().Compatible(inst.shape())) {
           return CopyOf(*ops[0]);
         }
+        if (IsLibraryCall(inst)) {
+          ASSIGN_OR_RETURN(const Computation* lowered, interp_->LibraryCallComputation(inst));
+          return CallWith(*lowered, ops);
+        }
         return Unimplemented("custom-call target \"" + target +
                              "\" is not supported by the interpreter (its meaning is defined by a "
                              "runtime library Fusebox does not have)");
@@ -460,6 +465,17 @@ class CoreEvaluator {
 };
 
 }  // namespace
+
+StatusOr<const Computation*> Interpreter::LibraryCallComputation(const Instruction& call) {
+  auto found = library_calls_.find(&call);
+  if (found == library_calls_.end()) {
+    auto module = std::make_unique<Module>("library_call_" + call.name());
+    ASSIGN_OR_RETURN(Computation * computation, BuildLibraryCallComputation(call, *module));
+    module->set_entry(computation);
+    found = library_calls_.emplace(&call, std::move(module)).first;
+  }
+  return found->second->entry();
+}
 
 const Interpreter::Plan& Interpreter::PlanFor(const Computation& computation) {
   auto it = plans_.find(&computation);

@@ -60,6 +60,10 @@ class Interpreter {
   StatusOr<Literal> RunComputation(const Computation& computation,
                                    const std::vector<const Literal*>& arguments);
 
+  // XLA's cuBLAS and cuDNN custom calls run as the plain HLO they stand for (see
+  // compiler/ir/library_calls.h), built once per call into a module of its own.
+  StatusOr<const Computation*> LibraryCallComputation(const Instruction& call);
+
   const InterpreterStats& stats() const { return stats_; }
   const InterpreterOptions& options() const { return options_; }
 
@@ -79,6 +83,7 @@ class Interpreter {
   InterpreterStats stats_;
   uint64_t rng_state_;
   std::unordered_map<const Computation*, std::unique_ptr<Plan>> plans_;
+  std::unordered_map<const Instruction*, std::unique_ptr<Module>> library_calls_;
 };
 
 // Checks that `arguments` fit the entry computation's parameters (count, element type,

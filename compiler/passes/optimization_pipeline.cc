@@ -9,6 +9,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/instruction_fusion.h"
+#include "compiler/passes/library_call_lowering.h"
 #include "compiler/passes/multi_output_fusion.h"
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/sharding_propagation.h"
@@ -53,6 +54,9 @@ StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, Pass
 Pipeline MakeOptimizationPipeline(const Module* module) {
   Pipeline pipeline("cpu-optimizations");
   if (module != nullptr && NeedsSpmdPartitioning(*module)) AddSpmdPasses(pipeline);
+  // XLA's cuBLAS and cuDNN calls become the HLO they compute (inlined next), so that
+  // an XLA GPU module compiles with Fusebox's own kernels.
+  pipeline.Add<LibraryCallLowering>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();

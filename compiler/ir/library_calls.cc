@@ -1,0 +1,515 @@
+#include "compiler/ir/library_calls.h"
+
+#include <cmath>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/ir/backend_config.h"
+
+namespace fusebox {
+namespace {
+
+using nlohmann::json;
+
+Status CallError(const Instruction& inst, const std::string& what) {
+  return InvalidArgument("custom-call " + inst.name() + " (" + inst.attrs().custom_call_target + "): " + what);
+}
+
+Status CallUnsupported(const Instruction& inst, const std::string& what) {
+  return Unimplemented("custom-call " + inst.name() + " (" + inst.attrs().custom_call_target + "): " + what);
+}
+
+// Dimension lists in XLA's JSON are strings ("1", proto int64) or numbers.
+StatusOr<std::vector<int64_t>> DimensionList(const Instruction& inst, const json& object, const char* key) {
+  std::vector<int64_t> out;
+  if (!object.contains(key)) return out;
+  const json& list = object.at(key);
+  if (!list.is_array()) return CallError(inst, std::string(key) + " is not a list");
+  for (const json& item : list) {
+    if (item.is_number_integer()) {
+      out.push_back(item.get<int64_t>());
+    } else if (item.is_string()) {
+      const std::string text = item.get<std::string>();
+      char* end = nullptr;
+      const long long value = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0') return CallError(inst, std::string(key) + " holds '" + text + "', not a number");
+      out.push_back(value);
+    } else {
+      return CallError(inst, std::string(key) + " holds something that is not a dimension number");
+    }
+  }
+  return out;
+}
+
+double NumberOr(const json& object, const char* key, double fallback) {
+  if (!object.contains(key)) return fallback;
+  const json& value = object.at(key);
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) return std::strtod(value.get<std::string>().c_str(), nullptr);
+  return fallback;
+}
+
+// The call's parameters: backend_config's `key` object (XLA since 2023), or the whole
+// backend_config when it holds `marker` directly (the older form, still in XLA's tests).
+StatusOr<json> SubConfig(const Instruction& inst, const char* key, const char* marker) {
+  std::optional<json> config = BackendConfigJson(inst);
+  if (!config || !config->is_object()) return CallError(inst, "has no backend_config JSON (XLA writes the call's parameters there)");
+  if (config->contains(key) && config->at(key).is_object()) return config->at(key);
+  if (config->contains(marker)) return *config;
+  return CallError(inst, std::string("backend_config has no ") + key);
+}
+
+// The value the call returns: the whole result, or tuple element 0 with the rest
+// workspace bytes (rank-1 s8/u8). Anything else is an output this description lacks.
+StatusOr<Shape> ValueShape(const Instruction& inst) {
+  const Shape& shape = inst.shape();
+  if (shape.IsArray()) return shape;
+  if (!shape.IsTuple() || shape.tuple_shapes().empty() || !shape.tuple_shapes(0).IsArray()) {
+    return CallError(inst, "result is neither an array nor a tuple of (value, workspace)");
+  }
+  for (size_t i = 1; i < shape.tuple_shapes().size(); ++i) {
+    const Shape& extra = shape.tuple_shapes(static_cast<int64_t>(i));
+    const bool workspace = extra.IsArray() && extra.rank() == 1 &&
+                           (extra.element_type() == PrimitiveType::kS8 || extra.element_type() == PrimitiveType::kU8);
+    if (!workspace) {
+      return CallUnsupported(inst, "result element " + std::to_string(i) + " is not a workspace (an auxiliary "
+                                   "output such as GELU_AUX or an fp8 amax, which Fusebox does not model)");
+    }
+  }
+  return shape.tuple_shapes(0);
+}
+
+Status ParseGemm(const Instruction& inst, LibraryCall& call) {
+  ASSIGN_OR_RETURN(json config, SubConfig(inst, "gemm_backend_config", "dot_dimension_numbers"));
+  call.alpha = NumberOr(config, "alpha_real", 1);
+  call.beta = NumberOr(config, "beta", 0);
+  if (NumberOr(config, "alpha_imag", 0) != 0) return CallUnsupported(inst, "a complex alpha is not modelled");
+  if (config.contains("damax_output") && config.at("damax_output").is_boolean() && config.at("damax_output").get<bool>()) {
+    return CallUnsupported(inst, "fp8 amax outputs are not modelled");
+  }
+  if (config.contains("dot_dimension_numbers")) {
+    const json& dims = config.at("dot_dimension_numbers");
+    ASSIGN_OR_RETURN(call.dot.lhs_contracting_dimensions, DimensionList(inst, dims, "lhs_contracting_dimensions"));
+    ASSIGN_OR_RETURN(call.dot.rhs_contracting_dimensions, DimensionList(inst, dims, "rhs_contracting_dimensions"));
+    ASSIGN_OR_RETURN(call.dot.lhs_batch_dimensions, DimensionList(inst, dims, "lhs_batch_dimensions"));
+    ASSIGN_OR_RETURN(call.dot.rhs_batch_dimensions, DimensionList(inst, dims, "rhs_batch_dimensions"));
+  }
+  if (config.contains("precision_config") && config.at("precision_config").contains("operand_precision")) {
+    for (const json& p : config.at("precision_config").at("operand_precision")) {
+      std::optional<Precision> precision = p.is_string() ? ParsePrecision(p.get<std::string>()) : std::nullopt;
+      if (!precision) return CallError(inst, "unknown operand precision " + p.dump());
+      call.precision.push_back(*precision);
+    }
+  }
+  const std::string epilogue = config.value("epilogue", std::string("DEFAULT"));
+  if (epilogue == "DEFAULT") call.epilogue = GemmEpilogue::kDefault;
+  else if (epilogue == "BIAS") call.epilogue = GemmEpilogue::kBias;
+  else if (epilogue == "RELU") call.epilogue = GemmEpilogue::kRelu;
+  else if (epilogue == "BIAS_RELU") call.epilogue = GemmEpilogue::kBiasRelu;
+  else if (epilogue == "GELU") call.epilogue = GemmEpilogue::kGelu;
+  else if (epilogue == "BIAS_GELU") call.epilogue = GemmEpilogue::kBiasGelu;
+  else return CallUnsupported(inst, "epilogue " + epilogue + " is not modelled");
+
+  int64_t next = 2;
+  if (call.beta != 0) {
+    if (inst.operand_count() <= next || !inst.operand(next)->shape().IsArray() ||
+        inst.operand(next)->shape().dimensions() != call.result.dimensions()) {
+      return CallError(inst, "beta is " + std::to_string(call.beta) + " but operand 2 is not a c of the result's shape");
+    }
+    ++next;
+  }
+  const bool bias = call.epilogue == GemmEpilogue::kBias || call.epilogue == GemmEpilogue::kBiasRelu ||
+                    call.epilogue == GemmEpilogue::kBiasGelu;
+  if (bias) {
+    if (inst.operand_count() <= next) return CallError(inst, "epilogue " + epilogue + " needs a bias operand");
+    const Shape& b = inst.operand(next)->shape();
+    const int64_t last = call.result.rank() - 1;
+    if (!b.IsArray() || b.rank() != 1 || last < 0 || b.dimensions()[0] != call.result.dimensions()[last]) {
+      return CallError(inst, "the bias (operand " + std::to_string(next) + ") must be a vector as long as the result's last dimension");
+    }
+    call.bias_operand = next;
+    call.bias_dimension = last;
+    ++next;
+  }
+  if (inst.operand_count() != next) {
+    return CallError(inst, "has " + std::to_string(inst.operand_count()) + " operands; with beta " +
+                               std::to_string(call.beta) + " and epilogue " + epilogue + " it takes " + std::to_string(next));
+  }
+  return Status::Ok();
+}
+
+StatusOr<ConvActivation> ParseActivation(const Instruction& inst, const std::string& mode) {
+  if (mode == "kNone" || mode.empty()) return ConvActivation::kNone;
+  if (mode == "kRelu") return ConvActivation::kRelu;
+  if (mode == "kRelu6") return ConvActivation::kRelu6;
+  if (mode == "kElu") return ConvActivation::kElu;
+  if (mode == "kLeakyRelu") return ConvActivation::kLeakyRelu;
+  if (mode == "kSigmoid") return ConvActivation::kSigmoid;
+  if (mode == "kTanh") return ConvActivation::kTanh;
+  return CallUnsupported(inst, "activation " + mode + " is not modelled");
+}
+
+Status ParseConv(const Instruction& inst, LibraryCall& call) {
+  const InstructionAttributes& attrs = inst.attrs();
+  if (!attrs.window || !attrs.convolution_dimension_numbers) {
+    return CallError(inst, "a convolution call needs window= and dim_labels=");
+  }
+  call.window = *attrs.window;
+  call.conv = *attrs.convolution_dimension_numbers;
+  call.feature_group_count = attrs.feature_group_count;
+  call.batch_group_count = attrs.batch_group_count;
+  const size_t spatial = call.conv.input_spatial_dimensions.size();
+  if (call.window.dimensions.size() != spatial || call.conv.kernel_spatial_dimensions.size() != spatial ||
+      call.conv.output_spatial_dimensions.size() != spatial) {
+    return CallError(inst, "window and dim_labels disagree on the number of spatial dimensions");
+  }
+  std::optional<json> config = BackendConfigJson(inst);
+  if (config && config->is_object() &&
+      (config->contains("cudnn_conv_backend_config") || config->contains("conv_result_scale"))) {
+    const json& c = config->contains("cudnn_conv_backend_config") ? config->at("cudnn_conv_backend_config") : *config;
+    call.conv_result_scale = NumberOr(c, "conv_result_scale", 1);
+    call.side_input_scale = NumberOr(c, "side_input_scale", 0);
+    call.leakyrelu_alpha = NumberOr(c, "leakyrelu_alpha", 0);
+    ASSIGN_OR_RETURN(call.activation, ParseActivation(inst, c.value("activation_mode", std::string("kNone"))));
+  }
+  int64_t operands = 2;
+  if (call.kind == LibraryCallKind::kConvBiasActivationForward) {
+    operands = inst.operand_count() == 4 ? 4 : 3;
+    if (call.side_input_scale != 0 && operands != 4) return CallError(inst, "side_input_scale is set but there is no side input");
+  } else if (call.activation != ConvActivation::kNone && call.kind != LibraryCallKind::kConvForward) {
+    return CallUnsupported(inst, "an activation on a backward convolution is not modelled");
+  }
+  if (inst.operand_count() != operands) {
+    return CallError(inst, "has " + std::to_string(inst.operand_count()) + " operands; it takes " + std::to_string(operands));
+  }
+  const bool backward = call.kind == LibraryCallKind::kConvBackwardInput || call.kind == LibraryCallKind::kConvBackwardFilter;
+  if (backward && (call.feature_group_count != 1 || call.batch_group_count != 1)) {
+    return CallUnsupported(inst, "a grouped backward convolution is not modelled");
+  }
+  for (const WindowDimension& w : call.window.dimensions) {
+    if (backward && w.base_dilation != 1) return CallUnsupported(inst, "a backward convolution with lhs dilation is not modelled");
+    if (w.size < 1 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1) return CallError(inst, "window has a size, stride or dilation below 1");
+  }
+  return Status::Ok();
+}
+
+// Builds plain HLO into one computation.
+class Emitter {
+ public:
+  Emitter(Module& module, Computation* computation) : module_(module), computation_(computation) {}
+
+  Instruction* Parameter(int64_t number, const Shape& shape) {
+    auto inst = std::make_unique<Instruction>(Opcode::kParameter, module_.UniqueName("p"), shape);
+    inst->set_parameter_number(number);
+    return computation_->AddInstruction(std::move(inst));
+  }
+  Instruction* Add(Opcode opcode, const Shape& shape, std::vector<Instruction*> operands) {
+    auto inst = std::make_unique<Instruction>(opcode, module_.UniqueName(std::string(OpcodeName(opcode))), shape);
+    for (Instruction* operand : operands) inst->AppendOperand(operand);
+    return computation_->AddInstruction(std::move(inst));
+  }
+  // `value` of `like`'s type, broadcast to its shape.
+  Instruction* Splat(double value, const Shape& like) {
+    const Shape scalar = Shape::Scalar(like.element_type());
+    auto constant = std::make_unique<Instruction>(Opcode::kConstant, module_.UniqueName("constant"), scalar);
+    auto literal = std::make_unique<Literal>(scalar);
+    literal->SetDouble(0, value);
+    constant->set_literal(std::move(literal));
+    Instruction* c = computation_->AddInstruction(std::move(constant));
+    Instruction* b = Add(Opcode::kBroadcast, Plain(like), {c});
+    b->mutable_attrs().dimensions = std::vector<int64_t>{};
+    return b;
+  }
+  Instruction* Zeros(const Shape& shape) {
+    auto constant = std::make_unique<Instruction>(Opcode::kConstant, module_.UniqueName("workspace"), shape);
+    constant->set_literal(std::make_unique<Literal>(shape));
+    return computation_->AddInstruction(std::move(constant));
+  }
+  Instruction* Convert(Instruction* x, PrimitiveType type) {
+    if (x->shape().element_type() == type) return x;
+    Shape shape = Plain(x->shape());
+    shape.set_element_type(type);
+    return Add(Opcode::kConvert, shape, {x});
+  }
+  Instruction* Binary(Opcode opcode, Instruction* a, Instruction* b) { return Add(opcode, Plain(a->shape()), {a, b}); }
+  Instruction* Unary(Opcode opcode, Instruction* a) { return Add(opcode, Plain(a->shape()), {a}); }
+  Instruction* Scale(Instruction* x, double factor) {
+    return factor == 1 ? x : Binary(Opcode::kMultiply, x, Splat(factor, x->shape()));
+  }
+  Instruction* GreaterThanZero(Instruction* x) {
+    Shape pred = Plain(x->shape());
+    pred.set_element_type(PrimitiveType::kPred);
+    Instruction* compare = Add(Opcode::kCompare, pred, {x, Splat(0, x->shape())});
+    compare->mutable_attrs().comparison_direction = ComparisonDirection::kGt;
+    return compare;
+  }
+  Instruction* Slice(Instruction* x, const std::vector<SliceDimension>& slice) {
+    Shape shape = Plain(x->shape());
+    for (size_t d = 0; d < slice.size(); ++d) shape.set_dimension(static_cast<int64_t>(d), slice[d].limit - slice[d].start);
+    Instruction* s = Add(Opcode::kSlice, shape, {x});
+    s->mutable_attrs().slice = slice;
+    return s;
+  }
+  static Shape Plain(const Shape& shape) {
+    Shape plain = shape;
+    plain.clear_layout();
+    return plain;
+  }
+
+ private:
+  Module& module_;
+  Computation* computation_;
+};
+
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): the tanh form cuBLASLt's GELU uses.
+Instruction* Gelu(Emitter& e, Instruction* x) {
+  Instruction* cube = e.Binary(Opcode::kMultiply, x, e.Binary(Opcode::kMultiply, x, x));
+  Instruction* inner = e.Binary(Opcode::kAdd, x, e.Scale(cube, 0.044715));
+  Instruction* t = e.Unary(Opcode::kTanh, e.Scale(inner, std::sqrt(2.0 / M_PI)));
+  Instruction* one_plus = e.Binary(Opcode::kAdd, t, e.Splat(1, x->shape()));
+  return e.Binary(Opcode::kMultiply, e.Scale(x, 0.5), one_plus);
+}
+
+Instruction* Activate(Emitter& e, Instruction* x, const LibraryCall& call) {
+  switch (call.activation) {
+    case ConvActivation::kNone:
+      return x;
+    case ConvActivation::kRelu:
+      return e.Binary(Opcode::kMaximum, x, e.Splat(0, x->shape()));
+    case ConvActivation::kRelu6:
+      return e.Binary(Opcode::kMinimum, e.Binary(Opcode::kMaximum, x, e.Splat(0, x->shape())), e.Splat(6, x->shape()));
+    case ConvActivation::kElu:
+      return e.Add(Opcode::kSelect, Emitter::Plain(x->shape()), {e.GreaterThanZero(x), x, e.Unary(Opcode::kExpm1, x)});
+    case ConvActivation::kLeakyRelu:
+      return e.Add(Opcode::kSelect, Emitter::Plain(x->shape()),
+                   {e.GreaterThanZero(x), x, e.Scale(x, call.leakyrelu_alpha)});
+    case ConvActivation::kSigmoid:
+      return e.Unary(Opcode::kLogistic, x);
+    case ConvActivation::kTanh:
+      return e.Unary(Opcode::kTanh, x);
+  }
+  return x;
+}
+
+Instruction* EmitGemm(Emitter& e, const LibraryCall& call, const std::vector<Instruction*>& params) {
+  const Shape value = Emitter::Plain(call.result);
+  Instruction* dot = e.Add(Opcode::kDot, value, {params[0], params[1]});
+  dot->mutable_attrs().dot_dimension_numbers = call.dot;
+  dot->mutable_attrs().operand_precision = call.precision;
+  Instruction* v = e.Scale(dot, call.alpha);
+  if (call.beta != 0) {
+    v = e.Binary(Opcode::kAdd, v, e.Scale(e.Convert(params[2], value.element_type()), call.beta));
+  }
+  if (call.bias_operand >= 0) {
+    Instruction* bias = e.Convert(params[call.bias_operand], value.element_type());
+    Instruction* wide = e.Add(Opcode::kBroadcast, value, {bias});
+    wide->mutable_attrs().dimensions = std::vector<int64_t>{call.bias_dimension};
+    v = e.Binary(Opcode::kAdd, v, wide);
+  }
+  switch (call.epilogue) {
+    case GemmEpilogue::kRelu:
+    case GemmEpilogue::kBiasRelu:
+      return e.Binary(Opcode::kMaximum, v, e.Splat(0, value));
+    case GemmEpilogue::kGelu:
+    case GemmEpilogue::kBiasGelu:
+      return Gelu(e, v);
+    default:
+      return v;
+  }
+}
+
+Instruction* Convolution(Emitter& e, const Shape& shape, Instruction* lhs, Instruction* rhs, const Window& window,
+                         const ConvolutionDimensionNumbers& dims, int64_t feature_groups, int64_t batch_groups) {
+  Instruction* conv = e.Add(Opcode::kConvolution, shape, {lhs, rhs});
+  InstructionAttributes& attrs = conv->mutable_attrs();
+  attrs.window = window;
+  attrs.convolution_dimension_numbers = dims;
+  attrs.feature_group_count = feature_groups;
+  attrs.batch_group_count = batch_groups;
+  return conv;
+}
+
+// dx of the forward convolution: dy, dilated by the stride, correlated with the kernel
+// reversed in space and with its feature roles swapped. Padding that would be negative
+// is taken as zero and the extra rows sliced off.
+Instruction* EmitBackwardInput(Emitter& e, const LibraryCall& call, Instruction* dy, Instruction* w) {
+  const ConvolutionDimensionNumbers& f = call.conv;
+  Instruction* reversed = e.Add(Opcode::kReverse, Emitter::Plain(w->shape()), {w});
+  reversed->mutable_attrs().dimensions = f.kernel_spatial_dimensions;
+  ConvolutionDimensionNumbers d;
+  d.input_batch_dimension = f.output_batch_dimension;
+  d.input_feature_dimension = f.output_feature_dimension;
+  d.input_spatial_dimensions = f.output_spatial_dimensions;
+  d.kernel_input_feature_dimension = f.kernel_output_feature_dimension;
+  d.kernel_output_feature_dimension = f.kernel_input_feature_dimension;
+  d.kernel_spatial_dimensions = f.kernel_spatial_dimensions;
+  d.output_batch_dimension = f.input_batch_dimension;
+  d.output_feature_dimension = f.input_feature_dimension;
+  d.output_spatial_dimensions = f.input_spatial_dimensions;
+  Window window;
+  Shape wide = Emitter::Plain(call.result);
+  std::vector<SliceDimension> slice(static_cast<size_t>(wide.rank()));
+  for (int64_t i = 0; i < wide.rank(); ++i) slice[i] = {0, wide.dimensions()[i], 1};
+  bool sliced = false;
+  for (size_t j = 0; j < f.input_spatial_dimensions.size(); ++j) {
+    const WindowDimension& fw = call.window.dimensions[j];
+    const int64_t k = fw.size, s = fw.stride, dil = fw.window_dilation;
+    const int64_t in = call.result.dimensions()[f.input_spatial_dimensions[j]];
+    const int64_t out = dy->shape().dimensions()[f.output_spatial_dimensions[j]];
+    const int64_t low = (k - 1) * dil - fw.padding_low;
+    const int64_t high = in - (out - 1) * s - 1 + fw.padding_low;
+    WindowDimension bw;
+    bw.size = k;
+    bw.stride = 1;
+    bw.base_dilation = s;
+    bw.window_dilation = dil;
+    bw.padding_low = std::max<int64_t>(low, 0);
+    bw.padding_high = std::max<int64_t>(high, 0);
+    window.dimensions.push_back(bw);
+    const int64_t dim = f.input_spatial_dimensions[j];
+    const int64_t extra_low = std::max<int64_t>(-low, 0), extra_high = std::max<int64_t>(-high, 0);
+    wide.set_dimension(dim, in + extra_low + extra_high);
+    slice[dim] = {extra_low, extra_low + in, 1};
+    sliced = sliced || extra_low > 0 || extra_high > 0;
+  }
+  Instruction* conv = Convolution(e, wide, dy, reversed, window, d, 1, 1);
+  return sliced ? e.Slice(conv, slice) : conv;
+}
+
+// dw of the forward convolution: x correlated with dy, the batch contracted: x's
+// features play the batch, dy is the kernel dilated by the stride, and the window moves
+// by the kernel dilation. Input rows past the last one used are sliced off first.
+Instruction* EmitBackwardFilter(Emitter& e, const LibraryCall& call, Instruction* x, Instruction* dy) {
+  const ConvolutionDimensionNumbers& f = call.conv;
+  ConvolutionDimensionNumbers d;
+  d.input_batch_dimension = f.input_feature_dimension;
+  d.input_feature_dimension = f.input_batch_dimension;
+  d.input_spatial_dimensions = f.input_spatial_dimensions;
+  d.kernel_input_feature_dimension = f.output_batch_dimension;
+  d.kernel_output_feature_dimension = f.output_feature_dimension;
+  d.kernel_spatial_dimensions = f.output_spatial_dimensions;
+  d.output_batch_dimension = f.kernel_input_feature_dimension;
+  d.output_feature_dimension = f.kernel_output_feature_dimension;
+  d.output_spatial_dimensions = f.kernel_spatial_dimensions;
+  Window window;
+  std::vector<SliceDimension> slice(static_cast<size_t>(x->shape().rank()));
+  for (int64_t i = 0; i < x->shape().rank(); ++i) slice[i] = {0, x->shape().dimensions()[i], 1};
+  bool sliced = false;
+  for (size_t j = 0; j < f.input_spatial_dimensions.size(); ++j) {
+    const WindowDimension& fw = call.window.dimensions[j];
+    const int64_t k = fw.size, s = fw.stride, dil = fw.window_dilation;
+    const int64_t in = x->shape().dimensions()[f.input_spatial_dimensions[j]];
+    const int64_t out = dy->shape().dimensions()[f.output_spatial_dimensions[j]];
+    int64_t high = (k - 1) * dil + (out - 1) * s + 1 - in - fw.padding_low;
+    if (high < 0) {  // the forward window never reached the last -high input rows
+      slice[f.input_spatial_dimensions[j]].limit = in + high;
+      sliced = true;
+      high = 0;
+    }
+    WindowDimension bw;
+    bw.size = out;
+    bw.stride = dil;
+    bw.window_dilation = s;
+    bw.padding_low = fw.padding_low;
+    bw.padding_high = high;
+    window.dimensions.push_back(bw);
+  }
+  Instruction* input = sliced ? e.Slice(x, slice) : x;
+  return Convolution(e, Emitter::Plain(call.result), input, dy, window, d, 1, 1);
+}
+
+Instruction* EmitConv(Emitter& e, const LibraryCall& call, const std::vector<Instruction*>& params) {
+  const Shape value = Emitter::Plain(call.result);
+  Instruction* v = nullptr;
+  switch (call.kind) {
+    case LibraryCallKind::kConvBackwardInput:
+      v = EmitBackwardInput(e, call, params[0], params[1]);
+      break;
+    case LibraryCallKind::kConvBackwardFilter:
+      v = EmitBackwardFilter(e, call, params[0], params[1]);
+      break;
+    default:
+      v = Convolution(e, value, params[0], params[1], call.window, call.conv, call.feature_group_count,
+                      call.batch_group_count);
+  }
+  v = e.Scale(v, call.conv_result_scale);
+  if (call.kind == LibraryCallKind::kConvBiasActivationForward) {
+    if (params.size() == 4 && call.side_input_scale != 0) {
+      v = e.Binary(Opcode::kAdd, v, e.Scale(e.Convert(params[3], value.element_type()), call.side_input_scale));
+    }
+    Instruction* bias = e.Convert(params[2], value.element_type());
+    Instruction* wide = e.Add(Opcode::kBroadcast, value, {bias});
+    wide->mutable_attrs().dimensions = std::vector<int64_t>{call.conv.output_feature_dimension};
+    v = e.Binary(Opcode::kAdd, v, wide);
+  }
+  return Activate(e, v, call);
+}
+
+}  // namespace
+
+std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
+  if (target == "__cublas$gemm" || target == "__cublas$lt$matmul") return LibraryCallKind::kGemm;
+  if (target == "__cudnn$convForward") return LibraryCallKind::kConvForward;
+  if (target == "__cudnn$convBiasActivationForward") return LibraryCallKind::kConvBiasActivationForward;
+  if (target == "__cudnn$convBackwardInput") return LibraryCallKind::kConvBackwardInput;
+  if (target == "__cudnn$convBackwardFilter") return LibraryCallKind::kConvBackwardFilter;
+  return std::nullopt;
+}
+
+bool IsLibraryCall(const Instruction& instruction) {
+  return instruction.opcode() == Opcode::kCustomCall &&
+         LibraryCallKindOf(instruction.attrs().custom_call_target).has_value();
+}
+
+StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
+  if (!IsLibraryCall(instruction)) {
+    return InvalidArgument(instruction.name() + " is not a cuBLAS or cuDNN custom call");
+  }
+  LibraryCall call;
+  call.target = instruction.attrs().custom_call_target;
+  call.kind = *LibraryCallKindOf(call.target);
+  ASSIGN_OR_RETURN(call.result, ValueShape(instruction));
+  for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    if (!instruction.operand(i)->shape().IsArray()) return CallError(instruction, "operand " + std::to_string(i) + " is not an array");
+  }
+  if (call.kind == LibraryCallKind::kGemm) {
+    if (instruction.operand_count() < 2) return CallError(instruction, "a gemm takes at least two operands");
+    RETURN_IF_ERROR(ParseGemm(instruction, call));
+  } else {
+    RETURN_IF_ERROR(ParseConv(instruction, call));
+  }
+  return call;
+}
+
+StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instruction, Module& module) {
+  ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(instruction));
+  std::string name = instruction.name();
+  for (char& c : name) {
+    if (c == '$') c = '_';
+  }
+  Computation* computation = module.AddComputation(std::make_unique<Computation>(module.UniqueName(name + "_library_call")));
+  Emitter e(module, computation);
+  std::vector<Instruction*> params;
+  for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    params.push_back(e.Parameter(i, instruction.operand(i)->shape()));
+  }
+  Instruction* value = call.kind == LibraryCallKind::kGemm ? EmitGemm(e, call, params) : EmitConv(e, call, params);
+  // The call's own shape (its layout) on the result.
+  if (!instruction.shape().IsTuple()) {
+    value->set_shape(instruction.shape());
+    computation->set_root(value);
+    return computation;
+  }
+  std::vector<Instruction*> elements = {value};
+  for (size_t i = 1; i < instruction.shape().tuple_shapes().size(); ++i) {
+    elements.push_back(e.Zeros(instruction.shape().tuple_shapes(static_cast<int64_t>(i))));
+  }
+  value->set_shape(instruction.shape().tuple_shapes(0));
+  computation->set_root(e.Add(Opcode::kTuple, instruction.shape(), elements));
+  return computation;
+}
+
+}  // namespace fusebox

@@ -1,0 +1,82 @@
+// What XLA's GPU library calls compute. XLA's optimized GPU HLO hands dots and
+// convolutions to cuBLAS and cuDNN as custom calls whose meaning is in the target name,
+// the backend_config JSON and (for convolutions) the window and dim_labels of the call:
+//
+//   __cublas$gemm, __cublas$lt$matmul         epilogue(alpha * dot(a, b) + beta * c + bias)
+//   __cudnn$convForward                       scale * conv(x, w), then an activation
+//   __cudnn$convBiasActivationForward         act(scale * conv(x, w) + side_scale * s + bias)
+//   __cudnn$convBackwardInput                 dx from (dy, w) of the forward conv described
+//   __cudnn$convBackwardFilter                dw from (x, dy) of the forward conv described
+//
+// Their results are tuples (value, workspace bytes); the workspace is scratch memory.
+// ParseLibraryCall reads a call into a description; BuildLibraryCallComputation writes
+// the plain HLO that computes it (dot, convolution, reverse, slice and elementwise ops),
+// which the interpreter evaluates and the compiler inlines where no library runs. What the
+// description cannot express faithfully (fp8 scaling, auxiliary outputs, complex alpha,
+// grouped backward convolutions) is an error naming the instruction, never a guess.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "compiler/ir/attributes.h"
+#include "compiler/ir/computation.h"
+#include "compiler/ir/instruction.h"
+#include "compiler/ir/module.h"
+#include "compiler/support/status.h"
+
+namespace fusebox {
+
+enum class LibraryCallKind {
+  kGemm,                      // __cublas$gemm, __cublas$lt$matmul
+  kConvForward,               // __cudnn$convForward
+  kConvBiasActivationForward, // __cudnn$convBiasActivationForward
+  kConvBackwardInput,         // __cudnn$convBackwardInput
+  kConvBackwardFilter,        // __cudnn$convBackwardFilter
+};
+
+// The cuBLASLt epilogue applied after alpha * a.b + beta * c.
+enum class GemmEpilogue { kDefault, kBias, kRelu, kBiasRelu, kGelu, kBiasGelu };
+
+// cuDNN's activation after a convolution (kNone: none).
+enum class ConvActivation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh };
+
+struct LibraryCall {
+  LibraryCallKind kind = LibraryCallKind::kGemm;
+  std::string target;  // the custom_call_target
+  Shape result;        // the value (tuple element 0 when the call returns a tuple)
+  // Gemm.
+  DotDimensionNumbers dot;
+  std::vector<Precision> precision;
+  double alpha = 1;
+  double beta = 0;            // beta != 0: operand 2 is c, added as beta * c
+  GemmEpilogue epilogue = GemmEpilogue::kDefault;
+  int64_t bias_operand = -1;  // the bias vector's operand number, or -1
+  int64_t bias_dimension = -1;  // the result dimension the bias runs along
+  // Convolutions: the forward convolution the call is about (for the backward kinds, the
+  // one whose gradient it computes), in the call's own window and dim_labels.
+  Window window;
+  ConvolutionDimensionNumbers conv;
+  int64_t feature_group_count = 1;
+  int64_t batch_group_count = 1;
+  double conv_result_scale = 1;
+  double side_input_scale = 0;  // != 0 with a side input: operand 3
+  double leakyrelu_alpha = 0;
+  ConvActivation activation = ConvActivation::kNone;
+};
+
+// True when `instruction` is a custom call to one of the targets above.
+bool IsLibraryCall(const Instruction& instruction);
+// "__cublas$gemm" -> the kind; nullopt for other targets.
+std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target);
+
+// Reads the call. Errors name the instruction and what in it is not understood.
+StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction);
+
+// Adds to `module` a computation, not the entry, that takes the call's operands as its
+// parameters and returns what the call returns (the value, and a zero workspace when the
+// call's result is a tuple). Its instructions are plain HLO.
+StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instruction, Module& module);
+
+}  // namespace fusebox
