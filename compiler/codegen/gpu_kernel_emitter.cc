@@ -453,14 +453,23 @@ Status GpuKernelEmitter::EmitScatterLike(const Instruction& inst, const Instruct
   const bool is_scatter = root.opcode() == Opcode::kScatter;
   ASSIGN_OR_RETURN(const std::vector<Shape> outs, ScatterLikeResults(inst, root));
   const int64_t n = static_cast<int64_t>(outs.size());
-  kernel->kind_name = std::string(OpcodeName(root.opcode())) + "(serial updates)";
   const int64_t operand_count = inst.operand_count();
   const int64_t buffer_count = operand_count + n;
+  if (!is_scatter) {
+    // select-and-scatter: one thread per result element gathers from the windows that
+    // cover it (no serial updates, no atomics).
+    kernel->kind_name = "select-and-scatter(gather)";
+    return EmitSpaceLoop(inst, kernel, kernel->name, outs[0], buffer_count, -1, [&](Entry& e, const IrIndex& index) {
+      llvm::Value* v = EmitSelectAndScatterGather(root, *e.emitter, *e.b, index);
+      IrArray out(e.buffer(operand_count), outs[0]);
+      e.b->CreateStore(ToStorage(*e.b, outs[0].element_type(), v), out.Address(*e.b, index));
+    });
+  }
+  kernel->kind_name = std::string(OpcodeName(root.opcode())) + "(serial updates)";
   RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, kernel->name + "_init", outs[0], buffer_count, -1,
                                 [&](Entry& e, const IrIndex& index) {
                                   for (int64_t i = 0; i < n; ++i) {
-                                    llvm::Value* v = is_scatter ? e.emitter->Emit(root.operand(i), index)
-                                                                : e.emitter->Emit(root.operand(2), {});
+                                    llvm::Value* v = e.emitter->Emit(root.operand(i), index);
                                     IrArray out(e.buffer(operand_count + i), outs[static_cast<size_t>(i)]);
                                     e.b->CreateStore(ToStorage(*e.b, outs[static_cast<size_t>(i)].element_type(), v),
                                                      out.Address(*e.b, index));
@@ -471,11 +480,7 @@ Status GpuKernelEmitter::EmitScatterLike(const Instruction& inst, const Instruct
   Entry e = BeginEntry(inst, apply.function, buffer_count, 0, 1);
   std::vector<IrArray> results;
   for (int64_t i = 0; i < n; ++i) results.emplace_back(e.buffer(operand_count + i), outs[static_cast<size_t>(i)]);
-  if (is_scatter) {
-    EmitScatterUpdates(root, *e.emitter, *e.b, results);
-  } else {
-    EmitSelectAndScatterUpdates(root, *e.emitter, *e.b, results[0]);
-  }
+  EmitScatterUpdates(root, *e.emitter, *e.b, results);
   RETURN_IF_ERROR(EndEntry(e));
   kernel->launches.push_back(apply);
   return Status::Ok();

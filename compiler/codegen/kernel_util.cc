@@ -340,14 +340,74 @@ int64_t SelectAndScatterParallelDim(const Instruction& sas) {
   return -1;
 }
 
-void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
-                                 const IrArray& result, int64_t outer_dim, llvm::Value* begin, llvm::Value* end) {
+namespace {
+
+// Scans the window of source element `s` in the order XLA defines (taps in row-major
+// order, padding and holes skipped) and leaves the operand position `select` keeps in
+// `selected`, with `has` false when the window covers no operand element.
+void EmitWindowSelection(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b, const IrIndex& s,
+                         const std::vector<llvm::AllocaInst*>& selected, llvm::AllocaInst* has) {
   const Computation* select = sas.called_computation(0);
-  const Computation* scatter = sas.called_computation(1);
   const Shape& in = sas.operand(0)->shape();
-  const Shape& source = sas.operand(1)->shape();
   const Window& window = *sas.attrs().window;
   const int64_t rank = in.rank();
+  llvm::Type* i64 = b.getInt64Ty();
+  std::vector<int64_t> window_bounds, order;
+  for (int64_t d = 0; d < rank; ++d) {
+    window_bounds.push_back(window.dimensions[d].size);
+    order.push_back(d);
+  }
+  b.CreateStore(b.getFalse(), has);
+  emitter.EmitLoopNest(window_bounds, order, "tap", [&](const IrIndex& w) {
+    llvm::Value* inside = b.getTrue();
+    IrIndex pos(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      const WindowDimension& wd = window.dimensions[d];
+      llvm::Value* p = b.CreateAdd(b.CreateMul(s[d], b.getInt64(wd.stride)), b.CreateMul(w[d], b.getInt64(wd.window_dilation)));
+      p = b.CreateSub(p, b.getInt64(wd.padding_low));
+      llvm::Value* ok = b.CreateICmpSGE(p, b.getInt64(0));
+      if (wd.base_dilation != 1) {
+        ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(p, b.getInt64(wd.base_dilation)), b.getInt64(0)));
+        p = b.CreateSDiv(p, b.getInt64(wd.base_dilation));
+      }
+      ok = b.CreateAnd(ok, b.CreateICmpSLT(p, b.getInt64(in.dimensions(d))));
+      inside = b.CreateAnd(inside, ok);
+      pos[d] = p;
+    }
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock* tap = llvm::BasicBlock::Create(b.getContext(), "tap.inside", fn);
+    llvm::BasicBlock* first = llvm::BasicBlock::Create(b.getContext(), "tap.first", fn);
+    llvm::BasicBlock* compare = llvm::BasicBlock::Create(b.getContext(), "tap.compare", fn);
+    llvm::BasicBlock* take = llvm::BasicBlock::Create(b.getContext(), "tap.take", fn);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "tap.next", fn);
+    b.CreateCondBr(inside, tap, next);
+    b.SetInsertPoint(tap);
+    b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), has), compare, first);
+    b.SetInsertPoint(first);
+    b.CreateBr(take);
+    b.SetInsertPoint(compare);
+    IrIndex current(rank);
+    for (int64_t d = 0; d < rank; ++d) current[d] = b.CreateLoad(i64, selected[d]);
+    llvm::Value* a = emitter.Emit(sas.operand(0), current);
+    llvm::Value* c = emitter.Emit(sas.operand(0), pos);
+    std::vector<llvm::Value*> keep = emitter.EmitScalarComputation(*select, {a, c});
+    llvm::Value* keep_value = keep.empty() ? b.getTrue() : keep[0];
+    b.CreateCondBr(keep_value, next, take);
+    b.SetInsertPoint(take);
+    for (int64_t d = 0; d < rank; ++d) b.CreateStore(pos[d], selected[d]);
+    b.CreateStore(b.getTrue(), has);
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  });
+}
+
+}  // namespace
+
+void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                                 const IrArray& result, int64_t outer_dim, llvm::Value* begin, llvm::Value* end) {
+  const Computation* scatter = sas.called_computation(1);
+  const Shape& source = sas.operand(1)->shape();
+  const int64_t rank = sas.operand(0)->shape().rank();
   llvm::Type* i64 = b.getInt64Ty();
   std::vector<llvm::AllocaInst*> selected;
   for (int64_t d = 0; d < rank; ++d) selected.push_back(emitter.EntryAlloca(i64, "selected"));
@@ -355,50 +415,7 @@ void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitt
   std::vector<int64_t> source_bounds(source.dimensions().begin(), source.dimensions().end()), order;
   for (int64_t d = 0; d < rank; ++d) order.push_back(d);
   auto per_source = [&](const IrIndex& s) {
-    b.CreateStore(b.getFalse(), has);
-    std::vector<int64_t> window_bounds;
-    for (int64_t d = 0; d < rank; ++d) window_bounds.push_back(window.dimensions[d].size);
-    emitter.EmitLoopNest(window_bounds, order, "tap", [&](const IrIndex& w) {
-      llvm::Value* inside = b.getTrue();
-      IrIndex pos(rank);
-      for (int64_t d = 0; d < rank; ++d) {
-        const WindowDimension& wd = window.dimensions[d];
-        llvm::Value* p = b.CreateAdd(b.CreateMul(s[d], b.getInt64(wd.stride)), b.CreateMul(w[d], b.getInt64(wd.window_dilation)));
-        p = b.CreateSub(p, b.getInt64(wd.padding_low));
-        llvm::Value* ok = b.CreateICmpSGE(p, b.getInt64(0));
-        if (wd.base_dilation != 1) {
-          ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(p, b.getInt64(wd.base_dilation)), b.getInt64(0)));
-          p = b.CreateSDiv(p, b.getInt64(wd.base_dilation));
-        }
-        ok = b.CreateAnd(ok, b.CreateICmpSLT(p, b.getInt64(in.dimensions(d))));
-        inside = b.CreateAnd(inside, ok);
-        pos[d] = p;
-      }
-      llvm::Function* fn = b.GetInsertBlock()->getParent();
-      llvm::BasicBlock* tap = llvm::BasicBlock::Create(b.getContext(), "tap.inside", fn);
-      llvm::BasicBlock* first = llvm::BasicBlock::Create(b.getContext(), "tap.first", fn);
-      llvm::BasicBlock* compare = llvm::BasicBlock::Create(b.getContext(), "tap.compare", fn);
-      llvm::BasicBlock* take = llvm::BasicBlock::Create(b.getContext(), "tap.take", fn);
-      llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "tap.next", fn);
-      b.CreateCondBr(inside, tap, next);
-      b.SetInsertPoint(tap);
-      b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), has), compare, first);
-      b.SetInsertPoint(first);
-      b.CreateBr(take);
-      b.SetInsertPoint(compare);
-      IrIndex current(rank);
-      for (int64_t d = 0; d < rank; ++d) current[d] = b.CreateLoad(i64, selected[d]);
-      llvm::Value* a = emitter.Emit(sas.operand(0), current);
-      llvm::Value* c = emitter.Emit(sas.operand(0), pos);
-      std::vector<llvm::Value*> keep = emitter.EmitScalarComputation(*select, {a, c});
-      llvm::Value* keep_value = keep.empty() ? b.getTrue() : keep[0];
-      b.CreateCondBr(keep_value, next, take);
-      b.SetInsertPoint(take);
-      for (int64_t d = 0; d < rank; ++d) b.CreateStore(pos[d], selected[d]);
-      b.CreateStore(b.getTrue(), has);
-      b.CreateBr(next);
-      b.SetInsertPoint(next);
-    });
+    EmitWindowSelection(sas, emitter, b, s, selected, has);
     llvm::Function* fn = b.GetInsertBlock()->getParent();
     llvm::BasicBlock* apply = llvm::BasicBlock::Create(b.getContext(), "scatter.apply", fn);
     llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "scatter.done", fn);
@@ -432,6 +449,62 @@ void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitt
   });
 }
 
+llvm::Value* EmitSelectAndScatterGather(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                                        const IrIndex& e) {
+  const Computation* scatter = sas.called_computation(1);
+  const Shape& in = sas.operand(0)->shape();
+  const Shape& source = sas.operand(1)->shape();
+  const Window& window = *sas.attrs().window;
+  const int64_t rank = in.rank();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* init = emitter.Emit(sas.operand(2), {});
+  llvm::AllocaInst* acc = emitter.EntryAlloca(init->getType(), "gathered");
+  b.CreateStore(init, acc);
+  std::vector<llvm::AllocaInst*> selected;
+  for (int64_t d = 0; d < rank; ++d) selected.push_back(emitter.EntryAlloca(i64, "selected"));
+  llvm::AllocaInst* has = emitter.EntryAlloca(b.getInt1Ty(), "has_selection");
+  std::vector<int64_t> window_bounds, order;
+  for (int64_t d = 0; d < rank; ++d) {
+    window_bounds.push_back(window.dimensions[d].size);
+    order.push_back(d);
+  }
+  // Tap w of window s lands on e when s*stride + w*dilation - pad_low == e*base_dilation.
+  // Taps run from the last to the first, so that the windows come in the serial kernel's
+  // order (row-major over the source) and an add combines the same values in the same order.
+  emitter.EmitLoopNest(window_bounds, order, "covering", [&](const IrIndex& t) {
+    llvm::Value* covers = b.getTrue();
+    IrIndex s(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      const WindowDimension& wd = window.dimensions[d];
+      llvm::Value* w = b.CreateSub(b.getInt64(wd.size - 1), t[d]);
+      llvm::Value* num = b.CreateAdd(b.CreateMul(e[d], b.getInt64(wd.base_dilation)), b.getInt64(wd.padding_low));
+      num = b.CreateSub(num, b.CreateMul(w, b.getInt64(wd.window_dilation)));
+      llvm::Value* ok = b.CreateICmpSGE(num, b.getInt64(0));
+      ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(num, b.getInt64(wd.stride)), b.getInt64(0)));
+      s[d] = b.CreateSDiv(num, b.getInt64(wd.stride));
+      ok = b.CreateAnd(ok, b.CreateICmpSLT(s[d], b.getInt64(source.dimensions(d))));
+      covers = b.CreateAnd(covers, ok);
+    }
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock* scan = llvm::BasicBlock::Create(b.getContext(), "covering.scan", fn);
+    llvm::BasicBlock* apply = llvm::BasicBlock::Create(b.getContext(), "covering.apply", fn);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "covering.next", fn);
+    b.CreateCondBr(covers, scan, next);
+    b.SetInsertPoint(scan);
+    EmitWindowSelection(sas, emitter, b, s, selected, has);
+    llvm::Value* mine = b.CreateLoad(b.getInt1Ty(), has);
+    for (int64_t d = 0; d < rank; ++d) mine = b.CreateAnd(mine, b.CreateICmpEQ(b.CreateLoad(i64, selected[d]), e[d]));
+    b.CreateCondBr(mine, apply, next);
+    b.SetInsertPoint(apply);
+    llvm::Value* src = emitter.Emit(sas.operand(1), s);
+    std::vector<llvm::Value*> combined =
+        emitter.EmitScalarComputation(*scatter, {src, b.CreateLoad(init->getType(), acc)});
+    if (!combined.empty()) b.CreateStore(combined[0], acc);
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  });
+  return b.CreateLoad(init->getType(), acc);
+}
 
 // The kernel's outputs: root tuple operands, a variadic reduce's values, or the root.
 std::vector<OutputLeaf> KernelOutputs(const Instruction& inst) {

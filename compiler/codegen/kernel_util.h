@@ -60,6 +60,13 @@ void EmitScatterUpdates(const Instruction& scatter, ElementalEmitter& emitter, l
 void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
                                  const IrArray& result, int64_t outer_dim = -1, llvm::Value* begin = nullptr,
                                  llvm::Value* end = nullptr);
+// The value of select-and-scatter `sas`'s result at operand position `e`, gathered:
+// the init value combined with the source of every window that covers `e` and selects
+// it (each window scanned as EmitSelectAndScatterUpdates does). Every result element is
+// independent of the others, so a kernel computes them all in parallel without atomics;
+// sources combine in the order of the window taps that reach `e`.
+llvm::Value* EmitSelectAndScatterGather(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                                        const IrIndex& e);
 // A dimension of select-and-scatter `sas` along which the source index is the operand's
 // (window size 1, stride 1, no padding or dilation, more than one element); -1 if none.
 int64_t SelectAndScatterParallelDim(const Instruction& sas);

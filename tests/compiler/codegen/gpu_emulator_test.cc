@@ -284,6 +284,48 @@ ENTRY e {
 )"));
 }
 
+// select-and-scatter runs as one parallel gather kernel: every result element collects
+// the sources of the windows that cover and select it. Overlapping windows (3x3 stride 2
+// with padding: an element in up to four windows), a stride that leaves the last rows
+// uncovered, ties (integers in a small range: the first maximum wins), a max-pool
+// gradient fused with its producer, and a non-zero init.
+TEST(GpuEmulatorTest, SelectAndScatterGathersInParallel) {
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ge_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT g = pred[] compare(a, b), direction=GE
+}
+ENTRY e {
+  x = f32[2,9,8,3] parameter(0)
+  g = f32[2,5,4,3] parameter(1)
+  h = f32[2,3,2,3] parameter(2)
+  zero = f32[] constant(0)
+  one = f32[] constant(1.5)
+  n = f32[2,9,8,3] negate(x)
+  overlap = f32[2,9,8,3] select-and-scatter(n, g, zero), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge_f32, scatter=add_f32
+  uncovered = f32[2,9,8,3] select-and-scatter(x, h, one), window={size=1x3x3x1 stride=1x3x3x1}, select=ge_f32, scatter=add_f32
+  ROOT t = (f32[2,9,8,3], f32[2,9,8,3]) tuple(overlap, uncovered)
+}
+)"));
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ge_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT g = pred[] compare(a, b), direction=GE
+}
+ENTRY e {
+  x = s32[6,7] parameter(0)
+  three = s32[] constant(3)
+  small = s32[6,7] broadcast(three), dimensions={}
+  ties = s32[6,7] remainder(x, small)
+  src = s32[3,3] parameter(1)
+  zero = s32[] constant(0)
+  ROOT s = s32[6,7] select-and-scatter(ties, src, zero), window={size=2x3 stride=2x2 pad=0_0x0_1}, select=ge_s32, scatter=add_s32
+}
+)"));
+}
+
 std::string ReadExample(const std::string& name) {
   std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
   std::stringstream ss;
