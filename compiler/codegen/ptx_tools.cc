@@ -10,10 +10,12 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -298,19 +300,97 @@ std::string DescribeExit(const ProcessResult& result) {
 // ptxas
 // ---------------------------------------------------------------------------------------
 
+std::string PtxasCacheDir() {
+  if (std::string dir = GetEnv("FUSEBOX_CACHE_DIR"); !dir.empty()) return dir + "/ptxas";
+  if (std::string dir = GetEnv("XDG_CACHE_HOME"); !dir.empty()) return dir + "/fusebox/ptxas";
+  if (std::string home = GetEnv("HOME"); !home.empty()) return home + "/.cache/fusebox/ptxas";
+  return "";
+}
+
+namespace {
+
+// Two 64-bit FNV-1a hashes with different offsets over the same bytes: a 128-bit name.
+struct ContentHash {
+  uint64_t a = 14695981039346656037ull;
+  uint64_t b = 0x9e3779b97f4a7c15ull;
+  void Add(std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      a = (a ^ c) * 1099511628211ull;
+      b = (b ^ c) * 1099511628211ull;
+    }
+    a = (a ^ 0xff) * 1099511628211ull;  // a separator, so that ("ab","c") != ("a","bc")
+    b = (b ^ 0xfe) * 1099511628211ull;
+  }
+  std::string Hex() const {
+    char buffer[33];
+    std::snprintf(buffer, sizeof buffer, "%016llx%016llx", static_cast<unsigned long long>(a),
+                  static_cast<unsigned long long>(b));
+    return buffer;
+  }
+};
+
+// The cache entry's file stem: everything that decides the cubin, ptxas itself included.
+std::string CacheKey(const std::string& ptxas, const std::vector<std::string>& argv, std::string_view ptx) {
+  ContentHash hash;
+  std::error_code ec;
+  hash.Add(ptxas);
+  hash.Add(std::to_string(fs::file_size(ptxas, ec)));
+  const auto written = fs::last_write_time(ptxas, ec);
+  hash.Add(std::to_string(written.time_since_epoch().count()));
+  for (size_t i = 1; i < argv.size(); ++i) hash.Add(argv[i]);
+  hash.Add(ptx);
+  return hash.Hex();
+}
+
+// A cubin and log an earlier run stored; nullopt when there is none or it does not read.
+std::optional<PtxasResult> ReadCached(const std::string& stem) {
+  auto cubin = ReadFile(stem + ".cubin");
+  auto log = ReadFile(stem + ".log");
+  if (!cubin.ok() || !log.ok() || cubin->size() < 4 || cubin->compare(0, 4, "\x7f" "ELF") != 0) return std::nullopt;
+  PtxasResult result;
+  result.cubin = std::move(*cubin);
+  result.log = std::move(*log);
+  result.kernels = ParsePtxasInfo(result.log);
+  result.from_cache = true;
+  return result;
+}
+
+// Stores through a temporary name and a rename, so that a reader never sees half a file;
+// a cache that cannot be written is skipped (the result is still good).
+void WriteCached(const std::string& dir, const std::string& stem, const PtxasResult& result) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return;
+  const std::string suffix = ".tmp" + std::to_string(::getpid());
+  for (const auto& [ext, bytes] : {std::pair<std::string, const std::string*>{".log", &result.log},
+                                   std::pair<std::string, const std::string*>{".cubin", &result.cubin}}) {
+    if (!WriteFile(stem + ext + suffix, *bytes).ok()) return;
+    fs::rename(stem + ext + suffix, stem + ext, ec);
+    if (ec) return;
+  }
+}
+
+}  // namespace
+
 StatusOr<PtxasResult> AssemblePtx(std::string_view ptx, std::string_view arch,
                                   const PtxasOptions& options) {
   RETURN_IF_ERROR(CheckArch(arch));
   ASSIGN_OR_RETURN(std::string ptxas, FindPtxas(options.search));
+  std::vector<std::string> argv = {ptxas, "-arch=" + std::string(arch), "-v"};
+  if (options.opt_level >= 0) argv.push_back("-O" + std::to_string(options.opt_level));
+  if (options.threads != 1) argv.push_back("--split-compile=" + std::to_string(std::max(0, options.threads)));
+  argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
+  std::string cache_stem;
+  if (!options.cache_dir.empty()) {
+    cache_stem = options.cache_dir + "/" + CacheKey(ptxas, argv, ptx);
+    if (std::optional<PtxasResult> cached = ReadCached(cache_stem)) return std::move(*cached);
+  }
   TempDir dir("fusebox-ptxas");
   RETURN_IF_ERROR(dir.status());
   const std::string ptx_path = dir.File("kernel.ptx");
   const std::string cubin_path = dir.File("kernel.cubin");
   RETURN_IF_ERROR(WriteFile(ptx_path, ptx));
 
-  std::vector<std::string> argv = {ptxas, "-arch=" + std::string(arch), "-v"};
-  if (options.opt_level >= 0) argv.push_back("-O" + std::to_string(options.opt_level));
-  argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   argv.insert(argv.end(), {"-o", cubin_path, ptx_path});
   ProcessOptions process;
   process.argv = argv;
@@ -342,6 +422,7 @@ StatusOr<PtxasResult> AssemblePtx(std::string_view ptx, std::string_view arch,
   if (result.cubin.empty())
     return Internal("ptxas (" + ptxas + ") succeeded but wrote an empty cubin");
   result.kernels = ParsePtxasInfo(result.log);
+  if (!cache_stem.empty()) WriteCached(options.cache_dir, cache_stem, result);
   return result;
 }
 

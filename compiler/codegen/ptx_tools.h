@@ -69,15 +69,28 @@ struct PtxasOptions {
   int timeout_seconds = 120;
   std::vector<std::string> extra_args;  // passed through, e.g. "-maxrregcount=64"
   ToolSearchOptions search;
+  // ptxas's --split-compile: threads optimizing functions at once (0: one per CPU, 1: one).
+  // A big module's kernels assemble side by side (ResNet-50: 60 kernels, 9.4 s on one
+  // thread, 7.2 s on two).
+  int threads = 0;
+  // Cubins kept by content (the PTX, the arch, the options and the ptxas binary's path,
+  // size and time) under this folder; empty: no cache. PtxasCacheDir() is the usual one.
+  std::string cache_dir;
 };
 
 struct PtxasResult {
   std::string cubin;                     // the ELF file's bytes
   std::vector<PtxasKernelInfo> kernels;  // in ptxas's order
   std::string log;                       // ptxas's stdout + stderr, temp paths rewritten
+  bool from_cache = false;               // found under cache_dir; ptxas did not run
 };
 
-// Runs `ptxas -arch=<arch> -v [-O<n>] [extra_args] -o <cubin> <ptx>`. `arch` is sm_NN with
+// $FUSEBOX_CACHE_DIR/ptxas, else $XDG_CACHE_HOME/fusebox/ptxas, else
+// ~/.cache/fusebox/ptxas; "" when none of them can be named.
+std::string PtxasCacheDir();
+
+// Runs `ptxas -arch=<arch> -v [-O<n>] [--split-compile N] [extra_args] -o <cubin> <ptx>`,
+// or returns the cubin an earlier identical run left in `cache_dir`. `arch` is sm_NN with
 // an optional a/f suffix. Errors: kUnavailable when ptxas is missing, fails to start or
 // times out; kInvalidArgument when ptxas refuses the PTX (the message carries ptxas's
 // error lines, "ptxas <ptx>, line 12; error   : ...") or the arch.

@@ -208,7 +208,9 @@ StatusOr<const codegen::PtxasResult*> CompileSession::Assemble() {
   }
   auto code = GpuCompile();
   if (!code.ok()) return code.status();
-  auto assembled = codegen::AssemblePtx((*code)->ptx(), (*code)->arch());
+  codegen::PtxasOptions ptxas;
+  ptxas.cache_dir = codegen::PtxasCacheDir();  // the same PTX assembles once per machine
+  auto assembled = codegen::AssemblePtx((*code)->ptx(), (*code)->arch(), ptxas);
   ptxas_status_ = assembled.status();
   if (!assembled.ok()) return assembled.status();
   ptxas_ = std::make_unique<codegen::PtxasResult>(std::move(*assembled));

@@ -108,7 +108,11 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   }
   if (codegen::FindPtxas().ok()) {
     exe_opts.ptx_to_cubin = [](const std::string& ptx, const std::string& arch) -> StatusOr<std::vector<uint8_t>> {
-      ASSIGN_OR_RETURN(codegen::PtxasResult assembled, codegen::AssemblePtx(ptx, arch));
+      // ptxas on all CPUs, and a cubin cached by content: ResNet-50's PTX takes ptxas
+      // 9.4 s on one thread; the driver's JIT would take as long on every new process.
+      codegen::PtxasOptions ptxas;
+      ptxas.cache_dir = codegen::PtxasCacheDir();
+      ASSIGN_OR_RETURN(codegen::PtxasResult assembled, codegen::AssemblePtx(ptx, arch, ptxas));
       return std::vector<uint8_t>(assembled.cubin.begin(), assembled.cubin.end());
     };
   }

@@ -403,6 +403,71 @@ TEST(AssemblePtxTest, ReadsTheCubinAndTheInfoLines) {
   EXPECT_EQ(result->kernels[0].registers, 5);
 }
 
+// The cache: a second identical assembly reads the cubin instead of running ptxas; a
+// change of PTX, arch or options runs it again; a damaged entry is replaced. The fake
+// ptxas counts its runs and records its arguments.
+TEST(AssemblePtxTest, CacheByContentAndSplitCompileThreads) {
+  ScratchDir dir;
+  const std::string runs = dir.path() + "/runs";
+  std::string fake =
+      dir.Script("ptxas",
+                 "echo \"$@\" >> '" + runs + "'\n"
+                 "while [ $# -gt 0 ]; do\n"
+                 "  if [ \"$1\" = -o ]; then printf '\\177ELFcubin' > \"$2\"; fi\n"
+                 "  shift\n"
+                 "done\n"
+                 "echo \"ptxas info    : Compiling entry function 'k' for 'sm_90'\" >&2\n"
+                 "echo 'ptxas info    : Used 7 registers, used 0 barriers' >&2\n");
+  ScopedEnv env("FUSEBOX_PTXAS", fake);
+  auto count_runs = [&] {
+    std::ifstream in(runs);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) ++n;
+    return n;
+  };
+  PtxasOptions options;
+  options.cache_dir = dir.path() + "/cache";
+  auto first = AssemblePtx("ptx one", "sm_90", options);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_FALSE(first->from_cache);
+  EXPECT_EQ(count_runs(), 1);
+  auto second = AssemblePtx("ptx one", "sm_90", options);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->from_cache);
+  EXPECT_EQ(count_runs(), 1) << "the cached cubin was not used";
+  EXPECT_EQ(second->cubin, first->cubin);
+  ASSERT_EQ(second->kernels.size(), 1u);
+  EXPECT_EQ(second->kernels[0].registers, 7);
+  // Anything that decides the cubin is part of the key.
+  ASSERT_TRUE(AssemblePtx("ptx two", "sm_90", options).ok());
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_80", options).ok());
+  options.opt_level = 1;
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_90", options).ok());
+  EXPECT_EQ(count_runs(), 4);
+  // A damaged entry (not an ELF file) is assembled again and replaced.
+  for (const auto& entry : std::filesystem::directory_iterator(options.cache_dir)) {
+    if (entry.path().extension() == ".cubin") std::ofstream(entry.path()) << "garbage";
+  }
+  auto repaired = AssemblePtx("ptx one", "sm_90", options);
+  ASSERT_TRUE(repaired.ok());
+  EXPECT_FALSE(repaired->from_cache);
+  EXPECT_EQ(repaired->cubin, first->cubin);
+  EXPECT_EQ(count_runs(), 5);
+  // All CPUs optimize functions at once unless told otherwise; no cache without a folder.
+  std::ifstream in(runs);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_NE(line.find("--split-compile=0"), std::string::npos) << line;
+  PtxasOptions plain;
+  plain.threads = 1;
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_90", plain).ok());
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_90", plain).ok());
+  EXPECT_EQ(count_runs(), 7);
+  std::string last;
+  for (std::ifstream again(runs); std::getline(again, line);) last = line;
+  EXPECT_EQ(last.find("--split-compile"), std::string::npos) << last;
+}
+
 // ---------------------------------------------------------------------------------------
 // The real ptxas (CUDA 13 at /usr/local/cuda where installed)
 // ---------------------------------------------------------------------------------------
