@@ -7,6 +7,12 @@
 #   FUSEBOX_JAX_VERSION  jax version to use (default 0.10.2, the one the dumps came from)
 #   FUSEBOX_DUMP_MAX_KB  folders above this size get trimmed (default 3072)
 #   FUSEBOX_DUMP_KEEP    per-pass snapshots kept per module when trimming (default 40)
+#   FUSEBOX_DUMP_PLATFORM cpu (default) or cuda: on a GPU machine, XLA's GPU compiler
+#                        dumps into tests/data/xla_dumps_gpu/ instead (optimized HLO with
+#                        its cuBLAS/cuDNN calls, PTX, buffer assignment, thunk sequence,
+#                        autotuning results), with the jax already installed there
+#   FUSEBOX_DUMP_PYTHON  a python that has jax already (skips the venv; needed for cuda,
+#                        as the GPU machine cannot reach PyPI)
 # Usage: scripts/make_dumps.sh [PROGRAM...]   (default: all; see make_dumps.py list)
 set -euo pipefail
 
@@ -18,7 +24,19 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 OUT_REL="tests/data/xla_dumps"
 
-if ! "$VENV/bin/python" -c "import jax, sys; sys.exit(jax.__version__ != '$JAX_VERSION')" 2>/dev/null; then
+PLATFORM="${FUSEBOX_DUMP_PLATFORM:-cpu}"
+PYTHON="${FUSEBOX_DUMP_PYTHON:-$VENV/bin/python}"
+EXTRA_FLAGS=""
+case "$PLATFORM" in
+  cpu) ;;
+  cuda)
+    OUT_REL="tests/data/xla_dumps_gpu"
+    EXTRA_FLAGS="--xla_gpu_dump_llvmir"
+    ;;
+  *) echo "make_dumps: FUSEBOX_DUMP_PLATFORM is cpu or cuda, not $PLATFORM" >&2; exit 1 ;;
+esac
+if [[ -z "${FUSEBOX_DUMP_PYTHON:-}" ]] &&
+   ! "$VENV/bin/python" -c "import jax, sys; sys.exit(jax.__version__ != '$JAX_VERSION')" 2>/dev/null; then
   echo "make_dumps: setting up $VENV with jax==$JAX_VERSION" >&2
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip >&2
@@ -28,7 +46,7 @@ fi
 if [[ $# -gt 0 ]]; then
   programs=("$@")
 else
-  mapfile -t programs < <("$VENV/bin/python" "$HERE/make_dumps.py" list)
+  mapfile -t programs < <("$PYTHON" "$HERE/make_dumps.py" list)
 fi
 
 # Run from the repository root and dump to a relative path, so the folder (and the
@@ -39,10 +57,13 @@ for program in "${programs[@]}"; do
   dir="$OUT_REL/$program"
   rm -rf "$dir"
   # XLA_FLAGS from the caller would change what XLA dumps; this sets its own.
-  env -u XLA_FLAGS JAX_PLATFORMS=cpu \
-    XLA_FLAGS="--xla_dump_to=$dir --xla_dump_hlo_as_text --xla_dump_hlo_as_proto --xla_dump_hlo_pass_re=.*" \
-    "$VENV/bin/python" "$HERE/make_dumps.py" run "$program"
-  "$VENV/bin/python" "$HERE/make_dumps.py" trim "$dir" $((MAX_KB * 1024)) "$KEEP"
+  # GPU dumps also keep the autotuner's choices (which cuBLAS/cuDNN algorithm ran).
+  autotune=""
+  [[ "$PLATFORM" == cuda ]] && mkdir -p "$dir" && autotune="--xla_gpu_dump_autotune_results_to=$dir/autotune_results.textproto"
+  env -u XLA_FLAGS JAX_PLATFORMS="$PLATFORM" \
+    XLA_FLAGS="--xla_dump_to=$dir --xla_dump_hlo_as_text --xla_dump_hlo_as_proto --xla_dump_hlo_pass_re=.* $EXTRA_FLAGS $autotune" \
+    "$PYTHON" "$HERE/make_dumps.py" run "$program"
+  "$PYTHON" "$HERE/make_dumps.py" trim "$dir" $((MAX_KB * 1024)) "$KEEP"
 done
 
 echo "make_dumps: folder sizes (KiB) and file counts:"
@@ -54,6 +75,6 @@ done
 printf '  %-24s %6s KiB\n' "total" "$(du -sk "$OUT_REL" | cut -f1)"
 
 # A full run also remakes the multi-device programs (tests/data/multidevice/).
-if [[ $# -eq 0 ]]; then
+if [[ $# -eq 0 && "$PLATFORM" == cpu ]]; then
   FUSEBOX_JAX_VENV="$VENV" FUSEBOX_JAX_VERSION="$JAX_VERSION" "$HERE/make_multidevice_dumps.sh"
 fi
