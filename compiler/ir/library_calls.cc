@@ -130,6 +130,12 @@ Status ParseGemm(const Instruction& inst, LibraryCall& call) {
     if (!b.IsArray() || b.rank() != 1 || last < 0 || b.dimensions()[0] != call.result.dimensions()[last]) {
       return CallError(inst, "the bias (operand " + std::to_string(next) + ") must be a vector as long as the result's last dimension");
     }
+    // The vector runs along the minor dimension of a row-major result; with another
+    // layout which dimension cuBLASLt adds it along is not something to guess.
+    if (call.result.has_layout() && !call.result.layout().minor_to_major.empty() &&
+        call.result.layout().minor_to_major[0] != last) {
+      return CallUnsupported(inst, "a bias epilogue on a result whose layout is not row-major is not modelled");
+    }
     call.bias_operand = next;
     call.bias_dimension = last;
     ++next;

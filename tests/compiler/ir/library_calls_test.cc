@@ -248,6 +248,11 @@ TEST(LibraryCallsTest, WhatIsNotModelledIsAnErrorNamingTheCall) {
 })");
   ASSERT_FALSE(missing_c.ok());
   EXPECT_NE(missing_c.message().find("beta"), std::string::npos) << missing_c.message();
+  Status column_major_bias = ErrorOf(head + R"(  c = f32[2] parameter(2)
+  ROOT g = f32[2,2]{0,1} custom-call(a, b, c), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"BIAS"}}
+})");
+  ASSERT_FALSE(column_major_bias.ok());
+  EXPECT_NE(column_major_bias.message().find("row-major"), std::string::npos) << column_major_bias.message();
   Status grouped = ErrorOf("HloModule m\nENTRY e {\n  dy = f32[1,4,4,4] parameter(0)\n  w = f32[3,3,1,4] parameter(1)\n"
                            "  ROOT dx = (f32[1,4,4,4], u8[0]) custom-call(dy, w), window={size=3x3 pad=1_1x1_1}, "
                            "dim_labels=b01f_01io->b01f, feature_group_count=4, custom_call_target=\"__cudnn$convBackwardInput\"\n}");
