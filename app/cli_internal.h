@@ -93,6 +93,8 @@ struct RunOptions {
   std::vector<std::string> expected;  // --expected: one .npy per output leaf
   int threads = 0;
   std::string gpu_arch;         // empty: the device's own
+  std::string gpu_library = "on";  // --gpu-library=on|off: cuBLAS for gemms, or Fusebox's kernels
+  bool upload_every_run = false;   // --upload-every-run: arguments uploaded before each run
   int64_t devices = 0;          // --devices: 0 = what the module needs
   std::string output_sharding;  // --output-sharding: the root's sharding, XLA's text
   std::string unpartitioned;    // --unpartitioned: the module before partitioning

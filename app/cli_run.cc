@@ -106,6 +106,15 @@ StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>&
   run_opts.iterations = opts.iterations;
   run_opts.threads = opts.threads;
   run_opts.gpu_arch = opts.gpu_arch;
+  run_opts.gpu_libraries = opts.gpu_library == "on";
+  run_opts.upload_every_run = opts.upload_every_run;
+  // A checked run holds the GPU to the interpreter's f32 bound: its gemms compute in full
+  // f32 (TF32's 10-bit mantissa would fail that bound without anything being wrong).
+  run_opts.gpu_tf32 = !(opts.check || !opts.expected.empty());
+  if (opts.backend == "gpu" && !run_opts.gpu_tf32 && run_opts.gpu_libraries) {
+    std::cerr << "note: --check/--expected: cuBLAS gemms compute in full f32 (not TF32 as XLA's "
+                 "DEFAULT precision would), so the interpreter's bound applies\n";
+  }
   ASSIGN_OR_RETURN(session::ProfiledRun run, session::RunProfiled(module, args, run_opts));
   for (const std::string& note : run.notes) std::cerr << note << "\n";
   std::cerr << run.Describe(module.name()) << "\n";
@@ -409,6 +418,13 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
       "global parameter shapes and output shardings (found beside FILE when it is in a dump)");
   cmd->add_option("--gpu-arch", opts->gpu_arch,
                   "GPU: compile for this target (default: the device's own)");
+  cmd->add_option("--gpu-library", opts->gpu_library,
+                  "GPU: on (default): dots cuBLAS can run, and XLA's __cublas$gemm calls, go to cuBLAS "
+                  "(f32 DEFAULT/HIGH precision in TF32 as XLA does; full f32 under --check); off: "
+                  "Fusebox's own kernels for everything (XLA's library calls lowered to HLO)")
+      ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_flag("--upload-every-run", opts->upload_every_run,
+                "GPU: upload the arguments before every run (default: once; they stay on the device)");
   cmd->add_option(
          "--backend", opts->backend,
          "interpreter (default) | cpu | gpu (CUDA driver and a GPU); each runs one device: a "

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <new>
+#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -191,6 +193,14 @@ StatusOr<GpuActivity> DecodeCuptiRecord(const void* record) {
       a.bytes = m->bytes;
       return a;
     }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+      const auto* x = static_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      a.kind = GpuActivity::Kind::kExternalCorrelation;
+      a.name = "external correlation";
+      a.correlation = x->correlationId;
+      a.external_id = x->externalId;
+      return a;
+    }
     default:
       return NotFound("activity kind " + std::to_string(static_cast<int>(base->kind)) +
                       " is not traced");
@@ -210,6 +220,9 @@ struct CuptiApi {
   CUptiResult (*get_num_dropped)(CUcontext, uint32_t, size_t*) = nullptr;
   CUptiResult (*get_timestamp)(uint64_t*) = nullptr;
   CUptiResult (*get_result_string)(CUptiResult, const char**) = nullptr;
+  // Optional: library calls' kernels are attributed only when both are there.
+  CUptiResult (*push_external)(CUpti_ExternalCorrelationKind, uint64_t) = nullptr;
+  CUptiResult (*pop_external)(CUpti_ExternalCorrelationKind, uint64_t*) = nullptr;
 };
 
 struct LoadedCupti {
@@ -251,6 +264,10 @@ LoadedCupti LoadCuptiOnce() {
   need("cuptiGetTimestamp", &a.get_timestamp);
   a.get_result_string = reinterpret_cast<CUptiResult (*)(CUptiResult, const char**)>(
       dlsym(library, "cuptiGetResultString"));
+  a.push_external = reinterpret_cast<CUptiResult (*)(CUpti_ExternalCorrelationKind, uint64_t)>(
+      dlsym(library, "cuptiActivityPushExternalCorrelationId"));
+  a.pop_external = reinterpret_cast<CUptiResult (*)(CUpti_ExternalCorrelationKind, uint64_t*)>(
+      dlsym(library, "cuptiActivityPopExternalCorrelationId"));
   if (!missing.empty()) loaded.status = Unavailable("CUPTI unavailable: libcupti lacks " + missing);
   return loaded;
 }
@@ -356,8 +373,13 @@ Status CuptiTracer::Start() {
     return release(
         Unavailable("CUPTI unavailable: " + CuptiError("cuptiActivityEnable(MEMCPY)", result)));
   }
+  // Which kernels a library (cuBLAS) launched for which HLO instruction; without these
+  // records its kernels are in the trace under their own names only.
+  const bool external = api.push_external != nullptr && api.pop_external != nullptr &&
+                        api.activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
   auto sample = SampleClocks();
   if (!sample.ok()) {
+    if (external) api.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     api.activity_disable(kernel_kind);
     api.activity_disable(CUPTI_ACTIVITY_KIND_MEMCPY);
     return release(sample.status());
@@ -395,6 +417,7 @@ Status CuptiTracer::Stop() {
   const CuptiApi& api = Cupti().api;
   api.activity_disable(static_cast<CUpti_ActivityKind>(kernel_kind));
   api.activity_disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  api.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);  // harmless when not enabled
   // Records completed between the flush and the disable.
   api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
@@ -406,7 +429,47 @@ Status CuptiTracer::Stop() {
   return flushed;
 }
 
+namespace {
+void PushExternal(uint64_t id, bool* pushed) {
+  const LoadedCupti& cupti = Cupti();
+  *pushed = cupti.status.ok() && cupti.api.push_external != nullptr &&
+            cupti.api.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id) == CUPTI_SUCCESS;
+}
+void PopExternal() {
+  uint64_t last = 0;
+  const LoadedCupti& cupti = Cupti();
+  if (cupti.api.pop_external != nullptr) cupti.api.pop_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+}  // namespace
+
 #endif  // FUSEBOX_HAVE_CUPTI_HEADERS
+
+#ifndef FUSEBOX_HAVE_CUPTI_HEADERS
+namespace {
+void PushExternal(uint64_t, bool* pushed) { *pushed = false; }
+void PopExternal() {}
+}  // namespace
+#endif
+
+void CuptiTracer::OnLibraryCallBegin(const KernelLaunch& call) {
+  std::lock_guard<std::mutex> lock(mu_);
+  KernelAnnotation a;
+  a.hlo = std::string(call.hlo);
+  a.computation = std::string(call.computation);
+  a.kind = std::string(call.kind);
+  a.bytes_read = call.bytes_read;
+  a.bytes_written = call.bytes_written;
+  a.flops = call.flops;
+  const uint64_t id = next_external_id_++;
+  library_calls_[id] = std::move(a);
+  if (started_) PushExternal(id, &external_pushed_);
+}
+
+void CuptiTracer::OnLibraryCallEnd() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (external_pushed_) PopExternal();
+  external_pushed_ = false;
+}
 
 CuptiTracer::CuptiTracer() = default;
 
@@ -495,15 +558,38 @@ Trace CuptiTracer::TakeTrace() {
     for (const auto& [iteration, start] : open_runs_) {
       windows.push_back(RunWindow{iteration, start, std::numeric_limits<int64_t>::max()});
     }
+    // Kernels a library launched: CUDA correlation id -> the library call's annotation
+    // (by the external id pushed around it). A call's work and traffic go on its first
+    // kernel only, as for Fusebox's kernels with several launches.
+    std::map<uint32_t, uint64_t> external;
     for (const GpuActivity& a : activities_) {
+      if (a.kind == GpuActivity::Kind::kExternalCorrelation) external[a.correlation] = a.external_id;
+    }
+    std::set<uint64_t> charged;
+    for (const GpuActivity& a : activities_) {
+      if (a.kind == GpuActivity::Kind::kExternalCorrelation) continue;
       if (a.start == 0 || a.end < a.start || !have_clock_) continue;  // incomplete record
       const int64_t start = clock_.ToHostNs(a.start);
       TraceEvent e = ActivityToEvent(a, clock_, annotations_, IterationAt(windows, start));
+      auto ext = a.kind == GpuActivity::Kind::kKernel ? external.find(a.correlation) : external.end();
+      if (ext != external.end() && e.hlo.empty()) {
+        auto call = library_calls_.find(ext->second);
+        if (call != library_calls_.end()) {
+          const bool first = charged.insert(ext->second).second;
+          e.hlo = call->second.hlo;
+          e.computation = call->second.computation;
+          e.kind = call->second.kind;
+          e.bytes_read = first ? call->second.bytes_read : 0;
+          e.bytes_written = first ? call->second.bytes_written : 0;
+          e.flops = first ? call->second.flops : 0;
+        }
+      }
       e.track = trace_.FindOrAddTrack("GPU " + std::to_string(a.device),
                                       "stream " + std::to_string(a.stream));
       trace_.AddEvent(std::move(e));
     }
     activities_.clear();
+    library_calls_.clear();
     out = std::move(trace_);
     trace_ = Trace();
   }

@@ -38,7 +38,7 @@ using KernelAnnotations =
 
 // One activity record, decoded from CUPTI's structs into plain fields.
 struct GpuActivity {
-  enum class Kind { kKernel, kMemcpy };
+  enum class Kind { kKernel, kMemcpy, kExternalCorrelation };
   Kind kind = Kind::kKernel;
   std::string name;    // kernel: the PTX entry name
   uint64_t start = 0;  // CUPTI timestamps (ns)
@@ -48,10 +48,12 @@ struct GpuActivity {
   uint32_t correlation = 0;
   uint64_t bytes = 0;     // memcpy
   std::string copy_kind;  // memcpy: "HtoD", "DtoH", "DtoD", ...
+  uint64_t external_id = 0;  // external correlation: the id pushed around a library call
 };
 
 // Decodes one CUPTI activity record (a CUpti_Activity*: CUpti_ActivityKernel10 for
-// KERNEL / CONCURRENT_KERNEL, CUpti_ActivityMemcpy6 for MEMCPY). Other kinds, and
+// KERNEL / CONCURRENT_KERNEL, CUpti_ActivityMemcpy6 for MEMCPY,
+// CUpti_ActivityExternalCorrelation for EXTERNAL_CORRELATION). Other kinds, and
 // builds without the CUPTI headers, give NotFound.
 StatusOr<GpuActivity> DecodeCuptiRecord(const void* record);
 
@@ -128,6 +130,10 @@ class CuptiTracer : public ExecutionObserver {
   void OnRunEnd(int64_t iteration, int64_t end_ns) override;
   void OnKernel(const KernelLaunch& launch, int64_t start_ns, int64_t end_ns, int thread) override;
   void OnHostWork(std::string_view what, int64_t start_ns, int64_t end_ns) override;
+  // Pushes a CUPTI external correlation id around the library's launches; their kernels
+  // then carry `call`'s annotation (kernel name: the library's; kind: call.kind).
+  void OnLibraryCallBegin(const KernelLaunch& call) override;
+  void OnLibraryCallEnd() override;
 
   // Called from CUPTI's buffer-completed callback (any thread).
   void AddActivities(std::vector<GpuActivity> activities, int64_t dropped);
@@ -150,6 +156,10 @@ class CuptiTracer : public ExecutionObserver {
   int64_t current_iteration_ = 0;
   Trace trace_;  // runs and host work so far; GPU events join it in TakeTrace
   int64_t dropped_ = 0;
+  // Library calls: external correlation id -> the call's annotation.
+  std::map<uint64_t, KernelAnnotation> library_calls_;
+  uint64_t next_external_id_ = 1;
+  bool external_pushed_ = false;
 };
 
 // Ends tracing in the one safe order: stop (its final flush hands over the records still

@@ -47,6 +47,12 @@ class ExecutionObserver {
   // Host-side work that is not a kernel: copies between buffers at control-flow
   // boundaries, evaluating a while condition's result, allocating.
   virtual void OnHostWork(std::string_view /*what*/, int64_t /*start_ns*/, int64_t /*end_ns*/) {}
+  // Around the work a library (cuBLAS) queues for one HLO instruction: a device tracer
+  // gives the kernels the library launches in between `call`'s hlo, kind, bytes and
+  // flops (their names are the library's own). `call.kernel` names the library routine.
+  // Calls do not nest. Observers that time on the host get OnKernel as well.
+  virtual void OnLibraryCallBegin(const KernelLaunch& /*call*/) {}
+  virtual void OnLibraryCallEnd() {}
 };
 
 }  // namespace fusebox::profiler

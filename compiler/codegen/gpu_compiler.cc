@@ -27,12 +27,15 @@
 #include "compiler/codegen/gpu_emulator_internal.h"
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/kernel_count.h"
 
 namespace fusebox::codegen {
 
-bool IsGpuKernel(const Instruction& inst) { return passes::IsKernel(inst); }
+// A library call (cuBLAS) is work the runtime hands to the library, not a kernel Fusebox
+// emits.
+bool IsGpuKernel(const Instruction& inst) { return passes::IsKernel(inst) && !IsLibraryCall(inst); }
 
 const std::vector<std::string>& SupportedGpuArchs() {
   static const std::vector<std::string> archs = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};

@@ -76,7 +76,8 @@ class GpuCode {
 // instruction the backend cannot emit. Needs no GPU, driver or CUDA toolkit.
 StatusOr<std::unique_ptr<GpuCode>> CompileForGpu(const Module& module, const GpuCompileOptions& options = {});
 
-// Whether the GPU runtime treats `inst` as a kernel (the same rule as the CPU backend).
+// Whether the GPU runtime treats `inst` as a kernel (the same rule as the CPU backend,
+// except that library calls (__cublas$gemm, ...) go to NVIDIA's libraries).
 bool IsGpuKernel(const Instruction& inst);
 
 // Architectures accepted by --gpu-arch, e.g. {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}.

@@ -17,6 +17,8 @@
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/codegen/gpu_emulator_internal.h"
 #include "compiler/codegen/kernel_util.h"
+#include "compiler/ir/gemm_plan.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/passes/kernel_count.h"
 
 #if defined(__has_feature)
@@ -418,9 +420,32 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
     case Opcode::kAfterAll:
       leaves[inst] = {};
       break;
+    case Opcode::kCustomCall: {
+      if (!IsLibraryCall(*inst)) break;  // reported below
+      // What the runtime hands cuBLAS, run on the host as cuBLAS defines it (full f32).
+      ASSIGN_OR_RETURN(GemmPlan plan, PlanGemmCall(*inst, GemmPlanOptions{.allow_tf32 = false}));
+      const auto& lhs = leaves[inst->operand(0)];
+      const auto& rhs = leaves[inst->operand(1)];
+      if (lhs.size() != 1 || rhs.size() != 1) return Internal("GPU emulator: " + inst->name() + ": bad operands");
+      std::vector<uint8_t*> outs;
+      for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
+      if (outs.empty()) return Internal("GPU emulator: " + inst->name() + " has no value");
+      if (plan.beta != 0) {
+        const auto& c = leaves[inst->operand(2)];
+        const Shape& value = inst->shape().IsTuple() ? inst->shape().tuple_shapes(0) : inst->shape();
+        if (c.size() != 1) return Internal("GPU emulator: " + inst->name() + ": no c operand");
+        std::memcpy(outs[0], c[0], static_cast<size_t>(LeafBytes(value)));
+      }
+      RETURN_IF_ERROR(RunGemmPlanOnHost(plan, lhs[0], rhs[0], outs[0]).WithPrefix("GPU emulator: " + inst->name() + ": "));
+      leaves[inst] = std::move(outs);
+      return Status::Ok();
+    }
     default:
       return Unimplemented("GPU emulator: " + inst->name() + " (" + std::string(OpcodeName(op)) +
                            ") runs on the host; the emulator runs straight-line kernels only");
+  }
+  if (op == Opcode::kCustomCall && !IsLibraryCall(*inst)) {
+    return Unimplemented("GPU emulator: " + inst->name() + " is a custom call no library runs");
   }
   return Status::Ok();
 }

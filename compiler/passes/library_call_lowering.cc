@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 
 namespace fusebox::passes {
@@ -11,7 +12,9 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
   std::vector<Instruction*> calls;
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
-      if (IsLibraryCall(*inst)) calls.push_back(inst.get());
+      if (!IsLibraryCall(*inst)) continue;
+      if (keep_cublas_gemms_ && PlanGemmCall(*inst).ok()) continue;
+      calls.push_back(inst.get());
     }
   }
   for (Instruction* library_call : calls) {

@@ -14,10 +14,18 @@ namespace fusebox::passes {
 // workspace where the call returned one). An XLA GPU module after optimizations then
 // compiles with Fusebox's own kernels, and its dots and convolutions fuse like any other.
 // A call the description cannot express fails the pass with the instruction's name.
+//
+// With `keep_cublas_gemms` (the GPU pipeline with libraries on), gemm calls cuBLAS can run
+// as they are (compiler/ir/gemm_plan.h) stay calls for the GPU runtime; the rest (cuBLASLt
+// epilogues, cuDNN convolutions, which Fusebox does not drive yet) are lowered.
 class LibraryCallLowering : public Pass {
  public:
+  explicit LibraryCallLowering(bool keep_cublas_gemms = false) : keep_cublas_gemms_(keep_cublas_gemms) {}
   std::string_view name() const override { return "library-call-lowering"; }
   StatusOr<bool> Run(Module& module, PassContext& context) override;
+
+ private:
+  bool keep_cublas_gemms_;
 };
 
 }  // namespace fusebox::passes

@@ -8,6 +8,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/gemm_rewriter.h"
 #include "compiler/passes/instruction_fusion.h"
 #include "compiler/passes/library_call_lowering.h"
 #include "compiler/passes/multi_output_fusion.h"
@@ -51,12 +52,13 @@ StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, Pass
   return copy;
 }
 
-Pipeline MakeOptimizationPipeline(const Module* module) {
-  Pipeline pipeline("cpu-optimizations");
+Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
+  Pipeline pipeline(gpu_libraries ? "gpu-optimizations" : "cpu-optimizations");
   if (module != nullptr && NeedsSpmdPartitioning(*module)) AddSpmdPasses(pipeline);
   // XLA's cuBLAS and cuDNN calls become the HLO they compute (inlined next), so that
-  // an XLA GPU module compiles with Fusebox's own kernels.
-  pipeline.Add<LibraryCallLowering>();
+  // an XLA GPU module compiles with Fusebox's own kernels; with the GPU's libraries, the
+  // gemms cuBLAS runs stay calls.
+  pipeline.Add<LibraryCallLowering>(gpu_libraries);
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();
@@ -64,6 +66,9 @@ Pipeline MakeOptimizationPipeline(const Module* module) {
   pipeline.Add<AlgebraicSimplifier>();
   pipeline.Add<CommonSubexpressionElimination>();
   pipeline.Add<DeadCodeElimination>();
+  // Dots cuBLAS can run become library calls, as in XLA's GPU plans (before fusion: a
+  // library call fuses with nothing).
+  if (gpu_libraries) pipeline.Add<GemmRewriter>();
   // Fusion: producer -> consumer (loop, input, output), then multi-output, then row
   // reductions into the consumers that read them per row (softmax, normalizations).
   pipeline.Add<InstructionFusion>();
@@ -74,7 +79,7 @@ Pipeline MakeOptimizationPipeline(const Module* module) {
 
 std::vector<std::string> FusionPassNames() { return {"fusion", "multi-output-fusion", "row-fusion"}; }
 
-StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused) {
+StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused, bool gpu_libraries) {
   std::unique_ptr<Module> copy = module.Clone();
   if (copy == nullptr) return Internal("cannot copy module " + module.name());
   copy->LocateInPrintedText();  // as in PartitionForDevices
@@ -90,7 +95,7 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   if (!fused) options.disabled_passes = FusionPassNames();
   PassContext context;
   PipelineResult result;
-  RETURN_IF_ERROR(MakeOptimizationPipeline(copy.get()).Run(*copy, options, context, &result));
+  RETURN_IF_ERROR(MakeOptimizationPipeline(copy.get(), gpu_libraries).Run(*copy, options, context, &result));
   // As between passes, only a module some pass changed is verified (an input the
   // pipeline leaves alone is the backend's to refuse, with its own message).
   const bool changed = std::any_of(result.passes.begin(), result.passes.end(),

@@ -15,7 +15,9 @@ namespace fusebox::passes {
 // still needs SPMD partitioning (NeedsSpmdPartitioning), it starts with shardy-import,
 // sharding-propagation and spmd-partitioner: the optimized module is then the
 // per-device program.
-Pipeline MakeOptimizationPipeline(const Module* module = nullptr);
+// `gpu_libraries`: the GPU pipeline with NVIDIA's libraries (`--gpu-library=on`): gemm
+// calls cuBLAS can run stay calls, and the gemm-rewriter turns such dots into them.
+Pipeline MakeOptimizationPipeline(const Module* module = nullptr, bool gpu_libraries = false);
 
 // The SPMD passes alone: shardy-import, sharding-propagation, spmd-partitioner.
 std::vector<std::string> SpmdPassNames();
@@ -29,6 +31,7 @@ StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, Pass
 std::vector<std::string> FusionPassNames();
 
 // A copy of `module` after the pipeline; `fused` false disables the fusion passes.
-StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused);
+StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused,
+                                                     bool gpu_libraries = false);
 
 }  // namespace fusebox::passes

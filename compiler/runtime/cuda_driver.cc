@@ -221,6 +221,7 @@ Status CudaContext::Launch(const CudaFunction&, const std::array<int64_t, 3>&,
   return NoHeaders();
 }
 Status CudaContext::Synchronize() { return NoHeaders(); }
+StatusOr<void*> CudaContext::CurrentStream() { return NoHeaders(); }
 Status CudaContext::MakeCurrent() { return NoHeaders(); }
 StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadImage(const void*, bool) {
   return NoHeaders();
@@ -629,6 +630,11 @@ Status CudaContext::Synchronize() {
   // the legacy default stream and may still be in flight.
   FUSEBOX_CU("cuCtxSynchronize", Api().ctx_synchronize());
   return Status::Ok();
+}
+
+StatusOr<void*> CudaContext::CurrentStream() {
+  RETURN_IF_ERROR(MakeCurrent());
+  return stream_;
 }
 
 #undef FUSEBOX_CU

@@ -144,6 +144,10 @@ class CudaContext {
   // stream's copies and memsets). A kernel's asynchronous fault surfaces here.
   Status Synchronize();
 
+  // For NVIDIA's libraries (cuBLAS): makes the context current on this thread and
+  // returns its stream (a CUstream), so library work queues behind the kernels.
+  StatusOr<void*> CurrentStream();
+
  private:
   friend class DeviceBuffer;
   friend class CudaModule;

@@ -11,6 +11,9 @@
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/ir/gemm_plan.h"
+#include "compiler/ir/library_calls.h"
+#include "compiler/runtime/cublas.h"
 #include "compiler/runtime/cuda_driver.h"
 
 namespace fusebox::runtime {
@@ -123,6 +126,9 @@ struct GpuPrograms {
   std::vector<std::vector<DeviceBuffer>> arguments;  // per entry parameter, per array leaf
   DeviceBuffer scratch;                              // the largest kernel scratch
   int64_t bytes = 0;
+  // Gemm library calls and their cuBLAS plans; cuBLAS is loaded only when there are some.
+  std::unique_ptr<Cublas> cublas;
+  std::unordered_map<const Instruction*, GemmPlan> gemms;
 };
 
 class GpuExecutable::Frame {
@@ -191,6 +197,7 @@ class GpuExecutable::Frame {
   }
 
   int64_t launches() const { return launches_; }
+  int64_t library_calls() const { return library_calls_; }
 
  private:
   bool TimeEachKernel() const {
@@ -204,6 +211,9 @@ class GpuExecutable::Frame {
   Status Execute(const Instruction& inst, const LeafFn& leaves) {
     const codegen::GpuKernel* kernel = exe_.code_->KernelFor(&inst);
     if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
+    if (auto gemm = exe_.programs_->gemms.find(&inst); gemm != exe_.programs_->gemms.end()) {
+      return RunGemm(inst, gemm->second, leaves);
+    }
     switch (inst.opcode()) {
       case Opcode::kParameter:
       case Opcode::kConstant:
@@ -383,10 +393,55 @@ class GpuExecutable::Frame {
     return Status::Ok();
   }
 
+  // A gemm library call through cuBLAS: operands 0 and 1 are the matrices, the value
+  // (tuple element 0 when the call returns (value, workspace)) the result; with beta != 0
+  // the result starts as a copy of operand 2.
+  Status RunGemm(const Instruction& inst, const GemmPlan& plan, const LeafFn& leaves) {
+    const Leaves lhs = leaves(inst.operand(0));
+    const Leaves rhs = leaves(inst.operand(1));
+    const Leaves out = leaves(&inst);
+    if (lhs.size() != 1 || rhs.size() != 1 || out.empty() || out[0] == 0) {
+      return Internal(inst.name() + ": a gemm's operands and value must be single arrays");
+    }
+    const int64_t out_bytes = ArrayBytes(inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape());
+    if (plan.beta != 0) {
+      const Leaves c = leaves(inst.operand(2));
+      if (c.size() != 1) return Internal(inst.name() + ": beta != 0 without a c operand");
+      if (c[0] != out[0]) RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(out[0], c[0], out_bytes));
+    }
+    if (plan.empty) return Status::Ok();
+    profiler::KernelLaunch report;
+    const std::string routine = "cuBLAS " + plan.ToString();
+    report.kernel = routine;
+    report.hlo = inst.name();
+    report.computation = inst.parent() != nullptr ? std::string_view(inst.parent()->name()) : std::string_view();
+    report.kind = "library(cuBLAS gemm)";
+    report.bytes_read = ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
+                        (plan.beta != 0 ? out_bytes : 0);
+    report.bytes_written = out_bytes;
+    report.flops = plan.flops;
+    report.iteration = options_.iteration;
+    const bool timed = TimeEachKernel();
+    if (timed) RETURN_IF_ERROR(ctx_.Synchronize());
+    if (options_.observer != nullptr) options_.observer->OnLibraryCallBegin(report);
+    const int64_t start = profiler::NowNs();
+    Status queued = exe_.programs_->cublas->Gemm(plan, lhs[0], rhs[0], out[0]);
+    if (options_.observer != nullptr) options_.observer->OnLibraryCallEnd();
+    if (!queued.ok()) return queued.WithPrefix(inst.name() + ": ");
+    ++library_calls_;
+    if (timed) {
+      Status done = ctx_.Synchronize();
+      if (!done.ok()) return done.WithPrefix(inst.name() + " (cuBLAS): ");
+      options_.observer->OnKernel(report, start, profiler::NowNs(), 0);
+    }
+    return Status::Ok();
+  }
+
   GpuExecutable& exe_;
   CudaContext& ctx_;
   const GpuRunOptions& options_;
   int64_t launches_ = 0;
+  int64_t library_calls_ = 0;
 };
 
 StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
@@ -490,6 +545,32 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     programs.programs[comp] = std::move(program);
   }
 
+  // Gemm library calls: a cuBLAS plan each, checked now (a call without one is an error
+  // naming it: the pipeline lowers what cuBLAS cannot run), and cuBLAS loaded.
+  GemmPlanOptions gemm_options;
+  gemm_options.allow_tf32 = options.allow_tf32 && ctx.device().compute_major >= 8;
+  for (const Computation* comp : ProgramComputations(*exe->module_, {.breadth_first = true})) {
+    for (const auto& owned : comp->instructions()) {
+      const Instruction* inst = owned.get();
+      if (!IsLibraryCall(*inst)) continue;
+      StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
+      if (!plan.ok()) {
+        return Unimplemented("GPU runtime: " + plan.status().message() +
+                             " (library calls cuBLAS cannot run are lowered to HLO by the "
+                             "library-call-lowering pass; this module skipped it)");
+      }
+      programs.gemms.emplace(inst, *plan);
+    }
+  }
+  if (!programs.gemms.empty()) {
+    StatusOr<std::unique_ptr<Cublas>> cublas = Cublas::Create(ctx);
+    if (!cublas.ok()) {
+      return cublas.status().WithPrefix("the module has " + std::to_string(programs.gemms.size()) +
+                                        " gemm library call(s): ");
+    }
+    programs.cublas = std::move(*cublas);
+  }
+
   // Device copies of the entry's arguments, filled by every run.
   for (const Instruction* param : exe->module_->entry()->parameters()) {
     std::vector<DeviceBuffer> leaves;
@@ -515,6 +596,16 @@ std::string GpuExecutable::device_description() const { return context_->device(
 
 int64_t GpuExecutable::device_bytes() const { return programs_->bytes; }
 
+std::string GpuExecutable::library_description() const {
+  return programs_->cublas != nullptr ? programs_->cublas->description() : std::string();
+}
+
+int64_t GpuExecutable::tf32_gemms() const {
+  return std::count_if(programs_->gemms.begin(), programs_->gemms.end(), [](const auto& g) {
+    return g.second.compute == GemmComputeType::kF32FastTf32;
+  });
+}
+
 StatusOr<Literal> GpuExecutable::Run(const std::vector<Literal>& arguments,
                                      const GpuRunOptions& options) {
   Literal result = Literal::CreateUninitialized(module_->entry()->root()->shape());
@@ -532,8 +623,10 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   if (observer != nullptr) observer->OnRunStart(options.iteration, profiler::NowNs());
   Frame frame(*this, options);
   auto run = [&]() -> Status {
-    // Upload the arguments into their device copies.
+    // Upload the arguments into their device copies (unless they are there already).
     const int64_t upload_start = profiler::NowNs();
+    const bool upload = options.upload_arguments || !arguments_on_device_;
+    arguments_on_device_ = false;  // until this upload has succeeded
     std::vector<Leaves> params;
     for (size_t p = 0; p < arguments.size(); ++p) {
       Leaves leaves;
@@ -547,14 +640,17 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
           return;
         }
         const DeviceBuffer& buffer = programs_->arguments[p][leaf++];
-        copied = context_->CopyHostToDevice(buffer.ptr(), l.untyped_data(),
-                                            std::min(l.size_bytes(), buffer.size()));
+        if (upload) {
+          copied = context_->CopyHostToDevice(buffer.ptr(), l.untyped_data(),
+                                              std::min(l.size_bytes(), buffer.size()));
+        }
         leaves.push_back(buffer.ptr());
       });
       RETURN_IF_ERROR(copied);
       params.push_back(std::move(leaves));
     }
-    if (observer != nullptr) observer->OnHostWork("upload arguments", upload_start, profiler::NowNs());
+    arguments_on_device_ = true;
+    if (observer != nullptr && upload) observer->OnHostWork("upload arguments", upload_start, profiler::NowNs());
     ASSIGN_OR_RETURN(Leaves computed, frame.RunProgram(module_->entry(), params));
     RETURN_IF_ERROR(context_->Synchronize());
     // Download the root's leaves into the result. Every leaf with bytes has a buffer
@@ -586,6 +682,7 @@ Status GpuExecutable::RunInto(const std::vector<Literal>& arguments, Literal& re
   };
   Status status = run();
   last_kernel_launches_ = frame.launches();
+  last_library_calls_ = frame.library_calls();
   if (observer != nullptr) observer->OnRunEnd(options.iteration, profiler::NowNs());
   return status;
 }

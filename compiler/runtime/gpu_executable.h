@@ -2,7 +2,8 @@
 // driver (loaded at run time, compiler/runtime/cuda_driver.h). Kernels launch in schedule
 // order on one stream; control flow (while, conditional, call) runs on the host, reading
 // predicates back from the device. The same public shape as CpuExecutable, so the CLI and
-// the session run either. See docs/gpu-runtime.md.
+// the session run either. Gemm library calls go to cuBLAS on the same stream. See
+// docs/gpu-runtime.md.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,11 @@ struct GpuRunOptions {
   // without a synchronize per launch and OnKernel is not called (the tracer has them, with
   // device clocks); run and host-work callbacks still come.
   bool device_tracer_active = false;
+  // false: the arguments are the same values as the last run's, already on the device
+  // (uploaded once; `--upload-every-run` sets this true for every run). The program never
+  // writes into its argument copies (a written parameter gets its own copy), so they stay
+  // valid. Ignored on the first run.
+  bool upload_arguments = true;
 };
 
 // Turns PTX into a cubin for `arch` ("sm_90"), e.g. by running ptxas.
@@ -44,6 +50,10 @@ struct GpuExecutableOptions {
   // When set, the PTX is assembled to a cubin by this function and the cubin is loaded;
   // otherwise the driver JIT-compiles the PTX.
   PtxToCubin ptx_to_cubin;
+  // Gemm library calls (__cublas$gemm, __cublas$lt$matmul; passes::GemmRewriter makes
+  // them from dots) run through cuBLAS (compiler/runtime/cublas.h). DEFAULT and HIGH
+  // precision f32 products may use TF32 as XLA's do; false: full f32 always.
+  bool allow_tf32 = true;
 };
 
 class GpuExecutable {
@@ -72,6 +82,12 @@ class GpuExecutable {
   // cuLaunchKernel calls made by the last Run (a kernel with two launches counts twice;
   // launches skipped for an in-place update do not count).
   int64_t last_kernel_launches() const { return last_kernel_launches_; }
+  // Library calls made by the last Run (each may launch one or more library kernels).
+  int64_t last_library_calls() const { return last_library_calls_; }
+  // "cuBLAS 13.0.2 (libcublas.so.13)" when the module has library calls; else empty.
+  std::string library_description() const;
+  // How many gemm calls run in TF32 / in full precision (for run notes).
+  int64_t tf32_gemms() const;
 
  private:
   GpuExecutable() = default;
@@ -85,6 +101,8 @@ class GpuExecutable {
   std::unique_ptr<codegen::GpuCode> code_;
   std::unique_ptr<GpuPrograms> programs_;
   int64_t last_kernel_launches_ = 0;
+  int64_t last_library_calls_ = 0;
+  bool arguments_on_device_ = false;
 };
 
 }  // namespace fusebox::runtime

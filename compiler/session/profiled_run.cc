@@ -47,6 +47,19 @@ profiler::KernelAnnotations AnnotationsFromGpuCode(const codegen::GpuCode& code)
 
 namespace {
 
+// The median over iterations 0..runs-1 of the summed durations of the events `pick` takes.
+template <typename Pick>
+double MedianPerIteration(const Trace& trace, int64_t runs, Pick pick) {
+  std::vector<double> per(static_cast<size_t>(std::max<int64_t>(1, runs)), 0.0);
+  for (const TraceEvent& e : trace.events()) {
+    if (!pick(e) || e.iteration < 0 || e.iteration >= static_cast<int64_t>(per.size())) continue;
+    per[static_cast<size_t>(e.iteration)] += static_cast<double>(e.end_ns - e.start_ns) * 1e-9;
+  }
+  std::sort(per.begin(), per.end());
+  const size_t n = per.size();
+  return n % 2 == 1 ? per[n / 2] : 0.5 * (per[n / 2 - 1] + per[n / 2]);
+}
+
 StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& args, const ProfiledRunOptions& opts) {
   ProfiledRun run;
   run.backend = "cpu";
@@ -100,8 +113,10 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.backend = "gpu";
   run.fused = opts.fused;
   Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, opts.fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized,
+                   passes::OptimizeForBackend(module, opts.fused, opts.gpu_libraries));
   runtime::GpuExecutableOptions exe_opts;
+  exe_opts.allow_tf32 = opts.gpu_tf32;
   if (!opts.gpu_arch.empty()) {
     exe_opts.compile.arch = opts.gpu_arch;
     exe_opts.arch_from_device = false;
@@ -132,6 +147,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     run_opts.observer = traced.ok() ? static_cast<profiler::ExecutionObserver*>(&cupti) : &host_tracer;
     run_opts.device_tracer_active = traced.ok();
     run_opts.iteration = it;
+    run_opts.upload_arguments = opts.upload_every_run || it == 0;
     Stopwatch watch;
     RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));
     run.times_s.push_back(watch.ElapsedSeconds());
@@ -153,7 +169,22 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     run.trace = host_tracer.TakeTrace();
   }
   run.launches_per_run = exe->last_kernel_launches();
+  run.library_calls_per_run = exe->last_library_calls();
   run.static_kernels = passes::CountKernels(exe->module()).kernels;
+  if (!exe->library_description().empty()) {
+    const int64_t tf32 = exe->tf32_gemms();
+    run.notes.push_back("library calls: " + exe->library_description() + ", " +
+                        std::to_string(run.library_calls_per_run) + " call(s) per run" +
+                        (tf32 > 0 ? "; " + std::to_string(tf32) +
+                                        " f32 gemm(s) use TF32 (DEFAULT/HIGH precision, XLA's rule)"
+                                  : std::string()));
+  }
+  if (traced.ok()) {
+    run.kernel_s = MedianPerIteration(run.trace, runs, [](const TraceEvent& e) { return e.is_kernel(); });
+    run.transfer_s = MedianPerIteration(run.trace, runs, [](const TraceEvent& e) {
+      return e.category == kCategoryMemcpy && (e.kind == "HtoD" || e.kind == "DtoH");
+    });
+  }
   run.result = std::move(*result);
   return run;
 }
@@ -190,6 +221,15 @@ std::string ProfiledRun::Describe(const std::string& module_name) const {
                   module_name.c_str(), device.c_str(), fused ? "fused" : "unfused",
                   static_cast<long long>(times_s.size()), compile_s, min_s() * 1e3, median_s() * 1e3,
                   static_cast<long long>(launches_per_run), static_cast<long long>(static_kernels));
+    std::string out = buf;
+    if (library_calls_per_run > 0) out += " + " + std::to_string(library_calls_per_run) + " library call(s)";
+    if (kernel_s >= 0) {
+      char times[160];
+      std::snprintf(times, sizeof(times), "\n  per run (median): kernels %.4f ms, host<->device copies %.4f ms, wall %.4f ms",
+                    kernel_s * 1e3, transfer_s * 1e3, median_s() * 1e3);
+      out += times;
+    }
+    return out;
   }
   return buf;
 }

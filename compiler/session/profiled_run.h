@@ -26,6 +26,14 @@ struct ProfiledRunOptions {
   int64_t iterations = 1;
   int threads = 0;              // CPU worker threads (0: one per hardware thread)
   std::string gpu_arch;         // GPU target ("" = the device's own)
+  // GPU: dots cuBLAS can run go to cuBLAS, and XLA's gemm calls stay calls
+  // (`--gpu-library=on`); false: Fusebox's own kernels for everything.
+  bool gpu_libraries = true;
+  // GPU: f32 gemms of DEFAULT/HIGH precision may use TF32 (XLA's rule); false: full f32.
+  bool gpu_tf32 = true;
+  // GPU: upload the arguments before every run (default: once, as XLA's callers keep
+  // device-resident arguments).
+  bool upload_every_run = false;
   // CPU: checked during the compile and between iterations; set, the run stops with
   // Cancelled(). `progress` gets (fraction, step) as the compile and the runs go.
   const std::atomic<bool>* cancel = nullptr;
@@ -43,6 +51,11 @@ struct ProfiledRun {
   std::vector<double> times_s;  // per iteration, ascending
   int64_t launches_per_run = 0;  // kernel launches in the last run
   int64_t static_kernels = 0;    // kernels in the compiled module
+  int64_t library_calls_per_run = 0;  // GPU: cuBLAS calls in the last run
+  // GPU, from the trace: kernel time (library kernels included) and host<->device copy
+  // time per run, medians over the runs; -1 when the trace has no device times.
+  double kernel_s = -1;
+  double transfer_s = -1;
   profiler::Trace trace;
   Literal result;
   std::vector<std::string> notes;  // e.g. "CUPTI unavailable: ...; kernel times measured on the host"

@@ -84,4 +84,27 @@ TEST(CliGpuRunTest, RunsOrSaysWhatIsMissing) {
   EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter"));
 }
 
+TEST(CliGpuRunTest, GpuLibraryIsOnOrOff) {
+  Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-library=maybe");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--gpu-library"));
+  if (!fusebox::runtime::DiscoverCudaDevice(0).ok()) GTEST_SKIP() << "no GPU here";
+  // Dots in cuBLAS (full f32 under --check), then Fusebox's own kernels: both match.
+  Result on = RunFusebox("run " + Example("mnist_train_step.hlo") + " --backend gpu --check --iterations 3");
+  EXPECT_EQ(on.code, 0) << on.out;
+  EXPECT_THAT(on.out, HasSubstr("library calls: cuBLAS"));
+  EXPECT_THAT(on.out, HasSubstr("cuBLAS gemms compute in full f32"));
+  EXPECT_THAT(on.out, HasSubstr("per run (median): kernels"));
+  EXPECT_THAT(on.out, HasSubstr("check: matches the interpreter"));
+  Result off = RunFusebox("run " + Example("mnist_train_step.hlo") + " --backend gpu --check --gpu-library=off");
+  EXPECT_EQ(off.code, 0) << off.out;
+  EXPECT_THAT(off.out, ::testing::Not(HasSubstr("library calls")));
+  EXPECT_THAT(off.out, HasSubstr("check: matches the interpreter"));
+  // An XLA GPU module: its cuDNN and cuBLASLt calls lowered, its product in cuBLAS.
+  Result xla = RunFusebox("run " + std::string(FUSEBOX_SOURCE_DIR) +
+                          "/tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --check");
+  EXPECT_EQ(xla.code, 0) << xla.out;
+  EXPECT_THAT(xla.out, HasSubstr("check: matches the interpreter"));
+}
+
 }  // namespace

@@ -267,6 +267,57 @@ TEST(CuptiTracerTest, BuildsTheTraceFromActivitiesAndRuns) {
   EXPECT_TRUE(tracer.TakeTrace().empty());
 }
 
+// Kernels a library (cuBLAS) launched carry the HLO instruction of the call they ran for:
+// CUPTI's external-correlation records tie their correlation ids to the id pushed around
+// the call (OnLibraryCallBegin/End). The call's flops go on its first kernel only; a
+// kernel of the same name outside any call stays unattributed.
+TEST(CuptiTracerTest, LibraryKernelsCarryTheirCallsInstruction) {
+  CuptiTracer tracer;
+  tracer.SetClockMapping(ClockMapping::FromSample(0, 1'000'000));
+  ExecutionObserver& observer = tracer;
+  observer.OnRunStart(0, 1'000'000);
+  KernelLaunch call;
+  call.kernel = "cuBLAS cublasGemmStridedBatchedEx";
+  call.hlo = "cublas-gemm.3";
+  call.computation = "main";
+  call.kind = "library(cuBLAS gemm)";
+  call.flops = 4096;
+  call.bytes_read = 512;
+  observer.OnLibraryCallBegin(call);  // external id 1 (CUPTI not started: nothing pushed)
+  observer.OnLibraryCallEnd();
+  observer.OnRunEnd(0, 1'010'000);
+
+  std::vector<GpuActivity> activities(5);
+  for (int i = 0; i < 3; ++i) {
+    activities[i].name = "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize64x64x32";
+    activities[i].start = 1'000 + 1'000 * static_cast<uint64_t>(i);
+    activities[i].end = activities[i].start + 500;
+    activities[i].correlation = 40 + static_cast<uint32_t>(i);
+  }
+  activities[3].kind = GpuActivity::Kind::kExternalCorrelation;
+  activities[3].correlation = 40;
+  activities[3].external_id = 1;
+  activities[4].kind = GpuActivity::Kind::kExternalCorrelation;
+  activities[4].correlation = 41;
+  activities[4].external_id = 1;
+  // Correlation records may arrive after the kernels' (another buffer).
+  tracer.AddActivities({activities[0], activities[1], activities[2]}, 0);
+  tracer.AddActivities({activities[3], activities[4]}, 0);
+
+  Trace trace = tracer.TakeTrace();
+  std::vector<TraceEvent> kernels = trace.Kernels();
+  ASSERT_EQ(kernels.size(), 3u);  // correlation records are not events
+  EXPECT_EQ(kernels[0].hlo, "cublas-gemm.3");
+  EXPECT_EQ(kernels[0].kind, "library(cuBLAS gemm)");
+  EXPECT_EQ(kernels[0].name, activities[0].name);  // the library's own kernel name
+  EXPECT_EQ(kernels[0].flops, 4096);
+  EXPECT_EQ(kernels[0].bytes_read, 512);
+  EXPECT_EQ(kernels[1].hlo, "cublas-gemm.3");
+  EXPECT_EQ(kernels[1].flops, 0);  // counted once per call
+  EXPECT_EQ(kernels[2].hlo, "");   // correlation 42 belongs to no call
+  EXPECT_EQ(Summarize(trace).kernel_count, 3);
+}
+
 // A fake compiled module: two kernels, one with two launches.
 class FakeGpuCode : public codegen::GpuCode {
  public:

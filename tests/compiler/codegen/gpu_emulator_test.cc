@@ -13,6 +13,7 @@
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
 #include "compiler/interpreter/random_inputs.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "tests/compiler/row_kernel_modules.h"
@@ -61,7 +62,7 @@ less_f32 {
 
 std::string WithReducers(const std::string& body) { return "HloModule m\n" + std::string(kReducers) + body; }
 
-void ExpectEmulatorMatchesInterpreter(const std::string& text, uint64_t seed = 1) {
+void ExpectEmulatorMatchesInterpreter(const std::string& text, uint64_t seed = 1, bool gpu_libraries = false) {
   auto parsed = ParseModule(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   const Module& module = **parsed;
@@ -71,8 +72,15 @@ void ExpectEmulatorMatchesInterpreter(const std::string& text, uint64_t seed = 1
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto optimized = passes::OptimizeForBackend(module, fused);
+    auto optimized = passes::OptimizeForBackend(module, fused, gpu_libraries);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    if (gpu_libraries) {
+      int gemms = 0;
+      for (const Computation* c : ProgramComputations(**optimized)) {
+        for (const auto& inst : c->instructions()) gemms += IsLibraryCall(*inst);
+      }
+      EXPECT_GT(gemms, 0) << "no dot became a cuBLAS call";
+    }
     auto emulator = GpuEmulator::Create(std::move(*optimized));
     ASSERT_TRUE(emulator.ok()) << emulator.status().message();
     auto actual = (*emulator)->Run(*args);
@@ -331,6 +339,37 @@ std::string ReadExample(const std::string& name) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// With the GPU's libraries, dots become __cublas$gemm calls; the emulator runs each as
+// cuBLAS defines its column-major GEMM, with the plan the runtime would hand cuBLAS, so
+// the plan's transposes, leading dimensions and the buffers around the call are checked.
+TEST(GpuEmulatorTest, GemmLibraryCallsComputeTheDots) {
+  ExpectEmulatorMatchesInterpreter(ReadExample("mnist_train_step.hlo"), 1, /*gpu_libraries=*/true);
+  // Batched, every operand order, an epilogue after the call.
+  ExpectEmulatorMatchesInterpreter(R"(HloModule m
+ENTRY e {
+  a = f32[3,5,7] parameter(0)
+  b = f32[3,4,7] parameter(1)
+  c = f32[7,6] parameter(2)
+  d = f32[3,5,4] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  e = f32[3,5,6] dot(a, c), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  r = f32[3,5,4] maximum(d, d)
+  ROOT out = (f32[3,5,4], f32[3,5,6]) tuple(r, e)
+})", 1, true);
+}
+
+// XLA's own call: a (value, workspace) tuple and beta = 1 with c as operand 2.
+TEST(GpuEmulatorTest, XlasGemmCallWithBetaRuns) {
+  ExpectEmulatorMatchesInterpreter(R"(HloModule m
+ENTRY e {
+  a = f32[4,6]{1,0} parameter(0)
+  b = f32[5,6]{1,0} parameter(1)
+  c = f32[4,5]{1,0} parameter(2)
+  g = (f32[4,5]{1,0}, s8[1024]{0}) custom-call(a, b, c), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":0.5,"beta":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"DEFAULT"}}
+  v = f32[4,5]{1,0} get-tuple-element(g), index=0
+  ROOT s = f32[4,5]{1,0} sine(v)
+})", 1, true);
 }
 
 TEST(GpuEmulatorTest, Examples) {

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "compiler/parser/parser.h"
+#include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/runtime/gpu_executable.h"
 #include "tests/compiler/runtime/gpu_test_util.h"
@@ -247,6 +249,86 @@ ENTRY e {
     interpreter::CompareResult cmp = interpreter::CompareLiterals(*quiet, *result, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString();
   }
+}
+
+// Dots through cuBLAS (the training steps' forward and gradient products, every operand
+// order) against the interpreter, fused and unfused; the observer times each call as
+// one kernel under its HLO instruction.
+TEST(GpuExecutableGpuTest, CublasGemmsMatchTheInterpreter) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  for (const char* name : {"mnist_train_step.hlo", "cifar_cnn_train_step.hlo"}) {
+    SCOPED_TRACE(name);
+    std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto module = ParseModule(text.str());
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    ExpectGpuMatchesInterpreter(**module, 1, /*gpu_libraries=*/true);
+  }
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[4,64,96] parameter(0)
+  b = f32[4,80,96] parameter(1)
+  ROOT d = f32[4,64,80] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto exe = testing_util::CompileGpu(**module, true, true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  EXPECT_THAT((*exe)->library_description(), HasSubstr("cuBLAS"));
+  auto args = interpreter::RandomArguments(**module, 2);
+  ASSERT_TRUE(args.ok());
+  RecordingObserver observer;
+  runtime::GpuRunOptions options;
+  options.observer = &observer;
+  auto result = (*exe)->Run(*args, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ((*exe)->last_library_calls(), 1);
+  EXPECT_EQ((*exe)->last_kernel_launches(), 0);
+  ASSERT_EQ(observer.hlos.size(), 1u);
+  EXPECT_THAT(observer.hlos[0], HasSubstr("cublas-gemm"));
+  auto expected = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(expected.ok());
+  interpreter::CompareResult cmp =
+      interpreter::CompareLiterals(*result, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+}
+
+// DEFAULT precision runs in TF32 as XLA's does: close to the f32 product, but not equal
+// to it (so TF32 is really in use), and within TF32's rounding of it.
+TEST(GpuExecutableGpuTest, DefaultPrecisionGemmsUseTf32) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto device = runtime::DiscoverCudaDevice(0);
+  ASSERT_TRUE(device.ok());
+  if (device->compute_major < 8) GTEST_SKIP() << "TF32 needs sm_80 or newer";
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[256,512] parameter(0)
+  b = f32[512,128] parameter(1)
+  ROOT d = f32[256,128] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  ASSERT_TRUE(module.ok());
+  auto args = interpreter::RandomArguments(**module, 5);
+  ASSERT_TRUE(args.ok());
+  auto optimized = passes::OptimizeForBackend(**module, true, true);
+  ASSERT_TRUE(optimized.ok());
+  auto tf32 = runtime::GpuExecutable::Create(std::move(*optimized));  // allow_tf32 by default
+  ASSERT_TRUE(tf32.ok()) << tf32.status().message();
+  EXPECT_EQ((*tf32)->tf32_gemms(), 1);
+  auto fast = (*tf32)->Run(*args);
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  auto full = testing_util::CompileGpu(**module, true, true);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ((*full)->tf32_gemms(), 0);
+  auto exact = (*full)->Run(*args);
+  ASSERT_TRUE(exact.ok());
+  double largest = 0;
+  for (int64_t i = 0; i < exact->element_count(); ++i) {
+    largest = std::max(largest, std::fabs(fast->GetDouble(i) - exact->GetDouble(i)));
+  }
+  // Inputs in [-1, 1), K = 512: TF32's 2^-11 relative rounding of each product stays far
+  // below 0.5; f32 would agree to about 1e-5.
+  EXPECT_GT(largest, 1e-5) << "the DEFAULT-precision gemm gave the full-f32 result";
+  EXPECT_LT(largest, 0.5);
 }
 
 }  // namespace

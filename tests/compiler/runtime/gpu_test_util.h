@@ -63,23 +63,30 @@ DONE:
     if (!_devices.ok()) GTEST_SKIP() << _devices.status().message(); \
   } while (0)
 
-inline StatusOr<std::unique_ptr<runtime::GpuExecutable>> CompileGpu(const Module& module, bool fused) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused));
-  return runtime::GpuExecutable::Create(std::move(optimized));
+// `gpu_libraries`: dots go to cuBLAS (in full f32, so the interpreter's tolerance holds).
+inline StatusOr<std::unique_ptr<runtime::GpuExecutable>> CompileGpu(const Module& module, bool fused,
+                                                                    bool gpu_libraries = false) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused, gpu_libraries));
+  runtime::GpuExecutableOptions options;
+  options.allow_tf32 = false;
+  return runtime::GpuExecutable::Create(std::move(optimized), options);
 }
 
 // Runs `module` on the GPU (fused and unfused) and in the interpreter on the same random
 // inputs; every element must agree within the element type's tolerance.
-inline void ExpectGpuMatchesInterpreter(const Module& module, uint64_t seed = 1) {
+inline void ExpectGpuMatchesInterpreter(const Module& module, uint64_t seed = 1, bool gpu_libraries = false) {
   auto args = interpreter::RandomArguments(module, seed);
   ASSERT_TRUE(args.ok()) << args.status().message();
   auto expected = interpreter::Interpreter().Run(module, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   for (bool fused : {false, true}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto exe = CompileGpu(module, fused);
+    auto exe = CompileGpu(module, fused, gpu_libraries);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     auto actual = (*exe)->Run(*args);
+    if (gpu_libraries) {
+      EXPECT_GT((*exe)->last_library_calls(), 0) << "no dot ran in cuBLAS";
+    }
     ASSERT_TRUE(actual.ok()) << actual.status().message();
     PrimitiveType type =
         expected->shape().IsArray() ? expected->shape().element_type() : PrimitiveType::kF32;

@@ -1,0 +1,250 @@
+// Gemm library calls as cuBLAS strided batched GEMMs (see gemm_plan.h).
+#include "compiler/ir/gemm_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace fusebox {
+namespace {
+
+Status NoPlan(const std::string& why) { return Unimplemented("no cuBLAS plan: " + why); }
+
+std::optional<GemmDataType> DataTypeOf(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF16:
+      return GemmDataType::kF16;
+    case PrimitiveType::kBF16:
+      return GemmDataType::kBF16;
+    case PrimitiveType::kF32:
+      return GemmDataType::kF32;
+    case PrimitiveType::kF64:
+      return GemmDataType::kF64;
+    default:
+      return std::nullopt;
+  }
+}
+
+bool Ascending(const std::vector<int64_t>& dims) {
+  for (size_t i = 1; i < dims.size(); ++i) {
+    if (dims[i] != dims[i - 1] + 1) return false;
+  }
+  return true;
+}
+
+// One operand's non-batch dimensions as a matrix: `rows_first` when its free dimensions
+// come before its contracting ones (row-major [free, contracting]).
+struct OperandMatrix {
+  int64_t free = 1;
+  int64_t contracting = 1;
+  bool free_first = true;
+};
+
+StatusOr<OperandMatrix> MatrixOf(const Shape& shape, const std::vector<int64_t>& batch,
+                                 const std::vector<int64_t>& contracting, const char* which) {
+  const int64_t rank = shape.rank();
+  const int64_t nb = static_cast<int64_t>(batch.size());
+  for (int64_t i = 0; i < nb; ++i) {
+    if (batch[static_cast<size_t>(i)] != i) {
+      return NoPlan(std::string(which) + "'s batch dimensions are not its leading dimensions in order");
+    }
+  }
+  std::vector<int64_t> free;
+  for (int64_t d = nb; d < rank; ++d) {
+    if (std::find(contracting.begin(), contracting.end(), d) == contracting.end()) free.push_back(d);
+  }
+  OperandMatrix m;
+  for (int64_t d : free) m.free *= shape.dimensions(d);
+  for (int64_t d : contracting) {
+    if (d < nb || d >= rank) return NoPlan(std::string(which) + " contracts a batch or missing dimension");
+    m.contracting *= shape.dimensions(d);
+  }
+  if (!Ascending(contracting)) {
+    return NoPlan(std::string(which) + "'s contracting dimensions are not adjacent and in order");
+  }
+  if (free.empty() || contracting.empty() || free.back() < contracting.front()) {
+    m.free_first = true;
+  } else if (contracting.back() < free.front()) {
+    m.free_first = false;
+  } else {
+    return NoPlan(std::string(which) + "'s free and contracting dimensions interleave");
+  }
+  if (!Ascending(free)) return NoPlan(std::string(which) + "'s free dimensions are not adjacent");
+  return m;
+}
+
+}  // namespace
+
+std::string_view GemmDataTypeName(GemmDataType type) {
+  switch (type) {
+    case GemmDataType::kF16:
+      return "f16";
+    case GemmDataType::kBF16:
+      return "bf16";
+    case GemmDataType::kF32:
+      return "f32";
+    case GemmDataType::kF64:
+      return "f64";
+  }
+  return "?";
+}
+
+std::string GemmPlan::ToString() const {
+  const char* compute_name = compute == GemmComputeType::kF32FastTf32 ? "tf32"
+                             : compute == GemmComputeType::kF64      ? "f64 compute"
+                                                                     : "f32 compute";
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "cublasGemmStridedBatchedEx m=%lld n=%lld k=%lld batch=%lld A=rhs(%s) B=lhs(%s) %s->%s %s",
+                static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
+                static_cast<long long>(batch), a.transpose ? "T" : "N", b.transpose ? "T" : "N",
+                std::string(GemmDataTypeName(a.type)).c_str(), std::string(GemmDataTypeName(c_type)).c_str(),
+                compute_name);
+  return buf;
+}
+
+StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Shape& rhs,
+                            const GemmPlanOptions& options) {
+  if (call.kind != LibraryCallKind::kGemm) return NoPlan("not a gemm");
+  if (call.epilogue != GemmEpilogue::kDefault) return NoPlan("epilogues need cuBLASLt");
+  const Shape& out = call.result;
+  if (!lhs.IsArray() || !rhs.IsArray() || !out.IsArray()) return NoPlan("operands are not arrays");
+  if (lhs.is_dynamic() || rhs.is_dynamic() || out.is_dynamic()) return NoPlan("dynamic shapes");
+  const DotDimensionNumbers& d = call.dot;
+  if (d.lhs_batch_dimensions.size() != d.rhs_batch_dimensions.size() ||
+      d.lhs_contracting_dimensions.size() != d.rhs_contracting_dimensions.size()) {
+    return NoPlan("batch or contracting dimension counts differ between the operands");
+  }
+  ASSIGN_OR_RETURN(OperandMatrix l, MatrixOf(lhs, d.lhs_batch_dimensions, d.lhs_contracting_dimensions, "lhs"));
+  ASSIGN_OR_RETURN(OperandMatrix r, MatrixOf(rhs, d.rhs_batch_dimensions, d.rhs_contracting_dimensions, "rhs"));
+  int64_t batch = 1;
+  for (size_t i = 0; i < d.lhs_batch_dimensions.size(); ++i) {
+    const int64_t size = lhs.dimensions(d.lhs_batch_dimensions[i]);
+    if (size != rhs.dimensions(d.rhs_batch_dimensions[i])) return NoPlan("batch sizes differ");
+    batch *= size;
+  }
+  for (size_t i = 0; i < d.lhs_contracting_dimensions.size(); ++i) {
+    if (lhs.dimensions(d.lhs_contracting_dimensions[i]) != rhs.dimensions(d.rhs_contracting_dimensions[i])) {
+      return NoPlan("contracting sizes differ");
+    }
+  }
+  if (l.contracting != r.contracting) return NoPlan("contracting sizes differ");
+  // The result is [batch..., lhs free..., rhs free...]: row-major [batch, M, N].
+  if (out.ElementCount() != batch * l.free * r.free) return NoPlan("the result's size is not batch x M x N");
+
+  const std::optional<GemmDataType> lt = DataTypeOf(lhs.element_type());
+  const std::optional<GemmDataType> rt = DataTypeOf(rhs.element_type());
+  const std::optional<GemmDataType> ct = DataTypeOf(out.element_type());
+  if (!lt || !rt || !ct || *lt != *rt) {
+    return NoPlan("element types " + std::string(PrimitiveTypeName(lhs.element_type())) + " x " +
+                  std::string(PrimitiveTypeName(rhs.element_type())) + " -> " +
+                  std::string(PrimitiveTypeName(out.element_type())) + " are not a cuBLAS GEMM");
+  }
+  const bool half = *lt == GemmDataType::kF16 || *lt == GemmDataType::kBF16;
+  if (!(*ct == *lt || (half && *ct == GemmDataType::kF32))) {
+    return NoPlan("a " + std::string(GemmDataTypeName(*lt)) + " GEMM does not give " +
+                  std::string(GemmDataTypeName(*ct)));
+  }
+
+  GemmPlan plan;
+  plan.batch = batch;
+  plan.m = r.free;  // cuBLAS's m: the rhs's free size (N)
+  plan.n = l.free;  // cuBLAS's n: the lhs's free size (M)
+  plan.k = l.contracting;
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  if (plan.m > kIntMax || plan.n > kIntMax || plan.k > kIntMax || plan.batch > kIntMax) {
+    return NoPlan("a dimension is above cuBLAS's int range");
+  }
+  // cuBLAS's A = rhs^T (m x k column-major). Row-major [K, N] (contracting first) reads
+  // column-major as N x K, ld N: no transpose. Row-major [N, K] reads as K x N: transpose.
+  plan.a.operand = 1;
+  plan.a.transpose = r.free_first;
+  plan.a.ld = std::max<int64_t>(1, r.free_first ? plan.k : plan.m);
+  plan.a.batch_stride = plan.m * plan.k;
+  plan.a.type = *rt;
+  // cuBLAS's B = lhs^T (k x n column-major). Row-major [M, K] reads as K x M, ld K: no
+  // transpose. Row-major [K, M] reads as M x K: transpose.
+  plan.b.operand = 0;
+  plan.b.transpose = !l.free_first;
+  plan.b.ld = std::max<int64_t>(1, l.free_first ? plan.k : plan.n);
+  plan.b.batch_stride = plan.k * plan.n;
+  plan.b.type = *lt;
+  plan.ldc = std::max<int64_t>(1, plan.m);
+  plan.c_batch_stride = plan.m * plan.n;
+  plan.c_type = *ct;
+  if (*lt == GemmDataType::kF64) {
+    plan.compute = GemmComputeType::kF64;
+  } else {
+    const bool highest = std::any_of(call.precision.begin(), call.precision.end(),
+                                     [](Precision p) { return p == Precision::kHighest; });
+    plan.compute = *lt == GemmDataType::kF32 && options.allow_tf32 && !highest ? GemmComputeType::kF32FastTf32
+                                                                              : GemmComputeType::kF32;
+  }
+  plan.alpha = call.alpha;
+  plan.beta = call.beta;
+  plan.empty = plan.m == 0 || plan.n == 0 || plan.batch == 0;
+  if (!plan.empty && plan.k == 0) return NoPlan("an empty contraction (K = 0)");
+  plan.flops = 2 * plan.m * plan.n * plan.k * plan.batch;
+  return plan;
+}
+
+StatusOr<GemmPlan> PlanGemmCall(const Instruction& instruction, const GemmPlanOptions& options) {
+  ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(instruction));
+  if (call.kind != LibraryCallKind::kGemm) return NoPlan(instruction.name() + " is not a gemm");
+  if (instruction.operand_count() < 2) return NoPlan(instruction.name() + " has no two operands");
+  StatusOr<GemmPlan> plan =
+      PlanGemm(call, instruction.operand(0)->shape(), instruction.operand(1)->shape(), options);
+  if (!plan.ok()) return plan.status().WithPrefix(instruction.name() + ": ");
+  return plan;
+}
+
+namespace {
+
+template <typename T, typename Acc>
+void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c) {
+  // Column-major: element (i, j) of an ld-major matrix is at i + j * ld.
+  auto at = [](const T* base, bool transpose, int64_t ld, int64_t row, int64_t col) {
+    return transpose ? base[col + row * ld] : base[row + col * ld];
+  };
+  for (int64_t batch = 0; batch < plan.batch; ++batch) {
+    const T* ab = a + batch * plan.a.batch_stride;
+    const T* bb = b + batch * plan.b.batch_stride;
+    T* cb = c + batch * plan.c_batch_stride;
+    for (int64_t j = 0; j < plan.n; ++j) {
+      for (int64_t i = 0; i < plan.m; ++i) {
+        Acc sum = 0;
+        for (int64_t p = 0; p < plan.k; ++p) {
+          sum += static_cast<Acc>(at(ab, plan.a.transpose, plan.a.ld, i, p)) *
+                 static_cast<Acc>(at(bb, plan.b.transpose, plan.b.ld, p, j));
+        }
+        T& out = cb[i + j * plan.ldc];
+        const Acc prior = plan.beta != 0 ? static_cast<Acc>(out) * static_cast<Acc>(plan.beta) : Acc(0);
+        out = static_cast<T>(static_cast<Acc>(plan.alpha) * sum + prior);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out) {
+  if (plan.empty) return Status::Ok();
+  const void* a = plan.a.operand == 0 ? lhs : rhs;
+  const void* b = plan.b.operand == 0 ? lhs : rhs;
+  if (plan.a.type != plan.c_type || plan.b.type != plan.c_type) {
+    return Unimplemented("the host GEMM runs f32 and f64 plans only, not " + plan.ToString());
+  }
+  switch (plan.c_type) {
+    case GemmDataType::kF32:
+      HostGemm<float, float>(plan, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out));
+      return Status::Ok();
+    case GemmDataType::kF64:
+      HostGemm<double, double>(plan, static_cast<const double*>(a), static_cast<const double*>(b),
+                               static_cast<double*>(out));
+      return Status::Ok();
+    default:
+      return Unimplemented("the host GEMM runs f32 and f64 plans only, not " + plan.ToString());
+  }
+}
+
+}  // namespace fusebox

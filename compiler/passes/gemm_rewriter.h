@@ -1,0 +1,32 @@
+// The "gemm-rewriter" pass: dots that cuBLAS can run become `__cublas$gemm` custom calls,
+// as XLA's GPU compiler writes them (backend_config {"gemm_backend_config": {alpha_real,
+// beta, dot_dimension_numbers, precision_config, epilogue}}), so the GPU runtime hands
+// them to cuBLAS (compiler/runtime/cublas.h) and XLA's own GPU modules and Fusebox's
+// plans go down the same path. Only in the GPU pipeline with libraries on
+// (`--gpu-library=on`, the default for `--backend gpu`).
+//
+// A dot is rewritten when compiler/ir/gemm_plan.h maps it (element types, batch and
+// contracting dimensions that merge into matrices); any other stays a dot for Fusebox's
+// own kernels. The call's result is the value itself
+// (no workspace tuple: cuBLAS's default workspace serves). Runs before fusion: a library
+// call fuses with nothing, so the epilogue after a dot becomes a loop fusion of its own,
+// as in XLA's plans without cuBLASLt epilogues.
+#pragma once
+
+#include <string_view>
+
+#include "compiler/passes/pass.h"
+
+namespace fusebox::passes {
+
+class GemmRewriter : public Pass {
+ public:
+  std::string_view name() const override { return "gemm-rewriter"; }
+  StatusOr<bool> Run(Module& module, PassContext& context) override;
+};
+
+// The backend_config text of a `__cublas$gemm` call for `dot` (alpha 1, beta 0, no
+// epilogue), in XLA's JSON form.
+std::string GemmBackendConfig(const Instruction& dot);
+
+}  // namespace fusebox::passes

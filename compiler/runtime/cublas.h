@@ -1,0 +1,42 @@
+// cuBLAS, loaded at run time like libcuda (dlopen of libcublas.so.13, .so.12, then the
+// toolkit's /usr/local/cuda/lib64), so one Fusebox binary runs with and without it. The
+// GPU executable hands it the gemm library calls (compiler/ir/gemm_plan.h) on its one
+// stream. A machine without cuBLAS gets "cuBLAS unavailable (...)" naming what was
+// tried, and `--gpu-library=off` runs Fusebox's own dot kernels instead.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "compiler/ir/gemm_plan.h"
+#include "compiler/runtime/cuda_driver.h"
+#include "compiler/support/status.h"
+
+namespace fusebox::runtime {
+
+class Cublas {
+ public:
+  // Loads the library (once per process) and creates a handle bound to `context`'s
+  // stream. Errors say which library could not be loaded or which call failed.
+  static StatusOr<std::unique_ptr<Cublas>> Create(CudaContext& context);
+  ~Cublas();
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+
+  // Queues the plan's GEMM: `lhs`/`rhs` are the call's operands 0 and 1, `out` its value
+  // (holding c already when plan.beta != 0). Asynchronous, like a kernel launch.
+  Status Gemm(const GemmPlan& plan, DevicePtr lhs, DevicePtr rhs, DevicePtr out);
+
+  // "cuBLAS 13.0.2 (libcublas.so.13)"
+  const std::string& description() const { return description_; }
+
+ private:
+  Cublas() = default;
+  void* handle_ = nullptr;  // cublasHandle_t
+  std::string description_;
+};
+
+// Whether cuBLAS can be loaded here (no GPU needed); the message says why not.
+Status CublasAvailable();
+
+}  // namespace fusebox::runtime

@@ -1,0 +1,200 @@
+// Gemm library calls as cuBLAS strided batched GEMMs: each plan is run on the host the
+// way cuBLAS defines its column-major GEMM (RunGemmPlanOnHost) on the row-major buffers
+// the GPU runtime would hand it, and held against the interpreter's dot, for every
+// operand order, batch dimensions, merged free dimensions, vectors, alpha and beta. A
+// wrong transpose, leading dimension or stride shows as wrong numbers here without a
+// GPU. What does not map is refused with the reason, never planned approximately.
+#include "compiler/ir/gemm_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/parser/parser.h"
+
+namespace fusebox {
+namespace {
+
+Literal Filled(const Shape& shape, int salt) {
+  Literal literal(shape);
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    literal.SetDouble(i, std::sin(0.37 * static_cast<double>(i) + salt) * 1.5);
+  }
+  return literal;
+}
+
+struct Dot {
+  std::unique_ptr<Module> module;
+  const Instruction* dot = nullptr;
+};
+
+Dot ParseDot(const std::string& params, const std::string& dot_line) {
+  const std::string text = "HloModule m\n\nENTRY e {\n" + params + "\n  ROOT d = " + dot_line + "\n}\n";
+  auto parsed = ParseModule(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message() << "\n" << text;
+  Dot out;
+  if (!parsed.ok()) return out;
+  out.module = std::move(*parsed);
+  out.dot = out.module->entry()->root();
+  return out;
+}
+
+LibraryCall CallOf(const Instruction& dot, double alpha = 1, double beta = 0) {
+  LibraryCall call;
+  call.kind = LibraryCallKind::kGemm;
+  call.result = dot.shape();
+  call.dot = *dot.attrs().dot_dimension_numbers;
+  call.precision = dot.attrs().operand_precision;
+  call.alpha = alpha;
+  call.beta = beta;
+  return call;
+}
+
+// The plan run on the host against alpha * dot + beta * c from the interpreter.
+void ExpectPlanComputesTheDot(const std::string& params, const std::string& dot_line, double alpha = 1,
+                              double beta = 0) {
+  SCOPED_TRACE(dot_line);
+  Dot d = ParseDot(params, dot_line);
+  ASSERT_NE(d.dot, nullptr);
+  const Shape& lhs_shape = d.dot->operand(0)->shape();
+  const Shape& rhs_shape = d.dot->operand(1)->shape();
+  auto plan = PlanGemm(CallOf(*d.dot, alpha, beta), lhs_shape, rhs_shape);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::vector<Literal> args = {Filled(lhs_shape, 1), Filled(rhs_shape, 2)};
+  interpreter::Interpreter interpreter;
+  auto want = interpreter.Run(*d.module, args);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  Literal c = Filled(d.dot->shape(), 3);
+  Literal got = c;  // the result buffer starts as c
+  ASSERT_TRUE(RunGemmPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), got.untyped_data()).ok());
+  ASSERT_EQ(got.element_count(), want->element_count());
+  for (int64_t i = 0; i < got.element_count(); ++i) {
+    const double expected = alpha * want->GetDouble(i) + beta * c.GetDouble(i);
+    ASSERT_NEAR(got.GetDouble(i), expected, 1e-4 * (1 + std::fabs(expected))) << "element " << i << " of "
+                                                                                << plan->ToString();
+  }
+}
+
+TEST(GemmPlanTest, EveryOperandOrderComputesTheDot) {
+  // [M,K] x [K,N]: neither operand transposed in cuBLAS's view.
+  ExpectPlanComputesTheDot("  a = f32[5,7] parameter(0)\n  b = f32[7,3] parameter(1)",
+                           "f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  // [K,M] x [K,N] (a weight gradient: x^T . dy).
+  ExpectPlanComputesTheDot("  a = f32[7,5] parameter(0)\n  b = f32[7,3] parameter(1)",
+                           "f32[5,3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  // [M,K] x [N,K] (an input gradient: dy . w^T).
+  ExpectPlanComputesTheDot("  a = f32[5,7] parameter(0)\n  b = f32[3,7] parameter(1)",
+                           "f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
+  // [K,M] x [N,K].
+  ExpectPlanComputesTheDot("  a = f32[7,5] parameter(0)\n  b = f32[3,7] parameter(1)",
+                           "f32[5,3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}");
+}
+
+TEST(GemmPlanTest, BatchesMergedDimensionsAndVectors) {
+  // Batched, as attention's scores: [B,M,K] x [B,N,K].
+  ExpectPlanComputesTheDot("  a = f32[4,6,8] parameter(0)\n  b = f32[4,5,8] parameter(1)",
+                           "f32[4,6,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                           "rhs_batch_dims={0}, rhs_contracting_dims={2}");
+  // Two batch dimensions, rhs contracting first.
+  ExpectPlanComputesTheDot("  a = f32[2,3,6,8] parameter(0)\n  b = f32[2,3,8,5] parameter(1)",
+                           "f32[2,3,6,5] dot(a, b), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+                           "rhs_batch_dims={0,1}, rhs_contracting_dims={2}");
+  // Two free lhs dimensions merge into M: [S,T,K] x [K,N].
+  ExpectPlanComputesTheDot("  a = f32[3,4,6] parameter(0)\n  b = f32[6,5] parameter(1)",
+                           "f32[3,4,5] dot(a, b), lhs_contracting_dims={2}, rhs_contracting_dims={0}");
+  // Two contracting dimensions merge into K.
+  ExpectPlanComputesTheDot("  a = f32[5,3,4] parameter(0)\n  b = f32[3,4,2] parameter(1)",
+                           "f32[5,2] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}");
+  // Matrix-vector and vector-vector.
+  ExpectPlanComputesTheDot("  a = f32[5,7] parameter(0)\n  b = f32[7] parameter(1)",
+                           "f32[5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  ExpectPlanComputesTheDot("  a = f32[7] parameter(0)\n  b = f32[7] parameter(1)",
+                           "f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  // f64.
+  ExpectPlanComputesTheDot("  a = f64[4,6] parameter(0)\n  b = f64[5,6] parameter(1)",
+                           "f64[4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
+}
+
+TEST(GemmPlanTest, AlphaAndBetaScaleAsCublasDoes) {
+  ExpectPlanComputesTheDot("  a = f32[5,7] parameter(0)\n  b = f32[7,3] parameter(1)",
+                           "f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", 0.5, 2.0);
+}
+
+TEST(GemmPlanTest, TheShapeOfTheCublasCallIsTheTransposedProduct) {
+  Dot d = ParseDot("  a = f32[7,5] parameter(0)\n  b = f32[3,7] parameter(1)",
+                   "f32[5,3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}");
+  auto plan = PlanGemm(CallOf(*d.dot), d.dot->operand(0)->shape(), d.dot->operand(1)->shape());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  // C^T[3,5] = rhs^T . lhs^T: cuBLAS's m is N = 3, n is M = 5.
+  EXPECT_EQ(plan->m, 3);
+  EXPECT_EQ(plan->n, 5);
+  EXPECT_EQ(plan->k, 7);
+  EXPECT_EQ(plan->a.operand, 1);
+  EXPECT_TRUE(plan->a.transpose);   // rhs [N,K]
+  EXPECT_EQ(plan->a.ld, 7);
+  EXPECT_TRUE(plan->b.transpose);   // lhs [K,M]
+  EXPECT_EQ(plan->b.ld, 5);
+  EXPECT_EQ(plan->ldc, 3);
+  EXPECT_EQ(plan->flops, 2 * 3 * 5 * 7);
+}
+
+TEST(GemmPlanTest, PrecisionFollowsXlasRuleForF32) {
+  Dot d = ParseDot("  a = f32[4,4] parameter(0)\n  b = f32[4,4] parameter(1)",
+                   "f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  LibraryCall call = CallOf(*d.dot);
+  const Shape& s = d.dot->operand(0)->shape();
+  EXPECT_EQ(PlanGemm(call, s, s)->compute, GemmComputeType::kF32FastTf32);  // DEFAULT
+  call.precision = {Precision::kHigh, Precision::kHigh};
+  EXPECT_EQ(PlanGemm(call, s, s)->compute, GemmComputeType::kF32FastTf32);
+  call.precision = {Precision::kDefault, Precision::kHighest};
+  EXPECT_EQ(PlanGemm(call, s, s)->compute, GemmComputeType::kF32);
+  call.precision = {};
+  EXPECT_EQ(PlanGemm(call, s, s, GemmPlanOptions{.allow_tf32 = false})->compute, GemmComputeType::kF32);
+  Dot h = ParseDot("  a = bf16[4,4] parameter(0)\n  b = bf16[4,4] parameter(1)",
+                   "f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  auto half = PlanGemm(CallOf(*h.dot), h.dot->operand(0)->shape(), h.dot->operand(1)->shape());
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_EQ(half->compute, GemmComputeType::kF32);
+  EXPECT_EQ(half->a.type, GemmDataType::kBF16);
+  EXPECT_EQ(half->c_type, GemmDataType::kF32);
+}
+
+void ExpectNoPlan(const std::string& params, const std::string& dot_line, const std::string& why) {
+  SCOPED_TRACE(dot_line);
+  Dot d = ParseDot(params, dot_line);
+  ASSERT_NE(d.dot, nullptr);
+  auto plan = PlanGemm(CallOf(*d.dot), d.dot->operand(0)->shape(), d.dot->operand(1)->shape());
+  ASSERT_FALSE(plan.ok()) << plan->ToString();
+  EXPECT_NE(plan.status().message().find(why), std::string::npos) << plan.status().message();
+}
+
+TEST(GemmPlanTest, WhatDoesNotMapIsRefusedWithTheReason) {
+  ExpectNoPlan("  a = s32[4,4] parameter(0)\n  b = s32[4,4] parameter(1)",
+               "s32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", "are not a cuBLAS GEMM");
+  ExpectNoPlan("  a = f32[4,4] parameter(0)\n  b = bf16[4,4] parameter(1)",
+               "f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", "are not a cuBLAS GEMM");
+  // The batch dimension is not the leading one.
+  ExpectNoPlan("  a = f32[6,4,8] parameter(0)\n  b = f32[4,8,5] parameter(1)",
+               "f32[4,6,5] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+               "rhs_contracting_dims={1}",
+               "batch dimensions are not its leading dimensions");
+  // Free and contracting dimensions interleave: [M1,K,M2].
+  ExpectNoPlan("  a = f32[3,6,4] parameter(0)\n  b = f32[6,5] parameter(1)",
+               "f32[3,4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", "interleave");
+  // Contracting dimensions in another order in the rhs.
+  ExpectNoPlan("  a = f32[5,3,4] parameter(0)\n  b = f32[4,3,2] parameter(1)",
+               "f32[5,2] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}", "in order");
+  // An empty contraction (the result is zeros; Fusebox's kernel writes them).
+  ExpectNoPlan("  a = f32[5,0] parameter(0)\n  b = f32[0,3] parameter(1)",
+               "f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", "empty contraction");
+  LibraryCall lt;
+  lt.epilogue = GemmEpilogue::kBias;
+  auto with_bias = PlanGemm(lt, Shape(PrimitiveType::kF32, {2, 2}), Shape(PrimitiveType::kF32, {2, 2}));
+  EXPECT_FALSE(with_bias.ok());
+}
+
+}  // namespace
+}  // namespace fusebox

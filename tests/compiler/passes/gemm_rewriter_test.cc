@@ -1,0 +1,133 @@
+// gemm-rewriter: dots cuBLAS can run become XLA-style __cublas$gemm calls whose
+// backend_config reads back (ParseLibraryCall) as the same product: the rewritten module
+// computes what the original did (the interpreter evaluates the calls by their meaning),
+// prints and parses back, and keeps the dots cuBLAS cannot run. Only the GPU pipeline
+// with libraries rewrites; the CPU pipeline keeps dots, and XLA's calls the library
+// cannot run (cuBLASLt epilogues, cuDNN) are lowered.
+#include "compiler/passes/gemm_rewriter.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "compiler/ir/gemm_plan.h"
+#include "compiler/ir/library_calls.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "tests/compiler/passes/pass_test_util.h"
+
+namespace fusebox::passes {
+namespace {
+
+using testing_util::ExpectSameResult;
+using testing_util::Parse;
+using testing_util::RunPassAndCheck;
+
+int Count(const Module& module, bool (*pick)(const Instruction&)) {
+  int count = 0;
+  for (const Computation* c : ProgramComputations(module)) {
+    for (const auto& inst : c->instructions()) count += pick(*inst);
+  }
+  return count;
+}
+bool IsDot(const Instruction& i) { return i.opcode() == Opcode::kDot; }
+bool IsGemm(const Instruction& i) { return IsLibraryCall(i); }
+
+std::unique_ptr<Module> FromFile(const std::string& relative) {
+  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/" + relative);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok() || parsed->modules.empty()) return nullptr;
+  return std::move(parsed->modules[0]);
+}
+
+TEST(GemmRewriterTest, DotsBecomeCallsThatComputeTheSame) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[3,5,7] parameter(0)
+  b = f32[3,4,7] parameter(1)
+  w = f32[6,7] parameter(2)
+  i = s32[5,7] parameter(3)
+  j = s32[7,2] parameter(4)
+  d = f32[3,5,4] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  e = f32[3,5,6] dot(a, w), lhs_contracting_dims={2}, rhs_contracting_dims={1}, operand_precision={highest,highest}
+  k = s32[5,2] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT out = (f32[3,5,4], f32[3,5,6], s32[5,2]) tuple(d, e, k)
+})");
+  ASSERT_NE(module, nullptr);
+  auto before = module->Clone();
+  GemmRewriter rewriter;
+  EXPECT_TRUE(RunPassAndCheck(rewriter, *module));  // verifies, and the same result
+  EXPECT_EQ(Count(*module, IsGemm), 2) << module->ToString();
+  EXPECT_EQ(Count(*module, IsDot), 1) << "the s32 dot is not a cuBLAS GEMM";
+  // The calls read back as the products they replaced, precision included.
+  for (const auto& inst : module->entry()->instructions()) {
+    if (!IsLibraryCall(*inst)) continue;
+    auto call = ParseLibraryCall(*inst);
+    ASSERT_TRUE(call.ok()) << call.status().message();
+    auto plan = PlanGemmCall(*inst);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    if (inst->shape().dimensions(2) == 6) {
+      EXPECT_EQ(plan->compute, GemmComputeType::kF32) << "HIGHEST precision keeps full f32";
+    } else {
+      EXPECT_EQ(plan->batch, 3);
+      EXPECT_EQ(plan->compute, GemmComputeType::kF32FastTf32);
+    }
+  }
+  auto reparsed = ParseModule(module->ToString());
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status().message();
+  EXPECT_EQ((*reparsed)->ToString(), module->ToString());
+  ExpectSameResult(*before, **reparsed);
+}
+
+TEST(GemmRewriterTest, OnlyTheGpuPipelineWithLibrariesRewrites) {
+  auto mnist = FromFile("assets/examples/mnist_train_step.hlo");
+  ASSERT_NE(mnist, nullptr);
+  const int dots = Count(*mnist, IsDot);
+  ASSERT_GT(dots, 0);
+  auto cpu = OptimizeForBackend(*mnist, /*fused=*/true);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+  EXPECT_EQ(Count(**cpu, IsGemm), 0);
+  auto gpu = OptimizeForBackend(*mnist, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  EXPECT_EQ(Count(**gpu, IsGemm), dots);
+  EXPECT_EQ(Count(**gpu, IsDot), 0) << (*gpu)->ToString();
+  ExpectSameResult(*mnist, **gpu);
+}
+
+TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
+  // The CNN step's calls: three cuDNN convolutions and a cuBLASLt matmul with a BIAS_RELU
+  // epilogue. None runs as it is: all are lowered, and the matmul's dot then becomes a
+  // plain cuBLAS gemm with the bias and relu fused after it.
+  auto cnn = FromFile("tests/data/library_calls/cnn_step_gpu.hlo");
+  ASSERT_NE(cnn, nullptr);
+  auto gpu = OptimizeForBackend(*cnn, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  EXPECT_EQ(Count(**gpu, IsGemm), 1) << (*gpu)->ToString();
+  for (const Computation* c : ProgramComputations(**gpu)) {
+    for (const auto& inst : c->instructions()) {
+      if (IsLibraryCall(*inst)) {
+        EXPECT_EQ(inst->attrs().custom_call_target, "__cublas$gemm");
+      }
+    }
+  }
+  ExpectSameResult(*cnn, **gpu);
+  // An XLA gemm cuBLAS runs as it is stays the call it was.
+  auto xla = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[4,6]{1,0} parameter(0)
+  b = f32[5,6]{1,0} parameter(1)
+  g = (f32[4,5]{1,0}, s8[1024]{0}) custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"DEFAULT"}}
+  ROOT v = f32[4,5]{1,0} get-tuple-element(g), index=0
+})");
+  ASSERT_NE(xla, nullptr);
+  auto kept = OptimizeForBackend(*xla, true, true);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_EQ(Count(**kept, IsGemm), 1);
+  auto lowered = OptimizeForBackend(*xla, true, false);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().message();
+  EXPECT_EQ(Count(**lowered, IsGemm), 0);
+  EXPECT_EQ(Count(**lowered, IsDot), 1);
+}
+
+}  // namespace
+}  // namespace fusebox::passes
