@@ -5,7 +5,22 @@
 #   FUSEBOX_JAX_VENV     venv folder        (default /tmp/fusebox-jax-venv)
 #   FUSEBOX_JAX_VERSION  jax version to use (default 0.10.2)
 # Usage: scripts/compare_xla.sh [--scale full|small] [--iterations N] [--rounds N] [--only a,b] [--json OUT]
+#
+# On a GPU machine: scripts/compare_xla.sh --backend gpu [--scale ...] [--only ...] [--json OUT]
+# runs bench/compare_xla/compare_xla_gpu.py with the python that has jax with CUDA
+# (FUSEBOX_JAX_PYTHON, default python3: the GPU machine cannot reach PyPI) against
+# build/release/app/fusebox: XLA's GPU backend and Fusebox's on the same GPU.
 set -euo pipefail
+
+if [[ "${1:-}" == "--backend" && "${2:-}" == "gpu" ]]; then
+  shift 2
+  ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  cd "$ROOT"
+  [[ -x build/release/app/fusebox ]] || { cmake --preset release >/dev/null && cmake --build --preset release --target fusebox >/dev/null; }
+  # jax beside Fusebox on one GPU: no preallocation of 75% of its memory.
+  exec env XLA_PYTHON_CLIENT_PREALLOCATE=false "${FUSEBOX_JAX_PYTHON:-python3}" \
+    bench/compare_xla/compare_xla_gpu.py --fusebox build/release/app/fusebox "$@"
+fi
 
 VENV="${FUSEBOX_JAX_VENV:-/tmp/fusebox-jax-venv}"
 JAX_VERSION="${FUSEBOX_JAX_VERSION:-0.10.2}"

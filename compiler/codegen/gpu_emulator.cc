@@ -17,6 +17,7 @@
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/codegen/gpu_emulator_internal.h"
 #include "compiler/codegen/kernel_util.h"
+#include "compiler/ir/conv_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/passes/kernel_count.h"
@@ -422,6 +423,19 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
       break;
     case Opcode::kCustomCall: {
       if (!IsLibraryCall(*inst)) break;  // reported below
+      if (inst->attrs().custom_call_target.rfind("__cudnn", 0) == 0) {
+        // What the runtime hands cuDNN, run on the host as cuDNN defines it.
+        ASSIGN_OR_RETURN(ConvPlan conv, PlanConvolution(*inst, ConvPlanOptions{.allow_tf32 = false}));
+        const auto& x = leaves[inst->operand(0)];
+        const auto& w = leaves[inst->operand(1)];
+        if (x.size() != 1 || w.size() != 1) return Internal("GPU emulator: " + inst->name() + ": bad operands");
+        std::vector<uint8_t*> outs;
+        for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
+        if (outs.empty()) return Internal("GPU emulator: " + inst->name() + " has no value");
+        RETURN_IF_ERROR(RunConvPlanOnHost(conv, x[0], w[0], outs[0]).WithPrefix("GPU emulator: " + inst->name() + ": "));
+        leaves[inst] = std::move(outs);
+        return Status::Ok();
+      }
       // What the runtime hands cuBLAS, run on the host as cuBLAS defines it (full f32).
       ASSIGN_OR_RETURN(GemmPlan plan, PlanGemmCall(*inst, GemmPlanOptions{.allow_tf32 = false}));
       const auto& lhs = leaves[inst->operand(0)];

@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "compiler/ir/conv_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 
@@ -13,7 +14,7 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
       if (!IsLibraryCall(*inst)) continue;
-      if (keep_cublas_gemms_ && PlanGemmCall(*inst).ok()) continue;
+      if (keep_library_calls_ && (PlanGemmCall(*inst).ok() || PlanConvolution(*inst).ok())) continue;
       calls.push_back(inst.get());
     }
   }

@@ -15,17 +15,18 @@ namespace fusebox::passes {
 // compiles with Fusebox's own kernels, and its dots and convolutions fuse like any other.
 // A call the description cannot express fails the pass with the instruction's name.
 //
-// With `keep_cublas_gemms` (the GPU pipeline with libraries on), gemm calls cuBLAS can run
-// as they are (compiler/ir/gemm_plan.h) stay calls for the GPU runtime; the rest (cuBLASLt
-// epilogues, cuDNN convolutions, which Fusebox does not drive yet) are lowered.
+// With `keep_library_calls` (the GPU pipeline with libraries on), the calls Fusebox's
+// runtime hands to the libraries as they are stay calls: gemms cuBLAS runs
+// (compiler/ir/gemm_plan.h) and plain forward convolutions cuDNN runs (conv_plan.h); the
+// rest (cuBLASLt epilogues, fused or backward cuDNN convolutions) are lowered.
 class LibraryCallLowering : public Pass {
  public:
-  explicit LibraryCallLowering(bool keep_cublas_gemms = false) : keep_cublas_gemms_(keep_cublas_gemms) {}
+  explicit LibraryCallLowering(bool keep_library_calls = false) : keep_library_calls_(keep_library_calls) {}
   std::string_view name() const override { return "library-call-lowering"; }
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 
  private:
-  bool keep_cublas_gemms_;
+  bool keep_library_calls_;
 };
 
 }  // namespace fusebox::passes

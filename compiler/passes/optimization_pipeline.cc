@@ -8,7 +8,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
-#include "compiler/passes/gemm_rewriter.h"
+#include "compiler/passes/library_rewriters.h"
 #include "compiler/passes/instruction_fusion.h"
 #include "compiler/passes/library_call_lowering.h"
 #include "compiler/passes/multi_output_fusion.h"
@@ -66,9 +66,12 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   pipeline.Add<AlgebraicSimplifier>();
   pipeline.Add<CommonSubexpressionElimination>();
   pipeline.Add<DeadCodeElimination>();
-  // Dots cuBLAS can run become library calls, as in XLA's GPU plans (before fusion: a
-  // library call fuses with nothing).
-  if (gpu_libraries) pipeline.Add<GemmRewriter>();
+  // Dots cuBLAS and convolutions cuDNN can run become library calls, as in XLA's GPU
+  // plans (before fusion: a library call fuses with nothing).
+  if (gpu_libraries) {
+    pipeline.Add<GemmRewriter>();
+    pipeline.Add<ConvRewriter>();
+  }
   // Fusion: producer -> consumer (loop, input, output), then multi-output, then row
   // reductions into the consumers that read them per row (softmax, normalizations).
   pipeline.Add<InstructionFusion>();

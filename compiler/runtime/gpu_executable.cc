@@ -13,7 +13,9 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
+#include "compiler/ir/conv_plan.h"
 #include "compiler/runtime/cublas.h"
+#include "compiler/runtime/cudnn.h"
 #include "compiler/runtime/cuda_driver.h"
 
 namespace fusebox::runtime {
@@ -129,6 +131,13 @@ struct GpuPrograms {
   // Gemm library calls and their cuBLAS plans; cuBLAS is loaded only when there are some.
   std::unique_ptr<Cublas> cublas;
   std::unordered_map<const Instruction*, GemmPlan> gemms;
+  // Convolution library calls: cuDNN loaded only when there are some; one workspace and
+  // one packed-kernel scratch, the largest any call needs.
+  std::unique_ptr<Cudnn> cudnn;
+  std::unordered_map<const Instruction*, std::unique_ptr<Cudnn::Convolution>> convs;
+  DeviceBuffer cudnn_workspace;
+  DeviceBuffer cudnn_packed_kernel;
+  int64_t tf32_convs = 0;
 };
 
 class GpuExecutable::Frame {
@@ -213,6 +222,9 @@ class GpuExecutable::Frame {
     if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
     if (auto gemm = exe_.programs_->gemms.find(&inst); gemm != exe_.programs_->gemms.end()) {
       return RunGemm(inst, gemm->second, leaves);
+    }
+    if (auto conv = exe_.programs_->convs.find(&inst); conv != exe_.programs_->convs.end()) {
+      return RunConvolution(inst, *conv->second, leaves);
     }
     switch (inst.opcode()) {
       case Opcode::kParameter:
@@ -437,6 +449,48 @@ class GpuExecutable::Frame {
     return Status::Ok();
   }
 
+  // A convolution library call through cuDNN (the kernel packed first when its view is
+  // not KCRS).
+  Status RunConvolution(const Instruction& inst, const Cudnn::Convolution& conv, const LeafFn& leaves) {
+    const Leaves x = leaves(inst.operand(0));
+    const Leaves w = leaves(inst.operand(1));
+    const Leaves out = leaves(&inst);
+    if (x.size() != 1 || w.size() != 1 || out.empty() || out[0] == 0) {
+      return Internal(inst.name() + ": a convolution's operands and value must be single arrays");
+    }
+    const Shape& value = inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape();
+    profiler::KernelLaunch report;
+    const std::string routine = "cuDNN " + conv.algorithm();
+    report.kernel = routine;
+    report.hlo = inst.name();
+    report.computation = inst.parent() != nullptr ? std::string_view(inst.parent()->name()) : std::string_view();
+    report.kind = "library(cuDNN conv)";
+    report.bytes_read = ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape());
+    report.bytes_written = ArrayBytes(value);
+    report.flops = ConvFlops(inst);
+    report.iteration = options_.iteration;
+    const bool timed = TimeEachKernel();
+    if (timed) RETURN_IF_ERROR(ctx_.Synchronize());
+    if (options_.observer != nullptr) options_.observer->OnLibraryCallBegin(report);
+    const int64_t start = profiler::NowNs();
+    Status queued = exe_.programs_->cudnn->Forward(conv, x[0], w[0], out[0], exe_.programs_->cudnn_packed_kernel.ptr(),
+                                                   exe_.programs_->cudnn_workspace.ptr());
+    if (options_.observer != nullptr) options_.observer->OnLibraryCallEnd();
+    if (!queued.ok()) return queued.WithPrefix(inst.name() + ": ");
+    ++library_calls_;
+    if (timed) {
+      Status done = ctx_.Synchronize();
+      if (!done.ok()) return done.WithPrefix(inst.name() + " (cuDNN): ");
+      options_.observer->OnKernel(report, start, profiler::NowNs(), 0);
+    }
+    return Status::Ok();
+  }
+
+  int64_t ConvFlops(const Instruction& inst) const {
+    auto plan = PlanConvolution(inst);
+    return plan.ok() ? plan->flops : 0;
+  }
+
   GpuExecutable& exe_;
   CudaContext& ctx_;
   const GpuRunOptions& options_;
@@ -549,18 +603,57 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   // naming it: the pipeline lowers what cuBLAS cannot run), and cuBLAS loaded.
   GemmPlanOptions gemm_options;
   gemm_options.allow_tf32 = options.allow_tf32 && ctx.device().compute_major >= 8;
+  ConvPlanOptions conv_options;
+  conv_options.allow_tf32 = gemm_options.allow_tf32;
+  std::vector<std::pair<const Instruction*, ConvPlan>> conv_plans;
   for (const Computation* comp : ProgramComputations(*exe->module_, {.breadth_first = true})) {
     for (const auto& owned : comp->instructions()) {
       const Instruction* inst = owned.get();
       if (!IsLibraryCall(*inst)) continue;
-      StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
-      if (!plan.ok()) {
-        return Unimplemented("GPU runtime: " + plan.status().message() +
-                             " (library calls cuBLAS cannot run are lowered to HLO by the "
-                             "library-call-lowering pass; this module skipped it)");
+      const bool is_gemm = inst->attrs().custom_call_target.rfind("__cublas", 0) == 0;
+      if (is_gemm) {
+        StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
+        if (!plan.ok()) {
+          return Unimplemented("GPU runtime: " + plan.status().message() +
+                               " (library calls cuBLAS cannot run are lowered to HLO by the "
+                               "library-call-lowering pass; this module skipped it)");
+        }
+        programs.gemms.emplace(inst, *plan);
+      } else {
+        StatusOr<ConvPlan> plan = PlanConvolution(*inst, conv_options);
+        if (!plan.ok()) {
+          return Unimplemented("GPU runtime: " + plan.status().message() +
+                               " (library calls cuDNN cannot run are lowered to HLO by the "
+                               "library-call-lowering pass; this module skipped it)");
+        }
+        conv_plans.emplace_back(inst, *plan);
       }
-      programs.gemms.emplace(inst, *plan);
     }
+  }
+  if (!conv_plans.empty()) {
+    StatusOr<std::unique_ptr<Cudnn>> cudnn = Cudnn::Create(ctx);
+    if (!cudnn.ok()) {
+      return cudnn.status().WithPrefix("the module has " + std::to_string(conv_plans.size()) +
+                                       " convolution library call(s): ");
+    }
+    programs.cudnn = std::move(*cudnn);
+    constexpr int64_t kMaxConvWorkspace = int64_t{256} << 20;
+    int64_t workspace = 0, packed = 0;
+    for (const auto& [inst, plan] : conv_plans) {
+      StatusOr<std::unique_ptr<Cudnn::Convolution>> conv = programs.cudnn->Prepare(plan, kMaxConvWorkspace);
+      if (!conv.ok()) return conv.status().WithPrefix(inst->name() + ": ");
+      workspace = std::max(workspace, (*conv)->workspace_bytes());
+      packed = std::max(packed, (*conv)->packed_kernel_bytes());
+      programs.tf32_convs += plan.tf32 ? 1 : 0;
+      programs.convs.emplace(inst, std::move(*conv));
+    }
+    if (workspace > 0) {
+      ASSIGN_OR_RETURN(programs.cudnn_workspace, ctx.Allocate(workspace));
+    }
+    if (packed > 0) {
+      ASSIGN_OR_RETURN(programs.cudnn_packed_kernel, ctx.Allocate(packed));
+    }
+    programs.bytes += workspace + packed;
   }
   if (!programs.gemms.empty()) {
     StatusOr<std::unique_ptr<Cublas>> cublas = Cublas::Create(ctx);
@@ -597,13 +690,16 @@ std::string GpuExecutable::device_description() const { return context_->device(
 int64_t GpuExecutable::device_bytes() const { return programs_->bytes; }
 
 std::string GpuExecutable::library_description() const {
-  return programs_->cublas != nullptr ? programs_->cublas->description() : std::string();
+  std::string out = programs_->cublas != nullptr ? programs_->cublas->description() : std::string();
+  if (programs_->cudnn != nullptr) out += (out.empty() ? "" : ", ") + programs_->cudnn->description();
+  return out;
 }
 
 int64_t GpuExecutable::tf32_gemms() const {
-  return std::count_if(programs_->gemms.begin(), programs_->gemms.end(), [](const auto& g) {
-    return g.second.compute == GemmComputeType::kF32FastTf32;
-  });
+  return programs_->tf32_convs +
+         std::count_if(programs_->gemms.begin(), programs_->gemms.end(), [](const auto& g) {
+           return g.second.compute == GemmComputeType::kF32FastTf32;
+         });
 }
 
 StatusOr<Literal> GpuExecutable::Run(const std::vector<Literal>& arguments,

@@ -51,7 +51,8 @@ struct GpuExecutableOptions {
   // otherwise the driver JIT-compiles the PTX.
   PtxToCubin ptx_to_cubin;
   // Gemm library calls (__cublas$gemm, __cublas$lt$matmul; passes::GemmRewriter makes
-  // them from dots) run through cuBLAS (compiler/runtime/cublas.h). DEFAULT and HIGH
+  // them from dots) run through cuBLAS (compiler/runtime/cublas.h), convolution calls
+  // (__cudnn$convForward; passes::ConvRewriter) through cuDNN (cudnn.h). DEFAULT and HIGH
   // precision f32 products may use TF32 as XLA's do; false: full f32 always.
   bool allow_tf32 = true;
 };
@@ -84,9 +85,10 @@ class GpuExecutable {
   int64_t last_kernel_launches() const { return last_kernel_launches_; }
   // Library calls made by the last Run (each may launch one or more library kernels).
   int64_t last_library_calls() const { return last_library_calls_; }
-  // "cuBLAS 13.0.2 (libcublas.so.13)" when the module has library calls; else empty.
+  // "cuBLAS 13.0.2 (libcublas.so.13), cuDNN 9.13.0 (libcudnn.so.9)" for the libraries the
+  // module's calls use; empty without library calls.
   std::string library_description() const;
-  // How many gemm calls run in TF32 / in full precision (for run notes).
+  // How many f32 gemm and convolution calls may use TF32 (for run notes).
   int64_t tf32_gemms() const;
 
  private:

@@ -176,7 +176,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     run.notes.push_back("library calls: " + exe->library_description() + ", " +
                         std::to_string(run.library_calls_per_run) + " call(s) per run" +
                         (tf32 > 0 ? "; " + std::to_string(tf32) +
-                                        " f32 gemm(s) use TF32 (DEFAULT/HIGH precision, XLA's rule)"
+                                        " f32 call(s) may use TF32 (DEFAULT/HIGH precision, XLA's rule)"
                                   : std::string()));
   }
   if (traced.ok()) {

@@ -346,6 +346,8 @@ std::string ReadExample(const std::string& name) {
 // the plan's transposes, leading dimensions and the buffers around the call are checked.
 TEST(GpuEmulatorTest, GemmLibraryCallsComputeTheDots) {
   ExpectEmulatorMatchesInterpreter(ReadExample("mnist_train_step.hlo"), 1, /*gpu_libraries=*/true);
+  // Its convolutions as cuDNN calls (run as cuDNN defines them), its dot as a cuBLAS call.
+  ExpectEmulatorMatchesInterpreter(ReadExample("cifar_cnn_train_step.hlo"), 1, /*gpu_libraries=*/true);
   // Batched, every operand order, an epilogue after the call.
   ExpectEmulatorMatchesInterpreter(R"(HloModule m
 ENTRY e {

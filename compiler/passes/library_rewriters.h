@@ -1,4 +1,7 @@
-// The "gemm-rewriter" pass: dots that cuBLAS can run become `__cublas$gemm` custom calls,
+// The passes that hand work to NVIDIA's libraries in the GPU pipeline with libraries on
+// (`--gpu-library=on`, the default for `--backend gpu`).
+//
+// "gemm-rewriter": dots that cuBLAS can run become `__cublas$gemm` custom calls,
 // as XLA's GPU compiler writes them (backend_config {"gemm_backend_config": {alpha_real,
 // beta, dot_dimension_numbers, precision_config, epilogue}}), so the GPU runtime hands
 // them to cuBLAS (compiler/runtime/cublas.h) and XLA's own GPU modules and Fusebox's
@@ -28,5 +31,17 @@ class GemmRewriter : public Pass {
 // The backend_config text of a `__cublas$gemm` call for `dot` (alpha 1, beta 0, no
 // epilogue), in XLA's JSON form.
 std::string GemmBackendConfig(const Instruction& dot);
+
+// "conv-rewriter": convolutions cuDNN can run as a forward cross-correlation
+// (compiler/ir/conv_plan.h: forward convolutions and the weight gradients jax writes as
+// forward ones) become `__cudnn$convForward` calls in XLA's form (window, dim_labels,
+// feature_group_count; backend_config {"cudnn_conv_backend_config": {...}} with scale 1 and
+// no activation), for cudnnConvolutionForward. Input gradients of strided convolutions
+// (lhs dilation) and asymmetric padding stay convolutions for Fusebox's own kernels.
+class ConvRewriter : public Pass {
+ public:
+  std::string_view name() const override { return "conv-rewriter"; }
+  StatusOr<bool> Run(Module& module, PassContext& context) override;
+};
 
 }  // namespace fusebox::passes

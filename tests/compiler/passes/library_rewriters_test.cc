@@ -4,7 +4,7 @@
 // prints and parses back, and keeps the dots cuBLAS cannot run. Only the GPU pipeline
 // with libraries rewrites; the CPU pipeline keeps dots, and XLA's calls the library
 // cannot run (cuBLASLt epilogues, cuDNN) are lowered.
-#include "compiler/passes/gemm_rewriter.h"
+#include "compiler/passes/library_rewriters.h"
 
 #include <gtest/gtest.h>
 
@@ -94,10 +94,40 @@ TEST(GemmRewriterTest, OnlyTheGpuPipelineWithLibrariesRewrites) {
   ExpectSameResult(*mnist, **gpu);
 }
 
+bool IsConvCall(const Instruction& i) { return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convForward"; }
+bool IsConvolution(const Instruction& i) { return i.opcode() == Opcode::kConvolution; }
+
+// The CIFAR step's convolutions (forward, input and weight gradients, stride 1, SAME) are
+// all forward cross-correlations cuDNN runs: each becomes a __cudnn$convForward call that
+// computes what the convolution did.
+TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
+  auto cifar = FromFile("assets/examples/cifar_cnn_train_step.hlo");
+  ASSERT_NE(cifar, nullptr);
+  const int convs = Count(*cifar, IsConvolution);
+  ASSERT_GT(convs, 0);
+  auto gpu = OptimizeForBackend(*cifar, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  EXPECT_EQ(Count(**gpu, IsConvCall), convs) << (*gpu)->ToString();
+  EXPECT_EQ(Count(**gpu, IsConvolution), 0);
+  ExpectSameResult(*cifar, **gpu);
+  // A convolution cuDNN's forward call cannot run (asymmetric padding) stays.
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[2,8,8,3] parameter(0)
+  w = f32[3,3,3,4] parameter(1)
+  ROOT c = f32[2,4,4,4] convolution(x, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f
+})");
+  ASSERT_NE(module, nullptr);
+  ConvRewriter rewriter;
+  EXPECT_FALSE(RunPassAndCheck(rewriter, *module));
+  EXPECT_EQ(Count(*module, IsConvolution), 1);
+}
+
 TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
-  // The CNN step's calls: three cuDNN convolutions and a cuBLASLt matmul with a BIAS_RELU
-  // epilogue. None runs as it is: all are lowered, and the matmul's dot then becomes a
-  // plain cuBLAS gemm with the bias and relu fused after it.
+  // The CNN step's calls: three cuDNN convolutions (stride 2 with padding 1_0: no forward
+  // cuDNN plan) and a cuBLASLt matmul with a BIAS_RELU epilogue. None runs as it is: all
+  // are lowered, and the matmul's dot then becomes a plain cuBLAS gemm with the bias and
+  // relu fused after it.
   auto cnn = FromFile("tests/data/library_calls/cnn_step_gpu.hlo");
   ASSERT_NE(cnn, nullptr);
   auto gpu = OptimizeForBackend(*cnn, /*fused=*/true, /*gpu_libraries=*/true);

@@ -1,4 +1,4 @@
-#include "compiler/passes/gemm_rewriter.h"
+#include "compiler/passes/library_rewriters.h"
 
 #include <cctype>
 #include <memory>
@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/ir/conv_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 
@@ -56,6 +57,53 @@ std::string GemmBackendConfig(const Instruction& dot) {
   return nlohmann::json{{"gemm_backend_config", gemm}}.dump();
 }
 
+namespace {
+
+// Replaces `old` by `call` (same operands, shape, metadata, location, control edges).
+void ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call) {
+  Computation* parent = old->parent();
+  for (Instruction* operand : old->operands()) call->AppendOperand(operand);
+  if (old->metadata() != nullptr) call->set_metadata(*old->metadata());
+  call->set_location(old->location());
+  for (Instruction* pred : old->control_predecessors()) call->AddControlPredecessor(pred);
+  Instruction* replacement = parent->AddInstruction(std::move(call));
+  for (Instruction* successor : std::vector<Instruction*>(old->control_successors())) {
+    successor->AddControlPredecessor(replacement);
+  }
+  old->ReplaceAllUsesWith(replacement);
+  if (parent->root() == old) parent->set_root(replacement);
+  old->DetachFromOperands();
+  parent->RemoveInstruction(old);
+}
+
+}  // namespace
+
+StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
+  std::vector<Instruction*> convs;
+  for (Computation* computation : ProgramComputations(module)) {
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() != Opcode::kConvolution || inst->operand_count() != 2) continue;
+      if (!PlanConvolution(*inst).ok()) continue;
+      convs.push_back(inst.get());
+    }
+  }
+  for (Instruction* conv : convs) {
+    auto call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName("cudnn-conv"), conv->shape());
+    InstructionAttributes& attrs = call->mutable_attrs();
+    attrs.custom_call_target = "__cudnn$convForward";
+    attrs.has_custom_call_target = true;
+    attrs.window = conv->attrs().window;
+    attrs.convolution_dimension_numbers = conv->attrs().convolution_dimension_numbers;
+    attrs.feature_group_count = conv->attrs().feature_group_count;
+    attrs.batch_group_count = conv->attrs().batch_group_count;
+    attrs.backend_config =
+        R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})";
+    attrs.has_backend_config = true;
+    ReplaceWithCall(conv, std::move(call));
+  }
+  return !convs.empty();
+}
+
 StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& /*context*/) {
   std::vector<Instruction*> dots;
   for (Computation* computation : ProgramComputations(module)) {
@@ -68,25 +116,13 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& /*context*/) {
     }
   }
   for (Instruction* dot : dots) {
-    Computation* parent = dot->parent();
     auto call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName("cublas-gemm"), dot->shape());
-    for (Instruction* operand : dot->operands()) call->AppendOperand(operand);
     InstructionAttributes& attrs = call->mutable_attrs();
     attrs.custom_call_target = "__cublas$gemm";
     attrs.has_custom_call_target = true;
     attrs.backend_config = GemmBackendConfig(*dot);
     attrs.has_backend_config = true;
-    if (dot->metadata() != nullptr) call->set_metadata(*dot->metadata());
-    call->set_location(dot->location());
-    for (Instruction* pred : dot->control_predecessors()) call->AddControlPredecessor(pred);
-    Instruction* replacement = parent->AddInstruction(std::move(call));
-    for (Instruction* successor : std::vector<Instruction*>(dot->control_successors())) {
-      successor->AddControlPredecessor(replacement);
-    }
-    dot->ReplaceAllUsesWith(replacement);
-    if (parent->root() == dot) parent->set_root(replacement);
-    dot->DetachFromOperands();
-    parent->RemoveInstruction(dot);
+    ReplaceWithCall(dot, std::move(call));
   }
   return !dots.empty();
 }

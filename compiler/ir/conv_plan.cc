@@ -1,0 +1,206 @@
+// Convolutions as cuDNN forward cross-correlations (see conv_plan.h).
+#include "compiler/ir/conv_plan.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "compiler/ir/library_calls.h"
+
+namespace fusebox {
+namespace {
+
+Status NoPlan(const std::string& why) { return Unimplemented("no cuDNN plan: " + why); }
+
+// Element strides of a row-major buffer of `shape`.
+std::vector<int64_t> RowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> strides(static_cast<size_t>(shape.rank()), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d) {
+    strides[static_cast<size_t>(d)] = strides[static_cast<size_t>(d + 1)] * shape.dimensions(d + 1);
+  }
+  return strides;
+}
+
+// A 4-D view (outer, feature, spatial 0, spatial 1) of `shape`; one spatial dimension
+// becomes height 1 (stride 0 is avoided: a size-1 dimension's stride is never used).
+ConvTensorView ViewOf(const Shape& shape, int64_t outer, int64_t feature, const std::vector<int64_t>& spatial) {
+  const std::vector<int64_t> strides = RowMajorStrides(shape);
+  ConvTensorView v;
+  v.dims[0] = shape.dimensions(outer);
+  v.strides[0] = strides[static_cast<size_t>(outer)];
+  v.dims[1] = shape.dimensions(feature);
+  v.strides[1] = strides[static_cast<size_t>(feature)];
+  if (spatial.size() == 2) {
+    for (int i = 0; i < 2; ++i) {
+      v.dims[2 + i] = shape.dimensions(spatial[static_cast<size_t>(i)]);
+      v.strides[2 + i] = strides[static_cast<size_t>(spatial[static_cast<size_t>(i)])];
+    }
+  } else {
+    v.dims[2] = 1;
+    v.dims[3] = shape.dimensions(spatial[0]);
+    v.strides[3] = strides[static_cast<size_t>(spatial[0])];
+    v.strides[2] = v.strides[3] * v.dims[3];
+  }
+  return v;
+}
+
+std::optional<GemmDataType> ConvType(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF16:
+      return GemmDataType::kF16;
+    case PrimitiveType::kBF16:
+      return GemmDataType::kBF16;
+    case PrimitiveType::kF32:
+      return GemmDataType::kF32;
+    default:
+      return std::nullopt;
+  }
+}
+
+StatusOr<ConvPlan> Plan(const Window& window, const ConvolutionDimensionNumbers& dn, int64_t feature_groups,
+                        int64_t batch_groups, const Shape& x, const Shape& w, const Shape& y,
+                        const ConvPlanOptions& options) {
+  const size_t spatial = dn.input_spatial_dimensions.size();
+  if (spatial < 1 || spatial > 2) return NoPlan(std::to_string(spatial) + " spatial dimensions (cuDNN plans take 1 or 2)");
+  if (window.dimensions.size() != spatial || dn.kernel_spatial_dimensions.size() != spatial ||
+      dn.output_spatial_dimensions.size() != spatial) {
+    return NoPlan("window and dim_labels disagree");
+  }
+  if (!x.IsArray() || !w.IsArray() || !y.IsArray() || x.rank() != static_cast<int64_t>(spatial) + 2 ||
+      w.rank() != x.rank() || y.rank() != x.rank()) {
+    return NoPlan("operands are not arrays of rank spatial + 2");
+  }
+  if (x.is_dynamic() || w.is_dynamic() || y.is_dynamic()) return NoPlan("dynamic shapes");
+  if (batch_groups != 1) return NoPlan("batch_group_count " + std::to_string(batch_groups));
+  if (feature_groups < 1) return NoPlan("feature_group_count below 1");
+  const std::optional<GemmDataType> type = ConvType(x.element_type());
+  if (!type || w.element_type() != x.element_type() || y.element_type() != x.element_type()) {
+    return NoPlan("element types " + std::string(PrimitiveTypeName(x.element_type())) + ", " +
+                  std::string(PrimitiveTypeName(w.element_type())) + " -> " +
+                  std::string(PrimitiveTypeName(y.element_type())) + " (cuDNN plans take f32, f16 or bf16 alike)");
+  }
+  ConvPlan plan;
+  for (size_t i = 0; i < spatial; ++i) {
+    const WindowDimension& d = window.dimensions[i];
+    if (d.base_dilation != 1) return NoPlan("lhs (base) dilation: an input gradient of a strided convolution");
+    if (d.window_reversal) return NoPlan("window reversal");
+    if (d.padding_low != d.padding_high) return NoPlan("asymmetric padding " + std::to_string(d.padding_low) + "_" +
+                                                        std::to_string(d.padding_high));
+    if (d.padding_low < 0) return NoPlan("negative padding");
+    if (d.stride < 1 || d.window_dilation < 1 || d.size < 1) return NoPlan("a window below 1");
+    const size_t slot = spatial == 2 ? i : 1;  // 1-D: height 1, the window along width
+    plan.padding[slot] = d.padding_low;
+    plan.stride[slot] = d.stride;
+    plan.dilation[slot] = d.window_dilation;
+  }
+  plan.input = ViewOf(x, dn.input_batch_dimension, dn.input_feature_dimension, dn.input_spatial_dimensions);
+  plan.kernel = ViewOf(w, dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
+                       dn.kernel_spatial_dimensions);
+  plan.output = ViewOf(y, dn.output_batch_dimension, dn.output_feature_dimension, dn.output_spatial_dimensions);
+  plan.groups = feature_groups;
+  if (plan.input.dims[1] != plan.kernel.dims[1] * feature_groups || plan.kernel.dims[0] % feature_groups != 0 ||
+      plan.output.dims[1] != plan.kernel.dims[0] || plan.output.dims[0] != plan.input.dims[0]) {
+    return NoPlan("feature or batch sizes do not agree");
+  }
+  for (int i = 2; i < 4; ++i) {
+    const int s = i - 2;
+    const int64_t extent = plan.input.dims[i] + 2 * plan.padding[s] - (plan.kernel.dims[i] - 1) * plan.dilation[s] - 1;
+    const int64_t expected = extent < 0 ? 0 : extent / plan.stride[s] + 1;
+    if (expected != plan.output.dims[i]) return NoPlan("the output's spatial size is not the window's");
+  }
+  constexpr int64_t kIntMax = 2147483647;
+  for (const ConvTensorView* v : {&plan.input, &plan.kernel, &plan.output}) {
+    for (int i = 0; i < 4; ++i) {
+      if (v->dims[i] < 1) return NoPlan("an empty dimension");
+      if (v->dims[i] > kIntMax || v->strides[i] > kIntMax) return NoPlan("a dimension above cuDNN's int range");
+    }
+  }
+  plan.type = *type;
+  plan.tf32 = *type == GemmDataType::kF32 && options.allow_tf32;
+  plan.kernel_elements = plan.kernel.dims[0] * plan.kernel.dims[1] * plan.kernel.dims[2] * plan.kernel.dims[3];
+  plan.flops = 2 * plan.output.dims[0] * plan.output.dims[1] * plan.output.dims[2] * plan.output.dims[3] *
+               plan.kernel.dims[1] * plan.kernel.dims[2] * plan.kernel.dims[3];
+  return plan;
+}
+
+}  // namespace
+
+std::string ConvPlan::ToString() const {
+  char buf[320];
+  std::snprintf(buf, sizeof(buf),
+                "cudnnConvolutionForward x[N=%lld,C=%lld,H=%lld,W=%lld] w[K=%lld,C=%lld,R=%lld,S=%lld] pad %lldx%lld "
+                "stride %lldx%lld dilation %lldx%lld groups %lld %s%s",
+                static_cast<long long>(input.dims[0]), static_cast<long long>(input.dims[1]),
+                static_cast<long long>(input.dims[2]), static_cast<long long>(input.dims[3]),
+                static_cast<long long>(kernel.dims[0]), static_cast<long long>(kernel.dims[1]),
+                static_cast<long long>(kernel.dims[2]), static_cast<long long>(kernel.dims[3]),
+                static_cast<long long>(padding[0]), static_cast<long long>(padding[1]),
+                static_cast<long long>(stride[0]), static_cast<long long>(stride[1]),
+                static_cast<long long>(dilation[0]), static_cast<long long>(dilation[1]),
+                static_cast<long long>(groups), std::string(GemmDataTypeName(type)).c_str(), tf32 ? " tf32" : "");
+  return buf;
+}
+
+StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options) {
+  if (conv.operand_count() < 2) return NoPlan(conv.name() + " has no two operands");
+  const Shape& x = conv.operand(0)->shape();
+  const Shape& w = conv.operand(1)->shape();
+  if (conv.opcode() == Opcode::kConvolution) {
+    const InstructionAttributes& attrs = conv.attrs();
+    if (!attrs.window || !attrs.convolution_dimension_numbers) return NoPlan(conv.name() + " has no window or dim_labels");
+    StatusOr<ConvPlan> plan = Plan(*attrs.window, *attrs.convolution_dimension_numbers, attrs.feature_group_count,
+                                   attrs.batch_group_count, x, w, conv.shape(), options);
+    if (!plan.ok()) return plan.status().WithPrefix(conv.name() + ": ");
+    return plan;
+  }
+  ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(conv));
+  if (call.kind != LibraryCallKind::kConvForward) {
+    return NoPlan(conv.name() + ": " + call.target + " is not a plain forward convolution");
+  }
+  if (call.conv_result_scale != 1 || call.activation != ConvActivation::kNone) {
+    return NoPlan(conv.name() + ": a scaled or activated convolution");
+  }
+  StatusOr<ConvPlan> plan = Plan(call.window, call.conv, call.feature_group_count, call.batch_group_count, x, w,
+                                 call.result, options);
+  if (!plan.ok()) return plan.status().WithPrefix(conv.name() + ": ");
+  return plan;
+}
+
+Status RunConvPlanOnHost(const ConvPlan& plan, const void* x_data, const void* w_data, void* y_data) {
+  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32 plans only");
+  const auto* x = static_cast<const float*>(x_data);
+  const auto* w = static_cast<const float*>(w_data);
+  auto* y = static_cast<float*>(y_data);
+  const ConvTensorView& xi = plan.input;
+  const ConvTensorView& wk = plan.kernel;
+  const ConvTensorView& yo = plan.output;
+  const int64_t k_per_group = wk.dims[0] / plan.groups;
+  for (int64_t n = 0; n < yo.dims[0]; ++n) {
+    for (int64_t k = 0; k < yo.dims[1]; ++k) {
+      const int64_t group = k / k_per_group;
+      for (int64_t p = 0; p < yo.dims[2]; ++p) {
+        for (int64_t q = 0; q < yo.dims[3]; ++q) {
+          double sum = 0;
+          for (int64_t c = 0; c < wk.dims[1]; ++c) {
+            const int64_t xc = group * wk.dims[1] + c;
+            for (int64_t r = 0; r < wk.dims[2]; ++r) {
+              const int64_t h = p * plan.stride[0] - plan.padding[0] + r * plan.dilation[0];
+              if (h < 0 || h >= xi.dims[2]) continue;
+              for (int64_t s = 0; s < wk.dims[3]; ++s) {
+                const int64_t v = q * plan.stride[1] - plan.padding[1] + s * plan.dilation[1];
+                if (v < 0 || v >= xi.dims[3]) continue;
+                sum += static_cast<double>(x[n * xi.strides[0] + xc * xi.strides[1] + h * xi.strides[2] +
+                                             v * xi.strides[3]]) *
+                       static_cast<double>(w[k * wk.strides[0] + c * wk.strides[1] + r * wk.strides[2] +
+                                             s * wk.strides[3]]);
+              }
+            }
+          }
+          y[n * yo.strides[0] + k * yo.strides[1] + p * yo.strides[2] + q * yo.strides[3]] = static_cast<float>(sum);
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace fusebox

@@ -1,0 +1,299 @@
+// cuDNN through dlopen: the legacy convolution API's entry points resolved by name, with
+// the enum values and the one struct used kept here (checked against cudnn.h when the
+// headers are there at build time).
+#include "compiler/runtime/cudnn.h"
+
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <vector>
+
+#ifdef FUSEBOX_HAVE_CUDA_HEADERS
+#if __has_include(<cudnn.h>)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include <cudnn.h>
+#define FUSEBOX_CHECK_CUDNN_LAYOUT 1
+#endif
+#endif
+
+namespace fusebox::runtime {
+namespace {
+
+constexpr int kDataFloat = 0, kDataHalf = 2, kDataBfloat16 = 9;
+constexpr int kDefaultMath = 0, kFmaMath = 3;
+constexpr int kCrossCorrelation = 1;
+constexpr int kTensorNchw = 0;
+
+// cudnnConvolutionFwdAlgoPerf_t.
+struct FwdAlgoPerf {
+  int algo;
+  int status;
+  float time;
+  size_t memory;
+  int determinism;
+  int math_type;
+  int reserved[3];
+};
+
+#ifdef FUSEBOX_CHECK_CUDNN_LAYOUT
+static_assert(kDataFloat == CUDNN_DATA_FLOAT && kDataHalf == CUDNN_DATA_HALF && kDataBfloat16 == CUDNN_DATA_BFLOAT16);
+static_assert(kDefaultMath == CUDNN_DEFAULT_MATH && kFmaMath == CUDNN_FMA_MATH);
+static_assert(kCrossCorrelation == CUDNN_CROSS_CORRELATION && kTensorNchw == CUDNN_TENSOR_NCHW);
+static_assert(sizeof(FwdAlgoPerf) == sizeof(cudnnConvolutionFwdAlgoPerf_t));
+static_assert(offsetof(FwdAlgoPerf, memory) == offsetof(cudnnConvolutionFwdAlgoPerf_t, memory));
+static_assert(offsetof(FwdAlgoPerf, math_type) == offsetof(cudnnConvolutionFwdAlgoPerf_t, mathType));
+#pragma GCC diagnostic pop
+#endif
+
+const char* AlgorithmName(int algo) {
+  switch (algo) {
+    case 0:
+      return "implicit GEMM";
+    case 1:
+      return "implicit precomputed GEMM";
+    case 2:
+      return "GEMM";
+    case 3:
+      return "direct";
+    case 4:
+      return "FFT";
+    case 5:
+      return "FFT tiling";
+    case 6:
+      return "Winograd";
+    case 7:
+      return "Winograd nonfused";
+    default:
+      return "unknown";
+  }
+}
+
+struct CudnnApi {
+  int (*create)(void**) = nullptr;
+  int (*destroy)(void*) = nullptr;
+  int (*set_stream)(void*, void*) = nullptr;
+  size_t (*get_version)() = nullptr;
+  const char* (*error_string)(int) = nullptr;
+  int (*create_tensor)(void**) = nullptr;
+  int (*set_tensor_nd)(void*, int, int, const int*, const int*) = nullptr;
+  int (*destroy_tensor)(void*) = nullptr;
+  int (*create_filter)(void**) = nullptr;
+  int (*set_filter_nd)(void*, int, int, int, const int*) = nullptr;
+  int (*destroy_filter)(void*) = nullptr;
+  int (*create_conv)(void**) = nullptr;
+  int (*set_conv_nd)(void*, int, const int*, const int*, const int*, int, int) = nullptr;
+  int (*set_group_count)(void*, int) = nullptr;
+  int (*set_math_type)(void*, int) = nullptr;
+  int (*destroy_conv)(void*) = nullptr;
+  int (*get_fwd_algo_v7)(void*, void*, void*, void*, void*, int, int*, FwdAlgoPerf*) = nullptr;
+  int (*get_fwd_workspace)(void*, void*, void*, void*, void*, int, size_t*) = nullptr;
+  int (*forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t, const void*,
+                 void*, void*) = nullptr;
+  int (*transform)(void*, const void*, void*, const void*, const void*, void*, void*) = nullptr;
+  std::string library;
+  Status status;
+};
+
+const CudnnApi& Api() {
+  static const CudnnApi* api = [] {
+    auto* a = new CudnnApi();  // never freed: cuDNN stays loaded for the process
+    void* library = nullptr;
+    std::string tried;
+    for (const char* name : {"libcudnn.so.9", "libcudnn.so", "/usr/local/cuda/lib64/libcudnn.so.9"}) {
+      dlerror();
+      library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (library != nullptr) {
+        a->library = name;
+        break;
+      }
+      const char* why = dlerror();
+      if (tried.empty()) tried = why != nullptr ? why : std::string(name) + ": not found";
+    }
+    if (library == nullptr) {
+      a->status = Unavailable("cuDNN unavailable (libcudnn.so.9 not found: " + tried +
+                              "); --gpu-library=off runs Fusebox's own convolution kernels");
+      return a;
+    }
+    std::string missing;
+    auto need = [&](const char* name, auto* out) {
+      *out = reinterpret_cast<std::remove_pointer_t<decltype(out)>>(dlsym(library, name));
+      if (*out == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    };
+    need("cudnnCreate", &a->create);
+    need("cudnnDestroy", &a->destroy);
+    need("cudnnSetStream", &a->set_stream);
+    need("cudnnGetVersion", &a->get_version);
+    need("cudnnGetErrorString", &a->error_string);
+    need("cudnnCreateTensorDescriptor", &a->create_tensor);
+    need("cudnnSetTensorNdDescriptor", &a->set_tensor_nd);
+    need("cudnnDestroyTensorDescriptor", &a->destroy_tensor);
+    need("cudnnCreateFilterDescriptor", &a->create_filter);
+    need("cudnnSetFilterNdDescriptor", &a->set_filter_nd);
+    need("cudnnDestroyFilterDescriptor", &a->destroy_filter);
+    need("cudnnCreateConvolutionDescriptor", &a->create_conv);
+    need("cudnnSetConvolutionNdDescriptor", &a->set_conv_nd);
+    need("cudnnSetConvolutionGroupCount", &a->set_group_count);
+    need("cudnnSetConvolutionMathType", &a->set_math_type);
+    need("cudnnDestroyConvolutionDescriptor", &a->destroy_conv);
+    need("cudnnGetConvolutionForwardAlgorithm_v7", &a->get_fwd_algo_v7);
+    need("cudnnGetConvolutionForwardWorkspaceSize", &a->get_fwd_workspace);
+    need("cudnnConvolutionForward", &a->forward);
+    need("cudnnTransformTensor", &a->transform);
+    if (!missing.empty()) a->status = Unavailable("cuDNN unavailable (" + a->library + " lacks " + missing + ")");
+    return a;
+  }();
+  return *api;
+}
+
+Status CudnnError(const char* call, int code) {
+  const CudnnApi& api = Api();
+  const char* name = api.error_string != nullptr ? api.error_string(code) : nullptr;
+  return Internal(std::string(call) + ": " + (name != nullptr ? name : "cuDNN error") + " (" + std::to_string(code) +
+                  ")");
+}
+
+#define FUSEBOX_CUDNN(call, expr)                      \
+  do {                                                 \
+    const int _rc = (expr);                            \
+    if (_rc != 0) return CudnnError(call, _rc);        \
+  } while (0)
+
+int DataType(GemmDataType type) {
+  switch (type) {
+    case GemmDataType::kF16:
+      return kDataHalf;
+    case GemmDataType::kBF16:
+      return kDataBfloat16;
+    default:
+      return kDataFloat;
+  }
+}
+
+int64_t ElementBytes(GemmDataType type) { return type == GemmDataType::kF32 ? 4 : type == GemmDataType::kF64 ? 8 : 2; }
+
+Status SetTensor(void* desc, int type, const ConvTensorView& view) {
+  int dims[4], strides[4];
+  for (int i = 0; i < 4; ++i) {
+    dims[i] = static_cast<int>(view.dims[static_cast<size_t>(i)]);
+    strides[i] = static_cast<int>(view.strides[static_cast<size_t>(i)]);
+  }
+  FUSEBOX_CUDNN("cudnnSetTensorNdDescriptor", Api().set_tensor_nd(desc, type, 4, dims, strides));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CudnnAvailable() { return Api().status; }
+
+StatusOr<std::unique_ptr<Cudnn>> Cudnn::Create(CudaContext& context) {
+  const CudnnApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  ASSIGN_OR_RETURN(void* stream, context.CurrentStream());
+  std::unique_ptr<Cudnn> out(new Cudnn());
+  if (int rc = api.create(&out->handle_); rc != 0) {
+    out->handle_ = nullptr;
+    return CudnnError("cudnnCreate", rc);
+  }
+  FUSEBOX_CUDNN("cudnnSetStream", api.set_stream(out->handle_, stream));
+  const size_t version = api.get_version();  // major * 10000 + minor * 100 + patch (cuDNN 9)
+  out->description_ = "cuDNN " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
+                      std::to_string(version % 100) + " (" + api.library + ")";
+  return out;
+}
+
+Cudnn::~Cudnn() {
+  if (handle_ != nullptr) Api().destroy(handle_);
+}
+
+Cudnn::Convolution::~Convolution() {
+  const CudnnApi& api = Api();
+  for (void* d : {x_desc_, y_desc_, w_view_desc_, w_packed_desc_}) {
+    if (d != nullptr) api.destroy_tensor(d);
+  }
+  if (w_filter_desc_ != nullptr) api.destroy_filter(w_filter_desc_);
+  if (conv_desc_ != nullptr) api.destroy_conv(conv_desc_);
+}
+
+StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& plan, int64_t max_workspace) {
+  const CudnnApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  std::unique_ptr<Convolution> c(new Convolution());
+  c->plan_ = plan;
+  const int type = DataType(plan.type);
+  FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->x_desc_));
+  FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->y_desc_));
+  FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->w_view_desc_));
+  FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->w_packed_desc_));
+  FUSEBOX_CUDNN("cudnnCreateFilterDescriptor", api.create_filter(&c->w_filter_desc_));
+  FUSEBOX_CUDNN("cudnnCreateConvolutionDescriptor", api.create_conv(&c->conv_desc_));
+  RETURN_IF_ERROR(SetTensor(c->x_desc_, type, plan.input));
+  RETURN_IF_ERROR(SetTensor(c->y_desc_, type, plan.output));
+  RETURN_IF_ERROR(SetTensor(c->w_view_desc_, type, plan.kernel));
+  ConvTensorView packed = plan.kernel;
+  packed.strides = {packed.dims[1] * packed.dims[2] * packed.dims[3], packed.dims[2] * packed.dims[3], packed.dims[3], 1};
+  RETURN_IF_ERROR(SetTensor(c->w_packed_desc_, type, packed));
+  int filter_dims[4];
+  for (int i = 0; i < 4; ++i) filter_dims[i] = static_cast<int>(plan.kernel.dims[static_cast<size_t>(i)]);
+  FUSEBOX_CUDNN("cudnnSetFilterNdDescriptor", api.set_filter_nd(c->w_filter_desc_, type, kTensorNchw, 4, filter_dims));
+  const int pad[2] = {static_cast<int>(plan.padding[0]), static_cast<int>(plan.padding[1])};
+  const int stride[2] = {static_cast<int>(plan.stride[0]), static_cast<int>(plan.stride[1])};
+  const int dilation[2] = {static_cast<int>(plan.dilation[0]), static_cast<int>(plan.dilation[1])};
+  FUSEBOX_CUDNN("cudnnSetConvolutionNdDescriptor",
+                api.set_conv_nd(c->conv_desc_, 2, pad, stride, dilation, kCrossCorrelation, kDataFloat));
+  FUSEBOX_CUDNN("cudnnSetConvolutionGroupCount", api.set_group_count(c->conv_desc_, static_cast<int>(plan.groups)));
+  // Default math lets f32 use TF32 tensor cores on sm_80+; FMA math keeps full f32.
+  FUSEBOX_CUDNN("cudnnSetConvolutionMathType",
+                api.set_math_type(c->conv_desc_, plan.type == GemmDataType::kF32 && !plan.tf32 ? kFmaMath : kDefaultMath));
+  FwdAlgoPerf perf[16] = {};
+  int returned = 0;
+  FUSEBOX_CUDNN("cudnnGetConvolutionForwardAlgorithm_v7",
+                api.get_fwd_algo_v7(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_, 16, &returned,
+                                    perf));
+  bool found = false;
+  for (int i = 0; i < returned && !found; ++i) {
+    if (perf[i].status != 0) continue;
+    size_t bytes = 0;
+    if (api.get_fwd_workspace(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_, perf[i].algo,
+                              &bytes) != 0) {
+      continue;
+    }
+    if (static_cast<int64_t>(bytes) > max_workspace) continue;
+    c->algo_ = perf[i].algo;
+    c->workspace_bytes_ = static_cast<int64_t>(bytes);
+    c->algorithm_ = AlgorithmName(perf[i].algo);
+    found = true;
+  }
+  if (!found) {
+    return Unavailable("cuDNN has no forward algorithm for " + plan.ToString() + " within a workspace of " +
+                       std::to_string(max_workspace) + " bytes");
+  }
+  // A kernel already in KCRS order needs no packing.
+  c->kernel_packed_ = packed.strides == plan.kernel.strides;
+  c->packed_kernel_bytes_ = c->kernel_packed_ ? 0 : plan.kernel_elements * ElementBytes(plan.type);
+  return c;
+}
+
+Status Cudnn::Forward(const Convolution& conv, DevicePtr x, DevicePtr w, DevicePtr y, DevicePtr packed,
+                      DevicePtr workspace) {
+  const CudnnApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  // Scale factors are float for float, half and bfloat16 data.
+  const float one = 1.0f, zero = 0.0f;
+  if (conv.kernel_packed_) {
+    packed = w;
+  } else {
+    FUSEBOX_CUDNN("cudnnTransformTensor", api.transform(handle_, &one, conv.w_view_desc_, reinterpret_cast<void*>(w),
+                                                        &zero, conv.w_packed_desc_, reinterpret_cast<void*>(packed)));
+  }
+  FUSEBOX_CUDNN("cudnnConvolutionForward",
+                api.forward(handle_, &one, conv.x_desc_, reinterpret_cast<void*>(x), conv.w_filter_desc_,
+                            reinterpret_cast<void*>(packed), conv.conv_desc_, conv.algo_,
+                            reinterpret_cast<void*>(workspace), static_cast<size_t>(conv.workspace_bytes_), &zero,
+                            conv.y_desc_, reinterpret_cast<void*>(y)));
+  return Status::Ok();
+}
+
+#undef FUSEBOX_CUDNN
+
+}  // namespace fusebox::runtime
