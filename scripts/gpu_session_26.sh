@@ -2,56 +2,94 @@
 # Issue #26's device checks, as one script for a GPU machine (at most 10 minutes). Build
 # and pack here first:
 #   scripts/build.sh release && ../shared/gpu/bundle.sh
-# then on the device (the `run` tool), with $OUT the folder that comes back:
+# then on the device (the `run` tool, carrying .gpu), with $OUT the folder that comes back:
 #   tar -xJf .gpu/fusebox-gpu.tar.xz -C / && export LD_LIBRARY_PATH=/opt/fusebox-gpu/lib && scripts/gpu_session_26.sh
-# Writes $OUT/gpu_session_26.txt (every number below) and $OUT/xla_dumps_gpu.tar.gz (real
-# XLA GPU dump folders of the seed programs, to commit under tests/data/xla_dumps_gpu/).
+# The bundle holds the binaries, with the sources the tests read, at this machine's
+# absolute paths: the script runs there (FUSEBOX_GPU_SRC, default the bundle's path).
+# Writes into $OUT: gpu_session_26.txt (every number below), compare_xla_gpu.json, traces,
+# and xla_dumps_gpu.tar.gz (real XLA GPU dump folders of the seed programs, to commit under
+# tests/data/xla_dumps_gpu/). Each step has its own time limit, the most useful first, so
+# that a slow step costs only itself.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+src="${FUSEBOX_GPU_SRC:-/work/main}"
+[[ -x "$src/build/release/app/fusebox" ]] || src="$here"
+cd "$src" || exit 1
 out="${OUT:-/tmp/gpu_session_26}"
 mkdir -p "$out"
 log="$out/gpu_session_26.txt"
 fb=build/release/app/fusebox
-export FUSEBOX_CACHE_DIR="$out/cache"
-step() { echo; echo "=== $*" | tee -a "$log"; }
+export FUSEBOX_CACHE_DIR=/tmp/fusebox_cubin_cache  # not under $OUT: at most 8 files come back
+# jax beside Fusebox on one GPU: no preallocation of 75% of its memory.
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+export PYTHONUNBUFFERED=1
+# cuBLAS and cuDNN where this machine has them (the toolkit, or jax's nvidia-* wheels).
+sites=$(env -u LD_LIBRARY_PATH python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null)
+libdirs=$(find -L /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu $sites -maxdepth 4 \( -name 'libcudnn.so.9' -o -name 'libcublas.so.13' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:${libdirs}"
+# The bundle's Debian libraries are for Fusebox's binaries; python and jax run without them.
+export FUSEBOX_LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
+py() { env -u LD_LIBRARY_PATH python3 "$@"; }
+t0=$(date +%s)
+step() { echo; echo "=== [$(( $(date +%s) - t0 )) s] $*" | tee -a "$log"; }
 run() { echo "\$ $*" >>"$log"; timeout "${limit:-120}" "$@" >>"$log" 2>&1; echo "(exit $?)" >>"$log"; }
 
-step "device"
-run nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+step "device (source at $src; library folders: $libdirs)"
+run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
 run /usr/local/cuda/bin/ptxas --version
-run nproc
+run bash -c 'ls /usr/local/cuda/lib64 | grep -E "^lib(cublas|cudnn|cupti)\.so\.[0-9]+$"; env -u LD_LIBRARY_PATH python3 -c "import jax; print(jax.__version__, jax.devices())"'
 
-step "GPU tests (runtime, CLI, real-GPU corpus)"
-limit=240 run build/release/tests/gpu_runtime_test --gtest_brief=1
+step "XLA vs Fusebox on the same GPU (compare_xla workloads, full size; TF32 where XLA uses it)"
+limit=240 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
+  --json "$out/compare_xla_gpu.json" --workdir /tmp/compare_xla_gpu
+
+step "GPU tests (runtime incl. cuBLAS/cuDNN, CLI, CUPTI)"
+limit=150 run build/release/tests/gpu_runtime_test --gtest_brief=1
 limit=120 run build/release/tests/cli_gpu_test --gtest_brief=1
-limit=240 run build/release/tests/gpu_corpus_test --gtest_brief=1 --gtest_filter='*RealGpu*'
+limit=60 run build/release/tests/profiler_cupti_tracer_test --gtest_brief=1
 
-step "XLA GPU module with cuBLAS/cuDNN calls on the GPU (Fusebox's kernels of the lowered calls), checked"
+step "CIFAR step: libraries on (trace: library kernels under their HLO) and off"
+run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 \
+  --trace "$out/cifar_trace_lib.json"
+run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 --gpu-library=off
+run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 2 --check
 run "$fb" run tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --seed 1 --iterations 3 --check
 
-step "CIFAR step: select-and-scatter as a parallel gather (was 8-16 ms serial per call)"
-run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 5 --check \
-  --trace "$out/cifar_trace.json"
-grep -o '"name":"[^"]*select[^"]*"[^}]*"dur":[0-9.]*' "$out/cifar_trace.json" | head -5 >>"$log" 2>&1
-
-step "ResNet-50 inference: GPU compile, cold cubin cache then cached (issue: <= 3 s)"
+step "ResNet-50 inference: compile (cold cubin cache, then cached) and kernel time, libraries on/off"
 rm -rf "$FUSEBOX_CACHE_DIR"
 for pass in cold cached; do
   echo "-- $pass" >>"$log"
-  /usr/bin/time -f "wall %e s" "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 3 \
-    >>"$log" 2>&1
+  limit=100 run /usr/bin/time -f "wall %e s" "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5
 done
+limit=100 run "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5 --gpu-library=off
 
-step "GPU benchmark (fused vs unfused kernel time)"
-limit=180 run build/release/bench/gpu_backend_bench --benchmark_min_time=0.05s
+step "arguments on the device vs uploaded every run (running example 4096^2)"
+run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 10
+run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 10 --upload-every-run
+
+step "compute-sanitizer memcheck (examples, libraries on)"
+if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for ex in mnist_train_step cifar_cnn_train_step reduce_sum; do
+    limit=90 run "$cs" --tool memcheck --error-exitcode 3 "$fb" run "assets/examples/$ex.hlo" --backend gpu --seed 1
+  done
+else
+  echo "no compute-sanitizer here" >>"$log"
+fi
+
+step "real-GPU corpus test"
+limit=90 run build/release/tests/gpu_corpus_test --gtest_brief=1 --gtest_filter='*RealGpu*'
 
 step "real XLA GPU dumps of the seed programs (jax on CUDA, as installed here)"
-python=$(command -v python3)
-if "$python" -c 'import jax; assert jax.devices()[0].platform == "gpu"' >>"$log" 2>&1; then
-  FUSEBOX_DUMP_PLATFORM=cuda FUSEBOX_DUMP_PYTHON="$python" limit=300 run scripts/make_dumps.sh
+if py -c 'import jax; assert jax.devices()[0].platform == "gpu"' >>"$log" 2>&1; then
+  FUSEBOX_DUMP_PLATFORM=cuda FUSEBOX_DUMP_PYTHON="$(command -v python3)" limit=100 run env -u LD_LIBRARY_PATH scripts/make_dumps.sh
   tar -czf "$out/xla_dumps_gpu.tar.gz" tests/data/xla_dumps_gpu && du -h "$out/xla_dumps_gpu.tar.gz" >>"$log"
-  for d in tests/data/xla_dumps_gpu/*/; do run "$fb" index "$d"; done
+  for d in tests/data/xla_dumps_gpu/*/; do limit=30 run "$fb" index "$d"; done
 else
   echo "no jax with a GPU here: no dumps" >>"$log"
 fi
+step "done"
+cp /tmp/compare_xla_gpu/*.xla_optimized.hlo "$out/" 2>/dev/null
+(cd /tmp/compare_xla_gpu 2>/dev/null && tar -czf "$out/xla_optimized_gpu.tar.gz" ./*.xla_optimized.hlo) 2>/dev/null
+rm -f "$out"/*.xla_optimized.hlo
 echo "done; see $log"

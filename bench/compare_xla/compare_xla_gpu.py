@@ -105,7 +105,11 @@ def run_fusebox(fusebox, hlo, inputs, iterations, extra, expected=None, timeout=
     cmd += extra
     if expected:
         cmd += ["--expected", ",".join(expected)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    env = dict(os.environ)
+    if os.environ.get("FUSEBOX_LD_LIBRARY_PATH"):
+        # The bundle's libraries for Fusebox only (python and jax keep the machine's own).
+        env["LD_LIBRARY_PATH"] = os.environ["FUSEBOX_LD_LIBRARY_PATH"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     text = proc.stdout + proc.stderr
     out = {"exit": proc.returncode}
     m = PER_RUN.search(text)

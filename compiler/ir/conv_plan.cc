@@ -140,6 +140,12 @@ std::string ConvPlan::ToString() const {
   return buf;
 }
 
+StatusOr<ConvPlan> PlanConvolutionShapes(const Window& window, const ConvolutionDimensionNumbers& dn,
+                                         int64_t feature_groups, int64_t batch_groups, const Shape& x, const Shape& w,
+                                         const Shape& y, const ConvPlanOptions& options) {
+  return Plan(window, dn, feature_groups, batch_groups, x, w, y, options);
+}
+
 StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options) {
   if (conv.operand_count() < 2) return NoPlan(conv.name() + " has no two operands");
   const Shape& x = conv.operand(0)->shape();

@@ -56,6 +56,10 @@ struct ConvPlanOptions {
 // The plan of an HLO convolution `conv`, or of XLA's __cudnn$convForward call without
 // scaling or activation. Errors (kUnimplemented) say what does not map.
 StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options = {});
+// The same from a convolution's parts: input x, kernel w, result y.
+StatusOr<ConvPlan> PlanConvolutionShapes(const Window& window, const ConvolutionDimensionNumbers& dn,
+                                         int64_t feature_groups, int64_t batch_groups, const Shape& x, const Shape& w,
+                                         const Shape& y, const ConvPlanOptions& options = {});
 
 // Runs `plan` on the host as cuDNN defines its forward cross-correlation (f32 only), reading
 // x and w through their strided views and writing y through its view. For the GPU emulator

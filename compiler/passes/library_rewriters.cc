@@ -1,6 +1,9 @@
 #include "compiler/passes/library_rewriters.h"
 
+#include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
 #include <memory>
 #include <vector>
 
@@ -59,10 +62,10 @@ std::string GemmBackendConfig(const Instruction& dot) {
 
 namespace {
 
-// Replaces `old` by `call` (same operands, shape, metadata, location, control edges).
-void ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call) {
+// Replaces `old` by `call` with `operands` (same shape, metadata, location, control edges).
+void ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call, const std::vector<Instruction*>& operands) {
   Computation* parent = old->parent();
-  for (Instruction* operand : old->operands()) call->AppendOperand(operand);
+  for (Instruction* operand : operands) call->AppendOperand(operand);
   if (old->metadata() != nullptr) call->set_metadata(*old->metadata());
   call->set_location(old->location());
   for (Instruction* pred : old->control_predecessors()) call->AddControlPredecessor(pred);
@@ -78,28 +81,103 @@ void ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call) {
 
 }  // namespace
 
+// The padding that makes `window`'s padding symmetric: each spatial dimension keeps
+// min(low, high) in the window, and the rest goes into an explicit pad of the input.
+// nullopt when the padding is symmetric already or cannot be split (negative, or with
+// lhs dilation, which a pad before it would not mean the same).
+std::optional<std::vector<PaddingDimension>> ExplicitPadding(const Instruction& conv) {
+  const Window& window = *conv.attrs().window;
+  const ConvolutionDimensionNumbers& dn = *conv.attrs().convolution_dimension_numbers;
+  std::vector<PaddingDimension> pad(static_cast<size_t>(conv.operand(0)->shape().rank()));
+  bool any = false;
+  for (size_t i = 0; i < window.dimensions.size() && i < dn.input_spatial_dimensions.size(); ++i) {
+    const WindowDimension& d = window.dimensions[i];
+    if (d.padding_low < 0 || d.padding_high < 0 || d.base_dilation != 1) return std::nullopt;
+    const int64_t keep = std::min(d.padding_low, d.padding_high);
+    PaddingDimension& p = pad[static_cast<size_t>(dn.input_spatial_dimensions[i])];
+    p.low = d.padding_low - keep;
+    p.high = d.padding_high - keep;
+    any = any || p.low != 0 || p.high != 0;
+  }
+  if (!any) return std::nullopt;
+  return pad;
+}
+
 StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
-  std::vector<Instruction*> convs;
+  // Each convolution cuDNN runs, with the explicit input padding it needs first (empty:
+  // none). Asymmetric padding (a strided SAME convolution) moves into a pad of the input,
+  // as XLA does before cuDNN; the convolution keeps the symmetric part.
+  std::vector<std::pair<Instruction*, std::vector<PaddingDimension>>> convs;
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != Opcode::kConvolution || inst->operand_count() != 2) continue;
-      if (!PlanConvolution(*inst).ok()) continue;
-      convs.push_back(inst.get());
+      if (PlanConvolution(*inst).ok()) {
+        convs.emplace_back(inst.get(), std::vector<PaddingDimension>{});
+        continue;
+      }
+      if (!inst->attrs().window || !inst->attrs().convolution_dimension_numbers) continue;
+      std::optional<std::vector<PaddingDimension>> extra = ExplicitPadding(*inst);
+      if (!extra) continue;
+      Shape padded = inst->operand(0)->shape();
+      for (int64_t d = 0; d < padded.rank(); ++d) {
+        const PaddingDimension& p = (*extra)[static_cast<size_t>(d)];
+        padded.set_dimension(d, padded.dimensions(d) + p.low + p.high);
+      }
+      Window window = *inst->attrs().window;
+      for (WindowDimension& d : window.dimensions) d.padding_low = d.padding_high = std::min(d.padding_low, d.padding_high);
+      if (!PlanConvolutionShapes(window, *inst->attrs().convolution_dimension_numbers, inst->attrs().feature_group_count,
+                                 inst->attrs().batch_group_count, padded, inst->operand(1)->shape(), inst->shape())
+               .ok()) {
+        continue;
+      }
+      convs.emplace_back(inst.get(), std::move(*extra));
     }
   }
-  for (Instruction* conv : convs) {
+  // One pad per (input, padding): the forward convolution and its weight gradient pad the
+  // same input alike.
+  std::map<std::pair<const Instruction*, std::string>, Instruction*> pads;
+  for (auto& [conv, extra] : convs) {
+    Computation* parent = conv->parent();
+    Window window = *conv->attrs().window;
+    std::vector<Instruction*> operands = {conv->operands()[0], conv->operands()[1]};
+    const std::pair<const Instruction*, std::string> key(operands[0], extra.empty() ? "" : PaddingToString(extra));
+    if (!extra.empty() && pads.count(key) != 0) {
+      operands[0] = pads[key];
+      for (WindowDimension& d : window.dimensions) d.padding_low = d.padding_high = std::min(d.padding_low, d.padding_high);
+    } else if (!extra.empty()) {
+      const PrimitiveType type = operands[0]->shape().element_type();
+      auto zero = std::make_unique<Instruction>(Opcode::kConstant, module.UniqueName("constant"), Shape::Scalar(type));
+      auto literal = std::make_unique<Literal>(Shape::Scalar(type));
+      literal->SetDouble(0, 0.0);
+      zero->set_literal(std::move(literal));
+      Instruction* zero_inst = parent->AddInstruction(std::move(zero));
+      Shape padded = operands[0]->shape();
+      for (int64_t d = 0; d < padded.rank(); ++d) {
+        const PaddingDimension& p = extra[static_cast<size_t>(d)];
+        padded.set_dimension(d, padded.dimensions(d) + p.low + p.high);
+      }
+      auto pad = std::make_unique<Instruction>(Opcode::kPad, module.UniqueName("pad"), padded);
+      pad->AppendOperand(operands[0]);
+      pad->AppendOperand(zero_inst);
+      pad->mutable_attrs().padding = extra;
+      if (conv->metadata() != nullptr) pad->set_metadata(*conv->metadata());
+      pad->set_location(conv->location());
+      operands[0] = parent->AddInstruction(std::move(pad));
+      pads[key] = operands[0];
+      for (WindowDimension& d : window.dimensions) d.padding_low = d.padding_high = std::min(d.padding_low, d.padding_high);
+    }
     auto call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName("cudnn-conv"), conv->shape());
     InstructionAttributes& attrs = call->mutable_attrs();
     attrs.custom_call_target = "__cudnn$convForward";
     attrs.has_custom_call_target = true;
-    attrs.window = conv->attrs().window;
+    attrs.window = window;
     attrs.convolution_dimension_numbers = conv->attrs().convolution_dimension_numbers;
     attrs.feature_group_count = conv->attrs().feature_group_count;
     attrs.batch_group_count = conv->attrs().batch_group_count;
     attrs.backend_config =
         R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})";
     attrs.has_backend_config = true;
-    ReplaceWithCall(conv, std::move(call));
+    ReplaceWithCall(conv, std::move(call), operands);
   }
   return !convs.empty();
 }
@@ -122,7 +200,7 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& /*context*/) {
     attrs.has_custom_call_target = true;
     attrs.backend_config = GemmBackendConfig(*dot);
     attrs.has_backend_config = true;
-    ReplaceWithCall(dot, std::move(call));
+    ReplaceWithCall(dot, std::move(call), std::vector<Instruction*>(dot->operands().begin(), dot->operands().end()));
   }
   return !dots.empty();
 }

@@ -36,8 +36,10 @@ std::string GemmBackendConfig(const Instruction& dot);
 // (compiler/ir/conv_plan.h: forward convolutions and the weight gradients jax writes as
 // forward ones) become `__cudnn$convForward` calls in XLA's form (window, dim_labels,
 // feature_group_count; backend_config {"cudnn_conv_backend_config": {...}} with scale 1 and
-// no activation), for cudnnConvolutionForward. Input gradients of strided convolutions
-// (lhs dilation) and asymmetric padding stay convolutions for Fusebox's own kernels.
+// no activation), for cudnnConvolutionForward. Asymmetric padding (a strided SAME
+// convolution) moves into an explicit pad of the input first, as XLA does. Input
+// gradients of strided convolutions (lhs dilation) stay convolutions for Fusebox's own
+// kernels.
 class ConvRewriter : public Pass {
  public:
   std::string_view name() const override { return "conv-rewriter"; }

@@ -141,6 +141,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   if (!traced.ok()) run.notes.push_back(traced.message() + "; kernel times are measured on the host around each launch");
   std::optional<Literal> result = Literal::CreateUninitialized(exe->module().entry()->root()->shape());
   int64_t launches = 0;  // over all runs, to hold CUPTI's kernel count against
+  int64_t library_calls = 0;  // over all runs: each launches one or more library kernels
   const int64_t runs = std::max<int64_t>(1, opts.iterations);
   for (int64_t it = 0; it < runs; ++it) {
     runtime::GpuRunOptions run_opts;
@@ -152,6 +153,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     RETURN_IF_ERROR(exe->RunInto(args, *result, run_opts));
     run.times_s.push_back(watch.ElapsedSeconds());
     launches += exe->last_kernel_launches();
+    library_calls += exe->last_library_calls();
   }
   std::sort(run.times_s.begin(), run.times_s.end());
   if (traced.ok()) {
@@ -163,7 +165,18 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
       run.notes.push_back("CUPTI dropped " + std::to_string(cupti.dropped_records()) +
                           " record(s): the trace misses kernels");
     }
-    std::string counted = KernelCountNote(CountKernelEvents(run.trace), launches, runs);
+    // Fusebox's own kernels against its launches; the libraries' kernels (attributed to
+    // their calls by CUPTI's external correlation) against the calls, at least one each.
+    int64_t library_kernels = 0;
+    for (const TraceEvent& e : run.trace.events()) {
+      if (e.is_kernel() && e.kind.rfind("library(", 0) == 0) ++library_kernels;
+    }
+    if (library_kernels < library_calls) {
+      run.notes.push_back("CUPTI attributed " + std::to_string(library_kernels) + " kernel(s) to " +
+                          std::to_string(library_calls) +
+                          " library call(s): the libraries' kernels are in the trace under their own names only");
+    }
+    std::string counted = KernelCountNote(CountKernelEvents(run.trace) - library_kernels, launches, runs);
     if (!counted.empty()) run.notes.push_back(std::move(counted));
   } else {
     run.trace = host_tracer.TakeTrace();

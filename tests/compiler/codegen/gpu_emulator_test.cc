@@ -348,6 +348,9 @@ TEST(GpuEmulatorTest, GemmLibraryCallsComputeTheDots) {
   ExpectEmulatorMatchesInterpreter(ReadExample("mnist_train_step.hlo"), 1, /*gpu_libraries=*/true);
   // Its convolutions as cuDNN calls (run as cuDNN defines them), its dot as a cuBLAS call.
   ExpectEmulatorMatchesInterpreter(ReadExample("cifar_cnn_train_step.hlo"), 1, /*gpu_libraries=*/true);
+  // XLA's GPU module: its calls lowered, then cuBLAS and cuDNN calls again, the strided
+  // convolutions on an explicitly padded input.
+  ExpectEmulatorMatchesInterpreter(ReadExample("../../tests/data/library_calls/cnn_step_gpu.hlo"), 1, true);
   // Batched, every operand order, an epilogue after the call.
   ExpectEmulatorMatchesInterpreter(R"(HloModule m
 ENTRY e {

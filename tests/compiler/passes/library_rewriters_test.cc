@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/ir/conv_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/passes/optimization_pipeline.h"
@@ -110,36 +111,48 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   EXPECT_EQ(Count(**gpu, IsConvCall), convs) << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, IsConvolution), 0);
   ExpectSameResult(*cifar, **gpu);
-  // A convolution cuDNN's forward call cannot run (asymmetric padding) stays.
+  // Asymmetric padding moves into a pad of the input; a convolution with lhs dilation (an
+  // input gradient of a strided convolution) stays for Fusebox's kernel.
   auto module = Parse(R"(HloModule m
 ENTRY e {
   x = f32[2,8,8,3] parameter(0)
   w = f32[3,3,3,4] parameter(1)
-  ROOT c = f32[2,4,4,4] convolution(x, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f
+  dy = f32[2,4,4,4] parameter(2)
+  c = f32[2,4,4,4] convolution(x, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f
+  dx = f32[2,8,8,3] convolution(dy, w), window={size=3x3 pad=2_1x2_1 lhs_dilate=2x2}, dim_labels=b01f_01oi->b01f
+  ROOT t = (f32[2,4,4,4], f32[2,8,8,3]) tuple(c, dx)
 })");
   ASSERT_NE(module, nullptr);
   ConvRewriter rewriter;
-  EXPECT_FALSE(RunPassAndCheck(rewriter, *module));
+  EXPECT_TRUE(RunPassAndCheck(rewriter, *module));  // verifies and computes the same
+  EXPECT_EQ(Count(*module, IsConvCall), 1) << module->ToString();
   EXPECT_EQ(Count(*module, IsConvolution), 1);
+  EXPECT_EQ(Count(*module, [](const Instruction& i) { return i.opcode() == Opcode::kPad; }), 1);
+  for (const auto& inst : module->entry()->instructions()) {
+    if (!IsConvCall(*inst)) continue;
+    auto plan = PlanConvolution(*inst);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_EQ(plan->padding[0], 0);
+    EXPECT_EQ(plan->padding[1], 0);
+    EXPECT_EQ(plan->input.dims[2], 9) << "the input padded by 0_1";
+  }
 }
 
 TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
-  // The CNN step's calls: three cuDNN convolutions (stride 2 with padding 1_0: no forward
-  // cuDNN plan) and a cuBLASLt matmul with a BIAS_RELU epilogue. None runs as it is: all
-  // are lowered, and the matmul's dot then becomes a plain cuBLAS gemm with the bias and
-  // relu fused after it.
+  // The CNN step's calls: three cuDNN convolutions (forward with bias and relu, and the two
+  // gradients, stride 2 with padding 1_0) and a cuBLASLt matmul with a BIAS_RELU epilogue.
+  // None runs as it is: all are lowered; then the matmul's dot becomes a plain cuBLAS gemm
+  // (bias and relu fused after it), the forward convolution and the weight gradient cuDNN
+  // calls on a padded input, and the input gradient (lhs dilation) stays a convolution.
   auto cnn = FromFile("tests/data/library_calls/cnn_step_gpu.hlo");
   ASSERT_NE(cnn, nullptr);
   auto gpu = OptimizeForBackend(*cnn, /*fused=*/true, /*gpu_libraries=*/true);
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
-  EXPECT_EQ(Count(**gpu, IsGemm), 1) << (*gpu)->ToString();
-  for (const Computation* c : ProgramComputations(**gpu)) {
-    for (const auto& inst : c->instructions()) {
-      if (IsLibraryCall(*inst)) {
-        EXPECT_EQ(inst->attrs().custom_call_target, "__cublas$gemm");
-      }
-    }
-  }
+  EXPECT_EQ(Count(**gpu, [](const Instruction& i) {
+              return IsLibraryCall(i) && i.attrs().custom_call_target == "__cublas$gemm";
+            }), 1) << (*gpu)->ToString();
+  EXPECT_EQ(Count(**gpu, IsConvCall), 2);
+  EXPECT_EQ(Count(**gpu, IsConvolution), 1);
   ExpectSameResult(*cnn, **gpu);
   // An XLA gemm cuBLAS runs as it is stays the call it was.
   auto xla = Parse(R"(HloModule m
