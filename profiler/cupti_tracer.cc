@@ -375,11 +375,25 @@ Status CuptiTracer::Start() {
   }
   // Which kernels a library (cuBLAS) launched for which HLO instruction; without these
   // records its kernels are in the trace under their own names only.
-  const bool external = api.push_external != nullptr && api.pop_external != nullptr &&
-                        api.activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
+  // CUPTI writes a correlation record only in front of an API record, so the runtime and
+  // driver API kinds are enabled too (their records are read and dropped).
+  bool external = api.push_external != nullptr && api.pop_external != nullptr &&
+                  api.activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
+  if (external) {
+    const bool runtime = api.activity_enable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS;
+    const bool driver = api.activity_enable(CUPTI_ACTIVITY_KIND_DRIVER) == CUPTI_SUCCESS;
+    if (!runtime && !driver) {
+      api.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+      external = false;
+    }
+  }
   auto sample = SampleClocks();
   if (!sample.ok()) {
-    if (external) api.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    if (external) {
+      api.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+      api.activity_disable(CUPTI_ACTIVITY_KIND_RUNTIME);
+      api.activity_disable(CUPTI_ACTIVITY_KIND_DRIVER);
+    }
     api.activity_disable(kernel_kind);
     api.activity_disable(CUPTI_ACTIVITY_KIND_MEMCPY);
     return release(sample.status());
@@ -417,7 +431,10 @@ Status CuptiTracer::Stop() {
   const CuptiApi& api = Cupti().api;
   api.activity_disable(static_cast<CUpti_ActivityKind>(kernel_kind));
   api.activity_disable(CUPTI_ACTIVITY_KIND_MEMCPY);
-  api.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);  // harmless when not enabled
+  // Harmless when not enabled.
+  api.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  api.activity_disable(CUPTI_ACTIVITY_KIND_RUNTIME);
+  api.activity_disable(CUPTI_ACTIVITY_KIND_DRIVER);
   // Records completed between the flush and the disable.
   api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {

@@ -35,6 +35,10 @@ export FUSEBOX_LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
 py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 t0=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - t0 )) s] $*" | tee -a "$log"; }
+# FUSEBOX_GPU_STEPS: a comma-separated subset of
+# compare,tests,dumps,cifar,resnet,memcheck,corpus,upload (default: all).
+steps=",${FUSEBOX_GPU_STEPS:-compare,tests,dumps,cifar,resnet,memcheck,corpus,upload},"
+want() { [[ "$steps" == *",$1,"* ]]; }
 run() { echo "\$ $*" >>"$log"; timeout "${limit:-120}" "$@" >>"$log" 2>&1; echo "(exit $?)" >>"$log"; }
 
 step "device (source at $src; library folders: $libdirs)"
@@ -42,14 +46,19 @@ run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --form
 run /usr/local/cuda/bin/ptxas --version
 run bash -c 'ls /usr/local/cuda/lib64 | grep -E "^lib(cublas|cudnn|cupti)\.so\.[0-9]+$"; env -u LD_LIBRARY_PATH python3 -c "import jax; print(jax.__version__, jax.devices())"'
 
+if want compare; then
 step "XLA vs Fusebox on the same GPU (compare_xla workloads, full size; TF32 where XLA uses it)"
 limit=210 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
   --json "$out/compare_xla_gpu.json" --workdir /tmp/compare_xla_gpu
+fi
 
+if want tests; then
 step "GPU tests (runtime incl. cuBLAS/cuDNN, CLI)"
 limit=100 run build/release/tests/gpu_runtime_test --gtest_brief=1
 limit=90 run build/release/tests/cli_gpu_test --gtest_brief=1
+fi
 
+if want dumps; then
 step "real XLA GPU dumps of the seed programs (jax on CUDA, as installed here)"
 if py -c 'import jax; assert jax.devices()[0].platform == "gpu"' >>"$log" 2>&1; then
   FUSEBOX_DUMP_PLATFORM=cuda FUSEBOX_DUMP_PYTHON="$(command -v python3)" limit=100 run env -u LD_LIBRARY_PATH scripts/make_dumps.sh
@@ -58,13 +67,18 @@ if py -c 'import jax; assert jax.devices()[0].platform == "gpu"' >>"$log" 2>&1; 
 else
   echo "no jax with a GPU here: no dumps" >>"$log"
 fi
+fi
+
+if want cifar; then
 step "CIFAR step: libraries on (trace: library kernels under their HLO) and off"
 run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 \
   --trace "$out/cifar_trace_lib.json"
 run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 --gpu-library=off
 run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 2 --check
 run "$fb" run tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --seed 1 --iterations 3 --check
+fi
 
+if want resnet; then
 step "ResNet-50 inference: compile (cold cubin cache, then cached) and kernel time, libraries on/off"
 rm -rf "$FUSEBOX_CACHE_DIR"
 for pass in cold cached; do
@@ -72,7 +86,9 @@ for pass in cold cached; do
   limit=100 run /usr/bin/time -f "wall %e s" "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5
 done
 limit=100 run "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5 --gpu-library=off
+fi
 
+if want memcheck; then
 step "compute-sanitizer memcheck (examples, libraries on)"
 if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -82,14 +98,18 @@ if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/com
 else
   echo "no compute-sanitizer here" >>"$log"
 fi
+fi
 
+if want corpus; then
 step "real-GPU corpus test"
-limit=90 run build/release/tests/gpu_corpus_test --gtest_brief=1 --gtest_filter='*RealGpu*'
+limit=200 run build/release/tests/gpu_corpus_test --gtest_brief=1 --gtest_filter='*RealGpu*'
+fi
 
+if want upload; then
 step "arguments on the device vs uploaded every run (running example 4096^2)"
 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5
 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5 --upload-every-run
-
+fi
 step "done"
 cp /tmp/compare_xla_gpu/*.xla_optimized.hlo "$out/" 2>/dev/null
 (cd /tmp/compare_xla_gpu 2>/dev/null && tar -czf "$out/xla_optimized_gpu.tar.gz" ./*.xla_optimized.hlo) 2>/dev/null

@@ -13,7 +13,8 @@ Fusebox against XLA's outputs: XLA's plan on Fusebox's runtime.
 
 Printed per workload: XLA wall and kernel ms, Fusebox kernel ms (on, off), the ratio
 XLA time / Fusebox kernel time (above 1: Fusebox faster), kernel counts, and whether
-the outputs agree. Run through scripts/compare_xla.sh --backend gpu, or directly with a
+the outputs agree (with XLA's outputs computed at HIGHEST precision, so that TF32's
+rounding is not held against an f32 check). Run through scripts/compare_xla.sh --backend gpu, or directly with a
 python that has jax with CUDA:
   python3 bench/compare_xla/compare_xla_gpu.py --fusebox build/release/app/fusebox
 """
@@ -88,6 +89,11 @@ def time_xla(fn, args, iterations, workdir, name):
     kernel_ms, kernel_note = xla_kernel_ms(compiled, device_args, iterations,
                                            os.path.join(workdir, name + ".xla_trace"))
     optimized = compiled.as_text()
+    # The reference outputs in full f32: XLA's DEFAULT precision computes products in TF32,
+    # whose rounding no f32 check would accept; Fusebox's checked runs use full f32 too.
+    with jax.default_matmul_precision("highest"):
+        reference = jax.jit(lambda *a: fn(*a))(*device_args)
+    out = reference
     with open(os.path.join(workdir, name + ".xla_optimized.hlo"), "w") as f:
         f.write(optimized)
     outs = [np.asarray(o) for o in jax.tree.leaves(out)]

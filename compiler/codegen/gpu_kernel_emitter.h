@@ -247,6 +247,8 @@ class GpuKernelEmitter {
   // Reductions that keep the operand's minor dimension: 32 consecutive outputs per block
   // (coalesced reads along it), 8 threads per output striding over the reduced elements,
   // folded through shared memory.
+  Status EmitFoldKernel(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
+                        GpuKernel* kernel, int64_t splits, const std::vector<int64_t>& offsets, int64_t buffer_count);
   Status EmitColumnReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
                              GpuKernel* kernel);
 

@@ -309,7 +309,16 @@ Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionI
     RETURN_IF_ERROR(EndEntry(e));
     kernel->launches.push_back(launch);
   }
-  // The kernel proper: a group of threads per output folds its row (or its partials).
+  return EmitFoldKernel(inst, info, outputs, kernel, split ? splits : 0, offsets, buffer_count);
+}
+
+// The kernel proper of a reduction: a group of threads per output folds its row of the
+// operand (splits 0) or its `splits` partials from scratch (at `offsets`).
+Status GpuKernelEmitter::EmitFoldKernel(const Instruction& inst, const ReductionInfo& info,
+                                        const std::vector<OutputLeaf>& outputs, GpuKernel* kernel, int64_t splits,
+                                        const std::vector<int64_t>& offsets, int64_t buffer_count) {
+  const bool split = splits > 0;
+  const std::vector<llvm::Type*> types = ValueTypes(info);
   const int64_t length = split ? splits : info.length;
   GpuLaunch launch;
   ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + "_kernel", buffer_count, info.outputs, length, &launch));
@@ -424,28 +433,53 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
   return Status::Ok();
 }
 
+// A column reduction: each block covers 32 adjacent outputs (a warp reads 32 consecutive
+// elements of a row) with 8 threads per output walking the rows. Long columns over few
+// outputs would leave the GPU idle (16 outputs of 32768 rows: one block, 4096 rows per
+// thread), so the rows are split over `splits` blocks per group of outputs that write
+// partials, folded by a second kernel as a split row reduction's are.
 Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
                                              GpuKernel* kernel) {
   constexpr int64_t kRows = kBlock / kWarp;  // threads per output
-  const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
+  const int64_t column_blocks = CeilDiv(info.outputs, kWarp);
+  // About 1024 blocks in all, each with at least 64 rows to walk.
+  int64_t splits = 1;
+  if (info.length >= 512 && column_blocks < 1024) {
+    splits = std::min(CeilDiv(1024, column_blocks), CeilDiv(info.length, 64));
+  }
+  const bool split = splits > 1;
+  int64_t scratch_bytes = 0;
+  std::vector<int64_t> offsets;
+  if (split) {
+    offsets = PartialOffsets(info, info.outputs * splits, &scratch_bytes);
+    kernel->scratch_bytes = scratch_bytes;
+  }
+  const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size()) + (split ? 1 : 0);
+  const int64_t chunk = CeilDiv(info.length, splits);
   GpuLaunch launch;
-  launch.function = kernel->name + "_kernel";
+  launch.function = kernel->name + (split ? "_partials" : "_kernel");
   launch.block = {kBlock, 1, 1};
-  launch.grid = {CeilDiv(info.outputs, kWarp), 1, 1};
+  launch.grid = {column_blocks * splits, 1, 1};
   if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many outputs for one launch");
   Entry e = BeginEntry(inst, launch.function, buffer_count, 0, kBlock);
   llvm::IRBuilder<>& b = *e.b;
   llvm::Value* tid = ThreadX(b);
   llvm::Value* tx = b.CreateURem(tid, b.getInt64(kWarp));
   llvm::Value* ty = b.CreateUDiv(tid, b.getInt64(kWarp));
-  llvm::Value* o_raw = b.CreateAdd(b.CreateMul(BlockX(b), b.getInt64(kWarp)), tx);
+  llvm::Value* bx = b.CreateUDiv(BlockX(b), b.getInt64(splits));
+  llvm::Value* g = b.CreateURem(BlockX(b), b.getInt64(splits));
+  llvm::Value* o_raw = b.CreateAdd(b.CreateMul(bx, b.getInt64(kWarp)), tx);
   llvm::Value* active = b.CreateICmpULT(o_raw, b.getInt64(info.outputs));
   llvm::Value* o = b.CreateSelect(active, o_raw, b.getInt64(0));
   Accumulator acc = MakeAccumulator(e, info);
-  llvm::Value* count = StridedCount(b, active, ty, b.getInt64(info.length), kRows);
+  // Rows g*chunk + ty, + 8, ... below min((g+1)*chunk, length).
+  llvm::Value* begin = b.CreateAdd(b.CreateMul(g, b.getInt64(chunk)), ty);
+  llvm::Value* end = b.CreateMul(b.CreateAdd(g, b.getInt64(1)), b.getInt64(chunk));
+  end = b.CreateSelect(b.CreateICmpULT(end, b.getInt64(info.length)), end, b.getInt64(info.length));
+  llvm::Value* count = StridedCount(b, active, begin, end, kRows);
   IrIndex kept = Delinearize(b, o, OutputDims(info));
   Loop(e, count, "r", [&](llvm::Value* i) {
-    llvm::Value* r = b.CreateAdd(ty, b.CreateMul(i, b.getInt64(kRows)));
+    llvm::Value* r = b.CreateAdd(begin, b.CreateMul(i, b.getInt64(kRows)));
     Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
   });
   std::vector<llvm::Type*> types = ValueTypes(info);
@@ -465,11 +499,25 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
       for (size_t v = 0; v < types.size(); ++v) values.push_back(LoadShared(b, shared[v], slot, types[v]));
       Fold(e, info, acc, values, LoadShared(b, shared_valid, slot, b.getInt1Ty()));
     }
-    FinishOutputs(e, inst, info, acc, outputs, o);
+    if (!split) {
+      FinishOutputs(e, inst, info, acc, outputs, o);
+      return;
+    }
+    llvm::Value* scratch = e.buffer(buffer_count - 1);
+    llvm::Value* row = b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), g);
+    std::vector<llvm::Value*> values = Load(e, acc);
+    for (size_t v = 0; v < values.size(); ++v) {
+      llvm::Value* x = values[v];
+      if (x->getType()->isIntegerTy(1)) x = b.CreateZExt(x, b.getInt8Ty());
+      b.CreateStore(x, PartialAddress(b, scratch, offsets[v], types[v], row));
+    }
+    b.CreateStore(b.CreateZExt(b.CreateLoad(b.getInt1Ty(), acc.valid), b.getInt8Ty()),
+                  PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row));
   });
   RETURN_IF_ERROR(EndEntry(e));
   kernel->launches.push_back(launch);
-  return Status::Ok();
+  if (!split) return Status::Ok();
+  return EmitFoldKernel(inst, info, outputs, kernel, splits, offsets, buffer_count);
 }
 
 }  // namespace fusebox::codegen::gpu

@@ -116,6 +116,20 @@ StatusOr<ConvPlan> Plan(const Window& window, const ConvolutionDimensionNumbers&
   }
   plan.type = *type;
   plan.tf32 = *type == GemmDataType::kF32 && options.allow_tf32;
+  // A weight gradient: a window (the output gradient) larger than the result, one group,
+  // and the forward convolution it differentiates consistent with the shapes.
+  if (feature_groups == 1 &&
+      plan.kernel.dims[2] * plan.kernel.dims[3] > plan.output.dims[2] * plan.output.dims[3]) {
+    bool consistent = true;
+    for (int i = 2; i < 4; ++i) {
+      const int s = i - 2;
+      // Forward: x spatial H, filter R (the result's), stride = our dilation, dilation = our stride.
+      const int64_t effective = (plan.output.dims[i] - 1) * plan.stride[s] + 1;
+      const int64_t extent = plan.input.dims[i] + 2 * plan.padding[s] - effective;
+      consistent = consistent && extent >= 0 && extent / plan.dilation[s] + 1 == plan.kernel.dims[i];
+    }
+    plan.backward_filter = consistent;
+  }
   plan.kernel_elements = plan.kernel.dims[0] * plan.kernel.dims[1] * plan.kernel.dims[2] * plan.kernel.dims[3];
   plan.flops = 2 * plan.output.dims[0] * plan.output.dims[1] * plan.output.dims[2] * plan.output.dims[3] *
                plan.kernel.dims[1] * plan.kernel.dims[2] * plan.kernel.dims[3];
@@ -128,7 +142,7 @@ std::string ConvPlan::ToString() const {
   char buf[320];
   std::snprintf(buf, sizeof(buf),
                 "cudnnConvolutionForward x[N=%lld,C=%lld,H=%lld,W=%lld] w[K=%lld,C=%lld,R=%lld,S=%lld] pad %lldx%lld "
-                "stride %lldx%lld dilation %lldx%lld groups %lld %s%s",
+                "stride %lldx%lld dilation %lldx%lld groups %lld %s%s%s",
                 static_cast<long long>(input.dims[0]), static_cast<long long>(input.dims[1]),
                 static_cast<long long>(input.dims[2]), static_cast<long long>(input.dims[3]),
                 static_cast<long long>(kernel.dims[0]), static_cast<long long>(kernel.dims[1]),
@@ -136,7 +150,8 @@ std::string ConvPlan::ToString() const {
                 static_cast<long long>(padding[0]), static_cast<long long>(padding[1]),
                 static_cast<long long>(stride[0]), static_cast<long long>(stride[1]),
                 static_cast<long long>(dilation[0]), static_cast<long long>(dilation[1]),
-                static_cast<long long>(groups), std::string(GemmDataTypeName(type)).c_str(), tf32 ? " tf32" : "");
+                static_cast<long long>(groups), std::string(GemmDataTypeName(type)).c_str(), tf32 ? " tf32" : "",
+                backward_filter ? " (as cudnnConvolutionBackwardFilter)" : "");
   return buf;
 }
 

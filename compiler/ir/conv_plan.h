@@ -42,6 +42,13 @@ struct ConvPlan {
   int64_t groups = 1;
   GemmDataType type = GemmDataType::kF32;
   bool tf32 = true;  // f32 may use TF32 (cuDNN's default math); false: FMA math
+  // The convolution is a weight gradient (its window, the output gradient, is larger than
+  // its result): run it as cudnnConvolutionBackwardFilter of the forward convolution it
+  // differentiates, as XLA does, instead of a forward call with a huge kernel. That forward
+  // convolution has x = the input view with N and C swapped, dy = the kernel view with N
+  // and K swapped, dw = the output view with C and K swapped, the same padding, stride =
+  // this plan's dilation and dilation = this plan's stride. Same result either way.
+  bool backward_filter = false;
   int64_t kernel_elements = 0;  // K * C/groups * R * S: the packed kernel's size
   int64_t flops = 0;
 

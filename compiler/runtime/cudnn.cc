@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
@@ -43,8 +44,36 @@ static_assert(kCrossCorrelation == CUDNN_CROSS_CORRELATION && kTensorNchw == CUD
 static_assert(sizeof(FwdAlgoPerf) == sizeof(cudnnConvolutionFwdAlgoPerf_t));
 static_assert(offsetof(FwdAlgoPerf, memory) == offsetof(cudnnConvolutionFwdAlgoPerf_t, memory));
 static_assert(offsetof(FwdAlgoPerf, math_type) == offsetof(cudnnConvolutionFwdAlgoPerf_t, mathType));
+// The backward-filter ranking has the same layout.
+static_assert(sizeof(FwdAlgoPerf) == sizeof(cudnnConvolutionBwdFilterAlgoPerf_t));
+static_assert(offsetof(FwdAlgoPerf, memory) == offsetof(cudnnConvolutionBwdFilterAlgoPerf_t, memory));
 #pragma GCC diagnostic pop
 #endif
+
+const char* BackwardFilterAlgorithmName(int algo) {
+  switch (algo) {
+    case 0:
+      return "backward filter 0 (non-deterministic)";
+    case 1:
+      return "backward filter 1";
+    case 2:
+      return "backward filter FFT";
+    case 3:
+      return "backward filter 3 (non-deterministic)";
+    case 5:
+      return "backward filter FFT tiling";
+    case 6:
+      return "backward filter Winograd nonfused";
+    default:
+      return "backward filter";
+  }
+}
+
+ConvTensorView Swapped(ConvTensorView v) {
+  std::swap(v.dims[0], v.dims[1]);
+  std::swap(v.strides[0], v.strides[1]);
+  return v;
+}
 
 const char* AlgorithmName(int algo) {
   switch (algo) {
@@ -91,6 +120,10 @@ struct CudnnApi {
   int (*forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t, const void*,
                  void*, void*) = nullptr;
   int (*transform)(void*, const void*, void*, const void*, const void*, void*, void*) = nullptr;
+  int (*get_bwd_filter_algo_v7)(void*, void*, void*, void*, void*, int, int*, FwdAlgoPerf*) = nullptr;
+  int (*get_bwd_filter_workspace)(void*, void*, void*, void*, void*, int, size_t*) = nullptr;
+  int (*backward_filter)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t,
+                         const void*, void*, void*) = nullptr;
   std::string library;
   Status status;
 };
@@ -140,6 +173,9 @@ const CudnnApi& Api() {
     need("cudnnGetConvolutionForwardWorkspaceSize", &a->get_fwd_workspace);
     need("cudnnConvolutionForward", &a->forward);
     need("cudnnTransformTensor", &a->transform);
+    need("cudnnGetConvolutionBackwardFilterAlgorithm_v7", &a->get_bwd_filter_algo_v7);
+    need("cudnnGetConvolutionBackwardFilterWorkspaceSize", &a->get_bwd_filter_workspace);
+    need("cudnnConvolutionBackwardFilter", &a->backward_filter);
     if (!missing.empty()) a->status = Unavailable("cuDNN unavailable (" + a->library + " lacks " + missing + ")");
     return a;
   }();
@@ -220,6 +256,7 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
   RETURN_IF_ERROR(api.status);
   std::unique_ptr<Convolution> c(new Convolution());
   c->plan_ = plan;
+  c->backward_filter_ = plan.backward_filter;
   const int type = DataType(plan.type);
   FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->x_desc_));
   FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->y_desc_));
@@ -227,18 +264,26 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
   FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->w_packed_desc_));
   FUSEBOX_CUDNN("cudnnCreateFilterDescriptor", api.create_filter(&c->w_filter_desc_));
   FUSEBOX_CUDNN("cudnnCreateConvolutionDescriptor", api.create_conv(&c->conv_desc_));
-  RETURN_IF_ERROR(SetTensor(c->x_desc_, type, plan.input));
-  RETURN_IF_ERROR(SetTensor(c->y_desc_, type, plan.output));
-  RETURN_IF_ERROR(SetTensor(c->w_view_desc_, type, plan.kernel));
-  ConvTensorView packed = plan.kernel;
+  // Forward: x = input, y = output, the filter = the kernel view packed.
+  // Backward filter: x = input (N, C swapped), dy = kernel view (N, K swapped), the
+  // filter gradient = the output view (C, K swapped), written packed, then moved.
+  const ConvTensorView x = plan.backward_filter ? Swapped(plan.input) : plan.input;
+  const ConvTensorView y = plan.backward_filter ? Swapped(plan.kernel) : plan.output;
+  const ConvTensorView filter = plan.backward_filter ? Swapped(plan.output) : plan.kernel;
+  RETURN_IF_ERROR(SetTensor(c->x_desc_, type, x));
+  RETURN_IF_ERROR(SetTensor(c->y_desc_, type, y));
+  RETURN_IF_ERROR(SetTensor(c->w_view_desc_, type, filter));
+  ConvTensorView packed = filter;
   packed.strides = {packed.dims[1] * packed.dims[2] * packed.dims[3], packed.dims[2] * packed.dims[3], packed.dims[3], 1};
   RETURN_IF_ERROR(SetTensor(c->w_packed_desc_, type, packed));
   int filter_dims[4];
-  for (int i = 0; i < 4; ++i) filter_dims[i] = static_cast<int>(plan.kernel.dims[static_cast<size_t>(i)]);
+  for (int i = 0; i < 4; ++i) filter_dims[i] = static_cast<int>(filter.dims[static_cast<size_t>(i)]);
   FUSEBOX_CUDNN("cudnnSetFilterNdDescriptor", api.set_filter_nd(c->w_filter_desc_, type, kTensorNchw, 4, filter_dims));
+  const auto& stride_of = plan.backward_filter ? plan.dilation : plan.stride;
+  const auto& dilation_of = plan.backward_filter ? plan.stride : plan.dilation;
   const int pad[2] = {static_cast<int>(plan.padding[0]), static_cast<int>(plan.padding[1])};
-  const int stride[2] = {static_cast<int>(plan.stride[0]), static_cast<int>(plan.stride[1])};
-  const int dilation[2] = {static_cast<int>(plan.dilation[0]), static_cast<int>(plan.dilation[1])};
+  const int stride[2] = {static_cast<int>(stride_of[0]), static_cast<int>(stride_of[1])};
+  const int dilation[2] = {static_cast<int>(dilation_of[0]), static_cast<int>(dilation_of[1])};
   FUSEBOX_CUDNN("cudnnSetConvolutionNdDescriptor",
                 api.set_conv_nd(c->conv_desc_, 2, pad, stride, dilation, kCrossCorrelation, kDataFloat));
   FUSEBOX_CUDNN("cudnnSetConvolutionGroupCount", api.set_group_count(c->conv_desc_, static_cast<int>(plan.groups)));
@@ -247,30 +292,38 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
                 api.set_math_type(c->conv_desc_, plan.type == GemmDataType::kF32 && !plan.tf32 ? kFmaMath : kDefaultMath));
   FwdAlgoPerf perf[16] = {};
   int returned = 0;
-  FUSEBOX_CUDNN("cudnnGetConvolutionForwardAlgorithm_v7",
-                api.get_fwd_algo_v7(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_, 16, &returned,
-                                    perf));
+  if (plan.backward_filter) {
+    FUSEBOX_CUDNN("cudnnGetConvolutionBackwardFilterAlgorithm_v7",
+                  api.get_bwd_filter_algo_v7(handle_, c->x_desc_, c->y_desc_, c->conv_desc_, c->w_filter_desc_, 16,
+                                             &returned, perf));
+  } else {
+    FUSEBOX_CUDNN("cudnnGetConvolutionForwardAlgorithm_v7",
+                  api.get_fwd_algo_v7(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_, 16, &returned,
+                                      perf));
+  }
   bool found = false;
   for (int i = 0; i < returned && !found; ++i) {
     if (perf[i].status != 0) continue;
     size_t bytes = 0;
-    if (api.get_fwd_workspace(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_, perf[i].algo,
-                              &bytes) != 0) {
-      continue;
-    }
-    if (static_cast<int64_t>(bytes) > max_workspace) continue;
+    const int rc = plan.backward_filter
+                       ? api.get_bwd_filter_workspace(handle_, c->x_desc_, c->y_desc_, c->conv_desc_, c->w_filter_desc_,
+                                                      perf[i].algo, &bytes)
+                       : api.get_fwd_workspace(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_,
+                                               perf[i].algo, &bytes);
+    if (rc != 0 || static_cast<int64_t>(bytes) > max_workspace) continue;
     c->algo_ = perf[i].algo;
     c->workspace_bytes_ = static_cast<int64_t>(bytes);
-    c->algorithm_ = AlgorithmName(perf[i].algo);
+    c->algorithm_ = plan.backward_filter ? BackwardFilterAlgorithmName(perf[i].algo) : AlgorithmName(perf[i].algo);
     found = true;
   }
   if (!found) {
-    return Unavailable("cuDNN has no forward algorithm for " + plan.ToString() + " within a workspace of " +
+    return Unavailable("cuDNN has no algorithm for " + plan.ToString() + " within a workspace of " +
                        std::to_string(max_workspace) + " bytes");
   }
-  // A kernel already in KCRS order needs no packing.
-  c->kernel_packed_ = packed.strides == plan.kernel.strides;
-  c->packed_kernel_bytes_ = c->kernel_packed_ ? 0 : plan.kernel_elements * ElementBytes(plan.type);
+  // A filter (or filter gradient) already in KCRS order needs no move.
+  c->kernel_packed_ = packed.strides == filter.strides;
+  const int64_t filter_elements = filter.dims[0] * filter.dims[1] * filter.dims[2] * filter.dims[3];
+  c->packed_kernel_bytes_ = c->kernel_packed_ ? 0 : filter_elements * ElementBytes(plan.type);
   return c;
 }
 
@@ -280,6 +333,20 @@ Status Cudnn::Forward(const Convolution& conv, DevicePtr x, DevicePtr w, DeviceP
   RETURN_IF_ERROR(api.status);
   // Scale factors are float for float, half and bfloat16 data.
   const float one = 1.0f, zero = 0.0f;
+  if (conv.backward_filter_) {
+    // x is operand 0, dy operand 1 (the "kernel"), dw the result.
+    const DevicePtr dw = conv.kernel_packed_ ? y : packed;
+    FUSEBOX_CUDNN("cudnnConvolutionBackwardFilter",
+                  api.backward_filter(handle_, &one, conv.x_desc_, reinterpret_cast<void*>(x), conv.y_desc_,
+                                      reinterpret_cast<void*>(w), conv.conv_desc_, conv.algo_,
+                                      reinterpret_cast<void*>(workspace), static_cast<size_t>(conv.workspace_bytes_),
+                                      &zero, conv.w_filter_desc_, reinterpret_cast<void*>(dw)));
+    if (!conv.kernel_packed_) {
+      FUSEBOX_CUDNN("cudnnTransformTensor", api.transform(handle_, &one, conv.w_packed_desc_, reinterpret_cast<void*>(packed),
+                                                          &zero, conv.w_view_desc_, reinterpret_cast<void*>(y)));
+    }
+    return Status::Ok();
+  }
   if (conv.kernel_packed_) {
     packed = w;
   } else {

@@ -2,7 +2,8 @@
 // /usr/local/cuda/lib64), for the convolution library calls (compiler/ir/conv_plan.h):
 // cudnnTransformTensor packs the kernel's strided view into KCRS scratch, then
 // cudnnConvolutionForward runs with the algorithm cuDNN's heuristics rank first among
-// those whose workspace fits. A machine without cuDNN gets "cuDNN unavailable (...)";
+// those whose workspace fits; a weight gradient (ConvPlan::backward_filter) runs as
+// cudnnConvolutionBackwardFilter, its result packed then moved into place. A machine without cuDNN gets "cuDNN unavailable (...)";
 // `--gpu-library=off` runs Fusebox's own convolution kernels instead.
 #pragma once
 
@@ -47,6 +48,7 @@ class Cudnn {
     int64_t workspace_bytes_ = 0;
     int64_t packed_kernel_bytes_ = 0;  // 0 when the kernel is in KCRS order already
     bool kernel_packed_ = false;
+    bool backward_filter_ = false;  // cudnnConvolutionBackwardFilter (ConvPlan::backward_filter)
     std::string algorithm_;
   };
 

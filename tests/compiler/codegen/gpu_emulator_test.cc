@@ -163,6 +163,27 @@ ENTRY e {
 )"));
 }
 
+// Long columns over few outputs (a bias gradient: 16 features over 32 x 32 x 8 positions)
+// split over blocks writing partials, folded by a second kernel; an init value that is
+// not the identity is applied once, and a max reduction over an epilogue.
+TEST(GpuEmulatorTest, LongColumnsSplitIntoPartials) {
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[8,32,32,16] parameter(0)
+  three = f32[] constant(3)
+  ROOT s = f32[16] reduce(x, three), dimensions={0,1,2}, to_apply=add_f32
+}
+)"));
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[3000,40] parameter(0)
+  e = f32[3000,40] exponential(x)
+  ninf = f32[] constant(-inf)
+  ROOT s = f32[40] reduce(e, ninf), dimensions={0}, to_apply=max_f32
+}
+)"));
+}
+
 TEST(GpuEmulatorTest, ColumnReduction) {
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
 ENTRY e {

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/interpreter/interpreter.h"
@@ -74,6 +75,83 @@ TEST(ConvPlanTest, TheLayoutsJaxWritesComputeTheConvolution) {
   ExpectPlanComputesTheConvolution("  x = f32[2,5,5,6] parameter(0)\n  w = f32[3,3,2,6] parameter(1)",
                                    "f32[2,5,5,6] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
                                    "feature_group_count=3");
+}
+
+// cudnnConvolutionBackwardFilter as cuDNN defines it, on the views a backward-filter plan
+// hands it (x: the input with N and C swapped, dy: the kernel view with N and K swapped,
+// dw: the output view with C and K swapped; stride and dilation exchanged):
+// dw[k,c,r,s] = sum over n,p,q of x[n,c,p*stride+r*dilation-pad, ...] * dy[n,k,p,q].
+std::vector<float> BackwardFilterOnHost(const ConvPlan& plan, const float* x, const float* dy, int64_t out_elements) {
+  auto swap = [](ConvTensorView v) {
+    std::swap(v.dims[0], v.dims[1]);
+    std::swap(v.strides[0], v.strides[1]);
+    return v;
+  };
+  const ConvTensorView xv = swap(plan.input), dyv = swap(plan.kernel), dwv = swap(plan.output);
+  const auto& stride = plan.dilation;
+  const auto& dilation = plan.stride;
+  std::vector<float> dw(static_cast<size_t>(out_elements), 0.f);
+  for (int64_t k = 0; k < dwv.dims[0]; ++k)
+    for (int64_t c = 0; c < dwv.dims[1]; ++c)
+      for (int64_t r = 0; r < dwv.dims[2]; ++r)
+        for (int64_t t = 0; t < dwv.dims[3]; ++t) {
+          double sum = 0;
+          for (int64_t n = 0; n < xv.dims[0]; ++n)
+            for (int64_t p = 0; p < dyv.dims[2]; ++p)
+              for (int64_t q = 0; q < dyv.dims[3]; ++q) {
+                const int64_t h = p * stride[0] - plan.padding[0] + r * dilation[0];
+                const int64_t w = q * stride[1] - plan.padding[1] + t * dilation[1];
+                if (h < 0 || h >= xv.dims[2] || w < 0 || w >= xv.dims[3]) continue;
+                sum += static_cast<double>(x[n * xv.strides[0] + c * xv.strides[1] + h * xv.strides[2] + w * xv.strides[3]]) *
+                       dy[n * dyv.strides[0] + k * dyv.strides[1] + p * dyv.strides[2] + q * dyv.strides[3]];
+              }
+          dw[static_cast<size_t>(k * dwv.strides[0] + c * dwv.strides[1] + r * dwv.strides[2] + t * dwv.strides[3])] =
+              static_cast<float>(sum);
+        }
+  return dw;
+}
+
+// Weight gradients run as cudnnConvolutionBackwardFilter: the plan says so, and the
+// backward-filter reading of its views computes the interpreter's result (stride 1 and 2,
+// a dilated forward kernel); forward convolutions stay forward.
+TEST(ConvPlanTest, WeightGradientsRunAsBackwardFilter) {
+  struct Case {
+    std::string params, line;
+  };
+  const std::vector<Case> cases = {
+      {"  x = f32[2,6,5,3] parameter(0)\n  dy = f32[2,6,5,4] parameter(1)",
+       "f32[3,3,3,4] convolution(x, dy), window={size=6x5 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"},
+      // Forward stride 2 (the gradient's rhs_dilate), padding 1.
+      {"  x = f32[2,7,7,3] parameter(0)\n  dy = f32[2,4,4,4] parameter(1)",
+       "f32[3,3,3,4] convolution(x, dy), window={size=4x4 pad=1_1x1_1 rhs_dilate=2x2}, dim_labels=f01b_i01o->01bf"},
+      // A dilated forward kernel (the gradient's stride).
+      {"  x = f32[2,9,9,3] parameter(0)\n  dy = f32[2,5,5,4] parameter(1)",
+       "f32[3,3,3,4] convolution(x, dy), window={size=5x5 stride=2x2}, dim_labels=f01b_i01o->01bf"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line);
+    auto module = ParseConv(c.params, c.line);
+    ASSERT_NE(module, nullptr);
+    const Instruction* conv = module->entry()->root();
+    auto plan = PlanConvolution(*conv);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_TRUE(plan->backward_filter) << plan->ToString();
+    std::vector<Literal> args = {Filled(conv->operand(0)->shape(), 1), Filled(conv->operand(1)->shape(), 2)};
+    auto want = interpreter::Interpreter().Run(*module, args);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    std::vector<float> got = BackwardFilterOnHost(*plan, reinterpret_cast<const float*>(args[0].untyped_data()),
+                                                  reinterpret_cast<const float*>(args[1].untyped_data()), want->element_count());
+    for (int64_t i = 0; i < want->element_count(); ++i) {
+      ASSERT_NEAR(got[static_cast<size_t>(i)], want->GetDouble(i), 1e-4 * (1 + std::fabs(want->GetDouble(i))))
+          << "element " << i << " of " << plan->ToString();
+    }
+  }
+  auto forward = ParseConv("  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)",
+                           "f32[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  ASSERT_NE(forward, nullptr);
+  auto plan = PlanConvolution(*forward->entry()->root());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->backward_filter);
 }
 
 TEST(ConvPlanTest, WhatCudnnsForwardCallCannotExpressIsRefused) {

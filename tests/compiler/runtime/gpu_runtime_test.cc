@@ -293,6 +293,34 @@ ENTRY e {
   EXPECT_TRUE(cmp.ok()) << cmp.ToString();
 }
 
+// Convolutions through cuDNN: forward (strided, dilated, grouped, asymmetric padding moved
+// into a pad), the input gradient's 01oi kernel, and weight gradients as
+// cudnnConvolutionBackwardFilter (stride and dilation exchanged), against the interpreter.
+TEST(GpuExecutableGpuTest, CudnnConvolutionsMatchTheInterpreter) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  x = f32[2,7,7,6] parameter(0)
+  w = f32[3,3,6,8] parameter(1)
+  g = f32[3,3,3,8] parameter(2)
+  dy = f32[2,4,4,8] parameter(3)
+  x9 = f32[2,9,9,6] parameter(4)
+  dy5 = f32[2,5,5,8] parameter(5)
+  fwd = f32[2,4,4,8] convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  grouped = f32[2,7,7,8] convolution(x, g), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  asym = f32[2,4,4,8] convolution(x9, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f
+  dx = f32[2,4,4,6] convolution(dy, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01oi->b01f
+  dw = f32[3,3,6,8] convolution(x, dy), window={size=4x4 pad=1_1x1_1 rhs_dilate=2x2}, dim_labels=f01b_i01o->01bf
+  dwd = f32[3,3,6,8] convolution(x9, dy5), window={size=5x5 stride=2x2}, dim_labels=f01b_i01o->01bf
+  ROOT t = (f32[2,4,4,8], f32[2,7,7,8], f32[2,4,4,8], f32[2,4,4,6], f32[3,3,6,8], f32[3,3,6,8]) tuple(fwd, grouped, asym, dx, dw, dwd)
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  ExpectGpuMatchesInterpreter(**module, 3, /*gpu_libraries=*/true);
+  auto exe = testing_util::CompileGpu(**module, true, true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  EXPECT_THAT((*exe)->library_description(), HasSubstr("cuDNN"));
+}
+
 // DEFAULT precision runs in TF32 as XLA's does: close to the f32 product, but not equal
 // to it (so TF32 is really in use), and within TF32's rounding of it.
 TEST(GpuExecutableGpuTest, DefaultPrecisionGemmsUseTf32) {
