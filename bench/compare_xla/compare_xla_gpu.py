@@ -127,6 +127,12 @@ def run_fusebox(fusebox, hlo, inputs, iterations, extra, expected=None, timeout=
     m = COMPILE.search(text)
     if m:
         out["compile_s"] = float(m.group(1))
+    # The kernel table's first rows (the costliest kernels), to say where the time goes.
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Time (%)"):
+            out["top"] = [l[:200] for l in lines[i + 2:i + 8] if l.strip() and not l.startswith("...")]
+            break
     if proc.returncode != 0:
         out["error"] = text.strip()[-600:]
     out["match"] = proc.returncode == 0 and "does not match" not in text and "NOT match" not in text
@@ -186,6 +192,8 @@ def main():
         print(f"{'':18s} XLA compile {xla['compile_s']:.2f} s, {xla['kernel_note']}; Fusebox compile "
               f"{on.get('compile_s', float('nan')):.2f} s, copies {on.get('copies_ms', float('nan')):.3f} ms/run, "
               f"wall {on.get('wall_ms', float('nan')):.3f} ms/run", flush=True)
+        for line in on.get("top", []):
+            print(f"{'':18s}   {line}", flush=True)
         for key in ("fusebox_on", "fusebox_off"):
             if "error" in row[key]:
                 print(f"{'':18s} {key} failed: {row[key]['error'][-300:]}", flush=True)

@@ -641,6 +641,13 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     int64_t workspace = 0, packed = 0;
     for (const auto& [inst, plan] : conv_plans) {
       StatusOr<std::unique_ptr<Cudnn::Convolution>> conv = programs.cudnn->Prepare(plan, kMaxConvWorkspace);
+      if (!conv.ok() && plan.backward_filter) {
+        // The same result as a forward call, when cuDNN has no backward-filter algorithm
+        // for these strides.
+        ConvPlan forward = plan;
+        forward.backward_filter = false;
+        conv = programs.cudnn->Prepare(forward, kMaxConvWorkspace);
+      }
       if (!conv.ok()) return conv.status().WithPrefix(inst->name() + ": ");
       workspace = std::max(workspace, (*conv)->workspace_bytes());
       packed = std::max(packed, (*conv)->packed_kernel_bytes());
