@@ -70,12 +70,28 @@ std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std
       info.length *= info.operand.dimensions(d);
     }
   }
-  for (const OutputLeaf& leaf : outputs) {
+  std::vector<int64_t> kept_dims;
+  for (int64_t d : info.kept) kept_dims.push_back(info.operand.dimensions(d));
+  bool any_reduced_output = false;
+  for (size_t m = 0; m < outputs.size(); ++m) {
+    const OutputLeaf& leaf = outputs[m];
     if (!leaf.shape.IsArray()) return std::nullopt;
-    std::vector<int64_t> kept_dims;
-    for (int64_t d : info.kept) kept_dims.push_back(info.operand.dimensions(d));
-    if (leaf.shape.dimensions() != kept_dims) return std::nullopt;
+    if (leaf.shape.dimensions() == kept_dims) {
+      any_reduced_output = true;
+      continue;
+    }
+    // An elementwise sibling of the operand's shape, written while the operand is read:
+    // only when it does not need a reduction's result.
+    if (leaf.shape.dimensions() != info.operand.dimensions() || kept_dims == info.operand.dimensions()) {
+      return std::nullopt;
+    }
+    for (const Instruction* hero : info.heroes) {
+      std::unordered_set<const Instruction*> seen;
+      if (DependsOn(leaf.inst, hero, seen)) return std::nullopt;
+    }
+    info.loop_outputs.push_back(static_cast<int64_t>(m));
   }
+  if (!any_reduced_output) return std::nullopt;
   info.row = true;
   for (int64_t d = info.operand.rank() - 1; d >= 0; --d) {
     if (info.operand.dimensions(d) > 1) {

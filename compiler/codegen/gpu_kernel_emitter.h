@@ -44,10 +44,17 @@ struct ReductionInfo {
   int64_t outputs = 1;                 // elements of the reduce result
   int64_t length = 1;                  // elements reduced into each
   bool row = true;                     // the operand's minor dimension is reduced
+  // Outputs (indices into the kernel's output leaves) shaped like the operand rather than
+  // the result: a multi-output fusion's elementwise siblings of the reduction. The
+  // reduction writes them where it reads the operand (each element once), so the whole
+  // fusion is one pass over the operand instead of a loop kernel plus a reduction that
+  // one thread per output would run serially.
+  std::vector<int64_t> loop_outputs;
 };
 
 // The reduction `inst` is built around, when it is one: every output of the kernel
-// shaped like the heroes' result (see ReductionInfo).
+// shaped like the heroes' result, or like their operand without depending on them (see
+// ReductionInfo::loop_outputs).
 std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std::vector<OutputLeaf>& outputs);
 
 // The dot at the heart of a kernel whose other instructions are all elementwise
@@ -210,6 +217,8 @@ class GpuKernelEmitter {
   std::vector<llvm::Value*> HeroInputs(Entry& e, const ReductionInfo& info, const IrIndex& index);
 
   // Applies the init values, binds the heroes' results and stores every output at `o`.
+  void FoldAndStore(Entry& e, const Instruction& inst, const ReductionInfo& info, Accumulator& acc,
+                    const std::vector<OutputLeaf>& outputs, const IrIndex& index);
   void FinishOutputs(Entry& e, const Instruction& inst, const ReductionInfo& info, const Accumulator& acc,
                      const std::vector<OutputLeaf>& outputs, llvm::Value* o);
 

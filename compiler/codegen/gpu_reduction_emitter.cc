@@ -224,9 +224,19 @@ void GpuKernelEmitter::FinishOutputs(Entry& e, const Instruction& inst, const Re
     flat += static_cast<size_t>(n);
   }
   std::vector<int64_t> members;
-  for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) members.push_back(m);
+  for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) {
+    if (!Contains(info.loop_outputs, m)) members.push_back(m);
+  }
   StoreOutputs(e, inst, outputs, members, Delinearize(b, o, OutputDims(info)));
   for (const Instruction* hero : info.heroes) e.emitter->Unbind(hero);
+}
+
+// Folds the operand element at `index` into the accumulator and writes the elementwise
+// outputs of the operand's shape there (each operand element is folded exactly once).
+void GpuKernelEmitter::FoldAndStore(Entry& e, const Instruction& inst, const ReductionInfo& info, Accumulator& acc,
+                                    const std::vector<OutputLeaf>& outputs, const IrIndex& index) {
+  Fold(e, info, acc, HeroInputs(e, info, index), e.b->getTrue());
+  if (!info.loop_outputs.empty()) StoreOutputs(e, inst, outputs, info.loop_outputs, index);
 }
 
 std::vector<int64_t> GpuKernelEmitter::PartialOffsets(const ReductionInfo& info, int64_t rows, int64_t* total) {
@@ -292,7 +302,7 @@ Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionI
     llvm::Value* count = StridedCount(b, b.getTrue(), begin, end, kBlock);
     Loop(e, count, "r", [&](llvm::Value* i) {
       llvm::Value* r = b.CreateAdd(begin, b.CreateMul(i, b.getInt64(kBlock)));
-      Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
+      FoldAndStore(e, inst, info, acc, outputs, OperandIndex(b, info, kept, r));
     });
     GroupReduce(e, info, acc, kBlock, 1, b.getInt64(0), lane, launch.function);
     llvm::Value* scratch = e.buffer(buffer_count - 1);
@@ -332,7 +342,7 @@ Status GpuKernelEmitter::EmitFoldKernel(const Instruction& inst, const Reduction
   Loop(e, count, "r", [&](llvm::Value* i) {
     llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
     if (!split) {
-      Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
+      FoldAndStore(e, inst, info, acc, outputs, OperandIndex(b, info, kept, r));
       return;
     }
     llvm::Value* scratch = e.buffer(buffer_count - 1);
@@ -480,7 +490,7 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
   IrIndex kept = Delinearize(b, o, OutputDims(info));
   Loop(e, count, "r", [&](llvm::Value* i) {
     llvm::Value* r = b.CreateAdd(begin, b.CreateMul(i, b.getInt64(kRows)));
-    Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, kept, r)), b.getTrue());
+    FoldAndStore(e, inst, info, acc, outputs, OperandIndex(b, info, kept, r));
   });
   std::vector<llvm::Type*> types = ValueTypes(info);
   std::vector<llvm::GlobalVariable*> shared;

@@ -138,6 +138,7 @@ struct GpuPrograms {
   DeviceBuffer cudnn_workspace;
   DeviceBuffer cudnn_packed_kernel;
   int64_t tf32_convs = 0;
+  std::vector<std::string> library_notes;  // fallbacks taken when the plans were prepared
 };
 
 class GpuExecutable::Frame {
@@ -643,7 +644,8 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
       StatusOr<std::unique_ptr<Cudnn::Convolution>> conv = programs.cudnn->Prepare(plan, kMaxConvWorkspace);
       if (!conv.ok() && plan.backward_filter) {
         // The same result as a forward call, when cuDNN has no backward-filter algorithm
-        // for these strides.
+        // for these layouts; the run's notes say so.
+        programs.library_notes.push_back(inst->name() + ": " + conv.status().message() + "; ran as a forward call");
         ConvPlan forward = plan;
         forward.backward_filter = false;
         conv = programs.cudnn->Prepare(forward, kMaxConvWorkspace);
@@ -701,6 +703,8 @@ std::string GpuExecutable::library_description() const {
   if (programs_->cudnn != nullptr) out += (out.empty() ? "" : ", ") + programs_->cudnn->description();
   return out;
 }
+
+const std::vector<std::string>& GpuExecutable::library_notes() const { return programs_->library_notes; }
 
 int64_t GpuExecutable::tf32_gemms() const {
   return programs_->tf32_convs +

@@ -90,6 +90,9 @@ class GpuExecutable {
   std::string library_description() const;
   // How many f32 gemm and convolution calls may use TF32 (for run notes).
   int64_t tf32_gemms() const;
+  // Fallbacks taken when the library calls were prepared ("cudnn-conv.3: cuDNN has no
+  // algorithm for ... (as cudnnConvolutionBackwardFilter) ...; ran as a forward call").
+  const std::vector<std::string>& library_notes() const;
 
  private:
   GpuExecutable() = default;

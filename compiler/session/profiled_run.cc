@@ -184,6 +184,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.launches_per_run = exe->last_kernel_launches();
   run.library_calls_per_run = exe->last_library_calls();
   run.static_kernels = passes::CountKernels(exe->module()).kernels;
+  for (const std::string& note : exe->library_notes()) run.notes.push_back(note);
   if (!exe->library_description().empty()) {
     const int64_t tf32 = exe->tf32_gemms();
     run.notes.push_back("library calls: " + exe->library_description() + ", " +

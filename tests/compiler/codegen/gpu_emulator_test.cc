@@ -184,6 +184,43 @@ ENTRY e {
 )"));
 }
 
+// A multi-output fusion whose outputs differ in shape (an elementwise result and a
+// reduction of it, as a training step's activation gradient and its bias gradient): one
+// pass over the operand writes both, for column, row and full reductions, split or not.
+TEST(GpuEmulatorTest, MultiOutputFusionWithOperandShapedOutputs) {
+  for (const char* reduce : {"dimensions={0,1,2}", "dimensions={3}", "dimensions={0,1,2,3}"}) {
+    const std::string result = std::string(reduce) == "dimensions={0,1,2}" ? "f32[16]"
+                               : std::string(reduce) == "dimensions={3}" ? "f32[8,32,32]" : "f32[]";
+    SCOPED_TRACE(reduce);
+    const std::string text = WithReducers(R"(
+fused {
+  p0 = f32[8,32,32,16] parameter(0)
+  p1 = f32[8,32,32,16] parameter(1)
+  m = f32[8,32,32,16] multiply(p0, p1)
+  zero = f32[] constant(0)
+  r = )" + result + R"( reduce(m, zero), )" + reduce + R"(, to_apply=add_f32
+  ROOT t = (f32[8,32,32,16], )" + result + R"() tuple(m, r)
+}
+
+ENTRY e {
+  x = f32[8,32,32,16] parameter(0)
+  y = f32[8,32,32,16] parameter(1)
+  ROOT f = (f32[8,32,32,16], )" + result + R"() fusion(x, y), kind=kInput, calls=fused
+}
+)");
+    ExpectEmulatorMatchesInterpreter(text);
+    auto parsed = ParseModule(text);
+    ASSERT_TRUE(parsed.ok());
+    auto optimized = passes::OptimizeForBackend(**parsed, true);
+    ASSERT_TRUE(optimized.ok());
+    auto code = CompileForGpu(**optimized);
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    for (const auto& kernel : (*code)->kernels()) {
+      EXPECT_EQ(kernel->kind_name.rfind("reduction(", 0), 0u) << kernel->kind_name << " for " << kernel->name;
+    }
+  }
+}
+
 TEST(GpuEmulatorTest, ColumnReduction) {
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
 ENTRY e {
