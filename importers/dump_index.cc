@@ -2,6 +2,7 @@
 #include "importers/dump_index.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -256,6 +257,18 @@ SuffixMatch MatchReportsAndMetadata(std::string_view suffix, DumpFile* file) {
     file->kind = DumpFileKind::kThunkSequence;
     return SuffixMatch::kClassified;
   }
+  // XLA GPU: thunk_sequence_after_thunk_passes.txt, thunk_metadata.txt.
+  if (StartsWith(suffix, "thunk_") && EndsWith(suffix, ".txt")) {
+    file->kind = DumpFileKind::kThunkSequence;
+    file->detail = std::string(suffix.substr(6, suffix.size() - 6 - 4));
+    return SuffixMatch::kClassified;
+  }
+  // XLA GPU's priority fusion log (which producers fused into which consumers, and why).
+  if (suffix == "priority_fusion_dump.txt") {
+    file->kind = DumpFileKind::kMetadata;
+    file->detail = std::string(suffix);
+    return SuffixMatch::kClassified;
+  }
   if (suffix == "debug_options" || suffix == "metadata.textproto" ||
       EndsWith(suffix, ".pbtxt") || StartsWith(suffix, "autotune_results") ||
       StartsWith(suffix, "execution_options") || StartsWith(suffix, "compile_options") ||
@@ -298,13 +311,32 @@ SuffixMatch MatchPassSnapshot(std::string_view suffix, DumpFile* file) {
   return SuffixMatch::kClassified;
 }
 
+// Modules XLA GPU dumps at named points of its pipeline, outside the numbered pass
+// snapshots: after_spmd_partitioner.txt, before_config_assignment.hlo.pb, ...
+SuffixMatch MatchNamedStage(std::string_view suffix, DumpFile* file) {
+  if (!StartsWith(suffix, "before_") && !StartsWith(suffix, "after_")) return SuffixMatch::kNo;
+  const size_t dot = suffix.find('.');
+  if (dot == std::string_view::npos) return SuffixMatch::kNo;
+  std::string_view name = suffix.substr(0, dot);
+  for (char c : name) {
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
+      return SuffixMatch::kNo;
+    }
+  }
+  std::string_view stem, ext;
+  if (!StripHloExtension(suffix.substr(dot), &stem, &ext) || !stem.empty()) return SuffixMatch::kNo;
+  SetHloFormat(ext, file);
+  file->detail = std::string(name);
+  return SuffixMatch::kClassified;
+}
+
 // The suffix patterns in the order they are tried. Per-pass snapshots last: their
 // grammar is the loosest.
 using SuffixMatcher = SuffixMatch (*)(std::string_view suffix, DumpFile* file);
 constexpr SuffixMatcher kSuffixMatchers[] = {
     MatchBeforeOptimizations, MatchAfterOptimizations, MatchSnapshot,
     MatchLlvmIr,              MatchObjectFile,         MatchCodeText,
-    MatchReportsAndMetadata,  MatchPassSnapshot,
+    MatchReportsAndMetadata,  MatchNamedStage,         MatchPassSnapshot,
 };
 
 // Classifies `suffix` (the file name after the module name). Returns false when

@@ -268,6 +268,9 @@ struct InstructionAttributes {
   std::optional<int64_t> cross_program_prefetch_index;
   std::string async_execution_thread;  // async_execution_thread="..."
   bool has_async_execution_thread = false;
+  // A get-tuple-element read from its users' operand lists as `%tuple#i` (newer XLA's
+  // text has no line of its own for it): printed the same way, not as an instruction.
+  bool printed_as_tuple_operand = false;
 
   // Generic attributes (any instruction). Metadata lives on the Instruction itself, as
   // nearly every instruction of a real dump has it and nothing else.

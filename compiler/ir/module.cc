@@ -114,7 +114,10 @@ Computation* CopyNodes(const Computation& from, Module& to, CloneMap& map) {
   copy->set_execution_thread(from.execution_thread());
   Computation* raw = to.AddComputation(std::move(copy));
   map.Add(&from, raw);
-  for (const Instruction* inst : ir_internal::InstructionsInPrintOrder(from)) {
+  std::vector<const Instruction*> order = ir_internal::InstructionsInPrintOrder(from);
+  // Elements read as `%tuple#i` come last, as the parser makes them.
+  for (const Instruction* element : ir_internal::TupleOperandElements(from)) order.push_back(element);
+  for (const Instruction* inst : order) {
     std::unique_ptr<Instruction> twin = inst->CloneWithOperands({}, inst->name());
     twin->set_id(inst->id());
     map.Add(inst, raw->AddInstruction(std::move(twin)));
@@ -128,6 +131,12 @@ Computation* CopyNodes(const Computation& from, Module& to, CloneMap& map) {
 // Called computations point at the copies; a fused computation's fusion instruction is
 // the last fusion calling it. False when an edge or a call leaves the module.
 bool CopyEdges(const Computation& from, const CloneMap& map) {
+  // The parser links `%tuple#i` elements to their tuples before any other operand.
+  for (const Instruction* element : ir_internal::TupleOperandElements(from)) {
+    Instruction* mapped = map.Of(element->operand(0));
+    if (mapped == nullptr) return false;
+    map.Of(element)->AppendOperand(mapped);
+  }
   for (const Instruction* inst : ir_internal::InstructionsInPrintOrder(from)) {
     Instruction* twin = map.Of(inst);
     for (const Instruction* operand : inst->operands()) {

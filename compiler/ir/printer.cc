@@ -340,7 +340,14 @@ std::string Instruction::ToString() const {
     for (size_t i = 0; i < operands_.size(); ++i) {
       if (i) out += ", ";
       out += '%';
-      out += operands_[i]->name();
+      const Instruction* op = operands_[i];
+      if (ir_internal::PrintedAsTupleOperand(*op)) {
+        out += op->operand(0)->name();
+        out += '#';
+        out += std::to_string(op->tuple_index());
+      } else {
+        out += op->name();
+      }
     }
   }
   out += ')';
@@ -350,14 +357,34 @@ std::string Instruction::ToString() const {
 
 namespace ir_internal {
 
+bool PrintedAsTupleOperand(const Instruction& inst) {
+  return inst.attrs().printed_as_tuple_operand && inst.opcode() == Opcode::kGetTupleElement &&
+         inst.operand_count() == 1 && inst.parent() != nullptr && inst.parent()->root() != &inst &&
+         inst.control_predecessors().empty() && inst.control_successors().empty();
+}
+
+std::vector<const Instruction*> TupleOperandElements(const Computation& computation) {
+  std::vector<const Instruction*> out;
+  std::unordered_set<const Instruction*> seen;
+  for (const Instruction* inst : InstructionsInPrintOrder(computation)) {
+    for (const Instruction* op : inst->operands()) {
+      if (PrintedAsTupleOperand(*op) && seen.insert(op).second) out.push_back(op);
+    }
+  }
+  return out;
+}
+
 std::vector<const Instruction*> InstructionsInPrintOrder(const Computation& computation) {
   // Definitions before uses, as XLA's parser needs: the stored order when it already is
-  // one (parsed input), else a post order (instructions passes appended).
+  // one (parsed input), else a post order (instructions passes appended). Elements read
+  // as `%tuple#i` have no line: they are defined where their tuple is.
+  auto defining = [](const Instruction* op) { return PrintedAsTupleOperand(*op) ? op->operand(0) : op; };
   bool ordered = true;
   {
     std::unordered_set<const Instruction*> defined;
     for (const auto& inst : computation.instructions()) {
-      for (const Instruction* op : inst->operands()) ordered = ordered && defined.count(op);
+      if (PrintedAsTupleOperand(*inst)) continue;
+      for (const Instruction* op : inst->operands()) ordered = ordered && defined.count(defining(op));
       for (const Instruction* op : inst->control_predecessors()) ordered = ordered && defined.count(op);
       if (!ordered) break;
       defined.insert(inst.get());
@@ -365,9 +392,13 @@ std::vector<const Instruction*> InstructionsInPrintOrder(const Computation& comp
   }
   std::vector<const Instruction*> order;
   if (ordered) {
-    for (const auto& inst : computation.instructions()) order.push_back(inst.get());
+    for (const auto& inst : computation.instructions()) {
+      if (!PrintedAsTupleOperand(*inst)) order.push_back(inst.get());
+    }
   } else {
-    for (const Instruction* inst : computation.PostOrder()) order.push_back(inst);
+    for (const Instruction* inst : computation.PostOrder()) {
+      if (!PrintedAsTupleOperand(*inst)) order.push_back(inst);
+    }
   }
   return order;
 }
@@ -600,11 +631,16 @@ void Module::LocateInPrintedText() {
     const size_t line = static_cast<size_t>(next - line_starts.begin());
     return SourceLocation{static_cast<int32_t>(line), static_cast<int32_t>(offset - line_starts[line - 1] + 1)};
   };
-  // Every computation and instruction is printed, so each has an offset.
+  // Every computation and instruction is printed, so each has an offset, except elements
+  // printed as `%tuple#i`, which are placed at their tuple's line.
   for (const auto& computation : computations_) {
     computation->set_location(locate(offsets.computations.at(computation.get())));
     for (const auto& instruction : computation->instructions()) {
-      instruction->set_location(locate(offsets.instructions.at(instruction.get())));
+      auto at = offsets.instructions.find(instruction.get());
+      if (at == offsets.instructions.end() && instruction->operand_count() == 1) {
+        at = offsets.instructions.find(instruction->operand(0));
+      }
+      if (at != offsets.instructions.end()) instruction->set_location(locate(at->second));
     }
   }
 }

@@ -16,7 +16,16 @@ namespace fusebox::ir_internal {
 std::vector<const Computation*> ComputationsInPrintOrder(const Module& module);
 
 // The stored order when it defines every operand before its users, else a post order.
+// Elements printed as `%tuple#i` (PrintedAsTupleOperand) have no line and are left out.
 std::vector<const Instruction*> InstructionsInPrintOrder(const Computation& computation);
+
+// A get-tuple-element printed in its users' operand lists as `%tuple#i` (newer XLA's
+// text), not as an instruction of its own: parsed from that form, and not a root.
+bool PrintedAsTupleOperand(const Instruction& inst);
+
+// Those elements in the order a parse of the printed text makes them (first use in print
+// order), for Module::Clone to copy them as the parser would.
+std::vector<const Instruction*> TupleOperandElements(const Computation& computation);
 
 // Byte offsets into Module::ToString()'s text: where a computation's first line starts
 // (at `ENTRY` or `%`) and where an instruction's `%name` starts (after `ROOT `).

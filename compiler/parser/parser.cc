@@ -15,6 +15,7 @@
 //                        resolution, cycle check; the public entry points
 #include "compiler/parser/parser.h"
 
+#include <map>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -439,8 +440,17 @@ Instruction* ModuleParser::ParseInstruction(Computation* comp) {
         c_.SkipSpace();
         size_t at = c_.pos();
         std::string operand(lex_.Name("operand name"));
+        int64_t tuple_index = -1;
+        if (c_.Peek() == '#') {
+          // `%tuple#i`: XLA's shorthand for get-tuple-element(tuple), index=i.
+          c_.set_pos(c_.pos() + 1);
+          const size_t index_at = c_.pos();
+          if (!IsDigit(c_.Peek())) c_.Fail(index_at, "expected a tuple index after '#' in operand %" + operand);
+          tuple_index = lex_.Int("tuple index");
+          if (tuple_index < 0 || tuple_index >= (int64_t{1} << 20)) c_.Fail(index_at, "tuple index out of range");
+        }
         // Appended once the computation is parsed (operands may be defined later).
-        pending_operands_.push_back({raw, std::move(operand), at, false});
+        pending_operands_.push_back({raw, std::move(operand), at, false, tuple_index});
       } while (c_.Consume(','));
       c_.Expect(')', "to close the operand list");
     }
@@ -464,10 +474,37 @@ void ModuleParser::ResolveOperands(Computation* comp) {
                             " is not defined in computation %" + comp->name());
     }
   }
+  // `%tuple#i` operands: one get-tuple-element per (tuple, index), made here and marked as
+  // printed that way (compiler/ir/printer.cc), so the text prints back as it was read.
+  std::map<std::pair<Instruction*, int64_t>, Instruction*> element_of;
+  for (const PendingOperand& p : pending_operands_) {
+    if (p.tuple_index < 0) continue;
+    Instruction* tuple = names_.find(p.name)->second;
+    const auto key = std::make_pair(tuple, p.tuple_index);
+    if (element_of.count(key) != 0) continue;
+    if (!tuple->shape().IsTuple() || p.tuple_index >= tuple->shape().tuple_size()) {
+      c_.Fail(p.offset, "operand %" + p.name + "#" + std::to_string(p.tuple_index) + ": %" + p.name +
+                            (tuple->shape().IsTuple() ? " has " + std::to_string(tuple->shape().tuple_size()) +
+                                                            " tuple elements"
+                                                      : " is not a tuple"));
+    }
+    std::string name = p.name + ".element" + std::to_string(p.tuple_index);
+    while (names_.count(name) != 0) name += "_";
+    auto gte = std::make_unique<Instruction>(Opcode::kGetTupleElement, name,
+                                             tuple->shape().tuple_shapes(p.tuple_index));
+    gte->mutable_attrs().tuple_index = p.tuple_index;
+    gte->mutable_attrs().printed_as_tuple_operand = true;
+    gte->set_location(c_.LocationOf(p.offset));
+    gte->AppendOperand(tuple);
+    Instruction* made = comp->AddInstruction(std::move(gte));
+    names_[made->name()] = made;
+    element_of[key] = made;
+  }
   // Pending entries are in text order, so each user gets its operands in order. (Appending
   // here rather than patching placeholders keeps wide operand lists linear.)
   for (const PendingOperand& p : pending_operands_) {
     Instruction* target = names_.find(p.name)->second;
+    if (p.tuple_index >= 0) target = element_of[std::make_pair(target, p.tuple_index)];
     if (p.control) {
       p.user->AddControlPredecessor(target);
     } else {

@@ -211,6 +211,9 @@ struct PendingOperand {
   std::string name;
   size_t offset;
   bool control;  // control-predecessors entry rather than an operand
+  // `%name#3`: element 3 of a tuple-shaped instruction (newer XLA prints a user's
+  // get-tuple-element this way, without its own line); -1 for a plain `%name`.
+  int64_t tuple_index = -1;
 };
 
 struct PendingCall {

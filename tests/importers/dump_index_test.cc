@@ -9,9 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <set>
 #include <string>
 
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
 #include "compiler/session/compile_session.h"
 #include "importers/dump_stages.h"
@@ -218,6 +222,93 @@ TEST(DumpStackFramesTest, RealDumpChainsResolve) {
 
 INSTANTIATE_TEST_SUITE_P(XlaDumps, RealDumpTest, ::testing::Values("reduce_sum", "running_example", "mnist_train_step",
                                                                    "cifar_cnn_train_step"));
+
+// ---- real XLA GPU dumps (tests/data/xla_dumps_gpu: jax 0.11.2 on an H200) ----
+
+std::string GpuDumpDir(const std::string& program) {
+  return std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/xla_dumps_gpu/" + program;
+}
+
+class RealGpuDumpTest : public ::testing::TestWithParam<std::string> {};
+
+// Every file of a GPU dump is recognized: the sm_9.0a optimized module, pass snapshots,
+// buffer assignment, memory report, thunk sequences, autotune results and configs.
+TEST_P(RealGpuDumpTest, IndexesEveryFile) {
+  const std::string program = GetParam();
+  auto index = importers::IndexDumpFolder(GpuDumpDir(program));
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  ASSERT_EQ(index->modules.size(), 1u);
+  const importers::DumpModule& m = index->modules[0];
+  EXPECT_EQ(m.name, "jit_" + program);
+  EXPECT_TRUE(index->unrecognized.empty()) << index->unrecognized.front().filename;
+  EXPECT_TRUE(index->notes.empty()) << index->notes.front();
+  const int all = CountFiles(GpuDumpDir(program), [](const std::string&) { return true; });
+  EXPECT_EQ(static_cast<int>(m.files.size()), all);
+  for (const importers::DumpFile& f : m.files) EXPECT_NE(f.kind, importers::DumpFileKind::kOther) << f.filename;
+  ASSERT_NE(m.AfterOptimizations(), nullptr);
+  EXPECT_EQ(m.AfterOptimizations()->platform, "sm_9.0a_gpu");
+  const int pass_texts = CountFiles(GpuDumpDir(program), [](const std::string& n) {
+    static const std::regex numbered(R"(.*\.\d{4}\..*\.txt$)");
+    return std::regex_match(n, numbered);
+  });
+  EXPECT_EQ(static_cast<int>(m.Passes().size()), pass_texts);
+  EXPECT_GE(pass_texts, 40);
+  EXPECT_GE(m.OfKind(importers::DumpFileKind::kThunkSequence).size(), 1u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kBufferAssignment).size(), 3u);
+  EXPECT_EQ(m.OfKind(importers::DumpFileKind::kMemoryReport).size(), 2u);
+  // The modules at named points of XLA GPU's pipeline.
+  int named = 0;
+  for (const importers::DumpFile* f : m.OfKind(importers::DumpFileKind::kHloModule)) {
+    named += f->detail == "after_spmd_partitioner" || f->detail == "before_config_assignment";
+  }
+  EXPECT_EQ(named, 4) << "text and proto of after_spmd_partitioner and before_config_assignment";
+}
+
+// Every HLO text of the folder parses (newer XLA's `%tuple#i` operands included) and
+// prints back to a text that parses to the same text.
+TEST_P(RealGpuDumpTest, LoadsEveryTextStageAndPrintsItBack) {
+  auto index = importers::IndexDumpFolder(GpuDumpDir(GetParam()));
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  int loaded = 0;
+  for (const importers::DumpFile& f : index->modules[0].files) {
+    if (f.kind != importers::DumpFileKind::kHloModule || f.format != importers::DumpFormat::kText) continue;
+    auto module = LoadDumpHlo(f);
+    ASSERT_TRUE(module.ok()) << f.filename << ": " << module.status().message();
+    const std::string printed = module->module->ToString();
+    auto again = ParseModule(printed);
+    ASSERT_TRUE(again.ok()) << f.filename << ": " << again.status().message();
+    EXPECT_EQ((*again)->ToString(), printed) << f.filename;
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 42);
+}
+
+// XLA's GPU-optimized module (its cuDNN calls, Triton fusions and `#` operands) computes
+// what the module before optimizations computes, in the interpreter, on the same inputs.
+TEST_P(RealGpuDumpTest, XlasOptimizedGpuModuleComputesTheProgram) {
+  auto index = importers::IndexDumpFolder(GpuDumpDir(GetParam()));
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  const importers::DumpModule& m = index->modules[0];
+  auto before = LoadDumpHlo(*m.BeforeOptimizations());
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  auto after = LoadDumpHlo(*m.AfterOptimizations());
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  auto args = interpreter::RandomArguments(*before->module, 1);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto want = interpreter::Interpreter().Run(*before->module, *args);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  auto got = interpreter::Interpreter().Run(*after->module, *args);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  interpreter::CompareOptions tolerance = interpreter::DefaultToleranceFor(PrimitiveType::kF32);
+  tolerance.atol = 1e-4;  // XLA's rewrites reassociate sums (the interpreter runs each as written)
+  tolerance.rtol = 1e-4;
+  tolerance.nan_equal = false;  // a NaN on either side is a failure, not a match
+  interpreter::CompareResult cmp = interpreter::CompareLiterals(*got, *want, tolerance);
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(XlaGpuDumps, RealGpuDumpTest,
+                         ::testing::Values("reduce_sum", "running_example", "mnist_train_step", "cifar_cnn_train_step"));
 
 // ---- synthetic folders ----
 

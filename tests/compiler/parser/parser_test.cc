@@ -510,6 +510,54 @@ TEST(ParserTest, ErrorsNameFileLineAndColumnWithCaret) {
   EXPECT_THAT(r.status().message(), HasSubstr("\n                    ^"));
 }
 
+// Newer XLA (jax 0.11's dumps) writes a user's get-tuple-element as `%tuple#i` in its
+// operand list, with no line of its own. Each (tuple, index) becomes one get-tuple-element
+// that prints back the same way; the module clones and prints as it was read (the GPU
+// dump tests run such modules: tests/importers/dump_index_test.cc).
+TEST(ParserTest, TupleElementOperandShorthand) {
+  const std::string text = R"(HloModule shorthand, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0})}
+
+%pair (p: f32[4]) -> (f32[4], f32[4]) {
+  %p = f32[4]{0} parameter(0)
+  %n = f32[4]{0} negate(%p)
+  ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%p, %n)
+}
+
+ENTRY %e (x: f32[4]) -> (f32[4], f32[4]) {
+  %x = f32[4]{0} parameter(0)
+  %c = (f32[4]{0}, f32[4]{0}) call(%x), to_apply=%pair
+  %a = f32[4]{0} add(%c#0, %c#1)
+  %m = f32[4]{0} multiply(%a, %c#1)
+  ROOT %r = (f32[4]{0}, f32[4]{0}) tuple(%m, %c#0)
+}
+)";
+  auto m = MustParse(text);
+  ASSERT_TRUE(m);
+  const Instruction* a = Find(*m, "a");
+  ASSERT_EQ(a->operand_count(), 2);
+  EXPECT_EQ(a->operand(0)->opcode(), Opcode::kGetTupleElement);
+  EXPECT_EQ(a->operand(0)->tuple_index(), 0);
+  EXPECT_EQ(a->operand(1)->tuple_index(), 1);
+  EXPECT_EQ(a->operand(0)->operand(0), Find(*m, "c"));
+  EXPECT_EQ(Find(*m, "m")->operand(1), a->operand(1)) << "one element per (tuple, index)";
+  EXPECT_EQ(m->ToString(), text);
+  auto clone = m->Clone();
+  ASSERT_NE(clone, nullptr);
+  EXPECT_EQ(clone->ToString(), text);
+  ExpectFixedPoint(*m);
+  // Errors name the operand.
+  auto bad_index = ParseModule("HloModule b\nENTRY e {\n  x = f32[4] parameter(0)\n  t = (f32[4], f32[4]) tuple(x, x)\n"
+                               "  ROOT y = f32[4] negate(t#2)\n}\n");
+  ASSERT_FALSE(bad_index.ok());
+  EXPECT_THAT(bad_index.status().message(), HasSubstr("5:26: operand %t#2: %t has 2 tuple elements"));
+  auto not_tuple = ParseModule("HloModule b\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x#0)\n}\n");
+  ASSERT_FALSE(not_tuple.ok());
+  EXPECT_THAT(not_tuple.status().message(), HasSubstr("%x is not a tuple"));
+  auto no_digits = ParseModule("HloModule b\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x#)\n}\n");
+  ASSERT_FALSE(no_digits.ok());
+  EXPECT_THAT(no_digits.status().message(), HasSubstr("expected a tuple index after '#'"));
+}
+
 TEST(ParserTest, ParseShapeOnItsOwn) {
   auto s = ParseShape("(f32[2,3]{0,1}, s32[])");
   ASSERT_TRUE(s.ok()) << s.status().message();
