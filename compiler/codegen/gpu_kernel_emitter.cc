@@ -102,6 +102,68 @@ std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std
   return info;
 }
 
+std::optional<MixedReductions> AnalyzeMixedReductions(const Instruction& inst, const std::vector<OutputLeaf>& outputs) {
+  if (inst.opcode() != Opcode::kFusion || inst.fused_computation() == nullptr || outputs.size() < 2) return std::nullopt;
+  std::vector<const Instruction*> heroes;
+  for (const auto& i : inst.fused_computation()->instructions()) {
+    if (i->opcode() == Opcode::kReduce) heroes.push_back(i.get());
+  }
+  if (heroes.size() < 2) return std::nullopt;
+  MixedReductions mixed;
+  std::vector<std::vector<int64_t>> members(heroes.size());
+  for (size_t m = 0; m < outputs.size(); ++m) {
+    std::vector<size_t> deps;
+    for (size_t h = 0; h < heroes.size(); ++h) {
+      std::unordered_set<const Instruction*> seen;
+      if (DependsOn(outputs[m].inst, heroes[h], seen)) deps.push_back(h);
+    }
+    if (deps.empty()) {
+      mixed.loop_outputs.push_back(static_cast<int64_t>(m));
+    } else if (deps.size() == 1) {
+      members[deps[0]].push_back(static_cast<int64_t>(m));
+    } else {
+      return std::nullopt;
+    }
+  }
+  for (size_t h = 0; h < heroes.size(); ++h) {
+    if (members[h].empty()) continue;
+    // The reduction alone, as AnalyzeReduction sees a kernel of just its outputs.
+    std::vector<OutputLeaf> mine;
+    for (int64_t m : members[h]) mine.push_back(outputs[static_cast<size_t>(m)]);
+    const Instruction* hero = heroes[h];
+    if (hero->operand_count() < 2 || hero->operand_count() % 2 != 0 || hero->to_apply() == nullptr) return std::nullopt;
+    ReductionInfo info;
+    info.heroes = {hero};
+    info.operand = hero->operand(0)->shape();
+    info.reduced = hero->dimensions();
+    std::sort(info.reduced.begin(), info.reduced.end());
+    std::vector<int64_t> kept_dims;
+    for (int64_t d = 0; d < info.operand.rank(); ++d) {
+      if (!Contains(info.reduced, d)) {
+        info.kept.push_back(d);
+        info.outputs *= info.operand.dimensions(d);
+        kept_dims.push_back(info.operand.dimensions(d));
+      } else {
+        info.length *= info.operand.dimensions(d);
+      }
+    }
+    for (const OutputLeaf& leaf : mine) {
+      if (!leaf.shape.IsArray() || leaf.shape.dimensions() != kept_dims) return std::nullopt;
+    }
+    info.row = true;
+    for (int64_t d = info.operand.rank() - 1; d >= 0; --d) {
+      if (info.operand.dimensions(d) > 1) {
+        info.row = Contains(info.reduced, d);
+        break;
+      }
+    }
+    info.members = members[h];
+    info.launch_suffix = "_r" + std::to_string(mixed.reductions.size());
+    mixed.reductions.push_back(std::move(info));
+  }
+  return mixed;
+}
+
 // The dot at the heart of a kernel whose other instructions are all elementwise
 // consumers of it of its shape (an output fusion's epilogue), or null.
 const Instruction* TileableDot(const Instruction& inst) {
@@ -211,6 +273,10 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
     kernel->kind_name = reduction->row ? (reduction->kept.empty() ? "reduction(full)" : "reduction(row)")
                                        : "reduction(column)";
     return EmitReduction(inst, *reduction, outputs, kernel);
+  }
+  if (std::optional<MixedReductions> mixed = AnalyzeMixedReductions(inst, outputs); mixed) {
+    kernel->kind_name = "reduction(mixed)";
+    return EmitMixedReductions(inst, *mixed, outputs, kernel);
   }
   if (const Instruction* dot = TileableDot(inst); dot != nullptr) {
     kernel->kind_name = "dot(tiled)";
@@ -425,6 +491,32 @@ Status GpuKernelEmitter::EmitLoops(const Instruction& inst, const std::vector<Ou
     RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, name, space, buffer_count, -1, [&](Entry& e, const IrIndex& index) {
       StoreOutputs(e, inst, outputs, groups[g], index);
     }));
+  }
+  return Status::Ok();
+}
+
+// One launch (or two, split) per reduction of a mixed kernel, then one per shape of the
+// outputs that need no reduction.
+Status GpuKernelEmitter::EmitMixedReductions(const Instruction& inst, const MixedReductions& mixed,
+                                             const std::vector<OutputLeaf>& outputs, GpuKernel* kernel) {
+  for (const ReductionInfo& info : mixed.reductions) RETURN_IF_ERROR(EmitReduction(inst, info, outputs, kernel));
+  std::vector<std::vector<int64_t>> groups;
+  for (int64_t m : mixed.loop_outputs) {
+    bool placed = false;
+    for (auto& g : groups) {
+      if (outputs[static_cast<size_t>(g[0])].shape.dimensions() == outputs[static_cast<size_t>(m)].shape.dimensions()) {
+        g.push_back(m);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) groups.push_back({m});
+  }
+  const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Shape& space = outputs[static_cast<size_t>(groups[g][0])].shape;
+    RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, kernel->name + "_loop" + std::to_string(g), space, buffer_count, -1,
+                                  [&](Entry& e, const IrIndex& index) { StoreOutputs(e, inst, outputs, groups[g], index); }));
   }
   return Status::Ok();
 }

@@ -50,7 +50,22 @@ struct ReductionInfo {
   // fusion is one pass over the operand instead of a loop kernel plus a reduction that
   // one thread per output would run serially.
   std::vector<int64_t> loop_outputs;
+  // The outputs this reduction writes; empty: every output that is not a loop output. A
+  // kernel with several reductions of different dimensions (MixedReductions) runs one
+  // per group, each writing its own members, launch names told apart by launch_suffix.
+  std::vector<int64_t> members;
+  std::string launch_suffix;
 };
+
+// A multi-output fusion whose reductions differ in dimensions (a loss's row reduction and
+// a bias gradient's column reduction): each reduction with the outputs that are it or its
+// epilogue (depending on no other reduction, of its result's shape), and the outputs that
+// depend on no reduction. nullopt when an output fits neither.
+struct MixedReductions {
+  std::vector<ReductionInfo> reductions;
+  std::vector<int64_t> loop_outputs;
+};
+std::optional<MixedReductions> AnalyzeMixedReductions(const Instruction& inst, const std::vector<OutputLeaf>& outputs);
 
 // The reduction `inst` is built around, when it is one: every output of the kernel
 // shaped like the heroes' result, or like their operand without depending on them (see
@@ -256,6 +271,8 @@ class GpuKernelEmitter {
   // Reductions that keep the operand's minor dimension: 32 consecutive outputs per block
   // (coalesced reads along it), 8 threads per output striding over the reduced elements,
   // folded through shared memory.
+  Status EmitMixedReductions(const Instruction& inst, const MixedReductions& mixed, const std::vector<OutputLeaf>& outputs,
+                             GpuKernel* kernel);
   Status EmitFoldKernel(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
                         GpuKernel* kernel, int64_t splits, const std::vector<int64_t>& offsets, int64_t buffer_count);
   Status EmitColumnReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,

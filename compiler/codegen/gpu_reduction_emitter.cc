@@ -223,9 +223,11 @@ void GpuKernelEmitter::FinishOutputs(Entry& e, const Instruction& inst, const Re
     e.emitter->BindValues(hero, result);
     flat += static_cast<size_t>(n);
   }
-  std::vector<int64_t> members;
-  for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) {
-    if (!Contains(info.loop_outputs, m)) members.push_back(m);
+  std::vector<int64_t> members = info.members;
+  if (members.empty()) {
+    for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) {
+      if (!Contains(info.loop_outputs, m)) members.push_back(m);
+    }
   }
   StoreOutputs(e, inst, outputs, members, Delinearize(b, o, OutputDims(info)));
   for (const Instruction* hero : info.heroes) e.emitter->Unbind(hero);
@@ -278,14 +280,14 @@ Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionI
   std::vector<int64_t> offsets;
   if (split) {
     offsets = PartialOffsets(info, info.outputs * splits, &scratch_bytes);
-    kernel->scratch_bytes = scratch_bytes;
+    kernel->scratch_bytes = std::max(kernel->scratch_bytes, scratch_bytes);
   }
   const int64_t buffer_count = operand_count + n_outputs + (split ? 1 : 0);
   if (split) {
     // Phase 1: block (o, g) folds its chunk of row o into partials[o * splits + g].
     const int64_t chunk = CeilDiv(info.length, splits);
     GpuLaunch launch;
-    launch.function = kernel->name + "_partials";
+    launch.function = kernel->name + info.launch_suffix + "_partials";
     launch.block = {kBlock, 1, 1};
     launch.grid = {info.outputs * splits, 1, 1};
     Entry e = BeginEntry(inst, launch.function, buffer_count, 0, kBlock);
@@ -331,7 +333,8 @@ Status GpuKernelEmitter::EmitFoldKernel(const Instruction& inst, const Reduction
   const std::vector<llvm::Type*> types = ValueTypes(info);
   const int64_t length = split ? splits : info.length;
   GpuLaunch launch;
-  ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + "_kernel", buffer_count, info.outputs, length, &launch));
+  ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + info.launch_suffix + "_kernel", buffer_count,
+                                                info.outputs, length, &launch));
   Entry& e = rg.e;
   llvm::IRBuilder<>& b = *e.b;
   const int64_t group = rg.group, groups = rg.groups;
@@ -462,12 +465,12 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
   std::vector<int64_t> offsets;
   if (split) {
     offsets = PartialOffsets(info, info.outputs * splits, &scratch_bytes);
-    kernel->scratch_bytes = scratch_bytes;
+    kernel->scratch_bytes = std::max(kernel->scratch_bytes, scratch_bytes);
   }
   const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size()) + (split ? 1 : 0);
   const int64_t chunk = CeilDiv(info.length, splits);
   GpuLaunch launch;
-  launch.function = kernel->name + (split ? "_partials" : "_kernel");
+  launch.function = kernel->name + info.launch_suffix + (split ? "_partials" : "_kernel");
   launch.block = {kBlock, 1, 1};
   launch.grid = {column_blocks * splits, 1, 1};
   if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many outputs for one launch");

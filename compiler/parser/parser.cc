@@ -494,7 +494,7 @@ void ModuleParser::ResolveOperands(Computation* comp) {
                                              tuple->shape().tuple_shapes(p.tuple_index));
     gte->mutable_attrs().tuple_index = p.tuple_index;
     gte->mutable_attrs().printed_as_tuple_operand = true;
-    gte->set_location(c_.LocationOf(p.offset));
+    gte->set_location(tuple->location());  // defined where its tuple is (no line of its own)
     gte->AppendOperand(tuple);
     Instruction* made = comp->AddInstruction(std::move(gte));
     names_[made->name()] = made;

@@ -221,6 +221,47 @@ ENTRY e {
   }
 }
 
+// Reductions of different dimensions in one multi-output fusion (a softmax cross-entropy's
+// per-example row sum beside its bias gradient's column sum and an updated bias): one
+// reduction launch each, with their epilogues, and a loop for the elementwise output.
+TEST(GpuEmulatorTest, MixedReductionsInOneFusion) {
+  const std::string text = WithReducers(R"(
+fused {
+  b = f32[10] parameter(0)
+  x = f32[600,10] parameter(1)
+  y = f32[600,10] parameter(2)
+  g = f32[600,10] multiply(x, y)
+  zero = f32[] constant(0)
+  col = f32[10] reduce(g, zero), dimensions={0}, to_apply=add_f32
+  lr = f32[10] broadcast(zero), dimensions={}
+  step = f32[10] multiply(col, lr)
+  nb = f32[10] subtract(b, step)
+  e = f32[600,10] exponential(y)
+  row = f32[600] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  ROOT t = (f32[600,10], f32[10], f32[600]) tuple(g, nb, row)
+}
+
+ENTRY e {
+  b = f32[10] parameter(0)
+  x = f32[600,10] parameter(1)
+  y = f32[600,10] parameter(2)
+  ROOT f = (f32[600,10], f32[10], f32[600]) fusion(b, x, y), kind=kInput, calls=fused
+}
+)");
+  ExpectEmulatorMatchesInterpreter(text);
+  auto parsed = ParseModule(text);
+  ASSERT_TRUE(parsed.ok());
+  auto optimized = passes::OptimizeForBackend(**parsed, true);
+  ASSERT_TRUE(optimized.ok());
+  auto code = CompileForGpu(**optimized);
+  ASSERT_TRUE(code.ok()) << code.status().message();
+  ASSERT_EQ((*code)->kernels().size(), 1u);
+  EXPECT_EQ((*code)->kernels()[0]->kind_name, "reduction(mixed)");
+  for (const GpuLaunch& launch : (*code)->kernels()[0]->launches) {
+    EXPECT_GE(launch.grid[0] * launch.block[0], 10 * 8) << launch.function << ": no reduction on one thread per output";
+  }
+}
+
 TEST(GpuEmulatorTest, ColumnReduction) {
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
 ENTRY e {

@@ -147,7 +147,8 @@ TEST(SourceMapTest, MultiOutputFusionsOfMnist) {
   const KernelSource* fusion5 = map->FindKernel("fusion.5");
   ASSERT_NE(fusion5, nullptr);
   EXPECT_EQ(fusion5->cpu_functions, (std::vector<std::string>{"fusion.5.kernel0", "fusion.5.kernel1"}));
-  EXPECT_EQ(fusion5->ptx_entries, (std::vector<std::string>{"fusion_5_kernel0", "fusion_5_kernel1"}));
+  // On the GPU the bias gradient's reduction also writes the elementwise output: one entry.
+  EXPECT_EQ(fusion5->ptx_entries, (std::vector<std::string>{"fusion_5_kernel"}));
   for (const std::string& f : fusion5->cpu_functions) {
     ExpectDefinedAt(*fusion5, f, "llvm_ir", llvm_ir, "define void @" + f + "(");
   }
