@@ -239,6 +239,8 @@ class GpuKernelEmitter {
 
   // Byte offsets of each flattened value's partials array (and of the valid bytes) in
   // scratch, `rows` entries each.
+  void StorePartial(Entry& e, const ReductionInfo& info, const Accumulator& acc, llvm::Value* scratch,
+                    const std::vector<int64_t>& offsets, llvm::Value* row);
   std::vector<int64_t> PartialOffsets(const ReductionInfo& info, int64_t rows, int64_t* total);
 
   llvm::Value* PartialAddress(llvm::IRBuilder<>& b, llvm::Value* scratch, int64_t offset, llvm::Type* t, llvm::Value* row);

@@ -241,6 +241,21 @@ void GpuKernelEmitter::FoldAndStore(Entry& e, const Instruction& inst, const Red
   if (!info.loop_outputs.empty()) StoreOutputs(e, inst, outputs, info.loop_outputs, index);
 }
 
+// Writes the accumulator (values, then its valid flag) into partials row `row` of scratch.
+void GpuKernelEmitter::StorePartial(Entry& e, const ReductionInfo& info, const Accumulator& acc, llvm::Value* scratch,
+                                    const std::vector<int64_t>& offsets, llvm::Value* row) {
+  llvm::IRBuilder<>& b = *e.b;
+  const std::vector<llvm::Type*> types = ValueTypes(info);
+  std::vector<llvm::Value*> values = Load(e, acc);
+  for (size_t v = 0; v < values.size(); ++v) {
+    llvm::Value* x = values[v];
+    if (x->getType()->isIntegerTy(1)) x = b.CreateZExt(x, b.getInt8Ty());
+    b.CreateStore(x, PartialAddress(b, scratch, offsets[v], types[v], row));
+  }
+  b.CreateStore(b.CreateZExt(b.CreateLoad(b.getInt1Ty(), acc.valid), b.getInt8Ty()),
+                PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row));
+}
+
 std::vector<int64_t> GpuKernelEmitter::PartialOffsets(const ReductionInfo& info, int64_t rows, int64_t* total) {
   const llvm::DataLayout& layout = module_.getDataLayout();
   std::vector<int64_t> offsets;
@@ -308,16 +323,8 @@ Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionI
     });
     GroupReduce(e, info, acc, kBlock, 1, b.getInt64(0), lane, launch.function);
     llvm::Value* scratch = e.buffer(buffer_count - 1);
-    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "write_partial", [&] {
-      std::vector<llvm::Value*> values = Load(e, acc);
-      for (size_t v = 0; v < values.size(); ++v) {
-        llvm::Value* x = values[v];
-        if (x->getType()->isIntegerTy(1)) x = b.CreateZExt(x, b.getInt8Ty());
-        b.CreateStore(x, PartialAddress(b, scratch, offsets[v], types[v], row));
-      }
-      b.CreateStore(b.CreateZExt(b.CreateLoad(b.getInt1Ty(), acc.valid), b.getInt8Ty()),
-                    PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row));
-    });
+    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "write_partial",
+       [&] { StorePartial(e, info, acc, scratch, offsets, row); });
     RETURN_IF_ERROR(EndEntry(e));
     kernel->launches.push_back(launch);
   }
@@ -516,16 +523,7 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
       FinishOutputs(e, inst, info, acc, outputs, o);
       return;
     }
-    llvm::Value* scratch = e.buffer(buffer_count - 1);
-    llvm::Value* row = b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), g);
-    std::vector<llvm::Value*> values = Load(e, acc);
-    for (size_t v = 0; v < values.size(); ++v) {
-      llvm::Value* x = values[v];
-      if (x->getType()->isIntegerTy(1)) x = b.CreateZExt(x, b.getInt8Ty());
-      b.CreateStore(x, PartialAddress(b, scratch, offsets[v], types[v], row));
-    }
-    b.CreateStore(b.CreateZExt(b.CreateLoad(b.getInt1Ty(), acc.valid), b.getInt8Ty()),
-                  PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row));
+    StorePartial(e, info, acc, e.buffer(buffer_count - 1), offsets, b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), g));
   });
   RETURN_IF_ERROR(EndEntry(e));
   kernel->launches.push_back(launch);

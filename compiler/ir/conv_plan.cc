@@ -43,17 +43,11 @@ ConvTensorView ViewOf(const Shape& shape, int64_t outer, int64_t feature, const 
   return v;
 }
 
+// cuDNN plans take the half types and f32 (not f64).
 std::optional<GemmDataType> ConvType(PrimitiveType type) {
-  switch (type) {
-    case PrimitiveType::kF16:
-      return GemmDataType::kF16;
-    case PrimitiveType::kBF16:
-      return GemmDataType::kBF16;
-    case PrimitiveType::kF32:
-      return GemmDataType::kF32;
-    default:
-      return std::nullopt;
-  }
+  std::optional<GemmDataType> t = GemmDataTypeOf(type);
+  if (t == GemmDataType::kF64) return std::nullopt;
+  return t;
 }
 
 StatusOr<ConvPlan> Plan(const Window& window, const ConvolutionDimensionNumbers& dn, int64_t feature_groups,

@@ -10,7 +10,9 @@ namespace {
 
 Status NoPlan(const std::string& why) { return Unimplemented("no cuBLAS plan: " + why); }
 
-std::optional<GemmDataType> DataTypeOf(PrimitiveType type) {
+}  // namespace
+
+std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type) {
   switch (type) {
     case PrimitiveType::kF16:
       return GemmDataType::kF16;
@@ -24,6 +26,8 @@ std::optional<GemmDataType> DataTypeOf(PrimitiveType type) {
       return std::nullopt;
   }
 }
+
+namespace {
 
 bool Ascending(const std::vector<int64_t>& dims) {
   for (size_t i = 1; i < dims.size(); ++i) {
@@ -132,9 +136,9 @@ StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Sha
   // The result is [batch..., lhs free..., rhs free...]: row-major [batch, M, N].
   if (out.ElementCount() != batch * l.free * r.free) return NoPlan("the result's size is not batch x M x N");
 
-  const std::optional<GemmDataType> lt = DataTypeOf(lhs.element_type());
-  const std::optional<GemmDataType> rt = DataTypeOf(rhs.element_type());
-  const std::optional<GemmDataType> ct = DataTypeOf(out.element_type());
+  const std::optional<GemmDataType> lt = GemmDataTypeOf(lhs.element_type());
+  const std::optional<GemmDataType> rt = GemmDataTypeOf(rhs.element_type());
+  const std::optional<GemmDataType> ct = GemmDataTypeOf(out.element_type());
   if (!lt || !rt || !ct || *lt != *rt) {
     return NoPlan("element types " + std::string(PrimitiveTypeName(lhs.element_type())) + " x " +
                   std::string(PrimitiveTypeName(rhs.element_type())) + " -> " +

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "compiler/ir/library_calls.h"
@@ -75,6 +76,8 @@ StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Sha
 StatusOr<GemmPlan> PlanGemmCall(const Instruction& instruction, const GemmPlanOptions& options = {});
 
 std::string_view GemmDataTypeName(GemmDataType type);
+// f16, bf16, f32, f64 as library data types; nullopt for any other element type.
+std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type);
 
 // Runs `plan` on the host exactly as cuBLAS defines its strided batched GEMM (column-major
 // buffers, op(A) and op(B), leading dimensions, batch strides, alpha and beta), summing in

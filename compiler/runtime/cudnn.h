@@ -33,6 +33,7 @@ class Cudnn {
     int64_t packed_kernel_bytes() const { return packed_kernel_bytes_; }
     // "implicit precomputed GEMM" etc.
     const std::string& algorithm() const { return algorithm_; }
+    int64_t flops() const { return plan_.flops; }
 
    private:
     friend class Cudnn;

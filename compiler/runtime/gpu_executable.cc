@@ -423,31 +423,11 @@ class GpuExecutable::Frame {
       if (c[0] != out[0]) RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(out[0], c[0], out_bytes));
     }
     if (plan.empty) return Status::Ok();
-    profiler::KernelLaunch report;
-    const std::string routine = "cuBLAS " + plan.ToString();
-    report.kernel = routine;
-    report.hlo = inst.name();
-    report.computation = inst.parent() != nullptr ? std::string_view(inst.parent()->name()) : std::string_view();
-    report.kind = "library(cuBLAS gemm)";
-    report.bytes_read = ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
-                        (plan.beta != 0 ? out_bytes : 0);
-    report.bytes_written = out_bytes;
-    report.flops = plan.flops;
-    report.iteration = options_.iteration;
-    const bool timed = TimeEachKernel();
-    if (timed) RETURN_IF_ERROR(ctx_.Synchronize());
-    if (options_.observer != nullptr) options_.observer->OnLibraryCallBegin(report);
-    const int64_t start = profiler::NowNs();
-    Status queued = exe_.programs_->cublas->Gemm(plan, lhs[0], rhs[0], out[0]);
-    if (options_.observer != nullptr) options_.observer->OnLibraryCallEnd();
-    if (!queued.ok()) return queued.WithPrefix(inst.name() + ": ");
-    ++library_calls_;
-    if (timed) {
-      Status done = ctx_.Synchronize();
-      if (!done.ok()) return done.WithPrefix(inst.name() + " (cuBLAS): ");
-      options_.observer->OnKernel(report, start, profiler::NowNs(), 0);
-    }
-    return Status::Ok();
+    return RunLibraryCall(inst, "cuBLAS " + plan.ToString(), "library(cuBLAS gemm)",
+                          ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
+                              (plan.beta != 0 ? out_bytes : 0),
+                          out_bytes, plan.flops, "cuBLAS",
+                          [&] { return exe_.programs_->cublas->Gemm(plan, lhs[0], rhs[0], out[0]); });
   }
 
   // A convolution library call through cuDNN (the kernel packed first when its view is
@@ -460,36 +440,43 @@ class GpuExecutable::Frame {
       return Internal(inst.name() + ": a convolution's operands and value must be single arrays");
     }
     const Shape& value = inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape();
+    return RunLibraryCall(inst, "cuDNN " + conv.algorithm(), "library(cuDNN conv)",
+                          ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()),
+                          ArrayBytes(value), conv.flops(), "cuDNN", [&] {
+                            return exe_.programs_->cudnn->Forward(conv, x[0], w[0], out[0],
+                                                                  exe_.programs_->cudnn_packed_kernel.ptr(),
+                                                                  exe_.programs_->cudnn_workspace.ptr());
+                          });
+  }
+
+  // Queues one library call (`queue`) between the observer's begin and end, counts it,
+  // and with host timing reports it as one kernel named `routine`.
+  Status RunLibraryCall(const Instruction& inst, const std::string& routine, std::string_view kind,
+                        int64_t bytes_read, int64_t bytes_written, int64_t flops, const char* library,
+                        const std::function<Status()>& queue) {
     profiler::KernelLaunch report;
-    const std::string routine = "cuDNN " + conv.algorithm();
     report.kernel = routine;
     report.hlo = inst.name();
     report.computation = inst.parent() != nullptr ? std::string_view(inst.parent()->name()) : std::string_view();
-    report.kind = "library(cuDNN conv)";
-    report.bytes_read = ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape());
-    report.bytes_written = ArrayBytes(value);
-    report.flops = ConvFlops(inst);
+    report.kind = kind;
+    report.bytes_read = bytes_read;
+    report.bytes_written = bytes_written;
+    report.flops = flops;
     report.iteration = options_.iteration;
     const bool timed = TimeEachKernel();
     if (timed) RETURN_IF_ERROR(ctx_.Synchronize());
     if (options_.observer != nullptr) options_.observer->OnLibraryCallBegin(report);
     const int64_t start = profiler::NowNs();
-    Status queued = exe_.programs_->cudnn->Forward(conv, x[0], w[0], out[0], exe_.programs_->cudnn_packed_kernel.ptr(),
-                                                   exe_.programs_->cudnn_workspace.ptr());
+    Status queued = queue();
     if (options_.observer != nullptr) options_.observer->OnLibraryCallEnd();
     if (!queued.ok()) return queued.WithPrefix(inst.name() + ": ");
     ++library_calls_;
     if (timed) {
       Status done = ctx_.Synchronize();
-      if (!done.ok()) return done.WithPrefix(inst.name() + " (cuDNN): ");
+      if (!done.ok()) return done.WithPrefix(inst.name() + " (" + library + "): ");
       options_.observer->OnKernel(report, start, profiler::NowNs(), 0);
     }
     return Status::Ok();
-  }
-
-  int64_t ConvFlops(const Instruction& inst) const {
-    auto plan = PlanConvolution(inst);
-    return plan.ok() ? plan->flops : 0;
   }
 
   GpuExecutable& exe_;
