@@ -2,6 +2,7 @@
 #include "compiler/ir/conv_plan.h"
 
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/library_calls.h"
@@ -48,6 +49,34 @@ std::optional<GemmDataType> ConvType(PrimitiveType type) {
   std::optional<GemmDataType> t = GemmDataTypeOf(type);
   if (t == GemmDataType::kF64) return std::nullopt;
   return t;
+}
+
+ConvTensorView Swapped(ConvTensorView v) {
+  std::swap(v.dims[0], v.dims[1]);
+  std::swap(v.strides[0], v.strides[1]);
+  return v;
+}
+
+// A convolution whose window (the output gradient) is larger than its result, with one
+// group, is the weight gradient of a forward convolution when the shapes agree: x = the
+// input with N and C swapped, dy = the kernel with N and K swapped, dw = the result with C
+// and K swapped, the same padding, stride = this window's dilation and dilation = its
+// stride. Rewrites `plan` into that backward-filter call (same result, same flops).
+void AsBackwardFilterIfWeightGradient(ConvPlan& plan) {
+  if (plan.groups != 1 || plan.kernel.dims[2] * plan.kernel.dims[3] <= plan.output.dims[2] * plan.output.dims[3]) return;
+  for (int i = 2; i < 4; ++i) {
+    const int s = i - 2;
+    // Forward: x spatial H, filter R (the result's), stride = our dilation, dilation = our stride.
+    const int64_t effective = (plan.output.dims[i] - 1) * plan.stride[s] + 1;
+    const int64_t extent = plan.input.dims[i] + 2 * plan.padding[s] - effective;
+    if (extent < 0 || extent / plan.dilation[s] + 1 != plan.kernel.dims[i]) return;
+  }
+  const ConvTensorView dy = Swapped(plan.kernel);
+  plan.kernel = Swapped(plan.output);
+  plan.output = dy;
+  plan.input = Swapped(plan.input);
+  std::swap(plan.stride, plan.dilation);
+  plan.call = ConvCall::kBackwardFilter;
 }
 
 StatusOr<ConvPlan> Plan(const Window& window, const ConvolutionDimensionNumbers& dn, int64_t feature_groups,
@@ -110,42 +139,74 @@ StatusOr<ConvPlan> Plan(const Window& window, const ConvolutionDimensionNumbers&
   }
   plan.type = *type;
   plan.tf32 = *type == GemmDataType::kF32 && options.allow_tf32;
-  // A weight gradient: a window (the output gradient) larger than the result, one group,
-  // and the forward convolution it differentiates consistent with the shapes.
-  if (feature_groups == 1 &&
-      plan.kernel.dims[2] * plan.kernel.dims[3] > plan.output.dims[2] * plan.output.dims[3]) {
-    bool consistent = true;
-    for (int i = 2; i < 4; ++i) {
-      const int s = i - 2;
-      // Forward: x spatial H, filter R (the result's), stride = our dilation, dilation = our stride.
-      const int64_t effective = (plan.output.dims[i] - 1) * plan.stride[s] + 1;
-      const int64_t extent = plan.input.dims[i] + 2 * plan.padding[s] - effective;
-      consistent = consistent && extent >= 0 && extent / plan.dilation[s] + 1 == plan.kernel.dims[i];
-    }
-    plan.backward_filter = consistent;
-  }
-  plan.kernel_elements = plan.kernel.dims[0] * plan.kernel.dims[1] * plan.kernel.dims[2] * plan.kernel.dims[3];
   plan.flops = 2 * plan.output.dims[0] * plan.output.dims[1] * plan.output.dims[2] * plan.output.dims[3] *
                plan.kernel.dims[1] * plan.kernel.dims[2] * plan.kernel.dims[3];
+  if (options.weight_gradients_as_backward_filter) AsBackwardFilterIfWeightGradient(plan);
+  plan.kernel_elements = plan.kernel.dims[0] * plan.kernel.dims[1] * plan.kernel.dims[2] * plan.kernel.dims[3];
   return plan;
 }
 
 }  // namespace
 
+std::string_view ConvCallName(ConvCall call) {
+  switch (call) {
+    case ConvCall::kForward:
+      return "cudnnConvolutionForward";
+    case ConvCall::kBackwardData:
+      return "cudnnConvolutionBackwardData";
+    case ConvCall::kBackwardFilter:
+      return "cudnnConvolutionBackwardFilter";
+  }
+  return "?";
+}
+
+std::string_view FilterLayoutName(FilterLayout layout) { return layout == FilterLayout::kKrsc ? "KRSC" : "KCRS"; }
+
+ConvTensorView PackedFilter(const ConvTensorView& kernel, FilterLayout layout) {
+  ConvTensorView packed = kernel;
+  const auto& d = kernel.dims;
+  if (layout == FilterLayout::kKcrs) {
+    packed.strides = {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
+  } else {
+    packed.strides = {d[2] * d[3] * d[1], 1, d[3] * d[1], d[1]};
+  }
+  return packed;
+}
+
+namespace {
+
+// Two views address the same elements alike (strides of size-1 dimensions never count).
+bool SameAddressing(const ConvTensorView& a, const ConvTensorView& b) {
+  for (int i = 0; i < 4; ++i) {
+    if (a.dims[i] != b.dims[i] || (a.dims[i] > 1 && a.strides[i] != b.strides[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+FilterLayout PreferredFilterLayout(const ConvPlan& plan) {
+  for (FilterLayout layout : {FilterLayout::kKcrs, FilterLayout::kKrsc}) {
+    if (SameAddressing(plan.kernel, PackedFilter(plan.kernel, layout))) return layout;
+  }
+  const bool channel_minor = plan.input.dims[1] > 1 && plan.input.strides[1] == 1;
+  return channel_minor ? FilterLayout::kKrsc : FilterLayout::kKcrs;
+}
+
 std::string ConvPlan::ToString() const {
-  char buf[320];
+  char buf[360];
   std::snprintf(buf, sizeof(buf),
-                "cudnnConvolutionForward x[N=%lld,C=%lld,H=%lld,W=%lld] w[K=%lld,C=%lld,R=%lld,S=%lld] pad %lldx%lld "
-                "stride %lldx%lld dilation %lldx%lld groups %lld %s%s%s",
-                static_cast<long long>(input.dims[0]), static_cast<long long>(input.dims[1]),
-                static_cast<long long>(input.dims[2]), static_cast<long long>(input.dims[3]),
-                static_cast<long long>(kernel.dims[0]), static_cast<long long>(kernel.dims[1]),
-                static_cast<long long>(kernel.dims[2]), static_cast<long long>(kernel.dims[3]),
-                static_cast<long long>(padding[0]), static_cast<long long>(padding[1]),
-                static_cast<long long>(stride[0]), static_cast<long long>(stride[1]),
-                static_cast<long long>(dilation[0]), static_cast<long long>(dilation[1]),
-                static_cast<long long>(groups), std::string(GemmDataTypeName(type)).c_str(), tf32 ? " tf32" : "",
-                backward_filter ? " (as cudnnConvolutionBackwardFilter)" : "");
+                "%s x[N=%lld,C=%lld,H=%lld,W=%lld] w[K=%lld,C=%lld,R=%lld,S=%lld] pad %lldx%lld "
+                "stride %lldx%lld dilation %lldx%lld groups %lld %s%s",
+                std::string(ConvCallName(call)).c_str(), static_cast<long long>(input.dims[0]),
+                static_cast<long long>(input.dims[1]), static_cast<long long>(input.dims[2]),
+                static_cast<long long>(input.dims[3]), static_cast<long long>(kernel.dims[0]),
+                static_cast<long long>(kernel.dims[1]), static_cast<long long>(kernel.dims[2]),
+                static_cast<long long>(kernel.dims[3]), static_cast<long long>(padding[0]),
+                static_cast<long long>(padding[1]), static_cast<long long>(stride[0]),
+                static_cast<long long>(stride[1]), static_cast<long long>(dilation[0]),
+                static_cast<long long>(dilation[1]), static_cast<long long>(groups),
+                std::string(GemmDataTypeName(type)).c_str(), tf32 ? " tf32" : "");
   return buf;
 }
 
@@ -155,66 +216,110 @@ StatusOr<ConvPlan> PlanConvolutionShapes(const Window& window, const Convolution
   return Plan(window, dn, feature_groups, batch_groups, x, w, y, options);
 }
 
-StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options) {
-  if (conv.operand_count() < 2) return NoPlan(conv.name() + " has no two operands");
-  const Shape& x = conv.operand(0)->shape();
-  const Shape& w = conv.operand(1)->shape();
-  if (conv.opcode() == Opcode::kConvolution) {
-    const InstructionAttributes& attrs = conv.attrs();
-    if (!attrs.window || !attrs.convolution_dimension_numbers) return NoPlan(conv.name() + " has no window or dim_labels");
-    StatusOr<ConvPlan> plan = Plan(*attrs.window, *attrs.convolution_dimension_numbers, attrs.feature_group_count,
-                                   attrs.batch_group_count, x, w, conv.shape(), options);
-    if (!plan.ok()) return plan.status().WithPrefix(conv.name() + ": ");
-    return plan;
-  }
+namespace {
+
+// XLA's convolution calls: the forward convolution they are about, planned from the
+// shapes in its roles (see ConvCall).
+StatusOr<ConvPlan> PlanLibraryConvolution(const Instruction& conv, ConvPlanOptions options) {
   ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(conv));
-  if (call.kind != LibraryCallKind::kConvForward) {
-    return NoPlan(conv.name() + ": " + call.target + " is not a plain forward convolution");
-  }
   if (call.conv_result_scale != 1 || call.activation != ConvActivation::kNone) {
     return NoPlan(conv.name() + ": a scaled or activated convolution");
   }
-  StatusOr<ConvPlan> plan = Plan(call.window, call.conv, call.feature_group_count, call.batch_group_count, x, w,
-                                 call.result, options);
+  const Shape& a = conv.operand(0)->shape();
+  const Shape& b = conv.operand(1)->shape();
+  options.weight_gradients_as_backward_filter = false;  // the call says which it is
+  StatusOr<ConvPlan> plan = Unimplemented("");
+  switch (call.kind) {
+    case LibraryCallKind::kConvForward:
+      plan = Plan(call.window, call.conv, call.feature_group_count, call.batch_group_count, a, b, call.result, options);
+      break;
+    case LibraryCallKind::kConvBackwardInput:  // (dy, w) -> dx
+      plan = Plan(call.window, call.conv, call.feature_group_count, call.batch_group_count, call.result, b, a, options);
+      if (plan.ok()) plan->call = ConvCall::kBackwardData;
+      break;
+    case LibraryCallKind::kConvBackwardFilter:  // (x, dy) -> dw
+      plan = Plan(call.window, call.conv, call.feature_group_count, call.batch_group_count, a, call.result, b, options);
+      if (plan.ok()) plan->call = ConvCall::kBackwardFilter;
+      break;
+    default:
+      return NoPlan(conv.name() + ": " + call.target + " (a fused bias and activation) has no plain cuDNN call here");
+  }
   if (!plan.ok()) return plan.status().WithPrefix(conv.name() + ": ");
   return plan;
 }
 
-Status RunConvPlanOnHost(const ConvPlan& plan, const void* x_data, const void* w_data, void* y_data) {
+}  // namespace
+
+StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options) {
+  if (conv.operand_count() < 2) return NoPlan(conv.name() + " has no two operands");
+  if (conv.opcode() != Opcode::kConvolution) return PlanLibraryConvolution(conv, options);
+  const InstructionAttributes& attrs = conv.attrs();
+  if (!attrs.window || !attrs.convolution_dimension_numbers) return NoPlan(conv.name() + " has no window or dim_labels");
+  StatusOr<ConvPlan> plan = Plan(*attrs.window, *attrs.convolution_dimension_numbers, attrs.feature_group_count,
+                                 attrs.batch_group_count, conv.operand(0)->shape(), conv.operand(1)->shape(),
+                                 conv.shape(), options);
+  if (!plan.ok()) return plan.status().WithPrefix(conv.name() + ": ");
+  return plan;
+}
+
+namespace {
+
+int64_t At(const ConvTensorView& v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return a * v.strides[0] + b * v.strides[1] + c * v.strides[2] + d * v.strides[3];
+}
+
+int64_t Dense(const ConvTensorView& v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return ((a * v.dims[1] + b) * v.dims[2] + c) * v.dims[3] + d;
+}
+
+}  // namespace
+
+Status RunConvPlanOnHost(const ConvPlan& plan, const void* operand0, const void* operand1, void* result) {
   if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32 plans only");
-  const auto* x = static_cast<const float*>(x_data);
-  const auto* w = static_cast<const float*>(w_data);
-  auto* y = static_cast<float*>(y_data);
-  const ConvTensorView& xi = plan.input;
-  const ConvTensorView& wk = plan.kernel;
-  const ConvTensorView& yo = plan.output;
-  const int64_t k_per_group = wk.dims[0] / plan.groups;
-  for (int64_t n = 0; n < yo.dims[0]; ++n) {
-    for (int64_t k = 0; k < yo.dims[1]; ++k) {
-      const int64_t group = k / k_per_group;
-      for (int64_t p = 0; p < yo.dims[2]; ++p) {
-        for (int64_t q = 0; q < yo.dims[3]; ++q) {
-          double sum = 0;
-          for (int64_t c = 0; c < wk.dims[1]; ++c) {
-            const int64_t xc = group * wk.dims[1] + c;
-            for (int64_t r = 0; r < wk.dims[2]; ++r) {
-              const int64_t h = p * plan.stride[0] - plan.padding[0] + r * plan.dilation[0];
-              if (h < 0 || h >= xi.dims[2]) continue;
-              for (int64_t s = 0; s < wk.dims[3]; ++s) {
+  const auto* a = static_cast<const float*>(operand0);
+  const auto* b = static_cast<const float*>(operand1);
+  const ConvTensorView& xv = plan.input;
+  const ConvTensorView& wv = plan.kernel;
+  const ConvTensorView& yv = plan.output;
+  // The computed buffer's view, summed densely in double, then stored through the view.
+  const ConvTensorView& out = plan.call == ConvCall::kForward ? yv : plan.call == ConvCall::kBackwardData ? xv : wv;
+  std::vector<double> sum(static_cast<size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]), 0.0);
+  const int64_t k_per_group = wv.dims[0] / plan.groups;
+  // Every term x[n, c, h, v] * w[k, c', r, s] * (dy or y)[n, k, p, q] of the forward
+  // convolution, added where the call puts it.
+  for (int64_t n = 0; n < yv.dims[0]; ++n)
+    for (int64_t k = 0; k < yv.dims[1]; ++k)
+      for (int64_t p = 0; p < yv.dims[2]; ++p)
+        for (int64_t q = 0; q < yv.dims[3]; ++q)
+          for (int64_t c = 0; c < wv.dims[1]; ++c)
+            for (int64_t r = 0; r < wv.dims[2]; ++r)
+              for (int64_t s = 0; s < wv.dims[3]; ++s) {
+                const int64_t h = p * plan.stride[0] - plan.padding[0] + r * plan.dilation[0];
                 const int64_t v = q * plan.stride[1] - plan.padding[1] + s * plan.dilation[1];
-                if (v < 0 || v >= xi.dims[3]) continue;
-                sum += static_cast<double>(x[n * xi.strides[0] + xc * xi.strides[1] + h * xi.strides[2] +
-                                             v * xi.strides[3]]) *
-                       static_cast<double>(w[k * wk.strides[0] + c * wk.strides[1] + r * wk.strides[2] +
-                                             s * wk.strides[3]]);
+                if (h < 0 || h >= xv.dims[2] || v < 0 || v >= xv.dims[3]) continue;
+                const int64_t xc = k / k_per_group * wv.dims[1] + c;
+                switch (plan.call) {
+                  case ConvCall::kForward:  // a = x, b = w
+                    sum[static_cast<size_t>(Dense(yv, n, k, p, q))] +=
+                        static_cast<double>(a[At(xv, n, xc, h, v)]) * b[At(wv, k, c, r, s)];
+                    break;
+                  case ConvCall::kBackwardData:  // a = dy, b = w
+                    sum[static_cast<size_t>(Dense(xv, n, xc, h, v))] +=
+                        static_cast<double>(a[At(yv, n, k, p, q)]) * b[At(wv, k, c, r, s)];
+                    break;
+                  case ConvCall::kBackwardFilter:  // a = x, b = dy
+                    sum[static_cast<size_t>(Dense(wv, k, c, r, s))] +=
+                        static_cast<double>(a[At(xv, n, xc, h, v)]) * b[At(yv, n, k, p, q)];
+                    break;
+                }
               }
-            }
-          }
-          y[n * yo.strides[0] + k * yo.strides[1] + p * yo.strides[2] + q * yo.strides[3]] = static_cast<float>(sum);
+  auto* y = static_cast<float*>(result);
+  for (int64_t i = 0; i < out.dims[0]; ++i)
+    for (int64_t j = 0; j < out.dims[1]; ++j)
+      for (int64_t h = 0; h < out.dims[2]; ++h)
+        for (int64_t v = 0; v < out.dims[3]; ++v) {
+          y[At(out, i, j, h, v)] = static_cast<float>(sum[static_cast<size_t>(Dense(out, i, j, h, v))]);
         }
-      }
-    }
-  }
   return Status::Ok();
 }
 

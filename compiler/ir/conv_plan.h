@@ -1,25 +1,28 @@
-// How a convolution maps onto cuDNN's forward cross-correlation (cudnnConvolutionForward):
-// the input and output as 4-D NCHW tensor descriptors with explicit strides (so any HLO
-// dim_labels order of the GPU backend's row-major buffers is described in place), the
-// kernel as a strided KCRS view that cudnnTransformTensor packs first (cuDNN's filter
-// descriptors take packed layouts only), padding, strides, dilation and groups. Pure
-// arithmetic on shapes, tested on any machine (tests/compiler/ir/conv_plan_test.cc runs a
-// plan on the host as cuDNN defines it, against the interpreter).
+// How a convolution maps onto cuDNN's convolution calls (forward, backward data, backward
+// filter): x, y and the filter as 4-D NCHW tensor descriptors with explicit strides (so
+// any HLO dim_labels order of the GPU backend's row-major buffers is described in place),
+// the filter as a strided view that cudnnTransformTensor packs (cuDNN's filter
+// descriptors take packed KCRS or KRSC layouts only), padding, strides, dilation and
+// groups. Pure arithmetic on shapes, tested on any machine (tests/compiler/ir/
+// conv_plan_test.cc runs a plan on the host as cuDNN defines each call, against the
+// interpreter).
 //
 // What maps: 1 or 2 spatial dimensions (1-D as height 1); no base (lhs) dilation, no window
 // reversal, symmetric non-negative padding, batch_group_count 1, any feature_group_count;
-// f32, f16 or bf16 throughout. That covers forward convolutions and, since the strided
-// views take any dimension order, the weight-gradient convolutions jax writes as forward
-// ones (batch and feature swapped). Input gradients of strided convolutions (lhs dilation)
-// and asymmetric padding have no plan: Fusebox's own kernel runs them, and the reason is
-// in the status. Precision: f32 may use TF32 tensor cores (cuDNN's default math on
-// sm_80+, as XLA allows for DEFAULT precision); ConvPlanOptions::allow_tf32 false asks for
-// FMA math (full f32).
+// f32, f16 or bf16 throughout. That covers forward convolutions, the weight-gradient
+// convolutions jax writes as forward ones (batch and feature swapped; planned as
+// backward-filter calls) and XLA's __cudnn$convBackwardInput/Filter calls. An HLO input
+// gradient of a strided convolution (lhs dilation) has no plan of its own: the
+// conv-rewriter pass writes it as a __cudnn$convBackwardInput call first
+// (compiler/passes/library_rewriters.h). Precision: f32 may use TF32 tensor cores
+// (cuDNN's default math on sm_80+, as XLA allows for DEFAULT precision);
+// ConvPlanOptions::allow_tf32 false asks for FMA math (full f32).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/instruction.h"
@@ -32,23 +35,26 @@ struct ConvTensorView {
   std::array<int64_t, 4> strides = {1, 1, 1, 1};  // in elements, into the row-major buffer
 };
 
+// Which cuDNN call a plan makes. Every plan describes the forward convolution
+// y = conv(x, w) the call is about (input = x, kernel = w, output = y, with that
+// convolution's padding, stride and dilation); the call says which two buffers are given
+// and which one is computed:
+//   kForward:        operand 0 = x,  operand 1 = w,  result = y   (cudnnConvolutionForward)
+//   kBackwardData:   operand 0 = dy, operand 1 = w,  result = dx  (cudnnConvolutionBackwardData)
+//   kBackwardFilter: operand 0 = x,  operand 1 = dy, result = dw  (cudnnConvolutionBackwardFilter)
+enum class ConvCall { kForward, kBackwardData, kBackwardFilter };
+
 struct ConvPlan {
-  ConvTensorView input;   // x: operand 0
-  ConvTensorView kernel;  // w: operand 1 (a strided view; packed to KCRS before the call)
-  ConvTensorView output;  // y
+  ConvTensorView input;   // x (dx for kBackwardData)
+  ConvTensorView kernel;  // w (dw for kBackwardFilter): a strided view, packed around the call
+  ConvTensorView output;  // y (dy for the backward calls)
   std::array<int64_t, 2> padding = {0, 0};
   std::array<int64_t, 2> stride = {1, 1};
   std::array<int64_t, 2> dilation = {1, 1};
   int64_t groups = 1;
   GemmDataType type = GemmDataType::kF32;
   bool tf32 = true;  // f32 may use TF32 (cuDNN's default math); false: FMA math
-  // The convolution is a weight gradient (its window, the output gradient, is larger than
-  // its result): run it as cudnnConvolutionBackwardFilter of the forward convolution it
-  // differentiates, as XLA does, instead of a forward call with a huge kernel. That forward
-  // convolution has x = the input view with N and C swapped, dy = the kernel view with N
-  // and K swapped, dw = the output view with C and K swapped, the same padding, stride =
-  // this plan's dilation and dilation = this plan's stride. Same result either way.
-  bool backward_filter = false;
+  ConvCall call = ConvCall::kForward;
   int64_t kernel_elements = 0;  // K * C/groups * R * S: the packed kernel's size
   int64_t flops = 0;
 
@@ -56,21 +62,40 @@ struct ConvPlan {
   std::string ToString() const;
 };
 
+// cuDNN's filter descriptors take packed filters only, in one of two orders:
+// CUDNN_TENSOR_NCHW (K, C, R, S) or CUDNN_TENSOR_NHWC (K, R, S, C).
+enum class FilterLayout { kKcrs, kKrsc };
+
+// The kernel (filter) view packed in `layout`: same dims, packed strides.
+ConvTensorView PackedFilter(const ConvTensorView& kernel, FilterLayout layout);
+// The layout to ask cuDNN for first: the one the kernel buffer already has (no packing
+// move), else KRSC when x is channel-minor (NHWC-strided, as jax's and XLA's GPU
+// layouts are; cuDNN refuses some NHWC tensors with a KCRS filter), else KCRS.
+FilterLayout PreferredFilterLayout(const ConvPlan& plan);
+std::string_view FilterLayoutName(FilterLayout layout);
+std::string_view ConvCallName(ConvCall call);
+
 struct ConvPlanOptions {
   bool allow_tf32 = true;
+  // A convolution whose window (the output gradient) is larger than its result is a
+  // weight gradient: plan it as kBackwardFilter of the forward convolution it
+  // differentiates, as XLA does, instead of a forward call with a huge kernel. False: the
+  // forward reading (same result), for when cuDNN has no backward-filter algorithm.
+  bool weight_gradients_as_backward_filter = true;
 };
 
 // The plan of an HLO convolution `conv`, or of XLA's __cudnn$convForward call without
-// scaling or activation. Errors (kUnimplemented) say what does not map.
+// scaling or activation, or of its __cudnn$convBackwardInput / __cudnn$convBackwardFilter
+// calls. Errors (kUnimplemented) say what does not map.
 StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options = {});
 // The same from a convolution's parts: input x, kernel w, result y.
 StatusOr<ConvPlan> PlanConvolutionShapes(const Window& window, const ConvolutionDimensionNumbers& dn,
                                          int64_t feature_groups, int64_t batch_groups, const Shape& x, const Shape& w,
                                          const Shape& y, const ConvPlanOptions& options = {});
 
-// Runs `plan` on the host as cuDNN defines its forward cross-correlation (f32 only), reading
-// x and w through their strided views and writing y through its view. For the GPU emulator
-// and tests.
-Status RunConvPlanOnHost(const ConvPlan& plan, const void* x, const void* w, void* y);
+// Runs `plan` on the host as cuDNN defines its call (f32 only): the two operands read and
+// the result written through their strided views (see ConvCall for which is which). For
+// the GPU emulator and tests.
+Status RunConvPlanOnHost(const ConvPlan& plan, const void* operand0, const void* operand1, void* result);
 
 }  // namespace fusebox

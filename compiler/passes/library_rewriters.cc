@@ -103,11 +103,132 @@ std::optional<std::vector<PaddingDimension>> ExplicitPadding(const Instruction& 
   return pad;
 }
 
+namespace {
+
+constexpr const char* kConvBackendConfig =
+    R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})";
+
+// An input gradient of a strided convolution, as HLO writes it (the output gradient dy,
+// lhs-dilated by the stride, convolved with the kernel w' reversed and with its features
+// swapped), read as the __cudnn$convBackwardInput call of the forward convolution F it
+// differentiates: dx[i] = sum over (o, r) with o*s + r*d - p = i of dy[o] * w[r].
+//   F's x = the result (dx), F's y = dy, F's kernel K = w''s input feature, C = its output
+//   feature; F's stride = the lhs dilation s, dilation d the same, padding
+//   p = d*(R-1) - padding_low on both sides, and w = w' reversed over the spatial
+//   dimensions the window does not reverse already.
+// cuDNN's padding is symmetric, so dx may come out longer than the result (a high
+// padding below the low one): the call computes `padded` and a slice keeps the start.
+struct BackwardInputForm {
+  Window window;
+  ConvolutionDimensionNumbers dn;
+  std::vector<int64_t> reverse;  // kernel dimensions w' is reversed over first
+  Shape padded;                  // the call's result: dx, perhaps longer
+};
+
+std::optional<BackwardInputForm> AsBackwardInput(const Instruction& conv) {
+  const InstructionAttributes& attrs = conv.attrs();
+  if (!attrs.window || !attrs.convolution_dimension_numbers || attrs.feature_group_count != 1 ||
+      attrs.batch_group_count != 1) {
+    return std::nullopt;
+  }
+  const ConvolutionDimensionNumbers& c = *attrs.convolution_dimension_numbers;
+  BackwardInputForm f;
+  f.dn.input_batch_dimension = c.output_batch_dimension;
+  f.dn.input_feature_dimension = c.output_feature_dimension;
+  f.dn.input_spatial_dimensions = c.output_spatial_dimensions;
+  f.dn.output_batch_dimension = c.input_batch_dimension;
+  f.dn.output_feature_dimension = c.input_feature_dimension;
+  f.dn.output_spatial_dimensions = c.input_spatial_dimensions;
+  f.dn.kernel_output_feature_dimension = c.kernel_input_feature_dimension;
+  f.dn.kernel_input_feature_dimension = c.kernel_output_feature_dimension;
+  f.dn.kernel_spatial_dimensions = c.kernel_spatial_dimensions;
+  f.padded = conv.shape();
+  bool strided = false;
+  for (size_t i = 0; i < attrs.window->dimensions.size(); ++i) {
+    const WindowDimension& d = attrs.window->dimensions[i];
+    if (d.stride != 1 || d.base_dilation < 1 || d.window_dilation < 1 || d.size < 1 ||
+        i >= c.output_spatial_dimensions.size() || i >= c.input_spatial_dimensions.size()) {
+      return std::nullopt;
+    }
+    strided = strided || d.base_dilation > 1;
+    const int64_t s = d.base_dilation, span = d.window_dilation * (d.size - 1);
+    const int64_t p = span - d.padding_low;
+    if (p < 0) return std::nullopt;
+    const int64_t out = conv.operand(0)->shape().dimensions(c.input_spatial_dimensions[i]);  // O
+    const int64_t in = conv.shape().dimensions(c.output_spatial_dimensions[i]);               // I
+    const int64_t longer = std::max(in, (out - 1) * s + span + 1 - 2 * p);                     // I'
+    if (longer + 2 * p - span - 1 >= out * s) return std::nullopt;  // F would have more outputs than dy
+    f.padded.set_dimension(c.output_spatial_dimensions[i], longer);
+    WindowDimension fd;
+    fd.size = d.size;
+    fd.stride = s;
+    fd.padding_low = fd.padding_high = p;
+    fd.window_dilation = d.window_dilation;
+    f.window.dimensions.push_back(fd);
+    if (!d.window_reversal) f.reverse.push_back(c.kernel_spatial_dimensions[i]);
+  }
+  if (!strided) return std::nullopt;  // a forward cross-correlation plan covers it
+  if (!PlanConvolutionShapes(f.window, f.dn, 1, 1, f.padded, conv.operand(1)->shape(), conv.operand(0)->shape()).ok()) {
+    return std::nullopt;
+  }
+  return f;
+}
+
+Instruction* AddBefore(Instruction* conv, std::unique_ptr<Instruction> inst) {
+  if (conv->metadata() != nullptr) inst->set_metadata(*conv->metadata());
+  inst->set_location(conv->location());
+  return conv->parent()->AddInstruction(std::move(inst));
+}
+
+// Replaces `conv` by the __cudnn$convBackwardInput call `form` describes (and the
+// kernel's reverse and the result's slice where needed).
+void RewriteAsBackwardInput(Module& module, Instruction* conv, const BackwardInputForm& form) {
+  Instruction* kernel = conv->operands()[1];
+  if (!form.reverse.empty()) {
+    // reverse(reverse(w)) is w: use the operand of a reverse over exactly these dimensions.
+    std::vector<int64_t> sorted = form.reverse;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int64_t> theirs = kernel->opcode() == Opcode::kReverse ? kernel->dimensions() : std::vector<int64_t>{};
+    std::sort(theirs.begin(), theirs.end());
+    if (kernel->opcode() == Opcode::kReverse && theirs == sorted) {
+      kernel = kernel->operands()[0];
+    } else {
+      auto reverse = std::make_unique<Instruction>(Opcode::kReverse, module.UniqueName("reverse"), kernel->shape());
+      reverse->AppendOperand(kernel);
+      reverse->mutable_attrs().dimensions = sorted;
+      kernel = AddBefore(conv, std::move(reverse));
+    }
+  }
+  auto call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName("cudnn-conv-bw-input"), form.padded);
+  InstructionAttributes& attrs = call->mutable_attrs();
+  attrs.custom_call_target = "__cudnn$convBackwardInput";
+  attrs.has_custom_call_target = true;
+  attrs.window = form.window;
+  attrs.convolution_dimension_numbers = form.dn;
+  attrs.backend_config = kConvBackendConfig;
+  attrs.has_backend_config = true;
+  if (form.padded == conv->shape()) {
+    ReplaceWithCall(conv, std::move(call), {conv->operands()[0], kernel});
+    return;
+  }
+  call->AppendOperand(conv->operands()[0]);
+  call->AppendOperand(kernel);
+  Instruction* longer = AddBefore(conv, std::move(call));
+  auto slice = std::make_unique<Instruction>(Opcode::kSlice, module.UniqueName("slice"), conv->shape());
+  for (int64_t d = 0; d < conv->shape().rank(); ++d) {
+    slice->mutable_attrs().slice.push_back(SliceDimension{0, conv->shape().dimensions(d), 1});
+  }
+  ReplaceWithCall(conv, std::move(slice), {longer});
+}
+
+}  // namespace
+
 StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
   // Each convolution cuDNN runs, with the explicit input padding it needs first (empty:
   // none). Asymmetric padding (a strided SAME convolution) moves into a pad of the input,
   // as XLA does before cuDNN; the convolution keeps the symmetric part.
   std::vector<std::pair<Instruction*, std::vector<PaddingDimension>>> convs;
+  std::vector<std::pair<Instruction*, BackwardInputForm>> input_gradients;
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != Opcode::kConvolution || inst->operand_count() != 2) continue;
@@ -116,6 +237,10 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
         continue;
       }
       if (!inst->attrs().window || !inst->attrs().convolution_dimension_numbers) continue;
+      if (std::optional<BackwardInputForm> form = AsBackwardInput(*inst)) {
+        input_gradients.emplace_back(inst.get(), std::move(*form));
+        continue;
+      }
       std::optional<std::vector<PaddingDimension>> extra = ExplicitPadding(*inst);
       if (!extra) continue;
       Shape padded = inst->operand(0)->shape();
@@ -174,12 +299,12 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
     attrs.convolution_dimension_numbers = conv->attrs().convolution_dimension_numbers;
     attrs.feature_group_count = conv->attrs().feature_group_count;
     attrs.batch_group_count = conv->attrs().batch_group_count;
-    attrs.backend_config =
-        R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})";
+    attrs.backend_config = kConvBackendConfig;
     attrs.has_backend_config = true;
     ReplaceWithCall(conv, std::move(call), operands);
   }
-  return !convs.empty();
+  for (auto& [conv, form] : input_gradients) RewriteAsBackwardInput(module, conv, form);
+  return !convs.empty() || !input_gradients.empty();
 }
 
 StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& /*context*/) {

@@ -32,14 +32,21 @@ class GemmRewriter : public Pass {
 // epilogue), in XLA's JSON form.
 std::string GemmBackendConfig(const Instruction& dot);
 
-// "conv-rewriter": convolutions cuDNN can run as a forward cross-correlation
-// (compiler/ir/conv_plan.h: forward convolutions and the weight gradients jax writes as
-// forward ones) become `__cudnn$convForward` calls in XLA's form (window, dim_labels,
-// feature_group_count; backend_config {"cudnn_conv_backend_config": {...}} with scale 1 and
-// no activation), for cudnnConvolutionForward. Asymmetric padding (a strided SAME
-// convolution) moves into an explicit pad of the input first, as XLA does. Input
-// gradients of strided convolutions (lhs dilation) stay convolutions for Fusebox's own
-// kernels.
+// "conv-rewriter": convolutions cuDNN can run become calls in XLA's form (window,
+// dim_labels, feature_group_count; backend_config {"cudnn_conv_backend_config": {...}}
+// with scale 1 and no activation):
+// - forward convolutions, and the weight gradients jax writes as forward ones, become
+//   `__cudnn$convForward` calls (compiler/ir/conv_plan.h plans the weight gradients as
+//   cudnnConvolutionBackwardFilter). Asymmetric padding (a strided SAME convolution)
+//   moves into an explicit pad of the input first, as XLA does.
+// - input gradients of strided convolutions (lhs dilation, one group) become
+//   `__cudnn$convBackwardInput` calls of the forward convolution they differentiate,
+//   for cudnnConvolutionBackwardData: the window becomes that convolution's (stride =
+//   the lhs dilation, symmetric padding), the kernel is reversed first unless it is a
+//   reverse already (the two cancel), and where cuDNN's symmetric padding makes dx
+//   longer than the result a slice keeps its start.
+// Any other convolution (lhs dilation with groups, padding that fits neither form) stays
+// a convolution for Fusebox's own kernels.
 class ConvRewriter : public Pass {
  public:
   std::string_view name() const override { return "conv-rewriter"; }

@@ -24,7 +24,7 @@ namespace {
 constexpr int kDataFloat = 0, kDataHalf = 2, kDataBfloat16 = 9;
 constexpr int kDefaultMath = 0, kFmaMath = 3;
 constexpr int kCrossCorrelation = 1;
-constexpr int kTensorNchw = 0;
+constexpr int kTensorNchw = 0, kTensorNhwc = 1;
 
 // cudnnConvolutionFwdAlgoPerf_t.
 struct FwdAlgoPerf {
@@ -40,13 +40,16 @@ struct FwdAlgoPerf {
 #ifdef FUSEBOX_CHECK_CUDNN_LAYOUT
 static_assert(kDataFloat == CUDNN_DATA_FLOAT && kDataHalf == CUDNN_DATA_HALF && kDataBfloat16 == CUDNN_DATA_BFLOAT16);
 static_assert(kDefaultMath == CUDNN_DEFAULT_MATH && kFmaMath == CUDNN_FMA_MATH);
-static_assert(kCrossCorrelation == CUDNN_CROSS_CORRELATION && kTensorNchw == CUDNN_TENSOR_NCHW);
+static_assert(kCrossCorrelation == CUDNN_CROSS_CORRELATION && kTensorNchw == CUDNN_TENSOR_NCHW &&
+              kTensorNhwc == CUDNN_TENSOR_NHWC);
 static_assert(sizeof(FwdAlgoPerf) == sizeof(cudnnConvolutionFwdAlgoPerf_t));
 static_assert(offsetof(FwdAlgoPerf, memory) == offsetof(cudnnConvolutionFwdAlgoPerf_t, memory));
 static_assert(offsetof(FwdAlgoPerf, math_type) == offsetof(cudnnConvolutionFwdAlgoPerf_t, mathType));
-// The backward-filter ranking has the same layout.
+// The backward rankings have the same layout.
 static_assert(sizeof(FwdAlgoPerf) == sizeof(cudnnConvolutionBwdFilterAlgoPerf_t));
 static_assert(offsetof(FwdAlgoPerf, memory) == offsetof(cudnnConvolutionBwdFilterAlgoPerf_t, memory));
+static_assert(sizeof(FwdAlgoPerf) == sizeof(cudnnConvolutionBwdDataAlgoPerf_t));
+static_assert(offsetof(FwdAlgoPerf, memory) == offsetof(cudnnConvolutionBwdDataAlgoPerf_t, memory));
 #pragma GCC diagnostic pop
 #endif
 
@@ -69,10 +72,23 @@ const char* BackwardFilterAlgorithmName(int algo) {
   }
 }
 
-ConvTensorView Swapped(ConvTensorView v) {
-  std::swap(v.dims[0], v.dims[1]);
-  std::swap(v.strides[0], v.strides[1]);
-  return v;
+const char* BackwardDataAlgorithmName(int algo) {
+  switch (algo) {
+    case 0:
+      return "backward data 0 (non-deterministic)";
+    case 1:
+      return "backward data 1";
+    case 2:
+      return "backward data FFT";
+    case 3:
+      return "backward data FFT tiling";
+    case 4:
+      return "backward data Winograd";
+    case 5:
+      return "backward data Winograd nonfused";
+    default:
+      return "backward data";
+  }
 }
 
 const char* AlgorithmName(int algo) {
@@ -124,6 +140,10 @@ struct CudnnApi {
   int (*get_bwd_filter_workspace)(void*, void*, void*, void*, void*, int, size_t*) = nullptr;
   int (*backward_filter)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t,
                          const void*, void*, void*) = nullptr;
+  int (*get_bwd_data_algo_v7)(void*, void*, void*, void*, void*, int, int*, FwdAlgoPerf*) = nullptr;
+  int (*get_bwd_data_workspace)(void*, void*, void*, void*, void*, int, size_t*) = nullptr;
+  int (*backward_data)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t,
+                       const void*, void*, void*) = nullptr;
   std::string library;
   Status status;
 };
@@ -176,6 +196,9 @@ const CudnnApi& Api() {
     need("cudnnGetConvolutionBackwardFilterAlgorithm_v7", &a->get_bwd_filter_algo_v7);
     need("cudnnGetConvolutionBackwardFilterWorkspaceSize", &a->get_bwd_filter_workspace);
     need("cudnnConvolutionBackwardFilter", &a->backward_filter);
+    need("cudnnGetConvolutionBackwardDataAlgorithm_v7", &a->get_bwd_data_algo_v7);
+    need("cudnnGetConvolutionBackwardDataWorkspaceSize", &a->get_bwd_data_workspace);
+    need("cudnnConvolutionBackwardData", &a->backward_data);
     if (!missing.empty()) a->status = Unavailable("cuDNN unavailable (" + a->library + " lacks " + missing + ")");
     return a;
   }();
@@ -251,12 +274,76 @@ Cudnn::Convolution::~Convolution() {
   if (conv_desc_ != nullptr) api.destroy_conv(conv_desc_);
 }
 
+namespace {
+
+// The algorithm cuDNN's heuristics rank first among those whose workspace fits, for the
+// descriptors in `c`; false when none does.
+StatusOr<bool> PickAlgorithm(void* handle, void* x, void* y, void* w, void* conv,
+                             ConvCall call, int64_t max_workspace, int* algo, int64_t* workspace, std::string* name) {
+  const CudnnApi& api = Api();
+  FwdAlgoPerf perf[16] = {};
+  int returned = 0;
+  switch (call) {
+    case ConvCall::kForward:
+      FUSEBOX_CUDNN("cudnnGetConvolutionForwardAlgorithm_v7",
+                    api.get_fwd_algo_v7(handle, x, w, conv, y, 16, &returned, perf));
+      break;
+    case ConvCall::kBackwardData:
+      FUSEBOX_CUDNN("cudnnGetConvolutionBackwardDataAlgorithm_v7",
+                    api.get_bwd_data_algo_v7(handle, w, y, conv, x, 16, &returned, perf));
+      break;
+    case ConvCall::kBackwardFilter:
+      FUSEBOX_CUDNN("cudnnGetConvolutionBackwardFilterAlgorithm_v7",
+                    api.get_bwd_filter_algo_v7(handle, x, y, conv, w, 16, &returned, perf));
+      break;
+  }
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != 0) continue;
+    size_t bytes = 0;
+    int rc = 0;
+    switch (call) {
+      case ConvCall::kForward:
+        rc = api.get_fwd_workspace(handle, x, w, conv, y, perf[i].algo, &bytes);
+        *name = AlgorithmName(perf[i].algo);
+        break;
+      case ConvCall::kBackwardData:
+        rc = api.get_bwd_data_workspace(handle, w, y, conv, x, perf[i].algo, &bytes);
+        *name = BackwardDataAlgorithmName(perf[i].algo);
+        break;
+      case ConvCall::kBackwardFilter:
+        rc = api.get_bwd_filter_workspace(handle, x, y, conv, w, perf[i].algo, &bytes);
+        *name = BackwardFilterAlgorithmName(perf[i].algo);
+        break;
+    }
+    if (rc != 0 || static_cast<int64_t>(bytes) > max_workspace) continue;
+    *algo = perf[i].algo;
+    *workspace = static_cast<int64_t>(bytes);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& plan, int64_t max_workspace) {
+  const FilterLayout preferred = PreferredFilterLayout(plan);
+  const FilterLayout other = preferred == FilterLayout::kKcrs ? FilterLayout::kKrsc : FilterLayout::kKcrs;
+  StatusOr<std::unique_ptr<Convolution>> first = Prepare(plan, preferred, max_workspace);
+  if (first.ok()) return first;
+  // cuDNN supports some tensor layouts with one filter format only: try the other.
+  StatusOr<std::unique_ptr<Convolution>> second = Prepare(plan, other, max_workspace);
+  if (second.ok()) return second;
+  return Unavailable(first.status().message() + "; with a " + std::string(FilterLayoutName(other)) +
+                     " filter: " + second.status().message());
+}
+
+StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& plan, FilterLayout layout,
+                                                             int64_t max_workspace) {
   const CudnnApi& api = Api();
   RETURN_IF_ERROR(api.status);
   std::unique_ptr<Convolution> c(new Convolution());
   c->plan_ = plan;
-  c->backward_filter_ = plan.backward_filter;
+  c->layout_ = layout;
   const int type = DataType(plan.type);
   FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->x_desc_));
   FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->y_desc_));
@@ -264,100 +351,81 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
   FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->w_packed_desc_));
   FUSEBOX_CUDNN("cudnnCreateFilterDescriptor", api.create_filter(&c->w_filter_desc_));
   FUSEBOX_CUDNN("cudnnCreateConvolutionDescriptor", api.create_conv(&c->conv_desc_));
-  // Forward: x = input, y = output, the filter = the kernel view packed.
-  // Backward filter: x = input (N, C swapped), dy = kernel view (N, K swapped), the
-  // filter gradient = the output view (C, K swapped), written packed, then moved.
-  const ConvTensorView x = plan.backward_filter ? Swapped(plan.input) : plan.input;
-  const ConvTensorView y = plan.backward_filter ? Swapped(plan.kernel) : plan.output;
-  const ConvTensorView filter = plan.backward_filter ? Swapped(plan.output) : plan.kernel;
-  RETURN_IF_ERROR(SetTensor(c->x_desc_, type, x));
-  RETURN_IF_ERROR(SetTensor(c->y_desc_, type, y));
-  RETURN_IF_ERROR(SetTensor(c->w_view_desc_, type, filter));
-  ConvTensorView packed = filter;
-  packed.strides = {packed.dims[1] * packed.dims[2] * packed.dims[3], packed.dims[2] * packed.dims[3], packed.dims[3], 1};
+  // x, y (dx, dy for the backward calls) in place; the filter (or its gradient) packed in
+  // `layout` around the call, moved from or to its strided view.
+  RETURN_IF_ERROR(SetTensor(c->x_desc_, type, plan.input));
+  RETURN_IF_ERROR(SetTensor(c->y_desc_, type, plan.output));
+  RETURN_IF_ERROR(SetTensor(c->w_view_desc_, type, plan.kernel));
+  const ConvTensorView packed = PackedFilter(plan.kernel, layout);
   RETURN_IF_ERROR(SetTensor(c->w_packed_desc_, type, packed));
-  int filter_dims[4];
-  for (int i = 0; i < 4; ++i) filter_dims[i] = static_cast<int>(filter.dims[static_cast<size_t>(i)]);
-  FUSEBOX_CUDNN("cudnnSetFilterNdDescriptor", api.set_filter_nd(c->w_filter_desc_, type, kTensorNchw, 4, filter_dims));
-  const auto& stride_of = plan.backward_filter ? plan.dilation : plan.stride;
-  const auto& dilation_of = plan.backward_filter ? plan.stride : plan.dilation;
+  int filter_dims[4];  // K, C, R, S whatever the format
+  for (int i = 0; i < 4; ++i) filter_dims[i] = static_cast<int>(plan.kernel.dims[static_cast<size_t>(i)]);
+  FUSEBOX_CUDNN("cudnnSetFilterNdDescriptor",
+                api.set_filter_nd(c->w_filter_desc_, type, layout == FilterLayout::kKrsc ? kTensorNhwc : kTensorNchw,
+                                  4, filter_dims));
   const int pad[2] = {static_cast<int>(plan.padding[0]), static_cast<int>(plan.padding[1])};
-  const int stride[2] = {static_cast<int>(stride_of[0]), static_cast<int>(stride_of[1])};
-  const int dilation[2] = {static_cast<int>(dilation_of[0]), static_cast<int>(dilation_of[1])};
+  const int stride[2] = {static_cast<int>(plan.stride[0]), static_cast<int>(plan.stride[1])};
+  const int dilation[2] = {static_cast<int>(plan.dilation[0]), static_cast<int>(plan.dilation[1])};
   FUSEBOX_CUDNN("cudnnSetConvolutionNdDescriptor",
                 api.set_conv_nd(c->conv_desc_, 2, pad, stride, dilation, kCrossCorrelation, kDataFloat));
   FUSEBOX_CUDNN("cudnnSetConvolutionGroupCount", api.set_group_count(c->conv_desc_, static_cast<int>(plan.groups)));
   // Default math lets f32 use TF32 tensor cores on sm_80+; FMA math keeps full f32.
   FUSEBOX_CUDNN("cudnnSetConvolutionMathType",
                 api.set_math_type(c->conv_desc_, plan.type == GemmDataType::kF32 && !plan.tf32 ? kFmaMath : kDefaultMath));
-  FwdAlgoPerf perf[16] = {};
-  int returned = 0;
-  if (plan.backward_filter) {
-    FUSEBOX_CUDNN("cudnnGetConvolutionBackwardFilterAlgorithm_v7",
-                  api.get_bwd_filter_algo_v7(handle_, c->x_desc_, c->y_desc_, c->conv_desc_, c->w_filter_desc_, 16,
-                                             &returned, perf));
-  } else {
-    FUSEBOX_CUDNN("cudnnGetConvolutionForwardAlgorithm_v7",
-                  api.get_fwd_algo_v7(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_, 16, &returned,
-                                      perf));
-  }
-  bool found = false;
-  for (int i = 0; i < returned && !found; ++i) {
-    if (perf[i].status != 0) continue;
-    size_t bytes = 0;
-    const int rc = plan.backward_filter
-                       ? api.get_bwd_filter_workspace(handle_, c->x_desc_, c->y_desc_, c->conv_desc_, c->w_filter_desc_,
-                                                      perf[i].algo, &bytes)
-                       : api.get_fwd_workspace(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_,
-                                               perf[i].algo, &bytes);
-    if (rc != 0 || static_cast<int64_t>(bytes) > max_workspace) continue;
-    c->algo_ = perf[i].algo;
-    c->workspace_bytes_ = static_cast<int64_t>(bytes);
-    c->algorithm_ = plan.backward_filter ? BackwardFilterAlgorithmName(perf[i].algo) : AlgorithmName(perf[i].algo);
-    found = true;
-  }
+  ASSIGN_OR_RETURN(bool found, PickAlgorithm(handle_, c->x_desc_, c->y_desc_, c->w_filter_desc_, c->conv_desc_,
+                                             plan.call, max_workspace, &c->algo_, &c->workspace_bytes_,
+                                             &c->algorithm_));
   if (!found) {
-    return Unavailable("cuDNN has no algorithm for " + plan.ToString() + " within a workspace of " +
+    return Unavailable("cuDNN has no algorithm for " + plan.ToString() + " with a " +
+                       std::string(FilterLayoutName(layout)) + " filter within a workspace of " +
                        std::to_string(max_workspace) + " bytes");
   }
-  // A filter (or filter gradient) already in KCRS order needs no move.
-  c->kernel_packed_ = packed.strides == filter.strides;
-  const int64_t filter_elements = filter.dims[0] * filter.dims[1] * filter.dims[2] * filter.dims[3];
-  c->packed_kernel_bytes_ = c->kernel_packed_ ? 0 : filter_elements * ElementBytes(plan.type);
+  // A filter (or filter gradient) already packed in `layout` needs no move.
+  c->kernel_packed_ = packed.strides == plan.kernel.strides;
+  c->packed_kernel_bytes_ = c->kernel_packed_ ? 0 : plan.kernel_elements * ElementBytes(plan.type);
   return c;
 }
 
-Status Cudnn::Forward(const Convolution& conv, DevicePtr x, DevicePtr w, DevicePtr y, DevicePtr packed,
-                      DevicePtr workspace) {
+Status Cudnn::Run(const Convolution& conv, DevicePtr operand0, DevicePtr operand1, DevicePtr result, DevicePtr packed,
+                  DevicePtr workspace) {
   const CudnnApi& api = Api();
   RETURN_IF_ERROR(api.status);
   // Scale factors are float for float, half and bfloat16 data.
   const float one = 1.0f, zero = 0.0f;
-  if (conv.backward_filter_) {
-    // x is operand 0, dy operand 1 (the "kernel"), dw the result.
-    const DevicePtr dw = conv.kernel_packed_ ? y : packed;
+  auto ptr = [](DevicePtr p) { return reinterpret_cast<void*>(p); };
+  const size_t workspace_bytes = static_cast<size_t>(conv.workspace_bytes_);
+  const ConvCall call = conv.plan_.call;
+  if (call == ConvCall::kBackwardFilter) {
+    // x is operand 0, dy operand 1, dw the result (packed first when it is a strided view).
+    const DevicePtr dw = conv.kernel_packed_ ? result : packed;
     FUSEBOX_CUDNN("cudnnConvolutionBackwardFilter",
-                  api.backward_filter(handle_, &one, conv.x_desc_, reinterpret_cast<void*>(x), conv.y_desc_,
-                                      reinterpret_cast<void*>(w), conv.conv_desc_, conv.algo_,
-                                      reinterpret_cast<void*>(workspace), static_cast<size_t>(conv.workspace_bytes_),
-                                      &zero, conv.w_filter_desc_, reinterpret_cast<void*>(dw)));
+                  api.backward_filter(handle_, &one, conv.x_desc_, ptr(operand0), conv.y_desc_, ptr(operand1),
+                                      conv.conv_desc_, conv.algo_, ptr(workspace), workspace_bytes, &zero,
+                                      conv.w_filter_desc_, ptr(dw)));
     if (!conv.kernel_packed_) {
-      FUSEBOX_CUDNN("cudnnTransformTensor", api.transform(handle_, &one, conv.w_packed_desc_, reinterpret_cast<void*>(packed),
-                                                          &zero, conv.w_view_desc_, reinterpret_cast<void*>(y)));
+      FUSEBOX_CUDNN("cudnnTransformTensor", api.transform(handle_, &one, conv.w_packed_desc_, ptr(packed), &zero,
+                                                          conv.w_view_desc_, ptr(result)));
     }
     return Status::Ok();
   }
+  // The forward and backward-data calls read the filter (operand 1), packed first.
   if (conv.kernel_packed_) {
-    packed = w;
+    packed = operand1;
   } else {
-    FUSEBOX_CUDNN("cudnnTransformTensor", api.transform(handle_, &one, conv.w_view_desc_, reinterpret_cast<void*>(w),
-                                                        &zero, conv.w_packed_desc_, reinterpret_cast<void*>(packed)));
+    FUSEBOX_CUDNN("cudnnTransformTensor", api.transform(handle_, &one, conv.w_view_desc_, ptr(operand1), &zero,
+                                                        conv.w_packed_desc_, ptr(packed)));
+  }
+  if (call == ConvCall::kBackwardData) {
+    FUSEBOX_CUDNN("cudnnConvolutionBackwardData",
+                  api.backward_data(handle_, &one, conv.w_filter_desc_, ptr(packed), conv.y_desc_, ptr(operand0),
+                                    conv.conv_desc_, conv.algo_, ptr(workspace), workspace_bytes, &zero,
+                                    conv.x_desc_, ptr(result)));
+    return Status::Ok();
   }
   FUSEBOX_CUDNN("cudnnConvolutionForward",
-                api.forward(handle_, &one, conv.x_desc_, reinterpret_cast<void*>(x), conv.w_filter_desc_,
-                            reinterpret_cast<void*>(packed), conv.conv_desc_, conv.algo_,
-                            reinterpret_cast<void*>(workspace), static_cast<size_t>(conv.workspace_bytes_), &zero,
-                            conv.y_desc_, reinterpret_cast<void*>(y)));
+                api.forward(handle_, &one, conv.x_desc_, ptr(operand0), conv.w_filter_desc_, ptr(packed),
+                            conv.conv_desc_, conv.algo_, ptr(workspace), workspace_bytes, &zero, conv.y_desc_,
+                            ptr(result)));
   return Status::Ok();
 }
 

@@ -1,10 +1,12 @@
 // cuDNN, loaded at run time (dlopen of libcudnn.so.9, then the toolkit's
 // /usr/local/cuda/lib64), for the convolution library calls (compiler/ir/conv_plan.h):
-// cudnnTransformTensor packs the kernel's strided view into KCRS scratch, then
-// cudnnConvolutionForward runs with the algorithm cuDNN's heuristics rank first among
-// those whose workspace fits; a weight gradient (ConvPlan::backward_filter) runs as
-// cudnnConvolutionBackwardFilter, its result packed then moved into place. A machine without cuDNN gets "cuDNN unavailable (...)";
-// `--gpu-library=off` runs Fusebox's own convolution kernels instead.
+// cudnnConvolutionForward, cudnnConvolutionBackwardData and
+// cudnnConvolutionBackwardFilter, each with the algorithm cuDNN's heuristics rank first
+// among those whose workspace fits. The filter (or its gradient) is packed around the call
+// by cudnnTransformTensor when its buffer is a strided view, in the layout
+// PreferredFilterLayout picks (KRSC for channel-minor tensors), and in the other when
+// cuDNN has no algorithm for the first. A machine without cuDNN gets "cuDNN unavailable
+// (...)"; `--gpu-library=off` runs Fusebox's own convolution kernels instead.
 #pragma once
 
 #include <memory>
@@ -34,6 +36,8 @@ class Cudnn {
     // "implicit precomputed GEMM" etc.
     const std::string& algorithm() const { return algorithm_; }
     int64_t flops() const { return plan_.flops; }
+    ConvCall call() const { return plan_.call; }
+    FilterLayout filter_layout() const { return layout_; }
 
    private:
     friend class Cudnn;
@@ -42,23 +46,27 @@ class Cudnn {
     void* x_desc_ = nullptr;
     void* y_desc_ = nullptr;
     void* w_view_desc_ = nullptr;    // the kernel operand's strided view (a tensor descriptor)
-    void* w_packed_desc_ = nullptr;  // the same dims packed (tensor descriptor, KCRS)
+    void* w_packed_desc_ = nullptr;  // the same dims packed (tensor descriptor, in layout_)
     void* w_filter_desc_ = nullptr;  // the packed kernel as a filter descriptor
     void* conv_desc_ = nullptr;
     int algo_ = 0;
     int64_t workspace_bytes_ = 0;
-    int64_t packed_kernel_bytes_ = 0;  // 0 when the kernel is in KCRS order already
+    int64_t packed_kernel_bytes_ = 0;  // 0 when the kernel is packed in layout_ already
     bool kernel_packed_ = false;
-    bool backward_filter_ = false;  // cudnnConvolutionBackwardFilter (ConvPlan::backward_filter)
+    FilterLayout layout_ = FilterLayout::kKcrs;
     std::string algorithm_;
   };
 
-  // Descriptors and an algorithm for `plan` (a workspace of at most `max_workspace` bytes).
+  // Descriptors and an algorithm for `plan` (a workspace of at most `max_workspace` bytes):
+  // the preferred filter layout first, then the other.
   StatusOr<std::unique_ptr<Convolution>> Prepare(const ConvPlan& plan, int64_t max_workspace);
-  // Queues the kernel packing and the convolution. `packed` holds packed_kernel_bytes(),
+  // The same with the filter packed in `layout`.
+  StatusOr<std::unique_ptr<Convolution>> Prepare(const ConvPlan& plan, FilterLayout layout, int64_t max_workspace);
+  // Queues the call (and the filter's packing or unpacking) on the call's two operands and
+  // its result (ConvCall says which is which). `packed` holds packed_kernel_bytes(),
   // `workspace` workspace_bytes().
-  Status Forward(const Convolution& conv, DevicePtr x, DevicePtr w, DevicePtr y, DevicePtr packed,
-                 DevicePtr workspace);
+  Status Run(const Convolution& conv, DevicePtr operand0, DevicePtr operand1, DevicePtr result, DevicePtr packed,
+             DevicePtr workspace);
 
   // "cuDNN 9.13.0 (libcudnn.so.9)"
   const std::string& description() const { return description_; }

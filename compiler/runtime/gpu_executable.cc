@@ -430,8 +430,8 @@ class GpuExecutable::Frame {
                           [&] { return exe_.programs_->cublas->Gemm(plan, lhs[0], rhs[0], out[0]); });
   }
 
-  // A convolution library call through cuDNN (the kernel packed first when its view is
-  // not KCRS).
+  // A convolution library call through cuDNN (forward, backward data or backward filter;
+  // the filter packed around the call when its buffer is a strided view).
   Status RunConvolution(const Instruction& inst, const Cudnn::Convolution& conv, const LeafFn& leaves) {
     const Leaves x = leaves(inst.operand(0));
     const Leaves w = leaves(inst.operand(1));
@@ -443,7 +443,7 @@ class GpuExecutable::Frame {
     return RunLibraryCall(inst, "cuDNN " + conv.algorithm(), "library(cuDNN conv)",
                           ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()),
                           ArrayBytes(value), conv.flops(), "cuDNN", [&] {
-                            return exe_.programs_->cudnn->Forward(conv, x[0], w[0], out[0],
+                            return exe_.programs_->cudnn->Run(conv, x[0], w[0], out[0],
                                                                   exe_.programs_->cudnn_packed_kernel.ptr(),
                                                                   exe_.programs_->cudnn_workspace.ptr());
                           });
@@ -629,12 +629,13 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     int64_t workspace = 0, packed = 0;
     for (const auto& [inst, plan] : conv_plans) {
       StatusOr<std::unique_ptr<Cudnn::Convolution>> conv = programs.cudnn->Prepare(plan, kMaxConvWorkspace);
-      if (!conv.ok() && plan.backward_filter) {
-        // The same result as a forward call, when cuDNN has no backward-filter algorithm
-        // for these layouts; the run's notes say so.
+      if (!conv.ok() && plan.call == ConvCall::kBackwardFilter && inst->opcode() == Opcode::kConvolution) {
+        // An HLO weight gradient reads as a forward call too (same result), when cuDNN has
+        // no backward-filter algorithm for these layouts; the run's notes say so.
         programs.library_notes.push_back(inst->name() + ": " + conv.status().message() + "; ran as a forward call");
-        ConvPlan forward = plan;
-        forward.backward_filter = false;
+        ConvPlanOptions forward_options = conv_options;
+        forward_options.weight_gradients_as_backward_filter = false;
+        ASSIGN_OR_RETURN(ConvPlan forward, PlanConvolution(*inst, forward_options));
         conv = programs.cudnn->Prepare(forward, kMaxConvWorkspace);
       }
       if (!conv.ok()) return conv.status().WithPrefix(inst->name() + ": ");

@@ -1,5 +1,4 @@
-// Convolutions as cuDNN forward cross-correlations: each plan is run on the host as cuDNN
-// defines the operation (RunConvPlanOnHost: strided NCHW views of the row-major buffers,
+// Convolutions as cuDNN calls: each plan is run on the host as cuDNN defines its call (RunConvPlanOnHost: strided NCHW views of the row-major buffers,
 // padding, stride, dilation, groups) and held against the interpreter's convolution, for
 // the dim_labels orders jax writes (forward NHWC/HWIO, the input gradient's swapped kernel,
 // the weight gradient with batch and feature swapped), 1-D and grouped convolutions. What
@@ -8,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -34,22 +34,33 @@ std::unique_ptr<Module> ParseConv(const std::string& params, const std::string& 
   return parsed.ok() ? std::move(*parsed) : nullptr;
 }
 
-void ExpectPlanComputesTheConvolution(const std::string& params, const std::string& conv_line) {
+// Plans the module's root (a convolution or a convolution call), runs the plan on the
+// host as cuDNN defines its call, and holds the result against the interpreter's.
+ConvPlan ExpectPlanComputesTheConvolution(const std::string& params, const std::string& conv_line,
+                                          const ConvPlanOptions& options = {}) {
   SCOPED_TRACE(conv_line);
   auto module = ParseConv(params, conv_line);
-  ASSERT_NE(module, nullptr);
+  EXPECT_NE(module, nullptr);
+  if (module == nullptr) return {};
   const Instruction* conv = module->entry()->root();
-  auto plan = PlanConvolution(*conv);
-  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  auto plan = PlanConvolution(*conv, options);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  if (!plan.ok()) return {};
   std::vector<Literal> args = {Filled(conv->operand(0)->shape(), 1), Filled(conv->operand(1)->shape(), 2)};
   auto want = interpreter::Interpreter().Run(*module, args);
-  ASSERT_TRUE(want.ok()) << want.status().message();
-  Literal got(conv->shape());
-  ASSERT_TRUE(RunConvPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), got.untyped_data()).ok());
+  EXPECT_TRUE(want.ok()) << want.status().message();
+  if (!want.ok()) return *plan;
+  const Literal value = want->shape().IsTuple() ? std::move(want->tuple_elements()[0]) : std::move(*want);
+  Literal got(value.shape());
+  EXPECT_TRUE(RunConvPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), got.untyped_data()).ok());
   for (int64_t i = 0; i < got.element_count(); ++i) {
-    ASSERT_NEAR(got.GetDouble(i), want->GetDouble(i), 1e-4 * (1 + std::fabs(want->GetDouble(i))))
-        << "element " << i << " of " << plan->ToString();
+    if (std::fabs(got.GetDouble(i) - value.GetDouble(i)) > 1e-4 * (1 + std::fabs(value.GetDouble(i)))) {
+      ADD_FAILURE() << "element " << i << ": " << got.GetDouble(i) << " against " << value.GetDouble(i) << " of "
+                    << plan->ToString();
+      break;
+    }
   }
+  return *plan;
 }
 
 TEST(ConvPlanTest, TheLayoutsJaxWritesComputeTheConvolution) {
@@ -77,43 +88,11 @@ TEST(ConvPlanTest, TheLayoutsJaxWritesComputeTheConvolution) {
                                    "feature_group_count=3");
 }
 
-// cudnnConvolutionBackwardFilter as cuDNN defines it, on the views a backward-filter plan
-// hands it (x: the input with N and C swapped, dy: the kernel view with N and K swapped,
-// dw: the output view with C and K swapped; stride and dilation exchanged):
-// dw[k,c,r,s] = sum over n,p,q of x[n,c,p*stride+r*dilation-pad, ...] * dy[n,k,p,q].
-std::vector<float> BackwardFilterOnHost(const ConvPlan& plan, const float* x, const float* dy, int64_t out_elements) {
-  auto swap = [](ConvTensorView v) {
-    std::swap(v.dims[0], v.dims[1]);
-    std::swap(v.strides[0], v.strides[1]);
-    return v;
-  };
-  const ConvTensorView xv = swap(plan.input), dyv = swap(plan.kernel), dwv = swap(plan.output);
-  const auto& stride = plan.dilation;
-  const auto& dilation = plan.stride;
-  std::vector<float> dw(static_cast<size_t>(out_elements), 0.f);
-  for (int64_t k = 0; k < dwv.dims[0]; ++k)
-    for (int64_t c = 0; c < dwv.dims[1]; ++c)
-      for (int64_t r = 0; r < dwv.dims[2]; ++r)
-        for (int64_t t = 0; t < dwv.dims[3]; ++t) {
-          double sum = 0;
-          for (int64_t n = 0; n < xv.dims[0]; ++n)
-            for (int64_t p = 0; p < dyv.dims[2]; ++p)
-              for (int64_t q = 0; q < dyv.dims[3]; ++q) {
-                const int64_t h = p * stride[0] - plan.padding[0] + r * dilation[0];
-                const int64_t w = q * stride[1] - plan.padding[1] + t * dilation[1];
-                if (h < 0 || h >= xv.dims[2] || w < 0 || w >= xv.dims[3]) continue;
-                sum += static_cast<double>(x[n * xv.strides[0] + c * xv.strides[1] + h * xv.strides[2] + w * xv.strides[3]]) *
-                       dy[n * dyv.strides[0] + k * dyv.strides[1] + p * dyv.strides[2] + q * dyv.strides[3]];
-              }
-          dw[static_cast<size_t>(k * dwv.strides[0] + c * dwv.strides[1] + r * dwv.strides[2] + t * dwv.strides[3])] =
-              static_cast<float>(sum);
-        }
-  return dw;
-}
-
-// Weight gradients run as cudnnConvolutionBackwardFilter: the plan says so, and the
-// backward-filter reading of its views computes the interpreter's result (stride 1 and 2,
-// a dilated forward kernel); forward convolutions stay forward.
+// Weight gradients run as cudnnConvolutionBackwardFilter: the plan says so, and
+// RunConvPlanOnHost's backward-filter reading of its views (x = operand 0, dy = operand
+// 1, dw = the result) computes the interpreter's result (stride 1 and 2, a dilated
+// forward kernel). Asked not to, the same convolution is a forward call with the same
+// result; forward convolutions stay forward.
 TEST(ConvPlanTest, WeightGradientsRunAsBackwardFilter) {
   struct Case {
     std::string params, line;
@@ -129,29 +108,89 @@ TEST(ConvPlanTest, WeightGradientsRunAsBackwardFilter) {
        "f32[3,3,3,4] convolution(x, dy), window={size=5x5 stride=2x2}, dim_labels=f01b_i01o->01bf"},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.line);
-    auto module = ParseConv(c.params, c.line);
-    ASSERT_NE(module, nullptr);
-    const Instruction* conv = module->entry()->root();
-    auto plan = PlanConvolution(*conv);
-    ASSERT_TRUE(plan.ok()) << plan.status().message();
-    EXPECT_TRUE(plan->backward_filter) << plan->ToString();
-    std::vector<Literal> args = {Filled(conv->operand(0)->shape(), 1), Filled(conv->operand(1)->shape(), 2)};
-    auto want = interpreter::Interpreter().Run(*module, args);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    std::vector<float> got = BackwardFilterOnHost(*plan, reinterpret_cast<const float*>(args[0].untyped_data()),
-                                                  reinterpret_cast<const float*>(args[1].untyped_data()), want->element_count());
-    for (int64_t i = 0; i < want->element_count(); ++i) {
-      ASSERT_NEAR(got[static_cast<size_t>(i)], want->GetDouble(i), 1e-4 * (1 + std::fabs(want->GetDouble(i))))
-          << "element " << i << " of " << plan->ToString();
-    }
+    const ConvPlan plan = ExpectPlanComputesTheConvolution(c.params, c.line);
+    EXPECT_EQ(plan.call, ConvCall::kBackwardFilter) << plan.ToString();
+    EXPECT_EQ(plan.kernel.dims[2], 3) << "dw is the forward kernel: R = 3";
+    const ConvPlan forward =
+        ExpectPlanComputesTheConvolution(c.params, c.line, {.weight_gradients_as_backward_filter = false});
+    EXPECT_EQ(forward.call, ConvCall::kForward);
+    EXPECT_EQ(forward.flops, plan.flops);
   }
-  auto forward = ParseConv("  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)",
-                           "f32[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
-  ASSERT_NE(forward, nullptr);
-  auto plan = PlanConvolution(*forward->entry()->root());
-  ASSERT_TRUE(plan.ok());
-  EXPECT_FALSE(plan->backward_filter);
+  const ConvPlan forward = ExpectPlanComputesTheConvolution(
+      "  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)",
+      "f32[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  EXPECT_EQ(forward.call, ConvCall::kForward);
+}
+
+// XLA's backward calls (tuples with a workspace, as its GPU compiler writes them): the
+// plan is the call the target names, and cuDNN's reading of it computes what the
+// interpreter evaluates for the call (dx of a strided convolution; dw with padding).
+TEST(ConvPlanTest, XlasBackwardCallsPlanAsTheirCudnnCalls) {
+  const std::string config = R"(, backend_config={"cudnn_conv_backend_config":{"conv_result_scale":1,"activation_mode":"kNone","side_input_scale":0,"leakyrelu_alpha":0}})";
+  const ConvPlan data = ExpectPlanComputesTheConvolution(
+      "  dy = f32[2,5,5,4] parameter(0)\n  w = f32[3,3,3,4] parameter(1)",
+      "(f32[2,9,9,3], u8[0]) custom-call(dy, w), custom_call_target=\"__cudnn$convBackwardInput\", "
+      "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f" + config);
+  EXPECT_EQ(data.call, ConvCall::kBackwardData) << data.ToString();
+  EXPECT_EQ(data.input.dims[2], 9) << "x is dx, the result";
+  const ConvPlan filter = ExpectPlanComputesTheConvolution(
+      "  x = f32[2,8,8,3] parameter(0)\n  dy = f32[2,8,8,4] parameter(1)",
+      "(f32[3,3,3,4], u8[0]) custom-call(x, dy), custom_call_target=\"__cudnn$convBackwardFilter\", "
+      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f" + config);
+  EXPECT_EQ(filter.call, ConvCall::kBackwardFilter) << filter.ToString();
+  EXPECT_EQ(filter.kernel.dims[0], 4) << "w is dw, the result: K = 4";
+}
+
+// cuDNN's filter descriptors take packed KCRS or KRSC filters: a channel-minor (NHWC) x
+// asks for KRSC first, a kernel already packed in one layout keeps it, and a kernel
+// packed through either layout's strides and read back through them computes the same.
+TEST(ConvPlanTest, FilterLayoutFollowsTheTensors) {
+  auto plan_of = [](const std::string& params, const std::string& line) {
+    auto module = ParseConv(params, line);
+    EXPECT_NE(module, nullptr);
+    auto plan = PlanConvolution(*module->entry()->root());
+    EXPECT_TRUE(plan.ok()) << plan.status().message();
+    return *plan;
+  };
+  const ConvPlan nhwc = plan_of("  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)",
+                                "f32[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  EXPECT_EQ(PreferredFilterLayout(nhwc), FilterLayout::kKrsc);
+  const ConvPlan nchw = plan_of("  x = f32[2,3,7,6] parameter(0)\n  w = f32[5,3,2,2] parameter(1)",
+                                "f32[2,5,6,5] convolution(x, w), window={size=2x2}, dim_labels=bf01_oi01->bf01");
+  EXPECT_EQ(PreferredFilterLayout(nchw), FilterLayout::kKcrs) << "OIHW is packed KCRS already";
+  const ConvPlan ohwi = plan_of("  x = f32[2,3,7,6] parameter(0)\n  w = f32[5,2,2,3] parameter(1)",
+                                "f32[2,5,6,5] convolution(x, w), window={size=2x2}, dim_labels=bf01_o01i->bf01");
+  EXPECT_EQ(PreferredFilterLayout(ohwi), FilterLayout::kKrsc) << "OHWI is packed KRSC already";
+  EXPECT_EQ(PackedFilter(nhwc.kernel, FilterLayout::kKrsc).strides, (std::array<int64_t, 4>{27, 1, 9, 3}));
+  EXPECT_EQ(PackedFilter(nhwc.kernel, FilterLayout::kKcrs).strides, (std::array<int64_t, 4>{27, 9, 3, 1}));
+  // Pack the kernel as cudnnTransformTensor would, then run the plan on the packed copy.
+  const std::vector<float> x = [] {
+    std::vector<float> v(2 * 6 * 5 * 3);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(i)));
+    return v;
+  }();
+  std::vector<float> w(3 * 3 * 3 * 4);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.7 * static_cast<double>(i)));
+  std::vector<float> want(2 * 6 * 5 * 4), got(want.size());
+  ASSERT_TRUE(RunConvPlanOnHost(nhwc, x.data(), w.data(), want.data()).ok());
+  for (FilterLayout layout : {FilterLayout::kKcrs, FilterLayout::kKrsc}) {
+    const ConvTensorView packed_view = PackedFilter(nhwc.kernel, layout);
+    std::vector<float> packed(w.size(), 0.f);
+    const ConvTensorView& v = nhwc.kernel;
+    for (int64_t k = 0; k < v.dims[0]; ++k)
+      for (int64_t c = 0; c < v.dims[1]; ++c)
+        for (int64_t r = 0; r < v.dims[2]; ++r)
+          for (int64_t t = 0; t < v.dims[3]; ++t) {
+            const int64_t from = k * v.strides[0] + c * v.strides[1] + r * v.strides[2] + t * v.strides[3];
+            const int64_t to = k * packed_view.strides[0] + c * packed_view.strides[1] + r * packed_view.strides[2] +
+                               t * packed_view.strides[3];
+            packed[static_cast<size_t>(to)] = w[static_cast<size_t>(from)];
+          }
+    ConvPlan on_packed = nhwc;
+    on_packed.kernel = packed_view;
+    ASSERT_TRUE(RunConvPlanOnHost(on_packed, x.data(), packed.data(), got.data()).ok());
+    EXPECT_EQ(got, want) << FilterLayoutName(layout);
+  }
 }
 
 TEST(ConvPlanTest, WhatCudnnsForwardCallCannotExpressIsRefused) {

@@ -112,7 +112,8 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   EXPECT_EQ(Count(**gpu, IsConvolution), 0);
   ExpectSameResult(*cifar, **gpu);
   // Asymmetric padding moves into a pad of the input; a convolution with lhs dilation (an
-  // input gradient of a strided convolution) stays for Fusebox's kernel.
+  // input gradient of a strided convolution) becomes a backward-input call, its kernel
+  // reversed and (cuDNN's padding being symmetric) its longer result sliced.
   auto module = Parse(R"(HloModule m
 ENTRY e {
   x = f32[2,8,8,3] parameter(0)
@@ -126,16 +127,71 @@ ENTRY e {
   ConvRewriter rewriter;
   EXPECT_TRUE(RunPassAndCheck(rewriter, *module));  // verifies and computes the same
   EXPECT_EQ(Count(*module, IsConvCall), 1) << module->ToString();
-  EXPECT_EQ(Count(*module, IsConvolution), 1);
+  EXPECT_EQ(Count(*module, IsConvolution), 0);
   EXPECT_EQ(Count(*module, [](const Instruction& i) { return i.opcode() == Opcode::kPad; }), 1);
+  EXPECT_EQ(Count(*module, [](const Instruction& i) { return i.opcode() == Opcode::kReverse; }), 1);
+  EXPECT_EQ(Count(*module, [](const Instruction& i) { return i.opcode() == Opcode::kSlice; }), 1);
   for (const auto& inst : module->entry()->instructions()) {
-    if (!IsConvCall(*inst)) continue;
+    if (!IsLibraryCall(*inst)) continue;
     auto plan = PlanConvolution(*inst);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
-    EXPECT_EQ(plan->padding[0], 0);
-    EXPECT_EQ(plan->padding[1], 0);
-    EXPECT_EQ(plan->input.dims[2], 9) << "the input padded by 0_1";
+    if (IsConvCall(*inst)) {
+      EXPECT_EQ(plan->padding[0], 0);
+      EXPECT_EQ(plan->padding[1], 0);
+      EXPECT_EQ(plan->input.dims[2], 9) << "the input padded by 0_1";
+      continue;
+    }
+    EXPECT_EQ(inst->attrs().custom_call_target, "__cudnn$convBackwardInput");
+    EXPECT_EQ(plan->call, ConvCall::kBackwardData) << plan->ToString();
+    EXPECT_EQ(plan->stride[0], 2) << plan->ToString();
+    EXPECT_EQ(plan->padding[0], 0) << "d*(R-1) - padding_low = 2 - 2";
+    EXPECT_EQ(plan->input.dims[2], 9) << "dx computed 9 long, sliced to 8";
   }
+}
+
+// jax's input gradient of a strided SAME convolution (dy lhs-dilated, the kernel reversed
+// by a reverse op, features swapped): one backward-input call, the two reverses cancel,
+// and the result is the same at every stride and padding tried.
+TEST(ConvRewriterTest, InputGradientsOfStridedConvolutionsBecomeBackwardInputCalls) {
+  struct Case {
+    std::string dy, dx, window;
+  };
+  const std::vector<Case> cases = {
+      {"f32[2,4,4,4]", "f32[2,8,8,3]", "size=3x3 pad=1_2x1_2 lhs_dilate=2x2"},    // SAME, stride 2
+      {"f32[2,3,3,4]", "f32[2,7,7,3]", "size=3x3 pad=2_2x2_2 lhs_dilate=2x2"},    // VALID, stride 2
+      {"f32[2,3,4,4]", "f32[2,8,10,3]", "size=3x3 pad=2_1x2_0 lhs_dilate=3x3"},   // stride 3, dx sliced 9->8, 12->10
+      {"f32[2,4,4,4]", "f32[2,8,8,3]", "size=3x3 pad=3_2x3_2 lhs_dilate=2x2 rhs_dilate=2x2"},  // dilated kernel
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.window);
+    auto module = Parse("HloModule m\nENTRY e {\n  dy = " + c.dy + " parameter(0)\n  w = f32[3,3,3,4] parameter(1)\n"
+                        "  r = f32[3,3,3,4] reverse(w), dimensions={0,1}\n  ROOT dx = " + c.dx +
+                        " convolution(dy, r), window={" + c.window + "}, dim_labels=b01f_01oi->b01f\n}\n");
+    ASSERT_NE(module, nullptr);
+    ConvRewriter rewriter;
+    EXPECT_TRUE(RunPassAndCheck(rewriter, *module));  // verifies and computes the same
+    EXPECT_EQ(Count(*module, IsConvolution), 0) << module->ToString();
+    int calls = 0;
+    for (const auto& inst : module->entry()->instructions()) {
+      if (!IsLibraryCall(*inst)) continue;
+      ++calls;
+      EXPECT_EQ(inst->operand(1)->opcode(), Opcode::kParameter) << "reverse(reverse(w)) is w";
+      auto plan = PlanConvolution(*inst);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      EXPECT_EQ(plan->call, ConvCall::kBackwardData);
+    }
+    EXPECT_EQ(calls, 1);
+  }
+  // Groups stay a convolution for Fusebox's kernels.
+  auto grouped = Parse(R"(HloModule m
+ENTRY e {
+  dy = f32[2,4,4,4] parameter(0)
+  w = f32[3,3,4,2] parameter(1)
+  ROOT dx = f32[2,8,8,4] convolution(dy, w), window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01oi->b01f, feature_group_count=2
+})");
+  ASSERT_NE(grouped, nullptr);
+  ConvRewriter rewriter;
+  EXPECT_FALSE(RunPassAndCheck(rewriter, *grouped));
 }
 
 TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
@@ -143,7 +199,7 @@ TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
   // gradients, stride 2 with padding 1_0) and a cuBLASLt matmul with a BIAS_RELU epilogue.
   // None runs as it is: all are lowered; then the matmul's dot becomes a plain cuBLAS gemm
   // (bias and relu fused after it), the forward convolution and the weight gradient cuDNN
-  // calls on a padded input, and the input gradient (lhs dilation) stays a convolution.
+  // calls on a padded input, and the input gradient (lhs dilation) a backward-input call.
   auto cnn = FromFile("tests/data/library_calls/cnn_step_gpu.hlo");
   ASSERT_NE(cnn, nullptr);
   auto gpu = OptimizeForBackend(*cnn, /*fused=*/true, /*gpu_libraries=*/true);
@@ -152,7 +208,10 @@ TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
               return IsLibraryCall(i) && i.attrs().custom_call_target == "__cublas$gemm";
             }), 1) << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, IsConvCall), 2);
-  EXPECT_EQ(Count(**gpu, IsConvolution), 1);
+  EXPECT_EQ(Count(**gpu, [](const Instruction& i) {
+              return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBackwardInput";
+            }), 1);
+  EXPECT_EQ(Count(**gpu, IsConvolution), 0);
   ExpectSameResult(*cnn, **gpu);
   // An XLA gemm cuBLAS runs as it is stays the call it was.
   auto xla = Parse(R"(HloModule m

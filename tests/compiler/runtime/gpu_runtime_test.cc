@@ -294,8 +294,11 @@ ENTRY e {
 }
 
 // Convolutions through cuDNN: forward (strided, dilated, grouped, asymmetric padding moved
-// into a pad), the input gradient's 01oi kernel, and weight gradients as
-// cudnnConvolutionBackwardFilter (stride and dilation exchanged), against the interpreter.
+// into a pad), the input gradient's 01oi kernel, weight gradients as
+// cudnnConvolutionBackwardFilter (stride and dilation exchanged; cuDNN takes them with
+// the filter layout Fusebox picks, so no note says "ran as a forward call"), and the input
+// gradient of a strided convolution as cudnnConvolutionBackwardData, against the
+// interpreter.
 TEST(GpuExecutableGpuTest, CudnnConvolutionsMatchTheInterpreter) {
   FUSEBOX_SKIP_WITHOUT_GPU();
   auto module = ParseModule(R"(HloModule m
@@ -312,13 +315,20 @@ ENTRY e {
   dx = f32[2,4,4,6] convolution(dy, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01oi->b01f
   dw = f32[3,3,6,8] convolution(x, dy), window={size=4x4 pad=1_1x1_1 rhs_dilate=2x2}, dim_labels=f01b_i01o->01bf
   dwd = f32[3,3,6,8] convolution(x9, dy5), window={size=5x5 stride=2x2}, dim_labels=f01b_i01o->01bf
-  ROOT t = (f32[2,4,4,8], f32[2,7,7,8], f32[2,4,4,8], f32[2,4,4,6], f32[3,3,6,8], f32[3,3,6,8]) tuple(fwd, grouped, asym, dx, dw, dwd)
+  rw = f32[3,3,6,8] reverse(w), dimensions={0,1}
+  dxs = f32[2,7,7,6] convolution(dy, rw), window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=b01f_01oi->b01f
+  ROOT t = (f32[2,4,4,8], f32[2,7,7,8], f32[2,4,4,8], f32[2,4,4,6], f32[3,3,6,8], f32[3,3,6,8], f32[2,7,7,6]) tuple(fwd, grouped, asym, dx, dw, dwd, dxs)
 })");
   ASSERT_TRUE(module.ok()) << module.status().message();
   ExpectGpuMatchesInterpreter(**module, 3, /*gpu_libraries=*/true);
   auto exe = testing_util::CompileGpu(**module, true, true);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   EXPECT_THAT((*exe)->library_description(), HasSubstr("cuDNN"));
+  EXPECT_THAT((*exe)->library_notes(), ::testing::IsEmpty());
+  auto args = interpreter::RandomArguments(**module, 3);
+  ASSERT_TRUE(args.ok());
+  ASSERT_TRUE((*exe)->Run(*args, runtime::GpuRunOptions()).ok());
+  EXPECT_EQ((*exe)->last_library_calls(), 7) << "every convolution a cuDNN call";
 }
 
 // DEFAULT precision runs in TF32 as XLA's does: close to the f32 product, but not equal
