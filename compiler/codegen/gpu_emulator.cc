@@ -450,7 +450,14 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
         if (c.size() != 1) return Internal("GPU emulator: " + inst->name() + ": no c operand");
         std::memcpy(outs[0], c[0], static_cast<size_t>(LeafBytes(value)));
       }
-      RETURN_IF_ERROR(RunGemmPlanOnHost(plan, lhs[0], rhs[0], outs[0]).WithPrefix("GPU emulator: " + inst->name() + ": "));
+      const uint8_t* bias = nullptr;
+      if (plan.bias_operand >= 0) {
+        const auto& b = leaves[inst->operand(plan.bias_operand)];
+        if (b.size() != 1) return Internal("GPU emulator: " + inst->name() + ": no bias operand");
+        bias = b[0];
+      }
+      RETURN_IF_ERROR(
+          RunGemmPlanOnHost(plan, lhs[0], rhs[0], outs[0], bias).WithPrefix("GPU emulator: " + inst->name() + ": "));
       leaves[inst] = std::move(outs);
       return Status::Ok();
     }

@@ -1,6 +1,8 @@
 // Gemm library calls as cuBLAS strided batched GEMMs (see gemm_plan.h).
 #include "compiler/ir/gemm_plan.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -79,6 +81,43 @@ StatusOr<OperandMatrix> MatrixOf(const Shape& shape, const std::vector<int64_t>&
 
 }  // namespace
 
+namespace {
+
+// cuBLASLt's epilogue: it adds the bias along the rows of its column-major D (m, the
+// product of the rhs's free dimensions); that is the row-major result's last dimension
+// when m equals its size.
+Status PlanEpilogue(const LibraryCall& call, const Shape& out, GemmPlan& plan) {
+  plan.epilogue = call.epilogue;
+  plan.bias_operand = call.bias_operand;
+  if (call.epilogue == GemmEpilogue::kDefault) return Status::Ok();
+  if (plan.c_type == GemmDataType::kF64) return NoPlan("cuBLASLt epilogues on f64 are not planned");
+  if (call.bias_operand >= 0 && (out.rank() < 1 || out.dimensions(out.rank() - 1) != plan.m)) {
+    return NoPlan("the bias runs along the result's last dimension, which is not cuBLASLt's m (" +
+                  std::to_string(plan.m) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view GemmEpilogueName(GemmEpilogue epilogue) {
+  switch (epilogue) {
+    case GemmEpilogue::kDefault:
+      return "DEFAULT";
+    case GemmEpilogue::kBias:
+      return "BIAS";
+    case GemmEpilogue::kRelu:
+      return "RELU";
+    case GemmEpilogue::kBiasRelu:
+      return "BIAS_RELU";
+    case GemmEpilogue::kGelu:
+      return "GELU";
+    case GemmEpilogue::kBiasGelu:
+      return "BIAS_GELU";
+  }
+  return "?";
+}
+
 std::string_view GemmDataTypeName(GemmDataType type) {
   switch (type) {
     case GemmDataType::kF16:
@@ -97,20 +136,20 @@ std::string GemmPlan::ToString() const {
   const char* compute_name = compute == GemmComputeType::kF32FastTf32 ? "tf32"
                              : compute == GemmComputeType::kF64      ? "f64 compute"
                                                                      : "f32 compute";
-  char buf[256];
-  std::snprintf(buf, sizeof(buf),
-                "cublasGemmStridedBatchedEx m=%lld n=%lld k=%lld batch=%lld A=rhs(%s) B=lhs(%s) %s->%s %s",
-                static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
-                static_cast<long long>(batch), a.transpose ? "T" : "N", b.transpose ? "T" : "N",
-                std::string(GemmDataTypeName(a.type)).c_str(), std::string(GemmDataTypeName(c_type)).c_str(),
-                compute_name);
+  char buf[320];
+  const bool lt = epilogue != GemmEpilogue::kDefault;
+  std::snprintf(buf, sizeof(buf), "%s m=%lld n=%lld k=%lld batch=%lld A=rhs(%s) B=lhs(%s) %s->%s %s%s%s",
+                lt ? "cublasLtMatmul" : "cublasGemmStridedBatchedEx", static_cast<long long>(m),
+                static_cast<long long>(n), static_cast<long long>(k), static_cast<long long>(batch),
+                a.transpose ? "T" : "N", b.transpose ? "T" : "N", std::string(GemmDataTypeName(a.type)).c_str(),
+                std::string(GemmDataTypeName(c_type)).c_str(), compute_name, lt ? " epilogue " : "",
+                lt ? std::string(GemmEpilogueName(epilogue)).c_str() : "");
   return buf;
 }
 
 StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Shape& rhs,
                             const GemmPlanOptions& options) {
   if (call.kind != LibraryCallKind::kGemm) return NoPlan("not a gemm");
-  if (call.epilogue != GemmEpilogue::kDefault) return NoPlan("epilogues need cuBLASLt");
   const Shape& out = call.result;
   if (!lhs.IsArray() || !rhs.IsArray() || !out.IsArray()) return NoPlan("operands are not arrays");
   if (lhs.is_dynamic() || rhs.is_dynamic() || out.is_dynamic()) return NoPlan("dynamic shapes");
@@ -189,6 +228,7 @@ StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Sha
   plan.empty = plan.m == 0 || plan.n == 0 || plan.batch == 0;
   if (!plan.empty && plan.k == 0) return NoPlan("an empty contraction (K = 0)");
   plan.flops = 2 * plan.m * plan.n * plan.k * plan.batch;
+  RETURN_IF_ERROR(PlanEpilogue(call, out, plan));
   return plan;
 }
 
@@ -199,13 +239,34 @@ StatusOr<GemmPlan> PlanGemmCall(const Instruction& instruction, const GemmPlanOp
   StatusOr<GemmPlan> plan =
       PlanGemm(call, instruction.operand(0)->shape(), instruction.operand(1)->shape(), options);
   if (!plan.ok()) return plan.status().WithPrefix(instruction.name() + ": ");
+  if (call.bias_operand >= 0 &&
+      instruction.operand(call.bias_operand)->shape().element_type() != call.result.element_type()) {
+    return NoPlan(instruction.name() + ": the bias's element type is not the result's");
+  }
   return plan;
 }
 
 namespace {
 
+template <typename Acc>
+Acc ApplyEpilogue(GemmEpilogue epilogue, Acc v) {
+  switch (epilogue) {
+    case GemmEpilogue::kRelu:
+    case GemmEpilogue::kBiasRelu:
+      return v > Acc(0) ? v : Acc(0);
+    case GemmEpilogue::kGelu:
+    case GemmEpilogue::kBiasGelu: {
+      // cuBLASLt's GELU: the tanh approximation.
+      const Acc inner = Acc(0.7978845608028654) * (v + Acc(0.044715) * v * v * v);
+      return Acc(0.5) * v * (Acc(1) + std::tanh(inner));
+    }
+    default:
+      return v;
+  }
+}
+
 template <typename T, typename Acc>
-void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c) {
+void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias) {
   // Column-major: element (i, j) of an ld-major matrix is at i + j * ld.
   auto at = [](const T* base, bool transpose, int64_t ld, int64_t row, int64_t col) {
     return transpose ? base[col + row * ld] : base[row + col * ld];
@@ -223,7 +284,9 @@ void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c) {
         }
         T& out = cb[i + j * plan.ldc];
         const Acc prior = plan.beta != 0 ? static_cast<Acc>(out) * static_cast<Acc>(plan.beta) : Acc(0);
-        out = static_cast<T>(static_cast<Acc>(plan.alpha) * sum + prior);
+        // cuBLASLt adds the bias along D's rows (i), then applies the activation.
+        const Acc shift = bias != nullptr ? static_cast<Acc>(bias[i]) : Acc(0);
+        out = static_cast<T>(ApplyEpilogue(plan.epilogue, static_cast<Acc>(plan.alpha) * sum + prior + shift));
       }
     }
   }
@@ -231,8 +294,9 @@ void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c) {
 
 }  // namespace
 
-Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out) {
+Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, const void* bias) {
   if (plan.empty) return Status::Ok();
+  if (plan.bias_operand >= 0 && bias == nullptr) return InvalidArgument("the plan's bias epilogue has no bias");
   const void* a = plan.a.operand == 0 ? lhs : rhs;
   const void* b = plan.b.operand == 0 ? lhs : rhs;
   if (plan.a.type != plan.c_type || plan.b.type != plan.c_type) {
@@ -240,11 +304,12 @@ Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs,
   }
   switch (plan.c_type) {
     case GemmDataType::kF32:
-      HostGemm<float, float>(plan, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out));
+      HostGemm<float, float>(plan, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out),
+                             static_cast<const float*>(bias));
       return Status::Ok();
     case GemmDataType::kF64:
       HostGemm<double, double>(plan, static_cast<const double*>(a), static_cast<const double*>(b),
-                               static_cast<double*>(out));
+                               static_cast<double*>(out), static_cast<const double*>(bias));
       return Status::Ok();
     default:
       return Unimplemented("the host GEMM runs f32 and f64 plans only, not " + plan.ToString());

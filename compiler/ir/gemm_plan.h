@@ -56,6 +56,11 @@ struct GemmPlan {
   double alpha = 1;
   double beta = 0;          // != 0: the result buffer starts as the call's operand 2
   bool empty = false;       // the result has no elements: nothing to do
+  // A cuBLASLt epilogue (cublasLtMatmul instead of cublasGemmStridedBatchedEx): the bias,
+  // call operand bias_operand, added along D's rows (m: the row-major result's last
+  // dimension), then RELU or GELU (tanh form).
+  GemmEpilogue epilogue = GemmEpilogue::kDefault;
+  int64_t bias_operand = -1;
   int64_t flops = 0;        // 2 * M * N * K * batch
 
   // "cublasGemmStridedBatchedEx m=128 n=64 k=256 batch=4 A=rhs(N) B=lhs(T) f32 tf32"
@@ -71,11 +76,13 @@ struct GemmPlanOptions {
 StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Shape& rhs,
                             const GemmPlanOptions& options = {});
 
-// The plan of a custom call `instruction` (ParseLibraryCall, then PlanGemm). Calls whose
-// epilogue is not DEFAULT have no plan (cuBLAS's legacy GEMM has no epilogues).
+// The plan of a custom call `instruction` (ParseLibraryCall, then PlanGemm). A call with
+// an epilogue (XLA's __cublas$lt$matmul) plans as cublasLtMatmul when its bias runs along
+// cuBLASLt's m and its types are not f64; otherwise there is no plan.
 StatusOr<GemmPlan> PlanGemmCall(const Instruction& instruction, const GemmPlanOptions& options = {});
 
 std::string_view GemmDataTypeName(GemmDataType type);
+std::string_view GemmEpilogueName(GemmEpilogue epilogue);  // "BIAS_RELU", XLA's spelling
 // f16, bf16, f32, f64 as library data types; nullopt for any other element type.
 std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type);
 
@@ -83,6 +90,8 @@ std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type);
 // buffers, op(A) and op(B), leading dimensions, batch strides, alpha and beta), summing in
 // the compute type's precision (f32 for both f32 compute types: no TF32 rounding). For the
 // GPU emulator and tests: it checks a plan's plumbing, not cuBLAS. f32 and f64 only.
-Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out);
+// `bias`: the call's bias operand, for plans with a bias epilogue.
+Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out,
+                         const void* bias = nullptr);
 
 }  // namespace fusebox

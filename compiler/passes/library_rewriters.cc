@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <optional>
 #include <memory>
 #include <vector>
@@ -36,7 +37,7 @@ LibraryCall CallFor(const Instruction& dot) {
 
 }  // namespace
 
-std::string GemmBackendConfig(const Instruction& dot) {
+std::string GemmBackendConfig(const Instruction& dot, GemmEpilogue epilogue) {
   const DotDimensionNumbers dims = dot.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{});
   nlohmann::json precision = nlohmann::json::array();
   for (Precision p : dot.attrs().operand_precision) {
@@ -55,7 +56,7 @@ std::string GemmBackendConfig(const Instruction& dot) {
         {"lhs_batch_dimensions", DimensionStrings(dims.lhs_batch_dimensions)},
         {"rhs_batch_dimensions", DimensionStrings(dims.rhs_batch_dimensions)}}},
       {"precision_config", {{"operand_precision", precision}}},
-      {"epilogue", "DEFAULT"},
+      {"epilogue", std::string(GemmEpilogueName(epilogue))},
   };
   return nlohmann::json{{"gemm_backend_config", gemm}}.dump();
 }
@@ -66,7 +67,7 @@ namespace {
 void ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call, const std::vector<Instruction*>& operands) {
   Computation* parent = old->parent();
   for (Instruction* operand : operands) call->AppendOperand(operand);
-  if (old->metadata() != nullptr) call->set_metadata(*old->metadata());
+  if (old->metadata() != nullptr && call->metadata() == nullptr) call->set_metadata(*old->metadata());
   call->set_location(old->location());
   for (Instruction* pred : old->control_predecessors()) call->AddControlPredecessor(pred);
   Instruction* replacement = parent->AddInstruction(std::move(call));
@@ -307,6 +308,94 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
   return !convs.empty() || !input_gradients.empty();
 }
 
+namespace {
+
+// The bias add and relu after a dot that a cuBLASLt epilogue computes in the GEMM:
+// dot -> add(dot, broadcast(bias) along the last dimension) -> maximum(that, 0), each the
+// only user of the one before. `last` is the instruction the call replaces.
+struct EpilogueMatch {
+  GemmEpilogue epilogue = GemmEpilogue::kDefault;
+  Instruction* bias = nullptr;  // the bias vector (the broadcast's operand)
+  Instruction* last = nullptr;
+};
+
+// The only user of `inst`, with no control edges on either; nullptr otherwise.
+Instruction* SoleUser(const Instruction* inst) {
+  if (inst->users().size() != 1 || inst->parent()->root() == inst || !inst->control_successors().empty()) {
+    return nullptr;
+  }
+  Instruction* user = inst->users()[0];
+  if (!user->control_predecessors().empty() || user->operand_count() != 2) return nullptr;
+  return user;
+}
+
+// The operand of binary `op` that is not `inst` (nullptr when both are).
+Instruction* OtherOperand(Instruction* op, const Instruction* inst) {
+  if (op->operands()[0] == inst && op->operands()[1] != inst) return op->operands()[1];
+  if (op->operands()[1] == inst && op->operands()[0] != inst) return op->operands()[0];
+  return nullptr;
+}
+
+bool IsZero(const Instruction* inst) {
+  if (inst->opcode() == Opcode::kBroadcast && inst->operand_count() == 1) inst = inst->operand(0);
+  if (inst->opcode() != Opcode::kConstant || inst->literal() == nullptr) return false;
+  const Literal& value = *inst->literal();
+  if (!value.shape().IsArray()) return false;
+  for (int64_t i = 0; i < value.element_count(); ++i) {
+    if (value.GetDouble(i) != 0.0) return false;
+  }
+  return true;
+}
+
+EpilogueMatch MatchEpilogue(Instruction* dot) {
+  EpilogueMatch match;
+  match.last = dot;
+  const Shape& shape = dot->shape();
+  Instruction* user = SoleUser(dot);
+  if (user != nullptr && user->opcode() == Opcode::kAdd && user->shape() == shape) {
+    Instruction* wide = OtherOperand(user, dot);
+    if (wide != nullptr && wide->opcode() == Opcode::kBroadcast && wide->operand_count() == 1 &&
+        wide->operand(0)->shape().IsArray() && wide->operand(0)->shape().rank() == 1 &&
+        wide->operand(0)->shape().element_type() == shape.element_type() &&
+        wide->dimensions() == std::vector<int64_t>{shape.rank() - 1}) {
+      match.epilogue = GemmEpilogue::kBias;
+      match.bias = wide->operands()[0];
+      match.last = user;
+    }
+  }
+  user = SoleUser(match.last);
+  if (user != nullptr && user->opcode() == Opcode::kMaximum && user->shape() == shape) {
+    Instruction* zero = OtherOperand(user, match.last);
+    if (zero != nullptr && IsZero(zero)) {
+      match.epilogue = match.bias != nullptr ? GemmEpilogue::kBiasRelu : GemmEpilogue::kRelu;
+      match.last = user;
+    }
+  }
+  return match;
+}
+
+// Removes the instructions in `work` that nothing uses, and then their operands that
+// nothing else uses (never parameters, the root or instructions with control edges).
+void RemoveDead(std::vector<Instruction*> work) {
+  std::set<Instruction*> removed;
+  while (!work.empty()) {
+    Instruction* inst = work.back();
+    work.pop_back();
+    if (removed.count(inst) != 0) continue;
+    Computation* parent = inst->parent();
+    if (!inst->users().empty() || parent->root() == inst || inst->opcode() == Opcode::kParameter ||
+        !inst->control_successors().empty() || !inst->control_predecessors().empty()) {
+      continue;
+    }
+    for (Instruction* operand : inst->operands()) work.push_back(operand);
+    inst->DetachFromOperands();
+    removed.insert(inst);
+    parent->RemoveInstruction(inst);
+  }
+}
+
+}  // namespace
+
 StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& /*context*/) {
   std::vector<Instruction*> dots;
   for (Computation* computation : ProgramComputations(module)) {
@@ -319,13 +408,34 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& /*context*/) {
     }
   }
   for (Instruction* dot : dots) {
-    auto call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName("cublas-gemm"), dot->shape());
+    EpilogueMatch match = MatchEpilogue(dot);
+    if (match.epilogue != GemmEpilogue::kDefault) {
+      LibraryCall call = CallFor(*dot);
+      call.epilogue = match.epilogue;
+      call.bias_operand = match.bias != nullptr ? 2 : -1;
+      call.bias_dimension = dot->shape().rank() - 1;
+      if (!PlanGemm(call, dot->operand(0)->shape(), dot->operand(1)->shape()).ok()) match = EpilogueMatch{};
+    }
+    const bool lt = match.epilogue != GemmEpilogue::kDefault;
+    auto call = std::make_unique<Instruction>(Opcode::kCustomCall,
+                                              module.UniqueName(lt ? "cublas-lt-matmul" : "cublas-gemm"), dot->shape());
     InstructionAttributes& attrs = call->mutable_attrs();
-    attrs.custom_call_target = "__cublas$gemm";
+    attrs.custom_call_target = lt ? "__cublas$lt$matmul" : "__cublas$gemm";
     attrs.has_custom_call_target = true;
-    attrs.backend_config = GemmBackendConfig(*dot);
+    attrs.backend_config = GemmBackendConfig(*dot, match.epilogue);
     attrs.has_backend_config = true;
-    ReplaceWithCall(dot, std::move(call), std::vector<Instruction*>(dot->operands().begin(), dot->operands().end()));
+    std::vector<Instruction*> operands(dot->operands().begin(), dot->operands().end());
+    if (match.bias != nullptr) operands.push_back(match.bias);
+    if (!lt) {
+      ReplaceWithCall(dot, std::move(call), operands);
+      continue;
+    }
+    if (dot->metadata() != nullptr) call->set_metadata(*dot->metadata());
+    call->set_location(dot->location());
+    // Replacing `last` removes it; what fed it only (the dot, the add, the broadcasts) goes too.
+    std::vector<Instruction*> fed(match.last->operands().begin(), match.last->operands().end());
+    ReplaceWithCall(match.last, std::move(call), operands);
+    RemoveDead(std::move(fed));
   }
   return !dots.empty();
 }

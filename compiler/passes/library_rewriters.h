@@ -10,14 +10,19 @@
 //
 // A dot is rewritten when compiler/ir/gemm_plan.h maps it (element types, batch and
 // contracting dimensions that merge into matrices); any other stays a dot for Fusebox's
-// own kernels. The call's result is the value itself
-// (no workspace tuple: cuBLAS's default workspace serves). Runs before fusion: a library
-// call fuses with nothing, so the epilogue after a dot becomes a loop fusion of its own,
-// as in XLA's plans without cuBLASLt epilogues.
+// own kernels. The call's result is the value itself (no workspace tuple: the library's
+// default workspace serves). Runs before fusion: a library call fuses with nothing, so
+// what follows a dot becomes a loop fusion of its own, except what a cuBLASLt epilogue
+// computes in the GEMM, as XLA's GPU compiler does: a bias add along the last dimension
+// (add(dot, broadcast(b), dimensions={rank-1})) and a relu (maximum(x, 0)) after it,
+// each the only user of the one before, become a `__cublas$lt$matmul` call with epilogue
+// BIAS, RELU or BIAS_RELU and the bias as operand 2. GELU is not matched (jax writes it
+// in several forms); XLA's GELU calls run as they are.
 #pragma once
 
 #include <string_view>
 
+#include "compiler/ir/library_calls.h"
 #include "compiler/passes/pass.h"
 
 namespace fusebox::passes {
@@ -28,9 +33,9 @@ class GemmRewriter : public Pass {
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 };
 
-// The backend_config text of a `__cublas$gemm` call for `dot` (alpha 1, beta 0, no
-// epilogue), in XLA's JSON form.
-std::string GemmBackendConfig(const Instruction& dot);
+// The backend_config text of a gemm call for `dot` (alpha 1, beta 0, `epilogue`), in
+// XLA's JSON form.
+std::string GemmBackendConfig(const Instruction& dot, GemmEpilogue epilogue = GemmEpilogue::kDefault);
 
 // "conv-rewriter": convolutions cuDNN can run become calls in XLA's form (window,
 // dim_labels, feature_group_count; backend_config {"cudnn_conv_backend_config": {...}}

@@ -15,6 +15,7 @@
 #include "compiler/ir/library_calls.h"
 #include "compiler/ir/conv_plan.h"
 #include "compiler/runtime/cublas.h"
+#include "compiler/runtime/cublas_lt.h"
 #include "compiler/runtime/cudnn.h"
 #include "compiler/runtime/cuda_driver.h"
 
@@ -131,6 +132,11 @@ struct GpuPrograms {
   // Gemm library calls and their cuBLAS plans; cuBLAS is loaded only when there are some.
   std::unique_ptr<Cublas> cublas;
   std::unordered_map<const Instruction*, GemmPlan> gemms;
+  // The gemms with an epilogue run through cuBLASLt (loaded only when there are some),
+  // with one workspace, the largest any needs.
+  std::unique_ptr<CublasLt> cublas_lt;
+  std::unordered_map<const Instruction*, std::unique_ptr<CublasLt::Matmul>> lt_matmuls;
+  DeviceBuffer lt_workspace;
   // Convolution library calls: cuDNN loaded only when there are some; one workspace and
   // one packed-kernel scratch, the largest any call needs.
   std::unique_ptr<Cudnn> cudnn;
@@ -406,9 +412,9 @@ class GpuExecutable::Frame {
     return Status::Ok();
   }
 
-  // A gemm library call through cuBLAS: operands 0 and 1 are the matrices, the value
-  // (tuple element 0 when the call returns (value, workspace)) the result; with beta != 0
-  // the result starts as a copy of operand 2.
+  // A gemm library call through cuBLAS (cuBLASLt with an epilogue): operands 0 and 1 are
+  // the matrices, the value (tuple element 0 when the call returns (value, workspace)) the
+  // result; with beta != 0 the result starts as a copy of operand 2.
   Status RunGemm(const Instruction& inst, const GemmPlan& plan, const LeafFn& leaves) {
     const Leaves lhs = leaves(inst.operand(0));
     const Leaves rhs = leaves(inst.operand(1));
@@ -423,6 +429,23 @@ class GpuExecutable::Frame {
       if (c[0] != out[0]) RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(out[0], c[0], out_bytes));
     }
     if (plan.empty) return Status::Ok();
+    if (auto lt = exe_.programs_->lt_matmuls.find(&inst); lt != exe_.programs_->lt_matmuls.end()) {
+      DevicePtr bias = 0;
+      int64_t bias_bytes = 0;
+      if (plan.bias_operand >= 0) {
+        const Leaves b = leaves(inst.operand(plan.bias_operand));
+        if (b.size() != 1) return Internal(inst.name() + ": a gemm's bias must be a single array");
+        bias = b[0];
+        bias_bytes = ArrayBytes(inst.operand(plan.bias_operand)->shape());
+      }
+      return RunLibraryCall(inst, "cuBLASLt " + plan.ToString(), "library(cuBLASLt matmul)",
+                            ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
+                                (plan.beta != 0 ? out_bytes : 0) + bias_bytes,
+                            out_bytes, plan.flops, "cuBLASLt", [&] {
+                              return exe_.programs_->cublas_lt->Run(*lt->second, lhs[0], rhs[0], out[0], bias,
+                                                                    exe_.programs_->lt_workspace.ptr());
+                            });
+    }
     return RunLibraryCall(inst, "cuBLAS " + plan.ToString(), "library(cuBLAS gemm)",
                           ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
                               (plan.beta != 0 ? out_bytes : 0),
@@ -485,6 +508,45 @@ class GpuExecutable::Frame {
   int64_t launches_ = 0;
   int64_t library_calls_ = 0;
 };
+
+namespace {
+
+// Loads cuBLAS for the plain gemm plans and cuBLASLt for those with an epilogue (each only
+// when some call needs it), and prepares every cuBLASLt matmul and its workspace.
+Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs) {
+  int64_t plain = 0, with_epilogue = 0;
+  for (const auto& [inst, plan] : programs.gemms) (plan.epilogue == GemmEpilogue::kDefault ? plain : with_epilogue)++;
+  if (plain > 0) {
+    StatusOr<std::unique_ptr<Cublas>> cublas = Cublas::Create(ctx);
+    if (!cublas.ok()) {
+      return cublas.status().WithPrefix("the module has " + std::to_string(plain) + " gemm library call(s): ");
+    }
+    programs.cublas = std::move(*cublas);
+  }
+  if (with_epilogue == 0) return Status::Ok();
+  StatusOr<std::unique_ptr<CublasLt>> lt = CublasLt::Create(ctx);
+  if (!lt.ok()) {
+    return lt.status().WithPrefix("the module has " + std::to_string(with_epilogue) +
+                                  " gemm library call(s) with an epilogue: ");
+  }
+  programs.cublas_lt = std::move(*lt);
+  constexpr int64_t kMaxLtWorkspace = int64_t{32} << 20;
+  int64_t workspace = 0;
+  for (const auto& [inst, plan] : programs.gemms) {
+    if (plan.epilogue == GemmEpilogue::kDefault) continue;
+    StatusOr<std::unique_ptr<CublasLt::Matmul>> matmul = programs.cublas_lt->Prepare(plan, kMaxLtWorkspace);
+    if (!matmul.ok()) return matmul.status().WithPrefix(inst->name() + ": ");
+    workspace = std::max(workspace, (*matmul)->workspace_bytes());
+    programs.lt_matmuls.emplace(inst, std::move(*matmul));
+  }
+  if (workspace > 0) {
+    ASSIGN_OR_RETURN(programs.lt_workspace, ctx.Allocate(workspace));
+    programs.bytes += workspace;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     std::unique_ptr<Module> module, const GpuExecutableOptions& options) {
@@ -652,14 +714,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     }
     programs.bytes += workspace + packed;
   }
-  if (!programs.gemms.empty()) {
-    StatusOr<std::unique_ptr<Cublas>> cublas = Cublas::Create(ctx);
-    if (!cublas.ok()) {
-      return cublas.status().WithPrefix("the module has " + std::to_string(programs.gemms.size()) +
-                                        " gemm library call(s): ");
-    }
-    programs.cublas = std::move(*cublas);
-  }
+  RETURN_IF_ERROR(PrepareGemms(ctx, programs));
 
   // Device copies of the entry's arguments, filled by every run.
   for (const Instruction* param : exe->module_->entry()->parameters()) {
@@ -688,6 +743,7 @@ int64_t GpuExecutable::device_bytes() const { return programs_->bytes; }
 
 std::string GpuExecutable::library_description() const {
   std::string out = programs_->cublas != nullptr ? programs_->cublas->description() : std::string();
+  if (programs_->cublas_lt != nullptr) out += (out.empty() ? "" : ", ") + programs_->cublas_lt->description();
   if (programs_->cudnn != nullptr) out += (out.empty() ? "" : ", ") + programs_->cudnn->description();
   return out;
 }

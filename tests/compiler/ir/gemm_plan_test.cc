@@ -196,5 +196,55 @@ TEST(GemmPlanTest, WhatDoesNotMapIsRefusedWithTheReason) {
   EXPECT_FALSE(with_bias.ok());
 }
 
+// Epilogue selection: a bias epilogue plans as cublasLtMatmul when the bias runs along
+// cuBLASLt's m (the rhs's one free dimension: the result's last); a bias over a result
+// whose last dimension is only part of m, and epilogues on f64, have no plan.
+TEST(GemmPlanTest, EpiloguesPlanAsCublasLtWhenTheBiasRunsAlongM) {
+  Dot d = ParseDot("  a = f32[6,9] parameter(0)\n  b = f32[9,5] parameter(1)",
+                   "f32[6,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  ASSERT_NE(d.dot, nullptr);
+  LibraryCall call = CallOf(*d.dot);
+  call.epilogue = GemmEpilogue::kBiasRelu;
+  call.bias_operand = 2;
+  call.bias_dimension = 1;
+  auto plan = PlanGemm(call, d.dot->operand(0)->shape(), d.dot->operand(1)->shape());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->epilogue, GemmEpilogue::kBiasRelu);
+  EXPECT_EQ(plan->bias_operand, 2);
+  EXPECT_EQ(plan->m, 5) << "the bias length is cuBLASLt's m";
+  EXPECT_NE(plan->ToString().find("cublasLtMatmul"), std::string::npos) << plan->ToString();
+  EXPECT_NE(plan->ToString().find("BIAS_RELU"), std::string::npos) << plan->ToString();
+  // Bias, relu, and the host's epilogue: relu(a.b + bias) per row-major element (r, c).
+  std::vector<float> a(6 * 9), b(9 * 5), bias = {-3.f, -1.f, 0.f, 1.f, 3.f}, out(6 * 5);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(i)));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(std::cos(0.5 * static_cast<double>(i)));
+  ASSERT_TRUE(RunGemmPlanOnHost(*plan, a.data(), b.data(), out.data(), bias.data()).ok());
+  for (int r = 0; r < 6; ++r) {
+    for (int c = 0; c < 5; ++c) {
+      double sum = bias[static_cast<size_t>(c)];
+      for (int k = 0; k < 9; ++k) sum += static_cast<double>(a[static_cast<size_t>(r * 9 + k)]) * b[static_cast<size_t>(k * 5 + c)];
+      ASSERT_NEAR(out[static_cast<size_t>(r * 5 + c)], std::max(sum, 0.0), 1e-4) << r << "," << c;
+    }
+  }
+  EXPECT_FALSE(RunGemmPlanOnHost(*plan, a.data(), b.data(), out.data()).ok()) << "a bias epilogue needs the bias";
+  // The rhs's free dimensions [2, 5] merge into m = 10: a bias of 5 is not along m.
+  Dot merged = ParseDot("  a = f32[6,9] parameter(0)\n  b = f32[9,2,5] parameter(1)",
+                        "f32[6,2,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  ASSERT_NE(merged.dot, nullptr);
+  LibraryCall wide = CallOf(*merged.dot);
+  wide.epilogue = GemmEpilogue::kBias;
+  wide.bias_operand = 2;
+  wide.bias_dimension = 2;
+  auto refused = PlanGemm(wide, merged.dot->operand(0)->shape(), merged.dot->operand(1)->shape());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("not cuBLASLt's m"), std::string::npos) << refused.status().message();
+  Dot f64 = ParseDot("  a = f64[6,9] parameter(0)\n  b = f64[9,5] parameter(1)",
+                     "f64[6,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  ASSERT_NE(f64.dot, nullptr);
+  LibraryCall relu = CallOf(*f64.dot);
+  relu.epilogue = GemmEpilogue::kRelu;
+  EXPECT_FALSE(PlanGemm(relu, f64.dot->operand(0)->shape(), f64.dot->operand(1)->shape()).ok());
+}
+
 }  // namespace
 }  // namespace fusebox

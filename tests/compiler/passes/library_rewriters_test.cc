@@ -197,16 +197,18 @@ ENTRY e {
 TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
   // The CNN step's calls: three cuDNN convolutions (forward with bias and relu, and the two
   // gradients, stride 2 with padding 1_0) and a cuBLASLt matmul with a BIAS_RELU epilogue.
-  // None runs as it is: all are lowered; then the matmul's dot becomes a plain cuBLAS gemm
-  // (bias and relu fused after it), the forward convolution and the weight gradient cuDNN
-  // calls on a padded input, and the input gradient (lhs dilation) a backward-input call.
+  // The matmul runs as it is (cuBLASLt); the convolutions are lowered (a fused bias and
+  // activation, asymmetric padding), then the forward convolution and the weight gradient
+  // become cuDNN calls on a padded input, and the input gradient (lhs dilation) a
+  // backward-input call.
   auto cnn = FromFile("tests/data/library_calls/cnn_step_gpu.hlo");
   ASSERT_NE(cnn, nullptr);
   auto gpu = OptimizeForBackend(*cnn, /*fused=*/true, /*gpu_libraries=*/true);
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
   EXPECT_EQ(Count(**gpu, [](const Instruction& i) {
-              return IsLibraryCall(i) && i.attrs().custom_call_target == "__cublas$gemm";
+              return IsLibraryCall(i) && i.attrs().custom_call_target == "__cublas$lt$matmul";
             }), 1) << (*gpu)->ToString();
+  EXPECT_EQ(Count(**gpu, IsDot), 0);
   EXPECT_EQ(Count(**gpu, IsConvCall), 2);
   EXPECT_EQ(Count(**gpu, [](const Instruction& i) {
               return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBackwardInput";
@@ -229,6 +231,68 @@ ENTRY e {
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   EXPECT_EQ(Count(**lowered, IsGemm), 0);
   EXPECT_EQ(Count(**lowered, IsDot), 1);
+}
+
+GemmEpilogue EpilogueOf(const Instruction& call) {
+  auto parsed = ParseLibraryCall(call);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  return parsed.ok() ? parsed->epilogue : GemmEpilogue::kDefault;
+}
+
+// A bias add along the last dimension and a relu after a dot become a cuBLASLt epilogue
+// (one call, no elementwise op left); a bias along another dimension, a pre-activation
+// that has another user, and a maximum with a non-zero do not; every module computes
+// what it did, and the calls plan as cublasLtMatmul with the bias as operand 2.
+TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
+  struct Case {
+    std::string body;
+    GemmEpilogue want;
+    int elementwise_left;
+  };
+  const std::string dot = "  d = f32[8,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
+  const std::vector<Case> cases = {
+      {dot + "  bb = f32[8,16] broadcast(b), dimensions={1}\n  s = f32[8,16] add(d, bb)\n"
+             "  z = f32[] constant(0)\n  zz = f32[8,16] broadcast(z), dimensions={}\n"
+             "  ROOT r = f32[8,16] maximum(s, zz)\n",
+       GemmEpilogue::kBiasRelu, 0},
+      {dot + "  bb = f32[8,16] broadcast(b), dimensions={1}\n  ROOT s = f32[8,16] add(bb, d)\n", GemmEpilogue::kBias, 0},
+      {dot + "  z = f32[] constant(0)\n  zz = f32[8,16] broadcast(z), dimensions={}\n  ROOT r = f32[8,16] maximum(zz, d)\n",
+       GemmEpilogue::kRelu, 0},
+      // The pre-activation has a second user (a backward pass would): bias only.
+      {dot + "  bb = f32[8,16] broadcast(b), dimensions={1}\n  s = f32[8,16] add(d, bb)\n"
+             "  z = f32[] constant(0)\n  zz = f32[8,16] broadcast(z), dimensions={}\n"
+             "  r = f32[8,16] maximum(s, zz)\n  ROOT t = (f32[8,16], f32[8,16]) tuple(r, s)\n",
+       GemmEpilogue::kBias, 1},
+      // A bias along the rows is not cuBLASLt's.
+      {dot + "  c = f32[8] parameter(3)\n  cc = f32[8,16] broadcast(c), dimensions={0}\n  ROOT s = f32[8,16] add(d, cc)\n",
+       GemmEpilogue::kDefault, 1},
+      // maximum with 1 is not a relu.
+      {dot + "  one = f32[] constant(1)\n  oo = f32[8,16] broadcast(one), dimensions={}\n  ROOT r = f32[8,16] maximum(d, oo)\n",
+       GemmEpilogue::kDefault, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.body);
+    auto module = Parse("HloModule m\nENTRY e {\n  x = f32[8,32] parameter(0)\n  w = f32[32,16] parameter(1)\n"
+                        "  b = f32[16] parameter(2)\n" + c.body + "}\n");
+    ASSERT_NE(module, nullptr);
+    GemmRewriter rewriter;
+    EXPECT_TRUE(RunPassAndCheck(rewriter, *module));  // verifies and computes the same
+    int calls = 0, elementwise = 0;
+    for (const auto& inst : module->entry()->instructions()) {
+      elementwise += inst->opcode() == Opcode::kAdd || inst->opcode() == Opcode::kMaximum;
+      if (!IsLibraryCall(*inst)) continue;
+      ++calls;
+      EXPECT_EQ(EpilogueOf(*inst), c.want) << module->ToString();
+      auto plan = PlanGemmCall(*inst);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      EXPECT_EQ(plan->epilogue, c.want);
+      EXPECT_EQ(plan->bias_operand, c.want == GemmEpilogue::kBias || c.want == GemmEpilogue::kBiasRelu ? 2 : -1);
+      EXPECT_EQ(inst->attrs().custom_call_target,
+                c.want == GemmEpilogue::kDefault ? "__cublas$gemm" : "__cublas$lt$matmul");
+    }
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(elementwise, c.elementwise_left) << module->ToString();
+  }
 }
 
 }  // namespace

@@ -293,6 +293,53 @@ ENTRY e {
   EXPECT_TRUE(cmp.ok()) << cmp.ToString();
 }
 
+// cuBLASLt epilogues: a dot with its bias add and relu is one cublasLtMatmul (no kernel
+// of Fusebox's own), and XLA's __cublas$lt$matmul calls with BIAS_GELU and a batched
+// BIAS run as they are, each against the interpreter.
+TEST(GpuExecutableGpuTest, CublasLtEpiloguesMatchTheInterpreter) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  x = f32[64,96] parameter(0)
+  w = f32[96,80] parameter(1)
+  b = f32[80] parameter(2)
+  d = f32[64,80] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[64,80] broadcast(b), dimensions={1}
+  s = f32[64,80] add(d, bb)
+  z = f32[] constant(0)
+  zz = f32[64,80] broadcast(z), dimensions={}
+  ROOT r = f32[64,80] maximum(s, zz)
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  ExpectGpuMatchesInterpreter(**module, 4, /*gpu_libraries=*/true);
+  auto exe = testing_util::CompileGpu(**module, true, true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  EXPECT_THAT((*exe)->library_description(), HasSubstr("cuBLASLt"));
+  auto args = interpreter::RandomArguments(**module, 4);
+  ASSERT_TRUE(args.ok());
+  ASSERT_TRUE((*exe)->Run(*args, runtime::GpuRunOptions()).ok());
+  EXPECT_EQ((*exe)->last_library_calls(), 1);
+  EXPECT_EQ((*exe)->last_kernel_launches(), 0) << "bias and relu run in the GEMM's epilogue";
+  const std::string config =
+      R"(backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],"rhs_batch_dimensions":["0"]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"EPILOGUE"}})";
+  for (const char* epilogue : {"BIAS_GELU", "BIAS"}) {
+    SCOPED_TRACE(epilogue);
+    std::string call_config = config;
+    call_config.replace(call_config.find("EPILOGUE"), 8, epilogue);
+    auto xla = ParseModule(std::string(R"(HloModule m
+ENTRY e {
+  a = f32[3,32,48]{2,1,0} parameter(0)
+  b = f32[3,40,48]{2,1,0} parameter(1)
+  c = f32[40]{0} parameter(2)
+  g = (f32[3,32,40]{2,1,0}, s8[4194304]{0}) custom-call(a, b, c), custom_call_target="__cublas$lt$matmul", )") +
+                           call_config + R"(
+  ROOT v = f32[3,32,40]{2,1,0} get-tuple-element(g), index=0
+})");
+    ASSERT_TRUE(xla.ok()) << xla.status().message();
+    ExpectGpuMatchesInterpreter(**xla, 5, /*gpu_libraries=*/true);
+  }
+}
+
 // Convolutions through cuDNN: forward (strided, dilated, grouped, asymmetric padding moved
 // into a pad), the input gradient's 01oi kernel, weight gradients as
 // cudnnConvolutionBackwardFilter (stride and dilation exchanged; cuDNN takes them with

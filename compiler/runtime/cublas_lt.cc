@@ -1,0 +1,302 @@
+// cuBLASLt through dlopen: the entry points the epilogue gemms need, resolved by name, with
+// the enum values and the heuristic result's layout kept here (checked against cublasLt.h
+// when the headers are there at build time).
+#include "compiler/runtime/cublas_lt.h"
+
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#ifdef FUSEBOX_HAVE_CUDA_HEADERS
+#include <cublasLt.h>
+#endif
+
+namespace fusebox::runtime {
+namespace {
+
+// cudaDataType_t and cublasComputeType_t (as in cublas.cc), cublasOperation_t.
+constexpr int kCudaR16F = 2, kCudaR16BF = 14, kCudaR32F = 0, kCudaR64F = 1;
+constexpr int kCompute32F = 68, kCompute32FFastTf32 = 77, kCompute64F = 70;
+constexpr int kOpN = 0, kOpT = 1;
+// cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t,
+// cublasLtMatmulPreferenceAttributes_t, cublasLtEpilogue_t.
+constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7, kDescBiasPointer = 8;
+constexpr int kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6;
+constexpr int kPrefMaxWorkspaceBytes = 1;
+constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4, kEpilogueReluBias = 6,
+                   kEpilogueGelu = 32, kEpilogueGeluBias = 36;
+
+// cublasLtMatmulHeuristicResult_t.
+struct HeuristicResult {
+  uint64_t algo[8];
+  size_t workspace_size;
+  int state;
+  float waves_count;
+  int reserved[4];
+};
+
+#ifdef FUSEBOX_HAVE_CUDA_HEADERS
+static_assert(kCudaR16F == CUDA_R_16F && kCudaR16BF == CUDA_R_16BF && kCudaR32F == CUDA_R_32F &&
+              kCudaR64F == CUDA_R_64F);
+static_assert(kCompute32F == CUBLAS_COMPUTE_32F && kCompute32FFastTf32 == CUBLAS_COMPUTE_32F_FAST_TF32 &&
+              kCompute64F == CUBLAS_COMPUTE_64F);
+static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T);
+static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA && kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB &&
+              kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE && kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
+              kLayoutStridedBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+static_assert(kPrefMaxWorkspaceBytes == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT && kEpilogueRelu == CUBLASLT_EPILOGUE_RELU &&
+              kEpilogueBias == CUBLASLT_EPILOGUE_BIAS && kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS &&
+              kEpilogueGelu == CUBLASLT_EPILOGUE_GELU && kEpilogueGeluBias == CUBLASLT_EPILOGUE_GELU_BIAS);
+static_assert(sizeof(HeuristicResult) == sizeof(cublasLtMatmulHeuristicResult_t));
+static_assert(offsetof(HeuristicResult, workspace_size) == offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize));
+static_assert(offsetof(HeuristicResult, state) == offsetof(cublasLtMatmulHeuristicResult_t, state));
+#endif
+
+struct CublasLtApi {
+  int (*create)(void**) = nullptr;
+  int (*destroy)(void*) = nullptr;
+  size_t (*get_version)() = nullptr;
+  const char* (*status_string)(int) = nullptr;
+  int (*desc_create)(void**, int, int) = nullptr;
+  int (*desc_set)(void*, int, const void*, size_t) = nullptr;
+  int (*desc_destroy)(void*) = nullptr;
+  int (*layout_create)(void**, int, uint64_t, uint64_t, int64_t) = nullptr;
+  int (*layout_set)(void*, int, const void*, size_t) = nullptr;
+  int (*layout_destroy)(void*) = nullptr;
+  int (*pref_create)(void**) = nullptr;
+  int (*pref_set)(void*, int, const void*, size_t) = nullptr;
+  int (*pref_destroy)(void*) = nullptr;
+  int (*heuristic)(void*, void*, void*, void*, void*, void*, void*, int, HeuristicResult*, int*) = nullptr;
+  int (*matmul)(void*, void*, const void*, const void*, void*, const void*, void*, const void*, const void*, void*,
+                void*, void*, const void*, void*, size_t, void*) = nullptr;
+  std::string library;
+  Status status;
+};
+
+const CublasLtApi& Api() {
+  static const CublasLtApi* api = [] {
+    auto* a = new CublasLtApi();  // never freed: cuBLASLt stays loaded for the process
+    void* library = nullptr;
+    std::string tried;
+    for (const char* name : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+                             "/usr/local/cuda/lib64/libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.12"}) {
+      dlerror();
+      library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (library != nullptr) {
+        a->library = name;
+        break;
+      }
+      const char* why = dlerror();
+      if (tried.empty()) tried = why != nullptr ? why : std::string(name) + ": not found";
+    }
+    if (library == nullptr) {
+      a->status = Unavailable("cuBLASLt unavailable (libcublasLt.so.13 not found: " + tried +
+                              "); --gpu-library=off runs Fusebox's own dot kernels");
+      return a;
+    }
+    std::string missing;
+    auto need = [&](const char* name, auto* out) {
+      *out = reinterpret_cast<std::remove_pointer_t<decltype(out)>>(dlsym(library, name));
+      if (*out == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    };
+    need("cublasLtCreate", &a->create);
+    need("cublasLtDestroy", &a->destroy);
+    need("cublasLtGetVersion", &a->get_version);
+    need("cublasLtMatmulDescCreate", &a->desc_create);
+    need("cublasLtMatmulDescSetAttribute", &a->desc_set);
+    need("cublasLtMatmulDescDestroy", &a->desc_destroy);
+    need("cublasLtMatrixLayoutCreate", &a->layout_create);
+    need("cublasLtMatrixLayoutSetAttribute", &a->layout_set);
+    need("cublasLtMatrixLayoutDestroy", &a->layout_destroy);
+    need("cublasLtMatmulPreferenceCreate", &a->pref_create);
+    need("cublasLtMatmulPreferenceSetAttribute", &a->pref_set);
+    need("cublasLtMatmulPreferenceDestroy", &a->pref_destroy);
+    need("cublasLtMatmulAlgoGetHeuristic", &a->heuristic);
+    need("cublasLtMatmul", &a->matmul);
+    a->status_string = reinterpret_cast<const char* (*)(int)>(dlsym(library, "cublasLtGetStatusString"));
+    if (!missing.empty()) a->status = Unavailable("cuBLASLt unavailable (" + a->library + " lacks " + missing + ")");
+    return a;
+  }();
+  return *api;
+}
+
+Status LtError(const char* call, int code) {
+  const CublasLtApi& api = Api();
+  const char* name = api.status_string != nullptr ? api.status_string(code) : nullptr;
+  return Internal(std::string(call) + ": " + (name != nullptr ? name : "cuBLASLt error") + " (" +
+                  std::to_string(code) + ")");
+}
+
+#define FUSEBOX_CUBLASLT(call, expr)              \
+  do {                                            \
+    const int _rc = (expr);                       \
+    if (_rc != 0) return LtError(call, _rc);      \
+  } while (0)
+
+int DataTypeCode(GemmDataType type) {
+  switch (type) {
+    case GemmDataType::kF16:
+      return kCudaR16F;
+    case GemmDataType::kBF16:
+      return kCudaR16BF;
+    case GemmDataType::kF32:
+      return kCudaR32F;
+    case GemmDataType::kF64:
+      return kCudaR64F;
+  }
+  return kCudaR32F;
+}
+
+int ComputeTypeCode(GemmComputeType type) {
+  switch (type) {
+    case GemmComputeType::kF32:
+      return kCompute32F;
+    case GemmComputeType::kF32FastTf32:
+      return kCompute32FFastTf32;
+    case GemmComputeType::kF64:
+      return kCompute64F;
+  }
+  return kCompute32F;
+}
+
+uint32_t EpilogueCode(GemmEpilogue epilogue) {
+  switch (epilogue) {
+    case GemmEpilogue::kDefault:
+      return kEpilogueDefault;
+    case GemmEpilogue::kBias:
+      return kEpilogueBias;
+    case GemmEpilogue::kRelu:
+      return kEpilogueRelu;
+    case GemmEpilogue::kBiasRelu:
+      return kEpilogueReluBias;
+    case GemmEpilogue::kGelu:
+      return kEpilogueGelu;
+    case GemmEpilogue::kBiasGelu:
+      return kEpilogueGeluBias;
+  }
+  return kEpilogueDefault;
+}
+
+// A column-major matrix layout: `rows` x `cols` with leading dimension `ld`, `batch`
+// matrices `batch_stride` elements apart.
+Status MakeLayout(void** layout, GemmDataType type, int64_t rows, int64_t cols, int64_t ld, int64_t batch,
+                  int64_t batch_stride) {
+  const CublasLtApi& api = Api();
+  FUSEBOX_CUBLASLT("cublasLtMatrixLayoutCreate", api.layout_create(layout, DataTypeCode(type), static_cast<uint64_t>(rows),
+                                                                   static_cast<uint64_t>(cols), ld));
+  if (batch > 1) {
+    const int32_t count = static_cast<int32_t>(batch);
+    FUSEBOX_CUBLASLT("cublasLtMatrixLayoutSetAttribute",
+                     api.layout_set(*layout, kLayoutBatchCount, &count, sizeof(count)));
+    FUSEBOX_CUBLASLT("cublasLtMatrixLayoutSetAttribute",
+                     api.layout_set(*layout, kLayoutStridedBatchOffset, &batch_stride, sizeof(batch_stride)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CublasLtAvailable() { return Api().status; }
+
+StatusOr<std::unique_ptr<CublasLt>> CublasLt::Create(CudaContext& context) {
+  const CublasLtApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  std::unique_ptr<CublasLt> out(new CublasLt());
+  ASSIGN_OR_RETURN(out->stream_, context.CurrentStream());
+  if (int rc = api.create(&out->handle_); rc != 0) {
+    out->handle_ = nullptr;
+    return LtError("cublasLtCreate", rc);
+  }
+  const size_t version = api.get_version();  // major * 10000 + minor * 100 + patch
+  out->description_ = "cuBLASLt " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
+                      "." + std::to_string(version % 100) + " (" + api.library + ")";
+  return out;
+}
+
+CublasLt::~CublasLt() {
+  if (handle_ != nullptr) Api().destroy(handle_);
+}
+
+CublasLt::Matmul::~Matmul() {
+  const CublasLtApi& api = Api();
+  for (void* layout : {a_, b_, c_}) {
+    if (layout != nullptr) api.layout_destroy(layout);
+  }
+  if (desc_ != nullptr) api.desc_destroy(desc_);
+}
+
+StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& plan, int64_t max_workspace) {
+  const CublasLtApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  std::unique_ptr<Matmul> mm(new Matmul());
+  mm->plan_ = plan;
+  const int scale_type = plan.compute == GemmComputeType::kF64 ? kCudaR64F : kCudaR32F;
+  FUSEBOX_CUBLASLT("cublasLtMatmulDescCreate", api.desc_create(&mm->desc_, ComputeTypeCode(plan.compute), scale_type));
+  const int32_t trans_a = plan.a.transpose ? kOpT : kOpN, trans_b = plan.b.transpose ? kOpT : kOpN;
+  const uint32_t epilogue = EpilogueCode(plan.epilogue);
+  FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute", api.desc_set(mm->desc_, kDescTransA, &trans_a, sizeof(trans_a)));
+  FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute", api.desc_set(mm->desc_, kDescTransB, &trans_b, sizeof(trans_b)));
+  FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute",
+                   api.desc_set(mm->desc_, kDescEpilogue, &epilogue, sizeof(epilogue)));
+  // op(A) is m x k, op(B) k x n: stored transposed when the op is T.
+  RETURN_IF_ERROR(MakeLayout(&mm->a_, plan.a.type, plan.a.transpose ? plan.k : plan.m,
+                             plan.a.transpose ? plan.m : plan.k, plan.a.ld, plan.batch, plan.a.batch_stride));
+  RETURN_IF_ERROR(MakeLayout(&mm->b_, plan.b.type, plan.b.transpose ? plan.n : plan.k,
+                             plan.b.transpose ? plan.k : plan.n, plan.b.ld, plan.batch, plan.b.batch_stride));
+  RETURN_IF_ERROR(MakeLayout(&mm->c_, plan.c_type, plan.m, plan.n, plan.ldc, plan.batch, plan.c_batch_stride));
+  void* pref = nullptr;
+  FUSEBOX_CUBLASLT("cublasLtMatmulPreferenceCreate", api.pref_create(&pref));
+  const uint64_t limit = static_cast<uint64_t>(max_workspace);
+  int rc = api.pref_set(pref, kPrefMaxWorkspaceBytes, &limit, sizeof(limit));
+  HeuristicResult results[8] = {};
+  int returned = 0;
+  if (rc == 0) {
+    rc = api.heuristic(handle_, mm->desc_, mm->a_, mm->b_, mm->c_, mm->c_, pref, 8, results, &returned);
+  }
+  api.pref_destroy(pref);
+  if (rc != 0) return LtError("cublasLtMatmulAlgoGetHeuristic", rc);
+  for (int i = 0; i < returned; ++i) {
+    if (results[i].state != 0 || static_cast<int64_t>(results[i].workspace_size) > max_workspace) continue;
+    for (int j = 0; j < 8; ++j) mm->algo_[j] = results[i].algo[j];
+    mm->workspace_bytes_ = static_cast<int64_t>(results[i].workspace_size);
+    return mm;
+  }
+  return Unavailable("cuBLASLt has no algorithm for " + plan.ToString() + " within a workspace of " +
+                     std::to_string(max_workspace) + " bytes");
+}
+
+Status CublasLt::Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DevicePtr out, DevicePtr bias,
+                     DevicePtr workspace) {
+  const CublasLtApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  const GemmPlan& plan = matmul.plan_;
+  if (plan.empty) return Status::Ok();
+  if (plan.bias_operand >= 0) {
+    if (bias == 0) return InvalidArgument("cuBLASLt: the bias epilogue has no bias buffer");
+    const void* pointer = reinterpret_cast<const void*>(bias);
+    FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute",
+                     api.desc_set(matmul.desc_, kDescBiasPointer, &pointer, sizeof(pointer)));
+  }
+  const DevicePtr a = plan.a.operand == 0 ? lhs : rhs;
+  const DevicePtr b = plan.b.operand == 0 ? lhs : rhs;
+  const double alpha64 = plan.alpha, beta64 = plan.beta;
+  const float alpha32 = static_cast<float>(plan.alpha), beta32 = static_cast<float>(plan.beta);
+  const bool f64 = plan.compute == GemmComputeType::kF64;
+  const void* alpha = f64 ? static_cast<const void*>(&alpha64) : static_cast<const void*>(&alpha32);
+  const void* beta = f64 ? static_cast<const void*>(&beta64) : static_cast<const void*>(&beta32);
+  void* d = reinterpret_cast<void*>(out);
+  FUSEBOX_CUBLASLT("cublasLtMatmul",
+                   api.matmul(handle_, matmul.desc_, alpha, reinterpret_cast<const void*>(a), matmul.a_,
+                              reinterpret_cast<const void*>(b), matmul.b_, beta, d, matmul.c_, d, matmul.c_,
+                              matmul.algo_, reinterpret_cast<void*>(workspace),
+                              static_cast<size_t>(matmul.workspace_bytes_), stream_));
+  return Status::Ok();
+}
+
+#undef FUSEBOX_CUBLASLT
+
+}  // namespace fusebox::runtime

@@ -1,0 +1,70 @@
+// cuBLASLt, loaded at run time (dlopen of libcublasLt.so.13/.12, then the toolkit's
+// /usr/local/cuda/lib64), for the gemm plans with an epilogue (compiler/ir/gemm_plan.h:
+// XLA's __cublas$lt$matmul calls, and the dots gemm-rewriter fuses with their bias add
+// and relu). One Matmul per call holds its operation and matrix descriptors and the
+// algorithm cuBLASLt's heuristic ranks first among those whose workspace fits, made once
+// when the executable is created; Run queues cublasLtMatmul with the bias pointer on the
+// executable's stream. Plain gemms stay on cuBLAS (compiler/runtime/cublas.h). A machine
+// without cuBLASLt gets "cuBLASLt unavailable (...)"; `--gpu-library=off` runs
+// Fusebox's own kernels instead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "compiler/ir/gemm_plan.h"
+#include "compiler/runtime/cuda_driver.h"
+#include "compiler/support/status.h"
+
+namespace fusebox::runtime {
+
+class CublasLt {
+ public:
+  static StatusOr<std::unique_ptr<CublasLt>> Create(CudaContext& context);
+  ~CublasLt();
+  CublasLt(const CublasLt&) = delete;
+  CublasLt& operator=(const CublasLt&) = delete;
+
+  // One planned matmul: descriptors and the chosen algorithm.
+  class Matmul {
+   public:
+    ~Matmul();
+    Matmul(const Matmul&) = delete;
+    Matmul& operator=(const Matmul&) = delete;
+    int64_t workspace_bytes() const { return workspace_bytes_; }
+    const GemmPlan& plan() const { return plan_; }
+
+   private:
+    friend class CublasLt;
+    Matmul() = default;
+    GemmPlan plan_;
+    void* desc_ = nullptr;  // cublasLtMatmulDesc_t
+    void* a_ = nullptr;     // cublasLtMatrixLayout_t of A, B and C (= D)
+    void* b_ = nullptr;
+    void* c_ = nullptr;
+    uint64_t algo_[8] = {};  // cublasLtMatmulAlgo_t
+    int64_t workspace_bytes_ = 0;
+  };
+
+  // Descriptors and an algorithm for `plan` (a workspace of at most `max_workspace` bytes).
+  StatusOr<std::unique_ptr<Matmul>> Prepare(const GemmPlan& plan, int64_t max_workspace);
+  // Queues D = epilogue(alpha * op(A) op(B) + beta * D + bias): `lhs`/`rhs` the call's
+  // operands 0 and 1, `out` its value (holding c already when beta != 0), `bias` the bias
+  // operand (0 without one), `workspace` workspace_bytes().
+  Status Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DevicePtr out, DevicePtr bias, DevicePtr workspace);
+
+  // "cuBLASLt 13.1.0 (libcublasLt.so.13)"
+  const std::string& description() const { return description_; }
+
+ private:
+  CublasLt() = default;
+  void* handle_ = nullptr;  // cublasLtHandle_t
+  void* stream_ = nullptr;  // the context's stream
+  std::string description_;
+};
+
+// Whether cuBLASLt can be loaded here (no GPU needed); the message says why not.
+Status CublasLtAvailable();
+
+}  // namespace fusebox::runtime
