@@ -94,8 +94,8 @@ using CostFunction = std::function<std::optional<double>(const Instruction&)>;
 void SetCosts(ModuleDiff* diff, const CostFunction& cost_a, const CostFunction& cost_b,
               const std::string& sorted_by, const std::string& unit);
 
-// Bytes an instruction reads and writes if it runs as a kernel of its own: its operands'
-// array bytes plus its result's.
+// Bytes an instruction would read and write as a kernel of its own: its operands' array
+// bytes plus its result's (whether it is a kernel at all is the caller's to say).
 std::optional<double> EstimatedBytes(const Instruction& inst);
 
 // A cost function from per-instruction kernel times in microseconds, looked up by name;

@@ -52,17 +52,22 @@ std::string SectionTitle(const ComputationDiff& c) {
   return title;
 }
 
+// "  + added    91.9 KiB  %x = ...": the mark, the cost in a column of its own, the text;
+// a changed pair's b side and the details below the text.
 void AppendChange(const InstructionChange& change, const std::string& unit, std::string* out) {
   static const char* kMarks[] = {"+ added  ", "- removed", "~ changed"};
-  std::string cost = change.cost ? "   [" + FormatCost(*change.cost, unit) + "]" : "";
-  *out += "  " + std::string(kMarks[static_cast<int>(change.kind)]) + " ";
+  char cost[32];
+  std::snprintf(cost, sizeof cost, "%10s",
+                change.cost ? FormatCost(*change.cost, unit).c_str() : "");
+  const std::string indent(24, ' ');
+  *out += "  " + std::string(kMarks[static_cast<int>(change.kind)]) + " " + cost + "  ";
   if (change.kind == ChangeKind::kChanged) {
-    *out += "a: " + DisplayText(*change.a) + cost + "\n";
-    *out += "            b: " + DisplayText(*change.b) + "\n";
+    *out += "a: " + DisplayText(*change.a) + "\n";
+    *out += indent + "b: " + DisplayText(*change.b) + "\n";
   } else {
-    *out += DisplayText(change.kind == ChangeKind::kAdded ? *change.b : *change.a) + cost + "\n";
+    *out += DisplayText(change.kind == ChangeKind::kAdded ? *change.b : *change.a) + "\n";
   }
-  for (const std::string& detail : change.details) *out += "                " + detail + "\n";
+  for (const std::string& detail : change.details) *out += indent + "  " + detail + "\n";
 }
 
 void AppendSection(const ComputationDiff& c, const std::string& unit, std::string* out) {
@@ -137,19 +142,10 @@ void SetCosts(ModuleDiff* diff, const CostFunction& cost_a, const CostFunction& 
 }
 
 std::optional<double> EstimatedBytes(const Instruction& inst) {
-  switch (inst.opcode()) {
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-    case Opcode::kBitcast:
-      return 0.0;  // no kernel: nothing read or written
-    default:
-      break;
-  }
   int64_t bytes = std::max<int64_t>(inst.shape().ByteSize(), 0);
-  for (const Instruction* operand : inst.operands())
+  for (const Instruction* operand : inst.operands()) {
     bytes += std::max<int64_t>(operand->shape().ByteSize(), 0);
+  }
   return static_cast<double>(bytes);
 }
 

@@ -286,10 +286,7 @@ ENTRY e {
   EXPECT_EQ(c.diff.Count(ChangeKind::kChanged), 2) << c.Text();
 }
 
-// CSE merged two equal broadcasts of a constant that changed as well: one changed
-// constant, one removed (merged) broadcast, and the multiply reading both is unchanged.
-TEST(StructuralDiffTest, MergedCopyOverAChangedOperandIsOneRemoval) {
-  Compared c = Compare(R"(
+constexpr char kTwoBroadcasts[] = R"(
 HloModule m
 ENTRY e {
   c = f32[] constant(2)
@@ -297,23 +294,41 @@ ENTRY e {
   b2 = f32[8] broadcast(c), dimensions={}
   ROOT m = f32[8] multiply(b1, b2)
 }
-)",
-                       R"(
+)";
+constexpr char kOneBroadcast[] = R"(
 HloModule m
 ENTRY e {
   c = f32[] constant(3)
   b = f32[8] broadcast(c), dimensions={}
   ROOT m = f32[8] multiply(b, b)
 }
-)");
+)";
+
+// The change of `kind` other than the changed constant, which must be the only other one.
+const InstructionChange* CopyChange(const Compared& c, ChangeKind kind) {
   EXPECT_EQ(c.diff.changes(), 2) << c.Text();
-  EXPECT_EQ(c.diff.Count(ChangeKind::kChanged), 1);
-  ASSERT_EQ(c.diff.Count(ChangeKind::kRemoved), 1);
+  EXPECT_EQ(c.diff.Count(ChangeKind::kChanged), 1) << c.Text();
   for (const InstructionChange& change : c.diff.computations[0].changes) {
-    if (change.kind == ChangeKind::kRemoved) {
-      EXPECT_TRUE(HasDetail(change, "merged: the same as %b of b"));
-    }
+    if (change.kind == kind) return &change;
   }
+  return nullptr;
+}
+
+// CSE merged two equal broadcasts of a constant that changed as well: one changed
+// constant, one removed (merged) broadcast, and the multiply reading both is unchanged.
+TEST(StructuralDiffTest, MergedCopyOverAChangedOperandIsOneRemoval) {
+  Compared c = Compare(kTwoBroadcasts, kOneBroadcast);
+  const InstructionChange* removed = CopyChange(c, ChangeKind::kRemoved);
+  ASSERT_NE(removed, nullptr);
+  EXPECT_TRUE(HasDetail(*removed, "merged: the same as %b of b")) << c.Text();
+}
+
+// The other way round: the broadcast copied is one added copy.
+TEST(StructuralDiffTest, CopyOverAChangedOperandIsOneAddition) {
+  Compared c = Compare(kOneBroadcast, kTwoBroadcasts);
+  const InstructionChange* added = CopyChange(c, ChangeKind::kAdded);
+  ASSERT_NE(added, nullptr);
+  EXPECT_TRUE(HasDetail(*added, "a copy of %b of a")) << c.Text();
 }
 
 TEST(StructuralDiffTest, ChangedShapeIsOneChangeAndADefaultLayoutWrittenOutIsNone) {
@@ -328,11 +343,12 @@ TEST(StructuralDiffTest, TextAndJsonListCountsAndBothSides) {
   SetCosts(&c.diff, EstimatedBytes, EstimatedBytes, "estimated bytes", "bytes");
   std::string text = DiffToText(c.diff, "a.hlo", "b.hlo");
   EXPECT_NE(text.find("1 change(s): 0 added, 0 removed, 1 changed"), std::string::npos) << text;
-  EXPECT_NE(text.find("~ changed a: %cmp = pred[8] compare(%sub, %p0), direction=LT"),
+  EXPECT_NE(text.find("~ changed       72 B  a: %cmp = pred[8] compare(%sub, %p0), direction=LT"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\n            b: %cmp = pred[8] compare(%sub, %p0), direction=GT"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("\n                        b: %cmp = pred[8] compare(%sub, %p0), direction=GT"),
+      std::string::npos)
       << text;
   std::string json = DiffToJson(c.diff, "a.hlo", "b.hlo");
   EXPECT_NE(json.find("\"changed\": 1"), std::string::npos) << json;
@@ -352,6 +368,19 @@ TEST(StructuralDiffTest, CostsSortChangesLargestFirst) {
   ASSERT_EQ(c.diff.computations[0].changes.size(), 2u);
   EXPECT_EQ(c.diff.computations[0].changes[0].b->name(), "cmp");
   EXPECT_EQ(c.diff.computations[0].changes[1].b->name(), "neg");
+}
+
+// An instruction inside a fusion has no kernel of its own: it takes its fusion's time.
+TEST(StructuralDiffTest, KernelTimeOfAFusedInstructionIsItsFusions) {
+  auto module = Parse(kFused);
+  CostFunction cost = KernelTimeCost([](const std::string& name) -> std::optional<double> {
+    return name == "fusion" ? std::optional<double>(7.0) : std::nullopt;
+  });
+  const Instruction* fused_add =
+      module->FindComputation("fused_computation")->FindInstruction("add.1");
+  ASSERT_NE(fused_add, nullptr);
+  EXPECT_EQ(cost(*fused_add), 7.0);
+  EXPECT_EQ(cost(*module->entry()->FindInstruction("sub")), std::nullopt);
 }
 
 }  // namespace
