@@ -139,6 +139,21 @@ CLI::App* AddCompareFusionCommand(CLI::App& app, CompareFusionOptions* opts);
 int RunIndex(const IndexOptions& opts);
 int RunCompareFusion(const CompareFusionOptions& opts);
 
+// --- diff (cli_diff.cc) ---
+
+struct DiffCommandOptions {
+  CommonInput a;  // A, --dump-stage-a
+  CommonInput b;  // B, --dump-stage-b
+  std::string module;    // --module, for both
+  std::string optimize;  // --optimize a|b|both: Fusebox's optimized module of that side
+  bool ignore_layouts = false;
+  bool profile = false;
+  int64_t iterations = 3;
+  bool json = false;
+};
+CLI::App* AddDiffCommand(CLI::App& app, DiffCommandOptions* opts);
+int RunDiff(const DiffCommandOptions& opts);
+
 // --- report (cli_report.cc) ---
 
 struct ReportCommandOptions {

@@ -10,13 +10,14 @@ root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$root" || { echo "check_layering: no source tree at $root" >&2; exit 2; }
 
 # folder -> the include prefixes it may use (its own folder is always allowed). Order:
-# support < hlo (ir < verifier < parser) < interpreter/check < profiler < passes/backend
+# support < hlo (ir < verifier < parser) < analysis (beside the stages, IR alone) < interpreter/check < profiler < passes/backend
 # < codegen < runtime < session < importers/graph/report/viewers < app.
 declare -A allowed=(
   [compiler/support]=""
   [compiler/ir]="compiler/support"
   [compiler/verifier]="compiler/support compiler/ir"
   [compiler/parser]="compiler/support compiler/ir compiler/verifier"
+  [compiler/analysis]="compiler/support compiler/ir"
   [compiler/interpreter]="compiler/support compiler/ir compiler/verifier compiler/parser"
   [compiler/check]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter"
   [profiler]="compiler/support compiler/ir compiler/verifier compiler/parser compiler/interpreter"
@@ -72,6 +73,7 @@ done
 # (`class X;`, `struct X;`). The HLO vocabulary is the root namespace `fusebox`.
 declare -A namespace_of=(
   [compiler/support]=fusebox [compiler/ir]=fusebox [compiler/verifier]=fusebox [compiler/parser]=fusebox
+  [compiler/analysis]=fusebox::analysis
   [compiler/interpreter]=fusebox::interpreter [compiler/check]=fusebox::check
   [compiler/passes]=fusebox::passes [compiler/backend]=fusebox::backend
   [compiler/codegen]=fusebox::codegen [compiler/runtime]=fusebox::runtime
