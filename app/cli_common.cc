@@ -6,6 +6,7 @@
 
 #include "app/cli.h"
 #include "app/cli_internal.h"
+#include "compiler/support/planted_bugs.h"
 #include "compiler/verifier/verifier.h"
 #include "importers/dump_index.h"
 #include "importers/dump_stages.h"
@@ -100,6 +101,22 @@ StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput
 std::string& CommandLine() {
   static std::string line;
   return line;
+}
+
+void AddPlantBugOption(CLI::App* cmd) {
+  // Hidden and test-only: compiles with a deliberate bug (compiler/support/planted_bugs.h),
+  // so that a user can watch --check fail and bisect find the pass.
+  cmd->add_option_function<std::string>(
+         "--plant-bug",
+         [](const std::string& name) {
+           const std::optional<PlantedBug> bug = PlantedBugFromName(name);
+           if (!bug) throw CLI::ValidationError("--plant-bug", "no planted bug is named " + name);
+           SetPlantedBug(*bug);
+           std::cerr << "planted bug " << name << " (" << PlantedBugSite(*bug)
+                     << "): results are wrong on purpose\n";
+         },
+         "TEST ONLY: compile with a deliberate bug (docs/testing.md, Planted bugs)")
+      ->group("");
 }
 
 }  // namespace fusebox::cli::cli_internal

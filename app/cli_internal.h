@@ -44,6 +44,8 @@ Status WriteOutput(const std::string& path, const std::string& text);
 StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput& in);
 // The command line as typed (reports and the workbench record it).
 std::string& CommandLine();
+// The hidden, test-only --plant-bug NAME (compiler/support/planted_bugs.h).
+void AddPlantBugOption(CLI::App* cmd);
 
 // --- commands that read a module (cli_module.cc) ---
 
@@ -138,6 +140,20 @@ CLI::App* AddIndexCommand(CLI::App& app, IndexOptions* opts);
 CLI::App* AddCompareFusionCommand(CLI::App& app, CompareFusionOptions* opts);
 int RunIndex(const IndexOptions& opts);
 int RunCompareFusion(const CompareFusionOptions& opts);
+
+// --- bisect (cli_bisect.cc) ---
+
+struct BisectCommandOptions {
+  uint64_t seed = 1;
+  std::string repro;
+  bool no_shrink = false;
+  bool all = false;
+  int max_tries = 400;
+  std::string gpu_library = "off";
+  std::string pass;
+};
+CLI::App* AddBisectCommand(CLI::App& app, CommonInput* in, BisectCommandOptions* opts);
+int RunBisect(const CommonInput& in, const BisectCommandOptions& opts);
 
 // --- diff (cli_diff.cc) ---
 

@@ -455,19 +455,7 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
   cmd->add_flag("--print", opts->print, "Print the outputs in XLA's literal syntax");
   cmd->add_option("--print-limit", opts->print_limit,
                   "Largest output (in elements) that --print writes out (default 1000)");
-  // Hidden and test-only: compiles with a deliberate bug (compiler/support/planted_bugs.h),
-  // so that a user can watch --check fail.
-  cmd->add_option_function<std::string>(
-         "--plant-bug",
-         [](const std::string& name) {
-           const std::optional<PlantedBug> bug = PlantedBugFromName(name);
-           if (!bug) throw CLI::ValidationError("--plant-bug", "no planted bug is named " + name);
-           SetPlantedBug(*bug);
-           std::cerr << "planted bug " << name << " (" << PlantedBugSite(*bug)
-                     << "): results are wrong on purpose\n";
-         },
-         "TEST ONLY: compile with a deliberate bug (docs/testing.md, Planted bugs)")
-      ->group("");
+  AddPlantBugOption(cmd);
   return cmd;
 }
 

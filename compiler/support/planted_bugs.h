@@ -1,6 +1,6 @@
 // TEST-ONLY: deliberate compiler mistakes that can be switched on, one at a time, to prove
 // that the numeric check (compiler/check/numeric_check.h) catches real miscompiles
-// (tests/check/planted_bugs_test.cc, `fusebox run --plant-bug NAME`). Nothing outside
+// (tests/check/planted_bugs_test.cc, `fusebox run|bisect --plant-bug NAME`). Nothing outside
 // those two may plant a bug. Each bug sits at the code site a compiler engineer could
 // plausibly get wrong (docs/testing.md, "Planted bugs", lists them with their sites).
 //
