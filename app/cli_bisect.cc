@@ -6,6 +6,7 @@
 
 #include "app/cli.h"
 #include "app/cli_internal.h"
+#include "compiler/interpreter/npy.h"
 #include "compiler/session/pass_bisect.h"
 #include "importers/dump_index.h"
 
@@ -42,17 +43,22 @@ StatusOr<std::vector<session::BisectStage>> XlaDumpStages(const CommonInput& in,
     return Status::Ok();
   };
   RETURN_IF_ERROR(add(*module->BeforeOptimizations(), ""));
-  for (const importers::DumpFile* file : module->Passes()) RETURN_IF_ERROR(add(*file, file->after_pass));
+  for (const importers::DumpFile* file : module->Passes()) {
+    RETURN_IF_ERROR(add(*file, file->pipeline + "/" + file->after_pass));  // "simplification/algsimp"
+  }
   *what = "XLA's passes of module " + module->Label() + " in " + in.path;
   return stages;
 }
 
 void PrintStages(const session::BisectReport& report) {
   std::printf("  %-5s %-34s %s\n", "stage", "pass", "verdict");
+  constexpr size_t kVerdictWidth = 150;  // the whole verdict of the diverging stage follows the table
   for (size_t i = 0; i < report.stages.size(); ++i) {
     const session::BisectStageResult& s = report.stages[i];
     const char* mark = static_cast<int>(i) == report.first_diverging ? ">>" : "  ";
-    std::printf("%s%-5zu %-34s %s\n", mark, i, s.pass.empty() ? "(input)" : s.pass.c_str(), s.verdict.c_str());
+    std::string verdict = s.verdict;
+    if (verdict.size() > kVerdictWidth) verdict = verdict.substr(0, kVerdictWidth - 3) + "...";
+    std::printf("%s%-5zu %-34s %s\n", mark, i, s.pass.empty() ? "(input)" : s.pass.c_str(), verdict.c_str());
   }
 }
 
@@ -102,6 +108,49 @@ int RunOnePass(const CommonInput& in, const BisectCommandOptions& opts) {
   return *diverges ? kExitDiverges : kExitOk;
 }
 
+// --against cpu|gpu: the backend's run against the interpreter, down to a kernel.
+int RunAgainst(const CommonInput& in, const BisectCommandOptions& opts) {
+  auto file = Load(in);
+  if (!file.ok()) return ReportStatus(file.status());
+  auto picked = importers::SelectModules(*file, in.module, false);
+  if (!picked.ok()) return ReportStatus(picked.status());
+  std::cout << "bisect: the " << opts.against << " backend against the interpreter on " << in.path << ", seed "
+            << opts.seed << "; each kernel run alone on its operands' values from the same run\n\n";
+  auto report = session::BisectKernels(*file->modules[picked->front()], opts.against, OptionsOf(opts));
+  if (!report.ok()) return ReportStatus(report.status());
+  std::printf("  %-6s %-28s %-16s %s\n", "kernel", "instruction", "kind", "verdict");
+  for (size_t i = 0; i < report->kernels.size(); ++i) {
+    const struct { const session::KernelBisectResult& result; } k{report->kernels[i]};
+    const char* mark = static_cast<int>(i) == report->first_diverging ? ">>" : "  ";
+    std::string verdict = k.result.verdict;
+    if (verdict.size() > 120) verdict = verdict.substr(0, 117) + "...";
+    std::printf("%s%-6zu %-28s %-16s %s\n", mark, i + 1, ("%" + k.result.kernel).c_str(), k.result.kind.c_str(),
+                verdict.c_str());
+  }
+  std::cout << "\n" << report->Summary() << "\n";
+  if (report->first_diverging < 0) return report->whole_diverges ? kExitDiverges : kExitOk;
+  std::cout << "\nthe check of that kernel:\n" << report->check_details << "\n";
+  if (report->repro != nullptr) {
+    const std::string text = "// fusebox bisect repro: this kernel differs on the " + opts.against +
+                             " backend from the interpreter on the inputs saved beside it.\n" +
+                             report->repro->ToString();
+    Status written = WriteOutput(opts.repro, text);
+    if (!written.ok()) return ReportStatus(written);
+    if (!opts.repro_inputs.empty()) {
+      std::string list;
+      for (size_t i = 0; i < report->repro_inputs.size(); ++i) {
+        const std::string path = opts.repro_inputs + "/input_" + std::to_string(i) + ".npy";
+        Status st = interpreter::WriteNpy(path, report->repro_inputs[i]);
+        if (!st.ok()) return ReportStatus(st);
+        list += (list.empty() ? "" : ",") + path;
+      }
+      std::cout << "kernel and its inputs written; run: fusebox run " << (opts.repro.empty() ? "KERNEL.hlo" : opts.repro)
+                << " --backend " << opts.against << " --check --inputs " << list << "\n";
+    }
+  }
+  return kExitDiverges;
+}
+
 }  // namespace
 
 int RunBisect(const CommonInput& in, const BisectCommandOptions& opts) {
@@ -109,6 +158,7 @@ int RunBisect(const CommonInput& in, const BisectCommandOptions& opts) {
     return ReportStatus(InvalidArgument("--gpu-library is on or off, not '" + opts.gpu_library + "'"));
   }
   if (!opts.pass.empty()) return RunOnePass(in, opts);
+  if (!opts.against.empty()) return RunAgainst(in, opts);
   std::vector<session::BisectStage> stages;
   std::string what;
   session::PassRunner rerun;
@@ -148,6 +198,10 @@ CLI::App* AddBisectCommand(CLI::App& app, CommonInput* in, BisectCommandOptions*
   cmd->add_option("--max-tries", opts->max_tries, "Most modules tried while shrinking (default 400)");
   cmd->add_option("--gpu-library", opts->gpu_library, "on: bisect the GPU pipeline with libraries (default off)");
   cmd->add_option("--pass", opts->pass, "Only say whether this pass alone moves FILE's outputs beyond the bound");
+  cmd->add_option("--against", opts->against,
+                  "cpu or gpu: bisect a backend's mismatch with the interpreter down to a kernel");
+  cmd->add_option("--repro-inputs", opts->repro_inputs,
+                  "With --against: a folder to write the diverging kernel's inputs to (.npy each)");
   AddPlantBugOption(cmd);
   return cmd;
 }

@@ -151,6 +151,8 @@ struct BisectCommandOptions {
   int max_tries = 400;
   std::string gpu_library = "off";
   std::string pass;
+  std::string against;       // "cpu" or "gpu": a backend's mismatch down to a kernel
+  std::string repro_inputs;  // with --against: where the kernel's inputs go
 };
 CLI::App* AddBisectCommand(CLI::App& app, CommonInput* in, BisectCommandOptions* opts);
 int RunBisect(const CommonInput& in, const BisectCommandOptions& opts);

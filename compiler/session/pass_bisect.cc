@@ -124,8 +124,8 @@ std::unique_ptr<Module> Bypassed(const Module& module, const std::string& name, 
   return Extracted(*copy, entry->root()->name(), kAllLevels);
 }
 
-// A repro keeps each instruction's op_name (which jax op it was) and drops the stack-frame
-// tables, which only make it longer.
+}  // namespace
+
 void StripStackFrames(Module& module) {
   for (Computation* c : ProgramComputations(module)) {
     for (const auto& inst : c->instructions()) {
@@ -141,8 +141,6 @@ void StripStackFrames(Module& module) {
   }
   module.stack_frames = StackFrameIndex{};
 }
-
-}  // namespace
 
 int BisectReport::evaluated() const {
   return static_cast<int>(std::count_if(stages.begin(), stages.end(), [](const auto& s) { return s.evaluated; }));

@@ -106,4 +106,43 @@ StatusOr<std::unique_ptr<Module>> ShrinkModule(const Module& module,
                                                const std::function<StatusOr<bool>(const Module&)>& keeps,
                                                int max_evaluations, int* evaluations = nullptr);
 
+// A repro keeps each instruction's op_name (which jax op it was) and drops the stack-frame
+// tables, which only make it longer.
+void StripStackFrames(Module& module);
+
+// --- a backend mismatch, down to a kernel (`fusebox bisect FILE --against cpu|gpu`) ---
+//
+// The module is optimized for the backend and run whole against the input's reference;
+// then every kernel of the optimized module (in the order they run) is run alone on the
+// backend, on the values the interpreter computes for its operands in the same run, and
+// checked against the interpreter on those values (with an f64 shadow of the kernel).
+// The first kernel whose check fails is the culprit; its module (the kernel with its
+// operands as parameters) and its input values make the repro. A backend that is right
+// kernel by kernel but wrong as a whole (a buffer shared wrongly between kernels, say)
+// shows as "every kernel matches" next to a failing whole run.
+
+struct KernelBisectResult {
+  std::string kernel;  // the instruction's name in the optimized module
+  std::string kind;    // "fusion(kLoop)", "dot", ...
+  bool evaluated = false;
+  bool diverges = false;
+  std::string verdict;
+};
+
+struct KernelBisectReport {
+  std::string backend;
+  std::string whole;           // the whole module's check summary
+  bool whole_diverges = false;
+  std::vector<KernelBisectResult> kernels;
+  int first_diverging = -1;    // index into kernels
+  std::string check_details;   // the diverging kernel's check, output by output
+  std::unique_ptr<Module> repro;   // the diverging kernel alone
+  std::vector<Literal> repro_inputs;  // its operands' values in the run, one per parameter
+  std::string Summary() const;
+};
+
+// `backend` is "cpu" or "gpu" (a GPU and its driver needed).
+StatusOr<KernelBisectReport> BisectKernels(const Module& module, const std::string& backend,
+                                           const BisectOptions& options);
+
 }  // namespace fusebox::session

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -59,6 +60,30 @@ TEST(CliBisectTest, BadInputIsAnErrorWithItsLocation) {
   r = RunFusebox("bisect " + Example("mnist_train_step.hlo") + " --pass no-such-pass");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("no pass named 'no-such-pass'"), std::string::npos) << r.out;
+}
+
+// --against cpu with a planted code-generation bug: the kernel is named, written with its
+// inputs, and `fusebox run` on them fails --check with the bug and passes without it.
+TEST(CliBisectTest, AgainstCpuNamesTheKernelAndWritesItWithItsInputs) {
+  const std::string dir = ::testing::TempDir() + "/bisect_kernel";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const std::string kernel = dir + "/kernel.hlo";
+  Result r = RunFusebox("bisect " + Example("mnist_train_step.hlo") +
+                        " --against cpu --plant-bug maximum-emitted-as-minimum --repro " + kernel +
+                        " --repro-inputs " + dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("first kernel that differs: %fusion"), std::string::npos) << r.out;
+  const size_t at = r.out.find("--inputs ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string inputs = r.out.substr(at + 9, r.out.find('\n', at) - at - 9);
+  r = RunFusebox("run " + kernel + " --backend cpu --check --inputs " + inputs + " --plant-bug maximum-emitted-as-minimum");
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("MISMATCH"), std::string::npos) << r.out;
+  r = RunFusebox("run " + kernel + " --backend cpu --check --inputs " + inputs);
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = RunFusebox("bisect " + Example("mnist_train_step.hlo") + " --against cpu");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("every kernel matches on its own"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // instructions on which that pass alone still diverges (and does not without the
 // planted rewrite); without one, no pass of the pipeline diverges. A stage the interpreter
 // cannot run is reported as not evaluated and the search goes on; a module whose check
-// would be vacuous is refused.
+// would be vacuous is refused. Against a backend, a planted code-generation bug is found
+// in its kernel, and a buffer bug between kernels is said to be between them.
 #include "compiler/session/pass_bisect.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "compiler/parser/parser.h"
+#include "compiler/session/profiled_run.h"
 #include "compiler/support/planted_bugs.h"
 
 namespace fusebox::session {
@@ -166,6 +168,53 @@ ENTRY e {
   auto report = BisectStages(*stages, BisectOptions(), FuseboxPassRunner());
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.status().message().find("cannot tell"), std::string::npos) << report.status().message();
+}
+
+// --against cpu: a planted code-generation bug is found in the first kernel it breaks;
+// that kernel alone, on the operand values bisect saved, still differs on the CPU with the
+// bug and matches without it. Without a bug every kernel and the whole module match.
+TEST(KernelBisectTest, ACodegenBugIsFoundInItsKernel) {
+  auto module = Parse(kLayer);
+  ASSERT_NE(module, nullptr);
+  auto clean = BisectKernels(*module, "cpu", BisectOptions());
+  ASSERT_TRUE(clean.ok()) << clean.status().message();
+  EXPECT_FALSE(clean->whole_diverges) << clean->whole;
+  EXPECT_EQ(clean->first_diverging, -1) << clean->Summary();
+  EXPECT_GE(clean->kernels.size(), 2u);
+  for (const auto& k : clean->kernels) EXPECT_TRUE(k.evaluated) << k.kernel << ": " << k.verdict;
+
+  ScopedPlantedBug planted(PlantedBug::kMaximumEmittedAsMinimum);
+  auto report = BisectKernels(*module, "cpu", BisectOptions());
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_TRUE(report->whole_diverges) << report->whole;
+  ASSERT_GE(report->first_diverging, 0) << report->Summary();
+  ASSERT_NE(report->repro, nullptr);
+  ASSERT_EQ(static_cast<int64_t>(report->repro_inputs.size()), report->repro->entry()->parameter_count());
+  // The kernel runs alone: on the CPU with the bug it differs from the interpreter on the
+  // saved inputs, without it it matches.
+  auto check_alone = [&] {
+    auto reference = check::ComputeCheckReference(*report->repro, report->repro_inputs);
+    EXPECT_TRUE(reference.ok());
+    auto run = RunProfiled(*report->repro, report->repro_inputs, ProfiledRunOptions());
+    EXPECT_TRUE(run.ok()) << run.status().message();
+    return check::CheckOutputs(run->result, *reference, report->repro_inputs).ok();
+  };
+  EXPECT_FALSE(check_alone());
+  SetPlantedBug(PlantedBug::kNone);
+  EXPECT_TRUE(check_alone());
+}
+
+// A bug between kernels (a buffer reused while it is still read) breaks the whole run
+// while every kernel alone is right: bisect says where to look instead of blaming one.
+TEST(KernelBisectTest, ABufferBugShowsBetweenTheKernels) {
+  auto module = Example("mnist_train_step.hlo");
+  ASSERT_NE(module, nullptr);
+  ScopedPlantedBug planted(PlantedBug::kLivenessEndsAtFirstUse);
+  auto report = BisectKernels(*module, "cpu", BisectOptions());
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_TRUE(report->whole_diverges) << report->whole;
+  EXPECT_EQ(report->first_diverging, -1) << report->Summary();
+  EXPECT_NE(report->Summary().find("between the kernels"), std::string::npos) << report->Summary();
 }
 
 }  // namespace
