@@ -85,8 +85,23 @@ class PassesPanel : public Panel {
   void ShowXlaPasses(bool xla) { passes_source_ = xla ? 1 : 0; }
   bool showing_xla_passes() const { return passes_source_ == 1; }
 
+  // Numerics bisection of the current module over Fusebox's pipeline (compiler/session/
+  // pass_bisect.h), in the background; the stepper then marks and selects the first pass
+  // that moves the outputs beyond the bound.
+  void StartBisect(WorkbenchContext& context);
+  bool bisect_done() const { return bisect_ != nullptr && bisect_->done; }
+  std::string bisect_summary() const { return bisect_ != nullptr ? bisect_->summary : std::string(); }
+  std::string diverging_pass() const { return bisect_ != nullptr ? bisect_->pass : std::string(); }
+
  private:
+  struct BisectState {
+    bool done = false;
+    std::string summary;  // the report's summary, or the error
+    std::string pass;     // the first diverging pass; "" when none
+    std::string repro;    // the shrunk repro's text
+  };
   void DrawXlaPasses(WorkbenchContext& context, ModuleDoc* module);
+  void DrawBisect(WorkbenchContext& context, const passes::PipelineResult& pipeline);
   void DrawStepper(const passes::PipelineResult& pipeline);
   void DrawPassList(const passes::PipelineResult& pipeline);
   void DrawPass(WorkbenchContext& context, const passes::PipelineResult& pipeline);
@@ -100,6 +115,8 @@ class PassesPanel : public Panel {
   int xla_selected_pass_ = 0;
   std::string xla_diff_shown_;
   viewers::DiffView xla_diff_view_;
+  std::shared_ptr<BisectState> bisect_;  // of the current module; null before a bisect
+  bool bisect_selected_ = false;         // the diverging pass was selected once
 };
 
 class GraphPanel : public Panel {

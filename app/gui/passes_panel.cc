@@ -6,6 +6,7 @@
 
 #include "app/gui/panels.h"
 #include "app/gui/workbench_internal.h"
+#include "compiler/session/pass_bisect.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox::gui {
@@ -23,11 +24,67 @@ int NextChanged(const passes::PipelineResult& pipeline, int from, int direction)
 
 }  // namespace
 
+void PassesPanel::StartBisect(WorkbenchContext& context) {
+  ModuleDoc* module = context.current_module();
+  if (module == nullptr) return;
+  auto state = std::make_shared<BisectState>();
+  bisect_ = state;
+  bisect_selected_ = false;
+  std::shared_ptr<session::CompileSession> compile = module->session;
+  auto result = std::make_shared<BisectState>();
+  context.tasks().Submit(
+      "Bisecting " + module->label + " over the pipeline's passes",
+      [compile, result](TaskContext& job) {
+        job.SetProgress(-1, "running every stage on the interpreter");
+        auto stages = session::FuseboxPipelineStages(compile->input());
+        if (!stages.ok()) {
+          result->summary = stages.status().message();
+          return;
+        }
+        auto report = session::BisectStages(*stages, session::BisectOptions(), session::FuseboxPassRunner());
+        if (!report.ok()) {
+          result->summary = report.status().message();
+          return;
+        }
+        result->summary = report->Summary();
+        if (report->first_diverging >= 0) result->pass = report->stages[report->first_diverging].pass;
+        if (report->repro != nullptr) result->repro = report->repro_note + "\n\n" + report->repro->ToString();
+      },
+      [state, result] {
+        *state = *result;
+        state->done = true;
+      });
+}
+
+// The bisect button, and what the last bisect found.
+void PassesPanel::DrawBisect(WorkbenchContext& context, const passes::PipelineResult& pipeline) {
+  if (ImGui::Button("Bisect numerics")) StartBisect(context);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Run every pass's module on the interpreter against the input's (f64 shadow)\n"
+                      "and mark the first pass that moves the outputs beyond the bound");
+  }
+  if (bisect_ == nullptr) return;
+  ImGui::SameLine();
+  if (!bisect_->done) {
+    ImGui::TextColored(kDimColour, "bisecting...");
+    return;
+  }
+  ImGui::TextColored(bisect_->pass.empty() ? kFusedColour : kErrorColour, "%s", bisect_->summary.c_str());
+  if (!bisect_->pass.empty() && !bisect_selected_) {
+    for (int i = 0; i < static_cast<int>(pipeline.passes.size()); ++i) {
+      if (pipeline.passes[i].name == bisect_->pass) selected_pass_ = i;
+    }
+    bisect_selected_ = true;
+  }
+  if (!bisect_->repro.empty() && ImGui::Button("Copy the repro")) ImGui::SetClipboardText(bisect_->repro.c_str());
+}
+
 void PassesPanel::OnModuleSelected(WorkbenchContext& context) {
   selected_pass_ = -1;
   diff_shown_pass_ = -2;
   xla_selected_pass_ = 0;
   xla_diff_shown_.clear();
+  bisect_.reset();
 }
 
 void PassesPanel::DrawXlaPasses(WorkbenchContext& context, ModuleDoc* module) {
@@ -110,6 +167,7 @@ void PassesPanel::Draw(WorkbenchContext& context) {
   if (selected_pass_ >= count) selected_pass_ = count - 1;
 
   DrawStepper(pipeline);
+  DrawBisect(context, pipeline);
   if (!ImGui::BeginTable("passes_layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
   ImGui::TableSetupColumn("list", ImGuiTableColumnFlags_WidthStretch, 0.3f);
   ImGui::TableSetupColumn("diff", ImGuiTableColumnFlags_WidthStretch, 0.7f);
@@ -157,9 +215,14 @@ void PassesPanel::DrawPassList(const passes::PipelineResult& pipeline) {
       ImGui::TableNextColumn();
       ImGui::Text("%d", i);
       ImGui::TableNextColumn();
-      ImVec4 colour = r.skipped ? kDimColour : r.changed ? kFusedColour : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+      const bool diverges = bisect_done() && r.name == bisect_->pass;
+      ImVec4 colour = diverges    ? kErrorColour
+                      : r.skipped ? kDimColour
+                      : r.changed ? kFusedColour
+                                  : ImGui::GetStyleColorVec4(ImGuiCol_Text);
       ImGui::PushStyleColor(ImGuiCol_Text, colour);
-      std::string label = std::string(r.changed ? "* " : "  ") + r.name + (r.skipped ? " (skipped)" : "");
+      std::string label = std::string(diverges ? "! " : r.changed ? "* " : "  ") + r.name +
+                          (r.skipped ? " (skipped)" : "") + (diverges ? "  <- moves the outputs" : "");
       ImGui::PushID(i);
       if (ImGui::Selectable(label.c_str(), selected_pass_ == i, ImGuiSelectableFlags_SpanAllColumns)) {
         selected_pass_ = i;

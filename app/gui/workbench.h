@@ -110,6 +110,12 @@ class Workbench : private WorkbenchContext {
   std::string pane_text(int pane) const;
   std::vector<std::string> stage_names() const;
   size_t pass_snapshot_count() const;
+  // The Passes view's numerics bisection of the current module (its button): start it,
+  // then what it found — the pass the stepper marks ("" when none diverges) and the summary.
+  void StartBisect() { passes_.StartBisect(*this); }
+  bool bisect_done() const { return passes_.bisect_done(); }
+  std::string diverging_pass() const { return passes_.diverging_pass(); }
+  std::string bisect_summary() const { return passes_.bisect_summary(); }
   size_t graph_node_count() const {
     return graph_.view().has_graph() ? graph_.view().graph().nodes.size() : 0;
   }

@@ -16,6 +16,7 @@
 
 #include "app/gui/task_runner.h"
 #include "app/gui/workbench.h"
+#include "compiler/support/planted_bugs.h"
 #include "tests/viewers/imgui_harness.h"
 
 namespace fusebox::gui {
@@ -172,6 +173,26 @@ TEST_F(WorkbenchTest, EveryViewGetsItsData) {
   ASSERT_TRUE(Settle([&] { return workbench_->profile_ready(); }));
   ASSERT_NE(workbench_->timeline_trace(), nullptr);
   EXPECT_FALSE(workbench_->timeline_trace()->Kernels().empty());
+  EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+}
+
+// The stepper's bisect: with a rewrite planted in the fusion pass it marks fusion, and
+// without one it says no pass diverges.
+TEST_F(WorkbenchTest, BisectMarksTheFirstPassThatMovesTheOutputs) {
+  workbench_->Open(Example("mnist_train_step.hlo"));
+  ASSERT_TRUE(Settle());
+  workbench_->ShowView(View::kPasses);
+  workbench_->StartBisect();
+  ASSERT_TRUE(Settle([&] { return workbench_->bisect_done(); }));
+  EXPECT_EQ(workbench_->diverging_pass(), "");
+  EXPECT_THAT(workbench_->bisect_summary(), HasSubstr("no pass diverges"));
+  {
+    ScopedPlantedBug planted(PlantedBug::kFusionDropsEpilogue);
+    workbench_->StartBisect();
+    ASSERT_TRUE(Settle([&] { return workbench_->bisect_done(); }));
+  }
+  EXPECT_EQ(workbench_->diverging_pass(), "fusion");
+  EXPECT_THAT(workbench_->bisect_summary(), HasSubstr("pass fusion"));
   EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
 }
 
