@@ -55,6 +55,9 @@ std::string MemoryViewText(const MemoryView& view, const MemoryTextOptions& opti
 // top > 0, with the rest counted), values' live ranges, and XLA's figures.
 std::string MemoryViewJson(const MemoryView& view, int top = 0);
 
+// "fusion.6{1}": the instruction and, for a leaf of a tuple result, its index.
+std::string BufferName(const backend::LiveBuffer& buffer);
+
 // "[3, 7]", "[in, 7]" (a parameter), "[3, out]" (live out).
 std::string LiveRangeText(int64_t defined_at, int64_t last_use, int64_t steps);
 

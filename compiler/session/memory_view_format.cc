@@ -36,7 +36,7 @@ std::string Comparison(const backend::MemoryProfile& fused, const backend::Memor
 
 // One row of the table; `where` names the callee a buffer lives in ("" for the profile's own).
 std::string Row(const backend::LiveBuffer& b, const std::string& where) {
-  std::string name = b.instruction + IndexText(b.index);
+  std::string name = BufferName(b);
   if (!b.shared_with.empty()) name += " (over " + b.shared_with + ")";
   char line[512];
   std::snprintf(line, sizeof(line), "  %12lld  %-14s %-28s %-26s %-12s %s", static_cast<long long>(b.bytes),
@@ -161,6 +161,8 @@ nlohmann::json XlaJson(const XlaMemoryFigures& x) {
 }
 
 }  // namespace
+
+std::string BufferName(const backend::LiveBuffer& buffer) { return buffer.instruction + IndexText(buffer.index); }
 
 std::string LiveRangeText(int64_t defined_at, int64_t last_use, int64_t steps) {
   std::string from = defined_at < 0 ? "in" : std::to_string(defined_at);
