@@ -200,6 +200,7 @@ class MemoryPanel : public Panel {
   const char* title() const override { return "Memory"; }
   void Draw(WorkbenchContext& context) override;
   void OnCancel() override { cancelled_ = true; }
+  void OnModuleSelected(WorkbenchContext& context) override { cancelled_ = false; }
   // Shows the unfused module's profile (true) or the fused one's.
   void ShowUnfused(bool unfused) { show_unfused_ = unfused; }
 
