@@ -1,5 +1,6 @@
 // The `fusebox` command line: registers each command (their options and bodies are in
-// cli_module.cc, cli_run.cc, cli_compile.cc, cli_dump.cc, cli_diff.cc, cli_bisect.cc, cli_report.cc,
+// cli_module.cc, cli_run.cc, cli_compile.cc, cli_dump.cc, cli_diff.cc, cli_bisect.cc, cli_memory.cc,
+// cli_report.cc,
 // cli_gui.cc and graph_command.cc), parses, and dispatches. Each command loads its input through the
 // importers, works through the compiler's API, and writes text to stdout (results) or
 // stderr (diagnostics).
@@ -66,6 +67,9 @@ int RunCli(int argc, char** argv) {
     CommonInput bisect_in;
     BisectCommandOptions bisect_opts;
     CLI::App* bisect_cmd = AddBisectCommand(app, &bisect_in, &bisect_opts);
+    CommonInput memory_in;
+    MemoryCommandOptions memory_opts;
+    CLI::App* memory_cmd = AddMemoryCommand(app, &memory_in, &memory_opts);
     CommonInput report_in;
     ReportCommandOptions report_opts;
     CLI::App* report_cmd = AddReportCommand(app, &report_in, &report_opts);
@@ -99,6 +103,7 @@ int RunCli(int argc, char** argv) {
     if (extract->parsed()) return RunExtract(extract_in, extract_opts);
     if (diff_cmd->parsed()) return RunDiff(diff_opts);
     if (bisect_cmd->parsed()) return RunBisect(bisect_in, bisect_opts);
+    if (memory_cmd->parsed()) return RunMemory(memory_in, memory_opts);
     if (report_cmd->parsed()) return RunReport(report_in, report_opts);
     if (graph_cmd->parsed()) return RunGraphCommand(graph_opts);
     if (gui_cmd->parsed() || gui_opts.open_cmd->parsed()) return RunGuiCommand(gui_opts);

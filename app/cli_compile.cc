@@ -100,7 +100,7 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
       "gpu_llvm_ir | gpu_llvm_ir_optimized | ptx | ptxas_info | sass; from a dump folder also "
       "XLA's own: xla_optimized_hlo | xla_pass_NNNN | xla_llvm_ir | xla_llvm_ir_optimized | "
       "xla_ptx | "
-      "xla_asm | xla_buffer_assignment");
+      "xla_asm | xla_buffer_assignment | xla_live_range | xla_memory_usage_report");
   cmd->add_option("--backend", opts->backend,
                   "cpu (default) | gpu: which backend's llvm_ir / llvm_ir_optimized to print");
   cmd->add_option("--gpu-arch", opts->gpu_arch, "GPU target for the GPU stages (default sm_90)");

@@ -21,7 +21,7 @@ CLI::App* AddGuiCommands(CLI::App& app, GuiCommandOptions* opts) {
   cmd->add_option("--view", opts->gui.view,
                   "stages | passes | xla-passes (a dump's own pass snapshots) | graph | timeline | "
                   "compare (XLA's "
-                  "fusion against Fusebox's, dump folders)");
+                  "fusion against Fusebox's, dump folders) | memory (bytes over the schedule, the peak)");
   cmd->add_option("--stages", opts->gui.stages,
                   "Stage panes, left to right (1 to 4): hlo, optimized_hlo, llvm_ir_optimized, "
                   "cpu_asm, ptx, "

@@ -172,6 +172,17 @@ struct DiffCommandOptions {
 CLI::App* AddDiffCommand(CLI::App& app, DiffCommandOptions* opts);
 int RunDiff(const DiffCommandOptions& opts);
 
+// --- memory (cli_memory.cc) ---
+
+struct MemoryCommandOptions {
+  bool unfused = false;  // the unfused module's table instead of the fused one
+  bool both = false;     // both tables
+  bool json = false;
+  int top = -1;  // rows; -1: the default (20 for text, all for JSON), 0: all
+};
+CLI::App* AddMemoryCommand(CLI::App& app, CommonInput* in, MemoryCommandOptions* opts);
+int RunMemory(const CommonInput& in, const MemoryCommandOptions& opts);
+
 // --- report (cli_report.cc) ---
 
 struct ReportCommandOptions {

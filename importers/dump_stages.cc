@@ -95,6 +95,15 @@ int AddXlaDumpStages(const DumpModule& module, session::CompileSession* session)
     if (f->detail.empty()) buffers.push_back(f);
   }
   AddJoined(session, "xla_buffer_assignment", "XLA: buffer assignment", buffers, "//", &added);
+  std::vector<const DumpFile*> live_ranges, reports;
+  for (const DumpFile* f : module.OfKind(DumpFileKind::kBufferAssignment)) {
+    if (f->detail == "live-range") live_ranges.push_back(f);
+  }
+  for (const DumpFile* f : module.OfKind(DumpFileKind::kMemoryReport)) {
+    if (f->format == DumpFormat::kText) reports.push_back(f);
+  }
+  AddJoined(session, "xla_live_range", "XLA: buffer live ranges and the peak", live_ranges, "//", &added);
+  AddJoined(session, "xla_memory_usage_report", "XLA: memory usage report", reports, "//", &added);
   return added;
 }
 

@@ -19,6 +19,8 @@ namespace fusebox::importers {
 //   xla_llvm_ir_optimized      ir-with-opt.ll
 //   xla_ptx, xla_asm           .ptx / .s files
 //   xla_buffer_assignment      -buffer-assignment.txt
+//   xla_live_range             -live-range.txt (XLA's peak; the memory view reads it)
+//   xla_memory_usage_report    -memory-usage-report.txt
 // Returns how many stages were added.
 int AddXlaDumpStages(const DumpModule& module, session::CompileSession* session);
 

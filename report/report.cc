@@ -86,6 +86,18 @@ int64_t InputElementCount(const Module& module) {
   return n;
 }
 
+// The memory view (the CPU backend's buffer assignment), with XLA's figures when the
+// report's XLA stages include its live-range and memory-usage files.
+void GatherMemory(session::CompileSession& session, Gathered* g) {
+  for (const session::ExternalStage& e : g->xla_stages) session.AddExternalStage(e);
+  auto view = session::BuildMemoryView(session);
+  if (view.ok()) {
+    g->memory = std::move(*view);
+  } else {
+    g->memory_note = view.status().message();
+  }
+}
+
 void GatherStages(session::CompileSession& session, const ReportOptions& options, Gathered* g) {
   struct Want {
     session::Stage stage;
@@ -557,6 +569,8 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   if (!g.graph_note.empty() && g.graph_svg.empty()) result.warnings.push_back(g.graph_note);
   GatherStages(session, options, &g);
   for (const std::string& n : g.stage_notes) result.warnings.push_back("stage " + n);
+  GatherMemory(session, &g);
+  if (!g.memory_note.empty()) result.warnings.push_back("memory: " + g.memory_note);
 
   for (const Gathered::StageText& s : g.stages) {
     RETURN_IF_ERROR(WriteText(options.out_dir + "/stages/" + s.file, s.text));

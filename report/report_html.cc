@@ -621,6 +621,47 @@ std::string XlaSection(const Gathered& g) {
   return h.str();
 }
 
+// The CPU backend's memory at its peak, fused and unfused, the largest buffers there, and
+// XLA's own peak from a dump folder.
+std::string MemorySection(const Gathered& g) {
+  std::ostringstream h;
+  h << "<section id=\"memory\"><h2>Memory (CPU buffer assignment)</h2>";
+  if (!g.memory) {
+    h << "<p class=\"note\">No memory profile: " << EscapeHtml(g.memory_note) << "</p></section>\n";
+    return h.str();
+  }
+  const session::MemoryView& m = *g.memory;
+  std::vector<std::vector<std::string>> peaks;
+  auto peak_row = [&](const std::string& who, const backend::MemoryProfile& p) {
+    peaks.push_back({EscapeHtml(who), Bytes(p.peak_bytes), std::to_string(p.peak_step) + " of " + std::to_string(p.schedule.size()),
+                     "<code>%" + EscapeHtml(p.PeakInstruction()) + "</code>", Bytes(p.resident_bytes), ""});
+  };
+  if (m.fused) peak_row("Fusebox, fused", *m.fused);
+  if (m.unfused) peak_row("Fusebox, unfused", *m.unfused);
+  const session::XlaLiveRange& lr = m.xla.live_range;
+  if (m.xla.any()) {
+    peaks.push_back({"XLA", lr.peak_bytes >= 0 ? Bytes(lr.peak_bytes) : "not in its files",
+                     lr.peak_step >= 0 ? std::to_string(lr.peak_step) : "", "<code>%" + EscapeHtml(lr.peak_instruction) + "</code>",
+                     "", EscapeHtml(m.xla.live_range_file)});
+  }
+  h << Table({"", "peak", "step", "instruction", "resident", "from"}, peaks, {false, true, true, false, true, false});
+  for (const std::string& note : m.xla.notes) h << "<p class=\"note\">" << EscapeHtml(note) << "</p>";
+  if (m.fused) {
+    std::vector<std::vector<std::string>> rows;
+    for (size_t i = 0; i < m.fused->at_peak.size() && i < 10; ++i) {
+      const backend::LiveBuffer& b = m.fused->at_peak[i];
+      rows.push_back({Bytes(b.bytes), std::string(backend::MemoryKindName(b.kind)), "<code>" + EscapeHtml(session::BufferName(b)) + "</code>",
+                      EscapeHtml(b.shape), EscapeHtml(session::LiveRangeText(b.defined_at, b.last_use, b.steps)),
+                      EscapeHtml(b.op_name)});
+    }
+    h << "<p>The largest buffers alive at the fused peak (" << m.fused->at_peak.size() << " in all, adding up to "
+      << Bytes(m.fused->SumAtPeak()) << "):</p>"
+      << Table({"bytes", "kind", "buffer", "shape", "live", "op_name"}, rows, {true, false, false, false, false, false});
+  }
+  h << "</section>\n";
+  return h.str();
+}
+
 // The numerical check's verdict and its report.
 std::string CheckSection(const Gathered& g, const ReportOptions& options) {
   std::ostringstream h;
@@ -673,6 +714,7 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   h << ClustersSection(g) << TimelineSection(g) << GraphSection(g) << DecisionsSection(g)
     << StagesSection(g, options) << PassesSection(g, options);
   if (g.xla_comparison) h << XlaSection(g);
+  h << MemorySection(g);
   h << CheckSection(g, options) << EnvironmentSection(g) << ReproducerSection(g);
   h << "</main>\n</body>\n</html>\n";
   return h.str();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/summary.h"
+#include "compiler/session/memory_view.h"
 #include "compiler/session/multi_device_run.h"
 #include "compiler/session/profiled_run.h"
 #include "profiler/kernel_summary.h"
@@ -62,6 +63,10 @@ struct Gathered {
   std::optional<session::FusionComparison> xla_comparison;
   std::vector<Literal> args;
   std::string repro_command;
+  // The CPU backend's memory profile, fused and unfused, with XLA's figures from a dump
+  // folder; `memory_note` says why there is none.
+  std::optional<session::MemoryView> memory;
+  std::string memory_note;
 
   // Modules for more than one device: the runs above are multi-device runs (their traces
   // hold a process per device), and the Devices section shows what follows.

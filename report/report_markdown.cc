@@ -52,6 +52,32 @@ std::string MarkdownDevices(const Gathered& g) {
 
 namespace report_internal {
 
+namespace {
+
+// One line per peak: Fusebox's fused and unfused, XLA's when a dump folder has it.
+std::string MarkdownMemory(const Gathered& g) {
+  if (!g.memory) return "- memory: no profile (" + g.memory_note + ")\n";
+  std::ostringstream m;
+  const session::MemoryView& v = *g.memory;
+  auto peak = [](const backend::MemoryProfile& p) {
+    return Bytes(p.peak_bytes) + " at `%" + p.PeakInstruction() + "` (step " + std::to_string(p.peak_step) + " of " +
+           std::to_string(p.schedule.size()) + ")";
+  };
+  m << "- memory peak (CPU buffer assignment):";
+  if (v.fused) m << " fused " << peak(*v.fused);
+  if (v.unfused) m << (v.fused ? ";" : "") << " unfused " << peak(*v.unfused);
+  m << "\n";
+  if (v.xla.live_range.peak_bytes >= 0) {
+    m << "- XLA's memory peak: " << Bytes(v.xla.live_range.peak_bytes) << " at `%" << v.xla.live_range.peak_instruction
+      << "` (from `" << v.xla.live_range_file << "`)\n";
+  } else if (v.xla.any()) {
+    m << "- XLA's memory peak: not in its dump files\n";
+  }
+  return m.str();
+}
+
+}  // namespace
+
 std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
   std::ostringstream m;
   m << "## Fusebox report: `" << g.module_name << "`\n\n";
@@ -81,6 +107,7 @@ std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
       << g.xla_comparison->Count(session::FusionMatch::kFuseboxFusesMore) << " Fusebox fuses more, "
       << g.xla_comparison->Count(session::FusionMatch::kRegrouped) << " regrouped\n";
   }
+  m << MarkdownMemory(g);
   m << "- environment: Fusebox " << g.env.fusebox_version << ", LLVM " << g.env.llvm_version << ", " << g.env.cpu << ", "
     << g.env.os << "; GPU: " << g.env.gpu << "\n\n";
   if (!g.fused_summary.kernels.empty()) {

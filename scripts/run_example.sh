@@ -39,6 +39,8 @@ fi
 dump=tests/data/xla_dumps/mnist_train_step
 "$fb" index "$dump" | tee "$out/dump_index.txt"
 "$fb" compare-fusion "$dump" | tee "$out/compare_fusion.txt"
+# Memory over the schedule: the peak fused and unfused, the buffers there, XLA's own peak.
+"$fb" memory "$dump" | tee "$out/memory.txt"
 # The workbench itself. With a display it opens on the example (after the files above are
 # written); headless, the scripted workbench renders each view to a PNG under Xvfb.
 gui_example=assets/examples/mnist_train_step.hlo
@@ -50,13 +52,16 @@ done
 xvfb-run -a -s "-screen 0 1600x1000x24" "$fb" gui --open "$dump" --view compare --size 1600x1000 \
   --scale 1 --screenshot "$out/workbench_compare.png" ||
   echo "fusebox: the workbench could not render the XLA-vs-Fusebox view (see above)"
+xvfb-run -a -s "-screen 0 1600x1000x24" "$fb" gui --open tests/data/xla_dumps/cifar_cnn_train_step --view memory \
+  --select fusion.16 --size 1600x1000 --scale 1 --screenshot "$out/workbench_memory.png" ||
+  echo "fusebox: the workbench could not render the memory view (see above)"
 echo "fusebox: wrote $out/inspect.txt, $out/inspect.json, $out/canonical.hlo, $out/optimized.hlo,"
 echo "         $out/explain.txt, $out/dump/ (XLA dump layout with LLVM IR, assembly, buffers),"
 echo "         $out/kernels.ll, $out/kernels.s, $out/kernels.ptx, $out/ptxas_info.txt,"
 echo "         $out/cpu_{fused,unfused}.txt, $out/gpu_fused.txt, $out/trace_*.json"
 echo "         (Chrome traces: open in https://ui.perfetto.dev), $out/run_cpu/ and $out/run/,"
 echo "         $out/graph.svg, $out/report/ (report.html, report.md, repro/, .tar.gz),"
-echo "         $out/dump_index.txt, $out/compare_fusion.txt and $out/workbench_*.png"
+echo "         $out/dump_index.txt, $out/compare_fusion.txt, $out/memory.txt and $out/workbench_*.png"
 if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" && -z "${FUSEBOX_HEADLESS:-}" ]]; then
   echo "fusebox: opening the workbench on $gui_example (set FUSEBOX_HEADLESS=1 to skip)"
   "$fb" open "$gui_example"

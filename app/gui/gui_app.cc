@@ -114,7 +114,7 @@ std::optional<int> CheckOptions(const GuiOptions& options, bool scripted,
   if (!options.view.empty()) {
     *view = ParseView(options.view == "xla-passes" ? "passes" : options.view);
     if (!*view) {
-      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline or compare)\n",
+      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline, compare or memory)\n",
                    options.view.c_str());
       return 1;
     }
@@ -283,6 +283,7 @@ void StepScripted(GLFWwindow* window, Workbench& workbench, const GuiOptions& op
   if (ready && view == View::kGraph && workbench.has_document()) ready = workbench.graph_ready();
   if (ready && view == View::kProfile && workbench.has_document()) ready = workbench.profile_ready();
   if (ready && view == View::kCompare && workbench.has_document()) ready = workbench.compare_ready();
+  if (ready && view == View::kMemory && workbench.has_document()) ready = workbench.memory_ready();
   run.settled = ready ? run.settled + 1 : 0;
   const bool timed_out = now > options.timeout_s;
   // A few frames after the work settles let ImGui finish sizing tables and popups.

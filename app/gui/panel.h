@@ -19,7 +19,7 @@ class Instruction;
 
 namespace fusebox::gui {
 
-enum class View { kStages, kPasses, kGraph, kProfile, kCompare };
+enum class View { kStages, kPasses, kGraph, kProfile, kCompare, kMemory };
 
 class StagesPanel;
 class GraphPanel;

@@ -6,6 +6,7 @@
 //   profile_panel.cc         run & profile fused and unfused, timeline, time per cluster
 //   profile_panel_devices.cc the same on N devices (multi-device programs)
 //   compare_panel.cc         XLA's fusion against Fusebox's (dump folders)
+//   memory_panel.cc          bytes in use over the schedule, the peak and its buffers
 //   inspector_panel.cc       the selection and why (not) fused
 //   devices_panel.cc         devices, shardings and collectives (browser and inspector)
 #pragma once
@@ -209,6 +210,25 @@ class ComparePanel : public Panel {
  private:
   void StartComparison(WorkbenchContext& context, ModuleDoc* module);
   void DrawGroups(WorkbenchContext& context, const session::FusionComparison& c);
+};
+
+class MemoryPanel : public Panel {
+ public:
+  const char* title() const override { return "Memory"; }
+  void Draw(WorkbenchContext& context) override;
+  void OnCancel() override { cancelled_ = true; }
+  void OnModuleSelected(WorkbenchContext& context) override { cancelled_ = false; }
+  // Shows the unfused module's profile (true) or the fused one's.
+  void ShowUnfused(bool unfused) { show_unfused_ = unfused; }
+
+ private:
+  void Start(WorkbenchContext& context, ModuleDoc* module);
+  void DrawSummary(const session::MemoryView& view);
+  void DrawPlot(WorkbenchContext& context, const session::MemoryView& view, const backend::MemoryProfile& shown);
+  void DrawPeakTable(WorkbenchContext& context, const backend::MemoryProfile& shown);
+
+  bool show_unfused_ = false;
+  bool cancelled_ = false;
 };
 
 class InspectorPanel : public Panel {

@@ -58,6 +58,7 @@ std::optional<View> ParseView(std::string_view name) {
   if (name == "graph") return View::kGraph;
   if (name == "timeline" || name == "profile") return View::kProfile;
   if (name == "compare") return View::kCompare;
+  if (name == "memory") return View::kMemory;
   return std::nullopt;
 }
 
@@ -435,7 +436,7 @@ void Workbench::SetPaneStage(int pane, const std::string& stage) { stages_.SetPa
 void Workbench::StartProfile() { profile_.Start(*this); }
 
 std::vector<Panel*> Workbench::panels() {
-  return {&browser_panel_, &stages_, &passes_, &graph_, &profile_, &compare_, &inspector_};
+  return {&browser_panel_, &stages_, &passes_, &graph_, &profile_, &compare_, &memory_, &inspector_};
 }
 
 void Workbench::ShowView(View view) {
@@ -507,7 +508,8 @@ void Workbench::DrawMainTabs() {
                         {&passes_, View::kPasses},
                         {&graph_, View::kGraph},
                         {&profile_, View::kProfile},
-                        {&compare_, View::kCompare}};
+                        {&compare_, View::kCompare},
+                        {&memory_, View::kMemory}};
     bool switched = false;
     for (const Tab& tab : tabs) {
       if (tab.view == View::kCompare && !(current_module() && HasXlaDump(*current_module()))) continue;
@@ -570,6 +572,16 @@ size_t Workbench::compare_group_count() const {
 bool Workbench::compare_ready() const {
   const ModuleDoc* module = current_module();
   return module && (module->compare_done || !HasXlaDump(*module));
+}
+
+bool Workbench::memory_ready() const {
+  const ModuleDoc* module = current_module();
+  return module && module->memory_done;
+}
+
+const session::MemoryView* Workbench::memory_view() const {
+  const ModuleDoc* module = current_module();
+  return module && module->memory ? &*module->memory : nullptr;
 }
 
 std::string Workbench::devices_text() const { return DevicesText(current_module()); }

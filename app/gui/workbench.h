@@ -98,6 +98,11 @@ class Workbench : private WorkbenchContext {
   bool profile_ready() const { return profile_.done(); }
   // The XLA-vs-Fusebox comparison of the current module is done (or failed).
   bool compare_ready() const;
+  // The memory view of the current module is computed (or failed).
+  bool memory_ready() const;
+  // What the memory view shows (null until computed or when it failed).
+  const session::MemoryView* memory_view() const;
+  void ShowUnfusedMemory(bool unfused) { memory_.ShowUnfused(unfused); }
   // What the graph view says about its graph (node count, layout time, notes) or why
   // there is none.
   const std::string& graph_message() const { return graph_.message(); }
@@ -200,6 +205,7 @@ class Workbench : private WorkbenchContext {
   GraphPanel graph_;
   ProfilePanel profile_;
   ComparePanel compare_;
+  MemoryPanel memory_;
   InspectorPanel inspector_;
 
   // Export

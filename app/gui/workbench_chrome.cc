@@ -46,6 +46,7 @@ void Workbench::DrawMenuBar() {
                         current_module() && HasXlaDump(*current_module()))) {
       ShowView(View::kCompare);
     }
+    if (ImGui::MenuItem("Memory", nullptr, view_ == View::kMemory)) ShowView(View::kMemory);
     ImGui::Separator();
     for (int n = 1; n <= 4; ++n) {
       std::string label = std::to_string(n) + " stage pane" + (n > 1 ? "s" : "");

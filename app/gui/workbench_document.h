@@ -14,6 +14,7 @@
 #include "compiler/ir/summary.h"
 #include "compiler/session/compile_session.h"
 #include "compiler/session/fusion_comparison.h"
+#include "compiler/session/memory_view.h"
 #include "compiler/session/source_map.h"
 #include "graph/fusion_graph.h"
 #include "graph/graph_layout.h"
@@ -56,6 +57,11 @@ struct ModuleDoc {
   bool compare_done = false;
   std::optional<session::FusionComparison> comparison;
   std::string compare_error;
+  // The memory view: fused and unfused profiles, XLA's figures (computed on first view).
+  bool memory_started = false;
+  bool memory_done = false;
+  std::optional<session::MemoryView> memory;
+  std::string memory_error;
   bool optimize_started = false;
   bool optimized = false;
   std::string optimize_error;

@@ -776,6 +776,18 @@ StatusOr<int64_t> CpuExecutable::EntryPeakBytes() {
   return plan->assignment.peak_live_bytes();
 }
 
+StatusOr<backend::MemoryProfile> CpuExecutable::EntryMemoryProfile() {
+  CpuRunOptions run_options;
+  Frame frame(*this, plans_->plans, run_options);
+  backend::MemoryProfileOptions options;
+  options.parameter_copied = WritesParameter;
+  options.callee = [&](const Computation& comp) -> StatusOr<backend::MemoryProfile> {
+    ASSIGN_OR_RETURN(ProgramPlan * plan, frame.PlanFor(&comp));
+    return backend::ProfileMemory(comp, plan->schedule, plan->assignment, options);
+  };
+  return options.callee(*module_->entry());
+}
+
 StatusOr<Literal> CpuExecutable::Run(const std::vector<Literal>& arguments, const CpuRunOptions& options) {
   Literal result = Literal::CreateUninitialized(module_->entry()->root()->shape());
   RETURN_IF_ERROR(RunInto(arguments, result, options));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backend/memory_profile.h"
 #include "compiler/codegen/cpu_compiler.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
@@ -81,6 +82,11 @@ class CpuExecutable {
   StatusOr<std::string> BufferAssignmentText();
   // Bytes of temps and outputs of the entry computation, and its peak live bytes.
   StatusOr<int64_t> EntryPeakBytes();
+  // The entry computation's memory profile over its schedule: live ranges, bytes in use
+  // at every step, the peak and the buffers alive there (backend/memory_profile.h), with
+  // what while bodies, branches and called computations hold while they run, and the
+  // copies the runtime makes of parameters it writes.
+  StatusOr<backend::MemoryProfile> EntryMemoryProfile();
 
   // Makes `count` buffer slots (CpuRunOptions::slot) so that that many runs can overlap;
   // call before the runs start. The executable's pool should then have one thread.

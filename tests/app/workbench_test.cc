@@ -255,6 +255,19 @@ TEST_F(WorkbenchTest, DumpFolderOpens) {
   ASSERT_TRUE(Settle([&] { return workbench_->compare_ready(); }));
   EXPECT_GT(workbench_->compare_group_count(), 0u);
   EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+  // The memory view: both profiles, their peaks the sums of the buffers listed, and XLA's
+  // peak from the dump's -live-range.txt ("559 076 bytes").
+  workbench_->ShowView(View::kMemory);
+  ASSERT_TRUE(Settle([&] { return workbench_->memory_ready(); }));
+  const session::MemoryView* memory = workbench_->memory_view();
+  ASSERT_NE(memory, nullptr) << (workbench_->errors().empty() ? "" : workbench_->errors().front());
+  ASSERT_TRUE(memory->fused && memory->unfused);
+  EXPECT_EQ(memory->fused->SumAtPeak(), memory->fused->peak_bytes);
+  EXPECT_EQ(memory->unfused->SumAtPeak(), memory->unfused->peak_bytes);
+  EXPECT_EQ(memory->xla.live_range.peak_bytes, 559076);
+  workbench_->ShowUnfusedMemory(true);
+  ASSERT_TRUE(Settle());
+  EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
 }
 
 // A dump folder whose optimized module is damaged: the comparison fails, and the error

@@ -189,6 +189,12 @@ TEST_P(RealDumpTest, XlaStagesJoinTheSession) {
   auto buffers = session.ExternalStageText("xla_buffer_assignment");
   ASSERT_TRUE(buffers.ok()) << buffers.status().message();
   EXPECT_NE(buffers->find("allocation"), std::string::npos);
+  auto live_range = session.ExternalStageText("xla_live_range");
+  ASSERT_TRUE(live_range.ok()) << live_range.status().message();
+  EXPECT_NE(live_range->find("(peak):"), std::string::npos);
+  auto report = session.ExternalStageText("xla_memory_usage_report");
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_NE(report->find("Total bytes: "), std::string::npos);
   if (!m.OfKind(importers::DumpFileKind::kLlvmIr).empty()) {
     auto ir = session.ExternalStageText("xla_llvm_ir_optimized");
     ASSERT_TRUE(ir.ok()) << ir.status().message();

@@ -119,8 +119,8 @@ TEST_F(MnistReportTest, HtmlParsesWithEverySectionAndNoExternalUrls) {
   ASSERT_NE(doc, nullptr) << "report.html is not well-formed: " << xmlGetLastError()->message;
   std::vector<std::string> ids = XPathValues(doc, "//h:section/@id");
   std::set<std::string> got(ids.begin(), ids.end());
-  for (const char* id : {"summary", "clusters", "timeline", "graph", "decisions", "stages", "passes", "check",
-                         "environment", "reproducer"}) {
+  for (const char* id : {"summary", "clusters", "timeline", "graph", "decisions", "stages", "passes", "memory",
+                         "check", "environment", "reproducer"}) {
     EXPECT_TRUE(got.count(id)) << "missing section " << id;
   }
   // Nothing is fetched: links stay inside the report folder, and no scripts, styles or
@@ -267,6 +267,13 @@ TEST(ReportTest, DumpFolderReportComparesWithXla) {
   EXPECT_NE(html.find("kernels: XLA 2, Fusebox 1"), std::string::npos);
   EXPECT_TRUE(fs::exists(options.out_dir + "/stages/xla_optimized_hlo.txt"));
   EXPECT_NE(ReadFile(written->markdown).find("XLA vs Fusebox: XLA 2 kernels, Fusebox 1"), std::string::npos);
+  // The memory section: Fusebox's peaks and XLA's, read from its -live-range.txt
+  // ("Stack trace breakdown for peak usage: 524 300 bytes").
+  EXPECT_NE(html.find("<section id=\"memory\">"), std::string::npos);
+  EXPECT_NE(html.find("cpu_after_optimizations-live-range.txt"), std::string::npos);
+  std::string md = ReadFile(written->markdown);
+  EXPECT_NE(md.find("- memory peak (CPU buffer assignment): fused "), std::string::npos) << md;
+  EXPECT_NE(md.find("- XLA's memory peak: 512.0 KiB at `%wrapped_multiply`"), std::string::npos) << md;
   fs::remove_all(options.out_dir);
 }
 
