@@ -1,7 +1,7 @@
 // The `fusebox` command line: registers each command (their options and bodies are in
-// cli_module.cc, cli_run.cc, cli_compile.cc, cli_dump.cc, cli_diff.cc, cli_bisect.cc, cli_memory.cc,
-// cli_report.cc,
-// cli_gui.cc and graph_command.cc), parses, and dispatches. Each command loads its input through the
+// cli_module.cc, cli_run.cc, cli_compile.cc, cli_dump.cc, cli_diff.cc, cli_bisect.cc,
+// cli_memory.cc, cli_report.cc, cli_gui.cc and graph_command.cc), parses, and dispatches.
+// Each command loads its input through the
 // importers, works through the compiler's API, and writes text to stdout (results) or
 // stderr (diagnostics).
 #include "app/cli.h"

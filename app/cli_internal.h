@@ -91,6 +91,7 @@ struct RunOptions {
   bool unfused = false;
   int64_t iterations = 1;
   std::string trace;
+  bool roofline = false;        // --roofline: each kernel under the machine's roofs (CPU)
   bool check = false;
   std::vector<std::string> expected;  // --expected: one .npy per output leaf
   int threads = 0;

@@ -17,6 +17,7 @@
 #include "compiler/ir/sharding.h"
 #include "compiler/runtime/multi_device.h"
 #include "compiler/session/multi_device_run.h"
+#include "compiler/session/machine_peaks.h"
 #include "compiler/session/profiled_run.h"
 #include "compiler/support/planted_bugs.h"
 #include "compiler/support/timer.h"
@@ -25,6 +26,7 @@
 #include "profiler/chrome_trace.h"
 #include "profiler/kernel_summary.h"
 #include "profiler/multi_device_trace.h"
+#include "profiler/roofline.h"
 
 namespace fusebox::cli::cli_internal {
 
@@ -80,12 +82,24 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
   return Status::Ok();
 }
 
+// --roofline: the kernels under the machine's roofs (profiler/roofline.h), the peaks
+// measured once per machine (compiler/session/machine_peaks.h).
+Status PrintRoofline(const profiler::KernelSummary& summary, const RunOptions& opts) {
+  if (opts.backend != "cpu") {
+    return Unimplemented("--roofline needs the CPU's measured peaks; the GPU's are not measured yet");
+  }
+  ASSIGN_OR_RETURN(profiler::MachinePeaks peaks, session::CpuPeaks(opts.threads));
+  std::cerr << profiler::FormatRoofline(profiler::Roofline(summary, peaks), peaks, 20);
+  return Status::Ok();
+}
+
 // After a backend run: the kernel summary table, the trace file (--trace), and the checks.
 Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& args,
                            const profiler::Trace& trace, const Literal& result,
                            const RunOptions& opts, bool* check_failed) {
   profiler::KernelSummary summary = profiler::Summarize(trace);
   std::cerr << profiler::FormatSummaryTable(summary, 20);
+  if (opts.roofline) RETURN_IF_ERROR(PrintRoofline(summary, opts));
   if (!opts.trace.empty()) {
     RETURN_IF_ERROR(profiler::WriteChromeTrace(trace, opts.trace));
     std::cerr << "wrote the trace (" << trace.events().size() << " events) to " << opts.trace
@@ -390,6 +404,8 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
                   "CPU/GPU: run this many times (timings, traces)");
   cmd->add_option("--trace", opts->trace,
                   "CPU/GPU: write a Chrome trace-event JSON (opens in Perfetto)");
+  cmd->add_flag("--roofline", opts->roofline,
+                "CPU: each kernel's flop/byte, GFLOP/s and GB/s under the machine's measured roofs, and what bounds it");
   cmd->add_flag(
       "--check", opts->check,
       "CPU/GPU: compare with the interpreter and its f64 shadow, output by output, within a bound "

@@ -250,3 +250,27 @@ TEST(CliCpuCompileTest, DumpOfAnUnsupportedModuleStillWritesTheHlo) {
 }
 
 }  // namespace
+
+namespace {
+
+// --roofline: every kernel of the MNIST step under the measured roofs with what bounds
+// it, the peaks measured on the first run and read from the cache on the next; the GPU
+// says its peaks are not measured yet.
+TEST(CliCpuTest, RooflineShowsEachKernelUnderTheMeasuredRoofs) {
+  const std::string cache = ::testing::TempDir() + "/fusebox_roofline_cache_" + std::to_string(::getpid());
+  const std::string env = "FUSEBOX_CACHE_DIR=" + cache + " ";
+  const std::string command = std::string(FUSEBOX_BINARY) + " run " + std::string(FUSEBOX_SOURCE_DIR) +
+                              "/assets/examples/mnist_train_step.hlo --backend cpu --roofline 2>&1";
+  auto [code, out] = fusebox::cli_test::RunCommand(env + command);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_THAT(out, HasSubstr("roofline of the CPU"));
+  EXPECT_THAT(out, HasSubstr("measured: an f32 1024^3 dot"));
+  EXPECT_THAT(out, HasSubstr("bound by"));
+  EXPECT_THAT(out, HasSubstr("%dot_general"));
+  EXPECT_THAT(out, HasSubstr("memory"));
+  auto again = fusebox::cli_test::RunCommand(env + command);
+  EXPECT_THAT(again.out, HasSubstr("(cached in " + cache + "/machine_peaks.json)"));
+  std::filesystem::remove_all(cache);
+}
+
+}  // namespace

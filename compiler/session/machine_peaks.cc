@@ -1,0 +1,133 @@
+// The CPU's roofs, measured with Fusebox's own kernels (see machine_peaks.h).
+#include "compiler/session/machine_peaks.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/session/profiled_run.h"
+#include "profiler/kernel_summary.h"
+
+namespace fusebox::session {
+namespace {
+
+constexpr const char* kDotModule = R"(HloModule peak_compute
+ENTRY e {
+  a = f32[1024,1024] parameter(0)
+  b = f32[1024,1024] parameter(1)
+  ROOT d = f32[1024,1024] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+constexpr const char* kCopyModule = R"(HloModule peak_bandwidth
+ENTRY e {
+  x = f32[16777216] parameter(0)
+  two = f32[] constant(2)
+  t = f32[16777216] broadcast(two), dimensions={}
+  ROOT y = f32[16777216] multiply(x, t)
+})";
+
+struct Best {
+  double per_ns = 0;  // flops or bytes per ns of the fastest call of the heaviest kernel
+  std::string device;
+};
+
+// Runs `text` 5 times on the CPU; the heaviest kernel's best rate (flops or bytes per ns).
+StatusOr<Best> BestRate(const char* text, int threads, bool flops) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseModule(text));
+  ASSIGN_OR_RETURN(std::vector<Literal> args, interpreter::RandomArguments(*module, 1));
+  ProfiledRunOptions options;
+  options.backend = "cpu";
+  options.iterations = 5;
+  options.threads = threads;
+  ASSIGN_OR_RETURN(ProfiledRun run, RunProfiled(*module, args, options));
+  const profiler::KernelSummary summary = profiler::Summarize(run.trace);
+  if (summary.kernels.empty() || summary.kernels.front().min_ns <= 0) {
+    return Internal("the peak measurement's kernel did not run");
+  }
+  const profiler::KernelStats& k = summary.kernels.front();
+  const double per_call = static_cast<double>(flops ? k.flops : k.bytes()) / static_cast<double>(k.calls);
+  return Best{per_call / static_cast<double>(k.min_ns), run.device};
+}
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+int Threads(int threads) {
+  return threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+}  // namespace
+
+std::string MachinePeaksCacheFile() {
+  if (std::string dir = Env("FUSEBOX_CACHE_DIR"); !dir.empty()) return dir + "/machine_peaks.json";
+  if (std::string dir = Env("XDG_CACHE_HOME"); !dir.empty()) return dir + "/fusebox/machine_peaks.json";
+  if (std::string home = Env("HOME"); !home.empty()) return home + "/.cache/fusebox/machine_peaks.json";
+  return "";
+}
+
+StatusOr<profiler::MachinePeaks> MeasureCpuPeaks(int threads) {
+  ASSIGN_OR_RETURN(Best compute, BestRate(kDotModule, threads, /*flops=*/true));
+  ASSIGN_OR_RETURN(Best memory, BestRate(kCopyModule, threads, /*flops=*/false));
+  profiler::MachinePeaks peaks;
+  peaks.device = compute.device + ": " + CpuModel();
+  peaks.gflop_per_s = compute.per_ns;
+  peaks.gb_per_s = memory.per_ns;
+  peaks.how = "measured: an f32 1024^3 dot and a 128 MiB elementwise kernel on Fusebox's CPU backend, best of 5";
+  return peaks;
+}
+
+StatusOr<profiler::MachinePeaks> CpuPeaks(int threads, const std::string& cache_file) {
+  const std::string file = cache_file.empty() ? MachinePeaksCacheFile() : cache_file;
+  const std::string key = CpuModel() + " / " + std::to_string(Threads(threads)) + " thread(s)";
+  nlohmann::json cache = nlohmann::json::object();
+  if (!file.empty()) {
+    std::ifstream in(file);
+    if (in) cache = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!cache.is_object()) cache = nlohmann::json::object();  // damaged: measure again
+    const nlohmann::json* entry = cache.contains(key) ? &cache[key] : nullptr;
+    if (entry != nullptr && entry->is_object() && entry->value("gflop_per_s", 0.0) > 0 &&
+        entry->value("gb_per_s", 0.0) > 0) {
+      profiler::MachinePeaks peaks;
+      peaks.device = entry->value("device", key);
+      peaks.gflop_per_s = entry->value("gflop_per_s", 0.0);
+      peaks.gb_per_s = entry->value("gb_per_s", 0.0);
+      peaks.how = entry->value("how", std::string("measured")) + " (cached in " + file + ")";
+      return peaks;
+    }
+  }
+  ASSIGN_OR_RETURN(profiler::MachinePeaks peaks, MeasureCpuPeaks(threads));
+  if (!file.empty()) {
+    cache[key] = {{"device", peaks.device}, {"gflop_per_s", peaks.gflop_per_s}, {"gb_per_s", peaks.gb_per_s},
+                  {"how", peaks.how}};
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+    const std::string temp = file + ".tmp" + std::to_string(::getpid());
+    {
+      std::ofstream out(temp);
+      out << cache.dump(2) << "\n";
+    }
+    std::filesystem::rename(temp, file, ec);  // atomic; a failed cache write only costs a remeasure
+  }
+  return peaks;
+}
+
+}  // namespace fusebox::session

@@ -1,0 +1,28 @@
+// The machine's roofs for the roofline (profiler/roofline.h), measured with Fusebox's own
+// CPU kernels so that the peaks and the kernels they judge pay the same costs:
+//   - compute: an f32 1024x1024x1024 dot (the CPU backend's library GEMM), best of 5 runs;
+//   - memory: an elementwise kernel over 64 MiB in and 64 MiB out, best of 5 runs.
+// They are what this machine achieves, not its data-sheet peaks (a kernel can exceed the
+// memory roof when its data sits in cache). Measured once per CPU model and thread
+// count, then cached in $FUSEBOX_CACHE_DIR, $XDG_CACHE_HOME/fusebox or ~/.cache/fusebox
+// (machine_peaks.json); a damaged cache is measured again.
+#pragma once
+
+#include <string>
+
+#include "compiler/support/status.h"
+#include "profiler/roofline.h"
+
+namespace fusebox::session {
+
+// Measures the CPU's peaks with `threads` worker threads (0: one per hardware thread).
+StatusOr<profiler::MachinePeaks> MeasureCpuPeaks(int threads);
+
+// The cached peaks for this CPU and thread count, measured (and cached) when absent.
+// `cache_file` "" uses the default place; the returned `how` says which it was.
+StatusOr<profiler::MachinePeaks> CpuPeaks(int threads, const std::string& cache_file = "");
+
+// The default cache file ("" when no cache folder can be found).
+std::string MachinePeaksCacheFile();
+
+}  // namespace fusebox::session

@@ -1,0 +1,85 @@
+// The roofline: a kernel's intensity decides its roof (intensity x bandwidth below the
+// ridge, the compute peak above it), what bounds it, and how close it came; kernels that
+// count no flops are judged on bandwidth. The peaks: measured with Fusebox's own kernels,
+// cached per CPU and thread count, measured again when the cache is damaged.
+#include "profiler/roofline.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/session/machine_peaks.h"
+
+namespace fusebox::profiler {
+namespace {
+
+KernelStats Kernel(const std::string& name, int64_t flops, int64_t bytes, int64_t ns) {
+  KernelStats k;
+  k.hlo = name;
+  k.kind = "fusion";
+  k.calls = 1;
+  k.total_ns = k.min_ns = ns;
+  k.flops = flops;
+  k.bytes_read = bytes;
+  k.gflop_per_s = static_cast<double>(flops) / static_cast<double>(ns);
+  k.gb_per_s = static_cast<double>(bytes) / static_cast<double>(ns);
+  return k;
+}
+
+TEST(RooflineTest, TheRidgeDecidesTheRoofAndTheBound) {
+  MachinePeaks peaks;
+  peaks.device = "test";
+  peaks.gflop_per_s = 100;  // ridge at 10 flop/byte
+  peaks.gb_per_s = 10;
+  ASSERT_DOUBLE_EQ(peaks.ridge(), 10);
+  KernelSummary summary;
+  summary.kernels = {Kernel("saxpy", 2'000'000, 12'000'000, 2'000'000),  // 0.167 flop/byte at 1 GFLOP/s
+                     Kernel("gemm", 400'000'000, 4'000'000, 8'000'000),   // 100 flop/byte at 50 GFLOP/s
+                     Kernel("copy", 0, 8'000'000, 1'000'000)};            // 8 GB/s, no flops
+  const std::vector<RooflineRow> rows = Roofline(summary, peaks);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].bound, Bound::kMemory);
+  EXPECT_NEAR(rows[0].intensity, 1.0 / 6, 1e-12);
+  EXPECT_NEAR(rows[0].attainable_gflop_per_s, 10.0 / 6, 1e-9) << "intensity x bandwidth";
+  EXPECT_NEAR(rows[0].fraction_of_roof, 0.6, 1e-9);
+  EXPECT_EQ(rows[1].bound, Bound::kCompute);
+  EXPECT_DOUBLE_EQ(rows[1].attainable_gflop_per_s, 100) << "the compute peak";
+  EXPECT_NEAR(rows[1].fraction_of_roof, 0.5, 1e-12);
+  EXPECT_EQ(rows[2].bound, Bound::kMemory);
+  EXPECT_DOUBLE_EQ(rows[2].attainable_gflop_per_s, 0);
+  EXPECT_NEAR(rows[2].fraction_of_roof, 0.8, 1e-12) << "bandwidth over the peak";
+  const std::string table = FormatRoofline(rows, peaks);
+  EXPECT_NE(table.find("ridge 10.00 flop/byte"), std::string::npos) << table;
+  EXPECT_NE(table.find("%gemm"), std::string::npos) << table;
+  EXPECT_NE(table.find("compute"), std::string::npos) << table;
+  const auto json = RooflineToJson(rows, peaks);
+  EXPECT_EQ(json["kernels"][1]["bound_by"], "compute");
+  EXPECT_DOUBLE_EQ(json["ridge_flop_per_byte"].get<double>(), 10);
+}
+
+TEST(MachinePeaksTest, MeasuredOnceThenCachedAndRemeasuredWhenDamaged) {
+  const std::string dir = ::testing::TempDir() + "/fusebox_peaks_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/machine_peaks.json";
+  auto first = session::CpuPeaks(1, file);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_NE(first->how.find("measured"), std::string::npos) << first->how;
+  EXPECT_EQ(first->how.find("cached"), std::string::npos) << first->how;
+  // Sane for any machine this runs on: more than 1 GFLOP/s and 1 GB/s on one thread.
+  EXPECT_GT(first->gflop_per_s, 1) << first->how;
+  EXPECT_GT(first->gb_per_s, 1) << first->how;
+  auto second = session::CpuPeaks(1, file);
+  ASSERT_TRUE(second.ok());
+  EXPECT_NE(second->how.find("cached"), std::string::npos) << second->how;
+  EXPECT_DOUBLE_EQ(second->gflop_per_s, first->gflop_per_s);
+  EXPECT_DOUBLE_EQ(second->gb_per_s, first->gb_per_s);
+  std::ofstream(file) << "{ not json";
+  auto third = session::CpuPeaks(1, file);
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_EQ(third->how.find("cached"), std::string::npos) << "a damaged cache is measured again";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fusebox::profiler
