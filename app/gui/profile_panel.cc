@@ -171,6 +171,10 @@ void ProfilePanel::Draw(WorkbenchContext& context) {
     }
     return;
   }
+  if (reshow_) {
+    reshow_ = false;
+    ShowTrace(context, show_unfused_);
+  }
   DrawCards();
   const float avail = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("timeline", ImVec2(0, avail * 0.55f), true);
