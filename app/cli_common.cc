@@ -10,6 +10,7 @@
 #include "compiler/verifier/verifier.h"
 #include "importers/dump_index.h"
 #include "importers/dump_stages.h"
+#include "profiler/compile_spans.h"
 
 namespace fusebox::cli::cli_internal {
 
@@ -35,7 +36,9 @@ int ReportStatus(const Status& status) {
   return status.code() == StatusCode::kInternal ? kExitInternal : kExitUserError;
 }
 
-StatusOr<importers::LoadedFile> Load(const CommonInput& in, bool quiet_warnings) {
+StatusOr<importers::LoadedFile> Load(const CommonInput& in, bool quiet_warnings, CompileTrace* trace) {
+  ScopedSpan span(trace, compile_category::kParse, "parse");
+  span.Arg("file", in.path);
   importers::LoadOptions options;
   options.allow_unknown_attributes = !in.strict;
   options.dump_stage = in.dump_stage;
@@ -75,18 +78,23 @@ Status WriteOutput(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput& in) {
-  auto file = Load(in);
+StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput& in,
+                                                                std::shared_ptr<CompileTrace> trace) {
+  auto file = Load(in, false, trace.get());
   if (!file.ok()) return file.status();
   auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/false);
   if (!picked.ok()) return picked.status();
   VerifierOptions vopts;
   vopts.filename = in.path;
   bool errors = false;
+  ScopedSpan verify_span(trace.get(), compile_category::kVerify, "verify");
+  verify_span.Arg("after", "parse");
   PrintVerifierIssues(VerifyModule(*file->modules[picked->front()], vopts), &errors);
+  verify_span.End();
   if (errors) return InvalidArgument(in.path + ": the module does not verify; not compiling it");
   size_t chosen = picked->front();
   auto session = std::make_unique<session::CompileSession>(std::move(file->modules[chosen]));
+  session->SetCompileTrace(std::move(trace));
   if (!file->module_keys.empty()) {
     // From a dump folder: XLA's own stages of this module sit next to Fusebox's.
     auto index = importers::IndexDumpFolder(in.path);
@@ -96,6 +104,26 @@ StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput
     }
   }
   return session;
+}
+
+void AddCompileTraceOptions(CLI::App* cmd, CompileTraceOptions* opts) {
+  cmd->add_option("--compile-trace", opts->path,
+                  "Write the compile's spans (parsing, every pass, the verifier, kernel IR emission, LLVM "
+                  "optimization per function, code generation, JIT link, ptxas) as Chrome trace JSON, and "
+                  "print where the time went");
+  cmd->add_flag("--compile-trace-summary", opts->summary,
+                "Print where the compile's time went (self time per category and the top spans)");
+}
+
+Status FinishCompileTrace(const CompileTrace& trace, const CompileTraceOptions& opts) {
+  const std::vector<CompileSpan> spans = trace.Spans();
+  if (!opts.path.empty()) {
+    RETURN_IF_ERROR(profiler::WriteCompileTrace(spans, opts.path));
+    std::cerr << "wrote the compile trace (" << spans.size() << " spans on " << trace.thread_count()
+              << " thread(s)) to " << opts.path << "\n";
+  }
+  std::cerr << FormatCompileTimeSummary(SummarizeCompileTrace(spans));
+  return Status::Ok();
 }
 
 std::string& CommandLine() {

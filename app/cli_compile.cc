@@ -2,6 +2,7 @@
 // dump layout (--dump-to), the stages listed, the source map as JSON (--source-map).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <iostream>
 
 #include "app/cli.h"
@@ -26,7 +27,8 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   if (opts.backend == "gpu" && *stage == session::Stage::kLlvmIr) stage = session::Stage::kGpuLlvmIr;
   if (opts.backend == "gpu" && *stage == session::Stage::kLlvmIrOptimized)
     stage = session::Stage::kGpuLlvmIrOptimized;
-  auto session = MakeSession(in);
+  auto trace = opts.compile_trace.wanted() ? std::make_shared<CompileTrace>() : nullptr;
+  auto session = MakeSession(in, trace);
   if (!session.ok()) return ReportStatus(session.status());
   if (opts.list_stages) {
     for (const std::string& name : (*session)->StageNames()) {
@@ -85,6 +87,9 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
     for (const std::string& note : map->notes()) std::cerr << "note: source map: " << note << "\n";
     std::cerr << "wrote the source map to " << opts.source_map << "\n";
   }
+  if (trace != nullptr) {
+    if (Status st = FinishCompileTrace(*trace, opts.compile_trace); !st.ok()) return ReportStatus(st);
+  }
   return kExitOk;
 }
 
@@ -115,6 +120,7 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
       "--source-map", opts->source_map,
       "Write the source map (instruction -> kernel -> LLVM functions, PTX entries, trace "
       "names, with their lines in the stages) to this JSON file");
+  AddCompileTraceOptions(cmd, &opts->compile_trace);
   cmd->add_flag("--list-stages", opts->list_stages,
                 "List the stages of the module (with XLA's own, xla_*, for a dump folder)");
   return cmd;

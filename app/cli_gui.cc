@@ -20,6 +20,7 @@ CLI::App* AddGuiCommands(CLI::App& app, GuiCommandOptions* opts) {
   cmd->add_option("--select", opts->gui.select, "Instruction to select once the module is open");
   cmd->add_option("--view", opts->gui.view,
                   "stages | passes | xla-passes (a dump's own pass snapshots) | graph | timeline | "
+                  "compile (the timeline's compile track: passes, kernels, LLVM, after a run) | "
                   "compare (XLA's "
                   "fusion against Fusebox's, dump folders) | memory (bytes over the schedule, the peak)");
   cmd->add_option("--stages", opts->gui.stages,

@@ -33,19 +33,33 @@ void AddInputOptions(CLI::App* cmd, CommonInput* in);
 
 // Prints `error: <message>` and gives the exit code: internal errors 2, the rest 1.
 int ReportStatus(const Status& status);
-// Loads FILE (a dump folder's module by --module), printing parse warnings and notes.
-StatusOr<importers::LoadedFile> Load(const CommonInput& in, bool quiet_warnings = false);
+// Loads FILE (a dump folder's module by --module), printing parse warnings and notes;
+// with `trace`, as a span "parse".
+StatusOr<importers::LoadedFile> Load(const CommonInput& in, bool quiet_warnings = false, CompileTrace* trace = nullptr);
 // Prints each issue to stderr; returns the number of errors and sets *has_errors.
 int PrintVerifierIssues(const std::vector<VerifierIssue>& issues, bool* has_errors);
 // Writes `text` to `path`, or to stdout when `path` is empty.
 Status WriteOutput(const std::string& path, const std::string& text);
 // A compile session on the one module of the input, verified; from a dump folder, with
-// XLA's own stages of that module beside Fusebox's.
-StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput& in);
+// XLA's own stages of that module beside Fusebox's. With `trace`, the parse, the
+// verifier and everything the session compiles record spans there.
+StatusOr<std::unique_ptr<session::CompileSession>> MakeSession(const CommonInput& in,
+                                                                std::shared_ptr<CompileTrace> trace = nullptr);
 // The command line as typed (reports and the workbench record it).
 std::string& CommandLine();
 // The hidden, test-only --plant-bug NAME (compiler/support/planted_bugs.h).
 void AddPlantBugOption(CLI::App* cmd);
+
+// --compile-trace T.json and --compile-trace-summary (compile, run): where the compile's
+// time goes (compiler/support/compile_trace.h).
+struct CompileTraceOptions {
+  std::string path;      // Chrome trace JSON of the compile's spans
+  bool summary = false;  // the summary alone, without a file
+  bool wanted() const { return !path.empty() || summary; }
+};
+void AddCompileTraceOptions(CLI::App* cmd, CompileTraceOptions* opts);
+// Writes the spans to opts.path (when given) and prints the summary to stderr.
+Status FinishCompileTrace(const CompileTrace& trace, const CompileTraceOptions& opts);
 
 // --- commands that read a module (cli_module.cc) ---
 
@@ -101,6 +115,7 @@ struct RunOptions {
   int64_t devices = 0;          // --devices: 0 = what the module needs
   std::string output_sharding;  // --output-sharding: the root's sharding, XLA's text
   std::string unpartitioned;    // --unpartitioned: the module before partitioning
+  CompileTraceOptions compile_trace;
 };
 CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts);
 int RunRun(const CommonInput& in, const RunOptions& opts);
@@ -118,6 +133,7 @@ struct CompileOptions {
   std::string gpu_arch = "sm_90";
   bool list_stages = false;
   std::string source_map;  // --source-map FILE.json
+  CompileTraceOptions compile_trace;
 };
 CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts);
 int RunCompile(const CommonInput& in, const CompileOptions& opts);

@@ -113,8 +113,9 @@ Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& arg
 // tracer, prints the kernel summary, writes the trace, and with --check compares the
 // result with the interpreter's.
 StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>& args,
-                               const RunOptions& opts, bool* check_failed) {
+                               const RunOptions& opts, CompileTrace* trace, bool* check_failed) {
   session::ProfiledRunOptions run_opts;
+  run_opts.compile_trace = trace;
   run_opts.backend = opts.backend;
   run_opts.fused = !opts.unfused;
   run_opts.iterations = opts.iterations;
@@ -286,7 +287,9 @@ Status RunOnDevicesCommand(const CommonInput& in, const Module& module, const Ru
 }  // namespace
 
 int RunRun(const CommonInput& in, const RunOptions& opts) {
-  auto file = Load(in);
+  CompileTrace trace;
+  CompileTrace* tracing = opts.compile_trace.wanted() ? &trace : nullptr;
+  auto file = Load(in, false, tracing);
   if (!file.ok()) return ReportStatus(file.status());
   auto picked = importers::SelectModules(*file, in.module, /*allow_all=*/false);
   if (!picked.ok()) return ReportStatus(picked.status());
@@ -294,7 +297,10 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
   VerifierOptions vopts;
   vopts.filename = in.path;
   bool verify_errors = false;
+  ScopedSpan verify_span(tracing, compile_category::kVerify, "verify");
+  verify_span.Arg("after", "parse");
   PrintVerifierIssues(VerifyModule(module, vopts), &verify_errors);
+  verify_span.End();
   if (verify_errors) {
     std::cerr << "error: " << in.path << ": the module does not verify; not running it\n";
     return kExitUserError;
@@ -304,6 +310,7 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
   const int64_t needed = DevicesOfModule(module);
   const int64_t devices = opts.devices > 0 ? opts.devices : needed;
   if (devices > 1) {
+    if (tracing != nullptr) std::cerr << "note: --compile-trace covers runs on one device; not traced\n";
     std::vector<Literal> global_args;
     std::optional<Literal> result_value;
     bool check_failed = false;
@@ -361,7 +368,10 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
   std::optional<Literal> result_value;
   bool check_failed = false;
   if (opts.backend == "cpu" || opts.backend == "gpu") {
-    auto ran = RunOnBackend(module, args, opts, &check_failed);
+    auto ran = RunOnBackend(module, args, opts, tracing, &check_failed);
+    if (tracing != nullptr) {
+      if (Status st = FinishCompileTrace(trace, opts.compile_trace); !st.ok()) return ReportStatus(st);
+    }
     if (!ran.ok()) {
       // "file:line:col: ..." when the message starts with a location, else "file: ...".
       const std::string& m = ran.status().message();
@@ -406,6 +416,7 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
                   "CPU/GPU: write a Chrome trace-event JSON (opens in Perfetto)");
   cmd->add_flag("--roofline", opts->roofline,
                 "CPU: each kernel's flop/byte, GFLOP/s and GB/s under the machine's measured roofs, and what bounds it");
+  AddCompileTraceOptions(cmd, &opts->compile_trace);
   cmd->add_flag(
       "--check", opts->check,
       "CPU/GPU: compare with the interpreter and its f64 shadow, output by output, within a bound "

@@ -1,6 +1,7 @@
 // Chrome trace-event JSON: metadata events first (names and sort order of processes and
 // tracks), then one complete event per trace event.
 #include "profiler/chrome_trace.h"
+#include "profiler/compile_spans.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -42,8 +43,16 @@ Json Metadata(const char* name, int pid, int tid, Json args) {
   return j;
 }
 
+// A compile span's arguments are its own (compile_spans.h); it has no run counters.
+Json CompileArgsFor(const TraceEvent& e) {
+  Json args = Json::object();
+  for (const auto& [key, value] : e.args) args[key] = value;
+  return args;
+}
+
 Json ArgsFor(const TraceEvent& e) {
   Json args = Json::object();
+  for (const auto& [key, value] : e.args) args[key] = value;
   if (!e.hlo.empty()) args["hlo"] = e.hlo;
   if (!e.computation.empty()) args["computation"] = e.computation;
   if (!e.kind.empty()) args["kind"] = e.kind;
@@ -111,7 +120,8 @@ std::string ToChromeTraceJson(const Trace& trace) {
     j["dur"] = NsToUs(e->duration_ns());
     j["pid"] = where.pid;
     j["tid"] = where.tid;
-    j["args"] = ArgsFor(*e);
+    const Track* track = trace.FindTrack(e->track);
+    j["args"] = track != nullptr && track->process == kCompileProcess ? CompileArgsFor(*e) : ArgsFor(*e);
     append(j);
   }
   out += "\n],\n\"displayTimeUnit\":\"ns\",\n";

@@ -1,6 +1,7 @@
 // Chrome trace-event JSON export: the format chrome://tracing and Perfetto (ui.perfetto.dev)
 // open. One "X" (complete) event per trace event, one pid per process and one tid per track,
-// named by "M" metadata events; times in microseconds relative to the trace's start.
+// named by "M" metadata events; times in microseconds relative to the trace's start. Events
+// of the "compile" process (compile_spans.h) carry their own arguments, no run counters.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fusebox::profiler {
@@ -45,6 +46,9 @@ struct TraceEvent {
   int64_t flops = 0;
   int64_t iteration = 0;  // which run of the executable (0-based)
   std::string group;      // collectives: the devices exchanged with, "{0,1,2,3}"
+  // Further arguments, shown with the event (compile spans: the pass, the kernel, ptxas's
+  // cache hit or miss).
+  std::vector<std::pair<std::string, std::string>> args;
 
   int64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
   int64_t bytes() const { return bytes_read + bytes_written; }

@@ -933,7 +933,9 @@ void TimelineView::DrawTooltip() const {
     ImGui::Text("bandwidth: %.2f GB/s", static_cast<double>(e.bytes()) / ns);  // bytes/ns
   }
   if (e.flops > 0) ImGui::Text("compute: %.2f GFLOP/s", static_cast<double>(e.flops) / ns);
-  ImGui::Text("iteration: %" PRId64, e.iteration);
+  for (const auto& [key, value] : e.args) ImGui::Text("%s: %s", key.c_str(), value.c_str());
+  // Compile spans (they carry arguments) belong to no run.
+  if (e.args.empty()) ImGui::Text("iteration: %" PRId64, e.iteration);
   if (!e.hlo.empty() || !e.name.empty())
     ImGui::TextDisabled("click to select, double-click to zoom");
   ImGui::EndTooltip();

@@ -114,7 +114,7 @@ std::optional<int> CheckOptions(const GuiOptions& options, bool scripted,
   if (!options.view.empty()) {
     *view = ParseView(options.view == "xla-passes" ? "passes" : options.view);
     if (!*view) {
-      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline, compare or memory)\n",
+      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline, compile, compare or memory)\n",
                    options.view.c_str());
       return 1;
     }
@@ -211,6 +211,7 @@ Fonts LoadFonts(ImGuiIO& io, float scale) {
 void SetUpWorkbench(Workbench& workbench, const GuiOptions& options, const std::optional<View>& view) {
   if (view) workbench.ShowView(*view);
   if (options.view == "xla-passes") workbench.ShowXlaPasses(true);
+  if (options.view == "compile") workbench.ShowCompileTrack(true);
   for (size_t i = 0; i < options.stages.size() && i < 4; ++i) {
     workbench.SetPaneStage(static_cast<int>(i), options.stages[i]);
   }

@@ -172,6 +172,13 @@ class ProfilePanel : public Panel {
     return unfused ? md_unfused_ : md_fused_;
   }
   const viewers::TimelineView& timeline() const { return timeline_view_; }
+  // The timeline shows the compile track: every span the module's session recorded while
+  // the workbench compiled it (the pipeline, the stages' backends, the runs' compiles).
+  void ShowCompileTrack(bool compile) {
+    show_compile_ = compile;
+    reshow_ = true;  // on the next frame (when there is a run)
+  }
+  bool showing_compile_track() const { return show_compile_; }
 
  private:
   void ShowTrace(WorkbenchContext& context, bool unfused);
@@ -191,6 +198,8 @@ class ProfilePanel : public Panel {
   bool running_ = false;
   bool done_ = false;
   bool show_unfused_ = false;
+  bool show_compile_ = false;
+  bool reshow_ = false;
   std::string error_;
   std::optional<session::ProfiledRun> run_fused_;
   std::optional<session::ProfiledRun> run_unfused_;

@@ -10,6 +10,7 @@
 #include "app/gui/panels.h"
 #include "app/gui/workbench_internal.h"
 #include "compiler/interpreter/random_inputs.h"
+#include "profiler/compile_spans.h"
 
 namespace fusebox::gui {
 namespace {
@@ -50,6 +51,13 @@ void ProfilePanel::OnCancel() {
 
 // The last iteration of the fused or unfused run on the timeline.
 void ProfilePanel::ShowTrace(WorkbenchContext& context, bool unfused) {
+  ModuleDoc* module = context.current_module();
+  if (show_compile_ && module != nullptr && module->session->compile_trace() != nullptr) {
+    timeline_view_.SetTrace(profiler::CompileSpansToTrace(module->session->compile_trace()->Spans()), "compile");
+    context.ApplySelectionToViews();
+    timeline_view_.FitAll();
+    return;
+  }
   const session::ProfiledRun& run = unfused ? *run_unfused_ : *run_fused_;
   const auto iterations = run.trace.Iterations();
   timeline_view_.SetTrace(iterations.empty() ? run.trace : run.trace.FilterIteration(iterations.back()),
@@ -77,6 +85,7 @@ void ProfilePanel::Start(WorkbenchContext& context) {
   for (const Literal& a : module->arguments) arguments.push_back(a);
   session::ProfiledRunOptions options;
   options.backend = backend_ == 1 ? "gpu" : "cpu";
+  options.compile_trace = session->compile_trace();  // the job holds the session, which holds the trace
   options.iterations = iterations_;
   const int generation = context.generation();
   context.tasks().Submit(
@@ -162,6 +171,10 @@ void ProfilePanel::Draw(WorkbenchContext& context) {
     }
     return;
   }
+  if (reshow_) {
+    reshow_ = false;
+    ShowTrace(context, show_unfused_);
+  }
   DrawCards();
   const float avail = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("timeline", ImVec2(0, avail * 0.55f), true);
@@ -184,10 +197,20 @@ void ProfilePanel::DrawControls(WorkbenchContext& context) {
   if (running_) ImGui::EndDisabled();
   if (run_fused_ && run_unfused_) {
     ImGui::SameLine();
+    if (show_compile_) ImGui::BeginDisabled();
     bool unfused = show_unfused_;
     if (ImGui::Checkbox("show the unfused run", &unfused)) {
       show_unfused_ = unfused;
       ShowTrace(context, unfused);
+    }
+    if (show_compile_) ImGui::EndDisabled();
+  }
+  if (run_fused_) {
+    ImGui::SameLine();
+    bool compile = show_compile_;
+    if (ImGui::Checkbox("show the compile", &compile)) {
+      show_compile_ = compile;
+      ShowTrace(context, show_unfused_);
     }
   }
 }

@@ -56,7 +56,7 @@ std::optional<View> ParseView(std::string_view name) {
   if (name == "stages") return View::kStages;
   if (name == "passes") return View::kPasses;
   if (name == "graph") return View::kGraph;
-  if (name == "timeline" || name == "profile") return View::kProfile;
+  if (name == "timeline" || name == "profile" || name == "compile") return View::kProfile;
   if (name == "compare") return View::kCompare;
   if (name == "memory") return View::kMemory;
   return std::nullopt;
@@ -165,6 +165,9 @@ void Workbench::Open(const std::string& path, const std::string& module_selector
           module->devices = fusebox::Summarize(*file->modules[i]).devices;
           module->input_global = module->devices.devices > 1 && !IsPerDeviceProgram(*file->modules[i]);
           module->session = std::make_shared<session::CompileSession>(std::move(file->modules[i]));
+          // Every compile of the module (pipeline, stages, runs) records its spans: the
+          // profile's compile track (a few microseconds per compile).
+          module->session->SetCompileTrace(std::make_shared<CompileTrace>());
           if (document->index && i < file->module_keys.size()) {
             auto dump_module = document->index->Find(file->module_keys[i]);
             if (dump_module.ok()) importers::AddXlaDumpStages(**dump_module, module->session.get());

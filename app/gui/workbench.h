@@ -86,6 +86,8 @@ class Workbench : private WorkbenchContext {
   // The pass stepper steps through XLA's pass snapshots of a dump folder (true) or
   // Fusebox's own pipeline (false).
   void ShowXlaPasses(bool xla) { passes_.ShowXlaPasses(xla); }
+  // The profile's timeline shows the compile's spans instead of the last run's kernels.
+  void ShowCompileTrack(bool compile) { profile_.ShowCompileTrack(compile); }
   void SetPaneCount(int count) { stages_.SetPaneCount(count); }
   // The Run & profile view's backend: 0 the CPU, 1 the GPU.
   void SetProfileBackend(int backend) { profile_.SetBackend(backend); }

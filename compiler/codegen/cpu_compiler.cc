@@ -213,6 +213,8 @@ Status EmitKernels(const ModulePlan& plan, std::vector<KernelModule>& modules, c
     if (progress.Cancelled()) return Cancelled();
     progress.KernelStarts();
     const Instruction* inst = plan.kernels[i];
+    ScopedSpan span(options.trace, compile_category::kCodegen, inst->name());
+    span.Arg("kernel", inst->name()).Arg("backend", "cpu");
     // A row kernel's entry goes with its last piece (the outputs).
     llvm::Module& target = *modules[static_cast<size_t>(plan.partition_of[plan.units_of[i].back()])].module;
     auto kernel = std::make_unique<CpuKernel>();
@@ -232,6 +234,7 @@ Status EmitKernels(const ModulePlan& plan, std::vector<KernelModule>& modules, c
     for (const std::string& f : emitter.row_functions()) code->function_to_hlo_[f] = inst->name();
     if (!kernel->comparator_function.empty()) code->function_to_hlo_[kernel->comparator_function] = inst->name();
     code->by_instruction_[inst] = kernel.get();
+    span.Arg("kind", kernel->kind_name);
     code->kernels_.push_back(std::move(kernel));
   }
   for (KernelModule& km : modules) {
@@ -269,14 +272,18 @@ int CompileModules(std::vector<KernelModule>& modules, const std::vector<int64_t
 }  // namespace
 
 StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const CpuCompileOptions& options) {
+  ScopedSpan compile_span(options.trace, compile_category::kStage, "cpu backend");
+  compile_span.Arg("module", module.name());
   Stopwatch watch;
   InitializeLlvmOnce();
   if (module.entry() == nullptr) return InvalidArgument("module " + module.name() + " has no entry computation");
   auto code = std::make_unique<CpuCodeImpl>();
 
   const bool optimize_codegen = options.opt_level > 0;
+  ScopedSpan target_span(options.trace, compile_category::kLlvm, "host target");
   ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder jtmb, HostJitTargetBuilder(optimize_codegen));
   ASSIGN_OR_RETURN(const HostTarget target, DescribeHostTarget(optimize_codegen));
+  target_span.End();
   code->target_cpu_ = target.cpu;
   code->EndStep("target", watch);
 
@@ -284,15 +291,20 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
   std::vector<KernelModule> modules = MakeModules(plan.load.size(), module.name(), target);
   CompileProgress progress(options, static_cast<int64_t>(plan.kernels.size() + modules.size()));
   std::vector<std::string> emitted;  // global and function names in program order (printing)
+  ScopedSpan emit_span(options.trace, compile_category::kStage, "emit IR");
   RETURN_IF_ERROR(EmitKernels(plan, modules, options, progress, code.get(), &emitted));
+  emit_span.End();
   code->EndStep("emit_ir", watch);
 
+  ScopedSpan modules_span(options.trace, compile_category::kStage, "optimize and compile");
   code->compile_threads_ = CompileModules(modules, plan.load, plan.threads, options, progress);
+  modules_span.End();
   if (progress.Cancelled()) return Cancelled();
   for (const KernelModule& km : modules) RETURN_IF_ERROR(km.status);
   code->EndStep("optimize_and_compile", watch);
 
   if (options.keep_llvm_ir) {
+    ScopedSpan print_span(options.trace, compile_category::kPrint, "print LLVM IR");
     ASSIGN_OR_RETURN(code->llvm_ir_,
                      LinkedText(modules, false, emitted, module.name(), target.data_layout, target.triple));
     ASSIGN_OR_RETURN(code->llvm_ir_optimized_,
@@ -303,7 +315,9 @@ StatusOr<std::unique_ptr<CpuCode>> CompileForCpu(const Module& module, const Cpu
     for (const KernelModule& km : modules) code->assembly_ += km.assembly;
   }
 
+  ScopedSpan jit_span(options.trace, compile_category::kJit, "jit link");
   ASSIGN_OR_RETURN(code->jit_, LinkKernels(std::move(jtmb), target.data_layout, modules, code->kernels_));
+  jit_span.End();
   code->EndStep("jit_link", watch);
   return std::unique_ptr<CpuCode>(std::move(code));
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compiler/ir/module.h"
+#include "compiler/support/compile_trace.h"
 #include "compiler/support/status.h"
 
 namespace fusebox::codegen {
@@ -95,6 +96,9 @@ struct CpuCompileOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Progress: steps done of the total (every kernel emitted, then every module compiled).
   std::function<void(int64_t done, int64_t total)> progress;
+  // Spans for IR emission per kernel, LLVM optimization and code generation per module,
+  // printing and the JIT link (null: none). Changes nothing in the code.
+  CompileTrace* trace = nullptr;
 };
 
 // Wall time of one compile step: "target", "emit_ir", "optimize_and_compile" (LLVM's

@@ -199,6 +199,15 @@ constexpr const char* kKernelPipeline =
     "inject-tli-mappings,loop-hints-from-attributes,loop-vectorize,no-unroll-vectorized,infer-alignment,instcombine<no-verify-fixpoint>,simplifycfg,"
     "loop-unroll<O2;no-partial;no-runtime>,instcombine<no-verify-fixpoint>,alignment-from-assumptions)";
 
+// The names of the functions `module` defines, comma-separated (a span's argument).
+std::string DefinedFunctions(const llvm::Module& module) {
+  std::string names;
+  for (const llvm::Function& f : module) {
+    if (!f.isDeclaration()) names += (names.empty() ? "" : ",") + f.getName().str();
+  }
+  return names;
+}
+
 bool UsesKernelPipeline(const CpuCompileOptions& options) {
   return options.kernel_pipeline && options.opt_level == 2;
 }
@@ -248,29 +257,47 @@ StatusOr<HostTarget> DescribeHostTarget(bool optimize) {
 
 // Verifies, optimizes and compiles one kernel module with a target machine of its own.
 void CompileKernelModule(KernelModule& km, const CpuCompileOptions& options) {
+  CompileTrace* trace = options.trace;
+  ScopedSpan module_span(trace, compile_category::kStage, "module " + (trace ? km.module->getName().str() : ""));
+  if (module_span.active()) module_span.Arg("functions", DefinedFunctions(*km.module));
   auto fail = [&](Status st) { km.status = std::move(st); };
   {
+    ScopedSpan span(trace, compile_category::kLlvm, "verify IR");
     std::string errors;
     llvm::raw_string_ostream os(errors);
     if (llvm::verifyModule(*km.module, &os)) return fail(Internal("CPU backend produced invalid LLVM IR: " + errors));
   }
   auto tm = HostTargets::Get().Borrow(options.opt_level > 0);
   if (!tm.ok()) return fail(tm.status());
-  if (options.keep_llvm_ir) km.bitcode = ToBitcode(*km.module);
-  const bool kernel_pipeline = UsesKernelPipeline(options);
-  if (Status st = Optimize(*km.module, tm->get(), options.opt_level, VectorMathLibraryLoaded(),
-                           kernel_pipeline ? kKernelPipeline : "");
-      !st.ok()) {
-    return fail(st);
+  if (options.keep_llvm_ir) {
+    ScopedSpan span(trace, compile_category::kPrint, "bitcode");
+    km.bitcode = ToBitcode(*km.module);
   }
-  MarkStreamingStores(*km.module);
-  InsertPrefetches(*km.module);
-  if (options.keep_llvm_ir) km.bitcode_optimized = ToBitcode(*km.module);
+  const bool kernel_pipeline = UsesKernelPipeline(options);
+  {
+    ScopedSpan span(trace, compile_category::kLlvm, "optimize");
+    span.Arg("module", km.module->getName()).Arg("pipeline", kernel_pipeline ? "kernel" : "O" + std::to_string(options.opt_level));
+    if (Status st = Optimize(*km.module, tm->get(), options.opt_level, VectorMathLibraryLoaded(),
+                             kernel_pipeline ? kKernelPipeline : "", trace);
+        !st.ok()) {
+      return fail(st);
+    }
+    MarkStreamingStores(*km.module);
+    InsertPrefetches(*km.module);
+  }
+  if (options.keep_llvm_ir) {
+    ScopedSpan span(trace, compile_category::kPrint, "bitcode");
+    km.bitcode_optimized = ToBitcode(*km.module);
+  }
   if (options.keep_assembly) {
+    ScopedSpan span(trace, compile_category::kMachineCode, "assembly");
+    span.Arg("module", km.module->getName());
     auto text = EmitAssembly(*km.module, tm->get(), !kernel_pipeline);
     if (!text.ok()) return fail(text.status());
     km.assembly = std::move(*text);
   }
+  ScopedSpan span(trace, compile_category::kMachineCode, "object");
+  span.Arg("module", km.module->getName());
   auto emitter = tm->Emitter(!kernel_pipeline);
   if (!emitter.ok()) return fail(emitter.status());
   km.object = (*emitter)->Emit(*km.module);

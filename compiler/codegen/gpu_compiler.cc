@@ -203,6 +203,8 @@ Status EmitKernels(const Module& module, const GpuCompileOptions& options, bool 
   for (const Computation* comp : ProgramComputations(module)) {
     for (const auto& inst : comp->instructions()) {
       if (!IsGpuKernel(*inst)) continue;
+      ScopedSpan span(options.trace, compile_category::kCodegen, inst->name());
+      span.Arg("kernel", inst->name()).Arg("backend", emulate ? "gpu-emulator" : "gpu");
       auto kernel = std::make_unique<GpuKernel>();
       Status st = emitter.Emit(*inst, kernel.get());
       if (!st.ok()) {
@@ -211,6 +213,7 @@ Status EmitKernels(const Module& module, const GpuCompileOptions& options, bool 
         return Status(st.code(), where + "GPU backend: " + st.message());
       }
       for (const GpuLaunch& launch : kernel->launches) code.function_to_hlo_[launch.function] = inst->name();
+      span.Arg("kind", kernel->kind_name);
       code.by_instruction_[inst.get()] = kernel.get();
       code.kernels_.push_back(std::move(kernel));
     }
@@ -264,25 +267,43 @@ StatusOr<std::unique_ptr<GpuCode>> CompileForGpu(const Module& module, const Gpu
       options.opt_level >= 2 ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Default));
   if (tm == nullptr) return Unavailable("cannot create an NVPTX target machine for " + options.arch);
 
+  ScopedSpan compile_span(options.trace, compile_category::kStage, "gpu backend");
+  compile_span.Arg("module", module.name()).Arg("arch", options.arch);
   auto code = std::make_unique<GpuCodeImpl>();
   code->arch_ = options.arch;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto llvm_module = std::make_unique<llvm::Module>(module.name().empty() ? "fusebox_gpu" : module.name(), *context);
   llvm_module->setTargetTriple(triple);
   llvm_module->setDataLayout(tm->createDataLayout());
+  ScopedSpan emit_span(options.trace, compile_category::kStage, "emit IR");
   RETURN_IF_ERROR(EmitKernels(module, options, /*emulate=*/false, *llvm_module, *code));
+  emit_span.End();
+  ScopedSpan print_span(options.trace, compile_category::kPrint, "print LLVM IR");
   code->llvm_ir_ = ToText(*llvm_module);
+  print_span.End();
+  ScopedSpan verify_span(options.trace, compile_category::kLlvm, "verify IR");
   std::string verify_errors;
   llvm::raw_string_ostream verify_os(verify_errors);
   if (llvm::verifyModule(*llvm_module, &verify_os)) {
     return Internal("GPU backend produced invalid LLVM IR: " + verify_errors);
   }
+  verify_span.End();
+  ScopedSpan link_span(options.trace, compile_category::kLlvm, "link libdevice");
   if (Status linked = LinkMath(*llvm_module, code->function_to_hlo_); !linked.ok()) {
     return Status(linked.code(), "GPU backend: " + linked.message());
   }
-  RETURN_IF_ERROR(Optimize(*llvm_module, tm.get(), options.opt_level));
+  link_span.End();
+  ScopedSpan optimize_span(options.trace, compile_category::kLlvm, "optimize");
+  optimize_span.Arg("module", llvm_module->getName()).Arg("pipeline", "O" + std::to_string(options.opt_level));
+  RETURN_IF_ERROR(Optimize(*llvm_module, tm.get(), options.opt_level, false, {}, options.trace));
+  optimize_span.End();
+  ScopedSpan print_optimized_span(options.trace, compile_category::kPrint, "print LLVM IR");
   code->llvm_ir_optimized_ = ToText(*llvm_module);
+  print_optimized_span.End();
+  ScopedSpan ptx_span(options.trace, compile_category::kMachineCode, "ptx");
+  ptx_span.Arg("module", llvm_module->getName()).Arg("arch", options.arch);
   ASSIGN_OR_RETURN(code->ptx_, EmitPtx(*llvm_module, tm.get()));
+  ptx_span.End();
   return std::unique_ptr<GpuCode>(std::move(code));
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "compiler/ir/module.h"
+#include "compiler/support/compile_trace.h"
 #include "compiler/support/status.h"
 
 namespace fusebox::codegen {
@@ -55,6 +56,9 @@ struct GpuCompileOptions {
   // Contiguous elements per thread in elementwise kernels (lets LLVM merge loads into
   // ld.global.v4 when buffers are aligned).
   int elements_per_thread = 4;
+  // Spans for IR emission per kernel, LLVM optimization and NVPTX code generation (null:
+  // none). Changes nothing in the code.
+  CompileTrace* trace = nullptr;
 };
 
 // Compiled kernels of one module: PTX text and where each entry came from.

@@ -4,6 +4,7 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -18,6 +19,7 @@
 #include <unordered_set>
 
 #include "compiler/support/planted_bugs.h"
+#include "compiler/support/timer.h"
 
 namespace fusebox::codegen {
 
@@ -585,8 +587,50 @@ class LoopHintsFromAttributesPass : public llvm::PassInfoMixin<LoopHintsFromAttr
 
 }  // namespace
 
+namespace {
+
+// Spans per function for Optimize: the function pass manager the module-to-function
+// adaptor runs on each function opens a span before and closes it after. Only the
+// outermost one counts (LLVM's -O2 nests function pipelines inside CGSCC passes).
+class FunctionSpans {
+ public:
+  FunctionSpans(CompileTrace* trace, llvm::PassInstrumentationCallbacks& callbacks) : trace_(trace) {
+    if (trace_ == nullptr) return;
+    callbacks.registerBeforeNonSkippedPassCallback([this](llvm::StringRef pass, llvm::Any ir) {
+      const llvm::Function* const* f = llvm::any_cast<const llvm::Function*>(&ir);
+      if (f != nullptr && IsFunctionPipeline(pass) && depth_++ == 0) Begin(**f);
+    });
+    callbacks.registerAfterPassCallback([this](llvm::StringRef pass, llvm::Any ir, const llvm::PreservedAnalyses&) {
+      if (llvm::any_cast<const llvm::Function*>(&ir) != nullptr && IsFunctionPipeline(pass)) Finish();
+    });
+    callbacks.registerAfterPassInvalidatedCallback([this](llvm::StringRef pass, const llvm::PreservedAnalyses&) {
+      if (IsFunctionPipeline(pass)) Finish();
+    });
+  }
+
+ private:
+  static bool IsFunctionPipeline(llvm::StringRef pass) { return pass.starts_with("PassManager<") && pass.contains("Function>"); }
+  void Begin(const llvm::Function& f) {
+    name_ = f.getName().str();
+    begin_ns_ = NowNanos();
+  }
+  void Finish() {
+    if (depth_ == 0 || --depth_ > 0) return;
+    trace_->Record(compile_category::kLlvm, name_, begin_ns_, NowNanos(), {{"function", name_}});
+  }
+
+  CompileTrace* trace_;
+  int depth_ = 0;
+  std::string name_;
+  int64_t begin_ns_ = 0;
+};
+
+}  // namespace
+
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math,
-                std::string_view pipeline) {
+                std::string_view pipeline, CompileTrace* trace) {
+  llvm::PassInstrumentationCallbacks instrumentation;
+  FunctionSpans function_spans(trace, instrumentation);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   // The vector math library is registered before the default analyses (the first
@@ -602,7 +646,7 @@ Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool v
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = level >= 2;
   tuning.SLPVectorization = level >= 2;
-  llvm::PassBuilder pb(tm, tuning);
+  llvm::PassBuilder pb(tm, tuning, std::nullopt, trace != nullptr ? &instrumentation : nullptr);
   pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::FunctionPassManager& fpm,
                                         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
     if (name == "no-unroll-vectorized") {

@@ -17,6 +17,7 @@
 
 #include "compiler/codegen/elemental_emitter.h"
 #include "compiler/ir/module.h"
+#include "compiler/support/compile_trace.h"
 #include "compiler/support/status.h"
 
 namespace fusebox::codegen {
@@ -92,8 +93,10 @@ StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instructi
 //    innermost loops get that interleave count / vectorization width (1: scalar).
 inline constexpr const char* kInterleaveAttribute = "fusebox-interleave-count";
 inline constexpr const char* kVectorizeWidthAttribute = "fusebox-vectorize-width";
+// With `trace`, a span per function the function passes run on (category llvm, named
+// after the function; the module-wide passes are the caller's span).
 Status Optimize(llvm::Module& module, llvm::TargetMachine* tm, int level, bool vector_math = false,
-                std::string_view pipeline = {});
+                std::string_view pipeline = {}, CompileTrace* trace = nullptr);
 
 // Adds `tm`'s code generation passes to `pm`, writing `type` to `out`, with LLVM's loop
 // strength reduction on or off. LLVM 19 has that switch only as a process-wide command-line

@@ -375,6 +375,8 @@ void WriteCached(const std::string& dir, const std::string& stem, const PtxasRes
 StatusOr<PtxasResult> AssemblePtx(std::string_view ptx, std::string_view arch,
                                   const PtxasOptions& options) {
   RETURN_IF_ERROR(CheckArch(arch));
+  ScopedSpan span(options.trace, compile_category::kPtxas, "ptxas");
+  span.Arg("arch", arch).Arg("ptx_bytes", static_cast<int64_t>(ptx.size()));
   ASSIGN_OR_RETURN(std::string ptxas, FindPtxas(options.search));
   std::vector<std::string> argv = {ptxas, "-arch=" + std::string(arch), "-v"};
   if (options.opt_level >= 0) argv.push_back("-O" + std::to_string(options.opt_level));
@@ -383,8 +385,12 @@ StatusOr<PtxasResult> AssemblePtx(std::string_view ptx, std::string_view arch,
   std::string cache_stem;
   if (!options.cache_dir.empty()) {
     cache_stem = options.cache_dir + "/" + CacheKey(ptxas, argv, ptx);
-    if (std::optional<PtxasResult> cached = ReadCached(cache_stem)) return std::move(*cached);
+    if (std::optional<PtxasResult> cached = ReadCached(cache_stem)) {
+      span.Arg("cache", "hit");
+      return std::move(*cached);
+    }
   }
+  span.Arg("cache", cache_stem.empty() ? "off" : "miss");
   TempDir dir("fusebox-ptxas");
   RETURN_IF_ERROR(dir.status());
   const std::string ptx_path = dir.File("kernel.ptx");

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/support/compile_trace.h"
 #include "compiler/support/status.h"
 
 namespace fusebox::codegen {
@@ -76,6 +77,8 @@ struct PtxasOptions {
   // Cubins kept by content (the PTX, the arch, the options and the ptxas binary's path,
   // size and time) under this folder; empty: no cache. PtxasCacheDir() is the usual one.
   std::string cache_dir;
+  // A span per call, with the cache's hit or miss (null: none).
+  CompileTrace* trace = nullptr;
 };
 
 struct PtxasResult {

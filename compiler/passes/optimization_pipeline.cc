@@ -82,7 +82,8 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
 
 std::vector<std::string> FusionPassNames() { return {"fusion", "multi-output-fusion", "row-fusion"}; }
 
-StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused, bool gpu_libraries) {
+StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused, bool gpu_libraries,
+                                                     CompileTrace* trace) {
   std::unique_ptr<Module> copy = module.Clone();
   if (copy == nullptr) return Internal("cannot copy module " + module.name());
   copy->LocateInPrintedText();  // as in PartitionForDevices
@@ -96,6 +97,7 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   options.keep_text_before = false;
   options.verify_between_passes = false;
   if (!fused) options.disabled_passes = FusionPassNames();
+  options.trace = trace;
   PassContext context;
   PipelineResult result;
   RETURN_IF_ERROR(MakeOptimizationPipeline(copy.get(), gpu_libraries).Run(*copy, options, context, &result));
@@ -106,6 +108,8 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   if (!changed) return copy;
   VerifierOptions verify;
   verify.filename = copy->source_name() + " after the optimization pipeline";
+  ScopedSpan span(trace, compile_category::kVerify, "verify");
+  span.Arg("after", "the pipeline");
   if (Status st = Verify(*copy, verify); !st.ok()) {
     return Internal("the optimization pipeline left a module that does not verify:\n" + st.message());
   }

@@ -31,7 +31,8 @@ StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, Pass
 std::vector<std::string> FusionPassNames();
 
 // A copy of `module` after the pipeline; `fused` false disables the fusion passes.
+// With `trace`, spans for the passes and the final verification.
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused,
-                                                     bool gpu_libraries = false);
+                                                     bool gpu_libraries = false, CompileTrace* trace = nullptr);
 
 }  // namespace fusebox::passes

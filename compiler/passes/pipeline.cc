@@ -28,7 +28,11 @@ std::vector<std::string> Pipeline::PassNames() const {
 Status Pipeline::Run(Module& module, const PipelineOptions& options, PassContext& context,
                      PipelineResult* result) const {
   result->pipeline_name = name_;
-  if (options.keep_text_before) result->before = module.ToString();
+  ScopedSpan pipeline_span(options.trace, compile_category::kStage, "pipeline " + name_);
+  if (options.keep_text_before) {
+    ScopedSpan print_span(options.trace, compile_category::kPrint, "text before");
+    result->before = module.ToString();
+  }
   std::regex snapshot_re;
   bool snapshots = !options.snapshot_pass_regex.empty();
   if (snapshots) {
@@ -65,19 +69,30 @@ Status Pipeline::Run(Module& module, const PipelineOptions& options, PassContext
       result->passes.push_back(std::move(record));
       continue;
     }
-    Stopwatch watch;
+    // One clock reading serves the record (the stepper's time) and the trace's span.
+    const int64_t begin_ns = NowNanos();
     StatusOr<bool> changed = pass->Run(module, context);
-    record.wall_ns = watch.ElapsedNanos();
+    const int64_t end_ns = NowNanos();
+    record.wall_ns = end_ns - begin_ns;
     if (!changed.ok()) {
       result->passes.push_back(record);
       return changed.status().WithPrefix("pass " + record.name + ": ");
     }
     record.changed = *changed;
     record.instruction_count = module.instruction_count();
+    if (options.trace != nullptr) {
+      options.trace->Record(compile_category::kPass, record.name, begin_ns, end_ns,
+                            {{"pipeline", name_},
+                             {"changed", record.changed ? "yes" : "no"},
+                             {"instructions", std::to_string(record.instruction_count)}});
+    }
     if (options.verify_between_passes && record.changed) {
       VerifierOptions vopts;
       vopts.filename = module.source_name() + " after pass " + record.name;
+      ScopedSpan verify_span(options.trace, compile_category::kVerify, "verify");
+      verify_span.Arg("after", record.name);
       Status verified = Verify(module, vopts);
+      verify_span.End();
       if (!verified.ok()) {
         result->passes.push_back(record);
         return Internal("pass " + record.name + " left a module that does not verify:\n" +
@@ -86,6 +101,8 @@ Status Pipeline::Run(Module& module, const PipelineOptions& options, PassContext
     }
     if (snapshots && std::regex_search(record.name, snapshot_re) &&
         (record.changed || !options.snapshot_only_when_changed)) {
+      ScopedSpan print_span(options.trace, compile_category::kPrint, "snapshot");
+      print_span.Arg("after", record.name);
       record.has_snapshot = true;
       record.snapshot = module.ToString();
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/passes/pass.h"
+#include "compiler/support/compile_trace.h"
 
 namespace fusebox::passes {
 
@@ -40,6 +41,9 @@ struct PipelineOptions {
   const std::atomic<bool>* cancel = nullptr;
   // After each pass (run or skipped): passes done of the total, and the one just done.
   std::function<void(size_t done, size_t total, std::string_view pass)> progress;
+  // Spans for every pass and verifier run (null: none). The pass's own span is the
+  // PassRecord's time: one clock reading serves both.
+  CompileTrace* trace = nullptr;
 };
 
 struct PipelineResult {

@@ -187,7 +187,10 @@ class CpuExecutable::Frame {
       return inst.opcode() == Opcode::kBitcast || inst.opcode() == Opcode::kReshape ||
              inst.opcode() == Opcode::kAddDependency;
     };
+    ScopedSpan span(exe_.trace_, compile_category::kBuffers, "buffer assignment");
+    span.Arg("computation", comp->name());
     ASSIGN_OR_RETURN(plan->assignment, backend::AssignBuffers(*comp, plan->schedule, options));
+    span.End();
     int64_t total = 0;
     const int64_t align = plan->assignment.alignment();
     for (const backend::Allocation& a : plan->assignment.allocations()) {
@@ -731,9 +734,13 @@ StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<M
   // Collectives over more devices than the run has would compute a local value as if it
   // were the result.
   RETURN_IF_ERROR(CheckCollectivesFit(*module, std::max<int64_t>(1, options.devices)));
+  ScopedSpan layout_span(options.compile.trace, compile_category::kPass, "layout-normalization");
+  layout_span.Arg("backend", "cpu");
   RETURN_IF_ERROR(backend::NormalizeLayoutsForBackend(*module, "CPU backend"));
+  layout_span.End();
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   exe->module_ = std::move(module);
+  exe->trace_ = options.compile.trace;
   ASSIGN_OR_RETURN(exe->code_, CompileForCpu(*exe->module_, options.compile));
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   exe->pool_ = std::make_unique<ThreadPool>(std::max(1, threads));

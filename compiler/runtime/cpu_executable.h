@@ -109,6 +109,9 @@ class CpuExecutable {
   std::unique_ptr<ProgramPlans> plans_;  // per program computation, reused by every run
   std::vector<std::unique_ptr<ProgramPlans>> slot_plans_;  // slots 1..n-1
   std::atomic<int64_t> last_kernel_launches_{0};
+  // Buffer assignment (done per program computation at first use) records its spans here:
+  // options.compile.trace, which must outlive the executable's first run.
+  CompileTrace* trace_ = nullptr;
 };
 
 }  // namespace fusebox::runtime

@@ -87,6 +87,7 @@ Status CompileSession::Optimize(const passes::PipelineOptions& options) {
   passes::Pipeline pipeline = passes::MakeOptimizationPipeline(work.get());
   passes::PipelineOptions with_cancel = options;
   if (with_cancel.cancel == nullptr) with_cancel.cancel = cancel_;
+  if (with_cancel.trace == nullptr) with_cancel.trace = trace_.get();
   if (!with_cancel.progress && progress_) {
     with_cancel.progress = [this](size_t done, size_t total, std::string_view pass) {
       progress_(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.f,
@@ -162,6 +163,7 @@ StatusOr<runtime::CpuExecutable*> CompileSession::CpuCompile(const runtime::CpuE
   if (copy == nullptr) return Internal("could not copy module " + optimized_->name());
   copy->LocateInPrintedText();
   if (with_devices.compile.cancel == nullptr) with_devices.compile.cancel = cancel_;
+  if (with_devices.compile.trace == nullptr) with_devices.compile.trace = trace_.get();
   if (!with_devices.compile.progress && progress_) {
     with_devices.compile.progress = [this](int64_t done, int64_t total) {
       progress_(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.f,
@@ -190,9 +192,14 @@ StatusOr<const codegen::GpuCode*> CompileSession::GpuCompile() {
   gpu_module_ = optimized_->Clone();
   if (gpu_module_ == nullptr) return Internal("could not copy module " + optimized_->name());
   gpu_module_->LocateInPrintedText();
+  ScopedSpan layout_span(trace_.get(), compile_category::kPass, "layout-normalization");
+  layout_span.Arg("backend", "gpu");
   st = backend::NormalizeLayoutsForBackend(*gpu_module_, "GPU backend");
+  layout_span.End();
   if (st.ok()) {
-    auto code = CompileForGpu(*gpu_module_, gpu_options_);
+    codegen::GpuCompileOptions options = gpu_options_;
+    if (options.trace == nullptr) options.trace = trace_.get();
+    auto code = CompileForGpu(*gpu_module_, options);
     st = code.status();
     if (code.ok()) gpu_ = std::move(*code);
   }
@@ -210,6 +217,7 @@ StatusOr<const codegen::PtxasResult*> CompileSession::Assemble() {
   if (!code.ok()) return code.status();
   codegen::PtxasOptions ptxas;
   ptxas.cache_dir = codegen::PtxasCacheDir();  // the same PTX assembles once per machine
+  ptxas.trace = trace_.get();
   auto assembled = codegen::AssemblePtx((*code)->ptx(), (*code)->arch(), ptxas);
   ptxas_status_ = assembled.status();
   if (!assembled.ok()) return assembled.status();

@@ -97,6 +97,10 @@ class CompileSession {
   // `progress` gets (fraction of the step done, what the step is).
   void SetCancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
   void SetProgress(std::function<void(float, const std::string&)> progress) { progress_ = std::move(progress); }
+  // Spans of everything this session compiles from now on (the pipeline, the verifier,
+  // the backends, ptxas) go to `trace` (null: none), which the session keeps alive.
+  void SetCompileTrace(std::shared_ptr<CompileTrace> trace) { trace_ = std::move(trace); }
+  CompileTrace* compile_trace() const { return trace_.get(); }
   passes::KernelCount kernels_before() const { return passes::CountKernels(*input_); }
   // Kernels after fusion (requires Optimize()).
   passes::KernelCount kernels_after() const;
@@ -108,6 +112,7 @@ class CompileSession {
   passes::PassContext context_;
   const std::atomic<bool>* cancel_ = nullptr;
   std::function<void(float, const std::string&)> progress_;
+  std::shared_ptr<CompileTrace> trace_;
   std::optional<Status> optimize_status_;
   std::unique_ptr<runtime::CpuExecutable> cpu_;
   std::optional<Status> cpu_status_;

@@ -65,13 +65,17 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   run.backend = "cpu";
   run.fused = opts.fused;
   Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, opts.fused));
+  ScopedSpan compile_span(opts.compile_trace, compile_category::kStage, opts.fused ? "compile (fused)" : "compile (unfused)");
+  compile_span.Arg("backend", "cpu");
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized,
+                   passes::OptimizeForBackend(module, opts.fused, false, opts.compile_trace));
   run.compile_steps_s.emplace_back("HLO passes", compile_watch.ElapsedSeconds());
   runtime::CpuExecutableOptions exe_opts;
   exe_opts.threads = opts.threads;
   exe_opts.compile.keep_llvm_ir = false;  // a run needs machine code only; stages come from
   exe_opts.compile.keep_assembly = false; // `fusebox compile` and the workbench
   exe_opts.compile.cancel = opts.cancel;
+  exe_opts.compile.trace = opts.compile_trace;
   if (opts.progress) {
     exe_opts.compile.progress = [&](int64_t done, int64_t total) {
       opts.progress(total > 0 ? 0.5f * static_cast<float>(done) / static_cast<float>(total) : -1.f,
@@ -79,6 +83,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
     };
   }
   ASSIGN_OR_RETURN(std::unique_ptr<runtime::CpuExecutable> exe, runtime::CpuExecutable::Create(std::move(optimized), exe_opts));
+  compile_span.End();
   run.compile_s = compile_watch.ElapsedSeconds();
   for (const codegen::CompileStepTime& step : exe->code().step_times()) run.compile_steps_s.emplace_back(step.step, step.seconds);
   run.compile_threads = exe->code().compile_threads();
@@ -113,25 +118,31 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.backend = "gpu";
   run.fused = opts.fused;
   Stopwatch compile_watch;
+  ScopedSpan compile_span(opts.compile_trace, compile_category::kStage, opts.fused ? "compile (fused)" : "compile (unfused)");
+  compile_span.Arg("backend", "gpu");
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized,
-                   passes::OptimizeForBackend(module, opts.fused, opts.gpu_libraries));
+                   passes::OptimizeForBackend(module, opts.fused, opts.gpu_libraries, opts.compile_trace));
   runtime::GpuExecutableOptions exe_opts;
   exe_opts.allow_tf32 = opts.gpu_tf32;
+  exe_opts.compile.trace = opts.compile_trace;
   if (!opts.gpu_arch.empty()) {
     exe_opts.compile.arch = opts.gpu_arch;
     exe_opts.arch_from_device = false;
   }
   if (codegen::FindPtxas().ok()) {
-    exe_opts.ptx_to_cubin = [](const std::string& ptx, const std::string& arch) -> StatusOr<std::vector<uint8_t>> {
+    exe_opts.ptx_to_cubin = [trace = opts.compile_trace](const std::string& ptx,
+                                                          const std::string& arch) -> StatusOr<std::vector<uint8_t>> {
       // ptxas on all CPUs, and a cubin cached by content: ResNet-50's PTX takes ptxas
       // 9.4 s on one thread; the driver's JIT would take as long on every new process.
       codegen::PtxasOptions ptxas;
       ptxas.cache_dir = codegen::PtxasCacheDir();
+      ptxas.trace = trace;
       ASSIGN_OR_RETURN(codegen::PtxasResult assembled, codegen::AssemblePtx(ptx, arch, ptxas));
       return std::vector<uint8_t>(assembled.cubin.begin(), assembled.cubin.end());
     };
   }
   ASSIGN_OR_RETURN(std::unique_ptr<runtime::GpuExecutable> exe, runtime::GpuExecutable::Create(std::move(optimized), exe_opts));
+  compile_span.End();
   run.compile_s = compile_watch.ElapsedSeconds();
   run.device = exe->device_description();
   CuptiTracer cupti;

@@ -38,6 +38,9 @@ struct ProfiledRunOptions {
   // Cancelled(). `progress` gets (fraction, step) as the compile and the runs go.
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(float, const std::string&)> progress;
+  // Spans of the compile (passes, code generation, LLVM, ptxas, buffer assignment; null:
+  // none). Must outlive the call.
+  CompileTrace* compile_trace = nullptr;
 };
 
 struct ProfiledRun {

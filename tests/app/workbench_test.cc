@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -174,6 +175,20 @@ TEST_F(WorkbenchTest, EveryViewGetsItsData) {
   ASSERT_NE(workbench_->timeline_trace(), nullptr);
   EXPECT_FALSE(workbench_->timeline_trace()->Kernels().empty());
   EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+  // The compile track: the session's spans of the pipeline, the stages' CPU backend and
+  // the two runs' compiles, on a "compile" process.
+  workbench_->ShowCompileTrack(true);
+  ASSERT_TRUE(Settle());
+  const profiler::Trace* compile = workbench_->timeline_trace();
+  ASSERT_NE(compile, nullptr);
+  std::set<std::string> processes, names;
+  for (const profiler::Track& track : compile->tracks()) processes.insert(track.process);
+  for (const profiler::TraceEvent& e : compile->events()) names.insert(e.category + " " + e.name);
+  EXPECT_EQ(processes, std::set<std::string>{"compile"});
+  for (const char* name : {"pass fusion", "stage compile (fused)", "stage compile (unfused)", "codegen fusion.6",
+                           "llvm optimize", "machine-code object", "buffers buffer assignment"}) {
+    EXPECT_EQ(names.count(name), 1u) << name;
+  }
 }
 
 // The stepper's bisect: with a rewrite planted in the fusion pass it marks fusion, and

@@ -468,6 +468,38 @@ TEST(AssemblePtxTest, CacheByContentAndSplitCompileThreads) {
   EXPECT_EQ(last.find("--split-compile"), std::string::npos) << last;
 }
 
+// With a compile trace, each call is a "ptxas" span saying whether the cache served it.
+TEST(AssemblePtxTest, EachCallIsATracedSpanWithTheCacheOutcome) {
+  ScratchDir dir;
+  std::string fake = dir.Script("ptxas",
+                                "while [ $# -gt 0 ]; do\n"
+                                "  if [ \"$1\" = -o ]; then printf '\\177ELFcubin' > \"$2\"; fi\n"
+                                "  shift\n"
+                                "done\n");
+  ScopedEnv env("FUSEBOX_PTXAS", fake);
+  CompileTrace trace;
+  PtxasOptions options;
+  options.cache_dir = dir.path() + "/cache";
+  options.trace = &trace;
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_90", options).ok());
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_90", options).ok());
+  options.cache_dir.clear();
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_90", options).ok());
+  const std::vector<CompileSpan> spans = trace.Spans();
+  ASSERT_EQ(spans.size(), 3u);
+  std::vector<std::string> outcomes;
+  for (const CompileSpan& s : spans) {
+    EXPECT_EQ(s.category, compile_category::kPtxas);
+    EXPECT_EQ(s.Arg("arch"), "sm_90");
+    EXPECT_EQ(s.Arg("ptx_bytes"), "7");
+    outcomes.emplace_back(s.Arg("cache"));
+  }
+  EXPECT_EQ(outcomes, (std::vector<std::string>{"miss", "hit", "off"}));
+  options.trace = nullptr;
+  ASSERT_TRUE(AssemblePtx("ptx one", "sm_90", options).ok());
+  EXPECT_EQ(trace.size(), 3u) << "an untraced call recorded a span";
+}
+
 // ---------------------------------------------------------------------------------------
 // The real ptxas (CUDA 13 at /usr/local/cuda where installed)
 // ---------------------------------------------------------------------------------------

@@ -14,25 +14,10 @@
 
 #include "compiler/parser/parser.h"
 #include "compiler/session/compile_session.h"
+#include "tests/compiler/session/example_session.h"
 
 namespace fusebox::session {
 namespace {
-
-std::unique_ptr<CompileSession> SessionOf(const std::string& example) {
-  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + example);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto module = ParseModule(text.str());
-  EXPECT_TRUE(module.ok()) << module.status().message();
-  if (!module.ok()) return nullptr;
-  return std::make_unique<CompileSession>(std::move(*module));
-}
-
-std::string StageOf(CompileSession& session, Stage stage) {
-  auto text = session.StageText(stage);
-  EXPECT_TRUE(text.ok()) << text.status().message();
-  return text.ok() ? *text : "";
-}
 
 // Line `line` (1-based) of `text`.
 std::string LineOf(const std::string& text, int64_t line) {
