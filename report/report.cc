@@ -19,6 +19,7 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/sharding.h"
 #include "compiler/ir/summary.h"
+#include "compiler/session/machine_peaks.h"
 #include "compiler/parser/parser.h"
 #include "compiler/support/strings.h"
 #include "compiler/support/text_diff.h"
@@ -181,6 +182,26 @@ void GatherRuns(const Module& module, const ReportOptions& options, Gathered* g)
   } else {
     g->fused_error = RunError(module, fused.status());
   }
+}
+
+// The fused run's kernels under the machine's roofs (compiler/session/machine_peaks.h:
+// measured once per CPU, then cached).
+void GatherRoofline(const ReportOptions& options, Gathered* g) {
+  if (options.backend != "cpu") {
+    g->roofline_note = "the GPU's roofs are not measured yet";
+    return;
+  }
+  if (!g->fused) {
+    g->roofline_note = "the fused run failed";
+    return;
+  }
+  auto peaks = session::CpuPeaks(options.threads);
+  if (!peaks.ok()) {
+    g->roofline_note = "the machine's peaks could not be measured: " + peaks.status().message();
+    return;
+  }
+  g->roofline = profiler::Roofline(g->fused_summary, *peaks);
+  g->peaks = std::move(*peaks);
 }
 
 void GatherCheck(const Module& module, const ReportOptions& options, Gathered* g) {
@@ -570,6 +591,7 @@ StatusOr<ReportResult> WriteReport(ReportInput input, const ReportOptions& optio
   GatherStages(session, options, &g);
   for (const std::string& n : g.stage_notes) result.warnings.push_back("stage " + n);
   GatherMemory(session, &g);
+  GatherRoofline(options, &g);
   if (!g.memory_note.empty()) result.warnings.push_back("memory: " + g.memory_note);
 
   for (const Gathered::StageText& s : g.stages) {

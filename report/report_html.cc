@@ -662,6 +662,76 @@ std::string MemorySection(const Gathered& g) {
   return h.str();
 }
 
+// A log-log roofline plot as inline SVG: the memory roof (intensity x bandwidth) up to
+// the ridge, the compute roof after it, one point per kernel that counts flops.
+std::string RooflineSvg(const std::vector<profiler::RooflineRow>& rows, const profiler::MachinePeaks& peaks) {
+  constexpr double kW = 640, kH = 340, kLeft = 60, kBottom = 40, kTop = 16, kRight = 16;
+  const double x_lo = -2, x_hi = 3;  // 0.01 .. 1000 flop/byte
+  const double y_hi = std::ceil(std::log10(peaks.gflop_per_s * 2)), y_lo = y_hi - 5;
+  auto px = [&](double intensity) { return kLeft + (std::log10(intensity) - x_lo) / (x_hi - x_lo) * (kW - kLeft - kRight); };
+  auto py = [&](double gflops) {
+    const double v = std::clamp(std::log10(gflops), y_lo, y_hi);
+    return kTop + (y_hi - v) / (y_hi - y_lo) * (kH - kTop - kBottom);
+  };
+  std::ostringstream svg;
+  svg << "<svg class=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kW << "\" height=\"" << kH
+      << "\" viewBox=\"0 0 " << kW << " " << kH << "\">";
+  for (int e = static_cast<int>(x_lo); e <= static_cast<int>(x_hi); ++e) {
+    const double x = px(std::pow(10.0, e));
+    svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kH - kBottom
+        << "\" stroke=\"#ddd\"/><text x=\"" << x << "\" y=\"" << kH - kBottom + 14
+        << "\" font-size=\"10\" text-anchor=\"middle\">1e" << e << "</text>";
+  }
+  for (int e = static_cast<int>(y_lo); e <= static_cast<int>(y_hi); ++e) {
+    const double y = py(std::pow(10.0, e));
+    svg << "<line x1=\"" << kLeft << "\" y1=\"" << y << "\" x2=\"" << kW - kRight << "\" y2=\"" << y
+        << "\" stroke=\"#ddd\"/><text x=\"" << kLeft - 4 << "\" y=\"" << y + 3
+        << "\" font-size=\"10\" text-anchor=\"end\">1e" << e << "</text>";
+  }
+  const double ridge = peaks.ridge(), left = std::pow(10.0, x_lo), right = std::pow(10.0, x_hi);
+  svg << "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"" << px(left) << ","
+      << py(left * peaks.gb_per_s) << " " << px(ridge) << "," << py(peaks.gflop_per_s) << " " << px(right) << ","
+      << py(peaks.gflop_per_s) << "\"/>";
+  for (const profiler::RooflineRow& r : rows) {
+    if (r.intensity <= 0 || r.gflop_per_s <= 0) continue;
+    svg << "<circle class=\"kernel\" cx=\"" << px(std::clamp(r.intensity, left, right)) << "\" cy=\""
+        << py(r.gflop_per_s) << "\" r=\"4\" fill=\"" << (r.bound == profiler::Bound::kCompute ? "#2e86c1" : "#27ae60")
+        << "\"><title>%" << EscapeHtml(r.hlo) << ": " << Fmt("%.3g", r.intensity) << " flop/byte, "
+        << Fmt("%.3g", r.gflop_per_s) << " GFLOP/s</title></circle>";
+  }
+  svg << "<text x=\"" << (kW + kLeft) / 2 << "\" y=\"" << kH - 6
+      << "\" font-size=\"11\" text-anchor=\"middle\">flop/byte</text><text x=\"12\" y=\"" << kH / 2
+      << "\" font-size=\"11\" transform=\"rotate(-90 12 " << kH / 2 << ")\" text-anchor=\"middle\">GFLOP/s</text></svg>";
+  return svg.str();
+}
+
+// The fused run's kernels under the machine's measured roofs.
+std::string RooflineSection(const Gathered& g) {
+  std::ostringstream h;
+  h << "<section id=\"roofline\"><h2>Roofline</h2>";
+  if (!g.peaks) {
+    h << "<p class=\"note\">No roofline: " << EscapeHtml(g.roofline_note) << "</p></section>\n";
+    return h.str();
+  }
+  const profiler::MachinePeaks& p = *g.peaks;
+  h << "<p>" << EscapeHtml(p.device) << ": peak " << Fmt("%.1f", p.gflop_per_s) << " GFLOP/s, " << Fmt("%.1f", p.gb_per_s)
+    << " GB/s, ridge " << Fmt("%.2f", p.ridge()) << " flop/byte (" << EscapeHtml(p.how)
+    << "). Each kernel's fastest call; its roof is min(peak, intensity × bandwidth).</p>"
+    << RooflineSvg(g.roofline, p);
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < g.roofline.size() && i < 20; ++i) {
+    const profiler::RooflineRow& r = g.roofline[i];
+    rows.push_back({"<code>%" + EscapeHtml(r.hlo) + "</code>", EscapeHtml(r.kind), Fmt("%.1f%%", 100 * r.share),
+                    Fmt("%.3f", r.intensity), Fmt("%.2f", r.gflop_per_s), Fmt("%.2f", r.gb_per_s),
+                    r.attainable_gflop_per_s > 0 ? Fmt("%.0f", r.attainable_gflop_per_s) : "bandwidth",
+                    Fmt("%.1f%%", 100 * r.fraction_of_roof), std::string(profiler::BoundName(r.bound))});
+  }
+  h << Table({"kernel", "kind", "time", "flop/byte", "GFLOP/s", "GB/s", "roof", "of roof", "bound by"}, rows,
+             {false, false, true, true, true, true, true, true, false})
+    << "</section>\n";
+  return h.str();
+}
+
 // The numerical check's verdict and its report.
 std::string CheckSection(const Gathered& g, const ReportOptions& options) {
   std::ostringstream h;
@@ -714,7 +784,7 @@ std::string MakeHtml(const Gathered& g, const ReportOptions& options) {
   h << ClustersSection(g) << TimelineSection(g) << GraphSection(g) << DecisionsSection(g)
     << StagesSection(g, options) << PassesSection(g, options);
   if (g.xla_comparison) h << XlaSection(g);
-  h << MemorySection(g);
+  h << MemorySection(g) << RooflineSection(g);
   h << CheckSection(g, options) << EnvironmentSection(g) << ReproducerSection(g);
   h << "</main>\n</body>\n</html>\n";
   return h.str();

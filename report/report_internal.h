@@ -10,6 +10,7 @@
 
 #include "compiler/ir/summary.h"
 #include "compiler/session/memory_view.h"
+#include "profiler/roofline.h"
 #include "compiler/session/multi_device_run.h"
 #include "compiler/session/profiled_run.h"
 #include "profiler/kernel_summary.h"
@@ -67,6 +68,11 @@ struct Gathered {
   // folder; `memory_note` says why there is none.
   std::optional<session::MemoryView> memory;
   std::string memory_note;
+  // The fused run's kernels under the machine's measured roofs (CPU runs); `roofline_note`
+  // says why there is none.
+  std::optional<profiler::MachinePeaks> peaks;
+  std::vector<profiler::RooflineRow> roofline;
+  std::string roofline_note;
 
   // Modules for more than one device: the runs above are multi-device runs (their traces
   // hold a process per device), and the Devices section shows what follows.

@@ -55,6 +55,22 @@ namespace report_internal {
 namespace {
 
 // One line per peak: Fusebox's fused and unfused, XLA's when a dump folder has it.
+std::string MarkdownRoofline(const Gathered& g) {
+  if (!g.peaks) return "- roofline: none (" + g.roofline_note + ")\n";
+  int64_t memory = 0;
+  for (const profiler::RooflineRow& r : g.roofline) memory += r.bound == profiler::Bound::kMemory;
+  std::ostringstream m;
+  m << "- roofline: peak " << Fmt("%.1f", g.peaks->gflop_per_s) << " GFLOP/s, " << Fmt("%.1f", g.peaks->gb_per_s)
+    << " GB/s; " << memory << " of " << g.roofline.size() << " kernels memory-bound";
+  if (!g.roofline.empty()) {
+    const profiler::RooflineRow& top = g.roofline.front();
+    m << "; the heaviest, `%" << top.hlo << "`, at " << Fmt("%.1f", 100 * top.fraction_of_roof) << "% of its roof ("
+      << profiler::BoundName(top.bound) << "-bound)";
+  }
+  m << "\n";
+  return m.str();
+}
+
 std::string MarkdownMemory(const Gathered& g) {
   if (!g.memory) return "- memory: no profile (" + g.memory_note + ")\n";
   std::ostringstream m;
@@ -108,6 +124,7 @@ std::string MakeMarkdown(const Gathered& g, const ReportOptions& options) {
       << g.xla_comparison->Count(session::FusionMatch::kRegrouped) << " regrouped\n";
   }
   m << MarkdownMemory(g);
+  m << MarkdownRoofline(g);
   m << "- environment: Fusebox " << g.env.fusebox_version << ", LLVM " << g.env.llvm_version << ", " << g.env.cpu << ", "
     << g.env.os << "; GPU: " << g.env.gpu << "\n\n";
   if (!g.fused_summary.kernels.empty()) {

@@ -114,7 +114,7 @@ std::optional<int> CheckOptions(const GuiOptions& options, bool scripted,
   if (!options.view.empty()) {
     *view = ParseView(options.view == "xla-passes" ? "passes" : options.view);
     if (!*view) {
-      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline, compile, compare or memory)\n",
+      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline, compile, roofline, compare or memory)\n",
                    options.view.c_str());
       return 1;
     }
@@ -212,6 +212,7 @@ void SetUpWorkbench(Workbench& workbench, const GuiOptions& options, const std::
   if (view) workbench.ShowView(*view);
   if (options.view == "xla-passes") workbench.ShowXlaPasses(true);
   if (options.view == "compile") workbench.ShowCompileTrack(true);
+  if (options.view == "roofline") workbench.ShowRoofline(true);
   for (size_t i = 0; i < options.stages.size() && i < 4; ++i) {
     workbench.SetPaneStage(static_cast<int>(i), options.stages[i]);
   }

@@ -20,6 +20,7 @@
 #include "compiler/session/multi_device_run.h"
 #include "compiler/session/profiled_run.h"
 #include "profiler/kernel_summary.h"
+#include "profiler/roofline.h"
 #include "viewers/diff_view.h"
 #include "viewers/graph_view.h"
 #include "viewers/text_view.h"
@@ -179,9 +180,17 @@ class ProfilePanel : public Panel {
     reshow_ = true;  // on the next frame (when there is a run)
   }
   bool showing_compile_track() const { return show_compile_; }
+  // The roofline under the timeline instead of the kernel table (CPU runs): each kernel
+  // of the shown run under the machine's measured roofs (profile_panel_roofline.cc).
+  void ShowRoofline(bool roofline) { show_roofline_ = roofline; }
+  bool showing_roofline() const { return show_roofline_; }
+  const std::optional<profiler::MachinePeaks>& peaks() const { return peaks_; }
+  // The kernels the roofline plots (flops counted): for tests.
+  size_t roofline_points() const;
 
  private:
   void ShowTrace(WorkbenchContext& context, bool unfused);
+  void DrawRoofline(WorkbenchContext& context);
   void DrawControls(WorkbenchContext& context);
   void DrawCards();
   void DrawClusters(WorkbenchContext& context);
@@ -199,6 +208,9 @@ class ProfilePanel : public Panel {
   bool done_ = false;
   bool show_unfused_ = false;
   bool show_compile_ = false;
+  bool show_roofline_ = false;
+  std::optional<profiler::MachinePeaks> peaks_;  // measured (or cached) with the last CPU run
+  std::string peaks_error_;
   bool reshow_ = false;
   std::string error_;
   std::optional<session::ProfiledRun> run_fused_;

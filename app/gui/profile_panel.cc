@@ -10,6 +10,7 @@
 #include "app/gui/panels.h"
 #include "app/gui/workbench_internal.h"
 #include "compiler/interpreter/random_inputs.h"
+#include "compiler/session/machine_peaks.h"
 #include "profiler/compile_spans.h"
 
 namespace fusebox::gui {
@@ -78,6 +79,8 @@ void ProfilePanel::Start(WorkbenchContext& context) {
   struct Result {
     std::optional<session::ProfiledRun> fused, unfused;
     std::string error;
+    std::optional<profiler::MachinePeaks> peaks;
+    std::string peaks_error;
   };
   auto result = std::make_shared<Result>();
   auto session = module->session;
@@ -126,12 +129,23 @@ void ProfilePanel::Start(WorkbenchContext& context) {
           return;
         }
         result->unfused = std::move(*run2);
+        if (options.backend == "cpu" && !job.cancelled()) {
+          job.SetProgress(0.98f, "the machine's roofs (measured once, then cached)");
+          auto peaks = session::CpuPeaks(options.threads);
+          if (peaks.ok()) {
+            result->peaks = std::move(*peaks);
+          } else {
+            result->peaks_error = peaks.status().message();
+          }
+        }
       },
       [this, ctx = &context, result, generation] {
         if (generation != ctx->generation()) return;
         running_ = false;
         done_ = true;
         error_ = result->error;
+        peaks_ = result->peaks;
+        peaks_error_ = result->peaks_error;
         if (result->fused) {
           summary_fused_ = SummarizeWithoutWarmUp(result->fused->trace);
           run_fused_ = std::move(result->fused);
@@ -181,7 +195,11 @@ void ProfilePanel::Draw(WorkbenchContext& context) {
   if (auto clicked = timeline_view_.Draw("timeline")) context.Select(*clicked);
   ImGui::EndChild();
 
-  DrawClusters(context);
+  if (show_roofline_) {
+    DrawRoofline(context);
+  } else {
+    DrawClusters(context);
+  }
 }
 
 // The backend, the iteration count, the run button and the fused/unfused switch.
@@ -206,6 +224,8 @@ void ProfilePanel::DrawControls(WorkbenchContext& context) {
     if (show_compile_) ImGui::EndDisabled();
   }
   if (run_fused_) {
+    ImGui::SameLine();
+    ImGui::Checkbox("roofline", &show_roofline_);
     ImGui::SameLine();
     bool compile = show_compile_;
     if (ImGui::Checkbox("show the compile", &compile)) {

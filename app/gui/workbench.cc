@@ -56,7 +56,7 @@ std::optional<View> ParseView(std::string_view name) {
   if (name == "stages") return View::kStages;
   if (name == "passes") return View::kPasses;
   if (name == "graph") return View::kGraph;
-  if (name == "timeline" || name == "profile" || name == "compile") return View::kProfile;
+  if (name == "timeline" || name == "profile" || name == "compile" || name == "roofline") return View::kProfile;
   if (name == "compare") return View::kCompare;
   if (name == "memory") return View::kMemory;
   return std::nullopt;

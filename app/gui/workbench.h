@@ -88,6 +88,9 @@ class Workbench : private WorkbenchContext {
   void ShowXlaPasses(bool xla) { passes_.ShowXlaPasses(xla); }
   // The profile's timeline shows the compile's spans instead of the last run's kernels.
   void ShowCompileTrack(bool compile) { profile_.ShowCompileTrack(compile); }
+  // Run & profile shows the roofline instead of the kernel table; the kernels it plots.
+  void ShowRoofline(bool roofline) { profile_.ShowRoofline(roofline); }
+  size_t roofline_points() const { return profile_.roofline_points(); }
   void SetPaneCount(int count) { stages_.SetPaneCount(count); }
   // The Run & profile view's backend: 0 the CPU, 1 the GPU.
   void SetProfileBackend(int backend) { profile_.SetBackend(backend); }

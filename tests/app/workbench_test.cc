@@ -174,6 +174,12 @@ TEST_F(WorkbenchTest, EveryViewGetsItsData) {
   ASSERT_TRUE(Settle([&] { return workbench_->profile_ready(); }));
   ASSERT_NE(workbench_->timeline_trace(), nullptr);
   EXPECT_FALSE(workbench_->timeline_trace()->Kernels().empty());
+  // The roofline of the run: the machine's roofs were measured (or read from the cache)
+  // with it, and every kernel that counts flops is a point.
+  workbench_->ShowRoofline(true);
+  ASSERT_TRUE(Settle());
+  EXPECT_GT(workbench_->roofline_points(), 3u);
+  workbench_->ShowRoofline(false);
   EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
   // The compile track: the session's spans of the pipeline, the stages' CPU backend and
   // the two runs' compiles, on a "compile" process.

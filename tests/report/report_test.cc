@@ -120,9 +120,11 @@ TEST_F(MnistReportTest, HtmlParsesWithEverySectionAndNoExternalUrls) {
   std::vector<std::string> ids = XPathValues(doc, "//h:section/@id");
   std::set<std::string> got(ids.begin(), ids.end());
   for (const char* id : {"summary", "clusters", "timeline", "graph", "decisions", "stages", "passes", "memory",
-                         "check", "environment", "reproducer"}) {
+                         "roofline", "check", "environment", "reproducer"}) {
     EXPECT_TRUE(got.count(id)) << "missing section " << id;
   }
+  // The roofline plots the fused run's kernels that count flops under the measured roofs.
+  EXPECT_GT(XPathValues(doc, "//*[local-name()='circle'][@class='kernel']/@cx").size(), 0u);
   // Nothing is fetched: links stay inside the report folder, and no scripts, styles or
   // images come from elsewhere.
   for (const std::string& link : XPathValues(doc, "//@href | //@src | //@*[local-name()='href']")) {
