@@ -266,8 +266,9 @@ TEST(CliCpuTest, RooflineShowsEachKernelUnderTheMeasuredRoofs) {
   EXPECT_THAT(out, HasSubstr("roofline of the CPU"));
   EXPECT_THAT(out, HasSubstr("measured: an f32 1024^3 dot"));
   EXPECT_THAT(out, HasSubstr("bound by"));
-  EXPECT_THAT(out, HasSubstr("%dot_general"));
-  EXPECT_THAT(out, HasSubstr("memory"));
+  // What bounds a kernel depends on the machine (a sanitizer build's dot is slow enough to
+  // put the ridge below every kernel): each row names one of the two.
+  EXPECT_TRUE(std::regex_search(out, std::regex("%dot_general\\.[0-9]+ +dot .*% +(memory|compute)\n"))) << out;
   auto again = fusebox::cli_test::RunCommand(env + command);
   EXPECT_THAT(again.out, HasSubstr("(cached in " + cache + "/machine_peaks.json)"));
   std::filesystem::remove_all(cache);
