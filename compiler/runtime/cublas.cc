@@ -3,10 +3,10 @@
 // headers are there at build time).
 #include "compiler/runtime/cublas.h"
 
-#include <dlfcn.h>
-
 #include <mutex>
 #include <vector>
+
+#include "compiler/runtime/cuda_library_loader.h"
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
 #include <cublas_api.h>
@@ -15,17 +15,12 @@
 namespace fusebox::runtime {
 namespace {
 
-// cudaDataType_t, cublasComputeType_t and cublasOperation_t values (CUDA 12 and 13).
-constexpr int kCudaR16F = 2, kCudaR16BF = 14, kCudaR32F = 0, kCudaR64F = 1;
-constexpr int kCompute32F = 68, kCompute32FFastTf32 = 77, kCompute64F = 70;
+// cublasOperation_t values and the default algorithm (CUDA 12 and 13); the type codes are
+// in cuda_library_loader.cc.
 constexpr int kOpN = 0, kOpT = 1;
 constexpr int kGemmDefault = -1;
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
-static_assert(kCudaR16F == CUDA_R_16F && kCudaR16BF == CUDA_R_16BF && kCudaR32F == CUDA_R_32F &&
-              kCudaR64F == CUDA_R_64F);
-static_assert(kCompute32F == CUBLAS_COMPUTE_32F && kCompute32FFastTf32 == CUBLAS_COMPUTE_32F_FAST_TF32 &&
-              kCompute64F == CUBLAS_COMPUTE_64F);
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T && kGemmDefault == CUBLAS_GEMM_DEFAULT);
 #endif
 
@@ -52,38 +47,25 @@ struct CublasApi {
 const CublasApi& Api() {
   static const CublasApi* api = [] {
     auto* a = new CublasApi();  // never freed: cuBLAS stays loaded for the process
-    const std::vector<std::string> names = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
-                                            "/usr/local/cuda/lib64/libcublas.so.13",
-                                            "/usr/local/cuda/lib64/libcublas.so.12"};
-    void* library = nullptr;
     std::string tried;
-    for (const std::string& name : names) {
-      dlerror();
-      library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (library != nullptr) {
-        a->library = name;
-        break;
-      }
-      const char* why = dlerror();
-      if (tried.empty()) tried = why != nullptr ? why : name + ": not found";
-    }
+    void* library = OpenFirstLibrary({"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                                      "/usr/local/cuda/lib64/libcublas.so.13",
+                                      "/usr/local/cuda/lib64/libcublas.so.12"},
+                                     &a->library, &tried);
     if (library == nullptr) {
       a->status = Unavailable("cuBLAS unavailable (libcublas.so.13 not found: " + tried +
                               "); --gpu-library=off runs Fusebox's own dot kernels");
       return a;
     }
-    std::string missing;
-    auto need = [&](const char* name, auto* out) {
-      *out = reinterpret_cast<std::remove_pointer_t<decltype(out)>>(dlsym(library, name));
-      if (*out == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(name);
-    };
-    need("cublasCreate_v2", &a->create);
-    need("cublasDestroy_v2", &a->destroy);
-    need("cublasSetStream_v2", &a->set_stream);
-    need("cublasGetVersion_v2", &a->get_version);
-    need("cublasGemmStridedBatchedEx", &a->gemm_strided_batched_ex);
-    a->status_string = reinterpret_cast<StatusStringFn>(dlsym(library, "cublasGetStatusString"));
-    if (!missing.empty()) a->status = Unavailable("cuBLAS unavailable (" + a->library + " lacks " + missing + ")");
+    SymbolResolver symbols(library);
+    symbols.Need("cublasCreate_v2", &a->create);
+    symbols.Need("cublasDestroy_v2", &a->destroy);
+    symbols.Need("cublasSetStream_v2", &a->set_stream);
+    symbols.Need("cublasGetVersion_v2", &a->get_version);
+    symbols.Need("cublasGemmStridedBatchedEx", &a->gemm_strided_batched_ex);
+    symbols.Optional("cublasGetStatusString", &a->status_string);
+    if (!symbols.missing().empty())
+      a->status = Unavailable("cuBLAS unavailable (" + a->library + " lacks " + symbols.missing() + ")");
     return a;
   }();
   return *api;
@@ -94,32 +76,6 @@ Status CublasError(const char* call, int code) {
   std::string name = api.status_string != nullptr ? api.status_string(code) : "";
   return Internal(std::string(call) + ": " + (name.empty() ? "cuBLAS error" : name) + " (" +
                   std::to_string(code) + ")");
-}
-
-int DataTypeCode(GemmDataType type) {
-  switch (type) {
-    case GemmDataType::kF16:
-      return kCudaR16F;
-    case GemmDataType::kBF16:
-      return kCudaR16BF;
-    case GemmDataType::kF32:
-      return kCudaR32F;
-    case GemmDataType::kF64:
-      return kCudaR64F;
-  }
-  return kCudaR32F;
-}
-
-int ComputeTypeCode(GemmComputeType type) {
-  switch (type) {
-    case GemmComputeType::kF32:
-      return kCompute32F;
-    case GemmComputeType::kF32FastTf32:
-      return kCompute32FFastTf32;
-    case GemmComputeType::kF64:
-      return kCompute64F;
-  }
-  return kCompute32F;
 }
 
 }  // namespace
@@ -163,10 +119,10 @@ Status Cublas::Gemm(const GemmPlan& plan, DevicePtr lhs, DevicePtr rhs, DevicePt
   const int rc = api.gemm_strided_batched_ex(
       handle_, plan.a.transpose ? kOpT : kOpN, plan.b.transpose ? kOpT : kOpN, static_cast<int>(plan.m),
       static_cast<int>(plan.n), static_cast<int>(plan.k), alpha, reinterpret_cast<const void*>(a),
-      DataTypeCode(plan.a.type), static_cast<int>(plan.a.ld), plan.a.batch_stride, reinterpret_cast<const void*>(b),
-      DataTypeCode(plan.b.type), static_cast<int>(plan.b.ld), plan.b.batch_stride, beta,
-      reinterpret_cast<void*>(out), DataTypeCode(plan.c_type), static_cast<int>(plan.ldc), plan.c_batch_stride,
-      static_cast<int>(plan.batch), ComputeTypeCode(plan.compute), kGemmDefault);
+      CudaDataTypeCode(plan.a.type), static_cast<int>(plan.a.ld), plan.a.batch_stride, reinterpret_cast<const void*>(b),
+      CudaDataTypeCode(plan.b.type), static_cast<int>(plan.b.ld), plan.b.batch_stride, beta,
+      reinterpret_cast<void*>(out), CudaDataTypeCode(plan.c_type), static_cast<int>(plan.ldc), plan.c_batch_stride,
+      static_cast<int>(plan.batch), CublasComputeTypeCode(plan.compute), kGemmDefault);
   if (rc != 0) return CublasError("cublasGemmStridedBatchedEx", rc);
   return Status::Ok();
 }

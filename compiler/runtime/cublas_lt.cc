@@ -3,11 +3,11 @@
 // when the headers are there at build time).
 #include "compiler/runtime/cublas_lt.h"
 
-#include <dlfcn.h>
-
 #include <cstddef>
 #include <type_traits>
 #include <vector>
+
+#include "compiler/runtime/cuda_library_loader.h"
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
 #include <cublasLt.h>
@@ -16,9 +16,7 @@
 namespace fusebox::runtime {
 namespace {
 
-// cudaDataType_t and cublasComputeType_t (as in cublas.cc), cublasOperation_t.
-constexpr int kCudaR16F = 2, kCudaR16BF = 14, kCudaR32F = 0, kCudaR64F = 1;
-constexpr int kCompute32F = 68, kCompute32FFastTf32 = 77, kCompute64F = 70;
+// cublasOperation_t (the type codes are in cuda_library_loader.cc).
 constexpr int kOpN = 0, kOpT = 1;
 // cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t,
 // cublasLtMatmulPreferenceAttributes_t, cublasLtEpilogue_t.
@@ -38,10 +36,6 @@ struct HeuristicResult {
 };
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
-static_assert(kCudaR16F == CUDA_R_16F && kCudaR16BF == CUDA_R_16BF && kCudaR32F == CUDA_R_32F &&
-              kCudaR64F == CUDA_R_64F);
-static_assert(kCompute32F == CUBLAS_COMPUTE_32F && kCompute32FFastTf32 == CUBLAS_COMPUTE_32F_FAST_TF32 &&
-              kCompute64F == CUBLAS_COMPUTE_64F);
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T);
 static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA && kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB &&
               kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE && kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
@@ -80,45 +74,34 @@ struct CublasLtApi {
 const CublasLtApi& Api() {
   static const CublasLtApi* api = [] {
     auto* a = new CublasLtApi();  // never freed: cuBLASLt stays loaded for the process
-    void* library = nullptr;
     std::string tried;
-    for (const char* name : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
-                             "/usr/local/cuda/lib64/libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.12"}) {
-      dlerror();
-      library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (library != nullptr) {
-        a->library = name;
-        break;
-      }
-      const char* why = dlerror();
-      if (tried.empty()) tried = why != nullptr ? why : std::string(name) + ": not found";
-    }
+    void* library = OpenFirstLibrary({"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+                                      "/usr/local/cuda/lib64/libcublasLt.so.13",
+                                      "/usr/local/cuda/lib64/libcublasLt.so.12"},
+                                     &a->library, &tried);
     if (library == nullptr) {
       a->status = Unavailable("cuBLASLt unavailable (libcublasLt.so.13 not found: " + tried +
                               "); --gpu-library=off runs Fusebox's own dot kernels");
       return a;
     }
-    std::string missing;
-    auto need = [&](const char* name, auto* out) {
-      *out = reinterpret_cast<std::remove_pointer_t<decltype(out)>>(dlsym(library, name));
-      if (*out == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(name);
-    };
-    need("cublasLtCreate", &a->create);
-    need("cublasLtDestroy", &a->destroy);
-    need("cublasLtGetVersion", &a->get_version);
-    need("cublasLtMatmulDescCreate", &a->desc_create);
-    need("cublasLtMatmulDescSetAttribute", &a->desc_set);
-    need("cublasLtMatmulDescDestroy", &a->desc_destroy);
-    need("cublasLtMatrixLayoutCreate", &a->layout_create);
-    need("cublasLtMatrixLayoutSetAttribute", &a->layout_set);
-    need("cublasLtMatrixLayoutDestroy", &a->layout_destroy);
-    need("cublasLtMatmulPreferenceCreate", &a->pref_create);
-    need("cublasLtMatmulPreferenceSetAttribute", &a->pref_set);
-    need("cublasLtMatmulPreferenceDestroy", &a->pref_destroy);
-    need("cublasLtMatmulAlgoGetHeuristic", &a->heuristic);
-    need("cublasLtMatmul", &a->matmul);
-    a->status_string = reinterpret_cast<const char* (*)(int)>(dlsym(library, "cublasLtGetStatusString"));
-    if (!missing.empty()) a->status = Unavailable("cuBLASLt unavailable (" + a->library + " lacks " + missing + ")");
+    SymbolResolver symbols(library);
+    symbols.Need("cublasLtCreate", &a->create);
+    symbols.Need("cublasLtDestroy", &a->destroy);
+    symbols.Need("cublasLtGetVersion", &a->get_version);
+    symbols.Need("cublasLtMatmulDescCreate", &a->desc_create);
+    symbols.Need("cublasLtMatmulDescSetAttribute", &a->desc_set);
+    symbols.Need("cublasLtMatmulDescDestroy", &a->desc_destroy);
+    symbols.Need("cublasLtMatrixLayoutCreate", &a->layout_create);
+    symbols.Need("cublasLtMatrixLayoutSetAttribute", &a->layout_set);
+    symbols.Need("cublasLtMatrixLayoutDestroy", &a->layout_destroy);
+    symbols.Need("cublasLtMatmulPreferenceCreate", &a->pref_create);
+    symbols.Need("cublasLtMatmulPreferenceSetAttribute", &a->pref_set);
+    symbols.Need("cublasLtMatmulPreferenceDestroy", &a->pref_destroy);
+    symbols.Need("cublasLtMatmulAlgoGetHeuristic", &a->heuristic);
+    symbols.Need("cublasLtMatmul", &a->matmul);
+    symbols.Optional("cublasLtGetStatusString", &a->status_string);
+    if (!symbols.missing().empty())
+      a->status = Unavailable("cuBLASLt unavailable (" + a->library + " lacks " + symbols.missing() + ")");
     return a;
   }();
   return *api;
@@ -136,32 +119,6 @@ Status LtError(const char* call, int code) {
     const int _rc = (expr);                       \
     if (_rc != 0) return LtError(call, _rc);      \
   } while (0)
-
-int DataTypeCode(GemmDataType type) {
-  switch (type) {
-    case GemmDataType::kF16:
-      return kCudaR16F;
-    case GemmDataType::kBF16:
-      return kCudaR16BF;
-    case GemmDataType::kF32:
-      return kCudaR32F;
-    case GemmDataType::kF64:
-      return kCudaR64F;
-  }
-  return kCudaR32F;
-}
-
-int ComputeTypeCode(GemmComputeType type) {
-  switch (type) {
-    case GemmComputeType::kF32:
-      return kCompute32F;
-    case GemmComputeType::kF32FastTf32:
-      return kCompute32FFastTf32;
-    case GemmComputeType::kF64:
-      return kCompute64F;
-  }
-  return kCompute32F;
-}
 
 uint32_t EpilogueCode(GemmEpilogue epilogue) {
   switch (epilogue) {
@@ -186,7 +143,7 @@ uint32_t EpilogueCode(GemmEpilogue epilogue) {
 Status MakeLayout(void** layout, GemmDataType type, int64_t rows, int64_t cols, int64_t ld, int64_t batch,
                   int64_t batch_stride) {
   const CublasLtApi& api = Api();
-  FUSEBOX_CUBLASLT("cublasLtMatrixLayoutCreate", api.layout_create(layout, DataTypeCode(type), static_cast<uint64_t>(rows),
+  FUSEBOX_CUBLASLT("cublasLtMatrixLayoutCreate", api.layout_create(layout, CudaDataTypeCode(type), static_cast<uint64_t>(rows),
                                                                    static_cast<uint64_t>(cols), ld));
   if (batch > 1) {
     const int32_t count = static_cast<int32_t>(batch);
@@ -234,8 +191,9 @@ StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& pl
   RETURN_IF_ERROR(api.status);
   std::unique_ptr<Matmul> mm(new Matmul());
   mm->plan_ = plan;
-  const int scale_type = plan.compute == GemmComputeType::kF64 ? kCudaR64F : kCudaR32F;
-  FUSEBOX_CUBLASLT("cublasLtMatmulDescCreate", api.desc_create(&mm->desc_, ComputeTypeCode(plan.compute), scale_type));
+  const int scale_type =
+      CudaDataTypeCode(plan.compute == GemmComputeType::kF64 ? GemmDataType::kF64 : GemmDataType::kF32);
+  FUSEBOX_CUBLASLT("cublasLtMatmulDescCreate", api.desc_create(&mm->desc_, CublasComputeTypeCode(plan.compute), scale_type));
   const int32_t trans_a = plan.a.transpose ? kOpT : kOpN, trans_b = plan.b.transpose ? kOpT : kOpN;
   const uint32_t epilogue = EpilogueCode(plan.epilogue);
   FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute", api.desc_set(mm->desc_, kDescTransA, &trans_a, sizeof(trans_a)));

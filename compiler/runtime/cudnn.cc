@@ -3,11 +3,11 @@
 // headers are there at build time).
 #include "compiler/runtime/cudnn.h"
 
-#include <dlfcn.h>
-
 #include <cstddef>
 #include <utility>
 #include <vector>
+
+#include "compiler/runtime/cuda_library_loader.h"
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
 #if __has_include(<cudnn.h>)
@@ -151,55 +151,43 @@ struct CudnnApi {
 const CudnnApi& Api() {
   static const CudnnApi* api = [] {
     auto* a = new CudnnApi();  // never freed: cuDNN stays loaded for the process
-    void* library = nullptr;
     std::string tried;
-    for (const char* name : {"libcudnn.so.9", "libcudnn.so", "/usr/local/cuda/lib64/libcudnn.so.9"}) {
-      dlerror();
-      library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (library != nullptr) {
-        a->library = name;
-        break;
-      }
-      const char* why = dlerror();
-      if (tried.empty()) tried = why != nullptr ? why : std::string(name) + ": not found";
-    }
+    void* library = OpenFirstLibrary({"libcudnn.so.9", "libcudnn.so", "/usr/local/cuda/lib64/libcudnn.so.9"},
+                                     &a->library, &tried);
     if (library == nullptr) {
       a->status = Unavailable("cuDNN unavailable (libcudnn.so.9 not found: " + tried +
                               "); --gpu-library=off runs Fusebox's own convolution kernels");
       return a;
     }
-    std::string missing;
-    auto need = [&](const char* name, auto* out) {
-      *out = reinterpret_cast<std::remove_pointer_t<decltype(out)>>(dlsym(library, name));
-      if (*out == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(name);
-    };
-    need("cudnnCreate", &a->create);
-    need("cudnnDestroy", &a->destroy);
-    need("cudnnSetStream", &a->set_stream);
-    need("cudnnGetVersion", &a->get_version);
-    need("cudnnGetErrorString", &a->error_string);
-    need("cudnnCreateTensorDescriptor", &a->create_tensor);
-    need("cudnnSetTensorNdDescriptor", &a->set_tensor_nd);
-    need("cudnnDestroyTensorDescriptor", &a->destroy_tensor);
-    need("cudnnCreateFilterDescriptor", &a->create_filter);
-    need("cudnnSetFilterNdDescriptor", &a->set_filter_nd);
-    need("cudnnDestroyFilterDescriptor", &a->destroy_filter);
-    need("cudnnCreateConvolutionDescriptor", &a->create_conv);
-    need("cudnnSetConvolutionNdDescriptor", &a->set_conv_nd);
-    need("cudnnSetConvolutionGroupCount", &a->set_group_count);
-    need("cudnnSetConvolutionMathType", &a->set_math_type);
-    need("cudnnDestroyConvolutionDescriptor", &a->destroy_conv);
-    need("cudnnGetConvolutionForwardAlgorithm_v7", &a->get_fwd_algo_v7);
-    need("cudnnGetConvolutionForwardWorkspaceSize", &a->get_fwd_workspace);
-    need("cudnnConvolutionForward", &a->forward);
-    need("cudnnTransformTensor", &a->transform);
-    need("cudnnGetConvolutionBackwardFilterAlgorithm_v7", &a->get_bwd_filter_algo_v7);
-    need("cudnnGetConvolutionBackwardFilterWorkspaceSize", &a->get_bwd_filter_workspace);
-    need("cudnnConvolutionBackwardFilter", &a->backward_filter);
-    need("cudnnGetConvolutionBackwardDataAlgorithm_v7", &a->get_bwd_data_algo_v7);
-    need("cudnnGetConvolutionBackwardDataWorkspaceSize", &a->get_bwd_data_workspace);
-    need("cudnnConvolutionBackwardData", &a->backward_data);
-    if (!missing.empty()) a->status = Unavailable("cuDNN unavailable (" + a->library + " lacks " + missing + ")");
+    SymbolResolver symbols(library);
+    symbols.Need("cudnnCreate", &a->create);
+    symbols.Need("cudnnDestroy", &a->destroy);
+    symbols.Need("cudnnSetStream", &a->set_stream);
+    symbols.Need("cudnnGetVersion", &a->get_version);
+    symbols.Need("cudnnGetErrorString", &a->error_string);
+    symbols.Need("cudnnCreateTensorDescriptor", &a->create_tensor);
+    symbols.Need("cudnnSetTensorNdDescriptor", &a->set_tensor_nd);
+    symbols.Need("cudnnDestroyTensorDescriptor", &a->destroy_tensor);
+    symbols.Need("cudnnCreateFilterDescriptor", &a->create_filter);
+    symbols.Need("cudnnSetFilterNdDescriptor", &a->set_filter_nd);
+    symbols.Need("cudnnDestroyFilterDescriptor", &a->destroy_filter);
+    symbols.Need("cudnnCreateConvolutionDescriptor", &a->create_conv);
+    symbols.Need("cudnnSetConvolutionNdDescriptor", &a->set_conv_nd);
+    symbols.Need("cudnnSetConvolutionGroupCount", &a->set_group_count);
+    symbols.Need("cudnnSetConvolutionMathType", &a->set_math_type);
+    symbols.Need("cudnnDestroyConvolutionDescriptor", &a->destroy_conv);
+    symbols.Need("cudnnGetConvolutionForwardAlgorithm_v7", &a->get_fwd_algo_v7);
+    symbols.Need("cudnnGetConvolutionForwardWorkspaceSize", &a->get_fwd_workspace);
+    symbols.Need("cudnnConvolutionForward", &a->forward);
+    symbols.Need("cudnnTransformTensor", &a->transform);
+    symbols.Need("cudnnGetConvolutionBackwardFilterAlgorithm_v7", &a->get_bwd_filter_algo_v7);
+    symbols.Need("cudnnGetConvolutionBackwardFilterWorkspaceSize", &a->get_bwd_filter_workspace);
+    symbols.Need("cudnnConvolutionBackwardFilter", &a->backward_filter);
+    symbols.Need("cudnnGetConvolutionBackwardDataAlgorithm_v7", &a->get_bwd_data_algo_v7);
+    symbols.Need("cudnnGetConvolutionBackwardDataWorkspaceSize", &a->get_bwd_data_workspace);
+    symbols.Need("cudnnConvolutionBackwardData", &a->backward_data);
+    if (!symbols.missing().empty())
+      a->status = Unavailable("cuDNN unavailable (" + a->library + " lacks " + symbols.missing() + ")");
     return a;
   }();
   return *api;

@@ -11,6 +11,10 @@
 #include <fstream>
 #include <string>
 
+#include "compiler/runtime/cublas.h"
+#include "compiler/runtime/cublas_lt.h"
+#include "compiler/runtime/cuda_library_loader.h"
+#include "compiler/runtime/cudnn.h"
 #include "tests/compiler/runtime/gpu_test_util.h"
 
 namespace fusebox {
@@ -109,6 +113,66 @@ TEST(CudaDriverTest, WithoutLibcudaTheMessageNamesTheLibrary) {
 }
 
 // The PTX the device tests load is valid: ptxas (no GPU needed) assembles it.
+// The NVIDIA libraries' loader: the first name that loads wins, the first failure is
+// kept for the message, and unresolved entry points are listed by name.
+TEST(CudaLibraryLoaderTest, OpensTheFirstLoadableNameAndKeepsTheFirstFailure) {
+  std::string loaded, first_error;
+  void* library = runtime::OpenFirstLibrary({"libfusebox_no_such_library.so.1", "libm.so.6"}, &loaded,
+                                            &first_error);
+  ASSERT_NE(library, nullptr) << first_error;
+  EXPECT_EQ(loaded, "libm.so.6");
+  EXPECT_THAT(first_error, HasSubstr("libfusebox_no_such_library.so.1"));
+
+  runtime::SymbolResolver symbols(library);
+  double (*cosine)(double) = nullptr;
+  int (*absent)(int) = nullptr;
+  int (*optional)(int) = nullptr;
+  symbols.Need("cos", &cosine);
+  symbols.Need("fusebox_no_such_symbol", &absent);
+  symbols.Optional("fusebox_no_such_optional_symbol", &optional);
+  ASSERT_NE(cosine, nullptr);
+  EXPECT_EQ(cosine(0.0), 1.0);
+  EXPECT_EQ(absent, nullptr);
+  EXPECT_EQ(optional, nullptr);
+  EXPECT_EQ(symbols.missing(), "fusebox_no_such_symbol");
+
+  loaded.clear();
+  first_error.clear();
+  EXPECT_EQ(runtime::OpenFirstLibrary({"libfusebox_a.so", "libfusebox_b.so"}, &loaded, &first_error), nullptr);
+  EXPECT_TRUE(loaded.empty());
+  EXPECT_THAT(first_error, HasSubstr("libfusebox_a.so"));
+}
+
+TEST(CudaLibraryLoaderTest, TypeCodesAreCudasValues) {
+  EXPECT_EQ(runtime::CudaDataTypeCode(GemmDataType::kF32), 0);
+  EXPECT_EQ(runtime::CudaDataTypeCode(GemmDataType::kF64), 1);
+  EXPECT_EQ(runtime::CudaDataTypeCode(GemmDataType::kF16), 2);
+  EXPECT_EQ(runtime::CudaDataTypeCode(GemmDataType::kBF16), 14);
+  EXPECT_EQ(runtime::CublasComputeTypeCode(GemmComputeType::kF32), 68);
+  EXPECT_EQ(runtime::CublasComputeTypeCode(GemmComputeType::kF64), 70);
+  EXPECT_EQ(runtime::CublasComputeTypeCode(GemmComputeType::kF32FastTf32), 77);
+}
+
+// The toolkit's libraries need no driver to load: where /usr/local/cuda has them, every
+// entry point Fusebox calls resolves (a renamed symbol in a new CUDA fails here, on a
+// machine without a GPU, not on the device).
+TEST(CudaLibraryLoaderTest, TheToolkitsLibrariesResolveEveryEntryPoint) {
+  struct Library {
+    const char* file;
+    Status (*available)();
+  };
+  int checked = 0;
+  for (const Library& library : {Library{"/usr/local/cuda/lib64/libcublas.so.13", runtime::CublasAvailable},
+                                 Library{"/usr/local/cuda/lib64/libcublasLt.so.13", runtime::CublasLtAvailable},
+                                 Library{"/usr/local/cuda/lib64/libcudnn.so.9", runtime::CudnnAvailable}}) {
+    if (!std::ifstream(library.file).good()) continue;
+    const Status status = library.available();
+    EXPECT_TRUE(status.ok()) << library.file << ": " << status.message();
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no CUDA toolkit libraries under /usr/local/cuda/lib64";
+}
+
 TEST(CudaDriverTest, HandWrittenPtxAssembles) {
   const char* ptxas = "/usr/local/cuda/bin/ptxas";
   if (std::FILE* f = std::fopen(ptxas, "rb")) {
