@@ -70,6 +70,22 @@ int Threads(int threads) {
   return threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+// How this binary was built, as far as it changes the speed of the measured kernels.
+const char* BuildFlavour() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return "sanitizer";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  return "sanitizer";
+#endif
+#endif
+#if defined(__OPTIMIZE__)
+  return "optimized";
+#else
+  return "unoptimized";
+#endif
+}
+
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? v : "";
@@ -95,9 +111,13 @@ StatusOr<profiler::MachinePeaks> MeasureCpuPeaks(int threads) {
   return peaks;
 }
 
+std::string MachinePeaksCacheKey(int threads) {
+  return CpuModel() + " / " + std::to_string(Threads(threads)) + " thread(s) / " + BuildFlavour();
+}
+
 StatusOr<profiler::MachinePeaks> CpuPeaks(int threads, const std::string& cache_file) {
   const std::string file = cache_file.empty() ? MachinePeaksCacheFile() : cache_file;
-  const std::string key = CpuModel() + " / " + std::to_string(Threads(threads)) + " thread(s)";
+  const std::string key = MachinePeaksCacheKey(threads);
   nlohmann::json cache = nlohmann::json::object();
   if (!file.empty()) {
     std::ifstream in(file);

@@ -3,9 +3,11 @@
 //   - compute: an f32 1024x1024x1024 dot (the CPU backend's library GEMM), best of 5 runs;
 //   - memory: an elementwise kernel over 64 MiB in and 64 MiB out, best of 5 runs.
 // They are what this machine achieves, not its data-sheet peaks (a kernel can exceed the
-// memory roof when its data sits in cache). Measured once per CPU model and thread
-// count, then cached in $FUSEBOX_CACHE_DIR, $XDG_CACHE_HOME/fusebox or ~/.cache/fusebox
-// (machine_peaks.json); a damaged cache is measured again.
+// memory roof when its data sits in cache). Measured once per CPU model, thread count and
+// build flavour (a sanitizer build's kernels and GEMM are several times slower, and must
+// not be judged against a release build's roofs, nor the other way round), then cached
+// in $FUSEBOX_CACHE_DIR, $XDG_CACHE_HOME/fusebox or ~/.cache/fusebox (machine_peaks.json);
+// a damaged cache is measured again.
 #pragma once
 
 #include <string>
@@ -21,6 +23,10 @@ StatusOr<profiler::MachinePeaks> MeasureCpuPeaks(int threads);
 // The cached peaks for this CPU and thread count, measured (and cached) when absent.
 // `cache_file` "" uses the default place; the returned `how` says which it was.
 StatusOr<profiler::MachinePeaks> CpuPeaks(int threads, const std::string& cache_file = "");
+
+// The cache entry's key: "<CPU model> / <threads> thread(s) / <flavour>", the flavour
+// being "optimized", "sanitizer" or "unoptimized" as this binary was built.
+std::string MachinePeaksCacheKey(int threads);
 
 // The default cache file ("" when no cache folder can be found).
 std::string MachinePeaksCacheFile();

@@ -81,5 +81,43 @@ TEST(MachinePeaksTest, MeasuredOnceThenCachedAndRemeasuredWhenDamaged) {
   std::filesystem::remove_all(dir);
 }
 
+// Entries are kept per CPU, thread count and build flavour: a sanitizer build's peaks are
+// not used by a release build (nor the other way round).
+TEST(MachinePeaksTest, CacheEntriesAreKeyedByCpuThreadsAndBuildFlavour) {
+  const std::string key = session::MachinePeaksCacheKey(1);
+  EXPECT_NE(key.find(" / 1 thread(s) / "), std::string::npos) << key;
+#if defined(__SANITIZE_ADDRESS__)
+  const std::string flavour = "sanitizer", other = "optimized";
+#elif defined(__OPTIMIZE__)
+  const std::string flavour = "optimized", other = "sanitizer";
+#else
+  const std::string flavour = "unoptimized", other = "optimized";
+#endif
+  ASSERT_GT(key.size(), flavour.size());
+  ASSERT_EQ(key.substr(key.size() - flavour.size()), flavour) << key;
+  const std::string other_key = key.substr(0, key.size() - flavour.size()) + other;
+
+  const std::string dir = ::testing::TempDir() + "/fusebox_peaks_key_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/machine_peaks.json";
+  auto write_entry = [&](const std::string& entry_key) {
+    std::ofstream(file) << "{\"" << entry_key << "\": {\"gflop_per_s\": 12345, \"gb_per_s\": 6789}}";
+  };
+  // Only the other flavour's entry: this build measures its own.
+  write_entry(other_key);
+  auto measured = session::CpuPeaks(1, file);
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  EXPECT_EQ(measured->how.find("cached"), std::string::npos) << measured->how;
+  EXPECT_NE(measured->gflop_per_s, 12345);
+  // This flavour's entry is used as it is.
+  write_entry(key);
+  auto cached = session::CpuPeaks(1, file);
+  ASSERT_TRUE(cached.ok()) << cached.status().message();
+  EXPECT_NE(cached->how.find("cached"), std::string::npos) << cached->how;
+  EXPECT_DOUBLE_EQ(cached->gflop_per_s, 12345);
+  EXPECT_DOUBLE_EQ(cached->gb_per_s, 6789);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace fusebox::profiler
