@@ -45,6 +45,18 @@ class GraphView {
   // cursor, double-click on the background or F fits, hovering a node shows its tooltip.
   std::optional<std::string> Draw(const char* id);
 
+  // Scope grouping (graph::ScopeOptions): a click on a collapsed scope's node, or on the
+  // label strip of an expanded scope's box, asks for that scope to be expanded or
+  // collapsed. The owner takes the request (the scope's path and the state asked for)
+  // and lays the graph out again; the view does not change the graph itself.
+  struct ScopeToggle {
+    std::string scope;
+    bool expand = false;
+  };
+  std::optional<ScopeToggle> TakeScopeToggle();
+  // The expanded scope cluster whose label strip is under a screen point, -1 for none.
+  int ScopeClusterLabelAt(float screen_x, float screen_y) const;
+
   // View state, for tests.
   double zoom() const { return zoom_; }
   int last_drawn_nodes() const { return last_drawn_nodes_; }
@@ -64,7 +76,8 @@ class GraphView {
   int selected_cluster() const { return selected_cluster_; }
   int hovered_node() const { return hovered_node_; }
   int last_drawn_edges() const { return last_drawn_edges_; }
-  // The legend overlay (also the toolbar's checkbox).
+  // The legend overlay (also the toolbar's checkbox). Hidden at first: a small "Legend"
+  // tab in the canvas's bottom-left corner opens it, a click on the open legend closes it.
   bool show_legend() const { return show_legend_; }
   void set_show_legend(bool show) { show_legend_ = show; }
   static constexpr double kMinZoom = 0.05;
@@ -113,6 +126,13 @@ class GraphView {
   };
   LegendBox MeasureLegend() const;
   void DrawLegend();
+  // The closed legend's tab, in screen pixels.
+  struct Rect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool Contains(float x, float y) const { return x >= x0 && x < x1 && y >= y0 && y < y1; }
+  };
+  Rect LegendTab() const;
+  Rect LegendRect() const;
   void DrawTooltip(int node) const;
 
   graph::FusionGraph graph_;
@@ -125,7 +145,8 @@ class GraphView {
   double pan_y_ = 0;
   bool fit_pending_ = true;
   std::string center_pending_;
-  bool show_legend_ = true;
+  bool show_legend_ = false;
+  std::optional<ScopeToggle> scope_toggle_;
   // Screen origin of the canvas at the last Draw.
   float origin_x_ = 0;
   float origin_y_ = 0;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,6 +148,12 @@ class GraphPanel : public Panel {
   int fusions_ = 2;      // 0 collapse, 1 expand, 2 expand small
   bool neighbourhood_ = false;
   int radius_ = 2;
+  // Grouping by op_name scope and folding parameters and tuples (graph::ScopeOptions),
+  // with the scopes the user expanded or collapsed by clicking, by path.
+  bool group_scopes_ = true;
+  bool fold_ = true;
+  std::map<std::string, bool> scope_choices_;
+  double pane_aspect_ = 1.6;  // width : height of the canvas, for the composed layout
 };
 
 class ProfilePanel : public Panel {
