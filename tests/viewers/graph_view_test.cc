@@ -514,7 +514,8 @@ TEST(GraphViewTest, LegendOverlayDrawsOnlyWhenShown) {
   ImGuiHarness h;
   GraphView view;
   view.SetGraph(mnist.graph, mnist.layout);
-  EXPECT_TRUE(view.show_legend());
+  EXPECT_FALSE(view.show_legend());  // out of the way until asked for
+  view.set_show_legend(true);
   FrameStats with, without;
   DrawFrame(h, view, &with);
   view.set_show_legend(false);
@@ -652,6 +653,131 @@ TEST(GraphViewTest, KeyAndDoubleClickFit) {
     DrawFrame(h, view);
   }
   EXPECT_DOUBLE_EQ(view.zoom(), fitted);
+}
+
+}  // namespace
+}  // namespace fusebox::viewers
+
+namespace fusebox::viewers {
+namespace {
+
+// Two stages of two blocks each under "net", and an unscoped output.
+constexpr char kScoped[] = R"(
+HloModule scoped
+ENTRY %main (x: f32[4], w: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %w = f32[4]{0} parameter(1)
+  %a = f32[4]{0} multiply(%x, %w), metadata={op_name="jit(f)/net/stage1/block1/dense/mul"}
+  %b = f32[4]{0} add(%a, %x), metadata={op_name="jit(f)/net/stage1/block1/bias/add"}
+  %c = f32[4]{0} multiply(%b, %w), metadata={op_name="jit(f)/net/stage1/block2/dense/mul"}
+  %d = f32[4]{0} add(%c, %b), metadata={op_name="jit(f)/net/stage1/block2/skip/add"}
+  %e = f32[4]{0} multiply(%d, %w), metadata={op_name="jit(f)/net/stage2/block1/dense/mul"}
+  %f = f32[4]{0} add(%e, %d), metadata={op_name="jit(f)/net/stage2/block1/skip/add"}
+  %g = f32[4]{0} multiply(%f, %w), metadata={op_name="jit(f)/net/stage2/block2/dense/mul"}
+  %h = f32[4]{0} add(%g, %f), metadata={op_name="jit(f)/net/stage2/block2/skip/add"}
+  ROOT %out = f32[4]{0} negate(%h), metadata={op_name="jit(f)/neg"}
+}
+)";
+
+// kScoped grouped by scope with stage1 expanded (its blocks collapsed) and stage2
+// collapsed, laid out as the workbench lays it out.
+LaidOut ScopedGraph() {
+  LaidOut out;
+  auto module = ParseModule(kScoped);
+  EXPECT_TRUE(module.ok()) << module.status().message();
+  if (!module.ok()) return out;
+  graph::FusionGraphOptions options;
+  options.fold_parameters = true;
+  options.scopes.enabled = true;
+  options.scopes.collapse_depth = 0;
+  options.scopes.expanded["net/stage1"] = true;
+  auto g = graph::BuildFusionGraph(**module, options);
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  if (!g.ok()) return out;
+  graph::LayoutOptions layout_options;
+  layout_options.compose_scopes = true;
+  auto layout = graph::Layout(*g, layout_options);
+  EXPECT_TRUE(layout.ok()) << layout.status().message();
+  if (!layout.ok()) return out;
+  out.graph = std::move(g).value();
+  out.layout = std::move(layout).value();
+  return out;
+}
+
+int ScopeNodeIndex(const FusionGraph& g, const std::string& scope) {
+  for (const graph::GraphNode& node : g.nodes) {
+    if (node.kind == graph::NodeKind::kScope && node.scope == scope) return node.id;
+  }
+  return -1;
+}
+
+TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
+  LaidOut scoped = ScopedGraph();
+  const int block2 = ScopeNodeIndex(scoped.graph, "net/stage1/block2");
+  const int stage2 = ScopeNodeIndex(scoped.graph, "net/stage2");
+  ASSERT_GE(block2, 0);
+  ASSERT_GE(stage2, 0);
+  int stage1 = -1;
+  for (const graph::GraphCluster& c : scoped.graph.clusters)
+    if (c.scope == "net/stage1") stage1 = c.id;
+  ASSERT_GE(stage1, 0);
+  ImGuiHarness h;
+  GraphView view;
+  view.SetGraph(scoped.graph, scoped.layout);
+  DrawFrame(h, view);
+  EXPECT_FALSE(view.TakeScopeToggle().has_value());
+
+  // A collapsed scope: expand it. It selects nothing.
+  graph::Point p = ScreenCenter(view, block2);
+  EXPECT_FALSE(ClickAt(h, view, static_cast<float>(p.x), static_cast<float>(p.y)).has_value());
+  auto toggle = view.TakeScopeToggle();
+  ASSERT_TRUE(toggle.has_value());
+  EXPECT_EQ(toggle->scope, "net/stage1/block2");
+  EXPECT_TRUE(toggle->expand);
+  EXPECT_FALSE(view.TakeScopeToggle().has_value());  // taken once
+
+  // The title strip of stage1's box: collapse it.
+  const graph::NodeBox& box = view.layout().clusters[stage1].box;
+  graph::Point title = view.LayoutToScreen({box.x + box.w / 2, box.y + 4});
+  EXPECT_EQ(view.ScopeClusterLabelAt(static_cast<float>(title.x), static_cast<float>(title.y)),
+            stage1);
+  ClickAt(h, view, static_cast<float>(title.x), static_cast<float>(title.y));
+  toggle = view.TakeScopeToggle();
+  ASSERT_TRUE(toggle.has_value());
+  EXPECT_EQ(toggle->scope, "net/stage1");
+  EXPECT_FALSE(toggle->expand);
+
+  // A plain node is selected as before, with no toggle.
+  const graph::GraphNode* out = view.graph().FindNode("out");
+  ASSERT_NE(out, nullptr);
+  p = ScreenCenter(view, out->id);
+  EXPECT_EQ(ClickAt(h, view, static_cast<float>(p.x), static_cast<float>(p.y)), "out");
+  EXPECT_FALSE(view.TakeScopeToggle().has_value());
+
+  // Selecting an instruction inside a collapsed scope outlines the scope.
+  view.SetSelection("g");
+  EXPECT_EQ(view.selected_node(), stage2);
+}
+
+TEST(GraphViewTest, LegendIsACornerTabUntilClicked) {
+  const LaidOut& mnist = Mnist(graph::FusionDisplay::kCollapseAll);
+  ASSERT_FALSE(mnist.graph.legend.empty());
+  ImGuiHarness h;
+  GraphView view;
+  view.SetGraph(mnist.graph, mnist.layout);
+  FrameStats tab;
+  DrawFrame(h, view, &tab);
+  ASSERT_FALSE(view.show_legend());
+  // The tab sits in the canvas's bottom-left corner: click it.
+  const float x = view.canvas_x() + 20, y = view.canvas_y() + view.canvas_height() - 14;
+  ClickAt(h, view, x, y);
+  EXPECT_TRUE(view.show_legend());
+  FrameStats open;
+  DrawFrame(h, view, &open);
+  EXPECT_GT(open.vertices, tab.vertices + 40 * static_cast<int>(mnist.graph.legend.size()));
+  // A click on the open legend closes it, and selects nothing under it.
+  EXPECT_FALSE(ClickAt(h, view, x, y).has_value());
+  EXPECT_FALSE(view.show_legend());
 }
 
 }  // namespace
