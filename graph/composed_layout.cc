@@ -107,18 +107,27 @@ std::vector<int> Ranks(int parts, const std::vector<std::pair<int, int>>& edges)
   return rank;
 }
 
-// Splits the columns into rows; the split a pane of `aspect` shows largest wins.
+// Splits the columns into rows, in order, no row wider than some limit; of the limits
+// worth trying (the widths of runs of neighbouring columns), the one whose rows a pane of
+// `aspect` shows at the largest zoom wins, fewer rows on a tie.
 std::vector<std::vector<int>> WrapColumns(const std::vector<Column>& columns, double aspect) {
-  double total = 0;
-  for (const Column& c : columns) total += c.w + kColumnGap;
+  const size_t n = columns.size();
+  std::vector<double> limits;
+  for (size_t i = 0; i < n; ++i) {
+    double w = 0;
+    for (size_t j = i; j < n; ++j) {
+      w += columns[j].w + kColumnGap;
+      limits.push_back(w);
+    }
+  }
+  std::sort(limits.begin(), limits.end(), std::greater<>());
   std::vector<std::vector<int>> best;
   double best_zoom = -1;
-  for (size_t rows = 1; rows <= columns.size(); ++rows) {
-    const double target = total / static_cast<double>(rows);
+  for (double limit : limits) {
     std::vector<std::vector<int>> split(1);
     double row_w = 0;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      if (!split.back().empty() && row_w + columns[i].w > target * 1.05) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!split.back().empty() && row_w + columns[i].w + kColumnGap > limit + 1e-6) {
         split.emplace_back();
         row_w = 0;
       }
@@ -136,7 +145,7 @@ std::vector<std::vector<int>> WrapColumns(const std::vector<Column>& columns, do
       h += rh + kRowGap;
     }
     const double zoom = std::min(aspect / std::max(w, 1.0), 1.0 / std::max(h, 1.0));
-    if (zoom > best_zoom * 1.02) {  // fewer rows unless more rows are clearly better
+    if (zoom > best_zoom * 1.02) {
       best_zoom = zoom;
       best = std::move(split);
     }

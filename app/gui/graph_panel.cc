@@ -14,7 +14,7 @@ namespace fusebox::gui {
 
 void GraphPanel::OnModuleSelected(WorkbenchContext& context) {
   view_.Clear();
-  scope_choices_.clear();
+  scope_choices_ = pinned_scopes_;
   requested_ = false;
   message_.clear();
   loading_ = false;

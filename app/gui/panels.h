@@ -132,6 +132,11 @@ class GraphPanel : public Panel {
   void OnCancel() override;
   // A new selection: the view centres on it, a neighbourhood view follows it.
   void CenterOn(const std::string& instruction);
+  // Scopes drawn expanded in every module (kept across modules, unlike clicks).
+  void ExpandScopes(const std::vector<std::string>& scopes) {
+    for (const std::string& scope : scopes) pinned_scopes_[scope] = scope_choices_[scope] = true;
+    requested_ = false;
+  }
 
   bool ready() const { return view_.has_graph() || !message_.empty(); }
   const std::string& message() const { return message_; }
@@ -153,6 +158,7 @@ class GraphPanel : public Panel {
   bool group_scopes_ = true;
   bool fold_ = true;
   std::map<std::string, bool> scope_choices_;
+  std::map<std::string, bool> pinned_scopes_;
   double pane_aspect_ = 1.6;  // width : height of the canvas, for the composed layout
 };
 
