@@ -22,27 +22,19 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
-// model/stage1/block1 (2 ops), model/stage1/block2 (2 ops), model/stage2/block1 (2 ops),
-// and an unscoped output op; every op reads one parameter. stage2 wraps one block only, so
-// it is drawn as one scope "stage2/block1".
-constexpr char kStages[] = R"(
-HloModule stages
-
-ENTRY %main (x: f32[4], w0: f32[4], w1: f32[4], w2: f32[4]) -> (f32[4], f32[4]) {
-  %x = f32[4]{0} parameter(0)
-  %w0 = f32[4]{0} parameter(1)
-  %w1 = f32[4]{0} parameter(2)
-  %w2 = f32[4]{0} parameter(3)
-  %a = f32[4]{0} multiply(%x, %w0), metadata={op_name="jit(f)/model/stage1/block1/dense/mul"}
-  %b = f32[4]{0} add(%a, %w0), metadata={op_name="jit(f)/model/stage1/block1/bias/add"}
-  %c = f32[4]{0} multiply(%b, %w1), metadata={op_name="jit(f)/model/stage1/block2/dense/mul"}
-  %d = f32[4]{0} add(%c, %b), metadata={op_name="jit(f)/model/stage1/block2/skip/add"}
-  %e = f32[4]{0} multiply(%d, %w2), metadata={op_name="jit(f)/model/stage2/block1/dense/mul"}
-  %f = f32[4]{0} add(%e, %d), metadata={op_name="jit(f)/model/stage2/block1/skip/add"}
-  %g = f32[4]{0} negate(%f), metadata={op_name="jit(f)/neg"}
-  ROOT %out = (f32[4]{0}, f32[4]{0}) tuple(%g, %b)
+// tests/data/graph/two_stages.hlo: model/stage1/block1 (2 ops), model/stage1/block2
+// (2 ops), model/stage2/block1 (2 ops), and an unscoped output op; every op reads one
+// parameter. stage2 wraps one block only, so it is drawn as one scope "stage2/block1".
+std::string Stages() {
+  return std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/two_stages.hlo";
 }
-)";
+
+std::unique_ptr<Module> Load(const std::string& path) {
+  auto parsed = ParseFile(path);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok() || parsed->modules.empty()) return nullptr;
+  return std::move(parsed->modules.front());
+}
 
 std::unique_ptr<Module> Parse(const std::string& text) {
   auto module = ParseModule(text);
@@ -101,7 +93,7 @@ TEST(ScopeGroupingTest, ScopeOfOpNameDropsWrappersAndTheOp) {
 }
 
 TEST(ScopeGroupingTest, NodesCarryTheirScope) {
-  auto module = Parse(kStages);
+  auto module = Load(Stages());
   ASSERT_NE(module, nullptr);
   FusionGraph flat = Build(*module, {});
   ASSERT_NE(flat.FindNode("c"), nullptr);
@@ -111,7 +103,7 @@ TEST(ScopeGroupingTest, NodesCarryTheirScope) {
 }
 
 TEST(ScopeGroupingTest, CollapsedTopLevelDrawsOneNodePerStageWithMergedEdges) {
-  auto module = Parse(kStages);
+  auto module = Load(Stages());
   ASSERT_NE(module, nullptr);
   FusionGraph g = Build(*module, Grouped(0));
   EXPECT_EQ(g.scope_prefix, "model");  // shared by every scoped op: left out
@@ -149,7 +141,7 @@ TEST(ScopeGroupingTest, CollapsedTopLevelDrawsOneNodePerStageWithMergedEdges) {
 }
 
 TEST(ScopeGroupingTest, ExpandingAScopeMakesItAClusterOfItsChildren) {
-  auto module = Parse(kStages);
+  auto module = Load(Stages());
   ASSERT_NE(module, nullptr);
   FusionGraphOptions options = Grouped(0);
   options.scopes.expanded["model/stage1"] = true;  // a click
@@ -176,7 +168,7 @@ TEST(ScopeGroupingTest, ExpandingAScopeMakesItAClusterOfItsChildren) {
 }
 
 TEST(ScopeGroupingTest, DepthRuleExpandsAsDeepAsTheBudgetAllows) {
-  auto module = Parse(kStages);
+  auto module = Load(Stages());
   ASSERT_NE(module, nullptr);
   // Everything fits in 40 nodes: every scope is an expanded box, no scope nodes.
   FusionGraph all = Build(*module, Grouped(-1));
@@ -204,7 +196,7 @@ TEST(ScopeGroupingTest, DepthRuleExpandsAsDeepAsTheBudgetAllows) {
 }
 
 TEST(ScopeGroupingTest, ParametersFoldIntoTheirUsersAndTheRootTupleIntoOutputs) {
-  auto module = Parse(kStages);
+  auto module = Load(Stages());
   ASSERT_NE(module, nullptr);
   FusionGraphOptions options;
   options.fold_parameters = true;

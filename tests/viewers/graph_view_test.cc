@@ -661,37 +661,22 @@ TEST(GraphViewTest, KeyAndDoubleClickFit) {
 namespace fusebox::viewers {
 namespace {
 
-// Two stages of two blocks each under "net", and an unscoped output.
-constexpr char kScoped[] = R"(
-HloModule scoped
-ENTRY %main (x: f32[4], w: f32[4]) -> f32[4] {
-  %x = f32[4]{0} parameter(0)
-  %w = f32[4]{0} parameter(1)
-  %a = f32[4]{0} multiply(%x, %w), metadata={op_name="jit(f)/net/stage1/block1/dense/mul"}
-  %b = f32[4]{0} add(%a, %x), metadata={op_name="jit(f)/net/stage1/block1/bias/add"}
-  %c = f32[4]{0} multiply(%b, %w), metadata={op_name="jit(f)/net/stage1/block2/dense/mul"}
-  %d = f32[4]{0} add(%c, %b), metadata={op_name="jit(f)/net/stage1/block2/skip/add"}
-  %e = f32[4]{0} multiply(%d, %w), metadata={op_name="jit(f)/net/stage2/block1/dense/mul"}
-  %f = f32[4]{0} add(%e, %d), metadata={op_name="jit(f)/net/stage2/block1/skip/add"}
-  %g = f32[4]{0} multiply(%f, %w), metadata={op_name="jit(f)/net/stage2/block2/dense/mul"}
-  %h = f32[4]{0} add(%g, %f), metadata={op_name="jit(f)/net/stage2/block2/skip/add"}
-  ROOT %out = f32[4]{0} negate(%h), metadata={op_name="jit(f)/neg"}
-}
-)";
 
-// kScoped grouped by scope with stage1 expanded (its blocks collapsed) and stage2
-// collapsed, laid out as the workbench lays it out.
+// tests/data/graph/two_stages.hlo (scope_grouping_test's) grouped by scope with
+// model/stage1 expanded (its two blocks collapsed) and model/stage2/block1 collapsed, laid
+// out as the workbench lays it out.
 LaidOut ScopedGraph() {
   LaidOut out;
-  auto module = ParseModule(kScoped);
-  EXPECT_TRUE(module.ok()) << module.status().message();
-  if (!module.ok()) return out;
+  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/two_stages.hlo");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok() || parsed->modules.empty()) return out;
+  auto& module = parsed->modules.front();
   graph::FusionGraphOptions options;
   options.fold_parameters = true;
   options.scopes.enabled = true;
   options.scopes.collapse_depth = 0;
-  options.scopes.expanded["net/stage1"] = true;
-  auto g = graph::BuildFusionGraph(**module, options);
+  options.scopes.expanded["model/stage1"] = true;
+  auto g = graph::BuildFusionGraph(*module, options);
   EXPECT_TRUE(g.ok()) << g.status().message();
   if (!g.ok()) return out;
   graph::LayoutOptions layout_options;
@@ -713,13 +698,13 @@ int ScopeNodeIndex(const FusionGraph& g, const std::string& scope) {
 
 TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
   LaidOut scoped = ScopedGraph();
-  const int block2 = ScopeNodeIndex(scoped.graph, "net/stage1/block2");
-  const int stage2 = ScopeNodeIndex(scoped.graph, "net/stage2");
+  const int block2 = ScopeNodeIndex(scoped.graph, "model/stage1/block2");
+  const int stage2 = ScopeNodeIndex(scoped.graph, "model/stage2/block1");
   ASSERT_GE(block2, 0);
   ASSERT_GE(stage2, 0);
   int stage1 = -1;
   for (const graph::GraphCluster& c : scoped.graph.clusters)
-    if (c.scope == "net/stage1") stage1 = c.id;
+    if (c.scope == "model/stage1") stage1 = c.id;
   ASSERT_GE(stage1, 0);
   ImGuiHarness h;
   GraphView view;
@@ -732,7 +717,7 @@ TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
   EXPECT_FALSE(ClickAt(h, view, static_cast<float>(p.x), static_cast<float>(p.y)).has_value());
   auto toggle = view.TakeScopeToggle();
   ASSERT_TRUE(toggle.has_value());
-  EXPECT_EQ(toggle->scope, "net/stage1/block2");
+  EXPECT_EQ(toggle->scope, "model/stage1/block2");
   EXPECT_TRUE(toggle->expand);
   EXPECT_FALSE(view.TakeScopeToggle().has_value());  // taken once
 
@@ -744,18 +729,18 @@ TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
   ClickAt(h, view, static_cast<float>(title.x), static_cast<float>(title.y));
   toggle = view.TakeScopeToggle();
   ASSERT_TRUE(toggle.has_value());
-  EXPECT_EQ(toggle->scope, "net/stage1");
+  EXPECT_EQ(toggle->scope, "model/stage1");
   EXPECT_FALSE(toggle->expand);
 
   // A plain node is selected as before, with no toggle.
-  const graph::GraphNode* out = view.graph().FindNode("out");
-  ASSERT_NE(out, nullptr);
-  p = ScreenCenter(view, out->id);
-  EXPECT_EQ(ClickAt(h, view, static_cast<float>(p.x), static_cast<float>(p.y)), "out");
+  const graph::GraphNode* g = view.graph().FindNode("g");
+  ASSERT_NE(g, nullptr);
+  p = ScreenCenter(view, g->id);
+  EXPECT_EQ(ClickAt(h, view, static_cast<float>(p.x), static_cast<float>(p.y)), "g");
   EXPECT_FALSE(view.TakeScopeToggle().has_value());
 
   // Selecting an instruction inside a collapsed scope outlines the scope.
-  view.SetSelection("g");
+  view.SetSelection("e");
   EXPECT_EQ(view.selected_node(), stage2);
 }
 
