@@ -446,11 +446,15 @@ StatusOr<GraphLayout> LayoutInChild(const FusionGraph& graph, const LayoutOption
 }  // namespace
 
 StatusOr<GraphLayout> Layout(const FusionGraph& graph, const LayoutOptions& options) {
+  // Composed when the top level is mostly expanded scopes (a model's stages); a graph
+  // whose top level is mostly loose ops reads better as one dot layout.
   if (options.compose_scopes) {
+    int scopes = 0, others = 0;
     for (const GraphCluster& cluster : graph.clusters) {
-      if (cluster.parent < 0 && cluster.kind == ClusterKind::kScope)
-        return ComposedLayout(graph, options);
+      if (cluster.parent < 0) (cluster.kind == ClusterKind::kScope ? scopes : others) += 1;
     }
+    for (const GraphNode& node : graph.nodes) others += node.cluster < 0;
+    if (scopes >= 2 && scopes >= others) return ComposedLayout(graph, options);
   }
   if (options.cancel != nullptr) {
     // Without the program (a build machine with only the libraries) the layout runs here

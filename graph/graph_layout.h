@@ -33,8 +33,9 @@ struct LayoutOptions {
   // is set (Layout then returns Cancelled() within ~20 ms); its positions are read back
   // here. Without a flag, or without the program, it runs in this process.
   const std::atomic<bool>* cancel = nullptr;
-  // A graph grouped by scope with expanded scopes at the top level is laid out as
-  // ComposedLayout does (the GUI); false: one `dot` run over the whole graph (the exports).
+  // A graph grouped by scope whose top level is mostly expanded scopes (two or more, and
+  // no fewer than the other top-level nodes and clusters) is laid out as ComposedLayout
+  // does (the GUI); otherwise, and when false, one `dot` run over the whole graph.
   bool compose_scopes = false;
   bool left_to_right = false;  // rankdir=LR (ComposedLayout's parts, laid out across)
   // ComposedLayout wraps its columns into rows to come near this width : height.
