@@ -134,6 +134,8 @@ class Workbench : private WorkbenchContext {
   }
   // The graph view's zoom after its last frame (Fit applies on the first frame drawn).
   double graph_zoom() const { return graph_.view().zoom(); }
+  // The graph view itself: the graph and layout it draws.
+  const viewers::GraphView& graph_view() const { return graph_.view(); }
   size_t compare_group_count() const;
 
   // Multi-device programs. What the devices panel shows of the current module (devices,
