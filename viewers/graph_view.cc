@@ -251,6 +251,7 @@ void GraphView::SetGraph(graph::FusionGraph graph, graph::GraphLayout layout) {
       const graph::GraphEdge& edge = graph_.edges[path.edge];
       paint.from = edge.from;
       paint.to = edge.to;
+      paint.weight = std::min(1.0f + static_cast<float>(edge.count - 1) / 4, 3.0f);
       if (edge.kind != graph::EdgeKind::kData) {
         paint.color = edge.kind == graph::EdgeKind::kCall ? call_color : cutoff_color;
         paint.dashed = true;
@@ -733,7 +734,7 @@ void GraphView::DrawEdges(const Frame& f) {
     if (sel >= 0 && (paint.from == sel || paint.to == sel)) continue;
     if (!f.Visible(paint.min_x, paint.min_y, paint.max_x, paint.max_y)) continue;
     ++drawn_edges;
-    DrawEdge(f, i, paint.color, edge_width, false);
+    DrawEdge(f, i, paint.color, edge_width * paint.weight, false);
   }
   if (sel >= 0) {
     for (size_t i = 0; i < layout_.edges.size(); ++i) {

@@ -99,6 +99,7 @@ class GraphView {
     bool dashed = false;
     int from = -1;  // node indices, -1 when the edge index is out of range
     int to = -1;
+    float weight = 1;  // edges merged between collapsed scopes are drawn thicker
   };
   struct ClusterPaint {
     uint32_t fill = 0;

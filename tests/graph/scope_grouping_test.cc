@@ -292,6 +292,44 @@ ENTRY %main (p: f32[4]) -> f32[4] {
   EXPECT_EQ(layout->nodes.size(), open.nodes.size());
 }
 
+// Two scopes that feed each other (x -> y -> x -> y) are a cycle once collapsed or
+// composed: the edges merge both ways and the composed layout still places everything.
+TEST(ScopeGroupingTest, ScopesFeedingEachOtherFormACycle) {
+  auto module = Parse(R"(
+HloModule cycle
+ENTRY %main (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  %a = f32[4]{0} negate(%p), metadata={op_name="jit(f)/net/x/neg"}
+  %a2 = f32[4]{0} exponential(%a), metadata={op_name="jit(f)/net/x/exp"}
+  %b = f32[4]{0} negate(%a2), metadata={op_name="jit(f)/net/y/neg"}
+  %b2 = f32[4]{0} exponential(%b), metadata={op_name="jit(f)/net/y/exp"}
+  %c = f32[4]{0} negate(%b2), metadata={op_name="jit(f)/net/x/neg"}
+  %d = f32[4]{0} negate(%c), metadata={op_name="jit(f)/net/y/neg"}
+  ROOT %e = f32[4]{0} add(%d, %a2), metadata={op_name="jit(f)/net/y/add"}
+}
+)");
+  ASSERT_NE(module, nullptr);
+  FusionGraph collapsed = Build(*module, Grouped(0));
+  const GraphNode* x = ScopeNode(collapsed, "net/x");
+  const GraphNode* y = ScopeNode(collapsed, "net/y");
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(y, nullptr);
+  int x_to_y = 0, y_to_x = 0;
+  for (const GraphEdge& e : collapsed.edges) {
+    if (e.from == x->id && e.to == y->id) x_to_y += e.count;
+    if (e.from == y->id && e.to == x->id) y_to_x += e.count;
+  }
+  EXPECT_EQ(x_to_y, 3);  // a2 -> b, c -> d, a2 -> e
+  EXPECT_EQ(y_to_x, 1);  // b2 -> c
+  FusionGraph open = Build(*module, Grouped(-1));
+  ASSERT_NE(ScopeCluster(open, "net/x"), nullptr);
+  ASSERT_NE(ScopeCluster(open, "net/y"), nullptr);
+  auto layout = ComposedLayout(open, {});
+  ASSERT_TRUE(layout.ok()) << layout.status().message();
+  ASSERT_EQ(layout->nodes.size(), open.nodes.size());
+  for (const NodeBox& box : layout->nodes) EXPECT_GT(box.w, 0);
+}
+
 // --- The ResNet-50 of scripts/make_resnet50.sh --scoped ---
 
 std::unique_ptr<session::CompileSession> ResNet50() {
