@@ -273,6 +273,7 @@ void GraphView::SetGraph(graph::FusionGraph graph, graph::GraphLayout layout) {
   hovered_node_ = -1;
   fit_pending_ = true;
   center_pending_.clear();
+  focus_pending_.clear();
   // Keep the selection across graphs (the workbench rebuilds the graph when its options
   // change): re-resolve it against the new nodes.
   SetSelection(selection_, selection_fusion_);
@@ -346,6 +347,12 @@ void GraphView::CenterOn(const std::string& instruction) {
   fit_pending_ = false;
 }
 
+void GraphView::FocusScope(const std::string& scope) {
+  focus_pending_ = scope;
+  fit_pending_ = false;
+  center_pending_.clear();
+}
+
 graph::Point GraphView::LayoutToScreen(graph::Point p) const {
   return {origin_x_ + (p.x - pan_x_) * zoom_, origin_y_ + (p.y - pan_y_) * zoom_};
 }
@@ -406,6 +413,31 @@ void GraphView::ZoomAround(double new_zoom, float screen_x, float screen_y) {
 }
 
 void GraphView::ApplyPending() {
+  if (!focus_pending_.empty()) {
+    const std::string scope = std::move(focus_pending_);
+    focus_pending_.clear();
+    const graph::NodeBox* box = nullptr;
+    for (size_t i = 0; i < std::min(graph_.clusters.size(), layout_.clusters.size()); ++i) {
+      if (graph_.clusters[i].kind == graph::ClusterKind::kScope && graph_.clusters[i].scope == scope)
+        box = &layout_.clusters[i].box;
+    }
+    for (size_t i = 0; box == nullptr && i < std::min(graph_.nodes.size(), layout_.nodes.size()); ++i) {
+      if (graph_.nodes[i].kind == graph::NodeKind::kScope && graph_.nodes[i].scope == scope)
+        box = &layout_.nodes[i];
+    }
+    if (box == nullptr) {
+      fit_pending_ = true;
+    } else {
+      const double avail_w = std::max(1.0, static_cast<double>(canvas_w_) - 2 * kFitMarginPx);
+      const double avail_h = std::max(1.0, static_cast<double>(canvas_h_) - 2 * kFitMarginPx);
+      zoom_ = std::clamp(std::min({avail_w / std::max(1.0, box->w), avail_h / std::max(1.0, box->h),
+                                   kMaxFitZoom}),
+                         MinZoom(), kMaxZoom);
+      const Point c = box->center();
+      pan_x_ = c.x - canvas_w_ / (2 * zoom_);
+      pan_y_ = c.y - canvas_h_ / (2 * zoom_);
+    }
+  }
   if (fit_pending_) {
     fit_pending_ = false;
     double w = std::max(1.0, max_x_ - min_x_), h = std::max(1.0, max_y_ - min_y_);

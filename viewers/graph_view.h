@@ -37,6 +37,10 @@ class GraphView {
   // name leaves the view as it is. Both are applied at the next Draw.
   void FitToView();
   void CenterOn(const std::string& instruction);
+  // Fit an op_name scope's box (an expanded scope) or node (a collapsed one) into the
+  // pane, at most 200%: after a click expands a scope, the view shows what it opened.
+  // An unknown scope fits the whole graph. Applied at the next Draw.
+  void FocusScope(const std::string& scope);
 
   // Draws the graph filling the available region, with a small toolbar (fit, zoom %,
   // legend toggle). Returns the instruction of a clicked node (a click is a left-button
@@ -146,6 +150,7 @@ class GraphView {
   double pan_y_ = 0;
   bool fit_pending_ = true;
   std::string center_pending_;
+  std::string focus_pending_;
   bool show_legend_ = false;
   std::optional<ScopeToggle> scope_toggle_;
   // Screen origin of the canvas at the last Draw.

@@ -56,7 +56,8 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
     message_ = cached->second->message;
     view_.SetGraph(cached->second->graph, cached->second->layout);
     context.ApplySelectionToViews();
-    view_.FitToView();
+    if (!focus_scope_.empty()) view_.FocusScope(focus_scope_);
+    focus_scope_.clear();
     return;
   }
   loading_ = true;
@@ -107,7 +108,7 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
         layout_options.aspect = aspect;
         result->layout = graph::Layout(*result->graph, layout_options);
       },
-      [this, ctx = &context, result, generation, keep, key] {
+      [this, ctx = &context, result, generation, keep, key, focus = std::move(focus_scope_)] {
         if (generation != ctx->generation()) return;
         loading_ = false;
         if (!result->graph.ok()) {
@@ -132,9 +133,11 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
         keep->graphs[key] = cached;
         view_.SetGraph(cached->graph, cached->layout);
         ctx->ApplySelectionToViews();
-        view_.FitToView();
+        // After a click expanded a scope, show what it opened (F fits the whole graph).
+        if (!focus.empty()) view_.FocusScope(focus);
       },
       "graph");
+  focus_scope_.clear();
 }
 
 void GraphPanel::Draw(WorkbenchContext& context) {
@@ -190,6 +193,7 @@ void GraphPanel::Draw(WorkbenchContext& context) {
     if (auto toggle = view_.TakeScopeToggle()) {
       // The old drawing stays until the new layout is in.
       scope_choices_[toggle->scope] = toggle->expand;
+      focus_scope_ = toggle->expand ? toggle->scope : "";
       requested_ = false;
     }
   }

@@ -744,6 +744,33 @@ TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
   EXPECT_EQ(view.selected_node(), stage2);
 }
 
+TEST(GraphViewTest, FocusScopeFitsTheScopesBox) {
+  LaidOut scoped = ScopedGraph();
+  int stage1 = -1;
+  for (const graph::GraphCluster& c : scoped.graph.clusters)
+    if (c.scope == "model/stage1") stage1 = c.id;
+  ASSERT_GE(stage1, 0);
+  ImGuiHarness h;
+  GraphView view;
+  view.SetGraph(scoped.graph, scoped.layout);
+  DrawFrame(h, view);
+  const double fitted = view.zoom();
+  view.FocusScope("model/stage1");
+  DrawFrame(h, view);
+  // The box is centred in the pane, all of it on screen, at least as close as the whole
+  // graph's fit (this small graph fits at nearly the 200% cap already).
+  const graph::NodeBox& box = view.layout().clusters[stage1].box;
+  const graph::Point center = view.LayoutToScreen(box.center());
+  EXPECT_NEAR(center.x, view.canvas_x() + view.canvas_width() / 2, 1);
+  EXPECT_NEAR(center.y, view.canvas_y() + view.canvas_height() / 2, 1);
+  EXPECT_GE(view.zoom(), fitted);
+  EXPECT_TRUE(InsideCanvas(view, box));
+  // An unknown scope fits the whole graph again.
+  view.FocusScope("no/such/scope");
+  DrawFrame(h, view);
+  EXPECT_DOUBLE_EQ(view.zoom(), fitted);
+}
+
 TEST(GraphViewTest, LegendIsACornerTabUntilClicked) {
   const LaidOut& mnist = Mnist(graph::FusionDisplay::kCollapseAll);
   ASSERT_FALSE(mnist.graph.legend.empty());
