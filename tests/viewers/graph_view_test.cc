@@ -696,15 +696,20 @@ int ScopeNodeIndex(const FusionGraph& g, const std::string& scope) {
   return -1;
 }
 
+int ScopeClusterIndex(const FusionGraph& g, const std::string& scope) {
+  for (const graph::GraphCluster& c : g.clusters) {
+    if (c.kind == graph::ClusterKind::kScope && c.scope == scope) return c.id;
+  }
+  return -1;
+}
+
 TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
   LaidOut scoped = ScopedGraph();
   const int block2 = ScopeNodeIndex(scoped.graph, "model/stage1/block2");
   const int stage2 = ScopeNodeIndex(scoped.graph, "model/stage2/block1");
   ASSERT_GE(block2, 0);
   ASSERT_GE(stage2, 0);
-  int stage1 = -1;
-  for (const graph::GraphCluster& c : scoped.graph.clusters)
-    if (c.scope == "model/stage1") stage1 = c.id;
+  const int stage1 = ScopeClusterIndex(scoped.graph, "model/stage1");
   ASSERT_GE(stage1, 0);
   ImGuiHarness h;
   GraphView view;
@@ -746,9 +751,7 @@ TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
 
 TEST(GraphViewTest, FocusScopeFitsTheScopesBox) {
   LaidOut scoped = ScopedGraph();
-  int stage1 = -1;
-  for (const graph::GraphCluster& c : scoped.graph.clusters)
-    if (c.scope == "model/stage1") stage1 = c.id;
+  const int stage1 = ScopeClusterIndex(scoped.graph, "model/stage1");
   ASSERT_GE(stage1, 0);
   ImGuiHarness h;
   GraphView view;
