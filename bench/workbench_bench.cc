@@ -189,7 +189,10 @@ void BM_ResNet50OpenToReadableGraph(benchmark::State& state) {
   state.counters["nodes"] = static_cast<double>(nodes);
   state.counters["zoom"] = zoom;
 }
-BENCHMARK(BM_ResNet50OpenToReadableGraph)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ResNet50OpenToReadableGraph)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace fusebox

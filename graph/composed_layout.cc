@@ -28,7 +28,7 @@ struct Part {
   double w = 0, h = 0;
   double x = 0, y = 0;  // top-left, once placed
   int rank = 0;
-  GraphLayout sub;  // a cluster's own layout
+  GraphLayout sub;                     // a cluster's own layout
   std::unordered_map<int, int> local;  // graph node -> node index in `sub`
 };
 
@@ -188,8 +188,7 @@ EdgePath RouteBetween(const NodeBox& a, const NodeBox& b, int edge) {
 
 // One composition: parts laid out top to bottom and placed in columns that wrap into rows,
 // or (`across`) laid out left to right and placed in rows that wrap into columns.
-StatusOr<GraphLayout> Compose(const FusionGraph& graph, const LayoutOptions& options,
-                              bool across) {
+StatusOr<GraphLayout> Compose(const FusionGraph& graph, const LayoutOptions& options, bool across) {
   LayoutOptions part_options = options;
   part_options.compose_scopes = false;
   part_options.left_to_right = across;

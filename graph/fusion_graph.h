@@ -122,7 +122,7 @@ struct GraphCluster {
   std::string instruction;  // the fusion (or calling) instruction
   std::string computation;  // the computation drawn inside
   std::optional<FusionKind> fusion_kind;
-  std::string scope;  // kScope: the scope's full path
+  std::string scope;     // kScope: the scope's full path
   int member_count = 0;  // kScope: the nodes under it, at any depth
 };
 

@@ -104,7 +104,7 @@ void AppendNode(const GraphNode& node, const std::string& indent, std::string* o
   std::string label = "<b>" + LabelText(node.title) + "</b>";
   if (node.kind == NodeKind::kCutOff) label = LabelText(node.title);
   for (const std::string& line : node.lines) label += "<br/>" + LabelText(line);
-  std::string svg_id = node.kind == NodeKind::kCutOff ? "more_" + std::to_string(node.id)
+  std::string svg_id = node.kind == NodeKind::kCutOff  ? "more_" + std::to_string(node.id)
                        : node.kind == NodeKind::kScope ? "scope_" + node.scope
                                                        : node.instruction;
   std::string line = indent + NodeId(node.id) + " [id=" + Quoted(svg_id) + ", label=<" + label +
@@ -130,9 +130,10 @@ void AppendCluster(const FusionGraph& graph, int cluster,
                                                        : StyleForComputationCluster();
   out->append(indent + "subgraph " + ClusterId(cluster) + " {\n");
   std::string inner = indent + "  ";
-  out->append(inner + "id=" +
-              Quoted(c.kind == ClusterKind::kScope ? "scope_" + c.scope : "cluster_" + c.instruction) +
-              ";\n");
+  out->append(
+      inner + "id=" +
+      Quoted(c.kind == ClusterKind::kScope ? "scope_" + c.scope : "cluster_" + c.instruction) +
+      ";\n");
   out->append(inner + "label=<" + LabelText(c.label) + ">;\n");
   out->append(inner + "tooltip=" + Quoted(c.label) + ";\n");
   if (c.kind == ClusterKind::kScope) out->append(inner + "fontsize=14;\n");
@@ -217,8 +218,8 @@ std::string ToDotWith(const FusionGraph& graph, const LayoutOptions* options) {
     if (e.kind == EdgeKind::kCall) out += ", style=dashed, color=\"#2e7d32\"";
     if (e.kind == EdgeKind::kCutOff) out += ", style=dashed, color=\"#9e9e9e\", arrowhead=none";
     if (e.count > 1) {
-      out += ", penwidth=" + std::to_string(std::min(4, 1 + e.count / 4)) + ", weight=" +
-             std::to_string(std::min(e.count, 10));
+      out += ", penwidth=" + std::to_string(std::min(4, 1 + e.count / 4)) +
+             ", weight=" + std::to_string(std::min(e.count, 10));
     }
     out += "];\n";
   }

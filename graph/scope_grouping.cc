@@ -350,8 +350,8 @@ FusionGraph GroupByScope(const FusionGraph& flat, const ScopeOptions& options) {
       if (group.parameters > 0) size += ", " + std::to_string(group.parameters) + " params";
       scope.lines.push_back(CountSummary(group.opcodes, 3));
       scope.lines.push_back(size);
-      scope.tooltip = "scope " + group.path + "\n" + size + "\n" +
-                      CountSummary(group.opcodes, 12) + "\nclick to expand";
+      scope.tooltip = "scope " + group.path + "\n" + size + "\n" + CountSummary(group.opcodes, 12) +
+                      "\nclick to expand";
       group.out = scope.id;
       out.nodes.push_back(std::move(scope));
       is_scope_node.push_back(1);

@@ -198,7 +198,7 @@ void GraphView::SetGraph(graph::FusionGraph graph, graph::GraphLayout layout) {
   for (size_t i = 0; i < graph_.clusters.size(); ++i) {
     const graph::GraphCluster& cluster = graph_.clusters[i];
     graph::ClusterStyle style =
-        cluster.kind == graph::ClusterKind::kFusion  ? graph::StyleForFusionKind(cluster.fusion_kind)
+        cluster.kind == graph::ClusterKind::kFusion ? graph::StyleForFusionKind(cluster.fusion_kind)
         : cluster.kind == graph::ClusterKind::kScope ? graph::StyleForScopeCluster()
                                                      : graph::StyleForComputationCluster();
     cluster_paint_[i].fill = ParseColor(style.fill, IM_COL32(245, 245, 245, 255));
@@ -418,10 +418,12 @@ void GraphView::ApplyPending() {
     focus_pending_.clear();
     const graph::NodeBox* box = nullptr;
     for (size_t i = 0; i < std::min(graph_.clusters.size(), layout_.clusters.size()); ++i) {
-      if (graph_.clusters[i].kind == graph::ClusterKind::kScope && graph_.clusters[i].scope == scope)
+      if (graph_.clusters[i].kind == graph::ClusterKind::kScope &&
+          graph_.clusters[i].scope == scope)
         box = &layout_.clusters[i].box;
     }
-    for (size_t i = 0; box == nullptr && i < std::min(graph_.nodes.size(), layout_.nodes.size()); ++i) {
+    for (size_t i = 0; box == nullptr && i < std::min(graph_.nodes.size(), layout_.nodes.size());
+         ++i) {
       if (graph_.nodes[i].kind == graph::NodeKind::kScope && graph_.nodes[i].scope == scope)
         box = &layout_.nodes[i];
     }
@@ -430,9 +432,9 @@ void GraphView::ApplyPending() {
     } else {
       const double avail_w = std::max(1.0, static_cast<double>(canvas_w_) - 2 * kFitMarginPx);
       const double avail_h = std::max(1.0, static_cast<double>(canvas_h_) - 2 * kFitMarginPx);
-      zoom_ = std::clamp(std::min({avail_w / std::max(1.0, box->w), avail_h / std::max(1.0, box->h),
-                                   kMaxFitZoom}),
-                         MinZoom(), kMaxZoom);
+      zoom_ = std::clamp(
+          std::min({avail_w / std::max(1.0, box->w), avail_h / std::max(1.0, box->h), kMaxFitZoom}),
+          MinZoom(), kMaxZoom);
       const Point c = box->center();
       pan_x_ = c.x - canvas_w_ / (2 * zoom_);
       pan_y_ = c.y - canvas_h_ / (2 * zoom_);
@@ -607,7 +609,8 @@ std::optional<std::string> GraphView::Draw(const char* id) {
       DrawTooltip(hovered_node_);
     } else if (hovered_scope >= 0 && !dragging) {
       ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
-      ImGui::SetTooltip("%s\nscope %s\nclick to collapse", graph_.clusters[hovered_scope].label.c_str(),
+      ImGui::SetTooltip("%s\nscope %s\nclick to collapse",
+                        graph_.clusters[hovered_scope].label.c_str(),
                         graph_.clusters[hovered_scope].scope.c_str());
     } else if (dragging && io.MouseDragMaxDistanceSqr[0] + io.MouseDragMaxDistanceSqr[2] > 0) {
       ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeAll);

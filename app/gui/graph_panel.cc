@@ -50,7 +50,8 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
                     (neighbourhood_ ? context.selection() + "|" + std::to_string(radius_) : "") +
                     "|" + std::to_string(fold_) + std::to_string(scoped);
   if (scoped) {
-    for (const auto& [scope, expanded] : scope_choices_) key += "|" + scope + (expanded ? "+" : "-");
+    for (const auto& [scope, expanded] : scope_choices_)
+      key += "|" + scope + (expanded ? "+" : "-");
   }
   if (auto cached = module->graphs.find(key); cached != module->graphs.end()) {
     message_ = cached->second->message;
@@ -162,13 +163,15 @@ void GraphPanel::Draw(WorkbenchContext& context) {
   ImGui::SameLine();
   changed |= ImGui::Checkbox("group by layer", &group_scopes_);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Clusters by op_name scope (jax/Keras layer paths); click a layer to "
-                      "expand it, its box's title to collapse it");
+    ImGui::SetTooltip(
+        "Clusters by op_name scope (jax/Keras layer paths); click a layer to "
+        "expand it, its box's title to collapse it");
   ImGui::SameLine();
   changed |= ImGui::Checkbox("fold parameters", &fold_);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Parameters as a line of their users' labels; tuples and "
-                      "get-tuple-elements bypassed");
+    ImGui::SetTooltip(
+        "Parameters as a line of their users' labels; tuples and "
+        "get-tuple-elements bypassed");
   ImGui::SameLine();
   if (ImGui::Button("Export...")) context.OpenExport();
   if (changed) {

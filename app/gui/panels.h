@@ -159,7 +159,7 @@ class GraphPanel : public Panel {
   bool fold_ = true;
   std::map<std::string, bool> scope_choices_;
   std::map<std::string, bool> pinned_scopes_;
-  std::string focus_scope_;  // the scope a click just expanded: the view fits it
+  std::string focus_scope_;   // the scope a click just expanded: the view fits it
   double pane_aspect_ = 1.6;  // width : height of the canvas, for the composed layout
 };
 

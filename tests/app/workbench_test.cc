@@ -2,6 +2,8 @@
 // view tests), real files, real background jobs. Checks what users rely on: documents
 // load off the UI thread, a bad file leaves the open document alone, the selection links
 // an instruction to its fusion and its LLVM function, each view gets its data.
+#include "app/gui/workbench.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,7 +18,6 @@
 #include <thread>
 
 #include "app/gui/task_runner.h"
-#include "app/gui/workbench.h"
 #include "compiler/support/planted_bugs.h"
 #include "tests/viewers/imgui_harness.h"
 
@@ -152,7 +153,8 @@ TEST_F(WorkbenchTest, BadFileKeepsTheOpenDocument) {
 // A model with layer scopes opens grouped: stages as boxes, blocks as nodes, parameters
 // folded; a scope asked for expanded (as a click asks) is drawn as a box of its fusions.
 TEST_F(WorkbenchTest, ResNetGraphOpensGroupedByScope) {
-  const std::string resnet = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/resnet50_scoped.hlo";
+  const std::string resnet =
+      std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/resnet50_scoped.hlo";
   workbench_->ShowView(View::kGraph);
   workbench_->Open(resnet);
   ASSERT_TRUE(Settle([&] { return workbench_->has_document() && workbench_->graph_ready(); }));
@@ -175,9 +177,12 @@ TEST_F(WorkbenchTest, ResNetGraphOpensGroupedByScope) {
   ASSERT_EQ(workbench_->graph_view().layout().nodes.size(), grouped.nodes.size());
 
   workbench_->ExpandGraphScopes({"resnet50/stage3/block2"});
-  ASSERT_TRUE(Settle([&] {
-    return workbench_->graph_ready() && has_scope_box(workbench_->graph_view().graph(), "resnet50/stage3/block2");
-  }, 60));
+  ASSERT_TRUE(Settle(
+      [&] {
+        return workbench_->graph_ready() &&
+               has_scope_box(workbench_->graph_view().graph(), "resnet50/stage3/block2");
+      },
+      60));
   EXPECT_NE(workbench_->graph_view().graph().FindNode("fusion.26"), nullptr);
 }
 

@@ -285,7 +285,8 @@ ENTRY %main (p: f32[4]) -> f32[4] {
   const GraphCluster* box = ScopeCluster(open, "net/loop");
   ASSERT_NE(box, nullptr);
   int inside = 0;
-  for (const GraphCluster& c : open.clusters) inside += c.kind == ClusterKind::kComputation && c.parent == box->id;
+  for (const GraphCluster& c : open.clusters)
+    inside += c.kind == ClusterKind::kComputation && c.parent == box->id;
   EXPECT_EQ(inside, 2);
   auto layout = ComposedLayout(open, {});
   ASSERT_TRUE(layout.ok()) << layout.status().message();
@@ -333,7 +334,8 @@ ENTRY %main (p: f32[4]) -> f32[4] {
 // --- The ResNet-50 of scripts/make_resnet50.sh --scoped ---
 
 std::unique_ptr<session::CompileSession> ResNet50() {
-  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/resnet50_scoped.hlo");
+  auto parsed =
+      ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/resnet50_scoped.hlo");
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   if (!parsed.ok() || parsed->modules.empty()) return nullptr;
   auto session = std::make_unique<session::CompileSession>(std::move(parsed->modules.front()));

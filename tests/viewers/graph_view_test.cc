@@ -661,7 +661,6 @@ TEST(GraphViewTest, KeyAndDoubleClickFit) {
 namespace fusebox::viewers {
 namespace {
 
-
 // tests/data/graph/two_stages.hlo (scope_grouping_test's) grouped by scope with
 // model/stage1 expanded (its two blocks collapsed) and model/stage2/block1 collapsed, laid
 // out as the workbench lays it out.
