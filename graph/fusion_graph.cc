@@ -400,18 +400,34 @@ class Builder {
       int to = node_of_.at(inst);
       GraphNode& node = graph_.nodes[to];
       bool multi = inst->operand_count() > 1;
+      // More than kMaxParameterLines folded parameters (a conv's weights and a batch
+      // norm's four statistics) read as one line of their shapes.
+      constexpr size_t kMaxParameterLines = 3;
+      std::vector<std::string> parameter_lines, parameter_shapes;
       for (int64_t i = 0; i < inst->operand_count(); ++i) {
         const Instruction* op = inst->operand(i);
         if (Folded(*op) || FoldedParameter(*op)) {
-          graph_.nodes[to].lines.push_back(
-              (multi ? "operand " + std::to_string(i) : std::string("operand")) + " = " +
-              (Folded(*op) ? FoldedConstantText(*op) : FoldedParameterText(*op)));
-          graph_.nodes[to].folded_parameters += FoldedParameter(*op);
+          std::string line = (multi ? "operand " + std::to_string(i) : std::string("operand")) +
+                             " = " +
+                             (Folded(*op) ? FoldedConstantText(*op) : FoldedParameterText(*op));
+          if (FoldedParameter(*op)) {
+            ++graph_.nodes[to].folded_parameters;
+            parameter_lines.push_back(std::move(line));
+            parameter_shapes.push_back(op->shape().ToString(false));
+          } else {
+            graph_.nodes[to].lines.push_back(std::move(line));
+          }
           continue;
         }
         for (int from : Sources(op)) {
           graph_.edges.push_back({from, to, EdgeKind::kData, multi ? static_cast<int>(i) : -1});
         }
+      }
+      if (parameter_lines.size() > kMaxParameterLines) {
+        node.lines.push_back("+ " + std::to_string(parameter_lines.size()) +
+                             " parameters: " + CountSummary(parameter_shapes, 3));
+      } else {
+        for (std::string& line : parameter_lines) node.lines.push_back(std::move(line));
       }
       // A fused parameter takes its value from the fusion's operand outside.
       if (inst->opcode() == Opcode::kParameter && inst->parent() &&

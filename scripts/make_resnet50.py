@@ -109,6 +109,12 @@ def shapes():
 
 
 def main():
+    if SCOPED:
+        # Source locations relative to the repository root, not this checkout's path.
+        import re
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        jax.config.update("jax_hlo_source_file_canonicalization_regex",
+                          "^" + re.escape(root + os.sep))
     os.makedirs(OUT, exist_ok=True)
     x, params = shapes()
     text = jax.jit(resnet50).lower(x, params).as_text(dialect="hlo", debug_info=SCOPED)

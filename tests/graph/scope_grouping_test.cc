@@ -361,6 +361,12 @@ TEST(ScopeGroupingTest, ResNet50OpensAsItsStagesAndBlocks) {
       blocks += node.kind == NodeKind::kScope && node.title.rfind("block", 0) == 0;
     EXPECT_EQ(blocks, 16);
     EXPECT_LE(g.instruction_node_count(), 40);  // the budget
+    // The stem's convolution reads 6 parameters (image, weights, 4 statistics): one line.
+    bool six = false;
+    for (const GraphNode& node : g.nodes) {
+      for (const std::string& line : node.lines) six |= line.rfind("+ 6 parameters: ", 0) == 0;
+    }
+    EXPECT_EQ(six, module != &session->input()) << "optimized: the stem's fusion";
     ASSERT_NE(ScopeNode(g, "resnet50/stage3/block2"), nullptr);
     EXPECT_EQ(ScopeNode(g, "resnet50/stage3/block2")->cluster,
               ScopeCluster(g, "resnet50/stage3")->id);
