@@ -18,6 +18,9 @@ CLI::App* AddGuiCommands(CLI::App& app, GuiCommandOptions* opts) {
   cmd->add_option("--open", opts->gui.open_path, "File or dump folder to open");
   cmd->add_option("--module", opts->gui.module, "Module to show (index, dump id or name)");
   cmd->add_option("--select", opts->gui.select, "Instruction to select once the module is open");
+  cmd->add_option("--expand-scope", opts->gui.expand_scopes,
+                  "Graph view: draw this op_name scope (e.g. resnet50/stage2/block1) expanded, as "
+                  "a click on it would; repeatable");
   cmd->add_option("--view", opts->gui.view,
                   "stages | passes | xla-passes (a dump's own pass snapshots) | graph | timeline | "
                   "compile (the timeline's compile track: passes, kernels, LLVM, after a run) | "

@@ -84,6 +84,17 @@ CLI::App* AddGraphCommand(CLI::App& app, GraphCommandOptions* options) {
                   "Node budget: above it fusions are collapsed, and if still above the command "
                   "asks for --instruction (default 1500, 0 = no limit)");
   cmd->add_flag("--strict", options->strict, "Treat unknown attributes as errors");
+  cmd->add_flag("--cluster", options->cluster,
+                "Group nodes by their op_name scope (jax/Keras layer paths) into clusters, "
+                "collapse the deep ones, fold parameters, tuples and get-tuple-elements");
+  cmd->add_option("--collapse-depth", options->collapse_depth,
+                  "With --cluster: scopes this deep and deeper (0 = top level) are drawn as one "
+                  "node each (default: the deepest level that draws at most 40 nodes)");
+  cmd->add_option("--expand-scope", options->expand_scopes,
+                  "With --cluster: draw this scope (its full path, as in op_name without "
+                  "jit(...)) expanded whatever its depth; repeatable");
+  cmd->add_option("--collapse-scope", options->collapse_scopes,
+                  "With --cluster: draw this scope as one node; repeatable");
   cmd->parse_complete_callback([options, format] {
     if (format->count() == 0) {
       std::string inferred = FormatFromName(options->out);
@@ -145,6 +156,15 @@ int RunGraphCommand(const GraphCommandOptions& options) {
   gopts.center = options.instruction;
   gopts.radius = options.radius;
   gopts.max_nodes = options.max_nodes;
+  if (options.cluster || options.collapse_depth >= 0 || !options.expand_scopes.empty() ||
+      !options.collapse_scopes.empty()) {
+    gopts.scopes.enabled = true;
+    gopts.scopes.collapse_depth = options.collapse_depth;
+    for (const std::string& scope : options.expand_scopes) gopts.scopes.expanded[scope] = true;
+    for (const std::string& scope : options.collapse_scopes) gopts.scopes.expanded[scope] = false;
+    gopts.fold_parameters = true;
+    gopts.show_trivial = false;
+  }
   gopts.title = module->name() + " (" + options.stage + ")";
   if (!options.instruction.empty()) {
     gopts.title += ", radius " + std::to_string(options.radius) + " around %" + options.instruction;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -26,6 +27,13 @@ struct GraphCommandOptions {
   bool show_constants = false;  // every constant as a node
   int max_nodes = 1500;
   bool strict = false;
+  // Grouping by op_name scope (--cluster): collapsed below this depth (-1: as deep as the
+  // budget allows), these scopes expanded or collapsed whatever the depth; parameters and
+  // tuples folded.
+  bool cluster = false;
+  int collapse_depth = -1;
+  std::vector<std::string> expand_scopes;
+  std::vector<std::string> collapse_scopes;
 };
 
 // Registers the `graph` subcommand on `app`, filling `options`. When --format is not

@@ -12,6 +12,7 @@
 
 #include "compiler/passes/kernel_count.h"
 #include "compiler/support/strings.h"
+#include "graph/scope_grouping.h"
 
 namespace fusebox::graph {
 
@@ -126,25 +127,32 @@ std::string OpcodeLine(const Instruction& inst) {
 
 // "add ×2, multiply, reduce" for a fusion's fused instructions (parameters left out).
 std::string FusedOpcodeSummary(const Computation& fused, int* count) {
-  std::map<std::string, int> by_opcode;
-  *count = 0;
+  std::vector<std::string> opcodes;
   for (const auto& inst : fused.instructions()) {
-    if (inst->opcode() == Opcode::kParameter) continue;
-    ++*count;
-    ++by_opcode[std::string(OpcodeName(inst->opcode()))];
+    if (inst->opcode() != Opcode::kParameter) opcodes.emplace_back(OpcodeName(inst->opcode()));
   }
-  std::vector<std::pair<std::string, int>> sorted(by_opcode.begin(), by_opcode.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out;
-  constexpr size_t kMaxListed = 6;
-  for (size_t i = 0; i < sorted.size() && i < kMaxListed; ++i) {
-    if (i) out += ", ";
-    out += sorted[i].first;
-    if (sorted[i].second > 1) out += " \u00d7" + std::to_string(sorted[i].second);
+  *count = static_cast<int>(opcodes.size());
+  return CountSummary(opcodes);
+}
+
+std::string OwnScope(const Instruction& inst) {
+  const OpMetadata* md = inst.metadata();
+  return md ? ScopeOfOpName(md->op_name) : "";
+}
+
+// Where a fusion's instructions' scopes meet: the fusion's own metadata is often its
+// root's, and a root inlined from a call (jax's relu) has lost its scope.
+std::string FusionScope(const Instruction& fusion) {
+  std::optional<std::string> scope;
+  auto add = [&](const Instruction& inst) {
+    std::string own = OwnScope(inst);
+    if (!own.empty()) scope = scope ? CommonScope(*scope, own) : own;
+  };
+  add(fusion);
+  if (const Computation* fused = fusion.fused_computation()) {
+    for (const auto& inst : fused->instructions()) add(*inst);
   }
-  if (sorted.size() > kMaxListed) out += ", \u2026";
-  return out;
+  return scope.value_or("");
 }
 
 std::string SourceText(const Module& module, const Instruction& inst) {
@@ -204,6 +212,7 @@ class Builder {
     drawn_.insert(module_.entry());
     AddComputation(*module_.entry(), /*cluster=*/-1, /*fusion=*/"");
     AddEdges();
+    MarkBypassedRootOutputs();
     return std::move(graph_);
   }
 
@@ -240,13 +249,23 @@ class Builder {
     return false;
   }
 
+  bool FoldedParameter(const Instruction& inst) const {
+    return options_.fold_parameters && inst.opcode() == Opcode::kParameter &&
+           inst.parent() == module_.entry() && &inst != keep_ && inst.user_count() > 0;
+  }
+
+  std::string FoldedParameterText(const Instruction& param) const {
+    return "parameter " + std::to_string(param.parameter_number()) + " " +
+           param.shape().ToString(false);
+  }
+
   bool Bypassed(const Instruction& inst) const {
     return !options_.show_trivial && IsTrivialOpcode(inst.opcode()) && &inst != keep_;
   }
 
   void AddComputation(const Computation& comp, int cluster, const std::string& fusion) {
     for (const Instruction* inst : comp.PostOrder()) {
-      if (Folded(*inst) || Bypassed(*inst)) continue;
+      if (Folded(*inst) || Bypassed(*inst) || FoldedParameter(*inst)) continue;
       if (Expanded(*inst)) {
         AddFusionCluster(*inst, cluster);
         continue;
@@ -314,6 +333,7 @@ class Builder {
     node.is_root = inst.parent() == module_.entry() && inst.IsRoot();
     node.title = inst.name();
     node.tooltip = TooltipText(module_, inst);
+    node.scope = inst.opcode() == Opcode::kFusion ? FusionScope(inst) : OwnScope(inst);
     if (inst.opcode() == Opcode::kFusion) {
       node.kind = NodeKind::kFusion;
       node.category = NodeCategory::kFusion;
@@ -380,17 +400,34 @@ class Builder {
       int to = node_of_.at(inst);
       GraphNode& node = graph_.nodes[to];
       bool multi = inst->operand_count() > 1;
+      // More than kMaxParameterLines folded parameters (a conv's weights and a batch
+      // norm's four statistics) read as one line of their shapes.
+      constexpr size_t kMaxParameterLines = 3;
+      std::vector<std::string> parameter_lines, parameter_shapes;
       for (int64_t i = 0; i < inst->operand_count(); ++i) {
         const Instruction* op = inst->operand(i);
-        if (Folded(*op)) {
-          graph_.nodes[to].lines.push_back(
-              (multi ? "operand " + std::to_string(i) : std::string("operand")) + " = " +
-              FoldedConstantText(*op));
+        if (Folded(*op) || FoldedParameter(*op)) {
+          std::string line = (multi ? "operand " + std::to_string(i) : std::string("operand")) +
+                             " = " +
+                             (Folded(*op) ? FoldedConstantText(*op) : FoldedParameterText(*op));
+          if (FoldedParameter(*op)) {
+            ++graph_.nodes[to].folded_parameters;
+            parameter_lines.push_back(std::move(line));
+            parameter_shapes.push_back(op->shape().ToString(false));
+          } else {
+            graph_.nodes[to].lines.push_back(std::move(line));
+          }
           continue;
         }
         for (int from : Sources(op)) {
           graph_.edges.push_back({from, to, EdgeKind::kData, multi ? static_cast<int>(i) : -1});
         }
+      }
+      if (parameter_lines.size() > kMaxParameterLines) {
+        node.lines.push_back("+ " + std::to_string(parameter_lines.size()) +
+                             " parameters: " + CountSummary(parameter_shapes, 3));
+      } else {
+        for (std::string& line : parameter_lines) node.lines.push_back(std::move(line));
       }
       // A fused parameter takes its value from the fusion's operand outside.
       if (inst->opcode() == Opcode::kParameter && inst->parent() &&
@@ -401,6 +438,9 @@ class Builder {
           const Instruction* outer = fusion->operand(number);
           if (Folded(*outer)) {
             node.lines.push_back("= " + FoldedConstantText(*outer));
+          } else if (FoldedParameter(*outer)) {
+            node.lines.push_back("= " + FoldedParameterText(*outer));
+            ++node.folded_parameters;
           } else {
             for (int from : Sources(outer)) graph_.edges.push_back({from, to, EdgeKind::kData, -1});
           }
@@ -414,6 +454,19 @@ class Builder {
             graph_.edges.push_back({from, to, EdgeKind::kCall, -1});
           }
         }
+      }
+    }
+  }
+
+  // A bypassed root tuple draws no node: what it gathers says which output it is.
+  void MarkBypassedRootOutputs() {
+    const Instruction* root = module_.entry()->root();
+    if (root == nullptr || root->opcode() != Opcode::kTuple || !Bypassed(*root)) return;
+    for (int64_t i = 0; i < root->operand_count(); ++i) {
+      for (int from : Sources(root->operand(i))) {
+        GraphNode& node = graph_.nodes[from];
+        node.is_root = true;
+        node.lines.push_back("ROOT output " + std::to_string(i));
       }
     }
   }
@@ -557,6 +610,8 @@ std::string_view CategoryName(NodeCategory category) {
       return "custom call / collective";
     case NodeCategory::kTrivial:
       return "tuple / get-tuple-element / bitcast";
+    case NodeCategory::kScope:
+      return "layer scope";
     case NodeCategory::kCutOff:
       return "not drawn (neighbourhood border)";
   }
@@ -588,6 +643,8 @@ std::string_view CategoryDescription(NodeCategory category) {
       return "custom-call, collective, send/recv, infeed/outfeed";
     case NodeCategory::kTrivial:
       return "tuple, get-tuple-element, bitcast (free)";
+    case NodeCategory::kScope:
+      return "a collapsed op_name scope (layer, block, stage): click to expand";
     case NodeCategory::kCutOff:
       return "operands or users left out of a neighbourhood view";
   }
@@ -707,6 +764,8 @@ NodeStyle StyleFor(NodeCategory category) {
       return {"#bcaaa4", "#8c7b75", "black"};
     case NodeCategory::kTrivial:
       return {"white", "#9e9e9e", "#424242"};
+    case NodeCategory::kScope:
+      return {"#e8eaf6", "#3949ab", "#1a237e"};  // indigo
     case NodeCategory::kCutOff:
       return {"white", "#757575", "#757575", /*dashed=*/true};
   }
@@ -730,12 +789,24 @@ ClusterStyle StyleForFusionKind(std::optional<FusionKind> kind) {
 
 ClusterStyle StyleForComputationCluster() { return {"white", "#2e7d32"}; }
 
+ClusterStyle StyleForScopeCluster() { return {"#f7f8fd", "#7986cb"}; }
+
 const GraphNode* FusionGraph::FindNode(std::string_view instruction) const {
   if (!instruction.empty() && instruction[0] == '%') instruction.remove_prefix(1);
   for (const GraphNode& node : nodes) {
     if (node.kind != NodeKind::kCutOff && node.instruction == instruction) return &node;
   }
   return nullptr;
+}
+
+const GraphNode* FusionGraph::NodeDrawing(std::string_view instruction) const {
+  if (const GraphNode* node = FindNode(instruction)) return node;
+  if (!instruction.empty() && instruction[0] == '%') instruction.remove_prefix(1);
+  auto it = in_collapsed_scope.find(std::string(instruction));
+  if (it == in_collapsed_scope.end() || it->second < 0 ||
+      it->second >= static_cast<int>(nodes.size()))
+    return nullptr;
+  return &nodes[it->second];
 }
 
 int FusionGraph::instruction_node_count() const {
@@ -829,7 +900,7 @@ StatusOr<FusionGraph> BuildFusionGraph(const Module& module, const FusionGraphOp
 
   auto build = [&](const FusionGraphOptions& opts) {
     FusionGraph full = Builder(module, opts, force_expanded, center).Build();
-    if (center == nullptr) return full;
+    if (center == nullptr) return opts.scopes.enabled ? GroupByScope(full, opts.scopes) : full;
     const GraphNode* node = full.FindNode(center->name());
     if (node == nullptr) return full;  // cannot happen: the center is never folded
     return Neighbourhood(full, node->id, options.radius);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,7 @@ enum class NodeCategory {
   kFusion,       // a collapsed fusion
   kCustomCall,   // custom-call, collectives, send/recv, infeed/outfeed
   kTrivial,      // get-tuple-element, tuple, bitcast, after-all, ...
+  kScope,        // a collapsed op_name scope (a layer, block or stage of the model)
   kCutOff,       // "… N more operands" markers at a neighbourhood's border
 };
 inline constexpr int kNodeCategoryCount = static_cast<int>(NodeCategory::kCutOff) + 1;
@@ -51,11 +53,13 @@ struct ClusterStyle {
 };
 ClusterStyle StyleForFusionKind(std::optional<FusionKind> kind);
 ClusterStyle StyleForComputationCluster();
+ClusterStyle StyleForScopeCluster();
 
 enum class NodeKind {
   kInstruction,  // one instruction (possibly a fused one, inside a fusion's cluster)
   kFusion,       // a collapsed fusion instruction
   kCutOff,       // a border marker of a neighbourhood view
+  kScope,        // a collapsed op_name scope: every instruction under it as one node
 };
 
 struct GraphNode {
@@ -82,6 +86,12 @@ struct GraphNode {
   int hidden_operands = 0;
   int hidden_users = 0;
   bool is_center = false;
+  // The op_name scope the node belongs to ("resnet50/stage2/block1/conv2": op_name without
+  // its jit(...) wrapper and its op), "" when it has none. A collapsed fusion takes the
+  // scope its fused instructions share; a kScope node, the scope it stands for.
+  std::string scope;
+  int member_count = 0;       // kScope: the nodes it stands for
+  int folded_parameters = 0;  // entry parameters folded into this node's label
 };
 
 enum class EdgeKind {
@@ -95,11 +105,13 @@ struct GraphEdge {
   int to = 0;
   EdgeKind kind = EdgeKind::kData;
   int operand_index = -1;  // which operand of `to` (data edges into multi-operand users)
+  int count = 1;           // edges merged into this one (between collapsed scopes)
 };
 
 enum class ClusterKind {
   kFusion,       // an expanded fusion: its fused computation
   kComputation,  // a while body/condition, conditional branch or call target
+  kScope,        // an expanded op_name scope
 };
 
 struct GraphCluster {
@@ -110,6 +122,8 @@ struct GraphCluster {
   std::string instruction;  // the fusion (or calling) instruction
   std::string computation;  // the computation drawn inside
   std::optional<FusionKind> fusion_kind;
+  std::string scope;     // kScope: the scope's full path
+  int member_count = 0;  // kScope: the nodes under it, at any depth
 };
 
 struct LegendEntry {
@@ -130,6 +144,24 @@ enum class ConstantDisplay {
 };
 inline constexpr int64_t kMaxFoldedElements = 8;
 
+// Grouping by op_name scope (jax named scopes, Keras/Flax layer paths): every scope that
+// holds two or more nodes is a cluster, drawn either expanded (a box around its contents)
+// or collapsed (one node with its name and op count; edges to it are merged). The scope
+// prefix every node shares is left out ("resnet50/" opens as stem, stage1..4, head).
+struct ScopeOptions {
+  bool enabled = false;
+  // Scopes this deep and deeper (0 = top level) are collapsed; -1 picks the deepest level
+  // at which no more than `budget` nodes are drawn.
+  int collapse_depth = -1;
+  int budget = 40;
+  // Per-scope choices by full path (true: expanded), over the depth rule: a click.
+  std::map<std::string, bool> expanded;
+};
+
+// The scope of an op_name: its components without the leading jit(...)/pjit(...) wrappers
+// and without the last one (the op itself); "" for none.
+std::string ScopeOfOpName(std::string_view op_name);
+
 struct FusionGraphOptions {
   FusionDisplay fusions = FusionDisplay::kCollapseAll;
   int expand_max_instructions = 12;
@@ -145,6 +177,10 @@ struct FusionGraphOptions {
   // with a status IsGraphTooBig recognises. 0 means no limit.
   int max_nodes = 1500;
   std::string title;  // graph label; the module name when empty
+  // Entry parameters are not nodes: each user's label gets a line `operand 1 = parameter 3
+  // f32[64]` (the bulk of a model's nodes are its weights).
+  bool fold_parameters = false;
+  ScopeOptions scopes;  // ignored in neighbourhood views
 };
 
 struct FusionGraph {
@@ -158,9 +194,15 @@ struct FusionGraph {
   // with them collapsed; `notes` says so in words.
   bool fusions_auto_collapsed = false;
   std::vector<std::string> notes;
+  // Scope grouping: the prefix left out of every scope, and for each instruction drawn
+  // inside a collapsed scope the index of that scope's node.
+  std::string scope_prefix;
+  std::map<std::string, int> in_collapsed_scope;
 
   // The node drawing `instruction` (a collapsed fusion is found by its own name), or null.
   const GraphNode* FindNode(std::string_view instruction) const;
+  // FindNode, or the collapsed scope's node that holds the instruction.
+  const GraphNode* NodeDrawing(std::string_view instruction) const;
   int instruction_node_count() const;  // nodes that are instructions or fusions
 };
 

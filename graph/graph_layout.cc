@@ -104,14 +104,17 @@ void AppendNode(const GraphNode& node, const std::string& indent, std::string* o
   std::string label = "<b>" + LabelText(node.title) + "</b>";
   if (node.kind == NodeKind::kCutOff) label = LabelText(node.title);
   for (const std::string& line : node.lines) label += "<br/>" + LabelText(line);
-  std::string svg_id =
-      node.kind == NodeKind::kCutOff ? "more_" + std::to_string(node.id) : node.instruction;
+  std::string svg_id = node.kind == NodeKind::kCutOff  ? "more_" + std::to_string(node.id)
+                       : node.kind == NodeKind::kScope ? "scope_" + node.scope
+                                                       : node.instruction;
   std::string line = indent + NodeId(node.id) + " [id=" + Quoted(svg_id) + ", label=<" + label +
                      ">, tooltip=" + Quoted(node.tooltip.empty() ? node.title : node.tooltip) +
                      ", fillcolor=" + Quoted(style.fill) + ", color=" + Quoted(style.stroke) +
                      ", fontcolor=" + Quoted(style.font);
   if (style.dashed) line += ", style=\"rounded,filled,dashed\"";
-  if (node.kind == NodeKind::kFusion) line += ", penwidth=2";
+  if (node.kind == NodeKind::kFusion || node.kind == NodeKind::kScope) line += ", penwidth=2";
+  // A collapsed scope stands for a whole layer or stage: a larger name, read at Fit.
+  if (node.kind == NodeKind::kScope) line += ", fontsize=14, margin=\"0.15,0.06\"";
   if (node.is_center) line += ", penwidth=3, color=\"#b71c1c\"";
   if (node.category == NodeCategory::kParameter) line += ", shape=box, style=\"filled\"";
   out->append(line + "];\n");
@@ -122,13 +125,18 @@ void AppendCluster(const FusionGraph& graph, int cluster,
                    const std::vector<std::vector<int>>& children, int depth, std::string* out) {
   const GraphCluster& c = graph.clusters[cluster];
   std::string indent(2 * depth, ' ');
-  ClusterStyle style = c.kind == ClusterKind::kFusion ? StyleForFusionKind(c.fusion_kind)
-                                                      : StyleForComputationCluster();
+  ClusterStyle style = c.kind == ClusterKind::kFusion  ? StyleForFusionKind(c.fusion_kind)
+                       : c.kind == ClusterKind::kScope ? StyleForScopeCluster()
+                                                       : StyleForComputationCluster();
   out->append(indent + "subgraph " + ClusterId(cluster) + " {\n");
   std::string inner = indent + "  ";
-  out->append(inner + "id=" + Quoted("cluster_" + c.instruction) + ";\n");
+  out->append(
+      inner + "id=" +
+      Quoted(c.kind == ClusterKind::kScope ? "scope_" + c.scope : "cluster_" + c.instruction) +
+      ";\n");
   out->append(inner + "label=<" + LabelText(c.label) + ">;\n");
   out->append(inner + "tooltip=" + Quoted(c.label) + ";\n");
+  if (c.kind == ClusterKind::kScope) out->append(inner + "fontsize=14;\n");
   out->append(inner + "style=\"rounded,filled" +
               std::string(c.kind == ClusterKind::kFusion ? ",bold" : "") +
               "\"; fillcolor=" + Quoted(style.fill) + "; color=" + Quoted(style.stroke) + ";\n");
@@ -162,9 +170,11 @@ std::string GraphLabel(const FusionGraph& graph) {
 
 std::string ToDotWith(const FusionGraph& graph, const LayoutOptions* options) {
   std::string out = "digraph " + Quoted(graph.title) + " {\n";
-  out += "  graph [rankdir=TB, fontname=" + Quoted(kFont) +
-         ", fontsize=12, labelloc=t, nodesep=0.25, ranksep=0.4, tooltip=\" \", label=<" +
-         GraphLabel(graph) + ">";
+  const bool across = options != nullptr && options->left_to_right;
+  out += std::string("  graph [rankdir=") + (across ? "LR" : "TB") + ", fontname=" + Quoted(kFont) +
+         ", fontsize=12, labelloc=t, nodesep=0.25, ranksep=0.4, tooltip=\" \"";
+  // A graph without a title or legend (a part of a composed layout) has no label.
+  if (!graph.title.empty() || !graph.legend.empty()) out += ", label=<" + GraphLabel(graph) + ">";
   if (options != nullptr) {
     int n = static_cast<int>(graph.nodes.size());
     if (n >= options->large_graph_nodes) {
@@ -202,10 +212,15 @@ std::string ToDotWith(const FusionGraph& graph, const LayoutOptions* options) {
     const GraphNode& to = graph.nodes[e.to];
     std::string tip = from.title + " \u2192 " + to.title;
     if (e.operand_index >= 0) tip += " (operand " + std::to_string(e.operand_index) + ")";
+    if (e.count > 1) tip += " (" + std::to_string(e.count) + " edges)";
     out += "  " + NodeId(e.from) + " -> " + NodeId(e.to) +
            " [id=" + Quoted("e" + std::to_string(i)) + ", tooltip=" + Quoted(tip);
     if (e.kind == EdgeKind::kCall) out += ", style=dashed, color=\"#2e7d32\"";
     if (e.kind == EdgeKind::kCutOff) out += ", style=dashed, color=\"#9e9e9e\", arrowhead=none";
+    if (e.count > 1) {
+      out += ", penwidth=" + std::to_string(std::min(4, 1 + e.count / 4)) +
+             ", weight=" + std::to_string(std::min(e.count, 10));
+    }
     out += "];\n";
   }
   out += "}\n";
@@ -432,6 +447,16 @@ StatusOr<GraphLayout> LayoutInChild(const FusionGraph& graph, const LayoutOption
 }  // namespace
 
 StatusOr<GraphLayout> Layout(const FusionGraph& graph, const LayoutOptions& options) {
+  // Composed when the top level is mostly expanded scopes (a model's stages); a graph
+  // whose top level is mostly loose ops reads better as one dot layout.
+  if (options.compose_scopes) {
+    int scopes = 0, others = 0;
+    for (const GraphCluster& cluster : graph.clusters) {
+      if (cluster.parent < 0) (cluster.kind == ClusterKind::kScope ? scopes : others) += 1;
+    }
+    for (const GraphNode& node : graph.nodes) others += node.cluster < 0;
+    if (scopes >= 2 && scopes >= others) return ComposedLayout(graph, options);
+  }
   if (options.cancel != nullptr) {
     // Without the program (a build machine with only the libraries) the layout runs here
     // and cannot be interrupted; it is the same layout.

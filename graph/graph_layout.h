@@ -33,6 +33,13 @@ struct LayoutOptions {
   // is set (Layout then returns Cancelled() within ~20 ms); its positions are read back
   // here. Without a flag, or without the program, it runs in this process.
   const std::atomic<bool>* cancel = nullptr;
+  // A graph grouped by scope whose top level is mostly expanded scopes (two or more, and
+  // no fewer than the other top-level nodes and clusters) is laid out as ComposedLayout
+  // does (the GUI); otherwise, and when false, one `dot` run over the whole graph.
+  bool compose_scopes = false;
+  bool left_to_right = false;  // rankdir=LR (ComposedLayout's parts, laid out across)
+  // ComposedLayout wraps its columns into rows to come near this width : height.
+  double aspect = 1.6;
 };
 
 struct Point {
@@ -73,6 +80,16 @@ struct GraphLayout {
 };
 
 StatusOr<GraphLayout> Layout(const FusionGraph& graph, const LayoutOptions& options = {});
+
+// Layout per expanded scope (graph/composed_layout.cc): each top-level cluster is laid out
+// by `dot` on its own (its box and label included), the top-level nodes once together;
+// then the parts are placed in columns by their longest-path rank from left to right, the
+// columns wrapped into rows to fill a pane of `aspect`; edges between parts are drawn as
+// curves from one part's side to the next's. That is tried twice, parts laid out top to
+// bottom in columns and left to right in rows, and the one a pane of `aspect` shows at the
+// larger zoom is returned. A ResNet's stages stand side by side as columns (or one under
+// another as rows) of blocks instead of one chain too tall to read at Fit.
+StatusOr<GraphLayout> ComposedLayout(const FusionGraph& graph, const LayoutOptions& options);
 
 // "dot" (ToDot's text), "svg" or "png" (Graphviz's cairo renderer). Unknown formats and
 // missing Graphviz plugins give a status that names them.

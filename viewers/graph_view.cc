@@ -23,6 +23,8 @@ using graph::Point;
 
 // Graphviz's sizes from graph/graph_layout.cc's DOT attributes, in points.
 constexpr float kNodeFontPt = 10;
+constexpr float kScopeFontPt = 14;  // scopes' labels (graph_layout.cc's fontsize)
+constexpr float kMinScopePx = 11;   // scope names are drawn at least this size when they fit
 constexpr float kClusterFontPt = 11;
 constexpr float kLineSpacing = 1.2f;  // Graphviz's line height, in font sizes
 constexpr float kNodeRoundingPt = 5;
@@ -48,6 +50,7 @@ constexpr const char* kEdgeKeys[] = {"operand -> user", "called computation",
 constexpr float kLegendPad = 8;
 constexpr float kLegendInset = 8;  // from the canvas's corner
 constexpr float kLegendGap = 12;   // between names and descriptions
+constexpr const char* kLegendTabText = "Legend";
 
 const ImU32 kBackground = IM_COL32(252, 252, 252, 255);
 const ImU32 kCanvasBorder = IM_COL32(200, 200, 200, 255);
@@ -182,6 +185,7 @@ void GraphView::SetGraph(graph::FusionGraph graph, graph::GraphLayout layout) {
       paint.stroke = ParseColor(graph::StyleForFusionKind(node.fusion_kind).stroke, paint.stroke);
       paint.pen = 2;
     }
+    if (node.kind == graph::NodeKind::kScope) paint.pen = 2;
     if (node.category == graph::NodeCategory::kParameter) paint.rounded = false;
     if (node.is_center) {
       paint.stroke = ParseColor("#b71c1c", paint.stroke);
@@ -193,9 +197,10 @@ void GraphView::SetGraph(graph::FusionGraph graph, graph::GraphLayout layout) {
   std::vector<int> depth(graph_.clusters.size(), 0);
   for (size_t i = 0; i < graph_.clusters.size(); ++i) {
     const graph::GraphCluster& cluster = graph_.clusters[i];
-    graph::ClusterStyle style = cluster.kind == graph::ClusterKind::kFusion
-                                    ? graph::StyleForFusionKind(cluster.fusion_kind)
-                                    : graph::StyleForComputationCluster();
+    graph::ClusterStyle style =
+        cluster.kind == graph::ClusterKind::kFusion ? graph::StyleForFusionKind(cluster.fusion_kind)
+        : cluster.kind == graph::ClusterKind::kScope ? graph::StyleForScopeCluster()
+                                                     : graph::StyleForComputationCluster();
     cluster_paint_[i].fill = ParseColor(style.fill, IM_COL32(245, 245, 245, 255));
     cluster_paint_[i].stroke = ParseColor(style.stroke, IM_COL32(160, 160, 160, 255));
     cluster_paint_[i].pen = cluster.kind == graph::ClusterKind::kFusion ? 2 : 1;
@@ -246,6 +251,7 @@ void GraphView::SetGraph(graph::FusionGraph graph, graph::GraphLayout layout) {
       const graph::GraphEdge& edge = graph_.edges[path.edge];
       paint.from = edge.from;
       paint.to = edge.to;
+      paint.weight = std::min(1.0f + static_cast<float>(edge.count - 1) / 4, 3.0f);
       if (edge.kind != graph::EdgeKind::kData) {
         paint.color = edge.kind == graph::EdgeKind::kCall ? call_color : cutoff_color;
         paint.dashed = true;
@@ -267,6 +273,7 @@ void GraphView::SetGraph(graph::FusionGraph graph, graph::GraphLayout layout) {
   hovered_node_ = -1;
   fit_pending_ = true;
   center_pending_.clear();
+  focus_pending_.clear();
   // Keep the selection across graphs (the workbench rebuilds the graph when its options
   // change): re-resolve it against the new nodes.
   SetSelection(selection_, selection_fusion_);
@@ -307,10 +314,12 @@ void GraphView::SetSelection(const std::string& instruction, const std::string& 
   };
   if (const graph::GraphNode* node = graph_.FindNode(instruction)) {
     selected_node_ = node->id;
+  } else if (const graph::GraphNode* scope = graph_.NodeDrawing(instruction)) {
+    selected_node_ = scope->id;  // inside a collapsed scope
   } else if (int cluster = find_cluster(instruction); cluster >= 0) {
     selected_cluster_ = cluster;  // an expanded fusion
   } else if (!fusion.empty()) {
-    if (const graph::GraphNode* holder = graph_.FindNode(fusion)) {
+    if (const graph::GraphNode* holder = graph_.NodeDrawing(fusion)) {
       selected_node_ = holder->id;  // a fused instruction inside a collapsed fusion
     } else {
       selected_cluster_ = find_cluster(fusion);
@@ -338,6 +347,12 @@ void GraphView::CenterOn(const std::string& instruction) {
   fit_pending_ = false;
 }
 
+void GraphView::FocusScope(const std::string& scope) {
+  focus_pending_ = scope;
+  fit_pending_ = false;
+  center_pending_.clear();
+}
+
 graph::Point GraphView::LayoutToScreen(graph::Point p) const {
   return {origin_x_ + (p.x - pan_x_) * zoom_, origin_y_ + (p.y - pan_y_) * zoom_};
 }
@@ -362,6 +377,26 @@ int GraphView::NodeAt(float screen_x, float screen_y) const {
   return -1;
 }
 
+std::optional<GraphView::ScopeToggle> GraphView::TakeScopeToggle() {
+  std::optional<ScopeToggle> out = std::move(scope_toggle_);
+  scope_toggle_.reset();
+  return out;
+}
+
+int GraphView::ScopeClusterLabelAt(float screen_x, float screen_y) const {
+  if (!has_graph_) return -1;
+  Point p = ScreenToLayout(screen_x, screen_y);
+  // The label strip is one line of the cluster font (and at least 12 pixels) tall; inner
+  // clusters are drawn last, so they are hit first.
+  const double strip = std::max(kClusterFontPt * kLineSpacing + 4.0, 12.0 / zoom_);
+  for (auto it = cluster_order_.rbegin(); it != cluster_order_.rend(); ++it) {
+    const graph::NodeBox& b = layout_.clusters[*it].box;
+    if (graph_.clusters[*it].kind != graph::ClusterKind::kScope || b.w <= 0) continue;
+    if (p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + strip) return *it;
+  }
+  return -1;
+}
+
 double GraphView::MinZoom() const {
   // Huge graphs may need more than kMinZoom to fit; zooming out to the fit is allowed.
   double w = std::max(1.0, max_x_ - min_x_), h = std::max(1.0, max_y_ - min_y_);
@@ -378,6 +413,33 @@ void GraphView::ZoomAround(double new_zoom, float screen_x, float screen_y) {
 }
 
 void GraphView::ApplyPending() {
+  if (!focus_pending_.empty()) {
+    const std::string scope = std::move(focus_pending_);
+    focus_pending_.clear();
+    const graph::NodeBox* box = nullptr;
+    for (size_t i = 0; i < std::min(graph_.clusters.size(), layout_.clusters.size()); ++i) {
+      if (graph_.clusters[i].kind == graph::ClusterKind::kScope &&
+          graph_.clusters[i].scope == scope)
+        box = &layout_.clusters[i].box;
+    }
+    for (size_t i = 0; box == nullptr && i < std::min(graph_.nodes.size(), layout_.nodes.size());
+         ++i) {
+      if (graph_.nodes[i].kind == graph::NodeKind::kScope && graph_.nodes[i].scope == scope)
+        box = &layout_.nodes[i];
+    }
+    if (box == nullptr) {
+      fit_pending_ = true;
+    } else {
+      const double avail_w = std::max(1.0, static_cast<double>(canvas_w_) - 2 * kFitMarginPx);
+      const double avail_h = std::max(1.0, static_cast<double>(canvas_h_) - 2 * kFitMarginPx);
+      zoom_ = std::clamp(
+          std::min({avail_w / std::max(1.0, box->w), avail_h / std::max(1.0, box->h), kMaxFitZoom}),
+          MinZoom(), kMaxZoom);
+      const Point c = box->center();
+      pan_x_ = c.x - canvas_w_ / (2 * zoom_);
+      pan_y_ = c.y - canvas_h_ / (2 * zoom_);
+    }
+  }
   if (fit_pending_) {
     fit_pending_ = false;
     double w = std::max(1.0, max_x_ - min_x_), h = std::max(1.0, max_y_ - min_y_);
@@ -518,8 +580,17 @@ std::optional<std::string> GraphView::Draw(const char* id) {
     if (pressed && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
         io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < kClickSlopPx * kClickSlopPx) {
       int node = NodeAt(io.MousePos.x, io.MousePos.y);
-      if (node >= 0 && graph_.nodes[node].kind != graph::NodeKind::kCutOff &&
-          !graph_.nodes[node].instruction.empty()) {
+      const int scope_label = node < 0 ? ScopeClusterLabelAt(io.MousePos.x, io.MousePos.y) : -1;
+      if (!show_legend_ && LegendTab().Contains(io.MousePos.x, io.MousePos.y)) {
+        show_legend_ = true;
+      } else if (show_legend_ && LegendRect().Contains(io.MousePos.x, io.MousePos.y)) {
+        show_legend_ = false;
+      } else if (node >= 0 && graph_.nodes[node].kind == graph::NodeKind::kScope) {
+        scope_toggle_ = ScopeToggle{graph_.nodes[node].scope, true};
+      } else if (scope_label >= 0) {
+        scope_toggle_ = ScopeToggle{graph_.clusters[scope_label].scope, false};
+      } else if (node >= 0 && graph_.nodes[node].kind != graph::NodeKind::kCutOff &&
+                 !graph_.nodes[node].instruction.empty()) {
         clicked = graph_.nodes[node].instruction;
         SetSelection(*clicked);
       }
@@ -530,10 +601,17 @@ std::optional<std::string> GraphView::Draw(const char* id) {
     if (fit_pending_) ApplyPending();
 
     DrawCanvas();
-    if (show_legend_) DrawLegend();
+    DrawLegend();
+    const int hovered_scope =
+        hovered && hovered_node_ < 0 ? ScopeClusterLabelAt(io.MousePos.x, io.MousePos.y) : -1;
     if (hovered_node_ >= 0 && !dragging) {
       ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
       DrawTooltip(hovered_node_);
+    } else if (hovered_scope >= 0 && !dragging) {
+      ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+      ImGui::SetTooltip("%s\nscope %s\nclick to collapse",
+                        graph_.clusters[hovered_scope].label.c_str(),
+                        graph_.clusters[hovered_scope].scope.c_str());
     } else if (dragging && io.MouseDragMaxDistanceSqr[0] + io.MouseDragMaxDistanceSqr[2] > 0) {
       ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeAll);
     }
@@ -584,8 +662,13 @@ void GraphView::DrawCanvas() {
 // Clusters, outer first.
 void GraphView::DrawClusters(const Frame& f) const {
   const float z = f.z;
-  const float cluster_font = kClusterFontPt * z;
   for (int c : cluster_order_) {
+    // A scope's name says which stage or block a box is: legible at any zoom that
+    // leaves it room.
+    const bool scope = graph_.clusters[c].kind == graph::ClusterKind::kScope;
+    const float cluster_font =
+        scope ? std::max(kScopeFontPt * z, std::min(kMinScopePx, kScopeFontPt * 1.5f * z))
+              : kClusterFontPt * z;
     const graph::NodeBox& b = layout_.clusters[c].box;
     if (b.w <= 0 || !f.Visible(b.x, b.y, b.x + b.w, b.y + b.h)) continue;
     const ClusterPaint& paint = cluster_paint_[c];
@@ -686,7 +769,7 @@ void GraphView::DrawEdges(const Frame& f) {
     if (sel >= 0 && (paint.from == sel || paint.to == sel)) continue;
     if (!f.Visible(paint.min_x, paint.min_y, paint.max_x, paint.max_y)) continue;
     ++drawn_edges;
-    DrawEdge(f, i, paint.color, edge_width, false);
+    DrawEdge(f, i, paint.color, edge_width * paint.weight, false);
   }
   if (sel >= 0) {
     for (size_t i = 0; i < layout_.edges.size(); ++i) {
@@ -706,9 +789,6 @@ void GraphView::DrawNodes(const Frame& f) {
   ImFont* font = f.font;
   const float z = f.z;
   const int node_count = static_cast<int>(std::min(graph_.nodes.size(), layout_.nodes.size()));
-  const float font_px = kNodeFontPt * z;
-  const bool text = font_px >= kMinTextPx;
-  const float line_h = font_px * kLineSpacing;
   int drawn = 0;
   for (int i = 0; i < node_count; ++i) {
     const graph::NodeBox& b = layout_.nodes[i];
@@ -733,6 +813,16 @@ void GraphView::DrawNodes(const Frame& f) {
       list->AddRect(p0, p1, paint.stroke, rounding, 0, pen);
     }
     const graph::GraphNode& node = graph_.nodes[i];
+    const bool scope = node.kind == graph::NodeKind::kScope;
+    float font_px = (scope ? kScopeFontPt : kNodeFontPt) * z;
+    // A collapsed scope's three lines are what an overview is read by: up to kMinScopePx
+    // as far as its box has room for them.
+    if (scope) {
+      const float room = (p1.y - p0.y - 4) / (kLineSpacing * (1 + node.lines.size()));
+      font_px = std::max(font_px, std::min(kMinScopePx, room));
+    }
+    const bool text = font_px >= kMinTextPx;
+    const float line_h = font_px * kLineSpacing;
     if (!text) {
       // Too far out for the whole label: the title alone, at the smallest size that can
       // still be read, when the box has room for a few characters. An overview of a
@@ -752,8 +842,9 @@ void GraphView::DrawNodes(const Frame& f) {
     const float pad = 4 * z;
     float y = (p0.y + p1.y) / 2 - line_h * static_cast<float>(lines) / 2 + (line_h - font_px) / 2;
     ImVec4 clip(p0.x + 1, p0.y + 1, p1.x - 1, p1.y - 1);
+    // Faux bold smears glyphs this small.
     CenteredText(list, font, font_px, p0.x + pad, p1.x - pad, y, paint.font, node.title, clip,
-                 node.kind != graph::NodeKind::kCutOff);
+                 node.kind != graph::NodeKind::kCutOff && font_px >= 12);
     for (const std::string& line : node.lines) {
       y += line_h;
       if (y > p1.y) break;
@@ -826,16 +917,41 @@ GraphView::LegendBox GraphView::MeasureLegend() const {
   return box;
 }
 
+GraphView::Rect GraphView::LegendTab() const {
+  if (graph_.legend.empty()) return {};
+  const ImVec2 text = ImGui::CalcTextSize(kLegendTabText);
+  const float h = text.y + 6;
+  return {origin_x_ + kLegendInset, origin_y_ + canvas_h_ - kLegendInset - h,
+          origin_x_ + kLegendInset + text.x + 12, origin_y_ + canvas_h_ - kLegendInset};
+}
+
+GraphView::Rect GraphView::LegendRect() const {
+  const LegendBox box = MeasureLegend();
+  if (box.width <= 0) return {};
+  const float x0 = origin_x_ + kLegendInset, y1 = origin_y_ + canvas_h_ - kLegendInset;
+  return {x0, y1 - box.height, x0 + box.width, y1};
+}
+
 void GraphView::DrawLegend() {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  if (!show_legend_) {
+    // Out of the way: a tab in the corner, the legend one click away.
+    const Rect tab = LegendTab();
+    if (tab.x1 <= tab.x0) return;
+    list->AddRectFilled({tab.x0, tab.y0}, {tab.x1, tab.y1}, IM_COL32(255, 255, 255, 230), 4);
+    list->AddRect({tab.x0, tab.y0}, {tab.x1, tab.y1}, IM_COL32(170, 170, 170, 255), 4);
+    list->AddText({tab.x0 + 6, tab.y0 + 3}, IM_COL32(80, 80, 80, 255), kLegendTabText);
+    return;
+  }
   const LegendBox box = MeasureLegend();
   if (box.width <= 0) return;
-  ImDrawList* list = ImGui::GetWindowDrawList();
   const float line_h = ImGui::GetTextLineHeight() + 3;
   const float swatch = line_h - 5;
   const float pad = kLegendPad;
   const float name_w = box.name_width;
-  ImVec2 p0(origin_x_ + kLegendInset, origin_y_ + canvas_h_ - kLegendInset - box.height);
-  ImVec2 p1(p0.x + box.width, p0.y + box.height);
+  const Rect rect = LegendRect();
+  ImVec2 p0(rect.x0, rect.y0);
+  ImVec2 p1(rect.x1, rect.y1);
   list->AddRectFilled(p0, p1, IM_COL32(255, 255, 255, 235), 4);
   list->AddRect(p0, p1, IM_COL32(190, 190, 190, 255), 4);
   const ImU32 text = IM_COL32(33, 33, 33, 255);
@@ -883,7 +999,11 @@ void GraphView::DrawTooltip(int node_index) const {
   if (node.hidden_operands > 0 || node.hidden_users > 0)
     ImGui::TextDisabled("not drawn: %d operand(s), %d user(s)", node.hidden_operands,
                         node.hidden_users);
-  if (node.kind != graph::NodeKind::kCutOff) ImGui::TextDisabled("click to select");
+  if (node.kind == graph::NodeKind::kScope) {
+    ImGui::TextDisabled("click to expand");
+  } else if (node.kind != graph::NodeKind::kCutOff) {
+    ImGui::TextDisabled("click to select");
+  }
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
 }

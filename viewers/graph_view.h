@@ -37,6 +37,10 @@ class GraphView {
   // name leaves the view as it is. Both are applied at the next Draw.
   void FitToView();
   void CenterOn(const std::string& instruction);
+  // Fit an op_name scope's box (an expanded scope) or node (a collapsed one) into the
+  // pane, at most 200%: after a click expands a scope, the view shows what it opened.
+  // An unknown scope fits the whole graph. Applied at the next Draw.
+  void FocusScope(const std::string& scope);
 
   // Draws the graph filling the available region, with a small toolbar (fit, zoom %,
   // legend toggle). Returns the instruction of a clicked node (a click is a left-button
@@ -44,6 +48,18 @@ class GraphView {
   // Interaction: drag with the left or middle button pans, the wheel zooms around the
   // cursor, double-click on the background or F fits, hovering a node shows its tooltip.
   std::optional<std::string> Draw(const char* id);
+
+  // Scope grouping (graph::ScopeOptions): a click on a collapsed scope's node, or on the
+  // label strip of an expanded scope's box, asks for that scope to be expanded or
+  // collapsed. The owner takes the request (the scope's path and the state asked for)
+  // and lays the graph out again; the view does not change the graph itself.
+  struct ScopeToggle {
+    std::string scope;
+    bool expand = false;
+  };
+  std::optional<ScopeToggle> TakeScopeToggle();
+  // The expanded scope cluster whose label strip is under a screen point, -1 for none.
+  int ScopeClusterLabelAt(float screen_x, float screen_y) const;
 
   // View state, for tests.
   double zoom() const { return zoom_; }
@@ -64,7 +80,8 @@ class GraphView {
   int selected_cluster() const { return selected_cluster_; }
   int hovered_node() const { return hovered_node_; }
   int last_drawn_edges() const { return last_drawn_edges_; }
-  // The legend overlay (also the toolbar's checkbox).
+  // The legend overlay (also the toolbar's checkbox). Hidden at first: a small "Legend"
+  // tab in the canvas's bottom-left corner opens it, a click on the open legend closes it.
   bool show_legend() const { return show_legend_; }
   void set_show_legend(bool show) { show_legend_ = show; }
   static constexpr double kMinZoom = 0.05;
@@ -86,6 +103,7 @@ class GraphView {
     bool dashed = false;
     int from = -1;  // node indices, -1 when the edge index is out of range
     int to = -1;
+    float weight = 1;  // edges merged between collapsed scopes are drawn thicker
   };
   struct ClusterPaint {
     uint32_t fill = 0;
@@ -113,6 +131,13 @@ class GraphView {
   };
   LegendBox MeasureLegend() const;
   void DrawLegend();
+  // The closed legend's tab, in screen pixels.
+  struct Rect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool Contains(float x, float y) const { return x >= x0 && x < x1 && y >= y0 && y < y1; }
+  };
+  Rect LegendTab() const;
+  Rect LegendRect() const;
   void DrawTooltip(int node) const;
 
   graph::FusionGraph graph_;
@@ -125,7 +150,9 @@ class GraphView {
   double pan_y_ = 0;
   bool fit_pending_ = true;
   std::string center_pending_;
-  bool show_legend_ = true;
+  std::string focus_pending_;
+  bool show_legend_ = false;
+  std::optional<ScopeToggle> scope_toggle_;
   // Screen origin of the canvas at the last Draw.
   float origin_x_ = 0;
   float origin_y_ = 0;

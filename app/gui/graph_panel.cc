@@ -14,6 +14,7 @@ namespace fusebox::gui {
 
 void GraphPanel::OnModuleSelected(WorkbenchContext& context) {
   view_.Clear();
+  scope_choices_ = pinned_scopes_;
   requested_ = false;
   message_.clear();
   loading_ = false;
@@ -44,13 +45,20 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
   if (!module || requested_) return;
   if (stage_ == 1 && !module->optimized) return;  // wait for the pipeline
   requested_ = true;
-  const std::string key = std::to_string(stage_) + "|" + std::to_string(fusions_) + "|" +
-                          (neighbourhood_ ? context.selection() + "|" + std::to_string(radius_) : "");
+  const bool scoped = group_scopes_ && !neighbourhood_;
+  std::string key = std::to_string(stage_) + "|" + std::to_string(fusions_) + "|" +
+                    (neighbourhood_ ? context.selection() + "|" + std::to_string(radius_) : "") +
+                    "|" + std::to_string(fold_) + std::to_string(scoped);
+  if (scoped) {
+    for (const auto& [scope, expanded] : scope_choices_)
+      key += "|" + scope + (expanded ? "+" : "-");
+  }
   if (auto cached = module->graphs.find(key); cached != module->graphs.end()) {
     message_ = cached->second->message;
     view_.SetGraph(cached->second->graph, cached->second->layout);
     context.ApplySelectionToViews();
-    view_.FitToView();
+    if (!focus_scope_.empty()) view_.FocusScope(focus_scope_);
+    focus_scope_.clear();
     return;
   }
   loading_ = true;
@@ -62,6 +70,10 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
     options.center = context.selection();
     options.radius = radius_;
   }
+  options.fold_parameters = fold_;
+  options.show_trivial = !fold_;
+  options.scopes.enabled = scoped;
+  options.scopes.expanded = scope_choices_;
   struct Result {
     StatusOr<graph::FusionGraph> graph = graph::FusionGraph();
     StatusOr<graph::GraphLayout> layout = graph::GraphLayout();
@@ -74,7 +86,7 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
   std::shared_ptr<ModuleDoc> keep = context.Owned(module);
   context.tasks().Submit(
       "Laying out the fusion graph",
-      [session, optimized, options, result](TaskContext& job) mutable {
+      [session, optimized, options, result, aspect = pane_aspect_](TaskContext& job) mutable {
         const Module& m = optimized ? *session->optimized_module() : session->input();
         job.SetProgress(-1, "building the graph");
         result->graph = graph::BuildFusionGraph(m, options);
@@ -93,9 +105,11 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
         // process that Cancel kills.
         graph::LayoutOptions layout_options;
         layout_options.cancel = job.cancel_flag();
+        layout_options.compose_scopes = true;
+        layout_options.aspect = aspect;
         result->layout = graph::Layout(*result->graph, layout_options);
       },
-      [this, ctx = &context, result, generation, keep, key] {
+      [this, ctx = &context, result, generation, keep, key, focus = std::move(focus_scope_)] {
         if (generation != ctx->generation()) return;
         loading_ = false;
         if (!result->graph.ok()) {
@@ -120,9 +134,11 @@ void GraphPanel::RequestGraph(WorkbenchContext& context) {
         keep->graphs[key] = cached;
         view_.SetGraph(cached->graph, cached->layout);
         ctx->ApplySelectionToViews();
-        view_.FitToView();
+        // After a click expanded a scope, show what it opened (F fits the whole graph).
+        if (!focus.empty()) view_.FocusScope(focus);
       },
       "graph");
+  focus_scope_.clear();
 }
 
 void GraphPanel::Draw(WorkbenchContext& context) {
@@ -145,6 +161,18 @@ void GraphPanel::Draw(WorkbenchContext& context) {
     changed |= ImGui::SliderInt("radius", &radius_, 1, 6);
   }
   ImGui::SameLine();
+  changed |= ImGui::Checkbox("group by layer", &group_scopes_);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Clusters by op_name scope (jax/Keras layer paths); click a layer to "
+        "expand it, its box's title to collapse it");
+  ImGui::SameLine();
+  changed |= ImGui::Checkbox("fold parameters", &fold_);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Parameters as a line of their users' labels; tuples and "
+        "get-tuple-elements bypassed");
+  ImGui::SameLine();
   if (ImGui::Button("Export...")) context.OpenExport();
   if (changed) {
     requested_ = false;
@@ -153,6 +181,10 @@ void GraphPanel::Draw(WorkbenchContext& context) {
   if (neighbourhood_ && context.selection().empty()) {
     ImGui::TextColored(kNotFusedColour, "Select an instruction to centre the neighbourhood on.");
   }
+  // The composed layout wraps to the pane's shape (the canvas is this, less a toolbar).
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (avail.x > 0 && avail.y > 2 * ImGui::GetFrameHeightWithSpacing())
+    pane_aspect_ = avail.x / (avail.y - 2 * ImGui::GetFrameHeightWithSpacing());
   RequestGraph(context);
   if (loading_) {
     ImGui::TextColored(kDimColour, "laying out ...");
@@ -161,6 +193,12 @@ void GraphPanel::Draw(WorkbenchContext& context) {
   }
   if (view_.has_graph()) {
     if (auto clicked = view_.Draw("fusion_graph")) context.Select(*clicked);
+    if (auto toggle = view_.TakeScopeToggle()) {
+      // The old drawing stays until the new layout is in.
+      scope_choices_[toggle->scope] = toggle->expand;
+      focus_scope_ = toggle->expand ? toggle->scope : "";
+      requested_ = false;
+    }
   }
 }
 

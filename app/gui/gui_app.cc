@@ -218,6 +218,7 @@ void SetUpWorkbench(Workbench& workbench, const GuiOptions& options, const std::
   }
   if (!options.stages.empty()) workbench.SetPaneCount(static_cast<int>(std::min<size_t>(options.stages.size(), 4)));
   if (!options.select.empty()) workbench.Select(options.select);
+  if (!options.expand_scopes.empty()) workbench.ExpandGraphScopes(options.expand_scopes);
   if (!options.open_path.empty()) {
     workbench.Open(options.open_path, options.module);
   } else {

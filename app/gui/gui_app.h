@@ -14,6 +14,7 @@ struct GuiOptions {
   std::string open_path;  // file or dump folder; empty: the most recent, else the example
   std::string module;     // module selector inside it
   std::string select;     // instruction to select once loaded
+  std::vector<std::string> expand_scopes;  // graph: op_name scopes drawn expanded
   std::string view;       // stages | passes | graph | timeline | compare | memory
   std::vector<std::string> stages;  // the stage panes, left to right (1 to 4)
   std::string screenshot; // PNG to write, then exit (scripted)

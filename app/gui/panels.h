@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,6 +132,11 @@ class GraphPanel : public Panel {
   void OnCancel() override;
   // A new selection: the view centres on it, a neighbourhood view follows it.
   void CenterOn(const std::string& instruction);
+  // Scopes drawn expanded in every module (kept across modules, unlike clicks).
+  void ExpandScopes(const std::vector<std::string>& scopes) {
+    for (const std::string& scope : scopes) pinned_scopes_[scope] = scope_choices_[scope] = true;
+    requested_ = false;
+  }
 
   bool ready() const { return view_.has_graph() || !message_.empty(); }
   const std::string& message() const { return message_; }
@@ -147,6 +153,14 @@ class GraphPanel : public Panel {
   int fusions_ = 2;      // 0 collapse, 1 expand, 2 expand small
   bool neighbourhood_ = false;
   int radius_ = 2;
+  // Grouping by op_name scope and folding parameters and tuples (graph::ScopeOptions),
+  // with the scopes the user expanded or collapsed by clicking, by path.
+  bool group_scopes_ = true;
+  bool fold_ = true;
+  std::map<std::string, bool> scope_choices_;
+  std::map<std::string, bool> pinned_scopes_;
+  std::string focus_scope_;   // the scope a click just expanded: the view fits it
+  double pane_aspect_ = 1.6;  // width : height of the canvas, for the composed layout
 };
 
 class ProfilePanel : public Panel {

@@ -66,6 +66,9 @@ class Workbench : private WorkbenchContext {
   void ShowView(View view) override;
   // Runs the module fused and unfused on the chosen backend (the Profile view).
   void StartProfile();
+  // The graph view draws these op_name scopes expanded in every module (the command
+  // line's --expand-scope), as clicks on them would.
+  void ExpandGraphScopes(const std::vector<std::string>& scopes) { graph_.ExpandScopes(scopes); }
   void OnDrop(const std::vector<std::string>& paths);
 
   // Draws one frame of the whole workbench into the display; call between NewFrame and
@@ -129,6 +132,10 @@ class Workbench : private WorkbenchContext {
   size_t graph_node_count() const {
     return graph_.view().has_graph() ? graph_.view().graph().nodes.size() : 0;
   }
+  // The graph view's zoom after its last frame (Fit applies on the first frame drawn).
+  double graph_zoom() const { return graph_.view().zoom(); }
+  // The graph view itself: the graph and layout it draws.
+  const viewers::GraphView& graph_view() const { return graph_.view(); }
   size_t compare_group_count() const;
 
   // Multi-device programs. What the devices panel shows of the current module (devices,

@@ -176,5 +176,30 @@ TEST_F(CliGraphTest, FlagsParse) {
   EXPECT_EQ(explicit_format.format, "dot");
 }
 
+TEST_F(CliGraphTest, ClusterGroupsTheResNetByScope) {
+  GraphCommandOptions options;
+  options.path = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/resnet50_scoped.hlo";
+  options.format = "dot";
+  options.out = Out("resnet.dot");
+  options.cluster = true;
+  std::string err;
+  ASSERT_EQ(Run(options, &err), 0) << err;
+  std::string dot = ReadFile(options.out);
+  // Stages as boxes, blocks as nodes, parameters folded into their users.
+  EXPECT_THAT(dot, HasSubstr("id=\"scope_resnet50/stage3\""));
+  EXPECT_THAT(dot, HasSubstr("id=\"scope_resnet50/stage3/block6\""));
+  EXPECT_THAT(dot, ::testing::Not(HasSubstr("<br/>parameter ")));
+  EXPECT_THAT(err, HasSubstr("6 clusters"));
+  // --collapse-depth 0: the top level only; --expand-scope opens one stage again.
+  options.collapse_depth = 0;
+  options.expand_scopes = {"resnet50/stage2"};
+  ASSERT_EQ(Run(options, &err), 0) << err;
+  dot = ReadFile(options.out);
+  EXPECT_THAT(dot, HasSubstr("id=\"scope_resnet50/stage3\", label="));  // a node
+  EXPECT_THAT(dot, HasSubstr("id=\"scope_resnet50/stage2\";"));         // a box
+  EXPECT_THAT(dot, HasSubstr("id=\"scope_resnet50/stage2/block4\""));
+  EXPECT_THAT(err, HasSubstr("1 clusters"));
+}
+
 }  // namespace
 }  // namespace fusebox::cli

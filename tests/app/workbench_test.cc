@@ -2,13 +2,15 @@
 // view tests), real files, real background jobs. Checks what users rely on: documents
 // load off the UI thread, a bad file leaves the open document alone, the selection links
 // an instruction to its fusion and its LLVM function, each view gets its data.
+#include "app/gui/workbench.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -16,7 +18,6 @@
 #include <thread>
 
 #include "app/gui/task_runner.h"
-#include "app/gui/workbench.h"
 #include "compiler/support/planted_bugs.h"
 #include "tests/viewers/imgui_harness.h"
 
@@ -147,6 +148,42 @@ TEST_F(WorkbenchTest, BadFileKeepsTheOpenDocument) {
   ASSERT_TRUE(Settle());
   EXPECT_GE(workbench_->errors().size(), 3u);
   EXPECT_THAT(workbench_->document_path(), HasSubstr("running_example.hlo"));
+}
+
+// A model with layer scopes opens grouped: stages as boxes, blocks as nodes, parameters
+// folded; a scope asked for expanded (as a click asks) is drawn as a box of its fusions.
+TEST_F(WorkbenchTest, ResNetGraphOpensGroupedByScope) {
+  const std::string resnet =
+      std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/resnet50_scoped.hlo";
+  workbench_->ShowView(View::kGraph);
+  workbench_->Open(resnet);
+  ASSERT_TRUE(Settle([&] { return workbench_->has_document() && workbench_->graph_ready(); }));
+  const graph::FusionGraph& grouped = workbench_->graph_view().graph();
+  EXPECT_EQ(grouped.scope_prefix, "resnet50") << workbench_->graph_message();
+  EXPECT_LE(grouped.instruction_node_count(), 40);
+  auto has_scope_box = [](const graph::FusionGraph& g, const std::string& scope) {
+    return std::any_of(g.clusters.begin(), g.clusters.end(), [&](const graph::GraphCluster& c) {
+      return c.kind == graph::ClusterKind::kScope && c.scope == scope;
+    });
+  };
+  EXPECT_TRUE(has_scope_box(grouped, "resnet50/stage3"));
+  EXPECT_FALSE(has_scope_box(grouped, "resnet50/stage3/block2"));
+  for (const graph::GraphNode& node : grouped.nodes) {  // fused parameters are fusions' ports
+    if (node.fusion.empty()) {
+      EXPECT_NE(node.category, graph::NodeCategory::kParameter) << node.title;
+    }
+  }
+  // Every node lies in the layout (the composed one: the stages side by side).
+  ASSERT_EQ(workbench_->graph_view().layout().nodes.size(), grouped.nodes.size());
+
+  workbench_->ExpandGraphScopes({"resnet50/stage3/block2"});
+  ASSERT_TRUE(Settle(
+      [&] {
+        return workbench_->graph_ready() &&
+               has_scope_box(workbench_->graph_view().graph(), "resnet50/stage3/block2");
+      },
+      60));
+  EXPECT_NE(workbench_->graph_view().graph().FindNode("fusion.26"), nullptr);
 }
 
 TEST_F(WorkbenchTest, EveryViewGetsItsData) {

@@ -514,7 +514,8 @@ TEST(GraphViewTest, LegendOverlayDrawsOnlyWhenShown) {
   ImGuiHarness h;
   GraphView view;
   view.SetGraph(mnist.graph, mnist.layout);
-  EXPECT_TRUE(view.show_legend());
+  EXPECT_FALSE(view.show_legend());  // out of the way until asked for
+  view.set_show_legend(true);
   FrameStats with, without;
   DrawFrame(h, view, &with);
   view.set_show_legend(false);
@@ -652,6 +653,145 @@ TEST(GraphViewTest, KeyAndDoubleClickFit) {
     DrawFrame(h, view);
   }
   EXPECT_DOUBLE_EQ(view.zoom(), fitted);
+}
+
+}  // namespace
+}  // namespace fusebox::viewers
+
+namespace fusebox::viewers {
+namespace {
+
+// tests/data/graph/two_stages.hlo (scope_grouping_test's) grouped by scope with
+// model/stage1 expanded (its two blocks collapsed) and model/stage2/block1 collapsed, laid
+// out as the workbench lays it out.
+LaidOut ScopedGraph() {
+  LaidOut out;
+  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/two_stages.hlo");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok() || parsed->modules.empty()) return out;
+  auto& module = parsed->modules.front();
+  graph::FusionGraphOptions options;
+  options.fold_parameters = true;
+  options.scopes.enabled = true;
+  options.scopes.collapse_depth = 0;
+  options.scopes.expanded["model/stage1"] = true;
+  auto g = graph::BuildFusionGraph(*module, options);
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  if (!g.ok()) return out;
+  graph::LayoutOptions layout_options;
+  layout_options.compose_scopes = true;
+  auto layout = graph::Layout(*g, layout_options);
+  EXPECT_TRUE(layout.ok()) << layout.status().message();
+  if (!layout.ok()) return out;
+  out.graph = std::move(g).value();
+  out.layout = std::move(layout).value();
+  return out;
+}
+
+int ScopeNodeIndex(const FusionGraph& g, const std::string& scope) {
+  for (const graph::GraphNode& node : g.nodes) {
+    if (node.kind == graph::NodeKind::kScope && node.scope == scope) return node.id;
+  }
+  return -1;
+}
+
+int ScopeClusterIndex(const FusionGraph& g, const std::string& scope) {
+  for (const graph::GraphCluster& c : g.clusters) {
+    if (c.kind == graph::ClusterKind::kScope && c.scope == scope) return c.id;
+  }
+  return -1;
+}
+
+TEST(GraphViewTest, ClickOnAScopeAsksToExpandItAndOnItsBoxTitleToCollapseIt) {
+  LaidOut scoped = ScopedGraph();
+  const int block2 = ScopeNodeIndex(scoped.graph, "model/stage1/block2");
+  const int stage2 = ScopeNodeIndex(scoped.graph, "model/stage2/block1");
+  ASSERT_GE(block2, 0);
+  ASSERT_GE(stage2, 0);
+  const int stage1 = ScopeClusterIndex(scoped.graph, "model/stage1");
+  ASSERT_GE(stage1, 0);
+  ImGuiHarness h;
+  GraphView view;
+  view.SetGraph(scoped.graph, scoped.layout);
+  DrawFrame(h, view);
+  EXPECT_FALSE(view.TakeScopeToggle().has_value());
+
+  // A collapsed scope: expand it. It selects nothing.
+  graph::Point p = ScreenCenter(view, block2);
+  EXPECT_FALSE(ClickAt(h, view, static_cast<float>(p.x), static_cast<float>(p.y)).has_value());
+  auto toggle = view.TakeScopeToggle();
+  ASSERT_TRUE(toggle.has_value());
+  EXPECT_EQ(toggle->scope, "model/stage1/block2");
+  EXPECT_TRUE(toggle->expand);
+  EXPECT_FALSE(view.TakeScopeToggle().has_value());  // taken once
+
+  // The title strip of stage1's box: collapse it.
+  const graph::NodeBox& box = view.layout().clusters[stage1].box;
+  graph::Point title = view.LayoutToScreen({box.x + box.w / 2, box.y + 4});
+  EXPECT_EQ(view.ScopeClusterLabelAt(static_cast<float>(title.x), static_cast<float>(title.y)),
+            stage1);
+  ClickAt(h, view, static_cast<float>(title.x), static_cast<float>(title.y));
+  toggle = view.TakeScopeToggle();
+  ASSERT_TRUE(toggle.has_value());
+  EXPECT_EQ(toggle->scope, "model/stage1");
+  EXPECT_FALSE(toggle->expand);
+
+  // A plain node is selected as before, with no toggle.
+  const graph::GraphNode* g = view.graph().FindNode("g");
+  ASSERT_NE(g, nullptr);
+  p = ScreenCenter(view, g->id);
+  EXPECT_EQ(ClickAt(h, view, static_cast<float>(p.x), static_cast<float>(p.y)), "g");
+  EXPECT_FALSE(view.TakeScopeToggle().has_value());
+
+  // Selecting an instruction inside a collapsed scope outlines the scope.
+  view.SetSelection("e");
+  EXPECT_EQ(view.selected_node(), stage2);
+}
+
+TEST(GraphViewTest, FocusScopeFitsTheScopesBox) {
+  LaidOut scoped = ScopedGraph();
+  const int stage1 = ScopeClusterIndex(scoped.graph, "model/stage1");
+  ASSERT_GE(stage1, 0);
+  ImGuiHarness h;
+  GraphView view;
+  view.SetGraph(scoped.graph, scoped.layout);
+  DrawFrame(h, view);
+  const double fitted = view.zoom();
+  view.FocusScope("model/stage1");
+  DrawFrame(h, view);
+  // The box is centred in the pane, all of it on screen, at least as close as the whole
+  // graph's fit (this small graph fits at nearly the 200% cap already).
+  const graph::NodeBox& box = view.layout().clusters[stage1].box;
+  const graph::Point center = view.LayoutToScreen(box.center());
+  EXPECT_NEAR(center.x, view.canvas_x() + view.canvas_width() / 2, 1);
+  EXPECT_NEAR(center.y, view.canvas_y() + view.canvas_height() / 2, 1);
+  EXPECT_GE(view.zoom(), fitted);
+  EXPECT_TRUE(InsideCanvas(view, box));
+  // An unknown scope fits the whole graph again.
+  view.FocusScope("no/such/scope");
+  DrawFrame(h, view);
+  EXPECT_DOUBLE_EQ(view.zoom(), fitted);
+}
+
+TEST(GraphViewTest, LegendIsACornerTabUntilClicked) {
+  const LaidOut& mnist = Mnist(graph::FusionDisplay::kCollapseAll);
+  ASSERT_FALSE(mnist.graph.legend.empty());
+  ImGuiHarness h;
+  GraphView view;
+  view.SetGraph(mnist.graph, mnist.layout);
+  FrameStats tab;
+  DrawFrame(h, view, &tab);
+  ASSERT_FALSE(view.show_legend());
+  // The tab sits in the canvas's bottom-left corner: click it.
+  const float x = view.canvas_x() + 20, y = view.canvas_y() + view.canvas_height() - 14;
+  ClickAt(h, view, x, y);
+  EXPECT_TRUE(view.show_legend());
+  FrameStats open;
+  DrawFrame(h, view, &open);
+  EXPECT_GT(open.vertices, tab.vertices + 40 * static_cast<int>(mnist.graph.legend.size()));
+  // A click on the open legend closes it, and selects nothing under it.
+  EXPECT_FALSE(ClickAt(h, view, x, y).has_value());
+  EXPECT_FALSE(view.show_legend());
 }
 
 }  // namespace
