@@ -82,13 +82,11 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
   return Status::Ok();
 }
 
-// --roofline: the kernels under the machine's roofs (profiler/roofline.h), the peaks
-// measured once per machine (compiler/session/machine_peaks.h).
+// --roofline: the kernels under the machine's roofs (profiler/roofline.h): the CPU's
+// measured once per machine, the GPU's from its attributes and a measured bandwidth
+// (compiler/session/machine_peaks.h).
 Status PrintRoofline(const profiler::KernelSummary& summary, const RunOptions& opts) {
-  if (opts.backend != "cpu") {
-    return Unimplemented("--roofline needs the CPU's measured peaks; the GPU's are not measured yet");
-  }
-  ASSIGN_OR_RETURN(profiler::MachinePeaks peaks, session::CpuPeaks(opts.threads));
+  ASSIGN_OR_RETURN(profiler::MachinePeaks peaks, session::MachinePeaksFor(opts.backend, opts.threads));
   std::cerr << profiler::FormatRoofline(profiler::Roofline(summary, peaks), peaks, 20);
   return Status::Ok();
 }

@@ -187,15 +187,11 @@ void GatherRuns(const Module& module, const ReportOptions& options, Gathered* g)
 // The fused run's kernels under the machine's roofs (compiler/session/machine_peaks.h:
 // measured once per CPU, then cached).
 void GatherRoofline(const ReportOptions& options, Gathered* g) {
-  if (options.backend != "cpu") {
-    g->roofline_note = "the GPU's roofs are not measured yet";
-    return;
-  }
   if (!g->fused) {
     g->roofline_note = "the fused run failed";
     return;
   }
-  auto peaks = session::CpuPeaks(options.threads);
+  auto peaks = session::MachinePeaksFor(options.backend, options.threads);
   if (!peaks.ok()) {
     g->roofline_note = "the machine's peaks could not be measured: " + peaks.status().message();
     return;

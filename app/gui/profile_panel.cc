@@ -129,9 +129,10 @@ void ProfilePanel::Start(WorkbenchContext& context) {
           return;
         }
         result->unfused = std::move(*run2);
-        if (options.backend == "cpu" && !job.cancelled()) {
-          job.SetProgress(0.98f, "the machine's roofs (measured once, then cached)");
-          auto peaks = session::CpuPeaks(options.threads);
+        if (!job.cancelled()) {
+          job.SetProgress(0.98f, options.backend == "cpu" ? "the machine's roofs (measured once, then cached)"
+                                                          : "the GPU's roofs (its attributes, a measured bandwidth)");
+          auto peaks = session::MachinePeaksFor(options.backend, options.threads);
           if (peaks.ok()) {
             result->peaks = std::move(*peaks);
           } else {

@@ -68,8 +68,7 @@ size_t ProfilePanel::roofline_points() const {
 
 void ProfilePanel::DrawRoofline(WorkbenchContext& context) {
   if (!peaks_) {
-    ImGui::TextDisabled("%s", backend_ == 1 ? "The GPU's roofs are not measured yet."
-                                            : ("No roofline: " + peaks_error_).c_str());
+    ImGui::TextDisabled("%s", ("No roofline: " + peaks_error_).c_str());
     return;
   }
   const profiler::KernelSummary& summary = show_unfused_ && run_unfused_ ? summary_unfused_ : summary_fused_;

@@ -410,6 +410,13 @@ StatusOr<CudaDeviceInfo> Describe(const CudaApi& api, int ordinal, CUdevice devi
   FUSEBOX_CU("cuDeviceGetAttribute",
              attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                        &info.max_shared_bytes_per_block_optin));
+  // Informational only: a driver that no longer reports them leaves 0 (the roofline then
+  // says it cannot tell the device's peaks).
+  if (attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &info.clock_khz) != CUDA_SUCCESS) info.clock_khz = 0;
+  if (attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &info.memory_clock_khz) != CUDA_SUCCESS)
+    info.memory_clock_khz = 0;
+  if (attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &info.memory_bus_bits) != CUDA_SUCCESS)
+    info.memory_bus_bits = 0;
   size_t bytes = 0;
   FUSEBOX_CU("cuDeviceTotalMem_v2", api.device_total_mem(&bytes, device));
   info.total_memory_bytes = static_cast<int64_t>(bytes);

@@ -42,6 +42,10 @@ struct CudaDeviceInfo {
   int max_threads_per_block = 0;
   int max_shared_bytes_per_block = 0;        // without opting in (48 KiB)
   int max_shared_bytes_per_block_optin = 0;  // with cuFuncSetAttribute
+  // For the roofline's data-sheet figures; 0 where the driver does not say.
+  int clock_khz = 0;          // the SMs' typical clock
+  int memory_clock_khz = 0;   // peak memory clock
+  int memory_bus_bits = 0;    // global memory bus width
 
   // "sm_90"
   std::string arch() const;

@@ -1,6 +1,7 @@
 // The CPU's roofs, measured with Fusebox's own kernels (see machine_peaks.h).
 #include "compiler/session/machine_peaks.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
+#include "compiler/runtime/cuda_driver.h"
 #include "compiler/session/profiled_run.h"
 #include "profiler/kernel_summary.h"
 
@@ -36,12 +38,12 @@ struct Best {
   std::string device;
 };
 
-// Runs `text` 5 times on the CPU; the heaviest kernel's best rate (flops or bytes per ns).
-StatusOr<Best> BestRate(const char* text, int threads, bool flops) {
+// Runs `text` 5 times on `backend`; the heaviest kernel's best rate (flops or bytes per ns).
+StatusOr<Best> BestRate(const char* text, int threads, bool flops, const std::string& backend = "cpu") {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseModule(text));
   ASSIGN_OR_RETURN(std::vector<Literal> args, interpreter::RandomArguments(*module, 1));
   ProfiledRunOptions options;
-  options.backend = "cpu";
+  options.backend = backend;
   options.iterations = 5;
   options.threads = threads;
   ASSIGN_OR_RETURN(ProfiledRun run, RunProfiled(*module, args, options));
@@ -148,6 +150,70 @@ StatusOr<profiler::MachinePeaks> CpuPeaks(int threads, const std::string& cache_
     std::filesystem::rename(temp, file, ec);  // atomic; a failed cache write only costs a remeasure
   }
   return peaks;
+}
+
+// --- the GPU ------------------------------------------------------------------------------
+
+StatusOr<int> Fp32LanesPerSm(int major, int minor) {
+  // FP32 CUDA cores per SM, from NVIDIA's architecture whitepapers.
+  switch (major) {
+    case 6:
+      return minor == 0 ? 64 : 128;  // sm_60 (P100) 64; sm_61/62 128
+    case 7:
+      return 64;  // sm_70 (V100), sm_72, sm_75 (Turing)
+    case 8:
+      return minor == 0 ? 64 : 128;  // sm_80 (A100) 64; sm_86/87/89 128
+    case 9:
+    case 10:
+    case 11:
+    case 12:
+      return 128;  // sm_90 (H100/H200), sm_100/103 (B200/B300), sm_110, sm_120/121
+  }
+  return InvalidArgument("FP32 lanes per SM unknown for sm_" + std::to_string(major) + std::to_string(minor) +
+                         ": the GPU's compute roof cannot be told");
+}
+
+StatusOr<profiler::MachinePeaks> GpuPeaksFromAttributes(const runtime::CudaDeviceInfo& info) {
+  if (info.multiprocessors <= 0 || info.clock_khz <= 0) {
+    return Unavailable("the driver does not report " + info.name +
+                       "'s SM count and clock: the GPU's compute roof cannot be told");
+  }
+  ASSIGN_OR_RETURN(int lanes, Fp32LanesPerSm(info.compute_major, info.compute_minor));
+  profiler::MachinePeaks peaks;
+  peaks.device = info.ToString();
+  // One fused multiply-add (two flops) per lane per clock.
+  peaks.gflop_per_s = 2.0 * lanes * info.multiprocessors * (info.clock_khz * 1e3) / 1e9;
+  // Double data rate: two transfers per memory clock over the bus.
+  if (info.memory_clock_khz > 0 && info.memory_bus_bits > 0)
+    peaks.gb_per_s = 2.0 * (info.memory_clock_khz * 1e3) * (info.memory_bus_bits / 8.0) / 1e9;
+  char how[256];
+  std::snprintf(how, sizeof(how), "compute from the device's attributes: %d SMs x %d FP32 lanes x %.2f GHz x 2",
+                info.multiprocessors, lanes, info.clock_khz / 1e6);
+  peaks.how = how;
+  if (peaks.gb_per_s > 0) peaks.how += "; memory from the memory clock and bus width (data sheet)";
+  return peaks;
+}
+
+StatusOr<profiler::MachinePeaks> GpuPeaks() {
+  ASSIGN_OR_RETURN(runtime::CudaDeviceInfo info, runtime::DiscoverCudaDevice(0));
+  ASSIGN_OR_RETURN(profiler::MachinePeaks peaks, GpuPeaksFromAttributes(info));
+  const double data_sheet = peaks.gb_per_s;
+  ASSIGN_OR_RETURN(Best memory, BestRate(kCopyModule, 0, /*flops=*/false, "gpu"));
+  peaks.gb_per_s = memory.per_ns;
+  peaks.how = peaks.how.substr(0, peaks.how.find("; memory"));
+  char how[160];
+  std::snprintf(how, sizeof(how),
+                "; memory measured: a 128 MiB elementwise kernel on Fusebox's GPU backend, best of 5 "
+                "(the memory clock and bus say %.0f GB/s)",
+                data_sheet);
+  peaks.how += how;
+  return peaks;
+}
+
+StatusOr<profiler::MachinePeaks> MachinePeaksFor(const std::string& backend, int threads) {
+  if (backend == "cpu") return CpuPeaks(threads);
+  if (backend == "gpu") return GpuPeaks();
+  return InvalidArgument("no roofs for backend '" + backend + "' (cpu or gpu)");
 }
 
 }  // namespace fusebox::session

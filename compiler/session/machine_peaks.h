@@ -1,5 +1,5 @@
-// The machine's roofs for the roofline (profiler/roofline.h), measured with Fusebox's own
-// CPU kernels so that the peaks and the kernels they judge pay the same costs:
+// The machine's roofs for the roofline (profiler/roofline.h). The CPU's are measured with
+// Fusebox's own CPU kernels so that the peaks and the kernels they judge pay the same costs:
 //   - compute: an f32 1024x1024x1024 dot (the CPU backend's library GEMM), best of 5 runs;
 //   - memory: an elementwise kernel over 64 MiB in and 64 MiB out, best of 5 runs.
 // They are what this machine achieves, not its data-sheet peaks (a kernel can exceed the
@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "compiler/runtime/cuda_driver.h"
 #include "compiler/support/status.h"
 #include "profiler/roofline.h"
 
@@ -30,5 +31,27 @@ std::string MachinePeaksCacheKey(int threads);
 
 // The default cache file ("" when no cache folder can be found).
 std::string MachinePeaksCacheFile();
+
+// --- the GPU ------------------------------------------------------------------------------
+// The compute roof comes from the device's attributes: SMs x FP32 lanes per SM (by
+// architecture) x the typical SM clock x 2 (one FMA a lane a clock). It is the CUDA cores'
+// f32 roof: a cuBLAS GEMM on tensor cores (TF32, the default for f32 dots of DEFAULT
+// precision, as in XLA) can run above it. The memory roof is measured: the same 128 MiB
+// elementwise kernel as the CPU's, on Fusebox's GPU backend (CUPTI kernel time), best of 5;
+// the data-sheet figure from the memory clock and bus width is named next to it. Measured
+// at each call (a fraction of a second), not cached.
+
+// FP32 lanes (CUDA cores) per SM of compute capability major.minor; an error for an
+// architecture Fusebox does not know.
+StatusOr<int> Fp32LanesPerSm(int major, int minor);
+// The roofs that the attributes give: compute, and the data-sheet memory bandwidth (0
+// when the driver reports no memory clock or bus width).
+StatusOr<profiler::MachinePeaks> GpuPeaksFromAttributes(const runtime::CudaDeviceInfo& info);
+// Device 0's roofs: compute from its attributes, memory measured. Errors name what is
+// missing (no driver, no device).
+StatusOr<profiler::MachinePeaks> GpuPeaks();
+
+// The roofs of `backend` ("cpu": CpuPeaks(threads) from the default cache; "gpu": GpuPeaks()).
+StatusOr<profiler::MachinePeaks> MachinePeaksFor(const std::string& backend, int threads);
 
 }  // namespace fusebox::session

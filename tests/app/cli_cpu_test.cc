@@ -254,8 +254,7 @@ TEST(CliCpuCompileTest, DumpOfAnUnsupportedModuleStillWritesTheHlo) {
 namespace {
 
 // --roofline: every kernel of the MNIST step under the measured roofs with what bounds
-// it, the peaks measured on the first run and read from the cache on the next; the GPU
-// says its peaks are not measured yet.
+// it, the peaks measured on the first run and read from the cache on the next.
 TEST(CliCpuTest, RooflineShowsEachKernelUnderTheMeasuredRoofs) {
   const std::string cache = ::testing::TempDir() + "/fusebox_roofline_cache_" + std::to_string(::getpid());
   const std::string env = "FUSEBOX_CACHE_DIR=" + cache + " ";

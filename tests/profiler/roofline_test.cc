@@ -119,5 +119,55 @@ TEST(MachinePeaksTest, CacheEntriesAreKeyedByCpuThreadsAndBuildFlavour) {
   std::filesystem::remove_all(dir);
 }
 
+// The GPU's compute roof from its attributes: an H100 SXM's figures (132 SMs at 1.98 GHz,
+// 128 FP32 lanes each; HBM3 at 2.619 GHz over 5120 bits) give its data sheet's 67 TFLOP/s
+// and 3.35 TB/s.
+TEST(GpuPeaksTest, ComputeRoofFromTheDevicesAttributes) {
+  runtime::CudaDeviceInfo h100;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.compute_major = 9;
+  h100.multiprocessors = 132;
+  h100.clock_khz = 1980000;
+  h100.memory_clock_khz = 2619000;
+  h100.memory_bus_bits = 5120;
+  auto peaks = session::GpuPeaksFromAttributes(h100);
+  ASSERT_TRUE(peaks.ok()) << peaks.status().message();
+  EXPECT_NEAR(peaks->gflop_per_s, 66908.16, 0.01);
+  EXPECT_NEAR(peaks->gb_per_s, 3352.32, 0.01);
+  EXPECT_NE(peaks->how.find("132 SMs x 128 FP32 lanes x 1.98 GHz x 2"), std::string::npos) << peaks->how;
+  EXPECT_NE(peaks->device.find("H100"), std::string::npos) << peaks->device;
+
+  // An A100 has 64 FP32 lanes per SM, an RTX 4090 (sm_89) 128, a V100 64.
+  EXPECT_EQ(*session::Fp32LanesPerSm(8, 0), 64);
+  EXPECT_EQ(*session::Fp32LanesPerSm(8, 9), 128);
+  EXPECT_EQ(*session::Fp32LanesPerSm(7, 0), 64);
+  EXPECT_EQ(*session::Fp32LanesPerSm(10, 0), 128);
+  // An architecture it does not know, or a driver that reports no clock: no roof, said so.
+  auto unknown = session::Fp32LanesPerSm(5, 2);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("sm_52"), std::string::npos) << unknown.status().message();
+  runtime::CudaDeviceInfo no_clock = h100;
+  no_clock.clock_khz = 0;
+  auto refused = session::GpuPeaksFromAttributes(no_clock);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("clock"), std::string::npos) << refused.status().message();
+  // Without the memory clock the memory roof is left to the measurement.
+  runtime::CudaDeviceInfo no_memory_clock = h100;
+  no_memory_clock.memory_clock_khz = 0;
+  auto compute_only = session::GpuPeaksFromAttributes(no_memory_clock);
+  ASSERT_TRUE(compute_only.ok());
+  EXPECT_EQ(compute_only->gb_per_s, 0);
+  EXPECT_FALSE(compute_only->valid());
+}
+
+// Without a GPU the roofs say what is missing rather than showing a roofline.
+TEST(GpuPeaksTest, WithoutAGpuTheErrorNamesWhatIsMissing) {
+  if (runtime::CudaDeviceCount().ok()) GTEST_SKIP() << "a GPU is present";
+  auto peaks = session::MachinePeaksFor("gpu", 0);
+  ASSERT_FALSE(peaks.ok());
+  EXPECT_NE(peaks.status().message().find("CUDA"), std::string::npos) << peaks.status().message();
+  EXPECT_FALSE(session::MachinePeaksFor("tpu", 0).ok());
+}
+
 }  // namespace
 }  // namespace fusebox::profiler

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/runtime/gpu_executable.h"
+#include "compiler/session/machine_peaks.h"
 #include "tests/compiler/runtime/gpu_test_util.h"
 
 namespace fusebox {
@@ -414,6 +416,26 @@ ENTRY e {
   // below 0.5; f32 would agree to about 1e-5.
   EXPECT_GT(largest, 1e-5) << "the DEFAULT-precision gemm gave the full-f32 result";
   EXPECT_LT(largest, 0.5);
+}
+
+// The GPU's roofs: compute from the attributes, memory measured by Fusebox's own copy
+// kernel, which can come near the memory's data-sheet rate but not above it.
+TEST(GpuPeaksGpuTest, MeasuredBandwidthIsBelowTheDataSheet) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto info = runtime::DiscoverCudaDevice(0);
+  if (!info.ok()) GTEST_SKIP() << info.status().message();
+  auto from_attributes = session::GpuPeaksFromAttributes(*info);
+  ASSERT_TRUE(from_attributes.ok()) << from_attributes.status().message();
+  auto peaks = session::GpuPeaks();
+  ASSERT_TRUE(peaks.ok()) << peaks.status().message();
+  std::printf("%s: %.0f GFLOP/s, %.0f GB/s (%s)\n", peaks->device.c_str(), peaks->gflop_per_s, peaks->gb_per_s,
+              peaks->how.c_str());
+  EXPECT_DOUBLE_EQ(peaks->gflop_per_s, from_attributes->gflop_per_s);
+  EXPECT_GT(peaks->gb_per_s, 100);
+  if (from_attributes->gb_per_s > 0) {
+    EXPECT_LT(peaks->gb_per_s, 1.05 * from_attributes->gb_per_s);
+  }
+  EXPECT_NE(peaks->how.find("memory measured"), std::string::npos) << peaks->how;
 }
 
 }  // namespace
