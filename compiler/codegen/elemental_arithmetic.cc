@@ -210,9 +210,12 @@ llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x
       return RoundToType(type, b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), s));
     }
     case Opcode::kLogistic: {
-      llvm::Value* e = Exp(b_.CreateFNeg(x));
+      // e = e^-|x| never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, so
+      // results below x = -88.7 keep their subnormal values (1 / (1 + e^-x) gave 0 there).
+      llvm::Value* e = Exp(b_.CreateFNeg(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
       llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-      return RoundToType(type, b_.CreateFDiv(one, b_.CreateFAdd(one, e)));
+      llvm::Value* negative = b_.CreateFCmpOLT(x, llvm::ConstantFP::get(x->getType(), 0.0));
+      return RoundToType(type, b_.CreateFDiv(b_.CreateSelect(negative, e, one), b_.CreateFAdd(one, e)));
     }
     case Opcode::kExpm1: return CallLibm("expm1", type, {x});
     case Opcode::kLog1p: return CallLibm("log1p", type, {x});

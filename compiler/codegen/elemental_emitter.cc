@@ -19,6 +19,7 @@
 
 #include "compiler/codegen/elemental_emitter_internal.h"
 #include "compiler/codegen/elemental_math.h"
+#include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/literal.h"
 
 namespace fusebox::codegen {
@@ -487,13 +488,20 @@ llvm::Value* ElementalEmitter::CallLibm(const std::string& name, PrimitiveType t
 }
 
 ElementalEmitterOptions CpuElementalEmitter::CpuOptions() {
-  const char* libm = std::getenv("FUSEBOX_CPU_LIBM_MATH");
-  const bool use_libm = libm != nullptr && std::string(libm) == "1";
-  return ElementalEmitterOptions{.inline_exp = true, .inline_f32_math = !use_libm};
+  auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && std::string(value) == "1";
+  };
+  const bool libm = set("FUSEBOX_CPU_LIBM_MATH");
+  return ElementalEmitterOptions{
+      .inline_exp = true,
+      .inline_f32_math = !libm,
+      .inline_f32_sin_cos = !libm && (set("FUSEBOX_CPU_INLINE_SIN_COS") || !VectorMathLibraryLoaded())};
 }
 
 llvm::Value* ElementalEmitter::InlineF32Math(Opcode op, PrimitiveType type, llvm::Value* x, llvm::Value* y) {
   if (!options_.inline_f32_math) return nullptr;
+  if ((op == Opcode::kSin || op == Opcode::kCos) && !options_.inline_f32_sin_cos) return nullptr;
   llvm::Value* r = EmitInlineF32Math(b_, op, x, y);
   return r == nullptr ? nullptr : RoundToType(type, r);
 }

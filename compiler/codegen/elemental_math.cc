@@ -402,7 +402,10 @@ llvm::Value* Pow(DoubleMath& m, llvm::Value* x, llvm::Value* y) {
 }  // namespace
 
 llvm::Value* EmitInlineF32Math(llvm::IRBuilder<>& b, Opcode op, llvm::Value* x, llvm::Value* y) {
-  if (!x->getType()->isFloatTy()) return nullptr;
+  const bool binary = op == Opcode::kAtan2 || op == Opcode::kPower;
+  const bool unary = op == Opcode::kTanh || op == Opcode::kErf || op == Opcode::kExpm1 || op == Opcode::kLog1p ||
+                     op == Opcode::kSin || op == Opcode::kCos || op == Opcode::kCbrt;
+  if (!x->getType()->isFloatTy() || !(unary || (binary && y != nullptr))) return nullptr;
   DoubleMath m(b);
   auto wide = [&](llvm::Value* v) { return b.CreateFPExt(v, b.getDoubleTy()); };
   llvm::Value* d = wide(x);
@@ -420,8 +423,8 @@ llvm::Value* EmitInlineF32Math(llvm::IRBuilder<>& b, Opcode op, llvm::Value* x, 
     case Opcode::kSin: r = SinCos(m, x, false); break;
     case Opcode::kCos: r = SinCos(m, x, true); break;
     case Opcode::kCbrt: r = Cbrt(m, d); break;
-    case Opcode::kAtan2: r = y != nullptr ? Atan2(m, d, wide(y)) : nullptr; break;
-    case Opcode::kPower: r = y != nullptr ? Pow(m, d, wide(y)) : nullptr; break;
+    case Opcode::kAtan2: r = Atan2(m, d, wide(y)); break;
+    case Opcode::kPower: r = Pow(m, d, wide(y)); break;
     default: break;
   }
   return r == nullptr ? nullptr : b.CreateFPTrunc(r, b.getFloatTy());
