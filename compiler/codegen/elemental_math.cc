@@ -11,10 +11,12 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -118,7 +120,9 @@ class DoubleMath {
   llvm::Value* CopySign(llvm::Value* magnitude, llvm::Value* sign) {
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
   }
-  llvm::Value* Select(llvm::Value* c, llvm::Value* x, llvm::Value* y) { return b_.CreateSelect(c, x, y); }
+  llvm::Value* Select(llvm::Value* c, llvm::Value* x, llvm::Value* y) {
+    return b_.CreateSelect(c, x, y);
+  }
   llvm::Value* Lt(llvm::Value* x, llvm::Value* y) { return b_.CreateFCmpOLT(x, y); }
   llvm::Value* Gt(llvm::Value* x, llvm::Value* y) { return b_.CreateFCmpOGT(x, y); }
   llvm::Value* Eq(llvm::Value* x, llvm::Value* y) { return b_.CreateFCmpOEQ(x, y); }
@@ -132,7 +136,9 @@ class DoubleMath {
   llvm::Value* Bits(llvm::Value* x) { return b_.CreateBitCast(x, b_.getInt64Ty()); }
   llvm::Value* FromBits(llvm::Value* i) { return b_.CreateBitCast(i, t_); }
   // 2^k for an i64 k in the normal range.
-  llvm::Value* Pow2(llvm::Value* k) { return FromBits(b_.CreateShl(b_.CreateAdd(k, I(1023)), I(52))); }
+  llvm::Value* Pow2(llvm::Value* k) {
+    return FromBits(b_.CreateShl(b_.CreateAdd(k, I(1023)), I(52)));
+  }
   // An integer-valued double (|k| < 2^31) as i64, without a vector i64 conversion (which
   // AVX2 lacks): adding 1.5 * 2^52 puts k in the low bits.
   llvm::Value* ToInt(llvm::Value* k) {
@@ -183,8 +189,8 @@ llvm::Value* Log(DoubleMath& m, llvm::Value* u) {
   llvm::IRBuilder<>& b = m.b();
   llvm::Value* bits = m.Bits(u);
   llvm::Value* k = b.CreateTrunc(b.CreateSub(b.CreateLShr(bits, 52), m.I(1023)), b.getInt32Ty());
-  llvm::Value* mantissa = m.FromBits(b.CreateOr(b.CreateAnd(bits, m.I((int64_t{1} << 52) - 1)),
-                                                m.I(int64_t{1023} << 52)));
+  llvm::Value* mantissa = m.FromBits(
+      b.CreateOr(b.CreateAnd(bits, m.I((int64_t{1} << 52) - 1)), m.I(int64_t{1023} << 52)));
   llvm::Value* big = m.Gt(mantissa, m.C(std::numbers::sqrt2));
   mantissa = m.Select(big, m.Mul(mantissa, m.C(0.5)), mantissa);
   k = b.CreateAdd(k, b.CreateZExt(big, b.getInt32Ty()));
@@ -220,12 +226,12 @@ llvm::Value* Tanh(DoubleMath& m, llvm::Value* x) {
 // erf is 1 in f32.
 llvm::Value* Erf(DoubleMath& m, llvm::Value* x) {
   static const std::vector<double> kSmall = {
-      0x1.ee51eb23cb88dp-1,  -0x1.1fd1629214f70p-3, 0x1.454368013c3c7p-6,  -0x1.2b902b7ba7b8ap-9,
+      0x1.ee51eb23cb88dp-1,  -0x1.1fd1629214f70p-3,  0x1.454368013c3c7p-6,  -0x1.2b902b7ba7b8ap-9,
       0x1.c82aa345cb92dp-13, -0x1.2639910d3afd4p-16, 0x1.4864d79c92b27p-20, -0x1.429efc899a6e4p-24,
       0x1.1c69aafee1ac9p-28, -0x1.c078574b4ae4ep-33};
   static const std::vector<double> kLarge = {
-      0x1.8c9eb68ff32bep-3,  -0x1.c5499221cfb68p-4, 0x1.efb41dde8f7f0p-5,  -0x1.048a8a122f7c0p-5,
-      0x1.083ce2c69818ep-6,  -0x1.0356122ec6c0ap-7, 0x1.edde66024c1f1p-9,  -0x1.c9345dc79445cp-10,
+      0x1.8c9eb68ff32bep-3,  -0x1.c5499221cfb68p-4,  0x1.efb41dde8f7f0p-5,  -0x1.048a8a122f7c0p-5,
+      0x1.083ce2c69818ep-6,  -0x1.0356122ec6c0ap-7,  0x1.edde66024c1f1p-9,  -0x1.c9345dc79445cp-10,
       0x1.9c4f58c57a567p-11, -0x1.6ae6f2195fb32p-12, 0x1.37d2e949ba3a4p-13, -0x1.04c7bc09fffccp-14,
       0x1.af81ea5cfd450p-16, -0x1.6e935967bc693p-17, 0x1.1a8cfd2d3a382p-18, -0x1.30e1d229f1827p-20,
       0x1.0baebbf05329bp-21, -0x1.dad2971bc70d9p-22, 0x1.40180001cb999p-23};
@@ -262,7 +268,8 @@ std::array<std::vector<double>, 3> TwoOverPiTable() {
   }
   auto chunk = [&](int first, int count, int e) {  // bits first..first+count-1, weight 2^e-i
     uint64_t v = 0;
-    for (int i = first; i < first + count; ++i) v = v * 2 + static_cast<uint64_t>(bit[static_cast<size_t>(i)]);
+    for (int i = first; i < first + count; ++i)
+      v = v * 2 + static_cast<uint64_t>(bit[static_cast<size_t>(i)]);
     return std::ldexp(static_cast<double>(v), e - (first + count - 1));
   };
   std::array<std::vector<double>, 3> table;
@@ -277,13 +284,15 @@ std::array<std::vector<double>, 3> TwoOverPiTable() {
   return table;
 }
 
-llvm::Value* LoadTable(llvm::IRBuilder<>& b, const std::string& name, const std::vector<double>& values,
-                       llvm::Value* index) {
+llvm::Value* LoadTable(llvm::IRBuilder<>& b, const std::string& name,
+                       const std::vector<double>& values, llvm::Value* index) {
   llvm::Module& module = *b.GetInsertBlock()->getModule();
   llvm::GlobalVariable* table = module.getGlobalVariable(name, true);
   if (table == nullptr) {
-    llvm::Constant* init = llvm::ConstantDataArray::get(module.getContext(), llvm::ArrayRef<double>(values));
-    table = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
+    llvm::Constant* init =
+        llvm::ConstantDataArray::get(module.getContext(), llvm::ArrayRef<double>(values));
+    table = new llvm::GlobalVariable(module, init->getType(), true,
+                                     llvm::GlobalValue::PrivateLinkage, init, name);
     table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     table->setAlignment(llvm::Align(64));
   }
@@ -316,13 +325,17 @@ llvm::Value* SinCos(DoubleMath& m, llvm::Value* x, bool cosine) {
   llvm::Value* z = m.Mul(a, a);
   std::vector<double> inv = InverseFactorials(17);
   std::vector<double> sin_c, cos_c;
-  for (int n = 3, sign = -1; n <= 15; n += 2, sign = -sign) sin_c.push_back(sign * inv[static_cast<size_t>(n)]);
-  for (int n = 2, sign = -1; n <= 16; n += 2, sign = -sign) cos_c.push_back(sign * inv[static_cast<size_t>(n)]);
+  for (int n = 3, sign = -1; n <= 15; n += 2, sign = -sign)
+    sin_c.push_back(sign * inv[static_cast<size_t>(n)]);
+  for (int n = 2, sign = -1; n <= 16; n += 2, sign = -sign)
+    cos_c.push_back(sign * inv[static_cast<size_t>(n)]);
   llvm::Value* sin_a = m.Fma(m.Mul(a, z), m.Poly(z, sin_c), a);
   llvm::Value* cos_a = m.Fma(z, m.Poly(z, cos_c), m.C(1.0));
   llvm::Value* quadrant = m.ToInt(k);
   if (cosine) quadrant = b.CreateAdd(quadrant, m.I(1));
-  auto bit_set = [&](int64_t bit) { return b.CreateICmpNE(b.CreateAnd(quadrant, m.I(bit)), m.I(0)); };
+  auto bit_set = [&](int64_t bit) {
+    return b.CreateICmpNE(b.CreateAnd(quadrant, m.I(bit)), m.I(0));
+  };
   llvm::Value* r = m.Select(bit_set(1), cos_a, sin_a);
   r = m.Select(bit_set(2), m.Neg(r), r);
   if (!cosine) r = m.Select(b.CreateICmpSLT(bits, b.getInt32(0)), m.Neg(r), r);
@@ -340,11 +353,12 @@ llvm::Value* Cbrt(DoubleMath& m, llvm::Value* x) {
   llvm::Value* e_float = b.CreateSIToFP(e, b.getDoubleTy());
   llvm::Value* q = m.Floor(m.Div(e_float, m.C(3.0)));  // correctly rounded: exact at multiples of 3
   llvm::Value* r = m.Sub(e_float, m.Mul(q, m.C(3.0)));
-  llvm::Value* scaled = m.FromBits(b.CreateOr(b.CreateAnd(bits, m.I((int64_t{1} << 52) - 1)),
-                                              b.CreateShl(b.CreateAdd(m.ToInt(r), m.I(1023)), m.I(52))));
-  llvm::Value* y = m.Poly(m.Fma(scaled, m.C(1 / 3.5), m.C(-4.5 / 3.5)),
-                          {0x1.a81ac0710a062p+0, 0x1.a6049abb1559ep-2, -0x1.3298608abfa10p-3,
-                           0x1.672a6352f10cdp-4});
+  llvm::Value* scaled =
+      m.FromBits(b.CreateOr(b.CreateAnd(bits, m.I((int64_t{1} << 52) - 1)),
+                            b.CreateShl(b.CreateAdd(m.ToInt(r), m.I(1023)), m.I(52))));
+  llvm::Value* y = m.Poly(
+      m.Fma(scaled, m.C(1 / 3.5), m.C(-4.5 / 3.5)),
+      {0x1.a81ac0710a062p+0, 0x1.a6049abb1559ep-2, -0x1.3298608abfa10p-3, 0x1.672a6352f10cdp-4});
   for (int step = 0; step < 3; ++step) {
     llvm::Value* residual = m.Sub(y, m.Div(scaled, m.Mul(y, y)));
     y = m.Fma(residual, m.C(-1.0 / 3.0), y);
@@ -403,29 +417,47 @@ llvm::Value* Pow(DoubleMath& m, llvm::Value* x, llvm::Value* y) {
 
 llvm::Value* EmitInlineF32Math(llvm::IRBuilder<>& b, Opcode op, llvm::Value* x, llvm::Value* y) {
   const bool binary = op == Opcode::kAtan2 || op == Opcode::kPower;
-  const bool unary = op == Opcode::kTanh || op == Opcode::kErf || op == Opcode::kExpm1 || op == Opcode::kLog1p ||
-                     op == Opcode::kSin || op == Opcode::kCos || op == Opcode::kCbrt;
+  const bool unary = op == Opcode::kTanh || op == Opcode::kErf || op == Opcode::kExpm1 ||
+                     op == Opcode::kLog1p || op == Opcode::kSin || op == Opcode::kCos ||
+                     op == Opcode::kCbrt;
   if (!x->getType()->isFloatTy() || !(unary || (binary && y != nullptr))) return nullptr;
   DoubleMath m(b);
   auto wide = [&](llvm::Value* v) { return b.CreateFPExt(v, b.getDoubleTy()); };
   llvm::Value* d = wide(x);
   llvm::Value* r = nullptr;
   switch (op) {
-    case Opcode::kTanh: r = Tanh(m, d); break;
-    case Opcode::kErf: r = Erf(m, d); break;
+    case Opcode::kTanh:
+      r = Tanh(m, d);
+      break;
+    case Opcode::kErf:
+      r = Erf(m, d);
+      break;
     case Opcode::kExpm1: {
       // Beyond [-40, 100] e^x - 1 is -1 or overflows f32 anyway; ±0 keep their sign.
       r = Expm1(m, m.Clamp(d, -40.0, 100.0));
       r = m.Select(m.Eq(d, m.C(0.0)), d, r);
       break;
     }
-    case Opcode::kLog1p: r = Log1p(m, d); break;
-    case Opcode::kSin: r = SinCos(m, x, false); break;
-    case Opcode::kCos: r = SinCos(m, x, true); break;
-    case Opcode::kCbrt: r = Cbrt(m, d); break;
-    case Opcode::kAtan2: r = Atan2(m, d, wide(y)); break;
-    case Opcode::kPower: r = Pow(m, d, wide(y)); break;
-    default: break;
+    case Opcode::kLog1p:
+      r = Log1p(m, d);
+      break;
+    case Opcode::kSin:
+      r = SinCos(m, x, false);
+      break;
+    case Opcode::kCos:
+      r = SinCos(m, x, true);
+      break;
+    case Opcode::kCbrt:
+      r = Cbrt(m, d);
+      break;
+    case Opcode::kAtan2:
+      r = Atan2(m, d, wide(y));
+      break;
+    case Opcode::kPower:
+      r = Pow(m, d, wide(y));
+      break;
+    default:
+      break;
   }
   return r == nullptr ? nullptr : b.CreateFPTrunc(r, b.getFloatTy());
 }
