@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -415,6 +416,104 @@ void RunWorkload(benchmark::State& state, const Workload& workload, Mode mode) {
   SetBandwidthCounters(state, (*loaded)->min_bytes, loop_seconds);
 }
 
+// --- Transcendentals: inline polynomial IR against libm calls ---
+
+// ns per element of one f32 op over 2^20 elements (or the GELU loop fusion, tanh form), on
+// one thread, compiled with the inline f32 math (elemental_math.cc; sin and cos forced
+// inline) or, libm = true, with FUSEBOX_CPU_LIBM_MATH=1 (the calls it replaced: scalar
+// tanhf, erff, ..., libmvec's vector powf, sinf, cosf), in the same run.
+// Inputs are spread over [-4, 4] (positive ops: [0.01, 8]) where the functions do work.
+constexpr int64_t kMathElements = int64_t{1} << 20;
+
+struct MathCase {
+  std::string name;
+  std::string body;  // the entry's root computation of x (and y)
+  bool positive;     // inputs > 0 (log, log1p, pow's base)
+  int arity;
+};
+
+std::vector<MathCase> MathCases() {
+  auto unary = [](const std::string& name, const std::string& op, bool positive = false) {
+    return MathCase{name, "  ROOT r = f32[1048576] " + op + "(x)\n", positive, 1};
+  };
+  return {
+      {"gelu_tanh",
+       "  c = f32[] constant(0.0447149985)\n  s = f32[] constant(0.797884583)\n"
+       "  h = f32[] constant(0.5)\n  one = f32[] constant(1)\n"
+       "  cb = f32[1048576] broadcast(c), dimensions={}\n  sb = f32[1048576] broadcast(s), dimensions={}\n"
+       "  hb = f32[1048576] broadcast(h), dimensions={}\n  ob = f32[1048576] broadcast(one), dimensions={}\n"
+       "  x2 = f32[1048576] multiply(x, x)\n  x3 = f32[1048576] multiply(x2, x)\n"
+       "  t0 = f32[1048576] multiply(cb, x3)\n  t1 = f32[1048576] add(x, t0)\n"
+       "  t2 = f32[1048576] multiply(sb, t1)\n  t3 = f32[1048576] tanh(t2)\n"
+       "  t4 = f32[1048576] add(ob, t3)\n  t5 = f32[1048576] multiply(hb, x)\n"
+       "  ROOT g = f32[1048576] multiply(t5, t4)\n",
+       false, 1},
+      unary("tanh", "tanh"), unary("erf", "erf"), unary("logistic", "logistic"), unary("expm1", "exponential-minus-one"),
+      unary("log1p", "log-plus-one", true), unary("sin", "sine"), unary("cos", "cosine"),
+      unary("cbrt", "cbrt"), unary("rsqrt", "rsqrt", true),
+      {"atan2", "  ROOT r = f32[1048576] atan2(x, y)\n", false, 2},
+      {"pow", "  ROOT r = f32[1048576] power(x, y)\n", true, 2},
+  };
+}
+
+void RunMath(benchmark::State& state, const MathCase& math, bool libm) {
+  std::string text = "HloModule math_" + math.name + "\n\nENTRY e {\n  x = f32[1048576] parameter(0)\n";
+  if (math.arity == 2) text += "  y = f32[1048576] parameter(1)\n";
+  StatusOr<std::unique_ptr<Module>> module = ParseModule(text + math.body + "}\n");
+  if (!module.ok()) {
+    state.SkipWithError(module.status().message().c_str());
+    return;
+  }
+  std::vector<Literal> args;
+  for (int k = 0; k < math.arity; ++k) {
+    Literal arg(Shape(PrimitiveType::kF32, {kMathElements}));
+    auto* values = reinterpret_cast<float*>(arg.untyped_data());
+    for (int64_t i = 0; i < kMathElements; ++i) {
+      const double u = static_cast<double>((static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull + k) >> 11) / 0x1p53;
+      values[i] = static_cast<float>(math.positive || k == 1 ? 0.01 + 8 * u : -4 + 8 * u);
+    }
+    args.push_back(std::move(arg));
+  }
+  // inline: sin and cos too (by default they stay libmvec calls where glibc has it).
+  setenv(libm ? "FUSEBOX_CPU_LIBM_MATH" : "FUSEBOX_CPU_INLINE_SIN_COS", "1", 1);
+  StatusOr<std::unique_ptr<Module>> optimized = passes::OptimizeForBackend(**module, /*fused=*/true);
+  runtime::CpuExecutableOptions options;
+  options.threads = 1;
+  StatusOr<std::unique_ptr<runtime::CpuExecutable>> executable =
+      optimized.ok() ? runtime::CpuExecutable::Create(std::move(*optimized), options)
+                     : StatusOr<std::unique_ptr<runtime::CpuExecutable>>(optimized.status());
+  unsetenv("FUSEBOX_CPU_LIBM_MATH");
+  unsetenv("FUSEBOX_CPU_INLINE_SIN_COS");
+  if (!executable.ok()) {
+    state.SkipWithError(executable.status().message().c_str());
+    return;
+  }
+  Literal result;
+  Status ran = (*executable)->RunInto(args, result);
+  const LoopClock clock;
+  for (auto _ : state) {
+    ran = (*executable)->RunInto(args, result);
+    benchmark::DoNotOptimize(result.untyped_data());
+  }
+  if (!ran.ok()) {
+    state.SkipWithError(ran.message().c_str());
+    return;
+  }
+  state.counters["ns_per_element"] =
+      clock.Seconds() * 1e9 / (static_cast<double>(state.iterations()) * static_cast<double>(kMathElements));
+}
+
+void RegisterMath() {
+  for (const MathCase& math : MathCases()) {
+    for (bool libm : {false, true}) {
+      const std::string name = "Math/" + math.name + (libm ? "/libm" : "/inline");
+      benchmark::RegisterBenchmark(name.c_str(), [math, libm](benchmark::State& state) { RunMath(state, math, libm); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+}
+
 void Register(const std::string& group, const Workload& workload, bool with_interpreter) {
   std::vector<std::pair<const char*, Mode>> modes = {{"fused", Mode::kFused}, {"unfused", Mode::kUnfused}};
   if (with_interpreter) modes.push_back({"interpreter", Mode::kInterpreter});
@@ -444,6 +543,7 @@ void RegisterAll() {
   Register("Softmax/4096x1024", Softmax(4096), /*with_interpreter=*/false);
   Register("LayerNorm/4096x1024", LayerNorm(4096), /*with_interpreter=*/false);
   Register("MnistTrainStep", MnistTrainStep(), /*with_interpreter=*/true);
+  RegisterMath();
   // 1 GiB per input: opt-in with --benchmark_filter=Large.
   Register("ReduceSumLarge/16384", ReduceSum(16384), /*with_interpreter=*/false);
   Register("RunningExampleLarge/16384", RunningExample(16384), /*with_interpreter=*/false);

@@ -252,6 +252,7 @@ bool IsTranscendental(Opcode op) {
   switch (op) {
     case Opcode::kExp: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kLog: case Opcode::kPower:
     case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1: case Opcode::kLog1p: case Opcode::kErf:
+    case Opcode::kCbrt: case Opcode::kAtan2:
       return true;
     default:
       return false;

@@ -194,6 +194,7 @@ llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x
   (void)width;
   (void)out_type;
   if (!is_float) return Fail(inst, "unsupported element type " + std::string(PrimitiveTypeName(type)));
+  if (llvm::Value* inline_math = InlineF32Math(inst->opcode(), type, x)) return inline_math;
   switch (inst->opcode()) {
     case Opcode::kExp: return RoundToType(type, Exp(x));
     case Opcode::kLog: return Intrinsic(llvm::Intrinsic::log, type, {x});
@@ -209,9 +210,12 @@ llvm::Value* ElementalEmitter::EmitUnary(const Instruction* inst, llvm::Value* x
       return RoundToType(type, b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), s));
     }
     case Opcode::kLogistic: {
-      llvm::Value* e = Exp(b_.CreateFNeg(x));
+      // e = e^-|x| never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, so
+      // results below x = -88.7 keep their subnormal values (1 / (1 + e^-x) gave 0 there).
+      llvm::Value* e = Exp(b_.CreateFNeg(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
       llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-      return RoundToType(type, b_.CreateFDiv(one, b_.CreateFAdd(one, e)));
+      llvm::Value* negative = b_.CreateFCmpOLT(x, llvm::ConstantFP::get(x->getType(), 0.0));
+      return RoundToType(type, b_.CreateFDiv(b_.CreateSelect(negative, e, one), b_.CreateFAdd(one, e)));
     }
     case Opcode::kExpm1: return CallLibm("expm1", type, {x});
     case Opcode::kLog1p: return CallLibm("log1p", type, {x});
@@ -291,6 +295,7 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
     }
     case Opcode::kPower:
       if (is_float) {
+        if (llvm::Value* inline_math = InlineF32Math(opcode, type, x, y)) return inline_math;
         llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
         llvm::Value* p = b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
         llvm::Value* trivial = b_.CreateOr(b_.CreateFCmpOEQ(x, one), b_.CreateFCmpOEQ(y, llvm::ConstantFP::get(t, 0.0)));
@@ -300,7 +305,10 @@ llvm::Value* ElementalEmitter::EmitBinary(const Instruction* inst, Opcode opcode
       if (is_int) return EmitIntegerPower(is_signed, x, y);
       break;
     case Opcode::kAtan2:
-      if (is_float) return CallLibm("atan2", type, {x, y});
+      if (is_float) {
+        if (llvm::Value* inline_math = InlineF32Math(opcode, type, x, y)) return inline_math;
+        return CallLibm("atan2", type, {x, y});
+      }
       break;
     case Opcode::kAnd:
       if (is_pred || is_int) return b_.CreateAnd(x, y);

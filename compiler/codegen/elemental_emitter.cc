@@ -10,16 +10,17 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
 #include "compiler/codegen/elemental_emitter_internal.h"
+#include "compiler/codegen/elemental_math.h"
+#include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/literal.h"
-#include "compiler/support/planted_bugs.h"
 
 namespace fusebox::codegen {
 
@@ -162,72 +163,6 @@ llvm::GlobalVariable* DecodeTable(llvm::Module& module, PrimitiveType type) {
   table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   table->setAlignment(llvm::Align(64));
   return table;
-}
-
-// e^x for a float or double `x`, as straight-line IR the loop vectorizer widens (no call):
-//   k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: ln 2 = hi + lo, hi with enough
-//   trailing zero bits that k * hi is exact), e^r by its Taylor polynomial (|r| <= ln2/2;
-//   degree 7 for float, 13 for double leaves truncation far below half an ulp), times 2^k
-//   built in the exponent field.
-// 2^k is applied as 2^(k/2) * 2^(k - k/2): both factors stay normal over the whole
-// clamped range, so results that overflow become +inf and results in the subnormal range
-// are rounded once, by the last multiply (gradual underflow, as glibc's exp gives the
-// interpreter; nothing here assumes flush-to-zero). x is clamped first to a range just
-// wider than where e^x is finite and nonzero (keeping k small enough for the shifter
-// trick below): +inf gives +inf and -inf gives +0 through the same arithmetic. The
-// clamp is a compare and select that passes NaN through, and NaN stays NaN through the
-// arithmetic. f32 measured over every input: at most 1 ulp from the correctly rounded
-// result (docs/cpu-backend.md).
-llvm::Value* EmitInlineExp(llvm::IRBuilder<>& b, llvm::Value* x) {
-  llvm::Type* t = x->getType();
-  const bool f32 = t->isFloatTy();
-  llvm::Type* int_type = f32 ? b.getInt32Ty() : b.getInt64Ty();
-  const int mantissa_bits = f32 ? 23 : 52;
-  const int64_t bias = f32 ? 127 : 1023;
-  auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
-  auto i = [&](int64_t v) {
-    return llvm::ConstantInt::get(int_type, static_cast<uint64_t>(v), true);
-  };
-  auto fma = [&](llvm::Value* m1, llvm::Value* m2, llvm::Value* a) {
-    // fmuladd: one rounding where the target has FMA, separate multiply and add elsewhere
-    // (never a libcall); both keep the error bounds above.
-    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {t}, {m1, m2, a});
-  };
-  const double lowest = f32 ? -110.0 : -750.0;  // e^lowest rounds to +0
-  const double highest = f32 ? 100.0 : 720.0;   // e^highest overflows
-  x = b.CreateSelect(b.CreateFCmpOLT(x, c(lowest)), c(lowest), x);
-  x = b.CreateSelect(b.CreateFCmpOGT(x, c(highest)), c(highest), x);
-
-  // Adding 1.5 * 2^mantissa_bits rounds x / ln 2 to an integer (ties to even) held in
-  // the low bits: subtracting the shifter's bit pattern gives k as an integer without a
-  // float-to-int conversion (which would be poison for NaN).
-  const double shifter = std::ldexp(1.5, mantissa_bits);
-  const double log2e = f32 ? static_cast<double>(0x1.715476p+0f) : 0x1.71547652b82fep+0;
-  llvm::Value* shifted = fma(x, c(log2e), c(shifter));
-  llvm::Value* k_float = b.CreateFSub(shifted, c(shifter));
-  llvm::Value* k =
-      b.CreateSub(b.CreateBitCast(shifted, int_type), b.CreateBitCast(c(shifter), int_type));
-
-  // ln 2 = hi + lo; hi has 9 (float) / 32 (double) significant bits, so k * hi is exact
-  // for every k the clamp allows, and x - k * hi is exact too (Sterbenz).
-  const double ln2_hi = f32 ? 0x1.63p-1 : 0x1.62e42fee00000p-1;
-  const double ln2_lo = f32 ? static_cast<double>(-0x1.bd0106p-13f) : 0x1.a39ef35793c76p-33;
-  llvm::Value* r = fma(k_float, c(-ln2_hi), x);
-  r = fma(k_float, c(BugPlanted(PlantedBug::kExpCorrectionSignFlipped) ? ln2_lo : -ln2_lo), r);
-
-  // Horner's rule down to the constant term: 1 + r (1 + r (1/2 + r (1/6 + ...))).
-  const int degree = f32 ? 7 : 13;
-  std::array<double, 14> inverse_factorial{1.0};
-  for (int n = 1; n <= degree; ++n) inverse_factorial[n] = inverse_factorial[n - 1] / n;
-  llvm::Value* p = c(inverse_factorial[degree]);
-  for (int n = degree - 1; n >= 0; --n) p = fma(p, r, c(inverse_factorial[n]));
-
-  llvm::Value* k_half = b.CreateAShr(k, i(1));
-  auto power_of_two = [&](llvm::Value* e) {
-    return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, i(bias)), i(mantissa_bits)), t);
-  };
-  llvm::Value* scaled = b.CreateFMul(p, power_of_two(k_half));
-  return b.CreateFMul(scaled, power_of_two(b.CreateSub(k, k_half)));
 }
 
 }  // namespace
@@ -550,6 +485,25 @@ llvm::Value* ElementalEmitter::CallLibm(const std::string& name, PrimitiveType t
     f->setOnlyAccessesInaccessibleMemory();
   }
   return RoundToType(type, b_.CreateCall(callee, args));
+}
+
+ElementalEmitterOptions CpuElementalEmitter::CpuOptions() {
+  auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && std::string(value) == "1";
+  };
+  const bool libm = set("FUSEBOX_CPU_LIBM_MATH");
+  return ElementalEmitterOptions{
+      .inline_exp = true,
+      .inline_f32_math = !libm,
+      .inline_f32_sin_cos = !libm && (set("FUSEBOX_CPU_INLINE_SIN_COS") || !VectorMathLibraryLoaded())};
+}
+
+llvm::Value* ElementalEmitter::InlineF32Math(Opcode op, PrimitiveType type, llvm::Value* x, llvm::Value* y) {
+  if (!options_.inline_f32_math) return nullptr;
+  if ((op == Opcode::kSin || op == Opcode::kCos) && !options_.inline_f32_sin_cos) return nullptr;
+  llvm::Value* r = EmitInlineF32Math(b_, op, x, y);
+  return r == nullptr ? nullptr : RoundToType(type, r);
 }
 
 llvm::Value* ElementalEmitter::Exp(llvm::Value* x) {

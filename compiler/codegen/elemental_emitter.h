@@ -61,6 +61,17 @@ struct ElementalEmitterOptions {
   // llvm.exp. On the CPU llvm.exp becomes calls into glibc's libmvec, which cost a third
   // of softmax; on the GPU llvm.exp is linked from libdevice, already inline.
   bool inline_exp = false;
+  // f32 (and f16/bf16, computed in f32) tanh, erf, expm1, log1p, cbrt, atan2 and pow as
+  // inline IR working in double (EmitInlineF32Math in elemental_math.h: at most 1 ulp for
+  // every input, docs/cpu-backend.md) instead of scalar libm calls (tanhf, erff, ...: a
+  // GELU loop spent 18-23 ns an element in tanhf). f64 keeps its calls. The GPU links
+  // libdevice, already inline.
+  bool inline_f32_math = false;
+  // f32 sin and cos inline too (with inline_f32_math): where glibc's libmvec is loaded the
+  // vectorizer calls its sinf/cosf, 8 lanes at a time and ~4x faster than the inline
+  // version (whose exact reduction of huge arguments costs table gathers), so the CPU sets
+  // this only without libmvec.
+  bool inline_f32_sin_cos = false;
 };
 
 class ElementalEmitter {
@@ -214,6 +225,9 @@ class ElementalEmitter {
                         const std::vector<llvm::Value*>& args);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, PrimitiveType type,
                          const std::vector<llvm::Value*>& args);
+  // op(x) (or op(x, y)) as inline IR, rounded to `type`, when options_.inline_f32_math is
+  // set and x is a float register; nullptr otherwise (the caller emits its call).
+  llvm::Value* InlineF32Math(Opcode op, PrimitiveType type, llvm::Value* x, llvm::Value* y = nullptr);
   // e^x on a float/double register value (unrounded), as options_.inline_exp chooses.
   llvm::Value* Exp(llvm::Value* x);
   llvm::Value* ClampIndex(llvm::Value* start, int64_t max_start, PrimitiveType type);
@@ -241,7 +255,12 @@ class ElementalEmitter {
 class CpuElementalEmitter : public ElementalEmitter {
  public:
   CpuElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module)
-      : ElementalEmitter(b, module, ElementalEmitterOptions{.inline_exp = true}) {}
+      : ElementalEmitter(b, module, CpuOptions()) {}
+
+  // inline_exp, inline_f32_math and, without libmvec, inline_f32_sin_cos. In the
+  // environment, FUSEBOX_CPU_LIBM_MATH=1 turns the inline f32 math off (the libm calls)
+  // and FUSEBOX_CPU_INLINE_SIN_COS=1 turns sin and cos on, for benchmarks and tests.
+  static ElementalEmitterOptions CpuOptions();
 };
 
 }  // namespace fusebox::codegen

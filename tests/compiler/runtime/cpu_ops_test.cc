@@ -1632,20 +1632,23 @@ TEST(CpuExpAccuracyTest, F64ExpWithinOneUlpOfLibm) {
   EXPECT_LE(report.max_ulp, 1) << "at x = " << report.worst_input;
 }
 
-// logistic's exp is the same inline exp; 1 / (1 + e^-x) adds two roundings on both
-// sides, and where e^-x is large (ulp >= 2) adding 1 can meet a tie that a 1-ulp
-// difference in e^-x sends the other way: 3 ulps measured (at x = -16.91).
-TEST(CpuExpAccuracyTest, F32LogisticWithinThreeUlpsOfLibm) {
+// logistic's exp is the same inline exp, of -|x| (never overflows): 1 / (1 + e) for x >= 0,
+// e / (1 + e) below, so results under x = -88.7 stay subnormal instead of 0 (what 1 / (1 +
+// e^-x) gives in f32). Against the formula in double: the roundings of e, 1 + e and the
+// quotient, 2 ulps measured here (at x = -15.6) and over all 2^32 inputs
+// (CpuMathAccuracyTest.Logistic); this is the quick check on the edge values.
+TEST(CpuExpAccuracyTest, F32LogisticWithinTwoUlpsOfDouble) {
   std::vector<float> values = ExpEdgeValues<float>();
   constexpr int kSteps = 1 << 18;
   for (int s = 0; s <= kSteps; ++s)
     values.push_back(-110.0f + 220.0f * static_cast<float>(s) / kSteps);
-  const UlpReport report = MeasureUlps<float, int32_t>(
-      "logistic", values, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  const UlpReport report = MeasureUlps<float, int32_t>("logistic", values, [](float x) {
+    return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+  });
   std::printf("f32 logistic: %zu inputs, max error %lld ulp (at %.9g)\n", values.size(),
               static_cast<long long>(report.max_ulp), report.worst_input);
   EXPECT_EQ(report.special_mismatches, 0) << report.first_special;
-  EXPECT_LE(report.max_ulp, 3) << "at x = " << report.worst_input;
+  EXPECT_LE(report.max_ulp, 2) << "at x = " << report.worst_input;
 }
 
 }  // namespace
