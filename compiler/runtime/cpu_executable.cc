@@ -765,6 +765,21 @@ StatusOr<std::string> CpuExecutable::BufferAssignmentText() {
     ASSIGN_OR_RETURN(ProgramPlan * plan, frame.PlanFor(order[i]));
     if (i > 0) text += "\n";
     text += "computation " + order[i]->name() + ":\n" + plan->assignment.ToString();
+    // The library calls among the kernels, with how each runs (a dot's GEMMs, in place or
+    // packed; a convolution's path): what the buffers above feed.
+    std::string calls;
+    for (const auto& inst : order[i]->instructions()) {
+      const codegen::CpuKernel* kernel = code_->KernelFor(inst.get());
+      if (kernel == nullptr || kernel->library_op == nullptr) continue;
+      const Instruction& op = *kernel->library_op;
+      std::string path;
+      if (op.opcode() == Opcode::kDot) path = DotPath(op);
+      if (op.opcode() == Opcode::kConvolution) path = ConvolutionPath(op);
+      if (path.empty()) continue;
+      calls += "  " + std::string(OpcodeName(op.opcode())) + " %" + op.name() +
+               (&op != inst.get() ? " (in %" + inst->name() + ")" : std::string()) + ": " + path + "\n";
+    }
+    if (!calls.empty()) text += "Library calls:\n" + calls;
     for (const auto& inst : order[i]->instructions()) {
       Opcode op = inst->opcode();
       if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
