@@ -435,6 +435,14 @@ class ComputationPlanner {
                   "(output fusion)");
       }
       if (group.has_reduce) return No("consumer is a reduction fusion; a dot fuses only with elementwise epilogues");
+      if (std::all_of(group.members.begin(), group.members.end(), [](const Instruction* x) {
+            return x->opcode() == Opcode::kReshape || x->opcode() == Opcode::kBitcast;
+          })) {
+        // Attention's QKV projections: dot -> reshape to [batch, seq, heads, head_dim].
+        return No("consumer " + Name(m) + " only reshapes the result of " + Name(p) +
+                  ": a reshape is a view of the buffer (no kernel), where an output fusion would "
+                  "compute the " + std::string(OpcodeName(p->opcode())) + " into a scratch and copy it");
+      }
       if (const Instruction* shared = SharedOnTheWay(group, m)) {
         // That member stays (or is copied) for its users outside this group, and with it
         // the dot: the dot would run in this fusion and again for the others. (A masked

@@ -655,16 +655,18 @@ class CpuExecutable::Frame {
         RETURN_IF_ERROR(RunLibrary(kernel, inst, buffers, outputs, threads));
         break;
       case codegen::CpuKernel::Kind::kOutputFusion: {
-        std::vector<uint8_t> scratch(static_cast<size_t>(kernel.scratch_bytes));
+        // Not zeroed: the dot or convolution writes every element of it.
+        std::unique_ptr<uint8_t[]> scratch_memory(new uint8_t[static_cast<size_t>(std::max<int64_t>(kernel.scratch_bytes, 1))]);
+        uint8_t* scratch = scratch_memory.get();
         const Instruction& op = *kernel.library_op;
         const void* lhs = buffers.at(kernel.library_operands.at(0));
         const void* rhs = buffers.at(kernel.library_operands.at(1));
         if (op.opcode() == Opcode::kDot) {
-          RETURN_IF_ERROR(RunDot(op, lhs, rhs, scratch.data(), threads));
+          RETURN_IF_ERROR(RunDot(op, lhs, rhs, scratch, threads));
         } else {
-          RETURN_IF_ERROR(RunConvolution(op, lhs, rhs, scratch.data(), threads));
+          RETURN_IF_ERROR(RunConvolution(op, lhs, rhs, scratch, threads));
         }
-        buffers.push_back(scratch.data());
+        buffers.push_back(scratch);
         RunGroups(kernel, buffers, launch);
         break;
       }

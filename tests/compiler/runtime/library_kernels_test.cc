@@ -220,6 +220,12 @@ const std::vector<DotCase>& DotCases() {
       {"threaded_batches", "$T[5,40,48]{2,1,0}", "$T[5,48,40]{2,1,0}", "$T[5,40,40]{1,2,0}",
        "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}",
        8},
+      // Both operands transposed against a row-major result: the smallest of the three
+      // matrices goes through a transposed scratch (the result, above: attention_context).
+      {"transposed_both_lhs_smallest", "$T[3,9]{1,0}", "$T[12,3]{1,0}", "$T[9,12]{1,0}",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
+      {"transposed_both_rhs_smallest", "$T[3,12]{1,0}", "$T[9,3]{1,0}", "$T[12,9]{1,0}",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
       // Attention as jax lowers it: [batch, seq, heads, head_dim] operands batched over
       // dimensions 0 and 2, which straddle the sequence dimension (no single batch stride).
       {"attention_scores", "$T[2,6,3,5]{3,2,1,0}", "$T[2,7,3,5]{3,2,1,0}", "$T[2,3,6,7]{3,2,1,0}",
