@@ -64,6 +64,54 @@ def mlp_train_step(params, x, labels):
     return jax.tree.map(lambda p, g: p - 0.01 * g, params, grads), loss
 
 
+# GPT-style attention and transformer block (item 4 of issue #28): the einsums jax users
+# write, with and without a causal mask. x is [batch, seq, d_model].
+def attention(x, wq, wk, wv, wo, heads, causal):
+    b, s, d = x.shape
+    dh = d // heads
+    q = (x @ wq).reshape(b, s, heads, dh)
+    k = (x @ wk).reshape(b, s, heads, dh)
+    v = (x @ wv).reshape(b, s, heads, dh)
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.float32(np.sqrt(dh))
+    if causal:
+        mask = jnp.tril(jnp.ones((s, s), dtype=bool))
+        scores = jnp.where(mask, scores, np.float32(-1e9))
+    probs = jax.nn.softmax(scores, axis=-1)
+    out = jnp.einsum("bhqk,bkhd->bqhd", probs, v).reshape(b, s, d)
+    return out @ wo
+
+
+def gpt_block(x, ln1_g, ln1_b, wq, wk, wv, wo, ln2_g, ln2_b, w1, b1, w2, b2, heads, causal):
+    x = x + attention(layer_norm(x, ln1_g, ln1_b), wq, wk, wv, wo, heads, causal)
+    h = jax.nn.gelu(layer_norm(x, ln2_g, ln2_b) @ w1 + b1)
+    return x + h @ w2 + b2
+
+
+def fwd_bwd(fn):
+    """The loss mean(fn(x, *params)^2) and its gradients with respect to x and every parameter."""
+    loss = lambda *a: jnp.mean(fn(*a) ** 2)
+    return lambda *a: jax.value_and_grad(loss, argnums=tuple(range(len(a))))(*a)
+
+
+def transformer_workloads(scale):
+    # small: batch 2, seq 128, d_model 256, 4 heads; full: batch 2, seq 512, d_model 512, 8 heads.
+    b, s, d, heads = (2, 512, 512, 8) if scale == "full" else (2, 128, 256, 4)
+    w = []
+    mha_args = rng_inputs(9, [((b, s, d), "f")] + [((d, d), "f")] * 4)
+    block_args = rng_inputs(10, [((b, s, d), "f"), ((d,), "one"), ((d,), "f")] + [((d, d), "f")] * 4 +
+                            [((d,), "one"), ((d,), "f"), ((d, 4 * d), "f"), ((4 * d,), "f"), ((4 * d, d), "f"),
+                             ((d,), "f")])
+    for causal in (False, True):
+        suffix = "_causal" if causal else ""
+        mha = lambda *a, c=causal: attention(*a, heads=heads, causal=c)
+        block = lambda *a, c=causal: gpt_block(*a, heads=heads, causal=c)
+        w.append(("mha_fwd" + suffix, "transformer", mha, mha_args, None))
+        w.append(("mha_fwd_bwd" + suffix, "transformer", fwd_bwd(mha), mha_args, None))
+        w.append(("gpt_block_fwd" + suffix, "transformer", block, block_args, None))
+        w.append(("gpt_block_fwd_bwd" + suffix, "transformer", fwd_bwd(block), block_args, None))
+    return w
+
+
 def rng_inputs(seed, shapes):
     rng = np.random.default_rng(seed)
     out = []
@@ -72,6 +120,8 @@ def rng_inputs(seed, shapes):
             out.append(rng.integers(0, shape[1], size=shape[0]).astype(np.int32))
         elif kind == "step":
             out.append(np.int32(3))
+        elif kind == "one":  # a layer norm's scale: near 1
+            out.append((1.0 + rng.standard_normal(shape) * 0.1).astype(np.float32))
         else:
             out.append((rng.standard_normal(shape) * 0.1).astype(np.float32))
     return out
@@ -99,7 +149,7 @@ def workloads(scale):
     cnn = rng_inputs(8, [((3, 3, 3, 16), "f"), ((16,), "f"), ((3, 3, 16, 32), "f"), ((32,), "f"), ((2048, 10), "f"),
                          ((10,), "f"), ((32, 32, 32, 3), "f"), ((32, 10), "labels")])
     w.append(("cnn_train_step", "dot/conv", lambda *a: sp.cifar_cnn_train_step(tuple(a[:6]), a[6], a[7]), cnn, None))
-    return w
+    return w + transformer_workloads(scale)
 
 
 def time_xla(fn, args, iterations, compile_repeats):
@@ -220,7 +270,7 @@ def main():
         row = {"name": name, "class": klass, "xla": xla, "fusebox": fb}
         results.append(row)
         if "error" in fb:
-            print(f"{name:18s} fusebox failed: {fb['error']}", flush=True)
+            print(f"{name:25s} fusebox failed: {fb['error']}", flush=True)
             continue
         # Each round times XLA and then Fusebox, back to back; the ratios are taken per round
         # and their median reported (with the range), so that a slow spell of a shared
@@ -245,13 +295,13 @@ def main():
         steps = fb.get("compile_steps_s", {})
         match = all(f.get("match") for _, f in rounds)
         x_dispatch = median([x["dispatch_s"] for x, _ in rounds])
-        print(f"{name:18s} {klass:22s} XLA {x_run * 1e3:9.3f} ms (dispatch {x_dispatch * 1e3:.3f})  Fusebox "
+        print(f"{name:25s} {klass:22s} XLA {x_run * 1e3:9.3f} ms (dispatch {x_dispatch * 1e3:.3f})  Fusebox "
               f"{f_run * 1e3:9.3f} ms  ratio {row['speed_ratio']:5.2f}{spread(row['speed_ratio_range'])} "
               f"compute ratio {row['compute_ratio']:5.2f}{spread(row['compute_ratio_range'])}   compile XLA "
               f"{x_comp * 1e3:7.1f} ms Fusebox {f_comp * 1e3:7.1f} ms "
               f"(ratio {row['compile_ratio']:5.2f}{spread(row['compile_ratio_range'])}; cold {fb.get('cold_codegen_and_jit_s', 0) * 1e3:6.1f} ms)"
               f"   kernels {fb['kernels']}   outputs {'agree' if match else 'DIFFER'}", flush=True)
-        print(f"{'':18s} Fusebox compile steps (ms): parse {fb['compile_s']['parse'] * 1e3:.2f}, HLO passes "
+        print(f"{'':25s} Fusebox compile steps (ms): parse {fb['compile_s']['parse'] * 1e3:.2f}, HLO passes "
               f"{fb['compile_s']['pipeline'] * 1e3:.2f}, "
               + ", ".join(f"{k} {v * 1e3:.2f}" for k, v in steps.items())
               + f" on {fb.get('compile_threads', 1)} thread(s)", flush=True)

@@ -382,6 +382,23 @@ class ComputationPlanner {
     return true;
   }
 
+  // The first of `m` and the group members on its paths to the root that also feeds an
+  // instruction outside the group, or null when every value from `m` stays inside.
+  static const Instruction* SharedOnTheWay(const Group& group, const Instruction* m) {
+    std::vector<const Instruction*> work{m};
+    std::unordered_set<const Instruction*> seen{m};
+    while (!work.empty()) {
+      const Instruction* x = work.back();
+      work.pop_back();
+      if (x == group.root) continue;
+      for (const Instruction* u : x->users()) {
+        if (!group.set.count(u)) return x;
+        if (seen.insert(u).second) work.push_back(u);
+      }
+    }
+    return nullptr;
+  }
+
   Verdict ShouldFuse(const Group& group, Instruction* m, Instruction* p) const {
     if (std::string why = ProducerNotFusible(*p, options_); !why.empty()) return No(why);
     if (group.has_dot && ContainsDot(*m)) {
@@ -418,12 +435,21 @@ class ComputationPlanner {
                   "(output fusion)");
       }
       if (group.has_reduce) return No("consumer is a reduction fusion; a dot fuses only with elementwise epilogues");
-      if (m->user_count() > 1) {
-        // The consumer may be duplicated into its users' fusions; the dot would then run in
-        // this fusion and again for the other copies.
-        return No("consumer " + Name(m) + " has " + std::to_string(m->user_count()) +
-                  " users and may be duplicated into several fusions; the " +
-                  std::string(OpcodeName(p->opcode())) + " would be computed more than once");
+      if (std::all_of(group.members.begin(), group.members.end(), [](const Instruction* x) {
+            return x->opcode() == Opcode::kReshape || x->opcode() == Opcode::kBitcast;
+          })) {
+        // Attention's QKV projections: dot -> reshape to [batch, seq, heads, head_dim].
+        return No("consumer " + Name(m) + " only reshapes the result of " + Name(p) +
+                  ": a reshape is a view of the buffer (no kernel), where an output fusion would "
+                  "compute the " + std::string(OpcodeName(p->opcode())) + " into a scratch and copy it");
+      }
+      if (const Instruction* shared = SharedOnTheWay(group, m)) {
+        // That member stays (or is copied) for its users outside this group, and with it
+        // the dot: the dot would run in this fusion and again for the others. (A masked
+        // softmax: scale -> select -> {reduce max, subtract}; the select feeds both.)
+        return No("consumer " + Name(m) + " leads to " + Name(shared) + ", which has " +
+                  std::to_string(shared->user_count()) + " users and may be duplicated into several "
+                  "fusions; the " + std::string(OpcodeName(p->opcode())) + " would be computed more than once");
       }
       std::string why;
       if (!EpilogueFits(group, p->shape(), std::string(OpcodeName(p->opcode())).c_str(), &why)) {

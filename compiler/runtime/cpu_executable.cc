@@ -655,16 +655,18 @@ class CpuExecutable::Frame {
         RETURN_IF_ERROR(RunLibrary(kernel, inst, buffers, outputs, threads));
         break;
       case codegen::CpuKernel::Kind::kOutputFusion: {
-        std::vector<uint8_t> scratch(static_cast<size_t>(kernel.scratch_bytes));
+        // Not zeroed: the dot or convolution writes every element of it.
+        std::unique_ptr<uint8_t[]> scratch_memory(new uint8_t[static_cast<size_t>(std::max<int64_t>(kernel.scratch_bytes, 1))]);
+        uint8_t* scratch = scratch_memory.get();
         const Instruction& op = *kernel.library_op;
         const void* lhs = buffers.at(kernel.library_operands.at(0));
         const void* rhs = buffers.at(kernel.library_operands.at(1));
         if (op.opcode() == Opcode::kDot) {
-          RETURN_IF_ERROR(RunDot(op, lhs, rhs, scratch.data(), threads));
+          RETURN_IF_ERROR(RunDot(op, lhs, rhs, scratch, threads));
         } else {
-          RETURN_IF_ERROR(RunConvolution(op, lhs, rhs, scratch.data(), threads));
+          RETURN_IF_ERROR(RunConvolution(op, lhs, rhs, scratch, threads));
         }
-        buffers.push_back(scratch.data());
+        buffers.push_back(scratch);
         RunGroups(kernel, buffers, launch);
         break;
       }
@@ -765,6 +767,21 @@ StatusOr<std::string> CpuExecutable::BufferAssignmentText() {
     ASSIGN_OR_RETURN(ProgramPlan * plan, frame.PlanFor(order[i]));
     if (i > 0) text += "\n";
     text += "computation " + order[i]->name() + ":\n" + plan->assignment.ToString();
+    // The library calls among the kernels, with how each runs (a dot's GEMMs, in place or
+    // packed; a convolution's path): what the buffers above feed.
+    std::string calls;
+    for (const auto& inst : order[i]->instructions()) {
+      const codegen::CpuKernel* kernel = code_->KernelFor(inst.get());
+      if (kernel == nullptr || kernel->library_op == nullptr) continue;
+      const Instruction& op = *kernel->library_op;
+      std::string path;
+      if (op.opcode() == Opcode::kDot) path = DotPath(op);
+      if (op.opcode() == Opcode::kConvolution) path = ConvolutionPath(op);
+      if (path.empty()) continue;
+      calls += "  " + std::string(OpcodeName(op.opcode())) + " %" + op.name() +
+               (&op != inst.get() ? " (in %" + inst->name() + ")" : std::string()) + ": " + path + "\n";
+    }
+    if (!calls.empty()) text += "Library calls:\n" + calls;
     for (const auto& inst : order[i]->instructions()) {
       Opcode op = inst->opcode();
       if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;

@@ -34,10 +34,18 @@ namespace fusebox::runtime {
 // types: f16, bf16, f32, f64, the f8 and f4 types, c64, c128, s1..s64, u1..u64 and pred, with
 // operands of the result type or convertible to it as the interpreter converts them
 // (bf16 x bf16 -> f32, s8 x s8 -> s32, real -> complex, pred -> anything, ...).
-// Each batch is one 2-D GEMM; an operand whose dimensions merge into a strided matrix is
-// used in place, any other is packed into a contiguous scratch first.
+// Each batch is one 2-D GEMM (oneDNN's sgemm for f32 results, Eigen otherwise), the
+// batches split across the threads. An operand (or the result) whose free and contracting
+// dimensions each merge into one strided dimension is used in place, wherever its batch
+// dimensions lie (attention's [batch, seq, heads, head_dim] operands, batched over batch
+// and heads): no copy; any other is packed into a contiguous scratch first, as are
+// operands of another element type than the result.
 bool CanRunDot(const Instruction& dot, std::string* why);
 Status RunDot(const Instruction& dot, const void* lhs, const void* rhs, void* out, int threads);
+// How RunDot runs `dot` on this machine, for buffer-assignment dumps and tests: "batched
+// GEMM 8 x [128x64]*[64x128], lhs in place, rhs in place, result in place (oneDNN sgemm
+// per batch, threads across batches)", "GEMM [..]*[..], lhs packed, ...", or "invalid".
+std::string DotPath(const Instruction& dot);
 
 // --- convolution -------------------------------------------------------------------------
 // Any HLO convolution: dim_labels in any order, 1 or more spatial dimensions (or none),

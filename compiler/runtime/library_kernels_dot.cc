@@ -179,34 +179,54 @@ Status PlanDot(const Instruction& dot, DotPlan* plan) {
   return Status::Ok();
 }
 
+// Element offsets of every index of `group` (a batch), in the order XLA linearizes it.
+// The batch dimensions need not nest: attention's [batch, seq, heads, head_dim] operands
+// have their batch dimensions (batch, heads) on both sides of the sequence dimension, and
+// each (batch, head) matrix is used in place at its own offset.
+std::vector<int64_t> BatchOffsets(const Group& group) {
+  std::vector<int64_t> offsets{0};
+  for (const SizeStride& d : group) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * static_cast<size_t>(std::max<int64_t>(d.size, 0)));
+    for (int64_t base : offsets) {
+      for (int64_t i = 0; i < d.size; ++i) next.push_back(base + i * d.stride);
+    }
+    offsets.swap(next);
+  }
+  return offsets;
+}
+
 // One operand (or the result) as a batch of matrices: in place when its layout allows,
 // otherwise packed into `scratch`.
 template <typename T>
 struct BatchedView {
-  MatView<T> matrix;  // batch 0
-  int64_t batch_stride = 0;
+  MatView<T> matrix;             // batch 0
+  std::vector<int64_t> offsets;  // element offset of each batch's matrix from batch 0's
   bool packed = false;
 };
 
+// In place when the rows and the columns each merge into one strided dimension (the
+// batch dimensions may lie anywhere).
 template <typename T>
 BatchedView<T> InPlaceView(T* data, const Group& batch, const Group& rows, const Group& cols,
                            bool* ok) {
   BatchedView<T> v;
-  SizeStride b{1, 1}, r{1, 1}, c{1, 1};
-  *ok = MergeGroup(batch, &b) && MergeGroup(rows, &r) && MergeGroup(cols, &c) && Aligned<T>(data);
+  SizeStride r{1, 1}, c{1, 1};
+  *ok = MergeGroup(rows, &r) && MergeGroup(cols, &c) && Aligned<T>(data);
   v.matrix = {data, r.size, c.size, r.stride, c.stride};
-  v.batch_stride = b.stride;
   *ok = *ok && EigenCanMap(v.matrix);
+  if (*ok) v.offsets = BatchOffsets(batch);
   return v;
 }
 
 // A packed [batch][rows][cols] buffer: row-major matrices when `row_major`, else
 // column-major.
 template <typename T>
-BatchedView<T> PackedView(T* data, int64_t rows, int64_t cols, bool row_major) {
+BatchedView<T> PackedView(T* data, int64_t batch, int64_t rows, int64_t cols, bool row_major) {
   BatchedView<T> v;
   v.matrix = {data, rows, cols, row_major ? cols : 1, row_major ? 1 : rows};
-  v.batch_stride = rows * cols;
+  v.offsets.resize(static_cast<size_t>(batch));
+  for (int64_t b = 0; b < batch; ++b) v.offsets[b] = b * rows * cols;
   v.packed = true;
   return v;
 }
@@ -215,7 +235,7 @@ template <typename T>
 std::vector<CopyDim> PackedDims(const Group& batch, const Group& rows, const Group& cols,
                                 const BatchedView<T>& packed, bool group_is_source) {
   std::vector<CopyDim> dims;
-  AppendPacked(batch, packed.batch_stride, group_is_source, &dims);
+  AppendPacked(batch, packed.matrix.rows * packed.matrix.cols, group_is_source, &dims);
   AppendPacked(rows, packed.matrix.row_stride, group_is_source, &dims);
   AppendPacked(cols, packed.matrix.col_stride, group_is_source, &dims);
   return dims;
@@ -234,7 +254,7 @@ BatchedView<T> PrepareOperand(const DotPlan& p, PrimitiveType type, const uint8_
   const int64_t r = GroupSize(rows);
   const int64_t c = GroupSize(cols);
   scratch->resize(static_cast<size_t>(p.batch * r * c));
-  BatchedView<T> v = PackedView<T>(scratch->data(), r, c, ColumnsAreMinor(rows, cols));
+  BatchedView<T> v = PackedView<T>(scratch->data(), p.batch, r, c, ColumnsAreMinor(rows, cols));
   PackInto<T>(PackedDims(batch, rows, cols, v, /*group_is_source=*/true), data, type, p.out_type,
               scratch->data());
   return v;
@@ -256,12 +276,12 @@ Status DotImpl(const Instruction& dot, const DotPlan& p, const uint8_t* lhs, con
   }
   if (!in_place) {
     out_scratch.resize(static_cast<size_t>(p.batch * p.m * p.n));
-    o = PackedView<T>(out_scratch.data(), p.m, p.n, ColumnsAreMinor(p.out_m, p.out_n));
+    o = PackedView<T>(out_scratch.data(), p.batch, p.m, p.n, ColumnsAreMinor(p.out_m, p.out_n));
   }
 
   auto matrix = [](const BatchedView<T>& v, int64_t b) {
     MatView<T> m = v.matrix;
-    m.data += b * v.batch_stride;
+    m.data += v.offsets[static_cast<size_t>(b)];
     return m;
   };
   const bool transpose_rhs = BugPlanted(PlantedBug::kDotRhsTransposed) && r.matrix.rows == r.matrix.cols;
@@ -319,6 +339,37 @@ Status RunDot(const Instruction& dot, const void* lhs, const void* rhs, void* ou
   } catch (const std::bad_alloc&) {
     return OutOfMemory(dot);
   }
+}
+
+std::string DotPath(const Instruction& dot) {
+  DotPlan p;
+  if (!PlanDot(dot, &p).ok()) return "invalid";
+  auto shape = [](int64_t rows, int64_t cols) { return "[" + Str(rows) + "x" + Str(cols) + "]"; };
+  std::string text = p.batch == 1 ? "GEMM " : "batched GEMM " + Str(p.batch) + " x ";
+  text += shape(p.m, p.k) + "*" + shape(p.k, p.n);
+  const Status described = WithAccumulator(p.out_type, [&](auto zero) -> Status {
+    using T = decltype(zero);
+    // Where each side lives (alignment aside: the runtime's buffers are aligned).
+    // Where each side lives: RunDot's own decision (PrepareOperand, DotImpl), alignment
+    // aside (the runtime's buffers are aligned).
+    auto where = [&](PrimitiveType type, bool operand, const Group& batch, const Group& rows,
+                     const Group& cols) {
+      bool ok = StorageIs<T>(type) && (!operand || type == p.out_type);
+      if (ok) InPlaceView<T>(static_cast<T*>(nullptr), batch, rows, cols, &ok);
+      return ok ? "in place" : "packed";
+    };
+    text += std::string(", lhs ") + where(p.lhs_type, true, p.lhs_batch, p.lhs_m, p.lhs_k) +
+            ", rhs " + where(p.rhs_type, true, p.rhs_batch, p.rhs_k, p.rhs_n) + ", result " +
+            where(p.out_type, false, p.out_batch, p.out_m, p.out_n);
+    if constexpr (std::is_same_v<T, float>) {
+      text += LoadOneDnn() != nullptr ? " (oneDNN sgemm" : " (Eigen";
+    } else {
+      text += " (Eigen";
+    }
+    text += p.batch == 1 ? ")" : " per batch, threads across batches)";
+    return Status::Ok();
+  });
+  return described.ok() ? text : "invalid";
 }
 
 int64_t DotFlops(const Instruction& dot) {

@@ -22,7 +22,11 @@ void* AllocateLargeBuffer(size_t bytes, size_t alignment = 64);
 // ordinary memory, as another runtime's allocator gives (bench/compare_xla's fair mode).
 void SetLargeBufferHugePages(bool enabled);
 bool LargeBufferHugePages();
+// Freed blocks of 2 MiB or more (up to 512 MiB in all) are kept and handed out again for
+// the same size and alignment: a caller allocating per call gets faulted-in pages back.
 void FreeLargeBuffer(void* p);
+// Bytes of freed blocks held for reuse (for tests and diagnostics).
+size_t LargeBufferCachedBytes();
 
 struct LargeBufferFree {
   void operator()(void* p) const { FreeLargeBuffer(p); }

@@ -335,6 +335,45 @@ ENTRY e {
   EXPECT_EQ(m->entry()->FindInstruction("dot")->opcode(), Opcode::kDot);
 }
 
+// A causal attention's scores as jax lowers them: the dot's only user (the scale) leads to
+// the masked scores, which feed both the row max and the exponential. The select is cheap
+// and is copied into both; a dot fused under it would be computed twice (it was).
+TEST(InstructionFusionTest, DoesNotFuseDotUnderAProducerThatIsDuplicated) {
+  auto m = Parse(R"(
+HloModule m
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY e {
+  q = f32[2,8,4] parameter(0)
+  k = f32[2,8,4] parameter(1)
+  mask = pred[2,8,8] parameter(2)
+  dot = f32[2,8,8] dot(q, k), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  c = f32[] constant(8)
+  cb = f32[2,8,8] broadcast(c), dimensions={}
+  scaled = f32[2,8,8] divide(dot, cb)
+  neg = f32[] constant(-1e9)
+  negb = f32[2,8,8] broadcast(neg), dimensions={}
+  masked = f32[2,8,8] select(mask, scaled, negb)
+  ninf = f32[] constant(-inf)
+  mx = f32[2,8] reduce(masked, ninf), dimensions={2}, to_apply=max_f32
+  mxb = f32[2,8,8] broadcast(mx), dimensions={0,1}
+  sub = f32[2,8,8] subtract(masked, mxb)
+  ROOT ex = f32[2,8,8] exponential(sub)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  PassContext context = RunFusion(*m);
+  ExpectDecision(context, "dot", "scaled", false, "masked, which has 2 users");
+  int64_t dots = 0;
+  for (const auto& c : m->computations()) {
+    for (const auto& inst : c->instructions()) dots += inst->opcode() == Opcode::kDot;
+  }
+  EXPECT_EQ(dots, 1);
+}
+
 TEST(InstructionFusionTest, DoesNotFuseCheapProducerWhoseOtherUserCannotTakeIt) {
   auto m = Parse(R"(
 HloModule m

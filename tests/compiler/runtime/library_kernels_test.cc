@@ -220,6 +220,24 @@ const std::vector<DotCase>& DotCases() {
       {"threaded_batches", "$T[5,40,48]{2,1,0}", "$T[5,48,40]{2,1,0}", "$T[5,40,40]{1,2,0}",
        "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}",
        8},
+      // Both operands transposed against a row-major result: the smallest of the three
+      // matrices goes through a transposed scratch (the result, above: attention_context).
+      {"transposed_both_lhs_smallest", "$T[3,9]{1,0}", "$T[12,3]{1,0}", "$T[9,12]{1,0}",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
+      {"transposed_both_rhs_smallest", "$T[3,12]{1,0}", "$T[9,3]{1,0}", "$T[12,9]{1,0}",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
+      // Attention as jax lowers it: [batch, seq, heads, head_dim] operands batched over
+      // dimensions 0 and 2, which straddle the sequence dimension (no single batch stride).
+      {"attention_scores", "$T[2,6,3,5]{3,2,1,0}", "$T[2,7,3,5]{3,2,1,0}", "$T[2,3,6,7]{3,2,1,0}",
+       "lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}"},
+      // probs x values with both operands transposed against the result (V^T P^T).
+      {"attention_context", "$T[2,7,3,5]{3,2,1,0}", "$T[2,3,6,7]{3,2,1,0}", "$T[2,3,5,6]{3,2,1,0}",
+       "lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}"},
+      // Batch dimensions listed out of memory order, a column-major result.
+      {"attention_batch_swapped", "$T[2,6,3,5]{3,2,1,0}", "$T[3,2,5,7]{3,2,1,0}", "$T[3,2,6,7]{2,3,1,0}",
+       "lhs_batch_dims={2,0}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}"},
+      {"attention_threaded", "$T[2,33,4,16]{3,2,1,0}", "$T[2,4,33,40]{3,2,1,0}", "$T[2,4,16,40]{3,2,1,0}",
+       "lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}", 3},
   };
   return cases;
 }
@@ -298,6 +316,36 @@ TEST(DotTest, LargeF32MatmulWithThreadsMatches) {
   const Instruction& dot = *module->entry()->root();
   EXPECT_EQ(runtime::DotFlops(dot), 2 * 257 * 263 * 300);
   for (int threads : {1, 2, 5}) CheckInstruction(dot, threads, 11);
+}
+
+// The attention einsums run as one batched GEMM call over (batch, head), every operand and
+// the result used where it lies: batch dimensions on both sides of the sequence dimension
+// are walked by offset, not packed.
+TEST(DotTest, AttentionDotsAreBatchedGemmsInPlace) {
+  const std::string in_place = "lhs in place, rhs in place, result in place";
+  for (const char* name : {"attention_scores", "attention_context", "attention_batch_swapped"}) {
+    SCOPED_TRACE(name);
+    for (const DotCase& c : DotCases()) {
+      if (c.name != name) continue;
+      auto module = Parse(DotModule(c, "f32", "f32", "f32"));
+      ASSERT_NE(module, nullptr);
+      const std::string path = runtime::DotPath(*module->entry()->root());
+      EXPECT_EQ(path.rfind("batched GEMM 6 x [", 0), 0u) << path;
+      EXPECT_NE(path.find(in_place), std::string::npos) << path;
+    }
+  }
+  // Operands of another type than the result are converted into a packed copy.
+  auto mixed = Parse(DotModule(DotCases()[0], "bf16", "bf16", "f32"));
+  ASSERT_NE(mixed, nullptr);
+  EXPECT_NE(runtime::DotPath(*mixed->entry()->root()).find("lhs packed, rhs packed, result in place"),
+            std::string::npos);
+  // Contracting dimensions that do not merge into one stride are packed.
+  auto split = Parse(TwoOperandModule("f32[4,3,5]{0,2,1}", "f32[5,6,3]{1,0,2}",
+                                      "f32[4,6]{0,1} dot(%a, %b), lhs_contracting_dims={2,1}, "
+                                      "rhs_contracting_dims={0,2}"));
+  ASSERT_NE(split, nullptr);
+  EXPECT_EQ(runtime::DotPath(*split->entry()->root()).rfind("GEMM [4x15]*[15x6], lhs packed", 0), 0u)
+      << runtime::DotPath(*split->entry()->root());
 }
 
 TEST(DotTest, ThreadCountDoesNotChangeIntegerResults) {
