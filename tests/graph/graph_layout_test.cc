@@ -16,6 +16,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/session/compile_session.h"
 #include "compiler/support/timer.h"
+#include "tests/graph/optimized_session.h"
 #include "tests/test_util.h"
 
 // Under the sanitizers Graphviz's own leaks are suppressed by graph/graph_layout.cc.
@@ -34,14 +35,7 @@ std::unique_ptr<Module> LoadExample(const std::string& name) {
 
 // The example after Fusebox's pipeline; the session owns the module.
 std::unique_ptr<session::CompileSession> OptimizedExample(const std::string& name) {
-  auto module = LoadExample(name);
-  if (module == nullptr) return nullptr;
-  auto session = std::make_unique<session::CompileSession>(std::move(module));
-  passes::PipelineOptions options;
-  options.snapshot_pass_regex = "";
-  Status st = session->Optimize(options);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return st.ok() ? std::move(session) : nullptr;
+  return testing_util::OptimizedSession(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
 }
 
 FusionGraph MustBuild(const Module& module, const FusionGraphOptions& options) {

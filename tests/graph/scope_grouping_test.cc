@@ -14,6 +14,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/session/compile_session.h"
 #include "graph/graph_layout.h"
+#include "tests/graph/optimized_session.h"
 
 namespace fusebox::graph {
 namespace {
@@ -334,16 +335,8 @@ ENTRY %main (p: f32[4]) -> f32[4] {
 // --- The ResNet-50 of scripts/make_resnet50.sh --scoped ---
 
 std::unique_ptr<session::CompileSession> ResNet50() {
-  auto parsed =
-      ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/graph/resnet50_scoped.hlo");
-  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
-  if (!parsed.ok() || parsed->modules.empty()) return nullptr;
-  auto session = std::make_unique<session::CompileSession>(std::move(parsed->modules.front()));
-  passes::PipelineOptions options;
-  options.snapshot_pass_regex = "";
-  Status st = session->Optimize(options);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return st.ok() ? std::move(session) : nullptr;
+  return testing_util::OptimizedSession(std::string(FUSEBOX_SOURCE_DIR) +
+                                        "/tests/data/graph/resnet50_scoped.hlo");
 }
 
 TEST(ScopeGroupingTest, ResNet50OpensAsItsStagesAndBlocks) {

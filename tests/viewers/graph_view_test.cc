@@ -20,6 +20,7 @@
 #include "compiler/session/compile_session.h"
 #include "graph/fusion_graph.h"
 #include "graph/graph_layout.h"
+#include "tests/graph/optimized_session.h"
 #include "tests/viewers/imgui_harness.h"
 
 namespace fusebox::viewers {
@@ -37,15 +38,7 @@ constexpr ImU32 kUserEdge = IM_COL32(230, 81, 0, 255);
 
 // The example after Fusebox's pipeline; the session owns the module.
 std::unique_ptr<session::CompileSession> OptimizedExample(const std::string& name) {
-  auto parsed = ParseFile(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
-  if (!parsed.ok() || parsed->modules.empty()) return nullptr;
-  auto session = std::make_unique<session::CompileSession>(std::move(parsed->modules.front()));
-  passes::PipelineOptions options;
-  options.snapshot_pass_regex = "";
-  Status st = session->Optimize(options);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return st.ok() ? std::move(session) : nullptr;
+  return testing_util::OptimizedSession(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/" + name);
 }
 
 struct LaidOut {
