@@ -401,7 +401,7 @@ std::vector<llvm::Value*> ElementalEmitter::EmitAll(const Instruction* inst, con
 }
 
 void ElementalEmitter::EmitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name,
-                                const std::function<void(llvm::Value*)>& body) {
+                                const std::function<void(llvm::Value*)>& body, bool keep_rolled) {
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* preheader = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, name + ".header", fn);
@@ -418,7 +418,13 @@ void ElementalEmitter::EmitLoop(llvm::Value* begin, llvm::Value* end, const std:
   scopes_.pop_back();
   llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), name + ".next", true, true);
   i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateBr(header);
+  llvm::BranchInst* latch = b_.CreateBr(header);
+  if (keep_rolled) {
+    llvm::MDNode* disable = llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.disable")});
+    llvm::MDNode* loop_id = llvm::MDNode::getDistinct(context_, {nullptr, disable});
+    loop_id->replaceOperandWith(0, loop_id);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  }
   b_.SetInsertPoint(exit);
 }
 
@@ -437,11 +443,15 @@ void ElementalEmitter::EmitLoopNest(const std::vector<int64_t>& bounds,
       level(k + 1);
       return;
     }
-    EmitLoop(b_.getInt64(0), b_.getInt64(bounds[dim]), name + "." + std::to_string(dim),
-             [&](llvm::Value* i) {
-               index[dim] = i;
-               level(k + 1);
-             });
+    bool holds_a_loop = false;
+    for (size_t inner = k + 1; inner < order.size(); ++inner) holds_a_loop |= bounds[order[inner]] > 1;
+    EmitLoop(
+        b_.getInt64(0), b_.getInt64(bounds[dim]), name + "." + std::to_string(dim),
+        [&](llvm::Value* i) {
+          index[dim] = i;
+          level(k + 1);
+        },
+        holds_a_loop);
   };
   level(0);
 }
