@@ -291,6 +291,7 @@ void GraphView::Clear() {
   selected_cluster_ = -1;
   hovered_node_ = -1;
   last_drawn_nodes_ = 0;
+  last_labelled_nodes_ = 0;
   last_drawn_edges_ = 0;
   center_pending_.clear();
   fit_pending_ = true;
@@ -562,6 +563,7 @@ std::optional<std::string> GraphView::Draw(const char* id) {
     list->AddText({origin.x + (size.x - text_size.x) / 2, origin.y + (size.y - text_size.y) / 2},
                   IM_COL32(140, 140, 140, 255), text);
     last_drawn_nodes_ = 0;
+    last_labelled_nodes_ = 0;
     last_drawn_edges_ = 0;
     hovered_node_ = -1;
   } else {
@@ -789,7 +791,7 @@ void GraphView::DrawNodes(const Frame& f) {
   ImFont* font = f.font;
   const float z = f.z;
   const int node_count = static_cast<int>(std::min(graph_.nodes.size(), layout_.nodes.size()));
-  int drawn = 0;
+  int drawn = 0, labelled = 0;
   for (int i = 0; i < node_count; ++i) {
     const graph::NodeBox& b = layout_.nodes[i];
     if (!f.Visible(b.x, b.y, b.x + b.w, b.y + b.h)) continue;
@@ -838,6 +840,7 @@ void GraphView::DrawNodes(const Frame& f) {
       }
       continue;
     }
+    ++labelled;
     const int lines = 1 + static_cast<int>(node.lines.size());
     const float pad = 4 * z;
     float y = (p0.y + p1.y) / 2 - line_h * static_cast<float>(lines) / 2 + (line_h - font_px) / 2;
@@ -852,6 +855,7 @@ void GraphView::DrawNodes(const Frame& f) {
     }
   }
   last_drawn_nodes_ = drawn;
+  last_labelled_nodes_ = labelled;
 }
 
 // Selection and hover outlines on top of everything. Far out they keep a minimum size,

@@ -64,6 +64,9 @@ class GraphView {
   // View state, for tests.
   double zoom() const { return zoom_; }
   int last_drawn_nodes() const { return last_drawn_nodes_; }
+  // Of those, how many had their whole label drawn (title and lines), legible at the
+  // zoom; the others show a box, or only the title when zoomed out.
+  int last_labelled_nodes() const { return last_labelled_nodes_; }
   // The node index under a screen point after the last Draw, -1 for none.
   int NodeAt(float screen_x, float screen_y) const;
   // Layout points <-> screen pixels with the view of the last Draw.
@@ -157,6 +160,7 @@ class GraphView {
   float origin_x_ = 0;
   float origin_y_ = 0;
   int last_drawn_nodes_ = 0;
+  int last_labelled_nodes_ = 0;
   int last_drawn_edges_ = 0;
   float canvas_w_ = 0;
   float canvas_h_ = 0;

@@ -305,6 +305,7 @@ class Simplifier {
     Instruction* op = inst->operand(0);
     const std::vector<int64_t>& perm = inst->dimensions();
     if (IsIdentityPermutation(perm)) return ReplaceWithExisting(inst, op);
+    if (op->opcode() == Opcode::kDot) return SwapDotOperands(inst, op);
     if (op->opcode() != Opcode::kTranspose) return false;
     const std::vector<int64_t>& inner = op->dimensions();
     std::vector<int64_t> composed;
@@ -317,6 +318,73 @@ class Simplifier {
     auto replacement = Make(Opcode::kTranspose, inst, {x});
     replacement->mutable_attrs().dimensions = composed;
     return ReplaceWithNew(inst, std::move(replacement));
+  }
+
+  // transpose(dot(a, b)) -> dot(b, a) when the transpose only moves b's free dimensions
+  // in front of a's (batch dimensions staying first): (A B)^T = B^T A^T, and a dot takes
+  // its operands in any orientation, so the swapped dot writes the transposed result
+  // directly instead of a GEMM followed by a transposing copy. Gradients of weights
+  // come out of jax this way (dot over the batch and sequence, then a transpose into
+  // the weight's [in, out] order). Otherwise, when the transpose moves the dot's minor
+  // dimension and the swapped dot's minor dimension is the one the transpose puts last,
+  // -> transpose(dot(b, a)) with the remaining permutation, which keeps the minor
+  // dimension in place (rows move whole): attention's einsum("bhqk,bkhd->bqhd") is
+  // lowered as V^T P^T, [b,h,d,q], transposed to [b,q,h,d]; swapped it is P V, [b,h,q,d],
+  // and the transpose moves rows of d. Only when the transpose is the dot's one user, so
+  // no product is computed twice.
+  bool SwapDotOperands(Instruction* inst, Instruction* dot) {
+    const auto& numbers = dot->attrs().dot_dimension_numbers;
+    if (!numbers || dot->user_count() != 1 || !dot->attrs().sparsity.empty()) return false;
+    if (!dot->attrs().dot_algorithm.empty() || dot->operand_count() != 2) return false;
+    auto free_dims = [](int64_t rank, const std::vector<int64_t>& batch, const std::vector<int64_t>& contracting) {
+      return rank - static_cast<int64_t>(batch.size() + contracting.size());
+    };
+    const int64_t batch = static_cast<int64_t>(numbers->lhs_batch_dimensions.size());
+    const int64_t lhs_free = free_dims(dot->operand(0)->shape().rank(), numbers->lhs_batch_dimensions,
+                                       numbers->lhs_contracting_dimensions);
+    const int64_t rhs_free = free_dims(dot->operand(1)->shape().rank(), numbers->rhs_batch_dimensions,
+                                       numbers->rhs_contracting_dimensions);
+    const int64_t rank = batch + lhs_free + rhs_free;
+    const std::vector<int64_t>& perm = inst->dimensions();
+    if (lhs_free == 0 || rhs_free == 0 || static_cast<int64_t>(perm.size()) != rank) return false;
+    // position[d]: where the original output's dimension d sits in the swapped dot's.
+    std::vector<int64_t> position(rank);
+    for (int64_t d = 0; d < batch; ++d) position[d] = d;
+    for (int64_t d = 0; d < lhs_free; ++d) position[batch + d] = batch + rhs_free + d;
+    for (int64_t d = 0; d < rhs_free; ++d) position[batch + lhs_free + d] = batch + d;
+    std::vector<int64_t> rest;  // the transpose left after the swap
+    for (int64_t p : perm) {
+      if (p < 0 || p >= rank) return false;
+      rest.push_back(position[p]);
+    }
+    const bool exact = IsIdentityPermutation(rest);
+    if (!exact && (rest.back() != rank - 1 || perm.back() == rank - 1)) return false;
+
+    auto swapped = Make(Opcode::kDot, dot, {dot->operand(1), dot->operand(0)});
+    InstructionAttributes& attrs = swapped->mutable_attrs();
+    attrs = dot->attrs();
+    attrs.dot_dimension_numbers = DotDimensionNumbers{numbers->rhs_batch_dimensions, numbers->rhs_contracting_dimensions,
+                                                      numbers->lhs_batch_dimensions, numbers->lhs_contracting_dimensions};
+    if (attrs.operand_precision.size() == 2) std::swap(attrs.operand_precision[0], attrs.operand_precision[1]);
+    std::vector<int64_t> dims(rank);
+    for (int64_t d = 0; d < rank; ++d) dims[position[d]] = dot->shape().dimensions(d);
+    if (exact) {
+      *swapped->mutable_shape() = inst->shape();
+      return ReplaceWithNew(inst, std::move(swapped));
+    }
+    *swapped->mutable_shape() = Shape(dot->shape().element_type(), dims);
+    swapped->mutable_shape()->SetDefaultLayout();
+    StatusOr<Shape> inferred = InferShape(*swapped);
+    if (!inferred.ok() || !ShapesAgree(*inferred, swapped->shape())) {
+      swapped->DetachFromOperands();
+      return false;
+    }
+    Instruction* added = inst->parent()->AddInstruction(std::move(swapped));
+    auto transpose = Make(Opcode::kTranspose, inst, {added});
+    transpose->mutable_attrs().dimensions = rest;
+    if (ReplaceWithNew(inst, std::move(transpose))) return true;
+    inst->parent()->RemoveInstruction(added);
+    return false;
   }
 
   // convert to the operand's own type -> operand.

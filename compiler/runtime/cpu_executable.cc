@@ -20,8 +20,9 @@
 
 namespace fusebox::runtime {
 
-// A fixed pool of workers running [begin, end) shards of one kernel at a time.
-class ThreadPool {
+// A fixed pool of workers running [begin, end) shards of one kernel at a time; also the
+// library kernels' runner (dots and convolutions split over batches or bands).
+class ThreadPool : public ParallelRunner {
  public:
   explicit ThreadPool(int threads) : threads_(std::max(1, threads)) {
     for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { Work(i); });
@@ -35,6 +36,12 @@ class ThreadPool {
     for (auto& w : workers_) w.join();
   }
   int threads() const { return threads_; }
+
+  void Run(int64_t pieces, const Body& body) override {
+    ParallelFor(pieces, pieces, [&](int64_t begin, int64_t end, int) {
+      for (int64_t w = begin; w < end; ++w) body(w, w + 1, static_cast<int>(w));
+    });
+  }
 
   // Runs fn(begin, end, worker) over [0, extent) in about `shards` pieces; the caller's
   // thread takes part as worker 0.
@@ -650,6 +657,7 @@ class CpuExecutable::Frame {
     launch.flops = kernel.flops;
     launch.iteration = options_.iteration;
     const int threads = exe_.pool_->threads();
+    ScopedParallelRunner runner(exe_.pool_.get());
     switch (kernel.kind) {
       case codegen::CpuKernel::Kind::kLibrary:
         RETURN_IF_ERROR(RunLibrary(kernel, inst, buffers, outputs, threads));

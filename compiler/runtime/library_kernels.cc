@@ -5,6 +5,17 @@
 #include "compiler/runtime/library_kernels_internal.h"
 
 namespace fusebox::runtime::library {
+
+namespace {
+thread_local ParallelRunner* current_runner = nullptr;
+}  // namespace
+
+ParallelRunner* TakeParallelRunner() { return std::exchange(current_runner, nullptr); }
+void ReturnParallelRunner(ParallelRunner* runner) { current_runner = runner; }
+
+}  // namespace fusebox::runtime::library
+
+namespace fusebox::runtime::library {
 namespace {
 
 // ===========================================================================
@@ -94,6 +105,13 @@ Status PlanSort(const Instruction& sort, SortPlan* p) {
 }  // namespace fusebox::runtime::library
 
 namespace fusebox::runtime {
+
+ScopedParallelRunner::ScopedParallelRunner(ParallelRunner* runner)
+    : previous_(library::TakeParallelRunner()) {
+  library::ReturnParallelRunner(runner);
+}
+
+ScopedParallelRunner::~ScopedParallelRunner() { library::ReturnParallelRunner(previous_); }
 
 using namespace runtime::library;  // NOLINT: the library kernels' shared machinery
 

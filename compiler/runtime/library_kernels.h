@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,34 @@
 #include "compiler/support/status.h"
 
 namespace fusebox::runtime {
+
+// --- threads -----------------------------------------------------------------------------
+// Where the kernels' parallel loops run. Without one, a call with threads > 1 starts its
+// own threads and joins them before it returns (about 20 us a thread on this project's
+// machines, per call). The CPU executable lends its pool of workers for the duration of
+// each library call with a ScopedParallelRunner, on the calling thread only: a loop
+// inside a loop already on the runner starts threads as before, so no pool ever waits
+// on itself.
+class ParallelRunner {
+ public:
+  using Body = std::function<void(int64_t begin, int64_t end, int worker)>;
+  virtual ~ParallelRunner() = default;
+  // Calls body(w, w + 1, w) once for every w in [0, pieces), on up to `pieces` threads
+  // (the caller's included), and returns when every call has returned. `body` does not
+  // throw.
+  virtual void Run(int64_t pieces, const Body& body) = 0;
+};
+
+class ScopedParallelRunner {
+ public:
+  explicit ScopedParallelRunner(ParallelRunner* runner);
+  ~ScopedParallelRunner();
+  ScopedParallelRunner(const ScopedParallelRunner&) = delete;
+  ScopedParallelRunner& operator=(const ScopedParallelRunner&) = delete;
+
+ private:
+  ParallelRunner* previous_;
+};
 
 // --- dot ---------------------------------------------------------------------------------
 // Any HLO dot: batch dimensions, several contracting dimensions, any layouts. Element

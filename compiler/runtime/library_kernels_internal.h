@@ -29,6 +29,7 @@
 
 #include "compiler/ir/instruction.h"
 #include "compiler/ir/literal.h"
+#include "compiler/runtime/library_kernels.h"
 #include "compiler/support/planted_bugs.h"
 #include "compiler/support/status.h"
 
@@ -560,6 +561,11 @@ inline int ThreadsFor(double flops, int threads) {
   return static_cast<int>(std::min<double>(threads, useful));
 }
 
+// The calling thread's runner (ScopedParallelRunner), taken away while a loop runs on it
+// so that a loop nested inside starts its own threads, and given back after.
+ParallelRunner* TakeParallelRunner();
+void ReturnParallelRunner(ParallelRunner* runner);
+
 // Splits [0, n) into `threads` contiguous ranges and calls fn(begin, end, worker) for each,
 // on that many threads (the caller's included). Returns false if any call threw (the only
 // thing that can is running out of memory); exceptions never leave this function.
@@ -576,6 +582,13 @@ bool ParallelFor(int64_t n, int threads, Fn&& fn) {
       worker_failed[w] = 1;
     }
   };
+  if (workers > 1) {
+    if (ParallelRunner* runner = TakeParallelRunner(); runner != nullptr) {
+      runner->Run(workers, [&](int64_t w, int64_t, int) { run(w); });
+      ReturnParallelRunner(runner);
+      return std::count(worker_failed.begin(), worker_failed.end(), 1) == 0;
+    }
+  }
   std::vector<std::thread> pool;
   for (int64_t w = 1; w < workers; ++w) {
     try {

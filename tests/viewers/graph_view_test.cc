@@ -480,13 +480,14 @@ TEST(GraphViewTest, TextOnlyWhenLegible) {
   view.set_show_legend(false);
   view.SetGraph(mnist.graph, mnist.layout);
   const int node = static_cast<int>(mnist.graph.nodes.size()) / 2;
-  // At 100% one node's text is dozens of glyphs: vertices well above the box's own.
+  // At 100% every node on screen shows its whole label.
   view.CenterOn(mnist.graph.nodes[node].instruction);
   DrawFrame(h, view);
   ASSERT_NEAR(view.zoom(), 1.0, 0.5);
-  FrameStats legible;
-  DrawFrame(h, view, &legible);
+  DrawFrame(h, view);
   const int legible_nodes = view.last_drawn_nodes();
+  ASSERT_GT(legible_nodes, 0);
+  EXPECT_EQ(view.last_labelled_nodes(), legible_nodes);
   // Zoomed out until the 10 pt font is under 6 px: boxes only.
   h.MoveMouse(view.canvas_x() + view.canvas_width() / 2,
               view.canvas_y() + view.canvas_height() / 2);
@@ -494,11 +495,13 @@ TEST(GraphViewTest, TextOnlyWhenLegible) {
     h.Wheel(-1);
     DrawFrame(h, view);
   }
-  FrameStats boxes;
-  DrawFrame(h, view, &boxes);
+  DrawFrame(h, view);
   ASSERT_GE(view.last_drawn_nodes(), legible_nodes);
-  EXPECT_LT(static_cast<double>(boxes.vertices) / view.last_drawn_nodes(),
-            static_cast<double>(legible.vertices) / legible_nodes / 2);
+  // Boxes, and at most a title each (drawn while few nodes are on screen): no label's
+  // lines. Counted by the view, not by vertices: how many vertices the edges and titles
+  // take depends on the graph, and an MNIST step with two transposes fewer crossed a
+  // threshold set on vertices per node.
+  EXPECT_EQ(view.last_labelled_nodes(), 0);
 }
 
 TEST(GraphViewTest, LegendOverlayDrawsOnlyWhenShown) {

@@ -349,6 +349,103 @@ ENTRY e {
   EXPECT_EQ(Root(*m)->name(), "x");
 }
 
+// A weight gradient as jax writes it: a dot over batch and sequence, then a transpose
+// into the weight's order. The swapped dot writes that order itself.
+TEST(AlgebraicSimplifierTest, TransposeOfADotIsTheDotWithItsOperandsSwapped) {
+  auto m = Simplify(R"(
+HloModule m
+ENTRY e {
+  x = f32[2,3,4] parameter(0)
+  g = f32[2,3,5] parameter(1)
+  d = f32[4,5] dot(x, g), lhs_contracting_dims={0,1}, rhs_contracting_dims={0,1}, operand_precision={high,default}
+  ROOT t = f32[5,4] transpose(d), dimensions={1,0}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const Instruction* root = Root(*m);
+  ASSERT_EQ(root->opcode(), Opcode::kDot);
+  EXPECT_EQ(root->operand(0)->name(), "g");
+  EXPECT_EQ(root->operand(1)->name(), "x");
+  EXPECT_THAT(root->ToString(), HasSubstr("operand_precision={default,high}"));
+}
+
+TEST(AlgebraicSimplifierTest, TransposeOfABatchedDotSwapsTheFreeDimensionsOnly) {
+  auto m = Simplify(R"(
+HloModule m
+ENTRY e {
+  q = f32[2,3,4,6] parameter(0)
+  k = f32[2,3,5,6] parameter(1)
+  s = f32[2,3,4,5] dot(q, k), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+  ROOT t = f32[2,3,5,4] transpose(s), dimensions={0,1,3,2}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const Instruction* root = Root(*m);
+  ASSERT_EQ(root->opcode(), Opcode::kDot);
+  EXPECT_EQ(root->operand(0)->name(), "k");
+  EXPECT_THAT(root->shape().ToString(), HasSubstr("f32[2,3,5,4]"));
+}
+
+// Attention's second einsum, "bhqk,bkhd->bqhd", as jax lowers it: V^T P^T gives
+// [b,h,d,q] and a transpose moves d from the middle to the end. Swapped, P V gives
+// [b,h,q,d] and the transpose left, {0,2,1,3}, keeps d minor.
+TEST(AlgebraicSimplifierTest, TransposeOfADotMovingItsMinorDimensionKeepsItMinorAfterTheSwap) {
+  auto m = Simplify(R"(
+HloModule m
+ENTRY e {
+  v = f32[2,5,3,4] parameter(0)
+  p = f32[2,3,6,5] parameter(1)
+  d = f32[2,3,4,6] dot(v, p), lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+  ROOT t = f32[2,6,3,4] transpose(d), dimensions={0,3,1,2}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const Instruction* root = Root(*m);
+  ASSERT_EQ(root->opcode(), Opcode::kTranspose);
+  EXPECT_EQ(root->dimensions(), (std::vector<int64_t>{0, 2, 1, 3}));
+  const Instruction* dot = root->operand(0);
+  ASSERT_EQ(dot->opcode(), Opcode::kDot);
+  EXPECT_EQ(dot->operand(0)->name(), "p");
+  EXPECT_THAT(dot->shape().ToString(), HasSubstr("f32[2,3,6,4]"));
+}
+
+TEST(AlgebraicSimplifierTest, KeepsTransposesOfDotsThatSwappingCannotWrite) {
+  // The dot has a second user (it would be computed twice); the transpose moves a batch
+  // dimension; the transpose keeps the dot's minor dimension minor already (swapping
+  // would leave a transpose that moves it).
+  Simplify(R"(
+HloModule m
+ENTRY e {
+  a = f32[3,4] parameter(0)
+  b = f32[4,5] parameter(1)
+  d = f32[3,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[5,3] transpose(d), dimensions={1,0}
+  ROOT r = (f32[3,5], f32[5,3]) tuple(d, t)
+}
+)",
+           /*expect_changed=*/false);
+  Simplify(R"(
+HloModule m
+ENTRY e {
+  q = f32[2,4,6] parameter(0)
+  k = f32[2,5,6] parameter(1)
+  s = f32[2,4,5] dot(q, k), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  ROOT t = f32[5,4,2] transpose(s), dimensions={2,1,0}
+}
+)",
+           /*expect_changed=*/false);
+  Simplify(R"(
+HloModule m
+ENTRY e {
+  x = f32[2,3,4] parameter(0)
+  w = f32[4,5] parameter(1)
+  d = f32[2,3,5] dot(x, w), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  ROOT t = f32[3,2,5] transpose(d), dimensions={1,0,2}
+}
+)",
+           /*expect_changed=*/false);
+}
+
 TEST(AlgebraicSimplifierTest, ConvertToTheSameTypeIsItsOperand) {
   auto m = Simplify(R"(
 HloModule m

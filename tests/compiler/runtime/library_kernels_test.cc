@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <limits>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "compiler/interpreter/index_util.h"
@@ -348,16 +350,61 @@ TEST(DotTest, AttentionDotsAreBatchedGemmsInPlace) {
       << runtime::DotPath(*split->entry()->root());
 }
 
+// Random operands of `dot` (seeds 1 and 2) as the buffers RunDot takes.
+std::pair<std::vector<uint8_t>, std::vector<uint8_t>> RandomOperandBuffers(const Instruction& dot) {
+  return {ToBuffer(interpreter::RandomLiteral(dot.operand(0)->shape(), 1), dot.operand(0)->shape()),
+          ToBuffer(interpreter::RandomLiteral(dot.operand(1)->shape(), 2), dot.operand(1)->shape())};
+}
+
+// A runner that records what it is given and runs the pieces on threads of its own.
+class RecordingRunner : public runtime::ParallelRunner {
+ public:
+  void Run(int64_t pieces, const Body& body) override {
+    ++calls;
+    largest = std::max(largest, pieces);
+    std::vector<std::thread> threads;
+    for (int64_t w = 1; w < pieces; ++w) threads.emplace_back([&, w] { body(w, w + 1, static_cast<int>(w)); });
+    body(0, 1, 0);
+    for (std::thread& t : threads) t.join();
+  }
+  int calls = 0;
+  int64_t largest = 0;
+};
+
+// A batched dot's batches go to the runner lent by the caller (the CPU executable's
+// pool), once per call, and nowhere else after the loan ends; the results are those of
+// one thread.
+TEST(DotTest, BatchesRunOnTheLentRunnerWhileItIsLent) {
+  auto module = Parse(TwoOperandModule(
+      "s32[6,100,100]{2,1,0}", "s32[6,100,100]{2,1,0}",
+      "s32[6,100,100]{2,1,0} dot(%a, %b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+      "rhs_batch_dims={0}, rhs_contracting_dims={1}"));
+  ASSERT_NE(module, nullptr);
+  const Instruction& dot = *module->entry()->root();
+  const auto [ab, bb] = RandomOperandBuffers(dot);
+  // 12 MFLOP: three threads' worth (ThreadsFor).
+  std::vector<uint8_t> one(6 * 100 * 100 * 4), lent(one.size()), after(one.size());
+  ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), one.data(), 1).ok());
+  RecordingRunner runner;
+  {
+    runtime::ScopedParallelRunner scoped(&runner);
+    ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), lent.data(), 3).ok());
+  }
+  EXPECT_EQ(runner.calls, 1);
+  EXPECT_EQ(runner.largest, 3);
+  EXPECT_EQ(one, lent);
+  ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), after.data(), 3).ok());
+  EXPECT_EQ(runner.calls, 1);
+  EXPECT_EQ(one, after);
+}
+
 TEST(DotTest, ThreadCountDoesNotChangeIntegerResults) {
   auto module = Parse(TwoOperandModule(
       "s32[200,300]{0,1}", "s32[300,100]{1,0}",
       "s32[200,100]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
   ASSERT_NE(module, nullptr);
   const Instruction& dot = *module->entry()->root();
-  Literal a = interpreter::RandomLiteral(dot.operand(0)->shape(), 1);
-  Literal b = interpreter::RandomLiteral(dot.operand(1)->shape(), 2);
-  std::vector<uint8_t> ab = ToBuffer(a, dot.operand(0)->shape());
-  std::vector<uint8_t> bb = ToBuffer(b, dot.operand(1)->shape());
+  const auto [ab, bb] = RandomOperandBuffers(dot);
   std::vector<uint8_t> one(200 * 100 * 4), many(200 * 100 * 4);
   ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), one.data(), 1).ok());
   ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), many.data(), 7).ok());
