@@ -1,5 +1,5 @@
 // Inline polynomial math for the elemental emitter (see elemental_math.h): exp for f32 and
-// f64, and the f32 transcendentals computed in double. Working in double makes every
+// f64, tanh in f32, and the other f32 transcendentals computed in double. Working in double makes every
 // function's error a fraction of an f32 ulp before the final rounding, so the result is
 // the correctly rounded one or its neighbour (<= 1 ulp), and keeps intermediate values
 // (2^k scales, x^2, 1 + x) clear of f32's overflow and subnormal range. The vectorizer
@@ -96,7 +96,9 @@ namespace {
 // Builders for double-precision IR (scalar; the loop vectorizer widens them).
 class DoubleMath {
  public:
-  explicit DoubleMath(llvm::IRBuilder<>& b) : b_(b), t_(b.getDoubleTy()) {}
+  // Double by default; the type-generic builders (C, Fma, Poly, arithmetic, compares,
+  // selects, Abs, CopySign, Clamp) also serve f32 code given the float type.
+  explicit DoubleMath(llvm::IRBuilder<>& b, llvm::Type* t = nullptr) : b_(b), t_(t != nullptr ? t : b.getDoubleTy()) {}
 
   llvm::IRBuilder<>& b() { return b_; }
   llvm::Value* C(double v) { return llvm::ConstantFP::get(t_, v); }
@@ -211,12 +213,27 @@ llvm::Value* LogWithSpecials(DoubleMath& m, llvm::Value* x, llvm::Value* log) {
   return m.Select(m.IsNan(x), x, log);
 }
 
-// tanh x = sign(x) t / (t + 2) with t = e^(2|x|) - 1; |x| is clamped at 20 (tanh = 1 in
-// double), ±0 keep their sign through the copysign.
-llvm::Value* Tanh(DoubleMath& m, llvm::Value* x) {
-  llvm::Value* a = m.Clamp(m.Abs(x), 0.0, 20.0);
-  llvm::Value* t = Expm1(m, m.Add(a, a));
-  return m.CopySign(m.Div(t, m.Add(t, m.C(2.0))), x);
+// tanh for f32 in f32 arithmetic (16 lanes to a zmm register, twice the double
+// version's; a GELU loop's tanh was bound by vdivpd): a = |x|; below 0.9,
+// a + a^3 P(a^2) with P of degree 6, a least-squares fit (Chebyshev nodes in a^2 on
+// [0, 0.81]) of (tanh a - a) / a^3, made for this function and rounded to f32
+// (2^-27.6 relative before that rounding); from 0.9 on, 1 - 2 / (e^(2a) + 1) with the
+// inline f32 exp, a clamped at 9.5 (tanh rounds to 1 beyond 9.01, and e^19 + 1 is
+// finite). At 0.9 the subtracted term is at most 0.284, so the exp's error reaches the
+// result shrunk by that factor. Tiny a: a^3 underflows and the result is a itself;
+// NaN takes the second branch and stays NaN; ±0 and the sign come back by copysign.
+// Measured over every input by CpuMathAccuracyTest.Tanh (docs/cpu-backend.md).
+llvm::Value* TanhF32(llvm::IRBuilder<>& b, llvm::Value* x) {
+  static const std::vector<double> kPoly = {-0x1.555554p-2, 0x1.1110b6p-3,  -0x1.b9fe84p-5, 0x1.648c1p-6,
+                                            -0x1.151c84p-7, 0x1.6a7c32p-9, -0x1.123134p-11};
+  DoubleMath m(b, b.getFloatTy());
+  llvm::Value* a = m.Abs(x);
+  llvm::Value* z = m.Mul(a, a);
+  llvm::Value* small = m.Fma(m.Mul(a, z), m.Poly(z, kPoly), a);
+  llvm::Value* clamped = m.Clamp(a, 0.0, 9.5);
+  llvm::Value* e = EmitInlineExp(b, m.Add(clamped, clamped));
+  llvm::Value* large = m.Sub(m.C(1.0), m.Div(m.C(2.0), m.Add(e, m.C(1.0))));
+  return m.CopySign(m.Select(m.Lt(a, m.C(0.9)), small, large), x);
 }
 
 // erf x = sign(x) erf|x|. Below 1: |x| E(x^2), E a least-squares fit (Chebyshev nodes,
@@ -421,14 +438,12 @@ llvm::Value* EmitInlineF32Math(llvm::IRBuilder<>& b, Opcode op, llvm::Value* x, 
                      op == Opcode::kLog1p || op == Opcode::kSin || op == Opcode::kCos ||
                      op == Opcode::kCbrt;
   if (!x->getType()->isFloatTy() || !(unary || (binary && y != nullptr))) return nullptr;
+  if (op == Opcode::kTanh) return TanhF32(b, x);
   DoubleMath m(b);
   auto wide = [&](llvm::Value* v) { return b.CreateFPExt(v, b.getDoubleTy()); };
   llvm::Value* d = wide(x);
   llvm::Value* r = nullptr;
   switch (op) {
-    case Opcode::kTanh:
-      r = Tanh(m, d);
-      break;
     case Opcode::kErf:
       r = Erf(m, d);
       break;
