@@ -192,13 +192,18 @@ void KernelEmitter::EmitTiledLoops(ElementalEmitter& emitter, llvm::IRBuilder<>&
                 });
               });
             }
-            // The elements, o inner: the tiled buffers read from their tiles.
+            // The elements, o inner: the tiled buffers read from their tiles. The loops
+            // run over the atoms' own values (from k0 and o0, not from 0): an output
+            // index built by adding the tile's start to a loop counter from 0 became an
+            // `or` chain whose flags LLVM lost, and the stores were scattered.
             emitter.EmitLoop(
-                i64(0), i64(tk), "tile.k",
-                [&](llvm::Value* kl) {
-                  emitter.EmitLoop(i64(0), i64(to), "tile.o", [&](llvm::Value* ol) {
-                    v[k] = b.CreateAdd(k0, kl, "", true, true);
-                    v[o] = b.CreateAdd(o0, ol, "", true, true);
+                k0, b.CreateAdd(k0, i64(tk), "", true, true), "tile.k",
+                [&](llvm::Value* kk) {
+                  emitter.EmitLoop(o0, b.CreateAdd(o0, i64(to), "", true, true), "tile.o", [&](llvm::Value* oo) {
+                    v[k] = kk;
+                    v[o] = oo;
+                    llvm::Value* kl = b.CreateSub(kk, k0, "", true, true);
+                    llvm::Value* ol = b.CreateSub(oo, o0, "", true, true);
                     llvm::Value* slot = b.CreateAdd(b.CreateMul(kl, i64(to), "", true, true), ol, "", true, true);
                     for (const Tiled& t : tiled) {
                       llvm::Value* stored = b.CreateLoad(t.storage, b.CreateInBoundsGEP(t.storage, t.tile, {slot}));
