@@ -1,7 +1,8 @@
 // The CPU kernel emitter: one kernel (a fusion or a single op) to LLVM IR functions, its
 // loop groups recorded in a CpuKernel. Loop kernels, split and column reductions,
 // streaming variants, in-place updates, scatters and sort comparators are emitted in
-// cpu_kernel_emitter.cc; row kernels (softmax, normalizations) in cpu_row_kernel.cc.
+// cpu_kernel_emitter.cc; row kernels (softmax, normalizations) in cpu_row_kernel.cc;
+// loops over loop atoms and tiled transposes in cpu_atom_loops.cc.
 // Internal to compiler/codegen: CompileForCpu (cpu_compiler.cc) drives it.
 #pragma once
 
