@@ -80,6 +80,43 @@ std::vector<bool> RowLocalParameters(const Instruction& inst);
 // element instead of one.
 bool IsTranscendental(Opcode op);
 
+// Loop atoms (see KernelEmitter::EmitAtomLoops): a loop group whose index reaches every
+// buffer it reads through elementwise ops, transposes, broadcasts and reshapes runs over
+// the finest split of its output dimensions those reshapes need (the common refinement:
+// f32[2,128,256] read as transpose(f32[2,4,128,64]) runs over [2,128,4,64]), so that no
+// index is divided; each buffer read is then a permutation of the atoms (minus the ones
+// broadcast). When some buffer's minor atom `k` is not the output's minor atom `o` but
+// holds `o` (a transpose of the two), the group runs by tiles of k x o: each such
+// buffer's tile is read by rows along k (vector loads), transposed in registers (8x8
+// blocks) into a stack tile laid out along o, and the elements are then computed and
+// stored with o inner, every access contiguous.
+struct LoopAtoms {
+  struct Access {
+    const Instruction* leaf = nullptr;  // a fused parameter or the kernel's operand
+    int64_t buffer = -1;                // its buffer (the kernel's operand number)
+    std::vector<std::vector<int64_t>> dims;  // per dimension of the leaf, its atoms
+  };
+  std::vector<int64_t> sizes;                     // atoms, major to minor (the loop order)
+  std::vector<std::vector<int64_t>> output_dims;  // per output dimension, its atoms
+  std::vector<Access> accesses;
+  // Tiling: the atoms k (the transposed buffers' minor one) and o (the output's minor
+  // one), the tile, and the accesses read through the tile; k < 0 when not tiled.
+  int64_t k = -1;
+  int64_t o = -1;
+  int64_t tile_k = 0;
+  int64_t tile_o = 0;
+  std::vector<size_t> tiled;
+  // Tiled groups: the parallel iterations (the atoms but k and o, times the k tiles).
+  int64_t Iterations() const;
+};
+
+// The loop atoms of the outputs `roots` (of dimensions `shape`) of kernel `inst`; none
+// when some index reaches a buffer through another op, when a reshape has no common
+// refinement with the index, or when the atoms are the output's dimensions and no
+// buffer is transposed (the plain loop nest is the same loop).
+std::optional<LoopAtoms> PlanLoopAtoms(const Instruction& inst, const std::vector<const Instruction*>& roots,
+                                       const Shape& shape);
+
 // The loops of a row kernel (see KernelEmitter::EmitRowKernel): one per reduce, then the
 // outputs'. Each with the estimate of its code (the instructions it computes, not the
 // reduces before it, bound, nor the values it loads from row buffers) and, for a reduce,

@@ -237,9 +237,23 @@ Status KernelEmitter::EmitLoopGroup(const Instruction& inst, CpuKernel* kernel, 
   // A row kernel loops over each row once per reduce and once more for its outputs.
   if (rows_) group.elements_per_iteration *= static_cast<int64_t>(rows_->reduces.size()) + 1;
   if (shape.ElementCount() == 0) group.extent = 0;
+  atoms_.reset();
+  if (kernel->kind == CpuKernel::Kind::kLoop && split_ == nullptr && !columns_ && !rows_ && side_reduce == nullptr &&
+      partition_dim >= 0) {
+    std::vector<const Instruction*> roots;
+    for (int64_t m : members) roots.push_back(outputs[m].value < 0 ? outputs[m].inst : nullptr);
+    if (std::find(roots.begin(), roots.end(), nullptr) == roots.end()) atoms_ = PlanLoopAtoms(inst, roots, shape);
+  }
+  const bool tiled = atoms_ && atoms_->k >= 0;
+  if (tiled) {
+    // Strips of tile_k along k: row chaining's "iteration i is row i" no longer holds.
+    group.extent = atoms_->Iterations();
+    group.elements_per_iteration = atoms_->tile_k * atoms_->sizes[atoms_->o];
+    kernel->rows = 0;
+  }
   if (rows_ && partition_dim >= 0 && partition_dim < rows_->row_rank && inst.opcode() == Opcode::kFusion) {
     RETURN_IF_ERROR(EmitRowKernel(inst, outputs, members, partition_dim, buffer_count, group.function));
-  } else if (!rows_ && StreamsOutputs(kernel->kind, outputs, members, partition_dim, side_reduce != nullptr)) {
+  } else if (!rows_ && !tiled && StreamsOutputs(kernel->kind, outputs, members, partition_dim, side_reduce != nullptr)) {
     // Two variants: one whose vector stores bypass the caches (x86 non-temporal), for
     // output buffers aligned to 64 bytes, and the plain one; the entry picks at run time.
     streaming_ = true;
@@ -253,6 +267,7 @@ Status KernelEmitter::EmitLoopGroup(const Instruction& inst, CpuKernel* kernel, 
     RETURN_IF_ERROR(EmitGroup(inst, *kernel, outputs, members, partition_dim, buffer_count, group.function,
                               side_reduce, side_members));
   }
+  atoms_.reset();
   kernel->groups.push_back(group);
   return Status::Ok();
 }
@@ -312,6 +327,10 @@ Status KernelEmitter::EmitGroup(const Instruction& inst, const CpuKernel& kernel
     store_all(index);
     b.CreateBr(done);
     b.SetInsertPoint(done);
+  } else if (atoms_ && atoms_->k >= 0) {
+    EmitTiledLoops(emitter, b, body, *atoms_, begin, end, store_all);
+  } else if (atoms_) {
+    EmitAtomLoops(emitter, b, *atoms_, partition_dim, begin, end, store_all);
   } else {
     emitter.EmitLoop(begin, end, "i" + std::to_string(partition_dim), [&](llvm::Value* outer) {
       std::vector<int64_t> bounds(shape.dimensions().begin(), shape.dimensions().end());

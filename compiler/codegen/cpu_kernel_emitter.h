@@ -1,7 +1,8 @@
 // The CPU kernel emitter: one kernel (a fusion or a single op) to LLVM IR functions, its
 // loop groups recorded in a CpuKernel. Loop kernels, split and column reductions,
 // streaming variants, in-place updates, scatters and sort comparators are emitted in
-// cpu_kernel_emitter.cc; row kernels (softmax, normalizations) in cpu_row_kernel.cc.
+// cpu_kernel_emitter.cc; row kernels (softmax, normalizations) in cpu_row_kernel.cc;
+// loops over loop atoms and tiled transposes in cpu_atom_loops.cc.
 // Internal to compiler/codegen: CompileForCpu (cpu_compiler.cc) drives it.
 #pragma once
 
@@ -79,6 +80,21 @@ class KernelEmitter {
   // for i in [begin, end) of `partition_dim`, then every inner dimension: body(index).
   void EmitPartitionedLoops(ElementalEmitter& emitter, llvm::IRBuilder<>& b, const Shape& shape, int64_t partition_dim,
                             llvm::Value* begin, llvm::Value* end, const std::function<void(const IrIndex&)>& body);
+
+  // --- Loop atoms and tiled transposes (cpu_atom_loops.cc) ---
+
+  // A group planned by PlanLoopAtoms without tiles: for i in [begin, end) of
+  // `partition_dim` (split into its atoms), then every later atom; the output index a
+  // multiply-add of the atoms, its factors told to the emitter.
+  void EmitAtomLoops(ElementalEmitter& emitter, llvm::IRBuilder<>& b, const LoopAtoms& plan, int64_t partition_dim,
+                     llvm::Value* begin, llvm::Value* end, const std::function<void(const IrIndex&)>& store_all);
+  // A tiled group: iteration i of [begin, end) is a strip of plan.tile_k values of atom k
+  // (LoopAtoms::Iterations); along o, per tile of tile_k x tile_o, each tiled buffer's
+  // tile is loaded by rows along k, transposed in registers by 8x8 blocks into a stack
+  // tile, and the outputs are computed with o inner reading the tiled buffers from their
+  // tiles (BindScalar). Edges that are not whole tiles run element by element.
+  void EmitTiledLoops(ElementalEmitter& emitter, llvm::IRBuilder<>& b, llvm::Function* body, const LoopAtoms& plan,
+                      llvm::Value* begin, llvm::Value* end, const std::function<void(const IrIndex&)>& store_all);
 
   // The partial (per-row) loop of a split reduction: partials[row] = reduce of row.
   Status EmitPartials(const Instruction& inst, const CpuKernel& kernel, const Instruction& reduce,
@@ -200,6 +216,7 @@ class KernelEmitter {
   const Instruction* split_ = nullptr;
   std::optional<ColumnPlan> columns_;
   std::optional<passes::RowPlan> rows_;
+  std::optional<LoopAtoms> atoms_;  // the loop group being emitted runs over these atoms
   std::vector<llvm::Module*> row_piece_modules_;
   std::vector<std::string> row_functions_;
   bool streaming_ = false;  // emitting the streaming variant of a loop group

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -126,9 +127,108 @@ llvm::Value* ElementalEmitter::EmitConstant(const Instruction* inst, const IrInd
   return ToRegister(b_, type, b_.CreateLoad(*storage, array.Address(b_, index)));
 }
 
+namespace {
+
+// Row-major suffix products of the dimensions larger than 1 (the boundaries of the
+// linear index the dimensions split it at), largest first, ending with 1.
+std::vector<int64_t> Boundaries(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> out = {1};
+  int64_t p = 1;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+    if (*it == 1) continue;
+    p *= *it;
+    out.push_back(p);
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+IrIndex ElementalEmitter::RefinedReshapeIndex(const Shape& out, const Shape& in, const IrIndex& index) {
+  if (out.ElementCount() == 0) return {};
+  const std::vector<int64_t> out_bounds = Boundaries(out.dimensions());
+  const std::vector<int64_t> in_bounds = Boundaries(in.dimensions());
+  std::vector<int64_t> all(out_bounds);
+  all.insert(all.end(), in_bounds.begin(), in_bounds.end());
+  std::sort(all.begin(), all.end(), std::greater<>());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  for (size_t i = 0; i + 1 < all.size(); ++i) {
+    if (all[i] % all[i + 1] != 0) return {};
+  }
+  // pieces[j]: the part of the linear index between boundaries all[j] and all[j + 1], as
+  // a list of (value, size) parts, major to minor.
+  using Parts = std::vector<std::pair<llvm::Value*, int64_t>>;
+  std::vector<Parts> pieces(all.size() - 1);
+  auto piece_of = [&](int64_t upper) {
+    return static_cast<size_t>(std::find(all.begin(), all.end(), upper) - all.begin());
+  };
+  int64_t upper = out.ElementCount();
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    const int64_t size = out.dimensions(d);
+    if (size == 1) continue;
+    const int64_t lower = upper / size;
+    const size_t first = piece_of(upper), last = piece_of(lower);
+    llvm::Value* v = index[d];
+    if (last == first + 1) {
+      auto f = index_factors_.find(v);
+      pieces[first] = f != index_factors_.end() ? f->second : Parts{{v, size}};
+      upper = lower;
+      continue;
+    }
+    // Factors of v whose boundaries include the pieces' serve as they are.
+    auto f = index_factors_.find(v);
+    bool factored = f != index_factors_.end();
+    std::vector<int64_t> factor_bounds;  // the suffix product below each factor (within d)
+    if (factored) {
+      int64_t p = size;
+      for (const auto& [part, part_size] : f->second) {
+        p /= part_size;
+        factor_bounds.push_back(p);
+      }
+      for (size_t j = first + 1; j < last && factored; ++j) {
+        factored = std::find(factor_bounds.begin(), factor_bounds.end(), all[j] / lower) != factor_bounds.end();
+      }
+    }
+    size_t part = 0;
+    for (size_t j = first; j < last; ++j) {
+      const int64_t piece_size = all[j] / all[j + 1];
+      const int64_t below = all[j + 1] / lower;  // the piece's stride within dimension d
+      if (factored) {
+        while (part < f->second.size() && factor_bounds[part] >= below) pieces[j].push_back(f->second[part++]);
+        continue;
+      }
+      llvm::Value* p = below == 1 ? v : b_.CreateUDiv(v, b_.getInt64(below));
+      if (j != first) p = b_.CreateURem(p, b_.getInt64(piece_size));
+      pieces[j] = {{p, piece_size}};
+    }
+    upper = lower;
+  }
+  IrIndex source(in.rank(), b_.getInt64(0));
+  upper = in.ElementCount();
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    const int64_t size = in.dimensions(d);
+    if (size == 1) continue;
+    const int64_t lower = upper / size;
+    Parts parts;
+    for (size_t j = piece_of(upper); j < piece_of(lower); ++j) parts.insert(parts.end(), pieces[j].begin(), pieces[j].end());
+    llvm::Value* v = nullptr;
+    for (const auto& [part, part_size] : parts) {
+      v = v == nullptr ? part : b_.CreateAdd(b_.CreateMul(v, b_.getInt64(part_size), "", true, true), part, "", true, true);
+    }
+    source[d] = v;
+    SetIndexFactors(v, std::move(parts));
+    upper = lower;
+  }
+  return source;
+}
+
 llvm::Value* ElementalEmitter::EmitReshape(const Instruction* inst, const IrIndex& index) {
   const Shape& out = inst->shape();
   const Shape& in = inst->operand(0)->shape();
+  if (IrIndex refined = RefinedReshapeIndex(out, in, index); !refined.empty()) {
+    return Emit(inst->operand(0), refined);
+  }
   IrArray out_view(nullptr, out);
   llvm::Value* linear = out_view.LinearIndex(b_, index);
   IrIndex source(in.rank());

@@ -338,6 +338,12 @@ void ElementalEmitter::BindValues(const Instruction* inst, std::vector<llvm::Val
 
 void ElementalEmitter::BindRowArray(const Instruction* inst, IrArray row) { row_arrays_[inst] = std::move(row); }
 
+void ElementalEmitter::SetIndexFactors(llvm::Value* v, std::vector<std::pair<llvm::Value*, int64_t>> parts) {
+  // A constant (a folded index) is shared by unrelated indices: it carries no factors.
+  if (v == nullptr || llvm::isa<llvm::Constant>(v) || parts.size() < 2) return;
+  index_factors_[v] = std::move(parts);
+}
+
 void ElementalEmitter::Unbind(const Instruction* inst) {
   scalars_.erase(inst);
   row_arrays_.erase(inst);

@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/computation.h"
@@ -113,6 +114,12 @@ class ElementalEmitter {
   void BindValues(const Instruction* inst, std::vector<llvm::Value*> values);
   // Forgets a BindScalar/BindValues/BindRowArray binding.
   void Unbind(const Instruction* inst);
+  // Index factors: the i64 index value `v` (a dimension of some index) is
+  // `sum(parts[j].first * product of the sizes after j)`, each part in [0, its size): a
+  // loop nest that runs a dimension as several finer loops says so, and a reshape that
+  // splits the dimension at the parts' boundaries then takes the parts as they are
+  // instead of dividing (div/mod of a loop index make the vectorizer gather).
+  void SetIndexFactors(llvm::Value* v, std::vector<std::pair<llvm::Value*, int64_t>> parts);
 
   // The element of `inst` at `index` (an i64 per dimension of its shape). A tuple-shaped
   // instruction (a variadic reduce) gives one value per tuple element via EmitAll.
@@ -204,6 +211,12 @@ class ElementalEmitter {
   llvm::Value* EmitConstant(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitReducePrecision(const Instruction* inst, llvm::Value* x);
   llvm::Value* EmitReshape(const Instruction* inst, const IrIndex& index);
+  // The operand index of a reshape from [out] to [in] when the two dimension lists have a
+  // common refinement (every boundary of one is a boundary of a finer list both split
+  // into): each output dimension split into its pieces (by its index factors where they
+  // have those boundaries, else by div/mod of that dimension alone), each operand
+  // dimension a multiply-add of its pieces. Empty when there is no such refinement.
+  IrIndex RefinedReshapeIndex(const Shape& out, const Shape& in, const IrIndex& index);
   llvm::Value* EmitConcatenate(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitPad(const Instruction* inst, const IrIndex& index);
   llvm::Value* EmitDynamicSlice(const Instruction* inst, const IrIndex& index);
@@ -246,6 +259,7 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, std::vector<llvm::Value*>> scalars_;
   std::unordered_map<const Instruction*, IrArray> partials_;
   std::unordered_map<const Instruction*, IrArray> column_partials_;
+  std::unordered_map<llvm::Value*, std::vector<std::pair<llvm::Value*, int64_t>>> index_factors_;
   bool reassociate_ = true;
   const Instruction* reduce_visitor_target_ = nullptr;
   std::function<void(const IrIndex&)> reduce_visitor_;

@@ -333,6 +333,83 @@ ENTRY e {
 })"));
 }
 
+// Loop atoms and tiled transposes (PlanLoopAtoms, cpu_atom_loops.cc): sizes that are not
+// multiples of the tiles (edges element by element), size-1 dimensions, f64, bf16 and s8
+// tiles, elementwise ops on both sides of the transpose, attention's head merge and
+// split through reshapes, and a buffer read both transposed and not (no tiles then).
+TEST(CpuExecutableTest, TiledTransposesAndReshapedLoopsMatchTheInterpreter) {
+  const char* modules[] = {
+      R"(HloModule odd_2d
+ENTRY e {
+  x = f32[75,130] parameter(0)
+  y = f32[130,75] parameter(1)
+  n = f32[75,130] negate(x)
+  t = f32[130,75] transpose(n), dimensions={1,0}
+  ROOT a = f32[130,75] add(t, y)
+})",
+      R"(HloModule ones
+ENTRY e {
+  x = f32[3,1,40,36] parameter(0)
+  c = f32[] constant(1.5)
+  cb = f32[3,1,40,36] broadcast(c), dimensions={}
+  m = f32[3,1,40,36] multiply(x, cb)
+  ROOT t = f32[36,1,3,40] transpose(m), dimensions={3,1,0,2}
+})",
+      R"(HloModule f64
+ENTRY e {
+  x = f64[48,72] parameter(0)
+  y = f64[72,48] parameter(1)
+  s = f64[48,72] sqrt(x)
+  t = f64[72,48] transpose(s), dimensions={1,0}
+  ROOT m = f64[72,48] multiply(t, y)
+})",
+      R"(HloModule bf16
+ENTRY e {
+  x = bf16[40,33] parameter(0)
+  y = bf16[33,40] parameter(1)
+  t = bf16[33,40] transpose(x), dimensions={1,0}
+  ROOT a = bf16[33,40] add(t, y)
+})",
+      R"(HloModule s8
+ENTRY e {
+  x = s8[37,64] parameter(0)
+  ROOT t = s8[64,37] transpose(x), dimensions={1,0}
+})",
+      R"(HloModule heads
+ENTRY e {
+  heads = f32[2,4,24,16] parameter(0)
+  c = f32[] constant(0.25)
+  cb = f32[2,4,24,16] broadcast(c), dimensions={}
+  scaled = f32[2,4,24,16] multiply(heads, cb)
+  t = f32[2,24,4,16] transpose(scaled), dimensions={0,2,1,3}
+  merged = f32[2,24,64] reshape(t)
+  seq = f32[2,40,64] parameter(1)
+  split = f32[2,40,4,16] reshape(seq)
+  e = f32[2,40,4,16] exponential(split)
+  kt = f32[2,4,16,40] transpose(e), dimensions={0,2,3,1}
+  bias = f32[2,4,16,40] parameter(2)
+  kb = f32[2,4,16,40] add(kt, bias)
+  ROOT r = (f32[2,24,64], f32[2,4,16,40]) tuple(merged, kb)
+})",
+      R"(HloModule both_ways
+ENTRY e {
+  x = f32[40,40] parameter(0)
+  t = f32[40,40] transpose(x), dimensions={1,0}
+  ROOT a = f32[40,40] add(x, t)
+})",
+      R"(HloModule batched
+ENTRY e {
+  x = f32[3,50,34] parameter(0)
+  t = f32[3,34,50] transpose(x), dimensions={0,2,1}
+  ROOT l = f32[3,34,50] tanh(t)
+})",
+  };
+  for (const char* text : modules) {
+    SCOPED_TRACE(text);
+    ExpectCpuMatchesInterpreter(text);
+  }
+}
+
 TEST(CpuExecutableTest, IotaCompareSelectConvert) {
   ExpectCpuMatchesInterpreter(WithReducers(R"(
 ENTRY e {
