@@ -12,6 +12,7 @@ thread_local ParallelRunner* current_runner = nullptr;
 
 ParallelRunner* TakeParallelRunner() { return std::exchange(current_runner, nullptr); }
 void ReturnParallelRunner(ParallelRunner* runner) { current_runner = runner; }
+bool HasParallelRunner() { return current_runner != nullptr; }
 
 }  // namespace fusebox::runtime::library
 

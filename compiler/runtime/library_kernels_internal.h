@@ -565,6 +565,7 @@ inline int ThreadsFor(double flops, int threads) {
 // so that a loop nested inside starts its own threads, and given back after.
 ParallelRunner* TakeParallelRunner();
 void ReturnParallelRunner(ParallelRunner* runner);
+bool HasParallelRunner();
 
 // Splits [0, n) into `threads` contiguous ranges and calls fn(begin, end, worker) for each,
 // on that many threads (the caller's included). Returns false if any call threw (the only
@@ -803,19 +804,31 @@ inline bool OneDnnGemm(MatView<float> a, MatView<float> b, MatView<float> c, int
 
 // c = a * b with up to `threads` threads, each computing a band of c's columns (or rows,
 // whichever c has more of). Returns false when a worker ran out of memory.
+// With a runner lent (the CPU executable's pool), an f32 GEMM through oneDNN is split
+// into the same bands, one single-threaded sgemm each on the pool's workers, rather than
+// handed to oneDNN's OpenMP threads: one set of threads, which poll between kernels,
+// instead of two contending for the cores.
 template <typename T>
 bool GemmParallel(const MatView<T>& a, const MatView<T>& b, const MatView<T>& c, int threads) {
-  if constexpr (std::is_same_v<T, float>) {
-    const double work =
-        2.0 * static_cast<double>(c.rows) * static_cast<double>(c.cols) * static_cast<double>(a.cols);
-    if (OneDnnGemm(a, b, c, ThreadsFor(work, threads))) return true;
-  }
   const double flops =
       2.0 * static_cast<double>(c.rows) * static_cast<double>(c.cols) * static_cast<double>(a.cols);
   const int workers = ThreadsFor(flops, threads);
   const bool by_cols = c.cols >= c.rows;
   const int64_t extent = by_cols ? c.cols : c.rows;
-  if (workers <= 1 || extent < 2 * workers) {
+  const bool banded = workers > 1 && extent >= 2 * workers;
+  bool onednn_bands = false;
+  if constexpr (std::is_same_v<T, float>) {
+    onednn_bands = banded && HasParallelRunner() && LoadOneDnn() != nullptr;
+    if (!onednn_bands && OneDnnGemm(a, b, c, workers)) return true;
+  }
+  // One band: oneDNN single-threaded where it serves the views, Eigen otherwise.
+  auto band = [onednn_bands](const MatView<T>& aa, const MatView<T>& bb, const MatView<T>& cc) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (onednn_bands && OneDnnGemm(aa, bb, cc, 1)) return;
+    }
+    Gemm(aa, bb, cc);
+  };
+  if (!banded) {
     try {
       Gemm(a, b, c);
     } catch (...) {
@@ -843,7 +856,7 @@ bool GemmParallel(const MatView<T>& a, const MatView<T>& b, const MatView<T>& c,
         cc.data += begin * c.row_stride;
         cc.rows = end - begin;
       }
-      Gemm(aa, bb, cc);
+      band(aa, bb, cc);
     }
   });
 }
