@@ -398,6 +398,30 @@ TEST(DotTest, BatchesRunOnTheLentRunnerWhileItIsLent) {
   EXPECT_EQ(one, after);
 }
 
+// One f32 GEMM split over threads: with a runner lent, its bands run there (one
+// single-threaded sgemm each where oneDNN is loaded, Eigen otherwise), not on oneDNN's
+// own threads; the result is the one-thread result up to the order of float sums.
+TEST(DotTest, OneF32GemmRunsAsBandsOnTheLentRunner) {
+  auto module = Parse(TwoOperandModule(
+      "f32[200,300]{1,0}", "f32[300,256]{1,0}",
+      "f32[200,256]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+  ASSERT_NE(module, nullptr);
+  const Instruction& dot = *module->entry()->root();
+  const auto [ab, bb] = RandomOperandBuffers(dot);
+  std::vector<float> one(200 * 256), lent(one.size());
+  ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), one.data(), 1).ok());
+  RecordingRunner runner;
+  {
+    runtime::ScopedParallelRunner scoped(&runner);
+    ASSERT_TRUE(runtime::RunDot(dot, ab.data(), bb.data(), lent.data(), 2).ok());
+  }
+  EXPECT_EQ(runner.calls, 1);
+  EXPECT_EQ(runner.largest, 2);
+  for (size_t i = 0; i < one.size(); ++i) {
+    ASSERT_NEAR(lent[i], one[i], 1e-4f * (1.0f + std::fabs(one[i]))) << i;
+  }
+}
+
 TEST(DotTest, ThreadCountDoesNotChangeIntegerResults) {
   auto module = Parse(TwoOperandModule(
       "s32[200,300]{0,1}", "s32[300,100]{1,0}",
