@@ -33,7 +33,6 @@ class ThreadPool : public ParallelRunner {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
-      stop_flag_ = true;
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
@@ -113,7 +112,7 @@ class ThreadPool : public ParallelRunner {
   void Work(int worker) {
     uint64_t seen = 0;
     while (true) {
-      SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen || stop_flag_.load(); });
+      SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen || stop_.load(); });
       {
         std::unique_lock<std::mutex> lock(mu_);
         wake_.wait(lock, [&] { return stop_ || (generation_.load(std::memory_order_relaxed) != seen && job_ != nullptr); });
@@ -132,8 +131,7 @@ class ThreadPool : public ParallelRunner {
   int64_t extent_ = 0, chunk_ = 1, next_ = 0;
   std::atomic<int64_t> pending_{0};      // written under mu_, polled without it
   std::atomic<uint64_t> generation_{0};  // likewise
-  bool stop_ = false;
-  std::atomic<bool> stop_flag_{false};
+  std::atomic<bool> stop_{false};  // set under mu_, polled without it
 };
 
 namespace {
