@@ -27,6 +27,8 @@ namespace fusebox::codegen::gpu {
 
 inline constexpr int64_t kBlock = 256;        // threads per block of most kernels
 inline constexpr int64_t kWarp = 32;
+// Row kernels hold at most this many elements of a row per thread in registers.
+inline constexpr int64_t kMaxHeldRowElements = 16;
 inline constexpr int64_t kTile = 32;          // transpose tile
 inline constexpr int64_t kDotTile = 16;       // dot tile (16x16 threads, 16-wide K slices)
 inline constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
@@ -262,11 +264,29 @@ class GpuKernelEmitter {
 
   // Row kernels (row_fusion.h: softmax, normalizations): a group of threads per row (a
   // block for rows of 1024 elements or more, else a warp). Each reduce in turn: every
-  // thread folds its strided elements of the row (coalesced), the group combines them,
-  // lane 0 applies the init value and leaves the result in shared memory, and the whole
-  // group binds it for the rest of the row. Then the group stores the outputs over the
-  // row. The values the CPU keeps in row buffers are computed again (arithmetic is cheap
-  // next to memory traffic here).
+  // thread folds its elements of the row, the group combines them, lane 0 applies the
+  // init value and leaves the result in shared memory, and the whole group binds it for
+  // the rest of the row. Then the group stores the outputs over the row.
+  //
+  // Rows of at most kMaxHeldRowElements per thread are held in registers: each thread's
+  // elements (slots of 4 consecutive elements where the row allows: 16-byte accesses) are
+  // indexed once, every pass is unrolled over them, and the values emitted at those
+  // indices (the loads, exp(x - max)) are computed once and reused by later passes, so
+  // the row is read from memory once. Longer rows loop over strided elements and read
+  // the row again in each pass (from L1).
+  struct RowSlots {
+    bool held = false;       // the thread's elements are held in registers
+    int64_t per_slot = 1;    // consecutive elements of a slot
+    int64_t slots = 0;       // slots of a row
+    int64_t per_thread = 0;  // slots of a thread: lane, lane + group, ...
+  };
+  struct RowElement {
+    IrIndex index;                 // clamped into the row: every read is in bounds
+    llvm::Value* valid = nullptr;  // the row exists and the element is in it
+  };
+  static RowSlots PlanRowSlots(const std::vector<int64_t>& element_dims, int64_t length, int64_t group);
+  std::vector<RowElement> HeldRowElements(llvm::IRBuilder<>& b, const IrIndex& row, const std::vector<int64_t>& element_dims,
+                                          const RowSlots& slots, int64_t group, llvm::Value* lane, llvm::Value* active);
   Status EmitRowKernel(const Instruction& inst, const passes::RowPlan& plan, const std::vector<OutputLeaf>& outputs,
                        GpuKernel* kernel);
 

@@ -396,6 +396,45 @@ StatusOr<GpuKernelEmitter::RowGroups> GpuKernelEmitter::BeginRowGroups(const Ins
   return rg;
 }
 
+GpuKernelEmitter::RowSlots GpuKernelEmitter::PlanRowSlots(const std::vector<int64_t>& element_dims, int64_t length,
+                                                          int64_t group) {
+  RowSlots slots;
+  const int64_t minor = element_dims.empty() ? 1 : element_dims.back();
+  // Four consecutive elements per slot (one 16-byte access for f32) when the row's minor
+  // dimension splits into them and every thread of the group still gets a slot.
+  slots.per_slot = minor % 4 == 0 && length / 4 >= group ? 4 : 1;
+  slots.slots = length / slots.per_slot;
+  slots.per_thread = CeilDiv(slots.slots, group);
+  slots.held = slots.per_thread * slots.per_slot <= kMaxHeldRowElements;
+  return slots;
+}
+
+std::vector<GpuKernelEmitter::RowElement> GpuKernelEmitter::HeldRowElements(llvm::IRBuilder<>& b, const IrIndex& row,
+                                                                          const std::vector<int64_t>& element_dims,
+                                                                          const RowSlots& slots, int64_t group,
+                                                                          llvm::Value* lane, llvm::Value* active) {
+  std::vector<int64_t> slot_dims = element_dims;
+  if (!slot_dims.empty()) slot_dims.back() /= slots.per_slot;
+  std::vector<RowElement> held;
+  for (int64_t t = 0; t < slots.per_thread; ++t) {
+    // Slot lane + t * group: consecutive lanes take consecutive slots (coalesced).
+    llvm::Value* q = b.CreateAdd(lane, b.getInt64(t * group), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    llvm::Value* in_row = b.CreateICmpULT(q, b.getInt64(slots.slots));
+    llvm::Value* valid = b.CreateAnd(active, in_row);
+    const IrIndex at = Delinearize(b, b.CreateSelect(in_row, q, b.getInt64(0)), slot_dims);
+    for (int64_t v = 0; v < slots.per_slot; ++v) {
+      RowElement element{row, valid};
+      element.index.insert(element.index.end(), at.begin(), at.end());
+      if (slots.per_slot > 1) {
+        element.index.back() = b.CreateAdd(b.CreateMul(at.back(), b.getInt64(slots.per_slot), "", true, true),
+                                           b.getInt64(v), "", true, true);
+      }
+      held.push_back(std::move(element));
+    }
+  }
+  return held;
+}
+
 Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::RowPlan& plan, const std::vector<OutputLeaf>& outputs,
                                        GpuKernel* kernel) {
   const int64_t k = plan.row_rank;
@@ -409,6 +448,14 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
   const std::vector<int64_t> row_dims(plan.dims.begin(), plan.dims.begin() + k);
   const std::vector<int64_t> element_dims(plan.dims.begin() + k, plan.dims.end());
   const IrIndex row = Delinearize(b, o, row_dims);
+  const RowSlots slots = PlanRowSlots(element_dims, plan.row_length, group);
+  // Held in registers: every element of the thread's share of the row has its index
+  // (clamped into the row, so that every read is in bounds) made once, here, before the
+  // first pass. The emitter caches values by (instruction, index), so a value emitted at
+  // one of these indices in one pass — the parameter loads, exp(x - max) — is the same
+  // SSA value in every later pass: the row is read from memory once.
+  std::vector<RowElement> held;
+  if (slots.held) held = HeldRowElements(b, row, element_dims, slots, group, lane, active);
   for (size_t j = 0; j < plan.reduces.size(); ++j) {
     const Instruction* hero = plan.reduces[j];
     ReductionInfo info;
@@ -418,11 +465,15 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
     info.outputs = plan.rows;
     info.length = plan.row_length;
     Accumulator acc = MakeAccumulator(e, info);
-    llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
-    Loop(e, count, hero->name() + ".r", [&](llvm::Value* i) {
-      llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
-      Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, row, r)), b.getTrue());
-    });
+    if (slots.held) {
+      for (const RowElement& element : held) Fold(e, info, acc, HeroInputs(e, info, element.index), element.valid);
+    } else {
+      llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
+      Loop(e, count, hero->name() + ".r", [&](llvm::Value* i) {
+        llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
+        Fold(e, info, acc, HeroInputs(e, info, OperandIndex(b, info, row, r)), b.getTrue());
+      });
+    }
     const std::string name = launch.function + "_row" + std::to_string(j);
     GroupReduce(e, info, acc, group, groups, group_in_block, lane, name);
     llvm::Type* type = ValueTypes(info)[0];
@@ -439,14 +490,30 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
   }
   std::vector<int64_t> members;
   for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) members.push_back(m);
-  llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
-  Loop(e, count, "i", [&](llvm::Value* i) {
-    llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
-    IrIndex index = row;
-    const IrIndex element = Delinearize(b, r, element_dims);
-    index.insert(index.end(), element.begin(), element.end());
-    StoreOutputs(e, inst, outputs, members, index);
-  });
+  if (slots.held) {
+    // Values first, unconditionally (so they stay in the cache's outer scope), then each
+    // slot's `per_slot` consecutive stores under one branch: they merge into a vector store.
+    for (const RowElement& element : held) {
+      for (int64_t m : members) {
+        const OutputLeaf& leaf = outputs[static_cast<size_t>(m)];
+        e.emitter->EmitAll(leaf.inst, element.index);
+      }
+    }
+    for (size_t s = 0; s < held.size(); s += static_cast<size_t>(slots.per_slot)) {
+      If(e, held[s].valid, "store", [&] {
+        for (size_t v = s; v < s + static_cast<size_t>(slots.per_slot); ++v) StoreOutputs(e, inst, outputs, members, held[v].index);
+      });
+    }
+  } else {
+    llvm::Value* count = StridedCount(b, active, lane, b.getInt64(plan.row_length), group);
+    Loop(e, count, "i", [&](llvm::Value* i) {
+      llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
+      IrIndex index = row;
+      const IrIndex element = Delinearize(b, r, element_dims);
+      index.insert(index.end(), element.begin(), element.end());
+      StoreOutputs(e, inst, outputs, members, index);
+    });
+  }
   for (const Instruction* hero : plan.reduces) e.emitter->Unbind(hero);
   RETURN_IF_ERROR(EndEntry(e));
   kernel->launches.push_back(launch);

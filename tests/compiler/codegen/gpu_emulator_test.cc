@@ -137,6 +137,36 @@ TEST(GpuEmulatorTest, RowKernelSoftmaxAndLayerNorm) {
       testing_util::RowKernelModule("layer_norm", "f32", testing_util::LayerNormEntry("f32", {2, 3, 40})));
 }
 
+// Rows held in registers (GpuKernelEmitter::PlanRowSlots): slots of 4 elements or of 1,
+// a thread's last slot past the row's end, rows past the last one in a block, exactly
+// kMaxHeldRowElements per thread, the strided loop just above it, a row of two dimensions
+// and 2- and 8-byte types.
+TEST(GpuEmulatorTest, RowKernelsHoldTheirRowsInRegisters) {
+  using testing_util::RowKernelModule;
+  using testing_util::SoftmaxEntry;
+  for (const auto& [rows, n] : std::vector<std::pair<int64_t, int64_t>>{{5, 1024}, {3, 4096}, {2, 8192}, {11, 512}, {9, 36}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(n));
+    ExpectEmulatorMatchesInterpreter(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", rows, n)));
+  }
+  ExpectEmulatorMatchesInterpreter(RowKernelModule("softmax", "bf16", SoftmaxEntry("bf16", 7, 256)));
+  ExpectEmulatorMatchesInterpreter(
+      RowKernelModule("layer_norm", "f64", testing_util::LayerNormEntry("f64", {3, 1200})));
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[3,8,40] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[3] reduce(x, ninf), dimensions={1,2}, to_apply=max_f32
+  bm = f32[3,8,40] broadcast(m), dimensions={0}
+  d = f32[3,8,40] subtract(x, bm)
+  ex = f32[3,8,40] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[3] reduce(ex, zero), dimensions={1,2}, to_apply=add_f32
+  bs = f32[3,8,40] broadcast(s), dimensions={0}
+  ROOT out = f32[3,8,40] divide(ex, bs)
+}
+)"));
+}
+
 TEST(GpuEmulatorTest, FullReductionSplitsIntoPartials) {
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
 ENTRY e {
