@@ -439,7 +439,7 @@ GpuLaunch GpuKernelEmitter::Launch1D(const std::string& function, int64_t thread
 
 Status GpuKernelEmitter::EmitSpaceLoop(const Instruction& inst, GpuKernel* kernel, const std::string& name, const Shape& space,
                                        int64_t buffer_count, int64_t skip_if_aliased,
-                                       const std::function<void(Entry&, const IrIndex&)>& body) {
+                                       const std::function<void(Entry&, const IrIndex&)>& body, bool full_block) {
   const int64_t n = space.ElementCount();
   if (n == 0) return Status::Ok();
   const int64_t rank = space.rank();
@@ -449,6 +449,10 @@ Status GpuKernelEmitter::EmitSpaceLoop(const Instruction& inst, GpuKernel* kerne
   if (rank > 0) dims.back() /= per_thread;
   const int64_t threads = n / per_thread;
   GpuLaunch launch = Launch1D(name, threads);
+  if (full_block) {
+    launch.block = {kBlock, 1, 1};
+    launch.grid = {std::max<int64_t>(1, CeilDiv(threads, kBlock)), 1, 1};
+  }
   if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many elements for one launch");
   launch.skip_if_aliased = skip_if_aliased;
   Entry e = BeginEntry(inst, name, buffer_count, 0, launch.block[0]);
@@ -485,21 +489,126 @@ Status GpuKernelEmitter::EmitLoops(const Instruction& inst, const std::vector<Ou
     if (!placed) groups.push_back({i});
   }
   const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
+  const size_t first = kernel->launches.size();
   for (size_t g = 0; g < groups.size(); ++g) {
     const std::string name = kernel->name + (groups.size() == 1 ? std::string("_kernel") : "_kernel" + std::to_string(g));
     const Shape& space = outputs[static_cast<size_t>(groups[g][0])].shape;
-    RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, name, space, buffer_count, -1, [&](Entry& e, const IrIndex& index) {
-      StoreOutputs(e, inst, outputs, groups[g], index);
-    }));
+    RETURN_IF_ERROR(EmitSpaceLoop(
+        inst, kernel, name, space, buffer_count, -1,
+        [&](Entry& e, const IrIndex& index) { StoreOutputs(e, inst, outputs, groups[g], index); },
+        /*full_block=*/groups.size() > 1));
   }
+  // Outputs of different shapes: one launch, a range of blocks per shape.
+  std::vector<size_t> parts;
+  for (size_t l = first; l < kernel->launches.size(); ++l) parts.push_back(l);
+  MergeLaunches(inst, kernel, parts, buffer_count);
   return Status::Ok();
 }
 
-// One launch (or two, split) per reduction of a mixed kernel, then one per shape of the
-// outputs that need no reduction.
+void GpuKernelEmitter::MergeLaunches(const Instruction& inst, GpuKernel* kernel, const std::vector<size_t>& parts,
+                                     int64_t buffer_count) {
+  std::vector<size_t> merged;
+  int64_t blocks = 0;
+  for (size_t l : parts) {
+    const GpuLaunch& launch = kernel->launches[l];
+    const GpuLaunch& lead = kernel->launches[merged.empty() ? l : merged[0]];
+    llvm::Function* f = module_.getFunction(launch.function);
+    if (f == nullptr || f->isDeclaration() || static_cast<int64_t>(f->arg_size()) != buffer_count) continue;
+    if (launch.grid[1] != 1 || launch.grid[2] != 1 || launch.block != lead.block || launch.shared_bytes != 0 ||
+        !launch.scalar_args.empty() || launch.skip_if_aliased >= 0 || blocks + launch.grid[0] > kMaxGridX) {
+      continue;
+    }
+    merged.push_back(l);
+    blocks += launch.grid[0];
+  }
+  if (merged.size() < 2) return;
+  std::string name = kernel->name + "_kernel";
+  for (int n = 2; module_.getFunction(name) != nullptr; ++n) name = kernel->name + "_kernel_" + std::to_string(n);
+  const std::array<int64_t, 3> block = kernel->launches[merged[0]].block;
+  // The parts' entries become device functions reading their block index from `base`.
+  std::vector<std::pair<llvm::Function*, int64_t>> ranges;  // function, end of its blocks
+  std::unordered_set<const llvm::Function*> demoted;
+  int64_t base = 0;
+  for (size_t l : merged) {
+    llvm::Function* f = module_.getFunction(kernel->launches[l].function);
+    std::vector<llvm::CallInst*> reads;
+    for (llvm::BasicBlock& bb : *f) {
+      for (llvm::Instruction& i : bb) {
+        auto* call = llvm::dyn_cast<llvm::CallInst>(&i);
+        const llvm::Function* callee = call != nullptr ? call->getCalledFunction() : nullptr;
+        if (callee == nullptr) continue;
+        const bool block_x = emulate_ ? callee->getName() == "fusebox_gpu_emu_sreg" &&
+                                            llvm::isa<llvm::ConstantInt>(call->getArgOperand(0)) &&
+                                            llvm::cast<llvm::ConstantInt>(call->getArgOperand(0))->getZExtValue() == 1
+                                      : callee->getIntrinsicID() == llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x;
+        if (block_x) reads.push_back(call);
+      }
+    }
+    for (llvm::CallInst* call : reads) {
+      llvm::IRBuilder<> b(call->getNextNode());
+      llvm::Value* local = b.CreateSub(call, llvm::ConstantInt::get(call->getType(), static_cast<uint64_t>(base)), "",
+                                       /*HasNUW=*/true, /*HasNSW=*/true);
+      call->replaceUsesWithIf(local, [&](llvm::Use& use) { return use.getUser() != local; });
+    }
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    f->setCallingConv(llvm::CallingConv::C);
+    f->removeFnAttr("fusebox-gpu-entry");
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    demoted.insert(f);
+    base += kernel->launches[l].grid[0];
+    ranges.push_back({f, base});
+  }
+  // Device functions are not kernels: their nvvm.annotations go.
+  if (llvm::NamedMDNode* annotations = module_.getNamedMetadata("nvvm.annotations"); annotations != nullptr) {
+    std::vector<llvm::MDNode*> kept;
+    for (llvm::MDNode* node : annotations->operands()) {
+      auto* value = node->getNumOperands() > 0 ? llvm::dyn_cast_or_null<llvm::ConstantAsMetadata>(node->getOperand(0)) : nullptr;
+      if (value == nullptr || demoted.count(llvm::dyn_cast<llvm::Function>(value->getValue())) == 0) kept.push_back(node);
+    }
+    annotations->clearOperands();
+    for (llvm::MDNode* node : kept) annotations->addOperand(node);
+  }
+  Entry e = BeginEntry(inst, name, buffer_count, 0, block[0] * block[1] * block[2]);
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::Value* bid = BlockX(b);
+  std::vector<llvm::Value*> args;
+  for (int64_t i = 0; i < buffer_count; ++i) args.push_back(e.buffer(i));
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "done", e.fn);
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    llvm::BasicBlock* run = llvm::BasicBlock::Create(context_, "part" + std::to_string(r), e.fn);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "after_part" + std::to_string(r), e.fn);
+    b.CreateCondBr(b.CreateICmpULT(bid, b.getInt64(ranges[r].second)), run, next);
+    b.SetInsertPoint(run);
+    b.CreateCall(ranges[r].first, args);
+    b.CreateBr(done);
+    b.SetInsertPoint(next);
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  (void)EndEntry(e);
+  GpuLaunch launch;
+  launch.function = name;
+  launch.grid = {blocks, 1, 1};
+  launch.block = block;
+  const size_t at = merged[0];
+  for (auto it = merged.rbegin(); it != merged.rend(); ++it) {
+    kernel->launches.erase(kernel->launches.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+  kernel->launches.insert(kernel->launches.begin() + static_cast<std::ptrdiff_t>(at), launch);
+}
+
+// A mixed kernel: its reductions (one launch each, or two when split) and a loop per
+// shape of the outputs that need no reduction, merged into one launch where they can be.
 Status GpuKernelEmitter::EmitMixedReductions(const Instruction& inst, const MixedReductions& mixed,
                                              const std::vector<OutputLeaf>& outputs, GpuKernel* kernel) {
-  for (const ReductionInfo& info : mixed.reductions) RETURN_IF_ERROR(EmitReduction(inst, info, outputs, kernel));
+  // Every reduction that is one launch (not split into partials and a fold) and every
+  // loop become one launch below.
+  std::vector<size_t> parts;
+  for (const ReductionInfo& info : mixed.reductions) {
+    const size_t before = kernel->launches.size();
+    RETURN_IF_ERROR(EmitReduction(inst, info, outputs, kernel));
+    if (kernel->launches.size() == before + 1) parts.push_back(before);
+  }
   std::vector<std::vector<int64_t>> groups;
   for (int64_t m : mixed.loop_outputs) {
     bool placed = false;
@@ -515,9 +624,13 @@ Status GpuKernelEmitter::EmitMixedReductions(const Instruction& inst, const Mixe
   const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     const Shape& space = outputs[static_cast<size_t>(groups[g][0])].shape;
+    const size_t before = kernel->launches.size();
     RETURN_IF_ERROR(EmitSpaceLoop(inst, kernel, kernel->name + "_loop" + std::to_string(g), space, buffer_count, -1,
-                                  [&](Entry& e, const IrIndex& index) { StoreOutputs(e, inst, outputs, groups[g], index); }));
+                                  [&](Entry& e, const IrIndex& index) { StoreOutputs(e, inst, outputs, groups[g], index); },
+                                  /*full_block=*/true));
+    if (kernel->launches.size() == before + 1) parts.push_back(before);
   }
+  MergeLaunches(inst, kernel, parts, buffer_count);
   return Status::Ok();
 }
 

@@ -159,12 +159,22 @@ class GpuKernelEmitter {
 
   // A loop kernel over `space`: thread t computes `per_thread` consecutive elements of the
   // minor dimension (when it divides), so that loads of same-shaped operands are
-  // contiguous and 16-byte aligned and LLVM merges them into vector loads.
+  // contiguous and 16-byte aligned and LLVM merges them into vector loads. `full_block`:
+  // blocks of kBlock threads however small the space is (a part of a merged launch, whose
+  // parts share one block shape: MergeLaunches).
   Status EmitSpaceLoop(const Instruction& inst, GpuKernel* kernel, const std::string& name, const Shape& space,
                        int64_t buffer_count, int64_t skip_if_aliased,
-                       const std::function<void(Entry&, const IrIndex&)>& body);
+                       const std::function<void(Entry&, const IrIndex&)>& body, bool full_block = false);
 
   Status EmitLoops(const Instruction& inst, const std::vector<OutputLeaf>& outputs, GpuKernel* kernel);
+  // Launches `parts` of `kernel` (indices into its launches) are independent of each
+  // other: they read the kernel's operands and write disjoint outputs. One launch runs
+  // them all, each on its own range of blocks, in the order given: their entries become
+  // device functions (internal, always inlined) whose block index counts from the start
+  // of their range, and the merged entry calls the one its block belongs to. Parts with a
+  // 2-D or 3-D grid, another block shape, dynamic shared memory, scalar arguments, a skip
+  // condition or another parameter count than `buffer_count` stay launches of their own.
+  void MergeLaunches(const Instruction& inst, GpuKernel* kernel, const std::vector<size_t>& parts, int64_t buffer_count);
 
   // --- In-place dynamic-update-slice ----------------------------------------------------
 

@@ -62,6 +62,19 @@ less_f32 {
 
 std::string WithReducers(const std::string& body) { return "HloModule m\n" + std::string(kReducers) + body; }
 
+// The GPU code of `text` after the fused pipeline.
+StatusOr<std::unique_ptr<GpuCode>> FusedGpuCode(const std::string& text) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseModule(text));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(*module, true));
+  return CompileForGpu(*optimized);
+}
+
+int64_t CountOccurrences(const std::string& text, const std::string& what) {
+  int64_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
 void ExpectEmulatorMatchesInterpreter(const std::string& text, uint64_t seed = 1, bool gpu_libraries = false) {
   auto parsed = ParseModule(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -242,11 +255,7 @@ ENTRY e {
 }
 )");
     ExpectEmulatorMatchesInterpreter(text);
-    auto parsed = ParseModule(text);
-    ASSERT_TRUE(parsed.ok());
-    auto optimized = passes::OptimizeForBackend(**parsed, true);
-    ASSERT_TRUE(optimized.ok());
-    auto code = CompileForGpu(**optimized);
+    auto code = FusedGpuCode(text);
     ASSERT_TRUE(code.ok()) << code.status().message();
     for (const auto& kernel : (*code)->kernels()) {
       EXPECT_EQ(kernel->kind_name.rfind("reduction(", 0), 0u) << kernel->kind_name << " for " << kernel->name;
@@ -255,8 +264,9 @@ ENTRY e {
 }
 
 // Reductions of different dimensions in one multi-output fusion (a softmax cross-entropy's
-// per-example row sum beside its bias gradient's column sum and an updated bias): one
-// reduction launch each, with their epilogues, and a loop for the elementwise output.
+// per-example row sum beside its bias gradient's column sum and an updated bias): each
+// reduction with its epilogue and the loop for the elementwise output on its own range of
+// blocks of one launch.
 TEST(GpuEmulatorTest, MixedReductionsInOneFusion) {
   const std::string text = WithReducers(R"(
 fused {
@@ -282,16 +292,69 @@ ENTRY e {
 }
 )");
   ExpectEmulatorMatchesInterpreter(text);
-  auto parsed = ParseModule(text);
-  ASSERT_TRUE(parsed.ok());
-  auto optimized = passes::OptimizeForBackend(**parsed, true);
-  ASSERT_TRUE(optimized.ok());
-  auto code = CompileForGpu(**optimized);
+  auto code = FusedGpuCode(text);
   ASSERT_TRUE(code.ok()) << code.status().message();
   ASSERT_EQ((*code)->kernels().size(), 1u);
   EXPECT_EQ((*code)->kernels()[0]->kind_name, "reduction(mixed)");
   for (const GpuLaunch& launch : (*code)->kernels()[0]->launches) {
     EXPECT_GE(launch.grid[0] * launch.block[0], 10 * 8) << launch.function << ": no reduction on one thread per output";
+  }
+  // The column sum over 600 rows is split (partials, then their fold: two launches in
+  // order); the row sums and the loop share the third.
+  std::vector<std::string> names;
+  for (const GpuLaunch& launch : (*code)->kernels()[0]->launches) names.push_back(launch.function);
+  EXPECT_EQ(names, (std::vector<std::string>{"f_r0_partials", "f_r0_kernel", "f_kernel"}));
+}
+
+// A loop fusion whose outputs have different shapes (a multi-output fusion of an update
+// and a smaller side output): one launch, a range of blocks per shape; also next to a
+// reduction split into partials and a fold (two launches that stay apart) in a mixed one.
+TEST(GpuEmulatorTest, OutputsOfDifferentShapesRunInOneLaunch) {
+  const std::string loops = WithReducers(R"(
+fused {
+  p0 = f32[64,96] parameter(0)
+  p1 = f32[96] parameter(1)
+  p2 = f32[7,5] parameter(2)
+  m = f32[64,96] multiply(p0, p0)
+  n = f32[96] negate(p1)
+  t = f32[5,7] transpose(p2), dimensions={1,0}
+  ROOT r = (f32[64,96], f32[96], f32[5,7]) tuple(m, n, t)
+}
+
+ENTRY e {
+  x = f32[64,96] parameter(0)
+  y = f32[96] parameter(1)
+  z = f32[7,5] parameter(2)
+  ROOT f = (f32[64,96], f32[96], f32[5,7]) fusion(x, y, z), kind=kLoop, calls=fused
+}
+)");
+  const std::string split = WithReducers(R"(
+fused {
+  p0 = f32[4,20000] parameter(0)
+  p1 = f32[300,10] parameter(1)
+  zero = f32[] constant(0)
+  long = f32[4] reduce(p0, zero), dimensions={1}, to_apply=add_f32
+  rows = f32[300] reduce(p1, zero), dimensions={1}, to_apply=add_f32
+  e = f32[300,10] exponential(p1)
+  ROOT r = (f32[4], f32[300], f32[300,10]) tuple(long, rows, e)
+}
+
+ENTRY e {
+  x = f32[4,20000] parameter(0)
+  y = f32[300,10] parameter(1)
+  ROOT f = (f32[4], f32[300], f32[300,10]) fusion(x, y), kind=kInput, calls=fused
+}
+)");
+  for (const auto& [text, launches] : {std::pair<std::string, size_t>{loops, 1}, {split, 3}}) {
+    ExpectEmulatorMatchesInterpreter(text);
+    auto code = FusedGpuCode(text);
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    ASSERT_EQ((*code)->kernels().size(), 1u);
+    std::string names;
+    for (const GpuLaunch& launch : (*code)->kernels()[0]->launches) names += " " + launch.function;
+    EXPECT_EQ((*code)->kernels()[0]->launches.size(), launches) << names;
+    // The parts are device functions inlined into the one entry: no other entry is left.
+    EXPECT_EQ(CountOccurrences((*code)->ptx(), ".entry"), static_cast<int64_t>(launches)) << names;
   }
 }
 
