@@ -368,6 +368,11 @@ TEST(ConvRewriterTest, BiasAndReluAfterAConvolutionFoldIntoCudnnsFusedCall) {
       {conv + "  e = f32[5] parameter(3)\n  ee = f32[2,6,5,4] broadcast(e), dimensions={2}\n"
               "  s = f32[2,6,5,4] add(c, ee)\n" + relu + "  ROOT r = f32[2,6,5,4] maximum(s, zz)\n",
        0, ConvActivation::kNone, 2},
+      // The same with as many features as the width: the length alone does not tell.
+      {"  w5 = f32[3,3,3,5] parameter(3)\n  e = f32[5] parameter(4)\n"
+       "  c = f32[2,6,5,5] convolution(x, w5), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"
+       "  ee = f32[2,6,5,5] broadcast(e), dimensions={2}\n  ROOT s = f32[2,6,5,5] add(c, ee)\n",
+       0, ConvActivation::kNone, 1},
       // A relu without a bias add stays outside.
       {conv + relu + "  ROOT r = f32[2,6,5,4] maximum(c, zz)\n", 0, ConvActivation::kNone, 1},
       // NCHW: the bias along dimension 1.
