@@ -157,6 +157,9 @@ struct CudnnApi {
   int (*bias_activation_forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*,
                                  size_t, const void*, void*, const void*, void*, const void*, void*, void*,
                                  void*) = nullptr;
+  // The split form of a fused call (optional too; nullptr when absent).
+  int (*add_tensor)(void*, const void*, void*, const void*, const void*, void*, void*) = nullptr;
+  int (*activation_forward)(void*, void*, const void*, void*, const void*, const void*, void*, void*) = nullptr;
   std::string library;
   Status status;
   Status fused_status;
@@ -208,6 +211,8 @@ const CudnnApi& Api() {
     fused.Need("cudnnSetActivationDescriptor", &a->set_activation);
     fused.Need("cudnnDestroyActivationDescriptor", &a->destroy_activation);
     fused.Need("cudnnConvolutionBiasActivationForward", &a->bias_activation_forward);
+    fused.Optional("cudnnAddTensor", &a->add_tensor);
+    fused.Optional("cudnnActivationForward", &a->activation_forward);
     a->fused_status = a->status;
     if (a->fused_status.ok() && !fused.missing().empty()) {
       a->fused_status = Unavailable("cuDNN's fused convolution unavailable (" + a->library + " lacks " +
@@ -350,12 +355,22 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
   // cuDNN supports some tensor layouts with one filter format only: try the other.
   StatusOr<std::unique_ptr<Convolution>> second = Prepare(plan, other, max_workspace);
   if (second.ok()) return second;
-  return Unavailable(first.status().message() + "; with a " + std::string(FilterLayoutName(other)) +
-                     " filter: " + second.status().message());
+  const std::string why = first.status().message() + "; with a " + std::string(FilterLayoutName(other)) +
+                          " filter: " + second.status().message();
+  if (plan.bias_activation && Api().add_tensor != nullptr && Api().activation_forward != nullptr) {
+    // The same computation split into cuDNN's forward call, tensor adds and activation.
+    StatusOr<std::unique_ptr<Convolution>> split = Prepare(plan, preferred, max_workspace, /*split=*/true);
+    if (!split.ok()) split = Prepare(plan, other, max_workspace, /*split=*/true);
+    if (split.ok()) {
+      (*split)->split_reason_ = why;
+      return split;
+    }
+  }
+  return Unavailable(why);
 }
 
 StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& plan, FilterLayout layout,
-                                                             int64_t max_workspace) {
+                                                             int64_t max_workspace, bool split) {
   const CudnnApi& api = Api();
   RETURN_IF_ERROR(api.status);
   std::unique_ptr<Convolution> c(new Convolution());
@@ -402,7 +417,7 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
                                      kPropagateNan, 0.0));
   }
   bool found = false;
-  if (plan.bias_activation && plan.bias_activation->activation == ConvFusedActivation::kIdentity) {
+  if (plan.bias_activation && !split && plan.bias_activation->activation == ConvFusedActivation::kIdentity) {
     // cuDNN's fused call takes an identity activation with IMPLICIT_PRECOMP_GEMM only.
     size_t bytes = 0;
     const int rc =
@@ -420,6 +435,7 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
     ASSIGN_OR_RETURN(found, PickAlgorithm(handle_, c->x_desc_, c->y_desc_, c->w_filter_desc_, c->conv_desc_, plan.call,
                                           max_workspace, &c->algo_, &c->workspace_bytes_, &c->algorithm_));
   }
+  c->split_ = split;
   if (!found) {
     return Unavailable("cuDNN has no algorithm for " + plan.ToString() + " with a " +
                        std::string(FilterLayoutName(layout)) + " filter within a workspace of " +
@@ -475,6 +491,25 @@ Status Cudnn::Run(const Convolution& conv, DevicePtr operand0, DevicePtr operand
     const float alpha1 = static_cast<float>(e.alpha1);
     const float alpha2 = e.side_input ? static_cast<float>(e.alpha2) : 0.0f;
     const DevicePtr z = e.side_input ? side : result;
+    if (conv.split_) {
+      // y = alpha1 * conv(x, w); y += alpha2 * z; y += bias; y = relu(y), in place.
+      FUSEBOX_CUDNN("cudnnConvolutionForward",
+                    api.forward(handle_, &alpha1, conv.x_desc_, ptr(operand0), conv.w_filter_desc_, ptr(packed),
+                                conv.conv_desc_, conv.algo_, ptr(workspace), workspace_bytes, &zero, conv.y_desc_,
+                                ptr(result)));
+      if (e.side_input && e.alpha2 != 0) {
+        FUSEBOX_CUDNN("cudnnAddTensor",
+                      api.add_tensor(handle_, &alpha2, conv.y_desc_, ptr(side), &one, conv.y_desc_, ptr(result)));
+      }
+      FUSEBOX_CUDNN("cudnnAddTensor",
+                    api.add_tensor(handle_, &one, conv.bias_desc_, ptr(bias), &one, conv.y_desc_, ptr(result)));
+      if (e.activation == ConvFusedActivation::kRelu) {
+        FUSEBOX_CUDNN("cudnnActivationForward", api.activation_forward(handle_, conv.activation_desc_, &one,
+                                                                       conv.y_desc_, ptr(result), &zero,
+                                                                       conv.y_desc_, ptr(result)));
+      }
+      return Status::Ok();
+    }
     FUSEBOX_CUDNN("cudnnConvolutionBiasActivationForward",
                   api.bias_activation_forward(handle_, &alpha1, conv.x_desc_, ptr(operand0), conv.w_filter_desc_,
                                               ptr(packed), conv.conv_desc_, conv.algo_, ptr(workspace),

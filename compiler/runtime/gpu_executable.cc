@@ -482,7 +482,9 @@ class GpuExecutable::Frame {
     }
     bytes_read += ArrayBytes(inst.operand(2)->shape());
     if (epilogue.side_input && epilogue.alpha2 != 0) bytes_read += ArrayBytes(inst.operand(3)->shape());
-    return RunLibraryCall(inst, "cuDNN " + ConvBiasActivationName(epilogue) + " " + conv.algorithm(),
+    return RunLibraryCall(inst,
+                          "cuDNN " + ConvBiasActivationName(epilogue) + (conv.split_reason().empty() ? " " : " split ") +
+                              conv.algorithm(),
                           "library(cuDNN conv+bias+act)", bytes_read, ArrayBytes(value), conv.flops(), "cuDNN", [&] {
                             return exe_.programs_->cudnn->Run(conv, x[0], w[0], out[0],
                                                               exe_.programs_->cudnn_packed_kernel.ptr(),
@@ -726,6 +728,11 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
         conv = programs.cudnn->Prepare(forward, kMaxConvWorkspace);
       }
       if (!conv.ok()) return conv.status().WithPrefix(inst->name() + ": ");
+      if (!(*conv)->split_reason().empty()) {
+        programs.library_notes.push_back(inst->name() + ": " + (*conv)->split_reason() +
+                                         "; ran as cudnnConvolutionForward, cudnnAddTensor and cudnnActivationForward "
+                                         "(the same result in more kernels)");
+      }
       workspace = std::max(workspace, (*conv)->workspace_bytes());
       packed = std::max(packed, (*conv)->packed_kernel_bytes());
       programs.tf32_convs += plan.tf32 ? 1 : 0;
