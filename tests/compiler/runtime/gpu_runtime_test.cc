@@ -210,11 +210,14 @@ class RecordingObserver : public profiler::ExecutionObserver {
     std::lock_guard<std::mutex> lock(mu);
     kernels.emplace_back(launch.kernel);
     hlos.emplace_back(launch.hlo);
+    kinds.emplace_back(launch.kind);
+    flops.push_back(launch.flops);
     EXPECT_LE(start_ns, end_ns);
   }
   std::mutex mu;
   int runs_started = 0, runs_ended = 0;
-  std::vector<std::string> kernels, hlos;
+  std::vector<std::string> kernels, hlos, kinds;
+  std::vector<int64_t> flops;
 };
 
 TEST(GpuExecutableGpuTest, ObserverSeesEveryLaunch) {
@@ -487,6 +490,18 @@ ENTRY e {
     ASSERT_TRUE((*exe)->Run(*args, runtime::GpuRunOptions()).ok());
     EXPECT_EQ((*exe)->last_library_calls(), want) << "one cuDNN call per fused convolution";
     EXPECT_EQ((*exe)->last_kernel_launches(), 0) << "the bias and relu run in cuDNN's call";
+    // Host-timed, each call is one kernel of kind conv+bias+act with the epilogue's flops
+    // on top of the convolution's.
+    RecordingObserver observer;
+    runtime::GpuRunOptions options;
+    options.observer = &observer;
+    ASSERT_TRUE((*exe)->Run(*args, options).ok());
+    ASSERT_EQ(static_cast<int>(observer.kinds.size()), want);
+    for (size_t i = 0; i < observer.kinds.size(); ++i) {
+      EXPECT_EQ(observer.kinds[i], "library(cuDNN conv+bias+act)");
+      EXPECT_THAT(observer.kernels[i], HasSubstr("cuDNN conv+bias"));
+      EXPECT_GT(observer.flops[i], 2 * 4 * 8 * 8 * 16 * 3 * 3 * 8) << observer.kernels[i];
+    }
   }
 }
 
