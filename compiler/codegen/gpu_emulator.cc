@@ -432,7 +432,21 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
         std::vector<uint8_t*> outs;
         for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
         if (outs.empty()) return Internal("GPU emulator: " + inst->name() + " has no value");
-        RETURN_IF_ERROR(RunConvPlanOnHost(conv, x[0], w[0], outs[0]).WithPrefix("GPU emulator: " + inst->name() + ": "));
+        if (conv.bias_activation) {
+          // cudnnConvolutionBiasActivationForward: operand 2 the bias, operand 3 the side input.
+          const auto& bias = leaves[inst->operand(2)];
+          const uint8_t* side = nullptr;
+          if (conv.bias_activation->side_input) {
+            const auto& z = leaves[inst->operand(3)];
+            if (z.size() != 1) return Internal("GPU emulator: " + inst->name() + ": bad side input");
+            side = z[0];
+          }
+          if (bias.size() != 1) return Internal("GPU emulator: " + inst->name() + ": bad bias");
+          RETURN_IF_ERROR(RunConvBiasActivationPlanOnHost(conv, x[0], w[0], bias[0], side, outs[0])
+                              .WithPrefix("GPU emulator: " + inst->name() + ": "));
+        } else {
+          RETURN_IF_ERROR(RunConvPlanOnHost(conv, x[0], w[0], outs[0]).WithPrefix("GPU emulator: " + inst->name() + ": "));
+        }
         leaves[inst] = std::move(outs);
         return Status::Ok();
       }

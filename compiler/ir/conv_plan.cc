@@ -194,11 +194,14 @@ FilterLayout PreferredFilterLayout(const ConvPlan& plan) {
 }
 
 std::string ConvPlan::ToString() const {
-  char buf[360];
+  const std::string name = bias_activation ? "cudnnConvolutionBiasActivationForward (" +
+                                               ConvBiasActivationName(*bias_activation) + ")"
+                                         : std::string(ConvCallName(call));
+  char buf[400];
   std::snprintf(buf, sizeof(buf),
                 "%s x[N=%lld,C=%lld,H=%lld,W=%lld] w[K=%lld,C=%lld,R=%lld,S=%lld] pad %lldx%lld "
                 "stride %lldx%lld dilation %lldx%lld groups %lld %s%s",
-                std::string(ConvCallName(call)).c_str(), static_cast<long long>(input.dims[0]),
+                name.c_str(), static_cast<long long>(input.dims[0]),
                 static_cast<long long>(input.dims[1]), static_cast<long long>(input.dims[2]),
                 static_cast<long long>(input.dims[3]), static_cast<long long>(kernel.dims[0]),
                 static_cast<long long>(kernel.dims[1]), static_cast<long long>(kernel.dims[2]),
@@ -222,11 +225,17 @@ namespace {
 // shapes in its roles (see ConvCall).
 StatusOr<ConvPlan> PlanLibraryConvolution(const Instruction& conv, ConvPlanOptions options) {
   ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(conv));
+  const Shape& a = conv.operand(0)->shape();
+  const Shape& b = conv.operand(1)->shape();
+  if (call.kind == LibraryCallKind::kConvBiasActivationForward) {
+    const Shape* side = conv.operand_count() > 3 ? &conv.operand(3)->shape() : nullptr;
+    StatusOr<ConvPlan> plan = PlanConvBiasActivation(call, a, b, conv.operand(2)->shape(), side, options);
+    if (!plan.ok()) return plan.status().WithPrefix(conv.name() + ": ");
+    return plan;
+  }
   if (call.conv_result_scale != 1 || call.activation != ConvActivation::kNone) {
     return NoPlan(conv.name() + ": a scaled or activated convolution");
   }
-  const Shape& a = conv.operand(0)->shape();
-  const Shape& b = conv.operand(1)->shape();
   options.weight_gradients_as_backward_filter = false;  // the call says which it is
   StatusOr<ConvPlan> plan = Unimplemented("");
   switch (call.kind) {
@@ -242,13 +251,97 @@ StatusOr<ConvPlan> PlanLibraryConvolution(const Instruction& conv, ConvPlanOptio
       if (plan.ok()) plan->call = ConvCall::kBackwardFilter;
       break;
     default:
-      return NoPlan(conv.name() + ": " + call.target + " (a fused bias and activation) has no plain cuDNN call here");
+      return NoPlan(conv.name() + ": " + call.target + " is not a convolution call");
   }
   if (!plan.ok()) return plan.status().WithPrefix(conv.name() + ": ");
   return plan;
 }
 
+const char* ActivationModeName(ConvActivation activation) {
+  switch (activation) {
+    case ConvActivation::kNone:
+      return "kNone";
+    case ConvActivation::kRelu:
+      return "kRelu";
+    case ConvActivation::kRelu6:
+      return "kRelu6";
+    case ConvActivation::kElu:
+      return "kElu";
+    case ConvActivation::kLeakyRelu:
+      return "kLeakyRelu";
+    case ConvActivation::kSigmoid:
+      return "kSigmoid";
+    case ConvActivation::kTanh:
+      return "kTanh";
+  }
+  return "?";
+}
+
 }  // namespace
+
+StatusOr<ConvPlan> PlanConvBiasActivation(const LibraryCall& call, const Shape& x, const Shape& w, const Shape& bias,
+                                          const Shape* side, const ConvPlanOptions& options) {
+  ConvBiasActivation epilogue;
+  // cuDNN's fused call applies identity or relu; XLA asks it for nothing else without
+  // its graph API.
+  switch (call.activation) {
+    case ConvActivation::kNone:
+      epilogue.activation = ConvFusedActivation::kIdentity;
+      break;
+    case ConvActivation::kRelu:
+      epilogue.activation = ConvFusedActivation::kRelu;
+      break;
+    default:
+      return NoPlan(std::string("activation ") + ActivationModeName(call.activation) +
+                    " (cudnnConvolutionBiasActivationForward applies identity or relu only)");
+  }
+  // Its float configuration (all f32) and pseudo-half one (f16 data and bias, f32
+  // arithmetic); bf16 is not among the configurations it lists.
+  const PrimitiveType type = x.element_type();
+  if (type != PrimitiveType::kF32 && type != PrimitiveType::kF16) {
+    return NoPlan(std::string("element type ") + std::string(PrimitiveTypeName(type)) +
+                  " (cudnnConvolutionBiasActivationForward takes f32 or f16 here)");
+  }
+  ConvPlanOptions forward = options;
+  forward.weight_gradients_as_backward_filter = false;  // the fused call is a forward one
+  ASSIGN_OR_RETURN(ConvPlan plan, Plan(call.window, call.conv, call.feature_group_count, call.batch_group_count, x, w,
+                                       call.result, forward));
+  const int64_t k = plan.output.dims[1];
+  if (!bias.IsArray() || bias.rank() != 1 || bias.dimensions(0) != k || bias.element_type() != type) {
+    return NoPlan("the bias (operand 2) is " + bias.ToString() + ", not a vector of " + std::to_string(k) + " " +
+                  std::string(PrimitiveTypeName(type)) + " along the output features");
+  }
+  if (side != nullptr) {
+    if (!side->IsArray() || side->dimensions() != call.result.dimensions() || side->element_type() != type ||
+        side->is_dynamic()) {
+      return NoPlan("the side input (operand 3) is " + side->ToString() + ", not shaped as the result " +
+                    call.result.ToString() + " (cuDNN describes z as y)");
+    }
+    if (side->has_layout() && call.result.has_layout() &&
+        side->layout().minor_to_major != call.result.layout().minor_to_major) {
+      return NoPlan("the side input's layout " + side->ToString() + " is not the result's " + call.result.ToString() +
+                    " (cuDNN describes z as y)");
+    }
+    epilogue.side_input = true;
+    epilogue.alpha2 = call.side_input_scale;
+  }
+  epilogue.alpha1 = call.conv_result_scale;
+  epilogue.bias.dims = {1, k, 1, 1};
+  epilogue.bias.strides = {k, 1, 1, 1};
+  // The epilogue's elementwise work: the bias add, the scalings and side add, the relu.
+  const int64_t outputs = plan.output.dims[0] * plan.output.dims[1] * plan.output.dims[2] * plan.output.dims[3];
+  plan.flops += outputs * (1 + (epilogue.alpha1 != 1 ? 1 : 0) + (epilogue.side_input ? 2 : 0) +
+                           (epilogue.activation == ConvFusedActivation::kRelu ? 1 : 0));
+  plan.bias_activation = epilogue;
+  return plan;
+}
+
+std::string ConvBiasActivationName(const ConvBiasActivation& epilogue) {
+  std::string name = "conv+bias";
+  if (epilogue.side_input) name += "+side";
+  if (epilogue.activation == ConvFusedActivation::kRelu) name += "+relu";
+  return name;
+}
 
 StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options) {
   if (conv.operand_count() < 2) return NoPlan(conv.name() + " has no two operands");
@@ -272,21 +365,16 @@ int64_t Dense(const ConvTensorView& v, int64_t a, int64_t b, int64_t c, int64_t 
   return ((a * v.dims[1] + b) * v.dims[2] + c) * v.dims[3] + d;
 }
 
-}  // namespace
-
-Status RunConvPlanOnHost(const ConvPlan& plan, const void* operand0, const void* operand1, void* result) {
-  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32 plans only");
-  const auto* a = static_cast<const float*>(operand0);
-  const auto* b = static_cast<const float*>(operand1);
+// Every term x[n, c, h, v] * w[k, c', r, s] * (dy or y)[n, k, p, q] of the forward
+// convolution, added (in double) where the call puts it: into the computed buffer's
+// view, held densely.
+std::vector<double> ConvSums(const ConvPlan& plan, const float* a, const float* b) {
   const ConvTensorView& xv = plan.input;
   const ConvTensorView& wv = plan.kernel;
   const ConvTensorView& yv = plan.output;
-  // The computed buffer's view, summed densely in double, then stored through the view.
   const ConvTensorView& out = plan.call == ConvCall::kForward ? yv : plan.call == ConvCall::kBackwardData ? xv : wv;
   std::vector<double> sum(static_cast<size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]), 0.0);
   const int64_t k_per_group = wv.dims[0] / plan.groups;
-  // Every term x[n, c, h, v] * w[k, c', r, s] * (dy or y)[n, k, p, q] of the forward
-  // convolution, added where the call puts it.
   for (int64_t n = 0; n < yv.dims[0]; ++n)
     for (int64_t k = 0; k < yv.dims[1]; ++k)
       for (int64_t p = 0; p < yv.dims[2]; ++p)
@@ -313,12 +401,53 @@ Status RunConvPlanOnHost(const ConvPlan& plan, const void* operand0, const void*
                     break;
                 }
               }
+  return sum;
+}
+
+}  // namespace
+
+Status RunConvPlanOnHost(const ConvPlan& plan, const void* operand0, const void* operand1, void* result) {
+  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32 plans only");
+  if (plan.bias_activation) return InvalidArgument("a fused plan runs with its bias: RunConvBiasActivationPlanOnHost");
+  const std::vector<double> sum =
+      ConvSums(plan, static_cast<const float*>(operand0), static_cast<const float*>(operand1));
+  const ConvTensorView& out =
+      plan.call == ConvCall::kForward ? plan.output : plan.call == ConvCall::kBackwardData ? plan.input : plan.kernel;
   auto* y = static_cast<float*>(result);
   for (int64_t i = 0; i < out.dims[0]; ++i)
     for (int64_t j = 0; j < out.dims[1]; ++j)
       for (int64_t h = 0; h < out.dims[2]; ++h)
         for (int64_t v = 0; v < out.dims[3]; ++v) {
           y[At(out, i, j, h, v)] = static_cast<float>(sum[static_cast<size_t>(Dense(out, i, j, h, v))]);
+        }
+  return Status::Ok();
+}
+
+Status RunConvBiasActivationPlanOnHost(const ConvPlan& plan, const void* x, const void* w, const void* bias,
+                                       const void* side, void* result) {
+  if (!plan.bias_activation || plan.call != ConvCall::kForward) {
+    return InvalidArgument("not a plan of cudnnConvolutionBiasActivationForward");
+  }
+  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32 plans only");
+  const ConvBiasActivation& e = *plan.bias_activation;
+  const bool reads_side = e.side_input && e.alpha2 != 0;
+  if (reads_side && side == nullptr) return InvalidArgument("the fused plan has a side input but none was given");
+  // The sums first: `side` may be `result`.
+  const std::vector<double> sum = ConvSums(plan, static_cast<const float*>(x), static_cast<const float*>(w));
+  const auto* b = static_cast<const float*>(bias);
+  const auto* z = static_cast<const float*>(side);
+  auto* y = static_cast<float*>(result);
+  const ConvTensorView& out = plan.output;
+  for (int64_t n = 0; n < out.dims[0]; ++n)
+    for (int64_t k = 0; k < out.dims[1]; ++k)
+      for (int64_t h = 0; h < out.dims[2]; ++h)
+        for (int64_t v = 0; v < out.dims[3]; ++v) {
+          const int64_t at = At(out, n, k, h, v);
+          double value = e.alpha1 * sum[static_cast<size_t>(Dense(out, n, k, h, v))];
+          if (reads_side) value += e.alpha2 * z[at];
+          value += b[At(e.bias, 0, k, 0, 0)];
+          if (e.activation == ConvFusedActivation::kRelu && value < 0) value = 0;  // NaN stays NaN, as with maximum
+          y[at] = static_cast<float>(value);
         }
   return Status::Ok();
 }

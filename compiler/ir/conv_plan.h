@@ -17,10 +17,19 @@
 // (compiler/passes/library_rewriters.h). Precision: f32 may use TF32 tensor cores
 // (cuDNN's default math on sm_80+, as XLA allows for DEFAULT precision);
 // ConvPlanOptions::allow_tf32 false asks for FMA math (full f32).
+//
+// XLA's __cudnn$convBiasActivationForward calls plan as a forward convolution with a
+// ConvBiasActivation epilogue, for cudnnConvolutionBiasActivationForward:
+// y = act(alpha1 * conv(x, w) + alpha2 * z + bias), act identity or relu (what cuDNN's
+// fused call applies), f32 or f16, the bias a vector along y's feature dimension
+// (described as [1, K, 1, 1]) and the side input z shaped as y. Other activations
+// (relu6, elu, leaky relu, sigmoid, tanh) and types have no plan: the status says why and
+// library-call-lowering runs the call as a convolution call and a loop fusion.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,6 +53,20 @@ struct ConvTensorView {
 //   kBackwardFilter: operand 0 = x,  operand 1 = dy, result = dw  (cudnnConvolutionBackwardFilter)
 enum class ConvCall { kForward, kBackwardData, kBackwardFilter };
 
+// cuDNN's activations in its fused convolution call (cudnnActivationMode_t values).
+enum class ConvFusedActivation { kIdentity = 5, kRelu = 1 };
+
+// The epilogue of cudnnConvolutionBiasActivationForward on a forward plan:
+// y = act(alpha1 * conv(x, w) + alpha2 * z + bias). Operand 2 is the bias (K elements,
+// the [1, K, 1, 1] view `bias`), operand 3 the side input z when `side_input` (y's view).
+struct ConvBiasActivation {
+  ConvFusedActivation activation = ConvFusedActivation::kIdentity;
+  double alpha1 = 1;  // XLA's conv_result_scale
+  double alpha2 = 0;  // XLA's side_input_scale
+  bool side_input = false;
+  ConvTensorView bias;  // dims {1, K, 1, 1}, packed
+};
+
 struct ConvPlan {
   ConvTensorView input;   // x (dx for kBackwardData)
   ConvTensorView kernel;  // w (dw for kBackwardFilter): a strided view, packed around the call
@@ -56,7 +79,9 @@ struct ConvPlan {
   bool tf32 = true;  // f32 may use TF32 (cuDNN's default math); false: FMA math
   ConvCall call = ConvCall::kForward;
   int64_t kernel_elements = 0;  // K * C/groups * R * S: the packed kernel's size
-  int64_t flops = 0;
+  int64_t flops = 0;  // the convolution's, plus the fused epilogue's elementwise work
+  // Set on forward plans of fused calls: the call is cudnnConvolutionBiasActivationForward.
+  std::optional<ConvBiasActivation> bias_activation;
 
   // "cudnnConvolutionForward x[N=8,C=3,H=32,W=32] w[K=16,C=3,R=3,S=3] pad 1x1 stride 1x1 f32 tf32"
   std::string ToString() const;
@@ -85,17 +110,36 @@ struct ConvPlanOptions {
 };
 
 // The plan of an HLO convolution `conv`, or of XLA's __cudnn$convForward call without
-// scaling or activation, or of its __cudnn$convBackwardInput / __cudnn$convBackwardFilter
-// calls. Errors (kUnimplemented) say what does not map.
+// scaling or activation, of its __cudnn$convBackwardInput / __cudnn$convBackwardFilter
+// calls, or of its __cudnn$convBiasActivationForward call (a forward plan with
+// bias_activation set). Errors (kUnimplemented) say what does not map.
 StatusOr<ConvPlan> PlanConvolution(const Instruction& conv, const ConvPlanOptions& options = {});
 // The same from a convolution's parts: input x, kernel w, result y.
 StatusOr<ConvPlan> PlanConvolutionShapes(const Window& window, const ConvolutionDimensionNumbers& dn,
                                          int64_t feature_groups, int64_t batch_groups, const Shape& x, const Shape& w,
                                          const Shape& y, const ConvPlanOptions& options = {});
 
+struct LibraryCall;
+
+// The plan of a fused convolution `call` (kind kConvBiasActivationForward) on input x,
+// kernel w, bias vector `bias` and, when not null, side input `side`; what
+// cudnnConvolutionBiasActivationForward cannot compute is refused with the reason.
+StatusOr<ConvPlan> PlanConvBiasActivation(const LibraryCall& call, const Shape& x, const Shape& w, const Shape& bias,
+                                          const Shape* side, const ConvPlanOptions& options = {});
+
+// "conv+bias+relu", "conv+bias" (identity), with "+side" when there is a side input.
+std::string ConvBiasActivationName(const ConvBiasActivation& epilogue);
+
 // Runs `plan` on the host as cuDNN defines its call (f32 only): the two operands read and
 // the result written through their strided views (see ConvCall for which is which). For
 // the GPU emulator and tests.
 Status RunConvPlanOnHost(const ConvPlan& plan, const void* operand0, const void* operand1, void* result);
+// The same for a plan with bias_activation (f32 only), as
+// cudnnConvolutionBiasActivationForward defines it: the sum of the convolution's terms,
+// scaled by alpha1, plus alpha2 * z (read only when alpha2 != 0, as y may stand for z),
+// plus bias[k], then the activation. `side` may be null without a side input and may
+// be `result`.
+Status RunConvBiasActivationPlanOnHost(const ConvPlan& plan, const void* x, const void* w, const void* bias,
+                                       const void* side, void* result);
 
 }  // namespace fusebox

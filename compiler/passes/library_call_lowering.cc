@@ -1,6 +1,7 @@
 #include "compiler/passes/library_call_lowering.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "compiler/ir/conv_plan.h"
@@ -15,6 +16,17 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
     for (const auto& inst : computation->instructions()) {
       if (!IsLibraryCall(*inst)) continue;
       if (keep_library_calls_ && (PlanGemmCall(*inst).ok() || PlanConvolution(*inst).ok())) continue;
+      if (keep_library_calls_ && inst->attrs().custom_call_target == "__cudnn$convBiasActivationForward") {
+        // Why XLA's fused call runs as a convolution call and a loop fusion here.
+        FusionDecision decision;
+        decision.pass = std::string(name());
+        decision.computation = computation->name();
+        decision.producer = inst->name();
+        decision.consumer = inst->name();
+        decision.reason = "cuDNN's fused convolution call cannot run it (" + PlanConvolution(*inst).status().message() +
+                          "): lowered to a convolution and its bias and activation as HLO";
+        context.RecordDecision(std::move(decision));
+      }
       calls.push_back(inst.get());
     }
   }

@@ -17,8 +17,10 @@ namespace fusebox::passes {
 //
 // With `keep_library_calls` (the GPU pipeline with libraries on), the calls Fusebox's
 // runtime hands to the libraries as they are stay calls: gemms cuBLAS runs
-// (compiler/ir/gemm_plan.h) and plain forward convolutions cuDNN runs (conv_plan.h); the
-// rest (cuBLASLt epilogues, fused or backward cuDNN convolutions) are lowered.
+// (compiler/ir/gemm_plan.h), the convolution calls cuDNN runs (conv_plan.h: forward,
+// backward and fused convolution, bias and activation with identity or relu); the rest
+// are lowered (cuBLASLt epilogues it cannot run, fused calls with another activation or
+// type: for each of those a decision, not fused, gives the plan's reason).
 class LibraryCallLowering : public Pass {
  public:
   explicit LibraryCallLowering(bool keep_library_calls = false) : keep_library_calls_(keep_library_calls) {}

@@ -63,8 +63,10 @@ std::string GemmBackendConfig(const Instruction& dot, GemmEpilogue epilogue) {
 
 namespace {
 
-// Replaces `old` by `call` with `operands` (same shape, metadata, location, control edges).
-void ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call, const std::vector<Instruction*>& operands) {
+// Replaces `old` by `call` with `operands` (same shape, metadata, location, control edges);
+// returns the call.
+Instruction* ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call,
+                             const std::vector<Instruction*>& operands) {
   Computation* parent = old->parent();
   for (Instruction* operand : operands) call->AppendOperand(operand);
   if (old->metadata() != nullptr && call->metadata() == nullptr) call->set_metadata(*old->metadata());
@@ -78,6 +80,7 @@ void ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call, const 
   if (parent->root() == old) parent->set_root(replacement);
   old->DetachFromOperands();
   parent->RemoveInstruction(old);
+  return replacement;
 }
 
 }  // namespace
@@ -108,6 +111,10 @@ namespace {
 
 constexpr const char* kConvBackendConfig =
     R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})";
+
+// Folds the bias add and relu after the forward convolution call `call` into it (see
+// ConvRewriter); defined with the gemm epilogue's matching below. Returns whether it did.
+bool FoldBiasActivation(Module& module, Instruction* call, PassContext& context);
 
 // An input gradient of a strided convolution, as HLO writes it (the output gradient dy,
 // lhs-dilated by the stride, convolved with the kernel w' reversed and with its features
@@ -224,17 +231,19 @@ void RewriteAsBackwardInput(Module& module, Instruction* conv, const BackwardInp
 
 }  // namespace
 
-StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
+StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
   // Each convolution cuDNN runs, with the explicit input padding it needs first (empty:
   // none). Asymmetric padding (a strided SAME convolution) moves into a pad of the input,
   // as XLA does before cuDNN; the convolution keeps the symmetric part.
   std::vector<std::pair<Instruction*, std::vector<PaddingDimension>>> convs;
+  std::set<const Instruction*> weight_gradients;  // planned as backward filter: no epilogue folds
   std::vector<std::pair<Instruction*, BackwardInputForm>> input_gradients;
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != Opcode::kConvolution || inst->operand_count() != 2) continue;
-      if (PlanConvolution(*inst).ok()) {
+      if (StatusOr<ConvPlan> plan = PlanConvolution(*inst); plan.ok()) {
         convs.emplace_back(inst.get(), std::vector<PaddingDimension>{});
+        if (plan->call != ConvCall::kForward) weight_gradients.insert(inst.get());
         continue;
       }
       if (!inst->attrs().window || !inst->attrs().convolution_dimension_numbers) continue;
@@ -251,17 +260,18 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
       }
       Window window = *inst->attrs().window;
       for (WindowDimension& d : window.dimensions) d.padding_low = d.padding_high = std::min(d.padding_low, d.padding_high);
-      if (!PlanConvolutionShapes(window, *inst->attrs().convolution_dimension_numbers, inst->attrs().feature_group_count,
-                                 inst->attrs().batch_group_count, padded, inst->operand(1)->shape(), inst->shape())
-               .ok()) {
-        continue;
-      }
+      StatusOr<ConvPlan> plan =
+          PlanConvolutionShapes(window, *inst->attrs().convolution_dimension_numbers, inst->attrs().feature_group_count,
+                                inst->attrs().batch_group_count, padded, inst->operand(1)->shape(), inst->shape());
+      if (!plan.ok()) continue;
+      if (plan->call != ConvCall::kForward) weight_gradients.insert(inst.get());
       convs.emplace_back(inst.get(), std::move(*extra));
     }
   }
   // One pad per (input, padding): the forward convolution and its weight gradient pad the
   // same input alike.
   std::map<std::pair<const Instruction*, std::string>, Instruction*> pads;
+  std::vector<Instruction*> forward_calls;  // forward convolution calls, for the epilogue folding
   for (auto& [conv, extra] : convs) {
     Computation* parent = conv->parent();
     Window window = *conv->attrs().window;
@@ -302,9 +312,14 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& /*context*/) {
     attrs.batch_group_count = conv->attrs().batch_group_count;
     attrs.backend_config = kConvBackendConfig;
     attrs.has_backend_config = true;
-    ReplaceWithCall(conv, std::move(call), operands);
+    const bool forward = weight_gradients.count(conv) == 0;
+    Instruction* replacement = ReplaceWithCall(conv, std::move(call), operands);
+    if (forward) forward_calls.push_back(replacement);
   }
   for (auto& [conv, form] : input_gradients) RewriteAsBackwardInput(module, conv, form);
+  // Then the bias adds and relus cuDNN's fused call computes (the rewrites above hold
+  // instructions this removes).
+  for (Instruction* call : forward_calls) FoldBiasActivation(module, call, context);
   return !convs.empty() || !input_gradients.empty();
 }
 
@@ -392,6 +407,81 @@ void RemoveDead(std::vector<Instruction*> work) {
     removed.insert(inst);
     parent->RemoveInstruction(inst);
   }
+}
+
+// The bias add and relu after a forward convolution call that
+// cudnnConvolutionBiasActivationForward computes in the call, as XLA's
+// cudnn-fused-convolution-rewriter folds them: call -> add(call, broadcast(bias) along the
+// output feature dimension) -> maximum(that, 0), each the only user of the one before.
+bool FoldBiasActivation(Module& module, Instruction* call, PassContext& context) {
+  const ConvolutionDimensionNumbers& dn = *call->attrs().convolution_dimension_numbers;
+  const Shape& shape = call->shape();
+  // Same elements, whatever layout the lowering of an XLA call left on them.
+  auto same_array = [&shape](const Instruction* inst) {
+    return inst->shape().IsArray() && inst->shape().element_type() == shape.element_type() &&
+           inst->shape().dimensions() == shape.dimensions();
+  };
+  Instruction* add = SoleUser(call);
+  if (add == nullptr || add->opcode() != Opcode::kAdd || !same_array(add)) return false;
+  Instruction* wide = OtherOperand(add, call);
+  if (wide == nullptr || wide->opcode() != Opcode::kBroadcast || wide->operand_count() != 1 ||
+      wide->dimensions() != std::vector<int64_t>{dn.output_feature_dimension}) {
+    return false;
+  }
+  Instruction* bias = wide->operands()[0];
+  if (!bias->shape().IsArray() || bias->shape().rank() != 1) return false;
+  LibraryCall fused;
+  fused.kind = LibraryCallKind::kConvBiasActivationForward;
+  fused.target = "__cudnn$convBiasActivationForward";
+  fused.result = shape;
+  fused.window = *call->attrs().window;
+  fused.conv = dn;
+  fused.feature_group_count = call->attrs().feature_group_count;
+  fused.batch_group_count = call->attrs().batch_group_count;
+  Instruction* last = add;
+  // A relu whose input has another user (a training step's relu mask reads the
+  // pre-activation) stays outside: the call then adds the bias only, as in XLA's plans.
+  Instruction* relu = SoleUser(add);
+  if (relu != nullptr && relu->opcode() == Opcode::kMaximum && same_array(relu)) {
+    Instruction* zero = OtherOperand(relu, add);
+    if (zero != nullptr && IsZero(zero)) {
+      fused.activation = ConvActivation::kRelu;
+      last = relu;
+    }
+  }
+  StatusOr<ConvPlan> plan =
+      PlanConvBiasActivation(fused, call->operand(0)->shape(), call->operand(1)->shape(), bias->shape(), nullptr);
+  if (!plan.ok()) {
+    FusionDecision decision;
+    decision.pass = "conv-rewriter";
+    decision.computation = call->parent()->name();
+    decision.producer = call->name();
+    decision.consumer = add->name();
+    decision.reason = "the bias add stays a loop fusion: cuDNN's fused convolution call cannot run it (" +
+                      plan.status().message() + ")";
+    context.RecordDecision(std::move(decision));
+    return false;
+  }
+  auto replacement = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName("cudnn-conv-bias-activation"),
+                                                   last->shape());
+  InstructionAttributes& attrs = replacement->mutable_attrs();
+  attrs.custom_call_target = fused.target;
+  attrs.has_custom_call_target = true;
+  attrs.window = fused.window;
+  attrs.convolution_dimension_numbers = dn;
+  attrs.feature_group_count = fused.feature_group_count;
+  attrs.batch_group_count = fused.batch_group_count;
+  attrs.backend_config = fused.activation == ConvActivation::kRelu
+                             ? R"({"cudnn_conv_backend_config":{"activation_mode":"kRelu","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})"
+                             : kConvBackendConfig;
+  attrs.has_backend_config = true;
+  if (call->metadata() != nullptr) replacement->set_metadata(*call->metadata());
+  replacement->set_location(call->location());
+  // Replacing `last` removes it; what fed it only (the call, the add, the broadcasts) goes too.
+  std::vector<Instruction*> fed(last->operands().begin(), last->operands().end());
+  ReplaceWithCall(last, std::move(replacement), {call->operands()[0], call->operands()[1], bias});
+  RemoveDead(std::move(fed));
+  return true;
 }
 
 }  // namespace

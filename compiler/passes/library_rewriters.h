@@ -52,6 +52,14 @@ std::string GemmBackendConfig(const Instruction& dot, GemmEpilogue epilogue = Ge
 //   longer than the result a slice keeps its start.
 // Any other convolution (lhs dilation with groups, padding that fits neither form) stays
 // a convolution for Fusebox's own kernels.
+// Then, as XLA's cudnn-fused-convolution-rewriter does, the bias add after a forward call
+// (add(call, broadcast(b) along the output feature dimension), the call's only user) and a
+// relu after it (maximum(x, 0), the add's only user) fold into a
+// `__cudnn$convBiasActivationForward` call (x, w, b) with activation_mode kRelu, or kNone
+// when the relu's input has another user (a training step's relu mask reads it): the
+// add runs in the convolution, the relu outside. Not folded: a bias along another
+// dimension, a weight gradient's call, a side input or scale (XLA folds those too; jax's
+// steps have none), a type cuDNN's fused call does not take (the decision says why).
 class ConvRewriter : public Pass {
  public:
   std::string_view name() const override { return "conv-rewriter"; }

@@ -25,6 +25,9 @@ constexpr int kDataFloat = 0, kDataHalf = 2, kDataBfloat16 = 9;
 constexpr int kDefaultMath = 0, kFmaMath = 3;
 constexpr int kCrossCorrelation = 1;
 constexpr int kTensorNchw = 0, kTensorNhwc = 1;
+constexpr int kPropagateNan = 1;
+// The one forward algorithm cuDNN's fused call runs with an identity activation.
+constexpr int kImplicitPrecompGemm = 1;
 
 // cudnnConvolutionFwdAlgoPerf_t.
 struct FwdAlgoPerf {
@@ -42,6 +45,9 @@ static_assert(kDataFloat == CUDNN_DATA_FLOAT && kDataHalf == CUDNN_DATA_HALF && 
 static_assert(kDefaultMath == CUDNN_DEFAULT_MATH && kFmaMath == CUDNN_FMA_MATH);
 static_assert(kCrossCorrelation == CUDNN_CROSS_CORRELATION && kTensorNchw == CUDNN_TENSOR_NCHW &&
               kTensorNhwc == CUDNN_TENSOR_NHWC);
+static_assert(kPropagateNan == CUDNN_PROPAGATE_NAN && kImplicitPrecompGemm == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+static_assert(static_cast<int>(ConvFusedActivation::kIdentity) == CUDNN_ACTIVATION_IDENTITY &&
+              static_cast<int>(ConvFusedActivation::kRelu) == CUDNN_ACTIVATION_RELU);
 static_assert(sizeof(FwdAlgoPerf) == sizeof(cudnnConvolutionFwdAlgoPerf_t));
 static_assert(offsetof(FwdAlgoPerf, memory) == offsetof(cudnnConvolutionFwdAlgoPerf_t, memory));
 static_assert(offsetof(FwdAlgoPerf, math_type) == offsetof(cudnnConvolutionFwdAlgoPerf_t, mathType));
@@ -144,8 +150,19 @@ struct CudnnApi {
   int (*get_bwd_data_workspace)(void*, void*, void*, void*, void*, int, size_t*) = nullptr;
   int (*backward_data)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t,
                        const void*, void*, void*) = nullptr;
+  // The fused call (optional entry points: fused_status says whether they resolved).
+  int (*create_activation)(void**) = nullptr;
+  int (*set_activation)(void*, int, int, double) = nullptr;
+  int (*destroy_activation)(void*) = nullptr;
+  int (*bias_activation_forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*,
+                                 size_t, const void*, void*, const void*, void*, const void*, void*, void*,
+                                 void*) = nullptr;
+  // The split form of a fused call (optional too; nullptr when absent).
+  int (*add_tensor)(void*, const void*, void*, const void*, const void*, void*, void*) = nullptr;
+  int (*activation_forward)(void*, void*, const void*, void*, const void*, const void*, void*, void*) = nullptr;
   std::string library;
   Status status;
+  Status fused_status;
 };
 
 const CudnnApi& Api() {
@@ -157,6 +174,7 @@ const CudnnApi& Api() {
     if (library == nullptr) {
       a->status = Unavailable("cuDNN unavailable (libcudnn.so.9 not found: " + tried +
                               "); --gpu-library=off runs Fusebox's own convolution kernels");
+      a->fused_status = a->status;
       return a;
     }
     SymbolResolver symbols(library);
@@ -188,6 +206,18 @@ const CudnnApi& Api() {
     symbols.Need("cudnnConvolutionBackwardData", &a->backward_data);
     if (!symbols.missing().empty())
       a->status = Unavailable("cuDNN unavailable (" + a->library + " lacks " + symbols.missing() + ")");
+    SymbolResolver fused(library);
+    fused.Need("cudnnCreateActivationDescriptor", &a->create_activation);
+    fused.Need("cudnnSetActivationDescriptor", &a->set_activation);
+    fused.Need("cudnnDestroyActivationDescriptor", &a->destroy_activation);
+    fused.Need("cudnnConvolutionBiasActivationForward", &a->bias_activation_forward);
+    fused.Optional("cudnnAddTensor", &a->add_tensor);
+    fused.Optional("cudnnActivationForward", &a->activation_forward);
+    a->fused_status = a->status;
+    if (a->fused_status.ok() && !fused.missing().empty()) {
+      a->fused_status = Unavailable("cuDNN's fused convolution unavailable (" + a->library + " lacks " +
+                                    fused.missing() + ")");
+    }
     return a;
   }();
   return *api;
@@ -233,6 +263,8 @@ Status SetTensor(void* desc, int type, const ConvTensorView& view) {
 
 Status CudnnAvailable() { return Api().status; }
 
+Status CudnnFusedConvolutionAvailable() { return Api().fused_status; }
+
 StatusOr<std::unique_ptr<Cudnn>> Cudnn::Create(CudaContext& context) {
   const CudnnApi& api = Api();
   RETURN_IF_ERROR(api.status);
@@ -258,8 +290,10 @@ Cudnn::Convolution::~Convolution() {
   for (void* d : {x_desc_, y_desc_, w_view_desc_, w_packed_desc_}) {
     if (d != nullptr) api.destroy_tensor(d);
   }
+  if (bias_desc_ != nullptr) api.destroy_tensor(bias_desc_);
   if (w_filter_desc_ != nullptr) api.destroy_filter(w_filter_desc_);
   if (conv_desc_ != nullptr) api.destroy_conv(conv_desc_);
+  if (activation_desc_ != nullptr) api.destroy_activation(activation_desc_);
 }
 
 namespace {
@@ -321,12 +355,22 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
   // cuDNN supports some tensor layouts with one filter format only: try the other.
   StatusOr<std::unique_ptr<Convolution>> second = Prepare(plan, other, max_workspace);
   if (second.ok()) return second;
-  return Unavailable(first.status().message() + "; with a " + std::string(FilterLayoutName(other)) +
-                     " filter: " + second.status().message());
+  const std::string why = first.status().message() + "; with a " + std::string(FilterLayoutName(other)) +
+                          " filter: " + second.status().message();
+  if (plan.bias_activation && Api().add_tensor != nullptr && Api().activation_forward != nullptr) {
+    // The same computation split into cuDNN's forward call, tensor adds and activation.
+    StatusOr<std::unique_ptr<Convolution>> split = Prepare(plan, preferred, max_workspace, /*split=*/true);
+    if (!split.ok()) split = Prepare(plan, other, max_workspace, /*split=*/true);
+    if (split.ok()) {
+      (*split)->split_reason_ = why;
+      return split;
+    }
+  }
+  return Unavailable(why);
 }
 
 StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& plan, FilterLayout layout,
-                                                             int64_t max_workspace) {
+                                                             int64_t max_workspace, bool split) {
   const CudnnApi& api = Api();
   RETURN_IF_ERROR(api.status);
   std::unique_ptr<Convolution> c(new Convolution());
@@ -360,9 +404,38 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
   // Default math lets f32 use TF32 tensor cores on sm_80+; FMA math keeps full f32.
   FUSEBOX_CUDNN("cudnnSetConvolutionMathType",
                 api.set_math_type(c->conv_desc_, plan.type == GemmDataType::kF32 && !plan.tf32 ? kFmaMath : kDefaultMath));
-  ASSIGN_OR_RETURN(bool found, PickAlgorithm(handle_, c->x_desc_, c->y_desc_, c->w_filter_desc_, c->conv_desc_,
-                                             plan.call, max_workspace, &c->algo_, &c->workspace_bytes_,
-                                             &c->algorithm_));
+  if (plan.bias_activation) {
+    RETURN_IF_ERROR(api.fused_status);
+    if (plan.call != ConvCall::kForward) return InvalidArgument("a fused convolution plan must be a forward one");
+    // The bias as [1, K, 1, 1] of the data's type (f32, or f16 in the pseudo-half
+    // configuration); the activation with NaNs propagated, as HLO's maximum does.
+    FUSEBOX_CUDNN("cudnnCreateTensorDescriptor", api.create_tensor(&c->bias_desc_));
+    RETURN_IF_ERROR(SetTensor(c->bias_desc_, type, plan.bias_activation->bias));
+    FUSEBOX_CUDNN("cudnnCreateActivationDescriptor", api.create_activation(&c->activation_desc_));
+    FUSEBOX_CUDNN("cudnnSetActivationDescriptor",
+                  api.set_activation(c->activation_desc_, static_cast<int>(plan.bias_activation->activation),
+                                     kPropagateNan, 0.0));
+  }
+  bool found = false;
+  if (plan.bias_activation && !split && plan.bias_activation->activation == ConvFusedActivation::kIdentity) {
+    // cuDNN's fused call takes an identity activation with IMPLICIT_PRECOMP_GEMM only.
+    size_t bytes = 0;
+    const int rc =
+        api.get_fwd_workspace(handle_, c->x_desc_, c->w_filter_desc_, c->conv_desc_, c->y_desc_, kImplicitPrecompGemm, &bytes);
+    if (rc != 0) {
+      return CudnnError("cudnnGetConvolutionForwardWorkspaceSize (IMPLICIT_PRECOMP_GEMM, the only algorithm of "
+                        "cudnnConvolutionBiasActivationForward with an identity activation)",
+                        rc);
+    }
+    found = static_cast<int64_t>(bytes) <= max_workspace;
+    c->algo_ = kImplicitPrecompGemm;
+    c->workspace_bytes_ = static_cast<int64_t>(bytes);
+    c->algorithm_ = AlgorithmName(kImplicitPrecompGemm);
+  } else {
+    ASSIGN_OR_RETURN(found, PickAlgorithm(handle_, c->x_desc_, c->y_desc_, c->w_filter_desc_, c->conv_desc_, plan.call,
+                                          max_workspace, &c->algo_, &c->workspace_bytes_, &c->algorithm_));
+  }
+  c->split_ = split;
   if (!found) {
     return Unavailable("cuDNN has no algorithm for " + plan.ToString() + " with a " +
                        std::string(FilterLayoutName(layout)) + " filter within a workspace of " +
@@ -375,7 +448,7 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
 }
 
 Status Cudnn::Run(const Convolution& conv, DevicePtr operand0, DevicePtr operand1, DevicePtr result, DevicePtr packed,
-                  DevicePtr workspace) {
+                  DevicePtr workspace, DevicePtr bias, DevicePtr side) {
   const CudnnApi& api = Api();
   RETURN_IF_ERROR(api.status);
   // Scale factors are float for float, half and bfloat16 data.
@@ -408,6 +481,40 @@ Status Cudnn::Run(const Convolution& conv, DevicePtr operand0, DevicePtr operand
                   api.backward_data(handle_, &one, conv.w_filter_desc_, ptr(packed), conv.y_desc_, ptr(operand0),
                                     conv.conv_desc_, conv.algo_, ptr(workspace), workspace_bytes, &zero,
                                     conv.x_desc_, ptr(result)));
+    return Status::Ok();
+  }
+  if (conv.plan_.bias_activation) {
+    // y = act(alpha1 * conv(x, w) + alpha2 * z + bias); without a side input y stands for z
+    // with alpha2 = 0.
+    const ConvBiasActivation& e = *conv.plan_.bias_activation;
+    if (bias == 0 || (e.side_input && side == 0)) return Internal("the fused convolution's bias or side input is missing");
+    const float alpha1 = static_cast<float>(e.alpha1);
+    const float alpha2 = e.side_input ? static_cast<float>(e.alpha2) : 0.0f;
+    const DevicePtr z = e.side_input ? side : result;
+    if (conv.split_) {
+      // y = alpha1 * conv(x, w); y += alpha2 * z; y += bias; y = relu(y), in place.
+      FUSEBOX_CUDNN("cudnnConvolutionForward",
+                    api.forward(handle_, &alpha1, conv.x_desc_, ptr(operand0), conv.w_filter_desc_, ptr(packed),
+                                conv.conv_desc_, conv.algo_, ptr(workspace), workspace_bytes, &zero, conv.y_desc_,
+                                ptr(result)));
+      if (e.side_input && e.alpha2 != 0) {
+        FUSEBOX_CUDNN("cudnnAddTensor",
+                      api.add_tensor(handle_, &alpha2, conv.y_desc_, ptr(side), &one, conv.y_desc_, ptr(result)));
+      }
+      FUSEBOX_CUDNN("cudnnAddTensor",
+                    api.add_tensor(handle_, &one, conv.bias_desc_, ptr(bias), &one, conv.y_desc_, ptr(result)));
+      if (e.activation == ConvFusedActivation::kRelu) {
+        FUSEBOX_CUDNN("cudnnActivationForward", api.activation_forward(handle_, conv.activation_desc_, &one,
+                                                                       conv.y_desc_, ptr(result), &zero,
+                                                                       conv.y_desc_, ptr(result)));
+      }
+      return Status::Ok();
+    }
+    FUSEBOX_CUDNN("cudnnConvolutionBiasActivationForward",
+                  api.bias_activation_forward(handle_, &alpha1, conv.x_desc_, ptr(operand0), conv.w_filter_desc_,
+                                              ptr(packed), conv.conv_desc_, conv.algo_, ptr(workspace),
+                                              workspace_bytes, &alpha2, conv.y_desc_, ptr(z), conv.bias_desc_,
+                                              ptr(bias), conv.activation_desc_, conv.y_desc_, ptr(result)));
     return Status::Ok();
   }
   FUSEBOX_CUDNN("cudnnConvolutionForward",

@@ -454,7 +454,8 @@ class GpuExecutable::Frame {
   }
 
   // A convolution library call through cuDNN (forward, backward data or backward filter;
-  // the filter packed around the call when its buffer is a strided view).
+  // the filter packed around the call when its buffer is a strided view), or XLA's fused
+  // convolution, bias and activation through cudnnConvolutionBiasActivationForward.
   Status RunConvolution(const Instruction& inst, const Cudnn::Convolution& conv, const LeafFn& leaves) {
     const Leaves x = leaves(inst.operand(0));
     const Leaves w = leaves(inst.operand(1));
@@ -463,12 +464,32 @@ class GpuExecutable::Frame {
       return Internal(inst.name() + ": a convolution's operands and value must be single arrays");
     }
     const Shape& value = inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape();
-    return RunLibraryCall(inst, "cuDNN " + conv.algorithm(), "library(cuDNN conv)",
-                          ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()),
-                          ArrayBytes(value), conv.flops(), "cuDNN", [&] {
+    int64_t bytes_read = ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape());
+    if (!conv.fused()) {
+      return RunLibraryCall(inst, "cuDNN " + conv.algorithm(), "library(cuDNN conv)", bytes_read, ArrayBytes(value),
+                            conv.flops(), "cuDNN", [&] {
+                              return exe_.programs_->cudnn->Run(conv, x[0], w[0], out[0],
+                                                                exe_.programs_->cudnn_packed_kernel.ptr(),
+                                                                exe_.programs_->cudnn_workspace.ptr());
+                            });
+    }
+    const ConvBiasActivation& epilogue = *conv.plan().bias_activation;
+    const Leaves bias = leaves(inst.operand(2));
+    Leaves side;
+    if (epilogue.side_input) side = leaves(inst.operand(3));
+    if (bias.size() != 1 || (epilogue.side_input && side.size() != 1)) {
+      return Internal(inst.name() + ": a fused convolution's bias and side input must be single arrays");
+    }
+    bytes_read += ArrayBytes(inst.operand(2)->shape());
+    if (epilogue.side_input && epilogue.alpha2 != 0) bytes_read += ArrayBytes(inst.operand(3)->shape());
+    return RunLibraryCall(inst,
+                          "cuDNN " + ConvBiasActivationName(epilogue) + (conv.split_reason().empty() ? " " : " split ") +
+                              conv.algorithm(),
+                          "library(cuDNN conv+bias+act)", bytes_read, ArrayBytes(value), conv.flops(), "cuDNN", [&] {
                             return exe_.programs_->cudnn->Run(conv, x[0], w[0], out[0],
-                                                                  exe_.programs_->cudnn_packed_kernel.ptr(),
-                                                                  exe_.programs_->cudnn_workspace.ptr());
+                                                              exe_.programs_->cudnn_packed_kernel.ptr(),
+                                                              exe_.programs_->cudnn_workspace.ptr(), bias[0],
+                                                              epilogue.side_input ? side[0] : 0);
                           });
   }
 
@@ -689,7 +710,13 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     programs.cudnn = std::move(*cudnn);
     constexpr int64_t kMaxConvWorkspace = int64_t{256} << 20;
     int64_t workspace = 0, packed = 0;
+    std::string fused;  // the fused calls, named in the run's notes
+    int64_t fused_calls = 0;
     for (const auto& [inst, plan] : conv_plans) {
+      if (plan.bias_activation) {
+        fused += (fused.empty() ? "" : ", ") + inst->name() + " (" + ConvBiasActivationName(*plan.bias_activation) + ")";
+        ++fused_calls;
+      }
       StatusOr<std::unique_ptr<Cudnn::Convolution>> conv = programs.cudnn->Prepare(plan, kMaxConvWorkspace);
       if (!conv.ok() && plan.call == ConvCall::kBackwardFilter && inst->opcode() == Opcode::kConvolution) {
         // An HLO weight gradient reads as a forward call too (same result), when cuDNN has
@@ -701,10 +728,19 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
         conv = programs.cudnn->Prepare(forward, kMaxConvWorkspace);
       }
       if (!conv.ok()) return conv.status().WithPrefix(inst->name() + ": ");
+      if (!(*conv)->split_reason().empty()) {
+        programs.library_notes.push_back(inst->name() + ": " + (*conv)->split_reason() +
+                                         "; ran as cudnnConvolutionForward, cudnnAddTensor and cudnnActivationForward "
+                                         "(the same result in more kernels)");
+      }
       workspace = std::max(workspace, (*conv)->workspace_bytes());
       packed = std::max(packed, (*conv)->packed_kernel_bytes());
       programs.tf32_convs += plan.tf32 ? 1 : 0;
       programs.convs.emplace(inst, std::move(*conv));
+    }
+    if (fused_calls > 0) {
+      programs.library_notes.push_back("cudnnConvolutionBiasActivationForward runs " + std::to_string(fused_calls) +
+                                       " fused convolution call(s) with their bias and activation: " + fused);
     }
     if (workspace > 0) {
       ASSIGN_OR_RETURN(programs.cudnn_workspace, ctx.Allocate(workspace));

@@ -91,7 +91,8 @@ class GpuExecutable {
   // How many f32 gemm and convolution calls may use TF32 (for run notes).
   int64_t tf32_gemms() const;
   // Fallbacks taken when the library calls were prepared ("cudnn-conv.3: cuDNN has no
-  // algorithm for ... (as cudnnConvolutionBackwardFilter) ...; ran as a forward call").
+  // algorithm for ... (as cudnnConvolutionBackwardFilter) ...; ran as a forward call"), and
+  // one note naming the fused convolution calls cudnnConvolutionBiasActivationForward runs.
   const std::vector<std::string>& library_notes() const;
 
  private:

@@ -606,5 +606,84 @@ TEST(GpuEmulatorTest, Examples) {
   }
 }
 
+int CountTarget(const Module& module, const std::string& target) {
+  int count = 0;
+  for (const Computation* c : ProgramComputations(module)) {
+    for (const auto& inst : c->instructions()) {
+      count += IsLibraryCall(*inst) && inst->attrs().custom_call_target == target;
+    }
+  }
+  return count;
+}
+
+// cuDNN's fused convolution call, run by the emulator as cudnnConvolutionBiasActivationForward
+// defines it (RunConvBiasActivationPlanOnHost on the plan the runtime hands cuDNN): the bias
+// and relu conv-rewriter folds, XLA's own calls with a side input and scales, XLA's CNN step
+// (its fused call lowered for the padding, then folded again) and the real XLA CIFAR step's
+// optimized module with its two fused calls kept, each against the interpreter.
+TEST(GpuEmulatorTest, CudnnFusedConvolutionsRunAsCudnnDefinesThem) {
+  const char* kFused = "__cudnn$convBiasActivationForward";
+  struct Case {
+    std::string text;
+    int fused;
+  };
+  const std::vector<Case> cases = {
+      {R"(HloModule m
+ENTRY e {
+  x = f32[2,7,6,3] parameter(0)
+  w = f32[3,3,3,5] parameter(1)
+  b = f32[5] parameter(2)
+  c = f32[2,7,6,5] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[2,7,6,5] broadcast(b), dimensions={3}
+  s = f32[2,7,6,5] add(c, bb)
+  z = f32[] constant(0)
+  zz = f32[2,7,6,5] broadcast(z), dimensions={}
+  r = f32[2,7,6,5] maximum(s, zz)
+  m = pred[2,7,6,5] compare(s, zz), direction=GT
+  w2 = f32[3,3,5,5] parameter(3)
+  r2 = f32[2,7,6,5] convolution(r, w2), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[2,7,6,5], pred[2,7,6,5]) tuple(r2, m)
+})",
+       1},
+      {R"(HloModule m
+ENTRY e {
+  x = f32[2,7,6,3]{3,2,1,0} parameter(0)
+  w = f32[5,3,3,3]{3,2,1,0} parameter(1)
+  b = f32[5]{0} parameter(2)
+  z = f32[2,4,3,5]{3,2,1,0} parameter(3)
+  f = (f32[2,4,3,5]{3,2,1,0}, u8[0]{0}) custom-call(x, w, b, z), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f, custom_call_target="__cudnn$convBiasActivationForward", backend_config={"cudnn_conv_backend_config":{"activation_mode":"kRelu","conv_result_scale":0.5,"side_input_scale":-0.75,"leakyrelu_alpha":0}}
+  g = (f32[2,7,6,5]{3,2,1,0}, u8[0]{0}) custom-call(x, w, b), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f, custom_call_target="__cudnn$convBiasActivationForward", backend_config={"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}}
+  v = f32[2,4,3,5]{3,2,1,0} get-tuple-element(f), index=0
+  u = f32[2,7,6,5]{3,2,1,0} get-tuple-element(g), index=0
+  ROOT t = (f32[2,4,3,5]{3,2,1,0}, f32[2,7,6,5]{3,2,1,0}) tuple(v, u)
+})",
+       2},
+      {ReadExample("../../tests/data/library_calls/cnn_step_gpu.hlo"), 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text.substr(0, 200));
+    auto parsed = ParseModule(c.text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    auto optimized = passes::OptimizeForBackend(**parsed, true, true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    EXPECT_EQ(CountTarget(**optimized, kFused), c.fused) << (*optimized)->ToString();
+    ExpectEmulatorMatchesInterpreter(c.text, 3, /*gpu_libraries=*/true);
+  }
+}
+
+// XLA's own optimized CIFAR step (tests/data/xla_dumps_gpu, jax 0.11.2 on an H200) runs with
+// its two __cudnn$convBiasActivationForward calls kept, and matches the interpreter.
+TEST(GpuEmulatorTest, XlasOptimizedCifarStepRunsWithItsFusedCalls) {
+  const std::string text = ReadExample(
+      "../../tests/data/xla_dumps_gpu/cifar_cnn_train_step/"
+      "module_0000.jit_cifar_cnn_train_step.sm_9.0a_gpu_after_optimizations.txt");
+  auto parsed = ParseModule(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  auto optimized = passes::OptimizeForBackend(**parsed, true, true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  EXPECT_EQ(CountTarget(**optimized, "__cudnn$convBiasActivationForward"), 2) << "XLA's calls are kept";
+  ExpectEmulatorMatchesInterpreter(text, 1, /*gpu_libraries=*/true);
+}
+
 }  // namespace
 }  // namespace fusebox::codegen

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -193,15 +194,18 @@ TEST(ConvPlanTest, FilterLayoutFollowsTheTensors) {
   }
 }
 
+// The root of the module has no plan, and the status says `why`.
+void ExpectRefused(const std::string& params, const std::string& line, const std::string& why) {
+  SCOPED_TRACE(line);
+  auto module = ParseConv(params, line);
+  ASSERT_NE(module, nullptr);
+  auto plan = PlanConvolution(*module->entry()->root());
+  ASSERT_FALSE(plan.ok()) << plan->ToString();
+  EXPECT_NE(plan.status().message().find(why), std::string::npos) << plan.status().message();
+}
+
 TEST(ConvPlanTest, WhatCudnnsForwardCallCannotExpressIsRefused) {
-  auto refused = [](const std::string& params, const std::string& line, const std::string& why) {
-    SCOPED_TRACE(line);
-    auto module = ParseConv(params, line);
-    ASSERT_NE(module, nullptr);
-    auto plan = PlanConvolution(*module->entry()->root());
-    ASSERT_FALSE(plan.ok()) << plan->ToString();
-    EXPECT_NE(plan.status().message().find(why), std::string::npos) << plan.status().message();
-  };
+  const auto refused = ExpectRefused;
   refused("  x = f32[2,4,4,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)",
           "f32[2,9,9,4] convolution(x, w), window={size=3x3 pad=2_2x2_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
           "lhs (base) dilation");
@@ -215,6 +219,119 @@ TEST(ConvPlanTest, WhatCudnnsForwardCallCannotExpressIsRefused) {
           "s32[2,4,3,4] convolution(x, w), window={size=3x3}, dim_labels=b01f_01io->b01f", "element types");
   refused("  x = f32[2,4,4,4,3] parameter(0)\n  w = f32[2,2,2,3,4] parameter(1)",
           "f32[2,3,3,3,4] convolution(x, w), window={size=2x2x2}, dim_labels=b012f_012io->b012f", "3 spatial");
+}
+
+// XLA's __cudnn$convBiasActivationForward calls: a forward plan with cuDNN's fused
+// epilogue, run on the host as cudnnConvolutionBiasActivationForward defines it
+// (act(alpha1 * conv + alpha2 * z + bias), the bias along y's feature dimension) against
+// the interpreter's evaluation of the call by its meaning.
+ConvPlan ExpectFusedPlanComputesTheCall(const std::string& params, const std::string& conv_line) {
+  SCOPED_TRACE(conv_line);
+  auto module = ParseConv(params, conv_line);
+  EXPECT_NE(module, nullptr);
+  if (module == nullptr) return {};
+  const Instruction* call = module->entry()->root();
+  auto plan = PlanConvolution(*call);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  if (!plan.ok()) return {};
+  EXPECT_TRUE(plan->bias_activation.has_value()) << plan->ToString();
+  if (!plan->bias_activation) return *plan;
+  EXPECT_EQ(plan->call, ConvCall::kForward);
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < call->operand_count(); ++i) args.push_back(Filled(call->operand(i)->shape(), 1 + static_cast<int>(i)));
+  auto want = interpreter::Interpreter().Run(*module, args);
+  EXPECT_TRUE(want.ok()) << want.status().message();
+  if (!want.ok()) return *plan;
+  const Literal value = want->shape().IsTuple() ? std::move(want->tuple_elements()[0]) : std::move(*want);
+  Literal got(value.shape());
+  const void* side = args.size() > 3 ? args[3].untyped_data() : nullptr;
+  EXPECT_TRUE(RunConvBiasActivationPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(),
+                                              args[2].untyped_data(), side, got.untyped_data())
+                  .ok());
+  int negative = 0;
+  for (int64_t i = 0; i < got.element_count(); ++i) {
+    negative += value.GetDouble(i) < 0;
+    if (std::fabs(got.GetDouble(i) - value.GetDouble(i)) > 1e-4 * (1 + std::fabs(value.GetDouble(i)))) {
+      ADD_FAILURE() << "element " << i << ": " << got.GetDouble(i) << " against " << value.GetDouble(i) << " of "
+                    << plan->ToString();
+      break;
+    }
+  }
+  // Relu leaves no negative value; identity leaves some (the inputs are sines).
+  if (plan->bias_activation->activation == ConvFusedActivation::kRelu) {
+    EXPECT_EQ(negative, 0);
+  } else {
+    EXPECT_GT(negative, 0);
+  }
+  // The plain call refuses a fused plan instead of dropping its epilogue.
+  EXPECT_FALSE(RunConvPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), got.untyped_data()).ok());
+  return *plan;
+}
+
+std::string FusedConfig(const std::string& activation, double scale, double side_scale) {
+  char buf[200];
+  std::snprintf(buf, sizeof(buf),
+                R"(, backend_config={"cudnn_conv_backend_config":{"activation_mode":"%s","conv_result_scale":%g,"side_input_scale":%g,"leakyrelu_alpha":0}})",
+                activation.c_str(), scale, side_scale);
+  return buf;
+}
+
+TEST(ConvPlanTest, FusedCallsPlanAsCudnnsBiasActivationForward) {
+  const std::string nhwc = "  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)\n  b = f32[4] parameter(2)";
+  const std::string call =
+      "(f32[2,6,5,4], u8[0]) custom-call(x, w, b), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f";
+  // Bias only (XLA's kNone: cuDNN's identity), then bias and relu.
+  ConvPlan plan = ExpectFusedPlanComputesTheCall(nhwc, call + FusedConfig("kNone", 1, 0));
+  EXPECT_EQ(plan.bias_activation->activation, ConvFusedActivation::kIdentity);
+  EXPECT_FALSE(plan.bias_activation->side_input);
+  EXPECT_EQ(plan.bias_activation->bias.dims, (std::array<int64_t, 4>{1, 4, 1, 1}));
+  EXPECT_EQ(plan.flops, 2 * 2 * 6 * 5 * 4 * 3 * 3 * 3 + 2 * 6 * 5 * 4) << "the convolution and the bias add";
+  EXPECT_NE(plan.ToString().find("cudnnConvolutionBiasActivationForward (conv+bias)"), std::string::npos)
+      << plan.ToString();
+  plan = ExpectFusedPlanComputesTheCall(nhwc, call + FusedConfig("kRelu", 1, 0));
+  EXPECT_EQ(plan.bias_activation->activation, ConvFusedActivation::kRelu);
+  // A side input z with its scale, and a result scale: y = relu(0.5 conv + 0.75 z + b).
+  const std::string with_side = nhwc + "\n  z = f32[2,6,5,4] parameter(3)";
+  const std::string side_call =
+      "(f32[2,6,5,4], u8[0]) custom-call(x, w, b, z), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f";
+  plan = ExpectFusedPlanComputesTheCall(with_side, side_call + FusedConfig("kRelu", 0.5, 0.75));
+  EXPECT_TRUE(plan.bias_activation->side_input);
+  EXPECT_EQ(plan.bias_activation->alpha1, 0.5);
+  EXPECT_EQ(plan.bias_activation->alpha2, 0.75);
+  plan = ExpectFusedPlanComputesTheCall(with_side, side_call + FusedConfig("kNone", 2, -1));
+  EXPECT_EQ(plan.bias_activation->activation, ConvFusedActivation::kIdentity);
+  // NCHW: the bias runs along dimension 1; strided, as XLA's calls come.
+  ExpectFusedPlanComputesTheCall(
+      "  x = f32[2,3,9,8] parameter(0)\n  w = f32[5,3,3,3] parameter(1)\n  b = f32[5] parameter(2)",
+      "f32[2,5,4,3] custom-call(x, w, b), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+      "window={size=3x3 stride=2x2}, dim_labels=bf01_oi01->bf01" + FusedConfig("kRelu", 1, 0));
+}
+
+TEST(ConvPlanTest, WhatCudnnsFusedCallCannotComputeIsRefused) {
+  const auto refused = ExpectRefused;
+  const std::string params = "  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)\n  b = f32[4] parameter(2)";
+  const std::string call = "f32[2,6,5,4] custom-call(x, w, b), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+                           "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f";
+  for (const char* mode : {"kRelu6", "kElu", "kLeakyRelu", "kSigmoid", "kTanh"}) {
+    refused(params, call + FusedConfig(mode, 1, 0), std::string("activation ") + mode);
+  }
+  refused("  x = bf16[2,6,5,3] parameter(0)\n  w = bf16[3,3,3,4] parameter(1)\n  b = bf16[4] parameter(2)",
+          "bf16[2,6,5,4] custom-call(x, w, b), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+          "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f" + FusedConfig("kRelu", 1, 0),
+          "element type bf16");
+  refused("  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)\n  b = f32[6] parameter(2)",
+          "f32[2,6,5,4] custom-call(x, w, b), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+          "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f" + FusedConfig("kRelu", 1, 0),
+          "along the output features");
+  refused(params + "\n  z = f32[2,6,5,4]{2,3,1,0} parameter(3)",
+          "f32[2,6,5,4]{3,2,1,0} custom-call(x, w, b, z), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+          "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f" + FusedConfig("kRelu", 1, 1),
+          "side input's layout");
+  refused(params, call.substr(0, call.find("window=")) + "window={size=3x3 pad=0_1x1_1}, dim_labels=b01f_01io->b01f" +
+                      FusedConfig("kRelu", 1, 0),
+          "asymmetric padding");
 }
 
 }  // namespace

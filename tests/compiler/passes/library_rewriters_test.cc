@@ -14,6 +14,7 @@
 #include "compiler/ir/conv_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
+#include "compiler/passes/library_call_lowering.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "tests/compiler/passes/pass_test_util.h"
 
@@ -97,10 +98,21 @@ TEST(GemmRewriterTest, OnlyTheGpuPipelineWithLibrariesRewrites) {
 
 bool IsConvCall(const Instruction& i) { return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convForward"; }
 bool IsConvolution(const Instruction& i) { return i.opcode() == Opcode::kConvolution; }
+bool IsFusedConvCall(const Instruction& i) {
+  return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBiasActivationForward";
+}
+
+ConvActivation ActivationOf(const Instruction& call) {
+  auto parsed = ParseLibraryCall(call);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  return parsed.ok() ? parsed->activation : ConvActivation::kNone;
+}
 
 // The CIFAR step's convolutions (forward, input and weight gradients, stride 1, SAME) are
-// all forward cross-correlations cuDNN runs: each becomes a __cudnn$convForward call that
-// computes what the convolution did.
+// all forward cross-correlations cuDNN runs: each becomes a cuDNN call that computes what
+// the convolution did. The two forward ones take their bias add into a
+// __cudnn$convBiasActivationForward call and leave the relu outside (its mask reads the
+// pre-activation), as XLA's own plan of the same step does.
 TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   auto cifar = FromFile("assets/examples/cifar_cnn_train_step.hlo");
   ASSERT_NE(cifar, nullptr);
@@ -108,8 +120,23 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   ASSERT_GT(convs, 0);
   auto gpu = OptimizeForBackend(*cifar, /*fused=*/true, /*gpu_libraries=*/true);
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
-  EXPECT_EQ(Count(**gpu, IsConvCall), convs) << (*gpu)->ToString();
+  EXPECT_EQ(Count(**gpu, IsConvCall) + Count(**gpu, IsFusedConvCall), convs) << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, IsConvolution), 0);
+  auto xla = FromFile(
+      "tests/data/xla_dumps_gpu/cifar_cnn_train_step/"
+      "module_0000.jit_cifar_cnn_train_step.sm_9.0a_gpu_after_optimizations.txt");
+  ASSERT_NE(xla, nullptr);
+  EXPECT_EQ(Count(**gpu, IsFusedConvCall), Count(*xla, IsFusedConvCall)) << "as many fused calls as XLA's plan";
+  EXPECT_EQ(Count(**gpu, IsFusedConvCall), 2);
+  for (const Module* module : {&**gpu, &*xla}) {
+    for (const Computation* c : ProgramComputations(*module)) {
+      for (const auto& inst : c->instructions()) {
+        if (IsFusedConvCall(*inst)) {
+          EXPECT_EQ(ActivationOf(*inst), ConvActivation::kNone) << inst->name();
+        }
+      }
+    }
+  }
   ExpectSameResult(*cifar, **gpu);
   // Asymmetric padding moves into a pad of the input; a convolution with lhs dilation (an
   // input gradient of a strided convolution) becomes a backward-input call, its kernel
@@ -197,10 +224,10 @@ ENTRY e {
 TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
   // The CNN step's calls: three cuDNN convolutions (forward with bias and relu, and the two
   // gradients, stride 2 with padding 1_0) and a cuBLASLt matmul with a BIAS_RELU epilogue.
-  // The matmul runs as it is (cuBLASLt); the convolutions are lowered (a fused bias and
-  // activation, asymmetric padding), then the forward convolution and the weight gradient
-  // become cuDNN calls on a padded input, and the input gradient (lhs dilation) a
-  // backward-input call.
+  // The matmul runs as it is (cuBLASLt); the convolutions are lowered (asymmetric padding
+  // cuDNN's calls cannot take), then the forward convolution and the weight gradient
+  // become cuDNN calls on a padded input, the forward one taking its bias and relu back
+  // into a fused call, and the input gradient (lhs dilation) a backward-input call.
   auto cnn = FromFile("tests/data/library_calls/cnn_step_gpu.hlo");
   ASSERT_NE(cnn, nullptr);
   auto gpu = OptimizeForBackend(*cnn, /*fused=*/true, /*gpu_libraries=*/true);
@@ -209,7 +236,11 @@ TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
               return IsLibraryCall(i) && i.attrs().custom_call_target == "__cublas$lt$matmul";
             }), 1) << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, IsDot), 0);
-  EXPECT_EQ(Count(**gpu, IsConvCall), 2);
+  EXPECT_EQ(Count(**gpu, IsConvCall), 1);
+  EXPECT_EQ(Count(**gpu, IsFusedConvCall), 1);
+  EXPECT_EQ(Count(**gpu, [](const Instruction& i) {
+              return IsFusedConvCall(i) && ActivationOf(i) == ConvActivation::kRelu;
+            }), 1) << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, [](const Instruction& i) {
               return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBackwardInput";
             }), 1);
@@ -231,6 +262,18 @@ ENTRY e {
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   EXPECT_EQ(Count(**lowered, IsGemm), 0);
   EXPECT_EQ(Count(**lowered, IsDot), 1);
+}
+
+bool IsAddOrMaximum(const Instruction& i) { return i.opcode() == Opcode::kAdd || i.opcode() == Opcode::kMaximum; }
+
+// The entry `body` parsed, rewritten by `pass` (which must change it), verified and
+// checked to compute what it did.
+std::unique_ptr<Module> Rewritten(Pass& pass, const std::string& body) {
+  auto module = Parse("HloModule m\nENTRY e {\n" + body + "}\n");
+  if (module != nullptr) {
+    EXPECT_TRUE(RunPassAndCheck(pass, *module));
+  }
+  return module;
 }
 
 GemmEpilogue EpilogueOf(const Instruction& call) {
@@ -272,16 +315,14 @@ TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.body);
-    auto module = Parse("HloModule m\nENTRY e {\n  x = f32[8,32] parameter(0)\n  w = f32[32,16] parameter(1)\n"
-                        "  b = f32[16] parameter(2)\n" + c.body + "}\n");
-    ASSERT_NE(module, nullptr);
     GemmRewriter rewriter;
-    EXPECT_TRUE(RunPassAndCheck(rewriter, *module));  // verifies and computes the same
-    int calls = 0, elementwise = 0;
+    auto module = Rewritten(
+        rewriter, "  x = f32[8,32] parameter(0)\n  w = f32[32,16] parameter(1)\n  b = f32[16] parameter(2)\n" + c.body);
+    ASSERT_NE(module, nullptr);
+    EXPECT_EQ(Count(*module, IsAddOrMaximum), c.elementwise_left) << module->ToString();
+    EXPECT_EQ(Count(*module, IsLibraryCall), 1) << module->ToString();
     for (const auto& inst : module->entry()->instructions()) {
-      elementwise += inst->opcode() == Opcode::kAdd || inst->opcode() == Opcode::kMaximum;
       if (!IsLibraryCall(*inst)) continue;
-      ++calls;
       EXPECT_EQ(EpilogueOf(*inst), c.want) << module->ToString();
       auto plan = PlanGemmCall(*inst);
       ASSERT_TRUE(plan.ok()) << plan.status().message();
@@ -290,8 +331,155 @@ TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
       EXPECT_EQ(inst->attrs().custom_call_target,
                 c.want == GemmEpilogue::kDefault ? "__cublas$gemm" : "__cublas$lt$matmul");
     }
-    EXPECT_EQ(calls, 1);
-    EXPECT_EQ(elementwise, c.elementwise_left) << module->ToString();
+  }
+}
+
+// The bias add along the output features after a forward convolution and a relu after it
+// fold into one __cudnn$convBiasActivationForward call, each only where it is the only
+// user of the one before (as XLA's cudnn-fused-convolution-rewriter folds them); a bias
+// along another dimension, a relu without a bias, and a weight gradient's add do not.
+// Every module computes what it did, and the calls plan as cuDNN's fused call.
+TEST(ConvRewriterTest, BiasAndReluAfterAConvolutionFoldIntoCudnnsFusedCall) {
+  struct Case {
+    std::string body;
+    int fused;  // fused calls (0 or 1)
+    ConvActivation want;
+    int elementwise_left;  // adds and maximums left outside
+  };
+  const std::string conv =
+      "  c = f32[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n";
+  const std::string relu = "  z = f32[] constant(0)\n  zz = f32[2,6,5,4] broadcast(z), dimensions={}\n";
+  const std::vector<Case> cases = {
+      {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  s = f32[2,6,5,4] add(c, bb)\n" + relu +
+           "  ROOT r = f32[2,6,5,4] maximum(s, zz)\n",
+       1, ConvActivation::kRelu, 0},
+      {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  ROOT s = f32[2,6,5,4] add(bb, c)\n", 1,
+       ConvActivation::kNone, 0},
+      // The pre-activation has a second user (a relu mask reads it): the bias only.
+      {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  s = f32[2,6,5,4] add(c, bb)\n" + relu +
+           "  r = f32[2,6,5,4] maximum(s, zz)\n  m = pred[2,6,5,4] compare(s, zz), direction=GT\n"
+           "  ROOT t = (f32[2,6,5,4], pred[2,6,5,4]) tuple(r, m)\n",
+       1, ConvActivation::kNone, 1},
+      // The convolution has a second user: nothing folds.
+      {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  s = f32[2,6,5,4] add(c, bb)\n"
+              "  ROOT t = (f32[2,6,5,4], f32[2,6,5,4]) tuple(s, c)\n",
+       0, ConvActivation::kNone, 1},
+      // A bias along the width (dimension 2) is not cuDNN's.
+      {conv + "  e = f32[5] parameter(3)\n  ee = f32[2,6,5,4] broadcast(e), dimensions={2}\n"
+              "  s = f32[2,6,5,4] add(c, ee)\n" + relu + "  ROOT r = f32[2,6,5,4] maximum(s, zz)\n",
+       0, ConvActivation::kNone, 2},
+      // The same with as many features as the width: the length alone does not tell.
+      {"  w5 = f32[3,3,3,5] parameter(3)\n  e = f32[5] parameter(4)\n"
+       "  c = f32[2,6,5,5] convolution(x, w5), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"
+       "  ee = f32[2,6,5,5] broadcast(e), dimensions={2}\n  ROOT s = f32[2,6,5,5] add(c, ee)\n",
+       0, ConvActivation::kNone, 1},
+      // A relu without a bias add stays outside.
+      {conv + relu + "  ROOT r = f32[2,6,5,4] maximum(c, zz)\n", 0, ConvActivation::kNone, 1},
+      // NCHW: the bias along dimension 1.
+      {"  xn = f32[2,3,6,5] parameter(3)\n  wn = f32[4,3,3,3] parameter(4)\n"
+       "  cn = f32[2,4,6,5] convolution(xn, wn), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01\n"
+       "  bn = f32[2,4,6,5] broadcast(b), dimensions={1}\n  s = f32[2,4,6,5] add(cn, bn)\n"
+       "  z = f32[] constant(0)\n  zz = f32[2,4,6,5] broadcast(z), dimensions={}\n"
+       "  ROOT r = f32[2,4,6,5] maximum(s, zz)\n",
+       1, ConvActivation::kRelu, 0},
+      // A weight gradient (planned as backward filter) keeps its add outside.
+      {"  dy = f32[2,6,5,4] parameter(3)\n"
+       "  dw = f32[3,3,3,4] convolution(x, dy), window={size=6x5 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf\n"
+       "  bw = f32[3,3,3,4] broadcast(b), dimensions={3}\n  ROOT s = f32[3,3,3,4] add(dw, bw)\n",
+       0, ConvActivation::kNone, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.body);
+    ConvRewriter rewriter;
+    auto module = Rewritten(
+        rewriter, "  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)\n  b = f32[4] parameter(2)\n" + c.body);
+    ASSERT_NE(module, nullptr);
+    EXPECT_EQ(Count(*module, IsAddOrMaximum), c.elementwise_left) << module->ToString();
+    EXPECT_EQ(Count(*module, IsLibraryCall), 1) << module->ToString();
+    for (const auto& inst : module->entry()->instructions()) {
+      if (!IsLibraryCall(*inst)) continue;
+      auto plan = PlanConvolution(*inst);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      if (!IsFusedConvCall(*inst)) continue;
+      EXPECT_EQ(ActivationOf(*inst), c.want) << module->ToString();
+      ASSERT_TRUE(plan->bias_activation.has_value());
+      EXPECT_EQ(plan->bias_activation->activation,
+                c.want == ConvActivation::kRelu ? ConvFusedActivation::kRelu : ConvFusedActivation::kIdentity);
+      EXPECT_EQ(inst->operand(2)->name(), "b") << "the bias vector is operand 2";
+    }
+    EXPECT_EQ(Count(*module, IsFusedConvCall), c.fused) << module->ToString();
+  }
+}
+
+// What cuDNN's fused call cannot compute (bf16 here) keeps its bias add outside, and the
+// pass says why.
+TEST(ConvRewriterTest, ABiasCudnnCannotFuseStaysOutsideWithAReason) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = bf16[2,6,5,3] parameter(0)
+  w = bf16[3,3,3,4] parameter(1)
+  b = bf16[4] parameter(2)
+  c = bf16[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = bf16[2,6,5,4] broadcast(b), dimensions={3}
+  ROOT s = bf16[2,6,5,4] add(c, bb)
+})");
+  ASSERT_NE(module, nullptr);
+  ConvRewriter rewriter;
+  PassContext context;
+  auto changed = rewriter.Run(*module, context);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_EQ(Count(*module, IsConvCall), 1);
+  EXPECT_EQ(Count(*module, IsFusedConvCall), 0);
+  ASSERT_EQ(context.decisions().size(), 1u);
+  EXPECT_FALSE(context.decisions()[0].fused);
+  EXPECT_NE(context.decisions()[0].reason.find("element type bf16"), std::string::npos) << context.decisions()[0].reason;
+}
+
+// XLA's fused calls stay calls on the GPU path when cuDNN's fused call runs them (the real
+// CIFAR step's two bias-only calls, a relu with a side input and a scale), and the others
+// (an ELU) are lowered with the plan's reason as the decision.
+TEST(LibraryCallLoweringTest, XlasFusedConvolutionCallsStayWhenCudnnRunsThem) {
+  auto xla = FromFile(
+      "tests/data/xla_dumps_gpu/cifar_cnn_train_step/"
+      "module_0000.jit_cifar_cnn_train_step.sm_9.0a_gpu_after_optimizations.txt");
+  ASSERT_NE(xla, nullptr);
+  EXPECT_EQ(Count(*xla, IsFusedConvCall), 2);
+  LibraryCallLowering keep(/*keep_library_calls=*/true);
+  PassContext context;
+  ASSERT_TRUE(keep.Run(*xla, context).ok());
+  EXPECT_EQ(Count(*xla, IsFusedConvCall), 2) << "XLA's conv+bias calls run as they are";
+  EXPECT_TRUE(context.decisions().empty());
+  const std::string call =
+      R"(custom-call(x, w, b, z), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, custom_call_target="__cudnn$convBiasActivationForward", backend_config={"cudnn_conv_backend_config":{"activation_mode":"MODE","conv_result_scale":0.5,"side_input_scale":0.25,"leakyrelu_alpha":0.1}})";
+  for (const std::string mode : {"kRelu", "kElu"}) {
+    SCOPED_TRACE(mode);
+    std::string text = call;
+    text.replace(text.find("MODE"), 4, mode);
+    auto module = Parse("HloModule m\nENTRY e {\n  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)\n"
+                        "  b = f32[4] parameter(2)\n  z = f32[2,6,5,4] parameter(3)\n"
+                        "  f = (f32[2,6,5,4], u8[0]) " + text + "\n  ROOT v = f32[2,6,5,4] get-tuple-element(f), index=0\n}\n");
+    ASSERT_NE(module, nullptr);
+    auto before = module->Clone();
+    LibraryCallLowering lowering(true);
+    PassContext decisions;
+    auto changed = lowering.Run(*module, decisions);
+    ASSERT_TRUE(changed.ok()) << changed.status().message();
+    if (mode == "kRelu") {
+      EXPECT_FALSE(*changed);
+      EXPECT_EQ(Count(*module, IsFusedConvCall), 1);
+      EXPECT_TRUE(decisions.decisions().empty());
+    } else {
+      EXPECT_TRUE(*changed);
+      EXPECT_EQ(Count(*module, IsFusedConvCall), 0);
+      ASSERT_EQ(decisions.decisions().size(), 1u);
+      EXPECT_NE(decisions.decisions()[0].reason.find("activation kElu"), std::string::npos)
+          << decisions.decisions()[0].reason;
+    }
+    // Either way the GPU plan computes what the call does.
+    auto gpu = OptimizeForBackend(*before, true, true);
+    ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+    EXPECT_EQ(Count(**gpu, IsFusedConvCall), mode == "kRelu" ? 1 : 0);
+    ExpectSameResult(*before, **gpu);
   }
 }
 

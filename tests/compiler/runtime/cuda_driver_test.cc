@@ -194,5 +194,17 @@ TEST(CudaDriverTest, HandWrittenPtxAssembles) {
   std::remove(cubin.c_str());
 }
 
+// cuDNN's fused convolution call and the activation descriptor it takes resolve from the
+// toolkit's libcudnn without a GPU (they are optional entry points: a cuDNN without them
+// still runs plain convolutions, and the fused calls' plans say it lacks them).
+TEST(CudaLibraryLoaderTest, CudnnsFusedConvolutionEntryPointsResolve) {
+  if (!std::ifstream("/usr/local/cuda/lib64/libcudnn.so.9").good()) {
+    GTEST_SKIP() << "no libcudnn.so.9 under /usr/local/cuda/lib64";
+  }
+  ASSERT_TRUE(runtime::CudnnAvailable().ok()) << runtime::CudnnAvailable().message();
+  const Status fused = runtime::CudnnFusedConvolutionAvailable();
+  EXPECT_TRUE(fused.ok()) << fused.message();
+}
+
 }  // namespace
 }  // namespace fusebox

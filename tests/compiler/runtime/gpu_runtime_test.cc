@@ -210,11 +210,14 @@ class RecordingObserver : public profiler::ExecutionObserver {
     std::lock_guard<std::mutex> lock(mu);
     kernels.emplace_back(launch.kernel);
     hlos.emplace_back(launch.hlo);
+    kinds.emplace_back(launch.kind);
+    flops.push_back(launch.flops);
     EXPECT_LE(start_ns, end_ns);
   }
   std::mutex mu;
   int runs_started = 0, runs_ended = 0;
-  std::vector<std::string> kernels, hlos;
+  std::vector<std::string> kernels, hlos, kinds;
+  std::vector<int64_t> flops;
 };
 
 TEST(GpuExecutableGpuTest, ObserverSeesEveryLaunch) {
@@ -436,6 +439,70 @@ TEST(GpuPeaksGpuTest, MeasuredBandwidthIsBelowTheDataSheet) {
     EXPECT_LT(peaks->gb_per_s, 1.05 * from_attributes->gb_per_s);
   }
   EXPECT_NE(peaks->how.find("memory measured"), std::string::npos) << peaks->how;
+}
+
+// cuDNN's fused convolution call: the bias and relu conv-rewriter folds after a forward
+// convolution, a bias add alone (identity, which cuDNN runs with IMPLICIT_PRECOMP_GEMM
+// only), and XLA's own call with a side input and scales, are one
+// cudnnConvolutionBiasActivationForward each, with no kernel of Fusebox's
+// own for the bias or relu, named in the run's notes, against the interpreter.
+TEST(GpuExecutableGpuTest, CudnnFusedConvolutionsMatchTheInterpreter) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto folded = ParseModule(R"(HloModule m
+ENTRY e {
+  x = f32[4,16,16,8] parameter(0)
+  w = f32[3,3,8,16] parameter(1)
+  b = f32[16] parameter(2)
+  w2 = f32[3,3,16,16] parameter(3)
+  b2 = f32[16] parameter(4)
+  c = f32[4,16,16,16] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[4,16,16,16] broadcast(b), dimensions={3}
+  s = f32[4,16,16,16] add(c, bb)
+  z = f32[] constant(0)
+  zz = f32[4,16,16,16] broadcast(z), dimensions={}
+  r = f32[4,16,16,16] maximum(s, zz)
+  c2 = f32[4,16,16,16] convolution(r, w2), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb2 = f32[4,16,16,16] broadcast(b2), dimensions={3}
+  ROOT s2 = f32[4,16,16,16] add(c2, bb2)
+})");
+  ASSERT_TRUE(folded.ok()) << folded.status().message();
+  auto xla = ParseModule(R"(HloModule m
+ENTRY e {
+  x = f32[4,16,16,8]{3,2,1,0} parameter(0)
+  w = f32[16,3,3,8]{3,2,1,0} parameter(1)
+  b = f32[16]{0} parameter(2)
+  z = f32[4,8,8,16]{3,2,1,0} parameter(3)
+  f = (f32[4,8,8,16]{3,2,1,0}, u8[0]{0}) custom-call(x, w, b, z), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f, custom_call_target="__cudnn$convBiasActivationForward", backend_config={"cudnn_conv_backend_config":{"activation_mode":"kRelu","conv_result_scale":0.5,"side_input_scale":-0.75,"leakyrelu_alpha":0}}
+  ROOT v = f32[4,8,8,16]{3,2,1,0} get-tuple-element(f), index=0
+})");
+  ASSERT_TRUE(xla.ok()) << xla.status().message();
+  for (const auto* module : {&**folded, &**xla}) {
+    SCOPED_TRACE(module->entry()->root()->name());
+    ExpectGpuMatchesInterpreter(*module, 6, /*gpu_libraries=*/true);
+    auto exe = testing_util::CompileGpu(*module, true, true);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    const int want = module == &**folded ? 2 : 1;
+    ASSERT_EQ((*exe)->library_notes().size(), 1u) << "only the fused calls' note, no fallback";
+    EXPECT_THAT((*exe)->library_notes()[0], HasSubstr("cudnnConvolutionBiasActivationForward runs " +
+                                                      std::to_string(want) + " fused"));
+    auto args = interpreter::RandomArguments(*module, 6);
+    ASSERT_TRUE(args.ok());
+    ASSERT_TRUE((*exe)->Run(*args, runtime::GpuRunOptions()).ok());
+    EXPECT_EQ((*exe)->last_library_calls(), want) << "one cuDNN call per fused convolution";
+    EXPECT_EQ((*exe)->last_kernel_launches(), 0) << "the bias and relu run in cuDNN's call";
+    // Host-timed, each call is one kernel of kind conv+bias+act with the epilogue's flops
+    // on top of the convolution's.
+    RecordingObserver observer;
+    runtime::GpuRunOptions options;
+    options.observer = &observer;
+    ASSERT_TRUE((*exe)->Run(*args, options).ok());
+    ASSERT_EQ(static_cast<int>(observer.kinds.size()), want);
+    for (size_t i = 0; i < observer.kinds.size(); ++i) {
+      EXPECT_EQ(observer.kinds[i], "library(cuDNN conv+bias+act)");
+      EXPECT_THAT(observer.kernels[i], HasSubstr("cuDNN conv+bias"));
+      EXPECT_GT(observer.flops[i], 2 * 4 * 8 * 8 * 16 * 3 * 3 * 8) << observer.kernels[i];
+    }
+  }
 }
 
 }  // namespace
