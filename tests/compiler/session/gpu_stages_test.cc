@@ -61,6 +61,7 @@ TEST(GpuStagesTest, MnistDotsAreCublasCallsInTheGpuStages) {
   EXPECT_EQ(Count(gpu_optimized, " dot("), 0) << gpu_optimized;
 
   const std::vector<GpuLibraryCall>& calls = session->gpu_library_calls();
+  ASSERT_FALSE(calls.empty());
   ASSERT_EQ(static_cast<int>(calls.size()), Count(gpu_optimized, "custom_call_target=\"__cublas$"));
   auto code = session->GpuCompile();
   ASSERT_TRUE(code.ok()) << code.status().message();
