@@ -11,6 +11,7 @@
 
 #include "compiler/ir/computation.h"
 #include "compiler/ir/library_calls.h"
+#include "compiler/parser/parser.h"
 #include "compiler/session/compile_session.h"
 #include "compiler/session/source_map.h"
 #include "tests/compiler/session/example_session.h"
@@ -165,6 +166,41 @@ TEST(GpuStagesTest, CnnConvolutionsAreCudnnCalls) {
   // No convolution is left for a kernel of Fusebox's.
   EXPECT_EQ(Count(StageOf(*session, Stage::kGpuOptimizedHlo), " convolution("), 0);
   EXPECT_GT(Count(StageOf(*session, Stage::kOptimizedHlo), " convolution("), 0);
+}
+
+// A library call the runtime has no plan for is said so in the ptx header, never listed
+// as a routine (here an s32 gemm kept by disabling library-call-lowering); by default the
+// pipeline lowers it to a dot for Fusebox's kernel, and the CPU stages build either way.
+TEST(GpuStagesTest, ACallWithoutAPlanIsSaidSo) {
+  constexpr const char* kS32Gemm = R"(HloModule s32_gemm
+
+ENTRY e {
+  a = s32[4,8]{1,0} parameter(0)
+  b = s32[8,2]{1,0} parameter(1)
+  ROOT c = s32[4,2]{1,0} custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"alpha_imag":0,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"epilogue":"DEFAULT"}}
+}
+)";
+  auto kept = ParseModule(kS32Gemm);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  CompileSession session(std::move(*kept));
+  passes::PipelineOptions options;
+  options.disabled_passes = {"library-call-lowering"};
+  ASSERT_TRUE(session.Optimize(options).ok());
+  const std::string ptx = StageOf(session, Stage::kPtx);
+  EXPECT_NE(ptx.find("//   %c (__cublas$gemm) -> cuBLAS: NO PLAN, a run refuses this module: "), std::string::npos)
+      << Header(ptx);
+  EXPECT_NE(ptx.find("element types s32"), std::string::npos) << Header(ptx);
+  ASSERT_EQ(session.gpu_library_calls().size(), 1u);
+  EXPECT_TRUE(session.gpu_library_calls()[0].routine.empty());
+  EXPECT_FALSE(session.gpu_library_calls()[0].error.empty());
+
+  auto lowered = ParseModule(kS32Gemm);
+  ASSERT_TRUE(lowered.ok());
+  CompileSession by_default(std::move(*lowered));
+  const std::string own = StageOf(by_default, Stage::kPtx);
+  EXPECT_EQ(own.find("// Library calls"), std::string::npos) << Header(own);
+  EXPECT_NE(own.find("(dot(tiled))"), std::string::npos) << Header(own);
+  EXPECT_FALSE(StageOf(by_default, Stage::kLlvmIr).empty());
 }
 
 // The source map's GPU side is the GPU module's: library calls link to their instruction
