@@ -69,6 +69,22 @@ void StagesPanel::SetPaneStage(int pane, const std::string& stage) {
   pane_count_ = std::max(pane_count_, pane + 1);
 }
 
+bool StagesPanel::SetGpuLibraries(WorkbenchContext& context, bool on) {
+  ModuleDoc* module = context.current_module();
+  if (module == nullptr || !context.tasks().idle()) return false;
+  if (module->session->gpu_libraries() == on) return true;
+  module->session->SetGpuLibraries(on);
+  for (auto it = module->stages.begin(); it != module->stages.end();) {
+    it = IsGpuStageName(it->first) ? module->stages.erase(it) : std::next(it);
+  }
+  module->source_map.ClearGpu();
+  for (StagePane& pane : panes_) {
+    if (IsGpuStageName(pane.stage)) pane.shown.clear();
+  }
+  context.ApplySelectionToViews();
+  return true;
+}
+
 void StagesPanel::Draw(WorkbenchContext& context) {
   ModuleDoc* module = context.current_module();
   if (!module) {
@@ -88,16 +104,7 @@ void StagesPanel::Draw(WorkbenchContext& context) {
   bool libraries = module->session->gpu_libraries();
   const bool busy = !context.tasks().idle();
   if (busy) ImGui::BeginDisabled();
-  if (ImGui::Checkbox("GPU libraries", &libraries)) {
-    module->session->SetGpuLibraries(libraries);
-    for (auto it = module->stages.begin(); it != module->stages.end();) {
-      it = IsGpuStageName(it->first) ? module->stages.erase(it) : std::next(it);
-    }
-    module->source_map.ClearGpu();
-    for (StagePane& pane : panes_) {
-      if (IsGpuStageName(pane.stage)) pane.shown.clear();
-    }
-  }
+  if (ImGui::Checkbox("GPU libraries", &libraries)) SetGpuLibraries(context, libraries);
   if (busy) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
     ImGui::SetTooltip("GPU stages: dots and convolutions as cuBLAS / cuDNN calls, as `fusebox run --backend gpu` "

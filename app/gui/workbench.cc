@@ -458,6 +458,8 @@ void Workbench::ApplySelectionToViews() {
 
 void Workbench::SetPaneStage(int pane, const std::string& stage) { stages_.SetPaneStage(pane, stage); }
 
+bool Workbench::SetGpuLibraries(bool on) { return stages_.SetGpuLibraries(*this, on); }
+
 void Workbench::StartProfile() { profile_.Start(*this); }
 
 std::vector<Panel*> Workbench::panels() {

@@ -287,6 +287,13 @@ TEST_F(WorkbenchTest, GpuStagesShowTheLibraryCallsTheGpuRuns) {
   workbench_->SetPaneStage(2, "gpu_optimized_hlo");
   ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(2).empty(); }));
   EXPECT_THAT(workbench_->pane_text(2), HasSubstr("__cublas$gemm"));
+  // The switch off: Fusebox's own dot kernels, and the dot links to no call.
+  ASSERT_TRUE(workbench_->SetGpuLibraries(false));
+  ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(1).empty() && !workbench_->pane_text(2).empty(); }));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("dot(tiled)"));
+  EXPECT_THAT(workbench_->pane_text(1), ::testing::Not(HasSubstr("// Library calls")));
+  EXPECT_THAT(workbench_->pane_text(2), ::testing::Not(HasSubstr("__cublas$")));
+  EXPECT_THAT(workbench_->linked_names(), ::testing::Not(::testing::Contains(::testing::StartsWith("cublas-"))));
   EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
 }
 
