@@ -1,5 +1,8 @@
 // `fusebox compile`: Fusebox's pipeline on a module, a stage printed or written, XLA's
 // dump layout (--dump-to), the stages listed, the source map as JSON (--source-map).
+// With --backend gpu the module is the GPU pipeline's (gpu_optimized_hlo), as
+// `fusebox run --backend gpu` compiles it: with --gpu-library=on (the default) its dots
+// and convolutions are cuBLAS / cuDNN calls.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -24,9 +27,12 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   if (opts.backend != "cpu" && opts.backend != "gpu") {
     return ReportStatus(InvalidArgument("unknown backend '" + opts.backend + "' (cpu or gpu)"));
   }
-  if (opts.backend == "gpu" && *stage == session::Stage::kLlvmIr) stage = session::Stage::kGpuLlvmIr;
-  if (opts.backend == "gpu" && *stage == session::Stage::kLlvmIrOptimized)
-    stage = session::Stage::kGpuLlvmIrOptimized;
+  // --backend gpu names the GPU backend's own stage where both backends have one.
+  if (opts.backend == "gpu" && stage) {
+    if (*stage == session::Stage::kOptimizedHlo) stage = session::Stage::kGpuOptimizedHlo;
+    if (*stage == session::Stage::kLlvmIr) stage = session::Stage::kGpuLlvmIr;
+    if (*stage == session::Stage::kLlvmIrOptimized) stage = session::Stage::kGpuLlvmIrOptimized;
+  }
   auto trace = opts.compile_trace.wanted() ? std::make_shared<CompileTrace>() : nullptr;
   auto session = MakeSession(in, trace);
   if (!session.ok()) return ReportStatus(session.status());
@@ -49,23 +55,37 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   codegen::GpuCompileOptions gpu_options;
   gpu_options.arch = opts.gpu_arch;
   (*session)->SetGpuOptions(gpu_options);
+  (*session)->SetGpuLibraries(opts.gpu_library == "on");
   passes::PipelineOptions popts;
   popts.disabled_passes = opts.disabled_passes;
   popts.only_passes = opts.only_passes;
   popts.snapshot_pass_regex = opts.dump_to.empty() ? "" : opts.dump_pass_re;
+  // The GPU stages and the GPU dump come from the GPU module: the CPU pipeline's failure
+  // is theirs only without libraries (then the GPU module is the CPU's).
+  const bool gpu = session::IsGpuStage(*stage) || (opts.backend == "gpu" && !opts.dump_to.empty());
   if (*stage != session::Stage::kHlo || !opts.dump_to.empty()) {
     Status st = (*session)->Optimize(popts);
-    if (!st.ok()) return ReportStatus(st);
+    if (!st.ok() && !gpu) return ReportStatus(st);
   }
   auto text = (*session)->StageText(*stage);
   if (!text.ok()) return ReportStatus(text.status());
   if (Status st = WriteOutput(opts.output, *text); !st.ok()) return ReportStatus(st);
   std::cerr << "kernels: " << (*session)->kernels_before().ToString() << " before fusion";
-  if ((*session)->optimized())
+  const bool gpu_optimized = gpu && (*session)->gpu_optimized_module() != nullptr;
+  if (gpu_optimized) {
+    std::cerr << "; " << (*session)->gpu_kernels_after().ToString() << " after (GPU module"
+              << ((*session)->gpu_libraries() ? ", with GPU libraries" : ", --gpu-library=off") << ")";
+    if (!(*session)->gpu_library_calls().empty()) {
+      std::cerr << ", " << (*session)->gpu_library_calls().size() << " of them library calls";
+    }
+  } else if ((*session)->optimized()) {
     std::cerr << "; " << (*session)->kernels_after().ToString() << " after";
+  }
   std::cerr << "\n";
-  if ((*session)->optimized()) {
-    for (const passes::PassRecord& r : (*session)->pipeline_result().passes) {
+  if (gpu_optimized || (*session)->optimized()) {
+    const passes::PipelineResult& pipeline =
+        gpu_optimized ? (*session)->gpu_pipeline_result() : (*session)->pipeline_result();
+    for (const passes::PassRecord& r : pipeline.passes) {
       std::fprintf(stderr, "  pass %-24s %s %8.3f ms  %lld instructions\n", r.name.c_str(),
                    r.skipped   ? "skipped"
                    : r.changed ? "changed"
@@ -74,7 +94,9 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
     }
   }
   if (!opts.dump_to.empty()) {
-    auto written = session::WriteDump(**session, opts.dump_to, 0, /*with_cpu=*/true);
+    // One backend's dump, as XLA writes one per platform.
+    auto written = opts.backend == "gpu" ? session::WriteGpuDump(**session, opts.dump_to, 0)
+                                         : session::WriteDump(**session, opts.dump_to, 0, /*with_cpu=*/true);
     if (!written.ok()) return ReportStatus(written.status());
     std::cerr << "wrote " << written->size() << " file(s) to " << opts.dump_to << "\n";
   }
@@ -102,13 +124,20 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
   cmd->add_option(
       "--stage", opts->stage,
       "hlo | optimized_hlo (default) | llvm_ir | llvm_ir_optimized | cpu_asm | buffer_assignment | "
-      "gpu_llvm_ir | gpu_llvm_ir_optimized | ptx | ptxas_info | sass; from a dump folder also "
+      "gpu_optimized_hlo | gpu_llvm_ir | gpu_llvm_ir_optimized | ptx | ptxas_info | sass; from a dump folder also "
       "XLA's own: xla_optimized_hlo | xla_pass_NNNN | xla_llvm_ir | xla_llvm_ir_optimized | "
       "xla_ptx | "
       "xla_asm | xla_buffer_assignment | xla_live_range | xla_memory_usage_report");
   cmd->add_option("--backend", opts->backend,
-                  "cpu (default) | gpu: which backend's llvm_ir / llvm_ir_optimized to print");
+                  "cpu (default) | gpu: which backend's optimized_hlo / llvm_ir / llvm_ir_optimized to print "
+                  "(gpu: gpu_optimized_hlo / gpu_llvm_ir / gpu_llvm_ir_optimized), and which dump --dump-to "
+                  "writes (gpu: XLA GPU's layout)");
   cmd->add_option("--gpu-arch", opts->gpu_arch, "GPU target for the GPU stages (default sm_90)");
+  cmd->add_option("--gpu-library", opts->gpu_library,
+                  "GPU stages: on (default, as `run --backend gpu`): the GPU pipeline turns dots and "
+                  "convolutions cuBLAS / cuDNN run into library calls (the ptx stage's header lists them); "
+                  "off: Fusebox's own kernels for everything")
+      ->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--dump-to", opts->dump_to, "Write dumps into this folder");
   cmd->add_option("--dump-pass-re", opts->dump_pass_re,
                   "Snapshot only after passes matching this regex (default .*)");

@@ -106,6 +106,8 @@ void GatherStages(session::CompileSession& session, const ReportOptions& options
   };
   std::vector<Want> wanted = {{session::Stage::kHlo, "hlo.txt"}, {session::Stage::kOptimizedHlo, "optimized_hlo.txt"}};
   if (options.backend == "gpu") {
+    // The module the GPU compiles (with cuBLAS / cuDNN calls), which the GPU stages come from.
+    wanted.push_back({session::Stage::kGpuOptimizedHlo, "gpu_optimized_hlo.txt"});
     wanted.push_back({session::Stage::kGpuLlvmIrOptimized, "gpu_llvm_ir_optimized.ll"});
     wanted.push_back({session::Stage::kPtx, "kernels.ptx"});
   } else {

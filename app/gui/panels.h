@@ -59,6 +59,10 @@ class StagesPanel : public Panel {
 
   // Shows `stage` in pane `pane` (0-3), adding panes up to it.
   void SetPaneStage(int pane, const std::string& stage);
+  // The current module's GPU stages with GPU libraries or without: drops the GPU stages
+  // built so far (texts, source map side) to build them again. False, changing nothing,
+  // while a job runs (jobs use the session).
+  bool SetGpuLibraries(WorkbenchContext& context, bool on);
   void SetPaneCount(int count) { pane_count_ = std::clamp(count, 1, 4); }
   int pane_count() const { return pane_count_; }
   const std::string& pane_stage(int pane) const { return panes_[pane].stage; }

@@ -88,6 +88,7 @@ void ProfilePanel::Start(WorkbenchContext& context) {
   for (const Literal& a : module->arguments) arguments.push_back(a);
   session::ProfiledRunOptions options;
   options.backend = backend_ == 1 ? "gpu" : "cpu";
+  options.gpu_libraries = session->gpu_libraries();  // as the GPU stages show (the Stages panel's switch)
   options.compile_trace = session->compile_trace();  // the job holds the session, which holds the trace
   options.iterations = iterations_;
   const int generation = context.generation();

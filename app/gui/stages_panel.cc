@@ -15,7 +15,13 @@ namespace {
 
 // Fusebox's stages a session can show, in pipeline order, with the backend they need.
 const char* const kCpuStages[] = {"llvm_ir", "llvm_ir_optimized", "cpu_asm", "buffer_assignment"};
-const char* const kGpuStages[] = {"gpu_llvm_ir", "gpu_llvm_ir_optimized", "ptx", "ptxas_info", "sass"};
+const char* const kGpuStages[] = {"gpu_optimized_hlo", "gpu_llvm_ir", "gpu_llvm_ir_optimized", "ptx", "ptxas_info",
+                                 "sass"};
+
+bool IsGpuStageName(const std::string& stage) {
+  auto parsed = session::ParseStage(stage);
+  return parsed && session::IsGpuStage(*parsed);
+}
 
 // "pass 07 loop-fusion" names the module after pipeline step 7.
 std::string PassStageName(size_t index, const std::string& pass) {
@@ -63,6 +69,22 @@ void StagesPanel::SetPaneStage(int pane, const std::string& stage) {
   pane_count_ = std::max(pane_count_, pane + 1);
 }
 
+bool StagesPanel::SetGpuLibraries(WorkbenchContext& context, bool on) {
+  ModuleDoc* module = context.current_module();
+  if (module == nullptr || !context.tasks().idle()) return false;
+  if (module->session->gpu_libraries() == on) return true;
+  module->session->SetGpuLibraries(on);
+  for (auto it = module->stages.begin(); it != module->stages.end();) {
+    it = IsGpuStageName(it->first) ? module->stages.erase(it) : std::next(it);
+  }
+  module->source_map.ClearGpu();
+  for (StagePane& pane : panes_) {
+    if (IsGpuStageName(pane.stage)) pane.shown.clear();
+  }
+  context.ApplySelectionToViews();
+  return true;
+}
+
 void StagesPanel::Draw(WorkbenchContext& context) {
   ModuleDoc* module = context.current_module();
   if (!module) {
@@ -75,6 +97,18 @@ void StagesPanel::Draw(WorkbenchContext& context) {
     ImGui::PushID(n);
     if (ImGui::RadioButton(std::to_string(n).c_str(), pane_count_ == n)) pane_count_ = n;
     ImGui::PopID();
+  }
+  // The GPU stages with NVIDIA's libraries (as `fusebox run --backend gpu`) or Fusebox's
+  // own kernels; switched only while no job runs (the jobs use the session).
+  ImGui::SameLine();
+  bool libraries = module->session->gpu_libraries();
+  const bool busy = !context.tasks().idle();
+  if (busy) ImGui::BeginDisabled();
+  if (ImGui::Checkbox("GPU libraries", &libraries)) SetGpuLibraries(context, libraries);
+  if (busy) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip("GPU stages: dots and convolutions as cuBLAS / cuDNN calls, as `fusebox run --backend gpu` "
+                      "runs them (on), or Fusebox's own kernels (off, --gpu-library=off)");
   }
   ImGui::SameLine();
   if (!context.selection().empty()) {

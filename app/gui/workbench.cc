@@ -344,9 +344,17 @@ void Workbench::RequestStage(ModuleDoc* module, const std::string& stage) {
         if (*parsed >= session::Stage::kLlvmIr && *parsed <= session::Stage::kBufferAssignment) {
           auto cpu = session->CpuCompile();
           if (cpu.ok()) result->code.AddCpuCode((*cpu)->code());
-        } else if (*parsed >= session::Stage::kGpuLlvmIr) {
-          auto gpu = session->GpuCompile();
-          if (gpu.ok()) result->code.AddGpuCode(**gpu);
+        } else if (session::IsGpuStage(*parsed)) {
+          // The GPU stages come from the GPU module, whose kernels may differ from the
+          // optimized module's: its own side of the map.
+          if (session->gpu_optimized_module() != nullptr) result->code.MapGpuKernels(*session->gpu_optimized_module());
+          if (*parsed != session::Stage::kGpuOptimizedHlo) {
+            auto gpu = session->GpuCompile();
+            if (gpu.ok()) {
+              result->code.AddGpuCode(**gpu);
+              result->code.AddGpuLibraryCalls(session->gpu_library_calls());
+            }
+          }
         }
       },
       [this, keep, stage, result] {
@@ -405,7 +413,21 @@ const Instruction* Workbench::FindInstruction(const std::string& name, bool* in_
     }
   }
   if (in_optimized) *in_optimized = false;
-  return find(module->session->input());
+  if (const Instruction* inst = find(module->session->input())) return inst;
+  // A name only the GPU module has (a cuBLAS call, a fusion of the GPU pipeline), once a
+  // GPU stage's job has made the module (the job that makes it writes it).
+  bool gpu_built = false;
+  for (const auto& [stage, text] : module->stages) {
+    auto parsed = session::ParseStage(stage);
+    gpu_built |= parsed && session::IsGpuStage(*parsed) && text.ready;
+  }
+  const Module* gpu = gpu_built ? module->session->gpu_optimized_module() : nullptr;
+  if (gpu == nullptr) return nullptr;
+  if (const Instruction* inst = find(*gpu)) {
+    if (in_optimized) *in_optimized = true;
+    return inst;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> Workbench::LinkedNames(const std::string& instruction) const {
@@ -435,6 +457,8 @@ void Workbench::ApplySelectionToViews() {
 }
 
 void Workbench::SetPaneStage(int pane, const std::string& stage) { stages_.SetPaneStage(pane, stage); }
+
+bool Workbench::SetGpuLibraries(bool on) { return stages_.SetGpuLibraries(*this, on); }
 
 void Workbench::StartProfile() { profile_.Start(*this); }
 

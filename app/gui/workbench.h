@@ -86,6 +86,9 @@ class Workbench : private WorkbenchContext {
   std::vector<std::string> linked_names() const { return LinkedNames(selection_); }
   // Shows `stage` in stage pane `pane` (0-3), building it in the background.
   void SetPaneStage(int pane, const std::string& stage);
+  // The current module's GPU stages with cuBLAS / cuDNN calls or Fusebox's own kernels
+  // (the Stages view's switch); false, changing nothing, while a job runs.
+  bool SetGpuLibraries(bool on);
   // The pass stepper steps through XLA's pass snapshots of a dump folder (true) or
   // Fusebox's own pipeline (false).
   void ShowXlaPasses(bool xla) { passes_.ShowXlaPasses(xla); }

@@ -3,6 +3,7 @@
 
 #include "compiler/runtime/multi_device.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,9 @@
 
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/ir/conv_plan.h"
+#include "compiler/ir/gemm_plan.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/passes/optimization_pipeline.h"
 
 namespace fusebox::session {
@@ -24,6 +28,7 @@ std::string_view StageName(Stage stage) {
     case Stage::kLlvmIrOptimized: return "llvm_ir_optimized";
     case Stage::kCpuAsm: return "cpu_asm";
     case Stage::kBufferAssignment: return "buffer_assignment";
+    case Stage::kGpuOptimizedHlo: return "gpu_optimized_hlo";
     case Stage::kGpuLlvmIr: return "gpu_llvm_ir";
     case Stage::kGpuLlvmIrOptimized: return "gpu_llvm_ir_optimized";
     case Stage::kPtx: return "ptx";
@@ -33,26 +38,127 @@ std::string_view StageName(Stage stage) {
   return "?";
 }
 
+const std::vector<Stage>& AllStages() {
+  static const std::vector<Stage> stages = {
+      Stage::kHlo,       Stage::kOptimizedHlo,     Stage::kLlvmIr,           Stage::kLlvmIrOptimized,
+      Stage::kCpuAsm,    Stage::kBufferAssignment, Stage::kGpuOptimizedHlo, Stage::kGpuLlvmIr,
+      Stage::kGpuLlvmIrOptimized, Stage::kPtx,     Stage::kPtxasInfo,       Stage::kSass};
+  return stages;
+}
+
 std::optional<Stage> ParseStage(std::string_view name) {
-  if (name == "hlo") return Stage::kHlo;
-  if (name == "optimized_hlo") return Stage::kOptimizedHlo;
-  if (name == "llvm_ir") return Stage::kLlvmIr;
-  if (name == "llvm_ir_optimized") return Stage::kLlvmIrOptimized;
-  if (name == "cpu_asm") return Stage::kCpuAsm;
-  if (name == "buffer_assignment") return Stage::kBufferAssignment;
-  if (name == "gpu_llvm_ir") return Stage::kGpuLlvmIr;
-  if (name == "gpu_llvm_ir_optimized") return Stage::kGpuLlvmIrOptimized;
-  if (name == "ptx") return Stage::kPtx;
-  if (name == "ptxas_info") return Stage::kPtxasInfo;
-  if (name == "sass") return Stage::kSass;
+  for (Stage stage : AllStages()) {
+    if (StageName(stage) == name) return stage;
+  }
   return std::nullopt;
 }
 
+bool IsGpuStage(Stage stage) { return stage >= Stage::kGpuOptimizedHlo; }
+
 namespace {
 
+// "sm_90a" -> 90; 0 when the name is no sm_NN.
+int ArchNumber(const std::string& arch) {
+  if (arch.rfind("sm_", 0) != 0) return 0;
+  int n = 0;
+  for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) n = n * 10 + (arch[i] - '0');
+  return n;
+}
+
+// What the GPU runtime plans for each library call of `module` (layouts normalized), as
+// GpuExecutable::Create does: TF32 where the target has tensor cores for it (sm_80+) and
+// the run has no --check.
+std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::string& arch,
+                                             const std::map<std::string, std::string>& sources) {
+  const bool tf32 = ArchNumber(arch) >= 80;
+  GemmPlanOptions gemm_options;
+  gemm_options.allow_tf32 = tf32;
+  ConvPlanOptions conv_options;
+  conv_options.allow_tf32 = tf32;
+  std::vector<GpuLibraryCall> calls;
+  for (const Computation* computation : ProgramComputations(module, {.breadth_first = true})) {
+    for (const Instruction* inst : computation->PostOrder()) {
+      if (!IsLibraryCall(*inst)) continue;
+      GpuLibraryCall call;
+      call.hlo = inst;
+      call.name = inst->name();
+      call.target = inst->attrs().custom_call_target;
+      if (auto it = sources.find(call.name); it != sources.end()) call.source = it->second;
+      if (LibraryCallKindOf(call.target) == LibraryCallKind::kGemm) {
+        StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
+        call.library = plan.ok() && plan->epilogue != GemmEpilogue::kDefault ? "cuBLASLt" : "cuBLAS";
+        if (plan.ok()) {
+          call.routine = plan->ToString();
+          call.flops = plan->flops;
+        } else {
+          call.error = plan.status().message();
+        }
+      } else {
+        call.library = "cuDNN";
+        StatusOr<ConvPlan> plan = PlanConvolution(*inst, conv_options);
+        if (plan.ok()) {
+          call.routine = plan->ToString();
+          call.flops = plan->flops;
+        } else {
+          call.error = plan.status().message();
+        }
+      }
+      calls.push_back(std::move(call));
+    }
+  }
+  return calls;
+}
+
+// Library call of `work` -> the dot or convolution of `input` it computes. The rewriters
+// give a call the location of the instruction it replaces (`work`'s locations are still
+// those of the printed input, the hlo stage): a dot or convolution there is the source.
+// Otherwise (a call that also took in a bias add, a dot the simplifier rebuilt) the one
+// input dot or convolution with the call's metadata, which the rewriters and the
+// simplifier carry over; none when that is not one instruction.
+std::map<std::string, std::string> LibraryCallSources(const Module& input, const Module& work) {
+  std::map<std::string, std::string> sources;
+  std::unique_ptr<Module> printed = input.Clone();
+  if (printed == nullptr) return sources;
+  printed->LocateInPrintedText();
+  auto computes = [](const Instruction& inst) {
+    return inst.opcode() == Opcode::kDot || inst.opcode() == Opcode::kConvolution || IsLibraryCall(inst);
+  };
+  std::map<std::pair<int64_t, int64_t>, const Instruction*> at;
+  std::vector<const Instruction*> candidates;
+  for (const auto& computation : printed->computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (!computes(*inst)) continue;
+      candidates.push_back(inst.get());
+      if (inst->location().known()) at.emplace(std::make_pair(inst->location().line, inst->location().column), inst.get());
+    }
+  }
+  for (const Computation* computation : ProgramComputations(work)) {
+    for (const auto& inst : computation->instructions()) {
+      if (!IsLibraryCall(*inst)) continue;
+      if (auto it = at.find({inst->location().line, inst->location().column});
+          inst->location().known() && it != at.end()) {
+        sources[inst->name()] = it->second->name();
+        continue;
+      }
+      if (inst->metadata() == nullptr || inst->metadata()->empty()) continue;
+      const Instruction* found = nullptr;
+      int matches = 0;
+      for (const Instruction* candidate : candidates) {
+        if (candidate->metadata() != nullptr && *candidate->metadata() == *inst->metadata()) {
+          found = candidate;
+          ++matches;
+        }
+      }
+      if (matches == 1) sources[inst->name()] = found->name();
+    }
+  }
+  return sources;
+}
+
 // The PTX with a comment header mapping each entry to its HLO instruction and launch
-// geometry (ptxas reads it unchanged: PTX comments are C++-style).
-std::string PtxWithLaunchMap(const codegen::GpuCode& code) {
+// geometry, then each library call the runtime makes instead of a kernel (ptxas reads it
+// unchanged: PTX comments are C++-style).
+std::string PtxWithLaunchMap(const codegen::GpuCode& code, const std::vector<GpuLibraryCall>& calls) {
   std::string header = "// Fusebox GPU kernels for " + code.arch() + ": entry <- HLO instruction (kind), launches\n";
   for (const auto& kernel : code.kernels()) {
     std::map<std::string, int> launches;
@@ -67,12 +173,37 @@ std::string PtxWithLaunchMap(const codegen::GpuCode& code) {
       launches.erase(it);
     }
   }
+  if (!calls.empty()) {
+    header += "// Library calls (no kernel here; the GPU runtime calls NVIDIA's library): HLO instruction -> "
+              "library routine and sizes\n";
+    for (const GpuLibraryCall& call : calls) {
+      header += "//   %" + call.name + " (" + call.target +
+                (call.source.empty() || call.source == call.name ? "" : ", for %" + call.source) + ") -> " +
+                (call.error.empty() ? call.library + " " + call.routine
+                                    : call.library + ": NO PLAN, a run refuses this module: " + call.error) +
+                "\n";
+    }
+  }
   return header + "\n" + code.ptx();
 }
 
 }  // namespace
 
 CompileSession::CompileSession(std::unique_ptr<Module> module) : input_(std::move(module)) {}
+
+Status CompileSession::RunPipeline(const passes::Pipeline& pipeline, const passes::PipelineOptions& options,
+                                   Module& work, passes::PassContext& context, passes::PipelineResult& result) {
+  passes::PipelineOptions with_cancel = options;
+  if (with_cancel.cancel == nullptr) with_cancel.cancel = cancel_;
+  if (with_cancel.trace == nullptr) with_cancel.trace = trace_.get();
+  if (!with_cancel.progress && progress_) {
+    with_cancel.progress = [this](size_t done, size_t total, std::string_view pass) {
+      progress_(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.f,
+                "pass " + std::to_string(done) + " of " + std::to_string(total) + " (" + std::string(pass) + ")");
+    };
+  }
+  return pipeline.Run(work, with_cancel, context, &result);
+}
 
 Status CompileSession::Optimize(const passes::PipelineOptions& options) {
   if (optimize_status_) return *optimize_status_;
@@ -84,19 +215,15 @@ Status CompileSession::Optimize(const passes::PipelineOptions& options) {
   // Pass and verifier messages give lines of the HLO stage (the printed input), and the
   // backends' messages lines of the optimized HLO stage below.
   work->LocateInPrintedText();
-  passes::Pipeline pipeline = passes::MakeOptimizationPipeline(work.get());
-  passes::PipelineOptions with_cancel = options;
-  if (with_cancel.cancel == nullptr) with_cancel.cancel = cancel_;
-  if (with_cancel.trace == nullptr) with_cancel.trace = trace_.get();
-  if (!with_cancel.progress && progress_) {
-    with_cancel.progress = [this](size_t done, size_t total, std::string_view pass) {
-      progress_(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.f,
-                "pass " + std::to_string(done) + " of " + std::to_string(total) + " (" + std::string(pass) + ")");
-    };
-  }
+  // The GPU pipeline runs later with the same passes and snapshots (not the caller's
+  // hooks, which may not outlive this call).
+  pipeline_options_ = options;
+  pipeline_options_.cancel = nullptr;
+  pipeline_options_.progress = nullptr;
+  pipeline_options_.trace = nullptr;
   passes::PassContext context;
   passes::PipelineResult result;
-  Status st = pipeline.Run(*work, with_cancel, context, &result);
+  Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get()), options, *work, context, result);
   if (IsCancelled(st)) return st;  // not remembered: the next call runs the pipeline again
   context_ = std::move(context);
   pipeline_result_ = std::move(result);
@@ -124,13 +251,17 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
       if (stage == Stage::kCpuAsm) return exe->code().assembly();
       return exe->BufferAssignmentText();
     }
+    case Stage::kGpuOptimizedHlo: {
+      RETURN_IF_ERROR(OptimizeForGpu());
+      return gpu_module_->ToString();
+    }
     case Stage::kGpuLlvmIr:
     case Stage::kGpuLlvmIrOptimized:
     case Stage::kPtx: {
       ASSIGN_OR_RETURN(const codegen::GpuCode* code, GpuCompile());
       if (stage == Stage::kGpuLlvmIr) return code->llvm_ir();
       if (stage == Stage::kGpuLlvmIrOptimized) return code->llvm_ir_optimized();
-      return PtxWithLaunchMap(*code);
+      return PtxWithLaunchMap(*code, gpu_library_calls_);
     }
     case Stage::kPtxasInfo: {
       ASSIGN_OR_RETURN(const codegen::PtxasResult* assembled, Assemble());
@@ -178,33 +309,79 @@ StatusOr<runtime::CpuExecutable*> CompileSession::CpuCompile(const runtime::CpuE
   return cpu_.get();
 }
 
+void CompileSession::SetGpuLibraries(bool on) {
+  if (on == gpu_libraries_) return;
+  gpu_libraries_ = on;
+  gpu_optimize_status_.reset();
+  gpu_pipeline_result_ = {};
+  gpu_context_ = {};
+  gpu_library_calls_.clear();
+  ptxas_.reset();
+  ptxas_status_.reset();
+  gpu_.reset();  // before the module its kernels point into
+  gpu_status_.reset();
+  gpu_module_.reset();
+}
+
+Status CompileSession::OptimizeForGpu() {
+  if (gpu_optimize_status_) return *gpu_optimize_status_;
+  // Checked on the input, so a message points into the user's file.
+  if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, /*devices=*/1)); !fits.ok()) {
+    gpu_optimize_status_ = fits;
+    return fits;
+  }
+  std::unique_ptr<Module> work;
+  if (gpu_libraries_) {
+    work = input_->Clone();
+    if (work == nullptr) return Internal("could not copy module " + input_->name());
+    work->LocateInPrintedText();  // pass messages give lines of the hlo stage
+    passes::PassContext context;
+    passes::PipelineResult result;
+    Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get(), /*gpu_libraries=*/true), pipeline_options_,
+                            *work, context, result);
+    if (IsCancelled(st)) return st;  // not remembered
+    gpu_context_ = std::move(context);
+    gpu_pipeline_result_ = std::move(result);
+    if (!st.ok()) {
+      // The message keeps its file:line:col first; what made the module comes after.
+      gpu_optimize_status_ = Status(st.code(), st.message() + "\n(in the GPU pipeline with GPU libraries; "
+                                                              "--gpu-library=off compiles Fusebox's own kernels instead)");
+      return *gpu_optimize_status_;
+    }
+  } else {
+    Status st = Optimize();
+    if (!st.ok()) return st;
+    work = optimized_->Clone();
+    if (work == nullptr) return Internal("could not copy module " + optimized_->name());
+  }
+  ScopedSpan layout_span(trace_.get(), compile_category::kPass, "layout-normalization");
+  layout_span.Arg("backend", "gpu");
+  Status st = backend::NormalizeLayoutsForBackend(*work, "GPU backend");
+  layout_span.End();
+  gpu_optimize_status_ = st;
+  if (!st.ok()) return st;
+  gpu_call_sources_ = LibraryCallSources(*input_, *work);
+  // The GPU backend's messages give lines of the gpu_optimized_hlo stage.
+  work->LocateInPrintedText();
+  gpu_module_ = std::move(work);
+  gpu_library_calls_ = PlanLibraryCalls(*gpu_module_, gpu_options_.arch, gpu_call_sources_);
+  return Status::Ok();
+}
+
 StatusOr<const codegen::GpuCode*> CompileSession::GpuCompile() {
   if (gpu_status_) {
     if (!gpu_status_->ok()) return *gpu_status_;
     return gpu_.get();
   }
-  if (Status fits = WithModuleFile(*input_, CheckCollectivesFit(*input_, /*devices=*/1)); !fits.ok()) {
-    gpu_status_ = fits;
-    return fits;
-  }
-  Status st = Optimize();
+  Status st = OptimizeForGpu();
   if (!st.ok()) return st;
-  gpu_module_ = optimized_->Clone();
-  if (gpu_module_ == nullptr) return Internal("could not copy module " + optimized_->name());
-  gpu_module_->LocateInPrintedText();
-  ScopedSpan layout_span(trace_.get(), compile_category::kPass, "layout-normalization");
-  layout_span.Arg("backend", "gpu");
-  st = backend::NormalizeLayoutsForBackend(*gpu_module_, "GPU backend");
-  layout_span.End();
-  if (st.ok()) {
-    codegen::GpuCompileOptions options = gpu_options_;
-    if (options.trace == nullptr) options.trace = trace_.get();
-    auto code = CompileForGpu(*gpu_module_, options);
-    st = code.status();
-    if (code.ok()) gpu_ = std::move(*code);
-  }
-  gpu_status_ = st;
-  if (!st.ok()) return st;
+  codegen::GpuCompileOptions options = gpu_options_;
+  if (options.trace == nullptr) options.trace = trace_.get();
+  auto code = CompileForGpu(*gpu_module_, options);
+  if (!code.ok() && IsCancelled(code.status())) return code.status();
+  gpu_status_ = code.status();
+  if (!code.ok()) return code.status();
+  gpu_ = std::move(*code);
   return gpu_.get();
 }
 
@@ -229,6 +406,10 @@ passes::KernelCount CompileSession::kernels_after() const {
   return optimized_ ? passes::CountKernels(*optimized_) : passes::KernelCount{};
 }
 
+passes::KernelCount CompileSession::gpu_kernels_after() const {
+  return gpu_module_ ? passes::CountKernels(*gpu_module_) : passes::KernelCount{};
+}
+
 namespace {
 std::string SafeName(const std::string& name) {
   std::string out = name;
@@ -249,65 +430,118 @@ std::string DumpFilePrefix(const std::string& module_name, int module_id) {
   return "module_" + Pad4(module_id) + "." + SafeName(module_name);
 }
 
-StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
-                                             int module_id, bool with_cpu) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return InvalidArgument(dir + ": cannot create folder: " + ec.message());
-  Status st = session.Optimize();
-  if (!st.ok()) return st;
-  std::string prefix = dir + "/" + DumpFilePrefix(session.input().name(), module_id);
-  std::vector<std::string> written;
-  auto write = [&](const std::string& path, const std::string& text) -> Status {
+namespace {
+
+// Writes files of one dump, remembering their paths.
+class DumpWriter {
+ public:
+  // Creates `dir`; the files begin with the module's dump prefix.
+  static StatusOr<DumpWriter> Create(const std::string& dir, const std::string& module_name, int module_id) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return InvalidArgument(dir + ": cannot create folder: " + ec.message());
+    return DumpWriter(dir + "/" + DumpFilePrefix(module_name, module_id));
+  }
+  // Writes prefix + suffix.
+  Status Write(const std::string& suffix, const std::string& text) {
+    const std::string path = prefix_ + suffix;
     std::ofstream out(path, std::ios::binary);
     if (!out) return InvalidArgument(path + ": cannot write");
     out << text;
-    written.push_back(path);
+    written_.push_back(path);
     return Status::Ok();
-  };
-  RETURN_IF_ERROR(write(prefix + ".before_optimizations.txt", session.input().ToString()));
-  const passes::PipelineResult& result = session.pipeline_result();
+  }
+  std::vector<std::string> TakeWritten() { return std::move(written_); }
+
+ private:
+  explicit DumpWriter(std::string prefix) : prefix_(std::move(prefix)) {}
+  std::string prefix_;
+  std::vector<std::string> written_;
+};
+
+// The HLO files of one pipeline's run: the input, a file per snapshot, the module after
+// it (`after_suffix`) and the decisions.
+Status WriteHloDump(DumpWriter& out, const CompileSession& session, const passes::PipelineResult& result,
+                    const passes::PassContext& context, const Module& optimized, const std::string& after_suffix) {
+  RETURN_IF_ERROR(out.Write(".before_optimizations.txt", session.input().ToString()));
   for (size_t i = 0; i < result.passes.size(); ++i) {
     const passes::PassRecord& record = result.passes[i];
     if (!record.has_snapshot) continue;
     std::string next = i + 1 < result.passes.size() ? result.passes[i + 1].name : "end";
-    RETURN_IF_ERROR(write(prefix + "." + Pad4(static_cast<int64_t>(i)) + "." + result.pipeline_name +
-                              ".after_" + record.name + ".before_" + next + ".txt",
-                          record.snapshot));
+    RETURN_IF_ERROR(out.Write("." + Pad4(static_cast<int64_t>(i)) + "." + result.pipeline_name + ".after_" +
+                                  record.name + ".before_" + next + ".txt",
+                              record.snapshot));
   }
-  RETURN_IF_ERROR(write(prefix + ".cpu_after_optimizations.txt", session.optimized_module()->ToString()));
+  RETURN_IF_ERROR(out.Write(after_suffix, optimized.ToString()));
   nlohmann::ordered_json j;
   j["module"] = session.input().name();
   j["kernels_before"] = session.kernels_before().kernels;
-  j["kernels_after"] = session.kernels_after().kernels;
+  j["kernels_after"] = passes::CountKernels(optimized).kernels;
   j["passes"] = nlohmann::ordered_json::array();
   for (const passes::PassRecord& r : result.passes) {
     j["passes"].push_back({{"name", r.name}, {"changed", r.changed}, {"skipped", r.skipped},
                            {"wall_ns", r.wall_ns}, {"instructions", r.instruction_count}});
   }
   j["decisions"] = nlohmann::ordered_json::array();
-  for (const passes::FusionDecision& d : session.pass_context().decisions()) {
+  for (const passes::FusionDecision& d : context.decisions()) {
     j["decisions"].push_back({{"pass", d.pass}, {"computation", d.computation},
                               {"producer", d.producer}, {"consumer", d.consumer},
                               {"fused", d.fused}, {"reason", d.reason}, {"fusion", d.fusion}});
   }
-  RETURN_IF_ERROR(write(prefix + ".fusion_decisions.json", j.dump(2) + "\n"));
+  return out.Write(".fusion_decisions.json", j.dump(2) + "\n");
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std::string& dir,
+                                             int module_id, bool with_cpu) {
+  ASSIGN_OR_RETURN(DumpWriter out, DumpWriter::Create(dir, session.input().name(), module_id));
+  RETURN_IF_ERROR(session.Optimize());
+  RETURN_IF_ERROR(WriteHloDump(out, session, session.pipeline_result(), session.pass_context(),
+                               *session.optimized_module(), ".cpu_after_optimizations.txt"));
   if (with_cpu) {
     auto compiled = session.CpuCompile();
     if (!compiled.ok()) {
       // The HLO dumps stay useful when the backend cannot compile the module: say why.
-      RETURN_IF_ERROR(write(prefix + ".cpu_backend_error.txt", compiled.status().message() + "\n"));
-      return written;
+      RETURN_IF_ERROR(out.Write(".cpu_backend_error.txt", compiled.status().message() + "\n"));
+      return out.TakeWritten();
     }
     runtime::CpuExecutable* exe = *compiled;
-    RETURN_IF_ERROR(write(prefix + ".ir-no-opt.ll", exe->code().llvm_ir()));
-    RETURN_IF_ERROR(write(prefix + ".ir-with-opt.ll", exe->code().llvm_ir_optimized()));
-    RETURN_IF_ERROR(write(prefix + ".s", exe->code().assembly()));
+    RETURN_IF_ERROR(out.Write(".ir-no-opt.ll", exe->code().llvm_ir()));
+    RETURN_IF_ERROR(out.Write(".ir-with-opt.ll", exe->code().llvm_ir_optimized()));
+    RETURN_IF_ERROR(out.Write(".s", exe->code().assembly()));
     ASSIGN_OR_RETURN(std::string buffers, exe->BufferAssignmentText());
-    RETURN_IF_ERROR(write(prefix + ".cpu_after_optimizations-buffer-assignment.txt", buffers));
+    RETURN_IF_ERROR(out.Write(".cpu_after_optimizations-buffer-assignment.txt", buffers));
   }
-  return written;
+  return out.TakeWritten();
+}
+
+std::string XlaGpuDumpPlatform(const std::string& arch) {
+  const int number = ArchNumber(arch);
+  if (number == 0) return arch;
+  std::string suffix;
+  for (size_t i = arch.size(); i > 3 && !std::isdigit(static_cast<unsigned char>(arch[i - 1])); --i) {
+    suffix.insert(suffix.begin(), arch[i - 1]);
+  }
+  return "sm_" + std::to_string(number / 10) + "." + std::to_string(number % 10) + suffix;
+}
+
+StatusOr<std::vector<std::string>> WriteGpuDump(CompileSession& session, const std::string& dir, int module_id) {
+  ASSIGN_OR_RETURN(DumpWriter out, DumpWriter::Create(dir, session.input().name(), module_id));
+  RETURN_IF_ERROR(session.OptimizeForGpu());
+  const std::string platform = XlaGpuDumpPlatform(session.gpu_options().arch);
+  RETURN_IF_ERROR(WriteHloDump(out, session, session.gpu_pipeline_result(), session.gpu_pass_context(),
+                               *session.gpu_optimized_module(), "." + platform + "_gpu_after_optimizations.txt"));
+  auto compiled = session.GpuCompile();
+  if (!compiled.ok()) {
+    RETURN_IF_ERROR(out.Write(".gpu_backend_error.txt", compiled.status().message() + "\n"));
+    return out.TakeWritten();
+  }
+  RETURN_IF_ERROR(out.Write(".ir-no-opt.ll", (*compiled)->llvm_ir()));
+  RETURN_IF_ERROR(out.Write(".ir-with-opt.ll", (*compiled)->llvm_ir_optimized()));
+  ASSIGN_OR_RETURN(std::string ptx, session.StageText(Stage::kPtx));
+  RETURN_IF_ERROR(out.Write(".ptx", ptx));
+  return out.TakeWritten();
 }
 
 void CompileSession::AddExternalStage(ExternalStage stage) {
@@ -340,11 +574,7 @@ StatusOr<std::string> CompileSession::ExternalStageText(const std::string& name)
 
 std::vector<std::string> CompileSession::StageNames() const {
   std::vector<std::string> names;
-  for (Stage s : {Stage::kHlo, Stage::kOptimizedHlo, Stage::kLlvmIr, Stage::kLlvmIrOptimized, Stage::kCpuAsm,
-                  Stage::kBufferAssignment, Stage::kGpuLlvmIr, Stage::kGpuLlvmIrOptimized, Stage::kPtx,
-                  Stage::kPtxasInfo, Stage::kSass}) {
-    names.emplace_back(StageName(s));
-  }
+  for (Stage s : AllStages()) names.emplace_back(StageName(s));
   for (const ExternalStage& e : external_) names.push_back(e.name);
   return names;
 }

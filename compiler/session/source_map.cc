@@ -14,6 +14,7 @@
 #include "compiler/codegen/gpu_compiler.h"
 #include "compiler/ir/computation.h"
 #include "compiler/ir/instruction.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/ir/opcode.h"
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/session/compile_session.h"
@@ -35,7 +36,7 @@ bool IsNameChar(char c) {
 enum class TextKind { kHlo, kLlvm, kPtx, kNone };
 
 TextKind KindOfStage(const std::string& stage) {
-  if (stage == "hlo" || stage == "optimized_hlo") return TextKind::kHlo;
+  if (stage == "hlo" || stage == "optimized_hlo" || stage == "gpu_optimized_hlo") return TextKind::kHlo;
   if (stage.find("llvm_ir") != std::string::npos) return TextKind::kLlvm;
   if (stage == "ptx") return TextKind::kPtx;
   return TextKind::kNone;
@@ -116,24 +117,75 @@ nlohmann::ordered_json LocationJson(const SourceLocation& location) {
   return j;
 }
 
+// One side's kernels that run code or a library call, with their code and locations.
+nlohmann::ordered_json KernelsJson(const std::map<std::string, KernelSource>& side, bool gpu) {
+  using Json = nlohmann::ordered_json;
+  Json kernels = Json::array();
+  for (const auto& [name, kernel] : side) {
+    if (!kernel.runs_code && kernel.code_names.empty() && kernel.library.empty()) continue;
+    Json j;
+    j["name"] = name;
+    j["opcode"] = kernel.opcode;
+    j["fusion_kind"] = kernel.fusion_kind.empty() ? Json(nullptr) : Json(kernel.fusion_kind);
+    j["instructions"] = kernel.instructions;
+    if (!gpu) {
+      j["cpu"] = Json{{"llvm_functions", kernel.cpu_functions}, {"trace_names", kernel.cpu_trace_names}};
+    } else {
+      j["gpu"] = Json{{"llvm_functions", kernel.gpu_functions},
+                      {"ptx_entries", kernel.ptx_entries},
+                      {"trace_names", kernel.gpu_trace_names}};
+      j["library_call"] = kernel.library.empty()
+                              ? Json(nullptr)
+                              : Json{{"library", kernel.library},
+                                     {"routine", kernel.library_routine.empty() ? Json(nullptr)
+                                                                                : Json(kernel.library_routine)},
+                                     {"error", kernel.library_error.empty() ? Json(nullptr)
+                                                                            : Json(kernel.library_error)}};
+    }
+    // The kernel's own definition first, then its code names'.
+    Json locations = Json::object();
+    std::vector<std::string> names = {name};
+    names.insert(names.end(), kernel.code_names.begin(), kernel.code_names.end());
+    for (const std::string& n : names) {
+      auto it = kernel.locations.find(n);
+      if (it == kernel.locations.end() || locations.contains(n)) continue;
+      Json list = Json::array();
+      for (const SourceLocation& l : it->second) list.push_back(LocationJson(l));
+      locations[n] = std::move(list);
+    }
+    j["locations"] = std::move(locations);
+    kernels.push_back(std::move(j));
+  }
+  return kernels;
+}
+
 }  // namespace
 
 std::string SourceLocation::ToString() const {
   return stage + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-KernelSource& SourceMap::KernelNamed(const std::string& name) {
-  KernelSource& kernel = kernels_[name];
+KernelSource& SourceMap::Side::KernelNamed(const std::string& name) {
+  KernelSource& kernel = kernels[name];
   if (kernel.name.empty()) kernel.name = name;
   return kernel;
 }
 
 void SourceMap::MapKernels(const Module& optimized) {
   module_name_ = optimized.name();
+  cpu_.Map(optimized, /*gpu=*/false);
+}
+
+void SourceMap::MapGpuKernels(const Module& gpu_optimized) {
+  if (module_name_.empty()) module_name_ = gpu_optimized.name();
+  gpu_.Map(gpu_optimized, /*gpu=*/true);
+}
+
+void SourceMap::Side::Map(const Module& optimized, bool gpu) {
   // Fused instructions at any depth run in the kernel of their outermost fusion.
   std::function<void(const Computation*, KernelSource&)> walk = [&](const Computation* c, KernelSource& kernel) {
     for (const auto& inst : c->instructions()) {
-      kernel_of_.emplace(inst->name(), kernel.name);
+      kernel_of.emplace(inst->name(), kernel.name);
       kernel.instructions.push_back(inst->name());
       if (inst->opcode() == Opcode::kFusion && inst->fused_computation()) walk(inst->fused_computation(), kernel);
     }
@@ -146,11 +198,15 @@ void SourceMap::MapKernels(const Module& optimized) {
     if (computation->IsFusionComputation()) continue;
     const bool in_program = program.count(computation.get()) != 0;
     for (const auto& inst : computation->instructions()) {
-      kernel_of_[inst->name()] = inst->name();
+      kernel_of[inst->name()] = inst->name();
       KernelSource& kernel = KernelNamed(inst->name());
+      // On the GPU a library call runs NVIDIA's code, no kernel of Fusebox's
+      // (AddGpuLibraryCalls says which library).
+      if (gpu && in_program && IsLibraryCall(*inst) && kernel.library.empty()) kernel.library = "library call";
       kernel.opcode = std::string(OpcodeName(inst->opcode()));
       if (inst->fusion_kind()) kernel.fusion_kind = std::string(FusionKindName(*inst->fusion_kind()));
-      kernel.runs_code = in_program && (codegen::IsCpuKernel(*inst) || codegen::IsGpuKernel(*inst));
+      kernel.runs_code = in_program && (gpu ? codegen::IsGpuKernel(*inst)
+                                            : codegen::IsCpuKernel(*inst) || codegen::IsGpuKernel(*inst));
       kernel.instructions = {inst->name()};
       if (inst->opcode() == Opcode::kFusion && inst->fused_computation()) walk(inst->fused_computation(), kernel);
     }
@@ -166,37 +222,47 @@ void SourceMap::MapInput(const Module& input) {
       source.name = inst->name();
       source.opcode = std::string(OpcodeName(inst->opcode()));
       if (const std::string* kernel = KernelOf(inst->name())) source.kernel = *kernel;
+      if (const std::string* kernel = GpuKernelOf(inst->name())) source.gpu_kernel = *kernel;
       instructions_.push_back(std::move(source));
     }
   }
 }
 
-void SourceMap::AddCode(const std::string& kernel_name, const std::string& function, bool gpu) {
-  KernelSource& kernel = KernelNamed(kernel_name);
-  if (gpu) {
-    AddOnce(kernel.gpu_functions, function);
-    AddOnce(kernel.ptx_entries, function);  // NVPTX makes each kernel function an entry
-  } else {
-    AddOnce(kernel.cpu_functions, function);
-  }
-  AddOnce(kernel.code_names, function);
-}
-
 void SourceMap::AddCpuCode(const codegen::CpuCode& code) {
-  for (const auto& [function, hlo] : code.function_to_hlo()) AddCode(hlo, function, /*gpu=*/false);
+  for (const auto& [function, hlo] : code.function_to_hlo()) {
+    KernelSource& kernel = cpu_.KernelNamed(hlo);
+    AddOnce(kernel.cpu_functions, function);
+    AddOnce(kernel.code_names, function);
+  }
   // The CPU tracer names each run after the kernel (profiler/cpu_tracer.cc).
   for (const auto& kernel : code.kernels()) {
-    if (kernel->hlo != nullptr) AddOnce(KernelNamed(kernel->hlo->name()).cpu_trace_names, kernel->name);
+    if (kernel->hlo != nullptr) AddOnce(cpu_.KernelNamed(kernel->hlo->name()).cpu_trace_names, kernel->name);
   }
 }
 
 void SourceMap::AddGpuCode(const codegen::GpuCode& code) {
-  for (const auto& [function, hlo] : code.function_to_hlo()) AddCode(hlo, function, /*gpu=*/true);
+  for (const auto& [function, hlo] : code.function_to_hlo()) {
+    KernelSource& kernel = gpu_.KernelNamed(hlo);
+    AddOnce(kernel.gpu_functions, function);
+    AddOnce(kernel.ptx_entries, function);  // NVPTX makes each kernel function an entry
+    AddOnce(kernel.code_names, function);
+  }
   // CUPTI names each run after the launched entry (profiler/cupti_tracer.cc).
   for (const auto& kernel : code.kernels()) {
     if (kernel->hlo == nullptr) continue;
-    KernelSource& source = KernelNamed(kernel->hlo->name());
+    KernelSource& source = gpu_.KernelNamed(kernel->hlo->name());
     for (const codegen::GpuLaunch& launch : kernel->launches) AddOnce(source.gpu_trace_names, launch.function);
+  }
+}
+
+void SourceMap::AddGpuLibraryCalls(const std::vector<GpuLibraryCall>& calls) {
+  for (const GpuLibraryCall& call : calls) {
+    KernelSource& kernel = gpu_.KernelNamed(call.name);
+    kernel.library = call.library;
+    kernel.library_routine = call.routine;
+    kernel.library_error = call.error;
+    // The input's dot or convolution runs in the call that replaced it.
+    if (!call.source.empty() && gpu_.kernel_of.count(call.source) == 0) gpu_.kernel_of[call.source] = call.name;
   }
 }
 
@@ -210,8 +276,10 @@ void SourceMap::AddLocations(const std::string& stage, const std::string& text) 
     }
     return;
   }
-  for (auto& [name, kernel] : kernels_) {
-    std::vector<std::string> names = stage == "optimized_hlo" ? std::vector<std::string>{name} : kernel.code_names;
+  const bool gpu = stage.rfind("gpu_", 0) == 0 || stage == "ptx";
+  const bool module_stage = stage == "optimized_hlo" || stage == "gpu_optimized_hlo";
+  for (auto& [name, kernel] : (gpu ? gpu_ : cpu_).kernels) {
+    std::vector<std::string> names = module_stage ? std::vector<std::string>{name} : kernel.code_names;
     for (const std::string& n : names) {
       auto it = found.find(n);
       if (it == found.end()) continue;
@@ -221,16 +289,21 @@ void SourceMap::AddLocations(const std::string& stage, const std::string& text) 
   }
 }
 
-void SourceMap::Merge(const SourceMap& other) {
-  if (module_name_.empty()) module_name_ = other.module_name_;
-  for (const auto& [inst, kernel] : other.kernel_of_) kernel_of_[inst] = kernel;
-  for (const auto& [name, theirs] : other.kernels_) {
+void SourceMap::Side::Merge(const Side& other) {
+  for (const auto& [inst, kernel] : other.kernel_of) kernel_of[inst] = kernel;
+  for (const auto& [name, theirs] : other.kernels) {
     KernelSource& ours = KernelNamed(name);
     if (ours.opcode.empty()) {
       ours.opcode = theirs.opcode;
       ours.fusion_kind = theirs.fusion_kind;
       ours.runs_code = theirs.runs_code;
       ours.instructions = theirs.instructions;
+    }
+    if (!theirs.library.empty() && (ours.library.empty() || !theirs.library_routine.empty() ||
+                                    !theirs.library_error.empty())) {
+      ours.library = theirs.library;
+      ours.library_routine = theirs.library_routine;
+      ours.library_error = theirs.library_error;
     }
     for (const auto& f : theirs.cpu_functions) AddOnce(ours.cpu_functions, f);
     for (const auto& f : theirs.gpu_functions) AddOnce(ours.gpu_functions, f);
@@ -245,20 +318,31 @@ void SourceMap::Merge(const SourceMap& other) {
       }
     }
   }
+}
+
+void SourceMap::Merge(const SourceMap& other) {
+  if (module_name_.empty()) module_name_ = other.module_name_;
+  cpu_.Merge(other.cpu_);
+  gpu_.Merge(other.gpu_);
   if (instructions_.empty()) instructions_ = other.instructions_;
   for (const auto& s : other.stages_) AddOnce(stages_, s);
   for (const auto& n : other.notes_) notes_.push_back(n);
 }
 
-const std::string* SourceMap::KernelOf(const std::string& instruction) const {
-  auto it = kernel_of_.find(instruction);
-  return it == kernel_of_.end() ? nullptr : &it->second;
+const std::string* SourceMap::Side::KernelOf(const std::string& instruction) const {
+  auto it = kernel_of.find(instruction);
+  return it == kernel_of.end() ? nullptr : &it->second;
 }
 
-const KernelSource* SourceMap::FindKernel(const std::string& name) const {
-  auto it = kernels_.find(name);
-  return it == kernels_.end() ? nullptr : &it->second;
+const KernelSource* SourceMap::Side::Find(const std::string& name) const {
+  auto it = kernels.find(name);
+  return it == kernels.end() ? nullptr : &it->second;
 }
+
+const std::string* SourceMap::KernelOf(const std::string& instruction) const { return cpu_.KernelOf(instruction); }
+const KernelSource* SourceMap::FindKernel(const std::string& name) const { return cpu_.Find(name); }
+const std::string* SourceMap::GpuKernelOf(const std::string& instruction) const { return gpu_.KernelOf(instruction); }
+const KernelSource* SourceMap::FindGpuKernel(const std::string& name) const { return gpu_.Find(name); }
 
 std::vector<std::string> SourceMap::LinkedNames(const std::string& instruction) const {
   std::vector<std::string> names;
@@ -270,13 +354,22 @@ std::vector<std::string> SourceMap::LinkedNames(const std::string& instruction) 
   if (const KernelSource* source = FindKernel(kernel)) {
     for (const std::string& f : source->code_names) names.push_back(f);
   }
+  std::string gpu_kernel = kernel;
+  if (!gpu_.kernel_of.empty()) {
+    const std::string* k = GpuKernelOf(instruction);
+    gpu_kernel = k != nullptr ? *k : instruction;
+  }
+  AddOnce(names, gpu_kernel);
+  if (const KernelSource* source = FindGpuKernel(gpu_kernel)) {
+    for (const std::string& f : source->code_names) AddOnce(names, f);
+  }
   return names;
 }
 
 std::string SourceMap::ToJson(int indent) const {
   using Json = nlohmann::ordered_json;
   Json root;
-  root["schema"] = "fusebox.source_map/1";
+  root["schema"] = "fusebox.source_map/2";
   root["module"] = module_name_;
   root["stages"] = stages_;
   root["notes"] = notes_;
@@ -286,45 +379,25 @@ std::string SourceMap::ToJson(int indent) const {
     j["name"] = inst.name;
     j["opcode"] = inst.opcode;
     j["kernel"] = inst.kernel.empty() ? Json(nullptr) : Json(inst.kernel);
+    j["gpu_kernel"] = inst.gpu_kernel.empty() ? Json(nullptr) : Json(inst.gpu_kernel);
     j["location"] = inst.location ? LocationJson(*inst.location) : Json(nullptr);
     instructions.push_back(std::move(j));
   }
   root["instructions"] = std::move(instructions);
-  Json kernels = Json::array();
-  for (const auto& [name, kernel] : kernels_) {
-    if (!kernel.runs_code && kernel.code_names.empty()) continue;
-    Json j;
-    j["name"] = name;
-    j["opcode"] = kernel.opcode;
-    j["fusion_kind"] = kernel.fusion_kind.empty() ? Json(nullptr) : Json(kernel.fusion_kind);
-    j["instructions"] = kernel.instructions;
-    j["cpu"] = Json{{"llvm_functions", kernel.cpu_functions}, {"trace_names", kernel.cpu_trace_names}};
-    j["gpu"] = Json{{"llvm_functions", kernel.gpu_functions},
-                    {"ptx_entries", kernel.ptx_entries},
-                    {"trace_names", kernel.gpu_trace_names}};
-    // The kernel's own definition first, then its code names'.
-    Json locations = Json::object();
-    std::vector<std::string> names = {name};
-    names.insert(names.end(), kernel.code_names.begin(), kernel.code_names.end());
-    for (const std::string& n : names) {
-      auto it = kernel.locations.find(n);
-      if (it == kernel.locations.end() || locations.contains(n)) continue;
-      Json list = Json::array();
-      for (const SourceLocation& l : it->second) list.push_back(LocationJson(l));
-      locations[n] = std::move(list);
-    }
-    j["locations"] = std::move(locations);
-    kernels.push_back(std::move(j));
-  }
-  root["kernels"] = std::move(kernels);
+  root["kernels"] = KernelsJson(cpu_.kernels, /*gpu=*/false);
+  root["gpu_kernels"] = KernelsJson(gpu_.kernels, /*gpu=*/true);
   return root.dump(indent) + "\n";
 }
+
 
 StatusOr<SourceMap> BuildSourceMap(CompileSession& session, const SourceMapOptions& options) {
   RETURN_IF_ERROR(session.Optimize());
   SourceMap map;
   map.MapKernels(*session.optimized_module());
-  map.MapInput(session.input());
+  // The GPU side from the module the GPU stages come from; a GPU pipeline that fails
+  // leaves a note (the CPU side stands).
+  const bool gpu_module = options.gpu && session.OptimizeForGpu().ok();
+  if (gpu_module) map.MapGpuKernels(*session.gpu_optimized_module());
   std::vector<Stage> stages = {Stage::kHlo, Stage::kOptimizedHlo};
   if (options.cpu) {
     auto cpu = session.CpuCompile();
@@ -336,14 +409,17 @@ StatusOr<SourceMap> BuildSourceMap(CompileSession& session, const SourceMapOptio
     }
   }
   if (options.gpu) {
+    if (gpu_module) stages.push_back(Stage::kGpuOptimizedHlo);
     auto gpu = session.GpuCompile();
     if (gpu.ok()) {
       map.AddGpuCode(**gpu);
+      map.AddGpuLibraryCalls(session.gpu_library_calls());
       stages.insert(stages.end(), {Stage::kGpuLlvmIr, Stage::kGpuLlvmIrOptimized, Stage::kPtx});
     } else {
       map.AddNote("gpu: " + gpu.status().message());
     }
   }
+  map.MapInput(session.input());  // after the library calls: an input dot's call is its GPU kernel
   for (Stage stage : stages) {
     ASSIGN_OR_RETURN(std::string text, session.StageText(stage));
     map.AddLocations(std::string(StageName(stage)), text);

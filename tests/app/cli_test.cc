@@ -4,7 +4,9 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 
@@ -258,12 +260,13 @@ TEST(CliCompileTest, SourceMapLinksInstructionsToCode) {
   std::ifstream in(path);
   nlohmann::json map = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(map.is_discarded());
-  EXPECT_EQ(map["schema"], "fusebox.source_map/1");
+  EXPECT_EQ(map["schema"], "fusebox.source_map/2");
   bool found = false;
   for (const auto& inst : map["instructions"]) {
     if (inst["name"] == "mul.3") {
       found = true;
       EXPECT_EQ(inst["kernel"], "fusion");
+      EXPECT_EQ(inst["gpu_kernel"], "fusion");
     }
   }
   EXPECT_TRUE(found);
@@ -271,14 +274,20 @@ TEST(CliCompileTest, SourceMapLinksInstructionsToCode) {
   const auto& kernel = map["kernels"][0];
   EXPECT_EQ(kernel["name"], "fusion");
   EXPECT_EQ(kernel["cpu"]["llvm_functions"], nlohmann::json({"fusion.kernel", "fusion.partials"}));
-  EXPECT_EQ(kernel["gpu"]["ptx_entries"], nlohmann::json({"fusion_kernel", "fusion_partials"}));
   EXPECT_EQ(kernel["cpu"]["trace_names"], nlohmann::json({"fusion"}));
+  // The GPU's kernels are those of gpu_optimized_hlo (here the same fusion).
+  ASSERT_EQ(map["gpu_kernels"].size(), 1u) << map.dump(1);
+  const auto& gpu_kernel = map["gpu_kernels"][0];
+  EXPECT_EQ(gpu_kernel["name"], "fusion");
+  EXPECT_EQ(gpu_kernel["gpu"]["ptx_entries"], nlohmann::json({"fusion_kernel", "fusion_partials"}));
+  EXPECT_EQ(gpu_kernel["library_call"], nullptr);
+  EXPECT_EQ(gpu_kernel["locations"]["fusion"][0]["stage"], "gpu_optimized_hlo");
   Result ll = RunFusebox("compile " + Example("running_example.hlo") + " --stage llvm_ir");
   Result ptx = RunFusebox("compile " + Example("running_example.hlo") + " --stage ptx");
   for (const auto& f : kernel["cpu"]["llvm_functions"]) {
     EXPECT_THAT(ll.out, HasSubstr("define void @" + f.get<std::string>() + "("));
   }
-  for (const auto& e : kernel["gpu"]["ptx_entries"]) {
+  for (const auto& e : gpu_kernel["gpu"]["ptx_entries"]) {
     EXPECT_THAT(ptx.out, HasSubstr(".entry " + e.get<std::string>() + "("));
   }
   Result bad = RunFusebox("compile " + Example("running_example.hlo") + " --source-map /no/such/dir/map.json");
@@ -293,6 +302,81 @@ TEST(CliCompileTest, DisabledFusionKeepsThreeKernelsAndUnknownPassIsAnError) {
   Result bad = RunFusebox("compile " + Example("reduce_sum.hlo") + " --disable-pass no-such-pass");
   EXPECT_EQ(bad.code, 1);
   EXPECT_THAT(bad.out, HasSubstr("no pass named 'no-such-pass'"));
+}
+
+// --backend gpu compiles the module the GPU runs: with --gpu-library=on (the default, as
+// `run --backend gpu`) MNIST's dots are cuBLAS calls in gpu_optimized_hlo, which
+// `--stage optimized_hlo --backend gpu` prints, and the ptx stage's header names them.
+TEST(CliCompileTest, GpuStagesWithAndWithoutLibraries) {
+  const std::string mnist = Example("mnist_train_step.hlo");
+  Result on = RunFusebox("compile " + mnist + " --backend gpu");
+  ASSERT_EQ(on.code, 0) << on.out;
+  EXPECT_THAT(on.out, HasSubstr("custom_call_target=\"__cublas$gemm\""));
+  EXPECT_THAT(on.out, HasSubstr("after (GPU module, with GPU libraries)"));
+  EXPECT_THAT(on.out, HasSubstr("of them library calls"));
+  EXPECT_THAT(on.out, HasSubstr("pass gemm-rewriter"));
+  EXPECT_THAT(on.out, ::testing::Not(HasSubstr(" dot(")));
+  Result named = RunFusebox("compile " + mnist + " --stage gpu_optimized_hlo");
+  ASSERT_EQ(named.code, 0) << named.out;
+  EXPECT_THAT(named.out, HasSubstr("__cublas$gemm"));
+  Result cpu = RunFusebox("compile " + mnist + " --stage optimized_hlo");
+  ASSERT_EQ(cpu.code, 0) << cpu.out;
+  EXPECT_THAT(cpu.out, ::testing::Not(HasSubstr("__cublas$")));
+  EXPECT_THAT(cpu.out, HasSubstr(" dot("));
+
+  Result off = RunFusebox("compile " + mnist + " --backend gpu --gpu-library=off");
+  ASSERT_EQ(off.code, 0) << off.out;
+  EXPECT_THAT(off.out, ::testing::Not(HasSubstr("__cublas$")));
+  EXPECT_THAT(off.out, HasSubstr(" dot("));
+  EXPECT_THAT(off.out, HasSubstr("after (GPU module, --gpu-library=off)"));
+
+  Result ptx = RunFusebox("compile " + mnist + " --stage ptx");
+  ASSERT_EQ(ptx.code, 0) << ptx.out;
+  EXPECT_THAT(ptx.out, HasSubstr("// Library calls (no kernel here"));
+  EXPECT_THAT(ptx.out, HasSubstr("(__cublas$gemm, for %dot"));
+  EXPECT_THAT(ptx.out, HasSubstr(") -> cuBLAS cublasGemmStridedBatchedEx m="));
+  EXPECT_THAT(ptx.out, ::testing::Not(HasSubstr("dot(tiled)")));
+  Result ptx_off = RunFusebox("compile " + mnist + " --stage ptx --gpu-library=off");
+  ASSERT_EQ(ptx_off.code, 0) << ptx_off.out;
+  EXPECT_THAT(ptx_off.out, HasSubstr("dot(tiled)"));
+  EXPECT_THAT(ptx_off.out, ::testing::Not(HasSubstr("// Library calls")));
+
+  Result bad = RunFusebox("compile " + mnist + " --backend gpu --gpu-library=maybe");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--gpu-library"));
+  Result list = RunFusebox("compile " + mnist + " --list-stages");
+  ASSERT_EQ(list.code, 0) << list.out;
+  EXPECT_THAT(list.out, HasSubstr("buffer_assignment\ngpu_optimized_hlo\ngpu_llvm_ir\n"));
+  Result help = RunFusebox("compile --help");
+  EXPECT_THAT(help.out, HasSubstr("--gpu-library"));
+  EXPECT_THAT(help.out, HasSubstr("gpu_optimized_hlo"));
+}
+
+// --backend gpu --dump-to: XLA GPU's layout, the GPU module as <arch>_gpu_after_optimizations.
+TEST(CliCompileTest, GpuDumpFollowsXlaGpuNames) {
+  const std::string dir = testing::TempDir() + "/gpu_dump_mnist";
+  std::filesystem::remove_all(dir);
+  Result r = RunFusebox("compile " + Example("mnist_train_step.hlo") + " --backend gpu --dump-to " + dir +
+                        " -o /dev/null");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string prefix = dir + "/module_0000.jit_mnist_train_step";
+  std::ifstream after(prefix + ".sm_9.0_gpu_after_optimizations.txt");
+  ASSERT_TRUE(after.good()) << r.out;
+  std::stringstream text;
+  text << after.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr("__cublas$gemm"));
+  EXPECT_TRUE(std::ifstream(prefix + ".before_optimizations.txt").good());
+  EXPECT_TRUE(std::ifstream(prefix + ".ptx").good());
+  EXPECT_TRUE(std::ifstream(prefix + ".ir-with-opt.ll").good());
+  EXPECT_FALSE(std::ifstream(prefix + ".cpu_after_optimizations.txt").good());
+  bool gpu_pass_file = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    gpu_pass_file |= entry.path().filename().string().find(".gpu-optimizations.after_gemm-rewriter.") != std::string::npos;
+  }
+  EXPECT_TRUE(gpu_pass_file);
+  // The dump reads back as a GPU dump.
+  Result index = RunFusebox("inspect " + prefix + ".sm_9.0_gpu_after_optimizations.txt");
+  EXPECT_EQ(index.code, 0) << index.out;
 }
 
 TEST(CliExplainTest, ReasonsForFusedAndNotFused) {

@@ -268,6 +268,35 @@ TEST_F(WorkbenchTest, SelectionLinksTheFusionAndItsLlvmFunction) {
   EXPECT_THAT(linked[2], HasSubstr("fusion"));  // the LLVM function of that kernel
 }
 
+// The GPU stages are the GPU module's, as `fusebox run --backend gpu` compiles it: MNIST's
+// dots are cuBLAS calls the ptx pane's header names, and an input dot links to its call.
+// The GPU libraries switch off gives Fusebox's own dot kernels.
+TEST_F(WorkbenchTest, GpuStagesShowTheLibraryCallsTheGpuRuns) {
+  workbench_->Open(Example("mnist_train_step.hlo"));
+  ASSERT_TRUE(Settle());
+  workbench_->ShowView(View::kStages);
+  workbench_->SetPaneStage(1, "ptx");
+  ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(1).empty(); }));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("// Library calls"));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("(__cublas$gemm, for %dot_general.3) -> cuBLAS"));
+  EXPECT_THAT(workbench_->pane_text(1), ::testing::Not(HasSubstr("dot(tiled)")));
+  workbench_->Select("dot_general.3");
+  ASSERT_TRUE(Settle());
+  const std::vector<std::string> linked = workbench_->linked_names();
+  EXPECT_THAT(linked, ::testing::Contains(::testing::StartsWith("cublas-gemm"))) << ::testing::PrintToString(linked);
+  workbench_->SetPaneStage(2, "gpu_optimized_hlo");
+  ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(2).empty(); }));
+  EXPECT_THAT(workbench_->pane_text(2), HasSubstr("__cublas$gemm"));
+  // The switch off: Fusebox's own dot kernels, and the dot links to no call.
+  ASSERT_TRUE(workbench_->SetGpuLibraries(false));
+  ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(1).empty() && !workbench_->pane_text(2).empty(); }));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("dot(tiled)"));
+  EXPECT_THAT(workbench_->pane_text(1), ::testing::Not(HasSubstr("// Library calls")));
+  EXPECT_THAT(workbench_->pane_text(2), ::testing::Not(HasSubstr("__cublas$")));
+  EXPECT_THAT(workbench_->linked_names(), ::testing::Not(::testing::Contains(::testing::StartsWith("cublas-"))));
+  EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+}
+
 TEST_F(WorkbenchTest, DroppedFileOpens) {
   workbench_->OnDrop({Example("reduce_sum.hlo"), Example("running_example.hlo")});
   ASSERT_TRUE(Settle());

@@ -81,9 +81,15 @@ TEST(SourceMapTest, RunningExampleLinksEveryStage) {
   EXPECT_EQ(fusion->fusion_kind, "kInput");
   EXPECT_TRUE(fusion->runs_code);
   EXPECT_EQ(fusion->cpu_functions, (std::vector<std::string>{"fusion.kernel", "fusion.partials"}));
-  EXPECT_EQ(fusion->ptx_entries, (std::vector<std::string>{"fusion_kernel", "fusion_partials"}));
   EXPECT_EQ(fusion->cpu_trace_names, (std::vector<std::string>{"fusion"}));
-  EXPECT_EQ(fusion->gpu_trace_names, (std::vector<std::string>{"fusion_partials", "fusion_kernel"}));
+  // The GPU's code is on the GPU module's side (gpu_optimized_hlo: here the same fusion).
+  const KernelSource* gpu_fusion = map->FindGpuKernel("fusion");
+  ASSERT_NE(gpu_fusion, nullptr);
+  EXPECT_TRUE(fusion->ptx_entries.empty());
+  EXPECT_EQ(gpu_fusion->ptx_entries, (std::vector<std::string>{"fusion_kernel", "fusion_partials"}));
+  EXPECT_EQ(gpu_fusion->gpu_trace_names, (std::vector<std::string>{"fusion_partials", "fusion_kernel"}));
+  ASSERT_NE(map->GpuKernelOf("integer_pow.1"), nullptr);
+  EXPECT_EQ(*map->GpuKernelOf("integer_pow.1"), "fusion");
   EXPECT_EQ(map->LinkedNames("mul.3"), (std::vector<std::string>{"mul.3", "fusion", "fusion.kernel", "fusion.partials",
                                                                  "fusion_kernel", "fusion_partials"}));
   // A region a reduce applies links to itself and is no kernel.
@@ -98,18 +104,22 @@ TEST(SourceMapTest, RunningExampleLinksEveryStage) {
     EXPECT_TRUE(Defines(llvm_ir, "define void @" + f + "(")) << f;
     ExpectDefinedAt(*fusion, f, "llvm_ir", llvm_ir, "define void @" + f + "(");
   }
-  for (const std::string& e : fusion->ptx_entries) {
+  for (const std::string& e : gpu_fusion->ptx_entries) {
     EXPECT_TRUE(Defines(ptx, ".entry " + e + "(")) << e;
-    ExpectDefinedAt(*fusion, e, "ptx", ptx, ".entry " + e + "(");
+    ExpectDefinedAt(*gpu_fusion, e, "ptx", ptx, ".entry " + e + "(");
   }
   ExpectDefinedAt(*fusion, "fusion", "optimized_hlo", optimized, "ROOT %fusion = f32[] fusion(");
+  const std::string gpu_optimized = StageOf(*session, Stage::kGpuOptimizedHlo);
+  ExpectDefinedAt(*gpu_fusion, "fusion", "gpu_optimized_hlo", gpu_optimized, "ROOT %fusion = f32[] fusion(");
 }
 
 // mnist_train_step's multi-output fusions: built in two levels (fusion, then
 // multi-output-fusion merges siblings), fusion.5 runs as two kernels on each backend.
+// Without GPU libraries both backends compile the same module.
 TEST(SourceMapTest, MultiOutputFusionsOfMnist) {
   auto session = SessionOf("mnist_train_step.hlo");
   ASSERT_NE(session, nullptr);
+  session->SetGpuLibraries(false);
   auto map = BuildSourceMap(*session);
   ASSERT_TRUE(map.ok()) << map.status().message();
   const std::string llvm_ir = StageOf(*session, Stage::kLlvmIr);
@@ -121,28 +131,37 @@ TEST(SourceMapTest, MultiOutputFusionsOfMnist) {
   EXPECT_EQ(*map->KernelOf("mul.31"), "fusion.1");
   const KernelSource* fusion1 = map->FindKernel("fusion.1");
   ASSERT_NE(fusion1, nullptr);
+  const KernelSource* gpu_fusion1 = map->FindGpuKernel("fusion.1");
+  ASSERT_NE(gpu_fusion1, nullptr);
   EXPECT_EQ(fusion1->cpu_functions, (std::vector<std::string>{"fusion.1.kernel"}));
-  EXPECT_EQ(fusion1->ptx_entries, (std::vector<std::string>{"fusion_1_kernel"}));
+  EXPECT_EQ(gpu_fusion1->ptx_entries, (std::vector<std::string>{"fusion_1_kernel"}));
   ExpectDefinedAt(*fusion1, "fusion.1.kernel", "llvm_ir", llvm_ir, "define void @fusion.1.kernel(");
-  ExpectDefinedAt(*fusion1, "fusion_1_kernel", "ptx", ptx, ".entry fusion_1_kernel(");
+  ExpectDefinedAt(*gpu_fusion1, "fusion_1_kernel", "ptx", ptx, ".entry fusion_1_kernel(");
   ExpectDefinedAt(*fusion1, "fusion.1", "optimized_hlo", optimized, "%fusion.1 = ");
 
   ASSERT_NE(map->KernelOf("reduce_sum.54"), nullptr);
   EXPECT_EQ(*map->KernelOf("reduce_sum.54"), "fusion.5");
   const KernelSource* fusion5 = map->FindKernel("fusion.5");
   ASSERT_NE(fusion5, nullptr);
+  const KernelSource* gpu_fusion5 = map->FindGpuKernel("fusion.5");
+  ASSERT_NE(gpu_fusion5, nullptr);
   EXPECT_EQ(fusion5->cpu_functions, (std::vector<std::string>{"fusion.5.kernel0", "fusion.5.kernel1"}));
   // On the GPU the bias gradient's reduction also writes the elementwise output: one entry.
-  EXPECT_EQ(fusion5->ptx_entries, (std::vector<std::string>{"fusion_5_kernel"}));
+  EXPECT_EQ(gpu_fusion5->ptx_entries, (std::vector<std::string>{"fusion_5_kernel"}));
   for (const std::string& f : fusion5->cpu_functions) {
     ExpectDefinedAt(*fusion5, f, "llvm_ir", llvm_ir, "define void @" + f + "(");
   }
-  for (const std::string& e : fusion5->ptx_entries) ExpectDefinedAt(*fusion5, e, "ptx", ptx, ".entry " + e + "(");
+  for (const std::string& e : gpu_fusion5->ptx_entries) {
+    ExpectDefinedAt(*gpu_fusion5, e, "ptx", ptx, ".entry " + e + "(");
+  }
 
   // Every kernel's code names are defined in their stage; no two kernels share one.
   std::set<std::string> seen;
   for (const auto& [name, kernel] : map->kernels()) {
     for (const std::string& f : kernel.cpu_functions) EXPECT_TRUE(Defines(llvm_ir, "@" + f + "(")) << f;
+    for (const std::string& c : kernel.code_names) EXPECT_TRUE(seen.insert(c).second) << c;
+  }
+  for (const auto& [name, kernel] : map->gpu_kernels()) {
     for (const std::string& e : kernel.ptx_entries) EXPECT_TRUE(Defines(ptx, ".entry " + e + "(")) << e;
     for (const std::string& c : kernel.code_names) EXPECT_TRUE(seen.insert(c).second) << c;
   }
@@ -154,20 +173,22 @@ TEST(SourceMapTest, JsonFollowsTheSchema) {
   auto map = BuildSourceMap(*session, {.cpu = true, .gpu = false});
   ASSERT_TRUE(map.ok()) << map.status().message();
   auto json = nlohmann::json::parse(map->ToJson());
-  EXPECT_EQ(json["schema"], "fusebox.source_map/1");
+  EXPECT_EQ(json["schema"], "fusebox.source_map/2");
   EXPECT_EQ(json["module"], "jit_running_example");
   EXPECT_EQ(json["stages"], nlohmann::json({"hlo", "optimized_hlo", "llvm_ir", "llvm_ir_optimized"}));
   ASSERT_EQ(json["kernels"].size(), 1u);  // only the fusion runs code
   const auto& kernel = json["kernels"][0];
   EXPECT_EQ(kernel["name"], "fusion");
   EXPECT_EQ(kernel["cpu"]["llvm_functions"], nlohmann::json({"fusion.kernel", "fusion.partials"}));
-  EXPECT_TRUE(kernel["gpu"]["ptx_entries"].empty());
+  EXPECT_FALSE(kernel.contains("gpu"));  // the GPU's kernels are gpu_kernels
+  EXPECT_TRUE(json["gpu_kernels"].empty());
   EXPECT_EQ(kernel["locations"]["fusion"][0]["stage"], "optimized_hlo");
   bool found = false;
   for (const auto& inst : json["instructions"]) {
     if (inst["name"] != "mul.2") continue;
     found = true;
     EXPECT_EQ(inst["kernel"], "fusion");
+    EXPECT_EQ(inst["gpu_kernel"], nullptr);
     EXPECT_EQ(inst["opcode"], "broadcast");
     EXPECT_EQ(inst["location"]["line"], 33);
   }
