@@ -229,6 +229,44 @@ void RewriteAsBackwardInput(Module& module, Instruction* conv, const BackwardInp
   ReplaceWithCall(conv, std::move(slice), {longer});
 }
 
+// A weight gradient dw = conv(x, dy) as jax writes it (x's batch contracted as the input
+// feature, dy the "kernel" slid with the forward stride as its dilation) read back as the
+// forward convolution y = conv(x, w) it differentiates, in the terms XLA's
+// __cudnn$convBackwardFilter call takes: operands (x, dy), the forward window (the filter's
+// size, the forward stride and dilation, the padding `window` has) and the forward
+// dim_labels (x's, the filter's = the result's, y's = dy's). Nullopt when that forward
+// convolution is not the one cuDNN would plan.
+struct BackwardFilterForm {
+  Window window;
+  ConvolutionDimensionNumbers dn;
+};
+std::optional<BackwardFilterForm> AsBackwardFilter(const Instruction& conv, const Window& window, const Shape& x) {
+  const ConvolutionDimensionNumbers& g = *conv.attrs().convolution_dimension_numbers;
+  BackwardFilterForm f;
+  f.dn.input_batch_dimension = g.input_feature_dimension;
+  f.dn.input_feature_dimension = g.input_batch_dimension;
+  f.dn.input_spatial_dimensions = g.input_spatial_dimensions;
+  f.dn.kernel_output_feature_dimension = g.output_feature_dimension;
+  f.dn.kernel_input_feature_dimension = g.output_batch_dimension;
+  f.dn.kernel_spatial_dimensions = g.output_spatial_dimensions;
+  f.dn.output_batch_dimension = g.kernel_input_feature_dimension;
+  f.dn.output_feature_dimension = g.kernel_output_feature_dimension;
+  f.dn.output_spatial_dimensions = g.kernel_spatial_dimensions;
+  for (size_t s = 0; s < window.dimensions.size(); ++s) {
+    const WindowDimension& w = window.dimensions[s];
+    if (w.base_dilation != 1 || w.window_reversal || w.padding_low != w.padding_high) return std::nullopt;
+    WindowDimension d;
+    d.size = conv.shape().dimensions(g.output_spatial_dimensions[s]);
+    d.stride = w.window_dilation;
+    d.window_dilation = w.stride;
+    d.padding_low = d.padding_high = w.padding_low;
+    f.window.dimensions.push_back(d);
+  }
+  StatusOr<ConvPlan> plan = PlanConvolutionShapes(f.window, f.dn, 1, 1, x, conv.shape(), conv.operand(1)->shape());
+  if (!plan.ok() || plan->call != ConvCall::kForward) return std::nullopt;
+  return f;
+}
+
 }  // namespace
 
 StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
@@ -313,6 +351,16 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
     attrs.backend_config = kConvBackendConfig;
     attrs.has_backend_config = true;
     const bool forward = weight_gradients.count(conv) == 0;
+    if (!forward) {
+      // As XLA calls it: cudnnConvolutionBackwardFilter of the forward convolution (a
+      // convForward call would make the runtime run cuDNN's forward kernel over a window
+      // the size of the output gradient).
+      if (std::optional<BackwardFilterForm> f = AsBackwardFilter(*conv, window, operands[0]->shape())) {
+        attrs.custom_call_target = "__cudnn$convBackwardFilter";
+        attrs.window = f->window;
+        attrs.convolution_dimension_numbers = f->dn;
+      }
+    }
     Instruction* replacement = ReplaceWithCall(conv, std::move(call), operands);
     if (forward) forward_calls.push_back(replacement);
   }

@@ -98,6 +98,9 @@ TEST(GemmRewriterTest, OnlyTheGpuPipelineWithLibrariesRewrites) {
 
 bool IsConvCall(const Instruction& i) { return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convForward"; }
 bool IsConvolution(const Instruction& i) { return i.opcode() == Opcode::kConvolution; }
+bool IsBackwardFilterCall(const Instruction& i) {
+  return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBackwardFilter";
+}
 bool IsFusedConvCall(const Instruction& i) {
   return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBiasActivationForward";
 }
@@ -108,11 +111,12 @@ ConvActivation ActivationOf(const Instruction& call) {
   return parsed.ok() ? parsed->activation : ConvActivation::kNone;
 }
 
-// The CIFAR step's convolutions (forward, input and weight gradients, stride 1, SAME) are
-// all forward cross-correlations cuDNN runs: each becomes a cuDNN call that computes what
-// the convolution did. The two forward ones take their bias add into a
+// The CIFAR step's convolutions (forward, input and weight gradients, stride 1, SAME)
+// each become a cuDNN call. The two forward ones take their bias add into a
 // __cudnn$convBiasActivationForward call and leave the relu outside (its mask reads the
-// pre-activation), as XLA's own plan of the same step does.
+// pre-activation), and the two weight gradients are __cudnn$convBackwardFilter calls of
+// the forward convolutions they differentiate (3x3 filters), as XLA's own plan of the same
+// step has them; each computes what the convolution did.
 TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   auto cifar = FromFile("assets/examples/cifar_cnn_train_step.hlo");
   ASSERT_NE(cifar, nullptr);
@@ -120,7 +124,8 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   ASSERT_GT(convs, 0);
   auto gpu = OptimizeForBackend(*cifar, /*fused=*/true, /*gpu_libraries=*/true);
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
-  EXPECT_EQ(Count(**gpu, IsConvCall) + Count(**gpu, IsFusedConvCall), convs) << (*gpu)->ToString();
+  EXPECT_EQ(Count(**gpu, IsConvCall) + Count(**gpu, IsFusedConvCall) + Count(**gpu, IsBackwardFilterCall), convs)
+      << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, IsConvolution), 0);
   auto xla = FromFile(
       "tests/data/xla_dumps_gpu/cifar_cnn_train_step/"
@@ -128,6 +133,17 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   ASSERT_NE(xla, nullptr);
   EXPECT_EQ(Count(**gpu, IsFusedConvCall), Count(*xla, IsFusedConvCall)) << "as many fused calls as XLA's plan";
   EXPECT_EQ(Count(**gpu, IsFusedConvCall), 2);
+  EXPECT_EQ(Count(**gpu, IsBackwardFilterCall), Count(*xla, IsBackwardFilterCall)) << "weight gradients as XLA's";
+  EXPECT_EQ(Count(**gpu, IsBackwardFilterCall), 2);
+  for (const Computation* c : ProgramComputations(**gpu)) {
+    for (const auto& inst : c->instructions()) {
+      if (!IsBackwardFilterCall(*inst)) continue;
+      auto plan = PlanConvolution(*inst);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      EXPECT_EQ(plan->call, ConvCall::kBackwardFilter);
+      EXPECT_EQ(plan->kernel.dims[2] * plan->kernel.dims[3], 9) << inst->name() << ": the filter is 3x3";
+    }
+  }
   for (const Module* module : {&**gpu, &*xla}) {
     for (const Computation* c : ProgramComputations(*module)) {
       for (const auto& inst : c->instructions()) {
@@ -226,8 +242,9 @@ TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
   // gradients, stride 2 with padding 1_0) and a cuBLASLt matmul with a BIAS_RELU epilogue.
   // The matmul runs as it is (cuBLASLt); the convolutions are lowered (asymmetric padding
   // cuDNN's calls cannot take), then the forward convolution and the weight gradient
-  // become cuDNN calls on a padded input, the forward one taking its bias and relu back
-  // into a fused call, and the input gradient (lhs dilation) a backward-input call.
+  // become cuDNN calls on a padded input (the forward one taking its bias and relu back
+  // into a fused call, the weight gradient a backward-filter call), and the input gradient
+  // (lhs dilation) a backward-input call.
   auto cnn = FromFile("tests/data/library_calls/cnn_step_gpu.hlo");
   ASSERT_NE(cnn, nullptr);
   auto gpu = OptimizeForBackend(*cnn, /*fused=*/true, /*gpu_libraries=*/true);
@@ -236,7 +253,8 @@ TEST(GemmRewriterTest, XlasCallsStayWhenCublasRunsThemAndAreLoweredOtherwise) {
               return IsLibraryCall(i) && i.attrs().custom_call_target == "__cublas$lt$matmul";
             }), 1) << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, IsDot), 0);
-  EXPECT_EQ(Count(**gpu, IsConvCall), 1);
+  EXPECT_EQ(Count(**gpu, IsConvCall), 0);
+  EXPECT_EQ(Count(**gpu, IsBackwardFilterCall), 1);
   EXPECT_EQ(Count(**gpu, IsFusedConvCall), 1);
   EXPECT_EQ(Count(**gpu, [](const Instruction& i) {
               return IsFusedConvCall(i) && ActivationOf(i) == ConvActivation::kRelu;
