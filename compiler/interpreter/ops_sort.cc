@@ -3,6 +3,7 @@
 // keys instead of calling the computation per comparison. topk orders by XLA's total order.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -47,12 +48,82 @@ struct RowKeys {
   std::vector<uint64_t> u;
 };
 
-// How a comparator that is a single compare of its parameters 0 and 1 orders keys.
+// jax's sort comparators canonicalize both keys before a total-order compare: every NaN
+// becomes one NaN constant and -0 becomes +0, as
+//   select(compare(p, p), direction=NE, nan, select(compare(p, z), direction=EQ, r, p))
+// The key of x is then: `nan` where x is NaN, `r` where x == z (float equality: both zeros
+// for z = 0), x elsewhere.
+struct Canonicalization {
+  bool present = false;
+  uint64_t nan_bits = 0;    // replaces every NaN
+  double equal_to = 0;      // x == equal_to (float compare) ...
+  uint64_t equal_bits = 0;  // ... becomes this
+  bool operator==(const Canonicalization& o) const {
+    return present == o.present && nan_bits == o.nan_bits &&
+           std::bit_cast<uint64_t>(equal_to) == std::bit_cast<uint64_t>(o.equal_to) &&
+           equal_bits == o.equal_bits;
+  }
+};
+
+const Literal* ScalarConstant(const Instruction* inst, PrimitiveType type) {
+  if (inst->opcode() != Opcode::kConstant || inst->literal() == nullptr) return nullptr;
+  const Literal* literal = inst->literal();
+  if (!literal->shape().IsArray() || literal->shape().element_type() != type ||
+      literal->element_count() != 1) {
+    return nullptr;
+  }
+  return literal;
+}
+
+// Whether `compare` is compare(a, b) with `direction` as a float (IEEE) comparison.
+bool IsFloatCompare(const Instruction* compare, ComparisonDirection direction, PrimitiveType type) {
+  if (compare->opcode() != Opcode::kCompare || compare->operand_count() != 2 ||
+      compare->attrs().comparison_direction != direction) {
+    return false;
+  }
+  const ComparisonType ct = compare->attrs().comparison_type.value_or(DefaultComparisonType(type));
+  return ct == ComparisonType::kFloat || ct == ComparisonType::kPartialOrder;
+}
+
+// Whether `value` is parameter `number` itself (no canonicalization) or jax's canonical
+// form of it; fills `out`.
+bool MatchKey(const Instruction* value, int64_t number, PrimitiveType type, Canonicalization* out) {
+  *out = {};
+  if (IsParameter(value, number)) return true;
+  if (!IsFloat(type) || value->opcode() != Opcode::kSelect || value->operand_count() != 3)
+    return false;
+  const Instruction* is_nan = value->operand(0);
+  const Literal* nan = ScalarConstant(value->operand(1), type);
+  const Instruction* inner = value->operand(2);
+  if (nan == nullptr || !IsFloatCompare(is_nan, ComparisonDirection::kNe, type) ||
+      !IsParameter(is_nan->operand(0), number) || !IsParameter(is_nan->operand(1), number) ||
+      inner->opcode() != Opcode::kSelect || inner->operand_count() != 3 ||
+      !IsParameter(inner->operand(2), number)) {
+    return false;
+  }
+  const Instruction* is_equal = inner->operand(0);
+  const Literal* replacement = ScalarConstant(inner->operand(1), type);
+  if (replacement == nullptr || !IsFloatCompare(is_equal, ComparisonDirection::kEq, type) ||
+      !IsParameter(is_equal->operand(0), number)) {
+    return false;
+  }
+  const Literal* equal_to = ScalarConstant(is_equal->operand(1), type);
+  if (equal_to == nullptr || std::isnan(equal_to->GetDouble(0))) return false;
+  out->present = true;
+  out->nan_bits = nan->GetBits(0);
+  out->equal_to = equal_to->GetDouble(0);
+  out->equal_bits = replacement->GetBits(0);
+  return true;
+}
+
+// How a comparator that is a single compare of its parameters 0 and 1 (or of jax's
+// canonical forms of them) orders keys.
 struct SimpleComparator {
   bool valid = false;
   bool greater = false;  // true: descending
   RowKeys::Kind kind = RowKeys::kDouble;
   bool total_order = false;
+  Canonicalization canonical;  // applied to each key first when present
 };
 
 SimpleComparator ClassifyComparator(const Computation& computation, PrimitiveType type) {
@@ -60,13 +131,17 @@ SimpleComparator ClassifyComparator(const Computation& computation, PrimitiveTyp
   const Instruction* root = computation.root();
   if (root == nullptr || root->opcode() != Opcode::kCompare || root->operand_count() != 2) return c;
   bool swapped;
-  if (IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1)) {
+  Canonicalization lhs, rhs;
+  if (MatchKey(root->operand(0), 0, type, &lhs) && MatchKey(root->operand(1), 1, type, &rhs)) {
     swapped = false;
-  } else if (IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0)) {
+  } else if (MatchKey(root->operand(0), 1, type, &lhs) &&
+             MatchKey(root->operand(1), 0, type, &rhs)) {
     swapped = true;
   } else {
     return c;
   }
+  if (!(lhs == rhs)) return c;  // one key map for both sides
+  c.canonical = lhs;
   if (root->operand(0)->shape().element_type() != type || !root->attrs().comparison_direction)
     return c;
   const ComparisonDirection dir = *root->attrs().comparison_direction;
@@ -90,20 +165,42 @@ SimpleComparator ClassifyComparator(const Computation& computation, PrimitiveTyp
 }
 
 // Reads the n keys at literal[base + j * stride].
-void ReadKeys(const Literal& literal, int64_t base, int64_t stride, int64_t n, RowKeys::Kind kind,
-              bool total_order, RowKeys* keys) {
+void ReadKeys(const Literal& literal, int64_t base, int64_t stride, int64_t n,
+              const SimpleComparator& comparator, RowKeys* keys) {
   const PrimitiveType type = literal.shape().element_type();
+  const RowKeys::Kind kind = comparator.kind;
+  const Canonicalization& canonical = comparator.canonical;
   keys->kind = kind;
+  // The key's bits after the comparator's canonicalization (if any).
+  auto bits = [&](int64_t i) {
+    if (canonical.present) {
+      const double x = literal.GetDouble(i);
+      if (std::isnan(x)) return canonical.nan_bits;
+      if (x == canonical.equal_to) return canonical.equal_bits;
+    }
+    return literal.GetBits(i);
+  };
   switch (kind) {
     case RowKeys::kDouble:
       keys->d.resize(n);
-      for (int64_t j = 0; j < n; ++j) keys->d[j] = literal.GetDouble(base + j * stride);
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t i = base + j * stride;
+        if (!canonical.present) {
+          keys->d[j] = literal.GetDouble(i);
+        } else {
+          const double x = literal.GetDouble(i);
+          // A float compare of canonical keys: NaN stays unordered, x == equal_to reads r.
+          keys->d[j] = std::isnan(x)             ? x
+                       : x == canonical.equal_to ? FloatBitsToDouble(type, canonical.equal_bits)
+                                                 : x;
+        }
+      }
       break;
     case RowKeys::kSigned:
       keys->s.resize(n);
       for (int64_t j = 0; j < n; ++j) {
-        keys->s[j] = total_order ? TotalOrderKey(literal.GetBits(base + j * stride), BitWidth(type))
-                                 : literal.GetInt64(base + j * stride);
+        keys->s[j] = comparator.total_order ? TotalOrderKey(bits(base + j * stride), BitWidth(type))
+                                            : literal.GetInt64(base + j * stride);
       }
       break;
     case RowKeys::kUnsigned:
@@ -204,7 +301,7 @@ StatusOr<Literal> EvalSort(const Instruction& inst, Operands operands, EvalConte
         const int64_t base = offsets[0];
         std::iota(perm.begin(), perm.end(), 0);
         if (simple.valid) {
-          ReadKeys(*operands[0], base, stride, len, simple.kind, simple.total_order, &keys);
+          ReadKeys(*operands[0], base, stride, len, simple, &keys);
           SortByKeys(keys, simple.greater, &perm);
         } else {
           Status error;
@@ -270,12 +367,13 @@ StatusOr<Literal> EvalTopK(const Instruction& inst, Operands operands) {
                            std::to_string(inst.attrs().k) + " of " + DimsText(dims));
   }
   if (IsComplex(type)) return Error(inst, "complex elements have no order");
-  RowKeys::Kind kind = RowKeys::kUnsigned;  // pred, unsigned, and f8e8m0fnu-style floats
-  bool total_order = false;
+  SimpleComparator order;
+  RowKeys::Kind& kind = order.kind;
+  kind = RowKeys::kUnsigned;  // pred, unsigned, and f8e8m0fnu-style floats
   if (IsSignedInt(type)) kind = RowKeys::kSigned;
   if (IsFloat(type) && HasSignBit(type)) {
     kind = RowKeys::kSigned;
-    total_order = true;
+    order.total_order = true;
   } else if (IsFloat(type)) {
     kind = RowKeys::kDouble;
   }
@@ -286,7 +384,7 @@ StatusOr<Literal> EvalTopK(const Instruction& inst, Operands operands) {
   const int64_t rows = len == 0 ? 0 : operand.element_count() / len;
   for (int64_t r = 0; r < rows; ++r) {
     std::iota(perm.begin(), perm.end(), 0);
-    ReadKeys(operand, r * len, 1, len, kind, total_order, &keys);
+    ReadKeys(operand, r * len, 1, len, order, &keys);
     if (kind == RowKeys::kDouble) {
       // Floats without a sign bit: NaN counts as the largest value.
       for (double& v : keys.d) {

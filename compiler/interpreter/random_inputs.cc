@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
@@ -158,6 +159,28 @@ void FillArray(Literal* literal, uint64_t seed, const Distribution& distribution
   if (distribution.kind == Distribution::Kind::kIndex) bound = distribution.bound;
   const bool positive = distribution.kind == Distribution::Kind::kPositive;
   const uint64_t positive_ints = positive && IsInteger(type) ? PositiveIntEnd(type) - 1 : 1;
+  // f32 and f64 without an index bound: the same values as the loop below gives, written
+  // straight into the buffer (the running example's two 2^28-element inputs took 8 s a run
+  // through SetDouble's type dispatch).
+  if (!bound.has_value() && (type == PrimitiveType::kF32 || type == PrimitiveType::kF64)) {
+    auto value = [&](int64_t i) {
+      const double unit = UnitSigned(StreamAt(seed, static_cast<uint64_t>(i)));
+      return positive ? 1.0 + 0.5 * unit : unit;
+    };
+    uint8_t* data = literal->untyped_data();
+    if (type == PrimitiveType::kF32) {
+      for (int64_t i = 0; i < count; ++i) {
+        const float v = static_cast<float>(value(i));
+        std::memcpy(data + i * 4, &v, 4);
+      }
+    } else {
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = value(i);
+        std::memcpy(data + i * 8, &v, 8);
+      }
+    }
+    return;
+  }
   for (int64_t i = 0; i < count; ++i) {
     const uint64_t index = static_cast<uint64_t>(i);
     if (IsComplex(type)) {

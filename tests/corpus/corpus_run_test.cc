@@ -64,8 +64,6 @@ const std::map<std::string, Known>& KnownFailures() {
        {"work limit reached", "a benchmark of 10^12 element operations (10^6 loop trips over 10^6 elements): past the work budget"}},
       {"tests/data/xla_corpus/tensorflow_tensorflow/third_party/xla/xla/backends/cpu/benchmarks/hlo/in_place_dynamic_update_slice_fusion.hlo#0",
        {"work limit reached", "a long while-loop benchmark: past the work budget"}},
-      {"tests/data/xla_corpus/tensorflow_tensorflow/third_party/xla/xla/backends/cpu/benchmarks/hlo/sort_full_1024x4096_bf16.hlo#0",
-       {"work limit reached", "4M-element sort with a 13-instruction comparator (~50M calls): past the work budget"}},
   };
   return *kKnown;
 }
@@ -133,11 +131,15 @@ TEST_P(CorpusRunTest, RunsOnTheInterpreter) {
   // so such modules must be listed with that reason.
   interpreter::InterpreterOptions options;
   options.max_while_iterations = 1 << 20;
-  auto result = RunWithBudget(module, *args, options);
+  // A module listed as running past the budget gets a tenth of it: it still has to reach
+  // the limit (a module that finishes fails below), 10x sooner (jax.b380442861 took 84 s).
+  auto known = KnownFailures().find(key);
+  const bool past_budget = known != KnownFailures().end() &&
+                           known->second.error_substring == std::string("work limit reached");
+  auto result = RunWithBudget(module, *args, options, past_budget ? 10 : 1);
 #ifdef FUSEBOX_SANITIZED
   if (!result.ok() && StoppedByBudget(result.status())) GTEST_SKIP() << "more work than a sanitizer build's budget";
 #endif
-  auto known = KnownFailures().find(key);
   if (std::getenv("FUSEBOX_PRINT_RUN_FAILURES") && !result.ok()) {
     std::cout << "KNOWN {\"" << key << "\", {\"" << result.status().message().substr(0, 200)
               << "\"}}\n";

@@ -757,6 +757,81 @@ ENTRY e {
   EXPECT_EQ(DoublesOf(Element(r, 1)), (std::vector<double>{3, 2, 1, 1.5, 0.5}));
 }
 
+// jax's sort comparator: both keys canonicalized (every NaN one +NaN, -0 as +0), then a
+// total-order compare. The interpreter orders such rows by mapped keys instead of calling
+// the comparator (ops_sort.cc); it must give exactly the permutation the computation gives,
+// which the same comparator behind an `and` with true (no fast path) computes.
+std::string JaxSortModule(const std::string& type, const std::string& direction, bool swapped,
+                          bool plain_root) {
+  const std::string lhs = swapped ? "cb" : "ca";
+  const std::string rhs = swapped ? "ca" : "cb";
+  std::string root =
+      "compare(" + lhs + ", " + rhs + "), direction=" + direction + ", type=TOTALORDER";
+  std::string cmp = plain_root ? "  ROOT c = pred[] " + root + "\n"
+                               : "  c = pred[] " + root +
+                                     "\n  t = pred[] constant(true)\n  ROOT r = pred[] and(c, t)\n";
+  const std::string T = type + "[]";
+  return "cmp {\n  a = " + T + " parameter(0)\n  b = " + T +
+         " parameter(1)\n  ia = s32[] parameter(2)\n  ib = s32[] parameter(3)\n"
+         "  nan = " +
+         T + " constant(nan)\n  zero = " + T +
+         " constant(0)\n"
+         "  na = pred[] compare(a, a), direction=NE\n  ea = pred[] compare(a, zero), direction=EQ\n"
+         "  za = " +
+         T + " select(ea, zero, a)\n  ca = " + T +
+         " select(na, nan, za)\n"
+         "  nb = pred[] compare(b, b), direction=NE\n  eb = pred[] compare(b, zero), direction=EQ\n"
+         "  zb = " +
+         T + " select(eb, zero, b)\n  cb = " + T + " select(nb, nan, zb)\n" + cmp +
+         "}\nENTRY e {\n  k = " + type +
+         "[2,12] parameter(0)\n"
+         "  i = s32[2,12] iota(), iota_dimension=1\n"
+         "  ROOT s = (" +
+         type + "[2,12], s32[2,12]) sort(k, i), dimensions={1}, to_apply=cmp\n}\n";
+}
+
+TEST(SortTest, JaxCanonicalizingComparatorMatchesCallingIt) {
+  for (const std::string type : {"f32", "bf16"}) {
+    const PT pt = type == "f32" ? PT::kF32 : PT::kBF16;
+    const int width = type == "f32" ? 32 : 16;
+    // Row 0: NaNs of both signs and payloads, both zeros, infinities; row 1: ties.
+    const uint64_t qnan = type == "f32" ? 0x7FC00000u : 0x7FC0u;
+    const uint64_t neg = uint64_t{1} << (width - 1);
+    const uint64_t other_nan = type == "f32" ? 0x7FC00123u : 0x7FC3u;
+    auto bits = [&](double v) { return DoubleToFloatBits(pt, v); };
+    Literal keys(Shape(pt, {2, 12}));
+    const std::vector<uint64_t> row0 = {bits(1),         qnan,    neg,       qnan | neg, bits(0),
+                                        bits(-INFINITY), bits(2), other_nan, neg,        bits(3),
+                                        bits(INFINITY),  bits(-1)};
+    const std::vector<uint64_t> row1 = {bits(2), neg,     bits(2),  bits(0), bits(-2), neg,
+                                        bits(0), bits(2), bits(-2), neg,     bits(0),  bits(2)};
+    for (int j = 0; j < 12; ++j) {
+      keys.SetBits(j, row0[j]);
+      keys.SetBits(12 + j, row1[j]);
+    }
+    for (const std::string direction : {"LT", "GT"}) {
+      for (bool swapped : {false, true}) {
+        SCOPED_TRACE(type + " " + direction + (swapped ? " swapped" : ""));
+        std::vector<Literal> args;
+        args.push_back(keys);
+        Literal fast = RunHlo(JaxSortModule(type, direction, swapped, true), args);
+        Literal called = RunHlo(JaxSortModule(type, direction, swapped, false), args);
+        ASSERT_TRUE(fast.shape().IsTuple() && called.shape().IsTuple());
+        EXPECT_EQ(IntsOf(Element(fast, 1)), IntsOf(Element(called, 1)));
+        EXPECT_EQ(BitsOf(Element(fast, 0)), BitsOf(Element(called, 0)));
+      }
+    }
+    // Ascending, unswapped: -inf, -1, then the three zeros in their order (equal keys),
+    // ..., and the three NaNs last in their order.
+    std::vector<Literal> args;
+    args.push_back(keys);
+    Literal fast = RunHlo(JaxSortModule(type, "LT", false, true), args);
+    const Ints order = IntsOf(Element(fast, 1));
+    EXPECT_EQ(Ints(order.begin(), order.begin() + 12),
+              (Ints{5, 11, 2, 4, 8, 0, 6, 9, 10, 1, 3, 7}));
+  }
+}
+
 TEST(TopKTest, LargestWithTiesAndNaN) {
   Literal r = RunHlo(R"(
 ENTRY e {

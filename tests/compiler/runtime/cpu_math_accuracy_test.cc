@@ -15,8 +15,9 @@
 // Where the expected value is known without glibc (a saturated range: ±1, 0, -1, +inf,
 // NaN; a tiny one: x, 1/2, 1, 2/sqrt(pi) x) it comes from that range, checked against
 // glibc when the test starts (Known); cbrt's comes from a table scaled by powers of two.
-// The sanitizer build samples every 4093rd input instead (FUSEBOX_SANITIZED), as its
-// process is ~10x slower.
+// That is the exhaustive run (FUSEBOX_EXHAUSTIVE=1). By default each sweep takes every
+// 31st of its inputs, so that CI's 2-core run stays short; the sanitizer build every
+// 4093rd (FUSEBOX_SANITIZED), as its process is ~10x slower.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,11 +44,21 @@ using testing_util::CompileCpu;
 using testing_util::ParseOrFail;
 
 constexpr int64_t kChunk = int64_t{1} << 24;
+// The fraction of the inputs a run checks: every input with FUSEBOX_EXHAUSTIVE=1 (about
+// 4 minutes of CPU time on 2 cores for the ten tests), otherwise every 31st of each sweep
+// (CI; 31 is prime to every stride below, so the sample still walks every binade and every
+// low mantissa bit pattern), every 4093rd in the sanitizer build.
+uint64_t SampleStride() {
 #ifdef FUSEBOX_SANITIZED
-constexpr uint64_t kSample = 4093;
+  return 4093;
 #else
-constexpr uint64_t kSample = 1;
+  static const uint64_t stride = [] {
+    const char* all = std::getenv("FUSEBOX_EXHAUSTIVE");
+    return all != nullptr && std::string(all) == "1" ? uint64_t{1} : uint64_t{31};
+  }();
+  return stride;
 #endif
+}
 
 unsigned Threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
@@ -233,11 +244,11 @@ std::vector<Accuracy> Measure(const std::vector<MathKernel*>& kernels, int64_t c
   return total;
 }
 
-// Bit patterns [begin, end) every `stride` (times kSample in the sanitizer build).
+// Bit patterns [begin, end) every `stride` (times SampleStride()).
 struct Sweep {
   uint64_t begin, end, stride;
   int64_t count() const { return static_cast<int64_t>((end - begin + Stride() - 1) / Stride()); }
-  uint64_t Stride() const { return stride * kSample; }
+  uint64_t Stride() const { return stride * SampleStride(); }
   uint32_t at(int64_t i) const {
     return static_cast<uint32_t>(begin + static_cast<uint64_t>(i) * Stride());
   }
@@ -441,7 +452,7 @@ uint64_t Mix(uint64_t v) {  // splitmix64's finalizer
 // Random pairs: all bit patterns, and values of magnitude 2^-e_span .. 2^e_span (both
 // signs), half of the second operands rounded to integers.
 Pairs RandomPairs(int64_t count, int e_span) {
-  const int64_t n = std::max<int64_t>(1, count / static_cast<int64_t>(kSample));
+  const int64_t n = std::max<int64_t>(1, count / static_cast<int64_t>(SampleStride()));
   return {n, EachPair([e_span](int64_t i, uint32_t& x, uint32_t& y) {
             const uint64_t r = Mix(static_cast<uint64_t>(i) + 0x9E3779B97F4A7C15ull);
             if (e_span == 0) {
