@@ -1,6 +1,8 @@
 // Sort and topk in the reference interpreter. sort orders every row with its comparator
-// computation; a comparator that is one compare of parameters 0 and 1 sorts extracted
-// keys instead of calling the computation per comparison. topk orders by XLA's total order.
+// computation; a comparator that is one compare of parameters 0 and 1, or of jax's
+// canonical forms of them (NaNs made one NaN, -0 made +0, as every jnp.sort and argsort
+// writes it), sorts extracted keys instead of calling the computation per comparison.
+// topk orders by XLA's total order.
 #include <algorithm>
 #include <array>
 #include <bit>
