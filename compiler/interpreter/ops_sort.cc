@@ -5,7 +5,6 @@
 // topk orders by XLA's total order.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -57,14 +56,10 @@ struct RowKeys {
 // for z = 0), x elsewhere.
 struct Canonicalization {
   bool present = false;
-  uint64_t nan_bits = 0;    // replaces every NaN
-  double equal_to = 0;      // x == equal_to (float compare) ...
-  uint64_t equal_bits = 0;  // ... becomes this
-  bool operator==(const Canonicalization& o) const {
-    return present == o.present && nan_bits == o.nan_bits &&
-           std::bit_cast<uint64_t>(equal_to) == std::bit_cast<uint64_t>(o.equal_to) &&
-           equal_bits == o.equal_bits;
-  }
+  uint64_t nan_bits = 0;                                     // replaces every NaN
+  double equal_to = 0;                                       // x == equal_to (float compare) ...
+  uint64_t equal_bits = 0;                                   // ... becomes this
+  bool operator==(const Canonicalization&) const = default;  // equal_to is never NaN
 };
 
 const Literal* ScalarConstant(const Instruction* inst, PrimitiveType type) {
@@ -187,15 +182,8 @@ void ReadKeys(const Literal& literal, int64_t base, int64_t stride, int64_t n,
       keys->d.resize(n);
       for (int64_t j = 0; j < n; ++j) {
         const int64_t i = base + j * stride;
-        if (!canonical.present) {
-          keys->d[j] = literal.GetDouble(i);
-        } else {
-          const double x = literal.GetDouble(i);
-          // A float compare of canonical keys: NaN stays unordered, x == equal_to reads r.
-          keys->d[j] = std::isnan(x)             ? x
-                       : x == canonical.equal_to ? FloatBitsToDouble(type, canonical.equal_bits)
-                                                 : x;
-        }
+        // A float compare of canonical keys: the NaN constant stays unordered.
+        keys->d[j] = canonical.present ? FloatBitsToDouble(type, bits(i)) : literal.GetDouble(i);
       }
       break;
     case RowKeys::kSigned:
@@ -369,16 +357,16 @@ StatusOr<Literal> EvalTopK(const Instruction& inst, Operands operands) {
                            std::to_string(inst.attrs().k) + " of " + DimsText(dims));
   }
   if (IsComplex(type)) return Error(inst, "complex elements have no order");
-  SimpleComparator order;
-  RowKeys::Kind& kind = order.kind;
-  kind = RowKeys::kUnsigned;  // pred, unsigned, and f8e8m0fnu-style floats
-  if (IsSignedInt(type)) kind = RowKeys::kSigned;
+  SimpleComparator order;           // how topk reads keys: XLA's total order, no canonicalization
+  order.kind = RowKeys::kUnsigned;  // pred, unsigned, and f8e8m0fnu-style floats
+  if (IsSignedInt(type)) order.kind = RowKeys::kSigned;
   if (IsFloat(type) && HasSignBit(type)) {
-    kind = RowKeys::kSigned;
+    order.kind = RowKeys::kSigned;
     order.total_order = true;
   } else if (IsFloat(type)) {
-    kind = RowKeys::kDouble;
+    order.kind = RowKeys::kDouble;
   }
+  const RowKeys::Kind kind = order.kind;
   const bool largest = inst.attrs().largest.value_or(true);
   const int slot = operand.slot_bytes();
   RowKeys keys;
