@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <optional>
@@ -112,9 +113,10 @@ namespace {
 constexpr const char* kConvBackendConfig =
     R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})";
 
-// Folds the bias add and relu after the forward convolution call `call` into it (see
-// ConvRewriter); defined with the gemm epilogue's matching below. Returns whether it did.
-bool FoldBiasActivation(Module& module, Instruction* call, PassContext& context);
+// Folds the scale, bias add, side input and relu after the forward convolution call `call`
+// into it (see ConvRewriter); defined with the gemm epilogue's matching below. Returns
+// whether it did.
+bool FoldConvEpilogue(Module& module, Instruction* call, PassContext& context);
 
 // An input gradient of a strided convolution, as HLO writes it (the output gradient dy,
 // lhs-dilated by the stride, convolved with the kernel w' reversed and with its features
@@ -367,7 +369,7 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
   for (auto& [conv, form] : input_gradients) RewriteAsBackwardInput(module, conv, form);
   // Then the bias adds and relus cuDNN's fused call computes (the rewrites above hold
   // instructions this removes).
-  for (Instruction* call : forward_calls) FoldBiasActivation(module, call, context);
+  for (Instruction* call : forward_calls) FoldConvEpilogue(module, call, context);
   return !convs.empty() || !input_gradients.empty();
 }
 
@@ -457,77 +459,185 @@ void RemoveDead(std::vector<Instruction*> work) {
   }
 }
 
-// The bias add and relu after a forward convolution call that
-// cudnnConvolutionBiasActivationForward computes in the call, as XLA's
-// cudnn-fused-convolution-rewriter folds them: call -> add(call, broadcast(bias) along the
-// output feature dimension) -> maximum(that, 0), each the only user of the one before.
-bool FoldBiasActivation(Module& module, Instruction* call, PassContext& context) {
+// The value of `inst` when it is a broadcast of a constant whose elements are all one
+// number (XLA's "effective scalar"), f32 or f16 so the number is exact as cuDNN's f32 alpha.
+std::optional<double> BroadcastConstantScalar(const Instruction* inst) {
+  if (inst->opcode() != Opcode::kBroadcast || inst->operand_count() != 1) return std::nullopt;
+  const Instruction* constant = inst->operand(0);
+  if (constant->opcode() != Opcode::kConstant || constant->literal() == nullptr) return std::nullopt;
+  const Literal& value = *constant->literal();
+  const PrimitiveType type = value.shape().IsArray() ? value.shape().element_type() : PrimitiveType::kTuple;
+  if ((type != PrimitiveType::kF32 && type != PrimitiveType::kF16) || value.element_count() == 0) return std::nullopt;
+  const double first = value.GetDouble(0);
+  for (int64_t i = 1; i < value.element_count(); ++i) {
+    if (value.GetDouble(i) != first) return std::nullopt;
+  }
+  if (!std::isfinite(first)) return std::nullopt;
+  return first;
+}
+
+// A scale as XLA's JSON writes it: integers without a fraction.
+nlohmann::ordered_json ScaleJson(double value) {
+  if (value == std::trunc(value) && std::fabs(value) < 1e15) return static_cast<int64_t>(value);
+  return value;
+}
+
+// What cudnnConvolutionBiasActivationForward computes after a forward convolution call,
+// y = act(alpha1 * conv(x, w) + alpha2 * z + bias), folded as XLA's
+// cudnn-fused-convolution-rewriter folds it. Each step takes the only user of the value
+// so far (`last`), and none applies to a depthwise convolution:
+//   multiply(call, broadcast(c)), c a constant, first  -> conv_result_scale c
+//   add(v, broadcast(b) along the output features)     -> the bias b
+//   add(v, broadcast(s)), s a scalar                   -> the bias s in every feature
+//   add(v, z), any other z (once)                      -> the side input z, scale 1, or
+//     z = multiply(z', broadcast(c)), c a constant     -> the side input z', scale c
+//   maximum(v, 0)                                      -> relu (the last step)
+// A call with a scale, side input or relu and no bias adds a zero bias, as XLA's does.
+struct ConvEpilogueFold {
+  LibraryCall call;                   // the fused call as ParseLibraryCall would read it
+  Instruction* last = nullptr;        // the instruction the fused call replaces
+  Instruction* bias = nullptr;        // a vector along the output features
+  Instruction* scalar_bias = nullptr; // or a scalar, broadcast to one
+  Instruction* side = nullptr;        // the side input z
+  int steps = 0;
+};
+
+// The plan of `fold`'s call on the operands it would have.
+StatusOr<ConvPlan> PlanFold(const ConvEpilogueFold& fold, const Instruction& conv_call) {
+  const int64_t features = fold.call.result.dimensions(fold.call.conv.output_feature_dimension);
+  const Shape bias(fold.call.result.element_type(), {features});
+  const Shape* side = fold.side != nullptr ? &fold.side->shape() : nullptr;
+  return PlanConvBiasActivation(fold.call, conv_call.operand(0)->shape(), conv_call.operand(1)->shape(), bias, side);
+}
+
+bool FoldConvEpilogue(Module& module, Instruction* call, PassContext& context) {
   const ConvolutionDimensionNumbers& dn = *call->attrs().convolution_dimension_numbers;
   const Shape& shape = call->shape();
+  const int64_t feature_dim = dn.output_feature_dimension;
+  // XLA leaves depthwise convolutions unfused (cuDNN's fused kernels are slower there).
+  const int64_t groups = call->attrs().feature_group_count;
+  if (groups > 1 && call->operand(0)->shape().dimensions(dn.input_feature_dimension) == groups) return false;
   // Same elements, whatever layout the lowering of an XLA call left on them.
   auto same_array = [&shape](const Instruction* inst) {
     return inst->shape().IsArray() && inst->shape().element_type() == shape.element_type() &&
            inst->shape().dimensions() == shape.dimensions();
   };
-  Instruction* add = SoleUser(call);
-  if (add == nullptr || add->opcode() != Opcode::kAdd || !same_array(add)) return false;
-  Instruction* wide = OtherOperand(add, call);
-  if (wide == nullptr || wide->opcode() != Opcode::kBroadcast || wide->operand_count() != 1 ||
-      wide->dimensions() != std::vector<int64_t>{dn.output_feature_dimension}) {
-    return false;
-  }
-  Instruction* bias = wide->operands()[0];
-  if (!bias->shape().IsArray() || bias->shape().rank() != 1) return false;
-  LibraryCall fused;
-  fused.kind = LibraryCallKind::kConvBiasActivationForward;
-  fused.target = "__cudnn$convBiasActivationForward";
-  fused.result = shape;
-  fused.window = *call->attrs().window;
-  fused.conv = dn;
-  fused.feature_group_count = call->attrs().feature_group_count;
-  fused.batch_group_count = call->attrs().batch_group_count;
-  Instruction* last = add;
-  // A relu whose input has another user (a training step's relu mask reads the
-  // pre-activation) stays outside: the call then adds the bias only, as in XLA's plans.
-  Instruction* relu = SoleUser(add);
-  if (relu != nullptr && relu->opcode() == Opcode::kMaximum && same_array(relu)) {
-    Instruction* zero = OtherOperand(relu, add);
-    if (zero != nullptr && IsZero(zero)) {
-      fused.activation = ConvActivation::kRelu;
-      last = relu;
+  ConvEpilogueFold fold;
+  fold.call.kind = LibraryCallKind::kConvBiasActivationForward;
+  fold.call.target = "__cudnn$convBiasActivationForward";
+  fold.call.result = shape;
+  fold.call.window = *call->attrs().window;
+  fold.call.conv = dn;
+  fold.call.feature_group_count = groups;
+  fold.call.batch_group_count = call->attrs().batch_group_count;
+  fold.last = call;
+  // Takes `next` when cuDNN's fused call can compute it; otherwise records why not (where
+  // it would have made the call a fused one) and keeps what is folded so far.
+  auto take = [&](const ConvEpilogueFold& next, const Instruction* user) {
+    StatusOr<ConvPlan> plan = PlanFold(next, *call);
+    if (plan.ok()) {
+      fold = next;
+      return true;
     }
-  }
-  StatusOr<ConvPlan> plan =
-      PlanConvBiasActivation(fused, call->operand(0)->shape(), call->operand(1)->shape(), bias->shape(), nullptr);
-  if (!plan.ok()) {
     FusionDecision decision;
     decision.pass = "conv-rewriter";
     decision.computation = call->parent()->name();
     decision.producer = call->name();
-    decision.consumer = add->name();
-    decision.reason = "the bias add stays a loop fusion: cuDNN's fused convolution call cannot run it (" +
-                      plan.status().message() + ")";
+    decision.consumer = user->name();
+    decision.reason = std::string(user->opcode() == Opcode::kMaximum ? "the relu" : user->opcode() == Opcode::kMultiply ? "the scale" : "the add") +
+                      " stays a loop fusion: cuDNN's fused convolution call cannot run it (" + plan.status().message() + ")";
     context.RecordDecision(std::move(decision));
     return false;
+  };
+  bool open = true;  // more may fold (nothing folds after the activation)
+  while (open) {
+    open = false;
+    Instruction* user = SoleUser(fold.last);
+    if (user == nullptr || !same_array(user)) break;
+    Instruction* other = OtherOperand(user, fold.last);
+    if (other == nullptr) break;
+    ConvEpilogueFold next = fold;
+    next.last = user;
+    ++next.steps;
+    if (user->opcode() == Opcode::kMultiply && fold.steps == 0) {
+      std::optional<double> scale = BroadcastConstantScalar(other);
+      if (!scale) break;
+      next.call.conv_result_scale = *scale;
+      open = take(next, user);
+    } else if (user->opcode() == Opcode::kAdd) {
+      const bool bias_free = fold.bias == nullptr && fold.scalar_bias == nullptr;
+      const bool broadcast = other->opcode() == Opcode::kBroadcast && other->operand_count() == 1 &&
+                             other->operand(0)->shape().IsArray() &&
+                             other->operand(0)->shape().element_type() == shape.element_type();
+      if (bias_free && broadcast && other->operand(0)->shape().rank() == 1 &&
+          other->dimensions() == std::vector<int64_t>{feature_dim}) {
+        next.bias = other->operands()[0];
+      } else if (bias_free && broadcast && other->operand(0)->shape().rank() == 0) {
+        next.scalar_bias = other->operands()[0];
+      } else if (fold.side == nullptr) {
+        next.side = other;
+        next.call.side_input_scale = 1;
+        if (other->opcode() == Opcode::kMultiply) {
+          for (int i = 0; i < 2; ++i) {
+            std::optional<double> scale = BroadcastConstantScalar(other->operand(1 - i));
+            if (scale && same_array(other->operand(i))) {
+              next.side = other->operands()[static_cast<size_t>(i)];
+              next.call.side_input_scale = *scale;
+              break;
+            }
+          }
+        }
+      } else {
+        break;  // a bias and a side input already
+      }
+      open = take(next, user);
+    } else if (user->opcode() == Opcode::kMaximum && IsZero(other)) {
+      next.call.activation = ConvActivation::kRelu;
+      take(next, user);
+    }
+  }
+  if (fold.steps == 0) return false;
+  Computation* parent = call->parent();
+  Instruction* bias = fold.bias;
+  const int64_t features = shape.dimensions(feature_dim);
+  const Shape bias_shape(shape.element_type(), {features});
+  if (fold.scalar_bias != nullptr) {
+    auto wide = std::make_unique<Instruction>(Opcode::kBroadcast, module.UniqueName("broadcast"), bias_shape);
+    wide->AppendOperand(fold.scalar_bias);
+    wide->set_location(call->location());
+    bias = parent->AddInstruction(std::move(wide));
+  } else if (bias == nullptr) {
+    auto zero = std::make_unique<Instruction>(Opcode::kConstant, module.UniqueName("constant"), bias_shape);
+    auto literal = std::make_unique<Literal>(bias_shape);
+    for (int64_t i = 0; i < features; ++i) literal->SetDouble(i, 0.0);
+    zero->set_literal(std::move(literal));
+    zero->set_location(call->location());
+    bias = parent->AddInstruction(std::move(zero));
   }
   auto replacement = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName("cudnn-conv-bias-activation"),
-                                                   last->shape());
+                                                   fold.last->shape());
   InstructionAttributes& attrs = replacement->mutable_attrs();
-  attrs.custom_call_target = fused.target;
+  attrs.custom_call_target = fold.call.target;
   attrs.has_custom_call_target = true;
-  attrs.window = fused.window;
+  attrs.window = fold.call.window;
   attrs.convolution_dimension_numbers = dn;
-  attrs.feature_group_count = fused.feature_group_count;
-  attrs.batch_group_count = fused.batch_group_count;
-  attrs.backend_config = fused.activation == ConvActivation::kRelu
-                             ? R"({"cudnn_conv_backend_config":{"activation_mode":"kRelu","conv_result_scale":1,"side_input_scale":0,"leakyrelu_alpha":0}})"
-                             : kConvBackendConfig;
+  attrs.feature_group_count = fold.call.feature_group_count;
+  attrs.batch_group_count = fold.call.batch_group_count;
+  attrs.backend_config =
+      nlohmann::ordered_json{{"cudnn_conv_backend_config",
+                      {{"activation_mode", fold.call.activation == ConvActivation::kRelu ? "kRelu" : "kNone"},
+                       {"conv_result_scale", ScaleJson(fold.call.conv_result_scale)},
+                       {"side_input_scale", ScaleJson(fold.side != nullptr ? fold.call.side_input_scale : 0)},
+                       {"leakyrelu_alpha", 0}}}}
+          .dump();
   attrs.has_backend_config = true;
   if (call->metadata() != nullptr) replacement->set_metadata(*call->metadata());
   replacement->set_location(call->location());
-  // Replacing `last` removes it; what fed it only (the call, the add, the broadcasts) goes too.
-  std::vector<Instruction*> fed(last->operands().begin(), last->operands().end());
-  ReplaceWithCall(last, std::move(replacement), {call->operands()[0], call->operands()[1], bias});
+  std::vector<Instruction*> operands = {call->operands()[0], call->operands()[1], bias};
+  if (fold.side != nullptr) operands.push_back(fold.side);
+  // Replacing `last` removes it; what fed it only (the call, the adds, the broadcasts) goes too.
+  std::vector<Instruction*> fed(fold.last->operands().begin(), fold.last->operands().end());
+  ReplaceWithCall(fold.last, std::move(replacement), operands);
   RemoveDead(std::move(fed));
   return true;
 }

@@ -52,14 +52,18 @@ std::string GemmBackendConfig(const Instruction& dot, GemmEpilogue epilogue = Ge
 //   longer than the result a slice keeps its start.
 // Any other convolution (lhs dilation with groups, padding that fits neither form) stays
 // a convolution for Fusebox's own kernels.
-// Then, as XLA's cudnn-fused-convolution-rewriter does, the bias add after a forward call
-// (add(call, broadcast(b) along the output feature dimension), the call's only user) and a
-// relu after it (maximum(x, 0), the add's only user) fold into a
-// `__cudnn$convBiasActivationForward` call (x, w, b) with activation_mode kRelu, or kNone
-// when the relu's input has another user (a training step's relu mask reads it): the
-// add runs in the convolution, the relu outside. Not folded: a bias along another
-// dimension, a weight gradient's call, a side input or scale (XLA folds those too; jax's
-// steps have none), a type cuDNN's fused call does not take (the decision says why).
+// Then, as XLA's cudnn-fused-convolution-rewriter does, what cuDNN's fused call
+// y = act(alpha1 * conv(x, w) + alpha2 * z + bias) computes after a forward call folds
+// into a `__cudnn$convBiasActivationForward` call (x, w, bias[, z]), each step only where
+// the value so far has one user: a multiply by a broadcast constant right after the call
+// (conv_result_scale), an add of a broadcast along the output features (the bias) or of a
+// broadcast scalar (a bias of that value), an add of anything else shaped as the result
+// (the side input z, side_input_scale 1, or c for z = multiply(z', broadcast(c))), and a
+// relu (maximum(x, 0)) last, kRelu. A call without a bias of its own gets a zero one, as
+// XLA's. A relu whose input has another user (a training step's relu mask reads it) stays
+// outside. Not folded: depthwise convolutions (as XLA), weight gradients' calls, and what
+// cuDNN's fused call does not take (bf16, a side input of another layout: the decision
+// says why).
 class ConvRewriter : public Pass {
  public:
   std::string_view name() const override { return "conv-rewriter"; }

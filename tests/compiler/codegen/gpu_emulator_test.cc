@@ -658,6 +658,31 @@ ENTRY e {
   ROOT t = (f32[2,4,3,5]{3,2,1,0}, f32[2,7,6,5]{3,2,1,0}) tuple(v, u)
 })",
        2},
+      // What conv-rewriter folds as XLA does beyond a bias: a relu without a bias (a zero
+      // bias), a scale, and a residual block's scaled side input with the bias and relu.
+      {R"(HloModule m
+ENTRY e {
+  x = f32[2,7,6,3] parameter(0)
+  w = f32[3,3,3,5] parameter(1)
+  b = f32[5] parameter(2)
+  w2 = f32[3,3,5,5] parameter(3)
+  c = f32[2,7,6,5] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  z = f32[] constant(0)
+  zz = f32[2,7,6,5] broadcast(z), dimensions={}
+  r = f32[2,7,6,5] maximum(c, zz)
+  c2 = f32[2,7,6,5] convolution(r, w2), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  h = f32[] constant(0.5)
+  hh = f32[2,7,6,5] broadcast(h), dimensions={}
+  m = f32[2,7,6,5] multiply(c2, hh)
+  bb = f32[2,7,6,5] broadcast(b), dimensions={3}
+  s = f32[2,7,6,5] add(m, bb)
+  q = f32[] constant(-0.75)
+  qq = f32[2,7,6,5] broadcast(q), dimensions={}
+  rq = f32[2,7,6,5] multiply(r, qq)
+  t = f32[2,7,6,5] add(s, rq)
+  ROOT y = f32[2,7,6,5] maximum(t, zz)
+})",
+       2},
       {ReadExample("../../tests/data/library_calls/cnn_step_gpu.hlo"), 1},
   };
   for (const Case& c : cases) {

@@ -354,9 +354,9 @@ TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
 
 // The bias add along the output features after a forward convolution and a relu after it
 // fold into one __cudnn$convBiasActivationForward call, each only where it is the only
-// user of the one before (as XLA's cudnn-fused-convolution-rewriter folds them); a bias
-// along another dimension, a relu without a bias, and a weight gradient's add do not.
-// Every module computes what it did, and the calls plan as cuDNN's fused call.
+// user of the one before (as XLA's cudnn-fused-convolution-rewriter folds them); a weight
+// gradient's add does not. Every module computes what it did, and the calls plan as
+// cuDNN's fused call.
 TEST(ConvRewriterTest, BiasAndReluAfterAConvolutionFoldIntoCudnnsFusedCall) {
   struct Case {
     std::string body;
@@ -382,17 +382,6 @@ TEST(ConvRewriterTest, BiasAndReluAfterAConvolutionFoldIntoCudnnsFusedCall) {
       {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  s = f32[2,6,5,4] add(c, bb)\n"
               "  ROOT t = (f32[2,6,5,4], f32[2,6,5,4]) tuple(s, c)\n",
        0, ConvActivation::kNone, 1},
-      // A bias along the width (dimension 2) is not cuDNN's.
-      {conv + "  e = f32[5] parameter(3)\n  ee = f32[2,6,5,4] broadcast(e), dimensions={2}\n"
-              "  s = f32[2,6,5,4] add(c, ee)\n" + relu + "  ROOT r = f32[2,6,5,4] maximum(s, zz)\n",
-       0, ConvActivation::kNone, 2},
-      // The same with as many features as the width: the length alone does not tell.
-      {"  w5 = f32[3,3,3,5] parameter(3)\n  e = f32[5] parameter(4)\n"
-       "  c = f32[2,6,5,5] convolution(x, w5), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"
-       "  ee = f32[2,6,5,5] broadcast(e), dimensions={2}\n  ROOT s = f32[2,6,5,5] add(c, ee)\n",
-       0, ConvActivation::kNone, 1},
-      // A relu without a bias add stays outside.
-      {conv + relu + "  ROOT r = f32[2,6,5,4] maximum(c, zz)\n", 0, ConvActivation::kNone, 1},
       // NCHW: the bias along dimension 1.
       {"  xn = f32[2,3,6,5] parameter(3)\n  wn = f32[4,3,3,3] parameter(4)\n"
        "  cn = f32[2,4,6,5] convolution(xn, wn), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01\n"
@@ -426,6 +415,122 @@ TEST(ConvRewriterTest, BiasAndReluAfterAConvolutionFoldIntoCudnnsFusedCall) {
       EXPECT_EQ(inst->operand(2)->name(), "b") << "the bias vector is operand 2";
     }
     EXPECT_EQ(Count(*module, IsFusedConvCall), c.fused) << module->ToString();
+  }
+}
+
+bool IsElementwise(const Instruction& i) {
+  return i.opcode() == Opcode::kAdd || i.opcode() == Opcode::kMaximum || i.opcode() == Opcode::kMultiply;
+}
+
+// The rest of XLA's folds into cuDNN's fused call y = act(alpha1 * conv + alpha2 * z + bias):
+// a multiply by a broadcast constant right after the convolution (conv_result_scale), a
+// broadcast scalar as the bias, any other addend as the side input z (a multiply of it by a
+// broadcast constant as side_input_scale), a relu without a bias (a zero bias), in either
+// order of bias and side input; and what stays outside: a second side input, a scale after
+// the bias, a depthwise convolution. Every module computes what it did (the interpreter
+// evaluates the call by its meaning), and every call plans as cuDNN's fused call.
+TEST(ConvRewriterTest, ScalesSideInputsAndBareRelusFoldAsXlasRewriterFoldsThem) {
+  struct Case {
+    std::string name;
+    std::string body;
+    int fused;               // fused calls (0 or 1)
+    ConvActivation want;
+    std::string bias;        // operand 2: "b", "zero" (a zero constant) or "scalar" (a broadcast scalar)
+    std::string side;        // operand 3's name, "" for none
+    double alpha1, alpha2;
+    int elementwise_left;    // adds, maximums and multiplies left outside
+  };
+  const std::string conv =
+      "  c = f32[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n";
+  const std::string bias = "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n";
+  const std::string zero = "  z = f32[] constant(0)\n  zz = f32[2,6,5,4] broadcast(z), dimensions={}\n";
+  auto constant = [](const std::string& name, const std::string& value) {
+    return "  " + name + "0 = f32[] constant(" + value + ")\n  " + name + " = f32[2,6,5,4] broadcast(" + name +
+           "0), dimensions={}\n";
+  };
+  const std::vector<Case> cases = {
+      {"relu without a bias", conv + zero + "  ROOT y = f32[2,6,5,4] maximum(c, zz)\n", 1, ConvActivation::kRelu, "zero",
+       "", 1, 0, 0},
+      {"scale, bias, relu",
+       conv + constant("k", "0.5") + "  m = f32[2,6,5,4] multiply(k, c)\n" + bias + "  s = f32[2,6,5,4] add(m, bb)\n" +
+           zero + "  ROOT y = f32[2,6,5,4] maximum(s, zz)\n",
+       1, ConvActivation::kRelu, "b", "", 0.5, 0, 0},
+      {"residual after the bias, then relu",
+       conv + bias + "  s = f32[2,6,5,4] add(c, bb)\n  t = f32[2,6,5,4] add(s, r)\n" + zero +
+           "  ROOT y = f32[2,6,5,4] maximum(t, zz)\n",
+       1, ConvActivation::kRelu, "b", "r", 1, 1, 0},
+      {"residual before the bias",
+       conv + bias + "  s = f32[2,6,5,4] add(r, c)\n  ROOT t = f32[2,6,5,4] add(bb, s)\n", 1, ConvActivation::kNone,
+       "b", "r", 1, 1, 0},
+      {"scaled residual",
+       conv + constant("k", "-0.75") + "  rk = f32[2,6,5,4] multiply(r, k)\n  ROOT t = f32[2,6,5,4] add(c, rk)\n", 1,
+       ConvActivation::kNone, "zero", "r", 1, -0.75, 0},
+      {"scalar bias", conv + "  sb = f32[] parameter(4)\n  sbb = f32[2,6,5,4] broadcast(sb), dimensions={}\n"
+                      "  ROOT t = f32[2,6,5,4] add(c, sbb)\n",
+       1, ConvActivation::kNone, "scalar", "", 1, 0, 0},
+      // A bias along another dimension is a side input (XLA's reading): materialized.
+      {"bias along the width",
+       conv + "  e = f32[5] parameter(4)\n  ee = f32[2,6,5,4] broadcast(e), dimensions={2}\n"
+              "  s = f32[2,6,5,4] add(c, ee)\n" + zero + "  ROOT y = f32[2,6,5,4] maximum(s, zz)\n",
+       1, ConvActivation::kRelu, "zero", "ee", 1, 1, 0},
+      {"a second side input stays outside",
+       conv + "  s = f32[2,6,5,4] add(c, r)\n  r2 = f32[2,6,5,4] parameter(4)\n  ROOT t = f32[2,6,5,4] add(s, r2)\n",
+       1, ConvActivation::kNone, "zero", "r", 1, 1, 1},
+      {"a scale after the bias stays outside",
+       conv + bias + "  s = f32[2,6,5,4] add(c, bb)\n" + constant("k", "2") +
+           "  ROOT m = f32[2,6,5,4] multiply(s, k)\n",
+       1, ConvActivation::kNone, "b", "", 1, 0, 1},
+      {"a multiply by a non-constant stays outside",
+       conv + "  ROOT m = f32[2,6,5,4] multiply(c, r)\n", 0, ConvActivation::kNone, "", "", 1, 0, 1},
+      {"the pre-activation read twice keeps the relu outside",
+       conv + "  s = f32[2,6,5,4] add(c, r)\n" + zero +
+           "  y = f32[2,6,5,4] maximum(s, zz)\n  ROOT t = (f32[2,6,5,4], f32[2,6,5,4]) tuple(y, s)\n",
+       1, ConvActivation::kNone, "zero", "r", 1, 1, 1},
+      // Depthwise (3 groups of one input feature each): XLA leaves it unfused.
+      {"depthwise", "  wd = f32[3,3,1,3] parameter(4)\n"
+                    "  c = f32[2,6,5,3] convolution(x, wd), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                    "feature_group_count=3\n  zd = f32[] constant(0)\n  zz = f32[2,6,5,3] broadcast(zd), dimensions={}\n"
+                    "  ROOT y = f32[2,6,5,3] maximum(c, zz)\n",
+       0, ConvActivation::kNone, "", "", 1, 0, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ConvRewriter rewriter;
+    auto module = Rewritten(rewriter,
+                            "  x = f32[2,6,5,3] parameter(0)\n  w = f32[3,3,3,4] parameter(1)\n  b = f32[4] parameter(2)\n"
+                            "  r = f32[2,6,5,4] parameter(3)\n" + c.body);
+    ASSERT_NE(module, nullptr);
+    EXPECT_EQ(Count(*module, IsElementwise), c.elementwise_left) << module->ToString();
+    EXPECT_EQ(Count(*module, IsLibraryCall), 1) << module->ToString();
+    EXPECT_EQ(Count(*module, IsFusedConvCall), c.fused) << module->ToString();
+    for (const auto& inst : module->entry()->instructions()) {
+      if (!IsFusedConvCall(*inst)) continue;
+      auto parsed = ParseLibraryCall(*inst);
+      ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+      EXPECT_EQ(parsed->activation, c.want);
+      EXPECT_EQ(parsed->conv_result_scale, c.alpha1);
+      EXPECT_EQ(parsed->side_input_scale, c.alpha2);
+      auto plan = PlanConvolution(*inst);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      ASSERT_TRUE(plan->bias_activation.has_value());
+      EXPECT_EQ(plan->bias_activation->side_input, !c.side.empty());
+      const Instruction* b = inst->operand(2);
+      if (c.bias == "zero") {
+        EXPECT_EQ(b->opcode(), Opcode::kConstant) << module->ToString();
+        ASSERT_NE(b->literal(), nullptr);
+        for (int64_t i = 0; i < b->literal()->element_count(); ++i) EXPECT_EQ(b->literal()->GetDouble(i), 0.0);
+      } else if (c.bias == "scalar") {
+        EXPECT_EQ(b->opcode(), Opcode::kBroadcast) << module->ToString();
+        EXPECT_EQ(b->operand(0)->name(), "sb");
+      } else {
+        EXPECT_EQ(b->name(), c.bias);
+      }
+      EXPECT_EQ(b->shape().dimensions(), std::vector<int64_t>{4});
+      ASSERT_EQ(inst->operand_count(), c.side.empty() ? 3 : 4) << module->ToString();
+      if (!c.side.empty()) {
+        EXPECT_EQ(inst->operand(3)->name(), c.side);
+      }
+    }
   }
 }
 
@@ -493,10 +598,21 @@ TEST(LibraryCallLoweringTest, XlasFusedConvolutionCallsStayWhenCudnnRunsThem) {
       EXPECT_NE(decisions.decisions()[0].reason.find("activation kElu"), std::string::npos)
           << decisions.decisions()[0].reason;
     }
-    // Either way the GPU plan computes what the call does.
+    // Either way the GPU plan computes what the call does. The lowered ELU call's scale,
+    // bias and scaled side input fold into a fused call again (kNone), the ELU outside.
     auto gpu = OptimizeForBackend(*before, true, true);
     ASSERT_TRUE(gpu.ok()) << gpu.status().message();
-    EXPECT_EQ(Count(**gpu, IsFusedConvCall), mode == "kRelu" ? 1 : 0);
+    EXPECT_EQ(Count(**gpu, IsFusedConvCall), 1) << (*gpu)->ToString();
+    for (const Computation* c : ProgramComputations(**gpu)) {
+      for (const auto& inst : c->instructions()) {
+        if (!IsFusedConvCall(*inst)) continue;
+        auto parsed = ParseLibraryCall(*inst);
+        ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+        EXPECT_EQ(parsed->activation, mode == "kRelu" ? ConvActivation::kRelu : ConvActivation::kNone);
+        EXPECT_EQ(parsed->conv_result_scale, 0.5);
+        EXPECT_EQ(parsed->side_input_scale, 0.25);
+      }
+    }
     ExpectSameResult(*before, **gpu);
   }
 }
