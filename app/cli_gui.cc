@@ -22,7 +22,7 @@ CLI::App* AddGuiCommands(CLI::App& app, GuiCommandOptions* opts) {
                   "Graph view: draw this op_name scope (e.g. resnet50/stage2/block1) expanded, as "
                   "a click on it would; repeatable");
   cmd->add_option("--view", opts->gui.view,
-                  "stages | passes | xla-passes (a dump's own pass snapshots) | graph | timeline | "
+                  "stages | passes | gpu-passes (the GPU pipeline's) | xla-passes (a dump's own pass snapshots) | graph | timeline | "
                   "compile (the timeline's compile track: passes, kernels, LLVM, after a run) | "
                   "compare (XLA's "
                   "fusion against Fusebox's, dump folders) | memory (bytes over the schedule, the peak)");

@@ -112,9 +112,9 @@ bool SaveScreenshot(const std::string& path, int width, int height, std::string*
 std::optional<int> CheckOptions(const GuiOptions& options, bool scripted,
                                 std::optional<View>* view) {
   if (!options.view.empty()) {
-    *view = ParseView(options.view == "xla-passes" ? "passes" : options.view);
+    *view = ParseView(options.view == "xla-passes" || options.view == "gpu-passes" ? "passes" : options.view);
     if (!*view) {
-      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, xla-passes, graph, timeline, compile, roofline, compare or memory)\n",
+      std::fprintf(stderr, "fusebox gui: unknown view '%s' (stages, passes, gpu-passes, xla-passes, graph, timeline, compile, roofline, compare or memory)\n",
                    options.view.c_str());
       return 1;
     }
@@ -211,6 +211,7 @@ Fonts LoadFonts(ImGuiIO& io, float scale) {
 void SetUpWorkbench(Workbench& workbench, const GuiOptions& options, const std::optional<View>& view) {
   if (view) workbench.ShowView(*view);
   if (options.view == "xla-passes") workbench.ShowXlaPasses(true);
+  if (options.view == "gpu-passes") workbench.ShowGpuPipelinePasses(true);
   if (options.view == "compile") workbench.ShowCompileTrack(true);
   if (options.view == "roofline") workbench.ShowRoofline(true);
   for (size_t i = 0; i < options.stages.size() && i < 4; ++i) {

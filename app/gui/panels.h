@@ -88,9 +88,17 @@ class PassesPanel : public Panel {
                    const std::string& kernel) override {
     snapshot_view_.SetHighlight(linked);
   }
-  // Steps through XLA's pass snapshots of a dump folder (true) or Fusebox's pipeline.
-  void ShowXlaPasses(bool xla) { passes_source_ = xla ? 1 : 0; }
-  bool showing_xla_passes() const { return passes_source_ == 1; }
+  // What the stepper steps through: Fusebox's pipeline (the CPU stages' module), the GPU
+  // pipeline that makes stage gpu_optimized_hlo (gemm-rewriter and conv-rewriter with
+  // GPU libraries on, the Stages view's switch), or XLA's pass snapshots of a dump folder.
+  enum Source { kFuseboxPipeline = 0, kXlaPasses = 1, kGpuPipeline = 2 };
+  void ShowSource(Source source) { passes_source_ = source; }
+  void ShowXlaPasses(bool xla) { passes_source_ = xla ? kXlaPasses : kFuseboxPipeline; }
+  bool showing_xla_passes() const { return passes_source_ == kXlaPasses; }
+  bool showing_gpu_pipeline() const { return passes_source_ == kGpuPipeline; }
+  // The pipeline the stepper shows for `module` with Fusebox's sources; null while it is
+  // being built (the GPU pipeline runs in the background on first use) or failed.
+  static const passes::PipelineResult* ShownPipeline(const ModuleDoc* module, bool gpu);
 
   // Numerics bisection of the current module over Fusebox's pipeline (compiler/session/
   // pass_bisect.h), in the background; the stepper then marks and selects the first pass
@@ -118,7 +126,8 @@ class PassesPanel : public Panel {
   bool pass_show_snapshot_ = false;
   viewers::DiffView diff_view_;
   viewers::TextView snapshot_view_;
-  int passes_source_ = 0;  // 0: Fusebox's pipeline, 1: XLA's pass snapshots from a dump
+  int passes_source_ = kFuseboxPipeline;  // a Source
+  int shown_source_ = kFuseboxPipeline;   // the source selected_pass_ indexes
   int xla_selected_pass_ = 0;
   std::string xla_diff_shown_;
   viewers::DiffView xla_diff_view_;

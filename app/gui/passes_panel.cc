@@ -1,5 +1,6 @@
-// The Passes panel: steps through Fusebox's pipeline pass by pass (each pass's diff, or
-// the module after it) or, for a dump folder, through XLA's own pass snapshots.
+// The Passes panel: steps through Fusebox's pipeline or its GPU pipeline pass by pass (each
+// pass's diff, or the module after it) or, for a dump folder, through XLA's own pass
+// snapshots.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -142,32 +143,73 @@ void PassesPanel::DrawXlaPasses(WorkbenchContext& context, ModuleDoc* module) {
   ImGui::EndTable();
 }
 
+const passes::PipelineResult* PassesPanel::ShownPipeline(const ModuleDoc* module, bool gpu) {
+  if (module == nullptr) return nullptr;
+  if (!gpu) return module->optimized ? &module->session->pipeline_result() : nullptr;
+  // The GPU pipeline has run once stage gpu_optimized_hlo is built without an error.
+  auto it = module->stages.find("gpu_optimized_hlo");
+  if (it == module->stages.end() || !it->second.ready || !it->second.error.empty()) return nullptr;
+  return &module->session->gpu_pipeline_result();
+}
+
 void PassesPanel::Draw(WorkbenchContext& context) {
   ModuleDoc* module = context.current_module();
   bool has_xla_passes = false;
   if (module) {
     for (const session::ExternalStage& e : module->session->external_stages()) has_xla_passes |= StartsWith(e.name, "xla_pass_");
   }
+  if (!has_xla_passes && passes_source_ == kXlaPasses) passes_source_ = kFuseboxPipeline;
+  ImGui::RadioButton("Fusebox's pipeline", &passes_source_, kFuseboxPipeline);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The passes that make optimized_hlo (the CPU stages' module)");
+  ImGui::SameLine();
+  ImGui::RadioButton("Fusebox's GPU pipeline", &passes_source_, kGpuPipeline);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("The passes that make gpu_optimized_hlo, as `fusebox run --backend gpu` compiles:\n"
+                      "with GPU libraries on (the Stages view's switch), gemm-rewriter and conv-rewriter\n"
+                      "turn dots and convolutions into cuBLAS / cuDNN calls");
+  }
   if (has_xla_passes) {
-    ImGui::RadioButton("Fusebox's pipeline", &passes_source_, 0);
     ImGui::SameLine();
-    ImGui::RadioButton("XLA's passes (from the dump)", &passes_source_, 1);
-    if (passes_source_ == 1) {
+    ImGui::RadioButton("XLA's passes (from the dump)", &passes_source_, kXlaPasses);
+    if (passes_source_ == kXlaPasses) {
       DrawXlaPasses(context, module);
       return;
     }
   }
-  if (!module || !module->optimized) {
-    ImGui::TextDisabled(module && !module->optimize_error.empty() ? "The pipeline failed." : "Running the pipeline...");
+  if (shown_source_ != passes_source_) {  // another pipeline: its own pass indices
+    shown_source_ = passes_source_;
+    selected_pass_ = -1;
+    diff_shown_pass_ = -2;
+  }
+  const bool gpu = passes_source_ == kGpuPipeline;
+  if (gpu && module != nullptr) context.RequestStage(module, "gpu_optimized_hlo");
+  const passes::PipelineResult* shown = ShownPipeline(module, gpu);
+  if (shown == nullptr) {
+    if (module == nullptr) {
+      ImGui::TextDisabled("Open a module to step through its passes.");
+    } else if (!gpu) {
+      ImGui::TextDisabled(!module->optimize_error.empty() ? "The pipeline failed." : "Running the pipeline...");
+    } else {
+      const StageText& stage = module->stages["gpu_optimized_hlo"];
+      if (stage.ready) {
+        ImGui::TextColored(kErrorColour, "The GPU pipeline failed: %s", stage.error.c_str());
+      } else {
+        ImGui::TextDisabled("Running the GPU pipeline...");
+      }
+    }
     return;
   }
-  const passes::PipelineResult& pipeline = module->session->pipeline_result();
+  const passes::PipelineResult& pipeline = *shown;
+  if (gpu && !module->session->gpu_libraries()) {
+    ImGui::TextColored(kDimColour, "GPU libraries are off (the Stages view's switch): the GPU module is "
+                                   "optimized_hlo's, made by Fusebox's pipeline below");
+  }
   const int count = static_cast<int>(pipeline.passes.size());
   if (selected_pass_ < 0 && count > 0) selected_pass_ = NextChanged(pipeline, -1, 1);
   if (selected_pass_ >= count) selected_pass_ = count - 1;
 
   DrawStepper(pipeline);
-  DrawBisect(context, pipeline);
+  if (!gpu) DrawBisect(context, pipeline);  // the bisect replays the CPU pipeline's passes
   if (!ImGui::BeginTable("passes_layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
   ImGui::TableSetupColumn("list", ImGuiTableColumnFlags_WidthStretch, 0.3f);
   ImGui::TableSetupColumn("diff", ImGuiTableColumnFlags_WidthStretch, 0.7f);

@@ -586,9 +586,27 @@ size_t Workbench::pass_snapshot_count() const {
     for (const std::string& s : module->stage_names) n += StartsWith(s, "xla_pass_") ? 1 : 0;
     return n;
   }
-  if (!module->optimized) return 0;
-  for (const passes::PassRecord& p : module->session->pipeline_result().passes) n += p.has_snapshot ? 1 : 0;
+  const passes::PipelineResult* pipeline = PassesPanel::ShownPipeline(module, passes_.showing_gpu_pipeline());
+  if (pipeline == nullptr) return 0;
+  for (const passes::PassRecord& p : pipeline->passes) n += p.has_snapshot ? 1 : 0;
   return n;
+}
+
+std::string Workbench::stepper_pipeline_name() const {
+  const passes::PipelineResult* pipeline =
+      PassesPanel::ShownPipeline(current_module(), passes_.showing_gpu_pipeline());
+  return pipeline != nullptr ? pipeline->pipeline_name : "";
+}
+
+std::vector<std::string> Workbench::stepper_changed_passes() const {
+  std::vector<std::string> names;
+  const passes::PipelineResult* pipeline =
+      PassesPanel::ShownPipeline(current_module(), passes_.showing_gpu_pipeline());
+  if (pipeline == nullptr) return names;
+  for (const passes::PassRecord& p : pipeline->passes) {
+    if (p.changed) names.push_back(p.name);
+  }
+  return names;
 }
 
 size_t Workbench::compare_group_count() const {

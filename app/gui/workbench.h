@@ -92,6 +92,11 @@ class Workbench : private WorkbenchContext {
   // The pass stepper steps through XLA's pass snapshots of a dump folder (true) or
   // Fusebox's own pipeline (false).
   void ShowXlaPasses(bool xla) { passes_.ShowXlaPasses(xla); }
+  // The pass stepper steps through the GPU pipeline (the passes that make stage
+  // gpu_optimized_hlo, built in the background when first shown) or back to Fusebox's.
+  void ShowGpuPipelinePasses(bool gpu) {
+    passes_.ShowSource(gpu ? PassesPanel::kGpuPipeline : PassesPanel::kFuseboxPipeline);
+  }
   // The profile's timeline shows the compile's spans instead of the last run's kernels.
   void ShowCompileTrack(bool compile) { profile_.ShowCompileTrack(compile); }
   // Run & profile shows the roofline instead of the kernel table; the kernels it plots.
@@ -126,6 +131,11 @@ class Workbench : private WorkbenchContext {
   std::string pane_text(int pane) const;
   std::vector<std::string> stage_names() const;
   size_t pass_snapshot_count() const;
+  // The pipeline the stepper shows (Fusebox's or the GPU one): its name
+  // ("optimizations", "gpu-optimizations") and the passes that changed the module, in
+  // order; empty while it is being built.
+  std::string stepper_pipeline_name() const;
+  std::vector<std::string> stepper_changed_passes() const;
   // The Passes view's numerics bisection of the current module (its button): start it,
   // then what it found — the pass the stepper marks ("" when none diverges) and the summary.
   void StartBisect() { passes_.StartBisect(*this); }

@@ -297,6 +297,36 @@ TEST_F(WorkbenchTest, GpuStagesShowTheLibraryCallsTheGpuRuns) {
   EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
 }
 
+// The pass stepper steps through the GPU pipeline too: for the CIFAR step, the passes
+// that make gpu_optimized_hlo, where gemm-rewriter and conv-rewriter turn the dots and
+// convolutions into library calls (Fusebox's own pipeline has neither); with the GPU
+// libraries switched off it is Fusebox's pipeline again, and switching back shows the
+// CPU pipeline.
+TEST_F(WorkbenchTest, PassStepperStepsThroughTheGpuPipeline) {
+  workbench_->Open(Example("cifar_cnn_train_step.hlo"));
+  ASSERT_TRUE(Settle());
+  workbench_->ShowView(View::kPasses);
+  ASSERT_TRUE(Settle([&] { return !workbench_->stepper_pipeline_name().empty(); }));
+  EXPECT_EQ(workbench_->stepper_pipeline_name(), "cpu-optimizations");
+  EXPECT_THAT(workbench_->stepper_changed_passes(), ::testing::Not(::testing::Contains("conv-rewriter")));
+  const size_t cpu_snapshots = workbench_->pass_snapshot_count();
+  workbench_->ShowGpuPipelinePasses(true);
+  ASSERT_TRUE(Settle([&] { return workbench_->stepper_pipeline_name() == "gpu-optimizations"; }));
+  const std::vector<std::string> changed = workbench_->stepper_changed_passes();
+  EXPECT_THAT(changed, ::testing::Contains("gemm-rewriter")) << ::testing::PrintToString(changed);
+  EXPECT_THAT(changed, ::testing::Contains("conv-rewriter")) << ::testing::PrintToString(changed);
+  EXPECT_GT(workbench_->pass_snapshot_count(), cpu_snapshots) << "the two rewriters' snapshots";
+  ASSERT_TRUE(workbench_->SetGpuLibraries(false));
+  ASSERT_TRUE(Settle([&] { return !workbench_->stepper_pipeline_name().empty(); }));
+  EXPECT_EQ(workbench_->stepper_pipeline_name(), "cpu-optimizations");
+  ASSERT_TRUE(workbench_->SetGpuLibraries(true));
+  ASSERT_TRUE(Settle([&] { return workbench_->stepper_pipeline_name() == "gpu-optimizations"; }));
+  workbench_->ShowGpuPipelinePasses(false);
+  ASSERT_TRUE(Settle());
+  EXPECT_EQ(workbench_->stepper_pipeline_name(), "cpu-optimizations");
+  EXPECT_TRUE(workbench_->errors().empty()) << workbench_->errors().front();
+}
+
 TEST_F(WorkbenchTest, DroppedFileOpens) {
   workbench_->OnDrop({Example("reduce_sum.hlo"), Example("running_example.hlo")});
   ASSERT_TRUE(Settle());
