@@ -121,6 +121,8 @@ StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>&
   run_opts.gpu_arch = opts.gpu_arch;
   run_opts.gpu_libraries = opts.gpu_library == "on";
   run_opts.upload_every_run = opts.upload_every_run;
+  if (!runtime::ParseHostStaging(opts.host_staging, &run_opts.gpu_host_staging))
+    return InvalidArgument("--host-staging: pinned or pageable, not '" + opts.host_staging + "'");
   // A checked run holds the GPU to the interpreter's f32 bound: its gemms compute in full
   // f32 (TF32's 10-bit mantissa would fail that bound without anything being wrong).
   run_opts.gpu_tf32 = !(opts.check || !opts.expected.empty());
@@ -450,6 +452,12 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
       ->check(CLI::IsMember({"on", "off"}));
   cmd->add_flag("--upload-every-run", opts->upload_every_run,
                 "GPU: upload the arguments before every run (default: once; they stay on the device)");
+  cmd->add_option(
+         "--host-staging", opts->host_staging,
+         "GPU: pinned (default): host<->device copies of 256 KiB and more go through a few "
+         "page-locked staging slots, memcpy overlapping the DMA; pageable: the driver's "
+         "synchronous copies from the caller's memory (to compare)")
+      ->check(CLI::IsMember({"pinned", "pageable"}));
   cmd->add_option(
          "--backend", opts->backend,
          "interpreter (default) | cpu | gpu (CUDA driver and a GPU); each runs one device: a "

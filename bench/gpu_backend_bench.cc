@@ -8,9 +8,15 @@
 // Counters: kernels = cuLaunchKernel calls per run; kernel_ms = GPU time of those kernels
 // per run (CUPTI; absent without it); wall time includes copying the inputs to the device
 // and the result back, which fused and unfused runs share.
+//
+// HostStaging/*: one executable, arguments uploaded before every run, alternating pinned
+// staging and pageable copies run by run (the same data, the same kernels); counters
+// pinned_ms and pageable_ms are the mean wall time of a run each way, speedup their ratio.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,30 +61,45 @@ std::string RunningExample(int64_t n) {
                        "count = f32[] constant(" + std::to_string(n * n) + ")\nROOT mean = f32[] divide(sum, count)");
 }
 
-void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
+struct Prepared {
+  std::vector<Literal> args;
+  std::unique_ptr<runtime::GpuExecutable> exe;
+};
+
+// Parses, optimizes and loads `text` with seeded random arguments; nullopt (and the
+// benchmark skipped with the reason) when that fails, e.g. without a GPU.
+std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text, bool fused) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.status().message().c_str());
-    return;
+    return std::nullopt;
   }
   auto args = interpreter::RandomArguments(**parsed, 1);
   auto optimized = passes::OptimizeForBackend(**parsed, fused);
   if (!args.ok() || !optimized.ok()) {
     state.SkipWithError("cannot prepare the module");
-    return;
+    return std::nullopt;
   }
   auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
   if (!exe.ok()) {
     state.SkipWithError(exe.status().message().c_str());  // "no CUDA driver (...)" here
-    return;
+    return std::nullopt;
   }
+  return Prepared{std::move(*args), std::move(*exe)};
+}
+
+void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
+  std::optional<Prepared> prepared = Prepare(state, text, fused);
+  if (!prepared) return;
+  const std::vector<Literal>& args = prepared->args;
+  runtime::GpuExecutable* exe = prepared->exe.get();
   Literal result;
-  if (Status warm = (*exe)->RunInto(*args, result); !warm.ok()) {
+  if (Status warm = exe->RunInto(args, result); !warm.ok()) {
     state.SkipWithError(warm.message().c_str());
     return;
   }
   profiler::CuptiTracer cupti;
-  cupti.SetAnnotations(session::AnnotationsFromGpuCode((*exe)->code()));
+  cupti.SetAnnotations(session::AnnotationsFromGpuCode(exe->code()));
   const bool traced = cupti.Start().ok();
   runtime::GpuRunOptions options;
   options.observer = traced ? &cupti : nullptr;
@@ -86,13 +107,13 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
   int64_t runs = 0;
   for (auto _ : state) {
     options.iteration = runs++;
-    Status ran = (*exe)->RunInto(*args, result, options);
+    Status ran = exe->RunInto(args, result, options);
     if (!ran.ok()) {
       state.SkipWithError(ran.message().c_str());
       return;
     }
   }
-  state.counters["kernels"] = static_cast<double>((*exe)->last_kernel_launches());
+  state.counters["kernels"] = static_cast<double>(exe->last_kernel_launches());
   if (traced) {
     profiler::Trace trace = cupti.TakeTrace();
     int64_t kernel_ns = 0;
@@ -100,6 +121,46 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
     state.counters["kernel_ms"] = runs > 0 ? static_cast<double>(kernel_ns) * 1e-6 / static_cast<double>(runs) : 0;
     (void)cupti.Stop();
   }
+}
+
+// Upload-every-run wall time, pinned staging against pageable copies on one executable.
+void CompareHostStaging(benchmark::State& state, const std::string& text) {
+  std::optional<Prepared> prepared = Prepare(state, text, /*fused=*/true);
+  if (!prepared) return;
+  const std::vector<Literal>& args = prepared->args;
+  runtime::GpuExecutable* exe = prepared->exe.get();
+  Literal result;
+  runtime::GpuRunOptions options;
+  options.upload_arguments = true;
+  const runtime::HostStaging modes[] = {runtime::HostStaging::kPinned,
+                                        runtime::HostStaging::kPageable};
+  for (runtime::HostStaging mode : modes) {  // warm both ways (slots allocated, pages touched)
+    exe->set_host_staging(mode);
+    if (Status warm = exe->RunInto(args, result, options); !warm.ok()) {
+      state.SkipWithError(warm.message().c_str());
+      return;
+    }
+  }
+  double seconds[2] = {0, 0};
+  int64_t runs = 0;
+  for (auto _ : state) {
+    for (int m = 0; m < 2; ++m) {
+      exe->set_host_staging(modes[m]);
+      const auto start = std::chrono::steady_clock::now();
+      Status ran = exe->RunInto(args, result, options);
+      seconds[m] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!ran.ok()) {
+        state.SkipWithError(ran.message().c_str());
+        return;
+      }
+    }
+    ++runs;
+  }
+  if (runs == 0) return;
+  state.counters["pinned_ms"] = seconds[0] * 1e3 / static_cast<double>(runs);
+  state.counters["pageable_ms"] = seconds[1] * 1e3 / static_cast<double>(runs);
+  state.counters["speedup"] = seconds[0] > 0 ? seconds[1] / seconds[0] : 0;
+  if (!exe->host_staging_note().empty()) state.SetLabel(exe->host_staging_note());
 }
 
 void Register(const std::string& name, const std::string& text) {
@@ -118,6 +179,14 @@ int main(int argc, char** argv) {
   fusebox::Register("ReduceSum/4096", fusebox::ReduceSum(4096));
   fusebox::Register("RunningExample/4096", fusebox::RunningExample(4096));
   fusebox::Register("RunningExample/16384", fusebox::RunningExample(16384));
+  for (int64_t n : {4096, 16384}) {
+    benchmark::RegisterBenchmark(("HostStaging/RunningExample/" + std::to_string(n)).c_str(),
+                                 [text = fusebox::RunningExample(n)](benchmark::State& state) {
+                                   fusebox::CompareHostStaging(state, text);
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -36,8 +36,8 @@ py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 t0=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - t0 )) s] $*" | tee -a "$log"; }
 # FUSEBOX_GPU_STEPS: a comma-separated subset of
-# compare,tests,dumps,cifar,resnet,memcheck,corpus,upload (default: all).
-steps=",${FUSEBOX_GPU_STEPS:-compare,tests,dumps,cifar,resnet,memcheck,corpus,upload},"
+# compare,tests,dumps,cifar,resnet,memcheck,corpus,upload,staging (default: all).
+steps=",${FUSEBOX_GPU_STEPS:-compare,tests,dumps,cifar,resnet,memcheck,corpus,upload,staging},"
 want() { [[ "$steps" == *",$1,"* ]]; }
 run() { echo "\$ $*" >>"$log"; timeout "${limit:-120}" "$@" >>"$log" 2>&1; echo "(exit $?)" >>"$log"; }
 
@@ -118,9 +118,21 @@ grep -h -E '^\[       OK \]' "$shards"/*.txt | sed -E 's/.*\/([0-9]+_[^ ]*).*\((
 fi
 
 if want upload; then
-step "arguments on the device vs uploaded every run (running example 4096^2)"
+step "arguments on the device vs uploaded every run (running example 16384^2)"
 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5
 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5 --upload-every-run
+fi
+if want staging; then
+# Issue #26 item 4: the same 2 GiB of arguments uploaded every run through the pinned
+# staging slots, then with the driver's pageable copies (about 10 s each; 30 s at most).
+step "host staging: pinned vs pageable, arguments uploaded every run (running example 16384^2)"
+for hs in pinned pageable; do
+  args=(run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 4 --upload-every-run --host-staging=$hs)
+  echo "\$ $fb ${args[*]}" >>"$log"
+  timeout 30 "$fb" "${args[@]}" >"/tmp/host_staging_$hs.txt" 2>&1
+  echo "(exit $?)" >>"$log"
+  grep -E "^ran |per run|host staging|error|rror:" "/tmp/host_staging_$hs.txt" | sed "s/^/[$hs] /" | tee -a "$log"
+done
 fi
 step "done"
 cp /tmp/compare_xla_gpu/*.xla_optimized.hlo "$out/" 2>/dev/null

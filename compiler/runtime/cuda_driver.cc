@@ -187,6 +187,15 @@ void DeviceBuffer::Reset() {
   size_ = 0;
 }
 
+void CudaContext::set_host_staging(HostStaging mode) {
+  host_staging_ = mode;
+  if (staging_ != nullptr) staging_->set_mode(mode);
+}
+
+std::string CudaContext::host_staging_note() const {
+  return staging_ != nullptr ? staging_->note() : std::string();
+}
+
 #ifndef FUSEBOX_HAVE_CUDA_HEADERS
 
 // Built without cuda.h: nothing can be loaded, and every entry point says why.
@@ -265,6 +274,16 @@ struct CudaApi {
   CUresult (*stream_synchronize)(CUstream) = nullptr;
   // Optional: used when present.
   CUresult (*get_error_name)(CUresult, const char**) = nullptr;
+  // Optional, for pinned staging (host_staging.h); a driver without them copies through
+  // pageable memory, with a note.
+  CUresult (*mem_host_alloc)(void**, size_t, unsigned int) = nullptr;
+  CUresult (*mem_free_host)(void*) = nullptr;
+  CUresult (*memcpy_htod_async)(CUdeviceptr, const void*, size_t, CUstream) = nullptr;
+  CUresult (*memcpy_dtoh_async)(void*, CUdeviceptr, size_t, CUstream) = nullptr;
+  CUresult (*event_create)(CUevent*, unsigned int) = nullptr;
+  CUresult (*event_record)(CUevent, CUstream) = nullptr;
+  CUresult (*event_synchronize)(CUevent) = nullptr;
+  CUresult (*event_destroy)(CUevent) = nullptr;
 };
 
 struct LoadedApi {
@@ -327,6 +346,14 @@ LoadedApi LoadApiOnce() {
   need("cuStreamDestroy_v2", &a.stream_destroy);
   need("cuStreamSynchronize", &a.stream_synchronize);
   Resolve(library, "cuGetErrorName", &a.get_error_name);
+  Resolve(library, "cuMemHostAlloc", &a.mem_host_alloc);
+  Resolve(library, "cuMemFreeHost", &a.mem_free_host);
+  Resolve(library, "cuMemcpyHtoDAsync_v2", &a.memcpy_htod_async);
+  Resolve(library, "cuMemcpyDtoHAsync_v2", &a.memcpy_dtoh_async);
+  Resolve(library, "cuEventCreate", &a.event_create);
+  Resolve(library, "cuEventRecord", &a.event_record);
+  Resolve(library, "cuEventSynchronize", &a.event_synchronize);
+  Resolve(library, "cuEventDestroy_v2", &a.event_destroy);
   std::string missing;
   for (const Required& r : required) {
     if (!r.present) missing += (missing.empty() ? "" : ", ") + std::string(r.name);
@@ -439,6 +466,95 @@ StatusOr<CUdevice> GetDevice(const CudaApi& api, int ordinal) {
 
 const CudaApi& Api() { return Loaded().api; }
 
+// The staging pipeline's queue on the context's stream: slots from cuMemHostAlloc, one
+// event each. Called with the context current (CudaContext makes it so).
+class CudaStagingQueue final : public StagingQueue {
+ public:
+  explicit CudaStagingQueue(CUstream stream) : stream_(stream) {}
+
+  StatusOr<void*> AllocateSlot(int slot, int64_t bytes) override {
+    const CudaApi& api = Api();
+    std::string missing;
+    auto check = [&](const char* name, bool present) {
+      if (!present) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    };
+    check("cuMemHostAlloc", api.mem_host_alloc != nullptr);
+    check("cuMemFreeHost", api.mem_free_host != nullptr);
+    check("cuMemcpyHtoDAsync_v2", api.memcpy_htod_async != nullptr);
+    check("cuMemcpyDtoHAsync_v2", api.memcpy_dtoh_async != nullptr);
+    check("cuEventCreate", api.event_create != nullptr);
+    check("cuEventRecord", api.event_record != nullptr);
+    check("cuEventSynchronize", api.event_synchronize != nullptr);
+    check("cuEventDestroy_v2", api.event_destroy != nullptr);
+    if (!missing.empty()) return Unavailable("the loaded libcuda lacks " + missing);
+    if (static_cast<size_t>(slot) >= events_.size()) events_.resize(static_cast<size_t>(slot) + 1);
+    void* host = nullptr;
+    CUresult result = api.mem_host_alloc(&host, static_cast<size_t>(bytes), 0);
+    if (result != CUDA_SUCCESS)
+      return CallError("cuMemHostAlloc", result, std::to_string(bytes) + " bytes");
+    CUevent event = nullptr;
+    // No timing: the lightest event, used only to wait for the slot's copy.
+    result = api.event_create(&event, CU_EVENT_DISABLE_TIMING);
+    if (result != CUDA_SUCCESS) {
+      api.mem_free_host(host);
+      return CallError("cuEventCreate", result);
+    }
+    events_[static_cast<size_t>(slot)] = event;
+    return host;
+  }
+
+  void FreeSlot(int slot, void* host) override {
+    const CudaApi& api = Api();
+    if (static_cast<size_t>(slot) < events_.size() && events_[static_cast<size_t>(slot)]) {
+      api.event_destroy(events_[static_cast<size_t>(slot)]);
+      events_[static_cast<size_t>(slot)] = nullptr;
+    }
+    if (host != nullptr) api.mem_free_host(host);
+  }
+
+  Status QueueToDevice(uint64_t dst, const void* src, int64_t bytes) override {
+    FUSEBOX_CU("cuMemcpyHtoDAsync_v2",
+               Api().memcpy_htod_async(static_cast<CUdeviceptr>(dst), src,
+                                       static_cast<size_t>(bytes), stream_));
+    return Status::Ok();
+  }
+
+  Status QueueFromDevice(void* dst, uint64_t src, int64_t bytes) override {
+    FUSEBOX_CU("cuMemcpyDtoHAsync_v2",
+               Api().memcpy_dtoh_async(dst, static_cast<CUdeviceptr>(src),
+                                       static_cast<size_t>(bytes), stream_));
+    return Status::Ok();
+  }
+
+  Status RecordSlot(int slot) override {
+    FUSEBOX_CU("cuEventRecord", Api().event_record(events_.at(static_cast<size_t>(slot)), stream_));
+    return Status::Ok();
+  }
+
+  Status WaitSlot(int slot) override {
+    // A kernel's asynchronous fault queued before the copy surfaces here too.
+    FUSEBOX_CU("cuEventSynchronize",
+               Api().event_synchronize(events_.at(static_cast<size_t>(slot))));
+    return Status::Ok();
+  }
+
+  Status CopyToDevice(uint64_t dst, const void* src, int64_t bytes) override {
+    FUSEBOX_CU("cuMemcpyHtoD_v2",
+               Api().memcpy_htod(static_cast<CUdeviceptr>(dst), src, static_cast<size_t>(bytes)));
+    return Status::Ok();
+  }
+
+  Status CopyFromDevice(void* dst, uint64_t src, int64_t bytes) override {
+    FUSEBOX_CU("cuMemcpyDtoH_v2",
+               Api().memcpy_dtoh(dst, static_cast<CUdeviceptr>(src), static_cast<size_t>(bytes)));
+    return Status::Ok();
+  }
+
+ private:
+  CUstream stream_;
+  std::vector<CUevent> events_;
+};
+
 }  // namespace
 
 bool BuiltWithCudaHeaders() { return true; }
@@ -486,16 +602,20 @@ StatusOr<std::unique_ptr<CudaContext>> CudaContext::Create(int ordinal) {
   // (which run on the legacy default stream).
   FUSEBOX_CU("cuStreamCreate", api->stream_create(&stream, CU_STREAM_DEFAULT));
   context->stream_ = stream;
+  context->staging_queue_ = std::make_unique<CudaStagingQueue>(stream);
+  context->staging_ = std::make_unique<StagingPipeline>(context->staging_queue_.get());
   return context;
 }
 
 CudaContext::~CudaContext() {
   if (context_ == nullptr) return;
   const CudaApi& api = Api();
-  if (MakeCurrent().ok() && stream_ != nullptr) {
-    api.stream_synchronize(static_cast<CUstream>(stream_));
-    api.stream_destroy(static_cast<CUstream>(stream_));
-  }
+  const bool current = MakeCurrent().ok();
+  if (current && stream_ != nullptr) api.stream_synchronize(static_cast<CUstream>(stream_));
+  // The pinned slots and their events before the stream their copies ran on.
+  staging_.reset();
+  staging_queue_.reset();
+  if (current && stream_ != nullptr) api.stream_destroy(static_cast<CUstream>(stream_));
   api.primary_ctx_release(static_cast<CUdevice>(device_handle_));
 }
 
@@ -523,17 +643,13 @@ void CudaContext::Free(DevicePtr ptr) {
 Status CudaContext::CopyHostToDevice(DevicePtr dst, const void* src, int64_t bytes) {
   if (bytes <= 0) return Status::Ok();
   RETURN_IF_ERROR(MakeCurrent());
-  FUSEBOX_CU("cuMemcpyHtoD_v2",
-             Api().memcpy_htod(static_cast<CUdeviceptr>(dst), src, static_cast<size_t>(bytes)));
-  return Status::Ok();
+  return staging_->ToDevice(dst, src, bytes);
 }
 
 Status CudaContext::CopyDeviceToHost(void* dst, DevicePtr src, int64_t bytes) {
   if (bytes <= 0) return Status::Ok();
   RETURN_IF_ERROR(MakeCurrent());
-  FUSEBOX_CU("cuMemcpyDtoH_v2",
-             Api().memcpy_dtoh(dst, static_cast<CUdeviceptr>(src), static_cast<size_t>(bytes)));
-  return Status::Ok();
+  return staging_->FromDevice(dst, src, bytes);
 }
 
 Status CudaContext::CopyDeviceToDevice(DevicePtr dst, DevicePtr src, int64_t bytes) {

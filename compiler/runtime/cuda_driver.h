@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/runtime/host_staging.h"
 #include "compiler/support/status.h"
 
 namespace fusebox::runtime {
@@ -115,7 +116,8 @@ class CudaModule {
 
 // The primary context of one device, made current on whichever thread calls in, and one
 // stream that every launch goes to. The stream is a blocking one, so the synchronous
-// copies below (legacy default stream) are ordered after the kernels launched before them.
+// copies below (legacy default stream) are ordered after the kernels launched before them,
+// and so are the staged copies (queued on the stream itself).
 class CudaContext {
  public:
   static StatusOr<std::unique_ptr<CudaContext>> Create(int ordinal = 0);
@@ -127,7 +129,10 @@ class CudaContext {
 
   // `bytes` of device memory (at least 1 byte is allocated; 256-byte aligned).
   StatusOr<DeviceBuffer> Allocate(int64_t bytes);
-  // Synchronous copies (they wait for the kernels launched before them).
+  // Copies that wait for the kernels launched before them and return with `src` free to
+  // reuse (upload) or `dst` filled (download). From 256 KiB on they go through the
+  // context's pinned staging slots (host_staging.h) unless set_host_staging(kPageable);
+  // an upload's last chunks may then still be in flight, ahead of anything queued next.
   Status CopyHostToDevice(DevicePtr dst, const void* src, int64_t bytes);
   Status CopyDeviceToHost(void* dst, DevicePtr src, int64_t bytes);
   Status CopyDeviceToDevice(DevicePtr dst, DevicePtr src, int64_t bytes);
@@ -152,6 +157,13 @@ class CudaContext {
   // returns its stream (a CUstream), so library work queues behind the kernels.
   StatusOr<void*> CurrentStream();
 
+  // Pinned staging (the default) or the driver's pageable calls for the copies above.
+  void set_host_staging(HostStaging mode);
+  HostStaging host_staging() const { return host_staging_; }
+  // Why pinned staging fell back to pageable copies ("pinned host staging unavailable
+  // (cuMemHostAlloc: ...); ..."); empty when it did not.
+  std::string host_staging_note() const;
+
  private:
   friend class DeviceBuffer;
   friend class CudaModule;
@@ -164,6 +176,11 @@ class CudaContext {
   int device_handle_ = 0;    // CUdevice
   void* context_ = nullptr;  // CUcontext (the primary context)
   void* stream_ = nullptr;   // CUstream
+  HostStaging host_staging_ = HostStaging::kPinned;
+  // The staging slots and their events (allocated on the first large copy); released
+  // before the stream and the context.
+  std::unique_ptr<StagingQueue> staging_queue_;
+  std::unique_ptr<StagingPipeline> staging_;
 };
 
 }  // namespace fusebox::runtime

@@ -579,6 +579,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   std::unique_ptr<GpuExecutable> exe(new GpuExecutable());
   // The device first: without one there is nothing to compile for.
   ASSIGN_OR_RETURN(exe->context_, CudaContext::Create(options.device));
+  exe->context_->set_host_staging(options.host_staging);
   RETURN_IF_ERROR(backend::NormalizeLayoutsForBackend(*module, "GPU backend"));
   exe->module_ = std::move(module);
   codegen::GpuCompileOptions compile = options.compile;
@@ -792,6 +793,10 @@ int64_t GpuExecutable::tf32_gemms() const {
            return g.second.compute == GemmComputeType::kF32FastTf32;
          });
 }
+
+void GpuExecutable::set_host_staging(HostStaging mode) { context_->set_host_staging(mode); }
+
+std::string GpuExecutable::host_staging_note() const { return context_->host_staging_note(); }
 
 StatusOr<Literal> GpuExecutable::Run(const std::vector<Literal>& arguments,
                                      const GpuRunOptions& options) {

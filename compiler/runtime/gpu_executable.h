@@ -15,6 +15,7 @@
 #include "compiler/codegen/gpu_compiler.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
+#include "compiler/runtime/host_staging.h"
 #include "profiler/execution_observer.h"
 #include "compiler/support/status.h"
 
@@ -55,6 +56,11 @@ struct GpuExecutableOptions {
   // (__cudnn$convForward; passes::ConvRewriter) through cuDNN (cudnn.h). DEFAULT and HIGH
   // precision f32 products may use TF32 as XLA's do; false: full f32 always.
   bool allow_tf32 = true;
+  // Host<->device copies (constants at Create, arguments, results) of 256 KiB and more go
+  // through a few pinned staging slots, the CPU's memcpy of one chunk overlapping the DMA of
+  // the one before (host_staging.h); kPageable: the driver's synchronous pageable calls
+  // (`fusebox run --host-staging=pageable`). Pinned memory refused: pageable, with a note.
+  HostStaging host_staging = HostStaging::kPinned;
 };
 
 class GpuExecutable {
@@ -94,6 +100,11 @@ class GpuExecutable {
   // algorithm for ... (as cudnnConvolutionBackwardFilter) ...; ran as a forward call"), and
   // one note naming the fused convolution calls cudnnConvolutionBiasActivationForward runs.
   const std::vector<std::string>& library_notes() const;
+  // Switches how later copies go (e.g. a benchmark comparing both on one executable).
+  void set_host_staging(HostStaging mode);
+  // "pinned host staging unavailable (...); copies go through pageable memory" when pinned
+  // memory was refused; empty otherwise.
+  std::string host_staging_note() const;
 
  private:
   GpuExecutable() = default;

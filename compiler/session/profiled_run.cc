@@ -124,6 +124,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
                    passes::OptimizeForBackend(module, opts.fused, opts.gpu_libraries, opts.compile_trace));
   runtime::GpuExecutableOptions exe_opts;
   exe_opts.allow_tf32 = opts.gpu_tf32;
+  exe_opts.host_staging = opts.gpu_host_staging;
   exe_opts.compile.trace = opts.compile_trace;
   if (!opts.gpu_arch.empty()) {
     exe_opts.compile.arch = opts.gpu_arch;
@@ -196,6 +197,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.library_calls_per_run = exe->last_library_calls();
   run.static_kernels = passes::CountKernels(exe->module()).kernels;
   for (const std::string& note : exe->library_notes()) run.notes.push_back(note);
+  if (!exe->host_staging_note().empty()) run.notes.push_back(exe->host_staging_note());
   if (!exe->library_description().empty()) {
     const int64_t tf32 = exe->tf32_gemms();
     run.notes.push_back("library calls: " + exe->library_description() + ", " +

@@ -15,6 +15,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 #include "compiler/codegen/gpu_compiler.h"
+#include "compiler/runtime/host_staging.h"
 #include "profiler/cupti_tracer.h"
 #include "profiler/trace.h"
 
@@ -34,6 +35,9 @@ struct ProfiledRunOptions {
   // GPU: upload the arguments before every run (default: once, as XLA's callers keep
   // device-resident arguments).
   bool upload_every_run = false;
+  // GPU: host<->device copies through pinned staging slots, or the driver's pageable calls
+  // (`--host-staging`).
+  runtime::HostStaging gpu_host_staging = runtime::HostStaging::kPinned;
   // CPU: checked during the compile and between iterations; set, the run stops with
   // Cancelled(). `progress` gets (fraction, step) as the compile and the runs go.
   const std::atomic<bool>* cancel = nullptr;

@@ -88,6 +88,23 @@ TEST(CliGpuRunTest, RunsOrSaysWhatIsMissing) {
   EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter"));
 }
 
+TEST(CliGpuRunTest, HostStagingIsPinnedOrPageable) {
+  Result bad =
+      RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --host-staging=sideways");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--host-staging"));
+  if (!fusebox::runtime::DiscoverCudaDevice(0).ok()) GTEST_SKIP() << "no GPU here";
+  // Both ways the uploaded-every-run arguments give the interpreter's result.
+  for (const char* staging : {"pinned", "pageable"}) {
+    Result r = RunFusebox(
+        "run " + Example("reduce_sum.hlo") +
+        " --backend gpu --check --iterations 2 --upload-every-run --host-staging=" + staging);
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter")) << staging;
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("pinned host staging unavailable"))) << staging;
+  }
+}
+
 TEST(CliGpuRunTest, GpuLibraryIsOnOrOff) {
   Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-library=maybe");
   EXPECT_NE(bad.code, 0);

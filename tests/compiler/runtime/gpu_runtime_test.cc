@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -60,6 +61,13 @@ TEST(CudaDriverGpuTest, MemoryRoundTrip) {
   EXPECT_EQ(back, std::vector<int32_t>(kCount, -1));
 }
 
+// Queues add_one over `n` floats, 128 threads a block.
+Status LaunchAddOne(runtime::CudaContext& ctx, const runtime::CudaFunction& fn,
+                    runtime::DevicePtr in, runtime::DevicePtr out, int64_t n) {
+  void* params[] = {&in, &out, &n};
+  return ctx.Launch(fn, {(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, params);
+}
+
 TEST(CudaDriverGpuTest, RunsAHandWrittenPtxKernel) {
   FUSEBOX_SKIP_WITHOUT_GPU();
   auto ctx = runtime::CudaContext::Create(0);
@@ -75,12 +83,52 @@ TEST(CudaDriverGpuTest, RunsAHandWrittenPtxKernel) {
   auto dout = (*ctx)->Allocate(kCount * 4);
   ASSERT_TRUE(din.ok() && dout.ok());
   ASSERT_TRUE((*ctx)->CopyHostToDevice(din->ptr(), in.data(), kCount * 4).ok());
-  runtime::DevicePtr in_ptr = din->ptr(), out_ptr = dout->ptr();
-  int64_t n = kCount;
-  void* params[] = {&in_ptr, &out_ptr, &n};
-  Status launched = (*ctx)->Launch(*fn, {(kCount + 127) / 128, 1, 1}, {128, 1, 1}, 0, params);
+  Status launched = LaunchAddOne(**ctx, *fn, din->ptr(), dout->ptr(), kCount);
   ASSERT_TRUE(launched.ok()) << launched.message();
   ASSERT_TRUE((*ctx)->Synchronize().ok());
+  ASSERT_TRUE((*ctx)->CopyDeviceToHost(out.data(), dout->ptr(), kCount * 4).ok());
+  for (int64_t i = 0; i < kCount; ++i) {
+    ASSERT_EQ(out[static_cast<size_t>(i)], in[static_cast<size_t>(i)] + 1.0f) << "at " << i;
+  }
+}
+
+// Pinned staging on a real device: sizes around the 256 KiB threshold and the 4 MiB slots,
+// unaligned host pointers, both settings; then an upload a kernel reads at once and a
+// download right after it (stream order, no synchronize between).
+TEST(CudaDriverGpuTest, StagedCopiesRoundTripAndKeepStreamOrder) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto ctx = runtime::CudaContext::Create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  const int64_t kSizes[] = {1, (256 << 10) - 1, 256 << 10, (4 << 20) + 1, (9 << 20) + 3};
+  for (runtime::HostStaging mode :
+       {runtime::HostStaging::kPinned, runtime::HostStaging::kPageable}) {
+    (*ctx)->set_host_staging(mode);
+    for (int64_t bytes : kSizes) {
+      SCOPED_TRACE(std::string(runtime::HostStagingName(mode)) + " " + std::to_string(bytes));
+      std::vector<uint8_t> host(static_cast<size_t>(bytes) + 1),
+          back(static_cast<size_t>(bytes) + 3, 0);
+      for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<uint8_t>(i * 131 + 7);
+      auto buffer = (*ctx)->Allocate(bytes);
+      ASSERT_TRUE(buffer.ok());
+      ASSERT_TRUE((*ctx)->CopyHostToDevice(buffer->ptr(), host.data() + 1, bytes).ok());
+      ASSERT_TRUE((*ctx)->CopyDeviceToHost(back.data() + 3, buffer->ptr(), bytes).ok());
+      EXPECT_TRUE(std::equal(host.begin() + 1, host.end(), back.begin() + 3));
+    }
+  }
+  EXPECT_EQ((*ctx)->host_staging_note(), "");
+  (*ctx)->set_host_staging(runtime::HostStaging::kPinned);
+  auto module = (*ctx)->LoadPtx(kAddOnePtx);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto fn = (*module)->GetFunction("add_one");
+  ASSERT_TRUE(fn.ok());
+  constexpr int64_t kCount = (3 << 20) + 5;  // 12 MiB: three slots and a ragged chunk
+  std::vector<float> in(kCount), out(kCount, 0.0f);
+  for (int64_t i = 0; i < kCount; ++i) in[static_cast<size_t>(i)] = static_cast<float>(i % 1000);
+  auto din = (*ctx)->Allocate(kCount * 4);
+  auto dout = (*ctx)->Allocate(kCount * 4);
+  ASSERT_TRUE(din.ok() && dout.ok());
+  ASSERT_TRUE((*ctx)->CopyHostToDevice(din->ptr(), in.data(), kCount * 4).ok());
+  ASSERT_TRUE(LaunchAddOne(**ctx, *fn, din->ptr(), dout->ptr(), kCount).ok());
   ASSERT_TRUE((*ctx)->CopyDeviceToHost(out.data(), dout->ptr(), kCount * 4).ok());
   for (int64_t i = 0; i < kCount; ++i) {
     ASSERT_EQ(out[static_cast<size_t>(i)], in[static_cast<size_t>(i)] + 1.0f) << "at " << i;
