@@ -1,15 +1,18 @@
 #include "compiler/support/large_buffer.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace fusebox {
@@ -18,7 +21,7 @@ namespace {
 constexpr size_t kHugePage = size_t{2} << 20;
 }  // namespace
 
-// Freed blocks of 2 MiB or more are kept (up to kCacheBytes in all) and handed out again
+// Freed blocks of 2 MiB or more are kept (up to CacheBytes() in all) and handed out again
 // for the same size and alignment: a program run in a loop that allocates its
 // temporaries and output per call (bench/compare_xla's fair mode, as XLA's client does)
 // gets already-faulted pages back, where glibc maps every block above 32 MiB anew and
@@ -28,7 +31,23 @@ constexpr size_t kHugePage = size_t{2} << 20;
 // free from AddressSanitizer).
 namespace {
 
-constexpr size_t kCacheBytes = size_t{512} << 20;
+// An eighth of the machine's memory, from 512 MiB to 4 GiB: enough to keep a 1 GiB
+// temporary of an interpreted 16384^2 program for the next instruction (the kernel zeroes
+// every page a process touches first, about 1 s a GiB on a virtual machine; the running
+// example's interpreter run spent 18 of its 23 s there), without holding much of a small
+// machine's memory.
+size_t CacheBytes() {
+  static const size_t bytes = [] {
+    size_t physical = 0;
+#if defined(__linux__)
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) physical = static_cast<size_t>(pages) * static_cast<size_t>(page);
+#endif
+    return std::clamp(physical / 8, size_t{512} << 20, size_t{4} << 30);
+  }();
+  return bytes;
+}
 
 struct BlockCache {
   std::mutex mu;
@@ -91,7 +110,7 @@ void FreeLargeBuffer(void* p) {
     if (it != cache.live.end()) {
       const std::pair<size_t, size_t> key = it->second;
       cache.live.erase(it);
-      if (cache.free_bytes + key.first <= kCacheBytes) {
+      if (cache.free_bytes + key.first <= CacheBytes()) {
         cache.free_blocks.emplace(key, p);
         cache.free_bytes += key.first;
         return;
@@ -108,7 +127,15 @@ size_t LargeBufferCachedBytes() {
 }
 
 namespace {
-std::atomic<bool> huge_pages{true};
+// FUSEBOX_HUGE_PAGES=0 turns the advice off from the start. Whether it pays depends on the
+// machine (docs/cpu-backend.md, "Memory"): on the 2-core Zen 3 KVM guests of 2026-11-29 a
+// first touch of advised memory cost twice the kernel time and streaming reads were no
+// faster, where the older hosts read 25% faster through huge pages.
+bool DefaultHugePages() {
+  const char* env = std::getenv("FUSEBOX_HUGE_PAGES");
+  return env == nullptr || std::string_view(env) != "0";
+}
+std::atomic<bool> huge_pages{DefaultHugePages()};
 }  // namespace
 
 void SetLargeBufferHugePages(bool enabled) { huge_pages.store(enabled, std::memory_order_relaxed); }

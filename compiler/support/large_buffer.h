@@ -18,8 +18,10 @@ namespace fusebox {
 // memory is not promised. Release with FreeLargeBuffer.
 void* AllocateLargeBuffer(size_t bytes, size_t alignment = 64);
 
-// Whether large allocations get the huge-page advice (default on). Off makes them
-// ordinary memory, as another runtime's allocator gives (bench/compare_xla's fair mode).
+// Whether large allocations get the huge-page advice (default on; off when the
+// environment has FUSEBOX_HUGE_PAGES=0, as scripts/test.sh runs the tests). Off makes
+// them ordinary memory, as another runtime's allocator gives (bench/compare_xla's fair
+// mode).
 void SetLargeBufferHugePages(bool enabled);
 bool LargeBufferHugePages();
 // Freed blocks of 2 MiB or more (up to 512 MiB in all) are kept and handed out again for
