@@ -179,8 +179,23 @@ std::string ProducerNotFusible(const Instruction& p, const InstructionFusionOpti
     case Opcode::kFusion: {
       if (IsMultiOutputFusion(p)) return head + "is a multi-output fusion";
       FusionKind kind = p.fusion_kind().value_or(FusionKind::kLoop);
-      if (kind == FusionKind::kLoop || kind == FusionKind::kInput) return "";
-      return head + "is a " + std::string(FusionKindName(kind)) + " fusion, which is left as it is";
+      if (kind != FusionKind::kLoop && kind != FusionKind::kInput) {
+        return head + "is a " + std::string(FusionKindName(kind)) + " fusion, which is left as it is";
+      }
+      // A fusion made elsewhere (XLA's wrapped_scatter, a dynamic-update-slice fusion) may
+      // hold what no fusion may take as a producer: merged into a consumer it would stop
+      // being its kernel's root.
+      if (const Computation* fused = p.fused_computation()) {
+        for (const auto& inner : fused->instructions()) {
+          const Opcode inner_op = inner->opcode();
+          if (inner_op == Opcode::kParameter || inner_op == Opcode::kConstant) continue;
+          if (std::string why = ProducerNotFusible(*inner, options); !why.empty()) {
+            return head + "holds " + Name(inner.get()) + " (" + std::string(OpcodeName(inner_op)) +
+                   "), which no fusion takes as a producer";
+          }
+        }
+      }
+      return "";
     }
     case Opcode::kDynamicUpdateSlice:
       return head + "is not fusible (dynamic-update-slice: it updates its buffer in place, so it "

@@ -16,8 +16,9 @@
 //   - duplication: a producer with several users is copied into each of them, but only
 //     when it is cheap (IsExpensive) and every user can fuse it.
 // It never fuses parameters, tuples/get-tuple-element, side-effecting or control-flow ops,
-// custom calls, sort, scatter, collectives, rng, or a reduce into a reduce, and keeps a
-// fusion under `max_fusion_operands` operands.
+// custom calls, sort, scatter, collectives, rng, a fusion holding any of those or a
+// dynamic-update-slice (XLA's wrapped_scatter: it must stay its kernel's root), or a reduce
+// into a reduce, and keeps a fusion under `max_fusion_operands` operands.
 //
 // A group only ever copies the producers it takes (a producer with users outside the group
 // stays for them), so producer -> consumer fusion cannot create a cycle; multi-output

@@ -40,8 +40,6 @@ using testing_util::InputElements;
 
 const std::map<std::string, std::string>& NotCompiledForGpu() {
   static const auto* list = new std::map<std::string, std::string>{
-      // XLA's own optimized module: a scatter fused under a select (not the fusion's root).
-      {"cifar_cnn_train_step.after_optimizations.hlo#0", "is supported only as the root of a fusion"},
       {"jax.issue.33666.linx.slow_0100.module_0007.hlo#0", "custom calls are not supported"},
       {"topk_logits_k10_1x50000_bf16.hlo#0", "topk"},
   };

@@ -558,6 +558,67 @@ TEST(InstructionFusionTest, CifarExampleVerifiesAndComputesTheSame) {
   EXPECT_LT(after.kernels, before.kernels);
 }
 
+// A loop fusion made elsewhere that holds what must stay its kernel's root (XLA's
+// wrapped_scatter, a dynamic-update-slice fusion) is not merged into its consumer: the
+// scatter would stop being the root, which no emitter can run. XLA's own optimized CIFAR
+// step (two wrapped scatters under a select) then compiles for the CPU and computes what
+// it did; the select's other producers still fuse.
+TEST(InstructionFusionTest, FusionsHoldingScattersStayTheirKernelsRoots) {
+  auto m = Parse(R"(
+HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+wrapped_scatter_computation {
+  p0 = f32[8,4] parameter(0)
+  p1 = s32[3,1] parameter(1)
+  p2 = f32[3,4] parameter(2)
+  ROOT sc = f32[8,4] scatter(p0, p1, p2), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
+}
+wrapped_dus_computation {
+  q0 = f32[8,4] parameter(0)
+  q1 = f32[2,4] parameter(1)
+  q2 = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT d = f32[8,4] dynamic-update-slice(q0, q1, q2, z)
+}
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  i = s32[3,1] parameter(1)
+  u = f32[3,4] parameter(2)
+  v = f32[2,4] parameter(3)
+  k = s32[] parameter(4)
+  wrapped_scatter = f32[8,4] fusion(x, i, u), kind=kLoop, calls=wrapped_scatter_computation
+  wrapped_dus = f32[8,4] fusion(x, v, k), kind=kLoop, calls=wrapped_dus_computation
+  zero = f32[] constant(0)
+  zz = f32[8,4] broadcast(zero), dimensions={}
+  gt = pred[8,4] compare(x, zz), direction=GT
+  sel = f32[8,4] select(gt, wrapped_scatter, zz)
+  ROOT sum = f32[8,4] add(sel, wrapped_dus)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  PassContext context = RunFusion(*m);
+  ExpectDecision(context, "wrapped_scatter", "sel", false, "holds %sc (scatter), which no fusion takes as a producer");
+  ExpectDecision(context, "wrapped_dus", "sum", false, "holds %d (dynamic-update-slice)");
+  ExpectDecision(context, "gt", "sel", true, "");
+  EXPECT_NE(m->entry()->FindInstruction("wrapped_scatter"), nullptr) << m->ToString();
+  EXPECT_NE(m->entry()->FindInstruction("wrapped_dus"), nullptr) << m->ToString();
+  for (const Instruction* f : Fusions(*m->entry())) {
+    for (const auto& inner : f->fused_computation()->instructions()) {
+      if (inner->opcode() == Opcode::kScatter || inner->opcode() == Opcode::kDynamicUpdateSlice) {
+        EXPECT_EQ(inner.get(), f->fused_computation()->root()) << m->ToString();
+      }
+    }
+  }
+  auto xla = ParseExample("xla_cpu/cifar_cnn_train_step.after_optimizations.hlo");
+  ASSERT_NE(xla, nullptr);
+  PassContext xla_context = RunFusion(*xla, {}, /*run=*/false);
+  ExpectDecision(xla_context, "wrapped_scatter", "compare_select_fusion.1", false, "holds %scatter.4 (scatter)");
+}
+
 TEST(FusionUtilsTest, CreateAndFuseProducerPrintLikeXla) {
   auto m = Parse(R"(
 HloModule m
