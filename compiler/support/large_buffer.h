@@ -24,7 +24,8 @@ void* AllocateLargeBuffer(size_t bytes, size_t alignment = 64);
 // mode).
 void SetLargeBufferHugePages(bool enabled);
 bool LargeBufferHugePages();
-// Freed blocks of 2 MiB or more (up to 512 MiB in all) are kept and handed out again for
+// Freed blocks of 2 MiB or more (up to an eighth of the machine's memory, 512 MiB to
+// 4 GiB, in all) are kept and handed out again for
 // the same size and alignment: a caller allocating per call gets faulted-in pages back.
 void FreeLargeBuffer(void* p);
 // Bytes of freed blocks held for reuse (for tests and diagnostics).
