@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <limits>
 
@@ -31,51 +32,99 @@ std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type) {
 
 namespace {
 
-bool Ascending(const std::vector<int64_t>& dims) {
-  for (size_t i = 1; i < dims.size(); ++i) {
-    if (dims[i] != dims[i - 1] + 1) return false;
+// Row-major strides, in elements.
+std::vector<int64_t> RowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> strides(static_cast<size_t>(shape.rank()), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d) {
+    strides[static_cast<size_t>(d)] = strides[static_cast<size_t>(d + 1)] * shape.dimensions(d + 1);
   }
-  return true;
+  return strides;
 }
 
-// One operand's non-batch dimensions as a matrix: `rows_first` when its free dimensions
-// come before its contracting ones (row-major [free, contracting]).
+// One logical dimension of the GEMM (M, N, K or a batch) as a list of operand dimensions,
+// outermost first, merged into one strided dimension: its size, and its stride in each
+// buffer that has it. Dimensions of size 1 take no part. Merging needs each dimension's
+// stride to be the next one's stride times its size, in every buffer.
+struct Strided {
+  int64_t size = 1;
+  std::vector<int64_t> strides;  // per buffer; meaningful only when size > 1
+};
+
+// Merges `dims[b]` (dimension lists of equal length, one per buffer, with the buffers'
+// sizes and strides) into one strided dimension, or nullopt when they do not merge.
+std::optional<Strided> Merge(const std::vector<const std::vector<int64_t>*>& dims,
+                             const std::vector<const Shape*>& shapes,
+                             const std::vector<std::vector<int64_t>>& strides) {
+  Strided out;
+  out.strides.assign(dims.size(), 0);
+  bool first = true;
+  for (size_t i = 0; i < dims[0]->size(); ++i) {
+    const int64_t size = shapes[0]->dimensions((*dims[0])[i]);
+    if (size == 1) continue;
+    for (size_t b = 0; b < dims.size(); ++b) {
+      const int64_t stride = strides[b][static_cast<size_t>((*dims[b])[i])];
+      if (!first && out.strides[b] != stride * size) return std::nullopt;
+      out.strides[b] = stride;
+    }
+    out.size *= size;
+    first = false;
+  }
+  return out;
+}
+
+// One operand as cuBLAS's column-major matrix: its free and contracting extents merged,
+// and which of them is the unit-stride (row-major minor) one.
 struct OperandMatrix {
   int64_t free = 1;
   int64_t contracting = 1;
-  bool free_first = true;
+  bool free_first = true;  // contracting unit-stride: row-major [free, contracting]
+  int64_t ld = 1;          // the other extent's stride
 };
 
-StatusOr<OperandMatrix> MatrixOf(const Shape& shape, const std::vector<int64_t>& batch,
-                                 const std::vector<int64_t>& contracting, const char* which) {
+StatusOr<OperandMatrix> MatrixOf(const Shape& shape, const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& batch, const std::vector<int64_t>& contracting,
+                                 const char* which) {
   const int64_t rank = shape.rank();
-  const int64_t nb = static_cast<int64_t>(batch.size());
-  for (int64_t i = 0; i < nb; ++i) {
-    if (batch[static_cast<size_t>(i)] != i) {
-      return NoPlan(std::string(which) + "'s batch dimensions are not its leading dimensions in order");
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+      free.push_back(d);
     }
   }
-  std::vector<int64_t> free;
-  for (int64_t d = nb; d < rank; ++d) {
-    if (std::find(contracting.begin(), contracting.end(), d) == contracting.end()) free.push_back(d);
+  for (int64_t d : contracting) {
+    if (d < 0 || d >= rank || std::find(batch.begin(), batch.end(), d) != batch.end()) {
+      return NoPlan(std::string(which) + " contracts a batch or missing dimension");
+    }
   }
   OperandMatrix m;
-  for (int64_t d : free) m.free *= shape.dimensions(d);
-  for (int64_t d : contracting) {
-    if (d < nb || d >= rank) return NoPlan(std::string(which) + " contracts a batch or missing dimension");
-    m.contracting *= shape.dimensions(d);
+  if (shape.ElementCount() == 0) {  // nothing to read: sizes only
+    for (int64_t d : free) m.free *= shape.dimensions(d);
+    for (int64_t d : contracting) m.contracting *= shape.dimensions(d);
+    m.ld = std::max<int64_t>(1, m.contracting);
+    return m;
   }
-  if (!Ascending(contracting)) {
-    return NoPlan(std::string(which) + "'s contracting dimensions are not adjacent and in order");
+  std::optional<Strided> f = Merge({&free}, {&shape}, {strides});
+  if (!f) return NoPlan(std::string(which) + "'s free dimensions do not merge into one strided dimension");
+  std::optional<Strided> k = Merge({&contracting}, {&shape}, {strides});
+  if (!k) {
+    return NoPlan(std::string(which) + "'s contracting dimensions do not merge into one strided dimension "
+                  "(not adjacent and in order)");
   }
-  if (free.empty() || contracting.empty() || free.back() < contracting.front()) {
+  m.free = f->size;
+  m.contracting = k->size;
+  const bool k_unit = k->size == 1 || k->strides[0] == 1;
+  const bool f_unit = f->size == 1 || f->strides[0] == 1;
+  if (k_unit && (f->size == 1 || f->strides[0] >= k->size)) {
     m.free_first = true;
-  } else if (contracting.back() < free.front()) {
+    m.ld = std::max<int64_t>(1, f->size == 1 ? k->size : f->strides[0]);
+  } else if (f_unit && (k->size == 1 || k->strides[0] >= f->size)) {
     m.free_first = false;
+    m.ld = std::max<int64_t>(1, k->size == 1 ? f->size : k->strides[0]);
   } else {
-    return NoPlan(std::string(which) + "'s free and contracting dimensions interleave");
+    return NoPlan(std::string(which) + "'s free and contracting dimensions interleave (neither is its minor "
+                  "dimension)");
   }
-  if (!Ascending(free)) return NoPlan(std::string(which) + "'s free dimensions are not adjacent");
   return m;
 }
 
@@ -132,6 +181,19 @@ std::string_view GemmDataTypeName(GemmDataType type) {
   return "?";
 }
 
+int64_t GemmDataTypeBytes(GemmDataType type) {
+  switch (type) {
+    case GemmDataType::kF16:
+    case GemmDataType::kBF16:
+      return 2;
+    case GemmDataType::kF32:
+      return 4;
+    case GemmDataType::kF64:
+      return 8;
+  }
+  return 4;
+}
+
 std::string GemmPlan::ToString() const {
   const char* compute_name = compute == GemmComputeType::kF32FastTf32 ? "tf32"
                              : compute == GemmComputeType::kF64      ? "f64 compute"
@@ -144,7 +206,28 @@ std::string GemmPlan::ToString() const {
                 a.transpose ? "T" : "N", b.transpose ? "T" : "N", std::string(GemmDataTypeName(a.type)).c_str(),
                 std::string(GemmDataTypeName(c_type)).c_str(), compute_name, lt ? " epilogue " : "",
                 lt ? std::string(GemmEpilogueName(epilogue)).c_str() : "");
-  return buf;
+  std::string text = buf;
+  // "x2 calls (ld 512, 512)": batch dimensions that did not merge, and strided operands.
+  if (!loops.empty()) text += " x" + std::to_string(calls()) + " calls";
+  return text;
+}
+
+int64_t GemmPlan::calls() const {
+  int64_t n = 1;
+  for (const GemmCallLoop& loop : loops) n *= loop.count;
+  return n;
+}
+
+GemmPlan::Offsets GemmPlan::CallOffsets(int64_t i) const {
+  Offsets offsets;
+  for (auto loop = loops.rbegin(); loop != loops.rend(); ++loop) {  // innermost loop first
+    const int64_t index = i % loop->count;
+    i /= loop->count;
+    offsets.a += index * loop->a_stride;
+    offsets.b += index * loop->b_stride;
+    offsets.c += index * loop->c_stride;
+  }
+  return offsets;
 }
 
 StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Shape& rhs,
@@ -158,18 +241,39 @@ StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Sha
       d.lhs_contracting_dimensions.size() != d.rhs_contracting_dimensions.size()) {
     return NoPlan("batch or contracting dimension counts differ between the operands");
   }
-  ASSIGN_OR_RETURN(OperandMatrix l, MatrixOf(lhs, d.lhs_batch_dimensions, d.lhs_contracting_dimensions, "lhs"));
-  ASSIGN_OR_RETURN(OperandMatrix r, MatrixOf(rhs, d.rhs_batch_dimensions, d.rhs_contracting_dimensions, "rhs"));
-  int64_t batch = 1;
-  for (size_t i = 0; i < d.lhs_batch_dimensions.size(); ++i) {
-    const int64_t size = lhs.dimensions(d.lhs_batch_dimensions[i]);
-    if (size != rhs.dimensions(d.rhs_batch_dimensions[i])) return NoPlan("batch sizes differ");
-    batch *= size;
+  const size_t nb = d.lhs_batch_dimensions.size();
+  for (size_t i = 0; i < nb; ++i) {
+    const int64_t ld = d.lhs_batch_dimensions[i], rd = d.rhs_batch_dimensions[i];
+    if (ld < 0 || ld >= lhs.rank() || rd < 0 || rd >= rhs.rank()) return NoPlan("a batch dimension is missing");
+    if (lhs.dimensions(ld) != rhs.dimensions(rd)) return NoPlan("batch sizes differ");
   }
   for (size_t i = 0; i < d.lhs_contracting_dimensions.size(); ++i) {
-    if (lhs.dimensions(d.lhs_contracting_dimensions[i]) != rhs.dimensions(d.rhs_contracting_dimensions[i])) {
-      return NoPlan("contracting sizes differ");
+    const int64_t ld = d.lhs_contracting_dimensions[i], rd = d.rhs_contracting_dimensions[i];
+    if (ld < 0 || ld >= lhs.rank() || rd < 0 || rd >= rhs.rank()) return NoPlan("a contracting dimension is missing");
+    if (lhs.dimensions(ld) != rhs.dimensions(rd)) return NoPlan("contracting sizes differ");
+  }
+  const std::vector<int64_t> ls = RowMajorStrides(lhs), rs = RowMajorStrides(rhs), os = RowMajorStrides(out);
+  if (out.rank() < static_cast<int64_t>(nb)) return NoPlan("the result has fewer dimensions than batch dimensions");
+  ASSIGN_OR_RETURN(OperandMatrix l, MatrixOf(lhs, ls, d.lhs_batch_dimensions, d.lhs_contracting_dimensions, "lhs"));
+  ASSIGN_OR_RETURN(OperandMatrix r, MatrixOf(rhs, rs, d.rhs_batch_dimensions, d.rhs_contracting_dimensions, "rhs"));
+  // Batch dimensions in the dot's order (the result's leading ones), merged where their
+  // strides allow in all three buffers; each group is [size, lhs, rhs, result stride].
+  std::vector<std::array<int64_t, 4>> groups;
+  int64_t batch = 1;
+  for (size_t i = 0; i < nb; ++i) {
+    const int64_t size = lhs.dimensions(d.lhs_batch_dimensions[i]);
+    batch *= size;
+    if (size == 1) continue;
+    const std::array<int64_t, 4> dim = {size, ls[static_cast<size_t>(d.lhs_batch_dimensions[i])],
+                                        rs[static_cast<size_t>(d.rhs_batch_dimensions[i])], os[i]};
+    if (!groups.empty()) {
+      std::array<int64_t, 4>& g = groups.back();
+      if (g[1] == dim[1] * size && g[2] == dim[2] * size && g[3] == dim[3] * size) {
+        g = {g[0] * size, dim[1], dim[2], dim[3]};
+        continue;
+      }
     }
+    groups.push_back(dim);
   }
   if (l.contracting != r.contracting) return NoPlan("contracting sizes differ");
   // The result is [batch..., lhs free..., rhs free...]: row-major [batch, M, N].
@@ -190,30 +294,52 @@ StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Sha
   }
 
   GemmPlan plan;
-  plan.batch = batch;
   plan.m = r.free;  // cuBLAS's m: the rhs's free size (N)
   plan.n = l.free;  // cuBLAS's n: the lhs's free size (M)
   plan.k = l.contracting;
+  // cuBLAS's batch is the largest group; the others are loops of calls around it.
+  plan.batch = 1;
+  plan.a.batch_stride = plan.m * plan.k;
+  plan.b.batch_stride = plan.k * plan.n;
+  plan.c_batch_stride = plan.m * plan.n;
+  if (batch == 0) groups.clear();  // an empty result: no call
+  if (!groups.empty()) {
+    const auto largest = std::max_element(groups.begin(), groups.end(),
+                                          [](const auto& x, const auto& y) { return x[0] < y[0]; });
+    plan.batch = (*largest)[0];
+    plan.b.batch_stride = (*largest)[1];
+    plan.a.batch_stride = (*largest)[2];
+    plan.c_batch_stride = (*largest)[3];
+    int64_t calls = 1;
+    for (auto g = groups.begin(); g != groups.end(); ++g) {
+      if (g == largest) continue;
+      plan.loops.push_back(GemmCallLoop{.count = (*g)[0], .a_stride = (*g)[2], .b_stride = (*g)[1], .c_stride = (*g)[3]});
+      calls *= (*g)[0];
+    }
+    if (calls > kMaxGemmCalls) {
+      return NoPlan("its batch dimensions do not merge into one strided batch and would take " +
+                    std::to_string(calls) + " cuBLAS calls (at most " + std::to_string(kMaxGemmCalls) + ")");
+    }
+  }
   constexpr int64_t kIntMax = std::numeric_limits<int>::max();
-  if (plan.m > kIntMax || plan.n > kIntMax || plan.k > kIntMax || plan.batch > kIntMax) {
+  if (plan.m > kIntMax || plan.n > kIntMax || plan.k > kIntMax || plan.batch > kIntMax || l.ld > kIntMax ||
+      r.ld > kIntMax) {
     return NoPlan("a dimension is above cuBLAS's int range");
   }
-  // cuBLAS's A = rhs^T (m x k column-major). Row-major [K, N] (contracting first) reads
-  // column-major as N x K, ld N: no transpose. Row-major [N, K] reads as K x N: transpose.
+  // cuBLAS's A = rhs^T (m x k column-major). Row-major [K, N] (N minor) reads column-major
+  // as N x K, ld = K's stride: no transpose. Row-major [N, K] (K minor) reads as K x N,
+  // ld = N's stride: transpose.
   plan.a.operand = 1;
   plan.a.transpose = r.free_first;
-  plan.a.ld = std::max<int64_t>(1, r.free_first ? plan.k : plan.m);
-  plan.a.batch_stride = plan.m * plan.k;
+  plan.a.ld = r.ld;
   plan.a.type = *rt;
-  // cuBLAS's B = lhs^T (k x n column-major). Row-major [M, K] reads as K x M, ld K: no
-  // transpose. Row-major [K, M] reads as M x K: transpose.
+  // cuBLAS's B = lhs^T (k x n column-major). Row-major [M, K] (K minor) reads as K x M,
+  // ld = M's stride: no transpose. Row-major [K, M] (M minor) reads as M x K: transpose.
   plan.b.operand = 0;
   plan.b.transpose = !l.free_first;
-  plan.b.ld = std::max<int64_t>(1, l.free_first ? plan.k : plan.n);
-  plan.b.batch_stride = plan.k * plan.n;
+  plan.b.ld = l.ld;
   plan.b.type = *lt;
   plan.ldc = std::max<int64_t>(1, plan.m);
-  plan.c_batch_stride = plan.m * plan.n;
   plan.c_type = *ct;
   if (*lt == GemmDataType::kF64) {
     plan.compute = GemmComputeType::kF64;
@@ -225,9 +351,9 @@ StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Sha
   }
   plan.alpha = call.alpha;
   plan.beta = call.beta;
-  plan.empty = plan.m == 0 || plan.n == 0 || plan.batch == 0;
+  plan.empty = plan.m == 0 || plan.n == 0 || batch == 0;
   if (!plan.empty && plan.k == 0) return NoPlan("an empty contraction (K = 0)");
-  plan.flops = 2 * plan.m * plan.n * plan.k * plan.batch;
+  plan.flops = 2 * plan.m * plan.n * plan.k * batch;
   RETURN_IF_ERROR(PlanEpilogue(call, out, plan));
   return plan;
 }
@@ -271,22 +397,25 @@ void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias)
   auto at = [](const T* base, bool transpose, int64_t ld, int64_t row, int64_t col) {
     return transpose ? base[col + row * ld] : base[row + col * ld];
   };
-  for (int64_t batch = 0; batch < plan.batch; ++batch) {
-    const T* ab = a + batch * plan.a.batch_stride;
-    const T* bb = b + batch * plan.b.batch_stride;
-    T* cb = c + batch * plan.c_batch_stride;
-    for (int64_t j = 0; j < plan.n; ++j) {
-      for (int64_t i = 0; i < plan.m; ++i) {
-        Acc sum = 0;
-        for (int64_t p = 0; p < plan.k; ++p) {
-          sum += static_cast<Acc>(at(ab, plan.a.transpose, plan.a.ld, i, p)) *
-                 static_cast<Acc>(at(bb, plan.b.transpose, plan.b.ld, p, j));
+  for (int64_t call = 0; call < plan.calls(); ++call) {
+    const GemmPlan::Offsets offsets = plan.CallOffsets(call);
+    for (int64_t batch = 0; batch < plan.batch; ++batch) {
+      const T* ab = a + offsets.a + batch * plan.a.batch_stride;
+      const T* bb = b + offsets.b + batch * plan.b.batch_stride;
+      T* cb = c + offsets.c + batch * plan.c_batch_stride;
+      for (int64_t j = 0; j < plan.n; ++j) {
+        for (int64_t i = 0; i < plan.m; ++i) {
+          Acc sum = 0;
+          for (int64_t p = 0; p < plan.k; ++p) {
+            sum += static_cast<Acc>(at(ab, plan.a.transpose, plan.a.ld, i, p)) *
+                   static_cast<Acc>(at(bb, plan.b.transpose, plan.b.ld, p, j));
+          }
+          T& out = cb[i + j * plan.ldc];
+          const Acc prior = plan.beta != 0 ? static_cast<Acc>(out) * static_cast<Acc>(plan.beta) : Acc(0);
+          // cuBLASLt adds the bias along D's rows (i), then applies the activation.
+          const Acc shift = bias != nullptr ? static_cast<Acc>(bias[i]) : Acc(0);
+          out = static_cast<T>(ApplyEpilogue(plan.epilogue, static_cast<Acc>(plan.alpha) * sum + prior + shift));
         }
-        T& out = cb[i + j * plan.ldc];
-        const Acc prior = plan.beta != 0 ? static_cast<Acc>(out) * static_cast<Acc>(plan.beta) : Acc(0);
-        // cuBLASLt adds the bias along D's rows (i), then applies the activation.
-        const Acc shift = bias != nullptr ? static_cast<Acc>(bias[i]) : Acc(0);
-        out = static_cast<T>(ApplyEpilogue(plan.epilogue, static_cast<Acc>(plan.alpha) * sum + prior + shift));
       }
     }
   }

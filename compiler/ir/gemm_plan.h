@@ -5,14 +5,19 @@
 // (tests/compiler/ir/gemm_plan_test.cc runs a plan's GEMM on the host the way cuBLAS
 // defines it and holds the result against the interpreter's dot).
 //
-// What maps: operands and result row-major (the GPU backend normalizes layouts first);
-// batch dimensions leading in both operands, in the same order; in each operand the
-// non-batch dimensions are its free dimensions then its contracting ones, or its
-// contracting ones then its free ones, each group in order (so they merge into one
-// matrix dimension); the rhs's contracting dimensions in the lhs's order. Element types:
-// f32 x f32 -> f32, f64 x f64 -> f64, f16 x f16 and bf16 x bf16 -> the same type or f32.
-// Anything else has no plan, and the reason says what did not map: the caller then uses
-// Fusebox's own kernel, never an approximation.
+// What maps: operands and result row-major (the GPU backend normalizes layouts first).
+// The buffers are read in place through strides, so no operand is copied:
+//  - in each operand, the free dimensions merge into one strided dimension (each one's
+//    stride is the next one's times its size) and so do the contracting ones, in the dot's
+//    order; one of the two is the operand's minor (unit-stride) dimension and the other's
+//    stride is cuBLAS's leading dimension;
+//  - the batch dimensions may sit anywhere (attention's [b, s, h, d] with batch {b, h}):
+//    those whose strides merge in the lhs, rhs and result form groups; the largest group
+//    is cuBLAS's strided batch and every other one a loop of calls around it, at most
+//    kMaxGemmCalls calls in all (the plan's `loops`).
+// Element types: f32 x f32 -> f32, f64 x f64 -> f64, f16 x f16 and bf16 x bf16 -> the
+// same type or f32. Anything else has no plan, and the reason says what did not map: the
+// caller then uses Fusebox's own kernel, never an approximation.
 //
 // The row-major product C[M,N] = A[M,K] . B[K,N] is, read column-major, C^T = B^T . A^T:
 // cuBLAS's A is the rhs, its B the lhs, its m is N and its n is M.
@@ -26,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/library_calls.h"
 #include "compiler/support/status.h"
@@ -43,10 +49,26 @@ struct GemmOperandPlan {
   GemmDataType type = GemmDataType::kF32;
 };
 
+// A loop of calls around cuBLAS's batched GEMM: `count` calls, each one's buffers `*_stride`
+// elements after the last one's (a: cuBLAS's A, the rhs; b: its B, the lhs; c: the result).
+struct GemmCallLoop {
+  int64_t count = 1;
+  int64_t a_stride = 0;
+  int64_t b_stride = 0;
+  int64_t c_stride = 0;
+};
+
+// The most calls one plan makes (the product of its loops' counts); a dot that would need
+// more is not planned.
+inline constexpr int64_t kMaxGemmCalls = 64;
+
 struct GemmPlan {
   // cuBLAS's view (column-major): C[m,n] = alpha * op(A)[m,k] . op(B)[k,n] + beta * C.
   int64_t m = 0, n = 0, k = 0;
-  int64_t batch = 1;
+  int64_t batch = 1;  // cuBLAS's batch count in one call
+  // Batch dimensions that do not merge into cuBLAS's strided batch: the plan is the
+  // product of these loops' counts calls, outermost loop first. Empty: one call.
+  std::vector<GemmCallLoop> loops;
   GemmOperandPlan a;  // the rhs
   GemmOperandPlan b;  // the lhs
   int64_t ldc = 0;
@@ -61,7 +83,15 @@ struct GemmPlan {
   // dimension), then RELU or GELU (tanh form).
   GemmEpilogue epilogue = GemmEpilogue::kDefault;
   int64_t bias_operand = -1;
-  int64_t flops = 0;        // 2 * M * N * K * batch
+  int64_t flops = 0;        // 2 * M * N * K * batch, over all the calls
+
+  // The number of calls (the loops' counts multiplied) and, for call i of them, each
+  // buffer's offset in elements from its start.
+  int64_t calls() const;
+  struct Offsets {
+    int64_t a = 0, b = 0, c = 0;
+  };
+  Offsets CallOffsets(int64_t i) const;
 
   // "cublasGemmStridedBatchedEx m=128 n=64 k=256 batch=4 A=rhs(N) B=lhs(T) f32 tf32"
   std::string ToString() const;
@@ -82,6 +112,7 @@ StatusOr<GemmPlan> PlanGemm(const LibraryCall& call, const Shape& lhs, const Sha
 StatusOr<GemmPlan> PlanGemmCall(const Instruction& instruction, const GemmPlanOptions& options = {});
 
 std::string_view GemmDataTypeName(GemmDataType type);
+int64_t GemmDataTypeBytes(GemmDataType type);  // 2, 4 or 8
 std::string_view GemmEpilogueName(GemmEpilogue epilogue);  // "BIAS_RELU", XLA's spelling
 // f16, bf16, f32, f64 as library data types; nullopt for any other element type.
 std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type);

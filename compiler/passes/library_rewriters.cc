@@ -644,15 +644,30 @@ bool FoldConvEpilogue(Module& module, Instruction* call, PassContext& context) {
 
 }  // namespace
 
-StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& /*context*/) {
+StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& context) {
   std::vector<Instruction*> dots;
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != Opcode::kDot || inst->operand_count() != 2) continue;
+      std::string why;
       // Algorithms, sparsity and packed operands say more than a plain GEMM does.
-      if (!inst->attrs().dot_algorithm.empty() || !inst->attrs().sparsity.empty()) continue;
-      if (!PlanGemm(CallFor(*inst), inst->operand(0)->shape(), inst->operand(1)->shape()).ok()) continue;
-      dots.push_back(inst.get());
+      if (!inst->attrs().dot_algorithm.empty() || !inst->attrs().sparsity.empty()) {
+        why = "its algorithm or sparsity says more than a plain GEMM";
+      } else if (Status plan = PlanGemm(CallFor(*inst), inst->operand(0)->shape(), inst->operand(1)->shape()).status();
+                 !plan.ok()) {
+        why = plan.message();
+      } else {
+        dots.push_back(inst.get());
+        continue;
+      }
+      // Why the dot stays Fusebox's own kernel (explain, the workbench's decisions).
+      FusionDecision decision;
+      decision.pass = std::string(name());
+      decision.computation = computation->name();
+      decision.producer = inst->name();
+      decision.consumer = inst->name();
+      decision.reason = "stays Fusebox's own dot kernel, not a cuBLAS call (" + why + ")";
+      context.RecordDecision(std::move(decision));
     }
   }
   for (Instruction* dot : dots) {

@@ -116,14 +116,22 @@ Status Cublas::Gemm(const GemmPlan& plan, DevicePtr lhs, DevicePtr rhs, DevicePt
   const bool f64 = plan.compute == GemmComputeType::kF64;
   const void* alpha = f64 ? static_cast<const void*>(&alpha64) : static_cast<const void*>(&alpha32);
   const void* beta = f64 ? static_cast<const void*>(&beta64) : static_cast<const void*>(&beta32);
-  const int rc = api.gemm_strided_batched_ex(
-      handle_, plan.a.transpose ? kOpT : kOpN, plan.b.transpose ? kOpT : kOpN, static_cast<int>(plan.m),
-      static_cast<int>(plan.n), static_cast<int>(plan.k), alpha, reinterpret_cast<const void*>(a),
-      CudaDataTypeCode(plan.a.type), static_cast<int>(plan.a.ld), plan.a.batch_stride, reinterpret_cast<const void*>(b),
-      CudaDataTypeCode(plan.b.type), static_cast<int>(plan.b.ld), plan.b.batch_stride, beta,
-      reinterpret_cast<void*>(out), CudaDataTypeCode(plan.c_type), static_cast<int>(plan.ldc), plan.c_batch_stride,
-      static_cast<int>(plan.batch), CublasComputeTypeCode(plan.compute), kGemmDefault);
-  if (rc != 0) return CublasError("cublasGemmStridedBatchedEx", rc);
+  // One call per iteration of the plan's loops (one call when it has none).
+  for (int64_t call = 0; call < plan.calls(); ++call) {
+    const GemmPlan::Offsets at = plan.CallOffsets(call);
+    const DevicePtr a_call = a + static_cast<DevicePtr>(at.a * GemmDataTypeBytes(plan.a.type));
+    const DevicePtr b_call = b + static_cast<DevicePtr>(at.b * GemmDataTypeBytes(plan.b.type));
+    const DevicePtr c_call = out + static_cast<DevicePtr>(at.c * GemmDataTypeBytes(plan.c_type));
+    const int rc = api.gemm_strided_batched_ex(
+        handle_, plan.a.transpose ? kOpT : kOpN, plan.b.transpose ? kOpT : kOpN, static_cast<int>(plan.m),
+        static_cast<int>(plan.n), static_cast<int>(plan.k), alpha, reinterpret_cast<const void*>(a_call),
+        CudaDataTypeCode(plan.a.type), static_cast<int>(plan.a.ld), plan.a.batch_stride,
+        reinterpret_cast<const void*>(b_call), CudaDataTypeCode(plan.b.type), static_cast<int>(plan.b.ld),
+        plan.b.batch_stride, beta, reinterpret_cast<void*>(c_call), CudaDataTypeCode(plan.c_type),
+        static_cast<int>(plan.ldc), plan.c_batch_stride, static_cast<int>(plan.batch),
+        CublasComputeTypeCode(plan.compute), kGemmDefault);
+    if (rc != 0) return CublasError("cublasGemmStridedBatchedEx", rc);
+  }
   return Status::Ok();
 }
 

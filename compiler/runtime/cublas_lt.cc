@@ -246,12 +246,18 @@ Status CublasLt::Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DeviceP
   const bool f64 = plan.compute == GemmComputeType::kF64;
   const void* alpha = f64 ? static_cast<const void*>(&alpha64) : static_cast<const void*>(&alpha32);
   const void* beta = f64 ? static_cast<const void*>(&beta64) : static_cast<const void*>(&beta32);
-  void* d = reinterpret_cast<void*>(out);
-  FUSEBOX_CUBLASLT("cublasLtMatmul",
-                   api.matmul(handle_, matmul.desc_, alpha, reinterpret_cast<const void*>(a), matmul.a_,
-                              reinterpret_cast<const void*>(b), matmul.b_, beta, d, matmul.c_, d, matmul.c_,
-                              matmul.algo_, reinterpret_cast<void*>(workspace),
-                              static_cast<size_t>(matmul.workspace_bytes_), stream_));
+  // One call per iteration of the plan's loops (one call when it has none).
+  for (int64_t call = 0; call < plan.calls(); ++call) {
+    const GemmPlan::Offsets at = plan.CallOffsets(call);
+    const DevicePtr a_call = a + static_cast<DevicePtr>(at.a * GemmDataTypeBytes(plan.a.type));
+    const DevicePtr b_call = b + static_cast<DevicePtr>(at.b * GemmDataTypeBytes(plan.b.type));
+    void* d = reinterpret_cast<void*>(out + static_cast<DevicePtr>(at.c * GemmDataTypeBytes(plan.c_type)));
+    FUSEBOX_CUBLASLT("cublasLtMatmul",
+                     api.matmul(handle_, matmul.desc_, alpha, reinterpret_cast<const void*>(a_call), matmul.a_,
+                                reinterpret_cast<const void*>(b_call), matmul.b_, beta, d, matmul.c_, d, matmul.c_,
+                                matmul.algo_, reinterpret_cast<void*>(workspace),
+                                static_cast<size_t>(matmul.workspace_bytes_), stream_));
+  }
   return Status::Ok();
 }
 

@@ -559,6 +559,38 @@ ENTRY e {
 })", 1, true);
 }
 
+// Attention's per-head products read [batch, seq, heads, head_dim] buffers in place: the
+// heads are cuBLAS's strided batch and the batch a loop of calls (GemmPlan::loops). jax's
+// attention forward and backward (tests/data/library_calls/attention_fwd_bwd.hlo, 18 dots)
+// keeps no dot of its own: every one is a library call, and the module computes what the
+// interpreter does. A batched bias epilogue with a loop of calls runs too.
+TEST(GpuEmulatorTest, AttentionDotsReadTheirHeadsInPlace) {
+  const std::string attention = ReadExample("../../tests/data/library_calls/attention_fwd_bwd.hlo");
+  auto parsed = ParseModule(attention);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  int dots = 0, calls = 0;
+  for (const auto& c : (*optimized)->computations()) {  // fused computations too
+    for (const auto& inst : c->instructions()) {
+      dots += inst->opcode() == Opcode::kDot;
+      calls += IsLibraryCall(*inst);
+    }
+  }
+  EXPECT_EQ(dots, 0) << (*optimized)->ToString();
+  EXPECT_EQ(calls, 18);
+  ExpectEmulatorMatchesInterpreter(attention, 1, /*gpu_libraries=*/true);
+  ExpectEmulatorMatchesInterpreter(R"(HloModule m
+ENTRY e {
+  q = f32[2,5,3,4] parameter(0)
+  k = f32[2,6,3,4] parameter(1)
+  b = f32[6] parameter(2)
+  s = f32[2,3,5,6] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}
+  bb = f32[2,3,5,6] broadcast(b), dimensions={3}
+  ROOT r = f32[2,3,5,6] add(s, bb)
+})", 3, true);
+}
+
 // cuBLASLt epilogues, run as cuBLASLt defines them (the bias along D's rows, then the
 // activation): the bias add and relu the gemm-rewriter folds into a call, and XLA's
 // batched BIAS_GELU call.

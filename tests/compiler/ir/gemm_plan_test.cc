@@ -118,6 +118,57 @@ TEST(GemmPlanTest, BatchesMergedDimensionsAndVectors) {
                            "f64[4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
 }
 
+// Batch dimensions anywhere, read in place through strides: attention's per-head products
+// on [batch, seq, heads, head_dim] buffers (jax's einsums "bqhd,bkhd->bhqk" and
+// "bhqk,bkhd->bhqd", and their gradients), where the heads are cuBLAS's batch and the
+// batch a loop of calls.
+TEST(GemmPlanTest, BatchDimensionsAnywhereReadInPlace) {
+  const std::string qk = "  a = f32[2,5,3,4] parameter(0)\n  b = f32[2,6,3,4] parameter(1)";
+  const std::string scores_dims =
+      "lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}";
+  ExpectPlanComputesTheDot(qk, "f32[2,3,5,6] dot(a, b), " + scores_dims);
+  ExpectPlanComputesTheDot(qk, "f32[2,3,5,6] dot(a, b), " + scores_dims, 0.5, 2.0);
+  // probs . v: the lhs batch-major, the rhs [b, k, h, d] contracting k.
+  const std::string pv = "  a = f32[2,3,5,6] parameter(0)\n  b = f32[2,6,3,4] parameter(1)";
+  ExpectPlanComputesTheDot(pv, "f32[2,3,5,4] dot(a, b), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+                               "rhs_batch_dims={0,2}, rhs_contracting_dims={1}");
+  // The gradients (jax's): dK = dS^T . Q contracts the lhs's rows (its minor dimension is
+  // free: transposed), dS = dO^T-like [b, h, d, q] . V contracts d in both.
+  ExpectPlanComputesTheDot("  a = f32[2,3,5,6] parameter(0)\n  b = f32[2,5,3,4] parameter(1)",
+                           "f32[2,3,6,4] dot(a, b), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, "
+                           "rhs_batch_dims={0,2}, rhs_contracting_dims={1}");
+  ExpectPlanComputesTheDot("  a = f32[2,3,4,5] parameter(0)\n  b = f32[2,6,3,4] parameter(1)",
+                           "f32[2,3,5,6] dot(a, b), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, "
+                           "rhs_batch_dims={0,2}, rhs_contracting_dims={3}");
+  // A batch dimension in the middle, alone: one call with a strided batch.
+  ExpectPlanComputesTheDot("  a = f32[6,4,8] parameter(0)\n  b = f32[4,8,5] parameter(1)",
+                           "f32[4,6,5] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, "
+                           "rhs_batch_dims={0}, rhs_contracting_dims={1}");
+  // Batch dimensions in another order in the rhs, and a batch of one among them.
+  ExpectPlanComputesTheDot("  a = f32[2,3,1,5,4] parameter(0)\n  b = f32[3,2,1,4,6] parameter(1)",
+                           "f32[2,3,1,5,6] dot(a, b), lhs_batch_dims={0,1,2}, lhs_contracting_dims={4}, "
+                           "rhs_batch_dims={1,0,2}, rhs_contracting_dims={3}");
+
+  // The shape of the calls for the scores: heads batched (stride head_dim), the batch a
+  // loop of two calls, both operands with leading dimension heads x head_dim.
+  Dot d = ParseDot(qk, "f32[2,3,5,6] dot(a, b), " + scores_dims);
+  auto plan = PlanGemm(CallOf(*d.dot), d.dot->operand(0)->shape(), d.dot->operand(1)->shape());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->batch, 3);
+  EXPECT_EQ(plan->a.batch_stride, 4);
+  EXPECT_EQ(plan->b.batch_stride, 4);
+  EXPECT_EQ(plan->c_batch_stride, 30);
+  EXPECT_EQ(plan->a.ld, 12);
+  EXPECT_EQ(plan->b.ld, 12);
+  ASSERT_EQ(plan->loops.size(), 1u);
+  EXPECT_EQ(plan->calls(), 2);
+  EXPECT_EQ(plan->CallOffsets(1).a, 6 * 12);
+  EXPECT_EQ(plan->CallOffsets(1).b, 5 * 12);
+  EXPECT_EQ(plan->CallOffsets(1).c, 90);
+  EXPECT_EQ(plan->flops, 2 * 2 * 3 * 5 * 6 * 4);
+  EXPECT_NE(plan->ToString().find("x2 calls"), std::string::npos) << plan->ToString();
+}
+
 TEST(GemmPlanTest, AlphaAndBetaScaleAsCublasDoes) {
   ExpectPlanComputesTheDot("  a = f32[5,7] parameter(0)\n  b = f32[7,3] parameter(1)",
                            "f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", 0.5, 2.0);
@@ -176,14 +227,20 @@ TEST(GemmPlanTest, WhatDoesNotMapIsRefusedWithTheReason) {
                "s32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", "are not a cuBLAS GEMM");
   ExpectNoPlan("  a = f32[4,4] parameter(0)\n  b = bf16[4,4] parameter(1)",
                "f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", "are not a cuBLAS GEMM");
-  // The batch dimension is not the leading one.
-  ExpectNoPlan("  a = f32[6,4,8] parameter(0)\n  b = f32[4,8,5] parameter(1)",
-               "f32[4,6,5] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
-               "rhs_contracting_dims={1}",
-               "batch dimensions are not its leading dimensions");
   // Free and contracting dimensions interleave: [M1,K,M2].
   ExpectNoPlan("  a = f32[3,6,4] parameter(0)\n  b = f32[6,5] parameter(1)",
-               "f32[3,4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", "interleave");
+               "f32[3,4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+               "lhs's free dimensions do not merge");
+  // Neither the free nor the contracting dimension is the minor one: [M,K,B] batched on B.
+  ExpectNoPlan("  a = f32[5,3,2] parameter(0)\n  b = f32[2,3,4] parameter(1)",
+               "f32[2,5,4] dot(a, b), lhs_batch_dims={2}, lhs_contracting_dims={1}, rhs_batch_dims={0}, "
+               "rhs_contracting_dims={1}",
+               "neither is its minor dimension");
+  // Three batch dimensions that merge nowhere: 9 x 9 calls around a batch of 9.
+  ExpectNoPlan("  a = f32[9,2,9,9,3] parameter(0)\n  b = f32[9,9,4,9,3] parameter(1)",
+               "f32[9,9,9,2,4] dot(a, b), lhs_batch_dims={0,2,3}, lhs_contracting_dims={4}, "
+               "rhs_batch_dims={0,1,3}, rhs_contracting_dims={4}",
+               "81 cuBLAS calls");
   // Contracting dimensions in another order in the rhs.
   ExpectNoPlan("  a = f32[5,3,4] parameter(0)\n  b = f32[4,3,2] parameter(1)",
                "f32[5,2] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}", "in order");

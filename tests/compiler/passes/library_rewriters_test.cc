@@ -96,6 +96,47 @@ TEST(GemmRewriterTest, OnlyTheGpuPipelineWithLibrariesRewrites) {
   ExpectSameResult(*mnist, **gpu);
 }
 
+// Attention's per-head dots on [batch, seq, heads, head_dim] buffers become calls that
+// read their operands in place (no transpose added), and a dot cuBLAS cannot run stays
+// Fusebox's kernel with the plan's reason as a decision.
+TEST(GemmRewriterTest, AttentionDotsBecomeCallsAndTheRestSayWhyNot) {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  q = f32[2,5,3,4] parameter(0)
+  k = f32[2,6,3,4] parameter(1)
+  v = f32[2,6,3,4] parameter(2)
+  i = s32[5,7] parameter(3)
+  j = s32[7,2] parameter(4)
+  s = f32[2,3,5,6] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}
+  o = f32[2,3,5,4] dot(s, v), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={1}
+  n = s32[5,2] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT out = (f32[2,3,5,4], s32[5,2]) tuple(o, n)
+})";
+  auto module = Parse(text);
+  ASSERT_NE(module, nullptr);
+  const int instructions = static_cast<int>(module->entry()->instructions().size());
+  GemmRewriter rewriter;
+  EXPECT_TRUE(RunPassAndCheck(rewriter, *module));  // verifies, and the same result
+  EXPECT_EQ(Count(*module, IsGemm), 2) << module->ToString();
+  EXPECT_EQ(Count(*module, IsDot), 1);
+  EXPECT_EQ(static_cast<int>(module->entry()->instructions().size()), instructions) << "nothing added around the calls";
+  for (const auto& inst : module->entry()->instructions()) {
+    if (!IsLibraryCall(*inst)) continue;
+    auto plan = PlanGemmCall(*inst);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_EQ(plan->batch, 3) << "the heads are cuBLAS's batch";
+    EXPECT_EQ(plan->calls(), 2) << "the batch is a loop of calls";
+  }
+  auto again = Parse(text);
+  ASSERT_NE(again, nullptr);
+  PassContext context;
+  ASSERT_TRUE(rewriter.Run(*again, context).ok());
+  ASSERT_EQ(context.decisions().size(), 1u);
+  EXPECT_EQ(context.decisions()[0].producer, "n");
+  EXPECT_NE(context.decisions()[0].reason.find("s32 x s32 -> s32 are not a cuBLAS GEMM"), std::string::npos)
+      << context.decisions()[0].reason;
+}
+
 bool IsConvCall(const Instruction& i) { return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convForward"; }
 bool IsConvolution(const Instruction& i) { return i.opcode() == Opcode::kConvolution; }
 bool IsBackwardFilterCall(const Instruction& i) {

@@ -346,6 +346,43 @@ ENTRY e {
   EXPECT_TRUE(cmp.ok()) << cmp.ToString();
 }
 
+// Attention's per-head dots read their [batch, seq, heads, head_dim] buffers in place
+// (heads as cuBLAS's strided batch, a loop of calls over the batch): jax's attention
+// forward and backward (18 dots, all library calls), and a batched bias epilogue through
+// cuBLASLt with its loop of calls, against the interpreter.
+TEST(GpuExecutableGpuTest, AttentionDotsReadTheirHeadsInPlace) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/library_calls/attention_fwd_bwd.hlo");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto attention = ParseModule(text.str());
+  ASSERT_TRUE(attention.ok()) << attention.status().message();
+  ExpectGpuMatchesInterpreter(**attention, 1, /*gpu_libraries=*/true);
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  q = f32[2,64,3,32] parameter(0)
+  k = f32[2,48,3,32] parameter(1)
+  b = f32[48] parameter(2)
+  s = f32[2,3,64,48] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}
+  bb = f32[2,3,64,48] broadcast(b), dimensions={3}
+  ROOT r = f32[2,3,64,48] add(s, bb)
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto exe = testing_util::CompileGpu(**module, true, true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto args = interpreter::RandomArguments(**module, 2);
+  ASSERT_TRUE(args.ok());
+  auto result = (*exe)->Run(*args);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ((*exe)->last_library_calls(), 1);
+  EXPECT_EQ((*exe)->last_kernel_launches(), 0);
+  auto expected = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(expected.ok());
+  interpreter::CompareResult cmp =
+      interpreter::CompareLiterals(*result, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+}
+
 // cuBLASLt epilogues: a dot with its bias add and relu is one cublasLtMatmul (no kernel
 // of Fusebox's own), and XLA's __cublas$lt$matmul calls with BIAS_GELU and a batched
 // BIAS run as they are, each against the interpreter.
