@@ -1,6 +1,8 @@
-"""Writes tests/data/library_calls/attention_fwd_bwd.hlo: jax's HLO of multi-head attention
-(compare_xla.py's `attention`) and its gradients at a small size, for the GPU planner's
-tests of per-head dots on [batch, seq, heads, head_dim] buffers.
+"""Writes tests/data/library_calls/attention_fwd_bwd.hlo and gpt_block_fwd.hlo: jax's HLO of
+multi-head attention (compare_xla.py's `attention`) with its gradients, and of a GPT block's
+forward (`gpt_block`: layer norms, attention, a GELU MLP), at a small size, for the GPU
+planner's tests of per-head dots on [batch, seq, heads, head_dim] buffers and of the GELU
+epilogue.
 
 Run from a virtual environment with jax (pinned 0.10.2 on the CPU):
     python scripts/make_attention_testdata.py
@@ -15,10 +17,17 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench", "compare_xla"))
 import compare_xla as cx  # noqa: E402
 
 b, s, d, heads = 2, 8, 8, 2
-args = cx.rng_inputs(9, [((b, s, d), "f")] + [((d, d), "f")] * 4)
-fn = cx.fwd_bwd(lambda *a: cx.attention(*a, heads=heads, causal=False))
-text = jax.jit(fn).lower(*args).as_text(dialect="hlo")
-out = os.path.join(HERE, "..", "tests", "data", "library_calls", "attention_fwd_bwd.hlo")
-with open(out, "w") as f:
-    f.write(text)
-print(out, len(text), "bytes")
+mha_args = cx.rng_inputs(9, [((b, s, d), "f")] + [((d, d), "f")] * 4)
+block_args = cx.rng_inputs(10, [((b, s, d), "f"), ((d,), "one"), ((d,), "f")] + [((d, d), "f")] * 4 +
+                           [((d,), "one"), ((d,), "f"), ((d, 4 * d), "f"), ((4 * d,), "f"), ((4 * d, d), "f"),
+                            ((d,), "f")])
+modules = {
+    "attention_fwd_bwd.hlo": (cx.fwd_bwd(lambda *a: cx.attention(*a, heads=heads, causal=False)), mha_args),
+    "gpt_block_fwd.hlo": (lambda *a: cx.gpt_block(*a, heads=heads, causal=False), block_args),
+}
+for name, (fn, args) in modules.items():
+    text = jax.jit(fn).lower(*args).as_text(dialect="hlo")
+    out = os.path.join(HERE, "..", "tests", "data", "library_calls", name)
+    with open(out, "w") as f:
+        f.write(text)
+    print(out, len(text), "bytes")

@@ -375,9 +375,11 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
 
 namespace {
 
-// The bias add and relu after a dot that a cuBLASLt epilogue computes in the GEMM:
-// dot -> add(dot, broadcast(bias) along the last dimension) -> maximum(that, 0), each the
-// only user of the one before. `last` is the instruction the call replaces.
+// The bias add and activation after a dot that a cuBLASLt epilogue computes in the GEMM:
+// dot -> add(dot, broadcast(bias) along the last dimension) -> maximum(that, 0) or the
+// GELU's tanh form (GeluMatcher), each step the only user of the one before (the GELU's
+// instructions the only users of the value it reads). `last` is the instruction the call
+// replaces.
 struct EpilogueMatch {
   GemmEpilogue epilogue = GemmEpilogue::kDefault;
   Instruction* bias = nullptr;  // the bias vector (the broadcast's operand)
@@ -412,6 +414,138 @@ bool IsZero(const Instruction* inst) {
   return true;
 }
 
+// The value of `inst` when it is a constant, or a broadcast of one, whose elements are all
+// one finite number.
+std::optional<double> ScalarValue(const Instruction* inst) {
+  if (inst->opcode() == Opcode::kBroadcast && inst->operand_count() == 1) inst = inst->operand(0);
+  if (inst->opcode() != Opcode::kConstant || inst->literal() == nullptr) return std::nullopt;
+  const Literal& value = *inst->literal();
+  if (!value.shape().IsArray() || value.element_count() == 0) return std::nullopt;
+  const double first = value.GetDouble(0);
+  for (int64_t i = 1; i < value.element_count(); ++i) {
+    if (value.GetDouble(i) != first) return std::nullopt;
+  }
+  if (!std::isfinite(first)) return std::nullopt;
+  return first;
+}
+
+bool IsScalar(const Instruction* inst, double want) {
+  std::optional<double> v = ScalarValue(inst);
+  return v && std::fabs(*v - want) <= 1e-5 * std::fabs(want);
+}
+
+// The GELU cuBLASLt computes (its tanh form), written out as jax.nn.gelu and XLA's
+// gemm-rewriter know it: x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), with the
+// products in any order and association and x^3 as x*x*x. Every instruction of it but x
+// has its only user inside it, and x has no user outside it. Match() returns the
+// instruction that computes the result (the outermost multiply), or nullptr.
+class GeluMatcher {
+ public:
+  explicit GeluMatcher(Instruction* x) : x_(x) {}
+
+  Instruction* Match() const {
+    // The outer product's multiplies: from each multiply reading x, up through multiplies
+    // that are their only users ((0.5 * x) * (1 + tanh(...)) reads x one level down).
+    std::vector<Instruction*> candidates;
+    for (Instruction* user : x_->users()) {
+      for (Instruction* up = user; up->opcode() == Opcode::kMultiply && up->shape() == x_->shape();) {
+        if (std::find(candidates.begin(), candidates.end(), up) == candidates.end()) candidates.push_back(up);
+        if (!Inner(up) || up->users()[0]->opcode() != Opcode::kMultiply) break;
+        up = up->users()[0];
+      }
+    }
+    for (Instruction* user : candidates) {
+      std::set<const Instruction*> inner;  // the pattern's instructions but x and `user`
+      std::optional<std::vector<Instruction*>> factors = Factors(user, inner);
+      // {x, 0.5, 1 + tanh(...)}, in any association.
+      if (!factors || !Take(*factors, [&](Instruction* f) { return f == x_; }) ||
+          !Take(*factors, [&](Instruction* f) { return IsScalar(f, 0.5); }) ||
+          !Take(*factors, [&](Instruction* f) { return OnePlusTanh(f, inner); }) || !factors->empty()) {
+        continue;
+      }
+      if (std::all_of(x_->users().begin(), x_->users().end(),
+                      [&](const Instruction* u) { return u == user || inner.count(u) != 0; })) {
+        return user;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  // An instruction inside the pattern: its only user is inside it too (never x).
+  bool Inner(const Instruction* inst) const {
+    return inst != x_ && inst->users().size() == 1 && inst->control_successors().empty() &&
+           inst->parent()->root() != inst;
+  }
+
+  // The factors of the multiply tree rooted at `root` (through inner multiplies, which go
+  // into `inner`); nullopt when `root` is not a multiply.
+  std::optional<std::vector<Instruction*>> Factors(Instruction* root, std::set<const Instruction*>& inner) const {
+    if (root->opcode() != Opcode::kMultiply || root->operand_count() != 2) return std::nullopt;
+    std::vector<Instruction*> factors, work = {root->operands()[1], root->operands()[0]};
+    while (!work.empty()) {
+      Instruction* inst = work.back();
+      work.pop_back();
+      if (inst->opcode() == Opcode::kMultiply && inst->operand_count() == 2 && Inner(inst)) {
+        inner.insert(inst);
+        work.push_back(inst->operands()[1]);
+        work.push_back(inst->operands()[0]);
+      } else {
+        factors.push_back(inst);
+      }
+    }
+    return factors;
+  }
+
+  // Removes the first factor `pick` accepts; false when none does.
+  template <typename Pick>
+  static bool Take(std::vector<Instruction*>& factors, Pick pick) {
+    for (size_t i = 0; i < factors.size(); ++i) {
+      if (pick(factors[i])) {
+        factors.erase(factors.begin() + static_cast<std::ptrdiff_t>(i));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // 1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)); its instructions go into `inner` when it is.
+  bool OnePlusTanh(Instruction* add, std::set<const Instruction*>& inner) const {
+    if (add->opcode() != Opcode::kAdd || !Inner(add)) return false;
+    Instruction* tanh = IsScalar(add->operand(0), 1.0)   ? add->operands()[1]
+                        : IsScalar(add->operand(1), 1.0) ? add->operands()[0]
+                                                         : nullptr;
+    if (tanh == nullptr || tanh->opcode() != Opcode::kTanh || !Inner(tanh) || !Inner(tanh->operand(0))) return false;
+    std::set<const Instruction*> found = {add, tanh, tanh->operand(0)};
+    std::optional<std::vector<Instruction*>> factors = Factors(tanh->operands()[0], found);
+    if (!factors || !Take(*factors, [&](Instruction* f) { return IsScalar(f, 0.7978845608028654); }) ||
+        !Take(*factors, [&](Instruction* f) { return CubicSum(f, found); }) || !factors->empty()) {
+      return false;
+    }
+    inner.insert(found.begin(), found.end());
+    return true;
+  }
+
+  // x + 0.044715 * x * x * x; its instructions go into `inner` when it is.
+  bool CubicSum(Instruction* sum, std::set<const Instruction*>& inner) const {
+    if (sum->opcode() != Opcode::kAdd || !Inner(sum)) return false;
+    Instruction* cubic = sum->operands()[0] == x_   ? sum->operands()[1]
+                         : sum->operands()[1] == x_ ? sum->operands()[0]
+                                                    : nullptr;
+    if (cubic == nullptr || !Inner(cubic)) return false;
+    std::set<const Instruction*> found = {sum, cubic};
+    std::optional<std::vector<Instruction*>> factors = Factors(cubic, found);
+    if (!factors || !Take(*factors, [&](Instruction* f) { return IsScalar(f, 0.044715); }) || factors->size() != 3 ||
+        !std::all_of(factors->begin(), factors->end(), [&](const Instruction* f) { return f == x_; })) {
+      return false;
+    }
+    inner.insert(found.begin(), found.end());
+    return true;
+  }
+
+  Instruction* x_;
+};
+
 EpilogueMatch MatchEpilogue(Instruction* dot) {
   EpilogueMatch match;
   match.last = dot;
@@ -434,6 +568,13 @@ EpilogueMatch MatchEpilogue(Instruction* dot) {
     if (zero != nullptr && IsZero(zero)) {
       match.epilogue = match.bias != nullptr ? GemmEpilogue::kBiasRelu : GemmEpilogue::kRelu;
       match.last = user;
+      return match;
+    }
+  }
+  if (match.last != dot->parent()->root() && match.last->control_successors().empty()) {
+    if (Instruction* gelu = GeluMatcher(match.last).Match()) {
+      match.epilogue = match.bias != nullptr ? GemmEpilogue::kBiasGelu : GemmEpilogue::kGelu;
+      match.last = gelu;
     }
   }
   return match;

@@ -595,6 +595,24 @@ ENTRY e {
 // activation): the bias add and relu the gemm-rewriter folds into a call, and XLA's
 // batched BIAS_GELU call.
 TEST(GpuEmulatorTest, CublasLtEpiloguesRunAsCublasLtDefinesThem) {
+  // jax's GPT block forward (tests/data/library_calls/gpt_block_fwd.hlo): its MLP's dot,
+  // bias and tanh-form GELU are one BIAS_GELU call, its attention dots strided calls.
+  const std::string block = ReadExample("../../tests/data/library_calls/gpt_block_fwd.hlo");
+  auto parsed = ParseModule(block);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  int gelu_calls = 0, tanh = 0;
+  for (const auto& c : (*optimized)->computations()) {
+    for (const auto& inst : c->instructions()) {
+      tanh += inst->opcode() == Opcode::kTanh;
+      if (IsLibraryCall(*inst)) gelu_calls += ParseLibraryCall(*inst)->epilogue == GemmEpilogue::kBiasGelu;
+    }
+  }
+  EXPECT_EQ(gelu_calls, 1) << (*optimized)->ToString();
+  EXPECT_EQ(tanh, 0);
+  ExpectEmulatorMatchesInterpreter(block, 4, /*gpu_libraries=*/true);
+
   ExpectEmulatorMatchesInterpreter(R"(HloModule m
 ENTRY e {
   x = f32[6,9] parameter(0)

@@ -393,6 +393,69 @@ TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
   }
 }
 
+bool IsTanh(const Instruction& i) { return i.opcode() == Opcode::kTanh; }
+
+// GELU's tanh form after a dot (and its bias), as jax.nn.gelu writes it, becomes the
+// cuBLASLt call's GELU or BIAS_GELU epilogue: in any order and association of its
+// products; not when the pre-activation has another user (a backward pass), nor when a
+// constant or the power differs (that is another function).
+TEST(GemmRewriterTest, GeluAfterADotBecomesItsEpilogue) {
+  const std::string dot = "  d = f32[8,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
+  const std::string bias = "  bb = f32[8,16] broadcast(b), dimensions={1}\n  v = f32[8,16] add(d, bb)\n";
+  // jax.nn.gelu(v, approximate=True), as jax 0.10 lowers it (x**3 as two multiplies).
+  auto gelu = [](const std::string& v, const std::string& c0 = "0.044715", const std::string& cube = "p3") {
+    return "  p2 = f32[8,16] multiply(" + v + ", " + v + ")\n" +
+           (cube == "p3" ? "  p3 = f32[8,16] multiply(p2, " + v + ")\n" : std::string()) +
+           "  c0 = f32[] constant(" + c0 + ")\n  c0b = f32[8,16] broadcast(c0), dimensions={}\n" +
+           "  m0 = f32[8,16] multiply(" + cube + ", c0b)\n  s0 = f32[8,16] add(" + v + ", m0)\n" +
+           "  c1 = f32[] constant(0.797884583)\n  c1b = f32[8,16] broadcast(c1), dimensions={}\n" +
+           "  m1 = f32[8,16] multiply(s0, c1b)\n  t = f32[8,16] tanh(m1)\n" +
+           "  one = f32[] constant(1)\n  oneb = f32[8,16] broadcast(one), dimensions={}\n" +
+           "  a1 = f32[8,16] add(t, oneb)\n  half = f32[] constant(0.5)\n" +
+           "  halfb = f32[8,16] broadcast(half), dimensions={}\n";
+  };
+  const std::string m2 = "  m2 = f32[8,16] multiply(a1, halfb)\n";
+  struct Case {
+    std::string body;
+    GemmEpilogue want;
+    int tanh_left;
+  };
+  const std::vector<Case> cases = {
+      {dot + bias + gelu("v") + m2 + "  ROOT g = f32[8,16] multiply(v, m2)\n", GemmEpilogue::kBiasGelu, 0},
+      {dot + gelu("d") + m2 + "  ROOT g = f32[8,16] multiply(m2, d)\n", GemmEpilogue::kGelu, 0},
+      // (0.5 * x) * (1 + tanh(...)): another association of the outer product.
+      {dot + bias + gelu("v") + "  hx = f32[8,16] multiply(halfb, v)\n  ROOT g = f32[8,16] multiply(hx, a1)\n",
+       GemmEpilogue::kBiasGelu, 0},
+      // The pre-activation is also an output (a backward pass reads it): bias only.
+      {dot + bias + gelu("v") + m2 + "  g = f32[8,16] multiply(v, m2)\n  ROOT o = (f32[8,16], f32[8,16]) tuple(g, v)\n",
+       GemmEpilogue::kBias, 1},
+      // Another constant, and x^2 for x^3: not GELU.
+      {dot + bias + gelu("v", "0.05") + m2 + "  ROOT g = f32[8,16] multiply(v, m2)\n", GemmEpilogue::kBias, 1},
+      {dot + bias + gelu("v", "0.044715", "p2") + m2 + "  ROOT g = f32[8,16] multiply(v, m2)\n", GemmEpilogue::kBias,
+       1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.body);
+    GemmRewriter rewriter;
+    auto module = Rewritten(
+        rewriter, "  x = f32[8,32] parameter(0)\n  w = f32[32,16] parameter(1)\n  b = f32[16] parameter(2)\n" + c.body);
+    ASSERT_NE(module, nullptr);  // Rewritten checks the result against the original's
+    EXPECT_EQ(Count(*module, IsTanh), c.tanh_left) << module->ToString();
+    EXPECT_EQ(Count(*module, IsLibraryCall), 1) << module->ToString();
+    for (const auto& inst : module->entry()->instructions()) {
+      if (!IsLibraryCall(*inst)) continue;
+      EXPECT_EQ(EpilogueOf(*inst), c.want) << module->ToString();
+      auto plan = PlanGemmCall(*inst);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      EXPECT_EQ(plan->epilogue, c.want);
+    }
+    if (c.tanh_left == 0) {
+      EXPECT_EQ(module->entry()->instructions().size(), 4u) << "only the call and its operands stay\n"
+                                                            << module->ToString();
+    }
+  }
+}
+
 // The bias add along the output features after a forward convolution and a relu after it
 // fold into one __cudnn$convBiasActivationForward call, each only where it is the only
 // user of the one before (as XLA's cudnn-fused-convolution-rewriter folds them); a weight

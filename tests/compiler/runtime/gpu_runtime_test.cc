@@ -348,8 +348,9 @@ ENTRY e {
 
 // Attention's per-head dots read their [batch, seq, heads, head_dim] buffers in place
 // (heads as cuBLAS's strided batch, a loop of calls over the batch): jax's attention
-// forward and backward (18 dots, all library calls), and a batched bias epilogue through
-// cuBLASLt with its loop of calls, against the interpreter.
+// forward and backward (18 dots, all library calls), a GPT block's forward (with its
+// BIAS_GELU call), and a batched bias epilogue through cuBLASLt with its loop of calls,
+// against the interpreter.
 TEST(GpuExecutableGpuTest, AttentionDotsReadTheirHeadsInPlace) {
   FUSEBOX_SKIP_WITHOUT_GPU();
   std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/library_calls/attention_fwd_bwd.hlo");
@@ -358,6 +359,13 @@ TEST(GpuExecutableGpuTest, AttentionDotsReadTheirHeadsInPlace) {
   auto attention = ParseModule(text.str());
   ASSERT_TRUE(attention.ok()) << attention.status().message();
   ExpectGpuMatchesInterpreter(**attention, 1, /*gpu_libraries=*/true);
+  // A GPT block's forward: strided attention calls and the MLP's BIAS_GELU call.
+  std::ifstream block_in(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/library_calls/gpt_block_fwd.hlo");
+  std::stringstream block_text;
+  block_text << block_in.rdbuf();
+  auto block = ParseModule(block_text.str());
+  ASSERT_TRUE(block.ok()) << block.status().message();
+  ExpectGpuMatchesInterpreter(**block, 4, /*gpu_libraries=*/true);
   auto module = ParseModule(R"(HloModule m
 ENTRY e {
   q = f32[2,64,3,32] parameter(0)
