@@ -29,7 +29,50 @@ bool DependsOn(const Instruction* from, const Instruction* target, std::unordere
   return false;
 }
 
+// True when every path from `from` to a hero goes through elementwise instructions,
+// reshapes, bitcasts and tuple elements only: the value at an output position reads the
+// heroes at that same position (what a reduction kernel binds them to), never at another
+// one (a broadcast, transpose or slice of a result reads its neighbours).
+bool ReadsHeroesElementwise(const Instruction* from, const std::vector<const Instruction*>& heroes) {
+  std::unordered_set<const Instruction*> seen;
+  std::vector<const Instruction*> work = {from};
+  while (!work.empty()) {
+    const Instruction* inst = work.back();
+    work.pop_back();
+    if (!seen.insert(inst).second || std::find(heroes.begin(), heroes.end(), inst) != heroes.end()) continue;
+    bool reads_hero = false;
+    for (const Instruction* hero : heroes) {
+      std::unordered_set<const Instruction*> visited;
+      reads_hero = reads_hero || DependsOn(inst, hero, visited);
+    }
+    if (!reads_hero) continue;
+    const Opcode op = inst->opcode();
+    const bool in_place = op == Opcode::kReshape || op == Opcode::kBitcast || op == Opcode::kGetTupleElement ||
+                          (IsElementwise(op) && std::all_of(inst->operands().begin(), inst->operands().end(),
+                                                            [&](const Instruction* operand) {
+                                                              return operand->shape().IsArray() &&
+                                                                     inst->shape().IsArray() &&
+                                                                     operand->shape().dimensions() ==
+                                                                         inst->shape().dimensions();
+                                                            }));
+    if (!in_place) return false;
+    for (const Instruction* operand : inst->operands()) work.push_back(operand);
+  }
+  return true;
+}
+
 }  // namespace
+
+bool SameButUnitDimensions(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::vector<int64_t> x, y;
+  for (int64_t d : a) {
+    if (d != 1) x.push_back(d);
+  }
+  for (int64_t d : b) {
+    if (d != 1) y.push_back(d);
+  }
+  return x == y;
+}
 
 std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std::vector<OutputLeaf>& outputs) {
   ReductionInfo info;
@@ -70,19 +113,19 @@ std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std
       info.length *= info.operand.dimensions(d);
     }
   }
-  std::vector<int64_t> kept_dims;
-  for (int64_t d : info.kept) kept_dims.push_back(info.operand.dimensions(d));
   bool any_reduced_output = false;
   for (size_t m = 0; m < outputs.size(); ++m) {
     const OutputLeaf& leaf = outputs[m];
     if (!leaf.shape.IsArray()) return std::nullopt;
-    if (leaf.shape.dimensions() == kept_dims) {
+    // The result, or a reshape of it (jax's keepdims adds dimensions of size 1), each
+    // element computed from the reduce values of its own row-major position.
+    if (leaf.shape.ElementCount() == info.outputs && ReadsHeroesElementwise(leaf.inst, info.heroes)) {
       any_reduced_output = true;
       continue;
     }
-    // An elementwise sibling of the operand's shape, written while the operand is read:
-    // only when it does not need a reduction's result.
-    if (leaf.shape.dimensions() != info.operand.dimensions() || kept_dims == info.operand.dimensions()) {
+    // An elementwise sibling of the operand's shape (or a reshape of it), written while the
+    // operand is read: only when it does not need a reduction's result.
+    if (leaf.shape.ElementCount() != info.operand.ElementCount() || info.outputs == info.operand.ElementCount()) {
       return std::nullopt;
     }
     for (const Instruction* hero : info.heroes) {
@@ -411,10 +454,32 @@ void GpuKernelEmitter::Loop(Entry& e, llvm::Value* count, const std::string& nam
 }
 
 void GpuKernelEmitter::StoreOutputs(Entry& e, const Instruction& inst, const std::vector<OutputLeaf>& outputs,
-                                    const std::vector<int64_t>& members, const IrIndex& index) {
+                                    const std::vector<int64_t>& members, const IrIndex& space_index,
+                                    const std::vector<int64_t>* index_dims) {
   llvm::IRBuilder<>& b = *e.b;
   for (int64_t m : members) {
     const OutputLeaf& leaf = outputs[static_cast<size_t>(m)];
+    IrIndex index = space_index;
+    if (index_dims != nullptr && leaf.shape.dimensions() != *index_dims) {
+      if (SameButUnitDimensions(leaf.shape.dimensions(), *index_dims)) {
+        // The same element in the output's shape: its dimensions of size 1 at 0, the
+        // others in order from the index's dimensions that are not of size 1.
+        index.assign(static_cast<size_t>(leaf.shape.rank()), b.getInt64(0));
+        size_t from = 0;
+        for (int64_t d = 0; d < leaf.shape.rank(); ++d) {
+          if (leaf.shape.dimensions(d) == 1) continue;
+          while (from < index_dims->size() && (*index_dims)[from] == 1) ++from;
+          if (from < space_index.size()) index[static_cast<size_t>(d)] = space_index[from++];
+        }
+      } else {
+        // A reshape of the space (a bitcast): the element at the same row-major position.
+        llvm::Value* linear = b.getInt64(0);
+        for (size_t d = 0; d < index_dims->size() && d < space_index.size(); ++d) {
+          linear = b.CreateAdd(b.CreateMul(linear, b.getInt64((*index_dims)[d])), space_index[d]);
+        }
+        index = Delinearize(b, linear, leaf.shape.dimensions());
+      }
+    }
     llvm::Value* value = nullptr;
     if (leaf.value < 0) {
       value = e.emitter->Emit(leaf.inst, index);

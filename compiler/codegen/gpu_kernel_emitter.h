@@ -74,6 +74,10 @@ std::optional<MixedReductions> AnalyzeMixedReductions(const Instruction& inst, c
 // ReductionInfo::loop_outputs).
 std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std::vector<OutputLeaf>& outputs);
 
+// True when `a` and `b` are the same dimensions once those of size 1 are left out (a
+// reshape between them keeps every element's linear position).
+bool SameButUnitDimensions(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
 // The dot at the heart of a kernel whose other instructions are all elementwise
 // consumers of it of its shape (an output fusion's epilogue), or null.
 const Instruction* TileableDot(const Instruction& inst);
@@ -149,9 +153,13 @@ class GpuKernelEmitter {
   // A `for (i = 0; i < count; ++i)` loop with the emitter's scoping.
   void Loop(Entry& e, llvm::Value* count, const std::string& name, const std::function<void(llvm::Value*)>& body);
 
-  // Stores every output of `members` at `index`.
+  // Stores every output of `members` at `index`. With `index_dims`, `index` runs over
+  // those dimensions, and an output whose shape is the same but for dimensions of size 1
+  // (a reduction's result reshaped to keep the reduced dimension, as jax's keepdims
+  // writes it) is evaluated and stored at the same element of its own shape.
   void StoreOutputs(Entry& e, const Instruction& inst, const std::vector<OutputLeaf>& outputs,
-                    const std::vector<int64_t>& members, const IrIndex& index);
+                    const std::vector<int64_t>& members, const IrIndex& index,
+                    const std::vector<int64_t>* index_dims = nullptr);
 
   static GpuLaunch Launch1D(const std::string& function, int64_t threads, int64_t block = kBlock);
 

@@ -229,7 +229,8 @@ void GpuKernelEmitter::FinishOutputs(Entry& e, const Instruction& inst, const Re
       if (!Contains(info.loop_outputs, m)) members.push_back(m);
     }
   }
-  StoreOutputs(e, inst, outputs, members, Delinearize(b, o, OutputDims(info)));
+  const std::vector<int64_t> dims = OutputDims(info);
+  StoreOutputs(e, inst, outputs, members, Delinearize(b, o, dims), &dims);
   for (const Instruction* hero : info.heroes) e.emitter->Unbind(hero);
 }
 
@@ -238,7 +239,10 @@ void GpuKernelEmitter::FinishOutputs(Entry& e, const Instruction& inst, const Re
 void GpuKernelEmitter::FoldAndStore(Entry& e, const Instruction& inst, const ReductionInfo& info, Accumulator& acc,
                                     const std::vector<OutputLeaf>& outputs, const IrIndex& index) {
   Fold(e, info, acc, HeroInputs(e, info, index), e.b->getTrue());
-  if (!info.loop_outputs.empty()) StoreOutputs(e, inst, outputs, info.loop_outputs, index);
+  if (!info.loop_outputs.empty()) {
+    const std::vector<int64_t>& dims = info.operand.dimensions();
+    StoreOutputs(e, inst, outputs, info.loop_outputs, index, &dims);
+  }
 }
 
 // Writes the accumulator (values, then its valid flag) into partials row `row` of scratch.

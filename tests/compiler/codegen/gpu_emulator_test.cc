@@ -263,6 +263,70 @@ ENTRY e {
   }
 }
 
+// A reduction whose result is reshaped to keep the reduced dimension (jax's keepdims: a
+// layer norm's variance and rsqrt as f32[rows, 1], a column sum as f32[1, cols]), or whose
+// outputs are other reshapes of its result or operand, is a reduction kernel, not one
+// thread per output reading a whole row; an output that reads the result at another
+// position (a reverse of it) is not, and still computes right.
+TEST(GpuEmulatorTest, KeepdimsReductionsAreReductionKernels) {
+  struct Case {
+    std::string fused, root_shape;
+    bool reduction;
+  };
+  const std::vector<Case> cases = {
+      {R"(  mean = f32[96] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  sq = f32[96,300] multiply(x, x)
+  ss = f32[96] reduce(sq, zero), dimensions={1}, to_apply=add_f32
+  k = f32[96,1] reshape(ss)
+  eps = f32[] constant(1e-05)
+  ke = f32[96,1] broadcast(eps), dimensions={}
+  v = f32[96,1] add(k, ke)
+  r = f32[96,1] rsqrt(v)
+  m1 = f32[1,96] reshape(mean)
+  ROOT t = (f32[96,1], f32[1,96]) tuple(r, m1))",
+       "(f32[96,1], f32[1,96])", true},
+      {R"(  c = f32[300] reduce(x, zero), dimensions={0}, to_apply=add_f32
+  ROOT k = f32[1,300] reshape(c))",
+       "f32[1,300]", true},
+      // Reshapes that are not only dimensions of size 1 (as XLA's bitcasts in its GPU
+      // modules): the reduce reads [8,12,300], the elementwise output is [96,300] and the
+      // result [2400].
+      {R"(  m = f32[96,300] multiply(x, x)
+  mb = f32[8,12,300] reshape(m)
+  r = f32[8,300] reduce(mb, zero), dimensions={1}, to_apply=add_f32
+  rr = f32[2400] reshape(r)
+  ROOT t = (f32[96,300], f32[2400]) tuple(m, rr))",
+       "(f32[96,300], f32[2400])", true},
+      {R"(  s = f32[96] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  k = f32[96,1] reshape(s)
+  rk = f32[96,1] reverse(k), dimensions={0}
+  ROOT r = f32[96,1] negate(rk))",
+       "f32[96,1]", false},
+      // The same without the reshape: an output of the result's shape that is not the
+      // result at its own position.
+      {R"(  s = f32[96] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  ROOT r = f32[96] reverse(s), dimensions={0})",
+       "f32[96]", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fused);
+    const std::string text = WithReducers("\nfused {\n  x = f32[96,300] parameter(0)\n  zero = f32[] constant(0)\n" +
+                                          c.fused + "\n}\n\nENTRY e {\n  x = f32[96,300] parameter(0)\n  ROOT f = " +
+                                          c.root_shape + " fusion(x), kind=kInput, calls=fused\n}\n");
+    ExpectEmulatorMatchesInterpreter(text);
+    auto code = FusedGpuCode(text);
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    ASSERT_EQ((*code)->kernels().size(), 1u);
+    const GpuKernel& kernel = *(*code)->kernels()[0];
+    EXPECT_EQ(kernel.kind_name.rfind("reduction(", 0) == 0, c.reduction) << kernel.kind_name;
+    if (c.reduction) {
+      for (const GpuLaunch& launch : kernel.launches) {
+        EXPECT_GE(launch.grid[0] * launch.block[0], 96 * 8) << launch.function << ": one thread per output";
+      }
+    }
+  }
+}
+
 // Reductions of different dimensions in one multi-output fusion (a softmax cross-entropy's
 // per-example row sum beside its bias gradient's column sum and an updated bias): each
 // reduction with its epilogue and the loop for the elementwise output on its own range of
