@@ -180,18 +180,20 @@ std::optional<MixedReductions> AnalyzeMixedReductions(const Instruction& inst, c
     info.operand = hero->operand(0)->shape();
     info.reduced = hero->dimensions();
     std::sort(info.reduced.begin(), info.reduced.end());
-    std::vector<int64_t> kept_dims;
     for (int64_t d = 0; d < info.operand.rank(); ++d) {
       if (!Contains(info.reduced, d)) {
         info.kept.push_back(d);
         info.outputs *= info.operand.dimensions(d);
-        kept_dims.push_back(info.operand.dimensions(d));
       } else {
         info.length *= info.operand.dimensions(d);
       }
     }
+    // Its result or a reshape of it, read at its own position (as in AnalyzeReduction).
     for (const OutputLeaf& leaf : mine) {
-      if (!leaf.shape.IsArray() || leaf.shape.dimensions() != kept_dims) return std::nullopt;
+      if (!leaf.shape.IsArray() || leaf.shape.ElementCount() != info.outputs ||
+          !ReadsHeroesElementwise(leaf.inst, info.heroes)) {
+        return std::nullopt;
+      }
     }
     info.row = true;
     for (int64_t d = info.operand.rank() - 1; d >= 0; --d) {

@@ -302,6 +302,18 @@ TEST(GpuEmulatorTest, KeepdimsReductionsAreReductionKernels) {
   rk = f32[96,1] reverse(k), dimensions={0}
   ROOT r = f32[96,1] negate(rk))",
        "f32[96,1]", false},
+      // Mixed reductions (a row sum beside a column sum): a keepdims member is one of
+      // them, a reversed one is not.
+      {R"(  row = f32[96] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  col = f32[300] reduce(x, zero), dimensions={0}, to_apply=add_f32
+  rk = f32[96,1] reshape(row)
+  ROOT t = (f32[96,1], f32[300]) tuple(rk, col))",
+       "(f32[96,1], f32[300])", true},
+      {R"(  row = f32[96] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  col = f32[300] reduce(x, zero), dimensions={0}, to_apply=add_f32
+  rc = f32[300] reverse(col), dimensions={0}
+  ROOT t = (f32[96], f32[300]) tuple(row, rc))",
+       "(f32[96], f32[300])", false},
       // The same without the reshape: an output of the result's shape that is not the
       // result at its own position.
       {R"(  s = f32[96] reduce(x, zero), dimensions={1}, to_apply=add_f32
