@@ -128,6 +128,9 @@ bool FoldConvEpilogue(Module& module, Instruction* call, PassContext& context);
 //   dimensions the window does not reverse already.
 // cuDNN's padding is symmetric, so dx may come out longer than the result (a high
 // padding below the low one): the call computes `padded` and a slice keeps the start.
+// Without a stride (no lhs dilation) a forward call covers it too; the backward-input call
+// is taken then only when w' is a reverse of w over exactly those dimensions, as XLA's
+// conv rewriter does: the call reads w and the reverse kernel goes.
 struct BackwardInputForm {
   Window window;
   ConvolutionDimensionNumbers dn;
@@ -177,7 +180,16 @@ std::optional<BackwardInputForm> AsBackwardInput(const Instruction& conv) {
     f.window.dimensions.push_back(fd);
     if (!d.window_reversal) f.reverse.push_back(c.kernel_spatial_dimensions[i]);
   }
-  if (!strided) return std::nullopt;  // a forward cross-correlation plan covers it
+  if (!strided) {
+    // A forward cross-correlation plan covers it; only reading through a reverse of w is
+    // worth a backward-input call (the reverse goes).
+    const Instruction* kernel = conv.operand(1);
+    std::vector<int64_t> theirs = kernel->opcode() == Opcode::kReverse ? kernel->dimensions() : std::vector<int64_t>{};
+    std::vector<int64_t> wanted = f.reverse;
+    std::sort(theirs.begin(), theirs.end());
+    std::sort(wanted.begin(), wanted.end());
+    if (kernel->opcode() != Opcode::kReverse || wanted.empty() || theirs != wanted) return std::nullopt;
+  }
   if (!PlanConvolutionShapes(f.window, f.dn, 1, 1, f.padded, conv.operand(1)->shape(), conv.operand(0)->shape()).ok()) {
     return std::nullopt;
   }
@@ -190,10 +202,24 @@ Instruction* AddBefore(Instruction* conv, std::unique_ptr<Instruction> inst) {
   return conv->parent()->AddInstruction(std::move(inst));
 }
 
+// Removes `inst` when it is a reverse nothing uses any more (only it: what it reads may
+// be waiting for this pass).
+void RemoveUnusedReverse(Instruction* inst) {
+  if (inst->opcode() != Opcode::kReverse || !inst->users().empty() || inst->parent()->root() == inst ||
+      !inst->control_successors().empty() || !inst->control_predecessors().empty()) {
+    return;
+  }
+  Computation* parent = inst->parent();
+  inst->DetachFromOperands();
+  parent->RemoveInstruction(inst);
+}
+
 // Replaces `conv` by the __cudnn$convBackwardInput call `form` describes (and the
-// kernel's reverse and the result's slice where needed).
+// kernel's reverse and the result's slice where needed). A reverse the call no longer
+// reads goes.
 void RewriteAsBackwardInput(Module& module, Instruction* conv, const BackwardInputForm& form) {
   Instruction* kernel = conv->operands()[1];
+  Instruction* const read_before = kernel;
   if (!form.reverse.empty()) {
     // reverse(reverse(w)) is w: use the operand of a reverse over exactly these dimensions.
     std::vector<int64_t> sorted = form.reverse;
@@ -219,6 +245,7 @@ void RewriteAsBackwardInput(Module& module, Instruction* conv, const BackwardInp
   attrs.has_backend_config = true;
   if (form.padded == conv->shape()) {
     ReplaceWithCall(conv, std::move(call), {conv->operands()[0], kernel});
+    RemoveUnusedReverse(read_before);
     return;
   }
   call->AppendOperand(conv->operands()[0]);
@@ -229,6 +256,7 @@ void RewriteAsBackwardInput(Module& module, Instruction* conv, const BackwardInp
     slice->mutable_attrs().slice.push_back(SliceDimension{0, conv->shape().dimensions(d), 1});
   }
   ReplaceWithCall(conv, std::move(slice), {longer});
+  RemoveUnusedReverse(read_before);
 }
 
 // A weight gradient dw = conv(x, dy) as jax writes it (x's batch contracted as the input
@@ -282,6 +310,14 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != Opcode::kConvolution || inst->operand_count() != 2) continue;
       if (StatusOr<ConvPlan> plan = PlanConvolution(*inst); plan.ok()) {
+        if (plan->call == ConvCall::kForward) {
+          // An unstrided input gradient through a reverse of the kernel: a backward-input
+          // call of w itself (AsBackwardInput takes only that form without a stride).
+          if (std::optional<BackwardInputForm> form = AsBackwardInput(*inst)) {
+            input_gradients.emplace_back(inst.get(), std::move(*form));
+            continue;
+          }
+        }
         convs.emplace_back(inst.get(), std::vector<PaddingDimension>{});
         if (plan->call != ConvCall::kForward) weight_gradients.insert(inst.get());
         continue;

@@ -142,6 +142,10 @@ bool IsConvolution(const Instruction& i) { return i.opcode() == Opcode::kConvolu
 bool IsBackwardFilterCall(const Instruction& i) {
   return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBackwardFilter";
 }
+bool IsBackwardInputCall(const Instruction& i) {
+  return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBackwardInput";
+}
+bool IsReverse(const Instruction& i) { return i.opcode() == Opcode::kReverse; }
 bool IsFusedConvCall(const Instruction& i) {
   return IsLibraryCall(i) && i.attrs().custom_call_target == "__cudnn$convBiasActivationForward";
 }
@@ -165,9 +169,15 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   ASSERT_GT(convs, 0);
   auto gpu = OptimizeForBackend(*cifar, /*fused=*/true, /*gpu_libraries=*/true);
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
-  EXPECT_EQ(Count(**gpu, IsConvCall) + Count(**gpu, IsFusedConvCall) + Count(**gpu, IsBackwardFilterCall), convs)
+  EXPECT_EQ(Count(**gpu, IsConvCall) + Count(**gpu, IsFusedConvCall) + Count(**gpu, IsBackwardFilterCall) +
+                Count(**gpu, IsBackwardInputCall),
+            convs)
       << (*gpu)->ToString();
   EXPECT_EQ(Count(**gpu, IsConvolution), 0);
+  // The input gradient reads the kernel through a reverse: XLA's backward-input call of
+  // the kernel itself, and the reverse goes.
+  EXPECT_EQ(Count(**gpu, IsBackwardInputCall), 1);
+  EXPECT_EQ(Count(**gpu, IsReverse), 0) << (*gpu)->ToString();
   auto xla = FromFile(
       "tests/data/xla_dumps_gpu/cifar_cnn_train_step/"
       "module_0000.jit_cifar_cnn_train_step.sm_9.0a_gpu_after_optimizations.txt");
