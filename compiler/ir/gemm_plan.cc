@@ -41,31 +41,23 @@ std::vector<int64_t> RowMajorStrides(const Shape& shape) {
   return strides;
 }
 
-// One logical dimension of the GEMM (M, N, K or a batch) as a list of operand dimensions,
-// outermost first, merged into one strided dimension: its size, and its stride in each
-// buffer that has it. Dimensions of size 1 take no part. Merging needs each dimension's
-// stride to be the next one's stride times its size, in every buffer.
+// An operand's free or contracting dimensions (outermost first) merged into one strided
+// dimension: its size and stride. Dimensions of size 1 take no part; merging needs each
+// dimension's stride to be the next one's stride times its size.
 struct Strided {
   int64_t size = 1;
-  std::vector<int64_t> strides;  // per buffer; meaningful only when size > 1
+  int64_t stride = 0;  // meaningful only when size > 1
 };
 
-// Merges `dims[b]` (dimension lists of equal length, one per buffer, with the buffers'
-// sizes and strides) into one strided dimension, or nullopt when they do not merge.
-std::optional<Strided> Merge(const std::vector<const std::vector<int64_t>*>& dims,
-                             const std::vector<const Shape*>& shapes,
-                             const std::vector<std::vector<int64_t>>& strides) {
+std::optional<Strided> Merge(const std::vector<int64_t>& dims, const Shape& shape, const std::vector<int64_t>& strides) {
   Strided out;
-  out.strides.assign(dims.size(), 0);
   bool first = true;
-  for (size_t i = 0; i < dims[0]->size(); ++i) {
-    const int64_t size = shapes[0]->dimensions((*dims[0])[i]);
+  for (int64_t d : dims) {
+    const int64_t size = shape.dimensions(d);
     if (size == 1) continue;
-    for (size_t b = 0; b < dims.size(); ++b) {
-      const int64_t stride = strides[b][static_cast<size_t>((*dims[b])[i])];
-      if (!first && out.strides[b] != stride * size) return std::nullopt;
-      out.strides[b] = stride;
-    }
+    const int64_t stride = strides[static_cast<size_t>(d)];
+    if (!first && out.stride != stride * size) return std::nullopt;
+    out.stride = stride;
     out.size *= size;
     first = false;
   }
@@ -104,23 +96,23 @@ StatusOr<OperandMatrix> MatrixOf(const Shape& shape, const std::vector<int64_t>&
     m.ld = std::max<int64_t>(1, m.contracting);
     return m;
   }
-  std::optional<Strided> f = Merge({&free}, {&shape}, {strides});
+  std::optional<Strided> f = Merge(free, shape, strides);
   if (!f) return NoPlan(std::string(which) + "'s free dimensions do not merge into one strided dimension");
-  std::optional<Strided> k = Merge({&contracting}, {&shape}, {strides});
+  std::optional<Strided> k = Merge(contracting, shape, strides);
   if (!k) {
     return NoPlan(std::string(which) + "'s contracting dimensions do not merge into one strided dimension "
                   "(not adjacent and in order)");
   }
   m.free = f->size;
   m.contracting = k->size;
-  const bool k_unit = k->size == 1 || k->strides[0] == 1;
-  const bool f_unit = f->size == 1 || f->strides[0] == 1;
-  if (k_unit && (f->size == 1 || f->strides[0] >= k->size)) {
+  const bool k_unit = k->size == 1 || k->stride == 1;
+  const bool f_unit = f->size == 1 || f->stride == 1;
+  if (k_unit && (f->size == 1 || f->stride >= k->size)) {
     m.free_first = true;
-    m.ld = std::max<int64_t>(1, f->size == 1 ? k->size : f->strides[0]);
-  } else if (f_unit && (k->size == 1 || k->strides[0] >= f->size)) {
+    m.ld = std::max<int64_t>(1, f->size == 1 ? k->size : f->stride);
+  } else if (f_unit && (k->size == 1 || k->stride >= f->size)) {
     m.free_first = false;
-    m.ld = std::max<int64_t>(1, k->size == 1 ? f->size : k->strides[0]);
+    m.ld = std::max<int64_t>(1, k->size == 1 ? f->size : k->stride);
   } else {
     return NoPlan(std::string(which) + "'s free and contracting dimensions interleave (neither is its minor "
                   "dimension)");

@@ -153,8 +153,12 @@ TEST(GpuStagesTest, CnnConvolutionsAreCudnnCalls) {
               std::string::npos)
         << call.name << "\n" << header;
   }
-  // The forward convolutions, and the weight gradients as the runtime plans them.
-  EXPECT_EQ(routines.count("cudnnConvolutionForward"), 1u) << header;
+  // The forward convolutions with their bias, the input gradient as backward data (XLA's
+  // backward-input call of the kernel, no reverse) and the weight gradients as the
+  // runtime plans them: no plain forward call is left.
+  EXPECT_EQ(routines.count("cudnnConvolutionBiasActivationForward"), 1u) << header;
+  EXPECT_EQ(routines.count("cudnnConvolutionBackwardData"), 1u) << header;
+  EXPECT_EQ(routines.count("cudnnConvolutionForward"), 0u) << header;
   int convolutions = 0;
   for (const auto& computation : session->input().computations()) {
     for (const auto& inst : computation->instructions()) convolutions += inst->opcode() == Opcode::kConvolution;
