@@ -68,14 +68,15 @@ struct Prepared {
 
 // Parses, optimizes and loads `text` with seeded random arguments; nullopt (and the
 // benchmark skipped with the reason) when that fails, e.g. without a GPU.
-std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text, bool fused) {
+std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text, bool fused,
+                                bool gpu_libraries = false) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.status().message().c_str());
     return std::nullopt;
   }
   auto args = interpreter::RandomArguments(**parsed, 1);
-  auto optimized = passes::OptimizeForBackend(**parsed, fused);
+  auto optimized = passes::OptimizeForBackend(**parsed, fused, gpu_libraries);
   if (!args.ok() || !optimized.ok()) {
     state.SkipWithError("cannot prepare the module");
     return std::nullopt;
@@ -88,8 +89,8 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
   return Prepared{std::move(*args), std::move(*exe)};
 }
 
-void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
-  std::optional<Prepared> prepared = Prepare(state, text, fused);
+void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool gpu_libraries = false) {
+  std::optional<Prepared> prepared = Prepare(state, text, fused, gpu_libraries);
   if (!prepared) return;
   const std::vector<Literal>& args = prepared->args;
   runtime::GpuExecutable* exe = prepared->exe.get();
@@ -114,6 +115,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused) {
     }
   }
   state.counters["kernels"] = static_cast<double>(exe->last_kernel_launches());
+  state.counters["library_calls"] = static_cast<double>(exe->last_library_calls());
   if (traced) {
     profiler::Trace trace = cupti.TakeTrace();
     int64_t kernel_ns = 0;
@@ -163,6 +165,19 @@ void CompareHostStaging(benchmark::State& state, const std::string& text) {
   if (!exe->host_staging_note().empty()) state.SetLabel(exe->host_staging_note());
 }
 
+// Attention's scores and output on jax's [batch, seq, heads, head_dim] buffers (batch 2,
+// seq 512, 8 heads of 64, the compare_xla transformer size): cuBLAS reading the heads in
+// place (a strided batch, a call per batch element) against Fusebox's tiled dot kernel.
+std::string Attention() {
+  return "HloModule attention\nENTRY e {\n"
+         "  q = f32[2,512,8,64] parameter(0)\n  k = f32[2,512,8,64] parameter(1)\n"
+         "  v = f32[2,512,8,64] parameter(2)\n"
+         "  s = f32[2,8,512,512] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+         "rhs_contracting_dims={3}\n"
+         "  ROOT o = f32[2,8,512,64] dot(s, v), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+         "rhs_contracting_dims={1}\n}\n";
+}
+
 void Register(const std::string& name, const std::string& text) {
   for (bool fused : {true, false}) {
     benchmark::RegisterBenchmark((name + (fused ? "/fused" : "/unfused")).c_str(),
@@ -179,6 +194,14 @@ int main(int argc, char** argv) {
   fusebox::Register("ReduceSum/4096", fusebox::ReduceSum(4096));
   fusebox::Register("RunningExample/4096", fusebox::RunningExample(4096));
   fusebox::Register("RunningExample/16384", fusebox::RunningExample(16384));
+  for (bool library : {true, false}) {
+    benchmark::RegisterBenchmark(library ? "Attention/cublas" : "Attention/tiled_dot",
+                                 [library](benchmark::State& state) {
+                                   fusebox::RunOnGpu(state, fusebox::Attention(), true, library);
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   for (int64_t n : {4096, 16384}) {
     benchmark::RegisterBenchmark(("HostStaging/RunningExample/" + std::to_string(n)).c_str(),
                                  [text = fusebox::RunningExample(n)](benchmark::State& state) {
