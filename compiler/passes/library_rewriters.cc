@@ -547,11 +547,14 @@ class GeluMatcher {
 
   // 1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)); its instructions go into `inner` when it is.
   bool OnePlusTanh(Instruction* add, std::set<const Instruction*>& inner) const {
-    if (add->opcode() != Opcode::kAdd || !Inner(add)) return false;
+    if (add->opcode() != Opcode::kAdd || add->operand_count() != 2 || !Inner(add)) return false;
     Instruction* tanh = IsScalar(add->operand(0), 1.0)   ? add->operands()[1]
                         : IsScalar(add->operand(1), 1.0) ? add->operands()[0]
                                                          : nullptr;
-    if (tanh == nullptr || tanh->opcode() != Opcode::kTanh || !Inner(tanh) || !Inner(tanh->operand(0))) return false;
+    if (tanh == nullptr || tanh->opcode() != Opcode::kTanh || tanh->operand_count() != 1 || !Inner(tanh) ||
+        !Inner(tanh->operand(0))) {
+      return false;
+    }
     std::set<const Instruction*> found = {add, tanh, tanh->operand(0)};
     std::optional<std::vector<Instruction*>> factors = Factors(tanh->operands()[0], found);
     if (!factors || !Take(*factors, [&](Instruction* f) { return IsScalar(f, 0.7978845608028654); }) ||
@@ -564,7 +567,7 @@ class GeluMatcher {
 
   // x + 0.044715 * x * x * x; its instructions go into `inner` when it is.
   bool CubicSum(Instruction* sum, std::set<const Instruction*>& inner) const {
-    if (sum->opcode() != Opcode::kAdd || !Inner(sum)) return false;
+    if (sum->opcode() != Opcode::kAdd || sum->operand_count() != 2 || !Inner(sum)) return false;
     Instruction* cubic = sum->operands()[0] == x_   ? sum->operands()[1]
                          : sum->operands()[1] == x_ ? sum->operands()[0]
                                                     : nullptr;
