@@ -840,7 +840,7 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& context) {
         dots.push_back(inst.get());
         continue;
       }
-      // Why the dot stays Fusebox's own kernel (explain, the workbench's decisions).
+      // Why the dot stays Fusebox's own kernel (the GPU dump's fusion_decisions.json).
       FusionDecision decision;
       decision.pass = std::string(name());
       decision.computation = computation->name();
