@@ -199,7 +199,7 @@ std::string GemmPlan::ToString() const {
                 std::string(GemmDataTypeName(c_type)).c_str(), compute_name, lt ? " epilogue " : "",
                 lt ? std::string(GemmEpilogueName(epilogue)).c_str() : "");
   std::string text = buf;
-  // "x2 calls (ld 512, 512)": batch dimensions that did not merge, and strided operands.
+  // " x2 calls": batch dimensions that do not merge into cuBLAS's batch, as loops of calls.
   if (!loops.empty()) text += " x" + std::to_string(calls()) + " calls";
   return text;
 }
