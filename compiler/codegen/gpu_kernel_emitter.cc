@@ -61,8 +61,8 @@ bool ReadsHeroesElementwise(const Instruction* from, const std::vector<const Ins
   return true;
 }
 
-}  // namespace
-
+// True when `a` and `b` are the same dimensions once those of size 1 are left out (a
+// reshape between them keeps every element's linear position).
 bool SameButUnitDimensions(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   std::vector<int64_t> x, y;
   for (int64_t d : a) {
@@ -73,6 +73,8 @@ bool SameButUnitDimensions(const std::vector<int64_t>& a, const std::vector<int6
   }
   return x == y;
 }
+
+}  // namespace
 
 std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std::vector<OutputLeaf>& outputs) {
   ReductionInfo info;

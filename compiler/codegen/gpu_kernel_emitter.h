@@ -74,10 +74,6 @@ std::optional<MixedReductions> AnalyzeMixedReductions(const Instruction& inst, c
 // ReductionInfo::loop_outputs).
 std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std::vector<OutputLeaf>& outputs);
 
-// True when `a` and `b` are the same dimensions once those of size 1 are left out (a
-// reshape between them keeps every element's linear position).
-bool SameButUnitDimensions(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
-
 // The dot at the heart of a kernel whose other instructions are all elementwise
 // consumers of it of its shape (an output fusion's epilogue), or null.
 const Instruction* TileableDot(const Instruction& inst);

@@ -355,6 +355,23 @@ GemmEpilogue EpilogueOf(const Instruction& call) {
 // (one call, no elementwise op left); a bias along another dimension, a pre-activation
 // that has another user, and a maximum with a non-zero do not; every module computes
 // what it did, and the calls plan as cublasLtMatmul with the bias as operand 2.
+// The module has one gemm call, with epilogue `want` as XLA writes it and as the plan
+// reads it: the bias (when the epilogue has one) as operand 2, cuBLASLt's target when
+// there is an epilogue.
+void ExpectOneGemmCallWithEpilogue(const Module& module, GemmEpilogue want) {
+  EXPECT_EQ(Count(module, IsLibraryCall), 1) << module.ToString();
+  const bool bias = want == GemmEpilogue::kBias || want == GemmEpilogue::kBiasRelu || want == GemmEpilogue::kBiasGelu;
+  for (const auto& inst : module.entry()->instructions()) {
+    if (!IsLibraryCall(*inst)) continue;
+    EXPECT_EQ(EpilogueOf(*inst), want) << module.ToString();
+    auto plan = PlanGemmCall(*inst);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_EQ(plan->epilogue, want);
+    EXPECT_EQ(plan->bias_operand, bias ? 2 : -1);
+    EXPECT_EQ(inst->attrs().custom_call_target, want == GemmEpilogue::kDefault ? "__cublas$gemm" : "__cublas$lt$matmul");
+  }
+}
+
 TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
   struct Case {
     std::string body;
@@ -389,17 +406,7 @@ TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
         rewriter, "  x = f32[8,32] parameter(0)\n  w = f32[32,16] parameter(1)\n  b = f32[16] parameter(2)\n" + c.body);
     ASSERT_NE(module, nullptr);
     EXPECT_EQ(Count(*module, IsAddOrMaximum), c.elementwise_left) << module->ToString();
-    EXPECT_EQ(Count(*module, IsLibraryCall), 1) << module->ToString();
-    for (const auto& inst : module->entry()->instructions()) {
-      if (!IsLibraryCall(*inst)) continue;
-      EXPECT_EQ(EpilogueOf(*inst), c.want) << module->ToString();
-      auto plan = PlanGemmCall(*inst);
-      ASSERT_TRUE(plan.ok()) << plan.status().message();
-      EXPECT_EQ(plan->epilogue, c.want);
-      EXPECT_EQ(plan->bias_operand, c.want == GemmEpilogue::kBias || c.want == GemmEpilogue::kBiasRelu ? 2 : -1);
-      EXPECT_EQ(inst->attrs().custom_call_target,
-                c.want == GemmEpilogue::kDefault ? "__cublas$gemm" : "__cublas$lt$matmul");
-    }
+    ExpectOneGemmCallWithEpilogue(*module, c.want);
   }
 }
 
@@ -451,14 +458,7 @@ TEST(GemmRewriterTest, GeluAfterADotBecomesItsEpilogue) {
         rewriter, "  x = f32[8,32] parameter(0)\n  w = f32[32,16] parameter(1)\n  b = f32[16] parameter(2)\n" + c.body);
     ASSERT_NE(module, nullptr);  // Rewritten checks the result against the original's
     EXPECT_EQ(Count(*module, IsTanh), c.tanh_left) << module->ToString();
-    EXPECT_EQ(Count(*module, IsLibraryCall), 1) << module->ToString();
-    for (const auto& inst : module->entry()->instructions()) {
-      if (!IsLibraryCall(*inst)) continue;
-      EXPECT_EQ(EpilogueOf(*inst), c.want) << module->ToString();
-      auto plan = PlanGemmCall(*inst);
-      ASSERT_TRUE(plan.ok()) << plan.status().message();
-      EXPECT_EQ(plan->epilogue, c.want);
-    }
+    ExpectOneGemmCallWithEpilogue(*module, c.want);
     if (c.tanh_left == 0) {
       EXPECT_EQ(module->entry()->instructions().size(), 4u) << "only the call and its operands stay\n"
                                                             << module->ToString();
