@@ -1,8 +1,9 @@
-"""Writes tests/data/library_calls/attention_fwd_bwd.hlo and gpt_block_fwd.hlo: jax's HLO of
-multi-head attention (compare_xla.py's `attention`) with its gradients, and of a GPT block's
-forward (`gpt_block`: layer norms, attention, a GELU MLP), at a small size, for the GPU
-planner's tests of per-head dots on [batch, seq, heads, head_dim] buffers and of the GELU
-epilogue.
+"""Writes tests/data/library_calls/attention_fwd_bwd.hlo, gpt_block_fwd.hlo and
+gpt_block_fwd_bwd.hlo: jax's HLO of multi-head attention (compare_xla.py's `attention`) with
+its gradients, and of a GPT block (`gpt_block`: layer norms, attention, a GELU MLP) forward
+and with its gradients, at a small size, for the GPU planner's tests of per-head dots on
+[batch, seq, heads, head_dim] buffers and of the GELU epilogues (GELU_AUX in the training
+step, whose backward pass reads the GELU's input).
 
 Run from a virtual environment with jax (pinned 0.10.2 on the CPU):
     python scripts/make_attention_testdata.py
@@ -24,6 +25,7 @@ block_args = cx.rng_inputs(10, [((b, s, d), "f"), ((d,), "one"), ((d,), "f")] + 
 modules = {
     "attention_fwd_bwd.hlo": (cx.fwd_bwd(lambda *a: cx.attention(*a, heads=heads, causal=False)), mha_args),
     "gpt_block_fwd.hlo": (lambda *a: cx.gpt_block(*a, heads=heads, causal=False), block_args),
+    "gpt_block_fwd_bwd.hlo": (cx.fwd_bwd(lambda *a: cx.gpt_block(*a, heads=heads, causal=False)), block_args),
 }
 for name, (fn, args) in modules.items():
     text = jax.jit(fn).lower(*args).as_text(dialect="hlo")

@@ -470,8 +470,10 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
         if (b.size() != 1) return Internal("GPU emulator: " + inst->name() + ": no bias operand");
         bias = b[0];
       }
-      RETURN_IF_ERROR(
-          RunGemmPlanOnHost(plan, lhs[0], rhs[0], outs[0], bias).WithPrefix("GPU emulator: " + inst->name() + ": "));
+      // GELU_AUX: the GELU's input is the call's second output.
+      uint8_t* aux = GemmEpilogueHasAux(plan.epilogue) && outs.size() > 1 ? outs[1] : nullptr;
+      RETURN_IF_ERROR(RunGemmPlanOnHost(plan, lhs[0], rhs[0], outs[0], bias, aux)
+                          .WithPrefix("GPU emulator: " + inst->name() + ": "));
       leaves[inst] = std::move(outs);
       return Status::Ok();
     }

@@ -136,6 +136,16 @@ Status PlanEpilogue(const LibraryCall& call, const Shape& out, GemmPlan& plan) {
     return NoPlan("the bias runs along the result's last dimension, which is not cuBLASLt's m (" +
                   std::to_string(plan.m) + ")");
   }
+  if (GemmEpilogueHasAux(call.epilogue)) {
+    // The aux matrix is laid out as D; cuBLASLt wants its leading dimension and batch
+    // stride (and so each call's offset) in multiples of 8 elements.
+    bool aligned = plan.ldc % 8 == 0 && (plan.batch <= 1 || plan.c_batch_stride % 8 == 0);
+    for (const GemmCallLoop& loop : plan.loops) aligned = aligned && loop.c_stride % 8 == 0;
+    if (!aligned) {
+      return NoPlan("cuBLASLt's GELU aux output needs a leading dimension and strides in multiples of 8 elements "
+                    "(ld " + std::to_string(plan.ldc) + ")");
+    }
+  }
   return Status::Ok();
 }
 
@@ -155,6 +165,10 @@ std::string_view GemmEpilogueName(GemmEpilogue epilogue) {
       return "GELU";
     case GemmEpilogue::kBiasGelu:
       return "BIAS_GELU";
+    case GemmEpilogue::kGeluAux:
+      return "GELU_AUX";
+    case GemmEpilogue::kBiasGeluAux:
+      return "BIAS_GELU_AUX";
   }
   return "?";
 }
@@ -373,7 +387,9 @@ Acc ApplyEpilogue(GemmEpilogue epilogue, Acc v) {
     case GemmEpilogue::kBiasRelu:
       return v > Acc(0) ? v : Acc(0);
     case GemmEpilogue::kGelu:
-    case GemmEpilogue::kBiasGelu: {
+    case GemmEpilogue::kBiasGelu:
+    case GemmEpilogue::kGeluAux:
+    case GemmEpilogue::kBiasGeluAux: {
       // cuBLASLt's GELU: the tanh approximation.
       const Acc inner = Acc(0.7978845608028654) * (v + Acc(0.044715) * v * v * v);
       return Acc(0.5) * v * (Acc(1) + std::tanh(inner));
@@ -384,7 +400,7 @@ Acc ApplyEpilogue(GemmEpilogue epilogue, Acc v) {
 }
 
 template <typename T, typename Acc>
-void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias) {
+void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias, T* aux) {
   // Column-major: element (i, j) of an ld-major matrix is at i + j * ld.
   auto at = [](const T* base, bool transpose, int64_t ld, int64_t row, int64_t col) {
     return transpose ? base[col + row * ld] : base[row + col * ld];
@@ -406,7 +422,10 @@ void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias)
           const Acc prior = plan.beta != 0 ? static_cast<Acc>(out) * static_cast<Acc>(plan.beta) : Acc(0);
           // cuBLASLt adds the bias along D's rows (i), then applies the activation.
           const Acc shift = bias != nullptr ? static_cast<Acc>(bias[i]) : Acc(0);
-          out = static_cast<T>(ApplyEpilogue(plan.epilogue, static_cast<Acc>(plan.alpha) * sum + prior + shift));
+          const Acc input = static_cast<Acc>(plan.alpha) * sum + prior + shift;
+          // The aux matrix (the activation's input) is laid out as D.
+          if (aux != nullptr) aux[offsets.c + batch * plan.c_batch_stride + i + j * plan.ldc] = static_cast<T>(input);
+          out = static_cast<T>(ApplyEpilogue(plan.epilogue, input));
         }
       }
     }
@@ -415,9 +434,14 @@ void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias)
 
 }  // namespace
 
-Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, const void* bias) {
+Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, const void* bias,
+                         void* aux) {
   if (plan.empty) return Status::Ok();
   if (plan.bias_operand >= 0 && bias == nullptr) return InvalidArgument("the plan's bias epilogue has no bias");
+  if (GemmEpilogueHasAux(plan.epilogue) && aux == nullptr) {
+    return InvalidArgument("the plan's " + std::string(GemmEpilogueName(plan.epilogue)) + " epilogue has no aux buffer");
+  }
+  if (!GemmEpilogueHasAux(plan.epilogue)) aux = nullptr;
   const void* a = plan.a.operand == 0 ? lhs : rhs;
   const void* b = plan.b.operand == 0 ? lhs : rhs;
   if (plan.a.type != plan.c_type || plan.b.type != plan.c_type) {
@@ -426,11 +450,12 @@ Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs,
   switch (plan.c_type) {
     case GemmDataType::kF32:
       HostGemm<float, float>(plan, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out),
-                             static_cast<const float*>(bias));
+                             static_cast<const float*>(bias), static_cast<float*>(aux));
       return Status::Ok();
     case GemmDataType::kF64:
       HostGemm<double, double>(plan, static_cast<const double*>(a), static_cast<const double*>(b),
-                               static_cast<double*>(out), static_cast<const double*>(bias));
+                               static_cast<double*>(out), static_cast<const double*>(bias),
+                               static_cast<double*>(aux));
       return Status::Ok();
     default:
       return Unimplemented("the host GEMM runs f32 and f64 plans only, not " + plan.ToString());

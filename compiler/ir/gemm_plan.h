@@ -80,7 +80,8 @@ struct GemmPlan {
   bool empty = false;       // the result has no elements: nothing to do
   // A cuBLASLt epilogue (cublasLtMatmul instead of cublasGemmStridedBatchedEx): the bias,
   // call operand bias_operand, added along D's rows (m: the row-major result's last
-  // dimension), then RELU or GELU (tanh form).
+  // dimension), then RELU or GELU (tanh form); GELU_AUX also writes the GELU's input to
+  // the call's second output, laid out as D (ldc, c_batch_stride: multiples of 8).
   GemmEpilogue epilogue = GemmEpilogue::kDefault;
   int64_t bias_operand = -1;
   int64_t flops = 0;        // 2 * M * N * K * batch, over all the calls
@@ -121,8 +122,9 @@ std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type);
 // buffers, op(A) and op(B), leading dimensions, batch strides, alpha and beta), summing in
 // the compute type's precision (f32 for both f32 compute types: no TF32 rounding). For the
 // GPU emulator and tests: it checks a plan's plumbing, not cuBLAS. f32 and f64 only.
-// `bias`: the call's bias operand, for plans with a bias epilogue.
+// `bias`: the call's bias operand, for plans with a bias epilogue; `aux`: the call's
+// result element 1 (the activation's input, laid out as `out`), for the *_AUX epilogues.
 Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out,
-                         const void* bias = nullptr);
+                         const void* bias = nullptr, void* aux = nullptr);
 
 }  // namespace fusebox

@@ -62,21 +62,24 @@ StatusOr<json> SubConfig(const Instruction& inst, const char* key, const char* m
   return CallError(inst, std::string("backend_config has no ") + key);
 }
 
+bool IsWorkspace(const Shape& shape) {
+  return shape.IsArray() && shape.rank() == 1 &&
+         (shape.element_type() == PrimitiveType::kS8 || shape.element_type() == PrimitiveType::kU8);
+}
+
 // The value the call returns: the whole result, or tuple element 0 with the rest
-// workspace bytes (rank-1 s8/u8). Anything else is an output this description lacks.
-StatusOr<Shape> ValueShape(const Instruction& inst) {
+// workspace bytes (rank-1 s8/u8), except element `aux_element` when it is not -1 (checked
+// by the caller). Anything else is an output this description lacks.
+StatusOr<Shape> ValueShape(const Instruction& inst, int64_t aux_element = -1) {
   const Shape& shape = inst.shape();
   if (shape.IsArray()) return shape;
   if (!shape.IsTuple() || shape.tuple_shapes().empty() || !shape.tuple_shapes(0).IsArray()) {
     return CallError(inst, "result is neither an array nor a tuple of (value, workspace)");
   }
-  for (size_t i = 1; i < shape.tuple_shapes().size(); ++i) {
-    const Shape& extra = shape.tuple_shapes(static_cast<int64_t>(i));
-    const bool workspace = extra.IsArray() && extra.rank() == 1 &&
-                           (extra.element_type() == PrimitiveType::kS8 || extra.element_type() == PrimitiveType::kU8);
-    if (!workspace) {
+  for (int64_t i = 1; i < shape.tuple_size(); ++i) {
+    if (i != aux_element && !IsWorkspace(shape.tuple_shapes(i))) {
       return CallUnsupported(inst, "result element " + std::to_string(i) + " is not a workspace (an auxiliary "
-                                   "output such as GELU_AUX or an fp8 amax, which Fusebox does not model)");
+                                   "output such as an fp8 amax, which Fusebox does not model)");
     }
   }
   return shape.tuple_shapes(0);
@@ -111,7 +114,27 @@ Status ParseGemm(const Instruction& inst, LibraryCall& call) {
   else if (epilogue == "BIAS_RELU") call.epilogue = GemmEpilogue::kBiasRelu;
   else if (epilogue == "GELU") call.epilogue = GemmEpilogue::kGelu;
   else if (epilogue == "BIAS_GELU") call.epilogue = GemmEpilogue::kBiasGelu;
+  else if (epilogue == "GELU_AUX") call.epilogue = GemmEpilogue::kGeluAux;
+  else if (epilogue == "BIAS_GELU_AUX") call.epilogue = GemmEpilogue::kBiasGeluAux;
   else return CallUnsupported(inst, "epilogue " + epilogue + " is not modelled");
+  if (GemmEpilogueHasAux(call.epilogue)) {
+    // (value, aux[, workspace]): the aux is the GELU's input, the value's shape.
+    const Shape& shape = inst.shape();
+    if (!shape.IsTuple() || shape.tuple_size() < 2 || !shape.tuple_shapes(1).IsArray() ||
+        shape.tuple_shapes(1).element_type() != call.result.element_type() ||
+        shape.tuple_shapes(1).dimensions() != call.result.dimensions()) {
+      return CallError(inst, "epilogue " + epilogue + " writes the GELU's input as result element 1, which must be an "
+                             "array of the value's shape and type");
+    }
+    if (shape.tuple_shapes(1).has_layout() && call.result.has_layout() &&
+        shape.tuple_shapes(1).layout().minor_to_major != call.result.layout().minor_to_major) {
+      return CallUnsupported(inst, "an aux output in another layout than the value's is not modelled (cuBLASLt writes "
+                                   "both alike)");
+    }
+    ASSIGN_OR_RETURN(call.result, ValueShape(inst, 1));
+  } else {
+    ASSIGN_OR_RETURN(call.result, ValueShape(inst));
+  }
 
   int64_t next = 2;
   if (call.beta != 0) {
@@ -121,9 +144,7 @@ Status ParseGemm(const Instruction& inst, LibraryCall& call) {
     }
     ++next;
   }
-  const bool bias = call.epilogue == GemmEpilogue::kBias || call.epilogue == GemmEpilogue::kBiasRelu ||
-                    call.epilogue == GemmEpilogue::kBiasGelu;
-  if (bias) {
+  if (GemmEpilogueHasBias(call.epilogue)) {
     if (inst.operand_count() <= next) return CallError(inst, "epilogue " + epilogue + " needs a bias operand");
     const Shape& b = inst.operand(next)->shape();
     const int64_t last = call.result.rank() - 1;
@@ -300,7 +321,9 @@ Instruction* Activate(Emitter& e, Instruction* x, const LibraryCall& call) {
   return x;
 }
 
-Instruction* EmitGemm(Emitter& e, const LibraryCall& call, const std::vector<Instruction*>& params) {
+// The gemm's value; `aux` gets the GELU's input for the *_AUX epilogues.
+Instruction* EmitGemm(Emitter& e, const LibraryCall& call, const std::vector<Instruction*>& params,
+                      Instruction** aux) {
   const Shape value = Emitter::Plain(call.result);
   Instruction* dot = e.Add(Opcode::kDot, value, {params[0], params[1]});
   dot->mutable_attrs().dot_dimension_numbers = call.dot;
@@ -319,12 +342,18 @@ Instruction* EmitGemm(Emitter& e, const LibraryCall& call, const std::vector<Ins
     case GemmEpilogue::kRelu:
     case GemmEpilogue::kBiasRelu:
       return e.Binary(Opcode::kMaximum, v, e.Splat(0, value));
+    case GemmEpilogue::kGeluAux:
+    case GemmEpilogue::kBiasGeluAux:
+      *aux = v;
+      return Gelu(e, v);
     case GemmEpilogue::kGelu:
     case GemmEpilogue::kBiasGelu:
       return Gelu(e, v);
-    default:
+    case GemmEpilogue::kDefault:
+    case GemmEpilogue::kBias:
       return v;
   }
+  return v;
 }
 
 Instruction* Convolution(Emitter& e, const Shape& shape, Instruction* lhs, Instruction* rhs, const Window& window,
@@ -456,6 +485,15 @@ Instruction* EmitConv(Emitter& e, const LibraryCall& call, const std::vector<Ins
 
 }  // namespace
 
+bool GemmEpilogueHasBias(GemmEpilogue epilogue) {
+  return epilogue == GemmEpilogue::kBias || epilogue == GemmEpilogue::kBiasRelu ||
+         epilogue == GemmEpilogue::kBiasGelu || epilogue == GemmEpilogue::kBiasGeluAux;
+}
+
+bool GemmEpilogueHasAux(GemmEpilogue epilogue) {
+  return epilogue == GemmEpilogue::kGeluAux || epilogue == GemmEpilogue::kBiasGeluAux;
+}
+
 std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (target == "__cublas$gemm" || target == "__cublas$lt$matmul") return LibraryCallKind::kGemm;
   if (target == "__cudnn$convForward") return LibraryCallKind::kConvForward;
@@ -477,7 +515,16 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   LibraryCall call;
   call.target = instruction.attrs().custom_call_target;
   call.kind = *LibraryCallKindOf(call.target);
-  ASSIGN_OR_RETURN(call.result, ValueShape(instruction));
+  if (call.kind != LibraryCallKind::kGemm) {
+    ASSIGN_OR_RETURN(call.result, ValueShape(instruction));
+  } else if (instruction.shape().IsArray() ||
+             (instruction.shape().IsTuple() && instruction.shape().tuple_size() > 0 &&
+              instruction.shape().tuple_shapes(0).IsArray())) {
+    // What the epilogue makes of the rest is ParseGemm's to check.
+    call.result = instruction.shape().IsArray() ? instruction.shape() : instruction.shape().tuple_shapes(0);
+  } else {
+    return CallError(instruction, "result is neither an array nor a tuple of (value, workspace)");
+  }
   for (int64_t i = 0; i < instruction.operand_count(); ++i) {
     if (!instruction.operand(i)->shape().IsArray()) return CallError(instruction, "operand " + std::to_string(i) + " is not an array");
   }
@@ -502,7 +549,8 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   for (int64_t i = 0; i < instruction.operand_count(); ++i) {
     params.push_back(e.Parameter(i, instruction.operand(i)->shape()));
   }
-  Instruction* value = call.kind == LibraryCallKind::kGemm ? EmitGemm(e, call, params) : EmitConv(e, call, params);
+  Instruction* aux = nullptr;
+  Instruction* value = call.kind == LibraryCallKind::kGemm ? EmitGemm(e, call, params, &aux) : EmitConv(e, call, params);
   // The call's own shape (its layout) on the result.
   if (!instruction.shape().IsTuple()) {
     value->set_shape(instruction.shape());
@@ -510,8 +558,14 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
     return computation;
   }
   std::vector<Instruction*> elements = {value};
-  for (size_t i = 1; i < instruction.shape().tuple_shapes().size(); ++i) {
-    elements.push_back(e.Zeros(instruction.shape().tuple_shapes(static_cast<int64_t>(i))));
+  for (int64_t i = 1; i < instruction.shape().tuple_size(); ++i) {
+    const Shape& element = instruction.shape().tuple_shapes(i);
+    if (i == 1 && aux != nullptr) {
+      aux->set_shape(element);  // the GELU's input, in the layout the call gives it
+      elements.push_back(aux);
+    } else {
+      elements.push_back(e.Zeros(element));
+    }
   }
   value->set_shape(instruction.shape().tuple_shapes(0));
   computation->set_root(e.Add(Opcode::kTuple, instruction.shape(), elements));

@@ -8,11 +8,13 @@
 //   __cudnn$convBackwardInput                 dx from (dy, w) of the forward conv described
 //   __cudnn$convBackwardFilter                dw from (x, dy) of the forward conv described
 //
-// Their results are tuples (value, workspace bytes); the workspace is scratch memory.
+// Their results are tuples (value, workspace bytes); the workspace is scratch memory. A
+// gemm whose epilogue keeps its GELU's input (GELU_AUX, BIAS_GELU_AUX: a training step's
+// backward pass reads it) returns (value, aux[, workspace]), aux of the value's shape.
 // ParseLibraryCall reads a call into a description; BuildLibraryCallComputation writes
 // the plain HLO that computes it (dot, convolution, reverse, slice and elementwise ops),
 // which the interpreter evaluates and the compiler inlines where no library runs. What the
-// description cannot express faithfully (fp8 scaling, auxiliary outputs, complex alpha,
+// description cannot express faithfully (fp8 scaling and amax outputs, complex alpha,
 // grouped backward convolutions) is an error naming the instruction, never a guess.
 #pragma once
 
@@ -36,8 +38,13 @@ enum class LibraryCallKind {
   kConvBackwardFilter,        // __cudnn$convBackwardFilter
 };
 
-// The cuBLASLt epilogue applied after alpha * a.b + beta * c.
-enum class GemmEpilogue { kDefault, kBias, kRelu, kBiasRelu, kGelu, kBiasGelu };
+// The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
+// the GELU's input (after the bias) as a second output.
+enum class GemmEpilogue { kDefault, kBias, kRelu, kBiasRelu, kGelu, kBiasGelu, kGeluAux, kBiasGeluAux };
+
+// Whether `epilogue` adds a bias vector, and whether it writes an auxiliary output.
+bool GemmEpilogueHasBias(GemmEpilogue epilogue);
+bool GemmEpilogueHasAux(GemmEpilogue epilogue);
 
 // cuDNN's activation after a convolution (kNone: none).
 enum class ConvActivation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh };

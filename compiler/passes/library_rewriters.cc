@@ -420,6 +420,9 @@ struct EpilogueMatch {
   GemmEpilogue epilogue = GemmEpilogue::kDefault;
   Instruction* bias = nullptr;  // the bias vector (the broadcast's operand)
   Instruction* last = nullptr;
+  // *_GELU_AUX: the GELU's input (the dot or its bias add), which users outside the GELU
+  // read; the call's second output replaces it.
+  Instruction* aux = nullptr;
 };
 
 // The only user of `inst`, with no control edges on either; nullptr otherwise.
@@ -472,21 +475,23 @@ bool IsScalar(const Instruction* inst, double want) {
 
 // The GELU cuBLASLt computes (its tanh form), written out as jax.nn.gelu and XLA's
 // gemm-rewriter know it: x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), with the
-// products in any order and association and x^3 as x*x*x. Every instruction of it but x
-// has its only user inside it, and x has no user outside it. Match() returns the
-// instruction that computes the result (the outermost multiply), or nullptr.
+// products in any order and association and x^3 as x*x*x. Match() returns the instruction
+// that computes the result (the outermost multiply), or nullptr. The call replaces only
+// that one; `x_used_outside` says whether x or a step between has users outside the
+// pattern (a training step's backward pass reads x, tanh(...) or x*x), which then keep
+// reading x from the call's aux output (the *_AUX epilogues), as in XLA's gemm-rewriter.
 class GeluMatcher {
  public:
   explicit GeluMatcher(Instruction* x) : x_(x) {}
 
-  Instruction* Match() const {
+  Instruction* Match(bool* x_used_outside) const {
     // The outer product's multiplies: from each multiply reading x, up through multiplies
     // that are their only users ((0.5 * x) * (1 + tanh(...)) reads x one level down).
     std::vector<Instruction*> candidates;
     for (Instruction* user : x_->users()) {
       for (Instruction* up = user; up->opcode() == Opcode::kMultiply && up->shape() == x_->shape();) {
         if (std::find(candidates.begin(), candidates.end(), up) == candidates.end()) candidates.push_back(up);
-        if (!Inner(up) || up->users()[0]->opcode() != Opcode::kMultiply) break;
+        if (!Inner(up) || up->users().size() != 1 || up->users()[0]->opcode() != Opcode::kMultiply) break;
         up = up->users()[0];
       }
     }
@@ -499,20 +504,25 @@ class GeluMatcher {
           !Take(*factors, [&](Instruction* f) { return OnePlusTanh(f, inner); }) || !factors->empty()) {
         continue;
       }
-      if (std::all_of(x_->users().begin(), x_->users().end(),
-                      [&](const Instruction* u) { return u == user || inner.count(u) != 0; })) {
-        return user;
+      // Whether anything but `user` reads x or a step between from outside the pattern.
+      *x_used_outside = false;
+      std::vector<const Instruction*> read = {x_};
+      read.insert(read.end(), inner.begin(), inner.end());
+      for (const Instruction* inst : read) {
+        if (inst != x_ && inst->parent()->root() == inst) *x_used_outside = true;
+        for (const Instruction* u : inst->users()) {
+          if (u != user && inner.count(u) == 0) *x_used_outside = true;
+        }
       }
+      return user;
     }
     return nullptr;
   }
 
  private:
-  // An instruction inside the pattern: its only user is inside it too (never x).
-  bool Inner(const Instruction* inst) const {
-    return inst != x_ && inst->users().size() == 1 && inst->control_successors().empty() &&
-           inst->parent()->root() != inst;
-  }
+  // An instruction that may be a step inside the pattern (never x). Its users outside the
+  // pattern, if any, keep it: it then reads x from the aux output.
+  bool Inner(const Instruction* inst) const { return inst != x_ && inst->control_successors().empty(); }
 
   // The factors of the multiply tree rooted at `root` (through inner multiplies, which go
   // into `inner`); nullopt when `root` is not a multiply.
@@ -611,8 +621,14 @@ EpilogueMatch MatchEpilogue(Instruction* dot) {
     }
   }
   if (match.last != dot->parent()->root() && match.last->control_successors().empty()) {
-    if (Instruction* gelu = GeluMatcher(match.last).Match()) {
-      match.epilogue = match.bias != nullptr ? GemmEpilogue::kBiasGelu : GemmEpilogue::kGelu;
+    bool used_outside = false;
+    if (Instruction* gelu = GeluMatcher(match.last).Match(&used_outside)) {
+      if (used_outside) {
+        match.epilogue = match.bias != nullptr ? GemmEpilogue::kBiasGeluAux : GemmEpilogue::kGeluAux;
+        match.aux = match.last;
+      } else {
+        match.epilogue = match.bias != nullptr ? GemmEpilogue::kBiasGelu : GemmEpilogue::kGelu;
+      }
       match.last = gelu;
     }
   }
@@ -857,11 +873,34 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& context) {
       call.epilogue = match.epilogue;
       call.bias_operand = match.bias != nullptr ? 2 : -1;
       call.bias_dimension = dot->shape().rank() - 1;
-      if (!PlanGemm(call, dot->operand(0)->shape(), dot->operand(1)->shape()).ok()) match = EpilogueMatch{};
+      if (Status planned = PlanGemm(call, dot->operand(0)->shape(), dot->operand(1)->shape()).status();
+          !planned.ok()) {
+        // Why the epilogue stays HLO (the GPU dump's fusion_decisions.json).
+        FusionDecision decision;
+        decision.pass = std::string(name());
+        decision.computation = dot->parent()->name();
+        decision.producer = dot->name();
+        decision.consumer = match.last->name();
+        decision.reason = "the " + std::string(GemmEpilogueName(match.epilogue)) +
+                          " epilogue stays HLO, not in the cuBLASLt call (" + planned.message() + ")";
+        context.RecordDecision(std::move(decision));
+        // Without the GELU_AUX epilogue (its aux's strides), the bias alone may still fold.
+        EpilogueMatch bias_only;
+        if (match.aux != nullptr && match.bias != nullptr) {
+          bias_only.epilogue = GemmEpilogue::kBias;
+          bias_only.bias = match.bias;
+          bias_only.last = match.aux;
+          call.epilogue = GemmEpilogue::kBias;
+          if (!PlanGemm(call, dot->operand(0)->shape(), dot->operand(1)->shape()).ok()) bias_only = EpilogueMatch{};
+        }
+        match = bias_only;
+      }
     }
     const bool lt = match.epilogue != GemmEpilogue::kDefault;
+    // GELU_AUX: (value, the GELU's input), as XLA's gemm-rewriter writes it.
+    const Shape call_shape = match.aux != nullptr ? Shape::Tuple({dot->shape(), dot->shape()}) : dot->shape();
     auto call = std::make_unique<Instruction>(Opcode::kCustomCall,
-                                              module.UniqueName(lt ? "cublas-lt-matmul" : "cublas-gemm"), dot->shape());
+                                              module.UniqueName(lt ? "cublas-lt-matmul" : "cublas-gemm"), call_shape);
     InstructionAttributes& attrs = call->mutable_attrs();
     attrs.custom_call_target = lt ? "__cublas$lt$matmul" : "__cublas$gemm";
     attrs.has_custom_call_target = true;
@@ -877,7 +916,37 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& context) {
     call->set_location(dot->location());
     // Replacing `last` removes it; what fed it only (the dot, the add, the broadcasts) goes too.
     std::vector<Instruction*> fed(match.last->operands().begin(), match.last->operands().end());
-    ReplaceWithCall(match.last, std::move(call), operands);
+    if (match.aux == nullptr) {
+      ReplaceWithCall(match.last, std::move(call), operands);
+      RemoveDead(std::move(fed));
+      continue;
+    }
+    // The GELU's users read element 0, the GELU's input's other users element 1.
+    Computation* parent = dot->parent();
+    for (Instruction* operand : operands) call->AppendOperand(operand);
+    Instruction* lt_call = parent->AddInstruction(std::move(call));
+    Instruction* elements[2];
+    for (int64_t i = 0; i < 2; ++i) {
+      auto element = std::make_unique<Instruction>(Opcode::kGetTupleElement, module.UniqueName("get-tuple-element"),
+                                                   dot->shape());
+      element->mutable_attrs().tuple_index = i;
+      element->AppendOperand(lt_call);
+      element->set_location(dot->location());
+      elements[i] = parent->AddInstruction(std::move(element));
+    }
+    match.aux->ReplaceAllUsesWith(elements[1]);
+    if (parent->root() == match.aux) parent->set_root(elements[1]);
+    Instruction* gelu = match.last;
+    if (gelu->metadata() != nullptr && lt_call->metadata() == nullptr) lt_call->set_metadata(*gelu->metadata());
+    for (Instruction* pred : gelu->control_predecessors()) lt_call->AddControlPredecessor(pred);
+    for (Instruction* successor : std::vector<Instruction*>(gelu->control_successors())) {
+      successor->AddControlPredecessor(elements[0]);
+    }
+    gelu->ReplaceAllUsesWith(elements[0]);
+    if (parent->root() == gelu) parent->set_root(elements[0]);
+    gelu->DetachFromOperands();
+    parent->RemoveInstruction(gelu);
+    fed.push_back(match.aux);
     RemoveDead(std::move(fed));
   }
   return !dots.empty();

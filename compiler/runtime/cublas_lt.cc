@@ -20,11 +20,12 @@ namespace {
 constexpr int kOpN = 0, kOpT = 1;
 // cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t,
 // cublasLtMatmulPreferenceAttributes_t, cublasLtEpilogue_t.
-constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7, kDescBiasPointer = 8;
+constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7, kDescBiasPointer = 8, kDescAuxPointer = 11,
+              kDescAuxLd = 12, kDescAuxBatchStride = 13;
 constexpr int kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6;
 constexpr int kPrefMaxWorkspaceBytes = 1;
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4, kEpilogueReluBias = 6,
-                   kEpilogueGelu = 32, kEpilogueGeluBias = 36;
+                   kEpilogueGelu = 32, kEpilogueGeluBias = 36, kEpilogueGeluAux = 160, kEpilogueGeluAuxBias = 164;
 
 // cublasLtMatmulHeuristicResult_t.
 struct HeuristicResult {
@@ -39,12 +40,16 @@ struct HeuristicResult {
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T);
 static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA && kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB &&
               kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE && kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+static_assert(kDescAuxPointer == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER &&
+              kDescAuxLd == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD &&
+              kDescAuxBatchStride == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE);
 static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
               kLayoutStridedBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kPrefMaxWorkspaceBytes == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
 static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT && kEpilogueRelu == CUBLASLT_EPILOGUE_RELU &&
               kEpilogueBias == CUBLASLT_EPILOGUE_BIAS && kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS &&
-              kEpilogueGelu == CUBLASLT_EPILOGUE_GELU && kEpilogueGeluBias == CUBLASLT_EPILOGUE_GELU_BIAS);
+              kEpilogueGelu == CUBLASLT_EPILOGUE_GELU && kEpilogueGeluBias == CUBLASLT_EPILOGUE_GELU_BIAS &&
+              kEpilogueGeluAux == CUBLASLT_EPILOGUE_GELU_AUX && kEpilogueGeluAuxBias == CUBLASLT_EPILOGUE_GELU_AUX_BIAS);
 static_assert(sizeof(HeuristicResult) == sizeof(cublasLtMatmulHeuristicResult_t));
 static_assert(offsetof(HeuristicResult, workspace_size) == offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize));
 static_assert(offsetof(HeuristicResult, state) == offsetof(cublasLtMatmulHeuristicResult_t, state));
@@ -134,6 +139,10 @@ uint32_t EpilogueCode(GemmEpilogue epilogue) {
       return kEpilogueGelu;
     case GemmEpilogue::kBiasGelu:
       return kEpilogueGeluBias;
+    case GemmEpilogue::kGeluAux:
+      return kEpilogueGeluAux;
+    case GemmEpilogue::kBiasGeluAux:
+      return kEpilogueGeluAuxBias;
   }
   return kEpilogueDefault;
 }
@@ -200,6 +209,15 @@ StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& pl
   FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute", api.desc_set(mm->desc_, kDescTransB, &trans_b, sizeof(trans_b)));
   FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute",
                    api.desc_set(mm->desc_, kDescEpilogue, &epilogue, sizeof(epilogue)));
+  if (GemmEpilogueHasAux(plan.epilogue)) {
+    // The GELU's input is written laid out as D (the plan checked the multiples of 8).
+    const int64_t aux_ld = plan.ldc, aux_stride = plan.c_batch_stride;
+    FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute", api.desc_set(mm->desc_, kDescAuxLd, &aux_ld, sizeof(aux_ld)));
+    if (plan.batch > 1) {
+      FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute",
+                       api.desc_set(mm->desc_, kDescAuxBatchStride, &aux_stride, sizeof(aux_stride)));
+    }
+  }
   // op(A) is m x k, op(B) k x n: stored transposed when the op is T.
   RETURN_IF_ERROR(MakeLayout(&mm->a_, plan.a.type, plan.a.transpose ? plan.k : plan.m,
                              plan.a.transpose ? plan.m : plan.k, plan.a.ld, plan.batch, plan.a.batch_stride));
@@ -228,11 +246,13 @@ StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& pl
 }
 
 Status CublasLt::Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DevicePtr out, DevicePtr bias,
-                     DevicePtr workspace) {
+                     DevicePtr workspace, DevicePtr aux) {
   const CublasLtApi& api = Api();
   RETURN_IF_ERROR(api.status);
   const GemmPlan& plan = matmul.plan_;
   if (plan.empty) return Status::Ok();
+  const bool has_aux = GemmEpilogueHasAux(plan.epilogue);
+  if (has_aux && aux == 0) return InvalidArgument("cuBLASLt: the GELU_AUX epilogue has no aux buffer");
   if (plan.bias_operand >= 0) {
     if (bias == 0) return InvalidArgument("cuBLASLt: the bias epilogue has no bias buffer");
     const void* pointer = reinterpret_cast<const void*>(bias);
@@ -252,6 +272,11 @@ Status CublasLt::Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DeviceP
     const DevicePtr a_call = a + static_cast<DevicePtr>(at.a * GemmDataTypeBytes(plan.a.type));
     const DevicePtr b_call = b + static_cast<DevicePtr>(at.b * GemmDataTypeBytes(plan.b.type));
     void* d = reinterpret_cast<void*>(out + static_cast<DevicePtr>(at.c * GemmDataTypeBytes(plan.c_type)));
+    if (has_aux) {
+      void* aux_call = reinterpret_cast<void*>(aux + static_cast<DevicePtr>(at.c * GemmDataTypeBytes(plan.c_type)));
+      FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute",
+                       api.desc_set(matmul.desc_, kDescAuxPointer, &aux_call, sizeof(aux_call)));
+    }
     FUSEBOX_CUBLASLT("cublasLtMatmul",
                      api.matmul(handle_, matmul.desc_, alpha, reinterpret_cast<const void*>(a_call), matmul.a_,
                                 reinterpret_cast<const void*>(b_call), matmul.b_, beta, d, matmul.c_, d, matmul.c_,

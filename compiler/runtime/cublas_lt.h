@@ -51,8 +51,10 @@ class CublasLt {
   StatusOr<std::unique_ptr<Matmul>> Prepare(const GemmPlan& plan, int64_t max_workspace);
   // Queues D = epilogue(alpha * op(A) op(B) + beta * D + bias): `lhs`/`rhs` the call's
   // operands 0 and 1, `out` its value (holding c already when beta != 0), `bias` the bias
-  // operand (0 without one), `workspace` workspace_bytes().
-  Status Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DevicePtr out, DevicePtr bias, DevicePtr workspace);
+  // operand (0 without one), `workspace` workspace_bytes(), `aux` the call's second output
+  // for the GELU_AUX epilogues (the GELU's input, laid out as `out`; 0 for the others).
+  Status Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DevicePtr out, DevicePtr bias, DevicePtr workspace,
+             DevicePtr aux = 0);
 
   // "cuBLASLt 13.1.0 (libcublasLt.so.13)"
   const std::string& description() const { return description_; }

@@ -438,12 +438,16 @@ class GpuExecutable::Frame {
         bias = b[0];
         bias_bytes = ArrayBytes(inst.operand(plan.bias_operand)->shape());
       }
+      // GELU_AUX: the GELU's input goes to the call's second output.
+      const bool aux = GemmEpilogueHasAux(plan.epilogue);
+      if (aux && (out.size() < 2 || out[1] == 0)) return Internal(inst.name() + ": a GELU_AUX call has no aux buffer");
       return RunLibraryCall(inst, "cuBLASLt " + plan.ToString(), "library(cuBLASLt matmul)",
                             ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
                                 (plan.beta != 0 ? out_bytes : 0) + bias_bytes,
-                            out_bytes, plan.flops, "cuBLASLt", [&] {
+                            out_bytes * (aux ? 2 : 1), plan.flops, "cuBLASLt", [&] {
                               return exe_.programs_->cublas_lt->Run(*lt->second, lhs[0], rhs[0], out[0], bias,
-                                                                    exe_.programs_->lt_workspace.ptr());
+                                                                    exe_.programs_->lt_workspace.ptr(),
+                                                                    aux ? out[1] : 0);
                             });
     }
     return RunLibraryCall(inst, "cuBLAS " + plan.ToString(), "library(cuBLAS gemm)",

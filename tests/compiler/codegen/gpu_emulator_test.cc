@@ -612,6 +612,17 @@ std::string ReadExample(const std::string& name) {
   return ss.str();
 }
 
+// `text` through the fused GPU pipeline with libraries on (nullptr, with a failure, when
+// it does not parse or optimize).
+std::unique_ptr<Module> OptimizedWithLibraries(const std::string& text) {
+  auto parsed = ParseModule(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok()) return nullptr;
+  auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
+  EXPECT_TRUE(optimized.ok()) << optimized.status().message();
+  return optimized.ok() ? std::move(*optimized) : nullptr;
+}
+
 // With the GPU's libraries, dots become __cublas$gemm calls; the emulator runs each as
 // cuBLAS defines its column-major GEMM, with the plan the runtime would hand cuBLAS, so
 // the plan's transposes, leading dimensions and the buffers around the call are checked.
@@ -642,18 +653,16 @@ ENTRY e {
 // interpreter does. A batched bias epilogue with a loop of calls runs too.
 TEST(GpuEmulatorTest, AttentionDotsReadTheirHeadsInPlace) {
   const std::string attention = ReadExample("../../tests/data/library_calls/attention_fwd_bwd.hlo");
-  auto parsed = ParseModule(attention);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
-  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  std::unique_ptr<Module> optimized = OptimizedWithLibraries(attention);
+  ASSERT_NE(optimized, nullptr);
   int dots = 0, calls = 0;
-  for (const auto& c : (*optimized)->computations()) {  // fused computations too
+  for (const auto& c : optimized->computations()) {  // fused computations too
     for (const auto& inst : c->instructions()) {
       dots += inst->opcode() == Opcode::kDot;
       calls += IsLibraryCall(*inst);
     }
   }
-  EXPECT_EQ(dots, 0) << (*optimized)->ToString();
+  EXPECT_EQ(dots, 0) << optimized->ToString();
   EXPECT_EQ(calls, 18);
   ExpectEmulatorMatchesInterpreter(attention, 1, /*gpu_libraries=*/true);
   ExpectEmulatorMatchesInterpreter(R"(HloModule m
@@ -674,18 +683,16 @@ TEST(GpuEmulatorTest, CublasLtEpiloguesRunAsCublasLtDefinesThem) {
   // jax's GPT block forward (tests/data/library_calls/gpt_block_fwd.hlo): its MLP's dot,
   // bias and tanh-form GELU are one BIAS_GELU call, its attention dots strided calls.
   const std::string block = ReadExample("../../tests/data/library_calls/gpt_block_fwd.hlo");
-  auto parsed = ParseModule(block);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
-  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  std::unique_ptr<Module> optimized = OptimizedWithLibraries(block);
+  ASSERT_NE(optimized, nullptr);
   int gelu_calls = 0, tanh = 0;
-  for (const auto& c : (*optimized)->computations()) {
+  for (const auto& c : optimized->computations()) {
     for (const auto& inst : c->instructions()) {
       tanh += inst->opcode() == Opcode::kTanh;
       if (IsLibraryCall(*inst)) gelu_calls += ParseLibraryCall(*inst)->epilogue == GemmEpilogue::kBiasGelu;
     }
   }
-  EXPECT_EQ(gelu_calls, 1) << (*optimized)->ToString();
+  EXPECT_EQ(gelu_calls, 1) << optimized->ToString();
   EXPECT_EQ(tanh, 0);
   ExpectEmulatorMatchesInterpreter(block, 4, /*gpu_libraries=*/true);
 
@@ -708,6 +715,42 @@ ENTRY e {
   c = f32[5]{0} parameter(2)
   g = (f32[3,4,5]{2,1,0}, s8[1024]{0}) custom-call(a, b, c), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],"rhs_contracting_dimensions":["2"],"lhs_batch_dimensions":["0"],"rhs_batch_dimensions":["0"]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"BIAS_GELU"}}
   ROOT v = f32[3,4,5]{2,1,0} get-tuple-element(g), index=0
+})", 2, true);
+}
+
+// A training step's GELU: jax's GPT block with its gradients
+// (tests/data/library_calls/gpt_block_fwd_bwd.hlo), whose backward pass reads the GELU's
+// input and its tanh, has one BIAS_GELU_AUX call (value, aux) as XLA's gemm-rewriter
+// writes it; the backward pass reads the aux. The emulator writes both outputs as cuBLASLt
+// defines them, and the module computes what the interpreter does. XLA's own GELU_AUX
+// call, (value, aux, workspace), both elements read, runs too.
+TEST(GpuEmulatorTest, GeluAuxEpiloguesKeepTheGelusInputForTheBackwardPass) {
+  const std::string step = ReadExample("../../tests/data/library_calls/gpt_block_fwd_bwd.hlo");
+  std::unique_ptr<Module> optimized = OptimizedWithLibraries(step);
+  ASSERT_NE(optimized, nullptr);
+  int aux_calls = 0, aux_reads = 0;
+  for (const auto& c : optimized->computations()) {
+    for (const auto& inst : c->instructions()) {
+      if (IsLibraryCall(*inst) && ParseLibraryCall(*inst)->epilogue == GemmEpilogue::kBiasGeluAux) {
+        ++aux_calls;
+        EXPECT_TRUE(inst->shape().IsTuple()) << inst->ToString();
+      }
+      aux_reads += inst->opcode() == Opcode::kGetTupleElement && IsLibraryCall(*inst->operand(0)) &&
+                   inst->tuple_index() == 1 && !inst->users().empty();
+    }
+  }
+  EXPECT_EQ(aux_calls, 1) << optimized->ToString();
+  EXPECT_EQ(aux_reads, 1) << "the backward pass reads the aux output";
+  ExpectEmulatorMatchesInterpreter(step, 5, /*gpu_libraries=*/true);
+
+  ExpectEmulatorMatchesInterpreter(R"(HloModule m
+ENTRY e {
+  a = f32[2,4,6]{2,1,0} parameter(0)
+  b = f32[2,6,8]{2,1,0} parameter(1)
+  g = (f32[2,4,8]{2,1,0}, f32[2,4,8]{2,1,0}, s8[1024]{0}) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],"rhs_batch_dimensions":["0"]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"GELU_AUX"}}
+  v = f32[2,4,8]{2,1,0} get-tuple-element(g), index=0
+  x = f32[2,4,8]{2,1,0} get-tuple-element(g), index=1
+  ROOT s = f32[2,4,8]{2,1,0} subtract(v, x)
 })", 2, true);
 }
 

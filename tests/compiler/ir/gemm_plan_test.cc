@@ -303,5 +303,51 @@ TEST(GemmPlanTest, EpiloguesPlanAsCublasLtWhenTheBiasRunsAlongM) {
   EXPECT_FALSE(PlanGemm(relu, f64.dot->operand(0)->shape(), f64.dot->operand(1)->shape()).ok());
 }
 
+// BIAS_GELU_AUX: the value is GELU(a.b + bias) and the aux output the GELU's input, laid
+// out as the value (cuBLASLt's aux has D's leading dimension and batch stride, which it
+// wants in multiples of 8: 16 columns plan, 12 do not). Batched, to check the aux's batch
+// offsets too.
+TEST(GemmPlanTest, GeluAuxWritesTheGelusInputLaidOutAsTheValue) {
+  for (int64_t cols : {16, 12}) {
+    SCOPED_TRACE(cols);
+    const std::string n = std::to_string(cols);
+    Dot d = ParseDot("  a = f32[3,4,9] parameter(0)\n  b = f32[3,9," + n + "] parameter(1)",
+                     "f32[3,4," + n + "] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                     "rhs_batch_dims={0}, rhs_contracting_dims={1}");
+    ASSERT_NE(d.dot, nullptr);
+    LibraryCall call = CallOf(*d.dot);
+    call.epilogue = GemmEpilogue::kBiasGeluAux;
+    call.bias_operand = 2;
+    call.bias_dimension = 2;
+    auto plan = PlanGemm(call, d.dot->operand(0)->shape(), d.dot->operand(1)->shape());
+    if (cols == 12) {
+      ASSERT_FALSE(plan.ok());
+      EXPECT_NE(plan.status().message().find("multiples of 8"), std::string::npos) << plan.status().message();
+      continue;
+    }
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_NE(plan->ToString().find("BIAS_GELU_AUX"), std::string::npos) << plan->ToString();
+    std::vector<Literal> args = {Filled(d.dot->operand(0)->shape(), 1), Filled(d.dot->operand(1)->shape(), 2)};
+    auto dot = interpreter::Interpreter().Run(*d.module, args);
+    ASSERT_TRUE(dot.ok()) << dot.status().message();
+    std::vector<float> bias(static_cast<size_t>(cols));
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(0.25 * static_cast<double>(i) - 1.5);
+    const int64_t elements = dot->element_count();
+    std::vector<float> value(static_cast<size_t>(elements)), aux(static_cast<size_t>(elements), -99.f);
+    ASSERT_TRUE(RunGemmPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), value.data(), bias.data(),
+                                  aux.data())
+                    .ok());
+    for (int64_t i = 0; i < elements; ++i) {
+      const double x = dot->GetDouble(i) + bias[static_cast<size_t>(i % cols)];
+      const double gelu = 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+      ASSERT_NEAR(aux[static_cast<size_t>(i)], x, 1e-4 * (1 + std::fabs(x))) << "aux element " << i;
+      ASSERT_NEAR(value[static_cast<size_t>(i)], gelu, 1e-4 * (1 + std::fabs(gelu))) << "value element " << i;
+    }
+    EXPECT_FALSE(RunGemmPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), value.data(), bias.data())
+                     .ok())
+        << "GELU_AUX needs its aux buffer";
+  }
+}
+
 }  // namespace
 }  // namespace fusebox

@@ -111,6 +111,40 @@ ENTRY e {
   ExpectNear(r.result, want);
 }
 
+// XLA's BIAS_GELU_AUX call (a training step's MLP): (value, aux, workspace), the value
+// GELU(a.b + bias) and the aux the GELU's input, which the backward pass reads.
+TEST(LibraryCallsTest, GemmGeluAuxAlsoReturnsTheGelusInput) {
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,4] parameter(1)
+  bias = f32[4] parameter(2)
+  ROOT g = (f32[2,4]{1,0}, f32[2,4]{1,0}, s8[32]{0}) custom-call(a, b, bias), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"alpha_imag":0,"epilogue":"BIAS_GELU_AUX"}}
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto call = ParseLibraryCall(*(*module)->entry()->root());
+  ASSERT_TRUE(call.ok()) << call.status().message();
+  EXPECT_EQ(call->epilogue, GemmEpilogue::kBiasGeluAux);
+  EXPECT_EQ(call->bias_operand, 2);
+  std::vector<Literal> args;
+  int salt = 1;
+  for (const Instruction* p : (*module)->entry()->parameters()) args.push_back(Filled(p->shape(), salt++));
+  auto out = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_TRUE(out->shape().IsTuple());
+  ASSERT_EQ(out->tuple_elements().size(), 3u);
+  std::vector<double> value(8), aux(8);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double x = args[2].GetDouble(j);
+      for (int k = 0; k < 3; ++k) x += args[0].GetDouble(i * 3 + k) * args[1].GetDouble(k * 4 + j);
+      aux[i * 4 + j] = x;
+      value[i * 4 + j] = 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    }
+  ExpectNear(out->tuple_elements()[0], value);
+  ExpectNear(out->tuple_elements()[1], aux);
+}
+
 // A 2-D convolution in NHWC / HWIO with stride, padding and kernel dilation, and loops
 // from the definition: out[b,oy,ox,o] = sum x[b, oy*s - pl + ky*d, ...] * w[ky,kx,i,o].
 struct Conv2d {
@@ -234,10 +268,16 @@ Status ErrorOf(const std::string& text) {
 
 TEST(LibraryCallsTest, WhatIsNotModelledIsAnErrorNamingTheCall) {
   const std::string head = "HloModule m\nENTRY e {\n  a = f32[2,2] parameter(0)\n  b = f32[2,2] parameter(1)\n";
-  Status aux = ErrorOf(head + R"(  ROOT g = (f32[2,2], f32[2,2], s8[0]) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"GELU_AUX"}}
+  // An aux output that is not the value's shape, and an extra output no epilogue writes.
+  Status aux = ErrorOf(head + R"(  ROOT g = (f32[2,2], f32[2,3], s8[0]) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"GELU_AUX"}}
 })");
   ASSERT_FALSE(aux.ok());
   EXPECT_NE(aux.message().find("custom-call g"), std::string::npos) << aux.message();
+  EXPECT_NE(aux.message().find("result element 1"), std::string::npos) << aux.message();
+  Status amax = ErrorOf(head + R"(  ROOT g = (f32[2,2], f32[], s8[0]) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"GELU"}}
+})");
+  ASSERT_FALSE(amax.ok());
+  EXPECT_NE(amax.message().find("not a workspace"), std::string::npos) << amax.message();
   Status no_config = ErrorOf(head + "  ROOT g = f32[2,2] custom-call(a, b), custom_call_target=\"__cublas$gemm\"\n}");
   ASSERT_FALSE(no_config.ok());
   EXPECT_NE(no_config.message().find("backend_config"), std::string::npos) << no_config.message();

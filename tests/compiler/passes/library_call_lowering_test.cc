@@ -67,7 +67,7 @@ TEST(LibraryCallLoweringTest, ACallItCannotExpressFailsThePassNamingIt) {
 ENTRY e {
   a = f32[2,2] parameter(0)
   b = f32[2,2] parameter(1)
-  ROOT g = (f32[2,2], f32[2,2], s8[0]) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"GELU_AUX"}}
+  ROOT g = (f32[2,2], f32[], s8[0]) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"DEFAULT","damax_output":true}}
 })");
   ASSERT_NE(module, nullptr);
   LibraryCallLowering lowering;
@@ -75,6 +75,15 @@ ENTRY e {
   auto changed = lowering.Run(*module, context);
   ASSERT_FALSE(changed.ok());
   EXPECT_NE(changed.status().message().find("custom-call g"), std::string::npos) << changed.status().message();
+  // A GELU_AUX call lowers: its aux output (the GELU's input) is element 1.
+  auto aux = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,8] parameter(1)
+  ROOT g = (f32[2,8], f32[2,8], s8[0]) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"GELU_AUX"}}
+})");
+  ASSERT_NE(aux, nullptr);
+  EXPECT_TRUE(RunPassAndCheck(lowering, *aux));
   // Other custom calls are not its business.
   auto other = Parse("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT c = f32[2] custom-call(a), custom_call_target=\"my_op\"\n}");
   ASSERT_NE(other, nullptr);

@@ -360,7 +360,7 @@ GemmEpilogue EpilogueOf(const Instruction& call) {
 // there is an epilogue.
 void ExpectOneGemmCallWithEpilogue(const Module& module, GemmEpilogue want) {
   EXPECT_EQ(Count(module, IsLibraryCall), 1) << module.ToString();
-  const bool bias = want == GemmEpilogue::kBias || want == GemmEpilogue::kBiasRelu || want == GemmEpilogue::kBiasGelu;
+  const bool bias = GemmEpilogueHasBias(want);
   for (const auto& inst : module.entry()->instructions()) {
     if (!IsLibraryCall(*inst)) continue;
     EXPECT_EQ(EpilogueOf(*inst), want) << module.ToString();
@@ -414,8 +414,11 @@ bool IsTanh(const Instruction& i) { return i.opcode() == Opcode::kTanh; }
 
 // GELU's tanh form after a dot (and its bias), as jax.nn.gelu writes it, becomes the
 // cuBLASLt call's GELU or BIAS_GELU epilogue: in any order and association of its
-// products; not when the pre-activation has another user (a backward pass), nor when a
-// constant or the power differs (that is another function).
+// products. When the pre-activation has another user (a backward pass), the call is
+// GELU_AUX or BIAS_GELU_AUX and its second output replaces the pre-activation, as XLA's
+// gemm-rewriter writes it; where cuBLASLt cannot write that output (a leading dimension
+// not a multiple of 8) only the bias folds, and a decision says why. Not when a constant
+// or the power differs (that is another function).
 TEST(GemmRewriterTest, GeluAfterADotBecomesItsEpilogue) {
   const std::string dot = "  d = f32[8,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
   const std::string bias = "  bb = f32[8,16] broadcast(b), dimensions={1}\n  v = f32[8,16] add(d, bb)\n";
@@ -443,9 +446,15 @@ TEST(GemmRewriterTest, GeluAfterADotBecomesItsEpilogue) {
       // (0.5 * x) * (1 + tanh(...)): another association of the outer product.
       {dot + bias + gelu("v") + "  hx = f32[8,16] multiply(halfb, v)\n  ROOT g = f32[8,16] multiply(hx, a1)\n",
        GemmEpilogue::kBiasGelu, 0},
-      // The pre-activation is also an output (a backward pass reads it): bias only.
+      // The pre-activation is also an output (a backward pass reads it): the aux output.
       {dot + bias + gelu("v") + m2 + "  g = f32[8,16] multiply(v, m2)\n  ROOT o = (f32[8,16], f32[8,16]) tuple(g, v)\n",
-       GemmEpilogue::kBias, 1},
+       GemmEpilogue::kBiasGeluAux, 0},
+      {dot + gelu("d") + m2 + "  g = f32[8,16] multiply(m2, d)\n  n = f32[8,16] negate(d)\n"
+             "  ROOT o = (f32[8,16], f32[8,16]) tuple(n, g)\n",
+       GemmEpilogue::kGeluAux, 0},
+      // The backward pass reads tanh(...) too (jax's GELU gradient does): it stays, on the aux.
+      {dot + bias + gelu("v") + m2 + "  g = f32[8,16] multiply(v, m2)\n  ROOT o = (f32[8,16], f32[8,16]) tuple(g, t)\n",
+       GemmEpilogue::kBiasGeluAux, 1},
       // Another constant, and x^2 for x^3: not GELU.
       {dot + bias + gelu("v", "0.05") + m2 + "  ROOT g = f32[8,16] multiply(v, m2)\n", GemmEpilogue::kBias, 1},
       {dot + bias + gelu("v", "0.044715", "p2") + m2 + "  ROOT g = f32[8,16] multiply(v, m2)\n", GemmEpilogue::kBias,
@@ -459,11 +468,44 @@ TEST(GemmRewriterTest, GeluAfterADotBecomesItsEpilogue) {
     ASSERT_NE(module, nullptr);  // Rewritten checks the result against the original's
     EXPECT_EQ(Count(*module, IsTanh), c.tanh_left) << module->ToString();
     ExpectOneGemmCallWithEpilogue(*module, c.want);
-    if (c.tanh_left == 0) {
+    if (GemmEpilogueHasAux(c.want)) {
+      // (value, aux): the GELU's users read element 0, the pre-activation's element 1 (and
+      // what the backward pass reads of the GELU's steps is computed from it).
+      std::vector<int64_t> indices;
+      for (const auto& inst : module->entry()->instructions()) {
+        if (inst->opcode() != Opcode::kGetTupleElement) continue;
+        EXPECT_TRUE(IsLibraryCall(*inst->operand(0))) << module->ToString();
+        indices.push_back(inst->tuple_index());
+      }
+      std::sort(indices.begin(), indices.end());
+      EXPECT_EQ(indices, (std::vector<int64_t>{0, 1})) << module->ToString();
+    } else if (c.tanh_left == 0) {
       EXPECT_EQ(module->entry()->instructions().size(), 4u) << "only the call and its operands stay\n"
                                                             << module->ToString();
     }
   }
+  // 12 columns: cuBLASLt's aux leading dimension would not be a multiple of 8, so the GELU
+  // stays HLO (its bias folds), and the decision says why.
+  std::string body = dot + bias + gelu("v") + m2 + "  g = f32[8,16] multiply(v, m2)\n"
+                     "  ROOT o = (f32[8,16], f32[8,16]) tuple(g, v)\n";
+  for (size_t at = body.find("8,16"); at != std::string::npos; at = body.find("8,16", at)) body.replace(at, 4, "8,12");
+  auto module = Parse("HloModule m\nENTRY e {\n  x = f32[8,32] parameter(0)\n  w = f32[32,12] parameter(1)\n"
+                      "  b = f32[12] parameter(2)\n" + body + "}\n");
+  ASSERT_NE(module, nullptr);
+  std::unique_ptr<Module> original = module->Clone();
+  GemmRewriter rewriter;
+  PassContext context;
+  auto changed = rewriter.Run(*module, context);
+  ASSERT_TRUE(changed.ok() && *changed) << changed.status().message();
+  ExpectSameResult(*original, *module);
+  EXPECT_EQ(Count(*module, IsTanh), 1) << module->ToString();
+  ExpectOneGemmCallWithEpilogue(*module, GemmEpilogue::kBias);
+  bool said = false;
+  for (const FusionDecision& d : context.decisions()) {
+    said = said || (d.reason.find("BIAS_GELU_AUX epilogue stays HLO") != std::string::npos &&
+                    d.reason.find("multiples of 8") != std::string::npos);
+  }
+  EXPECT_TRUE(said) << "no decision says why the GELU stayed";
 }
 
 // The bias add along the output features after a forward convolution and a relu after it

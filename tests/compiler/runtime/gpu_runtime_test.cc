@@ -346,26 +346,29 @@ ENTRY e {
   EXPECT_TRUE(cmp.ok()) << cmp.ToString();
 }
 
+// jax's modules in tests/data/library_calls/ (scripts/make_attention_testdata.py) on the
+// GPU with its libraries, against the interpreter.
+void ExpectLibraryCallsTestDataMatches(const std::string& name, uint64_t seed) {
+  SCOPED_TRACE(name);
+  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/library_calls/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto module = ParseModule(text.str());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  ExpectGpuMatchesInterpreter(**module, seed, /*gpu_libraries=*/true);
+}
+
 // Attention's per-head dots read their [batch, seq, heads, head_dim] buffers in place
 // (heads as cuBLAS's strided batch, a loop of calls over the batch): jax's attention
 // forward and backward (18 dots, all library calls), a GPT block's forward (with its
-// BIAS_GELU call), and a batched bias epilogue through cuBLASLt with its loop of calls,
-// against the interpreter.
+// BIAS_GELU call) and training step (its BIAS_GELU_AUX call, whose aux output the
+// backward pass reads), and a batched bias epilogue through cuBLASLt with its loop of
+// calls, against the interpreter.
 TEST(GpuExecutableGpuTest, AttentionDotsReadTheirHeadsInPlace) {
   FUSEBOX_SKIP_WITHOUT_GPU();
-  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/library_calls/attention_fwd_bwd.hlo");
-  std::stringstream text;
-  text << in.rdbuf();
-  auto attention = ParseModule(text.str());
-  ASSERT_TRUE(attention.ok()) << attention.status().message();
-  ExpectGpuMatchesInterpreter(**attention, 1, /*gpu_libraries=*/true);
-  // A GPT block's forward: strided attention calls and the MLP's BIAS_GELU call.
-  std::ifstream block_in(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/library_calls/gpt_block_fwd.hlo");
-  std::stringstream block_text;
-  block_text << block_in.rdbuf();
-  auto block = ParseModule(block_text.str());
-  ASSERT_TRUE(block.ok()) << block.status().message();
-  ExpectGpuMatchesInterpreter(**block, 4, /*gpu_libraries=*/true);
+  ExpectLibraryCallsTestDataMatches("attention_fwd_bwd.hlo", 1);
+  ExpectLibraryCallsTestDataMatches("gpt_block_fwd.hlo", 4);
+  ExpectLibraryCallsTestDataMatches("gpt_block_fwd_bwd.hlo", 5);
   auto module = ParseModule(R"(HloModule m
 ENTRY e {
   q = f32[2,64,3,32] parameter(0)
@@ -392,8 +395,8 @@ ENTRY e {
 }
 
 // cuBLASLt epilogues: a dot with its bias add and relu is one cublasLtMatmul (no kernel
-// of Fusebox's own), and XLA's __cublas$lt$matmul calls with BIAS_GELU and a batched
-// BIAS run as they are, each against the interpreter.
+// of Fusebox's own), and XLA's __cublas$lt$matmul calls with BIAS_GELU, a batched BIAS
+// and BIAS_GELU_AUX (its aux output too) run as they are, each against the interpreter.
 TEST(GpuExecutableGpuTest, CublasLtEpiloguesMatchTheInterpreter) {
   FUSEBOX_SKIP_WITHOUT_GPU();
   auto module = ParseModule(R"(HloModule m
@@ -436,6 +439,22 @@ ENTRY e {
     ASSERT_TRUE(xla.ok()) << xla.status().message();
     ExpectGpuMatchesInterpreter(**xla, 5, /*gpu_libraries=*/true);
   }
+  // XLA's BIAS_GELU_AUX call: (value, aux, workspace), both outputs read.
+  std::string aux_config = config;
+  aux_config.replace(aux_config.find("EPILOGUE"), 8, "BIAS_GELU_AUX");
+  auto aux = ParseModule(std::string(R"(HloModule m
+ENTRY e {
+  a = f32[3,32,48]{2,1,0} parameter(0)
+  b = f32[3,40,48]{2,1,0} parameter(1)
+  c = f32[40]{0} parameter(2)
+  g = (f32[3,32,40]{2,1,0}, f32[3,32,40]{2,1,0}, s8[4194304]{0}) custom-call(a, b, c), custom_call_target="__cublas$lt$matmul", )") +
+                         aux_config + R"(
+  v = f32[3,32,40]{2,1,0} get-tuple-element(g), index=0
+  x = f32[3,32,40]{2,1,0} get-tuple-element(g), index=1
+  ROOT t = (f32[3,32,40]{2,1,0}, f32[3,32,40]{2,1,0}) tuple(v, x)
+})");
+  ASSERT_TRUE(aux.ok()) << aux.status().message();
+  ExpectGpuMatchesInterpreter(**aux, 6, /*gpu_libraries=*/true);
 }
 
 // Convolutions through cuDNN: forward (strided, dilated, grouped, asymmetric padding moved
