@@ -37,38 +37,55 @@ sys.path.insert(0, os.path.dirname(__file__))
 import compare_xla as cx  # noqa: E402  (its workloads and inputs)
 
 
+def summarize_gpu_events(events, iterations, top=8):
+    """Kernel time per call from a perfetto trace's events: (ms, kernels per call, the
+    costliest kernels as "name: us per call (launches per call)"), memcpys and memsets
+    left out; None when no GPU kernel is in the trace."""
+    gpu_pids = set()
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            name = str(e.get("args", {}).get("name", ""))
+            if "/device:GPU" in name or "GPU" in name and "Host" not in name:
+                gpu_pids.add(e.get("pid"))
+    total_us = 0.0
+    count = 0
+    by_name = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("pid") in gpu_pids and "dur" in e:
+            name = str(e.get("name", ""))
+            if name.startswith("Memcpy") or name.startswith("Memset") or "memcpy" in name.lower():
+                continue
+            total_us += float(e["dur"])
+            count += 1
+            us, n = by_name.get(name, (0.0, 0))
+            by_name[name] = (us + float(e["dur"]), n + 1)
+    if count == 0:
+        return None
+    costliest = sorted(by_name.items(), key=lambda kv: -kv[1][0])[:top]
+    lines = [f"{name[:90]}: {us / iterations:.2f} us/call ({n / iterations:g}x)" for name, (us, n) in costliest]
+    return total_us / 1e3 / iterations, count // iterations, lines
+
+
 def xla_kernel_ms(compiled, device_args, iterations, trace_dir):
-    """GPU kernel time per call from jax's profiler trace (perfetto JSON), or None."""
+    """GPU kernel time per call from jax's profiler trace (perfetto JSON), or None; a note;
+    XLA's costliest kernels (to hold beside Fusebox's)."""
     try:
         with jax.profiler.trace(trace_dir, create_perfetto_trace=True):
             for _ in range(iterations):
                 jax.block_until_ready(compiled(*device_args))
         paths = glob.glob(os.path.join(trace_dir, "**", "perfetto_trace.json.gz"), recursive=True)
         if not paths:
-            return None, "no perfetto trace"
+            return None, "no perfetto trace", []
         with gzip.open(sorted(paths)[-1], "rt") as f:
             trace = json.load(f)
         events = trace["traceEvents"] if isinstance(trace, dict) else trace
-        gpu_pids = set()
-        for e in events:
-            if e.get("ph") == "M" and e.get("name") == "process_name":
-                name = str(e.get("args", {}).get("name", ""))
-                if "/device:GPU" in name or "GPU" in name and "Host" not in name:
-                    gpu_pids.add(e.get("pid"))
-        total_us = 0.0
-        count = 0
-        for e in events:
-            if e.get("ph") == "X" and e.get("pid") in gpu_pids and "dur" in e:
-                name = str(e.get("name", ""))
-                if name.startswith("Memcpy") or name.startswith("Memset") or "memcpy" in name.lower():
-                    continue
-                total_us += float(e["dur"])
-                count += 1
-        if count == 0:
-            return None, "no GPU events in the trace"
-        return total_us / 1e3 / iterations, f"{count // iterations} kernels per call"
+        summary = summarize_gpu_events(events, iterations)
+        if summary is None:
+            return None, "no GPU events in the trace", []
+        ms, per_call, top = summary
+        return ms, f"{per_call} kernels per call", top
     except Exception as exc:  # the profiler is best effort: the wall time still stands
-        return None, f"profiler: {exc}"[:200]
+        return None, f"profiler: {exc}"[:200], []
 
 
 def time_xla(fn, args, iterations, workdir, name):
@@ -86,8 +103,8 @@ def time_xla(fn, args, iterations, workdir, name):
         jax.block_until_ready(compiled(*device_args))
         times.append(time.perf_counter() - s)
     times.sort()
-    kernel_ms, kernel_note = xla_kernel_ms(compiled, device_args, iterations,
-                                           os.path.join(workdir, name + ".xla_trace"))
+    kernel_ms, kernel_note, top = xla_kernel_ms(compiled, device_args, iterations,
+                                                os.path.join(workdir, name + ".xla_trace"))
     optimized = compiled.as_text()
     # The reference outputs in full f32: XLA's DEFAULT precision computes products in TF32,
     # whose rounding no f32 check would accept; Fusebox's checked runs use full f32 too.
@@ -98,7 +115,7 @@ def time_xla(fn, args, iterations, workdir, name):
         f.write(optimized)
     outs = [np.asarray(o) for o in jax.tree.leaves(out)]
     return lowered, {"wall_ms": times[len(times) // 2] * 1e3, "kernel_ms": kernel_ms, "kernel_note": kernel_note,
-                     "compile_s": compile_s}, outs
+                     "compile_s": compile_s, "top": top}, outs
 
 
 PER_RUN = re.compile(r"per run \(median\): kernels ([0-9.]+) ms, host<->device copies ([0-9.]+) ms, wall ([0-9.]+) ms")
@@ -194,6 +211,10 @@ def main():
               f"wall {on.get('wall_ms', float('nan')):.3f} ms/run", flush=True)
         for line in on.get("top", []):
             print(f"{'':18s}   {line}", flush=True)
+        if xla.get("top"):
+            print(f"{'':18s} XLA's costliest kernels:", flush=True)
+            for line in xla["top"]:
+                print(f"{'':18s}   {line}", flush=True)
         for key in ("fusebox_on", "fusebox_off"):
             if "error" in row[key]:
                 print(f"{'':18s} {key} failed: {row[key]['error'][-300:]}", flush=True)
