@@ -411,6 +411,7 @@ void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias,
       const T* ab = a + offsets.a + batch * plan.a.batch_stride;
       const T* bb = b + offsets.b + batch * plan.b.batch_stride;
       T* cb = c + offsets.c + batch * plan.c_batch_stride;
+      T* auxb = aux != nullptr ? aux + offsets.c + batch * plan.c_batch_stride : nullptr;  // laid out as D
       for (int64_t j = 0; j < plan.n; ++j) {
         for (int64_t i = 0; i < plan.m; ++i) {
           Acc sum = 0;
@@ -423,8 +424,7 @@ void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias,
           // cuBLASLt adds the bias along D's rows (i), then applies the activation.
           const Acc shift = bias != nullptr ? static_cast<Acc>(bias[i]) : Acc(0);
           const Acc input = static_cast<Acc>(plan.alpha) * sum + prior + shift;
-          // The aux matrix (the activation's input) is laid out as D.
-          if (aux != nullptr) aux[offsets.c + batch * plan.c_batch_stride + i + j * plan.ldc] = static_cast<T>(input);
+          if (auxb != nullptr) auxb[i + j * plan.ldc] = static_cast<T>(input);  // the activation's input
           out = static_cast<T>(ApplyEpilogue(plan.epilogue, input));
         }
       }

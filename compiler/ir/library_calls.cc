@@ -131,9 +131,8 @@ Status ParseGemm(const Instruction& inst, LibraryCall& call) {
       return CallUnsupported(inst, "an aux output in another layout than the value's is not modelled (cuBLASLt writes "
                                    "both alike)");
     }
-    ASSIGN_OR_RETURN(call.result, ValueShape(inst, 1));
   } else {
-    ASSIGN_OR_RETURN(call.result, ValueShape(inst));
+    RETURN_IF_ERROR(ValueShape(inst).status());  // element 1 must be a workspace too
   }
 
   int64_t next = 2;
@@ -515,16 +514,8 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   LibraryCall call;
   call.target = instruction.attrs().custom_call_target;
   call.kind = *LibraryCallKindOf(call.target);
-  if (call.kind != LibraryCallKind::kGemm) {
-    ASSIGN_OR_RETURN(call.result, ValueShape(instruction));
-  } else if (instruction.shape().IsArray() ||
-             (instruction.shape().IsTuple() && instruction.shape().tuple_size() > 0 &&
-              instruction.shape().tuple_shapes(0).IsArray())) {
-    // What the epilogue makes of the rest is ParseGemm's to check.
-    call.result = instruction.shape().IsArray() ? instruction.shape() : instruction.shape().tuple_shapes(0);
-  } else {
-    return CallError(instruction, "result is neither an array nor a tuple of (value, workspace)");
-  }
+  // A gemm's element 1 may be its epilogue's aux output: ParseGemm checks it.
+  ASSIGN_OR_RETURN(call.result, ValueShape(instruction, call.kind == LibraryCallKind::kGemm ? 1 : -1));
   for (int64_t i = 0; i < instruction.operand_count(); ++i) {
     if (!instruction.operand(i)->shape().IsArray()) return CallError(instruction, "operand " + std::to_string(i) + " is not an array");
   }

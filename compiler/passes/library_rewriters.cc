@@ -66,21 +66,28 @@ namespace {
 
 // Replaces `old` by `call` with `operands` (same shape, metadata, location, control edges);
 // returns the call.
-Instruction* ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call,
-                             const std::vector<Instruction*>& operands) {
+// Removes `old` after moving what it had onto the instructions replacing it: `first`
+// (computed first) takes its metadata, if it has none, and its control predecessors;
+// `value` (what old's users read from now on) its users, root role and control successors.
+void Retire(Instruction* old, Instruction* first, Instruction* value) {
   Computation* parent = old->parent();
-  for (Instruction* operand : operands) call->AppendOperand(operand);
-  if (old->metadata() != nullptr && call->metadata() == nullptr) call->set_metadata(*old->metadata());
-  call->set_location(old->location());
-  for (Instruction* pred : old->control_predecessors()) call->AddControlPredecessor(pred);
-  Instruction* replacement = parent->AddInstruction(std::move(call));
+  if (old->metadata() != nullptr && first->metadata() == nullptr) first->set_metadata(*old->metadata());
+  for (Instruction* pred : old->control_predecessors()) first->AddControlPredecessor(pred);
   for (Instruction* successor : std::vector<Instruction*>(old->control_successors())) {
-    successor->AddControlPredecessor(replacement);
+    successor->AddControlPredecessor(value);
   }
-  old->ReplaceAllUsesWith(replacement);
-  if (parent->root() == old) parent->set_root(replacement);
+  old->ReplaceAllUsesWith(value);
+  if (parent->root() == old) parent->set_root(value);
   old->DetachFromOperands();
   parent->RemoveInstruction(old);
+}
+
+Instruction* ReplaceWithCall(Instruction* old, std::unique_ptr<Instruction> call,
+                             const std::vector<Instruction*>& operands) {
+  for (Instruction* operand : operands) call->AppendOperand(operand);
+  call->set_location(old->location());
+  Instruction* replacement = old->parent()->AddInstruction(std::move(call));
+  Retire(old, replacement, replacement);
   return replacement;
 }
 
@@ -936,16 +943,7 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& context) {
     }
     match.aux->ReplaceAllUsesWith(elements[1]);
     if (parent->root() == match.aux) parent->set_root(elements[1]);
-    Instruction* gelu = match.last;
-    if (gelu->metadata() != nullptr && lt_call->metadata() == nullptr) lt_call->set_metadata(*gelu->metadata());
-    for (Instruction* pred : gelu->control_predecessors()) lt_call->AddControlPredecessor(pred);
-    for (Instruction* successor : std::vector<Instruction*>(gelu->control_successors())) {
-      successor->AddControlPredecessor(elements[0]);
-    }
-    gelu->ReplaceAllUsesWith(elements[0]);
-    if (parent->root() == gelu) parent->set_root(elements[0]);
-    gelu->DetachFromOperands();
-    parent->RemoveInstruction(gelu);
+    Retire(match.last, lt_call, elements[0]);
     fed.push_back(match.aux);
     RemoveDead(std::move(fed));
   }

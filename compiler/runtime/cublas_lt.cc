@@ -271,9 +271,10 @@ Status CublasLt::Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DeviceP
     const GemmPlan::Offsets at = plan.CallOffsets(call);
     const DevicePtr a_call = a + static_cast<DevicePtr>(at.a * GemmDataTypeBytes(plan.a.type));
     const DevicePtr b_call = b + static_cast<DevicePtr>(at.b * GemmDataTypeBytes(plan.b.type));
-    void* d = reinterpret_cast<void*>(out + static_cast<DevicePtr>(at.c * GemmDataTypeBytes(plan.c_type)));
-    if (has_aux) {
-      void* aux_call = reinterpret_cast<void*>(aux + static_cast<DevicePtr>(at.c * GemmDataTypeBytes(plan.c_type)));
+    const DevicePtr c_offset = static_cast<DevicePtr>(at.c * GemmDataTypeBytes(plan.c_type));
+    void* d = reinterpret_cast<void*>(out + c_offset);
+    if (has_aux) {  // the aux is laid out as D
+      void* aux_call = reinterpret_cast<void*>(aux + c_offset);
       FUSEBOX_CUBLASLT("cublasLtMatmulDescSetAttribute",
                        api.desc_set(matmul.desc_, kDescAuxPointer, &aux_call, sizeof(aux_call)));
     }
