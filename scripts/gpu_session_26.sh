@@ -37,8 +37,9 @@ py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 t0=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - t0 )) s] $*" | tee -a "$log"; }
 # FUSEBOX_GPU_STEPS: a comma-separated subset of
-# compare,tests,dumps,cifar,resnet,memcheck,corpus,upload,staging (default: all).
-steps=",${FUSEBOX_GPU_STEPS:-compare,tests,dumps,cifar,resnet,memcheck,corpus,upload,staging},"
+# compare,upload,staging,resnet,tests,cifar,memcheck,corpus (default: all; the real XLA GPU
+# dumps session 2 wrote are in tests/data/xla_dumps_gpu, by scripts/make_dumps.sh).
+steps=",${FUSEBOX_GPU_STEPS:-compare,upload,staging,resnet,tests,cifar,memcheck,corpus},"
 want() { [[ "$steps" == *",$1,"* ]]; }
 run() { echo "\$ $*" >>"$log"; timeout "${limit:-120}" "$@" >>"$log" 2>&1; echo "(exit $?)" >>"$log"; }
 
@@ -57,77 +58,18 @@ limit=170 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.p
 limit=130 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
   --only mha_fwd,mha_fwd_bwd,gpt_block_fwd,gpt_block_fwd_bwd \
   --json "$out/compare_xla_gpu_transformer.json" --workdir /tmp/compare_xla_gpu_transformer
+# The causal variants when the steps above left time for them (same folder; its own JSON).
+if (( $(date +%s) - t0 < 220 )); then
+  limit=100 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
+    --only mha_fwd_causal,mha_fwd_bwd_causal,gpt_block_fwd_causal,gpt_block_fwd_bwd_causal \
+    --json "$out/compare_xla_gpu_causal.json" --workdir /tmp/compare_xla_gpu_transformer
 fi
-
-if want tests; then
-step "GPU tests (runtime incl. cuBLAS/cuDNN, CLI)"
-limit=100 run build/release/tests/gpu_runtime_test --gtest_brief=1
-limit=90 run build/release/tests/cli_gpu_test --gtest_brief=1
-fi
-
-if want dumps; then
-step "real XLA GPU dumps of the seed programs (jax on CUDA, as installed here)"
-if py -c 'import jax; assert jax.devices()[0].platform == "gpu"' >>"$log" 2>&1; then
-  FUSEBOX_DUMP_PLATFORM=cuda FUSEBOX_DUMP_PYTHON="$(command -v python3)" limit=100 run env -u LD_LIBRARY_PATH scripts/make_dumps.sh
-  tar -czf "$out/xla_dumps_gpu.tar.gz" tests/data/xla_dumps_gpu && du -h "$out/xla_dumps_gpu.tar.gz" >>"$log"
-  for d in tests/data/xla_dumps_gpu/*/; do limit=30 run "$fb" index "$d"; done
-else
-  echo "no jax with a GPU here: no dumps" >>"$log"
-fi
-fi
-
-if want cifar; then
-step "CIFAR step: libraries on (trace: library kernels under their HLO) and off"
-run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 \
-  --trace "$out/cifar_trace_lib.json"
-run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 --gpu-library=off
-run "$fb" run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 2 --check
-run "$fb" run tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --seed 1 --iterations 3 --check
-fi
-
-if want resnet; then
-step "ResNet-50 inference: compile (cold cubin cache, then cached) and kernel time, libraries on/off"
-rm -rf "$FUSEBOX_CACHE_DIR"
-for pass in cold cached; do
-  echo "-- $pass" >>"$log"
-  limit=100 run /usr/bin/time -f "wall %e s" "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5
-done
-limit=100 run "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5 --gpu-library=off
-fi
-
-if want memcheck; then
-step "compute-sanitizer memcheck (examples, libraries on)"
-if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
-  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for ex in mnist_train_step cifar_cnn_train_step reduce_sum; do
-    limit=90 run "$cs" --tool memcheck --error-exitcode 3 "$fb" run "assets/examples/$ex.hlo" --backend gpu --seed 1
-  done
-else
-  echo "no compute-sanitizer here" >>"$log"
-fi
-fi
-
-if want corpus; then
-# One process ran out of its 200 s in session 2 (the interpreter's references and the
-# driver's PTX JIT, case after case): 8 shards in parallel, the slowest cases listed.
-step "real-GPU corpus test (8 shards in parallel)"
-shards=/tmp/gpu_corpus_shards; rm -rf "$shards"; mkdir -p "$shards"
-for i in 0 1 2 3 4 5 6 7; do
-  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout 200 build/release/tests/gpu_corpus_test \
-    --gtest_filter='*RealGpu*' >"$shards/$i.txt" 2>&1 &
-done
-wait
-for i in 0 1 2 3 4 5 6 7; do echo "shard $i: $(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]|^\[  SKIPPED \] [0-9]' "$shards/$i.txt" | tr '\n' ' ')" >>"$log"; done
-grep -h -E '^\[  FAILED  \] Corpus' "$shards"/*.txt | sort -u >>"$log"
-grep -h -B3 -E '^\[  FAILED  \] Corpus' "$shards"/*.txt | grep -v '^\[' | head -60 >>"$log"
-echo "slowest cases:" >>"$log"
-grep -h -E '^\[       OK \]' "$shards"/*.txt | sed -E 's/.*\/([0-9]+_[^ ]*).*\(([0-9]+) ms\)/\2 ms \1/' | sort -rn | head -12 >>"$log"
 fi
 
 if want upload; then
 step "arguments on the device vs uploaded every run (running example 16384^2)"
-run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5
-run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5 --upload-every-run
+limit=40 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5
+limit=40 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5 --upload-every-run
 fi
 if want staging; then
 # Issue #26 item 4: the same 2 GiB of arguments uploaded every run through the pinned
@@ -141,9 +83,69 @@ for hs in pinned pageable; do
   grep -E "^ran |per run|host staging|error|rror:" "/tmp/host_staging_$hs.txt" | sed "s/^/[$hs] /" | tee -a "$log"
 done
 fi
+if want resnet; then
+step "ResNet-50 inference: compile (cold cubin cache, then cached) and kernel time, libraries on/off"
+rm -rf "$FUSEBOX_CACHE_DIR"
+for pass in cold cached; do
+  echo "-- $pass" >>"$log"
+  limit=60 run /usr/bin/time -f "wall %e s" "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5
+done
+limit=60 run "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5 --gpu-library=off
+fi
+
+# Everything below checks results, not speed: it runs side by side (16 cores, one GPU), each
+# part in its own log and time limit, appended to the main log in a fixed order at the end.
+par=/tmp/gpu_session_par; rm -rf "$par"; mkdir -p "$par"
+prun() {  # prun NAME LIMIT COMMAND...: one part, in the background
+  local name=$1 lim=$2; shift 2
+  ( echo "\$ $*"; timeout "$lim" "$@" 2>&1; echo "(exit $?)" ) >"$par/$name.txt" 2>&1 &
+}
+# Each part's limit: 200 s, or what is left before FUSEBOX_GPU_DEADLINE (seconds from the
+# start; default 520, for a device call of 560 s), so that the logs are gathered in time.
+plim=$(( ${FUSEBOX_GPU_DEADLINE:-520} - ($(date +%s) - t0) - 15 ))
+(( plim > 200 )) && plim=200
+(( plim < 30 )) && plim=30
+step "checks side by side, $plim s each: GPU tests, corpus, memcheck, CIFAR (correctness only, no timing)"
+if want tests; then
+  prun 1_gpu_runtime_test "$plim" build/release/tests/gpu_runtime_test --gtest_brief=1
+  prun 2_cli_gpu_test "$plim" build/release/tests/cli_gpu_test --gtest_brief=1
+fi
+if want cifar; then
+  prun 3_cifar "$plim" bash -c "$fb run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 --trace $out/cifar_trace_lib.json &&
+    $fb run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 2 --check &&
+    $fb run tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --seed 1 --iterations 3 --check"
+fi
+if want memcheck; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for ex in mnist_train_step cifar_cnn_train_step reduce_sum; do
+    prun "4_memcheck_$ex" "$plim" "$cs" --tool memcheck --error-exitcode 3 "$fb" run "assets/examples/$ex.hlo" --backend gpu --seed 1
+  done
+fi
+if want corpus; then
+  # One process ran out of its 200 s in session 2 (the interpreter's references and the
+  # driver's PTX JIT, case after case): 8 shards in parallel, the slowest cases listed.
+  for i in 0 1 2 3 4 5 6 7; do
+    prun "5_corpus_$i" "$plim" env GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i build/release/tests/gpu_corpus_test --gtest_filter='*RealGpu*'
+  done
+fi
+wait
+for f in "$par"/1_* "$par"/2_* "$par"/3_* "$par"/4_*; do
+  [[ -f "$f" ]] || continue
+  echo "--- $(basename "$f" .txt)" >>"$log"; tail -c 6000 "$f" >>"$log"
+done
+if want corpus; then
+  echo "--- real-GPU corpus test (8 shards)" >>"$log"
+  for i in 0 1 2 3 4 5 6 7; do echo "shard $i: $(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]|^\[  SKIPPED \] [0-9]|^\(exit' "$par/5_corpus_$i.txt" | tr '\n' ' ')" >>"$log"; done
+  grep -h -E '^\[  FAILED  \] Corpus' "$par"/5_corpus_*.txt | sort -u >>"$log"
+  grep -h -B3 -E '^\[  FAILED  \] Corpus' "$par"/5_corpus_*.txt | grep -v '^\[' | head -60 >>"$log"
+  echo "slowest cases:" >>"$log"
+  grep -h -E '^\[       OK \]' "$par"/5_corpus_*.txt | sed -E 's/.*\/([0-9]+_[^ ]*).*\(([0-9]+) ms\)/\2 ms \1/' | sort -rn | head -12 >>"$log"
+fi
 step "done"
 # XLA's optimized GPU modules of every workload compared (the transformer ones too: XLA's
 # plan for attention and the GELU, to hold Fusebox's plan against without a GPU).
+# With them Fusebox's whole kernel table of each workload and XLA's profiler traces.
 (cd /tmp && tar -czf "$out/xla_optimized_gpu.tar.gz" compare_xla_gpu/*.xla_optimized.hlo \
-  compare_xla_gpu_transformer/*.xla_optimized.hlo) 2>/dev/null
+  compare_xla_gpu_transformer/*.xla_optimized.hlo compare_xla_gpu*/*.fusebox_on.txt) 2>/dev/null
+(cd /tmp && tar -czf "$out/xla_traces_gpu.tar.gz" $(find compare_xla_gpu compare_xla_gpu_transformer -name 'perfetto_trace.json.gz' 2>/dev/null)) 2>/dev/null
 echo "done; see $log"

@@ -123,7 +123,7 @@ LAUNCHES = re.compile(r"(\d+) kernel launches per run \((\d+) kernels\)( \+ (\d+
 COMPILE = re.compile(r"compile ([0-9.]+) s")
 
 
-def run_fusebox(fusebox, hlo, inputs, iterations, extra, expected=None, timeout=600):
+def run_fusebox(fusebox, hlo, inputs, iterations, extra, expected=None, timeout=600, log_path=None):
     cmd = [fusebox, "run", hlo, "--backend", "gpu", "--inputs", ",".join(inputs), "--iterations", str(iterations)]
     cmd += extra
     if expected:
@@ -134,6 +134,9 @@ def run_fusebox(fusebox, hlo, inputs, iterations, extra, expected=None, timeout=
         env["LD_LIBRARY_PATH"] = os.environ["FUSEBOX_LD_LIBRARY_PATH"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     text = proc.stdout + proc.stderr
+    if log_path:  # the whole output (every kernel's row), to read after the device is gone
+        with open(log_path, "w") as f:
+            f.write(" ".join(cmd) + "\n" + text)
     out = {"exit": proc.returncode}
     m = PER_RUN.search(text)
     if m:
@@ -190,7 +193,8 @@ def main():
             continue
         hlo, inputs, expected = cx.write_case(workdir, name, lowered, flat_args, outs)
         row["xla"] = xla
-        row["fusebox_on"] = run_fusebox(args.fusebox, hlo, inputs, args.iterations, ["--gpu-library=on"])
+        row["fusebox_on"] = run_fusebox(args.fusebox, hlo, inputs, args.iterations, ["--gpu-library=on"],
+                                        log_path=os.path.join(workdir, name + ".fusebox_on.txt"))
         row["fusebox_off"] = run_fusebox(args.fusebox, hlo, inputs, args.iterations, ["--gpu-library=off"])
         row["check"] = run_fusebox(args.fusebox, hlo, inputs, 1, [], expected=expected)
         row["xla_module"] = run_fusebox(args.fusebox, os.path.join(workdir, name + ".xla_optimized.hlo"), inputs, 3,
@@ -219,9 +223,9 @@ def main():
             if "error" in row[key]:
                 print(f"{'':18s} {key} failed: {row[key]['error'][-300:]}", flush=True)
         results.append(row)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+        if args.json:  # after each workload: a step cut off by its time limit keeps the rows it ran
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=2)
     return 0
 
 

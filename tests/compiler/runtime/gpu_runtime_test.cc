@@ -422,7 +422,7 @@ ENTRY e {
   EXPECT_EQ((*exe)->last_library_calls(), 1);
   EXPECT_EQ((*exe)->last_kernel_launches(), 0) << "bias and relu run in the GEMM's epilogue";
   const std::string config =
-      R"(backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],"rhs_batch_dimensions":["0"]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"EPILOGUE"}})";
+      R"(backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],"rhs_contracting_dimensions":["2"],"lhs_batch_dimensions":["0"],"rhs_batch_dimensions":["0"]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"EPILOGUE"}})";
   for (const char* epilogue : {"BIAS_GELU", "BIAS"}) {
     SCOPED_TRACE(epilogue);
     std::string call_config = config;
