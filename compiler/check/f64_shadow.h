@@ -31,6 +31,14 @@ Literal WidenLiteralToF64(const Literal& literal);
 // The shadow module, or why there is none.
 StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module);
 
+// A copy of `module` in which each of XLA's cuBLAS and cuDNN custom calls
+// (compiler/ir/library_calls.h) is a `call`, under the custom call's name, of the plain
+// HLO it stands for (the computation the interpreter runs for it). The shadows then
+// widen, measure and perturb its dot or convolution like any other, where a kept custom
+// call returning a tuple would leave the module without a shadow. Null when the module
+// has no library call; a call the description cannot express is an error naming it.
+StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module);
+
 // The magnitude module: a copy of `shadow` (MakeF64Shadow's result) in which every
 // reduce and reduce-window whose reducer adds sums the absolute values of its terms.
 // Where an output is (a scaled or shifted) sum, its value is the Σ|terms| that scales the

@@ -617,7 +617,11 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
   if (!options.shadow) {
     ref.shadow_note = "turned off";
   } else if (any_float) {
-    auto shadow_module = MakeF64Shadow(module);
+    // XLA's library calls (cuBLAS, cuDNN) as the plain HLO they stand for: their dots and
+    // convolutions widen, and count their terms, like the module's own.
+    auto opened = OpenLibraryCalls(module);
+    const Module& plain = opened.ok() && *opened ? **opened : module;
+    auto shadow_module = opened.ok() ? MakeF64Shadow(plain) : StatusOr<std::unique_ptr<Module>>(opened.status());
     if (!shadow_module.ok()) {
       ref.shadow_note = shadow_module.status().message();
     } else {
@@ -627,7 +631,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
       auto shadow = RunReference(options, **shadow_module, wide, iopts);
       if (shadow.ok()) {
         ref.shadow = std::move(shadow).value();
-        ref.summed_terms = SummedTermsPerOutput(module);
+        ref.summed_terms = SummedTermsPerOutput(plain);
         bool any_sum = false;
         for (int64_t n : ref.summed_terms) any_sum = any_sum || n > 0;
         if (any_sum) {
@@ -639,7 +643,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
             if (magnitude.ok()) ref.magnitude = std::move(magnitude).value();
           }
           if (!ref.magnitude) ref.summed_terms.assign(ref.summed_terms.size(), 0);
-          ref.sum_spread = SumSpread(module, **shadow_module, *ref.shadow, wide, options);
+          ref.sum_spread = SumSpread(plain, **shadow_module, *ref.shadow, wide, options);
         }
       } else {
         ref.shadow_note = "the interpreter could not run it in f64: " + shadow.status().message();

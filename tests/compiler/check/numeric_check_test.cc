@@ -16,6 +16,7 @@ namespace fusebox {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::unique_ptr<Module> Parse(const char* text) {
   auto m = ParseModule(text);
@@ -303,6 +304,62 @@ TEST(NumericCheckTest, ExpectedOutputsUseTheSameRules) {
   check::CheckReport bad = CheckOutputsAgainstExpected(ref->reference, wrong, *ref, args);
   EXPECT_FALSE(bad.ok());
   EXPECT_THAT(bad.Summary(), HasSubstr("shape mismatch"));
+}
+
+// XLA's library calls return tuples (value, workspace), which a kept custom call cannot
+// widen: the shadow opens each into the dot it stands for, so a cuBLAS result summed in
+// another order (float accumulation over 2048 terms, far above the element type's floor)
+// gets the room the interpreter's own f32 dot error measures, and a wrong product is
+// still caught.
+TEST(NumericCheckTest, LibraryCallsGetAShadowAndTheirTerms) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  a = f32[4,2048]{1,0} parameter(0)
+  b = f32[2048,8]{1,0} parameter(1)
+  g = (f32[4,8]{1,0}, s8[1024]{0}) custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"DEFAULT"}}
+  ROOT v = f32[4,8]{1,0} get-tuple-element(g), index=0
+})");
+  ASSERT_NE(m, nullptr);
+  std::vector<Literal> args;
+  std::vector<double> a, b;
+  for (int i = 0; i < 4 * 2048; ++i) a.push_back(20.0 + 3.0 * std::sin(0.7 * i));
+  for (int i = 0; i < 2048 * 8; ++i) b.push_back(std::cos(1.3 * i));
+  args.emplace_back(Shape(PrimitiveType::kF32, {4, 2048}));
+  args.emplace_back(Shape(PrimitiveType::kF32, {2048, 8}));
+  for (size_t i = 0; i < a.size(); ++i) args[0].SetDouble(static_cast<int64_t>(i), a[i]);
+  for (size_t i = 0; i < b.size(); ++i) args[1].SetDouble(static_cast<int64_t>(i), b[i]);
+  auto ref = check::ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  ASSERT_TRUE(ref->shadow.has_value()) << ref->shadow_note;
+  // The backend's way: a float accumulator, from the last term to the first.
+  Literal actual = Literal::CreateUninitialized(Shape(PrimitiveType::kF32, {4, 8}));
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      float acc = 0;
+      for (int k = 2047; k >= 0; --k) {
+        acc += static_cast<float>(args[0].GetDouble(i * 2048 + k)) * static_cast<float>(args[1].GetDouble(k * 8 + j));
+      }
+      actual.SetDouble(i * 8 + j, acc);
+    }
+  }
+  EXPECT_FALSE(interpreter::CompareLiterals(actual, ref->reference, interpreter::DefaultToleranceFor(PrimitiveType::kF32)).ok())
+      << "the element type's floor alone would call this a mismatch";
+  check::CheckReport report = CheckOutputs(actual, *ref, args);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  EXPECT_THAT(report.Details(), Not(HasSubstr("no f64 shadow")));
+  // One product left out of one element.
+  Literal dropped = actual;
+  dropped.SetDouble(13, actual.GetDouble(13) - args[0].GetDouble(1 * 2048 + 2047) * args[1].GetDouble(2047 * 8 + 5));
+  EXPECT_FALSE(check::CheckOutputs(dropped, *ref, args).ok());
+  // What the shadow ran: the custom call as a call of its dot, under its own name.
+  auto opened = check::OpenLibraryCalls(*m);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  ASSERT_NE(*opened, nullptr);
+  EXPECT_THAT((*opened)->ToString(), HasSubstr("%g = (f32[4,8]{1,0}, s8[1024]{0}) call("));
+  auto none = check::OpenLibraryCalls(*Parse(kCancellation));
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, nullptr);
 }
 
 TEST(F64ShadowTest, WidensFloatsAndKeepsBitLevelOps) {
