@@ -284,25 +284,9 @@ StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module) {
     }
   }
   for (Instruction* library_call : calls) {
-    ASSIGN_OR_RETURN(Computation * plain, BuildLibraryCallComputation(*library_call, *opened));
-    Computation* parent = library_call->parent();
+    // Under the custom call's own name: the perturbed shadow finds sums by name.
     const std::string name = library_call->name();
-    auto call = std::make_unique<Instruction>(Opcode::kCall, opened->UniqueName(name), library_call->shape());
-    for (Instruction* operand : library_call->operands()) call->AppendOperand(operand);
-    call->AppendCalledComputation(plain);
-    call->set_call_form(CallForm::kToApply);
-    call->set_location(library_call->location());
-    for (Instruction* pred : library_call->control_predecessors()) call->AddControlPredecessor(pred);
-    Instruction* replacement = parent->AddInstruction(std::move(call));
-    for (Instruction* successor : std::vector<Instruction*>(library_call->control_successors())) {
-      successor->AddControlPredecessor(replacement);
-    }
-    library_call->ReplaceAllUsesWith(replacement);
-    if (parent->root() == library_call) parent->set_root(replacement);
-    library_call->DetachFromOperands();
-    parent->RemoveInstruction(library_call);
-    // The custom call's name: the perturbed shadow finds its sums by name in this module.
-    replacement->set_name(name);
+    RETURN_IF_ERROR(ReplaceLibraryCallWithPlainCall(*library_call, *opened, name).status());
   }
   return opened;
 }

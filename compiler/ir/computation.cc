@@ -39,6 +39,24 @@ bool Computation::RemoveInstruction(Instruction* instruction) {
   return true;
 }
 
+void Computation::ReplaceInstruction(Instruction* old, Instruction* replacement) {
+  for (Instruction* pred : old->control_predecessors()) replacement->AddControlPredecessor(pred);
+  for (Instruction* successor : std::vector<Instruction*>(old->control_successors())) {
+    successor->AddControlPredecessor(replacement);
+  }
+  old->ReplaceAllUsesWith(replacement);
+  if (root_ == old) root_ = replacement;
+  old->DetachFromOperands();
+  RemoveInstruction(old);
+}
+
+void Computation::RenameInstruction(Instruction* instruction, std::string name) {
+  auto it = by_name_.find(instruction->name());
+  if (it != by_name_.end() && it->second == instruction) by_name_.erase(it);
+  instruction->set_name(std::move(name));
+  by_name_[instruction->name()] = instruction;
+}
+
 Instruction* Computation::FindInstruction(const std::string& name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;

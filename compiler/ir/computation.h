@@ -28,6 +28,11 @@ class Computation {
   Instruction* AddInstruction(std::unique_ptr<Instruction> instruction);
   // Removes an instruction that has no users; returns false if it still has users.
   bool RemoveInstruction(Instruction* instruction);
+  // Puts `replacement` (already in this computation) in `old`'s place: old's users, root
+  // role and control edges move to it, then `old` is removed.
+  void ReplaceInstruction(Instruction* old, Instruction* replacement);
+  // Renames one of this computation's instructions; FindInstruction follows.
+  void RenameInstruction(Instruction* instruction, std::string name);
 
   const std::vector<std::unique_ptr<Instruction>>& instructions() const { return instructions_; }
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }

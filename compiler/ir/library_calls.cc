@@ -563,4 +563,21 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   return computation;
 }
 
+StatusOr<Instruction*> ReplaceLibraryCallWithPlainCall(Instruction& instruction, Module& module,
+                                                       const std::string& name) {
+  ASSIGN_OR_RETURN(Computation * plain, BuildLibraryCallComputation(instruction, module));
+  Computation* parent = instruction.parent();
+  // A fresh name first: `name` may be the custom call's own, taken until it is removed.
+  auto call = std::make_unique<Instruction>(Opcode::kCall, module.UniqueName(instruction.name()), instruction.shape());
+  for (Instruction* operand : instruction.operands()) call->AppendOperand(operand);
+  call->AppendCalledComputation(plain);
+  call->set_call_form(CallForm::kToApply);
+  if (instruction.metadata() != nullptr) call->set_metadata(*instruction.metadata());
+  call->set_location(instruction.location());
+  Instruction* replacement = parent->AddInstruction(std::move(call));
+  parent->ReplaceInstruction(&instruction, replacement);
+  if (!name.empty()) parent->RenameInstruction(replacement, name);
+  return replacement;
+}
+
 }  // namespace fusebox

@@ -86,4 +86,11 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction);
 // call's result is a tuple). Its instructions are plain HLO.
 StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instruction, Module& module);
 
+// Replaces the library call `instruction` (in `module`) by a `call` of the computation
+// BuildLibraryCallComputation adds: same operands and shape, its metadata, location,
+// users and control edges; the call is named `name` (by default a fresh name from the
+// call's). Returns the call.
+StatusOr<Instruction*> ReplaceLibraryCallWithPlainCall(Instruction& instruction, Module& module,
+                                                       const std::string& name = "");
+
 }  // namespace fusebox

@@ -31,23 +31,7 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
     }
   }
   for (Instruction* library_call : calls) {
-    ASSIGN_OR_RETURN(Computation * lowered, BuildLibraryCallComputation(*library_call, module));
-    Computation* parent = library_call->parent();
-    auto call = std::make_unique<Instruction>(Opcode::kCall, module.UniqueName(library_call->name()), library_call->shape());
-    for (Instruction* operand : library_call->operands()) call->AppendOperand(operand);
-    call->AppendCalledComputation(lowered);
-    call->set_call_form(CallForm::kToApply);
-    if (library_call->metadata() != nullptr) call->set_metadata(*library_call->metadata());
-    call->set_location(library_call->location());
-    for (Instruction* pred : library_call->control_predecessors()) call->AddControlPredecessor(pred);
-    Instruction* replacement = parent->AddInstruction(std::move(call));
-    for (Instruction* successor : std::vector<Instruction*>(library_call->control_successors())) {
-      successor->AddControlPredecessor(replacement);
-    }
-    library_call->ReplaceAllUsesWith(replacement);
-    if (parent->root() == library_call) parent->set_root(replacement);
-    library_call->DetachFromOperands();
-    parent->RemoveInstruction(library_call);
+    RETURN_IF_ERROR(ReplaceLibraryCallWithPlainCall(*library_call, module).status());
   }
   return !calls.empty();
 }
