@@ -528,16 +528,27 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
 // elements of a row) with 8 threads per output walking the rows. Long columns over few
 // outputs would leave the GPU idle (16 outputs of 32768 rows: one block, 4096 rows per
 // thread), so the rows are split over `splits` blocks per group of outputs that write
-// partials, folded by a second kernel as a split row reduction's are.
+// partials, folded by a second kernel as a split row reduction's are. Short columns in
+// fewer blocks than the GPU has SMs (a bias gradient: 10 outputs of 256 rows, or 512 of
+// 256) take blocks of 1024 threads, with as many lanes as the outputs rounded up to a
+// power of two (at most 32) and the rest walking the rows: a thread walks a few rows
+// instead of 32 one after the other (on the H200 the MLP step's 10 x 256 bias gradient
+// took 13 us that way, most of it waiting on loads, and its 512 x 256 ones 2.4 us), and
+// the threads of an output fold their partials as a tree in shared memory.
 Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
                                              GpuKernel* kernel) {
-  constexpr int64_t kRows = kBlock / kWarp;  // threads per output
   const int64_t column_blocks = CeilDiv(info.outputs, kWarp);
   // About 1024 blocks in all, each with at least 64 rows to walk.
   int64_t splits = 1;
   if (info.length >= 512 && column_blocks < 1024) {
     splits = std::min(CeilDiv(1024, column_blocks), CeilDiv(info.length, 64));
   }
+  // Fewer blocks than the H100's and H200's 132 SMs, rows unsplit: 1024 threads a block.
+  const bool few_blocks = splits == 1 && column_blocks < 128;
+  int64_t lanes = kWarp;
+  while (few_blocks && lanes / 2 >= info.outputs) lanes /= 2;
+  const int64_t block = few_blocks ? 1024 : kBlock;
+  const int64_t walkers = block / lanes;  // threads per output
   const bool split = splits > 1;
   int64_t scratch_bytes = 0;
   std::vector<int64_t> offsets;
@@ -549,47 +560,61 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
   const int64_t chunk = CeilDiv(info.length, splits);
   GpuLaunch launch;
   launch.function = kernel->name + info.launch_suffix + (split ? "_partials" : "_kernel");
-  launch.block = {kBlock, 1, 1};
+  launch.block = {block, 1, 1};
   launch.grid = {column_blocks * splits, 1, 1};
   if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many outputs for one launch");
-  Entry e = BeginEntry(inst, launch.function, buffer_count, 0, kBlock);
+  Entry e = BeginEntry(inst, launch.function, buffer_count, 0, block);
   llvm::IRBuilder<>& b = *e.b;
   llvm::Value* tid = ThreadX(b);
-  llvm::Value* tx = b.CreateURem(tid, b.getInt64(kWarp));
-  llvm::Value* ty = b.CreateUDiv(tid, b.getInt64(kWarp));
+  llvm::Value* tx = b.CreateURem(tid, b.getInt64(lanes));
+  llvm::Value* ty = b.CreateUDiv(tid, b.getInt64(lanes));
   llvm::Value* bx = b.CreateUDiv(BlockX(b), b.getInt64(splits));
   llvm::Value* g = b.CreateURem(BlockX(b), b.getInt64(splits));
-  llvm::Value* o_raw = b.CreateAdd(b.CreateMul(bx, b.getInt64(kWarp)), tx);
+  llvm::Value* o_raw = b.CreateAdd(b.CreateMul(bx, b.getInt64(lanes)), tx);
   llvm::Value* active = b.CreateICmpULT(o_raw, b.getInt64(info.outputs));
   llvm::Value* o = b.CreateSelect(active, o_raw, b.getInt64(0));
   Accumulator acc = MakeAccumulator(e, info);
-  // Rows g*chunk + ty, + 8, ... below min((g+1)*chunk, length).
+  // Rows g*chunk + ty, + walkers, ... below min((g+1)*chunk, length).
   llvm::Value* begin = b.CreateAdd(b.CreateMul(g, b.getInt64(chunk)), ty);
   llvm::Value* end = b.CreateMul(b.CreateAdd(g, b.getInt64(1)), b.getInt64(chunk));
   end = b.CreateSelect(b.CreateICmpULT(end, b.getInt64(info.length)), end, b.getInt64(info.length));
-  llvm::Value* count = StridedCount(b, active, begin, end, kRows);
+  llvm::Value* count = StridedCount(b, active, begin, end, walkers);
   IrIndex kept = Delinearize(b, o, OutputDims(info));
   Loop(e, count, "r", [&](llvm::Value* i) {
-    llvm::Value* r = b.CreateAdd(begin, b.CreateMul(i, b.getInt64(kRows)));
+    llvm::Value* r = b.CreateAdd(begin, b.CreateMul(i, b.getInt64(walkers)));
     FoldAndStore(e, inst, info, acc, outputs, OperandIndex(b, info, kept, r));
   });
   std::vector<llvm::Type*> types = ValueTypes(info);
   std::vector<llvm::GlobalVariable*> shared;
   for (size_t v = 0; v < types.size(); ++v) {
-    shared.push_back(SharedArray(types[v], kBlock, launch.function + "_smem" + std::to_string(v)));
+    shared.push_back(SharedArray(types[v], block, launch.function + "_smem" + std::to_string(v)));
   }
-  llvm::GlobalVariable* shared_valid = SharedArray(b.getInt1Ty(), kBlock, launch.function + "_smem_valid");
-  std::vector<llvm::Value*> mine = Load(e, acc);
-  for (size_t v = 0; v < mine.size(); ++v) StoreShared(b, shared[v], tid, mine[v]);
-  StoreShared(b, shared_valid, tid, b.CreateLoad(b.getInt1Ty(), acc.valid));
+  llvm::GlobalVariable* shared_valid = SharedArray(b.getInt1Ty(), block, launch.function + "_smem_valid");
+  auto publish = [&] {
+    std::vector<llvm::Value*> mine = Load(e, acc);
+    for (size_t v = 0; v < mine.size(); ++v) StoreShared(b, shared[v], tid, mine[v]);
+    StoreShared(b, shared_valid, tid, b.CreateLoad(b.getInt1Ty(), acc.valid));
+  };
+  auto fold_slot = [&](llvm::Value* slot) {
+    std::vector<llvm::Value*> values;
+    for (size_t v = 0; v < types.size(); ++v) values.push_back(LoadShared(b, shared[v], slot, types[v]));
+    Fold(e, info, acc, values, LoadShared(b, shared_valid, slot, b.getInt1Ty()));
+  };
+  publish();
   Barrier(b);
+  // Many threads per output: halve them in rounds (thread ty folds ty + half's partial
+  // into its own), down to 8, which the writing thread folds in turn.
+  int64_t left = walkers;
+  for (; left > 8; left /= 2) {
+    const int64_t half = left / 2;
+    If(e, b.CreateICmpULT(ty, b.getInt64(half)), "tree", [&] {
+      fold_slot(b.CreateAdd(tid, b.getInt64(half * lanes)));
+      publish();
+    });
+    Barrier(b);
+  }
   If(e, b.CreateAnd(active, b.CreateICmpEQ(ty, b.getInt64(0))), "write", [&] {
-    for (int64_t k = 1; k < kRows; ++k) {
-      llvm::Value* slot = b.CreateAdd(tx, b.getInt64(k * kWarp));
-      std::vector<llvm::Value*> values;
-      for (size_t v = 0; v < types.size(); ++v) values.push_back(LoadShared(b, shared[v], slot, types[v]));
-      Fold(e, info, acc, values, LoadShared(b, shared_valid, slot, b.getInt1Ty()));
-    }
+    for (int64_t k = 1; k < left; ++k) fold_slot(b.CreateAdd(tx, b.getInt64(k * lanes)));
     if (!split) {
       FinishOutputs(e, inst, info, acc, outputs, o);
       return;

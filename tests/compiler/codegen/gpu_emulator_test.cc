@@ -230,6 +230,69 @@ ENTRY e {
 )"));
 }
 
+// Short columns in few blocks (the MLP step's bias gradient: 10 outputs of 256 rows, with
+// the activation gradient written beside it) run on blocks of 1024 threads, 16 lanes each
+// walking 4 rows, whose partials fold as a tree; 96 outputs in 3 blocks; one output of 1000
+// rows (a lane per output) and an argmax over two dimensions for 3 outputs (two values
+// folded per step) too.
+TEST(GpuEmulatorTest, FewShortColumnsSpreadOverAThousandThreads) {
+  const std::string bias_gradient = WithReducers(R"(
+fused {
+  p0 = f32[256,10] parameter(0)
+  p1 = f32[256] parameter(1)
+  b = f32[256,10] broadcast(p1), dimensions={0}
+  m = f32[256,10] multiply(p0, b)
+  zero = f32[] constant(0)
+  r = f32[10] reduce(m, zero), dimensions={0}, to_apply=add_f32
+  ROOT t = (f32[256,10], f32[10]) tuple(m, r)
+}
+
+ENTRY e {
+  x = f32[256,10] parameter(0)
+  y = f32[256] parameter(1)
+  ROOT f = (f32[256,10], f32[10]) fusion(x, y), kind=kInput, calls=fused
+}
+)");
+  ExpectEmulatorMatchesInterpreter(bias_gradient);
+  auto code = FusedGpuCode(bias_gradient);
+  ASSERT_TRUE(code.ok()) << code.status().message();
+  ASSERT_EQ((*code)->kernels().size(), 1u);
+  ASSERT_EQ((*code)->kernels()[0]->launches.size(), 1u);
+  const GpuLaunch& launch = (*code)->kernels()[0]->launches[0];
+  EXPECT_EQ(launch.block[0], 1024);
+  EXPECT_EQ(launch.grid[0], 1);
+  // 96 outputs: three blocks of 32 lanes, each walking 8 of the 256 rows.
+  const std::string wide = WithReducers(R"(
+ENTRY e {
+  x = f32[256,96] parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[96] reduce(x, zero), dimensions={0}, to_apply=add_f32
+}
+)");
+  ExpectEmulatorMatchesInterpreter(wide);
+  auto wide_code = FusedGpuCode(wide);
+  ASSERT_TRUE(wide_code.ok()) << wide_code.status().message();
+  ASSERT_EQ((*wide_code)->kernels()[0]->launches.size(), 1u);
+  EXPECT_EQ((*wide_code)->kernels()[0]->launches[0].block[0], 1024);
+  EXPECT_EQ((*wide_code)->kernels()[0]->launches[0].grid[0], 3);
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[1000,1] parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[1] reduce(x, zero), dimensions={0}, to_apply=add_f32
+}
+)"));
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = f32[5,70,3] parameter(0)
+  i = s32[5,70,3] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  z = s32[] constant(0)
+  ROOT s = (f32[3], s32[3]) reduce(x, i, ninf, z), dimensions={0,1}, to_apply=argmax
+}
+)"));
+}
+
 // A multi-output fusion whose outputs differ in shape (an elementwise result and a
 // reduction of it, as a training step's activation gradient and its bias gradient): one
 // pass over the operand writes both, for column, row and full reductions, split or not.
