@@ -383,7 +383,7 @@ Status GpuKernelEmitter::EmitFoldKernel(const Instruction& inst, const Reduction
 StatusOr<GpuKernelEmitter::RowGroups> GpuKernelEmitter::BeginRowGroups(const Instruction& inst, const std::string& name, int64_t buffer_count,
                                                                        int64_t rows, int64_t length, GpuLaunch* launch) {
   RowGroups rg;
-  rg.group = length >= 1024 ? kBlock : kWarp;
+  rg.group = length > 1024 ? kBlock : kWarp;
   rg.groups = kBlock / rg.group;
   launch->function = name;
   launch->block = {kBlock, 1, 1};
