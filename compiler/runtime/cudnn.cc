@@ -22,7 +22,7 @@ namespace fusebox::runtime {
 namespace {
 
 constexpr int kDataFloat = 0, kDataHalf = 2, kDataBfloat16 = 9;
-constexpr int kDefaultMath = 0, kFmaMath = 3;
+constexpr int kDefaultMath = 0, kTensorOpMath = 1, kFmaMath = 3;
 constexpr int kCrossCorrelation = 1;
 constexpr int kTensorNchw = 0, kTensorNhwc = 1;
 constexpr int kPropagateNan = 1;
@@ -42,7 +42,7 @@ struct FwdAlgoPerf {
 
 #ifdef FUSEBOX_CHECK_CUDNN_LAYOUT
 static_assert(kDataFloat == CUDNN_DATA_FLOAT && kDataHalf == CUDNN_DATA_HALF && kDataBfloat16 == CUDNN_DATA_BFLOAT16);
-static_assert(kDefaultMath == CUDNN_DEFAULT_MATH && kFmaMath == CUDNN_FMA_MATH);
+static_assert(kDefaultMath == CUDNN_DEFAULT_MATH && kTensorOpMath == CUDNN_TENSOR_OP_MATH && kFmaMath == CUDNN_FMA_MATH);
 static_assert(kCrossCorrelation == CUDNN_CROSS_CORRELATION && kTensorNchw == CUDNN_TENSOR_NCHW &&
               kTensorNhwc == CUDNN_TENSOR_NHWC);
 static_assert(kPropagateNan == CUDNN_PROPAGATE_NAN && kImplicitPrecompGemm == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
@@ -147,6 +147,14 @@ struct CudnnApi {
   int (*backward_filter)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t,
                          const void*, void*, void*) = nullptr;
   int (*get_bwd_data_algo_v7)(void*, void*, void*, void*, void*, int, int*, FwdAlgoPerf*) = nullptr;
+  // cudnnFind{Forward,BackwardData,BackwardFilter}AlgorithmEx (optional): every algorithm
+  // timed on device buffers. (handle, a desc, a, b desc, b, conv, out desc, out, requested,
+  // returned, results, workspace, workspace bytes)
+  using FindFn = int (*)(void*, void*, const void*, void*, const void*, void*, void*, void*, int, int*, FwdAlgoPerf*,
+                         void*, size_t);
+  FindFn find_fwd = nullptr;
+  FindFn find_bwd_data = nullptr;
+  FindFn find_bwd_filter = nullptr;
   int (*get_bwd_data_workspace)(void*, void*, void*, void*, void*, int, size_t*) = nullptr;
   int (*backward_data)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t,
                        const void*, void*, void*) = nullptr;
@@ -204,6 +212,9 @@ const CudnnApi& Api() {
     symbols.Need("cudnnGetConvolutionBackwardDataAlgorithm_v7", &a->get_bwd_data_algo_v7);
     symbols.Need("cudnnGetConvolutionBackwardDataWorkspaceSize", &a->get_bwd_data_workspace);
     symbols.Need("cudnnConvolutionBackwardData", &a->backward_data);
+    symbols.Optional("cudnnFindConvolutionForwardAlgorithmEx", &a->find_fwd);
+    symbols.Optional("cudnnFindConvolutionBackwardDataAlgorithmEx", &a->find_bwd_data);
+    symbols.Optional("cudnnFindConvolutionBackwardFilterAlgorithmEx", &a->find_bwd_filter);
     if (!symbols.missing().empty())
       a->status = Unavailable("cuDNN unavailable (" + a->library + " lacks " + symbols.missing() + ")");
     SymbolResolver fused(library);
@@ -270,6 +281,7 @@ StatusOr<std::unique_ptr<Cudnn>> Cudnn::Create(CudaContext& context) {
   RETURN_IF_ERROR(api.status);
   ASSIGN_OR_RETURN(void* stream, context.CurrentStream());
   std::unique_ptr<Cudnn> out(new Cudnn());
+  out->context_ = &context;
   if (int rc = api.create(&out->handle_); rc != 0) {
     out->handle_ = nullptr;
     return CudnnError("cudnnCreate", rc);
@@ -441,10 +453,115 @@ StatusOr<std::unique_ptr<Cudnn::Convolution>> Cudnn::Prepare(const ConvPlan& pla
                        std::string(FilterLayoutName(layout)) + " filter within a workspace of " +
                        std::to_string(max_workspace) + " bytes");
   }
+  const bool identity_fused = plan.bias_activation && !split &&
+                              plan.bias_activation->activation == ConvFusedActivation::kIdentity;
+  if (autotune_ && !identity_fused) Autotune(*c, max_workspace);
   // A filter (or filter gradient) already packed in `layout` needs no move.
   c->kernel_packed_ = packed.strides == plan.kernel.strides;
   c->packed_kernel_bytes_ = c->kernel_packed_ ? 0 : plan.kernel_elements * ElementBytes(plan.type);
   return c;
+}
+
+namespace {
+
+// Elements from a strided view's first to its last, plus one.
+int64_t Extent(const ConvTensorView& view) {
+  int64_t last = 0;
+  for (size_t i = 0; i < view.dims.size(); ++i) last += (view.dims[i] - 1) * view.strides[i];
+  return last + 1;
+}
+
+}  // namespace
+
+void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
+  const CudnnApi& api = Api();
+  const ConvCall call = c.plan_.call;
+  const CudnnApi::FindFn find = call == ConvCall::kForward        ? api.find_fwd
+                                : call == ConvCall::kBackwardData ? api.find_bwd_data
+                                                                  : api.find_bwd_filter;
+  if (find == nullptr || context_ == nullptr) {
+    c.tuning_ = "not autotuned (" + api.library + " lacks cudnnFind*AlgorithmEx)";
+    return;
+  }
+  // Buffers of the call's shapes (not the run's: they are not allocated yet), filled with
+  // 0x3c bytes (about 0.0115 in f32, 1.06 in f16: normal numbers), and a workspace.
+  const int64_t element = ElementBytes(c.plan_.type);
+  const int64_t workspace_bytes = std::min<int64_t>(max_workspace, int64_t{64} << 20);
+  StatusOr<DeviceBuffer> x = context_->Allocate(Extent(c.plan_.input) * element);
+  StatusOr<DeviceBuffer> y = context_->Allocate(Extent(c.plan_.output) * element);
+  StatusOr<DeviceBuffer> w = context_->Allocate(c.plan_.kernel_elements * element);
+  StatusOr<DeviceBuffer> ws = context_->Allocate(workspace_bytes);
+  for (const StatusOr<DeviceBuffer>* buffer : {&x, &y, &w, &ws}) {
+    if (!buffer->ok()) {
+      c.tuning_ = "not autotuned (" + buffer->status().message() + ")";
+      return;
+    }
+  }
+  for (const DeviceBuffer* buffer : {&*x, &*y, &*w}) {
+    if (Status st = context_->Memset(buffer->ptr(), 0x3c, buffer->size()); !st.ok()) {
+      c.tuning_ = "not autotuned (" + st.message() + ")";
+      return;
+    }
+  }
+  auto ptr = [](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.ptr()); };
+  FwdAlgoPerf perf[16] = {};
+  int returned = 0;
+  int rc = 0;
+  switch (call) {
+    case ConvCall::kForward:
+      rc = find(handle_, c.x_desc_, ptr(*x), c.w_filter_desc_, ptr(*w), c.conv_desc_, c.y_desc_, ptr(*y), 16,
+                &returned, perf, ptr(*ws), static_cast<size_t>(workspace_bytes));
+      break;
+    case ConvCall::kBackwardData:
+      rc = find(handle_, c.w_filter_desc_, ptr(*w), c.y_desc_, ptr(*y), c.conv_desc_, c.x_desc_, ptr(*x), 16,
+                &returned, perf, ptr(*ws), static_cast<size_t>(workspace_bytes));
+      break;
+    case ConvCall::kBackwardFilter:
+      rc = find(handle_, c.x_desc_, ptr(*x), c.y_desc_, ptr(*y), c.conv_desc_, c.w_filter_desc_, ptr(*w), 16,
+                &returned, perf, ptr(*ws), static_cast<size_t>(workspace_bytes));
+      break;
+  }
+  (void)context_->Synchronize();
+  if (rc != 0) {
+    c.tuning_ = "not autotuned (" + CudnnError("cudnnFind*AlgorithmEx", rc).message() + ")";
+    return;
+  }
+  auto name_of = [&](int algo) {
+    return call == ConvCall::kForward        ? AlgorithmName(algo)
+           : call == ConvCall::kBackwardData ? BackwardDataAlgorithmName(algo)
+                                             : BackwardFilterAlgorithmName(algo);
+  };
+  // The fastest that ran, fits the workspace and keeps the precision: the descriptor's
+  // math type, or tensor-op math (TF32 for f32) where the default allows it; never the
+  // down-conversion to half.
+  const bool full_f32 = c.plan_.type == GemmDataType::kF32 && !c.plan_.tf32;
+  const int wanted = full_f32 ? kFmaMath : kDefaultMath;
+  float heuristic_ms = -1;
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].algo == c.algo_ && perf[i].status == 0 && perf[i].math_type == wanted) heuristic_ms = perf[i].time;
+  }
+  for (int i = 0; i < returned; ++i) {
+    const FwdAlgoPerf& p = perf[i];
+    const bool math_ok = p.math_type == wanted || (!full_f32 && p.math_type == kTensorOpMath);
+    if (p.status != 0 || !math_ok || static_cast<int64_t>(p.memory) > workspace_bytes || p.time < 0) continue;
+    if (p.math_type != wanted && api.set_math_type(c.conv_desc_, p.math_type) != 0) continue;
+    const std::string before = c.algorithm_;
+    c.algo_ = p.algo;
+    c.workspace_bytes_ = static_cast<int64_t>(p.memory);
+    c.algorithm_ = name_of(p.algo);
+    char line[160];
+    std::snprintf(line, sizeof(line), "%.1f us", static_cast<double>(p.time) * 1e3);
+    c.tuning_ = c.algorithm_ + " " + line;
+    if (before != c.algorithm_) {
+      c.tuning_ += ", heuristic's first " + before;
+      if (heuristic_ms >= 0) {
+        std::snprintf(line, sizeof(line), " %.1f us", static_cast<double>(heuristic_ms) * 1e3);
+        c.tuning_ += line;
+      }
+    }
+    return;
+  }
+  c.tuning_ = "autotuning found no usable algorithm; kept the heuristic's " + c.algorithm_;
 }
 
 Status Cudnn::Run(const Convolution& conv, DevicePtr operand0, DevicePtr operand1, DevicePtr result, DevicePtr packed,

@@ -48,6 +48,9 @@ class Cudnn {
     const std::string& split_reason() const { return split_reason_; }
     const ConvPlan& plan() const { return plan_; }
     FilterLayout filter_layout() const { return layout_; }
+    // What autotuning chose ("ALGO_0 20.3 us, heuristic's first ALGO_1 41.0 us"), or why
+    // it did not run; empty when it was off.
+    const std::string& tuning() const { return tuning_; }
 
    private:
     friend class Cudnn;
@@ -69,6 +72,7 @@ class Cudnn {
     std::string algorithm_;
     bool split_ = false;        // a fused plan run as forward call, adds and activation
     std::string split_reason_;  // why (cuDNN's refusal of the fused call)
+    std::string tuning_;
   };
 
   // Descriptors and an algorithm for `plan` (a workspace of at most `max_workspace` bytes):
@@ -88,8 +92,17 @@ class Cudnn {
   // "cuDNN 9.13.0 (libcudnn.so.9)"
   const std::string& description() const { return description_; }
 
+  // Autotuning (on by default): Prepare times every algorithm cuDNN offers for the call
+  // (cudnnFind*AlgorithmEx, on buffers of the call's shapes) and keeps the fastest that
+  // fits the workspace and keeps the call's precision, as XLA's autotuner does; off, it
+  // keeps the heuristics' first choice (cudnnGet*Algorithm_v7).
+  void set_autotune(bool on) { autotune_ = on; }
+
  private:
   Cudnn() = default;
+  void Autotune(Convolution& c, int64_t max_workspace);
+  CudaContext* context_ = nullptr;
+  bool autotune_ = true;
   void* handle_ = nullptr;
   std::string description_;
 };

@@ -743,6 +743,27 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
       programs.tf32_convs += plan.tf32 ? 1 : 0;
       programs.convs.emplace(inst, std::move(*conv));
     }
+    // What autotuning chose where it moved away from the heuristics' first choice, or why
+    // it could not run.
+    std::string tuned;
+    int64_t changed = 0, tuned_calls = 0;
+    for (const auto& [inst, plan] : conv_plans) {
+      auto it = programs.convs.find(inst);
+      if (it == programs.convs.end() || it->second->tuning().empty()) continue;
+      const std::string& tuning = it->second->tuning();
+      const bool moved = tuning.find("heuristic's first") != std::string::npos;
+      const bool failed = tuning.rfind("not autotuned", 0) == 0 || tuning.rfind("autotuning found", 0) == 0;
+      tuned_calls += failed ? 0 : 1;
+      changed += moved ? 1 : 0;
+      if (moved || failed) tuned += (tuned.empty() ? "" : "; ") + inst->name() + ": " + tuning;
+    }
+    if (!tuned.empty() || tuned_calls > 0) {
+      programs.library_notes.push_back("cuDNN algorithms autotuned for " + std::to_string(tuned_calls) + " of " +
+                                       std::to_string(conv_plans.size()) +
+                                       " call(s) (cudnnFind*AlgorithmEx, every algorithm timed once at compile time), " +
+                                       std::to_string(changed) + " away from the heuristics' first choice" +
+                                       (tuned.empty() ? std::string() : ": " + tuned));
+    }
     if (fused_calls > 0) {
       programs.library_notes.push_back("cudnnConvolutionBiasActivationForward runs " + std::to_string(fused_calls) +
                                        " fused convolution call(s) with their bias and activation: " + fused);

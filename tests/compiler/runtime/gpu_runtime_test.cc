@@ -488,7 +488,9 @@ ENTRY e {
   auto exe = testing_util::CompileGpu(**module, true, true);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   EXPECT_THAT((*exe)->library_description(), HasSubstr("cuDNN"));
-  EXPECT_THAT((*exe)->library_notes(), ::testing::IsEmpty());
+  // No fallback: the one note is autotuning's (every call timed its algorithms).
+  ASSERT_EQ((*exe)->library_notes().size(), 1u) << ::testing::PrintToString((*exe)->library_notes());
+  EXPECT_THAT((*exe)->library_notes()[0], HasSubstr("cuDNN algorithms autotuned for 7 of 7 call(s)"));
   auto args = interpreter::RandomArguments(**module, 3);
   ASSERT_TRUE(args.ok());
   ASSERT_TRUE((*exe)->Run(*args, runtime::GpuRunOptions()).ok());
@@ -594,8 +596,11 @@ ENTRY e {
     auto exe = testing_util::CompileGpu(*module, true, true);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     const int want = module == &**folded ? 2 : 1;
-    ASSERT_EQ((*exe)->library_notes().size(), 1u) << "only the fused calls' note, no fallback";
-    EXPECT_THAT((*exe)->library_notes()[0], HasSubstr("cudnnConvolutionBiasActivationForward runs " +
+    // Autotuning's note (the identity call has one algorithm) and the fused calls', no fallback.
+    ASSERT_EQ((*exe)->library_notes().size(), 2u) << ::testing::PrintToString((*exe)->library_notes());
+    EXPECT_THAT((*exe)->library_notes()[0],
+                HasSubstr("cuDNN algorithms autotuned for 1 of " + std::to_string(want) + " call(s)"));
+    EXPECT_THAT((*exe)->library_notes()[1], HasSubstr("cudnnConvolutionBiasActivationForward runs " +
                                                       std::to_string(want) + " fused"));
     auto args = interpreter::RandomArguments(*module, 6);
     ASSERT_TRUE(args.ok());
