@@ -173,6 +173,7 @@ StatusOr<std::unique_ptr<CublasLt>> CublasLt::Create(CudaContext& context) {
   RETURN_IF_ERROR(api.status);
   std::unique_ptr<CublasLt> out(new CublasLt());
   ASSIGN_OR_RETURN(out->stream_, context.CurrentStream());
+  out->context_ = &context;
   if (int rc = api.create(&out->handle_); rc != 0) {
     out->handle_ = nullptr;
     return LtError("cublasLtCreate", rc);
@@ -235,14 +236,116 @@ StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& pl
   }
   api.pref_destroy(pref);
   if (rc != 0) return LtError("cublasLtMatmulAlgoGetHeuristic", rc);
+  std::vector<Candidate> candidates;
   for (int i = 0; i < returned; ++i) {
     if (results[i].state != 0 || static_cast<int64_t>(results[i].workspace_size) > max_workspace) continue;
-    for (int j = 0; j < 8; ++j) mm->algo_[j] = results[i].algo[j];
-    mm->workspace_bytes_ = static_cast<int64_t>(results[i].workspace_size);
+    Candidate c;
+    for (int j = 0; j < 8; ++j) c.algo[j] = results[i].algo[j];
+    c.workspace_bytes = static_cast<int64_t>(results[i].workspace_size);
+    candidates.push_back(c);
+  }
+  if (!candidates.empty()) {
+    const int best = autotune_ && candidates.size() > 1 ? Autotune(*mm, candidates) : -1;
+    const Candidate& chosen = candidates[static_cast<size_t>(std::max(best, 0))];
+    for (int j = 0; j < 8; ++j) mm->algo_[j] = chosen.algo[j];
+    mm->workspace_bytes_ = chosen.workspace_bytes;
     return mm;
   }
   return Unavailable("cuBLASLt has no algorithm for " + plan.ToString() + " within a workspace of " +
                      std::to_string(max_workspace) + " bytes");
+}
+
+namespace {
+
+// Elements from a column-major matrix's first to its last (over the batch), plus one.
+int64_t MatrixExtent(int64_t rows, int64_t cols, int64_t ld, int64_t batch, int64_t batch_stride) {
+  return (batch - 1) * batch_stride + (cols - 1) * ld + rows;
+}
+
+}  // namespace
+
+int CublasLt::Autotune(Matmul& mm, const std::vector<Candidate>& candidates) {
+  const GemmPlan& plan = mm.plan_;
+  if (context_ == nullptr || plan.empty) return -1;
+  // One call of the plan (the loops repeat it at other offsets) on buffers of its shapes,
+  // filled with 0x3c bytes (small normal numbers in f32, f16 and bf16).
+  const int64_t a_bytes = MatrixExtent(plan.a.transpose ? plan.k : plan.m, plan.a.transpose ? plan.m : plan.k,
+                                       plan.a.ld, plan.batch, plan.a.batch_stride) * GemmDataTypeBytes(plan.a.type);
+  const int64_t b_bytes = MatrixExtent(plan.b.transpose ? plan.n : plan.k, plan.b.transpose ? plan.k : plan.n,
+                                       plan.b.ld, plan.batch, plan.b.batch_stride) * GemmDataTypeBytes(plan.b.type);
+  const int64_t c_bytes =
+      MatrixExtent(plan.m, plan.n, plan.ldc, plan.batch, plan.c_batch_stride) * GemmDataTypeBytes(plan.c_type);
+  int64_t workspace_bytes = 0;
+  for (const Candidate& c : candidates) workspace_bytes = std::max(workspace_bytes, c.workspace_bytes);
+  std::vector<StatusOr<DeviceBuffer>> buffers;
+  // A and B may be views of one operand (x times its transpose): both buffers hold either.
+  const int64_t ab_bytes = std::max(a_bytes, b_bytes);
+  for (int64_t bytes : {ab_bytes, ab_bytes, c_bytes, c_bytes, std::max(plan.m, plan.n) * GemmDataTypeBytes(plan.c_type),
+                        workspace_bytes}) {
+    buffers.push_back(context_->Allocate(bytes));
+    if (!buffers.back().ok()) {
+      mm.tuning_ = "not autotuned (" + buffers.back().status().message() + ")";
+      return -1;
+    }
+  }
+  for (size_t i = 0; i + 1 < buffers.size(); ++i) {
+    if (Status st = context_->Memset(buffers[i]->ptr(), 0x3c, buffers[i]->size()); !st.ok()) {
+      mm.tuning_ = "not autotuned (" + st.message() + ")";
+      return -1;
+    }
+  }
+  if (Status st = context_->Synchronize(); !st.ok()) {
+    mm.tuning_ = "not autotuned (" + st.message() + ")";
+    return -1;
+  }
+  const DevicePtr a = buffers[0]->ptr(), b = buffers[1]->ptr(), d = buffers[2]->ptr(), aux = buffers[3]->ptr(),
+                  bias = buffers[4]->ptr(), workspace = buffers[5]->ptr();
+  // Run() takes the call's operands 0 and 1 and finds A and B among them.
+  const DevicePtr lhs = plan.a.operand == 0 ? a : b, rhs = plan.a.operand == 0 ? b : a;
+  const DevicePtr bias_ptr = plan.bias_operand >= 0 ? bias : 0;
+  const DevicePtr aux_ptr = GemmEpilogueHasAux(plan.epilogue) ? aux : 0;
+  GemmPlan one = plan;
+  one.loops.clear();  // one call, as the loops' calls all are
+  int best = -1;
+  double best_ms = 0, first_ms = -1;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    for (int j = 0; j < 8; ++j) mm.algo_[j] = candidates[i].algo[j];
+    mm.workspace_bytes_ = candidates[i].workspace_bytes;
+    std::swap(mm.plan_, one);
+    auto call = [&] { return Run(mm, lhs, rhs, d, bias_ptr, workspace, aux_ptr); };
+    Status warm = call();
+    double ms = -1;
+    if (warm.ok()) {
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        StatusOr<double> t = context_->TimeOnStream(call);
+        if (!t.ok()) {
+          ms = -1;
+          break;
+        }
+        ms = ms < 0 ? *t : std::min(ms, *t);
+      }
+    }
+    std::swap(mm.plan_, one);
+    if (ms < 0) continue;  // this algorithm failed here: not a candidate
+    if (i == 0) first_ms = ms;
+    if (best < 0 || ms < best_ms) {
+      best = static_cast<int>(i);
+      best_ms = ms;
+    }
+  }
+  (void)context_->Synchronize();
+  if (best < 0) {
+    mm.tuning_ = "not autotuned (no candidate ran)";
+    return -1;
+  }
+  char line[160];
+  std::snprintf(line, sizeof(line), "the heuristic's #%d of %zu, %.1f us", best + 1, candidates.size(), best_ms * 1e3);
+  mm.tuning_ = line;
+  if (best != 0 && first_ms >= 0) {
+    std::snprintf(line, sizeof(line), "; its first %.1f us", first_ms * 1e3);
+    mm.tuning_ += line;
+  }
+  return best;
 }
 
 Status CublasLt::Run(const Matmul& matmul, DevicePtr lhs, DevicePtr rhs, DevicePtr out, DevicePtr bias,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/runtime/cuda_driver.h"
@@ -34,6 +35,9 @@ class CublasLt {
     Matmul& operator=(const Matmul&) = delete;
     int64_t workspace_bytes() const { return workspace_bytes_; }
     const GemmPlan& plan() const { return plan_; }
+    // What autotuning chose ("the heuristic's #3 of 8, 2.1 us; its first 4.4 us"), or why
+    // it did not run; empty when it was off or had one candidate.
+    const std::string& tuning() const { return tuning_; }
 
    private:
     friend class CublasLt;
@@ -45,6 +49,7 @@ class CublasLt {
     void* c_ = nullptr;
     uint64_t algo_[8] = {};  // cublasLtMatmulAlgo_t
     int64_t workspace_bytes_ = 0;
+    std::string tuning_;
   };
 
   // Descriptors and an algorithm for `plan` (a workspace of at most `max_workspace` bytes).
@@ -59,8 +64,22 @@ class CublasLt {
   // "cuBLASLt 13.1.0 (libcublasLt.so.13)"
   const std::string& description() const { return description_; }
 
+  // Autotuning (on by default): Prepare times each algorithm of the heuristic's ranking
+  // whose workspace fits (one call of the plan on buffers of its shapes, after a warm-up,
+  // best of three) and keeps the fastest, as XLA's autotuner does; off, the ranking's first.
+  void set_autotune(bool on) { autotune_ = on; }
+
  private:
   CublasLt() = default;
+  struct Candidate {
+    uint64_t algo[8];
+    int64_t workspace_bytes;
+  };
+  // The index of the fastest of `candidates` for `mm` (its descriptors made), or -1 with
+  // `mm.tuning_` saying why none was timed.
+  int Autotune(Matmul& mm, const std::vector<Candidate>& candidates);
+  CudaContext* context_ = nullptr;
+  bool autotune_ = true;
   void* handle_ = nullptr;  // cublasLtHandle_t
   void* stream_ = nullptr;  // the context's stream
   std::string description_;

@@ -230,6 +230,7 @@ Status CudaContext::Launch(const CudaFunction&, const std::array<int64_t, 3>&,
   return NoHeaders();
 }
 Status CudaContext::Synchronize() { return NoHeaders(); }
+StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>&) { return NoHeaders(); }
 StatusOr<void*> CudaContext::CurrentStream() { return NoHeaders(); }
 Status CudaContext::MakeCurrent() { return NoHeaders(); }
 StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadImage(const void*, bool) {
@@ -284,6 +285,7 @@ struct CudaApi {
   CUresult (*event_record)(CUevent, CUstream) = nullptr;
   CUresult (*event_synchronize)(CUevent) = nullptr;
   CUresult (*event_destroy)(CUevent) = nullptr;
+  CUresult (*event_elapsed)(float*, CUevent, CUevent) = nullptr;
 };
 
 struct LoadedApi {
@@ -354,6 +356,7 @@ LoadedApi LoadApiOnce() {
   Resolve(library, "cuEventRecord", &a.event_record);
   Resolve(library, "cuEventSynchronize", &a.event_synchronize);
   Resolve(library, "cuEventDestroy_v2", &a.event_destroy);
+  Resolve(library, "cuEventElapsedTime", &a.event_elapsed);
   std::string missing;
   for (const Required& r : required) {
     if (!r.present) missing += (missing.empty() ? "" : ", ") + std::string(r.name);
@@ -758,6 +761,32 @@ Status CudaContext::Synchronize() {
 StatusOr<void*> CudaContext::CurrentStream() {
   RETURN_IF_ERROR(MakeCurrent());
   return stream_;
+}
+
+StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>& enqueue) {
+  const CudaApi& api = Api();
+  if (api.event_create == nullptr || api.event_record == nullptr || api.event_synchronize == nullptr ||
+      api.event_destroy == nullptr || api.event_elapsed == nullptr) {
+    return Unavailable("the loaded libcuda lacks the event calls (cuEventElapsedTime)");
+  }
+  RETURN_IF_ERROR(MakeCurrent());
+  CUevent events[2] = {nullptr, nullptr};
+  struct Release {
+    CUevent* events;
+    ~Release() {
+      for (int i = 0; i < 2; ++i) {
+        if (events[i] != nullptr) Api().event_destroy(events[i]);
+      }
+    }
+  } release{events};
+  for (CUevent& event : events) FUSEBOX_CU("cuEventCreate", api.event_create(&event, CU_EVENT_DEFAULT));
+  FUSEBOX_CU("cuEventRecord", api.event_record(events[0], static_cast<CUstream>(stream_)));
+  RETURN_IF_ERROR(enqueue());
+  FUSEBOX_CU("cuEventRecord", api.event_record(events[1], static_cast<CUstream>(stream_)));
+  FUSEBOX_CU("cuEventSynchronize", api.event_synchronize(events[1]));
+  float ms = 0;
+  FUSEBOX_CU("cuEventElapsedTime", api.event_elapsed(&ms, events[0], events[1]));
+  return static_cast<double>(ms);
 }
 
 #undef FUSEBOX_CU

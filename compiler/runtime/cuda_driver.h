@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -152,6 +153,10 @@ class CudaContext {
   // Waits for everything queued in the context (the stream and the legacy default
   // stream's copies and memsets). A kernel's asynchronous fault surfaces here.
   Status Synchronize();
+
+  // Milliseconds of the work `enqueue` queues on the context's stream, between events
+  // recorded before and after it (waits for that work).
+  StatusOr<double> TimeOnStream(const std::function<Status()>& enqueue);
 
   // For NVIDIA's libraries (cuBLAS): makes the context current on this thread and
   // returns its stream (a CUstream), so library work queues behind the kernels.

@@ -564,6 +564,26 @@ Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs) {
     workspace = std::max(workspace, (*matmul)->workspace_bytes());
     programs.lt_matmuls.emplace(inst, std::move(*matmul));
   }
+  // What autotuning chose where it moved away from the heuristic's first, or why it could
+  // not run.
+  std::string tuned;
+  int64_t tuned_calls = 0, changed = 0;
+  for (const auto& [inst, plan] : programs.gemms) {
+    auto it = programs.lt_matmuls.find(inst);
+    if (it == programs.lt_matmuls.end() || it->second->tuning().empty()) continue;
+    const std::string& tuning = it->second->tuning();
+    const bool failed = tuning.rfind("not autotuned", 0) == 0;
+    const bool moved = tuning.find("its first") != std::string::npos;
+    tuned_calls += failed ? 0 : 1;
+    changed += moved ? 1 : 0;
+    if (failed || moved) tuned += (tuned.empty() ? "" : "; ") + inst->name() + ": " + tuning;
+  }
+  if (tuned_calls > 0 || !tuned.empty()) {
+    programs.library_notes.push_back(
+        "cuBLASLt algorithms autotuned for " + std::to_string(tuned_calls) + " of " + std::to_string(with_epilogue) +
+        " call(s) (each of the heuristic's candidates timed on one call at compile time, best of 3), " +
+        std::to_string(changed) + " away from the heuristic's first" + (tuned.empty() ? std::string() : ": " + tuned));
+  }
   if (workspace > 0) {
     ASSIGN_OR_RETURN(programs.lt_workspace, ctx.Allocate(workspace));
     programs.bytes += workspace;
