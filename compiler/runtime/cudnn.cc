@@ -503,6 +503,11 @@ void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
       return;
     }
   }
+  // The memsets run on the legacy default stream; cuDNN's timing runs on the handle's.
+  if (Status st = context_->Synchronize(); !st.ok()) {
+    c.tuning_ = "not autotuned (" + st.message() + ")";
+    return;
+  }
   auto ptr = [](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.ptr()); };
   FwdAlgoPerf perf[16] = {};
   int returned = 0;
