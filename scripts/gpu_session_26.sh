@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Issue #26's device checks, as one script for a GPU machine (at most 10 minutes). Build
 # and pack here first:
-#   scripts/build.sh release &&
-#   ../shared/gpu/bundle.sh build/release '(/app/fusebox$|/tests/(gpu_runtime_test|cli_gpu_test|gpu_corpus_test)$)'
-# (these four binaries keep the bundle, 47 MiB, and the tracked tree, 15 MiB, under the
-# 64 MiB a device call carries)
+#   scripts/build.sh release && scripts/pack_gpu_bundle.sh
+# (the four binaries this script runs, their Debian libraries, 42 MB packed; with the
+# tracked tree, 22 MB, under the 64 MiB a device call carries; the script says how)
 # then on the device (the `run` tool, carrying .gpu), with $OUT the folder that comes back:
-#   tar -xJf .gpu/fusebox-gpu.tar.xz -C / && export LD_LIBRARY_PATH=/opt/fusebox-gpu/lib && scripts/gpu_session_26.sh
-# The bundle holds the binaries, with the sources the tests read, at this machine's
-# absolute paths: the script runs there (FUSEBOX_GPU_SRC, default the bundle's path).
+#   if [ "$PWD" != /work/main ]; then mkdir -p /work; ln -sfn "$PWD" /work/main; fi;
+#   tar --keep-directory-symlink -xJf .gpu/fusebox-gpu.tar.xz -C / &&
+#   export LD_LIBRARY_PATH=/opt/fusebox-gpu/lib && FUSEBOX_GPU_DEADLINE=555 scripts/gpu_session_26.sh
+# with timeout_s 600. The binaries sit at this machine's absolute paths (/work/main/build),
+# which the link points into the travelled tree, so compiled-in source paths resolve.
+# On 2026-11-30 this took 432 s; two more calls of its compare command (the causal
+# workloads, gpt_block_fwd_bwd) used the rest of the 15 minutes.
 # Writes into $OUT: gpu_session_26.txt (every number below), compare_xla_gpu.json and
-# compare_xla_gpu_transformer.json, traces,
-# and xla_dumps_gpu.tar.gz (real XLA GPU dump folders of the seed programs, to commit under
-# tests/data/xla_dumps_gpu/). Each step has its own time limit, the most useful first, so
-# that a slow step costs only itself.
+# compare_xla_gpu_transformer.json (and _causal when time allows), the CIFAR step's trace,
+# xla_optimized_gpu.tar.gz (XLA's optimized modules and Fusebox's whole kernel table of
+# each workload) and xla_traces_gpu.tar.gz (XLA's profiler traces). Each step has its own
+# time limit, the most useful first, so that a slow step costs only itself.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 src="${FUSEBOX_GPU_SRC:-/work/main}"
@@ -52,10 +55,13 @@ if want compare; then
 step "XLA vs Fusebox on the same GPU (compare_xla workloads, full size; TF32 where XLA uses it)"
 # The eight workloads session 2 measured, then the transformer ones (#28's, never run on a
 # GPU; the causal variants left out for time), each in its own time limit.
-limit=170 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
+# (about 95 s on the H200)
+limit=150 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
   --only reduce_sum,running_example,elementwise,softmax,layer_norm,mlp_train_step,mnist_train_step,cnn_train_step \
   --json "$out/compare_xla_gpu.json" --workdir /tmp/compare_xla_gpu
-limit=130 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
+# (about 220 s on the H200: jax compiles each for 3 to 9 s, and gpt_block_fwd_bwd alone
+# took 86 s of the script's calls with its checks)
+limit=230 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
   --only mha_fwd,mha_fwd_bwd,gpt_block_fwd,gpt_block_fwd_bwd \
   --json "$out/compare_xla_gpu_transformer.json" --workdir /tmp/compare_xla_gpu_transformer
 # The causal variants when the steps above left time for them (same folder; its own JSON).
