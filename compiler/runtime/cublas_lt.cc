@@ -277,29 +277,19 @@ int CublasLt::Autotune(Matmul& mm, const std::vector<Candidate>& candidates) {
       MatrixExtent(plan.m, plan.n, plan.ldc, plan.batch, plan.c_batch_stride) * GemmDataTypeBytes(plan.c_type);
   int64_t workspace_bytes = 0;
   for (const Candidate& c : candidates) workspace_bytes = std::max(workspace_bytes, c.workspace_bytes);
-  std::vector<StatusOr<DeviceBuffer>> buffers;
   // A and B may be views of one operand (x times its transpose): both buffers hold either.
   const int64_t ab_bytes = std::max(a_bytes, b_bytes);
-  for (int64_t bytes : {ab_bytes, ab_bytes, c_bytes, c_bytes, std::max(plan.m, plan.n) * GemmDataTypeBytes(plan.c_type),
-                        workspace_bytes}) {
-    buffers.push_back(context_->Allocate(bytes));
-    if (!buffers.back().ok()) {
-      mm.tuning_ = "not autotuned (" + buffers.back().status().message() + ")";
-      return -1;
-    }
-  }
-  for (size_t i = 0; i + 1 < buffers.size(); ++i) {
-    if (Status st = context_->Memset(buffers[i]->ptr(), 0x3c, buffers[i]->size()); !st.ok()) {
-      mm.tuning_ = "not autotuned (" + st.message() + ")";
-      return -1;
-    }
-  }
-  if (Status st = context_->Synchronize(); !st.ok()) {
-    mm.tuning_ = "not autotuned (" + st.message() + ")";
+  StatusOr<std::vector<DeviceBuffer>> buffers = context_->AllocateFilled(
+      {ab_bytes, ab_bytes, c_bytes, c_bytes, std::max(plan.m, plan.n) * GemmDataTypeBytes(plan.c_type),
+       workspace_bytes},
+      0x3c);
+  if (!buffers.ok()) {
+    mm.tuning_.text = "not autotuned (" + buffers.status().message() + ")";
     return -1;
   }
-  const DevicePtr a = buffers[0]->ptr(), b = buffers[1]->ptr(), d = buffers[2]->ptr(), aux = buffers[3]->ptr(),
-                  bias = buffers[4]->ptr(), workspace = buffers[5]->ptr();
+  const std::vector<DeviceBuffer>& held = *buffers;
+  const DevicePtr a = held[0].ptr(), b = held[1].ptr(), d = held[2].ptr(), aux = held[3].ptr(),
+                  bias = held[4].ptr(), workspace = held[5].ptr();
   // Run() takes the call's operands 0 and 1 and finds A and B among them.
   const DevicePtr lhs = plan.a.operand == 0 ? a : b, rhs = plan.a.operand == 0 ? b : a;
   const DevicePtr bias_ptr = plan.bias_operand >= 0 ? bias : 0;
@@ -335,15 +325,15 @@ int CublasLt::Autotune(Matmul& mm, const std::vector<Candidate>& candidates) {
   }
   (void)context_->Synchronize();
   if (best < 0) {
-    mm.tuning_ = "not autotuned (no candidate ran)";
+    mm.tuning_.text = "not autotuned (no candidate ran)";
     return -1;
   }
   char line[160];
   std::snprintf(line, sizeof(line), "the heuristic's #%d of %zu, %.1f us", best + 1, candidates.size(), best_ms * 1e3);
-  mm.tuning_ = line;
+  mm.tuning_ = {true, best != 0, line};
   if (best != 0 && first_ms >= 0) {
     std::snprintf(line, sizeof(line), "; its first %.1f us", first_ms * 1e3);
-    mm.tuning_ += line;
+    mm.tuning_.text += line;
   }
   return best;
 }

@@ -37,7 +37,7 @@ class CublasLt {
     const GemmPlan& plan() const { return plan_; }
     // What autotuning chose ("the heuristic's #3 of 8, 2.1 us; its first 4.4 us"), or why
     // it did not run; empty when it was off or had one candidate.
-    const std::string& tuning() const { return tuning_; }
+    const AlgorithmTuning& tuning() const { return tuning_; }
 
    private:
     friend class CublasLt;
@@ -49,7 +49,7 @@ class CublasLt {
     void* c_ = nullptr;
     uint64_t algo_[8] = {};  // cublasLtMatmulAlgo_t
     int64_t workspace_bytes_ = 0;
-    std::string tuning_;
+    AlgorithmTuning tuning_;
   };
 
   // Descriptors and an algorithm for `plan` (a workspace of at most `max_workspace` bytes).

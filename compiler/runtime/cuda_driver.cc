@@ -231,6 +231,9 @@ Status CudaContext::Launch(const CudaFunction&, const std::array<int64_t, 3>&,
 }
 Status CudaContext::Synchronize() { return NoHeaders(); }
 StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>&) { return NoHeaders(); }
+StatusOr<std::vector<DeviceBuffer>> CudaContext::AllocateFilled(const std::vector<int64_t>&, uint8_t) {
+  return NoHeaders();
+}
 StatusOr<void*> CudaContext::CurrentStream() { return NoHeaders(); }
 Status CudaContext::MakeCurrent() { return NoHeaders(); }
 StatusOr<std::unique_ptr<CudaModule>> CudaContext::LoadImage(const void*, bool) {
@@ -761,6 +764,18 @@ Status CudaContext::Synchronize() {
 StatusOr<void*> CudaContext::CurrentStream() {
   RETURN_IF_ERROR(MakeCurrent());
   return stream_;
+}
+
+StatusOr<std::vector<DeviceBuffer>> CudaContext::AllocateFilled(const std::vector<int64_t>& bytes, uint8_t value) {
+  std::vector<DeviceBuffer> buffers;
+  for (int64_t size : bytes) {
+    ASSIGN_OR_RETURN(DeviceBuffer buffer, Allocate(size));
+    RETURN_IF_ERROR(Memset(buffer.ptr(), value, buffer.size()));
+    buffers.push_back(std::move(buffer));
+  }
+  // The fills run on the legacy default stream; what uses the buffers may run on another.
+  RETURN_IF_ERROR(Synchronize());
+  return buffers;
 }
 
 StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>& enqueue) {

@@ -64,6 +64,15 @@ StatusOr<CudaDeviceInfo> DiscoverCudaDevice(int ordinal = 0);
 
 class CudaContext;
 
+// What a library's autotuning did for one call: whether it timed the candidates, whether
+// it moved away from the heuristic's first choice, and in words (the choice and its time,
+// or why it did not run). Empty when autotuning was off.
+struct AlgorithmTuning {
+  bool ran = false;
+  bool moved = false;
+  std::string text;
+};
+
 // One device allocation; freed when destroyed. Move-only. Its context must outlive it.
 class DeviceBuffer {
  public:
@@ -157,6 +166,9 @@ class CudaContext {
   // Milliseconds of the work `enqueue` queues on the context's stream, between events
   // recorded before and after it (waits for that work).
   StatusOr<double> TimeOnStream(const std::function<Status()>& enqueue);
+  // Buffers of `bytes` each, every byte `value`, the fills finished: the inputs and
+  // outputs of a library call timed before the run's buffers exist (autotuning).
+  StatusOr<std::vector<DeviceBuffer>> AllocateFilled(const std::vector<int64_t>& bytes, uint8_t value);
 
   // For NVIDIA's libraries (cuBLAS): makes the context current on this thread and
   // returns its stream (a CUstream), so library work queues behind the kernels.

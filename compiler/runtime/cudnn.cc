@@ -480,55 +480,43 @@ void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
                                 : call == ConvCall::kBackwardData ? api.find_bwd_data
                                                                   : api.find_bwd_filter;
   if (find == nullptr || context_ == nullptr) {
-    c.tuning_ = "not autotuned (" + api.library + " lacks cudnnFind*AlgorithmEx)";
+    c.tuning_.text = "not autotuned (" + api.library + " lacks cudnnFind*AlgorithmEx)";
     return;
   }
   // Buffers of the call's shapes (not the run's: they are not allocated yet), filled with
   // 0x3c bytes (about 0.0115 in f32, 1.06 in f16: normal numbers), and a workspace.
   const int64_t element = ElementBytes(c.plan_.type);
   const int64_t workspace_bytes = std::min<int64_t>(max_workspace, int64_t{64} << 20);
-  StatusOr<DeviceBuffer> x = context_->Allocate(Extent(c.plan_.input) * element);
-  StatusOr<DeviceBuffer> y = context_->Allocate(Extent(c.plan_.output) * element);
-  StatusOr<DeviceBuffer> w = context_->Allocate(c.plan_.kernel_elements * element);
-  StatusOr<DeviceBuffer> ws = context_->Allocate(workspace_bytes);
-  for (const StatusOr<DeviceBuffer>* buffer : {&x, &y, &w, &ws}) {
-    if (!buffer->ok()) {
-      c.tuning_ = "not autotuned (" + buffer->status().message() + ")";
-      return;
-    }
-  }
-  for (const DeviceBuffer* buffer : {&*x, &*y, &*w}) {
-    if (Status st = context_->Memset(buffer->ptr(), 0x3c, buffer->size()); !st.ok()) {
-      c.tuning_ = "not autotuned (" + st.message() + ")";
-      return;
-    }
-  }
-  // The memsets run on the legacy default stream; cuDNN's timing runs on the handle's.
-  if (Status st = context_->Synchronize(); !st.ok()) {
-    c.tuning_ = "not autotuned (" + st.message() + ")";
+  StatusOr<std::vector<DeviceBuffer>> buffers = context_->AllocateFilled(
+      {Extent(c.plan_.input) * element, Extent(c.plan_.output) * element, c.plan_.kernel_elements * element,
+       workspace_bytes},
+      0x3c);
+  if (!buffers.ok()) {
+    c.tuning_.text = "not autotuned (" + buffers.status().message() + ")";
     return;
   }
-  auto ptr = [](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.ptr()); };
+  auto ptr = [&](size_t i) { return reinterpret_cast<void*>((*buffers)[i].ptr()); };
+  void *x = ptr(0), *y = ptr(1), *w = ptr(2), *ws = ptr(3);
   FwdAlgoPerf perf[16] = {};
   int returned = 0;
   int rc = 0;
   switch (call) {
     case ConvCall::kForward:
-      rc = find(handle_, c.x_desc_, ptr(*x), c.w_filter_desc_, ptr(*w), c.conv_desc_, c.y_desc_, ptr(*y), 16,
-                &returned, perf, ptr(*ws), static_cast<size_t>(workspace_bytes));
+      rc = find(handle_, c.x_desc_, x, c.w_filter_desc_, w, c.conv_desc_, c.y_desc_, y, 16, &returned, perf, ws,
+                static_cast<size_t>(workspace_bytes));
       break;
     case ConvCall::kBackwardData:
-      rc = find(handle_, c.w_filter_desc_, ptr(*w), c.y_desc_, ptr(*y), c.conv_desc_, c.x_desc_, ptr(*x), 16,
-                &returned, perf, ptr(*ws), static_cast<size_t>(workspace_bytes));
+      rc = find(handle_, c.w_filter_desc_, w, c.y_desc_, y, c.conv_desc_, c.x_desc_, x, 16, &returned, perf, ws,
+                static_cast<size_t>(workspace_bytes));
       break;
     case ConvCall::kBackwardFilter:
-      rc = find(handle_, c.x_desc_, ptr(*x), c.y_desc_, ptr(*y), c.conv_desc_, c.w_filter_desc_, ptr(*w), 16,
-                &returned, perf, ptr(*ws), static_cast<size_t>(workspace_bytes));
+      rc = find(handle_, c.x_desc_, x, c.y_desc_, y, c.conv_desc_, c.w_filter_desc_, w, 16, &returned, perf, ws,
+                static_cast<size_t>(workspace_bytes));
       break;
   }
   (void)context_->Synchronize();
   if (rc != 0) {
-    c.tuning_ = "not autotuned (" + CudnnError("cudnnFind*AlgorithmEx", rc).message() + ")";
+    c.tuning_.text = "not autotuned (" + CudnnError("cudnnFind*AlgorithmEx", rc).message() + ")";
     return;
   }
   auto name_of = [&](int algo) {
@@ -551,22 +539,24 @@ void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
     if (p.status != 0 || !math_ok || static_cast<int64_t>(p.memory) > workspace_bytes || p.time < 0) continue;
     if (p.math_type != wanted && api.set_math_type(c.conv_desc_, p.math_type) != 0) continue;
     const std::string before = c.algorithm_;
+    c.tuning_.ran = true;
+    c.tuning_.moved = p.algo != c.algo_;
     c.algo_ = p.algo;
     c.workspace_bytes_ = static_cast<int64_t>(p.memory);
     c.algorithm_ = name_of(p.algo);
     char line[160];
     std::snprintf(line, sizeof(line), "%.1f us", static_cast<double>(p.time) * 1e3);
-    c.tuning_ = c.algorithm_ + " " + line;
-    if (before != c.algorithm_) {
-      c.tuning_ += ", heuristic's first " + before;
+    c.tuning_.text = c.algorithm_ + " " + line;
+    if (c.tuning_.moved) {
+      c.tuning_.text += ", heuristic's first " + before;
       if (heuristic_ms >= 0) {
         std::snprintf(line, sizeof(line), " %.1f us", static_cast<double>(heuristic_ms) * 1e3);
-        c.tuning_ += line;
+        c.tuning_.text += line;
       }
     }
     return;
   }
-  c.tuning_ = "autotuning found no usable algorithm; kept the heuristic's " + c.algorithm_;
+  c.tuning_.text = "autotuning found no usable algorithm; kept the heuristic's " + c.algorithm_;
 }
 
 Status Cudnn::Run(const Convolution& conv, DevicePtr operand0, DevicePtr operand1, DevicePtr result, DevicePtr packed,

@@ -49,8 +49,8 @@ class Cudnn {
     const ConvPlan& plan() const { return plan_; }
     FilterLayout filter_layout() const { return layout_; }
     // What autotuning chose ("ALGO_0 20.3 us, heuristic's first ALGO_1 41.0 us"), or why
-    // it did not run; empty when it was off.
-    const std::string& tuning() const { return tuning_; }
+    // it did not run.
+    const AlgorithmTuning& tuning() const { return tuning_; }
 
    private:
     friend class Cudnn;
@@ -72,7 +72,7 @@ class Cudnn {
     std::string algorithm_;
     bool split_ = false;        // a fused plan run as forward call, adds and activation
     std::string split_reason_;  // why (cuDNN's refusal of the fused call)
-    std::string tuning_;
+    AlgorithmTuning tuning_;
   };
 
   // Descriptors and an algorithm for `plan` (a workspace of at most `max_workspace` bytes):

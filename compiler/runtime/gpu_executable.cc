@@ -536,6 +536,26 @@ class GpuExecutable::Frame {
 
 namespace {
 
+// The run's note on a library's autotuning: how many of its `calls` timed their
+// algorithms, and each call that moved away from the heuristic's first choice or could not
+// be tuned, with why. No note when autotuning was off everywhere.
+void AddTuningNote(GpuPrograms& programs, const std::string& library, int64_t calls, const std::string& how,
+                   const std::vector<std::pair<const Instruction*, const AlgorithmTuning*>>& tunings) {
+  std::string listed;
+  int64_t ran = 0, moved = 0;
+  for (const auto& [inst, tuning] : tunings) {
+    if (tuning->text.empty()) continue;
+    ran += tuning->ran ? 1 : 0;
+    moved += tuning->moved ? 1 : 0;
+    if (tuning->moved || !tuning->ran) listed += (listed.empty() ? "" : "; ") + inst->name() + ": " + tuning->text;
+  }
+  if (ran == 0 && listed.empty()) return;
+  programs.library_notes.push_back(library + " algorithms autotuned for " + std::to_string(ran) + " of " +
+                                   std::to_string(calls) + " call(s) (" + how + "), " + std::to_string(moved) +
+                                   " away from the heuristic's first choice" +
+                                   (listed.empty() ? std::string() : ": " + listed));
+}
+
 // Loads cuBLAS for the plain gemm plans and cuBLASLt for those with an epilogue (each only
 // when some call needs it), and prepares every cuBLASLt matmul and its workspace.
 Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs) {
@@ -564,26 +584,13 @@ Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs) {
     workspace = std::max(workspace, (*matmul)->workspace_bytes());
     programs.lt_matmuls.emplace(inst, std::move(*matmul));
   }
-  // What autotuning chose where it moved away from the heuristic's first, or why it could
-  // not run.
-  std::string tuned;
-  int64_t tuned_calls = 0, changed = 0;
+  std::vector<std::pair<const Instruction*, const AlgorithmTuning*>> tunings;
   for (const auto& [inst, plan] : programs.gemms) {
     auto it = programs.lt_matmuls.find(inst);
-    if (it == programs.lt_matmuls.end() || it->second->tuning().empty()) continue;
-    const std::string& tuning = it->second->tuning();
-    const bool failed = tuning.rfind("not autotuned", 0) == 0;
-    const bool moved = tuning.find("its first") != std::string::npos;
-    tuned_calls += failed ? 0 : 1;
-    changed += moved ? 1 : 0;
-    if (failed || moved) tuned += (tuned.empty() ? "" : "; ") + inst->name() + ": " + tuning;
+    if (it != programs.lt_matmuls.end()) tunings.emplace_back(inst, &it->second->tuning());
   }
-  if (tuned_calls > 0 || !tuned.empty()) {
-    programs.library_notes.push_back(
-        "cuBLASLt algorithms autotuned for " + std::to_string(tuned_calls) + " of " + std::to_string(with_epilogue) +
-        " call(s) (each of the heuristic's candidates timed on one call at compile time, best of 3), " +
-        std::to_string(changed) + " away from the heuristic's first" + (tuned.empty() ? std::string() : ": " + tuned));
-  }
+  AddTuningNote(programs, "cuBLASLt", with_epilogue,
+                "each of the heuristic's candidates timed on one call at compile time, best of 3", tunings);
   if (workspace > 0) {
     ASSIGN_OR_RETURN(programs.lt_workspace, ctx.Allocate(workspace));
     programs.bytes += workspace;
@@ -763,27 +770,13 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
       programs.tf32_convs += plan.tf32 ? 1 : 0;
       programs.convs.emplace(inst, std::move(*conv));
     }
-    // What autotuning chose where it moved away from the heuristics' first choice, or why
-    // it could not run.
-    std::string tuned;
-    int64_t changed = 0, tuned_calls = 0;
+    std::vector<std::pair<const Instruction*, const AlgorithmTuning*>> tunings;
     for (const auto& [inst, plan] : conv_plans) {
       auto it = programs.convs.find(inst);
-      if (it == programs.convs.end() || it->second->tuning().empty()) continue;
-      const std::string& tuning = it->second->tuning();
-      const bool moved = tuning.find("heuristic's first") != std::string::npos;
-      const bool failed = tuning.rfind("not autotuned", 0) == 0 || tuning.rfind("autotuning found", 0) == 0;
-      tuned_calls += failed ? 0 : 1;
-      changed += moved ? 1 : 0;
-      if (moved || failed) tuned += (tuned.empty() ? "" : "; ") + inst->name() + ": " + tuning;
+      if (it != programs.convs.end()) tunings.emplace_back(inst, &it->second->tuning());
     }
-    if (!tuned.empty() || tuned_calls > 0) {
-      programs.library_notes.push_back("cuDNN algorithms autotuned for " + std::to_string(tuned_calls) + " of " +
-                                       std::to_string(conv_plans.size()) +
-                                       " call(s) (cudnnFind*AlgorithmEx, every algorithm timed once at compile time), " +
-                                       std::to_string(changed) + " away from the heuristics' first choice" +
-                                       (tuned.empty() ? std::string() : ": " + tuned));
-    }
+    AddTuningNote(programs, "cuDNN", static_cast<int64_t>(conv_plans.size()),
+                  "cudnnFind*AlgorithmEx, every algorithm timed once at compile time", tunings);
     if (fused_calls > 0) {
       programs.library_notes.push_back("cudnnConvolutionBiasActivationForward runs " + std::to_string(fused_calls) +
                                        " fused convolution call(s) with their bias and activation: " + fused);
