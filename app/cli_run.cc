@@ -121,6 +121,10 @@ StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>&
   run_opts.gpu_arch = opts.gpu_arch;
   run_opts.gpu_libraries = opts.gpu_library == "on";
   run_opts.upload_every_run = opts.upload_every_run;
+  if (opts.gpu_autotune != "on" && opts.gpu_autotune != "off")
+    return InvalidArgument("--gpu-autotune: on or off, not '" + opts.gpu_autotune + "'");
+  run_opts.gpu_autotune = opts.gpu_autotune == "on";
+  run_opts.gpu_autotune_cache = opts.gpu_autotune_cache;
   if (!runtime::ParseHostStaging(opts.host_staging, &run_opts.gpu_host_staging))
     return InvalidArgument("--host-staging: pinned or pageable, not '" + opts.host_staging + "'");
   // A checked run holds the GPU to the interpreter's f32 bound: its gemms compute in full
@@ -446,10 +450,19 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
   cmd->add_option("--gpu-arch", opts->gpu_arch,
                   "GPU: compile for this target (default: the device's own)");
   cmd->add_option("--gpu-library", opts->gpu_library,
-                  "GPU: on (default): dots cuBLAS can run, and XLA's __cublas$gemm calls, go to cuBLAS "
+                  "GPU: on (default): dots cuBLAS can run, and XLA's __cublas$gemm calls, go to cuBLASLt (f64: cuBLAS) "
                   "(f32 DEFAULT/HIGH precision in TF32 as XLA does; full f32 under --check); off: "
                   "Fusebox's own kernels for everything (XLA's library calls lowered to HLO)")
       ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--gpu-autotune", opts->gpu_autotune,
+                  "GPU: on (default): cuDNN's and cuBLASLt's algorithms for each library call are timed at "
+                  "compile time and the fastest kept (within the call's precision), as XLA's autotuner does; "
+                  "off: the libraries' heuristics choose")
+      ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--gpu-autotune-cache", opts->gpu_autotune_cache,
+                  "GPU: a file of autotuned choices, loaded before compiling (started when missing) and "
+                  "written back after; a choice is reused only for the same library version, device and call, "
+                  "and only while the library still offers it");
   cmd->add_flag("--upload-every-run", opts->upload_every_run,
                 "GPU: upload the arguments before every run (default: once; they stay on the device)");
   cmd->add_option(

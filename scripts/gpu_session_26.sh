@@ -90,12 +90,15 @@ for hs in pinned pageable; do
 done
 fi
 if want resnet; then
-step "ResNet-50 inference: compile (cold cubin cache, then cached) and kernel time, libraries on/off"
+step "ResNet-50 inference: compile (cold cubin and autotune caches, then both cached, then autotuning off) and kernel time, libraries on/off"
 rm -rf "$FUSEBOX_CACHE_DIR"
+tuned=/tmp/resnet50_autotune.txt; rm -f "$tuned"
 for pass in cold cached; do
   echo "-- $pass" >>"$log"
-  limit=60 run /usr/bin/time -f "wall %e s" "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5
+  limit=60 run /usr/bin/time -f "wall %e s" "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5 --gpu-autotune-cache=$tuned
 done
+echo "-- autotuning off" >>"$log"
+limit=60 run "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5 --gpu-autotune=off
 limit=60 run "$fb" run bench/data/resnet50_inference.hlo --backend gpu --seed 1 --iterations 5 --gpu-library=off
 fi
 

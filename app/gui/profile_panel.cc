@@ -91,6 +91,7 @@ void ProfilePanel::Start(WorkbenchContext& context) {
   options.gpu_libraries = session->gpu_libraries();  // as the GPU stages show (the Stages panel's switch)
   options.compile_trace = session->compile_trace();  // the job holds the session, which holds the trace
   options.iterations = iterations_;
+  options.gpu_autotune = gpu_autotune_;
   const int generation = context.generation();
   context.tasks().Submit(
       "Running " + module->label + " on the " + (backend_ == 1 ? "GPU" : "CPU"),
@@ -212,6 +213,15 @@ void ProfilePanel::DrawControls(WorkbenchContext& context) {
   ImGui::SetNextItemWidth(110);
   ImGui::SliderInt("iterations", &iterations_, 1, 50);
   ImGui::SameLine();
+  if (backend_ == 1) {
+    ImGui::Checkbox("autotune", &gpu_autotune_);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("cuDNN's and cuBLASLt's algorithms timed at compile time and the fastest kept, as XLA's\n"
+                        "autotuner does (choices kept for the session: a repeat is not timed again);\n"
+                        "off: the libraries' heuristics choose (fusebox run --gpu-autotune=off)");
+    }
+    ImGui::SameLine();
+  }
   if (running_) ImGui::BeginDisabled();
   if (ImGui::Button(done_ ? "Run again (F5)" : "Run fused and unfused (F5)")) Start(context);
   if (running_) ImGui::EndDisabled();

@@ -200,14 +200,22 @@ int64_t GemmDataTypeBytes(GemmDataType type) {
   return 4;
 }
 
-std::string GemmPlan::ToString() const {
+bool GemmPlanRunsOnCublasLt(const GemmPlan& plan) {
+  if (plan.epilogue != GemmEpilogue::kDefault) return true;
+  return !plan.empty && plan.compute != GemmComputeType::kF64 && plan.a.type != GemmDataType::kF64 &&
+         plan.b.type != GemmDataType::kF64 && plan.c_type != GemmDataType::kF64;
+}
+
+std::string GemmPlan::ToString() const { return ToString(GemmPlanRunsOnCublasLt(*this)); }
+
+std::string GemmPlan::ToString(bool through_cublas_lt) const {
   const char* compute_name = compute == GemmComputeType::kF32FastTf32 ? "tf32"
                              : compute == GemmComputeType::kF64      ? "f64 compute"
                                                                      : "f32 compute";
   char buf[320];
   const bool lt = epilogue != GemmEpilogue::kDefault;
   std::snprintf(buf, sizeof(buf), "%s m=%lld n=%lld k=%lld batch=%lld A=rhs(%s) B=lhs(%s) %s->%s %s%s%s",
-                lt ? "cublasLtMatmul" : "cublasGemmStridedBatchedEx", static_cast<long long>(m),
+                through_cublas_lt ? "cublasLtMatmul" : "cublasGemmStridedBatchedEx", static_cast<long long>(m),
                 static_cast<long long>(n), static_cast<long long>(k), static_cast<long long>(batch),
                 a.transpose ? "T" : "N", b.transpose ? "T" : "N", std::string(GemmDataTypeName(a.type)).c_str(),
                 std::string(GemmDataTypeName(c_type)).c_str(), compute_name, lt ? " epilogue " : "",
@@ -222,6 +230,27 @@ int64_t GemmPlan::calls() const {
   int64_t n = 1;
   for (const GemmCallLoop& loop : loops) n *= loop.count;
   return n;
+}
+
+namespace {
+
+// The largest power of two dividing both (a power of two) and `bytes`; `alignment` for 0.
+int64_t LowerAlignment(int64_t alignment, int64_t bytes) {
+  while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
+}  // namespace
+
+GemmCallAlignment GemmCallPointerAlignment(const GemmPlan& plan, int64_t base) {
+  GemmCallAlignment out{base, base, base};
+  for (const GemmCallLoop& loop : plan.loops) {
+    if (loop.count <= 1) continue;
+    out.a = LowerAlignment(out.a, loop.a_stride * GemmDataTypeBytes(plan.a.type));
+    out.b = LowerAlignment(out.b, loop.b_stride * GemmDataTypeBytes(plan.b.type));
+    out.c = LowerAlignment(out.c, loop.c_stride * GemmDataTypeBytes(plan.c_type));
+  }
+  return out;
 }
 
 GemmPlan::Offsets GemmPlan::CallOffsets(int64_t i) const {

@@ -94,9 +94,25 @@ struct GemmPlan {
   };
   Offsets CallOffsets(int64_t i) const;
 
-  // "cublasGemmStridedBatchedEx m=128 n=64 k=256 batch=4 A=rhs(N) B=lhs(T) f32 tf32"
+  // "cublasLtMatmul m=128 n=64 k=256 batch=4 A=rhs(N) B=lhs(T) f32->f32 tf32": the routine
+  // the GPU runtime calls (GemmPlanRunsOnCublasLt), or the one named.
   std::string ToString() const;
+  std::string ToString(bool through_cublas_lt) const;
 };
+
+// Whether the GPU runtime runs `plan` through cublasLtMatmul, so that its algorithm can
+// be autotuned (cublasGemmEx takes no algorithm choice on sm_80 and later): every plan with
+// an epilogue, and plain ones with something to compute and no f64 (those stay on
+// cublasGemmStridedBatchedEx, as do plain plans cuBLASLt has no algorithm for).
+bool GemmPlanRunsOnCublasLt(const GemmPlan& plan);
+
+// The byte alignment every call of `plan` keeps for its A, B and C (= D) pointers when the
+// buffers start `base`-byte aligned (a power of two): the loops' offsets may lower it.
+// cuBLASLt is told, since it assumes 256 bytes otherwise.
+struct GemmCallAlignment {
+  int64_t a = 0, b = 0, c = 0;
+};
+GemmCallAlignment GemmCallPointerAlignment(const GemmPlan& plan, int64_t base);
 
 struct GemmPlanOptions {
   bool allow_tf32 = true;  // XLA's rule above; false: full f32 always

@@ -3,7 +3,10 @@
 // when the headers are there at build time).
 #include "compiler/runtime/cublas_lt.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -23,9 +26,14 @@ constexpr int kOpN = 0, kOpT = 1;
 constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7, kDescBiasPointer = 8, kDescAuxPointer = 11,
               kDescAuxLd = 12, kDescAuxBatchStride = 13;
 constexpr int kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6;
-constexpr int kPrefMaxWorkspaceBytes = 1;
+constexpr int kPrefMaxWorkspaceBytes = 1, kPrefMinAlignmentA = 5, kPrefMinAlignmentB = 6, kPrefMinAlignmentC = 7,
+              kPrefMinAlignmentD = 8;
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4, kEpilogueReluBias = 6,
                    kEpilogueGelu = 32, kEpilogueGeluBias = 36, kEpilogueGeluAux = 160, kEpilogueGeluAuxBias = 164;
+
+// What cuBLASLt assumes of a pointer unless told, and what the executable's buffers keep
+// (gpu_executable.cc's kDeviceAlignment; cuMemAlloc's is larger).
+constexpr int64_t kCublasLtAssumedAlignment = 256;
 
 // cublasLtMatmulHeuristicResult_t.
 struct HeuristicResult {
@@ -46,6 +54,10 @@ static_assert(kDescAuxPointer == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER &&
 static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
               kLayoutStridedBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kPrefMaxWorkspaceBytes == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+static_assert(kPrefMinAlignmentA == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES &&
+              kPrefMinAlignmentB == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES &&
+              kPrefMinAlignmentC == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES &&
+              kPrefMinAlignmentD == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES);
 static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT && kEpilogueRelu == CUBLASLT_EPILOGUE_RELU &&
               kEpilogueBias == CUBLASLT_EPILOGUE_BIAS && kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS &&
               kEpilogueGelu == CUBLASLT_EPILOGUE_GELU && kEpilogueGeluBias == CUBLASLT_EPILOGUE_GELU_BIAS &&
@@ -229,6 +241,15 @@ StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& pl
   FUSEBOX_CUBLASLT("cublasLtMatmulPreferenceCreate", api.pref_create(&pref));
   const uint64_t limit = static_cast<uint64_t>(max_workspace);
   int rc = api.pref_set(pref, kPrefMaxWorkspaceBytes, &limit, sizeof(limit));
+  // cuBLASLt assumes 256-byte aligned pointers unless told: the loops' calls start at
+  // offsets that may keep less (the GELU's aux is laid out as D).
+  const GemmCallAlignment align = GemmCallPointerAlignment(plan, kCublasLtAssumedAlignment);
+  const uint32_t a_align = static_cast<uint32_t>(align.a), b_align = static_cast<uint32_t>(align.b),
+                 c_align = static_cast<uint32_t>(align.c);
+  if (rc == 0) rc = api.pref_set(pref, kPrefMinAlignmentA, &a_align, sizeof(a_align));
+  if (rc == 0) rc = api.pref_set(pref, kPrefMinAlignmentB, &b_align, sizeof(b_align));
+  if (rc == 0) rc = api.pref_set(pref, kPrefMinAlignmentC, &c_align, sizeof(c_align));
+  if (rc == 0) rc = api.pref_set(pref, kPrefMinAlignmentD, &c_align, sizeof(c_align));
   HeuristicResult results[8] = {};
   int returned = 0;
   if (rc == 0) {
@@ -245,7 +266,26 @@ StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& pl
     candidates.push_back(c);
   }
   if (!candidates.empty()) {
-    const int best = autotune_ && candidates.size() > 1 ? Autotune(*mm, candidates) : -1;
+    int best = -1;
+    if (autotune_ && candidates.size() > 1) {
+      std::string key;
+      if (cache_ != nullptr && context_ != nullptr) {
+        const CudaDeviceInfo& device = context_->device();
+        key = GemmAutotuneKey(AutotuneScope(description_, device.name, device.compute_major, device.compute_minor),
+                              plan, max_workspace);
+        best = CachedCandidate(*mm, key, candidates);
+      }
+      if (best < 0) {
+        best = Autotune(*mm, candidates);
+        if (best >= 0 && !key.empty()) {
+          const Candidate& won = candidates[static_cast<size_t>(best)];
+          AutotuneRecord record{{}, mm->tuning_.moved, mm->tuning_.text};
+          for (uint64_t word : won.algo) record.numbers.push_back(word);
+          record.numbers.push_back(static_cast<uint64_t>(won.workspace_bytes));
+          (void)cache_->Insert(key, record);
+        }
+      }
+    }
     const Candidate& chosen = candidates[static_cast<size_t>(std::max(best, 0))];
     for (int j = 0; j < 8; ++j) mm->algo_[j] = chosen.algo[j];
     mm->workspace_bytes_ = chosen.workspace_bytes;
@@ -263,6 +303,18 @@ int64_t MatrixExtent(int64_t rows, int64_t cols, int64_t ld, int64_t batch, int6
 }
 
 }  // namespace
+
+int CublasLt::CachedCandidate(Matmul& mm, const std::string& key, const std::vector<Candidate>& candidates) {
+  std::optional<AutotuneRecord> hit = cache_->Find(key);
+  if (!hit || hit->numbers.size() != 9) return -1;
+  // The cached algorithm counts only while the heuristic still offers it (same words).
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!std::equal(candidates[i].algo, candidates[i].algo + 8, hit->numbers.begin())) continue;
+    mm.tuning_ = {true, i != 0, true, hit->text + " (cached)"};
+    return static_cast<int>(i);
+  }
+  return -1;
+}
 
 int CublasLt::Autotune(Matmul& mm, const std::vector<Candidate>& candidates) {
   const GemmPlan& plan = mm.plan_;
@@ -330,7 +382,7 @@ int CublasLt::Autotune(Matmul& mm, const std::vector<Candidate>& candidates) {
   }
   char line[160];
   std::snprintf(line, sizeof(line), "the heuristic's #%d of %zu, %.1f us", best + 1, candidates.size(), best_ms * 1e3);
-  mm.tuning_ = {true, best != 0, line};
+  mm.tuning_ = {true, best != 0, false, line};
   if (best != 0 && first_ms >= 0) {
     std::snprintf(line, sizeof(line), "; its first %.1f us", first_ms * 1e3);
     mm.tuning_.text += line;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/ir/gemm_plan.h"
+#include "compiler/runtime/autotune_cache.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/support/status.h"
 
@@ -68,6 +69,9 @@ class CublasLt {
   // whose workspace fits (one call of the plan on buffers of its shapes, after a warm-up,
   // best of three) and keeps the fastest, as XLA's autotuner does; off, the ranking's first.
   void set_autotune(bool on) { autotune_ = on; }
+  // Where autotuning looks first and keeps what it chose (autotune_cache.h); the process's
+  // cache by default, null for none (every call timed).
+  void set_autotune_cache(AutotuneCache* cache) { cache_ = cache; }
 
  private:
   CublasLt() = default;
@@ -78,8 +82,12 @@ class CublasLt {
   // The index of the fastest of `candidates` for `mm` (its descriptors made), or -1 with
   // `mm.tuning_` saying why none was timed.
   int Autotune(Matmul& mm, const std::vector<Candidate>& candidates);
+  // The candidate whose algorithm the cache holds for `key`, with `mm.tuning_` set from
+  // it; -1 when the cache has none or cuBLASLt no longer offers it.
+  int CachedCandidate(Matmul& mm, const std::string& key, const std::vector<Candidate>& candidates);
   CudaContext* context_ = nullptr;
   bool autotune_ = true;
+  AutotuneCache* cache_ = &AutotuneCache::Process();
   void* handle_ = nullptr;  // cublasLtHandle_t
   void* stream_ = nullptr;  // the context's stream
   std::string description_;

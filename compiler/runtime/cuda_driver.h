@@ -66,10 +66,13 @@ class CudaContext;
 
 // What a library's autotuning did for one call: whether it timed the candidates, whether
 // it moved away from the heuristic's first choice, and in words (the choice and its time,
-// or why it did not run). Empty when autotuning was off.
+// or why it did not run). Empty when autotuning was off. `cached`: the choice came from
+// the autotune cache (autotune_cache.h: an earlier call of the same problem, in this
+// process or a loaded cache file) and was checked against the library, not timed again.
 struct AlgorithmTuning {
   bool ran = false;
   bool moved = false;
+  bool cached = false;
   std::string text;
 };
 

@@ -3,7 +3,9 @@
 // headers are there at build time).
 #include "compiler/runtime/cudnn.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -473,9 +475,68 @@ int64_t Extent(const ConvTensorView& view) {
 
 }  // namespace
 
+namespace {
+
+std::string ConvAlgorithmName(ConvCall call, int algo) {
+  return call == ConvCall::kForward        ? AlgorithmName(algo)
+         : call == ConvCall::kBackwardData ? BackwardDataAlgorithmName(algo)
+                                           : BackwardFilterAlgorithmName(algo);
+}
+
+// What autotuning may spend on a workspace: the call's limit, at most 64 MiB.
+int64_t TuningWorkspaceLimit(int64_t max_workspace) { return std::min<int64_t>(max_workspace, int64_t{64} << 20); }
+
+}  // namespace
+
+bool Cudnn::ApplyCachedChoice(Convolution& c, const AutotuneRecord& record, int64_t workspace_limit) {
+  const CudnnApi& api = Api();
+  if (record.numbers.size() != 3 || record.numbers[0] > 64) return false;
+  const int algo = static_cast<int>(record.numbers[0]);
+  const int math = static_cast<int>(record.numbers[1]);
+  const bool full_f32 = c.plan_.type == GemmDataType::kF32 && !c.plan_.tf32;
+  const int wanted = full_f32 ? kFmaMath : kDefaultMath;
+  if (math != wanted && (full_f32 || math != kTensorOpMath)) return false;  // the precision must hold
+  if (math != wanted && api.set_math_type(c.conv_desc_, math) != 0) return false;
+  size_t bytes = 0;
+  int rc = 0;
+  switch (c.plan_.call) {
+    case ConvCall::kForward:
+      rc = api.get_fwd_workspace(handle_, c.x_desc_, c.w_filter_desc_, c.conv_desc_, c.y_desc_, algo, &bytes);
+      break;
+    case ConvCall::kBackwardData:
+      rc = api.get_bwd_data_workspace(handle_, c.w_filter_desc_, c.y_desc_, c.conv_desc_, c.x_desc_, algo, &bytes);
+      break;
+    case ConvCall::kBackwardFilter:
+      rc = api.get_bwd_filter_workspace(handle_, c.x_desc_, c.y_desc_, c.conv_desc_, c.w_filter_desc_, algo, &bytes);
+      break;
+  }
+  if (rc != 0 || static_cast<int64_t>(bytes) > workspace_limit) {
+    if (math != wanted) (void)api.set_math_type(c.conv_desc_, wanted);
+    return false;
+  }
+  const std::string before = c.algorithm_;
+  c.tuning_.ran = true;
+  c.tuning_.cached = true;
+  c.tuning_.moved = algo != c.algo_;
+  c.algo_ = algo;
+  c.workspace_bytes_ = static_cast<int64_t>(bytes);
+  c.algorithm_ = ConvAlgorithmName(c.plan_.call, algo);
+  c.tuning_.text = record.text + " (cached)";
+  return true;
+}
+
 void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
   const CudnnApi& api = Api();
   const ConvCall call = c.plan_.call;
+  const int64_t workspace_bytes = TuningWorkspaceLimit(max_workspace);
+  std::string key;
+  if (cache_ != nullptr && context_ != nullptr) {
+    const CudaDeviceInfo& device = context_->device();
+    key = ConvAutotuneKey(AutotuneScope(description_, device.name, device.compute_major, device.compute_minor),
+                          c.plan_, c.layout_, c.split_, max_workspace);
+    std::optional<AutotuneRecord> hit = cache_->Find(key);
+    if (hit && ApplyCachedChoice(c, *hit, workspace_bytes)) return;
+  }
   const CudnnApi::FindFn find = call == ConvCall::kForward        ? api.find_fwd
                                 : call == ConvCall::kBackwardData ? api.find_bwd_data
                                                                   : api.find_bwd_filter;
@@ -486,7 +547,6 @@ void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
   // Buffers of the call's shapes (not the run's: they are not allocated yet), filled with
   // 0x3c bytes (about 0.0115 in f32, 1.06 in f16: normal numbers), and a workspace.
   const int64_t element = ElementBytes(c.plan_.type);
-  const int64_t workspace_bytes = std::min<int64_t>(max_workspace, int64_t{64} << 20);
   StatusOr<std::vector<DeviceBuffer>> buffers = context_->AllocateFilled(
       {Extent(c.plan_.input) * element, Extent(c.plan_.output) * element, c.plan_.kernel_elements * element,
        workspace_bytes},
@@ -519,11 +579,6 @@ void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
     c.tuning_.text = "not autotuned (" + CudnnError("cudnnFind*AlgorithmEx", rc).message() + ")";
     return;
   }
-  auto name_of = [&](int algo) {
-    return call == ConvCall::kForward        ? AlgorithmName(algo)
-           : call == ConvCall::kBackwardData ? BackwardDataAlgorithmName(algo)
-                                             : BackwardFilterAlgorithmName(algo);
-  };
   // The fastest that ran, fits the workspace and keeps the precision: the descriptor's
   // math type, or tensor-op math (TF32 for f32) where the default allows it; never the
   // down-conversion to half.
@@ -543,7 +598,7 @@ void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
     c.tuning_.moved = p.algo != c.algo_;
     c.algo_ = p.algo;
     c.workspace_bytes_ = static_cast<int64_t>(p.memory);
-    c.algorithm_ = name_of(p.algo);
+    c.algorithm_ = ConvAlgorithmName(call, p.algo);
     char line[160];
     std::snprintf(line, sizeof(line), "%.1f us", static_cast<double>(p.time) * 1e3);
     c.tuning_.text = c.algorithm_ + " " + line;
@@ -553,6 +608,12 @@ void Cudnn::Autotune(Convolution& c, int64_t max_workspace) {
         std::snprintf(line, sizeof(line), " %.1f us", static_cast<double>(heuristic_ms) * 1e3);
         c.tuning_.text += line;
       }
+    }
+    if (!key.empty()) {
+      (void)cache_->Insert(key, {{static_cast<uint64_t>(p.algo), static_cast<uint64_t>(p.math_type),
+                                  static_cast<uint64_t>(p.memory)},
+                                 c.tuning_.moved,
+                                 c.tuning_.text});
     }
     return;
   }

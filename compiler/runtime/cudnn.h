@@ -18,6 +18,7 @@
 #include <string>
 
 #include "compiler/ir/conv_plan.h"
+#include "compiler/runtime/autotune_cache.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/support/status.h"
 
@@ -97,12 +98,19 @@ class Cudnn {
   // fits the workspace and keeps the call's precision, as XLA's autotuner does; off, it
   // keeps the heuristics' first choice (cudnnGet*Algorithm_v7).
   void set_autotune(bool on) { autotune_ = on; }
+  // Where autotuning looks first and keeps what it chose (autotune_cache.h); the process's
+  // cache by default, null for none (every call timed).
+  void set_autotune_cache(AutotuneCache* cache) { cache_ = cache; }
 
  private:
   Cudnn() = default;
   void Autotune(Convolution& c, int64_t max_workspace);
+  // Applies a cached choice when cuDNN still offers it for `c` within the workspace; false
+  // (and `c` unchanged) when it does not.
+  bool ApplyCachedChoice(Convolution& c, const AutotuneRecord& record, int64_t workspace_limit);
   CudaContext* context_ = nullptr;
   bool autotune_ = true;
+  AutotuneCache* cache_ = &AutotuneCache::Process();
   void* handle_ = nullptr;
   std::string description_;
 };

@@ -441,7 +441,7 @@ class GpuExecutable::Frame {
       // GELU_AUX: the GELU's input goes to the call's second output.
       const bool aux = GemmEpilogueHasAux(plan.epilogue);
       if (aux && (out.size() < 2 || out[1] == 0)) return Internal(inst.name() + ": a GELU_AUX call has no aux buffer");
-      return RunLibraryCall(inst, "cuBLASLt " + plan.ToString(), "library(cuBLASLt matmul)",
+      return RunLibraryCall(inst, "cuBLASLt " + plan.ToString(true), "library(cuBLASLt matmul)",
                             ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
                                 (plan.beta != 0 ? out_bytes : 0) + bias_bytes,
                             out_bytes * (aux ? 2 : 1), plan.flops, "cuBLASLt", [&] {
@@ -450,7 +450,7 @@ class GpuExecutable::Frame {
                                                                     aux ? out[1] : 0);
                             });
     }
-    return RunLibraryCall(inst, "cuBLAS " + plan.ToString(), "library(cuBLAS gemm)",
+    return RunLibraryCall(inst, "cuBLAS " + plan.ToString(false), "library(cuBLAS gemm)",
                           ArrayBytes(inst.operand(0)->shape()) + ArrayBytes(inst.operand(1)->shape()) +
                               (plan.beta != 0 ? out_bytes : 0),
                           out_bytes, plan.flops, "cuBLAS",
@@ -542,25 +542,70 @@ namespace {
 void AddTuningNote(GpuPrograms& programs, const std::string& library, int64_t calls, const std::string& how,
                    const std::vector<std::pair<const Instruction*, const AlgorithmTuning*>>& tunings) {
   std::string listed;
-  int64_t ran = 0, moved = 0;
+  int64_t ran = 0, moved = 0, cached = 0;
   for (const auto& [inst, tuning] : tunings) {
     if (tuning->text.empty()) continue;
     ran += tuning->ran ? 1 : 0;
     moved += tuning->moved ? 1 : 0;
+    cached += tuning->cached ? 1 : 0;
     if (tuning->moved || !tuning->ran) listed += (listed.empty() ? "" : "; ") + inst->name() + ": " + tuning->text;
   }
   if (ran == 0 && listed.empty()) return;
   programs.library_notes.push_back(library + " algorithms autotuned for " + std::to_string(ran) + " of " +
                                    std::to_string(calls) + " call(s) (" + how + "), " + std::to_string(moved) +
                                    " away from the heuristic's first choice" +
+                                   (cached > 0 ? ", " + std::to_string(cached) + " of them from the autotune cache"
+                                               : std::string()) +
                                    (listed.empty() ? std::string() : ": " + listed));
 }
 
-// Loads cuBLAS for the plain gemm plans and cuBLASLt for those with an epilogue (each only
-// when some call needs it), and prepares every cuBLASLt matmul and its workspace.
-Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs) {
-  int64_t plain = 0, with_epilogue = 0;
-  for (const auto& [inst, plan] : programs.gemms) (plan.epilogue == GemmEpilogue::kDefault ? plain : with_epilogue)++;
+// Loads cuBLASLt for the gemm plans that run through it (GemmPlanRunsOnCublasLt) and
+// prepares each matmul (its algorithm autotuned unless `autotune` is off) and the
+// workspace; cuBLAS for the plain gemms left (f64, or cuBLASLt has no algorithm for the
+// plan or cannot be loaded: the run's notes say which and why).
+Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs, bool autotune) {
+  int64_t with_epilogue = 0, plain_for_lt = 0;
+  for (const auto& [inst, plan] : programs.gemms) {
+    if (plan.epilogue != GemmEpilogue::kDefault) {
+      ++with_epilogue;
+    } else if (GemmPlanRunsOnCublasLt(plan)) {
+      ++plain_for_lt;
+    }
+  }
+  std::string not_on_lt;  // plain gemms cuBLASLt refused, and why
+  if (with_epilogue > 0 || plain_for_lt > 0) {
+    StatusOr<std::unique_ptr<CublasLt>> lt = CublasLt::Create(ctx);
+    if (lt.ok()) {
+      programs.cublas_lt = std::move(*lt);
+      programs.cublas_lt->set_autotune(autotune);
+    } else if (with_epilogue > 0) {
+      return lt.status().WithPrefix("the module has " + std::to_string(with_epilogue) +
+                                    " gemm library call(s) with an epilogue: ");
+    } else {
+      programs.library_notes.push_back(lt.status().message() + ": the " + std::to_string(plain_for_lt) +
+                                       " plain gemm(s) run through cuBLAS's cublasGemmStridedBatchedEx instead");
+    }
+  }
+  constexpr int64_t kMaxLtWorkspace = int64_t{32} << 20;
+  int64_t workspace = 0, plain = 0;
+  for (const auto& [inst, plan] : programs.gemms) {
+    const bool epilogue = plan.epilogue != GemmEpilogue::kDefault;
+    if (programs.cublas_lt != nullptr && GemmPlanRunsOnCublasLt(plan)) {
+      StatusOr<std::unique_ptr<CublasLt::Matmul>> matmul = programs.cublas_lt->Prepare(plan, kMaxLtWorkspace);
+      if (matmul.ok()) {
+        workspace = std::max(workspace, (*matmul)->workspace_bytes());
+        programs.lt_matmuls.emplace(inst, std::move(*matmul));
+        continue;
+      }
+      if (epilogue) return matmul.status().WithPrefix(inst->name() + ": ");
+      not_on_lt += (not_on_lt.empty() ? "" : "; ") + inst->name() + ": " + matmul.status().message();
+    }
+    ++plain;
+  }
+  if (!not_on_lt.empty()) {
+    programs.library_notes.push_back("cuBLASLt refused, ran through cuBLAS's cublasGemmStridedBatchedEx instead: " +
+                                     not_on_lt);
+  }
   if (plain > 0) {
     StatusOr<std::unique_ptr<Cublas>> cublas = Cublas::Create(ctx);
     if (!cublas.ok()) {
@@ -568,28 +613,13 @@ Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs) {
     }
     programs.cublas = std::move(*cublas);
   }
-  if (with_epilogue == 0) return Status::Ok();
-  StatusOr<std::unique_ptr<CublasLt>> lt = CublasLt::Create(ctx);
-  if (!lt.ok()) {
-    return lt.status().WithPrefix("the module has " + std::to_string(with_epilogue) +
-                                  " gemm library call(s) with an epilogue: ");
-  }
-  programs.cublas_lt = std::move(*lt);
-  constexpr int64_t kMaxLtWorkspace = int64_t{32} << 20;
-  int64_t workspace = 0;
-  for (const auto& [inst, plan] : programs.gemms) {
-    if (plan.epilogue == GemmEpilogue::kDefault) continue;
-    StatusOr<std::unique_ptr<CublasLt::Matmul>> matmul = programs.cublas_lt->Prepare(plan, kMaxLtWorkspace);
-    if (!matmul.ok()) return matmul.status().WithPrefix(inst->name() + ": ");
-    workspace = std::max(workspace, (*matmul)->workspace_bytes());
-    programs.lt_matmuls.emplace(inst, std::move(*matmul));
-  }
+  if (programs.lt_matmuls.empty()) return Status::Ok();
   std::vector<std::pair<const Instruction*, const AlgorithmTuning*>> tunings;
   for (const auto& [inst, plan] : programs.gemms) {
     auto it = programs.lt_matmuls.find(inst);
     if (it != programs.lt_matmuls.end()) tunings.emplace_back(inst, &it->second->tuning());
   }
-  AddTuningNote(programs, "cuBLASLt", with_epilogue,
+  AddTuningNote(programs, "cuBLASLt", static_cast<int64_t>(programs.lt_matmuls.size()),
                 "each of the heuristic's candidates timed on one call at compile time, best of 3", tunings);
   if (workspace > 0) {
     ASSIGN_OR_RETURN(programs.lt_workspace, ctx.Allocate(workspace));
@@ -740,6 +770,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
                                        " convolution library call(s): ");
     }
     programs.cudnn = std::move(*cudnn);
+    programs.cudnn->set_autotune(options.autotune);
     constexpr int64_t kMaxConvWorkspace = int64_t{256} << 20;
     int64_t workspace = 0, packed = 0;
     std::string fused;  // the fused calls, named in the run's notes
@@ -789,7 +820,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     }
     programs.bytes += workspace + packed;
   }
-  RETURN_IF_ERROR(PrepareGemms(ctx, programs));
+  RETURN_IF_ERROR(PrepareGemms(ctx, programs, options.autotune));
 
   // Device copies of the entry's arguments, filled by every run.
   for (const Instruction* param : exe->module_->entry()->parameters()) {

@@ -52,7 +52,8 @@ struct GpuExecutableOptions {
   // otherwise the driver JIT-compiles the PTX.
   PtxToCubin ptx_to_cubin;
   // Gemm library calls (__cublas$gemm, __cublas$lt$matmul; passes::GemmRewriter makes
-  // them from dots) run through cuBLAS (compiler/runtime/cublas.h), convolution calls
+  // them from dots) run through cuBLASLt (compiler/runtime/cublas_lt.h; f64 ones through
+  // cuBLAS, cublas.h: GemmPlanRunsOnCublasLt), convolution calls
   // (__cudnn$convForward; passes::ConvRewriter) through cuDNN (cudnn.h). DEFAULT and HIGH
   // precision f32 products may use TF32 as XLA's do; false: full f32 always.
   bool allow_tf32 = true;
@@ -61,6 +62,11 @@ struct GpuExecutableOptions {
   // the one before (host_staging.h); kPageable: the driver's synchronous pageable calls
   // (`fusebox run --host-staging=pageable`). Pinned memory refused: pageable, with a note.
   HostStaging host_staging = HostStaging::kPinned;
+  // cuDNN's and cuBLASLt's algorithms timed at compile time and the fastest kept, as XLA's
+  // autotuner does (`--gpu-autotune=on`, the default), through the process's autotune
+  // cache (autotune_cache.h); plain f16/bf16/f32 gemms run through cuBLASLt so that theirs
+  // are tuned too (GemmPlanRunsOnCublasLt). False: the libraries' heuristics choose.
+  bool autotune = true;
 };
 
 class GpuExecutable {

@@ -86,7 +86,7 @@ std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::st
       if (auto it = sources.find(call.name); it != sources.end()) call.source = it->second;
       if (LibraryCallKindOf(call.target) == LibraryCallKind::kGemm) {
         StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
-        call.library = plan.ok() && plan->epilogue != GemmEpilogue::kDefault ? "cuBLASLt" : "cuBLAS";
+        call.library = plan.ok() && GemmPlanRunsOnCublasLt(*plan) ? "cuBLASLt" : "cuBLAS";
         if (plan.ok()) {
           call.routine = plan->ToString();
           call.flops = plan->flops;

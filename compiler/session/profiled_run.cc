@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "compiler/codegen/ptx_tools.h"
 #include "compiler/ir/collectives.h"
 #include "compiler/passes/kernel_count.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/autotune_cache.h"
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/runtime/gpu_executable.h"
 #include "compiler/support/timer.h"
@@ -125,7 +127,21 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   runtime::GpuExecutableOptions exe_opts;
   exe_opts.allow_tf32 = opts.gpu_tf32;
   exe_opts.host_staging = opts.gpu_host_staging;
+  exe_opts.autotune = opts.gpu_autotune;
   exe_opts.compile.trace = opts.compile_trace;
+  runtime::AutotuneCache& tuned = runtime::AutotuneCache::Process();
+  std::string cache_note;
+  if (!opts.gpu_autotune_cache.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(opts.gpu_autotune_cache, ec)) {
+      size_t loaded = 0;
+      RETURN_IF_ERROR(tuned.Load(opts.gpu_autotune_cache, &loaded));
+      cache_note = "autotune cache " + opts.gpu_autotune_cache + ": " + std::to_string(loaded) + " choice(s) loaded";
+    } else {
+      cache_note = "autotune cache " + opts.gpu_autotune_cache + ": new";
+    }
+  }
+  const size_t cached_before = tuned.size();
   if (!opts.gpu_arch.empty()) {
     exe_opts.compile.arch = opts.gpu_arch;
     exe_opts.arch_from_device = false;
@@ -143,6 +159,11 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
     };
   }
   ASSIGN_OR_RETURN(std::unique_ptr<runtime::GpuExecutable> exe, runtime::GpuExecutable::Create(std::move(optimized), exe_opts));
+  if (!opts.gpu_autotune_cache.empty()) {
+    RETURN_IF_ERROR(tuned.Save(opts.gpu_autotune_cache));
+    run.notes.push_back(cache_note + ", " + std::to_string(tuned.size() - cached_before) + " added, " +
+                        std::to_string(tuned.size()) + " written");
+  }
   compile_span.End();
   run.compile_s = compile_watch.ElapsedSeconds();
   run.device = exe->device_description();

@@ -38,6 +38,12 @@ struct ProfiledRunOptions {
   // GPU: host<->device copies through pinned staging slots, or the driver's pageable calls
   // (`--host-staging`).
   runtime::HostStaging gpu_host_staging = runtime::HostStaging::kPinned;
+  // GPU: cuDNN's and cuBLASLt's algorithms timed at compile time (`--gpu-autotune`);
+  // false: the libraries' heuristics choose.
+  bool gpu_autotune = true;
+  // GPU: an autotune cache file (`--gpu-autotune-cache`, autotune_cache.h) loaded into the
+  // process's cache before compiling (a missing file is started) and written back after.
+  std::string gpu_autotune_cache;
   // CPU: checked during the compile and between iterations; set, the run stops with
   // Cancelled(). `progress` gets (fraction, step) as the compile and the runs go.
   const std::atomic<bool>* cancel = nullptr;

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "compiler/codegen/ptx_tools.h"
@@ -105,6 +107,43 @@ TEST(CliGpuRunTest, HostStagingIsPinnedOrPageable) {
   }
 }
 
+// --gpu-autotune is on or off; --gpu-autotune-cache names a file that must be a cache when
+// it exists (checked before the device is opened, so this part runs anywhere). On a GPU:
+// a first run starts the file, a second loads it and takes its choices from it, and
+// --gpu-autotune=off says nothing of tuning; each run matches the interpreter.
+TEST(CliGpuRunTest, AutotuneFlagsAndTheCacheFile) {
+  Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-autotune=maybe");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--gpu-autotune"));
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "cli_autotune_cache";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string junk = (dir / "junk.txt").string();
+  std::ofstream(junk) << "not a cache\n";
+  Result malformed = RunFusebox("run " + Example("mnist_train_step.hlo") + " --backend gpu --gpu-autotune-cache=" + junk);
+  EXPECT_EQ(malformed.code, 1) << malformed.out;
+  EXPECT_THAT(malformed.out, HasSubstr(junk + ":1: not a Fusebox autotune cache"));
+  if (!fusebox::runtime::DiscoverCudaDevice(0).ok()) GTEST_SKIP() << "no GPU here";
+  const std::string file = (dir / "tuned.txt").string();
+  const std::string run = "run " + Example("cifar_cnn_train_step.hlo") + " --backend gpu --check --gpu-autotune-cache=" + file;
+  Result first = RunFusebox(run);
+  EXPECT_EQ(first.code, 0) << first.out;
+  EXPECT_THAT(first.out, HasSubstr("autotune cache " + file + ": new"));
+  EXPECT_THAT(first.out, HasSubstr("cuDNN algorithms autotuned for"));
+  EXPECT_THAT(first.out, HasSubstr("check: matches the interpreter"));
+  ASSERT_TRUE(std::filesystem::exists(file));
+  Result second = RunFusebox(run);
+  EXPECT_EQ(second.code, 0) << second.out;
+  EXPECT_THAT(second.out, HasSubstr("choice(s) loaded, 0 added"));
+  EXPECT_THAT(second.out, HasSubstr("of them from the autotune cache"));
+  EXPECT_THAT(second.out, HasSubstr("check: matches the interpreter"));
+  Result off = RunFusebox("run " + Example("cifar_cnn_train_step.hlo") + " --backend gpu --check --gpu-autotune=off");
+  EXPECT_EQ(off.code, 0) << off.out;
+  EXPECT_THAT(off.out, ::testing::Not(HasSubstr("autotuned")));
+  EXPECT_THAT(off.out, HasSubstr("check: matches the interpreter"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliGpuRunTest, GpuLibraryIsOnOrOff) {
   Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-library=maybe");
   EXPECT_NE(bad.code, 0);
@@ -121,7 +160,7 @@ TEST(CliGpuRunTest, GpuLibraryIsOnOrOff) {
   EXPECT_EQ(off.code, 0) << off.out;
   EXPECT_THAT(off.out, ::testing::Not(HasSubstr("library calls")));
   EXPECT_THAT(off.out, HasSubstr("check: matches the interpreter"));
-  // An XLA GPU module: its cuDNN and cuBLASLt calls lowered, its product in cuBLAS.
+  // An XLA GPU module: its cuDNN and cuBLASLt calls lowered, its product in cuBLASLt.
   Result xla = RunFusebox("run " + std::string(FUSEBOX_SOURCE_DIR) +
                           "/tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --check");
   EXPECT_EQ(xla.code, 0) << xla.out;

@@ -169,6 +169,52 @@ TEST(GemmPlanTest, BatchDimensionsAnywhereReadInPlace) {
   EXPECT_NE(plan->ToString().find("x2 calls"), std::string::npos) << plan->ToString();
 }
 
+// The loops' calls start at offsets cuBLASLt must be told of (it assumes 256-byte aligned
+// pointers): the scores' second call reads A 288 bytes, B 240 bytes and writes C 360 bytes
+// into their buffers, so the alignments every call keeps are 32, 16 and 8 bytes.
+TEST(GemmPlanTest, LoopCallsKeepTheirPointerAlignment) {
+  Dot d = ParseDot("  a = f32[2,5,3,4] parameter(0)\n  b = f32[2,6,3,4] parameter(1)",
+                   "f32[2,3,5,6] dot(a, b), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+                   "rhs_contracting_dims={3}");
+  auto plan = PlanGemm(CallOf(*d.dot), d.dot->operand(0)->shape(), d.dot->operand(1)->shape());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->calls(), 2);
+  GemmCallAlignment align = GemmCallPointerAlignment(*plan, 256);
+  EXPECT_EQ(align.a, 32);
+  EXPECT_EQ(align.b, 16);
+  EXPECT_EQ(align.c, 8);
+  // One call (no loops): the buffers' own alignment.
+  Dot one = ParseDot("  a = f32[2,5,4] parameter(0)\n  b = f32[2,6,4] parameter(1)",
+                     "f32[2,5,6] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                     "rhs_contracting_dims={2}");
+  auto single = PlanGemm(CallOf(*one.dot), one.dot->operand(0)->shape(), one.dot->operand(1)->shape());
+  ASSERT_TRUE(single.ok()) << single.status().message();
+  ASSERT_EQ(single->calls(), 1);
+  align = GemmCallPointerAlignment(*single, 256);
+  EXPECT_EQ(align.a, 256);
+  EXPECT_EQ(align.b, 256);
+  EXPECT_EQ(align.c, 256);
+}
+
+// Plain f32 gemms run through cublasLtMatmul (their algorithm autotuned), f64 ones through
+// cublasGemmStridedBatchedEx; the plan's text names the routine that runs it.
+TEST(GemmPlanTest, PlainGemmsRunOnCublasLtExceptF64) {
+  for (const char* type : {"f32", "f64"}) {
+    SCOPED_TRACE(type);
+    const std::string t = type;
+    Dot d = ParseDot("  a = " + t + "[8,16] parameter(0)\n  b = " + t + "[16,4] parameter(1)",
+                     t + "[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+    auto plan = PlanGemm(CallOf(*d.dot), d.dot->operand(0)->shape(), d.dot->operand(1)->shape());
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    const bool lt = t == "f32";
+    EXPECT_EQ(GemmPlanRunsOnCublasLt(*plan), lt);
+    EXPECT_EQ(plan->ToString().rfind(lt ? "cublasLtMatmul m=4 n=8 k=16" : "cublasGemmStridedBatchedEx m=4 n=8 k=16", 0),
+              0u)
+        << plan->ToString();
+    EXPECT_EQ(plan->ToString(false).rfind("cublasGemmStridedBatchedEx m=4", 0), 0u) << plan->ToString(false);
+  }
+}
+
 TEST(GemmPlanTest, AlphaAndBetaScaleAsCublasDoes) {
   ExpectPlanComputesTheDot("  a = f32[5,7] parameter(0)\n  b = f32[7,3] parameter(1)",
                            "f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", 0.5, 2.0);

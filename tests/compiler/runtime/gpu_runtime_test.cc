@@ -16,6 +16,7 @@
 
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/autotune_cache.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/runtime/gpu_executable.h"
 #include "compiler/session/machine_peaks.h"
@@ -463,6 +464,95 @@ ENTRY e {
 // the filter layout Fusebox picks, so no note says "ran as a forward call"), and the input
 // gradient of a strided convolution as cudnnConvolutionBackwardData, against the
 // interpreter.
+// The autotune cache: a second compile of the same module takes every choice from the
+// cache (the notes say so) and still matches the interpreter; choices the libraries no
+// longer offer (an algorithm number cuDNN does not have, cuBLASLt words no heuristic
+// returns) are not applied but timed again; --gpu-autotune=off keeps the heuristics'
+// choices and says nothing of tuning. The product is a plain f32 gemm: through cuBLASLt.
+TEST(GpuExecutableGpuTest, AutotuneCacheServesRepeatsAndRefusesStaleChoices) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  x = f32[8,16,16,32] parameter(0)
+  w = f32[3,3,32,64] parameter(1)
+  a = f32[256,784] parameter(2)
+  b = f32[784,512] parameter(3)
+  c = f32[8,16,16,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  d = f32[256,512] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[8,16,16,64], f32[256,512]) tuple(c, d)
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto args = interpreter::RandomArguments(**module, 4);
+  ASSERT_TRUE(args.ok());
+  auto expected = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(expected.ok());
+  runtime::AutotuneCache& cache = runtime::AutotuneCache::Process();
+  auto compile_and_check = [&](bool autotune) -> std::vector<std::string> {
+    auto optimized = passes::OptimizeForBackend(**module, true, true);
+    EXPECT_TRUE(optimized.ok()) << optimized.status().message();
+    if (!optimized.ok()) return {};
+    runtime::GpuExecutableOptions options;
+    options.allow_tf32 = false;
+    options.autotune = autotune;
+    auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
+    EXPECT_TRUE(exe.ok()) << exe.status().message();
+    if (!exe.ok()) return {};
+    EXPECT_THAT((*exe)->library_description(), HasSubstr("cuBLASLt"));
+    auto result = (*exe)->Run(*args);
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    if (!result.ok()) return {};
+    EXPECT_EQ((*exe)->last_library_calls(), 2);
+    interpreter::CompareResult cmp =
+        interpreter::CompareLiterals(*result, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    return (*exe)->library_notes();
+  };
+  auto joined = [](const std::vector<std::string>& notes) {
+    std::string out;
+    for (const std::string& note : notes) out += note + "\n";
+    return out;
+  };
+  cache.Clear();
+  const std::string first = joined(compile_and_check(true));
+  EXPECT_THAT(first, HasSubstr("cuDNN algorithms autotuned for 1 of 1 call(s)"));
+  EXPECT_THAT(first, ::testing::Not(HasSubstr("autotune cache")));
+  ASSERT_GE(cache.size(), 1u) << "the convolution's choice is kept";
+  const size_t kept = cache.size();
+  const std::string second = joined(compile_and_check(true));
+  EXPECT_THAT(second, HasSubstr("cuDNN algorithms autotuned for 1 of 1 call(s)"));
+  EXPECT_THAT(second, HasSubstr("1 of them from the autotune cache"));
+  EXPECT_EQ(cache.size(), kept) << "nothing timed again";
+
+  // Stale choices: every record's numbers replaced by ones no library offers.
+  std::string text = cache.ToText();
+  std::string stale;
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);
+  stale = line + "\n";
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields;
+    size_t start = 0, tab;
+    while ((tab = line.find('\t', start)) != std::string::npos) {
+      fields.push_back(line.substr(start, tab - start));
+      start = tab + 1;
+    }
+    fields.push_back(line.substr(start));
+    ASSERT_EQ(fields.size(), 4u) << line;
+    const bool lt = fields[0].rfind("cuBLASLt", 0) == 0;
+    stale += fields[0] + "\t0\t" + (lt ? "1,2,3,4,5,6,7,8,0" : "3f,3,0") + "\tstale\n";
+  }
+  cache.Clear();
+  ASSERT_TRUE(cache.LoadText(stale, "stale").ok());
+  const std::string third = joined(compile_and_check(true));
+  EXPECT_THAT(third, HasSubstr("cuDNN algorithms autotuned for 1 of 1 call(s)"));
+  EXPECT_THAT(third, ::testing::Not(HasSubstr("autotune cache")));
+  EXPECT_THAT(third, ::testing::Not(HasSubstr("stale")));
+  // Off: the heuristics choose, no tuning note.
+  const std::string off = joined(compile_and_check(false));
+  EXPECT_THAT(off, ::testing::Not(HasSubstr("autotuned")));
+}
+
 TEST(GpuExecutableGpuTest, CudnnConvolutionsMatchTheInterpreter) {
   FUSEBOX_SKIP_WITHOUT_GPU();
   auto module = ParseModule(R"(HloModule m
