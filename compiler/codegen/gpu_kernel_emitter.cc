@@ -508,11 +508,12 @@ GpuLaunch GpuKernelEmitter::Launch1D(const std::string& function, int64_t thread
 
 Status GpuKernelEmitter::EmitSpaceLoop(const Instruction& inst, GpuKernel* kernel, const std::string& name, const Shape& space,
                                        int64_t buffer_count, int64_t skip_if_aliased,
-                                       const std::function<void(Entry&, const IrIndex&)>& body, bool full_block) {
+                                       const std::function<void(Entry&, const IrIndex&)>& body, bool full_block,
+                                       bool one_per_thread) {
   const int64_t n = space.ElementCount();
   if (n == 0) return Status::Ok();
   const int64_t rank = space.rank();
-  int64_t per_thread = std::max(1, options_.elements_per_thread);
+  int64_t per_thread = one_per_thread ? 1 : std::max(1, options_.elements_per_thread);
   if (rank == 0 || space.dimensions(rank - 1) % per_thread != 0 || n < per_thread * kWarp) per_thread = 1;
   std::vector<int64_t> dims(space.dimensions().begin(), space.dimensions().end());
   if (rank > 0) dims.back() /= per_thread;
@@ -745,6 +746,16 @@ Status GpuKernelEmitter::EmitScatterLike(const Instruction& inst, const Instruct
   const int64_t n = static_cast<int64_t>(outs.size());
   const int64_t operand_count = inst.operand_count();
   const int64_t buffer_count = operand_count + n;
+  if (!is_scatter && SelectAndScatterWindowsTile(root)) {
+    // Windows that tile the operand (a max pool's gradient): one thread per window selects
+    // once and writes its whole window (each result element written once, no atomics).
+    kernel->kind_name = "select-and-scatter(windows)";
+    return EmitSpaceLoop(inst, kernel, kernel->name, root.operand(1)->shape(), buffer_count, -1,
+                         [&](Entry& e, const IrIndex& s) {
+                           EmitSelectAndScatterWindow(root, *e.emitter, *e.b, s, IrArray(e.buffer(operand_count), outs[0]));
+                         },
+                         /*full_block=*/false, /*one_per_thread=*/true);
+  }
   if (!is_scatter) {
     // select-and-scatter: one thread per result element gathers from the windows that
     // cover it (no serial updates, no atomics).

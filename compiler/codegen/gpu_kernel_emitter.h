@@ -165,10 +165,13 @@ class GpuKernelEmitter {
   // minor dimension (when it divides), so that loads of same-shaped operands are
   // contiguous and 16-byte aligned and LLVM merges them into vector loads. `full_block`:
   // blocks of kBlock threads however small the space is (a part of a merged launch, whose
-  // parts share one block shape: MergeLaunches).
+  // parts share one block shape: MergeLaunches). `one_per_thread`: one element a thread,
+  // for bodies that loop and branch (they do not merge into vector loads, and a thread
+  // walking several of them one after the other leaves the GPU's memory system idle).
   Status EmitSpaceLoop(const Instruction& inst, GpuKernel* kernel, const std::string& name, const Shape& space,
                        int64_t buffer_count, int64_t skip_if_aliased,
-                       const std::function<void(Entry&, const IrIndex&)>& body, bool full_block = false);
+                       const std::function<void(Entry&, const IrIndex&)>& body, bool full_block = false,
+                       bool one_per_thread = false);
 
   Status EmitLoops(const Instruction& inst, const std::vector<OutputLeaf>& outputs, GpuKernel* kernel);
   // Launches `parts` of `kernel` (indices into its launches) are independent of each

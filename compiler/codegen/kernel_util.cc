@@ -509,6 +509,59 @@ llvm::Value* EmitSelectAndScatterGather(const Instruction& sas, ElementalEmitter
   return b.CreateLoad(init->getType(), acc);
 }
 
+bool SelectAndScatterWindowsTile(const Instruction& sas) {
+  if (sas.opcode() != Opcode::kSelectAndScatter || sas.operand_count() != 3 || !sas.attrs().window) return false;
+  const Shape& in = sas.operand(0)->shape();
+  const Shape& source = sas.operand(1)->shape();
+  const Window& window = *sas.attrs().window;
+  if (!in.IsArray() || !source.IsArray() || source.rank() != in.rank() ||
+      static_cast<int64_t>(window.dimensions.size()) != in.rank()) {
+    return false;
+  }
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    const WindowDimension& wd = window.dimensions[d];
+    if (wd.size < 1 || wd.stride != wd.size || wd.padding_low != 0 || wd.padding_high != 0 || wd.window_dilation != 1 ||
+        wd.base_dilation != 1 || in.dimensions(d) != source.dimensions(d) * wd.stride) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void EmitSelectAndScatterWindow(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                                const IrIndex& s, const IrArray& result) {
+  const Computation* scatter = sas.called_computation(1);
+  const Window& window = *sas.attrs().window;
+  const int64_t rank = sas.operand(0)->shape().rank();
+  llvm::Type* i64 = b.getInt64Ty();
+  std::vector<llvm::AllocaInst*> selected;
+  for (int64_t d = 0; d < rank; ++d) selected.push_back(emitter.EntryAlloca(i64, "selected"));
+  llvm::AllocaInst* has = emitter.EntryAlloca(b.getInt1Ty(), "has_selection");
+  EmitWindowSelection(sas, emitter, b, s, selected, has);
+  // Every window has elements (size >= 1, inside the operand): the selection is set.
+  IrIndex chosen(rank);
+  for (int64_t d = 0; d < rank; ++d) chosen[d] = b.CreateLoad(i64, selected[d]);
+  llvm::Value* init = emitter.Emit(sas.operand(2), {});
+  llvm::Value* src = emitter.Emit(sas.operand(1), s);
+  std::vector<llvm::Value*> combined = emitter.EmitScalarComputation(*scatter, {src, init});
+  llvm::Value* picked = combined.empty() ? init : combined[0];
+  const PrimitiveType t = result.shape().element_type();
+  std::vector<int64_t> window_bounds, order;
+  for (int64_t d = 0; d < rank; ++d) {
+    window_bounds.push_back(window.dimensions[d].size);
+    order.push_back(d);
+  }
+  emitter.EmitLoopNest(window_bounds, order, "window", [&](const IrIndex& w) {
+    IrIndex at(rank);
+    llvm::Value* is_selected = b.getTrue();
+    for (int64_t d = 0; d < rank; ++d) {
+      at[d] = b.CreateAdd(b.CreateMul(s[d], b.getInt64(window.dimensions[d].stride)), w[d]);
+      is_selected = b.CreateAnd(is_selected, b.CreateICmpEQ(at[d], chosen[d]));
+    }
+    b.CreateStore(codegen::ToStorage(b, t, b.CreateSelect(is_selected, picked, init)), result.Address(b, at));
+  });
+}
+
 // The kernel's outputs: root tuple operands, a variadic reduce's values, or the root.
 std::vector<OutputLeaf> KernelOutputs(const Instruction& inst) {
   const Instruction* root = inst.opcode() == Opcode::kFusion ? inst.fused_computation()->root() : &inst;

@@ -68,6 +68,18 @@ void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitt
 // sources combine in the order of the window taps that reach `e`.
 llvm::Value* EmitSelectAndScatterGather(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
                                         const IrIndex& e);
+// Whether the windows of select-and-scatter `sas` tile its operand: every operand element
+// lies in exactly one window (in every dimension stride = size, no padding, no dilation,
+// the operand's size the source's times the stride), as a max pool's 2x2 stride-2 windows
+// over even sizes do. Then each window can write its whole part of the result.
+bool SelectAndScatterWindowsTile(const Instruction& sas);
+// For a tiling select-and-scatter (SelectAndScatterWindowsTile), the window of source
+// index `s`: selects as EmitSelectAndScatterUpdates does, then stores into `result` at
+// every element of the window: the scatter of the source with the init value at the
+// selected one (the gathered value, EmitSelectAndScatterGather: one window covers it),
+// the init value at the others. One thread per window writes every result element once.
+void EmitSelectAndScatterWindow(const Instruction& sas, ElementalEmitter& emitter, llvm::IRBuilder<>& b,
+                                const IrIndex& s, const IrArray& result);
 // A dimension of select-and-scatter `sas` along which the source index is the operand's
 // (window size 1, stride 1, no padding or dilation, more than one element); -1 if none.
 int64_t SelectAndScatterParallelDim(const Instruction& sas);

@@ -58,6 +58,21 @@ less_f32 {
   ib = s32[] parameter(3)
   ROOT lt = pred[] compare(a, b), direction=LT
 }
+ge_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT g = pred[] compare(a, b), direction=GE
+}
+ge_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT g = pred[] compare(a, b), direction=GE
+}
+mul_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] multiply(a, b)
+}
 )";
 
 std::string WithReducers(const std::string& body) { return "HloModule m\n" + std::string(kReducers) + body; }
@@ -633,11 +648,6 @@ ENTRY e {
 // gradient fused with its producer, and a non-zero init.
 TEST(GpuEmulatorTest, SelectAndScatterGathersInParallel) {
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
-ge_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT g = pred[] compare(a, b), direction=GE
-}
 ENTRY e {
   x = f32[2,9,8,3] parameter(0)
   g = f32[2,5,4,3] parameter(1)
@@ -651,11 +661,6 @@ ENTRY e {
 }
 )"));
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
-ge_s32 {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT g = pred[] compare(a, b), direction=GE
-}
 ENTRY e {
   x = s32[6,7] parameter(0)
   three = s32[] constant(3)
@@ -666,6 +671,74 @@ ENTRY e {
   ROOT s = s32[6,7] select-and-scatter(ties, src, zero), window={size=2x3 stride=2x2 pad=0_0x0_1}, select=ge_s32, scatter=add_s32
 }
 )"));
+}
+
+// Windows that tile the operand (a max pool's gradient: 2x2 stride 2 over even sizes)
+// run one thread per window, which selects once and writes its whole window; ties (small
+// integers: the first maximum wins), a fused producer, a non-zero init, a window over
+// three dimensions, odd sizes, and a scatter computation other than add, against the
+// interpreter. Windows that overlap, pad or leave elements uncovered keep the gather.
+TEST(GpuEmulatorTest, SelectAndScatterWindowsThatTileWriteTheirWindows) {
+  const std::string f32 = WithReducers(R"(
+ENTRY e {
+  x = f32[4,8,6,12] parameter(0)
+  g = f32[4,4,3,12] parameter(1)
+  h = f32[2,4,2,6] parameter(2)
+  k = f32[5,3] parameter(3)
+  p = f32[15,3] parameter(4)
+  zero = f32[] constant(0)
+  init = f32[] constant(1.5)
+  n = f32[4,8,6,12] negate(x)
+  pool = f32[4,8,6,12] select-and-scatter(n, g, zero), window={size=1x2x2x1 stride=1x2x2x1}, select=ge_f32, scatter=add_f32
+  three = f32[4,8,6,12] select-and-scatter(x, h, init), window={size=2x2x3x2 stride=2x2x3x2}, select=ge_f32, scatter=mul_f32
+  y = f32[15,3] exponential(p)
+  odd = f32[15,3] select-and-scatter(y, k, init), window={size=3x1 stride=3x1}, select=ge_f32, scatter=add_f32
+  ROOT t = (f32[4,8,6,12], f32[4,8,6,12], f32[15,3]) tuple(pool, three, odd)
+}
+)");
+  ExpectEmulatorMatchesInterpreter(f32);
+  ExpectEmulatorMatchesInterpreter(WithReducers(R"(
+ENTRY e {
+  x = s32[6,8] parameter(0)
+  three = s32[] constant(3)
+  small = s32[6,8] broadcast(three), dimensions={}
+  ties = s32[6,8] remainder(x, small)
+  src = s32[3,4] parameter(1)
+  seven = s32[] constant(7)
+  ROOT s = s32[6,8] select-and-scatter(ties, src, seven), window={size=2x2 stride=2x2}, select=ge_s32, scatter=add_s32
+}
+)"));
+  auto code = FusedGpuCode(f32);
+  ASSERT_TRUE(code.ok()) << code.status().message();
+  int windows = 0;
+  for (const auto& kernel : (*code)->kernels()) {
+    if (kernel->kind_name.rfind("select-and-scatter", 0) != 0) continue;
+    EXPECT_EQ(kernel->kind_name, "select-and-scatter(windows)") << kernel->name;
+    ++windows;
+  }
+  EXPECT_EQ(windows, 3);
+  // Overlapping, padded or uncovering windows gather.
+  auto gathered = FusedGpuCode(WithReducers(R"(
+ENTRY e {
+  x = f32[2,9,8,3] parameter(0)
+  g = f32[2,5,4,3] parameter(1)
+  h = f32[2,3,2,3] parameter(2)
+  q = f32[2,5,4,3] parameter(3)
+  zero = f32[] constant(0)
+  overlap = f32[2,9,8,3] select-and-scatter(x, g, zero), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge_f32, scatter=add_f32
+  uncovered = f32[2,9,8,3] select-and-scatter(x, h, zero), window={size=1x3x3x1 stride=1x3x3x1}, select=ge_f32, scatter=add_f32
+  padded = f32[2,9,8,3] select-and-scatter(x, q, zero), window={size=1x2x2x1 stride=1x2x2x1 pad=0_0x0_1x0_0x0_0}, select=ge_f32, scatter=add_f32
+  ROOT t = (f32[2,9,8,3], f32[2,9,8,3], f32[2,9,8,3]) tuple(overlap, uncovered, padded)
+}
+)"));
+  ASSERT_TRUE(gathered.ok()) << gathered.status().message();
+  int gathers = 0;
+  for (const auto& kernel : (*gathered)->kernels()) {
+    if (kernel->kind_name.rfind("select-and-scatter", 0) != 0) continue;
+    EXPECT_EQ(kernel->kind_name, "select-and-scatter(gather)") << kernel->name;
+    ++gathers;
+  }
+  EXPECT_EQ(gathers, 3);
 }
 
 std::string ReadExample(const std::string& name) {
