@@ -250,10 +250,15 @@ StatusOr<std::unique_ptr<CublasLt::Matmul>> CublasLt::Prepare(const GemmPlan& pl
   if (rc == 0) rc = api.pref_set(pref, kPrefMinAlignmentB, &b_align, sizeof(b_align));
   if (rc == 0) rc = api.pref_set(pref, kPrefMinAlignmentC, &c_align, sizeof(c_align));
   if (rc == 0) rc = api.pref_set(pref, kPrefMinAlignmentD, &c_align, sizeof(c_align));
-  HeuristicResult results[8] = {};
+  // Autotuning times up to 32 of the heuristic's candidates (XLA asks for all; the small
+  // products of training steps are where a split-K pair of kernels and a single kernel
+  // differ most, and the first few are often all split-K); off, its first is enough.
+  constexpr int kTunedCandidates = 32;
+  std::vector<HeuristicResult> results(autotune_ ? kTunedCandidates : 1);
   int returned = 0;
   if (rc == 0) {
-    rc = api.heuristic(handle_, mm->desc_, mm->a_, mm->b_, mm->c_, mm->c_, pref, 8, results, &returned);
+    rc = api.heuristic(handle_, mm->desc_, mm->a_, mm->b_, mm->c_, mm->c_, pref, static_cast<int>(results.size()),
+                       results.data(), &returned);
   }
   api.pref_destroy(pref);
   if (rc != 0) return LtError("cublasLtMatmulAlgoGetHeuristic", rc);

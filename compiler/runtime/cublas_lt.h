@@ -36,7 +36,7 @@ class CublasLt {
     Matmul& operator=(const Matmul&) = delete;
     int64_t workspace_bytes() const { return workspace_bytes_; }
     const GemmPlan& plan() const { return plan_; }
-    // What autotuning chose ("the heuristic's #3 of 8, 2.1 us; its first 4.4 us"), or why
+    // What autotuning chose ("the heuristic's #3 of 32, 2.1 us; its first 4.4 us"), or why
     // it did not run; empty when it was off or had one candidate.
     const AlgorithmTuning& tuning() const { return tuning_; }
 
@@ -66,7 +66,7 @@ class CublasLt {
   const std::string& description() const { return description_; }
 
   // Autotuning (on by default): Prepare times each algorithm of the heuristic's ranking
-  // whose workspace fits (one call of the plan on buffers of its shapes, after a warm-up,
+  // (up to 32) whose workspace fits (one call of the plan on buffers of its shapes, after a warm-up,
   // best of three) and keeps the fastest, as XLA's autotuner does; off, the ranking's first.
   void set_autotune(bool on) { autotune_ = on; }
   // Where autotuning looks first and keeps what it chose (autotune_cache.h); the process's
