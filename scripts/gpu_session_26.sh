@@ -72,6 +72,24 @@ if (( $(date +%s) - t0 < 220 )); then
 fi
 fi
 
+if want compare; then
+# What autotuning (and the autotune cache) changed: the three training steps with the
+# compare's own HLO and inputs, autotuning off, then on with a cache file twice (the
+# second run takes every choice from it). About 10 s.
+step "training steps: autotuning off / on / on from the cache (kernel time per run)"
+for w in mlp_train_step mnist_train_step cnn_train_step; do
+  inputs=$(ls /tmp/compare_xla_gpu/$w.input_*.npy 2>/dev/null | sort -V | paste -sd, -)
+  [[ -n "$inputs" ]] || { echo "($w: no compare inputs)" >>"$log"; continue; }
+  rm -f "/tmp/$w.autotune.txt"
+  for mode in "--gpu-autotune=off" "--gpu-autotune-cache=/tmp/$w.autotune.txt" "--gpu-autotune-cache=/tmp/$w.autotune.txt"; do
+    echo "-- $w $mode" >>"$log"
+    timeout 60 "$fb" run /tmp/compare_xla_gpu/$w.hlo --backend gpu --inputs "$inputs" --iterations 20 $mode >"/tmp/$w.tune.txt" 2>&1
+    echo "(exit $?)" >>"$log"
+    grep -E "^ran |per run|autotune|rror" "/tmp/$w.tune.txt" | cut -c1-600 >>"$log"
+  done
+done
+fi
+
 if want upload; then
 step "arguments on the device vs uploaded every run (running example 16384^2)"
 limit=40 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5

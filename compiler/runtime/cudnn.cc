@@ -514,7 +514,6 @@ bool Cudnn::ApplyCachedChoice(Convolution& c, const AutotuneRecord& record, int6
     if (math != wanted) (void)api.set_math_type(c.conv_desc_, wanted);
     return false;
   }
-  const std::string before = c.algorithm_;
   c.tuning_.ran = true;
   c.tuning_.cached = true;
   c.tuning_.moved = algo != c.algo_;
