@@ -121,8 +121,15 @@ Status AutotuneCache::LoadText(const std::string& text, const std::string& name,
 Status AutotuneCache::Load(const std::string& path, size_t* loaded) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound("autotune cache " + path + ": " + std::strerror(errno));
+  // The first line decides before the rest is read: a file that is not a cache (a binary,
+  // a dump) is refused without reading it whole.
+  std::string first;
+  char c = 0;
+  while (first.size() <= 64 && in.get(c) && c != '\n') first += c;
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  if (first != kHeader) return LoadText(first.substr(0, 64) + "\n", path, loaded);
   std::ostringstream text;
-  text << in.rdbuf();
+  text << first << '\n' << in.rdbuf();
   if (in.bad()) return InvalidArgument("autotune cache " + path + ": read failed");
   return LoadText(text.str(), path, loaded);
 }

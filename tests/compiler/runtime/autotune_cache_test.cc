@@ -100,6 +100,26 @@ TEST(AutotuneCacheTest, MalformedFilesNameTheLineAndMergeNothing) {
   AutotuneCache cache;
   ASSERT_TRUE(cache.LoadText(header + "\n" + "k\t1\tff\tt\r\n", "c.txt").ok());
   EXPECT_EQ(cache.Find("k"), (AutotuneRecord{{255}, true, "t"}));
+  // Files: one whose first line is not the header is refused from that line (a binary file
+  // is not read whole); Windows line ends and a header alone load.
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "autotune_cache_files";
+  std::filesystem::create_directories(dir);
+  const std::string binary = (dir / "binary").string();
+  std::ofstream(binary, std::ios::binary) << std::string(100000, '\0') << "\n" << header << good;
+  Status refused = cache.Load(binary);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.message(), HasSubstr(binary + ":1: not a Fusebox autotune cache"));
+  const std::string crlf = (dir / "crlf.txt").string();
+  std::ofstream(crlf, std::ios::binary) << AutotuneCache::kHeader << "\r\nk2\t0\t1\tx\r\n";
+  size_t loaded = 0;
+  ASSERT_TRUE(cache.Load(crlf, &loaded).ok());
+  EXPECT_EQ(loaded, 1u);
+  EXPECT_EQ(cache.Find("k2"), (AutotuneRecord{{1}, false, "x"}));
+  const std::string bare = (dir / "bare.txt").string();
+  std::ofstream(bare, std::ios::binary) << AutotuneCache::kHeader;
+  ASSERT_TRUE(cache.Load(bare, &loaded).ok());
+  EXPECT_EQ(loaded, 0u);
+  std::filesystem::remove_all(dir);
   // A missing file names itself.
   Status missing = cache.Load("/nonexistent/tuned.txt");
   EXPECT_EQ(missing.code(), StatusCode::kNotFound);
