@@ -312,6 +312,26 @@ Cudnn::Convolution::~Convolution() {
 
 namespace {
 
+std::string ConvAlgorithmName(ConvCall call, int algo) {
+  return call == ConvCall::kForward        ? AlgorithmName(algo)
+         : call == ConvCall::kBackwardData ? BackwardDataAlgorithmName(algo)
+                                           : BackwardFilterAlgorithmName(algo);
+}
+
+// cudnnGet*WorkspaceSize of `algo` for the call's descriptors (cuDNN's status code).
+int AlgorithmWorkspace(void* handle, void* x, void* y, void* w, void* conv, ConvCall call, int algo, size_t* bytes) {
+  const CudnnApi& api = Api();
+  switch (call) {
+    case ConvCall::kForward:
+      return api.get_fwd_workspace(handle, x, w, conv, y, algo, bytes);
+    case ConvCall::kBackwardData:
+      return api.get_bwd_data_workspace(handle, w, y, conv, x, algo, bytes);
+    case ConvCall::kBackwardFilter:
+      return api.get_bwd_filter_workspace(handle, x, y, conv, w, algo, bytes);
+  }
+  return -1;
+}
+
 // The algorithm cuDNN's heuristics rank first among those whose workspace fits, for the
 // descriptors in `c`; false when none does.
 StatusOr<bool> PickAlgorithm(void* handle, void* x, void* y, void* w, void* conv,
@@ -336,22 +356,9 @@ StatusOr<bool> PickAlgorithm(void* handle, void* x, void* y, void* w, void* conv
   for (int i = 0; i < returned; ++i) {
     if (perf[i].status != 0) continue;
     size_t bytes = 0;
-    int rc = 0;
-    switch (call) {
-      case ConvCall::kForward:
-        rc = api.get_fwd_workspace(handle, x, w, conv, y, perf[i].algo, &bytes);
-        *name = AlgorithmName(perf[i].algo);
-        break;
-      case ConvCall::kBackwardData:
-        rc = api.get_bwd_data_workspace(handle, w, y, conv, x, perf[i].algo, &bytes);
-        *name = BackwardDataAlgorithmName(perf[i].algo);
-        break;
-      case ConvCall::kBackwardFilter:
-        rc = api.get_bwd_filter_workspace(handle, x, y, conv, w, perf[i].algo, &bytes);
-        *name = BackwardFilterAlgorithmName(perf[i].algo);
-        break;
-    }
+    const int rc = AlgorithmWorkspace(handle, x, y, w, conv, call, perf[i].algo, &bytes);
     if (rc != 0 || static_cast<int64_t>(bytes) > max_workspace) continue;
+    *name = ConvAlgorithmName(call, perf[i].algo);
     *algo = perf[i].algo;
     *workspace = static_cast<int64_t>(bytes);
     return true;
@@ -473,16 +480,6 @@ int64_t Extent(const ConvTensorView& view) {
   return last + 1;
 }
 
-}  // namespace
-
-namespace {
-
-std::string ConvAlgorithmName(ConvCall call, int algo) {
-  return call == ConvCall::kForward        ? AlgorithmName(algo)
-         : call == ConvCall::kBackwardData ? BackwardDataAlgorithmName(algo)
-                                           : BackwardFilterAlgorithmName(algo);
-}
-
 // What autotuning may spend on a workspace: the call's limit, at most 64 MiB.
 int64_t TuningWorkspaceLimit(int64_t max_workspace) { return std::min<int64_t>(max_workspace, int64_t{64} << 20); }
 
@@ -498,18 +495,8 @@ bool Cudnn::ApplyCachedChoice(Convolution& c, const AutotuneRecord& record, int6
   if (math != wanted && (full_f32 || math != kTensorOpMath)) return false;  // the precision must hold
   if (math != wanted && api.set_math_type(c.conv_desc_, math) != 0) return false;
   size_t bytes = 0;
-  int rc = 0;
-  switch (c.plan_.call) {
-    case ConvCall::kForward:
-      rc = api.get_fwd_workspace(handle_, c.x_desc_, c.w_filter_desc_, c.conv_desc_, c.y_desc_, algo, &bytes);
-      break;
-    case ConvCall::kBackwardData:
-      rc = api.get_bwd_data_workspace(handle_, c.w_filter_desc_, c.y_desc_, c.conv_desc_, c.x_desc_, algo, &bytes);
-      break;
-    case ConvCall::kBackwardFilter:
-      rc = api.get_bwd_filter_workspace(handle_, c.x_desc_, c.y_desc_, c.conv_desc_, c.w_filter_desc_, algo, &bytes);
-      break;
-  }
+  const int rc = AlgorithmWorkspace(handle_, c.x_desc_, c.y_desc_, c.w_filter_desc_, c.conv_desc_, c.plan_.call, algo,
+                                    &bytes);
   if (rc != 0 || static_cast<int64_t>(bytes) > workspace_limit) {
     if (math != wanted) (void)api.set_math_type(c.conv_desc_, wanted);
     return false;
