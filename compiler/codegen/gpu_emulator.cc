@@ -138,6 +138,16 @@ extern "C" int32_t fusebox_gpu_emu_shfl_down(int32_t value, int32_t offset) {
   return result;
 }
 
+extern "C" int32_t fusebox_gpu_emu_shfl_idx(int32_t value, int32_t source_lane) {
+  Fiber& self = *g_block->current;
+  self.shuffle_value = value;
+  Arrive(Wait::kWarp);  // every lane has published its value
+  const size_t source = static_cast<size_t>(self.tid - self.tid % kWarpSize + (source_lane & (kWarpSize - 1)));
+  const int32_t result = source < g_block->fibers.size() ? g_block->fibers[source].shuffle_value : value;
+  Arrive(Wait::kWarp);  // every lane has read before values change again
+  return result;
+}
+
 // Runs every thread of the block until all are done; releases barriers when every live
 // thread waits at one.
 Status RunBlock(Block& block) {
@@ -272,6 +282,7 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
   add("fusebox_gpu_emu_sreg", &fusebox_gpu_emu_sreg);
   add("fusebox_gpu_emu_barrier", &fusebox_gpu_emu_barrier);
   add("fusebox_gpu_emu_shfl_down", &fusebox_gpu_emu_shfl_down);
+  add("fusebox_gpu_emu_shfl_idx", &fusebox_gpu_emu_shfl_idx);
   if (auto err = (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     return codegen::FromLlvm(std::move(err), "cannot define the emulator's runtime");
   }
@@ -285,7 +296,8 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
       for (llvm::Instruction& i : bb) {
         if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i); call != nullptr && call->getCalledFunction() != nullptr) {
           const llvm::StringRef callee = call->getCalledFunction()->getName();
-          sync |= callee == "fusebox_gpu_emu_barrier" || callee == "fusebox_gpu_emu_shfl_down";
+          sync |= callee == "fusebox_gpu_emu_barrier" || callee == "fusebox_gpu_emu_shfl_down" ||
+                  callee == "fusebox_gpu_emu_shfl_idx";
         }
       }
     }

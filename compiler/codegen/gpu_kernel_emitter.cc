@@ -321,6 +321,13 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
                                        : "reduction(column)";
     return EmitReduction(inst, *reduction, outputs, kernel);
   }
+  // A row kernel that also writes values of one number per row (row_fusion.h: the GPU
+  // pipeline's merges of a row reduction read by others); after the plain reduction, so
+  // that a reduction with a side output keeps its own kernel.
+  if (std::optional<passes::RowPlan> rows = passes::PlanRowKernel(inst, /*row_outputs=*/true); rows) {
+    kernel->kind_name = "reduction(row kernel)";
+    return EmitRowKernel(inst, *rows, outputs, kernel);
+  }
   if (std::optional<MixedReductions> mixed = AnalyzeMixedReductions(inst, outputs); mixed) {
     kernel->kind_name = "reduction(mixed)";
     return EmitMixedReductions(inst, *mixed, outputs, kernel);

@@ -224,6 +224,9 @@ class GpuKernelEmitter {
 
   // Moves `v` down `offset` lanes of the warp, any register type.
   llvm::Value* ShuffleDown(llvm::IRBuilder<>& b, llvm::Value* v, int64_t offset);
+  // Lane `lane`'s value of `v` in every lane of the warp (shfl.sync.idx).
+  llvm::Value* Broadcast(llvm::IRBuilder<>& b, llvm::Value* v, int64_t lane);
+  llvm::Value* Shuffle(llvm::IRBuilder<>& b, llvm::Value* v, bool index, int64_t operand);
 
   // Tree reduction across the warp's lanes by shuffles (lane 0 ends with the result of
   // lanes [0, width)).

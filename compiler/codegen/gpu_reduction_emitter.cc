@@ -77,11 +77,19 @@ void GpuKernelEmitter::Fold(Entry& e, const ReductionInfo& info, const Accumulat
 }
 
 llvm::Value* GpuKernelEmitter::ShuffleDown(llvm::IRBuilder<>& b, llvm::Value* v, int64_t offset) {
+  return Shuffle(b, v, /*index=*/false, offset);
+}
+
+llvm::Value* GpuKernelEmitter::Broadcast(llvm::IRBuilder<>& b, llvm::Value* v, int64_t lane) {
+  return Shuffle(b, v, /*index=*/true, lane);
+}
+
+llvm::Value* GpuKernelEmitter::Shuffle(llvm::IRBuilder<>& b, llvm::Value* v, bool index, int64_t operand) {
   llvm::Type* t = v->getType();
   if (auto* st = llvm::dyn_cast<llvm::StructType>(t)) {
     llvm::Value* out = llvm::PoisonValue::get(st);
     for (unsigned i = 0; i < st->getNumElements(); ++i) {
-      out = b.CreateInsertValue(out, ShuffleDown(b, b.CreateExtractValue(v, {i}), offset), {i});
+      out = b.CreateInsertValue(out, Shuffle(b, b.CreateExtractValue(v, {i}), index, operand), {i});
     }
     return out;
   }
@@ -89,11 +97,13 @@ llvm::Value* GpuKernelEmitter::ShuffleDown(llvm::IRBuilder<>& b, llvm::Value* v,
   auto shuffle32 = [&](llvm::Value* x) -> llvm::Value* {
     if (emulate_) {
       llvm::FunctionCallee f = module_.getOrInsertFunction(
-          "fusebox_gpu_emu_shfl_down", llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty(), b.getInt32Ty()}, false));
-      return b.CreateCall(f, {x, b.getInt32(static_cast<uint32_t>(offset))});
+          index ? "fusebox_gpu_emu_shfl_idx" : "fusebox_gpu_emu_shfl_down",
+          llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty(), b.getInt32Ty()}, false));
+      return b.CreateCall(f, {x, b.getInt32(static_cast<uint32_t>(operand))});
     }
-    llvm::Function* shfl = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_down_i32);
-    return b.CreateCall(shfl, {b.getInt32(0xffffffffu), x, b.getInt32(static_cast<uint32_t>(offset)), b.getInt32(31)});
+    llvm::Function* shfl = llvm::Intrinsic::getDeclaration(
+        &module_, index ? llvm::Intrinsic::nvvm_shfl_sync_idx_i32 : llvm::Intrinsic::nvvm_shfl_sync_down_i32);
+    return b.CreateCall(shfl, {b.getInt32(0xffffffffu), x, b.getInt32(static_cast<uint32_t>(operand)), b.getInt32(31)});
   };
   llvm::Type* int_type = b.getIntNTy(bits);
   llvm::Value* as_int = t->isIntegerTy() ? v : b.CreateBitCast(v, int_type);
@@ -481,19 +491,36 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
     const std::string name = launch.function + "_row" + std::to_string(j);
     GroupReduce(e, info, acc, group, groups, group_in_block, lane, name);
     llvm::Type* type = ValueTypes(info)[0];
-    llvm::GlobalVariable* shared = SharedArray(type, groups, name + "_value");
-    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "publish", [&] {
+    // The row's value, as the group's first lane holds it after the fold.
+    auto row_value = [&] {
       llvm::Value* valid = b.CreateLoad(b.getInt1Ty(), acc.valid);
       llvm::Value* init = e.emitter->Emit(hero->operand(1), {});
       std::vector<llvm::Value*> combined = e.emitter->EmitReducer(*hero->to_apply(), {init, Load(e, acc)[0]});
       llvm::Value* value = combined.empty() ? init : b.CreateSelect(valid, combined[0], init);
-      StoreShared(b, shared, group_in_block, e.emitter->Round(hero->shape().element_type(), value));
-    });
+      return e.emitter->Round(hero->shape().element_type(), value);
+    };
+    if (group == kWarp) {
+      // A warp a row: the first lane's value reaches the others in one shuffle (no shared
+      // memory, no barrier: the block's rows go on independently).
+      e.emitter->BindValues(hero, {Broadcast(b, row_value(), 0)});
+      continue;
+    }
+    llvm::GlobalVariable* shared = SharedArray(type, groups, name + "_value");
+    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "publish", [&] { StoreShared(b, shared, group_in_block, row_value()); });
     Barrier(b);
     e.emitter->BindValues(hero, {LoadShared(b, shared, group_in_block, type)});
   }
-  std::vector<int64_t> members;
-  for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) members.push_back(m);
+  // Outputs of the full shape are written per element; those of the row dimensions alone
+  // (one value per row: a reduction's result, a function of several) once per row, by the
+  // group's first lane.
+  std::vector<int64_t> members, row_members;
+  for (int64_t m = 0; m < static_cast<int64_t>(outputs.size()); ++m) {
+    (outputs[static_cast<size_t>(m)].shape.rank() == k ? row_members : members).push_back(m);
+  }
+  if (!row_members.empty()) {
+    If(e, b.CreateAnd(active, b.CreateICmpEQ(lane, b.getInt64(0))), "row_outputs",
+       [&] { StoreOutputs(e, inst, outputs, row_members, row); });
+  }
   if (slots.held) {
     // Values first, unconditionally (so they stay in the cache's outer scope), then each
     // slot's `per_slot` consecutive stores under one branch: they merge into a vector store.

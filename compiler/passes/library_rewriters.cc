@@ -124,6 +124,7 @@ constexpr const char* kConvBackendConfig =
 // into it (see ConvRewriter); defined with the gemm epilogue's matching below. Returns
 // whether it did.
 bool FoldConvEpilogue(Module& module, Instruction* call, PassContext& context);
+int MoveReluGradientsOntoTheRelu(Computation* computation, const std::string& pass, PassContext& context);
 
 // An input gradient of a strided convolution, as HLO writes it (the output gradient dy,
 // lhs-dilated by the stride, convolved with the kernel w' reversed and with its features
@@ -411,7 +412,10 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
   }
   for (auto& [conv, form] : input_gradients) RewriteAsBackwardInput(module, conv, form);
   // Then the bias adds and relus cuDNN's fused call computes (the rewrites above hold
-  // instructions this removes).
+  // instructions this removes), once the relu gradients read the relus.
+  for (Computation* computation : ProgramComputations(module)) {
+    MoveReluGradientsOntoTheRelu(computation, std::string(name()), context);
+  }
   for (Instruction* call : forward_calls) FoldConvEpilogue(module, call, context);
   return !convs.empty() || !input_gradients.empty();
 }
@@ -458,6 +462,74 @@ bool IsZero(const Instruction* inst) {
     if (value.GetDouble(i) != 0.0) return false;
   }
   return true;
+}
+
+// jax's relu gradient reads the relu's input: relu(x) = maximum(x, 0) beside
+// select(x > 0, g, 0) (its JVP). x > 0 holds exactly when maximum(x, 0) > 0 (for a NaN both
+// are false), so such compares may read the relu instead. That leaves the relu the only user
+// of x, and the relu then folds into the library call that computes x (cuBLASLt's RELU_BIAS
+// epilogue, cuDNN's fused activation): its own kernel and x's buffer go away. Done where x
+// is a dot, convolution or library call, or an add or multiply of one (its bias or scale);
+// compares with type=TOTALORDER are left alone (a NaN's sign decides there). Returns how
+// many compares were moved.
+int MoveReluGradientsOntoTheRelu(Computation* computation, const std::string& pass, PassContext& context) {
+  auto from_call = [](const Instruction* x) {
+    auto call_like = [](const Instruction* i) {
+      return i->opcode() == Opcode::kDot || i->opcode() == Opcode::kConvolution || i->opcode() == Opcode::kCustomCall;
+    };
+    if (call_like(x)) return true;
+    if (x->opcode() != Opcode::kAdd && x->opcode() != Opcode::kMultiply) return false;
+    return std::any_of(x->operands().begin(), x->operands().end(), call_like);
+  };
+  // compare(x, 0), direction=GT or compare(0, x), direction=LT, without a total order.
+  auto is_positive_test = [](const Instruction* u, const Instruction* x) {
+    if (u->opcode() != Opcode::kCompare || u->operand_count() != 2 || !u->control_predecessors().empty()) return false;
+    const InstructionAttributes& a = u->attrs();
+    if (!a.comparison_direction || (a.comparison_type && *a.comparison_type == ComparisonType::kTotalOrder)) return false;
+    if (u->operand(0) == x && u->operand(1) != x && IsZero(u->operand(1))) return *a.comparison_direction == ComparisonDirection::kGt;
+    if (u->operand(1) == x && u->operand(0) != x && IsZero(u->operand(0))) return *a.comparison_direction == ComparisonDirection::kLt;
+    return false;
+  };
+  int moved = 0;
+  std::vector<Instruction*> candidates;
+  for (const auto& inst : computation->instructions()) {
+    if (inst->shape().IsArray() && from_call(inst.get())) candidates.push_back(inst.get());
+  }
+  for (Instruction* x : candidates) {
+    if (x->user_count() < 2 || x == computation->root() || !x->control_successors().empty()) continue;
+    Instruction* relu = nullptr;
+    std::vector<Instruction*> tests;
+    bool only = true;
+    for (Instruction* u : x->users()) {
+      const Instruction* other = u->opcode() == Opcode::kMaximum && u->operand_count() == 2 ? OtherOperand(u, x) : nullptr;
+      if (relu == nullptr && other != nullptr && IsZero(other) && u->shape() == x->shape() &&
+          u->control_predecessors().empty()) {
+        relu = u;
+      } else if (is_positive_test(u, x)) {
+        tests.push_back(u);
+      } else {
+        only = false;
+        break;
+      }
+    }
+    if (!only || relu == nullptr || tests.empty()) continue;
+    for (Instruction* test : tests) {
+      for (int64_t i = 0; i < test->operand_count(); ++i) {
+        if (test->operand(i) == x) test->ReplaceOperand(i, relu);
+      }
+      FusionDecision decision;
+      decision.pass = pass;
+      decision.computation = computation->name();
+      decision.producer = relu->name();
+      decision.consumer = test->name();
+      decision.reason = "the relu gradient's test %" + test->name() + " reads the relu %" + relu->name() +
+                        " instead of its input %" + x->name() +
+                        " (x > 0 exactly when max(x, 0) > 0), so that the relu can fold into the library call";
+      context.RecordDecision(std::move(decision));
+      ++moved;
+    }
+  }
+  return moved;
 }
 
 // The value of `inst` when it is a constant, or a broadcast of one, whose elements are all
@@ -871,6 +943,11 @@ StatusOr<bool> GemmRewriter::Run(Module& module, PassContext& context) {
       decision.consumer = inst->name();
       decision.reason = "stays Fusebox's own dot kernel, not a cuBLAS call (" + why + ")";
       context.RecordDecision(std::move(decision));
+    }
+  }
+  if (!dots.empty()) {
+    for (Computation* computation : ProgramComputations(module)) {
+      MoveReluGradientsOntoTheRelu(computation, std::string(name()), context);
     }
   }
   for (Instruction* dot : dots) {

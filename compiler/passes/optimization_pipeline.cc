@@ -73,10 +73,12 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
     pipeline.Add<ConvRewriter>();
   }
   // Fusion: producer -> consumer (loop, input, output), then multi-output, then row
-  // reductions into the consumers that read them per row (softmax, normalizations).
+  // reductions into the consumers that read them per row (softmax, normalizations; on the
+  // GPU also with outputs of one value per row, so that a loss after a softmax is one
+  // launch: see row_fusion.h).
   pipeline.Add<InstructionFusion>();
   pipeline.Add<MultiOutputFusion>();
-  pipeline.Add<RowFusion>();
+  pipeline.Add<RowFusion>(/*row_outputs=*/gpu_libraries);
   return pipeline;
 }
 

@@ -47,26 +47,41 @@ bool SameLeading(const Shape& a, const Shape& b, int64_t k) {
 
 class Planner {
  public:
-  Planner(const std::function<const Instruction*(const Instruction*)>& resolve) : resolve_(resolve) {}
+  Planner(const std::function<const Instruction*(const Instruction*)>& resolve,
+          const std::function<bool(const Instruction*)>& input)
+      : resolve_(resolve), input_(input) {}
 
-  std::optional<RowPlan> Plan(const std::vector<const Instruction*>& outputs, std::string* why) {
+  std::optional<RowPlan> Plan(const std::vector<const Instruction*>& outputs, std::string* why, bool row_outputs) {
     auto fail = [&](std::string reason) -> std::optional<RowPlan> {
       if (why != nullptr) *why = std::move(reason);
       return std::nullopt;
     };
     if (outputs.empty()) return fail("no outputs");
-    const Shape& first = outputs[0]->shape();
-    if (!first.IsArray() || first.rank() < 2) return fail("the result is not an array of rank 2 or more");
+    // The full shape: the output of the highest rank (the first one without row outputs).
+    const Instruction* full = outputs[0];
     for (const Instruction* out : outputs) {
-      if (!out->shape().IsArray() || out->shape().dimensions() != first.dimensions()) {
+      if (!out->shape().IsArray()) return fail("an output is not an array");
+      if (row_outputs && out->shape().rank() > full->shape().rank()) full = out;
+    }
+    const Shape& first = full->shape();
+    if (first.rank() < 2) return fail("the result is not an array of rank 2 or more");
+    // Outputs of the row dimensions alone (checked against the reduces' row rank below).
+    std::vector<const Instruction*> per_row;
+    for (const Instruction* out : outputs) {
+      if (out->shape().dimensions() == first.dimensions()) continue;
+      const std::vector<int64_t>& dims = out->shape().dimensions();
+      if (!row_outputs || dims.size() >= first.dimensions().size() ||
+          !std::equal(dims.begin(), dims.end(), first.dimensions().begin())) {
         return fail("its outputs differ in shape");
       }
+      per_row.push_back(out);
     }
     RowPlan plan;
     plan.dims = first.dimensions();
     const int64_t n = first.rank();
     for (const Instruction* out : outputs) PostOrder(out);
     for (const Instruction* x : order_) {
+      if (IsInput(x)) continue;
       if (!RowKernelOp(*x)) {
         return fail("%" + x->name() + " (" + std::string(OpcodeName(x->opcode())) + ") does not run in a row kernel");
       }
@@ -88,6 +103,11 @@ class Planner {
       }
     }
     if (k < 1 || k >= n) return fail("no row dimensions");
+    for (const Instruction* out : per_row) {
+      if (out->shape().rank() != k) {
+        return fail("output %" + out->name() + " is neither shaped like the rows' elements nor one value per row");
+      }
+    }
     plan.row_rank = k;
     for (int64_t d = 0; d < n; ++d) (d < k ? plan.rows : plan.row_length) *= plan.dims[d];
     if (plan.rows < 2) return fail("one row");
@@ -104,7 +124,7 @@ class Planner {
     for (const Instruction* out : outputs) Mark(out, uint64_t{1} << final_pass);
     for (const Instruction* x : order_) {
       const uint64_t bits = passes_[x];
-      if (std::popcount(bits) < 2 || x->opcode() == Opcode::kReduce || !aligned_[x]) continue;
+      if (std::popcount(bits) < 2 || x->opcode() == Opcode::kReduce || IsInput(x) || !aligned_[x]) continue;
       if (!IsElementwise(x->opcode()) || x->shape().dimensions() != plan.dims || !IsExpensive(*x)) continue;
       const int64_t pass = std::countr_zero(bits);
       if (pass >= final_pass) continue;
@@ -118,14 +138,24 @@ class Planner {
  private:
   const Instruction* Operand(const Instruction* x, int64_t i) {
     const Instruction* op = x->operand(i);
-    if (op->opcode() == Opcode::kParameter && resolve_) {
+    if (resolve_) {
       if (const Instruction* r = resolve_(op)) return r;
     }
     return op;
   }
 
+  // A value the kernel reads from memory: a parameter, or an instruction of the outer
+  // computation that is not about to be merged (when a member is a bare reduce).
+  bool IsInput(const Instruction* x) const {
+    return x->opcode() == Opcode::kParameter || (input_ && input_(x));
+  }
+
   void PostOrder(const Instruction* x) {
     if (!seen_.insert(x).second) return;
+    if (IsInput(x)) {
+      order_.push_back(x);
+      return;
+    }
     for (int64_t i = 0; i < x->operand_count(); ++i) PostOrder(Operand(x, i));
     order_.push_back(x);
   }
@@ -173,6 +203,7 @@ class Planner {
       aligned_[x] = aligned;
     }
     const bool now = aligned_[x];
+    if (IsInput(x)) return;
     for (int64_t i = 0; i < x->operand_count(); ++i) Align(Operand(x, i), now && KeepsRow(x, i));
   }
 
@@ -181,11 +212,12 @@ class Planner {
     uint64_t& bits = passes_[x];
     if (bits & bit) return;
     bits |= bit;
-    if (x->opcode() == Opcode::kReduce) return;
+    if (x->opcode() == Opcode::kReduce || IsInput(x)) return;
     for (int64_t i = 0; i < x->operand_count(); ++i) Mark(Operand(x, i), bit);
   }
 
   const std::function<const Instruction*(const Instruction*)>& resolve_;
+  const std::function<bool(const Instruction*)>& input_;
   int64_t k_ = 0;
   std::unordered_set<const Instruction*> seen_;
   std::vector<const Instruction*> order_;
@@ -214,7 +246,8 @@ bool IsLoopOrInputFusion(const Instruction& inst) {
 
 class ComputationRowFusion {
  public:
-  ComputationRowFusion(Computation* comp, PassContext& context) : comp_(comp), context_(context) {}
+  ComputationRowFusion(Computation* comp, PassContext& context, bool row_outputs)
+      : comp_(comp), context_(context), row_outputs_(row_outputs) {}
 
   StatusOr<bool> Run() {
     bool changed = false;
@@ -249,42 +282,115 @@ class ComputationRowFusion {
     return true;
   }
 
+  // Whether anything but `consumer` reads `value`, or `value` is the computation's result.
+  static bool ReadOutside(const Instruction* value, const Instruction* consumer) {
+    if (value->IsRoot()) return true;
+    for (const Instruction* user : value->users()) {
+      if (user != consumer) return true;
+    }
+    return false;
+  }
+
+  // Whether the consumer reads the producer along another path too (through an
+  // instruction outside both): merging them would make a cycle.
+  static bool ReadsThroughOthers(const Instruction* consumer, const Instruction* producer) {
+    for (const Instruction* op : consumer->operands()) {
+      if (op == producer || (op->opcode() == Opcode::kGetTupleElement && op->operand(0) == producer)) continue;
+      if (Reaches(op, producer)) return true;
+    }
+    return false;
+  }
+
+  // A reduce outside any fusion (one the fusion pass left alone, e.g. reading a library
+  // call) that reduces the trailing dimensions of a row: with row outputs, it merges like
+  // a fusion does.
+  static bool IsBareRowReduce(const Instruction* x) {
+    return x->opcode() == Opcode::kReduce && x->operand_count() == 2 && x->shape().IsArray() && x->shape().rank() >= 1;
+  }
+
+  bool IsConsumer(const Instruction* x) const {
+    if (IsLoopOrInputFusion(*x)) return row_outputs_ || x->shape().IsArray();
+    return row_outputs_ && IsBareRowReduce(x);
+  }
+
+  Instruction* RowProducerOf(Instruction* op) const {
+    if (row_outputs_ && IsBareRowReduce(op)) return op;
+    Instruction* producer = ProducerOf(op);
+    if (producer == nullptr || !IsLoopOrInputFusion(*producer) || !ContainsRowReduce(*producer)) return nullptr;
+    return producer;
+  }
+
   StatusOr<bool> Step() {
     std::vector<Instruction*> order = comp_->PostOrder();
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       Instruction* consumer = *it;
-      if (!IsLoopOrInputFusion(*consumer) || !consumer->shape().IsArray()) continue;
+      if (!IsConsumer(consumer)) continue;
+      const bool consumer_fused = consumer->opcode() == Opcode::kFusion;
       for (Instruction* op : consumer->operands()) {
-        Instruction* producer = ProducerOf(op);
-        if (producer == nullptr || !IsLoopOrInputFusion(*producer) || !ContainsRowReduce(*producer)) continue;
+        Instruction* producer = RowProducerOf(op);
+        if (producer == nullptr) continue;
+        const bool producer_fused = producer->opcode() == Opcode::kFusion;
         // Looked at again when the consumer has grown since (a merge can leave another
         // producer with the consumer as its only user).
-        const int64_t size = static_cast<int64_t>(consumer->fused_computation()->instructions().size());
+        const int64_t size =
+            consumer_fused ? static_cast<int64_t>(consumer->fused_computation()->instructions().size()) : 1;
         if (!considered_.insert({producer->name(), consumer->name(), size}).second) continue;
-        if (!OnlyFeeds(producer, consumer)) {
+        const bool only = OnlyFeeds(producer, consumer) && consumer->shape().IsArray();
+        if (!only && !row_outputs_) {
           Record(producer->name(), consumer->name(), false, "the producer has users besides the consumer (its reductions would be computed twice)");
           continue;
         }
-        // The consumer's parameters that the producer's values would replace.
-        const Computation* fused = consumer->fused_computation();
-        const Computation* inner = producer->fused_computation();
+        if (!only && ReadsThroughOthers(consumer, producer)) {
+          Record(producer->name(), consumer->name(), false,
+                 "the consumer also reads the producer through other instructions (merging them would make a cycle)");
+          continue;
+        }
+        // What the producer's values are inside the merged kernel: its fused computation's
+        // (or, a bare reduce, itself).
+        const Computation* inner = producer_fused ? producer->fused_computation() : nullptr;
+        auto producer_value = [&](const Instruction* o) -> const Instruction* {
+          if (o == producer) return producer_fused ? inner->root() : producer;
+          if (producer_fused && o->opcode() == Opcode::kGetTupleElement && o->operand(0) == producer) {
+            return inner->root()->operand(o->tuple_index());
+          }
+          return nullptr;
+        };
+        // The consumer's parameters (or, a bare reduce, operands) that the producer's
+        // values would replace.
         std::unordered_map<const Instruction*, const Instruction*> replaced;
         for (int64_t p = 0; p < consumer->operand_count(); ++p) {
-          const Instruction* o = consumer->operand(p);
-          const Instruction* value = nullptr;
-          if (o == producer) {
-            value = inner->root();
-          } else if (o->opcode() == Opcode::kGetTupleElement && o->operand(0) == producer) {
-            value = inner->root()->operand(o->tuple_index());
-          }
-          if (value != nullptr) replaced[fused->parameter(p)] = value;
+          const Instruction* value = producer_value(consumer->operand(p));
+          if (value == nullptr) continue;
+          replaced[consumer_fused ? consumer->fused_computation()->parameter(p) : consumer->operand(p)] = value;
         }
-        std::function<const Instruction*(const Instruction*)> resolve = [&](const Instruction* param) {
-          auto found = replaced.find(param);
+        std::function<const Instruction*(const Instruction*)> resolve = [&](const Instruction* x) {
+          auto found = replaced.find(x);
           return found == replaced.end() ? nullptr : found->second;
         };
+        // Instructions of this computation other than a bare member are the kernel's inputs.
+        std::function<bool(const Instruction*)> input = [&](const Instruction* x) {
+          return x->parent() == comp_ && x != producer && x != consumer;
+        };
+        // The merged kernel's outputs: the consumer's, then the producer's values that
+        // others read (a multi-output fusion then).
+        std::vector<const Instruction*> outputs =
+            consumer_fused ? FusionOutputs(*consumer) : std::vector<const Instruction*>{consumer};
+        int64_t kept = 0;
+        if (!only) {
+          if (producer_fused && IsMultiOutputFusion(*producer)) {
+            for (const Instruction* gte : producer->users()) {
+              if (gte->opcode() == Opcode::kGetTupleElement && ReadOutside(gte, consumer)) {
+                outputs.push_back(inner->root()->operand(gte->tuple_index()));
+                ++kept;
+              }
+            }
+          } else if (ReadOutside(producer, consumer)) {
+            outputs.push_back(producer_value(producer));
+            ++kept;
+          }
+        }
         std::string why;
-        std::optional<RowPlan> plan = PlanRowKernel({fused->root()}, resolve, &why);
+        std::optional<RowPlan> plan = Planner(resolve, input).Plan(outputs, &why, row_outputs_);
         if (!plan) {
           Record(producer->name(), consumer->name(), false, "together they are not a row kernel: " + why);
           continue;
@@ -294,14 +400,20 @@ class ComputationRowFusion {
         FusionGroup group;
         group.members = {producer, consumer};
         group.kind = FusionKind::kInput;
-        group.root = consumer;
-        group.reuse = consumer;
+        group.reuse = consumer_fused ? consumer : nullptr;
+        if (only) {
+          group.root = consumer;
+        } else {
+          group.multi_output = true;
+        }
         ASSIGN_OR_RETURN(Instruction * made, BuildFusion(group));
-        Record(producer_name, consumer_name, true,
-               "row reduction(s) computed once per row inside the consumer (" + std::to_string(plan->reduces.size()) +
-                   " reduce(s) over rows of " + std::to_string(plan->row_length) +
-                   " elements; the input is read from memory once)",
-               made->name());
+        std::string reason = "row reduction(s) computed once per row inside the consumer (" +
+                             std::to_string(plan->reduces.size()) + " reduce(s) over rows of " +
+                             std::to_string(plan->row_length) + " elements; the input is read from memory once)";
+        if (kept > 0) {
+          reason += "; the " + std::to_string(kept) + " value(s) of the producer that others read are outputs of the merged kernel";
+        }
+        Record(producer_name, consumer_name, true, reason, made->name());
         return true;
       }
     }
@@ -323,6 +435,7 @@ class ComputationRowFusion {
 
   Computation* comp_;
   PassContext& context_;
+  bool row_outputs_;
   std::set<std::tuple<std::string, std::string, int64_t>> considered_;
 };
 
@@ -330,21 +443,21 @@ class ComputationRowFusion {
 
 std::optional<RowPlan> PlanRowKernel(const std::vector<const Instruction*>& outputs,
                                      const std::function<const Instruction*(const Instruction*)>& resolve,
-                                     std::string* why) {
-  Planner planner(resolve);
-  return planner.Plan(outputs, why);
+                                     std::string* why, bool row_outputs) {
+  static const std::function<bool(const Instruction*)> kNoInputs;
+  return Planner(resolve, kNoInputs).Plan(outputs, why, row_outputs);
 }
 
-std::optional<RowPlan> PlanRowKernel(const Instruction& fusion) {
+std::optional<RowPlan> PlanRowKernel(const Instruction& fusion, bool row_outputs) {
   if (fusion.opcode() != Opcode::kFusion || fusion.fused_computation() == nullptr) return std::nullopt;
   static const std::function<const Instruction*(const Instruction*)> kNone;
-  return PlanRowKernel(FusionOutputs(fusion), kNone, nullptr);
+  return PlanRowKernel(FusionOutputs(fusion), kNone, nullptr, row_outputs);
 }
 
 StatusOr<bool> RowFusion::Run(Module& module, PassContext& context) {
   bool changed = false;
   for (Computation* comp : ProgramComputations(module, {.skip_fused = true})) {
-    ComputationRowFusion rows(comp, context);
+    ComputationRowFusion rows(comp, context, row_outputs_);
     ASSIGN_OR_RETURN(bool c, rows.Run());
     changed = changed || c;
   }

@@ -195,6 +195,75 @@ ENTRY e {
 )"));
 }
 
+std::string ReadExample(const std::string& name);  // assets/examples/NAME
+
+// `text` through the GPU pipeline with libraries on (which makes row kernels with outputs
+// of one value per row), the emulator against the interpreter; the launches of the run.
+int64_t EmulatedLaunchesWithLibraries(const std::string& text, uint64_t seed = 1) {
+  auto parsed = ParseModule(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok()) return -1;
+  auto args = interpreter::RandomArguments(**parsed, seed);
+  EXPECT_TRUE(args.ok()) << args.status().message();
+  auto expected = interpreter::Interpreter().Run(**parsed, *args);
+  EXPECT_TRUE(expected.ok()) << expected.status().message();
+  auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
+  EXPECT_TRUE(optimized.ok()) << optimized.status().message();
+  if (!args.ok() || !expected.ok() || !optimized.ok()) return -1;
+  auto emulator = GpuEmulator::Create(std::move(*optimized));
+  EXPECT_TRUE(emulator.ok()) << emulator.status().message();
+  if (!emulator.ok()) return -1;
+  auto actual = (*emulator)->Run(*args);
+  EXPECT_TRUE(actual.ok()) << actual.status().message();
+  if (!actual.ok()) return -1;
+  interpreter::CompareResult cmp =
+      interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString() << "\n" << (*emulator)->module().ToString();
+  return (*emulator)->last_launches();
+}
+
+// Softmax whose row maxima and log-sum-exp are results too: with the GPU pipeline one row
+// kernel writes the probabilities per element and the two values per row (by each row's
+// first lane), for rows a warp holds (10, 1024 elements), a block holds (3000) and a
+// block loops over (40000), and for rows of two dimensions.
+TEST(GpuEmulatorTest, RowKernelsWriteValuesOfOneNumberPerRow) {
+  auto module = [](const std::vector<int64_t>& dims) {
+    const std::vector<int64_t> rows(dims.begin(), dims.end() - 1);
+    std::string row_dims, last = std::to_string(dims.size() - 1);
+    for (size_t d = 0; d < rows.size(); ++d) row_dims += (d > 0 ? "," : "") + std::to_string(d);
+    const std::string s = testing_util::ShapeText("f32", dims), r = testing_util::ShapeText("f32", rows);
+    return WithReducers("ENTRY e {\n  x = " + s + " parameter(0)\n  ninf = f32[] constant(-inf)\n" +
+                        "  max = " + r + " reduce(x, ninf), dimensions={" + last + "}, to_apply=max_f32\n" +
+                        "  bmax = " + s + " broadcast(max), dimensions={" + row_dims + "}\n" +
+                        "  shifted = " + s + " subtract(x, bmax)\n  ex = " + s + " exponential(shifted)\n" +
+                        "  zero = f32[] constant(0)\n" +
+                        "  sum = " + r + " reduce(ex, zero), dimensions={" + last + "}, to_apply=add_f32\n" +
+                        "  logsum = " + r + " log(sum)\n  lse = " + r + " add(logsum, max)\n" +
+                        "  bsum = " + s + " broadcast(sum), dimensions={" + row_dims + "}\n" +
+                        "  probs = " + s + " divide(ex, bsum)\n" +
+                        "  ROOT out = (" + s + ", " + r + ", " + r + ") tuple(probs, max, lse)\n}\n");
+  };
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{
+           {48, 10}, {40, 1024}, {12, 3000}, {3, 40000}, {4, 6, 36}}) {
+    SCOPED_TRACE(testing_util::ShapeText("f32", dims));
+    EXPECT_EQ(EmulatedLaunchesWithLibraries(module(dims)), 1);
+  }
+}
+
+// The training steps' launches with the GPU's libraries (library calls are not launches
+// here). Their losses (jax's log-softmax cross-entropy and its gradient) take one row
+// kernel: MNIST's row max, exp with its sum and per-row likelihood were three launches (9
+// in all, 7 now), CIFAR's four (its max and sum read a cuBLAS call and stayed bare
+// reduces). CIFAR's relus fold into cuDNN's fused calls once the relu gradients read the
+// relus (19 launches in all before both, 14 now). The MLP's relus fold into cuBLASLt's
+// RELU_BIAS epilogue the same way (the full-size step of bench/compare_xla: 12 launches
+// before both, 8 now; this small one has the same kernels).
+TEST(GpuEmulatorTest, TrainingStepsLaunches) {
+  EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("mnist_train_step.hlo")), 7);
+  EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("cifar_cnn_train_step.hlo")), 14);
+  EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("../../tests/data/library_calls/mlp_train_step.hlo")), 8);
+}
+
 TEST(GpuEmulatorTest, FullReductionSplitsIntoPartials) {
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
 ENTRY e {

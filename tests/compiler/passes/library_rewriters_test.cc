@@ -157,9 +157,10 @@ ConvActivation ActivationOf(const Instruction& call) {
 }
 
 // The CIFAR step's convolutions (forward, input and weight gradients, stride 1, SAME)
-// each become a cuDNN call. The two forward ones take their bias add into a
-// __cudnn$convBiasActivationForward call and leave the relu outside (its mask reads the
-// pre-activation), and the two weight gradients are __cudnn$convBackwardFilter calls of
+// each become a cuDNN call. The two forward ones take their bias add and their relu into a
+// __cudnn$convBiasActivationForward call (the relu gradient's mask, which read the
+// pre-activation, reads the relu: XLA's plan keeps the relu outside for that mask), and the
+// two weight gradients are __cudnn$convBackwardFilter calls of
 // the forward convolutions they differentiate (3x3 filters), as XLA's own plan of the same
 // step has them; each computes what the convolution did.
 TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
@@ -199,11 +200,14 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
     for (const Computation* c : ProgramComputations(*module)) {
       for (const auto& inst : c->instructions()) {
         if (IsFusedConvCall(*inst)) {
-          EXPECT_EQ(ActivationOf(*inst), ConvActivation::kNone) << inst->name();
+          EXPECT_EQ(ActivationOf(*inst), module == &*xla ? ConvActivation::kNone : ConvActivation::kRelu)
+              << inst->name();
         }
       }
     }
   }
+  EXPECT_EQ(Count(**gpu, [](const Instruction& i) { return i.opcode() == Opcode::kMaximum; }), 0)
+      << "no relu left outside the calls";
   ExpectSameResult(*cifar, **gpu);
   // Asymmetric padding moves into a pad of the input; a convolution with lhs dilation (an
   // input gradient of a strided convolution) becomes a backward-input call, its kernel
@@ -392,6 +396,27 @@ TEST(GemmRewriterTest, BiasAndReluAfterADotBecomeItsEpilogue) {
              "  z = f32[] constant(0)\n  zz = f32[8,16] broadcast(z), dimensions={}\n"
              "  r = f32[8,16] maximum(s, zz)\n  ROOT t = (f32[8,16], f32[8,16]) tuple(r, s)\n",
        GemmEpilogue::kBias, 1},
+      // jax's relu gradient, select(s > 0, g, 0): its test reads the relu instead (s > 0
+      // exactly when max(s, 0) > 0), and the relu folds; also written as 0 < s.
+      {dot + "  bb = f32[8,16] broadcast(b), dimensions={1}\n  s = f32[8,16] add(d, bb)\n"
+             "  z = f32[] constant(0)\n  zz = f32[8,16] broadcast(z), dimensions={}\n"
+             "  r = f32[8,16] maximum(s, zz)\n  g = f32[8,16] parameter(3)\n"
+             "  m = pred[8,16] compare(s, zz), direction=GT\n  dg = f32[8,16] select(m, g, zz)\n"
+             "  ROOT t = (f32[8,16], f32[8,16]) tuple(r, dg)\n",
+       GemmEpilogue::kBiasRelu, 0},
+      {dot + "  bb = f32[8,16] broadcast(b), dimensions={1}\n  s = f32[8,16] add(d, bb)\n"
+             "  z = f32[] constant(0)\n  zz = f32[8,16] broadcast(z), dimensions={}\n"
+             "  r = f32[8,16] maximum(s, zz)\n  g = f32[8,16] parameter(3)\n"
+             "  m = pred[8,16] compare(zz, s), direction=LT\n  dg = f32[8,16] select(m, g, zz)\n"
+             "  ROOT t = (f32[8,16], f32[8,16]) tuple(r, dg)\n",
+       GemmEpilogue::kBiasRelu, 0},
+      // A test the relu does not answer the same way (s < 0) keeps the pre-activation.
+      {dot + "  bb = f32[8,16] broadcast(b), dimensions={1}\n  s = f32[8,16] add(d, bb)\n"
+             "  z = f32[] constant(0)\n  zz = f32[8,16] broadcast(z), dimensions={}\n"
+             "  r = f32[8,16] maximum(s, zz)\n  g = f32[8,16] parameter(3)\n"
+             "  m = pred[8,16] compare(s, zz), direction=LT\n  dg = f32[8,16] select(m, g, zz)\n"
+             "  ROOT t = (f32[8,16], f32[8,16]) tuple(r, dg)\n",
+       GemmEpilogue::kBias, 1},
       // A bias along the rows is not cuBLASLt's.
       {dot + "  c = f32[8] parameter(3)\n  cc = f32[8,16] broadcast(c), dimensions={0}\n  ROOT s = f32[8,16] add(d, cc)\n",
        GemmEpilogue::kDefault, 1},
@@ -529,9 +554,20 @@ TEST(ConvRewriterTest, BiasAndReluAfterAConvolutionFoldIntoCudnnsFusedCall) {
        1, ConvActivation::kRelu, 0},
       {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  ROOT s = f32[2,6,5,4] add(bb, c)\n", 1,
        ConvActivation::kNone, 0},
-      // The pre-activation has a second user (a relu mask reads it): the bias only.
+      // A relu gradient's mask (s > 0) reads the pre-activation: it reads the relu instead
+      // (s > 0 exactly when max(s, 0) > 0), and the relu folds.
       {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  s = f32[2,6,5,4] add(c, bb)\n" + relu +
            "  r = f32[2,6,5,4] maximum(s, zz)\n  m = pred[2,6,5,4] compare(s, zz), direction=GT\n"
+           "  ROOT t = (f32[2,6,5,4], pred[2,6,5,4]) tuple(r, m)\n",
+       1, ConvActivation::kRelu, 0},
+      // s >= 0 is not max(s, 0) >= 0 (s = -1), and a total order tells a NaN's sign: the
+      // pre-activation has a second user and only the bias folds.
+      {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  s = f32[2,6,5,4] add(c, bb)\n" + relu +
+           "  r = f32[2,6,5,4] maximum(s, zz)\n  m = pred[2,6,5,4] compare(s, zz), direction=GE\n"
+           "  ROOT t = (f32[2,6,5,4], pred[2,6,5,4]) tuple(r, m)\n",
+       1, ConvActivation::kNone, 1},
+      {conv + "  bb = f32[2,6,5,4] broadcast(b), dimensions={3}\n  s = f32[2,6,5,4] add(c, bb)\n" + relu +
+           "  r = f32[2,6,5,4] maximum(s, zz)\n  m = pred[2,6,5,4] compare(s, zz), direction=GT, type=TOTALORDER\n"
            "  ROOT t = (f32[2,6,5,4], pred[2,6,5,4]) tuple(r, m)\n",
        1, ConvActivation::kNone, 1},
       // The convolution has a second user: nothing folds.

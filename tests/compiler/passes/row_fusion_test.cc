@@ -36,7 +36,9 @@ const std::string kLayerNorm = RowKernelModule("layer_norm", "f32", LayerNormEnt
 
 // The optimization pipeline on `text`; checks the result verifies and computes what the
 // input did (reference interpreter, random inputs).
-std::unique_ptr<Module> Optimize(const std::string& text, PassContext* context = nullptr) {
+// `gpu`: the GPU pipeline (libraries on), whose row fusion also makes row kernels with
+// outputs of one value per row.
+std::unique_ptr<Module> Optimize(const std::string& text, PassContext* context = nullptr, bool gpu = false) {
   std::unique_ptr<Module> module = Parse(text);
   EXPECT_NE(module, nullptr);
   if (module == nullptr) return nullptr;
@@ -44,7 +46,7 @@ std::unique_ptr<Module> Optimize(const std::string& text, PassContext* context =
   PipelineOptions options;
   PassContext local;
   PipelineResult result;
-  Status st = MakeOptimizationPipeline().Run(*module, options, context != nullptr ? *context : local, &result);
+  Status st = MakeOptimizationPipeline(nullptr, gpu).Run(*module, options, context != nullptr ? *context : local, &result);
   EXPECT_TRUE(st.ok()) << st.message();
   testing_util::ExpectValidAfterFusion(original.get(), *module, /*run=*/true);
   return module;
@@ -178,6 +180,147 @@ TEST(RowFusionTest, PlanRefusesOpsOutsideRowKernels) {
   std::optional<RowPlan> plan = PlanRowKernel({module->entry()->root()}, nullptr, &why);
   EXPECT_FALSE(plan.has_value());
   EXPECT_NE(why.find("does not run in a row kernel"), std::string::npos) << why;
+}
+
+// The GPU pipeline's row fusion: a producer read by others besides the consumer merges,
+// its values becoming outputs of the row kernel, which may write values of one number per
+// row. The CPU pipeline keeps both kernels (ProducerWithOtherUsersStays).
+TEST(RowFusionTest, GpuRowKernelsAlsoWriteValuesOfOneNumberPerRow) {
+  const std::string text = WithReducers("shared", R"(
+  x = f32[16,64] parameter(0)
+  ninf = f32[] constant(-inf)
+  max = f32[16] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  bmax = f32[16,64] broadcast(max), dimensions={0}
+  shifted = f32[16,64] subtract(x, bmax)
+  ROOT out = (f32[16,64], f32[16]) tuple(shifted, max)
+)");
+  PassContext context;
+  std::unique_ptr<Module> module = Optimize(text, &context, /*gpu=*/true);
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(CountKernels(*module).kernels, 1) << module->ToString();
+  std::vector<const Instruction*> fusions = Fusions(*module->entry());
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_FALSE(PlanRowKernel(*fusions[0]).has_value()) << "the CPU's row kernels write full rows only";
+  std::optional<RowPlan> plan = PlanRowKernel(*fusions[0], /*row_outputs=*/true);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->row_rank, 1);
+  EXPECT_EQ(plan->rows, 16);
+  EXPECT_EQ(plan->dims, (std::vector<int64_t>{16, 64}));
+  EXPECT_NE(RowDecision(context, true, "that others read are outputs of the merged kernel"), nullptr);
+}
+
+// Softmax after a dot (a cuBLAS call in the GPU pipeline) whose row max and sum are also
+// results: one row kernel writes the probabilities, the sums and the maxima.
+TEST(RowFusionTest, GpuSoftmaxWithItsRowValuesAsResultsIsOneKernel) {
+  const std::string text = WithReducers("softmax_after_dot", R"(
+  x = f32[32,64] parameter(0)
+  w = f32[64,10] parameter(1)
+  logits = f32[32,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ninf = f32[] constant(-inf)
+  max = f32[32] reduce(logits, ninf), dimensions={1}, to_apply=max_f32
+  bmax = f32[32,10] broadcast(max), dimensions={0}
+  shifted = f32[32,10] subtract(logits, bmax)
+  ex = f32[32,10] exponential(shifted)
+  zero = f32[] constant(0)
+  sum = f32[32] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  bsum = f32[32,10] broadcast(sum), dimensions={0}
+  probs = f32[32,10] divide(ex, bsum)
+  ROOT out = (f32[32,10], f32[32], f32[32]) tuple(probs, sum, max)
+)");
+  std::unique_ptr<Module> cpu = Optimize(text);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_GE(Fusions(*cpu->entry()).size(), 3u);
+  std::unique_ptr<Module> gpu = Optimize(text, nullptr, /*gpu=*/true);
+  ASSERT_NE(gpu, nullptr);
+  std::vector<const Instruction*> fusions = Fusions(*gpu->entry());
+  ASSERT_EQ(fusions.size(), 1u) << gpu->ToString();
+  std::optional<RowPlan> plan = PlanRowKernel(*fusions[0], /*row_outputs=*/true);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->reduces.size(), 2u);
+  EXPECT_EQ(fusions[0]->shape().tuple_size(), 3);
+}
+
+// Reduces the fusion pass left outside any fusion (CIFAR's loss reads a cuBLAS call: its
+// row max and row sum stay bare) merge with the fusions between them.
+TEST(RowFusionTest, GpuRowFusionTakesBareReduces) {
+  std::unique_ptr<Module> module = Parse(RowKernelModule("bare", "f32", R"(exp_shifted {
+  p0 = f32[16,10] parameter(0)
+  p1 = f32[16] parameter(1)
+  b = f32[16,10] broadcast(p1), dimensions={0}
+  s = f32[16,10] subtract(p0, b)
+  ROOT e = f32[16,10] exponential(s)
+}
+
+normalize {
+  p0 = f32[16,10] parameter(0)
+  p1 = f32[16] parameter(1)
+  b = f32[16,10] broadcast(p1), dimensions={0}
+  ROOT d = f32[16,10] divide(p0, b)
+}
+
+ENTRY main {
+  x = f32[16,10] parameter(0)
+  ninf = f32[] constant(-inf)
+  max = f32[16] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  ex = f32[16,10] fusion(x, max), kind=kLoop, calls=exp_shifted
+  zero = f32[] constant(0)
+  sum = f32[16] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  probs = f32[16,10] fusion(ex, sum), kind=kLoop, calls=normalize
+  ROOT out = (f32[16,10], f32[16], f32[16]) tuple(probs, sum, max)
+}
+)"));
+  ASSERT_NE(module, nullptr);
+  std::unique_ptr<Module> strict = module->Clone();
+  RowFusion cpu;
+  EXPECT_FALSE(testing_util::RunPassAndCheck(cpu, *strict));
+  EXPECT_EQ(Fusions(*strict->entry()).size(), 2u) << "the CPU's row fusion leaves bare reduces alone";
+  RowFusion gpu(/*row_outputs=*/true);
+  EXPECT_TRUE(testing_util::RunPassAndCheck(gpu, *module));
+  std::vector<const Instruction*> fusions = Fusions(*module->entry());
+  ASSERT_EQ(fusions.size(), 1u) << module->ToString();
+  EXPECT_EQ(CountKernels(*module).kernels, 1) << module->ToString();
+  std::optional<RowPlan> plan = PlanRowKernel(*fusions[0], /*row_outputs=*/true);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_EQ(plan->reduces.size(), 2u);
+  EXPECT_EQ(plan->reduces[0]->name(), "max");
+  EXPECT_EQ(plan->reduces[1]->name(), "sum");
+}
+
+// A consumer that reads the producer again through an instruction outside both (here a
+// bare log of the row sums, which the fusion pass keeps apart from its broadcast) cannot
+// take it: the merged fusion would read its own output.
+TEST(RowFusionTest, GpuMergeThroughAnotherInstructionIsRefused) {
+  PassContext context;
+  std::unique_ptr<Module> module = Optimize(WithReducers("xent", R"(
+  x = f32[64,10] parameter(0)
+  labels = s32[64] parameter(1)
+  ninf = f32[] constant(-inf)
+  max = f32[64] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  bmax = f32[64,10] broadcast(max), dimensions={0}
+  shifted = f32[64,10] subtract(x, bmax)
+  ex = f32[64,10] exponential(shifted)
+  zero = f32[] constant(0)
+  sum = f32[64] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  logsum = f32[64] log(sum)
+  blog = f32[64,10] broadcast(logsum), dimensions={0}
+  logp = f32[64,10] subtract(shifted, blog)
+  iota = s32[64,10] iota(), iota_dimension=1
+  blabels = s32[64,10] broadcast(labels), dimensions={0}
+  hit = pred[64,10] compare(iota, blabels), direction=EQ
+  onehot = f32[64,10] convert(hit)
+  picked = f32[64,10] multiply(onehot, logp)
+  nll = f32[64] reduce(picked, zero), dimensions={1}, to_apply=add_f32
+  total = f32[] reduce(nll, zero), dimensions={0}, to_apply=add_f32
+  loss = f32[] negate(total)
+  bsum = f32[64,10] broadcast(sum), dimensions={0}
+  probs = f32[64,10] divide(ex, bsum)
+  grad = f32[64,10] subtract(probs, onehot)
+  ROOT out = (f32[], f32[64,10]) tuple(loss, grad)
+)"), &context, /*gpu=*/true);
+  ASSERT_NE(module, nullptr);
+  EXPECT_NE(RowDecision(context, false, "would make a cycle"), nullptr);
+  // The row max still merged into the exp and its sum (the max is read again later).
+  EXPECT_NE(RowDecision(context, true, "that others read are outputs"), nullptr);
 }
 
 }  // namespace
