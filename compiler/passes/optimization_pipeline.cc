@@ -8,6 +8,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/horizontal_fusion.h"
 #include "compiler/passes/library_rewriters.h"
 #include "compiler/passes/instruction_fusion.h"
 #include "compiler/passes/library_call_lowering.h"
@@ -79,10 +80,15 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   pipeline.Add<InstructionFusion>();
   pipeline.Add<MultiOutputFusion>();
   pipeline.Add<RowFusion>(/*row_outputs=*/gpu_libraries);
+  // On the GPU, small loop fusions that do not depend on each other (a training step's
+  // parameter updates) share one launch (horizontal_fusion.h).
+  if (gpu_libraries) pipeline.Add<HorizontalFusion>();
   return pipeline;
 }
 
-std::vector<std::string> FusionPassNames() { return {"fusion", "multi-output-fusion", "row-fusion"}; }
+std::vector<std::string> FusionPassNames() {
+  return {"fusion", "multi-output-fusion", "row-fusion", "horizontal-fusion"};
+}
 
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused, bool gpu_libraries,
                                                      CompileTrace* trace) {
@@ -98,11 +104,18 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   options.snapshot_pass_regex = "";
   options.keep_text_before = false;
   options.verify_between_passes = false;
-  if (!fused) options.disabled_passes = FusionPassNames();
+  Pipeline pipeline = MakeOptimizationPipeline(copy.get(), gpu_libraries);
+  if (!fused) {
+    // The fusion passes this pipeline has (horizontal fusion is the GPU's only).
+    const std::vector<std::string> names = pipeline.PassNames();
+    for (const std::string& pass : FusionPassNames()) {
+      if (std::find(names.begin(), names.end(), pass) != names.end()) options.disabled_passes.push_back(pass);
+    }
+  }
   options.trace = trace;
   PassContext context;
   PipelineResult result;
-  RETURN_IF_ERROR(MakeOptimizationPipeline(copy.get(), gpu_libraries).Run(*copy, options, context, &result));
+  RETURN_IF_ERROR(pipeline.Run(*copy, options, context, &result));
   // As between passes, only a module some pass changed is verified (an input the
   // pipeline leaves alone is the backend's to refuse, with its own message).
   const bool changed = std::any_of(result.passes.begin(), result.passes.end(),

@@ -27,7 +27,8 @@ std::vector<std::string> SpmdPassNames();
 StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, PassContext& context);
 
 // The names of the fusion passes: disabling them gives the "unfused" module, one kernel
-// per op, that backends run to show what fusion buys.
+// per op, that backends run to show what fusion buys (horizontal-fusion is in the GPU
+// pipeline only: disable only the names a pipeline has).
 std::vector<std::string> FusionPassNames();
 
 // A copy of `module` after the pipeline; `fused` false disables the fusion passes.

@@ -1,0 +1,232 @@
+// Tests of horizontal fusion: a training step's independent parameter updates become one
+// multi-output loop fusion (one GPU launch); fusions that depend on each other, that hold
+// ops with kernels of their own, or that are too big stay apart; merges that would make a
+// cycle through another group are not made; and the GPU pipeline has the pass, the CPU's
+// does not. Every module verifies and computes what it did.
+#include "compiler/passes/horizontal_fusion.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/passes/kernel_count.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "tests/compiler/passes/pass_test_util.h"
+
+namespace fusebox::passes {
+namespace {
+
+using testing_util::Fusions;
+using testing_util::Parse;
+using testing_util::RunPassAndCheck;
+
+// Three SGD updates of weights of different shapes, each its own loop fusion (as the
+// fusion pass leaves them), and a loss reduction beside them.
+const char* kSgdStep = R"(HloModule sgd
+
+sgd_a {
+  p = f32[64,32] parameter(0)
+  g = f32[64,32] parameter(1)
+  lr = f32[] constant(0.01)
+  b = f32[64,32] broadcast(lr), dimensions={}
+  m = f32[64,32] multiply(b, g)
+  ROOT s = f32[64,32] subtract(p, m)
+}
+
+sgd_b {
+  p = f32[32] parameter(0)
+  g = f32[32] parameter(1)
+  lr = f32[] constant(0.01)
+  b = f32[32] broadcast(lr), dimensions={}
+  m = f32[32] multiply(b, g)
+  ROOT s = f32[32] subtract(p, m)
+}
+
+adam_c {
+  p = f32[32,10] parameter(0)
+  g = f32[32,10] parameter(1)
+  half = f32[] constant(0.5)
+  b = f32[32,10] broadcast(half), dimensions={}
+  m = f32[32,10] multiply(b, g)
+  v = f32[32,10] multiply(m, m)
+  s = f32[32,10] subtract(p, m)
+  ROOT t = (f32[32,10], f32[32,10]) tuple(s, v)
+}
+
+ENTRY main {
+  wa = f32[64,32] parameter(0)
+  ga = f32[64,32] parameter(1)
+  wb = f32[32] parameter(2)
+  gb = f32[32] parameter(3)
+  wc = f32[32,10] parameter(4)
+  gc = f32[32,10] parameter(5)
+  a = f32[64,32] fusion(wa, ga), kind=kLoop, calls=sgd_a
+  b = f32[32] fusion(wb, gb), kind=kLoop, calls=sgd_b
+  c = (f32[32,10], f32[32,10]) fusion(wc, gc), kind=kLoop, calls=adam_c
+  c0 = f32[32,10] get-tuple-element(c), index=0
+  c1 = f32[32,10] get-tuple-element(c), index=1
+  ROOT out = (f32[64,32], f32[32], f32[32,10], f32[32,10]) tuple(a, b, c0, c1)
+}
+)";
+
+int CountDecisions(const PassContext& context, bool fused, const std::string& text) {
+  int n = 0;
+  for (const FusionDecision& d : context.decisions()) {
+    n += d.pass == "horizontal-fusion" && d.fused == fused && d.reason.find(text) != std::string::npos;
+  }
+  return n;
+}
+
+TEST(HorizontalFusionTest, IndependentUpdatesShareOneFusion) {
+  std::unique_ptr<Module> module = Parse(kSgdStep);
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(CountKernels(*module).kernels, 3);
+  HorizontalFusion pass;
+  PassContext context;
+  std::unique_ptr<Module> before = module->Clone();
+  auto changed = pass.Run(*module, context);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_TRUE(*changed);
+  testing_util::ExpectValidAfterFusion(before.get(), *module, /*run=*/true);
+  std::vector<const Instruction*> fusions = Fusions(*module->entry());
+  ASSERT_EQ(fusions.size(), 1u) << module->ToString();
+  EXPECT_EQ(fusions[0]->fusion_kind(), FusionKind::kLoop);
+  ASSERT_TRUE(fusions[0]->shape().IsTuple());
+  EXPECT_EQ(fusions[0]->shape().tuple_size(), 4) << "a, b and c's two outputs";
+  EXPECT_EQ(CountKernels(*module).kernels, 1);
+  EXPECT_EQ(CountDecisions(context, true, "do not depend on each other"), 2);
+}
+
+TEST(HorizontalFusionTest, DependentFusionsStayApart) {
+  // b reads a: one launch cannot run both.
+  std::unique_ptr<Module> module = Parse(R"(HloModule chain
+
+scale {
+  x = f32[16] parameter(0)
+  two = f32[] constant(2)
+  b = f32[16] broadcast(two), dimensions={}
+  ROOT m = f32[16] multiply(x, b)
+}
+
+shift {
+  x = f32[16] parameter(0)
+  y = f32[16] parameter(1)
+  ROOT s = f32[16] subtract(x, y)
+}
+
+ENTRY main {
+  x = f32[16] parameter(0)
+  y = f32[16] parameter(1)
+  a = f32[16] fusion(x), kind=kLoop, calls=scale
+  s = f32[16] sine(a)
+  b = f32[16] fusion(s, y), kind=kLoop, calls=shift
+  ROOT out = (f32[16], f32[16]) tuple(a, b)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HorizontalFusion pass;
+  PassContext context;
+  auto changed = pass.Run(*module, context);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(Fusions(*module->entry()).size(), 2u);
+  EXPECT_EQ(CountDecisions(context, false, "depends on %a"), 1);
+}
+
+TEST(HorizontalFusionTest, KernelsOfTheirOwnAndBigOnesStayApart) {
+  // A transpose (the tiled transpose kernel) and a fusion over more than max_elements.
+  std::unique_ptr<Module> module = Parse(R"(HloModule apart
+
+flip {
+  x = f32[32,16] parameter(0)
+  ROOT t = f32[16,32] transpose(x), dimensions={1,0}
+}
+
+neg {
+  x = f32[32,16] parameter(0)
+  ROOT n = f32[32,16] negate(x)
+}
+
+big {
+  x = f32[2048,1024] parameter(0)
+  ROOT n = f32[2048,1024] negate(x)
+}
+
+ENTRY main {
+  x = f32[32,16] parameter(0)
+  z = f32[2048,1024] parameter(1)
+  t = f32[16,32] fusion(x), kind=kLoop, calls=flip
+  n = f32[32,16] fusion(x), kind=kLoop, calls=neg
+  g = f32[2048,1024] fusion(z), kind=kLoop, calls=big
+  ROOT out = (f32[16,32], f32[32,16], f32[2048,1024]) tuple(t, n, g)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HorizontalFusion pass;
+  EXPECT_FALSE(RunPassAndCheck(pass, *module, /*compare=*/false));
+  EXPECT_EQ(Fusions(*module->entry()).size(), 3u);
+}
+
+TEST(HorizontalFusionTest, AMergeThatWouldMakeACycleWithAnotherIsNotMade) {
+  // a1 and b2 (600000 elements each) are too big to share a group; a2 and b1 are small.
+  // The groups made at first are {a1, a2} and {b2, b1}: each pair is independent, but b1
+  // reads a1 and a2 reads b2, so once {a1, a2} is one fusion, b1 reads b2 through it and
+  // the second merge would make each merged fusion read the other. Groups are made again
+  // after each merge, and the second one is not made.
+  std::unique_ptr<Module> module = Parse(R"(HloModule crossed
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+neg_big {
+  x = f32[600,1000] parameter(0)
+  ROOT n = f32[600,1000] negate(x)
+}
+
+neg_small {
+  x = f32[600] parameter(0)
+  ROOT n = f32[600] negate(x)
+}
+
+ENTRY main {
+  x = f32[600,1000] parameter(0)
+  y = f32[600,1000] parameter(1)
+  zero = f32[] constant(0)
+  a1 = f32[600,1000] fusion(x), kind=kLoop, calls=neg_big
+  b2 = f32[600,1000] fusion(y), kind=kLoop, calls=neg_big
+  ra = f32[600] reduce(a1, zero), dimensions={1}, to_apply=add
+  rb = f32[600] reduce(b2, zero), dimensions={1}, to_apply=add
+  b1 = f32[600] fusion(ra), kind=kLoop, calls=neg_small
+  a2 = f32[600] fusion(rb), kind=kLoop, calls=neg_small
+  ROOT out = (f32[600,1000], f32[600], f32[600], f32[600,1000]) tuple(a1, a2, b1, b2)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HorizontalFusion pass;
+  EXPECT_TRUE(RunPassAndCheck(pass, *module));  // verifies (no cycle) and computes the same
+  EXPECT_EQ(Fusions(*module->entry()).size(), 3u) << module->ToString();
+}
+
+TEST(HorizontalFusionTest, OnlyTheGpuPipelineHasIt) {
+  auto has = [](const Pipeline& p) {
+    for (const std::string& name : p.PassNames()) {
+      if (name == "horizontal-fusion") return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(has(MakeOptimizationPipeline(nullptr, /*gpu_libraries=*/false)));
+  EXPECT_TRUE(has(MakeOptimizationPipeline(nullptr, /*gpu_libraries=*/true)));
+  // The unfused GPU module keeps one kernel per op.
+  std::unique_ptr<Module> module = Parse(kSgdStep);
+  ASSERT_NE(module, nullptr);
+  auto unfused = OptimizeForBackend(*module, /*fused=*/false, /*gpu_libraries=*/true);
+  ASSERT_TRUE(unfused.ok()) << unfused.status().message();
+  EXPECT_EQ(Fusions(*(*unfused)->entry()).size(), 3u);
+}
+
+}  // namespace
+}  // namespace fusebox::passes
