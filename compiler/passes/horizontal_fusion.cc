@@ -72,7 +72,7 @@ class ComputationHorizontalFusion {
   // groups are made again: a merge adds paths (two members' users and operands now meet
   // in one fusion) that could make another group's merge a cycle.
   StatusOr<bool> Run() {
-    bool changed = false;
+    ASSIGN_OR_RETURN(bool changed, MergeTinyChains());
     while (true) {
       std::vector<std::pair<const Instruction*, std::string>> refusals;
       std::vector<Group> groups = MakeGroups(&refusals);
@@ -87,6 +87,65 @@ class ComputationHorizontalFusion {
   }
 
  private:
+  // Tiny loop fusions that read one another (a step counter, then the Adam bias corrections
+  // computed from it: two launches of one thread each) merge vertically into one
+  // multi-output fusion, the producer's values staying outputs for its other users. Tiny:
+  // every output of both has at most kTinyElements elements, so the consumer computing the
+  // producer's values again per element costs nothing next to a launch.
+  static constexpr int64_t kTinyElements = 32;
+
+  static bool Tiny(const Instruction& inst) {
+    const Shape& shape = inst.shape();
+    if (!shape.IsTuple()) return shape.ElementCount() <= kTinyElements;
+    return std::all_of(shape.tuple_shapes().begin(), shape.tuple_shapes().end(),
+                       [](const Shape& s) { return s.ElementCount() <= kTinyElements; });
+  }
+
+  // Whether `consumer` reads `producer` through an instruction other than its
+  // get-tuple-elements (the merged fusion would then read its own output).
+  static bool ReadsThroughOthers(const Instruction* consumer, const Instruction* producer) {
+    for (const Instruction* op : consumer->operands()) {
+      if (op == producer || (op->opcode() == Opcode::kGetTupleElement && op->operand(0) == producer)) continue;
+      if (Reaches(op, producer)) return true;
+    }
+    return false;
+  }
+
+  StatusOr<bool> MergeTinyChains() {
+    bool changed = false;
+    bool merged = true;
+    while (merged) {
+      merged = false;
+      for (Instruction* consumer : comp_->PostOrder()) {
+        if (!NotCandidate(*consumer).empty() || !Tiny(*consumer)) continue;
+        for (Instruction* op : consumer->operands()) {
+          Instruction* producer = op->opcode() == Opcode::kGetTupleElement ? op->operand(0) : op;
+          if (producer == consumer || !NotCandidate(*producer).empty() || !Tiny(*producer) ||
+              ReadsThroughOthers(consumer, producer)) {
+            continue;
+          }
+          const std::string producer_name = producer->name(), consumer_name = consumer->name();
+          ASSIGN_OR_RETURN(Instruction * made, FuseProducerMultiOutput(producer, consumer));
+          FusionDecision d;
+          d.pass = "horizontal-fusion";
+          d.computation = comp_->name();
+          d.producer = producer_name;
+          d.consumer = consumer_name;
+          d.fused = true;
+          d.fusion = made->name();
+          d.reason = "fused: tiny loop fusions (at most " + std::to_string(kTinyElements) +
+                     " elements an output) in a chain: one launch computes both, %" + producer_name +
+                     "'s values stay outputs for its other users";
+          context_.RecordDecision(std::move(d));
+          merged = changed = true;
+          break;
+        }
+        if (merged) break;
+      }
+    }
+    return changed;
+  }
+
   std::vector<Group> MakeGroups(std::vector<std::pair<const Instruction*, std::string>>* refusals) const {
     std::vector<Group> groups;
     for (Instruction* inst : comp_->PostOrder()) {

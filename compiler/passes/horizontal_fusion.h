@@ -15,6 +15,10 @@
 // in all (big loop kernels gain nothing from sharing a launch), `max_fusion_operands`
 // operands and `max_outputs` outputs. Each merge and each refusal that stopped a merge gets
 // a FusionDecision (pass "horizontal-fusion").
+//
+// First, tiny such fusions (at most 32 elements an output) that read one another merge
+// vertically, as a multi-output fusion: a step counter and the Adam bias corrections
+// computed from it were two launches of one thread each.
 #pragma once
 
 #include <cstdint>

@@ -211,6 +211,64 @@ ENTRY main {
   EXPECT_EQ(Fusions(*module->entry()).size(), 3u) << module->ToString();
 }
 
+TEST(HorizontalFusionTest, TinyChainsAreOneLaunch) {
+  // A step counter (step + 1 and its f32, one multi-output fusion), then Adam's bias
+  // correction 1 / (1 - 0.9^t) from it: two one-thread launches, one after the pass, with
+  // step + 1 still an output for its other users. The update (64 elements) reads them both
+  // and stays apart.
+  std::unique_ptr<Module> module = Parse(R"(HloModule adam_scalars
+
+count {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  n = s32[] add(s, one)
+  t = f32[] convert(n)
+  ROOT r = (s32[], f32[]) tuple(n, t)
+}
+
+correct {
+  n = s32[] parameter(0)
+  t = f32[] convert(n)
+  b = f32[] constant(0.9)
+  p = f32[] power(b, t)
+  one = f32[] constant(1)
+  d = f32[] subtract(one, p)
+  ROOT r = f32[] divide(one, d)
+}
+
+update {
+  w = f32[64] parameter(0)
+  g = f32[64] parameter(1)
+  c = f32[] parameter(2)
+  cb = f32[64] broadcast(c), dimensions={}
+  m = f32[64] multiply(g, cb)
+  ROOT s = f32[64] subtract(w, m)
+}
+
+ENTRY main {
+  step = s32[] parameter(0)
+  w = f32[64] parameter(1)
+  g = f32[64] parameter(2)
+  k = (s32[], f32[]) fusion(step), kind=kLoop, calls=count
+  n = s32[] get-tuple-element(k), index=0
+  t = f32[] get-tuple-element(k), index=1
+  c = f32[] fusion(n), kind=kLoop, calls=correct
+  u = f32[64] fusion(w, g, c), kind=kLoop, calls=update
+  ROOT out = (s32[], f32[], f32[64]) tuple(n, t, u)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HorizontalFusion pass;
+  PassContext context;
+  std::unique_ptr<Module> before = module->Clone();
+  auto changed = pass.Run(*module, context);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_TRUE(*changed);
+  testing_util::ExpectValidAfterFusion(before.get(), *module, /*run=*/true);
+  EXPECT_EQ(Fusions(*module->entry()).size(), 2u) << module->ToString();
+  EXPECT_EQ(CountDecisions(context, true, "tiny loop fusions"), 1);
+}
+
 TEST(HorizontalFusionTest, OnlyTheGpuPipelineHasIt) {
   auto has = [](const Pipeline& p) {
     for (const std::string& name : p.PassNames()) {
