@@ -33,7 +33,8 @@ bool Reaches(const Instruction* from, const Instruction* to) {
 
 const Instruction* IndirectPath(const Instruction* from, const Instruction* to) {
   for (const Instruction* op : from->operands()) {
-    if (op != to && Reaches(op, to)) return op;
+    const bool direct = op == to || (op->opcode() == Opcode::kGetTupleElement && op->operand(0) == to);
+    if (!direct && Reaches(op, to)) return op;
   }
   return nullptr;
 }

@@ -67,8 +67,9 @@ bool IsMultiOutputFusion(const Instruction& instruction);
 bool Reaches(const Instruction* from, const Instruction* to);
 
 // The first instruction on a path from `from` to `to` (operand direction) other than
-// the direct edge `from` -> `to` itself, or null when there is none: what fusing `to`
-// into `from` as a multi-output fusion would turn into a cycle.
+// the direct edge `from` -> `to` itself (or through a get-tuple-element of `to`), or null
+// when there is none: what fusing `to` into `from` as a multi-output fusion would turn
+// into a cycle.
 const Instruction* IndirectPath(const Instruction* from, const Instruction* to);
 
 }  // namespace fusebox::passes

@@ -101,16 +101,6 @@ class ComputationHorizontalFusion {
                        [](const Shape& s) { return s.ElementCount() <= kTinyElements; });
   }
 
-  // Whether `consumer` reads `producer` through an instruction other than its
-  // get-tuple-elements (the merged fusion would then read its own output).
-  static bool ReadsThroughOthers(const Instruction* consumer, const Instruction* producer) {
-    for (const Instruction* op : consumer->operands()) {
-      if (op == producer || (op->opcode() == Opcode::kGetTupleElement && op->operand(0) == producer)) continue;
-      if (Reaches(op, producer)) return true;
-    }
-    return false;
-  }
-
   StatusOr<bool> MergeTinyChains() {
     bool changed = false;
     bool merged = true;
@@ -121,7 +111,7 @@ class ComputationHorizontalFusion {
         for (Instruction* op : consumer->operands()) {
           Instruction* producer = op->opcode() == Opcode::kGetTupleElement ? op->operand(0) : op;
           if (producer == consumer || !NotCandidate(*producer).empty() || !Tiny(*producer) ||
-              ReadsThroughOthers(consumer, producer)) {
+              IndirectPath(consumer, producer) != nullptr) {
             continue;
           }
           const std::string producer_name = producer->name(), consumer_name = consumer->name();

@@ -291,16 +291,6 @@ class ComputationRowFusion {
     return false;
   }
 
-  // Whether the consumer reads the producer along another path too (through an
-  // instruction outside both): merging them would make a cycle.
-  static bool ReadsThroughOthers(const Instruction* consumer, const Instruction* producer) {
-    for (const Instruction* op : consumer->operands()) {
-      if (op == producer || (op->opcode() == Opcode::kGetTupleElement && op->operand(0) == producer)) continue;
-      if (Reaches(op, producer)) return true;
-    }
-    return false;
-  }
-
   // A reduce outside any fusion (one the fusion pass left alone, e.g. reading a library
   // call) that reduces the trailing dimensions of a row: with row outputs, it merges like
   // a fusion does.
@@ -340,7 +330,7 @@ class ComputationRowFusion {
           Record(producer->name(), consumer->name(), false, "the producer has users besides the consumer (its reductions would be computed twice)");
           continue;
         }
-        if (!only && ReadsThroughOthers(consumer, producer)) {
+        if (!only && IndirectPath(consumer, producer) != nullptr) {
           Record(producer->name(), consumer->name(), false,
                  "the consumer also reads the producer through other instructions (merging them would make a cycle)");
           continue;
