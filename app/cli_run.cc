@@ -125,6 +125,8 @@ StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>&
     return InvalidArgument("--gpu-autotune: on or off, not '" + opts.gpu_autotune + "'");
   run_opts.gpu_autotune = opts.gpu_autotune == "on";
   run_opts.gpu_autotune_cache = opts.gpu_autotune_cache;
+  if (!runtime::ParseGemmKernels(opts.gpu_gemm_kernels, &run_opts.gpu_gemm_kernels))
+    return InvalidArgument("--gpu-gemm-kernels: timed, library or fusebox, not '" + opts.gpu_gemm_kernels + "'");
   if (!runtime::ParseHostStaging(opts.host_staging, &run_opts.gpu_host_staging))
     return InvalidArgument("--host-staging: pinned or pageable, not '" + opts.host_staging + "'");
   // A checked run holds the GPU to the interpreter's f32 bound: its gemms compute in full
@@ -459,6 +461,12 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
                   "compile time and the fastest kept (within the call's precision), as XLA's autotuner does; "
                   "off: the libraries' heuristics choose")
       ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--gpu-gemm-kernels", opts->gpu_gemm_kernels,
+                  "GPU: timed (default): gemm library calls with a side of at most 16 elements (a classifier's "
+                  "outputs) also get Fusebox's own kernel, timed against the library's choice at compile time "
+                  "(with --gpu-autotune=on), the faster runs; library: the library always; fusebox: Fusebox's "
+                  "kernel always")
+      ->check(CLI::IsMember({"timed", "library", "fusebox"}));
   cmd->add_option("--gpu-autotune-cache", opts->gpu_autotune_cache,
                   "GPU: a file of autotuned choices, loaded before compiling (started when missing) and "
                   "written back after; a choice is reused only for the same library version, device and call, "

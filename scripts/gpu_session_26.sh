@@ -75,17 +75,20 @@ fi
 if want compare; then
 # What autotuning (and the autotune cache) changed: the three training steps with the
 # compare's own HLO and inputs, autotuning off, then on with a cache file twice (the
-# second run takes every choice from it). About 10 s.
-step "training steps: autotuning off / on / on from the cache (kernel time per run)"
+# second run takes every choice from it), then the skinny gemm calls always through the
+# library and always through Fusebox's skinny dot (the timed choice picks the faster of
+# the two per call; its note gives both times). About 15 s.
+step "training steps: autotuning off / on / on from the cache / gemms library / gemms fusebox (kernel time per run)"
 for w in mlp_train_step mnist_train_step cnn_train_step; do
   inputs=$(ls /tmp/compare_xla_gpu/$w.input_*.npy 2>/dev/null | sort -V | paste -sd, -)
   [[ -n "$inputs" ]] || { echo "($w: no compare inputs)" >>"$log"; continue; }
   rm -f "/tmp/$w.autotune.txt"
-  for mode in "--gpu-autotune=off" "--gpu-autotune-cache=/tmp/$w.autotune.txt" "--gpu-autotune-cache=/tmp/$w.autotune.txt"; do
+  for mode in "--gpu-autotune=off" "--gpu-autotune-cache=/tmp/$w.autotune.txt" "--gpu-autotune-cache=/tmp/$w.autotune.txt" \
+              "--gpu-gemm-kernels=library" "--gpu-gemm-kernels=fusebox"; do
     echo "-- $w $mode" >>"$log"
     timeout 60 "$fb" run /tmp/compare_xla_gpu/$w.hlo --backend gpu --inputs "$inputs" --iterations 20 $mode >"/tmp/$w.tune.txt" 2>&1
     echo "(exit $?)" >>"$log"
-    grep -E "^ran |per run|autotune|rror" "/tmp/$w.tune.txt" | cut -c1-600 >>"$log"
+    grep -E "^ran |per run|autotune|own kernel|rror" "/tmp/$w.tune.txt" | cut -c1-600 >>"$log"
   done
 done
 fi

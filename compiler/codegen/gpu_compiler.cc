@@ -68,8 +68,20 @@ class GpuCodeImpl : public GpuCode {
   const std::string& ptx() const override { return ptx_; }
   const std::string& arch() const override { return arch_; }
   const std::map<std::string, std::string>& function_to_hlo() const override { return function_to_hlo_; }
+  const GpuKernel* GemmKernelFor(const Instruction* call) const override {
+    auto it = gemm_kernels_.find(call);
+    return it == gemm_kernels_.end() ? nullptr : it->second.get();
+  }
+  std::vector<const GpuKernel*> GemmKernels() const override {
+    std::vector<const GpuKernel*> out;
+    for (const auto& [call, kernel] : gemm_kernels_) out.push_back(kernel.get());
+    return out;
+  }
 
   std::vector<std::unique_ptr<GpuKernel>> kernels_;
+  // Own kernels of gemm library calls, and the modules their fusions live in.
+  std::unordered_map<const Instruction*, std::unique_ptr<GpuKernel>> gemm_kernels_;
+  std::vector<std::unique_ptr<Module>> gemm_modules_;
   std::unordered_map<const Instruction*, GpuKernel*> by_instruction_;
   std::string llvm_ir_, llvm_ir_optimized_, ptx_, arch_;
   std::map<std::string, std::string> function_to_hlo_;
@@ -196,6 +208,32 @@ StatusOr<std::string> EmitPtx(llvm::Module& module, llvm::TargetMachine* tm) {
   return std::string(buffer.str());
 }
 
+// Fusebox's own kernel for each gemm library call that has one (GemmCallAsSkinnyFusion).
+// A call it cannot build one for keeps the library alone; only an emitter error on a
+// fusion it built is an error (a bug, never a quiet fallback).
+Status EmitGemmKernels(const Module& module, const GpuCompileOptions& options, GpuKernelEmitter& emitter,
+                       GpuCodeImpl& code) {
+  for (const Computation* comp : ProgramComputations(module)) {
+    for (const auto& call : comp->instructions()) {
+      if (!IsLibraryCall(*call)) continue;
+      StatusOr<std::unique_ptr<Module>> own = gpu::GemmCallAsSkinnyFusion(module, *call);
+      if (!own.ok() || *own == nullptr) continue;
+      const Instruction* fusion = (*own)->entry()->root();
+      ScopedSpan span(options.trace, compile_category::kCodegen, fusion->name());
+      span.Arg("kernel", fusion->name()).Arg("backend", "gpu (own kernel of a library call)");
+      auto kernel = std::make_unique<GpuKernel>();
+      Status st = emitter.Emit(*fusion, kernel.get());
+      if (!st.ok()) return Status(st.code(), "GPU backend: " + call->name() + "'s own kernel: " + st.message());
+      kernel->hlo = call.get();
+      for (const Instruction* operand : fusion->operands()) kernel->call_operands.push_back(operand->parameter_number());
+      for (const GpuLaunch& launch : kernel->launches) code.function_to_hlo_[launch.function] = call->name();
+      code.gemm_kernels_[call.get()] = std::move(kernel);
+      code.gemm_modules_.push_back(std::move(*own));
+    }
+  }
+  return Status::Ok();
+}
+
 // Emits every kernel of `module` into `llvm_module` and records them in `code`.
 Status EmitKernels(const Module& module, const GpuCompileOptions& options, bool emulate, llvm::Module& llvm_module,
                    GpuCodeImpl& code) {
@@ -218,6 +256,7 @@ Status EmitKernels(const Module& module, const GpuCompileOptions& options, bool 
       code.kernels_.push_back(std::move(kernel));
     }
   }
+  if (options.gemm_kernels) RETURN_IF_ERROR(EmitGemmKernels(module, options, emitter, code));
   if (emulate) emitter.EmitEmulatorWrappers();
   return Status::Ok();
 }

@@ -48,6 +48,10 @@ struct GpuKernel {
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
   int64_t flops = 0;
+  // Fusebox's own kernel for a library call (GpuCode::GemmKernelFor): the call's operand
+  // each kernel operand buffer is, in the kernel's order. Empty for every other kernel
+  // (its operands are its instruction's, in order).
+  std::vector<int64_t> call_operands;
 };
 
 struct GpuCompileOptions {
@@ -59,6 +63,12 @@ struct GpuCompileOptions {
   // Spans for IR emission per kernel, LLVM optimization and NVPTX code generation (null:
   // none). Changes nothing in the code.
   CompileTrace* trace = nullptr;
+  // Also compiles Fusebox's own kernel for each gemm library call whose dot is skinny
+  // (one side of at most 16 elements: GpuCode::GemmKernelFor), into the same PTX. The
+  // runtime's autotuning times it against the library's choice and runs the faster
+  // (gpu_executable.h). Off for the compile stages, which show the kernels that run
+  // without autotuning.
+  bool gemm_kernels = false;
 };
 
 // Compiled kernels of one module: PTX text and where each entry came from.
@@ -71,8 +81,17 @@ class GpuCode {
   virtual const std::string& llvm_ir_optimized() const = 0;
   virtual const std::string& ptx() const = 0;
   virtual const std::string& arch() const = 0;
-  // PTX entry / LLVM function name -> HLO instruction name (fusion or op).
+  // PTX entry / LLVM function name -> HLO instruction name (fusion or op; a library
+  // call's for its own kernel).
   virtual const std::map<std::string, std::string>& function_to_hlo() const = 0;
+  // Fusebox's own kernel for gemm library call `call` (compiled with gemm_kernels), or
+  // null; and all of them. They are not in kernels(): the call stays a library call unless
+  // the runtime chooses its kernel.
+  virtual const GpuKernel* GemmKernelFor(const Instruction* call) const {
+    (void)call;
+    return nullptr;
+  }
+  virtual std::vector<const GpuKernel*> GemmKernels() const { return {}; }
 };
 
 // Compiles every kernel of `module`'s program computations for NVPTX. `module` must

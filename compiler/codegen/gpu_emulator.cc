@@ -307,7 +307,9 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
     return codegen::FromLlvm(std::move(err), "cannot add the kernels to the JIT");
   }
   emulator->jit_ = std::make_unique<Jit>();
-  for (const auto& kernel : host.code->kernels()) {
+  std::vector<const GpuKernel*> kernels = host.code->GemmKernels();
+  for (const auto& kernel : host.code->kernels()) kernels.push_back(kernel.get());
+  for (const GpuKernel* kernel : kernels) {
     for (const GpuLaunch& launch : kernel->launches) {
       if (emulator->jit_->entries.count(launch.function) != 0) continue;
       auto symbol = (*jit)->lookup(launch.function + "_emu");
@@ -317,6 +319,7 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
     }
   }
   emulator->jit_->code = std::move(host.code);
+  emulator->gemm_kernels_ = options.gemm_kernels;
   emulator->jit_->jit = std::move(*jit);
   return emulator;
 }
@@ -534,6 +537,9 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
   Block block;
   for (const Instruction* inst : entry->PostOrder()) {
     const GpuKernel* kernel = jit_->code->KernelFor(inst);
+    // Gemm library calls run Fusebox's own kernel when they have one (the runtime's
+    // choice when it times faster than the library).
+    if (kernel == nullptr && gemm_kernels_) kernel = jit_->code->GemmKernelFor(inst);
     if (kernel == nullptr) {
       RETURN_IF_ERROR(RunOnHost(inst, arguments, values));
       continue;
@@ -541,7 +547,11 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
     std::vector<uint8_t*> outs;
     for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
     std::vector<void*> args;
-    for (const Instruction* operand : inst->operands()) {
+    const int64_t operands =
+        kernel->call_operands.empty() ? inst->operand_count() : static_cast<int64_t>(kernel->call_operands.size());
+    for (int64_t i = 0; i < operands; ++i) {
+      const Instruction* operand =
+          inst->operand(kernel->call_operands.empty() ? i : kernel->call_operands[static_cast<size_t>(i)]);
       const auto& l = values.leaves[operand];
       if (l.size() != 1) return Unimplemented("GPU emulator: operand " + operand->name() + " is not an array");
       args.push_back(l[0]);

@@ -27,6 +27,8 @@ namespace fusebox::codegen {
 class GpuEmulator {
  public:
   // `module` is optimized (or not, for one kernel per op); layouts are normalized here.
+  // With options.gemm_kernels, gemm library calls that have Fusebox's own kernel run it
+  // (and count as launches); the others run on the host as the library defines them.
   static StatusOr<std::unique_ptr<GpuEmulator>> Create(std::unique_ptr<Module> module,
                                                        const GpuCompileOptions& options = {});
   ~GpuEmulator();
@@ -44,6 +46,7 @@ class GpuEmulator {
   std::unique_ptr<Module> module_;
   std::unique_ptr<Jit> jit_;
   int64_t last_launches_ = 0;
+  bool gemm_kernels_ = false;  // gemm library calls with an own kernel run it
 };
 
 }  // namespace fusebox::codegen

@@ -1,7 +1,7 @@
 // The GPU kernel emitter's kernels other than reductions: the choice of kernel (Emit),
 // entries and thread indexing, loops over an output space, in-place updates, scatters,
-// sorts (a bitonic network in shared memory), tiled transposes and tiled dots; and the
-// analyses that choose reduction, tiled-dot and tiled-transpose kernels.
+// sorts (a bitonic network in shared memory) and tiled transposes; and the analyses that
+// choose reduction, dot and tiled-transpose kernels. Dots are in gpu_dot_emitter.cc.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <algorithm>
@@ -333,6 +333,10 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
     return EmitMixedReductions(inst, *mixed, outputs, kernel);
   }
   if (const Instruction* dot = TileableDot(inst); dot != nullptr) {
+    if (std::optional<SkinnyDot> skinny = PlanSkinnyDot(*dot); skinny) {
+      kernel->kind_name = "dot(skinny)";
+      return EmitSkinnyDot(inst, *dot, *skinny, kernel);
+    }
     kernel->kind_name = "dot(tiled)";
     return EmitTiledDot(inst, *dot, kernel);
   }
@@ -976,110 +980,6 @@ Status GpuKernelEmitter::EmitTiledTranspose(const Instruction& inst, const Instr
       b.CreateStore(ToStorage(b, out.element_type(), v), result.Address(b, dst));
     });
   }
-  RETURN_IF_ERROR(EndEntry(e));
-  kernel->launches.push_back(launch);
-  return Status::Ok();
-}
-
-Status GpuKernelEmitter::EmitTiledDot(const Instruction& inst, const Instruction& dot, GpuKernel* kernel) {
-  const DotDimensionNumbers& dn = *dot.attrs().dot_dimension_numbers;
-  const Shape& lhs = dot.operand(0)->shape();
-  const Shape& rhs = dot.operand(1)->shape();
-  const PrimitiveType type = dot.shape().element_type();
-  std::vector<int64_t> batch_sizes, m_dims, n_dims, k_sizes;
-  for (int64_t d : dn.lhs_batch_dimensions) batch_sizes.push_back(lhs.dimensions(d));
-  for (int64_t d = 0; d < lhs.rank(); ++d) {
-    if (!Contains(dn.lhs_batch_dimensions, d) && !Contains(dn.lhs_contracting_dimensions, d)) m_dims.push_back(d);
-  }
-  for (int64_t d = 0; d < rhs.rank(); ++d) {
-    if (!Contains(dn.rhs_batch_dimensions, d) && !Contains(dn.rhs_contracting_dimensions, d)) n_dims.push_back(d);
-  }
-  for (int64_t d : dn.lhs_contracting_dimensions) k_sizes.push_back(lhs.dimensions(d));
-  std::vector<int64_t> m_sizes, n_sizes;
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  for (int64_t s : batch_sizes) batch *= s;
-  for (int64_t d : m_dims) m_sizes.push_back(lhs.dimensions(d)), m *= lhs.dimensions(d);
-  for (int64_t d : n_dims) n_sizes.push_back(rhs.dimensions(d)), n *= rhs.dimensions(d);
-  for (int64_t s : k_sizes) k *= s;
-  GpuLaunch launch;
-  launch.function = kernel->name + "_kernel";
-  launch.block = {kDotTile * kDotTile, 1, 1};
-  launch.grid = {CeilDiv(n, kDotTile), CeilDiv(m, kDotTile), batch};
-  if (launch.grid[1] > kMaxGridYZ || launch.grid[2] > kMaxGridYZ || dot.shape().ElementCount() == 0) {
-    return EmitLoops(inst, KernelOutputs(inst), kernel);
-  }
-  const int64_t buffer_count = inst.operand_count() + 1;
-  Entry e = BeginEntry(inst, launch.function, buffer_count, 0, launch.block[0]);
-  llvm::IRBuilder<>& b = *e.b;
-  ElementalEmitter& em = *e.emitter;
-  const PrimitiveType math_type = (type == PrimitiveType::kF16 || type == PrimitiveType::kBF16) ? PrimitiveType::kF32 : type;  // tiled types only
-  llvm::Type* acc_type = *RegisterType(context_, type);
-  llvm::GlobalVariable* a_tile = SharedArray(acc_type, kDotTile * kDotTile, launch.function + "_lhs");
-  llvm::GlobalVariable* b_tile = SharedArray(acc_type, kDotTile * kDotTile, launch.function + "_rhs");
-  llvm::Value* tid = ThreadX(b);
-  llvm::Value* tx = b.CreateURem(tid, b.getInt64(kDotTile));
-  llvm::Value* ty = b.CreateUDiv(tid, b.getInt64(kDotTile));
-  llvm::Value* n0 = b.CreateMul(BlockX(b), b.getInt64(kDotTile));
-  llvm::Value* m0 = b.CreateMul(BlockY(b), b.getInt64(kDotTile));
-  IrIndex batch_index = Delinearize(b, BlockZ(b), batch_sizes);
-  llvm::AllocaInst* acc = em.EntryAlloca(acc_type, "dot.acc");
-  b.CreateStore(em.Constant(type, 0), acc);
-  auto lhs_index = [&](llvm::Value* mi, llvm::Value* ki) {
-    IrIndex index(static_cast<size_t>(lhs.rank()), b.getInt64(0));
-    for (size_t i = 0; i < dn.lhs_batch_dimensions.size(); ++i) index[static_cast<size_t>(dn.lhs_batch_dimensions[i])] = batch_index[i];
-    IrIndex mm = Delinearize(b, mi, m_sizes), kk = Delinearize(b, ki, k_sizes);
-    for (size_t i = 0; i < m_dims.size(); ++i) index[static_cast<size_t>(m_dims[i])] = mm[i];
-    for (size_t i = 0; i < dn.lhs_contracting_dimensions.size(); ++i) index[static_cast<size_t>(dn.lhs_contracting_dimensions[i])] = kk[i];
-    return index;
-  };
-  auto rhs_index = [&](llvm::Value* ki, llvm::Value* ni) {
-    IrIndex index(static_cast<size_t>(rhs.rank()), b.getInt64(0));
-    for (size_t i = 0; i < dn.rhs_batch_dimensions.size(); ++i) index[static_cast<size_t>(dn.rhs_batch_dimensions[i])] = batch_index[i];
-    IrIndex nn = Delinearize(b, ni, n_sizes), kk = Delinearize(b, ki, k_sizes);
-    for (size_t i = 0; i < n_dims.size(); ++i) index[static_cast<size_t>(n_dims[i])] = nn[i];
-    for (size_t i = 0; i < dn.rhs_contracting_dimensions.size(); ++i) index[static_cast<size_t>(dn.rhs_contracting_dimensions[i])] = kk[i];
-    return index;
-  };
-  llvm::Value* row = b.CreateAdd(m0, ty);
-  llvm::Value* col = b.CreateAdd(n0, tx);
-  Loop(e, b.getInt64(CeilDiv(k, kDotTile)), "kslice", [&](llvm::Value* slice) {
-    llvm::Value* k0 = b.CreateMul(slice, b.getInt64(kDotTile));
-    llvm::Value* slot = b.CreateAdd(b.CreateMul(ty, b.getInt64(kDotTile)), tx);
-    // lhs tile [ty][tx] = lhs(row, k0 + tx); rhs tile [ty][tx] = rhs(k0 + ty, col); zero outside.
-    StoreShared(b, a_tile, slot, em.Constant(type, 0));
-    StoreShared(b, b_tile, slot, em.Constant(type, 0));
-    llvm::Value* ka = b.CreateAdd(k0, tx);
-    If(e, b.CreateAnd(b.CreateICmpULT(row, b.getInt64(m)), b.CreateICmpULT(ka, b.getInt64(k))), "load_lhs", [&] {
-      llvm::Value* v = em.Convert(&dot, lhs.element_type(), type, em.Emit(dot.operand(0), lhs_index(row, ka)));
-      StoreShared(b, a_tile, slot, v);
-    });
-    llvm::Value* kb = b.CreateAdd(k0, ty);
-    If(e, b.CreateAnd(b.CreateICmpULT(col, b.getInt64(n)), b.CreateICmpULT(kb, b.getInt64(k))), "load_rhs", [&] {
-      llvm::Value* v = em.Convert(&dot, rhs.element_type(), type, em.Emit(dot.operand(1), rhs_index(kb, col)));
-      StoreShared(b, b_tile, slot, v);
-    });
-    Barrier(b);
-    for (int64_t kk = 0; kk < kDotTile; ++kk) {
-      llvm::Value* x = LoadShared(b, a_tile, b.CreateAdd(b.CreateMul(ty, b.getInt64(kDotTile)), b.getInt64(kk)), acc_type);
-      llvm::Value* y = LoadShared(b, b_tile, b.CreateAdd(b.getInt64(kk * kDotTile), tx), acc_type);
-      llvm::Value* product = em.Arithmetic(&dot, Opcode::kMultiply, math_type, x, y);
-      b.CreateStore(em.Arithmetic(&dot, Opcode::kAdd, math_type, b.CreateLoad(acc_type, acc), product), acc);
-    }
-    Barrier(b);
-  });
-  If(e, b.CreateAnd(b.CreateICmpULT(row, b.getInt64(m)), b.CreateICmpULT(col, b.getInt64(n))), "write", [&] {
-    em.BindScalar(&dot, em.Round(type, b.CreateLoad(acc_type, acc)));
-    // Output index: batch, lhs free, rhs free.
-    IrIndex index;
-    for (llvm::Value* v : batch_index) index.push_back(v);
-    for (llvm::Value* v : Delinearize(b, row, m_sizes)) index.push_back(v);
-    for (llvm::Value* v : Delinearize(b, col, n_sizes)) index.push_back(v);
-    const Instruction* root = inst.opcode() == Opcode::kFusion ? inst.fused_computation()->root() : &inst;
-    llvm::Value* value = em.Emit(root, index);
-    IrArray out(e.buffer(inst.operand_count()), inst.shape());
-    b.CreateStore(ToStorage(b, inst.shape().element_type(), value), out.Address(b, index));
-    em.Unbind(&dot);
-  });
   RETURN_IF_ERROR(EndEntry(e));
   kernel->launches.push_back(launch);
   return Status::Ok();

@@ -78,6 +78,42 @@ std::optional<ReductionInfo> AnalyzeReduction(const Instruction& inst, const std
 // consumers of it of its shape (an output fusion's epilogue), or null.
 const Instruction* TileableDot(const Instruction& inst);
 
+// A dot's dimensions: batch, the lhs's free ones (m), the rhs's free ones (n), in operand
+// order, and the contracted sizes (k, the lhs's order), with their element counts.
+struct DotSpace {
+  std::vector<int64_t> batch_sizes, m_dims, n_dims, m_sizes, n_sizes, k_sizes;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+};
+DotSpace DescribeDot(const Instruction& dot);
+
+// Skinny dots: one free side of at most kSkinnyNarrow elements (a classifier's ten
+// outputs, their weight gradient, a batch of one) and at least kSkinnyMinK contracted
+// elements. A 16x16 output tile would be mostly idle threads, and the 16-wide k slices
+// serialize the long contraction; instead each block takes `rows` rows of the wide side
+// and splits k over `slices` threads per row, every thread accumulating all the narrow
+// side's values (Q registers) for its rows; a warp's slices fold by shuffles, the warps'
+// partials through shared memory, and the block writes its rows x Q outputs, with the
+// kernel's epilogue, from consecutive threads.
+inline constexpr int64_t kSkinnyNarrow = 16;
+inline constexpr int64_t kSkinnyMinK = 16;
+struct SkinnyDot {
+  bool narrow_is_n = true;   // the narrow side is the rhs's free dimensions, else the lhs's
+  bool wide_k_minor = true;  // the wide operand's minor dimension is contracted: lanes split
+                             // k (coalesced along it); else lanes take consecutive rows
+  int64_t wide = 0, narrow = 0;
+  int64_t rows = 1;     // wide rows per block
+  int64_t slices = 32;  // threads per row splitting k
+  int64_t blocks = 0;   // along the wide side (grid.y: the batch)
+};
+std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot);
+
+// Fusebox's own kernel for gemm library call `call` of `module` (normalized layouts): a
+// module whose entry computes the call's value (library_calls.h: its plain HLO) as one
+// fusion named `<call>.fusebox` with a skinny dot at its heart, its parameters the call's
+// operands by number. Null when the call's dot is not skinny or the call writes more than
+// its value (a GELU_AUX epilogue); errors only for a call the plan or extraction refuses.
+StatusOr<std::unique_ptr<Module>> GemmCallAsSkinnyFusion(const Module& module, const Instruction& call);
+
 // A kernel whose root is a transpose that moves the minor dimension (needs tiles through
 // shared memory for coalesced reads and writes), or null.
 const Instruction* TileableTranspose(const Instruction& inst, const std::vector<OutputLeaf>& outputs);
@@ -337,6 +373,16 @@ class GpuKernelEmitter {
   // dimension staged in shared memory; operands computed elementally (fused producers run
   // in the load), the epilogue applied at the store.
   Status EmitTiledDot(const Instruction& inst, const Instruction& dot, GpuKernel* kernel);
+  // The skinny dot (PlanSkinnyDot above).
+  Status EmitSkinnyDot(const Instruction& inst, const Instruction& dot, const SkinnyDot& plan, GpuKernel* kernel);
+  // The index into dot operand `operand` (0: lhs, 1: rhs) of batch element `batch_index`,
+  // free element `free` (linear over its free dimensions) and contracted element `k`.
+  IrIndex DotOperandIndex(llvm::IRBuilder<>& b, const Instruction& dot, const DotSpace& space, int64_t operand,
+                          const IrIndex& batch_index, llvm::Value* free, llvm::Value* k);
+  // Binds the dot to `value` at output (batch, m, n), evaluates the kernel's root there and
+  // stores it.
+  void StoreDotOutput(Entry& e, const Instruction& inst, const Instruction& dot, const DotSpace& space,
+                      const IrIndex& batch_index, llvm::Value* m, llvm::Value* n, llvm::Value* value);
 
   llvm::Module& module_;
   llvm::LLVMContext& context_;

@@ -3,7 +3,10 @@
 #include "compiler/runtime/gpu_executable.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -137,6 +140,9 @@ struct GpuPrograms {
   std::unique_ptr<CublasLt> cublas_lt;
   std::unordered_map<const Instruction*, std::unique_ptr<CublasLt::Matmul>> lt_matmuls;
   DeviceBuffer lt_workspace;
+  // Gemm calls that run Fusebox's own kernel (GpuCode::GemmKernelFor), having timed
+  // faster than the library's choice (ChooseGemmKernels).
+  std::unordered_map<const Instruction*, const codegen::GpuKernel*> own_gemms;
   // Convolution library calls: cuDNN loaded only when there are some; one workspace and
   // one packed-kernel scratch, the largest any call needs.
   std::unique_ptr<Cudnn> cudnn;
@@ -227,6 +233,9 @@ class GpuExecutable::Frame {
   Status Execute(const Instruction& inst, const LeafFn& leaves) {
     const codegen::GpuKernel* kernel = exe_.code_->KernelFor(&inst);
     if (kernel != nullptr) return RunKernel(*kernel, inst, leaves);
+    if (auto own = exe_.programs_->own_gemms.find(&inst); own != exe_.programs_->own_gemms.end()) {
+      return RunKernel(*own->second, inst, leaves);
+    }
     if (auto gemm = exe_.programs_->gemms.find(&inst); gemm != exe_.programs_->gemms.end()) {
       return RunGemm(inst, gemm->second, leaves);
     }
@@ -352,9 +361,14 @@ class GpuExecutable::Frame {
 
   // Kernel ABI (gpu_compiler.h): operand buffers, result leaves depth first, scratch when
   // the kernel has some, then the launch's scalars as i64.
+  // A library call's own kernel reads the call's operands in its own order.
   Status RunKernel(const codegen::GpuKernel& kernel, const Instruction& inst, const LeafFn& leaves) {
     std::vector<DevicePtr> buffers;
-    for (const Instruction* op : inst.operands()) {
+    const int64_t operands =
+        kernel.call_operands.empty() ? inst.operand_count() : static_cast<int64_t>(kernel.call_operands.size());
+    for (int64_t i = 0; i < operands; ++i) {
+      const Instruction* op =
+          inst.operand(kernel.call_operands.empty() ? i : kernel.call_operands[static_cast<size_t>(i)]);
       Leaves l = leaves(op);
       if (l.size() != 1)
         return Internal(inst.name() + ": operand " + op->name() + " is not one array");
@@ -628,7 +642,147 @@ Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs, bool autotune) {
   return Status::Ok();
 }
 
+// Times Fusebox's own kernel of each gemm call that has one (GpuCode::GemmKernelFor: a
+// skinny dot) against the library's choice for the call, one call each on the same
+// buffers of the call's shapes (0x3c bytes), after a warm-up, best of three, and keeps the
+// faster, as XLA weighs its Triton GEMMs against cuBLAS. The choice is kept in `cache`
+// under the library's key for the call and the kernel's launch shape. The run's notes
+// list every call weighed, with both times. `always`: every such call runs Fusebox's
+// kernel, untimed.
+Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen::GpuCode& code, AutotuneCache* cache,
+                         bool always) {
+  std::string own_list, library_list;
+  int64_t weighed = 0, own = 0, cached = 0;
+  if (always) {
+    for (const auto& [inst, plan] : programs.gemms) {
+      const codegen::GpuKernel* kernel = code.GemmKernelFor(inst);
+      if (kernel == nullptr) continue;
+      programs.own_gemms[inst] = kernel;
+      own_list += (own_list.empty() ? "" : ", ") + inst->name();
+    }
+    if (!own_list.empty()) {
+      programs.library_notes.push_back("--gpu-gemm-kernels=fusebox: Fusebox's own kernel (a skinny dot) runs " +
+                                       std::to_string(programs.own_gemms.size()) + " gemm call(s) untimed: " + own_list);
+    }
+    return Status::Ok();
+  }
+  for (const auto& [inst, plan] : programs.gemms) {
+    const codegen::GpuKernel* kernel = code.GemmKernelFor(inst);
+    if (kernel == nullptr) continue;
+    auto lt = programs.lt_matmuls.find(inst);
+    const bool on_lt = lt != programs.lt_matmuls.end();
+    if (!on_lt && programs.cublas == nullptr) continue;
+    const std::string library = on_lt ? "cuBLASLt" : "cuBLAS";
+    std::string geometry;
+    for (const codegen::GpuLaunch& launch : kernel->launches) {
+      geometry += "/" + std::to_string(launch.grid[0]) + "x" +
+                  std::to_string(launch.grid[1]) + "x" + std::to_string(launch.block[0]);
+    }
+    const CudaDeviceInfo& device = ctx.device();
+    const std::string key =
+        GemmAutotuneKey(AutotuneScope((on_lt ? programs.cublas_lt->description() : programs.cublas->description()) +
+                                          " against Fusebox " + kernel->kind_name + " v1" + geometry,
+                                      device.name, device.compute_major, device.compute_minor),
+                        plan, int64_t{32} << 20);
+    bool use_own = false;
+    std::string text;
+    if (std::optional<AutotuneRecord> hit = cache != nullptr ? cache->Find(key) : std::nullopt;
+        hit && hit->numbers.size() == 1) {
+      use_own = hit->numbers[0] == 1;
+      text = hit->text + " (cached)";
+      ++cached;
+    } else {
+      std::vector<int64_t> bytes;
+      for (const Instruction* operand : inst->operands()) bytes.push_back(ArrayBytes(operand->shape()));
+      const Shape& value = inst->shape().IsTuple() ? inst->shape().tuple_shapes(0) : inst->shape();
+      bytes.push_back(ArrayBytes(value));
+      StatusOr<std::vector<DeviceBuffer>> buffers = ctx.AllocateFilled(bytes, 0x3c);
+      if (!buffers.ok()) {
+        library_list += (library_list.empty() ? "" : "; ") + inst->name() + ": not timed (" +
+                        buffers.status().message() + ")";
+        continue;
+      }
+      const std::vector<DeviceBuffer>& held = *buffers;
+      const DevicePtr out = held.back().ptr();
+      auto run_library = [&]() -> Status {
+        const DevicePtr lhs = held[0].ptr(), rhs = held[1].ptr();
+        if (on_lt) {
+          const DevicePtr bias = plan.bias_operand >= 0 ? held[static_cast<size_t>(plan.bias_operand)].ptr() : 0;
+          return programs.cublas_lt->Run(*lt->second, lhs, rhs, out, bias, programs.lt_workspace.ptr());
+        }
+        return programs.cublas->Gemm(plan, lhs, rhs, out);
+      };
+      std::vector<DevicePtr> args;
+      for (int64_t operand : kernel->call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
+      args.push_back(out);
+      auto run_own = [&]() -> Status {
+        std::vector<DevicePtr> copy = args;
+        std::vector<void*> params;
+        for (DevicePtr& a : copy) params.push_back(&a);
+        for (const codegen::GpuLaunch& launch : kernel->launches) {
+          auto fn = programs.functions.find(launch.function);
+          if (fn == programs.functions.end()) return Internal(inst->name() + ": entry " + launch.function + " not loaded");
+          RETURN_IF_ERROR(ctx.Launch(fn->second, launch.grid, launch.block, launch.shared_bytes, params.data()));
+        }
+        return Status::Ok();
+      };
+      auto best_of_three = [&](const std::function<Status()>& call) -> StatusOr<double> {
+        RETURN_IF_ERROR(call());
+        double best = -1;
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          ASSIGN_OR_RETURN(double ms, ctx.TimeOnStream(call));
+          best = best < 0 ? ms : std::min(best, ms);
+        }
+        return best;
+      };
+      StatusOr<double> library_ms = best_of_three(run_library);
+      StatusOr<double> own_ms = best_of_three(run_own);
+      RETURN_IF_ERROR(ctx.Synchronize());
+      if (!library_ms.ok() || !own_ms.ok()) {
+        library_list += (library_list.empty() ? "" : "; ") + inst->name() + ": not timed (" +
+                        (library_ms.ok() ? own_ms.status() : library_ms.status()).message() + ")";
+        continue;
+      }
+      use_own = *own_ms < *library_ms;
+      char line[200];
+      std::snprintf(line, sizeof(line), "%s %.1f us, %s %.1f us", kernel->kind_name.c_str(), *own_ms * 1e3,
+                    library.c_str(), *library_ms * 1e3);
+      text = line;
+      if (cache != nullptr) (void)cache->Insert(key, AutotuneRecord{{use_own ? 1u : 0u}, use_own, text});
+    }
+    ++weighed;
+    if (use_own) {
+      ++own;
+      programs.own_gemms[inst] = kernel;
+      own_list += (own_list.empty() ? "" : "; ") + inst->name() + ": " + text;
+    } else {
+      library_list += (library_list.empty() ? "" : "; ") + inst->name() + ": " + text;
+    }
+  }
+  if (weighed == 0 && library_list.empty()) return Status::Ok();
+  programs.library_notes.push_back(
+      "Fusebox's own kernel (a skinny dot) timed against the library for " + std::to_string(weighed) +
+      " gemm call(s) at compile time, best of 3" +
+      (cached > 0 ? " (" + std::to_string(cached) + " from the autotune cache)" : std::string()) + ": " +
+      std::to_string(own) + " run Fusebox's kernel" + (own_list.empty() ? std::string() : " (" + own_list + ")") +
+      (library_list.empty() ? std::string() : "; the library kept: " + library_list));
+  return Status::Ok();
+}
+
 }  // namespace
+
+bool ParseGemmKernels(const std::string& text, GemmKernels* out) {
+  if (text == "timed") {
+    *out = GemmKernels::kTimed;
+  } else if (text == "library") {
+    *out = GemmKernels::kLibrary;
+  } else if (text == "fusebox") {
+    *out = GemmKernels::kFusebox;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     std::unique_ptr<Module> module, const GpuExecutableOptions& options) {
@@ -647,6 +801,9 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   if (options.arch_from_device) {
     ASSIGN_OR_RETURN(compile.arch, ArchForDevice(exe->context_->device(), compile.arch));
   }
+  // Skinny gemm calls get Fusebox's own kernel too, timed against the library below.
+  compile.gemm_kernels = options.gemm_kernels == GemmKernels::kFusebox ||
+                         (options.gemm_kernels == GemmKernels::kTimed && options.autotune);
   ASSIGN_OR_RETURN(exe->code_, CompileForGpu(*exe->module_, compile));
   CudaContext& ctx = *exe->context_;
   exe->programs_ = std::make_unique<GpuPrograms>();
@@ -661,7 +818,9 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     ASSIGN_OR_RETURN(programs.cuda_module, ctx.LoadPtx(exe->code_->ptx()));
   }
   int64_t scratch_bytes = 0;
-  for (const auto& kernel : exe->code_->kernels()) {
+  std::vector<const codegen::GpuKernel*> kernels = exe->code_->GemmKernels();
+  for (const auto& kernel : exe->code_->kernels()) kernels.push_back(kernel.get());
+  for (const codegen::GpuKernel* kernel : kernels) {
     scratch_bytes = std::max(scratch_bytes, kernel->scratch_bytes);
     for (const codegen::GpuLaunch& launch : kernel->launches) {
       auto it = programs.functions.find(launch.function);
@@ -821,6 +980,10 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     programs.bytes += workspace + packed;
   }
   RETURN_IF_ERROR(PrepareGemms(ctx, programs, options.autotune));
+  if (compile.gemm_kernels) {
+    RETURN_IF_ERROR(ChooseGemmKernels(ctx, programs, *exe->code_, &AutotuneCache::Process(),
+                                      /*always=*/options.gemm_kernels == GemmKernels::kFusebox));
+  }
 
   // Device copies of the entry's arguments, filled by every run.
   for (const Instruction* param : exe->module_->entry()->parameters()) {

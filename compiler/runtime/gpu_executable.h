@@ -42,6 +42,14 @@ struct GpuRunOptions {
 using PtxToCubin =
     std::function<StatusOr<std::vector<uint8_t>>(const std::string& ptx, const std::string& arch)>;
 
+// Which runs a skinny gemm library call (one side of at most 16 elements, e.g. a
+// classifier's 10 outputs): kTimed (with autotuning on) times Fusebox's own kernel for it
+// against the library's choice at compile time and keeps the faster, as XLA weighs its
+// Triton GEMMs against cuBLAS; kLibrary: the library always; kFusebox: Fusebox's kernel
+// always (`fusebox run --gpu-gemm-kernels=timed|library|fusebox`).
+enum class GemmKernels { kTimed, kLibrary, kFusebox };
+bool ParseGemmKernels(const std::string& text, GemmKernels* out);
+
 struct GpuExecutableOptions {
   codegen::GpuCompileOptions compile;
   // Compile for the device's own architecture (the newest supported one not above it)
@@ -67,6 +75,9 @@ struct GpuExecutableOptions {
   // cache (autotune_cache.h); plain f16/bf16/f32 gemms run through cuBLASLt so that theirs
   // are tuned too (GemmPlanRunsOnCublasLt). False: the libraries' heuristics choose.
   bool autotune = true;
+  // Skinny gemm calls: timed against Fusebox's own kernel (with autotune), or one side
+  // always (GemmKernels above).
+  GemmKernels gemm_kernels = GemmKernels::kTimed;
 };
 
 class GpuExecutable {

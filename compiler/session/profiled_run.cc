@@ -128,6 +128,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   exe_opts.allow_tf32 = opts.gpu_tf32;
   exe_opts.host_staging = opts.gpu_host_staging;
   exe_opts.autotune = opts.gpu_autotune;
+  exe_opts.gemm_kernels = opts.gpu_gemm_kernels;
   exe_opts.compile.trace = opts.compile_trace;
   runtime::AutotuneCache& tuned = runtime::AutotuneCache::Process();
   std::string cache_note;

@@ -15,6 +15,7 @@
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
 #include "compiler/codegen/gpu_compiler.h"
+#include "compiler/runtime/gpu_executable.h"
 #include "compiler/runtime/host_staging.h"
 #include "profiler/cupti_tracer.h"
 #include "profiler/trace.h"
@@ -41,6 +42,9 @@ struct ProfiledRunOptions {
   // GPU: cuDNN's and cuBLASLt's algorithms timed at compile time (`--gpu-autotune`);
   // false: the libraries' heuristics choose.
   bool gpu_autotune = true;
+  // Skinny gemm calls: timed against Fusebox's own kernel, or one side always
+  // (runtime::GemmKernels; `--gpu-gemm-kernels`).
+  runtime::GemmKernels gpu_gemm_kernels = runtime::GemmKernels::kTimed;
   // GPU: an autotune cache file (`--gpu-autotune-cache`, autotune_cache.h) loaded into the
   // process's cache before compiling (a missing file is started) and written back after.
   std::string gpu_autotune_cache;

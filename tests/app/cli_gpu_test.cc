@@ -144,6 +144,24 @@ TEST(CliGpuRunTest, AutotuneFlagsAndTheCacheFile) {
   std::filesystem::remove_all(dir);
 }
 
+// --gpu-gemm-kernels is timed, library or fusebox (refused otherwise before the device is
+// opened). On a GPU, MNIST's two skinny gemm calls run Fusebox's kernel untimed with
+// `fusebox`, are weighed against the library by default, and both runs match.
+TEST(CliGpuRunTest, GemmKernelsFlag) {
+  Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-gemm-kernels=sometimes");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--gpu-gemm-kernels"));
+  if (!fusebox::runtime::DiscoverCudaDevice(0).ok()) GTEST_SKIP() << "no GPU here";
+  Result own = RunFusebox("run " + Example("mnist_train_step.hlo") + " --backend gpu --check --gpu-gemm-kernels=fusebox");
+  EXPECT_EQ(own.code, 0) << own.out;
+  EXPECT_THAT(own.out, HasSubstr("runs 2 gemm call(s) untimed"));
+  EXPECT_THAT(own.out, HasSubstr("check: matches the interpreter"));
+  Result timed = RunFusebox("run " + Example("mnist_train_step.hlo") + " --backend gpu --check");
+  EXPECT_EQ(timed.code, 0) << timed.out;
+  EXPECT_THAT(timed.out, HasSubstr("timed against the library for 2 gemm call(s)"));
+  EXPECT_THAT(timed.out, HasSubstr("check: matches the interpreter"));
+}
+
 TEST(CliGpuRunTest, GpuLibraryIsOnOrOff) {
   Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-library=maybe");
   EXPECT_NE(bad.code, 0);

@@ -336,10 +336,10 @@ TEST(CliCompileTest, GpuStagesWithAndWithoutLibraries) {
   EXPECT_THAT(ptx.out, HasSubstr("(__cublas$gemm, for %dot"));
   // f32 gemms run through cuBLASLt, so that their algorithms are autotuned.
   EXPECT_THAT(ptx.out, HasSubstr(") -> cuBLASLt cublasLtMatmul m="));
-  EXPECT_THAT(ptx.out, ::testing::Not(HasSubstr("dot(tiled)")));
+  EXPECT_THAT(ptx.out, ::testing::Not(HasSubstr("dot(skinny)")));
   Result ptx_off = RunFusebox("compile " + mnist + " --stage ptx --gpu-library=off");
   ASSERT_EQ(ptx_off.code, 0) << ptx_off.out;
-  EXPECT_THAT(ptx_off.out, HasSubstr("dot(tiled)"));
+  EXPECT_THAT(ptx_off.out, HasSubstr("dot(skinny)"));
   EXPECT_THAT(ptx_off.out, ::testing::Not(HasSubstr("// Library calls")));
 
   Result bad = RunFusebox("compile " + mnist + " --backend gpu --gpu-library=maybe");

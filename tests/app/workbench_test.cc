@@ -279,7 +279,7 @@ TEST_F(WorkbenchTest, GpuStagesShowTheLibraryCallsTheGpuRuns) {
   ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(1).empty(); }));
   EXPECT_THAT(workbench_->pane_text(1), HasSubstr("// Library calls"));
   EXPECT_THAT(workbench_->pane_text(1), HasSubstr("(__cublas$gemm, for %dot_general.3) -> cuBLAS"));
-  EXPECT_THAT(workbench_->pane_text(1), ::testing::Not(HasSubstr("dot(tiled)")));
+  EXPECT_THAT(workbench_->pane_text(1), ::testing::Not(HasSubstr("dot(skinny)")));
   workbench_->Select("dot_general.3");
   ASSERT_TRUE(Settle());
   const std::vector<std::string> linked = workbench_->linked_names();
@@ -290,7 +290,7 @@ TEST_F(WorkbenchTest, GpuStagesShowTheLibraryCallsTheGpuRuns) {
   // The switch off: Fusebox's own dot kernels, and the dot links to no call.
   ASSERT_TRUE(workbench_->SetGpuLibraries(false));
   ASSERT_TRUE(Settle([&] { return !workbench_->pane_text(1).empty() && !workbench_->pane_text(2).empty(); }));
-  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("dot(tiled)"));
+  EXPECT_THAT(workbench_->pane_text(1), HasSubstr("dot(skinny)"));
   EXPECT_THAT(workbench_->pane_text(1), ::testing::Not(HasSubstr("// Library calls")));
   EXPECT_THAT(workbench_->pane_text(2), ::testing::Not(HasSubstr("__cublas$")));
   EXPECT_THAT(workbench_->linked_names(), ::testing::Not(::testing::Contains(::testing::StartsWith("cublas-"))));

@@ -199,7 +199,8 @@ std::string ReadExample(const std::string& name);  // assets/examples/NAME
 
 // `text` through the GPU pipeline with libraries on (which makes row kernels with outputs
 // of one value per row), the emulator against the interpreter; the launches of the run.
-int64_t EmulatedLaunchesWithLibraries(const std::string& text, uint64_t seed = 1) {
+int64_t EmulatedLaunchesWithLibraries(const std::string& text, uint64_t seed = 1, bool gemm_kernels = false,
+                                      int64_t* own_gemm_kernels = nullptr) {
   auto parsed = ParseModule(text);
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   if (!parsed.ok()) return -1;
@@ -210,9 +211,12 @@ int64_t EmulatedLaunchesWithLibraries(const std::string& text, uint64_t seed = 1
   auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
   EXPECT_TRUE(optimized.ok()) << optimized.status().message();
   if (!args.ok() || !expected.ok() || !optimized.ok()) return -1;
-  auto emulator = GpuEmulator::Create(std::move(*optimized));
+  GpuCompileOptions options;
+  options.gemm_kernels = gemm_kernels;
+  auto emulator = GpuEmulator::Create(std::move(*optimized), options);
   EXPECT_TRUE(emulator.ok()) << emulator.status().message();
   if (!emulator.ok()) return -1;
+  if (own_gemm_kernels != nullptr) *own_gemm_kernels = static_cast<int64_t>((*emulator)->code().GemmKernels().size());
   auto actual = (*emulator)->Run(*args);
   EXPECT_TRUE(actual.ok()) << actual.status().message();
   if (!actual.ok()) return -1;
@@ -264,6 +268,27 @@ TEST(GpuEmulatorTest, TrainingStepsLaunches) {
   EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("mnist_train_step.hlo")), 5);
   EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("cifar_cnn_train_step.hlo")), 12);
   EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("../../tests/data/library_calls/mlp_train_step.hlo")), 6);
+}
+
+// Fusebox's own kernels for the skinny gemm calls (GpuCompileOptions::gemm_kernels: what
+// the runtime's autotuning times against the library): run in place of the library, the
+// steps still match the interpreter, and each such call is one more launch. MNIST: its
+// forward gemm (128x784 . 784x10 + bias) and weight gradient (784x10); CIFAR: the dense
+// layer's forward (32x2048 . 2048x10) and weight gradient; this small MLP (a batch of 8,
+// widths 24, 16, 16, 10): the four of its eight calls that contract 16 or more elements.
+TEST(GpuEmulatorTest, SkinnyGemmCallsRunFuseboxsOwnKernels) {
+  struct Step {
+    const char* file;
+    int64_t launches, own;
+  };
+  for (const Step& step : {Step{"mnist_train_step.hlo", 5, 2}, Step{"cifar_cnn_train_step.hlo", 12, 2},
+                           Step{"../../tests/data/library_calls/mlp_train_step.hlo", 6, 4}}) {
+    SCOPED_TRACE(step.file);
+    int64_t own = -1;
+    EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample(step.file), 1, /*gemm_kernels=*/true, &own),
+              step.launches + step.own);
+    EXPECT_EQ(own, step.own);
+  }
 }
 
 TEST(GpuEmulatorTest, FullReductionSplitsIntoPartials) {
@@ -658,6 +683,78 @@ ENTRY e {
   ROOT d = f32[33,40] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
 }
 )"));
+}
+
+// Dots with a side of at most 16 elements split their contraction over a block's threads
+// (gpu_kernel_emitter.h: SkinnyDot): narrow rhs and lhs, the wide operand contracted along
+// its minor dimension or not, batches, several free and contracted dimensions, rows and
+// contractions that do not fill a block, epilogues reading other operands, f16 and f64.
+TEST(GpuEmulatorTest, SkinnyDotsSplitTheirContraction) {
+  const char* cases[] = {
+      // a classifier: x[128,784] . w[784,10] + bias (lanes split k along x's rows)
+      R"(ENTRY e {
+  x = f32[128,784] parameter(0)
+  w = f32[784,10] parameter(1)
+  bias = f32[10] parameter(2)
+  d = f32[128,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[128,10] broadcast(bias), dimensions={1}
+  ROOT r = f32[128,10] add(d, bb)
+})",
+      // its weight gradient: x^T . g (x's minor dimension is free: lanes take rows)
+      R"(ENTRY e {
+  x = f32[100,300] parameter(0)
+  g = f32[100,10] parameter(1)
+  ROOT d = f32[300,10] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+      // the narrow side on the left, a transposed rhs, relu
+      R"(ENTRY e {
+  a = f32[3,200] parameter(0)
+  b = f32[77,200] parameter(1)
+  d = f32[3,77] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  z = f32[] constant(0)
+  zb = f32[3,77] broadcast(z), dimensions={}
+  ROOT r = f32[3,77] maximum(d, zb)
+})",
+      // narrow lhs, rhs contracted along its major dimension
+      R"(ENTRY e {
+  a = f32[5,64] parameter(0)
+  b = f32[64,1000] parameter(1)
+  ROOT d = f32[5,1000] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+      // batch, two free and two contracted dimensions
+      R"(ENTRY e {
+  a = f32[2,6,7,4,9] parameter(0)
+  b = f32[2,4,9,3] parameter(1)
+  ROOT d = f32[2,6,7,3] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={3,4}, rhs_batch_dims={0}, rhs_contracting_dims={1,2}
+})",
+      // one row, one column: a vector product
+      R"(ENTRY e {
+  a = f32[1,4099] parameter(0)
+  b = f32[4099,1] parameter(1)
+  ROOT d = f32[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+      // f16 operands (f32 accumulation) and f64
+      R"(ENTRY e {
+  a = f16[40,96] parameter(0)
+  b = f16[96,16] parameter(1)
+  ROOT d = f16[40,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+      R"(ENTRY e {
+  a = f64[50,33] parameter(0)
+  b = f64[50,16] parameter(1)
+  ROOT d = f64[33,16] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+  };
+  for (const char* body : cases) {
+    SCOPED_TRACE(body);
+    const std::string text = WithReducers(body);
+    auto code = FusedGpuCode(text);
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    int64_t skinny = 0;
+    for (const auto& kernel : (*code)->kernels()) skinny += kernel->kind_name == "dot(skinny)";
+    EXPECT_EQ(skinny, 1);
+    ExpectEmulatorMatchesInterpreter(text, 3);
+  }
 }
 
 TEST(GpuEmulatorTest, BitonicSortAnyLengthStableWithTies) {

@@ -553,6 +553,50 @@ ENTRY e {
   EXPECT_THAT(off, ::testing::Not(HasSubstr("autotuned")));
 }
 
+// MNIST's two gemm calls are skinny (10 outputs): with --gpu-gemm-kernels=fusebox both run
+// Fusebox's own kernel (two more launches, no library call), timed (the default) each runs
+// whichever of the two was faster at compile time, the note giving both times; every way
+// matches the interpreter.
+TEST(GpuExecutableGpuTest, SkinnyGemmCallsRunTheFasterOfTheLibraryAndFuseboxsKernel) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/mnist_train_step.hlo");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto module = ParseModule(text.str());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto args = interpreter::RandomArguments(**module, 6);
+  ASSERT_TRUE(args.ok());
+  auto expected = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(expected.ok());
+  int64_t library_launches = -1;
+  for (runtime::GemmKernels mode :
+       {runtime::GemmKernels::kLibrary, runtime::GemmKernels::kFusebox, runtime::GemmKernels::kTimed}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    auto exe = testing_util::CompileGpu(**module, true, true, mode);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    auto result = (*exe)->Run(*args);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    interpreter::CompareResult cmp =
+        interpreter::CompareLiterals(*result, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    std::string notes;
+    for (const std::string& note : (*exe)->library_notes()) notes += note + "\n";
+    if (mode == runtime::GemmKernels::kLibrary) {
+      EXPECT_EQ((*exe)->last_library_calls(), 2);
+      library_launches = (*exe)->last_kernel_launches();
+      EXPECT_THAT(notes, ::testing::Not(HasSubstr("Fusebox's own kernel")));
+    } else if (mode == runtime::GemmKernels::kFusebox) {
+      EXPECT_EQ((*exe)->last_library_calls(), 0);
+      EXPECT_EQ((*exe)->last_kernel_launches(), library_launches + 2);
+      EXPECT_THAT(notes, HasSubstr("runs 2 gemm call(s) untimed"));
+    } else {
+      EXPECT_EQ((*exe)->last_library_calls() + (*exe)->last_kernel_launches(), library_launches + 2);
+      EXPECT_THAT(notes, HasSubstr("timed against the library for 2 gemm call(s)")) << notes;
+      std::cout << notes;
+    }
+  }
+}
+
 TEST(GpuExecutableGpuTest, CudnnConvolutionsMatchTheInterpreter) {
   FUSEBOX_SKIP_WITHOUT_GPU();
   auto module = ParseModule(R"(HloModule m

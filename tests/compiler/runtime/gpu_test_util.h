@@ -63,12 +63,16 @@ DONE:
     if (!_devices.ok()) GTEST_SKIP() << _devices.status().message(); \
   } while (0)
 
-// `gpu_libraries`: dots go to cuBLAS (in full f32, so the interpreter's tolerance holds).
-inline StatusOr<std::unique_ptr<runtime::GpuExecutable>> CompileGpu(const Module& module, bool fused,
-                                                                    bool gpu_libraries = false) {
+// `gpu_libraries`: dots go to cuBLAS (in full f32, so the interpreter's tolerance holds);
+// skinny ones too unless `gemm_kernels` says otherwise (the tests of library calls count
+// them, so the default is not the timed choice).
+inline StatusOr<std::unique_ptr<runtime::GpuExecutable>> CompileGpu(
+    const Module& module, bool fused, bool gpu_libraries = false,
+    runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kLibrary) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused, gpu_libraries));
   runtime::GpuExecutableOptions options;
   options.allow_tf32 = false;
+  options.gemm_kernels = gemm_kernels;
   return runtime::GpuExecutable::Create(std::move(optimized), options);
 }
 
