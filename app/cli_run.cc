@@ -463,7 +463,7 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
       ->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--gpu-gemm-kernels", opts->gpu_gemm_kernels,
                   "GPU: timed (default): gemm library calls with a side of at most 16 elements (a classifier's "
-                  "outputs) also get Fusebox's own kernel, timed against the library's choice at compile time "
+                  "outputs) or a contraction of at most 16 also get Fusebox's own kernel, timed against the library's choice at compile time "
                   "(with --gpu-autotune=on), the faster runs; library: the library always; fusebox: Fusebox's "
                   "kernel always")
       ->check(CLI::IsMember({"timed", "library", "fusebox"}));

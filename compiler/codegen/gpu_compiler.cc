@@ -208,7 +208,7 @@ StatusOr<std::string> EmitPtx(llvm::Module& module, llvm::TargetMachine* tm) {
   return std::string(buffer.str());
 }
 
-// Fusebox's own kernel for each gemm library call that has one (GemmCallAsSkinnyFusion).
+// Fusebox's own kernel for each gemm library call that has one (GemmCallAsFusion).
 // A call it cannot build one for keeps the library alone; only an emitter error on a
 // fusion it built is an error (a bug, never a quiet fallback).
 Status EmitGemmKernels(const Module& module, const GpuCompileOptions& options, GpuKernelEmitter& emitter,
@@ -216,7 +216,7 @@ Status EmitGemmKernels(const Module& module, const GpuCompileOptions& options, G
   for (const Computation* comp : ProgramComputations(module)) {
     for (const auto& call : comp->instructions()) {
       if (!IsLibraryCall(*call)) continue;
-      StatusOr<std::unique_ptr<Module>> own = gpu::GemmCallAsSkinnyFusion(module, *call);
+      StatusOr<std::unique_ptr<Module>> own = gpu::GemmCallAsFusion(module, *call);
       if (!own.ok() || *own == nullptr) continue;
       const Instruction* fusion = (*own)->entry()->root();
       ScopedSpan span(options.trace, compile_category::kCodegen, fusion->name());

@@ -64,7 +64,8 @@ struct GpuCompileOptions {
   // none). Changes nothing in the code.
   CompileTrace* trace = nullptr;
   // Also compiles Fusebox's own kernel for each gemm library call whose dot is skinny
-  // (one side of at most 16 elements: GpuCode::GemmKernelFor), into the same PTX. The
+  // (one side of at most 16 elements) or contracts at most 16 elements
+  // (GpuCode::GemmKernelFor), into the same PTX. The
   // runtime's autotuning times it against the library's choice and runs the faster
   // (gpu_executable.h). Off for the compile stages, which show the kernels that run
   // without autotuning.

@@ -1,5 +1,6 @@
 // Fusebox's own kernels for gemm library calls: the plain HLO a call stands for
-// (library_calls.h) as one fusion, when its dot is a skinny one (gpu_kernel_emitter.h).
+// (library_calls.h) as one fusion, when its dot is a skinny one or contracts few elements
+// (gpu_kernel_emitter.h: a skinny dot, or a tiled dot of one k slice).
 // The runtime times such a kernel against the library's chosen algorithm and runs the
 // faster (gpu_executable.h), as XLA's autotuner weighs its Triton GEMMs against cuBLAS.
 #include <memory>
@@ -15,7 +16,7 @@
 
 namespace fusebox::codegen::gpu {
 
-StatusOr<std::unique_ptr<Module>> GemmCallAsSkinnyFusion(const Module& module, const Instruction& call) {
+StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const Instruction& call) {
   if (!IsLibraryCall(call) || call.attrs().custom_call_target.rfind("__cublas", 0) != 0) return std::unique_ptr<Module>();
   ASSIGN_OR_RETURN(GemmPlan plan, PlanGemmCall(call));
   // The value alone, or (value, workspace): the kernel writes the value, the first leaf.
@@ -39,7 +40,7 @@ StatusOr<std::unique_ptr<Module>> GemmCallAsSkinnyFusion(const Module& module, c
     if (dot != nullptr) return std::unique_ptr<Module>();
     dot = inst.get();
   }
-  if (dot == nullptr || !PlanSkinnyDot(*dot)) return std::unique_ptr<Module>();
+  if (dot == nullptr || !(PlanSkinnyDot(*dot) || DescribeDot(*dot).k <= kDotTile)) return std::unique_ptr<Module>();
   // Everything but the parameters into one fusion around the root.
   ASSIGN_OR_RETURN(Instruction * fusion, passes::CreateFusion(entry->root(), FusionKind::kOutput));
   for (bool fused = true; fused;) {

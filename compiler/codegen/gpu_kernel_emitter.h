@@ -109,10 +109,12 @@ std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot);
 
 // Fusebox's own kernel for gemm library call `call` of `module` (normalized layouts): a
 // module whose entry computes the call's value (library_calls.h: its plain HLO) as one
-// fusion named `<call>.fusebox` with a skinny dot at its heart, its parameters the call's
-// operands by number. Null when the call's dot is not skinny or the call writes more than
-// its value (a GELU_AUX epilogue); errors only for a call the plan or extraction refuses.
-StatusOr<std::unique_ptr<Module>> GemmCallAsSkinnyFusion(const Module& module, const Instruction& call);
+// fusion named `<call>.fusebox` around its dot, its parameters the call's operands by
+// number. Only for dots the libraries are weakest at: skinny ones (PlanSkinnyDot) and
+// ones contracting at most kDotTile elements (an outer product's few columns: one k slice
+// of the tiled dot). Null otherwise, or when the call writes more than its value (a
+// GELU_AUX epilogue); errors only for a call the plan or extraction refuses.
+StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const Instruction& call);
 
 // A kernel whose root is a transpose that moves the minor dimension (needs tiles through
 // shared memory for coalesced reads and writes), or null.

@@ -643,7 +643,7 @@ Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs, bool autotune) {
 }
 
 // Times Fusebox's own kernel of each gemm call that has one (GpuCode::GemmKernelFor: a
-// skinny dot) against the library's choice for the call, one call each on the same
+// skinny dot, or a tiled dot of one k slice) against the library's choice for the call, one call each on the same
 // buffers of the call's shapes (0x3c bytes), after a warm-up, best of three, and keeps the
 // faster, as XLA weighs its Triton GEMMs against cuBLAS. The choice is kept in `cache`
 // under the library's key for the call and the kernel's launch shape. The run's notes
@@ -661,7 +661,7 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
       own_list += (own_list.empty() ? "" : ", ") + inst->name();
     }
     if (!own_list.empty()) {
-      programs.library_notes.push_back("--gpu-gemm-kernels=fusebox: Fusebox's own kernel (a skinny dot) runs " +
+      programs.library_notes.push_back("--gpu-gemm-kernels=fusebox: Fusebox's own kernel runs " +
                                        std::to_string(programs.own_gemms.size()) + " gemm call(s) untimed: " + own_list);
     }
     return Status::Ok();
@@ -761,7 +761,7 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
   }
   if (weighed == 0 && library_list.empty()) return Status::Ok();
   programs.library_notes.push_back(
-      "Fusebox's own kernel (a skinny dot) timed against the library for " + std::to_string(weighed) +
+      "Fusebox's own kernel timed against the library for " + std::to_string(weighed) +
       " gemm call(s) at compile time, best of 3" +
       (cached > 0 ? " (" + std::to_string(cached) + " from the autotune cache)" : std::string()) + ": " +
       std::to_string(own) + " run Fusebox's kernel" + (own_list.empty() ? std::string() : " (" + own_list + ")") +

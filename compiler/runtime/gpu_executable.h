@@ -42,8 +42,8 @@ struct GpuRunOptions {
 using PtxToCubin =
     std::function<StatusOr<std::vector<uint8_t>>(const std::string& ptx, const std::string& arch)>;
 
-// Which runs a skinny gemm library call (one side of at most 16 elements, e.g. a
-// classifier's 10 outputs): kTimed (with autotuning on) times Fusebox's own kernel for it
+// Which runs a gemm library call the libraries are weakest at (one side of at most 16
+// elements, e.g. a classifier's 10 outputs, or a contraction of at most 16): kTimed (with autotuning on) times Fusebox's own kernel for it
 // against the library's choice at compile time and keeps the faster, as XLA weighs its
 // Triton GEMMs against cuBLAS; kLibrary: the library always; kFusebox: Fusebox's kernel
 // always (`fusebox run --gpu-gemm-kernels=timed|library|fusebox`).
