@@ -9,6 +9,9 @@
 // per run (CUPTI; absent without it); wall time includes copying the inputs to the device
 // and the result back, which fused and unfused runs share.
 //
+// SkinnyGemms/*: MNIST's two gemm calls through the library, Fusebox's skinny dot, and the
+// timed choice between them (kernel_ms is the comparison).
+//
 // HostStaging/*: one executable, arguments uploaded before every run, alternating pinned
 // staging and pageable copies run by run (the same data, the same kernels); counters
 // pinned_ms and pageable_ms are the mean wall time of a run each way, speedup their ratio.
@@ -69,7 +72,8 @@ struct Prepared {
 // Parses, optimizes and loads `text` with seeded random arguments; nullopt (and the
 // benchmark skipped with the reason) when that fails, e.g. without a GPU.
 std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text, bool fused,
-                                bool gpu_libraries = false) {
+                                bool gpu_libraries = false,
+                                runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.status().message().c_str());
@@ -81,7 +85,9 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
     state.SkipWithError("cannot prepare the module");
     return std::nullopt;
   }
-  auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
+  runtime::GpuExecutableOptions options;
+  options.gemm_kernels = gemm_kernels;
+  auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
   if (!exe.ok()) {
     state.SkipWithError(exe.status().message().c_str());  // "no CUDA driver (...)" here
     return std::nullopt;
@@ -89,8 +95,9 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
   return Prepared{std::move(*args), std::move(*exe)};
 }
 
-void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool gpu_libraries = false) {
-  std::optional<Prepared> prepared = Prepare(state, text, fused, gpu_libraries);
+void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool gpu_libraries = false,
+              runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed) {
+  std::optional<Prepared> prepared = Prepare(state, text, fused, gpu_libraries, gemm_kernels);
   if (!prepared) return;
   const std::vector<Literal>& args = prepared->args;
   runtime::GpuExecutable* exe = prepared->exe.get();
@@ -206,6 +213,19 @@ std::string MlpGelu(bool foldable) {
          "  ROOT out = (f32[1024,2048], f32[1024,2048], f32[1024,2048]) tuple(g, v, t)\n}\n";
 }
 
+// MNIST's two gemms (a batch of 128, 784 -> 10): the forward with its bias and the weight
+// gradient, each a skinny gemm call; run through the library, through Fusebox's skinny
+// dot, and timed (whichever was faster at compile time).
+std::string SkinnyGemms() {
+  return "HloModule skinny\nENTRY e {\n"
+         "  x = f32[128,784] parameter(0)\n  w = f32[784,10] parameter(1)\n  b = f32[10] parameter(2)\n"
+         "  g = f32[128,10] parameter(3)\n"
+         "  d = f32[128,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  bb = f32[128,10] broadcast(b), dimensions={1}\n  y = f32[128,10] add(d, bb)\n"
+         "  dw = f32[784,10] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"
+         "  ROOT out = (f32[128,10], f32[784,10]) tuple(y, dw)\n}\n";
+}
+
 void Register(const std::string& name, const std::string& text) {
   for (bool fused : {true, false}) {
     benchmark::RegisterBenchmark((name + (fused ? "/fused" : "/unfused")).c_str(),
@@ -234,6 +254,16 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(foldable ? "MlpGelu/bias_gelu_aux_call" : "MlpGelu/bias_call_then_loop",
                                  [foldable](benchmark::State& state) {
                                    fusebox::RunOnGpu(state, fusebox::MlpGelu(foldable), true, /*gpu_libraries=*/true);
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (const auto& [label, mode] : {std::pair{"library", fusebox::runtime::GemmKernels::kLibrary},
+                                    std::pair{"fusebox", fusebox::runtime::GemmKernels::kFusebox},
+                                    std::pair{"timed", fusebox::runtime::GemmKernels::kTimed}}) {
+    benchmark::RegisterBenchmark((std::string("SkinnyGemms/") + label).c_str(),
+                                 [mode = mode](benchmark::State& state) {
+                                   fusebox::RunOnGpu(state, fusebox::SkinnyGemms(), true, /*gpu_libraries=*/true, mode);
                                  })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
