@@ -290,6 +290,20 @@ TEST(GpuEmulatorTest, SkinnyGemmCallsRunFuseboxsOwnKernels) {
               step.launches + step.own);
     EXPECT_EQ(own, step.own);
   }
+  // XLA's form: a (value, workspace) tuple with alpha 0.5 and beta 1 reading c; the kernel
+  // writes the value, c included.
+  int64_t own = -1;
+  EXPECT_EQ(EmulatedLaunchesWithLibraries(R"(HloModule m
+ENTRY e {
+  a = f32[4,6]{1,0} parameter(0)
+  b = f32[5,6]{1,0} parameter(1)
+  c = f32[4,5]{1,0} parameter(2)
+  g = (f32[4,5]{1,0}, s8[1024]{0}) custom-call(a, b, c), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":0.5,"beta":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"DEFAULT"}}
+  v = f32[4,5]{1,0} get-tuple-element(g), index=0
+  ROOT s = f32[4,5]{1,0} sine(v)
+})", 2, /*gemm_kernels=*/true, &own),
+            2);
+  EXPECT_EQ(own, 1);
 }
 
 TEST(GpuEmulatorTest, FullReductionSplitsIntoPartials) {
@@ -692,14 +706,14 @@ ENTRY e {
 // contractions that do not fill a block, epilogues reading other operands, f16 and f64.
 TEST(GpuEmulatorTest, SkinnyDotsSplitTheirContraction) {
   const char* cases[] = {
-      // a classifier: x[128,784] . w[784,10] + bias (lanes split k along x's rows)
+      // a classifier: x[40,784] . w[784,10] + bias (lanes split k along x's rows)
       R"(ENTRY e {
-  x = f32[128,784] parameter(0)
+  x = f32[40,784] parameter(0)
   w = f32[784,10] parameter(1)
   bias = f32[10] parameter(2)
-  d = f32[128,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bb = f32[128,10] broadcast(bias), dimensions={1}
-  ROOT r = f32[128,10] add(d, bb)
+  d = f32[40,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[40,10] broadcast(bias), dimensions={1}
+  ROOT r = f32[40,10] add(d, bb)
 })",
       // its weight gradient: x^T . g (x's minor dimension is free: lanes take rows)
       R"(ENTRY e {
