@@ -223,7 +223,10 @@ Status EmitGemmKernels(const Module& module, const GpuCompileOptions& options, G
       span.Arg("kernel", fusion->name()).Arg("backend", "gpu (own kernel of a library call)");
       auto kernel = std::make_unique<GpuKernel>();
       Status st = emitter.Emit(*fusion, kernel.get());
-      if (!st.ok()) return Status(st.code(), "GPU backend: " + call->name() + "'s own kernel: " + st.message());
+      if (!st.ok()) {
+        return Status(st.code(), "GPU backend: " + call->name() + "'s own kernel: " + st.message() +
+                                     " (--gpu-gemm-kernels=library runs the call without one)");
+      }
       kernel->hlo = call.get();
       for (const Instruction* operand : fusion->operands()) kernel->call_operands.push_back(operand->parameter_number());
       for (const GpuLaunch& launch : kernel->launches) code.function_to_hlo_[launch.function] = call->name();

@@ -24,7 +24,11 @@ using namespace profiler;  // NOLINT(google-build-using-namespace)
 
 profiler::KernelAnnotations AnnotationsFromGpuCode(const codegen::GpuCode& code) {
   profiler::KernelAnnotations out;
-  for (const auto& kernel : code.kernels()) {
+  // Fusebox's own kernels of gemm library calls too (under the call's name), when the run
+  // chose them.
+  std::vector<const codegen::GpuKernel*> kernels = code.GemmKernels();
+  for (const auto& kernel : code.kernels()) kernels.push_back(kernel.get());
+  for (const codegen::GpuKernel* kernel : kernels) {
     profiler::KernelAnnotation base;
     if (kernel->hlo != nullptr) {
       base.hlo = kernel->hlo->name();

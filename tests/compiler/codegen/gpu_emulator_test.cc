@@ -304,6 +304,17 @@ ENTRY e {
 })", 2, /*gemm_kernels=*/true, &own),
             2);
   EXPECT_EQ(own, 1);
+  // One operand on both sides (as XLA's kernel_reuse.hlo squares `a`): the kernel reads
+  // the one buffer twice.
+  own = -1;
+  EXPECT_EQ(EmulatedLaunchesWithLibraries(R"(HloModule m
+ENTRY e {
+  a = f32[5,40]{1,0} parameter(0)
+  g = f32[5,5]{1,0} custom-call(a, a), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"alpha_imag":0,"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"DEFAULT"}}
+  ROOT s = f32[5,5]{1,0} sqrt(g)
+})", 4, /*gemm_kernels=*/true, &own),
+            2);
+  EXPECT_EQ(own, 1);
 }
 
 TEST(GpuEmulatorTest, FullReductionSplitsIntoPartials) {
