@@ -67,6 +67,9 @@ std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot) {
   plan.wide = plan.narrow_is_n ? space.m : space.n;
   // Too short a contraction to split (the tiled dot does one slice), or nothing to compute.
   if (space.k < kSkinnyMinK || plan.narrow == 0 || plan.wide == 0 || space.batch > kMaxGridYZ) return std::nullopt;
+  // Every wide row reads the whole narrow operand (k x Q values): it must stay in L1 for
+  // that to cost less than the tiled dot's reads, which share each tile among 16 rows.
+  if (space.k * plan.narrow > kSkinnyMaxNarrowOperand) return std::nullopt;
   // Which dimension of the wide operand is its minor one (row-major after layout
   // normalization): contracted, so a warp's lanes split k and read consecutive elements;
   // else free, so lanes take consecutive wide rows.

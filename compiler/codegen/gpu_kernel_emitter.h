@@ -87,15 +87,19 @@ struct DotSpace {
 DotSpace DescribeDot(const Instruction& dot);
 
 // Skinny dots: one free side of at most kSkinnyNarrow elements (a classifier's ten
-// outputs, their weight gradient, a batch of one) and at least kSkinnyMinK contracted
-// elements. A 16x16 output tile would be mostly idle threads, and the 16-wide k slices
-// serialize the long contraction; instead each block takes `rows` rows of the wide side
+// outputs, their weight gradient, a batch of one), at least kSkinnyMinK contracted
+// elements and a narrow operand of at most kSkinnyMaxNarrowOperand. A 16x16 output tile
+// would be mostly idle threads, and the 16-wide k slices serialize the long contraction;
+// instead each block takes `rows` rows of the wide side
 // and splits k over `slices` threads per row, every thread accumulating all the narrow
 // side's values (Q registers) for its rows; a warp's slices fold by shuffles, the warps'
 // partials through shared memory, and the block writes its rows x Q outputs, with the
 // kernel's epilogue, from consecutive threads.
 inline constexpr int64_t kSkinnyNarrow = 16;
 inline constexpr int64_t kSkinnyMinK = 16;
+// At most this many elements in the narrow operand (k x Q), which every wide row reads:
+// 128 KiB of f32, within an SM's L1 (256 KiB on sm_90, shared with shared memory).
+inline constexpr int64_t kSkinnyMaxNarrowOperand = 32768;
 struct SkinnyDot {
   bool narrow_is_n = true;   // the narrow side is the rhs's free dimensions, else the lhs's
   bool wide_k_minor = true;  // the wide operand's minor dimension is contracted: lanes split

@@ -781,6 +781,16 @@ TEST(GpuEmulatorTest, SkinnyDotsSplitTheirContraction) {
     EXPECT_EQ(skinny, 1);
     ExpectEmulatorMatchesInterpreter(text, 3);
   }
+  // A narrow operand every row would read that outgrows L1 (4096 x 10 f32: 160 KiB) keeps
+  // the tiled dot, whose tiles share it among 16 rows.
+  auto code = FusedGpuCode(WithReducers(R"(ENTRY e {
+  x = f32[64,4096] parameter(0)
+  w = f32[4096,10] parameter(1)
+  ROOT d = f32[64,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"));
+  ASSERT_TRUE(code.ok()) << code.status().message();
+  ASSERT_EQ((*code)->kernels().size(), 1u);
+  EXPECT_EQ((*code)->kernels()[0]->kind_name, "dot(tiled)");
 }
 
 TEST(GpuEmulatorTest, BitonicSortAnyLengthStableWithTies) {
