@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/codegen/gpu_dot_plan.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
 #include "compiler/interpreter/random_inputs.h"
@@ -791,6 +792,44 @@ TEST(GpuEmulatorTest, SkinnyDotsSplitTheirContraction) {
   ASSERT_TRUE(code.ok()) << code.status().message();
   ASSERT_EQ((*code)->kernels().size(), 1u);
   EXPECT_EQ((*code)->kernels()[0]->kind_name, "dot(tiled)");
+}
+
+// How skinny dots spread over the GPU: MNIST's forward (x's minor dimension contracted)
+// splits k over 256 threads of a row, one row a block, 128 blocks; its weight gradient (x's
+// minor dimension free) gives a warp 8 consecutive rows and splits k in 32, 98 blocks; a
+// wide side with rows to spare takes 8 rows of 32 slices, or 32 rows a block.
+TEST(GpuEmulatorTest, SkinnyDotPlans) {
+  struct Expect {
+    const char* dot;
+    bool narrow_is_n, wide_k_minor;
+    int64_t rows, slices, blocks;
+  };
+  const Expect cases[] = {
+      {"x = f32[128,784] parameter(0)\n w = f32[784,10] parameter(1)\n"
+       " ROOT d = f32[128,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+       true, true, 1, 256, 128},
+      {"x = f32[128,784] parameter(0)\n g = f32[128,10] parameter(1)\n"
+       " ROOT d = f32[784,10] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+       true, false, 8, 32, 98},
+      {"x = f32[4096,512] parameter(0)\n w = f32[512,10] parameter(1)\n"
+       " ROOT d = f32[4096,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+       true, true, 8, 32, 512},
+      {"a = f32[1,2048] parameter(0)\n b = f32[2048,8192] parameter(1)\n"
+       " ROOT d = f32[1,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+       false, false, 32, 8, 256},
+  };
+  for (const Expect& c : cases) {
+    SCOPED_TRACE(c.dot);
+    auto module = ParseModule(std::string("HloModule m\nENTRY e {\n ") + c.dot + "\n}\n");
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    std::optional<gpu::SkinnyDot> plan = gpu::PlanSkinnyDot(*(*module)->entry()->root());
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_EQ(plan->narrow_is_n, c.narrow_is_n);
+    EXPECT_EQ(plan->wide_k_minor, c.wide_k_minor);
+    EXPECT_EQ(plan->rows, c.rows);
+    EXPECT_EQ(plan->slices, c.slices);
+    EXPECT_EQ(plan->blocks, c.blocks);
+  }
 }
 
 TEST(GpuEmulatorTest, BitonicSortAnyLengthStableWithTies) {
