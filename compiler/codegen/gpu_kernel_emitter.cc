@@ -153,7 +153,7 @@ std::optional<MixedReductions> AnalyzeMixedReductions(const Instruction& inst, c
   for (const auto& i : inst.fused_computation()->instructions()) {
     if (i->opcode() == Opcode::kReduce) heroes.push_back(i.get());
   }
-  if (heroes.size() < 2) return std::nullopt;
+  if (heroes.empty()) return std::nullopt;
   MixedReductions mixed;
   std::vector<std::vector<int64_t>> members(heroes.size());
   for (size_t m = 0; m < outputs.size(); ++m) {
@@ -208,6 +208,9 @@ std::optional<MixedReductions> AnalyzeMixedReductions(const Instruction& inst, c
     info.launch_suffix = "_r" + std::to_string(mixed.reductions.size());
     mixed.reductions.push_back(std::move(info));
   }
+  // One reduction with outputs of other shapes beside it (a loss next to parameter
+  // updates: horizontal fusion's groups): its launch and the loops' merge into one.
+  if (mixed.reductions.empty() || (mixed.reductions.size() == 1 && mixed.loop_outputs.empty())) return std::nullopt;
   return mixed;
 }
 

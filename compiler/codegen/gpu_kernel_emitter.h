@@ -61,9 +61,11 @@ struct ReductionInfo {
 };
 
 // A multi-output fusion whose reductions differ in dimensions (a loss's row reduction and
-// a bias gradient's column reduction): each reduction with the outputs that are it or its
-// epilogue (depending on no other reduction, of its result's shape), and the outputs that
-// depend on no reduction. nullopt when an output fits neither.
+// a bias gradient's column reduction), or with one reduction beside outputs of other
+// shapes that do not read it (a loss next to parameter updates): each reduction with the
+// outputs that are it or its epilogue (depending on no other reduction, of its result's
+// shape), and the outputs that depend on no reduction. nullopt when an output fits
+// neither.
 struct MixedReductions {
   std::vector<ReductionInfo> reductions;
   std::vector<int64_t> loop_outputs;

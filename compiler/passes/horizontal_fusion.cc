@@ -17,15 +17,47 @@ namespace {
 
 std::string Name(const Instruction* inst) { return "%" + inst->name(); }
 
+// The one reduce of a small reduction fusion that may join a group (a loss summed over a
+// batch), or null: a kInput fusion whose only other instructions are elementwise (as for
+// a loop candidate), with one reduce over the operand's minor dimension (a row or full
+// reduction) of fewer than kSmallReduction elements, which the GPU emitter runs in one
+// launch of 256-thread blocks (longer ones split into two launches), so its launch merges
+// with the loops' (AnalyzeMixedReductions).
+constexpr int64_t kSmallReduction = 16384;
+
+const Instruction* SmallReduce(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kFusion || inst.fused_computation() == nullptr ||
+      inst.fusion_kind().value_or(FusionKind::kLoop) != FusionKind::kInput) {
+    return nullptr;
+  }
+  const Instruction* reduce = nullptr;
+  for (const auto& i : inst.fused_computation()->instructions()) {
+    if (i->opcode() != Opcode::kReduce) continue;
+    if (reduce != nullptr) return nullptr;
+    reduce = i.get();
+  }
+  if (reduce == nullptr || reduce->operand_count() != 2 || !reduce->shape().IsArray()) return nullptr;
+  const Shape& operand = reduce->operand(0)->shape();
+  const std::vector<int64_t>& dims = reduce->dimensions();
+  if (operand.rank() == 0 || operand.ElementCount() >= kSmallReduction ||
+      std::find(dims.begin(), dims.end(), operand.rank() - 1) == dims.end()) {
+    return nullptr;
+  }
+  return reduce;
+}
+
 // Why `inst` does not take part, or "" when it does.
 std::string NotCandidate(const Instruction& inst) {
   if (inst.opcode() != Opcode::kFusion || inst.fused_computation() == nullptr) return "not a fusion";
-  if (inst.fusion_kind().value_or(FusionKind::kLoop) != FusionKind::kLoop) return "not a loop fusion";
+  const Instruction* reduce = SmallReduce(inst);
+  if (reduce == nullptr && inst.fusion_kind().value_or(FusionKind::kLoop) != FusionKind::kLoop) {
+    return "not a loop fusion or a small row reduction";
+  }
   if (inst.IsRoot()) return "the computation's result";
   if (!inst.control_predecessors().empty() || !inst.control_successors().empty()) return "it has control edges";
   const Instruction* root = inst.fused_computation()->root();
   for (const auto& i : inst.fused_computation()->instructions()) {
-    if (IsElementwise(i->opcode())) continue;
+    if (IsElementwise(i->opcode()) || i.get() == reduce) continue;
     switch (i->opcode()) {
       case Opcode::kParameter: case Opcode::kConstant: case Opcode::kBroadcast: case Opcode::kReshape:
       case Opcode::kBitcast: case Opcode::kIota: case Opcode::kConvert:
@@ -60,6 +92,7 @@ struct Group {
   std::vector<Instruction*> members;
   int64_t elements = 0;
   int64_t outputs = 0;
+  bool reduction = false;  // a member is a small reduction (at most one is)
   std::unordered_set<const Instruction*> operands;
 };
 
@@ -107,10 +140,11 @@ class ComputationHorizontalFusion {
     while (merged) {
       merged = false;
       for (Instruction* consumer : comp_->PostOrder()) {
-        if (!NotCandidate(*consumer).empty() || !Tiny(*consumer)) continue;
+        if (!NotCandidate(*consumer).empty() || !Tiny(*consumer) || SmallReduce(*consumer) != nullptr) continue;
         for (Instruction* op : consumer->operands()) {
           Instruction* producer = op->opcode() == Opcode::kGetTupleElement ? op->operand(0) : op;
           if (producer == consumer || !NotCandidate(*producer).empty() || !Tiny(*producer) ||
+              SmallReduce(*producer) != nullptr ||
               IndirectPath(consumer, producer) != nullptr) {
             continue;
           }
@@ -160,6 +194,7 @@ class ComputationHorizontalFusion {
       home->members.push_back(inst);
       home->elements += elements;
       home->outputs += OutputCount(*inst);
+      home->reduction = home->reduction || SmallReduce(*inst) != nullptr;
       for (const Instruction* op : inst->operands()) home->operands.insert(op);
     }
     return groups;
@@ -170,7 +205,7 @@ class ComputationHorizontalFusion {
     for (const Instruction* m : g.members) names.push_back(m->name());
     FusionGroup group;
     group.members = g.members;
-    group.kind = FusionKind::kLoop;
+    group.kind = g.reduction ? FusionKind::kInput : FusionKind::kLoop;
     group.multi_output = true;
     group.reuse = g.members.back();  // the last in post order: after every member's operands
     ASSIGN_OR_RETURN(Instruction * made, BuildFusion(group));
@@ -184,7 +219,8 @@ class ComputationHorizontalFusion {
       d.fusion = made->name();
       d.reason = "fused: %" + names[i] + " and %" + names.back() +
                  " do not depend on each other: one launch runs them side by side (" + std::to_string(names.size()) +
-                 " loop fusions, " + std::to_string(g.elements) + " elements in all, a range of blocks each)";
+                 (g.reduction ? " fusions, one a small reduction, " : " loop fusions, ") + std::to_string(g.elements) +
+                 " elements in all, a range of blocks each)";
       context_.RecordDecision(std::move(d));
     }
     return Status::Ok();
@@ -198,6 +234,7 @@ class ComputationHorizontalFusion {
     if (g.elements + elements > options_.max_elements || g.outputs + OutputCount(*inst) > options_.max_outputs) {
       return kSkip;
     }
+    if (g.reduction && SmallReduce(*inst) != nullptr) return kSkip;  // one reduction a launch
     std::unordered_set<const Instruction*> operands = g.operands;
     for (const Instruction* op : inst->operands()) operands.insert(op);
     if (static_cast<int64_t>(operands.size()) > options_.max_fusion_operands) return kSkip;

@@ -16,6 +16,12 @@
 // operands and `max_outputs` outputs. Each merge and each refusal that stopped a merge gets
 // a FusionDecision (pass "horizontal-fusion").
 //
+// One member of a group may be a small row reduction (a kInput fusion of one reduce over
+// the operand's minor dimension, fewer than 16384 elements, and elementwise ops: a loss
+// summed over the batch): the GPU emitter runs its reduction in one 256-thread launch,
+// merged with the loops' (reduction(mixed)). MNIST's loss then shares the launch of its
+// bias update.
+//
 // First, tiny such fusions (at most 32 elements an output) that read one another merge
 // vertically, as a multi-output fusion: a step counter and the Adam bias corrections
 // computed from it were two launches of one thread each.

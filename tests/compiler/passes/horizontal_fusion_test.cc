@@ -168,6 +168,89 @@ ENTRY main {
   EXPECT_EQ(Fusions(*module->entry()).size(), 3u);
 }
 
+// A small row reduction (a loss over a batch of 128) joins the updates' group: the GPU
+// runs its reduction and their loops in one launch. A second small one does not join the
+// same group (one reduction a launch), a long one (which the GPU splits into two launches)
+// and a column reduction stay apart.
+TEST(HorizontalFusionTest, ASmallRowReductionJoinsTheLoops) {
+  std::unique_ptr<Module> module = Parse(R"(HloModule losses
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+loss {
+  x = f32[128] parameter(0)
+  z = f32[] constant(0)
+  r = f32[] reduce(x, z), dimensions={0}, to_apply=add_f32
+  c = f32[] constant(-0.0078125)
+  ROOT l = f32[] multiply(r, c)
+}
+
+loss2 {
+  x = f32[8,16] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[8] reduce(x, z), dimensions={1}, to_apply=add_f32
+}
+
+long {
+  x = f32[20000] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add_f32
+}
+
+columns {
+  x = f32[16,8] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[8] reduce(x, z), dimensions={0}, to_apply=add_f32
+}
+
+update {
+  p = f32[784,10] parameter(0)
+  g = f32[784,10] parameter(1)
+  ROOT s = f32[784,10] subtract(p, g)
+}
+
+ENTRY main {
+  x = f32[128] parameter(0)
+  x2 = f32[8,16] parameter(1)
+  xl = f32[20000] parameter(2)
+  xc = f32[16,8] parameter(3)
+  p = f32[784,10] parameter(4)
+  g = f32[784,10] parameter(5)
+  l = f32[] fusion(x), kind=kInput, calls=loss
+  l2 = f32[8] fusion(x2), kind=kInput, calls=loss2
+  ll = f32[] fusion(xl), kind=kInput, calls=long
+  lc = f32[8] fusion(xc), kind=kInput, calls=columns
+  u = f32[784,10] fusion(p, g), kind=kLoop, calls=update
+  ROOT out = (f32[], f32[8], f32[], f32[8], f32[784,10]) tuple(l, l2, ll, lc, u)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HorizontalFusion pass;
+  PassContext context;
+  std::unique_ptr<Module> before = module->Clone();
+  auto changed = pass.Run(*module, context);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_TRUE(*changed);
+  testing_util::ExpectValidAfterFusion(before.get(), *module, /*run=*/true);
+  std::vector<const Instruction*> fusions = Fusions(*module->entry());
+  ASSERT_EQ(fusions.size(), 4u) << module->ToString();
+  int merged = 0;
+  for (const Instruction* f : fusions) {
+    if (!f->shape().IsTuple()) continue;
+    ++merged;
+    EXPECT_EQ(f->fusion_kind(), FusionKind::kInput);
+    int reduces = 0;
+    for (const auto& i : f->fused_computation()->instructions()) reduces += i->opcode() == Opcode::kReduce;
+    EXPECT_EQ(reduces, 1) << module->ToString();
+  }
+  EXPECT_EQ(merged, 1) << module->ToString();
+  EXPECT_EQ(CountDecisions(context, true, "one a small reduction"), 1);
+}
+
 TEST(HorizontalFusionTest, AMergeThatWouldMakeACycleWithAnotherIsNotMade) {
   // a1 and b2 (600000 elements each) are too big to share a group; a2 and b1 are small.
   // The groups made at first are {a1, a2} and {b2, b1}: each pair is independent, but b1
