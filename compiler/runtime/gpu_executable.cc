@@ -656,7 +656,7 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
   if (always) {
     for (const auto& [inst, plan] : programs.gemms) {
       const codegen::GpuKernel* kernel = code.GemmKernelFor(inst);
-      if (kernel == nullptr) continue;
+      if (kernel == nullptr) continue;  // RunKernel gives it scratch if it has any
       programs.own_gemms[inst] = kernel;
       own_list += (own_list.empty() ? "" : ", ") + inst->name();
     }
@@ -668,7 +668,8 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
   }
   for (const auto& [inst, plan] : programs.gemms) {
     const codegen::GpuKernel* kernel = code.GemmKernelFor(inst);
-    if (kernel == nullptr) continue;
+    // A dot kernel needs no scratch; one that did would need the run's (not timed here).
+    if (kernel == nullptr || kernel->scratch_bytes > 0) continue;
     auto lt = programs.lt_matmuls.find(inst);
     const bool on_lt = lt != programs.lt_matmuls.end();
     if (!on_lt && programs.cublas == nullptr) continue;
@@ -715,13 +716,16 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
       std::vector<DevicePtr> args;
       for (int64_t operand : kernel->call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
       args.push_back(out);
+      // The kernel ABI as RunKernel passes it: buffers, then each launch's scalars.
       auto run_own = [&]() -> Status {
-        std::vector<DevicePtr> copy = args;
-        std::vector<void*> params;
-        for (DevicePtr& a : copy) params.push_back(&a);
         for (const codegen::GpuLaunch& launch : kernel->launches) {
           auto fn = programs.functions.find(launch.function);
           if (fn == programs.functions.end()) return Internal(inst->name() + ": entry " + launch.function + " not loaded");
+          std::vector<DevicePtr> copy = args;
+          std::vector<int64_t> scalars = launch.scalar_args;
+          std::vector<void*> params;
+          for (DevicePtr& a : copy) params.push_back(&a);
+          for (int64_t& v : scalars) params.push_back(&v);
           RETURN_IF_ERROR(ctx.Launch(fn->second, launch.grid, launch.block, launch.shared_bytes, params.data()));
         }
         return Status::Ok();
