@@ -52,6 +52,14 @@ struct GpuKernel {
   // each kernel operand buffer is, in the kernel's order. Empty for every other kernel
   // (its operands are its instruction's, in order).
   std::vector<int64_t> call_operands;
+
+  // The operand buffers the kernel takes when it runs for `inst`, and the i-th of them.
+  int64_t operand_count(const Instruction& inst) const {
+    return call_operands.empty() ? inst.operand_count() : static_cast<int64_t>(call_operands.size());
+  }
+  const Instruction* operand(const Instruction& inst, int64_t i) const {
+    return inst.operand(call_operands.empty() ? i : call_operands[static_cast<size_t>(i)]);
+  }
 };
 
 struct GpuCompileOptions {
@@ -93,6 +101,12 @@ class GpuCode {
     return nullptr;
   }
   virtual std::vector<const GpuKernel*> GemmKernels() const { return {}; }
+  // Every kernel that may run: GemmKernels() and kernels().
+  std::vector<const GpuKernel*> AllKernels() const {
+    std::vector<const GpuKernel*> out = GemmKernels();
+    for (const auto& kernel : kernels()) out.push_back(kernel.get());
+    return out;
+  }
 };
 
 // Compiles every kernel of `module`'s program computations for NVPTX. `module` must

@@ -307,9 +307,7 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
     return codegen::FromLlvm(std::move(err), "cannot add the kernels to the JIT");
   }
   emulator->jit_ = std::make_unique<Jit>();
-  std::vector<const GpuKernel*> kernels = host.code->GemmKernels();
-  for (const auto& kernel : host.code->kernels()) kernels.push_back(kernel.get());
-  for (const GpuKernel* kernel : kernels) {
+  for (const GpuKernel* kernel : host.code->AllKernels()) {
     for (const GpuLaunch& launch : kernel->launches) {
       if (emulator->jit_->entries.count(launch.function) != 0) continue;
       auto symbol = (*jit)->lookup(launch.function + "_emu");
@@ -547,11 +545,8 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
     std::vector<uint8_t*> outs;
     for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
     std::vector<void*> args;
-    const int64_t operands =
-        kernel->call_operands.empty() ? inst->operand_count() : static_cast<int64_t>(kernel->call_operands.size());
-    for (int64_t i = 0; i < operands; ++i) {
-      const Instruction* operand =
-          inst->operand(kernel->call_operands.empty() ? i : kernel->call_operands[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i < kernel->operand_count(*inst); ++i) {
+      const Instruction* operand = kernel->operand(*inst, i);
       const auto& l = values.leaves[operand];
       if (l.size() != 1) return Unimplemented("GPU emulator: operand " + operand->name() + " is not an array");
       args.push_back(l[0]);

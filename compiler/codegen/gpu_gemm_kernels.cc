@@ -3,6 +3,7 @@
 // (gpu_kernel_emitter.h: a skinny dot, or a tiled dot of one k slice).
 // The runtime times such a kernel against the library's chosen algorithm and runs the
 // faster (gpu_executable.h), as XLA's autotuner weighs its Triton GEMMs against cuBLAS.
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -43,14 +44,11 @@ StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const I
   if (dot == nullptr || !(PlanSkinnyDot(*dot) || DescribeDot(*dot).k <= kDotTile)) return std::unique_ptr<Module>();
   // Everything but the parameters into one fusion around the root.
   ASSIGN_OR_RETURN(Instruction * fusion, passes::CreateFusion(entry->root(), FusionKind::kOutput));
-  for (bool fused = true; fused;) {
-    fused = false;
-    for (Instruction* operand : fusion->operands()) {
-      if (operand->opcode() == Opcode::kParameter) continue;
-      ASSIGN_OR_RETURN(fusion, passes::FuseProducer(operand, fusion));
-      fused = true;
-      break;
-    }
+  auto not_parameter = [](const Instruction* op) { return op->opcode() != Opcode::kParameter; };
+  while (true) {
+    auto it = std::find_if(fusion->operands().begin(), fusion->operands().end(), not_parameter);
+    if (it == fusion->operands().end()) break;
+    ASSIGN_OR_RETURN(fusion, passes::FuseProducer(*it, fusion));
   }
   RETURN_IF_ERROR(passes::DeadCodeElimination().Run(*own, context).status());
   entry->RenameInstruction(fusion, call.name() + ".fusebox");

@@ -364,11 +364,8 @@ class GpuExecutable::Frame {
   // A library call's own kernel reads the call's operands in its own order.
   Status RunKernel(const codegen::GpuKernel& kernel, const Instruction& inst, const LeafFn& leaves) {
     std::vector<DevicePtr> buffers;
-    const int64_t operands =
-        kernel.call_operands.empty() ? inst.operand_count() : static_cast<int64_t>(kernel.call_operands.size());
-    for (int64_t i = 0; i < operands; ++i) {
-      const Instruction* op =
-          inst.operand(kernel.call_operands.empty() ? i : kernel.call_operands[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i < kernel.operand_count(inst); ++i) {
+      const Instruction* op = kernel.operand(inst, i);
       Leaves l = leaves(op);
       if (l.size() != 1)
         return Internal(inst.name() + ": operand " + op->name() + " is not one array");
@@ -643,12 +640,12 @@ Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs, bool autotune) {
 }
 
 // Times Fusebox's own kernel of each gemm call that has one (GpuCode::GemmKernelFor: a
-// skinny dot, or a tiled dot of one k slice) against the library's choice for the call, one call each on the same
-// buffers of the call's shapes (0x3c bytes), after a warm-up, best of three, and keeps the
-// faster, as XLA weighs its Triton GEMMs against cuBLAS. The choice is kept in `cache`
-// under the library's key for the call and the kernel's launch shape. The run's notes
-// list every call weighed, with both times. `always`: every such call runs Fusebox's
-// kernel, untimed.
+// skinny dot, or a tiled dot of one k slice) against the library's choice for the call,
+// one call each on the same buffers of the call's shapes (0x3c bytes), after a warm-up,
+// best of three, and keeps the faster, as XLA weighs its Triton GEMMs against cuBLAS. The
+// choice is kept in `cache` under the library's key for the call and the kernel's launch
+// shape. The run's notes list every call weighed, with both times. `always`: every such
+// call runs Fusebox's kernel, untimed.
 Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen::GpuCode& code, AutotuneCache* cache,
                          bool always) {
   std::string own_list, library_list;
@@ -822,9 +819,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     ASSIGN_OR_RETURN(programs.cuda_module, ctx.LoadPtx(exe->code_->ptx()));
   }
   int64_t scratch_bytes = 0;
-  std::vector<const codegen::GpuKernel*> kernels = exe->code_->GemmKernels();
-  for (const auto& kernel : exe->code_->kernels()) kernels.push_back(kernel.get());
-  for (const codegen::GpuKernel* kernel : kernels) {
+  for (const codegen::GpuKernel* kernel : exe->code_->AllKernels()) {
     scratch_bytes = std::max(scratch_bytes, kernel->scratch_bytes);
     for (const codegen::GpuLaunch& launch : kernel->launches) {
       auto it = programs.functions.find(launch.function);

@@ -26,9 +26,7 @@ profiler::KernelAnnotations AnnotationsFromGpuCode(const codegen::GpuCode& code)
   profiler::KernelAnnotations out;
   // Fusebox's own kernels of gemm library calls too (under the call's name), when the run
   // chose them.
-  std::vector<const codegen::GpuKernel*> kernels = code.GemmKernels();
-  for (const auto& kernel : code.kernels()) kernels.push_back(kernel.get());
-  for (const codegen::GpuKernel* kernel : kernels) {
+  for (const codegen::GpuKernel* kernel : code.AllKernels()) {
     profiler::KernelAnnotation base;
     if (kernel->hlo != nullptr) {
       base.hlo = kernel->hlo->name();
