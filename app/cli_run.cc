@@ -127,6 +127,9 @@ StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>&
   run_opts.gpu_autotune_cache = opts.gpu_autotune_cache;
   if (!runtime::ParseGemmKernels(opts.gpu_gemm_kernels, &run_opts.gpu_gemm_kernels))
     return InvalidArgument("--gpu-gemm-kernels: timed, library or fusebox, not '" + opts.gpu_gemm_kernels + "'");
+  if (opts.gpu_occupancy != "tuned" && opts.gpu_occupancy != "off")
+    return InvalidArgument("--gpu-occupancy: tuned or off, not '" + opts.gpu_occupancy + "'");
+  run_opts.gpu_tune_occupancy = opts.gpu_occupancy == "tuned";
   if (!runtime::ParseHostStaging(opts.host_staging, &run_opts.gpu_host_staging))
     return InvalidArgument("--host-staging: pinned or pageable, not '" + opts.host_staging + "'");
   // A checked run holds the GPU to the interpreter's f32 bound: its gemms compute in full
@@ -467,6 +470,11 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
                   "(with --gpu-autotune=on), the faster runs; library: the library always; fusebox: Fusebox's "
                   "kernel always")
       ->check(CLI::IsMember({"timed", "library", "fusebox"}));
+  cmd->add_option("--gpu-occupancy", opts->gpu_occupancy,
+                  "GPU: tuned (default): a kernel whose grid would run in fewer waves with more blocks an SM asks "
+                  "ptxas for them, kept where it got them without spilling (the run's notes say which); off: "
+                  "ptxas's own register choice")
+      ->check(CLI::IsMember({"tuned", "off"}));
   cmd->add_option("--gpu-autotune-cache", opts->gpu_autotune_cache,
                   "GPU: a file of autotuned choices, loaded before compiling (started when missing) and "
                   "written back after; a choice is reused only for the same library version, device and call, "

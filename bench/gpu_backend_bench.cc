@@ -12,6 +12,10 @@
 // SkinnyGemms/*: MNIST's two gemm calls through the library, Fusebox's skinny dot, and the
 // timed choice between them (kernel_ms is the comparison).
 //
+// LayerNorm/occupancy_{tuned,off}: layer norm 4096x1024 with scale and offset (a row
+// kernel ptxas gives more than 64 registers: 3 blocks an SM, two waves on 132 SMs) with its
+// occupancy request (4 blocks an SM, one wave) and without (codegen/occupancy.h).
+//
 // HostStaging/*: one executable, arguments uploaded before every run, alternating pinned
 // staging and pageable copies run by run (the same data, the same kernels); counters
 // pinned_ms and pageable_ms are the mean wall time of a run each way, speedup their ratio.
@@ -73,7 +77,8 @@ struct Prepared {
 // benchmark skipped with the reason) when that fails, e.g. without a GPU.
 std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text, bool fused,
                                 bool gpu_libraries = false,
-                                runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed) {
+                                runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed,
+                                bool tune_occupancy = true) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.status().message().c_str());
@@ -87,6 +92,7 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
   }
   runtime::GpuExecutableOptions options;
   options.gemm_kernels = gemm_kernels;
+  options.tune_occupancy = tune_occupancy;
   auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
   if (!exe.ok()) {
     state.SkipWithError(exe.status().message().c_str());  // "no CUDA driver (...)" here
@@ -96,8 +102,8 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
 }
 
 void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool gpu_libraries = false,
-              runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed) {
-  std::optional<Prepared> prepared = Prepare(state, text, fused, gpu_libraries, gemm_kernels);
+              runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed, bool tune_occupancy = true) {
+  std::optional<Prepared> prepared = Prepare(state, text, fused, gpu_libraries, gemm_kernels, tune_occupancy);
   if (!prepared) return;
   const std::vector<Literal>& args = prepared->args;
   runtime::GpuExecutable* exe = prepared->exe.get();
@@ -123,6 +129,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool
   }
   state.counters["kernels"] = static_cast<double>(exe->last_kernel_launches());
   state.counters["library_calls"] = static_cast<double>(exe->last_library_calls());
+  if (!exe->occupancy_notes().empty()) state.SetLabel(exe->occupancy_notes()[0]);
   if (traced) {
     profiler::Trace trace = cupti.TakeTrace();
     int64_t kernel_ns = 0;
@@ -226,6 +233,22 @@ std::string SkinnyGemms() {
          "  ROOT out = (f32[128,10], f32[784,10]) tuple(y, dw)\n}\n";
 }
 
+// Layer norm over rows of 1024 with a scale and an offset, as jax writes it.
+std::string LayerNorm(int64_t rows) {
+  const std::string s = "f32[" + std::to_string(rows) + ",1024]", r = "f32[" + std::to_string(rows) + "]";
+  return "HloModule layer_norm\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+         "ENTRY e {\n  x = " + s + " parameter(0)\n  g = f32[1024] parameter(1)\n  o = f32[1024] parameter(2)\n"
+         "  zero = f32[] constant(0)\n  n = f32[] constant(1024)\n  nb = " + r + " broadcast(n), dimensions={}\n"
+         "  s1 = " + r + " reduce(x, zero), dimensions={1}, to_apply=add\n  mean = " + r + " divide(s1, nb)\n"
+         "  mb = " + s + " broadcast(mean), dimensions={0}\n  c = " + s + " subtract(x, mb)\n"
+         "  sq = " + s + " multiply(c, c)\n  s2 = " + r + " reduce(sq, zero), dimensions={1}, to_apply=add\n"
+         "  var = " + r + " divide(s2, nb)\n  eps = f32[] constant(1e-05)\n  eb = " + r + " broadcast(eps), dimensions={}\n"
+         "  ve = " + r + " add(var, eb)\n  rs = " + r + " rsqrt(ve)\n  rb = " + s + " broadcast(rs), dimensions={0}\n"
+         "  y = " + s + " multiply(c, rb)\n  gb = " + s + " broadcast(g), dimensions={1}\n"
+         "  yg = " + s + " multiply(y, gb)\n  ob = " + s + " broadcast(o), dimensions={1}\n"
+         "  ROOT out = " + s + " add(yg, ob)\n}\n";
+}
+
 void Register(const std::string& name, const std::string& text) {
   for (bool fused : {true, false}) {
     benchmark::RegisterBenchmark((name + (fused ? "/fused" : "/unfused")).c_str(),
@@ -264,6 +287,15 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((std::string("SkinnyGemms/") + label).c_str(),
                                  [mode = mode](benchmark::State& state) {
                                    fusebox::RunOnGpu(state, fusebox::SkinnyGemms(), true, /*gpu_libraries=*/true, mode);
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (bool tune : {true, false}) {
+    benchmark::RegisterBenchmark(tune ? "LayerNorm/occupancy_tuned" : "LayerNorm/occupancy_off",
+                                 [tune](benchmark::State& state) {
+                                   fusebox::RunOnGpu(state, fusebox::LayerNorm(4096), true, true,
+                                                     fusebox::runtime::GemmKernels::kTimed, tune);
                                  })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();

@@ -93,6 +93,24 @@ for w in mlp_train_step mnist_train_step cnn_train_step; do
 done
 fi
 
+if want compare; then
+# Occupancy requests (codegen/occupancy.h): layer norm's row kernel asked for 4 blocks an
+# SM (64 registers, its 512 blocks in one wave on 132 SMs) against ptxas's own choice;
+# the compare's HLO and inputs, tuned then off. About 5 s.
+step "occupancy: tuned / off (kernel time per run; the tuned run's notes name each request)"
+for w in layer_norm softmax mha_fwd_bwd; do
+  for dir in /tmp/compare_xla_gpu /tmp/compare_xla_gpu_transformer; do [[ -f $dir/$w.hlo ]] && break; done
+  inputs=$(ls $dir/$w.input_*.npy 2>/dev/null | sort -V | paste -sd, -)
+  [[ -n "$inputs" ]] || { echo "($w: no compare inputs)" >>"$log"; continue; }
+  for mode in tuned off tuned off; do
+    echo "-- $w --gpu-occupancy=$mode" >>"$log"
+    timeout 60 "$fb" run $dir/$w.hlo --backend gpu --inputs "$inputs" --iterations 50 --gpu-occupancy=$mode >"/tmp/$w.occ.txt" 2>&1
+    echo "(exit $?)" >>"$log"
+    grep -E "per run|occupancy|rror" "/tmp/$w.occ.txt" | cut -c1-400 >>"$log"
+  done
+done
+fi
+
 if want upload; then
 step "arguments on the device vs uploaded every run (running example 16384^2)"
 limit=40 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5

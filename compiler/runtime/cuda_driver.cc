@@ -211,6 +211,7 @@ StatusOr<int> CudaDeviceCount() { return NoHeaders(); }
 StatusOr<CudaDeviceInfo> DiscoverCudaDevice(int) { return NoHeaders(); }
 CudaModule::~CudaModule() = default;
 StatusOr<CudaFunction> CudaModule::GetFunction(const std::string&) const { return NoHeaders(); }
+StatusOr<CudaFunctionAttributes> CudaModule::Attributes(const std::string&) const { return NoHeaders(); }
 StatusOr<std::unique_ptr<CudaContext>> CudaContext::Create(int) { return NoHeaders(); }
 CudaContext::~CudaContext() = default;
 StatusOr<DeviceBuffer> CudaContext::Allocate(int64_t) { return NoHeaders(); }
@@ -270,6 +271,7 @@ struct CudaApi {
   CUresult (*module_unload)(CUmodule) = nullptr;
   CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*func_set_attribute)(CUfunction, CUfunction_attribute, int) = nullptr;
+  CUresult (*func_get_attribute)(int*, CUfunction_attribute, CUfunction) = nullptr;
   CUresult (*launch_kernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
                             unsigned int, unsigned int, unsigned int, CUstream, void**,
                             void**) = nullptr;
@@ -346,6 +348,7 @@ LoadedApi LoadApiOnce() {
   need("cuModuleUnload", &a.module_unload);
   need("cuModuleGetFunction", &a.module_get_function);
   need("cuFuncSetAttribute", &a.func_set_attribute);
+  need("cuFuncGetAttribute", &a.func_get_attribute);
   need("cuLaunchKernel", &a.launch_kernel);
   need("cuStreamCreate", &a.stream_create);
   need("cuStreamDestroy_v2", &a.stream_destroy);
@@ -591,6 +594,22 @@ StatusOr<CudaFunction> CudaModule::GetFunction(const std::string& name) const {
       Api().module_get_function(&function, static_cast<CUmodule>(handle_), name.c_str());
   if (result != CUDA_SUCCESS) return CallError("cuModuleGetFunction", result, "entry " + name);
   return CudaFunction{function, name};
+}
+
+StatusOr<CudaFunctionAttributes> CudaModule::Attributes(const std::string& name) const {
+  ASSIGN_OR_RETURN(CudaFunction function, GetFunction(name));
+  CudaFunctionAttributes attributes;
+  auto get = [&](CUfunction_attribute which, int64_t* out) -> Status {
+    int value = 0;
+    CUresult result = Api().func_get_attribute(&value, which, static_cast<CUfunction>(function.handle));
+    if (result != CUDA_SUCCESS) return CallError("cuFuncGetAttribute", result, "entry " + name);
+    *out = value;
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(get(CU_FUNC_ATTRIBUTE_NUM_REGS, &attributes.registers));
+  RETURN_IF_ERROR(get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &attributes.shared_bytes));
+  RETURN_IF_ERROR(get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &attributes.local_bytes));
+  return attributes;
 }
 
 StatusOr<std::unique_ptr<CudaContext>> CudaContext::Create(int ordinal) {

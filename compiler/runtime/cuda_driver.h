@@ -107,6 +107,13 @@ struct CudaFunction {
   std::string name;
 };
 
+// What an entry of a loaded module uses (cuFuncGetAttribute).
+struct CudaFunctionAttributes {
+  int64_t registers = 0;     // a thread
+  int64_t shared_bytes = 0;  // static shared memory a block
+  int64_t local_bytes = 0;   // local memory a thread (spills, stack arrays)
+};
+
 // A loaded module (cubin or PTX); unloaded when destroyed. Its context must outlive it.
 class CudaModule {
  public:
@@ -115,6 +122,7 @@ class CudaModule {
   CudaModule& operator=(const CudaModule&) = delete;
 
   StatusOr<CudaFunction> GetFunction(const std::string& name) const;
+  StatusOr<CudaFunctionAttributes> Attributes(const std::string& name) const;
   // What the JIT said while loading PTX (register use, warnings); may be empty.
   const std::string& info_log() const { return info_log_; }
 

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -20,6 +22,7 @@
 #include "compiler/runtime/cublas.h"
 #include "compiler/runtime/cublas_lt.h"
 #include "compiler/runtime/cudnn.h"
+#include "compiler/codegen/occupancy.h"
 #include "compiler/runtime/cuda_driver.h"
 
 namespace fusebox::runtime {
@@ -151,6 +154,8 @@ struct GpuPrograms {
   DeviceBuffer cudnn_packed_kernel;
   int64_t tf32_convs = 0;
   std::vector<std::string> library_notes;  // fallbacks taken when the plans were prepared
+  std::string ptx;                          // what was loaded (occupancy requests included)
+  std::vector<std::string> occupancy_notes;
 };
 
 class GpuExecutable::Frame {
@@ -811,12 +816,39 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   GpuPrograms& programs = *exe->programs_;
 
   // Load the code and resolve every launch's entry.
-  if (options.ptx_to_cubin) {
-    ASSIGN_OR_RETURN(std::vector<uint8_t> cubin,
-                     options.ptx_to_cubin(exe->code_->ptx(), exe->code_->arch()));
-    ASSIGN_OR_RETURN(programs.cuda_module, ctx.LoadCubin(cubin));
+  auto load = [&](const std::string& ptx) -> StatusOr<std::unique_ptr<CudaModule>> {
+    if (!options.ptx_to_cubin) return ctx.LoadPtx(ptx);
+    ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, options.ptx_to_cubin(ptx, exe->code_->arch()));
+    return ctx.LoadCubin(cubin);
+  };
+  if (options.tune_occupancy) {
+    // Kernels whose grid would need fewer waves with more blocks an SM ask for them; the
+    // loaded module's attributes say whether each got them without spilling
+    // (codegen/occupancy.h). Each probe's module is kept; the one for the PTX chosen runs.
+    std::map<std::string, std::unique_ptr<CudaModule>> loaded;
+    const std::vector<codegen::GpuLaunch> launches = codegen::AllLaunches(*exe->code_);
+    codegen::ResourceProbe probe = [&](const std::string& ptx) -> StatusOr<std::vector<codegen::KernelResources>> {
+      ASSIGN_OR_RETURN(std::unique_ptr<CudaModule> probed, load(ptx));
+      std::vector<codegen::KernelResources> resources;
+      std::set<std::string> seen;
+      for (const codegen::GpuLaunch& launch : launches) {
+        if (!seen.insert(launch.function).second) continue;
+        ASSIGN_OR_RETURN(CudaFunctionAttributes a, probed->Attributes(launch.function));
+        resources.push_back({launch.function, a.registers, a.shared_bytes, a.local_bytes});
+      }
+      loaded[ptx] = std::move(probed);
+      return resources;
+    };
+    const codegen::SmLimits sm = codegen::SmLimitsForArch(exe->code_->arch(), ctx.device().multiprocessors);
+    ASSIGN_OR_RETURN(codegen::TunedPtx tuned, codegen::TuneOccupancy(exe->code_->ptx(), launches, sm, probe));
+    programs.ptx = std::move(tuned.ptx);
+    programs.cuda_module = std::move(loaded[programs.ptx]);
+    for (const codegen::OccupancyVerdict& v : tuned.verdicts) {
+      programs.occupancy_notes.push_back("occupancy (" + std::to_string(sm.multiprocessors) + " SMs): " + v.ToString());
+    }
   } else {
-    ASSIGN_OR_RETURN(programs.cuda_module, ctx.LoadPtx(exe->code_->ptx()));
+    programs.ptx = exe->code_->ptx();
+    ASSIGN_OR_RETURN(programs.cuda_module, load(programs.ptx));
   }
   int64_t scratch_bytes = 0;
   for (const codegen::GpuKernel* kernel : exe->code_->AllKernels()) {
@@ -1017,6 +1049,8 @@ std::string GpuExecutable::library_description() const {
 }
 
 const std::vector<std::string>& GpuExecutable::library_notes() const { return programs_->library_notes; }
+const std::vector<std::string>& GpuExecutable::occupancy_notes() const { return programs_->occupancy_notes; }
+const std::string& GpuExecutable::loaded_ptx() const { return programs_->ptx; }
 
 int64_t GpuExecutable::tf32_gemms() const {
   return programs_->tf32_convs +

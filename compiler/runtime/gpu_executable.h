@@ -78,6 +78,11 @@ struct GpuExecutableOptions {
   // Skinny gemm calls: timed against Fusebox's own kernel (with autotune), or one side
   // always (GemmKernels above).
   GemmKernels gemm_kernels = GemmKernels::kTimed;
+  // Kernels whose grid would run in fewer waves with more blocks an SM ask ptxas (or the
+  // driver's JIT) for them, kept where the loaded kernel got them without spilling
+  // (codegen/occupancy.h; `fusebox run --gpu-occupancy=tuned|off`). Loads the code up to
+  // three times when some kernel qualifies.
+  bool tune_occupancy = true;
 };
 
 class GpuExecutable {
@@ -117,6 +122,11 @@ class GpuExecutable {
   // algorithm for ... (as cudnnConvolutionBackwardFilter) ...; ran as a forward call"), and
   // one note naming the fused convolution calls cudnnConvolutionBiasActivationForward runs.
   const std::vector<std::string>& library_notes() const;
+  // One note per occupancy request made at Create: "occupancy (132 SMs): fusion_kernel: 4
+  // blocks an SM asked for (...): 64 registers, 1 wave instead of 2", or why not kept.
+  const std::vector<std::string>& occupancy_notes() const;
+  // The PTX loaded: code().ptx() with the occupancy requests kept.
+  const std::string& loaded_ptx() const;
   // Switches how later copies go (e.g. a benchmark comparing both on one executable).
   void set_host_staging(HostStaging mode);
   // "pinned host staging unavailable (...); copies go through pageable memory" when pinned

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/backend/layout_normalization.h"
+#include "compiler/codegen/occupancy.h"
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/conv_plan.h"
 #include "compiler/ir/gemm_plan.h"
@@ -265,7 +266,9 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
     }
     case Stage::kPtxasInfo: {
       ASSIGN_OR_RETURN(const codegen::PtxasResult* assembled, Assemble());
-      return FormatPtxasInfo(assembled->kernels);
+      std::string info = FormatPtxasInfo(assembled->kernels);
+      for (const std::string& note : occupancy_notes_) info += note + "\n";
+      return info;
     }
     case Stage::kSass: {
       ASSIGN_OR_RETURN(const codegen::PtxasResult* assembled, Assemble());
@@ -395,10 +398,25 @@ StatusOr<const codegen::PtxasResult*> CompileSession::Assemble() {
   codegen::PtxasOptions ptxas;
   ptxas.cache_dir = codegen::PtxasCacheDir();  // the same PTX assembles once per machine
   ptxas.trace = trace_.get();
-  auto assembled = codegen::AssemblePtx((*code)->ptx(), (*code)->arch(), ptxas);
-  ptxas_status_ = assembled.status();
-  if (!assembled.ok()) return assembled.status();
-  ptxas_ = std::make_unique<codegen::PtxasResult>(std::move(*assembled));
+  std::map<std::string, codegen::PtxasResult> probed;  // by PTX
+  codegen::ResourceProbe probe = [&](const std::string& ptx) -> StatusOr<std::vector<codegen::KernelResources>> {
+    ASSIGN_OR_RETURN(codegen::PtxasResult assembled, codegen::AssemblePtx(ptx, (*code)->arch(), ptxas));
+    std::vector<codegen::KernelResources> resources;
+    for (const codegen::PtxasKernelInfo& k : assembled.kernels) {
+      resources.push_back({k.name, k.registers, k.shared_bytes, k.stack_frame_bytes});
+    }
+    probed[ptx] = std::move(assembled);
+    return resources;
+  };
+  const codegen::SmLimits sm = codegen::SmLimitsForArch((*code)->arch());
+  auto tuned = codegen::TuneOccupancy((*code)->ptx(), codegen::AllLaunches(**code), sm, probe);
+  ptxas_status_ = tuned.status();
+  if (!tuned.ok()) return tuned.status();
+  for (const codegen::OccupancyVerdict& v : tuned->verdicts) {
+    occupancy_notes_.push_back("occupancy (" + std::to_string(sm.multiprocessors) + " SMs, " + (*code)->arch() +
+                               "'s largest part): " + v.ToString());
+  }
+  ptxas_ = std::make_unique<codegen::PtxasResult>(std::move(probed[tuned->ptx]));
   return ptxas_.get();
 }
 

@@ -128,7 +128,10 @@ class CompileSession {
   const std::vector<GpuLibraryCall>& gpu_library_calls() const { return gpu_library_calls_; }
   // ptxas over the PTX (stage ptxas_info, and the cubin SASS is disassembled from): needs
   // the CUDA toolkit's ptxas; the message says where it was looked for when missing.
+  // Occupancy-tuned for the arch's largest part (codegen/occupancy.h: 132 SMs for sm_90),
+  // as a run on such a GPU loads it; occupancy_notes() says what was asked for.
   StatusOr<const codegen::PtxasResult*> Assemble();
+  const std::vector<std::string>& occupancy_notes() const { return occupancy_notes_; }
   const passes::PipelineResult& pipeline_result() const { return pipeline_result_; }
 
   // External stages (see ExternalStage); a stage of the same name is replaced.
@@ -179,6 +182,7 @@ class CompileSession {
   std::unique_ptr<codegen::GpuCode> gpu_;
   std::optional<Status> gpu_status_;
   std::unique_ptr<codegen::PtxasResult> ptxas_;
+  std::vector<std::string> occupancy_notes_;  // Assemble's occupancy requests
   std::optional<Status> ptxas_status_;
   std::vector<ExternalStage> external_;
   std::vector<std::optional<StatusOr<std::string>>> external_text_;

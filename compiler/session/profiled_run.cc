@@ -131,6 +131,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   exe_opts.host_staging = opts.gpu_host_staging;
   exe_opts.autotune = opts.gpu_autotune;
   exe_opts.gemm_kernels = opts.gpu_gemm_kernels;
+  exe_opts.tune_occupancy = opts.gpu_tune_occupancy;
   exe_opts.compile.trace = opts.compile_trace;
   runtime::AutotuneCache& tuned = runtime::AutotuneCache::Process();
   std::string cache_note;
@@ -221,6 +222,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.library_calls_per_run = exe->last_library_calls();
   run.static_kernels = passes::CountKernels(exe->module()).kernels;
   for (const std::string& note : exe->library_notes()) run.notes.push_back(note);
+  for (const std::string& note : exe->occupancy_notes()) run.notes.push_back(note);
   if (!exe->host_staging_note().empty()) run.notes.push_back(exe->host_staging_note());
   if (!exe->library_description().empty()) {
     const int64_t tf32 = exe->tf32_gemms();

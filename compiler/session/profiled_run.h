@@ -45,6 +45,9 @@ struct ProfiledRunOptions {
   // Skinny gemm calls: timed against Fusebox's own kernel, or one side always
   // (runtime::GemmKernels; `--gpu-gemm-kernels`).
   runtime::GemmKernels gpu_gemm_kernels = runtime::GemmKernels::kTimed;
+  // GPU: occupancy requests for kernels that would save a wave (`--gpu-occupancy`;
+  // runtime::GpuExecutableOptions::tune_occupancy).
+  bool gpu_tune_occupancy = true;
   // GPU: an autotune cache file (`--gpu-autotune-cache`, autotune_cache.h) loaded into the
   // process's cache before compiling (a missing file is started) and written back after.
   std::string gpu_autotune_cache;

@@ -77,6 +77,52 @@ TEST(CliGpuCompileTest, PtxasInfoAndSass) {
   }
 }
 
+// jax's layer norm of 4096 rows of 1024: ptxas alone gives its row kernel more than 64
+// registers, 3 blocks of 256 an SM, two waves of its 512 blocks on a 132-SM GPU; asked for
+// 4 it fits in 64 without spilling (codegen/occupancy.h). The ptxas_info stage assembles
+// it as a run on an H100/H200 loads it and says so.
+std::string LayerNorm() { return std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/gpu/layer_norm_4096x1024.hlo"; }
+
+TEST(CliGpuCompileTest, PtxasInfoNamesTheOccupancyRequests) {
+  if (!fusebox::codegen::FindPtxas().ok()) GTEST_SKIP() << "no ptxas here";
+  Result info = RunFusebox("compile " + LayerNorm() + " --stage ptxas_info");
+  if (info.code != 0 && info.out.find("libdevice") != std::string::npos) GTEST_SKIP() << info.out;
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_THAT(info.out, HasSubstr("occupancy (132 SMs, sm_90's largest part): fusion_kernel: 4 blocks an SM asked "
+                                  "for (512 blocks of 256, 3 an SM with "));
+  EXPECT_THAT(info.out, HasSubstr("64 registers, 1 wave instead of 2"));
+  EXPECT_THAT(info.out, HasSubstr("fusion_kernel  sm_90         64 "));
+  // For sm_80 ptxas gives it 63 registers: 4 blocks an SM, 432 at once on an A100's 108
+  // SMs; 5 would save the second wave (ptxas 13 spills there, and the request is not kept).
+  Result sm80 = RunFusebox("compile " + LayerNorm() + " --stage ptxas_info --gpu-arch sm_80");
+  ASSERT_EQ(sm80.code, 0) << sm80.out;
+  EXPECT_THAT(sm80.out, HasSubstr("occupancy (108 SMs, sm_80's largest part): fusion_kernel: 5 blocks an SM asked for"));
+  // reduce_sum's kernels save no wave with more blocks an SM: nothing asked.
+  Result plain = RunFusebox("compile " + Example("reduce_sum.hlo") + " --stage ptxas_info");
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_THAT(plain.out, ::testing::Not(HasSubstr("occupancy (")));
+}
+
+// --gpu-occupancy=tuned|off (refused otherwise, anywhere). On a GPU both match the
+// interpreter; tuned, the run's notes give the request on a GPU where it saves a wave.
+TEST(CliGpuRunTest, OccupancyFlag) {
+  Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-occupancy=max");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--gpu-occupancy"));
+  auto device = fusebox::runtime::DiscoverCudaDevice(0);
+  if (!device.ok()) GTEST_SKIP() << "no GPU here";
+  Result tuned = RunFusebox("run " + LayerNorm() + " --backend gpu --check --iterations 3");
+  EXPECT_EQ(tuned.code, 0) << tuned.out;
+  EXPECT_THAT(tuned.out, HasSubstr("check: matches the interpreter"));
+  if (device->multiprocessors * 3 < 512 && device->multiprocessors * 4 >= 512) {
+    EXPECT_THAT(tuned.out, HasSubstr("fusion_kernel: 4 blocks an SM asked for")) << tuned.out;
+  }
+  Result off = RunFusebox("run " + LayerNorm() + " --backend gpu --check --iterations 3 --gpu-occupancy=off");
+  EXPECT_EQ(off.code, 0) << off.out;
+  EXPECT_THAT(off.out, HasSubstr("check: matches the interpreter"));
+  EXPECT_THAT(off.out, ::testing::Not(HasSubstr("blocks an SM asked for")));
+}
+
 TEST(CliGpuRunTest, RunsOrSaysWhatIsMissing) {
   Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --check");
   auto device = fusebox::runtime::DiscoverCudaDevice(0);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -553,21 +554,40 @@ ENTRY e {
   EXPECT_THAT(off, ::testing::Not(HasSubstr("autotuned")));
 }
 
+// A module file of the source tree, seeded random arguments and the interpreter's result
+// (the literals behind optionals, as the tests below use them).
+struct Reference {
+  std::optional<std::unique_ptr<Module>> module;
+  std::optional<std::vector<Literal>> args;
+  std::optional<Literal> expected;
+};
+void LoadReference(const std::string& relative, uint64_t seed, Reference* out) {
+  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto module = ParseModule(text.str());
+  ASSERT_TRUE(module.ok()) << relative << ": " << module.status().message();
+  auto args = interpreter::RandomArguments(**module, seed);
+  ASSERT_TRUE(args.ok());
+  auto expected = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(expected.ok());
+  out->module = std::move(*module);
+  out->args = std::move(*args);
+  out->expected = std::move(*expected);
+}
+
 // MNIST's two gemm calls are skinny (10 outputs): with --gpu-gemm-kernels=fusebox both run
 // Fusebox's own kernel (two more launches, no library call), timed (the default) each runs
 // whichever of the two was faster at compile time, the note giving both times; every way
 // matches the interpreter.
 TEST(GpuExecutableGpuTest, SkinnyGemmCallsRunTheFasterOfTheLibraryAndFuseboxsKernel) {
   FUSEBOX_SKIP_WITHOUT_GPU();
-  std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/assets/examples/mnist_train_step.hlo");
-  std::stringstream text;
-  text << in.rdbuf();
-  auto module = ParseModule(text.str());
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  auto args = interpreter::RandomArguments(**module, 6);
-  ASSERT_TRUE(args.ok());
-  auto expected = interpreter::Interpreter().Run(**module, *args);
-  ASSERT_TRUE(expected.ok());
+  Reference ref;
+  LoadReference("assets/examples/mnist_train_step.hlo", 6, &ref);
+  if (::testing::Test::HasFatalFailure()) return;
+  auto& module = ref.module;
+  auto& args = ref.args;
+  auto& expected = ref.expected;
   int64_t library_launches = -1;
   for (runtime::GemmKernels mode :
        {runtime::GemmKernels::kLibrary, runtime::GemmKernels::kFusebox, runtime::GemmKernels::kTimed}) {
@@ -593,6 +613,47 @@ TEST(GpuExecutableGpuTest, SkinnyGemmCallsRunTheFasterOfTheLibraryAndFuseboxsKer
       EXPECT_EQ((*exe)->last_library_calls() + (*exe)->last_kernel_launches(), library_launches + 2);
       EXPECT_THAT(notes, HasSubstr("timed against the library for 2 gemm call(s)")) << notes;
       std::cout << notes;
+    }
+  }
+}
+
+// jax's layer norm 4096x1024: with occupancy tuning its row kernel asks for 4 blocks an SM
+// where that saves a wave (fewer than 171 SMs), runs the PTX with the directive and
+// matches the interpreter; without, the PTX loaded is the compiler's.
+TEST(GpuExecutableGpuTest, OccupancyRequestsAreLoadedAndMatch) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  Reference ref;
+  LoadReference("tests/data/gpu/layer_norm_4096x1024.hlo", 3, &ref);
+  if (::testing::Test::HasFatalFailure()) return;
+  auto& module = ref.module;
+  auto& args = ref.args;
+  auto& expected = ref.expected;
+  auto device = runtime::DiscoverCudaDevice(0);
+  ASSERT_TRUE(device.ok());
+  for (bool tune : {true, false}) {
+    SCOPED_TRACE(tune ? "tuned" : "off");
+    auto optimized = passes::OptimizeForBackend(**module, true, true);
+    ASSERT_TRUE(optimized.ok());
+    runtime::GpuExecutableOptions options;
+    options.tune_occupancy = tune;
+    auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    auto result = (*exe)->Run(*args);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    interpreter::CompareResult cmp =
+        interpreter::CompareLiterals(*result, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    std::string notes;
+    for (const std::string& note : (*exe)->occupancy_notes()) notes += note + "\n";
+    std::cout << notes;
+    if (!tune) {
+      EXPECT_TRUE(notes.empty()) << notes;
+      EXPECT_EQ((*exe)->loaded_ptx(), (*exe)->code().ptx());
+    } else if (device->multiprocessors * 4 >= 512 && device->multiprocessors * 3 < 512 && device->compute_major == 9) {
+      EXPECT_THAT(notes, HasSubstr("fusion_kernel: 4 blocks an SM asked for")) << notes;
+      if (notes.find("not kept") == std::string::npos) {
+        EXPECT_THAT((*exe)->loaded_ptx(), HasSubstr(".minnctapersm 4"));
+      }
     }
   }
 }
