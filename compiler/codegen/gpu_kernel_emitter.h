@@ -30,6 +30,8 @@ inline constexpr int64_t kBlock = 256;        // threads per block of most kerne
 inline constexpr int64_t kWarp = 32;
 // Row kernels hold at most this many elements of a row per thread in registers.
 inline constexpr int64_t kMaxHeldRowElements = 32;
+// Consecutive reduced elements a thread of a row reduction reads in one step.
+inline constexpr int64_t kReductionVector = 4;
 inline constexpr int64_t kTile = 32;          // transpose tile
 inline constexpr int64_t kDotTile = 16;       // dot tile (16x16 threads, 16-wide K slices)
 inline constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
@@ -260,6 +262,16 @@ class GpuKernelEmitter {
   // Index of the heroes' operand for output element `o` (over the kept dimensions) and
   // reduced element `r` (over the reduced dimensions).
   IrIndex OperandIndex(llvm::IRBuilder<>& b, const ReductionInfo& info, const IrIndex& kept, llvm::Value* r);
+  // Reduced elements a thread reads at once, consecutive in memory: kReductionVector when
+  // the operand's minor dimension is reduced and splits into them and `span` (the elements
+  // `threads` threads walk) is a whole number of such steps, else 1. Four f32 elements
+  // are one 16-byte load (the load/store vectorizer merges them).
+  static int64_t ReductionVector(const ReductionInfo& info, int64_t span, int64_t threads);
+  // The operand index of reduced element `q * vector + v` of output `kept` (vector from
+  // ReductionVector): the minor index made as a multiple of `vector` plus `v`, so that the
+  // `vector` elements visibly sit side by side.
+  IrIndex VectorOperandIndex(llvm::IRBuilder<>& b, const ReductionInfo& info, const IrIndex& kept, llvm::Value* q,
+                             int64_t vector, int64_t v);
 
   std::vector<int64_t> OutputDims(const ReductionInfo& info);
 
