@@ -190,8 +190,15 @@ StatusOr<TunedPtx> TuneOccupancy(const std::string& ptx, const std::vector<GpuLa
   tuned.ptx = ptx;
   if (requests.empty()) return tuned;
   const std::string asked = WithMinBlocksPerSm(ptx, requests);
-  ASSIGN_OR_RETURN(std::vector<KernelResources> after, probe(asked));
-  tuned.verdicts = JudgeOccupancy(requests, before, after, sm);
+  // A probe of the requests that fails (the JIT or ptxas refusing them) leaves the PTX as
+  // it was, which loaded: a note, not an error.
+  StatusOr<std::vector<KernelResources>> after = probe(asked);
+  if (!after.ok()) {
+    tuned.note = "occupancy requests for " + std::to_string(requests.size()) + " kernel(s) not made: " +
+                 after.status().message();
+    return tuned;
+  }
+  tuned.verdicts = JudgeOccupancy(requests, before, *after, sm);
   std::vector<OccupancyRequest> kept;
   for (const OccupancyVerdict& v : tuned.verdicts) {
     if (v.kept) kept.push_back(v.request);
@@ -199,8 +206,13 @@ StatusOr<TunedPtx> TuneOccupancy(const std::string& ptx, const std::vector<GpuLa
   if (kept.size() == requests.size()) {
     tuned.ptx = asked;
   } else if (!kept.empty()) {
-    tuned.ptx = WithMinBlocksPerSm(ptx, kept);
-    RETURN_IF_ERROR(probe(tuned.ptx).status());
+    const std::string some = WithMinBlocksPerSm(ptx, kept);
+    if (Status again = probe(some).status(); again.ok()) {
+      tuned.ptx = some;
+    } else {
+      for (OccupancyVerdict& v : tuned.verdicts) v.kept = false;
+      tuned.note = "occupancy requests not made: " + again.message();
+    }
   }
   return tuned;
 }

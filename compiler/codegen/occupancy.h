@@ -105,12 +105,15 @@ using ResourceProbe = std::function<StatusOr<std::vector<KernelResources>>(const
 struct TunedPtx {
   std::string ptx;                        // the PTX to run: `ptx` with the kept requests
   std::vector<OccupancyVerdict> verdicts;  // every request, kept or not
+  // Set when a probe with requests failed: the PTX is then `ptx` as it was.
+  std::string note;
 };
 
 // Probes `ptx`; plans; when something is asked for, probes the PTX with every request,
 // judges, and when only some were kept, probes the PTX with those (ptxas allocates each
 // entry's registers on its own, so they come out the same). At most three probes; one
-// when nothing is worth asking.
+// when nothing is worth asking. Only the first probe's failure is an error; a later one
+// leaves the PTX as it was, with `note` saying why.
 StatusOr<TunedPtx> TuneOccupancy(const std::string& ptx, const std::vector<GpuLaunch>& launches, const SmLimits& sm,
                                  const ResourceProbe& probe);
 

@@ -846,6 +846,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     for (const codegen::OccupancyVerdict& v : tuned.verdicts) {
       programs.occupancy_notes.push_back("occupancy (" + std::to_string(sm.multiprocessors) + " SMs): " + v.ToString());
     }
+    if (!tuned.note.empty()) programs.occupancy_notes.push_back(tuned.note);
   } else {
     programs.ptx = exe->code_->ptx();
     ASSIGN_OR_RETURN(programs.cuda_module, load(programs.ptx));

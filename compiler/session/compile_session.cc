@@ -416,6 +416,7 @@ StatusOr<const codegen::PtxasResult*> CompileSession::Assemble() {
     occupancy_notes_.push_back("occupancy (" + std::to_string(sm.multiprocessors) + " SMs, " + (*code)->arch() +
                                "'s largest part): " + v.ToString());
   }
+  if (!tuned->note.empty()) occupancy_notes_.push_back(tuned->note);
   ptxas_ = std::make_unique<codegen::PtxasResult>(std::move(probed[tuned->ptx]));
   return ptxas_.get();
 }

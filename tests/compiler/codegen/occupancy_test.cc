@@ -245,6 +245,19 @@ TEST(OccupancyTest, TuningProbesOnceTwiceOrThreeTimes) {
     EXPECT_EQ(fake.probed.size(), 2u);
     EXPECT_EQ(tuned->ptx, kTwoEntries);
   }
+  {  // A later probe's failure leaves the PTX as it was, with a note.
+    FakeProbe fake;
+    fake.plain = {{"first", {"first", 80, 0, 0}}, {"second", {"second", 72, 0, 0}}};
+    int calls = 0;
+    auto tuned = TuneOccupancy(kTwoEntries, launches, sm, [&](const std::string& ptx) -> StatusOr<std::vector<KernelResources>> {
+      if (++calls == 2) return InvalidArgument("ptxas <ptx>, line 9; error   : unknown directive");
+      return fake(ptx);
+    });
+    ASSERT_TRUE(tuned.ok()) << tuned.status().message();
+    EXPECT_EQ(tuned->ptx, kTwoEntries);
+    EXPECT_TRUE(tuned->verdicts.empty());
+    EXPECT_EQ(tuned->note, "occupancy requests for 2 kernel(s) not made: ptxas <ptx>, line 9; error   : unknown directive");
+  }
   {  // A probe's error is the tuning's.
     auto tuned = TuneOccupancy(kTwoEntries, launches, sm, [](const std::string&) -> StatusOr<std::vector<KernelResources>> {
       return Unavailable("no ptxas");
