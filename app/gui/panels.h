@@ -232,6 +232,7 @@ class ProfilePanel : public Panel {
   int backend_ = 0;  // 0 cpu, 1 gpu
   int iterations_ = 5;
   bool gpu_autotune_ = true;  // GPU: library algorithms timed at compile time (--gpu-autotune)
+  bool gpu_occupancy_ = true;  // GPU: occupancy requests that save a wave (--gpu-occupancy)
   bool running_ = false;
   bool done_ = false;
   bool show_unfused_ = false;

@@ -92,6 +92,7 @@ void ProfilePanel::Start(WorkbenchContext& context) {
   options.compile_trace = session->compile_trace();  // the job holds the session, which holds the trace
   options.iterations = iterations_;
   options.gpu_autotune = gpu_autotune_;
+  options.gpu_tune_occupancy = gpu_occupancy_;
   const int generation = context.generation();
   context.tasks().Submit(
       "Running " + module->label + " on the " + (backend_ == 1 ? "GPU" : "CPU"),
@@ -221,6 +222,13 @@ void ProfilePanel::DrawControls(WorkbenchContext& context) {
                         "calls (a side of at most 16) also timed against Fusebox's own kernel, the faster runs\n"
                         "(the run's notes give both times);\n"
                         "off: the libraries' heuristics choose (fusebox run --gpu-autotune=off)");
+    }
+    ImGui::SameLine();
+    ImGui::Checkbox("occupancy", &gpu_occupancy_);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("A kernel whose grid would run in fewer waves with more blocks an SM asks ptxas for them,\n"
+                        "kept where it got them without spilling (the run's notes name each request);\n"
+                        "off: ptxas's own register choice (fusebox run --gpu-occupancy=off)");
     }
     ImGui::SameLine();
   }
