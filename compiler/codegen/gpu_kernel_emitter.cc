@@ -597,7 +597,12 @@ void GpuKernelEmitter::MergeLaunches(const Instruction& inst, GpuKernel* kernel,
     const GpuLaunch& launch = kernel->launches[l];
     const GpuLaunch& lead = kernel->launches[merged.empty() ? l : merged[0]];
     llvm::Function* f = module_.getFunction(launch.function);
-    if (f == nullptr || f->isDeclaration() || static_cast<int64_t>(f->arg_size()) != buffer_count) continue;
+    // The kernel's buffers, and scratch after them for a part that has it (a split
+    // reduction folded by its last block).
+    if (f == nullptr || f->isDeclaration() || static_cast<int64_t>(f->arg_size()) < buffer_count ||
+        static_cast<int64_t>(f->arg_size()) > buffer_count + (kernel->scratch_bytes > 0 ? 1 : 0)) {
+      continue;
+    }
     if (launch.grid[1] != 1 || launch.grid[2] != 1 || launch.block != lead.block || launch.shared_bytes != 0 ||
         !launch.scalar_args.empty() || launch.skip_if_aliased >= 0 || blocks + launch.grid[0] > kMaxGridX) {
       continue;
@@ -652,18 +657,20 @@ void GpuKernelEmitter::MergeLaunches(const Instruction& inst, GpuKernel* kernel,
     annotations->clearOperands();
     for (llvm::MDNode* node : kept) annotations->addOperand(node);
   }
-  Entry e = BeginEntry(inst, name, buffer_count, 0, block[0] * block[1] * block[2]);
+  int64_t arguments = buffer_count;
+  for (const auto& [f, end] : ranges) arguments = std::max(arguments, static_cast<int64_t>(f->arg_size()));
+  Entry e = BeginEntry(inst, name, arguments, 0, block[0] * block[1] * block[2]);
   llvm::IRBuilder<>& b = *e.b;
   llvm::Value* bid = BlockX(b);
   std::vector<llvm::Value*> args;
-  for (int64_t i = 0; i < buffer_count; ++i) args.push_back(e.buffer(i));
+  for (int64_t i = 0; i < arguments; ++i) args.push_back(e.buffer(i));
   llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "done", e.fn);
   for (size_t r = 0; r < ranges.size(); ++r) {
     llvm::BasicBlock* run = llvm::BasicBlock::Create(context_, "part" + std::to_string(r), e.fn);
     llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "after_part" + std::to_string(r), e.fn);
     b.CreateCondBr(b.CreateICmpULT(bid, b.getInt64(ranges[r].second)), run, next);
     b.SetInsertPoint(run);
-    b.CreateCall(ranges[r].first, args);
+    b.CreateCall(ranges[r].first, llvm::ArrayRef<llvm::Value*>(args).take_front(ranges[r].first->arg_size()));
     b.CreateBr(done);
     b.SetInsertPoint(next);
   }

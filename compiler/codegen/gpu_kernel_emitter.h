@@ -291,6 +291,29 @@ class GpuKernelEmitter {
   std::vector<int64_t> PartialOffsets(const ReductionInfo& info, int64_t rows, int64_t* total);
 
   llvm::Value* PartialAddress(llvm::IRBuilder<>& b, llvm::Value* scratch, int64_t offset, llvm::Type* t, llvm::Value* row);
+  // Folds partials row `row` of scratch into the accumulator. `fresh`: read past the L1
+  // cache (volatile), for partials other blocks of the same launch wrote.
+  void FoldPartial(Entry& e, const ReductionInfo& info, Accumulator& acc, llvm::Value* scratch,
+                   const std::vector<int64_t>& offsets, llvm::Value* row, bool fresh);
+
+  // --- Split reductions folded by their last block ---------------------------------------
+  // A split reduction is one launch: every block writes its partial, and the block that
+  // finishes last among those of the same outputs (an arrival counter per group of
+  // outputs, in device memory zeroed when the module loads) folds their partials and
+  // writes the outputs, then sets the counter back to 0 for the next launch. The writers
+  // fence after their partials (__threadfence), the counting thread increments with an
+  // atomic and fences again when its block is the last, and the block learns it behind a
+  // barrier: the pattern of CUDA's threadFenceReduction sample.
+  //
+  // `count` zeroed u32 counters, device memory of the module (host memory in the emulator).
+  llvm::GlobalVariable* ArrivalCounters(int64_t count, const std::string& name);
+  // A memory fence at device scope (membar.gl; a host fence in the emulator).
+  void DeviceFence(llvm::IRBuilder<>& b);
+  // Called by every thread of the block after the writers fenced their partials: whether
+  // this block is the last of `arrivals` to arrive at counter `group` (the same answer in
+  // every thread). Two barriers; the last block's thread 0 resets the counter.
+  llvm::Value* LastToArrive(Entry& e, llvm::GlobalVariable* counters, llvm::Value* group, int64_t arrivals,
+                            llvm::Value* tid, const std::string& name);
 
   Status EmitReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
                        GpuKernel* kernel);
@@ -343,8 +366,8 @@ class GpuKernelEmitter {
   // folded through shared memory.
   Status EmitMixedReductions(const Instruction& inst, const MixedReductions& mixed, const std::vector<OutputLeaf>& outputs,
                              GpuKernel* kernel);
-  Status EmitFoldKernel(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
-                        GpuKernel* kernel, int64_t splits, const std::vector<int64_t>& offsets, int64_t buffer_count);
+  Status EmitRowReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
+                          GpuKernel* kernel, int64_t buffer_count);
   Status EmitColumnReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
                              GpuKernel* kernel);
 

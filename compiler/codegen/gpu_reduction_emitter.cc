@@ -276,6 +276,63 @@ void GpuKernelEmitter::FoldAndStore(Entry& e, const Instruction& inst, const Red
   }
 }
 
+void GpuKernelEmitter::FoldPartial(Entry& e, const ReductionInfo& info, Accumulator& acc, llvm::Value* scratch,
+                                   const std::vector<int64_t>& offsets, llvm::Value* row, bool fresh) {
+  llvm::IRBuilder<>& b = *e.b;
+  const std::vector<llvm::Type*> types = ValueTypes(info);
+  auto load = [&](llvm::Type* t, llvm::Value* address) {
+    llvm::LoadInst* x = b.CreateLoad(t, address);
+    x->setVolatile(fresh);
+    return x;
+  };
+  std::vector<llvm::Value*> values;
+  for (size_t v = 0; v < types.size(); ++v) {
+    llvm::Type* stored = types[v]->isIntegerTy(1) ? b.getInt8Ty() : types[v];
+    llvm::Value* x = load(stored, PartialAddress(b, scratch, offsets[v], types[v], row));
+    values.push_back(types[v]->isIntegerTy(1) ? b.CreateICmpNE(x, b.getInt8(0)) : x);
+  }
+  llvm::Value* valid =
+      b.CreateICmpNE(load(b.getInt8Ty(), PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row)), b.getInt8(0));
+  Fold(e, info, acc, values, valid);
+}
+
+llvm::GlobalVariable* GpuKernelEmitter::ArrivalCounters(int64_t count, const std::string& name) {
+  auto* array = llvm::ArrayType::get(llvm::Type::getInt32Ty(context_), static_cast<uint64_t>(count));
+  auto* g = new llvm::GlobalVariable(module_, array, false, llvm::GlobalValue::InternalLinkage,
+                                     llvm::ConstantAggregateZero::get(array), name, nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, emulate_ ? 0 : 1);
+  g->setAlignment(llvm::Align(4));
+  return g;
+}
+
+void GpuKernelEmitter::DeviceFence(llvm::IRBuilder<>& b) {
+  if (emulate_) {
+    b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+    return;
+  }
+  b.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_membar_gl));
+}
+
+llvm::Value* GpuKernelEmitter::LastToArrive(Entry& e, llvm::GlobalVariable* counters, llvm::Value* group,
+                                            int64_t arrivals, llvm::Value* tid, const std::string& name) {
+  llvm::IRBuilder<>& b = *e.b;
+  llvm::GlobalVariable* flag = SharedArray(b.getInt1Ty(), 1, name + "_last");
+  Barrier(b);  // every writer has stored and fenced its partial
+  If(e, b.CreateICmpEQ(tid, b.getInt64(0)), "arrive", [&] {
+    llvm::Value* counter = b.CreateInBoundsGEP(counters->getValueType(), counters, {b.getInt64(0), group});
+    llvm::Value* before = b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, counter, b.getInt32(1), llvm::MaybeAlign(4),
+                                            llvm::AtomicOrdering::Monotonic);
+    llvm::Value* last = b.CreateICmpEQ(before, b.getInt32(static_cast<uint32_t>(arrivals - 1)));
+    StoreShared(b, flag, b.getInt64(0), last);
+    If(e, last, "last_block", [&] {
+      b.CreateStore(b.getInt32(0), counter);  // every other block has counted: ready for the next launch
+      DeviceFence(b);                          // the others' partials before this block's reads
+    });
+  });
+  Barrier(b);
+  return LoadShared(b, flag, b.getInt64(0), b.getInt1Ty());
+}
+
 // Writes the accumulator (values, then its valid flag) into partials row `row` of scratch.
 void GpuKernelEmitter::StorePartial(Entry& e, const ReductionInfo& info, const Accumulator& acc, llvm::Value* scratch,
                                     const std::vector<int64_t>& offsets, llvm::Value* row) {
@@ -334,10 +391,11 @@ Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionI
   }
   const int64_t buffer_count = operand_count + n_outputs + (split ? 1 : 0);
   if (split) {
-    // Phase 1: block (o, g) folds its chunk of row o into partials[o * splits + g].
+    // Block (o, g) folds its chunk of row o into partials[o * splits + g]; the last of row
+    // o's blocks to finish folds its `splits` partials into output o.
     const int64_t chunk = CeilDiv(info.length, splits);
     GpuLaunch launch;
-    launch.function = kernel->name + info.launch_suffix + "_partials";
+    launch.function = kernel->name + info.launch_suffix + "_kernel";
     launch.block = {kBlock, 1, 1};
     launch.grid = {info.outputs * splits, 1, 1};
     Entry e = BeginEntry(inst, launch.function, buffer_count, 0, kBlock);
@@ -363,22 +421,34 @@ Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionI
     });
     GroupReduce(e, info, acc, kBlock, 1, b.getInt64(0), lane, launch.function);
     llvm::Value* scratch = e.buffer(buffer_count - 1);
-    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "write_partial",
-       [&] { StorePartial(e, info, acc, scratch, offsets, row); });
+    If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "write_partial", [&] {
+      StorePartial(e, info, acc, scratch, offsets, row);
+      DeviceFence(b);
+    });
+    llvm::GlobalVariable* counters = ArrivalCounters(info.outputs, launch.function + "_arrivals");
+    llvm::Value* last = LastToArrive(e, counters, o, splits, lane, launch.function);
+    If(e, last, "fold_partials", [&] {
+      b.CreateStore(b.getFalse(), acc.valid);
+      llvm::Value* folds = StridedCount(b, b.getTrue(), lane, b.getInt64(splits), kBlock);
+      Loop(e, folds, "p", [&](llvm::Value* i) {
+        llvm::Value* p = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(kBlock)));
+        FoldPartial(e, info, acc, scratch, offsets, b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), p), /*fresh=*/true);
+      });
+      GroupReduce(e, info, acc, kBlock, 1, b.getInt64(0), lane, launch.function + "_fold");
+      If(e, b.CreateICmpEQ(lane, b.getInt64(0)), "write", [&] { FinishOutputs(e, inst, info, acc, outputs, o); });
+    });
     RETURN_IF_ERROR(EndEntry(e));
     kernel->launches.push_back(launch);
+    return Status::Ok();
   }
-  return EmitFoldKernel(inst, info, outputs, kernel, split ? splits : 0, offsets, buffer_count);
+  return EmitRowReduction(inst, info, outputs, kernel, buffer_count);
 }
 
-// The kernel proper of a reduction: a group of threads per output folds its row of the
-// operand (splits 0) or its `splits` partials from scratch (at `offsets`).
-Status GpuKernelEmitter::EmitFoldKernel(const Instruction& inst, const ReductionInfo& info,
-                                        const std::vector<OutputLeaf>& outputs, GpuKernel* kernel, int64_t splits,
-                                        const std::vector<int64_t>& offsets, int64_t buffer_count) {
-  const bool split = splits > 0;
-  const std::vector<llvm::Type*> types = ValueTypes(info);
-  const int64_t length = split ? splits : info.length;
+// An unsplit row reduction: a group of threads per output folds its row of the operand.
+Status GpuKernelEmitter::EmitRowReduction(const Instruction& inst, const ReductionInfo& info,
+                                          const std::vector<OutputLeaf>& outputs, GpuKernel* kernel,
+                                          int64_t buffer_count) {
+  const int64_t length = info.length;
   GpuLaunch launch;
   ASSIGN_OR_RETURN(RowGroups rg, BeginRowGroups(inst, kernel->name + info.launch_suffix + "_kernel", buffer_count,
                                                 info.outputs, length, &launch));
@@ -387,30 +457,16 @@ Status GpuKernelEmitter::EmitFoldKernel(const Instruction& inst, const Reduction
   const int64_t group = rg.group, groups = rg.groups;
   llvm::Value *group_in_block = rg.group_in_block, *lane = rg.lane, *active = rg.active, *o = rg.o;
   Accumulator acc = MakeAccumulator(e, info);
-  // A row read straight from the operand: 4 consecutive elements a thread a step where
-  // the row is a whole number of such steps of the group.
-  const int64_t vector = split ? 1 : ReductionVector(info, length, group);
+  // 4 consecutive elements a thread a step where the row is a whole number of such steps
+  // of the group.
+  const int64_t vector = ReductionVector(info, length, group);
   llvm::Value* count = StridedCount(b, active, lane, b.getInt64(length / vector), group);
   IrIndex kept = Delinearize(b, o, OutputDims(info));
   Loop(e, count, "r", [&](llvm::Value* i) {
     llvm::Value* r = b.CreateAdd(lane, b.CreateMul(i, b.getInt64(group)));
-    if (!split) {
-      for (int64_t v = 0; v < vector; ++v) {
-        FoldAndStore(e, inst, info, acc, outputs, VectorOperandIndex(b, info, kept, r, vector, v));
-      }
-      return;
+    for (int64_t v = 0; v < vector; ++v) {
+      FoldAndStore(e, inst, info, acc, outputs, VectorOperandIndex(b, info, kept, r, vector, v));
     }
-    llvm::Value* scratch = e.buffer(buffer_count - 1);
-    llvm::Value* row = b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), r);
-    std::vector<llvm::Value*> values;
-    for (size_t v = 0; v < types.size(); ++v) {
-      llvm::Type* stored = types[v]->isIntegerTy(1) ? b.getInt8Ty() : types[v];
-      llvm::Value* x = b.CreateLoad(stored, PartialAddress(b, scratch, offsets[v], types[v], row));
-      values.push_back(types[v]->isIntegerTy(1) ? b.CreateICmpNE(x, b.getInt8(0)) : x);
-    }
-    llvm::Value* valid = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), PartialAddress(b, scratch, offsets.back(), b.getInt1Ty(), row)),
-                                        b.getInt8(0));
-    Fold(e, info, acc, values, valid);
   });
   GroupReduce(e, info, acc, group, groups, group_in_block, lane, launch.function);
   If(e, b.CreateAnd(active, b.CreateICmpEQ(lane, b.getInt64(0))), "write", [&] {
@@ -586,7 +642,7 @@ Status GpuKernelEmitter::EmitRowKernel(const Instruction& inst, const passes::Ro
 // elements of a row) with 8 threads per output walking the rows. Long columns over few
 // outputs would leave the GPU idle (16 outputs of 32768 rows: one block, 4096 rows per
 // thread), so the rows are split over `splits` blocks per group of outputs that write
-// partials, folded by a second kernel as a split row reduction's are. Short columns in
+// partials, folded by the group's last block as a split row reduction's are. Short columns in
 // fewer blocks than the GPU has SMs (a bias gradient: 10 outputs of 256 rows, or 512 of
 // 256) take blocks of 1024 threads, with as many lanes as the outputs rounded up to a
 // power of two (at most 32) and the rest walking the rows: a thread walks a few rows
@@ -617,7 +673,7 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
   const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size()) + (split ? 1 : 0);
   const int64_t chunk = CeilDiv(info.length, splits);
   GpuLaunch launch;
-  launch.function = kernel->name + info.launch_suffix + (split ? "_partials" : "_kernel");
+  launch.function = kernel->name + info.launch_suffix + "_kernel";
   launch.block = {block, 1, 1};
   launch.grid = {column_blocks * splits, 1, 1};
   if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many outputs for one launch");
@@ -658,31 +714,54 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
     for (size_t v = 0; v < types.size(); ++v) values.push_back(LoadShared(b, shared[v], slot, types[v]));
     Fold(e, info, acc, values, LoadShared(b, shared_valid, slot, b.getInt1Ty()));
   };
-  publish();
-  Barrier(b);
-  // Many threads per output: halve them in rounds (thread ty folds ty + half's partial
-  // into its own), down to 8, which the writing thread folds in turn.
-  int64_t left = walkers;
-  for (; left > 8; left /= 2) {
-    const int64_t half = left / 2;
-    If(e, b.CreateICmpULT(ty, b.getInt64(half)), "tree", [&] {
-      fold_slot(b.CreateAdd(tid, b.getInt64(half * lanes)));
-      publish();
-    });
+  // The threads of each output fold their values: many threads per output halve in rounds
+  // (thread ty folds ty + half's value into its own), down to 8, which thread ty = 0 folds
+  // in turn before `write`.
+  auto fold_threads = [&](const std::string& name, const std::function<void()>& write) {
+    publish();
     Barrier(b);
-  }
-  If(e, b.CreateAnd(active, b.CreateICmpEQ(ty, b.getInt64(0))), "write", [&] {
-    for (int64_t k = 1; k < left; ++k) fold_slot(b.CreateAdd(tx, b.getInt64(k * lanes)));
-    if (!split) {
-      FinishOutputs(e, inst, info, acc, outputs, o);
-      return;
+    int64_t left = walkers;
+    for (; left > 8; left /= 2) {
+      const int64_t half = left / 2;
+      If(e, b.CreateICmpULT(ty, b.getInt64(half)), name + "tree", [&] {
+        fold_slot(b.CreateAdd(tid, b.getInt64(half * lanes)));
+        publish();
+      });
+      Barrier(b);
     }
-    StorePartial(e, info, acc, e.buffer(buffer_count - 1), offsets, b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), g));
+    If(e, b.CreateAnd(active, b.CreateICmpEQ(ty, b.getInt64(0))), name + "write", [&] {
+      for (int64_t k = 1; k < left; ++k) fold_slot(b.CreateAdd(tx, b.getInt64(k * lanes)));
+      write();
+    });
+  };
+  if (!split) {
+    fold_threads("", [&] { FinishOutputs(e, inst, info, acc, outputs, o); });
+    RETURN_IF_ERROR(EndEntry(e));
+    kernel->launches.push_back(launch);
+    return Status::Ok();
+  }
+  // Split: each block's partials, then the last of a column group's `splits` blocks folds
+  // the group's partials (its threads of each output striding over them, then the same
+  // rounds) and writes the outputs.
+  llvm::Value* scratch = e.buffer(buffer_count - 1);
+  fold_threads("", [&] {
+    StorePartial(e, info, acc, scratch, offsets, b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), g));
+    DeviceFence(b);
+  });
+  llvm::GlobalVariable* counters = ArrivalCounters(column_blocks, launch.function + "_arrivals");
+  llvm::Value* last = LastToArrive(e, counters, bx, splits, tid, launch.function);
+  If(e, last, "fold_partials", [&] {
+    b.CreateStore(b.getFalse(), acc.valid);
+    llvm::Value* folds = StridedCount(b, active, ty, b.getInt64(splits), walkers);
+    Loop(e, folds, "p", [&](llvm::Value* i) {
+      llvm::Value* p = b.CreateAdd(ty, b.CreateMul(i, b.getInt64(walkers)));
+      FoldPartial(e, info, acc, scratch, offsets, b.CreateAdd(b.CreateMul(o, b.getInt64(splits)), p), /*fresh=*/true);
+    });
+    fold_threads("fold_", [&] { FinishOutputs(e, inst, info, acc, outputs, o); });
   });
   RETURN_IF_ERROR(EndEntry(e));
   kernel->launches.push_back(launch);
-  if (!split) return Status::Ok();
-  return EmitFoldKernel(inst, info, outputs, kernel, splits, offsets, buffer_count);
+  return Status::Ok();
 }
 
 }  // namespace fusebox::codegen::gpu

@@ -24,11 +24,15 @@ TEST(CliGpuCompileTest, PtxStageHasAnEntryPerLaunchAndReductionsShuffle) {
   Result r = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage ptx");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr(".target sm_90"));
-  EXPECT_THAT(r.out, HasSubstr(".entry fusion_partials"));
   EXPECT_THAT(r.out, HasSubstr(".entry fusion_kernel"));
   EXPECT_THAT(r.out, HasSubstr("shfl.sync.down"));
+  // The split reduction's last block folds the partials: an arrival counter in device
+  // memory, an atomic and fences.
+  EXPECT_THAT(r.out, HasSubstr(".global .align 4 .b8 fusion_kernel_arrivals["));
+  EXPECT_THAT(r.out, HasSubstr("atom.global.add.u32"));
+  EXPECT_THAT(r.out, HasSubstr("membar.gl;"));
   // The header maps entries to HLO instructions and launch geometry.
-  EXPECT_THAT(r.out, HasSubstr("//   fusion_partials <- %fusion (reduction(full)), grid "));
+  EXPECT_THAT(r.out, HasSubstr("//   fusion_kernel <- %fusion (reduction(full)), grid "));
   Result sm80 = RunFuseboxStdout("compile " + Example("reduce_sum.hlo") + " --stage ptx --gpu-arch sm_80");
   ASSERT_EQ(sm80.code, 0);
   EXPECT_THAT(sm80.out, HasSubstr(".target sm_80"));
@@ -70,7 +74,7 @@ TEST(CliGpuCompileTest, PtxasInfoAndSass) {
   Result sass = RunFusebox("compile " + Example("reduce_sum.hlo") + " --stage sass");
   if (fusebox::codegen::FindSassDisassembler().ok()) {
     ASSERT_EQ(sass.code, 0) << sass.out;
-    EXPECT_THAT(sass.out, HasSubstr("fusion_partials"));
+    EXPECT_THAT(sass.out, HasSubstr("fusion_kernel"));
   } else {
     EXPECT_EQ(sass.code, 1);
     EXPECT_THAT(sass.out, HasSubstr("SASS unavailable"));

@@ -279,7 +279,7 @@ TEST(CliCompileTest, SourceMapLinksInstructionsToCode) {
   ASSERT_EQ(map["gpu_kernels"].size(), 1u) << map.dump(1);
   const auto& gpu_kernel = map["gpu_kernels"][0];
   EXPECT_EQ(gpu_kernel["name"], "fusion");
-  EXPECT_EQ(gpu_kernel["gpu"]["ptx_entries"], nlohmann::json({"fusion_kernel", "fusion_partials"}));
+  EXPECT_EQ(gpu_kernel["gpu"]["ptx_entries"], nlohmann::json({"fusion_kernel"}));
   EXPECT_EQ(gpu_kernel["library_call"], nullptr);
   EXPECT_EQ(gpu_kernel["locations"]["fusion"][0]["stage"], "gpu_optimized_hlo");
   Result ll = RunFusebox("compile " + Example("running_example.hlo") + " --stage llvm_ir");

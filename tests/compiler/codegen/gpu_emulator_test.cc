@@ -263,12 +263,13 @@ TEST(GpuEmulatorTest, RowKernelsWriteValuesOfOneNumberPerRow) {
 // cuBLASLt's RELU_BIAS epilogue once the relu gradients read the relus. Their parameter
 // updates (one loop fusion per weight) share one launch (horizontal fusion), and MNIST's
 // one-thread chain (step + 1, Adam's bias corrections) joins the bias's update; the loss
-// (summed over the batch) shares that launch too. MNIST: 9 launches before, 4 now; CIFAR:
-// 19, 11; the MLP (the full-size step of bench/compare_xla, whose kernels this small one
-// has too): 12, 5.
+// (summed over the batch) shares that launch too. CIFAR's two split bias gradients fold
+// their partials in their last blocks (one launch each instead of two). MNIST: 9 launches
+// before, 4 now; CIFAR: 19, 9; the MLP (the full-size step of bench/compare_xla, whose
+// kernels this small one has too): 12, 5.
 TEST(GpuEmulatorTest, TrainingStepsLaunches) {
   EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("mnist_train_step.hlo")), 4);
-  EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("cifar_cnn_train_step.hlo")), 11);
+  EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("cifar_cnn_train_step.hlo")), 9);
   EXPECT_EQ(EmulatedLaunchesWithLibraries(ReadExample("../../tests/data/library_calls/mlp_train_step.hlo")), 5);
 }
 
@@ -320,7 +321,7 @@ TEST(GpuEmulatorTest, SkinnyGemmCallsRunFuseboxsOwnKernels) {
     const char* file;
     int64_t launches, own;
   };
-  for (const Step& step : {Step{"mnist_train_step.hlo", 4, 2}, Step{"cifar_cnn_train_step.hlo", 11, 3},
+  for (const Step& step : {Step{"mnist_train_step.hlo", 4, 2}, Step{"cifar_cnn_train_step.hlo", 9, 3},
                            Step{"../../tests/data/library_calls/mlp_train_step.hlo", 5, 8}}) {
     SCOPED_TRACE(step.file);
     int64_t own = -1;
@@ -385,8 +386,9 @@ ENTRY e {
 }
 
 // Long columns over few outputs (a bias gradient: 16 features over 32 x 32 x 8 positions)
-// split over blocks writing partials, folded by a second kernel; an init value that is
-// not the identity is applied once, and a max reduction over an epilogue.
+// split over blocks writing partials, folded by the last block of each column group; an
+// init value that is not the identity is applied once, and a max reduction over an
+// epilogue.
 TEST(GpuEmulatorTest, LongColumnsSplitIntoPartials) {
   ExpectEmulatorMatchesInterpreter(WithReducers(R"(
 ENTRY e {
@@ -403,6 +405,91 @@ ENTRY e {
   ROOT s = f32[40] reduce(e, ninf), dimensions={0}, to_apply=max_f32
 }
 )"));
+}
+
+// Split reductions are one launch: the last block of each group of outputs to finish (an
+// atomic arrival counter in zeroed module memory) folds the group's partials, and sets the
+// counter back to 0, so that the next run of the same loaded code counts from 0 again.
+// One emulator runs each module twice on different inputs, every result matching the
+// interpreter: a full sum (1 output, 64 blocks), a row sum of 3 long rows (16 blocks a
+// row, a counter each), long columns (2 groups of 32 columns, 16 blocks each) with an init
+// value that is not the identity, and a split row sum and a split column sum beside a
+// loop in one mixed fusion (the split parts the ones with scratch among the merged parts).
+TEST(GpuEmulatorTest, SplitReductionsFoldInTheirLastBlockRunAfterRun) {
+  const std::string mixed = WithReducers(R"(
+fused {
+  p0 = f32[4,20000] parameter(0)
+  p1 = f32[600,40] parameter(1)
+  zero = f32[] constant(0)
+  long = f32[4] reduce(p0, zero), dimensions={1}, to_apply=add_f32
+  cols = f32[40] reduce(p1, zero), dimensions={0}, to_apply=add_f32
+  e = f32[600,40] exponential(p1)
+  ROOT r = (f32[4], f32[40], f32[600,40]) tuple(long, cols, e)
+}
+
+ENTRY e {
+  x = f32[4,20000] parameter(0)
+  y = f32[600,40] parameter(1)
+  ROOT f = (f32[4], f32[40], f32[600,40]) fusion(x, y), kind=kInput, calls=fused
+}
+)");
+  const std::vector<std::string> modules = {
+      WithReducers(R"(
+ENTRY e {
+  x = f32[512,512] parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[] reduce(x, zero), dimensions={0,1}, to_apply=add_f32
+}
+)"),
+      WithReducers(R"(
+ENTRY e {
+  x = f32[3,65536] parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[3] reduce(x, zero), dimensions={1}, to_apply=add_f32
+}
+)"),
+      WithReducers(R"(
+ENTRY e {
+  x = f32[1024,48] parameter(0)
+  y = f32[1024,48] parameter(1)
+  a = f32[1024,48] add(x, y)
+  c = f32[] constant(1)
+  ROOT s = f32[48] reduce(a, c), dimensions={0}, to_apply=add_f32
+}
+)"),
+      mixed};
+  for (const std::string& text : modules) {
+    SCOPED_TRACE(text);
+    auto parsed = ParseModule(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    auto optimized = passes::OptimizeForBackend(**parsed, true);
+    ASSERT_TRUE(optimized.ok());
+    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    const GpuCode& code = (*emulator)->code();
+    ASSERT_EQ(code.kernels().size(), 1u);
+    EXPECT_GT(code.kernels()[0]->scratch_bytes, 0) << "not split";
+    EXPECT_EQ(code.kernels()[0]->launches.size(), 1u);
+    for (uint64_t seed : {1, 2}) {
+      SCOPED_TRACE(seed);
+      auto args = interpreter::RandomArguments(**parsed, seed);
+      ASSERT_TRUE(args.ok());
+      auto expected = interpreter::Interpreter().Run(**parsed, *args);
+      ASSERT_TRUE(expected.ok());
+      auto actual = (*emulator)->Run(*args);
+      ASSERT_TRUE(actual.ok()) << actual.status().message();
+      EXPECT_EQ((*emulator)->last_launches(), 1);
+      interpreter::CompareResult cmp =
+          interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+      EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    }
+  }
+  // The PTX of the first: the counter, the atomic, the fences.
+  auto code = FusedGpuCode(modules[0]);
+  ASSERT_TRUE(code.ok());
+  EXPECT_EQ(CountOccurrences((*code)->ptx(), "atom.global.add.u32"), 1);
+  EXPECT_EQ(CountOccurrences((*code)->ptx(), "membar.gl;"), 2);
+  EXPECT_EQ(CountOccurrences((*code)->ptx(), ".entry"), 1);
 }
 
 // Short columns in few blocks (the MLP step's bias gradient: 10 outputs of 256 rows, with
@@ -613,16 +700,17 @@ ENTRY e {
   for (const GpuLaunch& launch : (*code)->kernels()[0]->launches) {
     EXPECT_GE(launch.grid[0] * launch.block[0], 10 * 8) << launch.function << ": no reduction on one thread per output";
   }
-  // The column sum over 600 rows is split (partials, then their fold: two launches in
-  // order); the row sums and the loop share the third.
+  // The column sum over 600 rows is split (partials folded by each column group's last
+  // block); it, the row sums and the loop share one launch.
   std::vector<std::string> names;
   for (const GpuLaunch& launch : (*code)->kernels()[0]->launches) names.push_back(launch.function);
-  EXPECT_EQ(names, (std::vector<std::string>{"f_r0_partials", "f_r0_kernel", "f_kernel"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"f_kernel"}));
 }
 
 // A loop fusion whose outputs have different shapes (a multi-output fusion of an update
 // and a smaller side output): one launch, a range of blocks per shape; also next to a
-// reduction split into partials and a fold (two launches that stay apart) in a mixed one.
+// reduction split into partials (folded by its last block, the part with scratch) and a
+// row reduction in a mixed one.
 TEST(GpuEmulatorTest, OutputsOfDifferentShapesRunInOneLaunch) {
   const std::string loops = WithReducers(R"(
 fused {
@@ -659,7 +747,7 @@ ENTRY e {
   ROOT f = (f32[4], f32[300], f32[300,10]) fusion(x, y), kind=kInput, calls=fused
 }
 )");
-  for (const auto& [text, launches] : {std::pair<std::string, size_t>{loops, 1}, {split, 3}}) {
+  for (const auto& [text, launches] : {std::pair<std::string, size_t>{loops, 1}, {split, 1}}) {
     ExpectEmulatorMatchesInterpreter(text);
     auto code = FusedGpuCode(text);
     ASSERT_TRUE(code.ok()) << code.status().message();

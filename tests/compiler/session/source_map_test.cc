@@ -86,12 +86,13 @@ TEST(SourceMapTest, RunningExampleLinksEveryStage) {
   const KernelSource* gpu_fusion = map->FindGpuKernel("fusion");
   ASSERT_NE(gpu_fusion, nullptr);
   EXPECT_TRUE(fusion->ptx_entries.empty());
-  EXPECT_EQ(gpu_fusion->ptx_entries, (std::vector<std::string>{"fusion_kernel", "fusion_partials"}));
-  EXPECT_EQ(gpu_fusion->gpu_trace_names, (std::vector<std::string>{"fusion_partials", "fusion_kernel"}));
+  // One launch on the GPU (its last block folds the partials).
+  EXPECT_EQ(gpu_fusion->ptx_entries, (std::vector<std::string>{"fusion_kernel"}));
+  EXPECT_EQ(gpu_fusion->gpu_trace_names, (std::vector<std::string>{"fusion_kernel"}));
   ASSERT_NE(map->GpuKernelOf("integer_pow.1"), nullptr);
   EXPECT_EQ(*map->GpuKernelOf("integer_pow.1"), "fusion");
-  EXPECT_EQ(map->LinkedNames("mul.3"), (std::vector<std::string>{"mul.3", "fusion", "fusion.kernel", "fusion.partials",
-                                                                 "fusion_kernel", "fusion_partials"}));
+  EXPECT_EQ(map->LinkedNames("mul.3"),
+            (std::vector<std::string>{"mul.3", "fusion", "fusion.kernel", "fusion.partials", "fusion_kernel"}));
   // A region a reduce applies links to itself and is no kernel.
   const KernelSource* region_add = map->FindKernel("reduce_sum.5");
   ASSERT_NE(region_add, nullptr);
@@ -209,9 +210,18 @@ TEST(SourceMapTest, MergeKeepsTheOrderCodeArrivedIn) {
   code.AddGpuCode(**gpu);
   map.Merge(code);
   map.Merge(code);  // each name once
-  EXPECT_EQ(map.LinkedNames("add.1"),
-            (std::vector<std::string>{"add.1", "fusion", "fusion_kernel", "fusion_partials"}));
-  EXPECT_EQ(map.LinkedNames("fusion"), (std::vector<std::string>{"fusion", "fusion_kernel", "fusion_partials"}));
+  EXPECT_EQ(map.LinkedNames("add.1"), (std::vector<std::string>{"add.1", "fusion", "fusion_kernel"}));
+  EXPECT_EQ(map.LinkedNames("fusion"), (std::vector<std::string>{"fusion", "fusion_kernel"}));
+  // The CPU's code after it, merged twice: the CPU's names (listed before the GPU's) in
+  // the order its code has them, each once.
+  auto cpu = session->CpuCompile();
+  ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+  SourceMap cpu_code;
+  cpu_code.AddCpuCode((*cpu)->code());
+  map.Merge(cpu_code);
+  map.Merge(cpu_code);
+  EXPECT_EQ(map.LinkedNames("fusion"),
+            (std::vector<std::string>{"fusion", "fusion.kernel", "fusion.partials", "fusion_kernel"}));
   EXPECT_EQ(map.LinkedNames("unknown"), (std::vector<std::string>{"unknown"}));
   EXPECT_TRUE(map.LinkedNames("").empty());
 }
