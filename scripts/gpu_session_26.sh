@@ -161,7 +161,11 @@ fi
 if want cifar; then
   prun 3_cifar "$plim" bash -c "$fb run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 10 --trace $out/cifar_trace_lib.json &&
     $fb run assets/examples/cifar_cnn_train_step.hlo --backend gpu --seed 1 --iterations 2 --check &&
-    $fb run tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --seed 1 --iterations 3 --check"
+    $fb run tests/data/library_calls/cnn_step_gpu.hlo --backend gpu --seed 1 --iterations 3 --check &&
+    $fb run assets/examples/reduce_sum.hlo --backend gpu --seed 1 --iterations 3 --check &&
+    $fb run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 3 --check"
+  # (the last two: split reductions folded by their last block, run after run on one
+  # loaded module: the arrival counters must be back at 0 for every run)
 fi
 if want memcheck; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
