@@ -552,7 +552,14 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
       args.push_back(l[0]);
     }
     for (uint8_t* o : outs) args.push_back(o);
-    if (kernel->scratch_bytes > 0) args.push_back(values.Fresh(kernel->scratch_bytes));
+    if (kernel->scratch_bytes > 0) {
+      // Scratch as the GPU leaves it between kernels: whatever the last one wrote (the
+      // runtime does not clear it). All ones: NaN partials, "valid" flags set, so a kernel
+      // reading a partial it did not write shows in its result.
+      uint8_t* scratch = values.Fresh(kernel->scratch_bytes);
+      std::memset(scratch, 0xff, static_cast<size_t>(kernel->scratch_bytes));
+      args.push_back(scratch);
+    }
     for (const GpuLaunch& launch : kernel->launches) {
       RETURN_IF_ERROR(RunLaunch(launch, args, jit_->entries.at(launch.function),
                                 jit_->synchronizes.at(launch.function), block));

@@ -380,8 +380,9 @@ class GpuExecutable::Frame {
     Leaves outputs = leaves(&inst);
     buffers.insert(buffers.end(), outputs.begin(), outputs.end());
     if (kernel.scratch_bytes > 0) {
-      // Zeroed for every kernel, so kernels may accumulate into it.
-      RETURN_IF_ERROR(ctx_.Memset(exe_.programs_->scratch.ptr(), 0, kernel.scratch_bytes));
+      // As the kernel before left it: every kernel writes what it reads of scratch (a split
+      // reduction's partials, a sort's positions; the emulator hands kernels scratch of
+      // all ones to keep it so).
       buffers.push_back(exe_.programs_->scratch.ptr());
     }
     bool first = true;
