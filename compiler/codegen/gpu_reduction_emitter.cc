@@ -376,12 +376,11 @@ Status GpuKernelEmitter::EmitReduction(const Instruction& inst, const ReductionI
   if (info.outputs == 0) return Status::Ok();
   if (!info.row) return EmitColumnReduction(inst, info, outputs, kernel);
   // Few outputs over long rows (a full reduction): split each row over `splits` blocks
-  // writing partials, then fold the partials per output.
+  // writing partials, the last of them to finish folding the partials.
   int64_t splits = 1;
   if (info.outputs < 2048 && info.length >= 16384) {
     splits = std::min(CeilDiv(info.length, 4096), std::max<int64_t>(1, 4096 / info.outputs));
   }
-  const std::vector<llvm::Type*> types = ValueTypes(info);
   const bool split = splits > 1;
   int64_t scratch_bytes = 0;
   std::vector<int64_t> offsets;

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -554,12 +553,11 @@ ENTRY e {
   EXPECT_THAT(off, ::testing::Not(HasSubstr("autotuned")));
 }
 
-// A module file of the source tree, seeded random arguments and the interpreter's result
-// (the literals behind optionals, as the tests below use them).
+// A module file of the source tree, seeded random arguments and the interpreter's result.
 struct Reference {
-  std::optional<std::unique_ptr<Module>> module;
-  std::optional<std::vector<Literal>> args;
-  std::optional<Literal> expected;
+  std::unique_ptr<Module> module;
+  std::vector<Literal> args;
+  Literal expected;
 };
 void LoadReference(const std::string& relative, uint64_t seed, Reference* out) {
   std::ifstream in(std::string(FUSEBOX_SOURCE_DIR) + "/" + relative);
@@ -585,19 +583,16 @@ TEST(GpuExecutableGpuTest, SkinnyGemmCallsRunTheFasterOfTheLibraryAndFuseboxsKer
   Reference ref;
   LoadReference("assets/examples/mnist_train_step.hlo", 6, &ref);
   if (::testing::Test::HasFatalFailure()) return;
-  auto& module = ref.module;
-  auto& args = ref.args;
-  auto& expected = ref.expected;
   int64_t library_launches = -1;
   for (runtime::GemmKernels mode :
        {runtime::GemmKernels::kLibrary, runtime::GemmKernels::kFusebox, runtime::GemmKernels::kTimed}) {
     SCOPED_TRACE(static_cast<int>(mode));
-    auto exe = testing_util::CompileGpu(**module, true, true, mode);
+    auto exe = testing_util::CompileGpu(*ref.module, true, true, mode);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
-    auto result = (*exe)->Run(*args);
+    auto result = (*exe)->Run(ref.args);
     ASSERT_TRUE(result.ok()) << result.status().message();
     interpreter::CompareResult cmp =
-        interpreter::CompareLiterals(*result, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+        interpreter::CompareLiterals(*result, ref.expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString();
     std::string notes;
     for (const std::string& note : (*exe)->library_notes()) notes += note + "\n";
@@ -625,23 +620,20 @@ TEST(GpuExecutableGpuTest, OccupancyRequestsAreLoadedAndMatch) {
   Reference ref;
   LoadReference("tests/data/gpu/layer_norm_4096x1024.hlo", 3, &ref);
   if (::testing::Test::HasFatalFailure()) return;
-  auto& module = ref.module;
-  auto& args = ref.args;
-  auto& expected = ref.expected;
   auto device = runtime::DiscoverCudaDevice(0);
   ASSERT_TRUE(device.ok());
   for (bool tune : {true, false}) {
     SCOPED_TRACE(tune ? "tuned" : "off");
-    auto optimized = passes::OptimizeForBackend(**module, true, true);
+    auto optimized = passes::OptimizeForBackend(*ref.module, true, true);
     ASSERT_TRUE(optimized.ok());
     runtime::GpuExecutableOptions options;
     options.tune_occupancy = tune;
     auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
-    auto result = (*exe)->Run(*args);
+    auto result = (*exe)->Run(ref.args);
     ASSERT_TRUE(result.ok()) << result.status().message();
     interpreter::CompareResult cmp =
-        interpreter::CompareLiterals(*result, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+        interpreter::CompareLiterals(*result, ref.expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString();
     std::string notes;
     for (const std::string& note : (*exe)->occupancy_notes()) notes += note + "\n";
