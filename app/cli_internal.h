@@ -116,6 +116,7 @@ struct RunOptions {
   std::string gpu_autotune = "on";      // --gpu-autotune=on|off: library algorithms timed at compile
   std::string gpu_gemm_kernels = "timed";  // --gpu-gemm-kernels=timed|library|fusebox
   std::string gpu_occupancy = "tuned";     // --gpu-occupancy=tuned|off
+  std::string gpu_kernel_shapes = "timed";  // --gpu-kernel-shapes=timed|default
   std::string gpu_autotune_cache;       // --gpu-autotune-cache=FILE: loaded before, written after
   int64_t devices = 0;          // --devices: 0 = what the module needs
   std::string output_sharding;  // --output-sharding: the root's sharding, XLA's text

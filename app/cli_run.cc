@@ -130,6 +130,9 @@ StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>&
   if (opts.gpu_occupancy != "tuned" && opts.gpu_occupancy != "off")
     return InvalidArgument("--gpu-occupancy: tuned or off, not '" + opts.gpu_occupancy + "'");
   run_opts.gpu_tune_occupancy = opts.gpu_occupancy == "tuned";
+  if (opts.gpu_kernel_shapes != "timed" && opts.gpu_kernel_shapes != "default")
+    return InvalidArgument("--gpu-kernel-shapes: timed or default, not '" + opts.gpu_kernel_shapes + "'");
+  run_opts.gpu_kernel_variants = opts.gpu_kernel_shapes == "timed";
   if (!runtime::ParseHostStaging(opts.host_staging, &run_opts.gpu_host_staging))
     return InvalidArgument("--host-staging: pinned or pageable, not '" + opts.host_staging + "'");
   // A checked run holds the GPU to the interpreter's f32 bound: its gemms compute in full
@@ -475,6 +478,11 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
                   "ptxas for them, kept where it got them without spilling (the run's notes say which); off: "
                   "ptxas's own register choice")
       ->check(CLI::IsMember({"tuned", "off"}));
+  cmd->add_option("--gpu-kernel-shapes", opts->gpu_kernel_shapes,
+                  "GPU: timed (default, with --gpu-autotune=on): row kernels (softmax, normalizations) and row "
+                  "reductions are also compiled with other numbers of threads a row, each shape timed at compile "
+                  "time and the fastest run (the run's notes give the times); default: the emitter's shape")
+      ->check(CLI::IsMember({"timed", "default"}));
   cmd->add_option("--gpu-autotune-cache", opts->gpu_autotune_cache,
                   "GPU: a file of autotuned choices, loaded before compiling (started when missing) and "
                   "written back after; a choice is reused only for the same library version, device and call, "

@@ -78,7 +78,7 @@ struct Prepared {
 std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text, bool fused,
                                 bool gpu_libraries = false,
                                 runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed,
-                                bool tune_occupancy = true) {
+                                bool tune_occupancy = true, int64_t kernel_shape = -1) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.status().message().c_str());
@@ -93,6 +93,7 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
   runtime::GpuExecutableOptions options;
   options.gemm_kernels = gemm_kernels;
   options.tune_occupancy = tune_occupancy;
+  options.kernel_shape = kernel_shape;
   auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
   if (!exe.ok()) {
     state.SkipWithError(exe.status().message().c_str());  // "no CUDA driver (...)" here
@@ -102,8 +103,10 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
 }
 
 void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool gpu_libraries = false,
-              runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed, bool tune_occupancy = true) {
-  std::optional<Prepared> prepared = Prepare(state, text, fused, gpu_libraries, gemm_kernels, tune_occupancy);
+              runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed, bool tune_occupancy = true,
+              int64_t kernel_shape = -1) {
+  std::optional<Prepared> prepared =
+      Prepare(state, text, fused, gpu_libraries, gemm_kernels, tune_occupancy, kernel_shape);
   if (!prepared) return;
   const std::vector<Literal>& args = prepared->args;
   runtime::GpuExecutable* exe = prepared->exe.get();
@@ -130,6 +133,7 @@ void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool
   state.counters["kernels"] = static_cast<double>(exe->last_kernel_launches());
   state.counters["library_calls"] = static_cast<double>(exe->last_library_calls());
   if (!exe->occupancy_notes().empty()) state.SetLabel(exe->occupancy_notes()[0]);
+  if (!exe->kernel_variant_notes().empty()) state.SetLabel(exe->kernel_variant_notes()[0]);
   if (traced) {
     profiler::Trace trace = cupti.TakeTrace();
     int64_t kernel_ns = 0;
@@ -296,6 +300,19 @@ int main(int argc, char** argv) {
                                  [tune](benchmark::State& state) {
                                    fusebox::RunOnGpu(state, fusebox::LayerNorm(4096), true, true,
                                                      fusebox::runtime::GemmKernels::kTimed, tune);
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  // The layer norm's row kernel in each shape it is compiled in (GpuKernel::variants),
+  // and timed (the label gives the times the runtime measured and its choice).
+  for (const auto& [label, shape] : {std::pair{"timed", int64_t{-1}}, std::pair{"warp", int64_t{0}},
+                                     std::pair{"64_threads", int64_t{1}}, std::pair{"128_threads", int64_t{2}},
+                                     std::pair{"256_threads", int64_t{3}}}) {
+    benchmark::RegisterBenchmark((std::string("LayerNorm/shape_") + label).c_str(),
+                                 [shape = shape](benchmark::State& state) {
+                                   fusebox::RunOnGpu(state, fusebox::LayerNorm(4096), true, true,
+                                                     fusebox::runtime::GemmKernels::kTimed, true, shape);
                                  })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();

@@ -109,6 +109,21 @@ for w in layer_norm softmax mha_fwd_bwd; do
     grep -E "per run|occupancy|rror" "/tmp/$w.occ.txt" | cut -c1-400 >>"$log"
   done
 done
+# Row kernels' shapes (threads a row) timed at compile time against the emitter's default
+# (docs/gpu-backend.md "Kernel shapes timed on the device"): the timed run's notes give
+# each shape's time and the choice. About 5 s.
+step "kernel shapes: timed / default (kernel time per run; the timed run's notes give each shape's time)"
+for w in softmax layer_norm mha_fwd_bwd; do
+  for dir in /tmp/compare_xla_gpu /tmp/compare_xla_gpu_transformer; do [[ -f $dir/$w.hlo ]] && break; done
+  inputs=$(ls $dir/$w.input_*.npy 2>/dev/null | sort -V | paste -sd, -)
+  [[ -n "$inputs" ]] || { echo "($w: no compare inputs)" >>"$log"; continue; }
+  for mode in timed default timed default; do
+    echo "-- $w --gpu-kernel-shapes=$mode" >>"$log"
+    timeout 60 "$fb" run $dir/$w.hlo --backend gpu --inputs "$inputs" --iterations 50 --gpu-kernel-shapes=$mode >"/tmp/$w.shape.txt" 2>&1
+    echo "(exit $?)" >>"$log"
+    grep -E "per run|kernel shapes|rror" "/tmp/$w.shape.txt" | cut -c1-900 >>"$log"
+  done
+done
 fi
 
 if want upload; then

@@ -253,7 +253,7 @@ Status EmitKernels(const Module& module, const GpuCompileOptions& options, bool 
         std::string where = at.known() ? std::to_string(at.line) + ":" + std::to_string(at.column) + ": " : "";
         return Status(st.code(), where + "GPU backend: " + st.message());
       }
-      for (const GpuLaunch& launch : kernel->launches) code.function_to_hlo_[launch.function] = inst->name();
+      for (const GpuLaunch* launch : kernel->EveryLaunch()) code.function_to_hlo_[launch->function] = inst->name();
       span.Arg("kind", kernel->kind_name);
       code.by_instruction_[inst.get()] = kernel.get();
       code.kernels_.push_back(std::move(kernel));

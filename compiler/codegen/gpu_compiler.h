@@ -37,6 +37,13 @@ struct GpuLaunch {
   int64_t skip_if_aliased = -1;
 };
 
+// Another launch shape of the same kernel: its own entries in the same PTX, the same
+// buffers and results (GpuCompileOptions::kernel_variants).
+struct GpuKernelVariant {
+  std::string label;  // "128 threads a row"
+  std::vector<GpuLaunch> launches;
+};
+
 struct GpuKernel {
   const Instruction* hlo = nullptr;  // the kernel's instruction (a fusion or a single op)
   std::string name;                  // base name of its PTX entries
@@ -52,6 +59,20 @@ struct GpuKernel {
   // each kernel operand buffer is, in the kernel's order. Empty for every other kernel
   // (its operands are its instruction's, in order).
   std::vector<int64_t> call_operands;
+  // With kernel_variants: what `launches` are ("a warp a row") and the other shapes the
+  // runtime may time against them. Empty for kernels that have none.
+  std::string label;
+  std::vector<GpuKernelVariant> variants;
+
+  // Every launch the kernel may make: its own, then its variants'.
+  std::vector<const GpuLaunch*> EveryLaunch() const {
+    std::vector<const GpuLaunch*> out;
+    for (const GpuLaunch& launch : launches) out.push_back(&launch);
+    for (const GpuKernelVariant& variant : variants) {
+      for (const GpuLaunch& launch : variant.launches) out.push_back(&launch);
+    }
+    return out;
+  }
 
   // The operand buffers the kernel takes when it runs for `inst`, and the i-th of them.
   int64_t operand_count(const Instruction& inst) const {
@@ -78,6 +99,12 @@ struct GpuCompileOptions {
   // (gpu_executable.h). Off for the compile stages, which show the kernels that run
   // without autotuning.
   bool gemm_kernels = false;
+  // Also compiles other launch shapes of the kernels whose best shape depends on the
+  // device (GpuKernel::variants): row kernels and unsplit row reductions with other
+  // numbers of threads a row (a warp, 64, 128, 256, ... up to 1024). The runtime's
+  // autotuning times them against the default shape and runs the fastest (as XLA's
+  // autotuner picks its Triton fusions' tiles); the compile stages show the default.
+  bool kernel_variants = false;
 };
 
 // Compiled kernels of one module: PTX text and where each entry came from.

@@ -308,12 +308,12 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
   }
   emulator->jit_ = std::make_unique<Jit>();
   for (const GpuKernel* kernel : host.code->AllKernels()) {
-    for (const GpuLaunch& launch : kernel->launches) {
-      if (emulator->jit_->entries.count(launch.function) != 0) continue;
-      auto symbol = (*jit)->lookup(launch.function + "_emu");
-      if (!symbol) return codegen::FromLlvm(symbol.takeError(), "cannot find kernel " + launch.function);
-      emulator->jit_->entries[launch.function] = symbol->toPtr<Block::Entry>();
-      emulator->jit_->synchronizes[launch.function] = synchronizes[launch.function];
+    for (const GpuLaunch* launch : kernel->EveryLaunch()) {
+      if (emulator->jit_->entries.count(launch->function) != 0) continue;
+      auto symbol = (*jit)->lookup(launch->function + "_emu");
+      if (!symbol) return codegen::FromLlvm(symbol.takeError(), "cannot find kernel " + launch->function);
+      emulator->jit_->entries[launch->function] = symbol->toPtr<Block::Entry>();
+      emulator->jit_->synchronizes[launch->function] = synchronizes[launch->function];
     }
   }
   emulator->jit_->code = std::move(host.code);
@@ -531,6 +531,7 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
   }
   std::lock_guard<std::mutex> lock(g_emulator_mutex);
   last_launches_ = 0;
+  last_variants_run_ = 0;
   HostValues values;
   Block block;
   for (const Instruction* inst : entry->PostOrder()) {
@@ -560,7 +561,12 @@ StatusOr<Literal> GpuEmulator::Run(const std::vector<Literal>& arguments) {
       std::memset(scratch, 0xff, static_cast<size_t>(kernel->scratch_bytes));
       args.push_back(scratch);
     }
-    for (const GpuLaunch& launch : kernel->launches) {
+    const std::vector<GpuLaunch>* launches = &kernel->launches;
+    if (kernel_variant_ > 0 && kernel_variant_ <= static_cast<int64_t>(kernel->variants.size())) {
+      launches = &kernel->variants[static_cast<size_t>(kernel_variant_ - 1)].launches;
+      ++last_variants_run_;
+    }
+    for (const GpuLaunch& launch : *launches) {
       RETURN_IF_ERROR(RunLaunch(launch, args, jit_->entries.at(launch.function),
                                 jit_->synchronizes.at(launch.function), block));
       ++last_launches_;

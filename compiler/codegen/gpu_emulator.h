@@ -39,6 +39,11 @@ class GpuEmulator {
   const Module& module() const { return *module_; }
   // Kernel launches (GpuLaunch entries run) by the last Run.
   int64_t last_launches() const { return last_launches_; }
+  // With options.kernel_variants: later runs launch every kernel's variant v - 1
+  // (GpuKernel::variants) where it has one, its own launches elsewhere; 0 (the start):
+  // their own launches everywhere. The kernels that ran a variant in the last Run.
+  void set_kernel_variant(int64_t v) { kernel_variant_ = v; }
+  int64_t last_variants_run() const { return last_variants_run_; }
 
  private:
   GpuEmulator() = default;
@@ -46,6 +51,8 @@ class GpuEmulator {
   std::unique_ptr<Module> module_;
   std::unique_ptr<Jit> jit_;
   int64_t last_launches_ = 0;
+  int64_t kernel_variant_ = 0;
+  int64_t last_variants_run_ = 0;
   bool gemm_kernels_ = false;  // gemm library calls with an own kernel run it
 };
 

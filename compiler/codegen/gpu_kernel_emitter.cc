@@ -283,8 +283,38 @@ void GpuKernelEmitter::EmitEmulatorWrappers() {
 }
 
 Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
+  const int64_t begun = row_groups_begun_;
+  RETURN_IF_ERROR(EmitKernel(inst, kernel));
+  // One launch through BeginRowGroups (a row kernel, an unsplit row reduction): the same
+  // kernel with other numbers of threads a row, for the runtime to time.
+  const bool rows = kernel->kind_name == "reduction(row kernel)" || kernel->kind_name == "reduction(row)";
+  if (!options_.kernel_variants || !rows || row_groups_begun_ != begun + 1 || kernel->launches.size() != 1 ||
+      kernel->scratch_bytes > 0) {
+    return Status::Ok();
+  }
+  const int64_t length = last_row_length_;
+  kernel->label = RowGroupLabel(DefaultRowGroup(length));
+  for (int64_t group : RowGroupVariants(length)) {
+    GpuKernel shape;
+    shape.name = kernel->name;  // the variant's entries: <name>_kernel_t<group>
+    row_group_ = group;
+    variant_suffix_ = "_t" + std::to_string(group);
+    Status st = EmitKernel(inst, &shape);
+    row_group_ = 0;
+    variant_suffix_.clear();
+    RETURN_IF_ERROR(st);
+    if (shape.launches.size() != 1 || shape.kind_name != kernel->kind_name) {
+      return Internal(inst.name() + ": the " + RowGroupLabel(group) + " variant is another kind of kernel (" +
+                      shape.kind_name + ")");
+    }
+    kernel->variants.push_back({RowGroupLabel(group), std::move(shape.launches)});
+  }
+  return Status::Ok();
+}
+
+Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) {
   kernel->hlo = &inst;
-  kernel->name = EntryBaseName(inst.name());
+  if (variant_suffix_.empty()) kernel->name = EntryBaseName(inst.name());
   ASSIGN_OR_RETURN(KernelFacts facts, DescribeKernel(context_, inst, "GPU backend"));
   kernel->kind_name = facts.kind_name;
   kernel->bytes_read = facts.bytes_read;

@@ -108,9 +108,19 @@ class GpuKernelEmitter {
   // from args[i] (a buffer pointer, or a pointer to an i64 scalar).
   void EmitEmulatorWrappers();
 
+  // Emits `inst`'s kernel; with options.kernel_variants, a kernel launched through
+  // BeginRowGroups also gets its other shapes (RowGroupVariants) as kernel->variants.
   Status Emit(const Instruction& inst, GpuKernel* kernel);
 
+  // Threads a row: the default for rows of `length` elements (a block of kBlock past 1024
+  // elements, else a warp), and the other shapes compiled as variants: at most three,
+  // each giving every thread at least one 4-element slot of the row, up to 1024 threads.
+  static int64_t DefaultRowGroup(int64_t length);
+  static std::vector<int64_t> RowGroupVariants(int64_t length);
+  static std::string RowGroupLabel(int64_t group);
+
  private:
+  Status EmitKernel(const Instruction& inst, GpuKernel* kernel);
   static bool IsScatterLike(Opcode op) { return op == Opcode::kScatter || op == Opcode::kSelectAndScatter; }
 
   // PTX identifiers take letters, digits, '_' and '$': "fusion.2" -> "fusion_2", made
@@ -318,8 +328,9 @@ class GpuKernelEmitter {
   Status EmitReduction(const Instruction& inst, const ReductionInfo& info, const std::vector<OutputLeaf>& outputs,
                        GpuKernel* kernel);
 
-  // A launch with a group of threads per row of `length` elements (a block of kBlock for
-  // rows of 1024 or more, else a warp), `rows` rows: the entry, and per thread its group
+  // A launch with a group of threads per row of `length` elements (DefaultRowGroup, or the
+  // variant's; blocks of kBlock threads, or of the group when it is larger), `rows` rows:
+  // the entry, and per thread its group
   // in the block, its lane, its row `o` (0 for the threads past the last row) and whether
   // that row exists (`active`).
   struct RowGroups {
@@ -401,6 +412,12 @@ class GpuKernelEmitter {
   const GpuCompileOptions& options_;
   const bool emulate_;
   std::unordered_set<std::string> used_names_;
+  // While a variant is emitted: its threads a row and its entries' name suffix.
+  int64_t row_group_ = 0;
+  std::string variant_suffix_;
+  // BeginRowGroups calls so far, and the row length of the last.
+  int64_t row_groups_begun_ = 0;
+  int64_t last_row_length_ = 0;
 };
 
 }  // namespace fusebox::codegen::gpu

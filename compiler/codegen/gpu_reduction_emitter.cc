@@ -476,16 +476,41 @@ Status GpuKernelEmitter::EmitRowReduction(const Instruction& inst, const Reducti
   return Status::Ok();
 }
 
+int64_t GpuKernelEmitter::DefaultRowGroup(int64_t length) { return length > 1024 ? kBlock : kWarp; }
+
+std::vector<int64_t> GpuKernelEmitter::RowGroupVariants(int64_t length) {
+  const int64_t chosen = DefaultRowGroup(length);
+  std::vector<int64_t> out;
+  for (int64_t group = kWarp; group <= 1024 && out.size() < 3; group *= 2) {
+    if (group != chosen && length >= 4 * group) out.push_back(group);
+  }
+  // Past 1024 elements, the larger groups first (a smaller one holds more of the row).
+  if (chosen == kBlock) {
+    out.clear();
+    for (int64_t group : {int64_t{512}, int64_t{1024}, int64_t{128}}) {
+      if (length >= 4 * group) out.push_back(group);
+    }
+  }
+  return out;
+}
+
+std::string GpuKernelEmitter::RowGroupLabel(int64_t group) {
+  return group == kWarp ? "a warp a row" : std::to_string(group) + " threads a row";
+}
+
 StatusOr<GpuKernelEmitter::RowGroups> GpuKernelEmitter::BeginRowGroups(const Instruction& inst, const std::string& name, int64_t buffer_count,
                                                                        int64_t rows, int64_t length, GpuLaunch* launch) {
   RowGroups rg;
-  rg.group = length > 1024 ? kBlock : kWarp;
-  rg.groups = kBlock / rg.group;
-  launch->function = name;
-  launch->block = {kBlock, 1, 1};
+  rg.group = row_group_ > 0 ? row_group_ : DefaultRowGroup(length);
+  const int64_t block = std::max(kBlock, rg.group);
+  rg.groups = block / rg.group;
+  ++row_groups_begun_;
+  last_row_length_ = length;
+  launch->function = name + variant_suffix_;
+  launch->block = {block, 1, 1};
   launch->grid = {CeilDiv(rows, rg.groups), 1, 1};
   if (launch->grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many rows for one launch");
-  rg.e = BeginEntry(inst, name, buffer_count, 0, kBlock);
+  rg.e = BeginEntry(inst, launch->function, buffer_count, 0, block);
   llvm::IRBuilder<>& b = *rg.e.b;
   llvm::Value* tid = ThreadX(b);
   rg.group_in_block = b.CreateUDiv(tid, b.getInt64(rg.group));

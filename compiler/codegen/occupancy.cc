@@ -220,7 +220,7 @@ StatusOr<TunedPtx> TuneOccupancy(const std::string& ptx, const std::vector<GpuLa
 std::vector<GpuLaunch> AllLaunches(const GpuCode& code) {
   std::vector<GpuLaunch> launches;
   for (const GpuKernel* kernel : code.AllKernels()) {
-    launches.insert(launches.end(), kernel->launches.begin(), kernel->launches.end());
+    for (const GpuLaunch* launch : kernel->EveryLaunch()) launches.push_back(*launch);
   }
   return launches;
 }

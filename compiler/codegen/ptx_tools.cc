@@ -670,4 +670,18 @@ std::string FormatPtxasInfo(const std::vector<PtxasKernelInfo>& kernels) {
   return out;
 }
 
+std::string_view PtxEntryText(std::string_view ptx, std::string_view name) {
+  const std::string head = ".entry " + std::string(name) + "(";
+  size_t begin = ptx.find(head);
+  // The name must end where the parameter list starts (not `<name>_t64(`: the "(" is
+  // part of the pattern) and the line must be an entry's (".visible .entry", ".entry").
+  if (begin == std::string_view::npos) return {};
+  const size_t line = ptx.rfind('\n', begin);
+  begin = line == std::string_view::npos ? 0 : line + 1;
+  // An entry's body closes with a "}" alone on its line.
+  const size_t end = ptx.find("\n}", begin);
+  if (end == std::string_view::npos) return {};
+  return ptx.substr(begin, end + 2 - begin);
+}
+
 }  // namespace fusebox::codegen

@@ -117,6 +117,10 @@ struct SassOptions {
 StatusOr<std::string> DisassembleCubin(std::string_view cubin, std::string_view arch,
                                        const SassOptions& options = {});
 
+// The text of entry `name` in `ptx`, from its `.entry` line to its closing brace; empty
+// when the PTX has no such entry.
+std::string_view PtxEntryText(std::string_view ptx, std::string_view name);
+
 // A table for the `ptxas_info` stage: one row per kernel with its registers, smem,
 // cmem[0], stack frame, spill stores/loads and barriers (bytes as plain numbers).
 std::string FormatPtxasInfo(const std::vector<PtxasKernelInfo>& kernels);

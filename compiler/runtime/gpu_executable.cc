@@ -23,6 +23,7 @@
 #include "compiler/runtime/cublas_lt.h"
 #include "compiler/runtime/cudnn.h"
 #include "compiler/codegen/occupancy.h"
+#include "compiler/codegen/ptx_tools.h"
 #include "compiler/runtime/cuda_driver.h"
 
 namespace fusebox::runtime {
@@ -156,6 +157,15 @@ struct GpuPrograms {
   std::vector<std::string> library_notes;  // fallbacks taken when the plans were prepared
   std::string ptx;                          // what was loaded (occupancy requests included)
   std::vector<std::string> occupancy_notes;
+  // Kernels that run one of their variants (ChooseKernelVariants): its launches.
+  std::unordered_map<const codegen::GpuKernel*, const std::vector<codegen::GpuLaunch>*> variant_launches;
+  std::vector<std::string> variant_notes;
+
+  // The launches `kernel` runs: its own, or the variant timed fastest.
+  const std::vector<codegen::GpuLaunch>& LaunchesOf(const codegen::GpuKernel& kernel) const {
+    auto it = variant_launches.find(&kernel);
+    return it == variant_launches.end() ? kernel.launches : *it->second;
+  }
 };
 
 class GpuExecutable::Frame {
@@ -386,7 +396,7 @@ class GpuExecutable::Frame {
       buffers.push_back(exe_.programs_->scratch.ptr());
     }
     bool first = true;
-    for (const codegen::GpuLaunch& launch : kernel.launches) {
+    for (const codegen::GpuLaunch& launch : exe_.programs_->LaunchesOf(kernel)) {
       if (launch.skip_if_aliased >= 0 && first_output < buffers.size() &&
           static_cast<size_t>(launch.skip_if_aliased) < first_output &&
           buffers[static_cast<size_t>(launch.skip_if_aliased)] == buffers[first_output]) {
@@ -645,6 +655,23 @@ Status PrepareGemms(CudaContext& ctx, GpuPrograms& programs, bool autotune) {
   return Status::Ok();
 }
 
+// Queues `launches` of `inst`'s kernel on buffers `args` as RunKernel passes them (the
+// buffers, then each launch's scalars): the autotuners' timed calls.
+Status LaunchOnBuffers(CudaContext& ctx, const GpuPrograms& programs, const Instruction& inst,
+                       const std::vector<codegen::GpuLaunch>& launches, const std::vector<DevicePtr>& args) {
+  for (const codegen::GpuLaunch& launch : launches) {
+    auto fn = programs.functions.find(launch.function);
+    if (fn == programs.functions.end()) return Internal(inst.name() + ": entry " + launch.function + " not loaded");
+    std::vector<DevicePtr> copy = args;
+    std::vector<int64_t> scalars = launch.scalar_args;
+    std::vector<void*> params;
+    for (DevicePtr& a : copy) params.push_back(&a);
+    for (int64_t& v : scalars) params.push_back(&v);
+    RETURN_IF_ERROR(ctx.Launch(fn->second, launch.grid, launch.block, launch.shared_bytes, params.data()));
+  }
+  return Status::Ok();
+}
+
 // Times Fusebox's own kernel of each gemm call that has one (GpuCode::GemmKernelFor: a
 // skinny dot, or a tiled dot of one k slice) against the library's choice for the call,
 // one call each on the same buffers of the call's shapes (0x3c bytes), after a warm-up,
@@ -719,20 +746,7 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
       std::vector<DevicePtr> args;
       for (int64_t operand : kernel->call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
       args.push_back(out);
-      // The kernel ABI as RunKernel passes it: buffers, then each launch's scalars.
-      auto run_own = [&]() -> Status {
-        for (const codegen::GpuLaunch& launch : kernel->launches) {
-          auto fn = programs.functions.find(launch.function);
-          if (fn == programs.functions.end()) return Internal(inst->name() + ": entry " + launch.function + " not loaded");
-          std::vector<DevicePtr> copy = args;
-          std::vector<int64_t> scalars = launch.scalar_args;
-          std::vector<void*> params;
-          for (DevicePtr& a : copy) params.push_back(&a);
-          for (int64_t& v : scalars) params.push_back(&v);
-          RETURN_IF_ERROR(ctx.Launch(fn->second, launch.grid, launch.block, launch.shared_bytes, params.data()));
-        }
-        return Status::Ok();
-      };
+      auto run_own = [&]() -> Status { return LaunchOnBuffers(ctx, programs, *inst, kernel->launches, args); };
       auto best_of_three = [&](const std::function<Status()>& call) -> StatusOr<double> {
         RETURN_IF_ERROR(call());
         double best = -1;
@@ -776,6 +790,123 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
   return Status::Ok();
 }
 
+// Times each kernel that has variants (GpuKernel::variants: other threads a row) against
+// its own launches, on buffers of its operands' and results' shapes filled with zeros
+// (every index a gather or slice could read is then in bounds), and runs the fastest. A
+// sample is `reps` back-to-back launches, enough to take ~50 us after a warm-up launch
+// sized them; best of 3 samples. A variant replaces the kernel's own shape only when 3%
+// faster (the events' noise on a few-microsecond kernel is about that). The choice is
+// cached under the device and the PTX of every shape (occupancy requests included), so
+// a repeat compile times nothing.
+Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codegen::GpuCode& code,
+                            AutotuneCache* cache) {
+  constexpr double kTargetMs = 0.05, kMargin = 0.97;
+  std::string list;
+  int64_t timed = 0, moved = 0, cached = 0;
+  for (const auto& owned : code.kernels()) {
+    const codegen::GpuKernel* kernel = owned.get();
+    if (kernel->variants.empty() || kernel->hlo == nullptr || kernel->scratch_bytes > 0) continue;
+    const Instruction& inst = *kernel->hlo;
+    std::vector<int64_t> bytes;
+    bool arrays = true;
+    for (const Instruction* operand : inst.operands()) {
+      arrays &= operand->shape().IsArray();
+      bytes.push_back(ArrayBytes(operand->shape()));
+    }
+    for (int64_t leaf : LeafBytes(inst.shape())) bytes.push_back(leaf);
+    if (!arrays) continue;
+    std::vector<const std::vector<codegen::GpuLaunch>*> shapes = {&kernel->launches};
+    std::vector<std::string> labels = {kernel->label};
+    for (const codegen::GpuKernelVariant& variant : kernel->variants) {
+      shapes.push_back(&variant.launches);
+      labels.push_back(variant.label);
+    }
+    // The key: the device, then every shape's geometry and PTX (hashed).
+    std::string described;
+    for (const auto* launches : shapes) {
+      for (const codegen::GpuLaunch& launch : *launches) {
+        described += launch.function + "/" + std::to_string(launch.grid[0]) + "x" + std::to_string(launch.block[0]) + "\n";
+        described += codegen::PtxEntryText(programs.ptx, launch.function);
+      }
+    }
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : described) hash = (hash ^ c) * 1099511628211ull;
+    char hex[32];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
+    const CudaDeviceInfo& device = ctx.device();
+    const std::string key = AutotuneScope("Fusebox kernel variants v1", device.name, device.compute_major,
+                                          device.compute_minor) +
+                            "|" + kernel->kind_name + "|" + std::to_string(shapes.size()) + " shapes|ptx " + hex;
+    size_t chosen = 0;
+    std::string text;
+    if (std::optional<AutotuneRecord> hit = cache != nullptr ? cache->Find(key) : std::nullopt;
+        hit && hit->numbers.size() == 1 && hit->numbers[0] < shapes.size()) {
+      chosen = static_cast<size_t>(hit->numbers[0]);
+      text = hit->text + " (cached)";
+      ++cached;
+    } else {
+      StatusOr<std::vector<DeviceBuffer>> buffers = ctx.AllocateFilled(bytes, 0);
+      if (!buffers.ok()) {
+        list += (list.empty() ? "" : "; ") + inst.name() + ": not timed (" + buffers.status().message() + ")";
+        continue;
+      }
+      std::vector<DevicePtr> args;
+      for (const DeviceBuffer& buffer : *buffers) args.push_back(buffer.ptr());
+      auto run = [&](const std::vector<codegen::GpuLaunch>& launches, int64_t reps) -> Status {
+        for (int64_t r = 0; r < reps; ++r) RETURN_IF_ERROR(LaunchOnBuffers(ctx, programs, inst, launches, args));
+        return Status::Ok();
+      };
+      auto time = [&](const std::vector<codegen::GpuLaunch>& launches) -> StatusOr<double> {
+        ASSIGN_OR_RETURN(double once, ctx.TimeOnStream([&] { return run(launches, 1); }));
+        const int64_t reps = std::clamp<int64_t>(static_cast<int64_t>(kTargetMs / std::max(once, 1e-4)), 1, 20);
+        double best = -1;
+        for (int sample = 0; sample < 3; ++sample) {
+          ASSIGN_OR_RETURN(double ms, ctx.TimeOnStream([&] { return run(launches, reps); }));
+          best = best < 0 ? ms / static_cast<double>(reps) : std::min(best, ms / static_cast<double>(reps));
+        }
+        return best;
+      };
+      std::vector<double> ms;
+      Status failed = Status::Ok();
+      for (const auto* launches : shapes) {
+        StatusOr<double> t = time(*launches);
+        if (!t.ok()) {
+          failed = t.status();
+          break;
+        }
+        ms.push_back(*t);
+      }
+      RETURN_IF_ERROR(ctx.Synchronize());
+      if (!failed.ok()) {
+        list += (list.empty() ? "" : "; ") + inst.name() + ": not timed (" + failed.message() + ")";
+        continue;
+      }
+      for (size_t i = 1; i < ms.size(); ++i) {
+        if (ms[i] < ms[chosen] && ms[i] < kMargin * ms[0]) chosen = i;
+      }
+      for (size_t i = 0; i < ms.size(); ++i) {
+        char part[160];
+        std::snprintf(part, sizeof(part), "%s%s %.1f us", i == 0 ? "" : ", ", labels[i].c_str(), ms[i] * 1e3);
+        text += part;
+      }
+      text += " -> " + labels[chosen];
+      if (cache != nullptr) (void)cache->Insert(key, AutotuneRecord{{static_cast<uint64_t>(chosen)}, chosen != 0, text});
+    }
+    ++timed;
+    if (chosen != 0) {
+      ++moved;
+      programs.variant_launches[kernel] = shapes[chosen];
+    }
+    list += (list.empty() ? "" : "; ") + inst.name() + ": " + text;
+  }
+  if (list.empty()) return Status::Ok();
+  programs.variant_notes.push_back(
+      "kernel shapes timed for " + std::to_string(timed) + " kernel(s) at compile time, best of 3" +
+      (cached > 0 ? " (" + std::to_string(cached) + " from the autotune cache)" : std::string()) + ", " +
+      std::to_string(moved) + " moved: " + list);
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool ParseGemmKernels(const std::string& text, GemmKernels* out) {
@@ -808,6 +939,8 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   if (options.arch_from_device) {
     ASSIGN_OR_RETURN(compile.arch, ArchForDevice(exe->context_->device(), compile.arch));
   }
+  // Row kernels get their other shapes, timed below (with autotuning).
+  compile.kernel_variants = options.kernel_variants && options.autotune;
   // Skinny gemm calls get Fusebox's own kernel too, timed against the library below.
   compile.gemm_kernels = options.gemm_kernels == GemmKernels::kFusebox ||
                          (options.gemm_kernels == GemmKernels::kTimed && options.autotune);
@@ -855,20 +988,28 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   int64_t scratch_bytes = 0;
   for (const codegen::GpuKernel* kernel : exe->code_->AllKernels()) {
     scratch_bytes = std::max(scratch_bytes, kernel->scratch_bytes);
-    for (const codegen::GpuLaunch& launch : kernel->launches) {
-      auto it = programs.functions.find(launch.function);
+    for (const codegen::GpuLaunch* launch : kernel->EveryLaunch()) {
+      auto it = programs.functions.find(launch->function);
       if (it == programs.functions.end()) {
-        ASSIGN_OR_RETURN(CudaFunction fn, programs.cuda_module->GetFunction(launch.function));
-        it = programs.functions.emplace(launch.function, std::move(fn)).first;
+        ASSIGN_OR_RETURN(CudaFunction fn, programs.cuda_module->GetFunction(launch->function));
+        it = programs.functions.emplace(launch->function, std::move(fn)).first;
       }
-      if (launch.shared_bytes > kDefaultSharedBytes) {
-        RETURN_IF_ERROR(ctx.SetMaxDynamicSharedMemory(it->second, launch.shared_bytes));
+      if (launch->shared_bytes > kDefaultSharedBytes) {
+        RETURN_IF_ERROR(ctx.SetMaxDynamicSharedMemory(it->second, launch->shared_bytes));
       }
     }
   }
   if (scratch_bytes > 0) {
     ASSIGN_OR_RETURN(programs.scratch, ctx.Allocate(scratch_bytes));
     programs.bytes += scratch_bytes;
+  }
+  if (compile.kernel_variants && options.kernel_shape >= 0) {
+    for (const auto& kernel : exe->code_->kernels()) {
+      const size_t v = static_cast<size_t>(options.kernel_shape);
+      if (v >= 1 && v <= kernel->variants.size()) programs.variant_launches[kernel.get()] = &kernel->variants[v - 1].launches;
+    }
+  } else if (compile.kernel_variants) {
+    RETURN_IF_ERROR(ChooseKernelVariants(ctx, programs, *exe->code_, &AutotuneCache::Process()));
   }
 
   // Device memory for every program computation, constants uploaded once.
@@ -1052,6 +1193,7 @@ std::string GpuExecutable::library_description() const {
 
 const std::vector<std::string>& GpuExecutable::library_notes() const { return programs_->library_notes; }
 const std::vector<std::string>& GpuExecutable::occupancy_notes() const { return programs_->occupancy_notes; }
+const std::vector<std::string>& GpuExecutable::kernel_variant_notes() const { return programs_->variant_notes; }
 const std::string& GpuExecutable::loaded_ptx() const { return programs_->ptx; }
 
 int64_t GpuExecutable::tf32_gemms() const {

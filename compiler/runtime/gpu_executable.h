@@ -83,6 +83,15 @@ struct GpuExecutableOptions {
   // (codegen/occupancy.h; `fusebox run --gpu-occupancy=tuned|off`). Loads the code up to
   // three times when some kernel qualifies.
   bool tune_occupancy = true;
+  // With autotune: row kernels and row reductions are also compiled with other numbers of
+  // threads a row (GpuCompileOptions::kernel_variants), each shape timed at Create on
+  // buffers of the kernel's shapes, the fastest run (kernel_variant_notes() lists the
+  // times; the choice goes to the autotune cache). False: the emitter's default shape.
+  bool kernel_variants = true;
+  // With kernel_variants, >= 0: every kernel that has variants runs shape `kernel_shape`
+  // untimed (0 its own launches, v its variant v - 1, its own where it has fewer): tests
+  // check each shape on the device with it. -1: timed.
+  int64_t kernel_shape = -1;
 };
 
 class GpuExecutable {
@@ -125,6 +134,10 @@ class GpuExecutable {
   // One note per occupancy request made at Create: "occupancy (132 SMs): fusion_kernel: 4
   // blocks an SM asked for (...): 64 registers, 1 wave instead of 2", or why not kept.
   const std::vector<std::string>& occupancy_notes() const;
+  // One note listing every kernel whose shapes were timed at Create: "kernel shapes timed
+  // for 1 kernel(s) ...: fusion: a warp a row 7.1 us, 64 threads a row 7.6 us, ... -> a
+  // warp a row"; empty when none has variants.
+  const std::vector<std::string>& kernel_variant_notes() const;
   // The PTX loaded: code().ptx() with the occupancy requests kept.
   const std::string& loaded_ptx() const;
   // Switches how later copies go (e.g. a benchmark comparing both on one executable).

@@ -33,18 +33,24 @@ profiler::KernelAnnotations AnnotationsFromGpuCode(const codegen::GpuCode& code)
       if (kernel->hlo->parent() != nullptr) base.computation = kernel->hlo->parent()->name();
     }
     base.kind = kernel->kind_name;
-    bool first = true;
-    for (const codegen::GpuLaunch& launch : kernel->launches) {
-      if (out.count(launch.function) != 0) continue;
-      profiler::KernelAnnotation a = base;
-      if (first) {
-        a.bytes_read = kernel->bytes_read;
-        a.bytes_written = kernel->bytes_written;
-        a.flops = kernel->flops;
+    // A kernel's traffic and work go on its first launch; a variant's (the runtime may run
+    // one instead) on the variant's first.
+    auto annotate = [&](const std::vector<codegen::GpuLaunch>& launches) {
+      bool first = true;
+      for (const codegen::GpuLaunch& launch : launches) {
+        if (out.count(launch.function) != 0) continue;
+        profiler::KernelAnnotation a = base;
+        if (first) {
+          a.bytes_read = kernel->bytes_read;
+          a.bytes_written = kernel->bytes_written;
+          a.flops = kernel->flops;
+        }
+        first = false;
+        out.emplace(launch.function, std::move(a));
       }
-      first = false;
-      out.emplace(launch.function, std::move(a));
-    }
+    };
+    annotate(kernel->launches);
+    for (const codegen::GpuKernelVariant& variant : kernel->variants) annotate(variant.launches);
   }
   return out;
 }
@@ -132,6 +138,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   exe_opts.autotune = opts.gpu_autotune;
   exe_opts.gemm_kernels = opts.gpu_gemm_kernels;
   exe_opts.tune_occupancy = opts.gpu_tune_occupancy;
+  exe_opts.kernel_variants = opts.gpu_kernel_variants;
   exe_opts.compile.trace = opts.compile_trace;
   runtime::AutotuneCache& tuned = runtime::AutotuneCache::Process();
   std::string cache_note;
@@ -223,6 +230,7 @@ StatusOr<ProfiledRun> RunGpu(const Module& module, const std::vector<Literal>& a
   run.static_kernels = passes::CountKernels(exe->module()).kernels;
   for (const std::string& note : exe->library_notes()) run.notes.push_back(note);
   for (const std::string& note : exe->occupancy_notes()) run.notes.push_back(note);
+  for (const std::string& note : exe->kernel_variant_notes()) run.notes.push_back(note);
   if (!exe->host_staging_note().empty()) run.notes.push_back(exe->host_staging_note());
   if (!exe->library_description().empty()) {
     const int64_t tf32 = exe->tf32_gemms();

@@ -48,6 +48,9 @@ struct ProfiledRunOptions {
   // GPU: occupancy requests for kernels that would save a wave (`--gpu-occupancy`;
   // runtime::GpuExecutableOptions::tune_occupancy).
   bool gpu_tune_occupancy = true;
+  // GPU: row kernels' other shapes (threads a row) timed with autotuning, the fastest run
+  // (`--gpu-kernel-shapes`; runtime::GpuExecutableOptions::kernel_variants).
+  bool gpu_kernel_variants = true;
   // GPU: an autotune cache file (`--gpu-autotune-cache`, autotune_cache.h) loaded into the
   // process's cache before compiling (a missing file is started) and written back after.
   std::string gpu_autotune_cache;

@@ -251,7 +251,7 @@ void SourceMap::AddGpuCode(const codegen::GpuCode& code) {
   for (const auto& kernel : code.kernels()) {
     if (kernel->hlo == nullptr) continue;
     KernelSource& source = gpu_.KernelNamed(kernel->hlo->name());
-    for (const codegen::GpuLaunch& launch : kernel->launches) AddOnce(source.gpu_trace_names, launch.function);
+    for (const codegen::GpuLaunch* launch : kernel->EveryLaunch()) AddOnce(source.gpu_trace_names, launch->function);
   }
 }
 

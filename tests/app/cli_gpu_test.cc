@@ -127,6 +127,23 @@ TEST(CliGpuRunTest, OccupancyFlag) {
   EXPECT_THAT(off.out, ::testing::Not(HasSubstr("blocks an SM asked for")));
 }
 
+// Row kernels' shapes: timed by default (the run's notes give each shape's time),
+// `default` runs the emitter's shape untimed; a bad value is refused anywhere.
+TEST(CliGpuRunTest, KernelShapesFlag) {
+  Result bad = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --gpu-kernel-shapes=fastest");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--gpu-kernel-shapes"));
+  if (!fusebox::runtime::DiscoverCudaDevice(0).ok()) GTEST_SKIP() << "no GPU here";
+  Result timed = RunFusebox("run " + LayerNorm() + " --backend gpu --check --iterations 3");
+  EXPECT_EQ(timed.code, 0) << timed.out;
+  EXPECT_THAT(timed.out, HasSubstr("check: matches the interpreter"));
+  EXPECT_THAT(timed.out, HasSubstr("kernel shapes timed for 1 kernel(s)")) << timed.out;
+  Result plain = RunFusebox("run " + LayerNorm() + " --backend gpu --check --iterations 3 --gpu-kernel-shapes=default");
+  EXPECT_EQ(plain.code, 0) << plain.out;
+  EXPECT_THAT(plain.out, HasSubstr("check: matches the interpreter"));
+  EXPECT_THAT(plain.out, ::testing::Not(HasSubstr("kernel shapes timed")));
+}
+
 TEST(CliGpuRunTest, RunsOrSaysWhatIsMissing) {
   Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend gpu --check");
   auto device = fusebox::runtime::DiscoverCudaDevice(0);

@@ -255,6 +255,121 @@ TEST(GpuEmulatorTest, RowKernelsWriteValuesOfOneNumberPerRow) {
   }
 }
 
+// Every shape a row kernel or row reduction is compiled in (GpuCompileOptions::
+// kernel_variants: other threads a row, which the runtime times on the device) computes
+// what the interpreter does: rows a warp holds (1024, 512 elements: 64 to 256 threads a
+// row), rows a block holds (4096: 512 and 1024 threads, 128 holding 32 elements a
+// thread), a row a 1024-thread block loops over, rows with values of one number per row,
+// a plain row reduction and f64. Each variant's entry is its own (`_t<threads>`), its
+// blocks hold whole groups.
+void ExpectEveryRowShapeMatches(const std::string& text, const std::vector<std::string>& labels,
+                                bool gpu_libraries = false) {
+  auto parsed = ParseModule(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  auto args = interpreter::RandomArguments(**parsed, 3);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  auto expected = interpreter::Interpreter().Run(**parsed, *args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, gpu_libraries);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  GpuCompileOptions options;
+  options.kernel_variants = true;
+  auto emulator = GpuEmulator::Create(std::move(*optimized), options);
+  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  const GpuKernel* shaped = nullptr;
+  for (const auto& kernel : (*emulator)->code().kernels()) {
+    if (!kernel->variants.empty()) {
+      EXPECT_EQ(shaped, nullptr) << "one kernel with variants expected";
+      shaped = kernel.get();
+    }
+  }
+  ASSERT_NE(shaped, nullptr);
+  std::vector<std::string> got = {shaped->label};
+  for (const GpuKernelVariant& variant : shaped->variants) {
+    got.push_back(variant.label);
+    ASSERT_EQ(variant.launches.size(), 1u);
+    const GpuLaunch& launch = variant.launches[0];
+    const std::string threads = variant.label.substr(0, variant.label.find(' '));
+    EXPECT_EQ(launch.function, shaped->launches[0].function + "_t" + threads);
+    EXPECT_EQ(launch.block[0], std::max<int64_t>(256, std::stoll(threads)));
+  }
+  EXPECT_EQ(got, labels);
+  for (int64_t v = 0; v <= static_cast<int64_t>(shaped->variants.size()); ++v) {
+    SCOPED_TRACE(got[static_cast<size_t>(v)]);
+    (*emulator)->set_kernel_variant(v);
+    auto actual = (*emulator)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    EXPECT_EQ((*emulator)->last_variants_run(), v == 0 ? 0 : 1);
+    PrimitiveType type = expected->shape().IsArray() ? expected->shape().element_type() : PrimitiveType::kF32;
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(type));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+  }
+}
+
+TEST(GpuEmulatorTest, EveryRowKernelShapeMatchesTheInterpreter) {
+  using testing_util::RowKernelModule;
+  using testing_util::SoftmaxEntry;
+  const std::vector<std::string> warp_rows = {"a warp a row", "64 threads a row", "128 threads a row",
+                                              "256 threads a row"};
+  {
+    SCOPED_TRACE("softmax 6x1024");
+    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 6, 1024)), warp_rows);
+  }
+  {
+    SCOPED_TRACE("softmax 9x512");
+    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 9, 512)),
+                               {"a warp a row", "64 threads a row", "128 threads a row"});
+  }
+  const std::vector<std::string> block_rows = {"256 threads a row", "512 threads a row", "1024 threads a row",
+                                               "128 threads a row"};
+  {
+    SCOPED_TRACE("softmax 3x4096");
+    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 3, 4096)), block_rows);
+  }
+  {
+    SCOPED_TRACE("softmax 2x40000 (looped)");
+    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 2, 40000)), block_rows);
+  }
+  {
+    SCOPED_TRACE("layer norm f64 3x1200");
+    ExpectEveryRowShapeMatches(RowKernelModule("layer_norm", "f64", testing_util::LayerNormEntry("f64", {3, 1200})),
+                               {"256 threads a row", "128 threads a row"});
+  }
+  {
+    SCOPED_TRACE("row reduction 37x1024");
+    ExpectEveryRowShapeMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[37,1024] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[37] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  ROOT r = f32[37] sqrt(s)
+}
+)"),
+                               warp_rows);
+  }
+  {
+    SCOPED_TRACE("softmax with its row max and log-sum-exp, 5x512");
+    ExpectEveryRowShapeMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[5,512] parameter(0)
+  ninf = f32[] constant(-inf)
+  max = f32[5] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  bmax = f32[5,512] broadcast(max), dimensions={0}
+  shifted = f32[5,512] subtract(x, bmax)
+  ex = f32[5,512] exponential(shifted)
+  zero = f32[] constant(0)
+  sum = f32[5] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  logsum = f32[5] log(sum)
+  lse = f32[5] add(logsum, max)
+  bsum = f32[5,512] broadcast(sum), dimensions={0}
+  probs = f32[5,512] divide(ex, bsum)
+  ROOT out = (f32[5,512], f32[5], f32[5]) tuple(probs, max, lse)
+}
+)"),
+                               {"a warp a row", "64 threads a row", "128 threads a row"}, /*gpu_libraries=*/true);
+  }
+}
+
 // The training steps' launches with the GPU's libraries (library calls are not launches
 // here), each run matching the interpreter. Their losses (jax's log-softmax cross-entropy
 // and its gradient) take one row kernel: MNIST's row max, exp with its sum and per-row

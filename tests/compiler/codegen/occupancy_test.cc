@@ -385,5 +385,53 @@ TEST(OccupancyTest, ARequestThatSpillsIsNotKept) {
   EXPECT_THAT(a.tuned->ptx, Not(HasSubstr(".minnctapersm")));
 }
 
+// The layer norm compiled with its other shapes (kernel_variants: 64, 128 and 256
+// threads a row beside a warp a row): every shape is an entry of its own in the PTX
+// (PtxEntryText finds each, and only it), ptxas assembles all of them without spilling,
+// and the occupancy tuner weighs each shape's grid (a 256-thread row takes a block: 4096
+// blocks, 32 waves, not asked).
+TEST(OccupancyTest, RowKernelShapesAreEntriesOfTheirOwn) {
+  auto module = ParseModule(std::string(kReducers) + kLayerNorm);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto optimized = passes::OptimizeForBackend(**module, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  GpuCompileOptions options;
+  options.kernel_variants = true;
+  auto code = CompileForGpu(**optimized, options);
+  ASSERT_TRUE(code.ok()) << code.status().message();
+  ASSERT_EQ((*code)->kernels().size(), 1u);
+  const GpuKernel& kernel = *(*code)->kernels()[0];
+  ASSERT_EQ(kernel.variants.size(), 3u);
+  EXPECT_EQ(kernel.label, "a warp a row");
+  std::vector<std::string> entries;
+  for (const GpuLaunch* launch : kernel.EveryLaunch()) entries.push_back(launch->function);
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[1], entries[0] + "_t64");
+  EXPECT_EQ(kernel.variants[2].launches[0].grid[0], 4096);
+  EXPECT_EQ(AllLaunches(**code).size(), 4u);
+  for (const std::string& entry : entries) {
+    const std::string_view text = PtxEntryText((*code)->ptx(), entry);
+    EXPECT_THAT(std::string(text), HasSubstr(".entry " + entry + "("));
+    EXPECT_EQ(text.substr(text.size() - 1), "}");
+    for (const std::string& other : entries) {
+      if (other != entry) {
+        EXPECT_THAT(std::string(text), Not(HasSubstr(".entry " + other + "("))) << entry;
+      }
+    }
+  }
+  EXPECT_TRUE(PtxEntryText((*code)->ptx(), entries[0] + "_t32").empty());
+  if (!FindPtxas().ok()) GTEST_SKIP() << FindPtxas().status().message();
+  PtxasOptions ptxas;
+  ptxas.threads = 1;
+  auto assembled = AssemblePtx((*code)->ptx(), (*code)->arch(), ptxas);
+  ASSERT_TRUE(assembled.ok()) << assembled.status().message();
+  std::vector<std::string> seen;
+  for (const PtxasKernelInfo& k : assembled->kernels) {
+    seen.push_back(k.name);
+    EXPECT_EQ(k.spill_store_bytes, 0) << k.name;
+  }
+  EXPECT_THAT(seen, ::testing::UnorderedElementsAreArray(entries));
+}
+
 }  // namespace
 }  // namespace fusebox::codegen

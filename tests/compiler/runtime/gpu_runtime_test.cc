@@ -650,6 +650,52 @@ TEST(GpuExecutableGpuTest, OccupancyRequestsAreLoadedAndMatch) {
   }
 }
 
+// The layer norm's row kernel in every shape it is compiled in (a warp, 64, 128 and 256
+// threads a row) matches the interpreter on the device; timed, the run's note gives each
+// shape's time and the one that runs, and a second compile takes the choice from the
+// autotune cache; with kernel_variants off there is nothing to time.
+TEST(GpuExecutableGpuTest, RowKernelShapesAreTimedAndEachMatches) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  Reference ref;
+  LoadReference("tests/data/gpu/layer_norm_4096x1024.hlo", 3, &ref);
+  if (::testing::Test::HasFatalFailure()) return;
+  auto run = [&](const runtime::GpuExecutableOptions& options, std::string* notes) {
+    auto optimized = passes::OptimizeForBackend(*ref.module, true, true);
+    ASSERT_TRUE(optimized.ok());
+    auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    auto result = (*exe)->Run(ref.args);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    interpreter::CompareResult cmp =
+        interpreter::CompareLiterals(*result, ref.expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    for (const std::string& note : (*exe)->kernel_variant_notes()) *notes += note + "\n";
+  };
+  for (int64_t shape = 0; shape <= 3; ++shape) {
+    SCOPED_TRACE("shape " + std::to_string(shape));
+    runtime::GpuExecutableOptions options;
+    options.kernel_shape = shape;
+    std::string notes;
+    run(options, &notes);
+    EXPECT_TRUE(notes.empty()) << notes;
+  }
+  runtime::AutotuneCache::Process().Clear();
+  runtime::GpuExecutableOptions timed;
+  std::string first, second, off;
+  run(timed, &first);
+  std::cout << first;
+  EXPECT_THAT(first, HasSubstr("kernel shapes timed for 1 kernel(s)"));
+  EXPECT_THAT(first, HasSubstr("a warp a row "));
+  EXPECT_THAT(first, HasSubstr("256 threads a row "));
+  EXPECT_THAT(first, HasSubstr(" -> "));
+  run(timed, &second);
+  EXPECT_THAT(second, HasSubstr("1 from the autotune cache"));
+  runtime::GpuExecutableOptions plain;
+  plain.kernel_variants = false;
+  run(plain, &off);
+  EXPECT_TRUE(off.empty()) << off;
+}
+
 TEST(GpuExecutableGpuTest, CudnnConvolutionsMatchTheInterpreter) {
   FUSEBOX_SKIP_WITHOUT_GPU();
   auto module = ParseModule(R"(HloModule m
