@@ -54,6 +54,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   }
   codegen::GpuCompileOptions gpu_options;
   gpu_options.arch = opts.gpu_arch;
+  gpu_options.kernel_variants = opts.compile_kernel_shapes == "all";
   (*session)->SetGpuOptions(gpu_options);
   (*session)->SetGpuLibraries(opts.gpu_library == "on");
   passes::PipelineOptions popts;
@@ -138,6 +139,11 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
                   "convolutions cuBLAS / cuDNN run into library calls (the ptx stage's header lists them); "
                   "off: Fusebox's own kernels for everything")
       ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--gpu-kernel-shapes", opts->compile_kernel_shapes,
+                  "GPU stages: default (the default): each kernel's default shape, as a run without autotuning "
+                  "loads it; all: also the other shapes a GPU run times (row kernels with other threads a row: "
+                  "their entries in ptx, with the launch map's header, and their registers in ptxas_info)")
+      ->check(CLI::IsMember({"default", "all"}));
   cmd->add_option("--dump-to", opts->dump_to, "Write dumps into this folder");
   cmd->add_option("--dump-pass-re", opts->dump_pass_re,
                   "Snapshot only after passes matching this regex (default .*)");

@@ -138,6 +138,7 @@ struct CompileOptions {
   std::string backend = "cpu";
   std::string gpu_arch = "sm_90";
   std::string gpu_library = "on";  // --gpu-library=on|off: the GPU stages with cuBLAS/cuDNN calls, or without
+  std::string compile_kernel_shapes = "default";  // --gpu-kernel-shapes=default|all
   bool list_stages = false;
   std::string source_map;  // --source-map FILE.json
   CompileTraceOptions compile_trace;

@@ -173,6 +173,15 @@ std::string PtxWithLaunchMap(const codegen::GpuCode& code, const std::vector<Gpu
                 (it->second > 1 ? ", launched " + std::to_string(it->second) + " times" : "") + "\n";
       launches.erase(it);
     }
+    // Other shapes compiled for a GPU run to time (GpuCompileOptions::kernel_variants).
+    for (const codegen::GpuKernelVariant& variant : kernel->variants) {
+      for (const codegen::GpuLaunch& launch : variant.launches) {
+        header += "//   " + launch.function + " <- %" + (kernel->hlo != nullptr ? kernel->hlo->name() : "?") + " (" +
+                  kernel->kind_name + ", shape: " + variant.label + "; timed against " + kernel->label + "), grid " +
+                  std::to_string(launch.grid[0]) + "x" + std::to_string(launch.grid[1]) + "x" +
+                  std::to_string(launch.grid[2]) + ", block " + std::to_string(launch.block[0]) + "\n";
+      }
+    }
   }
   if (!calls.empty()) {
     header += "// Library calls (no kernel here; the GPU runtime calls NVIDIA's library): HLO instruction -> "

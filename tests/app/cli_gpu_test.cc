@@ -107,6 +107,30 @@ TEST(CliGpuCompileTest, PtxasInfoNamesTheOccupancyRequests) {
   EXPECT_THAT(plain.out, ::testing::Not(HasSubstr("occupancy (")));
 }
 
+// `compile --gpu-kernel-shapes=all`: the ptx stage's header names the other shapes a GPU
+// run times (64, 128 and 256 threads a row beside the layer norm's warp a row), each an
+// entry of the PTX, and ptxas_info has their registers; the default shows none.
+TEST(CliGpuCompileTest, KernelShapesInTheGpuStages) {
+  Result all = RunFusebox("compile " + LayerNorm() + " --stage ptx --gpu-kernel-shapes=all");
+  if (all.code != 0 && all.out.find("libdevice") != std::string::npos) GTEST_SKIP() << all.out;
+  ASSERT_EQ(all.code, 0) << all.out;
+  EXPECT_THAT(all.out, HasSubstr("//   fusion_kernel_t64 <- %fusion (reduction(row kernel), shape: 64 threads a row; "
+                                 "timed against a warp a row), grid 1024x1x1, block 256"));
+  EXPECT_THAT(all.out, HasSubstr("fusion_kernel_t256 <- %fusion"));
+  EXPECT_THAT(all.out, HasSubstr(".entry fusion_kernel_t128("));
+  Result plain = RunFusebox("compile " + LayerNorm() + " --stage ptx");
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_THAT(plain.out, ::testing::Not(HasSubstr("_t64")));
+  Result bad = RunFusebox("compile " + LayerNorm() + " --stage ptx --gpu-kernel-shapes=some");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--gpu-kernel-shapes"));
+  if (!fusebox::codegen::FindPtxas().ok()) GTEST_SKIP() << "no ptxas here";
+  Result info = RunFusebox("compile " + LayerNorm() + " --stage ptxas_info --gpu-kernel-shapes=all");
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_THAT(info.out, HasSubstr("fusion_kernel_t256  sm_90 "));
+  EXPECT_THAT(info.out, HasSubstr("4 kernels, 0 with register spills"));
+}
+
 // --gpu-occupancy=tuned|off (refused otherwise, anywhere). On a GPU both match the
 // interpreter; tuned, the run's notes give the request on a GPU where it saves a wave.
 TEST(CliGpuRunTest, OccupancyFlag) {
