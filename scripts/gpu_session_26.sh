@@ -109,11 +109,11 @@ for w in layer_norm softmax mha_fwd_bwd; do
     grep -E "per run|occupancy|rror" "/tmp/$w.occ.txt" | cut -c1-400 >>"$log"
   done
 done
-# Row kernels' shapes (threads a row) timed at compile time against the emitter's default
+# Row and column kernels' shapes (threads a row or a block) timed at compile time against the emitter's default
 # (docs/gpu-backend.md "Kernel shapes timed on the device"): the timed run's notes give
-# each shape's time and the choice. About 5 s.
+# each shape's time and the choice. About 10 s.
 step "kernel shapes: timed / default (kernel time per run; the timed run's notes give each shape's time)"
-for w in softmax layer_norm mha_fwd_bwd; do
+for w in softmax layer_norm mlp_train_step mnist_train_step mha_fwd_bwd; do
   for dir in /tmp/compare_xla_gpu /tmp/compare_xla_gpu_transformer; do [[ -f $dir/$w.hlo ]] && break; done
   inputs=$(ls $dir/$w.input_*.npy 2>/dev/null | sort -V | paste -sd, -)
   [[ -n "$inputs" ]] || { echo "($w: no compare inputs)" >>"$log"; continue; }

@@ -220,7 +220,7 @@ void ProfilePanel::DrawControls(WorkbenchContext& context) {
       ImGui::SetTooltip("cuDNN's and cuBLASLt's algorithms timed at compile time and the fastest kept, as XLA's\n"
                         "autotuner does (choices kept for the session: a repeat is not timed again); skinny gemm\n"
                         "calls (a side of at most 16) also timed against Fusebox's own kernel, the faster runs\n"
-                        "(the run's notes give both times); row kernels' shapes (threads a row) timed, the fastest runs;\n"
+                        "(the run's notes give both times); row and column kernels' shapes timed, the fastest runs;\n"
                         "off: the libraries' heuristics choose (fusebox run --gpu-autotune=off)");
     }
     ImGui::SameLine();

@@ -282,39 +282,46 @@ void GpuKernelEmitter::EmitEmulatorWrappers() {
   }
 }
 
+void GpuKernelEmitter::OfferShapes(const std::string& label, std::vector<LaunchShape> others) {
+  if (!shape_.suffix.empty()) return;  // emitting a variant
+  ++shaped_;
+  shaped_label_ = label;
+  other_shapes_ = std::move(others);
+}
+
 Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
-  const int64_t begun = row_groups_begun_;
+  const int64_t shaped = shaped_;
   RETURN_IF_ERROR(EmitKernel(inst, kernel));
-  // One launch through BeginRowGroups (a row kernel, an unsplit row reduction): the same
-  // kernel with other numbers of threads a row, for the runtime to time.
-  const bool rows = kernel->kind_name == "reduction(row kernel)" || kernel->kind_name == "reduction(row)";
-  if (!options_.kernel_variants || !rows || row_groups_begun_ != begun + 1 || kernel->launches.size() != 1 ||
+  // One launch that could take other shapes (a row kernel, an unsplit row or column
+  // reduction; not a part of a merged launch): the same kernel in each, for the runtime
+  // to time.
+  const bool kinds = kernel->kind_name == "reduction(row kernel)" || kernel->kind_name == "reduction(row)" ||
+                     kernel->kind_name == "reduction(column)";
+  if (!options_.kernel_variants || !kinds || shaped_ != shaped + 1 || kernel->launches.size() != 1 ||
       kernel->scratch_bytes > 0) {
     return Status::Ok();
   }
-  const int64_t length = last_row_length_;
-  kernel->label = RowGroupLabel(DefaultRowGroup(length));
-  for (int64_t group : RowGroupVariants(length)) {
-    GpuKernel shape;
-    shape.name = kernel->name;  // the variant's entries: <name>_kernel_t<group>
-    row_group_ = group;
-    variant_suffix_ = "_t" + std::to_string(group);
-    Status st = EmitKernel(inst, &shape);
-    row_group_ = 0;
-    variant_suffix_.clear();
+  kernel->label = shaped_label_;
+  const std::vector<LaunchShape> others = other_shapes_;
+  for (const LaunchShape& other : others) {
+    GpuKernel variant;
+    variant.name = kernel->name;  // the variant's entries: <name>_kernel<suffix>
+    shape_ = other;
+    Status st = EmitKernel(inst, &variant);
+    shape_ = LaunchShape();
     RETURN_IF_ERROR(st);
-    if (shape.launches.size() != 1 || shape.kind_name != kernel->kind_name) {
-      return Internal(inst.name() + ": the " + RowGroupLabel(group) + " variant is another kind of kernel (" +
-                      shape.kind_name + ")");
+    if (variant.launches.size() != 1 || variant.kind_name != kernel->kind_name || variant.scratch_bytes > 0) {
+      return Internal(inst.name() + ": its " + other.label + " variant is another kind of kernel (" +
+                      variant.kind_name + ")");
     }
-    kernel->variants.push_back({RowGroupLabel(group), std::move(shape.launches)});
+    kernel->variants.push_back({other.label, std::move(variant.launches)});
   }
   return Status::Ok();
 }
 
 Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) {
   kernel->hlo = &inst;
-  if (variant_suffix_.empty()) kernel->name = EntryBaseName(inst.name());
+  if (shape_.suffix.empty()) kernel->name = EntryBaseName(inst.name());
   ASSIGN_OR_RETURN(KernelFacts facts, DescribeKernel(context_, inst, "GPU backend"));
   kernel->kind_name = facts.kind_name;
   kernel->bytes_read = facts.bytes_read;

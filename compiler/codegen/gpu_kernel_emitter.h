@@ -118,6 +118,9 @@ class GpuKernelEmitter {
   static int64_t DefaultRowGroup(int64_t length);
   static std::vector<int64_t> RowGroupVariants(int64_t length);
   static std::string RowGroupLabel(int64_t group);
+  // An unsplit column reduction's threads a block and threads an output: 1024 when its
+  // blocks are fewer than the GPU has SMs (128), else 256; the other is its variant.
+  static std::string ColumnBlockLabel(int64_t block, int64_t walkers);
 
  private:
   Status EmitKernel(const Instruction& inst, GpuKernel* kernel);
@@ -412,12 +415,22 @@ class GpuKernelEmitter {
   const GpuCompileOptions& options_;
   const bool emulate_;
   std::unordered_set<std::string> used_names_;
-  // While a variant is emitted: its threads a row and its entries' name suffix.
-  int64_t row_group_ = 0;
-  std::string variant_suffix_;
-  // BeginRowGroups calls so far, and the row length of the last.
-  int64_t row_groups_begun_ = 0;
-  int64_t last_row_length_ = 0;
+  // A launch shape a kernel may take besides its default (GpuKernel::variants): threads a
+  // row for row kernels and row reductions, threads a block for unsplit column reductions.
+  struct LaunchShape {
+    int64_t row_group = 0;     // threads a row (0: not set)
+    int64_t column_block = 0;  // threads a block of a column reduction (0: not set)
+    std::string label;         // "64 threads a row"
+    std::string suffix;        // of the variant's entry name: "_t64", "_b1024"
+  };
+  // While a variant is emitted: its shape (else all 0).
+  LaunchShape shape_;
+  // Emissions that could take other shapes so far, and the last one's label and others.
+  int64_t shaped_ = 0;
+  std::string shaped_label_;
+  std::vector<LaunchShape> other_shapes_;
+  // Records a shaped emission (when not emitting a variant).
+  void OfferShapes(const std::string& label, std::vector<LaunchShape> others);
 };
 
 }  // namespace fusebox::codegen::gpu

@@ -494,6 +494,10 @@ std::vector<int64_t> GpuKernelEmitter::RowGroupVariants(int64_t length) {
   return out;
 }
 
+std::string GpuKernelEmitter::ColumnBlockLabel(int64_t block, int64_t walkers) {
+  return std::to_string(block) + " threads a block, " + std::to_string(walkers) + " an output";
+}
+
 std::string GpuKernelEmitter::RowGroupLabel(int64_t group) {
   return group == kWarp ? "a warp a row" : std::to_string(group) + " threads a row";
 }
@@ -501,12 +505,15 @@ std::string GpuKernelEmitter::RowGroupLabel(int64_t group) {
 StatusOr<GpuKernelEmitter::RowGroups> GpuKernelEmitter::BeginRowGroups(const Instruction& inst, const std::string& name, int64_t buffer_count,
                                                                        int64_t rows, int64_t length, GpuLaunch* launch) {
   RowGroups rg;
-  rg.group = row_group_ > 0 ? row_group_ : DefaultRowGroup(length);
+  rg.group = shape_.row_group > 0 ? shape_.row_group : DefaultRowGroup(length);
   const int64_t block = std::max(kBlock, rg.group);
   rg.groups = block / rg.group;
-  ++row_groups_begun_;
-  last_row_length_ = length;
-  launch->function = name + variant_suffix_;
+  std::vector<LaunchShape> others;
+  for (int64_t group : RowGroupVariants(length)) {
+    others.push_back({group, 0, RowGroupLabel(group), "_t" + std::to_string(group)});
+  }
+  OfferShapes(RowGroupLabel(rg.group), std::move(others));
+  launch->function = name + shape_.suffix;
   launch->block = {block, 1, 1};
   launch->grid = {CeilDiv(rows, rg.groups), 1, 1};
   if (launch->grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many rows for one launch");
@@ -681,12 +688,20 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
   if (info.length >= 512 && column_blocks < 1024) {
     splits = std::min(CeilDiv(1024, column_blocks), CeilDiv(info.length, 64));
   }
-  // Fewer blocks than the H100's and H200's 132 SMs, rows unsplit: 1024 threads a block.
-  const bool few_blocks = splits == 1 && column_blocks < 128;
+  // Fewer blocks than the H100's and H200's 132 SMs, rows unsplit: 1024 threads a block
+  // (the other block size is a variant the runtime times; kernel_variants).
+  const bool few_blocks = shape_.column_block > 0 ? shape_.column_block == 1024 : splits == 1 && column_blocks < 128;
   int64_t lanes = kWarp;
   while (few_blocks && lanes / 2 >= info.outputs) lanes /= 2;
   const int64_t block = few_blocks ? 1024 : kBlock;
   const int64_t walkers = block / lanes;  // threads per output
+  if (splits == 1) {
+    const int64_t other = few_blocks ? kBlock : 1024;
+    int64_t other_lanes = kWarp;
+    while (other == 1024 && other_lanes / 2 >= info.outputs) other_lanes /= 2;
+    OfferShapes(ColumnBlockLabel(block, walkers),
+                {{0, other, ColumnBlockLabel(other, other / other_lanes), "_b" + std::to_string(other)}});
+  }
   const bool split = splits > 1;
   int64_t scratch_bytes = 0;
   std::vector<int64_t> offsets;
@@ -697,7 +712,7 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
   const int64_t buffer_count = inst.operand_count() + static_cast<int64_t>(outputs.size()) + (split ? 1 : 0);
   const int64_t chunk = CeilDiv(info.length, splits);
   GpuLaunch launch;
-  launch.function = kernel->name + info.launch_suffix + "_kernel";
+  launch.function = kernel->name + info.launch_suffix + "_kernel" + shape_.suffix;
   launch.block = {block, 1, 1};
   launch.grid = {column_blocks * splits, 1, 1};
   if (launch.grid[0] > kMaxGridX) return Unimplemented(inst.name() + ": too many outputs for one launch");

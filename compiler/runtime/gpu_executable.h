@@ -84,7 +84,8 @@ struct GpuExecutableOptions {
   // three times when some kernel qualifies.
   bool tune_occupancy = true;
   // With autotune: row kernels and row reductions are also compiled with other numbers of
-  // threads a row (GpuCompileOptions::kernel_variants), each shape timed at Create on
+  // threads a row, unsplit column reductions with the other block size
+  // (GpuCompileOptions::kernel_variants), each shape timed at Create on
   // buffers of the kernel's shapes, the fastest run (kernel_variant_notes() lists the
   // times; the choice goes to the autotune cache). False: the emitter's default shape.
   bool kernel_variants = true;

@@ -255,14 +255,15 @@ TEST(GpuEmulatorTest, RowKernelsWriteValuesOfOneNumberPerRow) {
   }
 }
 
-// Every shape a row kernel or row reduction is compiled in (GpuCompileOptions::
-// kernel_variants: other threads a row, which the runtime times on the device) computes
-// what the interpreter does: rows a warp holds (1024, 512 elements: 64 to 256 threads a
-// row), rows a block holds (4096: 512 and 1024 threads, 128 holding 32 elements a
-// thread), a row a 1024-thread block loops over, rows with values of one number per row,
-// a plain row reduction and f64. Each variant's entry is its own (`_t<threads>`), its
-// blocks hold whole groups.
-void ExpectEveryRowShapeMatches(const std::string& text, const std::vector<std::string>& labels,
+// Every shape a row kernel, row reduction or unsplit column reduction is compiled in
+// (GpuCompileOptions::kernel_variants: other threads a row or a block, which the runtime
+// times on the device) computes what the interpreter does: rows a warp holds (1024, 512
+// elements: 64 to 256 threads a row), rows a block holds (4096: 512 and 1024 threads, 128
+// holding 32 elements a thread), a row a 1024-thread block loops over, rows with values of
+// one number per row, a plain row reduction and f64; bias gradients (10 and 96 outputs of
+// 256 rows, one beside its activation gradient) with 1024 and 256 threads a block. Each
+// variant's entry is its own (`_t<threads>`, `_b<threads>`), its blocks hold whole groups.
+void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::string>& labels,
                                 bool gpu_libraries = false) {
   auto parsed = ParseModule(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -289,9 +290,14 @@ void ExpectEveryRowShapeMatches(const std::string& text, const std::vector<std::
     got.push_back(variant.label);
     ASSERT_EQ(variant.launches.size(), 1u);
     const GpuLaunch& launch = variant.launches[0];
-    const std::string threads = variant.label.substr(0, variant.label.find(' '));
-    EXPECT_EQ(launch.function, shaped->launches[0].function + "_t" + threads);
-    EXPECT_EQ(launch.block[0], std::max<int64_t>(256, std::stoll(threads)));
+    const int64_t threads = std::stoll(variant.label.substr(0, variant.label.find(' ')));
+    if (variant.label.find("a row") != std::string::npos) {
+      EXPECT_EQ(launch.function, shaped->launches[0].function + "_t" + std::to_string(threads));
+      EXPECT_EQ(launch.block[0], std::max<int64_t>(256, threads));
+    } else {
+      EXPECT_EQ(launch.function, shaped->launches[0].function + "_b" + std::to_string(threads));
+      EXPECT_EQ(launch.block[0], threads);
+    }
   }
   EXPECT_EQ(got, labels);
   for (int64_t v = 0; v <= static_cast<int64_t>(shaped->variants.size()); ++v) {
@@ -306,38 +312,38 @@ void ExpectEveryRowShapeMatches(const std::string& text, const std::vector<std::
   }
 }
 
-TEST(GpuEmulatorTest, EveryRowKernelShapeMatchesTheInterpreter) {
+TEST(GpuEmulatorTest, EveryKernelShapeMatchesTheInterpreter) {
   using testing_util::RowKernelModule;
   using testing_util::SoftmaxEntry;
   const std::vector<std::string> warp_rows = {"a warp a row", "64 threads a row", "128 threads a row",
                                               "256 threads a row"};
   {
     SCOPED_TRACE("softmax 6x1024");
-    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 6, 1024)), warp_rows);
+    ExpectEveryShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 6, 1024)), warp_rows);
   }
   {
     SCOPED_TRACE("softmax 9x512");
-    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 9, 512)),
+    ExpectEveryShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 9, 512)),
                                {"a warp a row", "64 threads a row", "128 threads a row"});
   }
   const std::vector<std::string> block_rows = {"256 threads a row", "512 threads a row", "1024 threads a row",
                                                "128 threads a row"};
   {
     SCOPED_TRACE("softmax 3x4096");
-    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 3, 4096)), block_rows);
+    ExpectEveryShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 3, 4096)), block_rows);
   }
   {
     SCOPED_TRACE("softmax 2x40000 (looped)");
-    ExpectEveryRowShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 2, 40000)), block_rows);
+    ExpectEveryShapeMatches(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 2, 40000)), block_rows);
   }
   {
     SCOPED_TRACE("layer norm f64 3x1200");
-    ExpectEveryRowShapeMatches(RowKernelModule("layer_norm", "f64", testing_util::LayerNormEntry("f64", {3, 1200})),
+    ExpectEveryShapeMatches(RowKernelModule("layer_norm", "f64", testing_util::LayerNormEntry("f64", {3, 1200})),
                                {"256 threads a row", "128 threads a row"});
   }
   {
     SCOPED_TRACE("row reduction 37x1024");
-    ExpectEveryRowShapeMatches(WithReducers(R"(
+    ExpectEveryShapeMatches(WithReducers(R"(
 ENTRY e {
   x = f32[37,1024] parameter(0)
   zero = f32[] constant(0)
@@ -349,7 +355,7 @@ ENTRY e {
   }
   {
     SCOPED_TRACE("softmax with its row max and log-sum-exp, 5x512");
-    ExpectEveryRowShapeMatches(WithReducers(R"(
+    ExpectEveryShapeMatches(WithReducers(R"(
 ENTRY e {
   x = f32[5,512] parameter(0)
   ninf = f32[] constant(-inf)
@@ -367,6 +373,32 @@ ENTRY e {
 }
 )"),
                                {"a warp a row", "64 threads a row", "128 threads a row"}, /*gpu_libraries=*/true);
+  }
+  {
+    SCOPED_TRACE("bias gradient 256x10 beside its activation gradient");
+    ExpectEveryShapeMatches(WithReducers(R"(
+ENTRY e {
+  g = f32[256,10] parameter(0)
+  a = f32[256,10] parameter(1)
+  zero = f32[] constant(0)
+  m = f32[256,10] maximum(a, g)
+  gz = f32[256,10] multiply(g, m)
+  b = f32[10] reduce(gz, zero), dimensions={0}, to_apply=add_f32
+  ROOT out = (f32[256,10], f32[10]) tuple(gz, b)
+}
+)"),
+                               {"1024 threads a block, 64 an output", "256 threads a block, 8 an output"});
+  }
+  {
+    SCOPED_TRACE("column reduction 256x96");
+    ExpectEveryShapeMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[256,96] parameter(0)
+  zero = f32[] constant(0)
+  ROOT b = f32[96] reduce(x, zero), dimensions={0}, to_apply=add_f32
+}
+)"),
+                               {"1024 threads a block, 32 an output", "256 threads a block, 8 an output"});
   }
 }
 
