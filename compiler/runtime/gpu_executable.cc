@@ -22,6 +22,7 @@
 #include "compiler/runtime/cublas.h"
 #include "compiler/runtime/cublas_lt.h"
 #include "compiler/runtime/cudnn.h"
+#include "compiler/runtime/kernel_shapes.h"
 #include "compiler/codegen/occupancy.h"
 #include "compiler/codegen/ptx_tools.h"
 #include "compiler/runtime/cuda_driver.h"
@@ -800,7 +801,6 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
 // a repeat compile times nothing.
 Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codegen::GpuCode& code,
                             AutotuneCache* cache) {
-  constexpr double kTargetMs = 0.05, kMargin = 0.97;
   std::string list;
   int64_t timed = 0, moved = 0, cached = 0;
   for (const auto& owned : code.kernels()) {
@@ -821,22 +821,20 @@ Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codeg
       shapes.push_back(&variant.launches);
       labels.push_back(variant.label);
     }
-    // The key: the device, then every shape's geometry and PTX (hashed).
-    std::string described;
-    for (const auto* launches : shapes) {
-      for (const codegen::GpuLaunch& launch : *launches) {
-        described += launch.function + "/" + std::to_string(launch.grid[0]) + "x" + std::to_string(launch.block[0]) + "\n";
-        described += codegen::PtxEntryText(programs.ptx, launch.function);
+    // The key: the device, then every shape's geometry and PTX.
+    std::vector<KernelShapeText> described;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      KernelShapeText shape{labels[i], ""};
+      for (const codegen::GpuLaunch& launch : *shapes[i]) {
+        shape.launches += launch.function + "/" + std::to_string(launch.grid[0]) + "x" + std::to_string(launch.block[0]) + "\n";
+        shape.launches += codegen::PtxEntryText(programs.ptx, launch.function);
       }
+      described.push_back(std::move(shape));
     }
-    uint64_t hash = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : described) hash = (hash ^ c) * 1099511628211ull;
-    char hex[32];
-    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
     const CudaDeviceInfo& device = ctx.device();
-    const std::string key = AutotuneScope("Fusebox kernel variants v1", device.name, device.compute_major,
-                                          device.compute_minor) +
-                            "|" + kernel->kind_name + "|" + std::to_string(shapes.size()) + " shapes|ptx " + hex;
+    const std::string key = KernelShapeKey(
+        AutotuneScope("Fusebox kernel shapes v1", device.name, device.compute_major, device.compute_minor),
+        kernel->kind_name, described);
     size_t chosen = 0;
     std::string text;
     if (std::optional<AutotuneRecord> hit = cache != nullptr ? cache->Find(key) : std::nullopt;
@@ -858,7 +856,7 @@ Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codeg
       };
       auto time = [&](const std::vector<codegen::GpuLaunch>& launches) -> StatusOr<double> {
         ASSIGN_OR_RETURN(double once, ctx.TimeOnStream([&] { return run(launches, 1); }));
-        const int64_t reps = std::clamp<int64_t>(static_cast<int64_t>(kTargetMs / std::max(once, 1e-4)), 1, 20);
+        const int64_t reps = ShapeSampleLaunches(once);
         double best = -1;
         for (int sample = 0; sample < 3; ++sample) {
           ASSIGN_OR_RETURN(double ms, ctx.TimeOnStream([&] { return run(launches, reps); }));
@@ -881,15 +879,8 @@ Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codeg
         list += (list.empty() ? "" : "; ") + inst.name() + ": not timed (" + failed.message() + ")";
         continue;
       }
-      for (size_t i = 1; i < ms.size(); ++i) {
-        if (ms[i] < ms[chosen] && ms[i] < kMargin * ms[0]) chosen = i;
-      }
-      for (size_t i = 0; i < ms.size(); ++i) {
-        char part[160];
-        std::snprintf(part, sizeof(part), "%s%s %.1f us", i == 0 ? "" : ", ", labels[i].c_str(), ms[i] * 1e3);
-        text += part;
-      }
-      text += " -> " + labels[chosen];
+      chosen = FastestShape(ms);
+      text = ShapeTimesText(labels, ms, chosen);
       if (cache != nullptr) (void)cache->Insert(key, AutotuneRecord{{static_cast<uint64_t>(chosen)}, chosen != 0, text});
     }
     ++timed;

@@ -1,0 +1,40 @@
+// How the GPU runtime chooses among a kernel's launch shapes (codegen::GpuKernel::variants:
+// other threads a row or a block), apart from the device: the autotune cache's key, how
+// many launches a timing sample takes, which shape wins and the note that says so. The
+// timing itself is GpuExecutable's (docs/gpu-backend.md "Kernel shapes timed on the
+// device").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusebox::runtime {
+
+// One shape as the key sees it: its entries' names, grids and blocks, and their PTX text
+// (occupancy requests included), in launch order.
+struct KernelShapeText {
+  std::string label;     // "a warp a row"
+  std::string launches;  // "fusion_kernel/512x256\n" + the entry's PTX, per launch
+};
+
+// The autotune cache's key for a kernel's shapes: `scope` (AutotuneScope: the device), the
+// kernel's kind, and a 64-bit FNV-1a hash of every shape's launches and PTX. Any change to
+// an entry's code, grid or block, or to the shapes offered, is another key.
+std::string KernelShapeKey(const std::string& scope, const std::string& kind, const std::vector<KernelShapeText>& shapes);
+
+// Launches a timing sample takes: as many as fill `target_ms` given one launch's time
+// (at least 1, at most 20).
+int64_t ShapeSampleLaunches(double one_launch_ms, double target_ms = 0.05);
+
+// The shape that runs, given each shape's best time (index 0: the kernel's own shape): the
+// fastest, but a variant only when it is faster than the own shape by more than
+// `1 - margin` (3%: the events' noise on a few-microsecond kernel), so that noise does not
+// move a kernel from one compile to the next.
+size_t FastestShape(const std::vector<double>& ms, double margin = 0.97);
+
+// "a warp a row 7.9 us, 64 threads a row 7.1 us -> 64 threads a row".
+std::string ShapeTimesText(const std::vector<std::string>& labels, const std::vector<double>& ms, size_t chosen);
+
+}  // namespace fusebox::runtime

@@ -1,0 +1,65 @@
+// The GPU runtime's choice among a kernel's launch shapes, apart from the device
+// (compiler/runtime/kernel_shapes.h): which shape wins with the 3% margin, how many
+// launches a sample takes, the note, and the autotune cache's key.
+#include "compiler/runtime/kernel_shapes.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace fusebox::runtime {
+namespace {
+
+TEST(KernelShapesTest, AVariantWinsOnlyWhenClearlyFaster) {
+  // Within the margin of the kernel's own shape: the own shape stays.
+  EXPECT_EQ(FastestShape({0.0100, 0.0098}), 0u);
+  EXPECT_EQ(FastestShape({0.0100, 0.0097}), 0u);
+  // Beyond it: the fastest variant.
+  EXPECT_EQ(FastestShape({0.0100, 0.0090}), 1u);
+  EXPECT_EQ(FastestShape({0.0100, 0.0090, 0.0071, 0.0080}), 2u);
+  // Slower variants never win; one shape alone is chosen.
+  EXPECT_EQ(FastestShape({0.0070, 0.0090, 0.0120}), 0u);
+  EXPECT_EQ(FastestShape({0.0070}), 0u);
+  // A margin of 1 takes any faster variant.
+  EXPECT_EQ(FastestShape({0.0100, 0.0099}, 1.0), 1u);
+}
+
+TEST(KernelShapesTest, SamplesFillAboutFiftyMicroseconds) {
+  EXPECT_EQ(ShapeSampleLaunches(0.007), 7);      // a 7 us kernel: 7 launches
+  EXPECT_EQ(ShapeSampleLaunches(0.001), 20);     // at most 20
+  EXPECT_EQ(ShapeSampleLaunches(2.0), 1);        // at least 1
+  EXPECT_EQ(ShapeSampleLaunches(0.0), 20);       // a timer that said nothing
+  EXPECT_EQ(ShapeSampleLaunches(0.01, 0.1), 10);
+}
+
+TEST(KernelShapesTest, TheNoteGivesEveryTimeAndTheChoice) {
+  EXPECT_EQ(ShapeTimesText({"a warp a row", "64 threads a row", "128 threads a row"}, {0.0079, 0.00712, 0.0075}, 1),
+            "a warp a row 7.9 us, 64 threads a row 7.1 us, 128 threads a row 7.5 us -> 64 threads a row");
+}
+
+TEST(KernelShapesTest, TheKeyChangesWithEveryShapesCodeAndGeometry) {
+  const std::vector<KernelShapeText> shapes = {
+      {"a warp a row", "fusion_kernel/512x256\n.entry fusion_kernel(\n{\n}"},
+      {"64 threads a row", "fusion_kernel_t64/1024x256\n.entry fusion_kernel_t64(\n{\n}"}};
+  const std::string key = KernelShapeKey("scope", "reduction(row kernel)", shapes);
+  EXPECT_EQ(key.rfind("scope|reduction(row kernel)|2 shapes|ptx ", 0), 0u) << key;
+  EXPECT_EQ(key, KernelShapeKey("scope", "reduction(row kernel)", shapes));
+  EXPECT_NE(key, KernelShapeKey("other device", "reduction(row kernel)", shapes));
+  EXPECT_NE(key, KernelShapeKey("scope", "reduction(row)", shapes));
+  std::vector<KernelShapeText> changed = shapes;
+  changed[1].launches = "fusion_kernel_t64/1024x256\n.entry fusion_kernel_t64(\n.minnctapersm 8\n{\n}";
+  EXPECT_NE(key, KernelShapeKey("scope", "reduction(row kernel)", changed));
+  changed = shapes;
+  changed[0].launches = "fusion_kernel/513x256\n.entry fusion_kernel(\n{\n}";
+  EXPECT_NE(key, KernelShapeKey("scope", "reduction(row kernel)", changed));
+  // The same text split differently between label and launches is another key.
+  changed = shapes;
+  changed[0].label = "a warp a row" + shapes[0].launches.substr(0, 1);
+  changed[0].launches = shapes[0].launches.substr(1);
+  EXPECT_NE(key, KernelShapeKey("scope", "reduction(row kernel)", changed));
+  EXPECT_NE(key, KernelShapeKey("scope", "reduction(row kernel)", {shapes[0]}));
+}
+
+}  // namespace
+}  // namespace fusebox::runtime
