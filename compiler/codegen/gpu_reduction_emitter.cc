@@ -479,17 +479,13 @@ Status GpuKernelEmitter::EmitRowReduction(const Instruction& inst, const Reducti
 int64_t GpuKernelEmitter::DefaultRowGroup(int64_t length) { return length > 1024 ? kBlock : kWarp; }
 
 std::vector<int64_t> GpuKernelEmitter::RowGroupVariants(int64_t length) {
-  const int64_t chosen = DefaultRowGroup(length);
+  // Rows a warp takes: more threads a row, fewer elements each. Longer rows: the larger
+  // groups first (blocks of the group), then a smaller one that holds more of the row.
+  const std::vector<int64_t> candidates =
+      DefaultRowGroup(length) == kWarp ? std::vector<int64_t>{64, 128, 256} : std::vector<int64_t>{512, 1024, 128};
   std::vector<int64_t> out;
-  for (int64_t group = kWarp; group <= 1024 && out.size() < 3; group *= 2) {
-    if (group != chosen && length >= 4 * group) out.push_back(group);
-  }
-  // Past 1024 elements, the larger groups first (a smaller one holds more of the row).
-  if (chosen == kBlock) {
-    out.clear();
-    for (int64_t group : {int64_t{512}, int64_t{1024}, int64_t{128}}) {
-      if (length >= 4 * group) out.push_back(group);
-    }
+  for (int64_t group : candidates) {
+    if (length >= 4 * group) out.push_back(group);
   }
   return out;
 }

@@ -791,14 +791,13 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
   return Status::Ok();
 }
 
-// Times each kernel that has variants (GpuKernel::variants: other threads a row) against
-// its own launches, on buffers of its operands' and results' shapes filled with zeros
-// (every index a gather or slice could read is then in bounds), and runs the fastest. A
-// sample is `reps` back-to-back launches, enough to take ~50 us after a warm-up launch
-// sized them; best of 3 samples. A variant replaces the kernel's own shape only when 3%
-// faster (the events' noise on a few-microsecond kernel is about that). The choice is
-// cached under the device and the PTX of every shape (occupancy requests included), so
-// a repeat compile times nothing.
+// Times each kernel that has variants (GpuKernel::variants: other threads a row or a
+// block) against its own launches, on buffers of its operands' and results' shapes
+// filled with zeros (every index a gather or slice could read is then in bounds), and
+// runs the fastest (kernel_shapes.h: a sample is enough back-to-back launches to take
+// ~50 us after a warm-up launch sized them, best of 3; a variant replaces the kernel's
+// own shape only when 3% faster). The choice is cached under the device and the PTX of
+// every shape (occupancy requests included), so a repeat compile times nothing.
 Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codegen::GpuCode& code,
                             AutotuneCache* cache) {
   std::string list;
