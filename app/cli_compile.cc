@@ -142,8 +142,8 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
   cmd->add_option("--gpu-kernel-shapes", opts->compile_kernel_shapes,
                   "GPU stages: default (the default): each kernel's default shape, as a run without autotuning "
                   "loads it; all: also the other shapes a GPU run times (row kernels with other threads a row, "
-                  "column reductions with the other block size: their entries in ptx, with the launch map's "
-                  "header, and their registers in ptxas_info)")
+                  "column reductions with the other block size, skinny dots with other rows a block: their "
+                  "entries in ptx, with the launch map's header, and their registers in ptxas_info)")
       ->check(CLI::IsMember({"default", "all"}));
   cmd->add_option("--dump-to", opts->dump_to, "Write dumps into this folder");
   cmd->add_option("--dump-pass-re", opts->dump_pass_re,

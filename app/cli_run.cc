@@ -481,8 +481,9 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
   cmd->add_option("--gpu-kernel-shapes", opts->gpu_kernel_shapes,
                   "GPU: timed (default, with --gpu-autotune=on): row kernels (softmax, normalizations) and row "
                   "reductions are also compiled with other numbers of threads a row, column reductions (bias "
-                  "gradients) with the other block size, each shape timed at compile time and the fastest run "
-                  "(the run's notes give the times); default: the emitter's shape")
+                  "gradients) with the other block size, skinny dots with other rows a block, each shape timed "
+                  "at compile time and the fastest run (the run's notes give the times); default: the emitter's "
+                  "shape")
       ->check(CLI::IsMember({"timed", "default"}));
   cmd->add_option("--gpu-autotune-cache", opts->gpu_autotune_cache,
                   "GPU: a file of autotuned choices, loaded before compiling (started when missing) and "

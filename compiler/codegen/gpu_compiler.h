@@ -102,7 +102,8 @@ struct GpuCompileOptions {
   // Also compiles other launch shapes of the kernels whose best shape depends on the
   // device (GpuKernel::variants): row kernels and unsplit row reductions with other
   // numbers of threads a row (a warp, 64, 128, 256, ... up to 1024), unsplit column
-  // reductions with the other block size (256 or 1024 threads). The runtime's
+  // reductions with the other block size (256 or 1024 threads), skinny dots with other
+  // rows a block. The runtime's
   // autotuning times them against the default shape and runs the fastest (as XLA's
   // autotuner picks its Triton fusions' tiles); the compile stages show the default.
   bool kernel_variants = false;

@@ -46,7 +46,11 @@ DotSpace DescribeDot(const Instruction& dot) {
   return s;
 }
 
-std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot) {
+std::vector<int64_t> SkinnyRowChoices(const SkinnyDot& plan) {
+  return plan.wide_k_minor ? std::vector<int64_t>{1, 2, 4, 8} : std::vector<int64_t>{8, 16, 32};
+}
+
+std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot, int64_t rows) {
   if (!dot.attrs().dot_dimension_numbers || dot.operand_count() < 2) return std::nullopt;
   switch (dot.shape().element_type()) {
     case PrimitiveType::kF16: case PrimitiveType::kBF16: case PrimitiveType::kF32: case PrimitiveType::kF64:
@@ -80,7 +84,7 @@ std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot) {
   const std::vector<int64_t>& free = plan.narrow_is_n ? space.m_dims : space.n_dims;
   plan.wide_k_minor = wide_shape.rank() == 0 || !Contains(free, wide_shape.rank() - 1) ||
                       Contains(contracting, wide_shape.rank() - 1);
-  auto blocks = [&](int64_t rows) { return CeilDiv(plan.wide, rows) * space.batch; };
+  auto blocks = [&](int64_t r) { return CeilDiv(plan.wide, r) * space.batch; };
   const int64_t k_span = NextPowerOfTwo(space.k);
   if (plan.wide_k_minor) {
     // Rows of 256 threads' worth of k slices, fewer rows a block until the blocks fill the GPU.
@@ -91,7 +95,6 @@ std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot) {
         break;
       }
     }
-    plan.slices = std::max<int64_t>(kWarp, std::min(kBlock / plan.rows, k_span));
   } else {
     // A warp's lanes take 8, 16 or 32 consecutive wide rows (whole 32-byte sectors of f32).
     plan.rows = 8;
@@ -101,8 +104,13 @@ std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot) {
         break;
       }
     }
-    plan.slices = std::max(kWarp / plan.rows, std::min(kBlock / plan.rows, k_span));
   }
+  if (rows > 0) {
+    if (!Contains(SkinnyRowChoices(plan), rows)) return std::nullopt;
+    plan.rows = rows;
+  }
+  plan.slices = plan.wide_k_minor ? std::max<int64_t>(kWarp, std::min(kBlock / plan.rows, k_span))
+                                  : std::max(kWarp / plan.rows, std::min(kBlock / plan.rows, k_span));
   plan.blocks = CeilDiv(plan.wide, plan.rows);
   return plan;
 }
@@ -217,8 +225,13 @@ Status GpuKernelEmitter::EmitSkinnyDot(const Instruction& inst, const Instructio
   const int64_t threads = R * S;
   // The wide operand X (rows w, contracted k) and the narrow one Y (k, columns q).
   const int64_t x_operand = plan.narrow_is_n ? 0 : 1, y_operand = 1 - x_operand;
+  std::vector<LaunchShape> others;
+  for (int64_t rows : SkinnyRowChoices(plan)) {
+    if (rows != R) others.push_back({0, 0, rows, SkinnyLabel(rows), "_r" + std::to_string(rows)});
+  }
+  OfferShapes(SkinnyLabel(R), std::move(others));
   GpuLaunch launch;
-  launch.function = kernel->name + "_kernel";
+  launch.function = kernel->name + "_kernel" + shape_.suffix;
   launch.block = {threads, 1, 1};
   launch.grid = {plan.blocks, space.batch, 1};
   const int64_t buffer_count = inst.operand_count() + 1;

@@ -41,6 +41,11 @@ struct SkinnyDot {
   int64_t slices = 32;  // threads per row splitting k
   int64_t blocks = 0;   // along the wide side (grid.y: the batch)
 };
-std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot);
+// `rows` > 0: that many wide rows a block (one of SkinnyRowChoices), else the plan's own
+// (the fewest that still give 128 blocks).
+std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot, int64_t rows = 0);
+// The rows a block a plan may take: 1, 2, 4 or 8 when lanes split k, else 8, 16 or 32
+// (a warp's lanes on consecutive rows).
+std::vector<int64_t> SkinnyRowChoices(const SkinnyDot& plan);
 
 }  // namespace fusebox::codegen::gpu

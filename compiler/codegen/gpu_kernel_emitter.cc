@@ -293,10 +293,10 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
   const int64_t shaped = shaped_;
   RETURN_IF_ERROR(EmitKernel(inst, kernel));
   // One launch that could take other shapes (a row kernel, an unsplit row or column
-  // reduction; not a part of a merged launch): the same kernel in each, for the runtime
-  // to time.
+  // reduction, a skinny dot; not a part of a merged launch): the same kernel in each, for
+  // the runtime to time.
   const bool kinds = kernel->kind_name == "reduction(row kernel)" || kernel->kind_name == "reduction(row)" ||
-                     kernel->kind_name == "reduction(column)";
+                     kernel->kind_name == "reduction(column)" || kernel->kind_name == "dot(skinny)";
   if (!options_.kernel_variants || !kinds || shaped_ != shaped + 1 || kernel->launches.size() != 1 ||
       kernel->scratch_bytes > 0) {
     return Status::Ok();
@@ -373,7 +373,7 @@ Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) 
     return EmitMixedReductions(inst, *mixed, outputs, kernel);
   }
   if (const Instruction* dot = TileableDot(inst); dot != nullptr) {
-    if (std::optional<SkinnyDot> skinny = PlanSkinnyDot(*dot); skinny) {
+    if (std::optional<SkinnyDot> skinny = PlanSkinnyDot(*dot, shape_.skinny_rows); skinny) {
       kernel->kind_name = "dot(skinny)";
       return EmitSkinnyDot(inst, *dot, *skinny, kernel);
     }

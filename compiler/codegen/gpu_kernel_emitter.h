@@ -121,6 +121,8 @@ class GpuKernelEmitter {
   // An unsplit column reduction's threads a block and threads an output: 1024 when its
   // blocks are fewer than the GPU has SMs (128), else 256; the other is its variant.
   static std::string ColumnBlockLabel(int64_t block, int64_t walkers);
+  // A skinny dot's wide rows a block (SkinnyRowChoices; the others are its variants).
+  static std::string SkinnyLabel(int64_t rows);
 
  private:
   Status EmitKernel(const Instruction& inst, GpuKernel* kernel);
@@ -420,6 +422,7 @@ class GpuKernelEmitter {
   struct LaunchShape {
     int64_t row_group = 0;     // threads a row (0: not set)
     int64_t column_block = 0;  // threads a block of a column reduction (0: not set)
+    int64_t skinny_rows = 0;   // wide rows a block of a skinny dot (0: not set)
     std::string label;         // "64 threads a row"
     std::string suffix;        // of the variant's entry name: "_t64", "_b1024"
   };

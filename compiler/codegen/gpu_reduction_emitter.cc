@@ -494,6 +494,10 @@ std::string GpuKernelEmitter::ColumnBlockLabel(int64_t block, int64_t walkers) {
   return std::to_string(block) + " threads a block, " + std::to_string(walkers) + " an output";
 }
 
+std::string GpuKernelEmitter::SkinnyLabel(int64_t rows) {
+  return std::to_string(rows) + (rows == 1 ? " row a block" : " rows a block");
+}
+
 std::string GpuKernelEmitter::RowGroupLabel(int64_t group) {
   return group == kWarp ? "a warp a row" : std::to_string(group) + " threads a row";
 }
@@ -506,7 +510,7 @@ StatusOr<GpuKernelEmitter::RowGroups> GpuKernelEmitter::BeginRowGroups(const Ins
   rg.groups = block / rg.group;
   std::vector<LaunchShape> others;
   for (int64_t group : RowGroupVariants(length)) {
-    others.push_back({group, 0, RowGroupLabel(group), "_t" + std::to_string(group)});
+    others.push_back({group, 0, 0, RowGroupLabel(group), "_t" + std::to_string(group)});
   }
   OfferShapes(RowGroupLabel(rg.group), std::move(others));
   launch->function = name + shape_.suffix;
@@ -696,7 +700,7 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
     int64_t other_lanes = kWarp;
     while (other == 1024 && other_lanes / 2 >= info.outputs) other_lanes /= 2;
     OfferShapes(ColumnBlockLabel(block, walkers),
-                {{0, other, ColumnBlockLabel(other, other / other_lanes), "_b" + std::to_string(other)}});
+                {{0, other, 0, ColumnBlockLabel(other, other / other_lanes), "_b" + std::to_string(other)}});
   }
   const bool split = splits > 1;
   int64_t scratch_bytes = 0;

@@ -678,10 +678,13 @@ Status LaunchOnBuffers(CudaContext& ctx, const GpuPrograms& programs, const Inst
 // one call each on the same buffers of the call's shapes (0x3c bytes), after a warm-up,
 // best of three, and keeps the faster, as XLA weighs its Triton GEMMs against cuBLAS. The
 // choice is kept in `cache` under the library's key for the call and the kernel's launch
-// shape. The run's notes list every call weighed, with both times. `always`: every such
-// call runs Fusebox's kernel, untimed.
+// shapes. A kernel with variants (a skinny dot's other rows a block) has each shape timed
+// and its fastest (kernel_shapes.h's margin) weighed against the library; `only_shape` >= 0
+// times that shape alone (GpuExecutableOptions::kernel_shape). The run's notes list every
+// call weighed, with both times (and every shape's). `always`: every such call runs
+// Fusebox's kernel, untimed, in its own shape.
 Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen::GpuCode& code, AutotuneCache* cache,
-                         bool always) {
+                         bool always, int64_t only_shape) {
   std::string own_list, library_list;
   int64_t weighed = 0, own = 0, cached = 0;
   if (always) {
@@ -705,10 +708,25 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
     const bool on_lt = lt != programs.lt_matmuls.end();
     if (!on_lt && programs.cublas == nullptr) continue;
     const std::string library = on_lt ? "cuBLASLt" : "cuBLAS";
+    // The kernel's shapes (its own launches and its variants': a skinny dot's rows a
+    // block), or the one `only_shape` names.
+    std::vector<const std::vector<codegen::GpuLaunch>*> shapes = {&kernel->launches};
+    std::vector<std::string> labels = {kernel->label};
+    for (const codegen::GpuKernelVariant& variant : kernel->variants) {
+      shapes.push_back(&variant.launches);
+      labels.push_back(variant.label);
+    }
+    if (only_shape >= 0) {
+      const size_t v = static_cast<size_t>(only_shape) < shapes.size() ? static_cast<size_t>(only_shape) : 0;
+      shapes = {shapes[v]};
+      labels = {labels[v]};
+    }
     std::string geometry;
-    for (const codegen::GpuLaunch& launch : kernel->launches) {
-      geometry += "/" + std::to_string(launch.grid[0]) + "x" +
-                  std::to_string(launch.grid[1]) + "x" + std::to_string(launch.block[0]);
+    for (const auto* launches : shapes) {
+      for (const codegen::GpuLaunch& launch : *launches) {
+        geometry += "/" + std::to_string(launch.grid[0]) + "x" + std::to_string(launch.grid[1]) + "x" +
+                    std::to_string(launch.block[0]);
+      }
     }
     const CudaDeviceInfo& device = ctx.device();
     const std::string key =
@@ -717,10 +735,12 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
                                       device.name, device.compute_major, device.compute_minor),
                         plan, int64_t{32} << 20);
     bool use_own = false;
+    size_t fastest = 0;  // of shapes
     std::string text;
     if (std::optional<AutotuneRecord> hit = cache != nullptr ? cache->Find(key) : std::nullopt;
-        hit && hit->numbers.size() == 1) {
+        hit && hit->numbers.size() == 2 && hit->numbers[1] < shapes.size()) {
       use_own = hit->numbers[0] == 1;
+      fastest = static_cast<size_t>(hit->numbers[1]);
       text = hit->text + " (cached)";
       ++cached;
     } else {
@@ -747,7 +767,6 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
       std::vector<DevicePtr> args;
       for (int64_t operand : kernel->call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
       args.push_back(out);
-      auto run_own = [&]() -> Status { return LaunchOnBuffers(ctx, programs, *inst, kernel->launches, args); };
       auto best_of_three = [&](const std::function<Status()>& call) -> StatusOr<double> {
         RETURN_IF_ERROR(call());
         double best = -1;
@@ -758,24 +777,39 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
         return best;
       };
       StatusOr<double> library_ms = best_of_three(run_library);
-      StatusOr<double> own_ms = best_of_three(run_own);
+      std::vector<double> own_ms;
+      Status own_failed = Status::Ok();
+      for (const auto* launches : shapes) {
+        StatusOr<double> ms =
+            best_of_three([&]() -> Status { return LaunchOnBuffers(ctx, programs, *inst, *launches, args); });
+        if (!ms.ok()) {
+          own_failed = ms.status();
+          break;
+        }
+        own_ms.push_back(*ms);
+      }
       RETURN_IF_ERROR(ctx.Synchronize());
-      if (!library_ms.ok() || !own_ms.ok()) {
+      if (!library_ms.ok() || !own_failed.ok()) {
         library_list += (library_list.empty() ? "" : "; ") + inst->name() + ": not timed (" +
-                        (library_ms.ok() ? own_ms.status() : library_ms.status()).message() + ")";
+                        (library_ms.ok() ? own_failed : library_ms.status()).message() + ")";
         continue;
       }
-      use_own = *own_ms < *library_ms;
+      fastest = FastestShape(own_ms);
+      use_own = own_ms[fastest] < *library_ms;
       char line[200];
-      std::snprintf(line, sizeof(line), "%s %.1f us, %s %.1f us", kernel->kind_name.c_str(), *own_ms * 1e3,
+      std::snprintf(line, sizeof(line), "%s %.1f us, %s %.1f us", kernel->kind_name.c_str(), own_ms[fastest] * 1e3,
                     library.c_str(), *library_ms * 1e3);
       text = line;
-      if (cache != nullptr) (void)cache->Insert(key, AutotuneRecord{{use_own ? 1u : 0u}, use_own, text});
+      if (shapes.size() > 1) text += " (shapes: " + ShapeTimesText(labels, own_ms, fastest) + ")";
+      if (cache != nullptr) {
+        (void)cache->Insert(key, AutotuneRecord{{use_own ? 1u : 0u, static_cast<uint64_t>(fastest)}, use_own, text});
+      }
     }
     ++weighed;
     if (use_own) {
       ++own;
       programs.own_gemms[inst] = kernel;
+      if (shapes[fastest] != &kernel->launches) programs.variant_launches[kernel] = shapes[fastest];
       own_list += (own_list.empty() ? "" : "; ") + inst->name() + ": " + text;
     } else {
       library_list += (library_list.empty() ? "" : "; ") + inst->name() + ": " + text;
@@ -994,9 +1028,9 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     programs.bytes += scratch_bytes;
   }
   if (compile.kernel_variants && options.kernel_shape >= 0) {
-    for (const auto& kernel : exe->code_->kernels()) {
+    for (const codegen::GpuKernel* kernel : exe->code_->AllKernels()) {
       const size_t v = static_cast<size_t>(options.kernel_shape);
-      if (v >= 1 && v <= kernel->variants.size()) programs.variant_launches[kernel.get()] = &kernel->variants[v - 1].launches;
+      if (v >= 1 && v <= kernel->variants.size()) programs.variant_launches[kernel] = &kernel->variants[v - 1].launches;
     }
   } else if (compile.kernel_variants) {
     RETURN_IF_ERROR(ChooseKernelVariants(ctx, programs, *exe->code_, &AutotuneCache::Process()));
@@ -1146,7 +1180,8 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   RETURN_IF_ERROR(PrepareGemms(ctx, programs, options.autotune));
   if (compile.gemm_kernels) {
     RETURN_IF_ERROR(ChooseGemmKernels(ctx, programs, *exe->code_, &AutotuneCache::Process(),
-                                      /*always=*/options.gemm_kernels == GemmKernels::kFusebox));
+                                      /*always=*/options.gemm_kernels == GemmKernels::kFusebox,
+                                      compile.kernel_variants ? options.kernel_shape : 0));
   }
 
   // Device copies of the entry's arguments, filled by every run.

@@ -261,8 +261,9 @@ TEST(GpuEmulatorTest, RowKernelsWriteValuesOfOneNumberPerRow) {
 // elements: 64 to 256 threads a row), rows a block holds (4096: 512 and 1024 threads, 128
 // holding 32 elements a thread), a row a 1024-thread block loops over, rows with values of
 // one number per row, a plain row reduction and f64; bias gradients (10 and 96 outputs of
-// 256 rows, one beside its activation gradient) with 1024 and 256 threads a block. Each
-// variant's entry is its own (`_t<threads>`, `_b<threads>`), its blocks hold whole groups.
+// 256 rows, one beside its activation gradient) with 1024 and 256 threads a block; skinny
+// dots of MNIST's two kinds (shorter contractions) with every rows a block. Each variant's entry is its own
+// (`_t<threads>`, `_b<threads>`, `_r<rows>`), its blocks hold whole groups.
 void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::string>& labels,
                                 bool gpu_libraries = false) {
   auto parsed = ParseModule(text);
@@ -291,7 +292,9 @@ void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::str
     ASSERT_EQ(variant.launches.size(), 1u);
     const GpuLaunch& launch = variant.launches[0];
     const int64_t threads = std::stoll(variant.label.substr(0, variant.label.find(' ')));
-    if (variant.label.find("a row") != std::string::npos) {
+    if (variant.label.find("a block") != std::string::npos && variant.label.find("threads") == std::string::npos) {
+      EXPECT_EQ(launch.function, shaped->launches[0].function + "_r" + std::to_string(threads));  // rows a block
+    } else if (variant.label.find("a row") != std::string::npos) {
       EXPECT_EQ(launch.function, shaped->launches[0].function + "_t" + std::to_string(threads));
       EXPECT_EQ(launch.block[0], std::max<int64_t>(256, threads));
     } else {
@@ -388,6 +391,31 @@ ENTRY e {
 }
 )"),
                                {"1024 threads a block, 64 an output", "256 threads a block, 8 an output"});
+  }
+  {
+    SCOPED_TRACE("skinny dot 128x96 . 96x10 (lanes split k)");
+    ExpectEveryShapeMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[128,96] parameter(0)
+  w = f32[96,10] parameter(1)
+  ROOT d = f32[128,10] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)"),
+                               {"1 row a block", "2 rows a block", "4 rows a block", "8 rows a block"});
+  }
+  {
+    SCOPED_TRACE("skinny dot 784x32 . 32x10 with a relu (lanes take rows)");
+    ExpectEveryShapeMatches(WithReducers(R"(
+ENTRY e {
+  x = f32[32,784] parameter(0)
+  g = f32[32,10] parameter(1)
+  d = f32[784,10] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  zero = f32[] constant(0)
+  zb = f32[784,10] broadcast(zero), dimensions={}
+  ROOT r = f32[784,10] maximum(d, zb)
+}
+)"),
+                               {"8 rows a block", "16 rows a block", "32 rows a block"});
   }
   {
     SCOPED_TRACE("column reduction 256x96");
