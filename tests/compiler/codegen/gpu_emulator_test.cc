@@ -276,6 +276,7 @@ void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::str
   ASSERT_TRUE(optimized.ok()) << optimized.status().message();
   GpuCompileOptions options;
   options.kernel_variants = true;
+  options.min_row_shape_bytes = 0;  // every row kernel, however small
   auto emulator = GpuEmulator::Create(std::move(*optimized), options);
   ASSERT_TRUE(emulator.ok()) << emulator.status().message();
   const GpuKernel* shaped = nullptr;
@@ -313,6 +314,40 @@ void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::str
     interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(type));
     EXPECT_TRUE(cmp.ok()) << cmp.ToString();
   }
+}
+
+// Row shapes only for row kernels that move at least GpuCompileOptions::
+// min_row_shape_bytes (4 MiB): softmax 6x1024 (48 KiB) keeps one shape, 1024x1024 (8 MiB)
+// gets three more; a small column reduction gets its other block size at any size.
+TEST(GpuEmulatorTest, SmallRowKernelsKeepOneShape) {
+  using testing_util::RowKernelModule;
+  using testing_util::SoftmaxEntry;
+  auto shapes = [](const std::string& text) -> int64_t {
+    auto parsed = ParseModule(text);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+    if (!parsed.ok()) return -1;
+    auto optimized = passes::OptimizeForBackend(**parsed, true);
+    EXPECT_TRUE(optimized.ok());
+    if (!optimized.ok()) return -1;
+    GpuCompileOptions options;
+    options.kernel_variants = true;
+    auto code = CompileForGpu(**optimized, options);
+    EXPECT_TRUE(code.ok()) << code.status().message();
+    if (!code.ok()) return -1;
+    int64_t n = 0;
+    for (const auto& kernel : (*code)->kernels()) n += static_cast<int64_t>(kernel->variants.size());
+    return n;
+  };
+  EXPECT_EQ(shapes(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 6, 1024))), 0);
+  EXPECT_EQ(shapes(RowKernelModule("softmax", "f32", SoftmaxEntry("f32", 1024, 1024))), 3);
+  EXPECT_EQ(shapes(WithReducers(R"(
+ENTRY e {
+  x = f32[256,10] parameter(0)
+  zero = f32[] constant(0)
+  ROOT b = f32[10] reduce(x, zero), dimensions={0}, to_apply=add_f32
+}
+)")),
+            1);
 }
 
 TEST(GpuEmulatorTest, EveryKernelShapeMatchesTheInterpreter) {
@@ -450,6 +485,7 @@ TEST(GpuEmulatorTest, TrainingStepsMatchInEveryKernelShape) {
     ASSERT_TRUE(optimized.ok());
     GpuCompileOptions options;
     options.kernel_variants = true;
+  options.min_row_shape_bytes = 0;  // every row kernel, however small
     auto emulator = GpuEmulator::Create(std::move(*optimized), options);
     ASSERT_TRUE(emulator.ok()) << emulator.status().message();
     int64_t shaped = 0;
