@@ -264,11 +264,17 @@ TEST(GpuEmulatorTest, RowKernelsWriteValuesOfOneNumberPerRow) {
 // 256 rows, one beside its activation gradient) with 1024 and 256 threads a block; skinny
 // dots of MNIST's two kinds (shorter contractions) with every rows a block. Each variant's entry is its own
 // (`_t<threads>`, `_b<threads>`, `_r<rows>`), its blocks hold whole groups.
-void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::string>& labels,
-                                bool gpu_libraries = false) {
+// A module's emulator compiled with every kernel shape, its arguments and the
+// interpreter's result.
+struct ShapedEmulator {
+  std::unique_ptr<GpuEmulator> emulator;
+  std::vector<Literal> args;
+  Literal expected;
+};
+void MakeShapedEmulator(const std::string& text, uint64_t seed, bool gpu_libraries, ShapedEmulator* out) {
   auto parsed = ParseModule(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  auto args = interpreter::RandomArguments(**parsed, 3);
+  auto args = interpreter::RandomArguments(**parsed, seed);
   ASSERT_TRUE(args.ok()) << args.status().message();
   auto expected = interpreter::Interpreter().Run(**parsed, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
@@ -279,8 +285,31 @@ void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::str
   options.min_row_shape_bytes = 0;  // every row kernel, however small
   auto emulator = GpuEmulator::Create(std::move(*optimized), options);
   ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  out->emulator = std::move(*emulator);
+  out->args = std::move(*args);
+  out->expected = std::move(*expected);
+}
+
+// Runs every kernel's shape `v` (0: their own) and checks the result and that
+// `variants_run` kernels ran a variant.
+void ExpectShapeMatches(ShapedEmulator& run, int64_t v, int64_t variants_run) {
+  run.emulator->set_kernel_variant(v);
+  auto actual = run.emulator->Run(run.args);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  EXPECT_EQ(run.emulator->last_variants_run(), variants_run);
+  const Shape& shape = run.expected.shape();
+  const PrimitiveType type = shape.IsArray() ? shape.element_type() : PrimitiveType::kF32;
+  interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, run.expected, interpreter::DefaultToleranceFor(type));
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+}
+
+void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::string>& labels,
+                             bool gpu_libraries = false) {
+  ShapedEmulator run;
+  MakeShapedEmulator(text, 3, gpu_libraries, &run);
+  if (::testing::Test::HasFatalFailure()) return;
   const GpuKernel* shaped = nullptr;
-  for (const auto& kernel : (*emulator)->code().kernels()) {
+  for (const auto& kernel : run.emulator->code().kernels()) {
     if (!kernel->variants.empty()) {
       EXPECT_EQ(shaped, nullptr) << "one kernel with variants expected";
       shaped = kernel.get();
@@ -306,13 +335,7 @@ void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::str
   EXPECT_EQ(got, labels);
   for (int64_t v = 0; v <= static_cast<int64_t>(shaped->variants.size()); ++v) {
     SCOPED_TRACE(got[static_cast<size_t>(v)]);
-    (*emulator)->set_kernel_variant(v);
-    auto actual = (*emulator)->Run(*args);
-    ASSERT_TRUE(actual.ok()) << actual.status().message();
-    EXPECT_EQ((*emulator)->last_variants_run(), v == 0 ? 0 : 1);
-    PrimitiveType type = expected->shape().IsArray() ? expected->shape().element_type() : PrimitiveType::kF32;
-    interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(type));
-    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    ExpectShapeMatches(run, v, v == 0 ? 0 : 1);
   }
 }
 
@@ -475,21 +498,11 @@ TEST(GpuEmulatorTest, TrainingStepsMatchInEveryKernelShape) {
            {"cifar_cnn_train_step.hlo", 1},
            {"../../tests/data/library_calls/mlp_train_step.hlo", 3}}) {
     SCOPED_TRACE(file);
-    auto parsed = ParseModule(ReadExample(file));
-    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-    auto args = interpreter::RandomArguments(**parsed, 5);
-    ASSERT_TRUE(args.ok());
-    auto expected = interpreter::Interpreter().Run(**parsed, *args);
-    ASSERT_TRUE(expected.ok());
-    auto optimized = passes::OptimizeForBackend(**parsed, /*fused=*/true, /*gpu_libraries=*/true);
-    ASSERT_TRUE(optimized.ok());
-    GpuCompileOptions options;
-    options.kernel_variants = true;
-  options.min_row_shape_bytes = 0;  // every row kernel, however small
-    auto emulator = GpuEmulator::Create(std::move(*optimized), options);
-    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    ShapedEmulator run;
+    MakeShapedEmulator(ReadExample(file), 5, /*gpu_libraries=*/true, &run);
+    if (::testing::Test::HasFatalFailure()) return;
     int64_t shaped = 0;
-    for (const auto& kernel : (*emulator)->code().kernels()) {
+    for (const auto& kernel : run.emulator->code().kernels()) {
       if (kernel->variants.empty()) continue;
       ++shaped;
       EXPECT_EQ(kernel->kind_name, "reduction(column)") << kernel->name;
@@ -498,13 +511,7 @@ TEST(GpuEmulatorTest, TrainingStepsMatchInEveryKernelShape) {
     EXPECT_EQ(shaped, shaped_kernels);
     for (int64_t v = 0; v <= 1; ++v) {
       SCOPED_TRACE("shape " + std::to_string(v));
-      (*emulator)->set_kernel_variant(v);
-      auto actual = (*emulator)->Run(*args);
-      ASSERT_TRUE(actual.ok()) << actual.status().message();
-      EXPECT_EQ((*emulator)->last_variants_run(), v == 0 ? 0 : shaped_kernels);
-      interpreter::CompareResult cmp =
-          interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
-      EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+      ExpectShapeMatches(run, v, v == 0 ? 0 : shaped_kernels);
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -574,6 +575,22 @@ void LoadReference(const std::string& relative, uint64_t seed, Reference* out) {
   out->expected = std::move(*expected);
 }
 
+// `ref`'s module through the GPU pipeline with libraries, compiled with `options`, run
+// once and checked against the interpreter's result; the executable in `out`.
+void RunMatchesReference(const Reference& ref, const runtime::GpuExecutableOptions& options,
+                         std::unique_ptr<runtime::GpuExecutable>* out) {
+  auto optimized = passes::OptimizeForBackend(*ref.module, true, true);
+  ASSERT_TRUE(optimized.ok());
+  auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto result = (*exe)->Run(ref.args);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  interpreter::CompareResult cmp =
+      interpreter::CompareLiterals(*result, ref.expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+  *out = std::move(*exe);
+}
+
 // MNIST's two gemm calls are skinny (10 outputs): with --gpu-gemm-kernels=fusebox both run
 // Fusebox's own kernel (two more launches, no library call), timed (the default) each runs
 // whichever of the two was faster at compile time, the note giving both times; every way
@@ -624,27 +641,21 @@ TEST(GpuExecutableGpuTest, OccupancyRequestsAreLoadedAndMatch) {
   ASSERT_TRUE(device.ok());
   for (bool tune : {true, false}) {
     SCOPED_TRACE(tune ? "tuned" : "off");
-    auto optimized = passes::OptimizeForBackend(*ref.module, true, true);
-    ASSERT_TRUE(optimized.ok());
     runtime::GpuExecutableOptions options;
     options.tune_occupancy = tune;
-    auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
-    ASSERT_TRUE(exe.ok()) << exe.status().message();
-    auto result = (*exe)->Run(ref.args);
-    ASSERT_TRUE(result.ok()) << result.status().message();
-    interpreter::CompareResult cmp =
-        interpreter::CompareLiterals(*result, ref.expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
-    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+    std::unique_ptr<runtime::GpuExecutable> exe;
+    RunMatchesReference(ref, options, &exe);
+    if (exe == nullptr) return;
     std::string notes;
-    for (const std::string& note : (*exe)->occupancy_notes()) notes += note + "\n";
+    for (const std::string& note : exe->occupancy_notes()) notes += note + "\n";
     std::cout << notes;
     if (!tune) {
       EXPECT_TRUE(notes.empty()) << notes;
-      EXPECT_EQ((*exe)->loaded_ptx(), (*exe)->code().ptx());
+      EXPECT_EQ(exe->loaded_ptx(), exe->code().ptx());
     } else if (device->multiprocessors * 4 >= 512 && device->multiprocessors * 3 < 512 && device->compute_major == 9) {
       EXPECT_THAT(notes, HasSubstr("fusion_kernel: 4 blocks an SM asked for")) << notes;
       if (notes.find("not kept") == std::string::npos) {
-        EXPECT_THAT((*exe)->loaded_ptx(), HasSubstr(".minnctapersm 4"));
+        EXPECT_THAT(exe->loaded_ptx(), HasSubstr(".minnctapersm 4"));
       }
     }
   }
@@ -660,16 +671,10 @@ TEST(GpuExecutableGpuTest, RowKernelShapesAreTimedAndEachMatches) {
   LoadReference("tests/data/gpu/layer_norm_4096x1024.hlo", 3, &ref);
   if (::testing::Test::HasFatalFailure()) return;
   auto run = [&](const runtime::GpuExecutableOptions& options, std::string* notes) {
-    auto optimized = passes::OptimizeForBackend(*ref.module, true, true);
-    ASSERT_TRUE(optimized.ok());
-    auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
-    ASSERT_TRUE(exe.ok()) << exe.status().message();
-    auto result = (*exe)->Run(ref.args);
-    ASSERT_TRUE(result.ok()) << result.status().message();
-    interpreter::CompareResult cmp =
-        interpreter::CompareLiterals(*result, ref.expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32));
-    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
-    for (const std::string& note : (*exe)->kernel_variant_notes()) *notes += note + "\n";
+    std::unique_ptr<runtime::GpuExecutable> exe;
+    RunMatchesReference(ref, options, &exe);
+    if (exe == nullptr) return;
+    for (const std::string& note : exe->kernel_variant_notes()) *notes += note + "\n";
   };
   for (int64_t shape = 0; shape <= 3; ++shape) {
     SCOPED_TRACE("shape " + std::to_string(shape));
