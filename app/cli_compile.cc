@@ -55,6 +55,7 @@ int RunCompile(const CommonInput& in, const CompileOptions& opts) {
   codegen::GpuCompileOptions gpu_options;
   gpu_options.arch = opts.gpu_arch;
   gpu_options.kernel_variants = opts.compile_kernel_shapes == "all";
+  gpu_options.allow_tf32 = true;  // as a run without --check compiles
   (*session)->SetGpuOptions(gpu_options);
   (*session)->SetGpuLibraries(opts.gpu_library == "on");
   passes::PipelineOptions popts;

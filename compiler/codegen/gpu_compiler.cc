@@ -216,7 +216,7 @@ Status EmitGemmKernels(const Module& module, const GpuCompileOptions& options, G
   for (const Computation* comp : ProgramComputations(module)) {
     for (const auto& call : comp->instructions()) {
       if (!IsLibraryCall(*call)) continue;
-      StatusOr<std::unique_ptr<Module>> own = gpu::GemmCallAsFusion(module, *call);
+      StatusOr<std::unique_ptr<Module>> own = gpu::GemmCallAsFusion(module, *call, options);
       if (!own.ok() || *own == nullptr) continue;
       const Instruction* fusion = (*own)->entry()->root();
       ScopedSpan span(options.trace, compile_category::kCodegen, fusion->name());

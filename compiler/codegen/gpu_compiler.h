@@ -112,6 +112,14 @@ struct GpuCompileOptions {
   // (without it the GPT block's training step had 18 more entries, its PTX assembled in
   // 1.31 s instead of 0.67 s; with it 14, 1.25 s). Tests set 0 to check small ones.
   int64_t min_row_shape_bytes = int64_t{4} << 20;
+  // f32 dots of DEFAULT or HIGH precision run on tensor cores with TF32 operands on sm_80
+  // and later (gpu_dot_plan.h: MmaDot), as cuBLAS runs them for XLA. Off here, so that the
+  // emulator's and a checked run's dots compute in full f32 (the interpreter's bound);
+  // the GPU runtime sets it from GpuExecutableOptions::allow_tf32, the compile stages on.
+  bool allow_tf32 = false;
+  // >= 0: every tensor-core dot in that block tile (gpu_dot_plan.h: kMmaTiles; tests and
+  // benchmarks), instead of the plan's choice and its timed variants.
+  int64_t mma_tile = -1;
 };
 
 // Compiled kernels of one module: PTX text and where each entry came from.

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ir/instruction.h"
@@ -47,5 +49,42 @@ std::optional<SkinnyDot> PlanSkinnyDot(const Instruction& dot, int64_t rows = 0)
 // The rows a block a plan may take: 1, 2, 4 or 8 when lanes split k, else 8, 16 or 32
 // (a warp's lanes on consecutive rows).
 std::vector<int64_t> SkinnyRowChoices(const SkinnyDot& plan);
+
+// Tensor-core dots: f32 products that may round their operands to TF32 (operand precision
+// DEFAULT or HIGH, no `algorithm=`: XLA's rule, as for cuBLAS; GpuCompileOptions::
+// allow_tf32, false for checked runs) on sm_80 and later, neither side skinny. Each warp
+// computes tiles_m x tiles_n tiles of 16 x 8 outputs with mma.sync m16n8k8 (TF32 operands
+// rounded to nearest, f32 sums); the block's warps_m x warps_n warps cover a block tile of
+// block_m() x block_n() outputs, walking k in slices of block_k staged through shared
+// memory, the next slice's loads in flight while the tensor cores work on this one.
+struct MmaTile {
+  int64_t warps_m, warps_n, tiles_m, tiles_n, block_k;
+};
+// The block tiles, smallest first: 32x32, 64x64, 128x64, 128x128.
+inline constexpr MmaTile kMmaTiles[] = {{2, 2, 1, 2, 32}, {2, 2, 2, 4, 32}, {2, 2, 4, 4, 16}, {2, 4, 4, 4, 16}};
+inline constexpr int64_t kMmaTileCount = 4;
+struct MmaDot {
+  int64_t tile = 0;  // index into kMmaTiles
+  MmaTile shape = kMmaTiles[0];
+  bool lhs_k_minor = true;  // the lhs's minor dimension is contracted (else free)
+  bool rhs_n_minor = true;  // the rhs's minor dimension is free (else contracted)
+  int64_t blocks_m = 0, blocks_n = 0;
+  int64_t block_m() const { return shape.warps_m * shape.tiles_m * 16; }
+  int64_t block_n() const { return shape.warps_n * shape.tiles_n * 8; }
+  int64_t threads() const { return shape.warps_m * shape.warps_n * 32; }
+};
+// "sm_90a" -> 90; 0 for anything that is no sm_NN.
+int GpuArchNumber(std::string_view arch);
+// Whether `dot`'s precision lets its f32 operands round to TF32 (no operand HIGHEST, no
+// algorithm).
+bool DotPrecisionAllowsTf32(const Instruction& dot);
+// The plan, or nullopt when the dot is no tensor-core dot (types, precision, arch, a
+// skinny side, fewer than 16 rows, columns or contracted elements). `tile` >= 0: that
+// block tile; else the largest that still gives 128 blocks (the smallest when none does).
+std::optional<MmaDot> PlanMmaDot(const Instruction& dot, std::string_view arch, bool allow_tf32, int64_t tile = -1);
+// The other tiles a plan's kernel is compiled in for the runtime to time: the next
+// smaller and the next larger.
+std::vector<int64_t> MmaTileVariants(const MmaDot& plan);
+std::string MmaTileLabel(int64_t tile);  // "64x64 tiles"
 
 }  // namespace fusebox::codegen::gpu

@@ -9,6 +9,8 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -52,6 +54,9 @@ struct Fiber {
   bool done = false;
   Wait wait = Wait::kNone;
   int32_t shuffle_value = 0;
+  // A warp-wide mma: this lane's A and B fragments (TF32 bits), published for the others.
+  const uint32_t* mma_a = nullptr;
+  const uint32_t* mma_b = nullptr;
 };
 
 // The block being run. One at a time, on the thread that called Run.
@@ -146,6 +151,43 @@ extern "C" int32_t fusebox_gpu_emu_shfl_idx(int32_t value, int32_t source_lane) 
   const int32_t result = source < g_block->fibers.size() ? g_block->fibers[source].shuffle_value : value;
   Arrive(Wait::kWarp);  // every lane has read before values change again
   return result;
+}
+
+float Tf32Value(uint32_t bits) {
+  bits &= ~0x1fffu;  // what the tensor cores read of an operand register
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 for the calling lane (4g + t): its
+// d = A . B + c over the warp's fragments (the layout in gpu_mma_dot_emitter.cc), each
+// output's eight products summed in f64 and added to c in f32.
+extern "C" void fusebox_gpu_emu_mma_tf32(const uint32_t* a, const uint32_t* b, float* c) {
+  Fiber& self = *g_block->current;
+  self.mma_a = a;
+  self.mma_b = b;
+  Arrive(Wait::kWarp);  // every lane has published its fragments
+  const size_t warp0 = static_cast<size_t>(self.tid - self.tid % kWarpSize);
+  if (warp0 + kWarpSize > g_block->fibers.size()) {
+    std::fprintf(stderr, "GPU emulator: mma.sync in a partial warp\n");
+    std::abort();
+  }
+  auto fiber = [&](int64_t lane) -> const Fiber& { return g_block->fibers[warp0 + static_cast<size_t>(lane)]; };
+  // A(row, k): lane 4 * (row % 8) + k % 4, register (row >= 8) + 2 * (k >= 4).
+  auto a_at = [&](int64_t row, int64_t k) { return Tf32Value(fiber(4 * (row % 8) + k % 4).mma_a[(row >= 8) + 2 * (k >= 4)]); };
+  // B(k, n): lane 4 * n + k % 4, register k >= 4.
+  auto b_at = [&](int64_t k, int64_t n) { return Tf32Value(fiber(4 * n + k % 4).mma_b[k >= 4]); };
+  const int64_t lane = self.tid % kWarpSize, g = lane / 4, t = lane % 4;
+  float d[4];
+  for (int i = 0; i < 4; ++i) {
+    const int64_t row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+    double sum = 0;
+    for (int64_t k = 0; k < 8; ++k) sum += static_cast<double>(a_at(row, k)) * static_cast<double>(b_at(k, col));
+    d[i] = static_cast<float>(static_cast<double>(c[i]) + sum);
+  }
+  Arrive(Wait::kWarp);  // every lane has read before fragments change again
+  std::copy(d, d + 4, c);
 }
 
 // Runs every thread of the block until all are done; releases barriers when every live
@@ -283,6 +325,7 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
   add("fusebox_gpu_emu_barrier", &fusebox_gpu_emu_barrier);
   add("fusebox_gpu_emu_shfl_down", &fusebox_gpu_emu_shfl_down);
   add("fusebox_gpu_emu_shfl_idx", &fusebox_gpu_emu_shfl_idx);
+  add("fusebox_gpu_emu_mma_tf32", &fusebox_gpu_emu_mma_tf32);
   if (auto err = (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     return codegen::FromLlvm(std::move(err), "cannot define the emulator's runtime");
   }
@@ -297,7 +340,7 @@ StatusOr<std::unique_ptr<GpuEmulator>> GpuEmulator::Create(std::unique_ptr<Modul
         if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i); call != nullptr && call->getCalledFunction() != nullptr) {
           const llvm::StringRef callee = call->getCalledFunction()->getName();
           sync |= callee == "fusebox_gpu_emu_barrier" || callee == "fusebox_gpu_emu_shfl_down" ||
-                  callee == "fusebox_gpu_emu_shfl_idx";
+                  callee == "fusebox_gpu_emu_shfl_idx" || callee == "fusebox_gpu_emu_mma_tf32";
         }
       }
     }

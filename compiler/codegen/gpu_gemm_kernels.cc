@@ -1,6 +1,7 @@
 // Fusebox's own kernels for gemm library calls: the plain HLO a call stands for
 // (library_calls.h) as one fusion, when its dot is a skinny one or contracts few elements
-// (gpu_kernel_emitter.h: a skinny dot, or a tiled dot of one k slice).
+// (gpu_kernel_emitter.h: a skinny dot, a tiled dot of one k slice, or a small tensor-core
+// dot).
 // The runtime times such a kernel against the library's chosen algorithm and runs the
 // faster (gpu_executable.h), as XLA's autotuner weighs its Triton GEMMs against cuBLAS.
 #include <algorithm>
@@ -17,7 +18,8 @@
 
 namespace fusebox::codegen::gpu {
 
-StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const Instruction& call) {
+StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const Instruction& call,
+                                                   const GpuCompileOptions& options) {
   if (!IsLibraryCall(call) || call.attrs().custom_call_target.rfind("__cublas", 0) != 0) return std::unique_ptr<Module>();
   ASSIGN_OR_RETURN(GemmPlan plan, PlanGemmCall(call));
   // The value alone, or (value, workspace): the kernel writes the value, the first leaf.
@@ -41,7 +43,11 @@ StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const I
     if (dot != nullptr) return std::unique_ptr<Module>();
     dot = inst.get();
   }
-  if (dot == nullptr || !(PlanSkinnyDot(*dot) || DescribeDot(*dot).k <= kDotTile)) return std::unique_ptr<Module>();
+  if (dot == nullptr) return std::unique_ptr<Module>();
+  const DotSpace space = DescribeDot(*dot);
+  const bool small_mma = PlanMmaDot(*dot, options.arch, options.allow_tf32).has_value() &&
+                         2 * space.m * space.n * space.k * space.batch <= kOwnMmaGemmFlops;
+  if (!(PlanSkinnyDot(*dot) || space.k <= kDotTile || small_mma)) return std::unique_ptr<Module>();
   // Everything but the parameters into one fusion around the root.
   ASSIGN_OR_RETURN(Instruction * fusion, passes::CreateFusion(entry->root(), FusionKind::kOutput));
   auto not_parameter = [](const Instruction* op) { return op->opcode() != Opcode::kParameter; };

@@ -302,7 +302,8 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
   // shapes change (the MLP's 10 x 256 bias gradient took 13.1 us in 256-thread blocks).
   const bool rows = kernel->kind_name == "reduction(row kernel)" || kernel->kind_name == "reduction(row)";
   const bool kinds = (rows && kernel->bytes_read + kernel->bytes_written >= options_.min_row_shape_bytes) ||
-                     kernel->kind_name == "reduction(column)" || kernel->kind_name == "dot(skinny)";
+                     kernel->kind_name == "reduction(column)" || kernel->kind_name == "dot(skinny)" ||
+                     kernel->kind_name == "dot(tensor core)";
   if (!options_.kernel_variants || !kinds || shaped_ != shaped + 1 || kernel->launches.size() != 1 ||
       kernel->scratch_bytes > 0) {
     return Status::Ok();
@@ -382,6 +383,12 @@ Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) 
     if (std::optional<SkinnyDot> skinny = PlanSkinnyDot(*dot, shape_.skinny_rows); skinny) {
       kernel->kind_name = "dot(skinny)";
       return EmitSkinnyDot(inst, *dot, *skinny, kernel);
+    }
+    if (std::optional<MmaDot> mma = PlanMmaDot(*dot, options_.arch, options_.allow_tf32,
+                                                      options_.mma_tile >= 0 ? options_.mma_tile : shape_.mma_tile);
+        mma) {
+      kernel->kind_name = "dot(tensor core)";
+      return EmitMmaDot(inst, *dot, *mma, kernel);
     }
     kernel->kind_name = "dot(tiled)";
     return EmitTiledDot(inst, *dot, kernel);

@@ -87,11 +87,15 @@ const Instruction* TileableDot(const Instruction& inst);
 // Fusebox's own kernel for gemm library call `call` of `module` (normalized layouts): a
 // module whose entry computes the call's value (library_calls.h: its plain HLO) as one
 // fusion named `<call>.fusebox` around its dot, its parameters the call's operands by
-// number. Only for dots the libraries are weakest at: skinny ones (PlanSkinnyDot) and
-// ones contracting at most kDotTile elements (an outer product's few columns: one k slice
-// of the tiled dot). Null otherwise, or when the call writes more than its value (a
+// number. Only for dots the libraries are weakest at: skinny ones (PlanSkinnyDot), ones
+// contracting at most kDotTile elements (an outer product's few columns: one k slice of
+// the tiled dot), and small tensor-core dots (PlanMmaDot with `options`' arch and TF32
+// rule, at most kOwnMmaGemmFlops: a layer of a small MLP, where a library call's own
+// overhead shows). Null otherwise, or when the call writes more than its value (a
 // GELU_AUX epilogue); errors only for a call the plan or extraction refuses.
-StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const Instruction& call);
+inline constexpr int64_t kOwnMmaGemmFlops = int64_t{1} << 29;
+StatusOr<std::unique_ptr<Module>> GemmCallAsFusion(const Module& module, const Instruction& call,
+                                                   const GpuCompileOptions& options);
 
 // A kernel whose root is a transpose that moves the minor dimension (needs tiles through
 // shared memory for coalesced reads and writes), or null.
@@ -403,6 +407,14 @@ class GpuKernelEmitter {
   Status EmitTiledDot(const Instruction& inst, const Instruction& dot, GpuKernel* kernel);
   // The skinny dot (PlanSkinnyDot above).
   Status EmitSkinnyDot(const Instruction& inst, const Instruction& dot, const SkinnyDot& plan, GpuKernel* kernel);
+  // A tensor-core dot (gpu_mma_dot_emitter.cc).
+  Status EmitMmaDot(const Instruction& inst, const Instruction& dot, const MmaDot& plan, GpuKernel* kernel);
+  // f32 -> its TF32 bits (i32), rounded to nearest, ties away from zero.
+  static llvm::Value* RoundToTf32(llvm::IRBuilder<>& b, llvm::Value* f32);
+  // One warp-wide mma.sync m16n8k8 TF32: this lane's fragments a (4 x i32), b (2 x i32)
+  // and accumulators c (4 x f32); returns d = a . b + c (this lane's 4 f32).
+  std::vector<llvm::Value*> MmaTf32(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& a,
+                                    const std::vector<llvm::Value*>& bb, const std::vector<llvm::Value*>& c);
   // The index into dot operand `operand` (0: lhs, 1: rhs) of batch element `batch_index`,
   // free element `free` (linear over its free dimensions) and contracted element `k`.
   IrIndex DotOperandIndex(llvm::IRBuilder<>& b, const Instruction& dot, const DotSpace& space, int64_t operand,
@@ -425,6 +437,7 @@ class GpuKernelEmitter {
     int64_t skinny_rows = 0;   // wide rows a block of a skinny dot (0: not set)
     std::string label;         // "64 threads a row"
     std::string suffix;        // of the variant's entry name: "_t64", "_b1024"
+    int64_t mma_tile = -1;     // block tile of a tensor-core dot (-1: not set)
   };
   // While a variant is emitted: its shape (else all 0).
   LaunchShape shape_;

@@ -23,6 +23,7 @@
 #include "compiler/runtime/cublas_lt.h"
 #include "compiler/runtime/cudnn.h"
 #include "compiler/runtime/kernel_shapes.h"
+#include "compiler/codegen/gpu_dot_plan.h"
 #include "compiler/codegen/occupancy.h"
 #include "compiler/codegen/ptx_tools.h"
 #include "compiler/runtime/cuda_driver.h"
@@ -82,26 +83,16 @@ bool ParameterIsWritten(const backend::Allocation& a) {
   return a.kind == backend::Allocation::Kind::kParameter && (a.values.size() > 1 || a.maybe_live_out);
 }
 
-int ArchNumber(const std::string& arch) {
-  // "sm_90a" -> 90; anything else -> -1.
-  if (arch.rfind("sm_", 0) != 0) return -1;
-  int value = 0;
-  size_t i = 3;
-  for (; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i)
-    value = value * 10 + (arch[i] - '0');
-  return i == 3 ? -1 : value;
-}
-
 // The architecture to compile for on `device`: the requested one when it is the
 // device's own (sm_90a on an sm_90 part), else the newest portable one not above it.
 StatusOr<std::string> ArchForDevice(const CudaDeviceInfo& device, const std::string& requested) {
   const int have = device.compute_major * 10 + device.compute_minor;
-  if (ArchNumber(requested) == have) return requested;
+  if (codegen::gpu::GpuArchNumber(requested) == have) return requested;
   std::string best;
   int best_number = -1;
   for (const std::string& arch : codegen::SupportedGpuArchs()) {
-    const int n = ArchNumber(arch);
-    if (arch.back() == 'a' || n < 0 || n > have) continue;
+    const int n = codegen::gpu::GpuArchNumber(arch);
+    if (arch.back() == 'a' || n <= 0 || n > have) continue;
     if (n > best_number) {
       best = arch;
       best_number = n;
@@ -965,7 +956,9 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   }
   // Row kernels get their other shapes, timed below (with autotuning).
   compile.kernel_variants = options.kernel_variants && options.autotune;
-  // Skinny gemm calls get Fusebox's own kernel too, timed against the library below.
+  // Tensor-core dots as the libraries' gemms: TF32 unless the run asks for full f32.
+  compile.allow_tf32 = options.allow_tf32;
+  // Skinny and small gemm calls get Fusebox's own kernel too, timed against the library below.
   compile.gemm_kernels = options.gemm_kernels == GemmKernels::kFusebox ||
                          (options.gemm_kernels == GemmKernels::kTimed && options.autotune);
   ASSIGN_OR_RETURN(exe->code_, CompileForGpu(*exe->module_, compile));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/backend/layout_normalization.h"
+#include "compiler/codegen/gpu_dot_plan.h"
 #include "compiler/codegen/occupancy.h"
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/conv_plan.h"
@@ -58,20 +59,12 @@ bool IsGpuStage(Stage stage) { return stage >= Stage::kGpuOptimizedHlo; }
 
 namespace {
 
-// "sm_90a" -> 90; 0 when the name is no sm_NN.
-int ArchNumber(const std::string& arch) {
-  if (arch.rfind("sm_", 0) != 0) return 0;
-  int n = 0;
-  for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) n = n * 10 + (arch[i] - '0');
-  return n;
-}
-
 // What the GPU runtime plans for each library call of `module` (layouts normalized), as
 // GpuExecutable::Create does: TF32 where the target has tensor cores for it (sm_80+) and
 // the run has no --check.
 std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::string& arch,
                                              const std::map<std::string, std::string>& sources) {
-  const bool tf32 = ArchNumber(arch) >= 80;
+  const bool tf32 = codegen::gpu::GpuArchNumber(arch) >= 80;
   GemmPlanOptions gemm_options;
   gemm_options.allow_tf32 = tf32;
   ConvPlanOptions conv_options;
@@ -545,7 +538,7 @@ StatusOr<std::vector<std::string>> WriteDump(CompileSession& session, const std:
 }
 
 std::string XlaGpuDumpPlatform(const std::string& arch) {
-  const int number = ArchNumber(arch);
+  const int number = codegen::gpu::GpuArchNumber(arch);
   if (number == 0) return arch;
   std::string suffix;
   for (size_t i = arch.size(); i > 3 && !std::isdigit(static_cast<unsigned char>(arch[i - 1])); --i) {

@@ -177,7 +177,12 @@ class CompileSession {
   std::map<std::string, std::string> gpu_call_sources_;  // library call -> GpuLibraryCall::source
   std::unique_ptr<runtime::CpuExecutable> cpu_;
   std::optional<Status> cpu_status_;
-  codegen::GpuCompileOptions gpu_options_;
+  // What a GPU run compiles without --check: TF32 tensor-core dots (GpuExecutableOptions).
+  codegen::GpuCompileOptions gpu_options_ = [] {
+    codegen::GpuCompileOptions options;
+    options.allow_tf32 = true;
+    return options;
+  }();
   std::unique_ptr<Module> gpu_module_;  // stage gpu_optimized_hlo
   std::unique_ptr<codegen::GpuCode> gpu_;
   std::optional<Status> gpu_status_;

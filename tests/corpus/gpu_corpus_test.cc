@@ -208,7 +208,9 @@ TEST_P(GpuCorpusTest, RealGpuMatchesTheInterpreter) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     auto optimized = passes::OptimizeForBackend(*module, fused);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
+    runtime::GpuExecutableOptions options;
+    options.allow_tf32 = false;  // full-f32 dots: the interpreter's bound
+    auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
     ASSERT_TRUE(exe.ok()) << Key(c) << ": " << exe.status().message();
     auto actual = (*exe)->Run(*args);
     ASSERT_TRUE(actual.ok()) << Key(c) << ": " << actual.status().message();
