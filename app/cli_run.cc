@@ -135,12 +135,15 @@ StatusOr<Literal> RunOnBackend(const Module& module, const std::vector<Literal>&
   run_opts.gpu_kernel_variants = opts.gpu_kernel_shapes == "timed";
   if (!runtime::ParseHostStaging(opts.host_staging, &run_opts.gpu_host_staging))
     return InvalidArgument("--host-staging: pinned or pageable, not '" + opts.host_staging + "'");
-  // A checked run holds the GPU to the interpreter's f32 bound: its gemms compute in full
-  // f32 (TF32's 10-bit mantissa would fail that bound without anything being wrong).
+  // A checked run holds the GPU to the interpreter's f32 bound: its gemms and dots compute
+  // in full f32 (TF32's 10-bit mantissa would fail that bound without anything being wrong;
+  // the tensor-core dots are checked by their own tests, gpu_mma_dot_test on the emulator
+  // and TensorCoreDotsMatchOnTheDevice on a GPU).
   run_opts.gpu_tf32 = !(opts.check || !opts.expected.empty());
-  if (opts.backend == "gpu" && !run_opts.gpu_tf32 && run_opts.gpu_libraries) {
-    std::cerr << "note: --check/--expected: cuBLAS gemms compute in full f32 (not TF32 as XLA's "
-                 "DEFAULT precision would), so the interpreter's bound applies\n";
+  if (opts.backend == "gpu" && !run_opts.gpu_tf32) {
+    std::cerr << "note: --check/--expected: " << (run_opts.gpu_libraries ? "cuBLAS gemms and " : "")
+              << "Fusebox's own dots compute in full f32 (not TF32 as XLA's DEFAULT precision would), "
+                 "so the interpreter's bound applies\n";
   }
   ASSIGN_OR_RETURN(session::ProfiledRun run, session::RunProfiled(module, args, run_opts));
   for (const std::string& note : run.notes) std::cerr << note << "\n";

@@ -25,8 +25,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "compiler/codegen/gpu_dot_plan.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
@@ -68,6 +70,17 @@ std::string RunningExample(int64_t n) {
                        "count = f32[] constant(" + std::to_string(n * n) + ")\nROOT mean = f32[] divide(sum, count)");
 }
 
+// relu(x[m,k] . w[k,n] + bias[n]).
+std::string DenseRelu(int64_t m, int64_t k, int64_t n) {
+  const std::string out = "f32[" + std::to_string(m) + "," + std::to_string(n) + "]";
+  return "HloModule dense\nENTRY e {\n  x = f32[" + std::to_string(m) + "," + std::to_string(k) +
+         "] parameter(0)\n  w = f32[" + std::to_string(k) + "," + std::to_string(n) + "] parameter(1)\n  bias = f32[" +
+         std::to_string(n) + "] parameter(2)\n  d = " + out +
+         " dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  bb = " + out +
+         " broadcast(bias), dimensions={1}\n  s = " + out + " add(d, bb)\n  zero = f32[] constant(0)\n  z = " + out +
+         " broadcast(zero), dimensions={}\n  ROOT r = " + out + " maximum(s, z)\n}\n";
+}
+
 struct Prepared {
   std::vector<Literal> args;
   std::unique_ptr<runtime::GpuExecutable> exe;
@@ -78,7 +91,8 @@ struct Prepared {
 std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text, bool fused,
                                 bool gpu_libraries = false,
                                 runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed,
-                                bool tune_occupancy = true, int64_t kernel_shape = -1) {
+                                bool tune_occupancy = true, int64_t kernel_shape = -1, int64_t mma_tile = -1,
+                                bool allow_tf32 = true) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.status().message().c_str());
@@ -94,6 +108,8 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
   options.gemm_kernels = gemm_kernels;
   options.tune_occupancy = tune_occupancy;
   options.kernel_shape = kernel_shape;
+  options.compile.mma_tile = mma_tile;
+  options.allow_tf32 = allow_tf32;
   auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
   if (!exe.ok()) {
     state.SkipWithError(exe.status().message().c_str());  // "no CUDA driver (...)" here
@@ -104,9 +120,9 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
 
 void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool gpu_libraries = false,
               runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed, bool tune_occupancy = true,
-              int64_t kernel_shape = -1) {
+              int64_t kernel_shape = -1, int64_t mma_tile = -1, bool allow_tf32 = true) {
   std::optional<Prepared> prepared =
-      Prepare(state, text, fused, gpu_libraries, gemm_kernels, tune_occupancy, kernel_shape);
+      Prepare(state, text, fused, gpu_libraries, gemm_kernels, tune_occupancy, kernel_shape, mma_tile, allow_tf32);
   if (!prepared) return;
   const std::vector<Literal>& args = prepared->args;
   runtime::GpuExecutable* exe = prepared->exe.get();
@@ -316,6 +332,35 @@ int main(int argc, char** argv) {
                                  })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+  }
+  // A dense layer (x[256,784] . w[784,512] + bias, relu: the MLP's first) and a
+  // transformer-sized one (4096 x 1024 x 1024): cuBLASLt alone, Fusebox's tensor-core dot in
+  // each block tile (libraries off), its default and timed tiles, the library against
+  // Fusebox's kernel timed (the label names the choice), and the full-f32 tiled dot.
+  for (const auto& [size, m, k, n] : {std::tuple{"256x784x512", 256, 784, 512}, std::tuple{"4096x1024x1024", 4096, 1024, 1024}}) {
+    const std::string text = fusebox::DenseRelu(m, k, n);
+    auto add = [&](const std::string& label, auto run) {
+      benchmark::RegisterBenchmark(("Dense/" + std::string(size) + "/" + label).c_str(), run)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    };
+    add("cublas", [text](benchmark::State& state) {
+      fusebox::RunOnGpu(state, text, true, true, fusebox::runtime::GemmKernels::kLibrary);
+    });
+    add("cublas_or_fusebox_timed", [text](benchmark::State& state) {
+      fusebox::RunOnGpu(state, text, true, true, fusebox::runtime::GemmKernels::kTimed);
+    });
+    add("tensor_core_timed", [text](benchmark::State& state) { fusebox::RunOnGpu(state, text, true, false); });
+    for (int64_t tile = 0; tile < fusebox::codegen::gpu::kMmaTileCount; ++tile) {
+      std::string label = "tensor_core_" + fusebox::codegen::gpu::MmaTileLabel(tile);
+      label = label.substr(0, label.find(' '));
+      add(label, [text, tile](benchmark::State& state) {
+        fusebox::RunOnGpu(state, text, true, false, fusebox::runtime::GemmKernels::kTimed, true, -1, tile);
+      });
+    }
+    add("tiled_f32", [text](benchmark::State& state) {
+      fusebox::RunOnGpu(state, text, true, false, fusebox::runtime::GemmKernels::kTimed, true, -1, -1, false);
+    });
   }
   for (int64_t n : {4096, 16384}) {
     benchmark::RegisterBenchmark(("HostStaging/RunningExample/" + std::to_string(n)).c_str(),

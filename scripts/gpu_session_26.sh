@@ -40,9 +40,9 @@ py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 t0=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - t0 )) s] $*" | tee -a "$log"; }
 # FUSEBOX_GPU_STEPS: a comma-separated subset of
-# compare,upload,staging,resnet,tests,cifar,memcheck,corpus (default: all; the real XLA GPU
+# compare,dense,upload,staging,resnet,tests,cifar,memcheck,corpus (default: all; the real XLA GPU
 # dumps session 2 wrote are in tests/data/xla_dumps_gpu, by scripts/make_dumps.sh).
-steps=",${FUSEBOX_GPU_STEPS:-compare,upload,staging,resnet,tests,cifar,memcheck,corpus},"
+steps=",${FUSEBOX_GPU_STEPS:-compare,dense,upload,staging,resnet,tests,cifar,memcheck,corpus},"
 want() { [[ "$steps" == *",$1,"* ]]; }
 run() { echo "\$ $*" >>"$log"; timeout "${limit:-120}" "$@" >>"$log" 2>&1; echo "(exit $?)" >>"$log"; }
 
@@ -126,6 +126,22 @@ for w in softmax layer_norm mlp_train_step mnist_train_step mha_fwd_bwd; do
 done
 fi
 
+if want dense; then
+# Fusebox's tensor-core dots (mma.sync TF32; docs/gpu-backend.md "Tensor-core dots"): a
+# dense layer with bias and relu, libraries off (the tiles timed, every tile's time in the
+# notes) and on (cuBLASLt against Fusebox's kernel, checked against cuBLASLt's result and
+# timed; the device test TensorCoreDotsMatchOnTheDevice checks results). About 20 s.
+step "tensor-core dots: dense layers, libraries off (tiles timed) / on (cuBLASLt vs Fusebox's kernel)"
+for shape in 256x784x512 4096x1024x1024; do
+  hlo=tests/data/gpu/dense_relu_$shape.hlo
+  for lib in off on; do
+    echo "-- $shape --gpu-library=$lib" >>"$log"
+    timeout 60 "$fb" run $hlo --backend gpu --seed 1 --iterations 20 --gpu-library=$lib >"/tmp/dense.txt" 2>&1
+    echo "(exit $?)" >>"$log"
+    grep -E "^ran |per run|kernel shapes|timed against|differs|rror" "/tmp/dense.txt" | cut -c1-900 >>"$log"
+  done
+done
+fi
 if want upload; then
 step "arguments on the device vs uploaded every run (running example 16384^2)"
 limit=40 run "$fb" run assets/examples/running_example.hlo --backend gpu --seed 1 --iterations 5

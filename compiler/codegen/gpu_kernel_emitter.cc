@@ -293,13 +293,14 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
   const int64_t shaped = shaped_;
   RETURN_IF_ERROR(EmitKernel(inst, kernel));
   // One launch that could take other shapes (a row kernel, an unsplit row or column
-  // reduction, a skinny dot; not a part of a merged launch): the same kernel in each, for
-  // the runtime to time.
+  // reduction, a skinny dot, a tensor-core dot's tiles; not a part of a merged launch): the
+  // same kernel in each, for the runtime to time.
   // Row shapes differ in how much of the row a thread holds and how the group folds it:
   // below min_row_shape_bytes of traffic the launch's own cost hides that, and three more
   // entries would only lengthen the compile. Column and skinny-dot shapes (one to three
-  // entries) are offered at any size: small ones are latency-bound, which is what their
-  // shapes change (the MLP's 10 x 256 bias gradient took 13.1 us in 256-thread blocks).
+  // entries) and tensor-core tiles are offered at any size: small ones are latency-bound,
+  // which is what their shapes change (the MLP's 10 x 256 bias gradient took 13.1 us in
+  // 256-thread blocks).
   const bool rows = kernel->kind_name == "reduction(row kernel)" || kernel->kind_name == "reduction(row)";
   const bool kinds = (rows && kernel->bytes_read + kernel->bytes_written >= options_.min_row_shape_bytes) ||
                      kernel->kind_name == "reduction(column)" || kernel->kind_name == "dot(skinny)" ||

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +16,7 @@
 #include "compiler/backend/buffer_assignment.h"
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
@@ -664,15 +666,61 @@ Status LaunchOnBuffers(CudaContext& ctx, const GpuPrograms& programs, const Inst
   return Status::Ok();
 }
 
+// Runs the library and every shape of `inst`'s own kernel on the same random operands (in
+// `held`: the call's operands, then its value) and says for each shape whether it agrees
+// (CompareWithLibrary: "" when it does). A call with beta reads its result buffer first:
+// operand 2 is copied there before the library runs.
+Status CheckOwnAgainstLibrary(CudaContext& ctx, const GpuPrograms& programs, const Instruction& inst,
+                              const codegen::GpuKernel& kernel, const GemmPlan& plan,
+                              const std::vector<DeviceBuffer>& held,
+                              const std::vector<const std::vector<codegen::GpuLaunch>*>& shapes,
+                              const std::function<Status()>& run_library, std::vector<std::string>* disagree) {
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Shape& shape = inst.operand(i)->shape();
+    if (!shape.IsArray()) continue;
+    Literal values = interpreter::RandomLiteral(shape, 0x5eed + static_cast<uint64_t>(i));
+    RETURN_IF_ERROR(ctx.CopyHostToDevice(held[static_cast<size_t>(i)].ptr(), values.untyped_data(),
+                                         std::min<int64_t>(values.size_bytes(), ArrayBytes(shape))));
+  }
+  const Shape& value = inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape();
+  const DevicePtr out = held.back().ptr();
+  const int64_t bytes = ArrayBytes(value);
+  if (plan.beta != 0) {
+    if (inst.operand_count() < 3) return Internal("a gemm call with beta and no operand 2");
+    RETURN_IF_ERROR(ctx.CopyDeviceToDevice(out, held[2].ptr(), bytes));
+  }
+  RETURN_IF_ERROR(run_library());
+  RETURN_IF_ERROR(ctx.Synchronize());
+  Literal library(value);
+  if (library.size_bytes() != bytes) return Internal("the result's buffer is not its shape's size");
+  RETURN_IF_ERROR(ctx.CopyDeviceToHost(library.untyped_data(), out, bytes));
+  std::vector<DevicePtr> args;
+  for (int64_t operand : kernel.call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
+  args.push_back(out);
+  disagree->clear();
+  for (const auto* launches : shapes) {
+    RETURN_IF_ERROR(ctx.Memset(out, 0, bytes));
+    RETURN_IF_ERROR(LaunchOnBuffers(ctx, programs, inst, *launches, args));
+    RETURN_IF_ERROR(ctx.Synchronize());
+    Literal own(value);
+    RETURN_IF_ERROR(ctx.CopyDeviceToHost(own.untyped_data(), out, bytes));
+    disagree->push_back(CompareWithLibrary(own, library));
+  }
+  return Status::Ok();
+}
+
 // Times Fusebox's own kernel of each gemm call that has one (GpuCode::GemmKernelFor: a
-// skinny dot, or a tiled dot of one k slice) against the library's choice for the call,
+// skinny dot, a tiled dot of one k slice, a small tensor-core dot) against the library's
+// choice for the call,
 // one call each on the same buffers of the call's shapes (0x3c bytes), after a warm-up,
 // best of three, and keeps the faster, as XLA weighs its Triton GEMMs against cuBLAS. The
 // choice is kept in `cache` under the library's key for the call and the kernel's launch
 // shapes. A kernel with variants (a skinny dot's other rows a block) has each shape timed
 // and its fastest (kernel_shapes.h's margin) weighed against the library; `only_shape` >= 0
-// times that shape alone (GpuExecutableOptions::kernel_shape). The run's notes list every
-// call weighed, with both times (and every shape's). `always`: every such call runs
+// times that shape alone (GpuExecutableOptions::kernel_shape). Before the choice every
+// shape's result is compared with the library's (CheckOwnAgainstLibrary); one that differs
+// is not chosen, and the run's notes say so. The run's notes list every call weighed, with
+// both times (and every shape's). `always`: every such call runs
 // Fusebox's kernel, untimed, in its own shape.
 Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen::GpuCode& code, AutotuneCache* cache,
                          bool always, int64_t only_shape) {
@@ -784,6 +832,25 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
         library_list += (library_list.empty() ? "" : "; ") + inst->name() + ": not timed (" +
                         (library_ms.ok() ? own_failed : library_ms.status()).message() + ")";
         continue;
+      }
+      // Each shape's result against the library's on random operands: a shape that
+      // computes something else is never chosen (a kernel first run on this device, whose
+      // mistakes the emulator could not see, must not replace the library quietly).
+      std::vector<std::string> disagree;
+      Status checked = CheckOwnAgainstLibrary(ctx, programs, *inst, *kernel, plan, held, shapes, run_library, &disagree);
+      if (!checked.ok()) {
+        library_list += (library_list.empty() ? "" : "; ") + inst->name() + ": not checked (" + checked.message() + ")";
+        continue;
+      }
+      std::string refused;
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        if (disagree[i].empty()) continue;
+        own_ms[i] = std::numeric_limits<double>::infinity();
+        refused += (refused.empty() ? "" : ", ") + labels[i] + ": " + disagree[i];
+      }
+      if (!refused.empty()) {
+        programs.library_notes.push_back(inst->name() + ": Fusebox's " + kernel->kind_name +
+                                         " kernel differs from the library's result and is not used (" + refused + ")");
       }
       fastest = FastestShape(own_ms);
       use_own = own_ms[fastest] < *library_ms;

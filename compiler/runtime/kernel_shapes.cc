@@ -1,6 +1,7 @@
 #include "compiler/runtime/kernel_shapes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace fusebox::runtime {
@@ -42,6 +43,31 @@ std::string ShapeTimesText(const std::vector<std::string>& labels, const std::ve
   }
   if (chosen < labels.size()) text += " -> " + labels[chosen];
   return text;
+}
+
+std::string CompareWithLibrary(const Literal& own, const Literal& library, double tolerance) {
+  if (!own.shape().IsArray() || !library.shape().IsArray() ||
+      own.shape().dimensions() != library.shape().dimensions() ||
+      own.shape().element_type() != library.shape().element_type()) {
+    return "the results' shapes differ";
+  }
+  const int64_t n = library.shape().ElementCount();
+  double largest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = library.GetDouble(i);
+    if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+  }
+  const double allowed = tolerance * largest;
+  for (int64_t i = 0; i < n; ++i) {
+    const double want = library.GetDouble(i), got = own.GetDouble(i);
+    const bool agree = std::isfinite(want) ? std::fabs(got - want) <= allowed : (std::isnan(want) ? std::isnan(got) : got == want);
+    if (agree) continue;
+    char text[160];
+    std::snprintf(text, sizeof(text), "element %lld (of %lld): %.6g against the library's %.6g; allowed %.3g",
+                  static_cast<long long>(i), static_cast<long long>(n), got, want, allowed);
+    return text;
+  }
+  return "";
 }
 
 }  // namespace fusebox::runtime

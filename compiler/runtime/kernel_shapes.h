@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/literal.h"
+
 namespace fusebox::runtime {
 
 // One shape as the key sees it: its entries' names, grids and blocks, and their PTX text
@@ -36,5 +38,14 @@ size_t FastestShape(const std::vector<double>& ms, double margin = 0.97);
 
 // "a warp a row 7.9 us, 64 threads a row 7.1 us -> 64 threads a row".
 std::string ShapeTimesText(const std::vector<std::string>& labels, const std::vector<double>& ms, size_t chosen);
+
+// Whether Fusebox's own kernel for a gemm call computed what the library did, on the same
+// random operands (uniform in [-1, 1)): every element of `own` within `tolerance` of the
+// largest magnitude in `library`, and finite where the library's is. TF32's rounding moves
+// such sums by about 1e-4 of that magnitude; an element taken from the wrong place, or a
+// fragment in the wrong lane, by the size of the values themselves. "" when they agree,
+// else the first element that does not ("element 17 (of 640): 0.31 against the library's
+// -1.2; allowed 0.05").
+std::string CompareWithLibrary(const Literal& own, const Literal& library, double tolerance = 1.0 / 128);
 
 }  // namespace fusebox::runtime

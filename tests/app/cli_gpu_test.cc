@@ -262,7 +262,7 @@ TEST(CliGpuRunTest, GpuLibraryIsOnOrOff) {
   Result on = RunFusebox("run " + Example("mnist_train_step.hlo") + " --backend gpu --check --iterations 3");
   EXPECT_EQ(on.code, 0) << on.out;
   EXPECT_THAT(on.out, HasSubstr("library calls: cuBLAS"));
-  EXPECT_THAT(on.out, HasSubstr("cuBLAS gemms compute in full f32"));
+  EXPECT_THAT(on.out, HasSubstr("cuBLAS gemms and Fusebox's own dots compute in full f32"));
   EXPECT_THAT(on.out, HasSubstr("per run (median): kernels"));
   EXPECT_THAT(on.out, HasSubstr("check: matches the interpreter"));
   Result off = RunFusebox("run " + Example("mnist_train_step.hlo") + " --backend gpu --check --gpu-library=off");

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <vector>
 
+#include "compiler/codegen/gpu_dot_plan.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/autotune_cache.h"
@@ -771,6 +772,83 @@ ENTRY e {
   // below 0.5; f32 would agree to about 1e-5.
   EXPECT_GT(largest, 1e-5) << "the DEFAULT-precision gemm gave the full-f32 result";
   EXPECT_LT(largest, 0.5);
+}
+
+// Fusebox's tensor-core dots on the device (gpu_dot_plan.h: MmaDot), libraries off: every
+// block tile equals the interpreter bit for bit on whole numbers in [-4, 4] (exact in TF32
+// and f32: a fragment element in the wrong lane or register breaks it), and on random
+// inputs stays within TF32's bound while differing from full f32. Then a small gemm call
+// whose own tensor-core kernel is checked against cuBLAS before it may be timed against it.
+TEST(GpuExecutableGpuTest, TensorCoreDotsMatchOnTheDevice) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto device = runtime::DiscoverCudaDevice(0);
+  ASSERT_TRUE(device.ok());
+  if (device->compute_major < 8) GTEST_SKIP() << "mma.sync TF32 needs sm_80 or newer";
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  x = f32[200,136] parameter(0)
+  w = f32[136,168] parameter(1)
+  bias = f32[168] parameter(2)
+  d = f32[200,168] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[200,168] broadcast(bias), dimensions={1}
+  s = f32[200,168] add(d, bb)
+  zero = f32[] constant(0)
+  z = f32[200,168] broadcast(zero), dimensions={}
+  ROOT r = f32[200,168] maximum(s, z)
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto random = interpreter::RandomArguments(**module, 9);
+  ASSERT_TRUE(random.ok());
+  std::vector<Literal> whole = *interpreter::RandomArguments(**module, 9);
+  for (Literal& literal : whole) {
+    for (int64_t i = 0; i < literal.element_count(); ++i) literal.SetDouble(i, std::round(literal.GetDouble(i) * 4));
+  }
+  auto exact = interpreter::Interpreter().Run(**module, whole);
+  ASSERT_TRUE(exact.ok());
+  auto reference = interpreter::Interpreter().Run(**module, *random);
+  ASSERT_TRUE(reference.ok());
+  for (int64_t tile = 0; tile < codegen::gpu::kMmaTileCount; ++tile) {
+    SCOPED_TRACE(codegen::gpu::MmaTileLabel(tile));
+    auto optimized = passes::OptimizeForBackend(**module, true);
+    ASSERT_TRUE(optimized.ok());
+    runtime::GpuExecutableOptions options;
+    options.compile.mma_tile = tile;
+    auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    ASSERT_EQ((*exe)->code().kernels().size(), 1u);
+    EXPECT_EQ((*exe)->code().kernels()[0]->kind_name, "dot(tensor core)");
+    auto got = (*exe)->Run(whole);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < got->element_count(); ++i) wrong += got->GetDouble(i) != exact->GetDouble(i);
+    EXPECT_EQ(wrong, 0) << "of " << got->element_count() << " outputs";
+    auto fast = (*exe)->Run(*random);
+    ASSERT_TRUE(fast.ok()) << fast.status().message();
+    double largest = 0;
+    for (int64_t i = 0; i < fast->element_count(); ++i) {
+      largest = std::max(largest, std::fabs(fast->GetDouble(i) - reference->GetDouble(i)));
+    }
+    EXPECT_GT(largest, 1e-6) << "the tensor-core dot gave the full-f32 result";
+    EXPECT_LT(largest, 136 * std::ldexp(1.0, -10));  // |products| < 1, each operand off by 2^-11
+  }
+  // The same layer as a cuBLASLt call (bias and relu as its epilogue): its own tensor-core
+  // kernel is compiled beside it, checked against cuBLASLt's result and timed; the run's
+  // notes say which ran, none says it differs, and the result matches.
+  auto optimized = passes::OptimizeForBackend(**module, true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(optimized.ok());
+  auto exe = runtime::GpuExecutable::Create(std::move(*optimized));
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::string notes;
+  for (const std::string& note : (*exe)->library_notes()) notes += note + "\n";
+  std::cout << notes;
+  EXPECT_THAT(notes, HasSubstr("timed against the library for 1 gemm call(s)"));
+  EXPECT_THAT(notes, HasSubstr("dot(tensor core)"));
+  EXPECT_THAT(notes, ::testing::Not(HasSubstr("differs from the library")));
+  auto fast = (*exe)->Run(*random);
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  for (int64_t i = 0; i < fast->element_count(); ++i) {
+    ASSERT_LT(std::fabs(fast->GetDouble(i) - reference->GetDouble(i)), 136 * std::ldexp(1.0, -10)) << i;
+  }
 }
 
 // The GPU's roofs: compute from the attributes, memory measured by Fusebox's own copy

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,33 @@ TEST(KernelShapesTest, TheKeyChangesWithEveryShapesCodeAndGeometry) {
   changed[0].launches = shapes[0].launches.substr(1);
   EXPECT_NE(key, KernelShapeKey("scope", "reduction(row kernel)", changed));
   EXPECT_NE(key, KernelShapeKey("scope", "reduction(row kernel)", {shapes[0]}));
+}
+
+// An own gemm kernel's result against the library's: TF32-sized differences pass, an
+// element from the wrong place, a NaN where the library has a number, or another shape
+// does not.
+TEST(KernelShapesTest, OwnKernelsMustAgreeWithTheLibrary) {
+  const Shape shape = Shape(PrimitiveType::kF32, {4, 3});
+  Literal library(shape);
+  for (int64_t i = 0; i < 12; ++i) library.SetDouble(i, 0.5 * static_cast<double>(i) - 3.0);  // largest |v|: 3
+  Literal own(shape);
+  for (int64_t i = 0; i < 12; ++i) own.SetDouble(i, library.GetDouble(i) * (1 + 1e-4));
+  EXPECT_EQ(CompareWithLibrary(own, library), "");
+  Literal swapped = own;
+  swapped.SetDouble(4, library.GetDouble(5));
+  swapped.SetDouble(5, library.GetDouble(4));
+  EXPECT_EQ(CompareWithLibrary(swapped, library), "element 4 (of 12): -0.5 against the library's -1; allowed 0.0234");
+  Literal nan = own;
+  nan.SetDouble(11, std::nan(""));
+  EXPECT_NE(CompareWithLibrary(nan, library), "");
+  // Where the library itself gives NaN, the kernel must too.
+  Literal library_nan = library;
+  library_nan.SetDouble(0, std::nan(""));
+  EXPECT_NE(CompareWithLibrary(own, library_nan), "");
+  nan = own;
+  nan.SetDouble(0, std::nan(""));
+  EXPECT_EQ(CompareWithLibrary(nan, library_nan), "");
+  EXPECT_EQ(CompareWithLibrary(Literal(Shape(PrimitiveType::kF32, {3, 4})), library), "the results' shapes differ");
 }
 
 }  // namespace
