@@ -52,8 +52,8 @@ std::optional<MmaDot> PlanMmaDot(const Instruction& dot, std::string_view arch, 
   if (!allow_tf32 || GpuArchNumber(arch) < 80 || !dot.attrs().dot_dimension_numbers || dot.operand_count() < 2) {
     return std::nullopt;
   }
-  if (dot.shape().element_type() != PrimitiveType::kF32 || dot.operand(0)->shape().element_type() != PrimitiveType::kF32 ||
-      dot.operand(1)->shape().element_type() != PrimitiveType::kF32 || !DotPrecisionAllowsTf32(dot)) {
+  auto f32 = [](const Instruction& i) { return i.shape().element_type() == PrimitiveType::kF32; };
+  if (!f32(dot) || !f32(*dot.operand(0)) || !f32(*dot.operand(1)) || !DotPrecisionAllowsTf32(dot)) {
     return std::nullopt;
   }
   const DotSpace space = DescribeDot(dot);
@@ -122,14 +122,21 @@ std::vector<llvm::Value*> GpuKernelEmitter::MmaTf32(llvm::IRBuilder<>& b, const 
     llvm::AllocaInst* fa = entry.CreateAlloca(b.getInt32Ty(), b.getInt32(4), "mma.a");
     llvm::AllocaInst* fb = entry.CreateAlloca(b.getInt32Ty(), b.getInt32(2), "mma.b");
     llvm::AllocaInst* fc = entry.CreateAlloca(b.getFloatTy(), b.getInt32(4), "mma.c");
-    for (int i = 0; i < 4; ++i) b.CreateStore(a[static_cast<size_t>(i)], b.CreateConstInBoundsGEP1_32(b.getInt32Ty(), fa, i));
-    for (int i = 0; i < 2; ++i) b.CreateStore(bb[static_cast<size_t>(i)], b.CreateConstInBoundsGEP1_32(b.getInt32Ty(), fb, i));
-    for (int i = 0; i < 4; ++i) b.CreateStore(c[static_cast<size_t>(i)], b.CreateConstInBoundsGEP1_32(b.getFloatTy(), fc, i));
+    auto put = [&](llvm::AllocaInst* array, llvm::Type* type, const std::vector<llvm::Value*>& values) {
+      for (size_t i = 0; i < values.size(); ++i) {
+        b.CreateStore(values[i], b.CreateConstInBoundsGEP1_32(type, array, static_cast<unsigned>(i)));
+      }
+    };
+    put(fa, b.getInt32Ty(), a);
+    put(fb, b.getInt32Ty(), bb);
+    put(fc, b.getFloatTy(), c);
     llvm::Type* ptr = b.getPtrTy();
     llvm::FunctionCallee hook = module_.getOrInsertFunction(
         "fusebox_gpu_emu_mma_tf32", llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr}, false));
     b.CreateCall(hook, {fa, fb, fc});
-    for (int i = 0; i < 4; ++i) d.push_back(b.CreateLoad(b.getFloatTy(), b.CreateConstInBoundsGEP1_32(b.getFloatTy(), fc, i)));
+    for (unsigned i = 0; i < 4; ++i) {
+      d.push_back(b.CreateLoad(b.getFloatTy(), b.CreateConstInBoundsGEP1_32(b.getFloatTy(), fc, i)));
+    }
     return d;
   }
   llvm::Function* mma = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32);
@@ -150,7 +157,9 @@ Status GpuKernelEmitter::EmitMmaDot(const Instruction& inst, const Instruction& 
   const int64_t a_stride = BK + kPadA, b_stride = BN + kPadB;
   const int64_t loads_a = BM * BK / T, loads_b = BK * BN / T;
   std::vector<LaunchShape> others;
-  for (int64_t t : options_.mma_tile >= 0 ? std::vector<int64_t>{} : MmaTileVariants(plan)) others.push_back({0, 0, 0, MmaTileLabel(t), "_m" + std::to_string(t), t});
+  if (options_.mma_tile < 0) {
+    for (int64_t t : MmaTileVariants(plan)) others.push_back({0, 0, 0, MmaTileLabel(t), "_m" + std::to_string(t), t});
+  }
   OfferShapes(MmaTileLabel(plan.tile), std::move(others));
   GpuLaunch launch;
   launch.function = kernel->name + "_kernel" + shape_.suffix;

@@ -3,6 +3,7 @@
 #include "compiler/runtime/gpu_executable.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -711,9 +712,8 @@ Status CheckOwnAgainstLibrary(CudaContext& ctx, const GpuPrograms& programs, con
 
 // Times Fusebox's own kernel of each gemm call that has one (GpuCode::GemmKernelFor: a
 // skinny dot, a tiled dot of one k slice, a small tensor-core dot) against the library's
-// choice for the call,
-// one call each on the same buffers of the call's shapes (0x3c bytes), after a warm-up,
-// best of three, and keeps the faster, as XLA weighs its Triton GEMMs against cuBLAS. The
+// choice for the call, one call each on the same buffers of the call's shapes (0x3c
+// bytes), after a warm-up, best of three, and keeps the faster, as XLA weighs its Triton GEMMs against cuBLAS. The
 // choice is kept in `cache` under the library's key for the call and the kernel's launch
 // shapes. A kernel with variants (a skinny dot's other rows a block) has each shape timed
 // and its fastest (kernel_shapes.h's margin) weighed against the library; `only_shape` >= 0
@@ -855,8 +855,13 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
       fastest = FastestShape(own_ms);
       use_own = own_ms[fastest] < *library_ms;
       char line[200];
-      std::snprintf(line, sizeof(line), "%s %.1f us, %s %.1f us", kernel->kind_name.c_str(), own_ms[fastest] * 1e3,
-                    library.c_str(), *library_ms * 1e3);
+      if (std::isfinite(own_ms[fastest])) {
+        std::snprintf(line, sizeof(line), "%s %.1f us, %s %.1f us", kernel->kind_name.c_str(), own_ms[fastest] * 1e3,
+                      library.c_str(), *library_ms * 1e3);
+      } else {
+        std::snprintf(line, sizeof(line), "%s differs from the library's result, %s %.1f us",
+                      kernel->kind_name.c_str(), library.c_str(), *library_ms * 1e3);
+      }
       text = line;
       if (shapes.size() > 1) text += " (shapes: " + ShapeTimesText(labels, own_ms, fastest) + ")";
       if (cache != nullptr) {

@@ -38,7 +38,11 @@ std::string ShapeTimesText(const std::vector<std::string>& labels, const std::ve
   std::string text;
   for (size_t i = 0; i < ms.size() && i < labels.size(); ++i) {
     char part[48];
-    std::snprintf(part, sizeof(part), " %.1f us", ms[i] * 1e3);
+    if (std::isfinite(ms[i])) {
+      std::snprintf(part, sizeof(part), " %.1f us", ms[i] * 1e3);
+    } else {
+      std::snprintf(part, sizeof(part), " (differs from the library)");
+    }
     text += (i == 0 ? "" : ", ") + labels[i] + part;
   }
   if (chosen < labels.size()) text += " -> " + labels[chosen];

@@ -36,7 +36,8 @@ int64_t ShapeSampleLaunches(double one_launch_ms, double target_ms = 0.05);
 // move a kernel from one compile to the next.
 size_t FastestShape(const std::vector<double>& ms, double margin = 0.97);
 
-// "a warp a row 7.9 us, 64 threads a row 7.1 us -> 64 threads a row".
+// "a warp a row 7.9 us, 64 threads a row 7.1 us -> 64 threads a row". A time that is not
+// finite is a shape refused for its result ("64x64 tiles (differs from the library)").
 std::string ShapeTimesText(const std::vector<std::string>& labels, const std::vector<double>& ms, size_t chosen);
 
 // Whether Fusebox's own kernel for a gemm call computed what the library did, on the same

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ TEST(KernelShapesTest, SamplesFillAboutFiftyMicroseconds) {
 TEST(KernelShapesTest, TheNoteGivesEveryTimeAndTheChoice) {
   EXPECT_EQ(ShapeTimesText({"a warp a row", "64 threads a row", "128 threads a row"}, {0.0079, 0.00712, 0.0075}, 1),
             "a warp a row 7.9 us, 64 threads a row 7.1 us, 128 threads a row 7.5 us -> 64 threads a row");
+  EXPECT_EQ(ShapeTimesText({"32x32 tiles", "64x64 tiles"}, {0.0031, std::numeric_limits<double>::infinity()}, 0),
+            "32x32 tiles 3.1 us, 64x64 tiles (differs from the library) -> 32x32 tiles");
 }
 
 TEST(KernelShapesTest, TheKeyChangesWithEveryShapesCodeAndGeometry) {
