@@ -167,6 +167,16 @@ Status GpuKernelEmitter::EmitMmaDot(const Instruction& inst, const Instruction& 
   launch.grid = {plan.blocks_n, plan.blocks_m, space.batch};
   const int64_t buffer_count = inst.operand_count() + 1;
   Entry e = BeginEntry(inst, launch.function, buffer_count, 0, T);
+  if (!emulate_) {
+    // Every register ptxas may give a thread (.maxnreg 255): left to itself it sometimes
+    // stops at 128 and spills (the GPT block's weight gradients, two contracted dimensions:
+    // 128 registers and 16 bytes of spills; 164 and none with the directive). An occupancy
+    // request (.minnctapersm) is then weighed against this, as for any kernel.
+    module_.getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(
+            context_, {llvm::ConstantAsMetadata::get(e.fn), llvm::MDString::get(context_, "maxnreg"),
+                       llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context_), 255))}));
+  }
   llvm::IRBuilder<>& b = *e.b;
   ElementalEmitter& em = *e.emitter;
   llvm::Type* f32 = b.getFloatTy();
