@@ -27,8 +27,8 @@ namespace {
 using ::testing::HasSubstr;
 
 // A classifier layer with bias and relu; operands whose minor dimensions are the other
-// ones (lhs m-minor, rhs k-minor); a batch; two free and two contracted dimensions. No side
-// is a multiple of any tile, nor k of a slice.
+// ones (lhs m-minor, rhs k-minor); a batch; a fusion reading producers; two free and two
+// contracted dimensions. No side is a multiple of any tile, nor k of a slice.
 const char* kCases[] = {
     R"(HloModule m
 ENTRY e {
@@ -53,6 +53,23 @@ ENTRY e {
   a = f32[3,33,48] parameter(0)
   b = f32[3,48,20] parameter(1)
   ROOT d = f32[3,33,20] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+})",
+    // XLA's form: a fusion whose dot reads producers (a transpose, a doubled operand), which
+    // the tiles load elementally.
+    R"(HloModule m
+fused_dot {
+  p0 = f32[72,40] parameter(0)
+  p1 = f32[72,56] parameter(1)
+  t = f32[40,72] transpose(p0), dimensions={1,0}
+  two = f32[] constant(2)
+  twos = f32[72,56] broadcast(two), dimensions={}
+  m = f32[72,56] multiply(p1, twos)
+  ROOT d = f32[40,56] dot(t, m), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  a = f32[72,40] parameter(0)
+  b = f32[72,56] parameter(1)
+  ROOT f = f32[40,56] fusion(a, b), kind=kOutput, calls=fused_dot
 })",
     R"(HloModule m
 ENTRY e {
