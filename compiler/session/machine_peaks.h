@@ -36,7 +36,7 @@ std::string MachinePeaksCacheFile();
 // The compute roof comes from the device's attributes: SMs x FP32 lanes per SM (by
 // architecture) x the typical SM clock x 2 (one FMA a lane a clock). It is the CUDA cores'
 // f32 roof: a cuBLAS GEMM on tensor cores (TF32, the default for f32 dots of DEFAULT
-// precision, as in XLA) can run above it. The memory roof is measured: the same 128 MiB
+// precision, as in XLA), or Fusebox's own dot(tensor core) kernel, can run above it. The memory roof is measured: the same 128 MiB
 // elementwise kernel as the CPU's, on Fusebox's GPU backend (CUPTI kernel time), best of 5;
 // the data-sheet figure from the memory clock and bus width is named next to it. Measured
 // at each call (a fraction of a second), not cached.
