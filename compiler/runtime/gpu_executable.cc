@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
+#include "compiler/parser/parser.h"
 #include "compiler/ir/conv_plan.h"
 #include "compiler/runtime/cublas.h"
 #include "compiler/runtime/cublas_lt.h"
@@ -1009,6 +1011,53 @@ bool ParseGemmKernels(const std::string& text, GemmKernels* out) {
   return true;
 }
 
+namespace {
+
+bool UsesTensorCores(const codegen::GpuCode& code) {
+  for (const codegen::GpuKernel* kernel : code.AllKernels()) {
+    if (kernel->kind_name == "dot(tensor core)") return true;
+  }
+  return false;
+}
+
+// Whether device `options.device`'s tensor cores compute what Fusebox's tensor-core dot
+// assumes (the mma.sync fragment layout its emitter and the emulator share): the canary of
+// kernel_shapes.h compiled on its own and run once per device and process. "" when every
+// output is exact; else what went wrong (a module that cannot run it does not run
+// tensor-core dots).
+std::string TensorCoreCanary(const GpuExecutableOptions& options) {
+  static std::mutex mutex;
+  static std::map<int, std::string> verdicts;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = verdicts.find(options.device); it != verdicts.end()) return it->second;
+  }
+  std::string verdict = [&]() -> std::string {
+    auto module = ParseModule(TensorCoreCanaryHlo());
+    if (!module.ok()) return "the canary does not parse: " + module.status().message();
+    const std::vector<Literal> args = TensorCoreCanaryArguments();
+    GpuExecutableOptions canary = options;
+    canary.check_tensor_cores = false;
+    canary.allow_tf32 = true;
+    canary.autotune = false;
+    canary.kernel_variants = false;
+    canary.tune_occupancy = false;
+    canary.gemm_kernels = GemmKernels::kLibrary;
+    canary.compile.mma_tile = -1;
+    StatusOr<std::unique_ptr<GpuExecutable>> exe = GpuExecutable::Create(std::move(*module), canary);
+    if (!exe.ok()) return "the canary did not compile: " + exe.status().message();
+    if (!UsesTensorCores((*exe)->code())) return "the canary's dot is no tensor-core dot";
+    StatusOr<Literal> got = (*exe)->Run(args);
+    if (!got.ok()) return "the canary did not run: " + got.status().message();
+    return TensorCoreCanaryVerdict(args, *got);
+  }();
+  std::lock_guard<std::mutex> lock(mutex);
+  verdicts[options.device] = verdict;
+  return verdict;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     std::unique_ptr<Module> module, const GpuExecutableOptions& options) {
   if (module == nullptr || module->entry() == nullptr)
@@ -1034,9 +1083,18 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   compile.gemm_kernels = options.gemm_kernels == GemmKernels::kFusebox ||
                          (options.gemm_kernels == GemmKernels::kTimed && options.autotune);
   ASSIGN_OR_RETURN(exe->code_, CompileForGpu(*exe->module_, compile));
+  std::string tensor_core_note;
+  if (options.check_tensor_cores && UsesTensorCores(*exe->code_)) {
+    if (std::string why = TensorCoreCanary(options); !why.empty()) {
+      compile.allow_tf32 = false;
+      ASSIGN_OR_RETURN(exe->code_, CompileForGpu(*exe->module_, compile));
+      tensor_core_note = "tensor-core dots off, every dot in full f32: " + why;
+    }
+  }
   CudaContext& ctx = *exe->context_;
   exe->programs_ = std::make_unique<GpuPrograms>();
   GpuPrograms& programs = *exe->programs_;
+  if (!tensor_core_note.empty()) programs.library_notes.push_back(tensor_core_note);
 
   // Load the code and resolve every launch's entry.
   auto load = [&](const std::string& ptx) -> StatusOr<std::unique_ptr<CudaModule>> {

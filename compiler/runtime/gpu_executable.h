@@ -83,6 +83,11 @@ struct GpuExecutableOptions {
   // (codegen/occupancy.h; `fusebox run --gpu-occupancy=tuned|off`). Loads the code up to
   // three times when some kernel qualifies.
   bool tune_occupancy = true;
+  // Before a module's tensor-core dots run (codegen dot(tensor core): mma.sync TF32), the
+  // device runs a small one on whole numbers, which TF32 and f32 hold exactly, once per
+  // device and process (TensorCoreCanary); an output that is not exact turns the module's
+  // tensor-core dots off (recompiled as full-f32 tiled dots) and the run's notes say why.
+  bool check_tensor_cores = true;
   // With autotune: row kernels and row reductions are also compiled with other numbers of
   // threads a row, unsplit column reductions with the other block size
   // (GpuCompileOptions::kernel_variants), each shape timed at Create on

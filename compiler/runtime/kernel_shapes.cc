@@ -74,4 +74,48 @@ std::string CompareWithLibrary(const Literal& own, const Literal& library, doubl
   return "";
 }
 
+namespace {
+constexpr int64_t kCanaryM = 48, kCanaryK = 40, kCanaryN = 56;
+}  // namespace
+
+std::string TensorCoreCanaryHlo() {
+  return "HloModule tensor_core_canary\nENTRY e {\n  a = f32[48,40] parameter(0)\n  b = f32[40,56] parameter(1)\n"
+         "  ROOT d = f32[48,56] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+}
+
+std::vector<Literal> TensorCoreCanaryArguments() {
+  std::vector<Literal> args;
+  uint64_t state = 12345;
+  for (const Shape& shape : {Shape(PrimitiveType::kF32, {kCanaryM, kCanaryK}), Shape(PrimitiveType::kF32, {kCanaryK, kCanaryN})}) {
+    Literal literal(shape);
+    for (int64_t i = 0; i < shape.ElementCount(); ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      literal.SetDouble(i, static_cast<double>(static_cast<int>((state >> 33) % 9) - 4));
+    }
+    args.push_back(std::move(literal));
+  }
+  return args;
+}
+
+std::string TensorCoreCanaryVerdict(const std::vector<Literal>& args, const Literal& result) {
+  if (args.size() != 2 || !result.shape().IsArray() || result.shape().ElementCount() != kCanaryM * kCanaryN) {
+    return "the canary's result is not f32[48,56]";
+  }
+  for (int64_t m = 0; m < kCanaryM; ++m) {
+    for (int64_t n = 0; n < kCanaryN; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < kCanaryK; ++k) want += args[0].GetDouble(m * kCanaryK + k) * args[1].GetDouble(k * kCanaryN + n);
+      const double got = result.GetDouble(m * kCanaryN + n);
+      if (got == want) continue;
+      char text[200];
+      std::snprintf(text, sizeof(text),
+                    "a 48x40 by 40x56 dot of whole numbers gave %g at [%lld,%lld] instead of %g on this device "
+                    "(Fusebox's mma.sync fragment layout is not the device's)",
+                    got, static_cast<long long>(m), static_cast<long long>(n), want);
+      return text;
+    }
+  }
+  return "";
+}
+
 }  // namespace fusebox::runtime

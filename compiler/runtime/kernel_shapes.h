@@ -49,4 +49,13 @@ std::string ShapeTimesText(const std::vector<std::string>& labels, const std::ve
 // -1.2; allowed 0.05").
 std::string CompareWithLibrary(const Literal& own, const Literal& library, double tolerance = 1.0 / 128);
 
+// The tensor-core canary GpuExecutable runs once per device before a module's tensor-core
+// dots (codegen dot(tensor core)) may run: a 48 x 40 by 40 x 56 f32 dot (its HLO text), of
+// whole numbers in [-4, 4] (its arguments), whose products and sums TF32 and f32 hold
+// exactly; the verdict is "" when every output of `result` is the exact product, else the
+// first that is not.
+std::string TensorCoreCanaryHlo();
+std::vector<Literal> TensorCoreCanaryArguments();
+std::string TensorCoreCanaryVerdict(const std::vector<Literal>& args, const Literal& result);
+
 }  // namespace fusebox::runtime

@@ -774,7 +774,8 @@ ENTRY e {
   EXPECT_LT(largest, 0.5);
 }
 
-// Fusebox's tensor-core dots on the device (gpu_dot_plan.h: MmaDot), libraries off: every
+// Fusebox's tensor-core dots on the device (gpu_dot_plan.h: MmaDot), libraries off (the
+// tensor-core canary, run first, must pass: GpuExecutableOptions::check_tensor_cores): every
 // block tile equals the interpreter bit for bit on whole numbers in [-4, 4] (exact in TF32
 // and f32: a fragment element in the wrong lane or register breaks it), and on random
 // inputs stays within TF32's bound while differing from full f32. Then a small gemm call
@@ -816,7 +817,9 @@ ENTRY e {
     auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     ASSERT_EQ((*exe)->code().kernels().size(), 1u);
-    EXPECT_EQ((*exe)->code().kernels()[0]->kind_name, "dot(tensor core)");
+    // The canary passed on this device (else the dots are tiled, full f32, with a note).
+    EXPECT_EQ((*exe)->code().kernels()[0]->kind_name, "dot(tensor core)")
+        << ::testing::PrintToString((*exe)->library_notes());
     auto got = (*exe)->Run(whole);
     ASSERT_TRUE(got.ok()) << got.status().message();
     int64_t wrong = 0;

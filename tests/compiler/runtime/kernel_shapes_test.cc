@@ -1,6 +1,8 @@
 // The GPU runtime's choice among a kernel's launch shapes, apart from the device
 // (compiler/runtime/kernel_shapes.h): which shape wins with the 3% margin, how many
-// launches a sample takes, the note, and the autotune cache's key.
+// launches a sample takes, the note, and the autotune cache's key; and the checks of Fusebox's
+// own kernels against the device: an own gemm kernel's result against the library's, the
+// tensor-core canary's verdict.
 #include "compiler/runtime/kernel_shapes.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +11,9 @@
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "compiler/codegen/gpu_emulator.h"
+#include "compiler/parser/parser.h"
 
 namespace fusebox::runtime {
 namespace {
@@ -90,6 +95,29 @@ TEST(KernelShapesTest, OwnKernelsMustAgreeWithTheLibrary) {
   nan.SetDouble(0, std::nan(""));
   EXPECT_EQ(CompareWithLibrary(nan, library_nan), "");
   EXPECT_EQ(CompareWithLibrary(Literal(Shape(PrimitiveType::kF32, {3, 4})), library), "the results' shapes differ");
+}
+
+// The tensor-core canary: run as GpuExecutable runs it (one tensor-core dot), in the GPU
+// emulator with its mma.sync, every output is exact and the verdict empty; a result with
+// one output off, or of another shape, is named.
+TEST(KernelShapesTest, TheTensorCoreCanaryIsExactOnlyWhenEveryOutputIs) {
+  auto module = ParseModule(TensorCoreCanaryHlo());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  codegen::GpuCompileOptions options;
+  options.allow_tf32 = true;
+  auto emulator = codegen::GpuEmulator::Create(std::move(*module), options);
+  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  ASSERT_EQ((*emulator)->code().kernels().size(), 1u);
+  EXPECT_EQ((*emulator)->code().kernels()[0]->kind_name, "dot(tensor core)");
+  const std::vector<Literal> args = TensorCoreCanaryArguments();
+  auto result = (*emulator)->Run(args);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(TensorCoreCanaryVerdict(args, *result), "");
+  Literal off = *result;
+  off.SetDouble(7 * 56 + 9, off.GetDouble(7 * 56 + 9) + 1);
+  EXPECT_EQ(TensorCoreCanaryVerdict(args, off).rfind("a 48x40 by 40x56 dot of whole numbers gave ", 0), 0u);
+  EXPECT_NE(TensorCoreCanaryVerdict(args, off).find("at [7,9]"), std::string::npos) << TensorCoreCanaryVerdict(args, off);
+  EXPECT_EQ(TensorCoreCanaryVerdict(args, Literal(Shape(PrimitiveType::kF32, {2, 2}))), "the canary's result is not f32[48,56]");
 }
 
 }  // namespace
