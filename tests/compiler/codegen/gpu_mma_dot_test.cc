@@ -20,6 +20,7 @@
 #include "compiler/ir/library_calls.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "tests/compiler/dense_modules.h"
 
 namespace fusebox::codegen {
 namespace {
@@ -29,19 +30,8 @@ using ::testing::HasSubstr;
 // A classifier layer with bias and relu; operands whose minor dimensions are the other
 // ones (lhs m-minor, rhs k-minor); a batch; a fusion reading producers; two free and two
 // contracted dimensions. No side is a multiple of any tile, nor k of a slice.
-const char* kCases[] = {
-    R"(HloModule m
-ENTRY e {
-  x = f32[40,72] parameter(0)
-  w = f32[72,56] parameter(1)
-  bias = f32[56] parameter(2)
-  d = f32[40,56] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bb = f32[40,56] broadcast(bias), dimensions={1}
-  s = f32[40,56] add(d, bb)
-  zero = f32[] constant(0)
-  z = f32[40,56] broadcast(zero), dimensions={}
-  ROOT r = f32[40,56] maximum(s, z)
-})",
+const std::string kCases[] = {
+    testing_util::DenseReluHlo(40, 72, 56),
     R"(HloModule m
 ENTRY e {
   a = f32[72,40] parameter(0)
@@ -125,7 +115,7 @@ void ExpectBitEqual(const Literal& actual, const Literal& expected) {
 }
 
 TEST(GpuMmaDotTest, EveryTileIsExactOnWholeNumbers) {
-  for (const char* text : kCases) {
+  for (const std::string& text : kCases) {
     SCOPED_TRACE(text);
     auto module = ParseModule(text);
     ASSERT_TRUE(module.ok()) << module.status().message();
@@ -280,22 +270,6 @@ int64_t CountMma(const std::string& ptx) {
   return n;
 }
 
-// A dot of `m` x `k` by `k` x `n` (a batch of `batch`) with a bias and relu.
-std::string BiasReluDot(int64_t batch, int64_t m, int64_t n, int64_t k) {
-  auto dims = [](std::initializer_list<int64_t> d) {
-    std::string out;
-    for (int64_t v : d) out += (out.empty() ? "" : ",") + std::to_string(v);
-    return out;
-  };
-  const std::string out = dims({batch, m, n});
-  return "HloModule m\nENTRY e {\n a = f32[" + dims({batch, m, k}) + "] parameter(0)\n b = f32[" + dims({batch, k, n}) +
-         "] parameter(1)\n bias = f32[" + std::to_string(n) + "] parameter(2)\n d = f32[" + out +
-         "] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}\n"
-         " bb = f32[" + out + "] broadcast(bias), dimensions={2}\n s = f32[" + out + "] add(d, bb)\n"
-         " zero = f32[] constant(0)\n z = f32[" + out + "] broadcast(zero), dimensions={}\n"
-         " ROOT r = f32[" + out + "] maximum(s, z)\n}\n";
-}
-
 // The tensor-core entries are real PTX: each tile's slice is its mma.sync, unrolled, and
 // ptxas assembles each tile, at a size the plan gives it, without spilling.
 TEST(GpuMmaDotTest, PtxasAssemblesEveryTileWithoutSpills) {
@@ -308,7 +282,7 @@ TEST(GpuMmaDotTest, PtxasAssemblesEveryTileWithoutSpills) {
   for (int64_t tile = 0; tile < gpu::kMmaTileCount; ++tile) {
     SCOPED_TRACE(gpu::MmaTileLabel(tile));
     const Size& size = sizes[tile];
-    auto module = ParseModule(BiasReluDot(size.batch, size.m, size.n, size.k));
+    auto module = ParseModule(testing_util::DenseReluHlo(size.m, size.k, size.n, size.batch));
     ASSERT_TRUE(module.ok()) << module.status().message();
     auto optimized = passes::OptimizeForBackend(**module, true);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();

@@ -22,6 +22,7 @@
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/runtime/gpu_executable.h"
 #include "compiler/session/machine_peaks.h"
+#include "tests/compiler/dense_modules.h"
 #include "tests/compiler/runtime/gpu_test_util.h"
 
 namespace fusebox {
@@ -785,18 +786,7 @@ TEST(GpuExecutableGpuTest, TensorCoreDotsMatchOnTheDevice) {
   auto device = runtime::DiscoverCudaDevice(0);
   ASSERT_TRUE(device.ok());
   if (device->compute_major < 8) GTEST_SKIP() << "mma.sync TF32 needs sm_80 or newer";
-  auto module = ParseModule(R"(HloModule m
-ENTRY e {
-  x = f32[200,136] parameter(0)
-  w = f32[136,168] parameter(1)
-  bias = f32[168] parameter(2)
-  d = f32[200,168] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bb = f32[200,168] broadcast(bias), dimensions={1}
-  s = f32[200,168] add(d, bb)
-  zero = f32[] constant(0)
-  z = f32[200,168] broadcast(zero), dimensions={}
-  ROOT r = f32[200,168] maximum(s, z)
-})");
+  auto module = ParseModule(testing_util::DenseReluHlo(200, 136, 168));
   ASSERT_TRUE(module.ok()) << module.status().message();
   auto random = interpreter::RandomArguments(**module, 9);
   ASSERT_TRUE(random.ok());
