@@ -92,7 +92,7 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
                                 bool gpu_libraries = false,
                                 runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed,
                                 bool tune_occupancy = true, int64_t kernel_shape = -1, int64_t mma_tile = -1,
-                                bool allow_tf32 = true) {
+                                bool allow_tf32 = true, int64_t mma_splits = -1) {
   auto parsed = ParseModule(text);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.status().message().c_str());
@@ -109,6 +109,7 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
   options.tune_occupancy = tune_occupancy;
   options.kernel_shape = kernel_shape;
   options.compile.mma_tile = mma_tile;
+  options.compile.mma_splits = mma_splits;
   options.allow_tf32 = allow_tf32;
   auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
   if (!exe.ok()) {
@@ -120,9 +121,9 @@ std::optional<Prepared> Prepare(benchmark::State& state, const std::string& text
 
 void RunOnGpu(benchmark::State& state, const std::string& text, bool fused, bool gpu_libraries = false,
               runtime::GemmKernels gemm_kernels = runtime::GemmKernels::kTimed, bool tune_occupancy = true,
-              int64_t kernel_shape = -1, int64_t mma_tile = -1, bool allow_tf32 = true) {
-  std::optional<Prepared> prepared =
-      Prepare(state, text, fused, gpu_libraries, gemm_kernels, tune_occupancy, kernel_shape, mma_tile, allow_tf32);
+              int64_t kernel_shape = -1, int64_t mma_tile = -1, bool allow_tf32 = true, int64_t mma_splits = -1) {
+  std::optional<Prepared> prepared = Prepare(state, text, fused, gpu_libraries, gemm_kernels, tune_occupancy,
+                                             kernel_shape, mma_tile, allow_tf32, mma_splits);
   if (!prepared) return;
   const std::vector<Literal>& args = prepared->args;
   runtime::GpuExecutable* exe = prepared->exe.get();
@@ -335,8 +336,9 @@ int main(int argc, char** argv) {
   }
   // A dense layer (x[256,784] . w[784,512] + bias, relu: the MLP's first) and a
   // transformer-sized one (4096 x 1024 x 1024): cuBLASLt alone, Fusebox's tensor-core dot in
-  // each block tile (libraries off), its default and timed tiles, the library against
-  // Fusebox's kernel timed (the label names the choice), and the full-f32 tiled dot.
+  // each block tile (libraries off; k split by the plan's rule and not), its default and
+  // timed tiles, the library against Fusebox's kernel timed (the label names the choice),
+  // and the full-f32 tiled dot.
   for (const auto& [size, m, k, n] : {std::tuple{"256x784x512", 256, 784, 512}, std::tuple{"4096x1024x1024", 4096, 1024, 1024}}) {
     const std::string text = fusebox::DenseRelu(m, k, n);
     auto add = [&](const std::string& label, auto run) {
@@ -356,6 +358,11 @@ int main(int argc, char** argv) {
       label = label.substr(0, label.find(' '));
       add(label, [text, tile](benchmark::State& state) {
         fusebox::RunOnGpu(state, text, true, false, fusebox::runtime::GemmKernels::kTimed, true, -1, tile);
+      });
+      // The same tile with k not split (the line above splits k where the plan's rule does:
+      // 32x32 and 64x64 at 256x784x512).
+      add(label + "_unsplit", [text, tile](benchmark::State& state) {
+        fusebox::RunOnGpu(state, text, true, false, fusebox::runtime::GemmKernels::kTimed, true, -1, tile, true, 1);
       });
     }
     add("tiled_f32", [text](benchmark::State& state) {

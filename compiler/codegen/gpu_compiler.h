@@ -120,6 +120,9 @@ struct GpuCompileOptions {
   // >= 0: every tensor-core dot in that block tile (gpu_dot_plan.h: kMmaTiles; tests and
   // benchmarks), instead of the plan's choice and its timed variants.
   int64_t mma_tile = -1;
+  // >= 1: every tensor-core dot walks k in that many parts (1: not split; gpu_dot_plan.h:
+  // kMmaSplitBelowBlocks), instead of the plan's rule and its timed variants.
+  int64_t mma_splits = -1;
 };
 
 // Compiled kernels of one module: PTX text and where each entry came from.

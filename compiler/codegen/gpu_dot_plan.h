@@ -63,12 +63,27 @@ struct MmaTile {
 // The block tiles, smallest first: 32x32, 64x64, 128x64, 128x128.
 inline constexpr MmaTile kMmaTiles[] = {{2, 2, 1, 2, 32}, {2, 2, 2, 4, 32}, {2, 2, 4, 4, 16}, {2, 4, 4, 4, 16}};
 inline constexpr int64_t kMmaTileCount = 4;
+// Split k: a dot whose tiles give fewer than kMmaSplitBelowBlocks blocks (two an SM on an
+// H100 or H200 is 264) walks its k slices in `splits` parts, each a block of its own, so
+// that about kMmaSplitTargetBlocks blocks hide each other's load latency (a block of 4
+// warps alone on an SM waits out every slice's loads; the MLP's 256x512 outputs over
+// k = 784 are 128 blocks of 32x32 and 25 slices). Each part keeps at least
+// kMmaMinSplitSlices slices; at most kMmaMaxSplits parts. The parts' partial tiles go to
+// scratch, and the last part of a tile to finish adds them in order (part 0 first: the
+// same sum in every run) and applies the epilogue.
+inline constexpr int64_t kMmaSplitBelowBlocks = 256;
+inline constexpr int64_t kMmaSplitTargetBlocks = 512;
+inline constexpr int64_t kMmaMinSplitSlices = 4;
+inline constexpr int64_t kMmaMaxSplits = 16;
 struct MmaDot {
   int64_t tile = 0;  // index into kMmaTiles
   MmaTile shape = kMmaTiles[0];
   bool lhs_k_minor = true;  // the lhs's minor dimension is contracted (else free)
   bool rhs_n_minor = true;  // the rhs's minor dimension is free (else contracted)
   int64_t blocks_m = 0, blocks_n = 0;
+  int64_t slices = 0;            // k slices of block_k
+  int64_t splits = 1;            // parts of k (1: none)
+  int64_t slices_per_split = 0;  // every part but the last; the last has the rest (>= 1)
   int64_t block_m() const { return shape.warps_m * shape.tiles_m * 16; }
   int64_t block_n() const { return shape.warps_n * shape.tiles_n * 8; }
   int64_t threads() const { return shape.warps_m * shape.warps_n * 32; }
@@ -81,10 +96,20 @@ bool DotPrecisionAllowsTf32(const Instruction& dot);
 // The plan, or nullopt when the dot is no tensor-core dot (types, precision, arch, a
 // skinny side, fewer than 16 rows, columns or contracted elements). `tile` >= 0: that
 // block tile; else the largest that still gives 128 blocks (the smallest when none does).
-std::optional<MmaDot> PlanMmaDot(const Instruction& dot, std::string_view arch, bool allow_tf32, int64_t tile = -1);
-// The other tiles a plan's kernel is compiled in for the runtime to time: the next
-// smaller and the next larger.
-std::vector<int64_t> MmaTileVariants(const MmaDot& plan);
+// `splits` >= 1: k in that many parts (fewer when k has fewer slices; 1: not split); else
+// the rule above.
+std::optional<MmaDot> PlanMmaDot(const Instruction& dot, std::string_view arch, bool allow_tf32, int64_t tile = -1,
+                                 int64_t splits = -1);
+// The other shapes a plan's kernel is compiled in for the runtime to time: the next
+// smaller and the next larger tile (k split by the rule), and this tile unsplit when the
+// plan splits k.
+struct MmaShape {
+  int64_t tile = 0;
+  int64_t splits = -1;  // -1: by the rule
+  bool operator==(const MmaShape&) const = default;
+};
+std::vector<MmaShape> MmaShapeVariants(const MmaDot& plan);
 std::string MmaTileLabel(int64_t tile);  // "64x64 tiles"
+std::string MmaShapeLabel(const MmaDot& plan);  // "32x32 tiles, k in 4 parts"
 
 }  // namespace fusebox::codegen::gpu

@@ -305,8 +305,7 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
   const bool kinds = (rows && kernel->bytes_read + kernel->bytes_written >= options_.min_row_shape_bytes) ||
                      kernel->kind_name == "reduction(column)" || kernel->kind_name == "dot(skinny)" ||
                      kernel->kind_name == "dot(tensor core)";
-  if (!options_.kernel_variants || !kinds || shaped_ != shaped + 1 || kernel->launches.size() != 1 ||
-      kernel->scratch_bytes > 0) {
+  if (!options_.kernel_variants || !kinds || shaped_ != shaped + 1 || kernel->launches.size() != 1) {
     return Status::Ok();
   }
   kernel->label = shaped_label_;
@@ -318,10 +317,13 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
     Status st = EmitKernel(inst, &variant);
     shape_ = LaunchShape();
     RETURN_IF_ERROR(st);
-    if (variant.launches.size() != 1 || variant.kind_name != kernel->kind_name || variant.scratch_bytes > 0) {
+    if (variant.launches.size() != 1 || variant.kind_name != kernel->kind_name) {
       return Internal(inst.name() + ": its " + other.label + " variant is another kind of kernel (" +
                       variant.kind_name + ")");
     }
+    // One scratch serves every shape (a tensor-core dot's parts of k write their partials
+    // there): the largest any of them needs.
+    kernel->scratch_bytes = std::max(kernel->scratch_bytes, variant.scratch_bytes);
     kernel->variants.push_back({other.label, std::move(variant.launches)});
   }
   return Status::Ok();
@@ -386,7 +388,8 @@ Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) 
       return EmitSkinnyDot(inst, *dot, *skinny, kernel);
     }
     if (std::optional<MmaDot> mma = PlanMmaDot(*dot, options_.arch, options_.allow_tf32,
-                                                      options_.mma_tile >= 0 ? options_.mma_tile : shape_.mma_tile);
+                                                      options_.mma_tile >= 0 ? options_.mma_tile : shape_.mma_tile,
+                                                      options_.mma_splits >= 1 ? options_.mma_splits : shape_.mma_splits);
         mma) {
       kernel->kind_name = "dot(tensor core)";
       return EmitMmaDot(inst, *dot, *mma, kernel);

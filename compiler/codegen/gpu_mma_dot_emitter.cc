@@ -48,7 +48,8 @@ bool DotPrecisionAllowsTf32(const Instruction& dot) {
          std::none_of(precision.begin(), precision.end(), [](Precision p) { return p == Precision::kHighest; });
 }
 
-std::optional<MmaDot> PlanMmaDot(const Instruction& dot, std::string_view arch, bool allow_tf32, int64_t tile) {
+std::optional<MmaDot> PlanMmaDot(const Instruction& dot, std::string_view arch, bool allow_tf32, int64_t tile,
+                                 int64_t splits) {
   if (!allow_tf32 || GpuArchNumber(arch) < 80 || !dot.attrs().dot_dimension_numbers || dot.operand_count() < 2) {
     return std::nullopt;
   }
@@ -85,19 +86,36 @@ std::optional<MmaDot> PlanMmaDot(const Instruction& dot, std::string_view arch, 
     }
   }
   if (plan.blocks_m > kMaxGridYZ) return std::nullopt;
+  plan.slices = CeilDiv(space.k, plan.shape.block_k);
+  const int64_t blocks = plan.blocks_m * plan.blocks_n * space.batch;
+  if (splits < 1) {
+    splits = 1;
+    if (blocks < kMmaSplitBelowBlocks) {
+      splits = std::min({CeilDiv(kMmaSplitTargetBlocks, blocks), plan.slices / kMmaMinSplitSlices, kMmaMaxSplits});
+    }
+  }
+  // Grid z holds batch x parts.
+  splits = std::clamp<int64_t>(std::min(splits, kMaxGridYZ / space.batch), 1, plan.slices);
+  plan.slices_per_split = CeilDiv(plan.slices, splits);
+  plan.splits = CeilDiv(plan.slices, plan.slices_per_split);  // no empty part
   return plan;
 }
 
-std::vector<int64_t> MmaTileVariants(const MmaDot& plan) {
-  std::vector<int64_t> out;
-  if (plan.tile > 0) out.push_back(plan.tile - 1);
-  if (plan.tile + 1 < kMmaTileCount) out.push_back(plan.tile + 1);
+std::vector<MmaShape> MmaShapeVariants(const MmaDot& plan) {
+  std::vector<MmaShape> out;
+  if (plan.tile > 0) out.push_back({plan.tile - 1, -1});
+  if (plan.tile + 1 < kMmaTileCount) out.push_back({plan.tile + 1, -1});
+  if (plan.splits > 1) out.push_back({plan.tile, 1});
   return out;
 }
 
 std::string MmaTileLabel(int64_t tile) {
   const MmaTile& t = kMmaTiles[std::clamp<int64_t>(tile, 0, kMmaTileCount - 1)];
   return std::to_string(t.warps_m * t.tiles_m * 16) + "x" + std::to_string(t.warps_n * t.tiles_n * 8) + " tiles";
+}
+
+std::string MmaShapeLabel(const MmaDot& plan) {
+  return MmaTileLabel(plan.tile) + (plan.splits > 1 ? ", k in " + std::to_string(plan.splits) + " parts" : "");
 }
 
 // f32 -> TF32 bits, rounded to nearest with ties away from zero (cvt.rna.tf32.f32): add
@@ -156,16 +174,28 @@ Status GpuKernelEmitter::EmitMmaDot(const Instruction& inst, const Instruction& 
   const int64_t BM = plan.block_m(), BN = plan.block_n(), BK = tile.block_k, T = plan.threads();
   const int64_t a_stride = BK + kPadA, b_stride = BN + kPadB;
   const int64_t loads_a = BM * BK / T, loads_b = BK * BN / T;
+  const int64_t splits = plan.splits;
   std::vector<LaunchShape> others;
-  if (options_.mma_tile < 0) {
-    for (int64_t t : MmaTileVariants(plan)) others.push_back({0, 0, 0, MmaTileLabel(t), "_m" + std::to_string(t), t});
+  if (options_.mma_tile < 0 && options_.mma_splits < 1) {
+    for (const MmaShape& v : MmaShapeVariants(plan)) {
+      std::optional<MmaDot> other = PlanMmaDot(dot, options_.arch, options_.allow_tf32, v.tile, v.splits);
+      if (!other) continue;
+      const std::string suffix =
+          "_m" + std::to_string(other->tile) + (other->splits > 1 ? "k" + std::to_string(other->splits) : "");
+      others.push_back({0, 0, 0, MmaShapeLabel(*other), suffix, other->tile, other->splits});
+    }
   }
-  OfferShapes(MmaTileLabel(plan.tile), std::move(others));
+  OfferShapes(MmaShapeLabel(plan), std::move(others));
   GpuLaunch launch;
   launch.function = kernel->name + "_kernel" + shape_.suffix;
   launch.block = {T, 1, 1};
-  launch.grid = {plan.blocks_n, plan.blocks_m, space.batch};
-  const int64_t buffer_count = inst.operand_count() + 1;
+  launch.grid = {plan.blocks_n, plan.blocks_m, space.batch * splits};
+  // Split k: each tile's parts write their accumulators to scratch, [tile][part][value][thread]
+  // (a warp's stores consecutive), and the last part to finish adds them up.
+  const int64_t values = tile.tiles_m * tile.tiles_n * 4;
+  const int64_t groups = plan.blocks_m * plan.blocks_n * space.batch;
+  if (splits > 1) kernel->scratch_bytes = std::max(kernel->scratch_bytes, groups * splits * values * T * 4);
+  const int64_t buffer_count = inst.operand_count() + 1 + (splits > 1 ? 1 : 0);
   Entry e = BeginEntry(inst, launch.function, buffer_count, 0, T);
   if (!emulate_) {
     // Every register ptxas may give a thread (.maxnreg 255): left to itself it sometimes
@@ -196,7 +226,14 @@ Status GpuKernelEmitter::EmitMmaDot(const Instruction& inst, const Instruction& 
   llvm::Value* col0 = b.CreateMul(warp_n, b.getInt64(tile.tiles_n * 8));
   llvm::Value* m0 = b.CreateMul(BlockY(b), b.getInt64(BM));
   llvm::Value* n0 = b.CreateMul(BlockX(b), b.getInt64(BN));
-  IrIndex batch_index = Delinearize(b, BlockZ(b), space.batch_sizes);
+  llvm::Value* batch_linear = b.CreateUDiv(BlockZ(b), b.getInt64(splits));
+  llvm::Value* part = b.CreateURem(BlockZ(b), b.getInt64(splits));
+  IrIndex batch_index = Delinearize(b, batch_linear, space.batch_sizes);
+  // This part's slices: [first, first + count).
+  llvm::Value* first = b.CreateMul(part, b.getInt64(plan.slices_per_split));
+  llvm::Value* rest = b.CreateSub(b.getInt64(plan.slices), first);
+  llvm::Value* count = b.CreateSelect(b.CreateICmpULT(rest, b.getInt64(plan.slices_per_split)), rest,
+                                      b.getInt64(plan.slices_per_split));
 
   // Accumulators (tiles_m x tiles_n x 4) and the next slice's values, in registers.
   std::vector<llvm::AllocaInst*> acc;
@@ -248,8 +285,9 @@ Status GpuKernelEmitter::EmitMmaDot(const Instruction& inst, const Instruction& 
     }
     e.emitter->PopScope();
   };
-  load_slice(b.getInt64(0));
-  Loop(e, b.getInt64(CeilDiv(K, BK)), "mma.slice", [&](llvm::Value* slice) {
+  load_slice(b.CreateMul(first, b.getInt64(BK)));
+  Loop(e, count, "mma.slice", [&](llvm::Value* step) {
+    llvm::Value* slice = b.CreateAdd(first, step);
     for (int64_t j = 0; j < loads_a; ++j) {
       auto [mm, kk] = a_place(j);
       StoreShared(b, a_tile, b.CreateAdd(b.CreateMul(mm, b.getInt64(a_stride)), kk),
@@ -294,19 +332,56 @@ Status GpuKernelEmitter::EmitMmaDot(const Instruction& inst, const Instruction& 
     }
     Barrier(b);
   });
-  // Each accumulator to its output: c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1).
-  for (int64_t tm = 0; tm < tile.tiles_m; ++tm) {
-    for (int64_t tn = 0; tn < tile.tiles_n; ++tn) {
-      for (int64_t i = 0; i < 4; ++i) {
-        llvm::Value* row =
-            b.CreateAdd(b.CreateAdd(m0, b.CreateAdd(row0, b.getInt64(tm * 16 + (i >= 2 ? 8 : 0)))), g);
-        llvm::Value* col = b.CreateAdd(b.CreateAdd(n0, b.CreateAdd(col0, b.getInt64(tn * 8 + (i & 1)))),
-                                       b.CreateMul(t4, b.getInt64(2)));
-        llvm::Value* value = b.CreateLoad(f32, acc[static_cast<size_t>((tm * tile.tiles_n + tn) * 4 + i)]);
-        If(e, b.CreateAnd(b.CreateICmpULT(row, b.getInt64(M)), b.CreateICmpULT(col, b.getInt64(N))), "mma.write",
-           [&] { StoreDotOutput(e, inst, dot, space, batch_index, row, col, value); });
+  auto write_outputs = [&] {
+    // Each accumulator to its output: c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1).
+    for (int64_t tm = 0; tm < tile.tiles_m; ++tm) {
+      for (int64_t tn = 0; tn < tile.tiles_n; ++tn) {
+        for (int64_t i = 0; i < 4; ++i) {
+          llvm::Value* row =
+              b.CreateAdd(b.CreateAdd(m0, b.CreateAdd(row0, b.getInt64(tm * 16 + (i >= 2 ? 8 : 0)))), g);
+          llvm::Value* col = b.CreateAdd(b.CreateAdd(n0, b.CreateAdd(col0, b.getInt64(tn * 8 + (i & 1)))),
+                                         b.CreateMul(t4, b.getInt64(2)));
+          llvm::Value* value = b.CreateLoad(f32, acc[static_cast<size_t>((tm * tile.tiles_n + tn) * 4 + i)]);
+          If(e, b.CreateAnd(b.CreateICmpULT(row, b.getInt64(M)), b.CreateICmpULT(col, b.getInt64(N))), "mma.write",
+             [&] { StoreDotOutput(e, inst, dot, space, batch_index, row, col, value); });
+        }
       }
     }
+  };
+  if (splits > 1) {
+    llvm::Value* scratch = e.buffer(buffer_count - 1);
+    llvm::Value* group = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(batch_linear, b.getInt64(plan.blocks_m)),
+                                                             BlockY(b)),
+                                                 b.getInt64(plan.blocks_n)),
+                                     BlockX(b));
+    auto partial = [&](llvm::Value* p, int64_t v) {  // value v of this thread in part p's partial
+      llvm::Value* row = b.CreateAdd(b.CreateMul(group, b.getInt64(splits)), p);
+      llvm::Value* at = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(row, b.getInt64(values)), b.getInt64(v)),
+                                                b.getInt64(T)),
+                                    tid);
+      return b.CreateInBoundsGEP(f32, scratch, at);
+    };
+    for (int64_t v = 0; v < values; ++v) {
+      b.CreateStore(b.CreateLoad(f32, acc[static_cast<size_t>(v)]), partial(part, v));
+    }
+    DeviceFence(b);
+    llvm::GlobalVariable* counters = ArrivalCounters(groups, launch.function + "_arrivals");
+    llvm::Value* last = LastToArrive(e, counters, group, splits, tid, launch.function);
+    // Only the last part goes on: it adds the parts in order (its own among them) and writes.
+    If(e, last, "mma.fold", [&] {
+      for (llvm::AllocaInst* a : acc) b.CreateStore(llvm::ConstantFP::get(f32, 0.0), a);
+      Loop(e, b.getInt64(splits), "mma.part", [&](llvm::Value* p) {
+        for (int64_t v = 0; v < values; ++v) {
+          llvm::LoadInst* x = b.CreateLoad(f32, partial(p, v));
+          x->setVolatile(true);  // other blocks wrote it: past the L1 cache
+          llvm::AllocaInst* a = acc[static_cast<size_t>(v)];
+          b.CreateStore(b.CreateFAdd(b.CreateLoad(f32, a), x), a);
+        }
+      });
+      write_outputs();
+    });
+  } else {
+    write_outputs();
   }
   RETURN_IF_ERROR(EndEntry(e));
   kernel->launches.push_back(launch);

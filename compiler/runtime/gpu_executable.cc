@@ -669,6 +669,18 @@ Status LaunchOnBuffers(CudaContext& ctx, const GpuPrograms& programs, const Inst
   return Status::Ok();
 }
 
+// The buffers a gemm call's own kernel takes (RunKernel's order): the call's operands it
+// reads from `held` (the call's operands, then its value), the value, and the run's scratch
+// when the kernel has some (a tensor-core dot's parts of k).
+std::vector<DevicePtr> GemmKernelArgs(const GpuPrograms& programs, const codegen::GpuKernel& kernel,
+                                      const std::vector<DeviceBuffer>& held) {
+  std::vector<DevicePtr> args;
+  for (int64_t operand : kernel.call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
+  args.push_back(held.back().ptr());
+  if (kernel.scratch_bytes > 0) args.push_back(programs.scratch.ptr());
+  return args;
+}
+
 // Runs the library and every shape of `inst`'s own kernel on the same random operands (in
 // `held`: the call's operands, then its value) and says for each shape whether it agrees
 // (CompareWithLibrary: "" when it does). A call with beta reads its result buffer first:
@@ -697,9 +709,7 @@ Status CheckOwnAgainstLibrary(CudaContext& ctx, const GpuPrograms& programs, con
   Literal library(value);
   if (library.size_bytes() != bytes) return Internal("the result's buffer is not its shape's size");
   RETURN_IF_ERROR(ctx.CopyDeviceToHost(library.untyped_data(), out, bytes));
-  std::vector<DevicePtr> args;
-  for (int64_t operand : kernel.call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
-  args.push_back(out);
+  const std::vector<DevicePtr> args = GemmKernelArgs(programs, kernel, held);
   disagree->clear();
   for (const auto* launches : shapes) {
     RETURN_IF_ERROR(ctx.Memset(out, 0, bytes));
@@ -743,8 +753,7 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
   }
   for (const auto& [inst, plan] : programs.gemms) {
     const codegen::GpuKernel* kernel = code.GemmKernelFor(inst);
-    // A dot kernel needs no scratch; one that did would need the run's (not timed here).
-    if (kernel == nullptr || kernel->scratch_bytes > 0) continue;
+    if (kernel == nullptr) continue;
     auto lt = programs.lt_matmuls.find(inst);
     const bool on_lt = lt != programs.lt_matmuls.end();
     if (!on_lt && programs.cublas == nullptr) continue;
@@ -766,13 +775,13 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
     for (const auto* launches : shapes) {
       for (const codegen::GpuLaunch& launch : *launches) {
         geometry += "/" + std::to_string(launch.grid[0]) + "x" + std::to_string(launch.grid[1]) + "x" +
-                    std::to_string(launch.block[0]);
+                    std::to_string(launch.grid[2]) + "x" + std::to_string(launch.block[0]);
       }
     }
     const CudaDeviceInfo& device = ctx.device();
     const std::string key =
         GemmAutotuneKey(AutotuneScope((on_lt ? programs.cublas_lt->description() : programs.cublas->description()) +
-                                          " against Fusebox " + kernel->kind_name + " v1" + geometry,
+                                          " against Fusebox " + kernel->kind_name + " v2" + geometry,
                                       device.name, device.compute_major, device.compute_minor),
                         plan, int64_t{32} << 20);
     bool use_own = false;
@@ -805,9 +814,7 @@ Status ChooseGemmKernels(CudaContext& ctx, GpuPrograms& programs, const codegen:
         }
         return programs.cublas->Gemm(plan, lhs, rhs, out);
       };
-      std::vector<DevicePtr> args;
-      for (int64_t operand : kernel->call_operands) args.push_back(held[static_cast<size_t>(operand)].ptr());
-      args.push_back(out);
+      const std::vector<DevicePtr> args = GemmKernelArgs(programs, *kernel, held);
       auto best_of_three = [&](const std::function<Status()>& call) -> StatusOr<double> {
         RETURN_IF_ERROR(call());
         double best = -1;
@@ -903,7 +910,7 @@ Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codeg
   int64_t timed = 0, moved = 0, cached = 0;
   for (const auto& owned : code.kernels()) {
     const codegen::GpuKernel* kernel = owned.get();
-    if (kernel->variants.empty() || kernel->hlo == nullptr || kernel->scratch_bytes > 0) continue;
+    if (kernel->variants.empty() || kernel->hlo == nullptr) continue;
     const Instruction& inst = *kernel->hlo;
     std::vector<int64_t> bytes;
     bool arrays = true;
@@ -948,6 +955,9 @@ Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codeg
       }
       std::vector<DevicePtr> args;
       for (const DeviceBuffer& buffer : *buffers) args.push_back(buffer.ptr());
+      // The run's scratch (allocated above for the largest kernel): a tensor-core dot's
+      // parts of k leave their partials there.
+      if (kernel->scratch_bytes > 0) args.push_back(programs.scratch.ptr());
       auto run = [&](const std::vector<codegen::GpuLaunch>& launches, int64_t reps) -> Status {
         for (int64_t r = 0; r < reps; ++r) RETURN_IF_ERROR(LaunchOnBuffers(ctx, programs, inst, launches, args));
         return Status::Ok();

@@ -114,6 +114,33 @@ void ExpectBitEqual(const Literal& actual, const Literal& expected) {
   EXPECT_EQ(wrong, 0) << "first at element " << first << ": " << a[first] << " instead of " << e[first];
 }
 
+// A row-major [m,k] . [k,n] dot's result `got` against the interpreter's f32 `want`: the
+// largest difference as a fraction of TF32's bound, 2^-10 of the output's sum of
+// |products| (each operand off by at most 2^-11 of itself), and how many outputs differ by
+// more than f32's rounding (2^-20 of it).
+struct Tf32Error {
+  double worst_ratio = 0;
+  int64_t beyond_f32 = 0;
+};
+Tf32Error MeasureTf32Error(const std::vector<Literal>& args, const Literal& got_literal, const Literal& want_literal,
+                           int64_t m, int64_t k, int64_t n) {
+  const float* a = reinterpret_cast<const float*>(args[0].untyped_data());
+  const float* b = reinterpret_cast<const float*>(args[1].untyped_data());
+  const float* got = reinterpret_cast<const float*>(got_literal.untyped_data());
+  const float* want = reinterpret_cast<const float*>(want_literal.untyped_data());
+  Tf32Error error;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double magnitude = 0;
+      for (int64_t x = 0; x < k; ++x) magnitude += std::fabs(double{a[i * k + x]} * double{b[x * n + j]});
+      const double diff = std::fabs(double{got[i * n + j]} - double{want[i * n + j]});
+      error.worst_ratio = std::max(error.worst_ratio, diff / (magnitude * std::ldexp(1.0, -10) + 1e-30));
+      error.beyond_f32 += diff > magnitude * std::ldexp(1.0, -20);
+    }
+  }
+  return error;
+}
+
 TEST(GpuMmaDotTest, EveryTileIsExactOnWholeNumbers) {
   for (const std::string& text : kCases) {
     SCOPED_TRACE(text);
@@ -137,19 +164,90 @@ TEST(GpuMmaDotTest, EveryTileIsExactOnWholeNumbers) {
   }
 }
 
-// The tile a dot takes by default: the largest that gives 128 blocks, else 32x32; and the
-// shapes it is compiled in for the runtime to time (the next smaller and larger).
+// Split k (gpu_dot_plan.h: kMmaSplitBelowBlocks): every case, in the smallest and a
+// 16-wide-slice tile, with k in 3 parts, is bit-equal to the interpreter on whole numbers;
+// a dot the rule splits (one 32x32 block, 19 slices: 4 parts) gives the same bits run
+// after run (the parts are added in order, whichever finishes last) and stays within
+// TF32's bound; and a second run of the loaded kernel is right too (the last part set the
+// arrival counters back to 0).
+TEST(GpuMmaDotTest, SplitKIsExactAndTheSameEveryRun) {
+  const int64_t contracted[] = {72, 72, 48, 72, 24}, batch[] = {1, 1, 3, 1, 1};  // of kCases
+  for (size_t c = 0; c < std::size(kCases); ++c) {
+    const std::string& text = kCases[c];
+    SCOPED_TRACE(text);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    std::vector<Literal> args = IntegerArguments(**module, 9);
+    auto expected = interpreter::Interpreter().Run(**module, args);
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    for (int64_t tile : {0, 2}) {
+      SCOPED_TRACE(gpu::MmaTileLabel(tile));
+      GpuCompileOptions options;
+      options.allow_tf32 = true;
+      options.mma_tile = tile;
+      options.mma_splits = 3;
+      Emulated run = Emulate(**module, options);
+      ASSERT_NE(run.emulator, nullptr);
+      const std::vector<const GpuKernel*> kernels = run.emulator->code().AllKernels();
+      ASSERT_EQ(kernels.size(), 1u);
+      EXPECT_EQ(kernels[0]->kind_name, "dot(tensor core)");
+      // 3 parts, or as many as there are slices.
+      const int64_t parts = std::min<int64_t>(3, (contracted[c] + gpu::kMmaTiles[tile].block_k - 1) /
+                                                     gpu::kMmaTiles[tile].block_k);
+      EXPECT_EQ(kernels[0]->launches[0].grid[2], batch[c] * parts);
+      EXPECT_EQ(kernels[0]->scratch_bytes > 0, parts > 1);
+      auto actual = run.emulator->Run(args);
+      ASSERT_TRUE(actual.ok()) << actual.status().message();
+      ExpectBitEqual(*actual, *expected);
+    }
+  }
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[24,600] parameter(0)
+  b = f32[600,20] parameter(1)
+  ROOT d = f32[24,20] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  GpuCompileOptions options;
+  options.allow_tf32 = true;
+  Emulated run = Emulate(**module, options);
+  ASSERT_NE(run.emulator, nullptr);
+  const GpuKernel& kernel = *run.emulator->code().AllKernels().at(0);
+  EXPECT_EQ(kernel.kind_name, "dot(tensor core)");
+  EXPECT_EQ(kernel.launches[0].grid[2], 4) << "19 slices of 32: 4 parts";
+  for (uint64_t seed : {21, 22}) {
+    auto args = interpreter::RandomArguments(**module, seed);
+    ASSERT_TRUE(args.ok()) << args.status().message();
+    auto expected = interpreter::Interpreter().Run(**module, *args);
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    auto first = run.emulator->Run(*args);
+    auto second = run.emulator->Run(*args);
+    ASSERT_TRUE(first.ok() && second.ok());
+    ExpectBitEqual(*second, *first);
+    EXPECT_LE(MeasureTf32Error(*args, *first, *expected, 24, 600, 20).worst_ratio, 1.0) << "seed " << seed;
+  }
+}
+
+// The tile a dot takes by default: the largest that gives 128 blocks, else 32x32; k split
+// when that leaves fewer than 256 blocks and each part keeps 4 slices; and the shapes it is
+// compiled in for the runtime to time (the next smaller and larger tile, this one unsplit).
 TEST(GpuMmaDotTest, TilesFollowTheBlockCount) {
+  using gpu::MmaShape;
   struct Expect {
-    int64_t m, n, k, batch, tile;
-    std::vector<int64_t> variants;
+    int64_t m, n, k, batch, tile, splits, per_split;
+    std::vector<MmaShape> variants;
   };
   const Expect cases[] = {
-      {256, 512, 784, 1, 0, {1}},        // the MLP's first layer: 128 blocks of 32x32
-      {4096, 1024, 1024, 1, 3, {2}},     // 256 blocks of 128x128
-      {1024, 1024, 64, 1, 2, {1, 3}},    // 64 of 128x128 are too few; 128 of 128x64
-      {512, 512, 64, 2, 1, {0, 2}},      // a batch of 2: 2 x 64 blocks of 64x64
-      {16, 16, 16, 1, 0, {1}},           // the smallest there is: one block
+      // The MLP's first layer: 128 blocks of 32x32 and 25 slices: 4 parts of 7 (the last 4).
+      {256, 512, 784, 1, 0, 4, 7, {{1, -1}, {0, 1}}},
+      {256, 512, 512, 1, 0, 4, 4, {{1, -1}, {0, 1}}},     // its gradient: 16 slices
+      {512, 512, 256, 1, 0, 1, 8, {{1, -1}}},             // 256 blocks: not split
+      {4096, 1024, 1024, 1, 3, 1, 64, {{2, -1}}},         // 256 blocks of 128x128
+      {1024, 1024, 64, 1, 2, 1, 4, {{1, -1}, {3, -1}}},   // 64 of 128x128 are too few; 128 of 128x64
+      {512, 512, 64, 2, 1, 1, 2, {{0, -1}, {2, -1}}},     // a batch of 2: 2 x 64 blocks of 64x64
+      {16, 16, 16, 1, 0, 1, 1, {{1, -1}}},                // the smallest there is: one block
+      {64, 64, 8192, 1, 0, 16, 16, {{1, -1}, {0, 1}}},    // 4 blocks, 256 slices: at most 16 parts
+      {32, 32, 200, 1, 0, 1, 7, {{1, -1}}},               // 7 slices: too few for parts of 4
   };
   for (const Expect& c : cases) {
     const std::string text = "HloModule m\nENTRY e {\n a = f32[" + std::to_string(c.batch) + "," + std::to_string(c.m) +
@@ -165,7 +263,10 @@ TEST(GpuMmaDotTest, TilesFollowTheBlockCount) {
     std::optional<gpu::MmaDot> plan = gpu::PlanMmaDot(dot, "sm_90", true);
     ASSERT_TRUE(plan.has_value());
     EXPECT_EQ(plan->tile, c.tile);
-    EXPECT_EQ(gpu::MmaTileVariants(*plan), c.variants);
+    EXPECT_EQ(plan->splits, c.splits);
+    EXPECT_EQ(plan->slices_per_split, c.per_split);
+    EXPECT_LT((plan->splits - 1) * plan->slices_per_split, plan->slices) << "an empty part";
+    EXPECT_TRUE(gpu::MmaShapeVariants(*plan) == c.variants);
     EXPECT_EQ(plan->blocks_m, (c.m + plan->block_m() - 1) / plan->block_m());
     EXPECT_EQ(plan->blocks_n, (c.n + plan->block_n() - 1) / plan->block_n());
     EXPECT_TRUE(plan->lhs_k_minor);
@@ -175,6 +276,20 @@ TEST(GpuMmaDotTest, TilesFollowTheBlockCount) {
   EXPECT_EQ(gpu::MmaTileLabel(1), "64x64 tiles");
   EXPECT_EQ(gpu::MmaTileLabel(2), "128x64 tiles");
   EXPECT_EQ(gpu::MmaTileLabel(3), "128x128 tiles");
+  // Forced parts: never more than the slices, never an empty one (25 slices in 6 parts of 5
+  // are 5 parts).
+  auto forced = ParseModule(testing_util::DenseReluHlo(256, 784, 512));
+  ASSERT_TRUE(forced.ok()) << forced.status().message();
+  const Instruction* dot = nullptr;
+  for (const auto& inst : (*forced)->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kDot) dot = inst.get();
+  }
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(gpu::PlanMmaDot(*dot, "sm_90", true, 0, 6)->splits, 5);
+  EXPECT_EQ(gpu::PlanMmaDot(*dot, "sm_90", true, 0, 100)->splits, 25);
+  EXPECT_EQ(gpu::PlanMmaDot(*dot, "sm_90", true, 0, 1)->splits, 1);
+  EXPECT_EQ(gpu::MmaShapeLabel(*gpu::PlanMmaDot(*dot, "sm_90", true)), "32x32 tiles, k in 4 parts");
+  EXPECT_EQ(gpu::MmaShapeLabel(*gpu::PlanMmaDot(*dot, "sm_90", true, 1, 1)), "64x64 tiles");
   EXPECT_EQ(gpu::GpuArchNumber("sm_90a"), 90);
   EXPECT_EQ(gpu::GpuArchNumber("sm_75"), 75);
   EXPECT_EQ(gpu::GpuArchNumber("compute_90"), 0);
@@ -227,21 +342,9 @@ ENTRY e {
   EXPECT_THAT(run.kinds, ::testing::ElementsAre("dot(tensor core)"));
   auto actual = run.emulator->Run(*args);
   ASSERT_TRUE(actual.ok()) << actual.status().message();
-  const float* a = reinterpret_cast<const float*>((*args)[0].untyped_data());
-  const float* b = reinterpret_cast<const float*>((*args)[1].untyped_data());
-  const float* got = reinterpret_cast<const float*>(actual->untyped_data());
-  const float* want = reinterpret_cast<const float*>(expected->untyped_data());
-  double worst_ratio = 0;
-  int64_t beyond_f32 = 0;
-  for (int64_t i = 0; i < 64; ++i) {
-    for (int64_t j = 0; j < 48; ++j) {
-      double magnitude = 0;
-      for (int64_t k = 0; k < 256; ++k) magnitude += std::fabs(double{a[i * 256 + k]} * double{b[k * 48 + j]});
-      const double diff = std::fabs(double{got[i * 48 + j]} - double{want[i * 48 + j]});
-      worst_ratio = std::max(worst_ratio, diff / (magnitude * std::ldexp(1.0, -10) + 1e-30));
-      beyond_f32 += diff > magnitude * std::ldexp(1.0, -20);
-    }
-  }
+  const Tf32Error error = MeasureTf32Error(*args, *actual, *expected, 64, 256, 48);
+  const double worst_ratio = error.worst_ratio;
+  const int64_t beyond_f32 = error.beyond_f32;
   EXPECT_LE(worst_ratio, 1.0);
   EXPECT_GT(beyond_f32, 64 * 48 / 4) << "the operands were not rounded to TF32";
   for (const char* variant : {"", "highest"}) {
@@ -302,7 +405,7 @@ TEST(GpuMmaDotTest, PtxasAssemblesEveryTileWithoutSpills) {
     EXPECT_EQ(plan.tile, tile);
     EXPECT_EQ(kernel.launches[0].block[0], plan.threads());
     EXPECT_EQ(kernel.launches[0].grid[0] * kernel.launches[0].grid[1] * kernel.launches[0].grid[2],
-              plan.blocks_m * plan.blocks_n * size.batch);
+              plan.blocks_m * plan.blocks_n * size.batch * plan.splits);
     // A slice's mma.sync: tiles_m x tiles_n a warp for each 8 of the slice's k.
     const int64_t per_slice = plan.shape.tiles_m * plan.shape.tiles_n * plan.shape.block_k / 8;
     const int64_t count = CountMma((*code)->ptx());

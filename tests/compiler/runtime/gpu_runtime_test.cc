@@ -798,12 +798,16 @@ TEST(GpuExecutableGpuTest, TensorCoreDotsMatchOnTheDevice) {
   ASSERT_TRUE(exact.ok());
   auto reference = interpreter::Interpreter().Run(**module, *random);
   ASSERT_TRUE(reference.ok());
-  for (int64_t tile = 0; tile < codegen::gpu::kMmaTileCount; ++tile) {
-    SCOPED_TRACE(codegen::gpu::MmaTileLabel(tile));
+  // Every tile as the plan has it (k in one part at this size), then two with k in 3 parts
+  // (gpu_dot_plan.h: kMmaSplitBelowBlocks), whose last part adds the others' partials.
+  const std::pair<int64_t, int64_t> shapes[] = {{0, -1}, {1, -1}, {2, -1}, {3, -1}, {0, 3}, {2, 3}};
+  for (const auto& [tile, splits] : shapes) {
+    SCOPED_TRACE(codegen::gpu::MmaTileLabel(tile) + ", " + std::to_string(splits) + " parts");
     auto optimized = passes::OptimizeForBackend(**module, true);
     ASSERT_TRUE(optimized.ok());
     runtime::GpuExecutableOptions options;
     options.compile.mma_tile = tile;
+    options.compile.mma_splits = splits;
     auto exe = runtime::GpuExecutable::Create(std::move(*optimized), options);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     ASSERT_EQ((*exe)->code().kernels().size(), 1u);
@@ -815,6 +819,14 @@ TEST(GpuExecutableGpuTest, TensorCoreDotsMatchOnTheDevice) {
     int64_t wrong = 0;
     for (int64_t i = 0; i < got->element_count(); ++i) wrong += got->GetDouble(i) != exact->GetDouble(i);
     EXPECT_EQ(wrong, 0) << "of " << got->element_count() << " outputs";
+    if (splits > 1) {
+      EXPECT_EQ((*exe)->code().kernels()[0]->launches[0].grid[2], splits);
+      // Again on the loaded kernel: the arrival counters are back at 0.
+      auto again = (*exe)->Run(whole);
+      ASSERT_TRUE(again.ok()) << again.status().message();
+      for (int64_t i = 0; i < again->element_count(); ++i) wrong += again->GetDouble(i) != exact->GetDouble(i);
+      EXPECT_EQ(wrong, 0) << "of " << again->element_count() << " outputs, second run";
+    }
     auto fast = (*exe)->Run(*random);
     ASSERT_TRUE(fast.ok()) << fast.status().message();
     double largest = 0;
