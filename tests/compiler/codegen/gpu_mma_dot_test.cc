@@ -463,6 +463,25 @@ TEST(GpuMmaDotTest, SmallGemmCallsGetATensorCoreKernel) {
   auto actual = run.emulator->Run(args);
   ASSERT_TRUE(actual.ok()) << actual.status().message();
   ExpectBitEqual(*actual, *expected);
+  {
+    // A long contraction: the call's own kernel splits k (19 slices, 4 parts) and takes the
+    // run's scratch after the call's buffers.
+    auto long_k = ParseModule(testing_util::DenseReluHlo(40, 600, 56));
+    ASSERT_TRUE(long_k.ok()) << long_k.status().message();
+    Emulated split = Emulate(**long_k, options, /*gpu_libraries=*/true);
+    ASSERT_NE(split.emulator, nullptr);
+    const std::vector<const GpuKernel*> own = split.emulator->code().GemmKernels();
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_EQ(own[0]->kind_name, "dot(tensor core)");
+    EXPECT_EQ(own[0]->launches[0].grid[2], 4);
+    EXPECT_GT(own[0]->scratch_bytes, 0);
+    std::vector<Literal> long_args = IntegerArguments(**long_k, 8);
+    auto long_expected = interpreter::Interpreter().Run(**long_k, long_args);
+    ASSERT_TRUE(long_expected.ok()) << long_expected.status().message();
+    auto long_actual = split.emulator->Run(long_args);
+    ASSERT_TRUE(long_actual.ok()) << long_actual.status().message();
+    ExpectBitEqual(*long_actual, *long_expected);
+  }
   options.allow_tf32 = false;
   Emulated checked = Emulate(**module, options, /*gpu_libraries=*/true);
   ASSERT_NE(checked.emulator, nullptr);
