@@ -185,10 +185,15 @@ bool SameAddressing(const ConvTensorView& a, const ConvTensorView& b) {
 
 }  // namespace
 
-FilterLayout PreferredFilterLayout(const ConvPlan& plan) {
+std::optional<FilterLayout> PackedFilterLayout(const ConvPlan& plan) {
   for (FilterLayout layout : {FilterLayout::kKcrs, FilterLayout::kKrsc}) {
     if (SameAddressing(plan.kernel, PackedFilter(plan.kernel, layout))) return layout;
   }
+  return std::nullopt;
+}
+
+FilterLayout PreferredFilterLayout(const ConvPlan& plan) {
+  if (std::optional<FilterLayout> packed = PackedFilterLayout(plan)) return *packed;
   const bool channel_minor = plan.input.dims[1] > 1 && plan.input.strides[1] == 1;
   return channel_minor ? FilterLayout::kKrsc : FilterLayout::kKcrs;
 }

@@ -97,6 +97,8 @@ ConvTensorView PackedFilter(const ConvTensorView& kernel, FilterLayout layout);
 // move), else KRSC when x is channel-minor (NHWC-strided, as jax's and XLA's GPU
 // layouts are; cuDNN refuses some NHWC tensors with a KCRS filter), else KCRS.
 FilterLayout PreferredFilterLayout(const ConvPlan& plan);
+// The packed layout the kernel buffer already has (no move before or after the call), if any.
+std::optional<FilterLayout> PackedFilterLayout(const ConvPlan& plan);
 std::string_view FilterLayoutName(FilterLayout layout);
 std::string_view ConvCallName(ConvCall call);
 

@@ -65,6 +65,12 @@ std::string NotCandidate(const Instruction& inst) {
       case Opcode::kTuple:
         if (i.get() == root) continue;
         break;
+      case Opcode::kTranspose:
+        // Inside a loop fusion a transpose is read elementally like a broadcast (a weight
+        // gradient cuDNN wrote in its packed filter order, read back by the update); only
+        // a fusion whose root is the transpose runs as a tiled transpose of its own.
+        if (i.get() != root) continue;
+        break;
       default:
         break;
     }

@@ -305,6 +305,81 @@ std::optional<BackwardFilterForm> AsBackwardFilter(const Instruction& conv, cons
   return f;
 }
 
+// cuDNN's filter descriptors take packed filters only (KRSC or KCRS: conv_plan.h). A
+// filter in any other order (jax's HWIO) would be packed by cudnnTransformTensor before
+// every call, and a weight gradient unpacked after it: a library kernel each, hidden in the
+// call. As XLA's layout assignment does, the filter becomes a transpose into the packed
+// order instead (one per filter and order: a forward call and the input gradient of the
+// same weights share it), a kernel of its own or, for a constant, folded; a weight
+// gradient's call writes the packed order and a transpose back, which fuses into the
+// update that reads it. Calls whose filter is packed already (XLA's o01i) are left alone.
+int PackConvFilters(Module& module) {
+  int changed = 0;
+  std::map<std::pair<const Instruction*, std::vector<int64_t>>, Instruction*> packed;
+  for (Computation* computation : ProgramComputations(module)) {
+    std::vector<Instruction*> calls;
+    for (const auto& inst : computation->instructions()) {
+      const std::string& target = inst->attrs().custom_call_target;
+      if (inst->opcode() == Opcode::kCustomCall && inst->shape().IsArray() && inst->operand_count() >= 2 &&
+          inst->attrs().convolution_dimension_numbers &&
+          (target == "__cudnn$convForward" || target == "__cudnn$convBiasActivationForward" ||
+           target == "__cudnn$convBackwardInput" || target == "__cudnn$convBackwardFilter")) {
+        calls.push_back(inst.get());
+      }
+    }
+    for (Instruction* call : calls) {
+      StatusOr<ConvPlan> plan = PlanConvolution(*call);
+      if (!plan.ok() || PackedFilterLayout(*plan)) continue;
+      ConvolutionDimensionNumbers& dn = *call->mutable_attrs().convolution_dimension_numbers;
+      // The packed order of the filter's dimensions: K, then R, S and C (KRSC) or C, R, S.
+      std::vector<int64_t> perm = {dn.kernel_output_feature_dimension};
+      const bool krsc = PreferredFilterLayout(*plan) == FilterLayout::kKrsc;
+      if (!krsc) perm.push_back(dn.kernel_input_feature_dimension);
+      perm.insert(perm.end(), dn.kernel_spatial_dimensions.begin(), dn.kernel_spatial_dimensions.end());
+      if (krsc) perm.push_back(dn.kernel_input_feature_dimension);
+      std::vector<int64_t> position(perm.size());  // of each old dimension in the packed order
+      for (size_t p = 0; p < perm.size(); ++p) position[static_cast<size_t>(perm[p])] = static_cast<int64_t>(p);
+      const bool gradient = call->attrs().custom_call_target == "__cudnn$convBackwardFilter";
+      const Shape& filter = gradient ? call->shape() : call->operand(1)->shape();
+      if (static_cast<int64_t>(perm.size()) != filter.rank()) continue;
+      std::vector<int64_t> packed_dims;
+      for (int64_t d : perm) packed_dims.push_back(filter.dimensions(d));
+      const Shape packed_shape(filter.element_type(), packed_dims);
+      auto transpose = [&](Instruction* of, const Shape& shape, const std::vector<int64_t>& dimensions) {
+        auto t = std::make_unique<Instruction>(Opcode::kTranspose, module.UniqueName("transpose"), shape);
+        t->AppendOperand(of);
+        t->mutable_attrs().dimensions = dimensions;
+        if (call->metadata() != nullptr) t->set_metadata(*call->metadata());
+        t->set_location(call->location());
+        return computation->AddInstruction(std::move(t));
+      };
+      if (gradient) {
+        const Shape original = call->shape();
+        call->set_shape(packed_shape);
+        std::vector<Instruction*> users = call->users();
+        std::vector<Instruction*> successors = call->control_successors();
+        Instruction* back = transpose(call, original, position);
+        for (Instruction* user : users) {
+          for (int64_t i = 0; i < user->operand_count(); ++i) {
+            if (user->operand(i) == call) user->ReplaceOperand(i, back);
+          }
+        }
+        for (Instruction* successor : successors) successor->AddControlPredecessor(back);
+        if (computation->root() == call) computation->set_root(back);
+      } else {
+        Instruction*& t = packed[{call->operand(1), perm}];
+        if (t == nullptr) t = transpose(call->operand(1), packed_shape, perm);
+        call->ReplaceOperand(1, t);
+      }
+      dn.kernel_output_feature_dimension = position[static_cast<size_t>(dn.kernel_output_feature_dimension)];
+      dn.kernel_input_feature_dimension = position[static_cast<size_t>(dn.kernel_input_feature_dimension)];
+      for (int64_t& d : dn.kernel_spatial_dimensions) d = position[static_cast<size_t>(d)];
+      ++changed;
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
@@ -417,6 +492,7 @@ StatusOr<bool> ConvRewriter::Run(Module& module, PassContext& context) {
     MoveReluGradientsOntoTheRelu(computation, std::string(name()), context);
   }
   for (Instruction* call : forward_calls) FoldConvEpilogue(module, call, context);
+  PackConvFilters(module);
   return !convs.empty() || !input_gradients.empty();
 }
 

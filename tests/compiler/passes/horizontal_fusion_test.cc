@@ -168,6 +168,49 @@ ENTRY main {
   EXPECT_EQ(Fusions(*module->entry()).size(), 3u);
 }
 
+// A weight gradient cuDNN wrote in its packed filter order (KRSC) is read back through a
+// transpose inside the update's fusion: the loop emitter reads it elementally, so the
+// update still joins the other updates' launch. (A fusion whose root is the transpose
+// stays apart: KernelsOfTheirOwnAndBigOnesStayApart.)
+TEST(HorizontalFusionTest, AnUpdateReadingATransposeJoins) {
+  std::unique_ptr<Module> module = Parse(R"(HloModule packed
+
+sgd_filter {
+  w = f32[3,3,16,32] parameter(0)
+  g = f32[32,3,3,16] parameter(1)
+  t = f32[3,3,16,32] transpose(g), dimensions={1,2,3,0}
+  lr = f32[] constant(0.01)
+  b = f32[3,3,16,32] broadcast(lr), dimensions={}
+  m = f32[3,3,16,32] multiply(b, t)
+  ROOT s = f32[3,3,16,32] subtract(w, m)
+}
+
+sgd_bias {
+  p = f32[32] parameter(0)
+  g = f32[32] parameter(1)
+  lr = f32[] constant(0.01)
+  b = f32[32] broadcast(lr), dimensions={}
+  m = f32[32] multiply(b, g)
+  ROOT s = f32[32] subtract(p, m)
+}
+
+ENTRY main {
+  w = f32[3,3,16,32] parameter(0)
+  gw = f32[32,3,3,16] parameter(1)
+  bias = f32[32] parameter(2)
+  gb = f32[32] parameter(3)
+  a = f32[3,3,16,32] fusion(w, gw), kind=kLoop, calls=sgd_filter
+  c = f32[32] fusion(bias, gb), kind=kLoop, calls=sgd_bias
+  ROOT out = (f32[3,3,16,32], f32[32]) tuple(a, c)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HorizontalFusion pass;
+  EXPECT_TRUE(RunPassAndCheck(pass, *module));  // verifies and computes the same
+  ASSERT_EQ(Fusions(*module->entry()).size(), 1u) << module->ToString();
+  EXPECT_EQ(CountKernels(*module).kernels, 1);
+}
+
 // A small row reduction (a loss over a batch of 128) joins the updates' group: the GPU
 // runs its reduction and their loops in one launch. A second small one does not join the
 // same group (one reduction a launch), a long one (which the GPU splits into two launches)

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "compiler/ir/conv_plan.h"
@@ -208,6 +209,29 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   }
   EXPECT_EQ(Count(**gpu, [](const Instruction& i) { return i.opcode() == Opcode::kMaximum; }), 0)
       << "no relu left outside the calls";
+  // Every call's filter is packed as cuDNN takes it (KRSC, as XLA's o01i), so the runtime
+  // moves none: the two weights each through one transpose (the second layer's forward
+  // call and its input gradient share it), the weight gradients written packed and read
+  // back through a transpose fused into their update. XLA's calls are packed already.
+  std::set<const Instruction*> filter_transposes;
+  for (const Module* module : {&**gpu, &*xla}) {
+    for (const Computation* c : ProgramComputations(*module)) {
+      for (const auto& inst : c->instructions()) {
+        if (!IsConvCall(*inst) && !IsFusedConvCall(*inst) && !IsBackwardFilterCall(*inst) &&
+            !IsBackwardInputCall(*inst)) {
+          continue;
+        }
+        auto plan = PlanConvolution(*inst);
+        ASSERT_TRUE(plan.ok()) << plan.status().message();
+        EXPECT_EQ(PackedFilterLayout(*plan), FilterLayout::kKrsc) << inst->name();
+        if (module == &**gpu && !IsBackwardFilterCall(*inst)) {
+          EXPECT_EQ(inst->operand(1)->opcode(), Opcode::kTranspose) << inst->name();
+          filter_transposes.insert(inst->operand(1));
+        }
+      }
+    }
+  }
+  EXPECT_EQ(filter_transposes.size(), 2u);
   ExpectSameResult(*cifar, **gpu);
   // Asymmetric padding moves into a pad of the input; a convolution with lhs dilation (an
   // input gradient of a strided convolution) becomes a backward-input call, its kernel
@@ -273,9 +297,14 @@ TEST(ConvRewriterTest, InputGradientsOfStridedConvolutionsBecomeBackwardInputCal
     for (const auto& inst : module->entry()->instructions()) {
       if (!IsLibraryCall(*inst)) continue;
       ++calls;
-      EXPECT_EQ(inst->operand(1)->opcode(), Opcode::kParameter) << "reverse(reverse(w)) is w";
+      // w itself, packed for cuDNN (KRSC) by a transpose.
+      const Instruction* filter = inst->operand(1);
+      EXPECT_EQ(filter->opcode(), Opcode::kTranspose);
+      if (filter->opcode() == Opcode::kTranspose) filter = filter->operand(0);
+      EXPECT_EQ(filter->opcode(), Opcode::kParameter) << "reverse(reverse(w)) is w";
       auto plan = PlanConvolution(*inst);
       ASSERT_TRUE(plan.ok()) << plan.status().message();
+      EXPECT_EQ(PackedFilterLayout(*plan), FilterLayout::kKrsc);
       EXPECT_EQ(plan->call, ConvCall::kBackwardData);
     }
     EXPECT_EQ(calls, 1);
