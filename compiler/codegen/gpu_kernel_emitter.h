@@ -439,6 +439,7 @@ class GpuKernelEmitter {
     std::string suffix;        // of the variant's entry name: "_t64", "_b1024"
     int64_t mma_tile = -1;     // block tile of a tensor-core dot (-1: not set)
     int64_t mma_splits = -1;   // its parts of k (-1: by the plan's rule)
+    int64_t column_splits = 0; // parts of the rows of a column reduction (0: by its rule)
   };
   // While a variant is emitted: its shape (else all 0).
   LaunchShape shape_;

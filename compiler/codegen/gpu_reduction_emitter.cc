@@ -684,9 +684,12 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
                                              GpuKernel* kernel) {
   const int64_t column_blocks = CeilDiv(info.outputs, kWarp);
   // About 1024 blocks in all, each with at least 64 rows to walk.
+  auto split_rule = [&] { return std::min(CeilDiv(1024, column_blocks), CeilDiv(info.length, 64)); };
   int64_t splits = 1;
-  if (info.length >= 512 && column_blocks < 1024) {
-    splits = std::min(CeilDiv(1024, column_blocks), CeilDiv(info.length, 64));
+  if (shape_.column_splits > 0) {
+    splits = shape_.column_splits;
+  } else if (info.length >= 512 && column_blocks < 1024) {
+    splits = split_rule();
   }
   // Fewer blocks than the H100's and H200's 132 SMs, rows unsplit: 1024 threads a block
   // (the other block size is a variant the runtime times; kernel_variants).
@@ -699,8 +702,20 @@ Status GpuKernelEmitter::EmitColumnReduction(const Instruction& inst, const Redu
     const int64_t other = few_blocks ? kBlock : 1024;
     int64_t other_lanes = kWarp;
     while (other == 1024 && other_lanes / 2 >= info.outputs) other_lanes /= 2;
-    OfferShapes(ColumnBlockLabel(block, walkers),
-                {{0, other, 0, ColumnBlockLabel(other, other / other_lanes), "_b" + std::to_string(other)}});
+    std::vector<LaunchShape> others = {
+        {0, other, 0, ColumnBlockLabel(other, other / other_lanes), "_b" + std::to_string(other)}};
+    // Short columns over few blocks (the MLP's 512 bias gradients over a batch of 256: 16
+    // blocks on 132 SMs) may also go faster with their rows in parts, as long columns are
+    // by default: each block folds its part into a partial, the last folds the partials.
+    const int64_t parts = split_rule();
+    if (column_blocks < 128 && info.length >= 128 && parts >= 2) {
+      LaunchShape split_shape;
+      split_shape.label = ColumnBlockLabel(kBlock, kBlock / kWarp) + ", rows in " + std::to_string(parts) + " parts";
+      split_shape.suffix = "_s" + std::to_string(parts);
+      split_shape.column_splits = parts;
+      others.push_back(split_shape);
+    }
+    OfferShapes(ColumnBlockLabel(block, walkers), std::move(others));
   }
   const bool split = splits > 1;
   int64_t scratch_bytes = 0;

@@ -322,7 +322,12 @@ void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::str
     ASSERT_EQ(variant.launches.size(), 1u);
     const GpuLaunch& launch = variant.launches[0];
     const int64_t threads = std::stoll(variant.label.substr(0, variant.label.find(' ')));
-    if (variant.label.find("a block") != std::string::npos && variant.label.find("threads") == std::string::npos) {
+    if (const size_t parts = variant.label.find("rows in "); parts != std::string::npos) {  // a column split
+      EXPECT_EQ(launch.function, shaped->launches[0].function + "_s" +
+                                     variant.label.substr(parts + 8, variant.label.find(' ', parts + 8) - parts - 8));
+      EXPECT_EQ(launch.block[0], threads);
+      EXPECT_GT(shaped->scratch_bytes, 0) << "the parts' partials";
+    } else if (variant.label.find("a block") != std::string::npos && variant.label.find("threads") == std::string::npos) {
       EXPECT_EQ(launch.function, shaped->launches[0].function + "_r" + std::to_string(threads));  // rows a block
     } else if (variant.label.find("a row") != std::string::npos) {
       EXPECT_EQ(launch.function, shaped->launches[0].function + "_t" + std::to_string(threads));
@@ -341,7 +346,8 @@ void ExpectEveryShapeMatches(const std::string& text, const std::vector<std::str
 
 // Row shapes only for row kernels that move at least GpuCompileOptions::
 // min_row_shape_bytes (4 MiB): softmax 6x1024 (48 KiB) keeps one shape, 1024x1024 (8 MiB)
-// gets three more; a small column reduction gets its other block size at any size.
+// gets three more; a small column reduction gets its other block size and its rows in
+// parts at any size.
 TEST(GpuEmulatorTest, SmallRowKernelsKeepOneShape) {
   using testing_util::RowKernelModule;
   using testing_util::SoftmaxEntry;
@@ -370,7 +376,7 @@ ENTRY e {
   ROOT b = f32[10] reduce(x, zero), dimensions={0}, to_apply=add_f32
 }
 )")),
-            1);
+            2);
 }
 
 TEST(GpuEmulatorTest, EveryKernelShapeMatchesTheInterpreter) {
@@ -448,7 +454,8 @@ ENTRY e {
   ROOT out = (f32[256,10], f32[10]) tuple(gz, b)
 }
 )"),
-                               {"1024 threads a block, 64 an output", "256 threads a block, 8 an output"});
+                               {"1024 threads a block, 64 an output", "256 threads a block, 8 an output",
+                                "256 threads a block, 8 an output, rows in 4 parts"});
   }
   {
     SCOPED_TRACE("skinny dot 128x96 . 96x10 (lanes split k)");
@@ -484,34 +491,38 @@ ENTRY e {
   ROOT b = f32[96] reduce(x, zero), dimensions={0}, to_apply=add_f32
 }
 )"),
-                               {"1024 threads a block, 32 an output", "256 threads a block, 8 an output"});
+                               {"1024 threads a block, 32 an output", "256 threads a block, 8 an output",
+                                "256 threads a block, 8 an output, rows in 4 parts"});
   }
 }
 
 // The training steps with their kernels' other shapes (their bias gradients' column
-// reductions with the other block size; their 10-element loss rows have none): every
-// shape of every kernel that has one matches the interpreter. MNIST 1 kernel with a
-// shape, CIFAR 1, the MLP 3.
+// reductions with the other block size, and over a batch of 128 or more rows also with
+// their rows in parts; their 10-element loss rows have none): every shape of every kernel
+// that has one matches the interpreter. MNIST 1 kernel with a shape (2 other shapes: its
+// batch of 128), CIFAR 1 (1: a batch of 32), the MLP 3 (1 each: a batch of 8).
 TEST(GpuEmulatorTest, TrainingStepsMatchInEveryKernelShape) {
-  for (const auto& [file, shaped_kernels] : std::vector<std::pair<std::string, int64_t>>{
-           {"mnist_train_step.hlo", 1},
-           {"cifar_cnn_train_step.hlo", 1},
-           {"../../tests/data/library_calls/mlp_train_step.hlo", 3}}) {
-    SCOPED_TRACE(file);
+  struct Step {
+    std::string file;
+    int64_t shaped_kernels, shapes;
+  };
+  for (const Step& step : {Step{"mnist_train_step.hlo", 1, 2}, Step{"cifar_cnn_train_step.hlo", 1, 1},
+                           Step{"../../tests/data/library_calls/mlp_train_step.hlo", 3, 1}}) {
+    SCOPED_TRACE(step.file);
     ShapedEmulator run;
-    MakeShapedEmulator(ReadExample(file), 5, /*gpu_libraries=*/true, &run);
+    MakeShapedEmulator(ReadExample(step.file), 5, /*gpu_libraries=*/true, &run);
     if (::testing::Test::HasFatalFailure()) return;
     int64_t shaped = 0;
     for (const auto& kernel : run.emulator->code().kernels()) {
       if (kernel->variants.empty()) continue;
       ++shaped;
       EXPECT_EQ(kernel->kind_name, "reduction(column)") << kernel->name;
-      EXPECT_EQ(kernel->variants.size(), 1u) << kernel->name;
+      EXPECT_EQ(static_cast<int64_t>(kernel->variants.size()), step.shapes) << kernel->name;
     }
-    EXPECT_EQ(shaped, shaped_kernels);
-    for (int64_t v = 0; v <= 1; ++v) {
+    EXPECT_EQ(shaped, step.shaped_kernels);
+    for (int64_t v = 0; v <= step.shapes; ++v) {
       SCOPED_TRACE("shape " + std::to_string(v));
-      ExpectShapeMatches(run, v, v == 0 ? 0 : shaped_kernels);
+      ExpectShapeMatches(run, v, v == 0 ? 0 : step.shaped_kernels);
     }
   }
 }
