@@ -25,6 +25,11 @@ std::string Name(const Instruction* inst) { return "%" + inst->name(); }
 // with the loops' (AnalyzeMixedReductions).
 constexpr int64_t kSmallReduction = 16384;
 
+// A transpose of at most kSmallTranspose elements (256 KiB of f32: the filters a cuDNN call
+// reads packed, conv_plan.h) is no worse as a loop, so it may join a group whole; larger
+// ones keep their tiled transpose kernel (coalesced on both sides through shared memory).
+constexpr int64_t kSmallTranspose = 65536;
+
 const Instruction* SmallReduce(const Instruction& inst) {
   if (inst.opcode() != Opcode::kFusion || inst.fused_computation() == nullptr ||
       inst.fusion_kind().value_or(FusionKind::kLoop) != FusionKind::kInput) {
@@ -67,9 +72,10 @@ std::string NotCandidate(const Instruction& inst) {
         break;
       case Opcode::kTranspose:
         // Inside a loop fusion a transpose is read elementally like a broadcast (a weight
-        // gradient cuDNN wrote in its packed filter order, read back by the update); only
-        // a fusion whose root is the transpose runs as a tiled transpose of its own.
-        if (i.get() != root) continue;
+        // gradient cuDNN wrote in its packed filter order, read back by the update); a
+        // fusion whose root is the transpose runs as a tiled transpose of its own, which
+        // only a small one can do without.
+        if (i.get() != root || i->shape().ElementCount() <= kSmallTranspose) continue;
         break;
       default:
         break;
@@ -111,7 +117,9 @@ class ComputationHorizontalFusion {
   // groups are made again: a merge adds paths (two members' users and operands now meet
   // in one fusion) that could make another group's merge a cycle.
   StatusOr<bool> Run() {
-    ASSIGN_OR_RETURN(bool changed, MergeTinyChains());
+    ASSIGN_OR_RETURN(bool changed, WrapSmallTransposes());
+    ASSIGN_OR_RETURN(bool chained, MergeTinyChains());
+    changed = changed || chained;
     while (true) {
       std::vector<std::pair<const Instruction*, std::string>> refusals;
       std::vector<Group> groups = MakeGroups(&refusals);
@@ -126,6 +134,23 @@ class ComputationHorizontalFusion {
   }
 
  private:
+  // Bare small transposes (the fusion pass leaves a transpose that reads a parameter and
+  // feeds a library call alone: each weight packed for cuDNN) become loop fusions, so that
+  // two or more of them can share a launch. A lone one stays as it is.
+  StatusOr<bool> WrapSmallTransposes() {
+    std::vector<Instruction*> small;
+    for (const auto& inst : comp_->instructions()) {
+      if (inst->opcode() == Opcode::kTranspose && inst->shape().IsArray() &&
+          inst->shape().ElementCount() <= kSmallTranspose && !inst->IsRoot() && inst->control_predecessors().empty() &&
+          inst->control_successors().empty()) {
+        small.push_back(inst.get());
+      }
+    }
+    if (small.size() < 2) return false;
+    for (Instruction* transpose : small) RETURN_IF_ERROR(CreateFusion(transpose, FusionKind::kLoop).status());
+    return true;
+  }
+
   // Tiny loop fusions that read one another (a step counter, then the Adam bias corrections
   // computed from it: two launches of one thread each) merge vertically into one
   // multi-output fusion, the producer's values staying outputs for its other users. Tiny:

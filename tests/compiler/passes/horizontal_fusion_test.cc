@@ -135,12 +135,13 @@ ENTRY main {
 }
 
 TEST(HorizontalFusionTest, KernelsOfTheirOwnAndBigOnesStayApart) {
-  // A transpose (the tiled transpose kernel) and a fusion over more than max_elements.
+  // A transpose past 65536 elements (the tiled transpose kernel) and a fusion over more
+  // than max_elements.
   std::unique_ptr<Module> module = Parse(R"(HloModule apart
 
 flip {
-  x = f32[32,16] parameter(0)
-  ROOT t = f32[16,32] transpose(x), dimensions={1,0}
+  x = f32[512,256] parameter(0)
+  ROOT t = f32[256,512] transpose(x), dimensions={1,0}
 }
 
 neg {
@@ -156,10 +157,11 @@ big {
 ENTRY main {
   x = f32[32,16] parameter(0)
   z = f32[2048,1024] parameter(1)
-  t = f32[16,32] fusion(x), kind=kLoop, calls=flip
+  y = f32[512,256] parameter(2)
+  t = f32[256,512] fusion(y), kind=kLoop, calls=flip
   n = f32[32,16] fusion(x), kind=kLoop, calls=neg
   g = f32[2048,1024] fusion(z), kind=kLoop, calls=big
-  ROOT out = (f32[16,32], f32[32,16], f32[2048,1024]) tuple(t, n, g)
+  ROOT out = (f32[256,512], f32[32,16], f32[2048,1024]) tuple(t, n, g)
 }
 )");
   ASSERT_NE(module, nullptr);
@@ -209,6 +211,46 @@ ENTRY main {
   EXPECT_TRUE(RunPassAndCheck(pass, *module));  // verifies and computes the same
   ASSERT_EQ(Fusions(*module->entry()).size(), 1u) << module->ToString();
   EXPECT_EQ(CountKernels(*module).kernels, 1);
+}
+
+// Weights packed for cuDNN (library_rewriters.h: each filter a transpose into KRSC before
+// its calls): the small ones (at most 65536 elements) become loop fusions and share one
+// launch; a large one keeps its tiled transpose, and so does a lone small one.
+TEST(HorizontalFusionTest, SmallFilterTransposesShareALaunch) {
+  std::unique_ptr<Module> module = Parse(R"(HloModule filters
+
+ENTRY main {
+  w1 = f32[3,3,3,16] parameter(0)
+  w2 = f32[3,3,16,32] parameter(1)
+  w3 = f32[3,3,128,128] parameter(2)
+  t1 = f32[16,3,3,3] transpose(w1), dimensions={3,0,1,2}
+  t2 = f32[32,3,3,16] transpose(w2), dimensions={3,0,1,2}
+  t3 = f32[128,3,3,128] transpose(w3), dimensions={3,0,1,2}
+  ROOT out = (f32[16,3,3,3], f32[32,3,3,16], f32[128,3,3,128]) tuple(t1, t2, t3)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(CountKernels(*module).kernels, 3);
+  HorizontalFusion pass;
+  EXPECT_TRUE(RunPassAndCheck(pass, *module));  // verifies and computes the same
+  EXPECT_EQ(CountKernels(*module).kernels, 2) << module->ToString();
+  std::vector<const Instruction*> fusions = Fusions(*module->entry());
+  ASSERT_EQ(fusions.size(), 1u) << module->ToString();
+  EXPECT_EQ(fusions[0]->shape().tuple_size(), 2) << "t1 and t2";
+  int bare = 0;
+  for (const auto& inst : module->entry()->instructions()) bare += inst->opcode() == Opcode::kTranspose;
+  EXPECT_EQ(bare, 1) << "t3 (147456 elements) keeps its own kernel";
+  // One small transpose alone stays bare.
+  std::unique_ptr<Module> lone = Parse(R"(HloModule lone
+
+ENTRY main {
+  w1 = f32[3,3,3,16] parameter(0)
+  ROOT t1 = f32[16,3,3,3] transpose(w1), dimensions={3,0,1,2}
+}
+)");
+  ASSERT_NE(lone, nullptr);
+  EXPECT_FALSE(RunPassAndCheck(pass, *lone));
+  EXPECT_TRUE(Fusions(*lone->entry()).empty());
 }
 
 // A small row reduction (a loss over a batch of 128) joins the updates' group: the GPU

@@ -212,7 +212,8 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
   // Every call's filter is packed as cuDNN takes it (KRSC, as XLA's o01i), so the runtime
   // moves none: the two weights each through one transpose (the second layer's forward
   // call and its input gradient share it), the weight gradients written packed and read
-  // back through a transpose fused into their update. XLA's calls are packed already.
+  // back through a transpose fused into their update (the two small filter transposes
+  // then share a launch). XLA's calls are packed already.
   std::set<const Instruction*> filter_transposes;
   for (const Module* module : {&**gpu, &*xla}) {
     for (const Computation* c : ProgramComputations(*module)) {
@@ -225,8 +226,14 @@ TEST(ConvRewriterTest, TheCnnStepsConvolutionsBecomeCudnnCalls) {
         ASSERT_TRUE(plan.ok()) << plan.status().message();
         EXPECT_EQ(PackedFilterLayout(*plan), FilterLayout::kKrsc) << inst->name();
         if (module == &**gpu && !IsBackwardFilterCall(*inst)) {
-          EXPECT_EQ(inst->operand(1)->opcode(), Opcode::kTranspose) << inst->name();
-          filter_transposes.insert(inst->operand(1));
+          // The transpose, or its output of the loop fusion the small transposes share
+          // (horizontal fusion).
+          const Instruction* filter = inst->operand(1);
+          if (filter->opcode() == Opcode::kGetTupleElement && filter->operand(0)->opcode() == Opcode::kFusion) {
+            filter = filter->operand(0)->fused_computation()->root()->operand(filter->tuple_index());
+          }
+          EXPECT_EQ(filter->opcode(), Opcode::kTranspose) << inst->name();
+          filter_transposes.insert(filter);
         }
       }
     }
