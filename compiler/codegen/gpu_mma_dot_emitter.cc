@@ -2,7 +2,10 @@
 // warp-level mma.sync m16n8k8 tiles (gpu_dot_plan.h: MmaDot). The operands are read
 // elementally (a fused producer, a transpose, a broadcast reads as in any other kernel),
 // rounded to TF32 once, when a slice is staged in shared memory, and the kernel's epilogue
-// (bias, activation) is evaluated at each output as in the tiled dot.
+// (bias, activation) is evaluated at each output as in the tiled dot. A dot with few
+// tiles walks k in parts (MmaDot::splits), each a block writing its partial tile to
+// scratch; the last part of a tile to finish adds the parts in order and applies the
+// epilogue.
 //
 // Fragments of mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 (PTX ISA, "Matrix Fragments for
 // mma.m16n8k8"), lane = 4 * g + t:
