@@ -59,8 +59,9 @@ struct GpuKernel {
   // each kernel operand buffer is, in the kernel's order. Empty for every other kernel
   // (its operands are its instruction's, in order).
   std::vector<int64_t> call_operands;
-  // With kernel_variants: what `launches` are ("a warp a row") and the other shapes the
-  // runtime may time against them. Empty for kernels that have none.
+  // What `launches` are for a kernel whose shape could differ ("a warp a row", "32x32
+  // tiles, k in 4 parts"; empty for others), and with kernel_variants the other shapes the
+  // runtime may time against them.
   std::string label;
   std::vector<GpuKernelVariant> variants;
 

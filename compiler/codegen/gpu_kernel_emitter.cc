@@ -305,10 +305,11 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
   const bool kinds = (rows && kernel->bytes_read + kernel->bytes_written >= options_.min_row_shape_bytes) ||
                      kernel->kind_name == "reduction(column)" || kernel->kind_name == "dot(skinny)" ||
                      kernel->kind_name == "dot(tensor core)";
+  // The shape it took, named whether or not others are compiled (the ptx stage's header).
+  if (shaped_ == shaped + 1 && kernel->launches.size() == 1) kernel->label = shaped_label_;
   if (!options_.kernel_variants || !kinds || shaped_ != shaped + 1 || kernel->launches.size() != 1) {
     return Status::Ok();
   }
-  kernel->label = shaped_label_;
   const std::vector<LaunchShape> others = other_shapes_;
   for (const LaunchShape& other : others) {
     GpuKernel variant;

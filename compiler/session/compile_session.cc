@@ -161,7 +161,8 @@ std::string PtxWithLaunchMap(const codegen::GpuCode& code, const std::vector<Gpu
       auto it = launches.find(launch.function);
       if (it == launches.end()) continue;
       header += "//   " + launch.function + " <- %" + (kernel->hlo != nullptr ? kernel->hlo->name() : "?") + " (" +
-                kernel->kind_name + "), grid " + std::to_string(launch.grid[0]) + "x" + std::to_string(launch.grid[1]) +
+                kernel->kind_name + (kernel->label.empty() ? "" : ", shape: " + kernel->label) + "), grid " +
+                std::to_string(launch.grid[0]) + "x" + std::to_string(launch.grid[1]) +
                 "x" + std::to_string(launch.grid[2]) + ", block " + std::to_string(launch.block[0]) +
                 (it->second > 1 ? ", launched " + std::to_string(it->second) + " times" : "") + "\n";
       launches.erase(it);

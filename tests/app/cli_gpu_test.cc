@@ -121,6 +121,18 @@ TEST(CliGpuCompileTest, KernelShapesInTheGpuStages) {
   Result plain = RunFusebox("compile " + LayerNorm() + " --stage ptx");
   ASSERT_EQ(plain.code, 0) << plain.out;
   EXPECT_THAT(plain.out, ::testing::Not(HasSubstr("_t64")));
+  // The default shape is named without the others too: the MLP's first layer, its own
+  // tensor-core dot with k in 4 parts (grid z), and the unsplit shape only with all.
+  const std::string dense = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/gpu/dense_relu_256x784x512.hlo";
+  Result dot = RunFusebox("compile " + dense + " --stage ptx --backend gpu --gpu-library=off");
+  ASSERT_EQ(dot.code, 0) << dot.out;
+  EXPECT_THAT(dot.out, HasSubstr("//   fusion_kernel <- %fusion (dot(tensor core), shape: 32x32 tiles, k in 4 parts), "
+                                 "grid 16x8x4, block 128"));
+  EXPECT_THAT(dot.out, ::testing::Not(HasSubstr("fusion_kernel_m0")));
+  Result dot_all = RunFusebox("compile " + dense + " --stage ptx --backend gpu --gpu-library=off --gpu-kernel-shapes=all");
+  ASSERT_EQ(dot_all.code, 0) << dot_all.out;
+  EXPECT_THAT(dot_all.out, HasSubstr("//   fusion_kernel_m0 <- %fusion (dot(tensor core), shape: 32x32 tiles; timed against "
+                                     "32x32 tiles, k in 4 parts), grid 16x8x1, block 128"));
   Result bad = RunFusebox("compile " + LayerNorm() + " --stage ptx --gpu-kernel-shapes=some");
   EXPECT_NE(bad.code, 0);
   EXPECT_THAT(bad.out, HasSubstr("--gpu-kernel-shapes"));
