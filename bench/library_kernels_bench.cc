@@ -1,10 +1,12 @@
 // Throughput of the CPU runtime's library kernels in GFLOP/s: square f32 dots through
 // Eigen's GEMM on one thread and on every core, and each convolution of the CIFAR CNN
 // training step (forward, input gradient and weight gradients), labelled with the path it
-// takes (FUSEBOX_CONV_IM2COL=1 forces the im2col path, for comparison). Measures only.
+// takes (FUSEBOX_CONV_IM2COL=1 forces the im2col path, for comparison); topk against the
+// sort of its decomposition, in elements a second. Measures only.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -99,6 +101,73 @@ BENCHMARK(ConvSameNhwc)
     ->ArgNames({"c", "o", "gradient"})
     ->ArgsProduct({{32, 64}, {32, 64, 128, 256}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// topk against the sort XLA's decomposition runs for it (topk-decomposer: a stable sort
+// of (values, positions) by a total-order greater-than, then the first k), on the same
+// rows in the same run: one long row of logits (a sampling step, k = 10) and a batch of
+// 128 rows of a 32000-word vocabulary (k = 8). state.range(0): rows, range(1): row length,
+// range(2): 0 topk, 1 the sort. Elements a second are the counter to compare.
+bool GreaterInTotalOrder(const void* const* args, void*) {
+  auto key = [](const void* p) {
+    int32_t bits;
+    std::memcpy(&bits, p, 4);
+    return bits < 0 ? bits ^ 0x7fffffff : bits;
+  };
+  return key(args[0]) > key(args[1]);
+}
+
+void TopKOrSort(benchmark::State& state) {
+  const std::string rows = std::to_string(state.range(0)), n = std::to_string(state.range(1));
+  const bool sort = state.range(2) != 0;
+  const std::string k = state.range(1) > 40000 ? "10" : "8";
+  const std::string text =
+      "HloModule m\ngt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  i = s32[] parameter(2)\n"
+      "  j = s32[] parameter(3)\n  ROOT c = pred[] compare(a, b), direction=GT, type=TOTALORDER\n}\n"
+      "ENTRY e {\n  x = f32[" + rows + "," + n + "] parameter(0)\n  p = s32[" + rows + "," + n +
+      "] parameter(1)\n  t = (f32[" + rows + "," + k + "], s32[" + rows + "," + k + "]) topk(x), k=" + k +
+      ", largest=true\n  ROOT s = (f32[" + rows + "," + n + "], s32[" + rows + "," + n +
+      "]) sort(x, p), dimensions={1}, is_stable=true, to_apply=gt\n}\n";
+  auto module = ParseModule(text);
+  if (!module.ok()) {
+    state.SkipWithError(module.status().message().c_str());
+    return;
+  }
+  const Instruction* sort_inst = (*module)->entry()->root();
+  const Instruction* topk = sort_inst->operand(0)->users()[0];
+  for (const Instruction* user : sort_inst->operand(0)->users()) {
+    if (user->opcode() == Opcode::kTopK) topk = user;
+  }
+  const Literal x = interpreter::RandomLiteral(sort_inst->operand(0)->shape(), 1);
+  Literal positions(sort_inst->operand(1)->shape());
+  std::vector<uint8_t> values(static_cast<size_t>(x.size_bytes())), indices(static_cast<size_t>(positions.size_bytes()));
+  std::vector<uint8_t> top_values(static_cast<size_t>(topk->shape().tuple_shapes(0).ByteSize()));
+  std::vector<uint8_t> top_indices(static_cast<size_t>(topk->shape().tuple_shapes(1).ByteSize()));
+  for (auto _ : state) {
+    Status status = Status::Ok();
+    if (sort) {
+      // The sort works in place: the copies of its operands are part of the decomposition.
+      std::memcpy(values.data(), x.untyped_data(), values.size());
+      std::memcpy(indices.data(), positions.untyped_data(), indices.size());
+      status = runtime::RunSort(*sort_inst, {values.data(), indices.data()}, GreaterInTotalOrder, nullptr);
+    } else {
+      status = runtime::RunTopK(*topk, x.untyped_data(), top_values.data(), top_indices.data(), 1);
+    }
+    if (!status.ok()) {
+      state.SkipWithError(status.message().c_str());
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["elements/s"] = benchmark::Counter(static_cast<double>(x.element_count()),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(sort ? "stable sort (the decomposition)" : "topk");
+}
+BENCHMARK(TopKOrSort)
+    ->ArgNames({"rows", "n", "sort"})
+    ->ArgsProduct({{1}, {50000}, {0, 1}})
+    ->ArgsProduct({{128}, {32000}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
 // The CIFAR example's convolutions, registered by name at startup.

@@ -357,6 +357,7 @@ Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) 
   }
   if (IsScatterLike(inst.opcode())) return EmitScatterLike(inst, inst, kernel);
   if (inst.opcode() == Opcode::kSort) return EmitSort(inst, kernel);
+  if (inst.opcode() == Opcode::kTopK) return EmitTopK(inst, kernel);
   if (const Instruction* dus = InPlaceUpdate(inst); dus != nullptr) return EmitInPlaceUpdate(inst, *dus, kernel);
 
   std::vector<OutputLeaf> outputs = KernelOutputs(inst);

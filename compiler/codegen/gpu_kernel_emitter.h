@@ -235,6 +235,18 @@ class GpuKernelEmitter {
   // sorts any length when each merge starts with the "flip" step.
   Status EmitSort(const Instruction& sort, GpuKernel* kernel);
 
+  // --- TopK: a block a row ---------------------------------------------------------------
+
+  // A topk the backends run as a kernel (passes::TopKKernelRefusal empty): one block of
+  // TopKThreads(n) threads a row (gpu_topk_emitter.cc).
+  Status EmitTopK(const Instruction& topk, GpuKernel* kernel);
+
+ public:
+  // Threads a row of a topk over rows of `length`: a warp, doubled up to kBlock while a
+  // thread would scan more than 8 elements.
+  static int64_t TopKThreads(int64_t length);
+
+ private:
   // --- Reductions -----------------------------------------------------------------------
 
   // The running value of a reduction in one thread: per hero, its values; and whether any

@@ -47,7 +47,7 @@ int64_t ArrayBytes(const Shape& shape) {
 }
 
 bool IsLibraryOp(Opcode op) {
-  return op == Opcode::kDot || op == Opcode::kConvolution || op == Opcode::kSort;
+  return op == Opcode::kDot || op == Opcode::kConvolution || op == Opcode::kSort || op == Opcode::kTopK;
 }
 
 // Ops the loop emitter cannot run as a kernel of their own (yet).

@@ -493,12 +493,117 @@ bool GemmEpilogueHasAux(GemmEpilogue epilogue) {
   return epilogue == GemmEpilogue::kGeluAux || epilogue == GemmEpilogue::kBiasGeluAux;
 }
 
+namespace {
+
+bool IsParameterNumber(const Instruction* inst, int64_t number) {
+  return inst->opcode() == Opcode::kParameter && inst->parameter_number() == number;
+}
+
+bool IsScalarConstant(const Instruction* inst, uint64_t bits) {
+  return inst->opcode() == Opcode::kConstant && inst->literal() != nullptr && inst->literal()->shape().IsArray() &&
+         inst->literal()->element_count() == 1 && inst->literal()->GetBits(0) == bits;
+}
+
+// Whether `key` is parameter `number`'s float bits in total order as XLA's comparison
+// expander writes it: s = bitcast-convert(p) to a signed integer of p's width, then
+// select(compare(s, 0) LT, xor(s, 0x7f..f), s).
+bool IsTotalOrderBits(const Instruction* key, int64_t number, PrimitiveType type) {
+  if (key->opcode() != Opcode::kSelect || key->operand_count() != 3) return false;
+  const Instruction* bits = key->operand(2);
+  if (bits->opcode() != Opcode::kBitcastConvert || !IsParameterNumber(bits->operand(0), number) ||
+      !IsSignedInt(bits->shape().element_type()) || BitWidth(bits->shape().element_type()) != BitWidth(type)) {
+    return false;
+  }
+  const Instruction* negative = key->operand(0);
+  if (negative->opcode() != Opcode::kCompare || negative->operand(0) != bits ||
+      !IsScalarConstant(negative->operand(1), 0) ||
+      negative->attrs().comparison_direction != ComparisonDirection::kLt) {
+    return false;
+  }
+  const Instruction* flipped = key->operand(1);
+  if (flipped->opcode() != Opcode::kXor || flipped->operand_count() != 2) return false;
+  const uint64_t magnitude = (uint64_t{1} << (BitWidth(type) - 1)) - 1;
+  const Instruction* a = flipped->operand(0);
+  const Instruction* b = flipped->operand(1);
+  return (a == bits && IsScalarConstant(b, magnitude)) || (b == bits && IsScalarConstant(a, magnitude));
+}
+
+}  // namespace
+
+std::optional<bool> TopKComparatorOrder(const Computation& comparator, PrimitiveType type) {
+  const Instruction* root = comparator.root();
+  if (root == nullptr || root->opcode() != Opcode::kCompare || root->operand_count() != 2) return std::nullopt;
+  const std::optional<ComparisonDirection> direction = root->attrs().comparison_direction;
+  if (direction != ComparisonDirection::kGt && direction != ComparisonDirection::kLt) return std::nullopt;
+  const Instruction* lhs = root->operand(0);
+  const Instruction* rhs = root->operand(1);
+  bool swapped = false;
+  if (IsFloat(type) && IsTotalOrderBits(lhs, 0, type) && IsTotalOrderBits(rhs, 1, type)) {
+  } else if (IsFloat(type) && IsTotalOrderBits(lhs, 1, type) && IsTotalOrderBits(rhs, 0, type)) {
+    swapped = true;
+  } else {
+    if (IsParameterNumber(lhs, 1) && IsParameterNumber(rhs, 0)) {
+      swapped = true;
+    } else if (!IsParameterNumber(lhs, 0) || !IsParameterNumber(rhs, 1)) {
+      return std::nullopt;
+    }
+    if (lhs->shape().element_type() != type) return std::nullopt;
+    const ComparisonType kind = root->attrs().comparison_type.value_or(DefaultComparisonType(type));
+    if (IsFloat(type) ? kind != ComparisonType::kTotalOrder : kind == ComparisonType::kTotalOrder) return std::nullopt;
+  }
+  return (direction == ComparisonDirection::kGt) != swapped;
+}
+
+namespace {
+
+// A topk call: one operand, (values, s32 positions) of the operand's dimensions but the
+// last (k), maybe workspace bytes after them, and a comparator of a known order.
+Status ParseTopK(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1 || !inst.operand(0)->shape().IsArray() || inst.operand(0)->shape().rank() < 1) {
+    return CallError(inst, "a topk takes one array operand of rank >= 1");
+  }
+  const Shape& operand = inst.operand(0)->shape();
+  const Shape& shape = inst.shape();
+  if (!shape.IsTuple() || shape.tuple_size() < 2) return CallError(inst, "result is not a (values, positions) tuple");
+  const Shape& values = shape.tuple_shapes(0);
+  const Shape& positions = shape.tuple_shapes(1);
+  if (!values.IsArray() || values.element_type() != operand.element_type() || values.rank() != operand.rank() ||
+      !positions.IsArray() || positions.element_type() != PrimitiveType::kS32 ||
+      positions.dimensions() != values.dimensions()) {
+    return CallError(inst, "result " + shape.ToString() + " is not (values, s32 positions) of the operand's rank");
+  }
+  for (int64_t d = 0; d + 1 < operand.rank(); ++d) {
+    if (values.dimensions(d) != operand.dimensions(d)) return CallError(inst, "result rows differ from the operand's");
+  }
+  call.k = values.dimensions(values.rank() - 1);
+  if (call.k > operand.dimensions(operand.rank() - 1)) return CallError(inst, "k is larger than a row");
+  for (int64_t i = 2; i < shape.tuple_size(); ++i) {
+    if (!IsWorkspace(shape.tuple_shapes(i))) {
+      return CallUnsupported(inst, "result element " + std::to_string(i) + " is neither values, positions nor workspace");
+    }
+  }
+  const Computation* comparator = inst.to_apply();
+  if (comparator == nullptr) return CallError(inst, "has no comparator (to_apply or called_computations)");
+  std::optional<bool> largest = TopKComparatorOrder(*comparator, operand.element_type());
+  if (!largest) {
+    return CallUnsupported(inst, "comparator %" + comparator->name() +
+                                     " is not a total-order greater- or less-than; its order of NaNs and signed "
+                                     "zeros would not be topk's");
+  }
+  call.largest = *largest;
+  call.result = values;
+  return Status::Ok();
+}
+
+}  // namespace
+
 std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (target == "__cublas$gemm" || target == "__cublas$lt$matmul") return LibraryCallKind::kGemm;
   if (target == "__cudnn$convForward") return LibraryCallKind::kConvForward;
   if (target == "__cudnn$convBiasActivationForward") return LibraryCallKind::kConvBiasActivationForward;
   if (target == "__cudnn$convBackwardInput") return LibraryCallKind::kConvBackwardInput;
   if (target == "__cudnn$convBackwardFilter") return LibraryCallKind::kConvBackwardFilter;
+  if (target == "TopK" || target == "__gpu$TopK") return LibraryCallKind::kTopK;
   return std::nullopt;
 }
 
@@ -509,11 +614,15 @@ bool IsLibraryCall(const Instruction& instruction) {
 
 StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   if (!IsLibraryCall(instruction)) {
-    return InvalidArgument(instruction.name() + " is not a cuBLAS or cuDNN custom call");
+    return InvalidArgument(instruction.name() + " is not a cuBLAS, cuDNN or TopK custom call");
   }
   LibraryCall call;
   call.target = instruction.attrs().custom_call_target;
   call.kind = *LibraryCallKindOf(call.target);
+  if (call.kind == LibraryCallKind::kTopK) {
+    RETURN_IF_ERROR(ParseTopK(instruction, call));
+    return call;
+  }
   // A gemm's element 1 may be its epilogue's aux output: ParseGemm checks it.
   ASSIGN_OR_RETURN(call.result, ValueShape(instruction, call.kind == LibraryCallKind::kGemm ? 1 : -1));
   for (int64_t i = 0; i < instruction.operand_count(); ++i) {
@@ -539,6 +648,24 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   std::vector<Instruction*> params;
   for (int64_t i = 0; i < instruction.operand_count(); ++i) {
     params.push_back(e.Parameter(i, instruction.operand(i)->shape()));
+  }
+  if (call.kind == LibraryCallKind::kTopK) {
+    const Shape& shape = instruction.shape();
+    Instruction* topk = e.Add(Opcode::kTopK, Shape::Tuple({shape.tuple_shapes(0), shape.tuple_shapes(1)}), {params[0]});
+    topk->mutable_attrs().k = call.k;
+    topk->mutable_attrs().largest = call.largest;
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      if (i >= 2) {
+        elements.push_back(e.Zeros(shape.tuple_shapes(i)));
+        continue;
+      }
+      Instruction* element = e.Add(Opcode::kGetTupleElement, shape.tuple_shapes(i), {topk});
+      element->mutable_attrs().tuple_index = i;
+      elements.push_back(element);
+    }
+    computation->set_root(e.Add(Opcode::kTuple, shape, elements));
+    return computation;
   }
   Instruction* aux = nullptr;
   Instruction* value = call.kind == LibraryCallKind::kGemm ? EmitGemm(e, call, params, &aux) : EmitConv(e, call, params);

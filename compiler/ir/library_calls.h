@@ -7,6 +7,8 @@
 //   __cudnn$convBiasActivationForward         act(scale * conv(x, w) + side_scale * s + bias)
 //   __cudnn$convBackwardInput                 dx from (dy, w) of the forward conv described
 //   __cudnn$convBackwardFilter                dw from (x, dy) of the forward conv described
+//   TopK, __gpu$TopK                          topk(x): XLA's topk as a call, its order in the
+//                                             comparator (a total-order greater or less than)
 //
 // Their results are tuples (value, workspace bytes); the workspace is scratch memory. A
 // gemm whose epilogue keeps its GELU's input (GELU_AUX, BIAS_GELU_AUX: a training step's
@@ -36,6 +38,7 @@ enum class LibraryCallKind {
   kConvBiasActivationForward, // __cudnn$convBiasActivationForward
   kConvBackwardInput,         // __cudnn$convBackwardInput
   kConvBackwardFilter,        // __cudnn$convBackwardFilter
+  kTopK,                      // TopK, __gpu$TopK: (values, s32 positions[, workspace])
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
@@ -71,7 +74,17 @@ struct LibraryCall {
   double side_input_scale = 0;  // != 0 with a side input: operand 3
   double leakyrelu_alpha = 0;
   ConvActivation activation = ConvActivation::kNone;
+  // TopK: the k largest (or smallest) of each row along the operand's last dimension.
+  int64_t k = 0;
+  bool largest = true;
 };
+
+// How a topk call's comparator `comparator` orders elements of `type`: true for
+// descending (greater-than: the largest first), false for ascending; nullopt when it is
+// not one of XLA's forms of a total order (compare(a, b) with TOTALORDER, or the
+// comparison expander's integer form over the floats' bits; integers and pred by value),
+// so that a topk with it would order NaNs or signed zeros otherwise than Fusebox's does.
+std::optional<bool> TopKComparatorOrder(const Computation& comparator, PrimitiveType type);
 
 // True when `instruction` is a custom call to one of the targets above.
 bool IsLibraryCall(const Instruction& instruction);

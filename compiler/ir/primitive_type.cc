@@ -45,6 +45,18 @@ bool IsFloat(PrimitiveType type) { return Info(type).kind == 'f'; }
 bool IsComplex(PrimitiveType type) { return Info(type).kind == 'c'; }
 bool IsArrayType(PrimitiveType type) { return Info(type).kind != 'o'; }
 
+bool OrdersAsBits(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF8E8M0FNU:
+    case PrimitiveType::kF8E4M3FNUZ:
+    case PrimitiveType::kF8E5M2FNUZ:
+    case PrimitiveType::kF8E4M3B11FNUZ:
+      return false;
+    default:
+      return IsPred(type) || IsInteger(type) || IsFloat(type);
+  }
+}
+
 int ExponentBits(PrimitiveType type) {
   switch (type) {
     case PrimitiveType::kF16: return 5;

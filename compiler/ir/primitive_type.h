@@ -66,6 +66,11 @@ bool IsInteger(PrimitiveType type);  // signed or unsigned, not pred
 bool IsFloat(PrimitiveType type);    // real floating point, including f8/f4
 bool IsComplex(PrimitiveType type);
 bool IsArrayType(PrimitiveType type);  // anything that can be an array element
+// Whether the type's bits give XLA's total order of its values with a fixed map (as
+// topk orders them): pred and integers, and floats with a sign bit and a negative zero
+// (negative values' other bits flipped). Not complex numbers, nor f8e8m0fnu (no sign) and
+// the fnuz types (the negative zero's encoding is their NaN).
+bool OrdersAsBits(PrimitiveType type);
 
 // Float layout: exponent and mantissa bits (without the implicit bit) for real floats.
 int ExponentBits(PrimitiveType type);

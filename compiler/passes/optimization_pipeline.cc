@@ -17,6 +17,7 @@
 #include "compiler/passes/sharding_propagation.h"
 #include "compiler/passes/shardy_import.h"
 #include "compiler/passes/spmd_partitioner.h"
+#include "compiler/passes/topk_decomposer.h"
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/verifier/verifier.h"
 
@@ -60,6 +61,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   // an XLA GPU module compiles with Fusebox's own kernels; with the GPU's libraries, the
   // gemms cuBLAS runs stay calls.
   pipeline.Add<LibraryCallLowering>(gpu_libraries);
+  // A topk with a large k (or of 64-bit elements) becomes a sort and two slices, as in
+  // XLA; the others run as a kernel of their own on both backends.
+  pipeline.Add<TopKDecomposer>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();

@@ -731,6 +731,9 @@ class CpuExecutable::Frame {
         }
         return RunSort(inst, outputs, kernel.comparator, nullptr);
       }
+      case Opcode::kTopK:
+        if (outputs.size() != 2) return Internal(inst.name() + ": topk outputs");
+        return RunTopK(inst, buffers.at(0), outputs[0], outputs[1], threads);
       default:
         return Internal(inst.name() + ": not a library op");
     }

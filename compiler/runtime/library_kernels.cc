@@ -102,6 +102,112 @@ Status PlanSort(const Instruction& sort, SortPlan* p) {
   return Status::Ok();
 }
 
+// ===========================================================================
+// topk
+// ===========================================================================
+
+struct TopKPlan {
+  std::vector<int64_t> dims;  // the operand's
+  int64_t k = 0;
+  std::vector<int64_t> in_strides, value_strides, index_strides;
+  int bytes = 0, bits = 0;
+  PrimitiveType type = PrimitiveType::kF32;
+  bool largest = true;
+  bool sign_extend = false;  // signed integers and floats
+  bool flip_negative = false;  // floats: total order
+};
+
+Status PlanTopK(const Instruction& topk, TopKPlan* p) {
+  if (topk.opcode() != Opcode::kTopK) return Invalid(topk, "not a topk");
+  if (topk.operand_count() != 1) return Invalid(topk, "expects one operand");
+  const Shape& operand = topk.operand(0)->shape();
+  const Shape& result = topk.shape();
+  if (!operand.IsArray() || operand.rank() < 1) return Invalid(topk, "the operand must be an array of rank >= 1");
+  if (!result.IsTuple() || result.tuple_size() != 2) return Invalid(topk, "the result must be a (values, indices) tuple");
+  const Shape& values = result.tuple_shapes(0);
+  const Shape& indices = result.tuple_shapes(1);
+  p->dims = operand.dimensions();
+  p->k = values.rank() == operand.rank() ? values.dimensions(values.rank() - 1) : -1;
+  std::vector<int64_t> expected = p->dims;
+  expected.back() = p->k;
+  if (p->k < 0 || p->k > p->dims.back() || values.dimensions() != expected || indices.dimensions() != expected) {
+    return Invalid(topk, "results " + result.ToString() + " do not fit the operand " + operand.ToString());
+  }
+  p->type = operand.element_type();
+  if (values.element_type() != p->type) return Invalid(topk, "the values must have the operand's element type");
+  if (indices.element_type() != PrimitiveType::kS32) return Invalid(topk, "the indices must be s32");
+  if (!OrdersAsBits(p->type)) return Unsupported(topk, "element type " + TypeName(p->type) + " (no order as bits)");
+  p->bytes = ByteWidth(p->type);
+  p->bits = BitWidth(p->type);
+  if (p->bytes <= 0 || p->bytes > 8) return Unsupported(topk, "element type " + TypeName(p->type));
+  p->largest = topk.attrs().largest.value_or(true);
+  p->sign_extend = IsSignedInt(p->type) || IsFloat(p->type);
+  p->flip_negative = IsFloat(p->type);
+  RETURN_IF_ERROR(DenseStrides(topk, operand, "the operand", &p->in_strides));
+  RETURN_IF_ERROR(DenseStrides(topk, values, "the values", &p->value_strides));
+  RETURN_IF_ERROR(DenseStrides(topk, indices, "the indices", &p->index_strides));
+  return Status::Ok();
+}
+
+// How keys are made (from a TopKPlan, copied into locals of the scan).
+struct TopKKeying {
+  int bits = 32;
+  bool sign_extend = false;
+  bool flip_negative = false;
+  bool largest = true;
+};
+
+// An unsigned key whose order is the element's (largest first when compared greater):
+// integers by value, floats with a sign bit in total order (negative values' magnitude
+// bits flipped), every key offset so that unsigned comparison orders signed values.
+template <int kBytes>
+inline uint64_t TopKKey(const uint8_t* element, const TopKKeying& how) {
+  uint64_t raw = 0;  // little-endian hosts only (x86-64)
+  if constexpr (kBytes == 1) {
+    raw = *element;
+  } else if constexpr (kBytes == 2) {
+    uint16_t v;
+    std::memcpy(&v, element, 2);
+    raw = v;
+  } else if constexpr (kBytes == 4) {
+    uint32_t v;
+    std::memcpy(&v, element, 4);
+    raw = v;
+  } else {
+    std::memcpy(&raw, element, 8);
+  }
+  raw = LowBits(raw, how.bits);
+  constexpr uint64_t kSign = uint64_t{1} << 63;
+  uint64_t key = raw;
+  if (how.sign_extend) {
+    int64_t s = static_cast<int64_t>(raw << (64 - how.bits)) >> (64 - how.bits);
+    if (how.flip_negative && s < 0) s ^= static_cast<int64_t>((uint64_t{1} << (how.bits - 1)) - 1);
+    key = static_cast<uint64_t>(s) ^ kSign;
+  }
+  return how.largest ? key : ~key;
+}
+
+// One row's best k into `best` (best first): a row is scanned in order, so an element
+// enters only with a greater key than the k-th (ties: the lower position first).
+template <int kBytes>
+void TopKRow(const uint8_t* row, int64_t len, int64_t step, const TopKKeying how,
+             std::vector<std::pair<uint64_t, int64_t>>& best) {
+  const int64_t k = static_cast<int64_t>(best.size());
+  int64_t kept = 0;
+  uint64_t worst = 0;
+  for (int64_t j = 0; j < len; ++j) {
+    const uint64_t key = TopKKey<kBytes>(row + j * step, how);
+    if (kept == k && key <= worst) continue;
+    int64_t slot = kept < k ? kept++ : k - 1;
+    while (slot > 0 && best[slot - 1].first < key) {
+      best[slot] = best[slot - 1];
+      --slot;
+    }
+    best[slot] = {key, j};
+    worst = best[k - 1].first;
+  }
+}
+
 }  // namespace
 }  // namespace fusebox::runtime::library
 
@@ -183,6 +289,58 @@ Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
   } catch (const std::bad_alloc&) {
     return OutOfMemory(sort);
   }
+  return Status::Ok();
+}
+
+bool CanRunTopK(const Instruction& topk, std::string* why) {
+  TopKPlan plan;
+  const Status status = PlanTopK(topk, &plan);
+  if (!status.ok() && why != nullptr) *why = status.message();
+  return status.ok();
+}
+
+Status RunTopK(const Instruction& topk, const void* operand, void* values, void* indices, int threads) {
+  TopKPlan p;
+  RETURN_IF_ERROR(PlanTopK(topk, &p));
+  const int64_t len = p.dims.back();
+  const int64_t rows = len == 0 ? 0 : Product(p.dims) / len;
+  if (rows == 0 || p.k == 0) return Status::Ok();
+  if (operand == nullptr || values == nullptr || indices == nullptr) return Invalid(topk, "null buffer");
+  const size_t last = p.dims.size() - 1;
+  const auto* in = static_cast<const uint8_t*>(operand);
+  auto* out_values = static_cast<uint8_t*>(values);
+  auto* out_indices = static_cast<uint8_t*>(indices);
+  const int64_t step = p.in_strides[last] * p.bytes;
+  const TopKKeying how{p.bits, p.sign_extend, p.flip_negative, p.largest};
+  // Rows split across the threads; about four operations an element.
+  const int workers = ThreadsFor(4.0 * static_cast<double>(rows * len), threads);
+  const bool ok = ParallelFor(rows, workers, [&](int64_t r0, int64_t r1, int) {
+    std::vector<std::pair<uint64_t, int64_t>> best(static_cast<size_t>(p.k));  // (key, position)
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t in_base = 0, value_base = 0, index_base = 0;
+      for (int64_t d = static_cast<int64_t>(last) - 1, rest = r; d >= 0; --d) {
+        const int64_t i = rest % p.dims[d];
+        rest /= p.dims[d];
+        in_base += i * p.in_strides[d];
+        value_base += i * p.value_strides[d];
+        index_base += i * p.index_strides[d];
+      }
+      const uint8_t* row = in + in_base * p.bytes;
+      switch (p.bytes) {
+        case 1: TopKRow<1>(row, len, step, how, best); break;
+        case 2: TopKRow<2>(row, len, step, how, best); break;
+        case 4: TopKRow<4>(row, len, step, how, best); break;
+        default: TopKRow<8>(row, len, step, how, best); break;
+      }
+      for (int64_t j = 0; j < p.k; ++j) {
+        std::memcpy(out_values + (value_base + j * p.value_strides[last]) * p.bytes, row + best[j].second * step,
+                    static_cast<size_t>(p.bytes));
+        const int32_t position = static_cast<int32_t>(best[j].second);
+        std::memcpy(out_indices + (index_base + j * p.index_strides[last]) * 4, &position, 4);
+      }
+    }
+  });
+  if (!ok) return OutOfMemory(topk);
   return Status::Ok();
 }
 

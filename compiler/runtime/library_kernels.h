@@ -1,4 +1,4 @@
-// Library kernels of the CPU runtime: dot, convolution and sort, the ops better served by a
+// Library kernels of the CPU runtime: dot, convolution, sort and topk, the ops better served by a
 // well-kept library (Eigen's GEMM) than by loops the code generator emits. The runtime
 // calls them with raw buffers; the reference interpreter is their oracle.
 //
@@ -108,6 +108,18 @@ using SortComparator = bool (*)(const void* const* args, void* context);
 bool CanRunSort(const Instruction& sort, std::string* why);
 Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
                SortComparator comparator, void* context);
+
+// --- topk --------------------------------------------------------------------------------
+// The k largest (largest=true) or smallest elements of every row along the operand's last
+// dimension, in order, into `values`, and their positions in the row into `indices` (s32).
+// The operand is laid out by its shape's layout, the results by the topk's result
+// shapes'. The order is the interpreter's: XLA's total order for floats with a sign bit
+// (+NaN above +inf, -0 below +0), integers and pred by value, ties to the lower position.
+// Any such element type (sub-byte types take a byte); the float types without a sign bit
+// are refused. One pass over each row keeping its best k in order (O(n k) at worst, an
+// ascending row for the largest; O(n) for most rows); rows split across `threads`.
+bool CanRunTopK(const Instruction& topk, std::string* why);
+Status RunTopK(const Instruction& topk, const void* operand, void* values, void* indices, int threads);
 
 // --- cost estimates (for traces and benchmarks) ------------------------------------------
 // Multiply-adds counted as two operations; -1 when the instruction is malformed.

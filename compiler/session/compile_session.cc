@@ -72,7 +72,8 @@ std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::st
   std::vector<GpuLibraryCall> calls;
   for (const Computation* computation : ProgramComputations(module, {.breadth_first = true})) {
     for (const Instruction* inst : computation->PostOrder()) {
-      if (!IsLibraryCall(*inst)) continue;
+      // A topk call is Fusebox's topk kernel after library-call-lowering, not a library's.
+      if (!IsLibraryCall(*inst) || LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK) continue;
       GpuLibraryCall call;
       call.hlo = inst;
       call.name = inst->name();

@@ -37,7 +37,6 @@ using testing_util::InputElements;
 const std::map<std::string, std::string>& NotCompiled() {
   static const auto* list = new std::map<std::string, std::string>{
       {"jax.issue.33666.linx.slow_0100.module_0007.hlo#0", "custom calls are not supported"},
-      {"topk_logits_k10_1x50000_bf16.hlo#0", "topk"},
   };
   return *list;
 }

@@ -1,0 +1,352 @@
+// topk on both backends: the topk-decomposer pass (large k and 64-bit elements become a
+// stable sort and slices), the CPU runtime's selection and the GPU's block-a-row kernel
+// (run by the GPU emulator, assembled by ptxas), each bit for bit against the reference
+// interpreter on rows full of ties, signed zeros, NaNs and infinities.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/codegen/gpu_emulator.h"
+#include "compiler/codegen/ptx_tools.h"
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/optimization_pipeline.h"
+#include "compiler/passes/topk_decomposer.h"
+#include "compiler/runtime/cpu_executable.h"
+#include "compiler/runtime/library_kernels.h"
+
+namespace fusebox {
+namespace {
+
+// A topk module over `operand` (e.g. "f32[3,37]").
+std::string TopKModule(const std::string& type, const std::vector<int64_t>& dims, int64_t k, bool largest) {
+  std::string shape = type + "[", result = type + "[", positions = "s32[";
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const std::string sep = d == 0 ? "" : ",";
+    shape += sep + std::to_string(dims[d]);
+    const std::string size = std::to_string(d + 1 == dims.size() ? k : dims[d]);
+    result += sep + size;
+    positions += sep + size;
+  }
+  shape += "]";
+  result += "]";
+  positions += "]";
+  return "HloModule topk\n\nENTRY e {\n  x = " + shape + " parameter(0)\n  ROOT t = (" + result + ", " + positions +
+         ") topk(x), k=" + std::to_string(k) + ", largest=" + (largest ? "true" : "false") + "\n}\n";
+}
+
+// Elements drawn from a few values, so that rows hold many ties: for floats both zeros,
+// both infinities, NaNs of both signs, and negative and positive numbers; for integers
+// the extremes of the type.
+Literal TieHeavyInput(const Shape& shape, uint64_t seed) {
+  Literal literal(shape);
+  std::mt19937_64 rng(seed);
+  const PrimitiveType type = shape.element_type();
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> pool;
+  if (IsFloat(type)) {
+    pool = {0.0, -0.0, 1.5, -1.5, 2.0, -3.25, inf, -inf, 0.5, 7.0, -7.0, 100.0};
+  } else if (type == PrimitiveType::kPred) {
+    pool = {0, 1};
+  } else if (IsSignedInt(type)) {
+    const double lo = -std::ldexp(1.0, BitWidth(type) - 1), hi = std::ldexp(1.0, BitWidth(type) - 1) - 1;
+    pool = {lo, hi, 0, -1, 1, 5, -5, 17};
+  } else {
+    pool = {0, 1, 5, 17, std::ldexp(1.0, BitWidth(type)) - 1};
+  }
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    const uint64_t pick = rng() % (pool.size() + (IsFloat(type) ? 2 : 0) + 6);
+    if (pick < pool.size()) {
+      literal.SetDouble(i, pool[pick]);
+    } else if (IsFloat(type) && pick < pool.size() + 2) {
+      literal.SetDouble(i, pick == pool.size() ? std::nan("") : -std::nan(""));
+    } else {
+      // Some distinct values too, so that the order is not all ties.
+      const double v = static_cast<double>(static_cast<int64_t>(rng() % 2000) - 1000);
+      literal.SetDouble(i, IsFloat(type) ? v / 8 : (IsSignedInt(type) ? std::fmod(v, 100) : std::fabs(std::fmod(v, 100))));
+    }
+  }
+  return literal;
+}
+
+// Every element of both results the same bits.
+void ExpectSameBits(const Literal& actual, const Literal& expected, const std::string& what) {
+  ASSERT_TRUE(actual.shape().IsTuple()) << what;
+  ASSERT_EQ(actual.tuple_elements().size(), expected.tuple_elements().size()) << what;
+  for (size_t t = 0; t < expected.tuple_elements().size(); ++t) {
+    const Literal& a = actual.tuple_elements()[t];
+    const Literal& e = expected.tuple_elements()[t];
+    ASSERT_EQ(a.shape().dimensions(), e.shape().dimensions()) << what;
+    int64_t wrong = 0;
+    std::string first;
+    for (int64_t i = 0; i < e.element_count(); ++i) {
+      if (a.GetBits(i) == e.GetBits(i)) continue;
+      if (wrong++ == 0) {
+        first = (t == 0 ? "value " : t == 1 ? "position " : "workspace byte ") + std::to_string(i) + ": " + a.ElementToString(i) + " instead of " +
+                e.ElementToString(i);
+      }
+    }
+    EXPECT_EQ(wrong, 0) << what << ": " << wrong << " of " << e.element_count() << " differ; first " << first;
+  }
+}
+
+int64_t CountOpcode(const Module& module, Opcode op) {
+  int64_t n = 0;
+  for (const auto& c : module.computations()) {
+    for (const auto& inst : c->instructions()) n += inst->opcode() == op;
+  }
+  return n;
+}
+
+struct Case {
+  std::string type;
+  std::vector<int64_t> dims;
+  int64_t k;
+  bool largest;
+};
+
+// The CPU backend and the GPU emulator, fused and unfused, against the interpreter.
+void ExpectBackendsMatch(const std::string& text, uint64_t seed) {
+  SCOPED_TRACE(text);
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args;
+  args.push_back(TieHeavyInput((*module)->entry()->parameter(0)->shape(), seed));
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  for (bool fused : {false, true}) {
+    auto cpu_module = passes::OptimizeForBackend(**module, fused);
+    ASSERT_TRUE(cpu_module.ok()) << cpu_module.status().message();
+    runtime::CpuExecutableOptions options;
+    options.threads = 2;
+    auto cpu = runtime::CpuExecutable::Create(std::move(*cpu_module), options);
+    ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+    auto on_cpu = (*cpu)->Run(args);
+    ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().message();
+    ExpectSameBits(*on_cpu, *expected, "CPU");
+
+    auto gpu_module = passes::OptimizeForBackend(**module, fused, /*gpu_libraries=*/true);
+    ASSERT_TRUE(gpu_module.ok()) << gpu_module.status().message();
+    auto emulator = codegen::GpuEmulator::Create(std::move(*gpu_module));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto on_gpu = (*emulator)->Run(args);
+    ASSERT_TRUE(on_gpu.ok()) << on_gpu.status().message();
+    ExpectSameBits(*on_gpu, *expected, "GPU emulator");
+  }
+}
+
+void ExpectBackendsMatch(const Case& c, uint64_t seed) {
+  ExpectBackendsMatch(TopKModule(c.type, c.dims, c.k, c.largest), seed);
+}
+
+TEST(TopKTest, KernelsMatchTheInterpreterBitForBit) {
+  const std::vector<Case> cases = {
+      {"f32", {3, 37}, 5, true},     {"f32", {3, 37}, 5, false},   {"f32", {2, 3, 300}, 16, true},
+      {"f32", {4, 16}, 16, true},    {"f32", {5, 9}, 1, false},    {"bf16", {1, 5000}, 10, true},
+      {"f16", {6, 40}, 7, false},    {"s32", {3, 100}, 8, true},   {"s32", {3, 100}, 8, false},
+      {"s8", {2, 70}, 4, true},      {"u8", {2, 70}, 4, false},    {"u32", {2, 64}, 3, true},
+      {"pred", {2, 33}, 5, true},    {"f8e4m3fn", {2, 50}, 6, true}, {"f32", {0, 8}, 2, true},
+      {"f32", {3, 8}, 0, true},
+  };
+  uint64_t seed = 1;
+  for (const Case& c : cases) ExpectBackendsMatch(c, seed++);
+}
+
+TEST(TopKTest, LargeKAndWideElementsBecomeASort) {
+  for (const Case& c : std::vector<Case>{{"f32", {3, 90}, 17, true},
+                                         {"f32", {2, 40}, 40, false},
+                                         {"f64", {3, 50}, 4, true},
+                                         {"s64", {3, 50}, 4, false},
+                                         {"u64", {2, 30}, 3, true}}) {
+    const std::string text = TopKModule(c.type, c.dims, c.k, c.largest);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    EXPECT_NE(passes::TopKKernelRefusal(*(*module)->entry()->root()), "") << text;
+    for (bool gpu : {false, true}) {
+      auto optimized = passes::OptimizeForBackend(**module, true, gpu);
+      ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+      EXPECT_EQ(CountOpcode(**optimized, Opcode::kTopK), 0) << (*optimized)->ToString();
+      EXPECT_EQ(CountOpcode(**optimized, Opcode::kSort), 1) << (*optimized)->ToString();
+    }
+    ExpectBackendsMatch(c, 7);
+  }
+  // Up to 16 of 32-bit elements keep their kernel.
+  auto small = ParseModule(TopKModule("f32", {3, 90}, 16, true));
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(passes::TopKKernelRefusal(*(*small)->entry()->root()), "");
+  auto optimized = passes::OptimizeForBackend(**small, true, true);
+  ASSERT_TRUE(optimized.ok());
+  EXPECT_EQ(CountOpcode(**optimized, Opcode::kTopK), 1);
+  EXPECT_EQ(CountOpcode(**optimized, Opcode::kSort), 0);
+}
+
+// A jax sampling step's shape: one long row of bf16 logits (XLA's CPU benchmark
+// topk_logits_k10_1x50000_bf16), one launch on the GPU.
+TEST(TopKTest, OneLongRowIsOneLaunch) {
+  ExpectBackendsMatch({"bf16", {1, 50000}, 10, true}, 3);
+  auto module = ParseModule(TopKModule("bf16", {1, 50000}, 10, true));
+  ASSERT_TRUE(module.ok());
+  auto optimized = passes::OptimizeForBackend(**module, true, true);
+  ASSERT_TRUE(optimized.ok());
+  auto code = codegen::CompileForGpu(**optimized);
+  ASSERT_TRUE(code.ok()) << code.status().message();
+  ASSERT_EQ((*code)->kernels().size(), 1u);
+  const codegen::GpuKernel& kernel = *(*code)->kernels()[0];
+  EXPECT_EQ(kernel.kind_name, "topk");
+  ASSERT_EQ(kernel.launches.size(), 1u);
+  EXPECT_EQ(kernel.launches[0].grid[0], 1);
+  EXPECT_EQ(kernel.launches[0].block[0], 256);
+  auto ptxas = codegen::FindPtxas();
+  if (!ptxas.ok()) GTEST_SKIP() << "not assembled: " << ptxas.status().message();
+  auto assembled = codegen::AssemblePtx((*code)->ptx(), "sm_90");
+  ASSERT_TRUE(assembled.ok()) << assembled.status().message();
+  ASSERT_EQ(assembled->kernels.size(), 1u);
+  // The lists live in registers: no stack, no spills.
+  EXPECT_EQ(assembled->kernels[0].stack_frame_bytes, 0);
+  EXPECT_EQ(assembled->kernels[0].spill_store_bytes, 0);
+}
+
+// XLA's topk as a custom call (its CPU and GPU pipelines write TopK and __gpu$TopK), with
+// the comparators XLA gives it: a total-order compare, or the comparison expander's
+// integer form over the floats' bits. Both run as Fusebox's topk.
+std::string BitsComparator(const std::string& name, const std::string& type, const std::string& bits,
+                           const std::string& magnitude, const std::string& direction) {
+  return name + " {\n  p0 = " + type + "[] parameter(0)\n  p1 = " + type + "[] parameter(1)\n  zero = " + bits +
+         "[] constant(0)\n  mag = " + bits + "[] constant(" + magnitude + ")\n  b0 = " + bits +
+         "[] bitcast-convert(p0)\n  n0 = pred[] compare(b0, zero), direction=LT\n  x0 = " + bits +
+         "[] xor(mag, b0)\n  k0 = " + bits + "[] select(n0, x0, b0)\n  b1 = " + bits +
+         "[] bitcast-convert(p1)\n  n1 = pred[] compare(b1, zero), direction=LT\n  x1 = " + bits +
+         "[] xor(b1, mag)\n  k1 = " + bits + "[] select(n1, x1, b1)\n  ROOT c = pred[] compare(k0, k1), direction=" +
+         direction + "\n}\n";
+}
+
+TEST(TopKTest, XlasTopKCallsRunAsTopK) {
+  const std::string gpu_call = "HloModule m\n" + BitsComparator("gt", "f32", "s32", "2147483647", "GT") + R"(
+ENTRY e {
+  x = f32[6,200] parameter(0)
+  ROOT t = (f32[6,8], s32[6,8]) custom-call(x), custom_call_target="__gpu$TopK", api_version=API_VERSION_TYPED_FFI, called_computations={gt}
+})";
+  const std::string bf16_less = "HloModule m\n" + BitsComparator("lt", "bf16", "s16", "32767", "LT") + R"(
+ENTRY e {
+  x = bf16[3,300] parameter(0)
+  ROOT t = (bf16[3,5], s32[3,5], u8[64]) custom-call(x), custom_call_target="TopK", to_apply=lt
+})";
+  const std::string total_order = R"(HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(b, a), direction=GT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[4,64] parameter(0)
+  ROOT t = (f32[4,3], s32[4,3]) custom-call(x), custom_call_target="TopK", to_apply=less
+})";
+  struct CallCase {
+    std::string text;
+    Case as_topk;  // what the call computes, as a topk instruction
+  };
+  const std::vector<CallCase> calls = {{gpu_call, {"f32", {6, 200}, 8, true}},
+                                       {bf16_less, {"bf16", {3, 300}, 5, false}},
+                                       {total_order, {"f32", {4, 64}, 3, false}}};
+  for (const CallCase& call : calls) {
+    const std::string& text = call.text;
+    ExpectBackendsMatch(text, 11);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    // The reference above reads the call as the backends do; here the interpreter's own
+    // topk, written as an instruction, on the same input.
+    auto plain = ParseModule(TopKModule(call.as_topk.type, call.as_topk.dims, call.as_topk.k, call.as_topk.largest));
+    ASSERT_TRUE(plain.ok());
+    std::vector<Literal> args;
+    args.push_back(TieHeavyInput((*module)->entry()->parameter(0)->shape(), 11));
+    auto from_call = interpreter::Interpreter().Run(**module, args);
+    auto from_topk = interpreter::Interpreter().Run(**plain, args);
+    ASSERT_TRUE(from_call.ok()) << from_call.status().message();
+    ASSERT_TRUE(from_topk.ok()) << from_topk.status().message();
+    from_call->tuple_elements().resize(2);  // the workspace apart
+    ExpectSameBits(*from_call, *from_topk, "the call against topk");
+    for (bool gpu : {false, true}) {
+      auto optimized = passes::OptimizeForBackend(**module, true, gpu);
+      ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+      EXPECT_EQ(CountOpcode(**optimized, Opcode::kTopK), 1) << (*optimized)->ToString();
+      EXPECT_EQ(CountOpcode(**optimized, Opcode::kCustomCall), 0) << (*optimized)->ToString();
+    }
+  }
+  // largest=false: the smallest first.
+  auto less = ParseModule(total_order);
+  ASSERT_TRUE(less.ok());
+  auto optimized = passes::OptimizeForBackend(**less, true);
+  ASSERT_TRUE(optimized.ok());
+  for (const auto& inst : (*optimized)->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kTopK) {
+      EXPECT_EQ(inst->attrs().largest, std::optional<bool>(false));
+    }
+  }
+}
+
+// An IEEE greater-than orders NaNs and signed zeros otherwise than topk: no guess, an
+// error naming the call, in the interpreter and the compiler alike.
+TEST(TopKTest, AComparatorOfAnotherOrderIsAnError) {
+  auto module = ParseModule(R"(HloModule m
+gt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  x = f32[4,64] parameter(0)
+  ROOT t = (f32[4,3], s32[4,3]) custom-call(x), custom_call_target="TopK", to_apply=gt
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args;
+  args.emplace_back((*module)->entry()->parameter(0)->shape());
+  auto interpreted = interpreter::Interpreter().Run(**module, args);
+  ASSERT_FALSE(interpreted.ok());
+  EXPECT_NE(interpreted.status().message().find("custom-call t (TopK): comparator %gt is not a total-order"),
+            std::string::npos)
+      << interpreted.status().message();
+  auto optimized = passes::OptimizeForBackend(**module, true);
+  ASSERT_FALSE(optimized.ok());
+  EXPECT_NE(optimized.status().message().find("comparator %gt"), std::string::npos) << optimized.status().message();
+}
+
+TEST(TopKTest, TheRuntimeRefusesWhatItCannotRun) {
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  x = f8e8m0fnu[2,8] parameter(0)
+  ROOT t = (f8e8m0fnu[2,3], s32[2,3]) topk(x), k=3, largest=true
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  const Instruction& topk = *(*module)->entry()->root();
+  std::string why;
+  EXPECT_FALSE(runtime::CanRunTopK(topk, &why));
+  EXPECT_NE(why.find("f8e8m0fnu"), std::string::npos) << why;
+  EXPECT_NE(passes::TopKKernelRefusal(topk).find("no order"), std::string::npos);
+  // The pass leaves it; each backend names it.
+  auto optimized = passes::OptimizeForBackend(**module, true);
+  ASSERT_TRUE(optimized.ok());
+  EXPECT_EQ(CountOpcode(**optimized, Opcode::kTopK), 1);
+  auto gpu = codegen::CompileForGpu(**optimized);
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_NE(gpu.status().message().find("t: the GPU's topk kernel cannot run it"), std::string::npos)
+      << gpu.status().message();
+  runtime::CpuExecutableOptions options;
+  auto cpu = runtime::CpuExecutable::Create(std::move(*optimized), options);
+  if (cpu.ok()) {
+    std::vector<Literal> args;
+    args.emplace_back((*module)->entry()->parameter(0)->shape());
+    auto run = (*cpu)->Run(args);
+    ASSERT_FALSE(run.ok());
+    EXPECT_NE(run.status().message().find("f8e8m0fnu"), std::string::npos) << run.status().message();
+  } else {
+    EXPECT_NE(cpu.status().message().find("t"), std::string::npos) << cpu.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace fusebox
