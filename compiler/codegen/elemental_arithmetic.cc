@@ -83,7 +83,7 @@ llvm::Value* ElementalEmitter::EmitElementwise(const Instruction* inst, const Ir
         break;
     }
   }
-  return Fail(inst, "the CPU backend has no emitter for this op");
+  return Fail(inst, "no emitter for this op (the CPU and GPU backends share it)");
 }
 
 // reduce-precision on the register's bits (f32 for f32 and the narrow floats, f64 for

@@ -195,7 +195,7 @@ StatusOr<llvm::Type*> StorageType(llvm::LLVMContext& c, PrimitiveType type) {
     case PrimitiveType::kC128:
       return llvm::StructType::get(c, {llvm::Type::getDoubleTy(c), llvm::Type::getDoubleTy(c)});
     default:
-      return Unimplemented("the CPU backend does not support element type " +
+      return Unimplemented("Fusebox's backends do not support element type " +
                            std::string(PrimitiveTypeName(type)) + " yet");
   }
 }

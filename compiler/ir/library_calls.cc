@@ -505,12 +505,14 @@ bool IsScalarConstant(const Instruction* inst, uint64_t bits) {
 }
 
 // Whether `key` is parameter `number`'s float bits in total order as XLA's comparison
-// expander writes it: s = bitcast-convert(p) to a signed integer of p's width, then
-// select(compare(s, 0) LT, xor(s, 0x7f..f), s).
+// expander writes it: s = bitcast-convert(p) (or bitcast) to a signed integer of p's
+// width, then select(compare(s, 0) LT, xor(s, 0x7f..f), s).
 bool IsTotalOrderBits(const Instruction* key, int64_t number, PrimitiveType type) {
   if (key->opcode() != Opcode::kSelect || key->operand_count() != 3) return false;
   const Instruction* bits = key->operand(2);
-  if (bits->opcode() != Opcode::kBitcastConvert || !IsParameterNumber(bits->operand(0), number) ||
+  // bitcast-convert, or the scalar bitcast XLA's simplifier makes of it.
+  if ((bits->opcode() != Opcode::kBitcastConvert && bits->opcode() != Opcode::kBitcast) ||
+      bits->operand_count() != 1 || !IsParameterNumber(bits->operand(0), number) ||
       !IsSignedInt(bits->shape().element_type()) || BitWidth(bits->shape().element_type()) != BitWidth(type)) {
     return false;
   }

@@ -152,17 +152,21 @@ Status PlanTopK(const Instruction& topk, TopKPlan* p) {
 // How keys are made (from a TopKPlan, copied into locals of the scan).
 struct TopKKeying {
   int bits = 32;
-  bool sign_extend = false;
-  bool flip_negative = false;
+  bool sign_extend = false;  // signed integers and floats
+  uint64_t flip_mask = 0;    // floats: the bits below the sign (flipped in negative values)
   bool largest = true;
 };
 
 // An unsigned key whose order is the element's (largest first when compared greater):
 // integers by value, floats with a sign bit in total order (negative values' magnitude
-// bits flipped), every key offset so that unsigned comparison orders signed values.
-template <int kBytes>
-inline uint64_t TopKKey(const uint8_t* element, const TopKKeying& how) {
-  uint64_t raw = 0;  // little-endian hosts only (x86-64)
+// bits flipped), every key offset so that unsigned comparison orders signed values. 32
+// bits for elements of up to 32 bits, 64 for the rest. Branch-free, so that a block of
+// keys is made in vector registers.
+template <typename Key, int kBytes>
+inline Key TopKKey(const uint8_t* element, const TopKKeying& how) {
+  constexpr int kKeyBits = 8 * sizeof(Key);
+  using Signed = std::make_signed_t<Key>;
+  Key raw = 0;  // little-endian hosts only (x86-64)
   if constexpr (kBytes == 1) {
     raw = *element;
   } else if constexpr (kBytes == 2) {
@@ -174,38 +178,48 @@ inline uint64_t TopKKey(const uint8_t* element, const TopKKeying& how) {
     std::memcpy(&v, element, 4);
     raw = v;
   } else {
-    std::memcpy(&raw, element, 8);
+    std::memcpy(&raw, element, sizeof(Key));
   }
-  raw = LowBits(raw, how.bits);
-  constexpr uint64_t kSign = uint64_t{1} << 63;
-  uint64_t key = raw;
-  if (how.sign_extend) {
-    int64_t s = static_cast<int64_t>(raw << (64 - how.bits)) >> (64 - how.bits);
-    if (how.flip_negative && s < 0) s ^= static_cast<int64_t>((uint64_t{1} << (how.bits - 1)) - 1);
-    key = static_cast<uint64_t>(s) ^ kSign;
-  }
-  return how.largest ? key : ~key;
+  const int shift = kKeyBits - how.bits;
+  raw = static_cast<Key>(raw << shift) >> shift;  // the element's bits alone (sub-byte types)
+  Signed s = static_cast<Signed>(static_cast<Key>(raw << shift)) >> shift;  // sign-extended
+  s ^= static_cast<Signed>((s >> (kKeyBits - 1)) & static_cast<Signed>(how.flip_mask));
+  const Key key = how.sign_extend ? static_cast<Key>(static_cast<Key>(s) ^ (Key{1} << (kKeyBits - 1))) : raw;
+  return how.largest ? key : static_cast<Key>(~key);
 }
 
 // One row's best k into `best` (best first): a row is scanned in order, so an element
-// enters only with a greater key than the k-th (ties: the lower position first).
-template <int kBytes>
+// enters only with a greater key than the k-th (ties: the lower position first). Keys are
+// made 16 at a time; a block none of whose keys beats the k-th costs no branch per element.
+template <typename Key, int kBytes>
 void TopKRow(const uint8_t* row, int64_t len, int64_t step, const TopKKeying how,
              std::vector<std::pair<uint64_t, int64_t>>& best) {
+  constexpr int64_t kBlockKeys = 16;
   const int64_t k = static_cast<int64_t>(best.size());
   int64_t kept = 0;
-  uint64_t worst = 0;
-  for (int64_t j = 0; j < len; ++j) {
-    const uint64_t key = TopKKey<kBytes>(row + j * step, how);
-    if (kept == k && key <= worst) continue;
+  Key worst = 0;
+  auto insert = [&](Key key, int64_t position) {
+    if (kept == k && key <= worst) return;
     int64_t slot = kept < k ? kept++ : k - 1;
     while (slot > 0 && best[slot - 1].first < key) {
       best[slot] = best[slot - 1];
       --slot;
     }
-    best[slot] = {key, j};
-    worst = best[k - 1].first;
+    best[slot] = {key, position};
+    worst = static_cast<Key>(best[k - 1].first);
+  };
+  Key keys[kBlockKeys];
+  int64_t j = 0;
+  for (; j + kBlockKeys <= len; j += kBlockKeys) {
+    bool enter = kept < k;
+    for (int64_t b = 0; b < kBlockKeys; ++b) {
+      keys[b] = TopKKey<Key, kBytes>(row + (j + b) * step, how);
+      enter |= keys[b] > worst;
+    }
+    if (!enter) continue;
+    for (int64_t b = 0; b < kBlockKeys; ++b) insert(keys[b], j + b);
   }
+  for (; j < len; ++j) insert(TopKKey<Key, kBytes>(row + j * step, how), j);
 }
 
 }  // namespace
@@ -311,7 +325,7 @@ Status RunTopK(const Instruction& topk, const void* operand, void* values, void*
   auto* out_values = static_cast<uint8_t*>(values);
   auto* out_indices = static_cast<uint8_t*>(indices);
   const int64_t step = p.in_strides[last] * p.bytes;
-  const TopKKeying how{p.bits, p.sign_extend, p.flip_negative, p.largest};
+  const TopKKeying how{p.bits, p.sign_extend, p.flip_negative ? (uint64_t{1} << (p.bits - 1)) - 1 : 0, p.largest};
   // Rows split across the threads; about four operations an element.
   const int workers = ThreadsFor(4.0 * static_cast<double>(rows * len), threads);
   const bool ok = ParallelFor(rows, workers, [&](int64_t r0, int64_t r1, int) {
@@ -327,10 +341,10 @@ Status RunTopK(const Instruction& topk, const void* operand, void* values, void*
       }
       const uint8_t* row = in + in_base * p.bytes;
       switch (p.bytes) {
-        case 1: TopKRow<1>(row, len, step, how, best); break;
-        case 2: TopKRow<2>(row, len, step, how, best); break;
-        case 4: TopKRow<4>(row, len, step, how, best); break;
-        default: TopKRow<8>(row, len, step, how, best); break;
+        case 1: TopKRow<uint32_t, 1>(row, len, step, how, best); break;
+        case 2: TopKRow<uint32_t, 2>(row, len, step, how, best); break;
+        case 4: TopKRow<uint32_t, 4>(row, len, step, how, best); break;
+        default: TopKRow<uint64_t, 8>(row, len, step, how, best); break;
       }
       for (int64_t j = 0; j < p.k; ++j) {
         std::memcpy(out_values + (value_base + j * p.value_strides[last]) * p.bytes, row + best[j].second * step,

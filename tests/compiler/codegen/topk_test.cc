@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -55,9 +57,9 @@ Literal TieHeavyInput(const Shape& shape, uint64_t seed) {
     pool = {0, 1};
   } else if (IsSignedInt(type)) {
     const double lo = -std::ldexp(1.0, BitWidth(type) - 1), hi = std::ldexp(1.0, BitWidth(type) - 1) - 1;
-    pool = {lo, hi, 0, -1, 1, 5, -5, 17};
+    pool = {lo, hi, 0, -1, 1, BitWidth(type) > 4 ? 5.0 : 3.0, BitWidth(type) > 4 ? -5.0 : -3.0};
   } else {
-    pool = {0, 1, 5, 17, std::ldexp(1.0, BitWidth(type)) - 1};
+    pool = {0, 1, 5, BitWidth(type) > 4 ? 17.0 : 9.0, std::ldexp(1.0, BitWidth(type)) - 1};
   }
   for (int64_t i = 0; i < literal.element_count(); ++i) {
     const uint64_t pick = rng() % (pool.size() + (IsFloat(type) ? 2 : 0) + 6);
@@ -68,7 +70,8 @@ Literal TieHeavyInput(const Shape& shape, uint64_t seed) {
     } else {
       // Some distinct values too, so that the order is not all ties.
       const double v = static_cast<double>(static_cast<int64_t>(rng() % 2000) - 1000);
-      literal.SetDouble(i, IsFloat(type) ? v / 8 : (IsSignedInt(type) ? std::fmod(v, 100) : std::fabs(std::fmod(v, 100))));
+      const double span = BitWidth(type) > 4 ? 100 : 8;  // within s4 and u4 too
+      literal.SetDouble(i, IsFloat(type) ? v / 8 : (IsSignedInt(type) ? std::fmod(v, span) : std::fabs(std::fmod(v, span))));
     }
   }
   return literal;
@@ -289,6 +292,25 @@ ENTRY e {
   }
 }
 
+// XLA's own optimized CPU modules of jax.lax.top_k (tests/data/library_calls/README.md):
+// the f32 one's TopK call is read as topk, the bf16 one is XLA's sort decomposition.
+TEST(TopKTest, XlasOwnTopKModulesRun) {
+  for (const char* name : {"xla_cpu_topk_f32_8x1000_k8.hlo", "xla_cpu_topk_bf16_2x3000_k10.hlo"}) {
+    std::ifstream file(std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/library_calls/" + name);
+    std::stringstream text;
+    text << file.rdbuf();
+    ASSERT_FALSE(text.str().empty()) << name;
+    ExpectBackendsMatch(text.str(), 13);
+    auto module = ParseModule(text.str());
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    auto optimized = passes::OptimizeForBackend(**module, true, true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    const bool is_call = std::string(name).find("f32") != std::string::npos;
+    EXPECT_EQ(CountOpcode(**optimized, Opcode::kTopK), is_call ? 1 : 0) << name;
+    EXPECT_EQ(CountOpcode(**optimized, Opcode::kSort), is_call ? 0 : 1) << name;
+  }
+}
+
 // An IEEE greater-than orders NaNs and signed zeros otherwise than topk: no guess, an
 // error naming the call, in the interpreter and the compiler alike.
 TEST(TopKTest, AComparatorOfAnotherOrderIsAnError) {
@@ -313,6 +335,35 @@ ENTRY e {
   auto optimized = passes::OptimizeForBackend(**module, true);
   ASSERT_FALSE(optimized.ok());
   EXPECT_NE(optimized.status().message().find("comparator %gt"), std::string::npos) << optimized.status().message();
+}
+
+// The CPU runtime's selection also takes what the pipeline hands to a sort (64-bit
+// elements, k above 16) and sub-byte types, called directly.
+TEST(TopKTest, TheRuntimeSelectsEveryOrderedType) {
+  for (const Case& c : std::vector<Case>{{"f64", {3, 70}, 5, true},
+                                         {"f64", {2, 70}, 20, false},
+                                         {"s64", {3, 40}, 6, false},
+                                         {"u64", {2, 40}, 6, true},
+                                         {"s4", {2, 30}, 4, true},
+                                         {"u4", {2, 30}, 4, false},
+                                         {"f32", {2, 1000}, 40, true}}) {
+    const std::string text = TopKModule(c.type, c.dims, c.k, c.largest);
+    SCOPED_TRACE(text);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const Instruction& topk = *(*module)->entry()->root();
+    std::vector<Literal> args;
+    args.push_back(TieHeavyInput(topk.operand(0)->shape(), 5));
+    auto expected = interpreter::Interpreter().Run(**module, args);
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    Literal actual(topk.shape());
+    for (int threads : {1, 2}) {
+      Status run = runtime::RunTopK(topk, args[0].untyped_data(), actual.tuple_elements()[0].untyped_data(),
+                                    actual.tuple_elements()[1].untyped_data(), threads);
+      ASSERT_TRUE(run.ok()) << run.message();
+      ExpectSameBits(actual, *expected, "the runtime");
+    }
+  }
 }
 
 TEST(TopKTest, TheRuntimeRefusesWhatItCannotRun) {
