@@ -70,6 +70,11 @@ if (( $(date +%s) - t0 < 220 )); then
     --only mha_fwd_causal,mha_fwd_bwd_causal,gpt_block_fwd_causal,gpt_block_fwd_bwd_causal \
     --json "$out/compare_xla_gpu_causal.json" --workdir /tmp/compare_xla_gpu_transformer
 fi
+# topk (outside #26's table): Fusebox's block-a-row kernel against XLA's, when time allows.
+if (( $(date +%s) - t0 < 300 )); then
+  limit=60 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
+    --extras --only topk_logits,topk_batch --json "$out/compare_xla_gpu_topk.json" --workdir /tmp/compare_xla_gpu_topk
+fi
 fi
 
 if want compare; then

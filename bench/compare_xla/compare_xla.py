@@ -112,6 +112,17 @@ def transformer_workloads(scale):
     return w
 
 
+def extra_workloads(scale):
+    """Workloads outside the sixteen of #26's table (--extras): topk, as a sampling step
+    (one row of logits, k = 10) and over a batch of a vocabulary's logits (k = 8)."""
+    n = 50000 if scale == "full" else 5000
+    rows, vocab = (128, 32000) if scale == "full" else (16, 4000)
+    return [
+        ("topk_logits", "extra", lambda x: jax.lax.top_k(x, 10), rng_inputs(11, [((1, n), "f")]), None),
+        ("topk_batch", "extra", lambda x: jax.lax.top_k(x, 8), rng_inputs(12, [((rows, vocab), "f")]), None),
+    ]
+
+
 def rng_inputs(seed, shapes):
     rng = np.random.default_rng(seed)
     out = []
@@ -228,6 +239,7 @@ def main():
     p.add_argument("--scale", choices=["full", "small"], default="full")
     p.add_argument("--only", default="", help="comma-separated workload names")
     p.add_argument("--json", default="", help="write the results here")
+    p.add_argument("--extras", action="store_true", help="also the workloads outside #26's table (topk)")
     p.add_argument("--workdir", default="", help="keep the HLO, inputs and outputs here")
     p.add_argument("--compile-repeats", type=int, default=3,
                    help="Fusebox parses, runs its HLO passes on and compiles each module this many times after "
@@ -246,7 +258,7 @@ def main():
     results = []
     print(f"jax {jax.__version__}, {jax.devices()[0].platform}, {os.cpu_count()} CPUs; mode {args.mode}; "
           f"work folder {workdir}", flush=True)
-    for name, klass, fn, flat_args, _ in workloads(args.scale):
+    for name, klass, fn, flat_args, _ in workloads(args.scale) + (extra_workloads(args.scale) if args.extras else []):
         if only and name not in only:
             continue
         rounds = []
