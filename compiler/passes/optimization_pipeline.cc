@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/batch_norm_expander.h"
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
@@ -64,6 +65,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   // A topk with a large k (or of 64-bit elements) becomes a sort and two slices, as in
   // XLA; the others run as a kernel of their own on both backends.
   pipeline.Add<TopKDecomposer>();
+  // TensorFlow's fused batch norms become their reductions and elementwise ops, as in
+  // XLA's pipelines (batch_norm_expander.h).
+  pipeline.Add<BatchNormExpander>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();
