@@ -282,6 +282,26 @@ StatusOr<std::string> CompileSession::StageText(Stage stage) {
   return Internal("unknown stage");
 }
 
+namespace {
+
+// A backend's message about a kernel starts "line:col: " in the printed optimized module
+// (the copy it compiles is located there); named with that stage, as the source map names
+// places ("optimized_hlo:288:3: CPU backend: ..."), so that it is not read as the input
+// file's line.
+Status InStage(const Status& status, const char* stage) {
+  const std::string& m = status.message();
+  size_t i = 0;
+  for (int part = 0; part < 2; ++part) {
+    const size_t start = i;
+    while (i < m.size() && std::isdigit(static_cast<unsigned char>(m[i]))) ++i;
+    if (i == start || i >= m.size() || m[i] != ':') return status;
+    ++i;
+  }
+  return Status(status.code(), std::string(stage) + ":" + m);
+}
+
+}  // namespace
+
 StatusOr<runtime::CpuExecutable*> CompileSession::CpuCompile(const runtime::CpuExecutableOptions& options) {
   if (cpu_status_) {
     if (!cpu_status_->ok()) return *cpu_status_;
@@ -310,8 +330,8 @@ StatusOr<runtime::CpuExecutable*> CompileSession::CpuCompile(const runtime::CpuE
   }
   auto exe = runtime::CpuExecutable::Create(std::move(copy), with_devices);
   if (!exe.ok() && IsCancelled(exe.status())) return exe.status();  // not remembered
-  cpu_status_ = exe.status();
-  if (!exe.ok()) return exe.status();
+  cpu_status_ = InStage(exe.status(), "optimized_hlo");
+  if (!exe.ok()) return *cpu_status_;
   cpu_ = std::move(*exe);
   return cpu_.get();
 }
@@ -386,8 +406,8 @@ StatusOr<const codegen::GpuCode*> CompileSession::GpuCompile() {
   if (options.trace == nullptr) options.trace = trace_.get();
   auto code = CompileForGpu(*gpu_module_, options);
   if (!code.ok() && IsCancelled(code.status())) return code.status();
-  gpu_status_ = code.status();
-  if (!code.ok()) return code.status();
+  gpu_status_ = InStage(code.status(), "gpu_optimized_hlo");
+  if (!code.ok()) return *gpu_status_;
   gpu_ = std::move(*code);
   return gpu_.get();
 }

@@ -237,6 +237,18 @@ TEST(CliCpuCompileTest, DumpToWritesTheCpuFiles) {
       << "the dumped .s differs from --stage cpu_asm";
 }
 
+// A backend's line:col is in the optimized module it compiled, and says so: the input
+// file's lines are another text.
+TEST(CliCpuCompileTest, BackendErrorsNameTheStageTheirLinesAreIn) {
+  std::string hlo = WriteTemp("cpu_fft_stage.hlo", kFft);
+  Result cpu = RunFusebox("compile " + hlo + " --stage cpu_asm");
+  EXPECT_EQ(cpu.code, 1) << cpu.out;
+  EXPECT_THAT(cpu.out, HasSubstr("error: optimized_hlo:5:8: CPU backend: f: ")) << cpu.out;
+  Result gpu = RunFusebox("compile " + hlo + " --stage ptx");
+  EXPECT_EQ(gpu.code, 1) << gpu.out;
+  EXPECT_THAT(gpu.out, HasSubstr("error: gpu_optimized_hlo:5:8: GPU backend: f: ")) << gpu.out;
+}
+
 TEST(CliCpuCompileTest, DumpOfAnUnsupportedModuleStillWritesTheHlo) {
   std::string hlo = WriteTemp("cpu_fft_dump.hlo", kFft);
   std::string dir = testing::TempDir() + "/dump_cpu_fft";
