@@ -53,16 +53,6 @@ Status ErrorAt(const Instruction& inst, const Status& status) {
 
 Literal CopyOf(const Literal& literal) { return literal; }
 
-// Custom-call targets with a meaning the interpreter knows (sharding annotations are
-// identities on a single device).
-bool IsIdentityCustomCall(const std::string& target) {
-  return target == "Sharding" || target == "SPMDFullToShardShape" ||
-         target == "SPMDShardToFullShape" || target == "MoveToHost" || target == "MoveToDevice" ||
-         target == "annotate_device_placement" || target == "xla.sdy.GlobalToLocalShape" ||
-         target == "xla.sdy.LocalToGlobalShape" || target == "LayoutConstraint" ||
-         target == "xla.sdy.FuncResultSharding" || target == "xla.sdy.ShardingConstraint";
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -250,7 +240,7 @@ class CoreEvaluator {
         return InvalidArgument("async-done operand is not an async-start tuple");
       case Opcode::kCustomCall: {
         const std::string& target = inst.attrs().custom_call_target;
-        if (IsIdentityCustomCall(target) && inst.operand_count() == 1 &&
+        if (IsAnnotationCustomCall(target) && inst.operand_count() == 1 &&
             ops[0]->shape().Compatible(inst.shape())) {
           return CopyOf(*ops[0]);
         }

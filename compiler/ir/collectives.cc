@@ -158,6 +158,14 @@ std::string_view CollectiveGroupModeName(CollectiveGroupMode mode) {
 
 bool IsCrossDeviceCollective(Opcode opcode) { return IsCollective(opcode); }
 
+bool IsAnnotationCustomCall(std::string_view target) {
+  return target == "Sharding" || target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
+         target == "MoveToHost" || target == "MoveToDevice" || target == "annotate_device_placement" ||
+         target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape" ||
+         target == "LayoutConstraint" || target == "xla.sdy.FuncResultSharding" ||
+         target == "xla.sdy.ShardingConstraint";
+}
+
 StatusOr<std::vector<std::vector<int64_t>>> ExpandIotaReplicaGroups(const ReplicaGroups& groups) {
   if (groups.iota_group_shape.size() != 2) {
     return InvalidArgument("iota replica groups need a [groups,size] shape, not [" +

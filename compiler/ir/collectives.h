@@ -77,6 +77,13 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst);
 //   12:3: %all-reduce.3: all-reduce over replica_groups=[1,4]<=[4] (group {0,1,2,3})
 //   needs 4 devices; this run has 1 (fusebox run --devices 4 runs it on the interpreter or
 //   the CPU backend)
+// Custom calls that only annotate their one operand and return it: shardings
+// (Sharding, the SPMD shape changes, Shardy's), memory-space moves (MoveToHost,
+// MoveToDevice, annotate_device_placement) and layout constraints. On one device, or
+// after the partitioner consumed them, each is its operand (the interpreter runs them so;
+// the sharding-remover pass removes them for the backends).
+bool IsAnnotationCustomCall(std::string_view target);
+
 // Instructions that are not cross-device collectives fit.
 Status CheckCollectiveFits(const Instruction& inst, int64_t devices);
 

@@ -16,6 +16,7 @@
 #include "compiler/passes/multi_output_fusion.h"
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/sharding_propagation.h"
+#include "compiler/passes/sharding_remover.h"
 #include "compiler/passes/shardy_import.h"
 #include "compiler/passes/spmd_partitioner.h"
 #include "compiler/passes/topk_decomposer.h"
@@ -58,6 +59,8 @@ StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, Pass
 Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   Pipeline pipeline(gpu_libraries ? "gpu-optimizations" : "cpu-optimizations");
   if (module != nullptr && NeedsSpmdPartitioning(*module)) AddSpmdPasses(pipeline);
+  // What is left of sharding and memory-space annotations is the values they annotate.
+  pipeline.Add<ShardingRemover>();
   // XLA's cuBLAS and cuDNN calls become the HLO they compute (inlined next), so that
   // an XLA GPU module compiles with Fusebox's own kernels; with the GPU's libraries, the
   // gemms cuBLAS runs stay calls.

@@ -36,7 +36,6 @@ using testing_util::InputElements;
 // with the op that stops it. A module that starts compiling must be removed from here.
 const std::map<std::string, std::string>& NotCompiled() {
   static const auto* list = new std::map<std::string, std::string>{
-      {"jax.issue.33666.linx.slow_0100.module_0007.hlo#0", "custom calls are not supported"},
   };
   return *list;
 }
