@@ -47,7 +47,8 @@ int64_t ArrayBytes(const Shape& shape) {
 }
 
 bool IsLibraryOp(Opcode op) {
-  return op == Opcode::kDot || op == Opcode::kConvolution || op == Opcode::kSort || op == Opcode::kTopK;
+  return op == Opcode::kDot || op == Opcode::kConvolution || op == Opcode::kSort || op == Opcode::kTopK ||
+         op == Opcode::kRngBitGenerator;
 }
 
 // Ops the loop emitter cannot run as a kernel of their own (yet).
@@ -59,7 +60,6 @@ std::string UnsupportedReason(const Instruction& inst) {
   switch (inst.opcode()) {
     case Opcode::kFft:
     case Opcode::kRng:
-    case Opcode::kRngBitGenerator:
     case Opcode::kRngGetAndUpdateState:
     case Opcode::kTriangularSolve:
     case Opcode::kCholesky:

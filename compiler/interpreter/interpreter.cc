@@ -15,6 +15,7 @@
 
 #include "compiler/interpreter/ops.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/support/bit_generators.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/interpreter/collective_hub.h"
 #include "compiler/support/strings.h"
@@ -344,53 +345,38 @@ class CoreEvaluator {
     return out;
   }
 
-  // rng-bit-generator(state) -> (new_state, bits). Fusebox's generator: Philox-4x32-10
-  // keyed by the state's first word and counting from its second; the new state advances
-  // the counter. Deterministic, but not bit-identical to XLA's expansion.
+  // rng-bit-generator(state) -> (new_state, bits): XLA's generators bit for bit
+  // (compiler/support/bit_generators.h); rng_default is Philox, as on XLA's CPU and GPU.
   StatusOr<Literal> RngBitGenerator(const Instruction& inst, const Literal& state) {
     if (!inst.shape().IsTuple() || inst.shape().tuple_size() != 2) {
       return InvalidArgument("rng-bit-generator must return (state, bits)");
     }
-    Literal out(inst.shape());
-    Literal& new_state = out.tuple_elements()[0];
-    Literal& bits = out.tuple_elements()[1];
-    uint64_t key = state.element_count() > 0 ? state.GetUint64(0) : 0;
-    uint64_t counter = state.element_count() > 1 ? state.GetUint64(1) : 0;
-    int width = BitWidth(bits.shape().element_type());
-    auto philox = [&](uint64_t ctr, uint32_t outw[4]) {
-      uint32_t c[4] = {static_cast<uint32_t>(ctr), static_cast<uint32_t>(ctr >> 32), 0, 0};
-      uint32_t k[2] = {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
-      for (int round = 0; round < 10; ++round) {
-        uint64_t p0 = uint64_t{0xD2511F53} * c[0];
-        uint64_t p1 = uint64_t{0xCD9E8D57} * c[2];
-        uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0];
-        uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1];
-        c[0] = n0;
-        c[1] = static_cast<uint32_t>(p1);
-        c[2] = n2;
-        c[3] = static_cast<uint32_t>(p0);
-        k[0] += 0x9E3779B9;
-        k[1] += 0xBB67AE85;
-      }
-      for (int i = 0; i < 4; ++i) outw[i] = c[i];
-    };
-    uint32_t block[4];
-    int used = 4;
-    uint64_t ctr = counter;
-    auto next32 = [&]() {
-      if (used == 4) {
-        philox(ctr++, block);
-        used = 0;
-      }
-      return block[used++];
-    };
-    for (int64_t i = 0; i < bits.element_count(); ++i) {
-      uint64_t v = next32();
-      if (width > 32) v |= static_cast<uint64_t>(next32()) << 32;
-      bits.SetBits(i, width >= 64 ? v : (v & ((uint64_t{1} << width) - 1)));
+    if (!state.shape().IsArray() || state.shape().rank() != 1 || state.shape().element_type() != PrimitiveType::kU64) {
+      return InvalidArgument("rng-bit-generator's state must be a u64 vector, not " + state.shape().ToString(false));
     }
-    new_state = state;
-    if (new_state.element_count() > 1) new_state.SetUint64(1, ctr);
+    Literal out(inst.shape());
+    Literal& bits = out.tuple_elements()[1];
+    const PrimitiveType type = bits.shape().element_type();
+    const int width = BitWidth(type);
+    if ((width != 32 && width != 64) || !(IsInteger(type) || IsFloat(type))) {
+      return Unimplemented("rng-bit-generator makes 32- and 64-bit elements (as XLA's generators do), not " +
+                           std::string(PrimitiveTypeName(type)));
+    }
+    std::vector<uint64_t> words(static_cast<size_t>(state.element_count()));
+    for (int64_t i = 0; i < state.element_count(); ++i) words[static_cast<size_t>(i)] = state.GetUint64(i);
+    const BitGenerator generator = inst.attrs().rng_algorithm.value_or(RandomAlgorithm::kDefault) ==
+                                           RandomAlgorithm::kThreeFry
+                                       ? BitGenerator::kThreeFry
+                                       : BitGenerator::kPhilox;
+    std::vector<uint64_t> values, next;
+    const std::string error = GenerateXlaBits(generator, words, bits.shape().dimensions(), width, &values, &next);
+    if (!error.empty()) return InvalidArgument("rng-bit-generator: " + error);
+    for (int64_t i = 0; i < bits.element_count(); ++i) bits.SetBits(i, values[static_cast<size_t>(i)]);
+    Literal& new_state = out.tuple_elements()[0];
+    if (new_state.element_count() != state.element_count()) {
+      return InvalidArgument("rng-bit-generator's new state must have the state's shape");
+    }
+    for (int64_t i = 0; i < new_state.element_count(); ++i) new_state.SetUint64(i, next[static_cast<size_t>(i)]);
     return out;
   }
 

@@ -731,6 +731,9 @@ class CpuExecutable::Frame {
         }
         return RunSort(inst, outputs, kernel.comparator, nullptr);
       }
+      case Opcode::kRngBitGenerator:
+        if (outputs.size() != 2) return Internal(inst.name() + ": rng-bit-generator outputs");
+        return RunRngBitGenerator(inst, buffers.at(0), outputs[0], outputs[1]);
       case Opcode::kTopK:
         if (outputs.size() != 2) return Internal(inst.name() + ": topk outputs");
         return RunTopK(inst, buffers.at(0), outputs[0], outputs[1], threads);

@@ -358,4 +358,83 @@ Status RunTopK(const Instruction& topk, const void* operand, void* values, void*
   return Status::Ok();
 }
 
+namespace {
+
+struct RngPlan {
+  int64_t state_words = 0;
+  int element_bits = 32;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;  // of the bits' dense layout
+  BitGenerator generator = BitGenerator::kPhilox;
+};
+
+Status PlanRng(const Instruction& rng, RngPlan* p) {
+  if (rng.opcode() != Opcode::kRngBitGenerator || rng.operand_count() != 1) return Invalid(rng, "not a rng-bit-generator");
+  const Shape& state = rng.operand(0)->shape();
+  if (!state.IsArray() || state.rank() != 1 || state.element_type() != PrimitiveType::kU64 || state.dimensions(0) < 2) {
+    return Invalid(rng, "the state must be u64[n] with n >= 2, not " + state.ToString());
+  }
+  const Shape& result = rng.shape();
+  if (!result.IsTuple() || result.tuple_size() != 2 || result.tuple_shapes(0).dimensions() != state.dimensions() ||
+      result.tuple_shapes(0).element_type() != PrimitiveType::kU64 || !result.tuple_shapes(1).IsArray()) {
+    return Invalid(rng, "the result must be (u64 state, bits), not " + result.ToString());
+  }
+  const Shape& bits = result.tuple_shapes(1);
+  const PrimitiveType type = bits.element_type();
+  p->element_bits = BitWidth(type);
+  if ((p->element_bits != 32 && p->element_bits != 64) || !(IsInteger(type) || IsFloat(type))) {
+    return Unsupported(rng, "element type " + TypeName(type) + " (the generators make 32- and 64-bit elements)");
+  }
+  p->state_words = state.dimensions(0);
+  p->dims = bits.dimensions();
+  RETURN_IF_ERROR(DenseStrides(rng, bits, "the bits", &p->strides));
+  p->generator = rng.attrs().rng_algorithm.value_or(RandomAlgorithm::kDefault) == RandomAlgorithm::kThreeFry
+                     ? BitGenerator::kThreeFry
+                     : BitGenerator::kPhilox;
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool CanRunRngBitGenerator(const Instruction& rng, std::string* why) {
+  RngPlan plan;
+  const Status status = PlanRng(rng, &plan);
+  if (!status.ok() && why != nullptr) *why = status.message();
+  return status.ok();
+}
+
+Status RunRngBitGenerator(const Instruction& rng, const void* state, void* new_state, void* bits) {
+  RngPlan p;
+  RETURN_IF_ERROR(PlanRng(rng, &p));
+  if (state == nullptr || new_state == nullptr || bits == nullptr) return Invalid(rng, "null buffer");
+  try {
+    std::vector<uint64_t> words(static_cast<size_t>(p.state_words)), values, next;
+    std::memcpy(words.data(), state, words.size() * 8);
+    const std::string error = GenerateXlaBits(p.generator, words, p.dims, p.element_bits, &values, &next);
+    if (!error.empty()) return Invalid(rng, error);
+    std::memcpy(new_state, next.data(), next.size() * 8);
+    // Row-major values into the bits' layout.
+    const size_t rank = p.dims.size();
+    std::vector<int64_t> index(rank, 0);
+    auto* out = static_cast<uint8_t*>(bits);
+    for (size_t e = 0; e < values.size(); ++e) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d) offset += index[d] * p.strides[d];
+      if (p.element_bits == 32) {
+        const uint32_t v = static_cast<uint32_t>(values[e]);
+        std::memcpy(out + offset * 4, &v, 4);
+      } else {
+        std::memcpy(out + offset * 8, &values[e], 8);
+      }
+      for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+        if (++index[d] < p.dims[d]) break;
+        index[d] = 0;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory(rng);
+  }
+  return Status::Ok();
+}
+
 }  // namespace fusebox::runtime

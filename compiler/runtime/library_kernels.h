@@ -1,4 +1,4 @@
-// Library kernels of the CPU runtime: dot, convolution, sort and topk, the ops better served by a
+// Library kernels of the CPU runtime: dot, convolution, sort, topk and rng-bit-generator, the ops better served by a
 // well-kept library (Eigen's GEMM) than by loops the code generator emits. The runtime
 // calls them with raw buffers; the reference interpreter is their oracle.
 //
@@ -120,6 +120,13 @@ Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
 // ascending row for the largest; O(n) for most rows); rows split across `threads`.
 bool CanRunTopK(const Instruction& topk, std::string* why);
 Status RunTopK(const Instruction& topk, const void* operand, void* values, void* indices, int threads);
+
+// --- rng-bit-generator -------------------------------------------------------------------
+// XLA's generators (compiler/support/bit_generators.h; rng_default is Philox): the u64
+// state vector in, the new state and the bits (32- or 64-bit elements, row-major in the
+// bits' dense layout) out.
+bool CanRunRngBitGenerator(const Instruction& rng, std::string* why);
+Status RunRngBitGenerator(const Instruction& rng, const void* state, void* new_state, void* bits);
 
 // --- cost estimates (for traces and benchmarks) ------------------------------------------
 // Multiply-adds counted as two operations; -1 when the instruction is malformed.

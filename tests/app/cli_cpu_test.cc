@@ -237,6 +237,19 @@ TEST(CliCpuCompileTest, DumpToWritesTheCpuFiles) {
       << "the dumped .s differs from --stage cpu_asm";
 }
 
+// A jax program whose key uses the rbg implementation (tests/data/rng/README.md) draws the
+// numbers XLA drew, on the interpreter and on the CPU backend: rng-bit-generator is XLA's
+// Philox, and the key's Sharding annotation is its value.
+TEST(CliCpuRunTest, JaxRbgKeysDrawXlasNumbers) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/rng/";
+  for (const char* backend : {"interpreter", "cpu"}) {
+    Result r = RunFusebox("run " + dir + "jax_rbg_uniform.hlo --backend " + backend + " --inputs " + dir +
+                          "rbg_key_42.npy --expected " + dir + "jax_rbg_uniform_expected.npy");
+    EXPECT_EQ(r.code, 0) << backend << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs")) << backend << "\n" << r.out;
+  }
+}
+
 // A backend's line:col is in the optimized module it compiled, and says so: the input
 // file's lines are another text.
 TEST(CliCpuCompileTest, BackendErrorsNameTheStageTheirLinesAreIn) {
