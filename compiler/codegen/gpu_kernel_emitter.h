@@ -241,6 +241,9 @@ class GpuKernelEmitter {
   // TopKThreads(n) threads a row (gpu_topk_emitter.cc).
   Status EmitTopK(const Instruction& topk, GpuKernel* kernel);
 
+  // rng-bit-generator: XLA's Philox and Threefry, a thread a counter (gpu_rng_emitter.cc).
+  Status EmitRngBitGenerator(const Instruction& rng, GpuKernel* kernel);
+
  public:
   // Threads a row of a topk over rows of `length`: a warp, doubled up to kBlock while a
   // thread would scan more than 8 elements.

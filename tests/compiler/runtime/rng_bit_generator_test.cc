@@ -2,13 +2,16 @@
 // new state that jax's lax.rng_bit_generator gave on XLA's CPU backend (jax 0.10.2,
 // JAX_ENABLE_X64=1; the values below are its output), for Philox (rng_default and
 // rng_philox, a 128-bit counter that carries) and Threefry (32-bit elements over the
-// halved shape, odd sizes, a scalar; 64-bit elements). The GPU backend refuses it by name.
+// halved shape, odd sizes, a scalar; 64-bit elements), and the GPU backend's kernel in the
+// GPU emulator.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "compiler/codegen/gpu_compiler.h"
+#include "compiler/codegen/gpu_emulator.h"
+#include "compiler/codegen/ptx_tools.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
@@ -130,15 +133,51 @@ ENTRY e {
   ASSERT_FALSE(interpreted.ok());
   EXPECT_NE(interpreted.status().message().find("32- and 64-bit elements"), std::string::npos)
       << interpreted.status().message();
-  // The GPU backend has no kernel for it and says so.
-  auto gpu_module = ParseModule(ModuleFor(Goldens()[0]));
-  ASSERT_TRUE(gpu_module.ok());
-  auto optimized = passes::OptimizeForBackend(**gpu_module, true, true);
+  // The GPU backend's kernel refuses it too, by name.
+  auto optimized = passes::OptimizeForBackend(**module, true, true);
   ASSERT_TRUE(optimized.ok());
   auto code = codegen::CompileForGpu(**optimized);
   ASSERT_FALSE(code.ok());
-  EXPECT_NE(code.status().message().find("r: the GPU backend has no rng-bit-generator kernel"), std::string::npos)
+  EXPECT_NE(code.status().message().find("r: the generators make 32- and 64-bit elements, not u8"), std::string::npos)
       << code.status().message();
+}
+
+// The GPU kernel, run by the GPU emulator: the same bits and new state as XLA's, one
+// launch (a thread a counter), and it assembles.
+TEST(RngBitGeneratorTest, TheGpuKernelDrawsXlasBits) {
+  for (const Golden& g : Goldens()) {
+    const std::string text = ModuleFor(g);
+    SCOPED_TRACE(text);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    std::vector<Literal> args;
+    args.emplace_back((*module)->entry()->parameter(0)->shape());
+    for (size_t i = 0; i < g.state.size(); ++i) args[0].SetUint64(static_cast<int64_t>(i), g.state[i]);
+    auto optimized = passes::OptimizeForBackend(**module, true, true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    auto code = codegen::CompileForGpu(**optimized);
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    ASSERT_EQ((*code)->kernels().size(), 1u);
+    EXPECT_EQ((*code)->kernels()[0]->launches.size(), 1u);
+    auto emulator = codegen::GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto ran = (*emulator)->Run(args);
+    ASSERT_TRUE(ran.ok()) << ran.status().message();
+    ExpectGolden(*ran, g, "GPU emulator");
+  }
+  auto ptxas = codegen::FindPtxas();
+  if (!ptxas.ok()) GTEST_SKIP() << "not assembled: " << ptxas.status().message();
+  for (const Golden& g : {Goldens()[2], Goldens()[7]}) {  // Philox u32, Threefry u32 halved
+    auto module = ParseModule(ModuleFor(g));
+    ASSERT_TRUE(module.ok());
+    auto optimized = passes::OptimizeForBackend(**module, true, true);
+    ASSERT_TRUE(optimized.ok());
+    auto code = codegen::CompileForGpu(**optimized);
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    auto assembled = codegen::AssemblePtx((*code)->ptx(), "sm_90");
+    ASSERT_TRUE(assembled.ok()) << assembled.status().message();
+    for (const codegen::PtxasKernelInfo& k : assembled->kernels) EXPECT_EQ(k.spill_store_bytes, 0) << k.name;
+  }
 }
 
 }  // namespace
