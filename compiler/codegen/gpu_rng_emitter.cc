@@ -4,6 +4,7 @@
 // Threefry a thread an enciphered counter (one 64-bit element, or two 32-bit elements at
 // positions 2q and 2q + 1 of the halved dimension); thread 0 also writes the new state.
 #include "compiler/codegen/gpu_kernel_emitter.h"
+#include "compiler/support/bit_generators.h"
 
 namespace fusebox::codegen::gpu {
 
@@ -68,21 +69,13 @@ Status GpuKernelEmitter::EmitRngBitGenerator(const Instruction& rng, GpuKernel* 
   const std::vector<int64_t>& dims = bits.dimensions();
   const int64_t n = bits.ElementCount();
   const bool philox = rng.attrs().rng_algorithm.value_or(RandomAlgorithm::kDefault) != RandomAlgorithm::kThreeFry;
-  // Threefry's 32-bit elements come in pairs along the first even dimension (else the
-  // longest), the shape halved there.
+  // Threefry's 32-bit elements come in pairs along ThreefryHalvedDimension, the shape
+  // halved there.
   int64_t split = -1;
   std::vector<int64_t> half = dims;
   int64_t halves = std::max<int64_t>(n, 1);
   if (!philox && width == 32 && !dims.empty()) {
-    for (size_t d = 0; d < dims.size() && split < 0; ++d) {
-      if (dims[d] % 2 == 0) split = static_cast<int64_t>(d);
-    }
-    if (split < 0) {
-      split = 0;
-      for (size_t d = 1; d < dims.size(); ++d) {
-        if (dims[d] > dims[static_cast<size_t>(split)]) split = static_cast<int64_t>(d);
-      }
-    }
+    split = ThreefryHalvedDimension(dims);
     half[static_cast<size_t>(split)] = (dims[static_cast<size_t>(split)] + 1) / 2;
     halves = 1;
     for (int64_t d : half) halves *= d;

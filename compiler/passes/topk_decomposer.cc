@@ -88,15 +88,18 @@ void Decompose(Module& module, Instruction* topk) {
   parent->ReplaceInstruction(topk, tuple);
 }
 
+// A topk of one array operand of rank >= 1 with (values, indices) results: what either
+// plan takes (the verifier has checked the rest).
+bool WellFormed(const Instruction& topk) {
+  return topk.opcode() == Opcode::kTopK && topk.operand_count() == 1 && topk.shape().IsTuple() &&
+         topk.shape().tuple_size() == 2 && topk.operand(0)->shape().IsArray() && topk.operand(0)->shape().rank() >= 1;
+}
+
 }  // namespace
 
 std::string TopKKernelRefusal(const Instruction& topk) {
-  if (topk.opcode() != Opcode::kTopK || topk.operand_count() != 1 || !topk.shape().IsTuple() ||
-      topk.shape().tuple_size() != 2) {
-    return "not a topk of one operand with (values, indices) results";
-  }
+  if (!WellFormed(topk)) return "not a topk of one array operand with (values, indices) results";
   const Shape& operand = topk.operand(0)->shape();
-  if (!operand.IsArray() || operand.rank() < 1) return "the operand is not an array of rank >= 1";
   const Shape& values = topk.shape().tuple_shapes(0);
   const int64_t k = values.rank() == operand.rank() ? values.dimensions(values.rank() - 1) : -1;
   if (k < 0 || k > kTopKKernelMaxK) {
@@ -114,11 +117,10 @@ StatusOr<bool> TopKDecomposer::Run(Module& module, PassContext&) {
   std::vector<Instruction*> topks;
   for (const auto& computation : module.computations()) {
     for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() != Opcode::kTopK || TopKKernelRefusal(*inst).empty()) continue;
-      if (inst->operand_count() != 1 || !inst->shape().IsTuple() || inst->shape().tuple_size() != 2) continue;
-      const Shape& operand = inst->operand(0)->shape();
-      if (!operand.IsArray() || operand.rank() < 1 || !OrdersAsBits(operand.element_type())) continue;
-      topks.push_back(inst.get());
+      if (WellFormed(*inst) && !TopKKernelRefusal(*inst).empty() &&
+          OrdersAsBits(inst->operand(0)->shape().element_type())) {
+        topks.push_back(inst.get());
+      }
     }
   }
   for (Instruction* topk : topks) Decompose(module, topk);

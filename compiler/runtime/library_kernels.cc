@@ -106,15 +106,21 @@ Status PlanSort(const Instruction& sort, SortPlan* p) {
 // topk
 // ===========================================================================
 
+// How an element becomes its key (copied into the scan).
+struct TopKKeying {
+  int bits = 32;
+  bool sign_extend = false;  // signed integers and floats
+  uint64_t flip_mask = 0;    // floats: the bits below the sign (flipped in negative values)
+  bool largest = true;
+};
+
 struct TopKPlan {
   std::vector<int64_t> dims;  // the operand's
   int64_t k = 0;
   std::vector<int64_t> in_strides, value_strides, index_strides;
-  int bytes = 0, bits = 0;
+  int bytes = 0;
   PrimitiveType type = PrimitiveType::kF32;
-  bool largest = true;
-  bool sign_extend = false;  // signed integers and floats
-  bool flip_negative = false;  // floats: total order
+  TopKKeying how;
 };
 
 Status PlanTopK(const Instruction& topk, TopKPlan* p) {
@@ -138,24 +144,18 @@ Status PlanTopK(const Instruction& topk, TopKPlan* p) {
   if (indices.element_type() != PrimitiveType::kS32) return Invalid(topk, "the indices must be s32");
   if (!OrdersAsBits(p->type)) return Unsupported(topk, "element type " + TypeName(p->type) + " (no order as bits)");
   p->bytes = ByteWidth(p->type);
-  p->bits = BitWidth(p->type);
   if (p->bytes <= 0 || p->bytes > 8) return Unsupported(topk, "element type " + TypeName(p->type));
-  p->largest = topk.attrs().largest.value_or(true);
-  p->sign_extend = IsSignedInt(p->type) || IsFloat(p->type);
-  p->flip_negative = IsFloat(p->type);
+  const int bits = BitWidth(p->type);
+  p->how.bits = bits;
+  p->how.sign_extend = IsSignedInt(p->type) || IsFloat(p->type);
+  p->how.flip_mask = IsFloat(p->type) ? (uint64_t{1} << (bits - 1)) - 1 : 0;
+  p->how.largest = topk.attrs().largest.value_or(true);
   RETURN_IF_ERROR(DenseStrides(topk, operand, "the operand", &p->in_strides));
   RETURN_IF_ERROR(DenseStrides(topk, values, "the values", &p->value_strides));
   RETURN_IF_ERROR(DenseStrides(topk, indices, "the indices", &p->index_strides));
   return Status::Ok();
 }
 
-// How keys are made (from a TopKPlan, copied into locals of the scan).
-struct TopKKeying {
-  int bits = 32;
-  bool sign_extend = false;  // signed integers and floats
-  uint64_t flip_mask = 0;    // floats: the bits below the sign (flipped in negative values)
-  bool largest = true;
-};
 
 // An unsigned key whose order is the element's (largest first when compared greater):
 // integers by value, floats with a sign bit in total order (negative values' magnitude
@@ -325,7 +325,7 @@ Status RunTopK(const Instruction& topk, const void* operand, void* values, void*
   auto* out_values = static_cast<uint8_t*>(values);
   auto* out_indices = static_cast<uint8_t*>(indices);
   const int64_t step = p.in_strides[last] * p.bytes;
-  const TopKKeying how{p.bits, p.sign_extend, p.flip_negative ? (uint64_t{1} << (p.bits - 1)) - 1 : 0, p.largest};
+  const TopKKeying how = p.how;
   // Rows split across the threads; about four operations an element.
   const int workers = ThreadsFor(4.0 * static_cast<double>(rows * len), threads);
   const bool ok = ParallelFor(rows, workers, [&](int64_t r0, int64_t r1, int) {

@@ -46,6 +46,17 @@ Words2 Threefry(Words2 x, Words2 key) {
 
 }  // namespace
 
+int64_t ThreefryHalvedDimension(const std::vector<int64_t>& dims) {
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] % 2 == 0) return static_cast<int64_t>(d);
+  }
+  int64_t longest = 0;
+  for (size_t d = 1; d < dims.size(); ++d) {
+    if (dims[d] > dims[static_cast<size_t>(longest)]) longest = static_cast<int64_t>(d);
+  }
+  return longest;
+}
+
 std::string GenerateXlaBits(BitGenerator generator, const std::vector<uint64_t>& state, const std::vector<int64_t>& dims,
                             int element_bits, std::vector<uint64_t>* bits, std::vector<uint64_t>* new_state) {
   if (state.size() < 2) return "the state must hold at least two u64 words (key, counter)";
@@ -99,17 +110,7 @@ std::string GenerateXlaBits(BitGenerator generator, const std::vector<uint64_t>&
     (*new_state)[1] = counter + 1;
     return "";
   }
-  // Halve along the first even dimension, else the longest (the first of equals).
-  int64_t split = -1;
-  for (size_t d = 0; d < dims.size() && split < 0; ++d) {
-    if (dims[d] % 2 == 0) split = static_cast<int64_t>(d);
-  }
-  if (split < 0) {
-    split = 0;
-    for (size_t d = 1; d < dims.size(); ++d) {
-      if (dims[d] > dims[static_cast<size_t>(split)]) split = static_cast<int64_t>(d);
-    }
-  }
+  const int64_t split = ThreefryHalvedDimension(dims);
   std::vector<int64_t> half = dims;
   half[static_cast<size_t>(split)] = (dims[static_cast<size_t>(split)] + 1) / 2;
   int64_t halves = 1;

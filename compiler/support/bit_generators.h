@@ -27,6 +27,10 @@ namespace fusebox {
 
 enum class BitGenerator { kPhilox, kThreeFry };
 
+// The dimension Threefry halves for 32-bit elements of `dims` (rank >= 1): the first of
+// even size, else the longest (the first of equals).
+int64_t ThreefryHalvedDimension(const std::vector<int64_t>& dims);
+
 // One uint64_t per element in `bits` (32-bit elements in its low half), row-major over
 // `dims`; `element_bits` is 32 or 64. Returns "" or what is wrong with the request.
 std::string GenerateXlaBits(BitGenerator generator, const std::vector<uint64_t>& state, const std::vector<int64_t>& dims,

@@ -81,6 +81,14 @@ std::string ModuleFor(const Golden& g) {
          "]) rng-bit-generator(s), algorithm=" + g.algorithm + "\n}\n";
 }
 
+// The golden's state as the module's one argument.
+std::vector<Literal> StateArgument(const Golden& g) {
+  std::vector<Literal> args;
+  args.emplace_back(Shape(PrimitiveType::kU64, {static_cast<int64_t>(g.state.size())}));
+  for (size_t i = 0; i < g.state.size(); ++i) args[0].SetUint64(static_cast<int64_t>(i), g.state[i]);
+  return args;
+}
+
 void ExpectGolden(const Literal& result, const Golden& g, const std::string& who) {
   ASSERT_TRUE(result.shape().IsTuple()) << who;
   const Literal& state = result.tuple_elements()[0];
@@ -97,13 +105,10 @@ void ExpectGolden(const Literal& result, const Golden& g, const std::string& who
 
 TEST(RngBitGeneratorTest, TheInterpreterAndTheCpuBackendDrawXlasBits) {
   for (const Golden& g : Goldens()) {
-    const std::string text = ModuleFor(g);
-    SCOPED_TRACE(text);
-    auto module = ParseModule(text);
+    SCOPED_TRACE(ModuleFor(g));
+    auto module = ParseModule(ModuleFor(g));
     ASSERT_TRUE(module.ok()) << module.status().message();
-    std::vector<Literal> args;
-    args.emplace_back((*module)->entry()->parameter(0)->shape());
-    for (size_t i = 0; i < g.state.size(); ++i) args[0].SetUint64(static_cast<int64_t>(i), g.state[i]);
+    const std::vector<Literal> args = StateArgument(g);
     auto interpreted = interpreter::Interpreter().Run(**module, args);
     ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
     ExpectGolden(*interpreted, g, "interpreter");
@@ -146,13 +151,10 @@ ENTRY e {
 // launch (a thread a counter), and it assembles.
 TEST(RngBitGeneratorTest, TheGpuKernelDrawsXlasBits) {
   for (const Golden& g : Goldens()) {
-    const std::string text = ModuleFor(g);
-    SCOPED_TRACE(text);
-    auto module = ParseModule(text);
+    SCOPED_TRACE(ModuleFor(g));
+    auto module = ParseModule(ModuleFor(g));
     ASSERT_TRUE(module.ok()) << module.status().message();
-    std::vector<Literal> args;
-    args.emplace_back((*module)->entry()->parameter(0)->shape());
-    for (size_t i = 0; i < g.state.size(); ++i) args[0].SetUint64(static_cast<int64_t>(i), g.state[i]);
+    const std::vector<Literal> args = StateArgument(g);
     auto optimized = passes::OptimizeForBackend(**module, true, true);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
     auto code = codegen::CompileForGpu(**optimized);
