@@ -14,6 +14,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "compiler/ir/fused_attention.h"
+
 namespace fusebox::interpreter {
 
 namespace {
@@ -472,6 +474,18 @@ class UseAnalysis {
       case Opcode::kDynamicUpdateSlice:
         if (k >= 2) {
           StartBound(flow, user, k - 2, user->operand(0)->shape(), user->operand(1)->shape());
+        }
+        break;
+      case Opcode::kCustomCall:
+        // cuDNN's fused attention: a sequence length within the sequence (a length of 0
+        // leaves the batch's rows no key to see).
+        if (IsFusedAttentionTarget(user->attrs().custom_call_target)) {
+          StatusOr<FusedAttention> attention = ParseFusedAttention(*user);
+          if (attention.ok() && k >= 0 && (k == attention->q_seqlen || k == attention->kv_seqlen)) {
+            const bool query = k == attention->q_seqlen;
+            AddBound(flow, (query ? attention->q_length : attention->kv_length) + 1,
+                     std::string(query ? "query" : "key") + " sequence lengths of %" + user->name());
+          }
         }
         break;
       case Opcode::kShiftLeft:

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/ir/backend_config.h"
+#include "compiler/ir/fused_attention.h"
+#include "compiler/ir/plain_hlo_builder.h"
 
 namespace fusebox {
 namespace {
@@ -22,35 +24,13 @@ Status CallUnsupported(const Instruction& inst, const std::string& what) {
   return Unimplemented("custom-call " + inst.name() + " (" + inst.attrs().custom_call_target + "): " + what);
 }
 
-// Dimension lists in XLA's JSON are strings ("1", proto int64) or numbers.
 StatusOr<std::vector<int64_t>> DimensionList(const Instruction& inst, const json& object, const char* key) {
-  std::vector<int64_t> out;
-  if (!object.contains(key)) return out;
-  const json& list = object.at(key);
-  if (!list.is_array()) return CallError(inst, std::string(key) + " is not a list");
-  for (const json& item : list) {
-    if (item.is_number_integer()) {
-      out.push_back(item.get<int64_t>());
-    } else if (item.is_string()) {
-      const std::string text = item.get<std::string>();
-      char* end = nullptr;
-      const long long value = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0') return CallError(inst, std::string(key) + " holds '" + text + "', not a number");
-      out.push_back(value);
-    } else {
-      return CallError(inst, std::string(key) + " holds something that is not a dimension number");
-    }
-  }
-  return out;
+  StatusOr<std::vector<int64_t>> list = JsonIntegerList(object, key);
+  if (!list.ok()) return CallError(inst, list.status().message());
+  return list;
 }
 
-double NumberOr(const json& object, const char* key, double fallback) {
-  if (!object.contains(key)) return fallback;
-  const json& value = object.at(key);
-  if (value.is_number()) return value.get<double>();
-  if (value.is_string()) return std::strtod(value.get<std::string>().c_str(), nullptr);
-  return fallback;
-}
+double NumberOr(const json& object, const char* key, double fallback) { return JsonNumberOr(object, key, fallback); }
 
 // The call's parameters: backend_config's `key` object (XLA since 2023), or the whole
 // backend_config when it holds `marker` directly (the older form, still in XLA's tests).
@@ -107,7 +87,8 @@ Status ParseGemm(const Instruction& inst, LibraryCall& call) {
       call.precision.push_back(*precision);
     }
   }
-  const std::string epilogue = config.value("epilogue", std::string("DEFAULT"));
+  if (config.contains("epilogue") && !config.at("epilogue").is_string()) return CallError(inst, "epilogue is not a name");
+  const std::string epilogue = JsonStringOr(config, "epilogue", "DEFAULT");
   if (epilogue == "DEFAULT") call.epilogue = GemmEpilogue::kDefault;
   else if (epilogue == "BIAS") call.epilogue = GemmEpilogue::kBias;
   else if (epilogue == "RELU") call.epilogue = GemmEpilogue::kRelu;
@@ -199,7 +180,10 @@ Status ParseConv(const Instruction& inst, LibraryCall& call) {
     call.conv_result_scale = NumberOr(c, "conv_result_scale", 1);
     call.side_input_scale = NumberOr(c, "side_input_scale", 0);
     call.leakyrelu_alpha = NumberOr(c, "leakyrelu_alpha", 0);
-    ASSIGN_OR_RETURN(call.activation, ParseActivation(inst, c.value("activation_mode", std::string("kNone"))));
+    if (c.contains("activation_mode") && !c.at("activation_mode").is_string()) {
+      return CallError(inst, "activation_mode is not a name");
+    }
+    ASSIGN_OR_RETURN(call.activation, ParseActivation(inst, JsonStringOr(c, "activation_mode", "kNone")));
   }
   int64_t operands = 2;
   if (call.kind == LibraryCallKind::kConvBiasActivationForward) {
@@ -222,73 +206,7 @@ Status ParseConv(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
-// Builds plain HLO into one computation.
-class Emitter {
- public:
-  Emitter(Module& module, Computation* computation) : module_(module), computation_(computation) {}
-
-  Instruction* Parameter(int64_t number, const Shape& shape) {
-    auto inst = std::make_unique<Instruction>(Opcode::kParameter, module_.UniqueName("p"), shape);
-    inst->set_parameter_number(number);
-    return computation_->AddInstruction(std::move(inst));
-  }
-  Instruction* Add(Opcode opcode, const Shape& shape, std::vector<Instruction*> operands) {
-    auto inst = std::make_unique<Instruction>(opcode, module_.UniqueName(std::string(OpcodeName(opcode))), shape);
-    for (Instruction* operand : operands) inst->AppendOperand(operand);
-    return computation_->AddInstruction(std::move(inst));
-  }
-  // `value` of `like`'s type, broadcast to its shape.
-  Instruction* Splat(double value, const Shape& like) {
-    const Shape scalar = Shape::Scalar(like.element_type());
-    auto constant = std::make_unique<Instruction>(Opcode::kConstant, module_.UniqueName("constant"), scalar);
-    auto literal = std::make_unique<Literal>(scalar);
-    literal->SetDouble(0, value);
-    constant->set_literal(std::move(literal));
-    Instruction* c = computation_->AddInstruction(std::move(constant));
-    Instruction* b = Add(Opcode::kBroadcast, Plain(like), {c});
-    b->mutable_attrs().dimensions = std::vector<int64_t>{};
-    return b;
-  }
-  Instruction* Zeros(const Shape& shape) {
-    auto constant = std::make_unique<Instruction>(Opcode::kConstant, module_.UniqueName("workspace"), shape);
-    constant->set_literal(std::make_unique<Literal>(shape));
-    return computation_->AddInstruction(std::move(constant));
-  }
-  Instruction* Convert(Instruction* x, PrimitiveType type) {
-    if (x->shape().element_type() == type) return x;
-    Shape shape = Plain(x->shape());
-    shape.set_element_type(type);
-    return Add(Opcode::kConvert, shape, {x});
-  }
-  Instruction* Binary(Opcode opcode, Instruction* a, Instruction* b) { return Add(opcode, Plain(a->shape()), {a, b}); }
-  Instruction* Unary(Opcode opcode, Instruction* a) { return Add(opcode, Plain(a->shape()), {a}); }
-  Instruction* Scale(Instruction* x, double factor) {
-    return factor == 1 ? x : Binary(Opcode::kMultiply, x, Splat(factor, x->shape()));
-  }
-  Instruction* GreaterThanZero(Instruction* x) {
-    Shape pred = Plain(x->shape());
-    pred.set_element_type(PrimitiveType::kPred);
-    Instruction* compare = Add(Opcode::kCompare, pred, {x, Splat(0, x->shape())});
-    compare->mutable_attrs().comparison_direction = ComparisonDirection::kGt;
-    return compare;
-  }
-  Instruction* Slice(Instruction* x, const std::vector<SliceDimension>& slice) {
-    Shape shape = Plain(x->shape());
-    for (size_t d = 0; d < slice.size(); ++d) shape.set_dimension(static_cast<int64_t>(d), slice[d].limit - slice[d].start);
-    Instruction* s = Add(Opcode::kSlice, shape, {x});
-    s->mutable_attrs().slice = slice;
-    return s;
-  }
-  static Shape Plain(const Shape& shape) {
-    Shape plain = shape;
-    plain.clear_layout();
-    return plain;
-  }
-
- private:
-  Module& module_;
-  Computation* computation_;
-};
+using Emitter = library_call_internal::PlainHloBuilder;
 
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): the tanh form cuBLASLt's GELU uses.
 Instruction* Gelu(Emitter& e, Instruction* x) {
@@ -597,6 +515,41 @@ Status ParseTopK(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// CUB's radix sort as XLA's sort rewriter writes it: keys and maybe values of one shape,
+// (sorted keys[, values], u8 scratch), SortOptions {"descending": bool} (absent: false).
+Status ParseRadixSort(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1 && inst.operand_count() != 2) return CallError(inst, "a radix sort takes keys and maybe values");
+  const Shape& keys = inst.operand(0)->shape();
+  if (!keys.IsArray() || keys.rank() < 1) return CallError(inst, "the keys are not an array of rank >= 1");
+  switch (keys.element_type()) {
+    case PrimitiveType::kS8: case PrimitiveType::kS16: case PrimitiveType::kS32: case PrimitiveType::kS64:
+    case PrimitiveType::kU8: case PrimitiveType::kU16: case PrimitiveType::kU32: case PrimitiveType::kU64:
+    case PrimitiveType::kF16: case PrimitiveType::kBF16: case PrimitiveType::kF32: case PrimitiveType::kF64:
+      break;
+    default:
+      return CallUnsupported(inst, "CUB has no radix sort of " + std::string(PrimitiveTypeName(keys.element_type())) +
+                                       " keys");
+  }
+  if (inst.operand_count() == 2 &&
+      (!inst.operand(1)->shape().IsArray() || inst.operand(1)->shape().dimensions() != keys.dimensions())) {
+    return CallError(inst, "the values are not an array of the keys' dimensions");
+  }
+  const Shape& shape = inst.shape();
+  const int64_t sorted = inst.operand_count();
+  bool fits = shape.IsTuple() && shape.tuple_size() == sorted + 1 && IsWorkspace(shape.tuple_shapes(sorted));
+  for (int64_t i = 0; fits && i < sorted; ++i) {
+    fits = shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == inst.operand(i)->shape().element_type() &&
+           shape.tuple_shapes(i).dimensions() == inst.operand(i)->shape().dimensions();
+  }
+  if (!fits) return CallError(inst, "result " + shape.ToString(false) + " is not (sorted operands..., u8 scratch)");
+  if (std::optional<json> config = BackendConfigJson(inst); config && config->is_object() && config->contains("descending")) {
+    if (!config->at("descending").is_boolean()) return CallError(inst, "descending is not true or false");
+    call.descending = config->at("descending").get<bool>();
+  }
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
@@ -606,6 +559,9 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (target == "__cudnn$convBackwardInput") return LibraryCallKind::kConvBackwardInput;
   if (target == "__cudnn$convBackwardFilter") return LibraryCallKind::kConvBackwardFilter;
   if (target == "TopK" || target == "__gpu$TopK") return LibraryCallKind::kTopK;
+  if (target == "__cub$DeviceRadixSort") return LibraryCallKind::kRadixSort;
+  if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
+  if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
 }
 
@@ -616,13 +572,22 @@ bool IsLibraryCall(const Instruction& instruction) {
 
 StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   if (!IsLibraryCall(instruction)) {
-    return InvalidArgument(instruction.name() + " is not a cuBLAS, cuDNN or TopK custom call");
+    return InvalidArgument(instruction.name() + " is not a cuBLAS, cuDNN, CUB or TopK custom call");
   }
   LibraryCall call;
   call.target = instruction.attrs().custom_call_target;
   call.kind = *LibraryCallKindOf(call.target);
   if (call.kind == LibraryCallKind::kTopK) {
     RETURN_IF_ERROR(ParseTopK(instruction, call));
+    return call;
+  }
+  if (call.kind == LibraryCallKind::kRadixSort) {
+    RETURN_IF_ERROR(ParseRadixSort(instruction, call));
+    return call;
+  }
+  if (call.kind == LibraryCallKind::kFusedAttention || call.kind == LibraryCallKind::kFusedAttentionBackward) {
+    ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
+    call.result = instruction.shape().IsTuple() ? instruction.shape().tuple_shapes(0) : instruction.shape();
     return call;
   }
   // A gemm's element 1 may be its epilogue's aux output: ParseGemm checks it.
@@ -667,6 +632,45 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
       elements.push_back(element);
     }
     computation->set_root(e.Add(Opcode::kTuple, shape, elements));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kRadixSort) {
+    const Shape& shape = instruction.shape();
+    std::vector<Shape> sorted_shapes;
+    std::vector<PrimitiveType> types;
+    for (Instruction* param : params) {
+      sorted_shapes.push_back(param->shape());
+      types.push_back(param->shape().element_type());
+    }
+    Instruction* sort =
+        e.Add(Opcode::kSort, params.size() == 1 ? sorted_shapes[0] : Shape::Tuple(sorted_shapes), params);
+    sort->mutable_attrs().dimensions = std::vector<int64_t>{params[0]->shape().rank() - 1};
+    sort->mutable_attrs().is_stable = true;
+    sort->AppendCalledComputation(Emitter::TotalOrderComparator(module, types, call.descending,
+                                                                call.descending ? "radix_sort_greater" : "radix_sort_less"));
+    sort->set_call_form(CallForm::kToApply);
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i + 1 < shape.tuple_size(); ++i) {
+      if (params.size() == 1) {
+        sort->set_shape(shape.tuple_shapes(0));
+        elements.push_back(sort);
+        break;
+      }
+      Instruction* element = e.Add(Opcode::kGetTupleElement, shape.tuple_shapes(i), {sort});
+      element->mutable_attrs().tuple_index = i;
+      elements.push_back(element);
+    }
+    elements.push_back(e.Zeros(shape.tuple_shapes(shape.tuple_size() - 1)));
+    computation->set_root(e.Add(Opcode::kTuple, shape, elements));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kFusedAttention || call.kind == LibraryCallKind::kFusedAttentionBackward) {
+    std::vector<Instruction*> elements = EmitFusedAttention(instruction, call.attention, e, params);
+    const Shape& shape = instruction.shape();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      elements[i]->set_shape(shape.IsTuple() ? shape.tuple_shapes(static_cast<int64_t>(i)) : shape);
+    }
+    computation->set_root(shape.IsTuple() ? e.Add(Opcode::kTuple, shape, elements) : elements[0]);
     return computation;
   }
   Instruction* aux = nullptr;

@@ -9,6 +9,12 @@
 //   __cudnn$convBackwardFilter                dw from (x, dy) of the forward conv described
 //   TopK, __gpu$TopK                          topk(x): XLA's topk as a call, its order in the
 //                                             comparator (a total-order greater or less than)
+//   __cudnn$fmha*Softmax[Backward]            cuDNN's fused attention, forward and backward
+//                                             (fused_attention.h)
+//   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
+//                                             of keys, values carried along: stable, floats
+//                                             in total order, descending when its
+//                                             SortOptions say so
 //
 // Their results are tuples (value, workspace bytes); the workspace is scratch memory. A
 // gemm whose epilogue keeps its GELU's input (GELU_AUX, BIAS_GELU_AUX: a training step's
@@ -26,6 +32,7 @@
 
 #include "compiler/ir/attributes.h"
 #include "compiler/ir/computation.h"
+#include "compiler/ir/fused_attention.h"
 #include "compiler/ir/instruction.h"
 #include "compiler/ir/module.h"
 #include "compiler/support/status.h"
@@ -39,6 +46,9 @@ enum class LibraryCallKind {
   kConvBackwardInput,         // __cudnn$convBackwardInput
   kConvBackwardFilter,        // __cudnn$convBackwardFilter
   kTopK,                      // TopK, __gpu$TopK: (values, s32 positions[, workspace])
+  kFusedAttention,            // __cudnn$fmha*Softmax*: (O[, softmax stats], workspace)
+  kFusedAttentionBackward,    // __cudnn$fmha*Backward: (dQ, dK, dV[, dbias], workspace)
+  kRadixSort,                 // __cub$DeviceRadixSort: (keys[, values], scratch)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
@@ -77,6 +87,10 @@ struct LibraryCall {
   // TopK: the k largest (or smallest) of each row along the operand's last dimension.
   int64_t k = 0;
   bool largest = true;
+  // Fused attention (both kinds).
+  FusedAttention attention;
+  // Radix sort: whether the rows are sorted largest first.
+  bool descending = false;
 };
 
 // How a topk call's comparator `comparator` orders elements of `type`: true for

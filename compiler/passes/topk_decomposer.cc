@@ -3,6 +3,8 @@
 #include <memory>
 #include <vector>
 
+#include "compiler/ir/plain_hlo_builder.h"
+
 namespace fusebox::passes {
 
 namespace {
@@ -27,32 +29,6 @@ class Builder {
   const Instruction& like_;
 };
 
-// compare(a, b) in topk's order: GT for the largest first, LT for the smallest; floats in
-// total order.
-Computation* Comparator(Module& module, PrimitiveType type, bool largest) {
-  auto comp = std::make_unique<Computation>(module.UniqueName(largest ? "topk_greater" : "topk_less"));
-  comp->set_parent(&module);
-  Shape scalar = Shape::Scalar(type);
-  scalar.SetDefaultLayout();
-  Instruction* params[4];
-  for (int64_t i = 0; i < 4; ++i) {
-    Shape s = i < 2 ? scalar : Shape::Scalar(PrimitiveType::kS32);
-    s.SetDefaultLayout();
-    auto p = std::make_unique<Instruction>(Opcode::kParameter, module.UniqueName(i % 2 == 0 ? "a" : "b"), s);
-    p->set_parameter_number(i);
-    params[i] = comp->AddInstruction(std::move(p));
-  }
-  Shape pred = Shape::Scalar(PrimitiveType::kPred);
-  pred.SetDefaultLayout();
-  auto compare = std::make_unique<Instruction>(Opcode::kCompare, module.UniqueName("compare"), pred);
-  compare->AppendOperand(params[0]);
-  compare->AppendOperand(params[1]);
-  compare->mutable_attrs().comparison_direction = largest ? ComparisonDirection::kGt : ComparisonDirection::kLt;
-  if (IsFloat(type)) compare->mutable_attrs().comparison_type = ComparisonType::kTotalOrder;
-  comp->set_root(comp->AddInstruction(std::move(compare)));
-  return module.AddComputation(std::move(comp));
-}
-
 void Decompose(Module& module, Instruction* topk) {
   Computation* parent = topk->parent();
   Builder build(module, parent, *topk);
@@ -70,7 +46,9 @@ void Decompose(Module& module, Instruction* topk) {
   Instruction* sort = build.Add(Opcode::kSort, Shape::Tuple({operand, positions}), {x, iota});
   sort->mutable_attrs().dimensions = std::vector<int64_t>{last};
   sort->mutable_attrs().is_stable = true;
-  sort->AppendCalledComputation(Comparator(module, type, largest));
+  // compare(a, b) in topk's order: GT for the largest first, LT for the smallest.
+  sort->AppendCalledComputation(library_call_internal::PlainHloBuilder::TotalOrderComparator(
+      module, {type, PrimitiveType::kS32}, largest, largest ? "topk_greater" : "topk_less"));
   sort->set_call_form(CallForm::kToApply);
 
   std::vector<Instruction*> firsts;

@@ -250,6 +250,32 @@ TEST(CliCpuRunTest, JaxRbgKeysDrawXlasNumbers) {
   }
 }
 
+// jax's programs with cuDNN's fused attention (`implementation="cudnn"`: __cudnn$fmha*
+// calls, forward and backward, with a bias, padding, causal and sliding-window masks,
+// grouped-query heads, both layouts) on the interpreter and the CPU backend, against what
+// jax's own XLA attention computes from the same inputs (tests/data/fused_attention/).
+TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/fused_attention/";
+  struct Data {
+    const char* name;
+    int inputs, outputs;
+  };
+  for (const Data& d : {Data{"causal_forward", 3, 1}, Data{"bias_padding_gqa_train", 7, 5},
+                        Data{"sliding_window_train", 4, 4}, Data{"bnth_forward", 3, 1}}) {
+    std::string inputs, expected;
+    for (int i = 0; i < d.inputs; ++i) inputs += (i ? "," : "") + dir + d.name + ".in" + std::to_string(i) + ".npy";
+    for (int i = 0; i < d.outputs; ++i) expected += " " + dir + d.name + ".out" + std::to_string(i) + ".npy";
+    for (const char* backend : {"interpreter", "cpu"}) {
+      Result r = RunFusebox("run " + dir + d.name + ".hlo --backend " + backend + " --inputs " + inputs + " --expected" +
+                            expected);
+      EXPECT_EQ(r.code, 0) << d.name << " " << backend << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs: " + std::to_string(d.outputs) + " of " +
+                                   std::to_string(d.outputs)))
+          << d.name << " " << backend << "\n" << r.out;
+    }
+  }
+}
+
 // A backend's line:col is in the optimized module it compiled, and says so: the input
 // file's lines are another text.
 TEST(CliCpuCompileTest, BackendErrorsNameTheStageTheirLinesAreIn) {

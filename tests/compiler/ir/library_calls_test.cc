@@ -298,6 +298,19 @@ TEST(LibraryCallsTest, WhatIsNotModelledIsAnErrorNamingTheCall) {
                            "dim_labels=b01f_01io->b01f, feature_group_count=4, custom_call_target=\"__cudnn$convBackwardInput\"\n}");
   ASSERT_FALSE(grouped.ok());
   EXPECT_NE(grouped.message().find("grouped"), std::string::npos) << grouped.message();
+  // Fields of the wrong JSON type are errors, not exceptions (a number for the epilogue's
+  // name used to throw out of nlohmann::json and end the process).
+  Status numeric_epilogue = ErrorOf(head + R"(  ROOT g = f32[2,2] custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":3}}
+})");
+  ASSERT_FALSE(numeric_epilogue.ok());
+  EXPECT_NE(numeric_epilogue.message().find("epilogue is not a name"), std::string::npos) << numeric_epilogue.message();
+  Status numeric_activation = ErrorOf("HloModule m\nENTRY e {\n  x = f32[1,4,4,1] parameter(0)\n  w = f32[3,3,1,1] parameter(1)\n"
+                                      "  ROOT y = (f32[1,4,4,1], u8[0]) custom-call(x, w), window={size=3x3 pad=1_1x1_1}, "
+                                      "dim_labels=b01f_01io->b01f, custom_call_target=\"__cudnn$convForward\", "
+                                      "backend_config={\"cudnn_conv_backend_config\":{\"activation_mode\":[1]}}\n}");
+  ASSERT_FALSE(numeric_activation.ok());
+  EXPECT_NE(numeric_activation.message().find("activation_mode is not a name"), std::string::npos)
+      << numeric_activation.message();
   // The interpreter says the same when it meets one.
   auto module = ParseModule(head + R"(  ROOT g = f32[2,2] custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"BIAS_GELU_AUX"}}
 })");

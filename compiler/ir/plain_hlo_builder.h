@@ -1,0 +1,188 @@
+// Writes plain HLO into one computation: the library calls' meanings (library_calls.cc,
+// fused_attention.cc) and the decompositions some passes make. Shapes it makes carry no
+// layout; the caller puts the shapes it must keep on what it returns.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/computation.h"
+#include "compiler/ir/instruction.h"
+#include "compiler/ir/module.h"
+
+namespace fusebox::library_call_internal {
+
+class PlainHloBuilder {
+ public:
+  PlainHloBuilder(Module& module, Computation* computation) : module_(module), computation_(computation) {}
+
+  static Shape Plain(const Shape& shape) {
+    Shape plain = shape;
+    plain.clear_layout();
+    return plain;
+  }
+  static Shape Array(PrimitiveType type, std::vector<int64_t> dims) { return Shape(type, std::move(dims)); }
+  static Shape WithType(const Shape& shape, PrimitiveType type) {
+    Shape out = Plain(shape);
+    out.set_element_type(type);
+    return out;
+  }
+
+  Instruction* Parameter(int64_t number, const Shape& shape) {
+    auto inst = std::make_unique<Instruction>(Opcode::kParameter, module_.UniqueName("p"), shape);
+    inst->set_parameter_number(number);
+    return computation_->AddInstruction(std::move(inst));
+  }
+  Instruction* Add(Opcode opcode, const Shape& shape, const std::vector<Instruction*>& operands) {
+    auto inst = std::make_unique<Instruction>(opcode, module_.UniqueName(std::string(OpcodeName(opcode))), shape);
+    for (Instruction* operand : operands) inst->AppendOperand(operand);
+    return computation_->AddInstruction(std::move(inst));
+  }
+  Instruction* Scalar(double value, PrimitiveType type) {
+    const Shape scalar = Shape::Scalar(type);
+    auto constant = std::make_unique<Instruction>(Opcode::kConstant, module_.UniqueName("constant"), scalar);
+    auto literal = std::make_unique<Literal>(scalar);
+    literal->SetDouble(0, value);
+    constant->set_literal(std::move(literal));
+    return computation_->AddInstruction(std::move(constant));
+  }
+  // `value` of `like`'s type, broadcast to its shape.
+  Instruction* Splat(double value, const Shape& like) {
+    Instruction* b = Add(Opcode::kBroadcast, Plain(like), {Scalar(value, like.element_type())});
+    b->mutable_attrs().dimensions = std::vector<int64_t>{};
+    return b;
+  }
+  Instruction* Zeros(const Shape& shape) {
+    auto constant = std::make_unique<Instruction>(Opcode::kConstant, module_.UniqueName("workspace"), shape);
+    constant->set_literal(std::make_unique<Literal>(shape));
+    return computation_->AddInstruction(std::move(constant));
+  }
+  Instruction* Convert(Instruction* x, PrimitiveType type) {
+    if (x->shape().element_type() == type) return x;
+    return Add(Opcode::kConvert, WithType(x->shape(), type), {x});
+  }
+  Instruction* Binary(Opcode opcode, Instruction* a, Instruction* b) { return Add(opcode, Plain(a->shape()), {a, b}); }
+  Instruction* Unary(Opcode opcode, Instruction* a) { return Add(opcode, Plain(a->shape()), {a}); }
+  Instruction* Scale(Instruction* x, double factor) {
+    return factor == 1 ? x : Binary(Opcode::kMultiply, x, Splat(factor, x->shape()));
+  }
+  Instruction* Compare(Instruction* a, Instruction* b, ComparisonDirection direction) {
+    Instruction* compare = Add(Opcode::kCompare, WithType(a->shape(), PrimitiveType::kPred), {a, b});
+    compare->mutable_attrs().comparison_direction = direction;
+    return compare;
+  }
+  Instruction* GreaterThanZero(Instruction* x) { return Compare(x, Splat(0, x->shape()), ComparisonDirection::kGt); }
+  Instruction* Select(Instruction* pred, Instruction* on_true, Instruction* on_false) {
+    return Add(Opcode::kSelect, Plain(on_true->shape()), {pred, on_true, on_false});
+  }
+  Instruction* Slice(Instruction* x, const std::vector<SliceDimension>& slice) {
+    Shape shape = Plain(x->shape());
+    for (size_t d = 0; d < slice.size(); ++d) shape.set_dimension(static_cast<int64_t>(d), slice[d].limit - slice[d].start);
+    Instruction* s = Add(Opcode::kSlice, shape, {x});
+    s->mutable_attrs().slice = slice;
+    return s;
+  }
+  // An s32 iota of `dims` counting along `dimension`.
+  Instruction* Iota(const std::vector<int64_t>& dims, int64_t dimension) {
+    Instruction* iota = Add(Opcode::kIota, Array(PrimitiveType::kS32, dims), {});
+    iota->mutable_attrs().iota_dimension = dimension;
+    return iota;
+  }
+  // `x` broadcast to `shape`, its dimensions becoming `dimensions` of it.
+  Instruction* Broadcast(Instruction* x, const Shape& shape, std::vector<int64_t> dimensions) {
+    Instruction* b = Add(Opcode::kBroadcast, Plain(shape), {x});
+    b->mutable_attrs().dimensions = std::move(dimensions);
+    return b;
+  }
+  Instruction* Reshape(Instruction* x, std::vector<int64_t> dims) {
+    if (x->shape().dimensions() == dims) return x;
+    return Add(Opcode::kReshape, Array(x->shape().element_type(), std::move(dims)), {x});
+  }
+  // Result dimension i is operand dimension permutation[i]; no instruction for the identity.
+  Instruction* Transpose(Instruction* x, const std::vector<int64_t>& permutation) {
+    bool identity = true;
+    std::vector<int64_t> dims;
+    for (size_t i = 0; i < permutation.size(); ++i) {
+      identity = identity && permutation[i] == static_cast<int64_t>(i);
+      dims.push_back(x->shape().dimensions(permutation[i]));
+    }
+    if (identity) return x;
+    Instruction* t = Add(Opcode::kTranspose, Array(x->shape().element_type(), dims), {x});
+    t->mutable_attrs().dimensions = permutation;
+    return t;
+  }
+  Instruction* Dot(const Shape& shape, Instruction* lhs, Instruction* rhs, DotDimensionNumbers dims) {
+    Instruction* dot = Add(Opcode::kDot, Plain(shape), {lhs, rhs});
+    dot->mutable_attrs().dot_dimension_numbers = std::move(dims);
+    return dot;
+  }
+  // The sum (kAdd) or maximum (kMaximum) of `x` over `dimensions`, from `init`.
+  Instruction* Reduce(Instruction* x, const std::vector<int64_t>& dimensions, Opcode combiner, double init) {
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < x->shape().rank(); ++d) {
+      bool reduced = false;
+      for (int64_t r : dimensions) reduced = reduced || r == d;
+      if (!reduced) kept.push_back(x->shape().dimensions(d));
+    }
+    const PrimitiveType type = x->shape().element_type();
+    Instruction* r = Add(Opcode::kReduce, Array(type, kept), {x, Scalar(init, type)});
+    r->mutable_attrs().dimensions = dimensions;
+    r->AppendCalledComputation(Combiner(combiner, type));
+    r->set_call_form(CallForm::kToApply);
+    return r;
+  }
+  static double Infinity() { return std::numeric_limits<double>::infinity(); }
+
+  // A sort comparator over scalars of `types` (keys first, then the values it carries,
+  // each a pair of parameters in turn: a0, b0, a1, b1, ...): compare(a0, b0) LT, or GT when
+  // `descending`, floats in total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN).
+  static Computation* TotalOrderComparator(Module& module, const std::vector<PrimitiveType>& types, bool descending,
+                                           const std::string& name) {
+    auto comp = std::make_unique<Computation>(module.UniqueName(name));
+    comp->set_parent(&module);
+    std::vector<Instruction*> params;
+    for (size_t i = 0; i < 2 * types.size(); ++i) {
+      Shape s = Shape::Scalar(types[i / 2]);
+      s.SetDefaultLayout();
+      auto p = std::make_unique<Instruction>(Opcode::kParameter, module.UniqueName(i % 2 == 0 ? "a" : "b"), s);
+      p->set_parameter_number(static_cast<int64_t>(i));
+      params.push_back(comp->AddInstruction(std::move(p)));
+    }
+    Shape pred = Shape::Scalar(PrimitiveType::kPred);
+    pred.SetDefaultLayout();
+    auto compare = std::make_unique<Instruction>(Opcode::kCompare, module.UniqueName("compare"), pred);
+    compare->AppendOperand(params[0]);
+    compare->AppendOperand(params[1]);
+    compare->mutable_attrs().comparison_direction = descending ? ComparisonDirection::kGt : ComparisonDirection::kLt;
+    if (IsFloat(types[0])) compare->mutable_attrs().comparison_type = ComparisonType::kTotalOrder;
+    comp->set_root(comp->AddInstruction(std::move(compare)));
+    return module.AddComputation(std::move(comp));
+  }
+
+ private:
+  Computation* Combiner(Opcode opcode, PrimitiveType type) {
+    auto comp = std::make_unique<Computation>(module_.UniqueName(std::string(OpcodeName(opcode)) + "_combiner"));
+    comp->set_parent(&module_);
+    Instruction* p[2];
+    for (int64_t i = 0; i < 2; ++i) {
+      auto param = std::make_unique<Instruction>(Opcode::kParameter, module_.UniqueName(i == 0 ? "a" : "b"),
+                                                 Shape::Scalar(type));
+      param->set_parameter_number(i);
+      p[i] = comp->AddInstruction(std::move(param));
+    }
+    auto combined = std::make_unique<Instruction>(opcode, module_.UniqueName(std::string(OpcodeName(opcode))),
+                                                  Shape::Scalar(type));
+    combined->AppendOperand(p[0]);
+    combined->AppendOperand(p[1]);
+    comp->set_root(comp->AddInstruction(std::move(combined)));
+    return module_.AddComputation(std::move(comp));
+  }
+
+  Module& module_;
+  Computation* computation_;
+};
+
+}  // namespace fusebox::library_call_internal
