@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/gpu_emulator.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
-#include "compiler/runtime/cpu_executable.h"
+#include "tests/backend_runs.h"
 
 namespace fusebox {
 namespace {
@@ -57,29 +56,13 @@ void ExpectBackendsMatch(const std::string& type, const std::vector<int64_t>& di
   auto expected = interpreter::Interpreter().Run(**module, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   const auto tolerance = interpreter::DefaultToleranceFor(*ParsePrimitiveType(type));
-  for (bool fused : {false, true}) {
-    SCOPED_TRACE(fused ? "fused" : "unfused");
-    auto cpu_module = passes::OptimizeForBackend(**module, fused);
-    ASSERT_TRUE(cpu_module.ok()) << cpu_module.status().message();
-    EXPECT_EQ(CountBatchNorms(**cpu_module), 0);
-    runtime::CpuExecutableOptions options;
-    options.threads = 2;
-    auto cpu = runtime::CpuExecutable::Create(std::move(*cpu_module), options);
-    ASSERT_TRUE(cpu.ok()) << cpu.status().message();
-    auto on_cpu = (*cpu)->Run(*args);
-    ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().message();
-    interpreter::CompareResult cpu_cmp = interpreter::CompareLiterals(*on_cpu, *expected, tolerance);
-    EXPECT_TRUE(cpu_cmp.ok()) << "CPU: " << cpu_cmp.ToString();
-
-    auto gpu_module = passes::OptimizeForBackend(**module, fused, /*gpu_libraries=*/true);
-    ASSERT_TRUE(gpu_module.ok()) << gpu_module.status().message();
-    auto emulator = codegen::GpuEmulator::Create(std::move(*gpu_module));
-    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
-    auto on_gpu = (*emulator)->Run(*args);
-    ASSERT_TRUE(on_gpu.ok()) << on_gpu.status().message();
-    interpreter::CompareResult gpu_cmp = interpreter::CompareLiterals(*on_gpu, *expected, tolerance);
-    EXPECT_TRUE(gpu_cmp.ok()) << "GPU emulator: " << gpu_cmp.ToString();
-  }
+  RunOnBothBackends(
+      **module, *args,
+      [&](const Literal& got, const std::string& which) {
+        interpreter::CompareResult cmp = interpreter::CompareLiterals(got, *expected, tolerance);
+        EXPECT_TRUE(cmp.ok()) << which << ": " << cmp.ToString();
+      },
+      [](const Module& optimized, const std::string& which) { EXPECT_EQ(CountBatchNorms(optimized), 0) << which; });
 }
 
 TEST(BatchNormTest, TrainingGradAndInferenceMatchTheInterpreter) {

@@ -21,6 +21,7 @@
 #include "compiler/passes/topk_decomposer.h"
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/runtime/library_kernels.h"
+#include "tests/backend_runs.h"
 
 namespace fusebox {
 namespace {
@@ -122,25 +123,8 @@ void ExpectBackendsMatch(const std::string& text, uint64_t seed) {
   args.push_back(TieHeavyInput((*module)->entry()->parameter(0)->shape(), seed));
   auto expected = interpreter::Interpreter().Run(**module, args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
-  for (bool fused : {false, true}) {
-    auto cpu_module = passes::OptimizeForBackend(**module, fused);
-    ASSERT_TRUE(cpu_module.ok()) << cpu_module.status().message();
-    runtime::CpuExecutableOptions options;
-    options.threads = 2;
-    auto cpu = runtime::CpuExecutable::Create(std::move(*cpu_module), options);
-    ASSERT_TRUE(cpu.ok()) << cpu.status().message();
-    auto on_cpu = (*cpu)->Run(args);
-    ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().message();
-    ExpectSameBits(*on_cpu, *expected, "CPU");
-
-    auto gpu_module = passes::OptimizeForBackend(**module, fused, /*gpu_libraries=*/true);
-    ASSERT_TRUE(gpu_module.ok()) << gpu_module.status().message();
-    auto emulator = codegen::GpuEmulator::Create(std::move(*gpu_module));
-    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
-    auto on_gpu = (*emulator)->Run(args);
-    ASSERT_TRUE(on_gpu.ok()) << on_gpu.status().message();
-    ExpectSameBits(*on_gpu, *expected, "GPU emulator");
-  }
+  RunOnBothBackends(**module, args,
+                    [&](const Literal& got, const std::string& which) { ExpectSameBits(got, *expected, which); });
 }
 
 void ExpectBackendsMatch(const Case& c, uint64_t seed) {

@@ -13,14 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/gpu_emulator.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/parser/parser.h"
-#include "compiler/passes/optimization_pipeline.h"
-#include "compiler/runtime/cpu_executable.h"
+#include "tests/backend_runs.h"
 
 namespace fusebox {
 namespace {
@@ -91,7 +89,7 @@ std::string Target(const Case& c, bool backward) {
 
 // Forward: (q, k, v[, bias][, q_len, kv_len]) -> (O, stats). Backward: (q, k, v, stats, dO[,
 // bias], O[, lengths]) -> (dQ, dK, dV[, dbias]).
-std::string Module(const Case& c, bool backward, const std::string& extra = "") {
+std::string AttentionModule(const Case& c, bool backward, const std::string& extra = "") {
   const std::string q = F32(Operand(c, c.n, c.t, c.h)), k = F32(Operand(c, c.nk, c.s, c.h)),
                     v = F32(Operand(c, c.nk, c.s, c.hv)), o = F32(Operand(c, c.n, c.t, c.hv));
   const std::string stats = F32({c.b, c.n, c.t});
@@ -332,7 +330,7 @@ TEST(FusedAttentionTest, InterpreterMatchesTheDefinition) {
     Inputs in = MakeInputs(c);
     for (bool backward : {false, true}) {
       SCOPED_TRACE(backward ? "backward" : "forward");
-      const std::string text = Module(c, backward);
+      const std::string text = AttentionModule(c, backward);
       auto module = ParseModule(text);
       ASSERT_TRUE(module.ok()) << module.status().message() << "\n" << text;
       auto got = interpreter::Interpreter().Run(**module, backward ? in.backward : in.forward);
@@ -362,39 +360,25 @@ TEST(FusedAttentionTest, BackendsMatchTheInterpreter) {
     Inputs in = MakeInputs(c);
     for (bool backward : {false, true}) {
       SCOPED_TRACE(backward ? "backward" : "forward");
-      auto module = ParseModule(Module(c, backward));
+      auto module = ParseModule(AttentionModule(c, backward));
       ASSERT_TRUE(module.ok()) << module.status().message();
       const std::vector<Literal>& args = backward ? in.backward : in.forward;
       auto expected = interpreter::Interpreter().Run(**module, args);
       ASSERT_TRUE(expected.ok()) << expected.status().message();
       const auto tolerance = interpreter::DefaultToleranceFor(PrimitiveType::kF32);
-      for (bool fused : {false, true}) {
-        SCOPED_TRACE(fused ? "fused" : "unfused");
-        auto cpu_module = passes::OptimizeForBackend(**module, fused);
-        ASSERT_TRUE(cpu_module.ok()) << cpu_module.status().message();
-        runtime::CpuExecutableOptions options;
-        options.threads = 2;
-        auto cpu = runtime::CpuExecutable::Create(std::move(*cpu_module), options);
-        ASSERT_TRUE(cpu.ok()) << cpu.status().message();
-        auto on_cpu = (*cpu)->Run(args);
-        ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().message();
-        interpreter::CompareResult cpu_cmp = interpreter::CompareLiterals(*on_cpu, *expected, tolerance);
-        EXPECT_TRUE(cpu_cmp.ok()) << "CPU: " << cpu_cmp.ToString();
-
-        auto gpu_module = passes::OptimizeForBackend(**module, fused, /*gpu_libraries=*/true);
-        ASSERT_TRUE(gpu_module.ok()) << gpu_module.status().message();
-        for (const auto& comp : (*gpu_module)->computations()) {
-          for (const auto& inst : comp->instructions()) {
-            EXPECT_FALSE(IsFusedAttentionTarget(inst->attrs().custom_call_target)) << inst->name();
-          }
-        }
-        auto emulator = codegen::GpuEmulator::Create(std::move(*gpu_module));
-        ASSERT_TRUE(emulator.ok()) << emulator.status().message();
-        auto on_gpu = (*emulator)->Run(args);
-        ASSERT_TRUE(on_gpu.ok()) << on_gpu.status().message();
-        interpreter::CompareResult gpu_cmp = interpreter::CompareLiterals(*on_gpu, *expected, tolerance);
-        EXPECT_TRUE(gpu_cmp.ok()) << "GPU emulator: " << gpu_cmp.ToString();
-      }
+      RunOnBothBackends(
+          **module, args,
+          [&](const Literal& got, const std::string& which) {
+            interpreter::CompareResult cmp = interpreter::CompareLiterals(got, *expected, tolerance);
+            EXPECT_TRUE(cmp.ok()) << which << ": " << cmp.ToString();
+          },
+          [](const Module& optimized, const std::string& which) {
+            for (const auto& comp : optimized.computations()) {
+              for (const auto& inst : comp->instructions()) {
+                EXPECT_FALSE(IsFusedAttentionTarget(inst->attrs().custom_call_target)) << which << ": " << inst->name();
+              }
+            }
+          });
     }
   }
 }
@@ -404,7 +388,7 @@ TEST(FusedAttentionTest, ParsesJaxsLayoutsAndOperands) {
   Case c{.name = "x", .t = 6, .s = 7, .n = 4, .nk = 2, .hv = 3, .mask = "PADDING_CAUSAL", .window = 2,
          .bias = {1, 4, 6, 7}, .q_len = {1, 2}, .kv_len = {1, 2}};
   for (bool backward : {false, true}) {
-    auto module = ParseModule(Module(c, backward));
+    auto module = ParseModule(AttentionModule(c, backward));
     ASSERT_TRUE(module.ok()) << module.status().message();
     auto call = ParseLibraryCall(*(*module)->entry()->root());
     ASSERT_TRUE(call.ok()) << call.status().message();
@@ -443,7 +427,7 @@ TEST(FusedAttentionTest, ParsesJaxsLayoutsAndOperands) {
 // of a padded attention has rows to compare (lengths from [-8, 8) left most rows empty).
 TEST(FusedAttentionTest, RandomInputsKeepSequenceLengthsInRange) {
   Case c{.name = "x", .t = 6, .s = 9, .mask = "PADDING", .q_len = {1, 1}, .kv_len = {1, 1}};
-  auto module = ParseModule(Module(c, false));
+  auto module = ParseModule(AttentionModule(c, false));
   ASSERT_TRUE(module.ok()) << module.status().message();
   auto choices = interpreter::ExplainRandomArguments(**module);
   ASSERT_TRUE(choices.ok()) << choices.status().message();
@@ -469,12 +453,12 @@ TEST(FusedAttentionTest, RefusesWhatItDoesNotModel) {
     return run.ok() ? "ran" : run.status().message();
   };
   auto with = [&](const std::string& from, const std::string& to) {
-    std::string text = Module(c, false);
+    std::string text = AttentionModule(c, false);
     const size_t at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;
     return at == std::string::npos ? text : text.replace(at, from.size(), to);
   };
-  EXPECT_EQ(refused(Module(c, false)), "ran");
+  EXPECT_EQ(refused(AttentionModule(c, false)), "ran");
   EXPECT_NE(refused(with("\"dropout_rate\": 0.0", "\"dropout_rate\": 0.1")).find("custom-call a (__cudnn$fmhaSoftmax): dropout"),
             std::string::npos);
   EXPECT_NE(refused(with("NO_MASK", "ALIBI")).find("mask_type ALIBI is not modelled"), std::string::npos);
@@ -498,8 +482,8 @@ TEST(FusedAttentionTest, RefusesWhatItDoesNotModel) {
             std::string::npos);
   // Shapes that do not fit: k with 3 heads for q's 2, a result of the wrong size.
   Case odd{.name = "odd", .nk = 3};
-  EXPECT_NE(refused(Module(odd, false)).find("not a multiple of k's 3"), std::string::npos);
-  std::string wrong = Module(c, false);
+  EXPECT_NE(refused(AttentionModule(odd, false)).find("not a multiple of k's 3"), std::string::npos);
+  std::string wrong = AttentionModule(c, false);
   wrong.replace(wrong.find("ROOT a = (f32[2,2,5,4]"), 22, "ROOT a = (f32[2,2,5,3]");
   EXPECT_NE(refused(wrong).find("result element 0 must be the output [B,N,T,H]"), std::string::npos);
 }

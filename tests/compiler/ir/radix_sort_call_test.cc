@@ -12,12 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/gpu_emulator.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/parser/parser.h"
-#include "compiler/passes/optimization_pipeline.h"
-#include "compiler/runtime/cpu_executable.h"
+#include "tests/backend_runs.h"
 
 namespace fusebox {
 namespace {
@@ -166,26 +164,9 @@ TEST(RadixSortCallTest, BackendsSortBitForBit) {
     if (!c.values.empty()) args.push_back(Values((*module)->entry()->parameter(1)->shape()));
     auto expected = interpreter::Interpreter().Run(**module, args);
     ASSERT_TRUE(expected.ok()) << expected.status().message();
-    for (bool fused : {false, true}) {
-      SCOPED_TRACE(fused ? "fused" : "unfused");
-      auto cpu_module = passes::OptimizeForBackend(**module, fused);
-      ASSERT_TRUE(cpu_module.ok()) << cpu_module.status().message();
-      runtime::CpuExecutableOptions options;
-      options.threads = 2;
-      auto cpu = runtime::CpuExecutable::Create(std::move(*cpu_module), options);
-      ASSERT_TRUE(cpu.ok()) << cpu.status().message();
-      auto on_cpu = (*cpu)->Run(args);
-      ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().message();
-      EXPECT_TRUE(SameBits(*on_cpu, *expected)) << "CPU";
-
-      auto gpu_module = passes::OptimizeForBackend(**module, fused, /*gpu_libraries=*/true);
-      ASSERT_TRUE(gpu_module.ok()) << gpu_module.status().message();
-      auto emulator = codegen::GpuEmulator::Create(std::move(*gpu_module));
-      ASSERT_TRUE(emulator.ok()) << emulator.status().message();
-      auto on_gpu = (*emulator)->Run(args);
-      ASSERT_TRUE(on_gpu.ok()) << on_gpu.status().message();
-      EXPECT_TRUE(SameBits(*on_gpu, *expected)) << "GPU emulator";
-    }
+    RunOnBothBackends(**module, args, [&](const Literal& got, const std::string& which) {
+      EXPECT_TRUE(SameBits(got, *expected)) << which;
+    });
   }
 }
 
