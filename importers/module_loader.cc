@@ -7,6 +7,7 @@
 #include <sstream>
 #include <cstdio>
 
+#include "compiler/ir/collectives.h"
 #include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
 
@@ -91,7 +92,25 @@ StatusOr<LoadedFile> LoadDumpFolder(const std::string& path, const LoadOptions& 
 
 }  // namespace
 
+namespace {
+
+StatusOr<LoadedFile> LoadFileOrFolder(const std::string& path, const LoadOptions& options);
+
+}  // namespace
+
 StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadOptions& options) {
+  StatusOr<LoadedFile> file = LoadFileOrFolder(path, options);
+  if (!file.ok()) return file;
+  // What in the modules does not run here though the program does (a debug print).
+  for (const std::unique_ptr<Module>& module : file->modules) {
+    for (std::string& note : HostCallbackNotes(*module)) file->notes.push_back(std::move(note));
+  }
+  return file;
+}
+
+namespace {
+
+StatusOr<LoadedFile> LoadFileOrFolder(const std::string& path, const LoadOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
@@ -120,6 +139,8 @@ StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadOptions& option
   file.warnings = std::move(parsed->warnings);
   return file;
 }
+
+}  // namespace
 
 StatusOr<std::vector<size_t>> SelectModules(const LoadedFile& file, const std::string& selector,
                                             bool allow_all) {

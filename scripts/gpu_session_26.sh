@@ -75,6 +75,14 @@ if (( $(date +%s) - t0 < 300 )); then
   limit=60 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
     --extras --only topk_logits,topk_batch --json "$out/compare_xla_gpu_topk.json" --workdir /tmp/compare_xla_gpu_topk
 fi
+# jax's cuDNN flash attention (outside #26's table): XLA runs cuDNN's fused kernel, Fusebox
+# the same HLO's __cudnn$fmha calls as dots and a softmax (its scores in memory), when
+# time allows.
+if (( $(date +%s) - t0 < 330 )); then
+  limit=90 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
+    --extras --only attention_cudnn,attention_cudnn_fwd_bwd --json "$out/compare_xla_gpu_attention.json" \
+    --workdir /tmp/compare_xla_gpu_attention
+fi
 fi
 
 if want compare; then

@@ -123,6 +123,23 @@ def extra_workloads(scale):
     ]
 
 
+def gpu_extra_workloads(scale):
+    """GPU-only workloads outside #26's table (compare_xla_gpu.py --extras): jax's cuDNN
+    flash attention. `implementation="cudnn"` lowers to __cudnn$fmha* custom calls (forward,
+    and backward for the gradients), which XLA runs as cuDNN's fused kernels and Fusebox as
+    the dots, mask and softmax they stand for (docs/xla-gpu-modules.md): causal, bf16,
+    [batch, seq, heads, head_dim]. jax lowers this form only for CUDA."""
+    import ml_dtypes  # jax's own dependency: numpy's bfloat16
+
+    b, t, n, h = (4, 2048, 16, 64) if scale == "full" else (2, 256, 4, 64)
+    args = [x.astype(ml_dtypes.bfloat16) for x in rng_inputs(13, [((b, t, n, h), "f")] * 3)]
+    attend = lambda q, k, v: jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation="cudnn")
+    return [
+        ("attention_cudnn", "extra", attend, args, None),
+        ("attention_cudnn_fwd_bwd", "extra", fwd_bwd(attend), args, None),
+    ]
+
+
 def rng_inputs(seed, shapes):
     rng = np.random.default_rng(seed)
     out = []

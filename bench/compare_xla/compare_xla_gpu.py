@@ -166,7 +166,7 @@ def main():
     p.add_argument("--scale", choices=["full", "small"], default="full")
     p.add_argument("--only", default="")
     p.add_argument("--json", default="")
-    p.add_argument("--extras", action="store_true", help="also the workloads outside #26's table (topk)")
+    p.add_argument("--extras", action="store_true", help="also the workloads outside #26's table (topk, cuDNN attention)")
     p.add_argument("--workdir", default="")
     args = p.parse_args()
     workdir = args.workdir or tempfile.mkdtemp(prefix="fusebox_compare_xla_gpu_")
@@ -181,7 +181,8 @@ def main():
     results = []
     print(f"{'workload':18s} {'XLA wall':>9s} {'XLA kern':>9s} | {'FB lib on':>9s} {'FB off':>9s} | "
           f"{'ratio on':>8s} {'ratio off':>9s} | launches (lib) | check | XLA's module in Fusebox", flush=True)
-    for name, klass, fn, flat_args, _ in cx.workloads(args.scale) + (cx.extra_workloads(args.scale) if args.extras else []):
+    extras = cx.extra_workloads(args.scale) + cx.gpu_extra_workloads(args.scale) if args.extras else []
+    for name, klass, fn, flat_args, _ in cx.workloads(args.scale) + extras:
         if only and name not in only:
             continue
         row = {"name": name, "class": klass}

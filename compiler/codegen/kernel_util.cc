@@ -19,6 +19,7 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "compiler/ir/collectives.h"
 #include "compiler/support/planted_bugs.h"
 #include "compiler/support/timer.h"
 
@@ -53,6 +54,11 @@ bool IsLibraryOp(Opcode op) {
 
 // Ops the loop emitter cannot run as a kernel of their own (yet).
 std::string UnsupportedReason(const Instruction& inst) {
+  if (inst.opcode() == Opcode::kCustomCall && IsHostCallbackCustomCall(inst.attrs().custom_call_target)) {
+    return "custom-call target \"" + inst.attrs().custom_call_target +
+           "\" is a Python callback (jax.pure_callback, io_callback) that computes a value; Fusebox cannot run "
+           "Python";
+  }
   if (inst.opcode() == Opcode::kCustomCall) {
     return "custom-call target \"" + inst.attrs().custom_call_target +
            "\" is external code Fusebox does not have (custom calls are not supported)";

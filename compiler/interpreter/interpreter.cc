@@ -245,6 +245,12 @@ class CoreEvaluator {
             ops[0]->shape().Compatible(inst.shape())) {
           return CopyOf(*ops[0]);
         }
+        if (IsResultlessHostCallback(inst)) return Literal(inst.shape());  // a debug print: no value
+        if (IsHostCallbackCustomCall(target)) {
+          return Unimplemented("custom-call target \"" + target +
+                               "\" is a Python callback (jax.pure_callback, io_callback) that computes this "
+                               "value; Fusebox cannot run Python");
+        }
         if (IsLibraryCall(inst)) {
           ASSIGN_OR_RETURN(const Computation* lowered, interp_->LibraryCallComputation(inst));
           return CallWith(*lowered, ops);

@@ -166,6 +166,34 @@ bool IsAnnotationCustomCall(std::string_view target) {
          target == "xla.sdy.ShardingConstraint";
 }
 
+bool IsHostCallbackCustomCall(std::string_view target) {
+  return target == "xla_python_cpu_callback" || target == "xla_ffi_python_cpu_callback" ||
+         target == "xla_python_gpu_callback" || target == "xla_ffi_python_gpu_callback";
+}
+
+bool IsResultlessHostCallback(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kCustomCall || !IsHostCallbackCustomCall(instruction.attrs().custom_call_target)) {
+    return false;
+  }
+  const Shape& shape = instruction.shape();
+  return shape.IsTuple() && shape.tuple_size() == 0;
+}
+
+std::vector<std::string> HostCallbackNotes(const Module& module) {
+  std::vector<std::string> notes;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (!IsResultlessHostCallback(*inst)) continue;
+      std::string where = "%" + inst->name();
+      if (inst->location().known()) where += " (line " + std::to_string(inst->location().line) + ")";
+      notes.push_back(where + ": a Python callback without results (" + inst->attrs().custom_call_target +
+                      ": jax.debug.print, io_callback) is skipped: Fusebox cannot run Python, so nothing it "
+                      "would print appears; no value depends on it");
+    }
+  }
+  return notes;
+}
+
 StatusOr<std::vector<std::vector<int64_t>>> ExpandIotaReplicaGroups(const ReplicaGroups& groups) {
   if (groups.iota_group_shape.size() != 2) {
     return InvalidArgument("iota replica groups need a [groups,size] shape, not [" +

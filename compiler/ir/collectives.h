@@ -84,6 +84,17 @@ StatusOr<CollectiveDevices> DevicesOfCollective(const Instruction& inst);
 // the sharding-remover pass removes them for the backends).
 bool IsAnnotationCustomCall(std::string_view target);
 
+// jax's Python callbacks (jax.debug.print, jax.pure_callback, io_callback):
+// xla_[ffi_]python_{cpu,gpu}_callback. Fusebox cannot run Python.
+bool IsHostCallbackCustomCall(std::string_view target);
+// A Python callback whose result holds no value (an empty tuple: what jax.debug.print and
+// an io_callback without results write): no value of the program depends on it, so it
+// can be skipped, and is (the interpreter skips it, the host-callback-remover pass removes
+// it for the backends), with a note (HostCallbackNotes). One with results is an error.
+bool IsResultlessHostCallback(const Instruction& instruction);
+// One note per resultless Python callback of `module`: "%debug_print.1 (line 13): ...".
+std::vector<std::string> HostCallbackNotes(const Module& module);
+
 // Instructions that are not cross-device collectives fit.
 Status CheckCollectiveFits(const Instruction& inst, int64_t devices);
 

@@ -614,14 +614,19 @@ StatusOr<std::vector<std::string>> ParseSdyManualAxes(std::string_view raw) {
 
 StatusOr<Sharding> SdyToSharding(const SdyTensorSharding& sharding, const SdyMesh& mesh, int64_t rank,
                                  const std::vector<std::string>& manual_axes) {
+  // A mesh without axes (jax's `maximal_mesh_N`, device_ids=[N]) splits nothing: the value
+  // lives on that one device (or everywhere), whatever its rank. jax writes no dimensions
+  // for it (`<@maximal_mesh_0, []>`) or empty ones.
+  bool splits = false;
+  for (const auto& axes : sharding.dims) splits = splits || !axes.empty();
+  if (mesh.axes.empty() && !splits) {
+    if (mesh.device_ids.size() == 1) return Sharding::Maximal(mesh.device_ids[0]);
+    return Sharding::Replicated();
+  }
   if (static_cast<int64_t>(sharding.dims.size()) != rank) {
     return InvalidArgument("Shardy sharding on @" + sharding.mesh + " has " +
                            std::to_string(sharding.dims.size()) + " dimensions for a rank-" +
                            std::to_string(rank) + " value");
-  }
-  if (mesh.axes.empty()) {
-    if (mesh.device_ids.size() == 1) return Sharding::Maximal(mesh.device_ids[0]);
-    return Sharding::Replicated();
   }
   auto axis_index = [&](const std::string& name) -> int64_t {
     for (size_t i = 0; i < mesh.axes.size(); ++i)

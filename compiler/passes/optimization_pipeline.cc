@@ -16,6 +16,7 @@
 #include "compiler/passes/multi_output_fusion.h"
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/sharding_propagation.h"
+#include "compiler/passes/host_callback_remover.h"
 #include "compiler/passes/sharding_remover.h"
 #include "compiler/passes/shardy_import.h"
 #include "compiler/passes/spmd_partitioner.h"
@@ -61,6 +62,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   if (module != nullptr && NeedsSpmdPartitioning(*module)) AddSpmdPasses(pipeline);
   // What is left of sharding and memory-space annotations is the values they annotate.
   pipeline.Add<ShardingRemover>();
+  // Python callbacks without results (jax.debug.print) compute nothing Fusebox can run or
+  // any value needs: removed (the loader's notes say so).
+  pipeline.Add<HostCallbackRemover>();
   // XLA's cuBLAS and cuDNN calls become the HLO they compute (inlined next), so that
   // an XLA GPU module compiles with Fusebox's own kernels; with the GPU's libraries, the
   // gemms cuBLAS runs stay calls.

@@ -556,6 +556,12 @@ Status Importer::ConvertAttributes() {
       if (!parsed.ok()) return Error(*inst, std::string(parsed.status().message()));
       std::vector<const Shape*> leaves;
       CollectLeaves(inst->shape(), leaves);
+      if (leaves.empty() && parsed->size() == 1) {
+        // A result without leaves (jax's `()` of a debug print) has nothing to shard; jax
+        // still writes one sharding for it, as XLA requires one element for such shapes.
+        EraseFrontendAttrs(*inst, {kShardingAttr});
+        continue;
+      }
       if (parsed->size() != leaves.size())
         return Error(*inst, "xla.sdy.sharding has " + std::to_string(parsed->size()) +
                                 " shardings for " + std::to_string(leaves.size()) +

@@ -338,7 +338,8 @@ class ModuleVerifier {
   // ---- Instructions ----------------------------------------------------------------
 
   // A sharding must read (XLA's text) and fit the shape it splits: as many data dims as
-  // the array has, one element per leaf for a tuple sharding of a tuple.
+  // the array has, one element per leaf for a tuple sharding of a tuple (one for a tuple
+  // without leaves, jax's `()` of a debug print).
   void CheckSharding(const Computation& c, const Instruction& ins) {
     if (!ins.attrs().has_sharding) return;
     auto parsed = ParseSharding("{" + ins.attrs().sharding + "}");
@@ -350,6 +351,7 @@ class ModuleVerifier {
     if (s.IsTuple() && ins.shape().IsTuple()) {
       int64_t leaves = 0;
       ForEachSubshape(ins.shape(), [&](const Shape& sub, const std::vector<int64_t>&) { leaves += sub.IsTuple() ? 0 : 1; });
+      leaves = std::max<int64_t>(leaves, 1);  // as XLA: a shape without leaves takes one element
       if (static_cast<int64_t>(s.elements.size()) != leaves && !s.elements.empty()) {
         Error(&c, &ins, Cat("tuple sharding has ", s.elements.size(), " element(s) for ", leaves, " leaves"));
       }

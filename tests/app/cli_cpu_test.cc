@@ -276,6 +276,16 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
   }
 }
 
+// jax.debug.print in a jitted function: the program runs on both, the print is skipped and
+// the note says so (a pure_callback, which computes a value, is HostCallbackRemoverTest's).
+TEST(CliCpuRunTest, JaxDebugPrintsAreSkippedWithANote) {
+  const std::string hlo = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/callbacks/jax_debug_print.hlo";
+  Result r = RunFusebox("run " + hlo + " --backend cpu --seed 1 --check");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("note: %debug_print.1 (line 13): a Python callback without results")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter")) << r.out;
+}
+
 // A backend's line:col is in the optimized module it compiled, and says so: the input
 // file's lines are another text.
 TEST(CliCpuCompileTest, BackendErrorsNameTheStageTheirLinesAreIn) {

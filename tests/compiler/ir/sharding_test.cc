@@ -120,6 +120,20 @@ TEST(ShardingTest, ShardyMeshesAndShardings) {
   EXPECT_FALSE(SdyToSharding((*bad)[0], (*meshes)[0], 1).ok());
 }
 
+// jax's maximal meshes (what a callback's value gets): no axes, one device, and no
+// dimensions in the sharding whatever the value's rank.
+TEST(ShardingTest, MaximalMeshesPutTheValueOnTheirDevice) {
+  auto meshes = ParseSdyMeshes(R"({maximal_mesh_3 = #sdy.mesh<[], device_ids=[3]>})");
+  ASSERT_TRUE(meshes.ok()) << meshes.status().message();
+  auto shardings = ParseSdyShardings(R"(#sdy.sharding_per_value<[<@maximal_mesh_3, []>]>)");
+  ASSERT_TRUE(shardings.ok()) << shardings.status().message();
+  for (int64_t rank : {0, 1, 3}) {
+    auto s = SdyToSharding((*shardings)[0], (*meshes)[0], rank);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ(s->ToString(), "{maximal device=3}");
+  }
+}
+
 TEST(ShardingTest, ShardingOfAnInstruction) {
   auto m = ParseModule(R"(HloModule m, num_partitions=4
 ENTRY e {
