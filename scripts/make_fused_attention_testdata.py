@@ -19,6 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax._src.cudnn import fused_attention_stablehlo as cudnn_attention
 
+from hlo_cases import write_case
+
 cudnn_attention.check_cudnn_version = lambda: 91000
 cudnn_attention.check_compute_capability = lambda capability: True
 cudnn_attention.is_cuda_compute_capability_equal = lambda capability: False
@@ -35,15 +37,7 @@ def write(name, cudnn_fn, xla_fn, args):
     lowered = jax.jit(cudnn_fn).trace(*args).lower(lowering_platforms=("cuda",))
     text = lowered.as_text(dialect="hlo")
     assert "__cudnn$fmha" in text, name
-    with open(os.path.join(OUT, name + ".hlo"), "w") as f:
-        f.write(text)
-    outputs = jax.jit(xla_fn)(*args)
-    if not isinstance(outputs, (tuple, list)):
-        outputs = (outputs,)
-    for i, a in enumerate(args):
-        np.save(os.path.join(OUT, f"{name}.in{i}.npy"), np.asarray(a))
-    for i, o in enumerate(outputs):
-        np.save(os.path.join(OUT, f"{name}.out{i}.npy"), np.asarray(o))
+    outputs = write_case(OUT, name, text, args, jax.jit(xla_fn)(*args))
     print(name, [tuple(a.shape) for a in args], "->", [tuple(o.shape) for o in outputs])
 
 

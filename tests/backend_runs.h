@@ -1,6 +1,7 @@
 // Runs a module the way the op-level backend tests do: compiled for the CPU backend (two
 // threads) and for the GPU emulator (the GPU pipeline with its library rewriters), each
-// unfused and fused, on the same arguments.
+// unfused and fused, on the same arguments (or, for programs with loops, the GPU side only
+// compiled).
 #pragma once
 
 #include <functional>
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/codegen/gpu_compiler.h"
 #include "compiler/codegen/gpu_emulator.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
@@ -18,13 +20,18 @@
 
 namespace fusebox {
 
+// What to do with the GPU module: run it in the emulator, or only compile it to kernels
+// (the emulator runs straight-line programs; a while loop runs on the host).
+enum class GpuRun { kEmulate, kCompileOnly };
+
 // Calls `check(result, which)` for each of the four runs, `which` naming it ("CPU
 // unfused", "GPU emulator fused", ...). `inspect(module, which)`, when given, sees each
 // optimized module before it compiles. A compile or run that fails is a test failure
 // naming the run.
 inline void RunOnBothBackends(const Module& module, const std::vector<Literal>& args,
                               const std::function<void(const Literal&, const std::string&)>& check,
-                              const std::function<void(const Module&, const std::string&)>& inspect = nullptr) {
+                              const std::function<void(const Module&, const std::string&)>& inspect = nullptr,
+                              GpuRun gpu_run = GpuRun::kEmulate) {
   for (bool fused : {false, true}) {
     const std::string how = fused ? " fused" : " unfused";
     auto cpu_module = passes::OptimizeForBackend(module, fused);
@@ -41,6 +48,11 @@ inline void RunOnBothBackends(const Module& module, const std::vector<Literal>& 
     auto gpu_module = passes::OptimizeForBackend(module, fused, /*gpu_libraries=*/true);
     ASSERT_TRUE(gpu_module.ok()) << "GPU emulator" << how << ": " << gpu_module.status().message();
     if (inspect) inspect(**gpu_module, "GPU emulator" + how);
+    if (gpu_run == GpuRun::kCompileOnly) {
+      auto code = codegen::CompileForGpu(**gpu_module);
+      ASSERT_TRUE(code.ok()) << "GPU compile" << how << ": " << code.status().message();
+      continue;
+    }
     auto emulator = codegen::GpuEmulator::Create(std::move(*gpu_module));
     ASSERT_TRUE(emulator.ok()) << "GPU emulator" << how << ": " << emulator.status().message();
     auto on_gpu = (*emulator)->Run(args);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@ std::optional<nlohmann::json> BackendConfigJson(const Instruction& instruction);
 
 // True when the instruction has a backend_config that is not valid JSON (for warnings).
 bool HasNonJsonBackendConfig(const Instruction& instruction);
+
+// Typed-FFI custom calls (jax's LAPACK and cuSOLVER calls) carry MLIR attributes in
+// backend_config: `{diag = 85 : ui8, side = 76 : ui8, lower = true}`. Each name's value
+// text without its type ("85", "true"); nullopt when there is no backend_config or it is
+// not such a dictionary.
+std::optional<std::map<std::string, std::string>> FfiAttributes(const Instruction& instruction);
 
 // XLA writes its configs from protos: int64 fields as strings ("1"), doubles as numbers.
 // The integer list at `key` of `object` (empty when absent), its items strings or numbers;

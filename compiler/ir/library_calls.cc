@@ -1,6 +1,8 @@
 #include "compiler/ir/library_calls.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -400,6 +402,39 @@ Instruction* EmitConv(Emitter& e, const LibraryCall& call, const std::vector<Ins
   return Activate(e, v, call);
 }
 
+// LAPACK's potrf as HLO: the factor in the call's triangle, the other triangle a's own
+// (LAPACK leaves it as it was), and info = the 1-based order of the first leading minor
+// that is not positive definite (its diagonal entry not > 0: NaN where the square root
+// failed), 0 when there is none. Past such a minor the factor is cholesky's (NaN), not
+// LAPACK's partial one; jax replaces the whole matrix by NaN where info != 0.
+Instruction* EmitCholeskyCall(Emitter& e, const Instruction& call_inst, const LibraryCall& call, Instruction* a) {
+  const Shape& shape = call_inst.shape();
+  const Shape plain = Emitter::Plain(a->shape());
+  const int64_t rank = plain.rank();
+  const int64_t n = plain.dimensions(rank - 1);
+  Instruction* factor = e.Add(Opcode::kCholesky, plain, {a});
+  factor->mutable_attrs().lower = call.lower;
+  Instruction* rows = e.Iota(plain.dimensions(), rank - 2);
+  Instruction* cols = e.Iota(plain.dimensions(), rank - 1);
+  Instruction* in_triangle = e.Compare(rows, cols, call.lower ? ComparisonDirection::kGe : ComparisonDirection::kLe);
+  Instruction* value = e.Select(in_triangle, factor, a);
+  // The diagonal, [batch..., n].
+  Instruction* on_diagonal = e.Compare(rows, cols, ComparisonDirection::kEq);
+  Instruction* diagonal = e.Reduce(e.Select(on_diagonal, factor, e.Splat(0, plain)), {rank - 1}, Opcode::kAdd, 0);
+  if (IsComplex(diagonal->shape().element_type())) diagonal = e.Add(Opcode::kReal, Emitter::WithType(diagonal->shape(), ComplexComponentType(diagonal->shape().element_type())), {diagonal});
+  Instruction* positive = e.GreaterThanZero(diagonal);
+  std::vector<int64_t> vector_dims = diagonal->shape().dimensions();
+  Instruction* order = e.Binary(Opcode::kAdd, e.Iota(vector_dims, rank - 2),
+                                e.Splat(1, Emitter::Array(PrimitiveType::kS32, vector_dims)));
+  Instruction* none = e.Splat(static_cast<double>(n + 1), order->shape());
+  Instruction* first = e.Reduce(e.Select(positive, none, order), {rank - 2}, Opcode::kMinimum, static_cast<double>(n + 1));
+  Instruction* info = e.Select(e.Compare(first, e.Splat(static_cast<double>(n + 1), first->shape()), ComparisonDirection::kEq),
+                               e.Splat(0, first->shape()), first);
+  value->set_shape(shape.tuple_shapes(0));
+  info->set_shape(shape.tuple_shapes(1));
+  return e.Add(Opcode::kTuple, shape, {value, info});
+}
+
 }  // namespace
 
 bool GemmEpilogueHasBias(GemmEpilogue epilogue) {
@@ -550,6 +585,92 @@ Status ParseRadixSort(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// One BLAS character attribute of a typed-FFI call (`side = 76 : ui8` is 'L').
+StatusOr<char> BlasChar(const Instruction& inst, const std::map<std::string, std::string>& attributes,
+                        const char* name, const std::string& allowed) {
+  auto it = attributes.find(name);
+  if (it == attributes.end()) return CallError(inst, std::string("has no ") + name + " attribute");
+  char* end = nullptr;
+  const long value = std::strtol(it->second.c_str(), &end, 10);
+  if (end == it->second.c_str() || *end != '\0' || value < 0 || value > 127 ||
+      allowed.find(static_cast<char>(value)) == std::string::npos) {
+    return CallError(inst, std::string(name) + " = " + it->second + " is none of '" + allowed + "'");
+  }
+  return static_cast<char>(value);
+}
+
+bool IsMatrixBatch(const Shape& shape) { return shape.IsArray() && shape.rank() >= 2; }
+
+std::vector<int64_t> BatchDims(const Shape& shape) {
+  return std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end() - 2);
+}
+
+// jax's LAPACK trsm: (a, b) -> x of b's shape; side L/R, uplo L/U, trans_x N/T/C, diag U/N.
+Status ParseTriangularSolve(const Instruction& inst, LibraryCall& call) {
+  std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
+  if (!attributes) return CallError(inst, "has no FFI attributes (side, uplo, trans_x, diag) in its backend_config");
+  ASSIGN_OR_RETURN(const char side, BlasChar(inst, *attributes, "side", "LR"));
+  ASSIGN_OR_RETURN(const char uplo, BlasChar(inst, *attributes, "uplo", "LU"));
+  ASSIGN_OR_RETURN(const char trans, BlasChar(inst, *attributes, "trans_x", "NTC"));
+  ASSIGN_OR_RETURN(const char diag, BlasChar(inst, *attributes, "diag", "UN"));
+  call.left_side = side == 'L';
+  call.lower = uplo == 'L';
+  call.transpose_a = trans == 'N' ? TransposeA::kNoTranspose : trans == 'T' ? TransposeA::kTranspose : TransposeA::kAdjoint;
+  call.unit_diagonal = diag == 'U';
+  if (inst.operand_count() != 2) {
+    return CallUnsupported(inst, "takes " + std::to_string(inst.operand_count()) + " operands; (a, b) is modelled");
+  }
+  const Shape& a = inst.operand(0)->shape();
+  const Shape& b = inst.operand(1)->shape();
+  if (!IsMatrixBatch(a) || !IsMatrixBatch(b) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2) ||
+      BatchDims(a) != BatchDims(b) ||
+      a.dimensions(a.rank() - 1) != b.dimensions(call.left_side ? b.rank() - 2 : b.rank() - 1)) {
+    return CallError(inst, "a " + a.ToString(false) + " and b " + b.ToString(false) + " do not fit a " +
+                               (call.left_side ? "left" : "right") + "-side triangular solve");
+  }
+  const Shape& shape = inst.shape();
+  if (!shape.IsArray() || shape.dimensions() != b.dimensions() || shape.element_type() != b.element_type()) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not b's shape");
+  }
+  call.result = shape;
+  return Status::Ok();
+}
+
+// jax's Cholesky: (a) -> (factor, s32 info[batch]); LAPACK's uplo L/U, cuSOLVER's lower.
+Status ParseCholesky(const Instruction& inst, LibraryCall& call) {
+  std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
+  if (!attributes) return CallError(inst, "has no FFI attributes in its backend_config");
+  if (attributes->count("uplo")) {
+    ASSIGN_OR_RETURN(const char uplo, BlasChar(inst, *attributes, "uplo", "LU"));
+    call.lower = uplo == 'L';
+  } else if (auto it = attributes->find("lower"); it != attributes->end() && (it->second == "true" || it->second == "false")) {
+    call.lower = it->second == "true";
+  } else {
+    return CallError(inst, "has neither uplo nor lower");
+  }
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
+    return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
+  }
+  const Shape& shape = inst.shape();
+  if (!shape.IsTuple() || shape.tuple_size() != 2 || !shape.tuple_shapes(0).IsArray() ||
+      shape.tuple_shapes(0).dimensions() != a.dimensions() || shape.tuple_shapes(0).element_type() != a.element_type() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != PrimitiveType::kS32 ||
+      shape.tuple_shapes(1).dimensions() != BatchDims(a)) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (factor, s32 info per matrix)");
+  }
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
+bool IsLapackTarget(std::string_view target, std::string_view routine) {
+  // lapack_{s,d,c,z}<routine>_ffi
+  const std::string suffix = std::string(routine) + "_ffi";
+  return target.size() == std::string_view("lapack_").size() + 1 + suffix.size() && target.rfind("lapack_", 0) == 0 &&
+         std::string_view("sdcz").find(target[7]) != std::string_view::npos && target.substr(8) == suffix;
+}
+
 }  // namespace
 
 std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
@@ -560,6 +681,10 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (target == "__cudnn$convBackwardFilter") return LibraryCallKind::kConvBackwardFilter;
   if (target == "TopK" || target == "__gpu$TopK") return LibraryCallKind::kTopK;
   if (target == "__cub$DeviceRadixSort") return LibraryCallKind::kRadixSort;
+  if (IsLapackTarget(target, "trsm")) return LibraryCallKind::kTriangularSolve;
+  if (IsLapackTarget(target, "potrf") || target == "cusolver_potrf_ffi" || target == "hipsolver_potrf_ffi") {
+    return LibraryCallKind::kCholesky;
+  }
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -572,7 +697,7 @@ bool IsLibraryCall(const Instruction& instruction) {
 
 StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   if (!IsLibraryCall(instruction)) {
-    return InvalidArgument(instruction.name() + " is not a cuBLAS, cuDNN, CUB or TopK custom call");
+    return InvalidArgument(instruction.name() + " is not a library custom call Fusebox knows");
   }
   LibraryCall call;
   call.target = instruction.attrs().custom_call_target;
@@ -583,6 +708,14 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   }
   if (call.kind == LibraryCallKind::kRadixSort) {
     RETURN_IF_ERROR(ParseRadixSort(instruction, call));
+    return call;
+  }
+  if (call.kind == LibraryCallKind::kTriangularSolve) {
+    RETURN_IF_ERROR(ParseTriangularSolve(instruction, call));
+    return call;
+  }
+  if (call.kind == LibraryCallKind::kCholesky) {
+    RETURN_IF_ERROR(ParseCholesky(instruction, call));
     return call;
   }
   if (call.kind == LibraryCallKind::kFusedAttention || call.kind == LibraryCallKind::kFusedAttentionBackward) {
@@ -632,6 +765,20 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
       elements.push_back(element);
     }
     computation->set_root(e.Add(Opcode::kTuple, shape, elements));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kTriangularSolve) {
+    Instruction* solve = e.Add(Opcode::kTriangularSolve, instruction.shape(), params);
+    InstructionAttributes& attrs = solve->mutable_attrs();
+    attrs.left_side = call.left_side;
+    attrs.lower = call.lower;
+    attrs.unit_diagonal = call.unit_diagonal;
+    attrs.transpose_a = call.transpose_a;
+    computation->set_root(solve);
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kCholesky) {
+    computation->set_root(EmitCholeskyCall(e, instruction, call, params[0]));
     return computation;
   }
   if (call.kind == LibraryCallKind::kRadixSort) {

@@ -11,6 +11,11 @@
 //                                             comparator (a total-order greater or less than)
 //   __cudnn$fmha*Softmax[Backward]            cuDNN's fused attention, forward and backward
 //                                             (fused_attention.h)
+//   lapack_?trsm_ffi                          jax's LAPACK triangular solve (CPU):
+//                                             triangular-solve(a, b), BLAS's side, uplo,
+//                                             trans_x and diag as attributes
+//   lapack_?potrf_ffi, cusolver_potrf_ffi     jax's Cholesky factorization (LAPACK on the
+//                                             CPU, cuSOLVER on the GPU): (factor, info)
 //   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
 //                                             of keys, values carried along: stable, floats
 //                                             in total order, descending when its
@@ -49,6 +54,8 @@ enum class LibraryCallKind {
   kFusedAttention,            // __cudnn$fmha*Softmax*: (O[, softmax stats], workspace)
   kFusedAttentionBackward,    // __cudnn$fmha*Backward: (dQ, dK, dV[, dbias], workspace)
   kRadixSort,                 // __cub$DeviceRadixSort: (keys[, values], scratch)
+  kTriangularSolve,           // lapack_?trsm_ffi: x with op(a) x = b or x op(a) = b
+  kCholesky,                  // lapack_?potrf_ffi, cusolver_potrf_ffi: (factor, s32 info)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
@@ -91,6 +98,12 @@ struct LibraryCall {
   FusedAttention attention;
   // Radix sort: whether the rows are sorted largest first.
   bool descending = false;
+  // Triangular solve and Cholesky: the triangle of a read (and written), and for the
+  // solve the side a is on, whether its diagonal is taken as ones and op(a).
+  bool lower = true;
+  bool left_side = true;
+  bool unit_diagonal = false;
+  TransposeA transpose_a = TransposeA::kNoTranspose;
 };
 
 // How a topk call's comparator `comparator` orders elements of `type`: true for

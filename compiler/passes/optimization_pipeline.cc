@@ -17,6 +17,7 @@
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/sharding_propagation.h"
 #include "compiler/passes/host_callback_remover.h"
+#include "compiler/passes/linalg_expander.h"
 #include "compiler/passes/sharding_remover.h"
 #include "compiler/passes/shardy_import.h"
 #include "compiler/passes/spmd_partitioner.h"
@@ -75,6 +76,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   // TensorFlow's fused batch norms become their reductions and elementwise ops, as in
   // XLA's pipelines (batch_norm_expander.h).
   pipeline.Add<BatchNormExpander>();
+  // Triangular solves and Cholesky factorizations (jax's LAPACK and cuSOLVER calls lower
+  // to them) become loops of dots, as XLA's expanders make them (linalg_expander.h).
+  pipeline.Add<LinalgExpander>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();

@@ -20,6 +20,7 @@ constexpr std::string_view kGlobalToLocal = "xla.sdy.GlobalToLocalShape";
 constexpr std::string_view kLocalToGlobal = "xla.sdy.LocalToGlobalShape";
 constexpr std::string_view kFuncResultSharding = "xla.sdy.FuncResultSharding";
 constexpr std::string_view kShardingAttr = "xla.sdy.sharding";
+constexpr std::string_view kShardingRuleAttr = "xla.sdy.sharding_rule";
 constexpr std::string_view kInShardings = "xla.sdy.in_shardings";
 constexpr std::string_view kOutShardings = "xla.sdy.out_shardings";
 constexpr std::string_view kManualAxes = "xla.sdy.manual_axes";
@@ -211,8 +212,11 @@ Status Importer::CheckKnown() {
       if (!inst->has_attributes()) continue;
       for (const auto& [key, value] : inst->attrs().frontend_attributes) {
         if (!StartsWith(key, kSdyPrefix)) continue;
+        // xla.sdy.sharding_rule (jax's rule for propagating through a custom call, such as
+        // its LAPACK calls) only guides Shardy's propagation; Fusebox's own propagation
+        // and partitioner decide for the call, so it is read past.
         if (key != kShardingAttr && key != kInShardings && key != kOutShardings &&
-            key != kManualAxes)
+            key != kManualAxes && key != kShardingRuleAttr)
           return Error(*inst, "unsupported Shardy frontend attribute " + key);
       }
     }
@@ -546,6 +550,7 @@ Status Importer::ConvertAttributes() {
   for (const auto& comp : module_.computations()) {
     for (const auto& holder : comp->instructions()) {
       Instruction* inst = holder.get();
+      if (FrontendAttr(*inst, kShardingRuleAttr)) EraseFrontendAttrs(*inst, {kShardingRuleAttr});
       std::optional<std::string> text = FrontendAttr(*inst, kShardingAttr);
       if (!text) {
         if (IsCustomCall(*inst, kFuncResultSharding))

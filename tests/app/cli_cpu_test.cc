@@ -276,6 +276,28 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
   }
 }
 
+// jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi); the
+// interpreter and the CPU backend (the linalg-expander's loops) match what LAPACK gave
+// (tests/data/linalg/).
+TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
+  struct Data {
+    const char* name;
+    int inputs;
+  };
+  for (const Data& d : {Data{"cho_solve", 2}, Data{"cholesky_upper", 1}, Data{"solve_triangular_trans_unit", 2},
+                        Data{"solve_triangular_upper_right", 2}}) {
+    std::string inputs;
+    for (int i = 0; i < d.inputs; ++i) inputs += (i ? "," : "") + dir + d.name + ".in" + std::to_string(i) + ".npy";
+    for (const char* backend : {"interpreter", "cpu"}) {
+      Result r = RunFusebox("run " + dir + d.name + ".hlo --backend " + backend + " --inputs " + inputs + " --expected " +
+                            dir + d.name + ".out0.npy");
+      EXPECT_EQ(r.code, 0) << d.name << " " << backend << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs: 1 of 1")) << d.name << " " << backend << "\n" << r.out;
+    }
+  }
+}
+
 // jax.debug.print in a jitted function: the program runs on both, the print is skipped and
 // the note says so (a pure_callback, which computes a value, is HostCallbackRemoverTest's).
 TEST(CliCpuRunTest, JaxDebugPrintsAreSkippedWithANote) {

@@ -1,0 +1,252 @@
+#include "compiler/passes/linalg_expander.h"
+
+#include <memory>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/plain_hlo_builder.h"
+
+namespace fusebox::passes {
+namespace {
+
+using Builder = library_call_internal::PlainHloBuilder;
+
+bool Expandable(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kTriangularSolve && inst.opcode() != Opcode::kCholesky) return false;
+  if (!inst.shape().IsArray() || inst.shape().rank() < 2) return false;
+  const PrimitiveType type = inst.shape().element_type();
+  return type == PrimitiveType::kF16 || type == PrimitiveType::kBF16 || type == PrimitiveType::kF32 ||
+         type == PrimitiveType::kF64;
+}
+
+// [..., r, c] -> [..., c, r].
+Instruction* SwapLast(Builder& b, Instruction* x) {
+  const int64_t rank = x->shape().rank();
+  std::vector<int64_t> permutation(static_cast<size_t>(rank));
+  std::iota(permutation.begin(), permutation.end(), 0);
+  std::swap(permutation[rank - 1], permutation[rank - 2]);
+  return b.Transpose(x, permutation);
+}
+
+// dot over the leading (batch) dimensions of both, contracting lhs dimension `lc` with
+// rhs dimension `rc` (each one of the last two), at HIGHEST precision.
+Instruction* BatchDot(Builder& b, Instruction* lhs, Instruction* rhs, int64_t lc, int64_t rc) {
+  const int64_t rank = lhs->shape().rank();
+  DotDimensionNumbers dims;
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    dims.lhs_batch_dimensions.push_back(d);
+    dims.rhs_batch_dimensions.push_back(d);
+  }
+  dims.lhs_contracting_dimensions = {lc};
+  dims.rhs_contracting_dimensions = {rc};
+  std::vector<int64_t> out(lhs->shape().dimensions().begin(), lhs->shape().dimensions().end() - 2);
+  out.push_back(lhs->shape().dimensions(lc == rank - 1 ? rank - 2 : rank - 1));
+  out.push_back(rhs->shape().dimensions(rc == rank - 1 ? rank - 2 : rank - 1));
+  Instruction* dot = b.Dot(Builder::Array(lhs->shape().element_type(), out), lhs, rhs, std::move(dims));
+  dot->mutable_attrs().operand_precision = {Precision::kHighest, Precision::kHighest};
+  return dot;
+}
+
+// A loop of `steps` steps over state (s32 step, carried...): `body(builder, step,
+// carried)` returns the next carried values. Returns the final carried values.
+class Loop {
+ public:
+  Loop(Module& module, Computation* parent, const std::string& name) : module_(module), parent_(parent), name_(name) {}
+
+  template <typename Body>
+  std::vector<Instruction*> Run(int64_t steps, const std::vector<Instruction*>& init, Body body) {
+    Builder outer(module_, parent_);
+    std::vector<Shape> shapes = {Shape::Scalar(PrimitiveType::kS32)};
+    for (Instruction* x : init) shapes.push_back(Builder::Plain(x->shape()));
+    const Shape state = Shape::Tuple(shapes);
+
+    auto condition = std::make_unique<Computation>(module_.UniqueName(name_ + "_condition"));
+    condition->set_parent(&module_);
+    Computation* cond = module_.AddComputation(std::move(condition));
+    Builder c(module_, cond);
+    Instruction* cp = c.Parameter(0, state);
+    Instruction* step = Element(c, cp, 0, shapes[0]);
+    cond->set_root(c.Compare(step, c.Scalar(static_cast<double>(steps), PrimitiveType::kS32), ComparisonDirection::kLt));
+
+    auto body_owner = std::make_unique<Computation>(module_.UniqueName(name_ + "_body"));
+    body_owner->set_parent(&module_);
+    Computation* body_comp = module_.AddComputation(std::move(body_owner));
+    Builder bb(module_, body_comp);
+    Instruction* bp = bb.Parameter(0, state);
+    Instruction* i = Element(bb, bp, 0, shapes[0]);
+    std::vector<Instruction*> carried;
+    for (size_t k = 0; k < init.size(); ++k) carried.push_back(Element(bb, bp, static_cast<int64_t>(k + 1), shapes[k + 1]));
+    std::vector<Instruction*> next = body(bb, i, carried);
+    next.insert(next.begin(), bb.Binary(Opcode::kAdd, i, bb.Scalar(1, PrimitiveType::kS32)));
+    body_comp->set_root(bb.Add(Opcode::kTuple, state, next));
+
+    std::vector<Instruction*> start = {outer.Scalar(0, PrimitiveType::kS32)};
+    start.insert(start.end(), init.begin(), init.end());
+    Instruction* tuple = outer.Add(Opcode::kTuple, state, start);
+    Instruction* loop = outer.Add(Opcode::kWhile, state, {tuple});
+    loop->AppendCalledComputation(cond);
+    loop->AppendCalledComputation(body_comp);
+    loop->set_call_form(CallForm::kConditionBody);
+    std::vector<Instruction*> out;
+    for (size_t k = 0; k < init.size(); ++k) out.push_back(Element(outer, loop, static_cast<int64_t>(k + 1), shapes[k + 1]));
+    return out;
+  }
+
+ private:
+  static Instruction* Element(Builder& b, Instruction* tuple, int64_t index, const Shape& shape) {
+    Instruction* e = b.Add(Opcode::kGetTupleElement, shape, {tuple});
+    e->mutable_attrs().tuple_index = index;
+    return e;
+  }
+
+  Module& module_;
+  Computation* parent_;
+  std::string name_;
+};
+
+// Start indices (0, ..., 0, row, col) for a dynamic slice of a rank-`rank` array.
+std::vector<Instruction*> Starts(Builder& b, int64_t rank, Instruction* row, Instruction* col) {
+  std::vector<Instruction*> starts;
+  for (int64_t d = 0; d + 2 < rank; ++d) starts.push_back(b.Scalar(0, PrimitiveType::kS32));
+  starts.push_back(row);
+  starts.push_back(col);
+  return starts;
+}
+
+Instruction* DynamicSlice(Builder& b, Instruction* x, Instruction* row, Instruction* col, int64_t rows, int64_t cols) {
+  const int64_t rank = x->shape().rank();
+  std::vector<int64_t> sizes(x->shape().dimensions().begin(), x->shape().dimensions().end() - 2);
+  sizes.push_back(rows);
+  sizes.push_back(cols);
+  std::vector<Instruction*> operands = {x};
+  for (Instruction* s : Starts(b, rank, row, col)) operands.push_back(s);
+  Instruction* slice = b.Add(Opcode::kDynamicSlice, Builder::Array(x->shape().element_type(), sizes), operands);
+  slice->mutable_attrs().dynamic_slice_sizes = sizes;
+  return slice;
+}
+
+Instruction* DynamicUpdate(Builder& b, Instruction* x, Instruction* update, Instruction* row, Instruction* col) {
+  std::vector<Instruction*> operands = {x, update};
+  for (Instruction* s : Starts(b, x->shape().rank(), row, col)) operands.push_back(s);
+  return b.Add(Opcode::kDynamicUpdateSlice, Builder::Plain(x->shape()), operands);
+}
+
+// [..., 1, 1] -> [..., rows, cols] (the one value of each matrix everywhere).
+Instruction* SpreadScalar(Builder& b, Instruction* x, int64_t rows, int64_t cols) {
+  std::vector<int64_t> batch(x->shape().dimensions().begin(), x->shape().dimensions().end() - 2);
+  Instruction* flat = b.Reshape(x, batch);
+  std::vector<int64_t> out = batch;
+  out.push_back(rows);
+  out.push_back(cols);
+  std::vector<int64_t> dims(batch.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  return b.Broadcast(flat, Builder::Array(x->shape().element_type(), out), dims);
+}
+
+// t x = b for t [..., k, k] triangular (lower or upper, zeros elsewhere), b [..., k, n].
+Instruction* LeftSolve(Module& module, Computation* parent, Instruction* t, Instruction* rhs, bool lower) {
+  const int64_t rank = t->shape().rank();
+  const int64_t k = t->shape().dimensions(rank - 1);
+  const int64_t n = rhs->shape().dimensions(rank - 1);
+  Builder outer(module, parent);
+  Instruction* x0 = outer.Splat(0, rhs->shape());
+  Loop loop(module, parent, "triangular_solve");
+  std::vector<Instruction*> out = loop.Run(k, {x0, t, rhs}, [&](Builder& b, Instruction* i, const std::vector<Instruction*>& s) {
+    Instruction* x = s[0];
+    Instruction* tt = s[1];
+    Instruction* bb = s[2];
+    Instruction* row = lower ? i : b.Binary(Opcode::kSubtract, b.Scalar(static_cast<double>(k - 1), PrimitiveType::kS32), i);
+    Instruction* zero = b.Scalar(0, PrimitiveType::kS32);
+    Instruction* t_row = DynamicSlice(b, tt, row, zero, 1, k);
+    Instruction* known = BatchDot(b, t_row, x, rank - 1, rank - 2);  // [..., 1, n]
+    Instruction* b_row = DynamicSlice(b, bb, row, zero, 1, n);
+    Instruction* diagonal = SpreadScalar(b, DynamicSlice(b, tt, row, row, 1, 1), 1, n);
+    Instruction* x_row = b.Binary(Opcode::kDivide, b.Binary(Opcode::kSubtract, b_row, known), diagonal);
+    return std::vector<Instruction*>{DynamicUpdate(b, x, x_row, row, zero), tt, bb};
+  });
+  return out[0];
+}
+
+Instruction* ExpandTriangularSolve(Module& module, Instruction* solve, PrimitiveType compute) {
+  Computation* parent = solve->parent();
+  Builder b(module, parent);
+  const InstructionAttributes& attrs = solve->attrs();
+  const bool left = attrs.left_side.value_or(false);
+  const bool lower = attrs.lower.value_or(false);
+  const bool unit = attrs.unit_diagonal.value_or(false);
+  const TransposeA transpose = attrs.transpose_a.value_or(TransposeA::kNoTranspose);
+  Instruction* a = b.Convert(solve->operand(0), compute);
+  Instruction* rhs = b.Convert(solve->operand(1), compute);
+  if (transpose != TransposeA::kNoTranspose) a = SwapLast(b, a);  // real: the adjoint is the transpose
+  bool t_lower = lower == (transpose == TransposeA::kNoTranspose);
+  const int64_t rank = a->shape().rank();
+  Instruction* rows = b.Iota(a->shape().dimensions(), rank - 2);
+  Instruction* cols = b.Iota(a->shape().dimensions(), rank - 1);
+  Instruction* t = b.Select(b.Compare(rows, cols, t_lower ? ComparisonDirection::kGe : ComparisonDirection::kLe), a,
+                            b.Splat(0, a->shape()));
+  if (unit) t = b.Select(b.Compare(rows, cols, ComparisonDirection::kEq), b.Splat(1, t->shape()), t);
+  if (!left) {  // x t = b  <=>  t^T x^T = b^T
+    t = SwapLast(b, t);
+    rhs = SwapLast(b, rhs);
+    t_lower = !t_lower;
+  }
+  Instruction* x = LeftSolve(module, parent, t, rhs, t_lower);
+  if (!left) x = SwapLast(b, x);
+  return b.Convert(x, solve->shape().element_type());
+}
+
+Instruction* ExpandCholesky(Module& module, Instruction* cholesky, PrimitiveType compute) {
+  Computation* parent = cholesky->parent();
+  Builder b(module, parent);
+  const bool lower = cholesky->attrs().lower.value_or(false);
+  Instruction* a = b.Convert(cholesky->operand(0), compute);
+  // The lower triangle of the Hermitian matrix: a's own, or a's transpose's for lower=false.
+  Instruction* source = lower ? a : SwapLast(b, a);
+  const int64_t rank = a->shape().rank();
+  const int64_t n = a->shape().dimensions(rank - 1);
+  Loop loop(module, parent, "cholesky");
+  std::vector<Instruction*> out =
+      loop.Run(n, {b.Splat(0, a->shape()), source}, [&](Builder& c, Instruction* j, const std::vector<Instruction*>& s) {
+        Instruction* l = s[0];
+        Instruction* src = s[1];
+        Instruction* zero = c.Scalar(0, PrimitiveType::kS32);
+        Instruction* column = DynamicSlice(c, src, zero, j, n, 1);      // a[:, j]
+        Instruction* l_row = DynamicSlice(c, l, j, zero, 1, n);         // L[j, :], zero from column j on
+        Instruction* known = BatchDot(c, l, l_row, rank - 1, rank - 1);  // [..., n, 1]: sum_k L[i,k] L[j,k]
+        Instruction* v = c.Binary(Opcode::kSubtract, column, known);
+        Instruction* root = c.Unary(Opcode::kSqrt, DynamicSlice(c, v, j, zero, 1, 1));
+        Instruction* scaled = c.Binary(Opcode::kDivide, v, SpreadScalar(c, root, n, 1));
+        std::vector<int64_t> dims = v->shape().dimensions();
+        Instruction* below = c.Compare(c.Iota(dims, rank - 2),
+                                       c.Broadcast(j, Builder::Array(PrimitiveType::kS32, dims), {}),
+                                       ComparisonDirection::kGe);
+        Instruction* new_column = c.Select(below, scaled, c.Splat(0, v->shape()));
+        return std::vector<Instruction*>{DynamicUpdate(c, l, new_column, zero, j), src};
+      });
+  Instruction* factor = lower ? out[0] : SwapLast(b, out[0]);
+  return b.Convert(factor, cholesky->shape().element_type());
+}
+
+}  // namespace
+
+StatusOr<bool> LinalgExpander::Run(Module& module, PassContext&) {
+  std::vector<Instruction*> found;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (Expandable(*inst)) found.push_back(inst.get());
+    }
+  }
+  for (Instruction* inst : found) {
+    const PrimitiveType type = inst->shape().element_type();
+    const PrimitiveType compute = type == PrimitiveType::kF64 ? type : PrimitiveType::kF32;
+    Instruction* replacement = inst->opcode() == Opcode::kTriangularSolve ? ExpandTriangularSolve(module, inst, compute)
+                                                                          : ExpandCholesky(module, inst, compute);
+    replacement->set_shape(inst->shape());
+    inst->parent()->ReplaceInstruction(inst, replacement);
+  }
+  return !found.empty();
+}
+
+}  // namespace fusebox::passes

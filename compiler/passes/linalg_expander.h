@@ -1,0 +1,32 @@
+// Triangular solves and Cholesky factorizations as loops: the "linalg-expander" pass.
+#pragma once
+
+#include <string_view>
+
+#include "compiler/passes/pass.h"
+
+namespace fusebox::passes {
+
+// Replaces `triangular-solve` and `cholesky` of real floating-point types (f16 and bf16
+// computed in f32) by while loops of dynamic slices and dots, as XLA's expanders do for
+// backends without a library for them:
+//
+//   triangular-solve: op(a) and the side brought to a left-side solve with a lower or an
+//     upper triangle t (the other triangle zeros, ones on the diagonal when
+//     unit_diagonal); then one row of x a step, from the first row down for a lower t,
+//     from the last up for an upper one: x_i = (b_i - t_i . x) / t_ii, the rows of x not
+//     yet solved being zero.
+//   cholesky: one column of L a step: v = a_j - L . L_j^T over the lower triangle of a
+//     (for lower=false, of a's transpose), L_j = v / sqrt(v_j) from row j down; the other
+//     triangle zeros; a matrix that is not positive definite gives NaN from that column
+//     on, as the interpreter's.
+//
+// The dots are at HIGHEST precision (no TF32 on the GPU). Complex types stay, and the
+// backends name them.
+class LinalgExpander : public Pass {
+ public:
+  std::string_view name() const override { return "linalg-expander"; }
+  StatusOr<bool> Run(Module& module, PassContext& context) override;
+};
+
+}  // namespace fusebox::passes

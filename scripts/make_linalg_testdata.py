@@ -1,0 +1,54 @@
+"""Writes tests/data/linalg/: jax's HLO of linear-algebra programs on the CPU, where jax
+calls LAPACK through typed-FFI custom calls (`lapack_spotrf_ffi` for Cholesky,
+`lapack_strsm_ffi` for triangular solves), with inputs and the outputs XLA's CPU backend
+(and LAPACK) gave for them.
+
+Each case NAME gives NAME.hlo, NAME.inI.npy (one per parameter) and NAME.outI.npy. Run
+from a virtual environment with jax (pinned 0.10.2 on the CPU):
+    python scripts/make_linalg_testdata.py
+"""
+import os
+import re
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as sl
+import numpy as np
+
+from hlo_cases import write_case
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "linalg")
+rng = np.random.default_rng(3)
+
+
+def spd(batch, n):
+    m = rng.standard_normal((batch, n, n)).astype(np.float32)
+    return (m @ np.swapaxes(m, -1, -2) + n * np.eye(n, dtype=np.float32)).astype(np.float32)
+
+
+def write(name, fn, args):
+    text = jax.jit(fn).lower(*args).as_text(dialect="hlo")
+    write_case(OUT, name, text, args, jax.jit(fn)(*args))
+    print(name, sorted(set(re.findall(r'custom_call_target="([^"]+)"', text))))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    a = spd(3, 6)
+    b = rng.standard_normal((3, 6, 2)).astype(np.float32)
+    # Cholesky (lower) then two triangular solves: jax.scipy's cho_factor and cho_solve.
+    write("cho_solve", lambda a, b: sl.cho_solve(sl.cho_factor(a, lower=True), b), (a, b))
+    # The upper factor: potrf with uplo 'U'.
+    write("cholesky_upper", lambda a: jnp.linalg.cholesky(a, upper=True), (a,))
+    l = np.tril(rng.standard_normal((6, 6)).astype(np.float32)) + 4 * np.eye(6, dtype=np.float32)
+    c = rng.standard_normal((4, 6)).astype(np.float32)
+    # op(a) = a^T with a unit diagonal, from the left.
+    write("solve_triangular_trans_unit", lambda l, c: sl.solve_triangular(l, c.T, lower=True, trans=1,
+                                                                          unit_diagonal=True), (l, c))
+    # x u = c: an upper triangle from the right.
+    write("solve_triangular_upper_right",
+          lambda u, c: jax.lax.linalg.triangular_solve(u, c, left_side=False, lower=False), (l.T.copy(), c))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+// Triangular solves and Cholesky factorizations: the linalg-expander's loops on the CPU
+// backend and the GPU emulator, fused and unfused, against the interpreter (which solves
+// and factors in double), for every side, triangle, op(a) and diagonal; and jax's LAPACK
+// and cuSOLVER calls that lower to them (attributes, the info output, the other triangle).
+#include "compiler/passes/linalg_expander.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/literal_compare.h"
+#include "compiler/ir/backend_config.h"
+#include "compiler/ir/library_calls.h"
+#include "compiler/parser/parser.h"
+#include "tests/backend_runs.h"
+
+namespace fusebox {
+namespace {
+
+// Values in [-1, 1), plus `diagonal` on the diagonal of each matrix (the last two dims).
+Literal Matrices(const Shape& shape, uint64_t seed, double diagonal) {
+  Literal literal(shape);
+  const int64_t rows = shape.dimensions(shape.rank() - 2), cols = shape.dimensions(shape.rank() - 1);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 7;
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    double v = static_cast<double>(state >> 11) / 9007199254740992.0 * 2 - 1;
+    if ((i / cols) % rows == i % cols) v += diagonal;
+    literal.SetDouble(i, v);
+  }
+  return literal;
+}
+
+// m m^T + n I for each matrix of a [batch, n, n] literal: symmetric positive definite.
+Literal PositiveDefinite(const Shape& shape, uint64_t seed) {
+  const Literal m = Matrices(shape, seed, 0);
+  Literal out(shape);
+  const int64_t n = shape.dimensions(shape.rank() - 1);
+  for (int64_t base = 0; base < out.element_count(); base += n * n) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double s = i == j ? static_cast<double>(n) : 0.0;
+        for (int64_t k = 0; k < n; ++k) s += m.GetDouble(base + i * n + k) * m.GetDouble(base + j * n + k);
+        out.SetDouble(base + i * n + j, s);
+      }
+    }
+  }
+  return out;
+}
+
+int64_t Count(const Module& module, Opcode opcode) {
+  int64_t n = 0;
+  for (const auto& c : module.computations()) {
+    for (const auto& inst : c->instructions()) n += inst->opcode() == opcode;
+  }
+  return n;
+}
+
+void ExpectBackendsMatch(const std::string& text, const std::vector<Literal>& args, PrimitiveType type) {
+  SCOPED_TRACE(text);
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  const auto tolerance = interpreter::DefaultToleranceFor(type);
+  RunOnBothBackends(
+      **module, args,
+      [&](const Literal& got, const std::string& which) {
+        interpreter::CompareResult cmp = interpreter::CompareLiterals(got, *expected, tolerance);
+        EXPECT_TRUE(cmp.ok()) << which << ": " << cmp.ToString();
+      },
+      [](const Module& optimized, const std::string& which) {
+        EXPECT_EQ(Count(optimized, Opcode::kTriangularSolve) + Count(optimized, Opcode::kCholesky), 0) << which;
+      },
+      GpuRun::kCompileOnly);
+}
+
+TEST(LinalgExpanderTest, TriangularSolvesMatchTheInterpreter) {
+  for (bool left : {true, false}) {
+    for (bool lower : {true, false}) {
+      for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+        for (bool unit : {false, true}) {
+          const std::string b = left ? "f32[2,5,3]" : "f32[2,3,5]";
+          const std::string text = std::string("HloModule t\n\nENTRY e {\n  a = f32[2,5,5] parameter(0)\n  b = ") + b +
+                                   " parameter(1)\n  ROOT x = " + b + " triangular-solve(a, b), left_side=" +
+                                   (left ? "true" : "false") + ", lower=" + (lower ? "true" : "false") +
+                                   ", unit_diagonal=" + (unit ? "true" : "false") + ", transpose_a=" + transpose + "\n}\n";
+          auto parsed = ParseModule(text);
+          ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+          std::vector<Literal> args = {Matrices((*parsed)->entry()->parameter(0)->shape(), 1, 4),
+                                       Matrices((*parsed)->entry()->parameter(1)->shape(), 2, 0)};
+          ExpectBackendsMatch(text, args, PrimitiveType::kF32);
+        }
+      }
+    }
+  }
+}
+
+TEST(LinalgExpanderTest, OtherTypesAndOneMatrix) {
+  // f64, and bf16 (solved in f32); a matrix without batch dimensions.
+  for (const char* type : {"f64", "bf16"}) {
+    const std::string t = type;
+    const std::string text = "HloModule t\n\nENTRY e {\n  a = " + t + "[4,4] parameter(0)\n  b = " + t +
+                             "[4,2] parameter(1)\n  ROOT x = " + t +
+                             "[4,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE\n}\n";
+    auto parsed = ParseModule(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    std::vector<Literal> args = {Matrices((*parsed)->entry()->parameter(0)->shape(), 3, 4),
+                                 Matrices((*parsed)->entry()->parameter(1)->shape(), 4, 0)};
+    ExpectBackendsMatch(text, args, (*parsed)->entry()->root()->shape().element_type());
+  }
+}
+
+TEST(LinalgExpanderTest, CholeskyMatchesTheInterpreter) {
+  for (bool lower : {true, false}) {
+    for (const char* shape : {"f32[3,6,6]", "f64[5,5]"}) {
+      const std::string text = std::string("HloModule c\n\nENTRY e {\n  a = ") + shape + " parameter(0)\n  ROOT l = " +
+                               shape + " cholesky(a), lower=" + (lower ? "true" : "false") + "\n}\n";
+      auto parsed = ParseModule(text);
+      ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+      const Shape& s = (*parsed)->entry()->parameter(0)->shape();
+      ExpectBackendsMatch(text, {PositiveDefinite(s, 5)}, s.element_type());
+    }
+  }
+  // Not positive definite from the third column on: NaN there, as in the interpreter.
+  const std::string text = "HloModule c\n\nENTRY e {\n  a = f32[4,4] parameter(0)\n  ROOT l = f32[4,4] cholesky(a), lower=true\n}\n";
+  Literal a = PositiveDefinite(Shape(PrimitiveType::kF32, {4, 4}), 6);
+  a.SetDouble(2 * 4 + 2, -50);
+  ExpectBackendsMatch(text, {a}, PrimitiveType::kF32);
+}
+
+// jax's LAPACK calls: the attributes read, the HLO they lower to, and potrf's info and
+// untouched triangle.
+TEST(LinalgExpanderTest, LapackAndCusolverCallsReadTheirAttributes) {
+  auto attributes_of = [](const std::string& config) {
+    auto module = ParseModule("HloModule m\n\nENTRY e {\n  a = f32[2,2] parameter(0)\n  ROOT c = f32[2,2] custom-call(a), "
+                              "custom_call_target=\"x\", api_version=API_VERSION_TYPED_FFI, backend_config=" + config + "\n}\n");
+    EXPECT_TRUE(module.ok()) << module.status().message();
+    return FfiAttributes(*(*module)->entry()->root());
+  };
+  auto attrs = attributes_of("{diag = 85 : ui8, side = 76 : ui8, lower = true, dims = array<i64: 1, 2>}");
+  ASSERT_TRUE(attrs.has_value());
+  EXPECT_EQ(attrs->at("diag"), "85");
+  EXPECT_EQ(attrs->at("lower"), "true");
+  EXPECT_EQ(attrs->at("dims"), "array<i64: 1, 2>");
+  EXPECT_FALSE(attributes_of("{\"json\": 1}").has_value());
+
+  const std::string head = "HloModule m\n\nENTRY e {\n  a = f32[3,4,4] parameter(0)\n  b = f32[3,2,4] parameter(1)\n";
+  auto trsm = ParseModule(head + "  ROOT x = f32[3,2,4] custom-call(a, b), custom_call_target=\"lapack_strsm_ffi\", "
+                                 "api_version=API_VERSION_TYPED_FFI, backend_config={diag = 78 : ui8, side = 82 : ui8, "
+                                 "trans_x = 67 : ui8, uplo = 85 : ui8}\n}\n");
+  ASSERT_TRUE(trsm.ok()) << trsm.status().message();
+  auto call = ParseLibraryCall(*(*trsm)->entry()->root());
+  ASSERT_TRUE(call.ok()) << call.status().message();
+  EXPECT_EQ(call->kind, LibraryCallKind::kTriangularSolve);
+  EXPECT_FALSE(call->left_side);
+  EXPECT_FALSE(call->lower);
+  EXPECT_FALSE(call->unit_diagonal);
+  EXPECT_EQ(call->transpose_a, TransposeA::kAdjoint);
+  Module scratch("scratch");
+  auto lowered = BuildLibraryCallComputation(*(*trsm)->entry()->root(), scratch);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_EQ((*lowered)->root()->ToString(),
+            "%triangular-solve = f32[3,2,4] triangular-solve(%p, %p.1), left_side=false, lower=false, "
+            "unit_diagonal=false, transpose_a=ADJOINT");
+  auto bad = ParseModule(head + "  ROOT x = f32[3,2,4] custom-call(a, b), custom_call_target=\"lapack_strsm_ffi\", "
+                                "backend_config={diag = 78 : ui8, side = 81 : ui8, trans_x = 67 : ui8, uplo = 85 : ui8}\n}\n");
+  ASSERT_TRUE(bad.ok());
+  auto refused = ParseLibraryCall(*(*bad)->entry()->root());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "custom-call x (lapack_strsm_ffi): side = 81 is none of 'LR'");
+
+  auto cusolver = ParseModule("HloModule m\n\nENTRY e {\n  a = f32[2,3,3] parameter(0)\n  ROOT c = (f32[2,3,3], s32[2]) "
+                              "custom-call(a), custom_call_target=\"cusolver_potrf_ffi\", backend_config={lower = false}\n}\n");
+  ASSERT_TRUE(cusolver.ok()) << cusolver.status().message();
+  auto potrf = ParseLibraryCall(*(*cusolver)->entry()->root());
+  ASSERT_TRUE(potrf.ok()) << potrf.status().message();
+  EXPECT_EQ(potrf->kind, LibraryCallKind::kCholesky);
+  EXPECT_FALSE(potrf->lower);
+}
+
+TEST(LinalgExpanderTest, PotrfInfoNamesTheFirstMinorThatFailsAndKeepsTheOtherTriangle) {
+  auto module = ParseModule("HloModule m\n\nENTRY e {\n  a = f32[3,3,3] parameter(0)\n  ROOT c = (f32[3,3,3], s32[3]) "
+                            "custom-call(a), custom_call_target=\"lapack_spotrf_ffi\", backend_config={uplo = 76 : ui8}\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  // Matrix 0 positive definite; matrix 1 fails at order 2; matrix 2 at order 1 (a
+  // negative first entry).
+  Literal a = PositiveDefinite(Shape(PrimitiveType::kF32, {3, 3, 3}), 8);
+  a.SetDouble(9 + 4, -100);  // matrix 1, entry (1, 1)
+  a.SetDouble(18 + 0, -1);   // matrix 2, entry (0, 0)
+  auto got = interpreter::Interpreter().Run(**module, {a});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const Literal& factor = got->tuple_elements()[0];
+  const Literal& info = got->tuple_elements()[1];
+  EXPECT_EQ(info.GetInt64(0), 0);
+  EXPECT_EQ(info.GetInt64(1), 2);
+  EXPECT_EQ(info.GetInt64(2), 1);
+  // Above the diagonal: a's own values (LAPACK writes only the lower triangle).
+  EXPECT_EQ(factor.GetDouble(1), a.GetDouble(1));
+  EXPECT_EQ(factor.GetDouble(5), a.GetDouble(5));
+  // L L^T = a for the positive definite one.
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j <= i; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k <= j; ++k) s += factor.GetDouble(i * 3 + k) * factor.GetDouble(j * 3 + k);
+      EXPECT_NEAR(s, a.GetDouble(i * 3 + j), 1e-4) << i << "," << j;
+    }
+  }
+  // The CPU backend agrees, info included (the GPU side compiles).
+  RunOnBothBackends(
+      **module, {a},
+      [&](const Literal& run, const std::string& which) {
+        EXPECT_EQ(run.tuple_elements()[1].GetInt64(1), 2) << which;
+        EXPECT_EQ(run.tuple_elements()[1].GetInt64(2), 1) << which;
+        EXPECT_EQ(run.tuple_elements()[0].GetDouble(1), a.GetDouble(1)) << which;
+      },
+      nullptr, GpuRun::kCompileOnly);
+}
+
+}  // namespace
+}  // namespace fusebox
