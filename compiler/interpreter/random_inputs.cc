@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "compiler/ir/fused_attention.h"
+#include "compiler/ir/library_calls.h"
 
 namespace fusebox::interpreter {
 
@@ -42,6 +43,8 @@ struct LeafNeed {
   std::string bound_reason;      // why (for the smallest bound)
   bool positive = false;         // reaches a sqrt, a log, a divisor, ...
   std::string positive_reason;   // why (the first such use found)
+  bool positive_definite = false;         // reaches a Cholesky factorization
+  std::string positive_definite_reason;   // why
 };
 
 // Needs of the leaves of one parameter, by the leaf's tuple path within the literal.
@@ -82,16 +85,29 @@ int64_t PositiveIntEnd(PrimitiveType type) {
 
 // The values one array leaf gets.
 struct Distribution {
-  enum class Kind { kDefault, kIndex, kPositive };
+  enum class Kind { kDefault, kIndex, kPositive, kPositiveDefinite };
   Kind kind = Kind::kDefault;
   int64_t bound = 0;  // kIndex: integers in [0, bound)
 };
 
-// Picks the distribution of a leaf of `type` with `need` (null: no uses that ask anything)
-// and, when `reason` is given, says why.
-Distribution Choose(PrimitiveType type, const LeafNeed* need, std::string* reason) {
+// Whether `shape` is real float matrices: [..., n, n].
+bool IsSquareFloatMatrices(const Shape& shape) {
+  return shape.IsArray() && shape.rank() >= 2 && IsFloat(shape.element_type()) &&
+         shape.element_type() != PrimitiveType::kF8E8M0FNU &&
+         shape.dimensions(shape.rank() - 1) == shape.dimensions(shape.rank() - 2);
+}
+
+// Picks the distribution of a leaf of `shape` with `need` (null: no uses that ask
+// anything) and, when `reason` is given, says why.
+Distribution Choose(const Shape& shape, const LeafNeed* need, std::string* reason) {
+  const PrimitiveType type = shape.element_type();
   Distribution distribution;
   std::string why = "default";
+  if (need != nullptr && need->positive_definite && !need->bound.has_value() && IsSquareFloatMatrices(shape)) {
+    distribution.kind = Distribution::Kind::kPositiveDefinite;
+    if (reason != nullptr) *reason = need->positive_definite_reason;
+    return distribution;
+  }
   if (need != nullptr && need->bound.has_value()) {
     const int64_t cap = BoundCap(type);
     if (cap != 0) {
@@ -135,6 +151,8 @@ std::string Describe(PrimitiveType type, const Distribution& distribution) {
     case Distribution::Kind::kPositive:
       if (IsInteger(type)) return "integers in [1, " + std::to_string(PositiveIntEnd(type)) + ")";
       return "uniform [0.5, 1.5)";
+    case Distribution::Kind::kPositiveDefinite:
+      return "symmetric positive definite matrices m·mᵀ/n + I, m uniform [-1, 1)";
     case Distribution::Kind::kDefault:
       break;
   }
@@ -153,7 +171,32 @@ std::string Describe(PrimitiveType type, const Distribution& distribution) {
   return "none";
 }
 
+// Each [n, n] matrix m·mᵀ/n + I from m uniform in [-1, 1): symmetric, its eigenvalues
+// at least 1, so that a Cholesky factorization of it exists and is well conditioned.
+void FillPositiveDefinite(Literal* literal, uint64_t seed) {
+  const int64_t n = literal->shape().dimensions(literal->shape().rank() - 1);
+  const int64_t matrices = n == 0 ? 0 : literal->element_count() / (n * n);
+  std::vector<double> m(static_cast<size_t>(n * n));
+  for (int64_t b = 0; b < matrices; ++b) {
+    const int64_t base = b * n * n;
+    for (int64_t i = 0; i < n * n; ++i) m[i] = UnitSigned(StreamAt(seed, static_cast<uint64_t>(base + i)));
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j <= i; ++j) {
+        double s = 0;
+        for (int64_t k = 0; k < n; ++k) s += m[i * n + k] * m[j * n + k];
+        s = s / static_cast<double>(n) + (i == j ? 1.0 : 0.0);
+        literal->SetDouble(base + i * n + j, s);
+        literal->SetDouble(base + j * n + i, s);
+      }
+    }
+  }
+}
+
 void FillArray(Literal* literal, uint64_t seed, const Distribution& distribution) {
+  if (distribution.kind == Distribution::Kind::kPositiveDefinite) {
+    FillPositiveDefinite(literal, seed);
+    return;
+  }
   const PrimitiveType type = literal->shape().element_type();
   const int64_t count = literal->element_count();
   const int width = BitWidth(type);
@@ -233,7 +276,7 @@ void FillLiteral(Literal* literal, uint64_t seed, const LeafNeeds& needs,
   const auto it = needs.find(*path);
   FillArray(
       literal, seed,
-      Choose(literal->shape().element_type(), it == needs.end() ? nullptr : &it->second, nullptr));
+      Choose(literal->shape(), it == needs.end() ? nullptr : &it->second, nullptr));
 }
 
 // ---------------------------------------------------------------------------
@@ -353,6 +396,14 @@ class UseAnalysis {
     if (need.bound.has_value() && *need.bound <= bound) return;
     need.bound = bound;
     need.bound_reason = what + Through(flow);
+  }
+
+  // `flow`'s value reaches `user`, a Cholesky factorization.
+  void AddPositiveDefinite(const Flow& flow, const Instruction* user) {
+    LeafNeed& need = needs_[flow.param_path];
+    if (need.positive_definite) return;
+    need.positive_definite = true;
+    need.positive_definite_reason = "reaches " + Describe(user) + ", a Cholesky factorization" + Through(flow);
   }
 
   // `flow`'s value is operand `k` of `user`, which wants it positive.
@@ -531,6 +582,17 @@ class UseAnalysis {
       case Opcode::kBatchNormGrad:
         if (k == 3) AddPositive(flow, user, " as its variance");
         break;
+      // A Cholesky factorization wants positive definite matrices (jax symmetrizes its
+      // operand first: (a + aᵀ) / 2, which the adds, transposes and divisions below
+      // follow).
+      case Opcode::kCholesky:
+        AddPositiveDefinite(flow, user);
+        break;
+      case Opcode::kCustomCall:
+        if (k == 0 && LibraryCallKindOf(user->attrs().custom_call_target) == LibraryCallKind::kCholesky) {
+          AddPositiveDefinite(flow, user);
+        }
+        break;
       // Ops whose result is positive when these operands are.
       case Opcode::kConvert:
         // Not float -> integer: [0.5, 1) would truncate to 0.
@@ -688,7 +750,7 @@ void ExplainLeaves(const Shape& shape, const Instruction* parameter, const LeafN
   choice.leaf_path = *path;
   choice.shape = shape;
   const Distribution distribution =
-      Choose(shape.element_type(), it == needs.end() ? nullptr : &it->second, &choice.reason);
+      Choose(shape, it == needs.end() ? nullptr : &it->second, &choice.reason);
   choice.distribution = Describe(shape.element_type(), distribution);
   choices->push_back(std::move(choice));
 }

@@ -296,6 +296,11 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
       EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs: 1 of 1")) << d.name << " " << backend << "\n" << r.out;
     }
   }
+  // Random inputs: a Cholesky's operand is drawn positive definite, so the check compares
+  // numbers, not NaNs.
+  Result r = RunFusebox("run " + dir + "cho_solve.hlo --backend cpu --seed 1 --check");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter: 1 of 1")) << r.out;
 }
 
 // jax.debug.print in a jitted function: the program runs on both, the print is skipped and

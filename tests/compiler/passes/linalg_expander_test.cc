@@ -12,6 +12,7 @@
 
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/backend_config.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/parser/parser.h"
@@ -218,6 +219,40 @@ TEST(LinalgExpanderTest, PotrfInfoNamesTheFirstMinorThatFailsAndKeepsTheOtherTri
         EXPECT_EQ(run.tuple_elements()[0].GetDouble(1), a.GetDouble(1)) << which;
       },
       nullptr, GpuRun::kCompileOnly);
+}
+
+// `fusebox run --seed` gives a Cholesky factorization positive definite matrices (through
+// jax's symmetrization), so that a random run factors instead of returning NaN.
+TEST(LinalgExpanderTest, RandomInputsOfACholeskyArePositiveDefinite) {
+  auto module = ParseModule(R"(HloModule c
+
+ENTRY e {
+  a = f32[2,5,5] parameter(0)
+  t = f32[2,5,5] transpose(a), dimensions={0,2,1}
+  s = f32[2,5,5] add(a, t)
+  two = f32[] constant(2)
+  h = f32[2,5,5] broadcast(two), dimensions={}
+  m = f32[2,5,5] divide(s, h)
+  ROOT l = f32[2,5,5] cholesky(m), lower=true
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto choices = interpreter::ExplainRandomArguments(**module);
+  ASSERT_TRUE(choices.ok()) << choices.status().message();
+  EXPECT_EQ((*choices)[0].distribution, "symmetric positive definite matrices m·mᵀ/n + I, m uniform [-1, 1)");
+  EXPECT_EQ((*choices)[0].reason.rfind("reaches cholesky (%l), a Cholesky factorization through", 0), 0u)
+      << (*choices)[0].reason;
+  for (uint64_t seed : {1, 2, 3}) {
+    auto args = interpreter::RandomArguments(**module, seed);
+    ASSERT_TRUE(args.ok());
+    const Literal& a = (*args)[0];
+    for (int64_t i = 0; i < 5; ++i) {
+      for (int64_t j = 0; j < 5; ++j) EXPECT_EQ(a.GetDouble(25 + i * 5 + j), a.GetDouble(25 + j * 5 + i));
+    }
+    auto l = interpreter::Interpreter().Run(**module, *args);
+    ASSERT_TRUE(l.ok());
+    for (int64_t i = 0; i < l->element_count(); ++i) ASSERT_TRUE(std::isfinite(l->GetDouble(i))) << i;
+  }
 }
 
 }  // namespace
