@@ -48,6 +48,16 @@ def main():
     # x u = c: an upper triangle from the right.
     write("solve_triangular_upper_right",
           lambda u, c: jax.lax.linalg.triangular_solve(u, c, left_side=False, lower=False), (l.T.copy(), c))
+    # LU with partial pivoting (lapack_sgetrf_ffi): jax.scipy's lu_factor (the factors and
+    # the 0-based pivots), a batched solve, an inverse and determinants (one singular).
+    g = rng.standard_normal((2, 5, 5)).astype(np.float32)
+    write("lu_factor", lambda g: sl.lu_factor(g), (g,))
+    write("solve", jnp.linalg.solve, (g, rng.standard_normal((2, 5, 3)).astype(np.float32)))
+    write("inv", jnp.linalg.inv, (g,))
+    singular = g.copy()
+    singular[1, 3] = singular[1, 1]  # two equal rows
+    write("det", jnp.linalg.det, (singular,))
+    write("lu_wide", lambda w: sl.lu_factor(w), (rng.standard_normal((3, 6)).astype(np.float32),))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -435,6 +436,98 @@ Instruction* EmitCholeskyCall(Emitter& e, const Instruction& call_inst, const Li
   return e.Add(Opcode::kTuple, shape, {value, info});
 }
 
+// LAPACK's getrf (partial pivoting, as getf2 does it) as a loop over the columns j <
+// min(m, n): the pivot is the first row from j down with the largest |a[i, j]|; rows j and
+// the pivot's swap (a row a batch apart, by masks); below the diagonal column j becomes
+// the multipliers a[i, j] / pivot and the rows below lose multiplier times row j; pivots
+// record the pivot row (from 1), info the first column (from 1) whose pivot is 0, where
+// nothing is divided (the column is zeros below the diagonal).
+Instruction* EmitLuCall(Module& module, Computation* computation, const Instruction& call_inst, Instruction* a) {
+  const Shape& shape = call_inst.shape();
+  const Shape plain = Emitter::Plain(a->shape());
+  const int64_t rank = plain.rank();
+  const int64_t m = plain.dimensions(rank - 2), n = plain.dimensions(rank - 1), k = std::min(m, n);
+  const std::vector<int64_t> batch(plain.dimensions().begin(), plain.dimensions().end() - 2);
+  std::vector<int64_t> pivot_dims = batch;
+  pivot_dims.push_back(k);
+  std::vector<int64_t> batch_dims_of(batch.size());
+  std::iota(batch_dims_of.begin(), batch_dims_of.end(), 0);
+  Emitter outer(module, computation);
+  Instruction* pivots0 = outer.Splat(0, Emitter::Array(PrimitiveType::kS32, pivot_dims));
+  Instruction* info0 = outer.Splat(0, Emitter::Array(PrimitiveType::kS32, batch));
+  library_call_internal::PlainHloLoop loop(module, computation, "lu");
+  std::vector<Instruction*> out = loop.Run(k, {a, pivots0, info0}, [&](Emitter& b, Instruction* j, const std::vector<Instruction*>& s) {
+    Instruction* x = s[0];
+    Instruction* pivots = s[1];
+    Instruction* info = s[2];
+    const Shape s32_full = Emitter::Array(PrimitiveType::kS32, plain.dimensions());
+    Instruction* rows = b.Iota(plain.dimensions(), rank - 2);
+    Instruction* cols = b.Iota(plain.dimensions(), rank - 1);
+    Instruction* j_full = b.Broadcast(j, s32_full, {});
+    Instruction* in_column = b.Compare(cols, j_full, ComparisonDirection::kEq);
+    // Column j as [..., m]: the sum over columns of the masked matrix (one term each).
+    Instruction* column = b.Reduce(b.Select(in_column, x, b.Splat(0, plain)), {rank - 1}, Opcode::kAdd, 0);
+    std::vector<int64_t> column_dims = column->shape().dimensions();
+    Instruction* row_ids = b.Iota(column_dims, rank - 2);
+    Instruction* j_column = b.Broadcast(j, Emitter::Array(PrimitiveType::kS32, column_dims), {});
+    Instruction* candidate = b.Select(b.Compare(row_ids, j_column, ComparisonDirection::kGe), b.Unary(Opcode::kAbs, column),
+                                      b.Splat(-1, column->shape()));
+    Instruction* largest = b.Reduce(candidate, {rank - 2}, Opcode::kMaximum, -Emitter::Infinity());
+    Instruction* is_largest = b.Compare(candidate, b.Broadcast(largest, candidate->shape(), batch_dims_of),
+                                        ComparisonDirection::kEq);
+    Instruction* pivot_row = b.Reduce(b.Select(is_largest, row_ids, b.Splat(static_cast<double>(m), row_ids->shape())),
+                                      {rank - 2}, Opcode::kMinimum, static_cast<double>(m));  // [...]
+    std::vector<int64_t> spread_rows = batch_dims_of;
+    Instruction* p_full = b.Broadcast(pivot_row, s32_full, spread_rows);
+    // Rows j and p as [..., n], then swapped in.
+    auto row_of = [&](Instruction* which) {
+      return b.Reduce(b.Select(b.Compare(rows, which, ComparisonDirection::kEq), x, b.Splat(0, plain)), {rank - 2},
+                      Opcode::kAdd, 0);
+    };
+    Instruction* row_j = row_of(j_full);
+    Instruction* row_p = row_of(p_full);
+    std::vector<int64_t> along_cols = batch_dims_of;
+    along_cols.push_back(rank - 1);
+    Instruction* row_j_full = b.Broadcast(row_j, plain, along_cols);
+    Instruction* row_p_full = b.Broadcast(row_p, plain, along_cols);
+    Instruction* swapped = b.Select(b.Compare(rows, j_full, ComparisonDirection::kEq), row_p_full,
+                                    b.Select(b.Compare(rows, p_full, ComparisonDirection::kEq), row_j_full, x));
+    // The pivot a[p, j], and the multipliers of the rows below (0 when the pivot is 0).
+    Instruction* pivot_value = b.Reduce(b.Select(b.Compare(cols, j_full, ComparisonDirection::kEq), row_p_full,
+                                                 b.Splat(0, plain)),
+                                        {rank - 1}, Opcode::kAdd, 0);  // [..., m], each row the pivot
+    Instruction* swapped_column = b.Reduce(b.Select(in_column, swapped, b.Splat(0, plain)), {rank - 1}, Opcode::kAdd, 0);
+    Instruction* zero_pivot = b.Compare(pivot_value, b.Splat(0, pivot_value->shape()), ComparisonDirection::kEq);
+    Instruction* multipliers = b.Select(zero_pivot, b.Splat(0, swapped_column->shape()),
+                                        b.Binary(Opcode::kDivide, swapped_column, pivot_value));  // [..., m]
+    std::vector<int64_t> along_rows = batch_dims_of;
+    along_rows.push_back(rank - 2);
+    Instruction* multipliers_full = b.Broadcast(multipliers, plain, along_rows);
+    Instruction* below = b.Compare(rows, j_full, ComparisonDirection::kGt);
+    Instruction* right = b.Compare(cols, j_full, ComparisonDirection::kGt);
+    Instruction* updated = b.Binary(Opcode::kSubtract, swapped, b.Binary(Opcode::kMultiply, multipliers_full, row_p_full));
+    Instruction* next = b.Select(b.Binary(Opcode::kAnd, below, right), updated,
+                                 b.Select(b.Binary(Opcode::kAnd, below, in_column), multipliers_full, swapped));
+    // Bookkeeping: the pivot row from 1 at position j, and info.
+    const Shape s32_pivots = Emitter::Array(PrimitiveType::kS32, pivot_dims);
+    Instruction* at_j = b.Compare(b.Iota(pivot_dims, rank - 2), b.Broadcast(j, s32_pivots, {}), ComparisonDirection::kEq);
+    Instruction* pivot_one_based = b.Binary(Opcode::kAdd, pivot_row, b.Splat(1, pivot_row->shape()));
+    Instruction* next_pivots = b.Select(at_j, b.Broadcast(pivot_one_based, s32_pivots, batch_dims_of), pivots);
+    Instruction* scalar_pivot = b.Reduce(b.Select(b.Compare(row_ids, j_column, ComparisonDirection::kEq), pivot_value,
+                                                  b.Splat(0, pivot_value->shape())),
+                                         {rank - 2}, Opcode::kAdd, 0);  // [...]
+    Instruction* first_zero = b.Binary(Opcode::kAnd, b.Compare(info, b.Splat(0, info->shape()), ComparisonDirection::kEq),
+                                       b.Compare(scalar_pivot, b.Splat(0, scalar_pivot->shape()), ComparisonDirection::kEq));
+    Instruction* j_plus_one = b.Broadcast(b.Binary(Opcode::kAdd, j, b.Scalar(1, PrimitiveType::kS32)), info->shape(), {});
+    Instruction* next_info = b.Select(first_zero, j_plus_one, info);
+    return std::vector<Instruction*>{next, next_pivots, next_info};
+  });
+  out[0]->set_shape(shape.tuple_shapes(0));
+  out[1]->set_shape(shape.tuple_shapes(1));
+  out[2]->set_shape(shape.tuple_shapes(2));
+  return outer.Add(Opcode::kTuple, shape, out);
+}
+
 }  // namespace
 
 bool GemmEpilogueHasBias(GemmEpilogue epilogue) {
@@ -664,6 +757,30 @@ Status ParseCholesky(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// jax's LU: (a [..., m, n]) -> (lu, s32 pivots [..., min(m, n)], s32 info [...]).
+Status ParseLu(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "an LU factorization of " + std::string(PrimitiveTypeName(a.element_type())) +
+                                     " is not modelled (f32 and f64 are)");
+  }
+  const int64_t m = a.dimensions(a.rank() - 2), n = a.dimensions(a.rank() - 1);
+  std::vector<int64_t> pivots = BatchDims(a);
+  pivots.push_back(std::min(m, n));
+  const Shape& shape = inst.shape();
+  if (!shape.IsTuple() || shape.tuple_size() != 3 || !shape.tuple_shapes(0).IsArray() ||
+      shape.tuple_shapes(0).dimensions() != a.dimensions() || shape.tuple_shapes(0).element_type() != a.element_type() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != PrimitiveType::kS32 ||
+      shape.tuple_shapes(1).dimensions() != pivots || !shape.tuple_shapes(2).IsArray() ||
+      shape.tuple_shapes(2).element_type() != PrimitiveType::kS32 || shape.tuple_shapes(2).dimensions() != BatchDims(a)) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (lu, s32 pivots, s32 info)");
+  }
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
 bool IsLapackTarget(std::string_view target, std::string_view routine) {
   // lapack_{s,d,c,z}<routine>_ffi
   const std::string suffix = std::string(routine) + "_ffi";
@@ -685,6 +802,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "potrf") || target == "cusolver_potrf_ffi" || target == "hipsolver_potrf_ffi") {
     return LibraryCallKind::kCholesky;
   }
+  if (IsLapackTarget(target, "getrf") || target == "cusolver_getrf_ffi") return LibraryCallKind::kLu;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -716,6 +834,10 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   }
   if (call.kind == LibraryCallKind::kCholesky) {
     RETURN_IF_ERROR(ParseCholesky(instruction, call));
+    return call;
+  }
+  if (call.kind == LibraryCallKind::kLu) {
+    RETURN_IF_ERROR(ParseLu(instruction, call));
     return call;
   }
   if (call.kind == LibraryCallKind::kFusedAttention || call.kind == LibraryCallKind::kFusedAttentionBackward) {
@@ -779,6 +901,10 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (call.kind == LibraryCallKind::kCholesky) {
     computation->set_root(EmitCholeskyCall(e, instruction, call, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kLu) {
+    computation->set_root(EmitLuCall(module, computation, instruction, params[0]));
     return computation;
   }
   if (call.kind == LibraryCallKind::kRadixSort) {

@@ -16,6 +16,8 @@
 //                                             trans_x and diag as attributes
 //   lapack_?potrf_ffi, cusolver_potrf_ffi     jax's Cholesky factorization (LAPACK on the
 //                                             CPU, cuSOLVER on the GPU): (factor, info)
+//   lapack_?getrf_ffi, cusolver_getrf_ffi     jax's LU factorization with partial pivoting:
+//                                             (lu, s32 1-based pivots, s32 info)
 //   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
 //                                             of keys, values carried along: stable, floats
 //                                             in total order, descending when its
@@ -56,6 +58,7 @@ enum class LibraryCallKind {
   kRadixSort,                 // __cub$DeviceRadixSort: (keys[, values], scratch)
   kTriangularSolve,           // lapack_?trsm_ffi: x with op(a) x = b or x op(a) = b
   kCholesky,                  // lapack_?potrf_ffi, cusolver_potrf_ffi: (factor, s32 info)
+  kLu,                        // lapack_?getrf_ffi, cusolver_getrf_ffi: (lu, s32 pivots, s32 info)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write

@@ -185,4 +185,63 @@ class PlainHloBuilder {
   Computation* computation_;
 };
 
+// A while loop of `steps` steps, written into `parent`, over the state (s32 step,
+// carried...): `body(builder, step, carried)` writes the body and returns the next carried
+// values. Run returns the carried values after the loop.
+class PlainHloLoop {
+ public:
+  PlainHloLoop(Module& module, Computation* parent, std::string name)
+      : module_(module), parent_(parent), name_(std::move(name)) {}
+
+  template <typename Body>
+  std::vector<Instruction*> Run(int64_t steps, const std::vector<Instruction*>& init, Body body) {
+    PlainHloBuilder outer(module_, parent_);
+    std::vector<Shape> shapes = {Shape::Scalar(PrimitiveType::kS32)};
+    for (Instruction* x : init) shapes.push_back(PlainHloBuilder::Plain(x->shape()));
+    const Shape state = Shape::Tuple(shapes);
+
+    auto condition = std::make_unique<Computation>(module_.UniqueName(name_ + "_condition"));
+    condition->set_parent(&module_);
+    Computation* cond = module_.AddComputation(std::move(condition));
+    PlainHloBuilder c(module_, cond);
+    Instruction* cp = c.Parameter(0, state);
+    Instruction* step = Element(c, cp, 0, shapes[0]);
+    cond->set_root(c.Compare(step, c.Scalar(static_cast<double>(steps), PrimitiveType::kS32), ComparisonDirection::kLt));
+
+    auto body_owner = std::make_unique<Computation>(module_.UniqueName(name_ + "_body"));
+    body_owner->set_parent(&module_);
+    Computation* body_comp = module_.AddComputation(std::move(body_owner));
+    PlainHloBuilder bb(module_, body_comp);
+    Instruction* bp = bb.Parameter(0, state);
+    Instruction* i = Element(bb, bp, 0, shapes[0]);
+    std::vector<Instruction*> carried;
+    for (size_t k = 0; k < init.size(); ++k) carried.push_back(Element(bb, bp, static_cast<int64_t>(k + 1), shapes[k + 1]));
+    std::vector<Instruction*> next = body(bb, i, carried);
+    next.insert(next.begin(), bb.Binary(Opcode::kAdd, i, bb.Scalar(1, PrimitiveType::kS32)));
+    body_comp->set_root(bb.Add(Opcode::kTuple, state, next));
+
+    std::vector<Instruction*> start = {outer.Scalar(0, PrimitiveType::kS32)};
+    start.insert(start.end(), init.begin(), init.end());
+    Instruction* tuple = outer.Add(Opcode::kTuple, state, start);
+    Instruction* loop = outer.Add(Opcode::kWhile, state, {tuple});
+    loop->AppendCalledComputation(cond);
+    loop->AppendCalledComputation(body_comp);
+    loop->set_call_form(CallForm::kConditionBody);
+    std::vector<Instruction*> out;
+    for (size_t k = 0; k < init.size(); ++k) out.push_back(Element(outer, loop, static_cast<int64_t>(k + 1), shapes[k + 1]));
+    return out;
+  }
+
+ private:
+  static Instruction* Element(PlainHloBuilder& b, Instruction* tuple, int64_t index, const Shape& shape) {
+    Instruction* e = b.Add(Opcode::kGetTupleElement, shape, {tuple});
+    e->mutable_attrs().tuple_index = index;
+    return e;
+  }
+
+  Module& module_;
+  Computation* parent_;
+  std::string name_;
+};
+
 }  // namespace fusebox::library_call_internal

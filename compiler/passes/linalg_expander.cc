@@ -49,63 +49,6 @@ Instruction* BatchDot(Builder& b, Instruction* lhs, Instruction* rhs, int64_t lc
   return dot;
 }
 
-// A loop of `steps` steps over state (s32 step, carried...): `body(builder, step,
-// carried)` returns the next carried values. Returns the final carried values.
-class Loop {
- public:
-  Loop(Module& module, Computation* parent, const std::string& name) : module_(module), parent_(parent), name_(name) {}
-
-  template <typename Body>
-  std::vector<Instruction*> Run(int64_t steps, const std::vector<Instruction*>& init, Body body) {
-    Builder outer(module_, parent_);
-    std::vector<Shape> shapes = {Shape::Scalar(PrimitiveType::kS32)};
-    for (Instruction* x : init) shapes.push_back(Builder::Plain(x->shape()));
-    const Shape state = Shape::Tuple(shapes);
-
-    auto condition = std::make_unique<Computation>(module_.UniqueName(name_ + "_condition"));
-    condition->set_parent(&module_);
-    Computation* cond = module_.AddComputation(std::move(condition));
-    Builder c(module_, cond);
-    Instruction* cp = c.Parameter(0, state);
-    Instruction* step = Element(c, cp, 0, shapes[0]);
-    cond->set_root(c.Compare(step, c.Scalar(static_cast<double>(steps), PrimitiveType::kS32), ComparisonDirection::kLt));
-
-    auto body_owner = std::make_unique<Computation>(module_.UniqueName(name_ + "_body"));
-    body_owner->set_parent(&module_);
-    Computation* body_comp = module_.AddComputation(std::move(body_owner));
-    Builder bb(module_, body_comp);
-    Instruction* bp = bb.Parameter(0, state);
-    Instruction* i = Element(bb, bp, 0, shapes[0]);
-    std::vector<Instruction*> carried;
-    for (size_t k = 0; k < init.size(); ++k) carried.push_back(Element(bb, bp, static_cast<int64_t>(k + 1), shapes[k + 1]));
-    std::vector<Instruction*> next = body(bb, i, carried);
-    next.insert(next.begin(), bb.Binary(Opcode::kAdd, i, bb.Scalar(1, PrimitiveType::kS32)));
-    body_comp->set_root(bb.Add(Opcode::kTuple, state, next));
-
-    std::vector<Instruction*> start = {outer.Scalar(0, PrimitiveType::kS32)};
-    start.insert(start.end(), init.begin(), init.end());
-    Instruction* tuple = outer.Add(Opcode::kTuple, state, start);
-    Instruction* loop = outer.Add(Opcode::kWhile, state, {tuple});
-    loop->AppendCalledComputation(cond);
-    loop->AppendCalledComputation(body_comp);
-    loop->set_call_form(CallForm::kConditionBody);
-    std::vector<Instruction*> out;
-    for (size_t k = 0; k < init.size(); ++k) out.push_back(Element(outer, loop, static_cast<int64_t>(k + 1), shapes[k + 1]));
-    return out;
-  }
-
- private:
-  static Instruction* Element(Builder& b, Instruction* tuple, int64_t index, const Shape& shape) {
-    Instruction* e = b.Add(Opcode::kGetTupleElement, shape, {tuple});
-    e->mutable_attrs().tuple_index = index;
-    return e;
-  }
-
-  Module& module_;
-  Computation* parent_;
-  std::string name_;
-};
-
 // Start indices (0, ..., 0, row, col) for a dynamic slice of a rank-`rank` array.
 std::vector<Instruction*> Starts(Builder& b, int64_t rank, Instruction* row, Instruction* col) {
   std::vector<Instruction*> starts;
@@ -152,7 +95,7 @@ Instruction* LeftSolve(Module& module, Computation* parent, Instruction* t, Inst
   const int64_t n = rhs->shape().dimensions(rank - 1);
   Builder outer(module, parent);
   Instruction* x0 = outer.Splat(0, rhs->shape());
-  Loop loop(module, parent, "triangular_solve");
+  library_call_internal::PlainHloLoop loop(module, parent, "triangular_solve");
   std::vector<Instruction*> out = loop.Run(k, {x0, t, rhs}, [&](Builder& b, Instruction* i, const std::vector<Instruction*>& s) {
     Instruction* x = s[0];
     Instruction* tt = s[1];
@@ -206,7 +149,7 @@ Instruction* ExpandCholesky(Module& module, Instruction* cholesky, PrimitiveType
   Instruction* source = lower ? a : SwapLast(b, a);
   const int64_t rank = a->shape().rank();
   const int64_t n = a->shape().dimensions(rank - 1);
-  Loop loop(module, parent, "cholesky");
+  library_call_internal::PlainHloLoop loop(module, parent, "cholesky");
   std::vector<Instruction*> out =
       loop.Run(n, {b.Splat(0, a->shape()), source}, [&](Builder& c, Instruction* j, const std::vector<Instruction*>& s) {
         Instruction* l = s[0];

@@ -276,24 +276,34 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
   }
 }
 
-// jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi); the
-// interpreter and the CPU backend (the linalg-expander's loops) match what LAPACK gave
-// (tests/data/linalg/).
+// jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi,
+// lapack_sgetrf_ffi); the interpreter and the CPU backend (the linalg-expander's loops and
+// the LU's own) match what LAPACK gave, pivots included (tests/data/linalg/).
 TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
   struct Data {
     const char* name;
     int inputs;
   };
-  for (const Data& d : {Data{"cho_solve", 2}, Data{"cholesky_upper", 1}, Data{"solve_triangular_trans_unit", 2},
-                        Data{"solve_triangular_upper_right", 2}}) {
-    std::string inputs;
+  struct Outputs {
+    Data data;
+    int outputs;
+  };
+  for (const Outputs& o : {Outputs{{"cho_solve", 2}, 1}, Outputs{{"cholesky_upper", 1}, 1},
+                           Outputs{{"solve_triangular_trans_unit", 2}, 1}, Outputs{{"solve_triangular_upper_right", 2}, 1},
+                           Outputs{{"lu_factor", 1}, 2}, Outputs{{"solve", 2}, 1}, Outputs{{"inv", 1}, 1},
+                           Outputs{{"det", 1}, 1}, Outputs{{"lu_wide", 1}, 2}}) {
+    const Data& d = o.data;
+    std::string inputs, expected;
     for (int i = 0; i < d.inputs; ++i) inputs += (i ? "," : "") + dir + d.name + ".in" + std::to_string(i) + ".npy";
+    for (int i = 0; i < o.outputs; ++i) expected += " " + dir + d.name + ".out" + std::to_string(i) + ".npy";
+    const std::string matches = "expected: matches the expected outputs: " + std::to_string(o.outputs) + " of " +
+                                std::to_string(o.outputs);
     for (const char* backend : {"interpreter", "cpu"}) {
-      Result r = RunFusebox("run " + dir + d.name + ".hlo --backend " + backend + " --inputs " + inputs + " --expected " +
-                            dir + d.name + ".out0.npy");
+      Result r = RunFusebox("run " + dir + d.name + ".hlo --backend " + backend + " --inputs " + inputs + " --expected" +
+                            expected);
       EXPECT_EQ(r.code, 0) << d.name << " " << backend << "\n" << r.out;
-      EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs: 1 of 1")) << d.name << " " << backend << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr(matches)) << d.name << " " << backend << "\n" << r.out;
     }
   }
   // Random inputs: a Cholesky's operand is drawn positive definite, so the check compares

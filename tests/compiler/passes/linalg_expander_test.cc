@@ -221,6 +221,52 @@ TEST(LinalgExpanderTest, PotrfInfoNamesTheFirstMinorThatFailsAndKeepsTheOtherTri
       nullptr, GpuRun::kCompileOnly);
 }
 
+// jax's LU (lapack_sgetrf_ffi): the first largest |a[i, j]| is the pivot (ties go to the
+// upper row, as LAPACK's isamax); a zero pivot divides nothing and info names its column
+// (from 1); the factors rebuild P a.
+TEST(LinalgExpanderTest, LuPivotsAsLapackAndNamesTheFirstZeroPivot) {
+  auto module = ParseModule("HloModule m\n\nENTRY e {\n  a = f32[3,3,3] parameter(0)\n  ROOT lu = (f32[3,3,3], s32[3,3], s32[3]) "
+                            "custom-call(a), custom_call_target=\"lapack_sgetrf_ffi\", backend_config={}\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  Literal a(Shape(PrimitiveType::kF32, {3, 3, 3}));
+  const double values[27] = {// 0: a tie for the first pivot (rows 1 and 2, |-4| = |4|): row 1 wins
+                             1, 2, 3, -4, 1, 0, 4, 2, 1,
+                             // 1: singular, its second column a multiple of the first
+                             1, 2, 1, 2, 4, 0, 3, 6, 5,
+                             // 2: zeros
+                             0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < 27; ++i) a.SetDouble(i, values[i]);
+  auto check = [&](const Literal& got, const std::string& which) {
+    const Literal& lu = got.tuple_elements()[0];
+    const Literal& pivots = got.tuple_elements()[1];
+    const Literal& info = got.tuple_elements()[2];
+    EXPECT_EQ(pivots.GetInt64(0), 2) << which;  // row 1 (from 1: 2), not row 2
+    EXPECT_EQ(info.GetInt64(0), 0) << which;
+    EXPECT_EQ(info.GetInt64(1), 2) << which;
+    EXPECT_EQ(info.GetInt64(2), 1) << which;
+    for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(pivots.GetInt64(6 + i), i + 1) << which;
+    for (int64_t i = 0; i < 27; ++i) EXPECT_TRUE(std::isfinite(lu.GetDouble(i))) << which << " " << i;
+    // Matrix 0: L U = P a, P from the pivots.
+    double pa[9];
+    for (int64_t i = 0; i < 9; ++i) pa[i] = values[i];
+    for (int64_t i = 0; i < 3; ++i) {
+      const int64_t p = pivots.GetInt64(i) - 1;
+      for (int64_t c = 0; c < 3; ++c) std::swap(pa[i * 3 + c], pa[p * 3 + c]);
+    }
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t c = 0; c < 3; ++c) {
+        double s = 0;
+        for (int64_t t = 0; t <= std::min(i, c); ++t) s += (t == i ? 1.0 : lu.GetDouble(i * 3 + t)) * lu.GetDouble(t * 3 + c);
+        EXPECT_NEAR(s, pa[i * 3 + c], 1e-5) << which << " " << i << "," << c;
+      }
+    }
+  };
+  auto interpreted = interpreter::Interpreter().Run(**module, {a});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  check(*interpreted, "interpreter");
+  RunOnBothBackends(**module, {a}, check, nullptr, GpuRun::kCompileOnly);
+}
+
 // `fusebox run --seed` gives a Cholesky factorization positive definite matrices (through
 // jax's symmetrization), so that a random run factors instead of returning NaN.
 TEST(LinalgExpanderTest, RandomInputsOfACholeskyArePositiveDefinite) {
