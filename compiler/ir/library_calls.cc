@@ -422,7 +422,10 @@ Instruction* EmitCholeskyCall(Emitter& e, const Instruction& call_inst, const Li
   // The diagonal, [batch..., n].
   Instruction* on_diagonal = e.Compare(rows, cols, ComparisonDirection::kEq);
   Instruction* diagonal = e.Reduce(e.Select(on_diagonal, factor, e.Splat(0, plain)), {rank - 1}, Opcode::kAdd, 0);
-  if (IsComplex(diagonal->shape().element_type())) diagonal = e.Add(Opcode::kReal, Emitter::WithType(diagonal->shape(), ComplexComponentType(diagonal->shape().element_type())), {diagonal});
+  if (IsComplex(diagonal->shape().element_type())) {  // the real parts (Hermitian: the diagonal is real)
+    const PrimitiveType real = ComplexComponentType(diagonal->shape().element_type());
+    diagonal = e.Add(Opcode::kReal, Emitter::WithType(diagonal->shape(), real), {diagonal});
+  }
   Instruction* positive = e.GreaterThanZero(diagonal);
   std::vector<int64_t> vector_dims = diagonal->shape().dimensions();
   Instruction* order = e.Binary(Opcode::kAdd, e.Iota(vector_dims, rank - 2),
