@@ -823,30 +823,35 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
   LibraryCall call;
   call.target = instruction.attrs().custom_call_target;
   call.kind = *LibraryCallKindOf(call.target);
-  if (call.kind == LibraryCallKind::kTopK) {
-    RETURN_IF_ERROR(ParseTopK(instruction, call));
-    return call;
-  }
-  if (call.kind == LibraryCallKind::kRadixSort) {
-    RETURN_IF_ERROR(ParseRadixSort(instruction, call));
-    return call;
-  }
-  if (call.kind == LibraryCallKind::kTriangularSolve) {
-    RETURN_IF_ERROR(ParseTriangularSolve(instruction, call));
-    return call;
-  }
-  if (call.kind == LibraryCallKind::kCholesky) {
-    RETURN_IF_ERROR(ParseCholesky(instruction, call));
-    return call;
-  }
-  if (call.kind == LibraryCallKind::kLu) {
-    RETURN_IF_ERROR(ParseLu(instruction, call));
-    return call;
-  }
-  if (call.kind == LibraryCallKind::kFusedAttention || call.kind == LibraryCallKind::kFusedAttentionBackward) {
-    ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
-    call.result = instruction.shape().IsTuple() ? instruction.shape().tuple_shapes(0) : instruction.shape();
-    return call;
+  // The kinds that are not a gemm or a convolution read themselves.
+  switch (call.kind) {
+    case LibraryCallKind::kTopK:
+      RETURN_IF_ERROR(ParseTopK(instruction, call));
+      return call;
+    case LibraryCallKind::kRadixSort:
+      RETURN_IF_ERROR(ParseRadixSort(instruction, call));
+      return call;
+    case LibraryCallKind::kTriangularSolve:
+      RETURN_IF_ERROR(ParseTriangularSolve(instruction, call));
+      return call;
+    case LibraryCallKind::kCholesky:
+      RETURN_IF_ERROR(ParseCholesky(instruction, call));
+      return call;
+    case LibraryCallKind::kLu:
+      RETURN_IF_ERROR(ParseLu(instruction, call));
+      return call;
+    case LibraryCallKind::kFusedAttention:
+    case LibraryCallKind::kFusedAttentionBackward: {
+      ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
+      call.result = instruction.shape().IsTuple() ? instruction.shape().tuple_shapes(0) : instruction.shape();
+      return call;
+    }
+    case LibraryCallKind::kGemm:
+    case LibraryCallKind::kConvForward:
+    case LibraryCallKind::kConvBiasActivationForward:
+    case LibraryCallKind::kConvBackwardInput:
+    case LibraryCallKind::kConvBackwardFilter:
+      break;
   }
   // A gemm's element 1 may be its epilogue's aux output: ParseGemm checks it.
   ASSIGN_OR_RETURN(call.result, ValueShape(instruction, call.kind == LibraryCallKind::kGemm ? 1 : -1));
