@@ -60,6 +60,22 @@ class PlainHloBuilder {
     constant->set_literal(std::make_unique<Literal>(shape));
     return computation_->AddInstruction(std::move(constant));
   }
+  // A constant holding `literal` (its shape without a layout).
+  Instruction* Constant(std::unique_ptr<Literal> literal, const std::string& name) {
+    auto constant = std::make_unique<Instruction>(Opcode::kConstant, module_.UniqueName(name), Plain(literal->shape()));
+    constant->set_literal(std::move(literal));
+    return computation_->AddInstruction(std::move(constant));
+  }
+  // The operands one after the other along `dimension`.
+  Instruction* Concatenate(const std::vector<Instruction*>& operands, int64_t dimension) {
+    Shape shape = Plain(operands.front()->shape());
+    int64_t length = 0;
+    for (Instruction* op : operands) length += op->shape().dimensions(dimension);
+    shape.set_dimension(dimension, length);
+    Instruction* c = Add(Opcode::kConcatenate, shape, operands);
+    c->mutable_attrs().dimensions = std::vector<int64_t>{dimension};
+    return c;
+  }
   Instruction* Convert(Instruction* x, PrimitiveType type) {
     if (x->shape().element_type() == type) return x;
     return Add(Opcode::kConvert, WithType(x->shape(), type), {x});

@@ -17,6 +17,7 @@
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/sharding_propagation.h"
 #include "compiler/passes/host_callback_remover.h"
+#include "compiler/passes/fft_expander.h"
 #include "compiler/passes/linalg_expander.h"
 #include "compiler/passes/sharding_remover.h"
 #include "compiler/passes/shardy_import.h"
@@ -79,6 +80,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   // Triangular solves and Cholesky factorizations (jax's LAPACK and cuSOLVER calls lower
   // to them) become loops of dots, as XLA's expanders make them (linalg_expander.h).
   pipeline.Add<LinalgExpander>();
+  // Fourier transforms become dots with DFT matrices, Cooley-Tukey's twiddles and
+  // Bluestein's chirps (fft_expander.h): XLA calls ducc or cuFFT for them.
+  pipeline.Add<FftExpander>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();
