@@ -1,6 +1,7 @@
 """Writes tests/data/linalg/: jax's HLO of linear-algebra programs on the CPU, where jax
 calls LAPACK through typed-FFI custom calls (`lapack_spotrf_ffi` for Cholesky,
-`lapack_strsm_ffi` for triangular solves), with inputs and the outputs XLA's CPU backend
+`lapack_strsm_ffi` for triangular solves, `lapack_sgetrf_ffi` for LU, `lapack_sgeqrf_ffi`
+and `lapack_sorgqr_ffi` for QR), with inputs and the outputs XLA's CPU backend
 (and LAPACK) gave for them.
 
 Each case NAME gives NAME.hlo, NAME.inI.npy (one per parameter) and NAME.outI.npy. Run
@@ -58,6 +59,20 @@ def main():
     singular[1, 3] = singular[1, 1]  # two equal rows
     write("det", jnp.linalg.det, (singular,))
     write("lu_wide", lambda w: sl.lu_factor(w), (rng.standard_normal((3, 6)).astype(np.float32),))
+    # Householder QR (lapack_sgeqrf_ffi, then lapack_sorgqr_ffi for Q): reduced, complete
+    # (Q square: orgqr of the padded reflectors), wide and batched, and an upper-triangular
+    # matrix with a negative diagonal entry: every column is zero below the diagonal, so
+    # every tau is 0 (H = I) and R keeps a's signs.
+    write("qr_reduced", jnp.linalg.qr, (rng.standard_normal((6, 4)).astype(np.float32),))
+    write("qr_complete", lambda x: jnp.linalg.qr(x, mode="complete"), (rng.standard_normal((5, 3)).astype(np.float32),))
+    write("qr_wide_batched", jnp.linalg.qr, (rng.standard_normal((2, 3, 5)).astype(np.float32),))
+    t = np.triu(rng.standard_normal((4, 3))).astype(np.float32)
+    t[1, 1] = -abs(t[1, 1])
+    write("qr_triangular", jnp.linalg.qr, (t,))
+    # Least squares through QR: jax.scipy.linalg.solve_triangular(r, q^T b).
+    write("qr_least_squares",
+          lambda a, b: sl.solve_triangular(jnp.linalg.qr(a)[1], jnp.linalg.qr(a)[0].T @ b, lower=False),
+          (rng.standard_normal((8, 3)).astype(np.float32), rng.standard_normal((8, 2)).astype(np.float32)))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 
 #include "compiler/ir/backend_config.h"
 #include "compiler/ir/fused_attention.h"
+#include "compiler/ir/householder.h"
 #include "compiler/ir/plain_hlo_builder.h"
 
 namespace fusebox {
@@ -784,6 +785,53 @@ Status ParseLu(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// jax's QR: (a [..., m, n]) -> (a, taus [..., min(m, n)]), both of a's type.
+Status ParseQr(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "a QR factorization of " + std::string(PrimitiveTypeName(a.element_type())) +
+                                     " is not modelled (f32 and f64 are)");
+  }
+  std::vector<int64_t> taus = BatchDims(a);
+  taus.push_back(std::min(a.dimensions(a.rank() - 2), a.dimensions(a.rank() - 1)));
+  const Shape& shape = inst.shape();
+  if (!shape.IsTuple() || shape.tuple_size() != 2 || !shape.tuple_shapes(0).IsArray() ||
+      shape.tuple_shapes(0).dimensions() != a.dimensions() || shape.tuple_shapes(0).element_type() != a.element_type() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != a.element_type() ||
+      shape.tuple_shapes(1).dimensions() != taus) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (a, taus [..., min(m, n)])");
+  }
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
+// jax's householder_product: (a [..., m, n], taus [..., k]) -> q of a's shape, k <= n <= m.
+Status ParseHouseholderProduct(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 2) return CallError(inst, "takes two operands, the reflectors and their taus");
+  const Shape& a = inst.operand(0)->shape();
+  const Shape& taus = inst.operand(1)->shape();
+  if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "a product of " + std::string(PrimitiveTypeName(a.element_type())) +
+                                     " Householder reflectors is not modelled (f32 and f64 are)");
+  }
+  const int64_t m = a.dimensions(a.rank() - 2), n = a.dimensions(a.rank() - 1);
+  if (!taus.IsArray() || taus.rank() != a.rank() - 1 || taus.element_type() != a.element_type() ||
+      std::vector<int64_t>(taus.dimensions().begin(), taus.dimensions().end() - 1) != BatchDims(a) ||
+      taus.dimensions(taus.rank() - 1) > n || n > m) {
+    return CallError(inst, "a " + a.ToString(false) + " and taus " + taus.ToString(false) +
+                               " are not m x n reflectors (n <= m) with at most n taus");
+  }
+  const Shape& shape = inst.shape();
+  if (!shape.IsArray() || shape.dimensions() != a.dimensions() || shape.element_type() != a.element_type()) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not a's shape");
+  }
+  call.result = shape;
+  return Status::Ok();
+}
+
 bool IsLapackTarget(std::string_view target, std::string_view routine) {
   // lapack_{s,d,c,z}<routine>_ffi
   const std::string suffix = std::string(routine) + "_ffi";
@@ -806,6 +854,10 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
     return LibraryCallKind::kCholesky;
   }
   if (IsLapackTarget(target, "getrf") || target == "cusolver_getrf_ffi") return LibraryCallKind::kLu;
+  if (IsLapackTarget(target, "geqrf") || target == "cusolver_geqrf_ffi") return LibraryCallKind::kQr;
+  if (IsLapackTarget(target, "orgqr") || IsLapackTarget(target, "ungqr") || target == "cusolver_orgqr_ffi") {
+    return LibraryCallKind::kHouseholderProduct;
+  }
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -839,6 +891,12 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
       return call;
     case LibraryCallKind::kLu:
       RETURN_IF_ERROR(ParseLu(instruction, call));
+      return call;
+    case LibraryCallKind::kQr:
+      RETURN_IF_ERROR(ParseQr(instruction, call));
+      return call;
+    case LibraryCallKind::kHouseholderProduct:
+      RETURN_IF_ERROR(ParseHouseholderProduct(instruction, call));
       return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
@@ -913,6 +971,15 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (call.kind == LibraryCallKind::kLu) {
     computation->set_root(EmitLuCall(module, computation, instruction, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kQr) {
+    computation->set_root(library_call_internal::EmitGeqrfCall(module, computation, instruction, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kHouseholderProduct) {
+    computation->set_root(
+        library_call_internal::EmitOrgqrCall(module, computation, instruction, params[0], params[1]));
     return computation;
   }
   if (call.kind == LibraryCallKind::kRadixSort) {

@@ -18,6 +18,10 @@
 //                                             CPU, cuSOLVER on the GPU): (factor, info)
 //   lapack_?getrf_ffi, cusolver_getrf_ffi     jax's LU factorization with partial pivoting:
 //                                             (lu, s32 1-based pivots, s32 info)
+//   lapack_?geqrf_ffi, cusolver_geqrf_ffi     jax's Householder QR: (a with R on and above
+//                                             the diagonal and the reflectors below, taus)
+//   lapack_?orgqr_ffi, cusolver_orgqr_ffi     the product of those reflectors: Q
+//                                             (householder.h)
 //   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
 //                                             of keys, values carried along: stable, floats
 //                                             in total order, descending when its
@@ -59,6 +63,8 @@ enum class LibraryCallKind {
   kTriangularSolve,           // lapack_?trsm_ffi: x with op(a) x = b or x op(a) = b
   kCholesky,                  // lapack_?potrf_ffi, cusolver_potrf_ffi: (factor, s32 info)
   kLu,                        // lapack_?getrf_ffi, cusolver_getrf_ffi: (lu, s32 pivots, s32 info)
+  kQr,                        // lapack_?geqrf_ffi, cusolver_geqrf_ffi: (a, taus)
+  kHouseholderProduct,        // lapack_?orgqr_ffi, cusolver_orgqr_ffi: q of (a, taus)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write

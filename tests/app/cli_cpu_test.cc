@@ -278,8 +278,9 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
 }
 
 // jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi,
-// lapack_sgetrf_ffi); the interpreter and the CPU backend (the linalg-expander's loops and
-// the LU's own) match what LAPACK gave, pivots included (tests/data/linalg/).
+// lapack_sgetrf_ffi, lapack_sgeqrf_ffi, lapack_sorgqr_ffi); the interpreter and the CPU
+// backend (the linalg-expander's loops, the LU's and the QR's own) match what LAPACK gave,
+// pivots and the reflectors' signs included (tests/data/linalg/).
 TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
   struct Data {
@@ -293,7 +294,9 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   for (const Outputs& o : {Outputs{{"cho_solve", 2}, 1}, Outputs{{"cholesky_upper", 1}, 1},
                            Outputs{{"solve_triangular_trans_unit", 2}, 1}, Outputs{{"solve_triangular_upper_right", 2}, 1},
                            Outputs{{"lu_factor", 1}, 2}, Outputs{{"solve", 2}, 1}, Outputs{{"inv", 1}, 1},
-                           Outputs{{"det", 1}, 1}, Outputs{{"lu_wide", 1}, 2}}) {
+                           Outputs{{"det", 1}, 1}, Outputs{{"lu_wide", 1}, 2}, Outputs{{"qr_reduced", 1}, 2},
+                           Outputs{{"qr_complete", 1}, 2}, Outputs{{"qr_wide_batched", 1}, 2},
+                           Outputs{{"qr_triangular", 1}, 2}, Outputs{{"qr_least_squares", 2}, 1}}) {
     const Data& d = o.data;
     std::string inputs, expected;
     for (int i = 0; i < d.inputs; ++i) inputs += (i ? "," : "") + dir + d.name + ".in" + std::to_string(i) + ".npy";

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -265,6 +266,102 @@ TEST(LinalgExpanderTest, LuPivotsAsLapackAndNamesTheFirstZeroPivot) {
   ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
   check(*interpreted, "interpreter");
   RunOnBothBackends(**module, {a}, check, nullptr, GpuRun::kCompileOnly);
+}
+
+// jax's QR: geqrf then orgqr of the first min(m, n) columns (what jnp.linalg.qr calls),
+// for tall, square and wide matrices in a batch, f32 and f64, LAPACK's and cuSOLVER's
+// names. From the interpreter: Q has orthonormal columns, Q R = a with R the upper
+// triangle, every tau is 0 or in [1, 2] (LAPACK's reflectors: beta = -sign(alpha) |x|);
+// then the CPU backend (fused and unfused) against the interpreter, the GPU module
+// compiled.
+TEST(LinalgExpanderTest, HouseholderQrFactorsAndItsProductIsQ) {
+  struct Case {
+    int64_t batch, m, n;
+    const char* type;
+    const char* geqrf;
+    const char* orgqr;
+  };
+  for (const Case& c : {Case{2, 6, 4, "f32", "lapack_sgeqrf_ffi", "lapack_sorgqr_ffi"},
+                        Case{1, 5, 5, "f64", "lapack_dgeqrf_ffi", "lapack_dorgqr_ffi"},
+                        Case{2, 3, 5, "f32", "cusolver_geqrf_ffi", "cusolver_orgqr_ffi"},
+                        Case{3, 1, 1, "f32", "lapack_sgeqrf_ffi", "lapack_sorgqr_ffi"}}) {
+    const int64_t k = std::min(c.m, c.n);
+    auto dims = [&](std::vector<int64_t> d) {
+      std::string out = std::string(c.type) + "[" + std::to_string(c.batch);
+      for (int64_t x : d) out += "," + std::to_string(x);
+      return out + "]";
+    };
+    const std::string a = dims({c.m, c.n}), taus = dims({k}), square = dims({c.m, k});
+    const std::string text = "HloModule qr\n\nENTRY e {\n  a = " + a + " parameter(0)\n  g = (" + a + ", " + taus +
+                             ") custom-call(a), custom_call_target=\"" + c.geqrf + "\", backend_config={}\n  r = " + a +
+                             " get-tuple-element(g), index=0\n  t = " + taus + " get-tuple-element(g), index=1\n  s = " +
+                             square + " slice(r), slice={[0:" + std::to_string(c.batch) + "], [0:" + std::to_string(c.m) +
+                             "], [0:" + std::to_string(k) + "]}\n  q = " + square + " custom-call(s, t), custom_call_target=\"" +
+                             c.orgqr + "\", backend_config={}\n  ROOT out = (" + a + ", " + taus + ", " + square +
+                             ") tuple(r, t, q)\n}\n";
+    SCOPED_TRACE(text);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const Shape shape(std::string(c.type) == "f64" ? PrimitiveType::kF64 : PrimitiveType::kF32, {c.batch, c.m, c.n});
+    const Literal input = Matrices(shape, 21, 0);
+    const double tolerance = std::string(c.type) == "f64" ? 1e-12 : 2e-6;
+    auto interpreted = interpreter::Interpreter().Run(**module, {input});
+    ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+    const Literal& r = interpreted->tuple_elements()[0];
+    const Literal& t = interpreted->tuple_elements()[1];
+    const Literal& q = interpreted->tuple_elements()[2];
+    for (int64_t b = 0; b < c.batch; ++b) {
+      for (int64_t i = 0; i < k; ++i) {
+        const double tau = t.GetDouble(b * k + i);
+        EXPECT_TRUE(tau == 0 || (tau >= 1 && tau <= 2)) << "tau " << tau;
+        for (int64_t j = 0; j < k; ++j) {  // Q^T Q = I
+          double dot = 0;
+          for (int64_t row = 0; row < c.m; ++row) dot += q.GetDouble((b * c.m + row) * k + i) * q.GetDouble((b * c.m + row) * k + j);
+          EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, tolerance) << b << ": column " << i << " . column " << j;
+        }
+      }
+      for (int64_t row = 0; row < c.m; ++row) {  // Q R = a, R the upper triangle of r's first k rows
+        for (int64_t col = 0; col < c.n; ++col) {
+          double sum = 0;
+          for (int64_t i = 0; i <= std::min(col, k - 1); ++i) {
+            sum += q.GetDouble((b * c.m + row) * k + i) * r.GetDouble((b * c.m + i) * c.n + col);
+          }
+          EXPECT_NEAR(sum, input.GetDouble((b * c.m + row) * c.n + col), tolerance * 4) << b << ": " << row << "," << col;
+        }
+      }
+    }
+    RunOnBothBackends(
+        **module, {input},
+        [&](const Literal& got, const std::string& which) {
+          for (int64_t e = 0; e < 3; ++e) {
+            const Literal& want = interpreted->tuple_elements()[e];
+            for (int64_t i = 0; i < want.element_count(); ++i) {
+              EXPECT_NEAR(got.tuple_elements()[e].GetDouble(i), want.GetDouble(i), tolerance * 4)
+                  << which << ": output " << e << " element " << i;
+            }
+          }
+        },
+        nullptr, GpuRun::kCompileOnly);
+  }
+}
+
+// What QR does not model is an error naming the call: complex matrices (LAPACK's cgeqrf,
+// zungqr), taus longer than the columns.
+TEST(LinalgExpanderTest, QrCallsItDoesNotModelAreErrorsNamingTheCall) {
+  for (const char* text :
+       {"HloModule m\n\nENTRY e {\n  a = c64[4,3] parameter(0)\n  ROOT g = (c64[4,3], c64[3]) custom-call(a), "
+        "custom_call_target=\"lapack_cgeqrf_ffi\", backend_config={}\n}\n",
+        "HloModule m\n\nENTRY e {\n  a = c128[4,3] parameter(0)\n  t = c128[3] parameter(1)\n  ROOT q = c128[4,3] "
+        "custom-call(a, t), custom_call_target=\"lapack_zungqr_ffi\", backend_config={}\n}\n",
+        "HloModule m\n\nENTRY e {\n  a = f32[4,3] parameter(0)\n  t = f32[4] parameter(1)\n  ROOT q = f32[4,3] "
+        "custom-call(a, t), custom_call_target=\"lapack_sorgqr_ffi\", backend_config={}\n}\n"}) {
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const Instruction* call = (*module)->entry()->root();
+    auto parsed = ParseLibraryCall(*call);
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_NE(parsed.status().message().find(call->name()), std::string::npos) << parsed.status().message();
+  }
 }
 
 // `fusebox run --seed` gives a Cholesky factorization positive definite matrices (through

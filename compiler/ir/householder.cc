@@ -1,0 +1,165 @@
+#include "compiler/ir/householder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "compiler/ir/plain_hlo_builder.h"
+
+namespace fusebox::library_call_internal {
+namespace {
+
+using Builder = PlainHloBuilder;
+
+// The shapes of one batch of matrices [..., m, n] and what the loops broadcast between.
+struct MatrixBatch {
+  explicit MatrixBatch(const Shape& shape) : plain(Builder::Plain(shape)), rank(plain.rank()) {
+    batch.resize(static_cast<size_t>(rank - 2));
+    std::iota(batch.begin(), batch.end(), 0);
+    along_rows = batch;
+    along_rows.push_back(rank - 2);
+    along_cols = batch;
+    along_cols.push_back(rank - 1);
+    column_dims = std::vector<int64_t>(plain.dimensions().begin(), plain.dimensions().end() - 1);
+  }
+  Shape plain;
+  int64_t rank;
+  std::vector<int64_t> batch;        // the batch dimensions, 0 .. rank - 3
+  std::vector<int64_t> along_rows;   // a [..., m] vector's dimensions in the matrices
+  std::vector<int64_t> along_cols;   // a [..., n] vector's
+  std::vector<int64_t> column_dims;  // [..., m]
+};
+
+// Column `j` of the matrices x as [..., m].
+Instruction* Column(Builder& b, const MatrixBatch& mb, Instruction* x, Instruction* j) {
+  Instruction* cols = b.Iota(mb.plain.dimensions(), mb.rank - 1);
+  Instruction* in_column =
+      b.Compare(cols, b.Broadcast(j, Builder::WithType(mb.plain, PrimitiveType::kS32), {}), ComparisonDirection::kEq);
+  return b.Reduce(b.Select(in_column, x, b.Splat(0, mb.plain)), {mb.rank - 1}, Opcode::kAdd, 0);
+}
+
+// x - tau u (u^T x): one Householder reflector applied from the left to every column of
+// x ([..., m, n]; u [..., m], tau [...]).
+Instruction* Reflect(Builder& b, const MatrixBatch& mb, Instruction* x, Instruction* u, Instruction* tau) {
+  Instruction* u_full = b.Broadcast(u, mb.plain, mb.along_rows);
+  Instruction* w = b.Reduce(b.Binary(Opcode::kMultiply, u_full, x), {mb.rank - 2}, Opcode::kAdd, 0);  // [..., n]
+  Instruction* w_full = b.Broadcast(w, mb.plain, mb.along_cols);
+  Instruction* tau_full = b.Broadcast(tau, mb.plain, mb.batch);
+  return b.Binary(Opcode::kSubtract, x,
+                  b.Binary(Opcode::kMultiply, tau_full, b.Binary(Opcode::kMultiply, u_full, w_full)));
+}
+
+// Whether each value's sign bit is set (-0 and NaNs with the bit included), as Fortran's
+// SIGN reads it.
+Instruction* SignBitSet(Builder& b, Instruction* x) {
+  const PrimitiveType bits = x->shape().element_type() == PrimitiveType::kF64 ? PrimitiveType::kS64 : PrimitiveType::kS32;
+  Instruction* as_int = b.Add(Opcode::kBitcastConvert, Builder::WithType(x->shape(), bits), {x});
+  return b.Compare(as_int, b.Splat(0, as_int->shape()), ComparisonDirection::kLt);
+}
+
+// Element `j` of vectors [..., len] as [...].
+Instruction* Element(Builder& b, Instruction* vectors, Instruction* j) {
+  const Shape& shape = vectors->shape();
+  const int64_t last = shape.rank() - 1;
+  Instruction* at_j = b.Compare(b.Iota(shape.dimensions(), last),
+                                b.Broadcast(j, Builder::WithType(shape, PrimitiveType::kS32), {}), ComparisonDirection::kEq);
+  return b.Reduce(b.Select(at_j, vectors, b.Splat(0, shape)), {last}, Opcode::kAdd, 0);
+}
+
+}  // namespace
+
+Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instruction& call, Instruction* a) {
+  const Shape& shape = call.shape();
+  const MatrixBatch mb(a->shape());
+  const int64_t m = mb.plain.dimensions(mb.rank - 2), n = mb.plain.dimensions(mb.rank - 1), k = std::min(m, n);
+  std::vector<int64_t> tau_dims(mb.plain.dimensions().begin(), mb.plain.dimensions().end() - 2);
+  tau_dims.push_back(k);
+  const PrimitiveType type = mb.plain.element_type();
+  Builder outer(module, computation);
+  Instruction* taus0 = outer.Splat(0, Builder::Array(type, tau_dims));
+  PlainHloLoop loop(module, computation, "geqrf");
+  std::vector<Instruction*> out = loop.Run(k, {a, taus0}, [&](Builder& b, Instruction* j, const std::vector<Instruction*>& s) {
+    Instruction* x = s[0];
+    Instruction* taus = s[1];
+    Instruction* column = Column(b, mb, x, j);  // [..., m]
+    const Shape column_shape = Builder::Plain(column->shape());
+    Instruction* row_ids = b.Iota(mb.column_dims, mb.rank - 2);
+    Instruction* j_column = b.Broadcast(j, Builder::WithType(column_shape, PrimitiveType::kS32), {});
+    Instruction* is_j = b.Compare(row_ids, j_column, ComparisonDirection::kEq);
+    Instruction* below = b.Compare(row_ids, j_column, ComparisonDirection::kGt);
+    Instruction* zeros = b.Splat(0, column_shape);
+    Instruction* alpha = b.Reduce(b.Select(is_j, column, zeros), {mb.rank - 2}, Opcode::kAdd, 0);  // [...]
+    const Shape scalar_shape = Builder::Plain(alpha->shape());
+    Instruction* tail = b.Select(below, column, zeros);
+    // |(alpha, tail)| scaled by the largest magnitude, so that squares neither overflow
+    // nor flush to zero.
+    Instruction* tail_max = b.Reduce(b.Unary(Opcode::kAbs, tail), {mb.rank - 2}, Opcode::kMaximum, 0);
+    Instruction* scale = b.Binary(Opcode::kMaximum, tail_max, b.Unary(Opcode::kAbs, alpha));
+    Instruction* safe_scale = b.Select(b.Compare(scale, b.Splat(0, scalar_shape), ComparisonDirection::kEq),
+                                       b.Splat(1, scalar_shape), scale);
+    Instruction* scaled_tail = b.Binary(Opcode::kDivide, tail, b.Broadcast(safe_scale, column_shape, mb.batch));
+    Instruction* sum_squares =
+        b.Reduce(b.Binary(Opcode::kMultiply, scaled_tail, scaled_tail), {mb.rank - 2}, Opcode::kAdd, 0);
+    Instruction* scaled_alpha = b.Binary(Opcode::kDivide, alpha, safe_scale);
+    Instruction* norm = b.Binary(
+        Opcode::kMultiply, safe_scale,
+        b.Unary(Opcode::kSqrt, b.Binary(Opcode::kAdd, b.Binary(Opcode::kMultiply, scaled_alpha, scaled_alpha), sum_squares)));
+    Instruction* beta = b.Select(SignBitSet(b, alpha), norm, b.Unary(Opcode::kNegate, norm));
+    // A zero tail: H = I (tau 0), the column as it was.
+    Instruction* zero_tail = b.Compare(tail_max, b.Splat(0, scalar_shape), ComparisonDirection::kEq);
+    Instruction* tau = b.Select(zero_tail, b.Splat(0, scalar_shape),
+                                b.Binary(Opcode::kDivide, b.Binary(Opcode::kSubtract, beta, alpha), beta));
+    Instruction* reciprocal = b.Binary(Opcode::kDivide, b.Splat(1, scalar_shape), b.Binary(Opcode::kSubtract, alpha, beta));
+    Instruction* v = b.Select(b.Broadcast(zero_tail, Builder::WithType(column_shape, PrimitiveType::kPred), mb.batch), tail,
+                              b.Binary(Opcode::kMultiply, tail, b.Broadcast(reciprocal, column_shape, mb.batch)));
+    Instruction* diagonal = b.Select(zero_tail, alpha, beta);
+    Instruction* u = b.Select(is_j, b.Splat(1, column_shape), v);
+    Instruction* reflected = Reflect(b, mb, x, u, tau);
+    // Column j: rows above as they were, beta on the diagonal, v below.
+    Instruction* new_column =
+        b.Select(is_j, b.Broadcast(diagonal, column_shape, mb.batch), b.Select(below, v, column));
+    Instruction* cols = b.Iota(mb.plain.dimensions(), mb.rank - 1);
+    Instruction* j_full = b.Broadcast(j, Builder::WithType(mb.plain, PrimitiveType::kS32), {});
+    Instruction* next = b.Select(b.Compare(cols, j_full, ComparisonDirection::kGt), reflected,
+                                 b.Select(b.Compare(cols, j_full, ComparisonDirection::kEq),
+                                          b.Broadcast(new_column, mb.plain, mb.along_rows), x));
+    const Shape tau_shape = Builder::Plain(taus->shape());
+    Instruction* at_j = b.Compare(b.Iota(tau_dims, mb.rank - 2),
+                                  b.Broadcast(j, Builder::WithType(tau_shape, PrimitiveType::kS32), {}),
+                                  ComparisonDirection::kEq);
+    Instruction* next_taus = b.Select(at_j, b.Broadcast(tau, tau_shape, mb.batch), taus);
+    return std::vector<Instruction*>{next, next_taus};
+  });
+  out[0]->set_shape(shape.tuple_shapes(0));
+  out[1]->set_shape(shape.tuple_shapes(1));
+  return outer.Add(Opcode::kTuple, shape, out);
+}
+
+Instruction* EmitOrgqrCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
+                           Instruction* taus) {
+  const MatrixBatch mb(a->shape());
+  const int64_t k = taus->shape().dimensions(taus->shape().rank() - 1);
+  Builder outer(module, computation);
+  Instruction* identity = outer.Select(outer.Compare(outer.Iota(mb.plain.dimensions(), mb.rank - 2),
+                                                     outer.Iota(mb.plain.dimensions(), mb.rank - 1),
+                                                     ComparisonDirection::kEq),
+                                       outer.Splat(1, mb.plain), outer.Splat(0, mb.plain));
+  PlainHloLoop loop(module, computation, "orgqr");
+  std::vector<Instruction*> out =
+      loop.Run(k, {identity, a, taus}, [&](Builder& b, Instruction* step, const std::vector<Instruction*>& s) {
+        Instruction* q = s[0];
+        Instruction* i = b.Binary(Opcode::kSubtract, b.Scalar(static_cast<double>(k - 1), PrimitiveType::kS32), step);
+        Instruction* column = Column(b, mb, s[1], i);
+        const Shape column_shape = Builder::Plain(column->shape());
+        Instruction* row_ids = b.Iota(mb.column_dims, mb.rank - 2);
+        Instruction* i_column = b.Broadcast(i, Builder::WithType(column_shape, PrimitiveType::kS32), {});
+        Instruction* u = b.Select(b.Compare(row_ids, i_column, ComparisonDirection::kEq), b.Splat(1, column_shape),
+                                  b.Select(b.Compare(row_ids, i_column, ComparisonDirection::kGt), column,
+                                           b.Splat(0, column_shape)));
+        return std::vector<Instruction*>{Reflect(b, mb, q, u, Element(b, s[2], i)), s[1], s[2]};
+      });
+  out[0]->set_shape(call.shape());
+  return out[0];
+}
+
+}  // namespace fusebox::library_call_internal

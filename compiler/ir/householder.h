@@ -1,0 +1,31 @@
+// jax's QR calls as plain HLO: LAPACK's geqrf (Householder QR) and orgqr (the product of
+// its reflectors), which jax calls on the CPU (lapack_?geqrf_ffi, lapack_?orgqr_ffi) and
+// cuSOLVER's on the GPU (cusolver_geqrf_ffi, cusolver_orgqr_ffi) for jnp.linalg.qr,
+// jax.scipy.linalg.qr and everything built on them (lstsq through QR, orthogonal
+// initializers).
+#pragma once
+
+#include "compiler/ir/computation.h"
+#include "compiler/ir/instruction.h"
+#include "compiler/ir/module.h"
+
+namespace fusebox::library_call_internal {
+
+// geqrf of `a` ([..., m, n], f32 or f64) as a while loop over the columns j < min(m, n),
+// LAPACK's dgeqr2 step by step (dlarfg, then dlarf on the columns to the right):
+//   alpha = a[j, j], x = a[j+1:, j];
+//   x all zero: tau = 0, the column stays (H = I);
+//   otherwise beta = -sign(alpha) * |(alpha, x)| (the sign bit's sign, as Fortran's SIGN),
+//     tau = (beta - alpha) / beta, v = x * (1 / (alpha - beta)), a[j, j] = beta, a[j+1:, j] = v,
+//     and the columns c > j lose tau * u (u^T a[:, c]) with u = (0..0, 1, v).
+// The norm is scaled by the column's largest magnitude (as dnrm2 and dlapy2 avoid
+// overflow). Returns the call's (a, taus) tuple in `call`'s shapes.
+Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instruction& call, Instruction* a);
+
+// orgqr of (a [..., m, n], taus [..., k]): Q = H_0 H_1 ... H_(k-1) applied to the first n
+// columns of the m x m identity, H_i = I - tau_i u_i u_i^T with u_i = (0..0, 1, a[i+1:, i]),
+// as a while loop from the last reflector to the first (dorg2r's order).
+Instruction* EmitOrgqrCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
+                           Instruction* taus);
+
+}  // namespace fusebox::library_call_internal
