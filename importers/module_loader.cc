@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "compiler/ir/collectives.h"
+#include "compiler/ir/library_calls.h"
 #include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
 
@@ -104,6 +105,7 @@ StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadOptions& option
   // What in the modules does not run here though the program does (a debug print).
   for (const std::unique_ptr<Module>& module : file->modules) {
     for (std::string& note : HostCallbackNotes(*module)) file->notes.push_back(std::move(note));
+    for (std::string& note : LibraryCallNotes(*module)) file->notes.push_back(std::move(note));
   }
   return file;
 }

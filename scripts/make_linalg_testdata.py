@@ -1,7 +1,7 @@
 """Writes tests/data/linalg/: jax's HLO of linear-algebra programs on the CPU, where jax
 calls LAPACK through typed-FFI custom calls (`lapack_spotrf_ffi` for Cholesky,
 `lapack_strsm_ffi` for triangular solves, `lapack_sgetrf_ffi` for LU, `lapack_sgeqrf_ffi`
-and `lapack_sorgqr_ffi` for QR), with inputs and the outputs XLA's CPU backend
+and `lapack_sorgqr_ffi` for QR, `lapack_ssyevd_ffi` for eigh), with inputs and the outputs XLA's CPU backend
 (and LAPACK) gave for them.
 
 Each case NAME gives NAME.hlo, NAME.inI.npy (one per parameter) and NAME.outI.npy. Run
@@ -75,5 +75,22 @@ def main():
           (rng.standard_normal((8, 3)).astype(np.float32), rng.standard_normal((8, 2)).astype(np.float32)))
 
 
+def symmetric(*shape):
+    m = rng.standard_normal(shape)
+    return ((m + np.swapaxes(m, -1, -2)) / 2).astype(np.float32)
+
+
+def eigen_cases():
+    # jax's eigh (lapack_ssyevd_ffi): the eigenvalues alone, and what is computed from the
+    # vectors without their signs (each vector is unique only up to sign, and LAPACK's
+    # choice is its algorithm's): the reconstruction V diag(w) V^T and the projector onto
+    # the three largest eigenvalues' space.
+    write("eigvalsh_odd", jnp.linalg.eigvalsh, (symmetric(3, 7, 7),))
+    write("eigh_reconstruct", lambda a: (lambda w, v: (w, (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2)))(
+        *jnp.linalg.eigh(a)), (symmetric(2, 16, 16),))
+    write("eigh_projector", lambda a: (lambda v: v[:, -3:] @ v[:, -3:].T)(jnp.linalg.eigh(a)[1]), (symmetric(9, 9),))
+
+
 if __name__ == "__main__":
     main()
+    eigen_cases()

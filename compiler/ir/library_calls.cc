@@ -14,6 +14,7 @@
 #include "compiler/ir/fused_attention.h"
 #include "compiler/ir/householder.h"
 #include "compiler/ir/plain_hlo_builder.h"
+#include "compiler/ir/symmetric_eigen.h"
 
 namespace fusebox {
 namespace {
@@ -733,8 +734,11 @@ Status ParseTriangularSolve(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
-// jax's Cholesky: (a) -> (factor, s32 info[batch]); LAPACK's uplo L/U, cuSOLVER's lower.
-Status ParseCholesky(const Instruction& inst, LibraryCall& call) {
+// The triangle a LAPACK call (uplo L/U) or a cuSOLVER call (lower = true|false) reads, into
+// call.lower; the attributes, for the caller's other fields.
+using FfiAttributeMap = std::map<std::string, std::string>;
+
+StatusOr<FfiAttributeMap> ReadTriangle(const Instruction& inst, LibraryCall& call) {
   std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
   if (!attributes) return CallError(inst, "has no FFI attributes in its backend_config");
   if (attributes->count("uplo")) {
@@ -745,6 +749,12 @@ Status ParseCholesky(const Instruction& inst, LibraryCall& call) {
   } else {
     return CallError(inst, "has neither uplo nor lower");
   }
+  return *attributes;
+}
+
+// jax's Cholesky: (a) -> (factor, s32 info[batch]); LAPACK's uplo L/U, cuSOLVER's lower.
+Status ParseCholesky(const Instruction& inst, LibraryCall& call) {
+  RETURN_IF_ERROR(ReadTriangle(inst, call).status());
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
   const Shape& a = inst.operand(0)->shape();
   if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
@@ -832,6 +842,34 @@ Status ParseHouseholderProduct(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// jax's eigh: (a [..., n, n]) -> (vectors [..., n, n], values [..., n], s32 info [...]);
+// LAPACK's uplo L/U (and mode V/N: the vectors are computed either way), cuSOLVER's lower.
+Status ParseSymmetricEigen(const Instruction& inst, LibraryCall& call) {
+  ASSIGN_OR_RETURN(const FfiAttributeMap attributes, ReadTriangle(inst, call));
+  if (attributes.count("mode")) RETURN_IF_ERROR(BlasChar(inst, attributes, "mode", "VN").status());
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
+    return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
+  }
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "an eigendecomposition of " + std::string(PrimitiveTypeName(a.element_type())) +
+                                     " matrices is not modelled (f32 and f64 are)");
+  }
+  std::vector<int64_t> values = BatchDims(a);
+  values.push_back(a.dimensions(a.rank() - 1));
+  const Shape& shape = inst.shape();
+  if (!shape.IsTuple() || shape.tuple_size() != 3 || !shape.tuple_shapes(0).IsArray() ||
+      shape.tuple_shapes(0).dimensions() != a.dimensions() || shape.tuple_shapes(0).element_type() != a.element_type() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != a.element_type() ||
+      shape.tuple_shapes(1).dimensions() != values || !shape.tuple_shapes(2).IsArray() ||
+      shape.tuple_shapes(2).element_type() != PrimitiveType::kS32 || shape.tuple_shapes(2).dimensions() != BatchDims(a)) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (vectors, values, s32 info)");
+  }
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
 bool IsLapackTarget(std::string_view target, std::string_view routine) {
   // lapack_{s,d,c,z}<routine>_ffi
   const std::string suffix = std::string(routine) + "_ffi";
@@ -858,6 +896,9 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "orgqr") || IsLapackTarget(target, "ungqr") || target == "cusolver_orgqr_ffi") {
     return LibraryCallKind::kHouseholderProduct;
   }
+  if (IsLapackTarget(target, "syevd") || IsLapackTarget(target, "heevd") || target == "cusolver_syevd_ffi") {
+    return LibraryCallKind::kSymmetricEigen;
+  }
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -866,6 +907,25 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
 bool IsLibraryCall(const Instruction& instruction) {
   return instruction.opcode() == Opcode::kCustomCall &&
          LibraryCallKindOf(instruction.attrs().custom_call_target).has_value();
+}
+
+std::vector<std::string> LibraryCallNotes(const Module& module) {
+  std::vector<std::string> notes;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() != Opcode::kCustomCall ||
+          LibraryCallKindOf(inst->attrs().custom_call_target) != LibraryCallKind::kSymmetricEigen) {
+        continue;
+      }
+      std::string where = "%" + inst->name();
+      if (inst->location().known()) where += " (line " + std::to_string(inst->location().line) + ")";
+      notes.push_back(where + ": " + inst->attrs().custom_call_target +
+                      ": the eigenvalues are the library's to rounding; each eigenvector is unique only up to sign "
+                      "(within a repeated eigenvalue, up to rotation), and Fusebox's (Jacobi rotations) may be the "
+                      "negative of the library's: compare what is computed from them, not the vectors themselves");
+    }
+  }
+  return notes;
 }
 
 StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
@@ -897,6 +957,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
       return call;
     case LibraryCallKind::kHouseholderProduct:
       RETURN_IF_ERROR(ParseHouseholderProduct(instruction, call));
+      return call;
+    case LibraryCallKind::kSymmetricEigen:
+      RETURN_IF_ERROR(ParseSymmetricEigen(instruction, call));
       return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
@@ -975,6 +1038,11 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (call.kind == LibraryCallKind::kQr) {
     computation->set_root(library_call_internal::EmitGeqrfCall(module, computation, instruction, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kSymmetricEigen) {
+    computation->set_root(
+        library_call_internal::EmitSyevdCall(module, computation, instruction, params[0], call.lower));
     return computation;
   }
   if (call.kind == LibraryCallKind::kHouseholderProduct) {

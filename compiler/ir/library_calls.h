@@ -22,6 +22,9 @@
 //                                             the diagonal and the reflectors below, taus)
 //   lapack_?orgqr_ffi, cusolver_orgqr_ffi     the product of those reflectors: Q
 //                                             (householder.h)
+//   lapack_?syevd_ffi, cusolver_syevd_ffi     jax's symmetric eigendecomposition:
+//                                             (vectors, ascending values, s32 info)
+//                                             (symmetric_eigen.h)
 //   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
 //                                             of keys, values carried along: stable, floats
 //                                             in total order, descending when its
@@ -65,6 +68,7 @@ enum class LibraryCallKind {
   kLu,                        // lapack_?getrf_ffi, cusolver_getrf_ffi: (lu, s32 pivots, s32 info)
   kQr,                        // lapack_?geqrf_ffi, cusolver_geqrf_ffi: (a, taus)
   kHouseholderProduct,        // lapack_?orgqr_ffi, cusolver_orgqr_ffi: q of (a, taus)
+  kSymmetricEigen,            // lapack_?syevd_ffi, cusolver_syevd_ffi: (vectors, values, s32 info)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
@@ -124,6 +128,11 @@ std::optional<bool> TopKComparatorOrder(const Computation& comparator, Primitive
 
 // True when `instruction` is a custom call to one of the targets above.
 bool IsLibraryCall(const Instruction& instruction);
+
+// Notes on the library calls of `module` whose outputs Fusebox computes otherwise than the
+// library within what the call promises: an eigendecomposition's vectors (unique only up
+// to sign). One note per call, naming it and its line.
+std::vector<std::string> LibraryCallNotes(const Module& module);
 // "__cublas$gemm" -> the kind; nullopt for other targets.
 std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target);
 

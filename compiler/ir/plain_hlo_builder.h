@@ -3,6 +3,7 @@
 // layout; the caller puts the shapes it must keep on what it returns.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -211,6 +212,15 @@ class PlainHloLoop {
 
   template <typename Body>
   std::vector<Instruction*> Run(int64_t steps, const std::vector<Instruction*>& init, Body body) {
+    return RunWhile(steps, init, nullptr, body);
+  }
+
+  // As Run, but the loop also stops before a step where `keep_going(builder, carried)`
+  // (written into the condition: a pred scalar from the carried values) is false.
+  template <typename Body>
+  std::vector<Instruction*> RunWhile(
+      int64_t steps, const std::vector<Instruction*>& init,
+      const std::function<Instruction*(PlainHloBuilder&, const std::vector<Instruction*>&)>& keep_going, Body body) {
     PlainHloBuilder outer(module_, parent_);
     std::vector<Shape> shapes = {Shape::Scalar(PrimitiveType::kS32)};
     for (Instruction* x : init) shapes.push_back(PlainHloBuilder::Plain(x->shape()));
@@ -222,7 +232,13 @@ class PlainHloLoop {
     PlainHloBuilder c(module_, cond);
     Instruction* cp = c.Parameter(0, state);
     Instruction* step = Element(c, cp, 0, shapes[0]);
-    cond->set_root(c.Compare(step, c.Scalar(static_cast<double>(steps), PrimitiveType::kS32), ComparisonDirection::kLt));
+    Instruction* more = c.Compare(step, c.Scalar(static_cast<double>(steps), PrimitiveType::kS32), ComparisonDirection::kLt);
+    if (keep_going) {
+      std::vector<Instruction*> carried;
+      for (size_t k = 0; k < init.size(); ++k) carried.push_back(Element(c, cp, static_cast<int64_t>(k + 1), shapes[k + 1]));
+      more = c.Binary(Opcode::kAnd, more, keep_going(c, carried));
+    }
+    cond->set_root(more);
 
     auto body_owner = std::make_unique<Computation>(module_.UniqueName(name_ + "_body"));
     body_owner->set_parent(&module_);

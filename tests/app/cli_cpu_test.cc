@@ -278,9 +278,10 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
 }
 
 // jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi,
-// lapack_sgetrf_ffi, lapack_sgeqrf_ffi, lapack_sorgqr_ffi); the interpreter and the CPU
-// backend (the linalg-expander's loops, the LU's and the QR's own) match what LAPACK gave,
-// pivots and the reflectors' signs included (tests/data/linalg/).
+// lapack_sgetrf_ffi, lapack_sgeqrf_ffi, lapack_sorgqr_ffi, lapack_ssyevd_ffi); the
+// interpreter and the CPU backend (the linalg-expander's loops, the LU's, QR's and Jacobi
+// eigensolver's own) match what LAPACK gave, pivots and the reflectors' signs included
+// (eigenvectors through what does not depend on their signs; tests/data/linalg/).
 TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
   struct Data {
@@ -296,7 +297,9 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
                            Outputs{{"lu_factor", 1}, 2}, Outputs{{"solve", 2}, 1}, Outputs{{"inv", 1}, 1},
                            Outputs{{"det", 1}, 1}, Outputs{{"lu_wide", 1}, 2}, Outputs{{"qr_reduced", 1}, 2},
                            Outputs{{"qr_complete", 1}, 2}, Outputs{{"qr_wide_batched", 1}, 2},
-                           Outputs{{"qr_triangular", 1}, 2}, Outputs{{"qr_least_squares", 2}, 1}}) {
+                           Outputs{{"qr_triangular", 1}, 2}, Outputs{{"qr_least_squares", 2}, 1},
+                           Outputs{{"eigvalsh_odd", 1}, 1}, Outputs{{"eigh_reconstruct", 1}, 2},
+                           Outputs{{"eigh_projector", 1}, 1}}) {
     const Data& d = o.data;
     std::string inputs, expected;
     for (int i = 0; i < d.inputs; ++i) inputs += (i ? "," : "") + dir + d.name + ".in" + std::to_string(i) + ".npy";
@@ -310,6 +313,12 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
       EXPECT_THAT(r.out, HasSubstr(matches)) << d.name << " " << backend << "\n" << r.out;
     }
   }
+  // An eigendecomposition's vectors are unique only up to sign: the run says so.
+  Result eigen = RunFusebox("run " + dir + "eigh_projector.hlo --backend cpu --seed 1");
+  EXPECT_EQ(eigen.code, 0) << eigen.out;
+  EXPECT_THAT(eigen.out, HasSubstr("lapack_ssyevd_ffi: the eigenvalues are the library's to rounding; each eigenvector "
+                                   "is unique only up to sign"))
+      << eigen.out;
   // Random inputs: a Cholesky's operand is drawn positive definite, so the check compares
   // numbers, not NaNs.
   Result r = RunFusebox("run " + dir + "cho_solve.hlo --backend cpu --seed 1 --check");

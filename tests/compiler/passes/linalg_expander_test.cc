@@ -364,6 +364,100 @@ TEST(LinalgExpanderTest, QrCallsItDoesNotModelAreErrorsNamingTheCall) {
   }
 }
 
+// jax's eigh (lapack_?syevd_ffi, cusolver_syevd_ffi): from the interpreter and from the CPU
+// backend (fused and unfused): eigenvalues ascending, orthonormal vectors, A V = V diag(w)
+// with A the symmetric matrix of the triangle the call reads (the other triangle holds
+// noise), info 0 (1 for a NaN). Odd and even orders, 1 x 1, a repeated eigenvalue, f32 and
+// f64; the GPU module compiled. Vectors are compared through these identities, not entry
+// by entry: each is unique only up to sign.
+TEST(LinalgExpanderTest, SymmetricEigenDecomposes) {
+  struct Case {
+    int64_t batch, n;
+    const char* type;
+    const char* target;
+    const char* attributes;
+    bool lower;
+    bool repeated;  // 2 I (every eigenvalue the same)
+  };
+  for (const Case& c : {Case{2, 7, "f32", "lapack_ssyevd_ffi", "{mode = 86 : ui8, uplo = 76 : ui8}", true, false},
+                        Case{1, 6, "f64", "lapack_dsyevd_ffi", "{mode = 86 : ui8, uplo = 85 : ui8}", false, false},
+                        Case{3, 1, "f32", "lapack_ssyevd_ffi", "{mode = 86 : ui8, uplo = 76 : ui8}", true, false},
+                        Case{1, 2, "f32", "cusolver_syevd_ffi", "{algorithm = 0 : ui8, lower = true}", true, false},
+                        Case{1, 5, "f32", "lapack_ssyevd_ffi", "{mode = 86 : ui8, uplo = 76 : ui8}", true, true}}) {
+    const std::string n = std::to_string(c.n), batch = std::to_string(c.batch);
+    const std::string a = std::string(c.type) + "[" + batch + "," + n + "," + n + "]";
+    const std::string w = std::string(c.type) + "[" + batch + "," + n + "]";
+    const std::string text = "HloModule eigh\n\nENTRY e {\n  a = " + a + " parameter(0)\n  ROOT eigh = (" + a + ", " + w +
+                             ", s32[" + batch + "]) custom-call(a), custom_call_target=\"" + c.target +
+                             "\", backend_config=" + c.attributes + "\n}\n";
+    SCOPED_TRACE(text);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const bool f64 = std::string(c.type) == "f64";
+    const Shape shape(f64 ? PrimitiveType::kF64 : PrimitiveType::kF32, {c.batch, c.n, c.n});
+    Literal input = Matrices(shape, 9, 0);
+    if (c.repeated) {
+      for (int64_t i = 0; i < input.element_count(); ++i) input.SetDouble(i, (i / c.n) % c.n == i % c.n ? 2 : 0);
+    }
+    // The symmetric matrix of the triangle read.
+    auto entry = [&](int64_t b, int64_t i, int64_t j) {
+      const bool in_triangle = c.lower ? i >= j : i <= j;
+      return in_triangle ? input.GetDouble((b * c.n + i) * c.n + j) : input.GetDouble((b * c.n + j) * c.n + i);
+    };
+    const double tolerance = f64 ? 1e-12 : 4e-6;
+    auto check = [&](const Literal& got, const std::string& which) {
+      const Literal& v = got.tuple_elements()[0];
+      const Literal& values = got.tuple_elements()[1];
+      const Literal& info = got.tuple_elements()[2];
+      for (int64_t b = 0; b < c.batch; ++b) {
+        EXPECT_EQ(info.GetInt64(b), 0) << which;
+        for (int64_t j = 0; j + 1 < c.n; ++j) {
+          EXPECT_LE(values.GetDouble(b * c.n + j), values.GetDouble(b * c.n + j + 1)) << which << ": ascending";
+        }
+        for (int64_t i = 0; i < c.n; ++i) {
+          for (int64_t j = 0; j < c.n; ++j) {
+            double gram = 0, av = 0;
+            for (int64_t r = 0; r < c.n; ++r) {
+              gram += v.GetDouble((b * c.n + r) * c.n + i) * v.GetDouble((b * c.n + r) * c.n + j);
+              av += entry(b, i, r) * v.GetDouble((b * c.n + r) * c.n + j);
+            }
+            EXPECT_NEAR(gram, i == j ? 1.0 : 0.0, tolerance) << which << ": V^T V at " << i << "," << j;
+            EXPECT_NEAR(av, v.GetDouble((b * c.n + i) * c.n + j) * values.GetDouble(b * c.n + j), 2 * tolerance)
+                << which << ": (A V - V diag(w)) at " << i << "," << j;
+          }
+        }
+      }
+    };
+    auto interpreted = interpreter::Interpreter().Run(**module, {input});
+    ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+    check(*interpreted, "interpreter");
+    if (c.repeated) {
+      for (int64_t j = 0; j < c.n; ++j) EXPECT_EQ(interpreted->tuple_elements()[1].GetDouble(j), 2.0);
+    }
+    RunOnBothBackends(**module, {input}, check, nullptr, GpuRun::kCompileOnly);
+    // The loader says that the vectors' signs are not the library's to compare.
+    const std::vector<std::string> notes = LibraryCallNotes(**module);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("%eigh (line 5): " + std::string(c.target) + ": the eigenvalues"), std::string::npos)
+        << notes[0];
+    EXPECT_NE(notes[0].find("unique only up to sign"), std::string::npos) << notes[0];
+  }
+}
+
+TEST(LinalgExpanderTest, SymmetricEigenOfANanIsInfoOne) {
+  auto module = ParseModule(
+      "HloModule m\n\nENTRY e {\n  a = f32[2,3,3] parameter(0)\n  ROOT eigh = (f32[2,3,3], f32[2,3], s32[2]) "
+      "custom-call(a), custom_call_target=\"lapack_ssyevd_ffi\", backend_config={mode = 86 : ui8, uplo = 76 : "
+      "ui8}\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  Literal a = Matrices(Shape(PrimitiveType::kF32, {2, 3, 3}), 4, 3);
+  a.SetDouble(9 + 3, std::nan(""));  // matrix 1, row 1, column 0: in the lower triangle
+  auto got = interpreter::Interpreter().Run(**module, {a});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->tuple_elements()[2].GetInt64(0), 0);
+  EXPECT_EQ(got->tuple_elements()[2].GetInt64(1), 1);
+}
+
 // `fusebox run --seed` gives a Cholesky factorization positive definite matrices (through
 // jax's symmetrization), so that a random run factors instead of returning NaN.
 TEST(LinalgExpanderTest, RandomInputsOfACholeskyArePositiveDefinite) {
