@@ -1,7 +1,7 @@
 """Writes tests/data/linalg/: jax's HLO of linear-algebra programs on the CPU, where jax
 calls LAPACK through typed-FFI custom calls (`lapack_spotrf_ffi` for Cholesky,
 `lapack_strsm_ffi` for triangular solves, `lapack_sgetrf_ffi` for LU, `lapack_sgeqrf_ffi`
-and `lapack_sorgqr_ffi` for QR, `lapack_ssyevd_ffi` for eigh), with inputs and the outputs XLA's CPU backend
+and `lapack_sorgqr_ffi` for QR, `lapack_ssyevd_ffi` for eigh, `lapack_sgesdd_ffi` for SVD), with inputs and the outputs XLA's CPU backend
 (and LAPACK) gave for them.
 
 Each case NAME gives NAME.hlo, NAME.inI.npy (one per parameter) and NAME.outI.npy. Run
@@ -91,6 +91,25 @@ def eigen_cases():
     write("eigh_projector", lambda a: (lambda v: v[:, -3:] @ v[:, -3:].T)(jnp.linalg.eigh(a)[1]), (symmetric(9, 9),))
 
 
+def svd_cases():
+    # jax's SVD (lapack_sgesdd_ffi): the singular values of tall and wide batches (mode
+    # 'N'), and what is computed from the vectors without their signs: pinv and lstsq
+    # (mode 'S'), a reconstruction from the full U and V^T (mode 'A'), U^T U of the full U
+    # (its completion), the rank and singular values of a rank-2 matrix, norm(ord=2) and cond.
+    normal = lambda *shape: rng.standard_normal(shape).astype(np.float32)
+    write("svdvals", lambda a: (jnp.linalg.svd(a, compute_uv=False), jnp.linalg.svd(a.mT, compute_uv=False)),
+          (normal(3, 7, 4),))
+    write("pinv", jnp.linalg.pinv, (normal(6, 4),))
+    write("pinv_wide", jnp.linalg.pinv, (normal(3, 5),))
+    write("lstsq", lambda a, b: jnp.linalg.lstsq(a, b)[0], (normal(8, 3), normal(8, 2)))
+    write("svd_reconstruct_full", lambda a: (lambda u, s, vt: ((u[:, :4] * s) @ vt, u.T @ u))(
+        *jnp.linalg.svd(a, full_matrices=True)), (normal(6, 4),))
+    write("svd_rank_deficient", lambda a: (jnp.linalg.matrix_rank(a), jnp.linalg.svd(a, compute_uv=False)),
+          (normal(6, 2) @ normal(2, 5),))
+    write("svd_norm2_cond", lambda a: (jnp.linalg.norm(a, ord=2), jnp.linalg.cond(a)), (normal(5, 5),))
+
+
 if __name__ == "__main__":
     main()
     eigen_cases()
+    svd_cases()

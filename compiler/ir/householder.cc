@@ -70,6 +70,13 @@ Instruction* Element(Builder& b, Instruction* vectors, Instruction* j) {
 
 Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instruction& call, Instruction* a) {
   const Shape& shape = call.shape();
+  auto [factored, taus] = HouseholderQr(module, computation, a);
+  factored->set_shape(shape.tuple_shapes(0));
+  taus->set_shape(shape.tuple_shapes(1));
+  return Builder(module, computation).Add(Opcode::kTuple, shape, {factored, taus});
+}
+
+std::pair<Instruction*, Instruction*> HouseholderQr(Module& module, Computation* computation, Instruction* a) {
   const MatrixBatch mb(a->shape());
   const int64_t m = mb.plain.dimensions(mb.rank - 2), n = mb.plain.dimensions(mb.rank - 1), k = std::min(m, n);
   std::vector<int64_t> tau_dims(mb.plain.dimensions().begin(), mb.plain.dimensions().end() - 2);
@@ -130,13 +137,17 @@ Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instr
     Instruction* next_taus = b.Select(at_j, b.Broadcast(tau, tau_shape, mb.batch), taus);
     return std::vector<Instruction*>{next, next_taus};
   });
-  out[0]->set_shape(shape.tuple_shapes(0));
-  out[1]->set_shape(shape.tuple_shapes(1));
-  return outer.Add(Opcode::kTuple, shape, out);
+  return {out[0], out[1]};
 }
 
 Instruction* EmitOrgqrCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
                            Instruction* taus) {
+  Instruction* q = HouseholderProduct(module, computation, a, taus);
+  q->set_shape(call.shape());
+  return q;
+}
+
+Instruction* HouseholderProduct(Module& module, Computation* computation, Instruction* a, Instruction* taus) {
   const MatrixBatch mb(a->shape());
   const int64_t k = taus->shape().dimensions(taus->shape().rank() - 1);
   Builder outer(module, computation);
@@ -158,7 +169,6 @@ Instruction* EmitOrgqrCall(Module& module, Computation* computation, const Instr
                                            b.Splat(0, column_shape)));
         return std::vector<Instruction*>{Reflect(b, mb, q, u, Element(b, s[2], i)), s[1], s[2]};
       });
-  out[0]->set_shape(call.shape());
   return out[0];
 }
 

@@ -5,6 +5,8 @@
 // initializers).
 #pragma once
 
+#include <utility>
+
 #include "compiler/ir/computation.h"
 #include "compiler/ir/instruction.h"
 #include "compiler/ir/module.h"
@@ -21,11 +23,15 @@ namespace fusebox::library_call_internal {
 // The norm is scaled by the column's largest magnitude (as dnrm2 and dlapy2 avoid
 // overflow). Returns the call's (a, taus) tuple in `call`'s shapes.
 Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instruction& call, Instruction* a);
+// The same loop as values without the call's layouts: (a, taus).
+std::pair<Instruction*, Instruction*> HouseholderQr(Module& module, Computation* computation, Instruction* a);
 
 // orgqr of (a [..., m, n], taus [..., k]): Q = H_0 H_1 ... H_(k-1) applied to the first n
 // columns of the m x m identity, H_i = I - tau_i u_i u_i^T with u_i = (0..0, 1, a[i+1:, i]),
 // as a while loop from the last reflector to the first (dorg2r's order).
 Instruction* EmitOrgqrCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
                            Instruction* taus);
+// The same loop as a value without the call's layout.
+Instruction* HouseholderProduct(Module& module, Computation* computation, Instruction* a, Instruction* taus);
 
 }  // namespace fusebox::library_call_internal

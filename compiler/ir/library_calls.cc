@@ -14,7 +14,7 @@
 #include "compiler/ir/fused_attention.h"
 #include "compiler/ir/householder.h"
 #include "compiler/ir/plain_hlo_builder.h"
-#include "compiler/ir/symmetric_eigen.h"
+#include "compiler/ir/jacobi.h"
 
 namespace fusebox {
 namespace {
@@ -870,6 +870,50 @@ Status ParseSymmetricEigen(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// jax's SVD: (a [..., m, n]) -> (a, s [..., k], u, vt, s32 info [...]), k = min(m, n);
+// jobz (mode) 'A': u [..., m, m], vt [..., n, n]; 'S': u [..., m, k], vt [..., k, n]; 'N':
+// no vectors (u and vt are written as zeros).
+Status ParseSvd(const Instruction& inst, LibraryCall& call) {
+  std::optional<FfiAttributeMap> attributes = FfiAttributes(inst);
+  if (!attributes) return CallError(inst, "has no FFI attributes (mode) in its backend_config");
+  ASSIGN_OR_RETURN(const char mode, BlasChar(inst, *attributes, "mode", "ASNO"));
+  if (mode == 'O') return CallUnsupported(inst, "mode 'O' (the vectors written over a) is not modelled");
+  call.svd_mode = mode;
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "a singular value decomposition of " + std::string(PrimitiveTypeName(a.element_type())) +
+                                     " matrices is not modelled (f32 and f64 are)");
+  }
+  const int64_t m = a.dimensions(a.rank() - 2), n = a.dimensions(a.rank() - 1), k = std::min(m, n);
+  const std::vector<int64_t> batch = BatchDims(a);
+  auto with = [&](std::vector<int64_t> last) {
+    std::vector<int64_t> dims = batch;
+    dims.insert(dims.end(), last.begin(), last.end());
+    return dims;
+  };
+  const Shape& shape = inst.shape();
+  bool fits = shape.IsTuple() && shape.tuple_size() == 5;
+  for (int64_t i = 0; fits && i < 4; ++i) {
+    fits = shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == a.element_type() &&
+           shape.tuple_shapes(i).rank() >= 1;
+  }
+  fits = fits && shape.tuple_shapes(0).dimensions() == a.dimensions() && shape.tuple_shapes(1).dimensions() == with({k}) &&
+         shape.tuple_shapes(4).IsArray() && shape.tuple_shapes(4).element_type() == PrimitiveType::kS32 &&
+         shape.tuple_shapes(4).dimensions() == batch;
+  if (fits && mode != 'N') {
+    const int64_t columns = mode == 'A' ? m : k, rows = mode == 'A' ? n : k;
+    fits = shape.tuple_shapes(2).dimensions() == with({m, columns}) && shape.tuple_shapes(3).dimensions() == with({rows, n});
+  }
+  if (!fits) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (a, s, u, vt, s32 info) for mode '" +
+                               std::string(1, mode) + "'");
+  }
+  call.result = shape.tuple_shapes(1);
+  return Status::Ok();
+}
+
 bool IsLapackTarget(std::string_view target, std::string_view routine) {
   // lapack_{s,d,c,z}<routine>_ffi
   const std::string suffix = std::string(routine) + "_ffi";
@@ -899,6 +943,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "syevd") || IsLapackTarget(target, "heevd") || target == "cusolver_syevd_ffi") {
     return LibraryCallKind::kSymmetricEigen;
   }
+  if (IsLapackTarget(target, "gesdd")) return LibraryCallKind::kSvd;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -913,16 +958,20 @@ std::vector<std::string> LibraryCallNotes(const Module& module) {
   std::vector<std::string> notes;
   for (const auto& computation : module.computations()) {
     for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() != Opcode::kCustomCall ||
-          LibraryCallKindOf(inst->attrs().custom_call_target) != LibraryCallKind::kSymmetricEigen) {
-        continue;
-      }
+      if (inst->opcode() != Opcode::kCustomCall) continue;
+      const std::optional<LibraryCallKind> kind = LibraryCallKindOf(inst->attrs().custom_call_target);
+      if (kind != LibraryCallKind::kSymmetricEigen && kind != LibraryCallKind::kSvd) continue;
       std::string where = "%" + inst->name();
       if (inst->location().known()) where += " (line " + std::to_string(inst->location().line) + ")";
       notes.push_back(where + ": " + inst->attrs().custom_call_target +
-                      ": the eigenvalues are the library's to rounding; each eigenvector is unique only up to sign "
-                      "(within a repeated eigenvalue, up to rotation), and Fusebox's (Jacobi rotations) may be the "
-                      "negative of the library's: compare what is computed from them, not the vectors themselves");
+                      (kind == LibraryCallKind::kSvd
+                           ? ": the singular values are the library's to rounding; each pair of singular vectors is "
+                             "unique only up to a common sign (within a repeated singular value, up to rotation), and "
+                             "Fusebox's (Jacobi rotations) may be the negatives of the library's"
+                           : ": the eigenvalues are the library's to rounding; each eigenvector is unique only up to "
+                             "sign (within a repeated eigenvalue, up to rotation), and Fusebox's (Jacobi rotations) may "
+                             "be the negative of the library's") +
+                      ": compare what is computed from them, not the vectors themselves");
     }
   }
   return notes;
@@ -960,6 +1009,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
       return call;
     case LibraryCallKind::kSymmetricEigen:
       RETURN_IF_ERROR(ParseSymmetricEigen(instruction, call));
+      return call;
+    case LibraryCallKind::kSvd:
+      RETURN_IF_ERROR(ParseSvd(instruction, call));
       return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
@@ -1038,6 +1090,11 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (call.kind == LibraryCallKind::kQr) {
     computation->set_root(library_call_internal::EmitGeqrfCall(module, computation, instruction, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kSvd) {
+    computation->set_root(
+        library_call_internal::EmitGesddCall(module, computation, instruction, params[0], call.svd_mode));
     return computation;
   }
   if (call.kind == LibraryCallKind::kSymmetricEigen) {

@@ -24,7 +24,9 @@
 //                                             (householder.h)
 //   lapack_?syevd_ffi, cusolver_syevd_ffi     jax's symmetric eigendecomposition:
 //                                             (vectors, ascending values, s32 info)
-//                                             (symmetric_eigen.h)
+//                                             (jacobi.h)
+//   lapack_?gesdd_ffi                         jax's SVD: (a, s descending, u, vt, s32 info)
+//                                             (jacobi.h)
 //   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
 //                                             of keys, values carried along: stable, floats
 //                                             in total order, descending when its
@@ -69,6 +71,7 @@ enum class LibraryCallKind {
   kQr,                        // lapack_?geqrf_ffi, cusolver_geqrf_ffi: (a, taus)
   kHouseholderProduct,        // lapack_?orgqr_ffi, cusolver_orgqr_ffi: q of (a, taus)
   kSymmetricEigen,            // lapack_?syevd_ffi, cusolver_syevd_ffi: (vectors, values, s32 info)
+  kSvd,                       // lapack_?gesdd_ffi: (a, s, u, vt, s32 info)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
@@ -117,6 +120,8 @@ struct LibraryCall {
   bool left_side = true;
   bool unit_diagonal = false;
   TransposeA transpose_a = TransposeA::kNoTranspose;
+  // SVD: LAPACK's jobz, 'A', 'S' or 'N'.
+  char svd_mode = 'A';
 };
 
 // How a topk call's comparator `comparator` orders elements of `type`: true for

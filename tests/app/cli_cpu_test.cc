@@ -278,10 +278,11 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
 }
 
 // jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi,
-// lapack_sgetrf_ffi, lapack_sgeqrf_ffi, lapack_sorgqr_ffi, lapack_ssyevd_ffi); the
-// interpreter and the CPU backend (the linalg-expander's loops, the LU's, QR's and Jacobi
-// eigensolver's own) match what LAPACK gave, pivots and the reflectors' signs included
-// (eigenvectors through what does not depend on their signs; tests/data/linalg/).
+// lapack_sgetrf_ffi, lapack_sgeqrf_ffi, lapack_sorgqr_ffi, lapack_ssyevd_ffi,
+// lapack_sgesdd_ffi); the interpreter and the CPU backend (the linalg-expander's loops, the
+// LU's, QR's and Jacobi rotations' own) match what LAPACK gave, pivots and the reflectors'
+// signs included (eigen- and singular vectors through what does not depend on their signs;
+// tests/data/linalg/).
 TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
   struct Data {
@@ -299,7 +300,10 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
                            Outputs{{"qr_complete", 1}, 2}, Outputs{{"qr_wide_batched", 1}, 2},
                            Outputs{{"qr_triangular", 1}, 2}, Outputs{{"qr_least_squares", 2}, 1},
                            Outputs{{"eigvalsh_odd", 1}, 1}, Outputs{{"eigh_reconstruct", 1}, 2},
-                           Outputs{{"eigh_projector", 1}, 1}}) {
+                           Outputs{{"eigh_projector", 1}, 1}, Outputs{{"svdvals", 1}, 2}, Outputs{{"pinv", 1}, 1},
+                           Outputs{{"pinv_wide", 1}, 1}, Outputs{{"lstsq", 2}, 1},
+                           Outputs{{"svd_reconstruct_full", 1}, 2}, Outputs{{"svd_rank_deficient", 1}, 2},
+                           Outputs{{"svd_norm2_cond", 1}, 2}}) {
     const Data& d = o.data;
     std::string inputs, expected;
     for (int i = 0; i < d.inputs; ++i) inputs += (i ? "," : "") + dir + d.name + ".in" + std::to_string(i) + ".npy";

@@ -458,6 +458,105 @@ TEST(LinalgExpanderTest, SymmetricEigenOfANanIsInfoOne) {
   EXPECT_EQ(got->tuple_elements()[2].GetInt64(1), 1);
 }
 
+// jax's SVD (lapack_?gesdd_ffi) from the interpreter and the CPU backend (fused and
+// unfused): singular values descending and >= 0, U's and V's columns orthonormal (all m of
+// U's for mode 'A', completed where singular values are 0), U diag(s) V^T = a; tall, wide,
+// square and rank deficient (two equal columns), f32 and f64, 1 x 1, mode 'N' (u and vt
+// zeros). The vectors are compared through these identities: a pair is unique only up to
+// sign.
+TEST(LinalgExpanderTest, SingularValueDecompositionFactors) {
+  struct Case {
+    int64_t batch, m, n;
+    const char* type;
+    char mode;
+    bool repeated_column;
+  };
+  for (const Case& c : {Case{2, 6, 4, "f32", 'S', false}, Case{1, 3, 5, "f32", 'A', false},
+                        Case{1, 5, 5, "f32", 'A', true}, Case{2, 4, 3, "f64", 'S', false},
+                        Case{1, 1, 1, "f32", 'A', false}, Case{1, 4, 7, "f32", 'N', false}}) {
+    const int64_t k = std::min(c.m, c.n);
+    const int64_t ucols = c.mode == 'A' ? c.m : k, vrows = c.mode == 'A' ? c.n : k;
+    auto dims = [&](std::vector<int64_t> d) {
+      std::string out = std::string(c.type) + "[" + std::to_string(c.batch);
+      for (int64_t x : d) out += "," + std::to_string(x);
+      return out + "]";
+    };
+    const std::string a = dims({c.m, c.n});
+    const std::string text = "HloModule svd\n\nENTRY e {\n  a = " + a + " parameter(0)\n  ROOT svd = (" + a + ", " +
+                             dims({k}) + ", " + dims({c.m, ucols}) + ", " + dims({vrows, c.n}) + ", s32[" +
+                             std::to_string(c.batch) + "]) custom-call(a), custom_call_target=\"lapack_" +
+                             (std::string(c.type) == "f64" ? "d" : "s") + "gesdd_ffi\", backend_config={mode = " +
+                             std::to_string(static_cast<int>(c.mode)) + " : ui8}\n}\n";
+    SCOPED_TRACE(text);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const bool f64 = std::string(c.type) == "f64";
+    Literal input = Matrices(Shape(f64 ? PrimitiveType::kF64 : PrimitiveType::kF32, {c.batch, c.m, c.n}), 13, 0);
+    if (c.repeated_column) {
+      for (int64_t row = 0; row < c.m; ++row) input.SetDouble(row * c.n + 2, input.GetDouble(row * c.n + 1));
+    }
+    const double tolerance = f64 ? 1e-12 : 2e-6;
+    auto check = [&](const Literal& got, const std::string& which) {
+      const Literal& values = got.tuple_elements()[1];
+      const Literal& u = got.tuple_elements()[2];
+      const Literal& vt = got.tuple_elements()[3];
+      for (int64_t b = 0; b < c.batch; ++b) {
+        EXPECT_EQ(got.tuple_elements()[4].GetInt64(b), 0) << which;
+        for (int64_t j = 0; j < k; ++j) {
+          EXPECT_GE(values.GetDouble(b * k + j), 0) << which;
+          if (j + 1 < k) {
+            EXPECT_GE(values.GetDouble(b * k + j), values.GetDouble(b * k + j + 1)) << which << ": descending";
+          }
+        }
+        if (c.mode == 'N') {
+          for (int64_t i = 0; i < u.element_count(); ++i) EXPECT_EQ(u.GetDouble(i), 0) << which;
+          // The singular values are the square roots of a^T a's eigenvalues: their squares
+          // sum to |a|_F^2.
+          double frobenius = 0, squares = 0;
+          for (int64_t i = 0; i < c.m * c.n; ++i) frobenius += std::pow(input.GetDouble(b * c.m * c.n + i), 2);
+          for (int64_t j = 0; j < k; ++j) squares += std::pow(values.GetDouble(b * k + j), 2);
+          EXPECT_NEAR(squares, frobenius, tolerance * frobenius) << which;
+          continue;
+        }
+        for (int64_t i = 0; i < ucols; ++i) {  // U^T U = I
+          for (int64_t j = 0; j < ucols; ++j) {
+            double dot = 0;
+            for (int64_t r = 0; r < c.m; ++r) dot += u.GetDouble((b * c.m + r) * ucols + i) * u.GetDouble((b * c.m + r) * ucols + j);
+            EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 2 * tolerance) << which << ": U^T U at " << i << "," << j;
+          }
+        }
+        for (int64_t i = 0; i < vrows; ++i) {  // V^T's rows orthonormal
+          for (int64_t j = 0; j < vrows; ++j) {
+            double dot = 0;
+            for (int64_t r = 0; r < c.n; ++r) dot += vt.GetDouble((b * vrows + i) * c.n + r) * vt.GetDouble((b * vrows + j) * c.n + r);
+            EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 2 * tolerance) << which << ": V^T V at " << i << "," << j;
+          }
+        }
+        for (int64_t r = 0; r < c.m; ++r) {  // U diag(s) V^T = a
+          for (int64_t col = 0; col < c.n; ++col) {
+            double sum = 0;
+            for (int64_t j = 0; j < k; ++j) {
+              sum += u.GetDouble((b * c.m + r) * ucols + j) * values.GetDouble(b * k + j) * vt.GetDouble((b * vrows + j) * c.n + col);
+            }
+            EXPECT_NEAR(sum, input.GetDouble((b * c.m + r) * c.n + col), 4 * tolerance) << which << ": at " << r << "," << col;
+          }
+        }
+      }
+    };
+    auto interpreted = interpreter::Interpreter().Run(**module, {input});
+    ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+    check(*interpreted, "interpreter");
+    if (c.repeated_column) {  // rank 4 of 5: the last singular value is 0
+      EXPECT_NEAR(interpreted->tuple_elements()[1].GetDouble(4), 0, 1e-6);
+    }
+    RunOnBothBackends(**module, {input}, check, nullptr, GpuRun::kCompileOnly);
+    const std::vector<std::string> notes = LibraryCallNotes(**module);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("each pair of singular vectors is unique only up to a common sign"), std::string::npos)
+        << notes[0];
+  }
+}
+
 // `fusebox run --seed` gives a Cholesky factorization positive definite matrices (through
 // jax's symmetrization), so that a random run factors instead of returning NaN.
 TEST(LinalgExpanderTest, RandomInputsOfACholeskyArePositiveDefinite) {

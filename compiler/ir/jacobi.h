@@ -1,6 +1,7 @@
-// jax's symmetric eigendecomposition as plain HLO: LAPACK's syevd (jnp.linalg.eigh,
-// eigvalsh on the CPU: lapack_?syevd_ffi) and cuSOLVER's (cusolver_syevd_ffi on the GPU),
-// computed by Jacobi rotations.
+// jax's symmetric eigendecomposition and singular value decomposition as plain HLO,
+// computed by Jacobi rotations: LAPACK's syevd (jnp.linalg.eigh, eigvalsh on the CPU:
+// lapack_?syevd_ffi) and cuSOLVER's (cusolver_syevd_ffi on the GPU), and LAPACK's gesdd
+// (jnp.linalg.svd, pinv, lstsq, matrix_rank, norm(ord=2): lapack_?gesdd_ffi).
 #pragma once
 
 #include "compiler/ir/computation.h"
@@ -30,5 +31,25 @@ namespace fusebox::library_call_internal {
 // choice (a reconstruction, a projector, a solve) agrees.
 Instruction* EmitSyevdCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
                            bool lower);
+
+// gesdd of `a` ([..., m, n], f32 or f64) with LAPACK's jobz `mode`: 'A' (u m x m, vt
+// n x n), 'S' (u m x k, vt k x n, k = min(m, n)) or 'N' (the singular values only; u and
+// vt zeros), as the call's (a as given, s [..., k] descending, u, vt, s32 info).
+//
+// One-sided Jacobi (Hestenes) on the columns of the taller of a and a^T, scaled by the
+// largest magnitude, in f64: each step rotates the column pairs (i, i + n/2) of the
+// round-robin table so that each pair becomes orthogonal (the 2x2 Schur decomposition of
+// its Gram matrix), V collecting the rotations, until a whole sweep found every pair
+// orthogonal to within m times f64's roundoff (relative to the columns' norms) or after
+// 40 sweeps. The singular values are the columns' norms, sorted descending with U's and
+// V's columns; U's columns are the columns over their norms, completed to an orthonormal
+// basis (the columns of zero singular values, and u's last m - n columns for 'A') by the
+// Householder QR of those columns. info is 0, or 1 where a singular value is NaN.
+//
+// The singular values are LAPACK's to rounding; a pair of singular vectors (u_j, v_j) is
+// unique only up to a common sign (and within a repeated singular value up to rotation),
+// so a pair may be the negative of LAPACK's.
+Instruction* EmitGesddCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
+                           char mode);
 
 }  // namespace fusebox::library_call_internal
