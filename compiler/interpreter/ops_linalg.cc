@@ -175,6 +175,68 @@ namespace {
 // fft
 // ===========================================================================
 
+// exp(sign 2 pi i m / n) with m reduced modulo n first: the angle exact before the one
+// rounding of cos and sin.
+Complex UnitRoot(int64_t m, int64_t n, int sign) {
+  const int64_t r = ((m % n) + n) % n;
+  return std::polar(1.0, sign * 2.0 * std::numbers::pi * static_cast<double>(r) / static_cast<double>(n));
+}
+
+int64_t SmallestFactor(int64_t n) {
+  for (int64_t f = 2; f * f <= n; ++f) {
+    if (n % f == 0) return f;
+  }
+  return n;
+}
+
+// out[k] = sum_t x[t] exp(sign 2 pi i k t / n) for x[t] = in[t * stride], any n, in double:
+// a prime up to 64 term by term, a longer prime by Bluestein's chirp (a circular
+// convolution of power-of-two length, itself transformed this way), a composite n = p m
+// by Cooley-Tukey on its smallest factor p. O(n log n) for every n, so that a long
+// transform's reference takes seconds, not hours.
+void Dft(const Complex* in, int64_t stride, int64_t n, int sign, Complex* out) {
+  if (n == 1) {
+    out[0] = in[0];
+    return;
+  }
+  const int64_t p = SmallestFactor(n);
+  if (p == n && n <= 64) {
+    for (int64_t k = 0; k < n; ++k) {
+      Complex sum{};
+      for (int64_t t = 0; t < n; ++t) sum += in[t * stride] * UnitRoot(k * t, n, sign);
+      out[k] = sum;
+    }
+    return;
+  }
+  if (p == n) {  // Bluestein: kt = (k^2 + t^2 - (k - t)^2) / 2
+    int64_t m = 1;
+    while (m < 2 * n - 1) m <<= 1;
+    std::vector<Complex> chirp(static_cast<size_t>(n)), a(static_cast<size_t>(m)), b(static_cast<size_t>(m));
+    for (int64_t t = 0; t < n; ++t) chirp[t] = UnitRoot((t * t) % (2 * n), 2 * n, sign);
+    for (int64_t t = 0; t < n; ++t) a[t] = in[t * stride] * chirp[t];
+    for (int64_t t = 0; t < n; ++t) {
+      b[t] = std::conj(chirp[t]);
+      if (t > 0) b[m - t] = std::conj(chirp[t]);
+    }
+    std::vector<Complex> fa(static_cast<size_t>(m)), fb(static_cast<size_t>(m));
+    Dft(a.data(), 1, m, sign, fa.data());
+    Dft(b.data(), 1, m, sign, fb.data());
+    for (int64_t j = 0; j < m; ++j) fa[j] *= fb[j];
+    Dft(fa.data(), 1, m, -sign, a.data());
+    for (int64_t k = 0; k < n; ++k) out[k] = a[k] * chirp[k] / static_cast<double>(m);
+    return;
+  }
+  // X[k] = sum_r w_n^(r k) DFT_m(x[r], x[r + p], ...)[k mod m].
+  const int64_t m = n / p;
+  std::vector<Complex> sub(static_cast<size_t>(n));
+  for (int64_t r = 0; r < p; ++r) Dft(in + r * stride, stride * p, m, sign, sub.data() + r * m);
+  for (int64_t k = 0; k < n; ++k) {
+    Complex sum{};
+    for (int64_t r = 0; r < p; ++r) sum += sub[r * m + k % m] * UnitRoot(r * k, n, sign);
+    out[k] = sum;
+  }
+}
+
 // In-place DFT along `axis` of a row-major complex array: X[k] = sum_t x[t] w^(kt) with
 // w = exp(-2 pi i / n) (forward) or exp(+2 pi i / n) scaled by 1/n (inverse).
 void DftAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, int64_t axis,
@@ -182,22 +244,14 @@ void DftAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, int64
   const int64_t n = dims[axis];
   if (n <= 1) return;
   const int64_t stride = RowMajorStrides(dims)[axis];
-  std::vector<Complex> twiddle(static_cast<size_t>(n));
-  const double sign = inverse ? 1.0 : -1.0;
-  for (int64_t j = 0; j < n; ++j)
-    twiddle[j] = std::polar(1.0, sign * 2.0 * std::numbers::pi * j / n);
   std::vector<int64_t> line_dims = dims;
   line_dims[axis] = 1;
   const std::vector<int64_t> dim_strides = RowMajorStrides(dims);
-  std::vector<Complex> in(static_cast<size_t>(n));
+  std::vector<Complex> out(static_cast<size_t>(n));
   ForEachIndex(line_dims, [&](const std::vector<int64_t>& index, int64_t) {
     const int64_t base = LinearIndex(index, dim_strides);
-    for (int64_t t = 0; t < n; ++t) in[t] = data[base + t * stride];
-    for (int64_t k = 0; k < n; ++k) {
-      Complex s{};
-      for (int64_t t = 0; t < n; ++t) s += in[t] * twiddle[(k * t) % n];
-      data[base + k * stride] = inverse ? s / static_cast<double>(n) : s;
-    }
+    Dft(data.data() + base, stride, n, inverse ? 1 : -1, out.data());
+    for (int64_t k = 0; k < n; ++k) data[base + k * stride] = inverse ? out[k] / static_cast<double>(n) : out[k];
   });
 }
 
@@ -265,18 +319,14 @@ StatusOr<Literal> EvalFft(const Instruction& inst, Operands operands, EvalContex
   for (int64_t d = first; d < rank - 1; ++d) DftAxis(data, in_dims, d, true);
   const int64_t half = in_dims.back();
   const int64_t rows = x.element_count() / std::max<int64_t>(half, 1);
-  std::vector<Complex> full(static_cast<size_t>(last_len));
-  std::vector<Complex> twiddle(static_cast<size_t>(last_len));
-  for (int64_t j = 0; j < last_len; ++j)
-    twiddle[j] = std::polar(1.0, 2.0 * std::numbers::pi * j / last_len);
+  std::vector<Complex> full(static_cast<size_t>(last_len)), signal(static_cast<size_t>(last_len));
   for (int64_t row = 0; row < rows; ++row) {
     for (int64_t kk = 0; kk < last_len; ++kk) {
       full[kk] = kk < half ? data[row * half + kk] : std::conj(data[row * half + (last_len - kk)]);
     }
+    if (last_len > 0) Dft(full.data(), 1, last_len, 1, signal.data());
     for (int64_t t = 0; t < last_len; ++t) {
-      Complex s{};
-      for (int64_t kk = 0; kk < last_len; ++kk) s += full[kk] * twiddle[(kk * t) % last_len];
-      result.SetDouble(row * last_len + t, s.real() / static_cast<double>(last_len));
+      result.SetDouble(row * last_len + t, signal[t].real() / static_cast<double>(last_len));
     }
   }
   return result;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <complex>
 #include <limits>
 #include <string>
@@ -760,6 +761,56 @@ TEST(FftTest, ForwardInverseAndReal) {
       {*rf});
   ASSERT_TRUE(irf.ok()) << irf.status().message();
   ExpectNear(Values(*irf), {1, 2, 3, 4}, 1e-5);
+}
+
+// The interpreter's transform is a fast one (Cooley-Tukey on the smallest factor, Bluestein
+// for primes over 64): against the sum that defines it, written here term by term in
+// double (c128 in and out), for lengths that take each path: 1, 2, a small prime, powers of
+// two, mixed factors, primes of 67 and 257 (Bluestein), and 2 x 67 (Bluestein inside a
+// split); forward and inverse (1/n), and the complex-to-real inverse of an odd length.
+TEST(FftTest, FastTransformIsTheDefiningSum) {
+  for (int64_t n : {1, 2, 7, 16, 60, 67, 128, 134, 257}) {
+    SCOPED_TRACE(n);
+    Literal x(Shape(PT::kC128, {2, n}));
+    for (int64_t i = 0; i < 2 * n; ++i) x.SetComplex(i, {std::sin(0.7 * i + 1), std::cos(1.3 * i) - 0.25});
+    for (int sign : {-1, 1}) {
+      const std::string type = sign < 0 ? "FFT" : "IFFT";
+      const std::string shape = "c128[2," + std::to_string(n) + "]";
+      auto r = RunHlo("HloModule f\nENTRY e {\n  x = " + shape + " parameter(0)\n  ROOT y = " + shape +
+                          " fft(x), fft_type=" + type + ", fft_length={" + std::to_string(n) + "}\n}\n",
+                      {x});
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      const auto y = ComplexValues(*r);
+      for (int64_t row = 0; row < 2; ++row) {
+        for (int64_t k = 0; k < n; ++k) {
+          std::complex<double> sum{};
+          for (int64_t t = 0; t < n; ++t) {
+            const double angle = sign * 2 * std::numbers::pi * static_cast<double>((k * t) % n) / static_cast<double>(n);
+            sum += x.GetComplex(row * n + t) * std::polar(1.0, angle);
+          }
+          if (sign > 0) sum /= static_cast<double>(n);
+          EXPECT_NEAR(std::abs(y[row * n + k] - sum), 0, 1e-12) << type << " row " << row << " k " << k;
+        }
+      }
+    }
+  }
+  // Complex-to-real of length 67 (odd: no Nyquist term): the Hermitian extension summed.
+  const int64_t n = 67, half = n / 2 + 1;
+  Literal spectrum(Shape(PT::kC128, {half}));
+  for (int64_t k = 0; k < half; ++k) spectrum.SetComplex(k, {std::cos(0.3 * k), k == 0 ? 0.0 : std::sin(0.9 * k)});
+  auto r = RunHlo("HloModule f\nENTRY e {\n  x = c128[34] parameter(0)\n  ROOT y = f64[67] fft(x), fft_type=IRFFT, "
+                  "fft_length={67}\n}\n",
+                  {spectrum});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::vector<double> got = Values(*r);
+  for (int64_t t = 0; t < n; ++t) {
+    double sum = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const std::complex<double> term = k < half ? spectrum.GetComplex(k) : std::conj(spectrum.GetComplex(n - k));
+      sum += (term * std::polar(1.0, 2 * std::numbers::pi * static_cast<double>((k * t) % n) / n)).real();
+    }
+    EXPECT_NEAR(got[t], sum / n, 1e-12) << t;
+  }
 }
 
 // ===========================================================================
