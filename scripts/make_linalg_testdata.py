@@ -109,7 +109,31 @@ def svd_cases():
     write("svd_norm2_cond", lambda a: (jnp.linalg.norm(a, ord=2), jnp.linalg.cond(a)), (normal(5, 5),))
 
 
+def write_gpu(name, fn, args):
+    """jax's module of `fn` as it lowers for CUDA (cuSOLVER calls; no GPU needed to lower),
+    with what jax computes for `fn` on the CPU as the expected outputs."""
+    text = jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text(dialect="hlo")
+    write_case(OUT, name, text, args, jax.jit(fn)(*args))
+    print(name, sorted(set(re.findall(r'custom_call_target="([^"]+)"', text))))
+
+
+def gpu_cases():
+    # jax's GPU linear algebra: cuSOLVER's getrf with jax's pivots-to-permutation kernel
+    # (jnp.linalg.solve), geqrf/orgqr, syevd, and gesvdj (which returns V, not V^T; econ
+    # only above 32 x 32), against what jax computes on the CPU (LAPACK) for the same
+    # function: outputs that do not depend on the vectors' signs.
+    normal = lambda *shape: rng.standard_normal(shape).astype(np.float32)
+    write_gpu("gpu_solve", jnp.linalg.solve, (normal(2, 5, 5), normal(2, 5, 3)))
+    write_gpu("gpu_qr", jnp.linalg.qr, (normal(6, 4),))
+    write_gpu("gpu_eigh_reconstruct", lambda a: (lambda w, v: (w, (v * w[None, :]) @ v.T))(*jnp.linalg.eigh(a)),
+              (symmetric(8, 8),))
+    write_gpu("gpu_pinv", jnp.linalg.pinv, (normal(6, 4),))
+    write_gpu("gpu_svd_econ", lambda a: (lambda u, s, vt: (s, (u * s) @ vt))(*jnp.linalg.svd(a, full_matrices=False)),
+              (normal(40, 36),))
+
+
 if __name__ == "__main__":
     main()
     eigen_cases()
     svd_cases()
+    gpu_cases()

@@ -114,12 +114,27 @@ def transformer_workloads(scale):
 
 def extra_workloads(scale):
     """Workloads outside the sixteen of #26's table (--extras): topk, as a sampling step
-    (one row of logits, k = 10) and over a batch of a vocabulary's logits (k = 8)."""
+    (one row of logits, k = 10) and over a batch of a vocabulary's logits (k = 8); Fourier
+    transforms (a convolution through rfft/irfft, the magnitude of a 2-D fft), which XLA
+    runs with ducc and Fusebox as the fft-expander's dots; and jax's LAPACK calls (QR,
+    eigvalsh, pinv through the SVD), which XLA hands to LAPACK and Fusebox runs as its own
+    loops (docs/xla-gpu-modules.md). The linear algebra outputs do not depend on the sign
+    choices of eigen- and singular vectors."""
     n = 50000 if scale == "full" else 5000
     rows, vocab = (128, 32000) if scale == "full" else (16, 4000)
+    signals, length = (64, 4096) if scale == "full" else (16, 1024)
+    images, side = (8, 256) if scale == "full" else (4, 64)
+    batch, tall, wide = (16, 128, 64) if scale == "full" else (4, 32, 16)
+    convolve = lambda a, b: jnp.fft.irfft(jnp.fft.rfft(a, 2 * length) * jnp.fft.rfft(b, 2 * length), 2 * length)
     return [
         ("topk_logits", "extra", lambda x: jax.lax.top_k(x, 10), rng_inputs(11, [((1, n), "f")]), None),
         ("topk_batch", "extra", lambda x: jax.lax.top_k(x, 8), rng_inputs(12, [((rows, vocab), "f")]), None),
+        ("fft_convolution", "extra", convolve, rng_inputs(14, [((signals, length), "f")] * 2), None),
+        ("fft2_magnitude", "extra", lambda x: jnp.abs(jnp.fft.fft2(x)), rng_inputs(15, [((images, side, side), "f")]), None),
+        ("qr", "extra", jnp.linalg.qr, rng_inputs(16, [((batch, tall, wide), "f")]), None),
+        ("eigvalsh", "extra", lambda a: jnp.linalg.eigvalsh(a + jnp.swapaxes(a, -1, -2)),
+         rng_inputs(17, [((batch // 2, wide, wide), "f")]), None),
+        ("pinv", "extra", jnp.linalg.pinv, rng_inputs(18, [((batch, tall, wide), "f")]), None),
     ]
 
 

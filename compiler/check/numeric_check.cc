@@ -163,6 +163,20 @@ bool AllEqual(const Literal& literal) {
   return true;
 }
 
+// An output whose summation-order room exceeds its values this many times is not counted.
+constexpr double kWideBoundFactor = 1000;
+
+double LargestFiniteMagnitude(const Literal& literal) {
+  const PrimitiveType type = literal.shape().element_type();
+  if (!IsFloat(type) && !IsComplex(type)) return 0;
+  double largest = 0;
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    const double m = IsComplex(type) ? std::abs(literal.GetComplex(i)) : std::fabs(literal.GetDouble(i));
+    if (std::isfinite(m)) largest = std::max(largest, m);
+  }
+  return largest;
+}
+
 class OutputJudge {
  public:
   OutputJudge(const CheckOptions& options, OutputCheck* out) : options_(options), out_(out) {}
@@ -392,6 +406,15 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
     } else if (AllEqual(want)) {
       out.verdict = OutputVerdict::kConstant;
       out.why = "is constant (every element " + want.ElementToString(0) + ") in " + report.reference_name;
+    } else if (const double largest = LargestFiniteMagnitude(want);
+               out.summed_terms > 0 && largest > 0 &&
+               kSumFactor * std::sqrt(static_cast<double>(out.summed_terms)) * out.unit_roundoff * out.max_magnitude >
+                   kWideBoundFactor * largest) {
+      out.verdict = OutputVerdict::kBoundTooWide;
+      out.why = "its summation-order room (" + FormatDouble(kSumFactor) + "·√n·u·Σ|terms|, Σ|terms| up to " +
+                Sci(out.max_magnitude) + ") is over " + FormatDouble(kWideBoundFactor) + " times its largest value (" +
+                Sci(largest) + "): the magnitude shadow does not bound this computation (one that steers by its own " +
+                "values, as an iterative solver's rotations do), and no error could fail a bound that wide";
     } else if (got.element_count() >= 2) {
       // Judged on the interpreter's value: the user's expected values may round an
       // identity-like computation back to its input.
@@ -469,6 +492,7 @@ std::string_view OutputVerdictName(OutputVerdict verdict) {
     case OutputVerdict::kPassThrough: return "passed through";
     case OutputVerdict::kShapeMismatch: return "shape mismatch";
     case OutputVerdict::kOrderDecided: return "decided by the summation order";
+    case OutputVerdict::kBoundTooWide: return "bound wider than its values";
   }
   return "?";
 }
@@ -556,7 +580,7 @@ std::string CheckReport::Summary() const {
     if (failing > shown) s += "; and " + std::to_string(failing - shown) + " more output(s) differ";
     return s;
   }
-  int64_t counts[6] = {0, 0, 0, 0, 0, 0};
+  int64_t counts[7] = {0, 0, 0, 0, 0, 0, 0};
   int64_t elements = 0;
   double worst = 0;
   for (const OutputCheck& o : outputs) {
@@ -576,6 +600,9 @@ std::string CheckReport::Summary() const {
   if (counts[static_cast<int>(OutputVerdict::kOrderDecided)] > 0)
     skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kOrderDecided)]) +
                       " decided by the summation order");
+  if (counts[static_cast<int>(OutputVerdict::kBoundTooWide)] > 0)
+    skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kBoundTooWide)]) +
+                      " with a bound wider than its values");
   const std::string not_counted = skipped.empty() ? "" : "; not counted: " + Join(skipped, ", ");
   if (vacuous()) {
     std::string s = "the check would be vacuous: ";

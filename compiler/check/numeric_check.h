@@ -28,6 +28,11 @@
 //   * An output is not counted as checked (its verdict says why) when every element of
 //     the reference is non-finite, when it has more than one element and all reference
 //     elements are equal (constant), or when it is an entry parameter passed through.
+//     An output is not counted either when its summation-order room (4 * sqrt(n) * u * M)
+//     is more than kWideBoundFactor times its largest reference magnitude: the magnitude
+//     shadow does not bound computations that steer by their own values (the rotations of
+//     a Jacobi eigensolver take other angles when sums become sums of magnitudes), and a
+//     bound that wide could not fail.
 //     A check in which no output counts is vacuous: CheckReport::vacuous() is true and
 //     callers fail it ("the check would be vacuous: ...").
 #pragma once
@@ -73,6 +78,7 @@ enum class OutputVerdict {
   kPassThrough,   // an entry parameter returned unchanged (structurally or bit for bit)
   kShapeMismatch, // actual and reference shapes differ
   kOrderDecided,  // integers every one of which the summation order decides
+  kBoundTooWide,  // the summation-order room alone is far above every value: no error could fail it
 };
 std::string_view OutputVerdictName(OutputVerdict verdict);
 

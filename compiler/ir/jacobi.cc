@@ -370,7 +370,7 @@ TallSvd OneSidedJacobi(Module& module, Computation* computation, Instruction* a,
 }  // namespace
 
 Instruction* EmitGesddCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
-                           char mode) {
+                           char mode, bool returns_v) {
   const Shape& shape = call.shape();
   Builder b(module, computation);
   const PrimitiveType type = PrimitiveType::kF64;
@@ -396,10 +396,10 @@ Instruction* EmitGesddCall(Module& module, Computation* computation, const Instr
     vt = b.Splat(0, shape.tuple_shapes(3));
   } else if (tall) {  // a = U S V^T
     u = svd.u;
-    vt = b.Transpose(svd.v, swap);
+    vt = returns_v ? svd.v : b.Transpose(svd.v, swap);
   } else {  // a^T = U' S V'^T, so a = V' S U'^T
     u = svd.v;
-    vt = b.Transpose(svd.u, swap);
+    vt = returns_v ? svd.u : b.Transpose(svd.u, swap);
   }
   Instruction* nan = b.Convert(b.Compare(values, values, ComparisonDirection::kNe), PrimitiveType::kS32);
   Instruction* info = b.Reduce(nan, {rank - 2}, Opcode::kMaximum, 0);

@@ -49,7 +49,8 @@ Instruction* EmitSyevdCall(Module& module, Computation* computation, const Instr
 // The singular values are LAPACK's to rounding; a pair of singular vectors (u_j, v_j) is
 // unique only up to a common sign (and within a repeated singular value up to rotation),
 // so a pair may be the negative of LAPACK's.
+// With `returns_v` (cuSOLVER's gesvdj), element 3 is V ([..., n, n] or [..., n, k]), not V^T.
 Instruction* EmitGesddCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
-                           char mode);
+                           char mode, bool returns_v = false);
 
 }  // namespace fusebox::library_call_internal

@@ -533,6 +533,44 @@ Instruction* EmitLuCall(Module& module, Computation* computation, const Instruct
   return outer.Add(Opcode::kTuple, shape, out);
 }
 
+// The permutation the pivots make: the identity of the result's length, then for each i
+// in order the entries i and pivots[i] swapped (a pivot outside [0, m) swaps nothing), as
+// jax's GPU kernel does.
+Instruction* EmitPivotsToPermutation(Module& module, Computation* computation, const Instruction& call_inst,
+                                     Instruction* pivots) {
+  const Shape shape = Emitter::Plain(call_inst.shape());
+  const int64_t rank = shape.rank();
+  const int64_t m = shape.dimensions(rank - 1);
+  const int64_t k = pivots->shape().dimensions(rank - 1);
+  std::vector<int64_t> batch(static_cast<size_t>(rank - 1));
+  std::iota(batch.begin(), batch.end(), 0);
+  Emitter outer(module, computation);
+  library_call_internal::PlainHloLoop loop(module, computation, "pivots_to_permutation");
+  std::vector<Instruction*> out = loop.Run(
+      k, {outer.Iota(shape.dimensions(), rank - 1), pivots},
+      [&](Emitter& b, Instruction* i, const std::vector<Instruction*>& s) {
+        Instruction* perm = s[0];
+        const Shape pivot_shape = Emitter::Plain(s[1]->shape());
+        Instruction* at_i = b.Compare(b.Iota(pivot_shape.dimensions(), rank - 1), b.Broadcast(i, pivot_shape, {}),
+                                      ComparisonDirection::kEq);
+        Instruction* p = b.Reduce(b.Select(at_i, s[1], b.Splat(0, pivot_shape)), {rank - 1}, Opcode::kAdd, 0);  // [...]
+        Instruction* positions = b.Iota(shape.dimensions(), rank - 1);
+        Instruction* is_i = b.Compare(positions, b.Broadcast(i, shape, {}), ComparisonDirection::kEq);
+        Instruction* is_p = b.Compare(positions, b.Broadcast(p, shape, batch), ComparisonDirection::kEq);
+        auto entry = [&](Instruction* where) {  // perm at one position per row, [...]
+          return b.Reduce(b.Select(where, perm, b.Splat(0, shape)), {rank - 1}, Opcode::kAdd, 0);
+        };
+        Instruction* valid = b.Binary(Opcode::kAnd, b.Compare(p, b.Splat(0, p->shape()), ComparisonDirection::kGe),
+                                      b.Compare(p, b.Splat(static_cast<double>(m), p->shape()), ComparisonDirection::kLt));
+        Instruction* valid_full = b.Broadcast(valid, Emitter::WithType(shape, PrimitiveType::kPred), batch);
+        Instruction* swapped = b.Select(is_i, b.Broadcast(entry(is_p), shape, batch),
+                                        b.Select(is_p, b.Broadcast(entry(is_i), shape, batch), perm));
+        return std::vector<Instruction*>{b.Select(valid_full, swapped, perm), s[1]};
+      });
+  out[0]->set_shape(call_inst.shape());
+  return out[0];
+}
+
 }  // namespace
 
 bool GemmEpilogueHasBias(GemmEpilogue epilogue) {
@@ -875,9 +913,25 @@ Status ParseSymmetricEigen(const Instruction& inst, LibraryCall& call) {
 // no vectors (u and vt are written as zeros).
 Status ParseSvd(const Instruction& inst, LibraryCall& call) {
   std::optional<FfiAttributeMap> attributes = FfiAttributes(inst);
-  if (!attributes) return CallError(inst, "has no FFI attributes (mode) in its backend_config");
-  ASSIGN_OR_RETURN(const char mode, BlasChar(inst, *attributes, "mode", "ASNO"));
-  if (mode == 'O') return CallUnsupported(inst, "mode 'O' (the vectors written over a) is not modelled");
+  char mode = 'A';
+  if (inst.attrs().custom_call_target == "cusolver_gesvdj_ffi") {
+    // {compute_uv = true, full_matrices = false}; element 3 is V, not V^T.
+    auto flag = [&](const char* name) -> StatusOr<bool> {
+      auto it = attributes ? attributes->find(name) : FfiAttributeMap::const_iterator{};
+      if (!attributes || it == attributes->end() || (it->second != "true" && it->second != "false")) {
+        return CallError(inst, std::string("has no ") + name + " = true|false attribute");
+      }
+      return it->second == "true";
+    };
+    ASSIGN_OR_RETURN(const bool compute_uv, flag("compute_uv"));
+    ASSIGN_OR_RETURN(const bool full_matrices, flag("full_matrices"));
+    mode = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
+    call.svd_returns_v = true;
+  } else {
+    if (!attributes) return CallError(inst, "has no FFI attributes (mode) in its backend_config");
+    ASSIGN_OR_RETURN(mode, BlasChar(inst, *attributes, "mode", "ASNO"));
+    if (mode == 'O') return CallUnsupported(inst, "mode 'O' (the vectors written over a) is not modelled");
+  }
   call.svd_mode = mode;
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
   const Shape& a = inst.operand(0)->shape();
@@ -904,13 +958,30 @@ Status ParseSvd(const Instruction& inst, LibraryCall& call) {
          shape.tuple_shapes(4).dimensions() == batch;
   if (fits && mode != 'N') {
     const int64_t columns = mode == 'A' ? m : k, rows = mode == 'A' ? n : k;
-    fits = shape.tuple_shapes(2).dimensions() == with({m, columns}) && shape.tuple_shapes(3).dimensions() == with({rows, n});
+    fits = shape.tuple_shapes(2).dimensions() == with({m, columns}) &&
+           shape.tuple_shapes(3).dimensions() == (call.svd_returns_v ? with({n, rows}) : with({rows, n}));
   }
   if (!fits) {
     return CallError(inst, "result " + shape.ToString(false) + " is not (a, s, u, vt, s32 info) for mode '" +
                                std::string(1, mode) + "'");
   }
   call.result = shape.tuple_shapes(1);
+  return Status::Ok();
+}
+
+// jax's GPU pivots to permutation: s32 pivots [..., k] -> s32 permutation [..., m].
+Status ParseLuPivotsToPermutation(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the pivots");
+  const Shape& pivots = inst.operand(0)->shape();
+  const Shape& shape = inst.shape();
+  if (!pivots.IsArray() || pivots.rank() < 1 || pivots.element_type() != PrimitiveType::kS32 || !shape.IsArray() ||
+      shape.element_type() != PrimitiveType::kS32 || shape.rank() != pivots.rank() ||
+      std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end() - 1) !=
+          std::vector<int64_t>(pivots.dimensions().begin(), pivots.dimensions().end() - 1)) {
+    return CallError(inst, "pivots " + pivots.ToString(false) + " and result " + shape.ToString(false) +
+                               " are not s32 [..., k] and s32 [..., m]");
+  }
+  call.result = shape;
   return Status::Ok();
 }
 
@@ -943,7 +1014,8 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "syevd") || IsLapackTarget(target, "heevd") || target == "cusolver_syevd_ffi") {
     return LibraryCallKind::kSymmetricEigen;
   }
-  if (IsLapackTarget(target, "gesdd")) return LibraryCallKind::kSvd;
+  if (IsLapackTarget(target, "gesdd") || target == "cusolver_gesvdj_ffi") return LibraryCallKind::kSvd;
+  if (target == "cu_lu_pivots_to_permutation") return LibraryCallKind::kLuPivotsToPermutation;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -1012,6 +1084,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
       return call;
     case LibraryCallKind::kSvd:
       RETURN_IF_ERROR(ParseSvd(instruction, call));
+      return call;
+    case LibraryCallKind::kLuPivotsToPermutation:
+      RETURN_IF_ERROR(ParseLuPivotsToPermutation(instruction, call));
       return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
@@ -1093,8 +1168,12 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
     return computation;
   }
   if (call.kind == LibraryCallKind::kSvd) {
-    computation->set_root(
-        library_call_internal::EmitGesddCall(module, computation, instruction, params[0], call.svd_mode));
+    computation->set_root(library_call_internal::EmitGesddCall(module, computation, instruction, params[0],
+                                                               call.svd_mode, call.svd_returns_v));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kLuPivotsToPermutation) {
+    computation->set_root(EmitPivotsToPermutation(module, computation, instruction, params[0]));
     return computation;
   }
   if (call.kind == LibraryCallKind::kSymmetricEigen) {

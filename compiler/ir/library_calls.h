@@ -25,8 +25,10 @@
 //   lapack_?syevd_ffi, cusolver_syevd_ffi     jax's symmetric eigendecomposition:
 //                                             (vectors, ascending values, s32 info)
 //                                             (jacobi.h)
-//   lapack_?gesdd_ffi                         jax's SVD: (a, s descending, u, vt, s32 info)
-//                                             (jacobi.h)
+//   lapack_?gesdd_ffi, cusolver_gesvdj_ffi    jax's SVD: (a, s descending, u, vt (gesvdj:
+//                                             v), s32 info) (jacobi.h)
+//   cu_lu_pivots_to_permutation               jax's GPU LU: the row permutation its 0-based
+//                                             pivots (row swaps in order) make
 //   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
 //                                             of keys, values carried along: stable, floats
 //                                             in total order, descending when its
@@ -71,7 +73,8 @@ enum class LibraryCallKind {
   kQr,                        // lapack_?geqrf_ffi, cusolver_geqrf_ffi: (a, taus)
   kHouseholderProduct,        // lapack_?orgqr_ffi, cusolver_orgqr_ffi: q of (a, taus)
   kSymmetricEigen,            // lapack_?syevd_ffi, cusolver_syevd_ffi: (vectors, values, s32 info)
-  kSvd,                       // lapack_?gesdd_ffi: (a, s, u, vt, s32 info)
+  kSvd,                       // lapack_?gesdd_ffi, cusolver_gesvdj_ffi: (a, s, u, vt or v, s32 info)
+  kLuPivotsToPermutation,     // cu_lu_pivots_to_permutation: s32 permutation of s32 pivots
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
@@ -120,8 +123,10 @@ struct LibraryCall {
   bool left_side = true;
   bool unit_diagonal = false;
   TransposeA transpose_a = TransposeA::kNoTranspose;
-  // SVD: LAPACK's jobz, 'A', 'S' or 'N'.
+  // SVD: LAPACK's jobz, 'A', 'S' or 'N'; whether element 3 is V (cuSOLVER's gesvdj) rather
+  // than V^T.
   char svd_mode = 'A';
+  bool svd_returns_v = false;
 };
 
 // How a topk call's comparator `comparator` orders elements of `type`: true for

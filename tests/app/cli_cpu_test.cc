@@ -317,6 +317,28 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
       EXPECT_THAT(r.out, HasSubstr(matches)) << d.name << " " << backend << "\n" << r.out;
     }
   }
+  // jax's GPU modules (cuSOLVER's getrf with jax's pivots-to-permutation kernel, geqrf and
+  // orgqr, syevd, gesvdj), against what jax computes on the CPU for the same functions.
+  for (const Outputs& o : {Outputs{{"gpu_solve", 2}, 1}, Outputs{{"gpu_qr", 1}, 2},
+                           Outputs{{"gpu_eigh_reconstruct", 1}, 2}, Outputs{{"gpu_pinv", 1}, 1}}) {
+    const Data& d = o.data;
+    std::string inputs, expected;
+    for (int i = 0; i < d.inputs; ++i) inputs += (i ? "," : "") + dir + d.name + ".in" + std::to_string(i) + ".npy";
+    for (int i = 0; i < o.outputs; ++i) expected += " " + dir + d.name + ".out" + std::to_string(i) + ".npy";
+    Result r = RunFusebox("run " + dir + d.name + ".hlo --backend cpu --inputs " + inputs + " --expected" + expected);
+    EXPECT_EQ(r.code, 0) << d.name << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs: " + std::to_string(o.outputs) + " of " +
+                                 std::to_string(o.outputs)))
+        << d.name << "\n" << r.out;
+  }
+  // A reconstruction from 36 singular vectors found by Jacobi rotations: its magnitude
+  // shadow is no bound (the rotations steer by the values), so that output is not counted
+  // and the run says why; the singular values are compared.
+  Result econ = RunFusebox("run " + dir + "gpu_svd_econ.hlo --backend cpu --inputs " + dir + "gpu_svd_econ.in0.npy --expected " +
+                           dir + "gpu_svd_econ.out0.npy " + dir + "gpu_svd_econ.out1.npy");
+  EXPECT_EQ(econ.code, 0) << econ.out;
+  EXPECT_THAT(econ.out, HasSubstr("expected: matches the expected outputs: 1 of 2 output(s) compared")) << econ.out;
+  EXPECT_THAT(econ.out, HasSubstr("not counted: 1 with a bound wider than its values")) << econ.out;
   // An eigendecomposition's vectors are unique only up to sign: the run says so.
   Result eigen = RunFusebox("run " + dir + "eigh_projector.hlo --backend cpu --seed 1");
   EXPECT_EQ(eigen.code, 0) << eigen.out;

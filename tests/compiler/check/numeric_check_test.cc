@@ -126,6 +126,46 @@ ENTRY e {
   EXPECT_FALSE(check::CheckOutputs(dropped, *ref, args).ok());
 }
 
+// A sum whose terms cancel to values over a thousand times below its room (terms of 1e7
+// summing to about 1): the room alone would let any answer pass, so the output is not
+// counted, and a check with only such outputs is vacuous.
+TEST(NumericCheckTest, AnOutputWithABoundWiderThanItsValuesDoesNotCount) {
+  auto m = Parse(R"(
+HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[2,4096] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[2] reduce(a, z), dimensions={1}, to_apply=add
+})");
+  std::vector<double> v;
+  for (int row = 0; row < 2; ++row) {
+    for (int i = 0; i < 4096; ++i) v.push_back((i % 2 ? -1e7 : 1e7) + (i < 2 ? 0.5 + row : 0.0));
+  }
+  Literal a(Shape(PrimitiveType::kF32, {2, 4096}));
+  for (int64_t i = 0; i < a.element_count(); ++i) a.SetDouble(i, v[static_cast<size_t>(i)]);
+  std::vector<Literal> args;
+  args.push_back(std::move(a));
+  auto ref = check::ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok());
+  ASSERT_TRUE(ref->magnitude.has_value());
+  // A wildly wrong answer would pass the bound: it is not counted instead.
+  Literal wrong(Shape(PrimitiveType::kF32, {2}));
+  wrong.SetDouble(0, 1000);
+  wrong.SetDouble(1, -1000);
+  check::CheckReport report = CheckOutputs(wrong, *ref, args);
+  ASSERT_EQ(report.outputs.size(), 1u);
+  EXPECT_EQ(report.outputs[0].verdict, check::OutputVerdict::kBoundTooWide) << report.Details();
+  EXPECT_THAT(report.outputs[0].ToString(), HasSubstr("over 1000 times its largest value"));
+  EXPECT_TRUE(report.vacuous());
+  EXPECT_FALSE(report.passed());
+  EXPECT_THAT(report.Summary(), HasSubstr("the check would be vacuous"));
+}
+
 TEST(NumericCheckTest, CatchesAnIntermediateRoundedToBf16) {
   auto m = Parse(R"(
 HloModule m

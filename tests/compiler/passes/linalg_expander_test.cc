@@ -557,6 +557,27 @@ TEST(LinalgExpanderTest, SingularValueDecompositionFactors) {
   }
 }
 
+// jax's GPU pivots to permutation (cu_lu_pivots_to_permutation): the identity, then row i
+// and row pivots[i] swapped in order; a pivot outside the permutation swaps nothing.
+TEST(LinalgExpanderTest, PivotsBecomeThePermutationTheirSwapsMake) {
+  auto module = ParseModule(
+      "HloModule m\n\nENTRY e {\n  p = s32[2,3] parameter(0)\n  ROOT perm = s32[2,4] custom-call(p), "
+      "custom_call_target=\"cu_lu_pivots_to_permutation\", backend_config={}\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  Literal pivots(Shape(PrimitiveType::kS32, {2, 3}));
+  const int64_t values[6] = {2, 2, 3,     // 0<->2, 1<->2, 2<->3: [2, 0, 3, 1]
+                             -1, 7, 0};  // nothing, nothing, 2<->0: [2, 1, 0, 3]
+  for (int64_t i = 0; i < 6; ++i) pivots.SetInt64(i, values[i]);
+  const int64_t want[8] = {2, 0, 3, 1, 2, 1, 0, 3};
+  auto check = [&](const Literal& got, const std::string& which) {
+    for (int64_t i = 0; i < 8; ++i) EXPECT_EQ(got.GetInt64(i), want[i]) << which << " " << i;
+  };
+  auto interpreted = interpreter::Interpreter().Run(**module, {pivots});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  check(*interpreted, "interpreter");
+  RunOnBothBackends(**module, {pivots}, check, nullptr, GpuRun::kCompileOnly);
+}
+
 // `fusebox run --seed` gives a Cholesky factorization positive definite matrices (through
 // jax's symmetrization), so that a random run factors instead of returning NaN.
 TEST(LinalgExpanderTest, RandomInputsOfACholeskyArePositiveDefinite) {
