@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "compiler/ir/library_calls.h"
 #include "compiler/interpreter/reduction_linalg_internal.h"
 
 namespace fusebox::interpreter {
@@ -154,6 +155,47 @@ Status BatchedMatMul(const std::vector<T>& lhs, const std::vector<T>& rhs, int64
 }
 
 }  // namespace
+
+// ragged-dot in the forms ReadRaggedDot accepts, in double (library_calls.h).
+StatusOr<Literal> EvalRaggedDot(const Instruction& inst, Operands operands, EvalContext& ctx) {
+  RETURN_IF_ERROR(CheckOperandCount(inst, operands, 3));
+  ASSIGN_OR_RETURN(const RaggedDotForm form, ReadRaggedDot(inst));
+  const Literal& lhs = *operands[0];
+  const Literal& rhs = *operands[1];
+  const Literal& sizes = *operands[2];
+  const int64_t m = lhs.shape().dimensions(0), k = lhs.shape().dimensions(1), g = sizes.shape().dimensions(0);
+  Literal result(inst.shape());
+  int64_t start = 0;
+  for (int64_t group = 0; group < g; ++group) {
+    const int64_t size = std::max<int64_t>(0, sizes.GetInt64(group));
+    const int64_t end = std::min(m, start + size);
+    if (form.mode == RaggedDotForm::kRaggedRows) {
+      const int64_t n = result.shape().dimensions(1);
+      for (int64_t r = start; r < end; ++r) {
+        for (int64_t c = 0; c < n; ++c) {
+          double sum = 0;
+          for (int64_t t = 0; t < k; ++t) {
+            const int64_t at = form.rhs_contracting == 1 ? (group * k + t) * n + c : (group * n + c) * k + t;
+            sum += lhs.GetDouble(r * k + t) * rhs.GetDouble(at);
+          }
+          result.SetDouble(r * n + c, sum);
+        }
+      }
+    } else {
+      const int64_t n = rhs.shape().dimensions(1);
+      for (int64_t t = 0; t < k; ++t) {
+        for (int64_t c = 0; c < n; ++c) {
+          double sum = 0;
+          for (int64_t r = start; r < end; ++r) sum += lhs.GetDouble(r * k + t) * rhs.GetDouble(r * n + c);
+          result.SetDouble((group * k + t) * n + c, sum);
+        }
+      }
+    }
+    start = std::min(m, start + size);
+    RETURN_IF_ERROR(ctx.CheckCancelled());
+  }
+  return result;
+}
 
 StatusOr<Literal> EvalDot(const Instruction& inst, Operands operands, EvalContext& ctx) {
   RETURN_IF_ERROR(CheckOperandCount(inst, operands, 2));

@@ -757,6 +757,8 @@ StatusOr<Literal> EvalReductionAndLinalg(const Instruction& inst, Operands opera
       return EvalMap(inst, operands, ctx);
     case Opcode::kDot:
       return EvalDot(inst, operands, ctx);
+    case Opcode::kRaggedDot:
+      return EvalRaggedDot(inst, operands, ctx);
     case Opcode::kConvolution:
       return EvalConvolution(inst, operands, ctx);
     case Opcode::kTriangularSolve:

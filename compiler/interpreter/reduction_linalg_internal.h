@@ -187,6 +187,7 @@ void ForEachTap(const std::vector<TapList>& taps, std::vector<int64_t>* pick,
 // --- The evaluators of ops_dot_conv.cc and ops_linalg.cc ---
 
 StatusOr<Literal> EvalDot(const Instruction& inst, Operands operands, EvalContext& ctx);
+StatusOr<Literal> EvalRaggedDot(const Instruction& inst, Operands operands, EvalContext& ctx);
 StatusOr<Literal> EvalConvolution(const Instruction& inst, Operands operands, EvalContext& ctx);
 StatusOr<Literal> EvalCholesky(const Instruction& inst, Operands operands, EvalContext& ctx);
 StatusOr<Literal> EvalTriangularSolve(const Instruction& inst, Operands operands, EvalContext& ctx);

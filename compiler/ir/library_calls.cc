@@ -1026,6 +1026,52 @@ bool IsLibraryCall(const Instruction& instruction) {
          LibraryCallKindOf(instruction.attrs().custom_call_target).has_value();
 }
 
+StatusOr<RaggedDotForm> ReadRaggedDot(const Instruction& inst) {
+  auto error = [&](const std::string& why) {
+    return InvalidArgument("%" + inst.name() + " (ragged-dot): " + why);
+  };
+  const auto& dot = inst.attrs().dot_dimension_numbers;
+  const auto& ragged = inst.attrs().ragged_dot_dimension_numbers;
+  if (inst.operand_count() != 3 || !dot || !ragged) {
+    return error("needs (lhs, rhs, group_sizes) and its dimension numbers");
+  }
+  const Shape& lhs = inst.operand(0)->shape();
+  const Shape& rhs = inst.operand(1)->shape();
+  const Shape& groups = inst.operand(2)->shape();
+  const std::string not_modelled =
+      "only lhs [m, k] ragged in its rows with rhs [g, k, n] grouped in g, or lhs [m, k] and rhs [m, n] ragged "
+      "in the contracted m, are modelled";
+  if (!lhs.IsArray() || !rhs.IsArray() || !groups.IsArray() || groups.rank() != 1 || !IsInteger(groups.element_type()) ||
+      lhs.rank() != 2 || !dot->lhs_batch_dimensions.empty() || !dot->rhs_batch_dimensions.empty() ||
+      dot->lhs_contracting_dimensions.size() != 1 || dot->rhs_contracting_dimensions.size() != 1 ||
+      ragged->lhs_ragged_dimensions != std::vector<int64_t>{0} || !inst.shape().IsArray()) {
+    return error(not_modelled);
+  }
+  RaggedDotForm form;
+  form.lhs_contracting = dot->lhs_contracting_dimensions[0];
+  form.rhs_contracting = dot->rhs_contracting_dimensions[0];
+  const int64_t g = groups.dimensions(0);
+  std::vector<int64_t> want;
+  if (form.lhs_contracting == 1 && rhs.rank() == 3 && ragged->rhs_group_dimensions == std::vector<int64_t>{0} &&
+      (form.rhs_contracting == 1 || form.rhs_contracting == 2)) {
+    form.mode = RaggedDotForm::kRaggedRows;
+    if (rhs.dimensions(form.rhs_contracting) != lhs.dimensions(1) || rhs.dimensions(0) != g) return error("shapes do not fit");
+    want = {lhs.dimensions(0), rhs.dimensions(form.rhs_contracting == 1 ? 2 : 1)};
+  } else if (form.lhs_contracting == 0 && rhs.rank() == 2 && ragged->rhs_group_dimensions.empty() &&
+             form.rhs_contracting == 0) {
+    form.mode = RaggedDotForm::kRaggedContracting;
+    if (rhs.dimensions(0) != lhs.dimensions(0)) return error("shapes do not fit");
+    want = {g, lhs.dimensions(1), rhs.dimensions(1)};
+  } else {
+    return error(not_modelled);
+  }
+  if (inst.shape().dimensions() != want) {
+    return error("lhs " + lhs.ToString(false) + ", rhs " + rhs.ToString(false) + ", group sizes " +
+                 groups.ToString(false) + " and result " + inst.shape().ToString(false) + " do not fit");
+  }
+  return form;
+}
+
 std::vector<std::string> LibraryCallNotes(const Module& module) {
   std::vector<std::string> notes;
   for (const auto& computation : module.computations()) {

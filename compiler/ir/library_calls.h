@@ -139,6 +139,23 @@ std::optional<bool> TopKComparatorOrder(const Computation& comparator, Primitive
 // True when `instruction` is a custom call to one of the targets above.
 bool IsLibraryCall(const Instruction& instruction);
 
+// The ragged-dot forms Fusebox models (jax's ragged_dot, a mixture of experts' grouped
+// matmul, and its gradient with respect to the experts' matrices). group_sizes [g] splits
+// the ragged dimension's m rows into consecutive groups (rows past the last group belong
+// to none; a negative size counts as 0):
+//   kRaggedRows: lhs [m, k] ragged in m, rhs [g, k, n] (or [g, n, k]) grouped in g, out
+//     [m, n]: row r times the matrix of its group (zeros for rows in no group);
+//   kRaggedContracting: lhs [m, k] and rhs [m, n] both contracting m (ragged), out
+//     [g, k, n]: group j's rows of lhs, transposed, times the same rows of rhs.
+// Any other form (batch dimensions, other dimension orders) is an error naming the
+// instruction.
+struct RaggedDotForm {
+  enum Mode { kRaggedRows, kRaggedContracting } mode = kRaggedRows;
+  int64_t lhs_contracting = 1;
+  int64_t rhs_contracting = 1;
+};
+StatusOr<RaggedDotForm> ReadRaggedDot(const Instruction& instruction);
+
 // Notes on the library calls of `module` whose outputs Fusebox computes otherwise than the
 // library within what the call promises: an eigendecomposition's vectors (unique only up
 // to sign). One note per call, naming it and its line.

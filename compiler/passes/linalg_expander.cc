@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/library_calls.h"
 #include "compiler/ir/plain_hlo_builder.h"
 
 namespace fusebox::passes {
@@ -14,6 +15,7 @@ namespace {
 using Builder = library_call_internal::PlainHloBuilder;
 
 bool Expandable(const Instruction& inst) {
+  if (inst.opcode() == Opcode::kRaggedDot) return true;
   if (inst.opcode() != Opcode::kTriangularSolve && inst.opcode() != Opcode::kCholesky) return false;
   if (!inst.shape().IsArray() || inst.shape().rank() < 2) return false;
   const PrimitiveType type = inst.shape().element_type();
@@ -174,6 +176,54 @@ Instruction* ExpandCholesky(Module& module, Instruction* cholesky, PrimitiveType
 
 }  // namespace
 
+// ragged-dot (ReadRaggedDot's forms) as ordinary dots and masks: in_group[r, j] = start_j
+// <= r < start_j + size_j with start_j the sum of the sizes before j (negative sizes count
+// as 0). Rows: one dot of every row with every group's matrix, [m, g, n], and each row's
+// group picked; contracting: lhs masked per group, [g, m, k], then one dot contracting m.
+// The first computes g times what is kept: right for any group sizes, and what a backend
+// without a grouped-matmul kernel can run.
+StatusOr<Instruction*> ExpandRaggedDot(Module& module, Instruction* ragged) {
+  ASSIGN_OR_RETURN(const RaggedDotForm form, ReadRaggedDot(*ragged));
+  Builder b(module, ragged->parent());
+  Instruction* lhs = ragged->operand(0);
+  Instruction* rhs = ragged->operand(1);
+  const int64_t m = lhs->shape().dimensions(0), k = lhs->shape().dimensions(1);
+  const int64_t g = ragged->operand(2)->shape().dimensions(0);
+  const PrimitiveType type = ragged->shape().element_type();
+  Instruction* sizes = b.Convert(ragged->operand(2), PrimitiveType::kS32);
+  sizes = b.Binary(Opcode::kMaximum, sizes, b.Splat(0, sizes->shape()));
+  Instruction* before = b.Compare(b.Iota({g, g}, 1), b.Iota({g, g}, 0), ComparisonDirection::kLt);  // [j, i]: i < j
+  Instruction* spread = b.Broadcast(sizes, Builder::Array(PrimitiveType::kS32, {g, g}), {1});
+  Instruction* starts = b.Reduce(b.Select(before, spread, b.Splat(0, spread->shape())), {1}, Opcode::kAdd, 0);  // [g]
+  const Shape mask_shape = Builder::Array(PrimitiveType::kS32, {m, g});
+  Instruction* row = b.Iota({m, g}, 0);
+  Instruction* start = b.Broadcast(starts, mask_shape, {1});
+  Instruction* end = b.Binary(Opcode::kAdd, start, b.Broadcast(sizes, mask_shape, {1}));
+  Instruction* in_group = b.Binary(Opcode::kAnd, b.Compare(row, start, ComparisonDirection::kGe),
+                                   b.Compare(row, end, ComparisonDirection::kLt));  // [m, g]
+  DotDimensionNumbers dims;
+  if (form.mode == RaggedDotForm::kRaggedRows) {
+    const int64_t n = rhs->shape().dimensions(form.rhs_contracting == 1 ? 2 : 1);
+    dims.lhs_contracting_dimensions = {1};
+    dims.rhs_contracting_dimensions = {form.rhs_contracting};
+    Instruction* all = b.Dot(Builder::Array(type, {m, g, n}), lhs, rhs, dims);
+    all->mutable_attrs().operand_precision = ragged->attrs().operand_precision;
+    const Shape wide = Builder::Array(type, {m, g, n});
+    Instruction* picked = b.Select(b.Broadcast(in_group, Builder::WithType(wide, PrimitiveType::kPred), {0, 1}), all,
+                                   b.Splat(0, wide));
+    return b.Reduce(picked, {1}, Opcode::kAdd, 0);
+  }
+  const int64_t n = rhs->shape().dimensions(1);
+  const Shape grouped = Builder::Array(lhs->shape().element_type(), {g, m, k});
+  Instruction* masked = b.Select(b.Broadcast(in_group, Builder::WithType(grouped, PrimitiveType::kPred), {1, 0}),
+                                 b.Broadcast(lhs, grouped, {1, 2}), b.Splat(0, grouped));
+  dims.lhs_contracting_dimensions = {1};
+  dims.rhs_contracting_dimensions = {0};
+  Instruction* dot = b.Dot(Builder::Array(type, {g, k, n}), masked, rhs, dims);
+  dot->mutable_attrs().operand_precision = ragged->attrs().operand_precision;
+  return dot;
+}
+
 StatusOr<bool> LinalgExpander::Run(Module& module, PassContext&) {
   std::vector<Instruction*> found;
   for (const auto& computation : module.computations()) {
@@ -182,6 +232,12 @@ StatusOr<bool> LinalgExpander::Run(Module& module, PassContext&) {
     }
   }
   for (Instruction* inst : found) {
+    if (inst->opcode() == Opcode::kRaggedDot) {
+      ASSIGN_OR_RETURN(Instruction* expanded, ExpandRaggedDot(module, inst));
+      expanded->set_shape(inst->shape());
+      inst->parent()->ReplaceInstruction(inst, expanded);
+      continue;
+    }
     const PrimitiveType type = inst->shape().element_type();
     const PrimitiveType compute = type == PrimitiveType::kF64 ? type : PrimitiveType::kF32;
     Instruction* replacement = inst->opcode() == Opcode::kTriangularSolve ? ExpandTriangularSolve(module, inst, compute)

@@ -23,6 +23,10 @@ namespace fusebox::passes {
 //
 // The dots are at HIGHEST precision (no TF32 on the GPU). Complex types stay, and the
 // backends name them.
+//
+// Also `ragged-dot` (jax's ragged_dot, a mixture of experts' grouped matmul, in the form
+// RaggedDotRhsContracting accepts): one dot of every row with every group's matrix and a
+// mask picking each row's group (linalg_expander.cc); another form is an error naming it.
 class LinalgExpander : public Pass {
  public:
   std::string_view name() const override { return "linalg-expander"; }

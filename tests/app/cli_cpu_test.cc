@@ -378,6 +378,28 @@ TEST(CliCpuRunTest, JaxFourierTransformsMatchXla) {
   EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter: 1 of 1")) << r.out;
 }
 
+// jax's ragged_dot (a mixture of experts' grouped matmul) as jax lowers it for CUDA, where
+// it stays the ragged-dot op: the forward pass and a training step's gradients (both
+// forms), on the interpreter and the CPU backend, against jax's results on the CPU
+// (tests/data/ragged_dot/).
+TEST(CliCpuRunTest, JaxRaggedDotMatchesXla) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/ragged_dot/";
+  const std::string inputs = " --inputs " + dir + "NAME.in0.npy," + dir + "NAME.in1.npy," + dir + "NAME.in2.npy";
+  for (const auto& [name, outputs] : std::vector<std::pair<std::string, int>>{{"forward", 1}, {"gradients", 2}}) {
+    std::string args = inputs;
+    for (size_t at = args.find("NAME"); at != std::string::npos; at = args.find("NAME")) args.replace(at, 4, name);
+    std::string expected;
+    for (int i = 0; i < outputs; ++i) expected += " " + dir + name + ".out" + std::to_string(i) + ".npy";
+    for (const char* backend : {"interpreter", "cpu"}) {
+      Result r = RunFusebox("run " + dir + name + ".hlo --backend " + backend + args + " --expected" + expected);
+      EXPECT_EQ(r.code, 0) << name << " " << backend << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs: " + std::to_string(outputs) + " of " +
+                                   std::to_string(outputs)))
+          << name << " " << backend << "\n" << r.out;
+    }
+  }
+}
+
 // jax.debug.print in a jitted function: the program runs on both, the print is skipped and
 // the note says so (a pure_callback, which computes a value, is HostCallbackRemoverTest's).
 TEST(CliCpuRunTest, JaxDebugPrintsAreSkippedWithANote) {

@@ -578,6 +578,98 @@ TEST(LinalgExpanderTest, PivotsBecomeThePermutationTheirSwapsMake) {
   RunOnBothBackends(**module, {pivots}, check, nullptr, GpuRun::kCompileOnly);
 }
 
+// ragged-dot (jax's ragged_dot and its gradients): rows grouped onto rhs [g, k, n] and
+// [g, n, k], and ragged contracted rows (out [g, k, n]); group sizes with an empty group, a
+// negative size (counts as 0), rows left past the last group (zeros) and sizes past m
+// (cut). The interpreter against sums written here; the CPU backend and the GPU emulator,
+// fused and unfused, against the interpreter; another form is an error naming it.
+TEST(LinalgExpanderTest, RaggedDotGroupsRowsAsJaxDefinesIt) {
+  struct Case {
+    const char* rhs;
+    const char* out;
+    const char* dims;
+    int mode;  // 0: rows, rhs [g, k, n]; 1: rows, rhs [g, n, k]; 2: ragged contracting
+  };
+  const int64_t m = 9, k = 3, n = 2, g = 4;
+  for (const Case& c : {Case{"f32[4,3,2]", "f32[9,2]", "lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}", 0},
+                        Case{"f32[4,2,3]", "f32[9,2]", "lhs_contracting_dims={1}, rhs_contracting_dims={2}, lhs_ragged_dims={0}, rhs_group_dims={0}", 1},
+                        Case{"f32[9,2]", "f32[4,3,2]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}, lhs_ragged_dims={0}", 2}}) {
+    for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{2, 0, 3, 1}, std::vector<int64_t>{4, -2, 3, 5}}) {
+      const std::string text = std::string("HloModule r\n\nENTRY e {\n  a = f32[9,3] parameter(0)\n  b = ") + c.rhs +
+                               " parameter(1)\n  s = s32[4] parameter(2)\n  ROOT d = " + c.out +
+                               " ragged-dot(a, b, s), " + c.dims + "\n}\n";
+      SCOPED_TRACE(text);
+      auto module = ParseModule(text);
+      ASSERT_TRUE(module.ok()) << module.status().message();
+      std::vector<Literal> args;
+      args.push_back(Matrices(Shape(PrimitiveType::kF32, {m, k}), 3, 0));
+      args.push_back(Matrices((*module)->entry()->parameter(1)->shape(), 5, 0));
+      Literal s32(Shape(PrimitiveType::kS32, {g}));
+      for (int64_t j = 0; j < g; ++j) s32.SetInt64(j, sizes[j]);
+      args.push_back(std::move(s32));
+      // Each row's group: the first j with row < start_j + max(0, size_j); none past them.
+      std::vector<int64_t> group_of(m, -1);
+      int64_t start = 0;
+      for (int64_t j = 0; j < g; ++j) {
+        const int64_t size = std::max<int64_t>(0, sizes[j]);
+        for (int64_t r = start; r < std::min(m, start + size); ++r) group_of[r] = j;
+        start += size;
+      }
+      Literal want((*module)->entry()->root()->shape());
+      const Literal& a = args[0];
+      const Literal& b = args[1];
+      if (c.mode < 2) {
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t col = 0; col < n; ++col) {
+            double sum = 0;
+            for (int64_t t = 0; t < k && group_of[r] >= 0; ++t) {
+              const int64_t j = group_of[r];
+              sum += a.GetDouble(r * k + t) * b.GetDouble(c.mode == 0 ? (j * k + t) * n + col : (j * n + col) * k + t);
+            }
+            want.SetDouble(r * n + col, sum);
+          }
+        }
+      } else {
+        for (int64_t j = 0; j < g; ++j) {
+          for (int64_t t = 0; t < k; ++t) {
+            for (int64_t col = 0; col < n; ++col) {
+              double sum = 0;
+              for (int64_t r = 0; r < m; ++r) {
+                if (group_of[r] == j) sum += a.GetDouble(r * k + t) * b.GetDouble(r * n + col);
+              }
+              want.SetDouble((j * k + t) * n + col, sum);
+            }
+          }
+        }
+      }
+      auto interpreted = interpreter::Interpreter().Run(**module, args);
+      ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+      for (int64_t i = 0; i < want.element_count(); ++i) {
+        EXPECT_NEAR(interpreted->GetDouble(i), want.GetDouble(i), 1e-6) << "interpreter " << i;
+      }
+      RunOnBothBackends(
+          **module, args,
+          [&](const Literal& got, const std::string& which) {
+            for (int64_t i = 0; i < want.element_count(); ++i) {
+              EXPECT_NEAR(got.GetDouble(i), interpreted->GetDouble(i), 1e-5) << which << " " << i;
+            }
+          },
+          [](const Module& optimized, const std::string& which) {
+            EXPECT_EQ(Count(optimized, Opcode::kRaggedDot), 0) << which;
+          });
+    }
+  }
+  // A batch dimension: not a form Fusebox models, named.
+  auto batched = ParseModule(
+      "HloModule r\n\nENTRY e {\n  a = f32[2,9,3] parameter(0)\n  b = f32[2,4,3,2] parameter(1)\n  s = s32[4] "
+      "parameter(2)\n  ROOT d = f32[2,9,2] ragged-dot(a, b, s), lhs_batch_dims={0}, rhs_batch_dims={0}, "
+      "lhs_contracting_dims={2}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={1}\n}\n");
+  ASSERT_TRUE(batched.ok()) << batched.status().message();
+  auto refused = ReadRaggedDot(*(*batched)->entry()->root());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("%d (ragged-dot): only"), std::string::npos) << refused.status().message();
+}
+
 // `fusebox run --seed` gives a Cholesky factorization positive definite matrices (through
 // jax's symmetrization), so that a random run factors instead of returning NaN.
 TEST(LinalgExpanderTest, RandomInputsOfACholeskyArePositiveDefinite) {
