@@ -17,30 +17,23 @@ using Builder = PlainHloBuilder;
 
 constexpr int64_t kMaxSweeps = 40;
 
-Instruction* SliceDim(Builder& b, Instruction* x, int64_t dim, int64_t start, int64_t limit) {
-  std::vector<SliceDimension> slice;
-  for (int64_t d = 0; d < x->shape().rank(); ++d) slice.push_back({0, x->shape().dimensions(d), 1});
-  slice[dim] = {start, limit, 1};
-  return b.Slice(x, slice);
-}
-
 // The round-robin move of Brent and Luk: the seats along `dim` hold the pairs (i, k + i);
 // [t0 .. t(k-1), b0 .. b(k-1)] becomes [t0, b0, t1 .. t(k-2), b1 .. b(k-1), t(k-1)]: t0 stays,
 // everyone else moves one seat around the table.
 Instruction* NextSeats(Builder& b, Instruction* x, int64_t dim, int64_t k) {
   if (k < 2) return x;
-  std::vector<Instruction*> parts = {SliceDim(b, x, dim, 0, 1), SliceDim(b, x, dim, k, k + 1)};
-  if (k > 2) parts.push_back(SliceDim(b, x, dim, 1, k - 1));
-  parts.push_back(SliceDim(b, x, dim, k + 1, 2 * k));
-  parts.push_back(SliceDim(b, x, dim, k - 1, k));
+  std::vector<Instruction*> parts = {b.SliceAlong(x, dim, 0, 1), b.SliceAlong(x, dim, k, k + 1)};
+  if (k > 2) parts.push_back(b.SliceAlong(x, dim, 1, k - 1));
+  parts.push_back(b.SliceAlong(x, dim, k + 1, 2 * k));
+  parts.push_back(b.SliceAlong(x, dim, k - 1, k));
   return b.Concatenate(parts, dim);
 }
 
 // Rotates the pairs (i, k + i) along `dim` of x by (c, s) ([..., k]): first' = c first -
 // s second, second' = s first + c second.
 Instruction* Rotate(Builder& b, Instruction* x, int64_t dim, int64_t k, Instruction* c, Instruction* s) {
-  Instruction* first = SliceDim(b, x, dim, 0, k);
-  Instruction* second = SliceDim(b, x, dim, k, 2 * k);
+  Instruction* first = b.SliceAlong(x, dim, 0, k);
+  Instruction* second = b.SliceAlong(x, dim, k, 2 * k);
   std::vector<int64_t> spread(static_cast<size_t>(x->shape().rank() - 2));
   std::iota(spread.begin(), spread.end(), 0);
   spread.push_back(dim);
@@ -148,8 +141,7 @@ Instruction* EmitSyevdCall(Module& module, Computation* computation, const Instr
     std::vector<PaddingDimension> padding(static_cast<size_t>(rank));
     padding[rank - 2].high = 1;
     padding[rank - 1].high = 1;
-    scaled = b.Add(Opcode::kPad, square, {scaled, b.Scalar(0, type)});
-    scaled->mutable_attrs().padding = padding;
+    scaled = b.Pad(scaled, padding, 0);
   }
   Instruction* identity = b.Select(b.Compare(b.Iota(square.dimensions(), rank - 2), b.Iota(square.dimensions(), rank - 1),
                                              ComparisonDirection::kEq),
@@ -176,9 +168,9 @@ Instruction* EmitSyevdCall(Module& module, Computation* computation, const Instr
         Instruction* v = s[1];
         // Each pair's (a_pp, a_qq, a_pq), [..., k].
         Instruction* diagonal = Diagonal(c, x);
-        Instruction* app = SliceDim(c, diagonal, rank - 2, 0, k);
-        Instruction* aqq = SliceDim(c, diagonal, rank - 2, k, padded);
-        Instruction* apq = Diagonal(c, SliceDim(c, SliceDim(c, x, rank - 2, 0, k), rank - 1, k, padded));
+        Instruction* app = c.SliceAlong(diagonal, rank - 2, 0, k);
+        Instruction* aqq = c.SliceAlong(diagonal, rank - 2, k, padded);
+        Instruction* apq = Diagonal(c, c.SliceAlong(c.SliceAlong(x, rank - 2, 0, k), rank - 1, k, padded));
         auto [cosine, sine] = SchurRotation(c, app, aqq, apq);
         // A <- J^T A J, V <- V J; then everyone moves a seat.
         Instruction* rotated = Rotate(c, Rotate(c, x, rank - 2, k, cosine, sine), rank - 1, k, cosine, sine);
@@ -205,7 +197,7 @@ Instruction* EmitSyevdCall(Module& module, Computation* computation, const Instr
   const Shape value_shape = Builder::Plain(values->shape());
   Instruction* keys = values;
   if (padded != n) {
-    Instruction* last_row = b.Reshape(SliceDim(b, out[1], rank - 2, n, padded), value_shape.dimensions());
+    Instruction* last_row = b.Reshape(b.SliceAlong(out[1], rank - 2, n, padded), value_shape.dimensions());
     keys = b.Select(b.Compare(last_row, b.Splat(1, value_shape), ComparisonDirection::kEq),
                     b.Splat(Builder::Infinity(), value_shape), values);
   }
@@ -215,8 +207,8 @@ Instruction* EmitSyevdCall(Module& module, Computation* computation, const Instr
   sorted_values->AppendCalledComputation(Builder::TotalOrderComparator(module, {type}, false, "eigenvalue_less"));
   sorted_values->set_call_form(CallForm::kToApply);
   Instruction* sorted_vectors = SortColumns(b, module, keys, out[1], /*descending=*/false);
-  Instruction* vectors = SliceDim(b, SliceDim(b, sorted_vectors, rank - 2, 0, n), rank - 1, 0, n);
-  Instruction* eigenvalues = b.Binary(Opcode::kMultiply, SliceDim(b, sorted_values, rank - 2, 0, n),
+  Instruction* vectors = b.SliceAlong(b.SliceAlong(sorted_vectors, rank - 2, 0, n), rank - 1, 0, n);
+  Instruction* eigenvalues = b.Binary(Opcode::kMultiply, b.SliceAlong(sorted_values, rank - 2, 0, n),
                                       b.Broadcast(scale, Builder::WithType(shape.tuple_shapes(1), type), batch));
   // info: 1 where an eigenvalue is NaN (LAPACK's iteration would not have converged).
   Instruction* nan = b.Convert(b.Compare(eigenvalues, eigenvalues, ComparisonDirection::kNe), PrimitiveType::kS32);
@@ -255,10 +247,7 @@ TallSvd OneSidedJacobi(Module& module, Computation* computation, Instruction* a,
   if (padded != q) {  // an odd column count: a zero column of its own
     std::vector<PaddingDimension> padding(static_cast<size_t>(rank));
     padding[rank - 1].high = 1;
-    Shape wider = plain;
-    wider.set_dimension(rank - 1, padded);
-    x = b.Add(Opcode::kPad, wider, {x, b.Scalar(0, type)});
-    x->mutable_attrs().padding = padding;
+    x = b.Pad(x, padding, 0);
   }
   std::vector<int64_t> square_dims(plain.dimensions().begin(), plain.dimensions().end() - 2);
   square_dims.push_back(padded);
@@ -278,8 +267,8 @@ TallSvd OneSidedJacobi(Module& module, Computation* computation, Instruction* a,
       kMaxSweeps * (padded - 1), {x, identity, b.Splat(0, scalar), b.Splat(Builder::Infinity(), scalar)}, keep_going,
       [&](Builder& c, Instruction* step, const std::vector<Instruction*>& s) {
         Instruction* columns = s[0];
-        Instruction* first = SliceDim(c, columns, rank - 1, 0, k);
-        Instruction* second = SliceDim(c, columns, rank - 1, k, padded);
+        Instruction* first = c.SliceAlong(columns, rank - 1, 0, k);
+        Instruction* second = c.SliceAlong(columns, rank - 1, k, padded);
         auto sum_rows = [&](Instruction* u, Instruction* w) {
           return c.Reduce(c.Binary(Opcode::kMultiply, u, w), {rank - 2}, Opcode::kAdd, 0);
         };
@@ -312,7 +301,7 @@ TallSvd OneSidedJacobi(Module& module, Computation* computation, Instruction* a,
   const Shape norm_shape = Builder::Plain(norms->shape());
   Instruction* keys = norms;
   if (padded != q) {
-    Instruction* last_row = b.Reshape(SliceDim(b, out[1], rank - 2, q, padded), norm_shape.dimensions());
+    Instruction* last_row = b.Reshape(b.SliceAlong(out[1], rank - 2, q, padded), norm_shape.dimensions());
     keys = b.Select(b.Compare(last_row, b.Splat(1, norm_shape), ComparisonDirection::kEq), b.Splat(-1, norm_shape),
                     norms);
   }
@@ -322,14 +311,14 @@ TallSvd OneSidedJacobi(Module& module, Computation* computation, Instruction* a,
   sorted_keys->AppendCalledComputation(Builder::TotalOrderComparator(module, {type}, true, "singular_value_greater"));
   sorted_keys->set_call_form(CallForm::kToApply);
   TallSvd result;
-  result.values = SliceDim(b, sorted_keys, rank - 2, 0, q);
-  result.v = SliceDim(b, SliceDim(b, SortColumns(b, module, keys, out[1], true), rank - 2, 0, q), rank - 1, 0, q);
+  result.values = b.SliceAlong(sorted_keys, rank - 2, 0, q);
+  result.v = b.SliceAlong(b.SliceAlong(SortColumns(b, module, keys, out[1], true), rank - 2, 0, q), rank - 1, 0, q);
   result.u = nullptr;
   if (ucols == 0) return result;
   // U: the columns over their norms (zero columns stay zero), completed to an orthonormal
   // basis by their Householder QR: Q's first columns are those columns up to R's signs,
   // the ones after them (zero singular values, the 'A' mode's extra ones) complete it.
-  Instruction* columns = SliceDim(b, SortColumns(b, module, keys, out[0], true), rank - 1, 0, q);
+  Instruction* columns = b.SliceAlong(SortColumns(b, module, keys, out[0], true), rank - 1, 0, q);
   Instruction* wide = b.Broadcast(result.values, plain, [&] {
     std::vector<int64_t> along(batch);
     along.push_back(rank - 1);
@@ -344,22 +333,18 @@ TallSvd OneSidedJacobi(Module& module, Computation* computation, Instruction* a,
   if (ucols > q) {
     std::vector<PaddingDimension> padding(static_cast<size_t>(rank));
     padding[rank - 1].high = ucols - q;
-    reflectors = b.Add(Opcode::kPad, u_shape, {r, b.Scalar(0, type)});
-    reflectors->mutable_attrs().padding = padding;
+    reflectors = b.Pad(r, padding, 0);
   }
   Instruction* basis = HouseholderProduct(module, computation, reflectors, taus);
   // R's diagonal is +-1 where a column was a unit vector, about 0 where it was zero.
-  Instruction* diagonal = Diagonal(b, SliceDim(b, r, rank - 2, 0, q));  // [..., q]
+  Instruction* diagonal = Diagonal(b, b.SliceAlong(r, rank - 2, 0, q));  // [..., q]
   const Shape d_shape = Builder::Plain(diagonal->shape());
   Instruction* signs = b.Select(
       b.Compare(diagonal, b.Splat(-0.5, d_shape), ComparisonDirection::kLt), b.Splat(-1, d_shape), b.Splat(1, d_shape));
   if (ucols > q) {
     std::vector<PaddingDimension> padding(static_cast<size_t>(rank - 1));
     padding[rank - 2].high = ucols - q;
-    Shape longer = d_shape;
-    longer.set_dimension(rank - 2, ucols);
-    signs = b.Add(Opcode::kPad, longer, {signs, b.Scalar(1, type)});
-    signs->mutable_attrs().padding = padding;
+    signs = b.Pad(signs, padding, 1);
   }
   std::vector<int64_t> along(batch);
   along.push_back(rank - 1);

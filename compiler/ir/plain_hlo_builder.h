@@ -3,6 +3,7 @@
 // layout; the caller puts the shapes it must keep on what it returns.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -101,6 +102,25 @@ class PlainHloBuilder {
     Instruction* s = Add(Opcode::kSlice, shape, {x});
     s->mutable_attrs().slice = slice;
     return s;
+  }
+  // x[start:limit] along `dimension`, the other dimensions whole.
+  Instruction* SliceAlong(Instruction* x, int64_t dimension, int64_t start, int64_t limit) {
+    std::vector<SliceDimension> slice;
+    for (int64_t d = 0; d < x->shape().rank(); ++d) slice.push_back({0, x->shape().dimensions(d), 1});
+    slice[dimension] = {start, limit, 1};
+    return Slice(x, slice);
+  }
+  // x padded with `value` by `padding` (one entry per dimension).
+  Instruction* Pad(Instruction* x, const std::vector<PaddingDimension>& padding, double value) {
+    Shape shape = Plain(x->shape());
+    for (size_t d = 0; d < padding.size(); ++d) {
+      const int64_t size = shape.dimensions(static_cast<int64_t>(d));
+      shape.set_dimension(static_cast<int64_t>(d), padding[d].low + size + padding[d].high +
+                                                       std::max<int64_t>(0, size - 1) * padding[d].interior);
+    }
+    Instruction* pad = Add(Opcode::kPad, shape, {x, Scalar(value, shape.element_type())});
+    pad->mutable_attrs().padding = padding;
+    return pad;
   }
   // An s32 iota of `dims` counting along `dimension`.
   Instruction* Iota(const std::vector<int64_t>& dims, int64_t dimension) {
@@ -233,11 +253,7 @@ class PlainHloLoop {
     Instruction* cp = c.Parameter(0, state);
     Instruction* step = Element(c, cp, 0, shapes[0]);
     Instruction* more = c.Compare(step, c.Scalar(static_cast<double>(steps), PrimitiveType::kS32), ComparisonDirection::kLt);
-    if (keep_going) {
-      std::vector<Instruction*> carried;
-      for (size_t k = 0; k < init.size(); ++k) carried.push_back(Element(c, cp, static_cast<int64_t>(k + 1), shapes[k + 1]));
-      more = c.Binary(Opcode::kAnd, more, keep_going(c, carried));
-    }
+    if (keep_going) more = c.Binary(Opcode::kAnd, more, keep_going(c, Carried(c, cp, shapes)));
     cond->set_root(more);
 
     auto body_owner = std::make_unique<Computation>(module_.UniqueName(name_ + "_body"));
@@ -246,9 +262,7 @@ class PlainHloLoop {
     PlainHloBuilder bb(module_, body_comp);
     Instruction* bp = bb.Parameter(0, state);
     Instruction* i = Element(bb, bp, 0, shapes[0]);
-    std::vector<Instruction*> carried;
-    for (size_t k = 0; k < init.size(); ++k) carried.push_back(Element(bb, bp, static_cast<int64_t>(k + 1), shapes[k + 1]));
-    std::vector<Instruction*> next = body(bb, i, carried);
+    std::vector<Instruction*> next = body(bb, i, Carried(bb, bp, shapes));
     next.insert(next.begin(), bb.Binary(Opcode::kAdd, i, bb.Scalar(1, PrimitiveType::kS32)));
     body_comp->set_root(bb.Add(Opcode::kTuple, state, next));
 
@@ -259,9 +273,7 @@ class PlainHloLoop {
     loop->AppendCalledComputation(cond);
     loop->AppendCalledComputation(body_comp);
     loop->set_call_form(CallForm::kConditionBody);
-    std::vector<Instruction*> out;
-    for (size_t k = 0; k < init.size(); ++k) out.push_back(Element(outer, loop, static_cast<int64_t>(k + 1), shapes[k + 1]));
-    return out;
+    return Carried(outer, loop, shapes);
   }
 
  private:
@@ -269,6 +281,12 @@ class PlainHloLoop {
     Instruction* e = b.Add(Opcode::kGetTupleElement, shape, {tuple});
     e->mutable_attrs().tuple_index = index;
     return e;
+  }
+  // The carried values of a loop state (elements 1.. of `tuple`; element 0 is the step).
+  static std::vector<Instruction*> Carried(PlainHloBuilder& b, Instruction* tuple, const std::vector<Shape>& shapes) {
+    std::vector<Instruction*> carried;
+    for (size_t k = 1; k < shapes.size(); ++k) carried.push_back(Element(b, tuple, static_cast<int64_t>(k), shapes[k]));
+    return carried;
   }
 
   Module& module_;

@@ -91,13 +91,9 @@ class FftEmitter {
 
   // Pair array -> the real parts, or the complex array of `type`.
   Instruction* Part(Instruction* v, int64_t which) {
-    const int64_t last = v->shape().rank() - 1;
-    std::vector<SliceDimension> slice;
-    for (int64_t d = 0; d < v->shape().rank(); ++d) slice.push_back({0, v->shape().dimensions(d), 1});
-    slice[last] = {which, which + 1, 1};
     std::vector<int64_t> dims = v->shape().dimensions();
     dims.pop_back();
-    return b_.Reshape(b_.Slice(v, slice), dims);
+    return b_.Reshape(b_.SliceAlong(v, v->shape().rank() - 1, which, which + 1), dims);
   }
   Instruction* FromPairs(Instruction* v, PrimitiveType type) {
     Instruction* re = Part(v, 0);
@@ -207,11 +203,7 @@ class FftEmitter {
     Instruction* u = Multiply(v, {n}, chirp, {d});
     std::vector<PaddingDimension> padding(static_cast<size_t>(u->shape().rank()));
     padding[d].high = m - n;
-    Shape padded = Builder::Plain(u->shape());
-    padded.set_dimension(d, m);
-    Instruction* pad = b_.Add(Opcode::kPad, padded, {u, b_.Scalar(0, real_)});
-    pad->mutable_attrs().padding = padding;
-    Instruction* spectrum = Dft(pad, d, sign);  // [..., M, pair]
+    Instruction* spectrum = Dft(b_.Pad(u, padding, 0), d, sign);  // [..., M, pair]
     std::vector<Complex> kernel(static_cast<size_t>(m));
     for (int64_t t = 0; t < n; ++t) {
       kernel[t] = std::conj(chirp[t]);
@@ -222,10 +214,7 @@ class FftEmitter {
     const int64_t rank = spectrum->shape().rank();
     spectrum = Multiply(spectrum, {m}, kernel, {rank - 2});
     Instruction* conv = Dft(spectrum, rank - 2, -sign);
-    std::vector<SliceDimension> slice;
-    for (int64_t i = 0; i < rank; ++i) slice.push_back({0, conv->shape().dimensions(i), 1});
-    slice[rank - 2].limit = n;
-    return Multiply(b_.Slice(conv, slice), {n}, chirp, {rank - 2});
+    return Multiply(b_.SliceAlong(conv, rank - 2, 0, n), {n}, chirp, {rank - 2});
   }
 
   Builder b_;
@@ -287,10 +276,7 @@ StatusOr<Instruction*> Expand(Module& module, Instruction* fft) {
     case FftType::kRfft: {
       Instruction* v = e.ToPairs(fft->operand(0));
       for (int64_t i = 0; i < fft_rank; ++i) v = e.Dft(v, first, -1);
-      std::vector<SliceDimension> slice;
-      for (int64_t i = 0; i < v->shape().rank(); ++i) slice.push_back({0, v->shape().dimensions(i), 1});
-      slice[rank - 1].limit = lengths.back() / 2 + 1;
-      return e.FromPairs(b.Slice(v, slice), complex);
+      return e.FromPairs(b.SliceAlong(v, rank - 1, 0, lengths.back() / 2 + 1), complex);
     }
     case FftType::kIrfft: {
       Instruction* v = e.ToPairs(fft->operand(0));
@@ -298,11 +284,8 @@ StatusOr<Instruction*> Expand(Module& module, Instruction* fft) {
       // The last dimension (now at `first`): X[k] for k < n/2 + 1, conj(X[n - k]) above.
       const int64_t n = lengths.back();
       const int64_t half = v->shape().dimensions(first);
-      std::vector<SliceDimension> slice;
-      for (int64_t i = 0; i < v->shape().rank(); ++i) slice.push_back({0, v->shape().dimensions(i), 1});
       if (n - half > 0) {
-        slice[first] = {1, n - half + 1, 1};
-        Instruction* mirrored = b.Unary(Opcode::kReverse, e.Conjugate(b.Slice(v, slice)));
+        Instruction* mirrored = b.Unary(Opcode::kReverse, e.Conjugate(b.SliceAlong(v, first, 1, n - half + 1)));
         mirrored->mutable_attrs().dimensions = std::vector<int64_t>{first};
         v = b.Concatenate({v, mirrored}, first);
       }
