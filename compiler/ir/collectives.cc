@@ -100,10 +100,12 @@ StatusOr<std::vector<int64_t>> ParseIotaDeviceList(MeshText& in) {
     if (!in.Consume(std::string(1, close))) return in.Fail(std::string("expected '") + close + "'");
     return v;
   };
-  ASSIGN_OR_RETURN(std::vector<int64_t> shape, list('[', ']'));
-  (void)shape;
-  if (!in.Consume("<=")) return in.Fail("expected '<='");
+  // [shape]<=[reshape]T(perm), or, in a mesh's device order, only [reshape]T(perm): the
+  // mesh's axes are the shape.
   ASSIGN_OR_RETURN(std::vector<int64_t> dims, list('[', ']'));
+  if (in.Consume("<=")) {
+    ASSIGN_OR_RETURN(dims, list('[', ']'));
+  }
   std::vector<int64_t> perm;
   if (in.Consume("T")) {
     ASSIGN_OR_RETURN(perm, list('(', ')'));
@@ -248,7 +250,7 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_
     if (!in.Consume("device_ids") || !in.Consume("=") || !in.Consume("("))
       return in.Fail("expected device_ids=(...)");
     ASSIGN_OR_RETURN(std::string_view inside, in.UntilClosingParen());
-    if (inside.find("<=") != std::string_view::npos) {
+    if (inside.find("<=") != std::string_view::npos || inside.find('T') != std::string_view::npos) {
       MeshText iota(inside);
       ASSIGN_OR_RETURN(device_ids, ParseIotaDeviceList(iota));
     } else {

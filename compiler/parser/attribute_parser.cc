@@ -643,6 +643,17 @@ ReplicaGroups ModuleParser::ParseReplicaGroups() {
   if (c_.Peek() != '{') {
     // Newer forms (mesh[...] {...}) are kept verbatim.
     groups.raw = std::string(lex_.RawValue("replica_groups"));
+    // A mesh in another device order writes it after a comma: mesh[...], device_ids=(...) {...}.
+    const size_t after = c_.pos();
+    c_.SkipSpace();
+    if (groups.raw.rfind("mesh[", 0) == 0 && c_.Consume(',')) {
+      c_.SkipSpace();
+      if (c_.text().substr(c_.pos()).rfind("device_ids=", 0) == 0) {
+        groups.raw += ", " + std::string(lex_.RawValue("replica_groups"));
+        return groups;
+      }
+    }
+    c_.set_pos(after);
     return groups;
   }
   c_.Expect('{', "to open replica_groups");

@@ -111,6 +111,31 @@ StatusOr<std::unique_ptr<Module>> PerDeviceProgram(const Module& module, int64_t
   return std::move(*made);
 }
 
+// The output sharding of a global program whose root has none (jax leaves the outputs'
+// shardings to XLA's propagation): Fusebox's propagation over it, accepted only when every
+// output's tile is the per-device program's output shape.
+StatusOr<Sharding> PropagatedOutputSharding(const Module& unpartitioned, const Module& per_device,
+                                            const std::string& path) {
+  const std::string why = path + ": the outputs carry no sharding and ";
+  passes::PassContext context;
+  auto partitioned = PartitionForDevices(unpartitioned, context);
+  if (!partitioned.ok()) {
+    return InvalidArgument(why + "Fusebox's propagation over it failed (" + std::string(partitioned.status().message()) +
+                           "); give the output sharding (run --output-sharding '{devices=[4,1]<=[4]}')");
+  }
+  ASSIGN_OR_RETURN(std::optional<Sharding> chosen, ShardingOf(*(*partitioned)->entry()->root()));
+  if (!chosen) return InvalidArgument(why + "Fusebox's propagation over it chose none; give --output-sharding");
+  const Shape& global = unpartitioned.entry()->root()->shape();
+  const Shape& local = per_device.entry()->root()->shape();
+  const Shape& ours = (*partitioned)->entry()->root()->shape();
+  if (!ours.Compatible(local)) {
+    return InvalidArgument(why + "the sharding Fusebox's propagation chose, " + chosen->ToString() + ", splits " +
+                           global.ToString() + " into " + ours.ToString() + ", not the per-device program's " +
+                           local.ToString() + ": give the output sharding XLA chose (run --output-sharding)");
+  }
+  return *chosen;
+}
+
 // How the outputs are split and what they assemble into.
 struct OutputLayout {
   std::optional<Sharding> root_sharding;
@@ -140,8 +165,15 @@ StatusOr<OutputLayout> ResolveOutputs(const Module& module, const Module& per_de
     if (outputs.ok()) {
       out.root_sharding = outputs->sharding;
       out.global_result_shape = outputs->shape;
+      run.notes.push_back("global shapes and output shardings from " + unpartitioned_path);
+    } else if (options.output_sharding.empty()) {
+      ASSIGN_OR_RETURN(out.root_sharding, PropagatedOutputSharding(*out.unpartitioned, per_device, unpartitioned_path));
+      out.global_result_shape = out.unpartitioned->entry()->root()->shape();
+      run.notes.push_back("global shapes from " + unpartitioned_path + "; its outputs carry no sharding (XLA chose "
+                          "them: allow_spmd_sharding_propagation_to_output), so they are assembled by Fusebox's "
+                          "sharding propagation over it: " + out.root_sharding->ToString() +
+                          " (--output-sharding overrides)");
     }
-    run.notes.push_back("global shapes and output shardings from " + unpartitioned_path);
   }
   // The optimized program's root may lose the attribute (tuple simplification, fusion):
   // keep the per-device program's own.
