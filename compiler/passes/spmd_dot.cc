@@ -1,7 +1,8 @@
-// The SPMD partitioner's dot rule: a dot whose operands split batch or free dims is
-// computed tile by tile; one whose operands split contracting dims computes partial sums
-// and reduces them (all-reduce, or reduce-scatter onto the dot's own split), unless
-// gathering the split operand brings no more bytes to a device (XLA's choice).
+// The SPMD partitioner's dot and convolution rules: a dot whose operands split batch or
+// free dims is computed tile by tile; one whose operands split contracting dims computes
+// partial sums and reduces them (all-reduce, or reduce-scatter onto the dot's own split),
+// unless gathering the split operand brings no more bytes to a device (XLA's choice). A
+// convolution's contracted input feature dim is treated as a dot's contracting dim.
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -234,13 +235,10 @@ StatusOr<Instruction*> Partitioner::LocalDot(const Instruction& inst, const Grid
   return Clone(inst, {lhs, rhs}, shape);
 }
 
-StatusOr<Value> Partitioner::ReducePartialSums(const Instruction& inst, const Grid& target,
-                                               const DotDims& dims, const PartialPlan& plan,
-                                               const ContractingSplit& split,
-                                               const std::string& why) {
+StatusOr<Value> Partitioner::ReducePartialSums(const Instruction& inst, Instruction* partial,
+                                               const Grid& target, const PartialPlan& plan,
+                                               const ContractingSplit& split) {
   const bool scatter = plan.scatter_dim >= 0;
-  auto [lg, rg] = dims.OperandGrids(plan.computed, split.piece, split.ccounts, devices_);
-  ASSIGN_OR_RETURN(Instruction * partial, LocalDot(inst, plan.computed, lg, rg, why));
   const std::string text = GroupsText(plan.groups);
   Shape out = partial->shape();
   if (scatter) {
@@ -299,7 +297,11 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
         return Value{local, inst.shape(), {target}};
       }
     }
-    if (plan) return ReducePartialSums(inst, target, dims, *plan, split, why);
+    if (plan) {
+      auto [lg, rg] = dims.OperandGrids(plan->computed, split.piece, split.ccounts, devices_);
+      ASSIGN_OR_RETURN(Instruction * partial, LocalDot(inst, plan->computed, lg, rg, why));
+      return ReducePartialSums(inst, partial, target, *plan, split);
+    }
   }
   // Contracting dims whole: batch and free dims split as the result, no reduction.
   auto [lg, rg] = dims.OperandGrids(target, {}, {}, devices_);
@@ -310,6 +312,51 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
                                 "and free dims split as its result (" +
                                 DescribeGrid(target) + ")"));
   return Value{local, inst.shape(), {target}};
+}
+
+// A convolution is computed split on batch and output feature (its spatial dims whole).
+// When an operand splits the contracted input feature dim (the weight gradient of a
+// data-parallel step contracts over the batch: dim_labels f01b_i01o->01bf), each device
+// convolves its piece and the partial sums are reduced, as a dot's: XLA's plan.
+StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& target) {
+  const ConvolutionDimensionNumbers& dn = *inst.attrs().convolution_dimension_numbers;
+  const Grid computed = Relaxed(target, dn.output_spatial_dimensions);
+  std::vector<int64_t> lfrom(inst.operand(0)->shape().rank(), -1);
+  std::vector<int64_t> rfrom(inst.operand(1)->shape().rank(), -1);
+  lfrom[dn.input_batch_dimension] = dn.output_batch_dimension;
+  rfrom[dn.kernel_output_feature_dimension] = dn.output_feature_dimension;
+  ASSIGN_OR_RETURN(Grid lcur, OperandGrid(inst, 0));
+  ASSIGN_OR_RETURN(Grid rcur, OperandGrid(inst, 1));
+  const int64_t lk = dn.input_feature_dimension, rk = dn.kernel_input_feature_dimension;
+  const bool lhs_split = lcur.counts[lk] > 1, rhs_split = rcur.counts[rk] > 1;
+  if (lhs_split || rhs_split) {
+    const ContractingSplit split = SplitOfContractingDims(
+        lhs_split ? lcur : rcur, {lhs_split ? lk : rk}, inst.operand(lhs_split ? 0 : 1)->name(), devices_);
+    const std::optional<PartialPlan> plan = PlanPartialSums(computed, split, devices_);
+    if (plan) {
+      Grid lg = Derived(plan->computed, lfrom), rg = Derived(plan->computed, rfrom);
+      lg.counts[lk] = split.ccounts[0];
+      rg.counts[rk] = split.ccounts[0];
+      for (int64_t d = 0; d < devices_; ++d) {
+        lg.index[d][lk] = split.piece[d][0];
+        rg.index[d][rk] = split.piece[d][0];
+      }
+      RenumberCopies(lg);
+      RenumberCopies(rg);
+      const std::string why = "%" + inst.name() + " computes partial sums where " + split.text;
+      ASSIGN_OR_RETURN(Shape shape, LocalShape(plan->computed, inst.shape(), "%" + inst.name()));
+      ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, lg, why));
+      ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, rg, why));
+      ASSIGN_OR_RETURN(Value summed, ReducePartialSums(inst, Clone(inst, {lhs, rhs}, shape), computed, *plan, split));
+      if (computed.SameTiles(target)) return summed;
+      return Finish(inst, summed.local, computed, target);
+    }
+  }
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(computed, inst.shape(), "%" + inst.name()));
+  const std::string why = "%" + inst.name() + " is computed split on batch and output feature only";
+  ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, Derived(computed, lfrom), why));
+  ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, Derived(computed, rfrom), why));
+  return Finish(inst, Clone(inst, {lhs, rhs}, shape), computed, target);
 }
 
 }  // namespace spmd_internal

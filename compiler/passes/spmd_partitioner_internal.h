@@ -215,9 +215,10 @@ class Partitioner {
   StatusOr<Value> Dot(const Instruction& inst, const Grid& target);
   StatusOr<Instruction*> LocalDot(const Instruction& inst, const Grid& c, const Grid& lg,
                                   const Grid& rg, const std::string& why);
-  StatusOr<Value> ReducePartialSums(const Instruction& inst, const Grid& target,
-                                    const DotDims& dims, const PartialPlan& plan,
-                                    const ContractingSplit& split, const std::string& why);
+  // Reduces `partial` (inst's partial sums, on plan.computed) by the plan, then reshards
+  // it to `target`.
+  StatusOr<Value> ReducePartialSums(const Instruction& inst, Instruction* partial, const Grid& target,
+                                    const PartialPlan& plan, const ContractingSplit& split);
   StatusOr<Value> Reduce(const Instruction& inst, const Grid& target);
   StatusOr<Value> Reshape(const Instruction& inst, const Grid& target);
   StatusOr<Value> AlongUnsplitDims(const Instruction& inst, const Grid& target);

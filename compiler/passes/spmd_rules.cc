@@ -102,15 +102,28 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target)
                     std::to_string(cur.counts[k]) + " ways";
     }
     for (const Grid& c : {target, ReplicatedGrid(target.rank(), devices_)}) {
-      auto groups = GroupDevices(
-          devices_, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
-      if (!GroupsHoldEachPieceOnce(groups, piece, pieces)) continue;
       Grid want = Derived(c, kept_from);
       for (int64_t k : split) {
         want.counts[k] = cur.counts[k];
         for (int64_t d = 0; d < devices_; ++d) want.index[d][k] = cur.index[d][k];
       }
       RenumberCopies(want);
+      // The devices of one result tile reduce together; when they hold each piece more than
+      // once (the operand is also replicated), each copy of the pieces reduces apart, as
+      // XLA's groups along the split axes only.
+      auto groups = GroupDevices(
+          devices_, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
+      if (!GroupsHoldEachPieceOnce(groups, piece, pieces)) {
+        groups = GroupDevices(
+            devices_,
+            [&](int64_t d) {
+              std::vector<int64_t> key = c.index[d];
+              key.push_back(want.copy[d]);
+              return key;
+            },
+            [&](int64_t d) { return d; });
+        if (!GroupsHoldEachPieceOnce(groups, piece, pieces)) continue;
+      }
       ASSIGN_OR_RETURN(Shape shape, LocalShape(c, inst.shape(), "%" + inst.name()));
       ASSIGN_OR_RETURN(Instruction * op,
                        Operand(inst, 0, want,
@@ -255,21 +268,6 @@ StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Gri
     local->mutable_attrs().dynamic_slice_sizes = shape.dimensions();
   }
   return Finish(inst, local, computed, target);
-}
-
-StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& target) {
-  const ConvolutionDimensionNumbers& dn = *inst.attrs().convolution_dimension_numbers;
-  std::vector<int64_t> spatial = dn.output_spatial_dimensions;
-  Grid computed = Relaxed(target, spatial);
-  std::vector<int64_t> lfrom(inst.operand(0)->shape().rank(), -1);
-  std::vector<int64_t> rfrom(inst.operand(1)->shape().rank(), -1);
-  lfrom[dn.input_batch_dimension] = dn.output_batch_dimension;
-  rfrom[dn.kernel_output_feature_dimension] = dn.output_feature_dimension;
-  ASSIGN_OR_RETURN(Shape shape, LocalShape(computed, inst.shape(), "%" + inst.name()));
-  const std::string why = "%" + inst.name() + " is computed split on batch and output feature only";
-  ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, Derived(computed, lfrom), why));
-  ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, Derived(computed, rfrom), why));
-  return Finish(inst, Clone(inst, {lhs, rhs}, shape), computed, target);
 }
 
 StatusOr<Value> Partitioner::Iota(const Instruction& inst, const Grid& target) {
