@@ -4,6 +4,7 @@
 // unless gathering the split operand brings no more bytes to a device (XLA's choice). A
 // convolution's contracted input feature dim is treated as a dot's contracting dim.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -128,10 +129,34 @@ std::optional<PartialPlan> PlanPartialSums(const Grid& target, const Contracting
     return GroupDevices(
         devices, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
   };
+  // When the devices of one tile hold each piece more than once (the operands are also
+  // replicated), each copy of the pieces reduces apart: groups keyed by the tile and the
+  // device's rank among those holding the same piece of it, as XLA's groups along the
+  // split axes only.
+  auto copy_groups = [&](const Grid& c) {
+    std::map<std::vector<int64_t>, int64_t> seen;
+    std::vector<int64_t> rank(static_cast<size_t>(devices));
+    for (int64_t d = 0; d < devices; ++d) {
+      std::vector<int64_t> key = c.index[d];
+      key.insert(key.end(), split.piece[d].begin(), split.piece[d].end());
+      rank[static_cast<size_t>(d)] = seen[key]++;
+    }
+    return GroupDevices(
+        devices,
+        [&](int64_t d) {
+          std::vector<int64_t> key = c.index[d];
+          key.push_back(rank[static_cast<size_t>(d)]);
+          return key;
+        },
+        [&](int64_t d) { return d; });
+  };
+  auto holding_groups = [&](const Grid& c) -> std::optional<std::vector<std::vector<int64_t>>> {
+    if (auto groups = tile_groups(c); GroupsHoldEachPieceOnce(groups, split.piece, split.pieces)) return groups;
+    if (auto groups = copy_groups(c); GroupsHoldEachPieceOnce(groups, split.piece, split.pieces)) return groups;
+    return std::nullopt;
+  };
   std::optional<PartialPlan> plan;
-  if (auto groups = tile_groups(target); GroupsHoldEachPieceOnce(groups, split.piece, split.pieces)) {
-    plan = PartialPlan{target, groups, -1};
-  }
+  if (auto groups = holding_groups(target)) plan = PartialPlan{target, *groups, -1};
   for (int64_t j = 0; !plan && j < target.rank(); ++j) {
     if (target.counts[j] == 1) continue;
     auto rs_groups = GroupDevices(
@@ -149,8 +174,7 @@ std::optional<PartialPlan> PlanPartialSums(const Grid& target, const Contracting
   }
   if (!plan) {
     Grid whole = ReplicatedGrid(target.rank(), devices);
-    if (auto all = tile_groups(whole); GroupsHoldEachPieceOnce(all, split.piece, split.pieces))
-      plan = PartialPlan{whole, all, -1};
+    if (auto all = holding_groups(whole)) plan = PartialPlan{whole, *all, -1};
   }
   return plan;
 }
@@ -226,6 +250,25 @@ std::optional<std::string> GatherInsteadWhy(const Instruction& inst, const Grid&
          std::to_string(reduced) + " B/device)";
 }
 
+// (0b) When the partial sums could only be computed whole on every device (the result's
+// split does not line up with the devices that hold the pieces) while the result itself is
+// split, gather the operand that splits the contracting dims instead: each device then
+// computes its own tile, with no reduction of the whole result (XLA's plan for a weight
+// split over every device, FSDP's, under a batch split over fewer).
+std::optional<std::string> GatherRatherThanWholeSums(const Instruction& inst, const Grid& target,
+                                                     const DotDims& dims, const Grid& gcur,
+                                                     const PartialPlan& plan, const ContractingSplit& split,
+                                                     int64_t gi, int64_t devices) {
+  if (!plan.computed.Replicated() || target.Replicated() || plan.scatter_dim >= 0) return std::nullopt;
+  const std::vector<int64_t>& gcdims =
+      gi == 0 ? dims.dn.lhs_contracting_dimensions : dims.dn.rhs_contracting_dimensions;
+  auto [lg_local, rg_local] = dims.OperandGrids(target, {}, {}, devices);
+  if (!HeldCovers(Relaxed(gcur, gcdims), gi == 0 ? lg_local : rg_local)) return std::nullopt;
+  return "%" + inst.name() + " is split (" + DescribeGrid(target) + ") but its partial sums, where " + split.text +
+         ", could only be computed whole on every device and all-reduced: gathering the contracting dims of %" +
+         inst.operand(gi)->name() + " computes each tile locally";
+}
+
 StatusOr<Instruction*> Partitioner::LocalDot(const Instruction& inst, const Grid& c,
                                              const Grid& lg, const Grid& rg,
                                              const std::string& why) {
@@ -289,8 +332,10 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
     const std::string why = "%" + inst.name() + " computes partial sums where " + split.text;
     const std::optional<PartialPlan> plan = PlanPartialSums(target, split, devices_);
     if (plan && lhs_split != rhs_split) {
-      const std::optional<std::string> gather_why = GatherInsteadWhy(
+      std::optional<std::string> gather_why = GatherInsteadWhy(
           inst, target, dims, lcur, rcur, *plan, split, lhs_split ? 0 : 1, devices_);
+      if (!gather_why) gather_why = GatherRatherThanWholeSums(inst, target, dims, lhs_split ? lcur : rcur, *plan, split,
+                                                              lhs_split ? 0 : 1, devices_);
       if (gather_why) {
         auto [lg, rg] = dims.OperandGrids(target, {}, {}, devices_);
         ASSIGN_OR_RETURN(Instruction * local, LocalDot(inst, target, lg, rg, *gather_why));
