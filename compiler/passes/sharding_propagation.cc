@@ -415,6 +415,8 @@ class Propagator {
   void DotEdges(const Instruction* inst);
   void ReduceEdges(const Instruction* inst);
   void ConvolutionEdges(const Instruction* inst);
+  void GatherEdges(const Instruction* inst);
+  void ScatterEdges(const Instruction* inst);
   void KeptDimsEdges(const Instruction* inst);
   void TupleEdges(const Instruction* inst);
   void ControlFlowEdges(const Instruction* inst);
@@ -508,6 +510,10 @@ void Propagator::BuildEdges(const Instruction* inst) {
       return ReduceEdges(inst);
     case Opcode::kConvolution:
       return ConvolutionEdges(inst);
+    case Opcode::kGather:
+      return GatherEdges(inst);
+    case Opcode::kScatter:
+      return ScatterEdges(inst);
     case Opcode::kSlice:
     case Opcode::kPad:
     case Opcode::kConcatenate:
@@ -658,6 +664,60 @@ void Propagator::ConvolutionEdges(const Instruction* inst) {
   Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
   Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
   return;
+}
+
+// gather: the result's batch dims are the indices' dims (but the index vector dim), in
+// order; its offset dims are the operand's dims a slice takes whole and no index selects
+// (passed through), and the operand's batching dims pair with the indices'.
+void Propagator::GatherEdges(const Instruction* inst) {
+  const InstructionAttributes& a = inst->attrs();
+  if (!a.gather_dimension_numbers || inst->operand_count() != 2) return;
+  const GatherDimensionNumbers& g = *a.gather_dimension_numbers;
+  const Shape& os = inst->operand(0)->shape();
+  const Shape& is = inst->operand(1)->shape();
+  const Shape& shape = inst->shape();
+  if (!os.IsArray() || !is.IsArray() || !shape.IsArray() || static_cast<int64_t>(a.gather_slice_sizes.size()) != os.rank())
+    return;
+  auto has = [](const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  std::vector<int64_t> batch_result, index_dims, window;
+  for (int64_t r = 0; r < shape.rank(); ++r)
+    if (!has(g.offset_dims, r)) batch_result.push_back(r);
+  for (int64_t i = 0; i < is.rank(); ++i)
+    if (i != g.index_vector_dim) index_dims.push_back(i);
+  for (int64_t o = 0; o < os.rank(); ++o)
+    if (!has(g.collapsed_slice_dims, o) && !has(g.operand_batching_dims, o)) window.push_back(o);
+  if (batch_result.size() != index_dims.size() || window.size() != g.offset_dims.size() ||
+      g.operand_batching_dims.size() != g.start_indices_batching_dims.size())
+    return;
+  std::vector<int64_t> fi(static_cast<size_t>(shape.rank()), -1), fo = fi;
+  std::vector<int64_t> bi(static_cast<size_t>(is.rank()), -1), bo(static_cast<size_t>(os.rank()), -1);
+  for (size_t j = 0; j < index_dims.size(); ++j) {
+    fi[static_cast<size_t>(batch_result[j])] = index_dims[j];
+    bi[static_cast<size_t>(index_dims[j])] = batch_result[j];
+  }
+  for (size_t j = 0; j < window.size(); ++j) {
+    const int64_t o = window[j];
+    if (a.gather_slice_sizes[static_cast<size_t>(o)] != os.dimensions(o) || has(g.start_index_map, o)) continue;
+    fo[static_cast<size_t>(g.offset_dims[j])] = o;
+    bo[static_cast<size_t>(o)] = g.offset_dims[j];
+  }
+  for (size_t k = 0; k < g.operand_batching_dims.size(); ++k) {
+    const int64_t o = g.operand_batching_dims[k];
+    const int64_t r = bi[static_cast<size_t>(g.start_indices_batching_dims[k])];
+    if (o < 0 || o >= os.rank() || r < 0) continue;
+    fo[static_cast<size_t>(r)] = o;
+    bo[static_cast<size_t>(o)] = r;
+  }
+  Link(inst, 1, 0, 0, Dims(fi), Dims(bi), "gather indices");
+  Link(inst, 0, 0, 0, Dims(fo), Dims(bo), "gather operand");
+}
+
+// scatter (one operand): the result is the operand, element for element (the indices and
+// updates take what the partitioner's rule asks).
+void Propagator::ScatterEdges(const Instruction* inst) {
+  const InstructionAttributes& a = inst->attrs();
+  if (!a.scatter_dimension_numbers || inst->operand_count() != 3 || !SameRank(inst, 0)) return;
+  Link(inst, 0, 0, 0, Identity(), Identity(), "scatter operand");
 }
 
 // slice, pad, concatenate, dynamic-slice, dynamic-update-slice, reverse, sort: the dims

@@ -31,22 +31,6 @@ struct DotDims {
   int64_t nb, nc;  // batch and contracting dim counts
 };
 
-// How the operand that splits the contracting dims splits them.
-struct ContractingSplit {
-  std::vector<std::vector<int64_t>> piece;  // per device: its piece, per contracting dim
-  std::vector<int64_t> ccounts;             // per contracting dim: its tile count
-  int64_t pieces = 1;
-  std::string text;  // "contracting dim k of %x is split n ways", for the reasons
-};
-
-// Where a dot's partial sums are computed and the device groups that reduce them
-// (a reduce-scatter along scatter_dim when it is >= 0, else an all-reduce).
-struct PartialPlan {
-  Grid computed;
-  std::vector<std::vector<int64_t>> groups;
-  int64_t scatter_dim = -1;
-};
-
 // The dims of one dot operand that are neither batch nor contracting dims, in order.
 std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
                               const std::vector<int64_t>& contracting) {

@@ -117,8 +117,26 @@ bool HeldCovers(const Grid& from, const Grid& to);
 
 // The dot rule's planning types (spmd_dot.cc).
 struct DotDims;
-struct ContractingSplit;
-struct PartialPlan;
+
+// How the operand that splits the contracting dims splits them.
+struct ContractingSplit {
+  std::vector<std::vector<int64_t>> piece;  // per device: its piece, per contracting dim
+  std::vector<int64_t> ccounts;             // per contracting dim: its tile count
+  int64_t pieces = 1;
+  std::string text;  // "contracting dim k of %x is split n ways", for the reasons
+};
+
+// Where a dot's partial sums are computed and the device groups that reduce them
+// (a reduce-scatter along scatter_dim when it is >= 0, else an all-reduce).
+struct PartialPlan {
+  Grid computed;
+  std::vector<std::vector<int64_t>> groups;
+  int64_t scatter_dim = -1;
+};
+
+// Where `target`'s partial sums can be computed so that groups of devices hold each piece
+// of `split` once, and how they are reduced (spmd_dot.cc); nullopt when nowhere.
+std::optional<PartialPlan> PlanPartialSums(const Grid& target, const ContractingSplit& split, int64_t devices);
 
 // --- The partitioner ----------------------------------------------------------------------
 
@@ -223,6 +241,12 @@ class Partitioner {
   StatusOr<Value> Reshape(const Instruction& inst, const Grid& target);
   StatusOr<Value> AlongUnsplitDims(const Instruction& inst, const Grid& target);
   StatusOr<Value> Convolution(const Instruction& inst, const Grid& target);
+  // gather and scatter (spmd_gather.cc).
+  StatusOr<Value> Gather(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Scatter(const Instruction& inst, const Grid& target);
+  Instruction* IndexComponent(Instruction* indices, int64_t ivd, int64_t k);
+  Instruction* LocalIndex(Instruction* component, const std::vector<int64_t>& offsets, int64_t size, int64_t tile,
+                          bool clamp, Instruction** in_tile);
   StatusOr<Value> Iota(const Instruction& inst, const Grid& target);
   StatusOr<Value> ControlFlow(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Manual(const Instruction& inst, const std::vector<LeafGrid>& target);

@@ -553,6 +553,12 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
       break;
     case Opcode::kIota:
       return Iota(inst, t);
+    case Opcode::kGather:
+      if (inst.attrs().gather_dimension_numbers && inst.operand_count() == 2) return Gather(inst, t);
+      break;
+    case Opcode::kScatter:
+      if (inst.attrs().scatter_dimension_numbers && inst.operand_count() == 3) return Scatter(inst, t);
+      break;
     default:
       break;
   }
