@@ -293,6 +293,42 @@ std::vector<int64_t> ReshapeDimSources(const Shape& from, const Shape& to,
 
 // --- 2. the graph ------------------------------------------------------------------------
 
+// Which dims of an fft, reduce-window, select-and-scatter or topk result pass through
+// untouched (empty: the op is not one the rule reads).
+std::vector<bool> DimsKeptByWindowOp(const Instruction& op) {
+  const Instruction* inst = &op;
+  const Shape& in = inst->operand(0)->shape();
+  if (!in.IsArray()) return {};
+  const int64_t rank = in.rank();
+  std::vector<bool> keep(static_cast<size_t>(rank), true);
+  const InstructionAttributes& a = inst->attrs();
+  switch (inst->opcode()) {
+    case Opcode::kFft: {
+      const int64_t n = static_cast<int64_t>(a.fft_length.size());
+      if (n > rank) return {};
+      for (int64_t k = rank - n; k < rank; ++k) keep[static_cast<size_t>(k)] = false;
+      return keep;
+    }
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter: {
+      if (!a.window || static_cast<int64_t>(a.window->dimensions.size()) != rank) return {};
+      for (int64_t k = 0; k < rank; ++k) {
+        const WindowDimension& w = a.window->dimensions[static_cast<size_t>(k)];
+        keep[static_cast<size_t>(k)] = w.size == 1 && w.stride == 1 && w.padding_low == 0 && w.padding_high == 0 &&
+                                        w.window_dilation == 1 && w.base_dilation == 1;
+      }
+      return keep;
+    }
+    case Opcode::kTopK:
+      if (rank == 0) return {};
+      keep[static_cast<size_t>(rank - 1)] = false;
+      return keep;
+    default:
+      return {};
+  }
+}
+
+
 namespace {
 
 using Rule = std::function<std::optional<Sharding>(const Sharding&)>;
@@ -521,6 +557,10 @@ void Propagator::BuildEdges(const Instruction* inst) {
     case Opcode::kDynamicUpdateSlice:
     case Opcode::kReverse:
     case Opcode::kSort:
+    case Opcode::kFft:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+    case Opcode::kTopK:
       return KeptDimsEdges(inst);
     case Opcode::kGetTupleElement:
     case Opcode::kTuple:
@@ -781,6 +821,32 @@ void Propagator::KeptDimsEdges(const Instruction* inst) {
       for (int64_t d : inst->dimensions())
         if (d >= 0 && d < shape.rank()) keep[static_cast<size_t>(d)] = false;
       Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "reverse");
+      return;
+    }
+    case Opcode::kFft:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+    case Opcode::kTopK: {
+      // The dims the op works along (transformed, windowed, searched) are cut; the others
+      // keep their sharding, for every array operand of the result's rank.
+      std::vector<bool> keep = DimsKeptByWindowOp(*inst);
+      if (keep.empty()) return;
+      // A reduce-window or select-and-scatter passes every dim's sharding through (what
+      // jax's propagation gives, a cumulative sum's output split as its input): the
+      // partitioner computes the windowed dims whole and slices the result back.
+      if (inst->opcode() == Opcode::kReduceWindow || inst->opcode() == Opcode::kSelectAndScatter)
+        keep.assign(keep.size(), true);
+      for (int64_t k = 0; k < inst->operand_count(); ++k) {
+        const Shape& in = inst->operand(k)->shape();
+        if (!in.IsArray() || in.rank() != static_cast<int64_t>(keep.size())) continue;
+        if (inst->opcode() == Opcode::kSelectAndScatter && k != 0) continue;
+        if (shape.IsTuple()) {
+          for (int64_t leaf = 0; leaf < shape.tuple_size(); ++leaf)
+            Link(inst, k, leaf, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "windowed op");
+        } else {
+          Link(inst, k, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "windowed op");
+        }
+      }
       return;
     }
     case Opcode::kSort: {

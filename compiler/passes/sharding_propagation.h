@@ -13,6 +13,11 @@
 
 namespace fusebox::passes {
 
+// Which dims of an fft, reduce-window, select-and-scatter or topk (operand 0's dims) the
+// op leaves untouched: not transformed, windowed or searched. Empty when the op is not
+// one of these or its attributes do not fit its operand.
+std::vector<bool> DimsKeptByWindowOp(const Instruction& inst);
+
 // Runs only on modules with num_partitions > 1. Shardings an instruction already has
 // (parameters, root, `Sharding` custom calls, SPMDFullToShardShape/SPMDShardToFullShape
 // and the copies around them, manual regions) are fixed: never changed. An entry

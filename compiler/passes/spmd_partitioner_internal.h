@@ -248,6 +248,7 @@ class Partitioner {
   Instruction* LocalIndex(Instruction* component, const std::vector<int64_t>& offsets, int64_t size, int64_t tile,
                           bool clamp, Instruction** in_tile);
   StatusOr<Value> Iota(const Instruction& inst, const Grid& target);
+  StatusOr<Value> SortAlongOneDim(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> ControlFlow(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Manual(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Fallback(const Instruction& inst, const std::vector<LeafGrid>& target,

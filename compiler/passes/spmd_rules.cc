@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/passes/sharding_propagation.h"
 #include "compiler/passes/spmd_partitioner_internal.h"
 
 namespace fusebox::passes {
@@ -242,6 +243,13 @@ StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Gri
       case Opcode::kDynamicUpdateSlice:
         c = inst.operand(1)->shape().dimensions(k) != global.dimensions(k);
         break;
+      case Opcode::kFft:
+      case Opcode::kReduceWindow:
+      case Opcode::kSelectAndScatter: {
+        const std::vector<bool> keep = DimsKeptByWindowOp(inst);
+        c = static_cast<int64_t>(keep.size()) != rank || !keep[static_cast<size_t>(k)];
+        break;
+      }
       default:
         c = true;
     }
@@ -268,6 +276,32 @@ StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Gri
     local->mutable_attrs().dynamic_slice_sizes = shape.dimensions();
   }
   return Finish(inst, local, computed, target);
+}
+
+// A sort of several arrays (keys and values) along one dim, or a topk (values and
+// positions along the last): computed with that dim whole and the others split as the
+// first result is wanted.
+StatusOr<Value> Partitioner::SortAlongOneDim(const Instruction& inst, const std::vector<LeafGrid>& target) {
+  const Shape& in = inst.operand(0)->shape();
+  const int64_t dim = inst.opcode() == Opcode::kTopK ? in.rank() - 1 : inst.dimensions()[0];
+  const Grid computed = Relaxed(*target[0], {dim});
+  const std::string why = "%" + inst.name() + " needs dim " + std::to_string(dim) + " whole";
+  std::vector<Instruction*> operands;
+  for (int64_t k = 0; k < inst.operand_count(); ++k) {
+    if (inst.operand(k)->shape().rank() != in.rank()) return Fallback(inst, target, "operands of different ranks");
+    ASSIGN_OR_RETURN(Instruction * op, Operand(inst, k, computed, why));
+    operands.push_back(op);
+  }
+  std::vector<Shape> leaves;
+  std::vector<LeafGrid> grids;
+  for (int64_t i = 0; i < inst.shape().tuple_size(); ++i) {
+    ASSIGN_OR_RETURN(Shape leaf, LocalShape(computed, inst.shape().tuple_shapes(i), "%" + inst.name()));
+    leaves.push_back(std::move(leaf));
+    grids.push_back(computed);
+  }
+  Value local{Clone(inst, operands, Shape::Tuple(leaves)), inst.shape(), grids};
+  ASSIGN_OR_RETURN(Instruction * out, ReshardValue(local, target, inst.name(), inst.name(), "%" + inst.name() + " is wanted so"));
+  return Value{out, inst.shape(), target};
 }
 
 StatusOr<Value> Partitioner::Iota(const Instruction& inst, const Grid& target) {
@@ -544,6 +578,9 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
     case Opcode::kConcatenate:
     case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice:
+    case Opcode::kFft:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
       return AlongUnsplitDims(inst, t);
     case Opcode::kConvolution:
       if (inst.attrs().feature_group_count == 1 && inst.attrs().batch_group_count == 1 &&
@@ -597,6 +634,11 @@ StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
       return ControlFlow(inst, target);
     default:
       break;
+  }
+  const bool sorts = (inst.opcode() == Opcode::kSort && inst.shape().IsTuple() && inst.dimensions().size() == 1) ||
+                     (inst.opcode() == Opcode::kTopK && inst.shape().IsTuple());
+  if (sorts && !target.empty() && std::all_of(target.begin(), target.end(), [](const LeafGrid& l) { return l.has_value(); })) {
+    return SortAlongOneDim(inst, target);
   }
   if (!array || !target[0]) {
     return Fallback(
