@@ -55,6 +55,19 @@ std::string NotMovable(const Instruction& p) {
       return "producer " + Name(&p) + " is a " + std::string(FusionKindName(*p.fusion_kind())) +
              " fusion; only loop fusions and elementwise ops join as extra outputs";
     }
+    // A loop fusion made elsewhere (XLA's wrapped_scatter, an in-place dynamic-update-slice)
+    // computes its root in place: joined to another fusion, it would stop being its
+    // kernel's root.
+    if (const Computation* fused = p.fused_computation()) {
+      for (const auto& inner : fused->instructions()) {
+        const Opcode inner_op = inner->opcode();
+        if (inner_op == Opcode::kScatter || inner_op == Opcode::kSelectAndScatter ||
+            inner_op == Opcode::kDynamicUpdateSlice) {
+          return "producer " + Name(&p) + " holds " + Name(inner.get()) + " (" + std::string(OpcodeName(inner_op)) +
+                 "), which updates its buffer in place and must stay its kernel's root";
+        }
+      }
+    }
     return "";
   }
   if (p.shape().IsTuple()) return "producer " + Name(&p) + " produces a tuple";
