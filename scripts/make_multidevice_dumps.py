@@ -40,7 +40,27 @@ PROGRAMS = {
     "sharded_xent": (4, "softmax cross-entropy of logits [8,64] sharded over the vocab "
                         "P(None,'d'), int32 labels replicated; mean and per-example loss"),
     "psum_8dev": (8, "shard_map over 8 devices with lax.psum and lax.all_gather"),
+    # Partitioner rules beyond dots and elementwise ops (jit only: the partitioner's
+    # choices, against XLA's).
+    "conv_dp_grad": (8, "weight gradient of a 3x3 convolution, batch sharded over 8 "
+                        "devices, weights replicated: the gradient convolution contracts "
+                        "over the sharded batch (partial sums, one all-reduce)"),
+    "vocab_embedding": (8, "embedding lookup from a table sharded over the vocabulary "
+                           "(2x4 mesh: table on 'model', token ids on 'data'): each "
+                           "device looks up its rows, masked, then one all-reduce"),
+    "vocab_xent_grad": (8, "cross-entropy and its gradient over logits sharded on the "
+                           "vocabulary and the batch (2x4 mesh), labels by "
+                           "take_along_axis: a gather and a scatter-add on the sharded "
+                           "vocabulary dim"),
+    "fsdp_adam_step": (8, "FSDP: a weight sharded over all 8 devices, batch over 'data' "
+                          "(2x4 mesh): the weight is gathered for the dot, the gradient "
+                          "all-reduced, an Adam update on the shards"),
+    "sharded_cumsum": (8, "cumulative sum along a sharded dim (a reduce-window over it): "
+                          "gathered along that dim only, the output split as the input"),
 }
+# Seeds: the first six programs' come from their place among those six (as they were
+# made); later programs' from their own place after them.
+SEED_ORDER = sorted(list(PROGRAMS)[:6]) + list(PROGRAMS)[6:]
 
 # Snapshots copied from XLA's dump folder, besides before/after optimizations.
 DUMP_PASSES = ["shardy-xla", "spmd-partitioning"]
@@ -59,7 +79,7 @@ def build(name, jax, np):
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
     f32 = np.float32
-    rng = np.random.default_rng(sorted(PROGRAMS).index(name))
+    rng = np.random.default_rng(SEED_ORDER.index(name))
 
     def rand(*shape, scale=1.0):
         return (rng.standard_normal(shape) * scale).astype(f32)
@@ -187,6 +207,61 @@ def build(name, jax, np):
             return sm(x)
 
         return psum_8dev, (rand(32, 8),), mesh, {}
+
+    mesh24 = Mesh(np.array(devices[:8]).reshape(2, 4), ("data", "model")) if len(devices) >= 8 else None
+
+    def s24(*spec):
+        return NamedSharding(mesh24, P(*spec))
+
+    if name == "conv_dp_grad":
+        mesh = Mesh(np.array(devices[:8]), ("d",))
+        dn = ("NHWC", "HWIO", "NHWC")
+
+        def conv_dp_grad(x, w):
+            loss = lambda w: jnp.tanh(lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn)).mean()
+            return jax.value_and_grad(loss)(w)
+
+        kw = dict(in_shardings=(NamedSharding(mesh, P("d")), NamedSharding(mesh, P())))
+        return conv_dp_grad, (rand(8, 8, 8, 3), rand(3, 3, 3, 8, scale=0.3)), mesh, kw
+
+    if name == "vocab_embedding":
+        def vocab_embedding(table, ids):
+            return jnp.take(table, ids, axis=0) * f32(2.0)
+
+        ids = rng.integers(0, 64, size=(4, 6)).astype(np.int32)
+        ids[0, 0], ids[1, 1] = 0, 63  # the first and last rows of the table
+        kw = dict(in_shardings=(s24("model", None), s24("data", None)))
+        return vocab_embedding, (rand(64, 16), ids), mesh24, kw
+
+    if name == "vocab_xent_grad":
+        def vocab_xent_grad(logits, labels):
+            def loss(l):
+                logp = jax.nn.log_softmax(l)
+                return -jnp.take_along_axis(logp, labels[:, None], axis=1).mean()
+            return jax.value_and_grad(loss)(logits)
+
+        labels = rng.integers(0, 64, size=(8,)).astype(np.int32)
+        kw = dict(in_shardings=(s24("data", "model"), s24("data")))
+        return vocab_xent_grad, (rand(8, 64, scale=2.0), labels), mesh24, kw
+
+    if name == "fsdp_adam_step":
+        def fsdp_adam_step(p, m, v, x):
+            g = jax.grad(lambda p: jnp.tanh(x @ p).var())(p)
+            m = f32(0.9) * m + f32(0.1) * g
+            v = f32(0.99) * v + f32(0.01) * g * g
+            return p - f32(1e-2) * m / (jnp.sqrt(v) + f32(1e-8)), m, v
+
+        all8 = s24(("data", "model"))
+        kw = dict(in_shardings=(all8, all8, all8, s24("data")))
+        v0 = np.abs(rand(32, 32, scale=0.01))
+        return fsdp_adam_step, (rand(32, 32, scale=0.2), rand(32, 32, scale=0.01), v0, rand(16, 32)), mesh24, kw
+
+    if name == "sharded_cumsum":
+        def sharded_cumsum(x):
+            return jnp.cumsum(x, axis=1)
+
+        kw = dict(in_shardings=(s24("data", "model"),))
+        return sharded_cumsum, (rand(8, 64),), mesh24, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

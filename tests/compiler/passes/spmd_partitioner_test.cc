@@ -627,6 +627,218 @@ ENTRY main {
   EXPECT_NE(changed.status().message().find("does not split evenly"), std::string::npos);
 }
 
+// A reduce over a split dim of an operand that is also replicated: each copy of the pieces
+// reduces apart (groups along the split only), as XLA's, instead of gathering the operand.
+TEST(SpmdPartitionerTest, ReduceOfAPartlyReplicatedOperandReducesEachCopyApart) {
+  constexpr char kText[] = R"(
+HloModule reduce_copies, num_partitions=4
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  zero = f32[] constant(0), sharding={replicated}
+  ROOT total = f32[] reduce(p, zero), dimensions={0,1}, to_apply=sum, sharding={replicated}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-reduce"], 1) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  const CollectiveDecision* d = FindDecision(p->context, "all-reduce");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->groups, "{{0,2},{1,3}}");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// The weight gradient of a data-parallel convolution contracts over the split batch (the
+// input feature dim of dim_labels f01b_i01o->01bf): partial sums and one all-reduce.
+TEST(SpmdPartitionerTest, ConvolutionOverASplitInputFeatureSumsPartials) {
+  constexpr char kText[] = R"(
+HloModule conv_grad, num_partitions=4
+
+ENTRY main {
+  x = f32[8,6,6,3] parameter(0), sharding={devices=[4,1,1,1]<=[4]}
+  dy = f32[8,6,6,2] parameter(1), sharding={devices=[4,1,1,1]<=[4]}
+  ROOT dw = f32[3,3,3,2] convolution(x, dy), window={size=6x6 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf, sharding={replicated}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-reduce"], 1) << p->module->ToString();
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  const CollectiveDecision* d = FindDecision(p->context, "all-reduce");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("contracting dim 0 of %x is split 4 ways"), std::string::npos) << d->reason;
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// FSDP: a weight split along its contracting dim over every device while the result is
+// split over fewer: gather the weight, compute each tile, no reduction of whole results.
+TEST(SpmdPartitionerTest, DotGathersAWeightSplitOverMoreDevicesThanItsResult) {
+  constexpr char kText[] = R"(
+HloModule fsdp, num_partitions=4
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  w = f32[16,8] parameter(1), sharding={devices=[4,1]<=[4]}
+  ROOT y = f32[8,8] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 1) << p->module->ToString();
+  EXPECT_EQ(counts["all-reduce"], 0) << p->module->ToString();
+  const CollectiveDecision* d = FindDecision(p->context, "all-gather");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("could only be computed whole on every device"), std::string::npos) << d->reason;
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// A table split over the rows the indices select (a vocabulary-sharded embedding): each
+// device looks up its rows, zeros the others, and one all-reduce sums them. The random
+// indices run past both ends of the table: clamped as the gather clamps them.
+TEST(SpmdPartitionerTest, GatherFromASplitTableIsMaskedAndSummed) {
+  constexpr char kText[] = R"(
+HloModule embedding, num_partitions=4
+
+ENTRY main {
+  table = f32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ids = s32[3,5] parameter(1), sharding={replicated}
+  ROOT rows = f32[3,5,4] gather(table, ids), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,4}, sharding={replicated}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-reduce"], 1) << p->module->ToString();
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_EQ(p->module->entry()->parameter(0)->shape().ToString(false), "f32[4,4]");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+  // Indices of every row, the table's first and last included, and past both ends.
+  auto reference = Parse(kText);
+  ASSERT_NE(reference, nullptr);
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(*reference, 3);
+  ASSERT_TRUE(args.ok());
+  const int64_t ids[15] = {0, 15, -4, 16, 40, 3, 4, 7, 8, 11, 12, 1, 14, 2, 9};
+  for (int64_t i = 0; i < 15; ++i) (*args)[1].SetInt64(i, ids[i]);
+  StatusOr<Literal> expected = interpreter::Interpreter().Run(*reference, *args);
+  ASSERT_TRUE(expected.ok());
+  StatusOr<Literal> actual = runtime::RunGlobal(*p->module, *args, 4);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  EXPECT_TRUE(interpreter::CompareLiterals(*actual, *expected).ok());
+}
+
+// take_along_axis over logits split on both dims: batching dims follow the batch split,
+// the selected dim is masked and summed over its pieces only.
+TEST(SpmdPartitionerTest, GatherWithBatchingDimsKeepsTheBatchSplit) {
+  constexpr char kText[] = R"(
+HloModule take_along, num_partitions=4
+
+ENTRY main {
+  logits = f32[4,16] parameter(0), sharding={devices=[2,2]<=[4]}
+  idx = s32[4,1,1] parameter(1), sharding={devices=[2,1,1,2]<=[4] last_tile_dim_replicate}
+  ROOT picked = f32[4,1] gather(logits, idx), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}, sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-reduce"], 1) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  const CollectiveDecision* d = FindDecision(p->context, "all-reduce");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->groups, "{{0,1},{2,3}}");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// A scatter into an operand split along the scattered dim: each device applies the
+// updates whose indices fall in its piece; no collective.
+TEST(SpmdPartitionerTest, ScatterIntoASplitOperandUpdatesEachPieceWhereItLies) {
+  constexpr char kText[] = R"(
+HloModule scatter, num_partitions=4
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  table = f32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ids = s32[6,1] parameter(1), sharding={replicated}
+  upd = f32[6,4] parameter(2), sharding={replicated}
+  ROOT out = f32[16,4] scatter(table, ids, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum, sharding={devices=[4,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[4,4]");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+  auto reference = Parse(kText);
+  ASSERT_NE(reference, nullptr);
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(*reference, 5);
+  ASSERT_TRUE(args.ok());
+  const int64_t ids[6] = {0, 15, 4, 4, -1, 16};  // a repeat, and two out of bounds: skipped
+  for (int64_t i = 0; i < 6; ++i) (*args)[1].SetInt64(i, ids[i]);
+  StatusOr<Literal> expected = interpreter::Interpreter().Run(*reference, *args);
+  ASSERT_TRUE(expected.ok());
+  StatusOr<Literal> actual = runtime::RunGlobal(*p->module, *args, 4);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  EXPECT_TRUE(interpreter::CompareLiterals(*actual, *expected).ok());
+}
+
+// Ops that work along some dims (fft's transformed dims, a reduce-window's windowed dims,
+// a sort's dim, topk's last) keep the other dims' splits: no collective when only those
+// are split.
+TEST(SpmdPartitionerTest, OpsAlongSomeDimsKeepTheOtherDimsSplit) {
+  constexpr char kText[] = R"(
+HloModule along, num_partitions=4
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[4,1]<=[4]}
+  zero = f32[] constant(0), sharding={replicated}
+  cums = f32[8,16] reduce-window(x, zero), window={size=1x16 pad=0_0x15_0}, to_apply=sum, sharding={devices=[4,1]<=[4]}
+  spec = c64[8,9] fft(x), fft_type=RFFT, fft_length={16}, sharding={devices=[4,1]<=[4]}
+  iota = s32[8,16] iota(), iota_dimension=1, sharding={devices=[4,1]<=[4]}
+  sorted = (f32[8,16], s32[8,16]) sort(x, iota), dimensions={1}, to_apply=less, sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
+  top = (f32[8,3], s32[8,3]) topk(x), k=3, largest=true, sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
+  keys = f32[8,16] get-tuple-element(sorted), index=0, sharding={devices=[4,1]<=[4]}
+  perm = s32[8,16] get-tuple-element(sorted), index=1, sharding={devices=[4,1]<=[4]}
+  tv = f32[8,3] get-tuple-element(top), index=0, sharding={devices=[4,1]<=[4]}
+  ti = s32[8,3] get-tuple-element(top), index=1, sharding={devices=[4,1]<=[4]}
+  ROOT t = (f32[8,16], c64[8,9], f32[8,16], s32[8,16], f32[8,3], s32[8,3]) tuple(cums, spec, keys, perm, tv, ti), sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  for (const CollectiveDecision& d : p->context.collectives()) ADD_FAILURE() << d.kind << ": " << d.reason;
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
