@@ -68,7 +68,8 @@ TEST_P(CliMultiDeviceTest, FuseboxPartitionsTheGlobalModuleAndMatchesXlasOutputs
 
 INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                          ::testing::Values("dp_train_step", "tp_mlp", "fsdp_layer", "shard_map_collectives",
-                                           "sharded_xent", "psum_8dev"));
+                                           "sharded_xent", "psum_8dev", "conv_dp_grad", "vocab_embedding",
+                                           "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -105,6 +106,20 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // [2,2], whose contracting dim the partitioner gathers (w1 over 'data'); the second
       // dot all-gathers w2 and all-reduces; b2 is gathered before its broadcast.
       {"fsdp_layer", {{"all-gather", 3}, {"all-reduce", 1}}, {{"all-gather", 3}, {"all-reduce", 1}}},
+      // The weight gradient's convolution contracts over the split batch: partial sums,
+      // all-reduced; XLA's combiner merges that all-reduce with the loss's.
+      {"conv_dp_grad", {{"all-reduce", 2}}, {{"all-reduce", 1}}},
+      // The table's rows are looked up where they lie, masked, and summed.
+      {"vocab_embedding", {{"all-reduce", 1}}, {{"all-reduce", 1}}},
+      // Max and sum of the log-softmax, the masked gather of the labels' logits, the
+      // loss's mean and the gradient's sum; XLA's combiner merges the last two. The
+      // gradient's scatter-add lands on each vocabulary piece where it lies.
+      {"vocab_xent_grad", {{"all-reduce", 5}}, {{"all-reduce", 4}}},
+      // The weight split over all 8 devices is gathered for the dot; the two variance
+      // sums and the weight gradient are all-reduced over 'data' only.
+      {"fsdp_adam_step", {{"all-gather", 1}, {"all-reduce", 3}}, {{"all-gather", 1}, {"all-reduce", 3}}},
+      // The summed dim is gathered; the batch stays split.
+      {"sharded_cumsum", {{"all-gather", 1}}, {{"all-gather", 1}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);
@@ -149,6 +164,39 @@ TEST(CliMultiDeviceTest, ReportTakesGlobalInputsOfAPartitionedModule) {
                              testing::TempDir() + "/psum_8dev_report");
   EXPECT_EQ(report.code, 0) << report.out;
   EXPECT_THAT(report.out, Not(HasSubstr("error")));
+}
+
+// jax's module leaves its outputs' shardings to XLA's propagation (no sharding on its
+// root): with it as --unpartitioned, XLA's per-device outputs are assembled by Fusebox's
+// own propagation, accepted only where it splits them as XLA's program does.
+TEST(CliMultiDeviceTest, OutputShardingsFromPropagationWhenTheModuleHasNone) {
+  for (const char* p : {"vocab_embedding", "fsdp_adam_step", "sharded_cumsum", "vocab_xent_grad"}) {
+    SCOPED_TRACE(p);
+    Result r = RunFusebox("run " + Dir(p) + "/partitioned.hlo --unpartitioned " + Dir(p) + "/module.hlo --inputs " +
+                          Dir(p) + "/inputs.npz --expected " + ExpectedList(p) + " --backend cpu");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_THAT(r.out, AllOf(HasSubstr("assembled by Fusebox's sharding propagation over it"),
+                             HasSubstr("expected: matches the expected outputs")));
+  }
+  // Where propagation would split the output otherwise than the per-device program, the
+  // run stops and says so: a reversed dim is cut by Fusebox's propagation (replicated),
+  // while this per-device program keeps it split.
+  const std::string dir = testing::TempDir() + "/propagation_disagrees";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/global.hlo") << "HloModule g, num_partitions=2\n\nENTRY main {\n"
+                                        "  x = f32[4,8] parameter(0), sharding={devices=[2,1]<=[2]}\n"
+                                        "  ROOT r = f32[4,8] reverse(x), dimensions={0}\n}\n";
+  std::ofstream(dir + "/per_device.hlo") << "HloModule p, num_partitions=2\n\nENTRY main_spmd {\n"
+                                            "  x = f32[2,8] parameter(0), sharding={devices=[2,1]<=[2]}\n"
+                                            "  ROOT r = f32[2,8] reverse(x), dimensions={0}\n}\n";
+  Result r = RunFusebox("run " + dir + "/per_device.hlo --unpartitioned " + dir + "/global.hlo --backend interpreter");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("the outputs carry no sharding"), HasSubstr("not the per-device program's f32[2,8]"),
+                           HasSubstr("--output-sharding"), Not(HasSubstr("output_0:"))));
+  // Given, it runs.
+  Result given = RunFusebox("run " + dir + "/per_device.hlo --unpartitioned " + dir +
+                            "/global.hlo --backend interpreter --output-sharding '{devices=[2,1]<=[2]}'");
+  EXPECT_EQ(given.code, 0) << given.out;
 }
 
 TEST(CliMultiDeviceTest, WrongExpectedOutputsFail) {
