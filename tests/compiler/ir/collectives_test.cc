@@ -161,6 +161,18 @@ TEST(CollectivesTest, MeshGroups) {
               ElementsAre(ElementsAre(0, 2), ElementsAre(1, 3)));
   EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['a'=2,'b'=2], device_ids=(3,2,1,0) {'a'}"),
               ElementsAre(ElementsAre(3, 1), ElementsAre(2, 0)));
+  // XLA's device order as an iota without its shape (the mesh's axes are the shape): jax
+  // 0.10.2's 'model' groups of a 2x4 mesh, after its partitioner re-meshed them [4,1,2].
+  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['axis_0'=4,'axis_1'=1,'axis_2'=2], device_ids=([2,4]T(1,0)) {'axis_0'}"),
+              ElementsAre(ElementsAre(0, 1, 2, 3), ElementsAre(4, 5, 6, 7)));
+  // As an instruction's attribute: the device order after the comma belongs to the groups.
+  auto ordered = AllReduce(
+      ", channel_id=1, replica_groups=mesh['axis_0'=2,'axis_1'=2], device_ids=([2,2]T(1,0)) {'axis_1'}, "
+      "use_global_device_ids=true");
+  ASSERT_NE(ordered, nullptr);
+  auto od = DevicesOfCollective(Root(*ordered));
+  ASSERT_TRUE(od.ok()) << od.status().message();
+  EXPECT_EQ(od->groups, (Groups{{0, 2}, {1, 3}}));
   EXPECT_THAT(*ExpandMeshReplicaGroups("maximal_mesh[device_id=0] {}"),
               ElementsAre(ElementsAre(0)));
 
