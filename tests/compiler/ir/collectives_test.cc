@@ -163,8 +163,9 @@ TEST(CollectivesTest, MeshGroups) {
               ElementsAre(ElementsAre(3, 1), ElementsAre(2, 0)));
   // XLA's device order as an iota without its shape (the mesh's axes are the shape): jax
   // 0.10.2's 'model' groups of a 2x4 mesh, after its partitioner re-meshed them [4,1,2].
-  EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['axis_0'=4,'axis_1'=1,'axis_2'=2], device_ids=([2,4]T(1,0)) {'axis_0'}"),
-              ElementsAre(ElementsAre(0, 1, 2, 3), ElementsAre(4, 5, 6, 7)));
+  auto iota_order = ExpandMeshReplicaGroups("mesh['axis_0'=4,'axis_1'=1,'axis_2'=2], device_ids=([2,4]T(1,0)) {'axis_0'}");
+  ASSERT_TRUE(iota_order.ok()) << iota_order.status().message();
+  EXPECT_THAT(*iota_order, ElementsAre(ElementsAre(0, 1, 2, 3), ElementsAre(4, 5, 6, 7)));
   // As an instruction's attribute: the device order after the comma belongs to the groups.
   auto ordered = AllReduce(
       ", channel_id=1, replica_groups=mesh['axis_0'=2,'axis_1'=2], device_ids=([2,2]T(1,0)) {'axis_1'}, "
