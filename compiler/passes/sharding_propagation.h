@@ -33,8 +33,12 @@ std::vector<bool> DimsKeptByWindowOp(const Instruction& inst);
 // both sides divide; dot maps batch dims and each side's free dims (a sharded contracting
 // dim leaves the output replicated unless its users or the other operand's free dims say
 // otherwise); convolution maps batch and output-feature dims (feature/batch groups of 1);
-// slice, pad, concatenate, dynamic-slice, dynamic-update-slice, reverse and sort keep the
-// dims they do not cut; get-tuple-element, tuple, call, conditional and while pass leaf
+// slice, pad, concatenate, dynamic-slice, dynamic-update-slice, reverse, sort, fft and
+// topk keep the dims they do not cut; reduce-window and select-and-scatter keep every dim
+// (the partitioner computes the windowed ones whole); gather maps its batch dims to the
+// indices', its offset dims to the operand dims a slice takes whole and no index selects,
+// and the operand's batching dims to their paired index dims; a scatter's result is its
+// operand; get-tuple-element, tuple, call, conditional and while pass leaf
 // shardings through, and a while loop's result, body parameter, body root and condition
 // parameter share one sharding. Iota, constants and rng take their users' sharding.
 // Manual (and partially manual) shardings spread to everything they touch.
