@@ -701,6 +701,16 @@ void Propagator::ConvolutionEdges(const Instruction* inst) {
   bl[static_cast<size_t>(cd.input_batch_dimension)] = cd.output_batch_dimension;
   fr[static_cast<size_t>(cd.output_feature_dimension)] = cd.kernel_output_feature_dimension;
   br[static_cast<size_t>(cd.kernel_output_feature_dimension)] = cd.output_feature_dimension;
+  // Spatial dims too, as XLA: the partitioner keeps them split with halo exchanges where
+  // the windows allow it, and computes them whole where not.
+  if (cd.input_spatial_dimensions.size() == cd.output_spatial_dimensions.size()) {
+    for (size_t i = 0; i < cd.output_spatial_dimensions.size(); ++i) {
+      const int64_t od = cd.output_spatial_dimensions[i], id = cd.input_spatial_dimensions[i];
+      if (od < 0 || od >= rank || id < 0 || id >= static_cast<int64_t>(bl.size())) continue;
+      fl[static_cast<size_t>(od)] = id;
+      bl[static_cast<size_t>(id)] = od;
+    }
+  }
   Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
   Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
   return;

@@ -5,6 +5,7 @@
 // convolution's contracted input feature dim is treated as a dot's contracting dim.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -381,11 +382,48 @@ StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& ta
       return Finish(inst, summed.local, computed, target);
     }
   }
-  ASSIGN_OR_RETURN(Shape shape, LocalShape(computed, inst.shape(), "%" + inst.name()));
-  const std::string why = "%" + inst.name() + " is computed split on batch and output feature only";
-  ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, Derived(computed, lfrom), why));
-  ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, Derived(computed, rfrom), why));
-  return Finish(inst, Clone(inst, {lhs, rhs}, shape), computed, target);
+  // Spatial dims split in the target stay split where a halo exchange serves each
+  // device's windows; the others are computed whole.
+  const Shape& in = inst.operand(0)->shape();
+  std::vector<int64_t> relax;
+  std::vector<std::pair<size_t, Halo>> halos;
+  for (size_t i = 0; i < dn.output_spatial_dimensions.size(); ++i) {
+    const int64_t od = dn.output_spatial_dimensions[i], id = dn.input_spatial_dimensions[i];
+    std::optional<Halo> h;
+    if (target.counts[od] > 1 && inst.attrs().window && i < inst.attrs().window->dimensions.size()) {
+      h = HaloOf(inst.attrs().window->dimensions[i], in.dimensions(id), inst.shape().dimensions(od), target.counts[od]);
+    }
+    if (h) {
+      halos.push_back({i, *h});
+      lfrom[id] = od;
+    } else {
+      relax.push_back(od);
+    }
+  }
+  const Grid at = Relaxed(target, relax);
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(at, inst.shape(), "%" + inst.name()));
+  const std::string why = halos.empty() ? "%" + inst.name() + " is computed split on batch and output feature only"
+                                        : "%" + inst.name() + " is computed split on batch, output feature and the "
+                                          "spatial dims its halos serve";
+  const Grid lgrid = Derived(at, lfrom);
+  ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, lgrid, why));
+  ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, Derived(at, rfrom), why));
+  if (!halos.empty()) {
+    const Shape zero_shape = Shape::Scalar(in.element_type());
+    Instruction* zero = Add(Opcode::kConstant, "constant", zero_shape, {});
+    zero->set_literal(std::make_unique<Literal>(zero_shape));
+    for (const auto& [i, h] : halos) {
+      ASSIGN_OR_RETURN(lhs, WithHalo(lhs, lgrid, dn.input_spatial_dimensions[i], h, zero, inst.name(),
+                                     inst.operand(0)->name()));
+    }
+  }
+  Instruction* local = Clone(inst, {lhs, rhs}, shape);
+  for (const auto& [i, h] : halos) {
+    WindowDimension& w = local->mutable_attrs().window->dimensions[i];
+    w.padding_low = 0;
+    w.padding_high = 0;
+  }
+  return Finish(inst, local, at, target);
 }
 
 }  // namespace spmd_internal

@@ -115,6 +115,18 @@ std::optional<std::pair<int64_t, int64_t>> AllToAllDims(const Grid& from, const 
 // local slice, no collective, reaches `to`).
 bool HeldCovers(const Grid& from, const Grid& to);
 
+// A halo: the elements a device's windows read beyond its own tile along one dim, before
+// (`lo`) and after (`hi`) it (spmd_halo.cc).
+struct Halo {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+// The halo of a window dim over an input of `input` elements giving `output`, both split
+// in `count` even tiles, when it is the same on every device and no wider than a tile;
+// nullopt otherwise (dilations, reversal, uneven tiles).
+std::optional<Halo> HaloOf(const WindowDimension& w, int64_t input, int64_t output, int64_t count);
+
 // The dot rule's planning types (spmd_dot.cc).
 struct DotDims;
 
@@ -248,6 +260,11 @@ class Partitioner {
   Instruction* LocalIndex(Instruction* component, const std::vector<int64_t>& offsets, int64_t size, int64_t tile,
                           bool clamp, Instruction** in_tile);
   StatusOr<Value> Iota(const Instruction& inst, const Grid& target);
+  StatusOr<Value> ReduceWindow(const Instruction& inst, const Grid& target);
+  // `local` (a tile of `grid`) widened along dim k by the halo from its neighbours, the
+  // global edges filled with the scalar `pad` (spmd_halo.cc).
+  StatusOr<Instruction*> WithHalo(Instruction* local, const Grid& grid, int64_t k, const Halo& halo, Instruction* pad,
+                                  const std::string& for_instruction, const std::string& operand);
   StatusOr<Value> SortAlongOneDim(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> ControlFlow(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Manual(const Instruction& inst, const std::vector<LeafGrid>& target);

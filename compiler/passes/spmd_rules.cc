@@ -304,6 +304,47 @@ StatusOr<Value> Partitioner::SortAlongOneDim(const Instruction& inst, const std:
   return Value{out, inst.shape(), target};
 }
 
+// A reduce-window: dims its window leaves alone keep their split; a windowed dim split in
+// the target stays split where a halo exchange serves each device's windows (filled with
+// the init value at the global edges, as the window's padding); the others are computed
+// whole.
+StatusOr<Value> Partitioner::ReduceWindow(const Instruction& inst, const Grid& target) {
+  const Shape& in = inst.operand(0)->shape();
+  const std::vector<bool> keep = DimsKeptByWindowOp(inst);
+  if (static_cast<int64_t>(keep.size()) != in.rank() || in.rank() != inst.shape().rank()) {
+    return AlongUnsplitDims(inst, target);
+  }
+  std::vector<int64_t> relax;
+  std::vector<std::pair<int64_t, Halo>> halos;
+  for (int64_t k = 0; k < in.rank(); ++k) {
+    if (keep[static_cast<size_t>(k)] || target.counts[k] <= 1) continue;
+    std::optional<Halo> h =
+        HaloOf(inst.attrs().window->dimensions[static_cast<size_t>(k)], in.dimensions(k), inst.shape().dimensions(k),
+               target.counts[k]);
+    if (h) {
+      halos.push_back({k, *h});
+    } else {
+      relax.push_back(k);
+    }
+  }
+  if (halos.empty()) return AlongUnsplitDims(inst, target);
+  const Grid at = Relaxed(target, relax);
+  const std::string why = "%" + inst.name() + " is computed split along the dims its halos serve";
+  ASSIGN_OR_RETURN(Instruction * operand, Operand(inst, 0, at, why));
+  ASSIGN_OR_RETURN(Instruction * init, Operand(inst, 1, ReplicatedGrid(0, devices_), why));
+  for (const auto& [k, h] : halos) {
+    ASSIGN_OR_RETURN(operand, WithHalo(operand, at, k, h, init, inst.name(), inst.operand(0)->name()));
+  }
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(at, inst.shape(), "%" + inst.name()));
+  Instruction* local = Clone(inst, {operand, init}, shape);
+  for (const auto& [k, h] : halos) {
+    WindowDimension& w = local->mutable_attrs().window->dimensions[static_cast<size_t>(k)];
+    w.padding_low = 0;
+    w.padding_high = 0;
+  }
+  return Finish(inst, local, at, target);
+}
+
 StatusOr<Value> Partitioner::Iota(const Instruction& inst, const Grid& target) {
   ASSIGN_OR_RETURN(Shape shape, LocalShape(target, inst.shape(), "%" + inst.name()));
   Instruction* local = Clone(inst, {}, shape);
@@ -578,8 +619,10 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
     case Opcode::kConcatenate:
     case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice:
-    case Opcode::kFft:
     case Opcode::kReduceWindow:
+      if (inst.operand_count() == 2) return ReduceWindow(inst, t);
+      return AlongUnsplitDims(inst, t);
+    case Opcode::kFft:
     case Opcode::kSelectAndScatter:
       return AlongUnsplitDims(inst, t);
     case Opcode::kConvolution:

@@ -839,6 +839,41 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// A convolution and a max pool split along a spatial dim keep it split: each device gets
+// its neighbours' edge rows by collective-permutes (a halo), the global edges take the
+// padding value, as XLA's spatial partitioning.
+TEST(SpmdPartitionerTest, SpatiallySplitConvolutionAndPoolingExchangeHalos) {
+  constexpr char kText[] = R"(
+HloModule halo, num_partitions=4
+
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] maximum(x, y)
+}
+
+ENTRY main {
+  x = f32[2,16,8,3] parameter(0), sharding={devices=[1,4,1,1]<=[4]}
+  w = f32[3,3,3,4] parameter(1), sharding={replicated}
+  conv = f32[2,16,8,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, sharding={devices=[1,4,1,1]<=[4]}
+  ninf = f32[] constant(-inf), sharding={replicated}
+  ROOT pool = f32[2,8,4,4] reduce-window(conv, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x0_1x0_1x0_0}, to_apply=max, sharding={devices=[1,4,1,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  // The convolution's halo is a row from each side; the pool's, one row from below.
+  EXPECT_EQ(counts["collective-permute"], 3) << p->module->ToString();
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 3) << p->module->ToString();
+  const CollectiveDecision* d = FindDecision(p->context, "collective-permute");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("(a halo)"), std::string::npos) << d->reason;
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[2,2,4,4]");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
