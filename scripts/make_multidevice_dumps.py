@@ -57,6 +57,9 @@ PROGRAMS = {
                           "all-reduced, an Adam update on the shards"),
     "sharded_cumsum": (8, "cumulative sum along a sharded dim (a reduce-window over it): "
                           "gathered along that dim only, the output split as the input"),
+    "spatial_conv_pool": (4, "a 3x3 convolution and a 3x3/2 max pool of an image split "
+                             "along its height over 4 devices: halo exchanges "
+                             "(collective-permutes) instead of gathering the image"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -262,6 +265,18 @@ def build(name, jax, np):
 
         kw = dict(in_shardings=(s24("data", "model"),))
         return sharded_cumsum, (rand(8, 64),), mesh24, kw
+
+    if name == "spatial_conv_pool":
+        mesh = Mesh(np.array(devices[:4]), ("h",))
+        dn = ("NHWC", "HWIO", "NHWC")
+
+        def spatial_conv_pool(x, w):
+            y = jax.nn.relu(lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn))
+            return lax.reduce_window(y, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+
+        img = NamedSharding(mesh, P(None, "h", None, None))
+        kw = dict(in_shardings=(img, NamedSharding(mesh, P())), out_shardings=img)
+        return spatial_conv_pool, (rand(2, 32, 16, 3), rand(3, 3, 3, 8, scale=0.3)), mesh, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

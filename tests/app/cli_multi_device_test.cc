@@ -69,7 +69,8 @@ TEST_P(CliMultiDeviceTest, FuseboxPartitionsTheGlobalModuleAndMatchesXlasOutputs
 INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                          ::testing::Values("dp_train_step", "tp_mlp", "fsdp_layer", "shard_map_collectives",
                                            "sharded_xent", "psum_8dev", "conv_dp_grad", "vocab_embedding",
-                                           "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum"));
+                                           "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
+                                           "spatial_conv_pool"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -120,6 +121,9 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       {"fsdp_adam_step", {{"all-gather", 1}, {"all-reduce", 3}}, {{"all-gather", 1}, {"all-reduce", 3}}},
       // The summed dim is gathered; the batch stays split.
       {"sharded_cumsum", {{"all-gather", 1}}, {{"all-gather", 1}}},
+      // The image split by height: the convolution's halo is a row from each neighbour,
+      // the pool's one row from below; no gather of the image.
+      {"spatial_conv_pool", {{"collective-permute", 3}}, {{"collective-permute", 3}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);
