@@ -109,6 +109,44 @@ ENTRY e {
     EXPECT_EQ(S(*m, name), "{devices=[4,1]<=[4]}") << name;
 }
 
+TEST(ShardingPropagationTest, GatherScatterAndWindowedOpsPassTheirOtherDims) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  table = f32[64,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  ids = s32[4,6] parameter(1), sharding={devices=[4,1]<=[4]}
+  rows = f32[4,6,8] gather(table, ids), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,8}
+  zero = f32[] constant(0)
+  zeros = f32[64,8] broadcast(zero), dimensions={}
+  upd = f32[4,6,8] parameter(2)
+  grad = f32[64,8] scatter(table, ids, upd), update_window_dims={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=2, to_apply=sum
+  img = f32[2,16,16,3] parameter(3), sharding={devices=[1,4,1,1]<=[4]}
+  w = f32[3,3,3,4] parameter(4), sharding={replicated}
+  conv = f32[2,16,16,4] convolution(img, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  cums = f32[2,16,16,4] reduce-window(conv, zero), window={size=1x16x1x1 pad=0_0x15_0x0_0x0_0}, to_apply=sum
+  x = f32[8,16] parameter(5), sharding={devices=[4,1]<=[4]}
+  spec = c64[8,9] fft(x), fft_type=RFFT, fft_length={16}
+  ROOT t = (f32[4,6,8], f32[64,8], f32[2,16,16,4], c64[8,9]) tuple(rows, grad, cums, spec)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  // The gather's batch dims follow the indices (the table's split rows map to no dim of
+  // the result: the partitioner looks them up where they lie).
+  EXPECT_EQ(S(*m, "rows"), "{devices=[4,1,1]<=[4]}");
+  // The scatter's result is its operand.
+  EXPECT_EQ(S(*m, "grad"), "{devices=[4,1]<=[4]}");
+  // A convolution's spatial dims and a reduce-window's dims pass through.
+  EXPECT_EQ(S(*m, "conv"), "{devices=[1,4,1,1]<=[4]}");
+  EXPECT_EQ(S(*m, "cums"), "{devices=[1,4,1,1]<=[4]}");
+  // An fft keeps the dims it does not transform.
+  EXPECT_EQ(S(*m, "spec"), "{devices=[4,1]<=[4]}");
+}
+
 TEST(ShardingPropagationTest, ReduceKeepsKeptDimsAndReplicatesReducedOnes) {
   auto m = Propagate(R"(
 HloModule m, num_partitions=4
