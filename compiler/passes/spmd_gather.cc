@@ -53,6 +53,20 @@ Instruction* Partitioner::IndexComponent(Instruction* indices, int64_t ivd, int6
   return Add(Opcode::kReshape, "reshape", Shape(s.element_type(), batch), {slice});
 }
 
+// Index components (each of the indices' batch shape) back into indices of `shape`, their
+// vector along `ivd` (none past the last dim: one component).
+Instruction* Partitioner::JoinIndexComponents(const std::vector<Instruction*>& parts, const Shape& shape, int64_t ivd) {
+  if (ivd >= shape.rank()) return parts[0];
+  std::vector<Instruction*> columns;
+  Shape column = shape;
+  column.set_dimension(ivd, 1);
+  for (Instruction* c : parts) columns.push_back(Add(Opcode::kReshape, "reshape", column, {c}));
+  if (columns.size() == 1) return columns[0];
+  Instruction* joined = Add(Opcode::kConcatenate, "concatenate", shape, columns);
+  joined->mutable_attrs().dimensions = std::vector<int64_t>{ivd};
+  return joined;
+}
+
 // `component` (global indices into a dim of `size` split in tiles of `tile`, this device's
 // starting at `offsets[device]`) as indices into this device's tile; `clamp` first clamps
 // them into [0, size - 1] as a gather does. `in_tile` (when asked) is whether each lies in
@@ -177,18 +191,7 @@ StatusOr<Value> Partitioner::Gather(const Instruction& inst, const Grid& target)
     }
     parts.push_back(c);
   }
-  Instruction* local_indices = parts[0];
-  if (ivd < irank) {
-    std::vector<Instruction*> columns;
-    for (Instruction* c : parts) {
-      Shape col = indices->shape();
-      col.set_dimension(ivd, 1);
-      columns.push_back(Add(Opcode::kReshape, "reshape", col, {c}));
-    }
-    local_indices = columns.size() == 1 ? columns[0]
-                                        : Add(Opcode::kConcatenate, "concatenate", indices->shape(), columns);
-    if (columns.size() > 1) local_indices->mutable_attrs().dimensions = std::vector<int64_t>{ivd};
-  }
+  Instruction* local_indices = JoinIndexComponents(parts, indices->shape(), ivd);
   Instruction* looked_up = Clone(inst, {operand, local_indices}, shape);
   const Shape pshape(PrimitiveType::kPred, shape.dimensions());
   Instruction* wide_mask = Add(Opcode::kBroadcast, "broadcast", pshape, {mask});
@@ -264,19 +267,7 @@ StatusOr<Value> Partitioner::Scatter(const Instruction& inst, const Grid& target
       }
       parts.push_back(c);
     }
-    if (ivd >= irank) {
-      indices = parts[0];
-    } else {
-      std::vector<Instruction*> columns;
-      for (Instruction* c : parts) {
-        Shape col = indices->shape();
-        col.set_dimension(ivd, 1);
-        columns.push_back(Add(Opcode::kReshape, "reshape", col, {c}));
-      }
-      Shape all = indices->shape();
-      indices = columns.size() == 1 ? columns[0] : Add(Opcode::kConcatenate, "concatenate", all, columns);
-      if (columns.size() > 1) indices->mutable_attrs().dimensions = std::vector<int64_t>{ivd};
-    }
+    indices = JoinIndexComponents(parts, indices->shape(), ivd);
   }
   return Finish(inst, Clone(inst, {operand, indices, updates}, shape), computed, target);
 }

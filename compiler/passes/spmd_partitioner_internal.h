@@ -257,6 +257,7 @@ class Partitioner {
   StatusOr<Value> Gather(const Instruction& inst, const Grid& target);
   StatusOr<Value> Scatter(const Instruction& inst, const Grid& target);
   Instruction* IndexComponent(Instruction* indices, int64_t ivd, int64_t k);
+  Instruction* JoinIndexComponents(const std::vector<Instruction*>& parts, const Shape& shape, int64_t ivd);
   Instruction* LocalIndex(Instruction* component, const std::vector<int64_t>& offsets, int64_t size, int64_t tile,
                           bool clamp, Instruction** in_tile);
   StatusOr<Value> Iota(const Instruction& inst, const Grid& target);
