@@ -22,6 +22,15 @@ namespace {
 
 bool Contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// Whether indices of integer type `t` hold every index into a dim of `size` (the local
+// offsets and bounds the rules compute in that type): an s8 index into 1000 rows would
+// wrap.
+bool IndexTypeHolds(PrimitiveType t, int64_t size) {
+  if (!IsInteger(t)) return false;
+  const int bits = BitWidth(t) - (IsSignedInt(t) ? 1 : 0);
+  return bits >= 62 || size <= (int64_t{1} << bits) - 1;
+}
+
 // The dims of an indices array other than its index vector dim, in order (the dims that
 // become a gather's batch dims, or index a scatter's update dims).
 std::vector<int64_t> IndexBatchDims(int64_t rank, int64_t index_vector_dim) {
@@ -139,7 +148,8 @@ StatusOr<Value> Partitioner::Gather(const Instruction& inst, const Grid& target)
   // The operand dims split where the indices select single elements: looked up in place.
   std::vector<int64_t> split;
   for (int64_t o : g.start_index_map) {
-    if (cur.counts[o] > 1 && sizes[static_cast<size_t>(o)] == 1 && Contains(g.collapsed_slice_dims, o))
+    if (cur.counts[o] > 1 && sizes[static_cast<size_t>(o)] == 1 && Contains(g.collapsed_slice_dims, o) &&
+        IndexTypeHolds(is.element_type(), os.dimensions(o)))
       split.push_back(o);
   }
   if (!split.empty() && !SummableType(inst.shape().element_type())) split.clear();
@@ -226,7 +236,8 @@ StatusOr<Value> Partitioner::Scatter(const Instruction& inst, const Grid& target
   // indices select single elements of (as it lies); whole elsewhere.
   std::vector<int64_t> split;
   for (int64_t o : sd.scatter_dims_to_operand_dims) {
-    if (cur.counts[o] > 1 && Contains(sd.inserted_window_dims, o)) split.push_back(o);
+    if (cur.counts[o] > 1 && Contains(sd.inserted_window_dims, o) && IndexTypeHolds(is.element_type(), os.dimensions(o)))
+      split.push_back(o);
   }
   std::vector<int64_t> whole;
   for (int64_t o = 0; o < orank; ++o)

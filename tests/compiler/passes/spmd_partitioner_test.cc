@@ -743,6 +743,26 @@ ENTRY main {
   ExpectSameGlobalResultWithInts(kText, *p->module, 4, 1, {0, 15, -4, 16, 40, 3, 4, 7, 8, 11, 12, 1, 14, 2, 9});
 }
 
+// Indices of a type too narrow for the table's row count (s8 into 256 rows) cannot carry
+// the local offsets: the table is gathered whole instead, and the result stays right.
+TEST(SpmdPartitionerTest, GatherWithNarrowIndicesGathersTheTable) {
+  constexpr char kText[] = R"(
+HloModule narrow, num_partitions=4
+
+ENTRY main {
+  table = f32[256,2] parameter(0), sharding={devices=[4,1]<=[4]}
+  ids = s8[5] parameter(1), sharding={replicated}
+  ROOT rows = f32[5,2] gather(table, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}, sharding={replicated}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-reduce"], 0) << p->module->ToString();
+  EXPECT_EQ(counts["all-gather"], 1) << p->module->ToString();
+  ExpectSameGlobalResultWithInts(kText, *p->module, 4, 1, {5, 100, 127, -7, 64});
+}
+
 // take_along_axis over logits split on both dims: batching dims follow the batch split,
 // the selected dim is masked and summed over its pieces only.
 TEST(SpmdPartitionerTest, GatherWithBatchingDimsKeepsTheBatchSplit) {
