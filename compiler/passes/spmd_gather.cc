@@ -23,10 +23,10 @@ namespace {
 bool Contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 // Whether indices of integer type `t` hold every index into a dim of `size` (the local
-// offsets and bounds the rules compute in that type): an s8 index into 1000 rows would
-// wrap.
+// offsets and bounds the rules compute in that type, from s32 constants): an s8 index
+// into 1000 rows would wrap.
 bool IndexTypeHolds(PrimitiveType t, int64_t size) {
-  if (!IsInteger(t)) return false;
+  if (!IsInteger(t) || size > (int64_t{1} << 31) - 1) return false;
   const int bits = BitWidth(t) - (IsSignedInt(t) ? 1 : 0);
   return bits >= 62 || size <= (int64_t{1} << bits) - 1;
 }
