@@ -104,42 +104,42 @@ ContractingSplit SplitOfContractingDims(const Grid& src, const std::vector<int64
   return split;
 }
 
+// The devices of one tile of `c` reduce together; when they hold each piece more than once
+// (the operands are also replicated), each copy of the pieces reduces apart: groups keyed by
+// the tile and the device's rank among those holding the same piece of it, as XLA's groups
+// along the split axes only. nullopt when neither grouping holds each piece once.
+std::optional<std::vector<std::vector<int64_t>>> GroupsHoldingEachPiece(const Grid& c,
+                                                                        const std::vector<std::vector<int64_t>>& piece,
+                                                                        int64_t pieces, int64_t devices) {
+  auto groups = GroupDevices(
+      devices, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
+  if (GroupsHoldEachPieceOnce(groups, piece, pieces)) return groups;
+  std::map<std::vector<int64_t>, int64_t> seen;
+  std::vector<int64_t> rank(static_cast<size_t>(devices));
+  for (int64_t d = 0; d < devices; ++d) {
+    std::vector<int64_t> key = c.index[d];
+    key.insert(key.end(), piece[d].begin(), piece[d].end());
+    rank[static_cast<size_t>(d)] = seen[key]++;
+  }
+  groups = GroupDevices(
+      devices,
+      [&](int64_t d) {
+        std::vector<int64_t> key = c.index[d];
+        key.push_back(rank[static_cast<size_t>(d)]);
+        return key;
+      },
+      [&](int64_t d) { return d; });
+  if (GroupsHoldEachPieceOnce(groups, piece, pieces)) return groups;
+  return std::nullopt;
+}
+
 // Where the partial sums are computed and how they are reduced: (1) on the dot's own
 // grid when its copies hold the pieces (all-reduce); (2) with one split dim j of it
 // made whole when its devices hold the pieces (reduce-scatter along j); (3) whole on
 // every device (all-reduce, then slice). nullopt when none of these holds the pieces.
 std::optional<PartialPlan> PlanPartialSums(const Grid& target, const ContractingSplit& split,
                                            int64_t devices) {
-  auto tile_groups = [&](const Grid& c) {
-    return GroupDevices(
-        devices, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
-  };
-  // When the devices of one tile hold each piece more than once (the operands are also
-  // replicated), each copy of the pieces reduces apart: groups keyed by the tile and the
-  // device's rank among those holding the same piece of it, as XLA's groups along the
-  // split axes only.
-  auto copy_groups = [&](const Grid& c) {
-    std::map<std::vector<int64_t>, int64_t> seen;
-    std::vector<int64_t> rank(static_cast<size_t>(devices));
-    for (int64_t d = 0; d < devices; ++d) {
-      std::vector<int64_t> key = c.index[d];
-      key.insert(key.end(), split.piece[d].begin(), split.piece[d].end());
-      rank[static_cast<size_t>(d)] = seen[key]++;
-    }
-    return GroupDevices(
-        devices,
-        [&](int64_t d) {
-          std::vector<int64_t> key = c.index[d];
-          key.push_back(rank[static_cast<size_t>(d)]);
-          return key;
-        },
-        [&](int64_t d) { return d; });
-  };
-  auto holding_groups = [&](const Grid& c) -> std::optional<std::vector<std::vector<int64_t>>> {
-    if (auto groups = tile_groups(c); GroupsHoldEachPieceOnce(groups, split.piece, split.pieces)) return groups;
-    if (auto groups = copy_groups(c); GroupsHoldEachPieceOnce(groups, split.piece, split.pieces)) return groups;
-    return std::nullopt;
-  };
+  auto holding_groups = [&](const Grid& c) { return GroupsHoldingEachPiece(c, split.piece, split.pieces, devices); };
   std::optional<PartialPlan> plan;
   if (auto groups = holding_groups(target)) plan = PartialPlan{target, *groups, -1};
   for (int64_t j = 0; !plan && j < target.rank(); ++j) {

@@ -146,6 +146,13 @@ struct PartialPlan {
   int64_t scatter_dim = -1;
 };
 
+// Groups of devices that reduce partial results on `c` so that each group holds each of
+// `pieces` pieces once: the devices of one tile of `c`, or, when they hold a piece more than
+// once, each copy of the pieces apart (spmd_dot.cc). nullopt when neither does.
+std::optional<std::vector<std::vector<int64_t>>> GroupsHoldingEachPiece(const Grid& c,
+                                                                        const std::vector<std::vector<int64_t>>& piece,
+                                                                        int64_t pieces, int64_t devices);
+
 // Where `target`'s partial sums can be computed so that groups of devices hold each piece
 // of `split` once, and how they are reduced (spmd_dot.cc); nullopt when nowhere.
 std::optional<PartialPlan> PlanPartialSums(const Grid& target, const ContractingSplit& split, int64_t devices);

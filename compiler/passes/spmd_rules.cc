@@ -109,22 +109,9 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target)
         for (int64_t d = 0; d < devices_; ++d) want.index[d][k] = cur.index[d][k];
       }
       RenumberCopies(want);
-      // The devices of one result tile reduce together; when they hold each piece more than
-      // once (the operand is also replicated), each copy of the pieces reduces apart, as
-      // XLA's groups along the split axes only.
-      auto groups = GroupDevices(
-          devices_, [&](int64_t d) { return c.index[d]; }, [&](int64_t d) { return d; });
-      if (!GroupsHoldEachPieceOnce(groups, piece, pieces)) {
-        groups = GroupDevices(
-            devices_,
-            [&](int64_t d) {
-              std::vector<int64_t> key = c.index[d];
-              key.push_back(want.copy[d]);
-              return key;
-            },
-            [&](int64_t d) { return d; });
-        if (!GroupsHoldEachPieceOnce(groups, piece, pieces)) continue;
-      }
+      std::optional<std::vector<std::vector<int64_t>>> holding = GroupsHoldingEachPiece(c, piece, pieces, devices_);
+      if (!holding) continue;
+      const std::vector<std::vector<int64_t>>& groups = *holding;
       ASSIGN_OR_RETURN(Shape shape, LocalShape(c, inst.shape(), "%" + inst.name()));
       ASSIGN_OR_RETURN(Instruction * op,
                        Operand(inst, 0, want,
