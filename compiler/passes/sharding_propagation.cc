@@ -401,6 +401,12 @@ Rule Reshape(Shape from, Shape to) {
   };
 }
 
+bool SortDimCanMove(const Sharding& s, const Shape& shape, int64_t dim) {
+  std::vector<int64_t> tiles;
+  for (int64_t j = 0; j < shape.rank(); ++j) tiles.push_back(s.TilesAlong(j));
+  return tiles[static_cast<size_t>(dim)] <= 1 || DimTakingTheSortSplit(tiles, shape, dim).has_value();
+}
+
 // Dims kept as they are where `keep[d]`, others one tile.
 std::vector<int64_t> KeepDims(const std::vector<bool>& keep) {
   std::vector<int64_t> sources;
@@ -454,6 +460,7 @@ class Propagator {
   void GatherEdges(const Instruction* inst);
   void ScatterEdges(const Instruction* inst);
   void KeptDimsEdges(const Instruction* inst);
+  void TieLeaves(const Instruction* inst);
   void TupleEdges(const Instruction* inst);
   void ControlFlowEdges(const Instruction* inst);
   Status Seed();
@@ -677,7 +684,19 @@ void Propagator::ReduceEdges(const Instruction* inst) {
     }
     Link(inst, k, shape.IsTuple() ? k : 0, 0, Dims(fwd), Dims(bwd), "reduce");
   }
-  return;
+  TieLeaves(inst);
+}
+
+// The results of a variadic reduce, a sort or a topk (a value and its index, keys and what
+// moves with them) are split alike: one class for all leaves of the same rank.
+void Propagator::TieLeaves(const Instruction* inst) {
+  const Shape& shape = inst->shape();
+  if (!shape.IsTuple() || !base_.count(inst)) return;
+  for (int64_t k = 1; k < shape.tuple_size(); ++k) {
+    const Shape& a = shape.tuple_shapes(0);
+    const Shape& b = shape.tuple_shapes(k);
+    if (a.IsArray() && b.IsArray() && a.rank() == b.rank()) Union(Node(inst, 0), Node(inst, k));
+  }
 }
 
 // convolution (no feature or batch groups): the input batch dim and the kernel's output
@@ -860,16 +879,24 @@ void Propagator::KeptDimsEdges(const Instruction* inst) {
       return;
     }
     case Opcode::kSort: {
+      // The sort dim keeps its split when another dim can take it over while the sort runs
+      // (the partitioner moves it there and back with all-to-alls, as XLA does); otherwise
+      // the sort dim is whole.
       if (inst->dimensions().size() != 1) return;
       for (int64_t k = 0; k < inst->operand_count(); ++k) {
         const Shape& in = inst->operand(k)->shape();
         if (!in.IsArray()) continue;
-        std::vector<bool> keep(static_cast<size_t>(in.rank()), true);
-        int64_t dim = inst->dimensions()[0];
-        if (dim >= 0 && dim < in.rank()) keep[static_cast<size_t>(dim)] = false;
-        Link(inst, k, shape.IsTuple() ? k : 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)),
-             "sort");
+        const int64_t dim = inst->dimensions()[0];
+        Rule rule = [in, dim](const Sharding& s) -> std::optional<Sharding> {
+          if (!s.IsTiled() || dim < 0 || dim >= in.rank() || s.DataRank() != in.rank()) return s;
+          if (SortDimCanMove(s, in, dim)) return s;
+          std::vector<int64_t> sources;
+          for (int64_t d = 0; d < in.rank(); ++d) sources.push_back(d == dim ? -1 : d);
+          return MapShardingDims(s, sources);
+        };
+        Link(inst, k, shape.IsTuple() ? k : 0, 0, rule, rule, "sort");
       }
+      TieLeaves(inst);
       return;
     }
     default:
@@ -1170,6 +1197,18 @@ StatusOr<bool> ShardingPropagation::Run(Module& module, PassContext& context) {
   log_.clear();
   Propagator propagator(module, log_);
   return propagator.Run();
+}
+
+std::optional<int64_t> DimTakingTheSortSplit(const std::vector<int64_t>& tiles, const Shape& shape, int64_t dim) {
+  if (dim < 0 || dim >= shape.rank() || static_cast<int64_t>(tiles.size()) != shape.rank()) return std::nullopt;
+  const int64_t t = tiles[static_cast<size_t>(dim)];
+  std::optional<int64_t> best;
+  for (int64_t j = 0; j < shape.rank(); ++j) {
+    if (j == dim || shape.dimensions(j) % (tiles[static_cast<size_t>(j)] * t) != 0) continue;
+    const int64_t local = shape.dimensions(j) / tiles[static_cast<size_t>(j)];
+    if (!best || local > shape.dimensions(*best) / tiles[static_cast<size_t>(*best)]) best = j;
+  }
+  return best;
 }
 
 }  // namespace fusebox::passes

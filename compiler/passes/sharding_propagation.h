@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,12 @@ namespace fusebox::passes {
 // op leaves untouched: not transformed, windowed or searched. Empty when the op is not
 // one of these or its attributes do not fit its operand.
 std::vector<bool> DimsKeptByWindowOp(const Instruction& inst);
+
+// The dim of `shape` that can take over a sort's split sort dim `dim` while the sort runs
+// (its size divisible by its own tiles times the sort dim's; the one with the most
+// elements a tile, the first of equals), given the tiles per dim; nullopt when none can
+// and the sort needs its dim whole. Propagation keeps a sort dim split only when one can.
+std::optional<int64_t> DimTakingTheSortSplit(const std::vector<int64_t>& tiles, const Shape& shape, int64_t dim);
 
 // Runs only on modules with num_partitions > 1. Shardings an instruction already has
 // (parameters, root, `Sharding` custom calls, SPMDFullToShardShape/SPMDShardToFullShape

@@ -229,17 +229,22 @@ std::optional<std::pair<int64_t, int64_t>> AllToAllDims(const Grid& from, const 
       }
       continue;
     }
-    if (from.counts[k] > 1 && to.counts[k] == 1 && a < 0) {
+    if (from.counts[k] > to.counts[k] && a < 0) {
       a = k;
-    } else if (from.counts[k] == 1 && to.counts[k] > 1 && b < 0) {
+    } else if (from.counts[k] < to.counts[k] && b < 0) {
       b = k;
     } else {
       return std::nullopt;
     }
   }
-  if (a < 0 || b < 0 || from.counts[a] != to.counts[b]) return std::nullopt;
+  if (a < 0 || b < 0 || from.counts[a] % to.counts[a] != 0) return std::nullopt;
+  const int64_t n = from.counts[a] / to.counts[a];
+  if (to.counts[b] != from.counts[b] * n) return std::nullopt;
+  // Dim a's tile q*n + r becomes tile q, and dim b's tile p becomes p*n + r: the minor
+  // n-way part of a's split moves to b's.
   for (int64_t d = 0; d < from.devices(); ++d) {
-    if (from.index[d][a] != to.index[d][b]) return std::nullopt;
+    const int64_t r = from.index[d][a] % n;
+    if (from.index[d][a] / n != to.index[d][a] || to.index[d][b] != from.index[d][b] * n + r) return std::nullopt;
   }
   return std::make_pair(a, b);
 }
@@ -463,17 +468,17 @@ StatusOr<std::optional<Instruction*>> Partitioner::TryAllToAll(Instruction* loca
   const std::optional<std::pair<int64_t, int64_t>> moved_split = AllToAllDims(from, to);
   if (!moved_split) return std::optional<Instruction*>();
   const int64_t a = moved_split->first, b = moved_split->second;
-  const int64_t n = from.counts[a];
+  const int64_t n = from.counts[a] / to.counts[a];
   ASSIGN_OR_RETURN(Shape to_shape, LocalShape(to, global, "%" + for_instruction));
   auto groups = GroupDevices(
       devices_,
       [&](int64_t d) {
         std::vector<int64_t> key = from.index[d];
-        key[a] = 0;
+        key[a] /= n;
         key.push_back(from.copy[d]);
         return key;
       },
-      [&](int64_t d) { return from.index[d][a]; });
+      [&](int64_t d) { return from.index[d][a] % n; });
   for (const auto& group : groups) {
     if (static_cast<int64_t>(group.size()) != n) return std::optional<Instruction*>();
   }

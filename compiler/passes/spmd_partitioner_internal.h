@@ -107,8 +107,9 @@ bool InitIsIdentity(const Computation& reducer, const Instruction& init);
 bool GroupsHoldEachPieceOnce(const std::vector<std::vector<int64_t>>& groups,
                              const std::vector<std::vector<int64_t>>& piece, int64_t pieces);
 
-// The dims (a, b) when going from `from` to `to` moves one split from dim a to dim b over
-// the same devices and keeps every other dim as it is: what one all-to-all does.
+// The dims (a, b) when going from `from` to `to` moves the minor n-way part of dim a's split
+// to dim b (a's tile q*n + r becomes q, b's tile p becomes p*n + r) and keeps every other
+// dim as it is: what one all-to-all over groups of n devices does.
 std::optional<std::pair<int64_t, int64_t>> AllToAllDims(const Grid& from, const Grid& to);
 
 // Whether every device's tile under `to` lies within the one it holds under `from` (a
@@ -256,7 +257,12 @@ class Partitioner {
   // it to `target`.
   StatusOr<Value> ReducePartialSums(const Instruction& inst, Instruction* partial, const Grid& target,
                                     const PartialPlan& plan, const ContractingSplit& split);
-  StatusOr<Value> Reduce(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Reduce(const Instruction& inst, const std::vector<LeafGrid>& target);
+  // A variadic reduce's partial results (a tuple on each device) gathered over `groups`
+  // along a new last dim of `pieces` and reduced again along it.
+  StatusOr<Instruction*> CombineVariadicPartials(const Instruction& inst, Instruction* partial,
+                                                 const std::vector<std::vector<int64_t>>& groups, int64_t pieces,
+                                                 const std::vector<Instruction*>& inits, const std::string& split_text);
   StatusOr<Value> Reshape(const Instruction& inst, const Grid& target);
   StatusOr<Value> AlongUnsplitDims(const Instruction& inst, const Grid& target);
   StatusOr<Value> Convolution(const Instruction& inst, const Grid& target);

@@ -74,7 +74,18 @@ StatusOr<Value> Partitioner::Elementwise(const Instruction& inst, const Grid& ta
   return Value{Clone(inst, operands, local_shape), inst.shape(), {target}};
 }
 
-StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target) {
+// A reduce, one array or several (a variadic reduce: argmax, a value and its index). Reduced
+// dims split in the operand are reduced where they lie: each device reduces its piece, and
+// the groups that hold every piece once combine the partial results, by one all-reduce for
+// one array, or, for several (no all-reduce combines arrays jointly), by gathering the
+// partials along a new dim and reducing that dim again with the same computation, as XLA
+// does. The combination applies the init values once per piece: a single reduce takes that
+// path only when its init is the identity of a known reducer; a variadic reduce always (its
+// inits are meant to be identities too; StableHLO leaves other inits implementation-defined).
+StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const std::vector<LeafGrid>& target) {
+  const int64_t n = inst.operand_count() / 2;
+  const bool variadic = inst.shape().IsTuple();
+  const Grid& t = *target[0];
   const Instruction& operand = *inst.operand(0);
   const std::vector<int64_t>& reduced = inst.dimensions();
   const int64_t rank = operand.shape().rank();
@@ -88,8 +99,36 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target)
   for (int64_t k : reduced) {
     if (cur.counts[k] > 1) split.push_back(k);
   }
-  Instruction* init = scope_->values.at(inst.operand(1)).local;
-  if (!split.empty() && InitIsIdentity(*inst.to_apply(), *inst.operand(1))) {
+  std::vector<Instruction*> inits;
+  for (int64_t i = n; i < 2 * n; ++i) inits.push_back(scope_->values.at(inst.operand(i)).local);
+  // The local reduce of operands split as `want`, giving results split as `c`.
+  auto local_reduce = [&](const Grid& want, const Grid& c, const std::string& why) -> StatusOr<Instruction*> {
+    std::vector<Instruction*> operands;
+    for (int64_t i = 0; i < n; ++i) {
+      ASSIGN_OR_RETURN(Instruction * op, Operand(inst, i, want, why));
+      operands.push_back(op);
+    }
+    operands.insert(operands.end(), inits.begin(), inits.end());
+    if (!variadic) {
+      ASSIGN_OR_RETURN(Shape shape, LocalShape(c, inst.shape(), "%" + inst.name()));
+      return Clone(inst, operands, shape);
+    }
+    std::vector<Shape> shapes;
+    for (int64_t i = 0; i < n; ++i) {
+      ASSIGN_OR_RETURN(Shape shape, LocalShape(c, inst.shape().tuple_shapes(i), "%" + inst.name()));
+      shapes.push_back(std::move(shape));
+    }
+    return Clone(inst, operands, Shape::Tuple(shapes));
+  };
+  // `local`, computed split as `c`, resharded to the targets.
+  auto finish = [&](Instruction* local, const Grid& c) -> StatusOr<Value> {
+    if (!variadic) return Finish(inst, local, c, t);
+    Value value{local, inst.shape(), std::vector<LeafGrid>(static_cast<size_t>(n), c)};
+    ASSIGN_OR_RETURN(Instruction * out, ReshardValue(value, target, inst.name(), inst.name(),
+                                                     "%" + inst.name() + " is wanted so"));
+    return Value{out, inst.shape(), target};
+  };
+  if (!split.empty() && (variadic || InitIsIdentity(*inst.to_apply(), *inst.operand(1)))) {
     std::vector<std::vector<int64_t>> piece(devices_);
     int64_t pieces = 1;
     for (int64_t k : split) pieces *= cur.counts[k];
@@ -102,7 +141,7 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target)
                     std::to_string(k) + " of %" + operand.name() + " is split " +
                     std::to_string(cur.counts[k]) + " ways";
     }
-    for (const Grid& c : {target, ReplicatedGrid(target.rank(), devices_)}) {
+    for (const Grid& c : {t, ReplicatedGrid(t.rank(), devices_)}) {
       Grid want = Derived(c, kept_from);
       for (int64_t k : split) {
         want.counts[k] = cur.counts[k];
@@ -112,12 +151,14 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target)
       std::optional<std::vector<std::vector<int64_t>>> holding = GroupsHoldingEachPiece(c, piece, pieces, devices_);
       if (!holding) continue;
       const std::vector<std::vector<int64_t>>& groups = *holding;
-      ASSIGN_OR_RETURN(Shape shape, LocalShape(c, inst.shape(), "%" + inst.name()));
-      ASSIGN_OR_RETURN(Instruction * op,
-                       Operand(inst, 0, want,
-                               "%" + inst.name() + " reduces partial pieces where " + split_text));
-      Instruction* partial = Clone(inst, {op, init}, shape);
-      Instruction* sum = Add(Opcode::kAllReduce, "all-reduce", shape, {partial});
+      const std::string text = GroupsText(groups);
+      ASSIGN_OR_RETURN(Instruction * partial,
+                       local_reduce(want, c, "%" + inst.name() + " reduces partial pieces where " + split_text));
+      if (variadic) {
+        ASSIGN_OR_RETURN(Instruction * whole, CombineVariadicPartials(inst, partial, groups, pieces, inits, split_text));
+        return finish(whole, c);
+      }
+      Instruction* sum = Add(Opcode::kAllReduce, "all-reduce", partial->shape(), {partial});
       InstructionAttributes& attrs = sum->mutable_attrs();
       attrs.channel_id = next_channel_++;
       attrs.replica_groups = ReplicaGroups{};
@@ -125,21 +166,56 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const Grid& target)
       attrs.use_global_device_ids = true;
       sum->AppendCalledComputation(inst.to_apply());
       sum->set_call_form(CallForm::kToApply);
-      const std::string text = GroupsText(groups);
       Record(sum, inst.name(), inst.name(), text,
              "all-reduce of %" + inst.name() + " over " + text + " with %" +
                  inst.to_apply()->name() + ": " + split_text);
-      return Finish(inst, sum, c, target);
+      return finish(sum, c);
     }
   }
-  Grid want = Derived(target, kept_from);
-  ASSIGN_OR_RETURN(Shape shape, LocalShape(target, inst.shape(), "%" + inst.name()));
   std::string why = "%" + inst.name() + " needs its reduced dims whole";
-  if (!split.empty() && !InitIsIdentity(*inst.to_apply(), *inst.operand(1))) {
+  if (!split.empty() && !variadic) {
     why += " (its init value is not a known identity of %" + inst.to_apply()->name() + ")";
   }
-  ASSIGN_OR_RETURN(Instruction * op, Operand(inst, 0, want, why));
-  return Value{Clone(inst, {op, init}, shape), inst.shape(), {target}};
+  ASSIGN_OR_RETURN(Instruction * local, local_reduce(Derived(t, kept_from), t, why));
+  return finish(local, t);
+}
+
+StatusOr<Instruction*> Partitioner::CombineVariadicPartials(const Instruction& inst, Instruction* partial,
+                                                           const std::vector<std::vector<int64_t>>& groups,
+                                                           int64_t pieces, const std::vector<Instruction*>& inits,
+                                                           const std::string& split_text) {
+  const std::string text = GroupsText(groups);
+  std::vector<Instruction*> gathered;
+  std::vector<Shape> shapes;
+  for (int64_t i = 0; i < partial->shape().tuple_size(); ++i) {
+    const Shape& leaf = partial->shape().tuple_shapes(i);
+    Instruction* element = Add(Opcode::kGetTupleElement, "get-tuple-element", leaf, {partial});
+    element->mutable_attrs().tuple_index = i;
+    std::vector<int64_t> dims = leaf.dimensions();
+    dims.push_back(1);
+    Instruction* one = Add(Opcode::kReshape, "reshape", Shape(leaf.element_type(), dims), {element});
+    dims.back() = pieces;
+    Instruction* gather = Add(Opcode::kAllGather, "all-gather", Shape(leaf.element_type(), dims), {one});
+    InstructionAttributes& attrs = gather->mutable_attrs();
+    attrs.channel_id = next_channel_++;
+    attrs.replica_groups = ReplicaGroups{};
+    attrs.replica_groups->groups = groups;
+    attrs.dimensions = std::vector<int64_t>{leaf.rank()};
+    attrs.use_global_device_ids = true;
+    Record(gather, inst.name(), inst.name(), text,
+           "all-gather of the partial results of %" + inst.name() + " (element " + std::to_string(i) + ") over " +
+               text + ", reduced again with %" + inst.to_apply()->name() + ": " + split_text +
+               " (no all-reduce combines the arrays of a variadic reduce)");
+    gathered.push_back(gather);
+    shapes.push_back(leaf);
+  }
+  std::vector<Instruction*> operands = gathered;
+  operands.insert(operands.end(), inits.begin(), inits.end());
+  Instruction* combined = Add(Opcode::kReduce, inst.name() + ".combined", Shape::Tuple(shapes), operands);
+  combined->mutable_attrs().dimensions = std::vector<int64_t>{shapes[0].rank()};
+  combined->AppendCalledComputation(inst.to_apply());
+  combined->set_call_form(CallForm::kToApply);
+  return combined;
 }
 
 StatusOr<Value> Partitioner::Reshape(const Instruction& inst, const Grid& target) {
@@ -267,17 +343,36 @@ StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Gri
 
 // A sort of several arrays (keys and values) along one dim, or a topk (values and
 // positions along the last): computed with that dim whole and the others split as the
-// first result is wanted.
+// first result is wanted. A sort whose dim is wanted split moves that split to another dim
+// while it runs (an all-to-all there and back, as XLA does) when one can take it.
 StatusOr<Value> Partitioner::SortAlongOneDim(const Instruction& inst, const std::vector<LeafGrid>& target) {
   const Shape& in = inst.operand(0)->shape();
   const int64_t dim = inst.opcode() == Opcode::kTopK ? in.rank() - 1 : inst.dimensions()[0];
-  const Grid computed = Relaxed(*target[0], {dim});
+  Grid computed = Relaxed(*target[0], {dim});
+  const Grid& t = *target[0];
+  if (inst.opcode() == Opcode::kSort && t.counts[dim] > 1) {
+    if (std::optional<int64_t> j = DimTakingTheSortSplit(t.counts, in, dim)) {
+      computed = t;
+      const int64_t n = t.counts[dim];
+      computed.counts[*j] *= n;
+      computed.counts[dim] = 1;
+      for (int64_t d = 0; d < devices_; ++d) {
+        computed.index[d][*j] = t.index[d][*j] * n + t.index[d][dim];
+        computed.index[d][dim] = 0;
+      }
+      RenumberCopies(computed);
+    }
+  }
   const std::string why = "%" + inst.name() + " needs dim " + std::to_string(dim) + " whole";
   std::vector<Instruction*> operands;
   for (int64_t k = 0; k < inst.operand_count(); ++k) {
     if (inst.operand(k)->shape().rank() != in.rank()) return Fallback(inst, target, "operands of different ranks");
     ASSIGN_OR_RETURN(Instruction * op, Operand(inst, k, computed, why));
     operands.push_back(op);
+  }
+  if (!inst.shape().IsTuple()) {
+    ASSIGN_OR_RETURN(Shape shape, LocalShape(computed, inst.shape(), "%" + inst.name()));
+    return Finish(inst, Clone(inst, operands, shape), computed, t);
   }
   std::vector<Shape> leaves;
   std::vector<LeafGrid> grids;
@@ -577,7 +672,7 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
       }
       break;
     case Opcode::kReduce:
-      if (inst.operand_count() == 2) return Reduce(inst, t);
+      if (inst.operand_count() == 2) return Reduce(inst, target);
       break;
     case Opcode::kBroadcast: {
       std::vector<int64_t> from;
@@ -665,10 +760,15 @@ StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
     default:
       break;
   }
-  const bool sorts = (inst.opcode() == Opcode::kSort && inst.shape().IsTuple() && inst.dimensions().size() == 1) ||
+  const bool sorts = (inst.opcode() == Opcode::kSort && inst.dimensions().size() == 1) ||
                      (inst.opcode() == Opcode::kTopK && inst.shape().IsTuple());
   if (sorts && !target.empty() && std::all_of(target.begin(), target.end(), [](const LeafGrid& l) { return l.has_value(); })) {
     return SortAlongOneDim(inst, target);
+  }
+  if (inst.opcode() == Opcode::kReduce && inst.shape().IsTuple() && inst.operand_count() >= 2 &&
+      inst.shape().tuple_size() == inst.operand_count() / 2 && !target.empty() &&
+      std::all_of(target.begin(), target.end(), [&](const LeafGrid& l) { return l && l->rank() == target[0]->rank(); })) {
+    return Reduce(inst, target);
   }
   if (!array || !target[0]) {
     return Fallback(

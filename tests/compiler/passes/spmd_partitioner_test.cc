@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -90,21 +93,29 @@ void ExpectSameGlobalResult(std::string_view reference_text, const Module& parti
   ExpectSameGlobalResult(*reference, partitioned, devices);
 }
 
-// As ExpectSameGlobalResult, with integer parameter `param` holding `values` (random
+// As ExpectSameGlobalResult, on random inputs (seed 3) that `set` edits first (random
 // inputs seldom reach the edges a rule must get right).
-void ExpectSameGlobalResultWithInts(std::string_view reference_text, const Module& partitioned, int64_t devices,
-                                    int64_t param, const std::vector<int64_t>& values) {
+void ExpectSameGlobalResultOn(std::string_view reference_text, const Module& partitioned, int64_t devices,
+                              const std::function<void(std::vector<Literal>&)>& set) {
   auto reference = Parse(reference_text);
   ASSERT_NE(reference, nullptr);
   StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(*reference, 3);
   ASSERT_TRUE(args.ok()) << args.status().message();
-  for (size_t i = 0; i < values.size(); ++i) (*args)[param].SetInt64(static_cast<int64_t>(i), values[i]);
+  set(*args);
   StatusOr<Literal> expected = interpreter::Interpreter().Run(*reference, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   StatusOr<Literal> actual = runtime::RunGlobal(partitioned, *args, devices);
   ASSERT_TRUE(actual.ok()) << actual.status().message();
   interpreter::CompareResult result = interpreter::CompareLiterals(*actual, *expected);
   EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << partitioned.ToString();
+}
+
+// With integer parameter `param` holding `values`.
+void ExpectSameGlobalResultWithInts(std::string_view reference_text, const Module& partitioned, int64_t devices,
+                                    int64_t param, const std::vector<int64_t>& values) {
+  ExpectSameGlobalResultOn(reference_text, partitioned, devices, [&](std::vector<Literal>& args) {
+    for (size_t i = 0; i < values.size(); ++i) args[param].SetInt64(static_cast<int64_t>(i), values[i]);
+  });
 }
 
 const CollectiveDecision* FindDecision(const PassContext& context, const std::string& kind) {
@@ -418,7 +429,9 @@ ENTRY main {
   ExpectSameGlobalResult(kReference, *p->module, 4);
 }
 
-TEST(SpmdPartitionerTest, SortAlongSplitDimFallsBackToReplicated) {
+TEST(SpmdPartitionerTest, SortAlongSplitDimWithNoDimToTakeTheSplitGathersIt) {
+  // Dim 0 (3 rows) cannot take dim 1's 4-way split: the sort dim is gathered whole and the
+  // result sliced back.
   constexpr char kText[] = R"(
 HloModule sort, num_partitions=4
 
@@ -437,16 +450,115 @@ ENTRY main {
   ASSERT_NE(p, nullptr);
   auto counts = OpcodeCounts(*p->module);
   EXPECT_EQ(counts["all-gather"], 1) << p->module->ToString();
+  EXPECT_EQ(counts["all-to-all"], 0);
   EXPECT_EQ(counts["dynamic-slice"] >= 1, true);
-  const CollectiveDecision* fallback = FindDecision(p->context, "replicated-fallback");
-  ASSERT_NE(fallback, nullptr);
-  EXPECT_EQ(fallback->for_instruction, "s");
-  EXPECT_NE(fallback->reason.find("replicated fallback"), std::string::npos);
+  EXPECT_EQ(FindDecision(p->context, "replicated-fallback"), nullptr);
   const CollectiveDecision* gather = FindDecision(p->context, "all-gather");
   ASSERT_NE(gather, nullptr);
-  EXPECT_NE(gather->reason.find("%s needs it replicated"), std::string::npos) << gather->reason;
+  EXPECT_NE(gather->reason.find("%s needs dim 1 whole"), std::string::npos) << gather->reason;
   EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[3,2]");
   ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, SortMovesItsDimsSplitToAnotherDimWhileItSorts) {
+  // keys [8,16] split 2 x 4, sorted along dim 1 with their positions (an argsort): dim 0's
+  // 2-way split takes dim 1's 4 ways (8 ways, a row a device) by one all-to-all per
+  // operand, and the results go back the same way; no all-gather.
+  constexpr char kText[] = R"(
+HloModule argsort, num_partitions=8
+
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY main {
+  p = f32[8,16] parameter(0), sharding={devices=[2,4]<=[8]}
+  iota = s32[8,16] iota(), iota_dimension=1, sharding={devices=[2,4]<=[8]}
+  ROOT s = (f32[8,16], s32[8,16]) sort(p, iota), dimensions={1}, is_stable=true, to_apply=less, sharding={{devices=[2,4]<=[8]}, {devices=[2,4]<=[8]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-to-all"], 4) << p->module->ToString();
+  EXPECT_EQ(counts["all-gather"], 0);
+  EXPECT_EQ(FindDecision(p->context, "replicated-fallback"), nullptr);
+  const CollectiveDecision* a2a = FindDecision(p->context, "all-to-all");
+  ASSERT_NE(a2a, nullptr);
+  EXPECT_EQ(a2a->groups, "{{0,1,2,3},{4,5,6,7}}");
+  EXPECT_NE(a2a->reason.find("moves its 4-way split from dim 1 to dim 0"), std::string::npos) << a2a->reason;
+  const Instruction* sort = nullptr;
+  for (const auto& inst : p->module->entry()->instructions())
+    if (inst->opcode() == Opcode::kSort) sort = inst.get();
+  ASSERT_NE(sort, nullptr);
+  EXPECT_EQ(sort->shape().ToString(false), "(f32[1,16], s32[1,16])");
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "(f32[4,4], s32[4,4])");
+  // Repeated keys within and across the pieces: the stable order must survive the moves.
+  ExpectSameGlobalResultOn(kText, *p->module, 8, [](std::vector<Literal>& args) {
+    for (int64_t i = 0; i < 128; ++i) args[0].SetDouble(i, static_cast<double>((i * 7) % 5));
+  });
+}
+
+TEST(SpmdPartitionerTest, ArgmaxOverASplitDimGathersPartialsAndReducesThemAgain) {
+  // jax's argmax: a variadic reduce of the values and their positions. Each device finds
+  // its piece's (max, index) with the positions offset to its piece, then the 4 partials
+  // per row are gathered along a new dim and reduced again (as XLA does): ties keep the
+  // lowest index, an all -inf row gives 0, a NaN wins.
+  constexpr char kText[] = R"(
+HloModule argmax, num_partitions=8
+
+argmax {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  nan = pred[] compare(a, a), direction=NE
+  take = pred[] or(gt, nan)
+  v = f32[] select(take, a, b)
+  eq = pred[] compare(a, b), direction=EQ
+  lt = pred[] compare(i, j), direction=LT
+  tie = pred[] and(eq, lt)
+  either = pred[] or(take, tie)
+  k = s32[] select(either, i, j)
+  ROOT r = (f32[], s32[]) tuple(v, k)
+}
+
+ENTRY main {
+  x = f32[4,16] parameter(0), sharding={devices=[2,4]<=[8]}
+  iota = s32[4,16] iota(), iota_dimension=1, sharding={devices=[2,4]<=[8]}
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[4], s32[4]) reduce(x, iota, ninf, zero), dimensions={1}, to_apply=argmax, sharding={{devices=[2,4]<=[8] last_tile_dim_replicate}, {devices=[2,4]<=[8] last_tile_dim_replicate}}
+  ROOT index = s32[4] get-tuple-element(r), index=1, sharding={devices=[2,4]<=[8] last_tile_dim_replicate}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 2) << p->module->ToString();
+  EXPECT_EQ(counts["all-reduce"], 0);
+  EXPECT_EQ(counts["reduce"], 2);
+  EXPECT_EQ(FindDecision(p->context, "replicated-fallback"), nullptr);
+  const CollectiveDecision* gather = FindDecision(p->context, "all-gather");
+  ASSERT_NE(gather, nullptr);
+  EXPECT_EQ(gather->groups, "{{0,1,2,3},{4,5,6,7}}");
+  EXPECT_NE(gather->reason.find("reduced again with %argmax: reduced dim 1 of %x is split 4 ways"), std::string::npos)
+      << gather->reason;
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "s32[2]");
+  ExpectSameGlobalResultOn(kText, *p->module, 8, [](std::vector<Literal>& args) {
+    const double ninf = -std::numeric_limits<double>::infinity();
+    for (int64_t c = 0; c < 16; ++c) {
+      args[0].SetDouble(0 * 16 + c, c == 3 || c == 9 ? 5.0 : 1.0);  // a tie across pieces: 3
+      args[0].SetDouble(1 * 16 + c, ninf);                          // all -inf: 0
+      args[0].SetDouble(2 * 16 + c, c == 13 ? std::nan("") : 2.0);  // NaN in the last piece: 13
+      args[0].SetDouble(3 * 16 + c, c == 15 ? 7.0 : -1.0);          // the last element: 15
+    }
+  });
 }
 
 TEST(SpmdPartitionerTest, WhileBodyIsPartitionedWithItsCarriedSharding) {
