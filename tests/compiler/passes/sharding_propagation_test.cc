@@ -147,6 +147,56 @@ ENTRY e {
   EXPECT_EQ(S(*m, "spec"), "{devices=[4,1]<=[4]}");
 }
 
+TEST(ShardingPropagationTest, VariadicReduceAndSortResultsAreSplitAlike) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=8
+argmax {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  v = f32[] select(gt, a, b)
+  k = s32[] select(gt, i, j)
+  ROOT r = (f32[], s32[]) tuple(v, k)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+less2 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[8,64] parameter(0), sharding={devices=[2,4]<=[8]}
+  iota = s32[8,64] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[8], s32[8]) reduce(x, iota, ninf, zero), dimensions={1}, to_apply=argmax
+  index = s32[8] get-tuple-element(r), index=1
+  sorted = f32[8,64] sort(x), dimensions={1}, to_apply=less
+  y = f32[64] parameter(1), sharding={devices=[8]<=[8]}
+  pos = s32[64] iota(), iota_dimension=0
+  both = (f32[64], s32[64]) sort(y, pos), dimensions={0}, to_apply=less2
+  order = s32[64] get-tuple-element(both), index=1
+  ROOT t = (s32[8], f32[8,64], s32[64]) tuple(index, sorted, order)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  // The index follows the values (the positions' iota has no sharding of its own).
+  EXPECT_EQ(S(*m, "index"), "{devices=[2,4]<=[8] last_tile_dim_replicate}");
+  // A sort dim keeps its split where another dim can take it over while the sort runs...
+  EXPECT_EQ(S(*m, "sorted"), "{devices=[2,4]<=[8]}");
+  // ...and is whole where none can (one dim); keys and positions alike.
+  EXPECT_EQ(S(*m, "both"), "{{replicated}, {replicated}}");
+  EXPECT_EQ(S(*m, "order"), "{replicated}");
+}
+
 TEST(ShardingPropagationTest, ReduceKeepsKeptDimsAndReplicatesReducedOnes) {
   auto m = Propagate(R"(
 HloModule m, num_partitions=4
