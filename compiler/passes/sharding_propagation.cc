@@ -407,6 +407,25 @@ bool SortDimCanMove(const Sharding& s, const Shape& shape, int64_t dim) {
   return tiles[static_cast<size_t>(dim)] <= 1 || DimTakingTheSortSplit(tiles, shape, dim).has_value();
 }
 
+// From a value of shape `from` to one of shape `to` (same rank) whose dims of different
+// sizes are cut, padded or joined: every dim keeps its tiles where both sizes split evenly
+// into them (dims the op leaves alone always do), and a changed dim only where
+// `windowable` allows; the others become one tile.
+Rule KeepEvenSplits(const Shape& from, const Shape& to, std::vector<bool> windowable) {
+  return [from, to, windowable = std::move(windowable)](const Sharding& s) -> std::optional<Sharding> {
+    if (!s.IsTiled()) return MapShardingDims(s, {});
+    if (s.DataRank() != from.rank() || from.rank() != to.rank()) return std::nullopt;
+    std::vector<int64_t> sources;
+    for (int64_t d = 0; d < from.rank(); ++d) {
+      const int64_t t = s.TilesAlong(d);
+      const bool same = from.dimensions(d) == to.dimensions(d);
+      const bool even = from.dimensions(d) % t == 0 && to.dimensions(d) % t == 0;
+      sources.push_back((same || (windowable[static_cast<size_t>(d)] && even)) ? d : -1);
+    }
+    return MapShardingDims(s, sources);
+  };
+}
+
 // Dims kept as they are where `keep[d]`, others one tile.
 std::vector<int64_t> KeepDims(const std::vector<bool>& keep) {
   std::vector<int64_t> sources;
@@ -794,35 +813,35 @@ void Propagator::ScatterEdges(const Instruction* inst) {
 void Propagator::KeptDimsEdges(const Instruction* inst) {
   const Shape& shape = inst->shape();
   switch (inst->opcode()) {
+    // slice, pad and concatenate keep a dim they change split where the operand and the
+    // result both split evenly (no interior padding): the partitioner reads each tile's
+    // window from the devices that hold it, as XLA keeps it split.
     case Opcode::kSlice: {
       const Shape& in = inst->operand(0)->shape();
       const auto& slice = inst->attrs().slice;
       if (!in.IsArray() || static_cast<int64_t>(slice.size()) != in.rank()) return;
-      std::vector<bool> keep;
-      for (int64_t d = 0; d < in.rank(); ++d) {
-        const SliceDimension& sd = slice[static_cast<size_t>(d)];
-        keep.push_back(sd.start == 0 && sd.limit == in.dimensions(d) && sd.stride == 1);
-      }
-      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "slice");
+      const std::vector<bool> windowable(static_cast<size_t>(in.rank()), true);
+      Link(inst, 0, 0, 0, KeepEvenSplits(in, shape, windowable), KeepEvenSplits(shape, in, windowable), "slice");
       return;
     }
     case Opcode::kPad: {
       const auto& padding = inst->attrs().padding;
       if (!SameRank(inst, 0) || static_cast<int64_t>(padding.size()) != shape.rank()) return;
-      std::vector<bool> keep;
-      for (const PaddingDimension& p : padding)
-        keep.push_back(p.low == 0 && p.high == 0 && p.interior == 0);
-      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "pad");
+      const Shape& in = inst->operand(0)->shape();
+      std::vector<bool> windowable;
+      for (const PaddingDimension& p : padding) windowable.push_back(p.interior == 0);
+      Link(inst, 0, 0, 0, KeepEvenSplits(in, shape, windowable), KeepEvenSplits(shape, in, windowable), "pad");
       return;
     }
     case Opcode::kConcatenate: {
       if (inst->dimensions().size() != 1) return;
-      std::vector<bool> keep(static_cast<size_t>(shape.rank()), true);
-      int64_t cat = inst->dimensions()[0];
-      if (cat >= 0 && cat < shape.rank()) keep[static_cast<size_t>(cat)] = false;
-      for (int64_t k = 0; k < inst->operand_count(); ++k)
-        if (SameRank(inst, k))
-          Link(inst, k, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "concatenate");
+      const std::vector<bool> windowable(static_cast<size_t>(shape.rank()), true);
+      for (int64_t k = 0; k < inst->operand_count(); ++k) {
+        if (!SameRank(inst, k)) continue;
+        const Shape& in = inst->operand(k)->shape();
+        Link(inst, k, 0, 0, KeepEvenSplits(in, shape, windowable), KeepEvenSplits(shape, in, windowable),
+             "concatenate");
+      }
       return;
     }
     case Opcode::kDynamicSlice: {

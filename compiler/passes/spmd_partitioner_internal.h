@@ -265,6 +265,7 @@ class Partitioner {
                                                  const std::vector<Instruction*>& inits, const std::string& split_text);
   StatusOr<Value> Reshape(const Instruction& inst, const Grid& target);
   StatusOr<Value> AlongUnsplitDims(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Windowed(const Instruction& inst, const Grid& target);
   StatusOr<Value> Convolution(const Instruction& inst, const Grid& target);
   // gather and scatter (spmd_gather.cc).
   StatusOr<Value> Gather(const Instruction& inst, const Grid& target);
@@ -279,6 +280,15 @@ class Partitioner {
   // global edges filled with the scalar `pad` (spmd_halo.cc).
   StatusOr<Instruction*> WithHalo(Instruction* local, const Grid& grid, int64_t k, const Halo& halo, Instruction* pad,
                                   const std::string& for_instruction, const std::string& operand);
+  // `local` (a tile of `grid` along dim k of a dim of `size` elements) as the window of
+  // `length` elements starting at global element starts[d] on device d, the elements
+  // beyond [0, size) the scalar `pad`: the parts of other devices' tiles the windows reach
+  // come by one collective-permute per tile distance (spmd_halo.cc). `why` completes each
+  // collective's reason after the instruction's name.
+  StatusOr<Instruction*> WindowAlong(Instruction* local, const Grid& grid, int64_t k, int64_t size,
+                                     const std::vector<int64_t>& starts, int64_t length, Instruction* pad,
+                                     const std::string& for_instruction, const std::string& operand,
+                                     const std::string& why);
   StatusOr<Value> SortAlongOneDim(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> ControlFlow(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Manual(const Instruction& inst, const std::vector<LeafGrid>& target);

@@ -341,6 +341,123 @@ StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Gri
   return Finish(inst, local, computed, target);
 }
 
+// pad, slice and concatenate with a dim they change split in the target: each device
+// reads the window of its operands its output tile needs (WindowAlong: collective-permutes
+// of the parts of other devices' tiles it reaches, the padding value beyond the array's
+// edges), so that the dim stays split as XLA keeps it. A dim takes this path when the
+// operands split along it as evenly as the result (no interior padding); the other
+// changed dims are computed whole (AlongUnsplitDims).
+StatusOr<Value> Partitioner::Windowed(const Instruction& inst, const Grid& target) {
+  const Shape& global = inst.shape();
+  const int64_t rank = global.rank();
+  const InstructionAttributes& attrs = inst.attrs();
+  const Opcode op = inst.opcode();
+  if (op == Opcode::kConcatenate && inst.dimensions().size() != 1) return AlongUnsplitDims(inst, target);
+  std::vector<int64_t> windowed;  // changed dims that stay split
+  std::vector<int64_t> whole;     // changed dims computed whole
+  for (int64_t k = 0; k < rank; ++k) {
+    bool changed = false, evenly = true;
+    const int64_t n = target.counts[k];
+    for (int64_t i = 0; i < (op == Opcode::kConcatenate ? inst.operand_count() : 1); ++i) {
+      const Shape& in = inst.operand(i)->shape();
+      if (in.rank() != rank) return AlongUnsplitDims(inst, target);
+      evenly = evenly && in.dimensions(k) % n == 0;
+    }
+    const Shape& in = inst.operand(0)->shape();
+    if (op == Opcode::kPad) {
+      const PaddingDimension& p = attrs.padding[k];
+      changed = p.low != 0 || p.high != 0 || p.interior != 0;
+      evenly = evenly && p.interior == 0;
+    } else if (op == Opcode::kSlice) {
+      changed = in.dimensions(k) != global.dimensions(k) || attrs.slice[k].stride != 1;
+    } else {
+      changed = inst.dimensions()[0] == k;
+    }
+    if (!changed) continue;
+    (n > 1 && evenly ? windowed : whole).push_back(k);
+  }
+  if (windowed.empty()) return AlongUnsplitDims(inst, target);
+  const Grid at = Relaxed(target, whole);
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(at, global, "%" + inst.name()));
+  const std::string why = "%" + inst.name() + " reads the window of its operand its tile needs";
+  Instruction* pad = nullptr;
+  if (op == Opcode::kPad) {
+    ASSIGN_OR_RETURN(pad, Operand(inst, 1, ReplicatedGrid(0, devices_), why));
+  } else {
+    auto zero = std::make_unique<Literal>(Shape::Scalar(global.element_type()));
+    pad = Add(Opcode::kConstant, "constant", Shape::Scalar(global.element_type()), {});
+    pad->set_literal(std::move(zero));
+  }
+  const std::string reads = " reads elements of its operand that lie on other devices";
+  auto window = [&](Instruction* x, const Instruction& operand, int64_t k, int64_t first, int64_t length) {
+    std::vector<int64_t> starts;
+    const int64_t step = shape.dimensions(k) * (op == Opcode::kSlice ? attrs.slice[k].stride : 1);
+    for (int64_t d = 0; d < devices_; ++d) starts.push_back(first + at.index[d][k] * step);
+    return WindowAlong(x, at, k, operand.shape().dimensions(k), starts, length, pad, inst.name(), operand.name(), reads);
+  };
+  if (op != Opcode::kConcatenate) {
+    ASSIGN_OR_RETURN(Instruction * x, Operand(inst, 0, at, why));
+    for (int64_t k : windowed) {
+      const int64_t tile = shape.dimensions(k);
+      if (op == Opcode::kPad) {
+        ASSIGN_OR_RETURN(x, window(x, *inst.operand(0), k, -attrs.padding[k].low, tile));
+      } else {
+        ASSIGN_OR_RETURN(x, window(x, *inst.operand(0), k, attrs.slice[k].start, (tile - 1) * attrs.slice[k].stride + 1));
+      }
+    }
+    Instruction* local = Clone(inst, op == Opcode::kPad ? std::vector<Instruction*>{x, pad} : std::vector<Instruction*>{x}, shape);
+    for (int64_t k = 0; k < rank; ++k) {
+      if (op == Opcode::kPad && std::find(windowed.begin(), windowed.end(), k) != windowed.end()) {
+        local->mutable_attrs().padding[k] = PaddingDimension{};
+      }
+      if (op == Opcode::kSlice && at.counts[k] > 1) {
+        SliceDimension& sd = local->mutable_attrs().slice[k];
+        const bool w = std::find(windowed.begin(), windowed.end(), k) != windowed.end();
+        sd.start = 0;
+        sd.limit = w ? (shape.dimensions(k) - 1) * sd.stride + 1 : shape.dimensions(k);
+        if (!w) sd.stride = 1;
+      }
+    }
+    return Finish(inst, local, at, target);
+  }
+  // A concatenation along its split dim k: each output element comes from the operand
+  // that covers its position; every operand's window at the tile's position is read and
+  // the positions it covers selected.
+  const int64_t k = windowed[0];
+  const int64_t tile = shape.dimensions(k);
+  Shape positions_shape(PrimitiveType::kS32, shape.dimensions());
+  Instruction* iota = Add(Opcode::kIota, "iota", positions_shape, {});
+  iota->mutable_attrs().iota_dimension = k;
+  std::vector<int64_t> tile_start;
+  for (int64_t d = 0; d < devices_; ++d) tile_start.push_back(at.index[d][k] * tile);
+  Instruction* start = Add(Opcode::kBroadcast, "broadcast", positions_shape, {PerDeviceOffset(tile_start)});
+  start->mutable_attrs().dimensions = std::vector<int64_t>{};
+  Instruction* position = Add(Opcode::kAdd, "add", positions_shape, {iota, start});
+  auto compare = [&](int64_t bound, ComparisonDirection direction) {
+    Instruction* b = Add(Opcode::kBroadcast, "broadcast", positions_shape, {ScalarS32(bound)});
+    b->mutable_attrs().dimensions = std::vector<int64_t>{};
+    Instruction* c = Add(Opcode::kCompare, "compare", Shape(PrimitiveType::kPred, shape.dimensions()), {position, b});
+    c->mutable_attrs().comparison_direction = direction;
+    return c;
+  };
+  Instruction* result = nullptr;
+  int64_t offset = 0;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const int64_t size = inst.operand(i)->shape().dimensions(k);
+    ASSIGN_OR_RETURN(Instruction * x, Operand(inst, i, at, why));
+    ASSIGN_OR_RETURN(x, window(x, *inst.operand(i), k, -offset, tile));
+    if (result == nullptr) {
+      result = x;
+    } else {
+      Instruction* mask = compare(offset, ComparisonDirection::kGe);
+      result = Add(Opcode::kSelect, "select", x->shape(), {mask, x, result});
+    }
+    offset += size;
+  }
+  Instruction* local = AddNamed(Opcode::kCopy, inst.name(), shape, {result});
+  return Finish(inst, local, at, target);
+}
+
 // A sort of several arrays (keys and values) along one dim, or a topk (values and
 // positions along the last): computed with that dim whole and the others split as the
 // first result is wanted. A sort whose dim is wanted split moves that split to another dim
@@ -697,8 +814,9 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
       return Reshape(inst, t);
     case Opcode::kSlice:
     case Opcode::kPad:
-    case Opcode::kReverse:
     case Opcode::kConcatenate:
+      return Windowed(inst, t);
+    case Opcode::kReverse:
     case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice:
     case Opcode::kReduceWindow:

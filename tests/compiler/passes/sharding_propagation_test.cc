@@ -385,24 +385,36 @@ ENTRY e {
   EXPECT_EQ(S(*m, "r"), "{replicated}");
 }
 
-TEST(ShardingPropagationTest, SliceConcatPadKeepUncutDims) {
+TEST(ShardingPropagationTest, SliceConcatPadKeepEvenSplits) {
   auto m = Propagate(R"(
 HloModule m, num_partitions=4
 ENTRY e {
   x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
   s = f32[16,4] slice(x), slice={[0:16], [2:6]}
   cut = f32[8,8] slice(x), slice={[0:8], [0:8]}
+  uneven = f32[6,8] slice(x), slice={[1:7], [0:8]}
   z = f32[] constant(0)
   p = f32[16,10] pad(x, z), padding=0_0x1_1
+  rows = f32[20,8] pad(x, z), padding=1_3x0_0
+  spread = f32[47,8] pad(x, z), padding=1_0_2x0_0
   c = f32[16,18] concatenate(p, x), dimensions={1}
+  y = f32[4,8] parameter(1)
+  stacked = f32[20,8] concatenate(x, y), dimensions={0}
   i = s32[] constant(1)
   ds = f32[16,2] dynamic-slice(x, i, i), dynamic_slice_sizes={16,2}
-  ROOT t = (f32[16,4], f32[8,8], f32[16,18], f32[16,2]) tuple(s, cut, c, ds)
+  ROOT t = (f32[16,4], f32[8,8], f32[6,8], f32[16,18], f32[16,2], f32[20,8], f32[47,8], f32[20,8]) tuple(s, cut, uneven, c, ds, rows, spread, stacked)
 }
 )");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(S(*m, "s"), "{devices=[4,1]<=[4]}");
-  EXPECT_EQ(S(*m, "cut"), "{replicated}");
+  // A changed dim keeps its split where both sizes split evenly (the partitioner reads
+  // each tile's window from its neighbours)...
+  EXPECT_EQ(S(*m, "cut"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "rows"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "stacked"), "{devices=[4,1]<=[4]}");
+  // ...and not where one does not, or with interior padding.
+  EXPECT_EQ(S(*m, "uneven"), "{replicated}");
+  EXPECT_EQ(S(*m, "spread"), "{replicated}");
   EXPECT_EQ(S(*m, "p"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "c"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "ds"), "{devices=[4,1]<=[4]}");

@@ -561,6 +561,40 @@ ENTRY main {
   });
 }
 
+TEST(SpmdPartitionerTest, PadSliceAndConcatAlongASplitDimReadTheirWindows) {
+  // Rows split 4 ways stay split through a pad, a slice, a strided slice and a
+  // concatenation along them: each device reads the rows its output tile needs from the
+  // devices that hold them (collective-permutes), the padding value beyond the edges.
+  constexpr char kText[] = R"(
+HloModule windows, num_partitions=4
+
+ENTRY main {
+  x = f32[8,6] parameter(0), sharding={devices=[4,1]<=[4]}
+  y = f32[4,6] parameter(1), sharding={devices=[4,1]<=[4]}
+  v = f32[] constant(-7)
+  padded = f32[12,6] pad(x, v), padding=1_3x0_0, sharding={devices=[4,1]<=[4]}
+  cropped = f32[4,6] pad(x, v), padding=-3_-1x0_0, sharding={devices=[4,1]<=[4]}
+  middle = f32[4,6] slice(x), slice={[2:6], [0:6]}, sharding={devices=[4,1]<=[4]}
+  odd = f32[4,6] slice(x), slice={[1:8:2], [0:6]}, sharding={devices=[4,1]<=[4]}
+  stacked = f32[12,6] concatenate(x, y), dimensions={0}, sharding={devices=[4,1]<=[4]}
+  ROOT t = (f32[12,6], f32[4,6], f32[4,6], f32[4,6], f32[12,6]) tuple(padded, cropped, middle, odd, stacked), sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_GE(counts["collective-permute"], 5);
+  EXPECT_EQ(FindDecision(p->context, "replicated-fallback"), nullptr);
+  const CollectiveDecision* d = FindDecision(p->context, "collective-permute");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->reason.find("%padded reads elements of its operand that lie on other devices"), std::string::npos)
+      << d->reason;
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false),
+            "(f32[3,6], f32[1,6], f32[1,6], f32[1,6], f32[3,6])");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 TEST(SpmdPartitionerTest, WhileBodyIsPartitionedWithItsCarriedSharding) {
   constexpr char kText[] = R"(
 HloModule loop, num_partitions=4
