@@ -60,6 +60,13 @@ PROGRAMS = {
     "spatial_conv_pool": (4, "a 3x3 convolution and a 3x3/2 max pool of an image split "
                              "along its height over 4 devices: halo exchanges "
                              "(collective-permutes) instead of gathering the image"),
+    "argmax_sort": (8, "argmax, max and sort along the dim split over 'model' (2x4 mesh): "
+                       "the argmax's partial (value, index) pairs gathered and reduced "
+                       "again, the sort's split moved to the batch dim and back by "
+                       "all-to-alls"),
+    "pad_slice_concat": (4, "pad, slice and concatenate along the dim split over 4 "
+                            "devices: each device reads the rows its output tile needs "
+                            "from its neighbours (collective-permutes)"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -277,6 +284,30 @@ def build(name, jax, np):
         img = NamedSharding(mesh, P(None, "h", None, None))
         kw = dict(in_shardings=(img, NamedSharding(mesh, P())), out_shardings=img)
         return spatial_conv_pool, (rand(2, 32, 16, 3), rand(3, 3, 3, 8, scale=0.3)), mesh, kw
+
+    if name == "argmax_sort":
+        def argmax_sort(x):
+            return jnp.argmax(x, axis=1), jnp.max(x, axis=1), jnp.sort(x, axis=1)
+
+        x = rand(8, 64)
+        x[0, 5] = x[0, 40] = 9.0  # a tie across two devices' pieces: the first wins
+        x[3, :] = 0.5             # every value the same: index 0
+        x[5, 63] = 9.0            # the last element
+        kw = dict(in_shardings=(s24("data", "model"),), out_shardings=(s24("data"), s24("data"), s24("data", "model")))
+        return argmax_sort, (x,), mesh24, kw
+
+    if name == "pad_slice_concat":
+        mesh = Mesh(np.array(devices[:4]), ("d",))
+        rows = NamedSharding(mesh, P("d", None))
+
+        def pad_slice_concat(x, y):
+            padded = jnp.pad(x, ((1, 3), (0, 0)), constant_values=-1.0)
+            middle = x[2:6] * f32(2.0)
+            stacked = jnp.concatenate([x, y], axis=0)
+            return padded, middle, stacked
+
+        kw = dict(in_shardings=(rows, rows), out_shardings=(rows, rows, rows))
+        return pad_slice_concat, (rand(8, 12), rand(4, 12)), mesh, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                          ::testing::Values("dp_train_step", "tp_mlp", "fsdp_layer", "shard_map_collectives",
                                            "sharded_xent", "psum_8dev", "conv_dp_grad", "vocab_embedding",
                                            "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
-                                           "spatial_conv_pool"));
+                                           "spatial_conv_pool", "argmax_sort", "pad_slice_concat"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -124,6 +124,15 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // The image split by height: the convolution's halo is a row from each neighbour,
       // the pool's one row from below; no gather of the image.
       {"spatial_conv_pool", {{"collective-permute", 3}}, {{"collective-permute", 3}}},
+      // The argmax's partial (value, index) pairs gathered and reduced again, the max's
+      // all-reduce, the sort's split moved to the batch dim and back: as XLA.
+      {"argmax_sort", {{"all-gather", 2}, {"all-reduce", 1}, {"all-to-all", 2}},
+       {{"all-gather", 2}, {"all-reduce", 1}, {"all-to-all", 2}}},
+      // The pad's and the slice's windows come from the neighbours as in XLA's plan (1 and
+      // 2 collective-permutes, the same pairs); the concatenation reads its operands'
+      // windows (3 collective-permutes) where XLA moves the split to the columns and back
+      // (3 all-to-alls).
+      {"pad_slice_concat", {{"collective-permute", 6}}, {{"collective-permute", 3}, {"all-to-all", 3}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);
