@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/all_reduce_combiner.h"
 #include "compiler/passes/batch_norm_expander.h"
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/constant_folding.h"
@@ -90,6 +91,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   pipeline.Add<AlgebraicSimplifier>();
   pipeline.Add<CommonSubexpressionElimination>();
   pipeline.Add<DeadCodeElimination>();
+  // Independent all-reduces of the same kind become one (a training step's gradient sums
+  // and its loss), as XLA's all-reduce combiner joins them after partitioning.
+  pipeline.Add<AllReduceCombiner>();
   // Dots cuBLAS and convolutions cuDNN can run become library calls, as in XLA's GPU
   // plans (before fusion: a library call fuses with nothing).
   if (gpu_libraries) {

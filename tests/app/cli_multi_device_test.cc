@@ -100,22 +100,22 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       {"shard_map_collectives",
        {{"collective-permute", 1}, {"all-gather", 1}, {"reduce-scatter", 1}, {"all-to-all", 1}},
        {{"collective-permute", 1}, {"all-gather", 1}, {"reduce-scatter", 1}, {"all-to-all", 1}}},
-      // XLA's all-reduce combiner merges the step's five pmeans into one tuple all-reduce;
-      // Fusebox runs them as written.
-      {"dp_train_step", {{"all-reduce", 5}}, {{"all-reduce", 1}}},
+      // The step's five pmeans are independent: one tuple all-reduce, as XLA's all-reduce
+      // combiner makes it (Fusebox's all-reduce-combiner).
+      {"dp_train_step", {{"all-reduce", 1}}, {{"all-reduce", 1}}},
       // The same as XLA's: propagation merges x's and w1's candidates so the first dot is
       // [2,2], whose contracting dim the partitioner gathers (w1 over 'data'); the second
       // dot all-gathers w2 and all-reduces; b2 is gathered before its broadcast.
       {"fsdp_layer", {{"all-gather", 3}, {"all-reduce", 1}}, {{"all-gather", 3}, {"all-reduce", 1}}},
       // The weight gradient's convolution contracts over the split batch: partial sums,
-      // all-reduced; XLA's combiner merges that all-reduce with the loss's.
-      {"conv_dp_grad", {{"all-reduce", 2}}, {{"all-reduce", 1}}},
+      // all-reduced together with the loss's (combined).
+      {"conv_dp_grad", {{"all-reduce", 1}}, {{"all-reduce", 1}}},
       // The table's rows are looked up where they lie, masked, and summed.
       {"vocab_embedding", {{"all-reduce", 1}}, {{"all-reduce", 1}}},
-      // Max and sum of the log-softmax, the masked gather of the labels' logits, the
-      // loss's mean and the gradient's sum; XLA's combiner merges the last two. The
-      // gradient's scatter-add lands on each vocabulary piece where it lies.
-      {"vocab_xent_grad", {{"all-reduce", 5}}, {{"all-reduce", 4}}},
+      // Max and sum of the log-softmax, the masked gather of the labels' logits (combined
+      // with the gradient's sum, as XLA's combiner does), the loss's mean. The gradient's
+      // scatter-add lands on each vocabulary piece where it lies.
+      {"vocab_xent_grad", {{"all-reduce", 4}}, {{"all-reduce", 4}}},
       // The weight split over all 8 devices is gathered for the dot; the two variance
       // sums and the weight gradient are all-reduced over 'data' only.
       {"fsdp_adam_step", {{"all-gather", 1}, {"all-reduce", 3}}, {{"all-gather", 1}, {"all-reduce", 3}}},
