@@ -40,9 +40,13 @@ std::optional<int64_t> DimTakingTheSortSplit(const std::vector<int64_t>& tiles, 
 // both sides divide; dot maps batch dims and each side's free dims (a sharded contracting
 // dim leaves the output replicated unless its users or the other operand's free dims say
 // otherwise); convolution maps batch and output-feature dims (feature/batch groups of 1);
-// slice, pad, concatenate, dynamic-slice, dynamic-update-slice, reverse, sort, fft and
-// topk keep the dims they do not cut; reduce-window and select-and-scatter keep every dim
-// (the partitioner computes the windowed ones whole); gather maps its batch dims to the
+// a variadic reduce's results (an argmax's value and index) and a sort's share one
+// sharding; slice, pad and concatenate keep every dim whose sizes on both sides split
+// evenly into its tiles (no interior padding: the partitioner reads each tile's window);
+// dynamic-slice, dynamic-update-slice, reverse, fft and topk keep the dims they do not
+// cut; a sort keeps its sort dim's split when another dim can take it over while it runs
+// (DimTakingTheSortSplit), else cuts it; reduce-window and select-and-scatter keep every
+// dim (the partitioner computes the windowed ones whole or with halos); gather maps its batch dims to the
 // indices', its offset dims to the operand dims a slice takes whole and no index selects,
 // and the operand's batching dims to their paired index dims; a scatter's result is its
 // operand; get-tuple-element, tuple, call, conditional and while pass leaf
