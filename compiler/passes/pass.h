@@ -50,6 +50,13 @@ class PassContext {
 
   void RecordCollective(CollectiveDecision decision) { collectives_.push_back(std::move(decision)); }
   const std::vector<CollectiveDecision>& collectives() const { return collectives_; }
+  // Forgets the decisions about `collective` in `computation` (an inserted instruction
+  // that turned out dead and was removed).
+  void ForgetCollective(const std::string& computation, const std::string& collective) {
+    std::erase_if(collectives_, [&](const CollectiveDecision& d) {
+      return d.computation == computation && d.collective == collective;
+    });
+  }
 
  private:
   std::vector<FusionDecision> decisions_;

@@ -836,11 +836,24 @@ void Propagator::KeptDimsEdges(const Instruction* inst) {
     case Opcode::kConcatenate: {
       if (inst->dimensions().size() != 1) return;
       const std::vector<bool> windowable(static_cast<size_t>(shape.rank()), true);
+      const int64_t cat = inst->dimensions()[0];
       for (int64_t k = 0; k < inst->operand_count(); ++k) {
         if (!SameRank(inst, k)) continue;
         const Shape& in = inst->operand(k)->shape();
         Link(inst, k, 0, 0, KeepEvenSplits(in, shape, windowable), KeepEvenSplits(shape, in, windowable),
              "concatenate");
+        // A slice along the concatenated dim (a roll's parts, which seldom split evenly):
+        // the result also takes the sliced array's split, forward.
+        const Instruction* slice = inst->operand(k);
+        if (slice->opcode() != Opcode::kSlice || slice->operand_count() != 1) continue;
+        const Shape& from = slice->operand(0)->shape();
+        bool along = from.IsArray() && from.rank() == shape.rank();
+        for (int64_t d = 0; along && d < from.rank(); ++d) {
+          const SliceDimension& sd = slice->attrs().slice[static_cast<size_t>(d)];
+          along = sd.stride == 1 && (d == cat || (sd.start == 0 && sd.limit == from.dimensions(d)));
+        }
+        if (along)
+          AddEdge(slice->operand(0), 0, inst, 0, 0, k, KeepEvenSplits(from, shape, windowable), "concatenate of slices");
       }
       return;
     }

@@ -15,11 +15,13 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/sharding.h"
+#include "compiler/passes/dce.h"
 #include "compiler/passes/spmd_partitioner_internal.h"
 
 namespace fusebox::passes {
@@ -679,7 +681,40 @@ StatusOr<std::unique_ptr<Computation>> Partitioner::PartitionComputation(
     }
   }
   computation->set_root(out);
+  RemoveDeadCode(*computation);
   return computation;
+}
+
+// What the walk computed that nothing uses (a value a later rule read from elsewhere: a
+// concatenation of slices reads the sliced array's windows, not the slices) is removed
+// with the decisions about it. Only what computes a value goes: the partitioner's own
+// collectives and pure ops; anything else with a side effect stays.
+void Partitioner::RemoveDeadCode(Computation& computation) {
+  std::unordered_set<std::string> recorded;
+  for (const CollectiveDecision& d : context_.collectives()) {
+    if (d.computation == computation.name()) recorded.insert(d.collective);
+  }
+  bool removed = true;
+  while (removed) {
+    removed = false;
+    std::vector<Instruction*> dead;
+    for (const auto& inst : computation.instructions()) {
+      if (inst->user_count() != 0 || inst.get() == computation.root() || inst->opcode() == Opcode::kParameter ||
+          !inst->control_predecessors().empty() || !inst->control_successors().empty()) {
+        continue;
+      }
+      if (HasSideEffect(*inst) && !recorded.count(inst->name())) continue;
+      dead.push_back(inst.get());
+    }
+    for (Instruction* inst : dead) {
+      const std::string name = inst->name();
+      if (inst == scope_->partition_id) scope_->partition_id = nullptr;
+      if (computation.RemoveInstruction(inst)) {
+        context_.ForgetCollective(computation.name(), name);
+        removed = true;
+      }
+    }
+  }
 }
 
 }  // namespace spmd_internal

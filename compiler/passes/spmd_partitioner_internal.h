@@ -190,6 +190,9 @@ class Partitioner {
     std::unordered_map<const Instruction*, Value> values;
   };
 
+  // Removes what the walk left unused, with the decisions about it.
+  void RemoveDeadCode(Computation& computation);
+
   // --- building blocks ---
   Instruction* Add(Opcode opcode, const std::string& prefix, Shape shape,
                    const std::vector<Instruction*>& operands);
@@ -266,6 +269,7 @@ class Partitioner {
   StatusOr<Value> Reshape(const Instruction& inst, const Grid& target);
   StatusOr<Value> AlongUnsplitDims(const Instruction& inst, const Grid& target);
   StatusOr<Value> Windowed(const Instruction& inst, const Grid& target);
+  bool SlicedAlong(const Instruction& inst, int64_t i, int64_t k, int64_t n);
   StatusOr<Value> Convolution(const Instruction& inst, const Grid& target);
   // gather and scatter (spmd_gather.cc).
   StatusOr<Value> Gather(const Instruction& inst, const Grid& target);

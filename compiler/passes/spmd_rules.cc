@@ -341,6 +341,23 @@ StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Gri
   return Finish(inst, local, computed, target);
 }
 
+// Whether operand i of concatenation `inst` is a slice (unit strides) of an array that
+// differs from it only along dim k, which splits evenly into n tiles and is split
+// automatically: its windows can be read from that array.
+bool Partitioner::SlicedAlong(const Instruction& inst, int64_t i, int64_t k, int64_t n) {
+  const Instruction& slice = *inst.operand(i);
+  if (slice.opcode() != Opcode::kSlice || slice.operand_count() != 1) return false;
+  const Instruction& source = *slice.operand(0);
+  const Shape& from = source.shape();
+  if (!from.IsArray() || from.rank() != slice.shape().rank() || from.dimensions(k) % n != 0) return false;
+  for (int64_t d = 0; d < from.rank(); ++d) {
+    const SliceDimension& sd = slice.attrs().slice[d];
+    if (sd.stride != 1 || (d != k && (sd.start != 0 || sd.limit != from.dimensions(d)))) return false;
+  }
+  auto it = scope_->values.find(&source);
+  return it != scope_->values.end() && it->second.leaves.size() == 1 && it->second.leaves[0].has_value();
+}
+
 // pad, slice and concatenate with a dim they change split in the target: each device
 // reads the window of its operands its output tile needs (WindowAlong: collective-permutes
 // of the parts of other devices' tiles it reaches, the padding value beyond the array's
@@ -361,7 +378,8 @@ StatusOr<Value> Partitioner::Windowed(const Instruction& inst, const Grid& targe
     for (int64_t i = 0; i < (op == Opcode::kConcatenate ? inst.operand_count() : 1); ++i) {
       const Shape& in = inst.operand(i)->shape();
       if (in.rank() != rank) return AlongUnsplitDims(inst, target);
-      evenly = evenly && in.dimensions(k) % n == 0;
+      const bool sliced = op == Opcode::kConcatenate && inst.dimensions()[0] == k && SlicedAlong(inst, i, k, n);
+      evenly = evenly && (in.dimensions(k) % n == 0 || sliced);
     }
     const Shape& in = inst.operand(0)->shape();
     if (op == Opcode::kPad) {
@@ -444,8 +462,18 @@ StatusOr<Value> Partitioner::Windowed(const Instruction& inst, const Grid& targe
   int64_t offset = 0;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const int64_t size = inst.operand(i)->shape().dimensions(k);
-    ASSIGN_OR_RETURN(Instruction * x, Operand(inst, i, at, why));
-    ASSIGN_OR_RETURN(x, window(x, *inst.operand(i), k, -offset, tile));
+    Instruction* x = nullptr;
+    if (size % target.counts[k] != 0) {
+      // A slice whose piece does not split evenly (a roll's two parts): the window is
+      // read from the array it slices, shifted by where the slice starts.
+      const Instruction& source = *inst.operand(i)->operand(0);
+      const Value& v = scope_->values.at(&source);
+      ASSIGN_OR_RETURN(x, Reshard(v.local, *v.leaves[0], at, v.global, source.name(), inst.name(), why));
+      ASSIGN_OR_RETURN(x, window(x, source, k, inst.operand(i)->attrs().slice[k].start - offset, tile));
+    } else {
+      ASSIGN_OR_RETURN(x, Operand(inst, i, at, why));
+      ASSIGN_OR_RETURN(x, window(x, *inst.operand(i), k, -offset, tile));
+    }
     if (result == nullptr) {
       result = x;
     } else {

@@ -402,7 +402,10 @@ ENTRY e {
   stacked = f32[20,8] concatenate(x, y), dimensions={0}
   i = s32[] constant(1)
   ds = f32[16,2] dynamic-slice(x, i, i), dynamic_slice_sizes={16,2}
-  ROOT t = (f32[16,4], f32[8,8], f32[6,8], f32[16,18], f32[16,2], f32[20,8], f32[47,8], f32[20,8]) tuple(s, cut, uneven, c, ds, rows, spread, stacked)
+  last = f32[3,8] slice(x), slice={[13:16], [0:8]}
+  first = f32[13,8] slice(x), slice={[0:13], [0:8]}
+  rolled = f32[16,8] concatenate(last, first), dimensions={0}
+  ROOT t = (f32[16,4], f32[8,8], f32[6,8], f32[16,18], f32[16,2], f32[20,8], f32[47,8], f32[20,8], f32[16,8]) tuple(s, cut, uneven, c, ds, rows, spread, stacked, rolled)
 }
 )");
   ASSERT_NE(m, nullptr);
@@ -415,6 +418,8 @@ ENTRY e {
   // ...and not where one does not, or with interior padding.
   EXPECT_EQ(S(*m, "uneven"), "{replicated}");
   EXPECT_EQ(S(*m, "spread"), "{replicated}");
+  // A roll (slices of 3 and 13 rows concatenated) takes the sliced array's split.
+  EXPECT_EQ(S(*m, "rolled"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "p"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "c"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "ds"), "{devices=[4,1]<=[4]}");

@@ -595,6 +595,34 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+TEST(SpmdPartitionerTest, RollAlongASplitDimReadsTheSlicedArraysWindows) {
+  // jnp.roll(x, 3, 0) over rows split 4 ways: a concatenation of two slices (3 and 5
+  // rows, neither splits evenly). Each device reads its tile's rows from x's holders; the
+  // slices' own values (gathered whole) are dead and go, with their decisions.
+  constexpr char kText[] = R"(
+HloModule roll, num_partitions=4
+
+ENTRY main {
+  x = f32[8,6] parameter(0), sharding={devices=[4,1]<=[4]}
+  tail = f32[3,6] slice(x), slice={[5:8], [0:6]}
+  head = f32[5,6] slice(x), slice={[0:5], [0:6]}
+  ROOT rolled = f32[8,6] concatenate(tail, head), dimensions={0}, sharding={devices=[4,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_GE(counts["collective-permute"], 2);
+  for (const CollectiveDecision& d : p->context.collectives()) {
+    EXPECT_EQ(d.kind, "collective-permute") << d.reason;
+    EXPECT_EQ(d.for_instruction, "rolled") << d.reason;
+    EXPECT_NE(p->module->entry()->FindInstruction(d.collective), nullptr) << d.collective;
+  }
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[2,6]");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 TEST(SpmdPartitionerTest, WhileBodyIsPartitionedWithItsCarriedSharding) {
   constexpr char kText[] = R"(
 HloModule loop, num_partitions=4
