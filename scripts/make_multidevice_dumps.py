@@ -64,9 +64,9 @@ PROGRAMS = {
                        "the argmax's partial (value, index) pairs gathered and reduced "
                        "again, the sort's split moved to the batch dim and back by "
                        "all-to-alls"),
-    "pad_slice_concat": (4, "pad, slice and concatenate along the dim split over 4 "
+    "pad_slice_concat": (4, "pad, slice, concatenate and roll along the dim split over 4 "
                             "devices: each device reads the rows its output tile needs "
-                            "from its neighbours (collective-permutes)"),
+                            "from the devices that hold them (collective-permutes)"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -304,9 +304,10 @@ def build(name, jax, np):
             padded = jnp.pad(x, ((1, 3), (0, 0)), constant_values=-1.0)
             middle = x[2:6] * f32(2.0)
             stacked = jnp.concatenate([x, y], axis=0)
-            return padded, middle, stacked
+            rolled = jnp.roll(x, 3, axis=0)  # slices of 3 and 5 rows, concatenated
+            return padded, middle, stacked, rolled
 
-        kw = dict(in_shardings=(rows, rows), out_shardings=(rows, rows, rows))
+        kw = dict(in_shardings=(rows, rows), out_shardings=(rows, rows, rows, rows))
         return pad_slice_concat, (rand(8, 12), rand(4, 12)), mesh, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
