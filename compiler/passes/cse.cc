@@ -2,24 +2,59 @@
 #include "compiler/passes/cse.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/ir/module.h"
 #include "compiler/passes/dce.h"
 #include "compiler/support/planted_bugs.h"
 
 namespace fusebox::passes {
 namespace {
 
+// A collective whose only side effect is its channel (other devices wait for it): in an
+// SPMD program every device runs the same code, so two equal ones can become one on all
+// devices at once, as XLA's CSE merges them ignoring their channel ids.
+bool ChannelCollective(const Instruction& inst, std::unordered_map<const Computation*, bool>& cache) {
+  switch (inst.opcode()) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kAllToAll:
+    case Opcode::kReduceScatter:
+    case Opcode::kCollectivePermute:
+      break;
+    default:
+      return false;
+  }
+  const InstructionAttributes& a = inst.attrs();
+  if (!a.channel_id || a.constrain_layout.value_or(false)) return false;
+  const Module* module = inst.parent() != nullptr ? inst.parent()->parent() : nullptr;
+  if (module == nullptr || module->num_partitions.value_or(1) < 2 || module->replica_count.value_or(1) > 1) {
+    return false;
+  }
+  for (const Computation* callee : inst.called_computations()) {
+    if (callee == nullptr) return false;
+    for (const auto& i : callee->instructions())
+      if (HasSideEffect(*i, &cache)) return false;
+  }
+  return true;
+}
+
 // The attribute text of `inst` without its metadata, which says where an op came from
-// and not what it computes.
-std::string AttributesWithoutMetadata(Instruction& inst) {
-  if (inst.metadata() == nullptr) return inst.AttributesToString();
-  OpMetadata saved = *inst.metadata();
-  inst.clear_metadata();
+// and not what it computes, and without a channel collective's channel id.
+std::string AttributesWithoutMetadata(Instruction& inst, bool without_channel) {
+  std::optional<OpMetadata> metadata;
+  if (inst.metadata() != nullptr) {
+    metadata = *inst.metadata();
+    inst.clear_metadata();
+  }
+  std::optional<int64_t> channel;
+  if (without_channel) std::swap(channel, inst.mutable_attrs().channel_id);
   std::string text = inst.AttributesToString();
-  inst.set_metadata(std::move(saved));
+  if (without_channel) std::swap(channel, inst.mutable_attrs().channel_id);
+  if (metadata) inst.set_metadata(std::move(*metadata));
   return text;
 }
 
@@ -37,7 +72,7 @@ bool CanMerge(const Instruction& inst, std::unordered_map<const Computation*, bo
       break;
   }
   if (!inst.control_predecessors().empty() || !inst.control_successors().empty()) return false;
-  return !HasSideEffect(inst, &cache);
+  return !HasSideEffect(inst, &cache) || ChannelCollective(inst, cache);
 }
 
 bool SameOperands(const Instruction& a, const Instruction& b) {
@@ -88,7 +123,7 @@ bool RunOnComputation(Computation& computation,
   std::unordered_map<std::string, std::vector<Candidate>> buckets;
   for (Instruction* inst : computation.PostOrder()) {
     if (!CanMerge(*inst, cache)) continue;
-    std::string attributes = AttributesWithoutMetadata(*inst);
+    std::string attributes = AttributesWithoutMetadata(*inst, ChannelCollective(*inst, cache));
     std::vector<Candidate>& bucket = buckets[BucketKey(*inst)];
     auto match = std::find_if(bucket.begin(), bucket.end(),
                               [&](const Candidate& c) { return Equivalent(*inst, attributes, c); });

@@ -243,3 +243,37 @@ TEST(CommonSubexpressionEliminationTest, ExamplesComputeTheSame) {
 
 }  // namespace
 }  // namespace fusebox::passes
+
+namespace fusebox::passes {
+namespace {
+
+// In an SPMD program (every device runs it), two equal collectives on different channels
+// become one on all devices, as XLA's CSE merges them; other groups, other operands or a
+// program of several replicas keep them apart.
+TEST(CommonSubexpressionEliminationTest, EqualChannelCollectivesMergeInSpmdPrograms) {
+  const std::string body = R"(
+ENTRY e {
+  p = f32[2,3] parameter(0)
+  q = f32[2,3] parameter(1)
+  a = f32[8,3] all-gather(p), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  b = f32[8,3] all-gather(p), channel_id=2, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  c = f32[4,3] all-gather(p), channel_id=3, replica_groups={{0,1},{2,3}}, dimensions={0}, use_global_device_ids=true
+  d = f32[8,3] all-gather(q), channel_id=4, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  ROOT t = (f32[8,3], f32[8,3], f32[4,3], f32[8,3]) tuple(a, b, c, d)
+}
+)";
+  auto spmd = Parse("HloModule m, num_partitions=4\n" + body);
+  ASSERT_NE(spmd, nullptr);
+  EXPECT_TRUE(RunPass(*spmd, /*compare=*/false));
+  EXPECT_EQ(Count(*spmd->entry(), Opcode::kAllGather), 3) << spmd->ToString();
+  const Instruction* root = spmd->entry()->root();
+  EXPECT_EQ(root->operand(0), root->operand(1));
+  EXPECT_NE(root->operand(0), root->operand(3));
+  auto replicas = Parse("HloModule m, replica_count=4\n" + body);
+  ASSERT_NE(replicas, nullptr);
+  EXPECT_FALSE(RunPass(*replicas, /*compare=*/false));
+  EXPECT_EQ(Count(*replicas->entry(), Opcode::kAllGather), 4);
+}
+
+}  // namespace
+}  // namespace fusebox::passes
