@@ -74,10 +74,13 @@ int CollectiveCount(const Module& module) {
 }
 
 // The per-device program on `devices` devices gives what the global `reference` gives
-// on the same random global inputs (seed 1).
-void ExpectSameGlobalResult(const Module& reference, const Module& partitioned, int64_t devices) {
-  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(reference, 1);
+// on the same random global inputs (from `seed`), which `set` may edit first (random
+// inputs seldom reach the edges a rule must get right).
+void ExpectSameGlobalResult(const Module& reference, const Module& partitioned, int64_t devices, uint64_t seed = 1,
+                            const std::function<void(std::vector<Literal>&)>& set = {}) {
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(reference, seed);
   ASSERT_TRUE(args.ok()) << args.status().message();
+  if (set) set(*args);
   StatusOr<Literal> expected = interpreter::Interpreter().Run(reference, *args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   StatusOr<Literal> actual = runtime::RunGlobal(partitioned, *args, devices);
@@ -93,21 +96,12 @@ void ExpectSameGlobalResult(std::string_view reference_text, const Module& parti
   ExpectSameGlobalResult(*reference, partitioned, devices);
 }
 
-// As ExpectSameGlobalResult, on random inputs (seed 3) that `set` edits first (random
-// inputs seldom reach the edges a rule must get right).
+// On random inputs (seed 3) that `set` edits first.
 void ExpectSameGlobalResultOn(std::string_view reference_text, const Module& partitioned, int64_t devices,
                               const std::function<void(std::vector<Literal>&)>& set) {
   auto reference = Parse(reference_text);
   ASSERT_NE(reference, nullptr);
-  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(*reference, 3);
-  ASSERT_TRUE(args.ok()) << args.status().message();
-  set(*args);
-  StatusOr<Literal> expected = interpreter::Interpreter().Run(*reference, *args);
-  ASSERT_TRUE(expected.ok()) << expected.status().message();
-  StatusOr<Literal> actual = runtime::RunGlobal(partitioned, *args, devices);
-  ASSERT_TRUE(actual.ok()) << actual.status().message();
-  interpreter::CompareResult result = interpreter::CompareLiterals(*actual, *expected);
-  EXPECT_TRUE(result.ok()) << result.ToString() << "\n" << partitioned.ToString();
+  ExpectSameGlobalResult(*reference, partitioned, devices, 3, set);
 }
 
 // With integer parameter `param` holding `values`.
