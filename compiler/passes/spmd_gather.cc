@@ -181,8 +181,17 @@ StatusOr<Value> Partitioner::Gather(const Instruction& inst, const Grid& target)
   ASSIGN_OR_RETURN(Instruction * operand, Operand(inst, 0, owant, why));
   ASSIGN_OR_RETURN(Instruction * indices, Operand(inst, 1, iwant, why));
   ASSIGN_OR_RETURN(Shape shape, LocalShape(at, inst.shape(), "%" + inst.name()));
+  // A window dim taken whole takes this device's tile of it whole.
+  auto local_gather = [&](Instruction* operand_piece, Instruction* index_piece) {
+    Instruction* out = Clone(inst, {operand_piece, index_piece}, shape);
+    for (int64_t o : window) {
+      if (result_of_operand[static_cast<size_t>(o)] >= 0)
+        out->mutable_attrs().gather_slice_sizes[static_cast<size_t>(o)] = operand_piece->shape().dimensions(o);
+    }
+    return out;
+  };
   if (split.empty()) {
-    return Finish(inst, Clone(inst, {operand, indices}, shape), at, target);
+    return Finish(inst, local_gather(operand, indices), at, target);
   }
   // Indices into this device's piece, and whether each lies in it.
   const int64_t components = ivd >= irank ? 1 : is.dimensions(ivd);
@@ -202,7 +211,7 @@ StatusOr<Value> Partitioner::Gather(const Instruction& inst, const Grid& target)
     parts.push_back(c);
   }
   Instruction* local_indices = JoinIndexComponents(parts, indices->shape(), ivd);
-  Instruction* looked_up = Clone(inst, {operand, local_indices}, shape);
+  Instruction* looked_up = local_gather(operand, local_indices);
   const Shape pshape(PrimitiveType::kPred, shape.dimensions());
   Instruction* wide_mask = Add(Opcode::kBroadcast, "broadcast", pshape, {mask});
   wide_mask->mutable_attrs().dimensions = batch_result;

@@ -911,6 +911,40 @@ ENTRY main {
   ExpectSameGlobalResultWithInts(kText, *p->module, 4, 1, {0, 15, -4, 16, 40, 3, 4, 7, 8, 11, 12, 1, 14, 2, 9});
 }
 
+// Window dims the slices take whole keep their split: each device's slice is its tile of
+// them (an embedding table split along its hidden dim; jnp.median's gather of a sorted
+// array split along its other dims), masked and summed where the rows are split too.
+TEST(SpmdPartitionerTest, GatherTakesSplitWindowDimsTileByTile) {
+  constexpr char kText[] = R"(
+HloModule window_split, num_partitions=4
+
+ENTRY main {
+  table = f32[16,8] parameter(0), sharding={devices=[1,4]<=[4]}
+  ids = s32[3,5] parameter(1), sharding={replicated}
+  rows = f32[3,5,8] gather(table, ids), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,8}, sharding={devices=[1,1,4]<=[4]}
+  both = f32[16,8] parameter(2), sharding={devices=[2,2]<=[4]}
+  picked = f32[3,5,8] gather(both, ids), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,8}, sharding={devices=[1,1,2,2]0,2,1,3 last_tile_dim_replicate}
+  sorted = f32[4,6,5] parameter(3), sharding={devices=[2,2,1]<=[4]}
+  k = s32[1] parameter(4), sharding={replicated}
+  median = f32[4,6] gather(sorted, k), offset_dims={0,1}, collapsed_slice_dims={2}, start_index_map={2}, index_vector_dim=0, slice_sizes={4,6,1}, sharding={devices=[2,2]<=[4]}
+  ROOT out = (f32[3,5,8], f32[3,5,8], f32[4,6]) tuple(rows, picked, median), sharding={{devices=[1,1,4]<=[4]}, {devices=[1,1,2,2]0,2,1,3 last_tile_dim_replicate}, {devices=[2,2]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_EQ(counts["all-reduce"], 1) << p->module->ToString();
+  ExpectSameGlobalResult(kText, *p->module, 4);
+  for (int64_t k : {0, 4}) {
+    ExpectSameGlobalResultOn(kText, *p->module, 4, [&](std::vector<Literal>& args) {
+      const std::vector<int64_t> ids = {0, 15, 7, 8, 3, 12, 1, 14, 2, 9, 4, 11, 5, 10, 6};
+      for (size_t i = 0; i < ids.size(); ++i) args[1].SetInt64(static_cast<int64_t>(i), ids[i]);
+      args[4].SetInt64(0, k);
+    });
+  }
+}
+
 // Indices of a type too narrow for the table's row count (s8 into 256 rows) cannot carry
 // the local offsets: the table is gathered whole instead, and the result stays right.
 TEST(SpmdPartitionerTest, GatherWithNarrowIndicesGathersTheTable) {
