@@ -723,7 +723,7 @@ void Propagator::TieLeaves(const Instruction* inst) {
 void Propagator::ConvolutionEdges(const Instruction* inst) {
   const Shape& shape = inst->shape();
   const InstructionAttributes& a = inst->attrs();
-  if (!a.convolution_dimension_numbers || a.feature_group_count != 1 ||
+  if (!a.convolution_dimension_numbers || a.feature_group_count < 1 ||
       a.batch_group_count != 1 || inst->operand_count() != 2)
     return;
   const ConvolutionDimensionNumbers& cd = *a.convolution_dimension_numbers;
@@ -749,9 +749,30 @@ void Propagator::ConvolutionEdges(const Instruction* inst) {
       bl[static_cast<size_t>(id)] = od;
     }
   }
-  Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
-  Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
-  return;
+  if (a.feature_group_count == 1) {
+    Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
+    Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
+    return;
+  }
+  // Grouped: the output features split only in tiles of whole groups, and the input
+  // features with them.
+  const int64_t of = cd.output_feature_dimension, in_f = cd.input_feature_dimension;
+  if (in_f >= static_cast<int64_t>(bl.size())) return;
+  fl[static_cast<size_t>(of)] = in_f;
+  bl[static_cast<size_t>(in_f)] = of;
+  const int64_t groups = a.feature_group_count;
+  auto whole_groups = [groups](Rule rule, int64_t dim) -> Rule {
+    return [groups, dim, rule = std::move(rule)](const Sharding& s) -> std::optional<Sharding> {
+      std::optional<Sharding> out = rule(s);
+      if (!out || !out->IsTiled() || groups % out->TilesAlong(dim) == 0) return out;
+      std::vector<int64_t> keep;
+      for (int64_t d = 0; d < out->DataRank(); ++d) keep.push_back(d == dim ? -1 : d);
+      return MapShardingDims(*out, keep);
+    };
+  };
+  Link(inst, 0, 0, 0, whole_groups(Dims(fl), of), whole_groups(Dims(bl), in_f), "grouped convolution batch and groups");
+  Link(inst, 1, 0, 0, whole_groups(Dims(fr), of), whole_groups(Dims(br), cd.kernel_output_feature_dimension),
+       "grouped convolution feature");
 }
 
 // gather: the result's batch dims are the indices' dims (but the index vector dim), in

@@ -348,18 +348,29 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
 // When an operand splits the contracted input feature dim (the weight gradient of a
 // data-parallel step contracts over the batch: dim_labels f01b_i01o->01bf), each device
 // convolves its piece and the partial sums are reduced, as a dot's: XLA's plan.
-StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& target) {
+//
+// A grouped convolution (feature_group_count G: input and output features in G groups,
+// each group's outputs reading only its inputs; depthwise when every group is one
+// channel) splits its output features only in tiles of whole groups (G divisible by the
+// tile count); the input features are then split alike and each device convolves its
+// G / n groups. Its input features are never a contracted split.
+StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& target_in) {
   const ConvolutionDimensionNumbers& dn = *inst.attrs().convolution_dimension_numbers;
+  const int64_t groups = inst.attrs().feature_group_count;
+  const int64_t of = dn.output_feature_dimension;
+  const bool group_split = groups > 1 && target_in.counts[of] > 1 && groups % target_in.counts[of] == 0;
+  const Grid target = groups > 1 && !group_split ? Relaxed(target_in, {of}) : target_in;
   const Grid computed = Relaxed(target, dn.output_spatial_dimensions);
   std::vector<int64_t> lfrom(inst.operand(0)->shape().rank(), -1);
   std::vector<int64_t> rfrom(inst.operand(1)->shape().rank(), -1);
   lfrom[dn.input_batch_dimension] = dn.output_batch_dimension;
-  rfrom[dn.kernel_output_feature_dimension] = dn.output_feature_dimension;
+  rfrom[dn.kernel_output_feature_dimension] = of;
+  if (group_split) lfrom[dn.input_feature_dimension] = of;
   ASSIGN_OR_RETURN(Grid lcur, OperandGrid(inst, 0));
   ASSIGN_OR_RETURN(Grid rcur, OperandGrid(inst, 1));
   const int64_t lk = dn.input_feature_dimension, rk = dn.kernel_input_feature_dimension;
   const bool lhs_split = lcur.counts[lk] > 1, rhs_split = rcur.counts[rk] > 1;
-  if (lhs_split || rhs_split) {
+  if (groups == 1 && (lhs_split || rhs_split)) {
     const ContractingSplit split = SplitOfContractingDims(
         lhs_split ? lcur : rcur, {lhs_split ? lk : rk}, inst.operand(lhs_split ? 0 : 1)->name(), devices_);
     const std::optional<PartialPlan> plan = PlanPartialSums(computed, split, devices_);
@@ -378,8 +389,8 @@ StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& ta
       ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, lg, why));
       ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, rg, why));
       ASSIGN_OR_RETURN(Value summed, ReducePartialSums(inst, Clone(inst, {lhs, rhs}, shape), computed, *plan, split));
-      if (computed.SameTiles(target)) return summed;
-      return Finish(inst, summed.local, computed, target);
+      if (computed.SameTiles(target_in)) return summed;
+      return Finish(inst, summed.local, computed, target_in);
     }
   }
   // Spatial dims split in the target stay split where a halo exchange serves each
@@ -418,12 +429,13 @@ StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& ta
     }
   }
   Instruction* local = Clone(inst, {lhs, rhs}, shape);
+  if (group_split) local->mutable_attrs().feature_group_count = groups / at.counts[of];
   for (const auto& [i, h] : halos) {
     WindowDimension& w = local->mutable_attrs().window->dimensions[i];
     w.padding_low = 0;
     w.padding_high = 0;
   }
-  return Finish(inst, local, at, target);
+  return Finish(inst, local, at, target_in);
 }
 
 }  // namespace spmd_internal

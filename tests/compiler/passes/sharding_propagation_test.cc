@@ -439,6 +439,25 @@ ENTRY e {
   EXPECT_EQ(S(*m, "k"), "{replicated}");
 }
 
+// A grouped convolution's channels split with its input's where the split keeps groups
+// whole: 8 depthwise groups over 4 devices do; 2 groups over 4 do not.
+TEST(ShardingPropagationTest, GroupedConvolutionSplitsWholeGroups) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[2,8,8,8] parameter(0), sharding={devices=[1,1,1,4]<=[4]}
+  k = f32[3,3,1,8] parameter(1)
+  c = f32[2,8,8,8] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=8
+  k2 = f32[3,3,4,4] parameter(2)
+  ROOT c2 = f32[2,8,8,4] convolution(x, k2), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "c"), "{devices=[1,1,1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "k"), "{devices=[1,1,1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "c2"), "{replicated}");
+}
+
 // The header pins an unsharded parameter to replicated.
 TEST(ShardingPropagationTest, HeaderFlagsPinParameters) {
   auto m = Propagate(R"(

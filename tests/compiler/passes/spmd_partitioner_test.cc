@@ -1094,6 +1094,49 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// Grouped convolutions: a depthwise one (8 groups of one channel) split on batch and
+// channels needs no collective, each device convolving its 4 channels as 4 groups; one of
+// 2 groups wanted split 4 ways computes its channels whole; a causal depthwise 1-D
+// convolution split along time reads a 3-step halo from the device before.
+TEST(SpmdPartitionerTest, GroupedConvolutionsSplitInWholeGroups) {
+  constexpr char kText[] = R"(
+HloModule grouped, num_partitions=4
+
+ENTRY main {
+  x = f32[2,6,6,8] parameter(0), sharding={devices=[2,1,1,2]<=[4]}
+  w = f32[3,3,1,8] parameter(1), sharding={devices=[1,1,1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  depthwise = f32[2,6,6,8] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=8, sharding={devices=[2,1,1,2]<=[4]}
+  w2 = f32[3,3,4,4] parameter(2), sharding={replicated}
+  two = f32[2,6,6,4] convolution(x, w2), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2, sharding={devices=[1,1,1,4]<=[4]}
+  t = f32[2,16,4] parameter(3), sharding={devices=[1,4,1]<=[4]}
+  w3 = f32[4,1,4] parameter(4), sharding={replicated}
+  causal = f32[2,16,4] convolution(t, w3), window={size=4 pad=3_0}, dim_labels=b0f_0io->b0f, feature_group_count=4, sharding={devices=[1,4,1]<=[4]}
+  ROOT out = (f32[2,6,6,8], f32[2,6,6,4], f32[2,16,4]) tuple(depthwise, two, causal), sharding={{devices=[2,1,1,2]<=[4]}, {devices=[1,1,1,4]<=[4]}, {devices=[1,4,1]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  const Computation* entry = p->module->entry();
+  for (const auto& inst : entry->instructions()) {
+    if (inst->name() == "depthwise") {
+      EXPECT_EQ(inst->shape().ToString(false), "f32[1,6,6,4]");
+      EXPECT_EQ(inst->attrs().feature_group_count, 4);
+    }
+    if (inst->name() == "two") {
+      EXPECT_EQ(inst->attrs().feature_group_count, 2);
+    }
+    if (inst->name() == "causal") {
+      EXPECT_EQ(inst->shape().ToString(false), "f32[2,4,4]");
+    }
+  }
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["collective-permute"], 1) << p->module->ToString();
+  // The 2-group convolution gathers x's channels (split 2 ways) and nothing else.
+  EXPECT_EQ(counts["all-gather"], 2) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 3) << p->module->ToString();
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
