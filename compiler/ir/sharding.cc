@@ -701,4 +701,120 @@ StatusOr<Sharding> SdyToSharding(const SdyTensorSharding& sharding, const SdyMes
   return s;
 }
 
+namespace {
+
+// "ij" -> {"i", "j"}; "z_1k" -> {"z_1", "k"}.
+std::vector<std::string> SplitFactors(const std::string& name) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < name.size();) {
+    size_t end = i + 1;
+    if (end < name.size() && name[end] == '_') {
+      ++end;
+      while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    }
+    out.push_back(name.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+StatusOr<std::vector<SdyOpShardingRule::Dims>> ParseRuleTensors(Cursor& in) {
+  std::vector<SdyOpShardingRule::Dims> tensors;
+  if (!in.Consume("(")) return in.Fail("expected '(' before a rule's tensors");
+  if (in.Consume(")")) return tensors;
+  do {
+    if (!in.Consume("[")) return in.Fail("expected '[' before a tensor's factors");
+    SdyOpShardingRule::Dims dims;
+    if (!in.Consume("]")) {
+      do {
+        ASSIGN_OR_RETURN(std::string name, in.Name("factor", ""));
+        for (char c : name) {
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return in.Fail("bad factor name '" + name + "'");
+        }
+        if (!std::isalpha(static_cast<unsigned char>(name[0]))) return in.Fail("bad factor name '" + name + "'");
+        dims.push_back(SplitFactors(name));
+      } while (in.Consume(","));
+      if (!in.Consume("]")) return in.Fail("expected ']' after a tensor's factors");
+    }
+    tensors.push_back(std::move(dims));
+  } while (in.Consume(","));
+  if (!in.Consume(")")) return in.Fail("expected ')' after a rule's tensors");
+  return tensors;
+}
+
+}  // namespace
+
+StatusOr<SdyOpShardingRule> ParseSdyOpShardingRule(std::string_view raw) {
+  std::string text = UnescapeFrontendValue(raw);
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+  Cursor in(text);
+  if (!in.Consume("#sdy.op_sharding_rule<")) return in.Fail("expected '#sdy.op_sharding_rule<'");
+  SdyOpShardingRule rule;
+  ASSIGN_OR_RETURN(rule.operands, ParseRuleTensors(in));
+  if (!in.Consume("->")) return in.Fail("expected '->'");
+  ASSIGN_OR_RETURN(rule.results, ParseRuleTensors(in));
+  if (!in.Consume("{")) return in.Fail("expected '{' before the factor sizes");
+  if (!in.Consume("}")) {
+    do {
+      ASSIGN_OR_RETURN(std::string name, in.Name("factor", ""));
+      if (!in.Consume("=")) return in.Fail("expected '=' after factor " + name);
+      ASSIGN_OR_RETURN(int64_t size, in.Int());
+      if (size < 1) return in.Fail("factor " + name + " has size " + std::to_string(size));
+      rule.sizes.push_back({name, size});
+    } while (in.Consume(","));
+    if (!in.Consume("}")) return in.Fail("expected '}' after the factor sizes");
+  }
+  while (in.Consume(",")) {
+    if (in.Keyword("custom")) {
+      rule.custom = true;
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::string key, in.Name("rule attribute", ""));
+    if (key != "reduction" && key != "need_replication" && key != "permutation" && key != "blocked_propagation")
+      return in.Fail("unknown rule attribute '" + key + "'");
+    if (!in.Consume("=") || !in.Consume("{")) return in.Fail("expected '={' after " + key);
+    if (!in.Consume("}")) {
+      do {
+        ASSIGN_OR_RETURN(std::string name, in.Name("factor", ""));
+        rule.restricted.push_back(name);
+      } while (in.Consume(","));
+      if (!in.Consume("}")) return in.Fail("expected '}' after " + key);
+    }
+  }
+  if (!in.Consume(">") || !in.AtEnd()) return in.Fail("expected '>' ending the rule");
+  for (const auto* side : {&rule.operands, &rule.results}) {
+    for (const auto& dims : *side) {
+      for (const auto& dim : dims) {
+        for (const std::string& f : dim) {
+          if (rule.SizeOf(f) < 0) return InvalidArgument("sharding rule: factor '" + f + "' has no size in '" + text + "'");
+        }
+      }
+    }
+  }
+  return rule;
+}
+
+int64_t SdyOpShardingRule::SizeOf(const std::string& factor) const {
+  for (const auto& [name, size] : sizes)
+    if (name == factor) return size;
+  return -1;
+}
+
+std::string SdyOpShardingRule::PassThrough(const std::vector<std::string>& dim) const {
+  if (dim.size() != 1) return "";
+  const std::string& f = dim[0];
+  if (std::find(restricted.begin(), restricted.end(), f) != restricted.end()) return "";
+  bool in_operand = false, in_result = false;
+  for (const auto* side : {&operands, &results}) {
+    for (const auto& dims : *side) {
+      for (const auto& d : dims) {
+        if (std::find(d.begin(), d.end(), f) == d.end()) continue;
+        if (d.size() != 1) return "";
+        (side == &operands ? in_operand : in_result) = true;
+      }
+    }
+  }
+  return in_operand && in_result ? f : "";
+}
+
 }  // namespace fusebox

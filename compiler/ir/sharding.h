@@ -156,6 +156,28 @@ StatusOr<std::vector<std::string>> ParseSdyManualAxes(std::string_view text);
 StatusOr<Sharding> SdyToSharding(const SdyTensorSharding& sharding, const SdyMesh& mesh,
                                  int64_t rank, const std::vector<std::string>& manual_axes = {});
 
+// A Shardy op sharding rule, as jax attaches it to its custom calls (`xla.sdy.sharding_rule`:
+// `#sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) {i=8, j=6, k=6, l=6, m=6}, custom>`):
+// each operand's and result's dims named by factors (a dim of several factors lists them
+// major to minor: `[ij]`; names are a letter or `z_N`), each factor's size, and the factors
+// a rule marks as not freely split (reduction, need_replication, permutation,
+// blocked_propagation).
+struct SdyOpShardingRule {
+  using Dims = std::vector<std::vector<std::string>>;  // per dim, its factors
+  std::vector<Dims> operands;
+  std::vector<Dims> results;
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  std::vector<std::string> restricted;
+  bool custom = false;
+
+  // The factor a dim passes through when splitting it splits the op into independent
+  // pieces: the dim is that one factor, which names a dim of some operand and some result,
+  // only ever alone, and is not restricted. Empty otherwise.
+  std::string PassThrough(const std::vector<std::string>& dim) const;
+  int64_t SizeOf(const std::string& factor) const;  // -1 when not listed
+};
+StatusOr<SdyOpShardingRule> ParseSdyOpShardingRule(std::string_view text);
+
 // Frontend attribute values in HLO text are escaped strings; this undoes \" and \\.
 std::string UnescapeFrontendValue(std::string_view text);
 

@@ -480,6 +480,7 @@ class Propagator {
   void ScatterEdges(const Instruction* inst);
   void KeptDimsEdges(const Instruction* inst);
   void TieLeaves(const Instruction* inst);
+  void ShardingRuleEdges(const Instruction* inst);
   void TupleEdges(const Instruction* inst);
   void ControlFlowEdges(const Instruction* inst);
   Status Seed();
@@ -596,6 +597,8 @@ void Propagator::BuildEdges(const Instruction* inst) {
     case Opcode::kConditional:
     case Opcode::kCall:
       return ControlFlowEdges(inst);
+    case Opcode::kCustomCall:
+      return ShardingRuleEdges(inst);
     default:
       return;
   }
@@ -715,6 +718,52 @@ void Propagator::TieLeaves(const Instruction* inst) {
     const Shape& a = shape.tuple_shapes(0);
     const Shape& b = shape.tuple_shapes(k);
     if (a.IsArray() && b.IsArray() && a.rank() == b.rank()) Union(Node(inst, 0), Node(inst, k));
+  }
+}
+
+// A custom call with a Shardy sharding rule (jax's LAPACK calls): each operand dim and
+// result dim named by the same pass-through factor split alike.
+void Propagator::ShardingRuleEdges(const Instruction* inst) {
+  if (!inst->has_attributes()) return;
+  const std::string* text = nullptr;
+  for (const auto& [key, value] : inst->attrs().frontend_attributes)
+    if (key == "xla.sdy.sharding_rule") text = &value;
+  if (text == nullptr) return;
+  StatusOr<SdyOpShardingRule> rule = ParseSdyOpShardingRule(*text);
+  if (!rule.ok()) return;
+  const int64_t results = inst->shape().IsTuple() ? inst->shape().tuple_size() : 1;
+  if (static_cast<int64_t>(rule->operands.size()) != inst->operand_count() ||
+      static_cast<int64_t>(rule->results.size()) != results)
+    return;
+  auto shape_of_result = [&](int64_t r) -> const Shape& {
+    return inst->shape().IsTuple() ? inst->shape().tuple_shapes(r) : inst->shape();
+  };
+  auto fits = [&](const SdyOpShardingRule::Dims& dims, const Shape& shape) {
+    if (!shape.IsArray() || static_cast<int64_t>(dims.size()) != shape.rank()) return false;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const std::string f = rule->PassThrough(dims[d]);
+      if (!f.empty() && rule->SizeOf(f) != shape.dimensions(static_cast<int64_t>(d))) return false;
+    }
+    return true;
+  };
+  // sources[d]: the dim of `from` with dim d's pass-through factor (-1: none).
+  auto sources = [&](const SdyOpShardingRule::Dims& to, const SdyOpShardingRule::Dims& from) {
+    std::vector<int64_t> out(to.size(), -1);
+    for (size_t d = 0; d < to.size(); ++d) {
+      const std::string f = rule->PassThrough(to[d]);
+      for (size_t s = 0; s < from.size() && !f.empty(); ++s)
+        if (from[s].size() == 1 && from[s][0] == f) out[d] = static_cast<int64_t>(s);
+    }
+    return out;
+  };
+  for (int64_t k = 0; k < inst->operand_count(); ++k) {
+    const SdyOpShardingRule::Dims& od = rule->operands[static_cast<size_t>(k)];
+    if (!fits(od, inst->operand(k)->shape())) continue;
+    for (int64_t r = 0; r < results; ++r) {
+      const SdyOpShardingRule::Dims& rd = rule->results[static_cast<size_t>(r)];
+      if (!fits(rd, shape_of_result(r))) continue;
+      Link(inst, k, r, 0, Dims(sources(rd, od)), Dims(sources(od, rd)), "custom-call sharding rule");
+    }
   }
 }
 

@@ -212,9 +212,10 @@ Status Importer::CheckKnown() {
       if (!inst->has_attributes()) continue;
       for (const auto& [key, value] : inst->attrs().frontend_attributes) {
         if (!StartsWith(key, kSdyPrefix)) continue;
-        // xla.sdy.sharding_rule (jax's rule for propagating through a custom call, such as
-        // its LAPACK calls) only guides Shardy's propagation; Fusebox's own propagation
-        // and partitioner decide for the call, so it is read past.
+        // xla.sdy.sharding_rule (jax's rule for splitting a custom call, such as its LAPACK
+        // calls, along its batch dims) stays on the call for Fusebox's propagation and
+        // partitioner; elsewhere (jax copies it onto the call's get-tuple-elements) it is
+        // dropped.
         if (key != kShardingAttr && key != kInShardings && key != kOutShardings &&
             key != kManualAxes && key != kShardingRuleAttr)
           return Error(*inst, "unsupported Shardy frontend attribute " + key);
@@ -550,7 +551,8 @@ Status Importer::ConvertAttributes() {
   for (const auto& comp : module_.computations()) {
     for (const auto& holder : comp->instructions()) {
       Instruction* inst = holder.get();
-      if (FrontendAttr(*inst, kShardingRuleAttr)) EraseFrontendAttrs(*inst, {kShardingRuleAttr});
+      if (inst->opcode() != Opcode::kCustomCall && FrontendAttr(*inst, kShardingRuleAttr))
+        EraseFrontendAttrs(*inst, {kShardingRuleAttr});
       std::optional<std::string> text = FrontendAttr(*inst, kShardingAttr);
       if (!text) {
         if (IsCustomCall(*inst, kFuncResultSharding))
@@ -675,7 +677,7 @@ Status Importer::CheckNoLeftovers() {
             *inst, "Shardy custom call " + inst->attrs().custom_call_target + " left after import");
       if (!inst->has_attributes()) continue;
       for (const auto& [key, value] : inst->attrs().frontend_attributes)
-        if (StartsWith(key, kSdyPrefix))
+        if (StartsWith(key, kSdyPrefix) && !(key == kShardingRuleAttr && inst->opcode() == Opcode::kCustomCall))
           return Error(*inst,
                        "Shardy attribute " + key + " left after import (not on a region boundary)");
     }

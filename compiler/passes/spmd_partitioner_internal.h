@@ -294,6 +294,10 @@ class Partitioner {
                                      const std::string& for_instruction, const std::string& operand,
                                      const std::string& why);
   StatusOr<Value> SortAlongOneDim(const Instruction& inst, const std::vector<LeafGrid>& target);
+  // A custom call carrying a Shardy sharding rule (jax's LAPACK calls: `xla.sdy.sharding_rule`)
+  // split along its pass-through factors; nullopt when it carries none.
+  std::optional<StatusOr<Value>> CustomCallByShardingRule(const Instruction& inst,
+                                                          const std::vector<LeafGrid>& target);
   StatusOr<Value> ControlFlow(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Manual(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Fallback(const Instruction& inst, const std::vector<LeafGrid>& target,

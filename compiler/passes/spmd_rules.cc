@@ -873,6 +873,106 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
   return Fallback(inst, target, "no native rule for " + std::string(OpcodeName(op)) + " here");
 }
 
+std::optional<StatusOr<Value>> Partitioner::CustomCallByShardingRule(const Instruction& inst,
+                                                                     const std::vector<LeafGrid>& target) {
+  if (!inst.has_attributes()) return std::nullopt;
+  const std::string* text = nullptr;
+  for (const auto& [key, value] : inst.attrs().frontend_attributes)
+    if (key == "xla.sdy.sharding_rule") text = &value;
+  if (text == nullptr) return std::nullopt;
+  const std::string name = "%" + inst.name();
+  StatusOr<SdyOpShardingRule> parsed = ParseSdyOpShardingRule(*text);
+  if (!parsed.ok()) return Fallback(inst, target, name + "'s sharding rule is not understood: " + parsed.status().message());
+  const SdyOpShardingRule& rule = *parsed;
+  // The rule must name every operand's and result's dims.
+  std::vector<const Shape*> results;
+  if (inst.shape().IsTuple()) {
+    for (const Shape& s : inst.shape().tuple_shapes()) results.push_back(&s);
+  } else {
+    results.push_back(&inst.shape());
+  }
+  auto fits = [&](const std::vector<SdyOpShardingRule::Dims>& side, const std::vector<const Shape*>& shapes) {
+    if (side.size() != shapes.size()) return false;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      if (!shapes[i]->IsArray() || static_cast<int64_t>(side[i].size()) != shapes[i]->rank()) return false;
+      for (size_t d = 0; d < side[i].size(); ++d) {
+        const std::string f = rule.PassThrough(side[i][d]);
+        if (!f.empty() && rule.SizeOf(f) != shapes[i]->dimensions(static_cast<int64_t>(d))) return false;
+      }
+    }
+    return true;
+  };
+  std::vector<const Shape*> operands;
+  for (const Instruction* o : inst.operands()) operands.push_back(&o->shape());
+  if (!fits(rule.operands, operands) || !fits(rule.results, results) || target.size() != results.size() ||
+      !std::all_of(target.begin(), target.end(), [](const LeafGrid& l) { return l.has_value(); })) {
+    return Fallback(inst, target, name + "'s sharding rule does not match its operands and results");
+  }
+  // The splits come from one result: the first whose wanted grid splits a pass-through
+  // factor. Each pass-through factor is split as that result's dim of it; the rest whole.
+  size_t ref = 0;
+  for (size_t r = 0; r < results.size(); ++r) {
+    bool splits = false;
+    for (size_t d = 0; d < rule.results[r].size(); ++d)
+      splits = splits || (target[r]->counts[d] > 1 && !rule.PassThrough(rule.results[r][d]).empty());
+    if (splits) {
+      ref = r;
+      break;
+    }
+  }
+  auto from_ref = [&](const SdyOpShardingRule::Dims& dims) {
+    std::vector<int64_t> from(dims.size(), -1);
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const std::string f = rule.PassThrough(dims[d]);
+      if (f.empty()) continue;
+      for (size_t rd = 0; rd < rule.results[ref].size(); ++rd)
+        if (rule.results[ref][rd].size() == 1 && rule.results[ref][rd][0] == f) from[d] = static_cast<int64_t>(rd);
+    }
+    return from;
+  };
+  const Grid& reference = *target[ref];
+  std::vector<LeafGrid> computed;
+  std::string split_dims;
+  for (size_t r = 0; r < results.size(); ++r) computed.push_back(Derived(reference, from_ref(rule.results[r])));
+  for (size_t d = 0; d < computed[ref]->counts.size(); ++d) {
+    if (computed[ref]->counts[d] > 1) split_dims += (split_dims.empty() ? "" : ", ") + rule.results[ref][d][0];
+  }
+  const std::string why = split_dims.empty()
+                              ? name + " is computed whole: its sharding rule lets no wanted split through"
+                              : name + " is computed split along the factors its sharding rule passes through (" +
+                                    split_dims + ")";
+  std::vector<Instruction*> locals;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    ASSIGN_OR_RETURN(Instruction * o, Operand(inst, i, Derived(reference, from_ref(rule.operands[i])), why));
+    locals.push_back(o);
+  }
+  Shape shape = inst.shape();
+  for (size_t r = 0; r < results.size(); ++r) {
+    ASSIGN_OR_RETURN(Shape local, LocalShape(*computed[r], *results[r], name));
+    if (shape.IsTuple()) {
+      (*shape.mutable_tuple_shapes())[r] = local;
+    } else {
+      shape = local;
+    }
+  }
+  Instruction* call = Clone(inst, locals, shape);
+  // The rule's factor sizes are the global ones: the per-device call drops it, as XLA's does.
+  std::erase_if(call->mutable_attrs().frontend_attributes,
+                [](const auto& kv) { return kv.first == "xla.sdy.sharding_rule"; });
+  call->mutable_attrs().has_frontend_attributes = !call->attrs().frontend_attributes.empty();
+  if (call->attrs().has_operand_layout_constraints) {
+    std::vector<Shape>& constraints = call->mutable_attrs().operand_layout_constraints;
+    for (size_t i = 0; i < constraints.size() && i < locals.size(); ++i) {
+      if (constraints[i].IsArray() && constraints[i].rank() == locals[i]->shape().rank()) {
+        for (int64_t d = 0; d < constraints[i].rank(); ++d) constraints[i].set_dimension(d, locals[i]->shape().dimensions(d));
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(Instruction * out, ReshardValue(Value{call, inst.shape(), computed}, target, inst.name(), inst.name(),
+                                                   name + " is wanted so"));
+  return Value{out, inst.shape(), target};
+}
+
 StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
   ASSIGN_OR_RETURN(std::vector<LeafGrid> target, TargetLeaves(inst));
   const bool manual =
@@ -915,6 +1015,20 @@ StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
       inst.shape().tuple_size() == inst.operand_count() / 2 && !target.empty() &&
       std::all_of(target.begin(), target.end(), [&](const LeafGrid& l) { return l && l->rank() == target[0]->rank(); })) {
     return Reduce(inst, target);
+  }
+  if (inst.opcode() == Opcode::kOptimizationBarrier && inst.operand_count() == 1) {
+    // A barrier passes its values through as they are wanted; it computes nothing.
+    const Value& v = scope_->values.at(inst.operand(0));
+    if (v.leaves.size() == target.size() &&
+        std::all_of(target.begin(), target.end(), [](const LeafGrid& l) { return l.has_value(); })) {
+      ASSIGN_OR_RETURN(Instruction * operand, ReshardValue(v, target, inst.operand(0)->name(), inst.name(),
+                                                           "%" + inst.name() + " holds it so"));
+      return Value{Clone(inst, {operand}, operand->shape()), inst.shape(), target};
+    }
+  }
+  if (inst.opcode() == Opcode::kCustomCall) {
+    std::optional<StatusOr<Value>> by_rule = CustomCallByShardingRule(inst, target);
+    if (by_rule) return std::move(*by_rule);
   }
   if (!array || !target[0]) {
     return Fallback(
