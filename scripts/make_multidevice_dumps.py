@@ -67,6 +67,12 @@ PROGRAMS = {
     "pad_slice_concat": (4, "pad, slice, concatenate and roll along the dim split over 4 "
                             "devices: each device reads the rows its output tile needs "
                             "from the devices that hold them (collective-permutes)"),
+    "linalg_depthwise_remat": (8, "what jax programs carry besides dots (2x4 mesh): a batch of "
+                                  "Cholesky factorizations split 8 ways (jax's LAPACK custom "
+                                  "call, split by its Shardy sharding rule), a median along an "
+                                  "unsplit dim (a gather of a sorted, split array), a depthwise "
+                                  "convolution split on batch and channels, and the gradient "
+                                  "of a rematerialized (jax.checkpoint: opt-barrier) MLP"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -309,6 +315,29 @@ def build(name, jax, np):
 
         kw = dict(in_shardings=(rows, rows), out_shardings=(rows, rows, rows, rows))
         return pad_slice_concat, (rand(8, 12), rand(4, 12)), mesh, kw
+
+    if name == "linalg_depthwise_remat":
+        dn = ("NHWC", "HWIO", "NHWC")
+
+        def linalg_depthwise_remat(a, v, img, w, x, w1, w2):
+            spd = a @ jnp.swapaxes(a, 1, 2) + f32(6.0) * jnp.eye(6, dtype=f32)
+            chol = jnp.linalg.cholesky(spd)
+            med = jnp.median(v, axis=2)
+            depthwise = lax.conv_general_dilated(img, w, (1, 1), "SAME", dimension_numbers=dn,
+                                                 feature_group_count=8)
+            mlp = jax.checkpoint(lambda w1, w2: jnp.tanh(x @ w1) @ w2)
+            g1, g2 = jax.grad(lambda w1, w2: (mlp(w1, w2) ** 2).mean(), argnums=(0, 1))(w1, w2)
+            return chol, med, depthwise, g1, g2
+
+        rep = s24()
+        ins = (s24(("data", "model")), s24("data", "model"), s24("data", None, None, "model"),
+               s24(None, None, None, "model"), s24(("data", "model")), rep, rep)
+        outs = (s24(("data", "model")), s24("data", "model"), s24("data", None, None, "model"), rep, rep)
+        v = rand(8, 16, 5)
+        v[0, 0, :] = 2.0  # all equal
+        args = (rand(8, 6, 6), v, rand(2, 8, 8, 8), rand(3, 3, 1, 8, scale=0.5), rand(16, 32),
+                rand(32, 64, scale=0.2), rand(64, 32, scale=0.2))
+        return linalg_depthwise_remat, args, mesh24, dict(in_shardings=ins, out_shardings=outs)
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

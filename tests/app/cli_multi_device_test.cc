@@ -70,7 +70,8 @@ INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                          ::testing::Values("dp_train_step", "tp_mlp", "fsdp_layer", "shard_map_collectives",
                                            "sharded_xent", "psum_8dev", "conv_dp_grad", "vocab_embedding",
                                            "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
-                                           "spatial_conv_pool", "argmax_sort", "pad_slice_concat"));
+                                           "spatial_conv_pool", "argmax_sort", "pad_slice_concat",
+                                           "linalg_depthwise_remat"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -134,6 +135,11 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // (3 all-to-alls); the roll reads its two slices' windows from x (4, XLA 2); CSE
       // merges two of the ten that move the same rows to the same devices.
       {"pad_slice_concat", {{"collective-permute", 9}}, {{"collective-permute", 5}, {"all-to-all", 3}}},
+      // The Cholesky factorizations split by their sharding rule, the median's gather of
+      // its split sorted array, the depthwise convolution split on channels in whole
+      // groups and the rematerialized MLP's barrier need nothing; the weight gradients'
+      // partial sums are one all-reduce (combined), as XLA.
+      {"linalg_depthwise_remat", {{"all-reduce", 1}}, {{"all-reduce", 1}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);

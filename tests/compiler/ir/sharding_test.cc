@@ -195,6 +195,40 @@ ENTRY e {
 namespace fusebox {
 namespace {
 
+// jax's op sharding rules: factors per dim, sizes, compound dims and restricted factors.
+TEST(ShardingTest, SdyOpShardingRules) {
+  auto cholesky = ParseSdyOpShardingRule(
+      "\"#sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) {i=8, j=6, k=6, l=6, m=6}, custom>\"");
+  ASSERT_TRUE(cholesky.ok()) << cholesky.status().message();
+  ASSERT_EQ(cholesky->operands.size(), 1u);
+  ASSERT_EQ(cholesky->results.size(), 2u);
+  EXPECT_TRUE(cholesky->custom);
+  EXPECT_EQ(cholesky->SizeOf("i"), 8);
+  EXPECT_EQ(cholesky->PassThrough({"i"}), "i");  // the batch: in the operand and both results
+  EXPECT_EQ(cholesky->PassThrough({"j"}), "");   // the matrix dims: in one side only
+  EXPECT_EQ(cholesky->PassThrough({"l"}), "");
+  // A dot-like rule: k is contracted (a reduction); ij is one dim of two factors, so i
+  // and j never split alone; z_1 is a factor name past z.
+  auto dot = ParseSdyOpShardingRule(
+      "#sdy.op_sharding_rule<([ij, k], [k, z_1])->([ij, z_1]) {i=2, j=4, k=16, z_1=8}, reduction={k}>");
+  ASSERT_TRUE(dot.ok()) << dot.status().message();
+  EXPECT_FALSE(dot->custom);
+  EXPECT_EQ(dot->operands[0][0], (std::vector<std::string>{"i", "j"}));
+  EXPECT_EQ(dot->PassThrough({"k"}), "");
+  EXPECT_EQ(dot->PassThrough({"i", "j"}), "");
+  EXPECT_EQ(dot->PassThrough({"z_1"}), "z_1");
+  auto scalar = ParseSdyOpShardingRule("#sdy.op_sharding_rule<([i])->([]) {i=3}, need_replication={i}>");
+  ASSERT_TRUE(scalar.ok()) << scalar.status().message();
+  EXPECT_TRUE(scalar->results[0].empty());
+  EXPECT_EQ(scalar->PassThrough({"i"}), "");
+  for (const char* bad : {"#sdy.op_sharding_rule<([i])->([i]) {}>", "#sdy.op_sharding_rule<([i])->([i]) {i=0}>",
+                          "#sdy.op_sharding_rule<([i])->([i]) {i=2}, frobnicate={i}>",
+                          "#sdy.op_sharding_rule<([i])->([i]) {i=2}", "#sdy.op_sharding_rule<([1])->([i]) {i=2}>",
+                          "#sdy.op_sharding_rule<([i]) {i=2}>"}) {
+    EXPECT_FALSE(ParseSdyOpShardingRule(bad).ok()) << bad;
+  }
+}
+
 // Malformed sharding text (truncated, bytes replaced, numbers made huge or negative) is an
 // error or a valid sharding, never a crash; whatever parses answers every query.
 TEST(ShardingTest, MutatedTextNeverCrashes) {

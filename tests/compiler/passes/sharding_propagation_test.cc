@@ -458,6 +458,31 @@ ENTRY e {
   EXPECT_EQ(S(*m, "c2"), "{replicated}");
 }
 
+// A custom call's Shardy rule carries its batch split to its results and back to its
+// operand; the matrix dims stay whole.
+TEST(ShardingPropagationTest, ShardingRuleOfACustomCallCarriesTheBatch) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  a = f32[8,4,4] parameter(0), sharding={devices=[4,1,1]<=[4]}
+  chol = (f32[8,4,4], s32[8]) custom-call(a), custom_call_target="lapack_spotrf_ffi", frontend_attributes={xla.sdy.sharding_rule="#sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) {i=8, j=4, k=4, l=4, m=4}, custom>"}, backend_config={uplo = 76 : ui8}
+  l = f32[8,4,4] get-tuple-element(chol), index=0
+  info = s32[8] get-tuple-element(chol), index=1
+  b = f32[8,4,4] parameter(1)
+  solve = (f32[8,4,4], s32[8]) custom-call(b), custom_call_target="lapack_spotrf_ffi", frontend_attributes={xla.sdy.sharding_rule="#sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) {i=8, j=4, k=4, l=4, m=4}, custom>"}, backend_config={uplo = 76 : ui8}
+  info2 = s32[8] get-tuple-element(solve), index=1
+  c = s32[8] parameter(2)
+  picked = s32[8] add(info2, c), sharding={devices=[4]<=[4]}
+  ROOT out = (f32[8,4,4], s32[8], s32[8]) tuple(l, info, picked)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "l"), "{devices=[4,1,1]<=[4]}");
+  EXPECT_EQ(S(*m, "info"), "{devices=[4]<=[4]}");
+  // Backward from a user of the second result to the operand.
+  EXPECT_EQ(S(*m, "b"), "{devices=[4,1,1]<=[4]}");
+}
+
 // The header pins an unsharded parameter to replicated.
 TEST(ShardingPropagationTest, HeaderFlagsPinParameters) {
   auto m = Propagate(R"(

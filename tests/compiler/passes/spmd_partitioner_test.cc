@@ -1137,6 +1137,70 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// A rematerialized value's barrier (jax.checkpoint) passes the tuple through split as
+// it is; a custom call with a Shardy sharding rule (jax's batched Cholesky) is split along
+// the factor the rule passes through, its other dims whole; its per-device call keeps its
+// layout constraint in local dims and drops the rule.
+TEST(SpmdPartitionerTest, BarriersAndRuledCustomCallsKeepTheBatchSplit) {
+  constexpr char kText[] = R"(
+HloModule ruled, num_partitions=4
+
+ENTRY main {
+  a = f32[8,4,4] parameter(0), sharding={devices=[4,1,1]<=[4]}
+  eye = f32[4,4] parameter(1), sharding={replicated}
+  at = f32[8,4,4] transpose(a), dimensions={0,2,1}, sharding={devices=[4,1,1]<=[4]}
+  aat = f32[8,4,4] dot(a, at), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, sharding={devices=[4,1,1]<=[4]}
+  four = f32[] constant(4)
+  fours = f32[4,4] broadcast(four), dimensions={}
+  eye4 = f32[4,4] multiply(eye, fours)
+  eyes = f32[8,4,4] broadcast(eye4), dimensions={1,2}
+  spd = f32[8,4,4] add(aat, eyes), sharding={devices=[4,1,1]<=[4]}
+  pair = (f32[8,4,4], f32[8,4,4]) tuple(spd, a), sharding={{devices=[4,1,1]<=[4]}, {devices=[4,1,1]<=[4]}}
+  barrier = (f32[8,4,4], f32[8,4,4]) opt-barrier(pair), sharding={{devices=[4,1,1]<=[4]}, {devices=[4,1,1]<=[4]}}
+  held = f32[8,4,4] get-tuple-element(barrier), index=0, sharding={devices=[4,1,1]<=[4]}
+  chol = (f32[8,4,4]{1,2,0}, s32[8]) custom-call(held), custom_call_target="lapack_spotrf_ffi", operand_layout_constraints={f32[8,4,4]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, frontend_attributes={num_batch_dims="1",xla.sdy.sharding_rule="#sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) {i=8, j=4, k=4, l=4, m=4}, custom>"}, backend_config={uplo = 76 : ui8}, sharding={{devices=[4,1,1]<=[4]}, {devices=[4]<=[4]}}
+  l = f32[8,4,4]{1,2,0} get-tuple-element(chol), index=0, sharding={devices=[4,1,1]<=[4]}
+  info = s32[8] get-tuple-element(chol), index=1, sharding={devices=[4]<=[4]}
+  ROOT out = (f32[8,4,4]{1,2,0}, s32[8]) tuple(l, info), sharding={{devices=[4,1,1]<=[4]}, {devices=[4]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  bool saw_call = false;
+  for (const auto& inst : p->module->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kOptimizationBarrier) {
+      EXPECT_EQ(inst->shape().ToString(false), "(f32[2,4,4], f32[2,4,4])");
+    }
+    if (inst->opcode() != Opcode::kCustomCall) continue;
+    saw_call = true;
+    EXPECT_EQ(inst->shape().ToString(false), "(f32[2,4,4], s32[2])");
+    ASSERT_EQ(inst->attrs().operand_layout_constraints.size(), 1u);
+    EXPECT_EQ(inst->attrs().operand_layout_constraints[0].ToString(true), "f32[2,4,4]{1,2,0}");
+    for (const auto& [key, value] : inst->attrs().frontend_attributes) EXPECT_NE(key, "xla.sdy.sharding_rule");
+  }
+  EXPECT_TRUE(saw_call);
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// A rule that does not fit the call (a factor's size is not its dim's) is not trusted:
+// the call is computed whole, and the message says why.
+TEST(SpmdPartitionerTest, CustomCallWithAMismatchedRuleIsComputedWhole) {
+  constexpr char kText[] = R"(
+HloModule ruled, num_partitions=4
+
+ENTRY main {
+  a = f32[8,4,4] parameter(0), sharding={devices=[4,1,1]<=[4]}
+  ROOT chol = (f32[8,4,4], s32[8]) custom-call(a), custom_call_target="lapack_spotrf_ffi", api_version=API_VERSION_TYPED_FFI, frontend_attributes={xla.sdy.sharding_rule="#sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) {i=4, j=4, k=4, l=4, m=4}, custom>"}, backend_config={uplo = 76 : ui8}, sharding={{devices=[4,1,1]<=[4]}, {devices=[4]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  const CollectiveDecision* d = FindDecision(p->context, "replicated-fallback");
+  ASSERT_NE(d, nullptr) << p->module->ToString();
+  EXPECT_NE(d->reason.find("sharding rule does not match"), std::string::npos) << d->reason;
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
