@@ -939,21 +939,19 @@ void Propagator::KeptDimsEdges(const Instruction* inst) {
     }
     case Opcode::kDynamicUpdateSlice: {
       if (inst->operand_count() < 2 || !SameRank(inst, 0) || !SameRank(inst, 1)) return;
+      // The operand keeps every split (the partitioner updates each tile where it lies); the
+      // update, the dims it spans whole.
       std::vector<bool> keep;
       for (int64_t d = 0; d < shape.rank(); ++d)
         keep.push_back(inst->operand(1)->shape().dimensions(d) == shape.dimensions(d));
-      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "dynamic-update-slice");
+      Link(inst, 0, 0, 0, Identity(), Identity(), "dynamic-update-slice");
       Link(inst, 1, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "dynamic-update-slice");
       return;
     }
-    case Opcode::kReverse: {
-      if (!SameRank(inst, 0)) return;
-      std::vector<bool> keep(static_cast<size_t>(shape.rank()), true);
-      for (int64_t d : inst->dimensions())
-        if (d >= 0 && d < shape.rank()) keep[static_cast<size_t>(d)] = false;
-      Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "reverse");
+    case Opcode::kReverse:
+      // Every dim keeps its split: the partitioner mirrors the tiles' order.
+      if (SameRank(inst, 0)) Link(inst, 0, 0, 0, Identity(), Identity(), "reverse");
       return;
-    }
     case Opcode::kFft:
     case Opcode::kReduceWindow:
     case Opcode::kSelectAndScatter:

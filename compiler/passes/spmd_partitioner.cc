@@ -537,6 +537,7 @@ StatusOr<Instruction*> Partitioner::Reshard(Instruction* local, const Grid& from
   ASSIGN_OR_RETURN(std::optional<Instruction*> exchanged,
                    TryAllToAll(local, from, to, global, operand, for_instruction, why));
   if (exchanged) return *exchanged;
+  if (auto permuted = TryPermute(local, from, to, operand, for_instruction, why)) return *permuted;
   // Gather the dims split differently from the target; then everything if the target's
   // tile still is not within the held one.
   Grid grid = from;
@@ -553,6 +554,49 @@ StatusOr<Instruction*> Partitioner::Reshard(Instruction* local, const Grid& from
     if (auto sliced = TrySliceTo(x, grid, to, global, where)) return *sliced;
   }
   return Internal(where + ": could not reshard %" + operand);
+}
+
+std::optional<Instruction*> Partitioner::TryPermute(Instruction* local, const Grid& from, const Grid& to,
+                                                    const std::string& operand, const std::string& for_instruction,
+                                                    const std::string& why) {
+  if (from.counts != to.counts) return std::nullopt;
+  // Per tile, its holders under `from`; each device that does not hold its `to` tile
+  // receives it from a holder, each holder sending at most once.
+  std::map<std::vector<int64_t>, std::vector<int64_t>> holders;
+  for (int64_t d = 0; d < devices_; ++d) holders[from.index[d]].push_back(d);
+  std::map<std::vector<int64_t>, size_t> next;
+  std::vector<std::pair<int64_t, int64_t>> pairs;  // (source, target)
+  std::vector<int64_t> receives(static_cast<size_t>(devices_), 0);
+  for (int64_t d = 0; d < devices_; ++d) {
+    if (from.index[d] == to.index[d]) continue;
+    auto it = holders.find(to.index[d]);
+    size_t& n = next[to.index[d]];
+    if (it == holders.end() || n >= it->second.size()) return std::nullopt;
+    pairs.push_back({it->second[n++], d});
+    receives[d] = 1;
+  }
+  if (pairs.empty()) return std::nullopt;
+  std::sort(pairs.begin(), pairs.end());
+  Instruction* moved = Add(Opcode::kCollectivePermute, "collective-permute", local->shape(), {local});
+  InstructionAttributes& a = moved->mutable_attrs();
+  a.channel_id = next_channel_++;
+  a.source_target_pairs = pairs;
+  a.has_source_target_pairs = true;
+  std::string pairs_text = "{";
+  for (size_t i = 0; i < pairs.size(); ++i)
+    pairs_text += (i ? ",{" : "{") + std::to_string(pairs[i].first) + "," + std::to_string(pairs[i].second) + "}";
+  pairs_text += "}";
+  Record(moved, for_instruction, operand, pairs_text,
+         "collective-permute of %" + operand + "'s tiles to the devices that hold them as " + DescribeGrid(to) +
+             ": " + why);
+  if (static_cast<int64_t>(pairs.size()) == devices_) return moved;
+  // Devices that already hold their tile keep it (a permute gives non-targets zeros).
+  Instruction* flag = Add(Opcode::kCompare, "compare", Shape::Scalar(PrimitiveType::kPred),
+                          {PerDeviceOffset(receives), ScalarS32(1)});
+  flag->mutable_attrs().comparison_direction = ComparisonDirection::kEq;
+  Instruction* mask = Add(Opcode::kBroadcast, "broadcast", Shape(PrimitiveType::kPred, local->shape().dimensions()), {flag});
+  mask->mutable_attrs().dimensions = std::vector<int64_t>{};
+  return Add(Opcode::kSelect, "select", local->shape(), {mask, moved, local});
 }
 
 StatusOr<Instruction*> Partitioner::ReshardValue(const Value& value,

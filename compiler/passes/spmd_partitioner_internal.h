@@ -226,6 +226,11 @@ class Partitioner {
                                                     const std::string& operand,
                                                     const std::string& for_instruction,
                                                     const std::string& why);
+  // Tiles that only change devices (the same tiles, another device order): one
+  // collective-permute; nullopt otherwise.
+  std::optional<Instruction*> TryPermute(Instruction* local, const Grid& from, const Grid& to,
+                                         const std::string& operand, const std::string& for_instruction,
+                                         const std::string& why);
   StatusOr<Instruction*> AllGather(Instruction* local, Grid& grid, int64_t dim, const Shape& global,
                                    const std::string& operand, const std::string& for_instruction,
                                    const std::string& why);
@@ -271,6 +276,8 @@ class Partitioner {
   StatusOr<Value> Windowed(const Instruction& inst, const Grid& target);
   bool SlicedAlong(const Instruction& inst, int64_t i, int64_t k, int64_t n);
   StatusOr<Value> Convolution(const Instruction& inst, const Grid& target);
+  StatusOr<Value> Reverse(const Instruction& inst, const Grid& target);
+  StatusOr<Value> DynamicUpdateSlice(const Instruction& inst, const Grid& target);
   // gather and scatter (spmd_gather.cc).
   StatusOr<Value> Gather(const Instruction& inst, const Grid& target);
   StatusOr<Value> Scatter(const Instruction& inst, const Grid& target);

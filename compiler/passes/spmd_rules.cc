@@ -535,6 +535,128 @@ StatusOr<Value> Partitioner::SortAlongOneDim(const Instruction& inst, const std:
 // the target stays split where a halo exchange serves each device's windows (filled with
 // the init value at the global edges, as the window's padding); the others are computed
 // whole.
+// A reverse along split dims: the result's tile j along such a dim is the operand's tile
+// n-1-j reversed. The operand is wanted with its tiles in mirrored order (one
+// collective-permute moves them) and each device reverses its own.
+StatusOr<Value> Partitioner::Reverse(const Instruction& inst, const Grid& target) {
+  Grid want = target;
+  bool mirrored = false;
+  for (int64_t k : inst.dimensions()) {
+    if (k < 0 || k >= target.rank() || target.counts[k] <= 1) continue;
+    mirrored = true;
+    for (int64_t d = 0; d < devices_; ++d) want.index[d][k] = target.counts[k] - 1 - target.index[d][k];
+  }
+  RenumberCopies(want);
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(target, inst.shape(), "%" + inst.name()));
+  ASSIGN_OR_RETURN(Instruction * operand,
+                   Operand(inst, 0, want,
+                           "%" + inst.name() + (mirrored ? " reverses the order of its split dims' tiles" : " reverses tile by tile")));
+  return Value{Clone(inst, {operand}, shape), inst.shape(), {target}};
+}
+
+// A dynamic-update-slice along split dims keeps them split: each device clamps the start
+// as the op does, takes the part of the update (whole along those dims) that falls in its
+// tile, and selects it over its own elements; no collective. XLA's plan for a cache
+// split along its sequence dim.
+StatusOr<Value> Partitioner::DynamicUpdateSlice(const Instruction& inst, const Grid& target) {
+  const Shape& global = inst.shape();
+  const int64_t rank = global.rank();
+  if (inst.operand_count() != 2 + rank || !inst.operand(1)->shape().IsArray() ||
+      inst.operand(1)->shape().rank() != rank) {
+    return AlongUnsplitDims(inst, target);
+  }
+  const Shape& us = inst.operand(1)->shape();
+  std::vector<int64_t> split;
+  for (int64_t k = 0; k < rank; ++k)
+    if (us.dimensions(k) != global.dimensions(k) && target.counts[k] > 1) split.push_back(k);
+  bool indices_ok = global.dimensions().empty() || *std::max_element(global.dimensions().begin(), global.dimensions().end()) < (int64_t{1} << 30);
+  for (int64_t k = 0; k < rank; ++k) {
+    const Shape& is = inst.operand(2 + k)->shape();
+    indices_ok = indices_ok && is.IsArray() && is.rank() == 0 && IsInteger(is.element_type());
+  }
+  if (split.empty() || !indices_ok) return AlongUnsplitDims(inst, target);
+  const std::string why = "%" + inst.name() + " updates each tile of its split dims where it lies";
+  std::vector<int64_t> ufrom(static_cast<size_t>(rank), -1);
+  for (int64_t k = 0; k < rank; ++k)
+    if (us.dimensions(k) == global.dimensions(k)) ufrom[static_cast<size_t>(k)] = k;
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(target, global, "%" + inst.name()));
+  ASSIGN_OR_RETURN(Instruction * operand, Operand(inst, 0, target, why));
+  ASSIGN_OR_RETURN(Instruction * update, Operand(inst, 1, Derived(target, ufrom), why));
+  const Shape s32 = Shape::Scalar(PrimitiveType::kS32);
+  std::vector<Instruction*> starts;  // clamped global starts, s32
+  for (int64_t k = 0; k < rank; ++k) {
+    ASSIGN_OR_RETURN(Instruction * index, Operand(inst, 2 + k, ReplicatedGrid(0, devices_), why));
+    if (index->shape().element_type() != PrimitiveType::kS32) index = Add(Opcode::kConvert, "convert", s32, {index});
+    starts.push_back(Add(Opcode::kClamp, "clamp", s32,
+                         {ScalarS32(0), index, ScalarS32(global.dimensions(k) - us.dimensions(k))}));
+  }
+  // The update padded by a tile on each side of its split dims, then the window at this
+  // tile's place: position p of the tile reads update element t0 + p - start.
+  Shape padded = update->shape();
+  padded.clear_layout();
+  std::vector<PaddingDimension> config(static_cast<size_t>(rank));
+  Shape window = update->shape();
+  window.clear_layout();
+  std::vector<Instruction*> window_at(static_cast<size_t>(rank), nullptr);
+  std::vector<Instruction*> relative(static_cast<size_t>(rank), nullptr);  // t0 - start
+  for (int64_t k : split) {
+    const int64_t tile = shape.dimensions(k);
+    config[static_cast<size_t>(k)].low = tile;
+    config[static_cast<size_t>(k)].high = tile;
+    padded.set_dimension(k, us.dimensions(k) + 2 * tile);
+    window.set_dimension(k, tile);
+    std::vector<int64_t> t0;
+    for (int64_t d = 0; d < devices_; ++d) t0.push_back(target.index[d][k] * tile);
+    relative[static_cast<size_t>(k)] = Add(Opcode::kSubtract, "subtract", s32, {PerDeviceOffset(t0), starts[k]});
+    window_at[static_cast<size_t>(k)] =
+        Add(Opcode::kAdd, "add", s32, {relative[static_cast<size_t>(k)], ScalarS32(tile)});
+  }
+  const Shape scalar(global.element_type(), {});
+  Instruction* zero = Add(Opcode::kConstant, "constant", scalar, {});
+  zero->set_literal(std::make_unique<Literal>(scalar));
+  Instruction* pad = Add(Opcode::kPad, "pad", padded, {update, zero});
+  pad->mutable_attrs().padding = config;
+  std::vector<Instruction*> ds_operands = {pad};
+  std::vector<Instruction*> at_operands;  // where the window lies in this device's tile
+  for (int64_t k = 0; k < rank; ++k) {
+    const bool is_split = window_at[static_cast<size_t>(k)] != nullptr;
+    ds_operands.push_back(is_split ? window_at[static_cast<size_t>(k)] : ScalarS32(0));
+    at_operands.push_back(is_split || us.dimensions(k) == global.dimensions(k) ? ScalarS32(0) : starts[k]);
+  }
+  Instruction* part = Add(Opcode::kDynamicSlice, "dynamic-slice", window, ds_operands);
+  part->mutable_attrs().dynamic_slice_sizes = window.dimensions();
+  // Which window positions the update covers: t0 - start + p in [0, u) along each split dim.
+  const Shape pred(PrimitiveType::kPred, window.dimensions());
+  const Shape positions(PrimitiveType::kS32, window.dimensions());
+  Instruction* mask = nullptr;
+  for (int64_t k : split) {
+    Instruction* iota = Add(Opcode::kIota, "iota", positions, {});
+    iota->mutable_attrs().iota_dimension = k;
+    Instruction* rel = Add(Opcode::kBroadcast, "broadcast", positions, {relative[static_cast<size_t>(k)]});
+    rel->mutable_attrs().dimensions = std::vector<int64_t>{};
+    Instruction* pos = Add(Opcode::kAdd, "add", positions, {iota, rel});
+    auto compare = [&](int64_t bound, ComparisonDirection direction) {
+      Instruction* b = Add(Opcode::kBroadcast, "broadcast", positions, {ScalarS32(bound)});
+      b->mutable_attrs().dimensions = std::vector<int64_t>{};
+      Instruction* c = Add(Opcode::kCompare, "compare", pred, {pos, b});
+      c->mutable_attrs().comparison_direction = direction;
+      return c;
+    };
+    Instruction* in = Add(Opcode::kAnd, "and", pred,
+                          {compare(0, ComparisonDirection::kGe), compare(us.dimensions(k), ComparisonDirection::kLt)});
+    mask = mask == nullptr ? in : Add(Opcode::kAnd, "and", pred, {mask, in});
+  }
+  std::vector<Instruction*> old_operands = {operand};
+  old_operands.insert(old_operands.end(), at_operands.begin(), at_operands.end());
+  Instruction* old = Add(Opcode::kDynamicSlice, "dynamic-slice", window, old_operands);
+  old->mutable_attrs().dynamic_slice_sizes = window.dimensions();
+  Instruction* merged = Add(Opcode::kSelect, "select", window, {mask, part, old});
+  std::vector<Instruction*> dus_operands = {operand, merged};
+  dus_operands.insert(dus_operands.end(), at_operands.begin(), at_operands.end());
+  Instruction* local = Add(Opcode::kDynamicUpdateSlice, inst.name(), shape, dus_operands);
+  return Value{local, global, {target}};
+}
+
 StatusOr<Value> Partitioner::ReduceWindow(const Instruction& inst, const Grid& target) {
   const Shape& in = inst.operand(0)->shape();
   const std::vector<bool> keep = DimsKeptByWindowOp(inst);
@@ -845,8 +967,11 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
     case Opcode::kConcatenate:
       return Windowed(inst, t);
     case Opcode::kReverse:
-    case Opcode::kDynamicSlice:
+      if (inst.operand_count() == 1) return Reverse(inst, t);
+      return AlongUnsplitDims(inst, t);
     case Opcode::kDynamicUpdateSlice:
+      return DynamicUpdateSlice(inst, t);
+    case Opcode::kDynamicSlice:
     case Opcode::kReduceWindow:
       if (inst.operand_count() == 2) return ReduceWindow(inst, t);
       return AlongUnsplitDims(inst, t);

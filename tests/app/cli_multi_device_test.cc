@@ -199,23 +199,23 @@ TEST(CliMultiDeviceTest, OutputShardingsFromPropagationWhenTheModuleHasNone) {
                              HasSubstr("expected: matches the expected outputs")));
   }
   // Where propagation would split the output otherwise than the per-device program, the
-  // run stops and says so: a reversed dim is cut by Fusebox's propagation (replicated),
-  // while this per-device program keeps it split.
+  // run stops and says so: an FFT's transformed dim is cut by Fusebox's propagation
+  // (replicated), while this per-device program keeps it split.
   const std::string dir = testing::TempDir() + "/propagation_disagrees";
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/global.hlo") << "HloModule g, num_partitions=2\n\nENTRY main {\n"
-                                        "  x = f32[4,8] parameter(0), sharding={devices=[2,1]<=[2]}\n"
-                                        "  ROOT r = f32[4,8] reverse(x), dimensions={0}\n}\n";
+                                        "  x = c64[4,8] parameter(0), sharding={devices=[1,2]<=[2]}\n"
+                                        "  ROOT r = c64[4,8] fft(x), fft_type=FFT, fft_length={8}\n}\n";
   std::ofstream(dir + "/per_device.hlo") << "HloModule p, num_partitions=2\n\nENTRY main_spmd {\n"
-                                            "  x = f32[2,8] parameter(0), sharding={devices=[2,1]<=[2]}\n"
-                                            "  ROOT r = f32[2,8] reverse(x), dimensions={0}\n}\n";
+                                            "  x = c64[4,4] parameter(0), sharding={devices=[1,2]<=[2]}\n"
+                                            "  ROOT r = c64[4,4] fft(x), fft_type=FFT, fft_length={4}\n}\n";
   Result r = RunFusebox("run " + dir + "/per_device.hlo --unpartitioned " + dir + "/global.hlo --backend interpreter");
   EXPECT_EQ(r.code, 1) << r.out;
-  EXPECT_THAT(r.out, AllOf(HasSubstr("the outputs carry no sharding"), HasSubstr("not the per-device program's f32[2,8]"),
+  EXPECT_THAT(r.out, AllOf(HasSubstr("the outputs carry no sharding"), HasSubstr("not the per-device program's c64[4,4]"),
                            HasSubstr("--output-sharding"), Not(HasSubstr("output_0:"))));
   // Given, it runs.
   Result given = RunFusebox("run " + dir + "/per_device.hlo --unpartitioned " + dir +
-                            "/global.hlo --backend interpreter --output-sharding '{devices=[2,1]<=[2]}'");
+                            "/global.hlo --backend interpreter --output-sharding '{devices=[1,2]<=[2]}'");
   EXPECT_EQ(given.code, 0) << given.out;
 }
 

@@ -395,7 +395,9 @@ ENTRY main {
   ExpectSameGlobalResult(kReference, *p->module, 4);
 }
 
-TEST(SpmdPartitionerTest, ReshardToOtherDeviceOrderGathersThenSlices) {
+// The same tiles in another device order: one collective-permute moves them (the
+// devices that already hold theirs keep them), as XLA does.
+TEST(SpmdPartitionerTest, ReshardToOtherDeviceOrderIsACollectivePermute) {
   constexpr char kText[] = R"(
 HloModule regather, num_partitions=4
 
@@ -414,13 +416,27 @@ ENTRY main {
   auto p = Partition(kText);
   ASSERT_NE(p, nullptr);
   auto counts = OpcodeCounts(*p->module);
-  EXPECT_EQ(counts["all-gather"], 1) << p->module->ToString();
-  EXPECT_GE(counts["partition-id"], 1);
-  const CollectiveDecision* d = FindDecision(p->context, "all-gather");
+  EXPECT_EQ(counts["collective-permute"], 1) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  const CollectiveDecision* d = FindDecision(p->context, "collective-permute");
   ASSERT_NE(d, nullptr);
-  EXPECT_NE(d->reason.find("all-gather of %p along dim 0 over {{0,1,2,3}}"), std::string::npos)
-      << d->reason;
+  EXPECT_EQ(d->groups, "{{0,3},{1,2},{2,1},{3,0}}");
   ExpectSameGlobalResult(kReference, *p->module, 4);
+  // Two devices swap, two keep theirs.
+  constexpr char kSwap[] = R"(
+HloModule swap, num_partitions=4
+
+ENTRY main {
+  p = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT c = f32[8,4] custom-call(p), custom_call_target="Sharding", sharding={devices=[4,1]0,2,1,3}
+}
+)";
+  auto swap = Partition(kSwap);
+  ASSERT_NE(swap, nullptr);
+  const CollectiveDecision* s = FindDecision(swap->context, "collective-permute");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->groups, "{{1,2},{2,1}}");
+  ExpectSameGlobalResult(kReference, *swap->module, 4);
 }
 
 TEST(SpmdPartitionerTest, SortAlongSplitDimWithNoDimToTakeTheSplitGathersIt) {
