@@ -483,6 +483,26 @@ ENTRY e {
   EXPECT_EQ(S(*m, "b"), "{devices=[4,1,1]<=[4]}");
 }
 
+// A reverse keeps every dim's split; a dynamic-update-slice keeps its operand's split on
+// the dim it updates, and its update is whole along it.
+TEST(ShardingPropagationTest, ReverseAndDynamicUpdateSliceKeepTheirSplits) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[1,4]<=[4]}
+  r = f32[8,16] reverse(x), dimensions={1}
+  u = f32[8,1] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT d = f32[8,16] dynamic-update-slice(r, u, z, i)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "r"), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "d"), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(S(*m, "u"), "{replicated}");
+}
+
 // The header pins an unsharded parameter to replicated.
 TEST(ShardingPropagationTest, HeaderFlagsPinParameters) {
   auto m = Propagate(R"(

@@ -1217,6 +1217,61 @@ ENTRY main {
   EXPECT_NE(d->reason.find("sharding rule does not match"), std::string::npos) << d->reason;
 }
 
+// A reverse along a split dim mirrors the tiles' order: one collective-permute, then each
+// device reverses its own tile; along both split dims of a 2x2 grid, still one.
+TEST(SpmdPartitionerTest, ReverseAlongSplitDimsMirrorsTheTiles) {
+  constexpr char kText[] = R"(
+HloModule rev, num_partitions=4
+
+ENTRY main {
+  x = f32[8,12] parameter(0), sharding={devices=[2,2]<=[4]}
+  one = f32[8,12] reverse(x), dimensions={1}, sharding={devices=[2,2]<=[4]}
+  both = f32[8,12] reverse(x), dimensions={0,1}, sharding={devices=[2,2]<=[4]}
+  ROOT out = (f32[8,12], f32[8,12]) tuple(one, both), sharding={{devices=[2,2]<=[4]}, {devices=[2,2]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["collective-permute"], 2) << p->module->ToString();
+  EXPECT_EQ(CollectiveCount(*p->module), 2) << p->module->ToString();
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// A cache split along its sequence dim takes a one-step update where it lies (each device
+// writes the part of the update in its tile): no collective. Starts past the end clamp
+// as the op does; a wider update spans two tiles; a dim the update spans whole stays split.
+TEST(SpmdPartitionerTest, DynamicUpdateSliceAlongASplitDimUpdatesEachTileWhereItLies) {
+  constexpr char kText[] = R"(
+HloModule cache, num_partitions=4
+
+ENTRY main {
+  cache = f32[2,16,6] parameter(0), sharding={devices=[1,4,1]<=[4]}
+  step = f32[2,1,6] parameter(1), sharding={replicated}
+  i = s32[] parameter(2), sharding={replicated}
+  z = s32[] constant(0)
+  one = f32[2,16,6] dynamic-update-slice(cache, step, z, i, z), sharding={devices=[1,4,1]<=[4]}
+  block = f32[2,6,3] parameter(3), sharding={replicated}
+  j = s32[] parameter(4), sharding={replicated}
+  wide = f32[2,16,6] dynamic-update-slice(cache, block, z, j, j), sharding={devices=[1,4,1]<=[4]}
+  grid = f32[4,16,6] parameter(5), sharding={devices=[2,2,1]<=[4]}
+  rows = f32[4,3,6] parameter(6), sharding={replicated}
+  both = f32[4,16,6] dynamic-update-slice(grid, rows, z, j, z), sharding={devices=[2,2,1]<=[4]}
+  ROOT out = (f32[2,16,6], f32[2,16,6], f32[4,16,6]) tuple(one, wide, both), sharding={{devices=[1,4,1]<=[4]}, {devices=[1,4,1]<=[4]}, {devices=[2,2,1]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  for (auto [i, j] : std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {3, 2}, {4, 5}, {15, 3}, {40, -3}, {-2, 9}, {7, 1}}) {
+    SCOPED_TRACE(std::to_string(i) + ", " + std::to_string(j));
+    ExpectSameGlobalResultOn(kText, *p->module, 4, [&](std::vector<Literal>& args) {
+      args[2].SetInt64(0, i);
+      args[4].SetInt64(0, j);
+    });
+  }
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
