@@ -73,6 +73,11 @@ PROGRAMS = {
                                   "unsplit dim (a gather of a sorted, split array), a depthwise "
                                   "convolution split on batch and channels, and the gradient "
                                   "of a rematerialized (jax.checkpoint: opt-barrier) MLP"),
+    "kv_cache_decode": (4, "one decoding step of attention over a KV cache split along its "
+                           "sequence dim over 4 devices: the new key and value written at a "
+                           "traced position where it lies (dynamic-update-slice), the scores' "
+                           "softmax over the split sequence, and the cache read in reverse "
+                           "order (a reverse along the split dim: tiles mirrored)"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -338,6 +343,23 @@ def build(name, jax, np):
         args = (rand(8, 6, 6), v, rand(2, 8, 8, 8), rand(3, 3, 1, 8, scale=0.5), rand(16, 32),
                 rand(32, 64, scale=0.2), rand(64, 32, scale=0.2))
         return linalg_depthwise_remat, args, mesh24, dict(in_shardings=ins, out_shardings=outs)
+
+    if name == "kv_cache_decode":
+        mesh = Mesh(np.array(devices[:4]), ("d",))
+        seq = NamedSharding(mesh, P(None, "d", None))
+        rep = NamedSharding(mesh, P())
+
+        def kv_cache_decode(k_cache, v_cache, q, k_new, v_new, pos):
+            k_cache = lax.dynamic_update_slice_in_dim(k_cache, k_new, pos, 1)
+            v_cache = lax.dynamic_update_slice_in_dim(v_cache, v_new, pos, 1)
+            valid = jnp.arange(k_cache.shape[1])[None, None, :] <= pos
+            scores = jnp.where(valid, jnp.einsum("bqd,bsd->bqs", q, k_cache) / f32(4.0), -jnp.inf)
+            out = jnp.einsum("bqs,bsd->bqd", jax.nn.softmax(scores, -1), v_cache)
+            return k_cache, v_cache, out, jnp.flip(k_cache, 1)
+
+        kw = dict(in_shardings=(seq, seq, rep, rep, rep, rep), out_shardings=(seq, seq, rep, seq))
+        args = (rand(2, 32, 16), rand(2, 32, 16), rand(2, 1, 16), rand(2, 1, 16), rand(2, 1, 16), np.int32(13))
+        return kv_cache_decode, args, mesh, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                                            "sharded_xent", "psum_8dev", "conv_dp_grad", "vocab_embedding",
                                            "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
                                            "spatial_conv_pool", "argmax_sort", "pad_slice_concat",
-                                           "linalg_depthwise_remat"));
+                                           "linalg_depthwise_remat", "kv_cache_decode"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -140,6 +140,10 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // groups and the rematerialized MLP's barrier need nothing; the weight gradients'
       // partial sums are one all-reduce (combined), as XLA.
       {"linalg_depthwise_remat", {{"all-reduce", 1}}, {{"all-reduce", 1}}},
+      // The new key and value are written where they lie; the softmax over the split
+      // sequence needs its max and sum, the weighted values their sum; the reversed cache
+      // is one collective-permute mirroring the tiles: as XLA.
+      {"kv_cache_decode", {{"all-reduce", 3}, {"collective-permute", 1}}, {{"all-reduce", 3}, {"collective-permute", 1}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);
