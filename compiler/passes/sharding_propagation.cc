@@ -772,8 +772,8 @@ void Propagator::ShardingRuleEdges(const Instruction* inst) {
 void Propagator::ConvolutionEdges(const Instruction* inst) {
   const Shape& shape = inst->shape();
   const InstructionAttributes& a = inst->attrs();
-  if (!a.convolution_dimension_numbers || a.feature_group_count < 1 ||
-      a.batch_group_count != 1 || inst->operand_count() != 2)
+  if (!a.convolution_dimension_numbers || a.feature_group_count < 1 || a.batch_group_count < 1 ||
+      (a.feature_group_count > 1 && a.batch_group_count > 1) || inst->operand_count() != 2)
     return;
   const ConvolutionDimensionNumbers& cd = *a.convolution_dimension_numbers;
   const int64_t rank = shape.rank();
@@ -798,18 +798,24 @@ void Propagator::ConvolutionEdges(const Instruction* inst) {
       bl[static_cast<size_t>(id)] = od;
     }
   }
-  if (a.feature_group_count == 1) {
+  if (a.feature_group_count == 1 && a.batch_group_count == 1) {
     Link(inst, 0, 0, 0, Dims(fl), Dims(bl), "convolution batch");
     Link(inst, 1, 0, 0, Dims(fr), Dims(br), "convolution feature");
     return;
   }
   // Grouped: the output features split only in tiles of whole groups, and the input
-  // features with them.
-  const int64_t of = cd.output_feature_dimension, in_f = cd.input_feature_dimension;
+  // features (feature groups) or the input batch (batch groups: the output batch then
+  // splits with nothing) with them.
+  const int64_t of = cd.output_feature_dimension;
+  const int64_t in_f = a.batch_group_count > 1 ? cd.input_batch_dimension : cd.input_feature_dimension;
   if (in_f >= static_cast<int64_t>(bl.size())) return;
+  if (a.batch_group_count > 1) {
+    fl[static_cast<size_t>(cd.output_batch_dimension)] = -1;
+    bl[static_cast<size_t>(cd.input_batch_dimension)] = -1;
+  }
   fl[static_cast<size_t>(of)] = in_f;
   bl[static_cast<size_t>(in_f)] = of;
-  const int64_t groups = a.feature_group_count;
+  const int64_t groups = std::max(a.feature_group_count, a.batch_group_count);
   auto whole_groups = [groups](Rule rule, int64_t dim) -> Rule {
     return [groups, dim, rule = std::move(rule)](const Sharding& s) -> std::optional<Sharding> {
       std::optional<Sharding> out = rule(s);

@@ -353,27 +353,45 @@ StatusOr<Value> Partitioner::Dot(const Instruction& inst, const Grid& target) {
 // each group's outputs reading only its inputs; depthwise when every group is one
 // channel) splits its output features only in tiles of whole groups (G divisible by the
 // tile count); the input features are then split alike and each device convolves its
-// G / n groups. Its input features are never a contracted split.
+// G / n groups. Its input features are never a contracted split. A convolution with
+// batch groups (batch_group_count G: a depthwise convolution's weight gradient, whose
+// input batch holds the channels) splits its output features the same way, the input
+// batch alike; its output batch stays whole.
 StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& target_in) {
   const ConvolutionDimensionNumbers& dn = *inst.attrs().convolution_dimension_numbers;
-  const int64_t groups = inst.attrs().feature_group_count;
-  const int64_t of = dn.output_feature_dimension;
+  const int64_t fgroups = inst.attrs().feature_group_count, bgroups = inst.attrs().batch_group_count;
+  const int64_t groups = std::max(fgroups, bgroups);
+  const int64_t of = dn.output_feature_dimension, ob = dn.output_batch_dimension;
   const bool group_split = groups > 1 && target_in.counts[of] > 1 && groups % target_in.counts[of] == 0;
-  const Grid target = groups > 1 && !group_split ? Relaxed(target_in, {of}) : target_in;
+  Grid target = groups > 1 && !group_split ? Relaxed(target_in, {of}) : target_in;
+  if (bgroups > 1) target = Relaxed(target, {ob});
   const Grid computed = Relaxed(target, dn.output_spatial_dimensions);
   std::vector<int64_t> lfrom(inst.operand(0)->shape().rank(), -1);
   std::vector<int64_t> rfrom(inst.operand(1)->shape().rank(), -1);
-  lfrom[dn.input_batch_dimension] = dn.output_batch_dimension;
+  lfrom[dn.input_batch_dimension] = bgroups > 1 ? (group_split ? of : -1) : ob;
   rfrom[dn.kernel_output_feature_dimension] = of;
-  if (group_split) lfrom[dn.input_feature_dimension] = of;
+  if (fgroups > 1 && group_split) lfrom[dn.input_feature_dimension] = of;
+  // The per-device convolution's group count: the groups of its output feature tile.
+  auto local_groups = [&](Instruction* local, const Grid& grid) {
+    if (fgroups > 1) local->mutable_attrs().feature_group_count = fgroups / grid.counts[of];
+    if (bgroups > 1) local->mutable_attrs().batch_group_count = bgroups / grid.counts[of];
+    return local;
+  };
   ASSIGN_OR_RETURN(Grid lcur, OperandGrid(inst, 0));
   ASSIGN_OR_RETURN(Grid rcur, OperandGrid(inst, 1));
   const int64_t lk = dn.input_feature_dimension, rk = dn.kernel_input_feature_dimension;
   const bool lhs_split = lcur.counts[lk] > 1, rhs_split = rcur.counts[rk] > 1;
-  if (groups == 1 && (lhs_split || rhs_split)) {
+  if (fgroups == 1 && (lhs_split || rhs_split)) {
     const ContractingSplit split = SplitOfContractingDims(
         lhs_split ? lcur : rcur, {lhs_split ? lk : rk}, inst.operand(lhs_split ? 0 : 1)->name(), devices_);
-    const std::optional<PartialPlan> plan = PlanPartialSums(computed, split, devices_);
+    std::optional<PartialPlan> plan = PlanPartialSums(computed, split, devices_);
+    // Batch groups: the plan may not split the output batch, nor the features but in
+    // whole groups.
+    if (plan && bgroups > 1 &&
+        (plan->computed.counts[ob] > 1 || bgroups % plan->computed.counts[of] != 0 ||
+         (plan->computed.counts[of] > 1 && !group_split))) {
+      plan.reset();
+    }
     if (plan) {
       Grid lg = Derived(plan->computed, lfrom), rg = Derived(plan->computed, rfrom);
       lg.counts[lk] = split.ccounts[0];
@@ -388,7 +406,8 @@ StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& ta
       ASSIGN_OR_RETURN(Shape shape, LocalShape(plan->computed, inst.shape(), "%" + inst.name()));
       ASSIGN_OR_RETURN(Instruction * lhs, Operand(inst, 0, lg, why));
       ASSIGN_OR_RETURN(Instruction * rhs, Operand(inst, 1, rg, why));
-      ASSIGN_OR_RETURN(Value summed, ReducePartialSums(inst, Clone(inst, {lhs, rhs}, shape), computed, *plan, split));
+      Instruction* partial = local_groups(Clone(inst, {lhs, rhs}, shape), plan->computed);
+      ASSIGN_OR_RETURN(Value summed, ReducePartialSums(inst, partial, computed, *plan, split));
       if (computed.SameTiles(target_in)) return summed;
       return Finish(inst, summed.local, computed, target_in);
     }
@@ -428,8 +447,7 @@ StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& ta
                                      inst.operand(0)->name()));
     }
   }
-  Instruction* local = Clone(inst, {lhs, rhs}, shape);
-  if (group_split) local->mutable_attrs().feature_group_count = groups / at.counts[of];
+  Instruction* local = local_groups(Clone(inst, {lhs, rhs}, shape), at);
   for (const auto& [i, h] : halos) {
     WindowDimension& w = local->mutable_attrs().window->dimensions[i];
     w.padding_low = 0;

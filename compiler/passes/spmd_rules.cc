@@ -979,7 +979,8 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
     case Opcode::kSelectAndScatter:
       return AlongUnsplitDims(inst, t);
     case Opcode::kConvolution:
-      if (inst.attrs().feature_group_count >= 1 && inst.attrs().batch_group_count == 1 &&
+      if (inst.attrs().feature_group_count >= 1 && inst.attrs().batch_group_count >= 1 &&
+          (inst.attrs().feature_group_count == 1 || inst.attrs().batch_group_count == 1) &&
           inst.attrs().convolution_dimension_numbers) {
         return Convolution(inst, t);
       }

@@ -456,6 +456,18 @@ ENTRY e {
   EXPECT_EQ(S(*m, "c"), "{devices=[1,1,1,4]<=[4]}");
   EXPECT_EQ(S(*m, "k"), "{devices=[1,1,1,4]<=[4]}");
   EXPECT_EQ(S(*m, "c2"), "{replicated}");
+  // The weight gradient (batch groups): its channels split with the input batch's.
+  auto g = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[2,8,8,8] parameter(0), sharding={devices=[1,1,1,4]<=[4]}
+  dy = f32[2,8,8,8] parameter(1)
+  ROOT dw = f32[3,3,1,8] convolution(x, dy), window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf, batch_group_count=8
+}
+)");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(S(*g, "dw"), "{devices=[1,1,1,4]<=[4]}");
+  EXPECT_EQ(S(*g, "dy"), "{devices=[1,1,1,4]<=[4]}");
 }
 
 // A custom call's Shardy rule carries its batch split to its results and back to its

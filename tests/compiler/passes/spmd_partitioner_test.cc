@@ -1153,6 +1153,41 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// A depthwise convolution's weight gradient (batch_group_count 8: the input batch holds
+// the channels, the images are contracted): split on channels in whole groups (each
+// device 4 groups) with partial sums over the split images, one all-reduce; with 3
+// batch groups over 2 devices the channels are computed whole.
+TEST(SpmdPartitionerTest, BatchGroupedConvolutionSplitsChannelsInWholeGroups) {
+  constexpr char kText[] = R"(
+HloModule wgrad, num_partitions=4
+
+ENTRY main {
+  x = f32[4,6,6,8] parameter(0), sharding={devices=[2,1,1,2]<=[4]}
+  dy = f32[4,6,6,8] parameter(1), sharding={devices=[2,1,1,2]<=[4]}
+  dw = f32[3,3,1,8] convolution(x, dy), window={size=6x6 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf, batch_group_count=8, sharding={devices=[1,1,1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  x3 = f32[4,6,6,6] parameter(2), sharding={devices=[2,1,1,2]<=[4]}
+  dy3 = f32[4,6,6,6] parameter(3), sharding={devices=[2,1,1,2]<=[4]}
+  dw3 = f32[3,3,2,6] convolution(x3, dy3), window={size=6x6 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf, batch_group_count=3, sharding={devices=[1,1,1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  ROOT out = (f32[3,3,1,8], f32[3,3,2,6]) tuple(dw, dw3), sharding={{devices=[1,1,1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}, {devices=[1,1,1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  for (const auto& inst : p->module->entry()->instructions()) {
+    if (inst->name() == "dw") {
+      EXPECT_EQ(inst->attrs().batch_group_count, 4);
+    }
+    if (inst->name() == "dw3") {
+      EXPECT_EQ(inst->attrs().batch_group_count, 3);
+    }
+  }
+  EXPECT_EQ(FindDecision(p->context, "replicated-fallback"), nullptr) << p->module->ToString();
+  const CollectiveDecision* d = FindDecision(p->context, "all-reduce");
+  ASSERT_NE(d, nullptr) << p->module->ToString();
+  EXPECT_EQ(d->groups, "{{0,2},{1,3}}");
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 // A rematerialized value's barrier (jax.checkpoint) passes the tuple through split as
 // it is; a custom call with a Shardy sharding rule (jax's batched Cholesky) is split along
 // the factor the rule passes through, its other dims whole; its per-device call keeps its
