@@ -572,7 +572,9 @@ StatusOr<Value> Partitioner::DynamicUpdateSlice(const Instruction& inst, const G
   bool indices_ok = global.dimensions().empty() || *std::max_element(global.dimensions().begin(), global.dimensions().end()) < (int64_t{1} << 30);
   for (int64_t k = 0; k < rank; ++k) {
     const Shape& is = inst.operand(2 + k)->shape();
-    indices_ok = indices_ok && is.IsArray() && is.rank() == 0 && IsInteger(is.element_type());
+    // Computed in s32: wider or unsigned 32-bit starts could wrap there.
+    indices_ok = indices_ok && is.IsArray() && is.rank() == 0 && IsInteger(is.element_type()) &&
+                 BitWidth(is.element_type()) <= 32 && (IsSignedInt(is.element_type()) || BitWidth(is.element_type()) < 32);
   }
   if (split.empty() || !indices_ok) return AlongUnsplitDims(inst, target);
   const std::string why = "%" + inst.name() + " updates each tile of its split dims where it lies";
