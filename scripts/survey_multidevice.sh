@@ -35,11 +35,12 @@ for p in "${programs[@]}"; do
   ex=""; for ((i = 0; i < no; i++)); do ex="$ex${ex:+,}$d/out$i.npy"; done
   g=ok
   for b in interpreter cpu; do
-    "$FB" run "$d/module.hlo" --backend $b --inputs "$ins" --expected "$ex" 2>&1 | grep -q "expected: matches" || g="FAIL($b)"
+    r=$("$FB" run "$d/module.hlo" --backend $b --inputs "$ins" --expected "$ex" 2>&1)
+    [[ $r == *"expected: matches"* ]] || g="FAIL($b)"
   done
   x=ok
-  "$FB" run "$d/partitioned.hlo" --backend interpreter --inputs "$ins" --unpartitioned "$d/module.hlo" --expected "$ex" 2>&1 |
-    grep -q "expected: matches" || x=FAIL
+  r=$("$FB" run "$d/partitioned.hlo" --backend interpreter --inputs "$ins" --unpartitioned "$d/module.hlo" --expected "$ex" 2>&1)
+  [[ $r == *"expected: matches"* ]] || x=FAIL
   fc=$("$FB" compile "$d/module.hlo" --stage optimized_hlo 2>/dev/null | collectives)
   xc=$(collectives < "$d/partitioned.hlo")
   fb=$("$FB" explain --collectives "$d/module.hlo" 2>/dev/null | grep -c "  replicated-fallback  ")

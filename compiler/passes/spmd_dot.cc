@@ -450,8 +450,8 @@ StatusOr<Value> Partitioner::Convolution(const Instruction& inst, const Grid& ta
   Instruction* local = local_groups(Clone(inst, {lhs, rhs}, shape), at);
   for (const auto& [i, h] : halos) {
     WindowDimension& w = local->mutable_attrs().window->dimensions[i];
-    w.padding_low = 0;
-    w.padding_high = 0;
+    w.padding_low = h.local_pad_lo;
+    w.padding_high = h.local_pad_hi;
   }
   return Finish(inst, local, at, target_in);
 }

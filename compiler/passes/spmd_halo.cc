@@ -18,19 +18,32 @@ namespace fusebox::passes {
 namespace spmd_internal {
 
 std::optional<Halo> HaloOf(const WindowDimension& w, int64_t input, int64_t output, int64_t count) {
-  if (count <= 1 || w.window_dilation != 1 || w.base_dilation != 1 || w.window_reversal || w.stride <= 0) {
+  const int64_t d = w.base_dilation;
+  if (count <= 1 || w.window_dilation != 1 || d < 1 || w.window_reversal || w.stride <= 0 || (d > 1 && w.stride != 1)) {
     return std::nullopt;
   }
-  if (input % count != 0 || output % count != 0) return std::nullopt;
-  const int64_t tile = input / count;
-  // Every device's output tile starts `stride` input elements per output element after
-  // the previous one's: the halos are the same on every device.
-  if (tile != (output / count) * w.stride) return std::nullopt;
+  if (input % count != 0 || output % count != 0 || input < 1) return std::nullopt;
+  const int64_t tile = input / count, out_tile = output / count;
+  // The global op's output size, for the padding it has.
+  if (w.padding_low < 0 || (input - 1) * d + 1 + w.padding_low + w.padding_high < w.size ||
+      ((input - 1) * d + 1 + w.padding_low + w.padding_high - w.size) / w.stride + 1 != output) {
+    return std::nullopt;
+  }
+  // Every device's output tile starts `stride` dilated input positions per output element
+  // after the previous one's, and its input tile `d` per element: the halos are the same
+  // on every device when the two advance alike.
+  if (tile * d != out_tile * w.stride) return std::nullopt;
   Halo h;
-  h.lo = w.padding_low;
-  h.hi = w.size - w.stride - w.padding_low;
-  if (h.lo < 0 || h.hi < 0 || h.lo > tile || h.hi > tile) return std::nullopt;
-  if (w.padding_high != (output - 1) * w.stride + w.size - input - w.padding_low) return std::nullopt;
+  // In dilated positions from the tile's first element, the windows read from -padding_low
+  // to `last`; the elements there, beyond the tile, are the halo.
+  h.lo = w.padding_low / d;
+  h.local_pad_lo = w.padding_low - h.lo * d;
+  const int64_t last = (out_tile - 1) * w.stride - w.padding_low + w.size - 1;
+  const int64_t last_element = last >= 0 ? last / d : -1;
+  h.hi = std::max<int64_t>(last_element - (tile - 1), 0);
+  const int64_t held = (h.lo + tile + h.hi - 1) * d + 1;  // the widened tile, dilated
+  h.local_pad_hi = (out_tile - 1) * w.stride + w.size - held - h.local_pad_lo;
+  if (h.lo > tile || h.hi > tile || h.local_pad_hi < 0) return std::nullopt;
   return h;
 }
 

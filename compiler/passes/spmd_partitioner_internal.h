@@ -121,11 +121,16 @@ bool HeldCovers(const Grid& from, const Grid& to);
 struct Halo {
   int64_t lo = 0;
   int64_t hi = 0;
+  // The op's padding on the widened tile: 0 but for a base-dilated input (a transposed
+  // convolution), whose window may start inside the holes before the first element.
+  int64_t local_pad_lo = 0;
+  int64_t local_pad_hi = 0;
 };
 
 // The halo of a window dim over an input of `input` elements giving `output`, both split
 // in `count` even tiles, when it is the same on every device and no wider than a tile;
-// nullopt otherwise (dilations, reversal, uneven tiles).
+// nullopt otherwise (window dilation, reversal, uneven tiles, a base dilation with a
+// stride).
 std::optional<Halo> HaloOf(const WindowDimension& w, int64_t input, int64_t output, int64_t count);
 
 // The dot rule's planning types (spmd_dot.cc).

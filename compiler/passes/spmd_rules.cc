@@ -690,8 +690,8 @@ StatusOr<Value> Partitioner::ReduceWindow(const Instruction& inst, const Grid& t
   Instruction* local = Clone(inst, {operand, init}, shape);
   for (const auto& [k, h] : halos) {
     WindowDimension& w = local->mutable_attrs().window->dimensions[static_cast<size_t>(k)];
-    w.padding_low = 0;
-    w.padding_high = 0;
+    w.padding_low = h.local_pad_lo;
+    w.padding_high = h.local_pad_hi;
   }
   return Finish(inst, local, at, target);
 }

@@ -1307,6 +1307,32 @@ ENTRY main {
   }
 }
 
+// A transposed convolution (input dilated by 2) split by height: each output tile of 4
+// rows reads its own 2 input rows and one from the device before (a halo), the window
+// starting inside the holes before the first: the local padding keeps what is left of it.
+// Dilated by 3 with a wider window, the halo is a row from each side.
+TEST(SpmdPartitionerTest, TransposedConvolutionSplitByHeightExchangesAHalo) {
+  constexpr char kText[] = R"(
+HloModule transposed, num_partitions=4
+
+ENTRY main {
+  x = f32[2,8,5,3] parameter(0), sharding={devices=[1,4,1,1]<=[4]}
+  w = f32[3,3,3,2] parameter(1), sharding={replicated}
+  up = f32[2,16,10,2] convolution(x, w), window={size=3x3 pad=2_1x2_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f, sharding={devices=[1,4,1,1]<=[4]}
+  w5 = f32[5,1,3,2] parameter(2), sharding={replicated}
+  up3 = f32[2,24,5,2] convolution(x, w5), window={size=5x1 pad=3_3x0_0 lhs_dilate=3x1}, dim_labels=b01f_01io->b01f, sharding={devices=[1,4,1,1]<=[4]}
+  ROOT out = (f32[2,16,10,2], f32[2,24,5,2]) tuple(up, up3), sharding={{devices=[1,4,1,1]<=[4]}, {devices=[1,4,1,1]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_EQ(counts["collective-permute"], 3) << p->module->ToString();
+  EXPECT_EQ(FindDecision(p->context, "replicated-fallback"), nullptr);
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
