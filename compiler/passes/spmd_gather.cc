@@ -248,9 +248,26 @@ StatusOr<Value> Partitioner::Scatter(const Instruction& inst, const Grid& target
     if (cur.counts[o] > 1 && Contains(sd.inserted_window_dims, o) && IndexTypeHolds(is.element_type(), os.dimensions(o)))
       split.push_back(o);
   }
+  // Operand dims that are window dims of the updates, spanned whole by them and selected by
+  // no index, pass their split through: each device updates its tile with its tile of
+  // the updates.
+  std::vector<int64_t> window;  // operand dims that are window dims, in order
+  for (int64_t o = 0; o < orank; ++o)
+    if (!Contains(sd.inserted_window_dims, o) && !Contains(sd.input_batching_dims, o)) window.push_back(o);
+  std::vector<int64_t> passed;  // per window dim j: passes its split through
+  std::vector<int64_t> update_of_operand(static_cast<size_t>(orank), -1);
+  if (window.size() == sd.update_window_dims.size()) {
+    for (size_t j = 0; j < window.size(); ++j) {
+      const int64_t o = window[j], u = sd.update_window_dims[j];
+      if (u >= 0 && u < urank && us.dimensions(u) == os.dimensions(o) && !Contains(sd.scatter_dims_to_operand_dims, o)) {
+        passed.push_back(o);
+        update_of_operand[static_cast<size_t>(o)] = u;
+      }
+    }
+  }
   std::vector<int64_t> whole;
   for (int64_t o = 0; o < orank; ++o)
-    if (!Contains(sd.input_batching_dims, o)) whole.push_back(o);
+    if (!Contains(sd.input_batching_dims, o) && !Contains(passed, o)) whole.push_back(o);
   Grid computed = Relaxed(target, whole);
   for (int64_t o : split) {
     computed.counts[o] = cur.counts[o];
@@ -264,6 +281,7 @@ StatusOr<Value> Partitioner::Scatter(const Instruction& inst, const Grid& target
   std::vector<int64_t> update_from(static_cast<size_t>(urank), -1);
   for (size_t j = 0; j < update_scatter.size(); ++j)
     update_from[static_cast<size_t>(update_scatter[j])] = index_from[static_cast<size_t>(index_dims[j])];
+  for (int64_t o : passed) update_from[static_cast<size_t>(update_of_operand[static_cast<size_t>(o)])] = o;
   const std::string why = split.empty() ? "%" + inst.name() + " scatters tile by tile (" + DescribeGrid(computed) + ")"
                                         : "%" + inst.name() + " updates each piece of %" + inst.operand(0)->name() +
                                               " where it lies, with the updates whose indices fall in it";

@@ -1004,6 +1004,31 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// A scatter whose updates span a split operand dim whole as a window dim (jnp.linalg.solve's
+// pivot bookkeeping over a split batch: one column of every row set at once): each device
+// updates its tile with its tile of the updates; no collective.
+TEST(SpmdPartitionerTest, ScatterKeepsAWindowDimTheUpdatesSpanWhole) {
+  constexpr char kText[] = R"(
+HloModule column, num_partitions=4
+
+set {
+  x = f32[] parameter(0)
+  ROOT y = f32[] parameter(1)
+}
+
+ENTRY main {
+  perm = f32[8,5] parameter(0), sharding={devices=[4,1]<=[4]}
+  col = s32[1] parameter(1), sharding={replicated}
+  vals = f32[8] parameter(2), sharding={devices=[4]<=[4]}
+  ROOT out = f32[8,5] scatter(perm, col, vals), update_window_dims={0}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, index_vector_dim=0, to_apply=set, sharding={devices=[4,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  for (int64_t col : {0, 3, 4, 7}) ExpectSameGlobalResultWithInts(kText, *p->module, 4, 1, {col});
+}
+
 // A scatter into an operand split along the scattered dim: each device applies the
 // updates whose indices fall in its piece; no collective.
 TEST(SpmdPartitionerTest, ScatterIntoASplitOperandUpdatesEachPieceWhereItLies) {
