@@ -265,7 +265,7 @@ StatusOr<Instruction*> Partitioner::LocalDot(const Instruction& inst, const Grid
 
 StatusOr<Value> Partitioner::ReducePartialSums(const Instruction& inst, Instruction* partial,
                                                const Grid& target, const PartialPlan& plan,
-                                               const ContractingSplit& split) {
+                                               const ContractingSplit& split, Computation* reducer) {
   const bool scatter = plan.scatter_dim >= 0;
   const std::string text = GroupsText(plan.groups);
   Shape out = partial->shape();
@@ -280,7 +280,7 @@ StatusOr<Value> Partitioner::ReducePartialSums(const Instruction& inst, Instruct
   attrs.replica_groups->groups = plan.groups;
   attrs.use_global_device_ids = true;
   if (scatter) attrs.dimensions = std::vector<int64_t>{plan.scatter_dim};
-  sum->AppendCalledComputation(Adder(inst.shape().element_type()));
+  sum->AppendCalledComputation(reducer != nullptr ? reducer : Adder(inst.shape().element_type()));
   sum->set_call_form(CallForm::kToApply);
   if (scatter) {
     const std::string j = std::to_string(plan.scatter_dim);

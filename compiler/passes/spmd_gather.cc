@@ -10,6 +10,7 @@
 // updated where it lies, each device applying the updates whose index falls in its piece;
 // no collective.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -226,6 +227,92 @@ StatusOr<Value> Partitioner::Gather(const Instruction& inst, const Grid& target)
   return Finish(inst, summed.local, computed, target);
 }
 
+// A scatter-add (or -max, -min) whose indices are split along the dims that index the
+// updates, into an operand wanted whole along the dims they select: each device scatters
+// its updates into the combiner's identity, the pieces are reduced with the combiner over
+// the devices that hold them, and the operand is combined with the result (XLA's plan for
+// an embedding's gradient over a split batch, or a segment sum or max). Taken when the
+// reduction moves no more bytes than gathering the indices and updates would; nullopt
+// otherwise.
+StatusOr<std::optional<Value>> Partitioner::ScatterPartialSums(const Instruction& inst, const Grid& computed,
+                                                                const Grid& target,
+                                                                const std::vector<int64_t>& index_dims,
+                                                                const std::vector<int64_t>& update_scatter,
+                                                                const std::vector<int64_t>& update_from) {
+  const Shape& os = inst.operand(0)->shape();
+  const PrimitiveType type = os.element_type();
+  if (inst.called_computations().size() != 1 || os.rank() < 1) return std::optional<Value>();
+  Computation* combiner = inst.called_computations()[0];
+  const Instruction* root = combiner->root();
+  if (root == nullptr || root->operand_count() != 2 || root->operand(0)->opcode() != Opcode::kParameter ||
+      root->operand(1)->opcode() != Opcode::kParameter || root->operand(0) == root->operand(1)) {
+    return std::optional<Value>();
+  }
+  // The combiner and the value of no update: 0 for a sum; for a max (min), the lowest
+  // (highest) value of the type, -inf (+inf) for floats.
+  const Opcode op = root->opcode();
+  const bool sum = op == Opcode::kAdd && SummableType(type);
+  const bool extreme = (op == Opcode::kMaximum || op == Opcode::kMinimum) && (IsFloat(type) || IsInteger(type)) &&
+                       !IsComplex(type) && BitWidth(type) <= 32;
+  if (!sum && !extreme) return std::optional<Value>();
+  ASSIGN_OR_RETURN(Grid icur, OperandGrid(inst, 1));
+  std::vector<int64_t> pieces_dims;
+  for (int64_t i : index_dims)
+    if (icur.counts[i] > 1) pieces_dims.push_back(i);
+  const int64_t gathered = inst.operand(1)->shape().ByteSize() + inst.operand(2)->shape().ByteSize();
+  if (pieces_dims.empty() || os.ByteSize() > gathered) return std::optional<Value>();
+  ContractingSplit split = SplitOfContractingDims(icur, pieces_dims, inst.operand(1)->name(), devices_);
+  split.text = "%" + inst.name() + "'s indices are split " + std::to_string(split.pieces) + " ways";
+  std::optional<PartialPlan> plan = PlanPartialSums(computed, split, devices_);
+  if (!plan) return std::optional<Value>();
+  // Indices and updates: their pieces along the split index dims, the rest as computed.
+  const int64_t irank = inst.operand(1)->shape().rank();
+  Grid ig = Derived(plan->computed, std::vector<int64_t>(static_cast<size_t>(irank), -1));
+  std::vector<int64_t> ufrom = update_from;
+  for (size_t j = 0; j < update_scatter.size(); ++j) ufrom[static_cast<size_t>(update_scatter[j])] = -1;
+  Grid ug = Derived(plan->computed, ufrom);
+  for (size_t p = 0; p < pieces_dims.size(); ++p) {
+    const int64_t i = pieces_dims[p];
+    const auto at = std::find(index_dims.begin(), index_dims.end(), i) - index_dims.begin();
+    const int64_t u = update_scatter[static_cast<size_t>(at)];
+    ig.counts[i] = split.ccounts[p];
+    ug.counts[u] = split.ccounts[p];
+    for (int64_t d = 0; d < devices_; ++d) {
+      ig.index[d][i] = split.piece[d][p];
+      ug.index[d][u] = split.piece[d][p];
+    }
+  }
+  RenumberCopies(ig);
+  RenumberCopies(ug);
+  const std::string why = "%" + inst.name() + " adds each device's updates into zeros, summed after";
+  ASSIGN_OR_RETURN(Instruction * indices, Operand(inst, 1, ig, why));
+  ASSIGN_OR_RETURN(Instruction * updates, Operand(inst, 2, ug, why));
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(plan->computed, inst.shape(), "%" + inst.name()));
+  const Shape scalar(type, {});
+  auto none = std::make_unique<Literal>(scalar);
+  if (extreme) {
+    const bool max = op == Opcode::kMaximum;
+    if (IsFloat(type)) {
+      none->SetDouble(0, max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
+    } else {
+      const int bits = BitWidth(type);
+      const int64_t lowest = IsSignedInt(type) ? -(int64_t{1} << (bits - 1)) : 0;
+      const int64_t highest = IsSignedInt(type) ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+      none->SetInt64(0, max ? lowest : highest);
+    }
+  }
+  Instruction* identity = Add(Opcode::kConstant, "constant", scalar, {});
+  identity->set_literal(std::move(none));
+  Instruction* start = Add(Opcode::kBroadcast, "broadcast", shape, {identity});
+  start->mutable_attrs().dimensions = std::vector<int64_t>{};
+  Instruction* partial = Clone(inst, {start, indices, updates}, shape);
+  ASSIGN_OR_RETURN(Value summed, ReducePartialSums(inst, partial, target, *plan, split, combiner));
+  ASSIGN_OR_RETURN(Instruction * operand,
+                   Operand(inst, 0, target, "%" + inst.name() + " combines the reduced updates with it"));
+  Instruction* out = Add(op, std::string(OpcodeName(op)), summed.local->shape(), {operand, summed.local});
+  return std::optional<Value>(Value{out, inst.shape(), {target}});
+}
+
 StatusOr<Value> Partitioner::Scatter(const Instruction& inst, const Grid& target) {
   const ScatterDimensionNumbers& sd = *inst.attrs().scatter_dimension_numbers;
   const Shape& os = inst.operand(0)->shape();
@@ -282,6 +369,11 @@ StatusOr<Value> Partitioner::Scatter(const Instruction& inst, const Grid& target
   for (size_t j = 0; j < update_scatter.size(); ++j)
     update_from[static_cast<size_t>(update_scatter[j])] = index_from[static_cast<size_t>(index_dims[j])];
   for (int64_t o : passed) update_from[static_cast<size_t>(update_of_operand[static_cast<size_t>(o)])] = o;
+  if (split.empty() && sd.input_batching_dims.empty()) {
+    ASSIGN_OR_RETURN(std::optional<Value> summed, ScatterPartialSums(inst, computed, target, index_dims, update_scatter,
+                                                                     update_from));
+    if (summed) return *summed;
+  }
   const std::string why = split.empty() ? "%" + inst.name() + " scatters tile by tile (" + DescribeGrid(computed) + ")"
                                         : "%" + inst.name() + " updates each piece of %" + inst.operand(0)->name() +
                                               " where it lies, with the updates whose indices fall in it";

@@ -159,6 +159,11 @@ std::optional<std::vector<std::vector<int64_t>>> GroupsHoldingEachPiece(const Gr
                                                                         const std::vector<std::vector<int64_t>>& piece,
                                                                         int64_t pieces, int64_t devices);
 
+// The pieces of `src` along its dims `cdims` (spmd_dot.cc): a dot's or convolution's split
+// contracting dims, a scatter's split indices.
+ContractingSplit SplitOfContractingDims(const Grid& src, const std::vector<int64_t>& cdims,
+                                        const std::string& src_name, int64_t devices);
+
 // Where `target`'s partial sums can be computed so that groups of devices hold each piece
 // of `split` once, and how they are reduced (spmd_dot.cc); nullopt when nowhere.
 std::optional<PartialPlan> PlanPartialSums(const Grid& target, const ContractingSplit& split, int64_t devices);
@@ -267,9 +272,10 @@ class Partitioner {
   StatusOr<Instruction*> LocalDot(const Instruction& inst, const Grid& c, const Grid& lg,
                                   const Grid& rg, const std::string& why);
   // Reduces `partial` (inst's partial sums, on plan.computed) by the plan, then reshards
-  // it to `target`.
+  // it to `target`; with `reducer` (a scalar binary computation) instead of a sum.
   StatusOr<Value> ReducePartialSums(const Instruction& inst, Instruction* partial, const Grid& target,
-                                    const PartialPlan& plan, const ContractingSplit& split);
+                                    const PartialPlan& plan, const ContractingSplit& split,
+                                    Computation* reducer = nullptr);
   StatusOr<Value> Reduce(const Instruction& inst, const std::vector<LeafGrid>& target);
   // A variadic reduce's partial results (a tuple on each device) gathered over `groups`
   // along a new last dim of `pieces` and reduced again along it.
@@ -286,6 +292,10 @@ class Partitioner {
   // gather and scatter (spmd_gather.cc).
   StatusOr<Value> Gather(const Instruction& inst, const Grid& target);
   StatusOr<Value> Scatter(const Instruction& inst, const Grid& target);
+  StatusOr<std::optional<Value>> ScatterPartialSums(const Instruction& inst, const Grid& computed, const Grid& target,
+                                                    const std::vector<int64_t>& index_dims,
+                                                    const std::vector<int64_t>& update_scatter,
+                                                    const std::vector<int64_t>& update_from);
   Instruction* IndexComponent(Instruction* indices, int64_t ivd, int64_t k);
   Instruction* JoinIndexComponents(const std::vector<Instruction*>& parts, const Shape& shape, int64_t ivd);
   Instruction* LocalIndex(Instruction* component, const std::vector<int64_t>& offsets, int64_t size, int64_t tile,

@@ -1029,6 +1029,57 @@ ENTRY main {
   for (int64_t col : {0, 3, 4, 7}) ExpectSameGlobalResultWithInts(kText, *p->module, 4, 1, {col});
 }
 
+// An embedding's gradient over a split batch (a scatter-add of split ids and rows into a
+// whole table) and a segment max: each device scatters its updates into the combiner's
+// identity, one all-reduce with the combiner, then the table is combined with it, as XLA;
+// ids out of range are skipped on every device. A table larger than the gathered updates
+// gathers them instead.
+TEST(SpmdPartitionerTest, ScatterWithSplitIndicesReducesEachDevicesUpdates) {
+  constexpr char kText[] = R"(
+HloModule embedding_grad, num_partitions=4
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+max {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+
+ENTRY main {
+  table = f32[6,4] parameter(0), sharding={replicated}
+  ids = s32[8,1] parameter(1), sharding={devices=[4,1]<=[4]}
+  rows = f32[8,4] parameter(2), sharding={devices=[4,1]<=[4]}
+  grad = f32[6,4] scatter(table, ids, rows), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum, sharding={replicated}
+  best = s32[6,4] parameter(3), sharding={replicated}
+  irows = s32[8,4] parameter(4), sharding={devices=[4,1]<=[4]}
+  segmax = s32[6,4] scatter(best, ids, irows), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=max, sharding={replicated}
+  ROOT out = (f32[6,4], s32[6,4]) tuple(grad, segmax), sharding={{replicated}, {replicated}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  auto counts = OpcodeCounts(*p->module);
+  EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
+  EXPECT_EQ(counts["all-reduce"], 2) << p->module->ToString();
+  ExpectSameGlobalResult(kText, *p->module, 4);
+  ExpectSameGlobalResultWithInts(kText, *p->module, 4, 1, {0, 5, 2, 2, -1, 6, 40, 3});
+  // A table of 64 rows is larger than the gathered ids and rows: they are gathered.
+  std::string big = kText;
+  for (const char* from : {"f32[6,4]", "s32[6,4]"}) {
+    for (size_t at = big.find(from); at != std::string::npos; at = big.find(from, at))
+      big.replace(at, 8, std::string(from).substr(0, 4) + "64,4]");
+  }
+  auto q = Partition(big);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(OpcodeCounts(*q->module)["all-reduce"], 0) << q->module->ToString();
+  ExpectSameGlobalResult(big, *q->module, 4);
+}
+
 // A scatter into an operand split along the scattered dim: each device applies the
 // updates whose indices fall in its piece; no collective.
 TEST(SpmdPartitionerTest, ScatterIntoASplitOperandUpdatesEachPieceWhereItLies) {
