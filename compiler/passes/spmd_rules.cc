@@ -531,10 +531,6 @@ StatusOr<Value> Partitioner::SortAlongOneDim(const Instruction& inst, const std:
   return Value{out, inst.shape(), target};
 }
 
-// A reduce-window: dims its window leaves alone keep their split; a windowed dim split in
-// the target stays split where a halo exchange serves each device's windows (filled with
-// the init value at the global edges, as the window's padding); the others are computed
-// whole.
 // A reverse along split dims: the result's tile j along such a dim is the operand's tile
 // n-1-j reversed. The operand is wanted with its tiles in mirrored order (one
 // collective-permute moves them) and each device reverses its own.
@@ -569,7 +565,8 @@ StatusOr<Value> Partitioner::DynamicUpdateSlice(const Instruction& inst, const G
   std::vector<int64_t> split;
   for (int64_t k = 0; k < rank; ++k)
     if (us.dimensions(k) != global.dimensions(k) && target.counts[k] > 1) split.push_back(k);
-  bool indices_ok = global.dimensions().empty() || *std::max_element(global.dimensions().begin(), global.dimensions().end()) < (int64_t{1} << 30);
+  bool indices_ok = true;
+  for (int64_t k = 0; k < rank; ++k) indices_ok = indices_ok && global.dimensions(k) < (int64_t{1} << 30);
   for (int64_t k = 0; k < rank; ++k) {
     const Shape& is = inst.operand(2 + k)->shape();
     // Computed in s32: wider or unsigned 32-bit starts could wrap there.
@@ -659,6 +656,10 @@ StatusOr<Value> Partitioner::DynamicUpdateSlice(const Instruction& inst, const G
   return Value{local, global, {target}};
 }
 
+// A reduce-window: dims its window leaves alone keep their split; a windowed dim split in
+// the target stays split where a halo exchange serves each device's windows (filled with
+// the init value at the global edges, as the window's padding); the others are computed
+// whole.
 StatusOr<Value> Partitioner::ReduceWindow(const Instruction& inst, const Grid& target) {
   const Shape& in = inst.operand(0)->shape();
   const std::vector<bool> keep = DimsKeptByWindowOp(inst);
