@@ -794,6 +794,25 @@ StatusOr<SdyOpShardingRule> ParseSdyOpShardingRule(std::string_view raw) {
   return rule;
 }
 
+bool SdyOpShardingRule::Fits(const Dims& dims, const Shape& shape) const {
+  if (!shape.IsArray() || static_cast<int64_t>(dims.size()) != shape.rank()) return false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const std::string f = PassThrough(dims[d]);
+    if (!f.empty() && SizeOf(f) != shape.dimensions(static_cast<int64_t>(d))) return false;
+  }
+  return true;
+}
+
+StatusOr<std::optional<SdyOpShardingRule>> ShardingRuleOf(const Instruction& inst) {
+  if (!inst.has_attributes()) return std::optional<SdyOpShardingRule>();
+  for (const auto& [key, value] : inst.attrs().frontend_attributes) {
+    if (key != "xla.sdy.sharding_rule") continue;
+    ASSIGN_OR_RETURN(SdyOpShardingRule rule, ParseSdyOpShardingRule(value));
+    return std::optional<SdyOpShardingRule>(std::move(rule));
+  }
+  return std::optional<SdyOpShardingRule>();
+}
+
 int64_t SdyOpShardingRule::SizeOf(const std::string& factor) const {
   for (const auto& [name, size] : sizes)
     if (name == factor) return size;

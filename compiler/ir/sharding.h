@@ -175,8 +175,14 @@ struct SdyOpShardingRule {
   // only ever alone, and is not restricted. Empty otherwise.
   std::string PassThrough(const std::vector<std::string>& dim) const;
   int64_t SizeOf(const std::string& factor) const;  // -1 when not listed
+  // Whether `dims` names every dim of the array `shape`, each pass-through factor with
+  // its dim's size.
+  bool Fits(const Dims& dims, const Shape& shape) const;
 };
 StatusOr<SdyOpShardingRule> ParseSdyOpShardingRule(std::string_view text);
+class Instruction;
+// The rule `inst` carries (frontend attribute `xla.sdy.sharding_rule`); nullopt without one.
+StatusOr<std::optional<SdyOpShardingRule>> ShardingRuleOf(const Instruction& inst);
 
 // Frontend attribute values in HLO text are escaped strings; this undoes \" and \\.
 std::string UnescapeFrontendValue(std::string_view text);

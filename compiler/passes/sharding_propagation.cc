@@ -724,27 +724,15 @@ void Propagator::TieLeaves(const Instruction* inst) {
 // A custom call with a Shardy sharding rule (jax's LAPACK calls): each operand dim and
 // result dim named by the same pass-through factor split alike.
 void Propagator::ShardingRuleEdges(const Instruction* inst) {
-  if (!inst->has_attributes()) return;
-  const std::string* text = nullptr;
-  for (const auto& [key, value] : inst->attrs().frontend_attributes)
-    if (key == "xla.sdy.sharding_rule") text = &value;
-  if (text == nullptr) return;
-  StatusOr<SdyOpShardingRule> rule = ParseSdyOpShardingRule(*text);
-  if (!rule.ok()) return;
+  StatusOr<std::optional<SdyOpShardingRule>> found = ShardingRuleOf(*inst);
+  if (!found.ok() || !found->has_value()) return;
+  const SdyOpShardingRule* rule = &**found;
   const int64_t results = inst->shape().IsTuple() ? inst->shape().tuple_size() : 1;
   if (static_cast<int64_t>(rule->operands.size()) != inst->operand_count() ||
       static_cast<int64_t>(rule->results.size()) != results)
     return;
   auto shape_of_result = [&](int64_t r) -> const Shape& {
     return inst->shape().IsTuple() ? inst->shape().tuple_shapes(r) : inst->shape();
-  };
-  auto fits = [&](const SdyOpShardingRule::Dims& dims, const Shape& shape) {
-    if (!shape.IsArray() || static_cast<int64_t>(dims.size()) != shape.rank()) return false;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      const std::string f = rule->PassThrough(dims[d]);
-      if (!f.empty() && rule->SizeOf(f) != shape.dimensions(static_cast<int64_t>(d))) return false;
-    }
-    return true;
   };
   // sources[d]: the dim of `from` with dim d's pass-through factor (-1: none).
   auto sources = [&](const SdyOpShardingRule::Dims& to, const SdyOpShardingRule::Dims& from) {
@@ -758,10 +746,10 @@ void Propagator::ShardingRuleEdges(const Instruction* inst) {
   };
   for (int64_t k = 0; k < inst->operand_count(); ++k) {
     const SdyOpShardingRule::Dims& od = rule->operands[static_cast<size_t>(k)];
-    if (!fits(od, inst->operand(k)->shape())) continue;
+    if (!rule->Fits(od, inst->operand(k)->shape())) continue;
     for (int64_t r = 0; r < results; ++r) {
       const SdyOpShardingRule::Dims& rd = rule->results[static_cast<size_t>(r)];
-      if (!fits(rd, shape_of_result(r))) continue;
+      if (!rule->Fits(rd, shape_of_result(r))) continue;
       Link(inst, k, r, 0, Dims(sources(rd, od)), Dims(sources(od, rd)), "custom-call sharding rule");
     }
   }

@@ -1004,15 +1004,11 @@ StatusOr<Value> Partitioner::ArrayOp(const Instruction& inst, const Grid& t,
 
 std::optional<StatusOr<Value>> Partitioner::CustomCallByShardingRule(const Instruction& inst,
                                                                      const std::vector<LeafGrid>& target) {
-  if (!inst.has_attributes()) return std::nullopt;
-  const std::string* text = nullptr;
-  for (const auto& [key, value] : inst.attrs().frontend_attributes)
-    if (key == "xla.sdy.sharding_rule") text = &value;
-  if (text == nullptr) return std::nullopt;
+  StatusOr<std::optional<SdyOpShardingRule>> parsed = ShardingRuleOf(inst);
+  if (parsed.ok() && !parsed->has_value()) return std::nullopt;
   const std::string name = "%" + inst.name();
-  StatusOr<SdyOpShardingRule> parsed = ParseSdyOpShardingRule(*text);
   if (!parsed.ok()) return Fallback(inst, target, name + "'s sharding rule is not understood: " + parsed.status().message());
-  const SdyOpShardingRule& rule = *parsed;
+  const SdyOpShardingRule& rule = **parsed;
   // The rule must name every operand's and result's dims.
   std::vector<const Shape*> results;
   if (inst.shape().IsTuple()) {
@@ -1022,13 +1018,8 @@ std::optional<StatusOr<Value>> Partitioner::CustomCallByShardingRule(const Instr
   }
   auto fits = [&](const std::vector<SdyOpShardingRule::Dims>& side, const std::vector<const Shape*>& shapes) {
     if (side.size() != shapes.size()) return false;
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      if (!shapes[i]->IsArray() || static_cast<int64_t>(side[i].size()) != shapes[i]->rank()) return false;
-      for (size_t d = 0; d < side[i].size(); ++d) {
-        const std::string f = rule.PassThrough(side[i][d]);
-        if (!f.empty() && rule.SizeOf(f) != shapes[i]->dimensions(static_cast<int64_t>(d))) return false;
-      }
-    }
+    for (size_t i = 0; i < shapes.size(); ++i)
+      if (!rule.Fits(side[i], *shapes[i])) return false;
     return true;
   };
   std::vector<const Shape*> operands;
