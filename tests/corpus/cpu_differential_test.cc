@@ -48,6 +48,9 @@ TEST_P(CpuDifferentialTest, FusedAndUnfusedMatchTheInterpreter) {
   ASSERT_TRUE(parsed.ok());
   std::unique_ptr<Module> module = std::move(parsed->modules[c.module_index]);
   if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
+  if (RunsPastTheBudget(c.file + "#" + std::to_string(c.module_index))) {
+    GTEST_SKIP() << "runs past the interpreter's work budget (corpus_run_test checks that it still does)";
+  }
 #ifdef FUSEBOX_SANITIZED
   // Under the sanitizers the emitter and runtime are checked on the smaller modules; the
   // release run covers the rest.

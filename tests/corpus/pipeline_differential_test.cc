@@ -35,6 +35,9 @@ TEST_P(PipelineDifferentialTest, SameResultBeforeAndAfter) {
   ASSERT_TRUE(parsed.ok());
   std::unique_ptr<Module> module = std::move(parsed->modules[c.module_index]);
   if (!Verify(*module).ok()) GTEST_SKIP() << "does not verify (corpus_test lists why)";
+  if (RunsPastTheBudget(c.file + "#" + std::to_string(c.module_index))) {
+    GTEST_SKIP() << "runs past the interpreter's work budget (corpus_run_test checks that it still does)";
+  }
 #ifdef FUSEBOX_SANITIZED
   const int64_t kLimit = int64_t{1} << 18;
 #else
