@@ -408,22 +408,37 @@ bool SortDimCanMove(const Sharding& s, const Shape& shape, int64_t dim) {
 }
 
 // From a value of shape `from` to one of shape `to` (same rank) whose dims of different
-// sizes are cut, padded or joined: every dim keeps its tiles where both sizes split evenly
-// into them (dims the op leaves alone always do), and a changed dim only where
-// `windowable` allows; the others become one tile.
-Rule KeepEvenSplits(const Shape& from, const Shape& to, std::vector<bool> windowable) {
-  return [from, to, windowable = std::move(windowable)](const Sharding& s) -> std::optional<Sharding> {
+// sizes are cut, padded or joined: every dim keeps its tiles where both sizes have at
+// least one element a tile, as XLA's propagation keeps them (the partitioner reads a
+// changed dim's windows from the devices that hold them where the tiles are even, and
+// computes it whole where they are not); the others become one tile.
+Rule KeepSplits(const Shape& from, const Shape& to) {
+  return [from, to](const Sharding& s) -> std::optional<Sharding> {
     if (!s.IsTiled()) return MapShardingDims(s, {});
     if (s.DataRank() != from.rank() || from.rank() != to.rank()) return std::nullopt;
     std::vector<int64_t> sources;
     for (int64_t d = 0; d < from.rank(); ++d) {
       const int64_t t = s.TilesAlong(d);
       const bool same = from.dimensions(d) == to.dimensions(d);
-      const bool even = from.dimensions(d) % t == 0 && to.dimensions(d) % t == 0;
-      sources.push_back((same || (windowable[static_cast<size_t>(d)] && even)) ? d : -1);
+      sources.push_back(same || (from.dimensions(d) >= t && to.dimensions(d) >= t) ? d : -1);
     }
     return MapShardingDims(s, sources);
   };
+}
+
+// `s` with the dims it splits unevenly over `shape` made one tile.
+Sharding EvenSplitsOnly(const Sharding& s, const Shape& shape) {
+  if (!s.IsTiled() || !shape.IsArray() || s.DataRank() != shape.rank()) return s;
+  std::vector<int64_t> sources;
+  bool uneven = false;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    const bool even = shape.dimensions(d) % s.TilesAlong(d) == 0;
+    uneven = uneven || !even;
+    sources.push_back(even ? d : -1);
+  }
+  if (!uneven) return s;
+  std::optional<Sharding> mapped = MapShardingDims(s, sources);
+  return mapped ? *mapped : s;
 }
 
 // Dims kept as they are where `keep[d]`, others one tile.
@@ -877,35 +892,30 @@ void Propagator::ScatterEdges(const Instruction* inst) {
 void Propagator::KeptDimsEdges(const Instruction* inst) {
   const Shape& shape = inst->shape();
   switch (inst->opcode()) {
-    // slice, pad and concatenate keep a dim they change split where the operand and the
-    // result both split evenly (no interior padding): the partitioner reads each tile's
-    // window from the devices that hold it, as XLA keeps it split.
+    // slice, pad and concatenate keep a dim they change split (KeepSplits): the
+    // partitioner reads each tile's window from the devices that hold it, as XLA keeps it
+    // split, where the tiles are even.
     case Opcode::kSlice: {
       const Shape& in = inst->operand(0)->shape();
       const auto& slice = inst->attrs().slice;
       if (!in.IsArray() || static_cast<int64_t>(slice.size()) != in.rank()) return;
-      const std::vector<bool> windowable(static_cast<size_t>(in.rank()), true);
-      Link(inst, 0, 0, 0, KeepEvenSplits(in, shape, windowable), KeepEvenSplits(shape, in, windowable), "slice");
+      Link(inst, 0, 0, 0, KeepSplits(in, shape), KeepSplits(shape, in), "slice");
       return;
     }
     case Opcode::kPad: {
       const auto& padding = inst->attrs().padding;
       if (!SameRank(inst, 0) || static_cast<int64_t>(padding.size()) != shape.rank()) return;
       const Shape& in = inst->operand(0)->shape();
-      std::vector<bool> windowable;
-      for (const PaddingDimension& p : padding) windowable.push_back(p.interior == 0);
-      Link(inst, 0, 0, 0, KeepEvenSplits(in, shape, windowable), KeepEvenSplits(shape, in, windowable), "pad");
+      Link(inst, 0, 0, 0, KeepSplits(in, shape), KeepSplits(shape, in), "pad");
       return;
     }
     case Opcode::kConcatenate: {
       if (inst->dimensions().size() != 1) return;
-      const std::vector<bool> windowable(static_cast<size_t>(shape.rank()), true);
       const int64_t cat = inst->dimensions()[0];
       for (int64_t k = 0; k < inst->operand_count(); ++k) {
         if (!SameRank(inst, k)) continue;
         const Shape& in = inst->operand(k)->shape();
-        Link(inst, k, 0, 0, KeepEvenSplits(in, shape, windowable), KeepEvenSplits(shape, in, windowable),
-             "concatenate");
+        Link(inst, k, 0, 0, KeepSplits(in, shape), KeepSplits(shape, in), "concatenate");
         // A slice along the concatenated dim (a roll's parts, which seldom split evenly):
         // the result also takes the sliced array's split, forward.
         const Instruction* slice = inst->operand(k);
@@ -917,7 +927,7 @@ void Propagator::KeptDimsEdges(const Instruction* inst) {
           along = sd.stride == 1 && (d == cat || (sd.start == 0 && sd.limit == from.dimensions(d)));
         }
         if (along)
-          AddEdge(slice->operand(0), 0, inst, 0, 0, k, KeepEvenSplits(from, shape, windowable), "concatenate of slices");
+          AddEdge(slice->operand(0), 0, inst, 0, 0, k, KeepSplits(from, shape), "concatenate of slices");
       }
       return;
     }
@@ -1236,10 +1246,22 @@ bool Propagator::Write() {
     const int64_t n = LeafCount(inst->shape());
     std::vector<Sharding> leaves;
     std::string reasons;
+    // The program's outputs are its interface: a dim their tiles would split unevenly is
+    // whole there (XLA also gives such outputs whole; inside, the partitioner computes
+    // them whole too).
+    const bool output = inst->IsRoot() && inst->parent() == module_.entry();
     for (int64_t k = 0; k < n; ++k) {
       const ClassState& st = state_[static_cast<size_t>(Find(Node(inst, k)))];
       leaves.push_back(st.sharding ? *st.sharding : Sharding::Replicated());
       std::string why = st.sharding ? st.reason : "no candidate: replicated";
+      if (output) {
+        const Shape& shape = *node_shape_[static_cast<size_t>(Node(inst, k))];
+        Sharding even = EvenSplitsOnly(leaves.back(), shape);
+        if (!even.SameMeaning(leaves.back())) {
+          why += "; uneven dims made whole for the output";
+          leaves.back() = std::move(even);
+        }
+      }
       if (n > 1) why = "{" + std::to_string(k) + "} " + why;
       reasons += (k ? "; " : "") + why;
     }

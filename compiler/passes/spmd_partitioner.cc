@@ -398,6 +398,20 @@ void Partitioner::RecordFallback(const Instruction& inst, const std::string& why
   context_.RecordCollective(std::move(decision));
 }
 
+void Partitioner::RecordUneven(const Instruction& inst, const std::string& dims) {
+  CollectiveDecision decision;
+  decision.pass = kPassName;
+  decision.computation = scope_->computation->name();
+  decision.collective = inst.name();
+  decision.kind = "uneven-split";
+  decision.for_instruction = inst.name();
+  StatusOr<std::optional<Sharding>> sharding = ShardingOf(inst);
+  const std::string wanted = sharding.ok() && sharding->has_value() ? (**sharding).ToString() : "split";
+  decision.reason = "uneven split: %" + inst.name() + " is wanted " + wanted + ", whose tiles do not split " + dims +
+                    " evenly; it is computed whole along those dims (XLA pads the last tiles instead)";
+  context_.RecordCollective(std::move(decision));
+}
+
 // --- Resharding ---------------------------------------------------------------------------
 
 std::optional<Instruction*> Partitioner::TrySliceTo(Instruction* local, const Grid& from,
@@ -654,6 +668,10 @@ StatusOr<Instruction*> Partitioner::Operand(const Instruction& inst, int64_t i, 
                                             const std::string& why) {
   ASSIGN_OR_RETURN(Grid from, OperandGrid(inst, i));
   const Value& v = scope_->values.at(inst.operand(i));
+  // Wider tiles than the value's, which it was sliced from: read there, no collective.
+  if (v.wider != nullptr && !HeldCovers(from, grid) && HeldCovers(*v.wider_grid, grid)) {
+    return Reshard(v.wider, *v.wider_grid, grid, v.global, inst.operand(i)->name(), inst.name(), why);
+  }
   return Reshard(v.local, from, grid, v.global, inst.operand(i)->name(), inst.name(), why);
 }
 

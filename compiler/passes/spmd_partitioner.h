@@ -41,10 +41,11 @@ namespace fusebox::passes {
 // while / conditional / call bodies, manual regions and `Sharding` custom calls.
 //
 // What it does not do: anything else is computed whole on every device (operands
-// all-gathered, the result sliced), recorded as a "replicated-fallback" decision. Uneven
-// splits (a dim not divisible by its tile count) are refused with an error naming the
-// instruction, as are partially manual shardings (last_tile_dims={manual}) and nested
-// tuples. Maximal shardings are computed as replicated. No collective-permute is
+// all-gathered, the result sliced), recorded as a "replicated-fallback" decision. An
+// uneven split (a dim not divisible by its tile count; XLA pads the last tiles) is
+// computed whole along that dim, recorded as an "uneven-split" decision; on an entry
+// parameter or the entry root it is refused with an error naming the instruction, as are
+// partially manual shardings (last_tile_dims={manual}) and nested tuples. Maximal shardings are computed as replicated. No collective-permute is
 // inserted (halo exchanges for windows are not done; such ops fall back).
 class SpmdPartitioner : public Pass {
  public:

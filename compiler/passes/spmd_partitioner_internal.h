@@ -46,9 +46,17 @@ using LeafGrid = std::optional<Grid>;
 // An instruction of the global computation as partitioned: its per-device instruction,
 // its global shape and each leaf's grid.
 struct Value {
+  Value() = default;
+  Value(Instruction* l, Shape g, std::vector<LeafGrid> lv) : local(l), global(std::move(g)), leaves(std::move(lv)) {}
+
   Instruction* local = nullptr;
   Shape global;
   std::vector<LeafGrid> leaves;  // one per array, one per element of a (flat) tuple
+  // An array computed on wider tiles than it is wanted in (an op computed whole along a
+  // dim, then sliced to its split): that wider copy, which users wanting wider tiles read
+  // instead of gathering the slices again.
+  Instruction* wider = nullptr;
+  std::optional<Grid> wider_grid;
 };
 
 // Renumbers `copy` after `counts` or `index` changed.
@@ -224,6 +232,8 @@ class Partitioner {
   void Record(Instruction* collective, const std::string& for_instruction,
               const std::string& operand, const std::string& groups, const std::string& reason);
   void RecordFallback(const Instruction& inst, const std::string& why);
+  // An instruction computed whole along dims its sharding splits unevenly (`dims`: which).
+  void RecordUneven(const Instruction& inst, const std::string& dims);
 
   // --- resharding ---
   StatusOr<Instruction*> Reshard(Instruction* local, const Grid& from, const Grid& to,
@@ -253,7 +263,11 @@ class Partitioner {
   StatusOr<Grid> OperandGrid(const Instruction& inst, int64_t i);
 
   // --- rules (spmd_rules.cc; the dot rule in spmd_dot.cc) ---
+  // The grids `inst` is wanted in: its sharding's, with dims its tiles would split
+  // unevenly made whole (recorded) except on entry parameters.
   StatusOr<std::vector<LeafGrid>> TargetLeaves(const Instruction& inst);
+  // Its sharding's grids as they are.
+  StatusOr<std::vector<LeafGrid>> ShardedLeaves(const Instruction& inst);
   StatusOr<Value> Visit(const Instruction& inst);
   // The custom calls that mark shardings: SPMDFullToShardShape, SPMDShardToFullShape and
   // Sharding.

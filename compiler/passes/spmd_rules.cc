@@ -17,6 +17,32 @@ namespace spmd_internal {
 // --- Rules ----------------------------------------------------------------------------------
 
 StatusOr<std::vector<LeafGrid>> Partitioner::TargetLeaves(const Instruction& inst) {
+  ASSIGN_OR_RETURN(std::vector<LeafGrid> leaves, ShardedLeaves(inst));
+  // An entry parameter's tiles are the program's inputs: an uneven one stays refused
+  // (LocalShape names it). Elsewhere a dim its tiles do not split evenly (a sharding
+  // constraint on 10 rows over 4 devices) is computed whole: XLA pads such tiles instead.
+  if (inst.opcode() == Opcode::kParameter && inst.parent() == module_.entry()) return leaves;
+  std::string uneven;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i]) continue;
+    const Shape& shape = inst.shape().IsTuple() ? inst.shape().tuple_shapes(static_cast<int64_t>(i)) : inst.shape();
+    if (!shape.IsArray() || shape.rank() != leaves[i]->rank()) continue;
+    std::vector<int64_t> dims;
+    for (int64_t k = 0; k < shape.rank(); ++k) {
+      if (shape.dimensions(k) % leaves[i]->counts[k] == 0) continue;
+      dims.push_back(k);
+      uneven += std::string(uneven.empty() ? "" : ", ") +
+                (inst.shape().IsTuple() ? "element " + std::to_string(i) + " " : "") + "dim " + std::to_string(k) +
+                " of size " + std::to_string(shape.dimensions(k)) + " into " + std::to_string(leaves[i]->counts[k]) +
+                " tiles";
+    }
+    if (!dims.empty()) leaves[i] = Relaxed(*leaves[i], dims);
+  }
+  if (!uneven.empty()) RecordUneven(inst, uneven);
+  return leaves;
+}
+
+StatusOr<std::vector<LeafGrid>> Partitioner::ShardedLeaves(const Instruction& inst) {
   const std::string where = "%" + inst.name();
   ASSIGN_OR_RETURN(std::optional<Sharding> sharding, ShardingOf(inst));
   Sharding s = sharding ? *sharding : Sharding::Replicated();
@@ -55,7 +81,12 @@ StatusOr<Value> Partitioner::Finish(const Instruction& inst, Instruction* local,
   ASSIGN_OR_RETURN(Instruction * out,
                    Reshard(local, computed, target, inst.shape(), inst.name(), inst.name(),
                            "%" + inst.name() + " is wanted " + DescribeGrid(target)));
-  return Value{out, inst.shape(), {target}};
+  Value value{out, inst.shape(), {target}};
+  if (!computed.SameTiles(target) && HeldCovers(computed, target)) {
+    value.wider = local;
+    value.wider_grid = computed;
+  }
+  return value;
 }
 
 StatusOr<Value> Partitioner::Elementwise(const Instruction& inst, const Grid& target) {

@@ -385,7 +385,7 @@ ENTRY e {
   EXPECT_EQ(S(*m, "r"), "{replicated}");
 }
 
-TEST(ShardingPropagationTest, SliceConcatPadKeepEvenSplits) {
+TEST(ShardingPropagationTest, SliceConcatPadKeepTheirSplitsAsXla) {
   auto m = Propagate(R"(
 HloModule m, num_partitions=4
 ENTRY e {
@@ -402,22 +402,30 @@ ENTRY e {
   stacked = f32[20,8] concatenate(x, y), dimensions={0}
   i = s32[] constant(1)
   ds = f32[16,2] dynamic-slice(x, i, i), dynamic_slice_sizes={16,2}
+  two = f32[2,8] slice(x), slice={[5:7], [0:8]}
   last = f32[3,8] slice(x), slice={[13:16], [0:8]}
   first = f32[13,8] slice(x), slice={[0:13], [0:8]}
   rolled = f32[16,8] concatenate(last, first), dimensions={0}
-  ROOT t = (f32[16,4], f32[8,8], f32[6,8], f32[16,18], f32[16,2], f32[20,8], f32[47,8], f32[20,8], f32[16,8]) tuple(s, cut, uneven, c, ds, rows, spread, stacked, rolled)
+  ROOT t = (f32[16,4], f32[8,8], f32[6,8], f32[16,18], f32[16,2], f32[20,8], f32[47,8], f32[20,8], f32[16,8], f32[2,8]) tuple(s, cut, uneven, c, ds, rows, spread, stacked, rolled, two)
 }
 )");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(S(*m, "s"), "{devices=[4,1]<=[4]}");
-  // A changed dim keeps its split where both sizes split evenly (the partitioner reads
-  // each tile's window from its neighbours)...
+  // A changed dim keeps its split, as XLA's propagation keeps it: evenly (the partitioner
+  // reads each tile's window from its neighbours)...
   EXPECT_EQ(S(*m, "cut"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "rows"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "stacked"), "{devices=[4,1]<=[4]}");
-  // ...and not where one does not, or with interior padding.
-  EXPECT_EQ(S(*m, "uneven"), "{replicated}");
-  EXPECT_EQ(S(*m, "spread"), "{replicated}");
+  // ...or not (6 and 47 rows over 4 devices, interior padding: the partitioner computes
+  // those whole)...
+  EXPECT_EQ(S(*m, "uneven"), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(S(*m, "spread"), "{devices=[4,1]<=[4]}");
+  // ...but not over fewer elements than tiles.
+  EXPECT_EQ(S(*m, "two"), "{replicated}");
+  // The outputs are the program's interface: an uneven split is whole there (XLA's too).
+  EXPECT_EQ(S(*m, "t"),
+            "{{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {replicated}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, "
+            "{devices=[4,1]<=[4]}, {replicated}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}, {replicated}}");
   // A roll (slices of 3 and 13 rows concatenated) takes the sliced array's split.
   EXPECT_EQ(S(*m, "rolled"), "{devices=[4,1]<=[4]}");
   EXPECT_EQ(S(*m, "p"), "{devices=[4,1]<=[4]}");

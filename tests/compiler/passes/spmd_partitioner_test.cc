@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -826,6 +827,64 @@ ENTRY main {
   ASSERT_FALSE(changed.ok());
   EXPECT_NE(changed.status().message().find("%p"), std::string::npos) << changed.status().message();
   EXPECT_NE(changed.status().message().find("does not split evenly"), std::string::npos);
+}
+
+// Inside the program a split its tiles do not divide evenly (jax's sharding constraint on
+// 10 rows over 4 devices; XLA pads the last tiles) is computed whole along that dim, each
+// such instruction recorded; the outputs keep what they are given. One all-gather (of x for
+// the slice): the uneven values need no other collective, and r's even split is a local
+// slice of the whole sum.
+TEST(SpmdPartitionerTest, UnevenSplitsInsideAreComputedWholeAlongThem) {
+  constexpr char kText[] = R"(
+HloModule uneven_inside, num_partitions=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  s = f32[10,8] slice(x), slice={[0:10], [0:8]}, sharding={devices=[4,1]<=[4]}
+  c = f32[10,8] custom-call(s), custom_call_target="Sharding", sharding={devices=[4,1]<=[4]}
+  t = f32[10,8] tanh(c), sharding={devices=[4,1]<=[4]}
+  zero = f32[] constant(0), sharding={replicated}
+  r = f32[8] reduce(t, zero), dimensions={0}, to_apply=add, sharding={devices=[4]<=[4]}
+  ROOT out = (f32[10,8], f32[8]) tuple(t, r), sharding={{replicated}, {devices=[4]<=[4]}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  std::set<std::string> uneven;
+  for (const CollectiveDecision& d : p->context.collectives()) {
+    if (d.kind != "uneven-split") continue;
+    uneven.insert(d.for_instruction);
+    EXPECT_NE(d.reason.find("dim 0 of size 10 into 4 tiles"), std::string::npos) << d.reason;
+  }
+  EXPECT_EQ(uneven, (std::set<std::string>{"s", "c", "t"}));
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+// A value computed on wider tiles and sliced to its split (u whole, e its even rows) keeps
+// the wider copy: a user wanting e whole reads it there instead of gathering e's tiles.
+TEST(SpmdPartitionerTest, UsersWantingWiderTilesReadTheCopyTheTilesWereSlicedFrom) {
+  constexpr char kText[] = R"(
+HloModule wider, num_partitions=4
+ENTRY main {
+  x = f32[16,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  u = f32[10,8] slice(x), slice={[0:10], [0:8]}, sharding={devices=[4,1]<=[4]}
+  e = f32[8,8] slice(u), slice={[1:9], [0:8]}, sharding={devices=[4,1]<=[4]}
+  n = f32[8,8] negate(e), sharding={devices=[4,1]<=[4]}
+  zero = f32[] constant(0), sharding={replicated}
+  w = f32[10,8] pad(e, zero), padding=0_2x0_0, sharding={devices=[4,1]<=[4]}
+  ROOT out = (f32[8,8], f32[10,8]) tuple(n, w), sharding={{devices=[4,1]<=[4]}, {replicated}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(OpcodeCounts(*p->module)["all-gather"], 1) << FormatCollectiveDecisions(p->context.collectives());
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
 // A reduce over a split dim of an operand that is also replicated: each copy of the pieces
