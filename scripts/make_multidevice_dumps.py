@@ -78,6 +78,9 @@ PROGRAMS = {
                            "traced position where it lies (dynamic-update-slice), the scores' "
                            "softmax over the split sequence, and the cache read in reverse "
                            "order (a reverse along the split dim: tiles mirrored)"),
+    "uneven_splits": (8, "splits whose tiles do not divide the dim, which XLA pads: a sharding "
+                         "constraint on 10 rows over 4 devices, a max-pool gradient and an "
+                         "associative scan over a dim split 4 and 8 ways"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -360,6 +363,16 @@ def build(name, jax, np):
         kw = dict(in_shardings=(seq, seq, rep, rep, rep, rep), out_shardings=(seq, seq, rep, seq))
         args = (rand(2, 32, 16), rand(2, 32, 16), rand(2, 1, 16), rand(2, 1, 16), rand(2, 1, 16), np.int32(13))
         return kv_cache_decode, args, mesh, kw
+
+    if name == "uneven_splits":
+        def uneven_splits(x, img, seq):
+            rows = lax.with_sharding_constraint(x[:10] * 2, s24("model", None))
+            pool = jax.grad(lambda im: lax.reduce_window(im, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
+                                                         "SAME").sum())(img)
+            return jnp.tanh(rows) @ jnp.ones((16, 8), jnp.float32), rows.sum(0), pool, lax.associative_scan(jnp.add, seq, axis=1)
+
+        kw = dict(in_shardings=(s24("model", None), s24(None, ("data", "model"), None, None), s24("data", "model")))
+        return uneven_splits, (rand(16, 16), rand(2, 16, 16, 4), rand(8, 64)), mesh24, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

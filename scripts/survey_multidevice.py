@@ -336,7 +336,25 @@ def clip_grad_norm(g, h):
     n = jnp.sqrt((g ** 2).sum() + (h ** 2).sum())
     s = jnp.minimum(1.0, 1.0 / n)
     return g * s, h * s
+@prog("dyn_slice_split", [f32(32, 16), np.int32(11)], [S(("data", "model"), None), S()])
+def dyn_slice_split(x, i): return lax.dynamic_slice_in_dim(x, i, 4, 0) * 2, x[i] + 1
+@prog("kv_read_seq_split", [f32(2, 64, 8), f32(2, 1, 8), np.int32(37)], [S(None, ("data", "model"), None), S(), S()])
+def kv_read_seq_split(c, q, i):
+    w = lax.dynamic_slice_in_dim(c, i - 8, 16, 1)
+    return jax.nn.softmax(jnp.einsum("bsd,btd->bst", q, w), -1)
+@prog("dyn_slice_2d_split", [f32(16, 32), np.int32(3), np.int32(21)], [S("data", "model"), S(), S()])
+def dyn_slice_2d_split(x, i, j): return lax.dynamic_slice(x, (i, j), (5, 6))
+@prog("scan_over_split", [f32(16, 8, 8), f32(8, 8)], [S(("data", "model"), None, None), S()])
+def scan_over_split(xs, h): return lax.scan(lambda h, x: (jnp.tanh(h @ x), h.sum()), h, xs)
 
+@prog("uneven_constraint", [f32(16, 16)], [S("model", None)])
+def uneven_constraint(x):
+    y = lax.with_sharding_constraint(x[:10] * 2, S("model", None))
+    return jnp.tanh(y) @ jnp.ones((16, 8)), y.sum(0)
+@prog("uneven_vocab_slice", [f32(8, 16), f32(16, 64)], [S("data", None), S(None, "model")])
+def uneven_vocab_slice(x, w):
+    l = lax.with_sharding_constraint((x @ w)[:, :50], S("data", "model"))
+    return jax.nn.log_softmax(l, -1)
 if NAME == "list":
     print(" ".join(progs)); sys.exit(0)
 fn, args, ins, outs = progs[NAME]

@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                                            "sharded_xent", "psum_8dev", "conv_dp_grad", "vocab_embedding",
                                            "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
                                            "spatial_conv_pool", "argmax_sort", "pad_slice_concat",
-                                           "linalg_depthwise_remat", "kv_cache_decode"));
+                                           "linalg_depthwise_remat", "kv_cache_decode", "uneven_splits"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -144,6 +144,13 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // sequence needs its max and sum, the weighted values their sum; the reversed cache
       // is one collective-permute mirroring the tiles: as XLA.
       {"kv_cache_decode", {{"all-reduce", 3}, {"collective-permute", 1}}, {{"all-reduce", 3}, {"collective-permute", 1}}},
+      // Splits whose tiles do not divide their dim: XLA pads the last tiles and keeps them
+      // split (halos for the pooling gradient and the scan's strided slices, all-to-alls to
+      // move the scan's split); Fusebox computes such values whole along that dim, each one
+      // recorded as an uneven-split decision, and gathers what they read (CSE merges the
+      // gathers of the same tiles).
+      {"uneven_splits", {{"all-gather", 11}},
+       {{"all-gather", 1}, {"all-reduce", 1}, {"all-to-all", 15}, {"collective-permute", 26}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);
