@@ -384,32 +384,32 @@ void Partitioner::Record(Instruction* collective, const std::string& for_instruc
   context_.RecordCollective(std::move(decision));
 }
 
-void Partitioner::RecordFallback(const Instruction& inst, const std::string& why) {
+// A decision about `inst` itself (how it is computed), not about a collective it needs.
+void Partitioner::RecordAbout(const Instruction& inst, const std::string& kind, int64_t bytes,
+                              const std::string& reason) {
   CollectiveDecision decision;
   decision.pass = kPassName;
   decision.computation = scope_->computation->name();
   decision.collective = inst.name();
-  decision.kind = "replicated-fallback";
+  decision.kind = kind;
   decision.for_instruction = inst.name();
-  decision.bytes_per_device = std::max<int64_t>(inst.shape().ByteSize(), 0);
-  decision.reason = "replicated fallback: %" + inst.name() + " (" +
-                    std::string(OpcodeName(inst.opcode())) +
-                    ") is computed whole on every device: " + why;
+  decision.bytes_per_device = bytes;
+  decision.reason = reason;
   context_.RecordCollective(std::move(decision));
 }
 
+void Partitioner::RecordFallback(const Instruction& inst, const std::string& why) {
+  RecordAbout(inst, "replicated-fallback", std::max<int64_t>(inst.shape().ByteSize(), 0),
+              "replicated fallback: %" + inst.name() + " (" + std::string(OpcodeName(inst.opcode())) +
+                  ") is computed whole on every device: " + why);
+}
+
 void Partitioner::RecordUneven(const Instruction& inst, const std::string& dims) {
-  CollectiveDecision decision;
-  decision.pass = kPassName;
-  decision.computation = scope_->computation->name();
-  decision.collective = inst.name();
-  decision.kind = "uneven-split";
-  decision.for_instruction = inst.name();
   StatusOr<std::optional<Sharding>> sharding = ShardingOf(inst);
   const std::string wanted = sharding.ok() && sharding->has_value() ? (**sharding).ToString() : "split";
-  decision.reason = "uneven split: %" + inst.name() + " is wanted " + wanted + ", whose tiles do not split " + dims +
-                    " evenly; it is computed whole along those dims (XLA pads the last tiles instead)";
-  context_.RecordCollective(std::move(decision));
+  RecordAbout(inst, "uneven-split", 0,
+              "uneven split: %" + inst.name() + " is wanted " + wanted + ", whose tiles do not split " + dims +
+                  " evenly; it is computed whole along those dims (XLA pads the last tiles instead)");
 }
 
 // --- Resharding ---------------------------------------------------------------------------

@@ -231,6 +231,7 @@ class Partitioner {
   Computation* Adder(PrimitiveType type);
   void Record(Instruction* collective, const std::string& for_instruction,
               const std::string& operand, const std::string& groups, const std::string& reason);
+  void RecordAbout(const Instruction& inst, const std::string& kind, int64_t bytes, const std::string& reason);
   void RecordFallback(const Instruction& inst, const std::string& why);
   // An instruction computed whole along dims its sharding splits unevenly (`dims`: which).
   void RecordUneven(const Instruction& inst, const std::string& dims);
