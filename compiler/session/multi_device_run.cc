@@ -99,14 +99,27 @@ StatusOr<std::unique_ptr<Module>> PerDeviceProgram(const Module& module, int64_t
   }
   run.global_program = &module;
   run.decisions = context.collectives();
+  // Collectives by kind; then the decisions about how instructions are computed, which
+  // insert none themselves.
   std::map<std::string, int64_t> kinds;
-  for (const passes::CollectiveDecision& d : run.decisions) ++kinds[d.kind];
+  int64_t fallbacks = 0, uneven = 0;
+  for (const passes::CollectiveDecision& d : run.decisions) {
+    if (d.kind == "replicated-fallback") {
+      ++fallbacks;
+    } else if (d.kind == "uneven-split") {
+      ++uneven;
+    } else {
+      ++kinds[d.kind];
+    }
+  }
   std::string list;
   for (const auto& [kind, n] : kinds) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+  if (list.empty()) list = "no collectives inserted";
+  if (fallbacks > 0) list += "; " + std::to_string(fallbacks) + " computed whole on every device (replicated fallback)";
+  if (uneven > 0) list += "; " + std::to_string(uneven) + " computed whole along a dim their split does not divide";
   char line[256];
   std::snprintf(line, sizeof(line), "partitioned %s for %lld devices in %.3f s: %s", module.name().c_str(),
-                static_cast<long long>(devices), watch.ElapsedSeconds(),
-                list.empty() ? "no collectives inserted" : list.c_str());
+                static_cast<long long>(devices), watch.ElapsedSeconds(), list.c_str());
   run.notes.push_back(std::string(line) + " (fusebox explain --collectives: why)");
   return std::move(*made);
 }

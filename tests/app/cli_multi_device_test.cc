@@ -170,6 +170,20 @@ TEST(CliMultiDeviceTest, ExplainCollectivesGivesTheReasons) {
                            HasSubstr("contracting dim 1 of %"), HasSubstr("is split 4 ways")));
 }
 
+// Splits whose tiles do not divide their dim: the run's partitioning line counts the
+// instructions computed whole along them apart from the collectives, and explain names each.
+TEST(CliMultiDeviceTest, UnevenSplitsAreNamedApartFromTheCollectives) {
+  Result r = RunFusebox("run " + Dir("uneven_splits") + "/module.hlo --inputs " + Dir("uneven_splits") +
+                        "/inputs.npz --backend interpreter");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("all-gather; 17 computed whole along a dim their split does not divide"),
+                           Not(HasSubstr("uneven-split"))));
+  Result e = RunFusebox("explain " + Dir("uneven_splits") + "/module.hlo --collectives");
+  EXPECT_EQ(e.code, 0) << e.out;
+  EXPECT_THAT(e.out, AllOf(HasSubstr("uneven-split"), HasSubstr("do not split dim 0 of size 10 into 4 tiles evenly"),
+                           HasSubstr("XLA pads the last tiles instead")));
+}
+
 // The corpus's two modules with 8-device collectives: XLA's L2-prefetch test (an
 // all-reduce over 8 replicas) runs on 8 devices; the collective-CSE test calls an opaque
 // custom-call target, which no backend can run faithfully, and says so.
