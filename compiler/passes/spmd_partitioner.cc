@@ -139,7 +139,8 @@ StatusOr<Shape> LocalShape(const Grid& grid, const Shape& global, const std::str
       return InvalidArgument(where + ": dim " + std::to_string(k) + " of size " +
                              std::to_string(n) + " does not split evenly into " +
                              std::to_string(t) +
-                             " tiles (uneven shardings are not supported by spmd-partitioner)");
+                             " tiles (spmd-partitioner computes such splits whole inside the program; "
+                             "on its inputs and outputs they are not supported)");
     }
     local.set_dimension(k, n / t);
   }

@@ -45,8 +45,9 @@ namespace fusebox::passes {
 // uneven split (a dim not divisible by its tile count; XLA pads the last tiles) is
 // computed whole along that dim, recorded as an "uneven-split" decision; on an entry
 // parameter or the entry root it is refused with an error naming the instruction, as are
-// partially manual shardings (last_tile_dims={manual}) and nested tuples. Maximal shardings are computed as replicated. No collective-permute is
-// inserted (halo exchanges for windows are not done; such ops fall back).
+// partially manual shardings (last_tile_dims={manual}) and nested tuples. Maximal
+// shardings are computed as replicated. (The rules for windows, reverses, device
+// reorders and halos, which use collective-permutes: docs/multi-device.md.)
 class SpmdPartitioner : public Pass {
  public:
   std::string_view name() const override { return "spmd-partitioner"; }
