@@ -60,9 +60,12 @@ Status GpuKernelEmitter::EmitRngBitGenerator(const Instruction& rng, GpuKernel* 
   }
   const Shape& bits = rng.shape().tuple_shapes(1);
   const PrimitiveType type = bits.element_type();
-  const int width = BitWidth(type);
-  if ((width != 32 && width != 64) || !(IsInteger(type) || IsFloat(type))) {
-    return Unimplemented(rng.name() + ": the generators make 32- and 64-bit elements, not " +
+  // u8 and u16 elements are the low bits of the u32 elements of the same shape.
+  const bool narrow = type == PrimitiveType::kU8 || type == PrimitiveType::kU16;
+  const int stored_width = BitWidth(type);
+  const int width = narrow ? 32 : stored_width;
+  if (!narrow && ((width != 32 && width != 64) || !(IsInteger(type) || IsFloat(type)))) {
+    return Unimplemented(rng.name() + ": the generators make u8, u16 and 32- and 64-bit elements, not " +
                          std::string(PrimitiveTypeName(type)));
   }
   const int64_t words = state.dimensions(0);
@@ -94,10 +97,12 @@ Status GpuKernelEmitter::EmitRngBitGenerator(const Instruction& rng, GpuKernel* 
   llvm::Value* first = b.CreateLoad(i64, state_word(e.buffer(0), 1));
   const Words key_words = {b.CreateTrunc(key, i32), b.CreateTrunc(b.CreateLShr(key, 32), i32)};
   llvm::Value* t = GlobalThread(b, launch.block[0]);
-  const Shape flat(width == 32 ? PrimitiveType::kU32 : PrimitiveType::kU64, {std::max<int64_t>(n, 1)});
+  const PrimitiveType stored = narrow ? type : (width == 32 ? PrimitiveType::kU32 : PrimitiveType::kU64);
+  const Shape flat(stored, {std::max<int64_t>(n, 1)});
   const IrArray out(e.buffer(2), flat);
   auto store = [&](llvm::Value* element, llvm::Value* value) {
     If(e, b.CreateICmpULT(element, b.getInt64(n)), "rng_store", [&] {
+      if (narrow) value = b.CreateTrunc(value, b.getIntNTy(static_cast<unsigned>(stored_width)));
       b.CreateStore(value, out.Address(b, {element}));
     });
   };

@@ -364,8 +364,9 @@ class CoreEvaluator {
     Literal& bits = out.tuple_elements()[1];
     const PrimitiveType type = bits.shape().element_type();
     const int width = BitWidth(type);
-    if ((width != 32 && width != 64) || !(IsInteger(type) || IsFloat(type))) {
-      return Unimplemented("rng-bit-generator makes 32- and 64-bit elements (as XLA's generators do), not " +
+    const bool narrow = type == PrimitiveType::kU8 || type == PrimitiveType::kU16;
+    if (!narrow && ((width != 32 && width != 64) || !(IsInteger(type) || IsFloat(type)))) {
+      return Unimplemented("rng-bit-generator makes u8, u16 and 32- and 64-bit elements (as XLA's generators do), not " +
                            std::string(PrimitiveTypeName(type)));
     }
     std::vector<uint64_t> words(static_cast<size_t>(state.element_count()));

@@ -640,6 +640,13 @@ std::optional<bool> TopKComparatorOrder(const Computation& comparator, Primitive
     }
     if (lhs->shape().element_type() != type) return std::nullopt;
     const ComparisonType kind = root->attrs().comparison_type.value_or(DefaultComparisonType(type));
+    // An IEEE compare(p0, p1) GT of floats is what XLA's TopK rewriter takes for a
+    // descending topk (jax's approx_max_k writes it), and XLA's runtimes then order the
+    // elements in total order whatever the comparator says (NaN above +inf, -0 below +0):
+    // it is read as that order. Other IEEE comparisons are not XLA's topk.
+    const bool xlas_ieee_greater = IsFloat(type) && kind == ComparisonType::kFloat &&
+                                   direction == ComparisonDirection::kGt && !swapped;
+    if (xlas_ieee_greater) return true;
     if (IsFloat(type) ? kind != ComparisonType::kTotalOrder : kind == ComparisonType::kTotalOrder) return std::nullopt;
   }
   return (direction == ComparisonDirection::kGt) != swapped;

@@ -134,6 +134,8 @@ struct LibraryCall {
 // not one of XLA's forms of a total order (compare(a, b) with TOTALORDER, or the
 // comparison expander's integer form over the floats' bits; integers and pred by value),
 // so that a topk with it would order NaNs or signed zeros otherwise than Fusebox's does.
+// One IEEE form is XLA's too: compare(p0, p1) GT of floats, which XLA's TopK rewriter
+// takes as descending and XLA's runtimes (CPU and GPU) run in total order, as Fusebox does.
 std::optional<bool> TopKComparatorOrder(const Computation& comparator, PrimitiveType type);
 
 // True when `instruction` is a custom call to one of the targets above.

@@ -382,8 +382,9 @@ Status PlanRng(const Instruction& rng, RngPlan* p) {
   const Shape& bits = result.tuple_shapes(1);
   const PrimitiveType type = bits.element_type();
   p->element_bits = BitWidth(type);
-  if ((p->element_bits != 32 && p->element_bits != 64) || !(IsInteger(type) || IsFloat(type))) {
-    return Unsupported(rng, "element type " + TypeName(type) + " (the generators make 32- and 64-bit elements)");
+  const bool narrow = type == PrimitiveType::kU8 || type == PrimitiveType::kU16;
+  if (!narrow && ((p->element_bits != 32 && p->element_bits != 64) || !(IsInteger(type) || IsFloat(type)))) {
+    return Unsupported(rng, "element type " + TypeName(type) + " (the generators make u8, u16 and 32- and 64-bit elements)");
   }
   p->state_words = state.dimensions(0);
   p->dims = bits.dimensions();
@@ -420,7 +421,12 @@ Status RunRngBitGenerator(const Instruction& rng, const void* state, void* new_s
     for (size_t e = 0; e < values.size(); ++e) {
       int64_t offset = 0;
       for (size_t d = 0; d < rank; ++d) offset += index[d] * p.strides[d];
-      if (p.element_bits == 32) {
+      if (p.element_bits == 8) {
+        out[offset] = static_cast<uint8_t>(values[e]);
+      } else if (p.element_bits == 16) {
+        const uint16_t v = static_cast<uint16_t>(values[e]);
+        std::memcpy(out + offset * 2, &v, 2);
+      } else if (p.element_bits == 32) {
         const uint32_t v = static_cast<uint32_t>(values[e]);
         std::memcpy(out + offset * 4, &v, 4);
       } else {

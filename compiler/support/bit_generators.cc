@@ -60,7 +60,15 @@ int64_t ThreefryHalvedDimension(const std::vector<int64_t>& dims) {
 std::string GenerateXlaBits(BitGenerator generator, const std::vector<uint64_t>& state, const std::vector<int64_t>& dims,
                             int element_bits, std::vector<uint64_t>* bits, std::vector<uint64_t>* new_state) {
   if (state.size() < 2) return "the state must hold at least two u64 words (key, counter)";
-  if (element_bits != 32 && element_bits != 64) return "the generators make 32- and 64-bit elements only";
+  if (element_bits == 8 || element_bits == 16) {
+    // Narrow elements: the low bits of the 32-bit elements of the same shape, the state
+    // advanced as for those.
+    const std::string error = GenerateXlaBits(generator, state, dims, 32, bits, new_state);
+    const uint64_t mask = (uint64_t{1} << element_bits) - 1;
+    for (uint64_t& v : *bits) v &= mask;
+    return error;
+  }
+  if (element_bits != 32 && element_bits != 64) return "the generators make 8-, 16-, 32- and 64-bit elements only";
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) return "negative dimension";

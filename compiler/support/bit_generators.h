@@ -17,6 +17,8 @@
 //   enciphers counter + h into two words, which go to positions 2q and 2q + 1 of that
 //   dimension (the second dropped past an odd end); a scalar takes the first word. The new
 //   state is the key and the counter advanced by the elements enciphered.
+//   8- and 16-bit elements (u8, u16, as jax's lax.rng_bit_generator makes them): the low
+//   bits of the 32-bit elements of the same shape, the state advanced as for those.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,7 @@ enum class BitGenerator { kPhilox, kThreeFry };
 int64_t ThreefryHalvedDimension(const std::vector<int64_t>& dims);
 
 // One uint64_t per element in `bits` (32-bit elements in its low half), row-major over
-// `dims`; `element_bits` is 32 or 64. Returns "" or what is wrong with the request.
+// `dims`; `element_bits` is 8, 16, 32 or 64. Returns "" or what is wrong with the request.
 std::string GenerateXlaBits(BitGenerator generator, const std::vector<uint64_t>& state, const std::vector<int64_t>& dims,
                             int element_bits, std::vector<uint64_t>* bits, std::vector<uint64_t>* new_state);
 

@@ -295,14 +295,53 @@ TEST(TopKTest, XlasOwnTopKModulesRun) {
   }
 }
 
-// An IEEE greater-than orders NaNs and signed zeros otherwise than topk: no guess, an
-// error naming the call, in the interpreter and the compiler alike.
+// XLA's TopK call with an IEEE greater-than, as jax's lax.approx_max_k on XLA's CPU
+// writes it (jax 0.10.2's optimized module): XLA's runtime orders the row in total order
+// whatever the comparator says. Its outputs for NaNs of both signs, signed zeros and ties
+// (XLA's, below) come out of the interpreter, the CPU backend and the GPU emulator.
+TEST(TopKTest, XlasIeeeGreaterThanRunsInTotalOrder) {
+  const std::string text = R"(HloModule jit_approx_max_k
+%top_k_gt_f32_comparator.1.clone (approx_top_k.0: f32[], approx_top_k.1: f32[], approx_top_k.2: s32[], approx_top_k.3: s32[]) -> pred[] {
+  %approx_top_k.0 = f32[] parameter(0)
+  %approx_top_k.1 = f32[] parameter(1)
+  %approx_top_k.2 = s32[] parameter(2)
+  %approx_top_k.3 = s32[] parameter(3)
+  ROOT %approx_top_k.4 = pred[] compare(%approx_top_k.0, %approx_top_k.1), direction=GT
+}
+ENTRY %main.2 (x.1: f32[2,8]) -> (f32[2,5], s32[2,5]) {
+  %x.1 = f32[2,8]{1,0} parameter(0)
+  ROOT %custom-call = (f32[2,5]{1,0}, s32[2,5]{1,0}) custom-call(%x.1), custom_call_target="TopK", called_computations={%top_k_gt_f32_comparator.1.clone}
+})";
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<Literal> args;
+  args.emplace_back(Shape(PrimitiveType::kF32, {2, 8}));
+  const std::vector<float> x = {1.0f, nan, -0.0f, 0.0f, 3.0f, -nan, inf, 2.0f, 0.0f, -0.0f, 0.0f, -1.0f, -inf, -0.0f, 5.0f, 5.0f};
+  for (size_t i = 0; i < x.size(); ++i) args[0].SetDouble(static_cast<int64_t>(i), x[i]);
+  // XLA: values [[nan inf 3 2 1] [5 5 0 0 -0]], positions [[1 6 4 7 0] [6 7 0 2 1]].
+  Literal expected(Shape::Tuple({Shape(PrimitiveType::kF32, {2, 5}), Shape(PrimitiveType::kS32, {2, 5})}));
+  const std::vector<float> values = {nan, inf, 3.0f, 2.0f, 1.0f, 5.0f, 5.0f, 0.0f, 0.0f, -0.0f};
+  const std::vector<int32_t> positions = {1, 6, 4, 7, 0, 6, 7, 0, 2, 1};
+  for (size_t i = 0; i < values.size(); ++i) {
+    expected.tuple_elements()[0].SetDouble(static_cast<int64_t>(i), values[i]);
+    expected.tuple_elements()[1].SetDouble(static_cast<int64_t>(i), positions[i]);
+  }
+  auto interpreted = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  ExpectSameBits(*interpreted, expected, "interpreter");
+  RunOnBothBackends(**module, args, [&](const Literal& got, const std::string& which) { ExpectSameBits(got, expected, which); });
+}
+
+// An IEEE less-than (or greater-than of the parameters swapped) is no form of XLA's topk
+// and orders NaNs and signed zeros otherwise than topk: no guess, an error naming the
+// call, in the interpreter and the compiler alike.
 TEST(TopKTest, AComparatorOfAnotherOrderIsAnError) {
   auto module = ParseModule(R"(HloModule m
 gt {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GT
+  ROOT c = pred[] compare(a, b), direction=LT
 }
 ENTRY e {
   x = f32[4,64] parameter(0)

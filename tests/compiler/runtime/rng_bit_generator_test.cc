@@ -2,8 +2,8 @@
 // new state that jax's lax.rng_bit_generator gave on XLA's CPU backend (jax 0.10.2,
 // JAX_ENABLE_X64=1; the values below are its output), for Philox (rng_default and
 // rng_philox, a 128-bit counter that carries) and Threefry (32-bit elements over the
-// halved shape, odd sizes, a scalar; 64-bit elements), and the GPU backend's kernel in the
-// GPU emulator.
+// halved shape, odd sizes, a scalar; 64-bit elements), u8 and u16 elements of both, and
+// the GPU backend's kernel in the GPU emulator.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,7 +22,7 @@ namespace {
 
 struct Golden {
   std::string algorithm;  // rng_default, rng_philox, rng_three_fry
-  std::string type;       // u32 or u64
+  std::string type;       // u8, u16, u32 or u64
   std::vector<int64_t> dims;
   std::vector<uint64_t> state, bits, new_state;
 };
@@ -69,6 +69,21 @@ const std::vector<Golden>& Goldens() {
         0x71dad8bd742694bfull, 0xa3f080706121af1bull, 0x3e0648e0fc34c243ull, 0x43245ec4c07a144bull,
         0x81897b00a75f5ed8ull, 0xdc2a1fa65e25828cull, 0x99f0b3ecaf0f302full, 0x64529819629520feull},
        {0xdeadbeefull, 0xfull}},
+      // u8 and u16: the low bits of the u32 elements of the same shape, the state advanced
+      // as for those (the Philox counter wrapping).
+      {"rng_philox", "u8", {3, 5}, {0x1234ull, 0xfffffffffffffffdull},
+       {0x59ull, 0x20ull, 0x45ull, 0x3bull, 0xc5ull, 0x9eull, 0x1aull, 0xd8ull, 0x51ull, 0x93ull, 0x6ull, 0xa2ull,
+        0xc2ull, 0xaaull, 0x72ull},
+       {0x1234ull, 0x1ull}},
+      {"rng_three_fry", "u16", {7}, {0x63ull, 0x3039ull},
+       {0x74deull, 0xa2afull, 0xc9bbull, 0xbdb9ull, 0x8f1cull, 0x280ull, 0xaf10ull},
+       {0x63ull, 0x303dull}},
+      {"rng_three_fry", "u8", {2, 3}, {0x5ull, 0x6ull}, {0xa4ull, 0x73ull, 0x45ull, 0xc8ull, 0xd8ull, 0x52ull},
+       {0x5ull, 0x9ull}},
+      {"rng_default", "u16", {2, 2, 3}, {0x2aull, 0x7ull},
+       {0xe8e8ull, 0x395dull, 0xb4dcull, 0x1942ull, 0x5eceull, 0x1916ull, 0x1f0ull, 0x2716ull, 0xed9cull, 0x4f45ull,
+        0x43e6ull, 0xcdbbull},
+       {0x2aull, 0xaull}},
   };
   return *goldens;
 }
@@ -129,21 +144,23 @@ TEST(RngBitGeneratorTest, WhatTheGeneratorsCannotMakeIsAnError) {
   auto module = ParseModule(R"(HloModule m
 ENTRY e {
   s = u64[2] parameter(0)
-  ROOT r = (u64[2], u8[16]) rng-bit-generator(s), algorithm=rng_default
+  ROOT r = (u64[2], f16[16]) rng-bit-generator(s), algorithm=rng_default
 })");
   ASSERT_TRUE(module.ok()) << module.status().message();
   std::vector<Literal> args;
   args.emplace_back((*module)->entry()->parameter(0)->shape());
   auto interpreted = interpreter::Interpreter().Run(**module, args);
   ASSERT_FALSE(interpreted.ok());
-  EXPECT_NE(interpreted.status().message().find("32- and 64-bit elements"), std::string::npos)
+  EXPECT_NE(interpreted.status().message().find("u8, u16 and 32- and 64-bit elements (as XLA's generators do), not f16"),
+            std::string::npos)
       << interpreted.status().message();
   // The GPU backend's kernel refuses it too, by name.
   auto optimized = passes::OptimizeForBackend(**module, true, true);
   ASSERT_TRUE(optimized.ok());
   auto code = codegen::CompileForGpu(**optimized);
   ASSERT_FALSE(code.ok());
-  EXPECT_NE(code.status().message().find("r: the generators make 32- and 64-bit elements, not u8"), std::string::npos)
+  EXPECT_NE(code.status().message().find("r: the generators make u8, u16 and 32- and 64-bit elements, not f16"),
+            std::string::npos)
       << code.status().message();
 }
 
@@ -169,7 +186,7 @@ TEST(RngBitGeneratorTest, TheGpuKernelDrawsXlasBits) {
   }
   auto ptxas = codegen::FindPtxas();
   if (!ptxas.ok()) GTEST_SKIP() << "not assembled: " << ptxas.status().message();
-  for (const Golden& g : {Goldens()[2], Goldens()[7]}) {  // Philox u32, Threefry u32 halved
+  for (const Golden& g : {Goldens()[2], Goldens()[7], Goldens()[9], Goldens()[11]}) {  // Philox u32, u8; Threefry u32, u8
     auto module = ParseModule(ModuleFor(g));
     ASSERT_TRUE(module.ok());
     auto optimized = passes::OptimizeForBackend(**module, true, true);
