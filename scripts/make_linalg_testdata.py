@@ -132,8 +132,52 @@ def gpu_cases():
               (normal(40, 36),))
 
 
+def tridiagonal_cases():
+    # jax's tridiagonal solve (lapack_sgtsv_ffi: elimination with partial pivoting). Small
+    # diagonals, so that rows swap; a batch of 3 systems of 7 rows, 2 right-hand sides.
+    t = np.random.default_rng(11)
+    n = 7
+    dl, d, du = (t.standard_normal((3, n)).astype(np.float32) for _ in range(3))
+    d *= 0.3
+    dl[:, 0] = 0
+    du[:, -1] = 0
+    write("tridiagonal_solve", jax.lax.linalg.tridiagonal_solve, (dl, d, du, t.standard_normal((3, n, 2)).astype(np.float32)))
+    # The call itself with all five results against LAPACK's own (scipy's sgtsv, the
+    # library jaxlib calls): the factors LAPACK leaves in dl, d and du, x, and info. System
+    # 0 swaps rows, system 1 is diagonally dominant, system 2 meets a zero pivot at row 3
+    # (LAPACK returns there: info 3, the arrays as they were).
+    from scipy.linalg import lapack
+    dl, d, du = (t.standard_normal((3, 6)).astype(np.float32) for _ in range(3))
+    d[0] *= 0.2
+    d[1] += 4 * np.sign(d[1])
+    dl[2] = [0, 1, 0.5, 0, 2, 1]
+    d[2] = [2, 1, 0.5, 3, 1, 1]
+    du[2] = [1, 0.5, 2, 1, 1, 0]
+    b = t.standard_normal((3, 6, 2)).astype(np.float32)
+    outs = [np.empty_like(dl), np.empty_like(d), np.empty_like(du), np.empty_like(b), np.zeros(3, np.int32)]
+    for i in range(3):
+        du2, d_out, du_out, x, info = lapack.sgtsv(dl[i, 1:], d[i], du[i, :-1], b[i])
+        outs[0][i] = np.concatenate([dl[i, :1], du2])
+        outs[1][i] = d_out
+        outs[2][i] = np.concatenate([du_out, du[i, -1:]])
+        outs[3][i] = x
+        outs[4][i] = info
+    text = """HloModule gtsv
+
+ENTRY e {
+  dl = f32[3,6] parameter(0)
+  d = f32[3,6] parameter(1)
+  du = f32[3,6] parameter(2)
+  b = f32[3,6,2]{1,2,0} parameter(3)
+  ROOT s = (f32[3,6], f32[3,6], f32[3,6], f32[3,6,2]{1,2,0}, s32[3]) custom-call(dl, d, du, b), custom_call_target="lapack_sgtsv_ffi", output_to_operand_aliasing={{0}: (0, {}), {1}: (1, {}), {2}: (2, {}), {3}: (3, {})}, api_version=API_VERSION_TYPED_FFI, frontend_attributes={num_batch_dims="1"}
+}
+"""
+    write_case(OUT, "gtsv_lapack", text, (dl, d, du, b), tuple(outs))
+    print("gtsv_lapack", "info", outs[4])
+
+
 if __name__ == "__main__":
-    main()
-    eigen_cases()
-    svd_cases()
-    gpu_cases()
+    import sys
+    groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases}
+    for name in sys.argv[1:] or list(groups):
+        groups[name]()

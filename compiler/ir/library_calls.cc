@@ -533,6 +533,116 @@ Instruction* EmitLuCall(Module& module, Computation* computation, const Instruct
   return outer.Add(Opcode::kTuple, shape, out);
 }
 
+// LAPACK's gtsv as HLO, step for step: Gaussian elimination with partial pivoting down
+// the rows (row i + 1 swapped with row i where |sub-diagonal| > |diagonal|, the swapped
+// row's fill-in kept in dl as U's second super-diagonal), then back substitution; info =
+// the first 1-based row whose pivot is 0, where LAPACK returns with the arrays as they
+// were at that step (no back substitution). LAPACK's DL(I) is dl[I] (jax passes dl + 1),
+// DU(I) is du[I - 1]. Element reads and writes are masks over the row (a read fills with
+// -0, so that a selected -0 keeps its sign).
+Instruction* EmitGtsvCall(Module& module, Computation* computation, const Instruction& call_inst,
+                          const std::vector<Instruction*>& params) {
+  const Shape& shape = call_inst.shape();
+  const Shape vec = Emitter::Plain(params[1]->shape());
+  const Shape mat = Emitter::Plain(params[3]->shape());
+  const int64_t r = vec.rank();  // the row dimension is r - 1 in both
+  const int64_t n = vec.dimensions(r - 1);
+  const std::vector<int64_t> batch(vec.dimensions().begin(), vec.dimensions().end() - 1);
+  std::vector<int64_t> batch_dims(batch.size());
+  std::iota(batch_dims.begin(), batch_dims.end(), 0);
+  const Shape info_shape = Emitter::Array(PrimitiveType::kS32, batch);
+  // x[..., i] of a vector ([...]) or row i of b ([..., nrhs]); -0 past the ends.
+  auto at = [&](Emitter& b, Instruction* x, Instruction* i) {
+    const Shape plain = Emitter::Plain(x->shape());
+    Instruction* here = b.Compare(b.Iota(plain.dimensions(), r - 1), b.Broadcast(i, Emitter::WithType(plain, PrimitiveType::kS32), {}),
+                                  ComparisonDirection::kEq);
+    return b.Reduce(b.Select(here, x, b.Splat(-0.0, plain)), {r - 1}, Opcode::kAdd, -0.0);
+  };
+  // x with element (row) i replaced by `value` where `where` ([...]) holds.
+  auto put = [&](Emitter& b, Instruction* x, Instruction* i, Instruction* value, Instruction* where) {
+    const Shape plain = Emitter::Plain(x->shape());
+    std::vector<int64_t> value_dims = batch_dims;
+    if (plain.rank() > r) value_dims.push_back(r);  // b's columns
+    Instruction* here = b.Compare(b.Iota(plain.dimensions(), r - 1), b.Broadcast(i, Emitter::WithType(plain, PrimitiveType::kS32), {}),
+                                  ComparisonDirection::kEq);
+    here = b.Binary(Opcode::kAnd, here, b.Broadcast(where, Emitter::WithType(plain, PrimitiveType::kPred), batch_dims));
+    return b.Select(here, b.Broadcast(value, plain, value_dims), x);
+  };
+  auto plus = [](Emitter& b, Instruction* i, int64_t k) { return b.Binary(Opcode::kAdd, i, b.Scalar(static_cast<double>(k), PrimitiveType::kS32)); };
+  // A [...] value over b's columns, [..., nrhs].
+  auto wide = [&](Emitter& b, Instruction* v, const Shape& like) { return b.Broadcast(v, Emitter::Plain(like), batch_dims); };
+  auto scalar_pred = [&](Emitter& b, Instruction* p) { return b.Broadcast(p, Emitter::WithType(info_shape, PrimitiveType::kPred), {}); };
+
+  Emitter outer(module, computation);
+  library_call_internal::PlainHloLoop eliminate(module, computation, "gtsv_eliminate");
+  std::vector<Instruction*> s = eliminate.Run(
+      std::max<int64_t>(n - 1, 0), {params[0], params[1], params[2], params[3], outer.Splat(0, info_shape)},
+      [&](Emitter& b, Instruction* i, const std::vector<Instruction*>& state) {
+        Instruction *dl = state[0], *d = state[1], *du = state[2], *x = state[3], *info = state[4];
+        Instruction* i1 = plus(b, i, 1);
+        Instruction* di = at(b, d, i);
+        Instruction* di1 = at(b, d, i1);
+        Instruction* l = at(b, dl, i1);  // DL(I)
+        Instruction* ui = at(b, du, i);
+        Instruction* ui1 = at(b, du, i1);
+        Instruction* bi = at(b, x, i);
+        Instruction* bi1 = at(b, x, i1);
+        // Rows I and I + 1 of the last step (I = n - 1) touch neither DL(I) nor DU(I + 1).
+        Instruction* inner = scalar_pred(b, b.Compare(i, b.Scalar(static_cast<double>(n - 2), PrimitiveType::kS32),
+                                                      ComparisonDirection::kLt));
+        Instruction* keep = b.Compare(b.Unary(Opcode::kAbs, di), b.Unary(Opcode::kAbs, l), ComparisonDirection::kGe);
+        Instruction* zero_pivot = b.Binary(Opcode::kAnd, keep, b.Compare(di, b.Splat(0, di->shape()), ComparisonDirection::kEq));
+        Instruction* active = b.Compare(info, b.Splat(0, info_shape), ComparisonDirection::kEq);
+        Instruction* go = b.Binary(Opcode::kAnd, active, b.Unary(Opcode::kNot, zero_pivot));
+        // No interchange: row I + 1 loses fact = DL(I) / D(I) times row I.
+        Instruction* fact_keep = b.Binary(Opcode::kDivide, l, di);
+        Instruction* d1_keep = b.Binary(Opcode::kSubtract, di1, b.Binary(Opcode::kMultiply, fact_keep, ui));
+        Instruction* b1_keep = b.Binary(Opcode::kSubtract, bi1, b.Binary(Opcode::kMultiply, wide(b, fact_keep, bi->shape()), bi));
+        // Interchange: fact = D(I) / DL(I), rows I and I + 1 swapped, then eliminated.
+        Instruction* fact_swap = b.Binary(Opcode::kDivide, di, l);
+        Instruction* d1_swap = b.Binary(Opcode::kSubtract, ui, b.Binary(Opcode::kMultiply, fact_swap, di1));
+        Instruction* du1_swap = b.Binary(Opcode::kMultiply, b.Unary(Opcode::kNegate, fact_swap), ui1);
+        Instruction* b1_swap = b.Binary(Opcode::kSubtract, bi, b.Binary(Opcode::kMultiply, wide(b, fact_swap, bi1->shape()), bi1));
+        Instruction* keep_rows = wide(b, keep, Emitter::WithType(bi->shape(), PrimitiveType::kPred));
+        Instruction* next_d = put(b, put(b, d, i, b.Select(keep, di, l), go), i1, b.Select(keep, d1_keep, d1_swap), go);
+        Instruction* next_dl = put(b, dl, i1, b.Select(keep, b.Splat(0, l->shape()), ui1), b.Binary(Opcode::kAnd, go, inner));
+        Instruction* next_du = put(b, du, i, b.Select(keep, ui, di1), go);
+        next_du = put(b, next_du, i1, b.Select(keep, ui1, du1_swap), b.Binary(Opcode::kAnd, go, inner));
+        Instruction* next_x = put(b, put(b, x, i, b.Select(keep_rows, bi, bi1), go), i1, b.Select(keep_rows, b1_keep, b1_swap), go);
+        Instruction* failed = b.Binary(Opcode::kAnd, active, zero_pivot);
+        Instruction* next_info = b.Select(failed, b.Broadcast(i1, info_shape, {}), info);
+        return std::vector<Instruction*>{next_dl, next_d, next_du, next_x, next_info};
+      });
+  // The last pivot.
+  Instruction* last = outer.Scalar(static_cast<double>(n - 1), PrimitiveType::kS32);
+  Instruction* dn = at(outer, s[1], last);
+  Instruction* info = s[4];
+  Instruction* singular = outer.Binary(Opcode::kAnd, outer.Compare(info, outer.Splat(0, info_shape), ComparisonDirection::kEq),
+                                       outer.Compare(dn, outer.Splat(0, dn->shape()), ComparisonDirection::kEq));
+  info = outer.Select(singular, outer.Splat(static_cast<double>(n), info_shape), info);
+  // Back substitution from row n - 1 up: x_i = (b_i - du_i x_{i+1} - DL(i+1) x_{i+2}) / d_i.
+  library_call_internal::PlainHloLoop substitute(module, computation, "gtsv_substitute");
+  std::vector<Instruction*> t = substitute.Run(n, {s[3], info, s[0], s[1], s[2]}, [&](Emitter& b, Instruction* k,
+                                                                                   const std::vector<Instruction*>& state) {
+    Instruction *x = state[0], *dl = state[2], *d = state[3], *du = state[4];
+    Instruction* i = b.Binary(Opcode::kSubtract, b.Scalar(static_cast<double>(n - 1), PrimitiveType::kS32), k);
+    Instruction* bi = at(b, x, i);
+    Instruction* v = bi;
+    for (int64_t ahead : {1, 2}) {
+      Instruction* coefficient = ahead == 1 ? at(b, du, i) : at(b, dl, plus(b, i, 1));
+      Instruction* term = b.Binary(Opcode::kMultiply, wide(b, coefficient, bi->shape()), at(b, x, plus(b, i, ahead)));
+      Instruction* inside = b.Compare(plus(b, i, ahead), b.Scalar(static_cast<double>(n), PrimitiveType::kS32), ComparisonDirection::kLt);
+      v = b.Select(b.Broadcast(inside, Emitter::WithType(bi->shape(), PrimitiveType::kPred), {}), b.Binary(Opcode::kSubtract, v, term), v);
+    }
+    v = b.Binary(Opcode::kDivide, v, wide(b, at(b, d, i), bi->shape()));
+    Instruction* solved = b.Compare(state[1], b.Splat(0, info_shape), ComparisonDirection::kEq);
+    return std::vector<Instruction*>{put(b, x, i, v, solved), state[1], dl, d, du};
+  });
+  std::vector<Instruction*> out = {s[0], s[1], s[2], t[0], info};
+  for (size_t i = 0; i < out.size(); ++i) out[i]->set_shape(shape.tuple_shapes(static_cast<int64_t>(i)));
+  return outer.Add(Opcode::kTuple, shape, out);
+}
+
 // The permutation the pivots make: the identity of the result's length, then for each i
 // in order the entries i and pivots[i] swapped (a pivot outside [0, m) swaps nothing), as
 // jax's GPU kernel does.
@@ -977,6 +1087,43 @@ Status ParseSvd(const Instruction& inst, LibraryCall& call) {
 }
 
 // jax's GPU pivots to permutation: s32 pivots [..., k] -> s32 permutation [..., m].
+// jax's tridiagonal solve: (dl, d, du [..., n], b [..., n, nrhs]) -> (dl, d, du, x, s32
+// info [...]). dl[0] and du[n - 1] are outside the matrix (jax's kernel hands LAPACK dl + 1).
+Status ParseTridiagonalSolve(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 4) return CallError(inst, "takes four operands: dl, d, du and b");
+  const Shape& d = inst.operand(1)->shape();
+  const Shape& b = inst.operand(3)->shape();
+  if (!d.IsArray() || d.rank() < 1) return CallError(inst, "the diagonal " + d.ToString(false) + " is not vectors");
+  if (d.element_type() != PrimitiveType::kF32 && d.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "a tridiagonal solve of " + std::string(PrimitiveTypeName(d.element_type())) +
+                                     " is not modelled (f32 and f64 are: LAPACK's complex gtsv eliminates otherwise)");
+  }
+  for (int64_t i : {0, 2}) {
+    const Shape& v = inst.operand(i)->shape();
+    if (!v.IsArray() || v.dimensions() != d.dimensions() || v.element_type() != d.element_type()) {
+      return CallError(inst, std::string(i == 0 ? "dl " : "du ") + v.ToString(false) + " differs from d " + d.ToString(false));
+    }
+  }
+  std::vector<int64_t> rows(b.dimensions().begin(), b.dimensions().end() - (b.rank() >= 1 ? 1 : 0));
+  if (!b.IsArray() || b.rank() != d.rank() + 1 || rows != d.dimensions() || b.element_type() != d.element_type()) {
+    return CallError(inst, "b " + b.ToString(false) + " is not [..., n, nrhs] over d " + d.ToString(false));
+  }
+  const std::vector<int64_t> batch(d.dimensions().begin(), d.dimensions().end() - 1);
+  const Shape& shape = inst.shape();
+  bool fits = shape.IsTuple() && shape.tuple_size() == 5;
+  for (int64_t i = 0; fits && i < 4; ++i) {
+    const Shape& element = shape.tuple_shapes(i);
+    fits = element.IsArray() && element.element_type() == d.element_type() &&
+           element.dimensions() == inst.operand(i)->shape().dimensions();
+  }
+  if (!fits || !shape.tuple_shapes(4).IsArray() || shape.tuple_shapes(4).element_type() != PrimitiveType::kS32 ||
+      shape.tuple_shapes(4).dimensions() != batch) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (dl, d, du, x, s32 info)");
+  }
+  call.result = shape.tuple_shapes(3);
+  return Status::Ok();
+}
+
 Status ParseLuPivotsToPermutation(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the pivots");
   const Shape& pivots = inst.operand(0)->shape();
@@ -1023,6 +1170,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   }
   if (IsLapackTarget(target, "gesdd") || target == "cusolver_gesvdj_ffi") return LibraryCallKind::kSvd;
   if (target == "cu_lu_pivots_to_permutation") return LibraryCallKind::kLuPivotsToPermutation;
+  if (IsLapackTarget(target, "gtsv")) return LibraryCallKind::kTridiagonalSolve;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -1141,6 +1289,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
     case LibraryCallKind::kLuPivotsToPermutation:
       RETURN_IF_ERROR(ParseLuPivotsToPermutation(instruction, call));
       return call;
+    case LibraryCallKind::kTridiagonalSolve:
+      RETURN_IF_ERROR(ParseTridiagonalSolve(instruction, call));
+      return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
       ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
@@ -1227,6 +1378,10 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (call.kind == LibraryCallKind::kLuPivotsToPermutation) {
     computation->set_root(EmitPivotsToPermutation(module, computation, instruction, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kTridiagonalSolve) {
+    computation->set_root(EmitGtsvCall(module, computation, instruction, params));
     return computation;
   }
   if (call.kind == LibraryCallKind::kSymmetricEigen) {

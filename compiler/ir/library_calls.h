@@ -27,6 +27,9 @@
 //                                             (jacobi.h)
 //   lapack_?gesdd_ffi, cusolver_gesvdj_ffi    jax's SVD: (a, s descending, u, vt (gesvdj:
 //                                             v), s32 info) (jacobi.h)
+//   lapack_?gtsv_ffi (s, d)                   jax's tridiagonal solve (CPU): LAPACK's
+//                                             elimination with partial pivoting, (dl, d,
+//                                             du as LAPACK leaves them, x, s32 info)
 //   cu_lu_pivots_to_permutation               jax's GPU LU: the row permutation its 0-based
 //                                             pivots (row swaps in order) make
 //   __cub$DeviceRadixSort                     CUB's radix sort of each row (last dimension)
@@ -75,6 +78,7 @@ enum class LibraryCallKind {
   kSymmetricEigen,            // lapack_?syevd_ffi, cusolver_syevd_ffi: (vectors, values, s32 info)
   kSvd,                       // lapack_?gesdd_ffi, cusolver_gesvdj_ffi: (a, s, u, vt or v, s32 info)
   kLuPivotsToPermutation,     // cu_lu_pivots_to_permutation: s32 permutation of s32 pivots
+  kTridiagonalSolve,          // lapack_?gtsv_ffi: (dl, d, du, x, s32 info)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write

@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
+#include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/backend_config.h"
 #include "compiler/ir/library_calls.h"
@@ -576,6 +579,63 @@ TEST(LinalgExpanderTest, PivotsBecomeThePermutationTheirSwapsMake) {
   ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
   check(*interpreted, "interpreter");
   RunOnBothBackends(**module, {pivots}, check, nullptr, GpuRun::kCompileOnly);
+}
+
+// jax's tridiagonal solve (lapack_sgtsv_ffi) with all five results against LAPACK's own
+// (tests/data/linalg/gtsv_lapack.*, from scipy's sgtsv, the LAPACK jaxlib calls): rows
+// swapped where the sub-diagonal is larger (system 0), none swapped (1), and a zero pivot
+// at row 3 (2), where LAPACK returns with info 3 and the arrays as they were at that step.
+// Every element bit for bit, info exactly, on the interpreter and the CPU backend, fused
+// and unfused (the GPU module compiled: its while loops run on the host); then a complex
+// gtsv (LAPACK eliminates otherwise) and a malformed call are errors naming the call.
+TEST(LinalgExpanderTest, TridiagonalSolvesEliminateAsLapack) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/gtsv_lapack.";
+  std::ifstream file(dir + "hlo");
+  std::stringstream text;
+  text << file.rdbuf();
+  auto module = ParseModule(text.str());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args, want;
+  for (int i = 0; i < 4; ++i) {
+    auto in = interpreter::ReadNpy(dir + "in" + std::to_string(i) + ".npy");
+    ASSERT_TRUE(in.ok()) << in.status().message();
+    args.push_back(std::move(*in));
+  }
+  for (int i = 0; i < 5; ++i) {
+    auto out = interpreter::ReadNpy(dir + "out" + std::to_string(i) + ".npy");
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    want.push_back(std::move(*out));
+  }
+  ASSERT_EQ(want[4].GetInt64(2), 3);  // the data's zero pivot
+  auto check = [&](const Literal& got, const std::string& which) {
+    ASSERT_TRUE(got.shape().IsTuple()) << which;
+    for (size_t t = 0; t < want.size(); ++t) {
+      const Literal& g = got.tuple_elements()[t];
+      ASSERT_EQ(g.element_count(), want[t].element_count()) << which << " result " << t;
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < g.element_count(); ++i) wrong += g.GetDouble(i) != want[t].GetDouble(i);
+      EXPECT_EQ(wrong, 0) << which << ": result " << t << ", " << wrong << " of " << g.element_count()
+                          << " elements differ from LAPACK's";
+    }
+  };
+  auto interpreted = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  check(*interpreted, "interpreter");
+  RunOnBothBackends(**module, args, check, nullptr, GpuRun::kCompileOnly);
+
+  for (const auto& [call, message] : std::vector<std::pair<std::string, std::string>>{
+           {"(c64[4], c64[4], c64[4], c64[4,1], s32[]) custom-call(v, v, v, b), custom_call_target=\"lapack_cgtsv_ffi\"",
+            "a tridiagonal solve of c64 is not modelled"},
+           {"(c64[4], c64[4], c64[4], c64[4,1], s32[]) custom-call(v, v, b), custom_call_target=\"lapack_cgtsv_ffi\"",
+            "takes four operands"}}) {
+    auto bad = ParseModule("HloModule m\nENTRY e {\n  v = c64[4] parameter(0)\n  b = c64[4,1] parameter(1)\n  ROOT s = " +
+                           call + "\n}\n");
+    ASSERT_TRUE(bad.ok()) << bad.status().message();
+    auto built = BuildLibraryCallComputation(*(*bad)->entry()->root(), **bad);
+    ASSERT_FALSE(built.ok()) << call;
+    EXPECT_NE(built.status().message().find("custom-call s (lapack_cgtsv_ffi): " + message), std::string::npos)
+        << built.status().message();
+  }
 }
 
 // ragged-dot (jax's ragged_dot and its gradients): rows grouped onto rhs [g, k, n] and
