@@ -19,7 +19,7 @@ Not test data: a program whose run found a bug becomes a test of its own.
 import os, sys, glob, shutil, tempfile
 NAME = sys.argv[1]; OUT = sys.argv[2]
 dump = tempfile.mkdtemp(prefix="survey-")
-os.environ["XLA_FLAGS"] = f"--xla_dump_to={dump} --xla_dump_hlo_as_text"
+os.environ["XLA_FLAGS"] = f"--xla_dump_to={dump} --xla_dump_hlo_as_text --xla_dump_large_constants"
 os.environ["JAX_PLATFORMS"] = "cpu"
 import numpy as np, jax, jax.numpy as jnp
 from jax import lax
@@ -303,17 +303,147 @@ def ctc_like_logaddexp(x):
     return lax.scan(step, jnp.full((4, 5), -jnp.inf).at[:, 0].set(0.0), jax.nn.log_softmax(x))
 
 
+# Batch 2: more LAPACK routines, resampling, zero-size arrays, narrow floats, denormals
+@prog("eig_nonsymmetric", [f32(4, 4)])
+def eig_nonsymmetric(a):
+    w = jnp.linalg.eigvals(a)
+    return jnp.sort(jnp.abs(w))
+@prog("schur_hessenberg", [f32(5, 5)])
+def schur_hessenberg(a):
+    h, q = jsp.linalg.hessenberg(a, calc_q=True)
+    return q @ h @ q.T
+@prog("qr_pivoting", [f32(6, 4)])
+def qr_pivoting(a):
+    q, rr, p = jsp.linalg.qr(a, pivoting=True, mode="economic")
+    return jnp.abs(jnp.diagonal(rr)), q @ rr - a[:, p]
+@prog("expm_matrix_power", [f32(4, 4) * 0.3])
+def expm_matrix_power(a): return jsp.linalg.expm(a), jnp.linalg.matrix_power(a, 5), jnp.linalg.norm(a, "nuc")
+@prog("eigh_tridiagonal", [f32(6) + 3, f32(5)])
+def eigh_tridiagonal(d, e): return jsp.linalg.eigh_tridiagonal(d, e, eigvals_only=True)
+@prog("image_resize", [f32(1, 5, 7, 2)])
+def image_resize(x):
+    return (jax.image.resize(x, (1, 9, 4, 2), "bilinear"), jax.image.resize(x, (1, 10, 14, 2), "nearest"),
+            jax.image.resize(x, (1, 8, 8, 2), "cubic"), jax.image.resize(x, (1, 3, 3, 2), "lanczos3"))
+@prog("convolve_correlate", [f32(20), f32(5), f32(6, 6), f32(3, 3)])
+def convolve_correlate(a, v, x, k):
+    return jnp.convolve(a, v, mode="same"), jnp.correlate(a, v, mode="full"), jsp.signal.convolve2d(x, k, mode="valid"), jsp.signal.fftconvolve(a, v)
+@prog("gqa_attention_bias", [f32(2, 9, 8, 16), f32(2, 9, 2, 16), f32(2, 9, 2, 16), f32(2, 8, 9, 9)])
+def gqa_attention_bias(q, k, v, bias): return jax.nn.dot_product_attention(q, k, v, bias=bias)
+@prog("einsum_diagonal_kron", [f32(4, 4), f32(2, 3), f32(3, 2, 5)])
+def einsum_diagonal_kron(a, b, c):
+    return jnp.einsum("ii->i", a), jnp.einsum("ii", a), jnp.kron(b, a[:2, :2]), jnp.outer(a[0], b[1]), jnp.cross(c[0, 0, :3], c[1, 1, :3]), jnp.einsum("ijk,ji->k", c, b)
+@prog("partition_histogram", [f32(3, 11), f32(50)])
+def partition_histogram(x, y):
+    return jnp.partition(x, 4, axis=1)[:, 4], jnp.argpartition(x, 2, axis=1)[:, :2].sort(1).shape[0] + 0 * x[:, 0], jnp.histogram(y, bins=7, range=(-2, 2))[0], jnp.digitize(y, jnp.linspace(-1, 1, 5))
+@prog("random_distributions", [np.array([0, 3], np.uint32)])
+def random_distributions(k):
+    ks = jax.random.split(k, 6)
+    return (jax.random.gamma(ks[0], jnp.array([0.5, 1.0, 3.0]), (4, 3)), jax.random.beta(ks[1], 2.0, 3.0, (5,)),
+            jax.random.poisson(ks[2], 4.0, (6,)), jax.random.truncated_normal(ks[3], -1.0, 2.0, (7,)),
+            jax.random.choice(ks[4], 10, (4,), replace=False), jax.random.dirichlet(ks[5], jnp.ones(3), (2,)))
+@prog("variadic_reduce", [f32(4, 6), np.array(r.integers(0, 9, (4, 6)), np.int32)])
+def variadic_reduce(x, i):
+    def f(a, b): return (jnp.where(a[0] >= b[0], a[0], b[0]), jnp.where(a[0] >= b[0], a[1], b[1]))
+    m, j = lax.reduce((x, i), (-jnp.inf, 0), f, (1,))
+    return m, j, lax.sort((i, x), num_keys=2)[1]
+@prog("nan_reductions", [np.array([[1, np.nan, 3], [np.nan, np.nan, np.nan], [4, 5, 6]], np.float32)])
+def nan_reductions(x): return jnp.nanmean(x, 1), jnp.nanstd(x, 0), jnp.nansum(x), jnp.nanargmax(jnp.nan_to_num(x, nan=-1), 1), jnp.nanmin(x, 1)
+@prog("bool_logic", [np.array([True, False, True, False]), np.array([True, True, False, False])])
+def bool_logic(a, b): return a ^ b, a & ~b, jnp.logical_xor(a, b), jnp.cumsum(a), jnp.argmin(a), jnp.all(a | b), lax.population_count(a.astype(jnp.uint8) * 255)
+@prog("float8_casts", [np.array([0.1, -3.3, 448.0, 500.0, 1e-3, -0.0, 60000.0, np.nan], np.float32)])
+def float8_casts(x):
+    return (x.astype(jnp.float8_e4m3fn).astype(jnp.float32), x.astype(jnp.float8_e5m2).astype(jnp.float32),
+            x.astype(jnp.bfloat16).astype(jnp.float32), (x * 1e-3).astype(jnp.float16).astype(jnp.float32))
+@prog("int4_types", [np.array([-8, -1, 0, 3, 7, 5], np.int8)])
+def int4_types(x):
+    y = x.astype(jnp.int4)
+    return (y + y).astype(jnp.int8), (y * 3).astype(jnp.int32), x.astype(jnp.uint4).astype(jnp.int32)
+@prog("denormals", [np.array([1e-38, 1e-40, -1e-42, 3e-39, 1e-45, 1.0], np.float32), np.array([1e-3, 1e3, 0.5, 1e-2, 2.0, 1e-39], np.float32)])
+def denormals(a, b): return a * b, a / b, a + a, jnp.sqrt(jnp.abs(a)), a * 1e-5 * 1e5, jnp.sum(a)
+@prog("zero_size", [np.zeros((0, 3), np.float32), f32(4, 3), np.zeros((0,), np.int32)])
+def zero_size(e, x, i):
+    return (jnp.sum(e, 0), jnp.max(e, 0, initial=-1.0), jnp.concatenate([e, x], 0), e @ x.T, x[i], jnp.mean(x[:0], 0),
+            x.at[i].add(1.0), jnp.cumsum(e, 0))
+@prog("round_trunc", [np.array([2.5, 3.5, -2.5, -0.45, 1.005, 123.456, -7.9], np.float32)])
+def round_trunc(x): return jnp.round(x, 2), jnp.trunc(x), jnp.floor(x), jnp.ceil(x), jnp.round(x), jnp.around(x, -1)
+@prog("gcd_lcm_ints", [np.array([12, 0, -18, 7, 100], np.int32), np.array([18, 5, 24, 0, 75], np.int32)])
+def gcd_lcm_ints(a, b): return jnp.gcd(a, b), jnp.lcm(a, b), jnp.packbits(a > 10), jnp.unpackbits(jnp.abs(a).astype(jnp.uint8))
+@prog("special_more", [np.abs(f32(12)) + 1.1, np.clip(np.abs(f32(12)) * 0.3, 0.01, 0.99).astype(np.float32)])
+def special_more(x, p):
+    s = jsp.special
+    return (s.zeta(x, 1.0), s.spence(x), s.expi(x), s.exp1(x), s.ndtri(p), s.log_ndtr(x - 3), s.multigammaln(x + 2, 3),
+            s.entr(p), s.kl_div(p, 1 - p), jsp.stats.norm.logcdf(x - 2), jsp.stats.t.logpdf(x, 3.0), s.bernoulli(4))
+@prog("shifts_overflow", [np.array([1, -1, 2**30, 7], np.int32), np.array([31, 32, 2, 40], np.int32)])
+def shifts_overflow(a, s): return jnp.left_shift(a, s), jnp.right_shift(a, s), a * a, a + jnp.int32(2**31 - 1), jnp.power(a, 3), -a
+@prog("sort_float_types", [np.array([3, np.nan, -0.0, 0.0, -np.inf, 1, np.nan, -2], np.float32)])
+def sort_float_types(x):
+    return (jnp.sort(x.astype(jnp.bfloat16)).astype(jnp.float32), jnp.sort(x.astype(jnp.float16)).astype(jnp.float32),
+            jnp.argsort(x, descending=True), jnp.sort(lax.complex(x, x[::-1])).real)
+@prog("dot_general_batch_middle", [f32(3, 4, 5, 6), f32(6, 4, 7)])
+def dot_general_batch_middle(a, b):
+    return lax.dot_general(a, b, (((3,), (0,)), ((1,), (1,)))), jnp.einsum("abcd,dbe->ecab", a, b)
+@prog("conv_negative_padding_f16", [f32(1, 3, 10, 10), f32(4, 3, 3, 3)])
+def conv_negative_padding_f16(x, w):
+    y = lax.conv_general_dilated(x.astype(jnp.float16), w.astype(jnp.float16), (1, 1), ((-1, 2), (0, -2)), lhs_dilation=(2, 1), preferred_element_type=jnp.float32)
+    z = lax.conv_general_dilated(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), (2, 2), "SAME")
+    return y, z.astype(jnp.float32)
+@prog("nested_control", [f32(6, 3), f32(3, 3)])
+def nested_control(xs, w):
+    def body(c, x):
+        c = lax.cond(x.sum() > 0, lambda c: jnp.tanh(c @ w), lambda c: lax.fori_loop(0, 3, lambda i, c: c * 0.9 + x, c), c)
+        return c, lax.switch(jnp.argmax(x), [jnp.sum, jnp.prod, jnp.max], c)
+    return lax.scan(body, jnp.ones(3), xs)
+@prog("lax_map_vmap_scan", [f32(4, 5, 3)])
+def lax_map_vmap_scan(x):
+    return lax.map(lambda r: jnp.cumsum(r, 0).max(), x), jax.vmap(lambda r: lax.scan(lambda c, v: (c + v, c * v), jnp.zeros(3), r))(x)
+@prog("take_negative", [f32(6, 4), np.array([-1, -6, 2, 5], np.int32)])
+def take_negative(x, i): return jnp.take_along_axis(x[:4], i[:, None] % 4, 1), x[i], lax.dynamic_slice_in_dim(x, -3, 2, 0), lax.dynamic_update_slice(x, x[:2] * 0, (-4, 0))
+@prog("select_piecewise", [f32(12)])
+def select_piecewise(x):
+    return jnp.select([x < -1, x > 1], [x * 2, x ** 2], default=-x), jnp.piecewise(x, [x < 0, x >= 0], [jnp.sin, jnp.cos]), jnp.where(True, x, 0)
+@prog("fftn_hfft", [f32(3, 4, 5), f32(9)])
+def fftn_hfft(x, y):
+    z = jnp.fft.fftn(x)
+    return jnp.real(z), jnp.imag(jnp.fft.ifftn(z, axes=(0, 2))), jnp.fft.hfft(y), jnp.fft.irfftn(jnp.fft.rfftn(x), x.shape)
+@prog("u64_s64_x64", [np.array([1, 2**40, 2**63 - 1, 7], np.int64), np.array([3, 5, 2, 2**33], np.uint64), np.array([1.5, -2.25, 1e300, 1e-310], np.float64)], )
+def u64_s64_x64(a, b, c): return a * 3, a // 7, b * b, (b >> 3) ^ b, c * c, jnp.sqrt(jnp.abs(c)), c.astype(jnp.float32), a.astype(jnp.float64)
+@prog("cumsum_reverse_bool", [f32(5, 4) > 0, f32(5, 4)])
+def cumsum_reverse_bool(m, x): return jnp.cumsum(m, 0), lax.cumsum(x, 1, reverse=True), lax.cumprod(x, 0, reverse=True), jnp.cumsum(x.astype(jnp.bfloat16), 1).astype(jnp.float32)
+@prog("iota_broadcast_rev", [f32(3, 1, 4)])
+def iota_broadcast_rev(x):
+    return lax.broadcast_in_dim(x, (2, 3, 5, 4), (1, 2, 3)), lax.rev(x, (0, 2)), lax.iota(jnp.uint8, 300), lax.broadcasted_iota(jnp.int16, (3, 4), 1) * x[:, 0].astype(jnp.int16)
+@prog("stop_gradient_custom_vjp", [f32(8)])
+def stop_gradient_custom_vjp(x):
+    @jax.custom_vjp
+    def clip_grad(x): return x
+    clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -0.1, 0.1),))
+    return jax.grad(lambda x: (clip_grad(x) ** 3).sum() + lax.stop_gradient(x).sum() * x.sum())(x)
+@prog("softmax_cross_entropy_int_labels", [f32(16, 10), np.array(r.integers(0, 10, 16), np.int32)])
+def softmax_cross_entropy_int_labels(logits, y):
+    def loss(l): return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(l), y[:, None], 1))
+    return jax.value_and_grad(loss)(logits)
+@prog("layernorm_bf16_grad", [f32(8, 32).astype(jnp.bfloat16), f32(32).astype(jnp.bfloat16)])
+def layernorm_bf16_grad(x, g):
+    def f(x, g):
+        x32 = x.astype(jnp.float32)
+        m = x32.mean(-1, keepdims=True); v = x32.var(-1, keepdims=True)
+        return (((x32 - m) * lax.rsqrt(v + 1e-5)).astype(jnp.bfloat16) * g).astype(jnp.float32).sum()
+    gx, gg = jax.grad(f, argnums=(0, 1))(x, g)
+    return gx.astype(jnp.float32), gg.astype(jnp.float32)
+
 if NAME == "list":
     print(" ".join(progs)); sys.exit(0)
 fn, args = progs[NAME]
-jitted = jax.jit(fn)
+if NAME.endswith("_x64"): jax.config.update("jax_enable_x64", True)
+jitted = jax.jit(fn, keep_unused=True)  # every argument a parameter, as the inputs written
 compiled = jitted.lower(*args).compile()
 out = jitted(*args)
 flat_out = [np.asarray(o) for o in jax.tree_util.tree_leaves(out)]
 befores = glob.glob(os.path.join(dump, f"module_*.jit_{NAME}.before_optimizations.txt"))
+afters = glob.glob(os.path.join(dump, f"module_*.jit_{NAME}.*after_optimizations.txt"))
 d = os.path.join(OUT, NAME); shutil.rmtree(d, ignore_errors=True); os.makedirs(d)
 shutil.copy(befores[0], os.path.join(d, "module.hlo"))
-open(os.path.join(d, "optimized.hlo"), "w").write(compiled.as_text())
+shutil.copy(afters[0], os.path.join(d, "optimized.hlo"))  # its large constants written out
 for i, a in enumerate(args): np.save(os.path.join(d, f"in{i}.npy"), np.asarray(a))
 for i, o in enumerate(flat_out): np.save(os.path.join(d, f"out{i}.npy"), o)
 open(os.path.join(d, "n"), "w").write(f"{len(args)} {len(flat_out)}\n")
