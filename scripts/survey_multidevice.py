@@ -355,6 +355,14 @@ def uneven_constraint(x):
 def uneven_vocab_slice(x, w):
     l = lax.with_sharding_constraint((x @ w)[:, :50], S("data", "model"))
     return jax.nn.log_softmax(l, -1)
+@prog("tridiagonal_batch", [f32(8, 6), f32(8, 6) * 0.3, f32(8, 6), f32(8, 6, 2)], [S(("data", "model"), None)] * 3 + [S(("data", "model"), None, None)])
+def tridiagonal_batch(dl, d, du, b): return lax.linalg.tridiagonal_solve(dl.at[:, 0].set(0), d, du.at[:, -1].set(0), b)
+@prog("approx_topk_rows", [f32(8, 64)], [S("data", None)])
+def approx_topk_rows(x): return lax.approx_max_k(x, 4)
+@prog("rng_u8_split", [np.array([1, 2, 3, 4], np.uint32), f32(8, 16)], [S(), S("data", "model")])
+def rng_u8_split(k, x):
+    _, bits = lax.rng_bit_generator(k, (8, 16), dtype=jnp.uint8)
+    return x * (bits > 127)
 if NAME == "list":
     print(" ".join(progs)); sys.exit(0)
 fn, args, ins, outs = progs[NAME]

@@ -431,6 +431,96 @@ def layernorm_bf16_grad(x, g):
     gx, gg = jax.grad(f, argnums=(0, 1))(x, g)
     return gx.astype(jnp.float32), gg.astype(jnp.float32)
 
+# Batch 3: whole models, small
+def dense(k, i, o): return (jax.random.normal(k, (i, o)) / np.sqrt(i)).astype(np.float32)
+K = jax.random.split(jax.random.PRNGKey(0), 16)
+def gpt_params(d=32, h=4, layers=2, vocab=50, seq=12):
+    p = {"emb": np.asarray(dense(K[0], vocab, d)), "pos": np.asarray(dense(K[1], seq, d)) * 0.1}
+    for l in range(layers):
+        p[f"qkv{l}"] = np.asarray(dense(K[2 + 3 * l], d, 3 * d)); p[f"o{l}"] = np.asarray(dense(K[3 + 3 * l], d, d))
+        p[f"ff{l}"] = np.asarray(dense(K[4 + 3 * l], d, 4 * d)); p[f"fb{l}"] = np.asarray(dense(K[4 + 3 * l], 4 * d, d))
+    return p
+def gpt_forward(p, tokens, h=4):
+    b, t = tokens.shape
+    x = p["emb"][tokens] + p["pos"][:t]
+    layers = sum(1 for k in p if k.startswith("qkv"))
+    def ln(x): m = x.mean(-1, keepdims=True); return (x - m) * lax.rsqrt(((x - m) ** 2).mean(-1, keepdims=True) + 1e-5)
+    for l in range(layers):
+        q, k, v = jnp.split(ln(x) @ p[f"qkv{l}"], 3, -1)
+        sp = lambda z: z.reshape(b, t, h, -1)
+        x = x + jax.nn.dot_product_attention(sp(q), sp(k), sp(v), is_causal=True).reshape(b, t, -1) @ p[f"o{l}"]
+        x = x + jax.nn.gelu(ln(x) @ p[f"ff{l}"]) @ p[f"fb{l}"]
+    return ln(x) @ p["emb"].T
+GP = gpt_params()
+TOK = np.array(r.integers(0, 50, (3, 12)), np.int32)
+@prog("gpt_adam_step", [GP, TOK])
+def gpt_adam_step(p, tokens):
+    def loss(p):
+        logits = gpt_forward(p, tokens[:, :-1])
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), tokens[:, 1:, None], -1))
+    l, g = jax.value_and_grad(loss)(p)
+    m = jax.tree_util.tree_map(lambda g: 0.1 * g, g); v = jax.tree_util.tree_map(lambda g: 0.001 * g * g, g)
+    new = jax.tree_util.tree_map(lambda p, m, v: p - 1e-3 * m / (jnp.sqrt(v) + 1e-8), p, m, v)
+    return l, new
+@prog("gpt_greedy_decode", [GP, np.array([[3, 7], [1, 2]], np.int32)])
+def gpt_greedy_decode(p, prompt):
+    def step(toks, i):
+        logits = gpt_forward(p, toks)
+        nxt = jnp.argmax(logits[jnp.arange(2), i - 1], -1).astype(jnp.int32)
+        return lax.dynamic_update_slice(toks, nxt[:, None], (0, i)), nxt
+    toks = jnp.zeros((2, 10), jnp.int32).at[:, :2].set(prompt)
+    return lax.scan(step, toks, jnp.arange(2, 10))
+@prog("resnet_block_train", [f32(4, 8, 8, 16), np.asarray(dense(K[10], 3 * 3 * 16, 16)).reshape(3, 3, 16, 16), np.asarray(dense(K[11], 3 * 3 * 16, 16)).reshape(3, 3, 16, 16), f32(16), f32(16)])
+def resnet_block_train(x, w1, w2, g, b):
+    def bn(y): m = y.mean((0, 1, 2)); v = y.var((0, 1, 2)); return (y - m) * lax.rsqrt(v + 1e-5) * g + b
+    def f(w1, w2, g, b):
+        conv = lambda y, w: lax.conv_general_dilated(y, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = jax.nn.relu(bn(conv(x, w1)))
+        y = jax.nn.relu(bn(conv(y, w2)) + x)
+        return jnp.mean(lax.reduce_window(y, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") ** 2)
+    return jax.value_and_grad(f, argnums=(0, 1, 2, 3))(w1, w2, g, b)
+@prog("vit_patch_embed_cls", [f32(2, 16, 16, 3), np.asarray(dense(K[12], 4 * 4 * 3, 24)), f32(24), f32(17, 24)])
+def vit_patch_embed_cls(img, w, cls, pos):
+    b = img.shape[0]
+    patches = img.reshape(b, 4, 4, 4, 4, 3).transpose(0, 1, 3, 2, 4, 5).reshape(b, 16, 48)
+    x = jnp.concatenate([jnp.broadcast_to(cls, (b, 1, 24)), patches @ w], 1) + pos
+    q = x.reshape(b, 17, 4, 6)
+    return jax.nn.dot_product_attention(q, q, q).reshape(b, 17, 24).mean(1)
+@prog("unet_groupnorm_upsample", [f32(2, 8, 8, 8), np.asarray(dense(K[13], 3 * 3 * 8, 16)).reshape(3, 3, 8, 16), f32(16), f32(2, 16)])
+def unet_groupnorm_upsample(x, w, scale, temb):
+    y = lax.conv_general_dilated(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    g = y.reshape(2, 4, 4, 4, 4)
+    g = (g - g.mean((1, 2, 4), keepdims=True)) * lax.rsqrt(g.var((1, 2, 4), keepdims=True) + 1e-6)
+    y = jax.nn.silu(g.reshape(y.shape) * scale + temb[:, None, None, :])
+    return jax.image.resize(y, (2, 8, 8, 16), "nearest") + jnp.tile(x, (1, 1, 1, 2))
+@prog("vae_reparam_kl", [f32(6, 20), np.asarray(dense(K[14], 20, 8)), np.array([0, 9], np.uint32)])
+def vae_reparam_kl(x, w, k):
+    def loss(w):
+        h = x @ w; mu, logvar = h[:, :4], h[:, 4:]
+        z = mu + jnp.exp(0.5 * logvar) * jax.random.normal(k, mu.shape)
+        rec = jnp.sum((z @ w[:, :4].T - x) ** 2)
+        return rec - 0.5 * jnp.sum(1 + logvar - mu ** 2 - jnp.exp(logvar))
+    return jax.value_and_grad(loss)(w)
+@prog("moe_top2_scatter", [f32(10, 8), np.asarray(dense(K[15], 8, 4)), f32(4, 8, 8)])
+def moe_top2_scatter(x, wg, we):
+    gates = jax.nn.softmax(x @ wg)
+    val, idx = lax.top_k(gates, 2)
+    out = jnp.zeros_like(x)
+    for j in range(2):
+        y = jnp.einsum("td,tde->te", x, we[idx[:, j]])
+        out = out + val[:, j:j + 1] * y
+    load = jnp.zeros(4).at[idx.reshape(-1)].add(1.0)
+    return out, load
+@prog("beam_search_topk", [f32(5, 6, 20)])
+def beam_search_topk(logits):
+    def step(c, lg):
+        scores, hist = c
+        cand = (scores[:, None] + jax.nn.log_softmax(lg)).reshape(-1)
+        top, pos = lax.top_k(cand, 6)
+        return (top, pos // 20), pos % 20
+    (s, h), toks = lax.scan(step, (jnp.zeros(6), jnp.zeros(6, jnp.int32)), logits)
+    return s, toks
+
 if NAME == "list":
     print(" ".join(progs)); sys.exit(0)
 fn, args = progs[NAME]
@@ -444,8 +534,9 @@ afters = glob.glob(os.path.join(dump, f"module_*.jit_{NAME}.*after_optimizations
 d = os.path.join(OUT, NAME); shutil.rmtree(d, ignore_errors=True); os.makedirs(d)
 shutil.copy(befores[0], os.path.join(d, "module.hlo"))
 shutil.copy(afters[0], os.path.join(d, "optimized.hlo"))  # its large constants written out
-for i, a in enumerate(args): np.save(os.path.join(d, f"in{i}.npy"), np.asarray(a))
+flat_args = jax.tree_util.tree_leaves(args)  # a dict of parameters: its leaves, as jax's parameters
+for i, a in enumerate(flat_args): np.save(os.path.join(d, f"in{i}.npy"), np.asarray(a))
 for i, o in enumerate(flat_out): np.save(os.path.join(d, f"out{i}.npy"), o)
-open(os.path.join(d, "n"), "w").write(f"{len(args)} {len(flat_out)}\n")
+open(os.path.join(d, "n"), "w").write(f"{len(flat_args)} {len(flat_out)}\n")
 shutil.rmtree(dump)
 print("ok", NAME)

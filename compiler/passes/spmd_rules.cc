@@ -842,7 +842,14 @@ StatusOr<Value> Partitioner::Manual(const Instruction& inst, const std::vector<L
 
 StatusOr<Value> Partitioner::Fallback(const Instruction& inst, const std::vector<LeafGrid>& target,
                                       const std::string& why) {
-  RecordFallback(inst, why);
+  // Replicated operands and a replicated result: every device computing the whole value is
+  // the plan itself (XLA's too), not a fallback.
+  bool replicated = true;
+  for (const LeafGrid& leaf : target) replicated = replicated && leaf && leaf->Replicated();
+  for (int64_t i = 0; replicated && i < inst.operand_count(); ++i) {
+    for (const LeafGrid& leaf : scope_->values.at(inst.operand(i)).leaves) replicated = replicated && leaf && leaf->Replicated();
+  }
+  if (!replicated) RecordFallback(inst, why);
   std::vector<Instruction*> operands;
   const std::string need = "%" + inst.name() + " needs it replicated (replicated fallback)";
   for (int64_t i = 0; i < inst.operand_count(); ++i) {

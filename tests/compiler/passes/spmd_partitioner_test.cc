@@ -865,6 +865,34 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// An op without a native rule whose operands and result are replicated (a jax key's
+// bitcast to the generator's u64 state) is computed on every device as any replicated value
+// is: no replicated-fallback decision. The generator whose bits are wanted split is one
+// (each device draws them all and keeps its tile; XLA's expansion draws only the tile).
+TEST(SpmdPartitionerTest, ReplicatedOpsWithoutARuleAreNoFallback) {
+  constexpr char kText[] = R"(
+HloModule rng_split, num_partitions=4
+ENTRY main {
+  k = u32[2,2] parameter(0), sharding={replicated}
+  x = f32[8,4] parameter(1), sharding={devices=[4,1]<=[4]}
+  s = u64[2] bitcast-convert(k), sharding={replicated}
+  r = (u64[2], u32[8,4]) rng-bit-generator(s), algorithm=rng_philox, sharding={{replicated}, {devices=[4,1]<=[4]}}
+  bits = u32[8,4] get-tuple-element(r), index=1, sharding={devices=[4,1]<=[4]}
+  f = f32[8,4] convert(bits), sharding={devices=[4,1]<=[4]}
+  ROOT m = f32[8,4] multiply(x, f), sharding={devices=[4,1]<=[4]}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  std::set<std::string> fallbacks;
+  for (const CollectiveDecision& d : p->context.collectives()) {
+    if (d.kind == "replicated-fallback") fallbacks.insert(d.for_instruction);
+  }
+  EXPECT_EQ(fallbacks, (std::set<std::string>{"r"}));
+  EXPECT_EQ(CollectiveCount(*p->module), 0) << p->module->ToString();
+  ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
 // A value computed on wider tiles and sliced to its split (u whole, e its even rows) keeps
 // the wider copy: a user wanting e whole reads it there instead of gathering e's tiles.
 TEST(SpmdPartitionerTest, UsersWantingWiderTilesReadTheCopyTheTilesWereSlicedFrom) {
