@@ -97,6 +97,9 @@ class CpuExecutable {
   int threads() const;
   // Kernels launched by the last Run (loops, library calls; not host work).
   int64_t last_kernel_launches() const { return last_kernel_launches_; }
+  // Seconds Create spent setting up the GEMM library (oneDNN's first call; 0 when an
+  // earlier executable of the process did, or none was needed).
+  double library_warm_up_seconds() const { return library_warm_up_s_; }
 
  private:
   CpuExecutable() = default;
@@ -109,6 +112,7 @@ class CpuExecutable {
   std::unique_ptr<ProgramPlans> plans_;  // per program computation, reused by every run
   std::vector<std::unique_ptr<ProgramPlans>> slot_plans_;  // slots 1..n-1
   std::atomic<int64_t> last_kernel_launches_{0};
+  double library_warm_up_s_ = 0;
   // Buffer assignment (done per program computation at first use) records its spans here:
   // options.compile.trace, which must outlive the executable's first run.
   CompileTrace* trace_ = nullptr;

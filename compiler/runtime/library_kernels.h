@@ -75,6 +75,11 @@ Status RunDot(const Instruction& dot, const void* lhs, const void* rhs, void* ou
 // GEMM 8 x [128x64]*[64x128], lhs in place, rhs in place, result in place (oneDNN sgemm
 // per batch, threads across batches)", "GEMM [..]*[..], lhs packed, ...", or "invalid".
 std::string DotPath(const Instruction& dot);
+// oneDNN sets itself up on its first sgemm (the CPU's instruction set, its JIT kernels, the
+// OpenMP team): 40-60 ms that a profile would otherwise charge to the program's first
+// dot. Makes one tiny sgemm of each transpose pair on `threads` threads, once per process;
+// returns the seconds it took (0 when done before, or without oneDNN).
+double WarmUpGemmLibrary(int threads);
 
 // --- convolution -------------------------------------------------------------------------
 // Any HLO convolution: dim_labels in any order, 1 or more spatial dimensions (or none),

@@ -3,6 +3,9 @@
 #include "compiler/runtime/library_kernels.h"
 #include "compiler/runtime/library_kernels_internal.h"
 
+#include <chrono>
+#include <mutex>
+
 namespace fusebox::runtime::library {
 namespace {
 
@@ -370,6 +373,24 @@ std::string DotPath(const Instruction& dot) {
     return Status::Ok();
   });
   return described.ok() ? text : "invalid";
+}
+
+double WarmUpGemmLibrary(int threads) {
+  static std::once_flag once;
+  double seconds = 0;
+  std::call_once(once, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    const OneDnn* dnnl = LoadOneDnn();
+    if (dnnl == nullptr) return;
+    if (dnnl->set_num_threads != nullptr) dnnl->set_num_threads(std::max(1, threads));
+    const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+    float c[4];
+    for (char ta : {'N', 'T'}) {
+      for (char tb : {'N', 'T'}) dnnl->sgemm(ta, tb, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  return seconds;
 }
 
 int64_t DotFlops(const Instruction& dot) {

@@ -112,6 +112,28 @@ TEST(CliCpuRunTest, TraceToAnUnwritablePathIsAUserError) {
   EXPECT_THAT(r.out, HasSubstr("/nonexistent/dir/t.json"));
 }
 
+// oneDNN sets itself up on its first sgemm (tens of milliseconds): the executable pays that
+// while it is made, and the run's compile steps name it, so that the kernel table does not
+// charge it to the program's first dot. Without oneDNN (FUSEBOX_NO_ONEDNN) there is no
+// such step.
+TEST(CliCpuRunTest, OneDnnSetUpIsACompileStep) {
+  const std::string dot = WriteTemp("cpu_small_dot.hlo", R"(HloModule small_dot
+ENTRY e {
+  a = f32[3,5] parameter(0)
+  b = f32[5,32] parameter(1)
+  ROOT d = f32[3,32] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  Result path = RunFusebox("compile " + dot + " --stage buffer_assignment");
+  ASSERT_EQ(path.code, 0) << path.out;
+  if (path.out.find("oneDNN sgemm") == std::string::npos) GTEST_SKIP() << "no oneDNN here:\n" << path.out;
+  Result r = RunFusebox("run " + dot + " --backend cpu --iterations 2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(" ms, oneDNN set-up ")) << r.out;
+  Result off = fusebox::cli_test::RunCommand("FUSEBOX_NO_ONEDNN=1 " + std::string(FUSEBOX_BINARY) + " run " + dot + " --backend cpu 2>&1");
+  ASSERT_EQ(off.code, 0) << off.out;
+  EXPECT_THAT(off.out, Not(HasSubstr("oneDNN set-up"))) << off.out;
+}
+
 TEST(CliCpuRunTest, IterationsAreReported) {
   Result r = RunFusebox("run " + Example("reduce_sum.hlo") + " --backend cpu --threads 2 --iterations 3");
   ASSERT_EQ(r.code, 0) << r.out;
