@@ -189,17 +189,43 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const std::vector<L
         ASSIGN_OR_RETURN(Instruction * whole, CombineVariadicPartials(inst, partial, groups, pieces, inits, split_text));
         return finish(whole, c);
       }
-      Instruction* sum = Add(Opcode::kAllReduce, "all-reduce", partial->shape(), {partial});
-      InstructionAttributes& attrs = sum->mutable_attrs();
-      attrs.channel_id = next_channel_++;
-      attrs.replica_groups = ReplicaGroups{};
-      attrs.replica_groups->groups = groups;
-      attrs.use_global_device_ids = true;
-      sum->AppendCalledComputation(inst.to_apply());
-      sum->set_call_form(CallForm::kToApply);
-      Record(sum, inst.name(), inst.name(), text,
-             "all-reduce of %" + inst.name() + " over " + text + " with %" +
-                 inst.to_apply()->name() + ": " + split_text);
+      // One all-reduce per split reduced dim, the last dim first, as XLA's partitioner
+      // reduces them (a dim split over two mesh axes is one dim, one all-reduce): each over
+      // the devices of a group that hold the same pieces of the other split dims.
+      std::vector<int64_t> group_of(static_cast<size_t>(devices_), 0);
+      for (size_t g = 0; g < groups.size(); ++g) {
+        for (int64_t d : groups[g]) group_of[static_cast<size_t>(d)] = static_cast<int64_t>(g);
+      }
+      Instruction* sum = partial;
+      for (size_t s = split.size(); s-- > 0;) {
+        const std::vector<std::vector<int64_t>> step_groups =
+            split.size() == 1 ? groups
+                              : GroupDevices(
+                                    devices_,
+                                    [&](int64_t d) {
+                                      std::vector<int64_t> key = {group_of[static_cast<size_t>(d)]};
+                                      for (size_t o = 0; o < split.size(); ++o) {
+                                        if (o != s) key.push_back(piece[d][o]);
+                                      }
+                                      return key;
+                                    },
+                                    [&](int64_t d) { return d; });
+        const std::string step_text = GroupsText(step_groups);
+        sum = Add(Opcode::kAllReduce, "all-reduce", partial->shape(), {sum});
+        InstructionAttributes& attrs = sum->mutable_attrs();
+        attrs.channel_id = next_channel_++;
+        attrs.replica_groups = ReplicaGroups{};
+        attrs.replica_groups->groups = step_groups;
+        attrs.use_global_device_ids = true;
+        sum->AppendCalledComputation(inst.to_apply());
+        sum->set_call_form(CallForm::kToApply);
+        const std::string dim_text = "reduced dim " + std::to_string(split[s]) + " of %" + operand.name() +
+                                     " is split " + std::to_string(cur.counts[split[s]]) + " ways";
+        Record(sum, inst.name(), inst.name(), step_text,
+               "all-reduce of %" + inst.name() + " over " + step_text + " with %" + inst.to_apply()->name() + ": " +
+                   (split.size() == 1 ? split_text
+                                      : dim_text + " (one all-reduce per split dim, the last first, as XLA's)"));
+      }
       return finish(sum, c);
     }
   }

@@ -869,6 +869,48 @@ ENTRY main {
 // bitcast to the generator's u64 state) is computed on every device as any replicated value
 // is: no replicated-fallback decision. The generator whose bits are wanted split is one
 // (each device draws them all and keeps its tile; XLA's expansion draws only the tile).
+// A reduction over two split dims is two all-reduces, the last dim's first, as XLA's
+// partitioner writes it (jax's x.sum((0, 1)) over a 2x4 mesh: over each row of the mesh,
+// then each column); a dim split over both mesh axes is one dim, one all-reduce over all 8.
+TEST(SpmdPartitionerTest, ReductionsOverTwoSplitDimsAllReduceOneDimAtATime) {
+  constexpr char kText[] = R"(
+HloModule two_dims, num_partitions=8
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[8,16,4] parameter(0), sharding={devices=[2,4,1]<=[8]}
+  y = f32[8,16,4] parameter(1), sharding={devices=[8,1,1]<=[8]}
+  zero = f32[] constant(0), sharding={replicated}
+  r = f32[4] reduce(x, zero), dimensions={0,1}, to_apply=add, sharding={replicated}
+  q = f32[4] reduce(y, zero), dimensions={0,1}, to_apply=add, sharding={replicated}
+  ROOT out = (f32[4], f32[4]) tuple(r, q), sharding={{replicated}, {replicated}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  std::vector<std::string> groups;
+  for (const auto& c : p->module->computations()) {
+    for (const auto& inst : c->instructions()) {
+      if (inst->opcode() == Opcode::kAllReduce) groups.push_back(inst->attrs().replica_groups->ToString());
+    }
+  }
+  std::sort(groups.begin(), groups.end());
+  EXPECT_EQ(groups, (std::vector<std::string>{"{{0,1,2,3,4,5,6,7}}", "{{0,1,2,3},{4,5,6,7}}", "{{0,4},{1,5},{2,6},{3,7}}"}))
+      << p->module->ToString();
+  // The row all-reduce comes first: the column one reads it.
+  for (const auto& c : p->module->computations()) {
+    for (const auto& inst : c->instructions()) {
+      if (inst->opcode() == Opcode::kAllReduce && inst->attrs().replica_groups->ToString() == "{{0,4},{1,5},{2,6},{3,7}}") {
+        EXPECT_EQ(inst->operand(0)->opcode(), Opcode::kAllReduce) << p->module->ToString();
+      }
+    }
+  }
+  ExpectSameGlobalResult(kText, *p->module, 8);
+}
+
 TEST(SpmdPartitionerTest, ReplicatedOpsWithoutARuleAreNoFallback) {
   constexpr char kText[] = R"(
 HloModule rng_split, num_partitions=4
