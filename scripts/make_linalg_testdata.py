@@ -176,8 +176,35 @@ ENTRY e {
     print("gtsv_lapack", "info", outs[4])
 
 
+def hessenberg_cases():
+    # jax's Hessenberg reduction (lapack_sgehrd_ffi, then lapack_sorgqr_ffi for Q): H and Q
+    # themselves (LAPACK's reflector signs decide them), and the call alone with its three
+    # results against LAPACK's own (scipy's sgehrd: a with H on and above the sub-diagonal
+    # and the reflectors below, the taus, info) for two matrices, one with a column already
+    # zero below its sub-diagonal (tau 0 there).
+    from scipy.linalg import lapack
+    t = np.random.default_rng(13)
+    write("hessenberg", lambda a: jax.scipy.linalg.hessenberg(a, calc_q=True), (t.standard_normal((6, 6)).astype(np.float32),))
+    a = t.standard_normal((2, 6, 6)).astype(np.float32)
+    a[1, 2:, 0] = 0
+    outs = [np.empty_like(a), np.empty((2, 5), np.float32), np.zeros(2, np.int32)]
+    for i in range(2):
+        h, tau, info = lapack.sgehrd(a[i])
+        outs[0][i], outs[1][i], outs[2][i] = h, tau, info
+    text = """HloModule gehrd
+
+ENTRY e {
+  a = f32[2,6,6]{1,2,0} parameter(0)
+  ROOT h = (f32[2,6,6]{1,2,0}, f32[2,5], s32[2]) custom-call(a), custom_call_target="lapack_sgehrd_ffi", output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={high = 6 : i32, low = 1 : i32}
+}
+"""
+    write_case(OUT, "gehrd_lapack", text, (a,), tuple(outs))
+    print("gehrd_lapack taus", outs[1])
+
+
 if __name__ == "__main__":
     import sys
-    groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases}
+    groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases,
+              "hessenberg": hessenberg_cases}
     for name in sys.argv[1:] or list(groups):
         groups[name]()

@@ -66,6 +66,62 @@ Instruction* Element(Builder& b, Instruction* vectors, Instruction* j) {
   return b.Reduce(b.Select(at_j, vectors, b.Splat(0, shape)), {last}, Opcode::kAdd, 0);
 }
 
+// LAPACK's dlarfg on a column [..., m] whose pivot is row `p` (alpha = column[p], the tail
+// the rows below it): the reflector H = I - tau u u^T that takes (alpha, tail) to (beta, 0).
+struct Reflector {
+  Instruction* tau;       // [...]
+  Instruction* u;         // [..., m]: 0 above p, 1 at p, v below
+  Instruction* new_column;  // [..., m]: the rows above p as they were, beta at p, v below
+};
+
+Reflector Larfg(Builder& b, const MatrixBatch& mb, Instruction* column, Instruction* p) {
+  const Shape column_shape = Builder::Plain(column->shape());
+  Instruction* row_ids = b.Iota(mb.column_dims, mb.rank - 2);
+  Instruction* p_column = b.Broadcast(p, Builder::WithType(column_shape, PrimitiveType::kS32), {});
+  Instruction* is_p = b.Compare(row_ids, p_column, ComparisonDirection::kEq);
+  Instruction* below = b.Compare(row_ids, p_column, ComparisonDirection::kGt);
+  Instruction* zeros = b.Splat(0, column_shape);
+  Instruction* alpha = b.Reduce(b.Select(is_p, column, zeros), {mb.rank - 2}, Opcode::kAdd, 0);  // [...]
+  const Shape scalar_shape = Builder::Plain(alpha->shape());
+  Instruction* tail = b.Select(below, column, zeros);
+  // |(alpha, tail)| scaled by the largest magnitude, so that squares neither overflow
+  // nor flush to zero.
+  Instruction* tail_max = b.Reduce(b.Unary(Opcode::kAbs, tail), {mb.rank - 2}, Opcode::kMaximum, 0);
+  Instruction* scale = b.Binary(Opcode::kMaximum, tail_max, b.Unary(Opcode::kAbs, alpha));
+  Instruction* safe_scale = b.Select(b.Compare(scale, b.Splat(0, scalar_shape), ComparisonDirection::kEq),
+                                     b.Splat(1, scalar_shape), scale);
+  Instruction* scaled_tail = b.Binary(Opcode::kDivide, tail, b.Broadcast(safe_scale, column_shape, mb.batch));
+  Instruction* sum_squares =
+      b.Reduce(b.Binary(Opcode::kMultiply, scaled_tail, scaled_tail), {mb.rank - 2}, Opcode::kAdd, 0);
+  Instruction* scaled_alpha = b.Binary(Opcode::kDivide, alpha, safe_scale);
+  Instruction* norm = b.Binary(
+      Opcode::kMultiply, safe_scale,
+      b.Unary(Opcode::kSqrt, b.Binary(Opcode::kAdd, b.Binary(Opcode::kMultiply, scaled_alpha, scaled_alpha), sum_squares)));
+  Instruction* beta = b.Select(SignBitSet(b, alpha), norm, b.Unary(Opcode::kNegate, norm));
+  // A zero tail: H = I (tau 0), the column as it was.
+  Instruction* zero_tail = b.Compare(tail_max, b.Splat(0, scalar_shape), ComparisonDirection::kEq);
+  Instruction* tau = b.Select(zero_tail, b.Splat(0, scalar_shape),
+                              b.Binary(Opcode::kDivide, b.Binary(Opcode::kSubtract, beta, alpha), beta));
+  Instruction* reciprocal = b.Binary(Opcode::kDivide, b.Splat(1, scalar_shape), b.Binary(Opcode::kSubtract, alpha, beta));
+  Instruction* v = b.Select(b.Broadcast(zero_tail, Builder::WithType(column_shape, PrimitiveType::kPred), mb.batch), tail,
+                            b.Binary(Opcode::kMultiply, tail, b.Broadcast(reciprocal, column_shape, mb.batch)));
+  Instruction* pivot_value = b.Select(zero_tail, alpha, beta);
+  Instruction* u = b.Select(is_p, b.Splat(1, column_shape), v);
+  Instruction* new_column =
+      b.Select(is_p, b.Broadcast(pivot_value, column_shape, mb.batch), b.Select(below, v, column));
+  return {tau, u, new_column};
+}
+
+// x - tau (x u) u^T: one Householder reflector applied from the right to every row of x.
+Instruction* ReflectRight(Builder& b, const MatrixBatch& mb, Instruction* x, Instruction* u, Instruction* tau) {
+  Instruction* u_full = b.Broadcast(u, mb.plain, mb.along_cols);
+  Instruction* w = b.Reduce(b.Binary(Opcode::kMultiply, x, u_full), {mb.rank - 1}, Opcode::kAdd, 0);  // [..., m]
+  Instruction* w_full = b.Broadcast(w, mb.plain, mb.along_rows);
+  Instruction* tau_full = b.Broadcast(tau, mb.plain, mb.batch);
+  return b.Binary(Opcode::kSubtract, x,
+                  b.Binary(Opcode::kMultiply, tau_full, b.Binary(Opcode::kMultiply, w_full, u_full)));
+}
+
 }  // namespace
 
 Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instruction& call, Instruction* a) {
@@ -89,42 +145,11 @@ std::pair<Instruction*, Instruction*> HouseholderQr(Module& module, Computation*
     Instruction* x = s[0];
     Instruction* taus = s[1];
     Instruction* column = Column(b, mb, x, j);  // [..., m]
-    const Shape column_shape = Builder::Plain(column->shape());
-    Instruction* row_ids = b.Iota(mb.column_dims, mb.rank - 2);
-    Instruction* j_column = b.Broadcast(j, Builder::WithType(column_shape, PrimitiveType::kS32), {});
-    Instruction* is_j = b.Compare(row_ids, j_column, ComparisonDirection::kEq);
-    Instruction* below = b.Compare(row_ids, j_column, ComparisonDirection::kGt);
-    Instruction* zeros = b.Splat(0, column_shape);
-    Instruction* alpha = b.Reduce(b.Select(is_j, column, zeros), {mb.rank - 2}, Opcode::kAdd, 0);  // [...]
-    const Shape scalar_shape = Builder::Plain(alpha->shape());
-    Instruction* tail = b.Select(below, column, zeros);
-    // |(alpha, tail)| scaled by the largest magnitude, so that squares neither overflow
-    // nor flush to zero.
-    Instruction* tail_max = b.Reduce(b.Unary(Opcode::kAbs, tail), {mb.rank - 2}, Opcode::kMaximum, 0);
-    Instruction* scale = b.Binary(Opcode::kMaximum, tail_max, b.Unary(Opcode::kAbs, alpha));
-    Instruction* safe_scale = b.Select(b.Compare(scale, b.Splat(0, scalar_shape), ComparisonDirection::kEq),
-                                       b.Splat(1, scalar_shape), scale);
-    Instruction* scaled_tail = b.Binary(Opcode::kDivide, tail, b.Broadcast(safe_scale, column_shape, mb.batch));
-    Instruction* sum_squares =
-        b.Reduce(b.Binary(Opcode::kMultiply, scaled_tail, scaled_tail), {mb.rank - 2}, Opcode::kAdd, 0);
-    Instruction* scaled_alpha = b.Binary(Opcode::kDivide, alpha, safe_scale);
-    Instruction* norm = b.Binary(
-        Opcode::kMultiply, safe_scale,
-        b.Unary(Opcode::kSqrt, b.Binary(Opcode::kAdd, b.Binary(Opcode::kMultiply, scaled_alpha, scaled_alpha), sum_squares)));
-    Instruction* beta = b.Select(SignBitSet(b, alpha), norm, b.Unary(Opcode::kNegate, norm));
-    // A zero tail: H = I (tau 0), the column as it was.
-    Instruction* zero_tail = b.Compare(tail_max, b.Splat(0, scalar_shape), ComparisonDirection::kEq);
-    Instruction* tau = b.Select(zero_tail, b.Splat(0, scalar_shape),
-                                b.Binary(Opcode::kDivide, b.Binary(Opcode::kSubtract, beta, alpha), beta));
-    Instruction* reciprocal = b.Binary(Opcode::kDivide, b.Splat(1, scalar_shape), b.Binary(Opcode::kSubtract, alpha, beta));
-    Instruction* v = b.Select(b.Broadcast(zero_tail, Builder::WithType(column_shape, PrimitiveType::kPred), mb.batch), tail,
-                              b.Binary(Opcode::kMultiply, tail, b.Broadcast(reciprocal, column_shape, mb.batch)));
-    Instruction* diagonal = b.Select(zero_tail, alpha, beta);
-    Instruction* u = b.Select(is_j, b.Splat(1, column_shape), v);
-    Instruction* reflected = Reflect(b, mb, x, u, tau);
+    const Reflector h = Larfg(b, mb, column, j);
+    Instruction* tau = h.tau;
+    Instruction* reflected = Reflect(b, mb, x, h.u, tau);
     // Column j: rows above as they were, beta on the diagonal, v below.
-    Instruction* new_column =
-        b.Select(is_j, b.Broadcast(diagonal, column_shape, mb.batch), b.Select(below, v, column));
+    Instruction* new_column = h.new_column;
     Instruction* cols = b.Iota(mb.plain.dimensions(), mb.rank - 1);
     Instruction* j_full = b.Broadcast(j, Builder::WithType(mb.plain, PrimitiveType::kS32), {});
     Instruction* next = b.Select(b.Compare(cols, j_full, ComparisonDirection::kGt), reflected,
@@ -138,6 +163,41 @@ std::pair<Instruction*, Instruction*> HouseholderQr(Module& module, Computation*
     return std::vector<Instruction*>{next, next_taus};
   });
   return {out[0], out[1]};
+}
+
+Instruction* EmitGehrdCall(Module& module, Computation* computation, const Instruction& call, Instruction* a) {
+  const Shape& shape = call.shape();
+  const MatrixBatch mb(a->shape());
+  const int64_t n = mb.plain.dimensions(mb.rank - 1);
+  std::vector<int64_t> tau_dims(mb.plain.dimensions().begin(), mb.plain.dimensions().end() - 2);
+  tau_dims.push_back(std::max<int64_t>(n - 1, 0));
+  const PrimitiveType type = mb.plain.element_type();
+  Builder outer(module, computation);
+  Instruction* taus0 = outer.Splat(0, Builder::Array(type, tau_dims));
+  PlainHloLoop loop(module, computation, "gehrd");
+  std::vector<Instruction*> out =
+      loop.Run(std::max<int64_t>(n - 1, 0), {a, taus0}, [&](Builder& b, Instruction* i, const std::vector<Instruction*>& s) {
+        Instruction* x = s[0];
+        Instruction* taus = s[1];
+        Instruction* pivot = b.Binary(Opcode::kAdd, i, b.Scalar(1, PrimitiveType::kS32));
+        const Reflector h = Larfg(b, mb, Column(b, mb, x, i), pivot);
+        Instruction* both = Reflect(b, mb, ReflectRight(b, mb, x, h.u, h.tau), h.u, h.tau);
+        Instruction* cols = b.Iota(mb.plain.dimensions(), mb.rank - 1);
+        Instruction* i_full = b.Broadcast(i, Builder::WithType(mb.plain, PrimitiveType::kS32), {});
+        Instruction* next = b.Select(b.Compare(cols, i_full, ComparisonDirection::kGt), both,
+                                     b.Select(b.Compare(cols, i_full, ComparisonDirection::kEq),
+                                              b.Broadcast(h.new_column, mb.plain, mb.along_rows), x));
+        const Shape tau_shape = Builder::Plain(taus->shape());
+        Instruction* at_i = b.Compare(b.Iota(tau_dims, mb.rank - 2),
+                                      b.Broadcast(i, Builder::WithType(tau_shape, PrimitiveType::kS32), {}),
+                                      ComparisonDirection::kEq);
+        return std::vector<Instruction*>{next, b.Select(at_i, b.Broadcast(h.tau, tau_shape, mb.batch), taus)};
+      });
+  out[0]->set_shape(shape.tuple_shapes(0));
+  out[1]->set_shape(shape.tuple_shapes(1));
+  Instruction* info = outer.Splat(0, shape.tuple_shapes(2));
+  info->set_shape(shape.tuple_shapes(2));
+  return outer.Add(Opcode::kTuple, shape, {out[0], out[1], info});
 }
 
 Instruction* EmitOrgqrCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,

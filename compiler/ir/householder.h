@@ -26,6 +26,13 @@ Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instr
 // The same loop as values without the call's layouts: (a, taus).
 std::pair<Instruction*, Instruction*> HouseholderQr(Module& module, Computation* computation, Instruction* a);
 
+// gehrd of `a` ([..., n, n], f32 or f64; ilo = 1, ihi = n) as a while loop over the
+// columns i < n - 1, LAPACK's dgehd2 step by step: the reflector H_i of dlarfg on column i
+// with its pivot at row i + 1 (as geqrf's), applied from the right to columns i + 1.. of
+// every row, then from the left to rows i + 1.. of columns i + 1..; column i keeps beta at
+// row i + 1 and v below. Returns the call's (a, taus [..., n - 1], s32 info = 0) tuple.
+Instruction* EmitGehrdCall(Module& module, Computation* computation, const Instruction& call, Instruction* a);
+
 // orgqr of (a [..., m, n], taus [..., k]): Q = H_0 H_1 ... H_(k-1) applied to the first n
 // columns of the m x m identity, H_i = I - tau_i u_i u_i^T with u_i = (0..0, 1, a[i+1:, i]),
 // as a while loop from the last reflector to the first (dorg2r's order).

@@ -1124,6 +1124,44 @@ Status ParseTridiagonalSolve(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// jax's Hessenberg reduction: (a [..., n, n]) -> (a, taus [..., n - 1], s32 info [...]), the
+// whole matrix reduced (LAPACK's ilo = 1, ihi = n: jax's low and high attributes).
+Status ParseHessenberg(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
+    return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
+  }
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "a Hessenberg reduction of " + std::string(PrimitiveTypeName(a.element_type())) +
+                                     " is not modelled (f32 and f64 are)");
+  }
+  const int64_t n = a.dimensions(a.rank() - 1);
+  if (std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst)) {
+    auto is = [&](const char* name, int64_t want) {
+      auto it = attributes->find(name);
+      return it == attributes->end() || it->second == std::to_string(want);
+    };
+    if (!is("low", 1) || !is("high", n)) {
+      return CallUnsupported(inst, "only the whole matrix (low = 1, high = " + std::to_string(n) +
+                                       ") is modelled, not low = " + attributes->at("low") + ", high = " +
+                                       attributes->at("high"));
+    }
+  }
+  std::vector<int64_t> taus = BatchDims(a);
+  taus.push_back(std::max<int64_t>(n - 1, 0));
+  const Shape& shape = inst.shape();
+  if (!shape.IsTuple() || shape.tuple_size() != 3 || !shape.tuple_shapes(0).IsArray() ||
+      shape.tuple_shapes(0).dimensions() != a.dimensions() || shape.tuple_shapes(0).element_type() != a.element_type() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != a.element_type() ||
+      shape.tuple_shapes(1).dimensions() != taus || !shape.tuple_shapes(2).IsArray() ||
+      shape.tuple_shapes(2).element_type() != PrimitiveType::kS32 || shape.tuple_shapes(2).dimensions() != BatchDims(a)) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (a, taus [..., n - 1], s32 info)");
+  }
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
 Status ParseLuPivotsToPermutation(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the pivots");
   const Shape& pivots = inst.operand(0)->shape();
@@ -1171,6 +1209,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "gesdd") || target == "cusolver_gesvdj_ffi") return LibraryCallKind::kSvd;
   if (target == "cu_lu_pivots_to_permutation") return LibraryCallKind::kLuPivotsToPermutation;
   if (IsLapackTarget(target, "gtsv")) return LibraryCallKind::kTridiagonalSolve;
+  if (IsLapackTarget(target, "gehrd")) return LibraryCallKind::kHessenberg;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -1292,6 +1331,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
     case LibraryCallKind::kTridiagonalSolve:
       RETURN_IF_ERROR(ParseTridiagonalSolve(instruction, call));
       return call;
+    case LibraryCallKind::kHessenberg:
+      RETURN_IF_ERROR(ParseHessenberg(instruction, call));
+      return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
       ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
@@ -1378,6 +1420,10 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (call.kind == LibraryCallKind::kLuPivotsToPermutation) {
     computation->set_root(EmitPivotsToPermutation(module, computation, instruction, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kHessenberg) {
+    computation->set_root(library_call_internal::EmitGehrdCall(module, computation, instruction, params[0]));
     return computation;
   }
   if (call.kind == LibraryCallKind::kTridiagonalSolve) {

@@ -27,6 +27,9 @@
 //                                             (jacobi.h)
 //   lapack_?gesdd_ffi, cusolver_gesvdj_ffi    jax's SVD: (a, s descending, u, vt (gesvdj:
 //                                             v), s32 info) (jacobi.h)
+//   lapack_?gehrd_ffi (s, d)                  jax's Hessenberg reduction (CPU): (a with H on
+//                                             and above the sub-diagonal and the reflectors
+//                                             below, taus, s32 info) (householder.h)
 //   lapack_?gtsv_ffi (s, d)                   jax's tridiagonal solve (CPU): LAPACK's
 //                                             elimination with partial pivoting, (dl, d,
 //                                             du as LAPACK leaves them, x, s32 info)
@@ -79,6 +82,7 @@ enum class LibraryCallKind {
   kSvd,                       // lapack_?gesdd_ffi, cusolver_gesvdj_ffi: (a, s, u, vt or v, s32 info)
   kLuPivotsToPermutation,     // cu_lu_pivots_to_permutation: s32 permutation of s32 pivots
   kTridiagonalSolve,          // lapack_?gtsv_ffi: (dl, d, du, x, s32 info)
+  kHessenberg,                // lapack_?gehrd_ffi: (a, taus, s32 info)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write

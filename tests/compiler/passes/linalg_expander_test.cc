@@ -638,6 +638,61 @@ TEST(LinalgExpanderTest, TridiagonalSolvesEliminateAsLapack) {
   }
 }
 
+// jax's Hessenberg reduction (lapack_sgehrd_ffi) with its three results against LAPACK's
+// own (tests/data/linalg/gehrd_lapack.*, scipy's sgehrd): H on and above the sub-diagonal
+// and the reflectors below with LAPACK's signs, the taus (0 for a column already zero below
+// its sub-diagonal, and for the last), info 0; within the f32 check's bounds (the
+// reflectors' sums run in another order than LAPACK's gemv), on the interpreter and the CPU
+// backend, fused and unfused. A reduction of part of the matrix (low > 1) is an error
+// naming the call.
+TEST(LinalgExpanderTest, HessenbergReductionsAsLapack) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/gehrd_lapack.";
+  std::ifstream file(dir + "hlo");
+  std::stringstream text;
+  text << file.rdbuf();
+  auto module = ParseModule(text.str());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto a = interpreter::ReadNpy(dir + "in0.npy");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  std::vector<Literal> args;
+  args.push_back(std::move(*a));
+  Literal want(Shape::Tuple({Shape(PrimitiveType::kF32, {2, 6, 6}), Shape(PrimitiveType::kF32, {2, 5}),
+                             Shape(PrimitiveType::kS32, {2})}));
+  for (int i = 0; i < 3; ++i) {
+    auto out = interpreter::ReadNpy(dir + "out" + std::to_string(i) + ".npy");
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    want.tuple_elements()[static_cast<size_t>(i)] = std::move(*out);
+  }
+  ASSERT_EQ(want.tuple_elements()[1].GetDouble(5), 0.0);  // the data's zero column
+  const auto tolerance = interpreter::DefaultToleranceFor(PrimitiveType::kF32);
+  auto check = [&](const Literal& got, const std::string& which) {
+    ASSERT_TRUE(got.shape().IsTuple()) << which;
+    for (size_t t = 0; t < 3; ++t) {
+      const Literal& g = got.tuple_elements()[t];
+      const Literal& w = want.tuple_elements()[t];
+      ASSERT_EQ(g.element_count(), w.element_count()) << which;
+      interpreter::CompareResult cmp = interpreter::CompareLiterals(g, w, tolerance);
+      EXPECT_TRUE(cmp.ok()) << which << ": result " << t << ": " << cmp.ToString();
+    }
+    EXPECT_EQ(got.tuple_elements()[1].GetDouble(5), 0.0) << which;  // tau 0, exactly
+    EXPECT_EQ(got.tuple_elements()[1].GetDouble(4), 0.0) << which;
+  };
+  auto interpreted = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  check(*interpreted, "interpreter");
+  RunOnBothBackends(**module, args, check, nullptr, GpuRun::kCompileOnly);
+
+  auto part = ParseModule(
+      "HloModule m\nENTRY e {\n  a = f32[4,4] parameter(0)\n  ROOT h = (f32[4,4], f32[3], s32[]) custom-call(a), "
+      "custom_call_target=\"lapack_sgehrd_ffi\", backend_config={high = 4 : i32, low = 2 : i32}\n}\n");
+  ASSERT_TRUE(part.ok()) << part.status().message();
+  auto built = BuildLibraryCallComputation(*(*part)->entry()->root(), **part);
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.status().message().find("custom-call h (lapack_sgehrd_ffi): only the whole matrix (low = 1, high = 4)"),
+            std::string::npos)
+      << built.status().message();
+}
+
 // ragged-dot (jax's ragged_dot and its gradients): rows grouped onto rhs [g, k, n] and
 // [g, n, k], and ragged contracted rows (out [g, k, n]); group sizes with an empty group, a
 // negative size (counts as 0), rows left past the last group (zeros) and sizes past m
