@@ -641,6 +641,16 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
     const PrimitiveType t = leaf.shape().element_type();
     any_float = any_float || IsFloat(t) || IsComplex(t);
   });
+  // Integer or pred outputs computed from floats (a sum scaled and converted, a compare of
+  // sums) need the shadow too: it is what tells the integers the summation order decides.
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (any_float) break;
+      ForEachSubshape(inst->shape(), [&](const Shape& leaf, const std::vector<int64_t>&) {
+        any_float = any_float || (leaf.IsArray() && (IsFloat(leaf.element_type()) || IsComplex(leaf.element_type())));
+      });
+    }
+  }
   if (!options.shadow) {
     ref.shadow_note = "turned off";
   } else if (any_float) {
