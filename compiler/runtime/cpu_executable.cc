@@ -786,17 +786,18 @@ StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<M
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   exe->pool_ = std::make_unique<ThreadPool>(std::max(1, threads));
   exe->plans_ = std::make_unique<ProgramPlans>();
-  // f32 GEMMs run on oneDNN, which sets itself up on its first call: that is paid here, in
-  // the compile, not by the first run's first dot.
-  for (const auto& kernel : exe->code_->kernels()) {
+  return exe;
+}
+
+double CpuExecutable::PrepareLibraries() {
+  for (const auto& kernel : code_->kernels()) {
     const Instruction* op = kernel->library_op;
     if (op != nullptr && (op->opcode() == Opcode::kDot || op->opcode() == Opcode::kConvolution) &&
         op->shape().IsArray() && op->shape().element_type() == PrimitiveType::kF32) {
-      exe->library_warm_up_s_ = WarmUpGemmLibrary(std::max(1, threads));
-      break;
+      return WarmUpGemmLibrary(threads());
     }
   }
-  return exe;
+  return 0;
 }
 
 CpuExecutable::~CpuExecutable() = default;

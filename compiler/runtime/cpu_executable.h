@@ -97,9 +97,11 @@ class CpuExecutable {
   int threads() const;
   // Kernels launched by the last Run (loops, library calls; not host work).
   int64_t last_kernel_launches() const { return last_kernel_launches_; }
-  // Seconds Create spent setting up the GEMM library (oneDNN's first call; 0 when an
-  // earlier executable of the process did, or none was needed).
-  double library_warm_up_seconds() const { return library_warm_up_s_; }
+  // f32 GEMMs run on oneDNN, which sets itself up on its first call (tens of
+  // milliseconds): a profiled run calls this before its first run, so that the set-up is
+  // not charged to the program's first dot. Returns the seconds it took (0 when the process
+  // did it before, or the program has no f32 dot or convolution, or there is no oneDNN).
+  double PrepareLibraries();
 
  private:
   CpuExecutable() = default;
@@ -112,7 +114,6 @@ class CpuExecutable {
   std::unique_ptr<ProgramPlans> plans_;  // per program computation, reused by every run
   std::vector<std::unique_ptr<ProgramPlans>> slot_plans_;  // slots 1..n-1
   std::atomic<int64_t> last_kernel_launches_{0};
-  double library_warm_up_s_ = 0;
   // Buffer assignment (done per program computation at first use) records its spans here:
   // options.compile.trace, which must outlive the executable's first run.
   CompileTrace* trace_ = nullptr;
