@@ -39,11 +39,13 @@ Instruction* Column(Builder& b, const MatrixBatch& mb, Instruction* x, Instructi
 }
 
 // x - tau u (u^T x): one Householder reflector applied from the left to every column of
-// x ([..., m, n]; u [..., m], tau [...]).
-Instruction* Reflect(Builder& b, const MatrixBatch& mb, Instruction* x, Instruction* u, Instruction* tau) {
-  Instruction* u_full = b.Broadcast(u, mb.plain, mb.along_rows);
-  Instruction* w = b.Reduce(b.Binary(Opcode::kMultiply, u_full, x), {mb.rank - 2}, Opcode::kAdd, 0);  // [..., n]
-  Instruction* w_full = b.Broadcast(w, mb.plain, mb.along_cols);
+// x ([..., m, n]; u [..., m], tau [...]); from the right, x - tau (x u) u^T to every row.
+Instruction* Reflect(Builder& b, const MatrixBatch& mb, Instruction* x, Instruction* u, Instruction* tau,
+                     bool from_right = false) {
+  Instruction* u_full = b.Broadcast(u, mb.plain, from_right ? mb.along_cols : mb.along_rows);
+  Instruction* w = b.Reduce(b.Binary(Opcode::kMultiply, u_full, x), {from_right ? mb.rank - 1 : mb.rank - 2},
+                            Opcode::kAdd, 0);
+  Instruction* w_full = b.Broadcast(w, mb.plain, from_right ? mb.along_rows : mb.along_cols);
   Instruction* tau_full = b.Broadcast(tau, mb.plain, mb.batch);
   return b.Binary(Opcode::kSubtract, x,
                   b.Binary(Opcode::kMultiply, tau_full, b.Binary(Opcode::kMultiply, u_full, w_full)));
@@ -112,16 +114,6 @@ Reflector Larfg(Builder& b, const MatrixBatch& mb, Instruction* column, Instruct
   return {tau, u, new_column};
 }
 
-// x - tau (x u) u^T: one Householder reflector applied from the right to every row of x.
-Instruction* ReflectRight(Builder& b, const MatrixBatch& mb, Instruction* x, Instruction* u, Instruction* tau) {
-  Instruction* u_full = b.Broadcast(u, mb.plain, mb.along_cols);
-  Instruction* w = b.Reduce(b.Binary(Opcode::kMultiply, x, u_full), {mb.rank - 1}, Opcode::kAdd, 0);  // [..., m]
-  Instruction* w_full = b.Broadcast(w, mb.plain, mb.along_rows);
-  Instruction* tau_full = b.Broadcast(tau, mb.plain, mb.batch);
-  return b.Binary(Opcode::kSubtract, x,
-                  b.Binary(Opcode::kMultiply, tau_full, b.Binary(Opcode::kMultiply, w_full, u_full)));
-}
-
 }  // namespace
 
 Instruction* EmitGeqrfCall(Module& module, Computation* computation, const Instruction& call, Instruction* a) {
@@ -181,7 +173,7 @@ Instruction* EmitGehrdCall(Module& module, Computation* computation, const Instr
         Instruction* taus = s[1];
         Instruction* pivot = b.Binary(Opcode::kAdd, i, b.Scalar(1, PrimitiveType::kS32));
         const Reflector h = Larfg(b, mb, Column(b, mb, x, i), pivot);
-        Instruction* both = Reflect(b, mb, ReflectRight(b, mb, x, h.u, h.tau), h.u, h.tau);
+        Instruction* both = Reflect(b, mb, Reflect(b, mb, x, h.u, h.tau, /*from_right=*/true), h.u, h.tau);
         Instruction* cols = b.Iota(mb.plain.dimensions(), mb.rank - 1);
         Instruction* i_full = b.Broadcast(i, Builder::WithType(mb.plain, PrimitiveType::kS32), {});
         Instruction* next = b.Select(b.Compare(cols, i_full, ComparisonDirection::kGt), both,
