@@ -202,9 +202,38 @@ ENTRY e {
     print("gehrd_lapack taus", outs[1])
 
 
+def pivoting_cases():
+    # jax's QR with column pivoting (lapack_sgeqp3_ffi with jpvt all zeros, then
+    # lapack_sorgqr_ffi): Q, R and the permutation, columns of distinct scales so that the
+    # pivots are not near ties; and the call alone against scipy's sgeqp3 (a, jpvt, taus):
+    # two 6x5 matrices, the second with a column nearly parallel to another (its norm's
+    # downdate cancels, so LAPACK recomputes it).
+    from scipy.linalg import lapack
+    t = np.random.default_rng(17)
+    a = (t.standard_normal((7, 5)) * np.array([1, 4, 0.5, 2, 8])).astype(np.float32)
+    write("qr_pivoting", lambda a: jax.scipy.linalg.qr(a, pivoting=True, mode="economic"), (a,))
+    b = (t.standard_normal((2, 6, 5)) * np.array([1, 3, 0.25, 2, 5])).astype(np.float32)
+    b[1, :, 3] = b[1, :, 4] * 0.4 + 1e-3 * t.standard_normal(6).astype(np.float32)
+    outs = [np.empty_like(b), np.zeros((2, 5), np.int32), np.zeros((2, 5), np.float32)]
+    for i in range(2):
+        qr, jpvt, tau, work, info = lapack.sgeqp3(b[i])
+        outs[0][i], outs[1][i], outs[2][i] = qr, jpvt, tau[:5]
+    text = """HloModule geqp3
+
+ENTRY e {
+  a = f32[2,6,5]{1,2,0} parameter(0)
+  zero = s32[] constant(0)
+  jpvt = s32[2,5] broadcast(zero), dimensions={}
+  ROOT q = (f32[2,6,5]{1,2,0}, s32[2,5], f32[2,5]) custom-call(a, jpvt), custom_call_target="lapack_sgeqp3_ffi", output_to_operand_aliasing={{0}: (0, {}), {1}: (1, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+}
+"""
+    write_case(OUT, "geqp3_lapack", text, (b,), tuple(outs))
+    print("geqp3_lapack jpvt", outs[1])
+
+
 if __name__ == "__main__":
     import sys
     groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases,
-              "hessenberg": hessenberg_cases}
+              "hessenberg": hessenberg_cases, "pivoting": pivoting_cases}
     for name in sys.argv[1:] or list(groups):
         groups[name]()

@@ -1,6 +1,7 @@
 #include "compiler/ir/householder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -190,6 +191,111 @@ Instruction* EmitGehrdCall(Module& module, Computation* computation, const Instr
   Instruction* info = outer.Splat(0, shape.tuple_shapes(2));
   info->set_shape(shape.tuple_shapes(2));
   return outer.Add(Opcode::kTuple, shape, {out[0], out[1], info});
+}
+
+Instruction* EmitGeqp3Call(Module& module, Computation* computation, const Instruction& call, Instruction* a) {
+  const Shape& shape = call.shape();
+  const MatrixBatch mb(a->shape());
+  const int64_t m = mb.plain.dimensions(mb.rank - 2), n = mb.plain.dimensions(mb.rank - 1), k = std::min(m, n);
+  const PrimitiveType type = mb.plain.element_type();
+  std::vector<int64_t> batch_dims(mb.plain.dimensions().begin(), mb.plain.dimensions().end() - 2);
+  std::vector<int64_t> row_dims = batch_dims, tau_dims = batch_dims;  // [..., n], [..., k]
+  row_dims.push_back(n);
+  tau_dims.push_back(k);
+  const Shape norms_shape = Builder::Array(type, row_dims);
+  const Shape s32_row = Builder::Array(PrimitiveType::kS32, row_dims);
+  const double tol3z = std::sqrt(type == PrimitiveType::kF64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24));
+  // The 2-norms of the columns of x over the rows from `from` down, [..., n] (scaled by
+  // the largest magnitude, as dnrm2 avoids overflow).
+  auto norms = [&](Builder& b, Instruction* x, Instruction* from) {
+    Instruction* rows = b.Iota(mb.plain.dimensions(), mb.rank - 2);
+    Instruction* kept = b.Select(b.Compare(rows, b.Broadcast(from, Builder::WithType(mb.plain, PrimitiveType::kS32), {}),
+                                           ComparisonDirection::kGe),
+                                 x, b.Splat(0, mb.plain));
+    Instruction* largest = b.Reduce(b.Unary(Opcode::kAbs, kept), {mb.rank - 2}, Opcode::kMaximum, 0);
+    Instruction* safe = b.Select(b.Compare(largest, b.Splat(0, norms_shape), ComparisonDirection::kEq),
+                                 b.Splat(1, norms_shape), largest);
+    Instruction* scaled = b.Binary(Opcode::kDivide, kept, b.Broadcast(safe, mb.plain, mb.along_cols));
+    Instruction* squares = b.Reduce(b.Binary(Opcode::kMultiply, scaled, scaled), {mb.rank - 2}, Opcode::kAdd, 0);
+    return b.Binary(Opcode::kMultiply, safe, b.Unary(Opcode::kSqrt, squares));
+  };
+  Builder outer(module, computation);
+  Instruction* first_norms = norms(outer, a, outer.Scalar(0, PrimitiveType::kS32));
+  Instruction* jpvt0 = outer.Binary(Opcode::kAdd, outer.Iota(row_dims, mb.rank - 2), outer.Splat(1, s32_row));
+  Instruction* taus0 = outer.Splat(0, Builder::Array(type, tau_dims));
+  PlainHloLoop loop(module, computation, "geqp3");
+  std::vector<Instruction*> out = loop.Run(
+      k, {a, jpvt0, taus0, first_norms, first_norms}, [&](Builder& b, Instruction* i, const std::vector<Instruction*>& s) {
+        Instruction *x = s[0], *jpvt = s[1], *taus = s[2], *vn1 = s[3], *vn2 = s[4];
+        Instruction* positions = b.Iota(row_dims, mb.rank - 2);  // column numbers, [..., n]
+        Instruction* i_row = b.Broadcast(i, s32_row, {});
+        // The pivot: the first column from i on with the largest vn1 ([...]).
+        Instruction* candidates = b.Select(b.Compare(positions, i_row, ComparisonDirection::kGe), vn1,
+                                           b.Splat(-1, norms_shape));
+        Instruction* best = b.Reduce(candidates, {mb.rank - 2}, Opcode::kMaximum, -Builder::Infinity());
+        Instruction* is_best = b.Compare(candidates, b.Broadcast(best, norms_shape, mb.batch), ComparisonDirection::kEq);
+        Instruction* pivot = b.Reduce(b.Select(is_best, positions, b.Splat(static_cast<double>(n), s32_row)),
+                                      {mb.rank - 2}, Opcode::kMinimum, static_cast<double>(n));
+        Instruction* pivot_row = b.Broadcast(pivot, s32_row, mb.batch);
+        Instruction* at_i = b.Compare(positions, i_row, ComparisonDirection::kEq);
+        Instruction* at_pivot = b.Compare(positions, pivot_row, ComparisonDirection::kEq);
+        // Entry i and the pivot's swapped in a [..., n] vector.
+        auto swap_entries = [&](Instruction* v) {
+          const Shape plain = Builder::Plain(v->shape());
+          auto entry = [&](Instruction* where) {
+            return b.Broadcast(b.Reduce(b.Select(where, v, b.Splat(0, plain)), {mb.rank - 2}, Opcode::kAdd, 0), plain,
+                               mb.batch);
+          };
+          return b.Select(at_i, entry(at_pivot), b.Select(at_pivot, entry(at_i), v));
+        };
+        // Columns i and the pivot's swapped in x.
+        Instruction* cols = b.Iota(mb.plain.dimensions(), mb.rank - 1);
+        Instruction* col_i = b.Compare(cols, b.Broadcast(i, Builder::WithType(mb.plain, PrimitiveType::kS32), {}),
+                                       ComparisonDirection::kEq);
+        Instruction* col_p = b.Compare(cols, b.Broadcast(pivot, Builder::WithType(mb.plain, PrimitiveType::kS32), mb.batch),
+                                       ComparisonDirection::kEq);
+        auto column_where = [&](Instruction* where) {
+          return b.Broadcast(b.Reduce(b.Select(where, x, b.Splat(0, mb.plain)), {mb.rank - 1}, Opcode::kAdd, 0), mb.plain,
+                             mb.along_rows);
+        };
+        Instruction* swapped = b.Select(col_i, column_where(col_p), b.Select(col_p, column_where(col_i), x));
+        Instruction* next_jpvt = swap_entries(jpvt);
+        // LAPACK copies vn1(i), vn2(i) into the pivot's place; entry i is not read again.
+        Instruction* next_vn1 = swap_entries(vn1);
+        Instruction* next_vn2 = swap_entries(vn2);
+        // The reflector of column i, applied to the columns right of it.
+        const Reflector h = Larfg(b, mb, Column(b, mb, swapped, i), i);
+        Instruction* reflected = Reflect(b, mb, swapped, h.u, h.tau);
+        Instruction* right = b.Compare(cols, b.Broadcast(i, Builder::WithType(mb.plain, PrimitiveType::kS32), {}),
+                                       ComparisonDirection::kGt);
+        Instruction* next = b.Select(right, reflected, b.Select(col_i, b.Broadcast(h.new_column, mb.plain, mb.along_rows),
+                                                                swapped));
+        // Downdate the partial norms of the columns right of i by row i of the result.
+        Instruction* rows = b.Iota(mb.plain.dimensions(), mb.rank - 2);
+        Instruction* row_i = b.Compare(rows, b.Broadcast(i, Builder::WithType(mb.plain, PrimitiveType::kS32), {}),
+                                       ComparisonDirection::kEq);
+        Instruction* top = b.Reduce(b.Select(row_i, next, b.Splat(0, mb.plain)), {mb.rank - 2}, Opcode::kAdd, 0);  // [..., n]
+        Instruction* ratio = b.Binary(Opcode::kDivide, b.Unary(Opcode::kAbs, top), next_vn1);
+        Instruction* temp = b.Binary(Opcode::kMaximum, b.Splat(0, norms_shape),
+                                     b.Binary(Opcode::kSubtract, b.Splat(1, norms_shape), b.Binary(Opcode::kMultiply, ratio, ratio)));
+        Instruction* vn_ratio = b.Binary(Opcode::kDivide, next_vn1, next_vn2);
+        Instruction* temp2 = b.Binary(Opcode::kMultiply, temp, b.Binary(Opcode::kMultiply, vn_ratio, vn_ratio));
+        Instruction* recompute = b.Compare(temp2, b.Splat(tol3z, norms_shape), ComparisonDirection::kLe);
+        Instruction* fresh = norms(b, next, b.Binary(Opcode::kAdd, i, b.Scalar(1, PrimitiveType::kS32)));  // zero past the last row
+        Instruction* downdated = b.Binary(Opcode::kMultiply, next_vn1, b.Unary(Opcode::kSqrt, temp));
+        Instruction* live = b.Binary(Opcode::kAnd, b.Compare(positions, i_row, ComparisonDirection::kGt),
+                                     b.Compare(next_vn1, b.Splat(0, norms_shape), ComparisonDirection::kNe));
+        Instruction* vn1_out = b.Select(live, b.Select(recompute, fresh, downdated), next_vn1);
+        Instruction* vn2_out = b.Select(b.Binary(Opcode::kAnd, live, recompute), fresh, next_vn2);
+        const Shape tau_shape = Builder::Plain(taus->shape());
+        Instruction* tau_at_i = b.Compare(b.Iota(tau_dims, mb.rank - 2),
+                                          b.Broadcast(i, Builder::WithType(tau_shape, PrimitiveType::kS32), {}),
+                                          ComparisonDirection::kEq);
+        Instruction* next_taus = b.Select(tau_at_i, b.Broadcast(h.tau, tau_shape, mb.batch), taus);
+        return std::vector<Instruction*>{next, next_jpvt, next_taus, vn1_out, vn2_out};
+      });
+  for (int t = 0; t < 3; ++t) out[static_cast<size_t>(t)]->set_shape(shape.tuple_shapes(t));
+  return outer.Add(Opcode::kTuple, shape, {out[0], out[1], out[2]});
 }
 
 Instruction* EmitOrgqrCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,

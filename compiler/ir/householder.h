@@ -33,6 +33,15 @@ std::pair<Instruction*, Instruction*> HouseholderQr(Module& module, Computation*
 // row i + 1 and v below. Returns the call's (a, taus [..., n - 1], s32 info = 0) tuple.
 Instruction* EmitGehrdCall(Module& module, Computation* computation, const Instruction& call, Instruction* a);
 
+// geqp3 of `a` ([..., m, n], f32 or f64) with every column free (jpvt all zeros on entry,
+// as jax passes it): LAPACK's dlaqp2 step by step over i < min(m, n): the pivot is the
+// first column from i on with the largest partial norm, swapped into column i (with its
+// jpvt entry and norms), then geqrf's reflector on it, applied to the columns right of it,
+// and the partial norms of those columns downdated (recomputed where cancellation makes
+// the downdate inaccurate: LAPACK's tol3z = sqrt(eps)). Returns the call's (a, s32 jpvt
+// (1-based), taus) tuple.
+Instruction* EmitGeqp3Call(Module& module, Computation* computation, const Instruction& call, Instruction* a);
+
 // orgqr of (a [..., m, n], taus [..., k]): Q = H_0 H_1 ... H_(k-1) applied to the first n
 // columns of the m x m identity, H_i = I - tau_i u_i u_i^T with u_i = (0..0, 1, a[i+1:, i]),
 // as a while loop from the last reflector to the first (dorg2r's order).

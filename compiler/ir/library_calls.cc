@@ -1162,6 +1162,56 @@ Status ParseHessenberg(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// jax's QR with column pivoting: (a [..., m, n], jpvt s32 [..., n]) -> (a, s32 jpvt, taus
+// [..., min(m, n)]). A nonzero jpvt entry fixes its column in front (LAPACK): only jpvt
+// known to be all zeros (jax's broadcast of 0) is modelled.
+Status ParsePivotingQr(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 2) return CallError(inst, "takes two operands, the matrices and jpvt");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "a pivoting QR of " + std::string(PrimitiveTypeName(a.element_type())) +
+                                     " is not modelled (f32 and f64 are)");
+  }
+  std::vector<int64_t> row = BatchDims(a), taus = BatchDims(a);
+  row.push_back(a.dimensions(a.rank() - 1));
+  taus.push_back(std::min(a.dimensions(a.rank() - 2), a.dimensions(a.rank() - 1)));
+  const Instruction* jpvt = inst.operand(1);
+  if (!jpvt->shape().IsArray() || jpvt->shape().element_type() != PrimitiveType::kS32 || jpvt->shape().dimensions() != row) {
+    return CallError(inst, "jpvt " + jpvt->shape().ToString(false) + " is not s32 of a's columns");
+  }
+  // Through broadcasts, copies, bitcasts, reshapes and a fusion of them (XLA's optimized
+  // module fuses jax's broadcast of 0) to a constant.
+  const Instruction* zero = jpvt;
+  for (int depth = 0; depth < 16 && zero != nullptr; ++depth) {
+    const Opcode op = zero->opcode();
+    if ((op == Opcode::kBroadcast || op == Opcode::kCopy || op == Opcode::kBitcast || op == Opcode::kReshape) &&
+        zero->operand_count() == 1) {
+      zero = zero->operand(0);
+    } else if (op == Opcode::kFusion && zero->operand_count() == 0 && zero->fused_computation() != nullptr) {
+      zero = zero->fused_computation()->root();
+    } else {
+      break;
+    }
+  }
+  bool all_zero = zero != nullptr && zero->opcode() == Opcode::kConstant && zero->literal() != nullptr;
+  for (int64_t i = 0; all_zero && i < zero->literal()->element_count(); ++i) all_zero = zero->literal()->GetInt64(i) == 0;
+  if (!all_zero) {
+    return CallUnsupported(inst, "jpvt %" + jpvt->name() +
+                                     " is not known to be all zeros: columns fixed in front (nonzero entries) are not modelled");
+  }
+  const Shape& shape = inst.shape();
+  if (!shape.IsTuple() || shape.tuple_size() != 3 || !shape.tuple_shapes(0).IsArray() ||
+      shape.tuple_shapes(0).dimensions() != a.dimensions() || shape.tuple_shapes(0).element_type() != a.element_type() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != PrimitiveType::kS32 ||
+      shape.tuple_shapes(1).dimensions() != row || !shape.tuple_shapes(2).IsArray() ||
+      shape.tuple_shapes(2).element_type() != a.element_type() || shape.tuple_shapes(2).dimensions() != taus) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (a, s32 jpvt, taus [..., min(m, n)])");
+  }
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
 Status ParseLuPivotsToPermutation(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the pivots");
   const Shape& pivots = inst.operand(0)->shape();
@@ -1210,6 +1260,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (target == "cu_lu_pivots_to_permutation") return LibraryCallKind::kLuPivotsToPermutation;
   if (IsLapackTarget(target, "gtsv")) return LibraryCallKind::kTridiagonalSolve;
   if (IsLapackTarget(target, "gehrd")) return LibraryCallKind::kHessenberg;
+  if (IsLapackTarget(target, "geqp3")) return LibraryCallKind::kPivotingQr;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -1334,6 +1385,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
     case LibraryCallKind::kHessenberg:
       RETURN_IF_ERROR(ParseHessenberg(instruction, call));
       return call;
+    case LibraryCallKind::kPivotingQr:
+      RETURN_IF_ERROR(ParsePivotingQr(instruction, call));
+      return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
       ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
@@ -1420,6 +1474,10 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (call.kind == LibraryCallKind::kLuPivotsToPermutation) {
     computation->set_root(EmitPivotsToPermutation(module, computation, instruction, params[0]));
+    return computation;
+  }
+  if (call.kind == LibraryCallKind::kPivotingQr) {
+    computation->set_root(library_call_internal::EmitGeqp3Call(module, computation, instruction, params[0]));
     return computation;
   }
   if (call.kind == LibraryCallKind::kHessenberg) {

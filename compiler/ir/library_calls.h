@@ -27,6 +27,8 @@
 //                                             (jacobi.h)
 //   lapack_?gesdd_ffi, cusolver_gesvdj_ffi    jax's SVD: (a, s descending, u, vt (gesvdj:
 //                                             v), s32 info) (jacobi.h)
+//   lapack_?geqp3_ffi (s, d)                  jax's QR with column pivoting (CPU), every
+//                                             column free: (a, s32 jpvt, taus)
 //   lapack_?gehrd_ffi (s, d)                  jax's Hessenberg reduction (CPU): (a with H on
 //                                             and above the sub-diagonal and the reflectors
 //                                             below, taus, s32 info) (householder.h)
@@ -83,6 +85,7 @@ enum class LibraryCallKind {
   kLuPivotsToPermutation,     // cu_lu_pivots_to_permutation: s32 permutation of s32 pivots
   kTridiagonalSolve,          // lapack_?gtsv_ffi: (dl, d, du, x, s32 info)
   kHessenberg,                // lapack_?gehrd_ffi: (a, taus, s32 info)
+  kPivotingQr,                // lapack_?geqp3_ffi: (a, s32 jpvt, taus)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write

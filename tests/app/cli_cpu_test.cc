@@ -301,7 +301,7 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
 
 // jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi,
 // lapack_sgetrf_ffi, lapack_sgeqrf_ffi, lapack_sorgqr_ffi, lapack_ssyevd_ffi,
-// lapack_sgesdd_ffi, lapack_sgtsv_ffi, lapack_sgehrd_ffi); the interpreter and the CPU backend (the linalg-expander's loops, the
+// lapack_sgesdd_ffi, lapack_sgtsv_ffi, lapack_sgehrd_ffi, lapack_sgeqp3_ffi); the interpreter and the CPU backend (the linalg-expander's loops, the
 // LU's, QR's and Jacobi rotations' own) match what LAPACK gave, pivots and the reflectors'
 // signs included (eigen- and singular vectors through what does not depend on their signs;
 // tests/data/linalg/).
@@ -326,6 +326,7 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
                            Outputs{{"pinv_wide", 1}, 1}, Outputs{{"lstsq", 2}, 1},
                            Outputs{{"svd_reconstruct_full", 1}, 2}, Outputs{{"svd_rank_deficient", 1}, 2},
                            Outputs{{"svd_norm2_cond", 1}, 2}, Outputs{{"tridiagonal_solve", 4}, 1}, Outputs{{"hessenberg", 1}, 2},
+                           Outputs{{"qr_pivoting", 1}, 3}, Outputs{{"geqp3_lapack", 1}, 3},
                            Outputs{{"gtsv_lapack", 4}, 5}}) {
     const Data& d = o.data;
     std::string inputs, expected;

@@ -689,6 +689,54 @@ TEST(LinalgExpanderTest, HessenbergReductionsAsLapack) {
       << built.status().message();
 }
 
+// jax's QR with column pivoting (lapack_sgeqp3_ffi) against LAPACK's own
+// (tests/data/linalg/geqp3_lapack.*, scipy's sgeqp3): the pivots exactly (one matrix has a
+// column nearly parallel to another, whose norm LAPACK recomputes), the factors and taus
+// within 2e-4 + 2e-3 |x| (the nearly parallel column's last entries cancel: LAPACK's f32
+// and these loops differ by 7e-5 there, 0.07 of the f64 shadow's bound that
+// CliCpuRunTest.JaxLapackCallsMatchLapack applies), on the interpreter and the CPU
+// backend; a jpvt that is not
+// known to be all zeros (LAPACK would fix its nonzero columns in front) is an error naming
+// the call.
+TEST(LinalgExpanderTest, PivotingQrChoosesLapacksPivots) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/geqp3_lapack.";
+  std::ifstream file(dir + "hlo");
+  std::stringstream text;
+  text << file.rdbuf();
+  auto module = ParseModule(text.str());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args = ReadNpys(dir + "in", 1), want = ReadNpys(dir + "out", 3);
+  ASSERT_EQ(args.size(), 1u);
+  ASSERT_EQ(want.size(), 3u);
+  interpreter::CompareOptions tolerance = interpreter::DefaultToleranceFor(PrimitiveType::kF32);
+  tolerance.atol = 2e-4;
+  tolerance.rtol = 2e-3;
+  auto check = [&](const Literal& got, const std::string& which) {
+    ASSERT_TRUE(got.shape().IsTuple()) << which;
+    for (size_t t : {size_t{0}, size_t{2}}) {
+      interpreter::CompareResult cmp = interpreter::CompareLiterals(got.tuple_elements()[t], want[t], tolerance);
+      EXPECT_TRUE(cmp.ok()) << which << ": result " << t << ": " << cmp.ToString();
+    }
+    for (int64_t i = 0; i < want[1].element_count(); ++i) {
+      EXPECT_EQ(got.tuple_elements()[1].GetInt64(i), want[1].GetInt64(i)) << which << ": jpvt " << i;
+    }
+  };
+  auto interpreted = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  check(*interpreted, "interpreter");
+  RunOnBothBackends(**module, args, check, nullptr, GpuRun::kCompileOnly);
+
+  auto fixed = ParseModule(
+      "HloModule m\nENTRY e {\n  a = f32[4,3] parameter(0)\n  j = s32[3] parameter(1)\n  ROOT q = (f32[4,3], s32[3], f32[3]) "
+      "custom-call(a, j), custom_call_target=\"lapack_sgeqp3_ffi\"\n}\n");
+  ASSERT_TRUE(fixed.ok()) << fixed.status().message();
+  auto built = BuildLibraryCallComputation(*(*fixed)->entry()->root(), **fixed);
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.status().message().find("custom-call q (lapack_sgeqp3_ffi): jpvt %j is not known to be all zeros"),
+            std::string::npos)
+      << built.status().message();
+}
+
 // ragged-dot (jax's ragged_dot and its gradients): rows grouped onto rhs [g, k, n] and
 // [g, n, k], and ragged contracted rows (out [g, k, n]); group sizes with an empty group, a
 // negative size (counts as 0), rows left past the last group (zeros) and sizes past m
