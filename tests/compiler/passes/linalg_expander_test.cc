@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -66,6 +67,49 @@ std::vector<Literal> ReadNpys(const std::string& prefix, int count) {
     literals.push_back(std::move(*literal));
   }
   return literals;
+}
+
+// A call of tests/data/linalg/NAME.* with LAPACK's own results: the module, its inputs and
+// the expected outputs (a test checks `ok` before using them).
+struct LapackCase {
+  bool ok = false;
+  std::unique_ptr<Module> module;
+  std::vector<Literal> args, want;
+};
+
+LapackCase LoadLapackCase(const std::string& name, int inputs, int outputs) {
+  LapackCase c;
+  const std::string prefix = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/" + name + ".";
+  std::ifstream file(prefix + "hlo");
+  std::stringstream text;
+  text << file.rdbuf();
+  auto module = ParseModule(text.str());
+  EXPECT_TRUE(module.ok()) << module.status().message();
+  if (!module.ok()) return c;
+  c.module = std::move(*module);
+  c.args = ReadNpys(prefix + "in", inputs);
+  c.want = ReadNpys(prefix + "out", outputs);
+  c.ok = static_cast<int>(c.args.size()) == inputs && static_cast<int>(c.want.size()) == outputs;
+  return c;
+}
+
+// `check` on the interpreter's result, then on the CPU backend's fused and unfused (the GPU
+// module compiled: a loop's while runs on the host).
+void CheckInterpreterAndBackends(const Module& module, const std::vector<Literal>& args,
+                                 const std::function<void(const Literal&, const std::string&)>& check) {
+  auto interpreted = interpreter::Interpreter().Run(module, args);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  check(*interpreted, "interpreter");
+  RunOnBothBackends(module, args, check, nullptr, GpuRun::kCompileOnly);
+}
+
+// The root call of `text` is refused, the message containing `message`.
+void ExpectCallRefused(const std::string& text, const std::string& message) {
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto built = BuildLibraryCallComputation(*(*module)->entry()->root(), **module);
+  ASSERT_FALSE(built.ok()) << text;
+  EXPECT_NE(built.status().message().find(message), std::string::npos) << built.status().message();
 }
 
 int64_t Count(const Module& module, Opcode opcode) {
@@ -601,15 +645,9 @@ TEST(LinalgExpanderTest, PivotsBecomeThePermutationTheirSwapsMake) {
 // and unfused (the GPU module compiled: its while loops run on the host); then a complex
 // gtsv (LAPACK eliminates otherwise) and a malformed call are errors naming the call.
 TEST(LinalgExpanderTest, TridiagonalSolvesEliminateAsLapack) {
-  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/gtsv_lapack.";
-  std::ifstream file(dir + "hlo");
-  std::stringstream text;
-  text << file.rdbuf();
-  auto module = ParseModule(text.str());
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  std::vector<Literal> args = ReadNpys(dir + "in", 4), want = ReadNpys(dir + "out", 5);
-  ASSERT_EQ(args.size(), 4u);
-  ASSERT_EQ(want.size(), 5u);
+  const LapackCase c = LoadLapackCase("gtsv_lapack", 4, 5);
+  ASSERT_TRUE(c.ok);
+  const std::vector<Literal>& want = c.want;
   ASSERT_EQ(want[4].GetInt64(2), 3);  // the data's zero pivot
   auto check = [&](const Literal& got, const std::string& which) {
     ASSERT_TRUE(got.shape().IsTuple()) << which;
@@ -622,23 +660,16 @@ TEST(LinalgExpanderTest, TridiagonalSolvesEliminateAsLapack) {
                           << " elements differ from LAPACK's";
     }
   };
-  auto interpreted = interpreter::Interpreter().Run(**module, args);
-  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
-  check(*interpreted, "interpreter");
-  RunOnBothBackends(**module, args, check, nullptr, GpuRun::kCompileOnly);
+  CheckInterpreterAndBackends(*c.module, c.args, check);
 
   for (const auto& [call, message] : std::vector<std::pair<std::string, std::string>>{
            {"(c64[4], c64[4], c64[4], c64[4,1], s32[]) custom-call(v, v, v, b), custom_call_target=\"lapack_cgtsv_ffi\"",
             "a tridiagonal solve of c64 is not modelled"},
            {"(c64[4], c64[4], c64[4], c64[4,1], s32[]) custom-call(v, v, b), custom_call_target=\"lapack_cgtsv_ffi\"",
             "takes four operands"}}) {
-    auto bad = ParseModule("HloModule m\nENTRY e {\n  v = c64[4] parameter(0)\n  b = c64[4,1] parameter(1)\n  ROOT s = " +
-                           call + "\n}\n");
-    ASSERT_TRUE(bad.ok()) << bad.status().message();
-    auto built = BuildLibraryCallComputation(*(*bad)->entry()->root(), **bad);
-    ASSERT_FALSE(built.ok()) << call;
-    EXPECT_NE(built.status().message().find("custom-call s (lapack_cgtsv_ffi): " + message), std::string::npos)
-        << built.status().message();
+    ExpectCallRefused("HloModule m\nENTRY e {\n  v = c64[4] parameter(0)\n  b = c64[4,1] parameter(1)\n  ROOT s = " +
+                          call + "\n}\n",
+                      "custom-call s (lapack_cgtsv_ffi): " + message);
   }
 }
 
@@ -650,15 +681,9 @@ TEST(LinalgExpanderTest, TridiagonalSolvesEliminateAsLapack) {
 // backend, fused and unfused. A reduction of part of the matrix (low > 1) is an error
 // naming the call.
 TEST(LinalgExpanderTest, HessenbergReductionsAsLapack) {
-  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/gehrd_lapack.";
-  std::ifstream file(dir + "hlo");
-  std::stringstream text;
-  text << file.rdbuf();
-  auto module = ParseModule(text.str());
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  std::vector<Literal> args = ReadNpys(dir + "in", 1), want = ReadNpys(dir + "out", 3);
-  ASSERT_EQ(args.size(), 1u);
-  ASSERT_EQ(want.size(), 3u);
+  const LapackCase c = LoadLapackCase("gehrd_lapack", 1, 3);
+  ASSERT_TRUE(c.ok);
+  const std::vector<Literal>& want = c.want;
   ASSERT_EQ(want[1].GetDouble(5), 0.0);  // the data's zero column
   const auto tolerance = interpreter::DefaultToleranceFor(PrimitiveType::kF32);
   auto check = [&](const Literal& got, const std::string& which) {
@@ -673,20 +698,12 @@ TEST(LinalgExpanderTest, HessenbergReductionsAsLapack) {
     EXPECT_EQ(got.tuple_elements()[1].GetDouble(5), 0.0) << which;  // tau 0, exactly
     EXPECT_EQ(got.tuple_elements()[1].GetDouble(4), 0.0) << which;
   };
-  auto interpreted = interpreter::Interpreter().Run(**module, args);
-  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
-  check(*interpreted, "interpreter");
-  RunOnBothBackends(**module, args, check, nullptr, GpuRun::kCompileOnly);
+  CheckInterpreterAndBackends(*c.module, c.args, check);
 
-  auto part = ParseModule(
+  ExpectCallRefused(
       "HloModule m\nENTRY e {\n  a = f32[4,4] parameter(0)\n  ROOT h = (f32[4,4], f32[3], s32[]) custom-call(a), "
-      "custom_call_target=\"lapack_sgehrd_ffi\", backend_config={high = 4 : i32, low = 2 : i32}\n}\n");
-  ASSERT_TRUE(part.ok()) << part.status().message();
-  auto built = BuildLibraryCallComputation(*(*part)->entry()->root(), **part);
-  ASSERT_FALSE(built.ok());
-  EXPECT_NE(built.status().message().find("custom-call h (lapack_sgehrd_ffi): only the whole matrix (low = 1, high = 4)"),
-            std::string::npos)
-      << built.status().message();
+      "custom_call_target=\"lapack_sgehrd_ffi\", backend_config={high = 4 : i32, low = 2 : i32}\n}\n",
+      "custom-call h (lapack_sgehrd_ffi): only the whole matrix (low = 1, high = 4)");
 }
 
 // jax's QR with column pivoting (lapack_sgeqp3_ffi) against LAPACK's own
@@ -699,15 +716,9 @@ TEST(LinalgExpanderTest, HessenbergReductionsAsLapack) {
 // known to be all zeros (LAPACK would fix its nonzero columns in front) is an error naming
 // the call.
 TEST(LinalgExpanderTest, PivotingQrChoosesLapacksPivots) {
-  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/geqp3_lapack.";
-  std::ifstream file(dir + "hlo");
-  std::stringstream text;
-  text << file.rdbuf();
-  auto module = ParseModule(text.str());
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  std::vector<Literal> args = ReadNpys(dir + "in", 1), want = ReadNpys(dir + "out", 3);
-  ASSERT_EQ(args.size(), 1u);
-  ASSERT_EQ(want.size(), 3u);
+  const LapackCase c = LoadLapackCase("geqp3_lapack", 1, 3);
+  ASSERT_TRUE(c.ok);
+  const std::vector<Literal>& want = c.want;
   interpreter::CompareOptions tolerance = interpreter::DefaultToleranceFor(PrimitiveType::kF32);
   tolerance.atol = 2e-4;
   tolerance.rtol = 2e-3;
@@ -721,20 +732,12 @@ TEST(LinalgExpanderTest, PivotingQrChoosesLapacksPivots) {
       EXPECT_EQ(got.tuple_elements()[1].GetInt64(i), want[1].GetInt64(i)) << which << ": jpvt " << i;
     }
   };
-  auto interpreted = interpreter::Interpreter().Run(**module, args);
-  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
-  check(*interpreted, "interpreter");
-  RunOnBothBackends(**module, args, check, nullptr, GpuRun::kCompileOnly);
+  CheckInterpreterAndBackends(*c.module, c.args, check);
 
-  auto fixed = ParseModule(
+  ExpectCallRefused(
       "HloModule m\nENTRY e {\n  a = f32[4,3] parameter(0)\n  j = s32[3] parameter(1)\n  ROOT q = (f32[4,3], s32[3], f32[3]) "
-      "custom-call(a, j), custom_call_target=\"lapack_sgeqp3_ffi\"\n}\n");
-  ASSERT_TRUE(fixed.ok()) << fixed.status().message();
-  auto built = BuildLibraryCallComputation(*(*fixed)->entry()->root(), **fixed);
-  ASSERT_FALSE(built.ok());
-  EXPECT_NE(built.status().message().find("custom-call q (lapack_sgeqp3_ffi): jpvt %j is not known to be all zeros"),
-            std::string::npos)
-      << built.status().message();
+      "custom-call(a, j), custom_call_target=\"lapack_sgeqp3_ffi\"\n}\n",
+      "custom-call q (lapack_sgeqp3_ffi): jpvt %j is not known to be all zeros");
 }
 
 // ragged-dot (jax's ragged_dot and its gradients): rows grouped onto rhs [g, k, n] and
