@@ -512,7 +512,8 @@ ElementalEmitterOptions CpuElementalEmitter::CpuOptions() {
   return ElementalEmitterOptions{
       .inline_exp = true,
       .inline_f32_math = !libm,
-      .inline_f32_sin_cos = !libm && (set("FUSEBOX_CPU_INLINE_SIN_COS") || !VectorMathLibraryLoaded())};
+      .inline_f32_sin_cos = !libm && (set("FUSEBOX_CPU_INLINE_SIN_COS") || !VectorMathLibraryLoaded()),
+      .c_library_complex = true};
 }
 
 llvm::Value* ElementalEmitter::InlineF32Math(Opcode op, PrimitiveType type, llvm::Value* x, llvm::Value* y) {

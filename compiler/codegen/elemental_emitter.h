@@ -73,6 +73,12 @@ struct ElementalEmitterOptions {
   // version (whose exact reduction of huge arguments costs table gathers), so the CPU sets
   // this only without libmvec.
   bool inline_f32_sin_cos = false;
+  // Complex division and functions (exp, log, sqrt, abs, ...) as calls into libgcc and
+  // glibc (__divsc3, cexpf, ...: the x86-64 calling convention), which is what the
+  // interpreter's std::complex computes. Without (the GPU, which has no C library), they
+  // are IR: the division libgcc's algorithm bit for bit, the functions formulas over
+  // libdevice's real functions, c64 in double (elemental_complex.cc).
+  bool c_library_complex = false;
 };
 
 class ElementalEmitter {
@@ -237,6 +243,11 @@ class ElementalEmitter {
   llvm::Value* ComplexMultiply(PrimitiveType type, llvm::Value* x, llvm::Value* y);
   llvm::Value* ComplexDivide(PrimitiveType type, llvm::Value* x, llvm::Value* y);
   llvm::Value* EmitComplexUnary(const Instruction* inst, llvm::Value* x);
+  // cexp, clog, csqrt, csin, ... ("exp", "log", ...) of x: glibc's call with
+  // options_.c_library_complex, else formulas (nullptr for a function without one).
+  llvm::Value* ComplexFunction(const std::string& name, PrimitiveType type, llvm::Value* x);
+  llvm::Value* ComplexFormula(const std::string& name, llvm::Value* re, llvm::Value* im);
+  llvm::Value* InlineComplexDivide(PrimitiveType type, llvm::Value* x, llvm::Value* y);
   llvm::Value* EmitComplexBinary(const Instruction* inst, Opcode opcode, PrimitiveType type,
                                  llvm::Value* x, llvm::Value* y);
   llvm::Value* CallLibm(const std::string& name, PrimitiveType type,

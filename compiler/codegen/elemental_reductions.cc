@@ -190,12 +190,12 @@ std::vector<llvm::Value*> ElementalEmitter::EmitReduceWindow(const Instruction* 
 
 llvm::Value* ElementalEmitter::EmitDot(const Instruction* inst, const IrIndex& index) {
   // Elemental dot (used inside fusions and for small dots): one output element is a sum
-  // over the contracting dims. Output dims: batch, lhs free, rhs free.
+  // over the contracting dims, in order. Output dims: batch, lhs free, rhs free. Complex
+  // products are std::complex's (ComplexMultiply), summed part by part.
   const DotDimensionNumbers& dn = *inst->attrs().dot_dimension_numbers;
   const Shape& lhs = inst->operand(0)->shape();
   const Shape& rhs = inst->operand(1)->shape();
   const PrimitiveType type = inst->shape().element_type();
-  if (IsComplex(type)) return Fail(inst, "complex dot is not supported");
   auto contains = [](const std::vector<int64_t>& v, int64_t x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };

@@ -1,0 +1,272 @@
+// Complex arithmetic in the GPU backend, which has no C library: division as libgcc divides
+// (bit for bit), the C99 functions as formulas over libdevice's real ones, and complex
+// dots. Run in the GPU emulator (the kernels' IR, JIT-compiled for the host, with the
+// GPU's emitter options) against the interpreter, whose std::complex calls libgcc and
+// glibc; and compiled to PTX for sm_90 (assembled where ptxas is installed).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/check/numeric_check.h"
+#include "compiler/codegen/gpu_compiler.h"
+#include "compiler/codegen/gpu_emulator.h"
+#include "compiler/codegen/ptx_tools.h"
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/interpreter/random_inputs.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/optimization_pipeline.h"
+
+namespace fusebox::codegen {
+namespace {
+
+// The values every part of a dividend and divisor takes: zeros, ones, infinities, NaN,
+// the smallest subnormal and normal, the largest finite value and its half, and
+// values whose squares overflow or underflow in the part's type.
+template <typename T>
+std::vector<T> SpecialParts() {
+  using L = std::numeric_limits<T>;
+  return {T(0),        T(-0.0),        T(1),       T(-3.5),        L::infinity(), -L::infinity(),
+          L::quiet_NaN(), L::denorm_min(), L::min(), L::max(),      -L::max() / 2, T(1e-30) * T(1e-8),
+          T(7e18)};
+}
+
+template <typename T>
+Literal ComplexVector(PrimitiveType type, const std::vector<std::complex<T>>& values) {
+  Literal literal(Shape(type, {static_cast<int64_t>(values.size())}));
+  std::memcpy(literal.untyped_data(), values.data(), values.size() * sizeof(values[0]));
+  return literal;
+}
+
+// Bits of part `part` (0 real, 1 imaginary) of element i; NaNs all read alike (their
+// payload is not specified).
+template <typename T>
+std::string PartBits(const Literal& literal, int64_t i, int part) {
+  T value;
+  std::memcpy(&value, literal.untyped_data() + (2 * i + part) * sizeof(T), sizeof(T));
+  if (std::isnan(value)) return "nan";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%a", static_cast<double>(value));
+  return text;
+}
+
+StatusOr<std::unique_ptr<GpuEmulator>> Emulate(const Module& module, bool fused) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(module, fused));
+  return GpuEmulator::Create(std::move(optimized));
+}
+
+template <typename T>
+void ExpectDivisionBitForBit(PrimitiveType type) {
+  const std::string name = std::string(PrimitiveTypeName(type));
+  // Every combination of special parts, then random bit patterns.
+  std::vector<std::complex<T>> xs, ys;
+  const std::vector<T> parts = SpecialParts<T>();
+  for (T a : parts) {
+    for (T b : parts) {
+      for (T c : parts) {
+        for (T d : parts) {
+          xs.push_back({a, b});
+          ys.push_back({c, d});
+        }
+      }
+    }
+  }
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    T v[4];
+    for (T& part : v) {
+      // Random exponents and signs: any magnitude, a few infinities and NaNs.
+      uint64_t bits = rng();
+      std::memcpy(&part, &bits, sizeof(T));
+      if (i % 2 == 0 && std::isfinite(part)) part = std::ldexp(T(1) + T(rng() % 1000) / 1000, int(rng() % 60) - 30);
+    }
+    xs.push_back({v[0], v[1]});
+    ys.push_back({v[2], v[3]});
+  }
+  const std::string n = std::to_string(xs.size());
+  std::string text = "HloModule m\nENTRY e {\n  x = " + name + "[" + n + "] parameter(0)\n  y = " + name + "[" +
+                     n + "] parameter(1)\n  ROOT q = " + name + "[" + n + "] divide(x, y)\n}\n";
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args;
+  args.push_back(ComplexVector(type, xs));
+  args.push_back(ComplexVector(type, ys));
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto emulator = Emulate(**module, true);
+  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  auto actual = (*emulator)->Run(args);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  int64_t differ = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(xs.size()); ++i) {
+    for (int part : {0, 1}) {
+      std::string want = PartBits<T>(*expected, i, part), got = PartBits<T>(*actual, i, part);
+      if (want != got && ++differ <= 5) {
+        ADD_FAILURE() << "(" << xs[i] << ") / (" << ys[i] << ") part " << part << ": libgcc " << want << ", GPU "
+                      << got;
+      }
+    }
+  }
+  EXPECT_EQ(differ, 0) << "of " << xs.size() << " quotients";
+}
+
+TEST(GpuComplexTest, DivisionIsLibgccsBitForBit) {
+  ExpectDivisionBitForBit<float>(PrimitiveType::kC64);
+  ExpectDivisionBitForBit<double>(PrimitiveType::kC128);
+}
+
+// Emulated fused and unfused, checked against the interpreter by the numeric check.
+void ExpectEmulatorPassesTheCheck(const std::string& text, uint64_t seed) {
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto args = interpreter::RandomArguments(**module, seed);
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  check::CheckOptions options;
+  auto reference = check::ComputeCheckReference(**module, *args, options);
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    auto emulator = Emulate(**module, fused);
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto actual = (*emulator)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    check::CheckReport report = check::CheckOutputs(*actual, *reference, *args, options);
+    EXPECT_TRUE(report.ok()) << report.Details();
+  }
+}
+
+std::string FunctionsModule(const std::string& c) {
+  return "HloModule m\nENTRY e {\n"
+         "  a = f32[64] parameter(0)\n  b = f32[64] parameter(1)\n  c = f32[64] parameter(2)\n"
+         "  z0 = c64[64] complex(a, b)\n"
+         "  z = " + c + "[64] convert(z0)\n  w0 = c64[64] complex(c, a)\n  w = " + c + "[64] convert(w0)\n"
+         "  e1 = " + c + "[64] exponential(z)\n  e2 = " + c + "[64] log(z)\n  e3 = " + c + "[64] sqrt(z)\n"
+         "  e4 = " + c + "[64] sine(z)\n  e5 = " + c + "[64] cosine(z)\n  e6 = " + c + "[64] tan(z)\n"
+         "  e7 = " + c + "[64] tanh(z)\n  e8 = " + c + "[64] rsqrt(z)\n  e9 = " + c + "[64] logistic(z)\n"
+         "  e10 = " + c + "[64] exponential-minus-one(z)\n  e11 = " + c + "[64] log-plus-one(z)\n"
+         "  e12 = " + c + "[64] power(z, w)\n  e13 = " + c + "[64] atan2(z, w)\n  e14 = " + c + "[64] sign(z)\n"
+         "  e15 = " + c + "[64] divide(z, w)\n  e16 = " + c + "[64] multiply(z, w)\n"
+         "  r = " + (c == "c64" ? std::string("f32") : std::string("f64")) + "[64] abs(z)\n"
+         "  ROOT t = (" + std::string(c) + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c +
+         "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c +
+         "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + (c == "c64" ? "f32" : "f64") +
+         "[64]) tuple(e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, r)\n}\n";
+}
+
+TEST(GpuComplexTest, FunctionsMatchTheInterpreter) {
+  for (const char* c : {"c64", "c128"}) {
+    SCOPED_TRACE(c);
+    ExpectEmulatorPassesTheCheck(FunctionsModule(c), 3);
+  }
+}
+
+// Where the identities alone would give NaN: C99's values, as glibc gives them.
+TEST(GpuComplexTest, FunctionsKeepC99sValuesAtInfinitiesAndZeros) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::complex<float>> zs = {{0, 0}, {-4, 0}, {-4, -0.0f}, {inf, 0}, {-inf, 0}, {2, inf},
+                                               {-2, -inf}, {1, 0}, {0.6f, 0.8f}, {30, 1}, {-30, 2}};
+  const std::string n = std::to_string(zs.size());
+  const std::string text = "HloModule m\nENTRY e {\n  z = c64[" + n + "] parameter(0)\n  e = c64[" + n +
+                           "] exponential(z)\n  s = c64[" + n + "] sqrt(z)\n  l = c64[" + n + "] log(z)\n  t = c64[" +
+                           n + "] tanh(z)\n  ROOT r = (c64[" + n + "], c64[" + n + "], c64[" + n + "], c64[" + n +
+                           "]) tuple(e, s, l, t)\n}\n";
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args;
+  args.push_back(ComplexVector(PrimitiveType::kC64, zs));
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto emulator = Emulate(**module, true);
+  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  auto actual = (*emulator)->Run(args);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  const char* names[] = {"exp", "sqrt", "log", "tanh"};
+  for (int f = 0; f < 4; ++f) {
+    for (size_t i = 0; i < zs.size(); ++i) {
+      const std::complex<double> want = expected->tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
+      const std::complex<double> got = actual->tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
+      for (int part : {0, 1}) {
+        const double w = part == 0 ? want.real() : want.imag();
+        const double g = part == 0 ? got.real() : got.imag();
+        SCOPED_TRACE(std::string(names[f]) + " of (" + std::to_string(zs[i].real()) + ", " +
+                     std::to_string(zs[i].imag()) + ") part " + std::to_string(part));
+        if (std::isnan(w) || std::isinf(w) || w == 0) {
+          EXPECT_EQ(std::isnan(g), std::isnan(w)) << "glibc " << w << ", GPU " << g;
+          if (!std::isnan(w)) {
+            EXPECT_EQ(g, w) << "glibc " << w << ", GPU " << g;
+          }
+        } else {
+          EXPECT_NEAR(g, w, 4e-7 * std::abs(w)) << "glibc " << w << ", GPU " << g;
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuComplexTest, DotsMatchTheInterpreter) {
+  ExpectEmulatorPassesTheCheck(R"(HloModule m
+ENTRY e {
+  a = f32[4,6] parameter(0)
+  b = f32[4,6] parameter(1)
+  c = f32[6,3] parameter(2)
+  d = f32[6,3] parameter(3)
+  x = c64[4,6] complex(a, b)
+  y = c64[6,3] complex(c, d)
+  ROOT p = c64[4,3] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", 5);
+  ExpectEmulatorPassesTheCheck(R"(HloModule m
+ENTRY e {
+  a = f64[2,5,7] parameter(0)
+  b = f64[2,5,7] parameter(1)
+  x = c128[2,5,7] complex(a, b)
+  y = c128[2,5,7] complex(b, a)
+  ROOT p = c128[2,5,5] dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+})", 6);
+}
+
+TEST(GpuComplexTest, InverseFunctionsAreRefusedByName) {
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[8] parameter(0)
+  z = c64[8] complex(a, a)
+  ROOT inverse.7 = c64[8] asin(z)
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto optimized = passes::OptimizeForBackend(**module, true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  auto code = CompileForGpu(**optimized);
+  ASSERT_FALSE(code.ok());
+  EXPECT_NE(code.status().message().find("inverse.7"), std::string::npos) << code.status().message();
+  EXPECT_NE(code.status().message().find("casin"), std::string::npos) << code.status().message();
+}
+
+// The same kernels as PTX for sm_90, which ptxas assembles: no C library call is left.
+TEST(GpuComplexTest, KernelsAssembleForSm90) {
+  for (const char* c : {"c64", "c128"}) {
+    SCOPED_TRACE(c);
+    auto module = ParseModule(FunctionsModule(c));
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    auto optimized = passes::OptimizeForBackend(**module, true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    GpuCompileOptions options;
+    options.arch = "sm_90";
+    auto code = CompileForGpu(**optimized, options);
+    if (!code.ok() && code.status().message().find("libdevice") != std::string::npos) {
+      GTEST_SKIP() << code.status().message();
+    }
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    EXPECT_EQ((*code)->ptx().find("__divsc3"), std::string::npos);
+    EXPECT_EQ((*code)->ptx().find("cexp"), std::string::npos);
+    if (!FindPtxas().ok()) continue;
+    auto assembled = AssemblePtx((*code)->ptx(), "sm_90");
+    EXPECT_TRUE(assembled.ok()) << assembled.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace fusebox::codegen
