@@ -169,7 +169,8 @@ TEST(GpuComplexTest, FunctionsMatchTheInterpreter) {
 TEST(GpuComplexTest, FunctionsKeepC99sValuesAtInfinitiesAndZeros) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<std::complex<float>> zs = {{0, 0}, {-4, 0}, {-4, -0.0f}, {inf, 0}, {-inf, 0}, {2, inf},
-                                               {-2, -inf}, {1, 0}, {0.6f, 0.8f}, {30, 1}, {-30, 2}};
+                                               {-2, -inf}, {1, 0}, {0.6f, 0.8f}, {30, 1}, {-30, 2}, {400, 1},
+                                               {-1000, 0.5f}};
   const std::string n = std::to_string(zs.size());
   const std::string text = "HloModule m\nENTRY e {\n  z = c64[" + n + "] parameter(0)\n  e = c64[" + n +
                            "] exponential(z)\n  s = c64[" + n + "] sqrt(z)\n  l = c64[" + n + "] log(z)\n  t = c64[" +
