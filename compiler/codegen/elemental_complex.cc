@@ -262,7 +262,7 @@ llvm::Value* ElementalEmitter::ComplexFunction(const std::string& name, Primitiv
 // C99's complex functions of a + bi (doubles) from real ones, for targets without glibc.
 // Each follows the textbook identity, arranged where it would lose accuracy: log's real
 // part near |z| = 1 from log1p, sqrt from the larger of its two candidate parts, tanh as
-// Kahan writes it (and its limit past |a| = 20). Infinite parts get C99's values where
+// Kahan writes it (and its limit past |a| = 20), the inverse functions from Kahan's too. Infinite parts get C99's values where
 // the identity alone would make a NaN of them (exp of +-inf, sqrt of an infinite part);
 // other infinities and NaNs give NaN or infinite parts, not always C99's.
 llvm::Value* ElementalEmitter::ComplexFormula(const std::string& name, llvm::Value* a, llvm::Value* b) {
@@ -294,6 +294,74 @@ llvm::Value* ElementalEmitter::ComplexFormula(const std::string& name, llvm::Val
     llvm::Value* far_im = mul(mul(mul(k(4), call("sin", y)), call("cos", y)), call("exp", mul(k(-2), fabs(x))));
     return MakeComplex(b_.CreateSelect(far, copysign(k(1), x), re), b_.CreateSelect(far, far_im, im));
   };
+  // sqrt(x + yi): s = sqrt((|x| + |z|) / 2), then (s, y / 2s) for x >= 0, else
+  // (|y| / 2s, s with y's sign); sqrt(+-0 + yi) for y = +-0 is (0, y), and
+  // sqrt(x +- inf i) = inf +- inf i whatever x is.
+  auto csqrt = [&](llvm::Value* x, llvm::Value* y) {
+    llvm::Value* s = sqrt(mul(k(0.5), add(fabs(x), CallLibm("hypot", real, {x, y}))));
+    llvm::Value* other = b_.CreateFDiv(y, mul(k(2), s));
+    llvm::Value* positive = b_.CreateFCmpOGE(x, k(0));
+    llvm::Value* re = b_.CreateSelect(positive, s, fabs(other));
+    llvm::Value* im = b_.CreateSelect(positive, other, copysign(s, y));
+    llvm::Value* zero = b_.CreateAnd(b_.CreateFCmpOEQ(x, k(0)), b_.CreateFCmpOEQ(y, k(0)));
+    re = b_.CreateSelect(zero, k(0), re);
+    im = b_.CreateSelect(zero, y, im);
+    return std::pair{b_.CreateSelect(is_inf(y), inf, re), b_.CreateSelect(is_inf(y), y, im)};
+  };
+  // The inverse functions as Kahan writes them ("Branch cuts for complex elementary
+  // functions", 1987): from square roots of 1 -+ z (their branch cuts give the functions'
+  // own) and real atan2, asinh and log1p, so no part cancels near the branch points.
+  auto casin = [&](llvm::Value* x, llvm::Value* y) {
+    auto [s1r, s1i] = csqrt(b_.CreateFSub(k(1), x), b_.CreateFNeg(y));  // sqrt(1 - z)
+    auto [s2r, s2i] = csqrt(add(k(1), x), y);                           // sqrt(1 + z)
+    llvm::Value* re = CallLibm("atan2", real, {x, b_.CreateFSub(mul(s1r, s2r), mul(s1i, s2i))});
+    llvm::Value* im = call("asinh", b_.CreateFSub(mul(s1r, s2i), mul(s1i, s2r)));
+    return std::pair{re, im};
+  };
+  // atanh(x + yi): log1p(4x / ((1 - x)^2 + y^2)) / 4 + i atan2(2y, (1 - x)(1 + x) - y^2) / 2,
+  // the real part (odd in x) from |x|, where log1p's argument is not negative.
+  auto catanh = [&](llvm::Value* x, llvm::Value* y) {
+    llvm::Value* ax = fabs(x);
+    llvm::Value* one_minus_abs = b_.CreateFSub(k(1), ax);
+    llvm::Value* denom = add(mul(one_minus_abs, one_minus_abs), mul(y, y));
+    llvm::Value* re = copysign(mul(k(0.25), call("log1p", b_.CreateFDiv(mul(k(4), ax), denom))), x);
+    llvm::Value* one_minus = b_.CreateFSub(k(1), x);
+    llvm::Value* im = mul(k(0.5), CallLibm("atan2", real, {mul(k(2), y),
+                                                           b_.CreateFSub(mul(one_minus, add(k(1), x)), mul(y, y))}));
+    return std::pair{re, im};
+  };
+  if (name == "asin") {
+    auto [re, im] = casin(a, b);
+    return MakeComplex(re, im);
+  }
+  if (name == "asinh") {
+    // asinh z = -i asin(iz), iz = -b + ai.
+    auto [re, im] = casin(b_.CreateFNeg(b), a);
+    return MakeComplex(im, b_.CreateFNeg(re));
+  }
+  if (name == "acos") {
+    // 2 atan2(Re sqrt(1 - z), Re sqrt(1 + z)) + i asinh(Im(conj(sqrt(1 + z)) sqrt(1 - z))).
+    auto [s1r, s1i] = csqrt(b_.CreateFSub(k(1), a), b_.CreateFNeg(b));
+    auto [s2r, s2i] = csqrt(add(k(1), a), b);
+    return MakeComplex(mul(k(2), CallLibm("atan2", real, {s1r, s2r})),
+                       call("asinh", b_.CreateFSub(mul(s2r, s1i), mul(s2i, s1r))));
+  }
+  if (name == "acosh") {
+    // asinh(Re(conj(sqrt(z - 1)) sqrt(z + 1))) + 2i atan2(Im sqrt(z - 1), Re sqrt(z + 1)).
+    auto [s1r, s1i] = csqrt(b_.CreateFSub(a, k(1)), b);
+    auto [s2r, s2i] = csqrt(add(a, k(1)), b);
+    return MakeComplex(call("asinh", add(mul(s1r, s2r), mul(s1i, s2i))),
+                       mul(k(2), CallLibm("atan2", real, {s1i, s2r})));
+  }
+  if (name == "atanh") {
+    auto [re, im] = catanh(a, b);
+    return MakeComplex(re, im);
+  }
+  if (name == "atan") {
+    // atan z = -i atanh(iz).
+    auto [re, im] = catanh(b_.CreateFNeg(b), a);
+    return MakeComplex(im, b_.CreateFNeg(re));
+  }
   if (name == "abs") return CallLibm("hypot", real, {a, b});
   if (name == "exp") {
     // e^a (cos b + i sin b); a real argument keeps its imaginary zero (and e^inf).
@@ -312,17 +380,8 @@ llvm::Value* ElementalEmitter::ComplexFormula(const std::string& name, llvm::Val
     return MakeComplex(b_.CreateSelect(near_one, near, call("log", modulus)), CallLibm("atan2", real, {b, a}));
   }
   if (name == "sqrt") {
-    // s = sqrt((|a| + |z|) / 2): (s, b / 2s) for a >= 0, else (|b| / 2s, s with b's sign).
-    llvm::Value* s = sqrt(mul(k(0.5), add(fabs(a), CallLibm("hypot", real, {a, b}))));
-    llvm::Value* other = b_.CreateFDiv(b, mul(k(2), s));
-    llvm::Value* positive = b_.CreateFCmpOGE(a, k(0));
-    llvm::Value* re = b_.CreateSelect(positive, s, fabs(other));
-    llvm::Value* im = b_.CreateSelect(positive, other, copysign(s, b));
-    llvm::Value* zero = b_.CreateAnd(b_.CreateFCmpOEQ(a, k(0)), b_.CreateFCmpOEQ(b, k(0)));
-    re = b_.CreateSelect(zero, k(0), re);
-    im = b_.CreateSelect(zero, b, im);
-    // sqrt(x +- inf i) = inf +- inf i, whatever x is.
-    return MakeComplex(b_.CreateSelect(is_inf(b), inf, re), b_.CreateSelect(is_inf(b), b, im));
+    auto [re, im] = csqrt(a, b);
+    return MakeComplex(re, im);
   }
   if (name == "sin") {
     return MakeComplex(mul(call("sin", a), call("cosh", b)), mul(call("cos", a), call("sinh", b)));

@@ -151,11 +151,15 @@ std::string FunctionsModule(const std::string& c) {
          "  e10 = " + c + "[64] exponential-minus-one(z)\n  e11 = " + c + "[64] log-plus-one(z)\n"
          "  e12 = " + c + "[64] power(z, w)\n  e13 = " + c + "[64] atan2(z, w)\n  e14 = " + c + "[64] sign(z)\n"
          "  e15 = " + c + "[64] divide(z, w)\n  e16 = " + c + "[64] multiply(z, w)\n"
+         "  i1 = " + c + "[64] asin(z)\n  i2 = " + c + "[64] acos(z)\n  i3 = " + c + "[64] atan(z)\n"
+         "  i4 = " + c + "[64] asinh(z)\n  i5 = " + c + "[64] acosh(z)\n  i6 = " + c + "[64] atanh(z)\n"
          "  r = " + (c == "c64" ? std::string("f32") : std::string("f64")) + "[64] abs(z)\n"
          "  ROOT t = (" + std::string(c) + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c +
          "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c +
-         "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + (c == "c64" ? "f32" : "f64") +
-         "[64]) tuple(e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, r)\n}\n";
+         "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + (c == "c64" ? "f32" : "f64") + "[64], " + c +
+         "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c + "[64], " + c +
+         "[64]) tuple(e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, r, i1, i2, i3, i4, "
+         "i5, i6)\n}\n";
 }
 
 TEST(GpuComplexTest, FunctionsMatchTheInterpreter) {
@@ -165,17 +169,18 @@ TEST(GpuComplexTest, FunctionsMatchTheInterpreter) {
   }
 }
 
-// Where the identities alone would give NaN: C99's values, as glibc gives them.
-TEST(GpuComplexTest, FunctionsKeepC99sValuesAtInfinitiesAndZeros) {
-  const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<std::complex<float>> zs = {{0, 0}, {-4, 0}, {-4, -0.0f}, {inf, 0}, {-inf, 0}, {2, inf},
-                                               {-2, -inf}, {1, 0}, {0.6f, 0.8f}, {30, 1}, {-30, 2}, {400, 1},
-                                               {-1000, 0.5f}};
+// The GPU's c64 `functions` of `zs` against glibc's (the interpreter): a NaN, infinite or
+// zero part exactly (sign included), others within 4e-7 relative.
+void ExpectC64FunctionsNearGlibc(const std::vector<std::string>& functions, const std::vector<std::complex<float>>& zs) {
   const std::string n = std::to_string(zs.size());
-  const std::string text = "HloModule m\nENTRY e {\n  z = c64[" + n + "] parameter(0)\n  e = c64[" + n +
-                           "] exponential(z)\n  s = c64[" + n + "] sqrt(z)\n  l = c64[" + n + "] log(z)\n  t = c64[" +
-                           n + "] tanh(z)\n  ROOT r = (c64[" + n + "], c64[" + n + "], c64[" + n + "], c64[" + n +
-                           "]) tuple(e, s, l, t)\n}\n";
+  std::string text = "HloModule m\nENTRY e {\n  z = c64[" + n + "] parameter(0)\n";
+  std::string types, names;
+  for (size_t f = 0; f < functions.size(); ++f) {
+    text += "  f" + std::to_string(f) + " = c64[" + n + "] " + functions[f] + "(z)\n";
+    types += std::string(f ? ", " : "") + "c64[" + n + "]";
+    names += std::string(f ? ", " : "") + "f" + std::to_string(f);
+  }
+  text += "  ROOT r = (" + types + ") tuple(" + names + ")\n}\n";
   auto module = ParseModule(text);
   ASSERT_TRUE(module.ok()) << module.status().message();
   std::vector<Literal> args;
@@ -186,20 +191,20 @@ TEST(GpuComplexTest, FunctionsKeepC99sValuesAtInfinitiesAndZeros) {
   ASSERT_TRUE(emulator.ok()) << emulator.status().message();
   auto actual = (*emulator)->Run(args);
   ASSERT_TRUE(actual.ok()) << actual.status().message();
-  const char* names[] = {"exp", "sqrt", "log", "tanh"};
-  for (int f = 0; f < 4; ++f) {
+  for (size_t f = 0; f < functions.size(); ++f) {
     for (size_t i = 0; i < zs.size(); ++i) {
       const std::complex<double> want = expected->tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
       const std::complex<double> got = actual->tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
       for (int part : {0, 1}) {
         const double w = part == 0 ? want.real() : want.imag();
         const double g = part == 0 ? got.real() : got.imag();
-        SCOPED_TRACE(std::string(names[f]) + " of (" + std::to_string(zs[i].real()) + ", " +
-                     std::to_string(zs[i].imag()) + ") part " + std::to_string(part));
+        SCOPED_TRACE(functions[f] + " of (" + std::to_string(zs[i].real()) + (std::signbit(zs[i].imag()) ? ", -" : ", ") +
+                     std::to_string(std::abs(zs[i].imag())) + ") part " + std::to_string(part));
         if (std::isnan(w) || std::isinf(w) || w == 0) {
           EXPECT_EQ(std::isnan(g), std::isnan(w)) << "glibc " << w << ", GPU " << g;
           if (!std::isnan(w)) {
             EXPECT_EQ(g, w) << "glibc " << w << ", GPU " << g;
+            EXPECT_EQ(std::signbit(g), std::signbit(w)) << "glibc " << w << ", GPU " << g;
           }
         } else {
           EXPECT_NEAR(g, w, 4e-7 * std::abs(w)) << "glibc " << w << ", GPU " << g;
@@ -207,6 +212,25 @@ TEST(GpuComplexTest, FunctionsKeepC99sValuesAtInfinitiesAndZeros) {
       }
     }
   }
+}
+
+// Where the identities alone would give NaN: C99's values, as glibc gives them.
+TEST(GpuComplexTest, FunctionsKeepC99sValuesAtInfinitiesAndZeros) {
+  const float inf = std::numeric_limits<float>::infinity();
+  ExpectC64FunctionsNearGlibc({"exponential", "sqrt", "log", "tanh"},
+                              {{0, 0}, {-4, 0}, {-4, -0.0f}, {inf, 0}, {-inf, 0}, {2, inf}, {-2, -inf}, {1, 0},
+                               {0.6f, 0.8f}, {30, 1}, {-30, 2}, {400, 1}, {-1000, 0.5f}});
+}
+
+// The inverse functions on and beside their branch cuts (the real axis past +-1, the
+// imaginary axis past +-i, with either sign of zero), near the branch points, at zero and
+// far out.
+TEST(GpuComplexTest, InverseFunctionsFollowTheBranchCuts) {
+  const float m0 = -0.0f;
+  ExpectC64FunctionsNearGlibc({"asin", "acos", "atan", "asinh", "acosh", "atanh"},
+                              {{2, 0}, {2, m0}, {-3, 0}, {-3, m0}, {0, 2}, {m0, 2}, {0, -3}, {m0, -3}, {0.5f, 0},
+                               {0.5f, m0}, {1, 1e-6f}, {-1, -1e-6f}, {1e-6f, 1}, {0, 0}, {m0, m0}, {1e-20f, -1e-20f},
+                               {0.3f, -0.7f}, {-0.9f, 0.2f}, {1e10f, -3e9f}, {-5e12f, 1}});
 }
 
 TEST(GpuComplexTest, DotsMatchTheInterpreter) {
@@ -228,22 +252,6 @@ ENTRY e {
   y = c128[2,5,7] complex(b, a)
   ROOT p = c128[2,5,5] dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
 })", 6);
-}
-
-TEST(GpuComplexTest, InverseFunctionsAreRefusedByName) {
-  auto module = ParseModule(R"(HloModule m
-ENTRY e {
-  a = f32[8] parameter(0)
-  z = c64[8] complex(a, a)
-  ROOT inverse.7 = c64[8] asin(z)
-})");
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  auto optimized = passes::OptimizeForBackend(**module, true);
-  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-  auto code = CompileForGpu(**optimized);
-  ASSERT_FALSE(code.ok());
-  EXPECT_NE(code.status().message().find("inverse.7"), std::string::npos) << code.status().message();
-  EXPECT_NE(code.status().message().find("casin"), std::string::npos) << code.status().message();
 }
 
 // The same kernels as PTX for sm_90, which ptxas assembles: no C library call is left.
