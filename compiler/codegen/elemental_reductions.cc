@@ -237,7 +237,8 @@ llvm::Value* ElementalEmitter::EmitDot(const Instruction* inst, const IrIndex& i
 // Elemental convolution (the GPU backend's, and any fused one): one output element is a
 // sum over the window's taps and the group's input features, in the interpreter's
 // semantics (feature and batch groups, strides, padding, base and window dilation,
-// window reversal). Taps outside the input contribute nothing.
+// window reversal). Taps outside the input contribute nothing. Complex products are
+// std::complex's, as in the dot.
 llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const IrIndex& index) {
   if (!inst->attrs().convolution_dimension_numbers || !inst->attrs().window) {
     return Fail(inst, "convolution without dim_labels or window");
@@ -248,7 +249,6 @@ llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const Ir
   const Shape& lhs = inst->operand(0)->shape();
   const Shape& rhs = inst->operand(1)->shape();
   const PrimitiveType type = inst->shape().element_type();
-  if (IsComplex(type)) return Fail(inst, "complex convolution is not supported");
   const size_t spatial = dn.input_spatial_dimensions.size();
   if (window.dimensions.size() != spatial) return Fail(inst, "window rank does not match the spatial dimensions");
   const int64_t feature_groups = std::max<int64_t>(1, inst->attrs().feature_group_count);

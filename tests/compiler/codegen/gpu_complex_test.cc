@@ -254,6 +254,41 @@ ENTRY e {
 })", 6);
 }
 
+// Complex sums in the reduction kernels (rows a warp or a block each, columns, all
+// elements: shuffles and shared memory of {re, im} pairs) and complex convolutions (the
+// elemental convolution: cuDNN has no complex type, with or without libraries).
+TEST(GpuComplexTest, ReductionsAndConvolutionsMatchTheInterpreter) {
+  ExpectEmulatorPassesTheCheck(R"(HloModule m
+add {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT s = c64[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  y = f32[64,1000] parameter(1)
+  z = c64[64,1000] complex(x, y)
+  zero = c64[] constant((0, 0))
+  rows = c64[64] reduce(z, zero), dimensions={1}, to_apply=add
+  columns = c64[1000] reduce(z, zero), dimensions={0}, to_apply=add
+  all = c64[] reduce(z, zero), dimensions={0,1}, to_apply=add
+  ROOT t = (c64[64], c64[1000], c64[]) tuple(rows, columns, all)
+})", 8);
+  ExpectEmulatorPassesTheCheck(R"(HloModule m
+ENTRY e {
+  x = f32[2,8,8,6] parameter(0)
+  w = f32[3,3,3,4] parameter(1)
+  v = f64[2,8,8,6] parameter(2)
+  zx = c64[2,8,8,6] complex(x, x)
+  zw = c64[3,3,3,4] complex(w, w)
+  c = c64[2,8,8,4] convolution(zx, zw), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  zv = c128[2,8,8,6] complex(v, v)
+  wv = c128[3,3,3,4] convert(zw)
+  d = c128[2,4,4,4] convolution(zv, wv), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  ROOT t = (c64[2,8,8,4], c128[2,4,4,4]) tuple(c, d)
+})", 9);
+}
+
 // The same kernels as PTX for sm_90, which ptxas assembles: no C library call is left.
 TEST(GpuComplexTest, KernelsAssembleForSm90) {
   for (const char* c : {"c64", "c128"}) {
