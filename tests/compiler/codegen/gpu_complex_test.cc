@@ -63,6 +63,21 @@ StatusOr<std::unique_ptr<GpuEmulator>> Emulate(const Module& module, bool fused)
   return GpuEmulator::Create(std::move(optimized));
 }
 
+// `text` on `args` in the interpreter (`expected`) and the emulated GPU, fused (`actual`).
+void InterpretAndEmulate(const std::string& text, const std::vector<Literal>& args, Literal* expected,
+                         Literal* actual) {
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto interpreted = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
+  auto emulator = Emulate(**module, true);
+  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  auto emulated = (*emulator)->Run(args);
+  ASSERT_TRUE(emulated.ok()) << emulated.status().message();
+  *expected = std::move(*interpreted);
+  *actual = std::move(*emulated);
+}
+
 template <typename T>
 void ExpectDivisionBitForBit(PrimitiveType type) {
   const std::string name = std::string(PrimitiveTypeName(type));
@@ -94,21 +109,15 @@ void ExpectDivisionBitForBit(PrimitiveType type) {
   const std::string n = std::to_string(xs.size());
   std::string text = "HloModule m\nENTRY e {\n  x = " + name + "[" + n + "] parameter(0)\n  y = " + name + "[" +
                      n + "] parameter(1)\n  ROOT q = " + name + "[" + n + "] divide(x, y)\n}\n";
-  auto module = ParseModule(text);
-  ASSERT_TRUE(module.ok()) << module.status().message();
   std::vector<Literal> args;
   args.push_back(ComplexVector(type, xs));
   args.push_back(ComplexVector(type, ys));
-  auto expected = interpreter::Interpreter().Run(**module, args);
-  ASSERT_TRUE(expected.ok()) << expected.status().message();
-  auto emulator = Emulate(**module, true);
-  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
-  auto actual = (*emulator)->Run(args);
-  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  Literal expected, actual;
+  ASSERT_NO_FATAL_FAILURE(InterpretAndEmulate(text, args, &expected, &actual));
   int64_t differ = 0;
   for (int64_t i = 0; i < static_cast<int64_t>(xs.size()); ++i) {
     for (int part : {0, 1}) {
-      std::string want = PartBits<T>(*expected, i, part), got = PartBits<T>(*actual, i, part);
+      std::string want = PartBits<T>(expected, i, part), got = PartBits<T>(actual, i, part);
       if (want != got && ++differ <= 5) {
         ADD_FAILURE() << "(" << xs[i] << ") / (" << ys[i] << ") part " << part << ": libgcc " << want << ", GPU "
                       << got;
@@ -184,20 +193,14 @@ void ExpectC64FunctionsNearGlibc(const std::vector<std::string>& functions, cons
     names += std::string(f ? ", " : "") + "f" + std::to_string(f);
   }
   text += "  ROOT r = (" + types + ") tuple(" + names + ")\n}\n";
-  auto module = ParseModule(text);
-  ASSERT_TRUE(module.ok()) << module.status().message();
   std::vector<Literal> args;
   args.push_back(ComplexVector(PrimitiveType::kC64, zs));
-  auto expected = interpreter::Interpreter().Run(**module, args);
-  ASSERT_TRUE(expected.ok()) << expected.status().message();
-  auto emulator = Emulate(**module, true);
-  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
-  auto actual = (*emulator)->Run(args);
-  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  Literal expected, actual;
+  ASSERT_NO_FATAL_FAILURE(InterpretAndEmulate(text, args, &expected, &actual));
   for (size_t f = 0; f < functions.size(); ++f) {
     for (size_t i = 0; i < zs.size(); ++i) {
-      const std::complex<double> want = expected->tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
-      const std::complex<double> got = actual->tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
+      const std::complex<double> want = expected.tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
+      const std::complex<double> got = actual.tuple_elements()[f].GetComplex(static_cast<int64_t>(i));
       for (int part : {0, 1}) {
         const double w = part == 0 ? want.real() : want.imag();
         const double g = part == 0 ? got.real() : got.imag();
