@@ -6,7 +6,7 @@
 // the repro) to the save directory, named by seed; --replay runs such files again.
 //
 //   differential_fuzzer [--seconds N] [--seeds A:B] [--replay FILE|DIR] [--print SEED]
-//                       [--save-dir DIR] [--no-save] [--no-fork] [--no-gpu]
+//                       [--save-dir DIR] [--no-save] [--no-fork] [--no-gpu] [--complex]
 //                       [--timeout SECONDS] [--quiet]
 #include <fcntl.h>
 #include <signal.h>
@@ -361,6 +361,8 @@ int Usage(const char* argv0, int code) {
       "  --save-dir DIR     where failing modules go (default tests/regressions)\n"
       "  --no-save          keep no failing modules\n"
       "  --no-fork          run modules in this process (for a debugger)\n"
+      "  --complex          complex islands in the modules (c64 values, functions, division,\n"
+      "                     dots, sums; before --print)\n"
       "  --no-gpu           skip the GPU emulator\n"
       "  --timeout S        a module running longer is a failure (default 60)\n"
       "  --quiet            print failures and the totals only\n"
@@ -405,6 +407,8 @@ int Main(int argc, char** argv) {
       options.save = false;
     } else if (a == "--no-fork") {
       options.fork = false;
+    } else if (a == "--complex") {
+      options.generator.complex_numbers = true;
     } else if (a == "--no-gpu") {
       options.gpu = false;
     } else if (a == "--timeout") {

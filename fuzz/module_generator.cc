@@ -14,7 +14,7 @@
 namespace fusebox::fuzz {
 namespace {
 
-enum class Type { kF32, kF16, kBF16, kS32, kPred };
+enum class Type { kF32, kF16, kBF16, kS32, kPred, kC64 };  // c64 only inside complex islands
 constexpr Type kAllTypes[] = {Type::kF32, Type::kF16, Type::kBF16, Type::kS32, Type::kPred};
 
 const char* TypeName(Type t) {
@@ -29,6 +29,8 @@ const char* TypeName(Type t) {
       return "s32";
     case Type::kPred:
       return "pred";
+    case Type::kC64:
+      return "c64";
   }
   return "f32";
 }
@@ -1032,9 +1034,73 @@ class Builder {
                 "conditional");
   }
 
+  // A c64 line that is not a value of the pool (no other operation may pick a complex
+  // operand): its name.
+  std::string Hidden(const Dims& dims, const std::string& rhs, const std::string& prefix) {
+    std::string name = m_.Fresh(prefix);
+    lines_.push_back("  " + name + " = " + ShapeText(Type::kC64, dims) + " " + rhs);
+    return name;
+  }
+
+  // See GeneratorOptions::complex_numbers.
+  Value ComplexIsland(const Value& v) {
+    Value x = Convert(IsFloat(v.type) ? v : Unary(Convert(v, Type::kF32)), Type::kF32);
+    Value y = Get(Type::kF32, x.dims);
+    const Dims& dims = x.dims;
+    Value re = Emit(Type::kF32, dims, "tanh(" + x.name + ")", "tanh");
+    Value im = Binary2("add", Emit(Type::kF32, dims, "tanh(" + y.name + ")", "tanh"),
+                       Splat(Type::kF32, rng_.Chance(50) ? 1.5 : -1.5, dims));
+    std::string z = Hidden(dims, "complex(" + re.name + ", " + im.name + ")", "z");
+    std::string w = Hidden(dims, "complex(" + im.name + ", " + re.name + ")", "w");
+    static const std::vector<std::string> unary = {
+        "exponential", "log",  "sqrt",     "rsqrt",    "sine",  "cosine", "tan", "tanh",
+        "logistic",    "sign", "negate",   "exponential-minus-one", "log-plus-one"};
+    static const std::vector<std::string> binary = {"add", "subtract", "multiply", "divide", "power"};
+    Dims out = dims;
+    int steps = static_cast<int>(rng_.Range(1, 2));
+    for (int i = 0; i < steps; ++i) {
+      int r = static_cast<int>(rng_.Below(100));
+      if (r < 45) {
+        const std::string& op = rng_.Pick(unary);
+        z = Hidden(out, op + "(" + z + ")", "cz");
+      } else if (r < 80 || out != dims) {
+        const std::string& op = rng_.Pick(binary);
+        z = out == dims ? Hidden(out, op + "(" + z + ", " + w + ")", "cz") : Hidden(out, op + "(" + z + ", " + z + ")", "cz");
+      } else if (r < 90 && !dims.empty() && dims.size() <= 3) {
+        // z . w over the last dim (the first one a batch dim at rank 3).
+        const int64_t last = static_cast<int64_t>(dims.size()) - 1;
+        std::string batch = dims.size() == 3 ? "lhs_batch_dims={0}, rhs_batch_dims={0}, " : "";
+        out = dims.size() == 1 ? Dims{} : dims.size() == 2 ? Dims{dims[0], dims[0]} : Dims{dims[0], dims[1], dims[1]};
+        z = Hidden(out, "dot(" + z + ", " + w + "), " + batch + "lhs_contracting_dims={" + std::to_string(last) +
+                            "}, rhs_contracting_dims={" + std::to_string(last) + "}", "cdot");
+      } else if (!out.empty()) {
+        // A sum over one dim.
+        const size_t dim = static_cast<size_t>(rng_.Below(static_cast<int64_t>(out.size())));
+        Dims kept;
+        for (size_t d = 0; d < out.size(); ++d) {
+          if (d != dim) kept.push_back(out[d]);
+        }
+        std::string zero = Hidden({}, "constant((0, 0))", "czero");
+        z = Hidden(kept, "reduce(" + z + ", " + zero + "), dimensions={" + std::to_string(dim) +
+                             "}, to_apply=" + Reducer("add", Type::kC64), "csum");
+        out = kept;
+      }
+    }
+    static const std::vector<std::string> parts = {"real", "imag", "abs"};
+    std::string part = rng_.Pick(parts);
+    // |sign(z)| is 1 up to rounding either way: ill-posed where a convert to an integer
+    // follows (23 or 24 from 24 · 0.99999994); its parts are not.
+    if (part == "abs" && lines_.back().find(" sign(") != std::string::npos) part = "real";
+    return Emit(Type::kF32, out, part + "(" + z + ")", part);
+  }
+
   // One random operation on recent values.
   void Step() {
     Value v = AnyValue();
+    if (m_.options.complex_numbers && rng_.Chance(15)) {
+      ComplexIsland(v);
+      return;
+    }
     int r = static_cast<int>(rng_.Below(100));
     bool control = m_.options.control_flow && depth_ < 2;
     if (r < 14) {

@@ -22,6 +22,11 @@ struct GeneratorOptions {
   int64_t max_elements = 2048;  // largest array a module holds
   int max_parameters = 5;
   bool control_flow = true;  // while loops and conditionals
+  // Now and then a complex island: two float values become a c64 value (parts kept in
+  // tanh's range, the imaginary one off zero), one or two complex ops (elementwise
+  // functions, division, power, a dot, a sum), then back to f32 by real, imag or abs.
+  // Off by default, so the modules of a seed stay what they were.
+  bool complex_numbers = false;
 };
 
 // The module text for `seed`: "HloModule fuzz_<seed>", called computations, ENTRY.

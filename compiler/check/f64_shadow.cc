@@ -312,6 +312,35 @@ StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow) {
         ins->ReplaceOperand(i, computation->AddInstruction(std::move(abs)));
       }
     }
+    // A complex dot's or convolution's parts are differences of real sums (re = Σ ar·br -
+    // Σ ai·bi): a backend that accumulates the two sums apart (a GEMM of parts) and
+    // subtracts them at the end rounds to u·(|Σ ar·br| + |Σ ai·bi|), which the cancelling
+    // value itself does not bound. Each part's magnitude is Σ|z||w| (at least
+    // |ar·br| + |ai·bi| a term, by Cauchy-Schwarz): the same dot of the operands' moduli, as
+    // both parts.
+    for (Instruction* ins : instructions) {
+      const Shape& shape = ins->shape();
+      if ((ins->opcode() != Opcode::kDot && ins->opcode() != Opcode::kConvolution) || ins->operand_count() != 2 ||
+          !shape.IsArray() || !IsComplex(shape.element_type())) {
+        continue;
+      }
+      Module& m = *magnitude;
+      Computation& c = *computation;
+      const std::string base = ins->name() + ".modulus";
+      std::vector<Instruction*> moduli;
+      for (Instruction* operand : ins->operands()) {
+        Shape modulus_shape = operand->shape();
+        if (!modulus_shape.IsArray() || !IsComplex(modulus_shape.element_type())) break;
+        modulus_shape.set_element_type(ComplexComponentType(modulus_shape.element_type()));
+        moduli.push_back(AddOp(m, c, Opcode::kAbs, base, modulus_shape, {operand}));
+      }
+      if (moduli.size() != 2) continue;
+      const std::vector<Instruction*> users = ins->users();
+      const bool was_root = c.root() == ins;
+      Instruction* sum = c.AddInstruction(ins->CloneWithOperands(moduli, m.UniqueName(base)));
+      sum->mutable_shape()->set_element_type(ComplexComponentType(shape.element_type()));
+      Redirect(c, ins, AddOp(m, c, Opcode::kComplex, base, shape, {sum, sum}), users, was_root);
+    }
   }
   return magnitude;
 }

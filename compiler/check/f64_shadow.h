@@ -43,9 +43,11 @@ StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module);
 // reduce and reduce-window whose reducer adds sums the absolute values of its terms.
 // Where an output is (a scaled or shifted) sum, its value is the Σ|terms| that scales the
 // rounding error of that sum in any order: at most (n - 1) · u · Σ|terms|, typically
-// about sqrt(n) · u · Σ|terms| (u: the unit roundoff, n: the terms). Dots and
+// about sqrt(n) · u · Σ|terms| (u: the unit roundoff, n: the terms). Real dots and
 // convolutions are left alone: the interpreter accumulates them in the element type, so
-// its own error already measures theirs.
+// its own error already measures theirs. A complex one becomes the same dot of its
+// operands' moduli, Σ|z||w|, in both parts: its parts are differences of real sums that
+// a backend may accumulate apart, where the interpreter's products cancel term by term.
 StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow);
 
 // The perturbed module: a copy of `shadow` in which every reduce and reduce-window that

@@ -163,6 +163,15 @@ IrIndex ElementalEmitter::RefinedReshapeIndex(const Shape& out, const Shape& in,
   auto piece_of = [&](int64_t upper) {
     return static_cast<size_t>(std::find(all.begin(), all.end(), upper) - all.begin());
   };
+  // The factors of v, when they span exactly `size` (an index a slice or a pad passed on
+  // unchanged spans only part of the dimension it now indexes).
+  auto factors_of = [&](llvm::Value* v, int64_t size) {
+    auto f = index_factors_.find(v);
+    if (f == index_factors_.end()) return index_factors_.end();
+    int64_t product = 1;
+    for (const auto& [part, part_size] : f->second) product *= part_size;
+    return product == size ? f : index_factors_.end();
+  };
   int64_t upper = out.ElementCount();
   for (int64_t d = 0; d < out.rank(); ++d) {
     const int64_t size = out.dimensions(d);
@@ -171,13 +180,13 @@ IrIndex ElementalEmitter::RefinedReshapeIndex(const Shape& out, const Shape& in,
     const size_t first = piece_of(upper), last = piece_of(lower);
     llvm::Value* v = index[d];
     if (last == first + 1) {
-      auto f = index_factors_.find(v);
+      auto f = factors_of(v, size);
       pieces[first] = f != index_factors_.end() ? f->second : Parts{{v, size}};
       upper = lower;
       continue;
     }
     // Factors of v whose boundaries include the pieces' serve as they are.
-    auto f = index_factors_.find(v);
+    auto f = factors_of(v, size);
     bool factored = f != index_factors_.end();
     std::vector<int64_t> factor_bounds;  // the suffix product below each factor (within d)
     if (factored) {
