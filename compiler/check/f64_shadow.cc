@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/ir/library_calls.h"
 
@@ -404,6 +407,172 @@ StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, cons
     }
   }
   return perturbed;
+}
+
+namespace {
+
+// Whether `ins` (of the original module) rounds its result: a floating result narrower
+// than f64 that the operation's exact value would not always fit.
+bool RoundsItsResult(const Instruction& ins) {
+  const Shape& shape = ins.shape();
+  if (!shape.IsArray() || !Widens(shape.element_type())) return false;
+  switch (ins.opcode()) {
+    case Opcode::kAdd:
+    case Opcode::kSubtract:
+    case Opcode::kMultiply:
+    case Opcode::kDivide:
+    case Opcode::kPower:
+    case Opcode::kAtan2:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
+    case Opcode::kSqrt:
+    case Opcode::kRsqrt:
+    case Opcode::kCbrt:
+    case Opcode::kSin:
+    case Opcode::kCos:
+    case Opcode::kTan:
+    case Opcode::kTanh:
+    case Opcode::kSinh:
+    case Opcode::kCosh:
+    case Opcode::kAsin:
+    case Opcode::kAcos:
+    case Opcode::kAtan:
+    case Opcode::kAsinh:
+    case Opcode::kAcosh:
+    case Opcode::kAtanh:
+    case Opcode::kErf:
+    case Opcode::kDot:
+    case Opcode::kConvolution:
+    case Opcode::kFft:
+    case Opcode::kCholesky:
+    case Opcode::kTriangularSolve:
+      return true;
+    case Opcode::kAbs:
+    case Opcode::kSign:
+      // |z| and z/|z| of a complex value round; of a real value they are exact.
+      return ins.operand_count() == 1 && ins.operand(0)->shape().IsArray() &&
+             IsComplex(ins.operand(0)->shape().element_type());
+    case Opcode::kConvert: {
+      if (ins.operand_count() != 1 || !ins.operand(0)->shape().IsArray()) return false;
+      const PrimitiveType from = ins.operand(0)->shape().element_type();
+      const PrimitiveType to = shape.element_type();
+      const PrimitiveType to_real = IsComplex(to) ? ComplexComponentType(to) : to;
+      if (IsFloat(from) || IsComplex(from)) {
+        const PrimitiveType from_real = IsComplex(from) ? ComplexComponentType(from) : from;
+        return MantissaBits(from_real) > MantissaBits(to_real) || ExponentBits(from_real) > ExponentBits(to_real);
+      }
+      // From an integer: rounds once it has more bits than the mantissa holds.
+      return IsInteger(from) && BitWidth(from) > MantissaBits(to_real) + 1;
+    }
+    default:
+      return false;
+  }
+}
+
+// Computations applied per element or per pair (reducers, comparators, mapped and
+// scattered computations) and everything they call.
+std::unordered_set<const Computation*> AppliedPerElement(const Module& module) {
+  std::unordered_set<const Computation*> applied;
+  for (const auto& computation : module.computations()) {
+    for (const auto& ins : computation->instructions()) {
+      switch (ins->opcode()) {
+        case Opcode::kWhile:
+        case Opcode::kConditional:
+        case Opcode::kCall:
+        case Opcode::kFusion:
+          break;
+        default:
+          for (const Computation* called : ins->called_computations()) applied.insert(called);
+      }
+    }
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& computation : module.computations()) {
+      if (applied.count(computation.get()) == 0) continue;
+      for (const auto& ins : computation->instructions()) {
+        for (const Computation* called : ins->called_computations()) grew |= applied.insert(called).second;
+      }
+    }
+  }
+  return applied;
+}
+
+uint64_t SplitMix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::unordered_map<const Instruction*, RoundingUnit> RoundingUnits(const Module& perturbed, const Module& original) {
+  std::unordered_map<const Instruction*, RoundingUnit> units;
+  const std::unordered_set<const Computation*> applied = AppliedPerElement(original);
+  for (const auto& computation : perturbed.computations()) {
+    const Computation* before_computation = original.FindComputation(computation->name());
+    if (before_computation == nullptr || applied.count(before_computation) != 0) continue;
+    for (const auto& ins : computation->instructions()) {
+      const Instruction* before = before_computation->FindInstruction(ins->name());
+      if (before == nullptr || !RoundsItsResult(*before)) continue;
+      const PrimitiveType type = before->shape().element_type();
+      const PrimitiveType real = IsComplex(type) ? ComplexComponentType(type) : type;
+      RoundingUnit unit;
+      unit.unit_roundoff = std::ldexp(1.0, -(MantissaBits(real) + 1));
+      unit.key = SplitMix(std::hash<std::string>{}(computation->name() + "/" + ins->name()));
+      units.emplace(ins.get(), unit);
+    }
+  }
+  return units;
+}
+
+bool HasRoundingSensitiveOps(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& ins : computation->instructions()) {
+      if (ins->operand_count() == 0 || !ins->operand(0)->shape().IsArray()) continue;
+      const PrimitiveType from = ins->operand(0)->shape().element_type();
+      if (!IsFloat(from) && !IsComplex(from)) continue;
+      switch (ins->opcode()) {
+        case Opcode::kFloor:
+        case Opcode::kCeil:
+        case Opcode::kRoundNearestAfz:
+        case Opcode::kRoundNearestEven:
+        case Opcode::kSign:
+        case Opcode::kCompare:
+          return true;
+        case Opcode::kConvert:
+          if (ins->shape().IsArray() && (IsInteger(ins->shape().element_type()) || IsPred(ins->shape().element_type()))) {
+            return true;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return false;
+}
+
+void NudgeByRounding(Literal& result, const RoundingUnit& unit, double direction) {
+  if (!result.shape().IsArray()) return;
+  const PrimitiveType type = result.shape().element_type();
+  int64_t n = result.element_count();
+  if (type == PrimitiveType::kC128) {
+    n *= 2;
+  } else if (type != PrimitiveType::kF64) {
+    return;
+  }
+  double* values = reinterpret_cast<double*>(result.untyped_data());
+  const double u = direction * unit.unit_roundoff;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t h = SplitMix(unit.key ^ static_cast<uint64_t>(i));
+    const double size = 0.5 + std::ldexp(static_cast<double>(h >> 12), -53);  // [0.5, 1)
+    values[i] *= 1 + ((h & 1) != 0 ? u : -u) * size;
+  }
 }
 
 std::vector<int64_t> SummedTermsPerOutput(const Module& module) {

@@ -13,7 +13,9 @@
 //   * It does not change integer or pred values, layouts or attributes.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/ir/literal.h"
@@ -61,6 +63,34 @@ StatusOr<std::unique_ptr<Module>> MakeMagnitudeShadow(const Module& shadow);
 // by what the backend's own f32 sums move it. Refused for a module with rng ops of its
 // own (their draws would shift).
 StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, const Module& original);
+
+// The rounding of the module's own types, for the perturbed runs: each instruction of
+// `perturbed` (a copy of the shadow of `original`) whose counterpart in `original` rounds
+// its result to a floating type narrower than f64 (arithmetic, the real and complex
+// functions, dots and convolutions, narrowing converts), with that type's unit roundoff
+// and a key for its draws. Only in computations the interpreter runs as a whole (the
+// entry, loop bodies and conditions, branches, calls, fusions): not in reducers,
+// comparators or mapped computations applied per element (a sum's order is the sum
+// perturbation's business).
+struct RoundingUnit {
+  double unit_roundoff = 0;
+  uint64_t key = 0;
+};
+std::unordered_map<const Instruction*, RoundingUnit> RoundingUnits(const Module& perturbed, const Module& original);
+
+// Whether `module` has an op that turns a small change of a floating value into a jump:
+// a float converted to an integer or pred, floor, ceil, rounding, sign, a compare of
+// floats. Only then (or with sums) are the perturbed runs worth their cost.
+bool HasRoundingSensitiveOps(const Module& module);
+
+// Nudges every element of `result` (f64, or both parts of c128) as its own rounding
+// could: x·(1 + d·s·u), with u `unit.unit_roundoff` and s a random sign times a size in
+// [0.5, 1) drawn per element from `unit.key` and the element's index. `direction` (+1 or
+// -1) flips every sign: two runs with opposite directions move each value both ways, so
+// an integer that sits on a truncation boundary (x - max(x) + 7 computed as exactly -7 by
+// the interpreter and as -6.9999995 by a backend whose exp is an ulp off) leaves the
+// boundary in one of them. Other element types are left alone.
+void NudgeByRounding(Literal& result, const RoundingUnit& unit, double direction);
 
 // For every array leaf of the entry's result (ForEachArrayLeaf order): the number of
 // terms summed along its longest chain of reduce-adds and reduce-window adds, counting

@@ -7,6 +7,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 
 #include "compiler/check/f64_shadow.h"
 #include "compiler/interpreter/index_util.h"
@@ -276,8 +277,8 @@ class OutputJudge {
     } else {
       out_->reference_classes.finite++;
       out_->actual_classes.finite++;
-      // An integer the summation order decides (the perturbed runs, or the interpreter
-      // against its shadow, disagree on it) is not a fact of the program: not compared.
+      // An integer rounding decides (the perturbed runs, or the interpreter against its
+      // shadow, disagree on it) is not a fact of the program: not compared.
       if ((int_spread_ != nullptr && int_spread_->GetBits(i) != 0) ||
           (int_shadow_ != nullptr && int_interpreter_ != nullptr &&
            int_shadow_->GetBits(i) != int_interpreter_->GetBits(i))) {
@@ -392,7 +393,8 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
     const int64_t param = k < reference.pass_through_parameter.size() ? reference.pass_through_parameter[k] : -1;
     if (out.elements > 0 && out.order_decided == out.elements) {
       out.verdict = OutputVerdict::kOrderDecided;
-      out.why = "has every element decided by the summation order (a float sum converted to an integer)";
+      out.why = "has every element decided by rounding (a float converted to an integer where a sum's order or "
+                "an op's last bit moves it)";
     } else if (param >= 0) {
       out.verdict = OutputVerdict::kPassThrough;
       out.why = "parameter " + std::to_string(param) + " passed through";
@@ -450,9 +452,18 @@ std::optional<Literal> SumSpread(const Module& module, const Module& shadow_modu
   ForEachArrayLeaf(spread, [](Literal& leaf) {
     for (int64_t i = 0; i < leaf.element_count(); ++i) leaf.SetBits(i, 0);
   });
+  // Each run also nudges every rounding op's result by an ulp-sized amount of its own type,
+  // the second run the other way (f64_shadow.h's NudgeByRounding): an integer the
+  // rounding of elementwise math decides, not only a sum's order, then moves in one run.
+  const std::unordered_map<const Instruction*, RoundingUnit> units = RoundingUnits(**perturbed_module, module);
   for (uint64_t seed : {uint64_t{1}, uint64_t{2}}) {
     interpreter::InterpreterOptions run_options = options;
     run_options.rng_seed = seed;
+    const double direction = seed == 1 ? 1.0 : -1.0;
+    run_options.on_result = [&units, direction](const Instruction& ins, Literal& result) {
+      auto it = units.find(&ins);
+      if (it != units.end()) NudgeByRounding(result, it->second, direction);
+    };
     auto perturbed = RunReference(check, **perturbed_module, wide_arguments, run_options);
     if (!perturbed.ok()) return std::nullopt;
     const auto p_leaves = LeavesOf(*perturbed);
@@ -491,7 +502,7 @@ std::string_view OutputVerdictName(OutputVerdict verdict) {
     case OutputVerdict::kConstant: return "constant";
     case OutputVerdict::kPassThrough: return "passed through";
     case OutputVerdict::kShapeMismatch: return "shape mismatch";
-    case OutputVerdict::kOrderDecided: return "decided by the summation order";
+    case OutputVerdict::kOrderDecided: return "decided by rounding";
     case OutputVerdict::kBoundTooWide: return "bound wider than its values";
   }
   return "?";
@@ -506,7 +517,7 @@ std::string OutputCheck::BoundString() const {
          Sci(max_magnitude) + ")";
   }
   if (max_sum_spread > 0) {
-    s += " + " + FormatDouble(kSpreadFactor) + " × sum-order spread (up to " + Sci(max_sum_spread) + ")";
+    s += " + " + FormatDouble(kSpreadFactor) + " × rounding spread (up to " + Sci(max_sum_spread) + ")";
   }
   return s;
 }
@@ -534,8 +545,8 @@ std::string OutputCheck::ToString() const {
   }
   if (order_decided > 0) {
     s += "; " + std::to_string(order_decided) +
-         " integer element(s) not compared: the summation order decides them (a float sum converted to an "
-         "integer)";
+         " integer element(s) not compared: rounding decides them (a float converted to an integer where a sum's "
+         "order or an op's last bit moves it)";
   }
   for (size_t i = 0; i < first_mismatches.size(); ++i) {
     const interpreter::Mismatch& m = first_mismatches[i];
@@ -599,7 +610,7 @@ std::string CheckReport::Summary() const {
     skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kNonFinite)]) + " all non-finite");
   if (counts[static_cast<int>(OutputVerdict::kOrderDecided)] > 0)
     skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kOrderDecided)]) +
-                      " decided by the summation order");
+                      " decided by rounding");
   if (counts[static_cast<int>(OutputVerdict::kBoundTooWide)] > 0)
     skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kBoundTooWide)]) +
                       " with a bound wider than its values");
@@ -642,7 +653,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
     any_float = any_float || IsFloat(t) || IsComplex(t);
   });
   // Integer or pred outputs computed from floats (a sum scaled and converted, a compare of
-  // sums) need the shadow too: it is what tells the integers the summation order decides.
+  // sums) need the shadow too: it is what tells the integers rounding decides.
   for (const auto& computation : module.computations()) {
     for (const auto& inst : computation->instructions()) {
       if (any_float) break;
@@ -680,6 +691,8 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
             if (magnitude.ok()) ref.magnitude = std::move(magnitude).value();
           }
           if (!ref.magnitude) ref.summed_terms.assign(ref.summed_terms.size(), 0);
+        }
+        if (any_sum || HasRoundingSensitiveOps(plain)) {
           ref.sum_spread = SumSpread(plain, **shadow_module, *ref.shadow, wide, options);
         }
       } else {

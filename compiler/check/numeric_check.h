@@ -18,13 +18,17 @@
 //     magnitude shadow (every reduce-add summing |terms|, f64_shadow.h). The interpreter
 //     sums reduce-adds in double, so E alone would not cover a backend that sums in f32
 //     (its dots accumulate in the element type, so E covers those). P is how far
-//     perturbing every such sum by an error of that size moves the element after
-//     everything downstream (a mean subtracted from values equal to it and scaled by
-//     rsqrt of a near-zero variance), measured on two perturbed shadow runs. Without a shadow (a module the widening cannot handle) the bound
-//     is atol + rtol * |R| against R, and the report says so.
-//   * Integers and pred compare exactly against R, except elements the summation order
-//     decides (a float sum converted to an integer): where the perturbed runs or R and S
-//     disagree, the element is not compared and the output's line says how many.
+//     perturbing every such sum by an error of that size, and every rounding op's result
+//     by an ulp-sized amount of its own type, moves the element after everything
+//     downstream (a mean subtracted from values equal to it and scaled by rsqrt of a
+//     near-zero variance; an integer on a truncation boundary), measured on two perturbed
+//     shadow runs whose op nudges go opposite ways. Without a shadow (a module the
+//     widening cannot handle) the bound is atol + rtol * |R| against R, and the report
+//     says so.
+//   * Integers and pred compare exactly against R, except elements rounding decides (a
+//     float converted to an integer where a sum's order or an op's last bit moves it):
+//     where the perturbed runs or R and S disagree, the element is not compared and the
+//     output's line says how many.
 //   * An output is not counted as checked (its verdict says why) when every element of
 //     the reference is non-finite, when it has more than one element and all reference
 //     elements are equal (constant), or when it is an entry parameter passed through.
@@ -77,7 +81,7 @@ enum class OutputVerdict {
   kConstant,      // more than one element, all reference elements equal
   kPassThrough,   // an entry parameter returned unchanged (structurally or bit for bit)
   kShapeMismatch, // actual and reference shapes differ
-  kOrderDecided,  // integers every one of which the summation order decides
+  kOrderDecided,  // integers every one of which rounding decides (a sum's order, an op's last bit)
   kBoundTooWide,  // the summation-order room alone is far above every value: no error could fail it
 };
 std::string_view OutputVerdictName(OutputVerdict verdict);
@@ -109,7 +113,7 @@ struct OutputCheck {
   double unit_roundoff = 0;          // u of the element type
   double max_magnitude = 0;          // largest M (Σ|terms|) over the output
   double max_sum_spread = 0;         // largest P over the output
-  int64_t order_decided = 0;         // integer elements the summation order decides (not compared)
+  int64_t order_decided = 0;         // integer elements rounding decides (not compared)
   double k_factor = 0, atol = 0, rtol = 0;
   std::vector<interpreter::Mismatch> first_mismatches;
   bool ok() const { return mismatches == 0 && verdict != OutputVerdict::kShapeMismatch; }
@@ -144,8 +148,9 @@ struct CheckReference {
   Literal reference;              // R: the interpreter in the module's own types
   std::optional<Literal> shadow;  // S: the f64 shadow (floating leaves as f64)
   std::optional<Literal> magnitude;  // M: the magnitude shadow (sums of |terms|)
-  // P: per element, how far sums taken in another order move it after everything
-  // downstream (max over two perturbed shadow runs of |perturbed - S|, f64_shadow.h).
+  // P: per element, how far sums taken in another order and ops rounding their last bit
+  // otherwise move it after everything downstream (max over two perturbed shadow runs of
+  // |perturbed - S|, f64_shadow.h); for integer leaves, 1 where a perturbed run changed it.
   std::optional<Literal> sum_spread;
   // Per array leaf (ForEachArrayLeaf order): n, the terms summed along its longest chain.
   std::vector<int64_t> summed_terms;

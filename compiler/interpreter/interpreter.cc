@@ -602,6 +602,7 @@ StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
         for (int32_t slot : slots) operand_ptrs.push_back(values[slot].get());
         Operands ops(operand_ptrs.data(), operand_ptrs.size());
         ASSIGN_OR_RETURN(Literal out, EvaluateOp(core, *inst, ops, ctx));
+        if (options_.on_result) options_.on_result(*inst, out);
         result = std::make_shared<const Literal>(std::move(out));
         break;
       }

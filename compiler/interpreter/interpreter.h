@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -39,6 +40,10 @@ struct InterpreterOptions {
   int64_t max_elements = 0;
   // Set to true from another thread to stop evaluation (returns a Cancelled-like error).
   const std::atomic<bool>* cancel = nullptr;
+  // Called with each result an op computes (not parameters, constants, tuple elements or
+  // shared copies) before its users see it. The numeric check's perturbed runs nudge the
+  // f64 shadow's values by the rounding of the module's own types (compiler/check).
+  std::function<void(const Instruction&, Literal&)> on_result;
 };
 
 // Counters gathered while running, for benchmarks and the CLI.

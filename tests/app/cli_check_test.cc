@@ -63,7 +63,7 @@ TEST(CliCheckTest, NoFalseAlarmWhenCancelledSumsAreScaledUp) {
   for (const char* seed : {"0", "1", "101596"}) {
     Result r = RunFusebox("run " + module + " --backend cpu --check --threads 1 --seed " + seed);
     EXPECT_THAT(r.out, Not(HasSubstr("MISMATCH"))) << seed << "\n" << r.out;
-    EXPECT_THAT(r.out, HasSubstr("2 × sum-order spread (up to")) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("2 × rounding spread (up to")) << r.out;
   }
 }
 
@@ -78,7 +78,7 @@ TEST(CliCheckTest, IntegerOutputsOfFloatSumsGetTheShadow) {
   for (const char* seed : {"1", "2"}) {
     Result r = RunFusebox("run " + module + " --backend cpu --unfused --check --threads 1 --seed " + seed);
     EXPECT_EQ(r.code, 0) << seed << "\n" << r.out;
-    EXPECT_THAT(r.out, HasSubstr("integer element(s) not compared: the summation order decides them")) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("integer element(s) not compared: rounding decides them")) << r.out;
   }
 }
 
