@@ -30,6 +30,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cpu_executable.h"
+#include "compiler/session/multi_device_run.h"
 #include "compiler/verifier/verifier.h"
 #include "fuzz/module_generator.h"
 #ifdef FUSEBOX_HAVE_NUMERIC_CHECK
@@ -57,7 +58,10 @@ struct Options {
 };
 
 // What one module's run came to.
-enum class Outcome { kPassed, kVacuous, kMismatch, kError, kInvalid, kCrash, kTimeout };
+// kRefused: a multi-device run stopped with a clear refusal (Unimplemented, naming the
+// instruction: an uneven split where the run needs even ones, an op the partitioner has
+// no rule for); not a failure, counted apart.
+enum class Outcome { kPassed, kVacuous, kMismatch, kError, kInvalid, kCrash, kTimeout, kRefused };
 
 const char* OutcomeName(Outcome o) {
   switch (o) {
@@ -75,11 +79,13 @@ const char* OutcomeName(Outcome o) {
       return "CRASH";
     case Outcome::kTimeout:
       return "TIMEOUT";
+    case Outcome::kRefused:
+      return "refused";
   }
   return "?";
 }
 
-bool IsFailure(Outcome o) { return o != Outcome::kPassed && o != Outcome::kVacuous; }
+bool IsFailure(Outcome o) { return o != Outcome::kPassed && o != Outcome::kVacuous && o != Outcome::kRefused; }
 
 struct Result {
   Outcome outcome = Outcome::kPassed;
@@ -161,6 +167,41 @@ int64_t LargestArray(const Module& module) {
   return largest;
 }
 
+// A global SPMD program (num_partitions > 1): partitioned by Fusebox and run on that many
+// devices (the interpreter, the CPU unfused and fused, one thread a device) on the same
+// global arguments; each assembled result against the global program in the interpreter.
+Result RunSharded(const Module& module, const std::vector<Literal>& args, const Checker& checker) {
+  Result r;
+  bool all_vacuous = true;
+  struct Backend {
+    const char* name;
+    const char* backend;
+    bool fused;
+  };
+  for (const Backend& b : {Backend{"interpreter", "interpreter", true}, Backend{"cpu unfused", "cpu", false},
+                           Backend{"cpu fused", "cpu", true}}) {
+    const std::string what = std::to_string(*module.num_partitions) + " devices, " + b.name;
+    session::MultiDeviceRunOptions options;
+    options.devices = *module.num_partitions;
+    options.backend = b.backend;
+    options.fused = b.fused;
+    options.arguments = args;
+    auto run = session::RunOnDevicesProfiled(module, std::move(options));
+    if (!run.ok()) {
+      const bool refused = run.status().code() == StatusCode::kUnimplemented;
+      return {refused ? Outcome::kRefused : Outcome::kError, what + ": " + run.status().message()};
+    }
+    bool vacuous = false;
+    std::string summary;
+    std::string why = checker.Check(run->result, &vacuous, &summary);
+    if (r.detail.empty()) r.detail = summary;
+    if (!why.empty()) return {Outcome::kMismatch, what + " differs from the interpreter:\n" + why};
+    all_vacuous = all_vacuous && vacuous;
+  }
+  r.outcome = all_vacuous ? Outcome::kVacuous : Outcome::kPassed;
+  return r;
+}
+
 // Parses, verifies and runs one module everywhere; runs in the child.
 Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   Result r;
@@ -173,6 +214,7 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   if (!args.ok()) return {Outcome::kError, "random inputs: " + args.status().message()};
   auto checker = Checker::Create(module, *args);
   if (!checker.ok()) return {Outcome::kError, "interpreter: " + checker.status().message()};
+  if (module.num_partitions.value_or(1) > 1) return RunSharded(module, *args, *checker);
   bool all_vacuous = true;
   auto judge = [&](const std::string& backend, const StatusOr<Literal>& actual) -> bool {
     if (!actual.ok()) {
@@ -308,7 +350,7 @@ uint64_t InputsSeedOf(const std::string& text) {
 
 struct Stats {
   int64_t tried = 0, compared = 0, vacuous = 0, mismatches = 0, errors = 0, invalid = 0,
-          crashes = 0, timeouts = 0, gpu_emulated = 0;
+          crashes = 0, timeouts = 0, refused = 0, gpu_emulated = 0;
   void Add(const Result& r) {
     ++tried;
     gpu_emulated += r.gpu_emulated;
@@ -333,6 +375,9 @@ struct Stats {
         break;
       case Outcome::kTimeout:
         ++timeouts;
+        break;
+      case Outcome::kRefused:
+        ++refused;
         break;
     }
   }
@@ -363,6 +408,10 @@ int Usage(const char* argv0, int code) {
       "  --no-fork          run modules in this process (for a debugger)\n"
       "  --complex          complex islands in the modules (c64 values, functions, division,\n"
       "                     dots, sums; before --print)\n"
+      "  --partitions N     global SPMD programs for N devices (2, 4 or 8): random shardings on\n"
+      "                     the parameters and some instructions; Fusebox partitions and runs\n"
+      "                     them on N devices (interpreter, CPU unfused and fused) against the\n"
+      "                     global program in the interpreter (before --print)\n"
       "  --no-gpu           skip the GPU emulator\n"
       "  --timeout S        a module running longer is a failure (default 60)\n"
       "  --quiet            print failures and the totals only\n"
@@ -409,6 +458,13 @@ int Main(int argc, char** argv) {
       options.fork = false;
     } else if (a == "--complex") {
       options.generator.complex_numbers = true;
+    } else if (a == "--partitions") {
+      options.generator.partitions = std::stoi(next());
+      if (options.generator.partitions != 2 && options.generator.partitions != 4 &&
+          options.generator.partitions != 8) {
+        std::fprintf(stderr, "--partitions takes 2, 4 or 8\n");
+        return 2;
+      }
     } else if (a == "--no-gpu") {
       options.gpu = false;
     } else if (a == "--timeout") {
@@ -482,12 +538,13 @@ int Main(int argc, char** argv) {
   std::printf(
       "differential_fuzzer: %lld modules tried, %lld compared, %lld vacuous, %lld mismatches, %lld "
       "errors, "
-      "%lld invalid, %lld crashes, %lld timeouts; %lld also on the GPU emulator; %.1f s\n",
+      "%lld invalid, %lld crashes, %lld timeouts; %lld refused clearly (multi-device); %lld also on the "
+      "GPU emulator; %.1f s\n",
       static_cast<long long>(stats.tried), static_cast<long long>(stats.compared),
       static_cast<long long>(stats.vacuous), static_cast<long long>(stats.mismatches),
       static_cast<long long>(stats.errors), static_cast<long long>(stats.invalid),
       static_cast<long long>(stats.crashes), static_cast<long long>(stats.timeouts),
-      static_cast<long long>(stats.gpu_emulated), elapsed());
+      static_cast<long long>(stats.refused), static_cast<long long>(stats.gpu_emulated), elapsed());
   return stats.failures() == 0 ? 0 : 1;
 }
 

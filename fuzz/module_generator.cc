@@ -11,6 +11,8 @@
 #include <numeric>
 #include <vector>
 
+#include "compiler/parser/parser.h"
+
 namespace fusebox::fuzz {
 namespace {
 
@@ -1218,7 +1220,95 @@ std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options) {
     }
     text += "  ROOT " + m.Fresh("tuple") + " = " + shape + ") tuple(" + operands + ")\n";
   }
-  return text + "}\n";
+  text += "}\n";
+  if (options.partitions > 1) text = AddRandomShardings(text, seed, options.partitions);
+  return text;
+}
+
+namespace {
+
+// The powers of two from 2 to n.
+std::vector<int64_t> SplitFactors(int64_t n) {
+  std::vector<int64_t> factors;
+  for (int64_t f = 2; f <= n; f *= 2) factors.push_back(f);
+  return factors;
+}
+
+// The device list of a tiling over n devices: `<=[n]`, a transposed iota or a permutation.
+std::string DeviceList(Rng& rng, int64_t n) {
+  const int64_t kind = rng.Below(10);
+  if (kind < 6 || n < 4) return "<=[" + std::to_string(n) + "]";
+  if (kind < 8) return "<=[2," + std::to_string(n / 2) + "]T(1,0)";
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  for (size_t i = order.size() - 1; i > 0; --i) {
+    std::swap(order[i], order[static_cast<size_t>(rng.Below(static_cast<int64_t>(i) + 1))]);
+  }
+  std::string list;
+  for (size_t i = 0; i < order.size(); ++i) list += (i ? "," : "") + std::to_string(order[i]);
+  return list;
+}
+
+// A random sharding of an array of `dims` over n devices (the text inside `sharding={}`).
+// `even`: only splits the tiles divide evenly (a parameter's: the run takes global
+// arguments and refuses uneven ones).
+std::string RandomSharding(Rng& rng, const std::vector<int64_t>& dims, int64_t n, bool even) {
+  const std::string replicated = "replicated";
+  if (dims.empty() || rng.Chance(20)) return replicated;
+  std::vector<int64_t> tiles(dims.size(), 1);
+  int64_t used = 1;
+  const int splits = dims.size() >= 2 && n >= 4 && rng.Chance(30) ? 2 : 1;
+  for (int k = 0; k < splits; ++k) {
+    std::vector<std::pair<size_t, int64_t>> choices;  // (dim, factor)
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (tiles[d] != 1) continue;
+      for (int64_t f : SplitFactors(n / used)) {
+        if (dims[d] < f) continue;
+        if (dims[d] % f != 0 && (even || !rng.Chance(25))) continue;
+        choices.emplace_back(d, f);
+      }
+    }
+    if (choices.empty()) break;
+    const auto [d, f] = rng.Pick(choices);
+    tiles[d] = f;
+    used *= f;
+  }
+  if (used == 1) return replicated;
+  std::string text = "devices=[";
+  for (size_t d = 0; d < tiles.size(); ++d) text += (d ? "," : "") + std::to_string(tiles[d]);
+  if (used < n) text += "," + std::to_string(n / used);
+  text += "]" + DeviceList(rng, n);
+  if (used < n) text += " last_tile_dim_replicate";
+  return text;
+}
+
+}  // namespace
+
+std::string AddRandomShardings(const std::string& text, uint64_t seed, int partitions) {
+  auto parsed = ParseModule(text);
+  if (!parsed.ok() || partitions < 2) return text;
+  Module& module = **parsed;
+  Rng rng(seed * 0x9E3779B97F4A7C15ull + 0x5eed);
+  module.num_partitions = partitions;
+  Computation* entry = module.entry();
+  // Parameters and outputs split evenly, as jax requires of a jitted function's arguments
+  // and results; inside, a constraint may split unevenly.
+  std::vector<const Instruction*> outputs = {entry->root()};
+  if (entry->root()->opcode() == Opcode::kTuple) {
+    outputs.assign(entry->root()->operands().begin(), entry->root()->operands().end());
+  }
+  for (const auto& ins : entry->instructions()) {
+    const Shape& shape = ins->shape();
+    if (!shape.IsArray()) continue;
+    const bool parameter = ins->opcode() == Opcode::kParameter;
+    if (!parameter && !rng.Chance(20)) continue;
+    const bool output = std::find(outputs.begin(), outputs.end(), ins.get()) != outputs.end();
+    std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+    InstructionAttributes& attrs = ins->mutable_attrs();
+    attrs.sharding = RandomSharding(rng, dims, partitions, parameter || output);
+    attrs.has_sharding = true;
+  }
+  return module.ToString();
 }
 
 }  // namespace fusebox::fuzz

@@ -27,9 +27,21 @@ struct GeneratorOptions {
   // functions, division, power, a dot, a sum), then back to f32 by real, imag or abs.
   // Off by default, so the modules of a seed stay what they were.
   bool complex_numbers = false;
+  // More than 1: the module is a global SPMD program for this many devices (2, 4 or 8):
+  // `num_partitions` in its header, a sharding on every entry parameter (split evenly
+  // along one or two dims, or replicated, in iota, transposed or permuted device orders,
+  // with a replicated last tile dim when fewer devices split it) and on about one entry
+  // instruction in five (what jax's with_sharding_constraint leaves; unevenly now and
+  // then). The shardings come from their own stream of the seed: the module is the same
+  // as without them.
+  int partitions = 0;
 };
 
 // The module text for `seed`: "HloModule fuzz_<seed>", called computations, ENTRY.
 std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options = {});
+
+// `text` (a module) with shardings for `partitions` devices drawn from `seed`, as
+// GeneratorOptions::partitions describes; `text` itself when it does not parse.
+std::string AddRandomShardings(const std::string& text, uint64_t seed, int partitions);
 
 }  // namespace fusebox::fuzz

@@ -136,7 +136,7 @@ StatusOr<Shape> LocalShape(const Grid& grid, const Shape& global, const std::str
   for (int64_t k = 0; k < grid.rank(); ++k) {
     const int64_t n = global.dimensions(k), t = grid.counts[k];
     if (n % t != 0) {
-      return InvalidArgument(where + ": dim " + std::to_string(k) + " of size " +
+      return Unimplemented(where + ": dim " + std::to_string(k) + " of size " +
                              std::to_string(n) + " does not split evenly into " +
                              std::to_string(t) +
                              " tiles (spmd-partitioner computes such splits whole inside the program; "
