@@ -209,7 +209,9 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const std::vector<L
                                       }
                                       return key;
                                     },
-                                    [&](int64_t d) { return d; });
+                                    // In the order of the pieces along dim s: every group adds
+                                    // them alike (GroupsHoldingEachPiece).
+                                    [&](int64_t d) { return piece[d][s]; });
         const std::string step_text = GroupsText(step_groups);
         sum = Add(Opcode::kAllReduce, "all-reduce", partial->shape(), {sum});
         InstructionAttributes& attrs = sum->mutable_attrs();

@@ -872,6 +872,49 @@ ENTRY main {
 // A reduction over two split dims is two all-reduces, the last dim's first, as XLA's
 // partitioner writes it (jax's x.sum((0, 1)) over a 2x4 mesh: over each row of the mesh,
 // then each column); a dim split over both mesh axes is one dim, one all-reduce over all 8.
+// A sum over a dim split 4 ways in a permuted device order, with 2 copies of each piece:
+// each all-reduce group holds every piece once, and the groups list their devices in the
+// order of the pieces, so both groups add them alike and the copies of the sum agree bit
+// for bit. With groups by device number ({0,1,2,4} adds pieces 3,2,1,0; {3,5,6,7}
+// adds 1,2,0,3) they differed in their last bits and the run stopped ("devices 4 and 5
+// hold different values for the same tile"). Found by the differential fuzzer
+// (--partitions 8, seed 200081).
+TEST(SpmdPartitionerTest, AllReduceGroupsAddThePiecesInTheSameOrder) {
+  constexpr char kText[] = R"(
+HloModule copies_agree, num_partitions=8
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[6,56] parameter(0), sharding={replicated}
+  e = f32[6,56] exponential(p), sharding={devices=[1,4,2]6,4,2,3,5,1,7,0 last_tile_dim_replicate}
+  zero = f32[] constant(0)
+  ROOT s = f32[6] reduce(e, zero), dimensions={1}, to_apply=add, sharding={devices=[2,4]<=[8] last_tile_dim_replicate}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  const Instruction* all_reduce = nullptr;
+  for (const auto& inst : p->module->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kAllReduce) all_reduce = inst.get();
+  }
+  ASSERT_NE(all_reduce, nullptr) << p->module->ToString();
+  // Pieces (tiles of dim 1) 0..3 are held by {6,4}, {2,3}, {5,1}, {7,0}: each group lists
+  // one holder of piece 0, then of piece 1, 2, 3.
+  const std::vector<std::vector<int64_t>> piece_of_device = {{3}, {2}, {1}, {1}, {0}, {2}, {0}, {3}};
+  for (const std::vector<int64_t>& group : all_reduce->attrs().replica_groups->groups) {
+    ASSERT_EQ(group.size(), 4u);
+    for (size_t r = 0; r < group.size(); ++r) {
+      EXPECT_EQ(piece_of_device[static_cast<size_t>(group[r])][0], static_cast<int64_t>(r)) << p->module->ToString();
+    }
+  }
+  auto reference = Parse(kText);
+  ASSERT_NE(reference, nullptr);
+  for (uint64_t seed = 1; seed <= 4; ++seed) ExpectSameGlobalResult(*reference, *p->module, 8, seed);
+}
+
 TEST(SpmdPartitionerTest, ReductionsOverTwoSplitDimsAllReduceOneDimAtATime) {
   constexpr char kText[] = R"(
 HloModule two_dims, num_partitions=8
