@@ -23,6 +23,7 @@
 #include "compiler/ir/sharding.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/spmd_partitioner_internal.h"
+#include "compiler/support/planted_bugs.h"
 
 namespace fusebox::passes {
 namespace spmd_internal {
@@ -465,6 +466,9 @@ StatusOr<Instruction*> Partitioner::AllGather(Instruction* local, Grid& grid, in
   attrs.channel_id = next_channel_++;
   attrs.replica_groups = ReplicaGroups{};
   attrs.replica_groups->groups = groups;
+  if (BugPlanted(PlantedBug::kAllGatherGroupsInDeviceOrder)) {
+    for (std::vector<int64_t>& group : attrs.replica_groups->groups) std::sort(group.begin(), group.end());
+  }
   attrs.dimensions = std::vector<int64_t>{dim};
   attrs.use_global_device_ids = true;
   const std::string text = GroupsText(groups);

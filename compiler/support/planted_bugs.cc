@@ -87,6 +87,10 @@ constexpr std::array<BugInfo, static_cast<size_t>(PlantedBug::kCount)> kBugs = {
      "a conditional on a pred runs false_computation when the pred is true and the other way round"},
     {PlantedBug::kDotRhsTransposed, "dot-rhs-transposed", "compiler/runtime/library_kernels_dot.cc, DotImpl",
      "the library dot reads a square right-hand side in the other majorness (transposed)"},
+    {PlantedBug::kAllGatherGroupsInDeviceOrder, "all-gather-groups-in-device-order",
+     "compiler/passes/spmd_partitioner.cc, Partitioner::AllGather",
+     "an all-gather's groups list their devices by number, not in the order of their tiles: "
+     "the gathered tiles come out permuted where the sharding orders its devices otherwise"},
 }};
 
 constexpr bool InEnumOrder() {

@@ -50,6 +50,8 @@ enum class PlantedBug : int {
   // compiler/runtime/
   kConditionalBranchesSwapped,
   kDotRhsTransposed,
+  // compiler/passes/spmd_partitioner.cc
+  kAllGatherGroupsInDeviceOrder,
   kCount,  // not a bug: the number of enumerators
 };
 

@@ -28,6 +28,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "compiler/runtime/cpu_executable.h"
+#include "compiler/session/multi_device_run.h"
 #include "compiler/support/planted_bugs.h"
 #include "compiler/verifier/verifier.h"
 #include "tests/app/cli_test_util.h"
@@ -350,6 +351,16 @@ ENTRY e {
 }
 )";
 
+// A global program for 4 devices whose rows are split in a permuted device order, then
+// gathered whole: the all-gather must list each group's devices in tile order.
+constexpr char kGatherPermutedTiles[] = R"(
+HloModule gather_tiles, num_partitions=4
+ENTRY e {
+  p = f32[8,16] parameter(0), sharding={devices=[4,1]2,0,3,1}
+  ROOT n = f32[8,16] negate(p), sharding={replicated}
+}
+)";
+
 // --- The cases. ---
 
 struct BugCase {
@@ -393,6 +404,7 @@ const std::vector<BugCase>& Cases() {
       {PlantedBug::kLivenessEndsAtFirstUse, nullptr, "mnist_train_step.hlo"},
       {PlantedBug::kConditionalBranchesSwapped, kConditional},
       {PlantedBug::kDotRhsTransposed, kDot},
+      {PlantedBug::kAllGatherGroupsInDeviceOrder, kGatherPermutedTiles},
   };
   return *cases;
 }
@@ -421,6 +433,21 @@ struct Outcome {
 Outcome CompileRunAndCheck(const Module& module, bool fused, const std::vector<Literal>& args,
                            const check::CheckReference& reference) {
   Outcome outcome;
+  if (module.num_partitions.value_or(1) > 1) {
+    // A global SPMD program: partitioned, run on its devices, the result assembled.
+    session::MultiDeviceRunOptions options;
+    options.devices = *module.num_partitions;
+    options.backend = "cpu";
+    options.fused = fused;
+    options.arguments = args;
+    auto run = session::RunOnDevicesProfiled(module, std::move(options));
+    if (!run.ok()) {
+      outcome.error = "running on devices: " + run.status().message();
+      return outcome;
+    }
+    outcome.report = check::CheckOutputs(run->result, reference, args);
+    return outcome;
+  }
   auto optimized = passes::OptimizeForBackend(module, fused);
   if (!optimized.ok()) {
     outcome.error = "optimizing: " + optimized.status().message();
