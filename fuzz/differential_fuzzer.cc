@@ -408,6 +408,8 @@ int Usage(const char* argv0, int code) {
       "  --no-fork          run modules in this process (for a debugger)\n"
       "  --complex          complex islands in the modules (c64 values, functions, division,\n"
       "                     dots, sums; before --print)\n"
+      "  --windows          convolutions, max-pool gradients (select-and-scatter), gathers and\n"
+      "                     scatters in the modules (before --print)\n"
       "  --partitions N     global SPMD programs for N devices (2, 4 or 8): random shardings on\n"
       "                     the parameters and some instructions; Fusebox partitions and runs\n"
       "                     them on N devices (interpreter, CPU unfused and fused) against the\n"
@@ -458,6 +460,8 @@ int Main(int argc, char** argv) {
       options.fork = false;
     } else if (a == "--complex") {
       options.generator.complex_numbers = true;
+    } else if (a == "--windows") {
+      options.generator.windows = true;
     } else if (a == "--partitions") {
       options.generator.partitions = std::stoi(next());
       if (options.generator.partitions != 2 && options.generator.partitions != 4 &&

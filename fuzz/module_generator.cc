@@ -892,6 +892,165 @@ class Builder {
                 "reduce-window");
   }
 
+  // --- Convolutions, pooling gradients, gathers, scatters (GeneratorOptions::windows) ---
+
+  // A 1-D or 2-D convolution as jax writes them (NHWC/HWIO or NCHW/OIHW): strides,
+  // padding, lhs (transposed) and rhs (atrous) dilation, feature groups (depthwise), batch
+  // groups (a weight gradient's). Its input and kernel come from the values made so far.
+  Value Convolution(const Value& hint) {
+    const Type t = IsFloat(hint.type) && rng_.Chance(80) ? hint.type : Type::kF32;
+    const int spatial = rng_.Chance(55) ? 2 : 1;
+    int64_t groups = 1, batch_groups = 1;
+    if (rng_.Chance(25)) {
+      groups = rng_.Range(2, 4);
+    } else if (rng_.Chance(12)) {
+      batch_groups = rng_.Range(2, 3);
+    }
+    const int64_t batch = batch_groups * rng_.Range(1, 2);
+    const int64_t in_features = groups * rng_.Range(1, 3);
+    const int64_t out_features = groups * batch_groups * rng_.Range(1, 3);
+    Dims in_spatial, kernel_spatial, out_spatial;
+    std::string size, stride, pad, lhs_dilate, rhs_dilate;
+    for (int i = 0; i < spatial; ++i) {
+      const int64_t n = rng_.Range(2, spatial == 2 ? 7 : 12);
+      const int64_t k = rng_.Range(1, 3);
+      const int64_t st = rng_.Chance(30) ? 2 : 1;
+      const int64_t ld = rng_.Chance(15) ? 2 : 1;
+      const int64_t rd = rng_.Chance(15) ? 2 : 1;
+      const int64_t lo = rng_.Range(0, 2), hi = rng_.Range(0, 2);
+      const int64_t extent = (n - 1) * ld + 1 + lo + hi - ((k - 1) * rd + 1);
+      if (extent < 0) return Dot(hint);
+      in_spatial.push_back(n);
+      kernel_spatial.push_back(k);
+      out_spatial.push_back(extent / st + 1);
+      const std::string x = i ? "x" : "";
+      size += x + std::to_string(k);
+      stride += x + std::to_string(st);
+      pad += x + std::to_string(lo) + "_" + std::to_string(hi);
+      lhs_dilate += x + std::to_string(ld);
+      rhs_dilate += x + std::to_string(rd);
+    }
+    const bool channels_last = rng_.Chance(60);
+    auto arrange = [&](int64_t first, int64_t feature, const Dims& space) {
+      Dims d = {first};
+      if (!channels_last) d.push_back(feature);
+      d.insert(d.end(), space.begin(), space.end());
+      if (channels_last) d.push_back(feature);
+      return d;
+    };
+    const Dims input_dims = arrange(batch, in_features, in_spatial);
+    Dims kernel_dims;
+    if (channels_last) {  // HWIO
+      kernel_dims = kernel_spatial;
+      kernel_dims.push_back(in_features / groups);
+      kernel_dims.push_back(out_features);
+    } else {  // OIHW
+      kernel_dims = {out_features, in_features / groups};
+      kernel_dims.insert(kernel_dims.end(), kernel_spatial.begin(), kernel_spatial.end());
+    }
+    const Dims out_dims = arrange(batch / batch_groups, out_features, out_spatial);
+    const int64_t limit = m_.options.max_elements;
+    if (Elements(input_dims) > limit || Elements(kernel_dims) > limit || Elements(out_dims) > limit) return Dot(hint);
+    const std::string digits = spatial == 2 ? "01" : "0";
+    const std::string labels = channels_last ? "b" + digits + "f_" + digits + "io->b" + digits + "f"
+                                             : "bf" + digits + "_oi" + digits + "->bf" + digits;
+    Value input = Get(t, input_dims);
+    Value kernel = Get(t, kernel_dims);
+    std::string rhs = "convolution(" + input.name + ", " + kernel.name + "), window={size=" + size +
+                      " stride=" + stride + " pad=" + pad + " lhs_dilate=" + lhs_dilate +
+                      " rhs_dilate=" + rhs_dilate + "}, dim_labels=" + labels;
+    if (groups > 1) rhs += ", feature_group_count=" + std::to_string(groups);
+    if (batch_groups > 1) rhs += ", batch_group_count=" + std::to_string(batch_groups);
+    return Emit(t, out_dims, rhs, "convolution");
+  }
+
+  // A max-pool's gradient: select-and-scatter with GE over windows as ReduceWindow makes
+  // them, scattering a source of the pooled shape by add.
+  Value SelectAndScatter(const Value& v) {
+    if (v.dims.empty() || !IsFloat(v.type)) return ReduceWindow(v);
+    std::string size, stride, pad;
+    Dims out;
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      int64_t lo = rng_.Below(2), hi = rng_.Below(2);
+      int64_t w = rng_.Range(1, std::min<int64_t>(3, v.dims[i] + lo + hi));
+      int64_t st = rng_.Range(1, 2);
+      out.push_back((v.dims[i] + lo + hi - w) / st + 1);
+      std::string x = i ? "x" : "";
+      size += x + std::to_string(w);
+      stride += x + std::to_string(st);
+      pad += x + std::to_string(lo) + "_" + std::to_string(hi);
+    }
+    Value source = Get(v.type, out);
+    Value zero = Emit(v.type, {}, "constant(0)", "init");
+    return Emit(v.type, v.dims,
+                "select-and-scatter(" + v.name + ", " + source.name + ", " + zero.name + "), window={size=" + size +
+                    " stride=" + stride + " pad=" + pad + "}, select=" + Selector(v.type) +
+                    ", scatter=" + Reducer("add", v.type),
+                "select-and-scatter");
+  }
+
+  // compare(a, b) GE as a select-and-scatter's select.
+  std::string Selector(Type t) {
+    std::string name = std::string("ge_") + TypeName(t);
+    if (m_.reducers[name]) return name;
+    m_.reducers[name] = true;
+    std::string s = ShapeText(t, {});
+    m_.computations.push_back(name + " {\n  a = " + s + " parameter(0)\n  b = " + s +
+                              " parameter(1)\n  ROOT r = pred[] compare(a, b), direction=GE\n}\n");
+    return name;
+  }
+
+  // Rows (or columns) of a table picked by indices, as an embedding lookup: indices come
+  // from the values made so far, so some fall outside the table and are clamped.
+  Value Gather(const Value& hint) {
+    const Type t = hint.type == Type::kPred ? Type::kF32 : hint.type;
+    const int64_t rows = rng_.Range(2, 12), width = rng_.Range(1, 8), count = rng_.Range(1, 10);
+    Value table = Get(t, {rows, width});
+    Value indices = Get(Type::kS32, {count});
+    const int64_t axis = rng_.Below(2);
+    const Dims slice = axis == 0 ? Dims{1, width} : Dims{rows, 1};
+    const Dims out = {count, axis == 0 ? width : rows};
+    return Emit(t, out,
+                "gather(" + table.name + ", " + indices.name + "), offset_dims={1}, collapsed_slice_dims={" +
+                    std::to_string(axis) + "}, start_index_map={" + std::to_string(axis) +
+                    "}, index_vector_dim=1, slice_sizes=" + List(slice),
+                "gather");
+  }
+
+  // Rows added into a table (a gradient of a lookup). Adding into the same row twice would
+  // make the sum's order matter, so the indices are distinct ((k·i + c) mod rows, k prime
+  // to rows), some past the end (their updates are dropped); a maximum takes any indices.
+  Value Scatter(const Value& hint) {
+    const Type t = IsFloat(hint.type) || hint.type == Type::kS32 ? hint.type : Type::kF32;
+    const int64_t rows = rng_.Range(2, 12), width = rng_.Range(1, 8);
+    const bool max = rng_.Chance(30);
+    Value table = Get(t, {rows, width});
+    Value indices;
+    int64_t count = 0;
+    if (max) {
+      count = rng_.Range(1, 10);
+      indices = Get(Type::kS32, {count});
+    } else {
+      count = rng_.Range(1, rows);
+      int64_t k = rng_.Range(1, 7);
+      while (std::gcd(k, rows) != 1) ++k;
+      const int64_t c = rng_.Below(rows);
+      const int64_t past = rng_.Chance(30) ? rng_.Range(1, 3) : 0;  // indices past the end
+      Value iota = Emit(Type::kS32, {count}, "iota(), iota_dimension=0", "iota");
+      Value scaled = Binary2("multiply", iota, Splat(Type::kS32, static_cast<double>(k), {count}));
+      Value shifted = Binary2("add", scaled, Splat(Type::kS32, static_cast<double>(c), {count}));
+      indices = Binary2("remainder", shifted, Splat(Type::kS32, static_cast<double>(rows), {count}));
+      if (past > 0) indices = Binary2("add", indices, Splat(Type::kS32, static_cast<double>(past), {count}));
+    }
+    Value updates = Get(t, {count, width});
+    return Emit(t, {rows, width},
+                "scatter(" + table.name + ", " + indices.name + ", " + updates.name +
+                    "), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+                    "index_vector_dim=1, to_apply=" +
+                    Reducer(max ? "maximum" : "add", t),
+                "scatter");
+  }
+
   Value Iota() {
     Dims dims = RandomDims(3, m_.options.max_elements / 8);
     if (dims.empty()) dims.push_back(rng_.Range(2, 8));
@@ -1107,6 +1266,19 @@ class Builder {
     Value v = AnyValue();
     if (m_.options.complex_numbers && rng_.Chance(15)) {
       ComplexIsland(v);
+      return;
+    }
+    if (m_.options.windows && rng_.Chance(15)) {
+      const int64_t which = rng_.Below(100);
+      if (which < 45) {
+        Convolution(v);
+      } else if (which < 65) {
+        SelectAndScatter(v);
+      } else if (which < 82) {
+        Gather(v);
+      } else {
+        Scatter(v);
+      }
       return;
     }
     int r = static_cast<int>(rng_.Below(100));
