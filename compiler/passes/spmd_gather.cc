@@ -361,6 +361,18 @@ StatusOr<Value> Partitioner::Scatter(const Instruction& inst, const Grid& target
     for (int64_t d = 0; d < devices_; ++d) computed.index[d][o] = cur.index[d][o];
   }
   RenumberCopies(computed);
+  if (!split.empty() && !IsTiling(computed)) {
+    // The operand's split and the window dims' split from the target pair up their tiles
+    // on the devices (rows split over devices 0-3 | 4-7, columns wanted so too): no device
+    // holds the other pairs. The window dims are then taken whole (the differential fuzzer,
+    // --windows --partitions 8, seed 400010: "cannot form all-gather groups").
+    computed = Relaxed(computed, passed);
+    passed.clear();
+    if (!IsTiling(computed)) {  // with the batching dims: the operand's pieces whole too
+      computed = Relaxed(computed, split);
+      split.clear();
+    }
+  }
   // Indices and updates follow the operand's batching dims.
   std::vector<int64_t> index_from(static_cast<size_t>(irank), -1);
   for (size_t k = 0; k < sd.input_batching_dims.size(); ++k)

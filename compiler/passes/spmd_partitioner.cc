@@ -36,6 +36,24 @@ void RenumberCopies(Grid& grid) {
   for (size_t d = 0; d < grid.index.size(); ++d) grid.copy[d] = seen[grid.index[d]]++;
 }
 
+bool IsTiling(const Grid& grid) {
+  int64_t tiles = 1;
+  for (int64_t c : grid.counts) tiles *= std::max<int64_t>(c, 1);
+  if (tiles <= 0 || grid.devices() % tiles != 0) return false;
+  std::map<std::vector<int64_t>, int64_t> holders;
+  for (const std::vector<int64_t>& index : grid.index) {
+    for (size_t k = 0; k < index.size(); ++k) {
+      if (index[k] < 0 || index[k] >= grid.counts[k]) return false;
+    }
+    ++holders[index];
+  }
+  if (static_cast<int64_t>(holders.size()) != tiles) return false;
+  for (const auto& [index, count] : holders) {
+    if (count != grid.devices() / tiles) return false;
+  }
+  return true;
+}
+
 Grid ReplicatedGrid(int64_t rank, int64_t devices) {
   Grid g;
   g.counts.assign(rank, 1);

@@ -62,6 +62,12 @@ struct Value {
 // Renumbers `copy` after `counts` or `index` changed.
 void RenumberCopies(Grid& grid);
 
+// Whether `grid` is a tiling: every combination of tile indices is held, each by as many
+// devices. A grid put together from two others' dims (an operand's split beside the
+// result's) need not be: their devices may pair up the tiles (row tile r only with column
+// tile r), leaving tiles that no device holds.
+bool IsTiling(const Grid& grid);
+
 // A grid of `rank` whole dims: every device holds everything.
 Grid ReplicatedGrid(int64_t rank, int64_t devices);
 

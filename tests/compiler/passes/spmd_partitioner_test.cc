@@ -1283,6 +1283,33 @@ ENTRY main {
 // Ops that work along some dims (fft's transformed dims, a reduce-window's windowed dims,
 // a sort's dim, topk's last) keep the other dims' splits: no collective when only those
 // are split.
+// The operand's rows split over devices 0-3 | 4-7 (the indices select rows) and the result
+// wanted with its columns split over the same halves: kept together, devices would hold
+// only the tiles (0,0) and (1,1), and no grouping gathers such a grid ("cannot form
+// all-gather groups", found by the differential fuzzer: --windows --partitions 8, seed
+// 400010). The columns are then taken whole while each piece of rows is updated.
+TEST(SpmdPartitionerTest, ScatterWhoseSplitsPairUpTheirTilesTakesTheWindowWhole) {
+  constexpr char kText[] = R"(
+HloModule scatter_paired, num_partitions=8
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY main {
+  t = f32[6,4] parameter(0), sharding={devices=[2,1,4]<=[8] last_tile_dim_replicate}
+  i = s32[4] parameter(1), sharding={devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  u = f32[4,4] parameter(2), sharding={replicated}
+  ROOT s = f32[6,4] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add, sharding={devices=[1,2,4]<=[8] last_tile_dim_replicate}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[6,2]");
+  // Rows 5, 0 and 3 (in range) and one past the end, dropped.
+  ExpectSameGlobalResultWithInts(kText, *p->module, 8, 1, {5, 0, 3, 6});
+}
+
 TEST(SpmdPartitionerTest, OpsAlongSomeDimsKeepTheOtherDimsSplit) {
   constexpr char kText[] = R"(
 HloModule along, num_partitions=4
