@@ -395,12 +395,17 @@ void EmitWindowSelection(const Instruction& sas, ElementalEmitter& emitter, llvm
     b.SetInsertPoint(first);
     b.CreateBr(take);
     b.SetInsertPoint(compare);
+    // Values emitted in a branch do not dominate what follows it: not cached past it (a
+    // one-element operand's index is a constant, and its value emitted here was reused by
+    // the scatter's add after the loop: "Instruction does not dominate all uses").
+    emitter.PushScope();
     IrIndex current(rank);
     for (int64_t d = 0; d < rank; ++d) current[d] = b.CreateLoad(i64, selected[d]);
     llvm::Value* a = emitter.Emit(sas.operand(0), current);
     llvm::Value* c = emitter.Emit(sas.operand(0), pos);
     std::vector<llvm::Value*> keep = emitter.EmitScalarComputation(*select, {a, c});
     llvm::Value* keep_value = keep.empty() ? b.getTrue() : keep[0];
+    emitter.PopScope();
     b.CreateCondBr(keep_value, next, take);
     b.SetInsertPoint(take);
     for (int64_t d = 0; d < rank; ++d) b.CreateStore(pos[d], selected[d]);
@@ -430,6 +435,7 @@ void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitt
     llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "scatter.done", fn);
     b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), has), apply, done);
     b.SetInsertPoint(apply);
+    emitter.PushScope();
     IrIndex at(rank);
     for (int64_t d = 0; d < rank; ++d) at[d] = b.CreateLoad(i64, selected[d]);
     PrimitiveType t = result.shape().element_type();
@@ -438,6 +444,7 @@ void EmitSelectAndScatterUpdates(const Instruction& sas, ElementalEmitter& emitt
     llvm::Value* src = emitter.Emit(sas.operand(1), s);
     std::vector<llvm::Value*> combined = emitter.EmitScalarComputation(*scatter, {src, current});
     if (!combined.empty()) b.CreateStore(codegen::ToStorage(b, t, combined[0]), address);
+    emitter.PopScope();
     b.CreateBr(done);
     b.SetInsertPoint(done);
   };
@@ -505,10 +512,12 @@ llvm::Value* EmitSelectAndScatterGather(const Instruction& sas, ElementalEmitter
     for (int64_t d = 0; d < rank; ++d) mine = b.CreateAnd(mine, b.CreateICmpEQ(b.CreateLoad(i64, selected[d]), e[d]));
     b.CreateCondBr(mine, apply, next);
     b.SetInsertPoint(apply);
+    emitter.PushScope();
     llvm::Value* src = emitter.Emit(sas.operand(1), s);
     std::vector<llvm::Value*> combined =
         emitter.EmitScalarComputation(*scatter, {src, b.CreateLoad(init->getType(), acc)});
     if (!combined.empty()) b.CreateStore(combined[0], acc);
+    emitter.PopScope();
     b.CreateBr(next);
     b.SetInsertPoint(next);
   });
