@@ -290,7 +290,8 @@ llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const Ir
       const int64_t size = lhs.dimensions(dn.input_spatial_dimensions[s]);
       inside = b_.CreateAnd(inside, b_.CreateICmpSGE(pos, Int64(0)));
       inside = b_.CreateAnd(inside, b_.CreateICmpSLT(pos, Int64(size)));
-      // Outside taps read element 0 (always there) and contribute nothing.
+      // Outside taps (padding, holes of the lhs dilation) read element 0 (always there)
+      // and multiply a zero in its place.
       li[dn.input_spatial_dimensions[s]] = b_.CreateSelect(inside, pos, Int64(0));
       ri[dn.kernel_spatial_dimensions[s]] = w.window_reversal ? b_.CreateSub(Int64(w.size - 1), tap[s]) : tap[s];
     }
@@ -299,19 +300,14 @@ llvm::Value* ElementalEmitter::EmitConvolution(const Instruction* inst, const Ir
     li[dn.input_feature_dimension] = b_.CreateAdd(b_.CreateMul(feature_group, Int64(k_in)), z);
     ri[dn.kernel_input_feature_dimension] = z;
     ri[dn.kernel_output_feature_dimension] = out_feature;
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock* take = llvm::BasicBlock::Create(context_, "conv.tap", fn);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(context_, "conv.next", fn);
-    b_.CreateCondBr(inside, take, next);
-    b_.SetInsertPoint(take);
-    scopes_.emplace_back();  // values read under the branch stay under it
+    // XLA pads and dilates the input with zeros, and multiplies them like any input: a NaN
+    // or infinite kernel value over padding makes the result NaN, as XLA:CPU computes it
+    // (and the interpreter, ops_dot_conv.cc). So no branch: a zero in place of the input.
     llvm::Value* a = EmitConvert(inst, lhs.element_type(), type, Emit(inst->operand(0), li));
+    a = b_.CreateSelect(inside, a, Constant(type, 0));
     llvm::Value* w = EmitConvert(inst, rhs.element_type(), type, Emit(inst->operand(1), ri));
     llvm::Value* product = EmitBinary(inst, Opcode::kMultiply, math_type, a, w);
     b_.CreateStore(EmitBinary(inst, Opcode::kAdd, math_type, b_.CreateLoad(acc_type, acc), product), acc);
-    scopes_.pop_back();
-    b_.CreateBr(next);
-    b_.SetInsertPoint(next);
   });
   return RoundToType(type, b_.CreateLoad(acc_type, acc));
 }

@@ -383,14 +383,83 @@ Status PlanConvolution(const Instruction& inst, const Literal& lhs, const Litera
   return Status::Ok();
 }
 
+// The kernel taps of one spatial dim at output position `out` whose input position is
+// padding or a hole of the lhs dilation (their kernel offsets). XLA's convolution pads and
+// dilates the input with zeros, and those zeros are multiplied like any input: a NaN or
+// infinite kernel value there makes the result NaN, as XLA:CPU computes it (jax on the CPU
+// gives NaN for every element of a padded convolution with a NaN kernel). Holes of the
+// window (rhs) dilation are no taps at all.
+void ComputeZeroTaps(const WindowDimension& w, int64_t out, int64_t in_size, int64_t aux_stride,
+                     std::vector<int64_t>* zero_taps) {
+  zero_taps->clear();
+  for (int64_t k = 0; k < w.size; ++k) {
+    int64_t pos = out * w.stride - w.padding_low + k * w.window_dilation;
+    bool zero = false;
+    if (w.base_dilation > 1) {
+      zero = pos % w.base_dilation != 0;
+      pos = zero ? pos : pos / w.base_dilation;
+    }
+    zero = zero || pos < 0 || pos >= in_size;
+    if (zero) zero_taps->push_back((w.window_reversal ? w.size - 1 - k : k) * aux_stride);
+  }
+}
+
+// Adds 0 · kernel for every tap that reads a zero of the padded, dilated input: nothing
+// for finite kernel values, NaN for non-finite ones. `taps` are the input taps of each
+// dim; a combination reads a zero when any of its dims does.
+template <typename T>
+void AddZeroTaps(const std::vector<TapList>& taps, const std::vector<std::vector<int64_t>>& zero_taps,
+                 const T* rhs, int64_t features, int64_t feature_stride, T* acc) {
+  const size_t rank = taps.size();
+  bool any = false;
+  for (size_t d = 0; d < rank; ++d) any = any || !zero_taps[d].empty();
+  if (!any) return;
+  // Every combination of per-dim kernel offsets (input taps and zero taps), counted once
+  // when at least one dim is a zero tap.
+  std::vector<std::vector<std::pair<int64_t, bool>>> all(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    for (int64_t a : taps[d].aux_offset) all[d].push_back({a, false});
+    for (int64_t a : zero_taps[d]) all[d].push_back({a, true});
+    if (all[d].empty()) return;
+  }
+  std::vector<int64_t> pick(rank, 0), sizes(rank);
+  for (size_t d = 0; d < rank; ++d) sizes[d] = static_cast<int64_t>(all[d].size());
+  do {
+    int64_t aux = 0;
+    bool zero = false;
+    for (size_t d = 0; d < rank; ++d) {
+      aux += all[d][static_cast<size_t>(pick[d])].first;
+      zero = zero || all[d][static_cast<size_t>(pick[d])].second;
+    }
+    if (!zero) continue;
+    for (int64_t z = 0; z < features; ++z) *acc += T{} * rhs[aux + z * feature_stride];
+  } while (NextIndex(&pick, sizes));
+}
+
+// Whether every value is finite (integers always are).
+template <typename T>
+bool AllFinite(const std::vector<T>& values) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::all_of(values.begin(), values.end(), [](T v) { return std::isfinite(v); });
+  } else if constexpr (std::is_integral_v<T>) {
+    return true;
+  } else {
+    return std::all_of(values.begin(), values.end(),
+                       [](const T& v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); });
+  }
+}
+
 template <typename T>
 Status Convolve(const ConvPlan& p, const std::vector<T>& lhs, const std::vector<T>& rhs,
                 Literal& out, EvalContext& ctx) {
+  // With a finite kernel the zeros add ±0, which changes no sum that starts from +0.
+  const bool zeros_matter = !AllFinite(rhs);
   const ConvolutionDimensionNumbers& dn = p.dn;
   const size_t spatial = dn.input_spatial_dimensions.size();
   const int64_t lhs_feature_stride = p.lhs_strides[dn.input_feature_dimension];
   const int64_t rhs_feature_stride = p.rhs_strides[dn.kernel_input_feature_dimension];
   std::vector<TapList> taps(spatial);
+  std::vector<std::vector<int64_t>> zero_taps(spatial);
   std::vector<int64_t> pick;
   std::vector<int64_t> sizes;
   int64_t visited = 0;
@@ -409,6 +478,10 @@ Status Convolve(const ConvPlan& p, const std::vector<T>& lhs, const std::vector<
       const int64_t in_dim = dn.input_spatial_dimensions[s];
       ComputeTaps(p.window[s], index[dn.output_spatial_dimensions[s]], p.lhs_dims[in_dim],
                   p.lhs_strides[in_dim], p.rhs_strides[dn.kernel_spatial_dimensions[s]], &taps[s]);
+      if (zeros_matter) {
+        ComputeZeroTaps(p.window[s], index[dn.output_spatial_dimensions[s]], p.lhs_dims[in_dim],
+                        p.rhs_strides[dn.kernel_spatial_dimensions[s]], &zero_taps[s]);
+      }
     }
     T acc{};
     ForEachTap(taps, &pick, &sizes, [&](int64_t lhs_offset, int64_t rhs_offset) {
@@ -418,6 +491,9 @@ Status Convolve(const ConvPlan& p, const std::vector<T>& lhs, const std::vector<
         acc += l[z * lhs_feature_stride] * r[z * rhs_feature_stride];
       }
     });
+    if (zeros_matter) {
+      AddZeroTaps(taps, zero_taps, rhs.data() + rhs_base, p.input_features_per_group, rhs_feature_stride, &acc);
+    }
     StoreAcc(out, o, acc);
   });
   return status;

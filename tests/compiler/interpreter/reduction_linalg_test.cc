@@ -597,6 +597,36 @@ TEST(ConvolutionTest, LhsDilatedTransposedConvolution) {
                {10, 1, 20, 2, 30, 3});
 }
 
+// The input is padded and dilated with zeros that are multiplied like any input, as
+// XLA:CPU computes it (jax on the CPU: a padded convolution with a NaN kernel is NaN
+// everywhere): 0 * NaN and 0 * inf are NaN, and a finite kernel adds nothing there. The
+// holes of the window (rhs) dilation are no taps. (Until 2026-12-02 padding and holes were
+// skipped, as XLA's HloEvaluator does, while Fusebox's CPU library convolution multiplied
+// them: the differential fuzzer's --windows, seed 301343.)
+TEST(ConvolutionTest, ZerosOfPaddingAndLhsHolesAreMultiplied) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  // 0 1 0 2 0 3 0 (lhs_dilate 2, pad 1): a size-1 window sees one element, a hole or not.
+  auto r = RunHlo(Conv("f32[1,1,3]", "f32[2,1,1]", "f32[1,2,7]",
+                       "window={size=1 pad=1_1 lhs_dilate=2}, dim_labels=bf0_oi0->bf0"),
+                  {F32({1, 1, 3}, {1, 2, 3}), F32({2, 1, 1}, {nan, 2})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (int64_t i = 0; i < 7; ++i) {
+    EXPECT_TRUE(std::isnan(r->GetDouble(i))) << "output feature 0 (NaN kernel) at " << i;
+    EXPECT_EQ(r->GetDouble(7 + i), i % 2 == 1 ? 2.0 * static_cast<double>((i + 1) / 2) : 0.0) << i;
+  }
+  // An infinite kernel over padding only: 0 * inf.
+  auto p = RunHlo(Conv("f32[1,1,2]", "f32[1,1,1]", "f32[1,1,4]", "window={size=1 pad=1_1}, dim_labels=bf0_oi0->bf0"),
+                  {F32({1, 1, 2}, {1, 2}), F32({1, 1, 1}, {inf})});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(std::isnan(p->GetDouble(0)));
+  EXPECT_EQ(p->GetDouble(1), inf);
+  EXPECT_TRUE(std::isnan(p->GetDouble(3)));
+  // Window dilation holes are no taps: an inf input between them stays out.
+  ExpectResult(Conv("f32[1,1,3]", "f32[1,1,2]", "f32[1,1,1]", "window={size=2 rhs_dilate=2}, dim_labels=bf0_oi0->bf0"),
+               {F32({1, 1, 3}, {1, inf, 3}), F32({1, 1, 2}, {1, 2})}, {1, 1, 1}, {7});
+}
+
 TEST(ConvolutionTest, NegativePaddingCrops) {
   ExpectResult(Conv("f32[1,1,5]", "f32[1,1,1]", "f32[1,1,3]",
                     "window={size=1 pad=-1_-1}, dim_labels=bf0_oi0->bf0"),
