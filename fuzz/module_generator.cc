@@ -867,27 +867,33 @@ class Builder {
                : Emit(Type::kS32, x.dims, "get-tuple-element(" + r + "), index=1", "gte");
   }
 
-  // Pooling: a window of 1 to 3 per dimension, strides 1 or 2, padding up to 1.
-  Value ReduceWindow(const Value& v) {
-    if (v.dims.empty() || v.type == Type::kPred) return Unary(v);
+  // A pooling window over `dims`: 1 to 3 per dimension, strides 1 or 2, padding up to 1
+  // ("size=2x1 stride=1x2 pad=0_1x1_0"); `out` gets the pooled dims.
+  std::string RandomWindow(const Dims& dims, Dims* out) {
     std::string size, stride, pad;
-    Dims out;
-    for (size_t i = 0; i < v.dims.size(); ++i) {
+    for (size_t i = 0; i < dims.size(); ++i) {
       int64_t lo = rng_.Below(2), hi = rng_.Below(2);
-      int64_t w = rng_.Range(1, std::min<int64_t>(3, v.dims[i] + lo + hi));
+      int64_t w = rng_.Range(1, std::min<int64_t>(3, dims[i] + lo + hi));
       int64_t st = rng_.Range(1, 2);
-      out.push_back((v.dims[i] + lo + hi - w) / st + 1);
+      out->push_back((dims[i] + lo + hi - w) / st + 1);
       std::string x = i ? "x" : "";
       size += x + std::to_string(w);
       stride += x + std::to_string(st);
       pad += x + std::to_string(lo) + "_" + std::to_string(hi);
     }
+    return "size=" + size + " stride=" + stride + " pad=" + pad;
+  }
+
+  // Pooling over a RandomWindow.
+  Value ReduceWindow(const Value& v) {
+    if (v.dims.empty() || v.type == Type::kPred) return Unary(v);
+    Dims out;
+    const std::string window = RandomWindow(v.dims, &out);
     bool is_max = rng_.Chance(50);
     std::string init = is_max ? (v.type == Type::kS32 ? "-2147483648" : "-inf") : "0";
     Value c = Emit(v.type, {}, "constant(" + init + ")", "init");
     return Emit(v.type, out,
-                "reduce-window(" + v.name + ", " + c.name + "), window={size=" + size +
-                    " stride=" + stride + " pad=" + pad +
+                "reduce-window(" + v.name + ", " + c.name + "), window={" + window +
                     "}, to_apply=" + Reducer(is_max ? "maximum" : "add", v.type),
                 "reduce-window");
   }
@@ -968,23 +974,13 @@ class Builder {
   // them, scattering a source of the pooled shape by add.
   Value SelectAndScatter(const Value& v) {
     if (v.dims.empty() || !IsFloat(v.type)) return ReduceWindow(v);
-    std::string size, stride, pad;
     Dims out;
-    for (size_t i = 0; i < v.dims.size(); ++i) {
-      int64_t lo = rng_.Below(2), hi = rng_.Below(2);
-      int64_t w = rng_.Range(1, std::min<int64_t>(3, v.dims[i] + lo + hi));
-      int64_t st = rng_.Range(1, 2);
-      out.push_back((v.dims[i] + lo + hi - w) / st + 1);
-      std::string x = i ? "x" : "";
-      size += x + std::to_string(w);
-      stride += x + std::to_string(st);
-      pad += x + std::to_string(lo) + "_" + std::to_string(hi);
-    }
+    const std::string window = RandomWindow(v.dims, &out);
     Value source = Get(v.type, out);
     Value zero = Emit(v.type, {}, "constant(0)", "init");
     return Emit(v.type, v.dims,
-                "select-and-scatter(" + v.name + ", " + source.name + ", " + zero.name + "), window={size=" + size +
-                    " stride=" + stride + " pad=" + pad + "}, select=" + Selector(v.type) +
+                "select-and-scatter(" + v.name + ", " + source.name + ", " + zero.name + "), window={" + window +
+                    "}, select=" + Selector(v.type) +
                     ", scatter=" + Reducer("add", v.type),
                 "select-and-scatter");
   }
