@@ -383,27 +383,10 @@ Status PlanConvolution(const Instruction& inst, const Literal& lhs, const Litera
   return Status::Ok();
 }
 
-// The kernel taps of one spatial dim at output position `out` whose input position is
-// padding or a hole of the lhs dilation (their kernel offsets). XLA's convolution pads and
-// dilates the input with zeros, and those zeros are multiplied like any input: a NaN or
-// infinite kernel value there makes the result NaN, as XLA:CPU computes it (jax on the CPU
-// gives NaN for every element of a padded convolution with a NaN kernel). Holes of the
-// window (rhs) dilation are no taps at all.
-void ComputeZeroTaps(const WindowDimension& w, int64_t out, int64_t in_size, int64_t aux_stride,
-                     std::vector<int64_t>* zero_taps) {
-  zero_taps->clear();
-  for (int64_t k = 0; k < w.size; ++k) {
-    int64_t pos = out * w.stride - w.padding_low + k * w.window_dilation;
-    bool zero = false;
-    if (w.base_dilation > 1) {
-      zero = pos % w.base_dilation != 0;
-      pos = zero ? pos : pos / w.base_dilation;
-    }
-    zero = zero || pos < 0 || pos >= in_size;
-    if (zero) zero_taps->push_back((w.window_reversal ? w.size - 1 - k : k) * aux_stride);
-  }
-}
-
+// XLA's convolution pads and dilates the input with zeros, and those zeros are multiplied
+// like any input: a NaN or infinite kernel value there makes the result NaN, as XLA:CPU
+// computes it (jax on the CPU gives NaN for every element of a padded convolution with a
+// NaN kernel). Holes of the window (rhs) dilation are no taps at all.
 // Adds 0 · kernel for every tap that reads a zero of the padded, dilated input: nothing
 // for finite kernel values, NaN for non-finite ones. `taps` are the input taps of each
 // dim; a combination reads a zero when any of its dims does.
@@ -477,11 +460,8 @@ Status Convolve(const ConvPlan& p, const std::vector<T>& lhs, const std::vector<
     for (size_t s = 0; s < spatial; ++s) {
       const int64_t in_dim = dn.input_spatial_dimensions[s];
       ComputeTaps(p.window[s], index[dn.output_spatial_dimensions[s]], p.lhs_dims[in_dim],
-                  p.lhs_strides[in_dim], p.rhs_strides[dn.kernel_spatial_dimensions[s]], &taps[s]);
-      if (zeros_matter) {
-        ComputeZeroTaps(p.window[s], index[dn.output_spatial_dimensions[s]], p.lhs_dims[in_dim],
-                        p.rhs_strides[dn.kernel_spatial_dimensions[s]], &zero_taps[s]);
-      }
+                  p.lhs_strides[in_dim], p.rhs_strides[dn.kernel_spatial_dimensions[s]], &taps[s],
+                  zeros_matter ? &zero_taps[s] : nullptr);
     }
     T acc{};
     ForEachTap(taps, &pick, &sizes, [&](int64_t lhs_offset, int64_t rhs_offset) {

@@ -144,19 +144,27 @@ struct TapList {
   std::vector<int64_t> aux_offset;
 };
 
+// `zero_aux`, when given, gets the aux offsets of the taps that fall in padding or in a
+// hole of the base dilation (a convolution multiplies the zeros there).
 inline void ComputeTaps(const WindowDimension& w, int64_t out, int64_t in_size, int64_t in_stride,
-                        int64_t aux_stride, TapList* taps) {
+                        int64_t aux_stride, TapList* taps, std::vector<int64_t>* zero_aux = nullptr) {
   taps->in_offset.clear();
   taps->aux_offset.clear();
+  if (zero_aux != nullptr) zero_aux->clear();
   for (int64_t k = 0; k < w.size; ++k) {
     int64_t pos = out * w.stride - w.padding_low + k * w.window_dilation;
+    const int64_t kernel_tap = w.window_reversal ? w.size - 1 - k : k;
+    bool inside = true;
     if (w.base_dilation > 1) {
-      if (pos % w.base_dilation != 0) continue;
+      inside = pos % w.base_dilation == 0;
       pos /= w.base_dilation;
     }
-    if (pos < 0 || pos >= in_size) continue;
+    inside = inside && pos >= 0 && pos < in_size;
+    if (!inside) {
+      if (zero_aux != nullptr) zero_aux->push_back(kernel_tap * aux_stride);
+      continue;
+    }
     taps->in_offset.push_back(pos * in_stride);
-    const int64_t kernel_tap = w.window_reversal ? w.size - 1 - k : k;
     taps->aux_offset.push_back(kernel_tap * aux_stride);
   }
 }
