@@ -340,11 +340,12 @@ class ScalarCaller {
                 static_cast<size_t>(array.slot_bytes()));
   }
 
-  StatusOr<Literal> Call() {
+  // The result stays the interpreter's until the next call (EvalContext::CallInPlace).
+  StatusOr<const Literal*> Call() {
     if (pointers_.empty()) {
       for (const Literal& arg : args_) pointers_.push_back(&arg);
     }
-    return ctx_.Call(computation_, pointers_);
+    return ctx_.CallInPlace(computation_, pointers_);
   }
 
   // Element i of a call's result, checked to be a scalar of `type`.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <new>
 #include <memory>
 #include <unordered_map>
@@ -64,6 +65,12 @@ StatusOr<Literal> EvalContext::Call(const Computation& computation,
                                     const std::vector<const Literal*>& args) {
   if (interpreter_ == nullptr) return Internal("no interpreter to call %" + computation.name());
   return interpreter_->RunComputation(computation, args);
+}
+
+StatusOr<const Literal*> EvalContext::CallInPlace(const Computation& computation,
+                                                  const std::vector<const Literal*>& args) {
+  if (interpreter_ == nullptr) return Internal("no interpreter to call %" + computation.name());
+  return interpreter_->RunComputationInPlace(computation, args);
 }
 
 uint64_t EvalContext::NextRandom() {
@@ -535,8 +542,147 @@ StatusOr<Literal> EvaluateOp(CoreEvaluator& core, const Instruction& inst, Opera
 
 }  // namespace
 
+Interpreter::ScalarProgram* Interpreter::ScalarProgramFor(const Computation& computation) {
+  if (!options_.scalar_programs) return nullptr;
+  auto it = scalar_programs_.find(&computation);
+  if (it != scalar_programs_.end()) return it->second.get();
+  std::unique_ptr<ScalarProgram>& entry = scalar_programs_[&computation];
+  if (computation.root() == nullptr) return nullptr;
+  const Plan& plan = PlanFor(computation);
+  auto program = std::make_unique<ScalarProgram>();
+  program->computation = &computation;
+  program->plan = &plan;
+  program->results.resize(plan.order.size());
+  program->values.assign(plan.order.size(), nullptr);
+  const auto is_scalar = [](const Shape& shape) { return shape.IsScalar(); };
+  for (size_t pos = 0; pos < plan.order.size(); ++pos) {
+    const Instruction& inst = *plan.order[pos];
+    const Shape& shape = inst.shape();
+    const bool is_root = static_cast<int32_t>(pos) == plan.root_slot;
+    switch (inst.opcode()) {
+      case Opcode::kParameter:
+        if (!is_scalar(shape)) return nullptr;
+        break;
+      case Opcode::kConstant:
+        if (!is_scalar(shape) || inst.literal() == nullptr || !is_scalar(inst.literal()->shape()) ||
+            inst.literal()->shape().element_type() != shape.element_type()) {
+          return nullptr;
+        }
+        program->values[pos] = inst.literal();
+        break;
+      case Opcode::kTuple: {
+        // Only as the root, of scalars whose types the tuple declares.
+        if (!is_root || !shape.IsTuple() ||
+            static_cast<int64_t>(shape.tuple_shapes().size()) != inst.operand_count()) {
+          return nullptr;
+        }
+        for (int64_t i = 0; i < inst.operand_count(); ++i) {
+          const Shape& element = shape.tuple_shapes()[i];
+          if (!is_scalar(element) || element.element_type() != inst.operand(i)->shape().element_type()) {
+            return nullptr;
+          }
+        }
+        break;
+      }
+      default: {
+        if (!IsElementwiseOpcode(inst.opcode()) || !is_scalar(shape) ||
+            ByteWidth(shape.element_type()) > options_.max_result_bytes) {
+          return nullptr;
+        }
+        for (const Instruction* operand : inst.operands()) {
+          if (!is_scalar(operand->shape())) return nullptr;
+        }
+        program->results[pos] = Literal(shape);
+        program->values[pos] = &program->results[pos];
+        break;
+      }
+    }
+  }
+  program->output = Literal(computation.root()->shape());
+  entry = std::move(program);
+  return entry.get();
+}
+
+StatusOr<const Literal*> Interpreter::RunScalarProgram(ScalarProgram& program,
+                                                       const std::vector<const Literal*>& arguments) {
+  const Plan& plan = *program.plan;
+  // Arguments must be the scalars the parameters declare; otherwise the general path runs
+  // (and says what is wrong).
+  if (static_cast<int64_t>(arguments.size()) != program.computation->parameter_count()) return nullptr;
+  for (size_t pos = 0; pos < plan.order.size(); ++pos) {
+    const Instruction& inst = *plan.order[pos];
+    if (inst.opcode() != Opcode::kParameter) continue;
+    const int64_t n = inst.parameter_number();
+    if (n < 0 || n >= static_cast<int64_t>(arguments.size())) return nullptr;
+    const Literal* argument = arguments[n];
+    if (argument == nullptr || !argument->shape().IsScalar() ||
+        argument->shape().element_type() != inst.shape().element_type()) {
+      return nullptr;
+    }
+    program.values[pos] = argument;
+  }
+  ++stats_.scalar_program_calls;
+  EvalContext ctx(this);
+  const auto copy = [](const Literal& from, Literal& to) {
+    std::memcpy(to.untyped_data(), from.untyped_data(), static_cast<size_t>(to.size_bytes()));
+  };
+  // What RunComputation does per instruction, in the same order: cancellation, the op
+  // (its result overwritten in place), on_result, the counters and their limits.
+  for (size_t pos = 0; pos < plan.order.size(); ++pos) {
+    const Instruction& inst = *plan.order[pos];
+    RETURN_IF_ERROR(ctx.CheckCancelled());
+    const Opcode opcode = inst.opcode();
+    const bool op = opcode != Opcode::kParameter && opcode != Opcode::kConstant && opcode != Opcode::kTuple;
+    if (opcode == Opcode::kTuple) {
+      // The root (ScalarProgramFor allows no other tuple): its elements copied out, since a
+      // parameter may be one and callers write their arguments from the result.
+      const std::vector<int32_t>& slots = plan.operand_slots[pos];
+      for (size_t i = 0; i < slots.size(); ++i) copy(*program.values[slots[i]], program.output.tuple_elements()[i]);
+      if (options_.on_result) options_.on_result(inst, program.output);
+    } else if (op) {
+      const std::vector<int32_t>& slots = plan.operand_slots[pos];
+      program.operands.clear();
+      for (int32_t slot : slots) program.operands.push_back(program.values[slot]);
+      Literal& result = program.results[pos];
+      std::memset(result.untyped_data(), 0, static_cast<size_t>(result.size_bytes()));
+      Status status = EvalElementwiseInto(inst, Operands(program.operands.data(), program.operands.size()), &result);
+      if (!status.ok()) return ErrorAt(inst, status);
+      if (options_.on_result) options_.on_result(inst, result);
+    }
+    ++stats_.instructions_evaluated;
+    if (opcode != Opcode::kTuple) ++stats_.elements_produced;
+    if (options_.max_instructions > 0 && stats_.instructions_evaluated > options_.max_instructions) {
+      return ErrorAt(inst, Unavailable("work limit reached: evaluated more than " +
+                                       std::to_string(options_.max_instructions) + " instructions"));
+    }
+    if (options_.max_elements > 0 && stats_.elements_produced > options_.max_elements) {
+      return ErrorAt(inst, Unavailable("work limit reached: produced more than " +
+                                       std::to_string(options_.max_elements) + " elements"));
+    }
+  }
+  // A root that is not a tuple, copied for the same reason.
+  if (plan.order[plan.root_slot]->opcode() != Opcode::kTuple) copy(*program.values[plan.root_slot], program.output);
+  return &program.output;
+}
+
+StatusOr<const Literal*> Interpreter::RunComputationInPlace(const Computation& computation,
+                                                            const std::vector<const Literal*>& arguments) {
+  if (ScalarProgram* program = ScalarProgramFor(computation)) {
+    ASSIGN_OR_RETURN(const Literal* result, RunScalarProgram(*program, arguments));
+    if (result != nullptr) return result;
+  }
+  ASSIGN_OR_RETURN(Literal result, RunComputation(computation, arguments));
+  Literal& kept = in_place_results_[&computation];
+  kept = std::move(result);
+  return &kept;
+}
+
 StatusOr<Literal> Interpreter::RunComputation(const Computation& computation,
                                               const std::vector<const Literal*>& arguments) {
+  if (ScalarProgram* program = ScalarProgramFor(computation)) {
+    ASSIGN_OR_RETURN(const Literal* result, RunScalarProgram(*program, arguments));
+    if (result != nullptr) return *result;
+  }
   if (static_cast<int64_t>(arguments.size()) != computation.parameter_count()) {
     return InvalidArgument("computation %" + computation.name() + " takes " +
                            std::to_string(computation.parameter_count()) + " argument(s), got " +

@@ -44,12 +44,18 @@ struct InterpreterOptions {
   // shared copies) before its users see it. The numeric check's perturbed runs nudge the
   // f64 shadow's values by the rounding of the module's own types (compiler/check).
   std::function<void(const Instruction&, Literal&)> on_result;
+  // Computations made only of scalars (parameters, constants, elementwise ops and a root
+  // tuple of them: reducers, comparators, combiners) run as programs whose results are
+  // allocated once, not per call. Same results, errors and counters either way; false
+  // runs them the general way (tests and benchmarks compare the two).
+  bool scalar_programs = true;
 };
 
 // Counters gathered while running, for benchmarks and the CLI.
 struct InterpreterStats {
   int64_t instructions_evaluated = 0;
   int64_t elements_produced = 0;  // array elements written by all instructions
+  int64_t scalar_program_calls = 0;  // calls run as programs of scalars (options above)
 };
 
 class Interpreter {
@@ -64,6 +70,11 @@ class Interpreter {
   // Runs any computation (used for called computations and tests).
   StatusOr<Literal> RunComputation(const Computation& computation,
                                    const std::vector<const Literal*>& arguments);
+  // The same, the result kept by the interpreter and valid until the next call of the same
+  // computation (or the interpreter's end): a computation of scalars called once per
+  // element then allocates nothing.
+  StatusOr<const Literal*> RunComputationInPlace(const Computation& computation,
+                                                 const std::vector<const Literal*>& arguments);
 
   // XLA's cuBLAS and cuDNN custom calls run as the plain HLO they stand for (see
   // compiler/ir/library_calls.h), built once per call into a module of its own.
@@ -84,10 +95,29 @@ class Interpreter {
   };
   const Plan& PlanFor(const Computation& computation);
 
+  // A computation of scalars only, compiled once: a result literal per instruction,
+  // reused by every call, and the root's value copied into `output`.
+  struct ScalarProgram {
+    const Computation* computation = nullptr;
+    const Plan* plan = nullptr;
+    std::vector<Literal> results;        // per position: an elementwise op's result
+    std::vector<const Literal*> values;  // per position: where its value is this call
+    std::vector<const Literal*> operands;  // scratch: one op's operands
+    Literal output;                        // the root's value (a scalar or a tuple of them)
+  };
+  // nullptr where the computation is not made of scalars only (or the option is off).
+  ScalarProgram* ScalarProgramFor(const Computation& computation);
+  // Runs `program`; nullptr (and no work done) where the arguments are not the scalars
+  // its parameters declare, so that the general path gives its own answer.
+  StatusOr<const Literal*> RunScalarProgram(ScalarProgram& program,
+                                            const std::vector<const Literal*>& arguments);
+
   InterpreterOptions options_;
   InterpreterStats stats_;
   uint64_t rng_state_;
   std::unordered_map<const Computation*, std::unique_ptr<Plan>> plans_;
+  std::unordered_map<const Computation*, std::unique_ptr<ScalarProgram>> scalar_programs_;
+  std::unordered_map<const Computation*, Literal> in_place_results_;
   std::unordered_map<const Instruction*, std::unique_ptr<Module>> library_calls_;
 };
 

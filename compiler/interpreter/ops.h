@@ -20,6 +20,11 @@ class EvalContext {
  public:
   explicit EvalContext(Interpreter* interpreter) : interpreter_(interpreter) {}
   StatusOr<Literal> Call(const Computation& computation, const std::vector<const Literal*>& args);
+  // The same call, its result kept by the interpreter until the next call of the same
+  // computation: reducers, comparators and combiners, called once per element or window
+  // tap, then allocate nothing when they are computations of scalars (interpreter.h).
+  StatusOr<const Literal*> CallInPlace(const Computation& computation,
+                                       const std::vector<const Literal*>& args);
   uint64_t NextRandom();  // 64 random bits from the interpreter's seeded generator
   Status CheckCancelled() const;
   Interpreter* interpreter() const { return interpreter_; }
@@ -33,6 +38,12 @@ using Operands = std::span<const Literal* const>;
 // Elementwise unary/binary/ternary ops, convert, bitcast-convert, compare, select, clamp,
 // reduce-precision, is-finite, popcnt, clz, real/imag/complex, stochastic-convert.
 StatusOr<Literal> EvalElementwise(const Instruction& inst, Operands operands, EvalContext& ctx);
+
+// Whether EvalElementwise owns `op`, and the same evaluation into `result`, a literal
+// already shaped like the instruction (the interpreter's programs of scalars reuse one per
+// instruction across calls). Every element of `result` is written.
+bool IsElementwiseOpcode(Opcode op);
+Status EvalElementwiseInto(const Instruction& inst, Operands operands, Literal* result);
 
 // broadcast, reshape, bitcast, transpose, slice, dynamic-slice, dynamic-update-slice,
 // concatenate, pad, iota, reverse, copy, gather, scatter, sort, get-dimension-size,

@@ -801,22 +801,30 @@ Status Dispatch(const Instruction& inst, Operands operands, Literal* result) {
 
 }  // namespace
 
+namespace {
+// Operands each owned opcode takes; 0 for an opcode EvalElementwise does not own.
+size_t ElementwiseArity(Opcode op) {
+  if (IsOwnedUnary(op)) return 1;
+  if (IsOwnedBinary(op)) return 2;
+  if (op == Opcode::kSelect || op == Opcode::kClamp) return 3;
+  return 0;
+}
+}  // namespace
+
+bool IsElementwiseOpcode(Opcode op) { return ElementwiseArity(op) != 0; }
+
+Status EvalElementwiseInto(const Instruction& inst, Operands operands, Literal* result) {
+  const size_t arity = ElementwiseArity(inst.opcode());
+  if (arity == 0) return NotMine();
+  RETURN_IF_ERROR(CheckArrays(inst, operands, arity));
+  return Dispatch(inst, operands, result);
+}
+
 StatusOr<Literal> EvalElementwise(const Instruction& inst, Operands operands, EvalContext& ctx) {
   (void)ctx;  // stochastic-convert takes its random bits as an operand
-  const Opcode op = inst.opcode();
-  size_t arity;
-  if (IsOwnedUnary(op)) {
-    arity = 1;
-  } else if (IsOwnedBinary(op)) {
-    arity = 2;
-  } else if (op == Opcode::kSelect || op == Opcode::kClamp) {
-    arity = 3;
-  } else {
-    return NotMine();
-  }
-  RETURN_IF_ERROR(CheckArrays(inst, operands, arity));
+  if (!IsElementwiseOpcode(inst.opcode())) return NotMine();
   Literal result(inst.shape());
-  RETURN_IF_ERROR(Dispatch(inst, operands, &result));
+  RETURN_IF_ERROR(EvalElementwiseInto(inst, operands, &result));
   return result;
 }
 

@@ -512,11 +512,11 @@ class ScatterCombiner {
           caller_.SetArgument(i, *outs_[i], oi);
           caller_.SetArgument(n_ + i, *operands_[n_ + 1 + i], ui);
         }
-        ASSIGN_OR_RETURN(Literal combined, caller_.Call());
+        ASSIGN_OR_RETURN(const Literal* combined, caller_.Call());
         for (size_t i = 0; i < n_; ++i) {
           ASSIGN_OR_RETURN(const Literal* value,
                            ScalarCaller::ResultElement(
-                               combined, i, n_, outs_[i]->shape().element_type(), "scatter"));
+                               *combined, i, n_, outs_[i]->shape().element_type(), "scatter"));
           const int slot = outs_[i]->slot_bytes();
           std::memcpy(outs_[i]->untyped_data() + oi * slot, value->untyped_data(),
                       static_cast<size_t>(slot));

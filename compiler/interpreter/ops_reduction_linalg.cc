@@ -435,9 +435,9 @@ StatusOr<Literal> EvalReduce(const Instruction& inst, Operands operands, EvalCon
             CopyElement(*outs[i], o, args[i], 0);
             CopyElement(*operands[i], in + j, args[n + i], 0);
           }
-          ASSIGN_OR_RETURN(Literal r, ctx.Call(*to_apply, arg_ptrs));
+          ASSIGN_OR_RETURN(const Literal* r, ctx.CallInPlace(*to_apply, arg_ptrs));
           for (int64_t i = 0; i < n; ++i) {
-            ASSIGN_OR_RETURN(const Literal* value, CallResult(inst, r, i, n));
+            ASSIGN_OR_RETURN(const Literal* value, CallResult(inst, *r, i, n));
             CopyElement(*value, 0, *outs[i], o);
           }
         }
@@ -530,13 +530,13 @@ StatusOr<Literal> EvalReduceWindow(const Instruction& inst, Operands operands, E
       walker.Walk(out_index, [&](int64_t in) {
         if (!status.ok()) return;
         for (int64_t i = 0; i < n; ++i) CopyElement(*operands[i], in, args[n + i], 0);
-        StatusOr<Literal> r = ctx.Call(*to_apply, arg_ptrs);
+        StatusOr<const Literal*> r = ctx.CallInPlace(*to_apply, arg_ptrs);
         if (!r.ok()) {
           status = r.status();
           return;
         }
         for (int64_t i = 0; i < n; ++i) {
-          StatusOr<const Literal*> value = CallResult(inst, *r, i, n);
+          StatusOr<const Literal*> value = CallResult(inst, **r, i, n);
           if (!value.ok()) {
             status = value.status();
             return;
@@ -667,16 +667,16 @@ StatusOr<Literal> EvalSelectAndScatter(const Instruction& inst, Operands operand
       } else {
         CopyElement(operand, selected, selected_arg, 0);
         CopyElement(operand, in, candidate_arg, 0);
-        StatusOr<Literal> r = ctx.Call(*select, select_args);
+        StatusOr<const Literal*> r = ctx.CallInPlace(*select, select_args);
         if (!r.ok()) {
           status = r.status();
           return;
         }
-        if (!r->shape().IsArray() || r->element_count() != 1) {
+        if (!(*r)->shape().IsArray() || (*r)->element_count() != 1) {
           status = Invalid(inst, "select must return a scalar pred");
           return;
         }
-        keep = r->GetBool(0);
+        keep = (*r)->GetBool(0);
       }
       if (!keep) selected = in;
     });
@@ -692,12 +692,12 @@ StatusOr<Literal> EvalSelectAndScatter(const Instruction& inst, Operands operand
     } else {
       CopyElement(source, s, source_arg, 0);
       CopyElement(result, selected, current_arg, 0);
-      StatusOr<Literal> r = ctx.Call(*scatter, scatter_args);
+      StatusOr<const Literal*> r = ctx.CallInPlace(*scatter, scatter_args);
       if (!r.ok()) {
         status = r.status();
         return;
       }
-      StatusOr<const Literal*> value = CallResult(inst, *r, 0, 1);
+      StatusOr<const Literal*> value = CallResult(inst, **r, 0, 1);
       if (!value.ok()) {
         status = value.status();
         return;
@@ -732,8 +732,8 @@ StatusOr<Literal> EvalMap(const Instruction& inst, Operands operands, EvalContex
   for (int64_t i = 0; i < result.element_count(); ++i) {
     if ((i & 4095) == 4095) RETURN_IF_ERROR(ctx.CheckCancelled());
     for (size_t k = 0; k < operands.size(); ++k) CopyElement(*operands[k], i, args[k], 0);
-    ASSIGN_OR_RETURN(Literal r, ctx.Call(*to_apply, arg_ptrs));
-    ASSIGN_OR_RETURN(const Literal* value, CallResult(inst, r, 0, 1));
+    ASSIGN_OR_RETURN(const Literal* r, ctx.CallInPlace(*to_apply, arg_ptrs));
+    ASSIGN_OR_RETURN(const Literal* value, CallResult(inst, *r, 0, 1));
     CopyElement(*value, 0, result, i);
   }
   return result;

@@ -301,17 +301,17 @@ StatusOr<Literal> EvalSort(const Instruction& inst, Operands operands, EvalConte
               caller.SetArgument(2 * i, *operands[i], base + a * stride);
               caller.SetArgument(2 * i + 1, *operands[i], base + b * stride);
             }
-            StatusOr<Literal> less = caller.Call();
+            StatusOr<const Literal*> less = caller.Call();
             if (!less.ok()) {
               error = less.status();
               return false;
             }
-            if (less->shape().element_type() != PrimitiveType::kPred ||
-                less->element_count() != 1) {
+            if ((*less)->shape().element_type() != PrimitiveType::kPred ||
+                (*less)->element_count() != 1) {
               error = Error(inst, "the comparator must return a pred scalar");
               return false;
             }
-            return less->GetBool(0);
+            return (*less)->GetBool(0);
           });
           RETURN_IF_ERROR(error);
         }
