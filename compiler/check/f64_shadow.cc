@@ -224,6 +224,15 @@ Literal WidenLiteralToF64(const Literal& literal) {
   return out;
 }
 
+bool WidensAnything(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& ins : computation->instructions()) {
+      if (HasWideningLeaf(ins->shape())) return true;
+    }
+  }
+  return false;
+}
+
 StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
   std::unique_ptr<Module> shadow = module.Clone();
   if (!shadow || !shadow->entry()) return Internal("the module has no entry computation to widen");

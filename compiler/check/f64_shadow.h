@@ -33,6 +33,10 @@ Literal WidenLiteralToF64(const Literal& literal);
 // The shadow module, or why there is none.
 StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module);
 
+// Whether any instruction of `module` has a floating type narrower than f64 (or c64): a
+// module with none (all f64, integers) is its own shadow.
+bool WidensAnything(const Module& module);
+
 // A copy of `module` in which each of XLA's cuBLAS and cuDNN custom calls
 // (compiler/ir/library_calls.h) is a `call`, under the custom call's name, of the plain
 // HLO it stands for (the computation the interpreter runs for it). The shadows then

@@ -40,12 +40,14 @@ inline std::string DimsText(const Dims& dims) { return "[" + Join(dims, ",") + "
 inline const Dims& DimsOf(const Literal& literal) { return literal.shape().dimensions(); }
 
 // The array literal an op writes its result into (layouts are ignored: storage is
-// always row-major over the logical dimensions).
-inline StatusOr<Literal> NewArrayResult(const Instruction& inst) {
+// always row-major over the logical dimensions). Ops that write every element ask for it
+// unzeroed (a GiB-sized broadcast is not written twice).
+enum class Zeroed { kYes, kNo };
+inline StatusOr<Literal> NewArrayResult(const Instruction& inst, Zeroed zeroed = Zeroed::kYes) {
   if (!inst.shape().IsArray()) {
     return Error(inst, "expected an array result shape, got " + inst.shape().ToString());
   }
-  Literal result(inst.shape());
+  Literal result = zeroed == Zeroed::kYes ? Literal(inst.shape()) : Literal::CreateUninitialized(inst.shape());
   if (result.element_count() != inst.shape().ElementCount()) {
     return Error(inst, "result shape " + inst.shape().ToString() + " is too large to evaluate");
   }

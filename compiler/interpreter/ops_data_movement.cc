@@ -40,7 +40,7 @@ namespace {
 StatusOr<Literal> EvalCopy(const Instruction& inst, Operands operands) {
   if (operands.empty()) return Error(inst, "expected 1 operand");
   if (!operands[0]->shape().IsArray()) return Literal(*operands[0]);  // tuple copy
-  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst));
+  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst, Zeroed::kNo));
   RETURN_IF_ERROR(CheckSameType(inst, *operands[0], result));
   if (result.element_count() != operands[0]->element_count()) {
     return Error(inst, "operand " + operands[0]->shape().ToString(false) +
@@ -53,7 +53,7 @@ StatusOr<Literal> EvalCopy(const Instruction& inst, Operands operands) {
 // reshape: row-major element order is kept, so the slots are copied as they are.
 StatusOr<Literal> EvalReshape(const Instruction& inst, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperand(inst, operands, 0));
-  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst));
+  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst, Zeroed::kNo));
   RETURN_IF_ERROR(CheckSameType(inst, *operands[0], result));
   if (result.element_count() != operands[0]->element_count()) {
     return Error(inst, "cannot reshape " + operands[0]->shape().ToString(false) + " to " +
@@ -171,7 +171,7 @@ StatusOr<Literal> EvalSetDimensionSize(const Instruction& inst, Operands operand
 StatusOr<Literal> EvalBroadcast(const Instruction& inst, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperand(inst, operands, 0));
   const Literal& operand = *operands[0];
-  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst));
+  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst, Zeroed::kNo));
   RETURN_IF_ERROR(CheckSameType(inst, operand, result));
   const Dims& map = inst.dimensions();
   const Dims& in_dims = DimsOf(operand);
@@ -200,7 +200,7 @@ StatusOr<Literal> EvalBroadcast(const Instruction& inst, Operands operands) {
 StatusOr<Literal> EvalTranspose(const Instruction& inst, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperand(inst, operands, 0));
   const Literal& operand = *operands[0];
-  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst));
+  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst, Zeroed::kNo));
   RETURN_IF_ERROR(CheckSameType(inst, operand, result));
   const Dims& perm = inst.dimensions();
   const Dims& in_dims = DimsOf(operand);
@@ -225,7 +225,7 @@ StatusOr<Literal> EvalTranspose(const Instruction& inst, Operands operands) {
 StatusOr<Literal> EvalReverse(const Instruction& inst, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperand(inst, operands, 0));
   const Literal& operand = *operands[0];
-  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst));
+  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst, Zeroed::kNo));
   RETURN_IF_ERROR(CheckSameType(inst, operand, result));
   const Dims& dims = DimsOf(operand);
   if (DimsOf(result) != dims) return Error(inst, "result and operand dimensions differ");
@@ -247,7 +247,7 @@ StatusOr<Literal> EvalReverse(const Instruction& inst, Operands operands) {
 StatusOr<Literal> EvalSlice(const Instruction& inst, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperand(inst, operands, 0));
   const Literal& operand = *operands[0];
-  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst));
+  ASSIGN_OR_RETURN(Literal result, NewArrayResult(inst, Zeroed::kNo));
   RETURN_IF_ERROR(CheckSameType(inst, operand, result));
   const std::vector<SliceDimension>& slice = inst.attrs().slice;
   const Dims& in_dims = DimsOf(operand);

@@ -823,7 +823,8 @@ Status EvalElementwiseInto(const Instruction& inst, Operands operands, Literal* 
 StatusOr<Literal> EvalElementwise(const Instruction& inst, Operands operands, EvalContext& ctx) {
   (void)ctx;  // stochastic-convert takes its random bits as an operand
   if (!IsElementwiseOpcode(inst.opcode())) return NotMine();
-  Literal result(inst.shape());
+  // Not zeroed first: every element is written (a GiB-sized result is not written twice).
+  Literal result = Literal::CreateUninitialized(inst.shape());
   RETURN_IF_ERROR(EvalElementwiseInto(inst, operands, &result));
   return result;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
 
 #include "compiler/check/f64_shadow.h"
 #include "compiler/interpreter/interpreter.h"
@@ -128,6 +129,42 @@ TEST(NumericCheckTest, SumsInAnotherOrderGetRoomFromTheirMagnitude) {
   Literal dropped(Shape(PrimitiveType::kF32, {}));
   dropped.SetDouble(0, ref->reference.GetDouble(0) - args[0].GetDouble(4095));
   EXPECT_FALSE(check::CheckOutputs(dropped, *ref, args).ok());
+}
+
+// A module with nothing narrower than f64 is its own shadow: the check does not run it a
+// second time (the reference, the magnitudes and the two perturbed runs remain), and the
+// shadow it reports is the reference, bit for bit. The f32 module still gets its own.
+TEST(NumericCheckTest, AnF64ModuleIsItsOwnShadow) {
+  for (PrimitiveType type : {PrimitiveType::kF64, PrimitiveType::kF32}) {
+    std::string text = kSum4096;
+    if (type == PrimitiveType::kF64) {
+      for (size_t at = text.find("f32"); at != std::string::npos; at = text.find("f32", at)) text.replace(at, 3, "f64");
+    }
+    auto m = Parse(text.c_str());
+    ASSERT_NE(m, nullptr);
+    std::vector<double> v;
+    for (int i = 0; i < 4096; ++i) v.push_back(std::sin(i) * 3.0);
+    std::vector<Literal> args;
+    args.push_back(Vector(type, v));
+    int runs = 0;
+    check::CheckOptions options;
+    options.run = [&runs](const Module& module, const std::vector<Literal>& arguments,
+                          const interpreter::InterpreterOptions& run_options) {
+      ++runs;
+      return interpreter::Interpreter(run_options).Run(module, arguments);
+    };
+    auto ref = check::ComputeCheckReference(*m, args, options);
+    ASSERT_TRUE(ref.ok()) << ref.status().message();
+    ASSERT_TRUE(ref->shadow.has_value());
+    ASSERT_TRUE(ref->magnitude.has_value());
+    ASSERT_TRUE(ref->sum_spread.has_value());
+    EXPECT_EQ(runs, type == PrimitiveType::kF64 ? 4 : 5) << PrimitiveTypeName(type);
+    if (type == PrimitiveType::kF64) {
+      EXPECT_TRUE(*ref->shadow == ref->reference);
+    }
+    check::CheckReport report = CheckOutputs(ref->reference, *ref, args, options);
+    EXPECT_TRUE(report.passed()) << report.Details();
+  }
 }
 
 // A sum whose terms cancel to values over a thousand times below its room (terms of 1e7
