@@ -7,7 +7,7 @@
 //
 //   differential_fuzzer [--seconds N] [--seeds A:B] [--replay FILE|DIR] [--print SEED]
 //                       [--save-dir DIR] [--no-save] [--no-fork] [--no-gpu] [--complex]
-//                       [--timeout SECONDS] [--quiet]
+//                       [--windows] [--partitions N [--manual]] [--timeout SECONDS] [--quiet]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -205,14 +205,21 @@ Result RunSharded(const Module& module, const std::vector<Literal>& args, const 
 // Parses, verifies and runs one module everywhere; runs in the child.
 Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   Result r;
-  auto parsed = ParseModule(text);
+  auto parsed = ParseModules(text);
   if (!parsed.ok()) return {Outcome::kInvalid, "does not parse: " + parsed.status().message()};
-  const Module& module = **parsed;
-  if (Status s = Verify(module); !s.ok())
-    return {Outcome::kInvalid, "does not verify: " + s.message()};
+  if (parsed->modules.empty() || parsed->modules.size() > 2)
+    return {Outcome::kInvalid, "expected a module, or a module and its reference"};
+  const Module& module = *parsed->modules[0];
+  // A second module is the first's reference: the same values computed without what the
+  // interpreter cannot run on one device (manual regions with collectives).
+  const Module& reference = *parsed->modules.back();
+  for (const Module* m : {&module, &reference}) {
+    if (Status s = Verify(*m); !s.ok())
+      return {Outcome::kInvalid, "%" + m->name() + " does not verify: " + s.message()};
+  }
   auto args = interpreter::RandomArguments(module, input_seed);
   if (!args.ok()) return {Outcome::kError, "random inputs: " + args.status().message()};
-  auto checker = Checker::Create(module, *args);
+  auto checker = Checker::Create(reference, *args);
   if (!checker.ok()) return {Outcome::kError, "interpreter: " + checker.status().message()};
   if (module.num_partitions.value_or(1) > 1) return RunSharded(module, *args, *checker);
   bool all_vacuous = true;
@@ -414,6 +421,9 @@ int Usage(const char* argv0, int code) {
       "                     the parameters and some instructions; Fusebox partitions and runs\n"
       "                     them on N devices (interpreter, CPU unfused and fused) against the\n"
       "                     global program in the interpreter (before --print)\n"
+      "  --manual           with --partitions: manual regions (shard_map) with their own\n"
+      "                     all-reduce, reduce-scatter, all-gather and collective-permute,\n"
+      "                     checked against a reference module without them (before --print)\n"
       "  --no-gpu           skip the GPU emulator\n"
       "  --timeout S        a module running longer is a failure (default 60)\n"
       "  --quiet            print failures and the totals only\n"
@@ -469,6 +479,8 @@ int Main(int argc, char** argv) {
         std::fprintf(stderr, "--partitions takes 2, 4 or 8\n");
         return 2;
       }
+    } else if (a == "--manual") {
+      options.generator.manual_regions = true;
     } else if (a == "--no-gpu") {
       options.gpu = false;
     } else if (a == "--timeout") {

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <vector>
 
+#include "compiler/ir/opcode.h"
 #include "compiler/parser/parser.h"
 
 namespace fusebox::fuzz {
@@ -1390,6 +1391,7 @@ std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options) {
   }
   text += "}\n";
   if (options.partitions > 1) text = AddRandomShardings(text, seed, options.partitions);
+  if (options.partitions > 1 && options.manual_regions) text = AddManualRegions(text, seed, options.partitions);
   return text;
 }
 
@@ -1477,6 +1479,472 @@ std::string AddRandomShardings(const std::string& text, uint64_t seed, int parti
     attrs.has_sharding = true;
   }
   return module.ToString();
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Manual regions (shard_map) with collectives of their own
+// ---------------------------------------------------------------------------
+
+// An order of n devices for the pieces of a split: devices[k] holds piece k.
+struct DeviceOrder {
+  std::vector<int64_t> devices;
+  std::string text;  // as a sharding writes it: <=[n], <=[2,n/2]T(1,0) or a list
+};
+
+DeviceOrder RandomDeviceOrder(Rng& rng, int64_t n) {
+  DeviceOrder order;
+  order.devices.resize(static_cast<size_t>(n));
+  std::iota(order.devices.begin(), order.devices.end(), 0);
+  const int64_t kind = rng.Below(10);
+  if (kind < 5 || n < 4) {
+    order.text = "<=[" + std::to_string(n) + "]";
+  } else if (kind < 7) {
+    // iota over [2, n/2] transposed: 0, n/2, 1, n/2+1, ...
+    for (int64_t k = 0; k < n; ++k) order.devices[static_cast<size_t>(k)] = (k % 2) * (n / 2) + k / 2;
+    order.text = "<=[2," + std::to_string(n / 2) + "]T(1,0)";
+  } else {
+    for (size_t i = order.devices.size() - 1; i > 0; --i) {
+      std::swap(order.devices[i], order.devices[static_cast<size_t>(rng.Below(static_cast<int64_t>(i) + 1))]);
+    }
+    for (size_t i = 0; i < order.devices.size(); ++i) order.text += (i ? "," : "") + std::to_string(order.devices[i]);
+  }
+  return order;
+}
+
+// `sharding={devices=[1,..,n,..,1]ORDER}`: split along `dim` of a rank-`rank` array.
+std::string SplitSharding(int64_t dim, int64_t rank, int64_t n, const DeviceOrder& order) {
+  std::string text = "sharding={devices=[";
+  for (int64_t d = 0; d < rank; ++d) text += (d ? "," : "") + std::to_string(d == dim ? n : 1);
+  return text + "]" + order.text + "}";
+}
+
+// The one replica group of a collective over the pieces in order.
+std::string GroupOf(const DeviceOrder& order) { return "replica_groups={" + List(order.devices) + "}"; }
+
+// `shape` with dim `dim` divided into n pieces.
+std::string PieceShape(const Shape& shape, int64_t dim, int64_t n) {
+  Shape piece = shape;
+  piece.set_dimension(dim, shape.dimensions(dim) / n);
+  return piece.ToString(false);
+}
+
+// Dims of `shape` that split evenly into n pieces.
+std::vector<int64_t> EvenDims(const Shape& shape, int64_t n) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (shape.dimensions(d) >= n && shape.dimensions(d) % n == 0) dims.push_back(d);
+  }
+  return dims;
+}
+
+// The line of the entry computation that defines %name, split into what precedes the
+// name ("  " or "  ROOT ") and what follows " = ".
+struct DefiningLine {
+  size_t begin = std::string::npos, end = 0;  // [begin, end) without the newline
+  std::string rhs;                            // "f32[6] add(%a, %b), sharding={...}"
+};
+
+DefiningLine FindDefiningLine(const std::string& text, const std::string& name) {
+  DefiningLine line;
+  const std::string key = "\n  %" + name + " = ";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return line;
+  line.begin = at + 1;
+  line.end = text.find('\n', line.begin);
+  line.rhs = text.substr(at + key.size(), line.end - at - key.size());
+  return line;
+}
+
+// `rhs` without its `, sharding={...}` attribute (braces balanced).
+std::string WithoutSharding(std::string rhs) {
+  const size_t at = rhs.find(", sharding={");
+  if (at == std::string::npos) return rhs;
+  size_t i = at + std::string(", sharding={").size();
+  int depth = 1;
+  while (i < rhs.size() && depth > 0) {
+    if (rhs[i] == '{') ++depth;
+    if (rhs[i] == '}') --depth;
+    ++i;
+  }
+  return rhs.substr(0, at) + rhs.substr(i);
+}
+
+// A reducer that adds its two scalar parameters.
+bool Adds(const Computation* c) {
+  if (c == nullptr || c->parameter_count() != 2 || c->root() == nullptr) return false;
+  const Instruction* root = c->root();
+  return root->opcode() == Opcode::kAdd && root->operand_count() == 2 &&
+         root->operand(0)->opcode() == Opcode::kParameter && root->operand(1)->opcode() == Opcode::kParameter &&
+         root->operand(0) != root->operand(1);
+}
+
+bool IsElementwise(const Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign: case Opcode::kNot:
+    case Opcode::kExp: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kTanh:
+    case Opcode::kLogistic: case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kFloor:
+    case Opcode::kCeil: case Opcode::kRoundNearestEven: case Opcode::kRoundNearestAfz:
+    case Opcode::kSin: case Opcode::kCos: case Opcode::kConvert: case Opcode::kAdd:
+    case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide: case Opcode::kMaximum:
+    case Opcode::kMinimum: case Opcode::kPower: case Opcode::kAnd: case Opcode::kOr:
+    case Opcode::kXor: case Opcode::kCompare: case Opcode::kSelect: case Opcode::kClamp:
+    case Opcode::kRemainder: case Opcode::kAtan2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class ManualRewriter {
+ public:
+  ManualRewriter(std::string text, int64_t n, uint64_t seed) : text_(std::move(text)), n_(n), rng_(seed) {}
+
+  // Replaces the defining line of %name with `lines` (each a whole line without indent).
+  bool Replace(const std::string& name, const std::vector<std::string>& lines) {
+    DefiningLine line = FindDefiningLine(text_, name);
+    if (line.begin == std::string::npos) return false;
+    std::string block;
+    for (size_t i = 0; i < lines.size(); ++i) block += (i ? "\n  " : "  ") + lines[i];
+    text_.replace(line.begin, line.end - line.begin, block);
+    return true;
+  }
+
+  // A reduce that adds: each device sums its piece of a reduced dim, then an all-reduce
+  // (or a reduce-scatter along a result dim) adds the pieces; the init added after.
+  bool Reduce(const Instruction& r) {
+    const Instruction* x = r.operand(0);
+    const Instruction* init = r.operand(1);
+    std::vector<int64_t> candidates;
+    for (int64_t d : EvenDims(x->shape(), n_)) {
+      if (std::find(r.dimensions().begin(), r.dimensions().end(), d) != r.dimensions().end()) candidates.push_back(d);
+    }
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const DeviceOrder order = RandomDeviceOrder(rng_, n_);
+    const std::string n = r.name(), out = r.shape().ToString(false);
+    const std::string type(PrimitiveTypeName(r.shape().element_type()));
+    const std::string add = "%" + r.to_apply()->name();
+    const std::string channel = "channel_id=" + std::to_string(++channel_);
+    std::vector<std::string> lines = {
+        "%" + n + ".full = " + x->shape().ToString(false) + " copy(%" + x->name() + "), " +
+            SplitSharding(d, x->shape().rank(), n_, order),
+        "%" + n + ".shard = " + PieceShape(x->shape(), d, n_) + " custom-call(%" + n +
+            ".full), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}",
+        "%" + n + ".zero = " + type + "[] constant(0), sharding={manual}",
+        "%" + n + ".part = " + out + " reduce(%" + n + ".shard, %" + n + ".zero), dimensions=" +
+            List(r.dimensions()) + ", to_apply=" + add + ", sharding={manual}"};
+    const std::vector<int64_t> scatter_dims = EvenDims(r.shape(), n_);
+    if (!scatter_dims.empty() && rng_.Chance(50)) {
+      const int64_t e = rng_.Pick(scatter_dims);
+      const DeviceOrder to = rng_.Chance(50) ? order : RandomDeviceOrder(rng_, n_);
+      lines.push_back("%" + n + ".sum = " + PieceShape(r.shape(), e, n_) + " reduce-scatter(%" + n + ".part), " +
+                      channel + ", " + GroupOf(to) + ", use_global_device_ids=true, dimensions={" +
+                      std::to_string(e) + "}, to_apply=" + add + ", sharding={manual}");
+      lines.push_back("%" + n + ".whole = " + out + " custom-call(%" + n +
+                      ".sum), custom_call_target=\"SPMDShardToFullShape\", " +
+                      SplitSharding(e, r.shape().rank(), n_, to));
+    } else {
+      lines.push_back("%" + n + ".sum = " + out + " all-reduce(%" + n + ".part), " + channel + ", " +
+                      GroupOf(order) + ", use_global_device_ids=true, to_apply=" + add + ", sharding={manual}");
+      lines.push_back("%" + n + ".whole = " + out + " custom-call(%" + n +
+                      ".sum), custom_call_target=\"SPMDShardToFullShape\", sharding={replicated}");
+    }
+    lines.push_back("%" + n + ".init = " + out + " broadcast(%" + init->name() + "), dimensions={}");
+    lines.push_back("%" + n + " = " + out + " add(%" + n + ".whole, %" + n + ".init)");
+    return Replace(n, lines);
+  }
+
+  // An elementwise op computed piecewise in a manual region: its pieces gathered by an
+  // all-gather, or left split by the region's end.
+  bool Elementwise(const Instruction& e) {
+    const Shape& shape = e.shape();
+    std::vector<int64_t> candidates = EvenDims(shape, n_);
+    if (candidates.empty()) return false;
+    for (const Instruction* op : e.operands()) {
+      if (!op->shape().IsArray() || (!op->shape().IsScalar() && !op->shape().SameDimensions(shape))) return false;
+    }
+    DefiningLine line = FindDefiningLine(text_, e.name());
+    const std::string opcode(OpcodeName(e.opcode()));
+    const size_t open = line.rhs.find(" " + opcode + "(");
+    if (line.begin == std::string::npos || open == std::string::npos) return false;
+    const size_t close = line.rhs.find(')', open);
+    if (close == std::string::npos) return false;
+    const std::string attrs = WithoutSharding(line.rhs.substr(close + 1));
+    const int64_t d = rng_.Pick(candidates);
+    const DeviceOrder order = RandomDeviceOrder(rng_, n_);
+    const std::string n = e.name();
+    std::vector<std::string> lines;
+    std::string operands;
+    for (int64_t i = 0; i < e.operand_count(); ++i) {
+      const Instruction* op = e.operand(i);
+      const std::string in = "%" + n + ".in" + std::to_string(i);
+      const bool split = !op->shape().IsScalar();
+      lines.push_back(in + " = " + op->shape().ToString(false) + " copy(%" + op->name() + "), " +
+                      (split ? SplitSharding(d, shape.rank(), n_, order) : std::string("sharding={replicated}")));
+      lines.push_back(in + ".shard = " + (split ? PieceShape(op->shape(), d, n_) : op->shape().ToString(false)) +
+                      " custom-call(" + in + "), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}");
+      operands += (i ? ", " : "") + in + ".shard";
+    }
+    lines.push_back("%" + n + ".local = " + PieceShape(shape, d, n_) + " " + opcode + "(" + operands + ")" + attrs +
+                    ", sharding={manual}");
+    if (rng_.Chance(60)) {
+      lines.push_back("%" + n + ".gathered = " + shape.ToString(false) + " all-gather(%" + n + ".local), channel_id=" +
+                      std::to_string(++channel_) + ", " + GroupOf(order) + ", dimensions={" + std::to_string(d) +
+                      "}, use_global_device_ids=true, sharding={manual}");
+      lines.push_back("%" + n + " = " + shape.ToString(false) + " custom-call(%" + n +
+                      ".gathered), custom_call_target=\"SPMDShardToFullShape\", sharding={replicated}");
+    } else {
+      lines.push_back("%" + n + " = " + shape.ToString(false) + " custom-call(%" + n +
+                      ".local), custom_call_target=\"SPMDShardToFullShape\", " +
+                      SplitSharding(d, shape.rank(), n_, order));
+    }
+    return Replace(n, lines);
+  }
+
+  // Redefines %name in both modules: its own line becomes %name.orig, and `manual` (in the
+  // program) and `reference` (in the reference) define %name anew from it.
+  bool Redefine(const std::string& name, const std::vector<std::string>& manual,
+                const std::vector<std::string>& reference, std::string* reference_text) {
+    DefiningLine line = FindDefiningLine(text_, name);
+    DefiningLine ref_line = FindDefiningLine(*reference_text, name);
+    if (line.begin == std::string::npos || ref_line.begin == std::string::npos) return false;
+    std::vector<std::string> lines = {"%" + name + ".orig = " + line.rhs};
+    lines.insert(lines.end(), manual.begin(), manual.end());
+    if (!Replace(name, lines)) return false;
+    std::string block = "  %" + name + ".orig = " + ref_line.rhs;
+    for (const std::string& l : reference) block += "\n  " + l;
+    reference_text->replace(ref_line.begin, ref_line.end - ref_line.begin, block);
+    return true;
+  }
+
+  // The manual region's start: %name.orig split along d in `order`, per device.
+  std::vector<std::string> Enter(const Instruction& x, int64_t d, const DeviceOrder& order) {
+    const std::string n = x.name();
+    return {"%" + n + ".in = " + x.shape().ToString(false) + " copy(%" + n + ".orig), " +
+                SplitSharding(d, x.shape().rank(), n_, order),
+            "%" + n + ".shard = " + PieceShape(x.shape(), d, n_) + " custom-call(%" + n +
+                ".in), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}"};
+  }
+  // Its end: %name from the per-device %name.<from>, split along d in `order` again.
+  std::string Leave(const Instruction& x, const std::string& from, int64_t d, const DeviceOrder& order) {
+    return "%" + x.name() + " = " + x.shape().ToString(false) + " custom-call(%" + x.name() + "." + from +
+           "), custom_call_target=\"SPMDShardToFullShape\", " + SplitSharding(d, x.shape().rank(), n_, order);
+  }
+
+  // `x`'s dims with dim d replaced by `pieces`.
+  static std::string Grid(const Instruction& x, int64_t d, const std::vector<int64_t>& pieces) {
+    std::vector<int64_t> dims;
+    for (int64_t k = 0; k < x.shape().rank(); ++k) {
+      if (k == d) {
+        dims.insert(dims.end(), pieces.begin(), pieces.end());
+      } else {
+        dims.push_back(x.shape().dimensions(k));
+      }
+    }
+    return Shape(x.shape().element_type(), dims).ToString(false);
+  }
+
+  // A value's pieces moved one device along by a collective-permute: piece k lands where
+  // piece k+1 was, a roll by one piece. The reference rolls with slices and a concatenate.
+  bool Roll(const Instruction& x, std::string* reference) {
+    std::vector<int64_t> candidates = EvenDims(x.shape(), n_);
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const DeviceOrder order = RandomDeviceOrder(rng_, n_);
+    const std::string n = x.name(), shape = x.shape().ToString(false);
+    const int64_t size = x.shape().dimensions(d), piece = size / n_;
+    std::string pairs;
+    for (int64_t k = 0; k < n_; ++k) {
+      pairs += std::string(k ? "," : "") + "{" + std::to_string(order.devices[static_cast<size_t>(k)]) + "," +
+               std::to_string(order.devices[static_cast<size_t>((k + 1) % n_)]) + "}";
+    }
+    std::vector<std::string> manual = Enter(x, d, order);
+    manual.push_back("%" + n + ".moved = " + PieceShape(x.shape(), d, n_) + " collective-permute(%" + n +
+                     ".shard), channel_id=" + std::to_string(++channel_) + ", source_target_pairs={" + pairs +
+                     "}, sharding={manual}");
+    manual.push_back(Leave(x, "moved", d, order));
+    // The reference: the last piece first, then the others.
+    const auto slice = [&](int64_t from, int64_t to) {
+      std::string s = "slice={";
+      for (int64_t k = 0; k < x.shape().rank(); ++k) {
+        s += std::string(k ? ", " : "") + "[" + std::to_string(k == d ? from : 0) + ":" +
+             std::to_string(k == d ? to : x.shape().dimensions(k)) + "]";
+      }
+      return s + "}";
+    };
+    Shape last = x.shape(), rest = x.shape();
+    last.set_dimension(d, piece);
+    rest.set_dimension(d, size - piece);
+    return Redefine(n, manual,
+                    {"%" + n + ".last = " + last.ToString(false) + " slice(%" + n + ".orig), " + slice(size - piece, size),
+                     "%" + n + ".rest = " + rest.ToString(false) + " slice(%" + n + ".orig), " + slice(0, size - piece),
+                     "%" + n + " = " + shape + " concatenate(%" + n + ".last, %" + n + ".rest), dimensions={" +
+                         std::to_string(d) + "}"},
+                    reference);
+  }
+
+  // An all-reduce over groups of g pieces (consecutive pieces, or every (n/g)-th), each
+  // group's members listed in a random order: every piece becomes its group's sum. The
+  // reference: the pieces as a grid, summed along the group's axis and broadcast back.
+  bool GroupSum(const Instruction& x, std::string* reference) {
+    const PrimitiveType type = x.shape().element_type();
+    if (type == PrimitiveType::kPred) return false;
+    std::vector<int64_t> candidates = EvenDims(x.shape(), n_);
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const DeviceOrder order = RandomDeviceOrder(rng_, n_);
+    const int64_t g = rng_.Pick(SplitFactors(n_));  // 2 .. n
+    const bool strided = g < n_ && rng_.Chance(50);
+    const int64_t piece = x.shape().dimensions(d) / n_;
+    std::string groups = "replica_groups={";
+    for (int64_t j = 0; j < n_ / g; ++j) {
+      std::vector<int64_t> members;
+      for (int64_t i = 0; i < g; ++i) {
+        const int64_t k = strided ? i * (n_ / g) + j : j * g + i;
+        members.push_back(order.devices[static_cast<size_t>(k)]);
+      }
+      for (size_t i = members.size() - 1; i > 0; --i) {
+        std::swap(members[i], members[static_cast<size_t>(rng_.Below(static_cast<int64_t>(i) + 1))]);
+      }
+      groups += (j ? "," : "") + List(members);
+    }
+    groups += "}";
+    const std::string n = x.name(), add = "%" + AddComputation(type);
+    std::vector<std::string> manual = Enter(x, d, order);
+    manual.push_back("%" + n + ".sum = " + PieceShape(x.shape(), d, n_) + " all-reduce(%" + n + ".shard), channel_id=" +
+                     std::to_string(++channel_) + ", " + groups + ", use_global_device_ids=true, to_apply=" + add +
+                     ", sharding={manual}");
+    manual.push_back(Leave(x, "sum", d, order));
+    // Grid axes at d: [n/g, g, piece] (consecutive) or [g, n/g, piece] (strided); the sum
+    // runs along the g axis.
+    const std::vector<int64_t> axes = strided ? std::vector<int64_t>{g, n_ / g, piece} : std::vector<int64_t>{n_ / g, g, piece};
+    const int64_t summed = strided ? d : d + 1;
+    std::vector<int64_t> kept;
+    for (int64_t k = 0; k < x.shape().rank() + 2; ++k) {
+      if (k != summed) kept.push_back(k);
+    }
+    const std::string groups_shape = Grid(x, d, {n_ / g, piece});  // either way
+    const std::string grid = Grid(x, d, axes);
+    const std::string t(PrimitiveTypeName(type));
+    return Redefine(n, manual,
+                    {"%" + n + ".grid = " + grid + " reshape(%" + n + ".orig)",
+                     "%" + n + ".zero = " + t + "[] constant(0)",
+                     "%" + n + ".groups = " + groups_shape + " reduce(%" + n + ".grid, %" + n +
+                         ".zero), dimensions={" + std::to_string(summed) + "}, to_apply=" + add,
+                     "%" + n + ".spread = " + grid + " broadcast(%" + n + ".groups), dimensions=" + List(kept),
+                     "%" + n + " = " + x.shape().ToString(false) + " reshape(%" + n + ".spread)"},
+                    reference);
+  }
+
+  // An all-to-all along one dim over all devices: piece k's chunk i goes to piece i's
+  // device, in chunk position k. The reference: the pieces and their chunks as a grid,
+  // the two axes swapped.
+  bool AllToAll(const Instruction& x, std::string* reference) {
+    std::vector<int64_t> candidates;
+    for (int64_t d : EvenDims(x.shape(), n_ * n_)) candidates.push_back(d);
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const DeviceOrder order = RandomDeviceOrder(rng_, n_);
+    const int64_t chunk = x.shape().dimensions(d) / (n_ * n_);
+    const std::string n = x.name();
+    std::vector<std::string> manual = Enter(x, d, order);
+    manual.push_back("%" + n + ".swapped = " + PieceShape(x.shape(), d, n_) + " all-to-all(%" + n +
+                     ".shard), channel_id=" + std::to_string(++channel_) + ", " + GroupOf(order) + ", dimensions={" +
+                     std::to_string(d) + "}, sharding={manual}");
+    manual.push_back(Leave(x, "swapped", d, order));
+    std::vector<int64_t> perm;
+    for (int64_t k = 0; k < x.shape().rank() + 2; ++k) perm.push_back(k);
+    std::swap(perm[static_cast<size_t>(d)], perm[static_cast<size_t>(d + 1)]);
+    return Redefine(n, manual,
+                    {"%" + n + ".grid = " + Grid(x, d, {n_, n_, chunk}) + " reshape(%" + n + ".orig)",
+                     "%" + n + ".turned = " + Grid(x, d, {n_, n_, chunk}) + " transpose(%" + n + ".grid), dimensions=" +
+                         List(perm),
+                     "%" + n + " = " + x.shape().ToString(false) + " reshape(%" + n + ".turned)"},
+                    reference);
+  }
+
+  // The name of an adding computation of `type`, added to both modules' texts once.
+  std::string AddComputation(PrimitiveType type) {
+    const std::string t(PrimitiveTypeName(type));
+    const std::string name = "manual_region_add_" + t;
+    if (std::find(added_.begin(), added_.end(), name) == added_.end()) added_.push_back(name);
+    return name;
+  }
+  // The computations AddComputation named, as text.
+  std::string AddedComputations() const {
+    std::string text;
+    for (const std::string& name : added_) {
+      const std::string t = name.substr(std::string("manual_region_add_").size());
+      text += "%" + name + " (a: " + t + "[], b: " + t + "[]) -> " + t + "[] {\n  %a = " + t + "[] parameter(0)\n  %b = " +
+              t + "[] parameter(1)\n  ROOT %sum = " + t + "[] add(%a, %b)\n}\n\n";
+    }
+    return text;
+  }
+
+  const std::string& text() const { return text_; }
+  Rng& rng() { return rng_; }
+
+ private:
+  std::string text_;
+  int64_t n_;
+  Rng rng_;
+  int64_t channel_ = 100;
+  std::vector<std::string> added_;
+};
+
+}  // namespace
+
+std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions) {
+  auto parsed = ParseModule(text);
+  if (!parsed.ok() || partitions < 2) return text;
+  const Module& module = **parsed;
+  const Computation* entry = module.entry();
+  std::string reference = text;
+  ManualRewriter rewriter(text, partitions, seed * 0xD1B54A32D192ED03ull + 0x3a7);
+  Rng& rng = rewriter.rng();
+  // Candidates: every entry instruction but the root and parameters, each tried in turn
+  // from a random start; one to three regions.
+  std::vector<const Instruction*> candidates;
+  for (const auto& ins : entry->instructions()) {
+    if (ins.get() == entry->root() || !ins->shape().IsArray() || ins->shape().rank() == 0) continue;
+    if (ins->opcode() == Opcode::kParameter) continue;
+    candidates.push_back(ins.get());
+  }
+  if (candidates.empty()) return text;
+  const int wanted = static_cast<int>(rng.Range(1, 3));
+  int made = 0;
+  const size_t start = static_cast<size_t>(rng.Below(static_cast<int64_t>(candidates.size())));
+  for (size_t k = 0; k < candidates.size() && made < wanted; ++k) {
+    const Instruction& ins = *candidates[(start + k) % candidates.size()];
+    bool done = false;
+    if (ins.opcode() == Opcode::kReduce && ins.operand_count() == 2 && Adds(ins.to_apply()) &&
+        ins.shape().element_type() != PrimitiveType::kPred) {
+      done = rewriter.Reduce(ins);
+    } else if (IsElementwise(ins) && rng.Chance(50)) {
+      done = rewriter.Elementwise(ins);
+    } else if (rng.Chance(40)) {
+      const int64_t kind = rng.Below(3);
+      done = kind == 0   ? rewriter.Roll(ins, &reference)
+             : kind == 1 ? rewriter.GroupSum(ins, &reference)
+                         : rewriter.AllToAll(ins, &reference);
+    }
+    made += done ? 1 : 0;
+  }
+  if (made == 0) return text;
+  // Computations the regions and references call, before the entry in both.
+  std::string first = rewriter.text();
+  const std::string added = rewriter.AddedComputations();
+  for (std::string* t : {&first, &reference}) {
+    const size_t entry_at = t->find("\nENTRY ");
+    if (entry_at != std::string::npos) t->insert(entry_at + 1, added);
+  }
+  // The reference: the same program without manual regions, as a second module.
+  const std::string header = "HloModule " + module.name();
+  std::string second = reference;
+  if (second.compare(0, header.size(), header) == 0) second.replace(0, header.size(), header + "_reference");
+  return first + "\n" + second;
 }
 
 }  // namespace fusebox::fuzz

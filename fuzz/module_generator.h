@@ -40,6 +40,13 @@ struct GeneratorOptions {
   // then). The shardings come from their own stream of the seed: the module is the same
   // as without them.
   int partitions = 0;
+  // With partitions: one to three entry instructions rewritten into manual regions
+  // (shard_map) with collectives of their own: an adding reduce as per-device sums joined
+  // by an all-reduce or a reduce-scatter, an elementwise op on pieces joined by an
+  // all-gather or left split, a value rolled by one piece with a collective-permute. The
+  // text then holds two modules: the program, and its reference without manual regions
+  // (`<name>_reference`: the same values; the roll as slices and a concatenate).
+  bool manual_regions = false;
 };
 
 // The module text for `seed`: "HloModule fuzz_<seed>", called computations, ENTRY.
@@ -48,5 +55,10 @@ std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options = 
 // `text` (a module) with shardings for `partitions` devices drawn from `seed`, as
 // GeneratorOptions::partitions describes; `text` itself when it does not parse.
 std::string AddRandomShardings(const std::string& text, uint64_t seed, int partitions);
+
+// `text` (a sharded module) with manual regions as GeneratorOptions::manual_regions
+// describes, followed by its reference module; `text` itself when nothing could be
+// rewritten.
+std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions);
 
 }  // namespace fusebox::fuzz
