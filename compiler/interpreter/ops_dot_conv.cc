@@ -432,6 +432,44 @@ bool AllFinite(const std::vector<T>& values) {
   }
 }
 
+// Reorders the operands so that features are the innermost dim of both: the input as
+// [batch, spatial..., feature], the kernel as [output feature, spatial..., input feature]
+// (the output keeps its layout). Taps and features are visited in the same order as
+// before, so every sum is the same to the bit; only the loads of the innermost loop become
+// contiguous (a kernel laid out HWIO read its input features O apart).
+template <typename T>
+void MakeFeaturesInnermost(ConvPlan* p, std::vector<T>* lhs, std::vector<T>* rhs) {
+  ConvolutionDimensionNumbers& dn = p->dn;
+  const size_t spatial = dn.input_spatial_dimensions.size();
+  std::vector<int64_t> lperm = {dn.input_batch_dimension};
+  std::vector<int64_t> rperm = {dn.kernel_output_feature_dimension};
+  for (size_t s = 0; s < spatial; ++s) {
+    lperm.push_back(dn.input_spatial_dimensions[s]);
+    rperm.push_back(dn.kernel_spatial_dimensions[s]);
+  }
+  lperm.push_back(dn.input_feature_dimension);
+  rperm.push_back(dn.kernel_input_feature_dimension);
+  *lhs = Permute(std::move(*lhs), p->lhs_dims, lperm);
+  *rhs = Permute(std::move(*rhs), p->rhs_dims, rperm);
+  std::vector<int64_t> lhs_dims, rhs_dims;
+  for (size_t i = 0; i < lperm.size(); ++i) {
+    lhs_dims.push_back(p->lhs_dims[static_cast<size_t>(lperm[i])]);
+    rhs_dims.push_back(p->rhs_dims[static_cast<size_t>(rperm[i])]);
+  }
+  p->lhs_dims = lhs_dims;
+  p->rhs_dims = rhs_dims;
+  p->lhs_strides = RowMajorStrides(lhs_dims);
+  p->rhs_strides = RowMajorStrides(rhs_dims);
+  dn.input_batch_dimension = 0;
+  dn.kernel_output_feature_dimension = 0;
+  for (size_t s = 0; s < spatial; ++s) {
+    dn.input_spatial_dimensions[s] = static_cast<int64_t>(s) + 1;
+    dn.kernel_spatial_dimensions[s] = static_cast<int64_t>(s) + 1;
+  }
+  dn.input_feature_dimension = static_cast<int64_t>(spatial) + 1;
+  dn.kernel_input_feature_dimension = static_cast<int64_t>(spatial) + 1;
+}
+
 template <typename T>
 Status Convolve(const ConvPlan& p, const std::vector<T>& lhs, const std::vector<T>& rhs,
                 Literal& out, EvalContext& ctx) {
@@ -492,8 +530,9 @@ StatusOr<Literal> EvalConvolution(const Instruction& inst, Operands operands, Ev
   const PrimitiveType type = result.shape().element_type();
   return WithAccumulator(inst, type, [&](auto zero) -> StatusOr<Literal> {
     using T = decltype(zero);
-    const std::vector<T> lhs = LoadAll<T>(*operands[0], type);
-    const std::vector<T> rhs = LoadAll<T>(*operands[1], type);
+    std::vector<T> lhs = LoadAll<T>(*operands[0], type);
+    std::vector<T> rhs = LoadAll<T>(*operands[1], type);
+    MakeFeaturesInnermost(&plan, &lhs, &rhs);
     RETURN_IF_ERROR(Convolve(plan, lhs, rhs, result, ctx));
     return std::move(result);
   });
