@@ -89,45 +89,90 @@ bool RunOnComputation(Computation& computation, int64_t max_bytes, int64_t max_c
   // `reduces`.
   std::vector<Instruction*> reduces;
   std::unordered_map<const Instruction*, std::vector<bool>> depends;
+  // Every group formed so far (open or closed: all of them become one all-reduce), with
+  // what its members depend on together; and each all-reduce's group.
   struct Group {
-    std::vector<Instruction*> members;
     std::vector<int64_t> indices;
+    std::vector<bool> depends;
     int64_t bytes = 0;
   };
-  std::map<Key, Group> open;
-  std::vector<std::vector<Instruction*>> done;
-  auto close = [&](Group& g) {
-    if (g.members.size() > 1) done.push_back(g.members);
-    g = Group{};
+  std::vector<Group> groups;
+  std::vector<int64_t> group_of;
+  std::map<Key, int64_t> open;  // the group each kind is filling
+  // What `mine` depends on once every group is one instruction: a member of a group
+  // brings in everything the group's members depend on, and so on.
+  auto closure = [&](std::vector<bool> set) {
+    std::vector<bool> expanded(groups.size(), false);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t i = 0; i < set.size(); ++i) {
+        if (!set[i] || group_of[i] < 0 || expanded[static_cast<size_t>(group_of[i])]) continue;
+        const Group& g = groups[static_cast<size_t>(group_of[i])];
+        expanded[static_cast<size_t>(group_of[i])] = true;
+        if (set.size() < g.depends.size()) set.resize(g.depends.size(), false);
+        for (size_t k = 0; k < g.depends.size(); ++k) set[k] = set[k] || g.depends[k];
+        grew = true;
+      }
+    }
+    return set;
   };
   for (Instruction* inst : order) {
     std::vector<bool> mine;
-    for (const Instruction* op : inst->operands()) {
-      const std::vector<bool>& theirs = depends[op];
+    auto merge = [&](const Instruction* from) {
+      const std::vector<bool>& theirs = depends[from];
       if (mine.size() < theirs.size()) mine.resize(theirs.size(), false);
       for (size_t i = 0; i < theirs.size(); ++i) mine[i] = mine[i] || theirs[i];
+    };
+    for (const Instruction* op : inst->operands()) merge(op);
+    for (const Instruction* pred : inst->control_predecessors()) merge(pred);
+    const int64_t index = static_cast<int64_t>(reduces.size());
+    if (inst->opcode() == Opcode::kAllReduce) {
+      reduces.push_back(inst);
+      group_of.push_back(-1);
     }
     std::optional<Key> key = KeyOf(*inst);
     if (key) {
-      Group& g = open[*key];
-      bool dependent = false;
-      for (int64_t i : g.indices) dependent = dependent || (i < static_cast<int64_t>(mine.size()) && mine[i]);
-      const int64_t bytes = std::max<int64_t>(inst->shape().ByteSize(), 0);
-      if (dependent || static_cast<int64_t>(g.members.size()) >= max_count || g.bytes + bytes > max_bytes) close(g);
-      g.members.push_back(inst);
-      g.indices.push_back(static_cast<int64_t>(reduces.size()));
-      g.bytes += bytes;
+      // Joining the open group of its kind must not make that group wait for itself, also
+      // through other groups (two kinds, each combining an all-reduce with one that reads
+      // the other kind's: a cycle).
+      auto it = open.find(*key);
+      bool fits = it != open.end();
+      if (fits) {
+        const Group& g = groups[static_cast<size_t>(it->second)];
+        const std::vector<bool> reach = closure(mine);
+        for (int64_t i : g.indices) fits = fits && !(i < static_cast<int64_t>(reach.size()) && reach[i]);
+        const int64_t bytes = std::max<int64_t>(inst->shape().ByteSize(), 0);
+        fits = fits && static_cast<int64_t>(g.indices.size()) < max_count && g.bytes + bytes <= max_bytes;
+      }
+      if (!fits) {
+        groups.push_back(Group{});
+        open[*key] = static_cast<int64_t>(groups.size()) - 1;
+      }
+      Group& g = groups[static_cast<size_t>(open[*key])];
+      g.indices.push_back(index);
+      g.bytes += std::max<int64_t>(inst->shape().ByteSize(), 0);
+      group_of[static_cast<size_t>(index)] = open[*key];
     }
     if (inst->opcode() == Opcode::kAllReduce) {
-      mine.resize(reduces.size() + 1, false);
-      mine[reduces.size()] = true;
-      reduces.push_back(inst);
+      mine.resize(reduces.size(), false);
+      mine[static_cast<size_t>(index)] = true;
+    }
+    if (key) {
+      Group& g = groups[static_cast<size_t>(group_of[static_cast<size_t>(index)])];
+      if (g.depends.size() < mine.size()) g.depends.resize(mine.size(), false);
+      for (size_t i = 0; i < mine.size(); ++i) g.depends[i] = g.depends[i] || mine[i];
     }
     depends[inst] = std::move(mine);
   }
-  for (auto& [key, g] : open) close(g);
-  for (const std::vector<Instruction*>& members : done) Combine(computation, members);
-  return !done.empty();
+  bool changed = false;
+  for (const Group& g : groups) {
+    if (g.indices.size() < 2) continue;
+    std::vector<Instruction*> members;
+    for (int64_t i : g.indices) members.push_back(reduces[static_cast<size_t>(i)]);
+    Combine(computation, members);
+    changed = true;
+  }
+  return changed;
 }
 
 }  // namespace

@@ -17,7 +17,10 @@ namespace fusebox::passes {
 // computation); a group holds at most `max_count` arrays and `max_bytes` bytes. Each
 // original becomes a get-tuple-element of the combined one. Within a computation,
 // all-reduces are taken in post order; one that depends on a member of the open group of
-// its kind closes that group and opens the next.
+// its kind closes that group and opens the next, where depending counts every group
+// formed so far as one instruction (two kinds, each combining an all-reduce with one that
+// reads the other kind's, would otherwise make the two combined all-reduces wait for each
+// other).
 class AllReduceCombiner : public Pass {
  public:
   // XLA's CPU and GPU pipelines: 30 MiB, 256 arrays.

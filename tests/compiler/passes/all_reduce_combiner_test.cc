@@ -130,6 +130,28 @@ ENTRY e {
   EXPECT_EQ(tuples, 1);
 }
 
+TEST(AllReduceCombinerTest, NoCycleThroughAnotherKindsGroup) {
+  // Sums (add) and maxima (max) are kinds of their own. The second sum reads the first
+  // maximum and the second maximum reads the first sum: combining each kind's pair alone
+  // looks safe, both together make each combined all-reduce wait for the other (found by
+  // the fuzzer: `all_reduce_combiner_cycle_across_kinds.hlo`). The sums combine (first in
+  // post order); the maxima then cannot.
+  auto m = Combine(std::string(kReducers) + R"(
+ENTRY e {
+  x = f32[8] parameter(0), sharding={devices=[4]<=[4]}
+  a1 = f32[8] all-reduce(x), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=add
+  b1 = f32[8] all-reduce(x), channel_id=2, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=max
+  fb = f32[8] tanh(b1)
+  a2 = f32[8] all-reduce(fb), channel_id=3, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=add
+  ga = f32[8] negate(a1)
+  b2 = f32[8] all-reduce(ga), channel_id=4, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=max
+  ROOT r = (f32[8], f32[8]) tuple(a2, b2)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(AllReduces(*m), (std::vector<std::string>{"(f32[8], f32[8])", "f32[8]", "f32[8]"})) << m->ToString();
+}
+
 TEST(AllReduceCombinerTest, OtherGroupsReductionsAndTypesStayApart) {
   auto m = Combine(std::string(kReducers) + R"(
 ENTRY e {
