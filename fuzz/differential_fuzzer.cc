@@ -7,7 +7,7 @@
 //
 //   differential_fuzzer [--seconds N] [--seeds A:B] [--replay FILE|DIR] [--print SEED]
 //                       [--save-dir DIR] [--no-save] [--no-fork] [--no-gpu] [--complex]
-//                       [--windows] [--partitions N [--manual]] [--timeout SECONDS] [--quiet]
+//                       [--windows] [--partitions N [--manual | --partial-manual]] [--timeout SECONDS] [--quiet]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -424,6 +424,9 @@ int Usage(const char* argv0, int code) {
       "  --manual           with --partitions: manual regions (shard_map) with their own\n"
       "                     all-reduce, reduce-scatter, all-gather and collective-permute,\n"
       "                     checked against a reference module without them (before --print)\n"
+      "  --partial-manual   --manual over one axis of a 2-D device mesh (4 or 8 partitions):\n"
+      "                     regions split automatically over the other axis inside, their\n"
+      "                     collectives over the manual axis (before --print)\n"
       "  --no-gpu           skip the GPU emulator\n"
       "  --timeout S        a module running longer is a failure (default 60)\n"
       "  --quiet            print failures and the totals only\n"
@@ -481,6 +484,9 @@ int Main(int argc, char** argv) {
       }
     } else if (a == "--manual") {
       options.generator.manual_regions = true;
+    } else if (a == "--partial-manual") {
+      options.generator.manual_regions = true;
+      options.generator.partial_manual = true;
     } else if (a == "--no-gpu") {
       options.gpu = false;
     } else if (a == "--timeout") {

@@ -1391,7 +1391,9 @@ std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options) {
   }
   text += "}\n";
   if (options.partitions > 1) text = AddRandomShardings(text, seed, options.partitions);
-  if (options.partitions > 1 && options.manual_regions) text = AddManualRegions(text, seed, options.partitions);
+  if (options.partitions > 1 && options.manual_regions) {
+    text = AddManualRegions(text, seed, options.partitions, options.partial_manual);
+  }
   return text;
 }
 
@@ -1597,6 +1599,73 @@ bool IsElementwise(const Instruction& inst) {
   }
 }
 
+// A 2-D mesh [pieces, others] for a region manual over its first axis only (a shard_map
+// with axis_names over some mesh axes): dev[m][k] is the device at manual position m and
+// automatic position k. The region's values are split automatically over the `others`
+// devices of each manual group.
+struct PartialMesh {
+  int64_t pieces = 0;  // M: devices along the manual axis
+  int64_t others = 0;  // K: along the automatic axis
+  std::vector<std::vector<int64_t>> dev;
+
+  // The devices row-major over [M, K] (manual major) or [K, M].
+  std::vector<int64_t> ManualMajor() const {
+    std::vector<int64_t> list;
+    for (int64_t m = 0; m < pieces; ++m) list.insert(list.end(), dev[m].begin(), dev[m].end());
+    return list;
+  }
+  std::vector<int64_t> OthersMajor() const {
+    std::vector<int64_t> list;
+    for (int64_t k = 0; k < others; ++k) {
+      for (int64_t m = 0; m < pieces; ++m) list.push_back(dev[m][k]);
+    }
+    return list;
+  }
+};
+
+PartialMesh RandomPartialMesh(Rng& rng, int64_t n) {
+  PartialMesh mesh;
+  std::vector<int64_t> sizes;
+  for (int64_t m : SplitFactors(n)) {
+    if (m < n) sizes.push_back(m);
+  }
+  mesh.pieces = rng.Pick(sizes);
+  mesh.others = n / mesh.pieces;
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  std::iota(perm.begin(), perm.end(), 0);
+  const int64_t kind = rng.Below(3);
+  if (kind == 2) {
+    for (size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[static_cast<size_t>(rng.Below(static_cast<int64_t>(i) + 1))]);
+  }
+  mesh.dev.assign(static_cast<size_t>(mesh.pieces), std::vector<int64_t>(static_cast<size_t>(mesh.others)));
+  for (int64_t m = 0; m < mesh.pieces; ++m) {
+    for (int64_t k = 0; k < mesh.others; ++k) {
+      // kind 0: the manual axis major (dev = m*K + k), 1: minor (k*M + m), 2: permuted.
+      mesh.dev[m][k] = kind == 1 ? k * mesh.pieces + m : perm[static_cast<size_t>(m * mesh.others + k)];
+    }
+  }
+  return mesh;
+}
+
+// A device list as a sharding writes it: an iota (<=[N]), a transposed iota
+// (<=[A,B]T(1,0)) or the devices listed.
+std::string DeviceListText(const std::vector<int64_t>& list) {
+  const int64_t n = static_cast<int64_t>(list.size());
+  bool iota = true;
+  for (int64_t i = 0; i < n; ++i) iota = iota && list[static_cast<size_t>(i)] == i;
+  if (iota) return "<=[" + std::to_string(n) + "]";
+  for (int64_t a = 2; a < n; ++a) {
+    if (n % a != 0) continue;
+    const int64_t b = n / a;
+    bool transposed = true;
+    for (int64_t i = 0; i < n; ++i) transposed = transposed && list[static_cast<size_t>(i)] == (i % a) * b + i / a;
+    if (transposed) return "<=[" + std::to_string(a) + "," + std::to_string(b) + "]T(1,0)";
+  }
+  std::string text;
+  for (int64_t i = 0; i < n; ++i) text += (i ? "," : "") + std::to_string(list[static_cast<size_t>(i)]);
+  return text;
+}
+
 class ManualRewriter {
  public:
   ManualRewriter(std::string text, int64_t n, uint64_t seed) : text_(std::move(text)), n_(n), rng_(seed) {}
@@ -1656,22 +1725,30 @@ class ManualRewriter {
     return Replace(n, lines);
   }
 
+  // Whether `e`'s operands are arrays of its shape or scalars and its line can be rewritten;
+  // `attrs`: what follows its operands on the line, without the sharding.
+  bool ElementwiseAttrs(const Instruction& e, std::string* attrs) const {
+    for (const Instruction* op : e.operands()) {
+      if (!op->shape().IsArray() || (!op->shape().IsScalar() && !op->shape().SameDimensions(e.shape()))) return false;
+    }
+    DefiningLine line = FindDefiningLine(text_, e.name());
+    const size_t open = line.rhs.find(" " + std::string(OpcodeName(e.opcode())) + "(");
+    if (line.begin == std::string::npos || open == std::string::npos) return false;
+    const size_t close = line.rhs.find(')', open);
+    if (close == std::string::npos) return false;
+    *attrs = WithoutSharding(line.rhs.substr(close + 1));
+    return true;
+  }
+
   // An elementwise op computed piecewise in a manual region: its pieces gathered by an
   // all-gather, or left split by the region's end.
   bool Elementwise(const Instruction& e) {
     const Shape& shape = e.shape();
     std::vector<int64_t> candidates = EvenDims(shape, n_);
     if (candidates.empty()) return false;
-    for (const Instruction* op : e.operands()) {
-      if (!op->shape().IsArray() || (!op->shape().IsScalar() && !op->shape().SameDimensions(shape))) return false;
-    }
-    DefiningLine line = FindDefiningLine(text_, e.name());
     const std::string opcode(OpcodeName(e.opcode()));
-    const size_t open = line.rhs.find(" " + opcode + "(");
-    if (line.begin == std::string::npos || open == std::string::npos) return false;
-    const size_t close = line.rhs.find(')', open);
-    if (close == std::string::npos) return false;
-    const std::string attrs = WithoutSharding(line.rhs.substr(close + 1));
+    std::string attrs;
+    if (!ElementwiseAttrs(e, &attrs)) return false;
     const int64_t d = rng_.Pick(candidates);
     const DeviceOrder order = RandomDeviceOrder(rng_, n_);
     const std::string n = e.name();
@@ -1753,8 +1830,8 @@ class ManualRewriter {
     if (candidates.empty()) return false;
     const int64_t d = rng_.Pick(candidates);
     const DeviceOrder order = RandomDeviceOrder(rng_, n_);
-    const std::string n = x.name(), shape = x.shape().ToString(false);
-    const int64_t size = x.shape().dimensions(d), piece = size / n_;
+    const std::string n = x.name();
+    const int64_t piece = x.shape().dimensions(d) / n_;
     std::string pairs;
     for (int64_t k = 0; k < n_; ++k) {
       pairs += std::string(k ? "," : "") + "{" + std::to_string(order.devices[static_cast<size_t>(k)]) + "," +
@@ -1765,7 +1842,14 @@ class ManualRewriter {
                      ".shard), channel_id=" + std::to_string(++channel_) + ", source_target_pairs={" + pairs +
                      "}, sharding={manual}");
     manual.push_back(Leave(x, "moved", d, order));
-    // The reference: the last piece first, then the others.
+    return Redefine(n, manual, RollReference(x, d, piece), reference);
+  }
+
+  // A roll of %name.orig by one piece of `piece` elements along d: the last piece first,
+  // then the others.
+  static std::vector<std::string> RollReference(const Instruction& x, int64_t d, int64_t piece) {
+    const std::string n = x.name(), shape = x.shape().ToString(false);
+    const int64_t size = x.shape().dimensions(d);
     const auto slice = [&](int64_t from, int64_t to) {
       std::string s = "slice={";
       for (int64_t k = 0; k < x.shape().rank(); ++k) {
@@ -1777,12 +1861,10 @@ class ManualRewriter {
     Shape last = x.shape(), rest = x.shape();
     last.set_dimension(d, piece);
     rest.set_dimension(d, size - piece);
-    return Redefine(n, manual,
-                    {"%" + n + ".last = " + last.ToString(false) + " slice(%" + n + ".orig), " + slice(size - piece, size),
-                     "%" + n + ".rest = " + rest.ToString(false) + " slice(%" + n + ".orig), " + slice(0, size - piece),
-                     "%" + n + " = " + shape + " concatenate(%" + n + ".last, %" + n + ".rest), dimensions={" +
-                         std::to_string(d) + "}"},
-                    reference);
+    return {"%" + n + ".last = " + last.ToString(false) + " slice(%" + n + ".orig), " + slice(size - piece, size),
+            "%" + n + ".rest = " + rest.ToString(false) + " slice(%" + n + ".orig), " + slice(0, size - piece),
+            "%" + n + " = " + shape + " concatenate(%" + n + ".last, %" + n + ".rest), dimensions={" +
+                std::to_string(d) + "}"};
   }
 
   // An all-reduce over groups of g pieces (consecutive pieces, or every (n/g)-th), each
@@ -1854,16 +1936,257 @@ class ManualRewriter {
                      ".shard), channel_id=" + std::to_string(++channel_) + ", " + GroupOf(order) + ", dimensions={" +
                      std::to_string(d) + "}, sharding={manual}");
     manual.push_back(Leave(x, "swapped", d, order));
+    return Redefine(n, manual, AllToAllReference(x, d, n_, chunk), reference);
+  }
+
+  // %name.orig along d as an [m, m, chunk] grid of pieces and chunks, the two axes swapped.
+  static std::vector<std::string> AllToAllReference(const Instruction& x, int64_t d, int64_t m, int64_t chunk) {
+    const std::string n = x.name();
     std::vector<int64_t> perm;
     for (int64_t k = 0; k < x.shape().rank() + 2; ++k) perm.push_back(k);
     std::swap(perm[static_cast<size_t>(d)], perm[static_cast<size_t>(d + 1)]);
+    return {"%" + n + ".grid = " + Grid(x, d, {m, m, chunk}) + " reshape(%" + n + ".orig)",
+            "%" + n + ".turned = " + Grid(x, d, {m, m, chunk}) + " transpose(%" + n + ".grid), dimensions=" + List(perm),
+            "%" + n + " = " + x.shape().ToString(false) + " reshape(%" + n + ".turned)"};
+  }
+
+  // --- Regions manual over one axis of a 2-D mesh (partially manual shardings) ---
+
+  // Outside the region: split along d over the manual axis, whole over the other.
+  std::string EnterSharding(int64_t d, int64_t rank) const {
+    std::string t = "sharding={devices=[";
+    for (int64_t k = 0; k < rank; ++k) t += std::to_string(k == d ? mesh_.pieces : 1) + ",";
+    return t + std::to_string(mesh_.others) + "]" + DeviceListText(mesh_.ManualMajor()) + " last_tile_dim_replicate}";
+  }
+  // Inside: whole on the devices of each manual group.
+  std::string RegionWhole(int64_t rank) const {
+    std::string t = "sharding={devices=[";
+    for (int64_t k = 0; k < rank; ++k) t += "1,";
+    return t + std::to_string(mesh_.pieces) + "," + std::to_string(mesh_.others) + "]" +
+           DeviceListText(mesh_.ManualMajor()) + " last_tile_dims={manual, replicated}}";
+  }
+  // Inside: split along e over the automatic axis (whole when e < 0).
+  std::string RegionSplit(int64_t e, int64_t rank) const {
+    if (e < 0) return RegionWhole(rank);
+    std::string t = "sharding={devices=[";
+    for (int64_t k = 0; k < rank; ++k) t += std::to_string(k == e ? mesh_.others : 1) + ",";
+    return t + std::to_string(mesh_.pieces) + "]" + DeviceListText(mesh_.OthersMajor()) + " last_tile_dims={manual}}";
+  }
+  // A dim of `shape` (other than `avoid`) that splits over the automatic axis, or -1 (now
+  // and then -1 anyway: the value whole in its group).
+  int64_t AutoDim(const Shape& shape, int64_t avoid = -1) {
+    std::vector<int64_t> dims;
+    for (int64_t d : EvenDims(shape, mesh_.others)) {
+      if (d != avoid) dims.push_back(d);
+    }
+    if (dims.empty() || rng_.Chance(20)) return -1;
+    return rng_.Pick(dims);
+  }
+  // The collective's groups: the devices along the manual axis, one group per automatic
+  // position.
+  std::string ManualGroups() const {
+    std::string t = "replica_groups={";
+    for (int64_t k = 0; k < mesh_.others; ++k) {
+      std::vector<int64_t> g;
+      for (int64_t m = 0; m < mesh_.pieces; ++m) g.push_back(mesh_.dev[m][k]);
+      t += (k ? "," : "") + List(g);
+    }
+    return t + "}";
+  }
+  // The region's start for %name.orig and its end as the text after " = ", through a copy
+  // that makes the value whole in its group first.
+  std::vector<std::string> PartialEnter(const Instruction& x, int64_t d) const {
+    const std::string n = x.name();
+    return {"%" + n + ".in = " + x.shape().ToString(false) + " copy(%" + n + ".orig), " +
+                EnterSharding(d, x.shape().rank()),
+            "%" + n + ".shard = " + PieceShape(x.shape(), d, mesh_.pieces) + " custom-call(%" + n +
+                ".in), custom_call_target=\"SPMDFullToShardShape\", " + RegionWhole(x.shape().rank())};
+  }
+  // (%name defined from %<from>, a value of the region.)
+  std::vector<std::string> PartialLeave(const std::string& name, const Shape& piece, const Shape& full,
+                                        const std::string& from, const std::string& full_sharding) const {
+    return {"%" + name + ".whole_in_group = " + piece.ToString(false) + " copy(%" + from + "), " +
+                RegionWhole(piece.rank()),
+            "%" + name + " = " + full.ToString(false) + " custom-call(%" + name +
+                ".whole_in_group), custom_call_target=\"SPMDShardToFullShape\", " + full_sharding};
+  }
+
+  // An adding reduce: each manual group sums its piece of a reduced dim (split over its
+  // devices automatically), an all-reduce over the manual axis (or a reduce-scatter along a
+  // result dim) adds the groups' sums; the init added after.
+  bool PartialReduce(const Instruction& r) {
+    const Instruction* x = r.operand(0);
+    const Instruction* init = r.operand(1);
+    std::vector<int64_t> candidates;
+    for (int64_t d : EvenDims(x->shape(), mesh_.pieces)) {
+      if (std::find(r.dimensions().begin(), r.dimensions().end(), d) != r.dimensions().end()) candidates.push_back(d);
+    }
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const std::string n = r.name();
+    const Shape& out = r.shape();
+    const std::string type(PrimitiveTypeName(out.element_type()));
+    const std::string add = "%" + r.to_apply()->name();
+    const int64_t rank = x->shape().rank();
+    std::vector<std::string> lines = {
+        "%" + n + ".full = " + x->shape().ToString(false) + " copy(%" + x->name() + "), " + EnterSharding(d, rank),
+        "%" + n + ".shard = " + PieceShape(x->shape(), d, mesh_.pieces) + " custom-call(%" + n +
+            ".full), custom_call_target=\"SPMDFullToShardShape\", " + RegionWhole(rank),
+        "%" + n + ".zero = " + type + "[] constant(0), " + RegionWhole(0)};
+    const std::vector<int64_t> scatter_dims = EvenDims(out, mesh_.pieces);
+    const std::string channel = "channel_id=" + std::to_string(++channel_);
+    if (!scatter_dims.empty() && rng_.Chance(40)) {
+      const int64_t f = rng_.Pick(scatter_dims);
+      const int64_t e = AutoDim(out, f);
+      Shape piece = out;
+      piece.set_dimension(f, out.dimensions(f) / mesh_.pieces);
+      lines.push_back("%" + n + ".part = " + out.ToString(false) + " reduce(%" + n + ".shard, %" + n +
+                      ".zero), dimensions=" + List(r.dimensions()) + ", to_apply=" + add + ", " +
+                      RegionSplit(e, out.rank()));
+      lines.push_back("%" + n + ".sum = " + piece.ToString(false) + " reduce-scatter(%" + n + ".part), " + channel +
+                      ", " + ManualGroups() + ", use_global_device_ids=true, dimensions={" + std::to_string(f) +
+                      "}, to_apply=" + add + ", " + RegionSplit(AutoDim(piece, f), out.rank()));
+      for (const std::string& l : PartialLeave(n + ".total", piece, out, n + ".sum", EnterSharding(f, out.rank())))
+        lines.push_back(l);
+    } else {
+      const int64_t e = AutoDim(out);
+      lines.push_back("%" + n + ".part = " + out.ToString(false) + " reduce(%" + n + ".shard, %" + n +
+                      ".zero), dimensions=" + List(r.dimensions()) + ", to_apply=" + add + ", " +
+                      RegionSplit(e, out.rank()));
+      lines.push_back("%" + n + ".sum = " + out.ToString(false) + " all-reduce(%" + n + ".part), " + channel + ", " +
+                      ManualGroups() + ", use_global_device_ids=true, to_apply=" + add + ", " +
+                      RegionSplit(rng_.Chance(50) ? e : AutoDim(out), out.rank()));
+      for (const std::string& l : PartialLeave(n + ".total", out, out, n + ".sum", "sharding={replicated}")) lines.push_back(l);
+    }
+    lines.push_back("%" + n + ".init = " + out.ToString(false) + " broadcast(%" + init->name() + "), dimensions={}");
+    lines.push_back("%" + n + " = " + out.ToString(false) + " add(%" + n + ".total, %" + n + ".init)");
+    return Replace(n, lines);
+  }
+
+  // An elementwise op on pieces split over the manual axis (and over the automatic one
+  // inside), then an all-gather over the manual axis or left split.
+  bool PartialElementwise(const Instruction& e) {
+    const Shape& shape = e.shape();
+    std::vector<int64_t> candidates = EvenDims(shape, mesh_.pieces);
+    if (candidates.empty()) return false;
+    const std::string opcode(OpcodeName(e.opcode()));
+    std::string attrs;
+    if (!ElementwiseAttrs(e, &attrs)) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const std::string n = e.name();
+    Shape piece = shape;
+    piece.set_dimension(d, shape.dimensions(d) / mesh_.pieces);
+    std::vector<std::string> lines;
+    std::string operands;
+    for (int64_t i = 0; i < e.operand_count(); ++i) {
+      const Instruction* op = e.operand(i);
+      const std::string in = "%" + n + ".in" + std::to_string(i);
+      const bool split = !op->shape().IsScalar();
+      lines.push_back(in + " = " + op->shape().ToString(false) + " copy(%" + op->name() + "), " +
+                      (split ? EnterSharding(d, shape.rank()) : std::string("sharding={replicated}")));
+      lines.push_back(in + ".shard = " + (split ? PieceShape(op->shape(), d, mesh_.pieces) : op->shape().ToString(false)) +
+                      " custom-call(" + in + "), custom_call_target=\"SPMDFullToShardShape\", " +
+                      RegionWhole(op->shape().rank()));
+      operands += (i ? ", " : "") + in + ".shard";
+    }
+    lines.push_back("%" + n + ".local = " + piece.ToString(false) + " " + opcode + "(" + operands + ")" + attrs + ", " +
+                    RegionSplit(AutoDim(piece), shape.rank()));
+    if (rng_.Chance(60)) {
+      lines.push_back("%" + n + ".gathered = " + shape.ToString(false) + " all-gather(%" + n + ".local), channel_id=" +
+                      std::to_string(++channel_) + ", " + ManualGroups() + ", dimensions={" + std::to_string(d) +
+                      "}, use_global_device_ids=true, " + RegionSplit(AutoDim(shape), shape.rank()));
+      for (const std::string& l : PartialLeave(n, shape, shape, n + ".gathered", "sharding={replicated}")) lines.push_back(l);
+    } else {
+      for (const std::string& l : PartialLeave(n, piece, shape, n + ".local", EnterSharding(d, shape.rank()))) lines.push_back(l);
+    }
+    return Replace(n, lines);
+  }
+
+  // A value's pieces moved one manual position along by a collective-permute (every
+  // automatic position alike): a roll by one piece, as Roll's reference.
+  bool PartialRoll(const Instruction& x, std::string* reference) {
+    std::vector<int64_t> candidates = EvenDims(x.shape(), mesh_.pieces);
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const int64_t m_n = mesh_.pieces;
+    const std::string n = x.name();
+    const int64_t size = x.shape().dimensions(d), piece_size = size / m_n;
+    Shape piece = x.shape();
+    piece.set_dimension(d, piece_size);
+    std::string pairs;
+    for (int64_t m = 0; m < m_n; ++m) {
+      for (int64_t k = 0; k < mesh_.others; ++k) {
+        pairs += std::string(pairs.empty() ? "" : ",") + "{" + std::to_string(mesh_.dev[m][k]) + "," +
+                 std::to_string(mesh_.dev[(m + 1) % m_n][k]) + "}";
+      }
+    }
+    std::vector<std::string> manual = PartialEnter(x, d);
+    manual.push_back("%" + n + ".moved = " + piece.ToString(false) + " collective-permute(%" + n +
+                     ".shard), channel_id=" + std::to_string(++channel_) + ", source_target_pairs={" + pairs + "}, " +
+                     RegionSplit(AutoDim(piece), piece.rank()));
+    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".moved", EnterSharding(d, piece.rank())))
+      manual.push_back(l);
+    return Redefine(n, manual, RollReference(x, d, piece_size), reference);
+  }
+
+  // A psum over the manual axis: each group's piece becomes the sum of all groups' pieces.
+  // The reference: the pieces as a grid, summed along the piece axis and broadcast back.
+  bool PartialSum(const Instruction& x, std::string* reference) {
+    const PrimitiveType type = x.shape().element_type();
+    if (type == PrimitiveType::kPred) return false;
+    std::vector<int64_t> candidates = EvenDims(x.shape(), mesh_.pieces);
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const int64_t m_n = mesh_.pieces;
+    const std::string n = x.name(), add = "%" + AddComputation(type);
+    Shape piece = x.shape();
+    piece.set_dimension(d, x.shape().dimensions(d) / m_n);
+    std::vector<std::string> manual = PartialEnter(x, d);
+    const int64_t e = AutoDim(piece);
+    manual.push_back("%" + n + ".split = " + piece.ToString(false) + " copy(%" + n + ".shard), " +
+                     RegionSplit(e, piece.rank()));
+    manual.push_back("%" + n + ".sum = " + piece.ToString(false) + " all-reduce(%" + n + ".split), channel_id=" +
+                     std::to_string(++channel_) + ", " + ManualGroups() + ", use_global_device_ids=true, to_apply=" + add +
+                     ", " + RegionSplit(rng_.Chance(50) ? e : AutoDim(piece), piece.rank()));
+    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".sum", EnterSharding(d, piece.rank())))
+      manual.push_back(l);
+    std::vector<int64_t> kept;
+    for (int64_t k = 0; k < x.shape().rank() + 1; ++k) {
+      if (k != d) kept.push_back(k);
+    }
+    const std::string grid = Grid(x, d, {m_n, piece.dimensions(d)});
+    const std::string t(PrimitiveTypeName(type));
     return Redefine(n, manual,
-                    {"%" + n + ".grid = " + Grid(x, d, {n_, n_, chunk}) + " reshape(%" + n + ".orig)",
-                     "%" + n + ".turned = " + Grid(x, d, {n_, n_, chunk}) + " transpose(%" + n + ".grid), dimensions=" +
-                         List(perm),
-                     "%" + n + " = " + x.shape().ToString(false) + " reshape(%" + n + ".turned)"},
+                    {"%" + n + ".grid = " + grid + " reshape(%" + n + ".orig)",
+                     "%" + n + ".zero = " + t + "[] constant(0)",
+                     "%" + n + ".total = " + piece.ToString(false) + " reduce(%" + n + ".grid, %" + n +
+                         ".zero), dimensions={" + std::to_string(d) + "}, to_apply=" + add,
+                     "%" + n + ".spread = " + grid + " broadcast(%" + n + ".total), dimensions=" + List(kept),
+                     "%" + n + " = " + x.shape().ToString(false) + " reshape(%" + n + ".spread)"},
                     reference);
   }
+
+  // An all-to-all along one dim over the manual axis: as AllToAll, over M pieces.
+  bool PartialAllToAll(const Instruction& x, std::string* reference) {
+    const int64_t m_n = mesh_.pieces;
+    std::vector<int64_t> candidates = EvenDims(x.shape(), m_n * m_n);
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    const int64_t chunk = x.shape().dimensions(d) / (m_n * m_n);
+    const std::string n = x.name();
+    Shape piece = x.shape();
+    piece.set_dimension(d, x.shape().dimensions(d) / m_n);
+    std::vector<std::string> manual = PartialEnter(x, d);
+    manual.push_back("%" + n + ".swapped = " + piece.ToString(false) + " all-to-all(%" + n + ".shard), channel_id=" +
+                     std::to_string(++channel_) + ", " + ManualGroups() + ", dimensions={" + std::to_string(d) + "}, " +
+                     RegionSplit(AutoDim(piece), piece.rank()));
+    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".swapped", EnterSharding(d, piece.rank())))
+      manual.push_back(l);
+    return Redefine(n, manual, AllToAllReference(x, d, m_n, chunk), reference);
+  }
+
+  void SetPartialMesh(PartialMesh mesh) { mesh_ = std::move(mesh); }
+  bool HasPartialMesh() const { return mesh_.pieces > 0; }
 
   // The name of an adding computation of `type`, added to both modules' texts once.
   std::string AddComputation(PrimitiveType type) {
@@ -1892,11 +2215,12 @@ class ManualRewriter {
   Rng rng_;
   int64_t channel_ = 100;
   std::vector<std::string> added_;
+  PartialMesh mesh_;
 };
 
 }  // namespace
 
-std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions) {
+std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial) {
   auto parsed = ParseModule(text);
   if (!parsed.ok() || partitions < 2) return text;
   const Module& module = **parsed;
@@ -1904,6 +2228,7 @@ std::string AddManualRegions(const std::string& text, uint64_t seed, int partiti
   std::string reference = text;
   ManualRewriter rewriter(text, partitions, seed * 0xD1B54A32D192ED03ull + 0x3a7);
   Rng& rng = rewriter.rng();
+  if (partial && partitions >= 4) rewriter.SetPartialMesh(RandomPartialMesh(rng, partitions));
   // Candidates: every entry instruction but the root and parameters, each tried in turn
   // from a random start; one to three regions.
   std::vector<const Instruction*> candidates;
@@ -1919,16 +2244,20 @@ std::string AddManualRegions(const std::string& text, uint64_t seed, int partiti
   for (size_t k = 0; k < candidates.size() && made < wanted; ++k) {
     const Instruction& ins = *candidates[(start + k) % candidates.size()];
     bool done = false;
-    if (ins.opcode() == Opcode::kReduce && ins.operand_count() == 2 && Adds(ins.to_apply()) &&
-        ins.shape().element_type() != PrimitiveType::kPred) {
-      done = rewriter.Reduce(ins);
+    const bool adding_reduce = ins.opcode() == Opcode::kReduce && ins.operand_count() == 2 && Adds(ins.to_apply()) &&
+                               ins.shape().element_type() != PrimitiveType::kPred;
+    // Partially manual (over one mesh axis, the other left to the partitioner) when the
+    // module has a mesh, now and then fully manual still.
+    const bool over_one_axis = rewriter.HasPartialMesh() && rng.Chance(75);
+    if (adding_reduce) {
+      done = over_one_axis ? rewriter.PartialReduce(ins) : rewriter.Reduce(ins);
     } else if (IsElementwise(ins) && rng.Chance(50)) {
-      done = rewriter.Elementwise(ins);
+      done = over_one_axis ? rewriter.PartialElementwise(ins) : rewriter.Elementwise(ins);
     } else if (rng.Chance(40)) {
       const int64_t kind = rng.Below(3);
-      done = kind == 0   ? rewriter.Roll(ins, &reference)
-             : kind == 1 ? rewriter.GroupSum(ins, &reference)
-                         : rewriter.AllToAll(ins, &reference);
+      if (kind == 0) done = over_one_axis ? rewriter.PartialRoll(ins, &reference) : rewriter.Roll(ins, &reference);
+      if (kind == 1) done = over_one_axis ? rewriter.PartialSum(ins, &reference) : rewriter.GroupSum(ins, &reference);
+      if (kind == 2) done = over_one_axis ? rewriter.PartialAllToAll(ins, &reference) : rewriter.AllToAll(ins, &reference);
     }
     made += done ? 1 : 0;
   }

@@ -47,6 +47,13 @@ struct GeneratorOptions {
   // text then holds two modules: the program, and its reference without manual regions
   // (`<name>_reference`: the same values; the roll as slices and a concatenate).
   bool manual_regions = false;
+  // With manual_regions and 4 or 8 partitions: the devices form a 2-D mesh [M, K] (either
+  // axis major, or permuted) and most regions are manual over its first axis only
+  // (last_tile_dims={manual}: a shard_map with axis_names over some mesh axes): inside,
+  // values are split over the K devices of each manual group automatically, and the
+  // region's collectives (all-reduce, reduce-scatter, all-gather, collective-permute,
+  // all-to-all) run over the manual axis, one group per automatic position.
+  bool partial_manual = false;
 };
 
 // The module text for `seed`: "HloModule fuzz_<seed>", called computations, ENTRY.
@@ -59,6 +66,6 @@ std::string AddRandomShardings(const std::string& text, uint64_t seed, int parti
 // `text` (a sharded module) with manual regions as GeneratorOptions::manual_regions
 // describes, followed by its reference module; `text` itself when nothing could be
 // rewritten.
-std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions);
+std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial = false);
 
 }  // namespace fusebox::fuzz

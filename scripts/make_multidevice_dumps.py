@@ -81,6 +81,12 @@ PROGRAMS = {
     "uneven_splits": (8, "splits whose tiles do not divide the dim, which XLA pads: a sharding "
                          "constraint on 10 rows over 4 devices, a max-pool gradient and an "
                          "associative scan over a dim split 4 and 8 ways"),
+    "partial_manual_step": (8, "a shard_map manual over 'data' only, 'model' left to the "
+                               "partitioner (2x4 mesh, axis_names={'data'}): each data shard "
+                               "runs an MLP step whose hidden layer is constrained to split "
+                               "over 'model' inside the region, the loss and gradients "
+                               "averaged over 'data' with lax.pmean, the batch rotated over "
+                               "'data' with lax.ppermute"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -373,6 +379,30 @@ def build(name, jax, np):
 
         kw = dict(in_shardings=(s24("model", None), s24(None, ("data", "model"), None, None), s24("data", "model")))
         return uneven_splits, (rand(16, 16), rand(2, 16, 16, 4), rand(8, 64)), mesh24, kw
+
+    if name == "partial_manual_step":
+        def local(x, w1, w2):  # x: [4, 16], the 'data' block of [8, 16]; w1, w2 whole
+            def loss_fn(w1, w2):
+                h = jnp.tanh(x @ w1)
+                # 'model' is not manual here: the constraint splits the hidden units
+                # over it inside the region (partially manual shardings).
+                h = lax.with_sharding_constraint(h, NamedSharding(mesh24, P(None, "model")))
+                return jnp.mean((h @ w2) ** 2)
+
+            loss, (g1, g2) = jax.value_and_grad(loss_fn, argnums=(0, 1))(w1, w2)
+            loss, g1, g2 = lax.pmean((loss, g1, g2), "data")
+            rotated = lax.ppermute(x, "data", perm=[(0, 1), (1, 0)])
+            return loss, w1 - f32(0.1) * g1, w2 - f32(0.1) * g2, rotated
+
+        sm = jax.shard_map(local, mesh=mesh24, in_specs=(P("data"), P(), P()),
+                           out_specs=(P(), P(), P(), P("data")), axis_names={"data"},
+                           check_vma=False)
+
+        def partial_manual_step(x, w1, w2):
+            return sm(x, w1, w2)
+
+        kw = dict(in_shardings=(s24("data", None), s24(None, "model"), s24("model", None)))
+        return partial_manual_step, (rand(8, 16), rand(16, 32, scale=0.3), rand(32, 8, scale=0.3)), mesh24, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

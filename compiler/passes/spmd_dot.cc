@@ -117,19 +117,20 @@ std::optional<std::vector<std::vector<int64_t>>> GroupsHoldingEachPiece(const Gr
   // order); by device number, a bf16 sum's copies differed in their last bits (the
   // differential fuzzer, --partitions 8, seed 200081).
   auto by_piece = [&](int64_t d) { return piece[static_cast<size_t>(d)]; };
-  auto groups = GroupDevices(devices, [&](int64_t d) { return c.index[d]; }, by_piece);
+  // (Tile keys: a partially manual grid's groups stay within its manual groups.)
+  auto groups = GroupDevices(devices, [&](int64_t d) { return c.TileKey(d); }, by_piece);
   if (GroupsHoldEachPieceOnce(groups, piece, pieces)) return groups;
   std::map<std::vector<int64_t>, int64_t> seen;
   std::vector<int64_t> rank(static_cast<size_t>(devices));
   for (int64_t d = 0; d < devices; ++d) {
-    std::vector<int64_t> key = c.index[d];
+    std::vector<int64_t> key = c.TileKey(d);
     key.insert(key.end(), piece[d].begin(), piece[d].end());
     rank[static_cast<size_t>(d)] = seen[key]++;
   }
   groups = GroupDevices(
       devices,
       [&](int64_t d) {
-        std::vector<int64_t> key = c.index[d];
+        std::vector<int64_t> key = c.TileKey(d);
         key.push_back(rank[static_cast<size_t>(d)]);
         return key;
       },
@@ -163,7 +164,7 @@ std::optional<PartialPlan> PlanPartialSums(const Grid& target, const Contracting
       plan = PartialPlan{Relaxed(target, {j}), rs_groups, j};
   }
   if (!plan) {
-    Grid whole = ReplicatedGrid(target.rank(), devices);
+    Grid whole = WholeLike(target, target.rank());
     if (auto all = holding_groups(whole)) plan = PartialPlan{whole, *all, -1};
   }
   return plan;

@@ -32,8 +32,12 @@ namespace spmd_internal {
 
 void RenumberCopies(Grid& grid) {
   std::map<std::vector<int64_t>, int64_t> seen;
+  const int64_t devices = grid.devices();
   grid.copy.assign(grid.index.size(), 0);
-  for (size_t d = 0; d < grid.index.size(); ++d) grid.copy[d] = seen[grid.index[d]]++;
+  for (size_t d = 0; d < grid.index.size(); ++d) {
+    const int64_t group = grid.manual.empty() ? 0 : grid.manual[d];
+    grid.copy[d] = group * devices + seen[grid.TileKey(static_cast<int64_t>(d))]++;
+  }
 }
 
 bool IsTiling(const Grid& grid) {
@@ -62,6 +66,13 @@ Grid ReplicatedGrid(int64_t rank, int64_t devices) {
   return g;
 }
 
+Grid WholeLike(const Grid& like, int64_t rank) {
+  Grid g = ReplicatedGrid(rank, like.devices());
+  g.manual = like.manual;
+  RenumberCopies(g);
+  return g;
+}
+
 // `grid` with the dims in `dims` whole on every device.
 Grid Relaxed(Grid grid, const std::vector<int64_t>& dims) {
   for (int64_t dim : dims) {
@@ -77,6 +88,7 @@ Grid Derived(const Grid& source, const std::vector<int64_t>& from) {
   Grid g;
   g.counts.assign(from.size(), 1);
   g.index.assign(source.devices(), std::vector<int64_t>(from.size(), 0));
+  g.manual = source.manual;
   for (size_t k = 0; k < from.size(); ++k) {
     if (from[k] < 0) continue;
     g.counts[k] = source.counts[from[k]];
@@ -111,12 +123,23 @@ StatusOr<std::optional<Grid>> GridOf(const Sharding& s, int64_t rank, int64_t de
     case Sharding::Kind::kTiled:
       break;
   }
-  if (s.IsManual()) return std::optional<Grid>();
+  // Manual over every device (no subgroup of more than one device replicates): per-device
+  // code, no grid. A manual subgroup beside a replicated one of several devices, or beside
+  // split data dims, is partially manual (a grid with manual groups, below).
+  bool fully_manual = s.IsManual();
+  for (size_t k = 0; fully_manual && k < s.subgroups.size(); ++k) {
+    const size_t dim = static_cast<size_t>(s.DataRank()) + k;
+    if (s.subgroups[k] != SubgroupKind::kManual && dim < s.tile_dims.size() && s.tile_dims[dim] > 1) fully_manual = false;
+  }
+  if (fully_manual) return std::optional<Grid>();
+  bool partly_manual = false;
   for (SubgroupKind kind : s.subgroups) {
-    if (kind != SubgroupKind::kReplicated) {
-      return InvalidArgument(where + ": sharding " + s.ToString() +
-                             " mixes manual and automatic dims (partially manual shardings are not "
-                             "supported by spmd-partitioner)");
+    if (kind == SubgroupKind::kManual) {
+      partly_manual = true;
+    } else if (kind != SubgroupKind::kReplicated) {
+      return InvalidArgument(where + ": sharding " + s.ToString() + " has a " +
+                             std::string(SubgroupKindName(kind)) +
+                             " subgroup (spmd-partitioner knows replicated and manual subgroups)");
     }
   }
   if (s.DataRank() != rank) {
@@ -139,6 +162,22 @@ StatusOr<std::optional<Grid>> GridOf(const Sharding& s, int64_t rank, int64_t de
                              std::to_string(d));
     }
     g.index[d].assign(idx->begin(), idx->begin() + rank);
+    if (partly_manual) {
+      // The device's place along the manual subgroup dims, as one number.
+      int64_t place = 0;
+      for (size_t k = 0; k < s.subgroups.size(); ++k) {
+        const size_t dim = static_cast<size_t>(s.DataRank()) + k;
+        if (s.subgroups[k] == SubgroupKind::kManual) place = place * s.tile_dims[dim] + (*idx)[dim];
+      }
+      g.manual.push_back(place);
+    }
+  }
+  if (partly_manual) {
+    // Each group named by its smallest device, so that shardings over the same groups
+    // (however their devices are listed) give the same grid.
+    std::map<int64_t, int64_t> smallest;
+    for (int64_t d = devices - 1; d >= 0; --d) smallest[g.manual[d]] = d;
+    for (int64_t& m : g.manual) m = smallest[m];
   }
   RenumberCopies(g);
   return std::optional<Grid>(std::move(g));
@@ -318,6 +357,13 @@ Instruction* Partitioner::Clone(const Instruction& inst, const std::vector<Instr
   return scope_->computation->AddInstruction(std::move(clone));
 }
 
+Grid Partitioner::Whole(int64_t rank) const {
+  Grid g = ReplicatedGrid(rank, devices_);
+  g.manual = manual_;
+  RenumberCopies(g);
+  return g;
+}
+
 Instruction* Partitioner::PartitionId() {
   if (scope_->partition_id == nullptr) {
     scope_->partition_id =
@@ -402,6 +448,31 @@ void Partitioner::Record(Instruction* collective, const std::string& for_instruc
   decision.bytes_per_device = std::max<int64_t>(collective->shape().ByteSize(), 0);
   decision.reason = reason;
   context_.RecordCollective(std::move(decision));
+  // In a partially manual region every device group the partitioner forms must lie within
+  // one manual group: the groups hold different values. A rule that formed one across them
+  // fails the instruction (PartitionComputation reports it) rather than mix the values.
+  if (manual_.empty() || !manual_violation_.empty() || !collective->has_attributes()) return;
+  const InstructionAttributes& a = collective->attrs();
+  auto crosses = [&](const std::vector<int64_t>& members) {
+    for (int64_t d : members) {
+      if (d < 0 || d >= devices_ || manual_[static_cast<size_t>(d)] != manual_[static_cast<size_t>(members[0])]) return true;
+    }
+    return false;
+  };
+  bool crossed = false;
+  if (a.has_source_target_pairs) {
+    for (const auto& [from, to] : a.source_target_pairs) crossed = crossed || crosses({from, to});
+  } else if (a.replica_groups && !a.replica_groups->groups.empty()) {
+    for (const std::vector<int64_t>& g : a.replica_groups->groups) crossed = crossed || (!g.empty() && crosses(g));
+  } else {
+    std::vector<int64_t> all(static_cast<size_t>(devices_));
+    for (int64_t d = 0; d < devices_; ++d) all[static_cast<size_t>(d)] = d;
+    crossed = crosses(all);
+  }
+  if (crossed) {
+    manual_violation_ = "the " + std::string(OpcodeName(collective->opcode())) + " it needs for %" + operand +
+                        " (" + groups + ") would mix the values of different manual groups";
+  }
 }
 
 // A decision about `inst` itself (how it is computed), not about a collective it needs.
@@ -569,6 +640,13 @@ StatusOr<Instruction*> Partitioner::Reshard(Instruction* local, const Grid& from
                                             const std::string& why) {
   if (from.SameTiles(to)) return local;
   const std::string where = "%" + for_instruction;
+  if (from.manual != to.manual) {
+    return InvalidArgument(where + ": %" + operand +
+                           (from.PartlyManual() && to.PartlyManual()
+                                ? " moves between partially manual shardings over different manual groups"
+                                : " would move between a partially manual and an automatic sharding without "
+                                  "SPMDFullToShardShape / SPMDShardToFullShape"));
+  }
   RETURN_IF_ERROR(LocalShape(to, global, where).status());
   if (auto sliced = TrySliceTo(local, from, to, global, where)) return *sliced;
   ASSIGN_OR_RETURN(std::optional<Instruction*> exchanged,
@@ -599,15 +677,16 @@ std::optional<Instruction*> Partitioner::TryPermute(Instruction* local, const Gr
   if (from.counts != to.counts) return std::nullopt;
   // Per tile, its holders under `from`; each device that does not hold its `to` tile
   // receives it from a holder, each holder sending at most once.
+  // (Keys are tiles within a manual group: a device receives from its own group.)
   std::map<std::vector<int64_t>, std::vector<int64_t>> holders;
-  for (int64_t d = 0; d < devices_; ++d) holders[from.index[d]].push_back(d);
+  for (int64_t d = 0; d < devices_; ++d) holders[from.TileKey(d)].push_back(d);
   std::map<std::vector<int64_t>, size_t> next;
   std::vector<std::pair<int64_t, int64_t>> pairs;  // (source, target)
   std::vector<int64_t> receives(static_cast<size_t>(devices_), 0);
   for (int64_t d = 0; d < devices_; ++d) {
     if (from.index[d] == to.index[d]) continue;
-    auto it = holders.find(to.index[d]);
-    size_t& n = next[to.index[d]];
+    auto it = holders.find(to.TileKey(d));
+    size_t& n = next[to.TileKey(d)];
     if (it == holders.end() || n >= it->second.size()) return std::nullopt;
     pairs.push_back({it->second[n++], d});
     receives[d] = 1;
@@ -709,9 +788,23 @@ StatusOr<std::unique_ptr<Computation>> Partitioner::PartitionComputation(
   Scope scope;
   scope.computation = computation.get();
   scope_ = &scope;
+  // A called computation is partitioned while its caller is visited: the caller's manual
+  // groups come back after it.
+  struct RestoreManual {
+    std::vector<int64_t>& groups;
+    std::vector<int64_t> saved;
+    ~RestoreManual() { groups = std::move(saved); }
+  } restore{manual_, manual_};
   for (const Instruction* inst : old.PostOrder()) {
     StatusOr<Value> value = Visit(*inst);
     if (!value.ok()) return value.status();
+    if (entry && inst->opcode() == Opcode::kParameter &&
+        std::any_of(value->leaves.begin(), value->leaves.end(),
+                    [](const LeafGrid& l) { return l && l->PartlyManual(); })) {
+      return Unimplemented("%" + inst->name() +
+                           ": an entry parameter with a partially manual sharding (last_tile_dims={manual}); a "
+                           "manual region starts inside the program with SPMDFullToShardShape");
+    }
     if (inst->opcode() == Opcode::kParameter && !entry) {
       // A called computation's parameter arrives as the caller passes it.
       const int64_t n = inst->parameter_number();
@@ -834,7 +927,13 @@ StatusOr<bool> SpmdPartitioner::Run(Module& module, PassContext& context) {
     Sharding sharding = s ? *s : Sharding::Replicated();
     auto leaf_grid = [&](const Sharding& leaf, const Shape& shape) -> StatusOr<LeafGrid> {
       if (!shape.IsArray()) return LeafGrid(ReplicatedGrid(0, devices));
-      return GridOf(leaf, shape.rank(), devices, "%" + r->name());
+      ASSIGN_OR_RETURN(LeafGrid g, GridOf(leaf, shape.rank(), devices, "%" + r->name()));
+      if (g && g->PartlyManual()) {
+        return Unimplemented("%" + r->name() +
+                             ": the entry's result has a partially manual sharding (last_tile_dims={manual}); "
+                             "a manual region ends inside the program with SPMDShardToFullShape");
+      }
+      return g;
     };
     if (r->shape().IsTuple()) {
       for (int64_t i = 0; i < r->shape().tuple_size(); ++i) {

@@ -40,12 +40,23 @@ namespace fusebox::passes {
 // feature, iota (plus the device's offset), constants (sliced per device), tuples,
 // while / conditional / call bodies, manual regions and `Sharding` custom calls.
 //
+// Partially manual regions (last_tile_dims={manual} beside split data dims or a
+// replicated subgroup: a shard_map over some mesh axes) are partitioned over their free
+// axes: each manual group of devices holds a value of its own, which the rules above split
+// over the group's devices, with every collective they insert kept within one group (a
+// rule that would form a group across them is an error naming the instruction, never a
+// mix of the groups' values). The program's own collectives (groups across the manual
+// groups) run on the tiles their groups' devices share, the dims they move data along made
+// whole first; where those devices hold different tiles, each computes its group's whole
+// value (a replicated-fallback decision).
+//
 // What it does not do: anything else is computed whole on every device (operands
 // all-gathered, the result sliced), recorded as a "replicated-fallback" decision. An
 // uneven split (a dim not divisible by its tile count; XLA pads the last tiles) is
 // computed whole along that dim, recorded as an "uneven-split" decision; on an entry
 // parameter or the entry root it is refused with an error naming the instruction, as are
-// partially manual shardings (last_tile_dims={manual}) and nested tuples. Maximal
+// partially manual shardings there (a region starts and ends inside the program) and nested
+// tuples. Maximal
 // shardings are computed as replicated. (The rules for windows, reverses, device
 // reorders and halos, which use collective-permutes: docs/multi-device.md.)
 class SpmdPartitioner : public Pass {

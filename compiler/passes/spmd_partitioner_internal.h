@@ -27,17 +27,35 @@ inline constexpr char kPassName[] = "spmd-partitioner";
 // One array's sharding seen per device: the tile each device holds (tiles of a dim are
 // equal: uneven splits are refused). Devices holding the same tile are numbered by
 // `copy` (0, 1, ... in device order), which is what groups them for collectives.
+//
+// A partially manual sharding (last_tile_dims={manual}: a shard_map over some mesh axes)
+// splits the devices into manual groups, each holding a value of its own; within a group
+// the array is split automatically. `manual` gives each device its group (the smallest
+// device of the group), empty for an automatic sharding. Devices of different groups may
+// hold the same tile index but never the same data, so `copy` numbers holders within a
+// group and is distinct across groups (group * devices + rank): collectives keyed by it
+// stay within a group.
 struct Grid {
   std::vector<int64_t> counts;              // tiles per data dim
   std::vector<std::vector<int64_t>> index;  // per device: its tile, per data dim
   std::vector<int64_t> copy;                // per device: rank among holders of its tile
+  std::vector<int64_t> manual;              // per device: its manual group; empty: none
 
   int64_t rank() const { return static_cast<int64_t>(counts.size()); }
   int64_t devices() const { return static_cast<int64_t>(index.size()); }
   bool Replicated() const {
     return std::all_of(counts.begin(), counts.end(), [](int64_t c) { return c == 1; });
   }
-  bool SameTiles(const Grid& other) const { return counts == other.counts && index == other.index; }
+  bool SameTiles(const Grid& other) const {
+    return counts == other.counts && index == other.index && manual == other.manual;
+  }
+  bool PartlyManual() const { return !manual.empty(); }
+  // What identifies the data device d holds: its tile, and its manual group if any.
+  std::vector<int64_t> TileKey(int64_t d) const {
+    std::vector<int64_t> key = index[static_cast<size_t>(d)];
+    if (!manual.empty()) key.push_back(manual[static_cast<size_t>(d)]);
+    return key;
+  }
 };
 
 // One leaf of a value: its grid, or nullopt for a manual (already per-device) leaf.
@@ -70,6 +88,10 @@ bool IsTiling(const Grid& grid);
 
 // A grid of `rank` whole dims: every device holds everything.
 Grid ReplicatedGrid(int64_t rank, int64_t devices);
+
+// A grid of `rank` whole dims in `like`'s manual groups: every device holds everything of
+// its group's value.
+Grid WholeLike(const Grid& like, int64_t rank);
 
 // `grid` with the dims in `dims` whole on every device.
 Grid Relaxed(Grid grid, const std::vector<int64_t>& dims);
@@ -226,6 +248,8 @@ class Partitioner {
                         const std::vector<Instruction*>& operands);
   Instruction* Clone(const Instruction& inst, const std::vector<Instruction*>& operands,
                      const Shape& shape);
+  // A grid of `rank` whole dims in the manual groups of the instruction being visited.
+  Grid Whole(int64_t rank) const;
   Instruction* PartitionId();
   Instruction* ScalarS32(int64_t value);
   // This device's entry of `per_device` as an s32[] (a constant table indexed by
@@ -276,6 +300,7 @@ class Partitioner {
   // Its sharding's grids as they are.
   StatusOr<std::vector<LeafGrid>> ShardedLeaves(const Instruction& inst);
   StatusOr<Value> Visit(const Instruction& inst);
+  StatusOr<Value> VisitRules(const Instruction& inst, const std::vector<LeafGrid>& target);
   // The custom calls that mark shardings: SPMDFullToShardShape, SPMDShardToFullShape and
   // Sharding.
   StatusOr<Value> ShardingMarker(const Instruction& inst, const std::string& target_name,
@@ -343,6 +368,12 @@ class Partitioner {
                                                           const std::vector<LeafGrid>& target);
   StatusOr<Value> ControlFlow(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Manual(const Instruction& inst, const std::vector<LeafGrid>& target);
+  // A collective the user wrote in a partially manual region (its groups across the
+  // manual groups): computed on tiles its groups' devices share; nullopt when they do not.
+  StatusOr<std::optional<Value>> UserCollective(const Instruction& inst, const Grid& target);
+  // The manual groups of `inst`'s target and operands (empty when none is partially
+  // manual); an error when they differ.
+  StatusOr<std::vector<int64_t>> ManualGroupsOf(const Instruction& inst, const std::vector<LeafGrid>& target);
   StatusOr<Value> Fallback(const Instruction& inst, const std::vector<LeafGrid>& target,
                            const std::string& why);
 
@@ -352,6 +383,10 @@ class Partitioner {
   int64_t next_channel_ = 1;
   std::map<PrimitiveType, Computation*> adders_;
   Scope* scope_ = nullptr;
+  // The manual groups of the instruction being visited (empty: not partially manual), and
+  // the first collective the partitioner inserted that crossed them (Record checks).
+  std::vector<int64_t> manual_;
+  std::string manual_violation_;
 };
 
 }  // namespace spmd_internal

@@ -94,7 +94,7 @@ StatusOr<Value> Partitioner::Elementwise(const Instruction& inst, const Grid& ta
   std::vector<Instruction*> operands;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Shape& s = inst.operand(i)->shape();
-    Grid want = s.rank() == 0 ? ReplicatedGrid(0, devices_) : target;
+    Grid want = s.rank() == 0 ? Whole(0) : target;
     ASSIGN_OR_RETURN(Instruction * op, Operand(inst, i, want,
                                                "%" + inst.name() +
                                                    " needs its operands split as "
@@ -172,7 +172,7 @@ StatusOr<Value> Partitioner::Reduce(const Instruction& inst, const std::vector<L
                     std::to_string(k) + " of %" + operand.name() + " is split " +
                     std::to_string(cur.counts[k]) + " ways";
     }
-    for (const Grid& c : {t, ReplicatedGrid(t.rank(), devices_)}) {
+    for (const Grid& c : {t, Whole(t.rank())}) {
       Grid want = Derived(c, kept_from);
       for (int64_t k : split) {
         want.counts[k] = cur.counts[k];
@@ -384,7 +384,7 @@ StatusOr<Value> Partitioner::AlongUnsplitDims(const Instruction& inst, const Gri
   for (int64_t k = 0; k < inst.operand_count(); ++k) {
     const bool array_operand = inst.operand(k)->shape().rank() == rank && rank > 0;
     Grid want =
-        array_operand ? computed : ReplicatedGrid(inst.operand(k)->shape().rank(), devices_);
+        array_operand ? computed : Whole(inst.operand(k)->shape().rank());
     ASSIGN_OR_RETURN(Instruction * op, Operand(inst, k, want, why));
     operands.push_back(op);
   }
@@ -459,7 +459,7 @@ StatusOr<Value> Partitioner::Windowed(const Instruction& inst, const Grid& targe
   const std::string why = "%" + inst.name() + " reads the window of its operand its tile needs";
   Instruction* pad = nullptr;
   if (op == Opcode::kPad) {
-    ASSIGN_OR_RETURN(pad, Operand(inst, 1, ReplicatedGrid(0, devices_), why));
+    ASSIGN_OR_RETURN(pad, Operand(inst, 1, Whole(0), why));
   } else {
     auto zero = std::make_unique<Literal>(Shape::Scalar(global.element_type()));
     pad = Add(Opcode::kConstant, "constant", Shape::Scalar(global.element_type()), {});
@@ -643,7 +643,7 @@ StatusOr<Value> Partitioner::DynamicUpdateSlice(const Instruction& inst, const G
   const Shape s32 = Shape::Scalar(PrimitiveType::kS32);
   std::vector<Instruction*> starts;  // clamped global starts, s32
   for (int64_t k = 0; k < rank; ++k) {
-    ASSIGN_OR_RETURN(Instruction * index, Operand(inst, 2 + k, ReplicatedGrid(0, devices_), why));
+    ASSIGN_OR_RETURN(Instruction * index, Operand(inst, 2 + k, Whole(0), why));
     if (index->shape().element_type() != PrimitiveType::kS32) index = Add(Opcode::kConvert, "convert", s32, {index});
     starts.push_back(Add(Opcode::kClamp, "clamp", s32,
                          {ScalarS32(0), index, ScalarS32(global.dimensions(k) - us.dimensions(k))}));
@@ -742,7 +742,7 @@ StatusOr<Value> Partitioner::ReduceWindow(const Instruction& inst, const Grid& t
   const Grid at = Relaxed(target, relax);
   const std::string why = "%" + inst.name() + " is computed split along the dims its halos serve";
   ASSIGN_OR_RETURN(Instruction * operand, Operand(inst, 0, at, why));
-  ASSIGN_OR_RETURN(Instruction * init, Operand(inst, 1, ReplicatedGrid(0, devices_), why));
+  ASSIGN_OR_RETURN(Instruction * init, Operand(inst, 1, Whole(0), why));
   for (const auto& [k, h] : halos) {
     ASSIGN_OR_RETURN(operand, WithHalo(operand, at, k, h, init, inst.name(), inst.operand(0)->name()));
   }
@@ -802,7 +802,7 @@ StatusOr<Value> Partitioner::ControlFlow(const Instruction& inst,
     const Value& state = scope_->values.at(inst.operand(0));
     ASSIGN_OR_RETURN(Instruction * init,
                      ReshardValue(state, target, inst.operand(0)->name(), inst.name(), why));
-    std::vector<LeafGrid> pred_leaves = {ReplicatedGrid(0, devices_)};
+    std::vector<LeafGrid> pred_leaves = {Whole(0)};
     ASSIGN_OR_RETURN(Computation * cond, partition(*inst.while_condition(), {target}, pred_leaves));
     ASSIGN_OR_RETURN(Computation * body, partition(*inst.while_body(), {target}, target));
     Instruction* local = Clone(inst, {init}, init->shape());
@@ -830,7 +830,7 @@ StatusOr<Value> Partitioner::ControlFlow(const Instruction& inst,
   // Conditional: operand 0 picks the branch, operand i+1 goes to branch i.
   std::vector<Instruction*> operands;
   ASSIGN_OR_RETURN(Instruction * selector,
-                   Operand(inst, 0, ReplicatedGrid(inst.operand(0)->shape().rank(), devices_),
+                   Operand(inst, 0, Whole(inst.operand(0)->shape().rank()),
                            "%" + inst.name() + " needs its branch selector on every device"));
   operands.push_back(selector);
   std::vector<Computation*> branches;
@@ -856,7 +856,7 @@ StatusOr<Value> Partitioner::Manual(const Instruction& inst, const std::vector<L
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Value& v = scope_->values.at(inst.operand(i));
     bool ok = true;
-    for (const LeafGrid& leaf : v.leaves) ok = ok && (!leaf || leaf->Replicated());
+    for (const LeafGrid& leaf : v.leaves) ok = ok && (!leaf || (leaf->Replicated() && !leaf->PartlyManual()));
     if (!ok) {
       return InvalidArgument("%" + inst.name() + ": manual instruction reads %" +
                              inst.operand(i)->name() +
@@ -866,6 +866,43 @@ StatusOr<Value> Partitioner::Manual(const Instruction& inst, const std::vector<L
     operands.push_back(v.local);
   }
   return Value{Clone(inst, operands, inst.shape()), inst.shape(), target};
+}
+
+StatusOr<std::optional<Value>> Partitioner::UserCollective(const Instruction& inst, const Grid& t) {
+  const Opcode op = inst.opcode();
+  if (inst.operand_count() != 1 || !inst.operand(0)->shape().IsArray() ||
+      inst.operand(0)->shape().rank() != inst.shape().rank() || !inst.has_attributes()) {
+    return std::optional<Value>();
+  }
+  // The dims the collective moves data along are whole on every device; the others stay
+  // split as the result wants them, and each group's devices must hold the same tile of
+  // them (a psum over a manual axis adds the same tile of each group's value).
+  std::vector<int64_t> along;
+  if (op == Opcode::kAllGather || op == Opcode::kReduceScatter || op == Opcode::kAllToAll) {
+    along = inst.dimensions();
+    if (along.size() != 1) return std::optional<Value>();
+  } else if (op != Opcode::kAllReduce && op != Opcode::kCollectivePermute) {
+    return std::optional<Value>();
+  }
+  ASSIGN_OR_RETURN(CollectiveDevices devices, DevicesOfCollective(inst));
+  std::vector<std::vector<int64_t>> groups = devices.groups;
+  if (groups.empty()) {
+    groups.emplace_back();
+    for (int64_t d = 0; d < devices_; ++d) groups.back().push_back(d);
+  }
+  const Grid g = Relaxed(t, along);
+  for (const std::vector<int64_t>& group : groups) {
+    for (int64_t d : group) {
+      if (d < 0 || d >= devices_) return InvalidArgument("%" + inst.name() + ": device " + std::to_string(d) + " is not one of the module's partitions");
+      if (g.index[static_cast<size_t>(d)] != g.index[static_cast<size_t>(group[0])]) return std::optional<Value>();
+    }
+  }
+  ASSIGN_OR_RETURN(Instruction * operand,
+                   Operand(inst, 0, g, "%" + inst.name() + " exchanges the tiles its groups' devices share"));
+  ASSIGN_OR_RETURN(Shape shape, LocalShape(g, inst.shape(), "%" + inst.name()));
+  Instruction* local = Clone(inst, {operand}, shape);
+  ASSIGN_OR_RETURN(Value done, Finish(inst, local, g, t));
+  return std::optional<Value>(std::move(done));
 }
 
 StatusOr<Value> Partitioner::Fallback(const Instruction& inst, const std::vector<LeafGrid>& target,
@@ -888,7 +925,7 @@ StatusOr<Value> Partitioner::Fallback(const Instruction& inst, const std::vector
         return InvalidArgument("%" + inst.name() + ": operand %" + inst.operand(i)->name() +
                                " is manual (per-device) but %" + inst.name() + " is not");
       }
-      whole.push_back(ReplicatedGrid(v.leaves[l]->rank(), devices_));
+      whole.push_back(Whole(v.leaves[l]->rank()));
     }
     ASSIGN_OR_RETURN(Instruction * op,
                      ReshardValue(v, whole, inst.operand(i)->name(), inst.name(), need));
@@ -899,7 +936,7 @@ StatusOr<Value> Partitioner::Fallback(const Instruction& inst, const std::vector
   for (const LeafGrid& leaf : target) {
     if (!leaf)
       return InvalidArgument("%" + inst.name() + ": a manual result outside a manual region");
-    whole.push_back(ReplicatedGrid(leaf->rank(), devices_));
+    whole.push_back(Whole(leaf->rank()));
   }
   Value computed{local, inst.shape(), whole};
   ASSIGN_OR_RETURN(Instruction * out, ReshardValue(computed, target, inst.name(), inst.name(),
@@ -916,6 +953,34 @@ StatusOr<Value> Partitioner::ShardingMarker(const Instruction& inst, const std::
       return InvalidArgument("%" + inst.name() +
                              ": SPMDFullToShardShape of a value that is not split automatically");
     }
+    if (v.leaves[0]->PartlyManual()) {
+      return InvalidArgument("%" + inst.name() + ": SPMDFullToShardShape of %" + inst.operand(0)->name() +
+                             ", which is already partially manual");
+    }
+    if (array && target.size() == 1 && target[0] && target[0]->PartlyManual()) {
+      // A region manual over some mesh axes: each device's tile of the operand becomes its
+      // tile of the region's value (XLA's reading, the data unmoved). Devices of one
+      // manual group holding the same region tile must then hold the same operand tile.
+      const Grid& region = *target[0];
+      const Grid& held = *v.leaves[0];
+      ASSIGN_OR_RETURN(Shape shape, LocalShape(region, inst.shape(), "%" + inst.name()));
+      if (!v.local->shape().SameDimensions(shape)) {
+        return InvalidArgument("%" + inst.name() + ": SPMDFullToShardShape gives " + inst.shape().ToString(false) +
+                               " split as " + DescribeGrid(region) + " (tiles " + shape.ToString(false) + ") but %" +
+                               inst.operand(0)->name() + "'s tile is " + v.local->shape().ToString(false));
+      }
+      std::map<std::vector<int64_t>, std::vector<int64_t>> source;
+      for (int64_t d = 0; d < devices_; ++d) {
+        auto [it, fresh] = source.emplace(region.TileKey(d), held.index[static_cast<size_t>(d)]);
+        if (!fresh && it->second != held.index[static_cast<size_t>(d)]) {
+          return InvalidArgument("%" + inst.name() + ": device " + std::to_string(d) +
+                                 " would hold another tile of %" + inst.operand(0)->name() +
+                                 " than the devices of its manual group that hold the same tile of the region's "
+                                 "value; the operand's sharding does not split it along the manual axes");
+        }
+      }
+      return Value{AddNamed(Opcode::kCopy, inst.name(), shape, {v.local}), inst.shape(), target};
+    }
     if (!v.local->shape().SameDimensions(inst.shape())) {
       return InvalidArgument("%" + inst.name() + ": SPMDFullToShardShape gives " +
                              inst.shape().ToString(false) + " but %" + inst.operand(0)->name() +
@@ -926,9 +991,13 @@ StatusOr<Value> Partitioner::ShardingMarker(const Instruction& inst, const std::
   }
   if (target_name == "SPMDShardToFullShape") {
     const Value& v = scope_->values.at(inst.operand(0));
-    if (!array || target.size() != 1 || !target[0]) {
+    if (!array || target.size() != 1 || !target[0] || target[0]->PartlyManual()) {
       return InvalidArgument("%" + inst.name() +
                              ": SPMDShardToFullShape needs an array with an automatic sharding");
+    }
+    if (v.leaves.size() != 1 || (v.leaves[0] && !v.leaves[0]->PartlyManual() && !v.leaves[0]->Replicated())) {
+      return InvalidArgument("%" + inst.name() + ": SPMDShardToFullShape of %" + inst.operand(0)->name() +
+                             ", which is not manual");
     }
     ASSIGN_OR_RETURN(Shape shape, LocalShape(*target[0], inst.shape(), "%" + inst.name()));
     if (!v.local->shape().SameDimensions(shape)) {
@@ -1159,8 +1228,44 @@ std::optional<StatusOr<Value>> Partitioner::CustomCallByShardingRule(const Instr
   return Value{out, inst.shape(), target};
 }
 
+StatusOr<std::vector<int64_t>> Partitioner::ManualGroupsOf(const Instruction& inst,
+                                                            const std::vector<LeafGrid>& target) {
+  std::vector<int64_t> groups;
+  std::string from;
+  auto take = [&](const std::vector<LeafGrid>& leaves, const std::string& whose) -> Status {
+    for (const LeafGrid& leaf : leaves) {
+      if (!leaf || !leaf->PartlyManual()) continue;
+      if (groups.empty()) {
+        groups = leaf->manual;
+        from = whose;
+      } else if (groups != leaf->manual) {
+        return Unimplemented("%" + inst.name() + ": " + whose + " and " + from +
+                             " are partially manual over different device groups");
+      }
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(take(target, "its sharding"));
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    auto it = scope_->values.find(inst.operand(i));
+    if (it != scope_->values.end()) RETURN_IF_ERROR(take(it->second.leaves, "%" + inst.operand(i)->name()));
+  }
+  return groups;
+}
+
 StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
   ASSIGN_OR_RETURN(std::vector<LeafGrid> target, TargetLeaves(inst));
+  ASSIGN_OR_RETURN(manual_, ManualGroupsOf(inst, target));
+  manual_violation_.clear();
+  StatusOr<Value> value = VisitRules(inst, target);
+  if (value.ok() && !manual_violation_.empty()) {
+    return Unimplemented("%" + inst.name() + ": in a partially manual region, " + manual_violation_ +
+                         " (spmd-partitioner has no rule that keeps them apart here)");
+  }
+  return value;
+}
+
+StatusOr<Value> Partitioner::VisitRules(const Instruction& inst, const std::vector<LeafGrid>& target) {
   const bool manual =
       std::all_of(target.begin(), target.end(), [](const LeafGrid& l) { return !l; });
   const bool array = !inst.shape().IsTuple() && inst.shape().IsArray();
@@ -1173,13 +1278,21 @@ StatusOr<Value> Partitioner::Visit(const Instruction& inst) {
     return ShardingMarker(inst, target_name, target);
   }
   if (manual && inst.opcode() != Opcode::kParameter) return Manual(inst, target);
+  if (array && target.size() == 1 && target[0] && target[0]->PartlyManual() &&
+      IsCrossDeviceCollective(inst.opcode())) {
+    ASSIGN_OR_RETURN(std::optional<Value> done, UserCollective(inst, *target[0]));
+    if (done) return std::move(*done);
+    return Fallback(inst, target,
+                    "the devices of its groups hold different tiles of %" + inst.operand(0)->name() +
+                        " (each computes its manual group's whole value)");
+  }
   switch (inst.opcode()) {
     case Opcode::kParameter:
       return Parameter(inst, target);
     case Opcode::kConstant: {
       Instruction* whole = Clone(inst, {}, inst.shape());
       if (!array) return Value{whole, inst.shape(), target};
-      return Finish(inst, whole, ReplicatedGrid(inst.shape().rank(), devices_), *target[0]);
+      return Finish(inst, whole, Whole(inst.shape().rank()), *target[0]);
     }
     case Opcode::kGetTupleElement:
       return GetTupleElement(inst, target);

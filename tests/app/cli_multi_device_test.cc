@@ -71,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                                            "sharded_xent", "psum_8dev", "conv_dp_grad", "vocab_embedding",
                                            "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
                                            "spatial_conv_pool", "argmax_sort", "pad_slice_concat",
-                                           "linalg_depthwise_remat", "kv_cache_decode", "uneven_splits"));
+                                           "linalg_depthwise_remat", "kv_cache_decode", "uneven_splits",
+                                           "partial_manual_step"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -151,6 +152,14 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // gathers of the same tiles).
       {"uneven_splits", {{"all-gather", 11}},
        {{"all-gather", 1}, {"all-reduce", 1}, {"all-to-all", 15}, {"collective-permute", 26}}},
+      // A shard_map manual over 'data' only: the program's pmeans (one combined all-reduce
+      // over 'data') and its ppermute, as XLA's. jax leaves the 'model' axis open in the
+      // region ({?}: propagation may split over it); Fusebox reads open dims as whole, so
+      // it gathers the two weights at the region's start and the hidden layer at each of
+      // jax's two reshards (within each 'data' group), where XLA keeps them split over
+      // 'model' and all-reduces the second dot's partial sums once.
+      {"partial_manual_step", {{"all-gather", 4}, {"all-reduce", 1}, {"collective-permute", 1}},
+       {{"all-reduce", 2}, {"collective-permute", 1}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);

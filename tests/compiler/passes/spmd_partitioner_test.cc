@@ -1608,6 +1608,216 @@ ENTRY main {
   ExpectSameGlobalResult(kText, *p->module, 4);
 }
 
+// --- Partially manual regions (a shard_map over some mesh axes) ----------------------------
+//
+// Four devices as a 2x2 mesh ('data', 'model'), device = 2*data + model: a region manual
+// over 'data' (its groups {0,1} and {2,3}) whose values the partitioner still splits over
+// 'model' inside; the program's own psum runs over 'data' ({0,2}, {1,3}).
+constexpr char kPartialManual[] = R"(
+HloModule pm, num_partitions=4
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  w = f32[16,32] parameter(1), sharding={replicated}
+  xc = f32[8,16] copy(x), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  xs = f32[4,16] custom-call(xc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  wc = f32[16,32] copy(w), sharding={replicated}
+  ws = f32[16,32] custom-call(wc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  h = f32[4,32] dot(xs, ws), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  t = f32[4,32] tanh(h), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  zero = f32[] constant(0), sharding={devices=[2,2]<=[4] last_tile_dims={manual, replicated}}
+  r = f32[4] reduce(t, zero), dimensions={1}, to_apply=sum, sharding={devices=[1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  p = f32[4] all-reduce(r), channel_id=1, replica_groups={{0,2},{1,3}}, use_global_device_ids=true, to_apply=sum, sharding={devices=[1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  ROOT out = f32[4] custom-call(p), custom_call_target="SPMDShardToFullShape", sharding={replicated}
+}
+)";
+
+TEST(SpmdPartitionerTest, PartiallyManualRegionIsSplitOverItsFreeAxisInside) {
+  // Each data block's hidden layer split over 'model', summed over it within the block's
+  // manual group, then the blocks summed by the program's psum.
+  constexpr char kReference[] = R"(
+HloModule pm_ref
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  w = f32[16,32] parameter(1)
+  h = f32[8,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[8,32] tanh(h)
+  zero = f32[] constant(0)
+  r = f32[8] reduce(t, zero), dimensions={1}, to_apply=sum
+  blocks = f32[2,4] reshape(r)
+  ROOT out = f32[4] reduce(blocks, zero), dimensions={0}, to_apply=sum
+}
+)";
+  auto p = Partition(kPartialManual);
+  ASSERT_NE(p, nullptr);
+  const Module& m = *p->module;
+  // The hidden layer's dot is local (the weight sliced by columns on each device); its
+  // reduction over the split hidden dim is the partitioner's one collective, within each
+  // manual group; the program's psum keeps its groups.
+  ASSERT_EQ(p->context.collectives().size(), 1u) << FormatCollectiveDecisions(p->context.collectives());
+  const CollectiveDecision& d = p->context.collectives()[0];
+  EXPECT_EQ(d.kind, "all-reduce");
+  EXPECT_EQ(d.groups, "{{0,1},{2,3}}");
+  EXPECT_EQ(CollectiveCount(m), 2) << m.ToString();
+  EXPECT_NE(m.ToString().find("replica_groups={{0,2},{1,3}}"), std::string::npos) << m.ToString();
+  const Instruction* dot = nullptr;
+  for (const auto& inst : m.entry()->instructions()) {
+    if (inst->opcode() == Opcode::kDot) dot = inst.get();
+  }
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->shape().ToString(false), "f32[4,16]");
+  ExpectSameGlobalResult(kReference, m, 4);
+}
+
+TEST(SpmdPartitionerTest, PartiallyManualCollectivesRunOnTheTilesTheirGroupsShare) {
+  // y is split over 'model' along dim 1; the program's all-gather (along dim 0, over
+  // 'data') and its permute (between the data groups) run on those tiles as they are:
+  // their groups' devices hold the same 'model' tile. Only the region's end, which wants
+  // the value whole in each group, gathers (within the groups).
+  constexpr char kText[] = R"(
+HloModule pm2, num_partitions=4
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  xc = f32[8,16] copy(x), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  xs = f32[4,16] custom-call(xc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  y = f32[4,16] multiply(xs, xs), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  g = f32[8,16] all-gather(y), channel_id=1, replica_groups={{0,2},{1,3}}, dimensions={0}, use_global_device_ids=true, sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  q = f32[4,16] collective-permute(y), channel_id=2, source_target_pairs={{0,2},{2,0},{1,3},{3,1}}, sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  qg = f32[8,16] all-gather(q), channel_id=3, replica_groups={{0,2},{1,3}}, dimensions={0}, use_global_device_ids=true, sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  s = f32[8,16] subtract(g, qg), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  sw = f32[8,16] copy(s), sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  ROOT out = f32[16,16] custom-call(sw), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+}
+)";
+  // Group 0 holds [y0; y1] - [y1; y0], group 1 [y0; y1] - [y1; y0] too (the permute swaps
+  // the groups' pieces): out = the two groups' values stacked.
+  constexpr char kReference[] = R"(
+HloModule pm2_ref
+
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  y = f32[8,16] multiply(x, x)
+  top = f32[4,16] slice(y), slice={[0:4], [0:16]}
+  bottom = f32[4,16] slice(y), slice={[4:8], [0:16]}
+  swapped = f32[8,16] concatenate(bottom, top), dimensions={0}
+  d = f32[8,16] subtract(y, swapped)
+  ROOT out = f32[16,16] concatenate(d, d), dimensions={0}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  const Module& m = *p->module;
+  ASSERT_EQ(p->context.collectives().size(), 1u) << FormatCollectiveDecisions(p->context.collectives());
+  const CollectiveDecision& d = p->context.collectives()[0];
+  EXPECT_EQ(d.kind, "all-gather");
+  EXPECT_EQ(d.groups, "{{0,1},{2,3}}");
+  for (const auto& inst : m.entry()->instructions()) {
+    if (inst->opcode() == Opcode::kCollectivePermute) {
+      EXPECT_EQ(inst->shape().ToString(false), "f32[4,8]");
+    }
+  }
+  ExpectSameGlobalResult(kReference, m, 4);
+}
+
+TEST(SpmdPartitionerTest, PartiallyManualReshardMovesTilesWithinEachGroup) {
+  // Manual groups {0,3} and {1,2}; the copy swaps the 'model' tiles within each group. A
+  // device receives its tile from the other device of its own group (0 <-> 3, 1 <-> 2),
+  // never from the other group, whose value differs.
+  constexpr char kText[] = R"(
+HloModule pm3, num_partitions=4
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]0,3,1,2 last_tile_dim_replicate}
+  xc = f32[8,16] copy(x), sharding={devices=[2,1,2]0,3,1,2 last_tile_dim_replicate}
+  xs = f32[4,16] custom-call(xc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]0,3,1,2 last_tile_dims={manual, replicated}}
+  a = f32[4,16] negate(xs), sharding={devices=[1,2,2]0,1,3,2 last_tile_dims={manual}}
+  b = f32[4,16] copy(a), sharding={devices=[1,2,2]3,2,0,1 last_tile_dims={manual}}
+  c = f32[4,16] exponential(b), sharding={devices=[1,2,2]3,2,0,1 last_tile_dims={manual}}
+  cw = f32[4,16] copy(c), sharding={devices=[1,1,2,2]0,3,1,2 last_tile_dims={manual, replicated}}
+  ROOT out = f32[8,16] custom-call(cw), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1,2]0,3,1,2 last_tile_dim_replicate}
+}
+)";
+  constexpr char kReference[] = R"(
+HloModule pm3_ref
+
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  a = f32[8,16] negate(x)
+  ROOT c = f32[8,16] exponential(a)
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  const Module& m = *p->module;
+  bool permuted = false;
+  for (const auto& inst : m.entry()->instructions()) {
+    if (inst->opcode() != Opcode::kCollectivePermute) continue;
+    permuted = true;
+    const std::vector<std::pair<int64_t, int64_t>> within = {{0, 3}, {1, 2}, {2, 1}, {3, 0}};
+    EXPECT_EQ(inst->attrs().source_target_pairs, within) << inst->ToString();
+  }
+  EXPECT_TRUE(permuted) << m.ToString();
+  ExpectSameGlobalResult(kReference, m, 4);
+}
+
+TEST(SpmdPartitionerTest, PartiallyManualShardingsOutsideARegionAreErrorsNamingTheInstruction) {
+  auto run = [](const std::string& text) {
+    auto m = Parse(text);
+    EXPECT_NE(m, nullptr);
+    PassContext context;
+    StatusOr<bool> changed = SpmdPartitioner().Run(*m, context);
+    EXPECT_FALSE(changed.ok());
+    return changed.ok() ? std::string() : changed.status().message();
+  };
+  // An entry parameter already partially manual.
+  EXPECT_NE(run(R"(
+HloModule e1, num_partitions=4
+ENTRY main {
+  x = f32[4,16] parameter(0), sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  ROOT y = f32[4,16] custom-call(x), custom_call_target="SPMDShardToFullShape", sharding={replicated}
+}
+)").find("%x: an entry parameter with a partially manual sharding"),
+            std::string::npos);
+  // A region's value read outside the region without SPMDShardToFullShape.
+  const std::string leaks = run(R"(
+HloModule e2, num_partitions=4
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  xc = f32[8,16] copy(x), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  xs = f32[4,16] custom-call(xc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  ROOT y = f32[4,16] negate(xs), sharding={replicated}
+}
+)");
+  EXPECT_NE(leaks.find("%y: %xs would move between a partially manual and an automatic sharding"), std::string::npos)
+      << leaks;
+  // An operand split along the region's split dim by other devices than its groups'.
+  const std::string mismatched = run(R"(
+HloModule e3, num_partitions=4
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  xc = f32[8,16] copy(x), sharding={devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  xs = f32[4,16] custom-call(xc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  xw = f32[4,16] copy(xs), sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  ROOT y = f32[8,16] custom-call(xw), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+}
+)");
+  EXPECT_NE(mismatched.find("%xs: device 1 would hold another tile of %xc"), std::string::npos) << mismatched;
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
