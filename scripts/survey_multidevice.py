@@ -363,6 +363,30 @@ def approx_topk_rows(x): return lax.approx_max_k(x, 4)
 def rng_u8_split(k, x):
     _, bits = lax.rng_bit_generator(k, (8, 16), dtype=jnp.uint8)
     return x * (bits > 127)
+# Partially manual: shard_map over one mesh axis, the other left to the partitioner.
+@prog("pm_tp_in_dp", [f32(8, 16), f32(16, 32), f32(32, 8)], [S("data", None), S(None, "model"), S("model", None)])
+def pm_tp_in_dp(x, w1, w2):
+    def local(x, w1, w2):
+        h = lax.with_sharding_constraint(x @ w1, S(None, "model"))
+        y = jnp.tanh(h) @ w2
+        return y, lax.psum(y.sum(0), "data")
+    return jax.shard_map(local, mesh=mesh, in_specs=(P("data"), P(), P()), out_specs=(P("data"), P()),
+                         axis_names={"data"}, check_vma=False)(x, w1, w2)
+@prog("pm_ring_model", [f32(16, 32)], [S("data", "model")])
+def pm_ring_model(x):
+    def local(x):  # [16, 8] per 'model' group; 'data' splits dim 0 automatically
+        ring = lax.ppermute(x, "model", [(j, (j + 1) % 4) for j in range(4)])
+        gathered = lax.all_gather(jnp.sin(x), "model", axis=1, tiled=True)
+        scattered = lax.psum_scatter(x * x, "model", scatter_dimension=1, tiled=True)
+        return ring, gathered, scattered
+    return jax.shard_map(local, mesh=mesh, in_specs=P(None, "model"), out_specs=(P(None, "model"), P(), P(None, "model")),
+                         axis_names={"model"}, check_vma=False)(x)
+@prog("pm_reduce_auto_dim", [f32(8, 64)], [S("data", "model")])
+def pm_reduce_auto_dim(x):
+    def local(x):  # [4, 64] per 'data' group, its columns split over 'model' automatically
+        return lax.psum(jnp.sum(jnp.tanh(x), axis=1), "data"), lax.pmax(x, "data")
+    return jax.shard_map(local, mesh=mesh, in_specs=P("data"), out_specs=(P(), P()),
+                         axis_names={"data"}, check_vma=False)(x)
 if NAME == "list":
     print(" ".join(progs)); sys.exit(0)
 fn, args, ins, outs = progs[NAME]
