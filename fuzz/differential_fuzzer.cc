@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -404,7 +405,8 @@ int Usage(const char* argv0, int code) {
       "Random valid HLO modules, interpreter against the CPU backend fused and unfused (and\n"
       "the GPU emulator for small straight-line ones), compared with the numeric check.\n"
       "  --seconds N        run for N seconds (seeds from --seeds' start on)\n"
-      "  --seeds A:B        run seeds A to B inclusive (default 1:100 without --seconds)\n"
+      "  --seeds A:B        run seeds A to B inclusive (default 1:100 without --seconds);\n"
+      "                     A: from A on (with --seconds), A alone: that seed\n"
       "  --replay PATH      run the module file PATH, or every *.hlo in the folder PATH\n"
       "  --print SEED       print the module of SEED and exit\n"
       "  --ops N            at most N random operations in the entry computation (default 24;\n"
@@ -439,7 +441,7 @@ int Usage(const char* argv0, int code) {
 
 int Main(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i < argc; ++i) try {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
       if (i + 1 >= argc) {
@@ -454,8 +456,10 @@ int Main(int argc, char** argv) {
       std::string v = next();
       size_t colon = v.find(':');
       options.first_seed = std::stoull(v.substr(0, colon));
-      options.last_seed =
-          colon == std::string::npos ? options.first_seed : std::stoull(v.substr(colon + 1));
+      // N:M inclusive; N: open-ended (with --seconds); N alone: one seed.
+      options.last_seed = colon == std::string::npos   ? options.first_seed
+                          : colon + 1 == v.size() ? std::numeric_limits<uint64_t>::max()
+                                                  : std::stoull(v.substr(colon + 1));
     } else if (a == "--replay") {
       options.replay = next();
     } else if (a == "--print") {
@@ -512,6 +516,9 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return Usage(argv[0], 2);
     }
+  } catch (const std::logic_error&) {  // std::sto*: not a number, or out of range
+    std::fprintf(stderr, "%s: bad value %s\n", argv[i - 1], argv[i]);
+    return 2;
   }
   if (options.seconds <= 0 && options.replay.empty() && options.last_seed < options.first_seed) {
     options.last_seed = options.first_seed + 99;
