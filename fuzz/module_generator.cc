@@ -1740,6 +1740,26 @@ class ManualRewriter {
     return true;
   }
 
+  // The operands of elementwise `e` entering a region (lines appended to `lines`): each
+  // array split along d into `pieces` (`split_sharding` outside, `inside(rank)` in the
+  // region), scalars replicated. Returns the operand list of the op on the pieces.
+  static std::string EnterOperands(const Instruction& e, int64_t d, int64_t pieces, const std::string& split_sharding,
+                                   const std::function<std::string(int64_t)>& inside, std::vector<std::string>* lines) {
+    std::string operands;
+    for (int64_t i = 0; i < e.operand_count(); ++i) {
+      const Instruction* op = e.operand(i);
+      const std::string in = "%" + e.name() + ".in" + std::to_string(i);
+      const bool split = !op->shape().IsScalar();
+      lines->push_back(in + " = " + op->shape().ToString(false) + " copy(%" + op->name() + "), " +
+                       (split ? split_sharding : std::string("sharding={replicated}")));
+      lines->push_back(in + ".shard = " + (split ? PieceShape(op->shape(), d, pieces) : op->shape().ToString(false)) +
+                       " custom-call(" + in + "), custom_call_target=\"SPMDFullToShardShape\", " +
+                       inside(op->shape().rank()));
+      operands += (i ? ", " : "") + in + ".shard";
+    }
+    return operands;
+  }
+
   // An elementwise op computed piecewise in a manual region: its pieces gathered by an
   // all-gather, or left split by the region's end.
   bool Elementwise(const Instruction& e) {
@@ -1753,17 +1773,8 @@ class ManualRewriter {
     const DeviceOrder order = RandomDeviceOrder(rng_, n_);
     const std::string n = e.name();
     std::vector<std::string> lines;
-    std::string operands;
-    for (int64_t i = 0; i < e.operand_count(); ++i) {
-      const Instruction* op = e.operand(i);
-      const std::string in = "%" + n + ".in" + std::to_string(i);
-      const bool split = !op->shape().IsScalar();
-      lines.push_back(in + " = " + op->shape().ToString(false) + " copy(%" + op->name() + "), " +
-                      (split ? SplitSharding(d, shape.rank(), n_, order) : std::string("sharding={replicated}")));
-      lines.push_back(in + ".shard = " + (split ? PieceShape(op->shape(), d, n_) : op->shape().ToString(false)) +
-                      " custom-call(" + in + "), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}");
-      operands += (i ? ", " : "") + in + ".shard";
-    }
+    const std::string operands = EnterOperands(e, d, n_, SplitSharding(d, shape.rank(), n_, order),
+                                               [](int64_t) { return std::string("sharding={manual}"); }, &lines);
     lines.push_back("%" + n + ".local = " + PieceShape(shape, d, n_) + " " + opcode + "(" + operands + ")" + attrs +
                     ", sharding={manual}");
     if (rng_.Chance(60)) {
@@ -2077,18 +2088,8 @@ class ManualRewriter {
     Shape piece = shape;
     piece.set_dimension(d, shape.dimensions(d) / mesh_.pieces);
     std::vector<std::string> lines;
-    std::string operands;
-    for (int64_t i = 0; i < e.operand_count(); ++i) {
-      const Instruction* op = e.operand(i);
-      const std::string in = "%" + n + ".in" + std::to_string(i);
-      const bool split = !op->shape().IsScalar();
-      lines.push_back(in + " = " + op->shape().ToString(false) + " copy(%" + op->name() + "), " +
-                      (split ? EnterSharding(d, shape.rank()) : std::string("sharding={replicated}")));
-      lines.push_back(in + ".shard = " + (split ? PieceShape(op->shape(), d, mesh_.pieces) : op->shape().ToString(false)) +
-                      " custom-call(" + in + "), custom_call_target=\"SPMDFullToShardShape\", " +
-                      RegionWhole(op->shape().rank()));
-      operands += (i ? ", " : "") + in + ".shard";
-    }
+    const std::string operands = EnterOperands(e, d, mesh_.pieces, EnterSharding(d, shape.rank()),
+                                               [&](int64_t rank) { return RegionWhole(rank); }, &lines);
     lines.push_back("%" + n + ".local = " + piece.ToString(false) + " " + opcode + "(" + operands + ")" + attrs + ", " +
                     RegionSplit(AutoDim(piece), shape.rank()));
     if (rng_.Chance(60)) {
