@@ -1,7 +1,13 @@
 # Warning flags for Fusebox's own targets (third-party headers are SYSTEM).
 function(fusebox_set_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow=local
-                                           -Wno-unused-parameter -Wimplicit-fallthrough)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter
+                                           -Wimplicit-fallthrough)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # Clang's spelling of GCC's -Wshadow=local.
+    target_compile_options(${target} PRIVATE -Wshadow-uncaptured-local)
+  else()
+    target_compile_options(${target} PRIVATE -Wshadow=local)
+  endif()
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     # GCC 12 reports -Wrestrict false positives inside std::string's operator+ at -O2
     # (GCC bug 105651); nothing in our code is involved.

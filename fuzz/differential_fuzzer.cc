@@ -7,7 +7,7 @@
 //
 //   differential_fuzzer [--seconds N] [--seeds A:B] [--replay FILE|DIR] [--print SEED]
 //                       [--save-dir DIR] [--no-save] [--no-fork] [--no-gpu] [--complex]
-//                       [--windows] [--partitions N [--manual | --partial-manual]] [--timeout SECONDS] [--quiet]
+//                       [--windows] [--partitions N [--manual | --partial-manual | --open-dims]] [--timeout SECONDS] [--quiet]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -429,6 +429,8 @@ int Usage(const char* argv0, int code) {
       "  --partial-manual   --manual over one axis of a 2-D device mesh (4 or 8 partitions):\n"
       "                     regions split automatically over the other axis inside, their\n"
       "                     collectives over the manual axis (before --print)\n"
+      "  --open-dims        --partial-manual with values inside regions now and then left\n"
+      "                     to propagation and boundaries with open dims (unspecified_dims)\n"
       "  --no-gpu           skip the GPU emulator\n"
       "  --timeout S        a module running longer is a failure (default 60)\n"
       "  --quiet            print failures and the totals only\n"
@@ -491,6 +493,10 @@ int Main(int argc, char** argv) {
     } else if (a == "--partial-manual") {
       options.generator.manual_regions = true;
       options.generator.partial_manual = true;
+    } else if (a == "--open-dims") {
+      options.generator.manual_regions = true;
+      options.generator.partial_manual = true;
+      options.generator.open_dims = true;
     } else if (a == "--no-gpu") {
       options.gpu = false;
     } else if (a == "--timeout") {

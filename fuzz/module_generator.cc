@@ -1392,7 +1392,7 @@ std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options) {
   text += "}\n";
   if (options.partitions > 1) text = AddRandomShardings(text, seed, options.partitions);
   if (options.partitions > 1 && options.manual_regions) {
-    text = AddManualRegions(text, seed, options.partitions, options.partial_manual);
+    text = AddManualRegions(text, seed, options.partitions, options.partial_manual, options.open_dims);
   }
   return text;
 }
@@ -2006,20 +2006,25 @@ class ManualRewriter {
   }
   // The region's start for %name.orig and its end as the text after " = ", through a copy
   // that makes the value whole in its group first.
-  std::vector<std::string> PartialEnter(const Instruction& x, int64_t d) const {
+  std::vector<std::string> PartialEnter(const Instruction& x, int64_t d) {
     const std::string n = x.name();
-    return {"%" + n + ".in = " + x.shape().ToString(false) + " copy(%" + n + ".orig), " +
-                EnterSharding(d, x.shape().rank()),
+    const std::vector<int64_t> open = OpenBoundary(x.shape().rank(), d);
+    return {"%" + n + ".in = " + x.shape().ToString(false) + " " +
+                BoundaryRead(n + ".orig", EnterSharding(d, x.shape().rank()), open),
             "%" + n + ".shard = " + PieceShape(x.shape(), d, mesh_.pieces) + " custom-call(%" + n +
-                ".in), custom_call_target=\"SPMDFullToShardShape\", " + RegionWhole(x.shape().rank())};
+                ".in), custom_call_target=\"SPMDFullToShardShape\", " + RegionWhole(x.shape().rank()) +
+                Unspecified(open)};
   }
   // (%name defined from %<from>, a value of the region.)
+  // With open dims, `closed` is the dim the manual axis splits outside (-1: none).
   std::vector<std::string> PartialLeave(const std::string& name, const Shape& piece, const Shape& full,
-                                        const std::string& from, const std::string& full_sharding) const {
-    return {"%" + name + ".whole_in_group = " + piece.ToString(false) + " copy(%" + from + "), " +
-                RegionWhole(piece.rank()),
+                                        const std::string& from, const std::string& full_sharding,
+                                        int64_t closed = -1) {
+    const std::vector<int64_t> open = OpenBoundary(piece.rank(), closed);
+    return {"%" + name + ".whole_in_group = " + piece.ToString(false) + " " +
+                BoundaryRead(from, RegionWhole(piece.rank()), open),
             "%" + name + " = " + full.ToString(false) + " custom-call(%" + name +
-                ".whole_in_group), custom_call_target=\"SPMDShardToFullShape\", " + full_sharding};
+                ".whole_in_group), custom_call_target=\"SPMDShardToFullShape\", " + full_sharding + Unspecified(open)};
   }
 
   // An adding reduce: each manual group sums its piece of a reduced dim (split over its
@@ -2052,21 +2057,21 @@ class ManualRewriter {
       Shape piece = out;
       piece.set_dimension(f, out.dimensions(f) / mesh_.pieces);
       lines.push_back("%" + n + ".part = " + out.ToString(false) + " reduce(%" + n + ".shard, %" + n +
-                      ".zero), dimensions=" + List(r.dimensions()) + ", to_apply=" + add + ", " +
-                      RegionSplit(e, out.rank()));
+                      ".zero), dimensions=" + List(r.dimensions()) + ", to_apply=" + add +
+                      Inner(RegionSplit(e, out.rank())));
       lines.push_back("%" + n + ".sum = " + piece.ToString(false) + " reduce-scatter(%" + n + ".part), " + channel +
                       ", " + ManualGroups() + ", use_global_device_ids=true, dimensions={" + std::to_string(f) +
-                      "}, to_apply=" + add + ", " + RegionSplit(AutoDim(piece, f), out.rank()));
-      for (const std::string& l : PartialLeave(n + ".total", piece, out, n + ".sum", EnterSharding(f, out.rank())))
+                      "}, to_apply=" + add + Inner(RegionSplit(AutoDim(piece, f), out.rank())));
+      for (const std::string& l : PartialLeave(n + ".total", piece, out, n + ".sum", EnterSharding(f, out.rank()), f))
         lines.push_back(l);
     } else {
       const int64_t e = AutoDim(out);
       lines.push_back("%" + n + ".part = " + out.ToString(false) + " reduce(%" + n + ".shard, %" + n +
-                      ".zero), dimensions=" + List(r.dimensions()) + ", to_apply=" + add + ", " +
-                      RegionSplit(e, out.rank()));
+                      ".zero), dimensions=" + List(r.dimensions()) + ", to_apply=" + add +
+                      Inner(RegionSplit(e, out.rank())));
       lines.push_back("%" + n + ".sum = " + out.ToString(false) + " all-reduce(%" + n + ".part), " + channel + ", " +
-                      ManualGroups() + ", use_global_device_ids=true, to_apply=" + add + ", " +
-                      RegionSplit(rng_.Chance(50) ? e : AutoDim(out), out.rank()));
+                      ManualGroups() + ", use_global_device_ids=true, to_apply=" + add +
+                      Inner(RegionSplit(rng_.Chance(50) ? e : AutoDim(out), out.rank())));
       for (const std::string& l : PartialLeave(n + ".total", out, out, n + ".sum", "sharding={replicated}")) lines.push_back(l);
     }
     lines.push_back("%" + n + ".init = " + out.ToString(false) + " broadcast(%" + init->name() + "), dimensions={}");
@@ -2090,15 +2095,15 @@ class ManualRewriter {
     std::vector<std::string> lines;
     const std::string operands = EnterOperands(e, d, mesh_.pieces, EnterSharding(d, shape.rank()),
                                                [&](int64_t rank) { return RegionWhole(rank); }, &lines);
-    lines.push_back("%" + n + ".local = " + piece.ToString(false) + " " + opcode + "(" + operands + ")" + attrs + ", " +
-                    RegionSplit(AutoDim(piece), shape.rank()));
+    lines.push_back("%" + n + ".local = " + piece.ToString(false) + " " + opcode + "(" + operands + ")" + attrs +
+                    Inner(RegionSplit(AutoDim(piece), shape.rank())));
     if (rng_.Chance(60)) {
       lines.push_back("%" + n + ".gathered = " + shape.ToString(false) + " all-gather(%" + n + ".local), channel_id=" +
                       std::to_string(++channel_) + ", " + ManualGroups() + ", dimensions={" + std::to_string(d) +
-                      "}, use_global_device_ids=true, " + RegionSplit(AutoDim(shape), shape.rank()));
+                      "}, use_global_device_ids=true" + Inner(RegionSplit(AutoDim(shape), shape.rank())));
       for (const std::string& l : PartialLeave(n, shape, shape, n + ".gathered", "sharding={replicated}")) lines.push_back(l);
     } else {
-      for (const std::string& l : PartialLeave(n, piece, shape, n + ".local", EnterSharding(d, shape.rank()))) lines.push_back(l);
+      for (const std::string& l : PartialLeave(n, piece, shape, n + ".local", EnterSharding(d, shape.rank()), d)) lines.push_back(l);
     }
     return Replace(n, lines);
   }
@@ -2123,9 +2128,9 @@ class ManualRewriter {
     }
     std::vector<std::string> manual = PartialEnter(x, d);
     manual.push_back("%" + n + ".moved = " + piece.ToString(false) + " collective-permute(%" + n +
-                     ".shard), channel_id=" + std::to_string(++channel_) + ", source_target_pairs={" + pairs + "}, " +
-                     RegionSplit(AutoDim(piece), piece.rank()));
-    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".moved", EnterSharding(d, piece.rank())))
+                     ".shard), channel_id=" + std::to_string(++channel_) + ", source_target_pairs={" + pairs + "}" +
+                     Inner(RegionSplit(AutoDim(piece), piece.rank())));
+    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".moved", EnterSharding(d, piece.rank()), d))
       manual.push_back(l);
     return Redefine(n, manual, RollReference(x, d, piece_size), reference);
   }
@@ -2144,12 +2149,12 @@ class ManualRewriter {
     piece.set_dimension(d, x.shape().dimensions(d) / m_n);
     std::vector<std::string> manual = PartialEnter(x, d);
     const int64_t e = AutoDim(piece);
-    manual.push_back("%" + n + ".split = " + piece.ToString(false) + " copy(%" + n + ".shard), " +
-                     RegionSplit(e, piece.rank()));
+    manual.push_back("%" + n + ".split = " + piece.ToString(false) + " copy(%" + n + ".shard)" +
+                     Inner(RegionSplit(e, piece.rank())));
     manual.push_back("%" + n + ".sum = " + piece.ToString(false) + " all-reduce(%" + n + ".split), channel_id=" +
                      std::to_string(++channel_) + ", " + ManualGroups() + ", use_global_device_ids=true, to_apply=" + add +
-                     ", " + RegionSplit(rng_.Chance(50) ? e : AutoDim(piece), piece.rank()));
-    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".sum", EnterSharding(d, piece.rank())))
+                     Inner(RegionSplit(rng_.Chance(50) ? e : AutoDim(piece), piece.rank())));
+    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".sum", EnterSharding(d, piece.rank()), d))
       manual.push_back(l);
     std::vector<int64_t> kept;
     for (int64_t k = 0; k < x.shape().rank() + 1; ++k) {
@@ -2179,9 +2184,9 @@ class ManualRewriter {
     piece.set_dimension(d, x.shape().dimensions(d) / m_n);
     std::vector<std::string> manual = PartialEnter(x, d);
     manual.push_back("%" + n + ".swapped = " + piece.ToString(false) + " all-to-all(%" + n + ".shard), channel_id=" +
-                     std::to_string(++channel_) + ", " + ManualGroups() + ", dimensions={" + std::to_string(d) + "}, " +
-                     RegionSplit(AutoDim(piece), piece.rank()));
-    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".swapped", EnterSharding(d, piece.rank())))
+                     std::to_string(++channel_) + ", " + ManualGroups() + ", dimensions={" + std::to_string(d) + "}" +
+                     Inner(RegionSplit(AutoDim(piece), piece.rank())));
+    for (const std::string& l : PartialLeave(n, piece, x.shape(), n + ".swapped", EnterSharding(d, piece.rank()), d))
       manual.push_back(l);
     return Redefine(n, manual, AllToAllReference(x, d, m_n, chunk), reference);
   }
@@ -2209,11 +2214,48 @@ class ManualRewriter {
 
   const std::string& text() const { return text_; }
   Rng& rng() { return rng_; }
+  // Open dims (XLA's unspecified_dims, Shardy's {?}) in partially manual regions, drawn
+  // from their own stream: the regions are the same as without them.
+  void SetOpenDims(uint64_t seed) {
+    open_ = true;
+    open_rng_ = Rng(seed);
+  }
 
  private:
+  // ", sharding=..." for a value inside a region, or nothing (open: propagation chooses).
+  std::string Inner(const std::string& sharding) {
+    if (open_ && open_rng_.Chance(50)) return "";
+    return ", " + sharding;
+  }
+  // For a boundary: the dims of a `rank` value other than `closed` to leave open, or none.
+  std::vector<int64_t> OpenBoundary(int64_t rank, int64_t closed) {
+    std::vector<int64_t> dims;
+    if (!open_ || !open_rng_.Chance(60)) return dims;
+    for (int64_t k = 0; k < rank; ++k)
+      if (k != closed) dims.push_back(k);
+    return dims;
+  }
+  static std::string Unspecified(const std::vector<int64_t>& dims) {
+    return dims.empty() ? "" : ", backend_config=\"unspecified_dims=[" + Join(dims) + "]\"";
+  }
+  // The value a boundary reads: a copy with `sharding`, or with open dims a Sharding
+  // custom call carrying them.
+  static std::string BoundaryRead(const std::string& operand, const std::string& sharding,
+                                  const std::vector<int64_t>& open) {
+    if (open.empty()) return "copy(%" + operand + "), " + sharding;
+    return "custom-call(%" + operand + "), custom_call_target=\"Sharding\", " + sharding + Unspecified(open);
+  }
+  static std::string Join(const std::vector<int64_t>& v) {
+    std::string t;
+    for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + std::to_string(v[i]);
+    return t;
+  }
+
   std::string text_;
   int64_t n_;
   Rng rng_;
+  bool open_ = false;
+  Rng open_rng_{0};
   int64_t channel_ = 100;
   std::vector<std::string> added_;
   PartialMesh mesh_;
@@ -2221,7 +2263,7 @@ class ManualRewriter {
 
 }  // namespace
 
-std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial) {
+std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial, bool open) {
   auto parsed = ParseModule(text);
   if (!parsed.ok() || partitions < 2) return text;
   const Module& module = **parsed;
@@ -2230,6 +2272,7 @@ std::string AddManualRegions(const std::string& text, uint64_t seed, int partiti
   ManualRewriter rewriter(text, partitions, seed * 0xD1B54A32D192ED03ull + 0x3a7);
   Rng& rng = rewriter.rng();
   if (partial && partitions >= 4) rewriter.SetPartialMesh(RandomPartialMesh(rng, partitions));
+  if (open) rewriter.SetOpenDims(seed * 0x9E6C63D0676A9A99ull + 0x51);
   // Candidates: every entry instruction but the root and parameters, each tried in turn
   // from a random start; one to three regions.
   std::vector<const Instruction*> candidates;

@@ -54,6 +54,11 @@ struct GeneratorOptions {
   // region's collectives (all-reduce, reduce-scatter, all-gather, collective-permute,
   // all-to-all) run over the manual axis, one group per automatic position.
   bool partial_manual = false;
+  // With partial_manual: region values are now and then left without a sharding, and
+  // boundaries with their dims but the manual one open (a Sharding custom call and the
+  // SPMD*Shape call carrying backend_config="unspecified_dims=[...]"), for propagation to
+  // choose; drawn from a stream of their own (the same regions as without).
+  bool open_dims = false;
 };
 
 // The module text for `seed`: "HloModule fuzz_<seed>", called computations, ENTRY.
@@ -66,6 +71,7 @@ std::string AddRandomShardings(const std::string& text, uint64_t seed, int parti
 // `text` (a sharded module) with manual regions as GeneratorOptions::manual_regions
 // describes, followed by its reference module; `text` itself when nothing could be
 // rewritten.
-std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial = false);
+std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial = false,
+                             bool open = false);
 
 }  // namespace fusebox::fuzz

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -291,6 +292,242 @@ std::vector<int64_t> ReshapeDimSources(const Shape& from, const Shape& to,
   return sources;
 }
 
+// --- open dims and region boundaries ------------------------------------------------------
+
+StatusOr<std::vector<int64_t>> UnspecifiedDimsOf(const Instruction& inst) {
+  std::vector<int64_t> dims;
+  if (inst.opcode() != Opcode::kCustomCall || !inst.has_attributes()) return dims;
+  const InstructionAttributes& a = inst.attrs();
+  const std::string& target = a.custom_call_target;
+  if (target != "Sharding" && target != "SPMDFullToShardShape" && target != "SPMDShardToFullShape")
+    return dims;
+  if (!a.has_backend_config) return dims;
+  std::string_view text = a.backend_config;
+  constexpr std::string_view kKey = "unspecified_dims=[";
+  if (text.empty()) return dims;
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("%" + inst.name() + ": backend_config \"" + std::string(text) + "\": " + why);
+  };
+  if (text.substr(0, kKey.size()) != kKey || text.back() != ']')
+    return bad("expected unspecified_dims=[d, ...]");
+  std::string_view list = text.substr(kKey.size(), text.size() - kKey.size() - 1);
+  const int64_t rank = inst.shape().IsArray() ? inst.shape().rank() : -1;
+  size_t pos = 0;
+  while (pos < list.size()) {
+    size_t comma = list.find(',', pos);
+    std::string_view item = list.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    int64_t d = 0;
+    if (item.empty() || item.size() > 9) return bad("expected a dim number, got '" + std::string(item) + "'");
+    for (char c : item) {
+      if (c < '0' || c > '9') return bad("expected a dim number, got '" + std::string(item) + "'");
+      d = d * 10 + (c - '0');
+    }
+    if (d >= rank) return bad("dim " + std::to_string(d) + " is not a dim of " + inst.shape().ToString(false));
+    if (std::find(dims.begin(), dims.end(), d) != dims.end()) return bad("dim " + std::to_string(d) + " named twice");
+    dims.push_back(d);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
+namespace {
+
+// Each device's data tile and manual group under a sharding of `rank` data dims.
+struct DeviceView {
+  std::vector<int64_t> tiles;               // per data dim
+  std::vector<std::vector<int64_t>> coord;  // per device, per data dim
+  std::vector<int64_t> group;               // per device: its manual group's smallest device, or -1
+};
+
+std::optional<DeviceView> ViewOf(const Sharding& s, int64_t rank, int64_t devices) {
+  DeviceView v;
+  v.tiles.assign(static_cast<size_t>(rank), 1);
+  v.coord.assign(static_cast<size_t>(devices), std::vector<int64_t>(static_cast<size_t>(rank), 0));
+  v.group.assign(static_cast<size_t>(devices), -1);
+  if (s.kind == Sharding::Kind::kReplicated) return v;
+  if (s.kind == Sharding::Kind::kManual) {
+    for (int64_t d = 0; d < devices; ++d) v.group[static_cast<size_t>(d)] = d;
+    return v;
+  }
+  if (!s.IsTiled() || s.DataRank() != rank || static_cast<int64_t>(s.tile_devices.size()) != devices)
+    return std::nullopt;
+  for (int64_t k = 0; k < rank; ++k) v.tiles[static_cast<size_t>(k)] = s.tile_dims[static_cast<size_t>(k)];
+  std::vector<int64_t> manual_dims;
+  for (size_t k = 0; k < s.subgroups.size(); ++k) {
+    if (s.subgroups[k] == SubgroupKind::kManual) {
+      if (s.tile_dims[static_cast<size_t>(rank) + k] > 1) manual_dims.push_back(rank + static_cast<int64_t>(k));
+    } else if (s.subgroups[k] != SubgroupKind::kReplicated) {
+      return std::nullopt;
+    }
+  }
+  std::map<std::vector<int64_t>, int64_t> group_of_key;
+  std::vector<std::vector<int64_t>> keys(static_cast<size_t>(devices));
+  for (int64_t d = 0; d < devices; ++d) {
+    std::optional<std::vector<int64_t>> index = s.TileIndexOf(d);
+    if (!index) return std::nullopt;
+    for (int64_t k = 0; k < rank; ++k) v.coord[static_cast<size_t>(d)][static_cast<size_t>(k)] = (*index)[static_cast<size_t>(k)];
+    if (manual_dims.empty()) continue;
+    std::vector<int64_t>& key = keys[static_cast<size_t>(d)];
+    for (int64_t m : manual_dims) key.push_back((*index)[static_cast<size_t>(m)]);
+    auto [it, fresh] = group_of_key.emplace(key, d);
+    if (!fresh) it->second = std::min(it->second, d);
+  }
+  if (!manual_dims.empty())
+    for (int64_t d = 0; d < devices; ++d) v.group[static_cast<size_t>(d)] = group_of_key.at(keys[static_cast<size_t>(d)]);
+  return v;
+}
+
+// The sharding that puts each device in its tile and manual group, when every (tile,
+// group) pair has the same number of devices; nullopt otherwise.
+std::optional<Sharding> FromView(const DeviceView& v) {
+  const int64_t devices = static_cast<int64_t>(v.group.size());
+  const int64_t rank = static_cast<int64_t>(v.tiles.size());
+  std::vector<int64_t> groups;
+  for (int64_t g : v.group)
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  std::sort(groups.begin(), groups.end());
+  const bool manual = groups.size() > 1;
+  if (manual && groups[0] < 0) return std::nullopt;  // some devices in no group
+  const int64_t n_groups = manual ? static_cast<int64_t>(groups.size()) : 1;
+  const int64_t data = Product(v.tiles);
+  if (data <= 0 || devices % (data * n_groups) != 0) return std::nullopt;
+  const int64_t copies = devices / (data * n_groups);
+  // Slot (linear tile, group index) -> devices, ascending.
+  std::vector<std::vector<int64_t>> slots(static_cast<size_t>(data * n_groups));
+  for (int64_t d = 0; d < devices; ++d) {
+    int64_t linear = 0;
+    for (int64_t k = 0; k < rank; ++k) {
+      const int64_t c = v.coord[static_cast<size_t>(d)][static_cast<size_t>(k)];
+      if (c < 0 || c >= v.tiles[static_cast<size_t>(k)]) return std::nullopt;
+      linear = linear * v.tiles[static_cast<size_t>(k)] + c;
+    }
+    const int64_t g = manual ? std::lower_bound(groups.begin(), groups.end(), v.group[static_cast<size_t>(d)]) - groups.begin() : 0;
+    slots[static_cast<size_t>(linear * n_groups + g)].push_back(d);
+  }
+  std::vector<int64_t> list;
+  for (const auto& slot : slots) {
+    if (static_cast<int64_t>(slot.size()) != copies) return std::nullopt;
+    list.insert(list.end(), slot.begin(), slot.end());
+  }
+  if (data == 1 && !manual) return Sharding::Replicated();
+  if (data == 1 && copies == 1) return Sharding::Manual();
+  std::vector<int64_t> dims = v.tiles;
+  std::vector<SubgroupKind> subgroups;
+  if (manual) {
+    dims.push_back(n_groups);
+    subgroups.push_back(SubgroupKind::kManual);
+  }
+  if (copies > 1) {
+    dims.push_back(copies);
+    subgroups.push_back(SubgroupKind::kReplicated);
+  }
+  Sharding out = Sharding::TiledWithDevices(std::move(dims), std::move(list), std::move(subgroups));
+  out.device_list_text = DeviceListText(out.tile_devices);
+  return out;
+}
+
+int64_t RankOf(const Sharding& s) { return s.IsTiled() ? s.DataRank() : -1; }
+
+// The rank both shardings agree on (a tiled one's data rank), or `fallback`.
+int64_t CommonRank(const Sharding& a, const Sharding& b, int64_t fallback) {
+  if (RankOf(a) >= 0) return RankOf(a);
+  if (RankOf(b) >= 0) return RankOf(b);
+  return fallback;
+}
+
+// Per dim, how many of `global0`'s tiles the manual axes make, and each device's index
+// among them (the major part of its tile index along the dim).
+struct ManualSplit {
+  std::vector<int64_t> tiles;
+  std::vector<std::vector<int64_t>> index;  // per device, per dim
+};
+
+std::optional<ManualSplit> ManualSplitOf(const DeviceView& g0, const DeviceView& l0) {
+  ManualSplit m;
+  const size_t rank = g0.tiles.size();
+  if (l0.tiles.size() != rank) return std::nullopt;
+  for (size_t k = 0; k < rank; ++k) {
+    if (g0.tiles[k] % l0.tiles[k] != 0) return std::nullopt;
+    m.tiles.push_back(g0.tiles[k] / l0.tiles[k]);
+  }
+  for (size_t d = 0; d < g0.coord.size(); ++d) {
+    m.index.emplace_back();
+    for (size_t k = 0; k < rank; ++k) m.index.back().push_back(g0.coord[d][k] / l0.tiles[k]);
+  }
+  return m;
+}
+
+}  // namespace
+
+bool RefinesOpenSharding(const Sharding& candidate, const Sharding& floor,
+                         const std::vector<bool>& open, int64_t devices) {
+  const int64_t rank = static_cast<int64_t>(open.size());
+  std::optional<DeviceView> c = ViewOf(candidate, rank, devices);
+  std::optional<DeviceView> f = ViewOf(floor, rank, devices);
+  if (!c || !f || c->group != f->group) return false;
+  for (int64_t k = 0; k < rank; ++k) {
+    const int64_t ct = c->tiles[static_cast<size_t>(k)], ft = f->tiles[static_cast<size_t>(k)];
+    if (open[static_cast<size_t>(k)] ? ct % ft != 0 : ct != ft) return false;
+    for (int64_t d = 0; d < devices; ++d)
+      if (c->coord[static_cast<size_t>(d)][static_cast<size_t>(k)] / (ct / ft) != f->coord[static_cast<size_t>(d)][static_cast<size_t>(k)])
+        return false;
+  }
+  return true;
+}
+
+std::optional<Sharding> EnterManualRegion(const Sharding& global, const Sharding& global0,
+                                          const Sharding& local0, int64_t devices) {
+  const int64_t rank = CommonRank(global0, local0, RankOf(global));
+  if (rank < 0) return std::nullopt;
+  std::optional<DeviceView> g = ViewOf(global, rank, devices), g0 = ViewOf(global0, rank, devices),
+                            l0 = ViewOf(local0, rank, devices);
+  if (!g || !g0 || !l0) return std::nullopt;
+  for (int64_t x : g->group) if (x >= 0) return std::nullopt;
+  std::optional<ManualSplit> m = ManualSplitOf(*g0, *l0);
+  if (!m) return std::nullopt;
+  DeviceView l;
+  l.group = l0->group;
+  for (int64_t k = 0; k < rank; ++k) {
+    const int64_t t = g->tiles[static_cast<size_t>(k)], mt = m->tiles[static_cast<size_t>(k)];
+    if (t % mt != 0) return std::nullopt;
+    l.tiles.push_back(t / mt);
+  }
+  for (int64_t d = 0; d < devices; ++d) {
+    l.coord.emplace_back();
+    for (int64_t k = 0; k < rank; ++k) {
+      const int64_t c = g->coord[static_cast<size_t>(d)][static_cast<size_t>(k)], lt = l.tiles[static_cast<size_t>(k)];
+      if (c / lt != m->index[static_cast<size_t>(d)][static_cast<size_t>(k)]) return std::nullopt;
+      l.coord.back().push_back(c % lt);
+    }
+  }
+  return FromView(l);
+}
+
+std::optional<Sharding> LeaveManualRegion(const Sharding& local, const Sharding& global0,
+                                          const Sharding& local0, int64_t devices) {
+  const int64_t rank = CommonRank(global0, local0, RankOf(local));
+  if (rank < 0) return std::nullopt;
+  std::optional<DeviceView> l = ViewOf(local, rank, devices), g0 = ViewOf(global0, rank, devices),
+                            l0 = ViewOf(local0, rank, devices);
+  if (!l || !g0 || !l0 || l->group != l0->group) return std::nullopt;
+  std::optional<ManualSplit> m = ManualSplitOf(*g0, *l0);
+  if (!m) return std::nullopt;
+  DeviceView g;
+  g.group.assign(static_cast<size_t>(devices), -1);
+  for (int64_t k = 0; k < rank; ++k) g.tiles.push_back(m->tiles[static_cast<size_t>(k)] * l->tiles[static_cast<size_t>(k)]);
+  for (int64_t d = 0; d < devices; ++d) {
+    g.coord.emplace_back();
+    for (int64_t k = 0; k < rank; ++k)
+      g.coord.back().push_back(m->index[static_cast<size_t>(d)][static_cast<size_t>(k)] * l->tiles[static_cast<size_t>(k)] +
+                               l->coord[static_cast<size_t>(d)][static_cast<size_t>(k)]);
+  }
+  return FromView(g);
+}
+
 // --- 2. the graph ------------------------------------------------------------------------
 
 // Which dims of an fft, reduce-window, select-and-scatter or topk result pass through
@@ -328,6 +565,86 @@ std::vector<bool> DimsKeptByWindowOp(const Instruction& op) {
   }
 }
 
+
+namespace {
+
+// Which of BuildEdges' rules an instruction's edges come from.
+enum class EdgeFamily {
+  kNone, kElementwise, kLayout, kDot, kReduce, kConvolution, kGather, kScatter, kKeptDims,
+  kTuple, kControlFlow, kCustomCall, kCollective
+};
+
+EdgeFamily FamilyOf(const Instruction& inst) {
+  const Opcode op = inst.opcode();
+  if (IsElementwise(op) || op == Opcode::kMap ||
+      (op == Opcode::kCustomCall && inst.attrs().custom_call_target == "Sharding"))
+    return EdgeFamily::kElementwise;
+  switch (op) {
+    case Opcode::kBroadcast:
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kTranspose:
+      return EdgeFamily::kLayout;
+    case Opcode::kDot:
+      return EdgeFamily::kDot;
+    case Opcode::kReduce:
+      return EdgeFamily::kReduce;
+    case Opcode::kConvolution:
+      return EdgeFamily::kConvolution;
+    case Opcode::kGather:
+      return EdgeFamily::kGather;
+    case Opcode::kScatter:
+      return EdgeFamily::kScatter;
+    case Opcode::kSlice:
+    case Opcode::kPad:
+    case Opcode::kConcatenate:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kReverse:
+    case Opcode::kSort:
+    case Opcode::kFft:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+    case Opcode::kTopK:
+      return EdgeFamily::kKeptDims;
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kOptimizationBarrier:
+      return EdgeFamily::kTuple;
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return EdgeFamily::kControlFlow;
+    case Opcode::kCustomCall:
+      return EdgeFamily::kCustomCall;
+    case Opcode::kAllReduce:
+    case Opcode::kCollectivePermute:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+      return EdgeFamily::kCollective;
+    default:
+      return EdgeFamily::kNone;
+  }
+}
+
+}  // namespace
+
+bool PropagationReaches(const Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::kConstant:
+    case Opcode::kIota:
+    case Opcode::kRng:
+      return true;  // they take their users' sharding
+    case Opcode::kParameter:  // of a called computation: linked to its caller's operand
+      return inst.parent() != nullptr && inst.parent()->parent() != nullptr &&
+             inst.parent() != inst.parent()->parent()->entry();
+    case Opcode::kCustomCall:  // only Sharding: other custom calls' rules are their own
+      return FamilyOf(inst) == EdgeFamily::kElementwise;
+    default:
+      return FamilyOf(inst) != EdgeFamily::kNone;
+  }
+}
 
 namespace {
 
@@ -452,6 +769,9 @@ std::vector<int64_t> KeepDims(const std::vector<bool>& keep) {
 struct ClassState {
   std::optional<Sharding> sharding;
   bool fixed = false;
+  // Given with open dims: the sharding may only become one that refines `floor`.
+  std::optional<Sharding> floor;
+  std::vector<bool> open;
   Score score;
   std::string reason;
 };
@@ -498,7 +818,12 @@ class Propagator {
   void ShardingRuleEdges(const Instruction* inst);
   void TupleEdges(const Instruction* inst);
   void ControlFlowEdges(const Instruction* inst);
+  bool BoundaryEdges(const Instruction* inst);
+  void CollectiveEdges(const Instruction* inst);
   Status Seed();
+  // Whether `candidate` may replace an open class's sharding: it refines the floor, or
+  // does once the dims the floor fixes are made whole in it (then `candidate` is that).
+  bool WithinFloor(const ClassState& st, Sharding& candidate) const;
   void Solve();
   bool Accepts(int64_t node, const Sharding& s) const;
   bool Write();
@@ -514,6 +839,18 @@ class Propagator {
   std::vector<Edge> edges_;
   std::vector<ClassState> state_;  // by class root
   std::unordered_set<const Instruction*> had_sharding_;
+  std::unordered_set<const Instruction*> open_;  // given with open dims: written again
+  int64_t devices_ = 1;
+  // Region boundaries with open dims: the nodes outside and inside, their given shardings.
+  struct Boundary {
+    int64_t global = 0, local = 0;
+    Sharding global0, local0;
+    const Instruction* inst = nullptr;
+  };
+  std::vector<Boundary> boundaries_;
+  // Makes each boundary's two sides agree (each side takes its best candidate on its own)
+  // and fixes them; whether any changed.
+  bool AgreeAtBoundaries();
 };
 
 void Propagator::CollectScope(Computation* comp) {
@@ -568,55 +905,146 @@ bool SameRank(const Instruction* inst, int64_t k) {
 }
 
 void Propagator::BuildEdges(const Instruction* inst) {
-  const Opcode op = inst->opcode();
-  const bool sharding_cc =
-      op == Opcode::kCustomCall && inst->attrs().custom_call_target == "Sharding";
-  if (IsElementwise(op) || op == Opcode::kMap || sharding_cc) {
-    for (int64_t k = 0; k < inst->operand_count(); ++k)
-      if (SameRank(inst, k)) Link(inst, k, 0, 0, Identity(), Identity(), "elementwise");
-    return;
-  }
-  switch (op) {
-    case Opcode::kBroadcast:
-    case Opcode::kReshape:
-    case Opcode::kBitcast:
-    case Opcode::kTranspose:
+  switch (FamilyOf(*inst)) {
+    case EdgeFamily::kElementwise:
+      for (int64_t k = 0; k < inst->operand_count(); ++k)
+        if (SameRank(inst, k)) Link(inst, k, 0, 0, Identity(), Identity(), "elementwise");
+      return;
+    case EdgeFamily::kLayout:
       return LayoutEdges(inst);
-    case Opcode::kDot:
+    case EdgeFamily::kDot:
       return DotEdges(inst);
-    case Opcode::kReduce:
+    case EdgeFamily::kReduce:
       return ReduceEdges(inst);
-    case Opcode::kConvolution:
+    case EdgeFamily::kConvolution:
       return ConvolutionEdges(inst);
-    case Opcode::kGather:
+    case EdgeFamily::kGather:
       return GatherEdges(inst);
-    case Opcode::kScatter:
+    case EdgeFamily::kScatter:
       return ScatterEdges(inst);
-    case Opcode::kSlice:
-    case Opcode::kPad:
-    case Opcode::kConcatenate:
-    case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice:
-    case Opcode::kReverse:
-    case Opcode::kSort:
-    case Opcode::kFft:
-    case Opcode::kReduceWindow:
-    case Opcode::kSelectAndScatter:
-    case Opcode::kTopK:
+    case EdgeFamily::kKeptDims:
       return KeptDimsEdges(inst);
-    case Opcode::kGetTupleElement:
-    case Opcode::kTuple:
-    case Opcode::kOptimizationBarrier:
+    case EdgeFamily::kTuple:
       return TupleEdges(inst);
-    case Opcode::kWhile:
-    case Opcode::kConditional:
-    case Opcode::kCall:
+    case EdgeFamily::kControlFlow:
       return ControlFlowEdges(inst);
-    case Opcode::kCustomCall:
+    case EdgeFamily::kCustomCall:
+      if (BoundaryEdges(inst)) return;
       return ShardingRuleEdges(inst);
-    default:
+    case EdgeFamily::kCollective:
+      return CollectiveEdges(inst);
+    case EdgeFamily::kNone:
       return;
   }
+}
+
+// The program's own collectives (in a manual region, over its manual axes): all-reduce
+// and collective-permute keep every dim's split, all-gather, reduce-scatter and
+// all-to-all every dim but the one they move data along (the partitioner runs them on
+// the tiles their groups' devices share).
+void Propagator::CollectiveEdges(const Instruction* inst) {
+  const Opcode op = inst->opcode();
+  if (op == Opcode::kAllReduce || op == Opcode::kCollectivePermute) {
+    const bool tuple = inst->shape().IsTuple();
+    if (tuple && inst->shape().tuple_size() != inst->operand_count()) return;
+    if (!tuple && inst->operand_count() != 1) return;
+    for (int64_t k = 0; k < inst->operand_count(); ++k) {
+      const Shape& in = inst->operand(k)->shape();
+      const Shape& out = tuple ? inst->shape().tuple_shapes(k) : inst->shape();
+      if (!in.IsArray() || !out.IsArray() || in.rank() != out.rank()) continue;
+      Link(inst, k, tuple ? k : 0, 0, Identity(), Identity(), "collective");
+    }
+    return;
+  }
+  if (inst->operand_count() != 1 || !SameRank(inst, 0) || inst->dimensions().size() != 1) return;
+  const int64_t along = inst->dimensions()[0];
+  std::vector<bool> keep(static_cast<size_t>(inst->shape().rank()), true);
+  if (along < 0 || along >= inst->shape().rank()) return;
+  keep[static_cast<size_t>(along)] = false;
+  Link(inst, 0, 0, 0, Dims(KeepDims(keep)), Dims(KeepDims(keep)), "collective");
+}
+
+// SPMDFullToShardShape / SPMDShardToFullShape with open dims on either side: the two
+// sides move together, each device's tile the same (the partitioner moves no data there).
+bool Propagator::BoundaryEdges(const Instruction* inst) {
+  const std::string& target = inst->attrs().custom_call_target;
+  const bool enter = target == "SPMDFullToShardShape";
+  if ((!enter && target != "SPMDShardToFullShape") || inst->operand_count() != 1 ||
+      !inst->shape().IsArray() || !inst->operand(0)->shape().IsArray())
+    return false;
+  const Instruction* operand = inst->operand(0);
+  StatusOr<std::vector<int64_t>> open_here = UnspecifiedDimsOf(*inst);
+  StatusOr<std::vector<int64_t>> open_there = UnspecifiedDimsOf(*operand);
+  if (!open_here.ok() || !open_there.ok() || (open_here->empty() && open_there->empty())) return false;
+  StatusOr<std::optional<Sharding>> here = ShardingOf(*inst);
+  StatusOr<std::optional<Sharding>> there = ShardingOf(*operand);
+  if (!here.ok() || !there.ok() || !here->has_value() || !there->has_value()) return false;
+  const Sharding global0 = enter ? **there : **here;
+  const Sharding local0 = enter ? **here : **there;
+  const int64_t devices = devices_;
+  Rule in = [=](const Sharding& g) { return EnterManualRegion(g, global0, local0, devices); };
+  Rule out = [=](const Sharding& l) { return LeaveManualRegion(l, global0, local0, devices); };
+  Link(inst, 0, 0, 0, enter ? in : out, enter ? out : in, "manual region boundary");
+  Boundary b;
+  b.global = enter ? Node(operand, 0) : Node(inst, 0);
+  b.local = enter ? Node(inst, 0) : Node(operand, 0);
+  b.global0 = global0;
+  b.local0 = local0;
+  b.inst = inst;
+  boundaries_.push_back(std::move(b));
+  return true;
+}
+
+bool Propagator::AgreeAtBoundaries() {
+  bool changed = false;
+  for (const Boundary& b : boundaries_) {
+    ClassState& g = state_[static_cast<size_t>(Find(b.global))];
+    ClassState& l = state_[static_cast<size_t>(Find(b.local))];
+    const Sharding gs = g.sharding ? *g.sharding : b.global0;
+    const Sharding ls = l.sharding ? *l.sharding : b.local0;
+    std::optional<Sharding> entered = EnterManualRegion(gs, b.global0, b.local0, devices_);
+    if (!(entered && entered->SameMeaning(ls))) {
+      // The side with more tiles decides, where the other may follow; else both given.
+      auto fits = [&](const ClassState& st, std::optional<Sharding>& s) {
+        return s.has_value() && !st.fixed && WithinFloor(st, *s);
+      };
+      std::optional<Sharding> from_global = entered;
+      std::optional<Sharding> from_local = LeaveManualRegion(ls, b.global0, b.local0, devices_);
+      const bool inward = fits(l, from_global);
+      const bool outward = fits(g, from_local);
+      std::string why;
+      if (outward && (!inward || DataTiles(*from_local) > DataTiles(gs))) {
+        g.sharding = *from_local;
+        why = "its region side's split";
+      } else if (inward) {
+        l.sharding = *from_global;
+        why = "its outside's split";
+      } else {
+        g.sharding = b.global0;
+        l.sharding = b.local0;
+        why = "the two sides' given shardings";
+      }
+      const std::string reason = "region boundary %" + b.inst->name() + " keeps " + why;
+      g.reason = reason;
+      l.reason = reason;
+      log_.push_back("%" + b.inst->name() + ": the boundary's two sides took different splits; " + why + " kept");
+      changed = true;
+    }
+    g.fixed = true;
+    l.fixed = true;
+  }
+  return changed;
+}
+
+bool Propagator::WithinFloor(const ClassState& st, Sharding& candidate) const {
+  if (!st.floor) return true;
+  if (RefinesOpenSharding(candidate, *st.floor, st.open, devices_)) return true;
+  std::vector<int64_t> sources;
+  for (size_t k = 0; k < st.open.size(); ++k) sources.push_back(st.open[k] ? static_cast<int64_t>(k) : -1);
+  std::optional<Sharding> projected = MapShardingDims(candidate, sources);
+  if (!projected || !RefinesOpenSharding(*projected, *st.floor, st.open, devices_)) return false;
+  candidate = std::move(*projected);
+  return true;
 }
 
 // broadcast, reshape / bitcast, transpose: dims map one to one where they survive; a
@@ -1102,8 +1530,17 @@ Status Propagator::Seed() {
       return InvalidArgument("sharding-propagation: " + std::string(sharding.status().message()));
     const int64_t n = LeafCount(inst->shape());
     std::vector<std::optional<Sharding>> leaves(static_cast<size_t>(n));
+    std::vector<bool> open;
     if (sharding->has_value()) {
       had_sharding_.insert(inst);
+      StatusOr<std::vector<int64_t>> open_dims = UnspecifiedDimsOf(*inst);
+      if (!open_dims.ok())
+        return InvalidArgument("sharding-propagation: " + std::string(open_dims.status().message()));
+      if (!open_dims->empty() && n == 1 && inst->shape().IsArray()) {
+        open.assign(static_cast<size_t>(inst->shape().rank()), false);
+        for (int64_t d : *open_dims) open[static_cast<size_t>(d)] = true;
+        open_.insert(inst);
+      }
       const Sharding& s = **sharding;
       if (s.IsTuple() && static_cast<int64_t>(s.elements.size()) != n)
         return InvalidArgument("sharding-propagation: %" + inst->name() +
@@ -1134,6 +1571,16 @@ Status Propagator::Seed() {
     for (int64_t k = 0; k < n; ++k) {
       if (!leaves[static_cast<size_t>(k)]) continue;
       ClassState& c = state_[static_cast<size_t>(Find(Node(inst, k)))];
+      if (!open.empty()) {
+        // Given with open dims: a starting point, and what any change must keep.
+        if (c.fixed || c.floor) continue;
+        c.sharding = leaves[static_cast<size_t>(k)];
+        c.floor = c.sharding;
+        c.open = open;
+        c.score = ScoreOf(*c.sharding, false);
+        c.reason = "given, open dims";
+        continue;
+      }
       if (c.fixed) {
         if (!c.sharding->SameMeaning(*leaves[static_cast<size_t>(k)]))
           log_.push_back("%" + inst->name() + ": given " +
@@ -1195,7 +1642,7 @@ void Propagator::Solve() {
         const ClassState& src = state_[static_cast<size_t>(Find(e->src))];
         if (!src.sharding) continue;
         std::optional<Sharding> candidate = e->rule(*src.sharding);
-        if (!candidate || !Accepts(e->dst, *candidate)) continue;
+        if (!candidate || !Accepts(e->dst, *candidate) || !WithinFloor(st, *candidate)) continue;
         Score score = ScoreOf(*candidate, src.fixed, !e->weak);
         std::string reason = std::string(e->what) + ") from %" +
                              node_inst_[static_cast<size_t>(e->src)]->name() +
@@ -1216,7 +1663,9 @@ void Propagator::Solve() {
         bool any = false;
         for (size_t k = 1; k < forward.size(); ++k) {
           std::optional<Sharding> m = MergeShardings(merged.sharding, forward[k].sharding);
-          if (!m || !Accepts(c, *m) || DataTiles(*m) <= DataTiles(merged.sharding)) continue;
+          if (!m || !Accepts(c, *m) || !WithinFloor(st, *m) ||
+              DataTiles(*m) <= DataTiles(merged.sharding))
+            continue;
           merged.sharding = std::move(*m);
           merged.score = ScoreOf(merged.sharding, merged.score.fixed || forward[k].score.fixed,
                                  merged.score.strong && forward[k].score.strong);
@@ -1242,7 +1691,7 @@ void Propagator::Solve() {
 bool Propagator::Write() {
   bool changed = false;
   for (const Instruction* inst : instructions_) {
-    if (had_sharding_.count(inst)) continue;
+    if (had_sharding_.count(inst) && !open_.count(inst)) continue;
     const int64_t n = LeafCount(inst->shape());
     std::vector<Sharding> leaves;
     std::string reasons;
@@ -1299,10 +1748,13 @@ StatusOr<bool> Propagator::Run() {
   }
   parent_.resize(node_inst_.size());
   std::iota(parent_.begin(), parent_.end(), 0);
+  devices_ = DevicesOfModule(module_);
   for (const Instruction* inst : instructions_) BuildEdges(inst);
   state_.resize(node_inst_.size());
   RETURN_IF_ERROR(Seed());
   Solve();
+  // Boundaries fixed where they agree (or made to); the rest adapts to them.
+  for (int pass = 0; pass < 4 && AgreeAtBoundaries(); ++pass) Solve();
   return Write();
 }
 

@@ -27,7 +27,11 @@ std::optional<int64_t> DimTakingTheSortSplit(const std::vector<int64_t>& tiles, 
 
 // Runs only on modules with num_partitions > 1. Shardings an instruction already has
 // (parameters, root, `Sharding` custom calls, SPMDFullToShardShape/SPMDShardToFullShape
-// and the copies around them, manual regions) are fixed: never changed. An entry
+// and the copies around them, manual regions) are fixed: never changed, except on the
+// dims a custom call's `unspecified_dims` leaves open (UnspecifiedDimsOf), which may take
+// a finer split from its neighbours (RefinesOpenSharding: the fixed dims and the manual
+// groups kept); the two sides of a region boundary with open dims move together
+// (EnterManualRegion / LeaveManualRegion). An entry
 // parameter (or root leaf) without one is fixed replicated when the module header says
 // allow_spmd_sharding_propagation_to_parameters (to_output) is false for it; otherwise
 // propagation may choose it.
@@ -52,7 +56,8 @@ std::optional<int64_t> DimTakingTheSortSplit(const std::vector<int64_t>& tiles, 
 // operand; get-tuple-element, tuple, call, conditional and while pass leaf
 // shardings through, and a while loop's result, body parameter, body root and condition
 // parameter share one sharding. Iota, constants and rng take their users' sharding.
-// Manual (and partially manual) shardings spread to everything they touch.
+// Manual (and partially manual) shardings spread to everything they touch. The program's
+// own collectives (in manual regions) keep every dim but the one they move data along.
 //
 // Candidates are ranked: manual first, then any tiling over none, then one read directly
 // off a fixed (user-given) sharding, then more tiles; ties go to operands in order before
@@ -66,7 +71,7 @@ std::optional<int64_t> DimTakingTheSortSplit(const std::vector<int64_t>& tiles, 
 // repeat until nothing changes. A value with no candidate becomes {replicated}.
 //
 // It does not: merge a user's candidate with an operand's, propagate through
-// gather, scatter, fusion, collectives or unknown custom calls (their results end up
+// gather, scatter, fusion or unknown custom calls (their results end up
 // replicated unless a user says otherwise), or change shapes. Unreduced subgroups are
 // not propagated. Computations applied to scalars (reduce's to_apply, ...) get no
 // shardings, as in XLA.
@@ -108,5 +113,38 @@ std::vector<int64_t> ReshapeDimSources(const Shape& from, const Shape& to,
 
 // XLA's shortest spelling of a device list: "<=[4]", "<=[2,2]T(1,0)" or "0,2,1,3".
 std::string DeviceListText(const std::vector<int64_t>& devices);
+
+// Open dims. A Sharding, SPMDFullToShardShape or SPMDShardToFullShape custom call whose
+// backend_config is `unspecified_dims=[1]` (XLA's spelling; Shardy's `{?}` dims without
+// axes, which shardy-import writes so) fixes its sharding on the other dims only:
+// propagation may split the open ones further. The dims it names; empty without such a
+// backend_config; error when the list is malformed or names a dim the result lacks.
+StatusOr<std::vector<int64_t>> UnspecifiedDimsOf(const Instruction& inst);
+
+// Whether `candidate` keeps what `floor` fixes on `devices` devices: on every dim not
+// `open`, the same tiles on the same devices; on an open dim, the floor's tiles as the
+// major part of its own; and the same manual groups (the devices sharing a manual
+// subgroup index). Rank is the floor's.
+bool RefinesOpenSharding(const Sharding& candidate, const Sharding& floor,
+                         const std::vector<bool>& open, int64_t devices);
+
+// Across a partially manual region's boundary, whose given shardings are `global0`
+// outside (the manual axes' splits among its tiles, major in their dims) and `local0`
+// inside (those splits a manual subgroup): the sharding inside that holds on each device
+// the tile `global` gives it, and back. Nullopt when the splits do not line up (the
+// manual axes' part of a dim moved, a dim's tiles not a multiple of its manual ones,
+// manual groups that differ from `local0`'s).
+//   global0 {devices=[2,1,4]<=[8] last_tile_dim_replicate}, local0 {devices=[1,1,2,4]<=[8]
+//   last_tile_dims={manual, replicated}}: global {devices=[2,4]<=[8]} enters as
+//   {devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}.
+std::optional<Sharding> EnterManualRegion(const Sharding& global, const Sharding& global0,
+                                          const Sharding& local0, int64_t devices);
+std::optional<Sharding> LeaveManualRegion(const Sharding& local, const Sharding& global0,
+                                          const Sharding& local0, int64_t devices);
+
+// Whether propagation gives `inst` a sharding from its neighbours (it has rules for its
+// op, or takes its users' sharding: constants, iota, rng, parameters of called
+// computations). Collectives, fusions and custom calls other than Sharding do not.
+bool PropagationReaches(const Instruction& inst);
 
 }  // namespace fusebox::passes

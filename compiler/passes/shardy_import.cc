@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "compiler/ir/sharding.h"
+#include "compiler/passes/sharding_propagation.h"
 
 namespace fusebox::passes {
 namespace {
@@ -104,7 +105,37 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 struct Region {
   const SdyMesh* mesh = nullptr;
   std::vector<std::string> manual_axes;
+  // Some mesh axis of more than one device is left to the partitioner.
+  bool Partial() const {
+    for (const auto& [name, size] : mesh->axes)
+      if (size > 1 && !Contains(manual_axes, name)) return true;
+    return false;
+  }
 };
+
+// The dims of `s` Shardy leaves open (`{?}`, `{"x", ?}`) that have no axes but
+// `ignored` ones: XLA's `unspecified_dims`, which propagation may split further.
+std::vector<int64_t> OpenDims(const SdyTensorSharding& s, const std::vector<std::string>& ignored) {
+  std::vector<int64_t> open;
+  for (size_t d = 0; d < s.dims.size() && d < s.dim_closed.size(); ++d) {
+    if (s.dim_closed[d]) continue;
+    bool axes = false;
+    for (const std::string& a : s.dims[d]) axes |= !Contains(ignored, a);
+    if (!axes) open.push_back(static_cast<int64_t>(d));
+  }
+  return open;
+}
+
+// backend_config="unspecified_dims=[...]" on a Sharding or SPMD*Shape custom call.
+void SetOpenDims(Instruction& inst, const std::vector<int64_t>& dims) {
+  if (dims.empty()) return;
+  std::string text = "unspecified_dims=[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+  InstructionAttributes& a = inst.mutable_attrs();
+  a.backend_config = text + "]";
+  a.has_backend_config = true;
+  a.backend_config_is_string = true;
+}
 
 // The sharding a value inside `region` has when Shardy gives it `s` over the free axes.
 StatusOr<Sharding> InRegionSharding(const SdyTensorSharding& s, const Region& region,
@@ -181,6 +212,11 @@ class Importer {
 
   Instruction* Add(Computation* comp, Opcode opcode, const std::string& base, Shape shape,
                    std::vector<Instruction*> operands, const Instruction& like);
+  // The value a region boundary reads, given `sharding`: a copy, or with `open` dims a
+  // Sharding custom call carrying them.
+  Instruction* AddBoundary(Computation* comp, const std::string& base, const Shape& shape,
+                           Instruction* operand, const Sharding& sharding,
+                           const std::vector<int64_t>& open, const Instruction& like);
 
   Module& module_;
   std::vector<std::string>& log_;
@@ -367,7 +403,22 @@ Instruction* Importer::Add(Computation* comp, Opcode opcode, const std::string& 
   return comp->AddInstruction(std::move(inst));
 }
 
-// x -> copy(x) {global} -> SPMDFullToShardShape {manual}, per operand.
+Instruction* Importer::AddBoundary(Computation* comp, const std::string& base, const Shape& shape,
+                                   Instruction* operand, const Sharding& sharding,
+                                   const std::vector<int64_t>& open, const Instruction& like) {
+  Instruction* inst =
+      Add(comp, open.empty() ? Opcode::kCopy : Opcode::kCustomCall, base, shape, {operand}, like);
+  if (!open.empty()) {
+    inst->mutable_attrs().custom_call_target = "Sharding";
+    inst->mutable_attrs().has_custom_call_target = true;
+  }
+  SetSharding(*inst, sharding);
+  SetOpenDims(*inst, open);
+  return inst;
+}
+
+// x -> copy(x) {global} -> SPMDFullToShardShape {manual}, per operand (a Sharding custom
+// call in place of the copy where Shardy leaves dims open).
 Status Importer::RewriteGlobalToLocal(Instruction* gtl) {
   const Region& region = *boundary_region_.at(gtl);
   std::vector<SdyTensorSharding> in;
@@ -412,12 +463,16 @@ Status Importer::RewriteGlobalToLocal(Instruction* gtl) {
     }
     ASSIGN_OR_RETURN(Sharding global_sharding, SdyToSharding(in[i], *region.mesh, global.rank()));
     ASSIGN_OR_RETURN(Sharding manual, InRegionSharding(in[i], region, global.rank()));
-    Instruction* copy = Add(comp, Opcode::kCopy, gtl->name(), global, {x}, *gtl);
-    SetSharding(*copy, global_sharding);
+    // Dims Shardy leaves open on both sides of a partially manual region: propagation may
+    // split them further, the two sides alike (a Sharding custom call, not a copy, holds
+    // the outside's open dims, as XLA writes it).
+    const std::vector<int64_t> open = region.Partial() ? OpenDims(in[i], {}) : std::vector<int64_t>{};
+    Instruction* copy = AddBoundary(comp, gtl->name(), global, x, global_sharding, open, *gtl);
     Instruction* f2s = Add(comp, Opcode::kCustomCall, gtl->name(), local, {copy}, *gtl);
     f2s->mutable_attrs().custom_call_target = "SPMDFullToShardShape";
     f2s->mutable_attrs().has_custom_call_target = true;
     SetSharding(*f2s, manual);
+    SetOpenDims(*f2s, open);
     locals.push_back(f2s);
     log_.push_back("%" + f2s->name() + ": SPMDFullToShardShape of %" + x->name() + " " +
                    global_sharding.ToString() + " -> " + local.ToString() + " " +
@@ -494,12 +549,13 @@ Status Importer::RewriteLocalToGlobal(Instruction* ltg) {
     }
     ASSIGN_OR_RETURN(Sharding manual, InRegionSharding(out[i], region, local.rank()));
     ASSIGN_OR_RETURN(Sharding global_sharding, SdyToSharding(out[i], *region.mesh, local.rank()));
-    Instruction* copy = Add(comp, Opcode::kCopy, ltg->name(), local, {y}, *ltg);
-    SetSharding(*copy, manual);
+    const std::vector<int64_t> open = region.Partial() ? OpenDims(out[i], {}) : std::vector<int64_t>{};
+    Instruction* copy = AddBoundary(comp, ltg->name(), local, y, manual, open, *ltg);
     Instruction* s2f = Add(comp, Opcode::kCustomCall, ltg->name(), global, {copy}, *ltg);
     s2f->mutable_attrs().custom_call_target = "SPMDShardToFullShape";
     s2f->mutable_attrs().has_custom_call_target = true;
     SetSharding(*s2f, global_sharding);
+    SetOpenDims(*s2f, open);
     globals.push_back(s2f);
     log_.push_back("%" + s2f->name() + ": SPMDShardToFullShape of %" + y->name() + " -> " +
                    global.ToString() + " " + global_sharding.ToString());
@@ -592,6 +648,15 @@ Status Importer::ConvertAttributes() {
       Sharding sharding = Combine(inst->shape(), std::move(out));
       SetSharding(*inst, sharding);
       EraseFrontendAttrs(*inst, {kShardingAttr});
+      // A constraint's open dims stay open (outside regions and in partially manual ones;
+      // in a fully manual region no axis is left to split them).
+      const bool constraint = IsCustomCall(*inst, "Sharding") || IsCustomCall(*inst, kFuncResultSharding);
+      if (constraint && leaves.size() == 1 && inst->shape().IsArray() &&
+          !(inst->has_attributes() && inst->attrs().has_backend_config) &&
+          (region == nullptr || region->Partial())) {
+        SetOpenDims(*inst, OpenDims((*parsed)[0], region != nullptr ? region->manual_axes
+                                                                     : std::vector<std::string>{}));
+      }
       if (IsCustomCall(*inst, kFuncResultSharding)) {
         InstructionAttributes& a = inst->mutable_attrs();
         a.custom_call_target = "Sharding";
@@ -607,9 +672,13 @@ Status Importer::ConvertAttributes() {
 }
 
 // Region instructions without a sharding of their own: callee parameters take their
-// caller's operand sharding, the rest are manual with the free axes replicated.
+// caller's operand sharding, the rest are manual with the free axes replicated. In a
+// partially manual region Shardy leaves such values open: propagation gives them their
+// sharding (manual first, then split over the free axes as their neighbours are), except
+// where it has no rule to (collectives, custom calls): those keep the default.
 Status Importer::Assign(Instruction* inst, const Region* region) {
   if (inst->has_attributes() && inst->attrs().has_sharding) return Status::Ok();
+  if (region->Partial() && PropagationReaches(*inst)) return Status::Ok();
   ASSIGN_OR_RETURN(Sharding s, RegionDefaultFor(*region, inst->shape()));
   SetSharding(*inst, s);
   return Status::Ok();
@@ -636,7 +705,14 @@ Status Importer::MarkRegions() {
         if (inst->opcode() == Opcode::kConditional && p == 0 &&
             static_cast<int64_t>(c) + 1 < inst->operand_count())
           feed = inst->operand(static_cast<int64_t>(c) + 1);
-        if (feed != nullptr && feed->has_attributes() && feed->attrs().has_sharding &&
+        // In a partially manual region, a parameter fed by a boundary with open dims is
+        // left to propagation (linked to its caller's operand, it ends up split alike).
+        bool open_feed = false;
+        if (feed != nullptr && region->Partial()) {
+          StatusOr<std::vector<int64_t>> open = UnspecifiedDimsOf(*feed);
+          open_feed = !open.ok() || !open->empty();
+        }
+        if (feed != nullptr && !open_feed && feed->has_attributes() && feed->attrs().has_sharding &&
             feed->shape().Compatible(param->shape())) {
           param->mutable_attrs().sharding = feed->attrs().sharding;
           param->mutable_attrs().has_sharding = true;

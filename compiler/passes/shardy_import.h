@@ -29,6 +29,13 @@ namespace fusebox::passes {
 //    when only some mesh axes are manual, `{devices=[1,..,1,M,R] last_tile_dims={manual,
 //    replicated}}` (the free axes replicated). jax 0.10.2 writes GlobalToLocalShape
 //    results already in per-device shapes; global ones are accepted too.
+//  - Open dims (`{?}`, `{"x", ?}`) of constraints, outside regions and in partially
+//    manual ones: those without axes (but manual ones) become XLA's
+//    `backend_config="unspecified_dims=[...]"`, which propagation may split further. A
+//    partially manual region's boundary with open dims is a `Sharding` custom call (not a
+//    copy) and the SPMD*Shape call, both carrying them; its instructions Shardy says
+//    nothing about (open) get no sharding where propagation has a rule for them
+//    (PropagationReaches), and its callee parameters fed through open boundaries neither.
 //  - The consumed `xla.sdy.*` frontend attributes are removed.
 //
 // It does not: propagate shardings (sharding-propagation does), partition, or inline the

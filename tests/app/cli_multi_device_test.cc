@@ -152,13 +152,12 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // gathers of the same tiles).
       {"uneven_splits", {{"all-gather", 11}},
        {{"all-gather", 1}, {"all-reduce", 1}, {"all-to-all", 15}, {"collective-permute", 26}}},
-      // A shard_map manual over 'data' only: the program's pmeans (one combined all-reduce
-      // over 'data') and its ppermute, as XLA's. jax leaves the 'model' axis open in the
-      // region ({?}: propagation may split over it); Fusebox reads open dims as whole, so
-      // it gathers the two weights at the region's start and the hidden layer at each of
-      // jax's two reshards (within each 'data' group), where XLA keeps them split over
-      // 'model' and all-reduces the second dot's partial sums once.
-      {"partial_manual_step", {{"all-gather", 4}, {"all-reduce", 1}, {"collective-permute", 1}},
+      // A shard_map manual over 'data' only, 'model' left open in the region ({?}): the
+      // weights enter split over 'model' as they lie, the hidden layer stays split, the
+      // second dot's partial sums are all-reduced over 'model', the program's pmeans are
+      // one combined all-reduce over 'data' and its ppermute one permute: as XLA's, the
+      // gradients' outputs split over 'model' as XLA's too.
+      {"partial_manual_step", {{"all-reduce", 2}, {"collective-permute", 1}},
        {{"all-reduce", 2}, {"collective-permute", 1}}},
   };
   for (const Want& w : wants) {

@@ -737,5 +737,101 @@ TEST(ShardingBuildingBlocksTest, MergeShardings) {
   EXPECT_EQ(merge("{replicated}", "{devices=[2,2]<=[4]}"), "<none>");
 }
 
+// XLA's `unspecified_dims` (Shardy's `{?}`): a constraint fixes its other dims only.
+// `a` keeps dim 0 whole and takes x's split of dim 1; `b` takes x's split whole; `c`,
+// without open dims, stays as given.
+TEST(ShardingPropagationTest, OpenDimsOfAConstraintTakeTheirNeighboursSplit) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[2,2]<=[4]}
+  a = f32[8,16] custom-call(x), custom_call_target="Sharding", sharding={replicated}, backend_config="unspecified_dims=[1]"
+  b = f32[8,16] custom-call(x), custom_call_target="Sharding", sharding={replicated}, backend_config="unspecified_dims=[0,1]"
+  c = f32[8,16] custom-call(x), custom_call_target="Sharding", sharding={replicated}
+  ROOT t = (f32[8,16], f32[8,16], f32[8,16]) tuple(a, b, c)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(S(*m, "a"), "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "b"), "{devices=[2,2]<=[4]}");
+  EXPECT_EQ(S(*m, "c"), "{replicated}");
+}
+
+TEST(ShardingPropagationTest, MalformedUnspecifiedDimsAreAnErrorNamingTheInstruction) {
+  for (const char* config : {"unspecified_dims=[2]", "unspecified_dims=[x]", "unspecified=[0]"}) {
+    SCOPED_TRACE(config);
+    auto m = Parse(std::string(R"(
+HloModule m, num_partitions=2
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1]<=[2]}
+  ROOT a = f32[8,16] custom-call(x), custom_call_target="Sharding", sharding={replicated}, backend_config=")") +
+                   config + "\"\n}\n");
+    ASSERT_NE(m, nullptr);
+    ShardingPropagation pass;
+    PassContext context;
+    auto result = pass.Run(*m, context);
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(std::string(result.status().message()).find("%a: backend_config"), std::string::npos)
+        << result.status().message();
+  }
+}
+
+// A region manual over 'data' of a 2x2 ('data', 'model') mesh whose boundaries leave dims
+// open: w enters split over 'model' as it lies, the dot and what follows keep that split
+// inside (manual groups {0,1} and {2,3}), and the result leaves split over both axes.
+TEST(ShardingPropagationTest, PartiallyManualRegionKeepsTheFreeAxisSplitAcrossItsBoundaries) {
+  auto m = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY e {
+  x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  w = f32[16,8] parameter(1), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  xs = f32[8,16] custom-call(x), custom_call_target="Sharding", sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}, backend_config="unspecified_dims=[1]"
+  xl = f32[4,16] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}, backend_config="unspecified_dims=[1]"
+  ws = f32[16,8] custom-call(w), custom_call_target="Sharding", sharding={replicated}, backend_config="unspecified_dims=[0,1]"
+  wl = f32[16,8] custom-call(ws), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}, backend_config="unspecified_dims=[0,1]"
+  d = f32[4,8] dot(xl, wl), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4,8] tanh(d)
+  ts = f32[4,8] custom-call(t), custom_call_target="Sharding", sharding={devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}, backend_config="unspecified_dims=[0,1]"
+  ROOT g = f32[8,8] custom-call(ts), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}, backend_config="unspecified_dims=[1]"
+}
+)",
+                     nullptr, /*compare=*/false);
+  ASSERT_NE(m, nullptr);
+  const std::string model_in_region = "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}";
+  EXPECT_EQ(S(*m, "ws"), "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  EXPECT_EQ(S(*m, "wl"), model_in_region);
+  EXPECT_EQ(S(*m, "xl"), "{devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}");
+  EXPECT_EQ(S(*m, "d"), model_in_region);
+  EXPECT_EQ(S(*m, "t"), model_in_region);
+  EXPECT_EQ(S(*m, "ts"), model_in_region);
+  EXPECT_EQ(S(*m, "g"), "{devices=[2,2]<=[4]}");
+}
+
+TEST(ShardingPropagationTest, RegionBoundaryMapsEachDevicesTile) {
+  auto parse = [](const char* text) { return *ParseSharding(text); };
+  const Sharding global0 = parse("{devices=[2,1,4]<=[8] last_tile_dim_replicate}");
+  const Sharding local0 = parse("{devices=[1,1,2,4]<=[8] last_tile_dims={manual, replicated}}");
+  std::optional<Sharding> in = EnterManualRegion(parse("{devices=[2,4]<=[8]}"), global0, local0, 8);
+  ASSERT_TRUE(in.has_value());
+  EXPECT_EQ(in->ToString(), "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}");
+  std::optional<Sharding> out = LeaveManualRegion(*in, global0, local0, 8);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->ToString(), "{devices=[2,4]<=[8]}");
+  // A split that moves the manual axis's part of dim 0 cannot enter; one with other
+  // manual groups cannot leave.
+  EXPECT_FALSE(EnterManualRegion(parse("{devices=[2,4]<=[4,2]T(1,0)}"), global0, local0, 8).has_value());
+  EXPECT_FALSE(LeaveManualRegion(parse("{devices=[1,4,2]<=[8] last_tile_dims={manual}}"), global0, local0, 8)
+                   .has_value());
+  // What a refinement keeps: closed dims, the open dims' given split as their major part,
+  // the manual groups.
+  const std::vector<bool> open_1 = {false, true};
+  EXPECT_TRUE(RefinesOpenSharding(*in, local0, open_1, 8));
+  EXPECT_FALSE(RefinesOpenSharding(parse("{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dims={manual}}"), local0,
+                                   open_1, 8));
+  EXPECT_FALSE(RefinesOpenSharding(parse("{devices=[1,4,2]<=[8] last_tile_dims={manual}}"), local0, open_1, 8));
+  EXPECT_TRUE(RefinesOpenSharding(parse("{devices=[2,4]<=[8]}"), global0, open_1, 8));
+  EXPECT_FALSE(RefinesOpenSharding(parse("{devices=[2,4]<=[8]}"), global0, {false, false}, 8));
+}
+
 }  // namespace
 }  // namespace fusebox::passes

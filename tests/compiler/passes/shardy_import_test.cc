@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -269,7 +270,19 @@ TEST(ShardyImportTest, PartialManualRegionMatchesXla) {
   ASSERT_EQ(body_constraints.size(), 2u);
   for (const Instruction* c : body_constraints)
     EXPECT_EQ(ShardingText(c), "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}");
+  // The region's parameter is its (closed) in_sharding. What Shardy says nothing about
+  // in a partially manual region is open: left to propagation, which makes every such
+  // value manual, split over 'model' as its neighbours are (the psum as its operand).
   EXPECT_EQ(ShardingText(body->parameter(0)), ShardingText(f2s[0]));
+  EXPECT_EQ(ShardingText(body->FindInstruction("mul.6")), "<none>");
+  ShardingPropagation propagation;
+  auto propagated = propagation.Run(*m, context);
+  ASSERT_TRUE(propagated.ok()) << propagated.status().message();
+  EXPECT_EQ(ShardingText(body->parameter(0)), ShardingText(f2s[0]));
+  EXPECT_EQ(ShardingText(body->FindInstruction("mul.6")),
+            "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}");
+  EXPECT_EQ(ShardingText(body->FindInstruction("psum_invariant.5")),
+            "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}");
   for (const auto& inst : body->instructions()) {
     auto s = ShardingOf(*inst);
     ASSERT_TRUE(s.ok() && s->has_value()) << inst->name();
@@ -279,6 +292,46 @@ TEST(ShardyImportTest, PartialManualRegionMatchesXla) {
   EXPECT_EQ(ShardingText(m->entry()->FindInstruction("sin.3")), "{devices=[2,2]<=[4]}");
   EXPECT_EQ(ShardingText(m->entry()->FindInstruction("add.10")),
             "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+}
+
+std::string BackendConfig(const Instruction* inst) {
+  return inst != nullptr && inst->has_attributes() && inst->attrs().has_backend_config ? inst->attrs().backend_config
+                                                                                       : "<none>";
+}
+
+// jax leaves the free axis open ({?}) in a partially manual region: the dims without axes
+// become XLA's unspecified_dims on the constraints and on both sides of each boundary (a
+// Sharding custom call outside, in place of the copy); dims with axes ({"data", ?}) and
+// closed constraints stay as they are.
+TEST(ShardyImportTest, OpenDimsOfAPartiallyManualRegionBecomeUnspecifiedDims) {
+  auto m = Parse(ReadText(kData / "partial_manual_step" / "module.hlo"));
+  ASSERT_NE(m, nullptr);
+  ShardyImport import;
+  PassContext context;
+  auto changed = import.Run(*m, context);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  ExpectNoShardy(*m);
+  ExpectVerifiesAndRoundTrips(*m);
+  auto f2s = CustomCalls(*m->entry(), "SPMDFullToShardShape");
+  ASSERT_EQ(f2s.size(), 3u);
+  std::map<std::string, std::string> open;  // parameter -> unspecified dims at its boundary
+  for (const Instruction* f : f2s) {
+    const Instruction* outside = f->operand(0);
+    ASSERT_EQ(outside->opcode(), Opcode::kCustomCall) << outside->ToString();
+    EXPECT_EQ(outside->attrs().custom_call_target, "Sharding");
+    EXPECT_EQ(BackendConfig(outside), BackendConfig(f));
+    open[outside->operand(0)->name()] = BackendConfig(f);
+  }
+  EXPECT_EQ(open["x.1"], "unspecified_dims=[1]");  // [{"data", ?}, {?}]
+  EXPECT_EQ(open["w1.1"], "unspecified_dims=[0,1]");
+  EXPECT_EQ(open["w2.1"], "unspecified_dims=[0,1]");
+  const Computation* body = m->FindComputation("xla.sdy.manual_computation_body.5");
+  ASSERT_NE(body, nullptr);
+  EXPECT_EQ(BackendConfig(body->FindInstruction("dot_general.11")), "unspecified_dims=[0,1]");
+  EXPECT_EQ(BackendConfig(body->FindInstruction("sharding_constraint.2")), "<none>");
+  EXPECT_EQ(ShardingText(body->FindInstruction("sharding_constraint.2")),
+            "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}");
+  EXPECT_EQ(ShardingText(body->FindInstruction("dot_general.10")), "<none>");  // left to propagation
 }
 
 constexpr const char* kInlineRegion = R"(
