@@ -675,7 +675,7 @@ Status Importer::ConvertAttributes() {
 // caller's operand sharding, the rest are manual with the free axes replicated. In a
 // partially manual region Shardy leaves such values open: propagation gives them their
 // sharding (manual first, then split over the free axes as their neighbours are), except
-// where it has no rule to (collectives, custom calls): those keep the default.
+// where it has no rule to (custom calls, fusions): those keep the default.
 Status Importer::Assign(Instruction* inst, const Region* region) {
   if (inst->has_attributes() && inst->attrs().has_sharding) return Status::Ok();
   if (region->Partial() && PropagationReaches(*inst)) return Status::Ok();
