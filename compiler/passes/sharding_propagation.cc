@@ -364,17 +364,25 @@ std::optional<DeviceView> ViewOf(const Sharding& s, int64_t rank, int64_t device
       return std::nullopt;
     }
   }
+  // One walk over the tile grid (row-major, as tile_devices lists it): each device's index.
   std::map<std::vector<int64_t>, int64_t> group_of_key;
   std::vector<std::vector<int64_t>> keys(static_cast<size_t>(devices));
-  for (int64_t d = 0; d < devices; ++d) {
-    std::optional<std::vector<int64_t>> index = s.TileIndexOf(d);
-    if (!index) return std::nullopt;
-    for (int64_t k = 0; k < rank; ++k) v.coord[static_cast<size_t>(d)][static_cast<size_t>(k)] = (*index)[static_cast<size_t>(k)];
-    if (manual_dims.empty()) continue;
-    std::vector<int64_t>& key = keys[static_cast<size_t>(d)];
-    for (int64_t m : manual_dims) key.push_back((*index)[static_cast<size_t>(m)]);
-    auto [it, fresh] = group_of_key.emplace(key, d);
-    if (!fresh) it->second = std::min(it->second, d);
+  std::vector<bool> seen(static_cast<size_t>(devices), false);
+  std::vector<int64_t> index(s.tile_dims.size(), 0);
+  for (int64_t d : s.tile_devices) {
+    if (d < 0 || d >= devices || seen[static_cast<size_t>(d)]) return std::nullopt;
+    seen[static_cast<size_t>(d)] = true;
+    for (int64_t k = 0; k < rank; ++k) v.coord[static_cast<size_t>(d)][static_cast<size_t>(k)] = index[static_cast<size_t>(k)];
+    if (!manual_dims.empty()) {
+      std::vector<int64_t>& key = keys[static_cast<size_t>(d)];
+      for (int64_t m : manual_dims) key.push_back(index[static_cast<size_t>(m)]);
+      auto [it, fresh] = group_of_key.emplace(key, d);
+      if (!fresh) it->second = std::min(it->second, d);
+    }
+    for (size_t k = index.size(); k-- > 0;) {
+      if (++index[k] < s.tile_dims[k]) break;
+      index[k] = 0;
+    }
   }
   if (!manual_dims.empty())
     for (int64_t d = 0; d < devices; ++d) v.group[static_cast<size_t>(d)] = group_of_key.at(keys[static_cast<size_t>(d)]);
