@@ -5,6 +5,10 @@ function(fusebox_set_warnings target)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     # Clang's spelling of GCC's -Wshadow=local.
     target_compile_options(${target} PRIVATE -Wshadow-uncaptured-local)
+    # libstdc++ 12's std::stable_sort calls std::get_temporary_buffer, deprecated in C++17,
+    # and clang 19 reports the instantiation from our code (libstdc++'s pragma silences
+    # only GCC): nothing of ours is deprecated there.
+    target_compile_options(${target} PRIVATE -Wno-deprecated-declarations)
   else()
     target_compile_options(${target} PRIVATE -Wshadow=local)
   endif()

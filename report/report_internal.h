@@ -32,6 +32,17 @@ struct CollectiveInstruction {
   int64_t bytes = 0;   // its result on one device
 };
 
+// One multi-device run's tables (Gathered::devices_fused, _unfused). At namespace scope:
+// clang does not take a nested struct with member initializers as default-constructible
+// inside its enclosing class, so std::optional<DeviceRun>::emplace() would not compile.
+struct GatheredDeviceRun {
+  std::string how;
+  std::vector<std::string> notes;
+  std::vector<profiler::DeviceRow> device_rows;
+  std::vector<profiler::CollectiveRow> collective_rows;
+  int64_t runs = 1;
+};
+
 // Everything the writers need, gathered once.
 struct Gathered {
   std::string module_name;
@@ -77,13 +88,7 @@ struct Gathered {
   // Modules for more than one device: the runs above are multi-device runs (their traces
   // hold a process per device), and the Devices section shows what follows.
   int64_t devices = 1;
-  struct DeviceRun {
-    std::string how;
-    std::vector<std::string> notes;
-    std::vector<profiler::DeviceRow> device_rows;
-    std::vector<profiler::CollectiveRow> collective_rows;
-    int64_t runs = 1;
-  };
+  using DeviceRun = GatheredDeviceRun;
   std::optional<DeviceRun> devices_fused, devices_unfused;
   std::vector<passes::CollectiveDecision> collective_decisions;
   bool per_device_listed = false;

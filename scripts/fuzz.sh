@@ -26,7 +26,9 @@ SECONDS go to differential_fuzzer (see its --help), e.g. --ops 48 --no-gpu.
 
 Exits non-zero when something failed.
 Environment: FUZZ_JOBS=N parallel parser-fuzzer workers (default 1); FUZZ_NO_BUILD=1
-uses the binaries already built.
+uses the binaries already built; FUZZ_BUILD_DIR=DIR takes the parser fuzzer from DIR
+(default build/fuzz; CI runs the one of its sanitizer build, build/asan, which the
+`asan` preset builds too, on the libraries the core tests use).
 EOF
 }
 
@@ -58,7 +60,7 @@ if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   cmake --build --preset fuzz --target parser_fuzzer
 fi
 
-BUILD="$ROOT/build/fuzz"
+BUILD="${FUZZ_BUILD_DIR:-$ROOT/build/fuzz}"
 FUZZER="$BUILD/fuzz/parser_fuzzer"
 WORK_CORPUS="$BUILD/fuzz-corpus"         # grows across runs; the seeds stay untouched
 ARTIFACTS="$BUILD/fuzz-artifacts/$(date +%Y%m%d-%H%M%S)"

@@ -820,7 +820,10 @@ void TimelineView::DrawRowLabels(const RowsFrame& f) const {
         list->AddTriangleFilled({cx - s, cy - s * 0.6f}, {cx + s, cy - s * 0.6f}, {cx, cy + s},
                                 palette.text);
       }
-      std::string_view name = process.name.empty() ? "(process)" : process.name;
+      // Both arms string_views: with a string arm the conditional is a temporary std::string,
+      // which the view would outlive.
+      std::string_view name =
+          process.name.empty() ? std::string_view("(process)") : std::string_view(process.name);
       // Faux bold, as the graph's titles: the default font has no bold face.
       list->AddText(font, font_size, {left + 20, ty}, palette.text, name.data(),
                     name.data() + name.size(), 0, &clip);

@@ -826,6 +826,8 @@ bool GemmParallel(const MatView<T>& a, const MatView<T>& b, const MatView<T>& c,
   auto band = [onednn_bands](const MatView<T>& aa, const MatView<T>& bb, const MatView<T>& cc) {
     if constexpr (std::is_same_v<T, float>) {
       if (onednn_bands && OneDnnGemm(aa, bb, cc, 1)) return;
+    } else {
+      (void)onednn_bands;  // captured for the float case only
     }
     Gemm(aa, bb, cc);
   };
