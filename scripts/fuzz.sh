@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Fuzzes the HLO parser (libFuzzer, the `fuzz` preset) or, with --differential, the
-# compiler (random valid modules, interpreter against the CPU backend; release build).
+# Fuzzes the HLO parser (libFuzzer, the `fuzz` preset), with --inputs the readers of
+# binary HLO protos and .npy files (libFuzzer too), or with --differential the compiler
+# (random valid modules, interpreter against the CPU backend; release build).
 set -euo pipefail
 
 usage() {
   cat <<'EOF'
 Usage: scripts/fuzz.sh [SECONDS]
+       scripts/fuzz.sh --inputs [SECONDS]
        scripts/fuzz.sh --differential SECONDS [differential_fuzzer options...]
 
 Without --differential: builds the `fuzz` preset (clang-19; only the support, ir, parser
@@ -13,6 +15,13 @@ and verifier sources, under a minute from clean) and runs the HLO parser fuzzer 
 SECONDS (default 600). Any input must parse or fail with a located message; what parses
 must print to a fixed point; the verifier must not crash. Crash, timeout and OOM inputs
 are copied into fuzz/regressions/ (malformed_test replays every file there).
+
+With --inputs: the same for fuzz/input_fuzzer, from the seeds in fuzz/input_corpus/: XLA's
+binary HLO protos (plain and gzip; HloModuleProto, HloProto, HloSnapshot) and NumPy .npy
+files, the first byte of an input choosing the reader (fuzz/input_checks.h). Every input
+must import or fail with a message naming the file; an imported module must print to a
+fixed point; every array must write as .npy and read back the same. Failing inputs go to
+fuzz/input_regressions/ (input_regressions_test replays them).
 
 With --differential: builds the release target differential_fuzzer and runs it for
 SECONDS: random valid modules (elementwise chains, broadcasts, reductions, dots,
@@ -51,26 +60,38 @@ case "${1:-}" in
     ;;
 esac
 
+TARGET=parser_fuzzer
+SEEDS=fuzz/corpus
+REGRESSIONS=fuzz/regressions
+OPTIONS=(-dict=fuzz/hlo.dict -max_len=4096)
+if [ "${1:-}" = --inputs ]; then
+  shift
+  TARGET=input_fuzzer
+  SEEDS=fuzz/input_corpus
+  REGRESSIONS=fuzz/input_regressions
+  # The largest seed (a real dump's proto) is 15.6 KB.
+  OPTIONS=(-max_len=16384)
+fi
 SECONDS_TO_RUN="${1:-600}"
 JOBS="${FUZZ_JOBS:-1}"
 
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   scripts/setup.sh --with-fuzz
   cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz --target parser_fuzzer
+  cmake --build --preset fuzz --target "$TARGET"
 fi
 
 BUILD="${FUZZ_BUILD_DIR:-$ROOT/build/fuzz}"
-FUZZER="$BUILD/fuzz/parser_fuzzer"
-WORK_CORPUS="$BUILD/fuzz-corpus"         # grows across runs; the seeds stay untouched
-ARTIFACTS="$BUILD/fuzz-artifacts/$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$WORK_CORPUS" "$ARTIFACTS" fuzz/regressions
+FUZZER="$BUILD/fuzz/$TARGET"
+WORK_CORPUS="$BUILD/fuzz-corpus/$TARGET"  # grows across runs; the seeds stay untouched
+ARTIFACTS="$BUILD/fuzz-artifacts/$TARGET-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$WORK_CORPUS" "$ARTIFACTS" "$REGRESSIONS"
 
 # Fork mode with ignore_* keeps fuzzing after the first crash, so one run can find
 # several bugs; every failing input still lands in $ARTIFACTS.
 set +e
-"$FUZZER" "$WORK_CORPUS" fuzz/corpus \
-  -dict=fuzz/hlo.dict -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+"$FUZZER" "$WORK_CORPUS" "$SEEDS" \
+  "${OPTIONS[@]}" -timeout=10 -rss_limit_mb=4096 \
   -max_total_time="$SECONDS_TO_RUN" -print_final_stats=1 \
   -fork="$JOBS" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
   -artifact_prefix="$ARTIFACTS/" 2>&1 | tee "$ARTIFACTS/fuzz.log"
@@ -80,8 +101,8 @@ set -e
 found=0
 for f in "$ARTIFACTS"/crash-* "$ARTIFACTS"/timeout-* "$ARTIFACTS"/oom-* "$ARTIFACTS"/leak-*; do
   [ -e "$f" ] || continue
-  cp "$f" fuzz/regressions/
-  echo "fuzz: found $(basename "$f") -> fuzz/regressions/"
+  cp "$f" "$REGRESSIONS/"
+  echo "fuzz: found $(basename "$f") -> $REGRESSIONS/"
   found=$((found + 1))
 done
 
@@ -93,4 +114,4 @@ if [ "$status" -ne 0 ]; then
   echo "fuzz: the fuzzer exited with status $status; see $ARTIFACTS/fuzz.log" >&2
   exit "$status"
 fi
-echo "fuzz: no failures in ${SECONDS_TO_RUN}s"
+echo "fuzz: $TARGET: no failures in ${SECONDS_TO_RUN}s"

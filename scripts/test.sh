@@ -2,7 +2,7 @@
 # Installs what is missing, builds, and runs the test suite: the release build (clang-19,
 # warnings as errors, every test case as a ctest test), the ASan+UBSan build (clang-19) of
 # the core tests (the stages below codegen, label `core`: one process per binary or shard)
-# and of the parser fuzzer, which then runs 30 s. Prints the time of each phase at the end. This is what CI runs; it must stay
+# and of the parser and input fuzzers, which then run 30 and 20 s. Prints the time of each phase at the end. This is what CI runs; it must stay
 # under 45 minutes on a 2-core machine. Usage: scripts/test.sh [--fast | --all-sanitizers]
 #   --fast            the release build and its tests only
 #   --all-sanitizers  every test binary under ASan+UBSan, not only the core ones (about an
@@ -43,16 +43,17 @@ if [ "${1:-}" != "--fast" ]; then
     phase "asan tests" "${sanitized[@]}" ctest --preset asan -j "$jobs"
   else
     phase "asan build (core)" bash -c 'cmake --preset asan >/dev/null &&
-      cmake --build --preset asan -j "$0" --target fusebox_core_tests parser_fuzzer' "$jobs"
+      cmake --build --preset asan -j "$0" --target fusebox_core_tests parser_fuzzer input_fuzzer' "$jobs"
     phase "asan tests (core)" "${sanitized[@]}" ctest --preset asan -L core -j "$jobs"
   fi
   # Fuzz targets (issue 22), so they cannot rot again. The differential fuzzer of the
   # compiler runs in ctest above (differential_fuzzer_seeds, _regressions). Here the parser
   # fuzzer, built above by the sanitizer build (clang-19: its support and hlo libraries,
-  # which the core tests use, carry the fuzzer's coverage flag), runs for 30 seconds.
-  # FUSEBOX_SKIP_FUZZ=1 skips it.
+  # which the core tests use, carry the fuzzer's coverage flag), runs for 30 seconds, and
+  # the input fuzzer (binary HLO protos, .npy files) for 20. FUSEBOX_SKIP_FUZZ=1 skips them.
   if [ "${FUSEBOX_SKIP_FUZZ:-0}" != 1 ]; then
     phase "parser fuzzer 30 s" env FUZZ_NO_BUILD=1 FUZZ_BUILD_DIR=build/asan scripts/fuzz.sh 30
+    phase "input fuzzer 20 s" env FUZZ_NO_BUILD=1 FUZZ_BUILD_DIR=build/asan scripts/fuzz.sh --inputs 20
   fi
 fi
 echo "fusebox: all tests passed"

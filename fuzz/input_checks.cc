@@ -1,0 +1,152 @@
+#include "fuzz/input_checks.h"
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "compiler/interpreter/npy.h"
+#include "compiler/parser/parser.h"
+#include "importers/hlo_proto.h"
+
+namespace fusebox::fuzz {
+namespace {
+
+// Gzip input may inflate to far more than the fuzzer's few kilobytes; the import of a
+// 64 MiB proto is still quick, and the limit's own error is one of the checked answers.
+constexpr int64_t kMaxInflatedBytes = int64_t{64} << 20;
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+std::string Clip(std::string_view text) {
+  constexpr size_t kMax = 2000;
+  if (text.size() <= kMax) return std::string(text);
+  return std::string(text.substr(0, kMax)) + "...";
+}
+
+// An array written as .npy reads back, with its own shape expected, to the same bytes.
+std::string CheckArrayRoundTrip(const Literal& literal, std::string_view what) {
+  if (!literal.shape().IsArray()) return "";
+  const std::string bytes = interpreter::SerializeNpy(literal);
+  if (bytes.empty()) return "";  // an array without storage (an elided constant's)
+  const Shape shape = literal.shape();
+  auto again = interpreter::ParseNpy(bytes, "again.npy", &shape);
+  if (!again.ok()) {
+    return std::string(what) + " " + shape.ToString() +
+           " written as .npy does not read back: " + again.status().message();
+  }
+  if (interpreter::SerializeNpy(*again) != bytes) {
+    return std::string(what) + " " + shape.ToString() + " reads back from .npy with other values";
+  }
+  return "";
+}
+
+std::string CheckModulePrints(const Module& module) {
+  const std::string printed = module.ToString();
+  auto reparsed = ParseModules(printed);
+  if (!reparsed.ok()) {
+    return "the imported module prints to text that does not parse: " +
+           reparsed.status().message() + "\n--- printed:\n" + Clip(printed);
+  }
+  if (reparsed->modules.size() != 1) return "the imported module prints as several modules";
+  const std::string again = reparsed->modules.front()->ToString();
+  if (again != printed) {
+    return "the imported module's print is not a fixed point\n--- first:\n" + Clip(printed) +
+           "\n--- second:\n" + Clip(again);
+  }
+  return "";
+}
+
+std::string CheckProto(std::string_view bytes, const std::string& name) {
+  auto imported = importers::ImportHloProto(bytes, name);
+  if (!imported.ok()) {
+    if (!StartsWith(imported.status().message(), name)) {
+      return "the import's error does not name the file: " + imported.status().message();
+    }
+    return "";
+  }
+  if (imported->module == nullptr) return "the import succeeded without a module";
+  std::string failed = CheckModulePrints(*imported->module);
+  for (size_t i = 0; failed.empty() && i < imported->arguments.size(); ++i) {
+    failed = CheckArrayRoundTrip(imported->arguments[i], "snapshot argument " + std::to_string(i));
+  }
+  if (failed.empty() && imported->result) {
+    failed = CheckArrayRoundTrip(*imported->result, "snapshot result");
+  }
+  return failed;
+}
+
+std::string CheckGzipProto(std::string_view bytes) {
+  const std::string name = "fuzz.pb.gz";
+  auto inflated = importers::Gunzip(bytes, name, kMaxInflatedBytes);
+  if (!inflated.ok()) {
+    if (!StartsWith(inflated.status().message(), name)) {
+      return "gunzip's error does not name the file: " + inflated.status().message();
+    }
+    return "";
+  }
+  return CheckProto(*inflated, name);
+}
+
+// `bytes`: an .npy file, or (with an expected shape) the shape's text, a newline, then the
+// file, as a module's parameter would ask for it (the only way to read ml_dtypes' raw
+// void arrays: bfloat16, float8, int4).
+std::string CheckNpy(std::string_view bytes, bool with_expected_shape) {
+  const std::string name = "fuzz.npy";
+  std::optional<Shape> expected;
+  if (with_expected_shape) {
+    const size_t newline = bytes.find('\n');
+    if (newline == std::string_view::npos) return "";
+    auto shape = ParseShape(bytes.substr(0, newline));
+    if (!shape.ok()) return "";
+    expected = std::move(*shape);
+    bytes.remove_prefix(newline + 1);
+  }
+  auto literal = interpreter::ParseNpy(std::string(bytes), name, expected ? &*expected : nullptr);
+  if (!literal.ok()) {
+    if (!StartsWith(literal.status().message(), name)) {
+      return "the .npy reader's error does not name the file: " + literal.status().message();
+    }
+    return "";
+  }
+  if (expected && literal->shape() != *expected) {
+    return "the array read as " + expected->ToString() + " has shape " + literal->shape().ToString();
+  }
+  return CheckArrayRoundTrip(*literal, "the array");
+}
+
+}  // namespace
+
+InputReader ReaderOf(std::string_view input) {
+  if (input.empty()) return InputReader::kHloProto;
+  switch (static_cast<uint8_t>(input[0]) % 4) {
+    case 0: return InputReader::kHloProto;
+    case 1: return InputReader::kGzipHloProto;
+    case 2: return InputReader::kNpy;
+    default: return InputReader::kNpyWithShape;
+  }
+}
+
+std::string_view InputReaderName(InputReader reader) {
+  switch (reader) {
+    case InputReader::kHloProto: return "HLO proto";
+    case InputReader::kGzipHloProto: return "gzip HLO proto";
+    case InputReader::kNpy: return ".npy";
+    case InputReader::kNpyWithShape: return ".npy with an expected shape";
+  }
+  return "?";
+}
+
+std::string CheckInput(std::string_view input) {
+  const std::string_view body = input.empty() ? input : input.substr(1);
+  switch (ReaderOf(input)) {
+    case InputReader::kHloProto: return CheckProto(body, "fuzz.pb");
+    case InputReader::kGzipHloProto: return CheckGzipProto(body);
+    case InputReader::kNpy: return CheckNpy(body, false);
+    case InputReader::kNpyWithShape: return CheckNpy(body, true);
+  }
+  return "";
+}
+
+}  // namespace fusebox::fuzz

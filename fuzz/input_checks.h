@@ -1,0 +1,32 @@
+// What the input fuzzer (fuzz/input_fuzzer.cc) checks on one input, shared with the test
+// that replays the inputs it once failed on (tests/importers/input_regressions_test.cc).
+//
+// An input is one byte that chooses the reader, then the file's bytes:
+//   byte % 4 == 0  an HLO proto (HloModuleProto, HloProto or HloSnapshot), as
+//                  importers::ImportHloProto reads it
+//   byte % 4 == 1  the same behind gzip (importers::Gunzip, then the import)
+//   byte % 4 == 2  a NumPy .npy file (interpreter::ParseNpy)
+//   byte % 4 == 3  a shape's text (`bf16[2,3]`), a newline, then an .npy file read as a
+//                  parameter of that shape (ParseNpy with an expected shape)
+// Whatever the bytes, the reader returns a value or an error whose message starts with the
+// file's name; a module it returns prints to HLO text that parses again and prints the
+// same; an array it returns (an .npy file's, a snapshot's arguments and result) writes as
+// .npy and reads back to the same bytes, and has the expected shape when one was given.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace fusebox::fuzz {
+
+enum class InputReader { kHloProto, kGzipHloProto, kNpy, kNpyWithShape };
+
+// The reader `input` goes to (kHloProto for an empty input).
+InputReader ReaderOf(std::string_view input);
+std::string_view InputReaderName(InputReader reader);
+
+// Feeds input[1:] to its reader and checks the properties above. Returns "" when they all
+// hold, else what did not (with enough of the reader's answer to see why).
+std::string CheckInput(std::string_view input);
+
+}  // namespace fusebox::fuzz
