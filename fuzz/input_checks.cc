@@ -1,12 +1,21 @@
 #include "fuzz/input_checks.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "compiler/interpreter/npy.h"
 #include "compiler/parser/parser.h"
+#include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
+#include "importers/module_loader.h"
 
 namespace fusebox::fuzz {
 namespace {
@@ -116,15 +125,70 @@ std::string CheckNpy(std::string_view bytes, bool with_expected_shape) {
   return CheckArrayRoundTrip(*literal, "the array");
 }
 
+bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+std::string CheckDumpFolder(std::string_view bytes) {
+  // One folder per process, emptied for each input (libFuzzer's fork mode runs several).
+  static const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("fusebox_input_fuzzer_" + std::to_string(getpid()));
+  if (!WriteFolderRecords(bytes, dir)) return "";
+  const std::string path = dir.string();
+  auto index = importers::IndexDumpFolder(path);
+  if (!index.ok()) {
+    if (!Contains(index.status().message(), path)) {
+      return "the dump index's error does not name the folder: " + index.status().message();
+    }
+  } else {
+    (void)importers::FormatDumpIndex(*index);
+    const std::string json = importers::DumpIndexToJson(*index);
+    if (!nlohmann::json::accept(json)) return "the dump index's JSON does not parse:\n" + Clip(json);
+    for (const importers::DumpModule& module : index->modules) {
+      (void)importers::FormatDumpModule(module);
+      (void)module.Label();
+      for (const importers::DumpFile& file : module.files) {
+        (void)importers::DescribeDumpFile(file);
+        if (file.kind != importers::DumpFileKind::kHloModule) continue;
+        auto loaded = importers::LoadDumpHlo(file);
+        if (!loaded.ok()) {
+          if (!Contains(loaded.status().message(), file.path)) {
+            return "a dump file's error does not name it: " + loaded.status().message();
+          }
+          continue;
+        }
+        if (loaded->module == nullptr) return file.filename + " loaded without a module";
+        std::string failed = CheckModulePrints(*loaded->module);
+        if (!failed.empty()) return file.filename + ": " + failed;
+      }
+    }
+  }
+  // What `fusebox run DIR` loads: every module's compiler input.
+  auto loaded = importers::LoadFile(path);
+  if (!loaded.ok()) {
+    if (!Contains(loaded.status().message(), path)) {
+      return "loading the dump folder fails without naming it: " + loaded.status().message();
+    }
+    return "";
+  }
+  for (const auto& module : loaded->modules) {
+    if (module == nullptr) return "the dump folder loaded a null module";
+    std::string failed = CheckModulePrints(*module);
+    if (!failed.empty()) return failed;
+  }
+  return "";
+}
+
 }  // namespace
 
 InputReader ReaderOf(std::string_view input) {
   if (input.empty()) return InputReader::kHloProto;
-  switch (static_cast<uint8_t>(input[0]) % 4) {
+  switch (static_cast<uint8_t>(input[0]) % 5) {
     case 0: return InputReader::kHloProto;
     case 1: return InputReader::kGzipHloProto;
     case 2: return InputReader::kNpy;
-    default: return InputReader::kNpyWithShape;
+    case 3: return InputReader::kNpyWithShape;
+    default: return InputReader::kDumpFolder;
   }
 }
 
@@ -134,8 +198,39 @@ std::string_view InputReaderName(InputReader reader) {
     case InputReader::kGzipHloProto: return "gzip HLO proto";
     case InputReader::kNpy: return ".npy";
     case InputReader::kNpyWithShape: return ".npy with an expected shape";
+    case InputReader::kDumpFolder: return "dump folder";
   }
   return "?";
+}
+
+bool WriteFolderRecords(std::string_view bytes, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return false;
+  constexpr int kMaxFiles = 64;
+  for (int files = 0; !bytes.empty() && files < kMaxFiles; ++files) {
+    const size_t name_size = std::min<size_t>(static_cast<uint8_t>(bytes[0]), bytes.size() - 1);
+    std::string name(bytes.substr(1, name_size));
+    bytes.remove_prefix(1 + name_size);
+    for (char& c : name) {
+      const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                        c == '.' || c == '_' || c == '-';
+      if (!keep) c = '_';
+    }
+    if (name.empty() || name == "." || name == "..") name = "_";
+    size_t content_size = bytes.size();
+    if (bytes.size() >= 2) {
+      content_size = std::min<size_t>(
+          static_cast<uint8_t>(bytes[0]) | static_cast<size_t>(static_cast<uint8_t>(bytes[1])) << 8,
+          bytes.size() - 2);
+      bytes.remove_prefix(2);
+    }
+    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(content_size));
+    bytes.remove_prefix(content_size);
+  }
+  return true;
 }
 
 std::string CheckInput(std::string_view input) {
@@ -145,6 +240,7 @@ std::string CheckInput(std::string_view input) {
     case InputReader::kGzipHloProto: return CheckGzipProto(body);
     case InputReader::kNpy: return CheckNpy(body, false);
     case InputReader::kNpyWithShape: return CheckNpy(body, true);
+    case InputReader::kDumpFolder: return CheckDumpFolder(body);
   }
   return "";
 }

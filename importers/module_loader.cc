@@ -33,9 +33,12 @@ StatusOr<const DumpFile*> StageFile(const DumpModule& module, const std::string&
     if (file == nullptr) return InvalidArgument("module " + module.Label() + " has no after_optimizations dump");
     return file;
   }
-  bool numeric = stage.find_first_not_of("0123456789") == std::string::npos;
+  // A step number ("5", "0005"); one too long for an int is no step (std::stoi would throw).
+  const bool numeric = !stage.empty() && stage.size() <= 9 &&
+                       stage.find_first_not_of("0123456789") == std::string::npos;
+  const int step = numeric ? std::stoi(stage) : -1;
   for (const DumpFile* pass : module.Passes()) {
-    if ((numeric && pass->step == std::stoi(stage)) || pass->filename == stage || pass->suffix == stage) {
+    if ((numeric && pass->step == step) || pass->filename == stage || pass->suffix == stage) {
       return pass;
     }
   }
@@ -67,8 +70,9 @@ StatusOr<LoadedFile> LoadDumpFolder(const std::string& path, const LoadOptions& 
   for (const DumpModule* m : wanted) {
     auto stage_file = StageFile(*m, options.dump_stage);
     if (!stage_file.ok()) {
-      // With one module asked for, that is an error; with all, skip it and say so.
-      if (wanted.size() == 1) return stage_file.status();
+      // With one module asked for, that is an error (naming the folder); with all, skip it
+      // and say so.
+      if (wanted.size() == 1) return InvalidArgument(path + ": " + stage_file.status().message());
       file.notes.push_back(stage_file.status().message());
       continue;
     }

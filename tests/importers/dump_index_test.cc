@@ -167,6 +167,16 @@ TEST_P(RealDumpTest, LoadFileTakesTheFolder) {
   auto none = importers::LoadFile(DumpDir(GetParam()), missing);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no stage '9999'"), std::string::npos) << none.status().message();
+  // The error names the folder (the input fuzzer found it did not).
+  EXPECT_EQ(none.status().message().rfind(DumpDir(GetParam()) + ": module 0000 ", 0), 0u)
+      << none.status().message();
+  // A step number too long for an int is no step, not an uncaught std::out_of_range.
+  importers::LoadOptions huge;
+  huge.dump_stage = "99999999999999999999";
+  auto no_step = importers::LoadFile(DumpDir(GetParam()), huge);
+  ASSERT_FALSE(no_step.ok());
+  EXPECT_NE(no_step.status().message().find("no stage '99999999999999999999'"), std::string::npos)
+      << no_step.status().message();
 }
 
 TEST_P(RealDumpTest, XlaStagesJoinTheSession) {

@@ -12,7 +12,9 @@
 #include "compiler/interpreter/npy.h"
 #include "compiler/parser/parser.h"
 #include "fuzz/input_checks.h"
+#include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
+#include "importers/module_loader.h"
 
 namespace fusebox {
 namespace {
@@ -46,12 +48,13 @@ TEST(InputFuzzerTest, SeedsPassTheChecks) {
   EXPECT_GT(count, 40);
 }
 
-// The seeds reach past the readers' first checks: every proto seed imports, every .npy
+// The seeds reach past the readers' first checks: every proto seed imports, every dump
+// folder indexes every file and loads every module, every .npy
 // seed read with its shape (npyas_*) reads, and so does every one read without it but
 // NumPy's malformed fixtures (bad_*) and ml_dtypes' raw void arrays, which need the
 // shape's type: the fuzzer starts from the paths that build modules and arrays.
 TEST(InputFuzzerTest, SeedsImport) {
-  int protos = 0, arrays = 0;
+  int protos = 0, arrays = 0, folders = 0;
   for (const fs::path& path : FilesIn(kFuzzDir / "input_corpus")) {
     SCOPED_TRACE(path.filename().string());
     const std::string input = ReadBytes(path);
@@ -93,10 +96,24 @@ TEST(InputFuzzerTest, SeedsImport) {
         arrays += literal.ok() ? 1 : 0;
         break;
       }
+      case fuzz::InputReader::kDumpFolder: {
+        const fs::path dir = fs::path(testing::TempDir()) / ("input_seed_" + name);
+        ASSERT_TRUE(fuzz::WriteFolderRecords(body, dir));
+        auto index = importers::IndexDumpFolder(dir.string());
+        ASSERT_TRUE(index.ok()) << index.status().message();
+        EXPECT_TRUE(index->unrecognized.empty());
+        auto loaded = importers::LoadFile(dir.string());
+        ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+        EXPECT_EQ(loaded->modules.size(), index->modules.size());
+        folders += 1;
+        fs::remove_all(dir);
+        break;
+      }
     }
   }
   EXPECT_GE(protos, 9);
   EXPECT_GE(arrays, 40);
+  EXPECT_GE(folders, 3);
 }
 
 // A snapshot seed carries its arguments, which the checks write and read back as .npy.
