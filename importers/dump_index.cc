@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/support/strings.h"
 #include "importers/module_loader.h"
 
 namespace fusebox::importers {
@@ -296,6 +297,8 @@ SuffixMatch MatchPassSnapshot(std::string_view suffix, DumpFile* file) {
   std::string rest = m[3].str();
   if (!StripHloExtension(rest, &rest_stem, &rest_ext)) return SuffixMatch::kRejected;
   SetHloFormat(rest_ext, file);
+  // A step beyond an int is no pass snapshot XLA writes (and std::stoi would throw).
+  if (m[1].length() > 9) return SuffixMatch::kRejected;
   file->stage = DumpStage::kPass;
   file->step = std::stoi(m[1].str());
   file->pipeline = m[2].str();
@@ -461,7 +464,7 @@ StatusOr<const DumpModule*> DumpIndex::Find(const std::string& selector) const {
   if (AllDigits(selector)) {
     for (const DumpModule& m : modules) {
       for (const std::string& id : m.ids) {
-        if (std::stoll(id) == std::stoll(selector)) {
+        if (SameDecimalNumber(id, selector)) {
           hits.push_back(&m);
           break;
         }

@@ -9,6 +9,7 @@
 
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/library_calls.h"
+#include "compiler/support/strings.h"
 #include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
 
@@ -169,8 +170,7 @@ StatusOr<std::vector<size_t>> SelectModules(const LoadedFile& file, const std::s
     // A dump folder: modules go by their key or id ("3" = "0003") or name.
     for (size_t i = 0; i < file.modules.size(); ++i) {
       const std::string& key = file.module_keys[i];
-      bool id_match = numeric && key.find_first_not_of("0123456789") == std::string::npos &&
-                      std::stoll(key) == std::stoll(selector);
+      const bool id_match = SameDecimalNumber(key, selector);
       if (key == selector || id_match || file.modules[i]->name() == selector) {
         picked.push_back(i);
         return picked;

@@ -225,7 +225,7 @@ void Workbench::SetDocument(std::unique_ptr<Document> document, const std::strin
       const ModuleDoc& m = *document_->modules[i];
       const std::string name = m.session->input().name();
       if (m.key == selector || name == selector || m.label == selector ||
-          (std::all_of(selector.begin(), selector.end(), ::isdigit) && std::stoi(m.key.empty() ? "-1" : m.key) == std::stoi(selector))) {
+          SameDecimalNumber(m.key, selector)) {
         chosen = static_cast<int>(i);
         break;
       }

@@ -258,6 +258,8 @@ StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshReplicaGroups(std::string_
       for (char c : inside) {
         if (std::isdigit(static_cast<unsigned char>(c))) {
           digits += c;
+          // No device number has 19 digits (std::stoll would throw on some).
+          if (digits.size() > 18) return in.Fail("device id " + digits + "... is out of range");
         } else if (!digits.empty()) {
           device_ids.push_back(std::stoll(digits));
           digits.clear();

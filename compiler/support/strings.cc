@@ -103,6 +103,18 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+bool SameDecimalNumber(std::string_view a, std::string_view b) {
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (!digits(a) || !digits(b)) return false;
+  auto significant = [](std::string_view s) {
+    const size_t first = s.find_first_not_of('0');
+    return first == std::string_view::npos ? std::string_view("0") : s.substr(first);
+  };
+  return significant(a) == significant(b);
+}
+
 std::vector<std::string_view> Split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
   size_t start = 0;

@@ -45,6 +45,9 @@ bool CUnescape(std::string_view text, std::string* out);
 
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
+// Whether both are non-empty runs of decimal digits naming the same number ("3" and
+// "0003"), however many digits (no conversion, so nothing overflows).
+bool SameDecimalNumber(std::string_view a, std::string_view b);
 std::vector<std::string_view> Split(std::string_view text, char sep);
 
 // The units FormatBytes writes a byte count in, each 1024 times the one before.

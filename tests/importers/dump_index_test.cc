@@ -488,6 +488,34 @@ TEST_F(SyntheticDumpTest, UnknownFilesAreListedNotFatal) {
   EXPECT_NE(json.find("\"kind\": \"other\""), std::string::npos);
 }
 
+// Numbers in file names and selectors longer than any int: never std::stoi's exceptions
+// (they stopped `fusebox inspect` with "internal error: stoi" for the whole folder).
+TEST_F(SyntheticDumpTest, HugeNumbersAreNamesNotExceptions) {
+  Write("1700000000000001.module_0003.jit_k.before_optimizations.txt", Module("jit_k"));
+  Write("1700000000000001.module_0003.jit_k.99999999999.simplification.after_algsimp.txt",
+        Module("jit_k"));
+  Write("1700000000000001.module_0003.jit_k.0001.simplification.after_algsimp.txt", Module("jit_k"));
+  auto index = importers::IndexDumpFolder(Dir());
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  ASSERT_EQ(index->modules.size(), 1u);
+  ASSERT_EQ(index->modules[0].Passes().size(), 1u);  // the long step is no pass snapshot
+  EXPECT_EQ(index->modules[0].Passes()[0]->step, 1);
+  auto by_id = index->Find("0000000000000000000000003");
+  ASSERT_TRUE(by_id.ok()) << by_id.status().message();
+  EXPECT_EQ((*by_id)->id, "0003");
+  auto none = index->Find("99999999999999999999");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no module '99999999999999999999'"), std::string::npos)
+      << none.status().message();
+
+  auto loaded = importers::LoadFile(Dir());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  // A timestamped key ("1700000000000001.0003") is not a number; the id in it still picks.
+  auto picked = importers::SelectModules(*loaded, "3", false);
+  ASSERT_TRUE(picked.ok()) << picked.status().message();
+  EXPECT_FALSE(importers::SelectModules(*loaded, "99999999999999999999", false).ok());
+}
+
 TEST_F(SyntheticDumpTest, TruncatedTextSaysSoAndTheRestLoads) {
   std::string full;
   {

@@ -161,6 +161,10 @@ TEST(CollectivesTest, MeshGroups) {
               ElementsAre(ElementsAre(0, 2), ElementsAre(1, 3)));
   EXPECT_THAT(*ExpandMeshReplicaGroups("mesh['a'=2,'b'=2], device_ids=(3,2,1,0) {'a'}"),
               ElementsAre(ElementsAre(3, 1), ElementsAre(2, 0)));
+  // A device id of 20 digits is an error, not std::stoll's out_of_range.
+  auto huge = ExpandMeshReplicaGroups("mesh['a'=2], device_ids=(0,99999999999999999999) {'a'}");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_THAT(huge.status().message(), HasSubstr("device id 9999999999999999999... is out of range"));
   // XLA's device order as an iota without its shape (the mesh's axes are the shape): jax
   // 0.10.2's 'model' groups of a 2x4 mesh, after its partitioner re-meshed them [4,1,2].
   auto iota_order = ExpandMeshReplicaGroups("mesh['axis_0'=4,'axis_1'=1,'axis_2'=2], device_ids=([2,4]T(1,0)) {'axis_0'}");

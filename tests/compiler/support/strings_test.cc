@@ -74,5 +74,16 @@ TEST(HtmlEscapeTest, GraphvizLabelBreaksLinesAndDropsControls) {
   EXPECT_EQ(HtmlEscape("caf\xc3\xa9", label), "caf\xc3\xa9");
 }
 
+TEST(SameDecimalNumberTest, LeadingZerosAndAnyLength) {
+  EXPECT_TRUE(SameDecimalNumber("3", "0003"));
+  EXPECT_TRUE(SameDecimalNumber("0", "0000"));
+  EXPECT_TRUE(SameDecimalNumber("99999999999999999999999", "0099999999999999999999999"));
+  EXPECT_FALSE(SameDecimalNumber("99999999999999999999999", "99999999999999999999998"));
+  EXPECT_FALSE(SameDecimalNumber("30", "3"));
+  EXPECT_FALSE(SameDecimalNumber("", "0"));
+  EXPECT_FALSE(SameDecimalNumber("1700000000000001.0003", "3"));
+  EXPECT_FALSE(SameDecimalNumber("-3", "3"));
+}
+
 }  // namespace
 }  // namespace fusebox
