@@ -70,7 +70,7 @@ if [ "${1:-}" = --inputs ]; then
   SEEDS=fuzz/input_corpus
   REGRESSIONS=fuzz/input_regressions
   # The largest seed (a real dump's proto) is 15.6 KB.
-  OPTIONS=(-max_len=16384)
+  OPTIONS=(-dict=fuzz/input.dict -max_len=16384)
 fi
 SECONDS_TO_RUN="${1:-600}"
 JOBS="${FUZZ_JOBS:-1}"

@@ -87,6 +87,11 @@ PROGRAMS = {
                                "over 'model' inside the region, the loss and gradients "
                                "averaged over 'data' with lax.pmean, the batch rotated over "
                                "'data' with lax.ppermute"),
+    "shard_map_grad": (8, "the value and gradient of a loss through a Megatron MLP in a "
+                          "shard_map manual over 'model' (2x4 mesh): jax passes the forward "
+                          "region's residuals to the backward region split over 'model' with "
+                          "the dim left open ({\"model\", ?}), which Shardy extends by "
+                          "'data' (the batch's split), so no collective moves them"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -403,6 +408,19 @@ def build(name, jax, np):
 
         kw = dict(in_shardings=(s24("data", None), s24(None, "model"), s24("model", None)))
         return partial_manual_step, (rand(8, 16), rand(16, 32, scale=0.3), rand(32, 8, scale=0.3)), mesh24, kw
+
+    if name == "shard_map_grad":
+        def tp(x, w1, w2):  # column-split w1, row-split w2, one psum
+            return lax.psum(jax.nn.gelu(x @ w1) @ w2, "model")
+
+        sm = jax.shard_map(tp, mesh=mesh24, in_specs=(P(), P(None, "model"), P("model", None)),
+                           out_specs=P(), axis_names={"model"}, check_vma=False)
+
+        def shard_map_grad(x, w1, w2):
+            return jax.value_and_grad(lambda w1, w2: jnp.mean(sm(x, w1, w2) ** 2), argnums=(0, 1))(w1, w2)
+
+        kw = dict(in_shardings=(s24("data", None), s24(None, "model"), s24("model", None)))
+        return shard_map_grad, (rand(8, 32), rand(32, 64, scale=0.3), rand(64, 32, scale=0.3)), mesh24, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

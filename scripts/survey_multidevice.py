@@ -387,6 +387,39 @@ def pm_reduce_auto_dim(x):
         return lax.psum(jnp.sum(jnp.tanh(x), axis=1), "data"), lax.pmax(x, "data")
     return jax.shard_map(local, mesh=mesh, in_specs=P("data"), out_specs=(P(), P()),
                          axis_names={"data"}, check_vma=False)(x)
+# shard_maps inside other transformations (2026-12-03): one manual over 'data' holding one
+# manual over 'model' (each with its own collective), one in a scanned layer's body, and
+# the gradient of a tensor-parallel shard_map (its transpose is a shard_map too).
+@prog("pm_nested_regions", [f32(8, 32), f32(32, 16)], [S("data", None), S(None, "model")])
+def pm_nested_regions(x, w):
+    def outer(x, w):  # x [4, 32] per 'data' group; w split over 'model' automatically
+        def inner(x, w):  # w [32, 4] per device
+            h = jnp.tanh(x @ w)
+            return h, lax.psum(h.sum(), "model")
+        # The inner one takes the mesh of its context, where 'data' is already manual.
+        h, total = jax.shard_map(inner, in_specs=(P(), P(None, "model")), out_specs=(P(None, "model"), P()),
+                                 axis_names={"model"}, check_vma=False)(x, w)
+        return h, lax.psum(total, "data")
+    return jax.shard_map(outer, mesh=mesh, in_specs=(P("data"), P()), out_specs=(P("data"), P()),
+                         axis_names={"data"}, check_vma=False)(x, w)
+@prog("pm_in_scan", [f32(3, 32, 32), f32(8, 32)], [S(None, None, "model"), S("data", None)])
+def pm_in_scan(ws, x):
+    def layer(h, w):
+        def tp(h, w):  # w [32, 8] per 'model' device: a column-parallel layer, gathered back
+            return lax.all_gather(jnp.tanh(h @ w), "model", axis=1, tiled=True)
+        h = jax.shard_map(tp, mesh=mesh, in_specs=(P(), P(None, "model")), out_specs=P(),
+                          axis_names={"model"}, check_vma=False)(h, w)
+        return h, h.sum()
+    return lax.scan(layer, x, ws)
+@prog("pm_grad_tp", [f32(8, 32), f32(32, 64), f32(64, 32)], [S("data", None), S(None, "model"), S("model", None)])
+def pm_grad_tp(x, w1, w2):
+    def loss(w1, w2):
+        def tp(x, w1, w2):  # Megatron's MLP: column-split w1, row-split w2, one psum
+            return lax.psum(jax.nn.gelu(x @ w1) @ w2, "model")
+        y = jax.shard_map(tp, mesh=mesh, in_specs=(P(), P(None, "model"), P("model", None)), out_specs=P(),
+                          axis_names={"model"}, check_vma=False)(x, w1, w2)
+        return (y ** 2).mean()
+    return jax.value_and_grad(loss, argnums=(0, 1))(w1, w2)
 if NAME == "list":
     print(" ".join(progs)); sys.exit(0)
 fn, args, ins, outs = progs[NAME]

@@ -113,16 +113,16 @@ struct Region {
   }
 };
 
-// The dims of `s` Shardy leaves open (`{?}`, `{"x", ?}`) that have no axes but
-// `ignored` ones: XLA's `unspecified_dims`, which propagation may split further.
-std::vector<int64_t> OpenDims(const SdyTensorSharding& s, const std::vector<std::string>& ignored) {
+// The dims of `s` Shardy leaves open (`{?}`, `{"x", ?}`): XLA's `unspecified_dims`, which
+// propagation may split further. An open dim with axes keeps them as the major part of
+// its split and may take more axes after them, as Shardy's propagation extends it (the
+// given sharding is the floor every refinement keeps: RefinesOpenSharding). XLA's own
+// `unspecified_dims` would free such a dim whole; jax's modules never reach XLA with one,
+// Shardy has extended it by then.
+std::vector<int64_t> OpenDims(const SdyTensorSharding& s) {
   std::vector<int64_t> open;
-  for (size_t d = 0; d < s.dims.size() && d < s.dim_closed.size(); ++d) {
-    if (s.dim_closed[d]) continue;
-    bool axes = false;
-    for (const std::string& a : s.dims[d]) axes |= !Contains(ignored, a);
-    if (!axes) open.push_back(static_cast<int64_t>(d));
-  }
+  for (size_t d = 0; d < s.dims.size() && d < s.dim_closed.size(); ++d)
+    if (!s.dim_closed[d]) open.push_back(static_cast<int64_t>(d));
   return open;
 }
 
@@ -466,7 +466,7 @@ Status Importer::RewriteGlobalToLocal(Instruction* gtl) {
     // Dims Shardy leaves open on both sides of a partially manual region: propagation may
     // split them further, the two sides alike (a Sharding custom call, not a copy, holds
     // the outside's open dims, as XLA writes it).
-    const std::vector<int64_t> open = region.Partial() ? OpenDims(in[i], {}) : std::vector<int64_t>{};
+    const std::vector<int64_t> open = region.Partial() ? OpenDims(in[i]) : std::vector<int64_t>{};
     Instruction* copy = AddBoundary(comp, gtl->name(), global, x, global_sharding, open, *gtl);
     Instruction* f2s = Add(comp, Opcode::kCustomCall, gtl->name(), local, {copy}, *gtl);
     f2s->mutable_attrs().custom_call_target = "SPMDFullToShardShape";
@@ -549,7 +549,7 @@ Status Importer::RewriteLocalToGlobal(Instruction* ltg) {
     }
     ASSIGN_OR_RETURN(Sharding manual, InRegionSharding(out[i], region, local.rank()));
     ASSIGN_OR_RETURN(Sharding global_sharding, SdyToSharding(out[i], *region.mesh, local.rank()));
-    const std::vector<int64_t> open = region.Partial() ? OpenDims(out[i], {}) : std::vector<int64_t>{};
+    const std::vector<int64_t> open = region.Partial() ? OpenDims(out[i]) : std::vector<int64_t>{};
     Instruction* copy = AddBoundary(comp, ltg->name(), local, y, manual, open, *ltg);
     Instruction* s2f = Add(comp, Opcode::kCustomCall, ltg->name(), global, {copy}, *ltg);
     s2f->mutable_attrs().custom_call_target = "SPMDShardToFullShape";
@@ -654,8 +654,7 @@ Status Importer::ConvertAttributes() {
       if (constraint && leaves.size() == 1 && inst->shape().IsArray() &&
           !(inst->has_attributes() && inst->attrs().has_backend_config) &&
           (region == nullptr || region->Partial())) {
-        SetOpenDims(*inst, OpenDims((*parsed)[0], region != nullptr ? region->manual_axes
-                                                                     : std::vector<std::string>{}));
+        SetOpenDims(*inst, OpenDims((*parsed)[0]));
       }
       if (IsCustomCall(*inst, kFuncResultSharding)) {
         InstructionAttributes& a = inst->mutable_attrs();

@@ -72,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                                            "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
                                            "spatial_conv_pool", "argmax_sort", "pad_slice_concat",
                                            "linalg_depthwise_remat", "kv_cache_decode", "uneven_splits",
-                                           "partial_manual_step"));
+                                           "partial_manual_step", "shard_map_grad"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -159,6 +159,12 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // gradients' outputs split over 'model' as XLA's too.
       {"partial_manual_step", {{"all-reduce", 2}, {"collective-permute", 1}},
        {{"all-reduce", 2}, {"collective-permute", 1}}},
+      // The gradient through a shard_map manual over 'model': the forward region's
+      // residuals leave split over 'model' with the dim open ({"model", ?}) and the batch
+      // split over 'data' inside; the open dim takes 'data' after 'model', as Shardy
+      // extends it, so they reach the backward region as they lie. Until 2026-12-03 such
+      // a dim was closed: 6 all-gathers over 'data' more than XLA's plan.
+      {"shard_map_grad", {{"all-reduce", 3}}, {{"all-reduce", 3}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);

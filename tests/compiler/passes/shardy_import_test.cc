@@ -326,7 +326,8 @@ TEST(ShardyImportTest, OpenDimsOfAPartiallyManualRegionBecomeUnspecifiedDims) {
     EXPECT_EQ(BackendConfig(outside), BackendConfig(f));
     open[outside->operand(0)->name()] = BackendConfig(f);
   }
-  EXPECT_EQ(open["x.1"], "unspecified_dims=[1]");  // [{"data", ?}, {?}]
+  // [{"data", ?}, {?}]: dim 0 stays open too, 'data' its floor (it may take more axes).
+  EXPECT_EQ(open["x.1"], "unspecified_dims=[0,1]");
   EXPECT_EQ(open["w1.1"], "unspecified_dims=[0,1]");
   EXPECT_EQ(open["w2.1"], "unspecified_dims=[0,1]");
   const Computation* body = m->FindComputation("xla.sdy.manual_computation_body.5");
