@@ -17,10 +17,12 @@ must print to a fixed point; the verifier must not crash. Crash, timeout and OOM
 are copied into fuzz/regressions/ (malformed_test replays every file there).
 
 With --inputs: the same for fuzz/input_fuzzer, from the seeds in fuzz/input_corpus/: XLA's
-binary HLO protos (plain and gzip; HloModuleProto, HloProto, HloSnapshot) and NumPy .npy
-files, the first byte of an input choosing the reader (fuzz/input_checks.h). Every input
-must import or fail with a message naming the file; an imported module must print to a
-fixed point; every array must write as .npy and read back the same. Failing inputs go to
+binary HLO protos (plain and gzip; HloModuleProto, HloProto, HloSnapshot), NumPy .npy
+files (with and without a parameter's shape) and XLA dump folders (files as records,
+written to a temporary folder), the first byte of an input choosing the reader
+(fuzz/input_checks.h). Every input must import or fail with a message naming the file or
+folder; an imported module must print to a fixed point; every array must write as .npy and
+read back the same; a dump index's JSON must parse. Failing inputs go to
 fuzz/input_regressions/ (input_regressions_test replays them).
 
 With --differential: builds the release target differential_fuzzer and runs it for
@@ -34,8 +36,8 @@ the ctest differential_fuzzer_regressions); `build/release/fuzz/differential_fuz
 SECONDS go to differential_fuzzer (see its --help), e.g. --ops 48 --no-gpu.
 
 Exits non-zero when something failed.
-Environment: FUZZ_JOBS=N parallel parser-fuzzer workers (default 1); FUZZ_NO_BUILD=1
-uses the binaries already built; FUZZ_BUILD_DIR=DIR takes the parser fuzzer from DIR
+Environment: FUZZ_JOBS=N parallel libFuzzer workers (default 1); FUZZ_NO_BUILD=1
+uses the binaries already built; FUZZ_BUILD_DIR=DIR takes the libFuzzer targets from DIR
 (default build/fuzz; CI runs the one of its sanitizer build, build/asan, which the
 `asan` preset builds too, on the libraries the core tests use).
 EOF
