@@ -1,18 +1,19 @@
 #include "fuzz/input_checks.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <utility>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "compiler/interpreter/npy.h"
 #include "compiler/parser/parser.h"
+#include "compiler/support/strings.h"
 #include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
 #include "importers/module_loader.h"
@@ -23,10 +24,6 @@ namespace {
 // Gzip input may inflate to far more than the fuzzer's few kilobytes; the import of a
 // 64 MiB proto is still quick, and the limit's own error is one of the checked answers.
 constexpr int64_t kMaxInflatedBytes = int64_t{64} << 20;
-
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
 
 std::string Clip(std::string_view text) {
   constexpr size_t kMax = 2000;

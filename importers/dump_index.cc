@@ -293,12 +293,12 @@ SuffixMatch MatchPassSnapshot(std::string_view suffix, DumpFile* file) {
   std::smatch m;
   std::string s(suffix);
   if (!std::regex_match(s, m, PassRe())) return SuffixMatch::kNo;
+  // A step beyond an int is no pass snapshot XLA writes (and std::stoi would throw).
+  if (m[1].length() > 9) return SuffixMatch::kRejected;
   std::string_view rest_stem, rest_ext;
   std::string rest = m[3].str();
   if (!StripHloExtension(rest, &rest_stem, &rest_ext)) return SuffixMatch::kRejected;
   SetHloFormat(rest_ext, file);
-  // A step beyond an int is no pass snapshot XLA writes (and std::stoi would throw).
-  if (m[1].length() > 9) return SuffixMatch::kRejected;
   file->stage = DumpStage::kPass;
   file->step = std::stoi(m[1].str());
   file->pipeline = m[2].str();

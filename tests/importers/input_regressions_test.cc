@@ -38,15 +38,18 @@ std::string ReadBytes(const fs::path& path) {
 
 const fs::path kFuzzDir = fs::path(FUSEBOX_SOURCE_DIR) / "fuzz";
 
-TEST(InputFuzzerTest, SeedsPassTheChecks) {
+// Every file of `dir` through the fuzzer's checks; returns how many there were.
+int ExpectChecksPass(const fs::path& dir) {
   int count = 0;
-  for (const fs::path& path : FilesIn(kFuzzDir / "input_corpus")) {
+  for (const fs::path& path : FilesIn(dir)) {
     SCOPED_TRACE(path.filename().string());
     EXPECT_EQ(fuzz::CheckInput(ReadBytes(path)), "");
     ++count;
   }
-  EXPECT_GT(count, 40);
+  return count;
 }
+
+TEST(InputFuzzerTest, SeedsPassTheChecks) { EXPECT_GT(ExpectChecksPass(kFuzzDir / "input_corpus"), 40); }
 
 // The seeds reach past the readers' first checks: every proto seed imports, every dump
 // folder indexes every file and loads every module, every .npy
@@ -126,13 +129,7 @@ TEST(InputFuzzerTest, SnapshotSeedHasArguments) {
 }
 
 TEST(InputFuzzerTest, RegressionsPassTheChecks) {
-  int count = 0;
-  for (const fs::path& path : FilesIn(kFuzzDir / "input_regressions")) {
-    SCOPED_TRACE(path.filename().string());
-    EXPECT_EQ(fuzz::CheckInput(ReadBytes(path)), "");
-    ++count;
-  }
-  RecordProperty("regressions", count);
+  RecordProperty("regressions", ExpectChecksPass(kFuzzDir / "input_regressions"));
 }
 
 }  // namespace
