@@ -32,7 +32,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libdtl-dev libxml2-dev libarchive-dev chromium
   libdnnl-dev
-  clang-19 libclang-rt-19-dev
+  clang-19 libclang-rt-19-dev lld-19
   python3
 )
 if [ "$WITH_CUDA_TOOLS" = "1" ] || [ "$WITH_VENV" = "1" ]; then

@@ -4,6 +4,7 @@
 // machine and in every build.
 #pragma once
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -40,6 +41,21 @@ inline bool RunsPastTheBudget(const std::string& key) {
       "in_place_dynamic_update_slice_fusion.hlo#0",
   };
   return keys->count(key) != 0;
+}
+
+// Elements of every array result of every instruction in the module, each counted once (a
+// while body's as if it ran once): a static lower bound of the interpreter's work, known
+// before running it.
+inline int64_t StaticResultElements(const Module& module) {
+  int64_t total = 0;
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      ForEachSubshape(inst->shape(), [&](const Shape& s, const std::vector<int64_t>&) {
+        if (s.IsArray()) total += std::max<int64_t>(s.ElementCount(), 0);
+      });
+    }
+  }
+  return total;
 }
 
 // `divisor` shrinks the budget further: modules listed as running past it stop sooner.
