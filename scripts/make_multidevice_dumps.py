@@ -92,6 +92,10 @@ PROGRAMS = {
                           "region's residuals to the backward region split over 'model' with "
                           "the dim left open ({\"model\", ?}), which Shardy extends by "
                           "'data' (the batch's split), so no collective moves them"),
+    "nested_shard_map": (8, "a shard_map manual over 'model' (Megatron's MLP, one psum) "
+                            "inside the body of one manual over 'data' (each group's batch "
+                            "rows, the loss averaged with lax.pmean): nested manual regions, "
+                            "every axis manual in the inner one (2x4 mesh)"),
 }
 # Seeds: the first six programs' come from their place among those six (as they were
 # made); later programs' from their own place after them.
@@ -421,6 +425,25 @@ def build(name, jax, np):
 
         kw = dict(in_shardings=(s24("data", None), s24(None, "model"), s24("model", None)))
         return shard_map_grad, (rand(8, 32), rand(32, 64, scale=0.3), rand(64, 32, scale=0.3)), mesh24, kw
+
+    if name == "nested_shard_map":
+        def inner(x, w1, w2):  # w1 column-split, w2 row-split over 'model'; one psum
+            return lax.psum(jnp.tanh(x @ w1) @ w2, "model")
+
+        def outer(x, w1, w2):  # each 'data' group's batch rows; the inner region takes
+            # the mesh of its context, where 'data' is manual already
+            y = jax.shard_map(inner, in_specs=(P(), P(None, "model"), P("model", None)),
+                              out_specs=P(), axis_names={"model"}, check_vma=False)(x, w1, w2)
+            return y, lax.pmean(jnp.mean(y ** 2), "data")
+
+        sm = jax.shard_map(outer, mesh=mesh24, in_specs=(P("data"), P(), P()),
+                           out_specs=(P("data"), P()), axis_names={"data"}, check_vma=False)
+
+        def nested_shard_map(x, w1, w2):
+            return sm(x, w1, w2)
+
+        kw = dict(in_shardings=(s24("data", None), s24(None, "model"), s24("model", None)))
+        return nested_shard_map, (rand(8, 32), rand(32, 64, scale=0.3), rand(64, 32, scale=0.3)), mesh24, kw
 
     sys.exit(f"make_multidevice_dumps: unknown program {name!r}; known: "
              f"{' '.join(PROGRAMS)}")

@@ -101,14 +101,24 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-// A manual region: its mesh and the axes the program handles itself.
+// A manual region: its mesh and the axes the program handles itself. A shard_map inside
+// another's body is a nested region: its boundary makes its own axes manual, and inside it
+// every axis of the enclosing regions is manual too.
 struct Region {
   const SdyMesh* mesh = nullptr;
-  std::vector<std::string> manual_axes;
+  const Region* parent = nullptr;        // the enclosing region, if nested
+  std::vector<std::string> own_axes;     // the axes this region's boundary makes manual
+  std::vector<std::string> manual_axes;  // own_axes and those of every enclosing region
   // Some mesh axis of more than one device is left to the partitioner.
   bool Partial() const {
     for (const auto& [name, size] : mesh->axes)
       if (size > 1 && !Contains(manual_axes, name)) return true;
+    return false;
+  }
+  // Whether `other` encloses this region.
+  bool Within(const Region* other) const {
+    for (const Region* p = parent; p != nullptr; p = p->parent)
+      if (p == other) return true;
     return false;
   }
 };
@@ -149,6 +159,13 @@ StatusOr<Sharding> InRegionSharding(const SdyTensorSharding& s, const Region& re
   return CanonicalManual(std::move(out));
 }
 
+// The sharding a region's boundary value `s` has on the outside: global, or in the
+// enclosing region of a nested one (its manual axes a manual subgroup).
+StatusOr<Sharding> OutsideSharding(const SdyTensorSharding& s, const Region& region, int64_t rank) {
+  if (region.parent != nullptr) return InRegionSharding(s, *region.parent, rank);
+  return SdyToSharding(s, *region.mesh, rank);
+}
+
 // The sharding of a region value Shardy says nothing about: manual, free axes replicated.
 StatusOr<Sharding> RegionDefault(const Region& region, int64_t rank) {
   SdyTensorSharding none;
@@ -169,13 +186,16 @@ StatusOr<Sharding> RegionDefaultFor(const Region& region, const Shape& shape) {
   return Combine(shape, std::move(out));
 }
 
-// Per dim, how many pieces the manual axes cut it into.
+// Per dim, how many pieces the region's boundary cuts it into (its own manual axes; an
+// enclosing region's have cut it already, and a boundary may not name them).
 StatusOr<std::vector<int64_t>> ManualTiles(const SdyTensorSharding& s, const Region& region) {
   std::vector<int64_t> tiles;
   for (const auto& axes : s.dims) {
     int64_t t = 1;
     for (const std::string& a : axes) {
-      if (!Contains(region.manual_axes, a)) continue;
+      if (region.parent != nullptr && Contains(region.parent->manual_axes, a))
+        return InvalidArgument("axis '" + a + "' is already manual in the enclosing region");
+      if (!Contains(region.own_axes, a)) continue;
       bool found = false;
       for (const auto& [name, size] : region.mesh->axes) {
         if (name == a) {
@@ -200,8 +220,19 @@ class Importer {
   Status CheckKnown();
   StatusOr<const SdyMesh*> Mesh(const std::string& name, const Instruction& where);
   StatusOr<Region> RegionOf(const Instruction& cc, std::string_view shardings_key,
-                            std::vector<SdyTensorSharding>* shardings);
+                            std::vector<SdyTensorSharding>* shardings,
+                            const Region* parent = nullptr);
+  // The region around an instruction (its own mark, else its computation's), if any.
+  const Region* Context(Instruction* inst) const;
   Status FindRegions();
+  Status EnterRegion(Instruction* gtl);
+  Status LeaveRegion(Instruction* ltg);
+  Status Claim(Instruction* inst, const Region* region, std::vector<Instruction*>& work);
+  // One Region per mesh, enclosing region and manual axes: boundaries that agree on them
+  // (a region's start and end, or two shard_maps alike) share it.
+  const Region* Intern(Region region);
+  // The region a boundary custom call starts or ends (recorded in boundary_region_).
+  StatusOr<const Region*> BoundaryRegion(Instruction* boundary, std::string_view shardings_key);
   Status MarkComputation(Computation* comp, const Region* region);
   Status Assign(Instruction* inst, const Region* region);
   Status RewriteGlobalToLocal(Instruction* gtl);
@@ -279,7 +310,8 @@ StatusOr<const SdyMesh*> Importer::Mesh(const std::string& name, const Instructi
 }
 
 StatusOr<Region> Importer::RegionOf(const Instruction& cc, std::string_view shardings_key,
-                                    std::vector<SdyTensorSharding>* shardings) {
+                                    std::vector<SdyTensorSharding>* shardings,
+                                    const Region* parent) {
   std::optional<std::string> axes_text = FrontendAttr(cc, kManualAxes);
   if (!axes_text) return Error(cc, "has no " + std::string(kManualAxes));
   auto axes = ParseSdyManualAxes(*axes_text);
@@ -290,102 +322,172 @@ StatusOr<Region> Importer::RegionOf(const Instruction& cc, std::string_view shar
   if (!parsed.ok()) return Error(cc, std::string(parsed.status().message()));
   *shardings = std::move(*parsed);
   Region region;
-  region.manual_axes = std::move(*axes);
-  std::string mesh_name =
-      shardings->empty() ? (meshes_.empty() ? "" : meshes_[0].name) : (*shardings)[0].mesh;
+  region.own_axes = std::move(*axes);
+  region.parent = parent;
+  std::string mesh_name = shardings->empty()
+                              ? (parent != nullptr ? parent->mesh->name : meshes_.empty() ? "" : meshes_[0].name)
+                              : (*shardings)[0].mesh;
   for (const SdyTensorSharding& s : *shardings)
     if (s.mesh != mesh_name) return Error(cc, "shardings on different meshes in one manual region");
   ASSIGN_OR_RETURN(region.mesh, Mesh(mesh_name, cc));
-  for (const std::string& a : region.manual_axes) {
+  if (parent != nullptr && parent->mesh != region.mesh)
+    return Error(cc, "a manual region on mesh @" + mesh_name + " inside one on mesh @" + parent->mesh->name);
+  if (parent != nullptr) region.manual_axes = parent->manual_axes;
+  for (const std::string& a : region.own_axes) {
     bool found = false;
     for (const auto& [name, size] : region.mesh->axes) found |= name == a;
     if (!found) return Error(cc, "manual axis '" + a + "' is not in mesh @" + mesh_name);
+    if (Contains(region.manual_axes, a))
+      return Error(cc, "manual axis '" + a + "' is already manual in the enclosing region");
+    region.manual_axes.push_back(a);
   }
   return region;
 }
 
+const Region* Importer::Context(Instruction* inst) const {
+  auto it = region_of_.find(inst);
+  if (it != region_of_.end()) return it->second;
+  auto jt = region_comp_.find(inst->parent());
+  return jt != region_comp_.end() ? jt->second : nullptr;
+}
+
 // Region membership: forward from each GlobalToLocalShape and backward from each
 // LocalToGlobalShape, stopping at the other end; computations called from the region
-// belong to it whole.
+// belong to it whole. Boundaries are taken from the outside in (callers before callees,
+// operands before users), so that a nested boundary's enclosing region is known when it
+// is reached: the instructions and computations of the nested region are then claimed
+// from the enclosing one.
 Status Importer::FindRegions() {
-  for (const auto& comp : module_.computations()) {
-    for (const auto& inst : comp->instructions()) {
-      if (IsCustomCall(*inst, kGlobalToLocal)) global_to_local_.push_back(inst.get());
-      if (IsCustomCall(*inst, kLocalToGlobal)) local_to_global_.push_back(inst.get());
+  ProgramWalk walk;
+  walk.breadth_first = true;
+  std::vector<Computation*> order = ProgramComputations(module_, walk);
+  std::unordered_set<Computation*> listed(order.begin(), order.end());
+  for (const auto& comp : module_.computations())
+    if (!listed.count(comp.get())) order.push_back(comp.get());
+  for (Computation* comp : order) {
+    for (Instruction* inst : comp->PostOrder()) {
+      if (IsCustomCall(*inst, kGlobalToLocal)) global_to_local_.push_back(inst);
+      if (IsCustomCall(*inst, kLocalToGlobal)) local_to_global_.push_back(inst);
     }
   }
-  auto enter = [&](Instruction* inst, const Region* region,
-                   std::vector<Instruction*>& work) -> Status {
-    auto it = region_of_.find(inst);
-    if (it != region_of_.end()) {
-      if (it->second->manual_axes != region->manual_axes || it->second->mesh != region->mesh)
-        return Error(*inst, "belongs to two manual regions with different manual axes");
-      return Status::Ok();
-    }
-    if (region_comp_.count(inst->parent()))
-      return Error(*inst, "nested manual regions are not supported");
-    region_of_[inst] = region;
-    work.push_back(inst);
-    if (inst->opcode() == Opcode::kCall || inst->opcode() == Opcode::kWhile ||
-        inst->opcode() == Opcode::kConditional) {
-      for (Computation* callee : inst->called_computations())
-        RETURN_IF_ERROR(MarkComputation(callee, region));
-    }
-    return Status::Ok();
-  };
-  for (Instruction* gtl : global_to_local_) {
-    std::vector<SdyTensorSharding> in;
-    ASSIGN_OR_RETURN(Region r, RegionOf(*gtl, kInShardings, &in));
-    regions_.push_back(std::move(r));
-    const Region* region = &regions_.back();
-    boundary_region_[gtl] = region;
-    std::vector<Instruction*> work;
-    for (Instruction* user : gtl->users()) RETURN_IF_ERROR(enter(user, region, work));
-    while (!work.empty()) {
-      Instruction* inst = work.back();
-      work.pop_back();
-      for (Instruction* user : inst->users()) {
-        if (IsCustomCall(*user, kLocalToGlobal)) continue;
-        if (IsCustomCall(*user, kGlobalToLocal))
-          return Error(*user, "nested manual regions are not supported");
-        RETURN_IF_ERROR(enter(user, region, work));
-      }
-    }
+  for (Instruction* gtl : global_to_local_) RETURN_IF_ERROR(EnterRegion(gtl));
+  // Ends from the outside in too: users before operands.
+  for (Computation* comp : order) {
+    std::vector<Instruction*> post = comp->PostOrder();
+    for (auto it = post.rbegin(); it != post.rend(); ++it)
+      if (IsCustomCall(**it, kLocalToGlobal)) RETURN_IF_ERROR(LeaveRegion(*it));
   }
-  for (Instruction* ltg : local_to_global_) {
-    std::vector<SdyTensorSharding> out;
-    ASSIGN_OR_RETURN(Region r, RegionOf(*ltg, kOutShardings, &out));
-    regions_.push_back(std::move(r));
-    const Region* region = &regions_.back();
-    boundary_region_[ltg] = region;
-    std::vector<Instruction*> work;
-    auto visit = [&](Instruction* op) -> Status {
-      if (IsCustomCall(*op, kGlobalToLocal)) return Status::Ok();
-      if (op->opcode() == Opcode::kGetTupleElement && IsCustomCall(*op->operand(0), kGlobalToLocal))
-        return Status::Ok();
-      if (op->opcode() == Opcode::kParameter && !region_comp_.count(op->parent()))
-        return Error(*ltg, "manual region reads %" + op->name() +
-                               " without going through xla.sdy.GlobalToLocalShape");
-      return enter(op, region, work);
-    };
-    for (Instruction* op : ltg->operands()) RETURN_IF_ERROR(visit(op));
-    while (!work.empty()) {
-      Instruction* inst = work.back();
-      work.pop_back();
-      for (Instruction* op : inst->operands()) RETURN_IF_ERROR(visit(op));
+  return Status::Ok();
+}
+
+// Claims `inst` (and the computations it calls) for `region`. An instruction or
+// computation already in an enclosing region is taken over by the nested one; one in an
+// unrelated region is an error.
+Status Importer::Claim(Instruction* inst, const Region* region, std::vector<Instruction*>& work) {
+  auto it = region_of_.find(inst);
+  if (it != region_of_.end()) {
+    if (it->second == region || it->second->Within(region)) return Status::Ok();
+    if (!region->Within(it->second))
+      return Error(*inst, "belongs to two manual regions with different manual axes");
+  } else if (const Region* around = Context(inst);
+             around != nullptr && around != region && !region->Within(around)) {
+    return Error(*inst, "belongs to two manual regions with different manual axes");
+  }
+  region_of_[inst] = region;
+  work.push_back(inst);
+  if (inst->opcode() == Opcode::kCall || inst->opcode() == Opcode::kWhile ||
+      inst->opcode() == Opcode::kConditional) {
+    for (Computation* callee : inst->called_computations())
+      RETURN_IF_ERROR(MarkComputation(callee, region));
+  }
+  return Status::Ok();
+}
+
+const Region* Importer::Intern(Region region) {
+  std::vector<std::string> axes = region.own_axes;
+  std::sort(axes.begin(), axes.end());
+  for (const Region& r : regions_) {
+    std::vector<std::string> other = r.own_axes;
+    std::sort(other.begin(), other.end());
+    if (r.mesh == region.mesh && r.parent == region.parent && other == axes) return &r;
+  }
+  regions_.push_back(std::move(region));
+  return &regions_.back();
+}
+
+StatusOr<const Region*> Importer::BoundaryRegion(Instruction* boundary, std::string_view shardings_key) {
+  std::vector<SdyTensorSharding> shardings;
+  ASSIGN_OR_RETURN(Region r, RegionOf(*boundary, shardings_key, &shardings, Context(boundary)));
+  const Region* region = Intern(std::move(r));
+  boundary_region_[boundary] = region;
+  return region;
+}
+
+Status Importer::EnterRegion(Instruction* gtl) {
+  ASSIGN_OR_RETURN(const Region* region, BoundaryRegion(gtl, kInShardings));
+  std::vector<Instruction*> work;
+  for (Instruction* user : gtl->users()) RETURN_IF_ERROR(Claim(user, region, work));
+  while (!work.empty()) {
+    Instruction* inst = work.back();
+    work.pop_back();
+    // A nested region's start sits in this region; what it starts is the nested one's.
+    if (IsCustomCall(*inst, kGlobalToLocal)) continue;
+    for (Instruction* user : inst->users()) {
+      if (IsCustomCall(*user, kLocalToGlobal)) continue;
+      RETURN_IF_ERROR(Claim(user, region, work));
     }
   }
   return Status::Ok();
 }
 
+Status Importer::LeaveRegion(Instruction* ltg) {
+  ASSIGN_OR_RETURN(const Region* region, BoundaryRegion(ltg, kOutShardings));
+  // The region the values come from: the one its start made, found through them.
+  std::vector<Instruction*> work;
+  auto visit = [&](Instruction* op) -> Status {
+    Instruction* start = op;
+    if (op->opcode() == Opcode::kGetTupleElement) start = op->operand(0);
+    if (IsCustomCall(*start, kGlobalToLocal)) {
+      if (boundary_region_.at(start) != region)
+        return Error(*ltg, "ends a manual region that %" + start->name() + " did not start");
+      return Status::Ok();
+    }
+    if (op->opcode() == Opcode::kParameter) {
+      const Region* around = Context(op);
+      if (around == nullptr || around == region->parent)
+        return Error(*ltg, "manual region reads %" + op->name() +
+                               " without going through xla.sdy.GlobalToLocalShape");
+    }
+    // The end of a region nested in this one: its result is this region's.
+    if (IsCustomCall(*op, kLocalToGlobal)) {
+      auto it = region_of_.find(op);
+      if (it == region_of_.end() || it->second->Within(region)) region_of_[op] = region;
+      return Status::Ok();
+    }
+    return Claim(op, region, work);
+  };
+  for (Instruction* op : ltg->operands()) RETURN_IF_ERROR(visit(op));
+  while (!work.empty()) {
+    Instruction* inst = work.back();
+    work.pop_back();
+    for (Instruction* op : inst->operands()) RETURN_IF_ERROR(visit(op));
+  }
+  return Status::Ok();
+}
+
+// Marks `comp` and what it calls as `region`'s; a computation an enclosing region marked
+// is taken over (a nested region's body), one of an unrelated region is an error.
 Status Importer::MarkComputation(Computation* comp, const Region* region) {
   if (comp == nullptr) return Status::Ok();
   auto it = region_comp_.find(comp);
-  if (it != region_comp_.end()) return Status::Ok();
+  if (it != region_comp_.end()) {
+    if (it->second == region || it->second->Within(region)) return Status::Ok();
+    if (!region->Within(it->second))
+      return InvalidArgument("shardy-import: computation %" + comp->name() +
+                             " is called from two manual regions with different manual axes");
+  }
   region_comp_[comp] = region;
   for (const auto& inst : comp->instructions()) {
-    if (IsCustomCall(*inst, kGlobalToLocal) || IsCustomCall(*inst, kLocalToGlobal))
-      return Error(*inst, "nested manual regions are not supported");
     if (inst->opcode() == Opcode::kCall || inst->opcode() == Opcode::kWhile ||
         inst->opcode() == Opcode::kConditional) {
       for (Computation* callee : inst->called_computations())
@@ -439,7 +541,9 @@ Status Importer::RewriteGlobalToLocal(Instruction* gtl) {
     const Shape& global = x->shape();
     if (!global.IsArray()) return Error(*gtl, "operand " + std::to_string(i) + " is not an array");
     const Shape& written = tuple_result ? gtl->shape().tuple_shapes(i) : gtl->shape();
-    ASSIGN_OR_RETURN(std::vector<int64_t> tiles, ManualTiles(in[i], region));
+    StatusOr<std::vector<int64_t>> cut = ManualTiles(in[i], region);
+    if (!cut.ok()) return Error(*gtl, "in_sharding " + std::to_string(i) + ": " + std::string(cut.status().message()));
+    const std::vector<int64_t>& tiles = *cut;
     if (static_cast<int64_t>(tiles.size()) != global.rank())
       return Error(*gtl, "in_sharding " + std::to_string(i) + " has " +
                              std::to_string(tiles.size()) + " dims for " + global.ToString());
@@ -461,7 +565,7 @@ Status Importer::RewriteGlobalToLocal(Instruction* gtl) {
       log_.push_back("%" + gtl->name() + ": result " + std::to_string(i) +
                      " written with the global shape; made per-device " + local.ToString());
     }
-    ASSIGN_OR_RETURN(Sharding global_sharding, SdyToSharding(in[i], *region.mesh, global.rank()));
+    ASSIGN_OR_RETURN(Sharding global_sharding, OutsideSharding(in[i], region, global.rank()));
     ASSIGN_OR_RETURN(Sharding manual, InRegionSharding(in[i], region, global.rank()));
     // Dims Shardy leaves open on both sides of a partially manual region: propagation may
     // split them further, the two sides alike (a Sharding custom call, not a copy, holds
@@ -529,7 +633,9 @@ Status Importer::RewriteLocalToGlobal(Instruction* ltg) {
     const Shape& local = y->shape();
     if (!local.IsArray()) return Error(*ltg, "operand " + std::to_string(i) + " is not an array");
     const Shape& written = tuple_result ? ltg->shape().tuple_shapes(i) : ltg->shape();
-    ASSIGN_OR_RETURN(std::vector<int64_t> tiles, ManualTiles(out[i], region));
+    StatusOr<std::vector<int64_t>> cut = ManualTiles(out[i], region);
+    if (!cut.ok()) return Error(*ltg, "out_sharding " + std::to_string(i) + ": " + std::string(cut.status().message()));
+    const std::vector<int64_t>& tiles = *cut;
     if (static_cast<int64_t>(tiles.size()) != local.rank())
       return Error(*ltg, "out_sharding " + std::to_string(i) + " has " +
                              std::to_string(tiles.size()) + " dims for " + local.ToString());
@@ -548,7 +654,7 @@ Status Importer::RewriteLocalToGlobal(Instruction* ltg) {
                      " written with the per-device shape; made global " + global.ToString());
     }
     ASSIGN_OR_RETURN(Sharding manual, InRegionSharding(out[i], region, local.rank()));
-    ASSIGN_OR_RETURN(Sharding global_sharding, SdyToSharding(out[i], *region.mesh, local.rank()));
+    ASSIGN_OR_RETURN(Sharding global_sharding, OutsideSharding(out[i], region, local.rank()));
     const std::vector<int64_t> open = region.Partial() ? OpenDims(out[i]) : std::vector<int64_t>{};
     Instruction* copy = AddBoundary(comp, ltg->name(), local, y, manual, open, *ltg);
     Instruction* s2f = Add(comp, Opcode::kCustomCall, ltg->name(), global, {copy}, *ltg);

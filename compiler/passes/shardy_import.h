@@ -36,12 +36,16 @@ namespace fusebox::passes {
 //    copy) and the SPMD*Shape call, both carrying them; its instructions Shardy says
 //    nothing about (open) get no sharding where propagation has a rule for them
 //    (PropagationReaches), and its callee parameters fed through open boundaries neither.
+//  - A shard_map inside another's body (a nested region, taken after its enclosing one) is
+//    manual over its own axes and every enclosing region's; its boundary cuts values along
+//    its own axes only, and its outside is the enclosing region's partially manual value
+//    (the copy carries the enclosing region's manual subgroup).
 //  - The consumed `xla.sdy.*` frontend attributes are removed.
 //
 // It does not: propagate shardings (sharding-propagation does), partition, or inline the
 // region's `call` (its `inlineable="false"` stays). An `xla.sdy.*` custom call or
-// frontend attribute it does not know, sub-axes (`"x":(1)2`) and nested manual regions
-// are errors that name the instruction; nothing is dropped silently. A module without
+// frontend attribute it does not know, sub-axes (`"x":(1)2`) and a nested region naming an
+// enclosing region's axis are errors that name the instruction; nothing is dropped silently. A module without
 // any `xla.sdy.*` is left as it is.
 class ShardyImport : public Pass {
  public:

@@ -220,6 +220,17 @@ std::string GroupsText(const std::vector<std::vector<int64_t>>& groups) {
   return rg.ToString();
 }
 
+bool ManualGroupsWithin(const Grid& inner, const Grid& outer) {
+  std::map<int64_t, int64_t> outer_of;
+  for (int64_t d = 0; d < inner.devices() && d < outer.devices(); ++d) {
+    const int64_t in = inner.manual.empty() ? 0 : inner.manual[static_cast<size_t>(d)];
+    const int64_t out = outer.manual.empty() ? 0 : outer.manual[static_cast<size_t>(d)];
+    auto [it, fresh] = outer_of.emplace(in, out);
+    if (!fresh && it->second != out) return false;
+  }
+  return inner.devices() == outer.devices();
+}
+
 bool SameLeaves(const std::vector<LeafGrid>& a, const std::vector<LeafGrid>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {

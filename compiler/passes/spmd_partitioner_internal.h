@@ -130,6 +130,10 @@ std::vector<std::vector<int64_t>> GroupDevices(int64_t devices, KeyFn key, Order
 // Replica groups as XLA's text writes them ("{{0,1},{2,3}}").
 std::string GroupsText(const std::vector<std::vector<int64_t>>& groups);
 
+// Whether every manual group of `inner` lies within one of `outer`'s (an automatic grid
+// is one group of all devices): a nested manual region's groups within its enclosing one's.
+bool ManualGroupsWithin(const Grid& inner, const Grid& outer);
+
 // Whether two values' leaves have the same grids (or are both manual).
 bool SameLeaves(const std::vector<LeafGrid>& a, const std::vector<LeafGrid>& b);
 

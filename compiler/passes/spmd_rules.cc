@@ -953,9 +953,13 @@ StatusOr<Value> Partitioner::ShardingMarker(const Instruction& inst, const std::
       return InvalidArgument("%" + inst.name() +
                              ": SPMDFullToShardShape of a value that is not split automatically");
     }
-    if (v.leaves[0]->PartlyManual()) {
+    // A nested region (a shard_map in another's body) starts from a partially manual
+    // value and makes more axes manual: each of its manual groups lies within one of the
+    // operand's.
+    if (v.leaves[0]->PartlyManual() && array && target.size() == 1 && target[0] &&
+        !ManualGroupsWithin(*target[0], *v.leaves[0])) {
       return InvalidArgument("%" + inst.name() + ": SPMDFullToShardShape of %" + inst.operand(0)->name() +
-                             ", which is already partially manual");
+                             ", which is already partially manual over axes the region does not make manual");
     }
     if (array && target.size() == 1 && target[0] && target[0]->PartlyManual()) {
       // A region manual over some mesh axes: each device's tile of the operand becomes its
@@ -971,8 +975,8 @@ StatusOr<Value> Partitioner::ShardingMarker(const Instruction& inst, const std::
       }
       std::map<std::vector<int64_t>, std::vector<int64_t>> source;
       for (int64_t d = 0; d < devices_; ++d) {
-        auto [it, fresh] = source.emplace(region.TileKey(d), held.index[static_cast<size_t>(d)]);
-        if (!fresh && it->second != held.index[static_cast<size_t>(d)]) {
+        auto [it, fresh] = source.emplace(region.TileKey(d), held.TileKey(d));
+        if (!fresh && it->second != held.TileKey(d)) {
           return InvalidArgument("%" + inst.name() + ": device " + std::to_string(d) +
                                  " would hold another tile of %" + inst.operand(0)->name() +
                                  " than the devices of its manual group that hold the same tile of the region's "
@@ -991,13 +995,20 @@ StatusOr<Value> Partitioner::ShardingMarker(const Instruction& inst, const std::
   }
   if (target_name == "SPMDShardToFullShape") {
     const Value& v = scope_->values.at(inst.operand(0));
-    if (!array || target.size() != 1 || !target[0] || target[0]->PartlyManual()) {
+    if (!array || target.size() != 1 || !target[0]) {
       return InvalidArgument("%" + inst.name() +
                              ": SPMDShardToFullShape needs an array with an automatic sharding");
     }
     if (v.leaves.size() != 1 || (v.leaves[0] && !v.leaves[0]->PartlyManual() && !v.leaves[0]->Replicated())) {
       return InvalidArgument("%" + inst.name() + ": SPMDShardToFullShape of %" + inst.operand(0)->name() +
                              ", which is not manual");
+    }
+    // The end of a nested region: back to the enclosing region's partially manual value,
+    // whose manual groups are unions of the nested region's.
+    if (target[0]->PartlyManual() && v.leaves[0] &&
+        (!v.leaves[0]->PartlyManual() || !ManualGroupsWithin(*v.leaves[0], *target[0]))) {
+      return InvalidArgument("%" + inst.name() + ": SPMDShardToFullShape of %" + inst.operand(0)->name() +
+                             " into a partially manual value whose manual groups do not contain its own");
     }
     ASSIGN_OR_RETURN(Shape shape, LocalShape(*target[0], inst.shape(), "%" + inst.name()));
     if (!v.local->shape().SameDimensions(shape)) {
@@ -1246,6 +1257,13 @@ StatusOr<std::vector<int64_t>> Partitioner::ManualGroupsOf(const Instruction& in
     return Status::Ok();
   };
   RETURN_IF_ERROR(take(target, "its sharding"));
+  // A region's boundary moves no data between devices; at a nested region's its two
+  // sides' groups differ (ShardingMarker checks that one side's lie within the other's).
+  if (inst.opcode() == Opcode::kCustomCall && inst.has_attributes() &&
+      (inst.attrs().custom_call_target == "SPMDFullToShardShape" ||
+       inst.attrs().custom_call_target == "SPMDShardToFullShape")) {
+    return groups;
+  }
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     auto it = scope_->values.find(inst.operand(i));
     if (it != scope_->values.end()) RETURN_IF_ERROR(take(it->second.leaves, "%" + inst.operand(i)->name()));

@@ -72,7 +72,8 @@ INSTANTIATE_TEST_SUITE_P(Programs, CliMultiDeviceTest,
                                            "vocab_xent_grad", "fsdp_adam_step", "sharded_cumsum",
                                            "spatial_conv_pool", "argmax_sort", "pad_slice_concat",
                                            "linalg_depthwise_remat", "kv_cache_decode", "uneven_splits",
-                                           "partial_manual_step", "shard_map_grad"));
+                                           "partial_manual_step", "shard_map_grad",
+                                           "nested_shard_map"));
 
 // Collectives of Fusebox's per-device program (the spmd-partitioner's plus the program's
 // own in shard_map regions) by kind, from `fusebox compile --stage optimized_hlo`.
@@ -165,6 +166,11 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // extends it, so they reach the backward region as they lie. Until 2026-12-03 such
       // a dim was closed: 6 all-gathers over 'data' more than XLA's plan.
       {"shard_map_grad", {{"all-reduce", 3}}, {{"all-reduce", 3}}},
+      // A shard_map over 'model' inside one over 'data': the inner region starts from the
+      // outer's partially manual values (the weights split over 'model' as they lie) and
+      // is manual over both axes; its psum and the outer's pmean are the program's own,
+      // nothing moves between them. Refused by name until 2026-12-03.
+      {"nested_shard_map", {{"all-reduce", 2}}, {{"all-reduce", 2}}},
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(w.program);

@@ -136,7 +136,8 @@ TEST_P(RealModuleTest, ImportsAndMatchesXlaParameterShardings) {
 
 INSTANTIATE_TEST_SUITE_P(Multidevice, RealModuleTest,
                          ::testing::Values("dp_train_step", "tp_mlp", "fsdp_layer",
-                                           "shard_map_collectives", "sharded_xent", "psum_8dev"));
+                                           "shard_map_collectives", "sharded_xent", "psum_8dev",
+                                           "nested_shard_map"));
 
 // dp_train_step: a fully manual shard_map (call of the body) becomes XLA's form: per input
 // a copy with the global sharding and an SPMDFullToShardShape with the per-device shape;
@@ -337,6 +338,73 @@ TEST(ShardyImportTest, OpenDimsOfAPartiallyManualRegionBecomeUnspecifiedDims) {
   EXPECT_EQ(ShardingText(body->FindInstruction("sharding_constraint.2")),
             "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}");
   EXPECT_EQ(ShardingText(body->FindInstruction("dot_general.10")), "<none>");  // left to propagation
+}
+
+// A shard_map over 'model' in the body of one over 'data' (nested_shard_map): the outer
+// region is manual over 'data', the inner one over both axes. The inner boundary reads the
+// outer's partially manual values ('data' a manual subgroup, 'model' split as the inner
+// in_shardings say) and gives back partially manual ones.
+TEST(ShardyImportTest, NestedRegionIsManualOverItsAxesAndTheEnclosingOnes) {
+  auto m = ImportFile(kData / "nested_shard_map" / "module.hlo");
+  ASSERT_NE(m, nullptr);
+  const Computation* outer = m->FindComputation("xla.sdy.manual_computation_body_0.5");
+  const Computation* inner = m->FindComputation("xla.sdy.manual_computation_body.2");
+  ASSERT_NE(outer, nullptr);
+  ASSERT_NE(inner, nullptr);
+  for (const auto& inst : inner->instructions()) {
+    const std::string text = ShardingText(inst.get());
+    EXPECT_TRUE(text == "{manual}" || text == "{{manual}, {manual}}") << inst->ToString();
+  }
+  auto f2s = CustomCalls(*outer, "SPMDFullToShardShape");
+  ASSERT_EQ(f2s.size(), 3u);
+  const char* outside[] = {"{devices=[1,1,2,4]<=[8] last_tile_dims={manual, replicated}}",
+                           "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}",
+                           "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dims={manual}}"};
+  const char* shapes[] = {"f32[4,32]{1,0}", "f32[32,16]{1,0}", "f32[16,32]{1,0}"};
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(f2s[i]->shape().ToString(), shapes[i]);
+    EXPECT_EQ(ShardingText(f2s[i]), "{manual}");
+    EXPECT_EQ(f2s[i]->operand(0)->opcode(), Opcode::kCopy);  // no axis left to open dims on
+    EXPECT_EQ(ShardingText(f2s[i]->operand(0)), outside[i]);
+  }
+  auto s2f = CustomCalls(*outer, "SPMDShardToFullShape");
+  ASSERT_EQ(s2f.size(), 1u);
+  EXPECT_EQ(ShardingText(s2f[0]->operand(0)), "{manual}");
+  EXPECT_EQ(ShardingText(s2f[0]), "{devices=[1,1,2,4]<=[8] last_tile_dims={manual, replicated}}");
+  // The outer region's boundaries in the entry are as for a region alone.
+  auto entry_f2s = CustomCalls(*m->entry(), "SPMDFullToShardShape");
+  ASSERT_EQ(entry_f2s.size(), 3u);
+  EXPECT_EQ(ShardingText(entry_f2s[0]), "{devices=[1,1,2,4]<=[8] last_tile_dims={manual, replicated}}");
+  EXPECT_EQ(CustomCalls(*m->entry(), "SPMDShardToFullShape").size(), 2u);
+}
+
+// A nested region may not make an enclosing region's axis manual again, nor name it in
+// its shardings (the enclosing region has cut the values along it already).
+TEST(ShardyImportTest, NestedRegionOverAnEnclosingAxisIsAnErrorNamingTheBoundary) {
+  const std::string text = ReadText(kData / "nested_shard_map" / "module.hlo");
+  auto import = [](std::string t) {
+    auto m = Parse(t);
+    EXPECT_NE(m, nullptr);
+    ShardyImport pass;
+    PassContext context;
+    auto changed = pass.Run(*m, context);
+    return changed.ok() ? std::string("ok") : std::string(changed.status().message());
+  };
+  const std::string inner_axes = R"(xla.sdy.manual_axes="#sdy<manual_axes{\"model\"}>")";
+  std::string again = text;
+  for (size_t at = again.find(inner_axes); at != std::string::npos; at = again.find(inner_axes, at + 1))
+    again.replace(at, inner_axes.size(), R"(xla.sdy.manual_axes="#sdy<manual_axes{\"data\"}>")");
+  const std::string a = import(again);
+  EXPECT_NE(a.find("%shard_map.22"), std::string::npos) << a;
+  EXPECT_NE(a.find("manual axis 'data' is already manual in the enclosing region"), std::string::npos) << a;
+  std::string named = text;
+  const std::string in = R"(<@mesh, [{?}, {\"model\", ?}]>)";
+  ASSERT_NE(named.find(in), std::string::npos);
+  named.replace(named.find(in), in.size(), R"(<@mesh, [{?}, {\"model\", \"data\"}]>)");
+  const std::string b = import(named);
+  EXPECT_NE(b.find("%shard_map.22"), std::string::npos) << b;
+  EXPECT_NE(b.find("axis 'data' is already manual in the enclosing region"), std::string::npos) << b;
 }
 
 constexpr const char* kInlineRegion = R"(

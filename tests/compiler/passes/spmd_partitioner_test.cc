@@ -1818,6 +1818,114 @@ ENTRY main {
   EXPECT_NE(mismatched.find("%xs: device 1 would hold another tile of %xc"), std::string::npos) << mismatched;
 }
 
+// A manual region nested in a partially manual one (a shard_map over 'b' in the body of
+// one over 'a', as shardy-import writes it): the inner region starts from the outer's
+// value split over 'b' and is manual over both axes; each device's tile is its value.
+constexpr char kNestedRegions[] = R"(
+HloModule nested, num_partitions=4
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,2]<=[4]}
+  xc = f32[8,16] copy(x), sharding={devices=[2,2]<=[4]}
+  xs = f32[4,16] custom-call(xc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  xi = f32[4,16] copy(xs), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}
+  xm = f32[4,8] custom-call(xi), custom_call_target="SPMDFullToShardShape", sharding=INNER
+  zero = f32[] constant(0), sharding={manual}
+  r = f32[4] reduce(xm, zero), dimensions={1}, to_apply=sum, sharding={manual}
+  rs = f32[4] all-reduce(r), channel_id=1, replica_groups={{0,1},{2,3}}, use_global_device_ids=true, to_apply=sum, sharding={manual}
+  rc = f32[4] copy(rs), sharding={manual}
+  ro = f32[4] custom-call(rc), custom_call_target="SPMDShardToFullShape", sharding={devices=[1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  rw = f32[4] copy(ro), sharding={devices=[1,2,2]<=[4] last_tile_dims={manual, replicated}}
+  ROOT y = f32[8] custom-call(rw), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,2]<=[4] last_tile_dim_replicate}
+}
+)";
+
+// What the nested regions compute: each row's sum.
+constexpr char kRowSums[] = R"(
+HloModule rowsum
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  zero = f32[] constant(0)
+  ROOT y = f32[8] reduce(x, zero), dimensions={1}, to_apply=sum
+}
+)";
+
+std::string NestedRegions(const std::string& inner) {
+  std::string text = kNestedRegions;
+  text.replace(text.find("INNER"), 5, inner);
+  return text;
+}
+
+TEST(SpmdPartitionerTest, NestedManualRegionStartsFromItsEnclosingRegionsTiles) {
+  auto p = Partition(NestedRegions("{manual}"));
+  ASSERT_NE(p, nullptr);
+  // Row sums: each device's [4,8] tile summed, the two column tiles of a row block added
+  // by the program's psum; nothing else moves.
+  EXPECT_EQ(p->context.collectives().size(), 0u) << FormatCollectiveDecisions(p->context.collectives());
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  ExpectSameGlobalResult(kRowSums, *p->module, 4);
+}
+
+// Three axes: the outer region manual over 'a', the inner one over 'b' too, 'c' still free
+// in both (each value replicated over it). The inner region is partially manual: its
+// groups (a, b) lie within the outer's (a).
+TEST(SpmdPartitionerTest, NestedPartiallyManualRegionKeepsItsFreeAxis) {
+  auto p = Partition(R"(
+HloModule nested3, num_partitions=8
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[8,16] parameter(0), sharding={devices=[2,2,2]<=[8] last_tile_dim_replicate}
+  xc = f32[8,16] copy(x), sharding={devices=[2,2,2]<=[8] last_tile_dim_replicate}
+  xs = f32[4,16] custom-call(xc), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,2,2,2]<=[2,2,2]T(1,0,2) last_tile_dims={manual, replicated}}
+  xi = f32[4,16] copy(xs), sharding={devices=[1,2,2,2]<=[2,2,2]T(1,0,2) last_tile_dims={manual, replicated}}
+  xm = f32[4,8] custom-call(xi), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,4,2]<=[8] last_tile_dims={manual, replicated}}
+  zero = f32[] constant(0), sharding={devices=[4,2]<=[8] last_tile_dims={manual, replicated}}
+  r = f32[4] reduce(xm, zero), dimensions={1}, to_apply=sum, sharding={devices=[1,4,2]<=[8] last_tile_dims={manual, replicated}}
+  rs = f32[4] all-reduce(r), channel_id=1, replica_groups={{0,2},{1,3},{4,6},{5,7}}, use_global_device_ids=true, to_apply=sum, sharding={devices=[1,4,2]<=[8] last_tile_dims={manual, replicated}}
+  rc = f32[4] copy(rs), sharding={devices=[1,4,2]<=[8] last_tile_dims={manual, replicated}}
+  ro = f32[4] custom-call(rc), custom_call_target="SPMDShardToFullShape", sharding={devices=[1,2,4]<=[8] last_tile_dims={manual, replicated}}
+  rw = f32[4] copy(ro), sharding={devices=[1,2,4]<=[8] last_tile_dims={manual, replicated}}
+  ROOT y = f32[8] custom-call(rw), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,4]<=[8] last_tile_dim_replicate}
+}
+)");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->context.collectives().size(), 0u) << FormatCollectiveDecisions(p->context.collectives());
+  EXPECT_EQ(CollectiveCount(*p->module), 1) << p->module->ToString();
+  ExpectSameGlobalResult(kRowSums, *p->module, 8);
+}
+
+TEST(SpmdPartitionerTest, NestedRegionManualOverOtherAxesThanItsEnclosingOnesIsAnError) {
+  // Manual over 'b' only, inside a region manual over 'a': its groups ({0,2}, {1,3}) cut
+  // across the enclosing region's ({0,1}, {2,3}).
+  auto m = Parse(NestedRegions("{devices=[1,1,2,2]<=[2,2]T(1,0) last_tile_dims={manual, replicated}}"));
+  ASSERT_NE(m, nullptr);
+  PassContext context;
+  StatusOr<bool> changed = SpmdPartitioner().Run(*m, context);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_NE(changed.status().message().find(
+                "%xm: SPMDFullToShardShape of %xi, which is already partially manual over axes the region does "
+                "not make manual"),
+            std::string::npos)
+      << changed.status().message();
+}
+
 TEST(SpmdPartitionerTest, NeedsPartitioningTellsGlobalFromPerDevicePrograms) {
   auto global = Parse(kTpMlp);
   ASSERT_NE(global, nullptr);
