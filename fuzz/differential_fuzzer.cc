@@ -7,7 +7,7 @@
 //
 //   differential_fuzzer [--seconds N] [--seeds A:B] [--replay FILE|DIR] [--print SEED]
 //                       [--save-dir DIR] [--no-save] [--no-fork] [--no-gpu] [--complex]
-//                       [--windows] [--partitions N [--manual | --partial-manual | --open-dims]] [--timeout SECONDS] [--quiet]
+//                       [--windows] [--partitions N [--manual | --partial-manual | --open-dims | --nested-manual]] [--timeout SECONDS] [--quiet]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -431,6 +431,8 @@ int Usage(const char* argv0, int code) {
       "                     collectives over the manual axis (before --print)\n"
       "  --open-dims        --partial-manual with values inside regions now and then left\n"
       "                     to propagation and boundaries with open dims (unspecified_dims)\n"
+      "  --nested-manual    --partial-manual with elementwise ops now and then in a region\n"
+      "                     nested in the partially manual one, manual over both axes\n"
       "  --no-gpu           skip the GPU emulator\n"
       "  --timeout S        a module running longer is a failure (default 60)\n"
       "  --quiet            print failures and the totals only\n"
@@ -493,6 +495,10 @@ int Main(int argc, char** argv) {
     } else if (a == "--partial-manual") {
       options.generator.manual_regions = true;
       options.generator.partial_manual = true;
+    } else if (a == "--nested-manual") {
+      options.generator.manual_regions = true;
+      options.generator.partial_manual = true;
+      options.generator.nested_manual = true;
     } else if (a == "--open-dims") {
       options.generator.manual_regions = true;
       options.generator.partial_manual = true;

@@ -1392,7 +1392,8 @@ std::string GenerateModuleText(uint64_t seed, const GeneratorOptions& options) {
   text += "}\n";
   if (options.partitions > 1) text = AddRandomShardings(text, seed, options.partitions);
   if (options.partitions > 1 && options.manual_regions) {
-    text = AddManualRegions(text, seed, options.partitions, options.partial_manual, options.open_dims);
+    text = AddManualRegions(text, seed, options.partitions, options.partial_manual, options.open_dims,
+                            options.nested_manual);
   }
   return text;
 }
@@ -2108,6 +2109,56 @@ class ManualRewriter {
     return Replace(n, lines);
   }
 
+  // An elementwise op in a region nested in a partially manual one: the outer region
+  // splits along d over the manual axis; the inner one takes each operand as the outer
+  // region holds it split along f over the automatic axis, and is manual over both axes
+  // (each device's tile its value). The inner region's end gives the outer its split
+  // value back; the outer's end, the pieces joined.
+  bool PartialNestedElementwise(const Instruction& e) {
+    const Shape& shape = e.shape();
+    std::vector<int64_t> candidates = EvenDims(shape, mesh_.pieces);
+    if (candidates.empty()) return false;
+    const int64_t d = rng_.Pick(candidates);
+    Shape piece = shape;
+    piece.set_dimension(d, shape.dimensions(d) / mesh_.pieces);
+    const std::vector<int64_t> inner_dims = EvenDims(piece, mesh_.others);
+    std::string attrs;
+    if (inner_dims.empty() || !ElementwiseAttrs(e, &attrs)) return false;
+    const int64_t f = rng_.Pick(inner_dims);
+    Shape tile = piece;
+    tile.set_dimension(f, piece.dimensions(f) / mesh_.others);
+    const std::string opcode(OpcodeName(e.opcode()));
+    const std::string n = e.name();
+    std::vector<std::string> lines;
+    EnterOperands(e, d, mesh_.pieces, EnterSharding(d, shape.rank()),
+                  [&](int64_t rank) { return RegionWhole(rank); }, &lines);
+    std::string operands;
+    for (int64_t i = 0; i < e.operand_count(); ++i) {
+      const Instruction* op = e.operand(i);
+      const std::string in = "%" + n + ".in" + std::to_string(i), nest = "%" + n + ".nest" + std::to_string(i);
+      const bool split = !op->shape().IsScalar();
+      Shape op_piece = op->shape(), op_tile = op->shape();  // the operand's type, e's dims
+      if (split) {
+        op_piece.set_dimension(d, piece.dimensions(d));
+        op_tile.set_dimension(d, piece.dimensions(d));
+        op_tile.set_dimension(f, tile.dimensions(f));
+      }
+      lines.push_back(nest + " = " + op_piece.ToString(false) + " copy(" + in + ".shard), " +
+                      (split ? RegionSplit(f, piece.rank()) : RegionWhole(0)));
+      lines.push_back(nest + ".shard = " + op_tile.ToString(false) + " custom-call(" + nest +
+                      "), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}");
+      operands += (i ? ", " : "") + nest + ".shard";
+    }
+    lines.push_back("%" + n + ".tile = " + tile.ToString(false) + " " + opcode + "(" + operands + ")" + attrs +
+                    ", sharding={manual}");
+    lines.push_back("%" + n + ".tile_out = " + tile.ToString(false) + " copy(%" + n + ".tile), sharding={manual}");
+    lines.push_back("%" + n + ".local = " + piece.ToString(false) + " custom-call(%" + n +
+                    ".tile_out), custom_call_target=\"SPMDShardToFullShape\", " + RegionSplit(f, piece.rank()));
+    for (const std::string& l : PartialLeave(n, piece, shape, n + ".local", EnterSharding(d, shape.rank()), d))
+      lines.push_back(l);
+    return Replace(n, lines);
+  }
+
   // A value's pieces moved one manual position along by a collective-permute (every
   // automatic position alike): a roll by one piece, as Roll's reference.
   bool PartialRoll(const Instruction& x, std::string* reference) {
@@ -2263,7 +2314,8 @@ class ManualRewriter {
 
 }  // namespace
 
-std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial, bool open) {
+std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial, bool open,
+                             bool nested) {
   auto parsed = ParseModule(text);
   if (!parsed.ok() || partitions < 2) return text;
   const Module& module = **parsed;
@@ -2273,6 +2325,8 @@ std::string AddManualRegions(const std::string& text, uint64_t seed, int partiti
   Rng& rng = rewriter.rng();
   if (partial && partitions >= 4) rewriter.SetPartialMesh(RandomPartialMesh(rng, partitions));
   if (open) rewriter.SetOpenDims(seed * 0x9E6C63D0676A9A99ull + 0x51);
+  // Whether to try a nested region, from a stream of its own.
+  Rng nest_rng(seed * 0xA0761D6478BD642Full + 0x77);
   // Candidates: every entry instruction but the root and parameters, each tried in turn
   // from a random start; one to three regions.
   std::vector<const Instruction*> candidates;
@@ -2295,6 +2349,9 @@ std::string AddManualRegions(const std::string& text, uint64_t seed, int partiti
     const bool over_one_axis = rewriter.HasPartialMesh() && rng.Chance(75);
     if (adding_reduce) {
       done = over_one_axis ? rewriter.PartialReduce(ins) : rewriter.Reduce(ins);
+    } else if (IsElementwise(ins) && over_one_axis && nested && nest_rng.Chance(70) &&
+               rewriter.PartialNestedElementwise(ins)) {
+      done = true;
     } else if (IsElementwise(ins) && rng.Chance(50)) {
       done = over_one_axis ? rewriter.PartialElementwise(ins) : rewriter.Elementwise(ins);
     } else if (rng.Chance(40)) {

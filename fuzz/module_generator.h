@@ -59,6 +59,11 @@ struct GeneratorOptions {
   // SPMD*Shape call carrying backend_config="unspecified_dims=[...]"), for propagation to
   // choose; drawn from a stream of their own (the same regions as without).
   bool open_dims = false;
+  // With partial_manual: now and then an elementwise op runs in a region nested in a
+  // partially manual one, manual over the other mesh axis too (a shard_map in another's
+  // body): its operands enter from the outer region split over the automatic axis, each
+  // device's tile its value.
+  bool nested_manual = false;
 };
 
 // The module text for `seed`: "HloModule fuzz_<seed>", called computations, ENTRY.
@@ -72,6 +77,6 @@ std::string AddRandomShardings(const std::string& text, uint64_t seed, int parti
 // describes, followed by its reference module; `text` itself when nothing could be
 // rewritten.
 std::string AddManualRegions(const std::string& text, uint64_t seed, int partitions, bool partial = false,
-                             bool open = false);
+                             bool open = false, bool nested = false);
 
 }  // namespace fusebox::fuzz

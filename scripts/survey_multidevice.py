@@ -402,6 +402,30 @@ def pm_nested_regions(x, w):
         return h, lax.psum(total, "data")
     return jax.shard_map(outer, mesh=mesh, in_specs=(P("data"), P()), out_specs=(P("data"), P()),
                          axis_names={"data"}, check_vma=False)(x, w)
+mesh3 = Mesh(np.array(jax.devices()).reshape(2, 2, 2), ("a", "b", "c"))
+@prog("pm_nested_partial", [f32(8, 32), f32(32, 16)], [S("a", None, m=mesh3), S(None, "b", m=mesh3)])
+def pm_nested_partial(x, w):
+    def outer(x, w):  # x [4, 32] per 'a' group
+        def inner(x, w):  # w [32, 8] per 'b' device pair; 'c' still left to the partitioner
+            h = jnp.tanh(x @ w)
+            return h, lax.psum(h.sum(), "b")
+        h, t = jax.shard_map(inner, in_specs=(P(), P(None, "b")), out_specs=(P(None, "b"), P()),
+                             axis_names={"b"}, check_vma=False)(x, w)
+        return h * 2, lax.psum(t, "a")
+    return jax.shard_map(outer, mesh=mesh3, in_specs=(P("a"), P()), out_specs=(P("a"), P()),
+                         axis_names={"a"}, check_vma=False)(x, w)
+@prog("pm_nested_grad", [f32(8, 32), f32(32, 64), f32(64, 32)], [S("data", None), S(None, "model"), S("model", None)])
+def pm_nested_grad(x, w1, w2):
+    def loss(w1, w2):
+        def outer(x, w1, w2):
+            def inner(x, w1, w2):
+                return lax.psum(jnp.tanh(x @ w1) @ w2, "model")
+            y = jax.shard_map(inner, in_specs=(P(), P(None, "model"), P("model", None)), out_specs=P(),
+                              axis_names={"model"}, check_vma=False)(x, w1, w2)
+            return lax.pmean((y ** 2).mean(), "data")
+        return jax.shard_map(outer, mesh=mesh, in_specs=(P("data"), P(), P()), out_specs=P(),
+                             axis_names={"data"}, check_vma=False)(x, w1, w2)
+    return jax.value_and_grad(loss, argnums=(0, 1))(w1, w2)
 @prog("pm_in_scan", [f32(3, 32, 32), f32(8, 32)], [S(None, None, "model"), S("data", None)])
 def pm_in_scan(ws, x):
     def layer(h, w):
