@@ -14,6 +14,7 @@
 #include "compiler/interpreter/npy.h"
 #include "compiler/parser/parser.h"
 #include "compiler/support/strings.h"
+#include "importers/argument_files.h"
 #include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
 #include "importers/module_loader.h"
@@ -122,14 +123,20 @@ std::string CheckNpy(std::string_view bytes, bool with_expected_shape) {
   return CheckArrayRoundTrip(*literal, "the array");
 }
 
+// The folder one fuzzing process writes its files in (libFuzzer's fork mode runs several).
+const std::filesystem::path& ProcessDir() {
+  static const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("fusebox_input_fuzzer_" + std::to_string(getpid()));
+  return dir;
+}
+
 bool Contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
 std::string CheckDumpFolder(std::string_view bytes) {
   // One folder per process, emptied for each input (libFuzzer's fork mode runs several).
-  static const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("fusebox_input_fuzzer_" + std::to_string(getpid()));
+  const std::filesystem::path dir = ProcessDir() / "dump";
   if (!WriteFolderRecords(bytes, dir)) return "";
   const std::string path = dir.string();
   auto index = importers::IndexDumpFolder(path);
@@ -176,16 +183,81 @@ std::string CheckDumpFolder(std::string_view bytes) {
   return "";
 }
 
+constexpr char kNpzModule[] = R"(HloModule npz_arguments
+ENTRY e {
+  x.1 = f32[2,3] parameter(0)
+  y = s32[4] parameter(1)
+  ROOT t = (f32[2,3], s32[4]) tuple(x.1, y)
+})";
+
+std::string CheckNpz(std::string_view bytes) {
+  const std::filesystem::path dir = ProcessDir() / "npz";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = (dir / "fuzz.npz").string();
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) return "";
+  }
+  auto members = importers::ReadNpz(path);
+  if (!members.ok()) {
+    if (!StartsWith(members.status().message(), path)) {
+      return "the .npz reader's error does not name the file: " + members.status().message();
+    }
+  } else {
+    for (const importers::NpzMember& member : *members) {
+      const std::string name = member.name + ".npy";
+      auto literal = interpreter::ParseNpy(member.bytes, name);
+      if (!literal.ok()) {
+        if (!StartsWith(literal.status().message(), name)) {
+          return "a member's .npy error does not name it: " + literal.status().message();
+        }
+        continue;
+      }
+      std::string failed = CheckArrayRoundTrip(*literal, "member '" + member.name + "'");
+      if (!failed.empty()) return failed;
+    }
+  }
+  static const Module* module = [] {
+    auto parsed = ParseModules(kNpzModule);
+    return parsed.ok() ? parsed->modules.front().release() : nullptr;
+  }();
+  if (module == nullptr) return "the .npz check's own module does not parse";
+  auto arguments = importers::LoadArgumentFiles(*module, {path});
+  if (!arguments.ok()) {
+    if (!Contains(arguments.status().message(), path)) {
+      return "matching the .npz to parameters fails without naming it: " + arguments.status().message();
+    }
+    return "";
+  }
+  const Computation& entry = *module->entry();
+  if (arguments->arguments.size() != static_cast<size_t>(entry.parameter_count())) {
+    return "the .npz gave " + std::to_string(arguments->arguments.size()) + " arguments for " +
+           std::to_string(entry.parameter_count()) + " parameters";
+  }
+  for (int64_t p = 0; p < entry.parameter_count(); ++p) {
+    const Literal& argument = arguments->arguments[static_cast<size_t>(p)];
+    if (!argument.shape().SameDimensions(entry.parameter(p)->shape()) ||
+        argument.shape().element_type() != entry.parameter(p)->shape().element_type()) {
+      return "argument " + std::to_string(p) + " is " + argument.shape().ToString() + " for parameter " +
+             entry.parameter(p)->shape().ToString();
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 InputReader ReaderOf(std::string_view input) {
   if (input.empty()) return InputReader::kHloProto;
-  switch (static_cast<uint8_t>(input[0]) % 5) {
+  switch (static_cast<uint8_t>(input[0]) % 6) {
     case 0: return InputReader::kHloProto;
     case 1: return InputReader::kGzipHloProto;
     case 2: return InputReader::kNpy;
     case 3: return InputReader::kNpyWithShape;
-    default: return InputReader::kDumpFolder;
+    case 4: return InputReader::kDumpFolder;
+    default: return InputReader::kNpz;
   }
 }
 
@@ -196,6 +268,7 @@ std::string_view InputReaderName(InputReader reader) {
     case InputReader::kNpy: return ".npy";
     case InputReader::kNpyWithShape: return ".npy with an expected shape";
     case InputReader::kDumpFolder: return "dump folder";
+    case InputReader::kNpz: return ".npz archive";
   }
   return "?";
 }
@@ -238,6 +311,7 @@ std::string CheckInput(std::string_view input) {
     case InputReader::kNpy: return CheckNpy(body, false);
     case InputReader::kNpyWithShape: return CheckNpy(body, true);
     case InputReader::kDumpFolder: return CheckDumpFolder(body);
+    case InputReader::kNpz: return CheckNpz(body);
   }
   return "";
 }

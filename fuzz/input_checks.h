@@ -2,21 +2,26 @@
 // that replays the inputs it once failed on (tests/importers/input_regressions_test.cc).
 //
 // An input is one byte that chooses the reader, then the file's bytes:
-//   byte % 5 == 0  an HLO proto (HloModuleProto, HloProto or HloSnapshot), as
+//   byte % 6 == 0  an HLO proto (HloModuleProto, HloProto or HloSnapshot), as
 //                  importers::ImportHloProto reads it
-//   byte % 5 == 1  the same behind gzip (importers::Gunzip, then the import)
-//   byte % 5 == 2  a NumPy .npy file (interpreter::ParseNpy)
-//   byte % 5 == 3  a shape's text (`bf16[2,3]`), a newline, then an .npy file read as a
+//   byte % 6 == 1  the same behind gzip (importers::Gunzip, then the import)
+//   byte % 6 == 2  a NumPy .npy file (interpreter::ParseNpy)
+//   byte % 6 == 3  a shape's text (`bf16[2,3]`), a newline, then an .npy file read as a
 //                  parameter of that shape (ParseNpy with an expected shape)
-//   byte % 5 == 4  an XLA dump folder: files as records (the name's length in a byte, the
+//   byte % 6 == 4  an XLA dump folder: files as records (the name's length in a byte, the
 //                  name, the content's length in two bytes little-endian, the content),
 //                  written to a temporary folder, indexed (importers::IndexDumpFolder),
 //                  every HLO file of every module loaded (LoadDumpHlo), and the folder
 //                  loaded as `fusebox run DIR` loads it (LoadFile)
+//   byte % 6 == 5  an .npz archive (a zip of .npy files): its members read
+//                  (importers::ReadNpz, each member as .npy), then the archive matched to
+//                  the parameters `x.1: f32[2,3]` and `y: s32[4]` as `--inputs` does it
+//                  (LoadArgumentFiles: by name, by name without ".N", or arr_<p>)
 // Whatever the bytes, the reader returns a value or an error whose message starts with the
 // file's name (names the folder or the file, for dump folders); the index's JSON parses; a module it returns prints to HLO text that parses again and prints the
 // same; an array it returns (an .npy file's, a snapshot's arguments and result) writes as
-// .npy and reads back to the same bytes, and has the expected shape when one was given.
+// .npy and reads back to the same bytes, and has the expected shape when one was given;
+// arguments matched to parameters have the parameters' shapes.
 #pragma once
 
 #include <filesystem>
@@ -25,7 +30,7 @@
 
 namespace fusebox::fuzz {
 
-enum class InputReader { kHloProto, kGzipHloProto, kNpy, kNpyWithShape, kDumpFolder };
+enum class InputReader { kHloProto, kGzipHloProto, kNpy, kNpyWithShape, kDumpFolder, kNpz };
 
 // The reader `input` goes to (kHloProto for an empty input).
 InputReader ReaderOf(std::string_view input);

@@ -1,7 +1,8 @@
 // libFuzzer target for the files users hand Fusebox besides HLO text: XLA's binary HLO
-// protos (plain or gzip) and NumPy .npy arguments. The first byte of an input chooses the
-// reader, the rest is the file; fuzz/input_checks.h says what must hold. Seeds:
-// fuzz/input_corpus/ (real dump protos, an HloSnapshot, NumPy's own .npy files). Run by
+// protos (plain or gzip), NumPy .npy and .npz arguments and XLA dump folders. The first
+// byte of an input chooses the reader, the rest is the file; fuzz/input_checks.h says what
+// must hold. Seeds: fuzz/input_corpus/ (real dump protos, an HloSnapshot, NumPy's own .npy
+// files, dump folders, .npz archives). Run by
 // `scripts/fuzz.sh --inputs SECONDS`.
 #include <cstddef>
 #include <cstdint>

@@ -18,8 +18,8 @@ are copied into fuzz/regressions/ (malformed_test replays every file there).
 
 With --inputs: the same for fuzz/input_fuzzer, from the seeds in fuzz/input_corpus/: XLA's
 binary HLO protos (plain and gzip; HloModuleProto, HloProto, HloSnapshot), NumPy .npy
-files (with and without a parameter's shape) and XLA dump folders (files as records,
-written to a temporary folder), the first byte of an input choosing the reader
+files (with and without a parameter's shape), XLA dump folders (files as records,
+written to a temporary folder) and .npz archives (matched to two parameters), the first byte of an input choosing the reader
 (fuzz/input_checks.h). Every input must import or fail with a message naming the file or
 folder; an imported module must print to a fixed point; every array must write as .npy and
 read back the same; a dump index's JSON must parse. Failing inputs go to

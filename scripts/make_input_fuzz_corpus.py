@@ -7,6 +7,8 @@ input is). Each seed is one byte naming the reader, then what the reader reads:
   npy_*          every .npy fixture of tests/data/npy/ (byte 2)
   npyas_*        the same, read with the shape tests/data/npy/manifest.txt gives (byte 3)
   dump_*         small XLA dump folders, as records of file name and content (byte 4)
+  npz_*          .npz archives for the parameters x.1: f32[2,3] and y: s32[4], stored and
+                 deflated, named and arr_<p>, and a real one jax's inputs were saved in (byte 5)
 
 proto_snapshot_tanh_dot is an HloSnapshot jax 0.10.2 wrote on the CPU
 (XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_snapshots --xla_dump_hlo_as_proto", a jitted
@@ -14,8 +16,10 @@ tanh(x @ y) as bf16 and a column sum plus a scalar); it is kept as it is, not re
 here. Usage: scripts/make_input_fuzz_corpus.py
 """
 import gzip
+import io
 import os
 import struct
+import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "fuzz", "input_corpus")
@@ -42,6 +46,26 @@ def folder(files):
         assert len(name) < 256 and len(content) < 65536, name
         out += bytes([len(name)]) + name + struct.pack("<H", len(content)) + content
     return out
+
+
+def npy(descr, shape, data):
+    """An .npy file (format 1.0): magic, header padded to 64 bytes, then the data."""
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, ", ".join("%d" % d for d in shape) if len(shape) != 1 else "%d," % shape[0])
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
+
+
+def npz(members, compression):
+    """A zip of .npy members as numpy.savez (ZIP_STORED) or savez_compressed writes it;
+    fixed timestamps, so the same bytes on every run."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as z:
+        for name, content in members:
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = compression
+            z.writestr(info, content)
+    return buffer.getvalue()
 
 
 def main():
@@ -110,6 +134,17 @@ def main():
         ("module_0007.jit_reduce_sum.before_optimizations.txt", before),
         ("module_0008.jit_reduce_sum.cpu_after_optimizations.txt", after),
     ]))
+
+
+    x = npy("<f4", (2, 3), struct.pack("<6f", 1, 2, 3, 4, 5, 6.5))
+    y = npy("<i4", (4,), struct.pack("<4i", -1, 0, 7, 2**31 - 1))
+    seed("npz_stored_named", 5, npz([("x", x), ("y", y)], zipfile.ZIP_STORED))
+    seed("npz_deflated_arr", 5, npz([("arr_0", x), ("arr_1", y)], zipfile.ZIP_DEFLATED))
+    seed("npz_full_names", 5, npz([("y", y), ("x.1", x)], zipfile.ZIP_DEFLATED))
+    seed("npz_wrong_shape", 5, npz([("x", npy("<f4", (3, 2), struct.pack("<6f", *range(6)))), ("y", y)],
+                                   zipfile.ZIP_STORED))
+    seed("npz_extra_member", 5, npz([("x", x), ("y", y), ("z", y)], zipfile.ZIP_STORED))
+    seed("npz_jax_inputs", 5, read(os.path.join(ROOT, "tests", "data", "multidevice", "psum_8dev", "inputs.npz")))
 
 
 if __name__ == "__main__":

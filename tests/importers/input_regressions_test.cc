@@ -12,6 +12,7 @@
 #include "compiler/interpreter/npy.h"
 #include "compiler/parser/parser.h"
 #include "fuzz/input_checks.h"
+#include "importers/argument_files.h"
 #include "importers/dump_index.h"
 #include "importers/hlo_proto.h"
 #include "importers/module_loader.h"
@@ -55,9 +56,10 @@ TEST(InputFuzzerTest, SeedsPassTheChecks) { EXPECT_GT(ExpectChecksPass(kFuzzDir 
 // folder indexes every file and loads every module, every .npy
 // seed read with its shape (npyas_*) reads, and so does every one read without it but
 // NumPy's malformed fixtures (bad_*) and ml_dtypes' raw void arrays, which need the
-// shape's type: the fuzzer starts from the paths that build modules and arrays.
+// shape's type: the fuzzer starts from the paths that build modules and arrays. Every
+// .npz archive reads too.
 TEST(InputFuzzerTest, SeedsImport) {
-  int protos = 0, arrays = 0, folders = 0;
+  int protos = 0, arrays = 0, folders = 0, archives = 0;
   for (const fs::path& path : FilesIn(kFuzzDir / "input_corpus")) {
     SCOPED_TRACE(path.filename().string());
     const std::string input = ReadBytes(path);
@@ -112,11 +114,43 @@ TEST(InputFuzzerTest, SeedsImport) {
         fs::remove_all(dir);
         break;
       }
+      case fuzz::InputReader::kNpz: {
+        // Every archive reads and its members are .npy files; the ones written for the
+        // checks' parameters match them (the wrong shape and the extra member, which
+        // start the fuzzer on the mismatch messages, and jax's own inputs do not).
+        const fs::path file = fs::path(testing::TempDir()) / (name + ".npz");
+        std::ofstream(file, std::ios::binary) << body;
+        auto members = importers::ReadNpz(file.string());
+        ASSERT_TRUE(members.ok()) << members.status().message();
+        for (const importers::NpzMember& member : *members) {
+          auto literal = interpreter::ParseNpy(member.bytes, member.name);
+          EXPECT_TRUE(literal.ok()) << literal.status().message();
+        }
+        auto module = ParseModule(R"(HloModule npz_arguments
+ENTRY e {
+  x.1 = f32[2,3] parameter(0)
+  y = s32[4] parameter(1)
+  ROOT t = (f32[2,3], s32[4]) tuple(x.1, y)
+})");
+        ASSERT_TRUE(module.ok());
+        auto arguments = importers::LoadArgumentFiles(**module, {file.string()});
+        const bool mismatch = name == "npz_wrong_shape" || name == "npz_extra_member" || name == "npz_jax_inputs";
+        EXPECT_EQ(arguments.ok(), !mismatch) << (arguments.ok() ? "" : arguments.status().message());
+        if (arguments.ok()) {
+          ASSERT_EQ(arguments->arguments.size(), 2u);
+          EXPECT_EQ(arguments->arguments[0].GetDouble(5), 6.5);
+          EXPECT_EQ(arguments->arguments[1].GetInt64(3), 2147483647);
+        }
+        archives += 1;
+        fs::remove(file);
+        break;
+      }
     }
   }
   EXPECT_GE(protos, 9);
   EXPECT_GE(arrays, 40);
   EXPECT_GE(folders, 3);
+  EXPECT_GE(archives, 6);
 }
 
 // A snapshot seed carries its arguments, which the checks write and read back as .npy.
