@@ -619,6 +619,29 @@ class Builder {
                 "concatenate");
   }
 
+  // jnp.roll along one dim: the slices [s, n) and [0, s) of v concatenated (what the SPMD
+  // partitioner reads as a rotation when that dim is split).
+  Value Roll(const Value& v) {
+    if (v.dims.empty()) return Unary(v);
+    const size_t dim = static_cast<size_t>(rng_.Below(static_cast<int64_t>(v.dims.size())));
+    const int64_t n = v.dims[dim];
+    if (n < 2) return Unary(v);
+    const int64_t s = rng_.Range(1, n - 1);
+    auto slice = [&](int64_t start, int64_t limit) {
+      std::string spec;
+      Dims out = v.dims;
+      out[dim] = limit - start;
+      for (size_t i = 0; i < v.dims.size(); ++i) {
+        spec += std::string(i ? ", " : "") + "[" + std::to_string(i == dim ? start : 0) + ":" +
+                std::to_string(i == dim ? limit : v.dims[i]) + "]";
+      }
+      return Emit(v.type, out, "slice(" + v.name + "), slice={" + spec + "}", "slice");
+    };
+    Value tail = slice(s, n), head = slice(0, s);
+    return Emit(v.type, v.dims,
+                "concatenate(" + tail.name + ", " + head.name + "), dimensions={" + std::to_string(dim) + "}", "roll");
+  }
+
   Value Reverse(const Value& v) {
     if (v.dims.empty()) return Unary(v);
     std::vector<int64_t> dims;
@@ -1273,8 +1296,10 @@ class Builder {
         SelectAndScatter(v);
       } else if (which < 82) {
         Gather(v);
-      } else {
+      } else if (which < 94) {
         Scatter(v);
+      } else {
+        Roll(v);
       }
       return;
     }

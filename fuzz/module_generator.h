@@ -29,8 +29,10 @@ struct GeneratorOptions {
   bool complex_numbers = false;
   // Now and then a convolution (1-D or 2-D, NHWC or NCHW, strides, padding, lhs and rhs
   // dilation, feature and batch groups), a max-pool gradient (select-and-scatter), a
-  // gather of rows or columns, or a scatter (add at distinct indices, some past the end;
-  // maximum at any). Off by default, so the modules of a seed stay what they were.
+  // gather of rows or columns, a scatter (add at distinct indices, some past the end;
+  // maximum at any), or a roll along one dim (two slices concatenated: a rotation, which
+  // the SPMD partitioner moves around the ring of a split dim's tiles). Off by default, so
+  // the modules of a seed stay what they were.
   bool windows = false;
   // More than 1: the module is a global SPMD program for this many devices (2, 4 or 8):
   // `num_partitions` in its header, a sharding on every entry parameter (split evenly

@@ -81,8 +81,14 @@ std::string JoinNames(const std::vector<std::string>& names) {
 StatusOr<ArgumentFiles> FromNpyFiles(const Computation& entry,
                                      const std::vector<std::string>& paths) {
   if (static_cast<int64_t>(paths.size()) != entry.parameter_count()) {
-    return InvalidArgument("--inputs has " + std::to_string(paths.size()) +
-                           " file(s) but the entry computation %" + entry.name() + " takes " +
+    // The files by name (a few): a lone file named .npz that holds one .npy array lands
+    // here, and the message should say which file was read as an array.
+    std::string which;
+    for (size_t i = 0; i < paths.size() && i < 4; ++i) which += (i > 0 ? ", " : "") + paths[i];
+    if (paths.size() > 4) which += ", ...";
+    if (paths.size() == 1 && EndsWith(paths[0], ".npz")) which += ": a .npy array, not an .npz archive";
+    return InvalidArgument("--inputs has " + std::to_string(paths.size()) + " file(s) (" + which +
+                           ") but the entry computation %" + entry.name() + " takes " +
                            std::to_string(entry.parameter_count()) +
                            " parameter(s) (or give one .npz, or one HloSnapshot .pb)");
   }

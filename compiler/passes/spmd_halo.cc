@@ -60,7 +60,7 @@ StatusOr<Instruction*> Partitioner::WithHalo(Instruction* local, const Grid& gri
 StatusOr<Instruction*> Partitioner::WindowAlong(Instruction* local, const Grid& grid, int64_t k, int64_t size,
                                                 const std::vector<int64_t>& starts, int64_t length, Instruction* pad,
                                                 const std::string& for_instruction, const std::string& operand,
-                                                const std::string& why) {
+                                                const std::string& why, bool wrap) {
   const Shape& shape = local->shape();
   const int64_t tile = shape.dimensions(k);
   const int64_t n = grid.counts[k];
@@ -77,7 +77,8 @@ StatusOr<Instruction*> Partitioner::WindowAlong(Instruction* local, const Grid& 
   bool any = false;
   for (int64_t d = 0; d < devices_; ++d) {
     const int64_t own = grid.index[d][k] * tile;
-    const int64_t a = std::max<int64_t>(starts[d], 0), b = std::min(starts[d] + length, size);
+    const int64_t a = wrap ? starts[d] : std::max<int64_t>(starts[d], 0);
+    const int64_t b = wrap ? starts[d] + length : std::min(starts[d] + length, size);
     if (a >= b) continue;
     r_lo = any ? std::min(r_lo, a - own) : a - own;
     r_hi = any ? std::max(r_hi, b - own) : b - own;
@@ -110,7 +111,9 @@ StatusOr<Instruction*> Partitioner::WindowAlong(Instruction* local, const Grid& 
       for (int64_t i = 0; i < shape.rank(); ++i) dims.push_back({i == k ? p0 : 0, i == k ? p1 : shape.dimensions(i), 1});
       piece->mutable_attrs().slice = dims;
     }
-    if (shift == 0) {
+    // Around a ring, a tile n tiles away is this device's own.
+    const int64_t hop = wrap ? ((shift % n) + n) % n : shift;
+    if (hop == 0) {
       pieces.push_back(piece);
       continue;
     }
@@ -118,8 +121,9 @@ StatusOr<Instruction*> Partitioner::WindowAlong(Instruction* local, const Grid& 
     std::vector<int64_t> beyond(static_cast<size_t>(devices_));
     for (int64_t d = 0; d < devices_; ++d) {
       const int64_t j = grid.index[d][k];
-      beyond[d] = j + shift < 0 || j + shift >= n ? 1 : 0;
-      if (auto it = device_at.find(key(d, j - shift)); it != device_at.end()) pairs.push_back({d, it->second});
+      beyond[d] = !wrap && (j + shift < 0 || j + shift >= n) ? 1 : 0;
+      const int64_t to = wrap ? (j - hop + n) % n : j - shift;
+      if (auto it = device_at.find(key(d, to)); it != device_at.end()) pairs.push_back({d, it->second});
     }
     Instruction* moved = Add(Opcode::kCollectivePermute, "collective-permute", part, {piece});
     InstructionAttributes& a = moved->mutable_attrs();
@@ -142,11 +146,17 @@ StatusOr<Instruction*> Partitioner::WindowAlong(Instruction* local, const Grid& 
       what = "elements [" + std::to_string(p0) + ", " + std::to_string(p1) + ") of each tile";
     }
     const int64_t hops = shift < 0 ? -shift : shift;
+    const std::string to = wrap ? "the device " + std::to_string(hop) + " tiles before it around the ring"
+                           : hops == 1 ? std::string("its neighbour")
+                                       : "the device " + std::to_string(hops) + " tiles " +
+                                             (shift < 0 ? "after" : "before") + " it";
     Record(moved, for_instruction, operand, pairs_text,
-           "collective-permute of " + what + " of %" + operand + " along dim " + std::to_string(k) + " to " +
-               (hops == 1 ? std::string("its neighbour") : "the device " + std::to_string(hops) + " tiles " +
-                                                               (shift < 0 ? "after" : "before") + " it") +
+           "collective-permute of " + what + " of %" + operand + " along dim " + std::to_string(k) + " to " + to +
                ": %" + for_instruction + why);
+    if (wrap) {  // every device receives: nothing lies beyond a ring
+      pieces.push_back(moved);
+      continue;
+    }
     Instruction* at_edge = Add(Opcode::kCompare, "compare", Shape::Scalar(PrimitiveType::kPred),
                                {PerDeviceOffset(beyond), ScalarS32(1)});
     at_edge->mutable_attrs().comparison_direction = ComparisonDirection::kEq;

@@ -336,6 +336,9 @@ class Partitioner {
   StatusOr<Value> AlongUnsplitDims(const Instruction& inst, const Grid& target);
   StatusOr<Value> Windowed(const Instruction& inst, const Grid& target);
   bool SlicedAlong(const Instruction& inst, int64_t i, int64_t k, int64_t n);
+  // The rotation a concatenation along dim k is (jnp.roll: slices of one array along k whose
+  // pieces follow each other around it, [s, size) then [0, s)): s, or nullopt.
+  std::optional<int64_t> RotationAlong(const Instruction& inst, int64_t k, int64_t n);
   StatusOr<Value> Convolution(const Instruction& inst, const Grid& target);
   StatusOr<Value> Reverse(const Instruction& inst, const Grid& target);
   StatusOr<Value> DynamicUpdateSlice(const Instruction& inst, const Grid& target);
@@ -360,11 +363,13 @@ class Partitioner {
   // `length` elements starting at global element starts[d] on device d, the elements
   // beyond [0, size) the scalar `pad`: the parts of other devices' tiles the windows reach
   // come by one collective-permute per tile distance (spmd_halo.cc). `why` completes each
-  // collective's reason after the instruction's name.
+  // collective's reason after the instruction's name. With `wrap` the dim is a ring (a
+  // rotation's windows): element i + size is element i, nothing lies beyond, and the tiles
+  // a window reaches past the last come from the first devices.
   StatusOr<Instruction*> WindowAlong(Instruction* local, const Grid& grid, int64_t k, int64_t size,
                                      const std::vector<int64_t>& starts, int64_t length, Instruction* pad,
                                      const std::string& for_instruction, const std::string& operand,
-                                     const std::string& why);
+                                     const std::string& why, bool wrap = false);
   StatusOr<Value> SortAlongOneDim(const Instruction& inst, const std::vector<LeafGrid>& target);
   // A custom call carrying a Shardy sharding rule (jax's LAPACK calls: `xla.sdy.sharding_rule`)
   // split along its pass-through factors; nullopt when it carries none.

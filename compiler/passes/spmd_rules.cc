@@ -417,6 +417,25 @@ bool Partitioner::SlicedAlong(const Instruction& inst, int64_t i, int64_t k, int
   return it != scope_->values.end() && it->second.leaves.size() == 1 && it->second.leaves[0].has_value();
 }
 
+std::optional<int64_t> Partitioner::RotationAlong(const Instruction& inst, int64_t k, int64_t n) {
+  if (inst.operand_count() < 2 || !SlicedAlong(inst, 0, k, n)) return std::nullopt;
+  const Instruction* source = inst.operand(0)->operand(0);
+  const int64_t size = source->shape().dimensions(k);
+  if (size != inst.shape().dimensions(k)) return std::nullopt;
+  const int64_t s = inst.operand(0)->attrs().slice[k].start;
+  int64_t at = s;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Instruction& slice = *inst.operand(i);
+    if (slice.operand_count() != 1 || slice.operand(0) != source || !SlicedAlong(inst, i, k, n)) return std::nullopt;
+    const SliceDimension& sd = slice.attrs().slice[k];
+    if (sd.start != at % size) return std::nullopt;
+    at = sd.limit;
+  }
+  // The pieces cover the ring once: they end where the first began.
+  if (at % size != s) return std::nullopt;
+  return s;
+}
+
 // pad, slice and concatenate with a dim they change split in the target: each device
 // reads the window of its operands its output tile needs (WindowAlong: collective-permutes
 // of the parts of other devices' tiles it reaches, the padding value beyond the array's
@@ -497,11 +516,24 @@ StatusOr<Value> Partitioner::Windowed(const Instruction& inst, const Grid& targe
     }
     return Finish(inst, local, at, target);
   }
-  // A concatenation along its split dim k: each output element comes from the operand
-  // that covers its position; every operand's window at the tile's position is read and
-  // the positions it covers selected.
   const int64_t k = windowed[0];
   const int64_t tile = shape.dimensions(k);
+  // A rotation of one array (jnp.roll): each device's tile is the window of that array
+  // starting s elements after its own tile's position, around the ring: the parts of (at
+  // most) two tiles, one collective-permute each, as XLA's partitioner rotates.
+  if (std::optional<int64_t> s = RotationAlong(inst, k, target.counts[k])) {
+    const Instruction& source = *inst.operand(0)->operand(0);
+    const Value& v = scope_->values.at(&source);
+    ASSIGN_OR_RETURN(Instruction * x, Reshard(v.local, *v.leaves[0], at, v.global, source.name(), inst.name(), why));
+    std::vector<int64_t> starts;
+    for (int64_t d = 0; d < devices_; ++d) starts.push_back(at.index[d][k] * tile + *s);
+    ASSIGN_OR_RETURN(x, WindowAlong(x, at, k, source.shape().dimensions(k), starts, tile, pad, inst.name(),
+                                    source.name(), " is a rotation of it (a roll)", /*wrap=*/true));
+    Instruction* local = AddNamed(Opcode::kCopy, inst.name(), shape, {x});
+    return Finish(inst, local, at, target);
+  }
+  // Otherwise each output element comes from the operand that covers its position; every
+  // operand's window at the tile's position is read and the positions it covers selected.
   Shape positions_shape(PrimitiveType::kS32, shape.dimensions());
   Instruction* iota = Add(Opcode::kIota, "iota", positions_shape, {});
   iota->mutable_attrs().iota_dimension = k;

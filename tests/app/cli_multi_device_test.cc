@@ -134,9 +134,10 @@ TEST(CliMultiDeviceTest, CollectivesAgainstXlas) {
       // The pad's and the slice's windows come from the neighbours as in XLA's plan (1 and
       // 2 collective-permutes, the same pairs); the concatenation reads its operands'
       // windows (3 collective-permutes) where XLA moves the split to the columns and back
-      // (3 all-to-alls); the roll reads its two slices' windows from x (4, XLA 2); CSE
-      // merges two of the ten that move the same rows to the same devices.
-      {"pad_slice_concat", {{"collective-permute", 9}}, {{"collective-permute", 5}, {"all-to-all", 3}}},
+      // (3 all-to-alls); the roll is a rotation of x: 2 collective-permutes around the ring,
+      // XLA's pairs (4, one per slice and distance, before 2026-12-03); CSE merges the pad's
+      // and the concatenation's, which move x's tiles to the same devices.
+      {"pad_slice_concat", {{"collective-permute", 7}}, {{"collective-permute", 5}, {"all-to-all", 3}}},
       // The Cholesky factorizations split by their sharding rule, the median's gather of
       // its split sorted array, the depthwise convolution split on channels in whole
       // groups and the rematerialized MLP's barrier need nothing; the weight gradients'

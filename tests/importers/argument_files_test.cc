@@ -197,8 +197,14 @@ TEST(ArgumentFilesTest, NpyListsAndNotArchives) {
   ASSERT_TRUE(x.ok());
   ASSERT_TRUE(interpreter::WriteNpy(dir + "/x.npy", *x).ok());
   EXPECT_EQ(ErrorOf(*module, {dir + "/x.npy"}),
-            "--inputs has 1 file(s) but the entry computation %main.1 takes 5 parameter(s) (or "
-            "give one .npz, or one HloSnapshot .pb)");
+            "--inputs has 1 file(s) (" + dir +
+                "/x.npy) but the entry computation %main.1 takes 5 parameter(s) (or give one .npz, or one "
+                "HloSnapshot .pb)");
+  // A .npy array in a file named .npz (the input fuzzer's first find in CI): named, and
+  // said to be an array.
+  std::filesystem::copy_file(dir + "/x.npy", dir + "/array.npz", std::filesystem::copy_options::overwrite_existing);
+  EXPECT_THAT(ErrorOf(*module, {dir + "/array.npz"}),
+              HasSubstr("--inputs has 1 file(s) (" + dir + "/array.npz: a .npy array, not an .npz archive) but"));
   // Something named .npz that is no zip.
   std::ofstream(dir + "/not.npz") << "hello";
   EXPECT_THAT(ErrorOf(*module, {dir + "/not.npz"}),

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -608,8 +609,11 @@ ENTRY main {
 
 TEST(SpmdPartitionerTest, RollAlongASplitDimReadsTheSlicedArraysWindows) {
   // jnp.roll(x, 3, 0) over rows split 4 ways: a concatenation of two slices (3 and 5
-  // rows, neither splits evenly). Each device reads its tile's rows from x's holders; the
-  // slices' own values (gathered whole) are dead and go, with their decisions.
+  // rows, neither splits evenly), a rotation of x. Each device's two rows are x's rows 5
+  // after them around the ring: the last row of the tile two before and the first of the
+  // tile three before, one collective-permute each over all four devices (XLA's plan; one
+  // per slice and tile distance, four, before 2026-12-03). The slices' own values
+  // (gathered whole) are dead and go, with their decisions.
   constexpr char kText[] = R"(
 HloModule roll, num_partitions=4
 
@@ -624,14 +628,68 @@ ENTRY main {
   ASSERT_NE(p, nullptr);
   auto counts = OpcodeCounts(*p->module);
   EXPECT_EQ(counts["all-gather"], 0) << p->module->ToString();
-  EXPECT_GE(counts["collective-permute"], 2);
+  EXPECT_EQ(counts["collective-permute"], 2) << p->module->ToString();
+  std::vector<std::string> groups;
   for (const CollectiveDecision& d : p->context.collectives()) {
     EXPECT_EQ(d.kind, "collective-permute") << d.reason;
     EXPECT_EQ(d.for_instruction, "rolled") << d.reason;
+    EXPECT_NE(d.reason.find("around the ring: %rolled is a rotation of it"), std::string::npos) << d.reason;
     EXPECT_NE(p->module->entry()->FindInstruction(d.collective), nullptr) << d.collective;
+    groups.push_back(d.groups);
   }
+  std::sort(groups.begin(), groups.end());
+  EXPECT_EQ(groups, (std::vector<std::string>{"{{0,1},{1,2},{2,3},{3,0}}", "{{0,2},{1,3},{2,0},{3,1}}"}));
   EXPECT_EQ(p->module->entry()->root()->shape().ToString(false), "f32[2,6]");
   ExpectSameGlobalResult(kText, *p->module, 4);
+}
+
+TEST(SpmdPartitionerTest, RollsOnAMeshRotateWithinEachGroup) {
+  // On a 2x4 mesh, rows split over 'model' (4 ways) and copied over 'data': rolls by 4
+  // rows (two whole tiles: one collective-permute), by 7 (a device keeps one of its rows:
+  // one), by 3 (two) and by 5 of a 16-row array with 4-row tiles (two), each within the
+  // four devices of a copy. A concatenation of slices of two arrays is no rotation.
+  constexpr char kText[] = R"(
+HloModule rolls, num_partitions=8
+
+ENTRY main {
+  x = f32[8,3] parameter(0), sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  y = f32[16,2] parameter(1), sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  z = f32[8,3] parameter(2), sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  a4 = f32[4,3] slice(x), slice={[4:8], [0:3]}
+  b4 = f32[4,3] slice(x), slice={[0:4], [0:3]}
+  by4 = f32[8,3] concatenate(a4, b4), dimensions={0}, sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  a7 = f32[7,3] slice(x), slice={[1:8], [0:3]}
+  b7 = f32[1,3] slice(x), slice={[0:1], [0:3]}
+  by7 = f32[8,3] concatenate(a7, b7), dimensions={0}, sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  a3 = f32[3,3] slice(x), slice={[5:8], [0:3]}
+  b3 = f32[5,3] slice(x), slice={[0:5], [0:3]}
+  by3 = f32[8,3] concatenate(a3, b3), dimensions={0}, sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  a5 = f32[5,2] slice(y), slice={[11:16], [0:2]}
+  b5 = f32[11,2] slice(y), slice={[0:11], [0:2]}
+  by5 = f32[16,2] concatenate(a5, b5), dimensions={0}, sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  z3 = f32[5,3] slice(z), slice={[0:5], [0:3]}
+  mixed = f32[8,3] concatenate(a3, z3), dimensions={0}, sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  ROOT t = (f32[8,3], f32[8,3], f32[8,3], f32[16,2], f32[8,3]) tuple(by4, by7, by3, by5, mixed), sharding={{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}, {devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}, {devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}, {devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}, {devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}}
+}
+)";
+  auto p = Partition(kText);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(OpcodeCounts(*p->module)["all-gather"], 0) << p->module->ToString();
+  std::map<std::string, int> permutes;
+  for (const CollectiveDecision& d : p->context.collectives()) {
+    EXPECT_EQ(d.kind, "collective-permute") << d.reason;
+    ++permutes[d.for_instruction];
+    if (d.for_instruction == "by4") {
+      // Rows 4.. of each tile's position: the tile two after it, sent two tiles back.
+      EXPECT_EQ(d.groups, "{{0,2},{1,3},{2,0},{3,1},{4,6},{5,7},{6,4},{7,5}}") << d.reason;
+    }
+  }
+  EXPECT_EQ(permutes["by4"], 1);
+  EXPECT_EQ(permutes["by7"], 1);
+  EXPECT_EQ(permutes["by3"], 2);
+  EXPECT_EQ(permutes["by5"], 2);
+  EXPECT_GE(permutes["mixed"], 1);
+  ExpectSameGlobalResult(kText, *p->module, 8);
 }
 
 TEST(SpmdPartitionerTest, WhileBodyIsPartitionedWithItsCarriedSharding) {
