@@ -360,7 +360,7 @@ StatusOr<Loaded*> Load(const Workload& workload) {
 StatusOr<runtime::CpuExecutable*> Compile(Loaded& loaded, bool fused) {
   if (loaded.executable != nullptr && loaded.executable_fused == fused) return loaded.executable.get();
   loaded.executable.reset();
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(*loaded.module, fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForCpu(*loaded.module, fused));
   ASSIGN_OR_RETURN(loaded.executable, runtime::CpuExecutable::Create(std::move(optimized)));
   loaded.executable_fused = fused;
   RETURN_IF_ERROR(loaded.executable->RunInto(loaded.args, loaded.result));
@@ -476,7 +476,7 @@ void RunMath(benchmark::State& state, const MathCase& math, bool libm) {
   }
   // inline: sin and cos too (by default they stay libmvec calls where glibc has it).
   setenv(libm ? "FUSEBOX_CPU_LIBM_MATH" : "FUSEBOX_CPU_INLINE_SIN_COS", "1", 1);
-  StatusOr<std::unique_ptr<Module>> optimized = passes::OptimizeForBackend(**module, /*fused=*/true);
+  StatusOr<std::unique_ptr<Module>> optimized = passes::OptimizeForCpu(**module, /*fused=*/true);
   runtime::CpuExecutableOptions options;
   options.threads = 1;
   StatusOr<std::unique_ptr<runtime::CpuExecutable>> executable =

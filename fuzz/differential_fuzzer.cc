@@ -242,7 +242,7 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
   };
   for (bool fused : {false, true}) {
     std::string backend = std::string("cpu ") + (fused ? "fused" : "unfused");
-    auto optimized = passes::OptimizeForBackend(module, fused);
+    auto optimized = passes::OptimizeForCpu(module, fused);
     if (!optimized.ok())
       return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
     runtime::CpuExecutableOptions options;

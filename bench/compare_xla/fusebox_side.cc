@@ -108,7 +108,7 @@ int Main(int argc, char** argv) {
     module = std::move(parsed->modules[0]);
     parse_s.push_back(parse_watch.ElapsedSeconds());
     Stopwatch pipeline_watch;
-    optimized = passes::OptimizeForBackend(*module, !unfused);
+    optimized = passes::OptimizeForCpu(*module, !unfused);
     if (!optimized.ok()) return Fail(optimized.status().message());
     pipeline_s.push_back(pipeline_watch.ElapsedSeconds());
   }

@@ -42,6 +42,9 @@ Status KernelEmitter::Emit(const Instruction& inst, CpuKernel* kernel) {
     }
     if (IsScatterLike(fused->root()->opcode())) return EmitScatterLike(inst, *fused->root(), kernel);
     for (const auto& i : fused->instructions()) {
+      if (i->opcode() == Opcode::kFft) {
+        return Unimplemented(inst.name() + ": fused " + i->name() + ": an fft runs as a library call of its own");
+      }
       if (std::string why = UnsupportedReason(*i); !why.empty()) {
         return Unimplemented(inst.name() + ": fused " + i->name() + ": " + why);
       }

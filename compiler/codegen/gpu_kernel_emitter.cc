@@ -338,10 +338,17 @@ Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) 
   kernel->bytes_read = facts.bytes_read;
   kernel->bytes_written = facts.bytes_written;
   kernel->flops = facts.flops;
+  if (inst.opcode() == Opcode::kFft) {
+    // The GPU pipelines expand Fourier transforms into dots (fft-expander); one that
+    // reaches the backend came through a CPU pipeline, which keeps them for FFTW.
+    return Unimplemented(inst.name() + ": the GPU backend runs Fourier transforms as the fft-expander's dots; this fft "
+                                       "was not expanded (a module optimized for the CPU backend)");
+  }
   if (inst.opcode() == Opcode::kFusion) {
     const Computation* fused = inst.fused_computation();
     if (fused == nullptr) return InvalidArgument(inst.name() + ": fusion without a fused computation");
     for (const auto& i : fused->instructions()) {
+      if (i->opcode() == Opcode::kFft) return Unimplemented(inst.name() + ": fused " + i->name() + ": fft");
       if (std::string why = UnsupportedReason(*i); !why.empty()) {
         return Unimplemented(inst.name() + ": fused " + i->name() + ": " + why);
       }

@@ -49,7 +49,7 @@ int64_t ArrayBytes(const Shape& shape) {
 
 bool IsLibraryOp(Opcode op) {
   return op == Opcode::kDot || op == Opcode::kConvolution || op == Opcode::kSort || op == Opcode::kTopK ||
-         op == Opcode::kRngBitGenerator;
+         op == Opcode::kRngBitGenerator || op == Opcode::kFft;
 }
 
 // Ops the loop emitter cannot run as a kernel of their own (yet).
@@ -64,7 +64,6 @@ std::string UnsupportedReason(const Instruction& inst) {
            "\" is external code Fusebox does not have (custom calls are not supported)";
   }
   switch (inst.opcode()) {
-    case Opcode::kFft:
     case Opcode::kRng:
     case Opcode::kRngGetAndUpdateState:
     case Opcode::kTriangularSolve:
@@ -142,6 +141,18 @@ int64_t EstimateFlops(const Instruction& inst) {
     }
     case Opcode::kReduce:
       return inst.operand(0)->shape().ElementCount();
+    case Opcode::kFft: {
+      // A radix-2 transform's 5 N log2 N per transform of N points (complex or real).
+      double points = 1;
+      for (int64_t n : inst.attrs().fft_length) points *= static_cast<double>(std::max<int64_t>(n, 1));
+      const Shape& complex_side = inst.attrs().fft_type == FftType::kIrfft ? inst.operand(0)->shape() : inst.shape();
+      const double transforms = static_cast<double>(complex_side.ElementCount()) /
+                                std::max(1.0, points) * (inst.attrs().fft_type == FftType::kRfft ||
+                                                                  inst.attrs().fft_type == FftType::kIrfft
+                                                              ? 2.0
+                                                              : 1.0);
+      return static_cast<int64_t>(5 * points * std::log2(std::max(2.0, points)) * std::max(1.0, transforms));
+    }
     default:
       return inst.shape().IsArray() ? inst.shape().ElementCount() : 0;
   }

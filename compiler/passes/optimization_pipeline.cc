@@ -60,7 +60,7 @@ StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, Pass
   return copy;
 }
 
-Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
+Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries, bool cpu_fft) {
   Pipeline pipeline(gpu_libraries ? "gpu-optimizations" : "cpu-optimizations");
   if (module != nullptr && NeedsSpmdPartitioning(*module)) AddSpmdPasses(pipeline);
   // What is left of sharding and memory-space annotations is the values they annotate.
@@ -82,8 +82,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries) {
   // to them) become loops of dots, as XLA's expanders make them (linalg_expander.h).
   pipeline.Add<LinalgExpander>();
   // Fourier transforms become dots with DFT matrices, Cooley-Tukey's twiddles and
-  // Bluestein's chirps (fft_expander.h): XLA calls ducc or cuFFT for them.
-  pipeline.Add<FftExpander>();
+  // Bluestein's chirps (fft_expander.h) where no library runs them: XLA calls cuFFT for
+  // them on the GPU; on the CPU, Fusebox's runtime calls FFTW, as XLA's calls ducc.
+  if (!cpu_fft || gpu_libraries) pipeline.Add<FftExpander>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();
@@ -118,7 +119,7 @@ std::vector<std::string> FusionPassNames() {
 }
 
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused, bool gpu_libraries,
-                                                     CompileTrace* trace) {
+                                                     CompileTrace* trace, bool cpu_fft) {
   std::unique_ptr<Module> copy = module.Clone();
   if (copy == nullptr) return Internal("cannot copy module " + module.name());
   copy->LocateInPrintedText();  // as in PartitionForDevices
@@ -131,7 +132,7 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   options.snapshot_pass_regex = "";
   options.keep_text_before = false;
   options.verify_between_passes = false;
-  Pipeline pipeline = MakeOptimizationPipeline(copy.get(), gpu_libraries);
+  Pipeline pipeline = MakeOptimizationPipeline(copy.get(), gpu_libraries, cpu_fft);
   if (!fused) {
     // The fusion passes this pipeline has (horizontal fusion is the GPU's only).
     const std::vector<std::string> names = pipeline.PassNames();

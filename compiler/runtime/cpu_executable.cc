@@ -737,6 +737,8 @@ class CpuExecutable::Frame {
       case Opcode::kTopK:
         if (outputs.size() != 2) return Internal(inst.name() + ": topk outputs");
         return RunTopK(inst, buffers.at(0), outputs[0], outputs[1], threads);
+      case Opcode::kFft:
+        return RunFft(inst, buffers.at(0), outputs.at(0), threads);
       default:
         return Internal(inst.name() + ": not a library op");
     }

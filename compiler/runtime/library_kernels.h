@@ -1,4 +1,4 @@
-// Library kernels of the CPU runtime: dot, convolution, sort, topk and rng-bit-generator, the ops better served by a
+// Library kernels of the CPU runtime: dot, convolution, sort, topk, fft and rng-bit-generator, the ops better served by a
 // well-kept library (Eigen's GEMM) than by loops the code generator emits. The runtime
 // calls them with raw buffers; the reference interpreter is their oracle.
 //
@@ -125,6 +125,16 @@ Status RunSort(const Instruction& sort, const std::vector<void*>& operands,
 // ascending row for the largest; O(n) for most rows); rows split across `threads`.
 bool CanRunTopK(const Instruction& topk, std::string* why);
 Status RunTopK(const Instruction& topk, const void* operand, void* values, void* indices, int threads);
+
+// --- fft ---------------------------------------------------------------------------------
+// HLO's Fourier transforms through FFTW (what XLA's CPU backend hands to ducc): FFT and
+// IFFT of c64/c128, RFFT of f32/f64 (the first n/2+1 outputs of the last dimension), IRFFT
+// back, over the operand's last one to three dimensions, the others a batch split across
+// `threads`; IFFT and IRFFT scaled by 1/N. Any dense layouts (FFTW's strided plans read and
+// write them in place). Plans are made once per shape and kept (library_kernels_fft.cc).
+// The interpreter's own transform (compiler/interpreter/ops_linalg.cc) is the oracle.
+bool CanRunFft(const Instruction& fft, std::string* why);
+Status RunFft(const Instruction& fft, const void* operand, void* result, int threads);
 
 // --- rng-bit-generator -------------------------------------------------------------------
 // XLA's generators (compiler/support/bit_generators.h; rng_default is Philox): the u64

@@ -228,7 +228,8 @@ Status CompileSession::Optimize(const passes::PipelineOptions& options) {
   pipeline_options_.trace = nullptr;
   passes::PassContext context;
   passes::PipelineResult result;
-  Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get()), options, *work, context, result);
+  Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get(), /*gpu_libraries=*/false, /*cpu_fft=*/true), options, *work,
+                          context, result);
   if (IsCancelled(st)) return st;  // not remembered: the next call runs the pipeline again
   context_ = std::move(context);
   pipeline_result_ = std::move(result);
@@ -350,6 +351,20 @@ void CompileSession::SetGpuLibraries(bool on) {
   gpu_module_.reset();
 }
 
+namespace {
+
+// Whether any computation of `module` holds an fft.
+bool ContainsFft(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() == Opcode::kFft) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Status CompileSession::OptimizeForGpu() {
   if (gpu_optimize_status_) return *gpu_optimize_status_;
   // Checked on the input, so a message points into the user's file.
@@ -358,26 +373,36 @@ Status CompileSession::OptimizeForGpu() {
     return fits;
   }
   std::unique_ptr<Module> work;
-  if (gpu_libraries_) {
+  // Without GPU libraries the GPU runs the CPU pipeline's module, unless that module kept
+  // Fourier transforms for FFTW: then the pipeline runs again with fft-expander.
+  bool own_pipeline = gpu_libraries_;
+  if (!own_pipeline) {
+    Status st = Optimize();
+    if (!st.ok()) return st;
+    own_pipeline = ContainsFft(*optimized_);
+  }
+  if (own_pipeline) {
     work = input_->Clone();
     if (work == nullptr) return Internal("could not copy module " + input_->name());
     work->LocateInPrintedText();  // pass messages give lines of the hlo stage
     passes::PassContext context;
     passes::PipelineResult result;
-    Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get(), /*gpu_libraries=*/true), pipeline_options_,
-                            *work, context, result);
+    Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get(), gpu_libraries_), pipeline_options_, *work,
+                            context, result);
     if (IsCancelled(st)) return st;  // not remembered
     gpu_context_ = std::move(context);
     gpu_pipeline_result_ = std::move(result);
-    if (!st.ok()) {
+    if (!st.ok() && gpu_libraries_) {
       // The message keeps its file:line:col first; what made the module comes after.
       gpu_optimize_status_ = Status(st.code(), st.message() + "\n(in the GPU pipeline with GPU libraries; "
                                                               "--gpu-library=off compiles Fusebox's own kernels instead)");
       return *gpu_optimize_status_;
     }
+    if (!st.ok()) {
+      gpu_optimize_status_ = st;
+      return st;
+    }
   } else {
-    Status st = Optimize();
-    if (!st.ok()) return st;
     work = optimized_->Clone();
     if (work == nullptr) return Internal("could not copy module " + optimized_->name());
   }

@@ -131,7 +131,8 @@ StatusOr<KernelBisectReport> BisectKernels(const Module& module, const std::stri
   report.whole_diverges = !whole.ok();
   // The module the backend runs: the same pipeline RunProfiled used.
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized,
-                   passes::OptimizeForBackend(module, /*fused=*/true, /*gpu_libraries=*/backend == "gpu"));
+                   passes::OptimizeForBackend(module, /*fused=*/true, /*gpu_libraries=*/backend == "gpu", nullptr,
+                                                /*cpu_fft=*/backend == "cpu"));
   ASSIGN_OR_RETURN(auto values, OperandValues(*optimized, args, options.check));
   for (const Instruction* kernel : Kernels(*optimized)) {
     KernelBisectResult result{kernel->name(), KindOf(*kernel), false, false, "not reached"};

@@ -12,7 +12,7 @@ namespace fusebox::session {
 namespace {
 
 StatusOr<backend::MemoryProfile> UnfusedProfile(const Module& input, const std::atomic<bool>* cancel) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(input, /*fused=*/false));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForCpu(input, /*fused=*/false));
   runtime::CpuExecutableOptions options;
   options.compile.keep_llvm_ir = false;  // only the kernels' in-place choices matter here
   options.compile.keep_assembly = false;

@@ -224,7 +224,7 @@ struct CpuDevices {
 Status PrepareCpu(const Module& per_device, int64_t devices, const MultiDeviceRunOptions& options,
                   runtime::MultiDeviceOptions& mopts, CpuDevices& cpu, MultiDeviceRun& run) {
   Stopwatch compile_watch;
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForBackend(per_device, options.fused));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized, passes::OptimizeForCpu(per_device, options.fused));
   runtime::CpuExecutableOptions eo;
   eo.threads = 1;
   eo.devices = devices;

@@ -78,7 +78,7 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   ScopedSpan compile_span(opts.compile_trace, compile_category::kStage, opts.fused ? "compile (fused)" : "compile (unfused)");
   compile_span.Arg("backend", "cpu");
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized,
-                   passes::OptimizeForBackend(module, opts.fused, false, opts.compile_trace));
+                   passes::OptimizeForCpu(module, opts.fused, opts.compile_trace));
   run.compile_steps_s.emplace_back("HLO passes", compile_watch.ElapsedSeconds());
   runtime::CpuExecutableOptions exe_opts;
   exe_opts.threads = opts.threads;

@@ -402,6 +402,35 @@ TEST(CliCpuRunTest, JaxFourierTransformsMatchXla) {
   EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter: 1 of 1")) << r.out;
 }
 
+// The CPU backend's plan keeps each fft as one library call (FFTW), as XLA's CPU plan hands
+// them to ducc; the GPU's, with or without NVIDIA's libraries, expands them into dots.
+TEST(CliCpuRunTest, FourierTransformsAreLibraryCallsOnTheCpuAndDotsOnTheGpu) {
+  const std::string hlo = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/fft/fft_convolution.hlo";
+  Result cpu = RunFusebox("compile " + hlo + " --stage optimized_hlo");
+  ASSERT_EQ(cpu.code, 0) << cpu.out;
+  EXPECT_THAT(cpu.out, HasSubstr("fft_type=RFFT, fft_length={512}")) << cpu.out;
+  EXPECT_THAT(cpu.out, HasSubstr("fft_type=IRFFT, fft_length={512}")) << cpu.out;
+  for (const char* library : {"on", "off"}) {
+    Result gpu = RunFusebox("compile " + hlo + " --stage gpu_optimized_hlo --gpu-library=" + library);
+    ASSERT_EQ(gpu.code, 0) << library << "\n" << gpu.out;
+    EXPECT_THAT(gpu.out, Not(HasSubstr(" fft("))) << library << "\n" << gpu.out;
+    EXPECT_THAT(gpu.out, HasSubstr(" dot(")) << library << "\n" << gpu.out;
+  }
+  // The run's kernels: one per transform, named by it.
+  const std::string trace = testing::TempDir() + "/fft_trace.json";
+  Result run = RunFusebox("run " + hlo + " --backend cpu --seed 1 --threads 2 --trace " + trace);
+  ASSERT_EQ(run.code, 0) << run.out;
+  nlohmann::json doc = nlohmann::json::parse(ReadFile(trace), nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(doc.is_discarded());
+  std::multiset<std::string> ffts;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("ph", "") == "X" && e.value("cat", "") == "kernel" && e["args"].value("kind", "") == "fft") {
+      ffts.insert(e["args"].value("hlo", ""));
+    }
+  }
+  EXPECT_EQ(ffts.size(), 3u) << run.out;  // two RFFTs and one IRFFT
+}
+
 // jax's ragged_dot (a mixture of experts' grouped matmul) as jax lowers it for CUDA, where
 // it stays the ragged-dot op: the forward pass and a training step's gradients (both
 // forms), on the interpreter and the CPU backend, against jax's results on the CPU
