@@ -1,10 +1,13 @@
 // The CPU runtime's Fourier transforms: HLO `fft` through FFTW (library_kernels.h).
 //
-// One FFTW "guru" plan describes a whole call: the transformed dimensions (the operand's
-// last one to three) with their strides, and the batch as FFTW's "howmany" dimension,
-// so any layout runs in place of a copy. The batch is split across the threads; each
-// thread executes the same plan on its share through FFTW's new-array interface, which is
-// thread-safe. Planning is not: every plan is made and destroyed under one mutex, with
+// A transform over one dimension is one FFTW "guru" plan: the dimension and the batch (as
+// FFTW's "howmany" dimensions) with their strides, so any layout is read and written where
+// it lies. Over two or three dimensions the transform runs one dimension at a time on a
+// row-major complex array (the result itself where it can be): the last as contiguous
+// rows, the others as blocks of columns gathered into rows (AxisPass), because FFTW's
+// estimated plans walk columns slowly. The batch (or the blocks) is split across the
+// threads; each executes its plan on its share through FFTW's new-array interface, which
+// is thread-safe. Planning is not: every plan is made and destroyed under one mutex, with
 // FFTW_ESTIMATE (no timing runs, nothing written to the arrays), and kept in a small
 // cache keyed by everything the plan depends on (shape, strides, batch, the arrays'
 // alignment), so a training loop plans once per call site.
@@ -324,10 +327,97 @@ Status RunTransform(const Instruction& fft, Kind kind, const std::vector<fftw_io
   return Status::Ok();
 }
 
-// Multiplies every element of a dense row-major-or-not array by `scale`, in place.
+// Multiplies every element of a dense array by `scale`, in place.
+template <typename T, typename S>
+void Scale(T* data, int64_t count, S scale) {
+  for (int64_t i = 0; i < count; ++i) data[i] *= scale;
+}
+
+std::vector<int64_t> RowMajor(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
+  return strides;
+}
+
+// Copies `dims` elements from `src` (element strides `from`) to `dst` (strides `to`).
 template <typename T>
-void Scale(T* data, int64_t count, double scale) {
-  for (int64_t i = 0; i < count; ++i) data[i] *= static_cast<typename T::value_type>(scale);
+void CopyStrided(const T* src, const std::vector<int64_t>& from, T* dst, const std::vector<int64_t>& to,
+                 const std::vector<int64_t>& dims) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t count = 1;
+  for (int64_t e : dims) count *= e;
+  if (count == 0) return;
+  if (rank == 0) {
+    *dst = *src;
+    return;
+  }
+  const int64_t last = dims.back(), is = from.back(), os = to.back();
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  for (int64_t done = 0; done < count; done += last) {
+    int64_t in = 0, out = 0;
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      in += index[d] * from[d];
+      out += index[d] * to[d];
+    }
+    for (int64_t k = 0; k < last; ++k) dst[out + k * os] = src[in + k * is];
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// The transform along `axis` of a row-major complex array, in place. The last axis is
+// contiguous rows: one plan over all of them. Any other axis is columns, which FFTW's
+// estimated plans walk slowly (a 256x256 image's columns 20x its rows); so blocks of up to
+// 16 columns are gathered into contiguous rows of a scratch buffer, transformed as rows
+// and scattered back, the blocks split across the threads.
+template <typename R>
+Status AxisPass(const Instruction& fft, std::complex<R>* work, const std::vector<int64_t>& dims, int64_t axis,
+                Kind kind, int threads) {
+  using C = std::complex<R>;
+  using Complex = typename Fftw<R>::Complex;
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t n = dims[axis];
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= dims[d];
+  if (n <= 1 || outer == 0 || inner == 0) return Status::Ok();
+  auto* cwork = reinterpret_cast<Complex*>(work);
+  if (inner == 1) {
+    return RunTransform<R, Complex, Complex>(fft, kind, {Dim(n, 1, 1)}, {Dim(outer, n, n)}, cwork, cwork, threads);
+  }
+  constexpr int64_t kBlock = 16;
+  const int64_t blocks_per_outer = (inner + kBlock - 1) / kBlock;
+  const int64_t tasks = outer * blocks_per_outer;
+  const double flops = 5.0 * static_cast<double>(n) * std::log2(std::max<double>(2, n)) * static_cast<double>(outer * inner);
+  const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), tasks));
+  std::atomic<bool> failed{false};
+  const bool ok = ParallelFor(tasks, workers, [&](int64_t begin, int64_t end, int) {
+    std::vector<C> rows(static_cast<size_t>(kBlock * n));
+    for (int64_t t = begin; t < end && !failed; ++t) {
+      const int64_t o = t / blocks_per_outer;
+      const int64_t j0 = (t % blocks_per_outer) * kBlock;
+      const int64_t width = std::min(kBlock, inner - j0);
+      C* base = work + o * n * inner + j0;
+      for (int64_t k = 0; k < n; ++k) {
+        const C* line = base + k * inner;
+        for (int64_t j = 0; j < width; ++j) rows[static_cast<size_t>(j * n + k)] = line[j];
+      }
+      auto* crows = reinterpret_cast<Complex*>(rows.data());
+      if (!RunTransform<R, Complex, Complex>(fft, kind, {Dim(n, 1, 1)}, {Dim(width, n, n)}, crows, crows, 1).ok()) {
+        failed = true;
+        return;
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        C* line = base + k * inner;
+        for (int64_t j = 0; j < width; ++j) line[j] = rows[static_cast<size_t>(j * n + k)];
+      }
+    }
+  });
+  if (!ok) return Invalid(fft, "out of memory in the Fourier transform");
+  if (failed) return Unsupported(fft, "FFTW made no plan for this transform");
+  return Status::Ok();
 }
 
 template <typename R>
@@ -338,81 +428,66 @@ Status RunFftTyped(const Instruction& fft, const FftPlan& p, const void* operand
   const int64_t first = p.rank - fft_rank;
   double n_total = 1;
   for (int64_t n : p.lengths) n_total *= static_cast<double>(n);
+  const std::vector<int64_t>& in_dims = fft.operand(0)->shape().dimensions();
+  const std::vector<int64_t>& out_dims = fft.shape().dimensions();
   int64_t out_count = 1;
-  for (int64_t e : fft.shape().dimensions()) out_count *= e;
-  // The result's dimensions are dense: it is scaled as one array.
-  const auto dense_count = [](const Shape& s) {
-    int64_t c = 1;
-    for (int64_t e : s.dimensions()) c *= e;
-    return c;
-  };
-  std::vector<fftw_iodim64> batch;
-  for (int64_t d = 0; d < first; ++d) batch.push_back(Dim(p.batch[d], p.in_strides[d], p.out_strides[d]));
-  std::vector<fftw_iodim64> dims;
-  for (int64_t i = 0; i < fft_rank; ++i) {
-    const int64_t d = first + i;
-    dims.push_back(Dim(p.lengths[i], p.in_strides[d], p.out_strides[d]));
+  for (int64_t e : out_dims) out_count *= e;
+  const Kind direction = p.type == FftType::kFft || p.type == FftType::kRfft ? Kind::kForward : Kind::kBackward;
+  if (fft_rank == 1 && p.type != FftType::kIrfft) {
+    // One plan: the transformed dimension and the batch, read and written where they lie.
+    std::vector<fftw_iodim64> batch;
+    for (int64_t d = 0; d < first; ++d) batch.push_back(Dim(p.batch[d], p.in_strides[d], p.out_strides[d]));
+    const std::vector<fftw_iodim64> dims = {Dim(p.lengths[0], p.in_strides[first], p.out_strides[first])};
+    auto* out = reinterpret_cast<Complex*>(result);
+    if (p.type == FftType::kRfft) {
+      return RunTransform<R, R, Complex>(fft, Kind::kR2c, dims, batch, static_cast<R*>(const_cast<void*>(operand)), out,
+                                         threads);
+    }
+    auto* in = reinterpret_cast<Complex*>(const_cast<void*>(operand));
+    RETURN_IF_ERROR((RunTransform<R, Complex, Complex>(fft, direction, dims, batch, in, out, threads)));
+    if (p.type == FftType::kIfft) Scale(static_cast<C*>(result), out_count, static_cast<R>(1.0 / n_total));
+    return Status::Ok();
   }
-  switch (p.type) {
-    case FftType::kFft:
-    case FftType::kIfft: {
-      // FFTW reads the operand and writes the result (out of place: the input is kept).
-      auto* in = reinterpret_cast<Complex*>(const_cast<void*>(operand));
-      auto* out = reinterpret_cast<Complex*>(result);
-      const Kind kind = p.type == FftType::kFft ? Kind::kForward : Kind::kBackward;
-      RETURN_IF_ERROR((RunTransform<R, Complex, Complex>(fft, kind, dims, batch, in, out, threads)));
-      if (p.type == FftType::kIfft) Scale(static_cast<C*>(result), out_count, 1.0 / n_total);
-      return Status::Ok();
-    }
-    case FftType::kRfft: {
-      auto* in = static_cast<R*>(const_cast<void*>(operand));
-      auto* out = reinterpret_cast<Complex*>(result);
-      return RunTransform<R, R, Complex>(fft, Kind::kR2c, dims, batch, in, out, threads);
-    }
-    case FftType::kIrfft: {
-      // A row-major copy of the operand: FFTW's complex-to-real transform overwrites its input.
-      const Shape& in_shape = fft.operand(0)->shape();
-      const int64_t in_count = dense_count(in_shape);
-      std::vector<C> work(static_cast<size_t>(in_count));
-      {
-        const auto* src = static_cast<const C*>(operand);
-        std::vector<int64_t> index(static_cast<size_t>(p.rank), 0);
-        for (int64_t i = 0; i < in_count; ++i) {
-          int64_t offset = 0;
-          for (int64_t d = 0; d < p.rank; ++d) offset += index[d] * p.in_strides[d];
-          work[static_cast<size_t>(i)] = src[offset];
-          for (int64_t d = p.rank - 1; d >= 0; --d) {
-            if (++index[d] < in_shape.dimensions(d)) break;
-            index[d] = 0;
-          }
-        }
-      }
-      std::vector<int64_t> row_major(static_cast<size_t>(p.rank), 1);
-      for (int64_t d = p.rank - 2; d >= 0; --d) row_major[d] = row_major[d + 1] * in_shape.dimensions(d + 1);
-      auto* cwork = reinterpret_cast<Complex*>(work.data());
-      const int64_t half = in_shape.dimensions(p.rank - 1);
-      if (fft_rank > 1) {
-        // Inverse complex transforms along the leading transformed dimensions, in place;
-        // the batch is the other dimensions and the half spectrum's columns.
-        std::vector<fftw_iodim64> lead, lead_batch;
-        for (int64_t d = first; d < p.rank - 1; ++d) lead.push_back(Dim(p.lengths[d - first], row_major[d], row_major[d]));
-        for (int64_t d = 0; d < first; ++d) lead_batch.push_back(Dim(p.batch[d], row_major[d], row_major[d]));
-        lead_batch.push_back(Dim(half, 1, 1));
-        RETURN_IF_ERROR((RunTransform<R, Complex, Complex>(fft, Kind::kBackward, lead, lead_batch, cwork, cwork, threads)));
-      }
-      // Then complex-to-real along the last dimension, every other index a batch.
-      std::vector<fftw_iodim64> last = {Dim(p.lengths.back(), 1, p.out_strides[p.rank - 1])};
-      std::vector<fftw_iodim64> rows;
-      for (int64_t d = 0; d < p.rank - 1; ++d) rows.push_back(Dim(in_shape.dimensions(d), row_major[d], p.out_strides[d]));
-      last[0].is = 1;
-      RETURN_IF_ERROR((RunTransform<R, Complex, R>(fft, Kind::kC2r, last, rows, cwork, static_cast<R*>(result), threads)));
-      R* out = static_cast<R*>(result);
-      const R scale = static_cast<R>(1.0 / n_total);
-      for (int64_t i = 0; i < out_count; ++i) out[i] *= scale;
-      return Status::Ok();
+  // Several dimensions (or IRFFT): a row-major complex copy transformed one axis at a time.
+  const std::vector<int64_t>& complex_dims = p.type == FftType::kRfft ? out_dims : in_dims;
+  const std::vector<int64_t> row_major = RowMajor(complex_dims);
+  int64_t complex_count = 1;
+  for (int64_t e : complex_dims) complex_count *= e;
+  // The result itself when it is that copy's shape and row-major (FFT, IFFT, RFFT after
+  // layout normalization): no scratch, no copy back.
+  const bool in_result = p.type != FftType::kIrfft && p.out_strides == row_major;
+  std::vector<C> scratch(in_result ? 0 : static_cast<size_t>(complex_count));
+  C* work = in_result ? static_cast<C*>(result) : scratch.data();
+  auto* cwork = reinterpret_cast<Complex*>(work);
+  const int64_t last = p.rank - 1;
+  const int64_t rows = complex_dims[last] == 0 ? 0 : complex_count / complex_dims[last];
+  if (p.type == FftType::kRfft) {
+    // Real-to-complex along the last dimension, from the operand into the copy.
+    std::vector<fftw_iodim64> batch;
+    for (int64_t d = 0; d < last; ++d) batch.push_back(Dim(in_dims[d], p.in_strides[d], row_major[d]));
+    RETURN_IF_ERROR((RunTransform<R, R, Complex>(fft, Kind::kR2c, {Dim(p.lengths.back(), p.in_strides[last], 1)}, batch,
+                                                 static_cast<R*>(const_cast<void*>(operand)), cwork, threads)));
+  } else {
+    CopyStrided(static_cast<const C*>(operand), p.in_strides, work, row_major, in_dims);
+    if (p.type != FftType::kIrfft) {
+      RETURN_IF_ERROR((RunTransform<R, Complex, Complex>(fft, direction, {Dim(complex_dims[last], 1, 1)},
+                                                         {Dim(rows, complex_dims[last], complex_dims[last])}, cwork,
+                                                         cwork, threads)));
     }
   }
-  return Invalid(fft, "unknown fft_type");
+  for (int64_t d = first; d < last; ++d) RETURN_IF_ERROR(AxisPass<R>(fft, work, complex_dims, d, direction, threads));
+  if (p.type == FftType::kIrfft) {
+    // Complex-to-real along the last dimension, into the result where it lies.
+    std::vector<fftw_iodim64> batch;
+    for (int64_t d = 0; d < last; ++d) batch.push_back(Dim(in_dims[d], row_major[d], p.out_strides[d]));
+    RETURN_IF_ERROR((RunTransform<R, Complex, R>(fft, Kind::kC2r, {Dim(p.lengths.back(), 1, p.out_strides[last])}, batch,
+                                                 cwork, static_cast<R*>(result), threads)));
+    Scale(static_cast<R*>(result), out_count, static_cast<R>(1.0 / n_total));
+    return Status::Ok();
+  }
+  if (p.type == FftType::kIfft) Scale(work, complex_count, static_cast<R>(1.0 / n_total));
+  if (!in_result) CopyStrided(static_cast<const C*>(work), row_major, static_cast<C*>(result), p.out_strides, out_dims);
+  return Status::Ok();
 }
 
 }  // namespace
