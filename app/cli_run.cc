@@ -15,6 +15,8 @@
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/sharding.h"
+#include "compiler/ir/library_calls.h"
+#include "compiler/runtime/library_kernels.h"
 #include "compiler/runtime/multi_device.h"
 #include "compiler/session/multi_device_run.h"
 #include "compiler/session/machine_peaks.h"
@@ -63,6 +65,23 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
     PrintCheckReport(label, report, check_failed);
   };
   if (opts.check) print("check", check::CheckOutputs(result, reference, args, check_options));
+  if (opts.check && check_options.interpreter.library_call) {
+    // Say what the reference's LAPACK calls mean for the check: not an independent model.
+    std::vector<std::string> calls;
+    for (const auto& computation : module.computations()) {
+      for (const auto& inst : computation->instructions()) {
+        if (IsCpuLapackCall(*inst)) calls.push_back("%" + inst->name() + " (" + inst->attrs().custom_call_target + ")");
+      }
+    }
+    if (!calls.empty()) {
+      std::string names;
+      for (size_t i = 0; i < calls.size() && i < 4; ++i) names += (i ? ", " : "") + calls[i];
+      if (calls.size() > 4) names += ", ...";
+      std::cerr << "check: note: " << calls.size() << " LAPACK call(s) run LAPACK in the reference too (" << names
+                << "): an f32 call is measured against its f64 shadow (the d routine), an f64 call only by what "
+                   "the module computes from it\n";
+    }
+  }
   if (!opts.expected.empty()) {
     std::vector<const Literal*> leaves;
     ForEachArrayLeaf(result, [&](const Literal& leaf) { leaves.push_back(&leaf); });
@@ -103,7 +122,11 @@ Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& arg
     std::cerr << "wrote the trace (" << trace.events().size() << " events) to " << opts.trace
               << "\n";
   }
-  return CheckResult(module, args, result, opts, check_failed);
+  // The CPU backend runs jax's LAPACK calls through LAPACK: so does its reference, where
+  // the library's choices (an eigenvector's sign) are the library's (library_kernels.h).
+  check::CheckOptions check_options;
+  if (opts.backend == "cpu") check_options.interpreter.library_call = runtime::RunLapackOnLiterals;
+  return CheckResult(module, args, result, opts, check_failed, check_options);
 }
 
 // Runs `module` with the CPU or GPU backend (compiler/session/profiled_run.h): compiles (fused,

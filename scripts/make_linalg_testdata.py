@@ -231,9 +231,22 @@ ENTRY e {
     print("geqp3_lapack jpvt", outs[1])
 
 
+def vector_cases():
+    # The raw vectors, signs included (2026-12-04): the CPU backend runs these calls through
+    # LAPACK, as XLA does, so they are jax's own; the interpreter's and the GPU's Jacobi
+    # rotations may give their negatives. Their own generator, so the other groups' inputs
+    # stay as they were.
+    g = np.random.default_rng(11)
+    m = g.standard_normal((4, 10, 10))
+    write("eigh_vectors", jnp.linalg.eigh, (((m + np.swapaxes(m, -1, -2)) / 2).astype(np.float32),))
+    write("svd_vectors", lambda a: jnp.linalg.svd(a, full_matrices=False), (g.standard_normal((3, 9, 7)).astype(np.float32),))
+    write("svd_vectors_f64", lambda a: jnp.linalg.svd(a, full_matrices=True), (g.standard_normal((4, 3)),))
+
+
 if __name__ == "__main__":
     import sys
     groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases,
-              "hessenberg": hessenberg_cases, "pivoting": pivoting_cases}
+              "hessenberg": hessenberg_cases, "pivoting": pivoting_cases,
+              "vectors": vector_cases}
     for name in sys.argv[1:] or list(groups):
         groups[name]()

@@ -244,9 +244,15 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
     std::vector<Instruction*> instructions;
     for (const auto& ins : computation->instructions()) instructions.push_back(ins.get());
     std::unordered_map<const Instruction*, Shape> original;
+    // jax's LAPACK calls the CPU backend runs (kept by OpenLibraryCalls(module, true)) widen
+    // like any op: the reference's LAPACK hook runs their f64 shadow (library_kernels.h).
+    std::unordered_set<const Instruction*> keeps;
+    for (Instruction* ins : instructions) {
+      if (KeepsTypes(ins->opcode()) && !IsCpuLapackTarget(*ins)) keeps.insert(ins);
+    }
     for (Instruction* ins : instructions) {
       original.emplace(ins, ins->shape());
-      if (KeepsTypes(ins->opcode())) continue;
+      if (keeps.count(ins)) continue;
       if (!HasWideningLeaf(ins->shape())) continue;
       ins->set_shape(WidenToF64(ins->shape()));
       if (ins->opcode() == Opcode::kConstant && ins->literal() != nullptr) {
@@ -254,7 +260,7 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
       }
     }
     for (Instruction* ins : instructions) {
-      if (!KeepsTypes(ins->opcode())) continue;
+      if (!keeps.count(ins)) continue;
       for (int64_t i = 0; i < ins->operand_count(); ++i) {
         Instruction* operand = ins->operand(i);
         const Shape& wanted = original.at(operand);
@@ -281,10 +287,13 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
   return shadow;
 }
 
-StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module) {
+StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module, bool keep_cpu_lapack) {
+  auto opens = [keep_cpu_lapack](const Instruction& ins) {
+    return IsLibraryCall(ins) && !(keep_cpu_lapack && IsCpuLapackCall(ins));
+  };
   bool any = false;
   for (const auto& computation : module.computations()) {
-    for (const auto& ins : computation->instructions()) any = any || IsLibraryCall(*ins);
+    for (const auto& ins : computation->instructions()) any = any || opens(*ins);
   }
   if (!any) return std::unique_ptr<Module>();
   std::unique_ptr<Module> opened = module.Clone();
@@ -292,7 +301,7 @@ StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module) {
   std::vector<Instruction*> calls;
   for (const auto& computation : opened->computations()) {
     for (const auto& ins : computation->instructions()) {
-      if (IsLibraryCall(*ins)) calls.push_back(ins.get());
+      if (opens(*ins)) calls.push_back(ins.get());
     }
   }
   for (Instruction* library_call : calls) {

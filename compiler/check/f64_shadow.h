@@ -43,7 +43,10 @@ bool WidensAnything(const Module& module);
 // widen, measure and perturb its dot or convolution like any other, where a kept custom
 // call returning a tuple would leave the module without a shadow. Null when the module
 // has no library call; a call the description cannot express is an error naming it.
-StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module);
+// With `keep_cpu_lapack`, jax's LAPACK calls the CPU backend runs (IsCpuLapackCall) stay
+// calls: the check of the CPU backend runs them through LAPACK in the reference and its
+// shadows (CheckOptions::interpreter.library_call).
+StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module, bool keep_cpu_lapack = false);
 
 // The magnitude module: a copy of `shadow` (MakeF64Shadow's result) in which every
 // reduce and reduce-window whose reducer adds sums the absolute values of its terms.

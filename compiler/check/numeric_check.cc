@@ -667,7 +667,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
   } else if (any_float) {
     // XLA's library calls (cuBLAS, cuDNN) as the plain HLO they stand for: their dots and
     // convolutions widen, and count their terms, like the module's own.
-    auto opened = OpenLibraryCalls(module);
+    auto opened = OpenLibraryCalls(module, /*keep_cpu_lapack=*/static_cast<bool>(options.interpreter.library_call));
     const Module& plain = opened.ok() && *opened ? **opened : module;
     auto shadow_module = opened.ok() ? MakeF64Shadow(plain) : StatusOr<std::unique_ptr<Module>>(opened.status());
     if (!shadow_module.ok()) {

@@ -2,6 +2,7 @@
 // (plain, streaming and cached variants), split and column reductions' partial loops,
 // sort comparators, in-place dynamic-update-slice and scatters. Row kernels are in
 // cpu_row_kernel.cc.
+#include "compiler/ir/library_calls.h"
 #include "compiler/codegen/cpu_kernel_emitter.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
@@ -23,7 +24,7 @@ Status KernelEmitter::Emit(const Instruction& inst, CpuKernel* kernel) {
   kernel->bytes_read = facts.bytes_read;
   kernel->bytes_written = facts.bytes_written;
   kernel->flops = facts.flops;
-  if (IsLibraryOp(inst.opcode())) {
+  if (IsLibraryOp(inst.opcode()) || IsCpuLapackCall(inst)) {
     kernel->kind = CpuKernel::Kind::kLibrary;
     kernel->library_op = &inst;
     if (inst.opcode() == Opcode::kSort) return EmitComparator(inst, kernel);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/ir/library_calls.h"
 #include "compiler/codegen/cpu_compiler_internal.h"
 #include "compiler/codegen/kernel_util.h"
 
@@ -70,7 +71,7 @@ int64_t EstimatedCodeSize(Opcode op) {
 
 // The same for a kernel: its fused instructions.
 int64_t EstimatedCodeSize(const Instruction& inst) {
-  if (inst.opcode() != Opcode::kFusion) return IsLibraryOp(inst.opcode()) ? 2 : 4;
+  if (inst.opcode() != Opcode::kFusion) return IsLibraryOp(inst.opcode()) || IsCpuLapackCall(inst) ? 2 : 4;
   int64_t size = 4;
   for (const auto& i : inst.fused_computation()->instructions()) size += EstimatedCodeSize(i->opcode());
   return size;

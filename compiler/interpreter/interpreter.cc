@@ -258,6 +258,9 @@ class CoreEvaluator {
                                "\" is a Python callback (jax.pure_callback, io_callback) that computes this "
                                "value; Fusebox cannot run Python");
         }
+        if (IsCpuLapackTarget(inst) && interp_->options().library_call) {
+          return interp_->options().library_call(inst, std::vector<const Literal*>(ops.begin(), ops.end()));
+        }
         if (IsLibraryCall(inst)) {
           ASSIGN_OR_RETURN(const Computation* lowered, interp_->LibraryCallComputation(inst));
           return CallWith(*lowered, ops);

@@ -49,6 +49,11 @@ struct InterpreterOptions {
   // allocated once, not per call. Same results, errors and counters either way; false
   // runs them the general way (tests and benchmarks compare the two).
   bool scalar_programs = true;
+  // Runs jax's LAPACK calls (IsCpuLapackTarget) in place of the plain HLO they stand for:
+  // the numeric check of the CPU backend, which runs them through LAPACK, sets it to the
+  // runtime's (runtime::RunLapackOnLiterals), so that the reference computes what the
+  // backend computes where the library's choices (an eigenvector's sign) are its own.
+  std::function<StatusOr<Literal>(const Instruction&, const std::vector<const Literal*>&)> library_call;
 };
 
 // Counters gathered while running, for benchmarks and the CLI.

@@ -1334,10 +1334,32 @@ std::vector<std::string> LibraryCallNotes(const Module& module) {
                            : ": the eigenvalues are the library's to rounding; each eigenvector is unique only up to "
                              "sign (within a repeated eigenvalue, up to rotation), and Fusebox's (Jacobi rotations) may "
                              "be the negative of the library's") +
+                      (IsCpuLapackCall(*inst) ? " (the CPU backend runs LAPACK itself: its vectors are the library's; "
+                                                "the interpreter's and the GPU's are the rotations')"
+                                              : "") +
                       ": compare what is computed from them, not the vectors themselves");
     }
   }
   return notes;
+}
+
+bool IsCpuLapackTarget(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kCustomCall || instruction.operand_count() < 1) return false;
+  const std::string& target = instruction.attrs().custom_call_target;
+  for (const char* routine : {"potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd"}) {
+    if (IsLapackTarget(target, routine)) {
+      const char precision = target[std::string_view("lapack_").size()];
+      return precision == 's' || precision == 'd';
+    }
+  }
+  return false;
+}
+
+bool IsCpuLapackCall(const Instruction& instruction) {
+  if (!IsCpuLapackTarget(instruction)) return false;
+  const char precision = instruction.attrs().custom_call_target[std::string_view("lapack_").size()];
+  const PrimitiveType type = instruction.operand(0)->shape().element_type();
+  return (precision == 's' && type == PrimitiveType::kF32) || (precision == 'd' && type == PrimitiveType::kF64);
 }
 
 StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {

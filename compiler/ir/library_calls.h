@@ -152,6 +152,17 @@ std::optional<bool> TopKComparatorOrder(const Computation& comparator, Primitive
 // True when `instruction` is a custom call to one of the targets above.
 bool IsLibraryCall(const Instruction& instruction);
 
+// True when `instruction` is one of jax's LAPACK calls that the CPU runtime runs through
+// LAPACK itself (as XLA's CPU backend does): lapack_{s,d}{potrf,getrf,geqrf,orgqr,syevd,
+// gesdd}_ffi of real f32/f64 matrices. The CPU pipeline keeps them as calls; everywhere
+// else (the interpreter, the GPU) they become the plain HLO BuildLibraryCallComputation
+// writes, which is also the reference the CPU's results are checked against.
+bool IsCpuLapackCall(const Instruction& instruction);
+// The same target names whatever the operands' types: the numeric check's f64 shadow of
+// a lapack_s... call has f64 operands (the runtime then runs the d routine and gives its
+// vectors the signs the s routine chose, library_kernels.h).
+bool IsCpuLapackTarget(const Instruction& instruction);
+
 // The ragged-dot forms Fusebox models (jax's ragged_dot, a mixture of experts' grouped
 // matmul, and its gradient with respect to the experts' matrices). group_sizes [g] splits
 // the ragged dimension's m rows into consecutive groups (rows past the last group belong

@@ -15,6 +15,7 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
       if (!IsLibraryCall(*inst)) continue;
+      if (keep_lapack_calls_ && IsCpuLapackCall(*inst) && ParseLibraryCall(*inst).ok()) continue;
       if (keep_library_calls_ && (PlanGemmCall(*inst).ok() || PlanConvolution(*inst).ok())) continue;
       if (keep_library_calls_ && inst->attrs().custom_call_target == "__cudnn$convBiasActivationForward") {
         // Why XLA's fused call runs as a convolution call and a loop fusion here.

@@ -23,12 +23,14 @@ namespace fusebox::passes {
 // type: for each of those a decision, not fused, gives the plan's reason).
 class LibraryCallLowering : public Pass {
  public:
-  explicit LibraryCallLowering(bool keep_library_calls = false) : keep_library_calls_(keep_library_calls) {}
+  explicit LibraryCallLowering(bool keep_library_calls = false, bool keep_lapack_calls = false)
+      : keep_library_calls_(keep_library_calls), keep_lapack_calls_(keep_lapack_calls) {}
   std::string_view name() const override { return "library-call-lowering"; }
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 
  private:
   bool keep_library_calls_;
+  bool keep_lapack_calls_;  // the CPU's: IsCpuLapackCall's calls run through LAPACK
 };
 
 }  // namespace fusebox::passes

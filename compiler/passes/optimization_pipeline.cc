@@ -60,7 +60,7 @@ StatusOr<std::unique_ptr<Module>> PartitionForDevices(const Module& module, Pass
   return copy;
 }
 
-Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries, bool cpu_fft) {
+Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries, bool cpu_libraries) {
   Pipeline pipeline(gpu_libraries ? "gpu-optimizations" : "cpu-optimizations");
   if (module != nullptr && NeedsSpmdPartitioning(*module)) AddSpmdPasses(pipeline);
   // What is left of sharding and memory-space annotations is the values they annotate.
@@ -70,8 +70,8 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries, bool
   pipeline.Add<HostCallbackRemover>();
   // XLA's cuBLAS and cuDNN calls become the HLO they compute (inlined next), so that
   // an XLA GPU module compiles with Fusebox's own kernels; with the GPU's libraries, the
-  // gemms cuBLAS runs stay calls.
-  pipeline.Add<LibraryCallLowering>(gpu_libraries);
+  // gemms cuBLAS runs stay calls; on the CPU, jax's LAPACK calls stay calls.
+  pipeline.Add<LibraryCallLowering>(gpu_libraries, /*keep_lapack_calls=*/cpu_libraries && !gpu_libraries);
   // A topk with a large k (or of 64-bit elements) becomes a sort and two slices, as in
   // XLA; the others run as a kernel of their own on both backends.
   pipeline.Add<TopKDecomposer>();
@@ -84,7 +84,7 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries, bool
   // Fourier transforms become dots with DFT matrices, Cooley-Tukey's twiddles and
   // Bluestein's chirps (fft_expander.h) where no library runs them: XLA calls cuFFT for
   // them on the GPU; on the CPU, Fusebox's runtime calls FFTW, as XLA's calls ducc.
-  if (!cpu_fft || gpu_libraries) pipeline.Add<FftExpander>();
+  if (!cpu_libraries || gpu_libraries) pipeline.Add<FftExpander>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();
@@ -119,7 +119,7 @@ std::vector<std::string> FusionPassNames() {
 }
 
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused, bool gpu_libraries,
-                                                     CompileTrace* trace, bool cpu_fft) {
+                                                     CompileTrace* trace, bool cpu_libraries) {
   std::unique_ptr<Module> copy = module.Clone();
   if (copy == nullptr) return Internal("cannot copy module " + module.name());
   copy->LocateInPrintedText();  // as in PartitionForDevices
@@ -132,7 +132,7 @@ StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool 
   options.snapshot_pass_regex = "";
   options.keep_text_before = false;
   options.verify_between_passes = false;
-  Pipeline pipeline = MakeOptimizationPipeline(copy.get(), gpu_libraries, cpu_fft);
+  Pipeline pipeline = MakeOptimizationPipeline(copy.get(), gpu_libraries, cpu_libraries);
   if (!fused) {
     // The fusion passes this pipeline has (horizontal fusion is the GPU's only).
     const std::vector<std::string> names = pipeline.PassNames();

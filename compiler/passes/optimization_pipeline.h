@@ -17,10 +17,12 @@ namespace fusebox::passes {
 // per-device program.
 // `gpu_libraries`: the GPU pipeline with NVIDIA's libraries (`--gpu-library=on`): gemm
 // calls cuBLAS can run stay calls, and the gemm-rewriter turns such dots into them.
-// `cpu_fft`: the CPU backend's pipeline, whose Fourier transforms stay `fft` ops that the
-// CPU runtime hands to FFTW, as XLA's CPU backend hands them to ducc; without it (the GPU
-// pipelines, and the interpreter's and the emulator's callers), fft-expander makes them dots.
-Pipeline MakeOptimizationPipeline(const Module* module = nullptr, bool gpu_libraries = false, bool cpu_fft = false);
+// `cpu_libraries`: the CPU backend's pipeline, whose Fourier transforms stay `fft` ops that the
+// CPU runtime hands to FFTW, as XLA's CPU backend hands them to ducc, and whose jax LAPACK
+// calls (IsCpuLapackCall) stay calls that it hands to LAPACK; without it (the GPU
+// pipelines, and the interpreter's and the emulator's callers), fft-expander makes the
+// transforms dots and library-call-lowering the LAPACK calls loops.
+Pipeline MakeOptimizationPipeline(const Module* module = nullptr, bool gpu_libraries = false, bool cpu_libraries = false);
 
 // The SPMD passes alone: shardy-import, sharding-propagation, spmd-partitioner.
 std::vector<std::string> SpmdPassNames();
@@ -38,11 +40,11 @@ std::vector<std::string> FusionPassNames();
 // With `trace`, spans for the passes and the final verification.
 StatusOr<std::unique_ptr<Module>> OptimizeForBackend(const Module& module, bool fused,
                                                      bool gpu_libraries = false, CompileTrace* trace = nullptr,
-                                                     bool cpu_fft = false);
-// The CPU backend's optimized module (cpu_fft on, no GPU libraries).
+                                                     bool cpu_libraries = false);
+// The CPU backend's optimized module (cpu_libraries on, no GPU libraries).
 inline StatusOr<std::unique_ptr<Module>> OptimizeForCpu(const Module& module, bool fused,
                                                         CompileTrace* trace = nullptr) {
-  return OptimizeForBackend(module, fused, /*gpu_libraries=*/false, trace, /*cpu_fft=*/true);
+  return OptimizeForBackend(module, fused, /*gpu_libraries=*/false, trace, /*cpu_libraries=*/true);
 }
 
 }  // namespace fusebox::passes

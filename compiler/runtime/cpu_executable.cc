@@ -739,6 +739,9 @@ class CpuExecutable::Frame {
         return RunTopK(inst, buffers.at(0), outputs[0], outputs[1], threads);
       case Opcode::kFft:
         return RunFft(inst, buffers.at(0), outputs.at(0), threads);
+      case Opcode::kCustomCall:
+        return RunLapack(inst, std::vector<void*>(buffers.begin(), buffers.begin() + inst.operand_count()), outputs,
+                         threads);
       default:
         return Internal(inst.name() + ": not a library op");
     }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "compiler/ir/instruction.h"
+#include "compiler/ir/literal.h"
 #include "compiler/support/status.h"
 
 namespace fusebox::runtime {
@@ -135,6 +136,24 @@ Status RunTopK(const Instruction& topk, const void* operand, void* values, void*
 // The interpreter's own transform (compiler/interpreter/ops_linalg.cc) is the oracle.
 bool CanRunFft(const Instruction& fft, std::string* why);
 Status RunFft(const Instruction& fft, const void* operand, void* result, int threads);
+
+// --- LAPACK ------------------------------------------------------------------------------
+// jax's LAPACK calls (IsCpuLapackCall: potrf, getrf, geqrf, orgqr, syevd, gesdd of f32/f64)
+// through Debian's LAPACK, loaded at run time: what jaxlib's kernels compute under XLA,
+// LAPACK's signs and orders included. `operands` one buffer per operand, `outputs` one per
+// result leaf (ParseLibraryCall's shapes), any layouts; the batch split across `threads`.
+// Without LAPACK the call is an error naming it and the missing library
+// (library_kernels_lapack.cc).
+bool CanRunLapack(const Instruction& call, std::string* why);
+Status RunLapack(const Instruction& call, const std::vector<void*>& operands, const std::vector<void*>& outputs,
+                 int threads);
+// The same call on the interpreter's literals (IsCpuLapackTarget), for the numeric check of
+// the CPU backend (interpreter::InterpreterOptions::library_call): the reference runs the
+// library the backend runs. A lapack_s... call with f64 operands is the f64 shadow of one:
+// the d routine runs, and its eigen- or singular vectors take the signs the s routine
+// gives on the operands rounded to f32 (the signs are the algorithm's choice, the values
+// are what the shadow measures).
+StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector<const Literal*>& operands);
 
 // --- rng-bit-generator -------------------------------------------------------------------
 // XLA's generators (compiler/support/bit_generators.h; rng_default is Philox): the u64

@@ -126,42 +126,21 @@ constexpr const char* kFftwLibrary[2] = {"libfftw3f.so.3", "libfftw3.so.3"};
 // The loaded API, or nullptr with *why saying what is missing.
 template <typename R>
 const FftwApi<R>* LoadFftw(std::string* why) {
-  static std::string* missing = new std::string();
-  static const FftwApi<R>* api = []() -> const FftwApi<R>* {
-    const char* name = kFftwLibrary[sizeof(R) == 4 ? 0 : 1];
-    void* handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* error = dlerror();
-      *missing = std::string("FFTW is not installed (") + (error != nullptr ? error : name) +
-                 "; scripts/setup.sh installs Debian's libfftw3-dev)";
-      return nullptr;
-    }
-    const std::string prefix = sizeof(R) == 4 ? "fftwf_" : "fftw_";
-    auto* a = new FftwApi<R>();
-    bool ok = true;
-    auto bind = [&](auto& fn, const char* entry) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, (prefix + entry).c_str()));
-      if (fn == nullptr) {
-        ok = false;
-        *missing = std::string(name) + " lacks " + prefix + entry;
-      }
-    };
-    bind(a->c2c, "plan_guru64_dft");
-    bind(a->r2c, "plan_guru64_dft_r2c");
-    bind(a->c2r, "plan_guru64_dft_c2r");
-    bind(a->exec_c2c, "execute_dft");
-    bind(a->exec_r2c, "execute_dft_r2c");
-    bind(a->exec_c2r, "execute_dft_c2r");
-    bind(a->destroy, "destroy_plan");
-    bind(a->alignment_of, "alignment_of");
-    if (!ok) {
-      delete a;
-      return nullptr;
-    }
-    return a;
-  }();
-  if (api == nullptr && why != nullptr) *why = *missing;
-  return api;
+  return LoadApiOnce<FftwApi<R>>(
+      [](FftwApi<R>& a) -> std::string {
+        RuntimeLibrary library(kFftwLibrary[sizeof(R) == 4 ? 0 : 1], "libfftw3-dev");
+        const std::string prefix = sizeof(R) == 4 ? "fftwf_" : "fftw_";
+        library.Bind(a.c2c, prefix + "plan_guru64_dft");
+        library.Bind(a.r2c, prefix + "plan_guru64_dft_r2c");
+        library.Bind(a.c2r, prefix + "plan_guru64_dft_c2r");
+        library.Bind(a.exec_c2c, prefix + "execute_dft");
+        library.Bind(a.exec_r2c, prefix + "execute_dft_r2c");
+        library.Bind(a.exec_c2r, prefix + "execute_dft_c2r");
+        library.Bind(a.destroy, prefix + "destroy_plan");
+        library.Bind(a.alignment_of, prefix + "alignment_of");
+        return library.ok() ? std::string() : "FFTW: " + library.missing();
+      },
+      why);
 }
 
 // FFTW's two precisions behind one interface.

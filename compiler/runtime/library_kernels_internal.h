@@ -30,6 +30,7 @@
 #include "compiler/ir/instruction.h"
 #include "compiler/ir/literal.h"
 #include "compiler/runtime/library_kernels.h"
+#include "compiler/runtime/runtime_library.h"
 #include "compiler/support/bit_generators.h"
 #include "compiler/support/planted_bugs.h"
 #include "compiler/support/status.h"

@@ -228,7 +228,7 @@ Status CompileSession::Optimize(const passes::PipelineOptions& options) {
   pipeline_options_.trace = nullptr;
   passes::PassContext context;
   passes::PipelineResult result;
-  Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get(), /*gpu_libraries=*/false, /*cpu_fft=*/true), options, *work,
+  Status st = RunPipeline(passes::MakeOptimizationPipeline(work.get(), /*gpu_libraries=*/false, /*cpu_libraries=*/true), options, *work,
                           context, result);
   if (IsCancelled(st)) return st;  // not remembered: the next call runs the pipeline again
   context_ = std::move(context);
@@ -353,11 +353,12 @@ void CompileSession::SetGpuLibraries(bool on) {
 
 namespace {
 
-// Whether any computation of `module` holds an fft.
-bool ContainsFft(const Module& module) {
+// Whether any computation of `module` holds what only the CPU pipeline keeps for its
+// libraries: an fft (FFTW) or a jax LAPACK call.
+bool HoldsCpuLibraryCalls(const Module& module) {
   for (const auto& computation : module.computations()) {
     for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() == Opcode::kFft) return true;
+      if (inst->opcode() == Opcode::kFft || IsCpuLapackCall(*inst)) return true;
     }
   }
   return false;
@@ -374,12 +375,12 @@ Status CompileSession::OptimizeForGpu() {
   }
   std::unique_ptr<Module> work;
   // Without GPU libraries the GPU runs the CPU pipeline's module, unless that module kept
-  // Fourier transforms for FFTW: then the pipeline runs again with fft-expander.
+  // Fourier transforms for FFTW or LAPACK calls: then the pipeline runs again without them.
   bool own_pipeline = gpu_libraries_;
   if (!own_pipeline) {
     Status st = Optimize();
     if (!st.ok()) return st;
-    own_pipeline = ContainsFft(*optimized_);
+    own_pipeline = HoldsCpuLibraryCalls(*optimized_);
   }
   if (own_pipeline) {
     work = input_->Clone();

@@ -2,6 +2,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compiler/runtime/library_kernels.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/passes/extract.h"
@@ -95,7 +96,10 @@ std::string KindOf(const Instruction& inst) {
 
 // Runs `module` on the backend (one run) and checks it against the interpreter on `args`.
 StatusOr<check::CheckReport> CheckOnBackend(const Module& module, const std::vector<Literal>& args,
-                                            const std::string& backend, const check::CheckOptions& options) {
+                                            const std::string& backend, const check::CheckOptions& given) {
+  check::CheckOptions options = given;
+  // The CPU backend's LAPACK calls run through LAPACK in the reference too (library_kernels.h).
+  if (backend == "cpu") options.interpreter.library_call = runtime::RunLapackOnLiterals;
   ASSIGN_OR_RETURN(check::CheckReference reference, check::ComputeCheckReference(module, args, options));
   ProfiledRunOptions run;
   run.backend = backend;
@@ -132,7 +136,7 @@ StatusOr<KernelBisectReport> BisectKernels(const Module& module, const std::stri
   // The module the backend runs: the same pipeline RunProfiled used.
   ASSIGN_OR_RETURN(std::unique_ptr<Module> optimized,
                    passes::OptimizeForBackend(module, /*fused=*/true, /*gpu_libraries=*/backend == "gpu", nullptr,
-                                                /*cpu_fft=*/backend == "cpu"));
+                                                /*cpu_libraries=*/backend == "cpu"));
   ASSIGN_OR_RETURN(auto values, OperandValues(*optimized, args, options.check));
   for (const Instruction* kernel : Kernels(*optimized)) {
     KernelBisectResult result{kernel->name(), KindOf(*kernel), false, false, "not reached"};

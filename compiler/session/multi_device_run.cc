@@ -1,3 +1,4 @@
+#include "compiler/runtime/library_kernels.h"
 #include "compiler/session/multi_device_run.h"
 
 #include <algorithm>
@@ -334,15 +335,17 @@ StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool c
   if (!check && expected == nullptr) return out;
   const Module* reference_module = run.per_device.get();
   check::CheckOptions options;
+  // The CPU backend's LAPACK calls run through LAPACK in the reference too (library_kernels.h).
+  if (run.how.find("CPU backend") != std::string::npos) options.interpreter.library_call = runtime::RunLapackOnLiterals;
   if (run.global_program != nullptr) {
     // A program Fusebox partitioned is judged against the global program on one device,
     // so that the check covers the partitioning too; one the interpreter cannot run whole
     // (shard_map regions are per-device code) falls back to the per-device program.
-    auto whole = check::ComputeCheckReference(*run.global_program, run.arguments);
+    auto whole = check::ComputeCheckReference(*run.global_program, run.arguments, options);
     if (whole.ok()) {
-      if (check) out.against_interpreter = check::CheckOutputs(run.result, *whole, run.arguments);
+      if (check) out.against_interpreter = check::CheckOutputs(run.result, *whole, run.arguments, options);
       if (expected != nullptr) {
-        out.against_expected = check::CheckOutputsAgainstExpected(run.result, *expected, *whole, run.arguments);
+        out.against_expected = check::CheckOutputsAgainstExpected(run.result, *expected, *whole, run.arguments, options);
       }
       return out;
     }

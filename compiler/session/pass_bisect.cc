@@ -20,7 +20,7 @@ namespace {
 // Runs pass `pass` of Fusebox's pipeline on `module` in place; *changed says whether it
 // changed anything.
 Status RunOnePass(Module& module, const std::string& pass, bool gpu_libraries, bool* changed) {
-  passes::Pipeline pipeline = passes::MakeOptimizationPipeline(&module, gpu_libraries, /*cpu_fft=*/!gpu_libraries);
+  passes::Pipeline pipeline = passes::MakeOptimizationPipeline(&module, gpu_libraries, /*cpu_libraries=*/!gpu_libraries);
   const std::vector<std::string> names = pipeline.PassNames();
   if (std::find(names.begin(), names.end(), pass) == names.end()) {
     std::string known;
@@ -183,7 +183,7 @@ StatusOr<std::vector<BisectStage>> FuseboxPipelineStages(const Module& module, b
   std::vector<BisectStage> stages;
   std::unique_ptr<Module> current = module.Clone();
   if (current == nullptr) return Internal("cannot copy module " + module.name());
-  const std::vector<std::string> names = passes::MakeOptimizationPipeline(current.get(), gpu_libraries, /*cpu_fft=*/!gpu_libraries).PassNames();
+  const std::vector<std::string> names = passes::MakeOptimizationPipeline(current.get(), gpu_libraries, /*cpu_libraries=*/!gpu_libraries).PassNames();
   stages.push_back({"the input", "", current->Clone()});
   for (size_t i = 0; i < names.size(); ++i) {
     bool changed = false;

@@ -301,10 +301,11 @@ TEST(CliCpuRunTest, JaxCudnnAttentionMatchesXlasOwnAttention) {
 
 // jax's linear algebra on the CPU calls LAPACK (lapack_spotrf_ffi, lapack_strsm_ffi,
 // lapack_sgetrf_ffi, lapack_sgeqrf_ffi, lapack_sorgqr_ffi, lapack_ssyevd_ffi,
-// lapack_sgesdd_ffi, lapack_sgtsv_ffi, lapack_sgehrd_ffi, lapack_sgeqp3_ffi); the interpreter and the CPU backend (the linalg-expander's loops, the
-// LU's, QR's and Jacobi rotations' own) match what LAPACK gave, pivots and the reflectors'
-// signs included (eigen- and singular vectors through what does not depend on their signs;
-// tests/data/linalg/).
+// lapack_sgesdd_ffi, lapack_sgtsv_ffi, lapack_sgehrd_ffi, lapack_sgeqp3_ffi); the interpreter (the
+// linalg-expander's loops, the LU's, QR's and Jacobi rotations' own) and the CPU backend
+// (LAPACK itself for potrf, getrf, geqrf, orgqr, syevd and gesdd; the loops for the others)
+// match what LAPACK gave, pivots and the reflectors' signs included (eigen- and singular
+// vectors through what does not depend on their signs; tests/data/linalg/).
 TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
   struct Data {
@@ -369,6 +370,31 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   EXPECT_THAT(eigen.out, HasSubstr("lapack_ssyevd_ffi: the eigenvalues are the library's to rounding; each eigenvector "
                                    "is unique only up to sign"))
       << eigen.out;
+  // The raw vectors, signs included: the CPU backend runs these calls through LAPACK, as
+  // XLA does, so its vectors are jax's (the interpreter's Jacobi rotations give some of
+  // them negated); its check runs LAPACK in the reference too, against the f64 shadow's d
+  // routine with the s routine's signs.
+  for (const Outputs& o : {Outputs{{"eigh_vectors", 1}, 2}, Outputs{{"svd_vectors", 1}, 3},
+                           Outputs{{"svd_vectors_f64", 1}, 3}}) {
+    const std::string name = o.data.name;
+    std::string expected;
+    for (int i = 0; i < o.outputs; ++i) expected += " " + dir + name + ".out" + std::to_string(i) + ".npy";
+    Result r = RunFusebox("run " + dir + name + ".hlo --backend cpu --check --inputs " + dir + name + ".in0.npy --expected" +
+                          expected);
+    EXPECT_EQ(r.code, 0) << name << "\n" << r.out;
+    const std::string n = std::to_string(o.outputs);
+    EXPECT_THAT(r.out, HasSubstr("expected: matches the expected outputs: " + n + " of " + n)) << name << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("check: matches the interpreter: " + n + " of " + n)) << name << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("LAPACK call(s) run LAPACK in the reference too")) << name << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("against the f64 shadow")) << name << "\n" << r.out;
+  }
+  {
+    // The plan: one library call, one kernel.
+    Result plan = RunFusebox("compile " + dir + "svd_vectors.hlo --stage optimized_hlo");
+    EXPECT_EQ(plan.code, 0) << plan.out;
+    EXPECT_THAT(plan.out, HasSubstr("custom_call_target=\"lapack_sgesdd_ffi\"")) << plan.out;
+    EXPECT_THAT(plan.out, Not(HasSubstr(" while("))) << plan.out;
+  }
   // Random inputs: a Cholesky's operand is drawn positive definite, so the check compares
   // numbers, not NaNs.
   Result r = RunFusebox("run " + dir + "cho_solve.hlo --backend cpu --seed 1 --check");
@@ -377,7 +403,7 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
 }
 
 // jax's Fourier transforms (the fft op: ducc in XLA's CPU backend) on the interpreter and
-// the CPU backend (the fft-expander's dots), against what XLA computed
+// the CPU backend (FFTW), against what XLA computed
 // (tests/data/fft/): every fft_type, one to three dimensions, a long prime, c128.
 TEST(CliCpuRunTest, JaxFourierTransformsMatchXla) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/fft/";

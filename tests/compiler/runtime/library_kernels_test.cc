@@ -2,6 +2,7 @@
 // interpreter: random inputs over many element types, layouts and configurations, then
 // every dot and convolution of the bundled examples and the XLA corpus.
 #include "compiler/runtime/library_kernels.h"
+#include "compiler/runtime/runtime_library.h"
 
 #include <gtest/gtest.h>
 
@@ -1154,6 +1155,91 @@ TEST(FftTest, ShapesThatDoNotFitAreErrorsNamingTheFft) {
     EXPECT_FALSE(runtime::RunFft(*(*module)->entry()->root(), buffer, buffer, 1).ok()) << hlo;
   }
   EXPECT_GT(reached, 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// LAPACK (jax's lapack_*_ffi calls on literals: the CPU backend's check reference)
+// ---------------------------------------------------------------------------------------
+
+// One call of `target` on `type` matrices (the result's leaves in `result` with $T).
+std::unique_ptr<Module> LapackModule(const std::string& target, const std::string& type, const std::string& operand,
+                                     const std::string& result, const std::string& config) {
+  return Parse("HloModule m\nENTRY e {\n  %a = " + Replace(operand, "$T", type) + " parameter(0)\n  ROOT %r = " +
+               Replace(result, "$T", type) + " custom-call(%a), custom_call_target=\"" + target +
+               "\", api_version=API_VERSION_TYPED_FFI, backend_config={" + config + "}\n}\n");
+}
+
+// The largest |x - y| over two f64/f32 leaves of the same dimensions, read as doubles.
+double LargestDifference(const Literal& x, const Literal& y) {
+  double most = 0;
+  for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetDouble(i) - y.GetDouble(i)));
+  return most;
+}
+
+// The f64 shadow of an f32 call (an s routine's target with f64 operands) runs the d
+// routine, whose eigen- and singular vectors often have the other sign (about 4 in 10 of
+// these random symmetric 10x10 matrices): each vector takes the s routine's sign, so the
+// shadow measures the f32 call's rounding, not a sign.
+TEST(LapackTest, TheF64ShadowOfAnF32CallKeepsItsVectorsSigns) {
+  struct Case {
+    std::string routine, operand, result, config;
+    std::vector<int> vectors;  // the leaves that hold vectors
+  };
+  const std::vector<Case> cases = {
+      {"syevd", "$T[4,10,10]", "($T[4,10,10], $T[4,10], s32[4])", "mode = 86 : ui8, uplo = 76 : ui8", {0}},
+      {"gesdd", "$T[3,9,7]", "($T[3,9,7], $T[3,7], $T[3,9,7], $T[3,7,7], s32[3])", "mode = 83 : ui8", {2, 3}}};
+  for (const Case& c : cases) {
+    const std::string s_target = "lapack_s" + c.routine + "_ffi", d_target = "lapack_d" + c.routine + "_ffi";
+    auto f32 = LapackModule(s_target, "f32", c.operand, c.result, c.config);
+    auto shadow = LapackModule(s_target, "f64", c.operand, c.result, c.config);
+    auto f64 = LapackModule(d_target, "f64", c.operand, c.result, c.config);
+    ASSERT_TRUE(f32 && shadow && f64);
+    Literal narrow_in = interpreter::RandomLiteral(f32->entry()->parameter(0)->shape(), 5);
+    if (c.routine == "syevd") {
+      // Symmetric: the lower triangle is what LAPACK reads, the upper what it would.
+      const std::vector<int64_t>& d = narrow_in.shape().dimensions();
+      for (int64_t b = 0; b < d[0]; ++b) {
+        for (int64_t i = 0; i < d[1]; ++i) {
+          for (int64_t j = 0; j < i; ++j) narrow_in.SetDouble((b * d[1] + j) * d[2] + i, narrow_in.GetDouble((b * d[1] + i) * d[2] + j));
+        }
+      }
+    }
+    Literal wide_in(shadow->entry()->parameter(0)->shape());
+    for (int64_t i = 0; i < narrow_in.element_count(); ++i) wide_in.SetDouble(i, narrow_in.GetDouble(i));
+    auto narrow = runtime::RunLapackOnLiterals(*f32->entry()->root(), {&narrow_in});
+    auto wide = runtime::RunLapackOnLiterals(*shadow->entry()->root(), {&wide_in});
+    auto plain = runtime::RunLapackOnLiterals(*f64->entry()->root(), {&wide_in});
+    ASSERT_TRUE(narrow.ok()) << narrow.status().message();
+    ASSERT_TRUE(wide.ok()) << wide.status().message();
+    ASSERT_TRUE(plain.ok()) << plain.status().message();
+    for (int leaf : c.vectors) {
+      EXPECT_LT(LargestDifference(wide->tuple_elements()[leaf], narrow->tuple_elements()[leaf]), 1e-4)
+          << c.routine << " leaf " << leaf << ": the shadow's vectors are the f32 call's, to its rounding";
+      EXPECT_GT(LargestDifference(plain->tuple_elements()[leaf], narrow->tuple_elements()[leaf]), 0.1)
+          << c.routine << " leaf " << leaf << ": the d routine alone picks other signs here (else this test shows nothing)";
+    }
+    // The values are the same either way.
+    EXPECT_LT(LargestDifference(wide->tuple_elements()[1], narrow->tuple_elements()[1]), 1e-4) << c.routine;
+  }
+}
+
+// A library the runtime loads that is not there (FFTW, LAPACK on a bare machine): ok()
+// false, and the message names the library, why, and the package that brings it.
+TEST(RuntimeLibraryTest, AMissingLibraryOrEntryPointIsNamed) {
+  runtime::library::RuntimeLibrary absent("libfusebox_absent.so.7", "libfusebox-absent-dev");
+  void (*fn)() = nullptr;
+  absent.Bind(fn, "anything");
+  EXPECT_FALSE(absent.ok());
+  EXPECT_EQ(fn, nullptr);
+  EXPECT_NE(absent.missing().find("libfusebox_absent.so.7 is not installed"), std::string::npos) << absent.missing();
+  EXPECT_NE(absent.missing().find("libfusebox-absent-dev"), std::string::npos) << absent.missing();
+  runtime::library::RuntimeLibrary lapack("liblapack.so.3", "liblapack3");
+  void (*real)() = nullptr;
+  lapack.Bind(real, "sgesdd_");
+  EXPECT_TRUE(lapack.ok()) << lapack.missing();
+  lapack.Bind(real, "no_such_routine_");
+  EXPECT_FALSE(lapack.ok());
+  EXPECT_EQ(lapack.missing(), "liblapack.so.3 lacks no_such_routine_");
 }
 
 TEST(ErrorTest, UnsupportedInputsAreErrorsThatNameTheOpAndType) {
