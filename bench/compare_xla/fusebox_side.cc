@@ -4,10 +4,11 @@
 //
 //   compare_xla_fusebox --hlo F.hlo --inputs a.npy,b.npy --expected o0.npy,o1.npy
 //                       [--iterations N] [--threads N] [--unfused] [--compile-repeats N]
-//                       [--compile-threads N] [--llvm-o2] [--fft-dots]
+//                       [--compile-threads N] [--llvm-o2] [--no-cpu-libraries]
 //   --llvm-o2: LLVM's standard -O2 pipeline instead of Fusebox's kernel pipeline
-//   --fft-dots: Fourier transforms as fft-expander's dots (the GPU's plan, and the CPU's
-//              before FFTW) instead of FFTW calls, to measure the two side by side
+//   --no-cpu-libraries: Fourier transforms as fft-expander's dots and jax's LAPACK calls as
+//              library-call-lowering's loops (the GPU's plan, and the CPU's before FFTW and
+//              LAPACK) instead of library calls, to measure the two side by side
 //              (CpuCompileOptions::kernel_pipeline), to measure one against the other.
 //   --compile-only: compile and report the compile times; neither reads inputs nor runs
 //              (for profiling the compiler: `perf record ... --compile-repeats 200`).
@@ -70,7 +71,7 @@ int Fail(const std::string& message) {
 int Main(int argc, char** argv) {
   std::string hlo, inputs, expected;
   int iterations = 10, threads = 0, compile_repeats = 1, compile_threads = 0;
-  bool unfused = false, llvm_o2 = false, compile_only = false, fft_dots = false;
+  bool unfused = false, llvm_o2 = false, compile_only = false, no_cpu_libraries = false;
   std::string mode = "fair";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -84,7 +85,7 @@ int Main(int argc, char** argv) {
     else if (a == "--compile-threads") compile_threads = std::stoi(next());
     else if (a == "--unfused") unfused = true;
     else if (a == "--llvm-o2") llvm_o2 = true;
-    else if (a == "--fft-dots") fft_dots = true;
+    else if (a == "--no-cpu-libraries") no_cpu_libraries = true;
     else if (a == "--compile-only") compile_only = true;
     else if (a == "--mode") mode = next();
     else return Fail("unknown argument " + a);
@@ -111,7 +112,7 @@ int Main(int argc, char** argv) {
     module = std::move(parsed->modules[0]);
     parse_s.push_back(parse_watch.ElapsedSeconds());
     Stopwatch pipeline_watch;
-    optimized = fft_dots ? passes::OptimizeForBackend(*module, !unfused) : passes::OptimizeForCpu(*module, !unfused);
+    optimized = no_cpu_libraries ? passes::OptimizeForBackend(*module, !unfused) : passes::OptimizeForCpu(*module, !unfused);
     if (!optimized.ok()) return Fail(optimized.status().message());
     pipeline_s.push_back(pipeline_watch.ElapsedSeconds());
   }

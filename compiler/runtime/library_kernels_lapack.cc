@@ -38,7 +38,7 @@ template <typename R>
 const LapackApi<R>* LoadLapack(std::string* why) {
   return LoadApiOnce<LapackApi<R>>(
       [](LapackApi<R>& a) -> std::string {
-        RuntimeLibrary library("liblapack.so.3", "liblapack3");
+        RuntimeLibrary library("liblapack.so.3", "liblapack3 and libopenblas0-serial");
         const std::string prefix(1, sizeof(R) == 4 ? 's' : 'd');
         library.Bind(a.potrf, prefix + "potrf_");
         library.Bind(a.getrf, prefix + "getrf_");
