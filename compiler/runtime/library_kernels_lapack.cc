@@ -111,6 +111,13 @@ void WriteInfo(const Side& side, int64_t b, int info) {
   *base = info;
 }
 
+// A workspace query's answer as LAPACK's int, INT_MAX when it does not fit.
+template <typename R>
+int WorkspaceSize(R query) {
+  if (!(query < static_cast<R>(std::numeric_limits<int>::max()))) return std::numeric_limits<int>::max();
+  return std::max(1, static_cast<int>(query));
+}
+
 // Whether LAPACK's 32-bit integers hold every dimension.
 bool FitsInt(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max() / 2; }
 
@@ -152,29 +159,34 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
     switch (kind) {
       case LibraryCallKind::kQr:
         lapack.geqrf(&m, &n, probe.data(), &lda, probe.data(), &query, &minus_one, &info);
-        lwork = std::max(1, static_cast<int>(query));
+        lwork = WorkspaceSize(query);
         break;
       case LibraryCallKind::kHouseholderProduct: {
         const int kk = static_cast<int>(in[1].dims.back());
         lapack.orgqr(&m, &n, &kk, probe.data(), &lda, probe.data(), &query, &minus_one, &info);
-        lwork = std::max(1, static_cast<int>(query));
+        lwork = WorkspaceSize(query);
         break;
       }
       case LibraryCallKind::kSymmetricEigen:
         lapack.syevd(&jobz, &uplo, &n, probe.data(), &lda, probe.data(), &query, &minus_one, &iquery, &minus_one, &info,
                      1, 1);
-        lwork = std::max(1, static_cast<int>(query));
+        lwork = WorkspaceSize(query);
         liwork = std::max(1, iquery);
         break;
       case LibraryCallKind::kSvd:
         lapack.gesdd(&jobz, &m, &n, probe.data(), &lda, probe.data(), probe.data(), &ldu, probe.data(), &ldvt, &query,
                      &minus_one, &iquery, &info, 1);
-        lwork = std::max(1, static_cast<int>(query));
+        lwork = WorkspaceSize(query);
         liwork = std::max(1, 8 * k);
         break;
       default:
         break;
     }
+  }
+  // LAPACK's 32-bit workspace sizes: a query past them (a matrix of tens of thousands of
+  // rows) is refused rather than wrapped.
+  if (lwork == std::numeric_limits<int>::max() || liwork == std::numeric_limits<int>::max()) {
+    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
   }
   const double flops = static_cast<double>(batches) * 4.0 * static_cast<double>(m64) * static_cast<double>(n64) *
                        static_cast<double>(std::max(m64, n64));
@@ -187,8 +199,8 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
     std::vector<int> ipiv(static_cast<size_t>(std::max(1, k)));
     std::vector<R> u, vt;
     if (kind == LibraryCallKind::kSvd && jobz != 'N') {
-      u.resize(static_cast<size_t>(std::max(1, ldu * ucols)));
-      vt.resize(static_cast<size_t>(std::max(1, ldvt * n)));
+      u.resize(static_cast<size_t>(std::max<int64_t>(1, int64_t{ldu} * ucols)));
+      vt.resize(static_cast<size_t>(std::max<int64_t>(1, int64_t{ldvt} * n)));
     }
     for (int64_t b = begin; b < end; ++b) {
       ToColumnMajor(in[0], b, m64, n64, a.data(), lda);
