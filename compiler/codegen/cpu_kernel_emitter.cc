@@ -2,7 +2,6 @@
 // (plain, streaming and cached variants), split and column reductions' partial loops,
 // sort comparators, in-place dynamic-update-slice and scatters. Row kernels are in
 // cpu_row_kernel.cc.
-#include "compiler/ir/library_calls.h"
 #include "compiler/codegen/cpu_kernel_emitter.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
@@ -10,6 +9,8 @@
 #include <algorithm>
 #include <string>
 #include <unordered_set>
+
+#include "compiler/ir/library_calls.h"
 
 namespace fusebox::codegen::cpu {
 

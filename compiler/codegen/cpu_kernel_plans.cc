@@ -5,9 +5,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "compiler/ir/library_calls.h"
 #include "compiler/codegen/cpu_compiler_internal.h"
 #include "compiler/codegen/kernel_util.h"
+#include "compiler/ir/library_calls.h"
 
 namespace fusebox::codegen::cpu {
 

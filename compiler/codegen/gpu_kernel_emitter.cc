@@ -13,6 +13,7 @@
 
 #include "compiler/codegen/gpu_kernel_emitter.h"
 #include "compiler/codegen/kernel_util.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/passes/row_fusion.h"
 
 namespace fusebox::codegen::gpu {
@@ -338,11 +339,14 @@ Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) 
   kernel->bytes_read = facts.bytes_read;
   kernel->bytes_written = facts.bytes_written;
   kernel->flops = facts.flops;
-  if (inst.opcode() == Opcode::kFft) {
-    // The GPU pipelines expand Fourier transforms into dots (fft-expander); one that
-    // reaches the backend came through a CPU pipeline, which keeps them for FFTW.
-    return Unimplemented(inst.name() + ": the GPU backend runs Fourier transforms as the fft-expander's dots; this fft "
-                                       "was not expanded (a module optimized for the CPU backend)");
+  if (inst.opcode() == Opcode::kFft || IsCpuLapackCall(inst)) {
+    // The GPU pipelines expand Fourier transforms into dots (fft-expander) and jax's LAPACK
+    // calls into loops (library-call-lowering); one that reaches the backend came through
+    // the CPU pipeline, which keeps them for FFTW and LAPACK.
+    return Unimplemented(inst.name() + ": the GPU backend runs " +
+                         (inst.opcode() == Opcode::kFft ? std::string("Fourier transforms as the fft-expander's dots")
+                                                        : inst.attrs().custom_call_target + " as loops") +
+                         "; this one was kept for the CPU backend's libraries (a module optimized for the CPU)");
   }
   if (inst.opcode() == Opcode::kFusion) {
     const Computation* fused = inst.fused_computation();

@@ -60,6 +60,9 @@ std::string UnsupportedReason(const Instruction& inst) {
            "\" is a Python callback (jax.pure_callback, io_callback) that computes a value; Fusebox cannot run "
            "Python";
   }
+  // jax's LAPACK calls the CPU pipeline keeps are the CPU runtime's library kernels
+  // (library_kernels.h); the GPU emitter refuses them (they never reach it otherwise).
+  if (IsCpuLapackCall(inst)) return "";
   if (inst.opcode() == Opcode::kCustomCall) {
     return "custom-call target \"" + inst.attrs().custom_call_target +
            "\" is external code Fusebox does not have (custom calls are not supported)";
@@ -837,10 +840,7 @@ StatusOr<KernelFacts> DescribeKernel(llvm::LLVMContext& context, const Instructi
                            op->name() + " is a tuple");
     }
   }
-  // jax's LAPACK calls are the CPU runtime's library kernels (library_kernels.h).
-  const bool cpu_lapack = IsCpuLapackCall(inst) && backend == std::string_view("CPU backend");
-  if (std::string why = UnsupportedReason(inst); !why.empty() && !cpu_lapack) return Unimplemented(inst.name() + ": " + why);
-  if (cpu_lapack) return facts;
+  if (std::string why = UnsupportedReason(inst); !why.empty()) return Unimplemented(inst.name() + ": " + why);
   RETURN_IF_ERROR(CheckElementTypes(context, inst));
   return facts;
 }

@@ -144,7 +144,6 @@ Status RunFft(const Instruction& fft, const void* operand, void* result, int thr
 // result leaf (ParseLibraryCall's shapes), any layouts; the batch split across `threads`.
 // Without LAPACK the call is an error naming it and the missing library
 // (library_kernels_lapack.cc).
-bool CanRunLapack(const Instruction& call, std::string* why);
 Status RunLapack(const Instruction& call, const std::vector<void*>& operands, const std::vector<void*>& outputs,
                  int threads);
 // The same call on the interpreter's literals (IsCpuLapackTarget), for the numeric check of

@@ -268,14 +268,6 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
 
 }  // namespace
 
-bool CanRunLapack(const Instruction& call, std::string* why) {
-  if (!IsCpuLapackCall(call)) {
-    if (why != nullptr) *why = Prefix(call) + "not a LAPACK call the CPU runtime runs";
-    return false;
-  }
-  return true;
-}
-
 namespace {
 
 // The call on buffers laid out as `operand_shapes` and `result_shapes` (one per leaf) say,

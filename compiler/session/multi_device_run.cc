@@ -238,6 +238,7 @@ Status PrepareCpu(const Module& per_device, int64_t devices, const MultiDeviceRu
     cpu.tracers.push_back(std::make_unique<CpuTracer>());
     mopts.observers.push_back(cpu.tracers.back().get());
   }
+  run.backend = "cpu";
   run.how = std::string("the CPU backend (") + (options.fused ? "fused" : "unfused") + ", one thread per device)";
   return Status::Ok();
 }
@@ -301,6 +302,7 @@ StatusOr<MultiDeviceRun> RunOnDevicesProfiled(const Module& module, MultiDeviceR
   if (outputs.root_sharding) mopts.root_sharding = &*outputs.root_sharding;
   if (outputs.global_result_shape) mopts.global_result_shape = &*outputs.global_result_shape;
   CpuDevices cpu;
+  run.backend = "interpreter";
   run.how = "the interpreter";
   if (options.backend == "cpu") RETURN_IF_ERROR(PrepareCpu(per_device, devices, options, mopts, cpu, run));
   const Module& program = cpu.exe ? cpu.exe->module() : per_device;
@@ -336,7 +338,7 @@ StatusOr<MultiDeviceCheck> CheckMultiDeviceRun(const MultiDeviceRun& run, bool c
   const Module* reference_module = run.per_device.get();
   check::CheckOptions options;
   // The CPU backend's LAPACK calls run through LAPACK in the reference too (library_kernels.h).
-  if (run.how.find("CPU backend") != std::string::npos) options.interpreter.library_call = runtime::RunLapackOnLiterals;
+  if (run.backend == "cpu") options.interpreter.library_call = runtime::RunLapackOnLiterals;
   if (run.global_program != nullptr) {
     // A program Fusebox partitioned is judged against the global program on one device,
     // so that the check covers the partitioning too; one the interpreter cannot run whole

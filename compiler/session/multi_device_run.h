@@ -46,6 +46,7 @@ struct MultiDeviceRunOptions {
 
 struct MultiDeviceRun {
   int64_t devices = 0;
+  std::string backend;                 // "interpreter" or "cpu": what ran each device's program
   std::string how;                     // "the interpreter", "the CPU backend (fused, ...)"
   std::vector<std::string> notes;      // partitioning, where shardings came from, ...
   std::vector<passes::CollectiveDecision> decisions;  // what the partitioner inserted, with reasons
