@@ -1,6 +1,7 @@
 // The HLO text printer: instructions, computations and modules in XLA's dump format.
 // print -> parse -> print is a fixed point, and the text is accepted by XLA's parser.
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -29,7 +30,11 @@ std::string FrontendAttributesToString(
   std::string out = "{";
   for (size_t i = 0; i < attrs.size(); ++i) {
     if (i) out += ',';
-    out += attrs[i].first + "=\"" + CEscape(attrs[i].second) + "\"";
+    // A key the parser cannot read as a name (an XLA proto may hold any string) is quoted.
+    const std::string& key = attrs[i].first;
+    bool name = !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_');
+    for (char c : key) name = name && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-');
+    out += (name ? key : "\"" + CEscape(key) + "\"") + "=\"" + CEscape(attrs[i].second) + "\"";
   }
   return out + "}";
 }

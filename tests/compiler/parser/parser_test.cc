@@ -35,6 +35,21 @@ void ExpectFixedPoint(const Module& m) {
   EXPECT_EQ(first, (*again)->ToString());
 }
 
+// A frontend attribute key that is not a name (an XLA proto may hold any string; the input
+// fuzzer's `fingerprint_before_l(s`) is printed quoted, so the text parses back.
+TEST(ParserTest, FrontendAttributeKeysThatAreNotNamesAreQuoted) {
+  auto m = MustParse(
+      "HloModule m, frontend_attributes={\"odd(key\"=\"1\",\"9lives\"=\"2\",plain.key-x=\"3\"}\n"
+      "ENTRY e {\n  ROOT p = f32[2] parameter(0), frontend_attributes={\"a b\"=\"c\"}\n}\n");
+  ASSERT_NE(m, nullptr);
+  const std::string text = m->ToString();
+  EXPECT_THAT(text, HasSubstr("\"odd(key\"=\"1\"")) << text;
+  EXPECT_THAT(text, HasSubstr("\"9lives\"=\"2\"")) << text;
+  EXPECT_THAT(text, HasSubstr("plain.key-x=\"3\"")) << text;
+  EXPECT_THAT(text, HasSubstr("\"a b\"=\"c\"")) << text;
+  ExpectFixedPoint(*m);
+}
+
 TEST(ParserTest, MinimalModuleWithHeaderAndLayouts) {
   auto m = MustParse(R"(
 HloModule add_module, entry_computation_layout={(f32[2,3]{1,0}, f32[2,3]{0,1})->f32[2,3]{1,0}}
