@@ -31,7 +31,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libeigen3-dev
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libdtl-dev libxml2-dev libarchive-dev chromium
-  libdnnl-dev libfftw3-dev liblapack3 libopenblas0-serial
+  libdnnl-dev libfftw3-dev liblapack3 libopenblas0-pthread
   clang-19 libclang-rt-19-dev lld-19
   python3
 )

@@ -116,15 +116,19 @@ def extra_workloads(scale):
     """Workloads outside the sixteen of #26's table (--extras): topk, as a sampling step
     (one row of logits, k = 10) and over a batch of a vocabulary's logits (k = 8); Fourier
     transforms (a convolution through rfft/irfft, the magnitude of a 2-D fft), which XLA
-    runs with ducc and Fusebox as the fft-expander's dots; and jax's LAPACK calls (QR,
-    eigvalsh, pinv through the SVD), which XLA hands to LAPACK and Fusebox runs as its own
-    loops (docs/xla-gpu-modules.md). The linear algebra outputs do not depend on the sign
-    choices of eigen- and singular vectors."""
+    runs with ducc and Fusebox with FFTW; and jax's LAPACK calls (QR, eigvalsh, pinv
+    through the SVD; solve, inv and cho_solve through LU or Cholesky and triangular
+    solves), which XLA and Fusebox hand to LAPACK and BLAS (docs/xla-gpu-modules.md;
+    compare_xla_fusebox --no-cpu-libraries times Fusebox's own loops instead). The linear
+    algebra outputs do not depend on the sign choices of eigen- and singular vectors."""
     n = 50000 if scale == "full" else 5000
     rows, vocab = (128, 32000) if scale == "full" else (16, 4000)
     signals, length = (64, 4096) if scale == "full" else (16, 1024)
     images, side = (8, 256) if scale == "full" else (4, 64)
     batch, tall, wide = (16, 128, 64) if scale == "full" else (4, 32, 16)
+    # A symmetric positive definite system through Cholesky (potrf, then two trsm).
+    spd = lambda a: a @ jnp.swapaxes(a, -1, -2) + jnp.eye(tall, dtype=a.dtype)
+    cho_solve = lambda a, b: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(spd(a)), b)
     convolve = lambda a, b: jnp.fft.irfft(jnp.fft.rfft(a, 2 * length) * jnp.fft.rfft(b, 2 * length), 2 * length)
     return [
         ("topk_logits", "extra", lambda x: jax.lax.top_k(x, 10), rng_inputs(11, [((1, n), "f")]), None),
@@ -135,6 +139,11 @@ def extra_workloads(scale):
         ("eigvalsh", "extra", lambda a: jnp.linalg.eigvalsh(a + jnp.swapaxes(a, -1, -2)),
          rng_inputs(17, [((batch // 2, wide, wide), "f")]), None),
         ("pinv", "extra", jnp.linalg.pinv, rng_inputs(18, [((batch, tall, wide), "f")]), None),
+        ("solve", "extra", lambda a, b: jnp.linalg.solve(a + 3 * jnp.eye(tall, dtype=a.dtype), b),
+         rng_inputs(19, [((batch, tall, tall), "f"), ((batch, tall, 16), "f")]), None),
+        ("inv", "extra", lambda a: jnp.linalg.inv(a + 3 * jnp.eye(tall, dtype=a.dtype)),
+         rng_inputs(20, [((batch, tall, tall), "f")]), None),
+        ("cho_solve", "extra", cho_solve, rng_inputs(21, [((batch, tall, tall), "f"), ((batch, tall, 16), "f")]), None),
     ]
 
 

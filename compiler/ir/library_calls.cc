@@ -1346,7 +1346,7 @@ std::vector<std::string> LibraryCallNotes(const Module& module) {
 bool IsCpuLapackTarget(const Instruction& instruction) {
   if (instruction.opcode() != Opcode::kCustomCall || instruction.operand_count() < 1) return false;
   const std::string& target = instruction.attrs().custom_call_target;
-  for (const char* routine : {"potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd"}) {
+  for (const char* routine : {"potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "trsm", "gtsv", "gehrd", "geqp3"}) {
     if (IsLapackTarget(target, routine)) {
       const char precision = target[std::string_view("lapack_").size()];
       return precision == 's' || precision == 'd';

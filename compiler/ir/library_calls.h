@@ -154,7 +154,7 @@ bool IsLibraryCall(const Instruction& instruction);
 
 // True when `instruction` is one of jax's LAPACK calls that the CPU runtime runs through
 // LAPACK itself (as XLA's CPU backend does): lapack_{s,d}{potrf,getrf,geqrf,orgqr,syevd,
-// gesdd}_ffi of real f32/f64 matrices. The CPU pipeline keeps them as calls; everywhere
+// gesdd,trsm,gtsv,gehrd,geqp3}_ffi of real f32/f64 matrices (trsm is BLAS's). The CPU pipeline keeps them as calls; everywhere
 // else (the interpreter, the GPU) they become the plain HLO BuildLibraryCallComputation
 // writes, which is also the reference the CPU's results are checked against.
 bool IsCpuLapackCall(const Instruction& instruction);

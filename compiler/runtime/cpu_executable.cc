@@ -15,6 +15,7 @@
 #include "compiler/backend/layout_normalization.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/ir/collectives.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/interpreter/collective_hub.h"
 #include "compiler/runtime/library_kernels.h"
 #include "compiler/support/large_buffer.h"
@@ -794,15 +795,24 @@ StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Create(std::unique_ptr<M
   return exe;
 }
 
-double CpuExecutable::PrepareLibraries() {
+std::vector<std::pair<std::string, double>> CpuExecutable::PrepareLibraries() {
+  bool gemm = false, fft = false, lapack = false;
   for (const auto& kernel : code_->kernels()) {
     const Instruction* op = kernel->library_op;
-    if (op != nullptr && (op->opcode() == Opcode::kDot || op->opcode() == Opcode::kConvolution) &&
-        op->shape().IsArray() && op->shape().element_type() == PrimitiveType::kF32) {
-      return WarmUpGemmLibrary(threads());
-    }
+    if (op == nullptr) continue;
+    gemm |= (op->opcode() == Opcode::kDot || op->opcode() == Opcode::kConvolution) && op->shape().IsArray() &&
+            op->shape().element_type() == PrimitiveType::kF32;
+    fft |= op->opcode() == Opcode::kFft;
+    lapack |= IsCpuLapackCall(*op);
   }
-  return 0;
+  std::vector<std::pair<std::string, double>> set_up;
+  auto add = [&](const char* library, double seconds) {
+    if (seconds > 0) set_up.emplace_back(library, seconds);
+  };
+  if (gemm) add("oneDNN", WarmUpGemmLibrary(threads()));
+  if (fft) add("FFTW", LoadFftLibrary());
+  if (lapack) add("LAPACK", LoadLapackLibrary());
+  return set_up;
 }
 
 CpuExecutable::~CpuExecutable() = default;

@@ -98,10 +98,12 @@ class CpuExecutable {
   // Kernels launched by the last Run (loops, library calls; not host work).
   int64_t last_kernel_launches() const { return last_kernel_launches_; }
   // f32 GEMMs run on oneDNN, which sets itself up on its first call (tens of
-  // milliseconds): a profiled run calls this before its first run, so that the set-up is
-  // not charged to the program's first dot. Returns the seconds it took (0 when the process
-  // did it before, or the program has no f32 dot or convolution, or there is no oneDNN).
-  double PrepareLibraries();
+  // milliseconds), and ffts and LAPACK calls on FFTW and LAPACK, loaded on first use
+  // (milliseconds): a profiled run calls this before its first run, so that the set-up is
+  // not charged to the program's first dot, fft or LAPACK call. Returns each library set up
+  // and the seconds it took (none when the process did it before, or the program has no
+  // kernel that needs it, or the library is missing: that kernel then says so).
+  std::vector<std::pair<std::string, double>> PrepareLibraries();
 
  private:
   CpuExecutable() = default;

@@ -135,10 +135,15 @@ Status RunTopK(const Instruction& topk, const void* operand, void* values, void*
 // write them in place). Plans are made once per shape and kept (library_kernels_fft.cc).
 // The interpreter's own transform (compiler/interpreter/ops_linalg.cc) is the oracle.
 bool CanRunFft(const Instruction& fft, std::string* why);
+// Loads FFTW's two precisions (once per process): a profiled run does it before its first
+// run, so that the first fft is not charged with the load. Returns the seconds it took (0
+// when loaded before, or when FFTW is missing: the fft then says so when it runs).
+double LoadFftLibrary();
 Status RunFft(const Instruction& fft, const void* operand, void* result, int threads);
 
 // --- LAPACK ------------------------------------------------------------------------------
-// jax's LAPACK calls (IsCpuLapackCall: potrf, getrf, geqrf, orgqr, syevd, gesdd of f32/f64)
+// jax's LAPACK calls (IsCpuLapackCall: potrf, getrf, geqrf, orgqr, syevd, gesdd, gehrd,
+// geqp3, gtsv and BLAS's trsm, of f32/f64)
 // through Debian's LAPACK, loaded at run time: what jaxlib's kernels compute under XLA,
 // LAPACK's signs and orders included. `operands` one buffer per operand, `outputs` one per
 // result leaf (ParseLibraryCall's shapes), any layouts; the batch split across `threads`.
@@ -153,6 +158,11 @@ Status RunLapack(const Instruction& call, const std::vector<void*>& operands, co
 // gives on the operands rounded to f32 (the signs are the algorithm's choice, the values
 // are what the shadow measures).
 StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector<const Literal*>& operands);
+// Loads LAPACK and BLAS (once per process) and makes one 1x1 call of each precision, which
+// sets OpenBLAS's buffers up: milliseconds that a profile would otherwise charge to the
+// program's first LAPACK call. Returns the seconds it took (0 when done before, or when
+// LAPACK is missing: the call then says so when it runs).
+double LoadLapackLibrary();
 
 // --- rng-bit-generator -------------------------------------------------------------------
 // XLA's generators (compiler/support/bit_generators.h; rng_default is Philox): the u64

@@ -471,6 +471,11 @@ Status RunFftTyped(const Instruction& fft, const FftPlan& p, const void* operand
 
 }  // namespace
 
+double LoadFftLibrary() {
+  struct Fftw;
+  return TimeOnce<Fftw>([] { return LoadFftw<float>(nullptr) != nullptr && LoadFftw<double>(nullptr) != nullptr; });
+}
+
 bool CanRunFft(const Instruction& fft, std::string* why) {
   FftPlan plan;
   const Status status = PlanFft(fft, &plan);

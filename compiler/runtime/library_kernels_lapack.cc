@@ -9,6 +9,8 @@
 // copied out to theirs, so the call reads any layout and may write over its operand (XLA
 // aliases the factor with the matrix). The batch is split across the threads; each thread
 // has its own scratch and workspace (sized by LAPACK's workspace query, once a call).
+#include <mutex>
+
 #include "compiler/ir/backend_config.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/runtime/library_kernels_internal.h"
@@ -32,13 +34,33 @@ struct LapackApi {
                 Len) = nullptr;
   void (*gesdd)(const char*, const int*, const int*, R*, const int*, R*, R*, const int*, R*, const int*, R*, const int*,
                 int*, int*, Len) = nullptr;
+  void (*gehrd)(const int*, const int*, const int*, R*, const int*, R*, R*, const int*, int*) = nullptr;
+  void (*geqp3)(const int*, const int*, R*, const int*, int*, R*, R*, const int*, int*) = nullptr;
+  void (*gtsv)(const int*, const int*, R*, R*, R*, R*, const int*, int*) = nullptr;
+  // BLAS's triangular solve (LAPACK's library carries BLAS or loads it: dlsym finds it).
+  void (*trsm)(const char*, const char*, const char*, const char*, const int*, const int*, const R*, const R*,
+               const int*, R*, const int*, Len, Len, Len, Len) = nullptr;
+  // Whether calls from several threads must take turns (LapackTurns): OpenBLAS's
+  // sequential build (openblas_get_parallel() == 0, Debian's libopenblas0-serial) hands out
+  // its scratch buffers without a lock, and two calls at once then corrupt each other's
+  // results (measured: 4 of 6000 pairs of concurrent batched strsm and sgetrf calls gave
+  // wrong results). Reference LAPACK and OpenBLAS's threaded builds (libopenblas0-pthread,
+  // which setup.sh installs) are safe; Fusebox sets the threaded build to one thread per
+  // call and splits the batch across its own threads.
+  bool take_turns = false;
 };
+
+// The lock calls take when the library is not safe to call from several threads at once.
+std::mutex& LapackTurns() {
+  static std::mutex* turns = new std::mutex();
+  return *turns;
+}
 
 template <typename R>
 const LapackApi<R>* LoadLapack(std::string* why) {
   return LoadApiOnce<LapackApi<R>>(
       [](LapackApi<R>& a) -> std::string {
-        RuntimeLibrary library("liblapack.so.3", "liblapack3 and libopenblas0-serial");
+        RuntimeLibrary library("liblapack.so.3", "liblapack3 and libopenblas0-pthread");
         const std::string prefix(1, sizeof(R) == 4 ? 's' : 'd');
         library.Bind(a.potrf, prefix + "potrf_");
         library.Bind(a.getrf, prefix + "getrf_");
@@ -46,6 +68,16 @@ const LapackApi<R>* LoadLapack(std::string* why) {
         library.Bind(a.orgqr, prefix + "orgqr_");
         library.Bind(a.syevd, prefix + "syevd_");
         library.Bind(a.gesdd, prefix + "gesdd_");
+        library.Bind(a.gehrd, prefix + "gehrd_");
+        library.Bind(a.geqp3, prefix + "geqp3_");
+        library.Bind(a.gtsv, prefix + "gtsv_");
+        library.Bind(a.trsm, prefix + "trsm_");
+        int (*openblas_parallel)() = nullptr;
+        void (*openblas_threads)(int) = nullptr;
+        library.BindOptional(openblas_parallel, "openblas_get_parallel");
+        library.BindOptional(openblas_threads, "openblas_set_num_threads");
+        if (openblas_threads != nullptr) openblas_threads(1);
+        a.take_turns = openblas_parallel != nullptr && openblas_parallel() == 0;
         return library.ok() ? std::string() : "LAPACK: " + library.missing();
       },
       why);
@@ -69,26 +101,109 @@ int64_t BatchOffset(const Side& side, int64_t batch_rank, int64_t b) {
   return offset;
 }
 
-// Copies matrix `b` of `side` ([..., rows, cols]) into column-major `dst` (leading
-// dimension `ld`), or back.
+// Copies a rows x cols matrix, element (i, j) from src[i * srs + j * scs] to
+// dst[i * drs + j * dcs]: along the contiguous dimension when both share one, else in
+// 16 x 16 tiles (a transposition: each tile's reads and writes stay in the cache).
+template <typename T>
+void CopyMatrix(const T* src, int64_t srs, int64_t scs, T* dst, int64_t drs, int64_t dcs, int64_t rows, int64_t cols) {
+  if (scs == 1 && dcs == 1) {
+    for (int64_t i = 0; i < rows; ++i) std::copy_n(src + i * srs, cols, dst + i * drs);
+    return;
+  }
+  if (srs == 1 && drs == 1) {
+    for (int64_t j = 0; j < cols; ++j) std::copy_n(src + j * scs, rows, dst + j * dcs);
+    return;
+  }
+  constexpr int64_t kTile = 16;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    const int64_t i1 = std::min(rows, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i) {
+        for (int64_t j = j0; j < j1; ++j) dst[i * drs + j * dcs] = src[i * srs + j * scs];
+      }
+    }
+  }
+}
+
+// Matrix b of `side` ([..., rows, cols]): its first element and its row and column strides.
+template <typename T>
+T* MatrixAt(const Side& side, int64_t b, int64_t* rs, int64_t* cs) {
+  const int64_t r = static_cast<int64_t>(side.dims.size());
+  *rs = side.strides[r - 2];
+  *cs = side.strides[r - 1];
+  return reinterpret_cast<T*>(side.data) + BatchOffset(side, r - 2, b);
+}
+
+// Copies matrix `b` of `side` into column-major `dst` (leading dimension `ld`), or back.
 template <typename T>
 void ToColumnMajor(const Side& side, int64_t b, int64_t rows, int64_t cols, T* dst, int64_t ld) {
-  const int64_t r = static_cast<int64_t>(side.dims.size());
-  const T* base = reinterpret_cast<const T*>(side.data) + BatchOffset(side, r - 2, b);
-  const int64_t rs = side.strides[r - 2], cs = side.strides[r - 1];
-  for (int64_t j = 0; j < cols; ++j) {
-    for (int64_t i = 0; i < rows; ++i) dst[j * ld + i] = base[i * rs + j * cs];
-  }
+  int64_t rs, cs;
+  const T* base = MatrixAt<T>(side, b, &rs, &cs);
+  CopyMatrix(base, rs, cs, dst, int64_t{1}, ld, rows, cols);
 }
 template <typename T>
 void FromColumnMajor(const T* src, int64_t ld, const Side& side, int64_t b, int64_t rows, int64_t cols) {
-  const int64_t r = static_cast<int64_t>(side.dims.size());
-  T* base = reinterpret_cast<T*>(side.data) + BatchOffset(side, r - 2, b);
-  const int64_t rs = side.strides[r - 2], cs = side.strides[r - 1];
-  for (int64_t j = 0; j < cols; ++j) {
-    for (int64_t i = 0; i < rows; ++i) base[i * rs + j * cs] = src[j * ld + i];
-  }
+  int64_t rs, cs;
+  T* base = MatrixAt<T>(side, b, &rs, &cs);
+  CopyMatrix(src, int64_t{1}, ld, base, rs, cs, rows, cols);
 }
+
+// How LAPACK sees matrix b of `side` ([..., rows, cols]) where it lies: a pointer to it
+// and the leading dimension, when the layout is column-major (rows contiguous, as jax's
+// calls ask for) or, with `transposed`, row-major (columns contiguous: LAPACK then sees
+// the cols x rows transpose, which a triangular solve or a Cholesky factorization can use
+// with its side or triangle swapped); nullptr when it is neither.
+template <typename T>
+T* MatrixView(const Side& side, int64_t b, int64_t rows, int64_t cols, bool transposed, int* ld) {
+  const int64_t r = static_cast<int64_t>(side.dims.size());
+  int64_t contiguous = side.strides[r - 2], leading = side.strides[r - 1];
+  if (transposed) {
+    std::swap(contiguous, leading);
+    std::swap(rows, cols);
+  }
+  if (rows > 1 && contiguous != 1) return nullptr;
+  if (cols <= 1) leading = std::max<int64_t>(1, rows);
+  if (leading < std::max<int64_t>(1, rows) || leading > std::numeric_limits<int>::max()) return nullptr;
+  *ld = static_cast<int>(leading);
+  return reinterpret_cast<T*>(side.data) + BatchOffset(side, r - 2, b);
+}
+
+// Matrix b of `in`, ready for LAPACK to overwrite with what lands in the same matrix of
+// `out` (of in's dimensions): out's own memory where MatrixView sees it in the
+// orientation asked for (in's matrix copied there unless the two are one buffer laid out
+// alike), else column-major `scratch` (leading dimension rows), which StoreMatrix copies
+// out; *transposed says which LAPACK got.
+template <typename T>
+T* LoadMatrix(const Side& in, const Side& out, int64_t b, int64_t rows, int64_t cols, bool may_transpose,
+              std::vector<T>& scratch, int* ld, bool* transposed) {
+  const bool same_buffer = in.data == out.data;
+  if (!same_buffer || in.strides == out.strides) {
+    for (bool t : {false, true}) {
+      if (t && !may_transpose) break;
+      if (T* view = MatrixView<T>(out, b, rows, cols, t, ld)) {
+        if (!same_buffer) {
+          int64_t irs, ics, ors, ocs;
+          const T* from = MatrixAt<T>(in, b, &irs, &ics);
+          T* to = MatrixAt<T>(out, b, &ors, &ocs);
+          CopyMatrix(from, irs, ics, to, ors, ocs, rows, cols);
+        }
+        *transposed = t;
+        return view;
+      }
+    }
+  }
+  *ld = static_cast<int>(std::max<int64_t>(1, rows));
+  *transposed = false;
+  ToColumnMajor(in, b, rows, cols, scratch.data(), *ld);
+  return scratch.data();
+}
+template <typename T>
+void StoreMatrix(const T* matrix, int ld, const std::vector<T>& scratch, const Side& out, int64_t b, int64_t rows,
+                 int64_t cols) {
+  if (matrix == scratch.data()) FromColumnMajor(matrix, ld, out, b, rows, cols);
+}
+
 // Writes `count` values of a vector result ([..., count]) for batch `b`.
 template <typename T, typename S>
 void WriteVector(const S* src, int64_t count, const Side& side, int64_t b) {
@@ -179,6 +294,18 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
         lwork = WorkspaceSize(query);
         liwork = std::max(1, 8 * k);
         break;
+      case LibraryCallKind::kHessenberg: {
+        const int one = 1;
+        lapack.gehrd(&n, &one, &n, probe.data(), &lda, probe.data(), &query, &minus_one, &info);
+        lwork = WorkspaceSize(query);
+        break;
+      }
+      case LibraryCallKind::kPivotingQr: {
+        int jpvt_probe = 0;
+        lapack.geqp3(&m, &n, probe.data(), &lda, &jpvt_probe, probe.data(), &query, &minus_one, &info);
+        lwork = WorkspaceSize(query);
+        break;
+      }
       default:
         break;
     }
@@ -196,52 +323,58 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
     std::vector<R> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
     std::vector<R> vec(static_cast<size_t>(std::max(1, std::max(m, n))));
-    std::vector<int> ipiv(static_cast<size_t>(std::max(1, k)));
+    std::vector<int> ipiv(static_cast<size_t>(std::max(1, std::max(k, n))));
     std::vector<R> u, vt;
     if (kind == LibraryCallKind::kSvd && jobz != 'N') {
       u.resize(static_cast<size_t>(std::max<int64_t>(1, int64_t{ldu} * ucols)));
       vt.resize(static_cast<size_t>(std::max<int64_t>(1, int64_t{ldvt} * n)));
     }
     for (int64_t b = begin; b < end; ++b) {
-      ToColumnMajor(in[0], b, m64, n64, a.data(), lda);
+      int ld = lda;
+      bool transposed = false;
+      // A symmetric matrix is its own transpose: a row-major one is factored where it lies,
+      // its other triangle asked for.
+      R* x = LoadMatrix(in[0], out[0], b, m64, n64, kind == LibraryCallKind::kCholesky, a, &ld, &transposed);
       int info = 0;
       switch (kind) {
-        case LibraryCallKind::kCholesky:
-          lapack.potrf(&uplo, &n, a.data(), &lda, &info, 1);
-          FromColumnMajor(a.data(), lda, out[0], b, m64, n64);
+        case LibraryCallKind::kCholesky: {
+          const char triangle = transposed ? (desc.lower ? 'U' : 'L') : uplo;
+          lapack.potrf(&triangle, &n, x, &ld, &info, 1);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
           WriteInfo(out[1], b, info);
           break;
+        }
         case LibraryCallKind::kLu:
-          lapack.getrf(&m, &n, a.data(), &lda, ipiv.data(), &info);
-          FromColumnMajor(a.data(), lda, out[0], b, m64, n64);
+          lapack.getrf(&m, &n, x, &ld, ipiv.data(), &info);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
           WriteVector<int32_t>(ipiv.data(), k, out[1], b);
           WriteInfo(out[2], b, info);
           break;
         case LibraryCallKind::kQr:
-          lapack.geqrf(&m, &n, a.data(), &lda, vec.data(), work.data(), &lwork, &info);
-          FromColumnMajor(a.data(), lda, out[0], b, m64, n64);
+          lapack.geqrf(&m, &n, x, &ld, vec.data(), work.data(), &lwork, &info);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
           WriteVector<R>(vec.data(), k, out[1], b);
           break;
         case LibraryCallKind::kHouseholderProduct: {
           const int kk = static_cast<int>(in[1].dims.back());
           ReadVector<R>(in[1], b, kk, vec.data());
-          lapack.orgqr(&m, &n, &kk, a.data(), &lda, vec.data(), work.data(), &lwork, &info);
-          FromColumnMajor(a.data(), lda, out[0], b, m64, n64);
+          lapack.orgqr(&m, &n, &kk, x, &ld, vec.data(), work.data(), &lwork, &info);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
           break;
         }
         case LibraryCallKind::kSymmetricEigen:
-          lapack.syevd(&jobz, &uplo, &n, a.data(), &lda, vec.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1,
+          lapack.syevd(&jobz, &uplo, &n, x, &ld, vec.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1,
                        1);
-          FromColumnMajor(a.data(), lda, out[0], b, m64, n64);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
           WriteVector<R>(vec.data(), n, out[1], b);
           WriteInfo(out[2], b, info);
           break;
         case LibraryCallKind::kSvd: {
           R* up = u.empty() ? vec.data() : u.data();
           R* vtp = vt.empty() ? vec.data() : vt.data();
-          lapack.gesdd(&jobz, &m, &n, a.data(), &lda, vec.data(), up, &ldu, vtp, &ldvt, work.data(), &lwork,
+          lapack.gesdd(&jobz, &m, &n, x, &ld, vec.data(), up, &ldu, vtp, &ldvt, work.data(), &lwork,
                        iwork.data(), &info, 1);
-          FromColumnMajor(a.data(), lda, out[0], b, m64, n64);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
           WriteVector<R>(vec.data(), k, out[1], b);
           const int64_t u_rows = out[2].dims[out[2].dims.size() - 2], u_cols = out[2].dims.back();
           const int64_t vt_rows = out[3].dims[out[3].dims.size() - 2], vt_cols = out[3].dims.back();
@@ -257,12 +390,121 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
           WriteInfo(out[4], b, info);
           break;
         }
+        case LibraryCallKind::kHessenberg: {
+          const int one = 1;
+          lapack.gehrd(&n, &one, &n, x, &ld, vec.data(), work.data(), &lwork, &info);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
+          WriteVector<R>(vec.data(), std::max(n - 1, 0), out[1], b);
+          WriteInfo(out[2], b, info);
+          break;
+        }
+        case LibraryCallKind::kPivotingQr:
+          // jax's jpvt: zeros (every column free), or LAPACK's fixed columns where nonzero.
+          ReadVector<int32_t>(in[1], b, n, ipiv.data());
+          lapack.geqp3(&m, &n, x, &ld, ipiv.data(), vec.data(), work.data(), &lwork, &info);
+          StoreMatrix(x, ld, a, out[0], b, m64, n64);
+          WriteVector<int32_t>(ipiv.data(), n, out[1], b);
+          WriteVector<R>(vec.data(), k, out[2], b);
+          break;
         default:
           break;
       }
     }
   });
   if (!ok) return Invalid(call, "out of memory in the LAPACK call");
+  return Status::Ok();
+}
+
+// BLAS's trsm on each matrix pair: a [..., k, k] (k = m on the left, n on the right) and b
+// [..., m, n], x over b. alpha is 1 (jax's calls carry no alpha operand).
+template <typename R>
+Status RunTriangularSolveTyped(const Instruction& call, const LibraryCall& desc, const LapackApi<R>& lapack,
+                               const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
+  const Side& a = in[0];
+  const Side& rhs = in[1];
+  const int64_t rank = static_cast<int64_t>(rhs.dims.size());
+  const int64_t m64 = rhs.dims[rank - 2], n64 = rhs.dims[rank - 1];
+  const int64_t k64 = desc.left_side ? m64 : n64;
+  if (!FitsInt(m64) || !FitsInt(n64)) return Unsupported(call, "matrices of more than 2^30 rows or columns");
+  int64_t batches = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) batches *= rhs.dims[d];
+  if (batches == 0 || m64 == 0 || n64 == 0) return Status::Ok();
+  const int m = static_cast<int>(m64), n = static_cast<int>(n64), k = static_cast<int>(k64);
+  const char side = desc.left_side ? 'L' : 'R';
+  const char uplo = desc.lower ? 'L' : 'U';
+  const char trans = desc.transpose_a == TransposeA::kNoTranspose ? 'N' : 'T';  // real: adjoint = transpose
+  const char diag = desc.unit_diagonal ? 'U' : 'N';
+  const R one = 1;
+  const double flops = static_cast<double>(batches) * static_cast<double>(k64) * static_cast<double>(k64) *
+                       static_cast<double>(desc.left_side ? n64 : m64);
+  const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
+  const bool ok = ParallelFor(batches, workers, [&](int64_t begin, int64_t end, int) {
+    std::vector<R> t, scratch(static_cast<size_t>(m64 * n64));
+    for (int64_t b = begin; b < end; ++b) {
+      int ldx = m;
+      bool transposed = false;
+      R* x = LoadMatrix(rhs, out[0], b, m64, n64, /*may_transpose=*/true, scratch, &ldx, &transposed);
+      // x lies as LAPACK sees it (column-major) or as its transpose (row-major): there
+      // op(a) x = b is x^T op(a)^T = b^T, the solve from the other side with a's other
+      // triangle (a read in the same orientation, itself transposed).
+      int lda = k;
+      const R* tri = MatrixView<R>(a, b, k64, k64, transposed, &lda);
+      if (tri == nullptr) {
+        t.resize(static_cast<size_t>(k64 * k64));
+        if (transposed) {
+          int64_t rs, cs;
+          const R* from = MatrixAt<R>(a, b, &rs, &cs);
+          CopyMatrix(from, cs, rs, t.data(), int64_t{1}, k64, k64, k64);  // a^T, column-major
+        } else {
+          ToColumnMajor(a, b, k64, k64, t.data(), k64);
+        }
+        tri = t.data();
+        lda = k;
+      }
+      const char s = transposed ? (desc.left_side ? 'R' : 'L') : side;
+      const char u = transposed ? (desc.lower ? 'U' : 'L') : uplo;
+      const int rows = transposed ? n : m, cols = transposed ? m : n;
+      lapack.trsm(&s, &u, &trans, &diag, &rows, &cols, &one, tri, &lda, x, &ldx, 1, 1, 1, 1);
+      StoreMatrix(x, ldx, scratch, out[0], b, m64, n64);
+    }
+  });
+  if (!ok) return Invalid(call, "out of memory in the triangular solve");
+  return Status::Ok();
+}
+
+// LAPACK's gtsv on each system: dl, d, du [..., n] and b [..., n, nrhs]; LAPACK gets dl + 1
+// (jax's dl[0] and du[n - 1] lie outside the matrix) and leaves its factors in all three.
+template <typename R>
+Status RunTridiagonalSolveTyped(const Instruction& call, const LapackApi<R>& lapack, const std::vector<Side>& in,
+                                const std::vector<Side>& out, int threads) {
+  const Side& rhs = in[3];
+  const int64_t rank = static_cast<int64_t>(rhs.dims.size());
+  const int64_t n64 = rhs.dims[rank - 2], nrhs64 = rhs.dims[rank - 1];
+  if (!FitsInt(n64) || !FitsInt(nrhs64)) return Unsupported(call, "systems of more than 2^30 rows or columns");
+  int64_t batches = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) batches *= rhs.dims[d];
+  if (batches == 0) return Status::Ok();
+  const int n = static_cast<int>(n64), nrhs = static_cast<int>(nrhs64), ldb = std::max(1, n);
+  const double flops = static_cast<double>(batches) * 8.0 * static_cast<double>(n64) * static_cast<double>(nrhs64 + 1);
+  const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
+  const bool ok = ParallelFor(batches, workers, [&](int64_t begin, int64_t end, int) {
+    std::vector<R> dl(static_cast<size_t>(n64 + 1)), d(static_cast<size_t>(n64 + 1)), du(static_cast<size_t>(n64 + 1));
+    std::vector<R> x(static_cast<size_t>(std::max<int64_t>(1, n64 * nrhs64)));
+    for (int64_t b = begin; b < end; ++b) {
+      ReadVector<R>(in[0], b, n64, dl.data());
+      ReadVector<R>(in[1], b, n64, d.data());
+      ReadVector<R>(in[2], b, n64, du.data());
+      ToColumnMajor(rhs, b, n64, nrhs64, x.data(), ldb);
+      int info = 0;
+      if (n > 0) lapack.gtsv(&n, &nrhs, dl.data() + 1, d.data(), du.data(), x.data(), &ldb, &info);
+      WriteVector<R>(dl.data(), n64, out[0], b);
+      WriteVector<R>(d.data(), n64, out[1], b);
+      WriteVector<R>(du.data(), n64, out[2], b);
+      FromColumnMajor(x.data(), ldb, out[3], b, n64, nrhs64);
+      WriteInfo(out[4], b, info);
+    }
+  });
+  if (!ok) return Invalid(call, "out of memory in the tridiagonal solve");
   return Status::Ok();
 }
 
@@ -292,10 +534,20 @@ Status RunLapackOn(const Instruction& call, const LibraryCall& desc, const std::
     RETURN_IF_ERROR(DenseStrides(call, result_shapes[i], "result " + Str(static_cast<int64_t>(i)), &out[i].strides));
     if (out[i].data == nullptr) return Invalid(call, "null buffer");
   }
-  if (in[0].dims.size() < 2) return Invalid(call, "operand 0 is not matrices");
+  const Side& matrices = desc.kind == LibraryCallKind::kTridiagonalSolve ? in.back() : in[0];
+  if (matrices.dims.size() < 2) return Invalid(call, "operand " + Str(static_cast<int64_t>(&matrices - in.data())) + " is not matrices");
   std::string why;
   const LapackApi<R>* lapack = LoadLapack<R>(&why);
   if (lapack == nullptr) return Unsupported(call, why);
+  std::unique_lock<std::mutex> turn;
+  if (lapack->take_turns) {
+    turn = std::unique_lock<std::mutex>(LapackTurns());
+    threads = 1;
+  }
+  if (desc.kind == LibraryCallKind::kTriangularSolve) {
+    return RunTriangularSolveTyped<R>(call, desc, *lapack, in, out, threads);
+  }
+  if (desc.kind == LibraryCallKind::kTridiagonalSolve) return RunTridiagonalSolveTyped<R>(call, *lapack, in, out, threads);
   return RunLapackTyped<R>(call, desc, *lapack, in, out, threads);
 }
 
@@ -371,6 +623,31 @@ void AlignSigns(Literal& wide, const Literal& narrow, bool rows_of, std::vector<
 }
 
 }  // namespace
+
+namespace {
+
+// One 1x1 Cholesky factorization and triangular solve of precision R.
+template <typename R>
+bool WarmUpLapack() {
+  const LapackApi<R>* lapack = LoadLapack<R>(nullptr);
+  if (lapack == nullptr) return false;
+  std::unique_lock<std::mutex> turn;
+  if (lapack->take_turns) turn = std::unique_lock<std::mutex>(LapackTurns());
+  R a = 4, b = 2;
+  const R one = 1;
+  const int n = 1;
+  int info = 0;
+  lapack->potrf("L", &n, &a, &n, &info, 1);
+  lapack->trsm("L", "L", "N", "N", &n, &n, &one, &a, &n, &b, &n, 1, 1, 1, 1);
+  return true;
+}
+
+}  // namespace
+
+double LoadLapackLibrary() {
+  struct Lapack;
+  return TimeOnce<Lapack>([] { return WarmUpLapack<float>() && WarmUpLapack<double>(); });
+}
 
 Status RunLapack(const Instruction& call, const std::vector<void*>& operands, const std::vector<void*>& outputs,
                  int threads) {

@@ -5,6 +5,8 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+#include <mutex>
 #include <string>
 
 namespace fusebox::runtime::library {
@@ -27,6 +29,11 @@ class RuntimeLibrary {
   void Bind(Fn& fn, const std::string& symbol) {
     fn = handle_ != nullptr ? reinterpret_cast<Fn>(dlsym(handle_, symbol.c_str())) : nullptr;
     if (fn == nullptr && missing_.empty()) missing_ = std::string(soname_) + " lacks " + symbol;
+  }
+  // An entry point only some builds of the library have: nullptr where it lacks it.
+  template <typename Fn>
+  void BindOptional(Fn& fn, const std::string& symbol) {
+    fn = handle_ != nullptr ? reinterpret_cast<Fn>(dlsym(handle_, symbol.c_str())) : nullptr;
   }
   bool ok() const { return missing_.empty(); }
   const std::string& missing() const { return missing_; }
@@ -51,6 +58,19 @@ const Api* LoadApiOnce(Fill fill, std::string* why) {
   }();
   if (api == nullptr && why != nullptr) *why = *missing;
   return api;
+}
+
+// Runs `load` (returning whether it succeeded) once per process for each Tag: the seconds
+// it took for the first caller when it succeeded, 0 otherwise and for every later caller.
+template <typename Tag, typename Load>
+double TimeOnce(Load load) {
+  static std::once_flag once;
+  double seconds = 0;
+  std::call_once(once, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    if (load()) seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  return seconds;
 }
 
 }  // namespace fusebox::runtime::library

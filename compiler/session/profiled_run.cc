@@ -96,9 +96,9 @@ StatusOr<ProfiledRun> RunCpu(const Module& module, const std::vector<Literal>& a
   compile_span.End();
   run.compile_s = compile_watch.ElapsedSeconds();
   for (const codegen::CompileStepTime& step : exe->code().step_times()) run.compile_steps_s.emplace_back(step.step, step.seconds);
-  if (const double set_up = exe->PrepareLibraries(); set_up > 0) {
-    run.compile_s += set_up;
-    run.compile_steps_s.emplace_back("oneDNN set-up", set_up);
+  for (const auto& [library, seconds] : exe->PrepareLibraries()) {
+    run.compile_s += seconds;
+    run.compile_steps_s.emplace_back(library + " set-up", seconds);
   }
   run.compile_threads = exe->code().compile_threads();
   run.device = "the CPU (" + std::to_string(exe->threads()) + " threads)";

@@ -1223,6 +1223,141 @@ TEST(LapackTest, TheF64ShadowOfAnF32CallKeepsItsVectorsSigns) {
   }
 }
 
+// Runs the module's root LAPACK call through RunLapack on buffers laid out as its
+// parameters and result say (a poisoned result, so that an element never written shows)
+// and through the interpreter, which runs the plain HLO the call stands for; compares.
+// Returns what RunLapack wrote, one literal per result leaf (none when it failed).
+std::vector<Literal> CheckLapackCall(const Module& module, const std::vector<Literal>& args, int threads,
+                                     const std::string& where, bool compare = true) {
+  const Instruction& call = *module.entry()->root();
+  std::vector<std::vector<uint8_t>> in;
+  std::vector<void*> operands;
+  for (int64_t i = 0; i < call.operand_count(); ++i) {
+    in.push_back(ToBuffer(args[static_cast<size_t>(i)], call.operand(i)->shape()));
+    operands.push_back(in.back().data());
+  }
+  std::vector<Shape> leaves;
+  if (call.shape().IsTuple()) {
+    for (const Shape& leaf : call.shape().tuple_shapes()) leaves.push_back(leaf);
+  } else {
+    leaves.push_back(call.shape());
+  }
+  std::vector<std::vector<uint8_t>> out;
+  std::vector<void*> outputs;
+  for (const Shape& leaf : leaves) {
+    out.emplace_back(static_cast<size_t>(std::max<int64_t>(Literal(leaf).size_bytes(), 1)), 0x7d);
+    outputs.push_back(out.back().data());
+  }
+  const Status status = runtime::RunLapack(call, operands, outputs, threads);
+  EXPECT_TRUE(status.ok()) << status.message() << "\n  " << where;
+  if (!status.ok()) return {};
+  std::vector<Literal> actual;
+  for (size_t i = 0; i < leaves.size(); ++i) actual.push_back(FromBuffer(out[i], leaves[i]));
+  if (!compare) return actual;
+  interpreter::Interpreter interp;
+  StatusOr<Literal> expected = interp.Run(module, args);
+  EXPECT_TRUE(expected.ok()) << expected.status().message() << "\n  " << where;
+  if (!expected.ok()) return actual;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const Literal& want = call.shape().IsTuple() ? expected->tuple_elements()[i] : *expected;
+    interpreter::CompareOptions options = interpreter::DefaultToleranceFor(leaves[i].element_type());
+    options.atol = std::max(options.atol, 1e-4);
+    options.rtol = std::max(options.rtol, 1e-4);
+    const interpreter::CompareResult result = CompareLiterals(actual[i], want, options);
+    EXPECT_TRUE(result.ok()) << "leaf " << i << ": " << result.ToString() << "\n  " << where;
+  }
+  return actual;
+}
+
+// Well-conditioned triangles: random values, the diagonal moved away from 0.
+Literal TriangleOperand(const Shape& shape, uint64_t seed) {
+  Literal a = interpreter::RandomLiteral(Shape(shape.element_type(), shape.dimensions()), seed);
+  const std::vector<int64_t>& d = shape.dimensions();
+  const int64_t n = d.back();
+  for (int64_t b = 0; b < a.element_count() / (n * n); ++b) {
+    for (int64_t i = 0; i < n; ++i) a.SetDouble((b * n + i) * n + i, 3.0 + a.GetDouble((b * n + i) * n + i));
+  }
+  return a;
+}
+
+// BLAS's trsm as jax calls it, every side, triangle, op and diagonal, on operands laid
+// out column-major (as jax asks: LAPACK's own order, used where it lies), row-major (what
+// the CPU backend's layouts give: the transposed solve, where it lies) and mixed (copies),
+// with one and two threads; against the plain HLO's triangular solve.
+TEST(LapackTest, TriangularSolvesInEveryLayoutMatchThePlainHlo) {
+  int cases = 0;
+  for (const char* side : {"L", "R"}) {
+    for (const char* uplo : {"L", "U"}) {
+      for (const char* trans : {"N", "T"}) {
+        for (const char* diag : {"N", "U"}) {
+          for (const auto& [a_layout, b_layout, x_layout] : std::vector<std::array<const char*, 3>>{
+                   {"{1,2,0}", "{1,2,0}", "{1,2,0}"}, {"{2,1,0}", "{2,1,0}", "{2,1,0}"},
+                   {"{2,1,0}", "{1,2,0}", "{2,1,0}"}, {"{1,2,0}", "{2,1,0}", "{1,2,0}"},
+                   {"{1,2,0}", "{2,1,0}", "{2,1,0}"}}) {
+            const bool left = std::string(side) == "L";
+            const std::string k = left ? "5" : "4";
+            const std::string hlo =
+                std::string("HloModule m\nENTRY e {\n  %a = f32[3,") + k + "," + k + "]" + a_layout +
+                " parameter(0)\n  %b = f32[3,5,4]" + b_layout + " parameter(1)\n  ROOT %x = f32[3,5,4]" + x_layout +
+                " custom-call(%a, %b), custom_call_target=\"lapack_strsm_ffi\", api_version=API_VERSION_TYPED_FFI, "
+                "backend_config={diag = " + std::to_string(diag[0]) + " : ui8, side = " + std::to_string(side[0]) +
+                " : ui8, trans_x = " + std::to_string(trans[0]) + " : ui8, uplo = " + std::to_string(uplo[0]) + " : ui8}\n}\n";
+            auto module = Parse(hlo);
+            ASSERT_NE(module, nullptr);
+            const uint64_t seed = static_cast<uint64_t>(++cases);
+            std::vector<Literal> args;
+            args.push_back(TriangleOperand(module->entry()->parameter(0)->shape(), seed));
+            args.push_back(interpreter::RandomLiteral(Shape(PrimitiveType::kF32, {3, 5, 4}), seed + 100));
+            for (int threads : {1, 2}) CheckLapackCall(*module, args, threads, hlo);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 80);
+}
+
+// LAPACK's Cholesky of a symmetric positive definite batch, either triangle, column-major
+// (where it lies), row-major (the other triangle of its transpose, where it lies) and
+// copied between layouts: the factor, the untouched triangle and info as the plain HLO's.
+TEST(LapackTest, CholeskyInEveryLayoutMatchesThePlainHlo) {
+  int cases = 0;
+  for (const char* uplo : {"L", "U"}) {
+    for (const auto& [a_layout, f_layout] : std::vector<std::array<const char*, 2>>{
+             {"{1,2,0}", "{1,2,0}"}, {"{2,1,0}", "{2,1,0}"}, {"{2,1,0}", "{1,2,0}"}, {"{1,2,0}", "{2,1,0}"}}) {
+      const std::string hlo = std::string("HloModule m\nENTRY e {\n  %a = f32[4,6,6]") + a_layout +
+                              " parameter(0)\n  ROOT %c = (f32[4,6,6]" + f_layout +
+                              ", s32[4]) custom-call(%a), custom_call_target=\"lapack_spotrf_ffi\", "
+                              "api_version=API_VERSION_TYPED_FFI, backend_config={uplo = " +
+                              std::to_string(uplo[0]) + " : ui8}\n}\n";
+      auto module = Parse(hlo);
+      ASSERT_NE(module, nullptr);
+      // m m^T + 6 I over a random m.
+      Literal m = interpreter::RandomLiteral(Shape(PrimitiveType::kF32, {4, 6, 6}), static_cast<uint64_t>(++cases));
+      Literal a(Shape(PrimitiveType::kF32, {4, 6, 6}));
+      for (int64_t b = 0; b < 4; ++b) {
+        for (int64_t i = 0; i < 6; ++i) {
+          for (int64_t j = 0; j < 6; ++j) {
+            double sum = i == j ? 6.0 : 0.0;
+            for (int64_t t = 0; t < 6; ++t) sum += m.GetDouble((b * 6 + i) * 6 + t) * m.GetDouble((b * 6 + j) * 6 + t);
+            a.SetDouble((b * 6 + i) * 6 + j, sum);
+          }
+        }
+      }
+      std::vector<Literal> args;
+      args.push_back(a);
+      for (int threads : {1, 2}) CheckLapackCall(*module, args, threads, hlo);
+      // One matrix that is not positive definite: info names its first bad column, 4
+      // (LAPACK stops there; the plain HLO goes on with NaNs, which jax masks anyway).
+      args[0].SetDouble((2 * 6 + 3) * 6 + 3, -1.0);
+      std::vector<Literal> failed = CheckLapackCall(*module, args, 2, hlo, /*compare=*/false);
+      ASSERT_EQ(failed.size(), 2u);
+      for (int64_t b = 0; b < 4; ++b) EXPECT_EQ(failed[1].GetInt64(b), b == 2 ? 4 : 0) << b << "\n" << hlo;
+    }
+  }
+  EXPECT_EQ(cases, 8);
+}
+
 // A library the runtime loads that is not there (FFTW, LAPACK on a bare machine): ok()
 // false, and the message names the library, why, and the package that brings it.
 TEST(RuntimeLibraryTest, AMissingLibraryOrEntryPointIsNamed) {
