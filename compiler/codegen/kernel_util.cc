@@ -145,6 +145,9 @@ int64_t EstimateFlops(const Instruction& inst) {
     }
     case Opcode::kReduce:
       return inst.operand(0)->shape().ElementCount();
+    case Opcode::kCustomCall:
+      if (const int64_t lapack = LapackFlops(inst); lapack >= 0) return lapack;
+      return inst.shape().IsArray() ? inst.shape().ElementCount() : 0;
     case Opcode::kFft: {
       // A radix-2 transform's 5 N log2 N per transform of N points (complex or real).
       double points = 1;

@@ -1355,6 +1355,72 @@ bool IsCpuLapackTarget(const Instruction& instruction) {
   return false;
 }
 
+int64_t LapackFlops(const Instruction& instruction) {
+  if (!IsCpuLapackTarget(instruction)) return -1;
+  const std::optional<LibraryCallKind> kind = LibraryCallKindOf(instruction.attrs().custom_call_target);
+  // The matrices: b's for a triangular or tridiagonal solve, a's otherwise.
+  const bool solve = kind == LibraryCallKind::kTriangularSolve || kind == LibraryCallKind::kTridiagonalSolve;
+  const int solve_operand = kind == LibraryCallKind::kTriangularSolve ? 1 : 3;
+  if (!kind || (solve && instruction.operand_count() <= solve_operand)) return -1;
+  const Shape& shape = instruction.operand(solve ? solve_operand : 0)->shape();
+  if (!shape.IsArray() || shape.rank() < 2) return -1;
+  const double m = static_cast<double>(shape.dimensions(shape.rank() - 2));
+  const double n = static_cast<double>(shape.dimensions(shape.rank() - 1));
+  double batch = 1;
+  for (int64_t d = 0; d + 2 < shape.rank(); ++d) batch *= static_cast<double>(shape.dimensions(d));
+  const double k = std::min(m, n), big = std::max(m, n);
+  double per_matrix = 0;
+  switch (*kind) {
+    case LibraryCallKind::kCholesky:
+      per_matrix = n * n * n / 3;
+      break;
+    case LibraryCallKind::kLu:
+      per_matrix = k * k * big - k * k * k / 3;
+      break;
+    case LibraryCallKind::kQr:
+    case LibraryCallKind::kPivotingQr:
+      per_matrix = 2 * k * k * big - 2 * k * k * k / 3;
+      break;
+    case LibraryCallKind::kHouseholderProduct: {
+      const Shape& taus = instruction.operand_count() > 1 ? instruction.operand(1)->shape() : shape;
+      const double r = taus.rank() >= 1 ? static_cast<double>(taus.dimensions(taus.rank() - 1)) : k;
+      per_matrix = 4 * m * n * r - 2 * (m + n) * r * r + 4 * r * r * r / 3;
+      break;
+    }
+    case LibraryCallKind::kSymmetricEigen: {
+      // jax's mode: jobz as a ui8 character code ('V' when absent).
+      char jobz = 'V';
+      if (std::optional<FfiAttributeMap> attributes = FfiAttributes(instruction); attributes && attributes->count("mode")) {
+        const std::string& value = attributes->at("mode");
+        const int code = std::atoi(value.c_str());
+        jobz = code > 0 ? static_cast<char>(code) : value.empty() ? 'V' : value[0];
+      }
+      per_matrix = (jobz != 'N' ? 14.0 : 4.0) * n * n * n / 3;
+      break;
+    }
+    case LibraryCallKind::kSvd: {
+      StatusOr<LibraryCall> call = ParseLibraryCall(instruction);
+      const bool vectors = call.ok() && call->svd_mode != 'N';
+      per_matrix = 4 * k * k * big - 4 * k * k * k / 3 + (vectors ? 4 * k * k * big + 8 * k * k * k : 0);
+      break;
+    }
+    case LibraryCallKind::kHessenberg:
+      per_matrix = 10 * n * n * n / 3;
+      break;
+    case LibraryCallKind::kTriangularSolve: {
+      StatusOr<LibraryCall> call = ParseLibraryCall(instruction);
+      per_matrix = call.ok() && !call->left_side ? m * n * n : m * m * n;
+      break;
+    }
+    case LibraryCallKind::kTridiagonalSolve:
+      per_matrix = (8 + 7 * n) * m;
+      break;
+    default:
+      return -1;
+  }
+  return static_cast<int64_t>(std::max(0.0, batch * per_matrix));
+}
+
 bool IsCpuLapackCall(const Instruction& instruction) {
   if (!IsCpuLapackTarget(instruction)) return false;
   const char precision = instruction.attrs().custom_call_target[std::string_view("lapack_").size()];

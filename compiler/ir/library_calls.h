@@ -163,6 +163,16 @@ bool IsCpuLapackCall(const Instruction& instruction);
 // vectors the signs the s routine chose, library_kernels.h).
 bool IsCpuLapackTarget(const Instruction& instruction);
 
+// The floating-point operations of a jax LAPACK call (IsCpuLapackTarget) for the whole
+// batch, by LAPACK's usual operation counts (multiplications plus additions, leading
+// terms; LAPACK Working Note 41): potrf n^3/3, getrf k^2 max(m, n) - k^3/3, geqrf and geqp3
+// 2 k^2 max(m, n) - 2 k^3/3, orgqr 4mnk - 2(m + n)k^2 + 4k^3/3, syevd 4n^3/3 (values) or
+// 14n^3/3 (vectors), gesdd 4 k^2 max(m, n) - 4k^3/3 plus 4 k^2 max(m, n) + 8k^3 for vectors,
+// gehrd 10n^3/3, trsm m^2 n (left) or m n^2 (right), gtsv (8 + 7 nrhs) n (k = min(m, n)).
+// For the profile's GFLOP/s, an estimate: the algorithms' own counts vary with blocking
+// and convergence. -1 for other instructions.
+int64_t LapackFlops(const Instruction& instruction);
+
 // The ragged-dot forms Fusebox models (jax's ragged_dot, a mixture of experts' grouped
 // matmul, and its gradient with respect to the experts' matrices). group_sizes [g] splits
 // the ragged dimension's m rows into consecutive groups (rows past the last group belong

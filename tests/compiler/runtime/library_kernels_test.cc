@@ -23,6 +23,7 @@
 #include "compiler/interpreter/ops.h"
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/ir/computation.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/parser/parser.h"
 #include "compiler/verifier/shape_inference.h"
 
@@ -1356,6 +1357,30 @@ TEST(LapackTest, CholeskyInEveryLayoutMatchesThePlainHlo) {
     }
   }
   EXPECT_EQ(cases, 8);
+}
+
+// The profile's GFLOP/s for a LAPACK call come from LAPACK's operation counts (they were
+// the result's element count before: 0.00 GFLOP/s for an LU).
+TEST(LapackTest, OperationCountsFollowLapacksFormulas) {
+  auto trsm = [](const std::string& a, const char* side) {
+    return Parse("HloModule m\nENTRY e {\n  %a = f32" + a + " parameter(0)\n  %b = f32[3,5,4] parameter(1)\n"
+                 "  ROOT %x = f32[3,5,4] custom-call(%a, %b), custom_call_target=\"lapack_strsm_ffi\", "
+                 "api_version=API_VERSION_TYPED_FFI, backend_config={diag = 78 : ui8, side = " +
+                 std::to_string(side[0]) + " : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}\n}\n");
+  };
+  auto left = trsm("[3,5,5]", "L"), right = trsm("[3,4,4]", "R");
+  auto potrf = LapackModule("lapack_spotrf_ffi", "f32", "$T[4,6,6]", "($T[4,6,6], s32[4])", "uplo = 76 : ui8");
+  auto getrf = LapackModule("lapack_dgetrf_ffi", "f64", "$T[2,8,6]", "($T[2,8,6], s32[2,6], s32[2])", "");
+  auto values = LapackModule("lapack_ssyevd_ffi", "f32", "$T[6,6]", "($T[6,6], $T[6], s32[])", "mode = 78 : ui8, uplo = 76 : ui8");
+  auto vectors = LapackModule("lapack_ssyevd_ffi", "f32", "$T[6,6]", "($T[6,6], $T[6], s32[])", "mode = 86 : ui8, uplo = 76 : ui8");
+  ASSERT_TRUE(left && right && potrf && getrf && values && vectors);
+  EXPECT_EQ(LapackFlops(*left->entry()->root()), 3 * 5 * 5 * 4);   // m^2 n
+  EXPECT_EQ(LapackFlops(*right->entry()->root()), 3 * 5 * 4 * 4);  // m n^2
+  EXPECT_EQ(LapackFlops(*potrf->entry()->root()), 4 * 6 * 6 * 6 / 3);
+  EXPECT_EQ(LapackFlops(*getrf->entry()->root()), 2 * (6 * 6 * 8 - 6 * 6 * 6 / 3));
+  EXPECT_EQ(LapackFlops(*values->entry()->root()), 4 * 6 * 6 * 6 / 3);
+  EXPECT_EQ(LapackFlops(*vectors->entry()->root()), 14 * 6 * 6 * 6 / 3);
+  EXPECT_EQ(LapackFlops(*potrf->entry()->parameter(0)), -1);
 }
 
 // A library the runtime loads that is not there (FFTW, LAPACK on a bare machine): ok()
