@@ -418,7 +418,19 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
     }
     result_value = std::move(*ran);
   } else {
-    interpreter::Interpreter interpreter;
+    // A call with no plain HLO (LAPACK's geev) runs LAPACK itself, and the run says so.
+    interpreter::InterpreterOptions interpreter_options;
+    interpreter_options.library_call = runtime::RunLapackOnLiterals;
+    interpreter_options.library_call_unmodelled_only = true;
+    for (const auto& computation : module.computations()) {
+      for (const auto& inst : computation->instructions()) {
+        if (IsCpuLapackTarget(*inst) && !HasPlainHloModel(*inst)) {
+          std::cerr << "note: %" << inst->name() << " (" << inst->attrs().custom_call_target
+                    << ") has no plain-HLO model: the interpreter runs LAPACK for it, as the CPU backend does\n";
+        }
+      }
+    }
+    interpreter::Interpreter interpreter(interpreter_options);
     Stopwatch watch;
     auto ran = interpreter.Run(module, args);
     double seconds = watch.ElapsedSeconds();
@@ -434,7 +446,10 @@ int RunRun(const CommonInput& in, const RunOptions& opts) {
                    "or --expected to compare the interpreter with given outputs\n";
       return kExitUserError;
     }
-    Status checked = CheckResult(module, args, *result_value, opts, &check_failed);
+    check::CheckOptions check_options;
+    check_options.interpreter.library_call = interpreter_options.library_call;
+    check_options.interpreter.library_call_unmodelled_only = true;
+    Status checked = CheckResult(module, args, *result_value, opts, &check_failed, check_options);
     if (!checked.ok()) return ReportStatus(checked);
   }
   return WriteRunOutputs(*result_value, args, opts, check_failed);

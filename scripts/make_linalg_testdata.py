@@ -243,10 +243,21 @@ def vector_cases():
     write("svd_vectors_f64", lambda a: jnp.linalg.svd(a, full_matrices=True), (g.standard_normal((4, 3)),))
 
 
+def general_eigen_cases():
+    # jax's eigendecomposition of a general matrix (lapack_?geev_ffi, 2026-12-04): no plain
+    # HLO; the CPU backend runs LAPACK's geev, as XLA does, so the eigenvalues' order and the
+    # vectors' phases are jax's own.
+    g = np.random.default_rng(12)
+    write("eig_vectors", jnp.linalg.eig, (g.standard_normal((3, 5, 5)).astype(np.float32),))
+    write("eigvals_general", jnp.linalg.eigvals, (g.standard_normal((2, 6, 6)).astype(np.float32),))
+    write("eig_left_right_f64", lambda a: jax.lax.linalg.eig(a, compute_left_eigenvectors=True),
+          (g.standard_normal((4, 4)),))
+
+
 if __name__ == "__main__":
     import sys
     groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases,
               "hessenberg": hessenberg_cases, "pivoting": pivoting_cases,
-              "vectors": vector_cases}
+              "vectors": vector_cases, "general_eigen": general_eigen_cases}
     for name in sys.argv[1:] or list(groups):
         groups[name]()

@@ -258,7 +258,8 @@ class CoreEvaluator {
                                "\" is a Python callback (jax.pure_callback, io_callback) that computes this "
                                "value; Fusebox cannot run Python");
         }
-        if (IsCpuLapackTarget(inst) && interp_->options().library_call) {
+        if (IsCpuLapackTarget(inst) && interp_->options().library_call &&
+            (!interp_->options().library_call_unmodelled_only || !HasPlainHloModel(inst))) {
           return interp_->options().library_call(inst, std::vector<const Literal*>(ops.begin(), ops.end()));
         }
         if (IsLibraryCall(inst)) {

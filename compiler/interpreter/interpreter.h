@@ -54,6 +54,10 @@ struct InterpreterOptions {
   // runtime's (runtime::RunLapackOnLiterals), so that the reference computes what the
   // backend computes where the library's choices (an eigenvector's sign) are its own.
   std::function<StatusOr<Literal>(const Instruction&, const std::vector<const Literal*>&)> library_call;
+  // With library_call set: only the calls with no plain HLO (HasPlainHloModel: LAPACK's
+  // geev) run it, the others their plain HLO. The interpreter backend of `fusebox run`
+  // sets it so that a general eigendecomposition runs (LAPACK's, as XLA's) and says so.
+  bool library_call_unmodelled_only = false;
 };
 
 // Counters gathered while running, for benchmarks and the CLI.

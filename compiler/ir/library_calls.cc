@@ -1212,6 +1212,40 @@ Status ParsePivotingQr(const Instruction& inst, LibraryCall& call) {
   return Status::Ok();
 }
 
+// jax's eigendecomposition of a general real matrix: (a [..., n, n]) -> (wr [..., n], wi
+// [..., n], vl and vr complex [..., n, n] (vector j in column j), s32 info [...]); the
+// attributes compute_left and compute_right are LAPACK's jobvl and jobvr ('N' or 'V').
+Status ParseGeneralEigen(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
+    return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
+  }
+  const PrimitiveType real = a.element_type();
+  if (real != PrimitiveType::kF32 && real != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "an eigendecomposition of " + std::string(PrimitiveTypeName(real)) +
+                                     " is not modelled (f32 and f64 are)");
+  }
+  const PrimitiveType complex = real == PrimitiveType::kF32 ? PrimitiveType::kC64 : PrimitiveType::kC128;
+  std::vector<int64_t> values = BatchDims(a);
+  values.push_back(a.dimensions(a.rank() - 1));
+  const Shape& shape = inst.shape();
+  auto is = [&](int64_t i, PrimitiveType type, const std::vector<int64_t>& dims) {
+    return shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == type &&
+           shape.tuple_shapes(i).dimensions() == dims;
+  };
+  if (!shape.IsTuple() || shape.tuple_size() != 5 || !is(0, real, values) || !is(1, real, values) ||
+      !is(2, complex, a.dimensions()) || !is(3, complex, a.dimensions()) || !is(4, PrimitiveType::kS32, BatchDims(a))) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (wr, wi, complex vl, complex vr, s32 info)");
+  }
+  std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
+  if (!attributes) return CallError(inst, "has no FFI attributes (compute_left, compute_right) in its backend_config");
+  ASSIGN_OR_RETURN(call.eigen_left, BlasChar(inst, *attributes, "compute_left", "NV"));
+  ASSIGN_OR_RETURN(call.eigen_right, BlasChar(inst, *attributes, "compute_right", "NV"));
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
 Status ParseLuPivotsToPermutation(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the pivots");
   const Shape& pivots = inst.operand(0)->shape();
@@ -1261,6 +1295,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "gtsv")) return LibraryCallKind::kTridiagonalSolve;
   if (IsLapackTarget(target, "gehrd")) return LibraryCallKind::kHessenberg;
   if (IsLapackTarget(target, "geqp3")) return LibraryCallKind::kPivotingQr;
+  if (IsLapackTarget(target, "geev")) return LibraryCallKind::kGeneralEigen;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -1346,13 +1381,19 @@ std::vector<std::string> LibraryCallNotes(const Module& module) {
 bool IsCpuLapackTarget(const Instruction& instruction) {
   if (instruction.opcode() != Opcode::kCustomCall || instruction.operand_count() < 1) return false;
   const std::string& target = instruction.attrs().custom_call_target;
-  for (const char* routine : {"potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "trsm", "gtsv", "gehrd", "geqp3"}) {
+  for (const char* routine : {"potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "trsm", "gtsv", "gehrd", "geqp3",
+                              "geev"}) {
     if (IsLapackTarget(target, routine)) {
       const char precision = target[std::string_view("lapack_").size()];
       return precision == 's' || precision == 'd';
     }
   }
   return false;
+}
+
+bool HasPlainHloModel(const Instruction& instruction) {
+  return instruction.opcode() != Opcode::kCustomCall ||
+         LibraryCallKindOf(instruction.attrs().custom_call_target) != LibraryCallKind::kGeneralEigen;
 }
 
 int64_t LapackFlops(const Instruction& instruction) {
@@ -1415,6 +1456,12 @@ int64_t LapackFlops(const Instruction& instruction) {
     case LibraryCallKind::kTridiagonalSolve:
       per_matrix = (8 + 7 * n) * m;
       break;
+    case LibraryCallKind::kGeneralEigen: {
+      StatusOr<LibraryCall> call = ParseLibraryCall(instruction);
+      const bool vectors = call.ok() && (call->eigen_left == 'V' || call->eigen_right == 'V');
+      per_matrix = (vectors ? 79.0 / 3 : 10.0) * n * n * n;
+      break;
+    }
     default:
       return -1;
   }
@@ -1476,6 +1523,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
     case LibraryCallKind::kPivotingQr:
       RETURN_IF_ERROR(ParsePivotingQr(instruction, call));
       return call;
+    case LibraryCallKind::kGeneralEigen:
+      RETURN_IF_ERROR(ParseGeneralEigen(instruction, call));
+      return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
       ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
@@ -1505,6 +1555,12 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
 
 StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instruction, Module& module) {
   ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(instruction));
+  if (call.kind == LibraryCallKind::kGeneralEigen) {
+    return CallUnsupported(instruction,
+                           "has no plain-HLO model (the nonsymmetric QR algorithm): only the CPU backend runs it, "
+                           "through LAPACK's geev as XLA does, and its --check runs LAPACK's f64 routine as the "
+                           "reference");
+  }
   std::string name = instruction.name();
   for (char& c : name) {
     if (c == '$') c = '_';

@@ -32,6 +32,10 @@
 //   lapack_?gehrd_ffi (s, d)                  jax's Hessenberg reduction (CPU): (a with H on
 //                                             and above the sub-diagonal and the reflectors
 //                                             below, taus, s32 info) (householder.h)
+//   lapack_?geev_ffi (s, d)                   jax's eigendecomposition of a general matrix
+//                                             (CPU): (wr, wi, left and right vectors as
+//                                             complex columns, s32 info); no plain HLO:
+//                                             only the CPU runtime runs it, through LAPACK
 //   lapack_?gtsv_ffi (s, d)                   jax's tridiagonal solve (CPU): LAPACK's
 //                                             elimination with partial pivoting, (dl, d,
 //                                             du as LAPACK leaves them, x, s32 info)
@@ -86,6 +90,7 @@ enum class LibraryCallKind {
   kTridiagonalSolve,          // lapack_?gtsv_ffi: (dl, d, du, x, s32 info)
   kHessenberg,                // lapack_?gehrd_ffi: (a, taus, s32 info)
   kPivotingQr,                // lapack_?geqp3_ffi: (a, s32 jpvt, taus)
+  kGeneralEigen,              // lapack_?geev_ffi: (wr, wi, complex vl, complex vr, s32 info)
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write
@@ -138,6 +143,9 @@ struct LibraryCall {
   // than V^T.
   char svd_mode = 'A';
   bool svd_returns_v = false;
+  // General eigendecomposition: LAPACK's jobvl and jobvr, 'N' or 'V'.
+  char eigen_left = 'N';
+  char eigen_right = 'N';
 };
 
 // How a topk call's comparator `comparator` orders elements of `type`: true for
@@ -154,7 +162,8 @@ bool IsLibraryCall(const Instruction& instruction);
 
 // True when `instruction` is one of jax's LAPACK calls that the CPU runtime runs through
 // LAPACK itself (as XLA's CPU backend does): lapack_{s,d}{potrf,getrf,geqrf,orgqr,syevd,
-// gesdd,trsm,gtsv,gehrd,geqp3}_ffi of real f32/f64 matrices (trsm is BLAS's). The CPU pipeline keeps them as calls; everywhere
+// gesdd,trsm,gtsv,gehrd,geqp3,geev}_ffi of real f32/f64 matrices (trsm is BLAS's; geev
+// has no plain HLO, HasPlainHloModel). The CPU pipeline keeps them as calls; everywhere
 // else (the interpreter, the GPU) they become the plain HLO BuildLibraryCallComputation
 // writes, which is also the reference the CPU's results are checked against.
 bool IsCpuLapackCall(const Instruction& instruction);
@@ -168,10 +177,15 @@ bool IsCpuLapackTarget(const Instruction& instruction);
 // terms; LAPACK Working Note 41): potrf n^3/3, getrf k^2 max(m, n) - k^3/3, geqrf and geqp3
 // 2 k^2 max(m, n) - 2 k^3/3, orgqr 4mnk - 2(m + n)k^2 + 4k^3/3, syevd 4n^3/3 (values) or
 // 14n^3/3 (vectors), gesdd 4 k^2 max(m, n) - 4k^3/3 plus 4 k^2 max(m, n) + 8k^3 for vectors,
-// gehrd 10n^3/3, trsm m^2 n (left) or m n^2 (right), gtsv (8 + 7 nrhs) n (k = min(m, n)).
+// gehrd 10n^3/3, trsm m^2 n (left) or m n^2 (right), gtsv (8 + 7 nrhs) n, geev 10n^3
+// (values) or 79n^3/3 (vectors) (k = min(m, n)).
 // For the profile's GFLOP/s, an estimate: the algorithms' own counts vary with blocking
 // and convergence. -1 for other instructions.
 int64_t LapackFlops(const Instruction& instruction);
+
+// False for the library calls BuildLibraryCallComputation has no plain HLO for (LAPACK's
+// geev: only the CPU runtime runs it); true for every other call.
+bool HasPlainHloModel(const Instruction& instruction);
 
 // The ragged-dot forms Fusebox models (jax's ragged_dot, a mixture of experts' grouped
 // matmul, and its gradient with respect to the experts' matrices). group_sizes [g] splits
@@ -202,7 +216,8 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction);
 
 // Adds to `module` a computation, not the entry, that takes the call's operands as its
 // parameters and returns what the call returns (the value, and a zero workspace when the
-// call's result is a tuple). Its instructions are plain HLO.
+// call's result is a tuple). Its instructions are plain HLO. A general eigendecomposition
+// (geev: the nonsymmetric QR algorithm) has none: an error naming the call.
 StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instruction, Module& module);
 
 // Replaces the library call `instruction` (in `module`) by a `call` of the computation

@@ -143,7 +143,7 @@ Status RunFft(const Instruction& fft, const void* operand, void* result, int thr
 
 // --- LAPACK ------------------------------------------------------------------------------
 // jax's LAPACK calls (IsCpuLapackCall: potrf, getrf, geqrf, orgqr, syevd, gesdd, gehrd,
-// geqp3, gtsv and BLAS's trsm, of f32/f64)
+// geqp3, gtsv, geev and BLAS's trsm, of f32/f64)
 // through Debian's LAPACK, loaded at run time: what jaxlib's kernels compute under XLA,
 // LAPACK's signs and orders included. `operands` one buffer per operand, `outputs` one per
 // result leaf (ParseLibraryCall's shapes), any layouts; the batch split across `threads`.

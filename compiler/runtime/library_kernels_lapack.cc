@@ -37,6 +37,8 @@ struct LapackApi {
   void (*gehrd)(const int*, const int*, const int*, R*, const int*, R*, R*, const int*, int*) = nullptr;
   void (*geqp3)(const int*, const int*, R*, const int*, int*, R*, R*, const int*, int*) = nullptr;
   void (*gtsv)(const int*, const int*, R*, R*, R*, R*, const int*, int*) = nullptr;
+  void (*geev)(const char*, const char*, const int*, R*, const int*, R*, R*, R*, const int*, R*, const int*, R*,
+               const int*, int*, Len, Len) = nullptr;
   // BLAS's triangular solve (LAPACK's library carries BLAS or loads it: dlsym finds it).
   void (*trsm)(const char*, const char*, const char*, const char*, const int*, const int*, const R*, const R*,
                const int*, R*, const int*, Len, Len, Len, Len) = nullptr;
@@ -71,6 +73,7 @@ const LapackApi<R>* LoadLapack(std::string* why) {
         library.Bind(a.gehrd, prefix + "gehrd_");
         library.Bind(a.geqp3, prefix + "geqp3_");
         library.Bind(a.gtsv, prefix + "gtsv_");
+        library.Bind(a.geev, prefix + "geev_");
         library.Bind(a.trsm, prefix + "trsm_");
         int (*openblas_parallel)() = nullptr;
         void (*openblas_threads)(int) = nullptr;
@@ -508,6 +511,86 @@ Status RunTridiagonalSolveTyped(const Instruction& call, const LapackApi<R>& lap
   return Status::Ok();
 }
 
+// LAPACK's geev on each matrix, as jaxlib runs it: a matrix holding a NaN or an infinity
+// is not factored (info -4); otherwise wr, wi and, where info is 0, the vectors asked for
+// unpacked from LAPACK's real form into complex columns (a complex pair's vectors are
+// v_j = x_j + i x_{j+1} and its conjugate). Vectors not asked for are written as zeros
+// (jaxlib leaves them as its scratch happened to be), and so is everything a failed
+// matrix does not give (jax masks those with NaN by info).
+template <typename R>
+Status RunGeneralEigenTyped(const Instruction& call, const LibraryCall& desc, const LapackApi<R>& lapack,
+                            const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
+  using C = std::complex<R>;
+  const int64_t rank = static_cast<int64_t>(in[0].dims.size());
+  const int64_t n64 = in[0].dims[rank - 1];
+  if (!FitsInt(n64)) return Unsupported(call, "matrices of more than 2^30 rows");
+  int64_t batches = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) batches *= in[0].dims[d];
+  if (batches == 0) return Status::Ok();
+  const int n = static_cast<int>(n64), ld = std::max(1, n);
+  const char jobvl = desc.eigen_left, jobvr = desc.eigen_right;
+  int lwork = 1;
+  {
+    R query = 0, probe = 0;
+    int info = 0;
+    const int minus_one = -1;
+    lapack.geev(&jobvl, &jobvr, &n, &probe, &ld, &probe, &probe, &probe, &ld, &probe, &ld, &query, &minus_one, &info, 1,
+                1);
+    lwork = WorkspaceSize(query);
+  }
+  if (lwork == std::numeric_limits<int>::max()) {
+    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
+  }
+  const double flops = static_cast<double>(batches) * 26.0 * static_cast<double>(n64 * n64 * n64);
+  const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
+  const bool ok = ParallelFor(batches, workers, [&](int64_t begin, int64_t end, int) {
+    const size_t square = static_cast<size_t>(std::max<int64_t>(1, n64 * n64));
+    std::vector<R> a(square), vl(square), vr(square), work(static_cast<size_t>(lwork));
+    std::vector<R> wr(static_cast<size_t>(n64 + 1)), wi(static_cast<size_t>(n64 + 1));
+    std::vector<C> unpacked(square);
+    for (int64_t b = begin; b < end; ++b) {
+      ToColumnMajor(in[0], b, n64, n64, a.data(), ld);
+      int info = 0;
+      const bool finite = std::all_of(a.begin(), a.begin() + n64 * n64, [](R v) { return std::isfinite(v); });
+      std::fill(wr.begin(), wr.end(), R(0));
+      std::fill(wi.begin(), wi.end(), R(0));
+      if (!finite) {
+        info = -4;
+      } else if (n > 0) {
+        lapack.geev(&jobvl, &jobvr, &n, a.data(), &ld, wr.data(), wi.data(), vl.data(), &ld, vr.data(), &ld,
+                    work.data(), &lwork, &info, 1, 1);
+      }
+      WriteVector<R>(wr.data(), n64, out[0], b);
+      WriteVector<R>(wi.data(), n64, out[1], b);
+      for (int side = 0; side < 2; ++side) {
+        const bool asked = (side == 0 ? jobvl : jobvr) == 'V';
+        const std::vector<R>& packed = side == 0 ? vl : vr;
+        std::fill(unpacked.begin(), unpacked.end(), C(0));
+        if (asked && info == 0) {
+          for (int64_t j = 0; j < n64;) {
+            const R imag = wi[static_cast<size_t>(j)];
+            if (imag == 0 || std::isnan(imag) || j + 1 == n64) {
+              for (int64_t i = 0; i < n64; ++i) unpacked[j * n64 + i] = C(packed[j * n64 + i], 0);
+              ++j;
+            } else {
+              for (int64_t i = 0; i < n64; ++i) {
+                const R re = packed[j * n64 + i], im = packed[(j + 1) * n64 + i];
+                unpacked[j * n64 + i] = C(re, im);
+                unpacked[(j + 1) * n64 + i] = C(re, -im);
+              }
+              j += 2;
+            }
+          }
+        }
+        FromColumnMajor(unpacked.data(), std::max<int64_t>(1, n64), out[2 + side], b, n64, n64);
+      }
+      WriteInfo(out[4], b, info);
+    }
+  });
+  if (!ok) return Invalid(call, "out of memory in the eigendecomposition");
+  return Status::Ok();
+}
+
 }  // namespace
 
 namespace {
@@ -548,6 +631,7 @@ Status RunLapackOn(const Instruction& call, const LibraryCall& desc, const std::
     return RunTriangularSolveTyped<R>(call, desc, *lapack, in, out, threads);
   }
   if (desc.kind == LibraryCallKind::kTridiagonalSolve) return RunTridiagonalSolveTyped<R>(call, *lapack, in, out, threads);
+  if (desc.kind == LibraryCallKind::kGeneralEigen) return RunGeneralEigenTyped<R>(call, desc, *lapack, in, out, threads);
   return RunLapackTyped<R>(call, desc, *lapack, in, out, threads);
 }
 
@@ -622,6 +706,57 @@ void AlignSigns(Literal& wide, const Literal& narrow, bool rows_of, std::vector<
   }
 }
 
+// The f64 shadow's general eigendecomposition (`wide`: wr, wi, vl, vr, info) put in the
+// f32 call's order and phases (`narrow`): each of narrow's eigenvalues takes the nearest
+// unused one of wide's, with its vectors, and each complex vector the unit factor that
+// best aligns it with narrow's (LAPACK's order is where its QR iterations deflate, and
+// its phase makes the largest component real: both are the algorithm's choices, which
+// rounding can tip).
+void AlignEigen(Literal& wide, const Literal& narrow) {
+  const std::vector<int64_t>& dims = wide.tuple_elements()[0].shape().dimensions();
+  const int64_t n = dims.empty() ? 0 : dims.back();
+  const int64_t batches = n == 0 ? 0 : wide.tuple_elements()[0].element_count() / n;
+  for (int64_t b = 0; b < batches; ++b) {
+    auto value = [&](const Literal& t, int64_t j) {
+      return std::complex<double>(t.tuple_elements()[0].GetDouble(b * n + j), t.tuple_elements()[1].GetDouble(b * n + j));
+    };
+    std::vector<int64_t> from(static_cast<size_t>(n));
+    std::vector<bool> used(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t best = -1;
+      for (int64_t k = 0; k < n; ++k) {
+        if (used[static_cast<size_t>(k)]) continue;
+        if (best < 0 || std::abs(value(wide, k) - value(narrow, j)) < std::abs(value(wide, best) - value(narrow, j))) {
+          best = k;
+        }
+      }
+      used[static_cast<size_t>(best)] = true;
+      from[static_cast<size_t>(j)] = best;
+    }
+    for (int leaf : {0, 1}) {
+      Literal& values = wide.tuple_elements()[leaf];
+      std::vector<double> copy(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) copy[static_cast<size_t>(j)] = values.GetDouble(b * n + j);
+      for (int64_t j = 0; j < n; ++j) values.SetDouble(b * n + j, copy[static_cast<size_t>(from[static_cast<size_t>(j)])]);
+    }
+    for (int leaf : {2, 3}) {
+      Literal& vectors = wide.tuple_elements()[leaf];
+      const Literal& reference = narrow.tuple_elements()[leaf];
+      std::vector<std::complex<double>> copy(static_cast<size_t>(n * n));
+      for (int64_t i = 0; i < n * n; ++i) copy[static_cast<size_t>(i)] = vectors.GetComplex(b * n * n + i);
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t k = from[static_cast<size_t>(j)];
+        std::complex<double> overlap = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          overlap += std::conj(copy[static_cast<size_t>(i * n + k)]) * reference.GetComplex(b * n * n + i * n + j);
+        }
+        const std::complex<double> phase = std::abs(overlap) > 0 ? overlap / std::abs(overlap) : 1.0;
+        for (int64_t i = 0; i < n; ++i) vectors.SetComplex(b * n * n + i * n + j, copy[static_cast<size_t>(i * n + k)] * phase);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -673,7 +808,7 @@ StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector
   if (type == PrimitiveType::kF32) return RunOnLiterals<float>(call, desc, operands, call.shape());
   if (type != PrimitiveType::kF64) return Unsupported(call, "operands of " + TypeName(type));
   ASSIGN_OR_RETURN(Literal wide, RunOnLiterals<double>(call, desc, operands, call.shape()));
-  const bool vectors = desc.kind == LibraryCallKind::kSymmetricEigen ||
+  const bool vectors = desc.kind == LibraryCallKind::kSymmetricEigen || desc.kind == LibraryCallKind::kGeneralEigen ||
                        (desc.kind == LibraryCallKind::kSvd && desc.svd_mode != 'N');
   if (!single || !vectors) return wide;
   // The f64 shadow of an f32 call: its vectors take the signs the f32 routine gives on the
@@ -696,12 +831,16 @@ StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector
   for (const Literal& l : narrow_operands) narrow_pointers.push_back(&l);
   std::vector<Shape> narrow_leaves;
   for (const Literal& leaf : wide.tuple_elements()) {
-    narrow_leaves.push_back(Shape(
-        leaf.shape().element_type() == PrimitiveType::kF64 ? PrimitiveType::kF32 : leaf.shape().element_type(),
-        leaf.shape().dimensions()));
+    const PrimitiveType type = leaf.shape().element_type();
+    narrow_leaves.push_back(Shape(type == PrimitiveType::kF64    ? PrimitiveType::kF32
+                                  : type == PrimitiveType::kC128 ? PrimitiveType::kC64
+                                                                 : type,
+                                  leaf.shape().dimensions()));
   }
   ASSIGN_OR_RETURN(Literal narrow, RunOnLiterals<float>(call, desc, narrow_pointers, Shape::Tuple(narrow_leaves)));
-  if (desc.kind == LibraryCallKind::kSymmetricEigen) {
+  if (desc.kind == LibraryCallKind::kGeneralEigen) {
+    AlignEigen(wide, narrow);
+  } else if (desc.kind == LibraryCallKind::kSymmetricEigen) {
     AlignSigns(wide.tuple_elements()[0], narrow.tuple_elements()[0], /*rows_of=*/false, nullptr, nullptr);
   } else {
     // u's columns and vt's rows flip together (u diag(s) vt keeps its value).

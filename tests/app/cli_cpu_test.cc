@@ -460,6 +460,37 @@ TEST(CliCpuRunTest, FourierTransformsAreLibraryCallsOnTheCpuAndDotsOnTheGpu) {
   EXPECT_THAT(run.out, HasSubstr("FFTW set-up")) << run.out;
 }
 
+// jax's eigendecomposition of a general matrix (lapack_?geev_ffi: jnp.linalg.eig,
+// eigvals, lax.linalg.eig with left vectors) runs LAPACK's geev on the CPU backend, as
+// XLA does: jax's eigenvalues and vectors, order and phases included; --check measures an
+// f32 call against LAPACK's f64 routine. It has no plain-HLO model: the interpreter
+// backend runs LAPACK for it too and says so; the GPU refuses it by name.
+TEST(CliCpuRunTest, GeneralEigendecompositionsRunLapackOnTheCpu) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
+  for (const auto& [name, outputs] : std::vector<std::pair<std::string, int>>{
+           {"eig_vectors", 2}, {"eigvals_general", 1}, {"eig_left_right_f64", 3}}) {
+    std::string expected;
+    for (int i = 0; i < outputs; ++i) expected += " " + dir + name + ".out" + std::to_string(i) + ".npy";
+    Result cpu = RunFusebox("run " + dir + name + ".hlo --backend cpu --check --inputs " + dir + name + ".in0.npy --expected" +
+                            expected);
+    EXPECT_EQ(cpu.code, 0) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr("expected: matches the expected outputs: " + std::to_string(outputs) + " of " +
+                                   std::to_string(outputs)))
+        << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr("check: matches the interpreter")) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr("run LAPACK in the reference too")) << name << "\n" << cpu.out;
+  }
+  Result interpreter = RunFusebox("run " + dir + "eig_vectors.hlo --backend interpreter --inputs " + dir +
+                                  "eig_vectors.in0.npy --expected " + dir + "eig_vectors.out0.npy " + dir + "eig_vectors.out1.npy");
+  EXPECT_EQ(interpreter.code, 0) << interpreter.out;
+  EXPECT_THAT(interpreter.out, HasSubstr("(lapack_sgeev_ffi) has no plain-HLO model: the interpreter runs LAPACK for it"))
+      << interpreter.out;
+  EXPECT_THAT(interpreter.out, HasSubstr("expected: matches the expected outputs: 2 of 2")) << interpreter.out;
+  Result gpu = RunFusebox("compile " + dir + "eig_vectors.hlo --stage gpu_optimized_hlo");
+  EXPECT_NE(gpu.code, 0) << gpu.out;
+  EXPECT_THAT(gpu.out, HasSubstr("has no plain-HLO model")) << gpu.out;
+}
+
 // LAPACK is loaded and set up (OpenBLAS's buffers) before the first run: a compile step of
 // its own, so that the first call's kernel time is the call's (about 6 ms of loading was
 // charged to a microsecond solve before; bench/README.md).
