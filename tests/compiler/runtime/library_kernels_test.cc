@@ -1177,6 +1177,23 @@ double LargestDifference(const Literal& x, const Literal& y) {
   return most;
 }
 
+// The f32 call (`f32`, on `narrow_in`), its f64 shadow (`shadow`: the s target on f64
+// operands) and the d routine alone (`f64`) on the same values widened, through
+// RunLapackOnLiterals: {narrow, wide, plain}, or none after reporting a failure.
+std::vector<Literal> RunShadowTriple(const Module& f32, const Module& shadow, const Module& f64, const Literal& narrow_in) {
+  Literal wide_in(shadow.entry()->parameter(0)->shape());
+  for (int64_t i = 0; i < narrow_in.element_count(); ++i) wide_in.SetDouble(i, narrow_in.GetDouble(i));
+  std::vector<Literal> runs;
+  for (const auto& [module, in] : std::vector<std::pair<const Module*, const Literal*>>{
+           {&f32, &narrow_in}, {&shadow, &wide_in}, {&f64, &wide_in}}) {
+    StatusOr<Literal> run = runtime::RunLapackOnLiterals(*module->entry()->root(), {in});
+    EXPECT_TRUE(run.ok()) << run.status().message();
+    if (!run.ok()) return {};
+    runs.push_back(std::move(*run));
+  }
+  return runs;
+}
+
 // The f64 shadow of an f32 call (an s routine's target with f64 operands) runs the d
 // routine, whose eigen- and singular vectors often have the other sign (about 4 in 10 of
 // these random symmetric 10x10 matrices): each vector takes the s routine's sign, so the
@@ -1205,14 +1222,9 @@ TEST(LapackTest, TheF64ShadowOfAnF32CallKeepsItsVectorsSigns) {
         }
       }
     }
-    Literal wide_in(shadow->entry()->parameter(0)->shape());
-    for (int64_t i = 0; i < narrow_in.element_count(); ++i) wide_in.SetDouble(i, narrow_in.GetDouble(i));
-    auto narrow = runtime::RunLapackOnLiterals(*f32->entry()->root(), {&narrow_in});
-    auto wide = runtime::RunLapackOnLiterals(*shadow->entry()->root(), {&wide_in});
-    auto plain = runtime::RunLapackOnLiterals(*f64->entry()->root(), {&wide_in});
-    ASSERT_TRUE(narrow.ok()) << narrow.status().message();
-    ASSERT_TRUE(wide.ok()) << wide.status().message();
-    ASSERT_TRUE(plain.ok()) << plain.status().message();
+    std::vector<Literal> runs = RunShadowTriple(*f32, *shadow, *f64, narrow_in);
+    ASSERT_EQ(runs.size(), 3u);
+    const Literal *narrow = &runs[0], *wide = &runs[1], *plain = &runs[2];
     for (int leaf : c.vectors) {
       EXPECT_LT(LargestDifference(wide->tuple_elements()[leaf], narrow->tuple_elements()[leaf]), 1e-4)
           << c.routine << " leaf " << leaf << ": the shadow's vectors are the f32 call's, to its rounding";
@@ -1378,14 +1390,9 @@ TEST(LapackTest, TheF64ShadowOfAGeneralEigendecompositionTakesTheF32OrderAndPhas
   auto f64 = module("lapack_dgeev_ffi", "f64", "c128");
   ASSERT_TRUE(f32 && shadow && f64);
   Literal narrow_in = interpreter::RandomLiteral(f32->entry()->parameter(0)->shape(), 7);
-  Literal wide_in(shadow->entry()->parameter(0)->shape());
-  for (int64_t i = 0; i < narrow_in.element_count(); ++i) wide_in.SetDouble(i, narrow_in.GetDouble(i));
-  auto narrow = runtime::RunLapackOnLiterals(*f32->entry()->root(), {&narrow_in});
-  auto wide = runtime::RunLapackOnLiterals(*shadow->entry()->root(), {&wide_in});
-  auto plain = runtime::RunLapackOnLiterals(*f64->entry()->root(), {&wide_in});
-  ASSERT_TRUE(narrow.ok()) << narrow.status().message();
-  ASSERT_TRUE(wide.ok()) << wide.status().message();
-  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  std::vector<Literal> runs = RunShadowTriple(*f32, *shadow, *f64, narrow_in);
+  ASSERT_EQ(runs.size(), 3u);
+  const Literal *narrow = &runs[0], *wide = &runs[1], *plain = &runs[2];
   auto largest = [](const Literal& x, const Literal& y) {
     double most = 0;
     for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetComplex(i) - y.GetComplex(i)));
