@@ -254,10 +254,31 @@ def general_eigen_cases():
           (g.standard_normal((4, 4)),))
 
 
+def complex_cases():
+    # jax's complex linear algebra (lapack_c..._ffi, lapack_z..._ffi; 2026-12-04): no plain
+    # HLO; the CPU backend runs LAPACK's c and z routines, as XLA does, so the outputs are
+    # jax's own, the Hermitian eigenvectors' phases included.
+    g = np.random.default_rng(13)
+    cplx = lambda *shape: (g.standard_normal(shape) + 1j * g.standard_normal(shape)).astype(np.complex64)
+    a, b = cplx(2, 6, 6), cplx(2, 6, 3)
+    write("complex_solve", jnp.linalg.solve, (a, b))
+    m = cplx(3, 5, 5)
+    h = (m @ np.conj(np.swapaxes(m, -1, -2)) + 5 * np.eye(5)).astype(np.complex64)
+    write("complex_cholesky", jnp.linalg.cholesky, (h,))
+    write("complex_qr", jnp.linalg.qr, (cplx(7, 4),))
+    write("complex_eigh_vectors", jnp.linalg.eigh, (((m + np.conj(np.swapaxes(m, -1, -2))) / 2).astype(np.complex64),))
+    l = (np.tril(cplx(5, 5)) + 4 * np.eye(5)).astype(np.complex64)
+    write("complex_solve_triangular_adjoint", lambda l, c: sl.solve_triangular(l, c, lower=True, trans="C"),
+          (l, cplx(5, 2)))
+    z = g.standard_normal((4, 4)) + 1j * g.standard_normal((4, 4))
+    write("complex128_inv", jnp.linalg.inv, (z,))
+
+
 if __name__ == "__main__":
     import sys
     groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases,
               "hessenberg": hessenberg_cases, "pivoting": pivoting_cases,
-              "vectors": vector_cases, "general_eigen": general_eigen_cases}
+              "vectors": vector_cases, "general_eigen": general_eigen_cases,
+              "complex": complex_cases}
     for name in sys.argv[1:] or list(groups):
         groups[name]()

@@ -858,6 +858,17 @@ std::vector<int64_t> BatchDims(const Shape& shape) {
   return std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end() - 2);
 }
 
+// A complex LAPACK call (lapack_c... or lapack_z... of complex operands; a c call of c128
+// operands is the numeric check's f64 shadow of one): the CPU runtime runs potrf, getrf,
+// geqrf, ungqr, heevd and trsm of them through LAPACK; they have no plain HLO
+// (HasPlainHloModel).
+bool ComplexLapack(const Instruction& inst) {
+  const std::string& target = inst.attrs().custom_call_target;
+  if (target.rfind("lapack_", 0) != 0 || target.size() < 8 || inst.operand_count() < 1) return false;
+  const PrimitiveType type = inst.operand(0)->shape().element_type();
+  return (target[7] == 'c' || target[7] == 'z') && (type == PrimitiveType::kC64 || type == PrimitiveType::kC128);
+}
+
 // jax's LAPACK trsm: (a, b) -> x of b's shape; side L/R, uplo L/U, trans_x N/T/C, diag U/N.
 Status ParseTriangularSolve(const Instruction& inst, LibraryCall& call) {
   std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
@@ -931,7 +942,7 @@ Status ParseLu(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
   const Shape& a = inst.operand(0)->shape();
   if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
-  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "an LU factorization of " + std::string(PrimitiveTypeName(a.element_type())) +
                                      " is not modelled (f32 and f64 are)");
   }
@@ -955,7 +966,7 @@ Status ParseQr(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
   const Shape& a = inst.operand(0)->shape();
   if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
-  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "a QR factorization of " + std::string(PrimitiveTypeName(a.element_type())) +
                                      " is not modelled (f32 and f64 are)");
   }
@@ -978,7 +989,7 @@ Status ParseHouseholderProduct(const Instruction& inst, LibraryCall& call) {
   const Shape& a = inst.operand(0)->shape();
   const Shape& taus = inst.operand(1)->shape();
   if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
-  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "a product of " + std::string(PrimitiveTypeName(a.element_type())) +
                                      " Householder reflectors is not modelled (f32 and f64 are)");
   }
@@ -1007,16 +1018,20 @@ Status ParseSymmetricEigen(const Instruction& inst, LibraryCall& call) {
   if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
     return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
   }
-  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "an eigendecomposition of " + std::string(PrimitiveTypeName(a.element_type())) +
                                      " matrices is not modelled (f32 and f64 are)");
   }
   std::vector<int64_t> values = BatchDims(a);
   values.push_back(a.dimensions(a.rank() - 1));
+  // A Hermitian matrix's eigenvalues are real.
+  const PrimitiveType value_type = a.element_type() == PrimitiveType::kC64    ? PrimitiveType::kF32
+                                   : a.element_type() == PrimitiveType::kC128 ? PrimitiveType::kF64
+                                                                              : a.element_type();
   const Shape& shape = inst.shape();
   if (!shape.IsTuple() || shape.tuple_size() != 3 || !shape.tuple_shapes(0).IsArray() ||
       shape.tuple_shapes(0).dimensions() != a.dimensions() || shape.tuple_shapes(0).element_type() != a.element_type() ||
-      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != a.element_type() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(1).element_type() != value_type ||
       shape.tuple_shapes(1).dimensions() != values || !shape.tuple_shapes(2).IsArray() ||
       shape.tuple_shapes(2).element_type() != PrimitiveType::kS32 || shape.tuple_shapes(2).dimensions() != BatchDims(a)) {
     return CallError(inst, "result " + shape.ToString(false) + " is not (vectors, values, s32 info)");
@@ -1383,17 +1398,24 @@ bool IsCpuLapackTarget(const Instruction& instruction) {
   const std::string& target = instruction.attrs().custom_call_target;
   for (const char* routine : {"potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "trsm", "gtsv", "gehrd", "geqp3",
                               "geev"}) {
+    const char precision = target.size() > 7 ? target[7] : ' ';
+    if (IsLapackTarget(target, routine) && (precision == 's' || precision == 'd')) return true;
+  }
+  // The complex routines the CPU runtime runs (c and z): these have no plain HLO here.
+  for (const char* routine : {"potrf", "getrf", "geqrf", "ungqr", "heevd", "trsm"}) {
     if (IsLapackTarget(target, routine)) {
       const char precision = target[std::string_view("lapack_").size()];
-      return precision == 's' || precision == 'd';
+      return precision == 'c' || precision == 'z';
     }
   }
   return false;
 }
 
 bool HasPlainHloModel(const Instruction& instruction) {
-  return instruction.opcode() != Opcode::kCustomCall ||
-         LibraryCallKindOf(instruction.attrs().custom_call_target) != LibraryCallKind::kGeneralEigen;
+  if (instruction.opcode() != Opcode::kCustomCall) return true;
+  const std::string& target = instruction.attrs().custom_call_target;
+  if (LibraryCallKindOf(target) == LibraryCallKind::kGeneralEigen) return false;
+  return !(IsCpuLapackTarget(instruction) && (target[7] == 'c' || target[7] == 'z'));
 }
 
 int64_t LapackFlops(const Instruction& instruction) {
@@ -1465,6 +1487,9 @@ int64_t LapackFlops(const Instruction& instruction) {
     default:
       return -1;
   }
+  // A complex multiply-add is four real multiplications and four additions.
+  const PrimitiveType type = instruction.operand(0)->shape().element_type();
+  if (type == PrimitiveType::kC64 || type == PrimitiveType::kC128) per_matrix *= 4;
   return static_cast<int64_t>(std::max(0.0, batch * per_matrix));
 }
 
@@ -1472,7 +1497,8 @@ bool IsCpuLapackCall(const Instruction& instruction) {
   if (!IsCpuLapackTarget(instruction)) return false;
   const char precision = instruction.attrs().custom_call_target[std::string_view("lapack_").size()];
   const PrimitiveType type = instruction.operand(0)->shape().element_type();
-  return (precision == 's' && type == PrimitiveType::kF32) || (precision == 'd' && type == PrimitiveType::kF64);
+  return (precision == 's' && type == PrimitiveType::kF32) || (precision == 'd' && type == PrimitiveType::kF64) ||
+         (precision == 'c' && type == PrimitiveType::kC64) || (precision == 'z' && type == PrimitiveType::kC128);
 }
 
 StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
@@ -1555,6 +1581,11 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
 
 StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instruction, Module& module) {
   ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(instruction));
+  if (!HasPlainHloModel(instruction) && call.kind != LibraryCallKind::kGeneralEigen) {
+    return CallUnsupported(instruction,
+                           "has no plain-HLO model (complex LAPACK): only the CPU backend runs it, through LAPACK as "
+                           "XLA does, and its --check runs LAPACK's double-precision routine as the reference");
+  }
   if (call.kind == LibraryCallKind::kGeneralEigen) {
     return CallUnsupported(instruction,
                            "has no plain-HLO model (the nonsymmetric QR algorithm): only the CPU backend runs it, "

@@ -23,9 +23,24 @@ namespace {
 
 using Len = size_t;  // gfortran's hidden character lengths
 
-// The routines of one precision (R: float or double), resolved by name: s... or d...
+// Complex element types (LAPACK's c and z routines) and their real parts.
+template <typename T>
+struct Scalar {
+  static constexpr bool kComplex = false;
+  using Real = T;
+};
+template <typename T>
+struct Scalar<std::complex<T>> {
+  static constexpr bool kComplex = true;
+  using Real = T;
+};
+
+// The routines of one element type (R: float, double or their complex), resolved by name:
+// s..., d..., c... or z.... The complex types bind potrf, getrf, geqrf, ungqr (as orgqr),
+// trsm and heevd; the real ones everything but heevd.
 template <typename R>
 struct LapackApi {
+  using Real = typename Scalar<R>::Real;
   void (*potrf)(const char*, const int*, R*, const int*, int*, Len) = nullptr;
   void (*getrf)(const int*, const int*, R*, const int*, int*, int*) = nullptr;
   void (*geqrf)(const int*, const int*, R*, const int*, R*, R*, const int*, int*) = nullptr;
@@ -42,6 +57,9 @@ struct LapackApi {
   // BLAS's triangular solve (LAPACK's library carries BLAS or loads it: dlsym finds it).
   void (*trsm)(const char*, const char*, const char*, const char*, const int*, const int*, const R*, const R*,
                const int*, R*, const int*, Len, Len, Len, Len) = nullptr;
+  // Hermitian eigendecomposition (complex R): real eigenvalues, real workspace rwork.
+  void (*heevd)(const char*, const char*, const int*, R*, const int*, Real*, R*, const int*, Real*, const int*, int*,
+                const int*, int*, Len, Len) = nullptr;
   // Whether calls from several threads must take turns (LapackTurns): OpenBLAS's
   // sequential build (openblas_get_parallel() == 0, Debian's libopenblas0-serial) hands out
   // its scratch buffers without a lock, and two calls at once then corrupt each other's
@@ -63,18 +81,24 @@ const LapackApi<R>* LoadLapack(std::string* why) {
   return LoadApiOnce<LapackApi<R>>(
       [](LapackApi<R>& a) -> std::string {
         RuntimeLibrary library("liblapack.so.3", "liblapack3 and libopenblas0-pthread");
-        const std::string prefix(1, sizeof(R) == 4 ? 's' : 'd');
+        constexpr bool complex = Scalar<R>::kComplex;
+        const std::string prefix(1, sizeof(typename Scalar<R>::Real) == 4 ? (complex ? 'c' : 's') : (complex ? 'z' : 'd'));
         library.Bind(a.potrf, prefix + "potrf_");
         library.Bind(a.getrf, prefix + "getrf_");
         library.Bind(a.geqrf, prefix + "geqrf_");
-        library.Bind(a.orgqr, prefix + "orgqr_");
-        library.Bind(a.syevd, prefix + "syevd_");
-        library.Bind(a.gesdd, prefix + "gesdd_");
-        library.Bind(a.gehrd, prefix + "gehrd_");
-        library.Bind(a.geqp3, prefix + "geqp3_");
-        library.Bind(a.gtsv, prefix + "gtsv_");
-        library.Bind(a.geev, prefix + "geev_");
         library.Bind(a.trsm, prefix + "trsm_");
+        if constexpr (complex) {
+          library.Bind(a.orgqr, prefix + "ungqr_");
+          library.Bind(a.heevd, prefix + "heevd_");
+        } else {
+          library.Bind(a.orgqr, prefix + "orgqr_");
+          library.Bind(a.syevd, prefix + "syevd_");
+          library.Bind(a.gesdd, prefix + "gesdd_");
+          library.Bind(a.gehrd, prefix + "gehrd_");
+          library.Bind(a.geqp3, prefix + "geqp3_");
+          library.Bind(a.gtsv, prefix + "gtsv_");
+          library.Bind(a.geev, prefix + "geev_");
+        }
         int (*openblas_parallel)() = nullptr;
         void (*openblas_threads)(int) = nullptr;
         library.BindOptional(openblas_parallel, "openblas_get_parallel");
@@ -231,8 +255,9 @@ void WriteInfo(const Side& side, int64_t b, int info) {
 
 // A workspace query's answer as LAPACK's int, INT_MAX when it does not fit.
 template <typename R>
-int WorkspaceSize(R query) {
-  if (!(query < static_cast<R>(std::numeric_limits<int>::max()))) return std::numeric_limits<int>::max();
+int WorkspaceSize(R answer) {
+  const double query = static_cast<double>(std::real(answer));
+  if (!(query < static_cast<double>(std::numeric_limits<int>::max()))) return std::numeric_limits<int>::max();
   return std::max(1, static_cast<int>(query));
 }
 
@@ -252,8 +277,14 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
   const int lda = std::max(1, m);
   if (batches == 0) return Status::Ok();
   const auto& kind = desc.kind;
+  using Real = typename Scalar<R>::Real;
+  constexpr bool complex = Scalar<R>::kComplex;
+  if (complex && kind != LibraryCallKind::kCholesky && kind != LibraryCallKind::kLu && kind != LibraryCallKind::kQr &&
+      kind != LibraryCallKind::kHouseholderProduct && kind != LibraryCallKind::kSymmetricEigen) {
+    return Unsupported(call, "complex matrices (potrf, getrf, geqrf, ungqr, heevd and trsm run complex)");
+  }
   // Workspace sizes: LAPACK's query (lwork = -1) on the call's dimensions, once.
-  int lwork = 1, liwork = 1;
+  int lwork = 1, liwork = 1, lrwork = 1;
   const char uplo = desc.lower ? 'L' : 'U';
   char jobz = 'V';
   if (kind == LibraryCallKind::kSymmetricEigen || kind == LibraryCallKind::kSvd) {
@@ -286,8 +317,15 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
         break;
       }
       case LibraryCallKind::kSymmetricEigen:
-        lapack.syevd(&jobz, &uplo, &n, probe.data(), &lda, probe.data(), &query, &minus_one, &iquery, &minus_one, &info,
-                     1, 1);
+        if constexpr (complex) {
+          Real rquery = 0, rprobe = 0;
+          lapack.heevd(&jobz, &uplo, &n, probe.data(), &lda, &rprobe, &query, &minus_one, &rquery, &minus_one, &iquery,
+                       &minus_one, &info, 1, 1);
+          lrwork = WorkspaceSize(rquery);
+        } else {
+          lapack.syevd(&jobz, &uplo, &n, probe.data(), &lda, probe.data(), &query, &minus_one, &iquery, &minus_one,
+                       &info, 1, 1);
+        }
         lwork = WorkspaceSize(query);
         liwork = std::max(1, iquery);
         break;
@@ -315,7 +353,8 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
   }
   // LAPACK's 32-bit workspace sizes: a query past them (a matrix of tens of thousands of
   // rows) is refused rather than wrapped.
-  if (lwork == std::numeric_limits<int>::max() || liwork == std::numeric_limits<int>::max()) {
+  if (lwork == std::numeric_limits<int>::max() || liwork == std::numeric_limits<int>::max() ||
+      lrwork == std::numeric_limits<int>::max()) {
     return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
   }
   const double flops = static_cast<double>(batches) * 4.0 * static_cast<double>(m64) * static_cast<double>(n64) *
@@ -326,6 +365,7 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
     std::vector<R> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
     std::vector<R> vec(static_cast<size_t>(std::max(1, std::max(m, n))));
+    std::vector<Real> values(static_cast<size_t>(std::max(1, n))), rwork(static_cast<size_t>(lrwork));
     std::vector<int> ipiv(static_cast<size_t>(std::max(1, std::max(k, n))));
     std::vector<R> u, vt;
     if (kind == LibraryCallKind::kSvd && jobz != 'N') {
@@ -366,10 +406,16 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
           break;
         }
         case LibraryCallKind::kSymmetricEigen:
-          lapack.syevd(&jobz, &uplo, &n, x, &ld, vec.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1,
-                       1);
+          if constexpr (complex) {
+            lapack.heevd(&jobz, &uplo, &n, x, &ld, values.data(), work.data(), &lwork, rwork.data(), &lrwork,
+                         iwork.data(), &liwork, &info, 1, 1);
+            WriteVector<Real>(values.data(), n, out[1], b);
+          } else {
+            lapack.syevd(&jobz, &uplo, &n, x, &ld, vec.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1,
+                         1);
+            WriteVector<R>(vec.data(), n, out[1], b);
+          }
           StoreMatrix(x, ld, a, out[0], b, m64, n64);
-          WriteVector<R>(vec.data(), n, out[1], b);
           WriteInfo(out[2], b, info);
           break;
         case LibraryCallKind::kSvd: {
@@ -435,7 +481,10 @@ Status RunTriangularSolveTyped(const Instruction& call, const LibraryCall& desc,
   const int m = static_cast<int>(m64), n = static_cast<int>(n64), k = static_cast<int>(k64);
   const char side = desc.left_side ? 'L' : 'R';
   const char uplo = desc.lower ? 'L' : 'U';
-  const char trans = desc.transpose_a == TransposeA::kNoTranspose ? 'N' : 'T';  // real: adjoint = transpose
+  const char trans = desc.transpose_a == TransposeA::kNoTranspose ? 'N'
+                     : desc.transpose_a == TransposeA::kTranspose || !Scalar<R>::kComplex
+                         ? 'T'  // real: the adjoint is the transpose
+                         : 'C';
   const char diag = desc.unit_diagonal ? 'U' : 'N';
   const R one = 1;
   const double flops = static_cast<double>(batches) * static_cast<double>(k64) * static_cast<double>(k64) *
@@ -630,8 +679,10 @@ Status RunLapackOn(const Instruction& call, const LibraryCall& desc, const std::
   if (desc.kind == LibraryCallKind::kTriangularSolve) {
     return RunTriangularSolveTyped<R>(call, desc, *lapack, in, out, threads);
   }
-  if (desc.kind == LibraryCallKind::kTridiagonalSolve) return RunTridiagonalSolveTyped<R>(call, *lapack, in, out, threads);
-  if (desc.kind == LibraryCallKind::kGeneralEigen) return RunGeneralEigenTyped<R>(call, desc, *lapack, in, out, threads);
+  if constexpr (!Scalar<R>::kComplex) {
+    if (desc.kind == LibraryCallKind::kTridiagonalSolve) return RunTridiagonalSolveTyped<R>(call, *lapack, in, out, threads);
+    if (desc.kind == LibraryCallKind::kGeneralEigen) return RunGeneralEigenTyped<R>(call, desc, *lapack, in, out, threads);
+  }
   return RunLapackTyped<R>(call, desc, *lapack, in, out, threads);
 }
 
@@ -706,6 +757,23 @@ void AlignSigns(Literal& wide, const Literal& narrow, bool rows_of, std::vector<
   }
 }
 
+// Column j of complex matrix b of `vectors` ([..., n, n]) becomes column from[j] times
+// the unit factor that best aligns it with column j of `reference` (a vector's phase is
+// the algorithm's choice where only its direction is defined).
+void AlignColumns(Literal& vectors, const Literal& reference, int64_t b, int64_t n, const std::vector<int64_t>& from) {
+  std::vector<std::complex<double>> copy(static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n * n; ++i) copy[static_cast<size_t>(i)] = vectors.GetComplex(b * n * n + i);
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t k = from[static_cast<size_t>(j)];
+    std::complex<double> overlap = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      overlap += std::conj(copy[static_cast<size_t>(i * n + k)]) * reference.GetComplex(b * n * n + i * n + j);
+    }
+    const std::complex<double> phase = std::abs(overlap) > 0 ? overlap / std::abs(overlap) : 1.0;
+    for (int64_t i = 0; i < n; ++i) vectors.SetComplex(b * n * n + i * n + j, copy[static_cast<size_t>(i * n + k)] * phase);
+  }
+}
+
 // The f64 shadow's general eigendecomposition (`wide`: wr, wi, vl, vr, info) put in the
 // f32 call's order and phases (`narrow`): each of narrow's eigenvalues takes the nearest
 // unused one of wide's, with its vectors, and each complex vector the unit factor that
@@ -739,21 +807,7 @@ void AlignEigen(Literal& wide, const Literal& narrow) {
       for (int64_t j = 0; j < n; ++j) copy[static_cast<size_t>(j)] = values.GetDouble(b * n + j);
       for (int64_t j = 0; j < n; ++j) values.SetDouble(b * n + j, copy[static_cast<size_t>(from[static_cast<size_t>(j)])]);
     }
-    for (int leaf : {2, 3}) {
-      Literal& vectors = wide.tuple_elements()[leaf];
-      const Literal& reference = narrow.tuple_elements()[leaf];
-      std::vector<std::complex<double>> copy(static_cast<size_t>(n * n));
-      for (int64_t i = 0; i < n * n; ++i) copy[static_cast<size_t>(i)] = vectors.GetComplex(b * n * n + i);
-      for (int64_t j = 0; j < n; ++j) {
-        const int64_t k = from[static_cast<size_t>(j)];
-        std::complex<double> overlap = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          overlap += std::conj(copy[static_cast<size_t>(i * n + k)]) * reference.GetComplex(b * n * n + i * n + j);
-        }
-        const std::complex<double> phase = std::abs(overlap) > 0 ? overlap / std::abs(overlap) : 1.0;
-        for (int64_t i = 0; i < n; ++i) vectors.SetComplex(b * n * n + i * n + j, copy[static_cast<size_t>(i * n + k)] * phase);
-      }
-    }
+    for (int leaf : {2, 3}) AlignColumns(wide.tuple_elements()[leaf], narrow.tuple_elements()[leaf], b, n, from);
   }
 }
 
@@ -791,10 +845,16 @@ Status RunLapack(const Instruction& call, const std::vector<void*>& operands, co
   std::vector<Shape> operand_shapes;
   for (const Instruction* op : call.operands()) operand_shapes.push_back(op->shape());
   const std::vector<Shape> leaves = ResultLeaves(call.shape());
-  if (call.operand(0)->shape().element_type() == PrimitiveType::kF64) {
-    return RunLapackOn<double>(call, desc, operand_shapes, leaves, operands, outputs, threads);
+  switch (call.operand(0)->shape().element_type()) {
+    case PrimitiveType::kF64:
+      return RunLapackOn<double>(call, desc, operand_shapes, leaves, operands, outputs, threads);
+    case PrimitiveType::kC64:
+      return RunLapackOn<std::complex<float>>(call, desc, operand_shapes, leaves, operands, outputs, threads);
+    case PrimitiveType::kC128:
+      return RunLapackOn<std::complex<double>>(call, desc, operand_shapes, leaves, operands, outputs, threads);
+    default:
+      return RunLapackOn<float>(call, desc, operand_shapes, leaves, operands, outputs, threads);
   }
-  return RunLapackOn<float>(call, desc, operand_shapes, leaves, operands, outputs, threads);
 }
 
 StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector<const Literal*>& operands) {
@@ -804,10 +864,14 @@ StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector
   }
   ASSIGN_OR_RETURN(const LibraryCall desc, ParseLibraryCall(call));
   const PrimitiveType type = operands[0]->shape().element_type();
-  const bool single = call.attrs().custom_call_target[std::string_view("lapack_").size()] == 's';
+  const char precision = call.attrs().custom_call_target[std::string_view("lapack_").size()];
+  const bool single = precision == 's' || precision == 'c';
+  const bool complex = type == PrimitiveType::kC64 || type == PrimitiveType::kC128;
   if (type == PrimitiveType::kF32) return RunOnLiterals<float>(call, desc, operands, call.shape());
-  if (type != PrimitiveType::kF64) return Unsupported(call, "operands of " + TypeName(type));
-  ASSIGN_OR_RETURN(Literal wide, RunOnLiterals<double>(call, desc, operands, call.shape()));
+  if (type == PrimitiveType::kC64) return RunOnLiterals<std::complex<float>>(call, desc, operands, call.shape());
+  if (type != PrimitiveType::kF64 && type != PrimitiveType::kC128) return Unsupported(call, "operands of " + TypeName(type));
+  ASSIGN_OR_RETURN(Literal wide, complex ? RunOnLiterals<std::complex<double>>(call, desc, operands, call.shape())
+                                         : RunOnLiterals<double>(call, desc, operands, call.shape()));
   const bool vectors = desc.kind == LibraryCallKind::kSymmetricEigen || desc.kind == LibraryCallKind::kGeneralEigen ||
                        (desc.kind == LibraryCallKind::kSvd && desc.svd_mode != 'N');
   if (!single || !vectors) return wide;
@@ -816,12 +880,17 @@ StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector
   std::vector<Literal> narrow_operands;
   std::vector<const Literal*> narrow_pointers;
   for (const Literal* op : operands) {
-    Literal narrow(Shape(op->shape().element_type() == PrimitiveType::kF64 ? PrimitiveType::kF32
-                                                                                     : op->shape().element_type(),
-                                    op->shape().dimensions()));
+    const PrimitiveType op_type = op->shape().element_type();
+    Literal narrow(Shape(op_type == PrimitiveType::kF64    ? PrimitiveType::kF32
+                         : op_type == PrimitiveType::kC128 ? PrimitiveType::kC64
+                                                           : op_type,
+                         op->shape().dimensions()));
     for (int64_t i = 0; i < op->element_count(); ++i) {
-      if (op->shape().element_type() == PrimitiveType::kF64) {
+      if (op_type == PrimitiveType::kF64) {
         narrow.SetDouble(i, static_cast<float>(op->GetDouble(i)));
+      } else if (op_type == PrimitiveType::kC128) {
+        const std::complex<double> v = op->GetComplex(i);
+        narrow.SetComplex(i, std::complex<double>(static_cast<float>(v.real()), static_cast<float>(v.imag())));
       } else {
         narrow.SetBits(i, op->GetBits(i));
       }
@@ -837,9 +906,21 @@ StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector
                                                                  : type,
                                   leaf.shape().dimensions()));
   }
-  ASSIGN_OR_RETURN(Literal narrow, RunOnLiterals<float>(call, desc, narrow_pointers, Shape::Tuple(narrow_leaves)));
+  ASSIGN_OR_RETURN(Literal narrow,
+                   complex ? RunOnLiterals<std::complex<float>>(call, desc, narrow_pointers, Shape::Tuple(narrow_leaves))
+                           : RunOnLiterals<float>(call, desc, narrow_pointers, Shape::Tuple(narrow_leaves)));
   if (desc.kind == LibraryCallKind::kGeneralEigen) {
     AlignEigen(wide, narrow);
+  } else if (complex) {
+    // A Hermitian matrix's eigenvectors: each one's phase is the algorithm's choice.
+    Literal& vectors = wide.tuple_elements()[0];
+    const std::vector<int64_t>& dims = vectors.shape().dimensions();
+    const int64_t n = dims.back();
+    std::vector<int64_t> same(static_cast<size_t>(n));
+    std::iota(same.begin(), same.end(), int64_t{0});
+    for (int64_t b = 0; n > 0 && b < vectors.element_count() / (n * n); ++b) {
+      AlignColumns(vectors, narrow.tuple_elements()[0], b, n, same);
+    }
   } else if (desc.kind == LibraryCallKind::kSymmetricEigen) {
     AlignSigns(wide.tuple_elements()[0], narrow.tuple_elements()[0], /*rows_of=*/false, nullptr, nullptr);
   } else {

@@ -491,6 +491,33 @@ TEST(CliCpuRunTest, GeneralEigendecompositionsRunLapackOnTheCpu) {
   EXPECT_THAT(gpu.out, HasSubstr("has no plain-HLO model")) << gpu.out;
 }
 
+// jax's complex linear algebra (lapack_c..._ffi and lapack_z..._ffi: getrf, trsm with the
+// adjoint too, potrf, geqrf and ungqr, heevd) runs LAPACK on the CPU backend, as XLA does,
+// measured against the z routines in the check's f64 shadow; with no plain HLO the
+// interpreter backend runs LAPACK for it too and says so.
+TEST(CliCpuRunTest, ComplexLinearAlgebraRunsLapack) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
+  for (const auto& [name, inputs, outputs] : std::vector<std::tuple<std::string, int, int>>{
+           {"complex_solve", 2, 1}, {"complex_cholesky", 1, 1}, {"complex_qr", 1, 2}, {"complex_eigh_vectors", 1, 2},
+           {"complex_solve_triangular_adjoint", 2, 1}, {"complex128_inv", 1, 1}}) {
+    std::string in, expected;
+    for (int i = 0; i < inputs; ++i) in += (i ? "," : "") + dir + name + ".in" + std::to_string(i) + ".npy";
+    for (int i = 0; i < outputs; ++i) expected += " " + dir + name + ".out" + std::to_string(i) + ".npy";
+    const std::string matches = "expected: matches the expected outputs: " + std::to_string(outputs) + " of " +
+                                std::to_string(outputs);
+    Result cpu = RunFusebox("run " + dir + name + ".hlo --backend cpu --check --inputs " + in + " --expected" + expected);
+    EXPECT_EQ(cpu.code, 0) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr(matches)) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr("check: matches the interpreter")) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr("against the f64 shadow")) << name << "\n" << cpu.out;
+    Result interpreter = RunFusebox("run " + dir + name + ".hlo --backend interpreter --inputs " + in + " --expected" + expected);
+    EXPECT_EQ(interpreter.code, 0) << name << "\n" << interpreter.out;
+    EXPECT_THAT(interpreter.out, HasSubstr(matches)) << name << "\n" << interpreter.out;
+    EXPECT_THAT(interpreter.out, HasSubstr("has no plain-HLO model: the interpreter runs LAPACK for it"))
+        << name << "\n" << interpreter.out;
+  }
+}
+
 // LAPACK is loaded and set up (OpenBLAS's buffers) before the first run: a compile step of
 // its own, so that the first call's kernel time is the call's (about 6 ms of loading was
 // charged to a microsecond solve before; bench/README.md).

@@ -1182,7 +1182,14 @@ double LargestDifference(const Literal& x, const Literal& y) {
 // RunLapackOnLiterals: {narrow, wide, plain}, or none after reporting a failure.
 std::vector<Literal> RunShadowTriple(const Module& f32, const Module& shadow, const Module& f64, const Literal& narrow_in) {
   Literal wide_in(shadow.entry()->parameter(0)->shape());
-  for (int64_t i = 0; i < narrow_in.element_count(); ++i) wide_in.SetDouble(i, narrow_in.GetDouble(i));
+  const bool complex = narrow_in.shape().element_type() == PrimitiveType::kC64;
+  for (int64_t i = 0; i < narrow_in.element_count(); ++i) {
+    if (complex) {
+      wide_in.SetComplex(i, narrow_in.GetComplex(i));
+    } else {
+      wide_in.SetDouble(i, narrow_in.GetDouble(i));
+    }
+  }
   std::vector<Literal> runs;
   for (const auto& [module, in] : std::vector<std::pair<const Module*, const Literal*>>{
            {&f32, &narrow_in}, {&shadow, &wide_in}, {&f64, &wide_in}}) {
@@ -1406,6 +1413,41 @@ TEST(LapackTest, TheF64ShadowOfAGeneralEigendecompositionTakesTheF32OrderAndPhas
   }
   EXPECT_GT(plain_most, 0.1) << "the d routine alone orders or phases otherwise here (else this test shows nothing)";
   for (int64_t b = 0; b < 6; ++b) EXPECT_EQ(narrow->tuple_elements()[4].GetInt64(b), 0);
+}
+
+// A complex Hermitian eigendecomposition (heevd): each eigenvector's phase is the
+// algorithm's choice, so the f64 shadow (the z routine) takes the c routine's phases.
+TEST(LapackTest, TheF64ShadowOfAHermitianEigendecompositionTakesTheF32Phases) {
+  auto module = [](const char* target, const char* real, const char* complex) {
+    const std::string r = real, c = complex;
+    return Parse("HloModule m\nENTRY e {\n  %a = " + c + "[4,6,6] parameter(0)\n  ROOT %r = (" + c + "[4,6,6], " + r +
+                 "[4,6], s32[4]) custom-call(%a), custom_call_target=\"" + target +
+                 "\", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, uplo = 76 : ui8}\n}\n");
+  };
+  auto c64 = module("lapack_cheevd_ffi", "f32", "c64");
+  auto shadow = module("lapack_cheevd_ffi", "f64", "c128");
+  auto c128 = module("lapack_zheevd_ffi", "f64", "c128");
+  ASSERT_TRUE(c64 && shadow && c128);
+  Literal narrow_in = interpreter::RandomLiteral(c64->entry()->parameter(0)->shape(), 9);
+  for (int64_t b = 0; b < 4; ++b) {  // Hermitian
+    for (int64_t i = 0; i < 6; ++i) {
+      narrow_in.SetComplex((b * 6 + i) * 6 + i, narrow_in.GetComplex((b * 6 + i) * 6 + i).real());
+      for (int64_t j = 0; j < i; ++j) {
+        narrow_in.SetComplex((b * 6 + j) * 6 + i, std::conj(narrow_in.GetComplex((b * 6 + i) * 6 + j)));
+      }
+    }
+  }
+  std::vector<Literal> runs = RunShadowTriple(*c64, *shadow, *c128, narrow_in);
+  ASSERT_EQ(runs.size(), 3u);
+  auto largest = [](const Literal& x, const Literal& y) {
+    double most = 0;
+    for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetComplex(i) - y.GetComplex(i)));
+    return most;
+  };
+  EXPECT_LT(largest(runs[1].tuple_elements()[0], runs[0].tuple_elements()[0]), 1e-3) << "the shadow's phases are the c64 call's";
+  EXPECT_LT(largest(runs[1].tuple_elements()[1], runs[0].tuple_elements()[1]), 1e-3) << "the eigenvalues";
+  EXPECT_GT(largest(runs[2].tuple_elements()[0], runs[0].tuple_elements()[0]), 0.1)
+      << "the z routine alone phases otherwise here (else this test shows nothing)";
 }
 
 // The profile's GFLOP/s for a LAPACK call come from LAPACK's operation counts (they were
