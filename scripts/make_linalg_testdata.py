@@ -274,11 +274,26 @@ def complex_cases():
     write("complex128_inv", jnp.linalg.inv, (z,))
 
 
+def schur_cases():
+    # jax's Schur decomposition (lapack_?gees_ffi; jax.scipy.linalg.schur, sqrtm through the
+    # complex Schur form, funm) and complex eig (lapack_cgeev_ffi), 2026-12-04: no plain HLO;
+    # the CPU backend runs LAPACK's gees and geev, as XLA does.
+    g = np.random.default_rng(14)
+    a = g.standard_normal((6, 6)).astype(np.float32)
+    write("schur_real", sl.schur, (a,))
+    write("schur_complex_output", lambda a: sl.schur(a, output="complex"), (a,))
+    spd = (a @ a.T + np.eye(6)).astype(np.float32)
+    write("sqrtm", sl.sqrtm, (spd,))
+    c = (g.standard_normal((2, 5, 5)) + 1j * g.standard_normal((2, 5, 5))).astype(np.complex64)
+    write("complex_eig", jnp.linalg.eig, (c,))
+    write("funm_exp", lambda a: sl.funm(a, jnp.exp), ((0.3 * a[:4, :4]).astype(np.float32),))
+
+
 if __name__ == "__main__":
     import sys
     groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases,
               "hessenberg": hessenberg_cases, "pivoting": pivoting_cases,
               "vectors": vector_cases, "general_eigen": general_eigen_cases,
-              "complex": complex_cases}
+              "complex": complex_cases, "schur": schur_cases}
     for name in sys.argv[1:] or list(groups):
         groups[name]()

@@ -166,6 +166,11 @@ bool AllEqual(const Literal& literal) {
 
 // An output whose summation-order room exceeds its values this many times is not counted.
 constexpr double kWideBoundFactor = 1000;
+// Nor one whose reference and f64 shadow differ by more than this fraction of its largest
+// value: rounding alone never moves a result that far (f32's is about 1e-7 of it); the two
+// chose differently where the computation leaves a choice (a Schur form's order and
+// phases), and a bound of k times that difference would pass anything.
+constexpr double kChoiceFactor = 0.1;
 
 double LargestFiniteMagnitude(const Literal& literal) {
   const PrimitiveType type = literal.shape().element_type();
@@ -417,6 +422,14 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
                 Sci(out.max_magnitude) + ") is over " + FormatDouble(kWideBoundFactor) + " times its largest value (" +
                 Sci(largest) + "): the magnitude shadow does not bound this computation (one that steers by its own " +
                 "values, as an iterative solver's rotations do), and no error could fail a bound that wide";
+    } else if (const double largest = LargestFiniteMagnitude(want);
+               shadow != nullptr && largest > 0 && out.interpreter_error > kChoiceFactor * largest) {
+      out.verdict = OutputVerdict::kBoundTooWide;
+      out.why = "the reference and its f64 shadow differ by up to " + Sci(out.interpreter_error) + ", over " +
+                FormatDouble(kChoiceFactor) + " of its largest value (" + Sci(largest) +
+                "): no rounding moves a result that far; the two chose differently where the computation leaves a "
+                "choice (a Schur form's order or a vector's phase, which LAPACK picks), and no error could fail a "
+                "bound of " + FormatDouble(out.k_factor) + " times that";
     } else if (got.element_count() >= 2) {
       // Judged on the interpreter's value: the user's expected values may round an
       // identity-like computation back to its input.

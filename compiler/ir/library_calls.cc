@@ -1237,26 +1237,73 @@ Status ParseGeneralEigen(const Instruction& inst, LibraryCall& call) {
     return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
   }
   const PrimitiveType real = a.element_type();
-  if (real != PrimitiveType::kF32 && real != PrimitiveType::kF64) {
-    return CallUnsupported(inst, "an eigendecomposition of " + std::string(PrimitiveTypeName(real)) +
-                                     " is not modelled (f32 and f64 are)");
-  }
-  const PrimitiveType complex = real == PrimitiveType::kF32 ? PrimitiveType::kC64 : PrimitiveType::kC128;
+  const Shape& shape = inst.shape();
   std::vector<int64_t> values = BatchDims(a);
   values.push_back(a.dimensions(a.rank() - 1));
-  const Shape& shape = inst.shape();
   auto is = [&](int64_t i, PrimitiveType type, const std::vector<int64_t>& dims) {
     return shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == type &&
            shape.tuple_shapes(i).dimensions() == dims;
   };
-  if (!shape.IsTuple() || shape.tuple_size() != 5 || !is(0, real, values) || !is(1, real, values) ||
-      !is(2, complex, a.dimensions()) || !is(3, complex, a.dimensions()) || !is(4, PrimitiveType::kS32, BatchDims(a))) {
-    return CallError(inst, "result " + shape.ToString(false) + " is not (wr, wi, complex vl, complex vr, s32 info)");
+  if (ComplexLapack(inst)) {
+    // (w, vl, vr, s32 info), all complex.
+    if (!shape.IsTuple() || shape.tuple_size() != 4 || !is(0, real, values) || !is(1, real, a.dimensions()) ||
+        !is(2, real, a.dimensions()) || !is(3, PrimitiveType::kS32, BatchDims(a))) {
+      return CallError(inst, "result " + shape.ToString(false) + " is not (w, vl, vr, s32 info)");
+    }
+  } else {
+    if (real != PrimitiveType::kF32 && real != PrimitiveType::kF64) {
+      return CallUnsupported(inst, "an eigendecomposition of " + std::string(PrimitiveTypeName(real)) +
+                                       " is not modelled (f32 and f64 are)");
+    }
+    const PrimitiveType complex = real == PrimitiveType::kF32 ? PrimitiveType::kC64 : PrimitiveType::kC128;
+    if (!shape.IsTuple() || shape.tuple_size() != 5 || !is(0, real, values) || !is(1, real, values) ||
+        !is(2, complex, a.dimensions()) || !is(3, complex, a.dimensions()) || !is(4, PrimitiveType::kS32, BatchDims(a))) {
+      return CallError(inst, "result " + shape.ToString(false) + " is not (wr, wi, complex vl, complex vr, s32 info)");
+    }
   }
   std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
   if (!attributes) return CallError(inst, "has no FFI attributes (compute_left, compute_right) in its backend_config");
   ASSIGN_OR_RETURN(call.eigen_left, BlasChar(inst, *attributes, "compute_left", "NV"));
   ASSIGN_OR_RETURN(call.eigen_right, BlasChar(inst, *attributes, "compute_right", "NV"));
+  call.result = shape.tuple_shapes(0);
+  return Status::Ok();
+}
+
+// jax's Schur decomposition: (a [..., n, n]) -> (t, vs [..., n, n], wr, wi [..., n], s32
+// sdim [...], s32 info [...]) of a real a, (t, vs, w, sdim, info) of a complex one; mode
+// (LAPACK's jobvs) 'V' or 'N'; sort 'N' (jaxlib orders no eigenvalues either).
+Status ParseSchur(const Instruction& inst, LibraryCall& call) {
+  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
+  const Shape& a = inst.operand(0)->shape();
+  if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
+    return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
+  }
+  const PrimitiveType type = a.element_type();
+  const bool complex = ComplexLapack(inst);
+  if (!complex && type != PrimitiveType::kF32 && type != PrimitiveType::kF64) {
+    return CallUnsupported(inst, "a Schur decomposition of " + std::string(PrimitiveTypeName(type)) + " is not modelled");
+  }
+  std::vector<int64_t> values = BatchDims(a);
+  values.push_back(a.dimensions(a.rank() - 1));
+  const Shape& shape = inst.shape();
+  auto is = [&](int64_t i, PrimitiveType t, const std::vector<int64_t>& dims) {
+    return shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == t &&
+           shape.tuple_shapes(i).dimensions() == dims;
+  };
+  const int64_t value_leaves = complex ? 1 : 2;
+  bool fits = shape.IsTuple() && shape.tuple_size() == 4 + value_leaves && is(0, type, a.dimensions()) &&
+              is(1, type, a.dimensions());
+  for (int64_t i = 0; fits && i < value_leaves; ++i) fits = is(2 + i, type, values);
+  if (!fits || !is(2 + value_leaves, PrimitiveType::kS32, BatchDims(a)) ||
+      !is(3 + value_leaves, PrimitiveType::kS32, BatchDims(a))) {
+    return CallError(inst, "result " + shape.ToString(false) + " is not (t, vs, " + (complex ? "w" : "wr, wi") +
+                               ", s32 sdim, s32 info)");
+  }
+  std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
+  if (!attributes) return CallError(inst, "has no FFI attributes (mode, sort) in its backend_config");
+  ASSIGN_OR_RETURN(call.eigen_right, BlasChar(inst, *attributes, "mode", "VN"));
+  ASSIGN_OR_RETURN(const char sort, BlasChar(inst, *attributes, "sort", "NS"));
+  if (sort != 'N') return CallUnsupported(inst, "ordering the eigenvalues (sort = 'S') is not modelled (nor by jaxlib)");
   call.result = shape.tuple_shapes(0);
   return Status::Ok();
 }
@@ -1311,6 +1358,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "gehrd")) return LibraryCallKind::kHessenberg;
   if (IsLapackTarget(target, "geqp3")) return LibraryCallKind::kPivotingQr;
   if (IsLapackTarget(target, "geev")) return LibraryCallKind::kGeneralEigen;
+  if (IsLapackTarget(target, "gees")) return LibraryCallKind::kSchur;
   if (IsFusedAttentionBackwardTarget(target)) return LibraryCallKind::kFusedAttentionBackward;
   if (IsFusedAttentionTarget(target)) return LibraryCallKind::kFusedAttention;
   return std::nullopt;
@@ -1401,8 +1449,9 @@ bool IsCpuLapackTarget(const Instruction& instruction) {
     const char precision = target.size() > 7 ? target[7] : ' ';
     if (IsLapackTarget(target, routine) && (precision == 's' || precision == 'd')) return true;
   }
+  if (IsLapackTarget(target, "gees")) return true;  // s, d, c, z
   // The complex routines the CPU runtime runs (c and z): these have no plain HLO here.
-  for (const char* routine : {"potrf", "getrf", "geqrf", "ungqr", "heevd", "trsm"}) {
+  for (const char* routine : {"potrf", "getrf", "geqrf", "ungqr", "heevd", "trsm", "geev"}) {
     if (IsLapackTarget(target, routine)) {
       const char precision = target[std::string_view("lapack_").size()];
       return precision == 'c' || precision == 'z';
@@ -1414,7 +1463,8 @@ bool IsCpuLapackTarget(const Instruction& instruction) {
 bool HasPlainHloModel(const Instruction& instruction) {
   if (instruction.opcode() != Opcode::kCustomCall) return true;
   const std::string& target = instruction.attrs().custom_call_target;
-  if (LibraryCallKindOf(target) == LibraryCallKind::kGeneralEigen) return false;
+  const std::optional<LibraryCallKind> kind = LibraryCallKindOf(target);
+  if (kind == LibraryCallKind::kGeneralEigen || kind == LibraryCallKind::kSchur) return false;
   return !(IsCpuLapackTarget(instruction) && (target[7] == 'c' || target[7] == 'z'));
 }
 
@@ -1477,6 +1527,9 @@ int64_t LapackFlops(const Instruction& instruction) {
     }
     case LibraryCallKind::kTridiagonalSolve:
       per_matrix = (8 + 7 * n) * m;
+      break;
+    case LibraryCallKind::kSchur:
+      per_matrix = 10.0 * n * n * n;  // the Hessenberg QR algorithm, with vectors about 25 n^3
       break;
     case LibraryCallKind::kGeneralEigen: {
       StatusOr<LibraryCall> call = ParseLibraryCall(instruction);
@@ -1552,6 +1605,9 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
     case LibraryCallKind::kGeneralEigen:
       RETURN_IF_ERROR(ParseGeneralEigen(instruction, call));
       return call;
+    case LibraryCallKind::kSchur:
+      RETURN_IF_ERROR(ParseSchur(instruction, call));
+      return call;
     case LibraryCallKind::kFusedAttention:
     case LibraryCallKind::kFusedAttentionBackward: {
       ASSIGN_OR_RETURN(call.attention, ParseFusedAttention(instruction));
@@ -1581,6 +1637,11 @@ StatusOr<LibraryCall> ParseLibraryCall(const Instruction& instruction) {
 
 StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instruction, Module& module) {
   ASSIGN_OR_RETURN(LibraryCall call, ParseLibraryCall(instruction));
+  if (call.kind == LibraryCallKind::kSchur) {
+    return CallUnsupported(instruction,
+                           "has no plain-HLO model (the QR algorithm's Schur form): only the CPU backend runs it, "
+                           "through LAPACK's gees as XLA does");
+  }
   if (!HasPlainHloModel(instruction) && call.kind != LibraryCallKind::kGeneralEigen) {
     return CallUnsupported(instruction,
                            "has no plain-HLO model (complex LAPACK): only the CPU backend runs it, through LAPACK as "

@@ -36,6 +36,9 @@
 //                                             (CPU): (wr, wi, left and right vectors as
 //                                             complex columns, s32 info); no plain HLO:
 //                                             only the CPU runtime runs it, through LAPACK
+//   lapack_?gees_ffi (s, d, c, z)             jax's Schur decomposition (CPU): (t, Schur
+//                                             vectors, eigenvalues, s32 sdim, s32 info);
+//                                             no plain HLO either
 //   lapack_?gtsv_ffi (s, d)                   jax's tridiagonal solve (CPU): LAPACK's
 //                                             elimination with partial pivoting, (dl, d,
 //                                             du as LAPACK leaves them, x, s32 info)
@@ -91,6 +94,9 @@ enum class LibraryCallKind {
   kHessenberg,                // lapack_?gehrd_ffi: (a, taus, s32 info)
   kPivotingQr,                // lapack_?geqp3_ffi: (a, s32 jpvt, taus)
   kGeneralEigen,              // lapack_?geev_ffi: (wr, wi, complex vl, complex vr, s32 info)
+                              // (complex: (w, vl, vr, s32 info))
+  kSchur,                     // lapack_?gees_ffi: (t, vs, wr, wi, s32 sdim, s32 info) (complex:
+                              // (t, vs, w, s32 sdim, s32 info))
 };
 
 // The cuBLASLt epilogue applied after alpha * a.b + beta * c. The *Aux ones also write

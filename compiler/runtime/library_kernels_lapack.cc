@@ -57,6 +57,14 @@ struct LapackApi {
   // BLAS's triangular solve (LAPACK's library carries BLAS or loads it: dlsym finds it).
   void (*trsm)(const char*, const char*, const char*, const char*, const int*, const int*, const R*, const R*,
                const int*, R*, const int*, Len, Len, Len, Len) = nullptr;
+  // Schur decomposition: the real form (wr, wi) and the complex one (w, rwork).
+  void (*gees)(const char*, const char*, void*, const int*, R*, const int*, int*, R*, R*, R*, const int*, R*,
+               const int*, int*, int*, Len, Len) = nullptr;
+  void (*complex_gees)(const char*, const char*, void*, const int*, R*, const int*, int*, R*, R*, const int*, R*,
+                       const int*, Real*, int*, int*, Len, Len) = nullptr;
+  // A general complex matrix's eigendecomposition (w, vl, vr, rwork).
+  void (*complex_geev)(const char*, const char*, const int*, R*, const int*, R*, R*, const int*, R*, const int*, R*,
+                       const int*, Real*, int*, Len, Len) = nullptr;
   // Hermitian eigendecomposition (complex R): real eigenvalues, real workspace rwork.
   void (*heevd)(const char*, const char*, const int*, R*, const int*, Real*, R*, const int*, Real*, const int*, int*,
                 const int*, int*, Len, Len) = nullptr;
@@ -90,6 +98,8 @@ const LapackApi<R>* LoadLapack(std::string* why) {
         if constexpr (complex) {
           library.Bind(a.orgqr, prefix + "ungqr_");
           library.Bind(a.heevd, prefix + "heevd_");
+          library.Bind(a.complex_gees, prefix + "gees_");
+          library.Bind(a.complex_geev, prefix + "geev_");
         } else {
           library.Bind(a.orgqr, prefix + "orgqr_");
           library.Bind(a.syevd, prefix + "syevd_");
@@ -98,6 +108,7 @@ const LapackApi<R>* LoadLapack(std::string* why) {
           library.Bind(a.geqp3, prefix + "geqp3_");
           library.Bind(a.gtsv, prefix + "gtsv_");
           library.Bind(a.geev, prefix + "geev_");
+          library.Bind(a.gees, prefix + "gees_");
         }
         int (*openblas_parallel)() = nullptr;
         void (*openblas_threads)(int) = nullptr;
@@ -640,6 +651,135 @@ Status RunGeneralEigenTyped(const Instruction& call, const LibraryCall& desc, co
   return Status::Ok();
 }
 
+// LAPACK's gees on each matrix (no ordering), as jaxlib runs it: t over a (LAPACK's Schur
+// form), the Schur vectors where mode is 'V' (zeros otherwise), the eigenvalues (wr and wi,
+// or w), sdim 0 and info.
+template <typename R>
+Status RunSchurTyped(const Instruction& call, const LibraryCall& desc, const LapackApi<R>& lapack,
+                     const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
+  constexpr bool complex = Scalar<R>::kComplex;
+  using Real = typename Scalar<R>::Real;
+  const int64_t rank = static_cast<int64_t>(in[0].dims.size());
+  const int64_t n64 = in[0].dims[rank - 1];
+  if (!FitsInt(n64)) return Unsupported(call, "matrices of more than 2^30 rows");
+  int64_t batches = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) batches *= in[0].dims[d];
+  if (batches == 0) return Status::Ok();
+  const int n = static_cast<int>(n64), ld = std::max(1, n);
+  const char jobvs = desc.eigen_right, sort = 'N';
+  int lwork = 1;
+  {
+    R query = 0, probe = 0;
+    Real rprobe = 0;
+    int info = 0, sdim = 0, bprobe = 0;
+    const int minus_one = -1;
+    if constexpr (complex) {
+      lapack.complex_gees(&jobvs, &sort, nullptr, &n, &probe, &ld, &sdim, &probe, &probe, &ld, &query, &minus_one, &rprobe,
+                          &bprobe, &info, 1, 1);
+    } else {
+      lapack.gees(&jobvs, &sort, nullptr, &n, &probe, &ld, &sdim, &probe, &probe, &probe, &ld, &query, &minus_one, &bprobe,
+                  &info, 1, 1);
+    }
+    lwork = WorkspaceSize(query);
+  }
+  if (lwork == std::numeric_limits<int>::max()) {
+    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
+  }
+  const int values = complex ? 1 : 2;  // result leaves holding eigenvalues
+  const double flops = static_cast<double>(batches) * 25.0 * static_cast<double>(n64 * n64 * n64);
+  const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
+  const bool ok = ParallelFor(batches, workers, [&](int64_t begin, int64_t end, int) {
+    const size_t square = static_cast<size_t>(std::max<int64_t>(1, n64 * n64));
+    std::vector<R> a(square), vs(square), work(static_cast<size_t>(lwork)), wr(static_cast<size_t>(n64 + 1)),
+        wi(static_cast<size_t>(n64 + 1));
+    std::vector<Real> rwork(static_cast<size_t>(std::max<int64_t>(1, n64)));
+    std::vector<int> bwork(static_cast<size_t>(std::max<int64_t>(1, n64)));
+    for (int64_t b = begin; b < end; ++b) {
+      int ldx = ld;
+      bool transposed = false;
+      R* x = LoadMatrix(in[0], out[0], b, n64, n64, /*may_transpose=*/false, a, &ldx, &transposed);
+      int info = 0, sdim = 0;
+      std::fill(vs.begin(), vs.end(), R(0));
+      if (n > 0) {
+        if constexpr (complex) {
+          lapack.complex_gees(&jobvs, &sort, nullptr, &n, x, &ldx, &sdim, wr.data(), vs.data(), &ld, work.data(), &lwork,
+                              rwork.data(), bwork.data(), &info, 1, 1);
+        } else {
+          lapack.gees(&jobvs, &sort, nullptr, &n, x, &ldx, &sdim, wr.data(), wi.data(), vs.data(), &ld, work.data(),
+                      &lwork, bwork.data(), &info, 1, 1);
+        }
+      }
+      StoreMatrix(x, ldx, a, out[0], b, n64, n64);
+      FromColumnMajor(vs.data(), ld, out[1], b, n64, n64);
+      WriteVector<R>(wr.data(), n64, out[2], b);
+      if (!complex) WriteVector<R>(wi.data(), n64, out[3], b);
+      WriteInfo(out[2 + values], b, sdim);
+      WriteInfo(out[3 + values], b, info);
+    }
+  });
+  if (!ok) return Invalid(call, "out of memory in the Schur decomposition");
+  return Status::Ok();
+}
+
+// LAPACK's c/z geev on each matrix, as jaxlib runs it: a matrix holding a NaN or an
+// infinity is not factored (info -4); w, and the vectors asked for (zeros otherwise, and
+// for a failed matrix).
+template <typename R>
+Status RunComplexEigenTyped(const Instruction& call, const LibraryCall& desc, const LapackApi<R>& lapack,
+                            const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
+  using Real = typename Scalar<R>::Real;
+  const int64_t rank = static_cast<int64_t>(in[0].dims.size());
+  const int64_t n64 = in[0].dims[rank - 1];
+  if (!FitsInt(n64)) return Unsupported(call, "matrices of more than 2^30 rows");
+  int64_t batches = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) batches *= in[0].dims[d];
+  if (batches == 0) return Status::Ok();
+  const int n = static_cast<int>(n64), ld = std::max(1, n);
+  const char jobvl = desc.eigen_left, jobvr = desc.eigen_right;
+  int lwork = 1;
+  {
+    R query = 0, probe = 0;
+    Real rprobe[1] = {0};
+    int info = 0;
+    const int minus_one = -1;
+    lapack.complex_geev(&jobvl, &jobvr, &n, &probe, &ld, &probe, &probe, &ld, &probe, &ld, &query, &minus_one, rprobe,
+                        &info, 1, 1);
+    lwork = WorkspaceSize(query);
+  }
+  if (lwork == std::numeric_limits<int>::max()) {
+    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
+  }
+  const double flops = static_cast<double>(batches) * 100.0 * static_cast<double>(n64 * n64 * n64);
+  const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
+  const bool ok = ParallelFor(batches, workers, [&](int64_t begin, int64_t end, int) {
+    const size_t square = static_cast<size_t>(std::max<int64_t>(1, n64 * n64));
+    std::vector<R> a(square), vl(square), vr(square), work(static_cast<size_t>(lwork)), w(static_cast<size_t>(n64 + 1));
+    std::vector<Real> rwork(static_cast<size_t>(std::max<int64_t>(1, 2 * n64)));
+    for (int64_t b = begin; b < end; ++b) {
+      ToColumnMajor(in[0], b, n64, n64, a.data(), ld);
+      int info = 0;
+      const bool finite = std::all_of(a.begin(), a.begin() + n64 * n64,
+                                      [](R v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); });
+      std::fill(w.begin(), w.end(), R(0));
+      if (!finite) {
+        info = -4;
+      } else if (n > 0) {
+        lapack.complex_geev(&jobvl, &jobvr, &n, a.data(), &ld, w.data(), vl.data(), &ld, vr.data(), &ld, work.data(),
+                            &lwork, rwork.data(), &info, 1, 1);
+      }
+      WriteVector<R>(w.data(), n64, out[0], b);
+      for (int side = 0; side < 2; ++side) {
+        std::vector<R>& vectors = side == 0 ? vl : vr;
+        if ((side == 0 ? jobvl : jobvr) != 'V' || info != 0) std::fill(vectors.begin(), vectors.end(), R(0));
+        FromColumnMajor(vectors.data(), ld, out[1 + side], b, n64, n64);
+      }
+      WriteInfo(out[3], b, info);
+    }
+  });
+  if (!ok) return Invalid(call, "out of memory in the eigendecomposition");
+  return Status::Ok();
+}
+
 }  // namespace
 
 namespace {
@@ -679,9 +819,12 @@ Status RunLapackOn(const Instruction& call, const LibraryCall& desc, const std::
   if (desc.kind == LibraryCallKind::kTriangularSolve) {
     return RunTriangularSolveTyped<R>(call, desc, *lapack, in, out, threads);
   }
+  if (desc.kind == LibraryCallKind::kSchur) return RunSchurTyped<R>(call, desc, *lapack, in, out, threads);
   if constexpr (!Scalar<R>::kComplex) {
     if (desc.kind == LibraryCallKind::kTridiagonalSolve) return RunTridiagonalSolveTyped<R>(call, *lapack, in, out, threads);
     if (desc.kind == LibraryCallKind::kGeneralEigen) return RunGeneralEigenTyped<R>(call, desc, *lapack, in, out, threads);
+  } else {
+    if (desc.kind == LibraryCallKind::kGeneralEigen) return RunComplexEigenTyped<R>(call, desc, *lapack, in, out, threads);
   }
   return RunLapackTyped<R>(call, desc, *lapack, in, out, threads);
 }
@@ -784,8 +927,12 @@ void AlignEigen(Literal& wide, const Literal& narrow) {
   const std::vector<int64_t>& dims = wide.tuple_elements()[0].shape().dimensions();
   const int64_t n = dims.empty() ? 0 : dims.back();
   const int64_t batches = n == 0 ? 0 : wide.tuple_elements()[0].element_count() / n;
+  // A complex call's result is (w, vl, vr, info); a real one's (wr, wi, vl, vr, info).
+  const PrimitiveType value_type = wide.tuple_elements()[0].shape().element_type();
+  const bool complex = value_type == PrimitiveType::kC64 || value_type == PrimitiveType::kC128;
   for (int64_t b = 0; b < batches; ++b) {
     auto value = [&](const Literal& t, int64_t j) {
+      if (complex) return t.tuple_elements()[0].GetComplex(b * n + j);
       return std::complex<double>(t.tuple_elements()[0].GetDouble(b * n + j), t.tuple_elements()[1].GetDouble(b * n + j));
     };
     std::vector<int64_t> from(static_cast<size_t>(n));
@@ -801,13 +948,16 @@ void AlignEigen(Literal& wide, const Literal& narrow) {
       used[static_cast<size_t>(best)] = true;
       from[static_cast<size_t>(j)] = best;
     }
-    for (int leaf : {0, 1}) {
+    for (int leaf = 0; leaf < (complex ? 1 : 2); ++leaf) {
       Literal& values = wide.tuple_elements()[leaf];
-      std::vector<double> copy(static_cast<size_t>(n));
-      for (int64_t j = 0; j < n; ++j) copy[static_cast<size_t>(j)] = values.GetDouble(b * n + j);
-      for (int64_t j = 0; j < n; ++j) values.SetDouble(b * n + j, copy[static_cast<size_t>(from[static_cast<size_t>(j)])]);
+      std::vector<std::complex<double>> copy(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) copy[static_cast<size_t>(j)] = values.GetComplex(b * n + j);
+      for (int64_t j = 0; j < n; ++j) values.SetComplex(b * n + j, copy[static_cast<size_t>(from[static_cast<size_t>(j)])]);
     }
-    for (int leaf : {2, 3}) AlignColumns(wide.tuple_elements()[leaf], narrow.tuple_elements()[leaf], b, n, from);
+    const int first_vectors = complex ? 1 : 2;
+    for (int leaf : {first_vectors, first_vectors + 1}) {
+      AlignColumns(wide.tuple_elements()[leaf], narrow.tuple_elements()[leaf], b, n, from);
+    }
   }
 }
 

@@ -518,6 +518,39 @@ TEST(CliCpuRunTest, ComplexLinearAlgebraRunsLapack) {
   }
 }
 
+// jax's Schur decomposition (lapack_?gees_ffi: jax.scipy.linalg.schur, sqrtm through the
+// complex Schur form, funm) and complex eig (lapack_cgeev_ffi) run LAPACK on the CPU
+// backend and the interpreter backend. What is computed from a Schur form (sqrtm, funm) is
+// checked against the f64 shadow; the raw Schur form is the algorithm's choice (the f64
+// routine orders and phases it otherwise), so its outputs are not counted and the run
+// says why, where a bound wide enough to hold both would have passed anything.
+TEST(CliCpuRunTest, SchurDecompositionsRunLapack) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
+  for (const auto& [name, outputs] : std::vector<std::pair<std::string, int>>{
+           {"sqrtm", 1}, {"funm_exp", 1}, {"complex_eig", 2}}) {
+    std::string expected;
+    for (int i = 0; i < outputs; ++i) expected += " " + dir + name + ".out" + std::to_string(i) + ".npy";
+    const std::string matches = "matches the expected outputs: " + std::to_string(outputs) + " of " + std::to_string(outputs);
+    Result cpu = RunFusebox("run " + dir + name + ".hlo --backend cpu --check --inputs " + dir + name + ".in0.npy --expected" +
+                            expected);
+    EXPECT_EQ(cpu.code, 0) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr(matches)) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr("check: matches the interpreter: " + std::to_string(outputs) + " of " +
+                                   std::to_string(outputs)))
+        << name << "\n" << cpu.out;
+    Result interpreter = RunFusebox("run " + dir + name + ".hlo --backend interpreter --inputs " + dir + name +
+                                    ".in0.npy --expected" + expected);
+    EXPECT_EQ(interpreter.code, 0) << name << "\n" << interpreter.out;
+    EXPECT_THAT(interpreter.out, HasSubstr(matches)) << name << "\n" << interpreter.out;
+  }
+  for (const char* name : {"schur_real", "schur_complex_output"}) {
+    Result raw = RunFusebox("run " + dir + name + ".hlo --backend cpu --check --inputs " + dir + name + ".in0.npy");
+    EXPECT_NE(raw.code, 0) << name << "\n" << raw.out;
+    EXPECT_THAT(raw.out, HasSubstr("not counted: the reference and its f64 shadow differ by up to")) << name << "\n" << raw.out;
+    EXPECT_THAT(raw.out, Not(HasSubstr("check: matches"))) << name << "\n" << raw.out;
+  }
+}
+
 // LAPACK is loaded and set up (OpenBLAS's buffers) before the first run: a compile step of
 // its own, so that the first call's kernel time is the call's (about 6 ms of loading was
 // charged to a microsecond solve before; bench/README.md).
