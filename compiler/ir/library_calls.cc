@@ -1230,12 +1230,19 @@ Status ParsePivotingQr(const Instruction& inst, LibraryCall& call) {
 // jax's eigendecomposition of a general real matrix: (a [..., n, n]) -> (wr [..., n], wi
 // [..., n], vl and vr complex [..., n, n] (vector j in column j), s32 info [...]); the
 // attributes compute_left and compute_right are LAPACK's jobvl and jobvr ('N' or 'V').
-Status ParseGeneralEigen(const Instruction& inst, LibraryCall& call) {
+// The one operand of a call on square matrices.
+StatusOr<const Shape*> SquareMatrices(const Instruction& inst) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
   const Shape& a = inst.operand(0)->shape();
   if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
     return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
   }
+  return &a;
+}
+
+Status ParseGeneralEigen(const Instruction& inst, LibraryCall& call) {
+  ASSIGN_OR_RETURN(const Shape* square, SquareMatrices(inst));
+  const Shape& a = *square;
   const PrimitiveType real = a.element_type();
   const Shape& shape = inst.shape();
   std::vector<int64_t> values = BatchDims(a);
@@ -1273,11 +1280,8 @@ Status ParseGeneralEigen(const Instruction& inst, LibraryCall& call) {
 // sdim [...], s32 info [...]) of a real a, (t, vs, w, sdim, info) of a complex one; mode
 // (LAPACK's jobvs) 'V' or 'N'; sort 'N' (jaxlib orders no eigenvalues either).
 Status ParseSchur(const Instruction& inst, LibraryCall& call) {
-  if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
-  const Shape& a = inst.operand(0)->shape();
-  if (!IsMatrixBatch(a) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2)) {
-    return CallError(inst, "operand " + a.ToString(false) + " is not square matrices");
-  }
+  ASSIGN_OR_RETURN(const Shape* square, SquareMatrices(inst));
+  const Shape& a = *square;
   const PrimitiveType type = a.element_type();
   const bool complex = ComplexLapack(inst);
   if (!complex && type != PrimitiveType::kF32 && type != PrimitiveType::kF64) {

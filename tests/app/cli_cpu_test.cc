@@ -460,6 +460,13 @@ TEST(CliCpuRunTest, FourierTransformsAreLibraryCallsOnTheCpuAndDotsOnTheGpu) {
   EXPECT_THAT(run.out, HasSubstr("FFTW set-up")) << run.out;
 }
 
+// " PATH.out0.npy PATH.out1.npy ...": a test case's expected outputs for --expected.
+std::string ExpectedOutputs(const std::string& path, int outputs) {
+  std::string expected;
+  for (int i = 0; i < outputs; ++i) expected += " " + path + ".out" + std::to_string(i) + ".npy";
+  return expected;
+}
+
 // jax's eigendecomposition of a general matrix (lapack_?geev_ffi: jnp.linalg.eig,
 // eigvals, lax.linalg.eig with left vectors) runs LAPACK's geev on the CPU backend, as
 // XLA does: jax's eigenvalues and vectors, order and phases included; --check measures an
@@ -469,10 +476,8 @@ TEST(CliCpuRunTest, GeneralEigendecompositionsRunLapackOnTheCpu) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
   for (const auto& [name, outputs] : std::vector<std::pair<std::string, int>>{
            {"eig_vectors", 2}, {"eigvals_general", 1}, {"eig_left_right_f64", 3}}) {
-    std::string expected;
-    for (int i = 0; i < outputs; ++i) expected += " " + dir + name + ".out" + std::to_string(i) + ".npy";
     Result cpu = RunFusebox("run " + dir + name + ".hlo --backend cpu --check --inputs " + dir + name + ".in0.npy --expected" +
-                            expected);
+                            ExpectedOutputs(dir + name, outputs));
     EXPECT_EQ(cpu.code, 0) << name << "\n" << cpu.out;
     EXPECT_THAT(cpu.out, HasSubstr("expected: matches the expected outputs: " + std::to_string(outputs) + " of " +
                                    std::to_string(outputs)))
@@ -528,8 +533,7 @@ TEST(CliCpuRunTest, SchurDecompositionsRunLapack) {
   const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
   for (const auto& [name, outputs] : std::vector<std::pair<std::string, int>>{
            {"sqrtm", 1}, {"funm_exp", 1}, {"complex_eig", 2}}) {
-    std::string expected;
-    for (int i = 0; i < outputs; ++i) expected += " " + dir + name + ".out" + std::to_string(i) + ".npy";
+    const std::string expected = ExpectedOutputs(dir + name, outputs);
     const std::string matches = "matches the expected outputs: " + std::to_string(outputs) + " of " + std::to_string(outputs);
     Result cpu = RunFusebox("run " + dir + name + ".hlo --backend cpu --check --inputs " + dir + name + ".in0.npy --expected" +
                             expected);
