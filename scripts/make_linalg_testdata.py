@@ -272,6 +272,9 @@ def complex_cases():
           (l, cplx(5, 2)))
     z = g.standard_normal((4, 4)) + 1j * g.standard_normal((4, 4))
     write("complex128_inv", jnp.linalg.inv, (z,))
+    # The SVD (lapack_cgesdd_ffi): raw vectors with LAPACK's phases, and a pseudo-inverse.
+    write("complex_svd_vectors", lambda a: jnp.linalg.svd(a, full_matrices=False), (cplx(2, 6, 4),))
+    write("complex_pinv", jnp.linalg.pinv, (cplx(5, 3),))
 
 
 def schur_cases():

@@ -1068,10 +1068,14 @@ Status ParseSvd(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
   const Shape& a = inst.operand(0)->shape();
   if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
-  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) {
+  if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "a singular value decomposition of " + std::string(PrimitiveTypeName(a.element_type())) +
                                      " matrices is not modelled (f32 and f64 are)");
   }
+  // The singular values are real.
+  const PrimitiveType value_type = a.element_type() == PrimitiveType::kC64    ? PrimitiveType::kF32
+                                   : a.element_type() == PrimitiveType::kC128 ? PrimitiveType::kF64
+                                                                              : a.element_type();
   const int64_t m = a.dimensions(a.rank() - 2), n = a.dimensions(a.rank() - 1), k = std::min(m, n);
   const std::vector<int64_t> batch = BatchDims(a);
   auto with = [&](std::vector<int64_t> last) {
@@ -1082,7 +1086,8 @@ Status ParseSvd(const Instruction& inst, LibraryCall& call) {
   const Shape& shape = inst.shape();
   bool fits = shape.IsTuple() && shape.tuple_size() == 5;
   for (int64_t i = 0; fits && i < 4; ++i) {
-    fits = shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == a.element_type() &&
+    fits = shape.tuple_shapes(i).IsArray() &&
+           shape.tuple_shapes(i).element_type() == (i == 1 ? value_type : a.element_type()) &&
            shape.tuple_shapes(i).rank() >= 1;
   }
   fits = fits && shape.tuple_shapes(0).dimensions() == a.dimensions() && shape.tuple_shapes(1).dimensions() == with({k}) &&
@@ -1455,7 +1460,7 @@ bool IsCpuLapackTarget(const Instruction& instruction) {
   }
   if (IsLapackTarget(target, "gees")) return true;  // s, d, c, z
   // The complex routines the CPU runtime runs (c and z): these have no plain HLO here.
-  for (const char* routine : {"potrf", "getrf", "geqrf", "ungqr", "heevd", "trsm", "geev"}) {
+  for (const char* routine : {"potrf", "getrf", "geqrf", "ungqr", "heevd", "trsm", "geev", "gesdd"}) {
     if (IsLapackTarget(target, routine)) {
       const char precision = target[std::string_view("lapack_").size()];
       return precision == 'c' || precision == 'z';

@@ -62,6 +62,9 @@ struct LapackApi {
                const int*, int*, int*, Len, Len) = nullptr;
   void (*complex_gees)(const char*, const char*, void*, const int*, R*, const int*, int*, R*, R*, const int*, R*,
                        const int*, Real*, int*, int*, Len, Len) = nullptr;
+  // A complex matrix's SVD: real singular values, real workspace rwork.
+  void (*complex_gesdd)(const char*, const int*, const int*, R*, const int*, Real*, R*, const int*, R*, const int*, R*,
+                        const int*, Real*, int*, int*, Len) = nullptr;
   // A general complex matrix's eigendecomposition (w, vl, vr, rwork).
   void (*complex_geev)(const char*, const char*, const int*, R*, const int*, R*, R*, const int*, R*, const int*, R*,
                        const int*, Real*, int*, Len, Len) = nullptr;
@@ -100,6 +103,7 @@ const LapackApi<R>* LoadLapack(std::string* why) {
           library.Bind(a.heevd, prefix + "heevd_");
           library.Bind(a.complex_gees, prefix + "gees_");
           library.Bind(a.complex_geev, prefix + "geev_");
+          library.Bind(a.complex_gesdd, prefix + "gesdd_");
         } else {
           library.Bind(a.orgqr, prefix + "orgqr_");
           library.Bind(a.syevd, prefix + "syevd_");
@@ -291,8 +295,9 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
   using Real = typename Scalar<R>::Real;
   constexpr bool complex = Scalar<R>::kComplex;
   if (complex && kind != LibraryCallKind::kCholesky && kind != LibraryCallKind::kLu && kind != LibraryCallKind::kQr &&
-      kind != LibraryCallKind::kHouseholderProduct && kind != LibraryCallKind::kSymmetricEigen) {
-    return Unsupported(call, "complex matrices (potrf, getrf, geqrf, ungqr, heevd and trsm run complex)");
+      kind != LibraryCallKind::kHouseholderProduct && kind != LibraryCallKind::kSymmetricEigen &&
+      kind != LibraryCallKind::kSvd) {
+    return Unsupported(call, "complex matrices (potrf, getrf, geqrf, ungqr, heevd, gesdd, geev, gees and trsm run complex)");
   }
   // Workspace sizes: LAPACK's query (lwork = -1) on the call's dimensions, once.
   int lwork = 1, liwork = 1, lrwork = 1;
@@ -341,8 +346,20 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
         liwork = std::max(1, iquery);
         break;
       case LibraryCallKind::kSvd:
-        lapack.gesdd(&jobz, &m, &n, probe.data(), &lda, probe.data(), probe.data(), &ldu, probe.data(), &ldvt, &query,
-                     &minus_one, &iquery, &info, 1);
+        if constexpr (complex) {
+          Real rprobe = 0;
+          lapack.complex_gesdd(&jobz, &m, &n, probe.data(), &lda, &rprobe, probe.data(), &ldu, probe.data(), &ldvt, &query,
+                               &minus_one, &rprobe, &iquery, &info, 1);
+          // LAPACK's rwork: 7 min(m, n) without vectors (older releases' bound), else
+          // min(m, n) max(5 min(m, n) + 7, 2 max(m, n) + 2 min(m, n) + 1).
+          const int64_t small = k, large = std::max(m, n);
+          const int64_t need = jobz == 'N' ? 7 * small : small * std::max(5 * small + 7, 2 * large + 2 * small + 1);
+          lrwork = need > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max()
+                                                          : std::max(1, static_cast<int>(need));
+        } else {
+          lapack.gesdd(&jobz, &m, &n, probe.data(), &lda, probe.data(), probe.data(), &ldu, probe.data(), &ldvt, &query,
+                       &minus_one, &iquery, &info, 1);
+        }
         lwork = WorkspaceSize(query);
         liwork = std::max(1, 8 * k);
         break;
@@ -376,7 +393,7 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
     std::vector<R> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
     std::vector<R> vec(static_cast<size_t>(std::max(1, std::max(m, n))));
-    std::vector<Real> values(static_cast<size_t>(std::max(1, n))), rwork(static_cast<size_t>(lrwork));
+    std::vector<Real> values(static_cast<size_t>(std::max(1, std::max(m, n)))), rwork(static_cast<size_t>(lrwork));
     std::vector<int> ipiv(static_cast<size_t>(std::max(1, std::max(k, n))));
     std::vector<R> u, vt;
     if (kind == LibraryCallKind::kSvd && jobz != 'N') {
@@ -432,10 +449,16 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
         case LibraryCallKind::kSvd: {
           R* up = u.empty() ? vec.data() : u.data();
           R* vtp = vt.empty() ? vec.data() : vt.data();
-          lapack.gesdd(&jobz, &m, &n, x, &ld, vec.data(), up, &ldu, vtp, &ldvt, work.data(), &lwork,
-                       iwork.data(), &info, 1);
+          if constexpr (complex) {
+            lapack.complex_gesdd(&jobz, &m, &n, x, &ld, values.data(), up, &ldu, vtp, &ldvt, work.data(), &lwork,
+                                 rwork.data(), iwork.data(), &info, 1);
+            WriteVector<Real>(values.data(), k, out[1], b);
+          } else {
+            lapack.gesdd(&jobz, &m, &n, x, &ld, vec.data(), up, &ldu, vtp, &ldvt, work.data(), &lwork, iwork.data(),
+                         &info, 1);
+            WriteVector<R>(vec.data(), k, out[1], b);
+          }
           StoreMatrix(x, ld, a, out[0], b, m64, n64);
-          WriteVector<R>(vec.data(), k, out[1], b);
           const int64_t u_rows = out[2].dims[out[2].dims.size() - 2], u_cols = out[2].dims.back();
           const int64_t vt_rows = out[3].dims[out[3].dims.size() - 2], vt_cols = out[3].dims.back();
           if (jobz == 'N') {
@@ -917,6 +940,44 @@ void AlignColumns(Literal& vectors, const Literal& reference, int64_t b, int64_t
   }
 }
 
+// A complex SVD's vectors in the f64 shadow (`u` [..., m, c], `vt` [..., r, n]) given the
+// f32 call's phases (`narrow_u`, `narrow_vt`): u's column j takes the unit factor p that
+// best aligns it with the f32 one and vt's row j the factor conj(p), so that u diag(s) vt
+// keeps its value; vt's rows past u's columns align on their own.
+void AlignSingularPhases(Literal& u, Literal& vt, const Literal& narrow_u, const Literal& narrow_vt) {
+  const std::vector<int64_t>& ud = u.shape().dimensions();
+  const std::vector<int64_t>& vd = vt.shape().dimensions();
+  const int64_t rank = static_cast<int64_t>(ud.size());
+  const int64_t m = ud[rank - 2], c = ud[rank - 1], r = vd[rank - 2], n = vd[rank - 1];
+  const int64_t batches = m * c == 0 ? 0 : u.element_count() / (m * c);
+  auto phase_of = [](std::complex<double> overlap) {
+    return std::abs(overlap) > 0 ? overlap / std::abs(overlap) : std::complex<double>(1.0);
+  };
+  for (int64_t b = 0; b < batches; ++b) {
+    for (int64_t j = 0; j < std::max(c, r); ++j) {
+      std::complex<double> p = 1.0;
+      if (j < c) {
+        std::complex<double> overlap = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          overlap += std::conj(u.GetComplex((b * m + i) * c + j)) * narrow_u.GetComplex((b * m + i) * c + j);
+        }
+        p = phase_of(overlap);
+        for (int64_t i = 0; i < m; ++i) u.SetComplex((b * m + i) * c + j, u.GetComplex((b * m + i) * c + j) * p);
+      }
+      if (j >= r) continue;
+      std::complex<double> q = std::conj(p);
+      if (j >= c) {
+        std::complex<double> overlap = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          overlap += std::conj(vt.GetComplex((b * r + j) * n + i)) * narrow_vt.GetComplex((b * r + j) * n + i);
+        }
+        q = phase_of(overlap);
+      }
+      for (int64_t i = 0; i < n; ++i) vt.SetComplex((b * r + j) * n + i, vt.GetComplex((b * r + j) * n + i) * q);
+    }
+  }
+}
+
 // The f64 shadow's general eigendecomposition (`wide`: wr, wi, vl, vr, info) put in the
 // f32 call's order and phases (`narrow`): each of narrow's eigenvalues takes the nearest
 // unused one of wide's, with its vectors, and each complex vector the unit factor that
@@ -1061,6 +1122,9 @@ StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector
                            : RunOnLiterals<float>(call, desc, narrow_pointers, Shape::Tuple(narrow_leaves)));
   if (desc.kind == LibraryCallKind::kGeneralEigen) {
     AlignEigen(wide, narrow);
+  } else if (complex && desc.kind == LibraryCallKind::kSvd) {
+    AlignSingularPhases(wide.tuple_elements()[2], wide.tuple_elements()[3], narrow.tuple_elements()[2],
+                        narrow.tuple_elements()[3]);
   } else if (complex) {
     // A Hermitian matrix's eigenvectors: each one's phase is the algorithm's choice.
     Literal& vectors = wide.tuple_elements()[0];

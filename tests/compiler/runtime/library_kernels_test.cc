@@ -1450,6 +1450,36 @@ TEST(LapackTest, TheF64ShadowOfAHermitianEigendecompositionTakesTheF32Phases) {
       << "the z routine alone phases otherwise here (else this test shows nothing)";
 }
 
+// A complex SVD (gesdd): each pair of singular vectors is unique up to a common phase,
+// so the f64 shadow (the z routine) takes the c routine's: u's column times p, vt's row
+// times conj(p).
+TEST(LapackTest, TheF64ShadowOfAComplexSvdTakesTheF32Phases) {
+  auto module = [](const char* target, const char* real, const char* complex) {
+    const std::string r = real, c = complex;
+    return Parse("HloModule m\nENTRY e {\n  %a = " + c + "[6,12,8] parameter(0)\n  ROOT %r = (" + c + "[6,12,8], " + r +
+                 "[6,8], " + c + "[6,12,8], " + c + "[6,8,8], s32[6]) custom-call(%a), custom_call_target=\"" + target +
+                 "\", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 83 : ui8}\n}\n");
+  };
+  auto c64 = module("lapack_cgesdd_ffi", "f32", "c64");
+  auto shadow = module("lapack_cgesdd_ffi", "f64", "c128");
+  auto c128 = module("lapack_zgesdd_ffi", "f64", "c128");
+  ASSERT_TRUE(c64 && shadow && c128);
+  Literal narrow_in = interpreter::RandomLiteral(c64->entry()->parameter(0)->shape(), 11);
+  std::vector<Literal> runs = RunShadowTriple(*c64, *shadow, *c128, narrow_in);
+  ASSERT_EQ(runs.size(), 3u);
+  auto largest = [](const Literal& x, const Literal& y) {
+    double most = 0;
+    for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetComplex(i) - y.GetComplex(i)));
+    return most;
+  };
+  double plain = 0;
+  for (int leaf : {1, 2, 3}) {
+    EXPECT_LT(largest(runs[1].tuple_elements()[leaf], runs[0].tuple_elements()[leaf]), 1e-3) << "leaf " << leaf;
+    plain = std::max(plain, largest(runs[2].tuple_elements()[leaf], runs[0].tuple_elements()[leaf]));
+  }
+  EXPECT_GT(plain, 0.1) << "the z routine alone phases otherwise here (else this test shows nothing)";
+}
+
 // The profile's GFLOP/s for a LAPACK call come from LAPACK's operation counts (they were
 // the result's element count before: 0.00 GFLOP/s for an LU).
 TEST(LapackTest, OperationCountsFollowLapacksFormulas) {
