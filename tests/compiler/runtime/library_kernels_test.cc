@@ -1177,6 +1177,13 @@ double LargestDifference(const Literal& x, const Literal& y) {
   return most;
 }
 
+// The largest |x - y| over two leaves of the same dimensions, read as complex numbers.
+double LargestComplexDifference(const Literal& x, const Literal& y) {
+  double most = 0;
+  for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetComplex(i) - y.GetComplex(i)));
+  return most;
+}
+
 // The f32 call (`f32`, on `narrow_in`), its f64 shadow (`shadow`: the s target on f64
 // operands) and the d routine alone (`f64`) on the same values widened, through
 // RunLapackOnLiterals: {narrow, wide, plain}, or none after reporting a failure.
@@ -1400,16 +1407,11 @@ TEST(LapackTest, TheF64ShadowOfAGeneralEigendecompositionTakesTheF32OrderAndPhas
   std::vector<Literal> runs = RunShadowTriple(*f32, *shadow, *f64, narrow_in);
   ASSERT_EQ(runs.size(), 3u);
   const Literal *narrow = &runs[0], *wide = &runs[1], *plain = &runs[2];
-  auto largest = [](const Literal& x, const Literal& y) {
-    double most = 0;
-    for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetComplex(i) - y.GetComplex(i)));
-    return most;
-  };
   double plain_most = 0;
   for (int leaf : {0, 1, 2, 3}) {
-    EXPECT_LT(largest(wide->tuple_elements()[leaf], narrow->tuple_elements()[leaf]), 1e-3)
+    EXPECT_LT(LargestComplexDifference(wide->tuple_elements()[leaf], narrow->tuple_elements()[leaf]), 1e-3)
         << "leaf " << leaf << ": the shadow's are the f32 call's, to its rounding";
-    plain_most = std::max(plain_most, largest(plain->tuple_elements()[leaf], narrow->tuple_elements()[leaf]));
+    plain_most = std::max(plain_most, LargestComplexDifference(plain->tuple_elements()[leaf], narrow->tuple_elements()[leaf]));
   }
   EXPECT_GT(plain_most, 0.1) << "the d routine alone orders or phases otherwise here (else this test shows nothing)";
   for (int64_t b = 0; b < 6; ++b) EXPECT_EQ(narrow->tuple_elements()[4].GetInt64(b), 0);
@@ -1439,14 +1441,9 @@ TEST(LapackTest, TheF64ShadowOfAHermitianEigendecompositionTakesTheF32Phases) {
   }
   std::vector<Literal> runs = RunShadowTriple(*c64, *shadow, *c128, narrow_in);
   ASSERT_EQ(runs.size(), 3u);
-  auto largest = [](const Literal& x, const Literal& y) {
-    double most = 0;
-    for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetComplex(i) - y.GetComplex(i)));
-    return most;
-  };
-  EXPECT_LT(largest(runs[1].tuple_elements()[0], runs[0].tuple_elements()[0]), 1e-3) << "the shadow's phases are the c64 call's";
-  EXPECT_LT(largest(runs[1].tuple_elements()[1], runs[0].tuple_elements()[1]), 1e-3) << "the eigenvalues";
-  EXPECT_GT(largest(runs[2].tuple_elements()[0], runs[0].tuple_elements()[0]), 0.1)
+  EXPECT_LT(LargestComplexDifference(runs[1].tuple_elements()[0], runs[0].tuple_elements()[0]), 1e-3) << "the shadow's phases are the c64 call's";
+  EXPECT_LT(LargestComplexDifference(runs[1].tuple_elements()[1], runs[0].tuple_elements()[1]), 1e-3) << "the eigenvalues";
+  EXPECT_GT(LargestComplexDifference(runs[2].tuple_elements()[0], runs[0].tuple_elements()[0]), 0.1)
       << "the z routine alone phases otherwise here (else this test shows nothing)";
 }
 
@@ -1467,15 +1464,10 @@ TEST(LapackTest, TheF64ShadowOfAComplexSvdTakesTheF32Phases) {
   Literal narrow_in = interpreter::RandomLiteral(c64->entry()->parameter(0)->shape(), 11);
   std::vector<Literal> runs = RunShadowTriple(*c64, *shadow, *c128, narrow_in);
   ASSERT_EQ(runs.size(), 3u);
-  auto largest = [](const Literal& x, const Literal& y) {
-    double most = 0;
-    for (int64_t i = 0; i < x.element_count(); ++i) most = std::max(most, std::abs(x.GetComplex(i) - y.GetComplex(i)));
-    return most;
-  };
   double plain = 0;
   for (int leaf : {1, 2, 3}) {
-    EXPECT_LT(largest(runs[1].tuple_elements()[leaf], runs[0].tuple_elements()[leaf]), 1e-3) << "leaf " << leaf;
-    plain = std::max(plain, largest(runs[2].tuple_elements()[leaf], runs[0].tuple_elements()[leaf]));
+    EXPECT_LT(LargestComplexDifference(runs[1].tuple_elements()[leaf], runs[0].tuple_elements()[leaf]), 1e-3) << "leaf " << leaf;
+    plain = std::max(plain, LargestComplexDifference(runs[2].tuple_elements()[leaf], runs[0].tuple_elements()[leaf]));
   }
   EXPECT_GT(plain, 0.1) << "the z routine alone phases otherwise here (else this test shows nothing)";
 }
