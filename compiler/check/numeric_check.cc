@@ -168,8 +168,10 @@ bool AllEqual(const Literal& literal) {
 constexpr double kWideBoundFactor = 1000;
 // Nor one whose reference and f64 shadow differ by more than this fraction of its largest
 // value: rounding alone never moves a result that far (f32's is about 1e-7 of it); the two
-// chose differently where the computation leaves a choice (a Schur form's order and
-// phases), and a bound of k times that difference would pass anything.
+// took different paths where the algorithm or rounding decides (a Schur form's order and
+// phases; a conditional's branch index that rounding tips: the differential fuzzer's
+// complex modules found two in 730), and a bound of k times that difference would pass
+// anything.
 constexpr double kChoiceFactor = 0.1;
 
 double LargestFiniteMagnitude(const Literal& literal) {
@@ -427,9 +429,10 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
       out.verdict = OutputVerdict::kBoundTooWide;
       out.why = "the reference and its f64 shadow differ by up to " + Sci(out.interpreter_error) + ", over " +
                 FormatDouble(kChoiceFactor) + " of its largest value (" + Sci(largest) +
-                "): no rounding moves a result that far; the two chose differently where the computation leaves a "
-                "choice (a Schur form's order or a vector's phase, which LAPACK picks), and no error could fail a "
-                "bound of " + FormatDouble(out.k_factor) + " times that";
+                "): no rounding moves a result that far; the two took different paths where the algorithm or "
+                "rounding decides (a Schur form's order or a vector's phase, which LAPACK picks; a branch index or "
+                "comparison that rounding tips), and no error could fail a bound of " +
+                FormatDouble(out.k_factor) + " times that";
     } else if (got.element_count() >= 2) {
       // Judged on the interpreter's value: the user's expected values may round an
       // identity-like computation back to its input.
