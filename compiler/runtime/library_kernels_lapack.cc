@@ -279,6 +279,23 @@ int WorkspaceSize(R answer) {
 // Whether LAPACK's 32-bit integers hold every dimension.
 bool FitsInt(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max() / 2; }
 
+// The order and the count of the square matrices `a` ([..., n, n]) holds.
+Status SquareBatch(const Instruction& call, const Side& a, int64_t* n, int64_t* batches) {
+  const int64_t rank = static_cast<int64_t>(a.dims.size());
+  *n = a.dims[rank - 1];
+  if (!FitsInt(*n)) return Unsupported(call, "matrices of more than 2^30 rows");
+  *batches = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) *batches *= a.dims[d];
+  return Status::Ok();
+}
+
+// LAPACK's 32-bit workspace sizes (WorkspaceSize answers INT_MAX past them): a query past
+// them (a matrix of tens of thousands of rows) is refused rather than wrapped.
+Status WorkspaceFits(const Instruction& call, const Side& a, int largest) {
+  if (largest < std::numeric_limits<int>::max()) return Status::Ok();
+  return Unsupported(call, "LAPACK's workspace for " + DimsText(a.dims) + " does not fit its 32-bit sizes");
+}
+
 template <typename R>
 Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const LapackApi<R>& lapack,
                       const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
@@ -379,12 +396,7 @@ Status RunLapackTyped(const Instruction& call, const LibraryCall& desc, const La
         break;
     }
   }
-  // LAPACK's 32-bit workspace sizes: a query past them (a matrix of tens of thousands of
-  // rows) is refused rather than wrapped.
-  if (lwork == std::numeric_limits<int>::max() || liwork == std::numeric_limits<int>::max() ||
-      lrwork == std::numeric_limits<int>::max()) {
-    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
-  }
+  RETURN_IF_ERROR(WorkspaceFits(call, in[0], std::max({lwork, liwork, lrwork})));
   const double flops = static_cast<double>(batches) * 4.0 * static_cast<double>(m64) * static_cast<double>(n64) *
                        static_cast<double>(std::max(m64, n64));
   const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
@@ -604,11 +616,8 @@ template <typename R>
 Status RunGeneralEigenTyped(const Instruction& call, const LibraryCall& desc, const LapackApi<R>& lapack,
                             const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
   using C = std::complex<R>;
-  const int64_t rank = static_cast<int64_t>(in[0].dims.size());
-  const int64_t n64 = in[0].dims[rank - 1];
-  if (!FitsInt(n64)) return Unsupported(call, "matrices of more than 2^30 rows");
-  int64_t batches = 1;
-  for (int64_t d = 0; d + 2 < rank; ++d) batches *= in[0].dims[d];
+  int64_t n64 = 0, batches = 0;
+  RETURN_IF_ERROR(SquareBatch(call, in[0], &n64, &batches));
   if (batches == 0) return Status::Ok();
   const int n = static_cast<int>(n64), ld = std::max(1, n);
   const char jobvl = desc.eigen_left, jobvr = desc.eigen_right;
@@ -621,9 +630,7 @@ Status RunGeneralEigenTyped(const Instruction& call, const LibraryCall& desc, co
                 1);
     lwork = WorkspaceSize(query);
   }
-  if (lwork == std::numeric_limits<int>::max()) {
-    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
-  }
+  RETURN_IF_ERROR(WorkspaceFits(call, in[0], lwork));
   const double flops = static_cast<double>(batches) * 26.0 * static_cast<double>(n64 * n64 * n64);
   const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
   const bool ok = ParallelFor(batches, workers, [&](int64_t begin, int64_t end, int) {
@@ -682,11 +689,8 @@ Status RunSchurTyped(const Instruction& call, const LibraryCall& desc, const Lap
                      const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
   constexpr bool complex = Scalar<R>::kComplex;
   using Real = typename Scalar<R>::Real;
-  const int64_t rank = static_cast<int64_t>(in[0].dims.size());
-  const int64_t n64 = in[0].dims[rank - 1];
-  if (!FitsInt(n64)) return Unsupported(call, "matrices of more than 2^30 rows");
-  int64_t batches = 1;
-  for (int64_t d = 0; d + 2 < rank; ++d) batches *= in[0].dims[d];
+  int64_t n64 = 0, batches = 0;
+  RETURN_IF_ERROR(SquareBatch(call, in[0], &n64, &batches));
   if (batches == 0) return Status::Ok();
   const int n = static_cast<int>(n64), ld = std::max(1, n);
   const char jobvs = desc.eigen_right, sort = 'N';
@@ -705,9 +709,7 @@ Status RunSchurTyped(const Instruction& call, const LibraryCall& desc, const Lap
     }
     lwork = WorkspaceSize(query);
   }
-  if (lwork == std::numeric_limits<int>::max()) {
-    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
-  }
+  RETURN_IF_ERROR(WorkspaceFits(call, in[0], lwork));
   const int values = complex ? 1 : 2;  // result leaves holding eigenvalues
   const double flops = static_cast<double>(batches) * 25.0 * static_cast<double>(n64 * n64 * n64);
   const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
@@ -751,11 +753,8 @@ template <typename R>
 Status RunComplexEigenTyped(const Instruction& call, const LibraryCall& desc, const LapackApi<R>& lapack,
                             const std::vector<Side>& in, const std::vector<Side>& out, int threads) {
   using Real = typename Scalar<R>::Real;
-  const int64_t rank = static_cast<int64_t>(in[0].dims.size());
-  const int64_t n64 = in[0].dims[rank - 1];
-  if (!FitsInt(n64)) return Unsupported(call, "matrices of more than 2^30 rows");
-  int64_t batches = 1;
-  for (int64_t d = 0; d + 2 < rank; ++d) batches *= in[0].dims[d];
+  int64_t n64 = 0, batches = 0;
+  RETURN_IF_ERROR(SquareBatch(call, in[0], &n64, &batches));
   if (batches == 0) return Status::Ok();
   const int n = static_cast<int>(n64), ld = std::max(1, n);
   const char jobvl = desc.eigen_left, jobvr = desc.eigen_right;
@@ -769,9 +768,7 @@ Status RunComplexEigenTyped(const Instruction& call, const LibraryCall& desc, co
                         &info, 1, 1);
     lwork = WorkspaceSize(query);
   }
-  if (lwork == std::numeric_limits<int>::max()) {
-    return Unsupported(call, "LAPACK's workspace for " + DimsText(in[0].dims) + " does not fit its 32-bit sizes");
-  }
+  RETURN_IF_ERROR(WorkspaceFits(call, in[0], lwork));
   const double flops = static_cast<double>(batches) * 100.0 * static_cast<double>(n64 * n64 * n64);
   const int workers = static_cast<int>(std::min<int64_t>(ThreadsFor(flops, threads), batches));
   const bool ok = ParallelFor(batches, workers, [&](int64_t begin, int64_t end, int) {
