@@ -2,7 +2,7 @@
 // dump layout (--dump-to), the stages listed, the source map as JSON (--source-map).
 // With --backend gpu the module is the GPU pipeline's (gpu_optimized_hlo), as
 // `fusebox run --backend gpu` compiles it: with --gpu-library=on (the default) its dots
-// and convolutions are cuBLAS / cuDNN calls.
+// and convolutions are cuBLAS / cuDNN calls and its Fourier transforms cuFFT's.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -137,7 +137,8 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
   cmd->add_option("--gpu-arch", opts->gpu_arch, "GPU target for the GPU stages (default sm_90)");
   cmd->add_option("--gpu-library", opts->gpu_library,
                   "GPU stages: on (default, as `run --backend gpu`): the GPU pipeline turns dots and "
-                  "convolutions cuBLAS / cuDNN run into library calls (the ptx stage's header lists them); "
+                  "convolutions cuBLAS / cuDNN run into library calls and keeps Fourier transforms for cuFFT (the "
+                  "ptx stage's header lists them); "
                   "off: Fusebox's own kernels for everything")
       ->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--gpu-kernel-shapes", opts->compile_kernel_shapes,

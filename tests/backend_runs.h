@@ -21,8 +21,10 @@
 namespace fusebox {
 
 // What to do with the GPU module: run it in the emulator, or only compile it to kernels
-// (the emulator runs straight-line programs; a while loop runs on the host).
-enum class GpuRun { kEmulate, kCompileOnly };
+// (the emulator runs straight-line programs; a while loop runs on the host). The GPU
+// pipeline has its libraries (cuBLAS, cuDNN, cuFFT) unless kEmulateWithoutLibraries
+// (`--gpu-library=off`: Fusebox's own kernels for everything).
+enum class GpuRun { kEmulate, kCompileOnly, kEmulateWithoutLibraries };
 
 // Calls `check(result, which)` for each of the four runs, `which` naming it ("CPU
 // unfused", "GPU emulator fused", ...). `inspect(module, which)`, when given, sees each
@@ -45,7 +47,7 @@ inline void RunOnBothBackends(const Module& module, const std::vector<Literal>& 
     ASSERT_TRUE(on_cpu.ok()) << "CPU" << how << ": " << on_cpu.status().message();
     check(*on_cpu, "CPU" + how);
 
-    auto gpu_module = passes::OptimizeForBackend(module, fused, /*gpu_libraries=*/true);
+    auto gpu_module = passes::OptimizeForBackend(module, fused, gpu_run != GpuRun::kEmulateWithoutLibraries);
     ASSERT_TRUE(gpu_module.ok()) << "GPU emulator" << how << ": " << gpu_module.status().message();
     if (inspect) inspect(**gpu_module, "GPU emulator" + how);
     if (gpu_run == GpuRun::kCompileOnly) {

@@ -33,9 +33,11 @@
 
 namespace fusebox::codegen {
 
-// A library call (cuBLAS) is work the runtime hands to the library, not a kernel Fusebox
-// emits.
-bool IsGpuKernel(const Instruction& inst) { return passes::IsKernel(inst) && !IsLibraryCall(inst); }
+// A library call (cuBLAS, cuDNN) and a Fourier transform (cuFFT) are work the runtime
+// hands to a library, not kernels Fusebox emits.
+bool IsGpuKernel(const Instruction& inst) {
+  return passes::IsKernel(inst) && !IsLibraryCall(inst) && inst.opcode() != Opcode::kFft;
+}
 
 const std::vector<std::string>& SupportedGpuArchs() {
   static const std::vector<std::string> archs = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};

@@ -20,6 +20,7 @@
 #include "compiler/codegen/gpu_emulator_internal.h"
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/conv_plan.h"
+#include "compiler/ir/fft_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/passes/kernel_count.h"
@@ -477,6 +478,18 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
     case Opcode::kAfterAll:
       leaves[inst] = {};
       break;
+    case Opcode::kFft: {
+      // What the runtime hands cuFFT (and the scal after an inverse), run on the host as
+      // they define it. The operand stays as it was (the runtime hands cuFFT's
+      // complex-to-real transforms a copy).
+      ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*inst));
+      const auto& in = leaves[inst->operand(0)];
+      if (in.size() != 1) return Internal("GPU emulator: " + inst->name() + ": bad operand");
+      uint8_t* out = values.Fresh(LeafBytes(inst->shape()));
+      RETURN_IF_ERROR(RunFftPlanOnHost(plan, in[0], out).WithPrefix("GPU emulator: " + inst->name() + ": "));
+      leaves[inst] = {out};
+      break;
+    }
     case Opcode::kCustomCall: {
       if (!IsLibraryCall(*inst)) break;  // reported below
       if (inst->attrs().custom_call_target.rfind("__cudnn", 0) == 0) {

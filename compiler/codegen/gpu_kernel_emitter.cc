@@ -339,14 +339,15 @@ Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) 
   kernel->bytes_read = facts.bytes_read;
   kernel->bytes_written = facts.bytes_written;
   kernel->flops = facts.flops;
-  if (inst.opcode() == Opcode::kFft || IsCpuLapackCall(inst)) {
-    // The GPU pipelines expand Fourier transforms into dots (fft-expander) and jax's LAPACK
-    // calls into loops (library-call-lowering); one that reaches the backend came through
-    // the CPU pipeline, which keeps them for FFTW and LAPACK.
-    return Unimplemented(inst.name() + ": the GPU backend runs " +
-                         (inst.opcode() == Opcode::kFft ? std::string("Fourier transforms as the fft-expander's dots")
-                                                        : inst.attrs().custom_call_target + " as loops") +
-                         "; this one was kept for the CPU backend's libraries (a module optimized for the CPU)");
+  if (inst.opcode() == Opcode::kFft) {
+    return Internal(inst.name() + ": a Fourier transform runs through cuFFT, not as a kernel (IsGpuKernel)");
+  }
+  if (IsCpuLapackCall(inst)) {
+    // The GPU pipelines expand jax's LAPACK calls into loops (library-call-lowering); one
+    // that reaches the backend came through the CPU pipeline, which keeps them for LAPACK.
+    return Unimplemented(inst.name() + ": the GPU backend runs " + inst.attrs().custom_call_target +
+                         " as loops; this one was kept for the CPU backend's libraries (a module optimized for the "
+                         "CPU)");
   }
   if (inst.opcode() == Opcode::kFusion) {
     const Computation* fused = inst.fused_computation();

@@ -82,9 +82,10 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries, bool
   // to them) become loops of dots, as XLA's expanders make them (linalg_expander.h).
   pipeline.Add<LinalgExpander>();
   // Fourier transforms become dots with DFT matrices, Cooley-Tukey's twiddles and
-  // Bluestein's chirps (fft_expander.h) where no library runs them: XLA calls cuFFT for
-  // them on the GPU; on the CPU, Fusebox's runtime calls FFTW, as XLA's calls ducc.
-  if (!cpu_libraries || gpu_libraries) pipeline.Add<FftExpander>();
+  // Bluestein's chirps (fft_expander.h) where no library runs them. With libraries they
+  // stay `fft` ops: the GPU runtime hands them to cuFFT, as XLA's FFT thunk does; the CPU
+  // runtime to FFTW, as XLA's CPU backend hands them to ducc.
+  if (!cpu_libraries && !gpu_libraries) pipeline.Add<FftExpander>();
   // Cleanup: make the graph small and direct before fusion looks at it.
   pipeline.Add<CallInliner>();
   pipeline.Add<TupleSimplifier>();

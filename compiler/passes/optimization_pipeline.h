@@ -16,12 +16,14 @@ namespace fusebox::passes {
 // sharding-propagation and spmd-partitioner: the optimized module is then the
 // per-device program.
 // `gpu_libraries`: the GPU pipeline with NVIDIA's libraries (`--gpu-library=on`): gemm
-// calls cuBLAS can run stay calls, and the gemm-rewriter turns such dots into them.
+// calls cuBLAS can run stay calls, the gemm-rewriter turns such dots into them, and
+// Fourier transforms stay `fft` ops that the GPU runtime hands to cuFFT.
 // `cpu_libraries`: the CPU backend's pipeline, whose Fourier transforms stay `fft` ops that the
 // CPU runtime hands to FFTW, as XLA's CPU backend hands them to ducc, and whose jax LAPACK
-// calls (IsCpuLapackCall) stay calls that it hands to LAPACK; without it (the GPU
-// pipelines, and the interpreter's and the emulator's callers), fft-expander makes the
-// transforms dots and library-call-lowering the LAPACK calls loops.
+// calls (IsCpuLapackCall) stay calls that it hands to LAPACK. With neither (the GPU
+// pipeline with `--gpu-library=off`, and the interpreter's and the emulator's callers),
+// fft-expander makes the transforms dots; library-call-lowering makes the LAPACK calls
+// loops in every pipeline but the CPU's.
 Pipeline MakeOptimizationPipeline(const Module* module = nullptr, bool gpu_libraries = false, bool cpu_libraries = false);
 
 // The SPMD passes alone: shardy-import, sharding-propagation, spmd-partitioner.

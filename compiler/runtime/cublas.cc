@@ -3,6 +3,7 @@
 // headers are there at build time).
 #include "compiler/runtime/cublas.h"
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -32,6 +33,8 @@ using StatusStringFn = const char* (*)(int);
 using GemmStridedBatchedExFn = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int,
                                        long long, const void*, int, int, long long, const void*, void*, int,
                                        int, long long, int, int, int);
+// cublasSscal_v2 and the others: (handle, n, const alpha*, x*, incx).
+using ScalFn = int (*)(void*, int, const void*, void*, int);
 
 struct CublasApi {
   CreateFn create = nullptr;
@@ -40,6 +43,7 @@ struct CublasApi {
   GetVersionFn get_version = nullptr;
   StatusStringFn status_string = nullptr;
   GemmStridedBatchedExFn gemm_strided_batched_ex = nullptr;
+  ScalFn sscal = nullptr, dscal = nullptr, csscal = nullptr, zdscal = nullptr;
   std::string library;  // the name that loaded
   Status status;        // why cuBLAS is unusable, or OK
 };
@@ -63,6 +67,10 @@ const CublasApi& Api() {
     symbols.Need("cublasSetStream_v2", &a->set_stream);
     symbols.Need("cublasGetVersion_v2", &a->get_version);
     symbols.Need("cublasGemmStridedBatchedEx", &a->gemm_strided_batched_ex);
+    symbols.Need("cublasSscal_v2", &a->sscal);
+    symbols.Need("cublasDscal_v2", &a->dscal);
+    symbols.Need("cublasCsscal_v2", &a->csscal);
+    symbols.Need("cublasZdscal_v2", &a->zdscal);
     symbols.Optional("cublasGetStatusString", &a->status_string);
     if (!symbols.missing().empty())
       a->status = Unavailable("cuBLAS unavailable (" + a->library + " lacks " + symbols.missing() + ")");
@@ -131,6 +139,33 @@ Status Cublas::Gemm(const GemmPlan& plan, DevicePtr lhs, DevicePtr rhs, DevicePt
         static_cast<int>(plan.ldc), plan.c_batch_stride, static_cast<int>(plan.batch),
         CublasComputeTypeCode(plan.compute), kGemmDefault);
     if (rc != 0) return CublasError("cublasGemmStridedBatchedEx", rc);
+  }
+  return Status::Ok();
+}
+
+Status Cublas::Scale(PrimitiveType type, int64_t count, double alpha, DevicePtr x) {
+  const CublasApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  ScalFn scal = nullptr;
+  const char* name = "";
+  int64_t element_bytes = 0;
+  switch (type) {
+    case PrimitiveType::kF32: scal = api.sscal, name = "cublasSscal", element_bytes = 4; break;
+    case PrimitiveType::kF64: scal = api.dscal, name = "cublasDscal", element_bytes = 8; break;
+    case PrimitiveType::kC64: scal = api.csscal, name = "cublasCsscal", element_bytes = 8; break;
+    case PrimitiveType::kC128: scal = api.zdscal, name = "cublasZdscal", element_bytes = 16; break;
+    default:
+      return InvalidArgument("cuBLAS scal of " + std::string(PrimitiveTypeName(type)) + " (f32, f64, c64, c128 only)");
+  }
+  // The scalar in the real precision of x's elements.
+  const float alpha32 = static_cast<float>(alpha);
+  const bool single = type == PrimitiveType::kF32 || type == PrimitiveType::kC64;
+  const void* a = single ? static_cast<const void*>(&alpha32) : static_cast<const void*>(&alpha);
+  constexpr int64_t kMaxCall = (int64_t{1} << 31) - 1;
+  for (int64_t done = 0; done < count; done += kMaxCall) {
+    const int n = static_cast<int>(std::min(kMaxCall, count - done));
+    const int rc = scal(handle_, n, a, reinterpret_cast<void*>(x + static_cast<DevicePtr>(done * element_bytes)), 1);
+    if (rc != 0) return CublasError(name, rc);
   }
   return Status::Ok();
 }

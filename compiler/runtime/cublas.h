@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compiler/ir/gemm_plan.h"
+#include "compiler/ir/primitive_type.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/support/status.h"
 
@@ -26,6 +27,12 @@ class Cublas {
   // Queues the plan's GEMM: `lhs`/`rhs` are the call's operands 0 and 1, `out` its value
   // (holding c already when plan.beta != 0). Asynchronous, like a kernel launch.
   Status Gemm(const GemmPlan& plan, DevicePtr lhs, DevicePtr rhs, DevicePtr out);
+
+  // Queues x *= alpha over `count` elements of x (cuBLAS's scal with a real alpha:
+  // cublasSscal for f32, cublasDscal for f64, cublasCsscal for c64, cublasZdscal for
+  // c128), in calls of at most 2^31 - 1 elements. The scale after an inverse Fourier
+  // transform, as XLA's FFT thunk applies it.
+  Status Scale(PrimitiveType type, int64_t count, double alpha, DevicePtr x);
 
   // "cuBLAS 13.0.2 (libcublas.so.13)"
   const std::string& description() const { return description_; }

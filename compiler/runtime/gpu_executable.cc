@@ -27,6 +27,7 @@
 #include "compiler/runtime/cublas.h"
 #include "compiler/runtime/cublas_lt.h"
 #include "compiler/runtime/cudnn.h"
+#include "compiler/runtime/cufft.h"
 #include "compiler/runtime/kernel_shapes.h"
 #include "compiler/codegen/gpu_dot_plan.h"
 #include "compiler/codegen/occupancy.h"
@@ -151,6 +152,14 @@ struct GpuPrograms {
   DeviceBuffer cudnn_workspace;
   DeviceBuffer cudnn_packed_kernel;
   int64_t tf32_convs = 0;
+  // Fourier transforms: cuFFT loaded only when there are some, a plan each, one work area
+  // (the largest), a copy of the operand for the complex-to-real ones (cuFFT overwrites
+  // their input), and a cuBLAS handle for the scal after the inverse ones.
+  std::unique_ptr<Cufft> cufft;
+  std::unordered_map<const Instruction*, std::unique_ptr<Cufft::Plan>> ffts;
+  DeviceBuffer fft_workspace;
+  DeviceBuffer fft_input_copy;
+  std::unique_ptr<Cublas> fft_scal;
   std::vector<std::string> library_notes;  // fallbacks taken when the plans were prepared
   std::string ptx;                          // what was loaded (occupancy requests included)
   std::vector<std::string> occupancy_notes;
@@ -253,6 +262,9 @@ class GpuExecutable::Frame {
     }
     if (auto conv = exe_.programs_->convs.find(&inst); conv != exe_.programs_->convs.end()) {
       return RunConvolution(inst, *conv->second, leaves);
+    }
+    if (auto fft = exe_.programs_->ffts.find(&inst); fft != exe_.programs_->ffts.end()) {
+      return RunFft(inst, *fft->second, leaves);
     }
     switch (inst.opcode()) {
       case Opcode::kParameter:
@@ -521,6 +533,31 @@ class GpuExecutable::Frame {
                           });
   }
 
+  // A Fourier transform through cuFFT, then the scal of an inverse one through cuBLAS, as
+  // XLA's FFT thunk runs it: both libraries' kernels under the fft instruction. A
+  // complex-to-real transform reads a copy of its operand, which cuFFT overwrites.
+  Status RunFft(const Instruction& inst, const Cufft::Plan& plan, const LeafFn& leaves) {
+    const Leaves in = leaves(inst.operand(0));
+    const Leaves out = leaves(&inst);
+    if (in.size() != 1 || out.size() != 1) return Internal(inst.name() + ": an fft's operand and result are arrays");
+    const FftPlan& fft = plan.plan();
+    if (fft.empty) return Status::Ok();
+    GpuPrograms& programs = *exe_.programs_;
+    return RunLibraryCall(inst, "cuFFT " + fft.ToString(), "library(cuFFT)", fft.input_bytes, fft.output_bytes,
+                          fft.flops, "cuFFT", [&]() -> Status {
+                            DevicePtr source = in[0];
+                            if (fft.copies_input) {
+                              RETURN_IF_ERROR(
+                                  ctx_.CopyDeviceToDevice(programs.fft_input_copy.ptr(), in[0], fft.input_bytes));
+                              source = programs.fft_input_copy.ptr();
+                            }
+                            RETURN_IF_ERROR(programs.cufft->Run(plan, source, out[0], programs.fft_workspace.ptr()));
+                            if (fft.scale == 1) return Status::Ok();
+                            return programs.fft_scal->Scale(inst.shape().element_type(), fft.output_elements,
+                                                            fft.scale, out[0]);
+                          });
+  }
+
   // Queues one library call (`queue`) between the observer's begin and end, counts it,
   // and with host timing reports it as one kernel named `routine`.
   Status RunLibraryCall(const Instruction& inst, const std::string& routine, std::string_view kind,
@@ -581,6 +618,56 @@ void AddTuningNote(GpuPrograms& programs, const std::string& library, int64_t ca
                                    (cached > 0 ? ", " + std::to_string(cached) + " of them from the autotune cache"
                                                : std::string()) +
                                    (listed.empty() ? std::string() : ": " + listed));
+}
+
+// Loads cuFFT for the module's Fourier transforms and makes a plan of each (an `fft` cuFFT
+// cannot plan is an error naming it), the work area and the operand copy of the
+// complex-to-real ones; cuBLAS for the scal after the inverse ones.
+Status PrepareFfts(CudaContext& ctx, const Module& module, GpuPrograms& programs) {
+  std::vector<std::pair<const Instruction*, FftPlan>> plans;
+  for (const Computation* comp : ProgramComputations(module, {.breadth_first = true})) {
+    for (const auto& owned : comp->instructions()) {
+      if (owned->opcode() != Opcode::kFft) continue;
+      ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*owned));
+      plans.emplace_back(owned.get(), std::move(plan));
+    }
+  }
+  if (plans.empty()) return Status::Ok();
+  const std::string prefix = "the module has " + std::to_string(plans.size()) + " Fourier transform(s): ";
+  StatusOr<std::unique_ptr<Cufft>> cufft = Cufft::Create(ctx);
+  if (!cufft.ok()) return cufft.status().WithPrefix(prefix);
+  programs.cufft = std::move(*cufft);
+  int64_t workspace = 0, copy = 0;
+  bool scales = false;
+  std::string copied;
+  for (const auto& [inst, plan] : plans) {
+    StatusOr<std::unique_ptr<Cufft::Plan>> made = programs.cufft->Prepare(plan);
+    if (!made.ok()) return made.status().WithPrefix(inst->name() + ": ");
+    workspace = std::max(workspace, (*made)->workspace_bytes());
+    if (plan.copies_input && !plan.empty) {
+      copy = std::max(copy, plan.input_bytes);
+      copied += (copied.empty() ? "" : ", ") + inst->name();
+    }
+    scales |= plan.scale != 1 && !plan.empty;
+    programs.ffts.emplace(inst, std::move(*made));
+  }
+  if (scales) {
+    StatusOr<std::unique_ptr<Cublas>> scal = Cublas::Create(ctx);
+    if (!scal.ok()) return scal.status().WithPrefix(prefix + "the inverse transforms' scale runs through cuBLAS: ");
+    programs.fft_scal = std::move(*scal);
+  }
+  if (workspace > 0) {
+    ASSIGN_OR_RETURN(programs.fft_workspace, ctx.Allocate(workspace));
+  }
+  if (copy > 0) {
+    ASSIGN_OR_RETURN(programs.fft_input_copy, ctx.Allocate(copy));
+  }
+  programs.bytes += workspace + copy;
+  if (!copied.empty()) {
+    programs.library_notes.push_back("cuFFT's complex-to-real transforms overwrite their input: " + copied +
+                                     " transform(s) a device copy of the operand (one memcpy each)");
+  }
+  return Status::Ok();
 }
 
 // Loads cuBLASLt for the gemm plans that run through it (GemmPlanRunsOnCublasLt) and
@@ -1311,6 +1398,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     programs.bytes += workspace + packed;
   }
   RETURN_IF_ERROR(PrepareGemms(ctx, programs, options.autotune));
+  RETURN_IF_ERROR(PrepareFfts(ctx, *exe->module_, programs));
   if (compile.gemm_kernels) {
     RETURN_IF_ERROR(ChooseGemmKernels(ctx, programs, *exe->code_, &AutotuneCache::Process(),
                                       /*always=*/options.gemm_kernels == GemmKernels::kFusebox,
@@ -1346,6 +1434,10 @@ std::string GpuExecutable::library_description() const {
   std::string out = programs_->cublas != nullptr ? programs_->cublas->description() : std::string();
   if (programs_->cublas_lt != nullptr) out += (out.empty() ? "" : ", ") + programs_->cublas_lt->description();
   if (programs_->cudnn != nullptr) out += (out.empty() ? "" : ", ") + programs_->cudnn->description();
+  if (programs_->cufft != nullptr) out += (out.empty() ? "" : ", ") + programs_->cufft->description();
+  if (programs_->cublas == nullptr && programs_->fft_scal != nullptr) {
+    out += (out.empty() ? "" : ", ") + programs_->fft_scal->description();
+  }
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "compiler/codegen/occupancy.h"
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/conv_plan.h"
+#include "compiler/ir/fft_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/passes/optimization_pipeline.h"
@@ -62,6 +63,17 @@ namespace {
 // What the GPU runtime plans for each library call of `module` (layouts normalized), as
 // GpuExecutable::Create does: TF32 where the target has tensor cores for it (sm_80+) and
 // the run has no --check.
+// The routine and flops of a plan, or why there is none.
+template <typename Plan>
+void Describe(const StatusOr<Plan>& plan, GpuLibraryCall& call) {
+  if (plan.ok()) {
+    call.routine = plan->ToString();
+    call.flops = plan->flops;
+  } else {
+    call.error = plan.status().message();
+  }
+}
+
 std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::string& arch,
                                              const std::map<std::string, std::string>& sources) {
   const bool tf32 = codegen::gpu::GpuArchNumber(arch) >= 80;
@@ -72,31 +84,28 @@ std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::st
   std::vector<GpuLibraryCall> calls;
   for (const Computation* computation : ProgramComputations(module, {.breadth_first = true})) {
     for (const Instruction* inst : computation->PostOrder()) {
+      const bool fft = inst->opcode() == Opcode::kFft;
       // A topk call is Fusebox's topk kernel after library-call-lowering, not a library's.
-      if (!IsLibraryCall(*inst) || LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK) continue;
+      if (!fft && (!IsLibraryCall(*inst) ||
+                   LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK)) {
+        continue;
+      }
       GpuLibraryCall call;
       call.hlo = inst;
       call.name = inst->name();
-      call.target = inst->attrs().custom_call_target;
+      call.target = fft ? "fft" : inst->attrs().custom_call_target;
       if (auto it = sources.find(call.name); it != sources.end()) call.source = it->second;
-      if (LibraryCallKindOf(call.target) == LibraryCallKind::kGemm) {
+      if (fft) {
+        // A Fourier transform: cuFFT's plan, and the scal of an inverse one.
+        call.library = "cuFFT";
+        Describe(PlanFft(*inst), call);
+      } else if (LibraryCallKindOf(call.target) == LibraryCallKind::kGemm) {
         StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
         call.library = plan.ok() && GemmPlanRunsOnCublasLt(*plan) ? "cuBLASLt" : "cuBLAS";
-        if (plan.ok()) {
-          call.routine = plan->ToString();
-          call.flops = plan->flops;
-        } else {
-          call.error = plan.status().message();
-        }
+        Describe(plan, call);
       } else {
         call.library = "cuDNN";
-        StatusOr<ConvPlan> plan = PlanConvolution(*inst, conv_options);
-        if (plan.ok()) {
-          call.routine = plan->ToString();
-          call.flops = plan->flops;
-        } else {
-          call.error = plan.status().message();
-        }
+        Describe(PlanConvolution(*inst, conv_options), call);
       }
       calls.push_back(std::move(call));
     }

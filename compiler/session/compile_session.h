@@ -58,8 +58,8 @@ struct GpuLibraryCall {
   // The input's dot or convolution it computes (what gemm-rewriter or conv-rewriter
   // replaced; the call itself in an XLA GPU module); "" when that is not known.
   std::string source;
-  std::string target;                // "__cublas$gemm", "__cudnn$convForward", ...
-  std::string library;               // "cuBLAS", "cuBLASLt" (a gemm with an epilogue), "cuDNN"
+  std::string target;                // "__cublas$gemm", "__cudnn$convForward", ..., "fft"
+  std::string library;               // "cuBLAS", "cuBLASLt" (a gemm with an epilogue), "cuDNN", "cuFFT"
   // The routine and its sizes: "cublasGemmStridedBatchedEx m=10 n=128 k=784 ...",
   // "cudnnConvolutionBackwardData x[...] w[...] ..."; empty when there is no plan.
   std::string routine;

@@ -430,18 +430,30 @@ TEST(CliCpuRunTest, JaxFourierTransformsMatchXla) {
 
 // The CPU backend's plan keeps each fft as one library call (FFTW), as XLA's CPU plan hands
 // them to ducc; the GPU's, with or without NVIDIA's libraries, expands them into dots.
-TEST(CliCpuRunTest, FourierTransformsAreLibraryCallsOnTheCpuAndDotsOnTheGpu) {
+// The GPU with its libraries keeps them for cuFFT (the ptx stage's header lists each plan,
+// the inverse with cuBLAS's scal); with --gpu-library=off they are the fft-expander's dots.
+TEST(CliCpuRunTest, FourierTransformsAreLibraryCallsOnTheCpuAndTheGpu) {
   const std::string hlo = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/fft/fft_convolution.hlo";
   Result cpu = RunFusebox("compile " + hlo + " --stage optimized_hlo");
   ASSERT_EQ(cpu.code, 0) << cpu.out;
   EXPECT_THAT(cpu.out, HasSubstr("fft_type=RFFT, fft_length={512}")) << cpu.out;
   EXPECT_THAT(cpu.out, HasSubstr("fft_type=IRFFT, fft_length={512}")) << cpu.out;
   for (const char* library : {"on", "off"}) {
+    const bool on = std::string(library) == "on";
     Result gpu = RunFusebox("compile " + hlo + " --stage gpu_optimized_hlo --gpu-library=" + library);
     ASSERT_EQ(gpu.code, 0) << library << "\n" << gpu.out;
-    EXPECT_THAT(gpu.out, Not(HasSubstr(" fft("))) << library << "\n" << gpu.out;
-    EXPECT_THAT(gpu.out, HasSubstr(" dot(")) << library << "\n" << gpu.out;
+    if (on) {
+      EXPECT_THAT(gpu.out, HasSubstr("fft_type=IRFFT, fft_length={512}")) << gpu.out;
+      EXPECT_THAT(gpu.out, Not(HasSubstr(" dot("))) << gpu.out;
+    } else {
+      EXPECT_THAT(gpu.out, Not(HasSubstr(" fft("))) << gpu.out;
+      EXPECT_THAT(gpu.out, HasSubstr(" dot(")) << gpu.out;
+    }
   }
+  Result ptx = RunFusebox("compile " + hlo + " --stage ptx");
+  ASSERT_EQ(ptx.code, 0) << ptx.out;
+  EXPECT_THAT(ptx.out, HasSubstr("(fft) -> cuFFT cufftExecR2C n=512 batch=4\n")) << ptx.out;
+  EXPECT_THAT(ptx.out, HasSubstr("(fft) -> cuFFT cufftExecC2R n=512 batch=4, cublasSscal 1/512\n")) << ptx.out;
   // The run's kernels: one per transform, named by it.
   const std::string trace = testing::TempDir() + "/fft_trace.json";
   Result run = RunFusebox("run " + hlo + " --backend cpu --seed 1 --threads 2 --trace " + trace);

@@ -24,6 +24,7 @@
 #include "compiler/interpreter/random_inputs.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "tests/compiler/jax_programs.h"
 
 namespace fusebox::codegen {
 namespace {
@@ -308,30 +309,71 @@ TEST(GpuComplexTest, JaxProgramsMatchXlasOutputs) {
   };
   for (const Data& d : {Data{"state_step", 4, 7}, Data{"filters", 2, 4}, Data{"state_step_c128", 4, 7}}) {
     SCOPED_TRACE(d.name);
-    const std::string prefix = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/complex/" + d.name + ".";
-    std::ifstream file(prefix + "hlo");
-    std::stringstream text;
-    text << file.rdbuf();
-    auto module = ParseModule(text.str());
-    ASSERT_TRUE(module.ok()) << module.status().message();
-    std::vector<Literal> args, want;
-    for (int i = 0; i < d.inputs + d.outputs; ++i) {
-      const bool input = i < d.inputs;
-      auto literal = interpreter::ReadNpy(prefix + (input ? "in" : "out") + std::to_string(input ? i : i - d.inputs) + ".npy");
-      ASSERT_TRUE(literal.ok()) << literal.status().message();
-      (input ? args : want).push_back(std::move(*literal));
-    }
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/complex", d.name, d.inputs, d.outputs, &program));
+    const auto& module = program.module;
+    const std::vector<Literal>& args = program.args;
+    const std::vector<Literal>& want = program.want;
     check::CheckOptions options;
-    auto reference = check::ComputeCheckReference(**module, args, options);
+    auto reference = check::ComputeCheckReference(*module, args, options);
     ASSERT_TRUE(reference.ok()) << reference.status().message();
     // Fused (a dozen kernels); one kernel per op is 869 of them, 14 s to compile and run
     // here, and each op's kernel is checked unfused in FunctionsMatchTheInterpreter.
     {
-      auto emulator = Emulate(**module, /*fused=*/true);
+      auto emulator = Emulate(*module, /*fused=*/true);
       ASSERT_TRUE(emulator.ok()) << emulator.status().message();
       auto actual = (*emulator)->Run(args);
       ASSERT_TRUE(actual.ok()) << actual.status().message();
       check::CheckReport report = check::CheckOutputsAgainstExpected(*actual, want, *reference, args, options);
+      EXPECT_TRUE(report.ok()) << report.Details();
+    }
+  }
+}
+
+// jax's Fourier transforms (tests/data/fft/, scripts/make_fft_testdata.py: every fft_type,
+// one to three dimensions, a long prime, c128, and a convolution through the frequency
+// domain) with the GPU's libraries: each `fft` stays an op the runtime hands to cuFFT
+// (with the scal of an inverse after it), as XLA's GPU plan has it, and the emulator runs
+// it with the plan the runtime would hand cuFFT; against the outputs XLA's CPU backend
+// gave, judged as `run --expected` judges. With `--gpu-library=off` the fft-expander's
+// dots run instead, to the same outputs (two of the programs).
+TEST(GpuComplexTest, FourierTransformsRunThroughCufftsPlans) {
+  struct Data {
+    const char* name;
+    int inputs, ffts;
+  };
+  for (const Data& d : {Data{"ifft_1000", 1, 1}, Data{"fft_prime_1009", 1, 1}, Data{"rfft2", 1, 1},
+                        Data{"irfft_odd", 1, 1}, Data{"fftn_3d", 1, 1}, Data{"fft2_c128", 1, 1},
+                        Data{"fft_convolution", 2, 3}}) {
+    SCOPED_TRACE(d.name);
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/fft", d.name, d.inputs, 1, &program));
+    const std::vector<Literal>& args = program.args;
+    check::CheckOptions options;
+    auto reference = check::ComputeCheckReference(*program.module, args, options);
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    // The fft-expander's side for two of them (all seven take 8 s to compile and emulate).
+    const std::string name = d.name;
+    for (bool libraries : {true, false}) {
+      if (!libraries && name != "irfft_odd" && name != "fft2_c128") continue;
+      SCOPED_TRACE(libraries ? "cuFFT" : "fft-expander");
+      auto optimized = passes::OptimizeForBackend(*program.module, /*fused=*/true, libraries);
+      ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+      int ffts = 0, dots = 0;
+      for (const auto& c : (*optimized)->computations()) {
+        for (const auto& inst : c->instructions()) {
+          ffts += inst->opcode() == Opcode::kFft;
+          dots += inst->opcode() == Opcode::kDot;
+        }
+      }
+      EXPECT_EQ(ffts, libraries ? d.ffts : 0);
+      if (libraries) EXPECT_EQ(dots, 0) << (*optimized)->ToString();
+      auto emulator = GpuEmulator::Create(std::move(*optimized));
+      ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+      auto actual = (*emulator)->Run(args);
+      ASSERT_TRUE(actual.ok()) << actual.status().message();
+      check::CheckReport report =
+          check::CheckOutputsAgainstExpected(*actual, program.want, *reference, args, options);
       EXPECT_TRUE(report.ok()) << report.Details();
     }
   }

@@ -1,8 +1,9 @@
 // Fourier transforms: the fft-expander's dots, twiddles and chirps on the CPU backend and
-// the GPU emulator, fused and unfused, against the interpreter (which sums each DFT in
-// double from its definition), for every fft_type, one to three dimensions, lengths that
-// take each of the three forms (one dense dot, Cooley-Tukey, Bluestein) and c128; then what
-// the pass writes and what it refuses.
+// the GPU emulator (the GPU pipeline with `--gpu-library=off`), fused and unfused, against
+// the interpreter (which sums each DFT in double from its definition), for every fft_type,
+// one to three dimensions, lengths that take each of the three forms (one dense dot,
+// Cooley-Tukey, Bluestein) and c128; then what the pass writes and what it refuses. (With
+// the GPU's libraries the transforms stay `fft` ops for cuFFT: fft_plan_test.)
 #include "compiler/passes/fft_expander.h"
 
 #include <gtest/gtest.h>
@@ -81,7 +82,8 @@ void ExpectBackendsMatch(const std::string& text, double bound) {
       },
       [](const Module& optimized, const std::string& which) {
         EXPECT_EQ(Count(optimized, Opcode::kFft), 0) << which;
-      });
+      },
+      GpuRun::kEmulateWithoutLibraries);
 }
 
 constexpr double kF32 = 3e-6;   // about 25 f32 roundings of the largest output
