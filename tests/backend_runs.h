@@ -22,9 +22,9 @@ namespace fusebox {
 
 // What to do with the GPU module: run it in the emulator, or only compile it to kernels
 // (the emulator runs straight-line programs; a while loop runs on the host). The GPU
-// pipeline has its libraries (cuBLAS, cuDNN, cuFFT) unless kEmulateWithoutLibraries
+// pipeline has its libraries (cuBLAS, cuDNN, cuFFT) unless the mode says without
 // (`--gpu-library=off`: Fusebox's own kernels for everything).
-enum class GpuRun { kEmulate, kCompileOnly, kEmulateWithoutLibraries };
+enum class GpuRun { kEmulate, kCompileOnly, kEmulateWithoutLibraries, kCompileOnlyWithoutLibraries };
 
 // Calls `check(result, which)` for each of the four runs, `which` naming it ("CPU
 // unfused", "GPU emulator fused", ...). `inspect(module, which)`, when given, sees each
@@ -47,10 +47,12 @@ inline void RunOnBothBackends(const Module& module, const std::vector<Literal>& 
     ASSERT_TRUE(on_cpu.ok()) << "CPU" << how << ": " << on_cpu.status().message();
     check(*on_cpu, "CPU" + how);
 
-    auto gpu_module = passes::OptimizeForBackend(module, fused, gpu_run != GpuRun::kEmulateWithoutLibraries);
+    const bool libraries =
+        gpu_run != GpuRun::kEmulateWithoutLibraries && gpu_run != GpuRun::kCompileOnlyWithoutLibraries;
+    auto gpu_module = passes::OptimizeForBackend(module, fused, libraries);
     ASSERT_TRUE(gpu_module.ok()) << "GPU emulator" << how << ": " << gpu_module.status().message();
     if (inspect) inspect(**gpu_module, "GPU emulator" + how);
-    if (gpu_run == GpuRun::kCompileOnly) {
+    if (gpu_run == GpuRun::kCompileOnly || gpu_run == GpuRun::kCompileOnlyWithoutLibraries) {
       auto code = codegen::CompileForGpu(**gpu_module);
       ASSERT_TRUE(code.ok()) << "GPU compile" << how << ": " << code.status().message();
       continue;

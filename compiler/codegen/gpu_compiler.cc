@@ -33,10 +33,12 @@
 
 namespace fusebox::codegen {
 
-// A library call (cuBLAS, cuDNN) and a Fourier transform (cuFFT) are work the runtime
-// hands to a library, not kernels Fusebox emits.
+// A library call (cuBLAS, cuDNN), a Fourier transform (cuFFT) and a triangular solve
+// (cuBLAS's trsm; the pipeline without libraries expands them into loops) are work the
+// runtime hands to a library, not kernels Fusebox emits.
 bool IsGpuKernel(const Instruction& inst) {
-  return passes::IsKernel(inst) && !IsLibraryCall(inst) && inst.opcode() != Opcode::kFft;
+  return passes::IsKernel(inst) && !IsLibraryCall(inst) && inst.opcode() != Opcode::kFft &&
+         inst.opcode() != Opcode::kTriangularSolve;
 }
 
 const std::vector<std::string>& SupportedGpuArchs() {

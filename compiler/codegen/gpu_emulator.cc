@@ -21,6 +21,7 @@
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/conv_plan.h"
 #include "compiler/ir/fft_plan.h"
+#include "compiler/ir/trsm_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/passes/kernel_count.h"
@@ -487,6 +488,18 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
       if (in.size() != 1) return Internal("GPU emulator: " + inst->name() + ": bad operand");
       uint8_t* out = values.Fresh(LeafBytes(inst->shape()));
       RETURN_IF_ERROR(RunFftPlanOnHost(plan, in[0], out).WithPrefix("GPU emulator: " + inst->name() + ": "));
+      leaves[inst] = {out};
+      break;
+    }
+    case Opcode::kTriangularSolve: {
+      // What the runtime hands cuBLAS's trsm: b copied into the result, solved in place.
+      ASSIGN_OR_RETURN(TrsmPlan plan, PlanTriangularSolve(*inst));
+      const auto& a = leaves[inst->operand(0)];
+      const auto& b = leaves[inst->operand(1)];
+      if (a.size() != 1 || b.size() != 1) return Internal("GPU emulator: " + inst->name() + ": bad operands");
+      uint8_t* out = values.Fresh(LeafBytes(inst->shape()));
+      if (plan.bytes_written > 0) std::memcpy(out, b[0], static_cast<size_t>(plan.bytes_written));
+      RETURN_IF_ERROR(RunTrsmPlanOnHost(plan, a[0], out).WithPrefix("GPU emulator: " + inst->name() + ": "));
       leaves[inst] = {out};
       break;
     }

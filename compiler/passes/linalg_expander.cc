@@ -228,7 +228,13 @@ StatusOr<bool> LinalgExpander::Run(Module& module, PassContext&) {
   std::vector<Instruction*> found;
   for (const auto& computation : module.computations()) {
     for (const auto& inst : computation->instructions()) {
-      if (Expandable(*inst)) found.push_back(inst.get());
+      if (!Expandable(*inst)) continue;
+      const PrimitiveType type = inst->shape().element_type();
+      if (keep_triangular_solves_ && inst->opcode() == Opcode::kTriangularSolve &&
+          (type == PrimitiveType::kF32 || type == PrimitiveType::kF64)) {
+        continue;  // cuBLAS's trsm runs it
+      }
+      found.push_back(inst.get());
     }
   }
   for (Instruction* inst : found) {

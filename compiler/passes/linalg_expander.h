@@ -27,10 +27,18 @@ namespace fusebox::passes {
 // Also `ragged-dot` (jax's ragged_dot, a mixture of experts' grouped matmul, in the form
 // RaggedDotRhsContracting accepts): one dot of every row with every group's matrix and a
 // mask picking each row's group (linalg_expander.cc); another form is an error naming it.
+//
+// `keep_triangular_solves` (the GPU pipeline with its libraries): f32, f64, c64 and c128
+// triangular solves stay ops, which the GPU runtime hands to cuBLAS's trsm as XLA's GPU
+// backend does (compiler/ir/trsm_plan.h).
 class LinalgExpander : public Pass {
  public:
+  explicit LinalgExpander(bool keep_triangular_solves = false) : keep_triangular_solves_(keep_triangular_solves) {}
   std::string_view name() const override { return "linalg-expander"; }
   StatusOr<bool> Run(Module& module, PassContext& context) override;
+
+ private:
+  bool keep_triangular_solves_;
 };
 
 }  // namespace fusebox::passes

@@ -23,6 +23,9 @@ constexpr int kGemmDefault = -1;
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T && kGemmDefault == CUBLAS_GEMM_DEFAULT);
+// TrsmPlan's side, fill, op and diag are these enums' values.
+static_assert(CUBLAS_SIDE_LEFT == 0 && CUBLAS_SIDE_RIGHT == 1 && CUBLAS_FILL_MODE_LOWER == 0 &&
+              CUBLAS_FILL_MODE_UPPER == 1 && CUBLAS_OP_C == 2 && CUBLAS_DIAG_NON_UNIT == 0 && CUBLAS_DIAG_UNIT == 1);
 #endif
 
 using CreateFn = int (*)(void**);
@@ -35,6 +38,11 @@ using GemmStridedBatchedExFn = int (*)(void*, int, int, int, int, int, const voi
                                        int, long long, int, int, int);
 // cublasSscal_v2 and the others: (handle, n, const alpha*, x*, incx).
 using ScalFn = int (*)(void*, int, const void*, void*, int);
+// cublas<t>trsm_v2: (handle, side, uplo, trans, diag, m, n, alpha*, A, lda, B, ldb);
+// cublas<t>trsmBatched: the same with arrays of A and B pointers and the batch count.
+using TrsmFn = int (*)(void*, int, int, int, int, int, int, const void*, const void*, int, void*, int);
+using TrsmBatchedFn = int (*)(void*, int, int, int, int, int, int, const void*, const void* const*, int, void* const*,
+                              int, int);
 
 struct CublasApi {
   CreateFn create = nullptr;
@@ -44,6 +52,8 @@ struct CublasApi {
   StatusStringFn status_string = nullptr;
   GemmStridedBatchedExFn gemm_strided_batched_ex = nullptr;
   ScalFn sscal = nullptr, dscal = nullptr, csscal = nullptr, zdscal = nullptr;
+  TrsmFn trsm[4] = {};                 // S, D, C, Z
+  TrsmBatchedFn trsm_batched[4] = {};  // S, D, C, Z
   std::string library;  // the name that loaded
   Status status;        // why cuBLAS is unusable, or OK
 };
@@ -71,6 +81,14 @@ const CublasApi& Api() {
     symbols.Need("cublasDscal_v2", &a->dscal);
     symbols.Need("cublasCsscal_v2", &a->csscal);
     symbols.Need("cublasZdscal_v2", &a->zdscal);
+    symbols.Need("cublasStrsm_v2", &a->trsm[0]);
+    symbols.Need("cublasDtrsm_v2", &a->trsm[1]);
+    symbols.Need("cublasCtrsm_v2", &a->trsm[2]);
+    symbols.Need("cublasZtrsm_v2", &a->trsm[3]);
+    symbols.Need("cublasStrsmBatched", &a->trsm_batched[0]);
+    symbols.Need("cublasDtrsmBatched", &a->trsm_batched[1]);
+    symbols.Need("cublasCtrsmBatched", &a->trsm_batched[2]);
+    symbols.Need("cublasZtrsmBatched", &a->trsm_batched[3]);
     symbols.Optional("cublasGetStatusString", &a->status_string);
     if (!symbols.missing().empty())
       a->status = Unavailable("cuBLAS unavailable (" + a->library + " lacks " + symbols.missing() + ")");
@@ -167,6 +185,42 @@ Status Cublas::Scale(PrimitiveType type, int64_t count, double alpha, DevicePtr 
     const int rc = scal(handle_, n, a, reinterpret_cast<void*>(x + static_cast<DevicePtr>(done * element_bytes)), 1);
     if (rc != 0) return CublasError(name, rc);
   }
+  return Status::Ok();
+}
+
+Status Cublas::Trsm(const TrsmPlan& plan, DevicePtr a, DevicePtr b, DevicePtr pointers) {
+  const CublasApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  if (plan.empty) return Status::Ok();
+  int which = 0;
+  switch (plan.type) {
+    case PrimitiveType::kF32: which = 0; break;
+    case PrimitiveType::kF64: which = 1; break;
+    case PrimitiveType::kC64: which = 2; break;
+    case PrimitiveType::kC128: which = 3; break;
+    default: return InvalidArgument("cuBLAS trsm of " + std::string(PrimitiveTypeName(plan.type)));
+  }
+  constexpr int64_t kIntMax = (int64_t{1} << 31) - 1;
+  if (plan.m > kIntMax || plan.n > kIntMax || plan.batch > kIntMax) {
+    return InvalidArgument(plan.ToString() + ": sizes beyond cuBLAS's 32-bit arguments");
+  }
+  // alpha = 1 in the element type (a complex one for c64 and c128).
+  const float one32[2] = {1, 0};
+  const double one64[2] = {1, 0};
+  const void* alpha = which == 0 || which == 2 ? static_cast<const void*>(one32) : static_cast<const void*>(one64);
+  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n);
+  const int lda = static_cast<int>(plan.lda), ldb = static_cast<int>(plan.ldb);
+  if (plan.batch == 1) {
+    const int rc = api.trsm[which](handle_, plan.side, plan.fill, plan.op, plan.diag, m, n, alpha,
+                                   reinterpret_cast<const void*>(a), lda, reinterpret_cast<void*>(b), ldb);
+    if (rc != 0) return CublasError("cublas trsm", rc);
+    return Status::Ok();
+  }
+  const auto* a_array = reinterpret_cast<const void* const*>(pointers);
+  auto* b_array = reinterpret_cast<void* const*>(pointers + static_cast<DevicePtr>(plan.batch * sizeof(void*)));
+  const int rc = api.trsm_batched[which](handle_, plan.side, plan.fill, plan.op, plan.diag, m, n, alpha, a_array, lda,
+                                         b_array, ldb, static_cast<int>(plan.batch));
+  if (rc != 0) return CublasError("cublas trsmBatched", rc);
   return Status::Ok();
 }
 

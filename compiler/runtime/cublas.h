@@ -10,6 +10,7 @@
 
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/primitive_type.h"
+#include "compiler/ir/trsm_plan.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/support/status.h"
 
@@ -33,6 +34,11 @@ class Cublas {
   // c128), in calls of at most 2^31 - 1 elements. The scale after an inverse Fourier
   // transform, as XLA's FFT thunk applies it.
   Status Scale(PrimitiveType type, int64_t count, double alpha, DevicePtr x);
+
+  // Queues the plan's triangular solve with alpha 1, in place on `b` (cublas<t>trsm; for a
+  // batch cublas<t>trsmBatched, whose device arrays of the matrices' addresses the caller
+  // has filled at `pointers`: the batch's a pointers, then its b pointers).
+  Status Trsm(const TrsmPlan& plan, DevicePtr a, DevicePtr b, DevicePtr pointers);
 
   // "cuBLAS 13.0.2 (libcublas.so.13)"
   const std::string& description() const { return description_; }

@@ -160,6 +160,11 @@ struct GpuPrograms {
   DeviceBuffer fft_workspace;
   DeviceBuffer fft_input_copy;
   std::unique_ptr<Cublas> fft_scal;
+  // Triangular solves through cuBLAS's trsm (its handle loaded only when there are some),
+  // with one device buffer for the batched calls' pointer arrays, the largest needed.
+  std::unordered_map<const Instruction*, TrsmPlan> trsms;
+  std::unique_ptr<Cublas> trsm_blas;
+  DeviceBuffer trsm_pointers;
   std::vector<std::string> library_notes;  // fallbacks taken when the plans were prepared
   std::string ptx;                          // what was loaded (occupancy requests included)
   std::vector<std::string> occupancy_notes;
@@ -265,6 +270,9 @@ class GpuExecutable::Frame {
     }
     if (auto fft = exe_.programs_->ffts.find(&inst); fft != exe_.programs_->ffts.end()) {
       return RunFft(inst, *fft->second, leaves);
+    }
+    if (auto trsm = exe_.programs_->trsms.find(&inst); trsm != exe_.programs_->trsms.end()) {
+      return RunTriangularSolve(inst, trsm->second, leaves);
     }
     switch (inst.opcode()) {
       case Opcode::kParameter:
@@ -558,6 +566,37 @@ class GpuExecutable::Frame {
                           });
   }
 
+  // A triangular solve through cuBLAS's trsm, as XLA's __cublas$triangularSolve runs it:
+  // b copied into the result, solved there in place; a batch through trsmBatched with the
+  // matrices' addresses uploaded first.
+  Status RunTriangularSolve(const Instruction& inst, const TrsmPlan& plan, const LeafFn& leaves) {
+    const Leaves a = leaves(inst.operand(0));
+    const Leaves b = leaves(inst.operand(1));
+    const Leaves out = leaves(&inst);
+    if (a.size() != 1 || b.size() != 1 || out.size() != 1) {
+      return Internal(inst.name() + ": a triangular-solve's operands and result are arrays");
+    }
+    if (plan.empty) return Status::Ok();
+    GpuPrograms& programs = *exe_.programs_;
+    return RunLibraryCall(inst, "cuBLAS " + plan.ToString(), "library(cuBLAS trsm)", plan.bytes_read,
+                          plan.bytes_written, plan.flops, "cuBLAS", [&]() -> Status {
+                            RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(out[0], b[0], plan.bytes_written));
+                            if (plan.batch > 1) {
+                              std::vector<DevicePtr> pointers(static_cast<size_t>(2 * plan.batch));
+                              for (int64_t i = 0; i < plan.batch; ++i) {
+                                pointers[static_cast<size_t>(i)] =
+                                    a[0] + static_cast<DevicePtr>(i * plan.a_stride * plan.element_bytes);
+                                pointers[static_cast<size_t>(plan.batch + i)] =
+                                    out[0] + static_cast<DevicePtr>(i * plan.b_stride * plan.element_bytes);
+                              }
+                              RETURN_IF_ERROR(ctx_.CopyHostToDevice(programs.trsm_pointers.ptr(), pointers.data(),
+                                                                    static_cast<int64_t>(pointers.size() *
+                                                                                         sizeof(DevicePtr))));
+                            }
+                            return programs.trsm_blas->Trsm(plan, a[0], out[0], programs.trsm_pointers.ptr());
+                          });
+  }
+
   // Queues one library call (`queue`) between the observer's begin and end, counts it,
   // and with host timing reports it as one kernel named `routine`.
   Status RunLibraryCall(const Instruction& inst, const std::string& routine, std::string_view kind,
@@ -666,6 +705,32 @@ Status PrepareFfts(CudaContext& ctx, const Module& module, GpuPrograms& programs
   if (!copied.empty()) {
     programs.library_notes.push_back("cuFFT's complex-to-real transforms overwrite their input: " + copied +
                                      " transform(s) a device copy of the operand (one memcpy each)");
+  }
+  return Status::Ok();
+}
+
+// Plans the module's triangular solves for cuBLAS's trsm (one it cannot run is an error
+// naming it) and loads cuBLAS for them.
+Status PrepareTriangularSolves(CudaContext& ctx, const Module& module, GpuPrograms& programs) {
+  int64_t pointers = 0;
+  for (const Computation* comp : ProgramComputations(module, {.breadth_first = true})) {
+    for (const auto& owned : comp->instructions()) {
+      if (owned->opcode() != Opcode::kTriangularSolve) continue;
+      ASSIGN_OR_RETURN(TrsmPlan plan, PlanTriangularSolve(*owned));
+      if (plan.batch > 1) pointers = std::max<int64_t>(pointers, 2 * plan.batch * static_cast<int64_t>(sizeof(void*)));
+      programs.trsms.emplace(owned.get(), plan);
+    }
+  }
+  if (programs.trsms.empty()) return Status::Ok();
+  StatusOr<std::unique_ptr<Cublas>> blas = Cublas::Create(ctx);
+  if (!blas.ok()) {
+    return blas.status().WithPrefix("the module has " + std::to_string(programs.trsms.size()) +
+                                    " triangular solve(s) for cuBLAS's trsm: ");
+  }
+  programs.trsm_blas = std::move(*blas);
+  if (pointers > 0) {
+    ASSIGN_OR_RETURN(programs.trsm_pointers, ctx.Allocate(pointers));
+    programs.bytes += pointers;
   }
   return Status::Ok();
 }
@@ -1399,6 +1464,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   }
   RETURN_IF_ERROR(PrepareGemms(ctx, programs, options.autotune));
   RETURN_IF_ERROR(PrepareFfts(ctx, *exe->module_, programs));
+  RETURN_IF_ERROR(PrepareTriangularSolves(ctx, *exe->module_, programs));
   if (compile.gemm_kernels) {
     RETURN_IF_ERROR(ChooseGemmKernels(ctx, programs, *exe->code_, &AutotuneCache::Process(),
                                       /*always=*/options.gemm_kernels == GemmKernels::kFusebox,
@@ -1435,8 +1501,10 @@ std::string GpuExecutable::library_description() const {
   if (programs_->cublas_lt != nullptr) out += (out.empty() ? "" : ", ") + programs_->cublas_lt->description();
   if (programs_->cudnn != nullptr) out += (out.empty() ? "" : ", ") + programs_->cudnn->description();
   if (programs_->cufft != nullptr) out += (out.empty() ? "" : ", ") + programs_->cufft->description();
-  if (programs_->cublas == nullptr && programs_->fft_scal != nullptr) {
-    out += (out.empty() ? "" : ", ") + programs_->fft_scal->description();
+  if (programs_->cublas == nullptr) {
+    // cuBLAS loaded for the scal of inverse transforms or for triangular solves only.
+    const Cublas* blas = programs_->fft_scal != nullptr ? programs_->fft_scal.get() : programs_->trsm_blas.get();
+    if (blas != nullptr) out += (out.empty() ? "" : ", ") + blas->description();
   }
   return out;
 }

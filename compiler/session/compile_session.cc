@@ -17,6 +17,7 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/conv_plan.h"
 #include "compiler/ir/fft_plan.h"
+#include "compiler/ir/trsm_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/passes/optimization_pipeline.h"
@@ -85,20 +86,24 @@ std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::st
   for (const Computation* computation : ProgramComputations(module, {.breadth_first = true})) {
     for (const Instruction* inst : computation->PostOrder()) {
       const bool fft = inst->opcode() == Opcode::kFft;
+      const bool trsm = inst->opcode() == Opcode::kTriangularSolve;
       // A topk call is Fusebox's topk kernel after library-call-lowering, not a library's.
-      if (!fft && (!IsLibraryCall(*inst) ||
+      if (!fft && !trsm && (!IsLibraryCall(*inst) ||
                    LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK)) {
         continue;
       }
       GpuLibraryCall call;
       call.hlo = inst;
       call.name = inst->name();
-      call.target = fft ? "fft" : inst->attrs().custom_call_target;
+      call.target = fft ? "fft" : trsm ? "triangular-solve" : inst->attrs().custom_call_target;
       if (auto it = sources.find(call.name); it != sources.end()) call.source = it->second;
       if (fft) {
         // A Fourier transform: cuFFT's plan, and the scal of an inverse one.
         call.library = "cuFFT";
         Describe(PlanFft(*inst), call);
+      } else if (trsm) {
+        call.library = "cuBLAS";
+        Describe(PlanTriangularSolve(*inst), call);
       } else if (LibraryCallKindOf(call.target) == LibraryCallKind::kGemm) {
         StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
         call.library = plan.ok() && GemmPlanRunsOnCublasLt(*plan) ? "cuBLASLt" : "cuBLAS";

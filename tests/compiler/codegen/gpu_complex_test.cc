@@ -25,6 +25,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "tests/compiler/jax_programs.h"
+#include "tests/compiler/triangular_inputs.h"
 
 namespace fusebox::codegen {
 namespace {
@@ -377,6 +378,65 @@ TEST(GpuComplexTest, FourierTransformsRunThroughCufftsPlans) {
       EXPECT_TRUE(report.ok()) << report.Details();
     }
   }
+}
+
+// jax's triangular solves (tests/data/linalg/: jax.scipy.linalg.solve_triangular, its
+// LAPACK trsm calls lowered to `triangular-solve` on the GPU) with the GPU's libraries:
+// each solve stays an op the runtime hands to cuBLAS's trsm, as XLA's GPU plan has it
+// (no while loop of linalg-expander's), and the emulator runs it with the plan the
+// runtime would hand cuBLAS; against the outputs XLA's CPU backend gave. Then complex
+// solves (which jax's complex LAPACK calls cannot reach on the GPU: they have no plain-HLO
+// model) written as HLO, batched, against the interpreter.
+TEST(GpuComplexTest, TriangularSolvesRunThroughCublasTrsmPlans) {
+  for (const char* name : {"solve_triangular_trans_unit", "solve_triangular_upper_right"}) {
+    SCOPED_TRACE(name);
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", name, 2, 1, &program));
+    check::CheckOptions options;
+    auto reference = check::ComputeCheckReference(*program.module, program.args, options);
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    auto optimized = passes::OptimizeForBackend(*program.module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    int solves = 0, loops = 0;
+    for (const auto& c : (*optimized)->computations()) {
+      for (const auto& inst : c->instructions()) {
+        solves += inst->opcode() == Opcode::kTriangularSolve;
+        loops += inst->opcode() == Opcode::kWhile;
+      }
+    }
+    EXPECT_EQ(solves, 1) << (*optimized)->ToString();
+    EXPECT_EQ(loops, 0) << (*optimized)->ToString();
+    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto actual = (*emulator)->Run(program.args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    check::CheckReport report =
+        check::CheckOutputsAgainstExpected(*actual, program.want, *reference, program.args, options);
+    EXPECT_TRUE(report.ok()) << report.Details();
+  }
+  const std::string complex_solves = R"(HloModule m
+ENTRY e {
+  a = c64[3,6,6] parameter(0)
+  b = c64[3,6,4] parameter(1)
+  z = c128[5,5] parameter(2)
+  y = c128[2,5] parameter(3)
+  l = c64[3,6,4] triangular-solve(a, b), left_side=true, lower=true, transpose_a=ADJOINT
+  r = c128[2,5] triangular-solve(z, y), left_side=false, lower=false, unit_diagonal=true, transpose_a=TRANSPOSE
+  ROOT t = (c64[3,6,4], c128[2,5]) tuple(l, r)
+})";
+  auto module = ParseModule(complex_solves);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args = testing_util::TriangularSolveArguments(**module);
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto optimized = passes::OptimizeForBackend(**module, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  auto emulator = GpuEmulator::Create(std::move(*optimized));
+  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  auto actual = (*emulator)->Run(args);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kC64));
+  EXPECT_TRUE(cmp.ok()) << cmp.ToString();
 }
 
 // The same kernels as PTX for sm_90, which ptxas assembles: no C library call is left.

@@ -26,6 +26,7 @@
 #include "compiler/session/machine_peaks.h"
 #include "tests/compiler/dense_modules.h"
 #include "tests/compiler/jax_programs.h"
+#include "tests/compiler/triangular_inputs.h"
 #include "tests/compiler/runtime/gpu_test_util.h"
 
 namespace fusebox {
@@ -1005,6 +1006,55 @@ TEST(GpuExecutableGpuTest, CufftTransformsMatchXlasOutputs) {
     }
     EXPECT_EQ(cufft, d.ffts);
   }
+}
+
+// Triangular solves through cuBLAS's trsm, as XLA's GPU backend runs them: jax's GPU
+// `jnp.linalg.solve` (tests/data/linalg/gpu_solve: cuSOLVER's getrf lowered to loops, then
+// two triangular-solve ops) and jax's solve_triangular programs against XLA's outputs,
+// each solve one `library(cuBLAS trsm)` call; then batched f32 and c128 solves (trsmBatched
+// with its pointer arrays) against the interpreter.
+TEST(GpuExecutableGpuTest, CublasTrsmSolvesMatchXlasOutputs) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  for (const char* name : {"gpu_solve", "solve_triangular_trans_unit", "solve_triangular_upper_right"}) {
+    SCOPED_TRACE(name);
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", name, 2, 1, &program));
+    check::CheckOptions check_options;
+    auto reference = check::ComputeCheckReference(*program.module, program.args, check_options);
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    auto exe = testing_util::CompileGpu(*program.module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    RecordingObserver observer;
+    runtime::GpuRunOptions options;
+    options.observer = &observer;
+    auto actual = (*exe)->Run(program.args, options);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    check::CheckReport report =
+        check::CheckOutputsAgainstExpected(*actual, program.want, *reference, program.args, check_options);
+    EXPECT_TRUE(report.ok()) << report.Details();
+    const int want = std::string(name) == "gpu_solve" ? 2 : 1;
+    EXPECT_EQ(std::count(observer.kinds.begin(), observer.kinds.end(), "library(cuBLAS trsm)"), want);
+  }
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[4,16,16] parameter(0)
+  b = f32[4,16,8] parameter(1)
+  z = c128[3,5,5] parameter(2)
+  y = c128[3,2,5] parameter(3)
+  l = f32[4,16,8] triangular-solve(a, b), left_side=true, lower=false, transpose_a=TRANSPOSE
+  r = c128[3,2,5] triangular-solve(z, y), left_side=false, lower=true, transpose_a=ADJOINT
+  ROOT t = (f32[4,16,8], c128[3,2,5]) tuple(l, r)
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args = testing_util::TriangularSolveArguments(**module);
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto exe = testing_util::CompileGpu(**module, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto actual = (*exe)->Run(args, runtime::GpuRunOptions());
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  EXPECT_TRUE(interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  EXPECT_EQ((*exe)->last_library_calls(), 2);
 }
 
 }  // namespace
