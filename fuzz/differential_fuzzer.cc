@@ -253,11 +253,14 @@ Result RunModule(const std::string& text, uint64_t input_seed, bool gpu) {
     if (!exe.ok()) return {Outcome::kError, backend + " compile: " + exe.status().message()};
     if (!judge(backend, (*exe)->Run(*args))) return r;
   }
-  // The emulator runs straight-line modules only and is slow: small ones.
+  // The emulator runs straight-line modules only and is slow: small ones. Unfused with
+  // Fusebox's own kernels for everything (`--gpu-library=off`); fused with the GPU's
+  // libraries, as `run --backend gpu` compiles: dots, convolutions and the rest the
+  // libraries take run as their plans on the host (gemm_plan.h, conv_plan.h, ...).
   if (gpu && StraightLine(module) && LargestArray(module) <= 1024) {
     for (bool fused : {false, true}) {
-      std::string backend = std::string("gpu emulator ") + (fused ? "fused" : "unfused");
-      auto optimized = passes::OptimizeForBackend(module, fused);
+      std::string backend = std::string("gpu emulator ") + (fused ? "fused, libraries" : "unfused, no libraries");
+      auto optimized = passes::OptimizeForBackend(module, fused, /*gpu_libraries=*/fused);
       if (!optimized.ok())
         return {Outcome::kError, backend + " optimize: " + optimized.status().message()};
       auto emulator = codegen::GpuEmulator::Create(std::move(*optimized));

@@ -409,10 +409,57 @@ std::vector<double> ConvSums(const ConvPlan& plan, const float* a, const float* 
   return sum;
 }
 
+int64_t Elements(const ConvTensorView& v) { return v.dims[0] * v.dims[1] * v.dims[2] * v.dims[3]; }
+
+// f16 and bf16 plans run as f32 ones on decoded copies, their result rounded once into the
+// caller's buffer: cuDNN computes such convolutions in f32.
+PrimitiveType SixteenBitType(GemmDataType type) {
+  return type == GemmDataType::kF16 ? PrimitiveType::kF16 : PrimitiveType::kBF16;
+}
+
+std::vector<float> Decoded(GemmDataType type, const void* p, int64_t count) {
+  std::vector<float> out(static_cast<size_t>(count));
+  const auto* bits = static_cast<const uint16_t*>(p);
+  for (int64_t i = 0; i < count; ++i) {
+    out[static_cast<size_t>(i)] = static_cast<float>(FloatBitsToDouble(SixteenBitType(type), bits[i]));
+  }
+  return out;
+}
+
+void Encode(GemmDataType type, const std::vector<float>& values, void* p) {
+  auto* bits = static_cast<uint16_t*>(p);
+  for (size_t i = 0; i < values.size(); ++i) {
+    bits[i] = static_cast<uint16_t>(DoubleToFloatBits(SixteenBitType(type), values[i]));
+  }
+}
+
+// The views of a call's operands 0 and 1 and of its result.
+const ConvTensorView& Operand0View(const ConvPlan& plan) {
+  return plan.call == ConvCall::kBackwardData ? plan.output : plan.input;
+}
+const ConvTensorView& Operand1View(const ConvPlan& plan) {
+  return plan.call == ConvCall::kBackwardFilter ? plan.output : plan.kernel;
+}
+const ConvTensorView& ResultView(const ConvPlan& plan) {
+  return plan.call == ConvCall::kForward ? plan.output : plan.call == ConvCall::kBackwardData ? plan.input : plan.kernel;
+}
+
+bool SixteenBit(const ConvPlan& plan) { return plan.type == GemmDataType::kF16 || plan.type == GemmDataType::kBF16; }
+
 }  // namespace
 
 Status RunConvPlanOnHost(const ConvPlan& plan, const void* operand0, const void* operand1, void* result) {
-  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32 plans only");
+  if (SixteenBit(plan)) {
+    ConvPlan f32 = plan;
+    f32.type = GemmDataType::kF32;
+    const std::vector<float> a = Decoded(plan.type, operand0, Elements(Operand0View(plan)));
+    const std::vector<float> b = Decoded(plan.type, operand1, Elements(Operand1View(plan)));
+    std::vector<float> y(static_cast<size_t>(Elements(ResultView(plan))));
+    RETURN_IF_ERROR(RunConvPlanOnHost(f32, a.data(), b.data(), y.data()));
+    Encode(plan.type, y, result);
+    return Status::Ok();
+  }
+  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32, f16 and bf16 plans only");
   if (plan.bias_activation) return InvalidArgument("a fused plan runs with its bias: RunConvBiasActivationPlanOnHost");
   const std::vector<double> sum =
       ConvSums(plan, static_cast<const float*>(operand0), static_cast<const float*>(operand1));
@@ -433,8 +480,22 @@ Status RunConvBiasActivationPlanOnHost(const ConvPlan& plan, const void* x, cons
   if (!plan.bias_activation || plan.call != ConvCall::kForward) {
     return InvalidArgument("not a plan of cudnnConvolutionBiasActivationForward");
   }
-  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32 plans only");
   const ConvBiasActivation& e = *plan.bias_activation;
+  if (SixteenBit(plan)) {
+    ConvPlan f32 = plan;
+    f32.type = GemmDataType::kF32;
+    const std::vector<float> xs = Decoded(plan.type, x, Elements(plan.input));
+    const std::vector<float> ws = Decoded(plan.type, w, Elements(plan.kernel));
+    const std::vector<float> bs = Decoded(plan.type, bias, Elements(e.bias));
+    const bool reads = e.side_input && e.alpha2 != 0 && side != nullptr;
+    const std::vector<float> zs = reads ? Decoded(plan.type, side, Elements(plan.output)) : std::vector<float>();
+    std::vector<float> y(static_cast<size_t>(Elements(plan.output)));
+    RETURN_IF_ERROR(RunConvBiasActivationPlanOnHost(f32, xs.data(), ws.data(), bs.data(), reads ? zs.data() : nullptr,
+                                                    y.data()));
+    Encode(plan.type, y, result);
+    return Status::Ok();
+  }
+  if (plan.type != GemmDataType::kF32) return Unimplemented("the host convolution runs f32, f16 and bf16 plans only");
   const bool reads_side = e.side_input && e.alpha2 != 0;
   if (reads_side && side == nullptr) return InvalidArgument("the fused plan has a side input but none was given");
   // The sums first: `side` may be `result`.

@@ -428,6 +428,17 @@ Acc ApplyEpilogue(GemmEpilogue epilogue, Acc v) {
   }
 }
 
+// A 16-bit float element (f16 or bf16) on the host: read as f32, written rounded from f32,
+// as cuBLAS computes such plans (f32 compute, one rounding of the result).
+template <PrimitiveType kType>
+struct Narrow16 {
+  uint16_t bits = 0;
+  Narrow16() = default;
+  explicit Narrow16(float value) : bits(static_cast<uint16_t>(DoubleToFloatBits(kType, value))) {}
+  explicit operator float() const { return static_cast<float>(FloatBitsToDouble(kType, bits)); }
+};
+static_assert(sizeof(Narrow16<PrimitiveType::kBF16>) == 2);
+
 template <typename T, typename Acc>
 void HostGemm(const GemmPlan& plan, const T* a, const T* b, T* c, const T* bias, T* aux) {
   // Column-major: element (i, j) of an ld-major matrix is at i + j * ld.
@@ -474,9 +485,21 @@ Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs,
   const void* a = plan.a.operand == 0 ? lhs : rhs;
   const void* b = plan.b.operand == 0 ? lhs : rhs;
   if (plan.a.type != plan.c_type || plan.b.type != plan.c_type) {
-    return Unimplemented("the host GEMM runs f32 and f64 plans only, not " + plan.ToString());
+    return Unimplemented("the host GEMM runs plans of one type only, not " + plan.ToString());
   }
   switch (plan.c_type) {
+    case GemmDataType::kF16: {
+      using H = Narrow16<PrimitiveType::kF16>;
+      HostGemm<H, float>(plan, static_cast<const H*>(a), static_cast<const H*>(b), static_cast<H*>(out),
+                         static_cast<const H*>(bias), static_cast<H*>(aux));
+      return Status::Ok();
+    }
+    case GemmDataType::kBF16: {
+      using B = Narrow16<PrimitiveType::kBF16>;
+      HostGemm<B, float>(plan, static_cast<const B*>(a), static_cast<const B*>(b), static_cast<B*>(out),
+                         static_cast<const B*>(bias), static_cast<B*>(aux));
+      return Status::Ok();
+    }
     case GemmDataType::kF32:
       HostGemm<float, float>(plan, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out),
                              static_cast<const float*>(bias), static_cast<float*>(aux));
@@ -486,9 +509,8 @@ Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs,
                                static_cast<double*>(out), static_cast<const double*>(bias),
                                static_cast<double*>(aux));
       return Status::Ok();
-    default:
-      return Unimplemented("the host GEMM runs f32 and f64 plans only, not " + plan.ToString());
   }
+  return Unimplemented("the host GEMM has no plan of this type: " + plan.ToString());
 }
 
 }  // namespace fusebox

@@ -137,7 +137,8 @@ std::optional<GemmDataType> GemmDataTypeOf(PrimitiveType type);
 // Runs `plan` on the host exactly as cuBLAS defines its strided batched GEMM (column-major
 // buffers, op(A) and op(B), leading dimensions, batch strides, alpha and beta), summing in
 // the compute type's precision (f32 for both f32 compute types: no TF32 rounding). For the
-// GPU emulator and tests: it checks a plan's plumbing, not cuBLAS. f32 and f64 only.
+// GPU emulator and tests: it checks a plan's plumbing, not cuBLAS. f16 and bf16 plans
+// read their elements as f32 and round each result once, as cuBLAS's f32 compute does.
 // `bias`: the call's bias operand, for plans with a bias epilogue; `aux`: the call's
 // result element 1 (the activation's input, laid out as `out`), for the *_AUX epilogues.
 Status RunGemmPlanOnHost(const GemmPlan& plan, const void* lhs, const void* rhs, void* out,

@@ -28,6 +28,12 @@ Literal Filled(const Shape& shape, int salt) {
   return literal;
 }
 
+// How close a result must be: f16 and bf16 are rounded once on each side (a unit in their
+// last place, about 2^-11 and 2^-8).
+double Relative(PrimitiveType type) {
+  return type == PrimitiveType::kBF16 ? 8e-3 : type == PrimitiveType::kF16 ? 1e-3 : 1e-4;
+}
+
 std::unique_ptr<Module> ParseConv(const std::string& params, const std::string& conv_line) {
   const std::string text = "HloModule m\n\nENTRY e {\n" + params + "\n  ROOT c = " + conv_line + "\n}\n";
   auto parsed = ParseModule(text);
@@ -54,8 +60,9 @@ ConvPlan ExpectPlanComputesTheConvolution(const std::string& params, const std::
   const Literal value = want->shape().IsTuple() ? std::move(want->tuple_elements()[0]) : std::move(*want);
   Literal got(value.shape());
   EXPECT_TRUE(RunConvPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), got.untyped_data()).ok());
+  const double relative = Relative(value.shape().element_type());
   for (int64_t i = 0; i < got.element_count(); ++i) {
-    if (std::fabs(got.GetDouble(i) - value.GetDouble(i)) > 1e-4 * (1 + std::fabs(value.GetDouble(i)))) {
+    if (std::fabs(got.GetDouble(i) - value.GetDouble(i)) > relative * (1 + std::fabs(value.GetDouble(i)))) {
       ADD_FAILURE() << "element " << i << ": " << got.GetDouble(i) << " against " << value.GetDouble(i) << " of "
                     << plan->ToString();
       break;
@@ -249,9 +256,10 @@ ConvPlan ExpectFusedPlanComputesTheCall(const std::string& params, const std::st
                                               args[2].untyped_data(), side, got.untyped_data())
                   .ok());
   int negative = 0;
+  const double relative = Relative(value.shape().element_type());
   for (int64_t i = 0; i < got.element_count(); ++i) {
     negative += value.GetDouble(i) < 0;
-    if (std::fabs(got.GetDouble(i) - value.GetDouble(i)) > 1e-4 * (1 + std::fabs(value.GetDouble(i)))) {
+    if (std::fabs(got.GetDouble(i) - value.GetDouble(i)) > relative * (1 + std::fabs(value.GetDouble(i)))) {
       ADD_FAILURE() << "element " << i << ": " << got.GetDouble(i) << " against " << value.GetDouble(i) << " of "
                     << plan->ToString();
       break;
@@ -307,6 +315,21 @@ TEST(ConvPlanTest, FusedCallsPlanAsCudnnsBiasActivationForward) {
       "  x = f32[2,3,9,8] parameter(0)\n  w = f32[5,3,3,3] parameter(1)\n  b = f32[5] parameter(2)",
       "f32[2,5,4,3] custom-call(x, w, b), custom_call_target=\"__cudnn$convBiasActivationForward\", "
       "window={size=3x3 stride=2x2}, dim_labels=bf01_oi01->bf01" + FusedConfig("kRelu", 1, 0));
+}
+
+// f16 and bf16 plans on the host (the GPU emulator runs them, as the fuzzer's random
+// modules bring them): elements read as f32, each result rounded once.
+TEST(ConvPlanTest, SixteenBitPlansComputeTheConvolution) {
+  ExpectPlanComputesTheConvolution("  x = bf16[2,6,5,3] parameter(0)\n  w = bf16[3,3,3,4] parameter(1)",
+                                   "bf16[2,6,5,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  ExpectPlanComputesTheConvolution("  x = f16[2,6,5,3] parameter(0)\n  dy = f16[2,6,5,4] parameter(1)",
+                                   "f16[3,3,3,4] convolution(x, dy), window={size=6x5 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf");
+  ExpectPlanComputesTheConvolution("  x = bf16[2,6,5,4] parameter(0)\n  w = bf16[3,3,3,4] parameter(1)",
+                                   "bf16[2,6,5,3] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01oi->b01f");
+  ExpectFusedPlanComputesTheCall(
+      "  x = f16[2,6,5,3] parameter(0)\n  w = f16[3,3,3,4] parameter(1)\n  b = f16[4] parameter(2)",
+      "(f16[2,6,5,4], u8[0]) custom-call(x, w, b), custom_call_target=\"__cudnn$convBiasActivationForward\", "
+      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f" + FusedConfig("kRelu", 1, 0));
 }
 
 TEST(ConvPlanTest, WhatCudnnsFusedCallCannotComputeIsRefused) {

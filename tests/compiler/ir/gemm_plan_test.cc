@@ -71,10 +71,13 @@ void ExpectPlanComputesTheDot(const std::string& params, const std::string& dot_
   Literal got = c;  // the result buffer starts as c
   ASSERT_TRUE(RunGemmPlanOnHost(*plan, args[0].untyped_data(), args[1].untyped_data(), got.untyped_data()).ok());
   ASSERT_EQ(got.element_count(), want->element_count());
+  // f16 and bf16 results are rounded once, on both sides: a unit in their last place.
+  const PrimitiveType type = d.dot->shape().element_type();
+  const double relative = type == PrimitiveType::kBF16 ? 8e-3 : type == PrimitiveType::kF16 ? 1e-3 : 1e-4;
   for (int64_t i = 0; i < got.element_count(); ++i) {
     const double expected = alpha * want->GetDouble(i) + beta * c.GetDouble(i);
-    ASSERT_NEAR(got.GetDouble(i), expected, 1e-4 * (1 + std::fabs(expected))) << "element " << i << " of "
-                                                                                << plan->ToString();
+    ASSERT_NEAR(got.GetDouble(i), expected, relative * (1 + std::fabs(expected))) << "element " << i << " of "
+                                                                                   << plan->ToString();
   }
 }
 
@@ -91,6 +94,16 @@ TEST(GemmPlanTest, EveryOperandOrderComputesTheDot) {
   // [K,M] x [N,K].
   ExpectPlanComputesTheDot("  a = f32[7,5] parameter(0)\n  b = f32[3,7] parameter(1)",
                            "f32[5,3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}");
+}
+
+// f16 and bf16 plans on the host (the GPU emulator runs them, as the fuzzer's random
+// modules bring them): elements read as f32, each result rounded once.
+TEST(GemmPlanTest, SixteenBitPlansComputeTheDot) {
+  ExpectPlanComputesTheDot("  a = bf16[5,7] parameter(0)\n  b = bf16[3,7] parameter(1)",
+                           "bf16[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
+  ExpectPlanComputesTheDot("  a = f16[2,7,5] parameter(0)\n  b = f16[2,7,3] parameter(1)",
+                           "f16[2,5,3] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, "
+                           "rhs_contracting_dims={1}");
 }
 
 TEST(GemmPlanTest, BatchesMergedDimensionsAndVectors) {
