@@ -79,9 +79,16 @@ StatusOr<std::unique_ptr<Module>> MakePerturbedShadow(const Module& shadow, cons
 // entry, loop bodies and conditions, branches, calls, fusions): not in reducers,
 // comparators or mapped computations applied per element (a sum's order is the sum
 // perturbation's business).
+//
+// A Fourier transform's error is not relative to each output: a fast transform's outputs
+// all carry about u·log2(L)·‖X‖/√L, ‖X‖ the norm of the transform's L outputs (by Parseval
+// the norm of its input times √L), so an output the interpreter computes as exactly 0 can
+// be 1e-7 of the line's size in a backend. `line` is L for an fft (the result's transformed
+// dimensions), 0 for every other op.
 struct RoundingUnit {
   double unit_roundoff = 0;
   uint64_t key = 0;
+  int64_t line = 0;
 };
 std::unordered_map<const Instruction*, RoundingUnit> RoundingUnits(const Module& perturbed, const Module& original);
 
@@ -96,7 +103,11 @@ bool HasRoundingSensitiveOps(const Module& module);
 // -1) flips every sign: two runs with opposite directions move each value both ways, so
 // an integer that sits on a truncation boundary (x - max(x) + 7 computed as exactly -7 by
 // the interpreter and as -6.9999995 by a backend whose exp is an ulp off) leaves the
-// boundary in one of them. Other element types are left alone.
+// boundary in one of them. With `unit.line` (a Fourier transform), each element also moves
+// by d·s·u·log2(L)·‖X‖/√L of its line of L elements, and one inside that band of zero is
+// exactly zero in the run with `direction` -1 (a backend's transform of a symmetric input
+// gives exact zeros where the interpreter's double sums leave 1e-17). Other element types
+// are left alone.
 void NudgeByRounding(Literal& result, const RoundingUnit& unit, double direction);
 
 // For every array leaf of the entry's result (ForEachArrayLeaf order): the number of

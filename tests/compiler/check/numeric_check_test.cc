@@ -417,6 +417,45 @@ TEST(NumericCheckTest, IntegersOnATruncationBoundaryAreDecidedByRounding) {
   EXPECT_FALSE(check::CheckOutputs(*bug, *ref, args).ok());
 }
 
+// A Fourier transform's outputs all carry an error of the line's size: the perturbed runs
+// move each by u·log2(L)·‖X‖/√L, and one inside that band of zero is exactly zero in one
+// run (FFTW's transform of a symmetric input gives 0 where the interpreter leaves 1e-17).
+TEST(NumericCheckTest, FourierTransformsAreNudgedByTheirLinesError) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = c64[2,8] parameter(0)
+  ROOT f = c64[2,8] fft(x), fft_type=FFT, fft_length={8}
+})");
+  ASSERT_TRUE(module);
+  auto shadow = check::MakeF64Shadow(*module);
+  ASSERT_TRUE(shadow.ok()) << shadow.status().message();
+  const auto units = check::RoundingUnits(**shadow, *module);
+  ASSERT_EQ(units.size(), 1u);
+  const check::RoundingUnit unit = units.begin()->second;
+  EXPECT_EQ(unit.line, 8);
+  // One line of 8 outputs: large ones and a 1e-17 (the second line all zeros).
+  Literal values(Shape(PrimitiveType::kC128, {2, 8}));
+  for (int64_t i = 0; i < 8; ++i) values.SetComplex(i, {i == 3 ? 1e-17 : 4.0 * (i + 1), 0});
+  for (int direction : {1, -1}) {
+    Literal moved = values;
+    check::NudgeByRounding(moved, unit, direction);
+    const double band = unit.unit_roundoff * 3 / std::sqrt(8.0) * 4 * std::sqrt(204.0);  // log2(8) = 3
+    if (direction < 0) {
+      EXPECT_EQ(moved.GetComplex(3), std::complex<double>(0, 0));
+    } else {
+      EXPECT_GT(std::abs(moved.GetComplex(3).real()), 0.25 * band);  // moved by the line's error, not 1e-17's
+    }
+    EXPECT_NE(moved.GetComplex(0), values.GetComplex(0));
+    EXPECT_EQ(moved.GetComplex(8), std::complex<double>(0, 0));  // a line of zeros stays
+  }
+  // A unit without a line moves values relative to themselves only.
+  check::RoundingUnit relative = unit;
+  relative.line = 0;
+  Literal moved = values;
+  check::NudgeByRounding(moved, relative, -1);
+  EXPECT_NEAR(moved.GetComplex(3).real(), 1e-17, 1e-23);
+}
+
 TEST(NumericCheckTest, ExpectedOutputsUseTheSameRules) {
   auto m = Parse(kCancellation);
   auto args = CancellationArgs();
