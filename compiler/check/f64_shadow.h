@@ -94,7 +94,9 @@ std::unordered_map<const Instruction*, RoundingUnit> RoundingUnits(const Module&
 
 // Whether `module` has an op that turns a small change of a floating value into a jump:
 // a float converted to an integer or pred, floor, ceil, rounding, sign, a compare of
-// floats. Only then (or with sums) are the perturbed runs worth their cost.
+// floats; or a Fourier transform, whose outputs that are 0 in exact arithmetic a singular
+// function downstream may meet. Only then (or with sums) are the perturbed runs worth
+// their cost.
 bool HasRoundingSensitiveOps(const Module& module);
 
 // Nudges every element of `result` (f64, or both parts of c128) as its own rounding

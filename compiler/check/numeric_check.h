@@ -114,6 +114,9 @@ struct OutputCheck {
   double max_magnitude = 0;          // largest M (Σ|terms|) over the output
   double max_sum_spread = 0;         // largest P over the output
   int64_t order_decided = 0;         // integer elements rounding decides (not compared)
+  // Float elements whose class (finite, inf, NaN) a perturbed run changes (a singular
+  // function of a value within rounding of its pole): not compared.
+  int64_t class_decided = 0;
   double k_factor = 0, atol = 0, rtol = 0;
   std::vector<interpreter::Mismatch> first_mismatches;
   bool ok() const { return mismatches == 0 && verdict != OutputVerdict::kShapeMismatch; }
