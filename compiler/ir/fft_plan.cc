@@ -75,45 +75,33 @@ StatusOr<FftPlan> PlanFft(const Instruction& fft) {
     return Refuse(fft, "fft_length must name 1 to 3 trailing dimensions of the operand (cuFFT's ranks)");
   }
   const PrimitiveType from = in.element_type(), to = out.element_type();
-  auto typed = [&](PrimitiveType a, PrimitiveType b) { return from == a && to == b; };
-  bool ok = false;
-  switch (kind) {
-    case FftType::kFft:
-    case FftType::kIfft:
-      plan.inverse = kind == FftType::kIfft;
-      if (typed(PrimitiveType::kC64, PrimitiveType::kC64)) {
-        ok = true;
-        plan.type = FftPlanType::kC2C;
-      } else if (typed(PrimitiveType::kC128, PrimitiveType::kC128)) {
-        ok = true;
-        plan.type = FftPlanType::kZ2Z;
-      }
-      break;
-    case FftType::kRfft:
-      if (typed(PrimitiveType::kF32, PrimitiveType::kC64)) {
-        ok = true;
-        plan.type = FftPlanType::kR2C;
-      } else if (typed(PrimitiveType::kF64, PrimitiveType::kC128)) {
-        ok = true;
-        plan.type = FftPlanType::kD2Z;
-      }
-      break;
-    case FftType::kIrfft:
-      plan.inverse = true;
-      if (typed(PrimitiveType::kC64, PrimitiveType::kF32)) {
-        ok = true;
-        plan.type = FftPlanType::kC2R;
-      } else if (typed(PrimitiveType::kC128, PrimitiveType::kF64)) {
-        ok = true;
-        plan.type = FftPlanType::kZ2D;
-      }
-      break;
+  // cuFFT's transform of each fft_type and operand/result types.
+  struct Form {
+    FftType kind;
+    PrimitiveType from, to;
+    FftPlanType type;
+  };
+  static constexpr Form kForms[] = {
+      {FftType::kFft, PrimitiveType::kC64, PrimitiveType::kC64, FftPlanType::kC2C},
+      {FftType::kFft, PrimitiveType::kC128, PrimitiveType::kC128, FftPlanType::kZ2Z},
+      {FftType::kIfft, PrimitiveType::kC64, PrimitiveType::kC64, FftPlanType::kC2C},
+      {FftType::kIfft, PrimitiveType::kC128, PrimitiveType::kC128, FftPlanType::kZ2Z},
+      {FftType::kRfft, PrimitiveType::kF32, PrimitiveType::kC64, FftPlanType::kR2C},
+      {FftType::kRfft, PrimitiveType::kF64, PrimitiveType::kC128, FftPlanType::kD2Z},
+      {FftType::kIrfft, PrimitiveType::kC64, PrimitiveType::kF32, FftPlanType::kC2R},
+      {FftType::kIrfft, PrimitiveType::kC128, PrimitiveType::kF64, FftPlanType::kZ2D},
+  };
+  const Form* form = nullptr;
+  for (const Form& f : kForms) {
+    if (f.kind == kind && f.from == from && f.to == to) form = &f;
   }
-  if (!ok) {
+  if (form == nullptr) {
     return Refuse(fft, std::string(FftTypeName(kind)) + " of " + std::string(PrimitiveTypeName(from)) + " to " +
                            std::string(PrimitiveTypeName(to)) +
                            " (cuFFT transforms c64/c128, and f32/f64 for RFFT and IRFFT)");
   }
+  plan.type = form->type;
+  plan.inverse = kind == FftType::kIfft || kind == FftType::kIrfft;
   plan.f64 = plan.type == FftPlanType::kZ2Z || plan.type == FftPlanType::kD2Z || plan.type == FftPlanType::kZ2D;
   const int64_t first = in.rank() - rank;
   int64_t points = 1;

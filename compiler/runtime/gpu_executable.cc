@@ -154,17 +154,18 @@ struct GpuPrograms {
   int64_t tf32_convs = 0;
   // Fourier transforms: cuFFT loaded only when there are some, a plan each, one work area
   // (the largest), a copy of the operand for the complex-to-real ones (cuFFT overwrites
-  // their input), and a cuBLAS handle for the scal after the inverse ones.
+  // their input); the scal after the inverse ones runs on `helper_blas` below.
   std::unique_ptr<Cufft> cufft;
   std::unordered_map<const Instruction*, std::unique_ptr<Cufft::Plan>> ffts;
   DeviceBuffer fft_workspace;
   DeviceBuffer fft_input_copy;
-  std::unique_ptr<Cublas> fft_scal;
-  // Triangular solves through cuBLAS's trsm (its handle loaded only when there are some),
-  // with one device buffer for the batched calls' pointer arrays, the largest needed.
+  // Triangular solves through cuBLAS's trsm, with one device buffer for the batched calls'
+  // pointer arrays, the largest needed.
   std::unordered_map<const Instruction*, TrsmPlan> trsms;
-  std::unique_ptr<Cublas> trsm_blas;
   DeviceBuffer trsm_pointers;
+  // cuBLAS for the inverse transforms' scal and the triangular solves (loaded only when
+  // there are some).
+  std::unique_ptr<Cublas> helper_blas;
   std::vector<std::string> library_notes;  // fallbacks taken when the plans were prepared
   std::string ptx;                          // what was loaded (occupancy requests included)
   std::vector<std::string> occupancy_notes;
@@ -561,7 +562,7 @@ class GpuExecutable::Frame {
                             }
                             RETURN_IF_ERROR(programs.cufft->Run(plan, source, out[0], programs.fft_workspace.ptr()));
                             if (fft.scale == 1) return Status::Ok();
-                            return programs.fft_scal->Scale(inst.shape().element_type(), fft.output_elements,
+                            return programs.helper_blas->Scale(inst.shape().element_type(), fft.output_elements,
                                                             fft.scale, out[0]);
                           });
   }
@@ -593,7 +594,7 @@ class GpuExecutable::Frame {
                                                                     static_cast<int64_t>(pointers.size() *
                                                                                          sizeof(DevicePtr))));
                             }
-                            return programs.trsm_blas->Trsm(plan, a[0], out[0], programs.trsm_pointers.ptr());
+                            return programs.helper_blas->Trsm(plan, a[0], out[0], programs.trsm_pointers.ptr());
                           });
   }
 
@@ -659,6 +660,16 @@ void AddTuningNote(GpuPrograms& programs, const std::string& library, int64_t ca
                                    (listed.empty() ? std::string() : ": " + listed));
 }
 
+// cuBLAS for the scal after inverse transforms and for triangular solves: one handle,
+// loaded by the first that needs it; an error carries `why`.
+Status LoadHelperBlas(CudaContext& ctx, GpuPrograms& programs, const std::string& why) {
+  if (programs.helper_blas != nullptr) return Status::Ok();
+  StatusOr<std::unique_ptr<Cublas>> blas = Cublas::Create(ctx);
+  if (!blas.ok()) return blas.status().WithPrefix(why);
+  programs.helper_blas = std::move(*blas);
+  return Status::Ok();
+}
+
 // Loads cuFFT for the module's Fourier transforms and makes a plan of each (an `fft` cuFFT
 // cannot plan is an error naming it), the work area and the operand copy of the
 // complex-to-real ones; cuBLAS for the scal after the inverse ones.
@@ -690,11 +701,7 @@ Status PrepareFfts(CudaContext& ctx, const Module& module, GpuPrograms& programs
     scales |= plan.scale != 1 && !plan.empty;
     programs.ffts.emplace(inst, std::move(*made));
   }
-  if (scales) {
-    StatusOr<std::unique_ptr<Cublas>> scal = Cublas::Create(ctx);
-    if (!scal.ok()) return scal.status().WithPrefix(prefix + "the inverse transforms' scale runs through cuBLAS: ");
-    programs.fft_scal = std::move(*scal);
-  }
+  if (scales) RETURN_IF_ERROR(LoadHelperBlas(ctx, programs, prefix + "the inverse transforms' scale runs through cuBLAS: "));
   if (workspace > 0) {
     ASSIGN_OR_RETURN(programs.fft_workspace, ctx.Allocate(workspace));
   }
@@ -722,12 +729,9 @@ Status PrepareTriangularSolves(CudaContext& ctx, const Module& module, GpuProgra
     }
   }
   if (programs.trsms.empty()) return Status::Ok();
-  StatusOr<std::unique_ptr<Cublas>> blas = Cublas::Create(ctx);
-  if (!blas.ok()) {
-    return blas.status().WithPrefix("the module has " + std::to_string(programs.trsms.size()) +
-                                    " triangular solve(s) for cuBLAS's trsm: ");
-  }
-  programs.trsm_blas = std::move(*blas);
+  RETURN_IF_ERROR(LoadHelperBlas(ctx, programs,
+                                 "the module has " + std::to_string(programs.trsms.size()) +
+                                     " triangular solve(s) for cuBLAS's trsm: "));
   if (pointers > 0) {
     ASSIGN_OR_RETURN(programs.trsm_pointers, ctx.Allocate(pointers));
     programs.bytes += pointers;
@@ -1501,10 +1505,9 @@ std::string GpuExecutable::library_description() const {
   if (programs_->cublas_lt != nullptr) out += (out.empty() ? "" : ", ") + programs_->cublas_lt->description();
   if (programs_->cudnn != nullptr) out += (out.empty() ? "" : ", ") + programs_->cudnn->description();
   if (programs_->cufft != nullptr) out += (out.empty() ? "" : ", ") + programs_->cufft->description();
-  if (programs_->cublas == nullptr) {
-    // cuBLAS loaded for the scal of inverse transforms or for triangular solves only.
-    const Cublas* blas = programs_->fft_scal != nullptr ? programs_->fft_scal.get() : programs_->trsm_blas.get();
-    if (blas != nullptr) out += (out.empty() ? "" : ", ") + blas->description();
+  // cuBLAS loaded for the scal of inverse transforms or for triangular solves only.
+  if (programs_->cublas == nullptr && programs_->helper_blas != nullptr) {
+    out += (out.empty() ? "" : ", ") + programs_->helper_blas->description();
   }
   return out;
 }
