@@ -2,7 +2,8 @@
 // dump layout (--dump-to), the stages listed, the source map as JSON (--source-map).
 // With --backend gpu the module is the GPU pipeline's (gpu_optimized_hlo), as
 // `fusebox run --backend gpu` compiles it: with --gpu-library=on (the default) its dots
-// and convolutions are cuBLAS / cuDNN calls and its Fourier transforms cuFFT's.
+// and convolutions are cuBLAS / cuDNN calls, its Fourier transforms cuFFT's and its
+// factorizations cuSOLVER's.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -137,7 +138,8 @@ CLI::App* AddCompileCommand(CLI::App& app, CommonInput* in, CompileOptions* opts
   cmd->add_option("--gpu-arch", opts->gpu_arch, "GPU target for the GPU stages (default sm_90)");
   cmd->add_option("--gpu-library", opts->gpu_library,
                   "GPU stages: on (default, as `run --backend gpu`): the GPU pipeline turns dots and "
-                  "convolutions cuBLAS / cuDNN run into library calls and keeps Fourier transforms for cuFFT (the "
+                  "convolutions cuBLAS / cuDNN run into library calls and keeps Fourier transforms for cuFFT, "
+                  "triangular solves for cuBLAS and Cholesky and LU factorizations for cuSOLVER (the "
                   "ptx stage's header lists them); "
                   "off: Fusebox's own kernels for everything")
       ->check(CLI::IsMember({"on", "off"}));

@@ -501,7 +501,8 @@ CLI::App* AddRunCommand(CLI::App& app, CommonInput* in, RunOptions* opts) {
   cmd->add_option("--gpu-library", opts->gpu_library,
                   "GPU: on (default): dots cuBLAS can run, and XLA's __cublas$gemm calls, go to cuBLASLt (f64: cuBLAS) "
                   "(f32 DEFAULT/HIGH precision in TF32 as XLA does; full f32 under --check), convolutions to cuDNN, "
-                  "Fourier transforms to cuFFT; off: "
+                  "Fourier transforms to cuFFT, triangular solves to cuBLAS's trsm, Cholesky and LU factorizations to "
+                  "cuSOLVER; off: "
                   "Fusebox's own kernels for everything (XLA's library calls lowered to HLO)")
       ->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--gpu-autotune", opts->gpu_autotune,

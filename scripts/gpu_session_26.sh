@@ -84,8 +84,9 @@ if (( $(date +%s) - t0 < 330 )); then
     --workdir /tmp/compare_xla_gpu_attention
 fi
 # Fourier transforms through cuFFT and jax's GPU solves (their triangular solves through
-# cuBLAS's trsm; the LU and Cholesky still Fusebox's loops) against XLA, never yet timed
-# on a GPU (outside #26's table), when time allows.
+# cuBLAS's trsm, their LU and Cholesky through cuSOLVER's getrf and potrf or cuBLAS's
+# getrfBatched) against XLA, never yet timed on a GPU (outside #26's table), when time
+# allows.
 if (( $(date +%s) - t0 < 360 )); then
   limit=60 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
     --extras --only fft_convolution,fft2_magnitude,solve,cho_solve --workdir /tmp/compare_xla_gpu_libraries

@@ -132,6 +132,26 @@ def gpu_cases():
               (normal(40, 36),))
 
 
+def gpu_factorization_cases():
+    # jax's GPU Cholesky and LU as the GPU runtime hands them to cuSOLVER and cuBLAS
+    # (compiler/ir/solver_plan.h): potrfBatched (a batch), potrf (one matrix, then two
+    # trsm), cuBLAS's getrfBatched (small square matrices, several), cuSOLVER's getrf (one
+    # matrix; a wide one), against what jax computes on the CPU.
+    t = np.random.default_rng(17)
+    normal = lambda *shape: t.standard_normal(shape).astype(np.float32)
+
+    def spd_of(batch, n):
+        x = t.standard_normal((batch, n, n)).astype(np.float32)
+        return x @ x.transpose(0, 2, 1) + n * np.eye(n, dtype=np.float32)
+
+    write_gpu("gpu_cholesky", jnp.linalg.cholesky, (spd_of(3, 6),))
+    write_gpu("gpu_cho_solve", lambda a, b: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a, lower=True), b),
+              (spd_of(1, 12)[0], normal(12, 3)))
+    write_gpu("gpu_lu_factor", lambda a: jax.scipy.linalg.lu_factor(a), (normal(4, 6, 6),))
+    write_gpu("gpu_det_single", jnp.linalg.det, (np.eye(24, dtype=np.float32) + 0.25 * normal(24, 24),))
+    write_gpu("gpu_lu_wide", lambda a: jax.lax.linalg.lu(a)[0], (normal(3, 7),))
+
+
 def tridiagonal_cases():
     # jax's tridiagonal solve (lapack_sgtsv_ffi: elimination with partial pivoting). Small
     # diagonals, so that rows swap; a batch of 3 systems of 7 rows, 2 right-hand sides.
@@ -294,7 +314,8 @@ def schur_cases():
 
 if __name__ == "__main__":
     import sys
-    groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases, "tridiagonal": tridiagonal_cases,
+    groups = {"main": main, "eigen": eigen_cases, "svd": svd_cases, "gpu": gpu_cases,
+              "gpu_factorizations": gpu_factorization_cases, "tridiagonal": tridiagonal_cases,
               "hessenberg": hessenberg_cases, "pivoting": pivoting_cases,
               "vectors": vector_cases, "general_eigen": general_eigen_cases,
               "complex": complex_cases, "schur": schur_cases}

@@ -21,6 +21,7 @@
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/conv_plan.h"
 #include "compiler/ir/fft_plan.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/ir/trsm_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
@@ -505,6 +506,24 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
     }
     case Opcode::kCustomCall: {
       if (!IsLibraryCall(*inst)) break;  // reported below
+      if (IsSolverCall(*inst)) {
+        // What the runtime hands cuSOLVER (or cuBLAS's getrfBatched): the operand copied
+        // into the first result, factored in place, run on the host as the solvers define it.
+        ASSIGN_OR_RETURN(SolverPlan plan, PlanSolverCall(*inst));
+        const auto& a = leaves[inst->operand(0)];
+        std::vector<uint8_t*> outs;
+        for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
+        if (a.size() != 1 || outs.size() != (plan.cholesky() ? 2u : 3u)) {
+          return Internal("GPU emulator: " + inst->name() + ": bad operand or result");
+        }
+        const int64_t bytes = plan.stride * plan.batch * plan.element_bytes;
+        if (bytes > 0) std::memcpy(outs[0], a[0], static_cast<size_t>(bytes));
+        auto* pivots = plan.cholesky() ? nullptr : reinterpret_cast<int32_t*>(outs[1]);
+        RETURN_IF_ERROR(RunSolverPlanOnHost(plan, outs[0], pivots, reinterpret_cast<int32_t*>(outs.back()))
+                            .WithPrefix("GPU emulator: " + inst->name() + ": "));
+        leaves[inst] = std::move(outs);
+        return Status::Ok();
+      }
       if (inst->attrs().custom_call_target.rfind("__cudnn", 0) == 0) {
         // What the runtime hands cuDNN, run on the host as cuDNN defines it.
         ASSIGN_OR_RETURN(ConvPlan conv, PlanConvolution(*inst, ConvPlanOptions{.allow_tf32 = false}));

@@ -14,6 +14,7 @@
 #include "compiler/ir/fused_attention.h"
 #include "compiler/ir/householder.h"
 #include "compiler/ir/plain_hlo_builder.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/ir/jacobi.h"
 
 namespace fusebox {
@@ -447,8 +448,7 @@ Instruction* EmitCholeskyCall(Emitter& e, const Instruction& call_inst, const Li
 // the multipliers a[i, j] / pivot and the rows below lose multiplier times row j; pivots
 // record the pivot row (from 1), info the first column (from 1) whose pivot is 0, where
 // nothing is divided (the column is zeros below the diagonal).
-Instruction* EmitLuCall(Module& module, Computation* computation, const Instruction& call_inst, Instruction* a) {
-  const Shape& shape = call_inst.shape();
+Instruction* EmitLuCall(Module& module, Computation* computation, const Shape& shape, Instruction* a) {
   const Shape plain = Emitter::Plain(a->shape());
   const int64_t rank = plain.rank();
   const int64_t m = plain.dimensions(rank - 2), n = plain.dimensions(rank - 1), k = std::min(m, n);
@@ -645,7 +645,13 @@ Instruction* EmitGtsvCall(Module& module, Computation* computation, const Instru
 
 // The permutation the pivots make: the identity of the result's length, then for each i
 // in order the entries i and pivots[i] swapped (a pivot outside [0, m) swaps nothing), as
-// jax's GPU kernel does.
+// jax's GPU kernel does, one thread a matrix. Written without a loop of swaps: with τ_i
+// the transposition of i and pivots[i], the result at position q is τ_0(τ_1(…τ_{k−1}(q)))
+// (entry q after the swaps came from there), so each position follows its own chain of
+// k compare-and-selects, all positions at once: one elementwise kernel (a loop fusion)
+// for up to kStepsPerKernel pivots, a loop of such kernels over blocks of them beyond.
+constexpr int64_t kStepsPerKernel = 64;
+
 Instruction* EmitPivotsToPermutation(Module& module, Computation* computation, const Instruction& call_inst,
                                      Instruction* pivots) {
   const Shape shape = Emitter::Plain(call_inst.shape());
@@ -654,28 +660,55 @@ Instruction* EmitPivotsToPermutation(Module& module, Computation* computation, c
   const int64_t k = pivots->shape().dimensions(rank - 1);
   std::vector<int64_t> batch(static_cast<size_t>(rank - 1));
   std::iota(batch.begin(), batch.end(), 0);
+  std::vector<int64_t> one_pivot = pivots->shape().dimensions();
+  one_pivot.back() = 1;
+  const std::vector<int64_t> batch_shape(one_pivot.begin(), one_pivot.end() - 1);
+  // One step of the chain: q <- τ_i(q), with i a scalar and pivot_i [...] its pivot.
+  auto step = [&](Emitter& b, Instruction* q, Instruction* i, Instruction* pivot_i) {
+    Instruction* p = b.Broadcast(pivot_i, shape, batch);
+    Instruction* at = b.Broadcast(i, shape, {});
+    Instruction* valid = b.Binary(Opcode::kAnd, b.Compare(p, b.Splat(0, shape), ComparisonDirection::kGe),
+                                  b.Compare(p, b.Splat(static_cast<double>(m), shape), ComparisonDirection::kLt));
+    Instruction* is_i = b.Binary(Opcode::kAnd, valid, b.Compare(q, at, ComparisonDirection::kEq));
+    Instruction* is_p = b.Binary(Opcode::kAnd, valid, b.Compare(q, p, ComparisonDirection::kEq));
+    return b.Select(is_i, p, b.Select(is_p, at, q));
+  };
   Emitter outer(module, computation);
+  Instruction* q = outer.Iota(shape.dimensions(), rank - 1);
+  if (k <= kStepsPerKernel) {
+    for (int64_t i = k - 1; i >= 0; --i) {
+      Instruction* pivot_i = outer.Reshape(outer.SliceAlong(pivots, rank - 1, i, i + 1), batch_shape);
+      q = step(outer, q, outer.Scalar(static_cast<double>(i), PrimitiveType::kS32), pivot_i);
+    }
+    q->set_shape(call_inst.shape());
+    return q;
+  }
+  // Blocks of kStepsPerKernel pivots from the last block down; a step past k (the first
+  // block's head when k is not a multiple) swaps nothing.
+  const int64_t blocks = (k + kStepsPerKernel - 1) / kStepsPerKernel;
   library_call_internal::PlainHloLoop loop(module, computation, "pivots_to_permutation");
-  std::vector<Instruction*> out = loop.Run(
-      k, {outer.Iota(shape.dimensions(), rank - 1), pivots},
-      [&](Emitter& b, Instruction* i, const std::vector<Instruction*>& s) {
-        Instruction* perm = s[0];
-        const Shape pivot_shape = Emitter::Plain(s[1]->shape());
-        Instruction* at_i = b.Compare(b.Iota(pivot_shape.dimensions(), rank - 1), b.Broadcast(i, pivot_shape, {}),
-                                      ComparisonDirection::kEq);
-        Instruction* p = b.Reduce(b.Select(at_i, s[1], b.Splat(0, pivot_shape)), {rank - 1}, Opcode::kAdd, 0);  // [...]
-        Instruction* positions = b.Iota(shape.dimensions(), rank - 1);
-        Instruction* is_i = b.Compare(positions, b.Broadcast(i, shape, {}), ComparisonDirection::kEq);
-        Instruction* is_p = b.Compare(positions, b.Broadcast(p, shape, batch), ComparisonDirection::kEq);
-        auto entry = [&](Instruction* where) {  // perm at one position per row, [...]
-          return b.Reduce(b.Select(where, perm, b.Splat(0, shape)), {rank - 1}, Opcode::kAdd, 0);
-        };
-        Instruction* valid = b.Binary(Opcode::kAnd, b.Compare(p, b.Splat(0, p->shape()), ComparisonDirection::kGe),
-                                      b.Compare(p, b.Splat(static_cast<double>(m), p->shape()), ComparisonDirection::kLt));
-        Instruction* valid_full = b.Broadcast(valid, Emitter::WithType(shape, PrimitiveType::kPred), batch);
-        Instruction* swapped = b.Select(is_i, b.Broadcast(entry(is_p), shape, batch),
-                                        b.Select(is_p, b.Broadcast(entry(is_i), shape, batch), perm));
-        return std::vector<Instruction*>{b.Select(valid_full, swapped, perm), s[1]};
+  std::vector<Instruction*> out =
+      loop.Run(blocks, {q, pivots}, [&](Emitter& b, Instruction* j, const std::vector<Instruction*>& s) {
+        Instruction* chain = s[0];
+        Instruction* base = b.Binary(Opcode::kMultiply,
+                                     b.Binary(Opcode::kSubtract, b.Scalar(static_cast<double>(blocks - 1), PrimitiveType::kS32), j),
+                                     b.Scalar(static_cast<double>(kStepsPerKernel), PrimitiveType::kS32));
+        for (int64_t t = kStepsPerKernel - 1; t >= 0; --t) {
+          Instruction* i = b.Binary(Opcode::kAdd, base, b.Scalar(static_cast<double>(t), PrimitiveType::kS32));
+          // The pivot at min(i, k - 1), made invalid (-1) when i >= k.
+          Instruction* clamped = b.Binary(Opcode::kMinimum, i, b.Scalar(static_cast<double>(k - 1), PrimitiveType::kS32));
+          std::vector<Instruction*> operands = {s[1]};
+          for (int64_t d = 0; d + 1 < rank; ++d) operands.push_back(b.Scalar(0, PrimitiveType::kS32));
+          operands.push_back(clamped);
+          Instruction* slice = b.Add(Opcode::kDynamicSlice, Emitter::Array(PrimitiveType::kS32, one_pivot), operands);
+          slice->mutable_attrs().dynamic_slice_sizes = one_pivot;
+          Instruction* pivot_i = b.Reshape(slice, batch_shape);
+          Instruction* past = b.Compare(i, b.Scalar(static_cast<double>(k), PrimitiveType::kS32), ComparisonDirection::kGe);
+          pivot_i = b.Select(b.Broadcast(past, Emitter::WithType(pivot_i->shape(), PrimitiveType::kPred), {}),
+                             b.Splat(-1, pivot_i->shape()), pivot_i);
+          chain = step(b, chain, i, pivot_i);
+        }
+        return std::vector<Instruction*>{chain, s[1]};
       });
   out[0]->set_shape(call_inst.shape());
   return out[0];
@@ -1353,7 +1386,9 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "potrf") || target == "cusolver_potrf_ffi" || target == "hipsolver_potrf_ffi") {
     return LibraryCallKind::kCholesky;
   }
-  if (IsLapackTarget(target, "getrf") || target == "cusolver_getrf_ffi") return LibraryCallKind::kLu;
+  if (IsLapackTarget(target, "getrf") || target == "cusolver_getrf_ffi" || target == kGetrfTransposedTarget) {
+    return LibraryCallKind::kLu;
+  }
   if (IsLapackTarget(target, "geqrf") || target == "cusolver_geqrf_ffi") return LibraryCallKind::kQr;
   if (IsLapackTarget(target, "orgqr") || IsLapackTarget(target, "ungqr") || target == "cusolver_orgqr_ffi") {
     return LibraryCallKind::kHouseholderProduct;
@@ -1704,8 +1739,32 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
     computation->set_root(EmitCholeskyCall(e, instruction, call, params[0]));
     return computation;
   }
+  if (call.kind == LibraryCallKind::kLu && call.target == kGetrfTransposedTarget) {
+    // The GPU pipeline's call on aᵀ (solver_plan.h): the LU of the operand's transpose,
+    // its factor transposed back.
+    const Shape& shape = instruction.shape();
+    const int64_t rank = shape.tuple_shapes(0).rank();
+    std::vector<int64_t> swap(static_cast<size_t>(rank));
+    std::iota(swap.begin(), swap.end(), 0);
+    std::swap(swap[rank - 1], swap[rank - 2]);
+    Instruction* a = e.Transpose(params[0], swap);
+    Shape lu_shape = shape;
+    (*lu_shape.mutable_tuple_shapes())[0] = Emitter::Plain(a->shape());
+    Instruction* lu = EmitLuCall(module, computation, lu_shape, a);
+    Instruction* factor = e.Add(Opcode::kGetTupleElement, lu_shape.tuple_shapes(0), {lu});
+    factor->mutable_attrs().tuple_index = 0;
+    std::vector<Instruction*> elements = {e.Transpose(factor, swap)};
+    for (int64_t i = 1; i < 3; ++i) {
+      Instruction* element = e.Add(Opcode::kGetTupleElement, shape.tuple_shapes(i), {lu});
+      element->mutable_attrs().tuple_index = i;
+      elements.push_back(element);
+    }
+    elements[0]->set_shape(shape.tuple_shapes(0));
+    computation->set_root(e.Add(Opcode::kTuple, shape, elements));
+    return computation;
+  }
   if (call.kind == LibraryCallKind::kLu) {
-    computation->set_root(EmitLuCall(module, computation, instruction, params[0]));
+    computation->set_root(EmitLuCall(module, computation, instruction.shape(), params[0]));
     return computation;
   }
   if (call.kind == LibraryCallKind::kQr) {

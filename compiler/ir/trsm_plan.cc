@@ -3,8 +3,9 @@
 #include "compiler/ir/trsm_plan.h"
 
 #include <complex>
-#include <type_traits>
 #include <vector>
+
+#include "compiler/ir/blas_elements.h"
 
 namespace fusebox {
 
@@ -17,11 +18,7 @@ Status Refuse(const Instruction& solve, const std::string& why) {
 }  // namespace
 
 std::string TrsmPlan::RoutineName() const {
-  const char* letter = type == PrimitiveType::kF32   ? "S"
-                       : type == PrimitiveType::kF64 ? "D"
-                       : type == PrimitiveType::kC64 ? "C"
-                                                     : "Z";
-  return std::string("cublas") + letter + (batch > 1 ? "trsmBatched" : "trsm");
+  return std::string("cublas") + BlasTypeLetter(type) + (batch > 1 ? "trsmBatched" : "trsm");
 }
 
 std::string TrsmPlan::ToString() const {
@@ -42,13 +39,9 @@ StatusOr<TrsmPlan> PlanTriangularSolve(const Instruction& solve) {
   }
   TrsmPlan plan;
   plan.type = b.element_type();
-  switch (plan.type) {
-    case PrimitiveType::kF32: plan.element_bytes = 4; break;
-    case PrimitiveType::kF64: plan.element_bytes = 8; break;
-    case PrimitiveType::kC64: plan.element_bytes = 8; break;
-    case PrimitiveType::kC128: plan.element_bytes = 16; break;
-    default:
-      return Refuse(solve, "of " + std::string(PrimitiveTypeName(plan.type)) + " (cuBLAS's trsm: f32, f64, c64, c128)");
+  plan.element_bytes = BlasElementBytes(plan.type);
+  if (plan.element_bytes == 0) {
+    return Refuse(solve, "of " + std::string(PrimitiveTypeName(plan.type)) + " (cuBLAS's trsm: f32, f64, c64, c128)");
   }
   if (a.element_type() != plan.type) return Refuse(solve, "a and b differ in type");
   const int64_t rank = a.rank();
@@ -88,20 +81,7 @@ StatusOr<TrsmPlan> PlanTriangularSolve(const Instruction& solve) {
 
 namespace {
 
-using C = std::complex<double>;
-
-template <typename T>
-C Load(const T* p, int64_t i) {
-  return C(p[i]);
-}
-template <typename T>
-void Store(T* p, int64_t i, C v) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    p[i] = static_cast<T>(v.real());
-  } else {
-    p[i] = T(v);
-  }
-}
+using C = HostComplex;
 
 // One column-major trsm with alpha 1 on A' (lda) and B' (m x n, ldb).
 template <typename T>
@@ -112,7 +92,7 @@ void SolveOne(const TrsmPlan& plan, const T* a, T* b) {
   auto stored = [&](int64_t i, int64_t j) -> C {
     if (i == j && plan.diag == 1) return 1;
     const bool in = plan.fill == 0 ? i >= j : i <= j;
-    return in ? Load(a, i + j * plan.lda) : C(0);
+    return in ? HostLoad(a, i + j * plan.lda) : C(0);
   };
   for (int64_t i = 0; i < k; ++i) {
     for (int64_t j = 0; j < k; ++j) {
@@ -123,8 +103,8 @@ void SolveOne(const TrsmPlan& plan, const T* a, T* b) {
   }
   auto T_ = [&](int64_t i, int64_t j) { return t[static_cast<size_t>(i + j * k)]; };
   const bool t_lower = (plan.fill == 0) == (plan.op == 0);
-  auto B_ = [&](int64_t i, int64_t j) { return Load(b, i + j * plan.ldb); };
-  auto set = [&](int64_t i, int64_t j, C v) { Store(b, i + j * plan.ldb, v); };
+  auto B_ = [&](int64_t i, int64_t j) { return HostLoad(b, i + j * plan.ldb); };
+  auto set = [&](int64_t i, int64_t j, C v) { HostStore(b, i + j * plan.ldb, v); };
   if (plan.side == 0) {
     // t x = b, a column of x at a time.
     for (int64_t c = 0; c < plan.n; ++c) {

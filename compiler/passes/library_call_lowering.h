@@ -20,7 +20,10 @@ namespace fusebox::passes {
 // (compiler/ir/gemm_plan.h), the convolution calls cuDNN runs (conv_plan.h: forward,
 // backward and fused convolution, bias and activation with identity or relu); the rest
 // are lowered (cuBLASLt epilogues it cannot run, fused calls with another activation or
-// type: for each of those a decision, not fused, gives the plan's reason).
+// type: for each of those a decision, not fused, gives the plan's reason). Cholesky calls
+// (cusolver_potrf_ffi, lapack_?potrf_ffi) stay for cuSOLVER's potrf, and an f32/f64 LU
+// call becomes `__fusebox$getrf_transposed` of the transposed matrix with its factor
+// transposed back, for cuSOLVER's getrf or cuBLAS's getrfBatched (solver_plan.h).
 class LibraryCallLowering : public Pass {
  public:
   explicit LibraryCallLowering(bool keep_library_calls = false, bool keep_lapack_calls = false)

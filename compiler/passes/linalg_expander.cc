@@ -1,5 +1,6 @@
 #include "compiler/passes/linalg_expander.h"
 
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -174,6 +175,51 @@ Instruction* ExpandCholesky(Module& module, Instruction* cholesky, PrimitiveType
   return b.Convert(factor, cholesky->shape().element_type());
 }
 
+// XLA's GPU rewrite of a `cholesky` for cuSOLVER: a potrf call (cusolver_potrf_ffi, run
+// by the GPU runtime as solver_plan.h plans it) and the value the op is: a matrix whose
+// factorization failed (info != 0) all NaN, as XLA selects; the other triangle zeros,
+// as the interpreter's and the expander's (XLA leaves potrf's, which is a's own: the op
+// does not define that triangle). One fused select kernel either way.
+Instruction* CholeskyThroughPotrf(Module& module, Instruction* cholesky) {
+  Computation* parent = cholesky->parent();
+  Builder b(module, parent);
+  Instruction* a = cholesky->operand(0);
+  const Shape value = Builder::Plain(cholesky->shape());
+  const int64_t rank = value.rank();
+  std::vector<int64_t> batch(value.dimensions().begin(), value.dimensions().end() - 2);
+  const bool lower = cholesky->attrs().lower.value_or(false);
+  Shape call_shape = Shape::Tuple({value, Builder::Array(PrimitiveType::kS32, batch)});
+  auto call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName(cholesky->name()), call_shape);
+  call->AppendOperand(a);
+  InstructionAttributes& attrs = call->mutable_attrs();
+  attrs.custom_call_target = "cusolver_potrf_ffi";
+  attrs.has_custom_call_target = true;
+  attrs.api_version = CustomCallApiVersion::kTypedFfi;
+  attrs.backend_config = lower ? "{lower = true}" : "{lower = false}";
+  attrs.has_backend_config = true;
+  if (cholesky->metadata() != nullptr) call->set_metadata(*cholesky->metadata());
+  call->set_location(cholesky->location());
+  Instruction* potrf = parent->AddInstruction(std::move(call));
+  Instruction* factor = b.Add(Opcode::kGetTupleElement, value, {potrf});
+  factor->mutable_attrs().tuple_index = 0;
+  Instruction* info = b.Add(Opcode::kGetTupleElement, call_shape.tuple_shapes(1), {potrf});
+  info->mutable_attrs().tuple_index = 1;
+  std::vector<int64_t> batch_dims(batch.size());
+  for (size_t d = 0; d < batch.size(); ++d) batch_dims[d] = static_cast<int64_t>(d);
+  const Shape pred = Builder::WithType(value, PrimitiveType::kPred);
+  Instruction* ok = b.Broadcast(b.Compare(info, b.Splat(0, info->shape()), ComparisonDirection::kEq), pred, batch_dims);
+  Instruction* in_triangle = b.Compare(b.Iota(value.dimensions(), rank - 2), b.Iota(value.dimensions(), rank - 1),
+                                       lower ? ComparisonDirection::kGe : ComparisonDirection::kLe);
+  Instruction* triangle = b.Select(in_triangle, factor, b.Splat(0, value));
+  return b.Select(ok, triangle, b.Splat(std::numeric_limits<double>::quiet_NaN(), value));
+}
+
+// The types cuSOLVER's potrf factors.
+bool PotrfType(PrimitiveType type) {
+  return type == PrimitiveType::kF32 || type == PrimitiveType::kF64 || type == PrimitiveType::kC64 ||
+         type == PrimitiveType::kC128;
+}
+
 }  // namespace
 
 // ragged-dot (ReadRaggedDot's forms) as ordinary dots and masks: in_group[r, j] = start_j
@@ -226,16 +272,26 @@ StatusOr<Instruction*> ExpandRaggedDot(Module& module, Instruction* ragged) {
 
 StatusOr<bool> LinalgExpander::Run(Module& module, PassContext&) {
   std::vector<Instruction*> found;
+  std::vector<Instruction*> for_potrf;
   for (const auto& computation : module.computations()) {
     for (const auto& inst : computation->instructions()) {
+      if (gpu_libraries_ && inst->opcode() == Opcode::kCholesky && inst->shape().IsArray() &&
+          inst->shape().rank() >= 2 && PotrfType(inst->shape().element_type())) {
+        for_potrf.push_back(inst.get());  // cuSOLVER's potrf runs it
+        continue;
+      }
       if (!Expandable(*inst)) continue;
       const PrimitiveType type = inst->shape().element_type();
-      if (keep_triangular_solves_ && inst->opcode() == Opcode::kTriangularSolve &&
+      if (gpu_libraries_ && inst->opcode() == Opcode::kTriangularSolve &&
           (type == PrimitiveType::kF32 || type == PrimitiveType::kF64)) {
         continue;  // cuBLAS's trsm runs it
       }
       found.push_back(inst.get());
     }
+  }
+  for (Instruction* inst : for_potrf) {
+    Instruction* replacement = CholeskyThroughPotrf(module, inst);
+    inst->parent()->ReplaceInstruction(inst, replacement);
   }
   for (Instruction* inst : found) {
     if (inst->opcode() == Opcode::kRaggedDot) {
@@ -251,7 +307,7 @@ StatusOr<bool> LinalgExpander::Run(Module& module, PassContext&) {
     replacement->set_shape(inst->shape());
     inst->parent()->ReplaceInstruction(inst, replacement);
   }
-  return !found.empty();
+  return !found.empty() || !for_potrf.empty();
 }
 
 }  // namespace fusebox::passes

@@ -28,17 +28,20 @@ namespace fusebox::passes {
 // RaggedDotRhsContracting accepts): one dot of every row with every group's matrix and a
 // mask picking each row's group (linalg_expander.cc); another form is an error naming it.
 //
-// `keep_triangular_solves` (the GPU pipeline with its libraries): f32, f64, c64 and c128
+// `gpu_libraries` (the GPU pipeline with its libraries): f32, f64, c64 and c128
 // triangular solves stay ops, which the GPU runtime hands to cuBLAS's trsm as XLA's GPU
-// backend does (compiler/ir/trsm_plan.h).
+// backend does (compiler/ir/trsm_plan.h); `cholesky` of those types becomes what XLA's
+// GPU backend makes of it, a cusolver_potrf_ffi call (cuSOLVER's potrf, solver_plan.h) and
+// a select of NaN for the matrices whose factorization failed (and of zeros for the
+// other triangle, as without libraries).
 class LinalgExpander : public Pass {
  public:
-  explicit LinalgExpander(bool keep_triangular_solves = false) : keep_triangular_solves_(keep_triangular_solves) {}
+  explicit LinalgExpander(bool gpu_libraries = false) : gpu_libraries_(gpu_libraries) {}
   std::string_view name() const override { return "linalg-expander"; }
   StatusOr<bool> Run(Module& module, PassContext& context) override;
 
  private:
-  bool keep_triangular_solves_;
+  bool gpu_libraries_;
 };
 
 }  // namespace fusebox::passes

@@ -80,8 +80,9 @@ Pipeline MakeOptimizationPipeline(const Module* module, bool gpu_libraries, bool
   pipeline.Add<BatchNormExpander>();
   // Triangular solves and Cholesky factorizations (jax's LAPACK and cuSOLVER calls lower
   // to them) become loops of dots, as XLA's expanders make them (linalg_expander.h); with
-  // the GPU's libraries triangular solves stay, for cuBLAS's trsm, as in XLA's GPU plan.
-  pipeline.Add<LinalgExpander>(/*keep_triangular_solves=*/gpu_libraries);
+  // the GPU's libraries triangular solves stay, for cuBLAS's trsm, and a `cholesky`
+  // becomes a cuSOLVER potrf call and its NaN select, as in XLA's GPU plan.
+  pipeline.Add<LinalgExpander>(/*gpu_libraries=*/gpu_libraries);
   // Fourier transforms become dots with DFT matrices, Cooley-Tukey's twiddles and
   // Bluestein's chirps (fft_expander.h) where no library runs them. With libraries they
   // stay `fft` ops: the GPU runtime hands them to cuFFT, as XLA's FFT thunk does; the CPU

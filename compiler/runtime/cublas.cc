@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "compiler/ir/blas_elements.h"
 #include "compiler/runtime/cuda_library_loader.h"
 
 #ifdef FUSEBOX_HAVE_CUDA_HEADERS
@@ -44,6 +45,9 @@ using TrsmFn = int (*)(void*, int, int, int, int, int, int, const void*, const v
 using TrsmBatchedFn = int (*)(void*, int, int, int, int, int, int, const void*, const void* const*, int, void* const*,
                               int, int);
 
+// cublas<t>getrfBatched: (handle, n, Aarray, lda, P, info, batch).
+using GetrfBatchedFn = int (*)(void*, int, void* const*, int, int*, int*, int);
+
 struct CublasApi {
   CreateFn create = nullptr;
   DestroyFn destroy = nullptr;
@@ -54,6 +58,7 @@ struct CublasApi {
   ScalFn sscal = nullptr, dscal = nullptr, csscal = nullptr, zdscal = nullptr;
   TrsmFn trsm[4] = {};                 // S, D, C, Z
   TrsmBatchedFn trsm_batched[4] = {};  // S, D, C, Z
+  GetrfBatchedFn getrf_batched[4] = {};  // S, D, C, Z
   std::string library;  // the name that loaded
   Status status;        // why cuBLAS is unusable, or OK
 };
@@ -89,6 +94,10 @@ const CublasApi& Api() {
     symbols.Need("cublasDtrsmBatched", &a->trsm_batched[1]);
     symbols.Need("cublasCtrsmBatched", &a->trsm_batched[2]);
     symbols.Need("cublasZtrsmBatched", &a->trsm_batched[3]);
+    symbols.Need("cublasSgetrfBatched", &a->getrf_batched[0]);
+    symbols.Need("cublasDgetrfBatched", &a->getrf_batched[1]);
+    symbols.Need("cublasCgetrfBatched", &a->getrf_batched[2]);
+    symbols.Need("cublasZgetrfBatched", &a->getrf_batched[3]);
     symbols.Optional("cublasGetStatusString", &a->status_string);
     if (!symbols.missing().empty())
       a->status = Unavailable("cuBLAS unavailable (" + a->library + " lacks " + symbols.missing() + ")");
@@ -192,14 +201,8 @@ Status Cublas::Trsm(const TrsmPlan& plan, DevicePtr a, DevicePtr b, DevicePtr po
   const CublasApi& api = Api();
   RETURN_IF_ERROR(api.status);
   if (plan.empty) return Status::Ok();
-  int which = 0;
-  switch (plan.type) {
-    case PrimitiveType::kF32: which = 0; break;
-    case PrimitiveType::kF64: which = 1; break;
-    case PrimitiveType::kC64: which = 2; break;
-    case PrimitiveType::kC128: which = 3; break;
-    default: return InvalidArgument("cuBLAS trsm of " + std::string(PrimitiveTypeName(plan.type)));
-  }
+  const int which = BlasTypeIndex(plan.type);
+  if (which < 0) return InvalidArgument("cuBLAS trsm of " + std::string(PrimitiveTypeName(plan.type)));
   constexpr int64_t kIntMax = (int64_t{1} << 31) - 1;
   if (plan.m > kIntMax || plan.n > kIntMax || plan.batch > kIntMax) {
     return InvalidArgument(plan.ToString() + ": sizes beyond cuBLAS's 32-bit arguments");
@@ -221,6 +224,21 @@ Status Cublas::Trsm(const TrsmPlan& plan, DevicePtr a, DevicePtr b, DevicePtr po
   const int rc = api.trsm_batched[which](handle_, plan.side, plan.fill, plan.op, plan.diag, m, n, alpha, a_array, lda,
                                          b_array, ldb, static_cast<int>(plan.batch));
   if (rc != 0) return CublasError("cublas trsmBatched", rc);
+  return Status::Ok();
+}
+
+Status Cublas::GetrfBatched(const SolverPlan& plan, DevicePtr pointers, DevicePtr pivots, DevicePtr info) {
+  const CublasApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  if (plan.routine != SolverRoutine::kGetrfBatched) return InvalidArgument(plan.ToString() + ": not cuBLAS's getrfBatched");
+  if (plan.empty) return Status::Ok();
+  const int which = BlasTypeIndex(plan.type);
+  if (which < 0) return InvalidArgument("cuBLAS getrfBatched of " + std::string(PrimitiveTypeName(plan.type)));
+  const int n = static_cast<int>(plan.n);
+  const int rc = api.getrf_batched[which](handle_, n, reinterpret_cast<void* const*>(pointers), n,
+                                          reinterpret_cast<int*>(pivots), reinterpret_cast<int*>(info),
+                                          static_cast<int>(plan.batch));
+  if (rc != 0) return CublasError("cublas getrfBatched", rc);
   return Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/primitive_type.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/ir/trsm_plan.h"
 #include "compiler/runtime/cuda_driver.h"
 #include "compiler/support/status.h"
@@ -39,6 +40,11 @@ class Cublas {
   // batch cublas<t>trsmBatched, whose device arrays of the matrices' addresses the caller
   // has filled at `pointers`: the batch's a pointers, then its b pointers).
   Status Trsm(const TrsmPlan& plan, DevicePtr a, DevicePtr b, DevicePtr pointers);
+
+  // Queues the plan's batched LU (cublas<t>getrfBatched, a SolverPlan with routine
+  // kGetrfBatched), in place on the matrices whose addresses the caller has filled at
+  // `pointers`: n pivots per matrix at `pivots`, one info each at `info`.
+  Status GetrfBatched(const SolverPlan& plan, DevicePtr pointers, DevicePtr pivots, DevicePtr info);
 
   // "cuBLAS 13.0.2 (libcublas.so.13)"
   const std::string& description() const { return description_; }

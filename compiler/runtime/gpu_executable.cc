@@ -28,6 +28,7 @@
 #include "compiler/runtime/cublas_lt.h"
 #include "compiler/runtime/cudnn.h"
 #include "compiler/runtime/cufft.h"
+#include "compiler/runtime/cusolver.h"
 #include "compiler/runtime/kernel_shapes.h"
 #include "compiler/codegen/gpu_dot_plan.h"
 #include "compiler/codegen/occupancy.h"
@@ -163,8 +164,16 @@ struct GpuPrograms {
   // pointer arrays, the largest needed.
   std::unordered_map<const Instruction*, TrsmPlan> trsms;
   DeviceBuffer trsm_pointers;
-  // cuBLAS for the inverse transforms' scal and the triangular solves (loaded only when
-  // there are some).
+  // Cholesky and LU calls (solver_plan.h): cuSOLVER loaded only when some run on it
+  // (cuBLAS's getrfBatched runs on `helper_blas`), one work area and one device array of
+  // the matrices' addresses for the batched routines, the largest any call needs.
+  std::unique_ptr<Cusolver> cusolver;
+  std::unordered_map<const Instruction*, SolverPlan> solvers;
+  std::unordered_map<const Instruction*, int64_t> solver_workspace_bytes;
+  DeviceBuffer solver_workspace;
+  DeviceBuffer solver_pointers;
+  // cuBLAS for the inverse transforms' scal, the triangular solves and the batched LU
+  // (loaded only when there are some).
   std::unique_ptr<Cublas> helper_blas;
   std::vector<std::string> library_notes;  // fallbacks taken when the plans were prepared
   std::string ptx;                          // what was loaded (occupancy requests included)
@@ -274,6 +283,9 @@ class GpuExecutable::Frame {
     }
     if (auto trsm = exe_.programs_->trsms.find(&inst); trsm != exe_.programs_->trsms.end()) {
       return RunTriangularSolve(inst, trsm->second, leaves);
+    }
+    if (auto solver = exe_.programs_->solvers.find(&inst); solver != exe_.programs_->solvers.end()) {
+      return RunSolver(inst, solver->second, leaves);
     }
     switch (inst.opcode()) {
       case Opcode::kParameter:
@@ -598,6 +610,51 @@ class GpuExecutable::Frame {
                           });
   }
 
+  // A Cholesky or LU call as jaxlib runs it (solver_plan.h): the operand copied into the
+  // first result, factored there in place, the matrices' addresses uploaded first for the
+  // batched routines; an empty call zeroes its info.
+  Status RunSolver(const Instruction& inst, const SolverPlan& plan, const LeafFn& leaves) {
+    const Leaves a = leaves(inst.operand(0));
+    const Leaves out = leaves(&inst);
+    const size_t expected = plan.cholesky() ? 2 : 3;
+    if (a.size() != 1 || out.size() != expected) {
+      return Internal(inst.name() + ": a factorization call's operand is an array, its result (factor, " +
+                      (plan.cholesky() ? "" : "pivots, ") + "info)");
+    }
+    const DevicePtr info = out.back();
+    const DevicePtr pivots = plan.cholesky() ? 0 : out[1];
+    GpuPrograms& programs = *exe_.programs_;
+    if (plan.empty) return ctx_.Memset(info, 0, plan.batch * 4);
+    const std::string library = plan.on_cublas() ? "cuBLAS" : "cuSOLVER";
+    const std::string kind = plan.on_cublas() ? "library(cuBLAS getrfBatched)"
+                             : plan.cholesky() ? "library(cuSOLVER potrf)"
+                                               : "library(cuSOLVER getrf)";
+    return RunLibraryCall(inst, library + " " + plan.ToString(), kind, plan.bytes_read, plan.bytes_written,
+                          plan.flops, plan.on_cublas() ? "cuBLAS" : "cuSOLVER", [&]() -> Status {
+                            const int64_t bytes = plan.stride * plan.batch * plan.element_bytes;
+                            if (a[0] != out[0]) RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(out[0], a[0], bytes));
+                            if (plan.batched()) {
+                              std::vector<DevicePtr> pointers(static_cast<size_t>(plan.batch));
+                              for (int64_t i = 0; i < plan.batch; ++i) {
+                                pointers[static_cast<size_t>(i)] =
+                                    out[0] + static_cast<DevicePtr>(i * plan.stride * plan.element_bytes);
+                              }
+                              RETURN_IF_ERROR(ctx_.CopyHostToDevice(
+                                  programs.solver_pointers.ptr(), pointers.data(),
+                                  static_cast<int64_t>(pointers.size() * sizeof(DevicePtr))));
+                            }
+                            if (plan.on_cublas()) {
+                              return programs.helper_blas->GetrfBatched(plan, programs.solver_pointers.ptr(), pivots,
+                                                                        info);
+                            }
+                            auto work = programs.solver_workspace_bytes.find(&inst);
+                            return programs.cusolver->Run(
+                                plan, out[0], pivots, info, programs.solver_workspace.ptr(),
+                                work == programs.solver_workspace_bytes.end() ? 0 : work->second,
+                                programs.solver_pointers.ptr());
+                          });
+  }
+
   // Queues one library call (`queue`) between the observer's begin and end, counts it,
   // and with host timing reports it as one kernel named `routine`.
   Status RunLibraryCall(const Instruction& inst, const std::string& routine, std::string_view kind,
@@ -736,6 +793,52 @@ Status PrepareTriangularSolves(CudaContext& ctx, const Module& module, GpuProgra
     ASSIGN_OR_RETURN(programs.trsm_pointers, ctx.Allocate(pointers));
     programs.bytes += pointers;
   }
+  return Status::Ok();
+}
+
+// Plans the module's Cholesky and LU calls (one the solvers cannot run is an error naming
+// it), loads cuSOLVER for the ones it runs and cuBLAS for the batched LU, and sizes the
+// work area and the pointer array.
+Status PrepareSolvers(CudaContext& ctx, const Module& module, GpuPrograms& programs) {
+  int64_t pointers = 0, on_cusolver = 0, on_cublas = 0;
+  for (const Computation* comp : ProgramComputations(module, {.breadth_first = true})) {
+    for (const auto& owned : comp->instructions()) {
+      if (!IsSolverCall(*owned)) continue;
+      ASSIGN_OR_RETURN(SolverPlan plan, PlanSolverCall(*owned));
+      if (plan.batched()) pointers = std::max<int64_t>(pointers, plan.batch * static_cast<int64_t>(sizeof(void*)));
+      (plan.on_cublas() ? on_cublas : on_cusolver) += 1;
+      programs.solvers.emplace(owned.get(), plan);
+    }
+  }
+  if (programs.solvers.empty()) return Status::Ok();
+  if (on_cublas > 0) {
+    RETURN_IF_ERROR(LoadHelperBlas(ctx, programs,
+                                   "the module has " + std::to_string(on_cublas) +
+                                       " batched LU factorization(s) for cuBLAS's getrfBatched: "));
+  }
+  int64_t workspace = 0;
+  if (on_cusolver > 0) {
+    StatusOr<std::unique_ptr<Cusolver>> cusolver = Cusolver::Create(ctx);
+    if (!cusolver.ok()) {
+      return cusolver.status().WithPrefix("the module has " + std::to_string(on_cusolver) +
+                                          " Cholesky or LU factorization(s) for cuSOLVER: ");
+    }
+    programs.cusolver = std::move(*cusolver);
+    for (const auto& [inst, plan] : programs.solvers) {
+      if (plan.on_cublas()) continue;
+      StatusOr<int64_t> bytes = programs.cusolver->WorkspaceBytes(plan);
+      if (!bytes.ok()) return bytes.status().WithPrefix(inst->name() + ": ");
+      programs.solver_workspace_bytes[inst] = *bytes;
+      workspace = std::max(workspace, *bytes);
+    }
+  }
+  if (workspace > 0) {
+    ASSIGN_OR_RETURN(programs.solver_workspace, ctx.Allocate(workspace));
+  }
+  if (pointers > 0) {
+    ASSIGN_OR_RETURN(programs.solver_pointers, ctx.Allocate(pointers));
+  }
+  programs.bytes += workspace + pointers;
   return Status::Ok();
 }
 
@@ -1389,6 +1492,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     for (const auto& owned : comp->instructions()) {
       const Instruction* inst = owned.get();
       if (!IsLibraryCall(*inst)) continue;
+        if (IsSolverCall(*inst)) continue;  // PrepareSolvers
       const bool is_gemm = inst->attrs().custom_call_target.rfind("__cublas", 0) == 0;
       if (is_gemm) {
         StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
@@ -1469,6 +1573,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   RETURN_IF_ERROR(PrepareGemms(ctx, programs, options.autotune));
   RETURN_IF_ERROR(PrepareFfts(ctx, *exe->module_, programs));
   RETURN_IF_ERROR(PrepareTriangularSolves(ctx, *exe->module_, programs));
+  RETURN_IF_ERROR(PrepareSolvers(ctx, *exe->module_, programs));
   if (compile.gemm_kernels) {
     RETURN_IF_ERROR(ChooseGemmKernels(ctx, programs, *exe->code_, &AutotuneCache::Process(),
                                       /*always=*/options.gemm_kernels == GemmKernels::kFusebox,
@@ -1505,7 +1610,8 @@ std::string GpuExecutable::library_description() const {
   if (programs_->cublas_lt != nullptr) out += (out.empty() ? "" : ", ") + programs_->cublas_lt->description();
   if (programs_->cudnn != nullptr) out += (out.empty() ? "" : ", ") + programs_->cudnn->description();
   if (programs_->cufft != nullptr) out += (out.empty() ? "" : ", ") + programs_->cufft->description();
-  // cuBLAS loaded for the scal of inverse transforms or for triangular solves only.
+  if (programs_->cusolver != nullptr) out += (out.empty() ? "" : ", ") + programs_->cusolver->description();
+  // cuBLAS loaded for the scal of inverse transforms, triangular solves or batched LU only.
   if (programs_->cublas == nullptr && programs_->helper_blas != nullptr) {
     out += (out.empty() ? "" : ", ") + programs_->helper_blas->description();
   }

@@ -17,6 +17,7 @@
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/conv_plan.h"
 #include "compiler/ir/fft_plan.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/ir/trsm_plan.h"
 #include "compiler/ir/gemm_plan.h"
 #include "compiler/ir/library_calls.h"
@@ -104,6 +105,10 @@ std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::st
       } else if (trsm) {
         call.library = "cuBLAS";
         Describe(PlanTriangularSolve(*inst), call);
+      } else if (IsSolverCall(*inst)) {
+        StatusOr<SolverPlan> plan = PlanSolverCall(*inst);
+        call.library = plan.ok() && plan->on_cublas() ? "cuBLAS" : "cuSOLVER";
+        Describe(plan, call);
       } else if (LibraryCallKindOf(call.target) == LibraryCallKind::kGemm) {
         StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
         call.library = plan.ok() && GemmPlanRunsOnCublasLt(*plan) ? "cuBLASLt" : "cuBLAS";

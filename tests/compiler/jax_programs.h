@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/interpreter/literal_compare.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/module.h"
@@ -41,6 +42,18 @@ inline void LoadJaxProgram(const std::string& dir, const std::string& name, int 
         interpreter::ReadNpy(prefix + (input ? "in" : "out") + std::to_string(input ? i : i - inputs) + ".npy");
     ASSERT_TRUE(literal.ok()) << literal.status().message();
     (input ? out->args : out->want).push_back(std::move(*literal));
+  }
+}
+
+// `actual` (one output, or a tuple of them) against XLA's outputs, each within `type`'s
+// default tolerance.
+inline void ExpectMatchesXla(const Literal& actual, const std::vector<Literal>& want, PrimitiveType type) {
+  const bool tuple = actual.shape().IsTuple();
+  ASSERT_EQ(tuple ? actual.tuple_elements().size() : 1u, want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Literal& got = tuple ? actual.tuple_elements()[i] : actual;
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(got, want[i], interpreter::DefaultToleranceFor(type));
+    EXPECT_TRUE(cmp.ok()) << "output " << i << ": " << cmp.ToString();
   }
 }
 

@@ -22,6 +22,7 @@
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/npy.h"
 #include "compiler/interpreter/random_inputs.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
 #include "tests/compiler/jax_programs.h"
@@ -437,6 +438,81 @@ ENTRY e {
   ASSERT_TRUE(actual.ok()) << actual.status().message();
   interpreter::CompareResult cmp = interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kC64));
   EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+}
+
+// jax's GPU Cholesky and LU (cusolver_potrf_ffi, cusolver_getrf_ffi) with the GPU's
+// libraries: each factorization is one call of the routine jaxlib picks (potrfBatched for
+// a batch, potrf for one matrix, cuBLAS's getrfBatched for several small square ones,
+// cuSOLVER's getrf otherwise), no while loop is left (jax's pivots-to-permutation after the
+// LU in solve is one kernel), and the emulator, running each plan on the host as the
+// solvers define it, gives what XLA's CPU backend gave.
+TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
+  struct Case {
+    const char* name;
+    int inputs, outputs;
+    SolverRoutine routine;
+    int trsm;
+  };
+  for (const Case& c : {Case{"gpu_cholesky", 1, 1, SolverRoutine::kPotrfBatched, 0},
+                        Case{"gpu_cho_solve", 2, 1, SolverRoutine::kPotrf, 2},
+                        Case{"gpu_lu_factor", 1, 2, SolverRoutine::kGetrfBatched, 0},
+                        Case{"gpu_det_single", 1, 1, SolverRoutine::kGetrf, 0},
+                        Case{"gpu_lu_wide", 1, 1, SolverRoutine::kGetrf, 0},
+                        Case{"gpu_solve", 2, 1, SolverRoutine::kGetrfBatched, 2}}) {
+    SCOPED_TRACE(c.name);
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", c.name, c.inputs, c.outputs, &program));
+    auto optimized = passes::OptimizeForBackend(*program.module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    int solvers = 0, solves = 0, loops = 0;
+    for (const auto& computation : (*optimized)->computations()) {
+      for (const auto& inst : computation->instructions()) {
+        solves += inst->opcode() == Opcode::kTriangularSolve;
+        loops += inst->opcode() == Opcode::kWhile;
+        if (!IsSolverCall(*inst)) continue;
+        ++solvers;
+        auto plan = PlanSolverCall(*inst);
+        ASSERT_TRUE(plan.ok()) << plan.status().message();
+        EXPECT_EQ(plan->routine, c.routine) << plan->ToString();
+      }
+    }
+    EXPECT_EQ(solvers, 1) << (*optimized)->ToString();
+    EXPECT_EQ(solves, c.trsm) << (*optimized)->ToString();
+    EXPECT_EQ(loops, 0) << (*optimized)->ToString();
+    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto actual = (*emulator)->Run(program.args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    testing_util::ExpectMatchesXla(*actual, program.want, PrimitiveType::kF32);
+  }
+}
+
+// XLA's own `cholesky` op with the GPU's libraries becomes cuSOLVER's potrf and XLA's
+// select: the factors match the interpreter's (lower and upper, f32 batched and c128),
+// the other triangle zero, and a matrix that is not positive definite comes out all NaN,
+// as XLA's GPU (and CPU) backends give it, where its neighbours in the batch are factored.
+TEST(GpuComplexTest, CholeskyOpsRunThroughPotrf) {
+  auto module = ParseModule(testing_util::kCholeskyOpsModule);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args = testing_util::CholeskyOpsArguments();
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto optimized = passes::OptimizeForBackend(**module, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  int potrf = 0, loops = 0;
+  for (const auto& computation : (*optimized)->computations()) {
+    for (const auto& inst : computation->instructions()) {
+      potrf += IsSolverCall(*inst);
+      loops += inst->opcode() == Opcode::kWhile;
+    }
+  }
+  EXPECT_EQ(potrf, 2) << (*optimized)->ToString();
+  EXPECT_EQ(loops, 0) << (*optimized)->ToString();
+  auto emulator = GpuEmulator::Create(std::move(*optimized));
+  ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+  auto actual = (*emulator)->Run(args);
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  testing_util::ExpectCholeskyOpsResult(*actual, *expected);
 }
 
 // The same kernels as PTX for sm_90, which ptxas assembles: no C library call is left.

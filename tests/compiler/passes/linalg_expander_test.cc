@@ -646,7 +646,47 @@ TEST(LinalgExpanderTest, PivotsBecomeThePermutationTheirSwapsMake) {
   auto interpreted = interpreter::Interpreter().Run(**module, {pivots});
   ASSERT_TRUE(interpreted.ok()) << interpreted.status().message();
   check(*interpreted, "interpreter");
-  RunOnBothBackends(**module, {pivots}, check, nullptr, GpuRun::kCompileOnly);
+  // As jax's one kernel: no loop, and one fused kernel on both backends (the emulator runs
+  // it, which it cannot a loop).
+  auto one_kernel = [](const Module& optimized, const std::string& which) {
+    if (which.find(" fused") == std::string::npos) return;
+    int loops = 0, kernels = 0;
+    for (const auto& computation : optimized.computations()) {
+      for (const auto& inst : computation->instructions()) loops += inst->opcode() == Opcode::kWhile;
+    }
+    for (const auto& inst : optimized.entry()->instructions()) kernels += inst->opcode() == Opcode::kFusion;
+    EXPECT_EQ(loops, 0) << which;
+    EXPECT_EQ(kernels, 1) << which << "\n" << optimized.ToString();
+  };
+  RunOnBothBackends(**module, {pivots}, check, one_kernel);
+
+  // 70 pivots of 80 rows (a loop of kernels over blocks of them), against the swaps done
+  // one by one; pivots that repeat, point back, or out of range.
+  auto long_module = ParseModule(
+      "HloModule m\n\nENTRY e {\n  p = s32[3,70] parameter(0)\n  ROOT perm = s32[3,80] custom-call(p), "
+      "custom_call_target=\"cu_lu_pivots_to_permutation\", backend_config={}\n}\n");
+  ASSERT_TRUE(long_module.ok()) << long_module.status().message();
+  Literal long_pivots(Shape(PrimitiveType::kS32, {3, 70}));
+  std::vector<int64_t> long_want(3 * 80);
+  for (int64_t b = 0; b < 3; ++b) {
+    std::vector<int64_t> perm(80);
+    for (int64_t r = 0; r < 80; ++r) perm[static_cast<size_t>(r)] = r;
+    for (int64_t i = 0; i < 70; ++i) {
+      const int64_t p = b == 2 && i % 7 == 3 ? 80 + i : (i * 37 + b * 11) % 80;
+      long_pivots.SetInt64(b * 70 + i, p);
+      if (p >= 0 && p < 80) std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(p)]);
+    }
+    for (int64_t r = 0; r < 80; ++r) long_want[static_cast<size_t>(b * 80 + r)] = perm[static_cast<size_t>(r)];
+  }
+  auto long_check = [&](const Literal& got, const std::string& which) {
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < 3 * 80; ++i) wrong += got.GetInt64(i) != long_want[static_cast<size_t>(i)];
+    EXPECT_EQ(wrong, 0) << which;
+  };
+  auto long_interpreted = interpreter::Interpreter().Run(**long_module, {long_pivots});
+  ASSERT_TRUE(long_interpreted.ok()) << long_interpreted.status().message();
+  long_check(*long_interpreted, "interpreter");
+  RunOnBothBackends(**long_module, {long_pivots}, long_check, nullptr, GpuRun::kCompileOnly);
 }
 
 // jax's tridiagonal solve (lapack_sgtsv_ffi) with all five results against LAPACK's own

@@ -16,6 +16,7 @@
 #include "compiler/runtime/cuda_library_loader.h"
 #include "compiler/runtime/cudnn.h"
 #include "compiler/runtime/cufft.h"
+#include "compiler/runtime/cusolver.h"
 #include "tests/compiler/runtime/gpu_test_util.h"
 
 namespace fusebox {
@@ -166,7 +167,8 @@ TEST(CudaLibraryLoaderTest, TheToolkitsLibrariesResolveEveryEntryPoint) {
   for (const Library& library : {Library{"/usr/local/cuda/lib64/libcublas.so.13", runtime::CublasAvailable},
                                  Library{"/usr/local/cuda/lib64/libcublasLt.so.13", runtime::CublasLtAvailable},
                                  Library{"/usr/local/cuda/lib64/libcudnn.so.9", runtime::CudnnAvailable},
-                                 Library{"/usr/local/cuda/lib64/libcufft.so.12", runtime::CufftAvailable}}) {
+                                 Library{"/usr/local/cuda/lib64/libcufft.so.12", runtime::CufftAvailable},
+                                 Library{"/usr/local/cuda/lib64/libcusolver.so.12", runtime::CusolverAvailable}}) {
     if (!std::ifstream(library.file).good()) continue;
     const Status status = library.available();
     EXPECT_TRUE(status.ok()) << library.file << ": " << status.message();

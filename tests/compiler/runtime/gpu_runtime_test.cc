@@ -1009,8 +1009,8 @@ TEST(GpuExecutableGpuTest, CufftTransformsMatchXlasOutputs) {
 }
 
 // Triangular solves through cuBLAS's trsm, as XLA's GPU backend runs them: jax's GPU
-// `jnp.linalg.solve` (tests/data/linalg/gpu_solve: cuSOLVER's getrf lowered to loops, then
-// two triangular-solve ops) and jax's solve_triangular programs against XLA's outputs,
+// `jnp.linalg.solve` (tests/data/linalg/gpu_solve: cuBLAS's getrfBatched, then two
+// triangular-solve ops) and jax's solve_triangular programs against XLA's outputs,
 // each solve one `library(cuBLAS trsm)` call; then batched f32 and c128 solves (trsmBatched
 // with its pointer arrays) against the interpreter.
 TEST(GpuExecutableGpuTest, CublasTrsmSolvesMatchXlasOutputs) {
@@ -1054,6 +1054,59 @@ ENTRY e {
   auto actual = (*exe)->Run(args, runtime::GpuRunOptions());
   ASSERT_TRUE(actual.ok()) << actual.status().message();
   EXPECT_TRUE(interpreter::CompareLiterals(*actual, *expected, interpreter::DefaultToleranceFor(PrimitiveType::kF32)).ok());
+  EXPECT_EQ((*exe)->last_library_calls(), 2);
+}
+
+// Cholesky and LU factorizations through cuSOLVER (and cuBLAS's getrfBatched), as jaxlib
+// runs jax's cusolver_potrf_ffi and cusolver_getrf_ffi: each program against XLA's
+// outputs, its factorization one library call of the routine jaxlib picks, a second run
+// the same bit for bit (the factor is computed in place on a copy of the operand, which
+// stays unwritten); then XLA's `cholesky` op with an indefinite matrix in the batch (all
+// NaN, from cuSOLVER's info) against the interpreter.
+TEST(GpuExecutableGpuTest, CusolverFactorizationsMatchXlasOutputs) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* name;
+    int inputs, outputs;
+    const char* kind;
+  };
+  for (const Case& c : {Case{"gpu_cholesky", 1, 1, "library(cuSOLVER potrf)"},
+                        Case{"gpu_cho_solve", 2, 1, "library(cuSOLVER potrf)"},
+                        Case{"gpu_lu_factor", 1, 2, "library(cuBLAS getrfBatched)"},
+                        Case{"gpu_det_single", 1, 1, "library(cuSOLVER getrf)"},
+                        Case{"gpu_lu_wide", 1, 1, "library(cuSOLVER getrf)"},
+                        Case{"gpu_solve", 2, 1, "library(cuBLAS getrfBatched)"}}) {
+    SCOPED_TRACE(c.name);
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", c.name, c.inputs, c.outputs, &program));
+    std::vector<Literal> before;
+    for (const Literal& arg : program.args) before.push_back(arg);
+    auto exe = testing_util::CompileGpu(*program.module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    RecordingObserver observer;
+    runtime::GpuRunOptions options;
+    options.observer = &observer;
+    auto actual = (*exe)->Run(program.args, options);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    testing_util::ExpectMatchesXla(*actual, program.want, PrimitiveType::kF32);
+    EXPECT_EQ(std::count(observer.kinds.begin(), observer.kinds.end(), c.kind), 1);
+    auto again = (*exe)->Run(program.args, runtime::GpuRunOptions());
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    EXPECT_TRUE(interpreter::CompareLiterals(*again, *actual, interpreter::CompareOptions{.atol = 0, .rtol = 0}).ok());
+    for (size_t i = 0; i < before.size(); ++i) {
+      EXPECT_TRUE(interpreter::CompareLiterals(program.args[i], before[i], interpreter::CompareOptions{.atol = 0, .rtol = 0}).ok());
+    }
+  }
+  auto module = ParseModule(testing_util::kCholeskyOpsModule);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::vector<Literal> args = testing_util::CholeskyOpsArguments();
+  auto expected = interpreter::Interpreter().Run(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto exe = testing_util::CompileGpu(**module, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto actual = (*exe)->Run(args, runtime::GpuRunOptions());
+  ASSERT_TRUE(actual.ok()) << actual.status().message();
+  testing_util::ExpectCholeskyOpsResult(*actual, *expected);
   EXPECT_EQ((*exe)->last_library_calls(), 2);
 }
 

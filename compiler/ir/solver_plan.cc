@@ -1,0 +1,204 @@
+// The cuSOLVER / cuBLAS plan of a Cholesky or LU call, and the plan run on the host as
+// the solvers define it.
+#include "compiler/ir/solver_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+
+#include "compiler/ir/blas_elements.h"
+#include "compiler/ir/library_calls.h"
+
+namespace fusebox {
+
+namespace {
+
+Status Refuse(const Instruction& call, const std::string& why) {
+  return InvalidArgument(call.name() + " (" + call.attrs().custom_call_target + "): " + why);
+}
+
+}  // namespace
+
+std::string SolverPlan::RoutineName() const {
+  const char* letter = BlasTypeLetter(type);
+  switch (routine) {
+    case SolverRoutine::kPotrf: return std::string("cusolverDn") + letter + "potrf";
+    case SolverRoutine::kPotrfBatched: return std::string("cusolverDn") + letter + "potrfBatched";
+    case SolverRoutine::kGetrf: return std::string("cusolverDn") + letter + "getrf";
+    case SolverRoutine::kGetrfBatched: return std::string("cublas") + letter + "getrfBatched";
+  }
+  return "";
+}
+
+std::string SolverPlan::ToString() const {
+  std::string out = RoutineName();
+  if (cholesky()) {
+    out += std::string(" fill=") + (fill == 0 ? "L" : "U") + " n=" + std::to_string(n);
+  } else {
+    out += " m=" + std::to_string(m) + " n=" + std::to_string(n);
+  }
+  if (batch > 1) out += (routine == SolverRoutine::kGetrf ? " x" : " batch=") + std::to_string(batch);
+  return out;
+}
+
+bool IsSolverCall(const Instruction& call) {
+  if (call.opcode() != Opcode::kCustomCall) return false;
+  const std::string& target = call.attrs().custom_call_target;
+  return target == kGetrfTransposedTarget || LibraryCallKindOf(target) == LibraryCallKind::kCholesky;
+}
+
+StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
+  if (!IsSolverCall(call)) return InvalidArgument(call.name() + " is not a Cholesky or transposed LU call");
+  ASSIGN_OR_RETURN(const LibraryCall parsed, ParseLibraryCall(call));
+  const Shape& a = call.operand(0)->shape();
+  SolverPlan plan;
+  plan.type = a.element_type();
+  plan.element_bytes = BlasElementBytes(plan.type);
+  const bool cholesky = parsed.kind == LibraryCallKind::kCholesky;
+  if (plan.element_bytes == 0 || (!cholesky && plan.element_bytes == 8 && plan.type != PrimitiveType::kF64) ||
+      (!cholesky && plan.type == PrimitiveType::kC128)) {
+    return Refuse(call, "of " + std::string(PrimitiveTypeName(plan.type)) +
+                            (cholesky ? " (potrf: f32, f64, c64, c128)" : " (getrf: f32, f64)"));
+  }
+  const int64_t rank = a.rank();
+  const int64_t rows = a.dimensions(rank - 2), cols = a.dimensions(rank - 1);
+  for (int64_t d = 0; d + 2 < rank; ++d) plan.batch *= a.dimensions(d);
+  constexpr int64_t kIntMax = (int64_t{1} << 31) - 1;
+  if (rows > kIntMax || cols > kIntMax || plan.batch > kIntMax) {
+    return Refuse(call, a.ToString() + " is beyond the solvers' 32-bit sizes");
+  }
+  // The column-major view of the row-major [rows, cols] matrix is cols x rows.
+  plan.m = cols;
+  plan.n = rows;
+  plan.stride = rows * cols;
+  plan.empty = a.ElementCount() == 0;
+  const bool complex = plan.type == PrimitiveType::kC64 || plan.type == PrimitiveType::kC128;
+  const double scale = (complex ? 4.0 : 1.0) * static_cast<double>(plan.batch);
+  if (cholesky) {
+    plan.routine = plan.batch > 1 ? SolverRoutine::kPotrfBatched : SolverRoutine::kPotrf;
+    plan.fill = parsed.lower ? 1 : 0;  // a's lower triangle is the column-major view's upper
+    const double n = static_cast<double>(rows);
+    plan.flops = static_cast<int64_t>(scale * n * n * n / 3);
+  } else {
+    // jaxlib's choice: cuBLAS's batched getrf for several square matrices that are small
+    // against their number, cuSOLVER's getrf per matrix otherwise.
+    const bool batched = plan.batch > 1 && plan.m == plan.n && plan.m / plan.batch <= 128;
+    plan.routine = batched ? SolverRoutine::kGetrfBatched : SolverRoutine::kGetrf;
+    plan.pivots = std::min(plan.m, plan.n);
+    const double k = static_cast<double>(plan.pivots), big = static_cast<double>(std::max(plan.m, plan.n));
+    plan.flops = static_cast<int64_t>(std::max(0.0, scale * (k * k * big - k * k * k / 3)));
+  }
+  plan.bytes_read = a.ByteSize();
+  plan.bytes_written = a.ByteSize() + plan.batch * 4 * (1 + plan.pivots);
+  return plan;
+}
+
+namespace {
+
+using C = HostComplex;
+
+// LAPACK's potf2 on one column-major n x n matrix: the factor in `fill`'s triangle (lower:
+// a = L Lᴴ; upper: a = Uᴴ U), the other triangle untouched; at the first leading minor
+// that is not positive definite, its diagonal entry holds the value that failed and info
+// its order.
+template <typename T>
+int32_t PotrfOne(int64_t n, int fill, T* a) {
+  const bool lower = fill == 0;
+  // The stored entry (i, j) of the triangle: lower reads (i, j) with i >= j, upper (j, i).
+  auto at = [&](int64_t i, int64_t j) { return lower ? i + j * n : j + i * n; };
+  for (int64_t j = 0; j < n; ++j) {
+    double diagonal = HostLoad(a, at(j, j)).real();
+    for (int64_t k = 0; k < j; ++k) diagonal -= std::norm(HostLoad(a, at(j, k)));
+    if (!(diagonal > 0)) {
+      HostStore(a, at(j, j), C(diagonal));
+      return static_cast<int32_t>(j + 1);
+    }
+    const double root = std::sqrt(diagonal);
+    HostStore(a, at(j, j), C(root));
+    for (int64_t i = j + 1; i < n; ++i) {
+      // lower: L(i, j) = (a(i, j) - sum L(i, k) conj(L(j, k))) / L(j, j); upper: the
+      // conjugate of that, U(j, i) = conj(L(i, j)).
+      C sum = lower ? HostLoad(a, at(i, j)) : std::conj(HostLoad(a, at(i, j)));
+      for (int64_t k = 0; k < j; ++k) {
+        const C lik = lower ? HostLoad(a, at(i, k)) : std::conj(HostLoad(a, at(i, k)));
+        const C ljk = lower ? HostLoad(a, at(j, k)) : std::conj(HostLoad(a, at(j, k)));
+        sum -= lik * std::conj(ljk);
+      }
+      const C value = sum / root;
+      HostStore(a, at(i, j), lower ? value : std::conj(value));
+    }
+  }
+  return 0;
+}
+
+// LAPACK's getf2 on one column-major m x n matrix: the pivot of column j the first row
+// from j down with the largest |a(i, j)| (|re| + |im| for complex, as i?amax), rows j and
+// the pivot's swapped, the column below scaled by the pivot's inverse and the trailing
+// matrix updated; a zero pivot swaps and divides nothing and sets info (the first such
+// column, 1-based) if unset.
+template <typename T>
+int32_t GetrfOne(int64_t m, int64_t n, T* a, int32_t* pivots) {
+  auto A = [&](int64_t i, int64_t j) { return HostLoad(a, i + j * m); };
+  auto set = [&](int64_t i, int64_t j, C v) { HostStore(a, i + j * m, v); };
+  auto magnitude = [](C v) { return std::abs(v.real()) + std::abs(v.imag()); };
+  int32_t info = 0;
+  const int64_t k = std::min(m, n);
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t p = j;
+    double largest = magnitude(A(j, j));
+    for (int64_t i = j + 1; i < m; ++i) {
+      if (magnitude(A(i, j)) > largest) {
+        largest = magnitude(A(i, j));
+        p = i;
+      }
+    }
+    pivots[j] = static_cast<int32_t>(p + 1);
+    const C pivot = A(p, j);
+    if (pivot != C(0)) {
+      if (p != j) {
+        for (int64_t c = 0; c < n; ++c) {
+          const C t = A(j, c);
+          set(j, c, A(p, c));
+          set(p, c, t);
+        }
+      }
+      for (int64_t i = j + 1; i < m; ++i) set(i, j, A(i, j) / pivot);
+    } else if (info == 0) {
+      info = static_cast<int32_t>(j + 1);
+    }
+    for (int64_t c = j + 1; c < n; ++c) {
+      const C ajc = A(j, c);
+      for (int64_t i = j + 1; i < m; ++i) set(i, c, A(i, c) - A(i, j) * ajc);
+    }
+  }
+  return info;
+}
+
+template <typename T>
+void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info) {
+  for (int64_t b = 0; b < plan.batch; ++b) {
+    T* matrix = static_cast<T*>(a) + b * plan.stride;
+    info[b] = plan.cholesky() ? PotrfOne(plan.n, plan.fill, matrix)
+                              : GetrfOne(plan.m, plan.n, matrix, pivots + b * plan.pivots);
+  }
+}
+
+}  // namespace
+
+Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info) {
+  if (plan.empty) {
+    std::fill(info, info + plan.batch, 0);
+    return Status::Ok();
+  }
+  if (!plan.cholesky() && pivots == nullptr) return Internal(plan.ToString() + ": no pivots");
+  switch (plan.type) {
+    case PrimitiveType::kF32: RunAll<float>(plan, a, pivots, info); break;
+    case PrimitiveType::kF64: RunAll<double>(plan, a, pivots, info); break;
+    case PrimitiveType::kC64: RunAll<std::complex<float>>(plan, a, pivots, info); break;
+    case PrimitiveType::kC128: RunAll<std::complex<double>>(plan, a, pivots, info); break;
+    default: return Internal("solver plan of type " + std::string(PrimitiveTypeName(plan.type)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace fusebox

@@ -1,0 +1,172 @@
+// cuSOLVER through dlopen: the dense solver's entry points the GPU executable's Cholesky
+// and LU calls need, resolved by name (checked against cusolverDn.h when the headers are
+// there at build time).
+#include "compiler/runtime/cusolver.h"
+
+#include "compiler/ir/blas_elements.h"
+#include "compiler/runtime/cuda_library_loader.h"
+
+#ifdef FUSEBOX_HAVE_CUDA_HEADERS
+#include <cusolverDn.h>
+#endif
+
+namespace fusebox::runtime {
+namespace {
+
+#ifdef FUSEBOX_HAVE_CUDA_HEADERS
+// SolverPlan::fill is cublasFillMode_t.
+static_assert(CUBLAS_FILL_MODE_LOWER == 0 && CUBLAS_FILL_MODE_UPPER == 1);
+#endif
+
+using CreateFn = int (*)(void**);
+using DestroyFn = int (*)(void*);
+using SetStreamFn = int (*)(void*, void*);
+using GetVersionFn = int (*)(int*);
+// cusolverDn<t>potrf_bufferSize: (handle, uplo, n, A, lda, int* lwork).
+using PotrfBufferSizeFn = int (*)(void*, int, int, void*, int, int*);
+// cusolverDn<t>potrf: (handle, uplo, n, A, lda, workspace, lwork, devInfo).
+using PotrfFn = int (*)(void*, int, int, void*, int, void*, int, int*);
+// cusolverDn<t>potrfBatched: (handle, uplo, n, Aarray, lda, infoArray, batch).
+using PotrfBatchedFn = int (*)(void*, int, int, void**, int, int*, int);
+// cusolverDn<t>getrf_bufferSize: (handle, m, n, A, lda, int* lwork).
+using GetrfBufferSizeFn = int (*)(void*, int, int, void*, int, int*);
+// cusolverDn<t>getrf: (handle, m, n, A, lda, workspace, devIpiv, devInfo).
+using GetrfFn = int (*)(void*, int, int, void*, int, void*, int*, int*);
+
+struct CusolverApi {
+  CreateFn create = nullptr;
+  DestroyFn destroy = nullptr;
+  SetStreamFn set_stream = nullptr;
+  GetVersionFn get_version = nullptr;
+  PotrfBufferSizeFn potrf_buffer_size[4] = {};  // S, D, C, Z
+  PotrfFn potrf[4] = {};
+  PotrfBatchedFn potrf_batched[4] = {};
+  GetrfBufferSizeFn getrf_buffer_size[4] = {};
+  GetrfFn getrf[4] = {};
+  std::string library;
+  Status status;
+};
+
+const CusolverApi& Api() {
+  static const CusolverApi* api = [] {
+    auto* a = new CusolverApi();  // never freed: cuSOLVER stays loaded for the process
+    std::string tried;
+    void* library = OpenFirstLibrary({"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so",
+                                      "/usr/local/cuda/lib64/libcusolver.so.12",
+                                      "/usr/local/cuda/lib64/libcusolver.so.11"},
+                                     &a->library, &tried);
+    if (library == nullptr) {
+      a->status = Unavailable("cuSOLVER unavailable (libcusolver.so.12 not found: " + tried +
+                              "); --gpu-library=off runs Fusebox's own factorization loops instead");
+      return a;
+    }
+    SymbolResolver symbols(library);
+    symbols.Need("cusolverDnCreate", &a->create);
+    symbols.Need("cusolverDnDestroy", &a->destroy);
+    symbols.Need("cusolverDnSetStream", &a->set_stream);
+    symbols.Need("cusolverGetVersion", &a->get_version);
+    const char* letters[4] = {"S", "D", "C", "Z"};
+    for (int t = 0; t < 4; ++t) {
+      const std::string prefix = std::string("cusolverDn") + letters[t];
+      symbols.Need((prefix + "potrf_bufferSize").c_str(), &a->potrf_buffer_size[t]);
+      symbols.Need((prefix + "potrf").c_str(), &a->potrf[t]);
+      symbols.Need((prefix + "potrfBatched").c_str(), &a->potrf_batched[t]);
+      symbols.Need((prefix + "getrf_bufferSize").c_str(), &a->getrf_buffer_size[t]);
+      symbols.Need((prefix + "getrf").c_str(), &a->getrf[t]);
+    }
+    if (!symbols.missing().empty())
+      a->status = Unavailable("cuSOLVER unavailable (" + a->library + " lacks " + symbols.missing() + ")");
+    return a;
+  }();
+  return *api;
+}
+
+Status CusolverError(const std::string& call, int code) {
+  return Internal(call + ": cuSOLVER error " + std::to_string(code));
+}
+
+}  // namespace
+
+Status CusolverAvailable() { return Api().status; }
+
+StatusOr<std::unique_ptr<Cusolver>> Cusolver::Create(CudaContext& context) {
+  const CusolverApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  ASSIGN_OR_RETURN(void* stream, context.CurrentStream());
+  std::unique_ptr<Cusolver> out(new Cusolver());
+  if (int rc = api.create(&out->handle_); rc != 0) {
+    out->handle_ = nullptr;
+    return CusolverError("cusolverDnCreate", rc);
+  }
+  if (int rc = api.set_stream(out->handle_, stream); rc != 0) return CusolverError("cusolverDnSetStream", rc);
+  int version = 0;
+  api.get_version(&version);
+  // cuSOLVER's version number: major * 1000 + minor * 100 + patch.
+  out->description_ = "cuSOLVER " + std::to_string(version / 1000) + "." + std::to_string(version / 100 % 10) + "." +
+                      std::to_string(version % 100) + " (" + api.library + ")";
+  return out;
+}
+
+Cusolver::~Cusolver() {
+  if (handle_ != nullptr) Api().destroy(handle_);
+}
+
+StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
+  const CusolverApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  const int t = BlasTypeIndex(plan.type);
+  if (t < 0) return InvalidArgument(plan.ToString() + ": not a cuSOLVER type");
+  if (plan.empty || plan.batched()) return int64_t{0};
+  int lwork = 0;
+  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n);
+  if (plan.cholesky()) {
+    if (int rc = api.potrf_buffer_size[t](handle_, plan.fill, n, nullptr, n, &lwork); rc != 0) {
+      return CusolverError(plan.RoutineName() + "_bufferSize", rc);
+    }
+  } else if (int rc = api.getrf_buffer_size[t](handle_, m, n, nullptr, m, &lwork); rc != 0) {
+    return CusolverError(plan.RoutineName() + "_bufferSize", rc);
+  }
+  return static_cast<int64_t>(lwork) * plan.element_bytes;  // lwork counts elements
+}
+
+Status Cusolver::Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, DevicePtr info, DevicePtr workspace,
+                     int64_t workspace_bytes, DevicePtr pointers) {
+  const CusolverApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  const int t = BlasTypeIndex(plan.type);
+  if (t < 0 || plan.on_cublas()) return InvalidArgument(plan.ToString() + ": not a cuSOLVER routine");
+  if (plan.empty) return Status::Ok();
+  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n);
+  const int lwork = static_cast<int>(workspace_bytes / plan.element_bytes);
+  auto* work = reinterpret_cast<void*>(workspace);
+  auto* infos = reinterpret_cast<int*>(info);
+  switch (plan.routine) {
+    case SolverRoutine::kPotrf:
+      if (int rc = api.potrf[t](handle_, plan.fill, n, reinterpret_cast<void*>(a), n, work, lwork, infos); rc != 0) {
+        return CusolverError(plan.RoutineName(), rc);
+      }
+      return Status::Ok();
+    case SolverRoutine::kPotrfBatched:
+      if (int rc = api.potrf_batched[t](handle_, plan.fill, n, reinterpret_cast<void**>(pointers), n, infos,
+                                        static_cast<int>(plan.batch));
+          rc != 0) {
+        return CusolverError(plan.RoutineName(), rc);
+      }
+      return Status::Ok();
+    case SolverRoutine::kGetrf:
+      // jaxlib's loop: one getrf per matrix, pivots min(m, n) apart, one info each.
+      for (int64_t b = 0; b < plan.batch; ++b) {
+        auto* matrix = reinterpret_cast<void*>(a + static_cast<DevicePtr>(b * plan.stride * plan.element_bytes));
+        auto* ipiv = reinterpret_cast<int*>(pivots) + b * plan.pivots;
+        if (int rc = api.getrf[t](handle_, m, n, matrix, m, work, ipiv, infos + b); rc != 0) {
+          return CusolverError(plan.RoutineName(), rc);
+        }
+      }
+      return Status::Ok();
+    case SolverRoutine::kGetrfBatched:
+      break;
+  }
+  return InvalidArgument(plan.ToString() + ": not a cuSOLVER routine");
+}
+
+}  // namespace fusebox::runtime

@@ -1,0 +1,52 @@
+// cuSOLVER, loaded at run time like libcuda (dlopen of libcusolver.so.12, .so.11, then the
+// toolkit's /usr/local/cuda/lib64), so one Fusebox binary runs with and without it. The
+// GPU executable hands it the module's Cholesky and LU calls (compiler/ir/solver_plan.h):
+// potrf, potrfBatched and getrf on the executable's stream, with a work area Fusebox
+// allocates (the largest any call asks for). cuBLAS's getrfBatched, the other LU routine,
+// is Cublas::GetrfBatched. A machine without cuSOLVER gets "cuSOLVER unavailable (...)",
+// and `--gpu-library=off` runs Fusebox's own loops instead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "compiler/ir/solver_plan.h"
+#include "compiler/runtime/cuda_driver.h"
+#include "compiler/support/status.h"
+
+namespace fusebox::runtime {
+
+class Cusolver {
+ public:
+  // Loads the library (once per process) and creates a dense-solver handle bound to
+  // `context`'s stream.
+  static StatusOr<std::unique_ptr<Cusolver>> Create(CudaContext& context);
+  ~Cusolver();
+  Cusolver(const Cusolver&) = delete;
+  Cusolver& operator=(const Cusolver&) = delete;
+
+  // The work area the plan's routine asks for, in bytes (0 for potrfBatched, which
+  // takes none, and for cuBLAS's getrfBatched).
+  StatusOr<int64_t> WorkspaceBytes(const SolverPlan& plan);
+
+  // Queues the plan's factorization in place on `a` (the call's first result, holding its
+  // operand), writing `info` (one int per matrix) and, for getrf, `pivots`. potrfBatched
+  // reads the matrices' addresses at `pointers`, which the caller has filled. Not for
+  // cuBLAS's getrfBatched.
+  Status Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, DevicePtr info, DevicePtr workspace,
+             int64_t workspace_bytes, DevicePtr pointers);
+
+  // "cuSOLVER 12.0.4 (libcusolver.so.12)"
+  const std::string& description() const { return description_; }
+
+ private:
+  Cusolver() = default;
+  void* handle_ = nullptr;  // cusolverDnHandle_t
+  std::string description_;
+};
+
+// Whether cuSOLVER can be loaded here (no GPU needed); the message says why not.
+Status CusolverAvailable();
+
+}  // namespace fusebox::runtime

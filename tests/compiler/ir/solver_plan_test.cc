@@ -1,0 +1,199 @@
+// Cholesky and LU calls as cuSOLVER / cuBLAS plans: the routine jaxlib picks, the fill mode
+// flipped for the row-major buffers, the transposed LU's column-major sizes; each plan run
+// on the host as the solvers define potrf and getrf (RunSolverPlanOnHost) on the buffers
+// the GPU runtime would pass, held against the interpreter's plain model of the call
+// (factor, pivots, info), for batches, both triangles, f32, f64, c64 and c128, wide and
+// tall LU, a singular matrix and one that is not positive definite. What the solvers
+// cannot run is refused by name.
+#include "compiler/ir/solver_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/interpreter/interpreter.h"
+#include "compiler/parser/parser.h"
+
+namespace fusebox {
+namespace {
+
+std::unique_ptr<Module> Parse(const std::string& text) {
+  auto module = ParseModule(text);
+  EXPECT_TRUE(module.ok()) << module.status().message() << "\n" << text;
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+std::string PotrfModule(const std::string& type, const std::string& dims, const std::string& batch, bool lower) {
+  return "HloModule m\nENTRY e {\n  a = " + type + dims + " parameter(0)\n  ROOT c = (" + type + dims + ", s32" + batch +
+         ") custom-call(a), custom_call_target=\"cusolver_potrf_ffi\", api_version=API_VERSION_TYPED_FFI, "
+         "backend_config={lower = " + (lower ? "true" : "false") + "}\n}\n";
+}
+
+// The GPU pipeline's LU call on t = aᵀ ([..., n, m]).
+std::string GetrfModule(const std::string& type, const std::string& dims, const std::string& pivots,
+                        const std::string& batch) {
+  return "HloModule m\nENTRY e {\n  t = " + type + dims + " parameter(0)\n  ROOT c = (" + type + dims + ", s32" + pivots +
+         ", s32" + batch + ") custom-call(t), custom_call_target=\"__fusebox$getrf_transposed\", "
+         "api_version=API_VERSION_TYPED_FFI\n}\n";
+}
+
+SolverPlan PlanOf(const Module& module) {
+  auto plan = PlanSolverCall(*module.entry()->root());
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  return plan.ok() ? *plan : SolverPlan{};
+}
+
+TEST(SolverPlanTest, RoutinesAreJaxlibs) {
+  auto one = Parse(PotrfModule("f32", "[6,6]", "[]", true));
+  SolverPlan plan = PlanOf(*one);
+  EXPECT_EQ(plan.routine, SolverRoutine::kPotrf);
+  EXPECT_EQ(plan.fill, 1);  // a's lower triangle is the column-major view's upper one
+  EXPECT_EQ(plan.ToString(), "cusolverDnSpotrf fill=U n=6");
+  auto batch = Parse(PotrfModule("c128", "[2,3,5,5]", "[2,3]", false));
+  plan = PlanOf(*batch);
+  EXPECT_EQ(plan.routine, SolverRoutine::kPotrfBatched);
+  EXPECT_EQ(plan.fill, 0);
+  EXPECT_EQ(plan.batch, 6);
+  EXPECT_EQ(plan.ToString(), "cusolverDnZpotrfBatched fill=L n=5 batch=6");
+  EXPECT_EQ(plan.flops, static_cast<int64_t>(4.0 * 6 * 125 / 3));
+  // Several small square matrices: cuBLAS's getrfBatched; one, large ones or wide ones:
+  // cuSOLVER's getrf per matrix (jaxlib: batch > 1, square, order / batch <= 128).
+  auto small = Parse(GetrfModule("f32", "[4,6,6]", "[4,6]", "[4]"));
+  plan = PlanOf(*small);
+  EXPECT_EQ(plan.routine, SolverRoutine::kGetrfBatched);
+  EXPECT_TRUE(plan.on_cublas());
+  EXPECT_EQ(plan.ToString(), "cublasSgetrfBatched m=6 n=6 batch=4");
+  auto large = Parse(GetrfModule("f64", "[2,300,300]", "[2,300]", "[2]"));
+  plan = PlanOf(*large);
+  EXPECT_EQ(plan.routine, SolverRoutine::kGetrf);
+  EXPECT_EQ(plan.ToString(), "cusolverDnDgetrf m=300 n=300 x2");
+  auto wide = Parse(GetrfModule("f32", "[3,7,3]", "[3,3]", "[3]"));  // a is 3 x 7, its transpose 7 x 3
+  plan = PlanOf(*wide);
+  EXPECT_EQ(plan.routine, SolverRoutine::kGetrf);
+  EXPECT_EQ(plan.m, 3);
+  EXPECT_EQ(plan.n, 7);
+  EXPECT_EQ(plan.pivots, 3);
+}
+
+TEST(SolverPlanTest, WhatTheSolversCannotRunIsRefusedByName) {
+  auto half = Parse(PotrfModule("f16", "[4,4]", "[]", true));
+  auto refused = PlanSolverCall(*half->entry()->root());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("c (cusolver_potrf_ffi)"), std::string::npos) << refused.status().message();
+  auto complex_lu = Parse(GetrfModule("c64", "[4,4]", "[4]", "[]"));
+  EXPECT_FALSE(PlanSolverCall(*complex_lu->entry()->root()).ok());
+}
+
+// Deterministic operands: Hermitian positive definite (x xᴴ + n I) for potrf, general
+// for getrf.
+Literal Operand(const Shape& shape, bool hermitian, int seed) {
+  Literal literal(shape);
+  const int64_t cols = shape.dimensions(shape.rank() - 1), rows = shape.dimensions(shape.rank() - 2);
+  const int64_t matrices = literal.element_count() / (rows * cols);
+  // Pseudo-random (full rank: a low-rank operand leaves the last pivots to rounding noise).
+  std::mt19937 rng(static_cast<unsigned>(seed));
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<std::complex<double>> values(static_cast<size_t>(matrices * rows * cols));
+  for (auto& v : values) v = {uniform(rng), 0.4 * uniform(rng)};
+  auto x = [&](int64_t b, int64_t i, int64_t j) { return values[static_cast<size_t>((b * rows + i) * cols + j)]; };
+  for (int64_t b = 0; b < matrices; ++b) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        std::complex<double> v = x(b, i, j);
+        if (hermitian) {
+          v = i == j ? static_cast<double>(cols) : 0.0;
+          for (int64_t k = 0; k < cols; ++k) v += x(b, i, k) * std::conj(x(b, j, k));
+        }
+        literal.SetComplex(b * rows * cols + i * cols + j, v);
+      }
+    }
+  }
+  return literal;
+}
+
+// Runs the plan on the host on the call's operand and compares with the interpreter's
+// plain model: the factor where `compare_factor(matrix)`, pivots and info always.
+void ExpectHostPlanMatchesInterpreter(const Module& module, Literal operand, double tolerance,
+                                      const std::vector<bool>& compare_factor = {}) {
+  const Instruction* call = module.entry()->root();
+  auto plan = PlanSolverCall(*call);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::vector<Literal> args;
+  args.push_back(operand);
+  auto expected = interpreter::Interpreter().Run(module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  std::vector<int32_t> pivots(static_cast<size_t>(std::max<int64_t>(1, plan->batch * plan->pivots)));
+  std::vector<int32_t> info(static_cast<size_t>(plan->batch));
+  ASSERT_TRUE(RunSolverPlanOnHost(*plan, operand.untyped_data(), pivots.data(), info.data()).ok());
+  const auto& want = expected->tuple_elements();
+  for (int64_t b = 0; b < plan->batch; ++b) {
+    EXPECT_EQ(info[b], want.back().GetDouble(b)) << "info of matrix " << b;
+    if (!compare_factor.empty() && !compare_factor[static_cast<size_t>(b)]) continue;
+    for (int64_t i = 0; i < plan->stride; ++i) {
+      const int64_t at = b * plan->stride + i;
+      const std::complex<double> got = operand.GetComplex(at), w = want[0].GetComplex(at);
+      EXPECT_LE(std::abs(got - w), tolerance * (1 + std::abs(w))) << "element " << at << ": " << got << " vs " << w;
+    }
+  }
+  if (!plan->cholesky()) {
+    for (int64_t i = 0; i < plan->batch * plan->pivots; ++i) {
+      EXPECT_EQ(pivots[static_cast<size_t>(i)], want[1].GetDouble(i)) << "pivot " << i;
+    }
+  }
+}
+
+TEST(SolverPlanTest, HostPotrfMatchesTheInterpreter) {
+  struct Case {
+    const char* type;
+    const char* dims;
+    const char* batch;
+    bool lower;
+    double tolerance;
+  };
+  for (const Case& c : {Case{"f32", "[5,5]", "[]", true, 2e-6}, Case{"f64", "[3,7,7]", "[3]", false, 1e-13},
+                        Case{"c64", "[2,4,4]", "[2]", true, 2e-6}, Case{"c128", "[6,6]", "[]", false, 1e-13}}) {
+    SCOPED_TRACE(std::string(c.type) + c.dims + (c.lower ? " lower" : " upper"));
+    auto module = Parse(PotrfModule(c.type, c.dims, c.batch, c.lower));
+    ASSERT_NE(module, nullptr);
+    const Shape& shape = module->entry()->parameter(0)->shape();
+    ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*module, Operand(shape, true, 1), c.tolerance));
+  }
+  // The second matrix is not positive definite at its third leading minor: info 3 on both
+  // sides (the factors past it differ: the solver stops, the model goes on with NaN).
+  auto module = Parse(PotrfModule("f64", "[3,5,5]", "[3]", true));
+  Literal a = Operand(module->entry()->parameter(0)->shape(), true, 2);
+  a.SetDouble(25 + 2 * 5 + 2, -50);
+  ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*module, a, 1e-13, {true, false, true}));
+}
+
+TEST(SolverPlanTest, HostGetrfMatchesTheInterpreter) {
+  struct Case {
+    const char* type;
+    const char* dims;  // the transposed operand's
+    const char* pivots;
+    const char* batch;
+    double tolerance;
+  };
+  for (const Case& c : {Case{"f32", "[4,6,6]", "[4,6]", "[4]", 1e-5}, Case{"f64", "[9,9]", "[9]", "[]", 1e-12},
+                        Case{"f64", "[2,7,3]", "[2,3]", "[2]", 1e-12}, Case{"f32", "[3,5]", "[3]", "[]", 1e-5}}) {
+    SCOPED_TRACE(std::string(c.type) + c.dims);
+    auto module = Parse(GetrfModule(c.type, c.dims, c.pivots, c.batch));
+    ASSERT_NE(module, nullptr);
+    const Shape& shape = module->entry()->parameter(0)->shape();
+    ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*module, Operand(shape, false, 3), c.tolerance));
+  }
+  // A singular matrix: a's third column (the transpose's third row) zero, so the third
+  // pivot is 0: info 3, nothing divided, the same factor on both sides.
+  auto module = Parse(GetrfModule("f64", "[5,5]", "[5]", "[]"));
+  Literal t = Operand(module->entry()->parameter(0)->shape(), false, 4);
+  for (int64_t j = 0; j < 5; ++j) t.SetDouble(2 * 5 + j, 0);
+  ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*module, t, 1e-12));
+}
+
+}  // namespace
+}  // namespace fusebox
