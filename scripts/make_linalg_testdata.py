@@ -133,7 +133,7 @@ def gpu_cases():
 
 
 def gpu_factorization_cases():
-    # jax's GPU Cholesky and LU as the GPU runtime hands them to cuSOLVER and cuBLAS
+    # jax's GPU Cholesky, LU and QR as the GPU runtime hands them to cuSOLVER and cuBLAS
     # (compiler/ir/solver_plan.h): potrfBatched (a batch), potrf (one matrix, then two
     # trsm), cuBLAS's getrfBatched (small square matrices, several), cuSOLVER's getrf (one
     # matrix; a wide one), against what jax computes on the CPU.
@@ -150,6 +150,12 @@ def gpu_factorization_cases():
     write_gpu("gpu_lu_factor", lambda a: jax.scipy.linalg.lu_factor(a), (normal(4, 6, 6),))
     write_gpu("gpu_det_single", jnp.linalg.det, (np.eye(24, dtype=np.float32) + 0.25 * normal(24, 24),))
     write_gpu("gpu_lu_wide", lambda a: jax.lax.linalg.lu(a)[0], (normal(3, 7),))
+    # QR: cuBLAS's geqrfBatched (a batch of small matrices), cuSOLVER's geqrf and orgqr
+    # (complete Q of a tall matrix; a wide one), raw Q and R (Householder's signs are
+    # dlarfg's in LAPACK, cuSOLVER and cuBLAS alike).
+    write_gpu("gpu_qr_batched", jnp.linalg.qr, (normal(4, 5, 3),))
+    write_gpu("gpu_qr_complete", lambda a: jnp.linalg.qr(a, mode="complete"), (normal(5, 3),))
+    write_gpu("gpu_qr_wide", jnp.linalg.qr, (normal(3, 5),))
 
 
 def tridiagonal_cases():

@@ -507,19 +507,24 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
     case Opcode::kCustomCall: {
       if (!IsLibraryCall(*inst)) break;  // reported below
       if (IsSolverCall(*inst)) {
-        // What the runtime hands cuSOLVER (or cuBLAS's getrfBatched): the operand copied
+        // What the runtime hands cuSOLVER (or cuBLAS's batched routines): the operand copied
         // into the first result, factored in place, run on the host as the solvers define it.
         ASSIGN_OR_RETURN(SolverPlan plan, PlanSolverCall(*inst));
         const auto& a = leaves[inst->operand(0)];
         std::vector<uint8_t*> outs;
         for (const Shape& s : Leaves(inst->shape())) outs.push_back(values.Fresh(LeafBytes(s)));
-        if (a.size() != 1 || outs.size() != (plan.cholesky() ? 2u : 3u)) {
+        if (a.size() != 1 || outs.size() != static_cast<size_t>(plan.result_count()) ||
+            (plan.householder_product() && leaves[inst->operand(1)].size() != 1)) {
           return Internal("GPU emulator: " + inst->name() + ": bad operand or result");
         }
         const int64_t bytes = plan.stride * plan.batch * plan.element_bytes;
         if (bytes > 0) std::memcpy(outs[0], a[0], static_cast<size_t>(bytes));
-        auto* pivots = plan.cholesky() ? nullptr : reinterpret_cast<int32_t*>(outs[1]);
-        RETURN_IF_ERROR(RunSolverPlanOnHost(plan, outs[0], pivots, reinterpret_cast<int32_t*>(outs.back()))
+        auto* pivots = plan.lu() ? reinterpret_cast<int32_t*>(outs[1]) : nullptr;
+        auto* info = plan.cholesky() || plan.lu() ? reinterpret_cast<int32_t*>(outs.back()) : nullptr;
+        void* taus = plan.qr() ? static_cast<void*>(outs[1])
+                     : plan.householder_product() ? static_cast<void*>(leaves[inst->operand(1)][0])
+                                                  : nullptr;
+        RETURN_IF_ERROR(RunSolverPlanOnHost(plan, outs[0], pivots, info, taus)
                             .WithPrefix("GPU emulator: " + inst->name() + ": "));
         leaves[inst] = std::move(outs);
         return Status::Ok();

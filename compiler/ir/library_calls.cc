@@ -1019,9 +1019,15 @@ Status ParseQr(const Instruction& inst, LibraryCall& call) {
 // jax's householder_product: (a [..., m, n], taus [..., k]) -> q of a's shape, k <= n <= m.
 Status ParseHouseholderProduct(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 2) return CallError(inst, "takes two operands, the reflectors and their taus");
-  const Shape& a = inst.operand(0)->shape();
+  // The GPU pipeline's call on aᵀ (solver_plan.h) is checked as the call on a.
+  Shape a = inst.operand(0)->shape();
   const Shape& taus = inst.operand(1)->shape();
   if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
+  if (inst.attrs().custom_call_target == kOrgqrTransposedTarget) {
+    const int64_t rows = a.dimensions(a.rank() - 2);
+    a.set_dimension(a.rank() - 2, a.dimensions(a.rank() - 1));
+    a.set_dimension(a.rank() - 1, rows);
+  }
   if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "a product of " + std::string(PrimitiveTypeName(a.element_type())) +
                                      " Householder reflectors is not modelled (f32 and f64 are)");
@@ -1034,7 +1040,8 @@ Status ParseHouseholderProduct(const Instruction& inst, LibraryCall& call) {
                                " are not m x n reflectors (n <= m) with at most n taus");
   }
   const Shape& shape = inst.shape();
-  if (!shape.IsArray() || shape.dimensions() != a.dimensions() || shape.element_type() != a.element_type()) {
+  if (!shape.IsArray() || shape.dimensions() != inst.operand(0)->shape().dimensions() ||
+      shape.element_type() != a.element_type()) {
     return CallError(inst, "result " + shape.ToString(false) + " is not a's shape");
   }
   call.result = shape;
@@ -1389,8 +1396,11 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (IsLapackTarget(target, "getrf") || target == "cusolver_getrf_ffi" || target == kGetrfTransposedTarget) {
     return LibraryCallKind::kLu;
   }
-  if (IsLapackTarget(target, "geqrf") || target == "cusolver_geqrf_ffi") return LibraryCallKind::kQr;
-  if (IsLapackTarget(target, "orgqr") || IsLapackTarget(target, "ungqr") || target == "cusolver_orgqr_ffi") {
+  if (IsLapackTarget(target, "geqrf") || target == "cusolver_geqrf_ffi" || target == kGeqrfTransposedTarget) {
+    return LibraryCallKind::kQr;
+  }
+  if (IsLapackTarget(target, "orgqr") || IsLapackTarget(target, "ungqr") || target == "cusolver_orgqr_ffi" ||
+      target == kOrgqrTransposedTarget) {
     return LibraryCallKind::kHouseholderProduct;
   }
   if (IsLapackTarget(target, "syevd") || IsLapackTarget(target, "heevd") || target == "cusolver_syevd_ffi") {
@@ -1739,27 +1749,38 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
     computation->set_root(EmitCholeskyCall(e, instruction, call, params[0]));
     return computation;
   }
-  if (call.kind == LibraryCallKind::kLu && call.target == kGetrfTransposedTarget) {
-    // The GPU pipeline's call on aᵀ (solver_plan.h): the LU of the operand's transpose,
-    // its factor transposed back.
+  if (IsTransposedSolverTarget(call.target)) {
+    // The GPU pipeline's calls on aᵀ (solver_plan.h): the call's model on the operand's
+    // transpose, its first result transposed back.
     const Shape& shape = instruction.shape();
-    const int64_t rank = shape.tuple_shapes(0).rank();
+    const int64_t rank = params[0]->shape().rank();
     std::vector<int64_t> swap(static_cast<size_t>(rank));
     std::iota(swap.begin(), swap.end(), 0);
     std::swap(swap[rank - 1], swap[rank - 2]);
     Instruction* a = e.Transpose(params[0], swap);
-    Shape lu_shape = shape;
-    (*lu_shape.mutable_tuple_shapes())[0] = Emitter::Plain(a->shape());
-    Instruction* lu = EmitLuCall(module, computation, lu_shape, a);
-    Instruction* factor = e.Add(Opcode::kGetTupleElement, lu_shape.tuple_shapes(0), {lu});
-    factor->mutable_attrs().tuple_index = 0;
-    std::vector<Instruction*> elements = {e.Transpose(factor, swap)};
-    for (int64_t i = 1; i < 3; ++i) {
-      Instruction* element = e.Add(Opcode::kGetTupleElement, shape.tuple_shapes(i), {lu});
-      element->mutable_attrs().tuple_index = i;
-      elements.push_back(element);
+    std::vector<Instruction*> elements;
+    if (call.kind == LibraryCallKind::kLu) {
+      Shape lu_shape = shape;
+      (*lu_shape.mutable_tuple_shapes())[0] = Emitter::Plain(a->shape());
+      Instruction* lu = EmitLuCall(module, computation, lu_shape, a);
+      for (int64_t i = 0; i < 3; ++i) {
+        Instruction* element = e.Add(Opcode::kGetTupleElement, lu_shape.tuple_shapes(i), {lu});
+        element->mutable_attrs().tuple_index = i;
+        elements.push_back(element);
+      }
+    } else if (call.kind == LibraryCallKind::kQr) {
+      auto [factored, taus] = library_call_internal::HouseholderQr(module, computation, a);
+      elements = {factored, taus};
+    } else {
+      elements = {library_call_internal::HouseholderProduct(module, computation, a, params[1])};
     }
-    elements[0]->set_shape(shape.tuple_shapes(0));
+    elements[0] = e.Transpose(elements[0], swap);
+    if (!shape.IsTuple()) {
+      elements[0]->set_shape(shape);
+      computation->set_root(elements[0]);
+      return computation;
+    }
+    for (size_t i = 0; i < elements.size(); ++i) elements[i]->set_shape(shape.tuple_shapes(static_cast<int64_t>(i)));
     computation->set_root(e.Add(Opcode::kTuple, shape, elements));
     return computation;
   }

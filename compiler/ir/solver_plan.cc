@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
+#include <type_traits>
 
 #include "compiler/ir/blas_elements.h"
 #include "compiler/ir/library_calls.h"
@@ -26,6 +28,9 @@ std::string SolverPlan::RoutineName() const {
     case SolverRoutine::kPotrfBatched: return std::string("cusolverDn") + letter + "potrfBatched";
     case SolverRoutine::kGetrf: return std::string("cusolverDn") + letter + "getrf";
     case SolverRoutine::kGetrfBatched: return std::string("cublas") + letter + "getrfBatched";
+    case SolverRoutine::kGeqrf: return std::string("cusolverDn") + letter + "geqrf";
+    case SolverRoutine::kGeqrfBatched: return std::string("cublas") + letter + "geqrfBatched";
+    case SolverRoutine::kOrgqr: return std::string("cusolverDn") + letter + "orgqr";
   }
   return "";
 }
@@ -36,29 +41,34 @@ std::string SolverPlan::ToString() const {
     out += std::string(" fill=") + (fill == 0 ? "L" : "U") + " n=" + std::to_string(n);
   } else {
     out += " m=" + std::to_string(m) + " n=" + std::to_string(n);
+    if (householder_product()) out += " k=" + std::to_string(taus);
   }
-  if (batch > 1) out += (routine == SolverRoutine::kGetrf ? " x" : " batch=") + std::to_string(batch);
+  if (batch > 1) out += (batched() ? " batch=" : " x") + std::to_string(batch);
   return out;
+}
+
+bool IsTransposedSolverTarget(std::string_view target) {
+  return target == kGetrfTransposedTarget || target == kGeqrfTransposedTarget || target == kOrgqrTransposedTarget;
 }
 
 bool IsSolverCall(const Instruction& call) {
   if (call.opcode() != Opcode::kCustomCall) return false;
   const std::string& target = call.attrs().custom_call_target;
-  return target == kGetrfTransposedTarget || LibraryCallKindOf(target) == LibraryCallKind::kCholesky;
+  return IsTransposedSolverTarget(target) || LibraryCallKindOf(target) == LibraryCallKind::kCholesky;
 }
 
 StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
-  if (!IsSolverCall(call)) return InvalidArgument(call.name() + " is not a Cholesky or transposed LU call");
+  if (!IsSolverCall(call)) return InvalidArgument(call.name() + " is not a Cholesky call or a transposed LU or QR call");
   ASSIGN_OR_RETURN(const LibraryCall parsed, ParseLibraryCall(call));
   const Shape& a = call.operand(0)->shape();
   SolverPlan plan;
   plan.type = a.element_type();
   plan.element_bytes = BlasElementBytes(plan.type);
   const bool cholesky = parsed.kind == LibraryCallKind::kCholesky;
-  if (plan.element_bytes == 0 || (!cholesky && plan.element_bytes == 8 && plan.type != PrimitiveType::kF64) ||
-      (!cholesky && plan.type == PrimitiveType::kC128)) {
+  const bool real = plan.type == PrimitiveType::kF32 || plan.type == PrimitiveType::kF64;
+  if (plan.element_bytes == 0 || (!cholesky && !real)) {
     return Refuse(call, "of " + std::string(PrimitiveTypeName(plan.type)) +
-                            (cholesky ? " (potrf: f32, f64, c64, c128)" : " (getrf: f32, f64)"));
+                            (cholesky ? " (potrf: f32, f64, c64, c128)" : " (the transposed calls: f32, f64)"));
   }
   const int64_t rank = a.rank();
   const int64_t rows = a.dimensions(rank - 2), cols = a.dimensions(rank - 1);
@@ -79,7 +89,7 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     plan.fill = parsed.lower ? 1 : 0;  // a's lower triangle is the column-major view's upper
     const double n = static_cast<double>(rows);
     plan.flops = static_cast<int64_t>(scale * n * n * n / 3);
-  } else {
+  } else if (parsed.kind == LibraryCallKind::kLu) {
     // jaxlib's choice: cuBLAS's batched getrf for several square matrices that are small
     // against their number, cuSOLVER's getrf per matrix otherwise.
     const bool batched = plan.batch > 1 && plan.m == plan.n && plan.m / plan.batch <= 128;
@@ -87,9 +97,23 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     plan.pivots = std::min(plan.m, plan.n);
     const double k = static_cast<double>(plan.pivots), big = static_cast<double>(std::max(plan.m, plan.n));
     plan.flops = static_cast<int64_t>(std::max(0.0, scale * (k * k * big - k * k * k / 3)));
+  } else if (parsed.kind == LibraryCallKind::kQr) {
+    // jaxlib's choice: cuBLAS's batched geqrf when both sides are small against the batch.
+    const bool batched = plan.batch > 1 && plan.m / plan.batch <= 128 && plan.n / plan.batch <= 128;
+    plan.routine = batched ? SolverRoutine::kGeqrfBatched : SolverRoutine::kGeqrf;
+    plan.taus = std::min(plan.m, plan.n);
+    const double k = static_cast<double>(plan.taus), big = static_cast<double>(std::max(plan.m, plan.n));
+    plan.flops = static_cast<int64_t>(std::max(0.0, scale * (2 * k * k * big - 2 * k * k * k / 3)));
+  } else {
+    plan.routine = SolverRoutine::kOrgqr;
+    const Shape& taus = call.operand(1)->shape();
+    plan.taus = taus.dimensions(taus.rank() - 1);
+    const double m = static_cast<double>(plan.m), n = static_cast<double>(plan.n), k = static_cast<double>(plan.taus);
+    plan.flops = static_cast<int64_t>(std::max(0.0, scale * (4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3)));
   }
-  plan.bytes_read = a.ByteSize();
-  plan.bytes_written = a.ByteSize() + plan.batch * 4 * (1 + plan.pivots);
+  plan.bytes_read = a.ByteSize() + plan.batch * plan.taus * plan.element_bytes * (plan.householder_product() ? 1 : 0);
+  plan.bytes_written = a.ByteSize() + plan.batch * 4 * ((plan.cholesky() || plan.lu() ? 1 : 0) + plan.pivots) +
+                       (plan.qr() ? plan.batch * plan.taus * plan.element_bytes : 0);
   return plan;
 }
 
@@ -174,28 +198,99 @@ int32_t GetrfOne(int64_t m, int64_t n, T* a, int32_t* pivots) {
   return info;
 }
 
+// H = I - tau v vᵀ (v(j) = 1, v(i > j) = a(i, j)) applied from the left to columns
+// [first, n) of the column-major m x n matrix, rows j and below.
 template <typename T>
-void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info) {
+void ApplyReflector(int64_t m, int64_t j, int64_t first, int64_t n, double tau, T* a) {
+  if (tau == 0) return;
+  for (int64_t c = first; c < n; ++c) {
+    double w = HostLoad(a, j + c * m).real();
+    for (int64_t i = j + 1; i < m; ++i) w += HostLoad(a, i + j * m).real() * HostLoad(a, i + c * m).real();
+    HostStore(a, j + c * m, C(HostLoad(a, j + c * m).real() - tau * w));
+    for (int64_t i = j + 1; i < m; ++i) {
+      HostStore(a, i + c * m, C(HostLoad(a, i + c * m).real() - tau * HostLoad(a, i + j * m).real() * w));
+    }
+  }
+}
+
+// LAPACK's geqr2 on one real column-major m x n matrix: for each column j < min(m, n),
+// dlarfg's reflector (beta = -sign(alpha) |(alpha, x)|, tau = (beta - alpha) / beta, v =
+// x / (alpha - beta); tau 0 for a zero x), R's entry beta on the diagonal and v below it,
+// then the reflector applied to the columns right of j.
+template <typename T>
+void GeqrfOne(int64_t m, int64_t n, T* a, T* taus) {
+  const int64_t k = std::min(m, n);
+  for (int64_t j = 0; j < k; ++j) {
+    const double alpha = HostLoad(a, j + j * m).real();
+    double norm = 0;
+    for (int64_t i = j + 1; i < m; ++i) norm = std::hypot(norm, HostLoad(a, i + j * m).real());
+    double tau = 0;
+    if (norm != 0) {
+      const double beta = -std::copysign(std::hypot(alpha, norm), alpha);
+      tau = (beta - alpha) / beta;
+      const double scale = 1 / (alpha - beta);
+      for (int64_t i = j + 1; i < m; ++i) HostStore(a, i + j * m, C(HostLoad(a, i + j * m).real() * scale));
+      HostStore(a, j + j * m, C(beta));
+    }
+    HostStore(taus, j, C(tau));
+    ApplyReflector(m, j, j + 1, n, HostLoad(taus, j).real(), a);
+  }
+}
+
+// LAPACK's org2r on one real column-major m x n matrix holding k reflectors: Q's first n
+// columns, H_0 ... H_(k-1) applied to the identity's, built from the last reflector back.
+template <typename T>
+void OrgqrOne(int64_t m, int64_t n, int64_t k, T* a, const T* taus) {
+  for (int64_t j = k; j < n; ++j) {
+    for (int64_t l = 0; l < m; ++l) HostStore(a, l + j * m, C(l == j ? 1 : 0));
+  }
+  for (int64_t i = k - 1; i >= 0; --i) {
+    const double tau = HostLoad(taus, i).real();
+    if (i < n - 1) {
+      HostStore(a, i + i * m, C(1));
+      ApplyReflector(m, i, i + 1, n, tau, a);
+    }
+    for (int64_t l = i + 1; l < m; ++l) HostStore(a, l + i * m, C(-tau * HostLoad(a, l + i * m).real()));
+    HostStore(a, i + i * m, C(1 - tau));
+    for (int64_t l = 0; l < i; ++l) HostStore(a, l + i * m, C(0));
+  }
+}
+
+template <typename T>
+void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus) {
   for (int64_t b = 0; b < plan.batch; ++b) {
     T* matrix = static_cast<T*>(a) + b * plan.stride;
-    info[b] = plan.cholesky() ? PotrfOne(plan.n, plan.fill, matrix)
-                              : GetrfOne(plan.m, plan.n, matrix, pivots + b * plan.pivots);
+    if (plan.cholesky()) {
+      info[b] = PotrfOne(plan.n, plan.fill, matrix);
+    } else if (plan.lu()) {
+      info[b] = GetrfOne(plan.m, plan.n, matrix, pivots + b * plan.pivots);
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      T* t = static_cast<T*>(taus) + b * plan.taus;
+      if (plan.qr()) {
+        GeqrfOne(plan.m, plan.n, matrix, t);
+      } else {
+        OrgqrOne(plan.m, plan.n, plan.taus, matrix, t);
+      }
+    }
   }
 }
 
 }  // namespace
 
-Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info) {
+Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus) {
+  if ((plan.cholesky() || plan.lu()) && info == nullptr) return Internal(plan.ToString() + ": no info");
+  if (plan.lu() && pivots == nullptr) return Internal(plan.ToString() + ": no pivots");
+  if ((plan.qr() || plan.householder_product()) && taus == nullptr) return Internal(plan.ToString() + ": no taus");
   if (plan.empty) {
-    std::fill(info, info + plan.batch, 0);
+    if (info != nullptr) std::fill(info, info + plan.batch, 0);
+    if (plan.qr()) std::memset(taus, 0, static_cast<size_t>(plan.batch * plan.taus * plan.element_bytes));
     return Status::Ok();
   }
-  if (!plan.cholesky() && pivots == nullptr) return Internal(plan.ToString() + ": no pivots");
   switch (plan.type) {
-    case PrimitiveType::kF32: RunAll<float>(plan, a, pivots, info); break;
-    case PrimitiveType::kF64: RunAll<double>(plan, a, pivots, info); break;
-    case PrimitiveType::kC64: RunAll<std::complex<float>>(plan, a, pivots, info); break;
-    case PrimitiveType::kC128: RunAll<std::complex<double>>(plan, a, pivots, info); break;
+    case PrimitiveType::kF32: RunAll<float>(plan, a, pivots, info, taus); break;
+    case PrimitiveType::kF64: RunAll<double>(plan, a, pivots, info, taus); break;
+    case PrimitiveType::kC64: RunAll<std::complex<float>>(plan, a, pivots, info, taus); break;
+    case PrimitiveType::kC128: RunAll<std::complex<double>>(plan, a, pivots, info, taus); break;
     default: return Internal("solver plan of type " + std::string(PrimitiveTypeName(plan.type)));
   }
   return Status::Ok();

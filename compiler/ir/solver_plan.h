@@ -1,8 +1,11 @@
-// Cholesky and LU factorizations as XLA's GPU backend hands them to NVIDIA's solvers: jax's
-// `cusolver_potrf_ffi` and XLA's rewrite of the HLO `cholesky` run cuSOLVER's potrf (one
-// matrix) or potrfBatched (several); jax's `cusolver_getrf_ffi` runs cuBLAS's getrfBatched
-// for a batch of square matrices small against the batch (order / batch <= 128, jaxlib's
-// rule) and cuSOLVER's getrf once per matrix otherwise.
+// Cholesky, LU and QR factorizations as XLA's GPU backend hands them to NVIDIA's solvers:
+// jax's `cusolver_potrf_ffi` and XLA's rewrite of the HLO `cholesky` run cuSOLVER's potrf
+// (one matrix) or potrfBatched (several); jax's `cusolver_getrf_ffi` runs cuBLAS's
+// getrfBatched for a batch of square matrices small against the batch (order / batch <=
+// 128, jaxlib's rule) and cuSOLVER's getrf once per matrix otherwise; `cusolver_geqrf_ffi`
+// runs cuBLAS's geqrfBatched for a batch whose sides are both small against it (m / batch
+// and n / batch <= 128) and cuSOLVER's geqrf per matrix otherwise; `cusolver_orgqr_ffi`
+// runs cuSOLVER's orgqr per matrix.
 //
 // The solvers are column-major and the GPU runtime's buffers row-major. A row-major matrix
 // read column-major is its transpose. For potrf that is harmless: a Hermitian a's
@@ -10,17 +13,20 @@
 // so the plan factors the same buffer with the other fill mode (a's lower triangle is the
 // column-major view's upper one) and the result, read row-major again, is a's factor in
 // the triangle asked for; the other triangle is left as it was, as jax expects. LU's
-// pivoting is by rows, which the transpose would make columns, so the GPU pipeline gives
-// the call the transposed matrix (a `transpose` kernel before it and after it, as XLA's
-// layout assignment gives the call its {1,2,0} operand with copies), through Fusebox's
-// own target `__fusebox$getrf_transposed`: operand and first result [..., n, m] hold aᵀ
-// and luᵀ, row-major, so column-major they are a and lu, what getrf reads and writes.
+// pivoting is by rows and QR's reflectors are columns, which the transpose would exchange,
+// so the GPU pipeline gives those calls the transposed matrix (a `transpose` kernel before
+// and after, as XLA's layout assignment gives the calls their {1,2,0} operands with
+// copies), through Fusebox's own targets `__fusebox$getrf_transposed`,
+// `__fusebox$geqrf_transposed` and `__fusebox$orgqr_transposed`: operand and first result
+// [..., n, m] hold aᵀ and the factor's transpose, row-major, so column-major they are a
+// and the factor, what the solvers read and write. Each target has a plain-HLO model (the
+// call's on the operand's transpose), which the interpreter and `--gpu-library=off` run.
 //
-// RunSolverPlanOnHost runs a plan on the host as the solvers define it (LAPACK's potf2 and
-// getf2: the first failing minor or zero pivot in `info`, 1-based pivots), in double: the
-// GPU emulator runs the calls with it, and the plan's tests hold it against the
-// interpreter, so a wrong fill mode, leading dimension or transposition shows without a
-// GPU.
+// RunSolverPlanOnHost runs a plan on the host as the solvers define it (LAPACK's potf2,
+// getf2, geqr2 and org2r: the first failing minor or zero pivot in `info`, 1-based pivots,
+// dlarfg's reflectors), in double: the GPU emulator runs the calls with it, and the plan's
+// tests hold it against the interpreter, so a wrong fill mode, leading dimension or
+// transposition shows without a GPU.
 #pragma once
 
 #include <cstdint>
@@ -32,14 +38,21 @@
 
 namespace fusebox {
 
-// The target of the GPU pipeline's LU call on the transposed matrix (see above).
+// The targets of the GPU pipeline's calls on the transposed matrix (see above).
 inline constexpr std::string_view kGetrfTransposedTarget = "__fusebox$getrf_transposed";
+inline constexpr std::string_view kGeqrfTransposedTarget = "__fusebox$geqrf_transposed";
+inline constexpr std::string_view kOrgqrTransposedTarget = "__fusebox$orgqr_transposed";
+// Whether `target` is one of them.
+bool IsTransposedSolverTarget(std::string_view target);
 
 enum class SolverRoutine {
   kPotrf,         // cusolverDn<t>potrf, once (a single matrix)
   kPotrfBatched,  // cusolverDn<t>potrfBatched with an array of the matrices' addresses
   kGetrf,         // cusolverDn<t>getrf, once per matrix
   kGetrfBatched,  // cublas<t>getrfBatched with an array of the matrices' addresses
+  kGeqrf,         // cusolverDn<t>geqrf, once per matrix
+  kGeqrfBatched,  // cublas<t>geqrfBatched with arrays of the matrices' and taus' addresses
+  kOrgqr,         // cusolverDn<t>orgqr, once per matrix
 };
 
 struct SolverPlan {
@@ -53,29 +66,42 @@ struct SolverPlan {
   int64_t stride = 0;
   int fill = 0;         // potrf: cublasFillMode_t, 0 lower, 1 upper (the call's flipped)
   int64_t pivots = 0;   // getrf: min(m, n) pivots per matrix, 1-based
+  int64_t taus = 0;     // geqrf: min(m, n) per matrix; orgqr: the reflectors it multiplies (k)
   bool empty = false;   // no element: nothing to run (info is zeroed)
-  int64_t flops = 0;    // n^3 / 3 (potrf), k^2 max(m, n) - k^3 / 3 (getrf); x4 complex
+  // Multiply-adds: n^3 / 3 (potrf), k^2 max(m, n) - k^3 / 3 (getrf), 2 k^2 max - 2 k^3 / 3
+  // (geqrf), 4 m n k - 2 (m + n) k^2 + 4 k^3 / 3 (orgqr); x4 complex.
+  int64_t flops = 0;
   int64_t bytes_read = 0, bytes_written = 0;
 
   bool cholesky() const { return routine == SolverRoutine::kPotrf || routine == SolverRoutine::kPotrfBatched; }
-  bool batched() const { return routine == SolverRoutine::kPotrfBatched || routine == SolverRoutine::kGetrfBatched; }
-  bool on_cublas() const { return routine == SolverRoutine::kGetrfBatched; }
+  bool lu() const { return routine == SolverRoutine::kGetrf || routine == SolverRoutine::kGetrfBatched; }
+  bool qr() const { return routine == SolverRoutine::kGeqrf || routine == SolverRoutine::kGeqrfBatched; }
+  bool householder_product() const { return routine == SolverRoutine::kOrgqr; }
+  bool batched() const {
+    return routine == SolverRoutine::kPotrfBatched || routine == SolverRoutine::kGetrfBatched ||
+           routine == SolverRoutine::kGeqrfBatched;
+  }
+  bool on_cublas() const { return routine == SolverRoutine::kGetrfBatched || routine == SolverRoutine::kGeqrfBatched; }
+  // The call's results, in order: the factor (or q), then pivots, taus and info as the
+  // routine has them: potrf (factor, info), getrf (lu, pivots, info), geqrf (a, taus),
+  // orgqr (q).
+  int result_count() const { return cholesky() ? 2 : lu() ? 3 : qr() ? 2 : 1; }
   std::string RoutineName() const;  // "cusolverDnSpotrf", "cublasDgetrfBatched"
   // "cusolverDnSpotrfBatched fill=U n=6 batch=3"
   std::string ToString() const;
 };
 
 // Whether `call` is a custom call a plan is made for: a Cholesky call (jax's
-// cusolver_potrf_ffi or LAPACK potrf) or `__fusebox$getrf_transposed`.
+// cusolver_potrf_ffi or LAPACK potrf) or one of the transposed targets above.
 bool IsSolverCall(const Instruction& call);
 
 // The plan of such a call; an error naming the instruction for types or shapes the
 // solvers do not take.
 StatusOr<SolverPlan> PlanSolverCall(const Instruction& call);
 
-// The plan run on the host, in place on `a` (the call's first result, holding its operand
-// on entry, row-major as the runtime passes it), writing `pivots` (getrf) and `info` (one
-// per matrix).
-Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info);
+// The plan run on the host, in place on `a` (the call's first result, holding its first
+// operand on entry, row-major as the runtime passes it): potrf writes `info` (one per
+// matrix), getrf `pivots` and `info`, geqrf `taus` (of a's type), orgqr reads `taus`.
+Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus = nullptr);
 
 }  // namespace fusebox

@@ -2,6 +2,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/conv_plan.h"
@@ -13,62 +15,78 @@
 namespace fusebox::passes {
 namespace {
 
-// An LU call on the GPU's libraries: getrf pivots rows of a column-major matrix, so the
-// call becomes `__fusebox$getrf_transposed` of aᵀ with its factor transposed back
-// (solver_plan.h): two transposes Fusebox fuses like any other, where XLA's layout
-// assignment puts copies to the call's {1,2,0} layout.
-Status TransposeLuCall(Instruction& lu, Module& module) {
-  Computation* parent = lu.parent();
+// An LU or QR call on the GPU's libraries: getrf pivots rows and geqrf/orgqr work on
+// columns of a column-major matrix, so the call becomes its `__fusebox$..._transposed`
+// target of aᵀ with its first result transposed back (solver_plan.h): two transposes
+// Fusebox fuses like any other, where XLA's layout assignment puts copies to the call's
+// {1,2,0} layout.
+Status TransposeSolverCall(Instruction& call, std::string_view target, Module& module) {
+  Computation* parent = call.parent();
   library_call_internal::PlainHloBuilder b(module, parent);
-  const Shape& shape = lu.shape();
-  const int64_t rank = lu.operand(0)->shape().rank();
+  const Shape& shape = call.shape();
+  const int64_t rank = call.operand(0)->shape().rank();
   std::vector<int64_t> swap(static_cast<size_t>(rank));
   for (int64_t d = 0; d < rank; ++d) swap[static_cast<size_t>(d)] = d;
   std::swap(swap[static_cast<size_t>(rank - 1)], swap[static_cast<size_t>(rank - 2)]);
-  Instruction* at = b.Transpose(lu.operand(0), swap);
+  Instruction* at = b.Transpose(call.operand(0), swap);
+  const Shape first = library_call_internal::PlainHloBuilder::Plain(at->shape());
   Shape call_shape = shape;
-  (*call_shape.mutable_tuple_shapes())[0] = library_call_internal::PlainHloBuilder::Plain(at->shape());
-  auto call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName(lu.name()), call_shape);
-  call->AppendOperand(at);
-  InstructionAttributes& attrs = call->mutable_attrs();
-  attrs.custom_call_target = std::string(kGetrfTransposedTarget);
-  attrs.has_custom_call_target = true;
-  attrs.api_version = lu.attrs().api_version;
-  if (lu.metadata() != nullptr) call->set_metadata(*lu.metadata());
-  call->set_location(lu.location());
-  Instruction* transposed = parent->AddInstruction(std::move(call));
-  std::vector<Instruction*> elements;
-  for (int64_t i = 0; i < 3; ++i) {
-    Instruction* element = b.Add(Opcode::kGetTupleElement, call_shape.tuple_shapes(i), {transposed});
-    element->mutable_attrs().tuple_index = i;
-    elements.push_back(i == 0 ? b.Transpose(element, swap) : element);
+  if (shape.IsTuple()) {
+    (*call_shape.mutable_tuple_shapes())[0] = first;
+  } else {
+    call_shape = first;
   }
-  elements[0]->set_shape(shape.tuple_shapes(0));
-  Instruction* tuple = b.Add(Opcode::kTuple, shape, elements);
-  const std::string name = lu.name();
-  parent->ReplaceInstruction(&lu, tuple);
+  auto transposed_call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName(call.name()), call_shape);
+  transposed_call->AppendOperand(at);
+  for (int64_t i = 1; i < call.operand_count(); ++i) transposed_call->AppendOperand(call.operand(i));
+  InstructionAttributes& attrs = transposed_call->mutable_attrs();
+  attrs.custom_call_target = std::string(target);
+  attrs.has_custom_call_target = true;
+  attrs.api_version = call.attrs().api_version;
+  if (call.metadata() != nullptr) transposed_call->set_metadata(*call.metadata());
+  transposed_call->set_location(call.location());
+  Instruction* transposed = parent->AddInstruction(std::move(transposed_call));
+  Instruction* replacement = nullptr;
+  if (shape.IsTuple()) {
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      Instruction* element = b.Add(Opcode::kGetTupleElement, call_shape.tuple_shapes(i), {transposed});
+      element->mutable_attrs().tuple_index = i;
+      elements.push_back(i == 0 ? b.Transpose(element, swap) : element);
+    }
+    elements[0]->set_shape(shape.tuple_shapes(0));
+    replacement = b.Add(Opcode::kTuple, shape, elements);
+  } else {
+    replacement = b.Transpose(transposed, swap);
+    replacement->set_shape(shape);
+  }
+  const std::string name = call.name();
+  parent->ReplaceInstruction(&call, replacement);
   parent->RenameInstruction(transposed, name);
   // The plan must take it (a type or size the solvers refuse fails here, naming it).
   return PlanSolverCall(*transposed).status();
 }
 
-bool IsLuCall(const Instruction& inst) {
-  return LibraryCallKindOf(inst.attrs().custom_call_target) == LibraryCallKind::kLu &&
-         inst.attrs().custom_call_target != kGetrfTransposedTarget;
-}
-
-// An LU call the GPU's libraries run (f32 and f64, as the plain model).
-bool SolverCanRunLu(const Instruction& inst) {
-  if (!IsLuCall(inst) || !ParseLibraryCall(inst).ok()) return false;
+// The transposed target an LU or QR call of the GPU's libraries becomes (f32 and f64, as
+// the plain models), or none.
+std::string_view TransposedTarget(const Instruction& inst) {
+  const std::string& target = inst.attrs().custom_call_target;
+  if (IsTransposedSolverTarget(target) || !ParseLibraryCall(inst).ok()) return {};
   const PrimitiveType type = inst.operand(0)->shape().element_type();
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kF64;
+  if (type != PrimitiveType::kF32 && type != PrimitiveType::kF64) return {};
+  switch (*LibraryCallKindOf(target)) {
+    case LibraryCallKind::kLu: return kGetrfTransposedTarget;
+    case LibraryCallKind::kQr: return kGeqrfTransposedTarget;
+    case LibraryCallKind::kHouseholderProduct: return kOrgqrTransposedTarget;
+    default: return {};
+  }
 }
 
 }  // namespace
 
 StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
   std::vector<Instruction*> calls;
-  std::vector<Instruction*> lu_calls;
+  std::vector<std::pair<Instruction*, std::string_view>> transposed_calls;
   for (Computation* computation : ProgramComputations(module)) {
     for (const auto& inst : computation->instructions()) {
       if (!IsLibraryCall(*inst)) continue;
@@ -76,8 +94,8 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
       if (keep_library_calls_ && (PlanGemmCall(*inst).ok() || PlanConvolution(*inst).ok())) continue;
       // cuSOLVER's potrf (and getrf, on the transposed matrix) run the factorizations.
       if (keep_library_calls_ && IsSolverCall(*inst) && PlanSolverCall(*inst).ok()) continue;
-      if (keep_library_calls_ && SolverCanRunLu(*inst)) {
-        lu_calls.push_back(inst.get());
+      if (keep_library_calls_ && !TransposedTarget(*inst).empty()) {
+        transposed_calls.emplace_back(inst.get(), TransposedTarget(*inst));
         continue;
       }
       if (keep_library_calls_ && inst->attrs().custom_call_target == "__cudnn$convBiasActivationForward") {
@@ -97,8 +115,8 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
   for (Instruction* library_call : calls) {
     RETURN_IF_ERROR(ReplaceLibraryCallWithPlainCall(*library_call, module).status());
   }
-  for (Instruction* lu : lu_calls) RETURN_IF_ERROR(TransposeLuCall(*lu, module));
-  return !calls.empty() || !lu_calls.empty();
+  for (const auto& [call, target] : transposed_calls) RETURN_IF_ERROR(TransposeSolverCall(*call, target, module));
+  return !calls.empty() || !transposed_calls.empty();
 }
 
 }  // namespace fusebox::passes

@@ -47,6 +47,8 @@ using TrsmBatchedFn = int (*)(void*, int, int, int, int, int, int, const void*, 
 
 // cublas<t>getrfBatched: (handle, n, Aarray, lda, P, info, batch).
 using GetrfBatchedFn = int (*)(void*, int, void* const*, int, int*, int*, int);
+// cublas<t>geqrfBatched: (handle, m, n, Aarray, lda, TauArray, int* info (host), batch).
+using GeqrfBatchedFn = int (*)(void*, int, int, void* const*, int, void* const*, int*, int);
 
 struct CublasApi {
   CreateFn create = nullptr;
@@ -59,6 +61,7 @@ struct CublasApi {
   TrsmFn trsm[4] = {};                 // S, D, C, Z
   TrsmBatchedFn trsm_batched[4] = {};  // S, D, C, Z
   GetrfBatchedFn getrf_batched[4] = {};  // S, D, C, Z
+  GeqrfBatchedFn geqrf_batched[2] = {};  // S, D
   std::string library;  // the name that loaded
   Status status;        // why cuBLAS is unusable, or OK
 };
@@ -98,6 +101,8 @@ const CublasApi& Api() {
     symbols.Need("cublasDgetrfBatched", &a->getrf_batched[1]);
     symbols.Need("cublasCgetrfBatched", &a->getrf_batched[2]);
     symbols.Need("cublasZgetrfBatched", &a->getrf_batched[3]);
+    symbols.Need("cublasSgeqrfBatched", &a->geqrf_batched[0]);
+    symbols.Need("cublasDgeqrfBatched", &a->geqrf_batched[1]);
     symbols.Optional("cublasGetStatusString", &a->status_string);
     if (!symbols.missing().empty())
       a->status = Unavailable("cuBLAS unavailable (" + a->library + " lacks " + symbols.missing() + ")");
@@ -239,6 +244,23 @@ Status Cublas::GetrfBatched(const SolverPlan& plan, DevicePtr pointers, DevicePt
                                           reinterpret_cast<int*>(pivots), reinterpret_cast<int*>(info),
                                           static_cast<int>(plan.batch));
   if (rc != 0) return CublasError("cublas getrfBatched", rc);
+  return Status::Ok();
+}
+
+Status Cublas::GeqrfBatched(const SolverPlan& plan, DevicePtr pointers) {
+  const CublasApi& api = Api();
+  RETURN_IF_ERROR(api.status);
+  if (plan.routine != SolverRoutine::kGeqrfBatched) return InvalidArgument(plan.ToString() + ": not cuBLAS's geqrfBatched");
+  if (plan.empty) return Status::Ok();
+  const int which = BlasTypeIndex(plan.type);
+  if (which < 0 || which > 1) return InvalidArgument("cuBLAS geqrfBatched of " + std::string(PrimitiveTypeName(plan.type)));
+  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n);
+  auto* matrices = reinterpret_cast<void* const*>(pointers);
+  auto* taus = reinterpret_cast<void* const*>(pointers + static_cast<DevicePtr>(plan.batch * sizeof(void*)));
+  int info = 0;
+  const int rc = api.geqrf_batched[which](handle_, m, n, matrices, m, taus, &info, static_cast<int>(plan.batch));
+  if (rc != 0) return CublasError("cublas geqrfBatched", rc);
+  if (info != 0) return Internal("cublas geqrfBatched: argument " + std::to_string(-info) + " is invalid");
   return Status::Ok();
 }
 

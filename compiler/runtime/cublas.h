@@ -46,6 +46,11 @@ class Cublas {
   // `pointers`: n pivots per matrix at `pivots`, one info each at `info`.
   Status GetrfBatched(const SolverPlan& plan, DevicePtr pointers, DevicePtr pivots, DevicePtr info);
 
+  // Queues the plan's batched QR (cublas<t>geqrfBatched, routine kGeqrfBatched), in place
+  // on the matrices whose addresses the caller has filled at `pointers`, then their taus'
+  // addresses. cuBLAS's info (argument checks only) is a host int: an error names it.
+  Status GeqrfBatched(const SolverPlan& plan, DevicePtr pointers);
+
   // "cuBLAS 13.0.2 (libcublas.so.13)"
   const std::string& description() const { return description_; }
 

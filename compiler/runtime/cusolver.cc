@@ -1,5 +1,5 @@
-// cuSOLVER through dlopen: the dense solver's entry points the GPU executable's Cholesky
-// and LU calls need, resolved by name (checked against cusolverDn.h when the headers are
+// cuSOLVER through dlopen: the dense solver's entry points the GPU executable's Cholesky,
+// LU and QR calls need, resolved by name (checked against cusolverDn.h when the headers are
 // there at build time).
 #include "compiler/runtime/cusolver.h"
 
@@ -32,6 +32,14 @@ using PotrfBatchedFn = int (*)(void*, int, int, void**, int, int*, int);
 using GetrfBufferSizeFn = int (*)(void*, int, int, void*, int, int*);
 // cusolverDn<t>getrf: (handle, m, n, A, lda, workspace, devIpiv, devInfo).
 using GetrfFn = int (*)(void*, int, int, void*, int, void*, int*, int*);
+// cusolverDn<t>geqrf_bufferSize: (handle, m, n, A, lda, int* lwork).
+using GeqrfBufferSizeFn = int (*)(void*, int, int, void*, int, int*);
+// cusolverDn<t>geqrf: (handle, m, n, A, lda, tau, workspace, lwork, devInfo).
+using GeqrfFn = int (*)(void*, int, int, void*, int, void*, void*, int, int*);
+// cusolverDn<t>orgqr_bufferSize: (handle, m, n, k, A, lda, tau, int* lwork).
+using OrgqrBufferSizeFn = int (*)(void*, int, int, int, const void*, int, const void*, int*);
+// cusolverDn<t>orgqr: (handle, m, n, k, A, lda, tau, work, lwork, devInfo).
+using OrgqrFn = int (*)(void*, int, int, int, void*, int, const void*, void*, int, int*);
 
 struct CusolverApi {
   CreateFn create = nullptr;
@@ -43,6 +51,10 @@ struct CusolverApi {
   PotrfBatchedFn potrf_batched[4] = {};
   GetrfBufferSizeFn getrf_buffer_size[4] = {};
   GetrfFn getrf[4] = {};
+  GeqrfBufferSizeFn geqrf_buffer_size[2] = {};  // S, D
+  GeqrfFn geqrf[2] = {};
+  OrgqrBufferSizeFn orgqr_buffer_size[2] = {};
+  OrgqrFn orgqr[2] = {};
   std::string library;
   Status status;
 };
@@ -73,6 +85,12 @@ const CusolverApi& Api() {
       symbols.Need((prefix + "potrfBatched").c_str(), &a->potrf_batched[t]);
       symbols.Need((prefix + "getrf_bufferSize").c_str(), &a->getrf_buffer_size[t]);
       symbols.Need((prefix + "getrf").c_str(), &a->getrf[t]);
+      if (t < 2) {  // the real QR routines (complex ones are un*, not modelled)
+        symbols.Need((prefix + "geqrf_bufferSize").c_str(), &a->geqrf_buffer_size[t]);
+        symbols.Need((prefix + "geqrf").c_str(), &a->geqrf[t]);
+        symbols.Need((prefix + "orgqr_bufferSize").c_str(), &a->orgqr_buffer_size[t]);
+        symbols.Need((prefix + "orgqr").c_str(), &a->orgqr[t]);
+      }
     }
     if (!symbols.missing().empty())
       a->status = Unavailable("cuSOLVER unavailable (" + a->library + " lacks " + symbols.missing() + ")");
@@ -118,28 +136,44 @@ StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
   if (t < 0) return InvalidArgument(plan.ToString() + ": not a cuSOLVER type");
   if (plan.empty || plan.batched()) return int64_t{0};
   int lwork = 0;
-  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n);
+  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n), k = static_cast<int>(plan.taus);
+  if ((plan.qr() || plan.householder_product()) && t > 1) return InvalidArgument(plan.ToString() + ": not a real QR");
+  int rc = 0;
   if (plan.cholesky()) {
-    if (int rc = api.potrf_buffer_size[t](handle_, plan.fill, n, nullptr, n, &lwork); rc != 0) {
-      return CusolverError(plan.RoutineName() + "_bufferSize", rc);
-    }
-  } else if (int rc = api.getrf_buffer_size[t](handle_, m, n, nullptr, m, &lwork); rc != 0) {
-    return CusolverError(plan.RoutineName() + "_bufferSize", rc);
+    rc = api.potrf_buffer_size[t](handle_, plan.fill, n, nullptr, n, &lwork);
+  } else if (plan.lu()) {
+    rc = api.getrf_buffer_size[t](handle_, m, n, nullptr, m, &lwork);
+  } else if (plan.qr()) {
+    rc = api.geqrf_buffer_size[t](handle_, m, n, nullptr, m, &lwork);
+  } else {
+    rc = api.orgqr_buffer_size[t](handle_, m, n, k, nullptr, m, nullptr, &lwork);
   }
-  return static_cast<int64_t>(lwork) * plan.element_bytes;  // lwork counts elements
+  if (rc != 0) return CusolverError(plan.RoutineName() + "_bufferSize", rc);
+  // lwork counts elements; one int more at the end for the QR routines' devInfo, which
+  // jaxlib ignores too.
+  return static_cast<int64_t>(lwork) * plan.element_bytes + (plan.qr() || plan.householder_product() ? 16 : 0);
 }
 
-Status Cusolver::Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, DevicePtr info, DevicePtr workspace,
-                     int64_t workspace_bytes, DevicePtr pointers) {
+Status Cusolver::Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, DevicePtr info, DevicePtr taus,
+                     DevicePtr workspace, int64_t workspace_bytes, DevicePtr pointers) {
   const CusolverApi& api = Api();
   RETURN_IF_ERROR(api.status);
   const int t = BlasTypeIndex(plan.type);
   if (t < 0 || plan.on_cublas()) return InvalidArgument(plan.ToString() + ": not a cuSOLVER routine");
   if (plan.empty) return Status::Ok();
-  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n);
-  const int lwork = static_cast<int>(workspace_bytes / plan.element_bytes);
+  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n), k = static_cast<int>(plan.taus);
+  const bool qr = plan.qr() || plan.householder_product();
+  // The QR routines' devInfo is the work area's last 16 bytes (WorkspaceBytes).
+  const int lwork = static_cast<int>((workspace_bytes - (qr ? 16 : 0)) / plan.element_bytes);
   auto* work = reinterpret_cast<void*>(workspace);
-  auto* infos = reinterpret_cast<int*>(info);
+  auto* infos = qr ? reinterpret_cast<int*>(workspace + static_cast<DevicePtr>(workspace_bytes - 16))
+                   : reinterpret_cast<int*>(info);
+  auto matrix = [&](int64_t b) {
+    return reinterpret_cast<void*>(a + static_cast<DevicePtr>(b * plan.stride * plan.element_bytes));
+  };
+  auto tau = [&](int64_t b) {
+    return reinterpret_cast<void*>(taus + static_cast<DevicePtr>(b * plan.taus * plan.element_bytes));
+  };
   switch (plan.routine) {
     case SolverRoutine::kPotrf:
       if (int rc = api.potrf[t](handle_, plan.fill, n, reinterpret_cast<void*>(a), n, work, lwork, infos); rc != 0) {
@@ -156,14 +190,28 @@ Status Cusolver::Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, Devi
     case SolverRoutine::kGetrf:
       // jaxlib's loop: one getrf per matrix, pivots min(m, n) apart, one info each.
       for (int64_t b = 0; b < plan.batch; ++b) {
-        auto* matrix = reinterpret_cast<void*>(a + static_cast<DevicePtr>(b * plan.stride * plan.element_bytes));
         auto* ipiv = reinterpret_cast<int*>(pivots) + b * plan.pivots;
-        if (int rc = api.getrf[t](handle_, m, n, matrix, m, work, ipiv, infos + b); rc != 0) {
+        if (int rc = api.getrf[t](handle_, m, n, matrix(b), m, work, ipiv, infos + b); rc != 0) {
+          return CusolverError(plan.RoutineName(), rc);
+        }
+      }
+      return Status::Ok();
+    case SolverRoutine::kGeqrf:
+      for (int64_t b = 0; b < plan.batch; ++b) {
+        if (int rc = api.geqrf[t](handle_, m, n, matrix(b), m, tau(b), work, lwork, infos); rc != 0) {
+          return CusolverError(plan.RoutineName(), rc);
+        }
+      }
+      return Status::Ok();
+    case SolverRoutine::kOrgqr:
+      for (int64_t b = 0; b < plan.batch; ++b) {
+        if (int rc = api.orgqr[t](handle_, m, n, k, matrix(b), m, tau(b), work, lwork, infos); rc != 0) {
           return CusolverError(plan.RoutineName(), rc);
         }
       }
       return Status::Ok();
     case SolverRoutine::kGetrfBatched:
+    case SolverRoutine::kGeqrfBatched:
       break;
   }
   return InvalidArgument(plan.ToString() + ": not a cuSOLVER routine");

@@ -1,9 +1,10 @@
 // cuSOLVER, loaded at run time like libcuda (dlopen of libcusolver.so.12, .so.11, then the
 // toolkit's /usr/local/cuda/lib64), so one Fusebox binary runs with and without it. The
-// GPU executable hands it the module's Cholesky and LU calls (compiler/ir/solver_plan.h):
-// potrf, potrfBatched and getrf on the executable's stream, with a work area Fusebox
-// allocates (the largest any call asks for). cuBLAS's getrfBatched, the other LU routine,
-// is Cublas::GetrfBatched. A machine without cuSOLVER gets "cuSOLVER unavailable (...)",
+// GPU executable hands it the module's Cholesky, LU and QR calls
+// (compiler/ir/solver_plan.h): potrf, potrfBatched, getrf, geqrf and orgqr on the
+// executable's stream, with a work area Fusebox allocates (the largest any call asks for).
+// cuBLAS's getrfBatched and geqrfBatched, the other routines jaxlib picks, are
+// Cublas::GetrfBatched and Cublas::GeqrfBatched. A machine without cuSOLVER gets "cuSOLVER unavailable (...)",
 // and `--gpu-library=off` runs Fusebox's own loops instead.
 #pragma once
 
@@ -27,15 +28,16 @@ class Cusolver {
   Cusolver& operator=(const Cusolver&) = delete;
 
   // The work area the plan's routine asks for, in bytes (0 for potrfBatched, which
-  // takes none, and for cuBLAS's getrfBatched).
+  // takes none, and for cuBLAS's batched routines; geqrf and orgqr: 16 bytes more, for
+  // their devInfo).
   StatusOr<int64_t> WorkspaceBytes(const SolverPlan& plan);
 
-  // Queues the plan's factorization in place on `a` (the call's first result, holding its
-  // operand), writing `info` (one int per matrix) and, for getrf, `pivots`. potrfBatched
-  // reads the matrices' addresses at `pointers`, which the caller has filled. Not for
-  // cuBLAS's getrfBatched.
-  Status Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, DevicePtr info, DevicePtr workspace,
-             int64_t workspace_bytes, DevicePtr pointers);
+  // Queues the plan's routine in place on `a` (the call's first result, holding its first
+  // operand): potrf writes `info` (one int per matrix), getrf `pivots` and `info`, geqrf
+  // `taus`; orgqr reads `taus`. potrfBatched reads the matrices' addresses at `pointers`,
+  // which the caller has filled. Not for cuBLAS's getrfBatched and geqrfBatched.
+  Status Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, DevicePtr info, DevicePtr taus,
+             DevicePtr workspace, int64_t workspace_bytes, DevicePtr pointers);
 
   // "cuSOLVER 12.0.4 (libcusolver.so.12)"
   const std::string& description() const { return description_; }

@@ -164,8 +164,8 @@ struct GpuPrograms {
   // pointer arrays, the largest needed.
   std::unordered_map<const Instruction*, TrsmPlan> trsms;
   DeviceBuffer trsm_pointers;
-  // Cholesky and LU calls (solver_plan.h): cuSOLVER loaded only when some run on it
-  // (cuBLAS's getrfBatched runs on `helper_blas`), one work area and one device array of
+  // Cholesky, LU and QR calls (solver_plan.h): cuSOLVER loaded only when some run on it
+  // (cuBLAS's getrfBatched and geqrfBatched run on `helper_blas`), one work area and one device array of
   // the matrices' addresses for the batched routines, the largest any call needs.
   std::unique_ptr<Cusolver> cusolver;
   std::unordered_map<const Instruction*, SolverPlan> solvers;
@@ -610,46 +610,62 @@ class GpuExecutable::Frame {
                           });
   }
 
-  // A Cholesky or LU call as jaxlib runs it (solver_plan.h): the operand copied into the
-  // first result, factored there in place, the matrices' addresses uploaded first for the
-  // batched routines; an empty call zeroes its info.
+  // A Cholesky, LU or QR call as jaxlib runs it (solver_plan.h): the first operand copied
+  // into the first result, factored (or multiplied out) there in place, the addresses
+  // uploaded first for the batched routines; an empty call zeroes its info and taus.
   Status RunSolver(const Instruction& inst, const SolverPlan& plan, const LeafFn& leaves) {
     const Leaves a = leaves(inst.operand(0));
     const Leaves out = leaves(&inst);
-    const size_t expected = plan.cholesky() ? 2 : 3;
-    if (a.size() != 1 || out.size() != expected) {
-      return Internal(inst.name() + ": a factorization call's operand is an array, its result (factor, " +
-                      (plan.cholesky() ? "" : "pivots, ") + "info)");
+    const Leaves taus_in = plan.householder_product() ? leaves(inst.operand(1)) : Leaves();
+    if (a.size() != 1 || out.size() != static_cast<size_t>(plan.result_count()) ||
+        (plan.householder_product() && taus_in.size() != 1)) {
+      return Internal(inst.name() + ": a factorization call's operands and results are arrays, " +
+                      std::to_string(plan.result_count()) + " results");
     }
-    const DevicePtr info = out.back();
-    const DevicePtr pivots = plan.cholesky() ? 0 : out[1];
+    const DevicePtr info = plan.cholesky() || plan.lu() ? out.back() : 0;
+    const DevicePtr pivots = plan.lu() ? out[1] : 0;
+    const DevicePtr taus = plan.qr() ? out[1] : plan.householder_product() ? taus_in[0] : 0;
+    const int64_t tau_bytes = plan.batch * plan.taus * plan.element_bytes;
     GpuPrograms& programs = *exe_.programs_;
-    if (plan.empty) return ctx_.Memset(info, 0, plan.batch * 4);
-    const std::string library = plan.on_cublas() ? "cuBLAS" : "cuSOLVER";
-    const std::string kind = plan.on_cublas() ? "library(cuBLAS getrfBatched)"
-                             : plan.cholesky() ? "library(cuSOLVER potrf)"
-                                               : "library(cuSOLVER getrf)";
-    return RunLibraryCall(inst, library + " " + plan.ToString(), kind, plan.bytes_read, plan.bytes_written,
-                          plan.flops, plan.on_cublas() ? "cuBLAS" : "cuSOLVER", [&]() -> Status {
+    if (plan.empty) {
+      if (info != 0) RETURN_IF_ERROR(ctx_.Memset(info, 0, plan.batch * 4));
+      if (plan.qr()) RETURN_IF_ERROR(ctx_.Memset(taus, 0, tau_bytes));
+      return Status::Ok();
+    }
+    const char* library = plan.on_cublas() ? "cuBLAS" : "cuSOLVER";
+    const std::string routine = plan.RoutineName();
+    // "library(cuSOLVER potrf)", "library(cuBLAS getrfBatched)": the routine without its type letter.
+    const std::string kind = std::string("library(") + library + " " +
+                             routine.substr(plan.on_cublas() ? std::string("cublasS").size()
+                                                             : std::string("cusolverDnS").size()) +
+                             ")";
+    return RunLibraryCall(inst, std::string(library) + " " + plan.ToString(), kind, plan.bytes_read,
+                          plan.bytes_written, plan.flops, library, [&]() -> Status {
                             const int64_t bytes = plan.stride * plan.batch * plan.element_bytes;
                             if (a[0] != out[0]) RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(out[0], a[0], bytes));
                             if (plan.batched()) {
-                              std::vector<DevicePtr> pointers(static_cast<size_t>(plan.batch));
+                              // The matrices' addresses, then (geqrfBatched) their taus'.
+                              std::vector<DevicePtr> pointers;
                               for (int64_t i = 0; i < plan.batch; ++i) {
-                                pointers[static_cast<size_t>(i)] =
-                                    out[0] + static_cast<DevicePtr>(i * plan.stride * plan.element_bytes);
+                                pointers.push_back(out[0] + static_cast<DevicePtr>(i * plan.stride * plan.element_bytes));
+                              }
+                              for (int64_t i = 0; plan.qr() && i < plan.batch; ++i) {
+                                pointers.push_back(taus + static_cast<DevicePtr>(i * plan.taus * plan.element_bytes));
                               }
                               RETURN_IF_ERROR(ctx_.CopyHostToDevice(
                                   programs.solver_pointers.ptr(), pointers.data(),
                                   static_cast<int64_t>(pointers.size() * sizeof(DevicePtr))));
                             }
-                            if (plan.on_cublas()) {
+                            if (plan.routine == SolverRoutine::kGetrfBatched) {
                               return programs.helper_blas->GetrfBatched(plan, programs.solver_pointers.ptr(), pivots,
                                                                         info);
                             }
+                            if (plan.routine == SolverRoutine::kGeqrfBatched) {
+                              return programs.helper_blas->GeqrfBatched(plan, programs.solver_pointers.ptr());
+                            }
                             auto work = programs.solver_workspace_bytes.find(&inst);
                             return programs.cusolver->Run(
-                                plan, out[0], pivots, info, programs.solver_workspace.ptr(),
+                                plan, out[0], pivots, info, taus, programs.solver_workspace.ptr(),
                                 work == programs.solver_workspace_bytes.end() ? 0 : work->second,
                                 programs.solver_pointers.ptr());
                           });
@@ -796,16 +812,18 @@ Status PrepareTriangularSolves(CudaContext& ctx, const Module& module, GpuProgra
   return Status::Ok();
 }
 
-// Plans the module's Cholesky and LU calls (one the solvers cannot run is an error naming
-// it), loads cuSOLVER for the ones it runs and cuBLAS for the batched LU, and sizes the
-// work area and the pointer array.
+// Plans the module's Cholesky, LU and QR calls (one the solvers cannot run is an error
+// naming it), loads cuSOLVER for the ones it runs and cuBLAS for the batched LU and QR,
+// and sizes the work area and the pointer array.
 Status PrepareSolvers(CudaContext& ctx, const Module& module, GpuPrograms& programs) {
   int64_t pointers = 0, on_cusolver = 0, on_cublas = 0;
   for (const Computation* comp : ProgramComputations(module, {.breadth_first = true})) {
     for (const auto& owned : comp->instructions()) {
       if (!IsSolverCall(*owned)) continue;
       ASSIGN_OR_RETURN(SolverPlan plan, PlanSolverCall(*owned));
-      if (plan.batched()) pointers = std::max<int64_t>(pointers, plan.batch * static_cast<int64_t>(sizeof(void*)));
+      if (plan.batched()) {
+        pointers = std::max<int64_t>(pointers, (plan.qr() ? 2 : 1) * plan.batch * static_cast<int64_t>(sizeof(void*)));
+      }
       (plan.on_cublas() ? on_cublas : on_cusolver) += 1;
       programs.solvers.emplace(owned.get(), plan);
     }
@@ -814,14 +832,15 @@ Status PrepareSolvers(CudaContext& ctx, const Module& module, GpuPrograms& progr
   if (on_cublas > 0) {
     RETURN_IF_ERROR(LoadHelperBlas(ctx, programs,
                                    "the module has " + std::to_string(on_cublas) +
-                                       " batched LU factorization(s) for cuBLAS's getrfBatched: "));
+                                       " batched LU or QR factorization(s) for cuBLAS's getrfBatched or "
+                                       "geqrfBatched: "));
   }
   int64_t workspace = 0;
   if (on_cusolver > 0) {
     StatusOr<std::unique_ptr<Cusolver>> cusolver = Cusolver::Create(ctx);
     if (!cusolver.ok()) {
       return cusolver.status().WithPrefix("the module has " + std::to_string(on_cusolver) +
-                                          " Cholesky or LU factorization(s) for cuSOLVER: ");
+                                          " Cholesky, LU or QR call(s) for cuSOLVER: ");
     }
     programs.cusolver = std::move(*cusolver);
     for (const auto& [inst, plan] : programs.solvers) {

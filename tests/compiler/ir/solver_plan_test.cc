@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/interpreter/interpreter.h"
@@ -80,6 +81,36 @@ TEST(SolverPlanTest, RoutinesAreJaxlibs) {
   EXPECT_EQ(plan.pivots, 3);
 }
 
+// The GPU pipeline's QR calls on t = aᵀ: geqrf (a, taus) and orgqr (q of (a, taus)).
+std::string GeqrfModule(const std::string& type, const std::string& dims, const std::string& taus) {
+  return "HloModule m\nENTRY e {\n  t = " + type + dims + " parameter(0)\n  ROOT c = (" + type + dims + ", " + type +
+         taus + ") custom-call(t), custom_call_target=\"__fusebox$geqrf_transposed\", "
+         "api_version=API_VERSION_TYPED_FFI\n}\n";
+}
+std::string OrgqrModule(const std::string& type, const std::string& dims, const std::string& taus) {
+  return "HloModule m\nENTRY e {\n  t = " + type + dims + " parameter(0)\n  tau = " + type + taus +
+         " parameter(1)\n  ROOT q = " + type + dims +
+         " custom-call(t, tau), custom_call_target=\"__fusebox$orgqr_transposed\", api_version=API_VERSION_TYPED_FFI\n}\n";
+}
+
+TEST(SolverPlanTest, QrRoutinesAreJaxlibs) {
+  // Both sides small against the batch: cuBLAS's geqrfBatched; otherwise cuSOLVER's geqrf.
+  auto batched = Parse(GeqrfModule("f32", "[4,3,5]", "[4,3]"));  // a: 4 of 5 x 3
+  SolverPlan plan = PlanOf(*batched);
+  EXPECT_EQ(plan.routine, SolverRoutine::kGeqrfBatched);
+  EXPECT_EQ(plan.ToString(), "cublasSgeqrfBatched m=5 n=3 batch=4");
+  auto one = Parse(GeqrfModule("f64", "[4,6]", "[4]"));
+  plan = PlanOf(*one);
+  EXPECT_EQ(plan.routine, SolverRoutine::kGeqrf);
+  EXPECT_EQ(plan.ToString(), "cusolverDnDgeqrf m=6 n=4");
+  auto large = Parse(GeqrfModule("f32", "[2,100,300]", "[2,100]"));
+  EXPECT_EQ(PlanOf(*large).routine, SolverRoutine::kGeqrf);
+  auto product = Parse(OrgqrModule("f32", "[2,5,5]", "[2,3]"));
+  plan = PlanOf(*product);
+  EXPECT_EQ(plan.routine, SolverRoutine::kOrgqr);
+  EXPECT_EQ(plan.ToString(), "cusolverDnSorgqr m=5 n=5 k=3 x2");
+}
+
 TEST(SolverPlanTest, WhatTheSolversCannotRunIsRefusedByName) {
   auto half = Parse(PotrfModule("f16", "[4,4]", "[]", true));
   auto refused = PlanSolverCall(*half->entry()->root());
@@ -117,22 +148,31 @@ Literal Operand(const Shape& shape, bool hermitian, int seed) {
 }
 
 // Runs the plan on the host on the call's operand and compares with the interpreter's
-// plain model: the factor where `compare_factor(matrix)`, pivots and info always.
+// plain model: the factor where `compare_factor(matrix)`, pivots, info and taus always.
 void ExpectHostPlanMatchesInterpreter(const Module& module, Literal operand, double tolerance,
-                                      const std::vector<bool>& compare_factor = {}) {
+                                      const std::vector<bool>& compare_factor = {}, Literal taus = Literal()) {
   const Instruction* call = module.entry()->root();
   auto plan = PlanSolverCall(*call);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   std::vector<Literal> args;
   args.push_back(operand);
+  if (plan->householder_product()) args.push_back(taus);
   auto expected = interpreter::Interpreter().Run(module, args);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   std::vector<int32_t> pivots(static_cast<size_t>(std::max<int64_t>(1, plan->batch * plan->pivots)));
   std::vector<int32_t> info(static_cast<size_t>(plan->batch));
-  ASSERT_TRUE(RunSolverPlanOnHost(*plan, operand.untyped_data(), pivots.data(), info.data()).ok());
-  const auto& want = expected->tuple_elements();
+  if (plan->qr()) taus = Literal(call->shape().tuple_shapes(1));
+  ASSERT_TRUE(RunSolverPlanOnHost(*plan, operand.untyped_data(), pivots.data(), info.data(),
+                                  plan->qr() || plan->householder_product() ? taus.untyped_data() : nullptr)
+                  .ok());
+  std::vector<Literal> want;
+  if (expected->shape().IsTuple()) {
+    want = std::move(expected->tuple_elements());
+  } else {
+    want.push_back(std::move(*expected));
+  }
   for (int64_t b = 0; b < plan->batch; ++b) {
-    EXPECT_EQ(info[b], want.back().GetDouble(b)) << "info of matrix " << b;
+    if (plan->cholesky() || plan->lu()) EXPECT_EQ(info[b], want.back().GetDouble(b)) << "info of matrix " << b;
     if (!compare_factor.empty() && !compare_factor[static_cast<size_t>(b)]) continue;
     for (int64_t i = 0; i < plan->stride; ++i) {
       const int64_t at = b * plan->stride + i;
@@ -140,10 +180,50 @@ void ExpectHostPlanMatchesInterpreter(const Module& module, Literal operand, dou
       EXPECT_LE(std::abs(got - w), tolerance * (1 + std::abs(w))) << "element " << at << ": " << got << " vs " << w;
     }
   }
-  if (!plan->cholesky()) {
+  if (plan->lu()) {
     for (int64_t i = 0; i < plan->batch * plan->pivots; ++i) {
       EXPECT_EQ(pivots[static_cast<size_t>(i)], want[1].GetDouble(i)) << "pivot " << i;
     }
+  }
+  if (plan->qr()) {
+    for (int64_t i = 0; i < plan->batch * plan->taus; ++i) {
+      EXPECT_NEAR(taus.GetDouble(i), want[1].GetDouble(i), tolerance * (1 + std::abs(want[1].GetDouble(i))))
+          << "tau " << i;
+    }
+  }
+}
+
+TEST(SolverPlanTest, HostQrMatchesTheInterpreter) {
+  struct Case {
+    const char* type;
+    const char* dims;  // the transposed operand's
+    const char* taus;
+    double tolerance;
+  };
+  // Tall, wide and square, batched and single.
+  for (const Case& c : {Case{"f32", "[4,3,5]", "[4,3]", 1e-5}, Case{"f64", "[6,9]", "[6]", 1e-12},
+                        Case{"f64", "[2,7,4]", "[2,4]", 1e-12}, Case{"f32", "[5,5]", "[5]", 1e-5}}) {
+    SCOPED_TRACE(std::string("geqrf ") + c.type + c.dims);
+    auto module = Parse(GeqrfModule(c.type, c.dims, c.taus));
+    ASSERT_NE(module, nullptr);
+    Literal t = Operand(module->entry()->parameter(0)->shape(), false, 6);
+    ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*module, std::move(t), c.tolerance));
+  }
+  // A column already zero below its diagonal: tau 0, the column kept.
+  auto module = Parse(GeqrfModule("f64", "[3,5]", "[3]"));
+  Literal t = Operand(module->entry()->parameter(0)->shape(), false, 7);
+  for (int64_t i = 1; i < 5; ++i) t.SetDouble(i, 0);  // a's first column: (x, 0, 0, 0, 0)
+  ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*module, std::move(t), 1e-12));
+  // orgqr of geqrf's output: reduced (5 x 3 from 3 reflectors) and complete (5 x 5 from 3).
+  for (const auto& [dims, taus] : std::vector<std::pair<std::string, std::string>>{{"[2,3,5]", "[2,3]"}, {"[5,5]", "[3]"}}) {
+    SCOPED_TRACE("orgqr f64" + dims);
+    auto product = Parse(OrgqrModule("f64", dims, taus));
+    ASSERT_NE(product, nullptr);
+    const Shape& shape = product->entry()->parameter(0)->shape();
+    Literal reflectors = Operand(shape, false, 8);
+    Literal tau(product->entry()->parameter(1)->shape());
+    for (int64_t i = 0; i < tau.element_count(); ++i) tau.SetDouble(i, 1.2 + 0.1 * static_cast<double>(i % 5));
+    ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*product, std::move(reflectors), 1e-12, {}, std::move(tau)));
   }
 }
 

@@ -1057,9 +1057,10 @@ ENTRY e {
   EXPECT_EQ((*exe)->last_library_calls(), 2);
 }
 
-// Cholesky and LU factorizations through cuSOLVER (and cuBLAS's getrfBatched), as jaxlib
-// runs jax's cusolver_potrf_ffi and cusolver_getrf_ffi: each program against XLA's
-// outputs, its factorization one library call of the routine jaxlib picks, a second run
+// Cholesky, LU and QR through cuSOLVER (and cuBLAS's getrfBatched and geqrfBatched), as
+// jaxlib runs jax's cusolver_potrf_ffi, cusolver_getrf_ffi, cusolver_geqrf_ffi and
+// cusolver_orgqr_ffi: each program against XLA's outputs, each call one library call of
+// the routine jaxlib picks, a second run
 // the same bit for bit (the factor is computed in place on a copy of the operand, which
 // stays unwritten); then XLA's `cholesky` op with an indefinite matrix in the batch (all
 // NaN, from cuSOLVER's info) against the interpreter.
@@ -1069,13 +1070,18 @@ TEST(GpuExecutableGpuTest, CusolverFactorizationsMatchXlasOutputs) {
     const char* name;
     int inputs, outputs;
     const char* kind;
+    const char* second_kind = nullptr;
   };
   for (const Case& c : {Case{"gpu_cholesky", 1, 1, "library(cuSOLVER potrf)"},
                         Case{"gpu_cho_solve", 2, 1, "library(cuSOLVER potrf)"},
                         Case{"gpu_lu_factor", 1, 2, "library(cuBLAS getrfBatched)"},
                         Case{"gpu_det_single", 1, 1, "library(cuSOLVER getrf)"},
                         Case{"gpu_lu_wide", 1, 1, "library(cuSOLVER getrf)"},
-                        Case{"gpu_solve", 2, 1, "library(cuBLAS getrfBatched)"}}) {
+                        Case{"gpu_solve", 2, 1, "library(cuBLAS getrfBatched)"},
+                        Case{"gpu_qr", 1, 2, "library(cuSOLVER geqrf)", "library(cuSOLVER orgqr)"},
+                        Case{"gpu_qr_batched", 1, 2, "library(cuBLAS geqrfBatched)", "library(cuSOLVER orgqr)"},
+                        Case{"gpu_qr_complete", 1, 2, "library(cuSOLVER geqrf)", "library(cuSOLVER orgqr)"},
+                        Case{"gpu_qr_wide", 1, 2, "library(cuSOLVER geqrf)", "library(cuSOLVER orgqr)"}}) {
     SCOPED_TRACE(c.name);
     testing_util::JaxProgram program;
     ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", c.name, c.inputs, c.outputs, &program));
@@ -1090,6 +1096,7 @@ TEST(GpuExecutableGpuTest, CusolverFactorizationsMatchXlasOutputs) {
     ASSERT_TRUE(actual.ok()) << actual.status().message();
     testing_util::ExpectMatchesXla(*actual, program.want, PrimitiveType::kF32);
     EXPECT_EQ(std::count(observer.kinds.begin(), observer.kinds.end(), c.kind), 1);
+    if (c.second_kind != nullptr) EXPECT_EQ(std::count(observer.kinds.begin(), observer.kinds.end(), c.second_kind), 1);
     auto again = (*exe)->Run(program.args, runtime::GpuRunOptions());
     ASSERT_TRUE(again.ok()) << again.status().message();
     EXPECT_TRUE(interpreter::CompareLiterals(*again, *actual, interpreter::CompareOptions{.atol = 0, .rtol = 0}).ok());
