@@ -156,6 +156,14 @@ def gpu_factorization_cases():
     write_gpu("gpu_qr_batched", jnp.linalg.qr, (normal(4, 5, 3),))
     write_gpu("gpu_qr_complete", lambda a: jnp.linalg.qr(a, mode="complete"), (normal(5, 3),))
     write_gpu("gpu_qr_wide", jnp.linalg.qr, (normal(3, 5),))
+    # eigh: cuSOLVER's syevjBatched (a batch up to 32 x 32) and syevd (larger), the
+    # eigenvalues and V diag(w) Vᵀ (the vectors' signs are the solver's).
+    def sym(*shape):
+        x = t.standard_normal(shape).astype(np.float32)
+        return (x + np.swapaxes(x, -1, -2)) / 2
+    reconstruct = lambda a: (lambda w, v: (w, (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2)))(*jnp.linalg.eigh(a))
+    write_gpu("gpu_eigh_batched", reconstruct, (sym(3, 6, 6),))
+    write_gpu("gpu_eigh_large", reconstruct, (sym(40, 40),))
 
 
 def tridiagonal_cases():

@@ -520,11 +520,11 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
         const int64_t bytes = plan.stride * plan.batch * plan.element_bytes;
         if (bytes > 0) std::memcpy(outs[0], a[0], static_cast<size_t>(bytes));
         auto* pivots = plan.lu() ? reinterpret_cast<int32_t*>(outs[1]) : nullptr;
-        auto* info = plan.cholesky() || plan.lu() ? reinterpret_cast<int32_t*>(outs.back()) : nullptr;
+        auto* info = plan.cholesky() || plan.lu() || plan.eigen() ? reinterpret_cast<int32_t*>(outs.back()) : nullptr;
         void* taus = plan.qr() ? static_cast<void*>(outs[1])
                      : plan.householder_product() ? static_cast<void*>(leaves[inst->operand(1)][0])
                                                   : nullptr;
-        RETURN_IF_ERROR(RunSolverPlanOnHost(plan, outs[0], pivots, info, taus)
+        RETURN_IF_ERROR(RunSolverPlanOnHost(plan, outs[0], pivots, info, taus, plan.eigen() ? outs[1] : nullptr)
                             .WithPrefix("GPU emulator: " + inst->name() + ": "));
         leaves[inst] = std::move(outs);
         return Status::Ok();

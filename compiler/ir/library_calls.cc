@@ -1403,7 +1403,8 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
       target == kOrgqrTransposedTarget) {
     return LibraryCallKind::kHouseholderProduct;
   }
-  if (IsLapackTarget(target, "syevd") || IsLapackTarget(target, "heevd") || target == "cusolver_syevd_ffi") {
+  if (IsLapackTarget(target, "syevd") || IsLapackTarget(target, "heevd") || target == "cusolver_syevd_ffi" ||
+      target == kSyevdTransposedTarget) {
     return LibraryCallKind::kSymmetricEigen;
   }
   if (IsLapackTarget(target, "gesdd") || target == "cusolver_gesvdj_ffi") return LibraryCallKind::kSvd;
@@ -1771,6 +1772,14 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
     } else if (call.kind == LibraryCallKind::kQr) {
       auto [factored, taus] = library_call_internal::HouseholderQr(module, computation, a);
       elements = {factored, taus};
+    } else if (call.kind == LibraryCallKind::kSymmetricEigen) {
+      // Square: the call's own shapes fit aᵀ's model.
+      Instruction* eigen = library_call_internal::EmitSyevdCall(module, computation, instruction, a, call.lower);
+      for (int64_t i = 0; i < 3; ++i) {
+        Instruction* element = e.Add(Opcode::kGetTupleElement, shape.tuple_shapes(i), {eigen});
+        element->mutable_attrs().tuple_index = i;
+        elements.push_back(element);
+      }
     } else {
       elements = {library_call_internal::HouseholderProduct(module, computation, a, params[1])};
     }

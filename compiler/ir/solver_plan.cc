@@ -6,8 +6,12 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <cstdlib>
+#include <optional>
 #include <type_traits>
+#include <vector>
 
+#include "compiler/ir/backend_config.h"
 #include "compiler/ir/blas_elements.h"
 #include "compiler/ir/library_calls.h"
 
@@ -31,24 +35,28 @@ std::string SolverPlan::RoutineName() const {
     case SolverRoutine::kGeqrf: return std::string("cusolverDn") + letter + "geqrf";
     case SolverRoutine::kGeqrfBatched: return std::string("cublas") + letter + "geqrfBatched";
     case SolverRoutine::kOrgqr: return std::string("cusolverDn") + letter + "orgqr";
+    case SolverRoutine::kSyevj: return std::string("cusolverDn") + letter + "syevj";
+    case SolverRoutine::kSyevjBatched: return std::string("cusolverDn") + letter + "syevjBatched";
+    case SolverRoutine::kSyevd: return std::string("cusolverDn") + letter + "syevd";
   }
   return "";
 }
 
 std::string SolverPlan::ToString() const {
   std::string out = RoutineName();
-  if (cholesky()) {
+  if (cholesky() || eigen()) {
     out += std::string(" fill=") + (fill == 0 ? "L" : "U") + " n=" + std::to_string(n);
   } else {
     out += " m=" + std::to_string(m) + " n=" + std::to_string(n);
     if (householder_product()) out += " k=" + std::to_string(taus);
   }
-  if (batch > 1) out += (batched() ? " batch=" : " x") + std::to_string(batch);
+  if (batch > 1) out += (out.find("Batched") != std::string::npos ? " batch=" : " x") + std::to_string(batch);
   return out;
 }
 
 bool IsTransposedSolverTarget(std::string_view target) {
-  return target == kGetrfTransposedTarget || target == kGeqrfTransposedTarget || target == kOrgqrTransposedTarget;
+  return target == kGetrfTransposedTarget || target == kGeqrfTransposedTarget || target == kOrgqrTransposedTarget ||
+         target == kSyevdTransposedTarget;
 }
 
 bool IsSolverCall(const Instruction& call) {
@@ -104,6 +112,20 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     plan.taus = std::min(plan.m, plan.n);
     const double k = static_cast<double>(plan.taus), big = static_cast<double>(std::max(plan.m, plan.n));
     plan.flops = static_cast<int64_t>(std::max(0.0, scale * (2 * k * k * big - 2 * k * k * k / 3)));
+  } else if (parsed.kind == LibraryCallKind::kSymmetricEigen) {
+    // jaxlib's choice: Jacobi up to 32 x 32 with the default algorithm (0), or always with
+    // Jacobi's (2); the divide-and-conquer syevd otherwise (QR's, 1, and larger matrices).
+    int algorithm = 0;
+    if (auto attributes = FfiAttributes(call); attributes && attributes->count("algorithm")) {
+      algorithm = std::atoi(attributes->at("algorithm").c_str());
+    }
+    const bool jacobi = algorithm == 2 || (algorithm == 0 && plan.n <= 32);
+    if (jacobi && plan.batch > 1 && plan.n > 32) return Refuse(call, "syevjBatched takes matrices up to 32 x 32");
+    plan.routine = !jacobi ? SolverRoutine::kSyevd : plan.batch > 1 ? SolverRoutine::kSyevjBatched : SolverRoutine::kSyevj;
+    // The operand holds aᵀ, a itself column-major: the call's triangle as it is.
+    plan.fill = parsed.lower ? 0 : 1;
+    const double n = static_cast<double>(plan.n);
+    plan.flops = static_cast<int64_t>(scale * 14 * n * n * n / 3);
   } else {
     plan.routine = SolverRoutine::kOrgqr;
     const Shape& taus = call.operand(1)->shape();
@@ -112,8 +134,9 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     plan.flops = static_cast<int64_t>(std::max(0.0, scale * (4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3)));
   }
   plan.bytes_read = a.ByteSize() + plan.batch * plan.taus * plan.element_bytes * (plan.householder_product() ? 1 : 0);
-  plan.bytes_written = a.ByteSize() + plan.batch * 4 * ((plan.cholesky() || plan.lu() ? 1 : 0) + plan.pivots) +
-                       (plan.qr() ? plan.batch * plan.taus * plan.element_bytes : 0);
+  plan.bytes_written = a.ByteSize() + plan.batch * 4 * ((plan.cholesky() || plan.lu() || plan.eigen() ? 1 : 0) + plan.pivots) +
+                       (plan.qr() ? plan.batch * plan.taus * plan.element_bytes : 0) +
+                       (plan.eigen() ? plan.batch * plan.n * plan.element_bytes : 0);
   return plan;
 }
 
@@ -256,8 +279,73 @@ void OrgqrOne(int64_t m, int64_t n, int64_t k, T* a, const T* taus) {
   }
 }
 
+// The symmetric eigenproblem of one real column-major n x n matrix, from its `fill`
+// triangle, by cyclic Jacobi rotations in double until the off-diagonal part is below
+// rounding: the eigenvalues ascending in `values`, the unit eigenvectors as a's columns,
+// each with its largest-magnitude entry positive (the solvers' signs are their own).
 template <typename T>
-void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus) {
+void SyevOne(int64_t n, int fill, T* a, T* values) {
+  std::vector<double> s(static_cast<size_t>(n * n)), v(static_cast<size_t>(n * n), 0.0);
+  auto S = [&](int64_t i, int64_t j) -> double& { return s[static_cast<size_t>(i + j * n)]; };
+  auto V = [&](int64_t i, int64_t j) -> double& { return v[static_cast<size_t>(i + j * n)]; };
+  for (int64_t j = 0; j < n; ++j) {
+    V(j, j) = 1;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool stored = fill == 0 ? i >= j : i <= j;
+      S(i, j) = stored ? HostLoad(a, i + j * n).real() : HostLoad(a, j + i * n).real();
+    }
+  }
+  for (int sweep = 0; sweep < 64; ++sweep) {
+    double off = 0, total = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < n; ++i) {
+        total += S(i, j) * S(i, j);
+        if (i != j) off += S(i, j) * S(i, j);
+      }
+    }
+    if (off <= 1e-30 * total || off == 0) break;
+    for (int64_t p = 0; p < n; ++p) {
+      for (int64_t q = p + 1; q < n; ++q) {
+        if (S(p, q) == 0) continue;
+        // The rotation that zeroes S(p, q): t = tan, from theta = (S(q, q) - S(p, p)) / 2 S(p, q).
+        const double theta = (S(q, q) - S(p, p)) / (2 * S(p, q));
+        const double t = std::copysign(1.0, theta) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
+        for (int64_t k = 0; k < n; ++k) {  // S <- S J (columns p, q)
+          const double skp = S(k, p), skq = S(k, q);
+          S(k, p) = c * skp - sn * skq;
+          S(k, q) = sn * skp + c * skq;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // S <- Jᵀ S (rows p, q)
+          const double spk = S(p, k), sqk = S(q, k);
+          S(p, k) = c * spk - sn * sqk;
+          S(q, k) = sn * spk + c * sqk;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // V <- V J
+          const double vkp = V(k, p), vkq = V(k, q);
+          V(k, p) = c * vkp - sn * vkq;
+          V(k, q) = sn * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) order[static_cast<size_t>(j)] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return S(x, x) < S(y, y); });
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t from = order[static_cast<size_t>(j)];
+    HostStore(values, j, C(S(from, from)));
+    int64_t largest = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      if (std::abs(V(i, from)) > std::abs(V(largest, from))) largest = i;
+    }
+    const double sign = V(largest, from) < 0 ? -1 : 1;
+    for (int64_t i = 0; i < n; ++i) HostStore(a, i + j * n, C(sign * V(i, from)));
+  }
+}
+
+template <typename T>
+void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus, void* values) {
   for (int64_t b = 0; b < plan.batch; ++b) {
     T* matrix = static_cast<T*>(a) + b * plan.stride;
     if (plan.cholesky()) {
@@ -265,6 +353,14 @@ void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, voi
     } else if (plan.lu()) {
       info[b] = GetrfOne(plan.m, plan.n, matrix, pivots + b * plan.pivots);
     } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (plan.eigen()) {
+        T* w = static_cast<T*>(values) + b * plan.n;
+        SyevOne(plan.n, plan.fill, matrix, w);
+        // An eigenvalue NaN (a NaN in the triangle): info 1, as the call's model says.
+        info[b] = 0;
+        for (int64_t j = 0; j < plan.n; ++j) info[b] = std::isnan(HostLoad(w, j).real()) ? 1 : info[b];
+        continue;
+      }
       T* t = static_cast<T*>(taus) + b * plan.taus;
       if (plan.qr()) {
         GeqrfOne(plan.m, plan.n, matrix, t);
@@ -277,8 +373,10 @@ void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, voi
 
 }  // namespace
 
-Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus) {
-  if ((plan.cholesky() || plan.lu()) && info == nullptr) return Internal(plan.ToString() + ": no info");
+Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus,
+                           void* values) {
+  if ((plan.cholesky() || plan.lu() || plan.eigen()) && info == nullptr) return Internal(plan.ToString() + ": no info");
+  if (plan.eigen() && values == nullptr) return Internal(plan.ToString() + ": no values");
   if (plan.lu() && pivots == nullptr) return Internal(plan.ToString() + ": no pivots");
   if ((plan.qr() || plan.householder_product()) && taus == nullptr) return Internal(plan.ToString() + ": no taus");
   if (plan.empty) {
@@ -287,10 +385,10 @@ Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int
     return Status::Ok();
   }
   switch (plan.type) {
-    case PrimitiveType::kF32: RunAll<float>(plan, a, pivots, info, taus); break;
-    case PrimitiveType::kF64: RunAll<double>(plan, a, pivots, info, taus); break;
-    case PrimitiveType::kC64: RunAll<std::complex<float>>(plan, a, pivots, info, taus); break;
-    case PrimitiveType::kC128: RunAll<std::complex<double>>(plan, a, pivots, info, taus); break;
+    case PrimitiveType::kF32: RunAll<float>(plan, a, pivots, info, taus, values); break;
+    case PrimitiveType::kF64: RunAll<double>(plan, a, pivots, info, taus, values); break;
+    case PrimitiveType::kC64: RunAll<std::complex<float>>(plan, a, pivots, info, taus, values); break;
+    case PrimitiveType::kC128: RunAll<std::complex<double>>(plan, a, pivots, info, taus, values); break;
     default: return Internal("solver plan of type " + std::string(PrimitiveTypeName(plan.type)));
   }
   return Status::Ok();

@@ -5,7 +5,9 @@
 // 128, jaxlib's rule) and cuSOLVER's getrf once per matrix otherwise; `cusolver_geqrf_ffi`
 // runs cuBLAS's geqrfBatched for a batch whose sides are both small against it (m / batch
 // and n / batch <= 128) and cuSOLVER's geqrf per matrix otherwise; `cusolver_orgqr_ffi`
-// runs cuSOLVER's orgqr per matrix.
+// runs cuSOLVER's orgqr per matrix; `cusolver_syevd_ffi` (jax's eigh) runs cuSOLVER's
+// Jacobi syevj (syevjBatched for a batch) up to 32 x 32 with jax's default algorithm, and
+// syevd per matrix otherwise.
 //
 // The solvers are column-major and the GPU runtime's buffers row-major. A row-major matrix
 // read column-major is its transpose. For potrf that is harmless: a Hermitian a's
@@ -13,18 +15,21 @@
 // so the plan factors the same buffer with the other fill mode (a's lower triangle is the
 // column-major view's upper one) and the result, read row-major again, is a's factor in
 // the triangle asked for; the other triangle is left as it was, as jax expects. LU's
-// pivoting is by rows and QR's reflectors are columns, which the transpose would exchange,
-// so the GPU pipeline gives those calls the transposed matrix (a `transpose` kernel before
+// pivoting is by rows, QR's reflectors are columns and eigh's eigenvectors come out as
+// columns, which the transpose would exchange, so the GPU pipeline gives those calls the
+// transposed matrix (a `transpose` kernel before
 // and after, as XLA's layout assignment gives the calls their {1,2,0} operands with
 // copies), through Fusebox's own targets `__fusebox$getrf_transposed`,
-// `__fusebox$geqrf_transposed` and `__fusebox$orgqr_transposed`: operand and first result
+// `__fusebox$geqrf_transposed`, `__fusebox$orgqr_transposed` and
+// `__fusebox$syevd_transposed`: operand and first result
 // [..., n, m] hold aᵀ and the factor's transpose, row-major, so column-major they are a
 // and the factor, what the solvers read and write. Each target has a plain-HLO model (the
 // call's on the operand's transpose), which the interpreter and `--gpu-library=off` run.
 //
 // RunSolverPlanOnHost runs a plan on the host as the solvers define it (LAPACK's potf2,
 // getf2, geqr2 and org2r: the first failing minor or zero pivot in `info`, 1-based pivots,
-// dlarfg's reflectors), in double: the GPU emulator runs the calls with it, and the plan's
+// dlarfg's reflectors; eigh as cyclic Jacobi rotations, eigenvalues ascending, each
+// eigenvector's sign the solver's own choice, here its largest entry positive), in double: the GPU emulator runs the calls with it, and the plan's
 // tests hold it against the interpreter, so a wrong fill mode, leading dimension or
 // transposition shows without a GPU.
 #pragma once
@@ -42,6 +47,7 @@ namespace fusebox {
 inline constexpr std::string_view kGetrfTransposedTarget = "__fusebox$getrf_transposed";
 inline constexpr std::string_view kGeqrfTransposedTarget = "__fusebox$geqrf_transposed";
 inline constexpr std::string_view kOrgqrTransposedTarget = "__fusebox$orgqr_transposed";
+inline constexpr std::string_view kSyevdTransposedTarget = "__fusebox$syevd_transposed";
 // Whether `target` is one of them.
 bool IsTransposedSolverTarget(std::string_view target);
 
@@ -53,6 +59,9 @@ enum class SolverRoutine {
   kGeqrf,         // cusolverDn<t>geqrf, once per matrix
   kGeqrfBatched,  // cublas<t>geqrfBatched with arrays of the matrices' and taus' addresses
   kOrgqr,         // cusolverDn<t>orgqr, once per matrix
+  kSyevj,         // cusolverDn<t>syevj (one matrix, Jacobi)
+  kSyevjBatched,  // cusolverDn<t>syevjBatched (a batch of matrices up to 32 x 32)
+  kSyevd,         // cusolverDn<t>syevd, once per matrix
 };
 
 struct SolverPlan {
@@ -64,12 +73,13 @@ struct SolverPlan {
   int64_t m = 0, n = 0;
   int64_t batch = 1;
   int64_t stride = 0;
-  int fill = 0;         // potrf: cublasFillMode_t, 0 lower, 1 upper (the call's flipped)
+  int fill = 0;         // potrf, syev*: cublasFillMode_t, 0 lower, 1 upper (potrf: the call's flipped)
   int64_t pivots = 0;   // getrf: min(m, n) pivots per matrix, 1-based
   int64_t taus = 0;     // geqrf: min(m, n) per matrix; orgqr: the reflectors it multiplies (k)
   bool empty = false;   // no element: nothing to run (info is zeroed)
   // Multiply-adds: n^3 / 3 (potrf), k^2 max(m, n) - k^3 / 3 (getrf), 2 k^2 max - 2 k^3 / 3
-  // (geqrf), 4 m n k - 2 (m + n) k^2 + 4 k^3 / 3 (orgqr); x4 complex.
+  // (geqrf), 4 m n k - 2 (m + n) k^2 + 4 k^3 / 3 (orgqr), 14 n^3 / 3 (syev* with vectors,
+  // as LAPACK's count); x4 complex.
   int64_t flops = 0;
   int64_t bytes_read = 0, bytes_written = 0;
 
@@ -77,6 +87,11 @@ struct SolverPlan {
   bool lu() const { return routine == SolverRoutine::kGetrf || routine == SolverRoutine::kGetrfBatched; }
   bool qr() const { return routine == SolverRoutine::kGeqrf || routine == SolverRoutine::kGeqrfBatched; }
   bool householder_product() const { return routine == SolverRoutine::kOrgqr; }
+  bool eigen() const {
+    return routine == SolverRoutine::kSyevj || routine == SolverRoutine::kSyevjBatched ||
+           routine == SolverRoutine::kSyevd;
+  }
+  // The routines that take an array of the matrices' addresses.
   bool batched() const {
     return routine == SolverRoutine::kPotrfBatched || routine == SolverRoutine::kGetrfBatched ||
            routine == SolverRoutine::kGeqrfBatched;
@@ -84,8 +99,8 @@ struct SolverPlan {
   bool on_cublas() const { return routine == SolverRoutine::kGetrfBatched || routine == SolverRoutine::kGeqrfBatched; }
   // The call's results, in order: the factor (or q), then pivots, taus and info as the
   // routine has them: potrf (factor, info), getrf (lu, pivots, info), geqrf (a, taus),
-  // orgqr (q).
-  int result_count() const { return cholesky() ? 2 : lu() ? 3 : qr() ? 2 : 1; }
+  // orgqr (q), syev* (vectors, values, info).
+  int result_count() const { return cholesky() ? 2 : lu() ? 3 : qr() ? 2 : eigen() ? 3 : 1; }
   std::string RoutineName() const;  // "cusolverDnSpotrf", "cublasDgetrfBatched"
   // "cusolverDnSpotrfBatched fill=U n=6 batch=3"
   std::string ToString() const;
@@ -101,7 +116,9 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call);
 
 // The plan run on the host, in place on `a` (the call's first result, holding its first
 // operand on entry, row-major as the runtime passes it): potrf writes `info` (one per
-// matrix), getrf `pivots` and `info`, geqrf `taus` (of a's type), orgqr reads `taus`.
-Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus = nullptr);
+// matrix), getrf `pivots` and `info`, geqrf `taus` (of a's type), orgqr reads `taus`;
+// syev* writes the vectors over a, the eigenvalues to `values` and `info`.
+Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus = nullptr,
+                           void* values = nullptr);
 
 }  // namespace fusebox

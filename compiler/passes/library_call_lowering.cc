@@ -15,8 +15,8 @@
 namespace fusebox::passes {
 namespace {
 
-// An LU or QR call on the GPU's libraries: getrf pivots rows and geqrf/orgqr work on
-// columns of a column-major matrix, so the call becomes its `__fusebox$..._transposed`
+// An LU, QR or eigh call on the GPU's libraries: getrf pivots rows, geqrf/orgqr work on
+// columns and syevd writes eigenvectors as columns of a column-major matrix, so the call becomes its `__fusebox$..._transposed`
 // target of aᵀ with its first result transposed back (solver_plan.h): two transposes
 // Fusebox fuses like any other, where XLA's layout assignment puts copies to the call's
 // {1,2,0} layout.
@@ -43,6 +43,10 @@ Status TransposeSolverCall(Instruction& call, std::string_view target, Module& m
   attrs.custom_call_target = std::string(target);
   attrs.has_custom_call_target = true;
   attrs.api_version = call.attrs().api_version;
+  // The call's attributes (eigh's lower and algorithm) go with it.
+  attrs.backend_config = call.attrs().backend_config;
+  attrs.has_backend_config = call.attrs().has_backend_config;
+  attrs.backend_config_is_string = call.attrs().backend_config_is_string;
   if (call.metadata() != nullptr) transposed_call->set_metadata(*call.metadata());
   transposed_call->set_location(call.location());
   Instruction* transposed = parent->AddInstruction(std::move(transposed_call));
@@ -67,8 +71,8 @@ Status TransposeSolverCall(Instruction& call, std::string_view target, Module& m
   return PlanSolverCall(*transposed).status();
 }
 
-// The transposed target an LU or QR call of the GPU's libraries becomes (f32 and f64, as
-// the plain models), or none.
+// The transposed target an LU, QR or eigh call of the GPU's libraries becomes (f32 and
+// f64, as the plain models), or none.
 std::string_view TransposedTarget(const Instruction& inst) {
   const std::string& target = inst.attrs().custom_call_target;
   if (IsTransposedSolverTarget(target) || !ParseLibraryCall(inst).ok()) return {};
@@ -78,6 +82,7 @@ std::string_view TransposedTarget(const Instruction& inst) {
     case LibraryCallKind::kLu: return kGetrfTransposedTarget;
     case LibraryCallKind::kQr: return kGeqrfTransposedTarget;
     case LibraryCallKind::kHouseholderProduct: return kOrgqrTransposedTarget;
+    case LibraryCallKind::kSymmetricEigen: return kSyevdTransposedTarget;
     default: return {};
   }
 }

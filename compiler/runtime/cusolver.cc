@@ -40,6 +40,20 @@ using GeqrfFn = int (*)(void*, int, int, void*, int, void*, void*, int, int*);
 using OrgqrBufferSizeFn = int (*)(void*, int, int, int, const void*, int, const void*, int*);
 // cusolverDn<t>orgqr: (handle, m, n, k, A, lda, tau, work, lwork, devInfo).
 using OrgqrFn = int (*)(void*, int, int, int, void*, int, const void*, void*, int, int*);
+using CreateSyevjInfoFn = int (*)(void**);
+using DestroySyevjInfoFn = int (*)(void*);
+// cusolverDn<t>syevd_bufferSize: (handle, jobz, uplo, n, A, lda, W, int* lwork).
+using SyevdBufferSizeFn = int (*)(void*, int, int, int, const void*, int, const void*, int*);
+// cusolverDn<t>syevd: (handle, jobz, uplo, n, A, lda, W, work, lwork, devInfo).
+using SyevdFn = int (*)(void*, int, int, int, void*, int, void*, void*, int, int*);
+// cusolverDn<t>syevj_bufferSize: syevd's and the syevjInfo; syevj: syevd's and the syevjInfo.
+using SyevjBufferSizeFn = int (*)(void*, int, int, int, const void*, int, const void*, int*, void*);
+using SyevjFn = int (*)(void*, int, int, int, void*, int, void*, void*, int, int*, void*);
+// The batched forms take the batch count last.
+using SyevjBatchedBufferSizeFn = int (*)(void*, int, int, int, const void*, int, const void*, int*, void*, int);
+using SyevjBatchedFn = int (*)(void*, int, int, int, void*, int, void*, void*, int, int*, void*, int);
+
+constexpr int kEigModeVector = 1;  // CUSOLVER_EIG_MODE_VECTOR
 
 struct CusolverApi {
   CreateFn create = nullptr;
@@ -55,6 +69,14 @@ struct CusolverApi {
   GeqrfFn geqrf[2] = {};
   OrgqrBufferSizeFn orgqr_buffer_size[2] = {};
   OrgqrFn orgqr[2] = {};
+  CreateSyevjInfoFn create_syevj_info = nullptr;
+  DestroySyevjInfoFn destroy_syevj_info = nullptr;
+  SyevdBufferSizeFn syevd_buffer_size[2] = {};  // S, D
+  SyevdFn syevd[2] = {};
+  SyevjBufferSizeFn syevj_buffer_size[2] = {};
+  SyevjFn syevj[2] = {};
+  SyevjBatchedBufferSizeFn syevj_batched_buffer_size[2] = {};
+  SyevjBatchedFn syevj_batched[2] = {};
   std::string library;
   Status status;
 };
@@ -77,6 +99,8 @@ const CusolverApi& Api() {
     symbols.Need("cusolverDnDestroy", &a->destroy);
     symbols.Need("cusolverDnSetStream", &a->set_stream);
     symbols.Need("cusolverGetVersion", &a->get_version);
+    symbols.Need("cusolverDnCreateSyevjInfo", &a->create_syevj_info);
+    symbols.Need("cusolverDnDestroySyevjInfo", &a->destroy_syevj_info);
     const char* letters[4] = {"S", "D", "C", "Z"};
     for (int t = 0; t < 4; ++t) {
       const std::string prefix = std::string("cusolverDn") + letters[t];
@@ -90,6 +114,12 @@ const CusolverApi& Api() {
         symbols.Need((prefix + "geqrf").c_str(), &a->geqrf[t]);
         symbols.Need((prefix + "orgqr_bufferSize").c_str(), &a->orgqr_buffer_size[t]);
         symbols.Need((prefix + "orgqr").c_str(), &a->orgqr[t]);
+        symbols.Need((prefix + "syevd_bufferSize").c_str(), &a->syevd_buffer_size[t]);
+        symbols.Need((prefix + "syevd").c_str(), &a->syevd[t]);
+        symbols.Need((prefix + "syevj_bufferSize").c_str(), &a->syevj_buffer_size[t]);
+        symbols.Need((prefix + "syevj").c_str(), &a->syevj[t]);
+        symbols.Need((prefix + "syevjBatched_bufferSize").c_str(), &a->syevj_batched_buffer_size[t]);
+        symbols.Need((prefix + "syevjBatched").c_str(), &a->syevj_batched[t]);
       }
     }
     if (!symbols.missing().empty())
@@ -126,6 +156,7 @@ StatusOr<std::unique_ptr<Cusolver>> Cusolver::Create(CudaContext& context) {
 }
 
 Cusolver::~Cusolver() {
+  if (syevj_params_ != nullptr) Api().destroy_syevj_info(syevj_params_);
   if (handle_ != nullptr) Api().destroy(handle_);
 }
 
@@ -137,7 +168,15 @@ StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
   if (plan.empty || plan.batched()) return int64_t{0};
   int lwork = 0;
   const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n), k = static_cast<int>(plan.taus);
-  if ((plan.qr() || plan.householder_product()) && t > 1) return InvalidArgument(plan.ToString() + ": not a real QR");
+  if ((plan.qr() || plan.householder_product() || plan.eigen()) && t > 1) {
+    return InvalidArgument(plan.ToString() + ": a complex QR or eigh");
+  }
+  if (plan.eigen() && plan.routine != SolverRoutine::kSyevd && syevj_params_ == nullptr) {
+    if (int rc = api.create_syevj_info(&syevj_params_); rc != 0) {
+      syevj_params_ = nullptr;
+      return CusolverError("cusolverDnCreateSyevjInfo", rc);
+    }
+  }
   int rc = 0;
   if (plan.cholesky()) {
     rc = api.potrf_buffer_size[t](handle_, plan.fill, n, nullptr, n, &lwork);
@@ -145,8 +184,15 @@ StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
     rc = api.getrf_buffer_size[t](handle_, m, n, nullptr, m, &lwork);
   } else if (plan.qr()) {
     rc = api.geqrf_buffer_size[t](handle_, m, n, nullptr, m, &lwork);
-  } else {
+  } else if (plan.householder_product()) {
     rc = api.orgqr_buffer_size[t](handle_, m, n, k, nullptr, m, nullptr, &lwork);
+  } else if (plan.routine == SolverRoutine::kSyevd) {
+    rc = api.syevd_buffer_size[t](handle_, kEigModeVector, plan.fill, n, nullptr, n, nullptr, &lwork);
+  } else if (plan.routine == SolverRoutine::kSyevj) {
+    rc = api.syevj_buffer_size[t](handle_, kEigModeVector, plan.fill, n, nullptr, n, nullptr, &lwork, syevj_params_);
+  } else {
+    rc = api.syevj_batched_buffer_size[t](handle_, kEigModeVector, plan.fill, n, nullptr, n, nullptr, &lwork,
+                                          syevj_params_, static_cast<int>(plan.batch));
   }
   if (rc != 0) return CusolverError(plan.RoutineName() + "_bufferSize", rc);
   // lwork counts elements; one int more at the end for the QR routines' devInfo, which
@@ -154,8 +200,10 @@ StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
   return static_cast<int64_t>(lwork) * plan.element_bytes + (plan.qr() || plan.householder_product() ? 16 : 0);
 }
 
-Status Cusolver::Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, DevicePtr info, DevicePtr taus,
-                     DevicePtr workspace, int64_t workspace_bytes, DevicePtr pointers) {
+Status Cusolver::Run(const SolverPlan& plan, const Buffers& buffers) {
+  const DevicePtr a = buffers.a, pivots = buffers.pivots, info = buffers.info, taus = buffers.taus;
+  const DevicePtr workspace = buffers.workspace, pointers = buffers.pointers;
+  const int64_t workspace_bytes = buffers.workspace_bytes;
   const CusolverApi& api = Api();
   RETURN_IF_ERROR(api.status);
   const int t = BlasTypeIndex(plan.type);
@@ -208,6 +256,26 @@ Status Cusolver::Run(const SolverPlan& plan, DevicePtr a, DevicePtr pivots, Devi
         if (int rc = api.orgqr[t](handle_, m, n, k, matrix(b), m, tau(b), work, lwork, infos); rc != 0) {
           return CusolverError(plan.RoutineName(), rc);
         }
+      }
+      return Status::Ok();
+    case SolverRoutine::kSyevd:
+    case SolverRoutine::kSyevj:
+      // jaxlib's loop for syevd (syevj: one matrix), values n apart, one info each.
+      for (int64_t b = 0; b < plan.batch; ++b) {
+        auto* w = reinterpret_cast<void*>(buffers.values + static_cast<DevicePtr>(b * plan.n * plan.element_bytes));
+        const int rc = plan.routine == SolverRoutine::kSyevd
+                           ? api.syevd[t](handle_, kEigModeVector, plan.fill, n, matrix(b), n, w, work, lwork, infos + b)
+                           : api.syevj[t](handle_, kEigModeVector, plan.fill, n, matrix(b), n, w, work, lwork,
+                                          infos + b, syevj_params_);
+        if (rc != 0) return CusolverError(plan.RoutineName(), rc);
+      }
+      return Status::Ok();
+    case SolverRoutine::kSyevjBatched:
+      if (int rc = api.syevj_batched[t](handle_, kEigModeVector, plan.fill, n, matrix(0), n,
+                                        reinterpret_cast<void*>(buffers.values), work, lwork, infos, syevj_params_,
+                                        static_cast<int>(plan.batch));
+          rc != 0) {
+        return CusolverError(plan.RoutineName(), rc);
       }
       return Status::Ok();
     case SolverRoutine::kGetrfBatched:

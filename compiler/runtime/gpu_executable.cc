@@ -622,7 +622,7 @@ class GpuExecutable::Frame {
       return Internal(inst.name() + ": a factorization call's operands and results are arrays, " +
                       std::to_string(plan.result_count()) + " results");
     }
-    const DevicePtr info = plan.cholesky() || plan.lu() ? out.back() : 0;
+    const DevicePtr info = plan.cholesky() || plan.lu() || plan.eigen() ? out.back() : 0;
     const DevicePtr pivots = plan.lu() ? out[1] : 0;
     const DevicePtr taus = plan.qr() ? out[1] : plan.householder_product() ? taus_in[0] : 0;
     const int64_t tau_bytes = plan.batch * plan.taus * plan.element_bytes;
@@ -663,11 +663,17 @@ class GpuExecutable::Frame {
                             if (plan.routine == SolverRoutine::kGeqrfBatched) {
                               return programs.helper_blas->GeqrfBatched(plan, programs.solver_pointers.ptr());
                             }
+                            Cusolver::Buffers buffers;
+                            buffers.a = out[0];
+                            buffers.pivots = pivots;
+                            buffers.info = info;
+                            buffers.taus = taus;
+                            buffers.values = plan.eigen() ? out[1] : 0;
+                            buffers.workspace = programs.solver_workspace.ptr();
                             auto work = programs.solver_workspace_bytes.find(&inst);
-                            return programs.cusolver->Run(
-                                plan, out[0], pivots, info, taus, programs.solver_workspace.ptr(),
-                                work == programs.solver_workspace_bytes.end() ? 0 : work->second,
-                                programs.solver_pointers.ptr());
+                            buffers.workspace_bytes = work == programs.solver_workspace_bytes.end() ? 0 : work->second;
+                            buffers.pointers = programs.solver_pointers.ptr();
+                            return programs.cusolver->Run(plan, buffers);
                           });
   }
 
@@ -840,7 +846,7 @@ Status PrepareSolvers(CudaContext& ctx, const Module& module, GpuPrograms& progr
     StatusOr<std::unique_ptr<Cusolver>> cusolver = Cusolver::Create(ctx);
     if (!cusolver.ok()) {
       return cusolver.status().WithPrefix("the module has " + std::to_string(on_cusolver) +
-                                          " Cholesky, LU or QR call(s) for cuSOLVER: ");
+                                          " Cholesky, LU, QR or eigh call(s) for cuSOLVER: ");
     }
     programs.cusolver = std::move(*cusolver);
     for (const auto& [inst, plan] : programs.solvers) {

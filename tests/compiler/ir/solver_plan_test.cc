@@ -275,5 +275,65 @@ TEST(SolverPlanTest, HostGetrfMatchesTheInterpreter) {
   ASSERT_NO_FATAL_FAILURE(ExpectHostPlanMatchesInterpreter(*module, t, 1e-12));
 }
 
+std::string SyevdModule(const std::string& dims, const std::string& values, const std::string& batch,
+                        const std::string& attributes) {
+  return "HloModule m\nENTRY e {\n  t = f64" + dims + " parameter(0)\n  ROOT c = (f64" + dims + ", f64" + values +
+         ", s32" + batch + ") custom-call(t), custom_call_target=\"__fusebox$syevd_transposed\", "
+         "api_version=API_VERSION_TYPED_FFI, backend_config=" + attributes + "\n}\n";
+}
+
+// eigh: Jacobi up to 32 x 32 with jax's default algorithm (batched for a batch), syevd
+// beyond or with the QR algorithm; the triangle as the call reads it (the operand holds
+// aᵀ, which is a column-major). The host run against the interpreter's: eigenvalues, and
+// the vectors up to each one's sign.
+TEST(SolverPlanTest, EighRoutinesAreJaxlibsAndMatchTheInterpreter) {
+  struct Case {
+    const char* dims;
+    const char* values;
+    const char* batch;
+    const char* attributes;
+    SolverRoutine routine;
+    const char* text;
+  };
+  for (const Case& c : {Case{"[6,6]", "[6]", "[]", "{algorithm = 0 : ui8, lower = true}", SolverRoutine::kSyevj,
+                             "cusolverDnDsyevj fill=L n=6"},
+                        Case{"[3,5,5]", "[3,5]", "[3]", "{algorithm = 0 : ui8, lower = false}",
+                             SolverRoutine::kSyevjBatched, "cusolverDnDsyevjBatched fill=U n=5 batch=3"},
+                        Case{"[2,7,7]", "[2,7]", "[2]", "{algorithm = 1 : ui8, lower = true}", SolverRoutine::kSyevd,
+                             "cusolverDnDsyevd fill=L n=7 x2"},
+                        Case{"[34,34]", "[34]", "[]", "{algorithm = 0 : ui8, lower = true}", SolverRoutine::kSyevd,
+                             "cusolverDnDsyevd fill=L n=34"}}) {
+    SCOPED_TRACE(c.dims);
+    auto module = Parse(SyevdModule(c.dims, c.values, c.batch, c.attributes));
+    ASSERT_NE(module, nullptr);
+    SolverPlan plan = PlanOf(*module);
+    EXPECT_EQ(plan.routine, c.routine);
+    EXPECT_EQ(plan.ToString(), c.text);
+    // The operand: noise in the triangle the call does not read.
+    Literal t = Operand(module->entry()->parameter(0)->shape(), false, 9);
+    std::vector<Literal> args;
+    args.push_back(t);
+    auto expected = interpreter::Interpreter().Run(*module, args);
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    const Shape& values_shape = module->entry()->root()->shape().tuple_shapes(1);
+    Literal values(values_shape);
+    std::vector<int32_t> info(static_cast<size_t>(plan.batch));
+    ASSERT_TRUE(RunSolverPlanOnHost(plan, t.untyped_data(), nullptr, info.data(), nullptr, values.untyped_data()).ok());
+    const int64_t n = plan.n;
+    for (int64_t b = 0; b < plan.batch; ++b) {
+      EXPECT_EQ(info[static_cast<size_t>(b)], expected->tuple_elements()[2].GetInt64(b));
+      for (int64_t j = 0; j < n; ++j) {
+        EXPECT_NEAR(values.GetDouble(b * n + j), expected->tuple_elements()[1].GetDouble(b * n + j), 1e-10);
+        // Column j of V is row j of the result (it holds Vᵀ); up to sign.
+        double dot = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          dot += t.GetDouble(b * n * n + j * n + i) * expected->tuple_elements()[0].GetDouble(b * n * n + j * n + i);
+        }
+        EXPECT_NEAR(std::abs(dot), 1.0, 1e-9) << "vector " << j << " of matrix " << b;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fusebox
