@@ -164,6 +164,10 @@ def gpu_factorization_cases():
     reconstruct = lambda a: (lambda w, v: (w, (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2)))(*jnp.linalg.eigh(a))
     write_gpu("gpu_eigh_batched", reconstruct, (sym(3, 6, 6),))
     write_gpu("gpu_eigh_large", reconstruct, (sym(40, 40),))
+    # SVD: cuSOLVER's gesvdjBatched (a batch up to 32 x 32, full U and V): the singular
+    # values and U[:, :k] diag(s) Vᵀ (the pairs' signs are the solver's).
+    write_gpu("gpu_svd_batched", lambda a: (lambda u, s, vt: (s, (u[..., :, :4] * s[..., None, :]) @ vt))(
+        *jnp.linalg.svd(a, full_matrices=True)), (normal(3, 5, 4),))
 
 
 def tridiagonal_cases():

@@ -519,13 +519,20 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
         }
         const int64_t bytes = plan.stride * plan.batch * plan.element_bytes;
         if (bytes > 0) std::memcpy(outs[0], a[0], static_cast<size_t>(bytes));
-        auto* pivots = plan.lu() ? reinterpret_cast<int32_t*>(outs[1]) : nullptr;
-        auto* info = plan.cholesky() || plan.lu() || plan.eigen() ? reinterpret_cast<int32_t*>(outs.back()) : nullptr;
-        void* taus = plan.qr() ? static_cast<void*>(outs[1])
-                     : plan.householder_product() ? static_cast<void*>(leaves[inst->operand(1)][0])
-                                                  : nullptr;
-        RETURN_IF_ERROR(RunSolverPlanOnHost(plan, outs[0], pivots, info, taus, plan.eigen() ? outs[1] : nullptr)
-                            .WithPrefix("GPU emulator: " + inst->name() + ": "));
+        SolverHostBuffers buffers;
+        buffers.a = outs[0];
+        if (plan.lu()) buffers.pivots = reinterpret_cast<int32_t*>(outs[1]);
+        if (plan.cholesky() || plan.lu() || plan.eigen() || plan.svd()) buffers.info = reinterpret_cast<int32_t*>(outs.back());
+        if (plan.qr()) buffers.taus = outs[1];
+        if (plan.householder_product()) buffers.taus = leaves[inst->operand(1)][0];
+        if (plan.eigen() || plan.svd()) buffers.values = outs[1];
+        if (plan.svd()) {
+          buffers.u = outs[2];
+          buffers.v = outs[3];
+          // Without vectors U and V stay zeros, as the call's model has them.
+          for (int i : {2, 3}) std::memset(outs[i], 0, static_cast<size_t>(LeafBytes(inst->shape().tuple_shapes(i))));
+        }
+        RETURN_IF_ERROR(RunSolverPlanOnHost(plan, buffers).WithPrefix("GPU emulator: " + inst->name() + ": "));
         leaves[inst] = std::move(outs);
         return Status::Ok();
       }

@@ -356,7 +356,11 @@ TallSvd OneSidedJacobi(Module& module, Computation* computation, Instruction* a,
 
 Instruction* EmitGesddCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
                            char mode, bool returns_v) {
-  const Shape& shape = call.shape();
+  return EmitGesddCall(module, computation, call.shape(), a, mode, returns_v);
+}
+
+Instruction* EmitGesddCall(Module& module, Computation* computation, const Shape& shape, Instruction* a, char mode,
+                           bool returns_v) {
   Builder b(module, computation);
   const PrimitiveType type = PrimitiveType::kF64;
   const Shape plain = Builder::Plain(a->shape());

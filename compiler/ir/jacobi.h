@@ -52,5 +52,9 @@ Instruction* EmitSyevdCall(Module& module, Computation* computation, const Instr
 // With `returns_v` (cuSOLVER's gesvdj), element 3 is V ([..., n, n] or [..., n, k]), not V^T.
 Instruction* EmitGesddCall(Module& module, Computation* computation, const Instruction& call, Instruction* a,
                            char mode, bool returns_v = false);
+// The same for a call of result shape `shape` (the GPU pipeline's transposed call models it
+// on aᵀ's transpose, solver_plan.h).
+Instruction* EmitGesddCall(Module& module, Computation* computation, const Shape& shape, Instruction* a, char mode,
+                           bool returns_v);
 
 }  // namespace fusebox::library_call_internal

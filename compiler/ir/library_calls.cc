@@ -951,6 +951,26 @@ StatusOr<FfiAttributeMap> ReadTriangle(const Instruction& inst, LibraryCall& cal
   return *attributes;
 }
 
+// A shape as the call on a sees it: the GPU pipeline's transposed calls (solver_plan.h)
+// hold aᵀ and the transposes of their matrix results, the arrays of the operand's rank,
+// whose last two dimensions swap back here; the other calls' shapes are as they are.
+Shape AsCallOnA(const Instruction& inst, const Shape& shape) {
+  if (!IsTransposedSolverTarget(inst.attrs().custom_call_target) || inst.operand_count() == 0) return shape;
+  const int64_t rank = inst.operand(0)->shape().rank();
+  auto swapped = [&](Shape s) {
+    if (s.IsArray() && s.rank() == rank && rank >= 2) {
+      const int64_t rows = s.dimensions(rank - 2);
+      s.set_dimension(rank - 2, s.dimensions(rank - 1));
+      s.set_dimension(rank - 1, rows);
+    }
+    return s;
+  };
+  if (!shape.IsTuple()) return swapped(shape);
+  std::vector<Shape> elements;
+  for (const Shape& element : shape.tuple_shapes()) elements.push_back(swapped(element));
+  return Shape::Tuple(std::move(elements));
+}
+
 // jax's Cholesky: (a) -> (factor, s32 info[batch]); LAPACK's uplo L/U, cuSOLVER's lower.
 Status ParseCholesky(const Instruction& inst, LibraryCall& call) {
   RETURN_IF_ERROR(ReadTriangle(inst, call).status());
@@ -1020,14 +1040,9 @@ Status ParseQr(const Instruction& inst, LibraryCall& call) {
 Status ParseHouseholderProduct(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 2) return CallError(inst, "takes two operands, the reflectors and their taus");
   // The GPU pipeline's call on aᵀ (solver_plan.h) is checked as the call on a.
-  Shape a = inst.operand(0)->shape();
+  const Shape a = AsCallOnA(inst, inst.operand(0)->shape());
   const Shape& taus = inst.operand(1)->shape();
   if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
-  if (inst.attrs().custom_call_target == kOrgqrTransposedTarget) {
-    const int64_t rows = a.dimensions(a.rank() - 2);
-    a.set_dimension(a.rank() - 2, a.dimensions(a.rank() - 1));
-    a.set_dimension(a.rank() - 1, rows);
-  }
   if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "a product of " + std::string(PrimitiveTypeName(a.element_type())) +
                                      " Householder reflectors is not modelled (f32 and f64 are)");
@@ -1086,7 +1101,8 @@ Status ParseSymmetricEigen(const Instruction& inst, LibraryCall& call) {
 Status ParseSvd(const Instruction& inst, LibraryCall& call) {
   std::optional<FfiAttributeMap> attributes = FfiAttributes(inst);
   char mode = 'A';
-  if (inst.attrs().custom_call_target == "cusolver_gesvdj_ffi") {
+  if (inst.attrs().custom_call_target == "cusolver_gesvdj_ffi" ||
+      inst.attrs().custom_call_target == kGesvdjTransposedTarget) {
     // {compute_uv = true, full_matrices = false}; element 3 is V, not V^T.
     auto flag = [&](const char* name) -> StatusOr<bool> {
       auto it = attributes ? attributes->find(name) : FfiAttributeMap::const_iterator{};
@@ -1106,7 +1122,8 @@ Status ParseSvd(const Instruction& inst, LibraryCall& call) {
   }
   call.svd_mode = mode;
   if (inst.operand_count() != 1) return CallError(inst, "takes one operand, the matrices");
-  const Shape& a = inst.operand(0)->shape();
+  // The GPU pipeline's call on aᵀ (solver_plan.h) is checked as the call on a.
+  const Shape a = AsCallOnA(inst, inst.operand(0)->shape());
   if (!IsMatrixBatch(a)) return CallError(inst, "operand " + a.ToString(false) + " is not matrices");
   if (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64 && !ComplexLapack(inst)) {
     return CallUnsupported(inst, "a singular value decomposition of " + std::string(PrimitiveTypeName(a.element_type())) +
@@ -1123,7 +1140,7 @@ Status ParseSvd(const Instruction& inst, LibraryCall& call) {
     dims.insert(dims.end(), last.begin(), last.end());
     return dims;
   };
-  const Shape& shape = inst.shape();
+  const Shape shape = AsCallOnA(inst, inst.shape());
   bool fits = shape.IsTuple() && shape.tuple_size() == 5;
   for (int64_t i = 0; fits && i < 4; ++i) {
     fits = shape.tuple_shapes(i).IsArray() &&
@@ -1169,7 +1186,7 @@ Status ParseTridiagonalSolve(const Instruction& inst, LibraryCall& call) {
     return CallError(inst, "b " + b.ToString(false) + " is not [..., n, nrhs] over d " + d.ToString(false));
   }
   const std::vector<int64_t> batch(d.dimensions().begin(), d.dimensions().end() - 1);
-  const Shape& shape = inst.shape();
+  const Shape shape = AsCallOnA(inst, inst.shape());
   bool fits = shape.IsTuple() && shape.tuple_size() == 5;
   for (int64_t i = 0; fits && i < 4; ++i) {
     const Shape& element = shape.tuple_shapes(i);
@@ -1407,7 +1424,9 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
       target == kSyevdTransposedTarget) {
     return LibraryCallKind::kSymmetricEigen;
   }
-  if (IsLapackTarget(target, "gesdd") || target == "cusolver_gesvdj_ffi") return LibraryCallKind::kSvd;
+  if (IsLapackTarget(target, "gesdd") || target == "cusolver_gesvdj_ffi" || target == kGesvdjTransposedTarget) {
+    return LibraryCallKind::kSvd;
+  }
   if (target == "cu_lu_pivots_to_permutation") return LibraryCallKind::kLuPivotsToPermutation;
   if (IsLapackTarget(target, "gtsv")) return LibraryCallKind::kTridiagonalSolve;
   if (IsLapackTarget(target, "gehrd")) return LibraryCallKind::kHessenberg;
@@ -1752,38 +1771,44 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
   }
   if (IsTransposedSolverTarget(call.target)) {
     // The GPU pipeline's calls on aᵀ (solver_plan.h): the call's model on the operand's
-    // transpose, its first result transposed back.
+    // transpose, its matrix results (those of the operand's rank) transposed back.
     const Shape& shape = instruction.shape();
+    const Shape on_a = AsCallOnA(instruction, shape);
     const int64_t rank = params[0]->shape().rank();
     std::vector<int64_t> swap(static_cast<size_t>(rank));
     std::iota(swap.begin(), swap.end(), 0);
     std::swap(swap[rank - 1], swap[rank - 2]);
     Instruction* a = e.Transpose(params[0], swap);
     std::vector<Instruction*> elements;
-    if (call.kind == LibraryCallKind::kLu) {
-      Shape lu_shape = shape;
-      (*lu_shape.mutable_tuple_shapes())[0] = Emitter::Plain(a->shape());
-      Instruction* lu = EmitLuCall(module, computation, lu_shape, a);
-      for (int64_t i = 0; i < 3; ++i) {
-        Instruction* element = e.Add(Opcode::kGetTupleElement, lu_shape.tuple_shapes(i), {lu});
+    auto take_elements = [&](Instruction* tuple) {
+      for (int64_t i = 0; i < on_a.tuple_size(); ++i) {
+        Instruction* element = e.Add(Opcode::kGetTupleElement, on_a.tuple_shapes(i), {tuple});
         element->mutable_attrs().tuple_index = i;
         elements.push_back(element);
       }
-    } else if (call.kind == LibraryCallKind::kQr) {
-      auto [factored, taus] = library_call_internal::HouseholderQr(module, computation, a);
-      elements = {factored, taus};
-    } else if (call.kind == LibraryCallKind::kSymmetricEigen) {
-      // Square: the call's own shapes fit aᵀ's model.
-      Instruction* eigen = library_call_internal::EmitSyevdCall(module, computation, instruction, a, call.lower);
-      for (int64_t i = 0; i < 3; ++i) {
-        Instruction* element = e.Add(Opcode::kGetTupleElement, shape.tuple_shapes(i), {eigen});
-        element->mutable_attrs().tuple_index = i;
-        elements.push_back(element);
+    };
+    switch (call.kind) {
+      case LibraryCallKind::kLu:
+        take_elements(EmitLuCall(module, computation, on_a, a));
+        break;
+      case LibraryCallKind::kQr: {
+        auto [factored, taus] = library_call_internal::HouseholderQr(module, computation, a);
+        elements = {factored, taus};
+        break;
       }
-    } else {
-      elements = {library_call_internal::HouseholderProduct(module, computation, a, params[1])};
+      case LibraryCallKind::kSymmetricEigen:  // square: the call's own shapes fit
+        take_elements(library_call_internal::EmitSyevdCall(module, computation, instruction, a, call.lower));
+        break;
+      case LibraryCallKind::kSvd:
+        take_elements(library_call_internal::EmitGesddCall(module, computation, on_a, a, call.svd_mode,
+                                                           call.svd_returns_v));
+        break;
+      default:
+        elements = {library_call_internal::HouseholderProduct(module, computation, a, params[1])};
     }
-    elements[0] = e.Transpose(elements[0], swap);
+    for (Instruction*& element : elements) {
+      if (element->shape().IsArray() && element->shape().rank() == rank) element = e.Transpose(element, swap);
+    }
     if (!shape.IsTuple()) {
       elements[0]->set_shape(shape);
       computation->set_root(elements[0]);

@@ -7,6 +7,8 @@
 #include <complex>
 #include <cstring>
 #include <cstdlib>
+#include <map>
+#include <string>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -38,6 +40,8 @@ std::string SolverPlan::RoutineName() const {
     case SolverRoutine::kSyevj: return std::string("cusolverDn") + letter + "syevj";
     case SolverRoutine::kSyevjBatched: return std::string("cusolverDn") + letter + "syevjBatched";
     case SolverRoutine::kSyevd: return std::string("cusolverDn") + letter + "syevd";
+    case SolverRoutine::kGesvdj: return std::string("cusolverDn") + letter + "gesvdj";
+    case SolverRoutine::kGesvdjBatched: return std::string("cusolverDn") + letter + "gesvdjBatched";
   }
   return "";
 }
@@ -49,6 +53,7 @@ std::string SolverPlan::ToString() const {
   } else {
     out += " m=" + std::to_string(m) + " n=" + std::to_string(n);
     if (householder_product()) out += " k=" + std::to_string(taus);
+    if (svd()) out += !vectors ? " values only" : econ ? " econ" : " full";
   }
   if (batch > 1) out += (out.find("Batched") != std::string::npos ? " batch=" : " x") + std::to_string(batch);
   return out;
@@ -56,7 +61,7 @@ std::string SolverPlan::ToString() const {
 
 bool IsTransposedSolverTarget(std::string_view target) {
   return target == kGetrfTransposedTarget || target == kGeqrfTransposedTarget || target == kOrgqrTransposedTarget ||
-         target == kSyevdTransposedTarget;
+         target == kSyevdTransposedTarget || target == kGesvdjTransposedTarget;
 }
 
 bool IsSolverCall(const Instruction& call) {
@@ -126,6 +131,24 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     plan.fill = parsed.lower ? 0 : 1;
     const double n = static_cast<double>(plan.n);
     plan.flops = static_cast<int64_t>(scale * 14 * n * n * n / 3);
+  } else if (parsed.kind == LibraryCallKind::kSvd) {
+    if (parsed.svd_mode == 'A' || parsed.svd_mode == 'S' || parsed.svd_mode == 'N') {
+      // jax's flags: full_matrices gives U m x m and V n x n, econ min(m, n) columns each;
+      // compute_uv false ('N') still has U and V of the full_matrices shapes, unwritten.
+      std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(call);
+      plan.econ = attributes && attributes->count("full_matrices") && attributes->at("full_matrices") == "false";
+    }
+    plan.vectors = parsed.svd_mode != 'N';
+    const int64_t k = std::min(plan.m, plan.n);
+    plan.taus = 0;
+    plan.u_columns = plan.econ ? k : plan.m;
+    plan.v_columns = plan.econ ? k : plan.n;
+    // jaxlib's choice: the batched Jacobi for several matrices up to 32 x 32 with full U and V.
+    const bool batched = plan.batch > 1 && plan.m <= 32 && plan.n <= 32 && !plan.econ;
+    plan.routine = batched ? SolverRoutine::kGesvdjBatched : SolverRoutine::kGesvdj;
+    const double kk = static_cast<double>(k), big = static_cast<double>(std::max(plan.m, plan.n));
+    plan.flops = static_cast<int64_t>(
+        scale * (4 * kk * kk * big - 4 * kk * kk * kk / 3 + (plan.vectors ? 4 * kk * kk * big + 8 * kk * kk * kk : 0)));
   } else {
     plan.routine = SolverRoutine::kOrgqr;
     const Shape& taus = call.operand(1)->shape();
@@ -134,9 +157,13 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     plan.flops = static_cast<int64_t>(std::max(0.0, scale * (4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3)));
   }
   plan.bytes_read = a.ByteSize() + plan.batch * plan.taus * plan.element_bytes * (plan.householder_product() ? 1 : 0);
-  plan.bytes_written = a.ByteSize() + plan.batch * 4 * ((plan.cholesky() || plan.lu() || plan.eigen() ? 1 : 0) + plan.pivots) +
+  plan.bytes_written = a.ByteSize() +
+                       plan.batch * 4 * ((plan.cholesky() || plan.lu() || plan.eigen() || plan.svd() ? 1 : 0) + plan.pivots) +
                        (plan.qr() ? plan.batch * plan.taus * plan.element_bytes : 0) +
-                       (plan.eigen() ? plan.batch * plan.n * plan.element_bytes : 0);
+                       (plan.eigen() ? plan.batch * plan.n * plan.element_bytes : 0) +
+                       (plan.svd() ? plan.batch * plan.element_bytes *
+                                         (std::min(plan.m, plan.n) + plan.m * plan.u_columns + plan.n * plan.v_columns)
+                                   : 0);
   return plan;
 }
 
@@ -344,8 +371,140 @@ void SyevOne(int64_t n, int fill, T* a, T* values) {
   }
 }
 
+// Columns j of the column-major `rows` x `count` basis b from `have` on, made orthonormal
+// to the ones before: the unit vectors e_0, e_1, ... in turn, each with its projection on
+// the basis so far removed, kept when what is left is not negligible.
+void CompleteBasis(int64_t rows, int64_t have, int64_t count, std::vector<double>& b) {
+  int64_t next = 0;
+  for (int64_t j = have; j < count; ++j) {
+    for (; next < rows; ++next) {
+      std::vector<double> x(static_cast<size_t>(rows), 0.0);
+      x[static_cast<size_t>(next)] = 1;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int64_t c = 0; c < j; ++c) {
+          double dot = 0;
+          for (int64_t i = 0; i < rows; ++i) dot += b[static_cast<size_t>(i + c * rows)] * x[static_cast<size_t>(i)];
+          for (int64_t i = 0; i < rows; ++i) x[static_cast<size_t>(i)] -= dot * b[static_cast<size_t>(i + c * rows)];
+        }
+      }
+      double norm = 0;
+      for (double xi : x) norm += xi * xi;
+      norm = std::sqrt(norm);
+      if (norm < 1e-6) continue;
+      for (int64_t i = 0; i < rows; ++i) b[static_cast<size_t>(i + j * rows)] = x[static_cast<size_t>(i)] / norm;
+      ++next;
+      break;
+    }
+  }
+}
+
+// The SVD of one real column-major m x n matrix by one-sided Jacobi rotations (on the
+// columns of a, or of aᵀ when it is wide) in double: singular values descending, U's
+// columns (m x u_columns) and V's (n x v_columns) orthonormal, a = U diag(s) Vᵀ, each
+// U column's largest entry positive (V's column following), the bases completed where a
+// zero singular value or full matrices leave columns open. U and V are written
+// transposed (row-major: the call holds them so).
 template <typename T>
-void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus, void* values) {
+void GesvdjOne(const SolverPlan& plan, const T* a, T* s, T* ut, T* vt) {
+  const int64_t m = plan.m, n = plan.n, k = std::min(m, n);
+  const bool wide = m < n;
+  // w: the rows x cols matrix whose columns are rotated (a, or aᵀ when wide).
+  const int64_t rows = wide ? n : m, cols = wide ? m : n;
+  std::vector<double> w(static_cast<size_t>(rows * cols)), r(static_cast<size_t>(cols * cols), 0.0);
+  for (int64_t j = 0; j < cols; ++j) {
+    r[static_cast<size_t>(j + j * cols)] = 1;
+    for (int64_t i = 0; i < rows; ++i) {
+      w[static_cast<size_t>(i + j * rows)] = wide ? HostLoad(a, j + i * m).real() : HostLoad(a, i + j * m).real();
+    }
+  }
+  for (int sweep = 0; sweep < 64; ++sweep) {
+    bool rotated = false;
+    for (int64_t p = 0; p < cols; ++p) {
+      for (int64_t q = p + 1; q < cols; ++q) {
+        double alpha = 0, beta = 0, gamma = 0;
+        for (int64_t i = 0; i < rows; ++i) {
+          const double wp = w[static_cast<size_t>(i + p * rows)], wq = w[static_cast<size_t>(i + q * rows)];
+          alpha += wp * wp;
+          beta += wq * wq;
+          gamma += wp * wq;
+        }
+        if (std::abs(gamma) <= 1e-15 * std::sqrt(alpha * beta) || gamma == 0) continue;
+        rotated = true;
+        const double zeta = (beta - alpha) / (2 * gamma);
+        const double t = std::copysign(1.0, zeta) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
+        const double c = 1 / std::sqrt(1 + t * t), sn = c * t;
+        auto rotate = [&](std::vector<double>& x, int64_t height) {
+          for (int64_t i = 0; i < height; ++i) {
+            const double xp = x[static_cast<size_t>(i + p * height)], xq = x[static_cast<size_t>(i + q * height)];
+            x[static_cast<size_t>(i + p * height)] = c * xp - sn * xq;
+            x[static_cast<size_t>(i + q * height)] = sn * xp + c * xq;
+          }
+        };
+        rotate(w, rows);
+        rotate(r, cols);
+      }
+    }
+    if (!rotated) break;
+  }
+  // Column norms are the singular values; descending.
+  std::vector<double> norms(static_cast<size_t>(cols));
+  for (int64_t j = 0; j < cols; ++j) {
+    double sum = 0;
+    for (int64_t i = 0; i < rows; ++i) sum += w[static_cast<size_t>(i + j * rows)] * w[static_cast<size_t>(i + j * rows)];
+    norms[static_cast<size_t>(j)] = std::sqrt(sum);
+  }
+  std::vector<int64_t> order(static_cast<size_t>(cols));
+  for (int64_t j = 0; j < cols; ++j) order[static_cast<size_t>(j)] = j;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t x, int64_t y) { return norms[static_cast<size_t>(x)] > norms[static_cast<size_t>(y)]; });
+  // left: w's normalized columns (rows long), right: r's (cols long), k of each.
+  const double largest = norms[static_cast<size_t>(order[0])];
+  std::vector<double> left(static_cast<size_t>(rows * rows), 0.0), right(static_cast<size_t>(cols * cols), 0.0);
+  int64_t kept = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t from = order[static_cast<size_t>(j)];
+    const double sigma = norms[static_cast<size_t>(from)];
+    HostStore(s, j, C(sigma));
+    for (int64_t i = 0; i < cols; ++i) right[static_cast<size_t>(i + j * cols)] = r[static_cast<size_t>(i + from * cols)];
+    if (sigma > 1e-14 * largest && sigma > 0) {
+      for (int64_t i = 0; i < rows; ++i) {
+        left[static_cast<size_t>(i + j * rows)] = w[static_cast<size_t>(i + from * rows)] / sigma;
+      }
+      kept = j + 1;
+    }
+  }
+  CompleteBasis(rows, kept, rows, left);
+  CompleteBasis(cols, k, cols, right);
+  // U and V: left and right, exchanged for a wide a (a = (aᵀ)ᵀ = right diag(s) leftᵀ).
+  std::vector<double>& u = wide ? right : left;
+  std::vector<double>& v = wide ? left : right;
+  for (int64_t j = 0; j < k; ++j) {  // each U column's largest entry positive
+    int64_t at = 0;
+    for (int64_t i = 1; i < m; ++i) {
+      if (std::abs(u[static_cast<size_t>(i + j * m)]) > std::abs(u[static_cast<size_t>(at + j * m)])) at = i;
+    }
+    if (u[static_cast<size_t>(at + j * m)] < 0) {
+      for (int64_t i = 0; i < m; ++i) u[static_cast<size_t>(i + j * m)] *= -1;
+      for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i + j * n)] *= -1;
+    }
+  }
+  if (!plan.vectors) return;
+  // Transposed row-major = column-major: U column j at ut[j * m + i].
+  for (int64_t j = 0; j < plan.u_columns; ++j) {
+    for (int64_t i = 0; i < m; ++i) HostStore(ut, i + j * m, C(u[static_cast<size_t>(i + j * m)]));
+  }
+  for (int64_t j = 0; j < plan.v_columns; ++j) {
+    for (int64_t i = 0; i < n; ++i) HostStore(vt, i + j * n, C(v[static_cast<size_t>(i + j * n)]));
+  }
+}
+
+template <typename T>
+void RunAll(const SolverPlan& plan, const SolverHostBuffers& buffers) {
+  void* a = buffers.a;
+  int32_t* pivots = buffers.pivots;
+  int32_t* info = buffers.info;
+  void* taus = buffers.taus;
+  void* values = buffers.values;
   for (int64_t b = 0; b < plan.batch; ++b) {
     T* matrix = static_cast<T*>(a) + b * plan.stride;
     if (plan.cholesky()) {
@@ -353,6 +512,13 @@ void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, voi
     } else if (plan.lu()) {
       info[b] = GetrfOne(plan.m, plan.n, matrix, pivots + b * plan.pivots);
     } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (plan.svd()) {
+        const int64_t k = std::min(plan.m, plan.n);
+        GesvdjOne(plan, matrix, static_cast<T*>(values) + b * k, static_cast<T*>(buffers.u) + b * plan.m * plan.u_columns,
+                  static_cast<T*>(buffers.v) + b * plan.n * plan.v_columns);
+        info[b] = 0;
+        continue;
+      }
       if (plan.eigen()) {
         T* w = static_cast<T*>(values) + b * plan.n;
         SyevOne(plan.n, plan.fill, matrix, w);
@@ -373,22 +539,26 @@ void RunAll(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, voi
 
 }  // namespace
 
-Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus,
-                           void* values) {
-  if ((plan.cholesky() || plan.lu() || plan.eigen()) && info == nullptr) return Internal(plan.ToString() + ": no info");
-  if (plan.eigen() && values == nullptr) return Internal(plan.ToString() + ": no values");
-  if (plan.lu() && pivots == nullptr) return Internal(plan.ToString() + ": no pivots");
-  if ((plan.qr() || plan.householder_product()) && taus == nullptr) return Internal(plan.ToString() + ": no taus");
+Status RunSolverPlanOnHost(const SolverPlan& plan, const SolverHostBuffers& buffers) {
+  const bool has_info = plan.cholesky() || plan.lu() || plan.eigen() || plan.svd();
+  if (buffers.a == nullptr) return Internal(plan.ToString() + ": no matrix");
+  if (has_info && buffers.info == nullptr) return Internal(plan.ToString() + ": no info");
+  if ((plan.eigen() || plan.svd()) && buffers.values == nullptr) return Internal(plan.ToString() + ": no values");
+  if (plan.svd() && plan.vectors && (buffers.u == nullptr || buffers.v == nullptr)) {
+    return Internal(plan.ToString() + ": no U or V");
+  }
+  if (plan.lu() && buffers.pivots == nullptr) return Internal(plan.ToString() + ": no pivots");
+  if ((plan.qr() || plan.householder_product()) && buffers.taus == nullptr) return Internal(plan.ToString() + ": no taus");
   if (plan.empty) {
-    if (info != nullptr) std::fill(info, info + plan.batch, 0);
-    if (plan.qr()) std::memset(taus, 0, static_cast<size_t>(plan.batch * plan.taus * plan.element_bytes));
+    if (has_info) std::fill(buffers.info, buffers.info + plan.batch, 0);
+    if (plan.qr()) std::memset(buffers.taus, 0, static_cast<size_t>(plan.batch * plan.taus * plan.element_bytes));
     return Status::Ok();
   }
   switch (plan.type) {
-    case PrimitiveType::kF32: RunAll<float>(plan, a, pivots, info, taus, values); break;
-    case PrimitiveType::kF64: RunAll<double>(plan, a, pivots, info, taus, values); break;
-    case PrimitiveType::kC64: RunAll<std::complex<float>>(plan, a, pivots, info, taus, values); break;
-    case PrimitiveType::kC128: RunAll<std::complex<double>>(plan, a, pivots, info, taus, values); break;
+    case PrimitiveType::kF32: RunAll<float>(plan, buffers); break;
+    case PrimitiveType::kF64: RunAll<double>(plan, buffers); break;
+    case PrimitiveType::kC64: RunAll<std::complex<float>>(plan, buffers); break;
+    case PrimitiveType::kC128: RunAll<std::complex<double>>(plan, buffers); break;
     default: return Internal("solver plan of type " + std::string(PrimitiveTypeName(plan.type)));
   }
   return Status::Ok();

@@ -7,7 +7,8 @@
 // and n / batch <= 128) and cuSOLVER's geqrf per matrix otherwise; `cusolver_orgqr_ffi`
 // runs cuSOLVER's orgqr per matrix; `cusolver_syevd_ffi` (jax's eigh) runs cuSOLVER's
 // Jacobi syevj (syevjBatched for a batch) up to 32 x 32 with jax's default algorithm, and
-// syevd per matrix otherwise.
+// syevd per matrix otherwise; `cusolver_gesvdj_ffi` (jax's SVD) runs gesvdjBatched for a
+// batch of matrices up to 32 x 32 with full U and V, and gesvdj per matrix otherwise.
 //
 // The solvers are column-major and the GPU runtime's buffers row-major. A row-major matrix
 // read column-major is its transpose. For potrf that is harmless: a Hermitian a's
@@ -15,21 +16,24 @@
 // so the plan factors the same buffer with the other fill mode (a's lower triangle is the
 // column-major view's upper one) and the result, read row-major again, is a's factor in
 // the triangle asked for; the other triangle is left as it was, as jax expects. LU's
-// pivoting is by rows, QR's reflectors are columns and eigh's eigenvectors come out as
-// columns, which the transpose would exchange, so the GPU pipeline gives those calls the
+// pivoting is by rows, QR's reflectors are columns and eigh's and the SVD's vectors come
+// out as columns, which the transpose would exchange, so the GPU pipeline gives those calls the
 // transposed matrix (a `transpose` kernel before
 // and after, as XLA's layout assignment gives the calls their {1,2,0} operands with
 // copies), through Fusebox's own targets `__fusebox$getrf_transposed`,
-// `__fusebox$geqrf_transposed`, `__fusebox$orgqr_transposed` and
-// `__fusebox$syevd_transposed`: operand and first result
+// `__fusebox$geqrf_transposed`, `__fusebox$orgqr_transposed`,
+// `__fusebox$syevd_transposed` and `__fusebox$gesvdj_transposed`: operand and first result
 // [..., n, m] hold aᵀ and the factor's transpose, row-major, so column-major they are a
-// and the factor, what the solvers read and write. Each target has a plain-HLO model (the
+// and the factor, what the solvers read and write (so do the SVD's U and V, results 2
+// and 3: every result of the operand's rank is held transposed). Each target has a plain-HLO model (the
 // call's on the operand's transpose), which the interpreter and `--gpu-library=off` run.
 //
 // RunSolverPlanOnHost runs a plan on the host as the solvers define it (LAPACK's potf2,
 // getf2, geqr2 and org2r: the first failing minor or zero pivot in `info`, 1-based pivots,
 // dlarfg's reflectors; eigh as cyclic Jacobi rotations, eigenvalues ascending, each
-// eigenvector's sign the solver's own choice, here its largest entry positive), in double: the GPU emulator runs the calls with it, and the plan's
+// eigenvector's sign the solver's own choice, here its largest entry positive; the SVD as
+// one-sided Jacobi rotations, singular values descending, each U column's largest entry
+// positive, U and V completed to full bases where asked), in double: the GPU emulator runs the calls with it, and the plan's
 // tests hold it against the interpreter, so a wrong fill mode, leading dimension or
 // transposition shows without a GPU.
 #pragma once
@@ -48,6 +52,7 @@ inline constexpr std::string_view kGetrfTransposedTarget = "__fusebox$getrf_tran
 inline constexpr std::string_view kGeqrfTransposedTarget = "__fusebox$geqrf_transposed";
 inline constexpr std::string_view kOrgqrTransposedTarget = "__fusebox$orgqr_transposed";
 inline constexpr std::string_view kSyevdTransposedTarget = "__fusebox$syevd_transposed";
+inline constexpr std::string_view kGesvdjTransposedTarget = "__fusebox$gesvdj_transposed";
 // Whether `target` is one of them.
 bool IsTransposedSolverTarget(std::string_view target);
 
@@ -62,6 +67,8 @@ enum class SolverRoutine {
   kSyevj,         // cusolverDn<t>syevj (one matrix, Jacobi)
   kSyevjBatched,  // cusolverDn<t>syevjBatched (a batch of matrices up to 32 x 32)
   kSyevd,         // cusolverDn<t>syevd, once per matrix
+  kGesvdj,        // cusolverDn<t>gesvdj, once per matrix
+  kGesvdjBatched, // cusolverDn<t>gesvdjBatched (a batch of matrices up to 32 x 32, full U and V)
 };
 
 struct SolverPlan {
@@ -76,10 +83,15 @@ struct SolverPlan {
   int fill = 0;         // potrf, syev*: cublasFillMode_t, 0 lower, 1 upper (potrf: the call's flipped)
   int64_t pivots = 0;   // getrf: min(m, n) pivots per matrix, 1-based
   int64_t taus = 0;     // geqrf: min(m, n) per matrix; orgqr: the reflectors it multiplies (k)
+  // gesvdj: min(m, n) singular values; U's and V's columns (m and n for full matrices,
+  // min(m, n) for econ); whether the vectors are computed at all (compute_uv).
+  int64_t u_columns = 0, v_columns = 0;
+  bool econ = false, vectors = true;
   bool empty = false;   // no element: nothing to run (info is zeroed)
   // Multiply-adds: n^3 / 3 (potrf), k^2 max(m, n) - k^3 / 3 (getrf), 2 k^2 max - 2 k^3 / 3
   // (geqrf), 4 m n k - 2 (m + n) k^2 + 4 k^3 / 3 (orgqr), 14 n^3 / 3 (syev* with vectors,
-  // as LAPACK's count); x4 complex.
+  // as LAPACK's count), 4 k^2 max - 4 k^3 / 3 (+ 4 k^2 max + 8 k^3 with vectors: gesvdj,
+  // LAPACK's gesdd count); x4 complex.
   int64_t flops = 0;
   int64_t bytes_read = 0, bytes_written = 0;
 
@@ -91,6 +103,7 @@ struct SolverPlan {
     return routine == SolverRoutine::kSyevj || routine == SolverRoutine::kSyevjBatched ||
            routine == SolverRoutine::kSyevd;
   }
+  bool svd() const { return routine == SolverRoutine::kGesvdj || routine == SolverRoutine::kGesvdjBatched; }
   // The routines that take an array of the matrices' addresses.
   bool batched() const {
     return routine == SolverRoutine::kPotrfBatched || routine == SolverRoutine::kGetrfBatched ||
@@ -99,8 +112,8 @@ struct SolverPlan {
   bool on_cublas() const { return routine == SolverRoutine::kGetrfBatched || routine == SolverRoutine::kGeqrfBatched; }
   // The call's results, in order: the factor (or q), then pivots, taus and info as the
   // routine has them: potrf (factor, info), getrf (lu, pivots, info), geqrf (a, taus),
-  // orgqr (q), syev* (vectors, values, info).
-  int result_count() const { return cholesky() ? 2 : lu() ? 3 : qr() ? 2 : eigen() ? 3 : 1; }
+  // orgqr (q), syev* (vectors, values, info), gesvdj (a, s, u, v, info).
+  int result_count() const { return cholesky() ? 2 : lu() ? 3 : qr() ? 2 : eigen() ? 3 : svd() ? 5 : 1; }
   std::string RoutineName() const;  // "cusolverDnSpotrf", "cublasDgetrfBatched"
   // "cusolverDnSpotrfBatched fill=U n=6 batch=3"
   std::string ToString() const;
@@ -114,11 +127,22 @@ bool IsSolverCall(const Instruction& call);
 // solvers do not take.
 StatusOr<SolverPlan> PlanSolverCall(const Instruction& call);
 
-// The plan run on the host, in place on `a` (the call's first result, holding its first
-// operand on entry, row-major as the runtime passes it): potrf writes `info` (one per
-// matrix), getrf `pivots` and `info`, geqrf `taus` (of a's type), orgqr reads `taus`;
-// syev* writes the vectors over a, the eigenvalues to `values` and `info`.
-Status RunSolverPlanOnHost(const SolverPlan& plan, void* a, int32_t* pivots, int32_t* info, void* taus = nullptr,
-                           void* values = nullptr);
+// The buffers of a plan's host run, row-major as the runtime passes them (nullptr where the
+// routine has none): `a` is the call's first result, holding its first operand on entry.
+struct SolverHostBuffers {
+  void* a = nullptr;
+  int32_t* pivots = nullptr;  // getrf
+  int32_t* info = nullptr;    // potrf, getrf, syev*, gesvdj: one per matrix
+  void* taus = nullptr;       // geqrf writes them, orgqr reads them (a's type)
+  void* values = nullptr;     // syev*'s eigenvalues, gesvdj's singular values (real)
+  void* u = nullptr;          // gesvdj's U and V (transposed, as the call holds them)
+  void* v = nullptr;
+};
+
+// The plan run on the host: potrf writes the factor over a and `info`, getrf also
+// `pivots`, geqrf `taus`; orgqr reads `taus`; syev* writes the vectors over a, `values` and
+// `info`; gesvdj leaves a as it was (the solver's scratch; jax reads nothing of it) and
+// writes `values`, `u`, `v` and `info`.
+Status RunSolverPlanOnHost(const SolverPlan& plan, const SolverHostBuffers& buffers);
 
 }  // namespace fusebox

@@ -29,12 +29,18 @@ Status TransposeSolverCall(Instruction& call, std::string_view target, Module& m
   for (int64_t d = 0; d < rank; ++d) swap[static_cast<size_t>(d)] = d;
   std::swap(swap[static_cast<size_t>(rank - 1)], swap[static_cast<size_t>(rank - 2)]);
   Instruction* at = b.Transpose(call.operand(0), swap);
-  const Shape first = library_call_internal::PlainHloBuilder::Plain(at->shape());
-  Shape call_shape = shape;
+  // Every result of the operand's rank (the factor, Q, the vectors, U and V) is held
+  // transposed.
+  auto held = [&](const Shape& result) {
+    if (!result.IsArray() || result.rank() != rank) return result;
+    Shape t = library_call_internal::PlainHloBuilder::Plain(result);
+    t.set_dimension(rank - 2, result.dimensions(rank - 1));
+    t.set_dimension(rank - 1, result.dimensions(rank - 2));
+    return t;
+  };
+  Shape call_shape = held(shape);
   if (shape.IsTuple()) {
-    (*call_shape.mutable_tuple_shapes())[0] = first;
-  } else {
-    call_shape = first;
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) (*call_shape.mutable_tuple_shapes())[i] = held(shape.tuple_shapes(i));
   }
   auto transposed_call = std::make_unique<Instruction>(Opcode::kCustomCall, module.UniqueName(call.name()), call_shape);
   transposed_call->AppendOperand(at);
@@ -56,9 +62,10 @@ Status TransposeSolverCall(Instruction& call, std::string_view target, Module& m
     for (int64_t i = 0; i < shape.tuple_size(); ++i) {
       Instruction* element = b.Add(Opcode::kGetTupleElement, call_shape.tuple_shapes(i), {transposed});
       element->mutable_attrs().tuple_index = i;
-      elements.push_back(i == 0 ? b.Transpose(element, swap) : element);
+      const bool transposed_back = shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).rank() == rank;
+      elements.push_back(transposed_back ? b.Transpose(element, swap) : element);
+      elements.back()->set_shape(shape.tuple_shapes(i));
     }
-    elements[0]->set_shape(shape.tuple_shapes(0));
     replacement = b.Add(Opcode::kTuple, shape, elements);
   } else {
     replacement = b.Transpose(transposed, swap);
@@ -83,6 +90,8 @@ std::string_view TransposedTarget(const Instruction& inst) {
     case LibraryCallKind::kQr: return kGeqrfTransposedTarget;
     case LibraryCallKind::kHouseholderProduct: return kOrgqrTransposedTarget;
     case LibraryCallKind::kSymmetricEigen: return kSyevdTransposedTarget;
+    // jax's GPU SVD (gesvdj); LAPACK's gesdd (V transposed, other modes) stays the model.
+    case LibraryCallKind::kSvd: return target == "cusolver_gesvdj_ffi" ? kGesvdjTransposedTarget : std::string_view();
     default: return {};
   }
 }

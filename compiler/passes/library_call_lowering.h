@@ -22,9 +22,9 @@ namespace fusebox::passes {
 // are lowered (cuBLASLt epilogues it cannot run, fused calls with another activation or
 // type: for each of those a decision, not fused, gives the plan's reason). Cholesky calls
 // (cusolver_potrf_ffi, lapack_?potrf_ffi) stay for cuSOLVER's potrf, and an f32/f64 LU,
-// QR or eigh call becomes its `__fusebox$..._transposed` target of the transposed matrix
-// with its first result transposed back, for cuSOLVER's getrf, geqrf, orgqr, syevj and
-// syevd or cuBLAS's getrfBatched and geqrfBatched (solver_plan.h).
+// QR, eigh or gesvdj call becomes its `__fusebox$..._transposed` target of the transposed
+// matrix with its matrix results transposed back, for cuSOLVER's getrf, geqrf, orgqr,
+// syevj, syevd and gesvdj or cuBLAS's getrfBatched and geqrfBatched (solver_plan.h).
 class LibraryCallLowering : public Pass {
  public:
   explicit LibraryCallLowering(bool keep_library_calls = false, bool keep_lapack_calls = false)

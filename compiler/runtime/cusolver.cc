@@ -53,7 +53,20 @@ using SyevjFn = int (*)(void*, int, int, int, void*, int, void*, void*, int, int
 using SyevjBatchedBufferSizeFn = int (*)(void*, int, int, int, const void*, int, const void*, int*, void*, int);
 using SyevjBatchedFn = int (*)(void*, int, int, int, void*, int, void*, void*, int, int*, void*, int);
 
-constexpr int kEigModeVector = 1;  // CUSOLVER_EIG_MODE_VECTOR
+using CreateGesvdjInfoFn = int (*)(void**);
+using DestroyGesvdjInfoFn = int (*)(void*);
+// cusolverDn<t>gesvdj_bufferSize: (handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, int* lwork, params).
+using GesvdjBufferSizeFn = int (*)(void*, int, int, int, int, const void*, int, const void*, const void*, int,
+                                   const void*, int, int*, void*);
+// cusolverDn<t>gesvdj: (handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params).
+using GesvdjFn = int (*)(void*, int, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*, void*);
+// The batched forms: no econ, the batch count last.
+using GesvdjBatchedBufferSizeFn = int (*)(void*, int, int, int, const void*, int, const void*, const void*, int,
+                                          const void*, int, int*, void*, int);
+using GesvdjBatchedFn = int (*)(void*, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*,
+                                void*, int);
+
+constexpr int kEigModeNoVector = 0, kEigModeVector = 1;  // CUSOLVER_EIG_MODE_NOVECTOR, _VECTOR
 
 struct CusolverApi {
   CreateFn create = nullptr;
@@ -77,6 +90,12 @@ struct CusolverApi {
   SyevjFn syevj[2] = {};
   SyevjBatchedBufferSizeFn syevj_batched_buffer_size[2] = {};
   SyevjBatchedFn syevj_batched[2] = {};
+  CreateGesvdjInfoFn create_gesvdj_info = nullptr;
+  DestroyGesvdjInfoFn destroy_gesvdj_info = nullptr;
+  GesvdjBufferSizeFn gesvdj_buffer_size[2] = {};
+  GesvdjFn gesvdj[2] = {};
+  GesvdjBatchedBufferSizeFn gesvdj_batched_buffer_size[2] = {};
+  GesvdjBatchedFn gesvdj_batched[2] = {};
   std::string library;
   Status status;
 };
@@ -101,6 +120,8 @@ const CusolverApi& Api() {
     symbols.Need("cusolverGetVersion", &a->get_version);
     symbols.Need("cusolverDnCreateSyevjInfo", &a->create_syevj_info);
     symbols.Need("cusolverDnDestroySyevjInfo", &a->destroy_syevj_info);
+    symbols.Need("cusolverDnCreateGesvdjInfo", &a->create_gesvdj_info);
+    symbols.Need("cusolverDnDestroyGesvdjInfo", &a->destroy_gesvdj_info);
     const char* letters[4] = {"S", "D", "C", "Z"};
     for (int t = 0; t < 4; ++t) {
       const std::string prefix = std::string("cusolverDn") + letters[t];
@@ -120,6 +141,10 @@ const CusolverApi& Api() {
         symbols.Need((prefix + "syevj").c_str(), &a->syevj[t]);
         symbols.Need((prefix + "syevjBatched_bufferSize").c_str(), &a->syevj_batched_buffer_size[t]);
         symbols.Need((prefix + "syevjBatched").c_str(), &a->syevj_batched[t]);
+        symbols.Need((prefix + "gesvdj_bufferSize").c_str(), &a->gesvdj_buffer_size[t]);
+        symbols.Need((prefix + "gesvdj").c_str(), &a->gesvdj[t]);
+        symbols.Need((prefix + "gesvdjBatched_bufferSize").c_str(), &a->gesvdj_batched_buffer_size[t]);
+        symbols.Need((prefix + "gesvdjBatched").c_str(), &a->gesvdj_batched[t]);
       }
     }
     if (!symbols.missing().empty())
@@ -157,6 +182,7 @@ StatusOr<std::unique_ptr<Cusolver>> Cusolver::Create(CudaContext& context) {
 
 Cusolver::~Cusolver() {
   if (syevj_params_ != nullptr) Api().destroy_syevj_info(syevj_params_);
+  if (gesvdj_params_ != nullptr) Api().destroy_gesvdj_info(gesvdj_params_);
   if (handle_ != nullptr) Api().destroy(handle_);
 }
 
@@ -168,8 +194,14 @@ StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
   if (plan.empty || plan.batched()) return int64_t{0};
   int lwork = 0;
   const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n), k = static_cast<int>(plan.taus);
-  if ((plan.qr() || plan.householder_product() || plan.eigen()) && t > 1) {
-    return InvalidArgument(plan.ToString() + ": a complex QR or eigh");
+  if ((plan.qr() || plan.householder_product() || plan.eigen() || plan.svd()) && t > 1) {
+    return InvalidArgument(plan.ToString() + ": a complex QR, eigh or SVD");
+  }
+  if (plan.svd() && gesvdj_params_ == nullptr) {
+    if (int rc = api.create_gesvdj_info(&gesvdj_params_); rc != 0) {
+      gesvdj_params_ = nullptr;
+      return CusolverError("cusolverDnCreateGesvdjInfo", rc);
+    }
   }
   if (plan.eigen() && plan.routine != SolverRoutine::kSyevd && syevj_params_ == nullptr) {
     if (int rc = api.create_syevj_info(&syevj_params_); rc != 0) {
@@ -190,9 +222,16 @@ StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
     rc = api.syevd_buffer_size[t](handle_, kEigModeVector, plan.fill, n, nullptr, n, nullptr, &lwork);
   } else if (plan.routine == SolverRoutine::kSyevj) {
     rc = api.syevj_buffer_size[t](handle_, kEigModeVector, plan.fill, n, nullptr, n, nullptr, &lwork, syevj_params_);
-  } else {
+  } else if (plan.routine == SolverRoutine::kSyevjBatched) {
     rc = api.syevj_batched_buffer_size[t](handle_, kEigModeVector, plan.fill, n, nullptr, n, nullptr, &lwork,
                                           syevj_params_, static_cast<int>(plan.batch));
+  } else if (plan.routine == SolverRoutine::kGesvdj) {
+    rc = api.gesvdj_buffer_size[t](handle_, plan.vectors ? kEigModeVector : kEigModeNoVector, plan.econ ? 1 : 0, m, n,
+                                   nullptr, m, nullptr, nullptr, m, nullptr, n, &lwork, gesvdj_params_);
+  } else {
+    rc = api.gesvdj_batched_buffer_size[t](handle_, plan.vectors ? kEigModeVector : kEigModeNoVector, m, n, nullptr, m,
+                                           nullptr, nullptr, m, nullptr, n, &lwork, gesvdj_params_,
+                                           static_cast<int>(plan.batch));
   }
   if (rc != 0) return CusolverError(plan.RoutineName() + "_bufferSize", rc);
   // lwork counts elements; one int more at the end for the QR routines' devInfo, which
@@ -274,6 +313,34 @@ Status Cusolver::Run(const SolverPlan& plan, const Buffers& buffers) {
       if (int rc = api.syevj_batched[t](handle_, kEigModeVector, plan.fill, n, matrix(0), n,
                                         reinterpret_cast<void*>(buffers.values), work, lwork, infos, syevj_params_,
                                         static_cast<int>(plan.batch));
+          rc != 0) {
+        return CusolverError(plan.RoutineName(), rc);
+      }
+      return Status::Ok();
+    case SolverRoutine::kGesvdj: {
+      // jaxlib's loop: s min(m, n) apart, U m x u_columns, V n x v_columns, one info each.
+      const int64_t k = std::min(plan.m, plan.n);
+      for (int64_t b = 0; b < plan.batch; ++b) {
+        auto at = [&](DevicePtr base, int64_t elements, int64_t bytes) {
+          return reinterpret_cast<void*>(base + static_cast<DevicePtr>(b * elements * bytes));
+        };
+        const int64_t real_bytes = plan.element_bytes;  // real types only
+        if (int rc = api.gesvdj[t](handle_, plan.vectors ? kEigModeVector : kEigModeNoVector, plan.econ ? 1 : 0, m, n,
+                                   matrix(b), m, at(buffers.values, k, real_bytes),
+                                   at(buffers.u, plan.m * plan.u_columns, plan.element_bytes), m,
+                                   at(buffers.v, plan.n * plan.v_columns, plan.element_bytes), n, work, lwork, infos + b,
+                                   gesvdj_params_);
+            rc != 0) {
+          return CusolverError(plan.RoutineName(), rc);
+        }
+      }
+      return Status::Ok();
+    }
+    case SolverRoutine::kGesvdjBatched:
+      if (int rc = api.gesvdj_batched[t](handle_, plan.vectors ? kEigModeVector : kEigModeNoVector, m, n, matrix(0), m,
+                                         reinterpret_cast<void*>(buffers.values), reinterpret_cast<void*>(buffers.u), m,
+                                         reinterpret_cast<void*>(buffers.v), n, work, lwork, infos, gesvdj_params_,
+                                         static_cast<int>(plan.batch));
           rc != 0) {
         return CusolverError(plan.RoutineName(), rc);
       }

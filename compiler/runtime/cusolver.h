@@ -1,8 +1,8 @@
 // cuSOLVER, loaded at run time like libcuda (dlopen of libcusolver.so.12, .so.11, then the
 // toolkit's /usr/local/cuda/lib64), so one Fusebox binary runs with and without it. The
-// GPU executable hands it the module's Cholesky, LU, QR and eigh calls
+// GPU executable hands it the module's Cholesky, LU, QR, eigh and SVD calls
 // (compiler/ir/solver_plan.h): potrf, potrfBatched, getrf, geqrf, orgqr, syevj,
-// syevjBatched and syevd on the executable's stream, with a work area Fusebox allocates (the largest any call asks for).
+// syevjBatched, syevd, gesvdj and gesvdjBatched on the executable's stream, with a work area Fusebox allocates (the largest any call asks for).
 // cuBLAS's getrfBatched and geqrfBatched, the other routines jaxlib picks, are
 // Cublas::GetrfBatched and Cublas::GeqrfBatched. A machine without cuSOLVER gets "cuSOLVER unavailable (...)",
 // and `--gpu-library=off` runs Fusebox's own loops instead.
@@ -36,6 +36,7 @@ class Cusolver {
   struct Buffers {
     DevicePtr a = 0;  // the call's first result, holding its first operand on entry
     DevicePtr pivots = 0, info = 0, taus = 0, values = 0;
+    DevicePtr u = 0, v = 0;  // gesvdj's U and V (column-major, as the transposed call holds them)
     DevicePtr workspace = 0;
     int64_t workspace_bytes = 0;  // WorkspaceBytes(plan)
     DevicePtr pointers = 0;       // the matrices' addresses (potrfBatched), filled by the caller
@@ -43,7 +44,8 @@ class Cusolver {
 
   // Queues the plan's routine in place on `a`: potrf writes `info` (one int per matrix),
   // getrf `pivots` and `info`, geqrf `taus`; orgqr reads `taus`; syev* writes the vectors
-  // over a, `values` and `info`. Not for cuBLAS's getrfBatched and geqrfBatched.
+  // over a, `values` and `info`; gesvdj `values`, `u`, `v` and `info` (a is its scratch).
+  // Not for cuBLAS's getrfBatched and geqrfBatched.
   Status Run(const SolverPlan& plan, const Buffers& buffers);
 
   // "cuSOLVER 12.0.4 (libcusolver.so.12)"
@@ -52,7 +54,8 @@ class Cusolver {
  private:
   Cusolver() = default;
   void* handle_ = nullptr;       // cusolverDnHandle_t
-  void* syevj_params_ = nullptr;  // syevjInfo_t (the defaults: tolerance, 100 sweeps), made when first needed
+  void* syevj_params_ = nullptr;   // syevjInfo_t (the defaults: tolerance, 100 sweeps), made when first needed
+  void* gesvdj_params_ = nullptr;  // gesvdjInfo_t (the defaults), made when first needed
   std::string description_;
 };
 

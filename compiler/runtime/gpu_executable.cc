@@ -622,7 +622,7 @@ class GpuExecutable::Frame {
       return Internal(inst.name() + ": a factorization call's operands and results are arrays, " +
                       std::to_string(plan.result_count()) + " results");
     }
-    const DevicePtr info = plan.cholesky() || plan.lu() || plan.eigen() ? out.back() : 0;
+    const DevicePtr info = plan.cholesky() || plan.lu() || plan.eigen() || plan.svd() ? out.back() : 0;
     const DevicePtr pivots = plan.lu() ? out[1] : 0;
     const DevicePtr taus = plan.qr() ? out[1] : plan.householder_product() ? taus_in[0] : 0;
     const int64_t tau_bytes = plan.batch * plan.taus * plan.element_bytes;
@@ -668,7 +668,15 @@ class GpuExecutable::Frame {
                             buffers.pivots = pivots;
                             buffers.info = info;
                             buffers.taus = taus;
-                            buffers.values = plan.eigen() ? out[1] : 0;
+                            buffers.values = plan.eigen() || plan.svd() ? out[1] : 0;
+                            if (plan.svd()) {
+                              buffers.u = out[2];
+                              buffers.v = out[3];
+                              if (!plan.vectors) {  // U and V zeros, as the call's model has them
+                                RETURN_IF_ERROR(ctx_.Memset(out[2], 0, ArrayBytes(inst.shape().tuple_shapes(2))));
+                                RETURN_IF_ERROR(ctx_.Memset(out[3], 0, ArrayBytes(inst.shape().tuple_shapes(3))));
+                              }
+                            }
                             buffers.workspace = programs.solver_workspace.ptr();
                             auto work = programs.solver_workspace_bytes.find(&inst);
                             buffers.workspace_bytes = work == programs.solver_workspace_bytes.end() ? 0 : work->second;
@@ -846,7 +854,7 @@ Status PrepareSolvers(CudaContext& ctx, const Module& module, GpuPrograms& progr
     StatusOr<std::unique_ptr<Cusolver>> cusolver = Cusolver::Create(ctx);
     if (!cusolver.ok()) {
       return cusolver.status().WithPrefix("the module has " + std::to_string(on_cusolver) +
-                                          " Cholesky, LU, QR or eigh call(s) for cuSOLVER: ");
+                                          " Cholesky, LU, QR, eigh or SVD call(s) for cuSOLVER: ");
     }
     programs.cusolver = std::move(*cusolver);
     for (const auto& [inst, plan] : programs.solvers) {

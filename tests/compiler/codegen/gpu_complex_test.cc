@@ -445,7 +445,8 @@ ENTRY e {
 // the routine jaxlib picks (potrfBatched for a batch, potrf for one matrix, cuBLAS's
 // getrfBatched for several small square ones, cuSOLVER's getrf otherwise; cuBLAS's
 // geqrfBatched for a batch of small matrices, cuSOLVER's geqrf otherwise, then orgqr;
-// syevj, syevjBatched or syevd for eigh, the programs' outputs free of the vectors' signs), no while loop is left (jax's pivots-to-permutation after the
+// syevj, syevjBatched or syevd for eigh, gesvdj or gesvdjBatched for the SVD, the
+// programs' outputs free of the vectors' signs), no while loop is left (jax's pivots-to-permutation after the
 // LU in solve is one kernel), and the emulator, running each plan on the host as the
 // solvers define it, gives what XLA's CPU backend gave.
 TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
@@ -465,7 +466,10 @@ TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
                         Case{"gpu_qr_wide", 1, 2, {R::kGeqrf, R::kOrgqr}, 0},
                         Case{"gpu_eigh_reconstruct", 1, 2, {R::kSyevj}, 0},
                         Case{"gpu_eigh_batched", 1, 2, {R::kSyevjBatched}, 0},
-                        Case{"gpu_eigh_large", 1, 2, {R::kSyevd}, 0}}) {
+                        Case{"gpu_eigh_large", 1, 2, {R::kSyevd}, 0},
+                        Case{"gpu_pinv", 1, 1, {R::kGesvdj}, 0},
+                        Case{"gpu_svd_econ", 1, 2, {R::kGesvdj}, 0},
+                        Case{"gpu_svd_batched", 1, 2, {R::kGesvdjBatched}, 0}}) {
     SCOPED_TRACE(c.name);
     testing_util::JaxProgram program;
     ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", c.name, c.inputs, c.outputs, &program));

@@ -162,9 +162,12 @@ void ExpectHostPlanMatchesInterpreter(const Module& module, Literal operand, dou
   std::vector<int32_t> pivots(static_cast<size_t>(std::max<int64_t>(1, plan->batch * plan->pivots)));
   std::vector<int32_t> info(static_cast<size_t>(plan->batch));
   if (plan->qr()) taus = Literal(call->shape().tuple_shapes(1));
-  ASSERT_TRUE(RunSolverPlanOnHost(*plan, operand.untyped_data(), pivots.data(), info.data(),
-                                  plan->qr() || plan->householder_product() ? taus.untyped_data() : nullptr)
-                  .ok());
+  SolverHostBuffers buffers;
+  buffers.a = operand.untyped_data();
+  buffers.pivots = pivots.data();
+  buffers.info = info.data();
+  if (plan->qr() || plan->householder_product()) buffers.taus = taus.untyped_data();
+  ASSERT_TRUE(RunSolverPlanOnHost(*plan, buffers).ok());
   std::vector<Literal> want;
   if (expected->shape().IsTuple()) {
     want = std::move(expected->tuple_elements());
@@ -318,7 +321,11 @@ TEST(SolverPlanTest, EighRoutinesAreJaxlibsAndMatchTheInterpreter) {
     const Shape& values_shape = module->entry()->root()->shape().tuple_shapes(1);
     Literal values(values_shape);
     std::vector<int32_t> info(static_cast<size_t>(plan.batch));
-    ASSERT_TRUE(RunSolverPlanOnHost(plan, t.untyped_data(), nullptr, info.data(), nullptr, values.untyped_data()).ok());
+    SolverHostBuffers buffers;
+    buffers.a = t.untyped_data();
+    buffers.info = info.data();
+    buffers.values = values.untyped_data();
+    ASSERT_TRUE(RunSolverPlanOnHost(plan, buffers).ok());
     const int64_t n = plan.n;
     for (int64_t b = 0; b < plan.batch; ++b) {
       EXPECT_EQ(info[static_cast<size_t>(b)], expected->tuple_elements()[2].GetInt64(b));
@@ -330,6 +337,98 @@ TEST(SolverPlanTest, EighRoutinesAreJaxlibsAndMatchTheInterpreter) {
           dot += t.GetDouble(b * n * n + j * n + i) * expected->tuple_elements()[0].GetDouble(b * n * n + j * n + i);
         }
         EXPECT_NEAR(std::abs(dot), 1.0, 1e-9) << "vector " << j << " of matrix " << b;
+      }
+    }
+  }
+}
+
+// The SVD (jax's gesvdj on the transposed matrix): gesvdjBatched for a batch up to 32 x 32
+// with full U and V, gesvdj otherwise; the host run's singular values against the
+// interpreter's, U and V orthonormal (full bases completed) and U diag(s) Vᵀ = a, for tall,
+// wide, full and econ, a rank-deficient matrix (a zero singular value), and without
+// vectors.
+TEST(SolverPlanTest, SvdRoutinesAreJaxlibsAndFactor) {
+  struct Case {
+    int64_t batch, m, n;
+    bool full, vectors;
+    SolverRoutine routine;
+    bool deficient = false;
+  };
+  for (const Case& c : {Case{3, 5, 3, true, true, SolverRoutine::kGesvdjBatched},
+                        Case{1, 6, 4, false, true, SolverRoutine::kGesvdj},
+                        Case{2, 3, 5, true, true, SolverRoutine::kGesvdjBatched},
+                        Case{2, 40, 3, true, true, SolverRoutine::kGesvdj},
+                        Case{1, 4, 6, false, true, SolverRoutine::kGesvdj},
+                        Case{1, 5, 4, true, true, SolverRoutine::kGesvdj, true},
+                        Case{2, 4, 3, true, false, SolverRoutine::kGesvdjBatched}}) {
+    const int64_t m = c.m, n = c.n, k = std::min(m, n);
+    const int64_t uc = c.full ? m : k, vc = c.full ? n : k;
+    const std::string b = c.batch > 1 ? std::to_string(c.batch) + "," : "";
+    auto dims = [&](int64_t x, int64_t y) { return "[" + b + std::to_string(x) + "," + std::to_string(y) + "]"; };
+    const std::string batch = c.batch > 1 ? "[" + std::to_string(c.batch) + "]" : "[]";
+    // The call on aᵀ: operand and first result [n, m], U held as [uc, m], V as [vc, n].
+    const std::string text = "HloModule m\nENTRY e {\n  t = f64" + dims(n, m) + " parameter(0)\n  ROOT c = (f64" +
+                             dims(n, m) + ", f64[" + b + std::to_string(k) + "], f64" + dims(uc, m) + ", f64" +
+                             dims(vc, n) + ", s32" + batch +
+                             ") custom-call(t), custom_call_target=\"__fusebox$gesvdj_transposed\", "
+                             "api_version=API_VERSION_TYPED_FFI, backend_config={compute_uv = " +
+                             (c.vectors ? "true" : "false") + ", full_matrices = " + (c.full ? "true" : "false") +
+                             "}\n}\n";
+    SCOPED_TRACE(text);
+    auto module = Parse(text);
+    ASSERT_NE(module, nullptr);
+    SolverPlan plan = PlanOf(*module);
+    EXPECT_EQ(plan.routine, c.routine) << plan.ToString();
+    EXPECT_EQ(plan.m, m);
+    EXPECT_EQ(plan.n, n);
+    Literal t = Operand(module->entry()->parameter(0)->shape(), false, 10);
+    if (c.deficient) {  // a's last column a copy of its first: rank 3 of 4
+      for (int64_t i = 0; i < m; ++i) t.SetDouble((n - 1) * m + i, t.GetDouble(i));
+    }
+    std::vector<Literal> args;
+    args.push_back(t);
+    auto expected = interpreter::Interpreter().Run(*module, args);
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    const Shape& shape = module->entry()->root()->shape();
+    Literal s(shape.tuple_shapes(1)), u(shape.tuple_shapes(2)), v(shape.tuple_shapes(3));
+    std::vector<int32_t> info(static_cast<size_t>(c.batch));
+    SolverHostBuffers buffers;
+    buffers.a = t.untyped_data();
+    buffers.info = info.data();
+    buffers.values = s.untyped_data();
+    buffers.u = u.untyped_data();
+    buffers.v = v.untyped_data();
+    ASSERT_TRUE(RunSolverPlanOnHost(plan, buffers).ok());
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      EXPECT_EQ(info[static_cast<size_t>(bi)], 0);
+      for (int64_t j = 0; j < k; ++j) {
+        EXPECT_NEAR(s.GetDouble(bi * k + j), expected->tuple_elements()[1].GetDouble(bi * k + j), 1e-10) << j;
+      }
+      if (!c.vectors) continue;
+      // U(i, j) held at [j][i]: u[bi][j * m + i]; V likewise.
+      auto U = [&](int64_t i, int64_t j) { return u.GetDouble(bi * m * uc + j * m + i); };
+      auto V = [&](int64_t i, int64_t j) { return v.GetDouble(bi * n * vc + j * n + i); };
+      auto A = [&](int64_t i, int64_t j) { return args[0].GetDouble(bi * m * n + j * m + i); };
+      for (int64_t p = 0; p < uc; ++p) {
+        for (int64_t q = 0; q < uc; ++q) {
+          double dot = 0;
+          for (int64_t i = 0; i < m; ++i) dot += U(i, p) * U(i, q);
+          EXPECT_NEAR(dot, p == q ? 1 : 0, 1e-10) << "UᵀU at " << p << "," << q;
+        }
+      }
+      for (int64_t p = 0; p < vc; ++p) {
+        for (int64_t q = 0; q < vc; ++q) {
+          double dot = 0;
+          for (int64_t i = 0; i < n; ++i) dot += V(i, p) * V(i, q);
+          EXPECT_NEAR(dot, p == q ? 1 : 0, 1e-10) << "VᵀV at " << p << "," << q;
+        }
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t l = 0; l < k; ++l) sum += U(i, l) * s.GetDouble(bi * k + l) * V(j, l);
+          EXPECT_NEAR(sum, A(i, j), 1e-10) << "U diag(s) Vᵀ at " << i << "," << j;
+        }
       }
     }
   }

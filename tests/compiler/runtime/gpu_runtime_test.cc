@@ -1057,9 +1057,9 @@ ENTRY e {
   EXPECT_EQ((*exe)->last_library_calls(), 2);
 }
 
-// Cholesky, LU, QR and eigh through cuSOLVER (and cuBLAS's getrfBatched and geqrfBatched),
-// as jaxlib runs jax's cusolver_potrf_ffi, cusolver_getrf_ffi, cusolver_geqrf_ffi,
-// cusolver_orgqr_ffi and cusolver_syevd_ffi: each program against XLA's outputs, each call one library call of
+// Cholesky, LU, QR, eigh and the SVD through cuSOLVER (and cuBLAS's getrfBatched and
+// geqrfBatched), as jaxlib runs jax's cusolver_potrf_ffi, cusolver_getrf_ffi,
+// cusolver_geqrf_ffi, cusolver_orgqr_ffi, cusolver_syevd_ffi and cusolver_gesvdj_ffi: each program against XLA's outputs, each call one library call of
 // the routine jaxlib picks, a second run
 // the same bit for bit (the factor is computed in place on a copy of the operand, which
 // stays unwritten); then XLA's `cholesky` op with an indefinite matrix in the batch (all
@@ -1084,7 +1084,10 @@ TEST(GpuExecutableGpuTest, CusolverFactorizationsMatchXlasOutputs) {
                         Case{"gpu_qr_wide", 1, 2, "library(cuSOLVER geqrf)", "library(cuSOLVER orgqr)"},
                         Case{"gpu_eigh_reconstruct", 1, 2, "library(cuSOLVER syevj)"},
                         Case{"gpu_eigh_batched", 1, 2, "library(cuSOLVER syevjBatched)"},
-                        Case{"gpu_eigh_large", 1, 2, "library(cuSOLVER syevd)"}}) {
+                        Case{"gpu_eigh_large", 1, 2, "library(cuSOLVER syevd)"},
+                        Case{"gpu_pinv", 1, 1, "library(cuSOLVER gesvdj)"},
+                        Case{"gpu_svd_econ", 1, 2, "library(cuSOLVER gesvdj)"},
+                        Case{"gpu_svd_batched", 1, 2, "library(cuSOLVER gesvdjBatched)"}}) {
     SCOPED_TRACE(c.name);
     testing_util::JaxProgram program;
     ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", c.name, c.inputs, c.outputs, &program));
