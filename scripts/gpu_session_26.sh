@@ -83,13 +83,14 @@ if (( $(date +%s) - t0 < 330 )); then
     --extras --only attention_cudnn,attention_cudnn_fwd_bwd --json "$out/compare_xla_gpu_attention.json" \
     --workdir /tmp/compare_xla_gpu_attention
 fi
-# Fourier transforms through cuFFT and jax's GPU solves (their triangular solves through
-# cuBLAS's trsm, their LU and Cholesky through cuSOLVER's getrf and potrf or cuBLAS's
-# getrfBatched) against XLA, never yet timed on a GPU (outside #26's table), when time
-# allows.
+# Fourier transforms through cuFFT and jax's GPU linear algebra (triangular solves through
+# cuBLAS's trsm; LU, Cholesky, QR, eigh and the SVD through cuSOLVER's getrf, potrf, geqrf
+# and orgqr, syevj and gesvdj, or cuBLAS's batched getrf and geqrf) against XLA, never yet
+# timed on a GPU (outside #26's table), when time allows.
 if (( $(date +%s) - t0 < 360 )); then
-  limit=60 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
-    --extras --only fft_convolution,fft2_magnitude,solve,cho_solve --workdir /tmp/compare_xla_gpu_libraries
+  limit=90 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
+    --extras --only fft_convolution,fft2_magnitude,solve,cho_solve,inv,qr,eigvalsh,pinv \
+    --workdir /tmp/compare_xla_gpu_libraries
   # (its table in the log only: at most 8 files come back from $OUT)
 fi
 fi
