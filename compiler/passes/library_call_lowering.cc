@@ -15,11 +15,13 @@
 namespace fusebox::passes {
 namespace {
 
-// An LU, QR or eigh call on the GPU's libraries: getrf pivots rows, geqrf/orgqr work on
-// columns and syevd writes eigenvectors as columns of a column-major matrix, so the call becomes its `__fusebox$..._transposed`
-// target of aᵀ with its first result transposed back (solver_plan.h): two transposes
-// Fusebox fuses like any other, where XLA's layout assignment puts copies to the call's
-// {1,2,0} layout.
+// An LU, QR, eigh or SVD call on the GPU's libraries: getrf pivots rows, geqrf/orgqr work
+// on columns and syevd/gesvdj write their vectors as columns of a column-major matrix, so
+// the call becomes its `__fusebox$..._transposed` target of aᵀ with its matrix results
+// transposed back (solver_plan.h): transposes Fusebox fuses like any other, where XLA's
+// layout assignment puts copies to the call's {1,2,0} layouts. A call the solvers cannot
+// take (jaxlib's batched Jacobi beyond 32 x 32, sizes past 32 bits) becomes the plain HLO
+// of the transposed call instead: Fusebox's loops, as without libraries.
 Status TransposeSolverCall(Instruction& call, std::string_view target, Module& module) {
   Computation* parent = call.parent();
   library_call_internal::PlainHloBuilder b(module, parent);
@@ -74,12 +76,12 @@ Status TransposeSolverCall(Instruction& call, std::string_view target, Module& m
   const std::string name = call.name();
   parent->ReplaceInstruction(&call, replacement);
   parent->RenameInstruction(transposed, name);
-  // The plan must take it (a type or size the solvers refuse fails here, naming it).
-  return PlanSolverCall(*transposed).status();
+  if (PlanSolverCall(*transposed).ok()) return Status::Ok();
+  return ReplaceLibraryCallWithPlainCall(*transposed, module).status();
 }
 
-// The transposed target an LU, QR or eigh call of the GPU's libraries becomes (f32 and
-// f64, as the plain models), or none.
+// The transposed target an LU, QR, eigh or SVD call of the GPU's libraries becomes (f32
+// and f64, as the plain models), or none.
 std::string_view TransposedTarget(const Instruction& inst) {
   const std::string& target = inst.attrs().custom_call_target;
   if (IsTransposedSolverTarget(target) || !ParseLibraryCall(inst).ok()) return {};
@@ -106,7 +108,7 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
       if (!IsLibraryCall(*inst)) continue;
       if (keep_lapack_calls_ && IsCpuLapackCall(*inst) && ParseLibraryCall(*inst).ok()) continue;
       if (keep_library_calls_ && (PlanGemmCall(*inst).ok() || PlanConvolution(*inst).ok())) continue;
-      // cuSOLVER's potrf (and getrf, on the transposed matrix) run the factorizations.
+      // cuSOLVER's potrf runs Cholesky calls; the others it runs on the transposed matrix.
       if (keep_library_calls_ && IsSolverCall(*inst) && PlanSolverCall(*inst).ok()) continue;
       if (keep_library_calls_ && !TransposedTarget(*inst).empty()) {
         transposed_calls.emplace_back(inst.get(), TransposedTarget(*inst));

@@ -498,6 +498,31 @@ TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
   }
 }
 
+// A call jaxlib's routine cannot take (the batched Jacobi eigh beyond 32 x 32, which jax's
+// algorithm = 2 asks for) keeps Fusebox's loops with libraries on: the GPU module still
+// compiles, with no solver call left.
+TEST(GpuComplexTest, CallsTheSolversRefuseKeepFuseboxsLoops) {
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[2,40,40] parameter(0)
+  ROOT eigh = (f32[2,40,40], f32[2,40], s32[2]) custom-call(a), custom_call_target="cusolver_syevd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={algorithm = 2 : ui8, lower = true}
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto optimized = passes::OptimizeForBackend(**module, /*fused=*/true, /*gpu_libraries=*/true);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  int solvers = 0, loops = 0;
+  for (const auto& computation : (*optimized)->computations()) {
+    for (const auto& inst : computation->instructions()) {
+      solvers += IsSolverCall(*inst);
+      loops += inst->opcode() == Opcode::kWhile;
+    }
+  }
+  EXPECT_EQ(solvers, 0) << (*optimized)->ToString();
+  EXPECT_GT(loops, 0);
+  auto code = CompileForGpu(**optimized);
+  EXPECT_TRUE(code.ok()) << code.status().message();
+}
+
 // XLA's own `cholesky` op with the GPU's libraries becomes cuSOLVER's potrf and XLA's
 // select: the factors match the interpreter's (lower and upper, f32 batched and c128),
 // the other triangle zero, and a matrix that is not positive definite comes out all NaN,
