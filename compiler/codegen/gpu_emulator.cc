@@ -519,18 +519,19 @@ Status RunOnHost(const Instruction* inst, const std::vector<Literal>& arguments,
         }
         const int64_t bytes = plan.stride * plan.batch * plan.element_bytes;
         if (bytes > 0) std::memcpy(outs[0], a[0], static_cast<size_t>(bytes));
+        const SolverPlan::Slots slots = plan.slots();
+        auto slot = [&](int i) { return i < 0 ? nullptr : outs[static_cast<size_t>(i)]; };
         SolverHostBuffers buffers;
         buffers.a = outs[0];
-        if (plan.lu()) buffers.pivots = reinterpret_cast<int32_t*>(outs[1]);
-        if (plan.cholesky() || plan.lu() || plan.eigen() || plan.svd()) buffers.info = reinterpret_cast<int32_t*>(outs.back());
-        if (plan.qr()) buffers.taus = outs[1];
-        if (plan.householder_product()) buffers.taus = leaves[inst->operand(1)][0];
-        if (plan.eigen() || plan.svd()) buffers.values = outs[1];
-        if (plan.svd()) {
-          buffers.u = outs[2];
-          buffers.v = outs[3];
-          // Without vectors U and V stay zeros, as the call's model has them.
-          for (int i : {2, 3}) std::memset(outs[i], 0, static_cast<size_t>(LeafBytes(inst->shape().tuple_shapes(i))));
+        buffers.pivots = reinterpret_cast<int32_t*>(slot(slots.pivots));
+        buffers.info = reinterpret_cast<int32_t*>(slot(slots.info));
+        buffers.taus = plan.householder_product() ? leaves[inst->operand(1)][0] : slot(slots.taus);
+        buffers.values = slot(slots.values);
+        buffers.u = slot(slots.u);
+        buffers.v = slot(slots.v);
+        // Without vectors U and V stay zeros, as the call's model has them.
+        for (int i : {slots.u, slots.v}) {
+          if (i >= 0) std::memset(outs[static_cast<size_t>(i)], 0, static_cast<size_t>(LeafBytes(inst->shape().tuple_shapes(i))));
         }
         RETURN_IF_ERROR(RunSolverPlanOnHost(plan, buffers).WithPrefix("GPU emulator: " + inst->name() + ": "));
         leaves[inst] = std::move(outs);

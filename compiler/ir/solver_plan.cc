@@ -140,7 +140,6 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     }
     plan.vectors = parsed.svd_mode != 'N';
     const int64_t k = std::min(plan.m, plan.n);
-    plan.taus = 0;
     plan.u_columns = plan.econ ? k : plan.m;
     plan.v_columns = plan.econ ? k : plan.n;
     // jaxlib's choice: the batched Jacobi for several matrices up to 32 x 32 with full U and V.
@@ -158,7 +157,7 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
   }
   plan.bytes_read = a.ByteSize() + plan.batch * plan.taus * plan.element_bytes * (plan.householder_product() ? 1 : 0);
   plan.bytes_written = a.ByteSize() +
-                       plan.batch * 4 * ((plan.cholesky() || plan.lu() || plan.eigen() || plan.svd() ? 1 : 0) + plan.pivots) +
+                       plan.batch * 4 * ((plan.slots().info >= 0 ? 1 : 0) + plan.pivots) +
                        (plan.qr() ? plan.batch * plan.taus * plan.element_bytes : 0) +
                        (plan.eigen() ? plan.batch * plan.n * plan.element_bytes : 0) +
                        (plan.svd() ? plan.batch * plan.element_bytes *
@@ -540,7 +539,7 @@ void RunAll(const SolverPlan& plan, const SolverHostBuffers& buffers) {
 }  // namespace
 
 Status RunSolverPlanOnHost(const SolverPlan& plan, const SolverHostBuffers& buffers) {
-  const bool has_info = plan.cholesky() || plan.lu() || plan.eigen() || plan.svd();
+  const bool has_info = plan.slots().info >= 0;
   if (buffers.a == nullptr) return Internal(plan.ToString() + ": no matrix");
   if (has_info && buffers.info == nullptr) return Internal(plan.ToString() + ": no info");
   if ((plan.eigen() || plan.svd()) && buffers.values == nullptr) return Internal(plan.ToString() + ": no values");

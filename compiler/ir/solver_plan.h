@@ -114,6 +114,19 @@ struct SolverPlan {
   // routine has them: potrf (factor, info), getrf (lu, pivots, info), geqrf (a, taus),
   // orgqr (q), syev* (vectors, values, info), gesvdj (a, s, u, v, info).
   int result_count() const { return cholesky() ? 2 : lu() ? 3 : qr() ? 2 : eigen() ? 3 : svd() ? 5 : 1; }
+  // Which of those results each buffer is (-1: none; orgqr's taus are its operand 1).
+  struct Slots {
+    int pivots = -1, info = -1, taus = -1, values = -1, u = -1, v = -1;
+  };
+  Slots slots() const {
+    Slots s;
+    if (lu()) s.pivots = 1;
+    if (cholesky() || lu() || eigen() || svd()) s.info = result_count() - 1;
+    if (qr()) s.taus = 1;
+    if (eigen() || svd()) s.values = 1;
+    if (svd()) s.u = 2, s.v = 3;
+    return s;
+  }
   std::string RoutineName() const;  // "cusolverDnSpotrf", "cublasDgetrfBatched"
   // "cusolverDnSpotrfBatched fill=U n=6 batch=3"
   std::string ToString() const;

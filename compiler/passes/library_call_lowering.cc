@@ -110,8 +110,9 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
       if (keep_library_calls_ && (PlanGemmCall(*inst).ok() || PlanConvolution(*inst).ok())) continue;
       // cuSOLVER's potrf runs Cholesky calls; the others it runs on the transposed matrix.
       if (keep_library_calls_ && IsSolverCall(*inst) && PlanSolverCall(*inst).ok()) continue;
-      if (keep_library_calls_ && !TransposedTarget(*inst).empty()) {
-        transposed_calls.emplace_back(inst.get(), TransposedTarget(*inst));
+      if (const std::string_view target = keep_library_calls_ ? TransposedTarget(*inst) : std::string_view();
+          !target.empty()) {
+        transposed_calls.emplace_back(inst.get(), target);
         continue;
       }
       if (keep_library_calls_ && inst->attrs().custom_call_target == "__cudnn$convBiasActivationForward") {

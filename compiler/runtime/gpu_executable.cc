@@ -622,9 +622,11 @@ class GpuExecutable::Frame {
       return Internal(inst.name() + ": a factorization call's operands and results are arrays, " +
                       std::to_string(plan.result_count()) + " results");
     }
-    const DevicePtr info = plan.cholesky() || plan.lu() || plan.eigen() || plan.svd() ? out.back() : 0;
-    const DevicePtr pivots = plan.lu() ? out[1] : 0;
-    const DevicePtr taus = plan.qr() ? out[1] : plan.householder_product() ? taus_in[0] : 0;
+    const SolverPlan::Slots slots = plan.slots();
+    auto slot = [&](int i) { return i < 0 ? DevicePtr{0} : out[static_cast<size_t>(i)]; };
+    const DevicePtr info = slot(slots.info);
+    const DevicePtr pivots = slot(slots.pivots);
+    const DevicePtr taus = plan.householder_product() ? taus_in[0] : slot(slots.taus);
     const int64_t tau_bytes = plan.batch * plan.taus * plan.element_bytes;
     GpuPrograms& programs = *exe_.programs_;
     if (plan.empty) {
@@ -668,13 +670,12 @@ class GpuExecutable::Frame {
                             buffers.pivots = pivots;
                             buffers.info = info;
                             buffers.taus = taus;
-                            buffers.values = plan.eigen() || plan.svd() ? out[1] : 0;
-                            if (plan.svd()) {
-                              buffers.u = out[2];
-                              buffers.v = out[3];
-                              if (!plan.vectors) {  // U and V zeros, as the call's model has them
-                                RETURN_IF_ERROR(ctx_.Memset(out[2], 0, ArrayBytes(inst.shape().tuple_shapes(2))));
-                                RETURN_IF_ERROR(ctx_.Memset(out[3], 0, ArrayBytes(inst.shape().tuple_shapes(3))));
+                            buffers.values = slot(slots.values);
+                            buffers.u = slot(slots.u);
+                            buffers.v = slot(slots.v);
+                            for (int i : {slots.u, slots.v}) {  // without vectors zeros, as the call's model has them
+                              if (i >= 0 && !plan.vectors) {
+                                RETURN_IF_ERROR(ctx_.Memset(slot(i), 0, ArrayBytes(inst.shape().tuple_shapes(i))));
                               }
                             }
                             buffers.workspace = programs.solver_workspace.ptr();
