@@ -11,7 +11,10 @@
 # with timeout_s 600. The binaries sit at this machine's absolute paths (/work/main/build),
 # which the link points into the travelled tree, so compiled-in source paths resolve.
 # On 2026-11-30 this took 432 s; two more calls of its compare command (the causal
-# workloads, gpt_block_fwd_bwd) used the rest of the 15 minutes.
+# workloads, gpt_block_fwd_bwd) used the rest of the 15 minutes. On 2026-12-04, with
+# FUSEBOX_GPU_STEPS=compare,libraries,tuning,dense,resnet,tests,cifar,memcheck,corpus
+# (the transformer workloads left out: at XLA's speed on 2026-11-30), 404 s, and the
+# machine's start 31 s; a second call was refused (no machine lent).
 # Writes into $OUT: gpu_session_26.txt (every number below), compare_xla_gpu.json and
 # compare_xla_gpu_transformer.json (and _causal when time allows), the CIFAR step's trace,
 # xla_optimized_gpu.tar.gz (XLA's optimized modules and Fusebox's whole kernel table of
@@ -40,9 +43,12 @@ py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 t0=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - t0 )) s] $*" | tee -a "$log"; }
 # FUSEBOX_GPU_STEPS: a comma-separated subset of
-# compare,dense,upload,staging,resnet,tests,cifar,memcheck,corpus (default: all; the real XLA GPU
+# compare,transformer,libraries,tuning,dense,upload,staging,resnet,tests,cifar,memcheck,corpus
+# (default: all; compare is #26's first eight workloads, transformer the attention ones,
+# libraries jax's FFT and linear algebra, tuning the training steps' autotuning, occupancy
+# and kernel-shape switches, which need compare's inputs; the real XLA GPU
 # dumps session 2 wrote are in tests/data/xla_dumps_gpu, by scripts/make_dumps.sh).
-steps=",${FUSEBOX_GPU_STEPS:-compare,dense,upload,staging,resnet,tests,cifar,memcheck,corpus},"
+steps=",${FUSEBOX_GPU_STEPS:-compare,transformer,libraries,tuning,dense,upload,staging,resnet,tests,cifar,memcheck,corpus},"
 want() { [[ "$steps" == *",$1,"* ]]; }
 run() { echo "\$ $*" >>"$log"; timeout "${limit:-120}" "$@" >>"$log" 2>&1; echo "(exit $?)" >>"$log"; }
 
@@ -53,12 +59,13 @@ run bash -c 'ls /usr/local/cuda/lib64 | grep -E "^lib(cublas|cudnn|cupti)\.so\.[
 
 if want compare; then
 step "XLA vs Fusebox on the same GPU (compare_xla workloads, full size; TF32 where XLA uses it)"
-# The eight workloads session 2 measured, then the transformer ones (#28's, never run on a
-# GPU; the causal variants left out for time), each in its own time limit.
-# (about 95 s on the H200)
+# The eight workloads session 2 measured (about 95 s on the H200).
 limit=150 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
   --only reduce_sum,running_example,elementwise,softmax,layer_norm,mlp_train_step,mnist_train_step,cnn_train_step \
   --json "$out/compare_xla_gpu.json" --workdir /tmp/compare_xla_gpu
+fi
+if want transformer; then
+step "XLA vs Fusebox on the same GPU: the transformer workloads"
 # (about 220 s on the H200: jax compiles each for 3 to 9 s, and gpt_block_fwd_bwd alone
 # took 86 s of the script's calls with its checks)
 limit=230 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 20 \
@@ -83,19 +90,20 @@ if (( $(date +%s) - t0 < 330 )); then
     --extras --only attention_cudnn,attention_cudnn_fwd_bwd --json "$out/compare_xla_gpu_attention.json" \
     --workdir /tmp/compare_xla_gpu_attention
 fi
+fi
+if want libraries; then
 # Fourier transforms through cuFFT and jax's GPU linear algebra (triangular solves through
 # cuBLAS's trsm; LU, Cholesky, QR, eigh and the SVD through cuSOLVER's getrf, potrf, geqrf
 # and orgqr, syevj and gesvdj, or cuBLAS's batched getrf and geqrf) against XLA, never yet
-# timed on a GPU (outside #26's table), when time allows.
-if (( $(date +%s) - t0 < 360 )); then
-  limit=90 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
-    --extras --only fft_convolution,fft2_magnitude,solve,cho_solve,inv,qr,eigvalsh,pinv \
-    --workdir /tmp/compare_xla_gpu_libraries
-  # (its table in the log only: at most 8 files come back from $OUT)
-fi
+# timed on a GPU (outside #26's table).
+step "XLA vs Fusebox on the same GPU: cuFFT and jax's linear algebra"
+limit=120 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
+  --extras --only fft_convolution,fft2_magnitude,solve,cho_solve,inv,qr,eigvalsh,pinv \
+  --workdir /tmp/compare_xla_gpu_libraries
+# (its table in the log only: at most 8 files come back from $OUT)
 fi
 
-if want compare; then
+if want tuning; then
 # What autotuning (and the autotune cache) changed: the three training steps with the
 # compare's own HLO and inputs, autotuning off, then on with a cache file twice (the
 # second run takes every choice from it), then the skinny gemm calls always through the
@@ -116,7 +124,7 @@ for w in mlp_train_step mnist_train_step cnn_train_step; do
 done
 fi
 
-if want compare; then
+if want tuning; then
 # Occupancy requests (codegen/occupancy.h): layer norm's row kernel asked for 4 blocks an
 # SM (64 registers, its 512 blocks in one wave on 132 SMs) against ptxas's own choice;
 # the compare's HLO and inputs, tuned then off. About 5 s.
@@ -252,6 +260,7 @@ step "done"
 # plan for attention and the GELU, to hold Fusebox's plan against without a GPU).
 # With them Fusebox's whole kernel table of each workload and XLA's profiler traces.
 (cd /tmp && tar -czf "$out/xla_optimized_gpu.tar.gz" compare_xla_gpu/*.xla_optimized.hlo \
-  compare_xla_gpu_transformer/*.xla_optimized.hlo compare_xla_gpu*/*.fusebox_on.txt) 2>/dev/null
+  compare_xla_gpu_transformer/*.xla_optimized.hlo compare_xla_gpu_libraries/*.xla_optimized.hlo \
+  compare_xla_gpu*/*.fusebox_on.txt) 2>/dev/null
 (cd /tmp && tar -czf "$out/xla_traces_gpu.tar.gz" $(find compare_xla_gpu compare_xla_gpu_transformer -name 'perfetto_trace.json.gz' 2>/dev/null)) 2>/dev/null
 echo "done; see $log"

@@ -8,8 +8,9 @@
 #   * strips the binaries' debug sections;
 #   * replaces libicudata.so.72 (30 MB, 7.5 MB packed) by a stub that defines its one
 #     symbol: libLLVM needs libxml2, which needs ICU's data library to load, but Fusebox
-#     never has libxml2 convert an encoding, so ICU's tables are never read.
-# Result: .gpu/fusebox-gpu.tar.xz, about 42 MB. Run from the project's root after
+#     never has libxml2 convert an encoding, so ICU's tables are never read;
+#   * replaces libz3.so.4 (23 MB) by a stub of the functions libLLVM names (below).
+# Result: .gpu/fusebox-gpu.tar.xz, about 37 MB. Run from the project's root after
 #   scripts/build.sh release
 # and on the device (the `run` tool, carrying .gpu):
 #   if [ "$PWD" != /work/main ]; then mkdir -p /work; ln -sfn "$PWD" /work/main; fi
@@ -32,8 +33,17 @@ if [[ -f "$lib/libicudata.so.72" ]]; then
   gcc -shared -fPIC -Wl,-soname,libicudata.so.72 -o "$lib/libicudata.so.72" "$stage/icu_stub.c"
   rm "$stage/icu_stub.c"
 fi
-# The binaries must still load with the stub in place.
+# libLLVM needs Z3 (23 MB, 5 MB packed) for the static analyzer's constraint solver, which
+# Fusebox never calls: a stub defines each Z3 function libLLVM names as one that aborts.
+if [[ -f "$lib/libz3.so.4" ]]; then
+  nm -D --undefined-only "$lib/libLLVM.so.19.1" | awk '$2 ~ /^Z3_/ {print "void " $2 "(void) { abort(); }"}' |
+    { echo '#include <stdlib.h>'; cat; } >"$stage/z3_stub.c"
+  gcc -shared -fPIC -Wl,-soname,libz3.so.4 -o "$lib/libz3.so.4" "$stage/z3_stub.c"
+  rm "$stage/z3_stub.c"
+fi
+# The binaries must still load with the stubs in place.
 LD_LIBRARY_PATH="$lib" "$root/build/release/app/fusebox" --help >/dev/null
+for t in "$root"/build/release/tests/*; do LD_LIBRARY_PATH="$lib" "$t" --gtest_list_tests >/dev/null; done
 tar -C "$stage" -cf - opt "${src#/}" | xz -9 -T0 >.gpu/fusebox-gpu.tar.xz
 tree_bytes=$(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1)
 bundle_bytes=$(stat -c %s .gpu/fusebox-gpu.tar.xz)
