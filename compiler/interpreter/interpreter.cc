@@ -407,16 +407,20 @@ class CoreEvaluator {
     // group of one are identities. Run refuses modules with larger groups up front; this
     // covers computations run on their own.
     RETURN_IF_ERROR(CheckCollectiveFits(inst, /*devices=*/1));
-    if (inst.shape().IsTuple() && inst.operand_count() > 1) {
+    // An all-gather-start's tuple is (operand, result): the caller asks for the result.
+    const bool start_tuple = inst.opcode() == Opcode::kAllGatherStart && inst.shape().IsTuple() &&
+                             inst.shape().tuple_size() == 2;
+    const Shape& result = start_tuple ? inst.shape().tuple_shapes(1) : inst.shape();
+    if (!start_tuple && inst.shape().IsTuple() && inst.operand_count() > 1) {
       Literal out(inst.shape());
       for (int64_t i = 0; i < inst.operand_count() && i < inst.shape().tuple_size(); ++i) {
         out.tuple_elements()[i] = *ops[i];
       }
       return out;
     }
-    if (!ops[0]->shape().Compatible(inst.shape())) {
+    if (!ops[0]->shape().Compatible(result)) {
       return Unimplemented("collective with a group larger than one (result " +
-                           inst.shape().ToString(false) + " from " + ops[0]->shape().ToString(false) +
+                           result.ToString(false) + " from " + ops[0]->shape().ToString(false) +
                            ") needs several devices; the interpreter runs one");
     }
     return CopyOf(*ops[0]);

@@ -902,8 +902,71 @@ bool ComplexLapack(const Instruction& inst) {
   return (target[7] == 'c' || target[7] == 'z') && (type == PrimitiveType::kC64 || type == PrimitiveType::kC128);
 }
 
+// a square (batch of) matrix a and b of the same batch whose side fits it; the solution
+// `value` of b's shape and type.
+Status CheckTriangularSolveShapes(const Instruction& inst, const LibraryCall& call, const Shape& value) {
+  const Shape& a = inst.operand(0)->shape();
+  const Shape& b = inst.operand(1)->shape();
+  if (!IsMatrixBatch(a) || !IsMatrixBatch(b) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2) ||
+      BatchDims(a) != BatchDims(b) ||
+      a.dimensions(a.rank() - 1) != b.dimensions(call.left_side ? b.rank() - 2 : b.rank() - 1)) {
+    return CallError(inst, "a " + a.ToString(false) + " and b " + b.ToString(false) + " do not fit a " +
+                               (call.left_side ? "left" : "right") + "-side triangular solve");
+  }
+  if (!value.IsArray() || value.dimensions() != b.dimensions() || value.element_type() != b.element_type()) {
+    return CallError(inst, "result " + value.ToString(false) + " is not b's shape");
+  }
+  return Status::Ok();
+}
+
+// XLA's GPU call of cuBLAS's trsm (its triangular-solve rewriter): (a, b) -> (x, s8 pointer
+// scratch), the options as XLA's TriangularSolveOptions in the backend_config JSON
+// (left_side, lower, unit_diagonal: false when left out; transpose_a NO_TRANSPOSE,
+// TRANSPOSE or ADJOINT).
+Status ParseXlaTriangularSolveOptions(const Instruction& inst, LibraryCall& call) {
+  std::optional<json> config = BackendConfigJson(inst);
+  if (!config || !config->is_object()) {
+    return CallError(inst, "has no backend_config JSON (XLA writes the solve's TriangularSolveOptions there)");
+  }
+  for (const char* key : {"left_side", "lower", "unit_diagonal"}) {
+    if (config->contains(key) && !config->at(key).is_boolean()) {
+      return CallError(inst, std::string(key) + " is not true or false");
+    }
+  }
+  call.left_side = JsonBoolOr(*config, "left_side", false);
+  call.lower = JsonBoolOr(*config, "lower", false);
+  call.unit_diagonal = JsonBoolOr(*config, "unit_diagonal", false);
+  // The enum's name as XLA prints it, or its number as protobuf's JSON reader takes it too.
+  std::string transpose = JsonStringOr(*config, "transpose_a", "");
+  if (config->contains("transpose_a") && config->at("transpose_a").is_number_integer()) {
+    const int64_t number = config->at("transpose_a").get<int64_t>();
+    transpose = number == 1 ? "NO_TRANSPOSE" : number == 2 ? "TRANSPOSE" : number == 3 ? "ADJOINT" : std::to_string(number);
+  }
+  if (transpose == "NO_TRANSPOSE") {
+    call.transpose_a = TransposeA::kNoTranspose;
+  } else if (transpose == "TRANSPOSE") {
+    call.transpose_a = TransposeA::kTranspose;
+  } else if (transpose == "ADJOINT") {
+    call.transpose_a = TransposeA::kAdjoint;
+  } else {
+    return CallError(inst, "transpose_a \"" + transpose + "\" is none of NO_TRANSPOSE, TRANSPOSE, ADJOINT");
+  }
+  return Status::Ok();
+}
+
 // jax's LAPACK trsm: (a, b) -> x of b's shape; side L/R, uplo L/U, trans_x N/T/C, diag U/N.
+// XLA's __cublas$triangularSolve: the same, its result (x, s8 scratch).
 Status ParseTriangularSolve(const Instruction& inst, LibraryCall& call) {
+  if (inst.attrs().custom_call_target == kXlaTriangularSolveTarget) {
+    RETURN_IF_ERROR(ParseXlaTriangularSolveOptions(inst, call));
+    if (inst.operand_count() != 2) {
+      return CallUnsupported(inst, "takes " + std::to_string(inst.operand_count()) + " operands; (a, b) is modelled");
+    }
+    ASSIGN_OR_RETURN(const Shape value, ValueShape(inst));
+    RETURN_IF_ERROR(CheckTriangularSolveShapes(inst, call, value));
+    call.result = value;
+    return Status::Ok();
+  }
   std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(inst);
   if (!attributes) return CallError(inst, "has no FFI attributes (side, uplo, trans_x, diag) in its backend_config");
   ASSIGN_OR_RETURN(const char side, BlasChar(inst, *attributes, "side", "LR"));
@@ -917,19 +980,9 @@ Status ParseTriangularSolve(const Instruction& inst, LibraryCall& call) {
   if (inst.operand_count() != 2) {
     return CallUnsupported(inst, "takes " + std::to_string(inst.operand_count()) + " operands; (a, b) is modelled");
   }
-  const Shape& a = inst.operand(0)->shape();
-  const Shape& b = inst.operand(1)->shape();
-  if (!IsMatrixBatch(a) || !IsMatrixBatch(b) || a.dimensions(a.rank() - 1) != a.dimensions(a.rank() - 2) ||
-      BatchDims(a) != BatchDims(b) ||
-      a.dimensions(a.rank() - 1) != b.dimensions(call.left_side ? b.rank() - 2 : b.rank() - 1)) {
-    return CallError(inst, "a " + a.ToString(false) + " and b " + b.ToString(false) + " do not fit a " +
-                               (call.left_side ? "left" : "right") + "-side triangular solve");
-  }
-  const Shape& shape = inst.shape();
-  if (!shape.IsArray() || shape.dimensions() != b.dimensions() || shape.element_type() != b.element_type()) {
-    return CallError(inst, "result " + shape.ToString(false) + " is not b's shape");
-  }
-  call.result = shape;
+  if (!inst.shape().IsArray()) return CallError(inst, "result " + inst.shape().ToString(false) + " is not b's shape");
+  RETURN_IF_ERROR(CheckTriangularSolveShapes(inst, call, inst.shape()));
+  call.result = inst.shape();
   return Status::Ok();
 }
 
@@ -1406,7 +1459,7 @@ std::optional<LibraryCallKind> LibraryCallKindOf(std::string_view target) {
   if (target == "__cudnn$convBackwardFilter") return LibraryCallKind::kConvBackwardFilter;
   if (target == "TopK" || target == "__gpu$TopK") return LibraryCallKind::kTopK;
   if (target == "__cub$DeviceRadixSort") return LibraryCallKind::kRadixSort;
-  if (IsLapackTarget(target, "trsm")) return LibraryCallKind::kTriangularSolve;
+  if (IsLapackTarget(target, "trsm") || target == kXlaTriangularSolveTarget) return LibraryCallKind::kTriangularSolve;
   if (IsLapackTarget(target, "potrf") || target == "cusolver_potrf_ffi" || target == "hipsolver_potrf_ffi") {
     return LibraryCallKind::kCholesky;
   }
@@ -1756,13 +1809,20 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
     return computation;
   }
   if (call.kind == LibraryCallKind::kTriangularSolve) {
-    Instruction* solve = e.Add(Opcode::kTriangularSolve, instruction.shape(), params);
+    Instruction* solve = e.Add(Opcode::kTriangularSolve, call.result, params);
     InstructionAttributes& attrs = solve->mutable_attrs();
     attrs.left_side = call.left_side;
     attrs.lower = call.lower;
     attrs.unit_diagonal = call.unit_diagonal;
     attrs.transpose_a = call.transpose_a;
-    computation->set_root(solve);
+    const Shape& shape = instruction.shape();
+    if (shape.IsTuple()) {  // XLA's call: (x, zero scratch)
+      std::vector<Instruction*> elements = {solve};
+      for (int64_t i = 1; i < shape.tuple_size(); ++i) elements.push_back(e.Zeros(shape.tuple_shapes(i)));
+      computation->set_root(e.Add(Opcode::kTuple, shape, elements));
+    } else {
+      computation->set_root(solve);
+    }
     return computation;
   }
   if (call.kind == LibraryCallKind::kCholesky) {

@@ -14,6 +14,9 @@
 //   lapack_?trsm_ffi                          jax's LAPACK triangular solve (CPU):
 //                                             triangular-solve(a, b), BLAS's side, uplo,
 //                                             trans_x and diag as attributes
+//   __cublas$triangularSolve                  XLA's GPU triangular solve (cuBLAS's trsm):
+//                                             (x, s8 scratch), XLA's TriangularSolveOptions
+//                                             in the backend_config
 //   lapack_?potrf_ffi, cusolver_potrf_ffi     jax's Cholesky factorization (LAPACK on the
 //                                             CPU, cuSOLVER on the GPU): (factor, info)
 //   lapack_?getrf_ffi, cusolver_getrf_ffi     jax's LU factorization with partial pivoting:
@@ -72,6 +75,9 @@
 
 namespace fusebox {
 
+// XLA's GPU pipeline's call of cuBLAS's trsm for a `triangular-solve`.
+inline constexpr std::string_view kXlaTriangularSolveTarget = "__cublas$triangularSolve";
+
 enum class LibraryCallKind {
   kGemm,                      // __cublas$gemm, __cublas$lt$matmul
   kConvForward,               // __cudnn$convForward
@@ -82,7 +88,7 @@ enum class LibraryCallKind {
   kFusedAttention,            // __cudnn$fmha*Softmax*: (O[, softmax stats], workspace)
   kFusedAttentionBackward,    // __cudnn$fmha*Backward: (dQ, dK, dV[, dbias], workspace)
   kRadixSort,                 // __cub$DeviceRadixSort: (keys[, values], scratch)
-  kTriangularSolve,           // lapack_?trsm_ffi: x with op(a) x = b or x op(a) = b
+  kTriangularSolve,           // lapack_?trsm_ffi, __cublas$triangularSolve: x with op(a) x = b or x op(a) = b
   kCholesky,                  // lapack_?potrf_ffi, cusolver_potrf_ffi: (factor, s32 info)
   kLu,                        // lapack_?getrf_ffi, cusolver_getrf_ffi: (lu, s32 pivots, s32 info)
   kQr,                        // lapack_?geqrf_ffi, cusolver_geqrf_ffi: (a, taus)

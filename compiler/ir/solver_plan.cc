@@ -39,6 +39,7 @@ std::string SolverPlan::RoutineName() const {
     case SolverRoutine::kOrgqr: return std::string("cusolverDn") + letter + "orgqr";
     case SolverRoutine::kSyevj: return std::string("cusolverDn") + letter + "syevj";
     case SolverRoutine::kSyevjBatched: return std::string("cusolverDn") + letter + "syevjBatched";
+    case SolverRoutine::kSyevBatched: return "cusolverDnXsyevBatched";
     case SolverRoutine::kSyevd: return std::string("cusolverDn") + letter + "syevd";
     case SolverRoutine::kGesvdj: return std::string("cusolverDn") + letter + "gesvdj";
     case SolverRoutine::kGesvdjBatched: return std::string("cusolverDn") + letter + "gesvdjBatched";
@@ -56,6 +57,7 @@ std::string SolverPlan::ToString() const {
     if (svd()) out += !vectors ? " values only" : econ ? " econ" : " full";
   }
   if (batch > 1) out += (out.find("Batched") != std::string::npos ? " batch=" : " x") + std::to_string(batch);
+  if (routine == SolverRoutine::kSyevBatched && chunk < batch) out += " in calls of " + std::to_string(chunk);
   return out;
 }
 
@@ -126,7 +128,16 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     }
     const bool jacobi = algorithm == 2 || (algorithm == 0 && plan.n <= 32);
     if (jacobi && plan.batch > 1 && plan.n > 32) return Refuse(call, "syevjBatched takes matrices up to 32 x 32");
-    plan.routine = !jacobi ? SolverRoutine::kSyevd : plan.batch > 1 ? SolverRoutine::kSyevjBatched : SolverRoutine::kSyevj;
+    plan.routine = plan.batch > 1 ? SolverRoutine::kSyevjBatched : SolverRoutine::kSyevj;
+    if (!jacobi) {
+      // jaxlib's 64-bit path (cuSOLVER 11.7.1 and later): cusolverDnXsyevBatched over
+      // chunks of the batch, each under 2^31 bytes and at most 32768 matrices; one matrix
+      // of 2^30 bytes or more goes through syevd alone.
+      const int64_t matrix_bytes = std::max<int64_t>(1, plan.n * plan.n * plan.element_bytes);
+      const int64_t step = std::min<int64_t>(std::max<int64_t>(1, INT32_MAX / matrix_bytes), 32 * 1024);
+      plan.routine = step > 1 ? SolverRoutine::kSyevBatched : SolverRoutine::kSyevd;
+      plan.chunk = std::min(step, plan.batch);
+    }
     // The operand holds aᵀ, a itself column-major: the call's triangle as it is.
     plan.fill = parsed.lower ? 0 : 1;
     const double n = static_cast<double>(plan.n);

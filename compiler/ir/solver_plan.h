@@ -66,7 +66,9 @@ enum class SolverRoutine {
   kOrgqr,         // cusolverDn<t>orgqr, once per matrix
   kSyevj,         // cusolverDn<t>syevj (one matrix, Jacobi)
   kSyevjBatched,  // cusolverDn<t>syevjBatched (a batch of matrices up to 32 x 32)
-  kSyevd,         // cusolverDn<t>syevd, once per matrix
+  kSyevBatched,   // cusolverDnXsyevBatched over chunks of `chunk` matrices (jaxlib's 64-bit path with
+                  // cuSOLVER 11.7.1 or later, one matrix too)
+  kSyevd,         // cusolverDn<t>syevd, once per matrix (older cuSOLVER; a matrix over 2^30 bytes)
   kGesvdj,        // cusolverDn<t>gesvdj, once per matrix
   kGesvdjBatched, // cusolverDn<t>gesvdjBatched (a batch of matrices up to 32 x 32, full U and V)
 };
@@ -87,6 +89,9 @@ struct SolverPlan {
   // min(m, n) for econ); whether the vectors are computed at all (compute_uv).
   int64_t u_columns = 0, v_columns = 0;
   bool econ = false, vectors = true;
+  // syevBatched: the matrices each call takes, as jaxlib chunks the batch: as many as keep a
+  // call under 2^31 bytes, at most 32768.
+  int64_t chunk = 1;
   bool empty = false;   // no element: nothing to run (info is zeroed)
   // Multiply-adds: n^3 / 3 (potrf), k^2 max(m, n) - k^3 / 3 (getrf), 2 k^2 max - 2 k^3 / 3
   // (geqrf), 4 m n k - 2 (m + n) k^2 + 4 k^3 / 3 (orgqr), 14 n^3 / 3 (syev* with vectors,
@@ -101,7 +106,7 @@ struct SolverPlan {
   bool householder_product() const { return routine == SolverRoutine::kOrgqr; }
   bool eigen() const {
     return routine == SolverRoutine::kSyevj || routine == SolverRoutine::kSyevjBatched ||
-           routine == SolverRoutine::kSyevd;
+           routine == SolverRoutine::kSyevBatched || routine == SolverRoutine::kSyevd;
   }
   bool svd() const { return routine == SolverRoutine::kGesvdj || routine == SolverRoutine::kGesvdjBatched; }
   // The routines that take an array of the matrices' addresses.

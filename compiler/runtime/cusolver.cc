@@ -66,7 +66,23 @@ using GesvdjBatchedBufferSizeFn = int (*)(void*, int, int, int, const void*, int
 using GesvdjBatchedFn = int (*)(void*, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*,
                                 void*, int);
 
+// The 64-bit API's parameters object and batched eigensolver (optional: cuSOLVER 11.7.1).
+using CreateParamsFn = int (*)(void**);
+using DestroyParamsFn = int (*)(void*);
+// cusolverDnXsyevBatched_bufferSize: (handle, params, jobz, uplo, n, dataTypeA, A, lda,
+// dataTypeW, W, computeType, size_t* device bytes, size_t* host bytes, batchSize).
+using XsyevBatchedBufferSizeFn = int (*)(void*, void*, int, int, int64_t, int, const void*, int64_t, int, const void*,
+                                         int, size_t*, size_t*, int64_t);
+// cusolverDnXsyevBatched: (handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W,
+// computeType, device work, its bytes, host work, its bytes, info, batchSize).
+using XsyevBatchedFn = int (*)(void*, void*, int, int, int64_t, int, void*, int64_t, int, void*, int, void*, size_t,
+                               void*, size_t, int*, int64_t);
+
 constexpr int kEigModeNoVector = 0, kEigModeVector = 1;  // CUSOLVER_EIG_MODE_NOVECTOR, _VECTOR
+constexpr int kCudaR32F = 0, kCudaR64F = 1;              // cudaDataType's CUDA_R_32F, CUDA_R_64F
+#ifdef FUSEBOX_HAVE_CUDA_HEADERS
+static_assert(CUSOLVER_EIG_MODE_VECTOR == kEigModeVector && CUDA_R_32F == kCudaR32F && CUDA_R_64F == kCudaR64F);
+#endif
 
 struct CusolverApi {
   CreateFn create = nullptr;
@@ -96,6 +112,10 @@ struct CusolverApi {
   GesvdjFn gesvdj[2] = {};
   GesvdjBatchedBufferSizeFn gesvdj_batched_buffer_size[2] = {};
   GesvdjBatchedFn gesvdj_batched[2] = {};
+  CreateParamsFn create_params = nullptr;
+  DestroyParamsFn destroy_params = nullptr;
+  XsyevBatchedBufferSizeFn xsyev_batched_buffer_size = nullptr;
+  XsyevBatchedFn xsyev_batched = nullptr;
   std::string library;
   Status status;
 };
@@ -122,6 +142,10 @@ const CusolverApi& Api() {
     symbols.Need("cusolverDnDestroySyevjInfo", &a->destroy_syevj_info);
     symbols.Need("cusolverDnCreateGesvdjInfo", &a->create_gesvdj_info);
     symbols.Need("cusolverDnDestroyGesvdjInfo", &a->destroy_gesvdj_info);
+    symbols.Optional("cusolverDnCreateParams", &a->create_params);
+    symbols.Optional("cusolverDnDestroyParams", &a->destroy_params);
+    symbols.Optional("cusolverDnXsyevBatched_bufferSize", &a->xsyev_batched_buffer_size);
+    symbols.Optional("cusolverDnXsyevBatched", &a->xsyev_batched);
     const char* letters[4] = {"S", "D", "C", "Z"};
     for (int t = 0; t < 4; ++t) {
       const std::string prefix = std::string("cusolverDn") + letters[t];
@@ -177,11 +201,15 @@ StatusOr<std::unique_ptr<Cusolver>> Cusolver::Create(CudaContext& context) {
   // cuSOLVER's version number: major * 1000 + minor * 100 + patch.
   out->description_ = "cuSOLVER " + std::to_string(version / 1000) + "." + std::to_string(version / 100 % 10) + "." +
                       std::to_string(version % 100) + " (" + api.library + ")";
+  // jaxlib's test: syevBatched from cuSOLVER 11.7.1 (CUDA 12.6.2) on.
+  out->has_syev_batched_ = version >= 11701 && api.create_params != nullptr && api.destroy_params != nullptr &&
+                           api.xsyev_batched_buffer_size != nullptr && api.xsyev_batched != nullptr;
   return out;
 }
 
 Cusolver::~Cusolver() {
   if (syevj_params_ != nullptr) Api().destroy_syevj_info(syevj_params_);
+  if (dn_params_ != nullptr) Api().destroy_params(dn_params_);
   if (gesvdj_params_ != nullptr) Api().destroy_gesvdj_info(gesvdj_params_);
   if (handle_ != nullptr) Api().destroy(handle_);
 }
@@ -202,6 +230,27 @@ StatusOr<int64_t> Cusolver::WorkspaceBytes(const SolverPlan& plan) {
       gesvdj_params_ = nullptr;
       return CusolverError("cusolverDnCreateGesvdjInfo", rc);
     }
+  }
+  if (plan.routine == SolverRoutine::kSyevBatched) {
+    if (!has_syev_batched_) {
+      return InvalidArgument(plan.ToString() + ": " + api.library + " lacks cusolverDnXsyevBatched (cuSOLVER 11.7.1)");
+    }
+    if (dn_params_ == nullptr) {
+      if (int rc = api.create_params(&dn_params_); rc != 0) {
+        dn_params_ = nullptr;
+        return CusolverError("cusolverDnCreateParams", rc);
+      }
+    }
+    const int data_type = t == 0 ? kCudaR32F : kCudaR64F;
+    size_t device_bytes = 0, host_bytes = 0;
+    if (int rc = api.xsyev_batched_buffer_size(handle_, dn_params_, kEigModeVector, plan.fill, plan.n, data_type, nullptr,
+                                               plan.n, data_type, nullptr, data_type, &device_bytes, &host_bytes,
+                                               plan.chunk);
+        rc != 0) {
+      return CusolverError("cusolverDnXsyevBatched_bufferSize", rc);
+    }
+    if (host_bytes > host_workspace_.size()) host_workspace_.resize(host_bytes);
+    return static_cast<int64_t>(device_bytes);
   }
   if (plan.eigen() && plan.routine != SolverRoutine::kSyevd && syevj_params_ == nullptr) {
     if (int rc = api.create_syevj_info(&syevj_params_); rc != 0) {
@@ -309,6 +358,22 @@ Status Cusolver::Run(const SolverPlan& plan, const Buffers& buffers) {
         if (rc != 0) return CusolverError(plan.RoutineName(), rc);
       }
       return Status::Ok();
+    case SolverRoutine::kSyevBatched: {
+      // jaxlib's chunks: `chunk` matrices a call, their values and infos with them.
+      if (!has_syev_batched_ || dn_params_ == nullptr) return InvalidArgument(plan.ToString() + ": not prepared");
+      const int data_type = t == 0 ? kCudaR32F : kCudaR64F;
+      for (int64_t b = 0; b < plan.batch; b += plan.chunk) {
+        auto* w = reinterpret_cast<void*>(buffers.values + static_cast<DevicePtr>(b * plan.n * plan.element_bytes));
+        if (int rc = api.xsyev_batched(handle_, dn_params_, kEigModeVector, plan.fill, plan.n, data_type, matrix(b),
+                                       plan.n, data_type, w, data_type, work, static_cast<size_t>(workspace_bytes),
+                                       host_workspace_.data(), host_workspace_.size(), infos + b,
+                                       std::min(plan.chunk, plan.batch - b));
+            rc != 0) {
+          return CusolverError(plan.RoutineName(), rc);
+        }
+      }
+      return Status::Ok();
+    }
     case SolverRoutine::kSyevjBatched:
       if (int rc = api.syevj_batched[t](handle_, kEigModeVector, plan.fill, n, matrix(0), n,
                                         reinterpret_cast<void*>(buffers.values), work, lwork, infos, syevj_params_,

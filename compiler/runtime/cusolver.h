@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/solver_plan.h"
 #include "compiler/runtime/cuda_driver.h"
@@ -51,9 +52,16 @@ class Cusolver {
   // "cuSOLVER 12.0.4 (libcusolver.so.12)"
   const std::string& description() const { return description_; }
 
+  // Whether the library has cusolverDnXsyevBatched (11.7.1, CUDA 12.6.2, and later), which
+  // jaxlib then uses for every eigh beyond Jacobi's sizes; without it, syevd per matrix.
+  bool has_syev_batched() const { return has_syev_batched_; }
+
  private:
   Cusolver() = default;
   void* handle_ = nullptr;       // cusolverDnHandle_t
+  void* dn_params_ = nullptr;    // cusolverDnParams_t of the 64-bit API (the defaults), made when first needed
+  bool has_syev_batched_ = false;
+  std::vector<char> host_workspace_;  // syevBatched's host work area (the largest any plan asks for)
   void* syevj_params_ = nullptr;   // syevjInfo_t (the defaults: tolerance, 100 sweeps), made when first needed
   void* gesvdj_params_ = nullptr;  // gesvdjInfo_t (the defaults), made when first needed
   std::string description_;

@@ -313,6 +313,33 @@ class GpuExecutable::Frame {
         if (out.empty() || out[0] == 0) return Status::Ok();
         return ctx_.CopyHostToDevice(out[0], &size, sizeof(size));
       }
+      // Collectives over this one device (Create refused, by name, any whose groups need
+      // more): every group is the device alone, so each exchange gives its own value back.
+      case Opcode::kAllReduce:
+      case Opcode::kAllGather:
+      case Opcode::kReduceScatter:
+      case Opcode::kAllToAll:
+      case Opcode::kCollectiveBroadcast:
+      case Opcode::kCollectivePermute:
+      case Opcode::kAllReduceStart:
+      case Opcode::kAllGatherStart:
+      case Opcode::kCollectivePermuteStart:
+        return RunLoneCollective(inst, leaves);
+      case Opcode::kAllReduceDone:
+      case Opcode::kAllGatherDone:
+      case Opcode::kCollectivePermuteDone: {
+        // The start holds the result: as its whole value, or as element 1 of its tuple.
+        const Instruction* start = inst.operand(0);
+        Leaves from = leaves(start);
+        if (start->shape().IsTuple() && start->shape().tuple_size() >= 2) {
+          const size_t skip = LeafBytes(start->shape().tuple_shapes(0)).size();
+          const size_t count = LeafBytes(start->shape().tuple_shapes(1)).size();
+          if (skip + count > from.size()) return Internal(inst.name() + ": its start has too few leaves");
+          from = Leaves(from.begin() + static_cast<std::ptrdiff_t>(skip),
+                        from.begin() + static_cast<std::ptrdiff_t>(skip + count));
+        }
+        return CopyLeaves(inst, from, leaves(&inst));
+      }
       case Opcode::kWhile:
         return RunWhile(inst, leaves);
       case Opcode::kConditional:
@@ -331,6 +358,60 @@ class GpuExecutable::Frame {
   }
 
   // Device-to-device copies of `inst`'s leaves (control-flow boundaries).
+  // A collective whose every group is this device alone: the operands' leaves, in order,
+  // are the result's (an asynchronous start's tuple holds them twice: the operands, then
+  // the result; leaves after those, a permute's context words, stay as they are). A
+  // collective-permute whose pairs do not send this device its own value gives zeros, as
+  // XLA's does to a device nothing is sent to.
+  Status RunLoneCollective(const Instruction& inst, const LeafFn& leaves) {
+    Leaves from;
+    for (const Instruction* op : inst.operands()) {
+      for (DevicePtr leaf : leaves(op)) from.push_back(leaf);
+    }
+    const Leaves out = leaves(&inst);
+    const bool start_tuple = (inst.opcode() == Opcode::kAllGatherStart ||
+                              inst.opcode() == Opcode::kCollectivePermuteStart ||
+                              inst.opcode() == Opcode::kAllReduceStart) &&
+                             inst.shape().IsTuple() && inst.shape().tuple_size() >= 2 &&
+                             LeafBytes(inst.shape().tuple_shapes(0)).size() == from.size();
+    const std::vector<int64_t> out_bytes = LeafBytes(inst.shape());
+    Leaves to = out;
+    std::vector<int64_t> to_bytes = out_bytes;
+    if (start_tuple) {
+      // The operands' copy first (element 0), then the result (element 1).
+      const size_t result_leaves = LeafBytes(inst.shape().tuple_shapes(1)).size();
+      if (2 * from.size() > out.size() || result_leaves != from.size()) {
+        return Internal(inst.name() + ": a start tuple that does not hold its operands and result");
+      }
+      to = Leaves(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(2 * from.size()));
+      to_bytes = std::vector<int64_t>(out_bytes.begin(), out_bytes.begin() + static_cast<std::ptrdiff_t>(2 * from.size()));
+      const Leaves once = from;
+      from.insert(from.end(), once.begin(), once.end());
+    }
+    if (from.size() != to.size()) {
+      return Internal(inst.name() + ": a collective over one device whose result is not its operands (" +
+                      std::to_string(from.size()) + " operand leaves, " + std::to_string(to.size()) + " result leaves)");
+    }
+    const bool permute =
+        inst.opcode() == Opcode::kCollectivePermute || inst.opcode() == Opcode::kCollectivePermuteStart;
+    bool sent_to_itself = !permute;
+    for (const auto& [source, target] : inst.attrs().source_target_pairs) {
+      sent_to_itself = sent_to_itself || (source == 0 && target == 0);
+    }
+    const int64_t start = profiler::NowNs();
+    for (size_t i = 0; i < to.size(); ++i) {
+      if (to[i] == 0 || from[i] == to[i]) continue;
+      const bool result_leaf = !start_tuple || i >= to.size() / 2;
+      if (result_leaf && !sent_to_itself) {
+        RETURN_IF_ERROR(ctx_.Memset(to[i], 0, to_bytes[i]));
+      } else if (from[i] != 0) {
+        RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(to[i], from[i], to_bytes[i]));
+      }
+    }
+    HostWork(inst.name() + " (" + std::string(OpcodeName(inst.opcode())) + " over one device)", start);
+    return Status::Ok();
+  }
+
   Status CopyLeaves(const Instruction& inst, const Leaves& from, const Leaves& to) {
     const std::vector<int64_t> bytes = LeafBytes(inst.shape());
     if (from.size() != to.size() || to.size() != bytes.size()) {
@@ -858,8 +939,12 @@ Status PrepareSolvers(CudaContext& ctx, const Module& module, GpuPrograms& progr
                                           " Cholesky, LU, QR, eigh or SVD call(s) for cuSOLVER: ");
     }
     programs.cusolver = std::move(*cusolver);
-    for (const auto& [inst, plan] : programs.solvers) {
+    for (auto& [inst, plan] : programs.solvers) {
       if (plan.on_cublas()) continue;
+      // jaxlib on a cuSOLVER before 11.7.1: syevd per matrix, as here.
+      if (plan.routine == SolverRoutine::kSyevBatched && !programs.cusolver->has_syev_batched()) {
+        plan.routine = SolverRoutine::kSyevd;
+      }
       StatusOr<int64_t> bytes = programs.cusolver->WorkspaceBytes(plan);
       if (!bytes.ok()) return bytes.status().WithPrefix(inst->name() + ": ");
       programs.solver_workspace_bytes[inst] = *bytes;
@@ -1591,7 +1676,7 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
       if (it != programs.convs.end()) tunings.emplace_back(inst, &it->second->tuning());
     }
     AddTuningNote(programs, "cuDNN", static_cast<int64_t>(conv_plans.size()),
-                  "cudnnFind*AlgorithmEx, every algorithm timed once at compile time", tunings);
+                  "the algorithms cudnnFind*AlgorithmEx returns, each timed warm at compile time, best of 3", tunings);
     if (fused_calls > 0) {
       programs.library_notes.push_back("cudnnConvolutionBiasActivationForward runs " + std::to_string(fused_calls) +
                                        " fused convolution call(s) with their bias and activation: " + fused);

@@ -165,7 +165,11 @@ ENTRY e {
   none = f32[2] collective-permute(ag), source_target_pairs={{0,1}}
   r = u32[] replica-id()
   pid = u32[] partition-id()
-  ROOT t = (f32[2], f32[2], u32[], u32[]) tuple(cp, none, r, pid)
+  ags = (f32[2], f32[2]) all-gather-start(p), dimensions={0}, replica_groups={{0}}
+  agd = f32[2] all-gather-done(ags)
+  ars = f32[2] all-reduce-start(p), replica_groups={}, to_apply=add
+  ard = f32[2] all-reduce-done(ars)
+  ROOT t = (f32[2], f32[2], u32[], u32[], f32[2], f32[2]) tuple(cp, none, r, pid, agd, ard)
 }
 )");
   InterpreterOptions opts;
@@ -176,6 +180,9 @@ ENTRY e {
   EXPECT_EQ(r->tuple_elements()[1].GetDouble(0), 0);  // nobody sends to replica 0
   EXPECT_EQ(r->tuple_elements()[2].GetUint64(0), 0u);
   EXPECT_EQ(r->tuple_elements()[3].GetUint64(0), 3u);
+  // The asynchronous forms, an all-gather-start's (operand, result) tuple too.
+  EXPECT_EQ(r->tuple_elements()[4].GetDouble(1), -2);
+  EXPECT_EQ(r->tuple_elements()[5].GetDouble(0), 1.5);
 }
 
 TEST(InterpreterTest, RngIsDeterministicPerSeedAndInRange) {

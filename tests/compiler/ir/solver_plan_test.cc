@@ -289,6 +289,33 @@ std::string SyevdModule(const std::string& dims, const std::string& values, cons
 // beyond or with the QR algorithm; the triangle as the call reads it (the operand holds
 // aᵀ, which is a column-major). The host run against the interpreter's: eigenvalues, and
 // the vectors up to each one's sign.
+// jaxlib's syevBatched takes the batch in chunks of calls under 2^31 bytes (at most 32768
+// matrices); a matrix of 2^31 bytes or more goes through syevd alone (planned, not run).
+TEST(SolverPlanTest, SyevBatchedTakesTheBatchInJaxlibsChunks) {
+  struct Case {
+    const char* dims;
+    const char* values;
+    const char* batch;
+    SolverRoutine routine;
+    int64_t chunk;
+    const char* text;
+  };
+  for (const Case& c : {Case{"[5,8192,8192]", "[5,8192]", "[5]", SolverRoutine::kSyevBatched, 3,
+                             "cusolverDnXsyevBatched fill=L n=8192 batch=5 in calls of 3"},
+                        Case{"[40000,64,64]", "[40000,64]", "[40000]", SolverRoutine::kSyevBatched, 32768,
+                             "cusolverDnXsyevBatched fill=L n=64 batch=40000 in calls of 32768"},
+                        Case{"[16384,16384]", "[16384]", "[]", SolverRoutine::kSyevd, 1,
+                             "cusolverDnDsyevd fill=L n=16384"}}) {
+    SCOPED_TRACE(c.dims);
+    auto module = Parse(SyevdModule(c.dims, c.values, c.batch, "{algorithm = 0 : ui8, lower = true}"));
+    ASSERT_NE(module, nullptr);
+    SolverPlan plan = PlanOf(*module);
+    EXPECT_EQ(plan.routine, c.routine);
+    EXPECT_EQ(plan.chunk, c.chunk);
+    EXPECT_EQ(plan.ToString(), c.text);
+  }
+}
+
 TEST(SolverPlanTest, EighRoutinesAreJaxlibsAndMatchTheInterpreter) {
   struct Case {
     const char* dims;
@@ -302,10 +329,10 @@ TEST(SolverPlanTest, EighRoutinesAreJaxlibsAndMatchTheInterpreter) {
                              "cusolverDnDsyevj fill=L n=6"},
                         Case{"[3,5,5]", "[3,5]", "[3]", "{algorithm = 0 : ui8, lower = false}",
                              SolverRoutine::kSyevjBatched, "cusolverDnDsyevjBatched fill=U n=5 batch=3"},
-                        Case{"[2,7,7]", "[2,7]", "[2]", "{algorithm = 1 : ui8, lower = true}", SolverRoutine::kSyevd,
-                             "cusolverDnDsyevd fill=L n=7 x2"},
-                        Case{"[34,34]", "[34]", "[]", "{algorithm = 0 : ui8, lower = true}", SolverRoutine::kSyevd,
-                             "cusolverDnDsyevd fill=L n=34"}}) {
+                        Case{"[2,7,7]", "[2,7]", "[2]", "{algorithm = 1 : ui8, lower = true}",
+                             SolverRoutine::kSyevBatched, "cusolverDnXsyevBatched fill=L n=7 batch=2"},
+                        Case{"[34,34]", "[34]", "[]", "{algorithm = 0 : ui8, lower = true}",
+                             SolverRoutine::kSyevBatched, "cusolverDnXsyevBatched fill=L n=34"}}) {
     SCOPED_TRACE(c.dims);
     auto module = Parse(SyevdModule(c.dims, c.values, c.batch, c.attributes));
     ASSERT_NE(module, nullptr);
