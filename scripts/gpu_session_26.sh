@@ -94,8 +94,9 @@ fi
 if want libraries; then
 # Fourier transforms through cuFFT and jax's GPU linear algebra (triangular solves through
 # cuBLAS's trsm; LU, Cholesky, QR, eigh and the SVD through cuSOLVER's getrf, potrf, geqrf
-# and orgqr, syevj and gesvdj, or cuBLAS's batched getrf and geqrf) against XLA, never yet
-# timed on a GPU (outside #26's table).
+# and orgqr, syevj, syevBatched and gesvdj, or cuBLAS's batched getrf and geqrf, a small
+# batch's Q through Fusebox's kernel as jaxlib's own) against XLA (outside #26's table;
+# first timed on 2026-12-04).
 step "XLA vs Fusebox on the same GPU: cuFFT and jax's linear algebra"
 limit=120 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
   --extras --only fft_convolution,fft2_magnitude,solve,cho_solve,inv,qr,eigvalsh,pinv \

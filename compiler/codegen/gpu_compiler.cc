@@ -28,6 +28,7 @@
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/collectives.h"
 #include "compiler/ir/library_calls.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/passes/row_fusion.h"
 #include "compiler/passes/kernel_count.h"
 
@@ -35,9 +36,10 @@ namespace fusebox::codegen {
 
 // A library call (cuBLAS, cuDNN), a Fourier transform (cuFFT) and a triangular solve
 // (cuBLAS's trsm; the pipeline without libraries expands them into loops) are work the
-// runtime hands to a library, not kernels Fusebox emits.
+// runtime hands to a library, not kernels Fusebox emits; but a small batched orgqr, which
+// jaxlib runs with its own kernel, is Fusebox's kernel too.
 bool IsGpuKernel(const Instruction& inst) {
-  return passes::IsKernel(inst) && !IsLibraryCall(inst) && inst.opcode() != Opcode::kFft &&
+  return passes::IsKernel(inst) && (!IsLibraryCall(inst) || OrgqrRunsAsKernel(inst)) && inst.opcode() != Opcode::kFft &&
          inst.opcode() != Opcode::kTriangularSolve;
 }
 

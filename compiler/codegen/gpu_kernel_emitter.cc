@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/ir/solver_plan.h"
 #include "compiler/codegen/gpu_kernel_emitter.h"
 #include "compiler/codegen/kernel_util.h"
 #include "compiler/ir/library_calls.h"
@@ -334,6 +335,7 @@ Status GpuKernelEmitter::Emit(const Instruction& inst, GpuKernel* kernel) {
 Status GpuKernelEmitter::EmitKernel(const Instruction& inst, GpuKernel* kernel) {
   kernel->hlo = &inst;
   if (shape_.suffix.empty()) kernel->name = EntryBaseName(inst.name());
+  if (OrgqrRunsAsKernel(inst)) return EmitOrgqr(inst, kernel);
   ASSIGN_OR_RETURN(KernelFacts facts, DescribeKernel(context_, inst, "GPU backend"));
   kernel->kind_name = facts.kind_name;
   kernel->bytes_read = facts.bytes_read;

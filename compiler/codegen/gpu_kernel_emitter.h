@@ -240,6 +240,9 @@ class GpuKernelEmitter {
   // A topk the backends run as a kernel (passes::TopKKernelRefusal empty): one block of
   // TopKThreads(n) threads a row (gpu_topk_emitter.cc).
   Status EmitTopK(const Instruction& topk, GpuKernel* kernel);
+  // jaxlib's small batched orgqr as one launch: a block a matrix, a thread a column of Q
+  // (gpu_orgqr_emitter.cc; OrgqrRunsAsKernel).
+  Status EmitOrgqr(const Instruction& call, GpuKernel* kernel);
 
   // rng-bit-generator: XLA's Philox and Threefry, a thread a counter (gpu_rng_emitter.cc).
   Status EmitRngBitGenerator(const Instruction& rng, GpuKernel* kernel);

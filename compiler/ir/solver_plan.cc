@@ -66,8 +66,32 @@ bool IsTransposedSolverTarget(std::string_view target) {
          target == kSyevdTransposedTarget || target == kGesvdjTransposedTarget;
 }
 
+int64_t HouseholderProductFlops(int64_t rows, int64_t columns, int64_t reflectors) {
+  const double m = static_cast<double>(rows), n = static_cast<double>(columns), k = static_cast<double>(reflectors);
+  return static_cast<int64_t>(std::max(0.0, 4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3));
+}
+
+bool OrgqrRunsAsKernel(const Instruction& call) {
+  if (call.opcode() != Opcode::kCustomCall || call.attrs().custom_call_target != kOrgqrTransposedTarget ||
+      call.operand_count() != 2 || !call.shape().IsArray()) {
+    return false;
+  }
+  const Shape& a = call.operand(0)->shape();
+  const Shape& taus = call.operand(1)->shape();
+  if (!a.IsArray() || a.rank() < 3 || !taus.IsArray() || taus.rank() != a.rank() - 1 ||
+      (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64) ||
+      taus.element_type() != a.element_type() || call.shape().dimensions() != a.dimensions()) {
+    return false;
+  }
+  int64_t batch = 1;
+  for (int64_t d = 0; d + 2 < a.rank(); ++d) batch *= a.dimensions(d);
+  const int64_t rows = a.dimensions(a.rank() - 2), cols = a.dimensions(a.rank() - 1);
+  const int64_t k = taus.dimensions(taus.rank() - 1);
+  return batch > 1 && rows <= 128 && cols <= 128 && rows > 0 && cols > 0 && k <= rows && batch <= (int64_t{1} << 31) - 1;
+}
+
 bool IsSolverCall(const Instruction& call) {
-  if (call.opcode() != Opcode::kCustomCall) return false;
+  if (call.opcode() != Opcode::kCustomCall || OrgqrRunsAsKernel(call)) return false;
   const std::string& target = call.attrs().custom_call_target;
   return IsTransposedSolverTarget(target) || LibraryCallKindOf(target) == LibraryCallKind::kCholesky;
 }
@@ -163,8 +187,7 @@ StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
     plan.routine = SolverRoutine::kOrgqr;
     const Shape& taus = call.operand(1)->shape();
     plan.taus = taus.dimensions(taus.rank() - 1);
-    const double m = static_cast<double>(plan.m), n = static_cast<double>(plan.n), k = static_cast<double>(plan.taus);
-    plan.flops = static_cast<int64_t>(std::max(0.0, scale * (4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3)));
+    plan.flops = static_cast<int64_t>(scale * static_cast<double>(HouseholderProductFlops(plan.m, plan.n, plan.taus)));
   }
   plan.bytes_read = a.ByteSize() + plan.batch * plan.taus * plan.element_bytes * (plan.householder_product() ? 1 : 0);
   plan.bytes_written = a.ByteSize() +

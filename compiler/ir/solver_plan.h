@@ -137,8 +137,20 @@ struct SolverPlan {
   std::string ToString() const;
 };
 
+// LAPACK's multiply-add count of orgqr for one m x n matrix of k reflectors:
+// 4 m n k - 2 (m + n) k^2 + 4 k^3 / 3.
+int64_t HouseholderProductFlops(int64_t rows, int64_t columns, int64_t reflectors);
+
+// Whether `call` is a transposed orgqr call that jaxlib runs with its own kernel, not
+// cuSOLVER's orgqr: a batch of more than one matrix with both sides up to 128 (f32, f64;
+// jaxlib's LaunchOrgqrSmallBatchedKernel since April 2026, one launch a call). The GPU
+// backend emits Fusebox's kernel of that shape for it (gpu_orgqr_emitter.cc): a block a
+// matrix, a thread a column of Q, the reflectors applied to it last to first.
+bool OrgqrRunsAsKernel(const Instruction& call);
+
 // Whether `call` is a custom call a plan is made for: a Cholesky call (jax's
-// cusolver_potrf_ffi or LAPACK potrf) or one of the transposed targets above.
+// cusolver_potrf_ffi or LAPACK potrf) or one of the transposed targets above (but an
+// orgqr call that runs as a kernel).
 bool IsSolverCall(const Instruction& call);
 
 // The plan of such a call; an error naming the instruction for types or shapes the

@@ -76,7 +76,7 @@ Status TransposeSolverCall(Instruction& call, std::string_view target, Module& m
   const std::string name = call.name();
   parent->ReplaceInstruction(&call, replacement);
   parent->RenameInstruction(transposed, name);
-  if (PlanSolverCall(*transposed).ok()) return Status::Ok();
+  if (OrgqrRunsAsKernel(*transposed) || PlanSolverCall(*transposed).ok()) return Status::Ok();
   return ReplaceLibraryCallWithPlainCall(*transposed, module).status();
 }
 
@@ -110,6 +110,8 @@ StatusOr<bool> LibraryCallLowering::Run(Module& module, PassContext& context) {
       if (keep_library_calls_ && (PlanGemmCall(*inst).ok() || PlanConvolution(*inst).ok())) continue;
       // cuSOLVER's potrf runs Cholesky calls; the others it runs on the transposed matrix.
       if (keep_library_calls_ && IsSolverCall(*inst) && PlanSolverCall(*inst).ok()) continue;
+      // jaxlib's small batched orgqr: the GPU backend's own kernel.
+      if (keep_library_calls_ && OrgqrRunsAsKernel(*inst)) continue;
       if (const std::string_view target = keep_library_calls_ ? TransposedTarget(*inst) : std::string_view();
           !target.empty()) {
         transposed_calls.emplace_back(inst.get(), target);

@@ -400,11 +400,11 @@ class GpuExecutable::Frame {
     }
     const int64_t start = profiler::NowNs();
     for (size_t i = 0; i < to.size(); ++i) {
-      if (to[i] == 0 || from[i] == to[i]) continue;
+      if (to[i] == 0) continue;
       const bool result_leaf = !start_tuple || i >= to.size() / 2;
       if (result_leaf && !sent_to_itself) {
         RETURN_IF_ERROR(ctx_.Memset(to[i], 0, to_bytes[i]));
-      } else if (from[i] != 0) {
+      } else if (from[i] != 0 && from[i] != to[i]) {
         RETURN_IF_ERROR(ctx_.CopyDeviceToDevice(to[i], from[i], to_bytes[i]));
       }
     }

@@ -88,9 +88,11 @@ std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::st
     for (const Instruction* inst : computation->PostOrder()) {
       const bool fft = inst->opcode() == Opcode::kFft;
       const bool trsm = inst->opcode() == Opcode::kTriangularSolve;
-      // A topk call is Fusebox's topk kernel after library-call-lowering, not a library's.
+      // A topk call is Fusebox's topk kernel after library-call-lowering, not a library's;
+      // so is a small batched orgqr (jaxlib's own kernel).
       if (!fft && !trsm && (!IsLibraryCall(*inst) ||
-                   LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK)) {
+                   LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK ||
+                   OrgqrRunsAsKernel(*inst))) {
         continue;
       }
       GpuLibraryCall call;

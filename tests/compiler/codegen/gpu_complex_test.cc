@@ -516,7 +516,8 @@ ENTRY e {
 // cusolver_geqrf_ffi and cusolver_orgqr_ffi) with the GPU's libraries: each is one call of
 // the routine jaxlib picks (potrfBatched for a batch, potrf for one matrix, cuBLAS's
 // getrfBatched for several small square ones, cuSOLVER's getrf otherwise; cuBLAS's
-// geqrfBatched for a batch of small matrices, cuSOLVER's geqrf otherwise, then orgqr;
+// geqrfBatched for a batch of small matrices, cuSOLVER's geqrf otherwise, then orgqr, or
+// for a batch of matrices up to 128 x 128 Fusebox's kernel as jaxlib's own kernel;
 // syevj, syevjBatched or syevd for eigh, gesvdj or gesvdjBatched for the SVD, the
 // programs' outputs free of the vectors' signs), no while loop is left (jax's pivots-to-permutation after the
 // LU in solve is one kernel), and the emulator, running each plan on the host as the
@@ -528,12 +529,13 @@ TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
     int inputs, outputs;
     std::vector<SolverRoutine> routines;  // in the module's order
     int trsm;
+    int orgqr_kernels = 0;  // orgqr calls run as Fusebox's kernel (jaxlib's small batched one)
   };
   for (const Case& c : {Case{"gpu_cholesky", 1, 1, {R::kPotrfBatched}, 0}, Case{"gpu_cho_solve", 2, 1, {R::kPotrf}, 2},
                         Case{"gpu_lu_factor", 1, 2, {R::kGetrfBatched}, 0}, Case{"gpu_det_single", 1, 1, {R::kGetrf}, 0},
                         Case{"gpu_lu_wide", 1, 1, {R::kGetrf}, 0}, Case{"gpu_solve", 2, 1, {R::kGetrfBatched}, 2},
                         Case{"gpu_qr", 1, 2, {R::kGeqrf, R::kOrgqr}, 0},
-                        Case{"gpu_qr_batched", 1, 2, {R::kGeqrfBatched, R::kOrgqr}, 0},
+                        Case{"gpu_qr_batched", 1, 2, {R::kGeqrfBatched}, 0, 1},
                         Case{"gpu_qr_complete", 1, 2, {R::kGeqrf, R::kOrgqr}, 0},
                         Case{"gpu_qr_wide", 1, 2, {R::kGeqrf, R::kOrgqr}, 0},
                         Case{"gpu_eigh_reconstruct", 1, 2, {R::kSyevj}, 0},
@@ -547,12 +549,13 @@ TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
     ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", c.name, c.inputs, c.outputs, &program));
     auto optimized = passes::OptimizeForBackend(*program.module, /*fused=*/true, /*gpu_libraries=*/true);
     ASSERT_TRUE(optimized.ok()) << optimized.status().message();
-    int solves = 0, loops = 0;
+    int solves = 0, loops = 0, orgqr_kernels = 0;
     std::vector<SolverRoutine> routines;
     for (const Computation* computation : ProgramComputations(**optimized)) {
       for (const Instruction* inst : computation->PostOrder()) {
         solves += inst->opcode() == Opcode::kTriangularSolve;
         loops += inst->opcode() == Opcode::kWhile;
+        orgqr_kernels += OrgqrRunsAsKernel(*inst);
         if (!IsSolverCall(*inst)) continue;
         auto plan = PlanSolverCall(*inst);
         ASSERT_TRUE(plan.ok()) << plan.status().message();
@@ -560,6 +563,7 @@ TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
       }
     }
     EXPECT_EQ(routines, c.routines) << (*optimized)->ToString();
+    EXPECT_EQ(orgqr_kernels, c.orgqr_kernels) << (*optimized)->ToString();
     EXPECT_EQ(solves, c.trsm) << (*optimized)->ToString();
     EXPECT_EQ(loops, 0) << (*optimized)->ToString();
     auto emulator = GpuEmulator::Create(std::move(*optimized));
@@ -567,6 +571,82 @@ TEST(GpuComplexTest, FactorizationsRunThroughSolverPlans) {
     auto actual = (*emulator)->Run(program.args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();
     testing_util::ExpectMatchesXla(*actual, program.want, PrimitiveType::kF32);
+  }
+}
+
+// jaxlib's small batched orgqr (a batch of Q's up to 128 x 128) is one launch of Fusebox's
+// kernel, a block a matrix and a thread a column: fewer reflectors than columns, f32 and
+// f64, against the interpreter's Householder model; one matrix, or a side over 128, stays
+// cuSOLVER's orgqr.
+TEST(GpuComplexTest, SmallBatchedOrgqrIsOneKernel) {
+  for (const char* type : {"f32", "f64"}) {
+    SCOPED_TRACE(type);
+    const std::string t = type;
+    auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = )" + t + R"([3,7,5] parameter(0)
+  taus = )" + t + R"([3,4] parameter(1)
+  ROOT q = )" + t + R"([3,7,5] custom-call(a, taus), custom_call_target="cusolver_orgqr_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+})");
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    auto args = interpreter::RandomArguments(**module, 5);
+    ASSERT_TRUE(args.ok());
+    auto expected = interpreter::Interpreter().Run(**module, *args);
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    auto optimized = passes::OptimizeForBackend(**module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    int kernels = 0, solvers = 0, loops = 0;
+    for (const auto& computation : (*optimized)->computations()) {
+      for (const auto& inst : computation->instructions()) {
+        kernels += OrgqrRunsAsKernel(*inst);
+        solvers += IsSolverCall(*inst);
+        loops += inst->opcode() == Opcode::kWhile;
+      }
+    }
+    EXPECT_EQ(kernels, 1) << (*optimized)->ToString();
+    EXPECT_EQ(solvers, 0);
+    EXPECT_EQ(loops, 0);
+    auto code = CompileForGpu(**optimized);
+    ASSERT_TRUE(code.ok()) << code.status().message();
+    bool found = false;
+    for (const auto& kernel : (*code)->kernels()) {
+      if (kernel->kind_name != "orgqr(small batched)") continue;
+      found = true;
+      ASSERT_EQ(kernel->launches.size(), 1u);
+      EXPECT_EQ(kernel->launches[0].grid[0], 3) << "a block a matrix";
+      EXPECT_EQ(kernel->launches[0].block[0], 32) << "a thread a column, a warp at least";
+    }
+    EXPECT_TRUE(found);
+    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto actual = (*emulator)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    interpreter::CompareResult cmp = interpreter::CompareLiterals(
+        *actual, *expected, interpreter::DefaultToleranceFor(t == "f32" ? PrimitiveType::kF32 : PrimitiveType::kF64));
+    EXPECT_TRUE(cmp.ok()) << cmp.ToString();
+  }
+  for (const char* dims : {"[1,7,5]", "[2,129,4]"}) {
+    SCOPED_TRACE(dims);
+    const std::string d = dims;
+    const std::string taus = d == "[1,7,5]" ? "[1,4]" : "[2,4]";
+    auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32)" + d + R"( parameter(0)
+  taus = f32)" + taus + R"( parameter(1)
+  ROOT q = f32)" + d + R"( custom-call(a, taus), custom_call_target="cusolver_orgqr_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+})");
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    auto optimized = passes::OptimizeForBackend(**module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    int kernels = 0, solvers = 0;
+    for (const auto& computation : (*optimized)->computations()) {
+      for (const auto& inst : computation->instructions()) {
+        kernels += OrgqrRunsAsKernel(*inst);
+        solvers += IsSolverCall(*inst);
+      }
+    }
+    EXPECT_EQ(kernels, 0);
+    EXPECT_EQ(solvers, 1);
   }
 }
 
