@@ -68,7 +68,7 @@ enum class SolverRoutine {
   kSyevjBatched,  // cusolverDn<t>syevjBatched (a batch of matrices up to 32 x 32)
   kSyevBatched,   // cusolverDnXsyevBatched over chunks of `chunk` matrices (jaxlib's 64-bit path with
                   // cuSOLVER 11.7.1 or later, one matrix too)
-  kSyevd,         // cusolverDn<t>syevd, once per matrix (older cuSOLVER; a matrix over 2^30 bytes)
+  kSyevd,         // cusolverDn<t>syevd, once per matrix (older cuSOLVER; a matrix of 2^30 bytes or more)
   kGesvdj,        // cusolverDn<t>gesvdj, once per matrix
   kGesvdjBatched, // cusolverDn<t>gesvdjBatched (a batch of matrices up to 32 x 32, full U and V)
 };

@@ -299,7 +299,7 @@ std::string SyevdModule(const std::string& dims, const std::string& values, cons
 // aᵀ, which is a column-major). The host run against the interpreter's: eigenvalues, and
 // the vectors up to each one's sign.
 // jaxlib's syevBatched takes the batch in chunks of calls under 2^31 bytes (at most 32768
-// matrices); a matrix of 2^31 bytes or more goes through syevd alone (planned, not run).
+// matrices); a matrix of 2^30 bytes or more goes through syevd alone (planned, not run).
 TEST(SolverPlanTest, SyevBatchedTakesTheBatchInJaxlibsChunks) {
   struct Case {
     const char* dims;
