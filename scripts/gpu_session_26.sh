@@ -14,7 +14,9 @@
 # workloads, gpt_block_fwd_bwd) used the rest of the 15 minutes. On 2026-12-04, with
 # FUSEBOX_GPU_STEPS=compare,libraries,tuning,dense,resnet,tests,cifar,memcheck,corpus
 # (the transformer workloads left out: at XLA's speed on 2026-11-30), 404 s, and the
-# machine's start 31 s; a second call was refused (no machine lent).
+# machine's start 31 s; a second call was refused (no machine lent). Its second session
+# (FUSEBOX_GPU_STEPS=compare,libraries,tuning,resnet,tests,cifar,memcheck,corpus,
+# FUSEBOX_GPU_DEADLINE=530): 458 s, the libraries step cut at its limit.
 # Writes into $OUT: gpu_session_26.txt (every number below), compare_xla_gpu.json and
 # compare_xla_gpu_transformer.json (and _causal when time allows), the CIFAR step's trace,
 # xla_optimized_gpu.tar.gz (XLA's optimized modules and Fusebox's whole kernel table of
@@ -98,7 +100,9 @@ if want libraries; then
 # batch's Q through Fusebox's kernel as jaxlib's own) against XLA (outside #26's table;
 # first timed on 2026-12-04).
 step "XLA vs Fusebox on the same GPU: cuFFT and jax's linear algebra"
-limit=120 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
+# (120 s were too few on 2026-12-04's second run: pinv alone, XLA's 4956 kernels a call
+# and Fusebox's 5389 with libraries off, took most of them; cho_solve and inv not reached)
+limit=200 run env -u LD_LIBRARY_PATH python3 bench/compare_xla/compare_xla_gpu.py --fusebox "$fb" --iterations 10 \
   --extras --only fft_convolution,fft2_magnitude,solve,cho_solve,inv,qr,eigvalsh,pinv \
   --workdir /tmp/compare_xla_gpu_libraries
 # (its table in the log only: at most 8 files come back from $OUT)

@@ -96,6 +96,35 @@ bool IsSolverCall(const Instruction& call) {
   return IsTransposedSolverTarget(target) || LibraryCallKindOf(target) == LibraryCallKind::kCholesky;
 }
 
+GpuCallRoute GpuRouteOf(const Instruction& call) {
+  if (!IsLibraryCall(call)) return GpuCallRoute::kNotLibraryCall;
+  if (OrgqrRunsAsKernel(call)) return GpuCallRoute::kOwnKernel;
+  if (IsSolverCall(call)) return GpuCallRoute::kSolver;
+  switch (*LibraryCallKindOf(call.attrs().custom_call_target)) {
+    case LibraryCallKind::kGemm:
+      return GpuCallRoute::kGemm;
+    case LibraryCallKind::kConvForward:
+    case LibraryCallKind::kConvBiasActivationForward:
+    case LibraryCallKind::kConvBackwardInput:
+    case LibraryCallKind::kConvBackwardFilter:
+      return GpuCallRoute::kConvolution;
+    default:
+      return GpuCallRoute::kNone;
+  }
+}
+
+std::string_view GpuCallRouteName(GpuCallRoute route) {
+  switch (route) {
+    case GpuCallRoute::kNotLibraryCall: return "not a library call";
+    case GpuCallRoute::kOwnKernel: return "Fusebox's kernel";
+    case GpuCallRoute::kGemm: return "cuBLAS";
+    case GpuCallRoute::kConvolution: return "cuDNN";
+    case GpuCallRoute::kSolver: return "a solver plan";
+    case GpuCallRoute::kNone: return "no GPU route";
+  }
+  return "?";
+}
+
 StatusOr<SolverPlan> PlanSolverCall(const Instruction& call) {
   if (!IsSolverCall(call)) return InvalidArgument(call.name() + " is not a Cholesky call or a transposed LU or QR call");
   ASSIGN_OR_RETURN(const LibraryCall parsed, ParseLibraryCall(call));

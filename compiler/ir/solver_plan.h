@@ -153,6 +153,16 @@ bool OrgqrRunsAsKernel(const Instruction& call);
 // orgqr call that runs as a kernel).
 bool IsSolverCall(const Instruction& call);
 
+// Where the GPU runtime sends a custom call: not a library call at all, Fusebox's own
+// kernel (a small batched orgqr), cuBLAS(Lt) (a gemm), cuDNN (a convolution), a solver plan
+// (cuSOLVER or cuBLAS's batched factorizations), or kNone: a library call no GPU route
+// takes, which the library-call-lowering pass lowers first (the runtime refuses one by name).
+// The runtime, the compile session's library list and the source map all read it, so that
+// a call is never a kernel to one and a library call to another.
+enum class GpuCallRoute { kNotLibraryCall, kOwnKernel, kGemm, kConvolution, kSolver, kNone };
+GpuCallRoute GpuRouteOf(const Instruction& call);
+std::string_view GpuCallRouteName(GpuCallRoute route);  // "own kernel", "cuBLAS", ...
+
 // The plan of such a call; an error naming the instruction for types or shapes the
 // solvers do not take.
 StatusOr<SolverPlan> PlanSolverCall(const Instruction& call);

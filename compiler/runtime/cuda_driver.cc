@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdio>
 #include <limits>
 #include <mutex>
@@ -15,6 +16,48 @@
 #endif
 
 namespace fusebox::runtime {
+
+// Written for this file (no compiler makes it): a spin on a volatile load of host memory,
+// the global timer checked every pass, a short nanosleep between passes (sm_70 and later)
+// so the poll does not flood the bus.
+std::string_view TimingDelayKernelPtx() {
+  static constexpr char kPtx[] = R"(.version 7.8
+.target sm_75
+.address_size 64
+
+.visible .entry fusebox_timing_delay(
+  .param .u64 fusebox_timing_delay_flag,
+  .param .u64 fusebox_timing_delay_timeout
+)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<7>;
+
+  ld.param.u64 %rd1, [fusebox_timing_delay_flag];
+  ld.param.u64 %rd2, [fusebox_timing_delay_timeout];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u64 %rd3, %globaltimer;
+WAIT:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u64 %rd4, %globaltimer;
+  sub.u64 %rd5, %rd4, %rd3;
+  setp.ge.u64 %p2, %rd5, %rd2;
+  @%p2 bra TIMED_OUT;
+  nanosleep.u32 100;
+  bra WAIT;
+TIMED_OUT:
+  mov.u32 %r2, 1;
+  st.volatile.global.u32 [%rd1+4], %r2;
+DONE:
+  ret;
+}
+)";
+  return kPtx;
+}
+
 namespace {
 
 struct ErrorName {
@@ -213,6 +256,7 @@ CudaModule::~CudaModule() = default;
 StatusOr<CudaFunction> CudaModule::GetFunction(const std::string&) const { return NoHeaders(); }
 StatusOr<CudaFunctionAttributes> CudaModule::Attributes(const std::string&) const { return NoHeaders(); }
 StatusOr<std::unique_ptr<CudaContext>> CudaContext::Create(int) { return NoHeaders(); }
+struct CudaContext::TimingDelay {};
 CudaContext::~CudaContext() = default;
 StatusOr<DeviceBuffer> CudaContext::Allocate(int64_t) { return NoHeaders(); }
 Status CudaContext::CopyHostToDevice(DevicePtr, const void*, int64_t) { return NoHeaders(); }
@@ -232,6 +276,7 @@ Status CudaContext::Launch(const CudaFunction&, const std::array<int64_t, 3>&,
 }
 Status CudaContext::Synchronize() { return NoHeaders(); }
 StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>&) { return NoHeaders(); }
+Status CudaContext::PrepareTimingDelay() { return NoHeaders(); }
 StatusOr<std::vector<DeviceBuffer>> CudaContext::AllocateFilled(const std::vector<int64_t>&, uint8_t) {
   return NoHeaders();
 }
@@ -284,6 +329,7 @@ struct CudaApi {
   // pageable memory, with a note.
   CUresult (*mem_host_alloc)(void**, size_t, unsigned int) = nullptr;
   CUresult (*mem_free_host)(void*) = nullptr;
+  CUresult (*mem_host_get_device_pointer)(CUdeviceptr*, void*, unsigned int) = nullptr;  // the delay's flag
   CUresult (*memcpy_htod_async)(CUdeviceptr, const void*, size_t, CUstream) = nullptr;
   CUresult (*memcpy_dtoh_async)(void*, CUdeviceptr, size_t, CUstream) = nullptr;
   CUresult (*event_create)(CUevent*, unsigned int) = nullptr;
@@ -356,6 +402,7 @@ LoadedApi LoadApiOnce() {
   Resolve(library, "cuGetErrorName", &a.get_error_name);
   Resolve(library, "cuMemHostAlloc", &a.mem_host_alloc);
   Resolve(library, "cuMemFreeHost", &a.mem_free_host);
+  Resolve(library, "cuMemHostGetDevicePointer_v2", &a.mem_host_get_device_pointer);
   Resolve(library, "cuMemcpyHtoDAsync_v2", &a.memcpy_htod_async);
   Resolve(library, "cuMemcpyDtoHAsync_v2", &a.memcpy_dtoh_async);
   Resolve(library, "cuEventCreate", &a.event_create);
@@ -612,6 +659,21 @@ StatusOr<CudaFunctionAttributes> CudaModule::Attributes(const std::string& name)
   return attributes;
 }
 
+struct CudaContext::TimingDelay {
+  explicit TimingDelay(CudaContext* owner) : context(owner) {}
+  ~TimingDelay() {
+    module.reset();
+    if (flag != nullptr && context->MakeCurrent().ok()) Api().mem_free_host(const_cast<uint32_t*>(flag));
+  }
+  CudaContext* context;
+  std::unique_ptr<CudaModule> module;
+  CudaFunction function;
+  volatile uint32_t* flag = nullptr;  // [0]: the host's go, [1]: the kernel timed out
+  CUdeviceptr flag_device = 0;
+  Status status;             // why there is no delay (then every timing is undelayed)
+  int consecutive_waits = 0;  // timings in a row whose queueing outlasted the delay
+};
+
 StatusOr<std::unique_ptr<CudaContext>> CudaContext::Create(int ordinal) {
   ASSIGN_OR_RETURN(const CudaApi* api, InitializedApi());
   ASSIGN_OR_RETURN(CUdevice device, GetDevice(*api, ordinal));
@@ -637,7 +699,9 @@ CudaContext::~CudaContext() {
   const CudaApi& api = Api();
   const bool current = MakeCurrent().ok();
   if (current && stream_ != nullptr) api.stream_synchronize(static_cast<CUstream>(stream_));
-  // The pinned slots and their events before the stream their copies ran on.
+  // The delay kernel's module and flag, the pinned slots and their events before the
+  // stream their copies ran on.
+  timing_delay_.reset();
   staging_.reset();
   staging_queue_.reset();
   if (current && stream_ != nullptr) api.stream_destroy(static_cast<CUstream>(stream_));
@@ -797,6 +861,31 @@ StatusOr<std::vector<DeviceBuffer>> CudaContext::AllocateFilled(const std::vecto
   return buffers;
 }
 
+Status CudaContext::PrepareTimingDelay() {
+  if (timing_delay_ != nullptr) return timing_delay_->status;
+  timing_delay_ = std::make_unique<TimingDelay>(this);
+  TimingDelay& delay = *timing_delay_;
+  delay.status = [&]() -> Status {
+    const CudaApi& api = Api();
+    if (api.mem_host_alloc == nullptr || api.mem_free_host == nullptr || api.mem_host_get_device_pointer == nullptr) {
+      return Unavailable("the loaded libcuda lacks cuMemHostAlloc or cuMemHostGetDevicePointer_v2");
+    }
+    RETURN_IF_ERROR(MakeCurrent());
+    void* host = nullptr;
+    FUSEBOX_CU("cuMemHostAlloc",
+               api.mem_host_alloc(&host, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+    delay.flag = static_cast<volatile uint32_t*>(host);
+    delay.flag[0] = 0;
+    delay.flag[1] = 0;
+    FUSEBOX_CU("cuMemHostGetDevicePointer_v2", api.mem_host_get_device_pointer(&delay.flag_device, host, 0));
+    ASSIGN_OR_RETURN(delay.module, LoadPtx(std::string(TimingDelayKernelPtx())));
+    ASSIGN_OR_RETURN(delay.function, delay.module->GetFunction(kTimingDelayKernelName));
+    return Status::Ok();
+  }();
+  if (!delay.status.ok()) timing_stats_.why_undelayed = delay.status.message();
+  return delay.status;
+}
+
 StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>& enqueue) {
   const CudaApi& api = Api();
   if (api.event_create == nullptr || api.event_record == nullptr || api.event_synchronize == nullptr ||
@@ -814,12 +903,56 @@ StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>& enqueu
     }
   } release{events};
   for (CUevent& event : events) FUSEBOX_CU("cuEventCreate", api.event_create(&event, CU_EVENT_DEFAULT));
+  // The delay first: the start event fires when the host lets it go, after the whole
+  // timing is queued. The go is given on every path out (an error too), or the stream
+  // would wait out the delay's timeout.
+  volatile uint32_t* flag = nullptr;
+  if (PrepareTimingDelay().ok()) {
+    TimingDelay& delay = *timing_delay_;
+    delay.flag[0] = 0;
+    delay.flag[1] = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    uint64_t flag_device = delay.flag_device;
+    uint64_t timeout_ns = kTimingDelayTimeoutNs;
+    void* params[] = {&flag_device, &timeout_ns};
+    RETURN_IF_ERROR(Launch(delay.function, {1, 1, 1}, {1, 1, 1}, 0, params));
+    flag = delay.flag;
+  }
+  struct Go {
+    volatile uint32_t* flag;
+    void Give() {
+      if (flag == nullptr) return;
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      flag[0] = 1;
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      flag = nullptr;
+    }
+    ~Go() { Give(); }
+  } go{flag};
   FUSEBOX_CU("cuEventRecord", api.event_record(events[0], static_cast<CUstream>(stream_)));
   RETURN_IF_ERROR(enqueue());
   FUSEBOX_CU("cuEventRecord", api.event_record(events[1], static_cast<CUstream>(stream_)));
+  go.Give();
   FUSEBOX_CU("cuEventSynchronize", api.event_synchronize(events[1]));
   float ms = 0;
   FUSEBOX_CU("cuEventElapsedTime", api.event_elapsed(&ms, events[0], events[1]));
+  if (flag == nullptr) {
+    ++timing_stats_.undelayed;
+  } else if (flag[1] != 0) {
+    // The queueing outlasted the delay: this time includes the host's. Three in a row
+    // (a library call that waits for the device while it is queued, say) and the delay
+    // is given up, not waited out again and again.
+    ++timing_stats_.host_waits;
+    TimingDelay& delay = *timing_delay_;
+    if (++delay.consecutive_waits >= 3) {
+      delay.status = Unavailable("the host's queueing of a timing outlasted the delay kernel's " +
+                                 std::to_string(kTimingDelayTimeoutNs / 1'000'000) + " ms three times in a row");
+      timing_stats_.why_undelayed = delay.status.message();
+    }
+  } else {
+    ++timing_stats_.delayed;
+    timing_delay_->consecutive_waits = 0;
+  }
   return static_cast<double>(ms);
 }
 

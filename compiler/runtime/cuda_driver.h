@@ -175,8 +175,20 @@ class CudaContext {
   Status Synchronize();
 
   // Milliseconds of the work `enqueue` queues on the context's stream, between events
-  // recorded before and after it (waits for that work).
+  // recorded before and after it (waits for that work). The device's time alone: a delay
+  // kernel (TimingDelayKernelPtx) holds the stream while the host queues the work, so that
+  // the work runs back to back and the host's time in the library calls (tens of
+  // microseconds a cuDNN call, more than its kernel) is not counted. Where the delay
+  // cannot run, or the queueing outlasts it, the time includes the host's; timing_stats()
+  // counts both.
   StatusOr<double> TimeOnStream(const std::function<Status()>& enqueue);
+  struct TimingStats {
+    int64_t delayed = 0;     // timed behind the delay kernel: device time only
+    int64_t host_waits = 0;  // the queueing outlasted the delay: the host's time counted
+    int64_t undelayed = 0;   // no delay kernel (why_undelayed): the host's time counted
+    std::string why_undelayed;
+  };
+  const TimingStats& timing_stats() const { return timing_stats_; }
   // Buffers of `bytes` each, every byte `value`, the fills finished: the inputs and
   // outputs of a library call timed before the run's buffers exist (autotuning).
   StatusOr<std::vector<DeviceBuffer>> AllocateFilled(const std::vector<int64_t>& bytes, uint8_t value);
@@ -209,6 +221,22 @@ class CudaContext {
   // before the stream and the context.
   std::unique_ptr<StagingQueue> staging_queue_;
   std::unique_ptr<StagingPipeline> staging_;
+  // TimeOnStream's delay kernel and its flag (made on the first timing); released before
+  // the stream and the context.
+  struct TimingDelay;
+  Status PrepareTimingDelay();
+  std::unique_ptr<TimingDelay> timing_delay_;
+  TimingStats timing_stats_;
 };
+
+// The PTX of TimeOnStream's delay kernel, `fusebox_timing_delay(flag, timeout_ns)`: one
+// thread that spins until the host sets flag[0] (host memory mapped into the device) or
+// `timeout_ns` of the device's global timer pass, when it sets flag[1].
+std::string_view TimingDelayKernelPtx();
+inline constexpr char kTimingDelayKernelName[] = "fusebox_timing_delay";
+// How long the delay waits for the host to queue one timing (a timing's queueing is well
+// under a millisecond; a library call that waits for the device inside it would hang here
+// without a limit).
+inline constexpr int64_t kTimingDelayTimeoutNs = 20'000'000;
 
 }  // namespace fusebox::runtime

@@ -1610,10 +1610,19 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
   for (const Computation* comp : ProgramComputations(*exe->module_, {.breadth_first = true})) {
     for (const auto& owned : comp->instructions()) {
       const Instruction* inst = owned.get();
-      if (!IsLibraryCall(*inst)) continue;
-        if (IsSolverCall(*inst)) continue;  // PrepareSolvers
-      const bool is_gemm = inst->attrs().custom_call_target.rfind("__cublas", 0) == 0;
-      if (is_gemm) {
+      const GpuCallRoute route = GpuRouteOf(*inst);
+      // Not a library call, Fusebox's own kernel (a small batched orgqr), or a solver
+      // call (PrepareSolvers) have nothing to plan here.
+      if (route == GpuCallRoute::kNotLibraryCall || route == GpuCallRoute::kOwnKernel ||
+          route == GpuCallRoute::kSolver) {
+        continue;
+      }
+      if (route == GpuCallRoute::kNone) {
+        return Unimplemented("GPU runtime: " + inst->name() + ": " + inst->attrs().custom_call_target +
+                             " has no GPU library route (the library-call-lowering pass lowers such calls to "
+                             "HLO; this module skipped it)");
+      }
+      if (route == GpuCallRoute::kGemm) {
         StatusOr<GemmPlan> plan = PlanGemmCall(*inst, gemm_options);
         if (!plan.ok()) {
           return Unimplemented("GPU runtime: " + plan.status().message() +
@@ -1710,6 +1719,16 @@ StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
       }
     }
     programs.arguments.push_back(std::move(leaves));
+  }
+  // Every compile-time timing above ran behind TimeOnStream's delay kernel (the device's
+  // time alone) unless this says otherwise.
+  if (const CudaContext::TimingStats& t = ctx.timing_stats(); t.host_waits + t.undelayed > 0) {
+    const int64_t counted = t.host_waits + t.undelayed;
+    programs.library_notes.push_back(
+        "autotuning: " + std::to_string(counted) + " of " + std::to_string(counted + t.delayed) +
+        " timing(s) counted the host's time queueing the work as well as the device's (" +
+        (t.why_undelayed.empty() ? "the queueing outlasted the delay kernel" : t.why_undelayed) +
+        "): their choices may favour what takes the host less time");
   }
   return exe;
 }

@@ -16,6 +16,7 @@
 #include "compiler/ir/instruction.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/ir/opcode.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/runtime/cpu_executable.h"
 #include "compiler/session/compile_session.h"
 
@@ -202,7 +203,10 @@ void SourceMap::Side::Map(const Module& optimized, bool gpu) {
       KernelSource& kernel = KernelNamed(inst->name());
       // On the GPU a library call runs NVIDIA's code, no kernel of Fusebox's
       // (AddGpuLibraryCalls says which library).
-      if (gpu && in_program && IsLibraryCall(*inst) && kernel.library.empty()) kernel.library = "library call";
+      if (gpu && in_program && IsLibraryCall(*inst) && GpuRouteOf(*inst) != GpuCallRoute::kOwnKernel &&
+          kernel.library.empty()) {
+        kernel.library = "library call";
+      }
       kernel.opcode = std::string(OpcodeName(inst->opcode()));
       if (inst->fusion_kind()) kernel.fusion_kind = std::string(FusionKindName(*inst->fusion_kind()));
       kernel.runs_code = in_program && (gpu ? codegen::IsGpuKernel(*inst)

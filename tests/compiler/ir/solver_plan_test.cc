@@ -120,6 +120,34 @@ TEST(SolverPlanTest, QrRoutinesAreJaxlibs) {
   EXPECT_EQ(plan.ToString(), "cusolverDnSorgqr m=129 n=5 k=3 x2");
 }
 
+// Where the GPU runtime sends each call: a small batched orgqr is Fusebox's kernel, never
+// a cuDNN call (the runtime once planned every library call that was not a solver's or a
+// gemm as a convolution, and refused the QR workload's orgqr on an H200); calls no route
+// takes are kNone, which the runtime refuses by name.
+TEST(SolverPlanTest, GpuRoutesOfLibraryCalls) {
+  auto route = [](const std::string& text) { return GpuRouteOf(*Parse(text)->entry()->root()); };
+  EXPECT_EQ(route(OrgqrModule("f32", "[2,5,5]", "[2,3]")), GpuCallRoute::kOwnKernel);
+  EXPECT_EQ(route(OrgqrModule("f32", "[2,5,129]", "[2,3]")), GpuCallRoute::kSolver);
+  EXPECT_EQ(route(OrgqrModule("f32", "[5,5]", "[3]")), GpuCallRoute::kSolver);
+  EXPECT_EQ(route(PotrfModule("f32", "[4,4]", "[]", true)), GpuCallRoute::kSolver);
+  const std::string head = "HloModule m\nENTRY e {\n  a = f32[4,4] parameter(0)\n  b = f32[4,4] parameter(1)\n  ROOT c = ";
+  EXPECT_EQ(route(head + "(f32[4,4], s8[0]) custom-call(a, b), custom_call_target=\"__cublas$gemm\"\n}\n"),
+            GpuCallRoute::kGemm);
+  EXPECT_EQ(route(head + "(f32[4,4], s8[0]) custom-call(a, b), custom_call_target=\"__cublas$lt$matmul\"\n}\n"),
+            GpuCallRoute::kGemm);
+  EXPECT_EQ(route(head + "(f32[4,4], u8[0]) custom-call(a, b), custom_call_target=\"__cudnn$convForward\"\n}\n"),
+            GpuCallRoute::kConvolution);
+  EXPECT_EQ(route(head + "(f32[4,4], u8[0]) custom-call(a, b), custom_call_target=\"__cudnn$convBackwardFilter\"\n}\n"),
+            GpuCallRoute::kConvolution);
+  // A triangular solve starts with __cublas but is no gemm: lowered to HLO before the runtime.
+  EXPECT_EQ(route(head + "(f32[4,4], s8[0]) custom-call(a, b), custom_call_target=\"__cublas$triangularSolve\"\n}\n"),
+            GpuCallRoute::kNone);
+  EXPECT_EQ(route(head + "f32[4,4] custom-call(a, b), custom_call_target=\"my_own_call\"\n}\n"),
+            GpuCallRoute::kNotLibraryCall);
+  EXPECT_EQ(route(head + "f32[4,4] add(a, b)\n}\n"), GpuCallRoute::kNotLibraryCall);
+  EXPECT_EQ(GpuCallRouteName(GpuCallRoute::kOwnKernel), "Fusebox's kernel");
+}
+
 TEST(SolverPlanTest, WhatTheSolversCannotRunIsRefusedByName) {
   auto half = Parse(PotrfModule("f16", "[4,4]", "[]", true));
   auto refused = PlanSolverCall(*half->entry()->root());

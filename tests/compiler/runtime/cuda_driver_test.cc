@@ -1,6 +1,7 @@
 // The CUDA driver wrapper without a device: loading reports why there is no GPU (and
 // never crashes), and errors are named from Fusebox's own table. The device tests are in
 // gpu_runtime_test.cc (label `gpu`).
+#include "compiler/codegen/ptx_tools.h"
 #include "compiler/runtime/cuda_driver.h"
 
 #include <gmock/gmock.h>
@@ -196,6 +197,24 @@ TEST(CudaDriverTest, HandWrittenPtxAssembles) {
   EXPECT_TRUE(in.good());
   std::remove(ptx.c_str());
   std::remove(cubin.c_str());
+}
+
+// TimeOnStream's delay kernel assembles for the oldest and the newest arch Fusebox targets
+// (nanosleep needs sm_70; the poll's load is volatile), one thread's few registers, no
+// local memory.
+TEST(CudaDriverTest, TimingDelayKernelAssembles) {
+  if (!codegen::FindPtxas().ok()) GTEST_SKIP() << "no ptxas";
+  for (const char* arch : {"sm_75", "sm_90"}) {
+    StatusOr<codegen::PtxasResult> result = codegen::AssemblePtx(runtime::TimingDelayKernelPtx(), arch);
+    ASSERT_TRUE(result.ok()) << arch << ": " << result.status().message();
+    ASSERT_EQ(result->kernels.size(), 1u) << result->log;
+    EXPECT_EQ(result->kernels[0].name, runtime::kTimingDelayKernelName);
+    EXPECT_LE(result->kernels[0].registers, 16);
+    EXPECT_EQ(result->kernels[0].stack_frame_bytes, 0);
+    EXPECT_EQ(result->kernels[0].spill_store_bytes, 0);
+  }
+  EXPECT_NE(runtime::TimingDelayKernelPtx().find("ld.volatile.global.u32"), std::string_view::npos);
+  EXPECT_NE(runtime::TimingDelayKernelPtx().find("%globaltimer"), std::string_view::npos);
 }
 
 // cuDNN's fused convolution call and the activation descriptor it takes resolve from the

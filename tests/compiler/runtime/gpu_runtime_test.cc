@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "compiler/check/numeric_check.h"
@@ -98,6 +100,57 @@ TEST(CudaDriverGpuTest, RunsAHandWrittenPtxKernel) {
   for (int64_t i = 0; i < kCount; ++i) {
     ASSERT_EQ(out[static_cast<size_t>(i)], in[static_cast<size_t>(i)] + 1.0f) << "at " << i;
   }
+}
+
+// TimeOnStream times the device alone: the delay kernel holds the stream while the host
+// queues, so 5 ms of host time before a tiny launch is not counted; queueing past the
+// delay's timeout is counted, reported as a host wait, and three in a row give the delay
+// up (each later timing undelayed, the reason said). Without the delay the first timing
+// would be at least 5 ms.
+TEST(CudaDriverGpuTest, TimingCountsTheDeviceNotTheHostsQueueing) {
+  FUSEBOX_SKIP_WITHOUT_GPU();
+  auto ctx = runtime::CudaContext::Create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  auto module = (*ctx)->LoadPtx(kAddOnePtx);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto fn = (*module)->GetFunction("add_one");
+  ASSERT_TRUE(fn.ok());
+  constexpr int64_t kCount = 1024;
+  auto din = (*ctx)->Allocate(kCount * 4);
+  auto dout = (*ctx)->Allocate(kCount * 4);
+  ASSERT_TRUE(din.ok() && dout.ok());
+  auto slow_queueing = [&](int host_ms) {
+    return [&, host_ms]() -> Status {
+      std::this_thread::sleep_for(std::chrono::milliseconds(host_ms));
+      return LaunchAddOne(**ctx, *fn, din->ptr(), dout->ptr(), kCount);
+    };
+  };
+  StatusOr<double> ms = (*ctx)->TimeOnStream(slow_queueing(5));
+  ASSERT_TRUE(ms.ok()) << ms.status().message();
+  EXPECT_LT(*ms, 1.0) << "the host's 5 ms of queueing were timed";
+  EXPECT_EQ((*ctx)->timing_stats().delayed, 1);
+  EXPECT_EQ((*ctx)->timing_stats().host_waits, 0);
+  const int host_ms = static_cast<int>(runtime::kTimingDelayTimeoutNs / 1'000'000) + 10;
+  for (int i = 0; i < 3; ++i) {
+    ms = (*ctx)->TimeOnStream(slow_queueing(host_ms));
+    ASSERT_TRUE(ms.ok()) << ms.status().message();
+  }
+  EXPECT_EQ((*ctx)->timing_stats().host_waits, 3);
+  EXPECT_NE((*ctx)->timing_stats().why_undelayed.find("three times in a row"), std::string::npos)
+      << (*ctx)->timing_stats().why_undelayed;
+  ms = (*ctx)->TimeOnStream(slow_queueing(5));
+  ASSERT_TRUE(ms.ok());
+  EXPECT_GE(*ms, 4.0) << "undelayed, the host's queueing is in the time";
+  EXPECT_EQ((*ctx)->timing_stats().undelayed, 1);
+  // A failing enqueue still lets the delay go (no wait for its timeout) and says why.
+  auto fresh = runtime::CudaContext::Create(0);
+  ASSERT_TRUE(fresh.ok());
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<double> failed = (*fresh)->TimeOnStream([] { return Internal("queueing failed"); });
+  EXPECT_FALSE(failed.ok());
+  EXPECT_TRUE((*fresh)->Synchronize().ok());
+  const double waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(waited_ms, static_cast<double>(runtime::kTimingDelayTimeoutNs) / 1e6 / 2);
 }
 
 // Pinned staging on a real device: sizes around the 256 KiB threshold and the 4 MiB slots,

@@ -196,6 +196,34 @@ TEST(SourceMapTest, JsonFollowsTheSchema) {
   EXPECT_TRUE(found);
 }
 
+// On the GPU side a library call runs NVIDIA's code ("library call" until the session
+// names the library), but a small batched orgqr runs Fusebox's own kernel (jaxlib's plan):
+// code of its own, no library; a single matrix's orgqr is cuSOLVER's.
+TEST(SourceMapTest, SmallBatchedOrgqrIsAKernelNotALibraryCall) {
+  auto orgqr = [](const std::string& dims, const std::string& taus) {
+    auto module = ParseModule("HloModule m\nENTRY e {\n  t = f32" + dims + " parameter(0)\n  tau = f32" + taus +
+                              " parameter(1)\n  ROOT q = f32" + dims +
+                              " custom-call(t, tau), custom_call_target=\"__fusebox$orgqr_transposed\", "
+                              "api_version=API_VERSION_TYPED_FFI\n}\n");
+    EXPECT_TRUE(module.ok()) << module.status().message();
+    return std::move(*module);
+  };
+  auto small = orgqr("[4,8,8]", "[4,8]");
+  SourceMap map;
+  map.MapGpuKernels(*small);
+  const KernelSource* kernel = map.FindGpuKernel("q");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_TRUE(kernel->library.empty()) << kernel->library;
+  EXPECT_TRUE(kernel->runs_code);
+  auto one = orgqr("[8,8]", "[8]");
+  SourceMap library_map;
+  library_map.MapGpuKernels(*one);
+  kernel = library_map.FindGpuKernel("q");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->library, "library call");
+  EXPECT_FALSE(kernel->runs_code);
+}
+
 TEST(SourceMapTest, MergeKeepsTheOrderCodeArrivedIn) {
   auto session = SessionOf("running_example.hlo");
   ASSERT_NE(session, nullptr);
