@@ -124,7 +124,7 @@ for w in mlp_train_step mnist_train_step cnn_train_step; do
     echo "-- $w $mode" >>"$log"
     timeout 60 "$fb" run /tmp/compare_xla_gpu/$w.hlo --backend gpu --inputs "$inputs" --iterations 20 $mode >"/tmp/$w.tune.txt" 2>&1
     echo "(exit $?)" >>"$log"
-    grep -E "^ran |per run|autotune|own kernel|rror" "/tmp/$w.tune.txt" | cut -c1-600 >>"$log"
+    grep -E "^ran |per run|autotun|own kernel|rror" "/tmp/$w.tune.txt" | cut -c1-600 >>"$log"
   done
 done
 fi

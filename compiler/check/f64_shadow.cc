@@ -244,11 +244,12 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
     std::vector<Instruction*> instructions;
     for (const auto& ins : computation->instructions()) instructions.push_back(ins.get());
     std::unordered_map<const Instruction*, Shape> original;
-    // jax's LAPACK calls the CPU backend runs (kept by OpenLibraryCalls(module, true)) widen
-    // like any op: the reference's LAPACK hook runs their f64 shadow (library_kernels.h).
+    // jax's LAPACK calls the CPU backend runs and the GPU solver calls LAPACK answers alike
+    // (kept by OpenLibraryCalls for the check) widen like any op: the reference's LAPACK
+    // hook runs their f64 shadow (library_kernels.h).
     std::unordered_set<const Instruction*> keeps;
     for (Instruction* ins : instructions) {
-      if (KeepsTypes(ins->opcode()) && !IsCpuLapackTarget(*ins)) keeps.insert(ins);
+      if (KeepsTypes(ins->opcode()) && !IsCpuLapackTarget(*ins) && !IsLapackTwinGpuCall(*ins)) keeps.insert(ins);
     }
     for (Instruction* ins : instructions) {
       original.emplace(ins, ins->shape());
@@ -287,10 +288,9 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
   return shadow;
 }
 
-StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module, bool keep_cpu_lapack) {
-  auto opens = [keep_cpu_lapack](const Instruction& ins) {
-    return IsLibraryCall(ins) && !(keep_cpu_lapack && IsCpuLapackCall(ins));
-  };
+StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module,
+                                                   const std::function<bool(const Instruction&)>& keep) {
+  auto opens = [&keep](const Instruction& ins) { return IsLibraryCall(ins) && !(keep && keep(ins)); };
   bool any = false;
   for (const auto& computation : module.computations()) {
     for (const auto& ins : computation->instructions()) any = any || opens(*ins);

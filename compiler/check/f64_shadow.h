@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -43,10 +44,12 @@ bool WidensAnything(const Module& module);
 // widen, measure and perturb its dot or convolution like any other, where a kept custom
 // call returning a tuple would leave the module without a shadow. Null when the module
 // has no library call; a call the description cannot express is an error naming it.
-// With `keep_cpu_lapack`, jax's LAPACK calls the CPU backend runs (IsCpuLapackCall) stay
-// calls: the check of the CPU backend runs them through LAPACK in the reference and its
-// shadows (CheckOptions::interpreter.library_call).
-StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module, bool keep_cpu_lapack = false);
+// The calls `keep` says stay calls: those the check's reference runs through LAPACK in
+// the reference and its shadows (CheckOptions::interpreter.library_call: jax's LAPACK calls
+// the CPU backend runs, IsCpuLapackCall, and the GPU solver calls LAPACK answers alike,
+// IsLapackTwinGpuCall).
+StatusOr<std::unique_ptr<Module>> OpenLibraryCalls(const Module& module,
+                                                   const std::function<bool(const Instruction&)>& keep = nullptr);
 
 // The magnitude module: a copy of `shadow` (MakeF64Shadow's result) in which every
 // reduce and reduce-window whose reducer adds sums the absolute values of its terms.

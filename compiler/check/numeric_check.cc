@@ -12,6 +12,7 @@
 #include "compiler/check/f64_shadow.h"
 #include "compiler/interpreter/index_util.h"
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/library_calls.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox::check {
@@ -699,7 +700,14 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
   } else if (any_float) {
     // XLA's library calls (cuBLAS, cuDNN) as the plain HLO they stand for: their dots and
     // convolutions widen, and count their terms, like the module's own.
-    auto opened = OpenLibraryCalls(module, /*keep_cpu_lapack=*/static_cast<bool>(options.interpreter.library_call));
+    // The calls the reference runs through LAPACK stay calls (their f64 shadow LAPACK's
+    // double routine): the CPU backend's LAPACK calls, and GPU solver calls LAPACK answers
+    // alike, whose plain HLO (a Householder loop) would make the magnitude shadow bound
+    // nothing.
+    auto opened = OpenLibraryCalls(module, [&options](const Instruction& ins) {
+      return options.interpreter.library_call &&
+             (IsLapackTwinGpuCall(ins) || (!options.interpreter.library_call_gpu_twins_only && IsCpuLapackCall(ins)));
+    });
     const Module& plain = opened.ok() && *opened ? **opened : module;
     auto shadow_module = opened.ok() ? MakeF64Shadow(plain) : StatusOr<std::unique_ptr<Module>>(opened.status());
     if (!shadow_module.ok()) {

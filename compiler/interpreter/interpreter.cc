@@ -124,6 +124,12 @@ Status CheckArguments(const Module& module, const std::vector<Literal>& argument
 // Interpreter
 // ---------------------------------------------------------------------------
 
+bool TakesLibraryCall(const InterpreterOptions& options, const Instruction& call) {
+  if (!options.library_call) return false;
+  const bool takes = IsLapackTwinGpuCall(call) || (!options.library_call_gpu_twins_only && IsCpuLapackTarget(call));
+  return takes && (!options.library_call_unmodelled_only || !HasPlainHloModel(call));
+}
+
 Interpreter::Interpreter(InterpreterOptions options) : options_(options) {
   uint64_t s = options_.rng_seed;
   rng_state_ = SplitMix64(&s);
@@ -258,8 +264,7 @@ class CoreEvaluator {
                                "\" is a Python callback (jax.pure_callback, io_callback) that computes this "
                                "value; Fusebox cannot run Python");
         }
-        if (IsCpuLapackTarget(inst) && interp_->options().library_call &&
-            (!interp_->options().library_call_unmodelled_only || !HasPlainHloModel(inst))) {
+        if (TakesLibraryCall(interp_->options(), inst)) {
           return interp_->options().library_call(inst, std::vector<const Literal*>(ops.begin(), ops.end()));
         }
         if (IsLibraryCall(inst)) {

@@ -58,7 +58,15 @@ struct InterpreterOptions {
   // geev) run it, the others their plain HLO. The interpreter backend of `fusebox run`
   // sets it so that a general eigendecomposition runs (LAPACK's, as XLA's) and says so.
   bool library_call_unmodelled_only = false;
+  // library_call also takes jax's GPU solver calls that LAPACK answers alike
+  // (IsLapackTwinGpuCall: cusolver potrf, getrf, geqrf, orgqr); with this set, only those:
+  // the GPU backend's check, whose runtime runs jax's LAPACK calls as their plain HLO.
+  bool library_call_gpu_twins_only = false;
 };
+
+// Whether the interpreter hands `call` to options.library_call (set) rather than running
+// its plain HLO.
+bool TakesLibraryCall(const InterpreterOptions& options, const Instruction& call);
 
 // Counters gathered while running, for benchmarks and the CLI.
 struct InterpreterStats {

@@ -1673,6 +1673,18 @@ int64_t LapackFlops(const Instruction& instruction) {
   return static_cast<int64_t>(std::max(0.0, batch * per_matrix));
 }
 
+bool IsLapackTwinGpuCall(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kCustomCall || instruction.operand_count() < 1) return false;
+  const std::string& target = instruction.attrs().custom_call_target;
+  if (target != "cusolver_potrf_ffi" && target != "cusolver_getrf_ffi" && target != "cusolver_geqrf_ffi" &&
+      target != "cusolver_orgqr_ffi") {
+    return false;
+  }
+  const PrimitiveType type = instruction.operand(0)->shape().element_type();
+  return type == PrimitiveType::kF32 || type == PrimitiveType::kF64 || type == PrimitiveType::kC64 ||
+         type == PrimitiveType::kC128;
+}
+
 bool IsCpuLapackCall(const Instruction& instruction) {
   if (!IsCpuLapackTarget(instruction)) return false;
   const char precision = instruction.attrs().custom_call_target[std::string_view("lapack_").size()];

@@ -183,6 +183,14 @@ bool IsCpuLapackCall(const Instruction& instruction);
 // a lapack_s... call has f64 operands (the runtime then runs the d routine and gives its
 // vectors the signs the s routine chose, library_kernels.h).
 bool IsCpuLapackTarget(const Instruction& instruction);
+// jax's GPU solver calls whose results LAPACK's routine of the same name gives too, up to
+// rounding: cusolver_{potrf,getrf,geqrf,orgqr}_ffi of f32, f64, c64 or c128 matrices (a
+// Cholesky factor and an LU with partial pivoting are unique; Householder QR's reflectors
+// and taus follow LAPACK's convention in cuSOLVER as in LAPACK). The numeric check runs
+// these through LAPACK in its reference and shadows, where the plain HLO of a Householder
+// loop bounded nothing (its magnitude shadow grows with every reflector). Not syevd or
+// gesvdj: their vectors' signs are each library's choice.
+bool IsLapackTwinGpuCall(const Instruction& instruction);
 
 // The floating-point operations of a jax LAPACK call (IsCpuLapackTarget) for the whole
 // batch, by LAPACK's usual operation counts (multiplications plus additions, leading

@@ -930,7 +930,13 @@ StatusOr<double> CudaContext::TimeOnStream(const std::function<Status()>& enqueu
     ~Go() { Give(); }
   } go{flag};
   FUSEBOX_CU("cuEventRecord", api.event_record(events[0], static_cast<CUstream>(stream_)));
-  RETURN_IF_ERROR(enqueue());
+  if (Status queued = enqueue(); !queued.ok()) {
+    // Let the delay go and wait for it, so that the next timing's delay does not find this
+    // one still spinning on a flag it resets.
+    go.Give();
+    (void)api.stream_synchronize(static_cast<CUstream>(stream_));
+    return queued;
+  }
   FUSEBOX_CU("cuEventRecord", api.event_record(events[1], static_cast<CUstream>(stream_)));
   go.Give();
   FUSEBOX_CU("cuEventSynchronize", api.event_synchronize(events[1]));

@@ -1341,6 +1341,9 @@ Status ChooseKernelVariants(CudaContext& ctx, GpuPrograms& programs, const codeg
         return Status::Ok();
       };
       auto time = [&](const std::vector<codegen::GpuLaunch>& launches) -> StatusOr<double> {
+        // A launch first, untimed: the driver loads a kernel on its first use (lazy
+        // loading), which may wait for the device, and TimeOnStream's delay kernel holds it.
+        RETURN_IF_ERROR(run(launches, 1));
         ASSIGN_OR_RETURN(double once, ctx.TimeOnStream([&] { return run(launches, 1); }));
         const int64_t reps = ShapeSampleLaunches(once);
         double best = -1;

@@ -1066,12 +1066,22 @@ Status RunLapack(const Instruction& call, const std::vector<void*>& operands, co
 }
 
 StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector<const Literal*>& operands) {
-  if (!IsCpuLapackTarget(call)) return Invalid(call, "not a LAPACK call the CPU runtime runs");
+  const bool twin = IsLapackTwinGpuCall(call);
+  if (!IsCpuLapackTarget(call) && !twin) return Invalid(call, "not a LAPACK call the CPU runtime runs");
   if (operands.size() != static_cast<size_t>(call.operand_count()) || operands.empty()) {
     return Invalid(call, "operand literals");
   }
   ASSIGN_OR_RETURN(const LibraryCall desc, ParseLibraryCall(call));
   const PrimitiveType type = operands[0]->shape().element_type();
+  if (twin) {
+    // A GPU solver call LAPACK's routine of the same name answers (no vectors whose signs
+    // are a choice): the routine of the operands' type.
+    if (type == PrimitiveType::kF32) return RunOnLiterals<float>(call, desc, operands, call.shape());
+    if (type == PrimitiveType::kF64) return RunOnLiterals<double>(call, desc, operands, call.shape());
+    if (type == PrimitiveType::kC64) return RunOnLiterals<std::complex<float>>(call, desc, operands, call.shape());
+    if (type == PrimitiveType::kC128) return RunOnLiterals<std::complex<double>>(call, desc, operands, call.shape());
+    return Unsupported(call, "operands of " + TypeName(type));
+  }
   const char precision = call.attrs().custom_call_target[std::string_view("lapack_").size()];
   const bool single = precision == 's' || precision == 'c';
   const bool complex = type == PrimitiveType::kC64 || type == PrimitiveType::kC128;

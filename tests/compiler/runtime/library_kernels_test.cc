@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/check/numeric_check.h"
 #include "compiler/interpreter/index_util.h"
 #include "compiler/interpreter/interpreter.h"
 #include "compiler/interpreter/literal_compare.h"
@@ -1474,6 +1475,113 @@ TEST(LapackTest, TheF64ShadowOfAComplexSvdTakesTheF32Phases) {
 
 // The profile's GFLOP/s for a LAPACK call come from LAPACK's operation counts (they were
 // the result's element count before: 0.00 GFLOP/s for an LU).
+// jax's GPU QR of 16 matrices of 64 x 64 (cusolver_geqrf_ffi, then cusolver_orgqr_ffi):
+// its check through the plain HLO of the Householder loops bounds nothing (the magnitude
+// shadow grows with every reflector: "would be vacuous"); with the reference's LAPACK hook
+// the two calls run through LAPACK (IsLapackTwinGpuCall) and every output counts: the
+// plain HLO's result (what the backends compute) passes, and one element 1e-3 off fails.
+TEST(LapackTest, GpuQrIsCheckedThroughLapack) {
+  const std::string text = R"(HloModule jit_qr
+ENTRY main {
+  a = f32[16,64,64]{2,1,0} parameter(0)
+  geqrf = (f32[16,64,64]{1,2,0}, f32[16,64]{1,0}) custom-call(a), custom_call_target="cusolver_geqrf_ffi", operand_layout_constraints={f32[16,64,64]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+  r = f32[16,64,64]{1,2,0} get-tuple-element(geqrf), index=0
+  taus = f32[16,64]{1,0} get-tuple-element(geqrf), index=1
+  q = f32[16,64,64]{1,2,0} custom-call(r, taus), custom_call_target="cusolver_orgqr_ffi", operand_layout_constraints={f32[16,64,64]{1,2,0}, f32[16,64]{1,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+  ROOT t = (f32[16,64,64]{1,2,0}, f32[16,64,64]{1,2,0}) tuple(q, r)
+}
+)";
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  for (const auto& inst : (*module)->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kCustomCall) EXPECT_TRUE(IsLapackTwinGpuCall(*inst)) << inst->name();
+  }
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(**module, 1);
+  ASSERT_TRUE(args.ok());
+  StatusOr<Literal> plain = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+
+  check::CheckOptions without;
+  StatusOr<check::CheckReport> vacuous = check::CheckAgainstInterpreter(**module, *args, *plain, without);
+  ASSERT_TRUE(vacuous.ok()) << vacuous.status().message();
+  EXPECT_TRUE(vacuous->vacuous()) << vacuous->Summary();
+
+  check::CheckOptions through_lapack;
+  int64_t lapack_calls = 0;
+  through_lapack.interpreter.library_call = [&lapack_calls](const Instruction& call,
+                                                            const std::vector<const Literal*>& ops) {
+    ++lapack_calls;
+    return runtime::RunLapackOnLiterals(call, ops);
+  };
+  through_lapack.interpreter.library_call_gpu_twins_only = true;
+  StatusOr<check::CheckReference> reference = check::ComputeCheckReference(**module, *args, through_lapack);
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  // geqrf and orgqr in the reference, its f64 shadow and the shadows that perturb sums.
+  EXPECT_GE(lapack_calls, 4);
+  check::CheckReport report = check::CheckOutputs(*plain, *reference, *args, through_lapack);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  EXPECT_EQ(report.compared_outputs(), 2) << report.Details();
+  Literal off = *plain;
+  Literal& q = off.tuple_elements()[0];
+  q.SetDouble(777, q.GetDouble(777) + 1e-3);
+  report = check::CheckOutputs(off, *reference, *args, through_lapack);
+  EXPECT_FALSE(report.ok()) << report.Details();
+}
+
+// The GPU's Cholesky and LU calls run through LAPACK give the plain HLO's factors (to
+// rounding) and the same pivots and infos.
+TEST(LapackTest, GpuCholeskyAndLuTwinsMatchThePlainHlo) {
+  const std::string text = R"(HloModule twins
+ENTRY main {
+  a = f32[3,6,6]{2,1,0} parameter(0)
+  at = f32[3,6,6]{2,1,0} transpose(a), dimensions={0,2,1}
+  spd0 = f32[3,6,6]{2,1,0} dot(a, at), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  six = f32[] constant(6)
+  eye = f32[6,6]{1,0} iota(), iota_dimension=0
+  eye2 = f32[6,6]{1,0} iota(), iota_dimension=1
+  same = pred[6,6]{1,0} compare(eye, eye2), direction=EQ
+  zero = f32[] constant(0)
+  sixes = f32[6,6]{1,0} broadcast(six), dimensions={}
+  zeros = f32[6,6]{1,0} broadcast(zero), dimensions={}
+  diag = f32[6,6]{1,0} select(same, sixes, zeros)
+  diags = f32[3,6,6]{2,1,0} broadcast(diag), dimensions={1,2}
+  spd = f32[3,6,6]{2,1,0} add(spd0, diags)
+  potrf = (f32[3,6,6]{1,2,0}, s32[3]{0}) custom-call(spd), custom_call_target="cusolver_potrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={lower = true}
+  getrf = (f32[3,6,6]{1,2,0}, s32[3,6]{1,0}, s32[3]{0}) custom-call(a), custom_call_target="cusolver_getrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  ROOT t = ((f32[3,6,6]{1,2,0}, s32[3]{0}), (f32[3,6,6]{1,2,0}, s32[3,6]{1,0}, s32[3]{0})) tuple(potrf, getrf)
+}
+)";
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(**module, 3);
+  ASSERT_TRUE(args.ok());
+  StatusOr<Literal> plain = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  interpreter::InterpreterOptions hooked;
+  hooked.library_call_gpu_twins_only = true;
+  int64_t calls = 0;
+  hooked.library_call = [&calls](const Instruction& call, const std::vector<const Literal*>& ops) {
+    ++calls;
+    return runtime::RunLapackOnLiterals(call, ops);
+  };
+  StatusOr<Literal> lapack = interpreter::Interpreter(hooked).Run(**module, *args);
+  ASSERT_TRUE(lapack.ok()) << lapack.status().message();
+  EXPECT_EQ(calls, 2);
+  for (int call = 0; call < 2; ++call) {
+    const Literal& p = plain->tuple_elements()[call];
+    const Literal& l = lapack->tuple_elements()[call];
+    const Literal& factor_p = p.tuple_elements()[0];
+    const Literal& factor_l = l.tuple_elements()[0];
+    for (int64_t i = 0; i < factor_p.element_count(); ++i) {
+      EXPECT_NEAR(factor_p.GetDouble(i), factor_l.GetDouble(i), 1e-4 * (1 + std::abs(factor_p.GetDouble(i))))
+          << "call " << call << " element " << i;
+    }
+    for (size_t leaf = 1; leaf < p.tuple_elements().size(); ++leaf) {
+      EXPECT_EQ(p.tuple_elements()[leaf], l.tuple_elements()[leaf]) << "call " << call << " leaf " << leaf;
+    }
+  }
+}
+
 TEST(LapackTest, OperationCountsFollowLapacksFormulas) {
   auto trsm = [](const std::string& a, const char* side) {
     return Parse("HloModule m\nENTRY e {\n  %a = f32" + a + " parameter(0)\n  %b = f32[3,5,4] parameter(1)\n"
