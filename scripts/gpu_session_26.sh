@@ -16,7 +16,10 @@
 # (the transformer workloads left out: at XLA's speed on 2026-11-30), 404 s, and the
 # machine's start 31 s; a second call was refused (no machine lent). Its second session
 # (FUSEBOX_GPU_STEPS=compare,libraries,tuning,resnet,tests,cifar,memcheck,corpus,
-# FUSEBOX_GPU_DEADLINE=530): 458 s, the libraries step cut at its limit.
+# FUSEBOX_GPU_DEADLINE=530): 458 s, the libraries step cut at its limit. For the next run
+# (the delay-timed autotuning, the orgqr kernel, QR's check through LAPACK, and the
+# transformer workloads #26's table also holds): FUSEBOX_GPU_STEPS=compare,transformer,
+# resnet,tests,memcheck,corpus fits one call (about 510 s); libraries,tuning,cifar a second.
 # Writes into $OUT: gpu_session_26.txt (every number below), compare_xla_gpu.json and
 # compare_xla_gpu_transformer.json (and _causal when time allows), the CIFAR step's trace,
 # xla_optimized_gpu.tar.gz (XLA's optimized modules and Fusebox's whole kernel table of
