@@ -571,6 +571,23 @@ TEST(CliCpuRunTest, SchurDecompositionsRunLapack) {
   }
 }
 
+// XLA's own optimized GPU modules of jax's solve, inv and QR (an H200's, with XLA's
+// __cublas$triangularSolve calls and jax's cuSOLVER calls) run on the CPU backend, and
+// their checks count every output: the QR's through LAPACK in the reference, where the
+// plain HLO of its Householder loops left the check vacuous.
+TEST(CliCpuRunTest, XlasOptimizedGpuLinalgModulesRunAndCount) {
+  const std::string dir = std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/linalg/";
+  for (const auto& [name, outputs] : std::vector<std::pair<std::string, int>>{
+           {"xla_gpu_optimized_solve", 1}, {"xla_gpu_optimized_inv", 1}, {"xla_gpu_optimized_qr", 2}}) {
+    Result cpu = RunFusebox("run " + dir + name + ".hlo --backend cpu --seed 1 --check");
+    EXPECT_EQ(cpu.code, 0) << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, HasSubstr("check: matches the interpreter: " + std::to_string(outputs) + " of " +
+                                   std::to_string(outputs)))
+        << name << "\n" << cpu.out;
+    EXPECT_THAT(cpu.out, Not(HasSubstr("not counted"))) << name << "\n" << cpu.out;
+  }
+}
+
 // LAPACK is loaded and set up (OpenBLAS's buffers) before the first run: a compile step of
 // its own, so that the first call's kernel time is the call's (about 6 ms of loading was
 // charged to a microsecond solve before; bench/README.md).
