@@ -39,9 +39,9 @@ namespace fusebox::codegen {
 // runtime hands to a library, not kernels Fusebox emits; but a small batched orgqr, which
 // jaxlib runs with its own kernel, is Fusebox's kernel too.
 bool IsGpuKernel(const Instruction& inst) {
-  return passes::IsKernel(inst) && (!IsLibraryCall(inst) || GpuRouteOf(inst) == GpuCallRoute::kOwnKernel) &&
-         inst.opcode() != Opcode::kFft &&
-         inst.opcode() != Opcode::kTriangularSolve;
+  const GpuCallRoute route = GpuRouteOf(inst);
+  return passes::IsKernel(inst) && (route == GpuCallRoute::kNotLibraryCall || route == GpuCallRoute::kOwnKernel) &&
+         inst.opcode() != Opcode::kFft && inst.opcode() != Opcode::kTriangularSolve;
 }
 
 const std::vector<std::string>& SupportedGpuArchs() {

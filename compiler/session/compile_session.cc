@@ -89,10 +89,11 @@ std::vector<GpuLibraryCall> PlanLibraryCalls(const Module& module, const std::st
       const bool fft = inst->opcode() == Opcode::kFft;
       const bool trsm = inst->opcode() == Opcode::kTriangularSolve;
       // A topk call is Fusebox's topk kernel after library-call-lowering, not a library's;
-      // so is a small batched orgqr (jaxlib's own kernel).
-      if (!fft && !trsm && (!IsLibraryCall(*inst) ||
-                   LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK ||
-                   OrgqrRunsAsKernel(*inst))) {
+      // so is a small batched orgqr (jaxlib's own kernel: GpuRouteOf, as the runtime reads it).
+      const GpuCallRoute route = GpuRouteOf(*inst);
+      if (!fft && !trsm &&
+          (route == GpuCallRoute::kNotLibraryCall || route == GpuCallRoute::kOwnKernel ||
+           LibraryCallKindOf(inst->attrs().custom_call_target) == LibraryCallKind::kTopK)) {
         continue;
       }
       GpuLibraryCall call;
