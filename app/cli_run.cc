@@ -70,7 +70,9 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
     std::vector<std::string> calls;
     for (const auto& computation : module.computations()) {
       for (const auto& inst : computation->instructions()) {
-        if (IsCpuLapackCall(*inst)) calls.push_back("%" + inst->name() + " (" + inst->attrs().custom_call_target + ")");
+        if (interpreter::TakesLibraryCall(check_options.interpreter, *inst)) {
+          calls.push_back("%" + inst->name() + " (" + inst->attrs().custom_call_target + ")");
+        }
       }
     }
     if (!calls.empty()) {
@@ -79,7 +81,7 @@ Status CheckResult(const Module& module, const std::vector<Literal>& args, const
       if (calls.size() > 4) names += ", ...";
       std::cerr << "check: note: " << calls.size() << " LAPACK call(s) run LAPACK in the reference too (" << names
                 << "): an f32 call is measured against its f64 shadow (the d routine), an f64 call only by what "
-                   "the module computes from it\n";
+                   "the module computes from it (jax's GPU solver calls count: LAPACK answers them alike)\n";
     }
   }
   if (!opts.expected.empty()) {
@@ -130,6 +132,11 @@ Status ReportTraceAndCheck(const Module& module, const std::vector<Literal>& arg
   check::CheckOptions check_options;
   if (opts.backend == "cpu" || opts.backend == "gpu") check_options.interpreter.library_call = runtime::RunLapackOnLiterals;
   check_options.interpreter.library_call_gpu_twins_only = opts.backend == "gpu";
+  // jax's GPU eigh and SVD calls too where the GPU runs them through cuSOLVER (its
+  // libraries on): the vectors' signs are a library's either way, and the comparison
+  // aligns them (numeric_check.h); with the libraries off the GPU runs the Jacobi model,
+  // as the reference does.
+  check_options.interpreter.library_call_gpu_vector_twins = opts.backend == "gpu" && opts.gpu_library == "on";
   return CheckResult(module, args, result, opts, check_failed, check_options);
 }
 

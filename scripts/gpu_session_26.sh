@@ -19,7 +19,9 @@
 # FUSEBOX_GPU_DEADLINE=530): 458 s, the libraries step cut at its limit. For the next run
 # (the delay-timed autotuning, the orgqr kernel, QR's check through LAPACK, and the
 # transformer workloads #26's table also holds): FUSEBOX_GPU_STEPS=compare,transformer,
-# resnet,tests,memcheck,corpus fits one call (about 510 s); libraries,tuning,cifar a second.
+# resnet,tests,memcheck,corpus fits one call (about 510 s); libraries,tuning,cifar a second
+# (there pinv's and eigvalsh's checks run syevd and gesdd through LAPACK, stop 71: pinv's
+# should count now, where it was vacuous).
 # Writes into $OUT: gpu_session_26.txt (every number below), compare_xla_gpu.json and
 # compare_xla_gpu_transformer.json (and _causal when time allows), the CIFAR step's trace,
 # xla_optimized_gpu.tar.gz (XLA's optimized modules and Fusebox's whole kernel table of

@@ -249,7 +249,10 @@ StatusOr<std::unique_ptr<Module>> MakeF64Shadow(const Module& module) {
     // hook runs their f64 shadow (library_kernels.h).
     std::unordered_set<const Instruction*> keeps;
     for (Instruction* ins : instructions) {
-      if (KeepsTypes(ins->opcode()) && !IsCpuLapackTarget(*ins) && !IsLapackTwinGpuCall(*ins)) keeps.insert(ins);
+      if (KeepsTypes(ins->opcode()) && !IsCpuLapackTarget(*ins) && !IsLapackTwinGpuCall(*ins) &&
+          !IsLapackTwinGpuVectorCall(*ins)) {
+        keeps.insert(ins);
+      }
     }
     for (Instruction* ins : instructions) {
       original.emplace(ins, ins->shape());

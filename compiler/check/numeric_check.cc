@@ -6,13 +6,18 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "compiler/check/f64_shadow.h"
 #include "compiler/interpreter/index_util.h"
 #include "compiler/interpreter/interpreter.h"
+#include "compiler/ir/backend_config.h"
 #include "compiler/ir/library_calls.h"
+#include "compiler/ir/solver_plan.h"
 #include "compiler/support/strings.h"
 
 namespace fusebox::check {
@@ -145,6 +150,214 @@ void StructuralPassThrough(const Instruction* ins, const Shape& shape, std::vect
                                                                              : -1);
 }
 
+// A splat of NaN: a constant all NaN, or a broadcast of one (jax's select of NaN where
+// a solver call reports failure).
+bool IsNanSplat(const Instruction* ins) {
+  if (ins->opcode() == Opcode::kBroadcast && ins->operand_count() == 1) ins = ins->operand(0);
+  if (ins->opcode() != Opcode::kConstant || ins->literal() == nullptr) return false;
+  const Literal& literal = *ins->literal();
+  if (!literal.shape().IsArray() || literal.element_count() == 0 || !IsFloat(literal.shape().element_type())) {
+    return false;
+  }
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    if (!std::isnan(literal.GetDouble(i))) return false;
+  }
+  return true;
+}
+
+// The vectors of element `element` of solver call `call`, read through `trace` (per
+// output dimension: the element's dimension, start and stride), or an empty description.
+SignFreeVectors FromSolverCall(const Instruction* call, int64_t element, const SignFreeVectors& trace) {
+  SignFreeVectors none;
+  // jax's calls only: the GPU pipeline's own calls on the transposed matrix hold their
+  // vectors transposed (solver_plan.h), and a module given to the check has none.
+  if (IsTransposedSolverTarget(call->attrs().custom_call_target)) return none;
+  auto parsed = ParseLibraryCall(*call);
+  if (!parsed.ok() || call->operand_count() < 1 || !call->shape().IsTuple() ||
+      element >= call->shape().tuple_size()) {
+    return none;
+  }
+  const Shape& a = call->operand(0)->shape();
+  const Shape& leaf = call->shape().tuple_shapes(element);
+  if (!a.IsArray() || !leaf.IsArray() || !IsFloat(leaf.element_type()) || a.rank() < 2 || leaf.rank() != a.rank()) {
+    return none;  // complex vectors have phases, not signs: not aligned
+  }
+  const int64_t rank = leaf.rank();
+  const int64_t k = std::min(a.dimensions(rank - 2), a.dimensions(rank - 1));
+  SignFreeVectors v = trace;
+  v.call = call;
+  v.element = element;
+  // Vectors in columns: entries down dimension rank - 2, numbered along rank - 1.
+  v.entry_dim = rank - 2;
+  v.index_dim = rank - 1;
+  std::string what;
+  if (parsed->kind == LibraryCallKind::kSymmetricEigen && element == 0) {
+    // LAPACK's jobz 'N' (eigvalsh): no vectors, element 0 is the routine's scratch.
+    const std::optional<std::map<std::string, std::string>> attributes = FfiAttributes(*call);
+    if (attributes && attributes->count("mode") && (attributes->at("mode") == "78" || attributes->at("mode") == "N")) {
+      return none;
+    }
+    what = "the eigenvectors";
+  } else if (parsed->kind == LibraryCallKind::kSvd && parsed->svd_mode != 'N' && (element == 2 || element == 3)) {
+    what = element == 2 ? "the left singular vectors" : "the right singular vectors";
+    if (element == 3 && !parsed->svd_returns_v) {  // Vᵀ: the vectors in rows
+      std::swap(v.entry_dim, v.index_dim);
+    }
+  } else {
+    return none;
+  }
+  if (static_cast<int64_t>(v.origin_dim.size()) != rank) return none;
+  const int64_t count = leaf.dimensions(v.index_dim);
+  // A full basis's vectors past min(m, n): two or more span a complement in which any
+  // orthonormal basis is right (one is still unique up to sign).
+  v.determined = count - k >= 2 ? k : count;
+  v.what = what + " of " + call->name() + " (" + call->attrs().custom_call_target + ")";
+  return v;
+}
+
+// Follows output `ins` back to a solver call's vectors through ops that keep each vector
+// whole; `trace` maps the output's dimensions to ins's.
+SignFreeVectors TraceSignFree(const Instruction* ins, SignFreeVectors trace) {
+  for (int steps = 0; ins != nullptr && steps < 256; ++steps) {
+    switch (ins->opcode()) {
+      case Opcode::kCopy:
+        ins = ins->operand(0);
+        continue;
+      case Opcode::kConvert:
+        if (!IsFloat(ins->shape().element_type()) || !IsFloat(ins->operand(0)->shape().element_type())) return {};
+        ins = ins->operand(0);
+        continue;
+      case Opcode::kTranspose: {
+        const auto& permutation = ins->attrs().dimensions;
+        if (!permutation) return {};
+        for (int64_t& d : trace.origin_dim) d = (*permutation)[static_cast<size_t>(d)];
+        ins = ins->operand(0);
+        continue;
+      }
+      case Opcode::kSlice: {
+        const auto& slice = ins->attrs().slice;
+        for (size_t d = 0; d < trace.origin_dim.size(); ++d) {
+          const auto x = static_cast<size_t>(trace.origin_dim[d]);
+          if (x >= slice.size()) return {};
+          trace.origin_start[d] = slice[x].start + slice[x].stride * trace.origin_start[d];
+          trace.origin_stride[d] *= slice[x].stride;
+        }
+        ins = ins->operand(0);
+        continue;
+      }
+      case Opcode::kSelect:
+        if (ins->operand(0)->shape().IsArray() && IsNanSplat(ins->operand(2))) {
+          ins = ins->operand(1);
+        } else if (ins->operand(0)->shape().IsArray() && IsNanSplat(ins->operand(1))) {
+          ins = ins->operand(2);
+        } else {
+          return {};
+        }
+        continue;
+      case Opcode::kGetTupleElement: {
+        const Instruction* tuple = ins->operand(0);
+        const int64_t index = ins->tuple_index();
+        if (tuple->opcode() == Opcode::kTuple && index < tuple->operand_count()) {
+          ins = tuple->operand(index);
+          continue;
+        }
+        if (tuple->opcode() == Opcode::kCall && tuple->called_computations().size() == 1) {
+          const Instruction* root = tuple->called_computations()[0]->root();
+          if (root == nullptr || root->opcode() != Opcode::kTuple || index >= root->operand_count()) return {};
+          ins = root->operand(index);
+          continue;
+        }
+        if (tuple->opcode() == Opcode::kCustomCall) return FromSolverCall(tuple, index, trace);
+        return {};
+      }
+      default:
+        return {};
+    }
+  }
+  return {};
+}
+
+void CollectSignFree(const Instruction* ins, const Shape& shape, std::vector<SignFreeVectors>* out) {
+  if (shape.IsTuple()) {
+    // The elements of a root tuple (or of a call's), each traced on its own.
+    const Instruction* tuple = ins;
+    while (tuple != nullptr && tuple->opcode() == Opcode::kCall && tuple->called_computations().size() == 1) {
+      tuple = tuple->called_computations()[0]->root();
+    }
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      const Instruction* element =
+          tuple != nullptr && tuple->opcode() == Opcode::kTuple && i < tuple->operand_count() ? tuple->operand(i) : nullptr;
+      CollectSignFree(element, shape.tuple_shapes(i), out);
+    }
+    return;
+  }
+  if (!shape.IsArray()) return;
+  if (ins == nullptr) {
+    out->push_back({});
+    return;
+  }
+  SignFreeVectors trace;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    trace.origin_dim.push_back(d);
+    trace.origin_start.push_back(0);
+    trace.origin_stride.push_back(1);
+  }
+  out->push_back(TraceSignFree(ins, std::move(trace)));
+}
+
+// Aligns `actual`'s solver vectors to `reference`'s signs (numeric_check.h): one decision
+// per vector (the call, its batch coordinates and its number), kept in `decided` for the
+// other outputs that read it; `skip` marks the elements of a complement's basis.
+Literal AlignSignFree(const Literal& actual, const Literal& reference, const SignFreeVectors& v,
+                      std::map<std::vector<int64_t>, bool>* decided, std::vector<bool>* skip, OutputCheck* out) {
+  Literal aligned = actual;
+  const std::vector<int64_t>& dims = actual.shape().dimensions();
+  const int64_t n = actual.element_count();
+  const Shape& element = v.call->shape().tuple_shapes(v.element);
+  const int64_t rank = element.rank();
+  std::vector<std::vector<int64_t>> keys(static_cast<size_t>(n));
+  std::map<std::vector<int64_t>, double> dots;
+  std::vector<std::vector<int64_t>> order;
+  skip->assign(static_cast<size_t>(n), false);
+  std::vector<int64_t> index(dims.size(), 0), coords(static_cast<size_t>(rank), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) {  // the next multi-index, row-major
+      for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+        if (++index[static_cast<size_t>(d)] < dims[static_cast<size_t>(d)]) break;
+        index[static_cast<size_t>(d)] = 0;
+      }
+    }
+    for (size_t d = 0; d < dims.size(); ++d) {
+      coords[static_cast<size_t>(v.origin_dim[d])] = v.origin_start[d] + v.origin_stride[d] * index[d];
+    }
+    std::vector<int64_t> key = {static_cast<int64_t>(reinterpret_cast<intptr_t>(v.call))};
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != v.entry_dim) key.push_back(coords[static_cast<size_t>(d)]);
+    }
+    if (coords[static_cast<size_t>(v.index_dim)] >= v.determined) {
+      (*skip)[static_cast<size_t>(i)] = true;  // no sign to decide: not compared
+      continue;
+    }
+    const double product = actual.GetDouble(i) * reference.GetDouble(i);
+    auto [it, inserted] = dots.try_emplace(key, 0.0);
+    if (inserted) order.push_back(key);
+    if (std::isfinite(product)) it->second += product;
+    keys[static_cast<size_t>(i)] = std::move(key);
+  }
+  for (const std::vector<int64_t>& key : order) {
+    auto found = decided->find(key);
+    if (found == decided->end()) found = decided->emplace(key, dots[key] < 0).first;
+    ++out->sign_free_vectors;
+    out->sign_flipped_vectors += found->second ? 1 : 0;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if ((*skip)[static_cast<size_t>(i)]) continue;
+    if (decided->at(keys[static_cast<size_t>(i)])) aligned.SetDouble(i, -actual.GetDouble(i));
+  }
+  out->sign_free_what = v.what;
+  return aligned;
+}
+
 bool SameBits(const Literal& a, const Literal& b) {
   return a.shape().element_type() == b.shape().element_type() &&
          a.shape().dimensions() == b.shape().dimensions() && a.size_bytes() == b.size_bytes() &&
@@ -192,6 +405,10 @@ class OutputJudge {
 
   // `reference` is R (or the user's expected value); finite elements are compared with
   // `compare_to` (S) where it is finite. The bound's E is |interpreter - bound_shadow|.
+  // Elements not compared (a complement's basis the solver chooses), counted in
+  // basis_free; none unless set.
+  void SkipElements(const std::vector<bool>* skip) { skip_ = skip; }
+
   void Judge(const Literal& actual, const Literal& reference, const Literal* compare_to,
              const Literal* interpreter, const Literal* bound_shadow, const Literal* magnitude,
              int64_t summed_terms, const Literal* spread) {
@@ -209,6 +426,7 @@ class OutputJudge {
         out_->has_shadow = true;
         double e = 0;
         for (int64_t i = 0; i < n; ++i) {
+          if (skip_ != nullptr && (*skip_)[static_cast<size_t>(i)]) continue;
           const double d = IsComplex(type)
                                ? std::abs(interpreter->GetComplex(i) - bound_shadow->GetComplex(i))
                                : std::fabs(interpreter->GetDouble(i) - bound_shadow->GetDouble(i));
@@ -248,6 +466,10 @@ class OutputJudge {
  private:
   void JudgeElement(const Literal& actual, const Literal& reference, const Literal* shadow,
                     PrimitiveType type, int64_t i) {
+    if (skip_ != nullptr && (*skip_)[static_cast<size_t>(i)]) {
+      ++out_->basis_free;
+      return;
+    }
     bool match = true;
     if (IsFloat(type) || IsComplex(type)) {
       const bool complex = IsComplex(type);
@@ -328,6 +550,7 @@ class OutputJudge {
   const Literal* int_spread_ = nullptr;
   const Literal* int_shadow_ = nullptr;
   const Literal* int_interpreter_ = nullptr;
+  const std::vector<bool>* skip_ = nullptr;
 };
 
 bool ShapesAgree(const Literal& a, const Literal& b) {
@@ -358,6 +581,8 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
       argument_numbers.push_back(static_cast<int64_t>(p));
     });
   }
+  // The solver vectors' signs, decided once per vector for every output that reads it.
+  std::map<std::vector<int64_t>, bool> sign_decisions;
   const size_t count = std::max(expected.size(), actual_leaves.size());
   for (size_t k = 0; k < count; ++k) {
     OutputCheck out;
@@ -401,11 +626,22 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
         spread_leaves[k].second->shape().dimensions() == want.shape().dimensions()) {
       spread = spread_leaves[k].second;
     }
-    OutputJudge(options, &out).Judge(got, want, expected_is_interpreter ? shadow : nullptr,
-                                     interpreter, shadow, magnitude, terms, spread);
+    OutputJudge judge(options, &out);
+    std::optional<Literal> aligned;
+    std::vector<bool> skip;
+    if (k < reference.sign_free.size() && reference.sign_free[k].call != nullptr && IsFloat(want.shape().element_type())) {
+      aligned = AlignSignFree(got, want, reference.sign_free[k], &sign_decisions, &skip, &out);
+      judge.SkipElements(&skip);
+    }
+    judge.Judge(aligned ? *aligned : got, want, expected_is_interpreter ? shadow : nullptr, interpreter, shadow,
+                magnitude, terms, spread);
     // Why the output may not count.
     const int64_t param = k < reference.pass_through_parameter.size() ? reference.pass_through_parameter[k] : -1;
-    if (out.elements > 0 && out.order_decided + out.class_decided == out.elements) {
+    if (out.elements > 0 && out.basis_free == out.elements) {
+      out.verdict = OutputVerdict::kSolverChoice;
+      out.why = "is all in the basis of a complement the solver chooses (" + out.sign_free_what +
+                " past min(m, n): any orthonormal basis of it is right)";
+    } else if (out.elements > 0 && out.order_decided + out.class_decided + out.basis_free == out.elements) {
       out.verdict = OutputVerdict::kOrderDecided;
       out.why = "has every element decided by rounding (a float converted to an integer where a sum's order or "
                 "an op's last bit moves it)";
@@ -532,6 +768,7 @@ std::string_view OutputVerdictName(OutputVerdict verdict) {
     case OutputVerdict::kShapeMismatch: return "shape mismatch";
     case OutputVerdict::kOrderDecided: return "decided by rounding";
     case OutputVerdict::kBoundTooWide: return "bound wider than its values";
+    case OutputVerdict::kSolverChoice: return "the solver's choice";
   }
   return "?";
 }
@@ -581,6 +818,14 @@ std::string OutputCheck::ToString() const {
          " element(s) not compared: rounding decides whether they are finite (a perturbed run moves them across "
          "inf or NaN)";
   }
+  if (sign_free_vectors > 0) {
+    s += "; " + std::to_string(sign_flipped_vectors) + " of " + std::to_string(sign_free_vectors) +
+         " vector(s) negated to the reference's sign first (" + sign_free_what + ": each solver picks its own)";
+  }
+  if (basis_free > 0) {
+    s += "; " + std::to_string(basis_free) +
+         " element(s) not compared: vectors past min(m, n) span a complement where any orthonormal basis is right";
+  }
   for (size_t i = 0; i < first_mismatches.size(); ++i) {
     const interpreter::Mismatch& m = first_mismatches[i];
     s += i == 0 ? "; first: " : ", ";
@@ -624,13 +869,13 @@ std::string CheckReport::Summary() const {
     if (failing > shown) s += "; and " + std::to_string(failing - shown) + " more output(s) differ";
     return s;
   }
-  int64_t counts[7] = {0, 0, 0, 0, 0, 0, 0};
+  int64_t counts[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t elements = 0;
   double worst = 0;
   for (const OutputCheck& o : outputs) {
     ++counts[static_cast<int>(o.verdict)];
     if (o.verdict == OutputVerdict::kCompared) {
-      elements += o.elements - o.order_decided - o.class_decided;
+      elements += o.elements - o.order_decided - o.class_decided - o.basis_free;
       worst = std::max(worst, o.max_error_over_bound);
     }
   }
@@ -647,6 +892,9 @@ std::string CheckReport::Summary() const {
   if (counts[static_cast<int>(OutputVerdict::kBoundTooWide)] > 0)
     skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kBoundTooWide)]) +
                       " with a bound wider than its values");
+  if (counts[static_cast<int>(OutputVerdict::kSolverChoice)] > 0)
+    skipped.push_back(std::to_string(counts[static_cast<int>(OutputVerdict::kSolverChoice)]) +
+                      " all in a basis the solver chooses");
   const std::string not_counted = skipped.empty() ? "" : "; not counted: " + Join(skipped, ", ");
   if (vacuous()) {
     std::string s = "the check would be vacuous: ";
@@ -680,6 +928,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
   const interpreter::InterpreterOptions& iopts = options.interpreter;
   ASSIGN_OR_RETURN(ref.reference, RunReference(options, module, arguments, iopts));
   StructuralPassThrough(module.entry()->root(), module.entry()->root()->shape(), &ref.pass_through_parameter);
+  ref.sign_free = FindSignFreeVectors(module);
   bool any_float = false;
   ForEachArrayLeaf(ref.reference, [&](const Literal& leaf) {
     const PrimitiveType t = leaf.shape().element_type();
@@ -705,8 +954,7 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
     // alike, whose plain HLO (a Householder loop) would make the magnitude shadow bound
     // nothing.
     auto opened = OpenLibraryCalls(module, [&options](const Instruction& ins) {
-      return options.interpreter.library_call &&
-             (IsLapackTwinGpuCall(ins) || (!options.interpreter.library_call_gpu_twins_only && IsCpuLapackCall(ins)));
+      return interpreter::TakesLibraryCall(options.interpreter, ins);
     });
     const Module& plain = opened.ok() && *opened ? **opened : module;
     auto shadow_module = opened.ok() ? MakeF64Shadow(plain) : StatusOr<std::unique_ptr<Module>>(opened.status());
@@ -745,6 +993,13 @@ StatusOr<CheckReference> ComputeCheckReference(const Module& module, const std::
     }
   }
   return ref;
+}
+
+std::vector<SignFreeVectors> FindSignFreeVectors(const Module& module) {
+  std::vector<SignFreeVectors> out;
+  if (module.entry() == nullptr || module.entry()->root() == nullptr) return out;
+  CollectSignFree(module.entry()->root(), module.entry()->root()->shape(), &out);
+  return out;
 }
 
 CheckReport CheckOutputs(const Literal& actual, const CheckReference& reference,

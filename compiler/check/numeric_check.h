@@ -39,6 +39,17 @@
 //     bound that wide could not fail.
 //     A check in which no output counts is vacuous: CheckReport::vacuous() is true and
 //     callers fail it ("the check would be vacuous: ...").
+//   * Vectors whose signs a solver chooses (the eigenvectors of jax's eigh calls, the
+//     singular vectors of its SVD calls: each solver, LAPACK, cuSOLVER or the
+//     interpreter's Jacobi model, picks its own), read from the call through ops that keep
+//     each vector whole (get-tuple-element, call, copy, transpose, slice, a select of NaN
+//     where the call failed: SignFreeVectors), are aligned first: each of the backend's
+//     vectors is negated where its dot product with the reference's is negative, one
+//     decision per vector for every output that reads it, so a U and a V (or Vᵀ) whose
+//     pairs a backend flipped apart still fail. The columns of a full U (or V) past
+//     min(m, n), when two or more, span a complement in which any orthonormal basis is
+//     right: not compared, and the output's line says how many elements. Nothing else is
+//     aligned: a vector computed on (v + 1, v * v, a reconstruction) compares as it is.
 #pragma once
 
 #include <functional>
@@ -83,6 +94,7 @@ enum class OutputVerdict {
   kShapeMismatch, // actual and reference shapes differ
   kOrderDecided,  // integers every one of which rounding decides (a sum's order, an op's last bit)
   kBoundTooWide,  // the summation-order room alone is far above every value: no error could fail it
+  kSolverChoice,  // every element in a basis a solver chooses (a full U's columns past min(m, n))
 };
 std::string_view OutputVerdictName(OutputVerdict verdict);
 
@@ -118,6 +130,13 @@ struct OutputCheck {
   // function of a value within rounding of its pole): not compared.
   int64_t class_decided = 0;
   double k_factor = 0, atol = 0, rtol = 0;
+  // Vectors whose signs the solver chooses (SignFreeVectors): how many the output holds,
+  // how many of the backend's were negated to the reference's sign, and what they are.
+  int64_t sign_free_vectors = 0;
+  int64_t sign_flipped_vectors = 0;
+  std::string sign_free_what;
+  // Elements in a complement's basis the solver chooses (not compared).
+  int64_t basis_free = 0;
   std::vector<interpreter::Mismatch> first_mismatches;
   bool ok() const { return mismatches == 0 && verdict != OutputVerdict::kShapeMismatch; }
   // "atol 1e-05 + rtol 1e-05·|x| + 4 × interpreter error 2.1e-05"
@@ -146,6 +165,24 @@ struct CheckReport {
   std::string Details() const;
 };
 
+// An output made of vectors whose signs a solver chooses, read from one element of its
+// call through ops that keep each vector whole (see the header). Output element i reads
+// the call element's element at coordinates c with c[origin_dim[d]] = origin_start[d] +
+// origin_stride[d] * i_d for each output dimension d.
+struct SignFreeVectors {
+  const Instruction* call = nullptr;  // nullptr: an ordinary output
+  int64_t element = -1;               // the call's result element read
+  int64_t entry_dim = -1;             // the element's dimension along which a vector's entries run
+  int64_t index_dim = -1;             // the element's dimension that numbers the vectors
+  int64_t determined = 0;             // vectors numbered from here on span a complement: not compared
+  std::vector<int64_t> origin_dim, origin_start, origin_stride;
+  std::string what;                   // "the eigenvectors of eigh.17 (cusolver_syevd_ffi)"
+};
+
+// For each array leaf of the entry's result (ForEachArrayLeaf order): the solver's vectors
+// it is, or an empty description (call == nullptr).
+std::vector<SignFreeVectors> FindSignFreeVectors(const Module& module);
+
 // The reference side of a check, computed once and reusable across backends and runs.
 struct CheckReference {
   Literal reference;              // R: the interpreter in the module's own types
@@ -161,6 +198,9 @@ struct CheckReference {
   // For each array leaf of the result, in ForEachArrayLeaf order: the entry parameter it
   // passes through unchanged, or -1.
   std::vector<int64_t> pass_through_parameter;
+  // For each array leaf of the result: the solver's vectors whose signs are aligned
+  // before comparing (FindSignFreeVectors).
+  std::vector<SignFreeVectors> sign_free;
 };
 
 // Runs the interpreter (and the f64 shadow) on `arguments`.

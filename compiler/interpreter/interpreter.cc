@@ -126,7 +126,9 @@ Status CheckArguments(const Module& module, const std::vector<Literal>& argument
 
 bool TakesLibraryCall(const InterpreterOptions& options, const Instruction& call) {
   if (!options.library_call) return false;
-  const bool takes = IsLapackTwinGpuCall(call) || (!options.library_call_gpu_twins_only && IsCpuLapackTarget(call));
+  const bool takes = IsLapackTwinGpuCall(call) ||
+                     (options.library_call_gpu_vector_twins && IsLapackTwinGpuVectorCall(call)) ||
+                     (!options.library_call_gpu_twins_only && IsCpuLapackTarget(call));
   return takes && (!options.library_call_unmodelled_only || !HasPlainHloModel(call));
 }
 

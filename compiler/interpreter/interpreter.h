@@ -62,6 +62,10 @@ struct InterpreterOptions {
   // (IsLapackTwinGpuCall: cusolver potrf, getrf, geqrf, orgqr); with this set, only those:
   // the GPU backend's check, whose runtime runs jax's LAPACK calls as their plain HLO.
   bool library_call_gpu_twins_only = false;
+  // library_call also takes jax's GPU eigh and SVD calls (IsLapackTwinGpuVectorCall): the
+  // check of the GPU backend with its libraries, which runs them through cuSOLVER, whose
+  // vectors' signs are its own as LAPACK's are (the check aligns them).
+  bool library_call_gpu_vector_twins = false;
 };
 
 // Whether the interpreter hands `call` to options.library_call (set) rather than running

@@ -53,10 +53,15 @@ StatusOr<Literal> EvalCholesky(const Instruction& inst, Operands operands, EvalC
       return lower ? a.GetComplex(base + i * n + j) : std::conj(a.GetComplex(base + j * n + i));
     };
     std::fill(l.begin(), l.end(), Complex{});
-    for (int64_t j = 0; j < n; ++j) {
+    // XLA's meaning (its cholesky expander): a matrix where some diagonal square root is
+    // NaN (a pivot below zero, or NaN: not positive definite) is all NaN, not NaN from
+    // the failing column on.
+    bool failed = false;
+    for (int64_t j = 0; j < n && !failed; ++j) {
       double diag = at(j, j).real();
       for (int64_t k = 0; k < j; ++k) diag -= std::norm(l[j * n + k]);
       const double root = diag >= 0 ? std::sqrt(diag) : std::numeric_limits<double>::quiet_NaN();
+      failed = std::isnan(root);
       l[j * n + j] = root;
       for (int64_t i = j + 1; i < n; ++i) {
         Complex s = at(i, j);
@@ -64,6 +69,7 @@ StatusOr<Literal> EvalCholesky(const Instruction& inst, Operands operands, EvalC
         l[i * n + j] = s / root;
       }
     }
+    if (failed) std::fill(l.begin(), l.end(), Complex(std::numeric_limits<double>::quiet_NaN(), 0.0));
     // Lower: L with zeros above; upper: U = L^H with zeros below.
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = 0; j < n; ++j) {

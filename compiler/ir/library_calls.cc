@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/ir/backend_config.h"
+#include "compiler/ir/cholesky.h"
 #include "compiler/ir/fused_attention.h"
 #include "compiler/ir/householder.h"
 #include "compiler/ir/plain_hlo_builder.h"
@@ -408,35 +409,25 @@ Instruction* EmitConv(Emitter& e, const LibraryCall& call, const std::vector<Ins
 
 // LAPACK's potrf as HLO: the factor in the call's triangle, the other triangle a's own
 // (LAPACK leaves it as it was), and info = the 1-based order of the first leading minor
-// that is not positive definite (its diagonal entry not > 0: NaN where the square root
-// failed), 0 when there is none. Past such a minor the factor is cholesky's (NaN), not
-// LAPACK's partial one; jax replaces the whole matrix by NaN where info != 0.
-Instruction* EmitCholeskyCall(Emitter& e, const Instruction& call_inst, const LibraryCall& call, Instruction* a) {
+// that is not positive definite (its pivot not > 0, or NaN), 0 when there is none: the
+// Cholesky loop of cholesky.h, which the `cholesky` op's expansion runs too. Past such a
+// minor the factor is that loop's (NaN or infinities), not LAPACK's partial one; jax
+// replaces the whole matrix by NaN where info != 0.
+Instruction* EmitCholeskyCall(Module& module, Computation* computation, const Instruction& call_inst,
+                              const LibraryCall& call, Instruction* a) {
+  Emitter e(module, computation);
   const Shape& shape = call_inst.shape();
   const Shape plain = Emitter::Plain(a->shape());
   const int64_t rank = plain.rank();
-  const int64_t n = plain.dimensions(rank - 1);
-  Instruction* factor = e.Add(Opcode::kCholesky, plain, {a});
-  factor->mutable_attrs().lower = call.lower;
+  // The Hermitian matrix's lower triangle: a's own, or the adjoint of a's upper one.
+  Instruction* source = call.lower ? a : e.Conjugate(e.SwapMinor(a));
+  const library_call_internal::CholeskyColumns l = library_call_internal::CholeskyLoop(module, computation, source);
+  Instruction* factor = call.lower ? l.factor : e.Conjugate(e.SwapMinor(l.factor));
   Instruction* rows = e.Iota(plain.dimensions(), rank - 2);
   Instruction* cols = e.Iota(plain.dimensions(), rank - 1);
   Instruction* in_triangle = e.Compare(rows, cols, call.lower ? ComparisonDirection::kGe : ComparisonDirection::kLe);
   Instruction* value = e.Select(in_triangle, factor, a);
-  // The diagonal, [batch..., n].
-  Instruction* on_diagonal = e.Compare(rows, cols, ComparisonDirection::kEq);
-  Instruction* diagonal = e.Reduce(e.Select(on_diagonal, factor, e.Splat(0, plain)), {rank - 1}, Opcode::kAdd, 0);
-  if (IsComplex(diagonal->shape().element_type())) {  // the real parts (Hermitian: the diagonal is real)
-    const PrimitiveType real = ComplexComponentType(diagonal->shape().element_type());
-    diagonal = e.Add(Opcode::kReal, Emitter::WithType(diagonal->shape(), real), {diagonal});
-  }
-  Instruction* positive = e.GreaterThanZero(diagonal);
-  std::vector<int64_t> vector_dims = diagonal->shape().dimensions();
-  Instruction* order = e.Binary(Opcode::kAdd, e.Iota(vector_dims, rank - 2),
-                                e.Splat(1, Emitter::Array(PrimitiveType::kS32, vector_dims)));
-  Instruction* none = e.Splat(static_cast<double>(n + 1), order->shape());
-  Instruction* first = e.Reduce(e.Select(positive, none, order), {rank - 2}, Opcode::kMinimum, static_cast<double>(n + 1));
-  Instruction* info = e.Select(e.Compare(first, e.Splat(static_cast<double>(n + 1), first->shape()), ComparisonDirection::kEq),
-                               e.Splat(0, first->shape()), first);
+  Instruction* info = l.info;
   value->set_shape(shape.tuple_shapes(0));
   info->set_shape(shape.tuple_shapes(1));
   return e.Add(Opcode::kTuple, shape, {value, info});
@@ -1560,9 +1551,10 @@ std::vector<std::string> LibraryCallNotes(const Module& module) {
                              "sign (within a repeated eigenvalue, up to rotation), and Fusebox's (Jacobi rotations) may "
                              "be the negative of the library's") +
                       (IsCpuLapackCall(*inst) ? " (the CPU backend runs LAPACK itself: its vectors are the library's; "
-                                                "the interpreter's and the GPU's are the rotations')"
+                                                "the interpreter's are the rotations', the GPU's cuSOLVER's)"
                                               : "") +
-                      ": compare what is computed from them, not the vectors themselves");
+                      ": --check and --expected align each vector's sign before comparing; elsewhere compare what "
+                      "is computed from them, not the vectors themselves");
     }
   }
   return notes;
@@ -1683,6 +1675,14 @@ bool IsLapackTwinGpuCall(const Instruction& instruction) {
   const PrimitiveType type = instruction.operand(0)->shape().element_type();
   return type == PrimitiveType::kF32 || type == PrimitiveType::kF64 || type == PrimitiveType::kC64 ||
          type == PrimitiveType::kC128;
+}
+
+bool IsLapackTwinGpuVectorCall(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kCustomCall || instruction.operand_count() != 1) return false;
+  const std::string& target = instruction.attrs().custom_call_target;
+  if (target != "cusolver_syevd_ffi" && target != "cusolver_gesvdj_ffi") return false;
+  const PrimitiveType type = instruction.operand(0)->shape().element_type();
+  return type == PrimitiveType::kF32 || type == PrimitiveType::kF64;
 }
 
 bool IsCpuLapackCall(const Instruction& instruction) {
@@ -1838,7 +1838,7 @@ StatusOr<Computation*> BuildLibraryCallComputation(const Instruction& instructio
     return computation;
   }
   if (call.kind == LibraryCallKind::kCholesky) {
-    computation->set_root(EmitCholeskyCall(e, instruction, call, params[0]));
+    computation->set_root(EmitCholeskyCall(module, computation, instruction, call, params[0]));
     return computation;
   }
   if (IsTransposedSolverTarget(call.target)) {

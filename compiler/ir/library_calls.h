@@ -189,8 +189,14 @@ bool IsCpuLapackTarget(const Instruction& instruction);
 // and taus follow LAPACK's convention in cuSOLVER as in LAPACK). The numeric check runs
 // these through LAPACK in its reference and shadows, where the plain HLO of a Householder
 // loop bounded nothing (its magnitude shadow grows with every reflector). Not syevd or
-// gesvdj: their vectors' signs are each library's choice.
+// gesvdj: their vectors' signs are each library's choice (below).
 bool IsLapackTwinGpuCall(const Instruction& instruction);
+// jax's GPU eigh and SVD calls, cusolver_syevd_ffi and cusolver_gesvdj_ffi of f32 or f64
+// matrices, which LAPACK's syevd and gesdd answer up to each vector's sign (gesvdj's V is
+// gesdd's Vᵀ transposed): the numeric check runs them through LAPACK where the backend
+// runs a library for them too (the GPU with its libraries), its comparison aligning the
+// signs (numeric_check.h); elsewhere the interpreter's Jacobi model, as the backend.
+bool IsLapackTwinGpuVectorCall(const Instruction& instruction);
 
 // The floating-point operations of a jax LAPACK call (IsCpuLapackTarget) for the whole
 // batch, by LAPACK's usual operation counts (multiplications plus additions, leading

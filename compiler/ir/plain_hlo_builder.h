@@ -173,6 +173,78 @@ class PlainHloBuilder {
   }
   static double Infinity() { return std::numeric_limits<double>::infinity(); }
 
+  // Batches of matrices: the last two dimensions of [..., rows, cols] are a matrix, the
+  // leading ones its batch.
+  //
+  // [..., r, c] -> [..., c, r].
+  Instruction* SwapMinor(Instruction* x) {
+    const int64_t rank = x->shape().rank();
+    std::vector<int64_t> permutation(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d) permutation[static_cast<size_t>(d)] = d;
+    std::swap(permutation[static_cast<size_t>(rank - 1)], permutation[static_cast<size_t>(rank - 2)]);
+    return Transpose(x, permutation);
+  }
+  // A dot over the leading (batch) dimensions of both, contracting lhs dimension `lc` with
+  // rhs dimension `rc` (each one of the last two), at HIGHEST precision.
+  Instruction* BatchDot(Instruction* lhs, Instruction* rhs, int64_t lc, int64_t rc) {
+    const int64_t rank = lhs->shape().rank();
+    DotDimensionNumbers dims;
+    for (int64_t d = 0; d + 2 < rank; ++d) {
+      dims.lhs_batch_dimensions.push_back(d);
+      dims.rhs_batch_dimensions.push_back(d);
+    }
+    dims.lhs_contracting_dimensions = {lc};
+    dims.rhs_contracting_dimensions = {rc};
+    std::vector<int64_t> out(lhs->shape().dimensions().begin(), lhs->shape().dimensions().end() - 2);
+    out.push_back(lhs->shape().dimensions(lc == rank - 1 ? rank - 2 : rank - 1));
+    out.push_back(rhs->shape().dimensions(rc == rank - 1 ? rank - 2 : rank - 1));
+    Instruction* dot = Dot(Array(lhs->shape().element_type(), out), lhs, rhs, std::move(dims));
+    dot->mutable_attrs().operand_precision = {Precision::kHighest, Precision::kHighest};
+    return dot;
+  }
+  // x[..., row:row + rows, col:col + cols] (s32 scalar starts), the batch whole.
+  Instruction* DynamicSliceMinor(Instruction* x, Instruction* row, Instruction* col, int64_t rows, int64_t cols) {
+    std::vector<int64_t> sizes(x->shape().dimensions().begin(), x->shape().dimensions().end() - 2);
+    sizes.push_back(rows);
+    sizes.push_back(cols);
+    std::vector<Instruction*> operands = {x};
+    for (Instruction* s : MinorStarts(x->shape().rank(), row, col)) operands.push_back(s);
+    Instruction* slice = Add(Opcode::kDynamicSlice, Array(x->shape().element_type(), sizes), operands);
+    slice->mutable_attrs().dynamic_slice_sizes = sizes;
+    return slice;
+  }
+  // x with `update` written at [..., row, col].
+  Instruction* DynamicUpdateMinor(Instruction* x, Instruction* update, Instruction* row, Instruction* col) {
+    std::vector<Instruction*> operands = {x, update};
+    for (Instruction* s : MinorStarts(x->shape().rank(), row, col)) operands.push_back(s);
+    return Add(Opcode::kDynamicUpdateSlice, Plain(x->shape()), operands);
+  }
+  // [..., 1, 1] -> [..., rows, cols] (the one value of each matrix everywhere).
+  Instruction* SpreadScalar(Instruction* x, int64_t rows, int64_t cols) {
+    std::vector<int64_t> batch(x->shape().dimensions().begin(), x->shape().dimensions().end() - 2);
+    Instruction* flat = Reshape(x, batch);
+    std::vector<int64_t> out = batch;
+    out.push_back(rows);
+    out.push_back(cols);
+    std::vector<int64_t> dims(batch.size());
+    for (size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
+    return Broadcast(flat, Array(x->shape().element_type(), out), dims);
+  }
+  // The real part of a complex x (x itself when real).
+  Instruction* RealPart(Instruction* x) {
+    const PrimitiveType type = x->shape().element_type();
+    if (!IsComplex(type)) return x;
+    return Add(Opcode::kReal, WithType(x->shape(), ComplexComponentType(type)), {x});
+  }
+  // The complex conjugate of x (x itself when real).
+  Instruction* Conjugate(Instruction* x) {
+    const PrimitiveType type = x->shape().element_type();
+    if (!IsComplex(type)) return x;
+    const Shape part = WithType(x->shape(), ComplexComponentType(type));
+    Instruction* imag = Unary(Opcode::kNegate, Add(Opcode::kImag, part, {x}));
+    return Add(Opcode::kComplex, Plain(x->shape()), {Add(Opcode::kReal, part, {x}), imag});
+  }
+
   // A sort comparator over scalars of `types` (keys first, then the values it carries,
   // each a pair of parameters in turn: a0, b0, a1, b1, ...): compare(a0, b0) LT, or GT when
   // `descending`, floats in total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN).
@@ -200,6 +272,14 @@ class PlainHloBuilder {
   }
 
  private:
+  // Start indices (0, ..., 0, row, col) of a rank-`rank` array.
+  std::vector<Instruction*> MinorStarts(int64_t rank, Instruction* row, Instruction* col) {
+    std::vector<Instruction*> starts;
+    for (int64_t d = 0; d + 2 < rank; ++d) starts.push_back(Scalar(0, PrimitiveType::kS32));
+    starts.push_back(row);
+    starts.push_back(col);
+    return starts;
+  }
   Computation* Combiner(Opcode opcode, PrimitiveType type) {
     auto comp = std::make_unique<Computation>(module_.UniqueName(std::string(OpcodeName(opcode)) + "_combiner"));
     comp->set_parent(&module_);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/cholesky.h"
 #include "compiler/ir/library_calls.h"
 #include "compiler/ir/plain_hlo_builder.h"
 
@@ -24,73 +25,6 @@ bool Expandable(const Instruction& inst) {
          type == PrimitiveType::kF64;
 }
 
-// [..., r, c] -> [..., c, r].
-Instruction* SwapLast(Builder& b, Instruction* x) {
-  const int64_t rank = x->shape().rank();
-  std::vector<int64_t> permutation(static_cast<size_t>(rank));
-  std::iota(permutation.begin(), permutation.end(), 0);
-  std::swap(permutation[rank - 1], permutation[rank - 2]);
-  return b.Transpose(x, permutation);
-}
-
-// dot over the leading (batch) dimensions of both, contracting lhs dimension `lc` with
-// rhs dimension `rc` (each one of the last two), at HIGHEST precision.
-Instruction* BatchDot(Builder& b, Instruction* lhs, Instruction* rhs, int64_t lc, int64_t rc) {
-  const int64_t rank = lhs->shape().rank();
-  DotDimensionNumbers dims;
-  for (int64_t d = 0; d + 2 < rank; ++d) {
-    dims.lhs_batch_dimensions.push_back(d);
-    dims.rhs_batch_dimensions.push_back(d);
-  }
-  dims.lhs_contracting_dimensions = {lc};
-  dims.rhs_contracting_dimensions = {rc};
-  std::vector<int64_t> out(lhs->shape().dimensions().begin(), lhs->shape().dimensions().end() - 2);
-  out.push_back(lhs->shape().dimensions(lc == rank - 1 ? rank - 2 : rank - 1));
-  out.push_back(rhs->shape().dimensions(rc == rank - 1 ? rank - 2 : rank - 1));
-  Instruction* dot = b.Dot(Builder::Array(lhs->shape().element_type(), out), lhs, rhs, std::move(dims));
-  dot->mutable_attrs().operand_precision = {Precision::kHighest, Precision::kHighest};
-  return dot;
-}
-
-// Start indices (0, ..., 0, row, col) for a dynamic slice of a rank-`rank` array.
-std::vector<Instruction*> Starts(Builder& b, int64_t rank, Instruction* row, Instruction* col) {
-  std::vector<Instruction*> starts;
-  for (int64_t d = 0; d + 2 < rank; ++d) starts.push_back(b.Scalar(0, PrimitiveType::kS32));
-  starts.push_back(row);
-  starts.push_back(col);
-  return starts;
-}
-
-Instruction* DynamicSlice(Builder& b, Instruction* x, Instruction* row, Instruction* col, int64_t rows, int64_t cols) {
-  const int64_t rank = x->shape().rank();
-  std::vector<int64_t> sizes(x->shape().dimensions().begin(), x->shape().dimensions().end() - 2);
-  sizes.push_back(rows);
-  sizes.push_back(cols);
-  std::vector<Instruction*> operands = {x};
-  for (Instruction* s : Starts(b, rank, row, col)) operands.push_back(s);
-  Instruction* slice = b.Add(Opcode::kDynamicSlice, Builder::Array(x->shape().element_type(), sizes), operands);
-  slice->mutable_attrs().dynamic_slice_sizes = sizes;
-  return slice;
-}
-
-Instruction* DynamicUpdate(Builder& b, Instruction* x, Instruction* update, Instruction* row, Instruction* col) {
-  std::vector<Instruction*> operands = {x, update};
-  for (Instruction* s : Starts(b, x->shape().rank(), row, col)) operands.push_back(s);
-  return b.Add(Opcode::kDynamicUpdateSlice, Builder::Plain(x->shape()), operands);
-}
-
-// [..., 1, 1] -> [..., rows, cols] (the one value of each matrix everywhere).
-Instruction* SpreadScalar(Builder& b, Instruction* x, int64_t rows, int64_t cols) {
-  std::vector<int64_t> batch(x->shape().dimensions().begin(), x->shape().dimensions().end() - 2);
-  Instruction* flat = b.Reshape(x, batch);
-  std::vector<int64_t> out = batch;
-  out.push_back(rows);
-  out.push_back(cols);
-  std::vector<int64_t> dims(batch.size());
-  std::iota(dims.begin(), dims.end(), 0);
-  return b.Broadcast(flat, Builder::Array(x->shape().element_type(), out), dims);
-}
-
 // t x = b for t [..., k, k] triangular (lower or upper, zeros elsewhere), b [..., k, n].
 Instruction* LeftSolve(Module& module, Computation* parent, Instruction* t, Instruction* rhs, bool lower) {
   const int64_t rank = t->shape().rank();
@@ -105,12 +39,12 @@ Instruction* LeftSolve(Module& module, Computation* parent, Instruction* t, Inst
     Instruction* bb = s[2];
     Instruction* row = lower ? i : b.Binary(Opcode::kSubtract, b.Scalar(static_cast<double>(k - 1), PrimitiveType::kS32), i);
     Instruction* zero = b.Scalar(0, PrimitiveType::kS32);
-    Instruction* t_row = DynamicSlice(b, tt, row, zero, 1, k);
-    Instruction* known = BatchDot(b, t_row, x, rank - 1, rank - 2);  // [..., 1, n]
-    Instruction* b_row = DynamicSlice(b, bb, row, zero, 1, n);
-    Instruction* diagonal = SpreadScalar(b, DynamicSlice(b, tt, row, row, 1, 1), 1, n);
+    Instruction* t_row = b.DynamicSliceMinor(tt, row, zero, 1, k);
+    Instruction* known = b.BatchDot(t_row, x, rank - 1, rank - 2);  // [..., 1, n]
+    Instruction* b_row = b.DynamicSliceMinor(bb, row, zero, 1, n);
+    Instruction* diagonal = b.SpreadScalar(b.DynamicSliceMinor(tt, row, row, 1, 1), 1, n);
     Instruction* x_row = b.Binary(Opcode::kDivide, b.Binary(Opcode::kSubtract, b_row, known), diagonal);
-    return std::vector<Instruction*>{DynamicUpdate(b, x, x_row, row, zero), tt, bb};
+    return std::vector<Instruction*>{b.DynamicUpdateMinor(x, x_row, row, zero), tt, bb};
   });
   return out[0];
 }
@@ -125,7 +59,7 @@ Instruction* ExpandTriangularSolve(Module& module, Instruction* solve, Primitive
   const TransposeA transpose = attrs.transpose_a.value_or(TransposeA::kNoTranspose);
   Instruction* a = b.Convert(solve->operand(0), compute);
   Instruction* rhs = b.Convert(solve->operand(1), compute);
-  if (transpose != TransposeA::kNoTranspose) a = SwapLast(b, a);  // real: the adjoint is the transpose
+  if (transpose != TransposeA::kNoTranspose) a = b.SwapMinor(a);  // real: the adjoint is the transpose
   bool t_lower = lower == (transpose == TransposeA::kNoTranspose);
   const int64_t rank = a->shape().rank();
   Instruction* rows = b.Iota(a->shape().dimensions(), rank - 2);
@@ -134,44 +68,32 @@ Instruction* ExpandTriangularSolve(Module& module, Instruction* solve, Primitive
                             b.Splat(0, a->shape()));
   if (unit) t = b.Select(b.Compare(rows, cols, ComparisonDirection::kEq), b.Splat(1, t->shape()), t);
   if (!left) {  // x t = b  <=>  t^T x^T = b^T
-    t = SwapLast(b, t);
-    rhs = SwapLast(b, rhs);
+    t = b.SwapMinor(t);
+    rhs = b.SwapMinor(rhs);
     t_lower = !t_lower;
   }
   Instruction* x = LeftSolve(module, parent, t, rhs, t_lower);
-  if (!left) x = SwapLast(b, x);
+  if (!left) x = b.SwapMinor(x);
   return b.Convert(x, solve->shape().element_type());
 }
 
+// XLA's cholesky expander's meaning: the factor column by column, and every matrix where
+// some diagonal square root was NaN (a pivot below zero: not positive definite) all NaN,
+// as XLA selects (the interpreter's EvalCholesky does the same).
 Instruction* ExpandCholesky(Module& module, Instruction* cholesky, PrimitiveType compute) {
   Computation* parent = cholesky->parent();
   Builder b(module, parent);
   const bool lower = cholesky->attrs().lower.value_or(false);
   Instruction* a = b.Convert(cholesky->operand(0), compute);
   // The lower triangle of the Hermitian matrix: a's own, or a's transpose's for lower=false.
-  Instruction* source = lower ? a : SwapLast(b, a);
-  const int64_t rank = a->shape().rank();
-  const int64_t n = a->shape().dimensions(rank - 1);
-  library_call_internal::PlainHloLoop loop(module, parent, "cholesky");
-  std::vector<Instruction*> out =
-      loop.Run(n, {b.Splat(0, a->shape()), source}, [&](Builder& c, Instruction* j, const std::vector<Instruction*>& s) {
-        Instruction* l = s[0];
-        Instruction* src = s[1];
-        Instruction* zero = c.Scalar(0, PrimitiveType::kS32);
-        Instruction* column = DynamicSlice(c, src, zero, j, n, 1);      // a[:, j]
-        Instruction* l_row = DynamicSlice(c, l, j, zero, 1, n);         // L[j, :], zero from column j on
-        Instruction* known = BatchDot(c, l, l_row, rank - 1, rank - 1);  // [..., n, 1]: sum_k L[i,k] L[j,k]
-        Instruction* v = c.Binary(Opcode::kSubtract, column, known);
-        Instruction* root = c.Unary(Opcode::kSqrt, DynamicSlice(c, v, j, zero, 1, 1));
-        Instruction* scaled = c.Binary(Opcode::kDivide, v, SpreadScalar(c, root, n, 1));
-        std::vector<int64_t> dims = v->shape().dimensions();
-        Instruction* below = c.Compare(c.Iota(dims, rank - 2),
-                                       c.Broadcast(j, Builder::Array(PrimitiveType::kS32, dims), {}),
-                                       ComparisonDirection::kGe);
-        Instruction* new_column = c.Select(below, scaled, c.Splat(0, v->shape()));
-        return std::vector<Instruction*>{DynamicUpdate(c, l, new_column, zero, j), src};
-      });
-  Instruction* factor = lower ? out[0] : SwapLast(b, out[0]);
+  Instruction* source = lower ? a : b.SwapMinor(a);
+  const library_call_internal::CholeskyColumns l = library_call_internal::CholeskyLoop(module, parent, source);
+  Instruction* factor = lower ? l.factor : b.SwapMinor(l.factor);
+  const int64_t rank = factor->shape().rank();
+  std::vector<int64_t> batch_dims(static_cast<size_t>(rank - 2));
+  std::iota(batch_dims.begin(), batch_dims.end(), 0);
+  Instruction* failed = b.Broadcast(l.root_failed, Builder::WithType(factor->shape(), PrimitiveType::kPred), batch_dims);
+  factor = b.Select(failed, b.Splat(std::numeric_limits<double>::quiet_NaN(), factor->shape()), factor);
   return b.Convert(factor, cholesky->shape().element_type());
 }
 

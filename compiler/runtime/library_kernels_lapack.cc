@@ -1066,33 +1066,70 @@ Status RunLapack(const Instruction& call, const std::vector<void*>& operands, co
 }
 
 StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector<const Literal*>& operands) {
-  const bool twin = IsLapackTwinGpuCall(call);
+  const bool twin = IsLapackTwinGpuCall(call) || IsLapackTwinGpuVectorCall(call);
   if (!IsCpuLapackTarget(call) && !twin) return Invalid(call, "not a LAPACK call the CPU runtime runs");
   if (operands.size() != static_cast<size_t>(call.operand_count()) || operands.empty()) {
     return Invalid(call, "operand literals");
   }
   ASSIGN_OR_RETURN(const LibraryCall desc, ParseLibraryCall(call));
   const PrimitiveType type = operands[0]->shape().element_type();
-  if (twin) {
-    // A GPU solver call LAPACK's routine of the same name answers (no vectors whose signs
-    // are a choice): the routine of the operands' type.
+  const bool vectors = desc.kind == LibraryCallKind::kSymmetricEigen || desc.kind == LibraryCallKind::kGeneralEigen ||
+                       (desc.kind == LibraryCallKind::kSvd && desc.svd_mode != 'N');
+  if (twin && !vectors) {
+    // A GPU solver call LAPACK's routine of the same name answers: the routine of the
+    // operands' type.
     if (type == PrimitiveType::kF32) return RunOnLiterals<float>(call, desc, operands, call.shape());
     if (type == PrimitiveType::kF64) return RunOnLiterals<double>(call, desc, operands, call.shape());
     if (type == PrimitiveType::kC64) return RunOnLiterals<std::complex<float>>(call, desc, operands, call.shape());
     if (type == PrimitiveType::kC128) return RunOnLiterals<std::complex<double>>(call, desc, operands, call.shape());
     return Unsupported(call, "operands of " + TypeName(type));
   }
-  const char precision = call.attrs().custom_call_target[std::string_view("lapack_").size()];
+  // cuSOLVER's gesvdj returns V where gesdd writes Vᵀ: run with Vᵀ's shape, transpose after.
+  const bool returns_v = twin && desc.kind == LibraryCallKind::kSvd && desc.svd_returns_v;
+  Shape shape = call.shape();
+  if (returns_v) {
+    std::vector<Shape> leaves = shape.tuple_shapes();
+    std::vector<int64_t> dims = leaves[3].dimensions();
+    std::swap(dims[dims.size() - 1], dims[dims.size() - 2]);
+    leaves[3] = Shape(leaves[3].element_type(), dims);
+    shape = Shape::Tuple(leaves);
+  }
+  // The result as the call gives it: V for gesvdj, and a as given (cuSOLVER's gesvdj
+  // leaves its operand to the call's a, which the model and the GPU emulator keep).
+  auto as_call = [&](Literal result) -> Literal {
+    if (!returns_v) return result;
+    Literal v(call.shape().tuple_shapes(3));
+    const Literal& vt = result.tuple_elements()[3];
+    const std::vector<int64_t>& dims = v.shape().dimensions();
+    const int64_t rows = dims[dims.size() - 2], cols = dims.back();
+    const int64_t batches = rows * cols == 0 ? 0 : v.element_count() / (rows * cols);
+    for (int64_t b = 0; b < batches; ++b) {
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < cols; ++j) v.SetDouble(b * rows * cols + i * cols + j, vt.GetDouble(b * rows * cols + j * rows + i));
+      }
+    }
+    result.tuple_elements()[3] = std::move(v);
+    result.tuple_elements()[0] = *operands[0];
+    return result;
+  };
+  // A GPU call's precision is its operands'; a LAPACK call's is in its name (its f64
+  // shadow keeps the s routine's name).
+  const char precision =
+      twin ? (type == PrimitiveType::kF32 || type == PrimitiveType::kC64 ? 's' : 'd')
+           : call.attrs().custom_call_target[std::string_view("lapack_").size()];
   const bool single = precision == 's' || precision == 'c';
   const bool complex = type == PrimitiveType::kC64 || type == PrimitiveType::kC128;
-  if (type == PrimitiveType::kF32) return RunOnLiterals<float>(call, desc, operands, call.shape());
+  if (type == PrimitiveType::kF32) {
+    ASSIGN_OR_RETURN(Literal narrow, RunOnLiterals<float>(call, desc, operands, shape));
+    return as_call(std::move(narrow));
+  }
   if (type == PrimitiveType::kC64) return RunOnLiterals<std::complex<float>>(call, desc, operands, call.shape());
   if (type != PrimitiveType::kF64 && type != PrimitiveType::kC128) return Unsupported(call, "operands of " + TypeName(type));
   ASSIGN_OR_RETURN(Literal wide, complex ? RunOnLiterals<std::complex<double>>(call, desc, operands, call.shape())
-                                         : RunOnLiterals<double>(call, desc, operands, call.shape()));
-  const bool vectors = desc.kind == LibraryCallKind::kSymmetricEigen || desc.kind == LibraryCallKind::kGeneralEigen ||
-                       (desc.kind == LibraryCallKind::kSvd && desc.svd_mode != 'N');
-  if (!single || !vectors) return wide;
+                                         : RunOnLiterals<double>(call, desc, operands, shape));
+  // A GPU call's f64 shadow cannot be told from an f64 call: the vectors of both take the
+  // signs the f32 routine gives on the operands rounded to f32 (any sign is the call's).
+  if (!vectors || !(single || twin)) return as_call(std::move(wide));
   // The f64 shadow of an f32 call: its vectors take the signs the f32 routine gives on the
   // operands rounded to f32, which the program it shadows computes with.
   std::vector<Literal> narrow_operands;
@@ -1150,7 +1187,7 @@ StatusOr<Literal> RunLapackOnLiterals(const Instruction& call, const std::vector
     AlignSigns(wide.tuple_elements()[2], narrow.tuple_elements()[2], /*rows_of=*/false, &flipped, nullptr);
     AlignSigns(wide.tuple_elements()[3], narrow.tuple_elements()[3], /*rows_of=*/true, nullptr, &flipped);
   }
-  return wide;
+  return as_call(std::move(wide));
 }
 
 }  // namespace fusebox::runtime

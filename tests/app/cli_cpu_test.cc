@@ -370,10 +370,11 @@ TEST(CliCpuRunTest, JaxLapackCallsMatchLapack) {
   EXPECT_THAT(eigen.out, HasSubstr("lapack_ssyevd_ffi: the eigenvalues are the library's to rounding; each eigenvector "
                                    "is unique only up to sign"))
       << eigen.out;
-  // The raw vectors, signs included: the CPU backend runs these calls through LAPACK, as
-  // XLA does, so its vectors are jax's (the interpreter's Jacobi rotations give some of
-  // them negated); its check runs LAPACK in the reference too, against the f64 shadow's d
-  // routine with the s routine's signs.
+  // The raw vectors: the CPU backend runs these calls through LAPACK, as XLA does; their
+  // signs are each LAPACK build's choice (OpenBLAS's on an AVX-512 Xeon negates some of
+  // jaxlib's), so both comparisons align them first (numeric_check.h); the check runs
+  // LAPACK in the reference too, against the f64 shadow's d routine with the s routine's
+  // signs.
   for (const Outputs& o : {Outputs{{"eigh_vectors", 1}, 2}, Outputs{{"svd_vectors", 1}, 3},
                            Outputs{{"svd_vectors_f64", 1}, 3}}) {
     const std::string name = o.data.name;

@@ -583,6 +583,166 @@ ENTRY e {
   EXPECT_EQ(*none, nullptr);
 }
 
+// Symmetric matrices a + aᵀ (seeded), [batch, n, n].
+Literal SymmetricMatrices(int64_t batch, int64_t n, double seed) {
+  Literal out(Shape(PrimitiveType::kF32, {batch, n, n}));
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const double x = std::sin(seed + 1.7 * static_cast<double>(b * n * n + i * n + j));
+        const double y = std::sin(seed + 1.7 * static_cast<double>(b * n * n + j * n + i));
+        out.SetDouble((b * n + i) * n + j, x + y + (i == j ? 0.3 * static_cast<double>(i) : 0.0));
+      }
+    }
+  }
+  return out;
+}
+
+// Negates column `col` of matrix `b` of a [batch, rows, cols] literal (row = true: row `col`).
+void Negate(Literal& l, int64_t b, int64_t col, bool row = false) {
+  const auto& d = l.shape().dimensions();
+  const int64_t rows = d[d.size() - 2], cols = d.back(), base = b * rows * cols;
+  for (int64_t i = 0; i < (row ? cols : rows); ++i) {
+    const int64_t at = base + (row ? col * cols + i : i * cols + col);
+    l.SetDouble(at, -l.GetDouble(at));
+  }
+}
+
+// jax's eigh on the GPU as it lowers (tests/data/linalg/gpu_eigh_batched.hlo): the call's
+// vectors behind a select of NaN where it failed, returned with the eigenvalues, and the
+// vectors plus one (not a solver's vectors any more).
+constexpr char kEighOutputs[] = R"(
+HloModule m
+ENTRY e {
+  a = f32[2,5,5] parameter(0)
+  eigh = (f32[2,5,5]{1,2,0}, f32[2,5]{1,0}, s32[2]{0}) custom-call(a), custom_call_target="cusolver_syevd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={algorithm = 0 : ui8, lower = true}
+  info = s32[2] get-tuple-element(eigh), index=2
+  zero = s32[] constant(0)
+  zeros = s32[2] broadcast(zero), dimensions={}
+  ok = pred[2] compare(info, zeros), direction=EQ
+  okm = pred[2,5,5] broadcast(ok), dimensions={0}
+  v = f32[2,5,5] get-tuple-element(eigh), index=0
+  nan = f32[] constant(nan)
+  nans = f32[2,5,5] broadcast(nan), dimensions={}
+  vectors = f32[2,5,5] select(okm, v, nans)
+  w = f32[2,5] get-tuple-element(eigh), index=1
+  one = f32[] constant(1)
+  ones = f32[2,5,5] broadcast(one), dimensions={}
+  plus = f32[2,5,5] add(vectors, ones)
+  ROOT t = (f32[2,5,5], f32[2,5], f32[2,5,5]) tuple(vectors, w, plus)
+})";
+
+// Each solver picks its eigenvectors' signs (LAPACK, cuSOLVER and the interpreter's Jacobi
+// model each their own): the check negates a backend's vector where it points against the
+// reference's, and says how many; a vector computed on (v + 1) is not aligned, and a wrong
+// element still fails.
+TEST(NumericCheckTest, EigenvectorsAreComparedUpToTheirSigns) {
+  auto m = Parse(kEighOutputs);
+  ASSERT_NE(m, nullptr);
+  std::vector<Literal> args;
+  args.push_back(SymmetricMatrices(2, 5, 0.4));
+  auto ref = check::ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  ASSERT_EQ(ref->sign_free.size(), 3u);
+  EXPECT_NE(ref->sign_free[0].call, nullptr);
+  EXPECT_EQ(ref->sign_free[1].call, nullptr);  // the eigenvalues
+  EXPECT_EQ(ref->sign_free[2].call, nullptr);  // v + 1
+  const Literal& vectors = ref->reference.tuple_elements()[0];
+  Literal flipped = ref->reference;
+  Negate(flipped.tuple_elements()[0], 0, 1);
+  Negate(flipped.tuple_elements()[0], 1, 4);
+  check::CheckReport report = check::CheckOutputs(flipped, *ref, args);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  EXPECT_EQ(report.outputs[0].sign_free_vectors, 10);
+  EXPECT_EQ(report.outputs[0].sign_flipped_vectors, 2);
+  EXPECT_THAT(report.Details(), HasSubstr("2 of 10 vector(s) negated to the reference's sign first (the eigenvectors of "
+                                          "eigh (cusolver_syevd_ffi)"));
+  // Not aligned without the analysis: the same result fails.
+  check::CheckReference plain = *ref;
+  plain.sign_free.clear();
+  EXPECT_FALSE(check::CheckOutputs(flipped, plain, args).ok());
+  // A flipped and wrong vector fails.
+  Literal wrong = flipped;
+  wrong.tuple_elements()[0].SetDouble(7, wrong.tuple_elements()[0].GetDouble(7) + 1e-3);
+  EXPECT_FALSE(check::CheckOutputs(wrong, *ref, args).ok());
+  // v + 1 is no solver's vector: its flipped column fails.
+  Literal plus = ref->reference;
+  for (int64_t i = 0; i < 5; ++i) {
+    plus.tuple_elements()[2].SetDouble(i * 5 + 1, 2.0 - plus.tuple_elements()[2].GetDouble(i * 5 + 1));
+  }
+  EXPECT_FALSE(check::CheckOutputs(plus, *ref, args).ok());
+  EXPECT_GT(vectors.element_count(), 0);
+}
+
+// jax's SVD on the GPU: gesvdj's U (6 x 6, full: its last two columns any basis of the
+// complement of a's columns) and V, returned as U and Vᵀ = transpose(V) (svd) and sliced
+// (U[:, :4]). A pair (u_j, v_j) negated together passes; u_j alone fails through Vᵀ's row;
+// another basis of the complement passes, its elements not compared.
+TEST(NumericCheckTest, SingularVectorPairsAreAlignedTogether) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  a = f32[6,4] parameter(0)
+  svd = (f32[6,4]{0,1}, f32[4]{0}, f32[6,6]{0,1}, f32[4,4]{0,1}, s32[]) custom-call(a), custom_call_target="cusolver_gesvdj_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={compute_uv = true, full_matrices = true}
+  u = f32[6,6] get-tuple-element(svd), index=2
+  v = f32[4,4] get-tuple-element(svd), index=3
+  vt = f32[4,4] transpose(v), dimensions={1,0}
+  s = f32[4] get-tuple-element(svd), index=1
+  u4 = f32[6,4] slice(u), slice={[0:6], [0:4]}
+  rest = f32[6,2] slice(u), slice={[0:6], [4:6]}
+  ROOT t = (f32[6,6], f32[4], f32[4,4], f32[6,4], f32[6,2]) tuple(u, s, vt, u4, rest)
+})");
+  ASSERT_NE(m, nullptr);
+  std::vector<Literal> args;
+  args.emplace_back(Shape(PrimitiveType::kF32, {6, 4}));
+  for (int64_t i = 0; i < 24; ++i) args[0].SetDouble(i, std::sin(0.9 * static_cast<double>(i) + 0.2) + (i % 5 == 0 ? 1.5 : 0));
+  auto ref = check::ComputeCheckReference(*m, args);
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  ASSERT_EQ(ref->sign_free.size(), 5u);
+  EXPECT_EQ(ref->sign_free[0].determined, 4);  // two complement columns: not determined
+  EXPECT_EQ(ref->sign_free[2].entry_dim, 0);   // V's columns, read as Vᵀ's rows
+  EXPECT_NE(ref->sign_free[3].call, nullptr);
+  // The pair 2 negated in U, U[:, :4] and Vᵀ; the complement's columns swapped (in U and
+  // in its slice).
+  Literal pair = ref->reference;
+  Negate(pair.tuple_elements()[0], 0, 2);
+  Negate(pair.tuple_elements()[3], 0, 2);
+  Negate(pair.tuple_elements()[2], 0, 2, /*row=*/true);
+  for (int64_t i = 0; i < 6; ++i) {
+    Literal& u = pair.tuple_elements()[0];
+    const double c4 = u.GetDouble(i * 6 + 4);
+    u.SetDouble(i * 6 + 4, u.GetDouble(i * 6 + 5));
+    u.SetDouble(i * 6 + 5, c4);
+  }
+  for (int64_t i = 0; i < 6; ++i) {
+    Literal& rest = pair.tuple_elements()[4];
+    const double c0 = rest.GetDouble(i * 2);
+    rest.SetDouble(i * 2, rest.GetDouble(i * 2 + 1));
+    rest.SetDouble(i * 2 + 1, c0);
+  }
+  check::CheckReport report = check::CheckOutputs(pair, *ref, args);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  EXPECT_EQ(report.outputs[0].basis_free, 12);
+  EXPECT_EQ(report.outputs[0].sign_flipped_vectors, 1);
+  EXPECT_EQ(report.outputs[2].sign_flipped_vectors, 1);
+  EXPECT_THAT(report.Details(), HasSubstr("12 element(s) not compared: vectors past min(m, n) span a complement"));
+  // The complement alone: nothing to compare, and said so.
+  EXPECT_EQ(report.outputs[4].verdict, check::OutputVerdict::kSolverChoice) << report.Details();
+  EXPECT_THAT(report.Summary(), HasSubstr("not counted: 1 all in a basis the solver chooses")) << report.Summary();
+  // u_2 negated without v_2: Vᵀ's row 2 fails.
+  Literal alone = ref->reference;
+  Negate(alone.tuple_elements()[0], 0, 2);
+  Negate(alone.tuple_elements()[3], 0, 2);
+  check::CheckReport apart = check::CheckOutputs(alone, *ref, args);
+  EXPECT_FALSE(apart.ok()) << apart.Details();
+  EXPECT_EQ(apart.outputs[2].mismatches, 4) << apart.Details();
+  // And U's first columns and its slice must agree: u_2 negated in U only fails the slice.
+  Literal split = ref->reference;
+  Negate(split.tuple_elements()[0], 0, 2);
+  Negate(split.tuple_elements()[2], 0, 2, /*row=*/true);
+  EXPECT_FALSE(check::CheckOutputs(split, *ref, args).ok());
+}
+
 TEST(F64ShadowTest, WidensFloatsAndKeepsBitLevelOps) {
   auto m = Parse(R"(
 HloModule m

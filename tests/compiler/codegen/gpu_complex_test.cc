@@ -675,6 +675,64 @@ ENTRY e {
   EXPECT_TRUE(code.ok()) << code.status().message();
 }
 
+// jax's eigh and SVD calls as the GPU runs them with libraries (the emulator runs the
+// solver plans on the host: each vector's largest entry positive, as a solver may choose),
+// their raw vectors returned, checked against the interpreter, whose Jacobi model picks
+// other signs: the check aligns each vector's sign before comparing (numeric_check.h) and
+// passes; without the alignment the same results fail. The SVD's U is full with one column
+// past min(m, n) (unique up to sign), its V returned as Vᵀ.
+TEST(GpuComplexTest, SolverVectorsCheckUpToTheirSigns) {
+  const char* eigh = R"(HloModule m
+ENTRY e {
+  a = f32[3,6,6] parameter(0)
+  at = f32[3,6,6] transpose(a), dimensions={0,2,1}
+  s = f32[3,6,6] add(a, at)
+  eigh = (f32[3,6,6]{1,2,0}, f32[3,6]{1,0}, s32[3]{0}) custom-call(s), custom_call_target="cusolver_syevd_ffi", operand_layout_constraints={f32[3,6,6]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={algorithm = 0 : ui8, lower = true}
+  v = f32[3,6,6] get-tuple-element(eigh), index=0
+  w = f32[3,6] get-tuple-element(eigh), index=1
+  ROOT t = (f32[3,6], f32[3,6,6]) tuple(w, v)
+})";
+  const char* svd = R"(HloModule m
+ENTRY e {
+  a = f32[3,5,4] parameter(0)
+  svd = (f32[3,5,4]{1,2,0}, f32[3,4]{1,0}, f32[3,5,5]{1,2,0}, f32[3,4,4]{1,2,0}, s32[3]{0}) custom-call(a), custom_call_target="cusolver_gesvdj_ffi", operand_layout_constraints={f32[3,5,4]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={compute_uv = true, full_matrices = true}
+  s = f32[3,4] get-tuple-element(svd), index=1
+  u = f32[3,5,5] get-tuple-element(svd), index=2
+  v = f32[3,4,4] get-tuple-element(svd), index=3
+  vt = f32[3,4,4] transpose(v), dimensions={0,2,1}
+  ROOT t = (f32[3,4], f32[3,5,5], f32[3,4,4]) tuple(s, u, vt)
+})";
+  for (const char* text : {eigh, svd}) {
+    SCOPED_TRACE(text);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    auto args = interpreter::RandomArguments(**module, 3);
+    ASSERT_TRUE(args.ok()) << args.status().message();
+    check::CheckOptions options;
+    auto reference = check::ComputeCheckReference(**module, *args, options);
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    auto optimized = passes::OptimizeForBackend(**module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto actual = (*emulator)->Run(*args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    check::CheckReport report = check::CheckOutputs(*actual, *reference, *args, options);
+    EXPECT_TRUE(report.passed()) << report.Details();
+    int64_t flipped = 0;
+    for (size_t k = 1; k < report.outputs.size(); ++k) {
+      flipped += report.outputs[k].sign_flipped_vectors;
+      EXPECT_GT(report.outputs[k].sign_free_vectors, 0) << report.Details();
+      EXPECT_EQ(report.outputs[k].basis_free, 0) << report.Details();
+      EXPECT_EQ(report.outputs[k].verdict, check::OutputVerdict::kCompared) << report.Details();
+    }
+    EXPECT_GT(flipped, 0) << "the two sides chose no sign apart: this tests nothing\n" << report.Details();
+    check::CheckReference unaligned = *reference;
+    unaligned.sign_free.clear();
+    EXPECT_FALSE(check::CheckOutputs(*actual, unaligned, *args, options).ok());
+  }
+}
+
 // XLA's own `cholesky` op with the GPU's libraries becomes cuSOLVER's potrf and XLA's
 // select: the factors match the interpreter's (lower and upper, f32 batched and c128),
 // the other triangle zero, and a matrix that is not positive definite comes out all NaN,

@@ -721,6 +721,25 @@ ENTRY e {
   ExpectNear(Values(*r), {2, 1, 0, std::sqrt(2.0)});
 }
 
+// XLA's meaning of a factorization that fails (its cholesky expander's): the whole matrix
+// NaN where some diagonal square root is NaN (a pivot below zero, or a NaN input); the
+// other matrices of the batch keep their factors.
+TEST(LinalgTest, CholeskyOfAMatrixNotPositiveDefiniteIsAllNan) {
+  const std::string hlo = R"(
+HloModule c
+ENTRY e {
+  a = f32[3,2,2] parameter(0)
+  ROOT l = f32[3,2,2] cholesky(a), lower=true
+}
+)";
+  // {{4,2},{2,3}}: fine; {{1,2},{2,1}}: the second pivot is 1 - 4 < 0; {{NaN,0},{0,1}}.
+  auto r = RunHlo(hlo, {F32({3, 2, 2}, {4, 2, 2, 3, 1, 2, 2, 1, kNaN, 0, 0, 1})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::vector<double> got = Values(*r);
+  ExpectNear({got.begin(), got.begin() + 4}, {2, 0, 1, std::sqrt(2.0)});
+  for (size_t i = 4; i < 12; ++i) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+}
+
 std::string Solve(const std::string& a, const std::string& b, const std::string& attrs) {
   return "HloModule t\nENTRY e {\n  a = " + a + " parameter(0)\n  b = " + b +
          " parameter(1)\n  ROOT x = " + b + " triangular-solve(a, b), " + attrs + "\n}\n";

@@ -188,11 +188,29 @@ TEST(LinalgExpanderTest, CholeskyMatchesTheInterpreter) {
       ExpectBackendsMatch(text, {PositiveDefinite(s, 5)}, s.element_type());
     }
   }
-  // Not positive definite from the third column on: NaN there, as in the interpreter.
-  const std::string text = "HloModule c\n\nENTRY e {\n  a = f32[4,4] parameter(0)\n  ROOT l = f32[4,4] cholesky(a), lower=true\n}\n";
-  Literal a = PositiveDefinite(Shape(PrimitiveType::kF32, {4, 4}), 6);
-  a.SetDouble(2 * 4 + 2, -50);
-  ExpectBackendsMatch(text, {a}, PrimitiveType::kF32);
+}
+
+// A matrix that is not positive definite comes out all NaN, as XLA's cholesky expander
+// selects (where some diagonal square root is NaN), not NaN from its failing column on;
+// the others in the batch keep their factors. Interpreter, CPU backend fused and unfused.
+TEST(LinalgExpanderTest, CholeskyOfAMatrixNotPositiveDefiniteIsAllNan) {
+  for (bool lower : {true, false}) {
+    const std::string text = std::string("HloModule c\n\nENTRY e {\n  a = f32[3,4,4] parameter(0)\n  ROOT l = ") +
+                             "f32[3,4,4] cholesky(a), lower=" + (lower ? "true" : "false") + "\n}\n";
+    Literal a = PositiveDefinite(Shape(PrimitiveType::kF32, {3, 4, 4}), 6);
+    a.SetDouble(16 + 2 * 4 + 2, -50);  // matrix 1 fails at its third pivot
+    a.SetDouble(32 + 3 * 4 + 3, -50);  // matrix 2 at its last
+    ExpectBackendsMatch(text, {a}, PrimitiveType::kF32);
+    auto module = ParseModule(text);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    CheckInterpreterAndBackends(**module, {a}, [&](const Literal& l, const std::string& which) {
+      for (int64_t i = 0; i < 16; ++i) {
+        EXPECT_FALSE(std::isnan(l.GetDouble(i))) << which << " matrix 0, element " << i;
+        EXPECT_TRUE(std::isnan(l.GetDouble(16 + i))) << which << " matrix 1, element " << i;
+        EXPECT_TRUE(std::isnan(l.GetDouble(32 + i))) << which << " matrix 2, element " << i;
+      }
+    });
+  }
 }
 
 // jax's LAPACK calls: the attributes read, the HLO they lower to, and potrf's info and

@@ -1528,6 +1528,170 @@ ENTRY main {
   EXPECT_FALSE(report.ok()) << report.Details();
 }
 
+// jax's GPU pinv of matrices of 64 x 128 (cusolver_gesvdj_ffi, econ): its check with the
+// Jacobi model in the reference was vacuous (16 of them: the model's magnitude shadow
+// reached 2e17 on values up to 0.09; on the H200 too); with the call through LAPACK's gesdd in the
+// reference (the GPU backend's check with its libraries) it counts, against a result the
+// model computed (the other algorithm, as the GPU's cuSOLVER is), and fails an element off.
+TEST(LapackTest, GpuPinvIsCheckedThroughLapack) {
+  const std::string text = R"(HloModule pinv
+ENTRY e {
+  a = f32[4,64,128] parameter(0)
+  svd = (f32[4,64,128]{1,2,0}, f32[4,64]{1,0}, f32[4,64,64]{1,2,0}, f32[4,128,64]{1,2,0}, s32[4]{0}) custom-call(a), custom_call_target="cusolver_gesvdj_ffi", operand_layout_constraints={f32[4,64,128]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={compute_uv = true, full_matrices = false}
+  s = f32[4,64] get-tuple-element(svd), index=1
+  u = f32[4,64,64] get-tuple-element(svd), index=2
+  v = f32[4,128,64] get-tuple-element(svd), index=3
+  one = f32[] constant(1)
+  ones = f32[4,64] broadcast(one), dimensions={}
+  inv = f32[4,64] divide(ones, s)
+  invb = f32[4,128,64] broadcast(inv), dimensions={0,2}
+  vs = f32[4,128,64] multiply(v, invb)
+  ROOT p = f32[4,128,64] dot(vs, u), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+}
+)";
+  auto module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(**module, 1);
+  ASSERT_TRUE(args.ok());
+  StatusOr<Literal> model = interpreter::Interpreter().Run(**module, *args);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  check::CheckOptions options;
+  options.interpreter.library_call = runtime::RunLapackOnLiterals;
+  options.interpreter.library_call_gpu_twins_only = true;
+  StatusOr<check::CheckReference> without = check::ComputeCheckReference(**module, *args, options);
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  EXPECT_TRUE(check::CheckOutputs(*model, *without, *args, options).vacuous());
+  options.interpreter.library_call_gpu_vector_twins = true;
+  StatusOr<check::CheckReference> reference = check::ComputeCheckReference(**module, *args, options);
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  check::CheckReport report = check::CheckOutputs(*model, *reference, *args, options);
+  EXPECT_TRUE(report.passed()) << report.Details();
+  EXPECT_LT(report.outputs[0].max_error_over_bound, 0.5) << report.Details();
+  Literal off = *model;
+  off.SetDouble(4321, off.GetDouble(4321) + 1e-3);
+  EXPECT_FALSE(check::CheckOutputs(off, *reference, *args, options).ok());
+}
+
+// cuSOLVER's syevd and gesvdj through LAPACK (IsLapackTwinGpuVectorCall): the values the
+// model's to rounding, the vectors the model's up to each one's sign (gesvdj's V, not Vᵀ;
+// U and V negated together), gesvdj's a as given; an f64 call's vectors take the f32
+// routine's signs (the f64 shadow of an f32 call cannot be told from it).
+TEST(LapackTest, GpuEighAndSvdTwinsMatchTheModelUpToSigns) {
+  for (const char* type : {"f32", "f64"}) {
+    for (const char* full : {"true", "false"}) {
+      const std::string t = type;
+      const std::string u_cols = std::string(full) == "true" ? "7" : "5";
+      const std::string text = "HloModule twins\nENTRY main {\n  a = " + t + "[2,7,5] parameter(0)\n  sym = " + t +
+                               "[2,6,6] parameter(1)\n  svd = (" + t + "[2,7,5]{1,2,0}, " + t + "[2,5]{1,0}, " + t +
+                               "[2,7," + u_cols + "]{1,2,0}, " + t + "[2,5,5]{1,2,0}, s32[2]{0}) custom-call(a), "
+                               "custom_call_target=\"cusolver_gesvdj_ffi\", api_version=API_VERSION_TYPED_FFI, "
+                               "backend_config={compute_uv = true, full_matrices = " + full + "}\n  eigh = (" + t +
+                               "[2,6,6]{1,2,0}, " + t + "[2,6]{1,0}, s32[2]{0}) custom-call(sym), "
+                               "custom_call_target=\"cusolver_syevd_ffi\", api_version=API_VERSION_TYPED_FFI, "
+                               "backend_config={algorithm = 0 : ui8, lower = true}\n  ROOT t = ((" + t + "[2,7,5]{1,2,0}, " +
+                               t + "[2,5]{1,0}, " + t + "[2,7," + u_cols + "]{1,2,0}, " + t + "[2,5,5]{1,2,0}, s32[2]{0}), (" +
+                               t + "[2,6,6]{1,2,0}, " + t + "[2,6]{1,0}, s32[2]{0})) tuple(svd, eigh)\n}\n";
+      SCOPED_TRACE(t + " full_matrices=" + full);
+      auto module = ParseModule(text);
+      ASSERT_TRUE(module.ok()) << module.status().message();
+      const Instruction* svd = (*module)->entry()->root()->operand(0);
+      const Instruction* eigh = (*module)->entry()->root()->operand(1);
+      EXPECT_TRUE(IsLapackTwinGpuVectorCall(*svd));
+      EXPECT_TRUE(IsLapackTwinGpuVectorCall(*eigh));
+      EXPECT_FALSE(IsLapackTwinGpuCall(*svd));
+      StatusOr<std::vector<Literal>> args = interpreter::RandomArguments(**module, 2);
+      ASSERT_TRUE(args.ok());
+      // sym symmetric.
+      Literal& sym = (*args)[1];
+      for (int64_t b = 0; b < 2; ++b) {
+        for (int64_t i = 0; i < 6; ++i) {
+          for (int64_t j = 0; j < i; ++j) sym.SetDouble(b * 36 + j * 6 + i, sym.GetDouble(b * 36 + i * 6 + j));
+        }
+      }
+      StatusOr<Literal> model = interpreter::Interpreter().Run(**module, *args);
+      ASSERT_TRUE(model.ok()) << model.status().message();
+      StatusOr<Literal> lapack_svd = runtime::RunLapackOnLiterals(*svd, {&(*args)[0]});
+      ASSERT_TRUE(lapack_svd.ok()) << lapack_svd.status().message();
+      StatusOr<Literal> lapack_eigh = runtime::RunLapackOnLiterals(*eigh, {&(*args)[1]});
+      ASSERT_TRUE(lapack_eigh.ok()) << lapack_eigh.status().message();
+      const double tol = t == "f32" ? 2e-5 : 1e-12;
+      // Values.
+      const Literal& ms = model->tuple_elements()[0].tuple_elements()[1];
+      const Literal& ls = lapack_svd->tuple_elements()[1];
+      for (int64_t i = 0; i < ms.element_count(); ++i) EXPECT_NEAR(ls.GetDouble(i), ms.GetDouble(i), tol * 10) << i;
+      const Literal& mw = model->tuple_elements()[1].tuple_elements()[1];
+      const Literal& lw = lapack_eigh->tuple_elements()[1];
+      for (int64_t i = 0; i < mw.element_count(); ++i) EXPECT_NEAR(lw.GetDouble(i), mw.GetDouble(i), tol * 10) << i;
+      // Vectors up to sign, column by column; U's and V's column j negated together.
+      auto column_sign = [](const Literal& x, const Literal& y, int64_t b, int64_t j) {
+        const auto& d = x.shape().dimensions();
+        const int64_t rows = d[1], cols = d[2];
+        double dot = 0;
+        for (int64_t i = 0; i < rows; ++i) dot += x.GetDouble((b * rows + i) * cols + j) * y.GetDouble((b * rows + i) * cols + j);
+        return dot < 0 ? -1.0 : 1.0;
+      };
+      auto expect_columns = [&](const Literal& x, const Literal& y, int64_t columns, const std::vector<double>* signs,
+                                std::vector<double>* out_signs, const char* what) {
+        const auto& d = x.shape().dimensions();
+        const int64_t rows = d[1], cols = d[2];
+        for (int64_t b = 0; b < 2; ++b) {
+          for (int64_t j = 0; j < columns; ++j) {
+            const double sign = signs ? (*signs)[b * columns + j] : column_sign(x, y, b, j);
+            if (out_signs) out_signs->push_back(sign);
+            for (int64_t i = 0; i < rows; ++i) {
+              const int64_t at = (b * rows + i) * cols + j;
+              EXPECT_NEAR(sign * x.GetDouble(at), y.GetDouble(at), tol * 50) << what << " b" << b << " [" << i << "," << j << "]";
+            }
+          }
+        }
+      };
+      std::vector<double> u_signs;
+      expect_columns(lapack_svd->tuple_elements()[2], model->tuple_elements()[0].tuple_elements()[2], 5, nullptr, &u_signs, "U");
+      expect_columns(lapack_svd->tuple_elements()[3], model->tuple_elements()[0].tuple_elements()[3], 5, &u_signs, nullptr, "V");
+      expect_columns(lapack_eigh->tuple_elements()[0], model->tuple_elements()[1].tuple_elements()[0], 6, nullptr, nullptr,
+                     "eigenvectors");
+      // gesvdj's a: the operand as given.
+      EXPECT_TRUE(interpreter::CompareLiterals(lapack_svd->tuple_elements()[0], (*args)[0], {.atol = 0, .rtol = 0}).ok());
+    }
+  }
+  // An f64 call takes the f32 routine's signs on the operands rounded to f32.
+  auto module = ParseModule(R"(HloModule e
+ENTRY main {
+  a = f64[3,8,8] parameter(0)
+  ROOT eigh = (f64[3,8,8]{1,2,0}, f64[3,8]{1,0}, s32[3]{0}) custom-call(a), custom_call_target="cusolver_syevd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={algorithm = 0 : ui8, lower = true}
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto narrow_module = ParseModule(R"(HloModule e
+ENTRY main {
+  a = f32[3,8,8] parameter(0)
+  ROOT eigh = (f32[3,8,8]{1,2,0}, f32[3,8]{1,0}, s32[3]{0}) custom-call(a), custom_call_target="cusolver_syevd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={algorithm = 0 : ui8, lower = true}
+})");
+  ASSERT_TRUE(narrow_module.ok());
+  Literal wide(Shape(PrimitiveType::kF64, {3, 8, 8}));
+  Literal narrow(Shape(PrimitiveType::kF32, {3, 8, 8}));
+  for (int64_t b = 0; b < 3; ++b) {
+    for (int64_t i = 0; i < 8; ++i) {
+      for (int64_t j = 0; j < 8; ++j) {
+        const double v = static_cast<float>(std::sin(1.3 * static_cast<double>(b * 64 + std::min(i, j) * 8 + std::max(i, j))));
+        wide.SetDouble((b * 8 + i) * 8 + j, v);
+        narrow.SetDouble((b * 8 + i) * 8 + j, v);
+      }
+    }
+  }
+  StatusOr<Literal> w = runtime::RunLapackOnLiterals(*(*module)->entry()->root(), {&wide});
+  StatusOr<Literal> n = runtime::RunLapackOnLiterals(*(*narrow_module)->entry()->root(), {&narrow});
+  ASSERT_TRUE(w.ok() && n.ok());
+  const Literal& wv = w->tuple_elements()[0];
+  const Literal& nv = n->tuple_elements()[0];
+  for (int64_t b = 0; b < 3; ++b) {
+    for (int64_t j = 0; j < 8; ++j) {
+      double dot = 0;
+      for (int64_t i = 0; i < 8; ++i) dot += wv.GetDouble((b * 8 + i) * 8 + j) * nv.GetDouble((b * 8 + i) * 8 + j);
+      EXPECT_GT(dot, 0) << "matrix " << b << ", vector " << j;
+    }
+  }
+}
+
 // The GPU's Cholesky and LU calls run through LAPACK give the plain HLO's factors (to
 // rounding) and the same pivots and infos.
 TEST(LapackTest, GpuCholeskyAndLuTwinsMatchThePlainHlo) {
