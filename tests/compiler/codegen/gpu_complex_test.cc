@@ -25,6 +25,7 @@
 #include "compiler/ir/solver_plan.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/optimization_pipeline.h"
+#include "compiler/runtime/library_kernels.h"
 #include "tests/compiler/jax_programs.h"
 #include "tests/compiler/triangular_inputs.h"
 
@@ -730,6 +731,48 @@ ENTRY e {
     check::CheckReference unaligned = *reference;
     unaligned.sign_free.clear();
     EXPECT_FALSE(check::CheckOutputs(*actual, unaligned, *args, options).ok());
+  }
+}
+
+// Every jax GPU linear-algebra program of tests/data/linalg (Cholesky, LU, QR, eigh, SVD,
+// pinv: jax's cuSOLVER calls) as `fusebox run --backend gpu --check` checks it with the
+// GPU's libraries, on the emulator (the solver plans run on the host, the vectors' signs
+// their own): the reference runs the calls LAPACK answers alike through LAPACK (QR, eigh
+// and the SVD included), the comparison aligns the vectors' signs, and every program's
+// check passes with every output counted; so does the comparison with XLA's own outputs
+// (the H200's cuSOLVER). A false alarm of the check, or a check that counts nothing, fails
+// here without a GPU.
+TEST(GpuComplexTest, JaxGpuLinalgProgramsCheckOnTheEmulator) {
+  struct Case {
+    const char* name;
+    int inputs, outputs;
+  };
+  for (const Case& c : {Case{"gpu_cholesky", 1, 1}, Case{"gpu_cho_solve", 2, 1}, Case{"gpu_lu_factor", 1, 2},
+                        Case{"gpu_det_single", 1, 1}, Case{"gpu_lu_wide", 1, 1}, Case{"gpu_solve", 2, 1},
+                        Case{"gpu_qr", 1, 2}, Case{"gpu_qr_batched", 1, 2}, Case{"gpu_qr_complete", 1, 2},
+                        Case{"gpu_qr_wide", 1, 2}, Case{"gpu_eigh_reconstruct", 1, 2}, Case{"gpu_eigh_batched", 1, 2},
+                        Case{"gpu_eigh_large", 1, 2}, Case{"gpu_pinv", 1, 1}, Case{"gpu_svd_econ", 1, 2},
+                        Case{"gpu_svd_batched", 1, 2}}) {
+    SCOPED_TRACE(c.name);
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", c.name, c.inputs, c.outputs, &program));
+    check::CheckOptions options;
+    options.interpreter.library_call = runtime::RunLapackOnLiterals;
+    options.interpreter.library_call_gpu_twins_only = true;
+    options.interpreter.library_call_gpu_vector_twins = true;
+    auto reference = check::ComputeCheckReference(*program.module, program.args, options);
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    auto optimized = passes::OptimizeForBackend(*program.module, /*fused=*/true, /*gpu_libraries=*/true);
+    ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+    auto emulator = GpuEmulator::Create(std::move(*optimized));
+    ASSERT_TRUE(emulator.ok()) << emulator.status().message();
+    auto actual = (*emulator)->Run(program.args);
+    ASSERT_TRUE(actual.ok()) << actual.status().message();
+    check::CheckReport report = check::CheckOutputs(*actual, *reference, program.args, options);
+    EXPECT_TRUE(report.passed()) << report.Details();
+    EXPECT_EQ(report.compared_outputs(), c.outputs) << report.Details();
+    check::CheckReport xla = check::CheckOutputsAgainstExpected(*actual, program.want, *reference, program.args, options);
+    EXPECT_TRUE(xla.passed()) << xla.Details();
   }
 }
 
