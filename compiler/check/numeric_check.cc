@@ -150,17 +150,17 @@ void StructuralPassThrough(const Instruction* ins, const Shape& shape, std::vect
                                                                              : -1);
 }
 
-// A splat of NaN: a constant all NaN, or a broadcast of one (jax's select of NaN where
-// a solver call reports failure).
+// A splat of NaN: a constant all NaN (a complex one NaN in a part), or a broadcast of one
+// (jax's select of NaN where a solver call reports failure).
 bool IsNanSplat(const Instruction* ins) {
   if (ins->opcode() == Opcode::kBroadcast && ins->operand_count() == 1) ins = ins->operand(0);
   if (ins->opcode() != Opcode::kConstant || ins->literal() == nullptr) return false;
   const Literal& literal = *ins->literal();
-  if (!literal.shape().IsArray() || literal.element_count() == 0 || !IsFloat(literal.shape().element_type())) {
-    return false;
-  }
+  const PrimitiveType type = literal.shape().element_type();
+  if (!literal.shape().IsArray() || literal.element_count() == 0 || !(IsFloat(type) || IsComplex(type))) return false;
   for (int64_t i = 0; i < literal.element_count(); ++i) {
-    if (!std::isnan(literal.GetDouble(i))) return false;
+    const std::complex<double> value = IsComplex(type) ? literal.GetComplex(i) : literal.GetDouble(i);
+    if (!std::isnan(value.real()) && !std::isnan(value.imag())) return false;
   }
   return true;
 }
@@ -179,8 +179,9 @@ SignFreeVectors FromSolverCall(const Instruction* call, int64_t element, const S
   }
   const Shape& a = call->operand(0)->shape();
   const Shape& leaf = call->shape().tuple_shapes(element);
-  if (!a.IsArray() || !leaf.IsArray() || !IsFloat(leaf.element_type()) || a.rank() < 2 || leaf.rank() != a.rank()) {
-    return none;  // complex vectors have phases, not signs: not aligned
+  if (!a.IsArray() || !leaf.IsArray() || !(IsFloat(leaf.element_type()) || IsComplex(leaf.element_type())) ||
+      a.rank() < 2 || leaf.rank() != a.rank()) {
+    return none;
   }
   const int64_t rank = leaf.rank();
   const int64_t k = std::min(a.dimensions(rank - 2), a.dimensions(rank - 1));
@@ -200,8 +201,9 @@ SignFreeVectors FromSolverCall(const Instruction* call, int64_t element, const S
     what = "the eigenvectors";
   } else if (parsed->kind == LibraryCallKind::kSvd && parsed->svd_mode != 'N' && (element == 2 || element == 3)) {
     what = element == 2 ? "the left singular vectors" : "the right singular vectors";
-    if (element == 3 && !parsed->svd_returns_v) {  // Vᵀ: the vectors in rows
+    if (element == 3 && !parsed->svd_returns_v) {  // Vᵀ (Vᴴ): the vectors in rows, conjugated
       std::swap(v.entry_dim, v.index_dim);
+      v.conjugated = true;
     }
   } else {
     return none;
@@ -305,18 +307,21 @@ void CollectSignFree(const Instruction* ins, const Shape& shape, std::vector<Sig
   out->push_back(TraceSignFree(ins, std::move(trace)));
 }
 
-// Aligns `actual`'s solver vectors to `reference`'s signs (numeric_check.h): one decision
-// per vector (the call, its batch coordinates and its number), kept in `decided` for the
-// other outputs that read it; `skip` marks the elements of a complement's basis.
+// Aligns `actual`'s solver vectors to `reference`'s signs (complex: phases), numeric_check.h:
+// one unit factor per vector (the call, its batch coordinates and its number) that takes
+// the backend's vector nearest the reference's, kept in `decided` for the other outputs
+// that read it (a Vᴴ row takes its conjugate); `skip` marks a complement's basis.
 Literal AlignSignFree(const Literal& actual, const Literal& reference, const SignFreeVectors& v,
-                      std::map<std::vector<int64_t>, bool>* decided, std::vector<bool>* skip, OutputCheck* out) {
+                      std::map<std::vector<int64_t>, std::complex<double>>* decided, std::vector<bool>* skip,
+                      OutputCheck* out) {
   Literal aligned = actual;
+  const bool complex = IsComplex(actual.shape().element_type());
   const std::vector<int64_t>& dims = actual.shape().dimensions();
   const int64_t n = actual.element_count();
   const Shape& element = v.call->shape().tuple_shapes(v.element);
   const int64_t rank = element.rank();
   std::vector<std::vector<int64_t>> keys(static_cast<size_t>(n));
-  std::map<std::vector<int64_t>, double> dots;
+  std::map<std::vector<int64_t>, std::complex<double>> dots;  // Σ conj(actual) · reference
   std::vector<std::vector<int64_t>> order;
   skip->assign(static_cast<size_t>(n), false);
   std::vector<int64_t> index(dims.size(), 0), coords(static_cast<size_t>(rank), 0);
@@ -338,23 +343,44 @@ Literal AlignSignFree(const Literal& actual, const Literal& reference, const Sig
       (*skip)[static_cast<size_t>(i)] = true;  // no sign to decide: not compared
       continue;
     }
-    const double product = actual.GetDouble(i) * reference.GetDouble(i);
+    const std::complex<double> a = complex ? actual.GetComplex(i) : actual.GetDouble(i);
+    const std::complex<double> r = complex ? reference.GetComplex(i) : reference.GetDouble(i);
+    const std::complex<double> product = std::conj(a) * r;
     auto [it, inserted] = dots.try_emplace(key, 0.0);
     if (inserted) order.push_back(key);
-    if (std::isfinite(product)) it->second += product;
+    if (std::isfinite(product.real()) && std::isfinite(product.imag())) it->second += product;
     keys[static_cast<size_t>(i)] = std::move(key);
   }
   for (const std::vector<int64_t>& key : order) {
     auto found = decided->find(key);
-    if (found == decided->end()) found = decided->emplace(key, dots[key] < 0).first;
+    if (found == decided->end()) {
+      // This output's factor: the sign (the phase) of the dot product; stored as the
+      // vector's own (a Vᴴ row holds the conjugate of v's).
+      const std::complex<double> dot = dots[key];
+      std::complex<double> factor = 1.0;
+      if (!complex) {
+        factor = dot.real() < 0 ? -1.0 : 1.0;
+      } else if (std::abs(dot) > 0) {
+        factor = dot / std::abs(dot);
+      }
+      found = decided->emplace(key, v.conjugated ? std::conj(factor) : factor).first;
+    }
     ++out->sign_free_vectors;
-    out->sign_flipped_vectors += found->second ? 1 : 0;
+    out->sign_flipped_vectors += std::abs(found->second - 1.0) > 1e-4 ? 1 : 0;  // not a rounding's phase
   }
   for (int64_t i = 0; i < n; ++i) {
     if ((*skip)[static_cast<size_t>(i)]) continue;
-    if (decided->at(keys[static_cast<size_t>(i)])) aligned.SetDouble(i, -actual.GetDouble(i));
+    std::complex<double> factor = decided->at(keys[static_cast<size_t>(i)]);
+    if (v.conjugated) factor = std::conj(factor);
+    if (factor == 1.0) continue;
+    if (complex) {
+      aligned.SetComplex(i, actual.GetComplex(i) * factor);
+    } else {
+      aligned.SetDouble(i, actual.GetDouble(i) * factor.real());
+    }
   }
   out->sign_free_what = v.what;
+  out->sign_free_phases = complex;
   return aligned;
 }
 
@@ -582,7 +608,7 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
     });
   }
   // The solver vectors' signs, decided once per vector for every output that reads it.
-  std::map<std::vector<int64_t>, bool> sign_decisions;
+  std::map<std::vector<int64_t>, std::complex<double>> sign_decisions;
   const size_t count = std::max(expected.size(), actual_leaves.size());
   for (size_t k = 0; k < count; ++k) {
     OutputCheck out;
@@ -629,7 +655,8 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
     OutputJudge judge(options, &out);
     std::optional<Literal> aligned;
     std::vector<bool> skip;
-    if (k < reference.sign_free.size() && reference.sign_free[k].call != nullptr && IsFloat(want.shape().element_type())) {
+    if (k < reference.sign_free.size() && reference.sign_free[k].call != nullptr &&
+        (IsFloat(want.shape().element_type()) || IsComplex(want.shape().element_type()))) {
       aligned = AlignSignFree(got, want, reference.sign_free[k], &sign_decisions, &skip, &out);
       judge.SkipElements(&skip);
     }
@@ -820,7 +847,8 @@ std::string OutputCheck::ToString() const {
   }
   if (sign_free_vectors > 0) {
     s += "; " + std::to_string(sign_flipped_vectors) + " of " + std::to_string(sign_free_vectors) +
-         " vector(s) negated to the reference's sign first (" + sign_free_what + ": each solver picks its own)";
+         (sign_free_phases ? " vector(s) given the reference's phase first (" : " vector(s) negated to the reference's sign first (") +
+         sign_free_what + ": each solver picks its own)";
   }
   if (basis_free > 0) {
     s += "; " + std::to_string(basis_free) +

@@ -44,9 +44,10 @@
 //     interpreter's Jacobi model, picks its own), read from the call through ops that keep
 //     each vector whole (get-tuple-element, call, copy, transpose, slice, a select of NaN
 //     where the call failed: SignFreeVectors), are aligned first: each of the backend's
-//     vectors is negated where its dot product with the reference's is negative, one
-//     decision per vector for every output that reads it, so a U and a V (or Vᵀ) whose
-//     pairs a backend flipped apart still fail. The columns of a full U (or V) past
+//     vectors is negated where its dot product with the reference's is negative (complex
+//     vectors: multiplied by the unit phase of that product), one decision per vector for
+//     every output that reads it, so a U and a V (or Vᵀ, Vᴴ) whose pairs a backend
+//     flipped apart still fail. The columns of a full U (or V) past
 //     min(m, n), when two or more, span a complement in which any orthonormal basis is
 //     right: not compared, and the output's line says how many elements. Nothing else is
 //     aligned: a vector computed on (v + 1, v * v, a reconstruction) compares as it is.
@@ -133,7 +134,8 @@ struct OutputCheck {
   // Vectors whose signs the solver chooses (SignFreeVectors): how many the output holds,
   // how many of the backend's were negated to the reference's sign, and what they are.
   int64_t sign_free_vectors = 0;
-  int64_t sign_flipped_vectors = 0;
+  int64_t sign_flipped_vectors = 0;  // complex: given another phase
+  bool sign_free_phases = false;     // complex vectors: phases, not signs
   std::string sign_free_what;
   // Elements in a complement's basis the solver chooses (not compared).
   int64_t basis_free = 0;
@@ -174,6 +176,7 @@ struct SignFreeVectors {
   int64_t element = -1;               // the call's result element read
   int64_t entry_dim = -1;             // the element's dimension along which a vector's entries run
   int64_t index_dim = -1;             // the element's dimension that numbers the vectors
+  bool conjugated = false;            // the vectors conjugated (Vᴴ's rows): the phase's conjugate applies
   int64_t determined = 0;             // vectors numbered from here on span a complement: not compared
   std::vector<int64_t> origin_dim, origin_start, origin_stride;
   std::string what;                   // "the eigenvectors of eigh.17 (cusolver_syevd_ffi)"

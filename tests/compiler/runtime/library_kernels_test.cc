@@ -4,6 +4,7 @@
 #include "compiler/runtime/library_kernels.h"
 #include "compiler/runtime/runtime_library.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "compiler/ir/library_calls.h"
 #include "compiler/parser/parser.h"
 #include "compiler/verifier/shape_inference.h"
+#include "tests/compiler/jax_programs.h"
 
 namespace fusebox {
 namespace {
@@ -1688,6 +1690,50 @@ ENTRY main {
       double dot = 0;
       for (int64_t i = 0; i < 8; ++i) dot += wv.GetDouble((b * 8 + i) * 8 + j) * nv.GetDouble((b * 8 + i) * 8 + j);
       EXPECT_GT(dot, 0) << "matrix " << b << ", vector " << j;
+    }
+  }
+}
+
+// Complex vectors have phases where real ones have signs: jax's complex eigh and SVD on the
+// CPU (lapack_cheevd_ffi, lapack_cgesdd_ffi, read through jax's call and select of NaN)
+// compare after each of the backend's vectors takes the reference's phase, u_j and Vᴴ's
+// row j by one factor and its conjugate: a result whose vectors another LAPACK phased
+// otherwise passes; u_j turned alone fails.
+TEST(LapackTest, ComplexSolverVectorsAreComparedUpToTheirPhases) {
+  for (const char* name : {"complex_svd_vectors", "complex_eigh_vectors"}) {
+    SCOPED_TRACE(name);
+    const bool svd = std::string(name) == "complex_svd_vectors";
+    testing_util::JaxProgram program;
+    ASSERT_NO_FATAL_FAILURE(testing_util::LoadJaxProgram("tests/data/linalg", name, 1, svd ? 3 : 2, &program));
+    check::CheckOptions options;
+    options.interpreter.library_call = runtime::RunLapackOnLiterals;
+    auto reference = check::ComputeCheckReference(*program.module, program.args, options);
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    const size_t vectors = svd ? 0 : 1;  // eigh returns (values, vectors)
+    ASSERT_NE(reference->sign_free[vectors].call, nullptr);
+    // Column j of matrix b times `phase` (rows: row j).
+    auto turn = [](Literal& l, int64_t b, int64_t j, std::complex<double> phase, bool row) {
+      const auto& d = l.shape().dimensions();
+      const int64_t rows = d[1], cols = d[2];
+      for (int64_t i = 0; i < (row ? cols : rows); ++i) {
+        const int64_t at = (b * rows + (row ? j : i)) * cols + (row ? i : j);
+        l.SetComplex(at, l.GetComplex(at) * phase);
+      }
+    };
+    const std::complex<double> phase = std::polar(1.0, 2.1);
+    Literal turned = reference->reference;
+    turn(turned.tuple_elements()[vectors], 1, 2, phase, false);
+    if (svd) turn(turned.tuple_elements()[2], 1, 2, std::conj(phase), /*row=*/true);
+    check::CheckReport report = check::CheckOutputs(turned, *reference, program.args, options);
+    EXPECT_TRUE(report.passed()) << report.Details();
+    EXPECT_EQ(report.outputs[vectors].sign_flipped_vectors, 1) << report.Details();
+    EXPECT_THAT(report.Details(), ::testing::HasSubstr("vector(s) given the reference's phase first")) << report.Details();
+    // XLA's own outputs (jaxlib's LAPACK) compare the same way.
+    EXPECT_TRUE(check::CheckOutputsAgainstExpected(turned, program.want, *reference, program.args, options).passed());
+    if (svd) {
+      Literal alone = reference->reference;
+      turn(alone.tuple_elements()[0], 1, 2, phase, false);
+      EXPECT_FALSE(check::CheckOutputs(alone, *reference, program.args, options).ok());
     }
   }
 }
