@@ -208,7 +208,14 @@ SignFreeVectors FromSolverCall(const Instruction* call, int64_t element, const S
   } else {
     return none;
   }
+  // Every output dimension one of the element's, each once (a module the verifier passed
+  // always gives that; anything else is not aligned).
   if (static_cast<int64_t>(v.origin_dim.size()) != rank) return none;
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t d : v.origin_dim) {
+    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) return none;
+    seen[static_cast<size_t>(d)] = true;
+  }
   const int64_t count = leaf.dimensions(v.index_dim);
   // A full basis's vectors past min(m, n): two or more span a complement in which any
   // orthonormal basis is right (one is still unique up to sign).
