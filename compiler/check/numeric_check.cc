@@ -314,22 +314,32 @@ void CollectSignFree(const Instruction* ins, const Shape& shape, std::vector<Sig
   out->push_back(TraceSignFree(ins, std::move(trace)));
 }
 
+// One unit factor per solver vector: the call, and the vector's number among the call
+// element's (batch, then the vector's own number; a U column's and V's column j share it).
+using SignDecisions = std::map<std::pair<const Instruction*, int64_t>, std::complex<double>>;
+
 // Aligns `actual`'s solver vectors to `reference`'s signs (complex: phases), numeric_check.h:
 // one unit factor per vector (the call, its batch coordinates and its number) that takes
 // the backend's vector nearest the reference's, kept in `decided` for the other outputs
 // that read it (a Vᴴ row takes its conjugate); `skip` marks a complement's basis.
 Literal AlignSignFree(const Literal& actual, const Literal& reference, const SignFreeVectors& v,
-                      std::map<std::vector<int64_t>, std::complex<double>>* decided, std::vector<bool>* skip,
-                      OutputCheck* out) {
+                      SignDecisions* decided, std::vector<bool>* skip, OutputCheck* out) {
   Literal aligned = actual;
   const bool complex = IsComplex(actual.shape().element_type());
   const std::vector<int64_t>& dims = actual.shape().dimensions();
   const int64_t n = actual.element_count();
-  const Shape& element = v.call->shape().tuple_shapes(v.element);
-  const int64_t rank = element.rank();
-  std::vector<std::vector<int64_t>> keys(static_cast<size_t>(n));
-  std::map<std::vector<int64_t>, std::complex<double>> dots;  // Σ conj(actual) · reference
-  std::vector<std::vector<int64_t>> order;
+  const std::vector<int64_t>& element = v.call->shape().tuple_shapes(v.element).dimensions();
+  const int64_t rank = static_cast<int64_t>(element.size());
+  // Each element's vector: its batch index times the most vectors an element of the call
+  // holds (max(m, n)), plus its number, so that U's and V's j-th share it; -1 where it is
+  // not compared.
+  const std::vector<int64_t>& a = v.call->operand(0)->shape().dimensions();
+  const int64_t most = std::max<int64_t>(1, std::max(a[a.size() - 2], a.back()));
+  int64_t vectors = most;
+  for (int64_t d = 0; d + 2 < rank; ++d) vectors *= element[static_cast<size_t>(d)];
+  std::vector<int64_t> vector_of(static_cast<size_t>(n), -1);
+  std::vector<std::complex<double>> dots(static_cast<size_t>(vectors));  // Σ conj(actual) · reference
+  std::vector<bool> present(static_cast<size_t>(vectors), false);
   skip->assign(static_cast<size_t>(n), false);
   std::vector<int64_t> index(dims.size(), 0), coords(static_cast<size_t>(rank), 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -342,44 +352,48 @@ Literal AlignSignFree(const Literal& actual, const Literal& reference, const Sig
     for (size_t d = 0; d < dims.size(); ++d) {
       coords[static_cast<size_t>(v.origin_dim[d])] = v.origin_start[d] + v.origin_stride[d] * index[d];
     }
-    std::vector<int64_t> key = {static_cast<int64_t>(reinterpret_cast<intptr_t>(v.call))};
+    int64_t id = 0;
     for (int64_t d = 0; d < rank; ++d) {
-      if (d != v.entry_dim) key.push_back(coords[static_cast<size_t>(d)]);
+      const int64_t c = coords[static_cast<size_t>(d)];
+      if (c < 0 || c >= element[static_cast<size_t>(d)]) return actual;  // outside the call's result: not aligned
+      if (d + 2 < rank) id = id * element[static_cast<size_t>(d)] + c;
     }
+    id = id * most + coords[static_cast<size_t>(v.index_dim)];
     if (coords[static_cast<size_t>(v.index_dim)] >= v.determined) {
       (*skip)[static_cast<size_t>(i)] = true;  // no sign to decide: not compared
       continue;
     }
+    vector_of[static_cast<size_t>(i)] = id;
+    present[static_cast<size_t>(id)] = true;
     const std::complex<double> a = complex ? actual.GetComplex(i) : actual.GetDouble(i);
     const std::complex<double> r = complex ? reference.GetComplex(i) : reference.GetDouble(i);
     const std::complex<double> product = std::conj(a) * r;
-    auto [it, inserted] = dots.try_emplace(key, 0.0);
-    if (inserted) order.push_back(key);
-    if (std::isfinite(product.real()) && std::isfinite(product.imag())) it->second += product;
-    keys[static_cast<size_t>(i)] = std::move(key);
+    if (std::isfinite(product.real()) && std::isfinite(product.imag())) dots[static_cast<size_t>(id)] += product;
   }
-  for (const std::vector<int64_t>& key : order) {
-    auto found = decided->find(key);
+  // Each vector's factor on this output (the conjugate of the vector's own for a Vᴴ row).
+  std::vector<std::complex<double>> factors(static_cast<size_t>(vectors), 1.0);
+  for (int64_t id = 0; id < vectors; ++id) {
+    if (!present[static_cast<size_t>(id)]) continue;
+    auto found = decided->find({v.call, id});
     if (found == decided->end()) {
-      // This output's factor: the sign (the phase) of the dot product; stored as the
-      // vector's own (a Vᴴ row holds the conjugate of v's).
-      const std::complex<double> dot = dots[key];
+      // The sign (the phase) of the dot product, stored as the vector's own.
+      const std::complex<double> dot = dots[static_cast<size_t>(id)];
       std::complex<double> factor = 1.0;
       if (!complex) {
         factor = dot.real() < 0 ? -1.0 : 1.0;
       } else if (std::abs(dot) > 0) {
         factor = dot / std::abs(dot);
       }
-      found = decided->emplace(key, v.conjugated ? std::conj(factor) : factor).first;
+      found = decided->emplace(std::make_pair(v.call, id), v.conjugated ? std::conj(factor) : factor).first;
     }
     ++out->sign_free_vectors;
     out->sign_flipped_vectors += std::abs(found->second - 1.0) > 1e-4 ? 1 : 0;  // not a rounding's phase
+    factors[static_cast<size_t>(id)] = v.conjugated ? std::conj(found->second) : found->second;
   }
   for (int64_t i = 0; i < n; ++i) {
-    if ((*skip)[static_cast<size_t>(i)]) continue;
-    std::complex<double> factor = decided->at(keys[static_cast<size_t>(i)]);
-    if (v.conjugated) factor = std::conj(factor);
-    if (factor == 1.0) continue;
+    const int64_t id = vector_of[static_cast<size_t>(i)];
+    if (id < 0 || factors[static_cast<size_t>(id)] == 1.0) continue;
+    const std::complex<double> factor = factors[static_cast<size_t>(id)];
     if (complex) {
       aligned.SetComplex(i, actual.GetComplex(i) * factor);
     } else {
@@ -615,7 +629,7 @@ CheckReport Check(const Literal& actual, const std::vector<const Literal*>& expe
     });
   }
   // The solver vectors' signs, decided once per vector for every output that reads it.
-  std::map<std::vector<int64_t>, std::complex<double>> sign_decisions;
+  SignDecisions sign_decisions;
   const size_t count = std::max(expected.size(), actual_leaves.size());
   for (size_t k = 0; k < count; ++k) {
     OutputCheck out;
